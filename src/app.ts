@@ -1,0 +1,92 @@
+// Builds the Fastify application. Plugins register in a fixed order: cross-cutting HTTP
+// behaviour first (ids, validation, errors, metrics, docs), then the auth layer, then features.
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import underPressure from '@fastify/under-pressure';
+import type { Config } from './config/env.ts';
+import type { Store } from './store/db.ts';
+import errorHandling, { sendProblem } from './http/errors.ts';
+import { installValidators } from './http/validation.ts';
+import { observability, requestId } from './http/observability.ts';
+import { docsRoutes, swaggerPlugin } from './http/docs.ts';
+import { ProblemSchema } from './http/problem.ts';
+import { RevocationFeed } from './auth/revocation.ts';
+import { KeyRing } from './auth/signing-keys.ts';
+import { TokenService } from './auth/tokens.ts';
+import { deactivatedClientIds } from './auth/clients.ts';
+import authenticate from './auth/authenticate.ts';
+import authRoutes from './auth/routes.ts';
+import { KeyVerifier } from './keys/verifier.ts';
+import keyRoutes from './keys/routes.ts';
+
+export interface AppOptions {
+  config: Config;
+  store: Store;
+  logger?: FastifyServerOptions['logger'];
+}
+
+const BODY_LIMIT = 64 * 1024;
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', '*.client_secret', '*.access_token', '*.key', '*.entity_id'],
+      censor: '[redacted]',
+    },
+    serializers: {
+      // The route pattern, never the raw URL: paths and query strings can carry identifiers.
+      req: (req: { method: string; routeOptions?: { url?: string }; id: string }) => ({ method: req.method, route: req.routeOptions?.url, id: req.id }),
+    },
+  };
+}
+
+export async function buildApp({ config, store, logger }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? loggerOptions(config.logLevel),
+    bodyLimit: BODY_LIMIT,
+    genReqId: requestId,
+    requestIdHeader: false,
+    trustProxy: false,
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: false } },
+  });
+  app.removeContentTypeParser('text/plain');
+  installValidators(app);
+  app.addSchema(ProblemSchema);
+
+  // Services shared by the routes; each is closed with the app.
+  const feed = new RevocationFeed(store);
+  const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000);
+  const tokens = new TokenService(ring, { issuer: config.issuer, audience: config.audience, ttlSeconds: config.tokenTtlSeconds });
+  const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
+  feed.on((kind, subject) => {
+    if (kind === 'client') tokens.markClientDeactivated(subject);
+    else verifier.forget(subject);
+  });
+  await ring.init();
+  for (const id of await deactivatedClientIds(store.db)) tokens.markClientDeactivated(id);
+  await feed.start();
+  verifier.start();
+  app.addHook('onClose', async () => {
+    await verifier.stop().catch(() => {});
+    await feed.stop();
+  });
+
+  await app.register(errorHandling);
+  await app.register(observability, { ping: () => store.ping() });
+  await app.register(underPressure, {
+    maxEventLoopDelay: 2000,
+    pressureHandler: (request, reply) => {
+      sendProblem(request, reply, 503, 'unavailable', 'The server is overloaded; retry shortly.');
+    },
+  });
+  await app.register(rateLimit, { global: false });
+  await app.register(swaggerPlugin);
+  await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
+
+  await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute });
+  await app.register(keyRoutes, { db: store.db, feed, verifier });
+  await app.register(docsRoutes);
+  return app;
+}

@@ -1,0 +1,90 @@
+// The auth layer: runs before body parsing on every route that declares a scope, so an
+// unauthenticated caller learns nothing about validation. One of two credentials, never both.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError } from '../http/problem.ts';
+import type { Principal, Scope } from './principal.ts';
+import type { TokenService } from './tokens.ts';
+import type { KeyVerifier } from '../keys/verifier.ts';
+import type { RevocationFeed } from './revocation.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** the scope a route requires; routes without one are public */
+    scope?: Scope;
+    /** the token endpoint: errors carry RFC 6749 members */
+    oauth?: boolean;
+  }
+}
+
+export interface AuthOptions {
+  tokens: TokenService;
+  keys: KeyVerifier;
+  feed: RevocationFeed;
+  rateLimit: { perSecond: number; burst: number };
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+function unauthenticated(detail: string, tokenSent: boolean): ApiError {
+  const challenge = tokenSent ? 'Bearer realm="vouch", error="invalid_token"' : 'Bearer realm="vouch"';
+  return new ApiError(401, 'unauthenticated', detail, { headers: { 'www-authenticate': challenge } });
+}
+
+async function resolvePrincipal(request: FastifyRequest, options: AuthOptions): Promise<Principal> {
+  const { authorization } = request.headers;
+  const apiKey = request.headers['x-api-key'];
+  if (authorization !== undefined && apiKey !== undefined) {
+    throw new ApiError(400, 'invalid_request', 'Send either Authorization: Bearer or X-API-Key, not both.');
+  }
+  await options.feed.poll();
+  if (apiKey !== undefined) {
+    const principal = typeof apiKey === 'string' ? await options.keys.verify(apiKey) : undefined;
+    if (!principal) throw unauthenticated('The API key is invalid, expired or deactivated.', true);
+    return principal;
+  }
+  if (authorization === undefined) throw unauthenticated('Credentials are required: Authorization: Bearer <token> or X-API-Key.', false);
+  const match = BEARER.exec(authorization);
+  if (!match) throw unauthenticated('Only the Bearer authorization scheme is accepted.', false);
+  const principal = await options.tokens.verify(match[1]!);
+  if (!principal) throw unauthenticated('The access token is invalid or expired.', true);
+  return principal;
+}
+
+export default fp(async function authenticate(app: FastifyInstance, options: AuthOptions) {
+  const windowMs = Math.max(1, Math.round((options.rateLimit.burst / options.rateLimit.perSecond) * 1000));
+  // @fastify/rate-limit counts per fixed window; a window of burst/rate seconds holding `burst`
+  // requests allows the configured burst while keeping the average at the configured rate.
+  const checkLimit = app.createRateLimit({
+    max: options.rateLimit.burst,
+    timeWindow: windowMs,
+    keyGenerator: (request) => `p:${request.principal.id}`,
+  });
+
+  app.decorateRequest('principal', null as unknown as Principal);
+
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const scope = request.routeOptions.config.scope;
+    if (!scope) return;
+    const principal = await resolvePrincipal(request, options);
+    request.principal = principal;
+    const limit = await checkLimit(request);
+    if (!limit.isAllowed) {
+      const reset = String(limit.ttlInSeconds);
+      reply.header('ratelimit-limit', String(limit.max)).header('ratelimit-remaining', String(limit.remaining)).header('ratelimit-reset', reset);
+      if (limit.isExceeded) {
+        throw new ApiError(429, 'rate_limited', `Rate limit of ${options.rateLimit.perSecond}/s (burst ${options.rateLimit.burst}) exceeded.`, {
+          headers: { 'retry-after': reset },
+        });
+      }
+    }
+    if (!principal.scopes.has(scope)) {
+      throw new ApiError(403, 'insufficient_scope', `This operation requires the ${scope} scope.`, {
+        headers: { 'www-authenticate': `Bearer realm="vouch", error="insufficient_scope", scope="${scope}"` },
+      });
+    }
+  });
+});

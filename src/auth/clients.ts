@@ -1,0 +1,91 @@
+// OAuth clients: created by the CLI (or the bootstrap admin), authenticated by the token endpoint.
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import { generateSecret, safeEqualHex, sha256Hex } from '../keys/format.ts';
+import { parseScopes, type Role } from './principal.ts';
+import type { RevocationFeed } from './revocation.ts';
+
+export interface ClientRecord {
+  client_id: string;
+  name: string;
+  role: Role;
+  scopes: string[];
+  status: 'active' | 'inactive';
+  created_at: string;
+  deactivated_at: string | null;
+}
+
+type Row = Database['clients'];
+
+function toRecord(row: Row): ClientRecord {
+  return {
+    client_id: row.id,
+    name: row.name,
+    role: row.role as Role,
+    scopes: parseScopes(row.scopes),
+    status: row.deactivated_at === null ? 'active' : 'inactive',
+    created_at: new Date(row.created_at).toISOString(),
+    deactivated_at: row.deactivated_at === null ? null : new Date(row.deactivated_at).toISOString(),
+  };
+}
+
+export interface NewClient {
+  id?: string;
+  name: string;
+  role: Role;
+  scopes: string[];
+  secret?: string;
+}
+
+export async function createClient(db: Kysely<Database>, input: NewClient): Promise<{ client: ClientRecord; secret: string }> {
+  const secret = input.secret ?? generateSecret();
+  const row: Row = {
+    id: input.id ?? `cli_${generateSecret().slice(0, 22)}`,
+    name: input.name,
+    secret_hash: sha256Hex(secret),
+    role: input.role,
+    scopes: [...new Set(input.scopes)].join(' '),
+    created_at: Date.now(),
+    deactivated_at: null,
+  };
+  await db.insertInto('clients').values(row).execute();
+  return { client: toRecord(row), secret };
+}
+
+export async function findClient(db: Kysely<Database>, id: string): Promise<ClientRecord | undefined> {
+  const row = await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function listClients(db: Kysely<Database>): Promise<ClientRecord[]> {
+  const rows = await db.selectFrom('clients').selectAll().orderBy('created_at', 'asc').execute();
+  return rows.map(toRecord);
+}
+
+/** Checks a secret in constant time; an unknown id still pays for a hash so timing reveals nothing. */
+export async function authenticateClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientRecord | undefined> {
+  const row = await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
+  const presented = sha256Hex(secret);
+  const ok = safeEqualHex(presented, row?.secret_hash ?? sha256Hex(`absent:${secret}`));
+  if (!row || !ok || row.deactivated_at !== null) return undefined;
+  return toRecord(row);
+}
+
+export async function deactivateClient(db: Kysely<Database>, feed: RevocationFeed, id: string): Promise<ClientRecord | undefined> {
+  const now = Date.now();
+  const updated = await db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) return undefined;
+    if (row.deactivated_at !== null) return row;
+    await trx.updateTable('clients').set({ deactivated_at: now }).where('id', '=', id).execute();
+    await feed.record(trx, 'client', id);
+    return { ...row, deactivated_at: now };
+  });
+  if (updated) await feed.announce('client', id);
+  return updated && toRecord(updated);
+}
+
+export async function deactivatedClientIds(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('clients').select('id').where('deactivated_at', 'is not', null).execute();
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,35 @@
+// Who is calling, what they may do, and the role/scope rules that stop privilege escalation.
+
+export const SCOPES = ['keys:read', 'keys:write', 'trust:read', 'trust:write', 'dispute:analyze', 'audit:read'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const ROLES = ['service', 'operator', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+const RANK: Record<Role, number> = { service: 0, operator: 1, admin: 2 };
+
+export interface Principal {
+  /** client_id for a JWT, key id for an API key: what rate limits and audit records name */
+  id: string;
+  kind: 'client' | 'api_key';
+  /** the client that owns this principal (itself for a JWT) */
+  clientId: string;
+  role: Role;
+  scopes: ReadonlySet<string>;
+}
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export function roleAtMost(role: Role, ceiling: Role): boolean {
+  return RANK[role] <= RANK[ceiling];
+}
+
+export function parseScopes(stored: string): string[] {
+  return stored.split(' ').filter(Boolean);
+}

@@ -1,0 +1,119 @@
+// Ed25519 signing keys, kept in the store so every instance signs and verifies with the same set.
+// Rotation adds a key and retires the old one; a retired key stays published (and trusted) until
+// every token it signed has expired.
+import { randomUUID } from 'node:crypto';
+import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey, type KeyObject } from 'jose';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+
+type Key = CryptoKey | KeyObject;
+
+interface LoadedKey {
+  kid: string;
+  publicJwk: JWK;
+  publicKey: Key;
+  privateKey: Key;
+  createdAt: number;
+  retiredAt: number | null;
+}
+
+export async function createSigningKey(db: Kysely<Database>): Promise<string> {
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const kid = randomUUID();
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'EdDSA' };
+  await db.insertInto('signing_keys').values({
+    kid,
+    private_jwk: JSON.stringify(privateJwk),
+    public_jwk: JSON.stringify(publicJwk),
+    created_at: Date.now(),
+    retired_at: null,
+  }).execute();
+  return kid;
+}
+
+/** Makes a new key current and retires the others; returns the new kid. */
+export async function rotateSigningKey(db: Kysely<Database>): Promise<string> {
+  const now = Date.now();
+  await db.updateTable('signing_keys').set({ retired_at: now }).where('retired_at', 'is', null).execute();
+  return createSigningKey(db);
+}
+
+export class KeyRing {
+  private keys = new Map<string, LoadedKey>();
+  private current: LoadedKey | undefined;
+  private lastLoad = 0;
+  private loading: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** how long a retired key stays trusted: the token lifetime plus clock leeway */
+    private readonly retentionMs: number,
+  ) {}
+
+  async init(): Promise<void> {
+    await this.reload();
+    if (!this.current) {
+      await createSigningKey(this.db);
+      await this.reload();
+    }
+  }
+
+  private reload(): Promise<void> {
+    this.loading ??= (async () => {
+      try {
+        const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'asc').execute();
+        const keys = new Map<string, LoadedKey>();
+        let current: LoadedKey | undefined;
+        for (const row of rows) {
+          const existing = this.keys.get(row.kid);
+          const loaded = existing ?? {
+            kid: row.kid,
+            publicJwk: JSON.parse(row.public_jwk) as JWK,
+            publicKey: (await importJWK(JSON.parse(row.public_jwk) as JWK, 'EdDSA')) as Key,
+            privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, 'EdDSA')) as Key,
+            createdAt: row.created_at,
+            retiredAt: row.retired_at,
+          };
+          loaded.retiredAt = row.retired_at;
+          keys.set(row.kid, loaded);
+          if (row.retired_at === null) current = loaded;
+        }
+        this.keys = keys;
+        this.current = current;
+        this.lastLoad = Date.now();
+      } finally {
+        this.loading = undefined;
+      }
+    })();
+    return this.loading;
+  }
+
+  /** The key to sign with; picks up a rotation done by another process within 30 s. */
+  async signingKey(): Promise<{ kid: string; key: Key }> {
+    if (Date.now() - this.lastLoad > 30_000) await this.reload();
+    if (!this.current) throw new Error('no active signing key');
+    return { kid: this.current.kid, key: this.current.privateKey };
+  }
+
+  private trusted(key: LoadedKey | undefined, now: number): key is LoadedKey {
+    return key !== undefined && (key.retiredAt === null || now - key.retiredAt < this.retentionMs);
+  }
+
+  /** A verification key by kid; an unknown kid triggers at most one reload a second. */
+  async verificationKey(kid: string): Promise<Key | undefined> {
+    const now = Date.now();
+    let key = this.keys.get(kid);
+    if (!key && now - this.lastLoad > 1000) {
+      await this.reload();
+      key = this.keys.get(kid);
+    }
+    return this.trusted(key, now) ? key.publicKey : undefined;
+  }
+
+  async jwks(): Promise<{ keys: JWK[] }> {
+    if (Date.now() - this.lastLoad > 30_000) await this.reload();
+    const now = Date.now();
+    return { keys: [...this.keys.values()].filter((k) => this.trusted(k, now)).map((k) => k.publicJwk) };
+  }
+}

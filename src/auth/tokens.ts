@@ -1,0 +1,102 @@
+// RFC 9068 access tokens: EdDSA-signed JWTs. Verified tokens are cached by digest until they
+// expire, so the hot path pays one SHA-256 rather than a signature check; a deactivated client
+// is checked on every request against the in-memory revocation set.
+import { randomUUID } from 'node:crypto';
+import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { sha256Hex } from '../keys/format.ts';
+import type { KeyRing } from './signing-keys.ts';
+import { isRole, type Principal, type Role } from './principal.ts';
+
+export interface TokenSettings {
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+}
+
+interface Claims extends JWTPayload {
+  client_id?: unknown;
+  scope?: unknown;
+  role?: unknown;
+}
+
+const LEEWAY_SECONDS = 30;
+
+export class TokenService {
+  private readonly verified = new LRUCache<string, { principal: Principal; expiresAt: number }>({ max: 50_000 });
+  private readonly deactivatedClients = new Set<string>();
+
+  constructor(
+    private readonly ring: KeyRing,
+    private readonly settings: TokenSettings,
+  ) {}
+
+  async issue(clientId: string, role: Role, scopes: string[]): Promise<{ token: string; expiresIn: number }> {
+    const { kid, key } = await this.ring.signingKey();
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ client_id: clientId, scope: scopes.join(' '), role })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid })
+      .setIssuer(this.settings.issuer)
+      .setAudience(this.settings.audience)
+      .setSubject(clientId)
+      .setIssuedAt(now)
+      .setExpirationTime(now + this.settings.ttlSeconds)
+      .setJti(randomUUID())
+      .sign(key);
+    return { token, expiresIn: this.settings.ttlSeconds };
+  }
+
+  markClientDeactivated(clientId: string): void {
+    this.deactivatedClients.add(clientId);
+  }
+
+  isClientDeactivated(clientId: string): boolean {
+    return this.deactivatedClients.has(clientId);
+  }
+
+  /** The principal a token stands for, or undefined for any token that is not ours and valid. */
+  async verify(token: string): Promise<Principal | undefined> {
+    const digest = sha256Hex(token);
+    const now = Date.now();
+    const hit = this.verified.get(digest);
+    let principal: Principal | undefined;
+    if (hit && hit.expiresAt > now) {
+      principal = hit.principal;
+    } else {
+      const checked = await this.verifySignature(token);
+      if (!checked) return undefined;
+      principal = checked.principal;
+      this.verified.set(digest, checked);
+    }
+    return this.deactivatedClients.has(principal.clientId) ? undefined : principal;
+  }
+
+  private async verifySignature(token: string): Promise<{ principal: Principal; expiresAt: number } | undefined> {
+    try {
+      const { payload } = await jwtVerify<Claims>(
+        token,
+        async (header) => {
+          const key = header.kid ? await this.ring.verificationKey(header.kid) : undefined;
+          if (!key) throw new joseErrors.JWKSNoMatchingKey();
+          return key;
+        },
+        {
+          issuer: this.settings.issuer,
+          audience: this.settings.audience,
+          algorithms: ['EdDSA'],
+          typ: 'at+jwt',
+          clockTolerance: LEEWAY_SECONDS,
+          requiredClaims: ['exp', 'iat', 'sub', 'jti'],
+        },
+      );
+      const { sub, client_id: clientId, scope, role, exp } = payload;
+      if (typeof sub !== 'string' || clientId !== sub || typeof scope !== 'string' || typeof role !== 'string' || !isRole(role) || typeof exp !== 'number') {
+        return undefined;
+      }
+      const principal: Principal = { id: sub, kind: 'client', clientId: sub, role, scopes: new Set(scope.split(' ').filter(Boolean)) };
+      return { principal, expiresAt: (exp + LEEWAY_SECONDS) * 1000 };
+    } catch {
+      return undefined;
+    }
+  }
+}

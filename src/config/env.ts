@@ -1,0 +1,88 @@
+// Configuration comes from environment variables only; a bad value stops the process with one
+// line that names the variable, so an operator never runs on a silently-defaulted setting.
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  bootstrapClientId: string | undefined;
+  bootstrapClientSecret: string | undefined;
+  tokenTtlSeconds: number;
+  issuer: string;
+  audience: string;
+  policyFile: string | undefined;
+  logLevel: string;
+  rateLimit: { perSecond: number; burst: number; tokenPerMinute: number };
+  workers: number | undefined;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function text(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  if (raw.trim() === '') throw new ConfigError(`${name} must not be empty`);
+  return raw;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = text(env, 'VOUCH_DATABASE_URL', 'sqlite:./data/vouch.db');
+  if (!/^sqlite:.+/.test(databaseUrl) && !/^postgres(ql)?:\/\/.+/.test(databaseUrl)) {
+    throw new ConfigError('VOUCH_DATABASE_URL must be sqlite:<path> or postgres://…');
+  }
+  const redisUrl = optional(env, 'VOUCH_REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl)) {
+    throw new ConfigError('VOUCH_REDIS_URL must be redis://… or rediss://…');
+  }
+  const bootstrapClientId = optional(env, 'VOUCH_BOOTSTRAP_CLIENT_ID');
+  const bootstrapClientSecret = optional(env, 'VOUCH_BOOTSTRAP_CLIENT_SECRET');
+  if (bootstrapClientSecret !== undefined && bootstrapClientSecret.length < 16) {
+    throw new ConfigError('VOUCH_BOOTSTRAP_CLIENT_SECRET must be at least 16 characters');
+  }
+  if (bootstrapClientId !== undefined && !/^[A-Za-z0-9_.-]{1,128}$/.test(bootstrapClientId)) {
+    throw new ConfigError('VOUCH_BOOTSTRAP_CLIENT_ID must be 1-128 characters of A-Z a-z 0-9 _ . -');
+  }
+  const logLevel = text(env, 'VOUCH_LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`VOUCH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const workersRaw = optional(env, 'VOUCH_WORKERS');
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: text(env, 'HOST', '127.0.0.1'),
+    databaseUrl,
+    redisUrl,
+    bootstrapClientId,
+    bootstrapClientSecret,
+    tokenTtlSeconds: integer(env, 'VOUCH_TOKEN_TTL_SECONDS', 900, 60, 86400),
+    issuer: text(env, 'VOUCH_ISSUER', 'vouch'),
+    audience: text(env, 'VOUCH_AUDIENCE', 'vouch-api'),
+    policyFile: optional(env, 'VOUCH_POLICY_FILE'),
+    logLevel,
+    rateLimit: {
+      perSecond: integer(env, 'VOUCH_RATE_LIMIT_PER_SECOND', 100, 1, 10_000_000),
+      burst: integer(env, 'VOUCH_RATE_LIMIT_BURST', 200, 1, 20_000_000),
+      tokenPerMinute: integer(env, 'VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+    },
+    workers: workersRaw === undefined ? undefined : integer(env, 'VOUCH_WORKERS', 1, 1, 256),
+  };
+}

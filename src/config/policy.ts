@@ -1,0 +1,244 @@
+// The versioned scoring policy (CONTRACT §5). A policy file is a complete document, never a
+// patch over the defaults: the `version` stamped on every decision must identify every number
+// that produced it, so nothing may be filled in silently.
+import { readFileSync } from 'node:fs';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { DEFAULT_DISPUTE_POLICY, DisputePolicySchema } from '../disputes/policy.ts';
+import { PAYMENT_METHODS } from '../trust/types.ts';
+
+/**
+ * Every signal the model can emit, with the sign its weight must have. The sign constraint is
+ * what makes the monotonicity guarantees (docs/signals.md) hold for any valid policy: each signal
+ * value moves in one direction as its history input grows, so a weight of the wrong sign would
+ * let, say, an extra chargeback lower the score.
+ */
+export const SIGNAL_DIRECTIONS = {
+  completed_trades: 'protective',
+  dispute_rate: 'risk',
+  cancellation_rate: 'risk',
+  chargebacks: 'risk',
+  fraud_reports: 'risk',
+  blocklisted: 'risk',
+  new_account: 'risk',
+  cold_start: 'risk',
+  velocity_trades: 'risk',
+  velocity_volume: 'risk',
+  amount_vs_history: 'risk',
+  new_counterparty: 'risk',
+  payment_method_risk: 'risk',
+  cross_border: 'risk',
+  linked_flagged_entities: 'risk',
+} as const satisfies Record<string, 'risk' | 'protective'>;
+
+export type SignalName = keyof typeof SIGNAL_DIRECTIONS;
+export const SIGNAL_NAMES = Object.keys(SIGNAL_DIRECTIONS) as SignalName[];
+
+const strict = { additionalProperties: false } as const;
+const Finite = (opts: { minimum?: number; maximum?: number; exclusiveMinimum?: number } = {}) => Type.Number(opts);
+const Positive = () => Finite({ exclusiveMinimum: 0 });
+
+const WeightsSchema = Type.Object(
+  Object.fromEntries(SIGNAL_NAMES.map((n) => [n, Finite({ minimum: -100, maximum: 100 })])) as Record<
+    SignalName,
+    ReturnType<typeof Finite>
+  >,
+  strict,
+);
+
+const PaymentMethodRiskSchema = Type.Object(
+  Object.fromEntries(PAYMENT_METHODS.map((m) => [m, Finite({ minimum: 0, maximum: 1 })])) as Record<
+    (typeof PAYMENT_METHODS)[number],
+    ReturnType<typeof Finite>
+  >,
+  strict,
+);
+
+export const PolicySchema = Type.Object(
+  {
+    version: Type.String({ minLength: 1, maxLength: 64 }),
+    bias: Finite({ minimum: -100, maximum: 100 }),
+    weights: WeightsSchema,
+    thresholds: Type.Object(
+      {
+        medium: Type.Integer({ minimum: 1, maximum: 99 }),
+        high: Type.Integer({ minimum: 1, maximum: 99 }),
+        critical: Type.Integer({ minimum: 1, maximum: 99 }),
+      },
+      strict,
+    ),
+    cacheTtlSeconds: Type.Integer({ minimum: 0, maximum: 86_400 }),
+    decayHalfLifeDays: Positive(),
+    disputePrior: Type.Object({ alpha: Positive(), beta: Positive() }, strict),
+    cryptoAssets: Type.Array(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), { maxItems: 200 }),
+    paymentMethodRisk: PaymentMethodRiskSchema,
+    /** an account younger than this many days adds new_account risk, falling linearly to 0 */
+    newAccountDays: Positive(),
+    velocity: Type.Object(
+      {
+        /** completed trades per day / per hour tolerated on top of the entity's own norm */
+        tradesPerDayAllowance: Positive(),
+        tradesPerHourAllowance: Positive(),
+        /** day volume tolerated on top of the norm, in multiples of the entity's typical trade */
+        volumeAllowanceTrades: Positive(),
+        /** cap on either velocity value (which is ln of the overshoot ratio) */
+        cap: Positive(),
+      },
+      strict,
+    ),
+    amount: Type.Object(
+      {
+        /** standard deviations of ln(amount) above the mean that cost nothing */
+        toleranceSigma: Finite({ minimum: 0 }),
+        /** floor on the standard deviation, so one or two identical past trades do not make
+         *  every different amount look extreme */
+        minLogStd: Positive(),
+        cap: Positive(),
+        /** value used when the entity has no completed trade in the request's currency */
+        noHistoryValue: Finite({ minimum: 0 }),
+      },
+      strict,
+    ),
+    linkedFlaggedCap: Type.Integer({ minimum: 1, maximum: 100 }),
+    dispute: DisputePolicySchema,
+  },
+  strict,
+);
+
+export type Policy = Static<typeof PolicySchema>;
+export type Thresholds = Policy['thresholds'];
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Default weights are calibrated in test/trust/model.test.ts; see docs/signals.md. */
+export const DEFAULT_POLICY: Policy = deepFreeze({
+  version: '2026-11-21.1',
+  bias: -2.3,
+  weights: {
+    completed_trades: -0.12,
+    dispute_rate: 10,
+    cancellation_rate: 1.5,
+    chargebacks: 2.5,
+    fraud_reports: 3,
+    blocklisted: 7,
+    new_account: 0.6,
+    cold_start: 0.2,
+    velocity_trades: 0.8,
+    velocity_volume: 0.5,
+    amount_vs_history: 0.6,
+    new_counterparty: 0.3,
+    payment_method_risk: 1,
+    cross_border: 0.4,
+    linked_flagged_entities: 2,
+  },
+  thresholds: { medium: 30, high: 60, critical: 85 },
+  cacheTtlSeconds: 30,
+  decayHalfLifeDays: 180,
+  disputePrior: { alpha: 1, beta: 9 },
+  cryptoAssets: ['BTC', 'ETH', 'USDT', 'USDC', 'BNB', 'SOL', 'TRX', 'XRP', 'LTC', 'DAI'],
+  paymentMethodRisk: {
+    bank_transfer: 0.3,
+    card: 0.8,
+    mobile_money: 0.4,
+    cash: 0.2,
+    e_wallet: 0.5,
+    crypto: 0.1,
+    other: 0.6,
+  },
+  newAccountDays: 90,
+  velocity: { tradesPerDayAllowance: 5, tradesPerHourAllowance: 2, volumeAllowanceTrades: 3, cap: 3 },
+  amount: { toleranceSigma: 1, minLogStd: 0.5, cap: 4, noHistoryValue: 0.5 },
+  linkedFlaggedCap: 3,
+  dispute: DEFAULT_DISPUTE_POLICY,
+});
+
+interface SchemaError {
+  keyword: string;
+  schemaPath: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+function describeSchemaError(e: SchemaError): string {
+  const at = e.instancePath || '/';
+  if (e.keyword === 'additionalProperties') {
+    const names = (e.params.additionalProperties as string[] | undefined) ?? [];
+    return names.map((n) => `${e.instancePath}/${n}: unknown field`).join('; ');
+  }
+  if (e.keyword === 'required') {
+    const names = (e.params.requiredProperties as string[] | undefined) ?? [];
+    return names.map((n) => `${e.instancePath}/${n}: required field missing`).join('; ');
+  }
+  return `${at}: ${e.message}`;
+}
+
+/** Checks that JSON Schema cannot express; each returns a problem naming the field, or null. */
+function semanticProblems(p: Policy): string[] {
+  const problems: string[] = [];
+  for (const name of SIGNAL_NAMES) {
+    const w = p.weights[name];
+    if (SIGNAL_DIRECTIONS[name] === 'risk' && w < 0) {
+      problems.push(`/weights/${name}: must be >= 0 (risk signal; a negative weight would break monotonicity)`);
+    }
+    if (SIGNAL_DIRECTIONS[name] === 'protective' && w > 0) {
+      problems.push(`/weights/${name}: must be <= 0 (protective signal; a positive weight would break monotonicity)`);
+    }
+  }
+  const { medium, high, critical } = p.thresholds;
+  if (!(medium < high)) problems.push(`/thresholds/high: must be greater than thresholds.medium (${medium})`);
+  if (!(high < critical)) problems.push(`/thresholds/critical: must be greater than thresholds.high (${high})`);
+  const seen = new Set<string>();
+  p.cryptoAssets.forEach((a, i) => {
+    if (seen.has(a)) problems.push(`/cryptoAssets/${i}: duplicate asset ${a}`);
+    seen.add(a);
+  });
+  return problems;
+}
+
+/** Validates a parsed policy document; throws an Error with a one-line message naming the field(s). */
+export function validatePolicy(doc: unknown, source = 'policy'): Policy {
+  const errors = [...Value.Errors(PolicySchema, doc)] as SchemaError[];
+  // An unknown property is reported twice (as a `false` sub-schema and as additionalProperties);
+  // keep the one that says "unknown field".
+  const useful = errors.filter((e) => !(e.keyword === 'boolean' && e.schemaPath.endsWith('/additionalProperties')));
+  if (useful.length > 0) {
+    const shown = useful.slice(0, 3).map(describeSchemaError).join('; ');
+    const more = useful.length > 3 ? ` (and ${useful.length - 3} more)` : '';
+    throw new Error(`invalid ${source}: ${shown}${more}`);
+  }
+  const policy = doc as Policy;
+  const problems = semanticProblems(policy);
+  if (problems.length > 0) throw new Error(`invalid ${source}: ${problems.join('; ')}`);
+  return policy;
+}
+
+const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+/**
+ * The built-in policy, or the JSON document at `path` (e.g. from VOUCH_POLICY_FILE), validated.
+ * Throws an Error whose message is one line naming what is wrong.
+ */
+export function loadPolicy(path?: string): Policy {
+  if (path === undefined) return validatePolicy(DEFAULT_POLICY, 'built-in policy');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? oneLine(String(err));
+    throw new Error(`cannot read policy file ${path}: ${code}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`invalid policy file ${path}: not valid JSON (${oneLine((err as Error).message)})`);
+  }
+  return deepFreeze(validatePolicy(doc, `policy file ${path}`));
+}

@@ -1,0 +1,257 @@
+// Dispute analysis: an explainable evidence-weighing model. Pure — no I/O, no clock.
+//
+// Every fact adds log-odds for "the buyer validly paid" (positive) or against it (negative).
+// σ(Σ) is the buyer probability; its distance from ½, shrunk when the evidence conflicts and
+// capped by serious flags against the favoured side, is the confidence. Hard rules sit on top:
+// they can only turn a decision into manual_review, never produce a release.
+import type { EntityProfile, RiskLevel, Signal } from '../trust/types.ts';
+import type { DisputePolicy } from './policy.ts';
+import {
+  add, compareFlags, finite, raise, toward, weighHistory,
+  type Contribution, type Findings, type RiskFlag, type Severity, type Side,
+} from './flags.ts';
+
+export type { Contribution, FlagCode, FlagParty, RiskFlag, Severity, Side } from './flags.ts';
+
+export const DISPUTE_REASONS = [
+  'payment_not_received',
+  'asset_not_released',
+  'wrong_amount',
+  'third_party_payment',
+  'payment_reversed',
+  'unresponsive_counterparty',
+  'other',
+] as const;
+export type DisputeReason = (typeof DISPUTE_REASONS)[number];
+
+/** Every member optional: absent means "not provided", never false. */
+export interface DisputeEvidence {
+  payment_proof_submitted?: boolean;
+  bank_reference_matches?: boolean;
+  payer_name_matches?: boolean;
+  seller_confirmed_receipt?: boolean;
+  payment_reversed?: boolean;
+  amount_paid?: number;
+  buyer_response_minutes?: number;
+  seller_response_minutes?: number;
+  messages_count?: number;
+}
+
+export interface DisputeTrade {
+  trade_id: string;
+  amount: number;
+  currency: string;
+  payment_method?: string;
+  created_at?: string;
+  paid_at?: string;
+}
+
+export interface DisputeInput {
+  dispute_id: string;
+  trade: DisputeTrade;
+  buyer_id: string;
+  seller_id: string;
+  opened_by: Side;
+  opened_at?: string;
+  reason: DisputeReason;
+  evidence?: DisputeEvidence;
+  context?: Record<string, unknown>;
+}
+
+export interface PartyAssessment {
+  entityId: string;
+  score: number;
+  riskLevel: RiskLevel;
+  signals: Signal[];
+  profile: EntityProfile;
+}
+
+export type Recommendation = 'release_to_buyer' | 'return_to_seller' | 'manual_review';
+
+export interface DisputeAnalysis {
+  recommendation: Recommendation;
+  /** 0..1, 3 decimals */
+  confidence: number;
+  risk_flags: RiskFlag[];
+}
+
+export interface DisputeExplanation {
+  analysis: DisputeAnalysis;
+  logOdds: number;
+  buyerProbability: number;
+  contributions: Contribution[];
+  /** why the recommendation is manual_review; empty when a decision was made */
+  reviewReasons: string[];
+}
+
+const MINUTE = 60_000;
+
+const parseTime = (s: string | undefined): number | null => {
+  if (s === undefined) return null;
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? null : t;
+};
+
+function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: number, acc: Findings): void {
+  const e = input.evidence ?? {};
+  const w = policy.weights;
+
+  if (e.payment_proof_submitted === true) {
+    add(acc, 'payment_proof_submitted', 'buyer', 'evidence', w.paymentProof);
+    acc.affirmativePayment = true;
+  } else if (e.payment_proof_submitted === false) {
+    add(acc, 'no_payment_proof', 'buyer', 'evidence', -w.noPaymentProof);
+    raise(acc, 'no_payment_proof', 'medium', 'buyer', 'buyer', 'The buyer has not submitted any proof of payment.');
+  } else if (e.seller_confirmed_receipt !== true) {
+    raise(acc, 'no_payment_proof', 'low', 'buyer', null, 'No payment proof has been provided yet.');
+  }
+
+  if (e.bank_reference_matches === true) add(acc, 'bank_reference_matches', 'buyer', 'evidence', w.bankReferenceMatch);
+  if (e.bank_reference_matches === false) {
+    add(acc, 'bank_reference_mismatch', 'buyer', 'evidence', -w.bankReferenceMismatch);
+    raise(acc, 'bank_reference_mismatch', 'high', 'buyer', 'buyer',
+      'The bank reference on the buyer\'s payment does not match this trade.');
+  }
+
+  // Third-party payment is decided by evidence when present; the reason alone is an allegation
+  // that still blocks a release but only carries weight when nothing contradicts it.
+  const thirdPartyClaim = input.reason === 'third_party_payment';
+  if (e.payer_name_matches === true) add(acc, 'payer_name_matches', 'buyer', 'evidence', w.payerNameMatch);
+  if (e.payer_name_matches === false || thirdPartyClaim) {
+    acc.releaseBlocked = true;
+    if (e.payer_name_matches !== true) add(acc, 'payer_name_mismatch', 'buyer', 'evidence', -w.payerNameMismatch);
+    const seen = e.payer_name_matches === false
+      ? 'The name on the fiat payment does not match the buyer.'
+      : e.payer_name_matches === true
+        ? `The ${input.opened_by} alleges a third-party payment, although the payer name was reported as matching.`
+        : `The ${input.opened_by} reports that the fiat was paid by a third party.`;
+    raise(acc, 'payer_name_mismatch', 'critical', 'buyer', 'buyer', seen);
+  }
+
+  if (e.seller_confirmed_receipt === true) {
+    add(acc, 'seller_confirmed_receipt', 'seller', 'evidence', w.sellerConfirmedReceipt);
+    acc.affirmativePayment = true;
+    raise(acc, 'seller_confirmed_receipt', 'low', 'seller', 'seller', 'The seller confirmed receiving the fiat payment.');
+  } else if (e.seller_confirmed_receipt === false) {
+    add(acc, 'seller_denied_receipt', 'seller', 'evidence', -w.sellerDeniedReceipt);
+  }
+
+  const reversalClaim = input.reason === 'payment_reversed';
+  if (e.payment_reversed === true || reversalClaim) {
+    acc.releaseBlocked = true;
+    if (e.payment_reversed !== false) add(acc, 'payment_reversed', 'trade', 'evidence', -w.paymentReversed);
+    const seen = e.payment_reversed === true
+      ? 'The fiat payment for this trade has been reversed.'
+      : e.payment_reversed === false
+        ? `The ${input.opened_by} alleges a reversed payment, although the evidence says it was not reversed.`
+        : `The ${input.opened_by} reports that the fiat payment was reversed.`;
+    raise(acc, 'payment_reversed', 'critical', 'trade', 'buyer', seen);
+  }
+
+  const amount = input.trade.amount;
+  if (finite(e.amount_paid) && finite(amount) && amount > 0) {
+    const paid = e.amount_paid;
+    const cur = input.trade.currency;
+    const pct = Math.round((Math.abs(paid - amount) / amount) * 1000) / 10;
+    if (paid < amount * (1 - policy.amountTolerance)) {
+      add(acc, 'amount_short', 'trade', 'evidence', -w.amountShort);
+      raise(acc, 'amount_mismatch', 'high', 'trade', 'buyer',
+        `The buyer paid ${paid} ${cur} against a trade amount of ${amount} ${cur} (${pct}% short).`);
+    } else if (paid > amount * (1 + policy.amountTolerance)) {
+      raise(acc, 'amount_mismatch', 'medium', 'trade', null,
+        `The buyer paid ${paid} ${cur} against a trade amount of ${amount} ${cur} (${pct}% over).`);
+    } else {
+      add(acc, 'amount_matches', 'trade', 'evidence', w.amountMatch);
+    }
+  }
+
+  for (const side of ['buyer', 'seller'] as const) {
+    const minutes = e[`${side}_response_minutes`];
+    if (finite(minutes) && minutes > policy.unresponsiveMinutes) {
+      add(acc, `${side}_unresponsive`, side, 'conduct', toward(side) * w.unresponsive);
+      raise(acc, 'unresponsive_party', 'medium', side, side,
+        `The ${side} has not answered for ${Math.round(minutes)} minutes (limit ${policy.unresponsiveMinutes}).`);
+    }
+  }
+
+  const paidAt = parseTime(input.trade.paid_at);
+  const openedAt = parseTime(input.opened_at) ?? now;
+  if (paidAt !== null) {
+    const gap = openedAt - paidAt;
+    if (gap >= 0 && gap < policy.fastDisputeMinutes * MINUTE) {
+      const opener = input.opened_by;
+      add(acc, 'fast_dispute', opener, 'conduct', toward(opener) * w.fastDispute);
+      raise(acc, 'fast_dispute', 'low', opener, opener,
+        `The ${opener} opened the dispute ${Math.round(gap / MINUTE)} minutes after the payment was marked as sent.`);
+    }
+  }
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+export function explainDispute(
+  input: DisputeInput,
+  parties: { buyer: PartyAssessment; seller: PartyAssessment },
+  policy: DisputePolicy,
+  now: number,
+): DisputeExplanation {
+  const acc: Findings = { contributions: [], flags: [], releaseBlocked: false, affirmativePayment: false };
+  weighEvidence(input, policy, now, acc);
+  weighHistory('buyer', parties.buyer, input.trade, policy, now, acc);
+  weighHistory('seller', parties.seller, input.trade, policy, now, acc);
+
+  let pro = 0;
+  let con = 0;
+  for (const c of acc.contributions) {
+    if (c.logOdds > 0) pro += c.logOdds;
+    else con -= c.logOdds;
+  }
+  const logOdds = pro - con;
+  const p = 1 / (1 + Math.exp(-logOdds));
+  const favoured: Side | null = logOdds > 0 ? 'buyer' : logOdds < 0 ? 'seller' : null;
+
+  // Strong evidence on both sides means someone is lying; the net sum alone would hide that.
+  const conflict = pro > 0 && con > 0 ? Math.min(pro, con) / Math.max(pro, con) : 0;
+  let confidence = 0.5 + (Math.max(p, 1 - p) - 0.5) * (1 - policy.conflictPenalty * conflict);
+  const against = (sev: Severity) => acc.flags.some((f) => f.severity === sev && f.against === favoured);
+  if (favoured !== null && against('high')) confidence = Math.min(confidence, policy.highFlagConfidenceCap);
+
+  const reviewReasons: string[] = [];
+  if (favoured === null) reviewReasons.push('the evidence is balanced');
+  if (favoured === 'buyer' && acc.releaseBlocked) reviewReasons.push('a hard rule forbids releasing to the buyer');
+  // Reputation alone never moves escrow: each outcome needs evidence about this payment.
+  if (favoured === 'buyer' && !acc.affirmativePayment) reviewReasons.push('no proof or confirmation of payment');
+  if (favoured === 'seller' && !acc.contributions.some((c) => c.kind === 'evidence' && c.logOdds < 0)) {
+    reviewReasons.push('no evidence against the payment');
+  }
+  if (favoured !== null && against('critical')) reviewReasons.push(`a critical flag weighs against the ${favoured}`);
+  if (reviewReasons.length > 0) confidence = Math.min(confidence, policy.reviewConfidenceCap);
+
+  confidence = round3(Math.min(1, Math.max(0, confidence)));
+  // compared after rounding so the reported confidence and the decision always agree
+  if (reviewReasons.length === 0 && confidence < policy.confidenceFloor) reviewReasons.push('confidence below the floor');
+  const recommendation: Recommendation =
+    reviewReasons.length > 0 || favoured === null
+      ? 'manual_review'
+      : favoured === 'buyer' ? 'release_to_buyer' : 'return_to_seller';
+
+  const risk_flags = acc.flags
+    .map(({ code, severity, party, message }): RiskFlag => ({ code, severity, party, message }))
+    .sort(compareFlags);
+  return {
+    analysis: { recommendation, confidence, risk_flags },
+    logOdds,
+    buyerProbability: p,
+    contributions: acc.contributions,
+    reviewReasons,
+  };
+}
+
+export function analyseDispute(
+  input: DisputeInput,
+  parties: { buyer: PartyAssessment; seller: PartyAssessment },
+  policy: DisputePolicy,
+  now: number,
+): DisputeAnalysis {
+  return explainDispute(input, parties, policy, now).analysis;
+}

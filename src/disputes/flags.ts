@@ -1,0 +1,200 @@
+// The risk-flag catalogue: stable codes and the operator-facing "why it matters" text.
+// The analyser supplies what it saw; this file supplies why an operator should care, so the
+// reasoning stays identical across disputes and can be documented once (docs/risk-flags.md).
+// The party-history rules live here too: they are pure flag rules over a profile.
+import type { EntityProfile, RiskLevel } from '../trust/types.ts';
+import type { DisputePolicy } from './policy.ts';
+
+export type Severity = 'low' | 'medium' | 'high' | 'critical';
+export type FlagParty = 'buyer' | 'seller' | 'trade';
+export type Side = 'buyer' | 'seller';
+
+export interface RiskFlag {
+  code: FlagCode;
+  severity: Severity;
+  party: FlagParty;
+  message: string;
+}
+
+export const FLAG_WHY = {
+  payer_name_mismatch:
+    'The fiat came from someone other than the buyer: a third-party payment, the classic triangulation-fraud ' +
+    'pattern (a scammer sells goods to a victim, has the victim pay the seller, and takes the crypto). The victim ' +
+    'will later reverse the payment, so the crypto must not be released on this payment.',
+  payment_reversed:
+    'A reversed fiat payment means the seller no longer holds the money, so releasing the crypto would make the ' +
+    'seller pay twice.',
+  bank_reference_mismatch:
+    'A reference that does not match the trade is typical of edited or recycled payment screenshots and of ' +
+    'payments made for a different trade.',
+  no_payment_proof:
+    'Without proof of payment the buyer\'s claim rests on their word alone.',
+  seller_confirmed_receipt:
+    'A seller who admits receiving the fiat has no valid reason to keep the crypto in escrow.',
+  amount_mismatch:
+    'A short payment does not settle the trade; an overpayment is a known lure for "refund the difference" scams ' +
+    'followed by a reversal.',
+  prior_lost_disputes:
+    'Disputes lost before are the best predictor of another bad-faith claim or of non-performance.',
+  prior_fraud_reports:
+    'Fraud reports from other users make this party\'s statements less credible.',
+  prior_chargebacks:
+    'Past chargebacks or reversals are the strongest predictor of another reversal after release.',
+  blocklisted_party:
+    'The marketplace has blocklisted this party; its claims should not decide a release on their own.',
+  linked_to_flagged_entity:
+    'Shared phones, bank accounts, e-mails or devices with flagged entities are typical of mule networks and ' +
+    'multi-account fraud rings.',
+  unresponsive_party:
+    'A party that stops answering cannot substantiate its side; going silent is common in scams that wait for an ' +
+    'automatic resolution.',
+  amount_above_history:
+    'A trade far larger than the party\'s usual amounts is typical of account takeover or a one-off exit scam.',
+  new_account:
+    'New accounts have no track record and are cheap for fraudsters to create and abandon.',
+  fast_dispute:
+    'Bank transfers can take minutes to hours to arrive; a dispute opened this early may be premature or a ' +
+    'pressure tactic.',
+  high_risk_party:
+    'The counterparty-risk model already rates this party as risky from its whole history.',
+} as const;
+
+export type FlagCode = keyof typeof FLAG_WHY;
+export const FLAG_CODES = Object.keys(FLAG_WHY) as FlagCode[];
+
+const SEVERITY_RANK: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3 };
+const PARTY_RANK: Record<FlagParty, number> = { buyer: 0, seller: 1, trade: 2 };
+
+export function flagMessage(code: FlagCode, observed: string): string {
+  return `${observed} ${FLAG_WHY[code]}`;
+}
+
+/** Critical first, then by code; party and message break ties so the output is stable. */
+export function compareFlags(a: RiskFlag, b: RiskFlag): number {
+  return (
+    SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
+    (a.code < b.code ? -1 : a.code > b.code ? 1 : 0) ||
+    PARTY_RANK[a.party] - PARTY_RANK[b.party] ||
+    (a.message < b.message ? -1 : a.message > b.message ? 1 : 0)
+  );
+}
+
+/** One additive term of the model. Positive log-odds favour the buyer. */
+export interface Contribution {
+  factor: string;
+  party: FlagParty;
+  /** evidence: about the payment itself; conduct: behaviour in this dispute; history: the party's record */
+  kind: 'evidence' | 'conduct' | 'history';
+  logOdds: number;
+}
+
+export interface Flag extends RiskFlag {
+  /** the side this flag weakens; critical flags against the favoured side force a review */
+  against: Side | null;
+}
+
+export interface Findings {
+  contributions: Contribution[];
+  flags: Flag[];
+  releaseBlocked: boolean;
+  affirmativePayment: boolean;
+}
+
+/** The part of a party assessment the history rules read. */
+export interface PartyRisk {
+  score: number;
+  riskLevel: RiskLevel;
+  profile: EntityProfile;
+}
+
+const DAY = 86_400_000;
+
+export function add(acc: Findings, factor: string, party: FlagParty, kind: Contribution['kind'], logOdds: number): void {
+  if (logOdds !== 0) acc.contributions.push({ factor, party, kind, logOdds });
+}
+
+export function raise(
+  acc: Findings, code: FlagCode, severity: Severity, party: FlagParty, against: Side | null, seen: string,
+): void {
+  acc.flags.push({ code, severity, party, against, message: flagMessage(code, seen) });
+}
+
+export const finite = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Sign of a fact that counts against `side`: against the buyer lowers the buyer's log-odds. */
+export function toward(side: Side): number {
+  return side === 'buyer' ? -1 : 1;
+}
+
+/** Facts from a party's own record; each counts against that party. */
+export function weighHistory(
+  side: Side,
+  party: PartyRisk,
+  trade: { amount: number; currency: string },
+  policy: DisputePolicy,
+  now: number,
+  acc: Findings,
+): void {
+  const p = party.profile;
+  const w = policy.weights;
+  const s = toward(side);
+  const capped = (n: number) => Math.min(n, policy.countCap);
+  const The = `The ${side}`;
+
+  if (p.disputesLost > 0) {
+    add(acc, 'prior_lost_disputes', side, 'history', s * w.priorLostDispute * capped(p.disputesLost));
+    raise(acc, 'prior_lost_disputes', p.disputesLost >= policy.countCap ? 'high' : 'medium', side, side,
+      `${The} has lost ${plural(p.disputesLost, 'earlier dispute')}.`);
+  }
+  if (p.fraudReports > 0) {
+    add(acc, 'prior_fraud_reports', side, 'history', s * w.priorFraudReport * capped(p.fraudReports));
+    raise(acc, 'prior_fraud_reports', 'high', side, side, `${The} has ${plural(p.fraudReports, 'fraud report')} on record.`);
+  }
+  if (p.chargebacks > 0) {
+    add(acc, 'prior_chargebacks', side, 'history', s * w.priorChargeback * capped(p.chargebacks));
+    // a buyer's reversals predict this payment being reversed; a seller's matter less here
+    raise(acc, 'prior_chargebacks', side === 'buyer' ? 'high' : 'medium', side, side,
+      `${The} has ${plural(p.chargebacks, 'chargeback or payment reversal')} on record.`);
+  }
+  if (p.blocklisted) {
+    add(acc, 'blocklisted_party', side, 'history', s * w.blocklisted);
+    raise(acc, 'blocklisted_party', 'critical', side, side, `${The} is blocklisted.`);
+  }
+  if (p.linkedFlaggedEntities > 0) {
+    add(acc, 'linked_to_flagged_entity', side, 'history', s * w.linkedFlaggedEntity * capped(p.linkedFlaggedEntities));
+    raise(acc, 'linked_to_flagged_entity', 'high', side, side,
+      `${The} shares identifiers with ${p.linkedFlaggedEntities} fraud-reported or blocklisted ` +
+        `${p.linkedFlaggedEntities === 1 ? 'entity' : 'entities'}.`);
+  }
+
+  const ageMs = p.firstSeenAt === null ? null : now - p.firstSeenAt;
+  if (ageMs === null || ageMs < policy.newAccountDays * DAY) {
+    add(acc, 'new_account', side, 'history', s * w.newAccount);
+    const seen = ageMs === null
+      ? `${The} has no recorded history.`
+      : `${The} was first seen ${Math.max(0, Math.floor(ageMs / DAY))} days ago (under ${policy.newAccountDays}).`;
+    raise(acc, 'new_account', 'low', side, side, seen);
+  }
+
+  const { n, logMean, logM2 } = p.amountStats;
+  const amount = trade.amount;
+  if (n >= policy.amountHistoryMinTrades && finite(amount) && amount > 0) {
+    const sd = Math.max(Math.sqrt(Math.max(logM2, 0) / (n - 1)), policy.amountMinLogSd);
+    const z = (Math.log(amount) - logMean) / sd;
+    if (z >= policy.amountSpikeZ) {
+      add(acc, 'amount_above_history', side, 'history', s * w.amountAboveHistory);
+      const typical = Math.round(Math.exp(logMean) * 100) / 100;
+      raise(acc, 'amount_above_history', 'medium', side, side,
+        `This trade is ${z.toFixed(1)} standard deviations above the ${side}'s usual amount ` +
+          `(typically about ${typical} ${trade.currency} over ${n} trades).`);
+    }
+  }
+
+  const critical = party.riskLevel === 'critical' || party.score >= policy.criticalRiskScore;
+  if (critical || party.riskLevel === 'high' || party.score >= policy.highRiskScore) {
+    add(acc, 'high_risk_party', side, 'history', s * w.highRiskParty);
+    raise(acc, 'high_risk_party', critical ? 'critical' : 'high', side, side,
+      `${The}'s risk score is ${Math.round(party.score)} (${party.riskLevel}).`);
+  }
+}

@@ -1,0 +1,38 @@
+// OpenAPI 3.1 generated from the same TypeBox schemas that validate requests, served as JSON and
+// as an interactive reference page (bundled locally: no CDN needed).
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import swagger from '@fastify/swagger';
+
+export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Vouch',
+        version: '1.0.0',
+        description: 'Counterparty-risk scoring and dispute analysis for P2P crypto/fiat marketplaces. Errors are RFC 9457 problem documents.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const scope = (route.config as { scope?: string } | undefined)?.scope;
+      if (!scope || !schema) return { schema, url };
+      return { schema: { ...schema, security: [{ bearer: [scope] }, { apiKey: [scope] }] } as typeof schema, url };
+    },
+  });
+});
+
+export async function docsRoutes(app: FastifyInstance) {
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  const { default: reference } = await import('@scalar/fastify-api-reference');
+  await app.register(reference, {
+    routePrefix: '/docs',
+    configuration: { url: '/api/v1/openapi.json', pageTitle: 'Vouch API reference' },
+  });
+}

@@ -1,0 +1,127 @@
+// Turns every failure — schema, parser, router, auth, store outage, bug — into problem+json.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError, problemBody, type FieldError, type ProblemCode } from './problem.ts';
+
+interface AjvLikeError {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function fieldName(context: string | undefined, error: AjvLikeError): string {
+  const path = (error.instancePath ?? '').split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const extra = error.params?.missingProperty ?? error.params?.additionalProperty;
+  if (typeof extra === 'string') path.push(extra);
+  const joined = path.join('.');
+  if (context && context !== 'body') return joined ? `${context}.${joined}` : context;
+  return joined || '(body)';
+}
+
+function fieldMessage(error: AjvLikeError): string {
+  if (error.keyword === 'additionalProperties') return 'is not a known field';
+  if (error.keyword === 'required') return 'is required';
+  return error.message ?? 'is invalid';
+}
+
+export function toFieldErrors(context: string | undefined, errors: AjvLikeError[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    // anyOf/union branches repeat themselves; one line per field and message is enough.
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+    const item = { field: fieldName(context, e), message: fieldMessage(e) };
+    const key = `${item.field}\u0000${item.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(item);
+    }
+  }
+  return out.slice(0, 50);
+}
+
+const STORE_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', 'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN']);
+
+/** A lost or refused store connection: answer 503 and let the caller retry, never a wrong answer. */
+export function isStoreUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && STORE_DOWN_CODES.has(code)) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)|terminating connection/i.test(err.message);
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, status: number, code: ProblemCode, detail: string, errors?: FieldError[]): FastifyReply {
+  const body = problemBody(status, code, detail, String(request.id), errors);
+  const oauth = request.routeOptions?.config as { oauth?: boolean } | undefined;
+  if (oauth?.oauth) {
+    const oauthError = code === 'validation_failed' || code === 'invalid_request' ? 'invalid_request' : code;
+    Object.assign(body, { error: oauthError, error_description: detail });
+  }
+  return reply.code(status).type('application/problem+json').send(body);
+}
+
+function classify(error: FastifyError): { status: number; code: ProblemCode; detail: string } {
+  const status = error.statusCode ?? 500;
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: 'payload_too_large', detail: 'The request body is larger than this endpoint accepts.' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, code: 'unsupported_media_type', detail: 'Send the body as application/json.' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, code: 'invalid_request', detail: 'The body is empty but the content type says JSON.' };
+  }
+  if (status === 413) return { status, code: 'payload_too_large', detail: 'The request body is too large.' };
+  if (status === 415) return { status, code: 'unsupported_media_type', detail: 'Unsupported content type.' };
+  if (status === 429) return { status, code: 'rate_limited', detail: 'Rate limit exceeded; retry after the time in Retry-After.' };
+  if (status === 400) return { status, code: 'invalid_request', detail: error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError ? 'The body is not valid JSON.' : 'The request is malformed.' };
+  if (status === 404) return { status, code: 'not_found', detail: 'No such resource.' };
+  if (status === 503) return { status, code: 'unavailable', detail: 'The service is temporarily unavailable.' };
+  return { status: 500, code: 'internal', detail: 'An unexpected error occurred; it has been logged with the request id.' };
+}
+
+export default fp(async function errorHandling(app: FastifyInstance) {
+  const methodsByPattern = new Map<string, { regex: RegExp; methods: Set<string> }>();
+  app.addHook('onRoute', (route) => {
+    const url = route.url ?? route.path;
+    if (!url) return;
+    let entry = methodsByPattern.get(url);
+    if (!entry) {
+      const pattern = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
+      entry = { regex: new RegExp(`^${pattern}/?$`), methods: new Set() };
+      methodsByPattern.set(url, entry);
+    }
+    for (const m of [route.method].flat()) entry.methods.add(m);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    for (const { regex, methods } of methodsByPattern.values()) {
+      if (regex.test(path)) {
+        reply.header('allow', [...methods].join(', '));
+        return sendProblem(request, reply, 405, 'method_not_allowed', `${request.method} is not allowed here; use ${[...methods].join(', ')}.`);
+      }
+    }
+    return sendProblem(request, reply, 404, 'not_found', 'No such resource.');
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      for (const [name, value] of Object.entries(error.options.headers ?? {})) reply.header(name, value);
+      return sendProblem(request, reply, error.status, error.code, error.detail, error.options.errors);
+    }
+    if (error.validation) {
+      const errors = toFieldErrors(error.validationContext, error.validation as AjvLikeError[]);
+      const summary = errors.map((e) => `${e.field} ${e.message}`).slice(0, 3).join('; ');
+      return sendProblem(request, reply, 400, 'validation_failed', `The request does not match the schema: ${summary}.`, errors);
+    }
+    if (isStoreUnavailable(error)) {
+      request.log.warn({ err: { message: error.message, code: (error as FastifyError).code } }, 'store unavailable');
+      reply.header('retry-after', '1');
+      return sendProblem(request, reply, 503, 'unavailable', 'The store is temporarily unreachable; retry shortly.');
+    }
+    const { status, code, detail } = classify(error);
+    if (status >= 500) request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(request, reply, status, code, detail);
+  });
+});

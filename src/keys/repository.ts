@@ -1,0 +1,167 @@
+// API key records in the store. Only the SHA-256 of a key is kept; the key itself exists once,
+// in the creation response.
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { RevocationFeed } from '../auth/revocation.ts';
+import { parseScopes, type Role } from '../auth/principal.ts';
+import { apiKeyPrefix, generateApiKey, newId, sha256Hex, type ApiKeyEnv } from './format.ts';
+
+export type KeyRow = Database['api_keys'];
+export type KeyStatus = 'active' | 'expired' | 'inactive';
+
+export interface KeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  role: Role;
+  environment: ApiKeyEnv;
+  status: KeyStatus;
+  owner_client_id: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  deactivated_at: string | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function keyStatus(row: Pick<KeyRow, 'deactivated_at' | 'expires_at'>, now = Date.now()): KeyStatus {
+  if (row.deactivated_at !== null) return 'inactive';
+  if (row.expires_at !== null && row.expires_at <= now) return 'expired';
+  return 'active';
+}
+
+export function toKeyRecord(row: KeyRow, lastUsed?: number): KeyRecord {
+  const used = Math.max(row.last_used_at ?? 0, lastUsed ?? 0);
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: parseScopes(row.scopes),
+    role: row.role as Role,
+    environment: row.environment as ApiKeyEnv,
+    status: keyStatus(row),
+    owner_client_id: row.owner_client_id,
+    created_at: iso(row.created_at)!,
+    expires_at: iso(row.expires_at),
+    last_used_at: used === 0 ? null : iso(used),
+    deactivated_at: iso(row.deactivated_at),
+  };
+}
+
+export interface NewKey {
+  ownerClientId: string;
+  name: string;
+  scopes: string[];
+  role: Role;
+  environment: ApiKeyEnv;
+  expiresAt: number | null;
+}
+
+export async function insertKey(db: Kysely<Database>, input: NewKey): Promise<{ row: KeyRow; key: string }> {
+  const key = generateApiKey(input.environment);
+  const row: KeyRow = {
+    id: newId('key'),
+    name: input.name,
+    prefix: apiKeyPrefix(key),
+    key_hash: sha256Hex(key),
+    scopes: [...new Set(input.scopes)].join(' '),
+    role: input.role,
+    environment: input.environment,
+    owner_client_id: input.ownerClientId,
+    created_at: Date.now(),
+    expires_at: input.expiresAt,
+    last_used_at: null,
+    deactivated_at: null,
+  };
+  await db.insertInto('api_keys').values(row).execute();
+  return { row, key };
+}
+
+/** `owner` undefined means the caller is an admin and sees every key. */
+export async function findKey(db: Kysely<Database>, id: string, owner: string | undefined): Promise<KeyRow | undefined> {
+  let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
+  if (owner !== undefined) query = query.where('owner_client_id', '=', owner);
+  return query.executeTakeFirst();
+}
+
+export async function findKeyByHash(db: Kysely<Database>, hash: string): Promise<KeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+}
+
+export interface ListOptions {
+  owner: string | undefined;
+  status: KeyStatus | undefined;
+  limit: number;
+  /** the id of the last key of the previous page; ULIDs sort by creation time */
+  after: string | undefined;
+}
+
+export async function listKeys(db: Kysely<Database>, options: ListOptions): Promise<{ rows: KeyRow[]; more: boolean }> {
+  const now = Date.now();
+  let query = db.selectFrom('api_keys').selectAll().orderBy('id', 'desc').limit(options.limit + 1);
+  if (options.owner !== undefined) query = query.where('owner_client_id', '=', options.owner);
+  if (options.after !== undefined) query = query.where('id', '<', options.after);
+  if (options.status === 'inactive') query = query.where('deactivated_at', 'is not', null);
+  if (options.status === 'expired') query = query.where('deactivated_at', 'is', null).where('expires_at', '<=', now);
+  if (options.status === 'active') {
+    query = query.where('deactivated_at', 'is', null).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+  }
+  const rows = await query.execute();
+  return { rows: rows.slice(0, options.limit), more: rows.length > options.limit };
+}
+
+export async function deactivateKey(db: Kysely<Database>, feed: RevocationFeed, id: string, owner: string | undefined): Promise<KeyRow | undefined> {
+  const now = Date.now();
+  const result = await db.transaction().execute(async (trx) => {
+    let query = trx.selectFrom('api_keys').selectAll().where('id', '=', id);
+    if (owner !== undefined) query = query.where('owner_client_id', '=', owner);
+    const row = await query.executeTakeFirst();
+    if (!row || row.deactivated_at !== null) return { row, changed: false };
+    await trx.updateTable('api_keys').set({ deactivated_at: now }).where('id', '=', id).execute();
+    await feed.record(trx, 'key', id);
+    return { row: { ...row, deactivated_at: now }, changed: true };
+  });
+  if (result.changed) await feed.announce('key', id);
+  return result.row;
+}
+
+export type RotateOutcome = { kind: 'not_found' } | { kind: 'conflict' } | { kind: 'rotated'; row: KeyRow; key: string; old: KeyRow };
+
+/** A new key with the old one's name, scopes, role and environment; the old one expires after the grace period. */
+export async function rotateKey(db: Kysely<Database>, feed: RevocationFeed, id: string, owner: string | undefined, graceSeconds: number): Promise<RotateOutcome> {
+  const now = Date.now();
+  const outcome = await db.transaction().execute(async (trx): Promise<RotateOutcome> => {
+    let query = trx.selectFrom('api_keys').selectAll().where('id', '=', id);
+    if (owner !== undefined) query = query.where('owner_client_id', '=', owner);
+    const old = await query.executeTakeFirst();
+    if (!old) return { kind: 'not_found' };
+    if (keyStatus(old, now) !== 'active') return { kind: 'conflict' };
+    const expiresAt = now + graceSeconds * 1000;
+    const newExpiry = old.expires_at !== null && old.expires_at < expiresAt ? old.expires_at : expiresAt;
+    await trx.updateTable('api_keys').set({ expires_at: newExpiry }).where('id', '=', id).execute();
+    await feed.record(trx, 'key', id);
+    const { row, key } = await insertKey(trx, {
+      ownerClientId: old.owner_client_id,
+      name: old.name,
+      scopes: parseScopes(old.scopes),
+      role: old.role as Role,
+      environment: old.environment as ApiKeyEnv,
+      expiresAt: null,
+    });
+    return { kind: 'rotated', row, key, old: { ...old, expires_at: newExpiry } };
+  });
+  if (outcome.kind === 'rotated') await feed.announce('key', id);
+  return outcome;
+}
+
+export async function recordKeyUsage(db: Kysely<Database>, usage: Map<string, number>): Promise<void> {
+  if (usage.size === 0) return;
+  await db.transaction().execute(async (trx) => {
+    for (const [id, at] of usage) {
+      await trx.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)])).execute();
+    }
+  });
+}

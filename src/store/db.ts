@@ -1,0 +1,88 @@
+// Opens the store for either dialect behind one Kysely instance; everything above this file is
+// dialect-agnostic.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Database } from './schema.ts';
+import { migrate } from './migrations.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+// BIGINT columns hold epoch milliseconds and counters, all well inside 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** SQLite only: the raw handle, for PRAGMA data_version (cross-process change detection). */
+  sqlite?: BetterSqlite3.Database;
+  /** PostgreSQL only: connection settings, for LISTEN on a dedicated connection. */
+  pgConfig?: pg.ClientConfig;
+  ping(): Promise<void>;
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** PostgreSQL schema to use (tests isolate themselves in one each) */
+  schema?: string;
+  poolSize?: number;
+}
+
+export function openStore(url: string, options: StoreOptions = {}): Store {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  return openPostgres(url, options);
+}
+
+function openSqlite(path: string): Store {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const handle = new BetterSqlite3(path);
+  handle.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode: a commit survives a process crash (kill -9); see docs/operations.md.
+  handle.pragma('synchronous = NORMAL');
+  handle.pragma('foreign_keys = ON');
+  handle.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    sqlite: handle,
+    async ping() {
+      handle.prepare('select 1').get();
+    },
+    migrate: () => migrate(db as Kysely<unknown>, 'sqlite'),
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function openPostgres(url: string, options: StoreOptions): Store {
+  const pgConfig: pg.ClientConfig = {
+    connectionString: url,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  };
+  const pool = new pg.Pool({
+    ...pgConfig,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 2000,
+    idleTimeoutMillis: 30_000,
+  });
+  // A dropped connection must not crash the process; the next query reports the outage.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    pgConfig,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    migrate: () => migrate(db as Kysely<unknown>, 'postgres'),
+    async close() {
+      await db.destroy();
+    },
+  };
+}

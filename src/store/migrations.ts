@@ -1,0 +1,157 @@
+// Schema migrations, written once for both dialects; only the auto-increment column differs.
+import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import type { Dialect } from './db.ts';
+
+function initial(dialect: Dialect): Migration {
+  return {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('clients')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('secret_hash', 'text', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('scopes', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('deactivated_at', 'bigint')
+        .execute();
+
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('prefix', 'text', (c) => c.notNull())
+        .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+        .addColumn('scopes', 'text', (c) => c.notNull())
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('environment', 'text', (c) => c.notNull())
+        .addColumn('owner_client_id', 'text', (c) => c.notNull().references('clients.id'))
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint')
+        .addColumn('last_used_at', 'bigint')
+        .addColumn('deactivated_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('api_keys_owner_created').on('api_keys').columns(['owner_client_id', 'created_at']).execute();
+      await db.schema.createIndex('api_keys_created').on('api_keys').columns(['created_at', 'id']).execute();
+
+      await db.schema
+        .createTable('signing_keys')
+        .addColumn('kid', 'text', (c) => c.primaryKey())
+        .addColumn('private_jwk', 'text', (c) => c.notNull())
+        .addColumn('public_jwk', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('retired_at', 'bigint')
+        .execute();
+
+      await db.schema
+        .createTable('revocations')
+        .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('events')
+        .addColumn('event_id', 'text', (c) => c.primaryKey())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('occurred_at', 'bigint', (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('ingested_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('events_entity').on('events').columns(['entity_id', 'occurred_at']).execute();
+
+      await db.schema
+        .createTable('entities')
+        .addColumn('entity_id', 'text', (c) => c.primaryKey())
+        .addColumn('version', 'bigint', (c) => c.notNull())
+        .addColumn('first_seen_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_event_at', 'bigint', (c) => c.notNull())
+        .addColumn('trades_completed', 'bigint', (c) => c.notNull())
+        .addColumn('trades_cancelled', 'bigint', (c) => c.notNull())
+        .addColumn('disputes_opened', 'bigint', (c) => c.notNull())
+        .addColumn('disputes_won', 'bigint', (c) => c.notNull())
+        .addColumn('disputes_lost', 'bigint', (c) => c.notNull())
+        .addColumn('chargebacks', 'bigint', (c) => c.notNull())
+        .addColumn('fraud_reports', 'bigint', (c) => c.notNull())
+        .addColumn('blocklisted', 'integer', (c) => c.notNull())
+        .addColumn('decay_at', 'bigint', (c) => c.notNull())
+        .addColumn('d_trades_completed', 'double precision', (c) => c.notNull())
+        .addColumn('d_trades_cancelled', 'double precision', (c) => c.notNull())
+        .addColumn('d_disputes_lost', 'double precision', (c) => c.notNull())
+        .addColumn('d_chargebacks', 'double precision', (c) => c.notNull())
+        .addColumn('d_fraud_reports', 'double precision', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('entity_currency')
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('trades', 'bigint', (c) => c.notNull())
+        .addColumn('volume', 'double precision', (c) => c.notNull())
+        .addColumn('log_mean', 'double precision', (c) => c.notNull())
+        .addColumn('log_m2', 'double precision', (c) => c.notNull())
+        .addPrimaryKeyConstraint('entity_currency_pk', ['entity_id', 'currency'])
+        .execute();
+
+      await db.schema
+        .createTable('entity_hourly')
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('hour', 'bigint', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('trades', 'bigint', (c) => c.notNull())
+        .addColumn('volume', 'double precision', (c) => c.notNull())
+        .addPrimaryKeyConstraint('entity_hourly_pk', ['entity_id', 'hour', 'currency'])
+        .execute();
+
+      await db.schema
+        .createTable('entity_counterparties')
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('counterparty_id', 'text', (c) => c.notNull())
+        .addColumn('trades', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('entity_counterparties_pk', ['entity_id', 'counterparty_id'])
+        .execute();
+
+      await db.schema
+        .createTable('identifiers')
+        .addColumn('id_type', 'text', (c) => c.notNull())
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('identifiers_pk', ['id_type', 'hash', 'entity_id'])
+        .execute();
+      await db.schema.createIndex('identifiers_entity').on('identifiers').columns(['entity_id']).execute();
+
+      await db.schema
+        .createTable('decisions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('principal_id', 'text', (c) => c.notNull())
+        .addColumn('subject_id', 'text', (c) => c.notNull())
+        .addColumn('request_digest', 'text', (c) => c.notNull())
+        .addColumn('result', 'text', (c) => c.notNull())
+        .addColumn('policy_version', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  };
+}
+
+class CodeMigrations implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return { '001_initial': initial(this.dialect) };
+  }
+}
+
+export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new CodeMigrations(dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+export { sql };

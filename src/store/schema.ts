@@ -1,0 +1,127 @@
+// Row types of every table, as Kysely sees them. Times are epoch milliseconds (BIGINT).
+import type { Generated } from 'kysely';
+
+export interface ClientsTable {
+  id: string;
+  name: string;
+  secret_hash: string;
+  role: string;
+  scopes: string;
+  created_at: number;
+  deactivated_at: number | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scopes: string;
+  role: string;
+  environment: string;
+  owner_client_id: string;
+  created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+  deactivated_at: number | null;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: number;
+  retired_at: number | null;
+}
+
+export interface RevocationsTable {
+  seq: Generated<number>;
+  kind: string;
+  subject: string;
+  created_at: number;
+}
+
+export interface EventsTable {
+  event_id: string;
+  entity_id: string;
+  type: string;
+  occurred_at: number;
+  payload: string;
+  ingested_at: number;
+}
+
+export interface EntitiesTable {
+  entity_id: string;
+  version: number;
+  first_seen_at: number;
+  last_event_at: number;
+  trades_completed: number;
+  trades_cancelled: number;
+  disputes_opened: number;
+  disputes_won: number;
+  disputes_lost: number;
+  chargebacks: number;
+  fraud_reports: number;
+  blocklisted: number;
+  decay_at: number;
+  d_trades_completed: number;
+  d_trades_cancelled: number;
+  d_disputes_lost: number;
+  d_chargebacks: number;
+  d_fraud_reports: number;
+}
+
+export interface EntityCurrencyTable {
+  entity_id: string;
+  currency: string;
+  trades: number;
+  volume: number;
+  log_mean: number;
+  log_m2: number;
+}
+
+export interface EntityHourlyTable {
+  entity_id: string;
+  hour: number;
+  currency: string;
+  trades: number;
+  volume: number;
+}
+
+export interface EntityCounterpartiesTable {
+  entity_id: string;
+  counterparty_id: string;
+  trades: number;
+}
+
+export interface IdentifiersTable {
+  id_type: string;
+  hash: string;
+  entity_id: string;
+  created_at: number;
+}
+
+export interface DecisionsTable {
+  id: string;
+  kind: string;
+  principal_id: string;
+  subject_id: string;
+  request_digest: string;
+  result: string;
+  policy_version: string;
+  created_at: number;
+}
+
+export interface Database {
+  clients: ClientsTable;
+  api_keys: ApiKeysTable;
+  signing_keys: SigningKeysTable;
+  revocations: RevocationsTable;
+  events: EventsTable;
+  entities: EntitiesTable;
+  entity_currency: EntityCurrencyTable;
+  entity_hourly: EntityHourlyTable;
+  entity_counterparties: EntityCounterpartiesTable;
+  identifiers: IdentifiersTable;
+  decisions: DecisionsTable;
+}

@@ -1,0 +1,152 @@
+// The scoring model (CONTRACT §5): pure, deterministic, additive in log-odds. It never reads the
+// clock or any store; the caller passes the profile, the request, the policy and `now`.
+// Signal definitions and the reasoning behind them are in docs/signals.md.
+import type { Policy, SignalName, Thresholds } from '../config/policy.ts';
+import type { EntityProfile, RiskLevel, ScoreRequest, ScoreResult, Signal } from './types.ts';
+
+const DAY_MS = 86_400_000;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Values are rounded so that what is returned (and audited) is exactly what was summed. */
+const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
+
+/** Non-finite or negative counts from a damaged profile count as zero rather than poisoning the sum. */
+const count = (x: number): number => (Number.isFinite(x) && x > 0 ? x : 0);
+const clip = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
+
+/** ln of how far `observed` overshoots `allowed`; 0 while within it. */
+const overshoot = (observed: number, allowed: number, cap: number): number =>
+  allowed > 0 ? clip(Math.log(Math.max(1, observed / allowed)), 0, cap) : 0;
+
+/** Brings a value recorded at `at` forward to `now`; never amplifies when `at` is in the future. */
+export function decayFactor(at: number, now: number, halfLifeDays: number): number {
+  if (!Number.isFinite(at) || !Number.isFinite(now) || now <= at) return 1;
+  return Math.pow(2, -(now - at) / (halfLifeDays * DAY_MS));
+}
+
+export function riskLevelFor(score: number, thresholds: Thresholds): RiskLevel {
+  if (score >= thresholds.critical) return 'critical';
+  if (score >= thresholds.high) return 'high';
+  if (score >= thresholds.medium) return 'medium';
+  return 'low';
+}
+
+/** Account age in days: the caller's account_created_at when valid, else first sight; no history = brand new. */
+function accountAgeDays(profile: EntityProfile, request: ScoreRequest, now: number): number {
+  const created = request.context.account_created_at;
+  let since: number | null = null;
+  if (typeof created === 'string' && RFC3339.test(created)) {
+    const t = Date.parse(created);
+    if (Number.isFinite(t)) since = t;
+  }
+  if (since === null && profile.known && profile.firstSeenAt !== null && Number.isFinite(profile.firstSeenAt)) {
+    since = profile.firstSeenAt;
+  }
+  return since === null ? 0 : Math.max(0, now - since) / DAY_MS;
+}
+
+/** Days the entity has been active, at least one, so a same-day entity's norm is its day's count. */
+function activeDays(profile: EntityProfile, now: number): number {
+  const first = profile.firstSeenAt;
+  if (first === null || !Number.isFinite(first)) return 1;
+  return Math.max(1, (now - first) / DAY_MS);
+}
+
+function sameCountry(a: unknown, b: unknown): boolean | null {
+  if (typeof a !== 'string' || typeof b !== 'string' || a === '' || b === '') return null;
+  return a.toUpperCase() === b.toUpperCase();
+}
+
+/** Raw (unrounded) value of every signal, in the policy's weight-name order. */
+function rawValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
+  const ctx = request.context;
+  const f = decayFactor(profile.decayed.at, now, policy.decayHalfLifeDays);
+  const d = profile.decayed;
+  const trades = count(d.tradesCompleted) * f;
+  const cancelled = count(d.tradesCancelled) * f;
+  const lost = count(d.disputesLost) * f;
+  const { alpha, beta } = policy.disputePrior;
+
+  const days = activeDays(profile, now);
+  const tradeNorm = count(profile.tradesCompleted) / days;
+  const v = policy.velocity;
+  const velocityTrades = Math.max(
+    overshoot(count(profile.velocity.tradesLastDay), tradeNorm + v.tradesPerDayAllowance, v.cap),
+    overshoot(count(profile.velocity.tradesLastHour), tradeNorm / 24 + v.tradesPerHourAllowance, v.cap),
+  );
+
+  const stats = profile.amountStats;
+  const n = count(stats.n);
+  const hasAmountHistory = n >= 1 && Number.isFinite(stats.logMean);
+  let velocityVolume = 0;
+  let amountValue = policy.amount.noHistoryValue;
+  if (hasAmountHistory) {
+    // Without a history in this currency there is no norm to exceed; amount_vs_history carries
+    // the "unknown territory" risk instead, so the cold start is not charged twice.
+    const typical = Math.exp(clip(stats.logMean, -700, 700));
+    const volumeAllowed = count(stats.volume) / days + typical * v.volumeAllowanceTrades;
+    velocityVolume = overshoot(count(profile.velocity.volumeLastDay), volumeAllowed, v.cap);
+
+    const variance = n >= 2 ? count(stats.logM2) / (n - 1) : 0;
+    const std = Math.max(Math.sqrt(variance), policy.amount.minLogStd);
+    const amount = request.amount;
+    amountValue =
+      Number.isFinite(amount) && amount > 0
+        ? clip((Math.log(amount) - stats.logMean) / std - policy.amount.toleranceSigma, 0, policy.amount.cap)
+        : 0;
+  }
+
+  const age = accountAgeDays(profile, request, now);
+  const method = ctx.payment_method;
+  const methodRisk =
+    typeof method === 'string' && Object.hasOwn(policy.paymentMethodRisk, method)
+      ? policy.paymentMethodRisk[method as keyof Policy['paymentMethodRisk']]
+      : 0;
+  const cpTrades = profile.counterpartyTrades;
+
+  return {
+    completed_trades: Math.log2(1 + trades),
+    dispute_rate: (lost + alpha) / (trades + alpha + beta),
+    cancellation_rate: trades + cancelled > 0 ? cancelled / (trades + cancelled) : 0,
+    chargebacks: Math.log2(1 + count(d.chargebacks) * f),
+    fraud_reports: Math.log2(1 + count(d.fraudReports) * f),
+    blocklisted: profile.blocklisted ? 1 : 0,
+    new_account: clip(1 - age / policy.newAccountDays, 0, 1),
+    cold_start: profile.known ? 0 : 1,
+    velocity_trades: velocityTrades,
+    velocity_volume: velocityVolume,
+    amount_vs_history: amountValue,
+    new_counterparty: cpTrades !== null && count(cpTrades) === 0 ? 1 : 0,
+    payment_method_risk: methodRisk,
+    cross_border: sameCountry(ctx.country, ctx.counterparty_country) === false ? 1 : 0,
+    linked_flagged_entities: Math.min(count(profile.linkedFlaggedEntities), policy.linkedFlaggedCap),
+  };
+}
+
+/** The non-zero-contribution signals, values rounded to 4 decimals, largest |weight·value| first. */
+export function computeSignals(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Signal[] {
+  const raw = rawValues(profile, request, policy, now);
+  const signals: Signal[] = [];
+  for (const [name, rawValue] of Object.entries(raw) as [SignalName, number][]) {
+    const value = Number.isFinite(rawValue) ? round4(rawValue) : 0;
+    const weight = policy.weights[name];
+    if (weight * value !== 0) signals.push({ name, value, weight });
+  }
+  return signals.sort((a, b) => {
+    const diff = Math.abs(b.weight * b.value) - Math.abs(a.weight * a.value);
+    return diff !== 0 ? diff : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  });
+}
+
+/** round(100 · σ(bias + Σ weight·value)), summed in the order the signals are given. */
+export function scoreFromSignals(bias: number, signals: readonly Signal[]): number {
+  let z = bias;
+  for (const s of signals) z += s.weight * s.value;
+  return Math.round(100 / (1 + Math.exp(-z)));
+}
+
+export function scoreEntity(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): ScoreResult {
+  const signals = computeSignals(profile, request, policy, now);
+  const score = scoreFromSignals(policy.bias, signals);
+  return { score, riskLevel: riskLevelFor(score, policy.thresholds), signals, policyVersion: policy.version };
+}
