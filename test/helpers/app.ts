@@ -1,0 +1,158 @@
+// Test harness: one app per suite on a fresh store, for every backend available. SQLite always;
+// PostgreSQL when VOUCH_TEST_POSTGRES_URL is set (each suite in a schema of its own).
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, before, after } from 'node:test';
+import pg from 'pg';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { loadConfig, type Config } from '../../src/config/env.ts';
+import { openStore, type Store } from '../../src/store/db.ts';
+import { buildApp } from '../../src/app.ts';
+import { ensureBootstrapAdmin } from '../../src/server.ts';
+import { createClient } from '../../src/auth/clients.ts';
+import type { Role } from '../../src/auth/principal.ts';
+
+export const ADMIN_ID = 'admin-test';
+export const ADMIN_SECRET = 'admin-test-secret-0123456789';
+
+export type Backend = 'sqlite' | 'postgres';
+
+export function backends(): Backend[] {
+  return process.env.VOUCH_TEST_POSTGRES_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+export interface TestStore {
+  url: string;
+  store: Store;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated store on the given backend. */
+export async function freshStore(backend: Backend): Promise<TestStore> {
+  const tag = randomBytes(6).toString('hex');
+  if (backend === 'sqlite') {
+    const path = join(tmpdir(), `vouch-test-${tag}.db`);
+    const store = openStore(`sqlite:${path}`);
+    await store.migrate();
+    return {
+      url: `sqlite:${path}`,
+      store,
+      async drop() {
+        await store.close();
+        for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+      },
+    };
+  }
+  const base = process.env.VOUCH_TEST_POSTGRES_URL!;
+  const schema = `t_${tag}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const store = openStore(base, { schema, poolSize: 5 });
+  await store.migrate();
+  const sep = base.includes('?') ? '&' : '?';
+  return {
+    url: `${base}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    store,
+    async drop() {
+      await store.close();
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestContext {
+  backend: Backend;
+  app: FastifyInstance;
+  store: Store;
+  config: Config;
+  inject(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** An access token for the bootstrap admin (all scopes), or for a client with the given scopes. */
+  token(scopes?: string[], role?: Role): Promise<string>;
+  /** Creates a client and returns its credentials. */
+  client(scopes: string[], role?: Role): Promise<{ id: string; secret: string }>;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({ VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN_ID, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET }),
+    rateLimit: { perSecond: 100_000, burst: 200_000, tokenPerMinute: 100_000 },
+    ...overrides,
+  };
+}
+
+export async function startApp(backend: Backend, overrides: Partial<Config> = {}): Promise<TestContext & { close(): Promise<void> }> {
+  const fresh = await freshStore(backend);
+  const config = testConfig(overrides);
+  await ensureBootstrapAdmin(fresh.store, config);
+  const app = await buildApp({ config, store: fresh.store, logger: false });
+  await app.ready();
+  const tokenFor = async (id: string, secret: string, scope?: string) => {
+    const res = await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: id, client_secret: secret, ...(scope ? { scope } : {}) } });
+    if (res.statusCode !== 200) throw new Error(`token request failed: ${res.statusCode} ${res.body}`);
+    return res.json().access_token as string;
+  };
+  const ctx = {
+    backend,
+    app,
+    store: fresh.store,
+    config,
+    inject: (options: InjectOptions) => app.inject(options),
+    async client(scopes: string[], role: Role = 'service') {
+      const { client, secret } = await createClient(fresh.store.db, { name: 'test', role, scopes });
+      return { id: client.client_id, secret };
+    },
+    async token(scopes?: string[], role: Role = 'service') {
+      if (!scopes) return tokenFor(ADMIN_ID, ADMIN_SECRET);
+      const c = await ctx.client(scopes, role);
+      return tokenFor(c.id, c.secret);
+    },
+    async close() {
+      await app.close();
+      await fresh.drop();
+    },
+  };
+  return ctx;
+}
+
+/**
+ * Runs `body` once per backend with a fresh app shared by the suite's tests. The context is
+ * read through the getter because it exists only once `before` has run.
+ */
+export function describeEachBackend(title: string, body: (ctx: () => TestContext) => void, overrides: Partial<Config> = {}): void {
+  for (const backend of backends()) {
+    describe(`${title} [${backend}]`, () => {
+      let ctx: (TestContext & { close(): Promise<void> }) | undefined;
+      before(async () => {
+        ctx = await startApp(backend, overrides);
+      });
+      after(async () => {
+        await ctx?.close();
+      });
+      body(() => {
+        if (!ctx) throw new Error('test context not ready');
+        return ctx;
+      });
+    });
+  }
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Asserts the RFC 9457 shape and returns the body. */
+export function problem(res: LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
+  if (res.statusCode !== status) throw new Error(`expected ${status} ${code}, got ${res.statusCode}: ${res.body}`);
+  if (!String(res.headers['content-type']).startsWith('application/problem+json')) throw new Error(`not problem+json: ${res.headers['content-type']}`);
+  const body = res.json() as Record<string, unknown>;
+  if (body.code !== code || body.status !== status || typeof body.title !== 'string' || typeof body.detail !== 'string' || body.type !== `/problems/${code}` || typeof body.request_id !== 'string') {
+    throw new Error(`bad problem body: ${res.body}`);
+  }
+  if (res.headers['x-request-id'] !== body.request_id) throw new Error('X-Request-Id does not match request_id');
+  return body;
+}
