@@ -18,10 +18,16 @@ import authenticate from './auth/authenticate.ts';
 import authRoutes from './auth/routes.ts';
 import { KeyVerifier } from './keys/verifier.ts';
 import keyRoutes from './keys/routes.ts';
+import { DEFAULT_POLICY, type Policy } from './config/policy.ts';
+import { DecisionWriter, decisionRoutes } from './audit/decisions.ts';
+import { ScoringService } from './trust/scoring.ts';
+import trustRoutes from './trust/routes.ts';
+import disputeRoutes from './disputes/routes.ts';
 
 export interface AppOptions {
   config: Config;
   store: Store;
+  policy?: Policy;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -41,7 +47,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
-export async function buildApp({ config, store, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, store, policy = DEFAULT_POLICY, logger }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
@@ -68,7 +74,10 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
   for (const id of await deactivatedClientIds(store.db)) tokens.markClientDeactivated(id);
   await feed.start();
   verifier.start();
+  const decisions = new DecisionWriter(store.db);
+  const scoring = new ScoringService(store, policy, decisions);
   app.addHook('onClose', async () => {
+    await decisions.drain();
     await verifier.stop().catch(() => {});
     await feed.stop();
   });
@@ -87,6 +96,9 @@ export async function buildApp({ config, store, logger }: AppOptions): Promise<F
 
   await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute });
   await app.register(keyRoutes, { db: store.db, feed, verifier });
+  await app.register(trustRoutes, { store, policy, scoring });
+  await app.register(disputeRoutes, { policy, scoring, decisions });
+  await app.register(decisionRoutes, { db: store.db });
   await app.register(docsRoutes);
   return app;
 }

@@ -7,6 +7,7 @@ import { openStore, type Store } from './store/db.ts';
 import { buildApp } from './app.ts';
 import { createClient, findClient } from './auth/clients.ts';
 import { SCOPES } from './auth/principal.ts';
+import { loadPolicy } from './config/policy.ts';
 
 export async function ensureBootstrapAdmin(store: Store, config: Config): Promise<boolean> {
   const { bootstrapClientId: id, bootstrapClientSecret: secret } = config;
@@ -30,8 +31,9 @@ export async function prepareStore(config: Config): Promise<Store> {
 }
 
 export async function serve(config: Config): Promise<FastifyInstance> {
+  const policy = loadPolicy(config.policyFile);
   const store = await prepareStore(config);
-  const app = await buildApp({ config, store });
+  const app = await buildApp({ config, store, policy });
   app.addHook('onClose', async () => store.close());
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');

@@ -27,6 +27,7 @@ export interface AuthOptions {
   rateLimit: { perSecond: number; burst: number };
 }
 
+const BEARER_SCHEME = /^Bearer(?: |$)/i;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 function unauthenticated(detail: string, tokenSent: boolean): ApiError {
@@ -47,8 +48,11 @@ async function resolvePrincipal(request: FastifyRequest, options: AuthOptions): 
     return principal;
   }
   if (authorization === undefined) throw unauthenticated('Credentials are required: Authorization: Bearer <token> or X-API-Key.', false);
+  // RFC 6750 §3.1: another scheme carries no token to call invalid (plain challenge); a Bearer
+  // credential that is not even a well-formed token is an invalid token.
+  if (!BEARER_SCHEME.test(authorization)) throw unauthenticated('Only the Bearer authorization scheme is accepted.', false);
   const match = BEARER.exec(authorization);
-  if (!match) throw unauthenticated('Only the Bearer authorization scheme is accepted.', false);
+  if (!match) throw unauthenticated('The access token is malformed.', true);
   const principal = await options.tokens.verify(match[1]!);
   if (!principal) throw unauthenticated('The access token is invalid or expired.', true);
   return principal;

@@ -17,6 +17,9 @@ export interface ClientRecord {
 
 type Row = Database['clients'];
 
+/** Every client id: generated `cli_…` ids and bootstrap ids (VOUCH_BOOTSTRAP_CLIENT_ID) alike. */
+export const CLIENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+
 function toRecord(row: Row): ClientRecord {
   return {
     client_id: row.id,
@@ -53,6 +56,7 @@ export async function createClient(db: Kysely<Database>, input: NewClient): Prom
 }
 
 export async function findClient(db: Kysely<Database>, id: string): Promise<ClientRecord | undefined> {
+  if (!CLIENT_ID.test(id)) return undefined;
   const row = await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
   return row && toRecord(row);
 }
@@ -64,7 +68,8 @@ export async function listClients(db: Kysely<Database>): Promise<ClientRecord[]>
 
 /** Checks a secret in constant time; an unknown id still pays for a hash so timing reveals nothing. */
 export async function authenticateClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientRecord | undefined> {
-  const row = await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
+  // Ids are [A-Za-z0-9_.-]; anything else cannot exist (and a NUL byte would make PostgreSQL fail).
+  const row = CLIENT_ID.test(id) ? await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
   const presented = sha256Hex(secret);
   const ok = safeEqualHex(presented, row?.secret_hash ?? sha256Hex(`absent:${secret}`));
   if (!row || !ok || row.deactivated_at !== null) return undefined;
@@ -72,6 +77,7 @@ export async function authenticateClient(db: Kysely<Database>, id: string, secre
 }
 
 export async function deactivateClient(db: Kysely<Database>, feed: RevocationFeed, id: string): Promise<ClientRecord | undefined> {
+  if (!CLIENT_ID.test(id)) return undefined;
   const now = Date.now();
   const updated = await db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();

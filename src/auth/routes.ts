@@ -1,6 +1,6 @@
 // POST /api/v1/auth/token (client credentials, JSON or RFC 6749 form, secret in body or Basic)
 // and GET /.well-known/jwks.json.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
@@ -12,7 +12,8 @@ import type { TokenService } from './tokens.ts';
 
 const TokenRequest = Type.Object(
   {
-    grant_type: Type.Optional(Type.Literal('client_credentials')),
+    // Checked by the handler, so another grant answers RFC 6749's unsupported_grant_type.
+    grant_type: Type.Optional(Type.String({ maxLength: 100, description: 'client_credentials (the only grant)' })),
     client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
     scope: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
@@ -55,14 +56,18 @@ function basicCredentials(request: FastifyRequest): { id: string; secret: string
 
 export default async function authRoutes(app: FastifyInstance, options: AuthRouteOptions) {
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  // One limiter (and so one counter store) per dimension, created once: a limiter made per
+  // request would start every count from zero.
+  const clientOf = new WeakMap<FastifyRequest, string>();
   const perIp = app.createRateLimit({ max: options.tokenPerMinute, timeWindow: 60_000, keyGenerator: (r) => `tok-ip:${r.ip}` });
-  const perClient = (id: string) => app.createRateLimit({ max: options.tokenPerMinute, timeWindow: 60_000, keyGenerator: () => `tok-client:${id}` });
+  const perClient = app.createRateLimit({ max: options.tokenPerMinute, timeWindow: 60_000, keyGenerator: (r) => `tok-client:${clientOf.get(r) ?? ''}` });
 
-  async function enforce(check: ReturnType<typeof app.createRateLimit>, request: FastifyRequest) {
+  async function enforce(check: typeof perIp, request: FastifyRequest, reply: FastifyReply) {
     const limit = await check(request);
-    if (!limit.isAllowed && limit.isExceeded) {
-      throw new ApiError(429, 'rate_limited', 'Too many token requests; retry later.', { headers: { 'retry-after': String(limit.ttlInSeconds) } });
-    }
+    if (limit.isAllowed || !limit.isExceeded) return;
+    const reset = String(limit.ttlInSeconds);
+    reply.header('ratelimit-limit', String(limit.max)).header('ratelimit-remaining', '0').header('ratelimit-reset', reset);
+    throw new ApiError(429, 'rate_limited', `Too many token requests (limit ${limit.max} per minute); retry later.`, { headers: { 'retry-after': reset } });
   }
 
   app.post<{ Body: TokenRequest }>('/api/v1/auth/token', {
@@ -75,8 +80,14 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
       response: { 200: TokenResponse, ...problems },
     },
   }, async (request, reply) => {
-    await enforce(perIp, request);
+    await enforce(perIp, request, reply);
     const body = request.body ?? {};
+    if (body.grant_type !== undefined && body.grant_type !== 'client_credentials') {
+      throw new ApiError(400, 'validation_failed', 'Only the client_credentials grant is supported.', {
+        errors: [{ field: 'grant_type', message: 'must be client_credentials' }],
+        oauthError: 'unsupported_grant_type',
+      });
+    }
     const basic = basicCredentials(request);
     const id = basic?.id ?? body.client_id;
     const secret = basic?.secret ?? body.client_secret;
@@ -84,7 +95,8 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
     if (!id) missing.push({ field: 'client_id', message: 'is required' });
     if (!secret) missing.push({ field: 'client_secret', message: 'is required' });
     if (missing.length > 0) throw new ApiError(400, 'validation_failed', 'client_id and client_secret are required.', { errors: missing });
-    await enforce(perClient(id!), request);
+    clientOf.set(request, id!);
+    await enforce(perClient, request, reply);
 
     const client = await authenticateClient(options.db, id!, secret!);
     if (!client) {

@@ -32,11 +32,22 @@ export async function createSigningKey(db: Kysely<Database>): Promise<string> {
   return kid;
 }
 
-/** Makes a new key current and retires the others; returns the new kid. */
+/** Key rings of this process by store, so a rotation made here takes effect here at once. */
+const ringsByDb = new WeakMap<Kysely<Database>, Set<KeyRing>>();
+
+/**
+ * Makes a new key current and retires the others, in one transaction (never a moment without a
+ * current key); returns the new kid. Rings of this process on the same store switch to it on
+ * their next use; other processes pick it up within 30 s (and verify its tokens at once).
+ */
 export async function rotateSigningKey(db: Kysely<Database>): Promise<string> {
   const now = Date.now();
-  await db.updateTable('signing_keys').set({ retired_at: now }).where('retired_at', 'is', null).execute();
-  return createSigningKey(db);
+  const kid = await db.transaction().execute(async (trx) => {
+    await trx.updateTable('signing_keys').set({ retired_at: now }).where('retired_at', 'is', null).execute();
+    return createSigningKey(trx);
+  });
+  for (const ring of ringsByDb.get(db) ?? []) ring.markStale();
+  return kid;
 }
 
 export class KeyRing {
@@ -44,12 +55,29 @@ export class KeyRing {
   private current: LoadedKey | undefined;
   private lastLoad = 0;
   private loading: Promise<void> | undefined;
+  /** set by markStale; a reload already under way may have read the rows before the change */
+  private stale = false;
 
   constructor(
     private readonly db: Kysely<Database>,
     /** how long a retired key stays trusted: the token lifetime plus clock leeway */
     private readonly retentionMs: number,
-  ) {}
+  ) {
+    let rings = ringsByDb.get(db);
+    if (!rings) ringsByDb.set(db, (rings = new Set()));
+    rings.add(this);
+  }
+
+  /** The next use re-reads the keys from the store. */
+  markStale(): void {
+    this.lastLoad = 0;
+    this.stale = true;
+  }
+
+  /** Re-reads the keys from the store now. */
+  refresh(): Promise<void> {
+    return this.reload();
+  }
 
   async init(): Promise<void> {
     await this.reload();
@@ -62,6 +90,7 @@ export class KeyRing {
   private reload(): Promise<void> {
     this.loading ??= (async () => {
       try {
+        this.stale = false;
         const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'asc').execute();
         const keys = new Map<string, LoadedKey>();
         let current: LoadedKey | undefined;
@@ -81,7 +110,7 @@ export class KeyRing {
         }
         this.keys = keys;
         this.current = current;
-        this.lastLoad = Date.now();
+        this.lastLoad = this.stale ? 0 : Date.now();
       } finally {
         this.loading = undefined;
       }

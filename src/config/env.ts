@@ -21,10 +21,16 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
+/** A value quoted for the one-line message: escaped (no raw newline) and cut short. */
+function shown(raw: string): string {
+  const quoted = JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw);
+  return quoted.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  if (!/^\d{1,15}$/.test(raw)) throw new ConfigError(`${name} must be an integer, got ${shown(raw)}`);
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
@@ -61,9 +67,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (bootstrapClientId !== undefined && !/^[A-Za-z0-9_.-]{1,128}$/.test(bootstrapClientId)) {
     throw new ConfigError('VOUCH_BOOTSTRAP_CLIENT_ID must be 1-128 characters of A-Z a-z 0-9 _ . -');
   }
+  // One without the other would silently create no admin.
+  if (bootstrapClientId !== undefined && bootstrapClientSecret === undefined) {
+    throw new ConfigError('VOUCH_BOOTSTRAP_CLIENT_SECRET must be set when VOUCH_BOOTSTRAP_CLIENT_ID is');
+  }
+  if (bootstrapClientSecret !== undefined && bootstrapClientId === undefined) {
+    throw new ConfigError('VOUCH_BOOTSTRAP_CLIENT_ID must be set when VOUCH_BOOTSTRAP_CLIENT_SECRET is');
+  }
   const logLevel = text(env, 'VOUCH_LOG_LEVEL', 'info');
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`VOUCH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+    throw new ConfigError(`VOUCH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${shown(logLevel)}`);
   }
   const workersRaw = optional(env, 'VOUCH_WORKERS');
   return {

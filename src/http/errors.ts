@@ -19,19 +19,34 @@ function fieldName(context: string | undefined, error: AjvLikeError): string {
   return joined || '(body)';
 }
 
-function fieldMessage(error: AjvLikeError): string {
+const listValues = (values: unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+
+function fieldMessage(error: AjvLikeError, allowed: Map<string, unknown[]>): string {
   if (error.keyword === 'additionalProperties') return 'is not a known field';
   if (error.keyword === 'required') return 'is required';
+  if (error.keyword === 'enum' && Array.isArray(error.params?.allowedValues)) return `must be one of: ${listValues(error.params.allowedValues)}`;
+  if (error.keyword === 'const') {
+    // A union of literals fails once per branch; name every allowed value in one message.
+    const values = allowed.get(error.instancePath ?? '') ?? [error.params?.allowedValue];
+    return values.length === 1 ? `must be ${listValues(values)}` : `must be one of: ${listValues(values)}`;
+  }
   return error.message ?? 'is invalid';
 }
 
 export function toFieldErrors(context: string | undefined, errors: AjvLikeError[]): FieldError[] {
+  const allowed = new Map<string, unknown[]>();
+  for (const e of errors) {
+    if (e.keyword !== 'const') continue;
+    const list = allowed.get(e.instancePath ?? '') ?? [];
+    if (!list.includes(e.params?.allowedValue)) list.push(e.params?.allowedValue);
+    allowed.set(e.instancePath ?? '', list);
+  }
   const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const e of errors) {
     // anyOf/union branches repeat themselves; one line per field and message is enough.
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
-    const item = { field: fieldName(context, e), message: fieldMessage(e) };
+    const item = { field: fieldName(context, e), message: fieldMessage(e, allowed) };
     const key = `${item.field}\u0000${item.message}`;
     if (!seen.has(key)) {
       seen.add(key);
@@ -51,14 +66,45 @@ export function isStoreUnavailable(err: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)|terminating connection/i.test(err.message);
 }
 
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, status: number, code: ProblemCode, detail: string, errors?: FieldError[]): FastifyReply {
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  code: ProblemCode,
+  detail: string,
+  errors?: FieldError[],
+  oauthError?: string,
+): FastifyReply {
   const body = problemBody(status, code, detail, String(request.id), errors);
   const oauth = request.routeOptions?.config as { oauth?: boolean } | undefined;
-  if (oauth?.oauth) {
-    const oauthError = code === 'validation_failed' || code === 'invalid_request' ? 'invalid_request' : code;
-    Object.assign(body, { error: oauthError, error_description: detail });
-  }
+  if (oauth?.oauth) Object.assign(body, { error: oauthErrorFor(status, code, oauthError), error_description: detail });
   return reply.code(status).type('application/problem+json').send(body);
+}
+
+/** RFC 6749 §5.2 has a small fixed set of error codes; every problem maps onto one of them. */
+function oauthErrorFor(status: number, code: ProblemCode, override: string | undefined): string {
+  if (override) return override;
+  if (code === 'invalid_client' || code === 'invalid_scope') return code;
+  if (status === 503) return 'temporarily_unavailable';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request';
+}
+
+/**
+ * For Fastify's `frameworkErrors` option: a URL that cannot be decoded or a path parameter over
+ * the router's length limit is answered before any hook runs, so the request id header is set
+ * here. Anything the router cannot match is, to the caller, an unknown resource.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', String(request.id));
+  if (error.code === 'FST_ERR_BAD_URL') {
+    sendProblem(request, reply, 400, 'invalid_request', 'The URL is not validly percent-encoded.');
+  } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    sendProblem(request, reply, 404, 'not_found', 'No such resource.');
+  } else {
+    const { status, code, detail } = classify(error);
+    sendProblem(request, reply, status, code, detail);
+  }
 }
 
 function classify(error: FastifyError): { status: number; code: ProblemCode; detail: string } {
@@ -97,7 +143,9 @@ export default fp(async function errorHandling(app: FastifyInstance) {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     for (const { regex, methods } of methodsByPattern.values()) {
-      if (regex.test(path)) {
+      // A path some route matches, asked with a method that route lacks. (When the method is
+      // there, the router declined for another reason, e.g. a trailing slash: that is a 404.)
+      if (regex.test(path) && !methods.has(request.method)) {
         reply.header('allow', [...methods].join(', '));
         return sendProblem(request, reply, 405, 'method_not_allowed', `${request.method} is not allowed here; use ${[...methods].join(', ')}.`);
       }
@@ -108,12 +156,17 @@ export default fp(async function errorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       for (const [name, value] of Object.entries(error.options.headers ?? {})) reply.header(name, value);
-      return sendProblem(request, reply, error.status, error.code, error.detail, error.options.errors);
+      return sendProblem(request, reply, error.status, error.code, error.detail, error.options.errors, error.options.oauthError);
     }
     if (error.validation) {
       const errors = toFieldErrors(error.validationContext, error.validation as AjvLikeError[]);
       const summary = errors.map((e) => `${e.field} ${e.message}`).slice(0, 3).join('; ');
-      return sendProblem(request, reply, 400, 'validation_failed', `The request does not match the schema: ${summary}.`, errors);
+      // CONTRACT §2: a body that breaks the schema is validation_failed; a bad query parameter,
+      // path parameter or header is invalid_request. Both list the offending fields.
+      if (error.validationContext === 'body') {
+        return sendProblem(request, reply, 400, 'validation_failed', `The request does not match the schema: ${summary}.`, errors);
+      }
+      return sendProblem(request, reply, 400, 'invalid_request', `Invalid ${error.validationContext ?? 'request'}: ${summary}.`, errors);
     }
     if (isStoreUnavailable(error)) {
       request.log.warn({ err: { message: error.message, code: (error as FastifyError).code } }, 'store unavailable');

@@ -44,6 +44,8 @@ export interface FieldError {
 export interface ProblemOptions {
   errors?: FieldError[];
   headers?: Record<string, string>;
+  /** token endpoint only: the RFC 6749 §5.2 `error` member, when the default mapping is not right */
+  oauthError?: string;
 }
 
 /** An error a handler throws to answer with a problem document instead of a 500. */

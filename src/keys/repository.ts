@@ -7,7 +7,8 @@ import { parseScopes, type Role } from '../auth/principal.ts';
 import { apiKeyPrefix, generateApiKey, newId, sha256Hex, type ApiKeyEnv } from './format.ts';
 
 export type KeyRow = Database['api_keys'];
-export type KeyStatus = 'active' | 'expired' | 'inactive';
+export const KEY_STATUSES = ['active', 'expired', 'inactive'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 export interface KeyRecord {
   id: string;
@@ -127,16 +128,30 @@ export async function deactivateKey(db: Kysely<Database>, feed: RevocationFeed, 
   return result.row;
 }
 
-export type RotateOutcome = { kind: 'not_found' } | { kind: 'conflict' } | { kind: 'rotated'; row: KeyRow; key: string; old: KeyRow };
+export type RotateOutcome =
+  | { kind: 'not_found' }
+  | { kind: 'forbidden'; detail: string }
+  | { kind: 'conflict' }
+  | { kind: 'rotated'; row: KeyRow; key: string; old: KeyRow };
 
 /** A new key with the old one's name, scopes, role and environment; the old one expires after the grace period. */
-export async function rotateKey(db: Kysely<Database>, feed: RevocationFeed, id: string, owner: string | undefined, graceSeconds: number): Promise<RotateOutcome> {
+export async function rotateKey(
+  db: Kysely<Database>,
+  feed: RevocationFeed,
+  id: string,
+  owner: string | undefined,
+  graceSeconds: number,
+  /** a reason the caller may not rotate this key, or undefined when it may */
+  refuse: (old: KeyRow) => string | undefined = () => undefined,
+): Promise<RotateOutcome> {
   const now = Date.now();
   const outcome = await db.transaction().execute(async (trx): Promise<RotateOutcome> => {
     let query = trx.selectFrom('api_keys').selectAll().where('id', '=', id);
     if (owner !== undefined) query = query.where('owner_client_id', '=', owner);
     const old = await query.executeTakeFirst();
     if (!old) return { kind: 'not_found' };
+    const refusal = refuse(old);
+    if (refusal !== undefined) return { kind: 'forbidden', detail: refusal };
     if (keyStatus(old, now) !== 'active') return { kind: 'conflict' };
     const expiresAt = now + graceSeconds * 1000;
     const newExpiry = old.expires_at !== null && old.expires_at < expiresAt ? old.expires_at : expiresAt;

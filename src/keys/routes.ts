@@ -5,10 +5,11 @@ import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
-import { ROLES, SCOPES, roleAtMost, type Principal, type Role } from '../auth/principal.ts';
+import { ROLES, SCOPES, parseScopes, roleAtMost, type Principal, type Role } from '../auth/principal.ts';
+import { StringEnum } from '../http/validation.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { KeyVerifier } from './verifier.ts';
-import { deactivateKey, findKey, insertKey, listKeys, rotateKey, toKeyRecord, type KeyRow } from './repository.ts';
+import { KEY_STATUSES, deactivateKey, insertKey, listKeys, rotateKey, toKeyRecord, type KeyRow } from './repository.ts';
 
 const KeyRecord = Type.Object({
   id: Type.String(),
@@ -17,7 +18,7 @@ const KeyRecord = Type.Object({
   scopes: Type.Array(Type.String()),
   role: Type.String(),
   environment: Type.String(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('inactive')]),
+  status: StringEnum(KEY_STATUSES),
   owner_client_id: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
   expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -28,16 +29,16 @@ const KeyRecord = Type.Object({
 const CreatedKey = Type.Intersect([KeyRecord, Type.Object({ key: Type.String({ description: 'the secret; shown once' }) })]);
 
 const ListQuery = Type.Object({
-  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('inactive')])),
+  status: Type.Optional(StringEnum(KEY_STATUSES)),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   cursor: Type.Optional(Type.String({ pattern: '^key_[0-9A-HJKMNP-TV-Z]{26}$' })),
 }, { additionalProperties: false });
 
 const CreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
-  scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
-  role: Type.Optional(Type.Union(ROLES.map((r) => Type.Literal(r)))),
-  environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+  scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+  role: Type.Optional(StringEnum(ROLES)),
+  environment: Type.Optional(StringEnum(['live', 'test'] as const)),
   expires_at: Type.Optional(Type.String({ format: 'date-time' })),
 }, { additionalProperties: false });
 
@@ -45,7 +46,12 @@ const RotateBody = Type.Object({
   grace_period_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800 })),
 }, { additionalProperties: false });
 
-const KeyParams = Type.Object({ key_id: Type.String({ maxLength: 64 }) });
+// Any string: an id that cannot exist is as unknown as one that does not (404, not 400).
+const KeyParams = Type.Object({ key_id: Type.String({ description: 'key_<26-char ULID>' }) });
+const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
+// C0 controls and DEL: invisible in listings and logs, and PostgreSQL text cannot hold NUL.
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 
@@ -78,6 +84,9 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     const { principal } = request;
     const body = request.body;
     const role: Role = body.role ?? 'service';
+    if (CONTROL_CHARS.test(body.name)) {
+      throw new ApiError(400, 'validation_failed', 'name must not contain control characters.', { errors: [{ field: 'name', message: 'must not contain control characters' }] });
+    }
     const excess = body.scopes.filter((s) => !principal.scopes.has(s));
     if (excess.length > 0) throw new ApiError(403, 'insufficient_scope', `A key cannot hold scopes its creator lacks: ${excess.join(', ')}.`);
     if (!roleAtMost(role, principal.role)) throw new ApiError(403, 'insufficient_scope', `A key cannot have a higher role than its creator (${principal.role}).`);
@@ -97,7 +106,8 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     config: { scope: 'keys:write' },
     schema: { tags: ['keys'], summary: 'Deactivate an API key (idempotent)', params: KeyParams, response: { 200: KeyRecord, ...problems } },
   }, async (request) => {
-    const row = await deactivateKey(db, feed, request.params.key_id, ownerScope(request.principal));
+    const id = request.params.key_id;
+    const row = KEY_ID.test(id) ? await deactivateKey(db, feed, id, ownerScope(request.principal)) : undefined;
     if (!row) throw notFound();
     return record(row);
   });
@@ -110,8 +120,19 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     schema: { tags: ['keys'], summary: 'Rotate an API key: a new key now, the old one expires after the grace period', params: KeyParams, body: RotateBody, response: { 201: CreatedKey, 409: ProblemSchema, ...problems } },
   }, async (request, reply) => {
     const grace = request.body?.grace_period_seconds ?? 86400;
-    const outcome = await rotateKey(db, feed, request.params.key_id, ownerScope(request.principal), grace);
+    const id = request.params.key_id;
+    if (!KEY_ID.test(id)) throw notFound();
+    const { principal } = request;
+    // Rotation hands out a fresh secret with the old key's rights, so it is bound by the same
+    // rule as creation: a key with scopes or a role the caller lacks cannot be rotated by it.
+    const outcome = await rotateKey(db, feed, id, ownerScope(principal), grace, (old) => {
+      const excess = parseScopes(old.scopes).filter((s) => !principal.scopes.has(s));
+      if (excess.length > 0) return `A key holding scopes the caller lacks cannot be rotated by it: ${excess.join(', ')}.`;
+      if (!roleAtMost(old.role as Role, principal.role)) return `A key with a higher role than the caller (${principal.role}) cannot be rotated by it.`;
+      return undefined;
+    });
     if (outcome.kind === 'not_found') throw notFound();
+    if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
     if (outcome.kind === 'conflict') throw new ApiError(409, 'conflict', 'Only an active key can be rotated.');
     reply.code(201).header('location', `/api/v1/keys/${outcome.row.id}`);
     return { ...record(outcome.row), key: outcome.key };

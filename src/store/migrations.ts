@@ -78,6 +78,7 @@ function initial(dialect: Dialect): Migration {
         .addColumn('chargebacks', 'bigint', (c) => c.notNull())
         .addColumn('fraud_reports', 'bigint', (c) => c.notNull())
         .addColumn('blocklisted', 'integer', (c) => c.notNull())
+        .addColumn('blocklist_changed_at', 'bigint', (c) => c.notNull())
         .addColumn('decay_at', 'bigint', (c) => c.notNull())
         .addColumn('d_trades_completed', 'double precision', (c) => c.notNull())
         .addColumn('d_trades_cancelled', 'double precision', (c) => c.notNull())
@@ -100,11 +101,11 @@ function initial(dialect: Dialect): Migration {
       await db.schema
         .createTable('entity_hourly')
         .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('hour', 'bigint', (c) => c.notNull())
+        .addColumn('bucket', 'bigint', (c) => c.notNull())
         .addColumn('currency', 'text', (c) => c.notNull())
         .addColumn('trades', 'bigint', (c) => c.notNull())
         .addColumn('volume', 'double precision', (c) => c.notNull())
-        .addPrimaryKeyConstraint('entity_hourly_pk', ['entity_id', 'hour', 'currency'])
+        .addPrimaryKeyConstraint('entity_hourly_pk', ['entity_id', 'bucket', 'currency'])
         .execute();
 
       await db.schema
@@ -130,6 +131,7 @@ function initial(dialect: Dialect): Migration {
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('kind', 'text', (c) => c.notNull())
         .addColumn('principal_id', 'text', (c) => c.notNull())
+        .addColumn('owner_client_id', 'text', (c) => c.notNull())
         .addColumn('subject_id', 'text', (c) => c.notNull())
         .addColumn('request_digest', 'text', (c) => c.notNull())
         .addColumn('result', 'text', (c) => c.notNull())

@@ -63,6 +63,7 @@ export interface EntitiesTable {
   chargebacks: number;
   fraud_reports: number;
   blocklisted: number;
+  blocklist_changed_at: number;
   decay_at: number;
   d_trades_completed: number;
   d_trades_cancelled: number;
@@ -82,7 +83,8 @@ export interface EntityCurrencyTable {
 
 export interface EntityHourlyTable {
   entity_id: string;
-  hour: number;
+  /** ten-minute bucket: floor(epoch ms / 600 000) */
+  bucket: number;
   currency: string;
   trades: number;
   volume: number;
@@ -105,6 +107,7 @@ export interface DecisionsTable {
   id: string;
   kind: string;
   principal_id: string;
+  owner_client_id: string;
   subject_id: string;
   request_digest: string;
   result: string;

@@ -1,0 +1,95 @@
+// Durable audit of every score and dispute analysis. A decision is committed before its response
+// leaves; concurrent requests share one transaction (group commit) so durability does not cost a
+// commit per request.
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { Kysely } from 'kysely';
+import type { Database, DecisionsTable } from '../store/schema.ts';
+import { ApiError, ProblemSchema } from '../http/problem.ts';
+
+export type DecisionRow = DecisionsTable;
+
+interface Waiter {
+  row: DecisionRow;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+const MAX_BATCH = 500;
+
+export class DecisionWriter {
+  private queue: Waiter[] = [];
+  private flushing = false;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Resolves once the row is committed. */
+  write(row: DecisionRow): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ row, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await this.db.insertInto('decisions').values(batch.map((w) => w.row)).execute();
+        for (const w of batch) w.resolve();
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.flushing = false;
+  }
+
+  /** Waits for queued rows (graceful shutdown). */
+  async drain(): Promise<void> {
+    while (this.flushing || this.queue.length > 0) await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const Decision = Type.Object({
+  id: Type.String(),
+  kind: Type.Union([Type.Literal('score'), Type.Literal('dispute_analysis')]),
+  principal_id: Type.String(),
+  subject_id: Type.String({ description: 'the scored entity, or the dispute id' }),
+  request_digest: Type.String({ description: 'SHA-256 of the canonical request' }),
+  result: Type.Unknown({ description: 'the response as it was returned' }),
+  policy_version: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export async function decisionRoutes(app: FastifyInstance, { db }: { db: Kysely<Database> }) {
+  app.get<{ Params: Static<typeof Params> }>('/api/v1/decisions/:id', {
+    config: { scope: 'audit:read' },
+    schema: {
+      tags: ['audit'],
+      summary: 'A stored score or dispute analysis, by decision_id or analysis_id',
+      params: Params,
+      response: { 200: Decision, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    let q = db.selectFrom('decisions').selectAll().where('id', '=', request.params.id);
+    // Non-admins see their own client's decisions only; anything else is "not found".
+    if (request.principal.role !== 'admin') q = q.where('owner_client_id', '=', request.principal.clientId);
+    const row = await q.executeTakeFirst();
+    if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
+    return {
+      id: row.id,
+      kind: row.kind as 'score' | 'dispute_analysis',
+      principal_id: row.principal_id,
+      subject_id: row.subject_id,
+      request_digest: row.request_digest,
+      result: JSON.parse(row.result) as unknown,
+      policy_version: row.policy_version,
+      created_at: new Date(Number(row.created_at)).toISOString(),
+    };
+  });
+}

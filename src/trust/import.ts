@@ -1,0 +1,95 @@
+// `vouch events import FILE.ndjson`: bulk history load. Each line is validated on its own; a bad
+// line is reported with its number and skipped, never stopping or corrupting the import.
+import { createReadStream, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { Config } from '../config/env.ts';
+import { loadPolicy } from '../config/policy.ts';
+import type { Store } from '../store/db.ts';
+import { ingestEvents } from './ingest.ts';
+import { TrustEvent, eventErrors } from './schemas.ts';
+
+const BATCH = 1000;
+const SHOWN_REJECTS = 50;
+
+export interface ImportSummary {
+  accepted: number;
+  duplicates: number;
+  rejected: Array<{ line: number; reason: string }>;
+  rejectedCount: number;
+}
+
+function progressBar(done: number, total: number, lines: number): string {
+  const width = 30;
+  const ratio = total > 0 ? Math.min(1, done / total) : 0;
+  const filled = Math.round(ratio * width);
+  return `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(ratio * 100).toFixed(0).padStart(3)}%  ${lines} lines`;
+}
+
+export async function importFile(store: Store, path: string, config: Pick<Config, 'policyFile'>, progress: (line: string) => void = () => {}): Promise<ImportSummary> {
+  const policy = loadPolicy(config.policyFile);
+  const ajv = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, strict: false });
+  addFormats.default(ajv);
+  const validate = ajv.compile(TrustEvent);
+  const total = statSync(path).size;
+  const summary: ImportSummary = { accepted: 0, duplicates: 0, rejected: [], rejectedCount: 0 };
+  const reject = (line: number, reason: string) => {
+    summary.rejectedCount += 1;
+    if (summary.rejected.length < SHOWN_REJECTS) summary.rejected.push({ line, reason });
+  };
+  let batch: TrustEvent[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const result = await ingestEvents(store, batch, policy);
+    summary.accepted += result.accepted;
+    summary.duplicates += result.duplicates;
+    batch = [];
+  };
+
+  const stream = createReadStream(path, { encoding: 'utf8' });
+  let bytes = 0;
+  let lineNo = 0;
+  let lastDraw = 0;
+  for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+    lineNo += 1;
+    bytes += Buffer.byteLength(text) + 1;
+    if (text.trim() === '') continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      reject(lineNo, 'not valid JSON');
+      continue;
+    }
+    if (!validate(parsed)) {
+      const e = validate.errors?.[0];
+      reject(lineNo, `${e?.instancePath || '(event)'} ${e?.message ?? 'is invalid'}`.trim());
+      continue;
+    }
+    const event = parsed as TrustEvent;
+    const errs = eventErrors(event, 'event', policy.cryptoAssets);
+    const first = errs.validation[0] ?? errs.raw[0];
+    if (first) {
+      reject(lineNo, `${first.field} ${first.message}`);
+      continue;
+    }
+    batch.push(event);
+    if (batch.length >= BATCH) await flush();
+    if (Date.now() - lastDraw > 200) {
+      lastDraw = Date.now();
+      progress(progressBar(bytes, total, lineNo));
+    }
+  }
+  await flush();
+  progress(`${progressBar(total, total, lineNo)}\n`);
+  return summary;
+}
+
+export async function importEvents(store: Store, path: string, config: Pick<Config, 'policyFile'>): Promise<void> {
+  const tty = process.stderr.isTTY === true;
+  const summary = await importFile(store, path, config, tty ? (s) => process.stderr.write(s) : () => {});
+  process.stdout.write(`accepted ${summary.accepted}, duplicates ${summary.duplicates}, rejected ${summary.rejectedCount}\n`);
+  for (const r of summary.rejected) process.stdout.write(`  line ${r.line}: ${r.reason}\n`);
+  if (summary.rejectedCount > summary.rejected.length) process.stdout.write(`  … and ${summary.rejectedCount - summary.rejected.length} more\n`);
+}

@@ -1,0 +1,115 @@
+// Loads everything the model needs about one entity in a single round trip: the aggregates, the
+// currency statistics, velocity buckets, the counterparty count and flagged neighbours.
+import { sql } from 'kysely';
+import type { Store } from '../store/db.ts';
+import type { DecayedCounts, EntityProfile, LinkedIdentifier } from './types.ts';
+import { BUCKET_MS } from './ingest.ts';
+
+interface ProfileRow {
+  version: number | null;
+  first_seen_at: number | null;
+  last_event_at: number | null;
+  trades_completed: number | null;
+  trades_cancelled: number | null;
+  disputes_opened: number | null;
+  disputes_won: number | null;
+  disputes_lost: number | null;
+  chargebacks: number | null;
+  fraud_reports: number | null;
+  blocklisted: number | null;
+  decay_at: number | null;
+  d_trades_completed: number | null;
+  d_trades_cancelled: number | null;
+  d_disputes_lost: number | null;
+  d_chargebacks: number | null;
+  d_fraud_reports: number | null;
+  c_trades: number | null;
+  c_volume: number | null;
+  c_log_mean: number | null;
+  c_log_m2: number | null;
+  trades_hour: number | null;
+  trades_day: number | null;
+  volume_day: number | null;
+  counterparty_trades: number | null;
+  linked_flagged: number | null;
+}
+
+export interface LoadedProfile {
+  profile: EntityProfile;
+  /** changes with every event that can change this entity's score; 0 for an unknown entity */
+  version: number;
+}
+
+export interface ProfileQuery {
+  entityId: string;
+  currency: string;
+  counterpartyId?: string | undefined;
+  linked?: LinkedIdentifier[] | undefined;
+  now: number;
+}
+
+const n = (v: number | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
+
+export async function loadProfile(store: Store, q: ProfileQuery): Promise<LoadedProfile> {
+  const bucket = Math.floor(q.now / BUCKET_MS);
+  const hourFrom = bucket - 5;
+  const dayFrom = bucket - 143;
+  const extra = (q.linked ?? []).map((l) => sql`(o.id_type = ${l.type} and o.hash = ${l.hash})`);
+  const fromRequest = extra.length > 0 ? sql` or ${sql.join(extra, sql` or `)}` : sql``;
+  const result = await sql<ProfileRow>`
+    select e.version, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
+      e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
+      e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports,
+      c.trades as c_trades, c.volume as c_volume, c.log_mean as c_log_mean, c.log_m2 as c_log_m2,
+      (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = q.id and h.bucket >= ${hourFrom}) as trades_hour,
+      (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = q.id and h.bucket >= ${dayFrom}) as trades_day,
+      (select cast(sum(h.volume) as double precision) from entity_hourly h where h.entity_id = q.id and h.bucket >= ${dayFrom} and h.currency = ${q.currency}) as volume_day,
+      (select cp.trades from entity_counterparties cp where cp.entity_id = q.id and cp.counterparty_id = ${q.counterpartyId ?? ''}) as counterparty_trades,
+      (select count(distinct o.entity_id) from identifiers o
+         join entities f on f.entity_id = o.entity_id and (f.fraud_reports > 0 or f.blocklisted = 1)
+        where o.entity_id <> q.id
+          and (exists (select 1 from identifiers m where m.entity_id = q.id and m.id_type = o.id_type and m.hash = o.hash)${fromRequest})
+      ) as linked_flagged
+    from (select cast(${q.entityId} as text) as id) q
+    left join entities e on e.entity_id = q.id
+    left join entity_currency c on c.entity_id = q.id and c.currency = ${q.currency}
+  `.execute(store.db);
+  const row = result.rows[0]!;
+  const known = row.version !== null && n(row.version) > 0;
+  const decayed: DecayedCounts = {
+    at: n(row.decay_at) || q.now,
+    tradesCompleted: n(row.d_trades_completed),
+    tradesCancelled: n(row.d_trades_cancelled),
+    disputesLost: n(row.d_disputes_lost),
+    chargebacks: n(row.d_chargebacks),
+    fraudReports: n(row.d_fraud_reports),
+  };
+  return {
+    version: n(row.version),
+    profile: {
+      entityId: q.entityId,
+      known,
+      firstSeenAt: known ? n(row.first_seen_at) : null,
+      lastEventAt: known ? n(row.last_event_at) : null,
+      tradesCompleted: n(row.trades_completed),
+      tradesCancelled: n(row.trades_cancelled),
+      disputesOpened: n(row.disputes_opened),
+      disputesWon: n(row.disputes_won),
+      disputesLost: n(row.disputes_lost),
+      chargebacks: n(row.chargebacks),
+      fraudReports: n(row.fraud_reports),
+      blocklisted: n(row.blocklisted) === 1,
+      decayed,
+      velocity: { tradesLastHour: n(row.trades_hour), tradesLastDay: n(row.trades_day), volumeLastDay: n(row.volume_day) },
+      amountStats: { n: n(row.c_trades), logMean: n(row.c_log_mean), logM2: n(row.c_log_m2), volume: n(row.c_volume) },
+      counterpartyTrades: q.counterpartyId === undefined ? null : n(row.counterparty_trades),
+      linkedFlaggedEntities: n(row.linked_flagged),
+    },
+  };
+}
+
+/** The entity's current version, for validating a cached score (0 when unknown). */
+export async function entityVersion(store: Store, entityId: string): Promise<number> {
+  const row = await store.db.selectFrom('entities').select('version').where('entity_id', '=', entityId).executeTakeFirst();
+  return row ? Number(row.version) : 0;
+}

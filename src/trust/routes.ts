@@ -1,0 +1,117 @@
+// /api/v1/trust: events in, scores out, aggregates for inspection.
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { Store } from '../store/db.ts';
+import type { Policy } from '../config/policy.ts';
+import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
+import { ingestEvents } from './ingest.ts';
+import type { ScoringService } from './scoring.ts';
+import {
+  EntityId, EventsBody, ScoreBody, ScoreResponse, checkScoreBody, eventErrors, rawIdentifierErrors, throwRawIdentifiers, throwValidation,
+} from './schemas.ts';
+
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
+
+const EntityAggregates = Type.Object({
+  entity_id: Type.String(),
+  first_seen_at: Type.String({ format: 'date-time' }),
+  last_event_at: Type.String({ format: 'date-time' }),
+  trades_completed: Type.Integer(),
+  trades_cancelled: Type.Integer(),
+  volume_completed: Type.Record(Type.String(), Type.Number(), { description: 'by currency' }),
+  disputes_opened: Type.Integer(),
+  disputes_won: Type.Integer(),
+  disputes_lost: Type.Integer(),
+  chargebacks: Type.Integer(),
+  fraud_reports: Type.Integer(),
+  blocklisted: Type.Boolean(),
+  linked_identifiers: Type.Array(Type.Object({ type: Type.String(), hash: Type.String() })),
+});
+
+export interface TrustRouteOptions {
+  store: Store;
+  policy: Policy;
+  scoring: ScoringService;
+}
+
+export default async function trustRoutes(app: FastifyInstance, { store, policy, scoring }: TrustRouteOptions) {
+  const scores = app.metrics.counter('vouch_scores_total', 'Scores returned, by risk level and cache use', ['risk_level', 'cached']);
+  const ingested = app.metrics.counter('vouch_events_ingested_total', 'Events accepted or skipped as duplicates', ['outcome']);
+
+  app.post<{ Body: Static<typeof EventsBody> }>('/api/v1/trust/events', {
+    config: { scope: 'trust:write' },
+    bodyLimit: 1024 * 1024,
+    schema: {
+      tags: ['trust'],
+      summary: 'Record history events (idempotent by event_id; up to 1000 per call)',
+      body: EventsBody,
+      response: { 200: Type.Object({ accepted: Type.Integer(), duplicates: Type.Integer() }), ...problems },
+    },
+  }, async (request) => {
+    const validation: FieldError[] = [];
+    const raw: FieldError[] = [];
+    request.body.events.forEach((ev, i) => {
+      const errs = eventErrors(ev, `events.${i}`, policy.cryptoAssets);
+      validation.push(...errs.validation);
+      raw.push(...errs.raw);
+    });
+    // A batch is all or nothing: nothing is stored unless every event is valid.
+    throwValidation(validation.slice(0, 50));
+    throwRawIdentifiers(raw.slice(0, 50));
+    const result = await ingestEvents(store, request.body.events, policy);
+    ingested.inc({ outcome: 'accepted' }, result.accepted);
+    ingested.inc({ outcome: 'duplicate' }, result.duplicates);
+    return result;
+  });
+
+  app.post<{ Body: ScoreBody }>('/api/v1/trust/score', {
+    config: { scope: 'trust:read' },
+    schema: {
+      tags: ['trust'],
+      summary: 'Score a counterparty for a trade (higher = riskier)',
+      body: ScoreBody,
+      response: { 200: ScoreResponse, ...problems },
+    },
+  }, async (request) => {
+    checkScoreBody(request.body, policy.cryptoAssets);
+    const response = await scoring.score(request.body, request.principal);
+    scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
+    return response;
+  });
+
+  const EntityParams = Type.Object({ entity_id: EntityId });
+  app.get<{ Params: Static<typeof EntityParams> }>('/api/v1/trust/entities/:entity_id', {
+    config: { scope: 'trust:read' },
+    schema: {
+      tags: ['trust'],
+      summary: "An entity's recorded history aggregates (plain, undecayed counts)",
+      params: EntityParams,
+      response: { 200: EntityAggregates, 404: ProblemSchema, ...problems },
+    },
+  }, async (request) => {
+    const id = request.params.entity_id;
+    throwRawIdentifiers(rawIdentifierErrors([['entity_id', id]]));
+    const row = await store.db.selectFrom('entities').selectAll().where('entity_id', '=', id).executeTakeFirst();
+    if (!row || Number(row.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
+    const [currencies, identifiers] = await Promise.all([
+      store.db.selectFrom('entity_currency').select(['currency', 'volume']).where('entity_id', '=', id).orderBy('currency').execute(),
+      store.db.selectFrom('identifiers').select(['id_type', 'hash']).where('entity_id', '=', id).orderBy('id_type').orderBy('hash').limit(100).execute(),
+    ]);
+    const iso = (ms: number) => new Date(Number(ms)).toISOString();
+    return {
+      entity_id: id,
+      first_seen_at: iso(row.first_seen_at),
+      last_event_at: iso(row.last_event_at),
+      trades_completed: Number(row.trades_completed),
+      trades_cancelled: Number(row.trades_cancelled),
+      volume_completed: Object.fromEntries(currencies.map((c) => [c.currency, Number(c.volume)])),
+      disputes_opened: Number(row.disputes_opened),
+      disputes_won: Number(row.disputes_won),
+      disputes_lost: Number(row.disputes_lost),
+      chargebacks: Number(row.chargebacks),
+      fraud_reports: Number(row.fraud_reports),
+      blocklisted: Number(row.blocklisted) === 1,
+      linked_identifiers: identifiers.map((i) => ({ type: i.id_type, hash: i.hash })),
+    };
+  });
+}

@@ -1,0 +1,82 @@
+// The scoring service: validated request → cache or (profile → model) → durable decision.
+import type { Store } from '../store/db.ts';
+import type { Policy } from '../config/policy.ts';
+import type { Principal } from '../auth/principal.ts';
+import { newId } from '../keys/format.ts';
+import type { DecisionWriter } from '../audit/decisions.ts';
+import { scoreEntity } from './model.ts';
+import { loadProfile, entityVersion } from './profile.ts';
+import { ScoreCache, requestDigest } from './cache.ts';
+import type { ScoreBody, ScoreResponse } from './schemas.ts';
+import type { EntityProfile, ScoreContext, ScoreResult } from './types.ts';
+
+type StoredScore = Omit<ScoreResponse, 'cached'>;
+
+export interface ScoreOutcome {
+  response: ScoreResponse;
+}
+
+export class ScoringService {
+  readonly cache: ScoreCache<StoredScore>;
+
+  constructor(
+    private readonly store: Store,
+    readonly policy: Policy,
+    private readonly decisions: DecisionWriter,
+  ) {
+    this.cache = new ScoreCache(policy.cacheTtlSeconds);
+  }
+
+  /** Profile and model output for one entity, without caching or audit (the dispute analyser's input). */
+  async assess(entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult }> {
+    const { profile } = await loadProfile(this.store, {
+      entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers, now,
+    });
+    const result = scoreEntity(profile, { entity_id: entityId, amount, currency, context }, this.policy, now);
+    return { profile, result };
+  }
+
+  async score(body: ScoreBody, principal: Principal): Promise<ScoreResponse> {
+    const context: ScoreContext = body.context ?? {};
+    const request = { entity_id: body.entity_id, amount: body.amount, currency: body.currency, context };
+    const digest = requestDigest(request);
+    // Identifiers in the request link to entities whose flags can change without this entity's
+    // version moving, so such requests are always scored fresh.
+    const cacheable = !(context.linked_identifiers && context.linked_identifiers.length > 0);
+    const key = `${this.policy.version}:${digest}`;
+    if (cacheable) {
+      const hit = this.cache.get(key);
+      if (hit && hit.version === (await entityVersion(this.store, body.entity_id))) {
+        return { ...hit.body, cached: true };
+      }
+    }
+
+    const now = Date.now();
+    const { profile, version } = await loadProfile(this.store, {
+      entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers, now,
+    });
+    const result = scoreEntity(profile, request, this.policy, now);
+    const stored: StoredScore = {
+      entity_id: body.entity_id,
+      score: result.score,
+      risk_level: result.riskLevel,
+      signals: result.signals,
+      decision_id: newId('dec'),
+      policy_version: result.policyVersion,
+      scored_at: new Date(now).toISOString(),
+    };
+    await this.decisions.write({
+      id: stored.decision_id,
+      kind: 'score',
+      principal_id: principal.id,
+      owner_client_id: principal.clientId,
+      subject_id: body.entity_id,
+      request_digest: digest,
+      result: JSON.stringify(stored),
+      policy_version: stored.policy_version,
+      created_at: now,
+    });
+    if (cacheable) this.cache.set(key, { body: stored, version });
+    return { ...stored, cached: false };
+  }
+}
