@@ -39,19 +39,26 @@ export interface AuthRouteOptions {
   tokenPerMinute: number;
 }
 
-/** RFC 6749 §2.3.1: credentials in HTTP Basic, each form-url-encoded. */
-function basicCredentials(request: FastifyRequest): { id: string; secret: string } | undefined {
+/**
+ * RFC 6749 §2.3.1: credentials in HTTP Basic, each form-url-encoded. Many clients (curl -u, most
+ * HTTP libraries) send them unencoded; `raw` keeps that reading for a second attempt.
+ */
+function basicCredentials(request: FastifyRequest): { id: string; secret: string; raw: { id: string; secret: string } } | undefined {
   const header = request.headers.authorization;
   const match = header && /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
   if (!match) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
-  try {
-    return { id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')), secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')) };
-  } catch {
-    return undefined;
-  }
+  const raw = { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+  const formDecode = (s: string) => {
+    try {
+      return decodeURIComponent(s.replace(/\+/g, ' '));
+    } catch {
+      return s;
+    }
+  };
+  return { id: formDecode(raw.id), secret: formDecode(raw.secret), raw };
 }
 
 export default async function authRoutes(app: FastifyInstance, options: AuthRouteOptions) {
@@ -98,7 +105,9 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
     clientOf.set(request, id!);
     await enforce(perClient, request, reply);
 
-    const client = await authenticateClient(options.db, id!, secret!);
+    const client =
+      (await authenticateClient(options.db, id!, secret!)) ??
+      (basic && (basic.raw.id !== id || basic.raw.secret !== secret) ? await authenticateClient(options.db, basic.raw.id, basic.raw.secret) : undefined);
     if (!client) {
       const headers: Record<string, string> = basic ? { 'www-authenticate': 'Basic realm="vouch"' } : {};
       throw new ApiError(401, 'invalid_client', 'Unknown client, wrong secret, or deactivated client.', { headers });

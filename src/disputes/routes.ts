@@ -8,7 +8,7 @@ import type { DecisionWriter } from '../audit/decisions.ts';
 import type { ScoringService } from '../trust/scoring.ts';
 import { requestDigest } from '../trust/cache.ts';
 import { isValidCurrency } from '../trust/currency.ts';
-import { EntityId, StringEnum, rawIdentifierErrors, throwRawIdentifiers, throwValidation } from '../trust/schemas.ts';
+import { EntityId, StringEnum, rawIdentifierErrors, throwRawIdentifiers, throwValidation, unreadableTime } from '../trust/schemas.ts';
 import { PAYMENT_METHODS, type ScoreContext } from '../trust/types.ts';
 import { analyseDispute, DISPUTE_REASONS, type PartyAssessment } from './analyser.ts';
 
@@ -68,7 +68,11 @@ export interface DisputeRouteOptions {
 }
 
 function semanticErrors(body: AnalyzeBody, cryptoAssets: readonly string[]): FieldError[] {
-  const errors: FieldError[] = [];
+  const errors: FieldError[] = [
+    ...unreadableTime('trade.created_at', body.trade.created_at),
+    ...unreadableTime('trade.paid_at', body.trade.paid_at),
+    ...unreadableTime('opened_at', body.opened_at),
+  ];
   if (!isValidCurrency(body.trade.currency, cryptoAssets)) errors.push({ field: 'trade.currency', message: 'is not an ISO 4217 code or a supported crypto asset' });
   if (body.buyer_id === body.seller_id) errors.push({ field: 'seller_id', message: 'must differ from buyer_id' });
   const { created_at: created, paid_at: paid } = body.trade;

@@ -77,8 +77,15 @@ export function sendProblem(
 ): FastifyReply {
   const body = problemBody(status, code, detail, String(request.id), errors);
   const oauth = request.routeOptions?.config as { oauth?: boolean } | undefined;
-  if (oauth?.oauth) Object.assign(body, { error: oauthErrorFor(status, code, oauthError), error_description: detail });
-  return reply.code(status).type('application/problem+json').send(body);
+  let type = 'application/problem+json';
+  if (oauth?.oauth) {
+    Object.assign(body, { error: oauthErrorFor(status, code, oauthError), error_description: detail });
+    // RFC 6749 §5.2 says application/json, and OAuth client libraries insist on it: a caller that
+    // asks for JSON but not for problem+json gets the same document labelled application/json.
+    const accept = request.headers.accept ?? '';
+    if (/\bapplication\/json\b/i.test(accept) && !/application\/problem\+json/i.test(accept)) type = 'application/json';
+  }
+  return reply.code(status).type(type).send(body);
 }
 
 /** RFC 6749 §5.2 has a small fixed set of error codes; every problem maps onto one of them. */

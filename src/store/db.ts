@@ -44,7 +44,22 @@ function openSqlite(path: string): Store {
   handle.pragma('synchronous = NORMAL');
   handle.pragma('foreign_keys = ON');
   handle.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
+  // Kysely prepares every query afresh; preparing the profile query costs more than running it,
+  // so statements are kept by their SQL text (a bounded set: queries are built from fixed shapes).
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const database = {
+    close: () => handle.close(),
+    prepare(text: string) {
+      let stmt = statements.get(text);
+      if (!stmt) {
+        if (statements.size >= 500) statements.clear();
+        stmt = handle.prepare(text);
+        statements.set(text, stmt);
+      }
+      return stmt;
+    },
+  };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   return {
     db,
     dialect: 'sqlite',

@@ -51,9 +51,11 @@ export async function importFile(store: Store, path: string, config: Pick<Config
   let bytes = 0;
   let lineNo = 0;
   let lastDraw = 0;
-  for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
     lineNo += 1;
-    bytes += Buffer.byteLength(text) + 1;
+    bytes += Buffer.byteLength(line) + 1;
+    // a UTF-8 byte-order mark would otherwise make the first line invalid JSON
+    const text = lineNo === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
     if (text.trim() === '') continue;
     let parsed: unknown;
     try {

@@ -143,15 +143,69 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
   }
 }
 
-async function loadState(trx: Transaction<Database>, entityIds: string[], forUpdate: boolean): Promise<Pick<Pending, 'entities' | 'currencies'>> {
+const FLAG_EVENTS = new Set<string>(['fraud.reported', 'entity.blocklisted', 'entity.unblocklisted']);
+
+/**
+ * The entities outside the batch whose version writeState may bump (see `stale` there): every
+ * holder of an identifier that a flagged (or flag-changing) entity of the batch holds or links
+ * now. Read before any lock is taken; should a concurrent batch change the graph meanwhile, an
+ * unlocked neighbour can still deadlock, and ingestEvents runs the batch again.
+ */
+async function neighbourCandidates(trx: Transaction<Database>, events: TrustEvent[]): Promise<string[]> {
+  const flagging = new Set(events.filter((ev) => FLAG_EVENTS.has(ev.type)).map((ev) => ev.entity_id));
+  const linking = [...new Set(events.filter((ev) => (ev.linked_identifiers?.length ?? 0) > 0).map((ev) => ev.entity_id))].filter((id) => !flagging.has(id));
+  const sources = new Set(flagging);
+  for (const ids of chunks(linking)) {
+    const rows = await trx.selectFrom('entities').select('entity_id').where('entity_id', 'in', ids)
+      .where((eb) => eb.or([eb('fraud_reports', '>', 0), eb('blocklisted', '=', 1), eb('blocklist_changed_at', '>', 0)]))
+      .execute();
+    for (const r of rows) sources.add(r.entity_id);
+  }
+  if (sources.size === 0) return [];
+  const found = new Set<string>();
+  for (const ids of chunks([...sources])) {
+    const rows = await trx.selectFrom('identifiers as m')
+      .innerJoin('identifiers as o', (j) => j.onRef('o.id_type', '=', 'm.id_type').onRef('o.hash', '=', 'm.hash'))
+      .select('o.entity_id').distinct().where('m.entity_id', 'in', ids).execute();
+    for (const r of rows) found.add(r.entity_id);
+  }
+  const linked = new Map<string, { type: string; hash: string }>();
+  for (const ev of events) {
+    if (sources.has(ev.entity_id)) for (const l of ev.linked_identifiers ?? []) linked.set(`${l.type}\u0000${l.hash}`, l);
+  }
+  for (const pairs of chunks([...linked.values()], 100)) {
+    const rows = await trx.selectFrom('identifiers').select('entity_id').distinct()
+      .where((eb) => eb.or(pairs.map((l) => eb.and([eb('id_type', '=', l.type), eb('hash', '=', l.hash)]))))
+      .execute();
+    for (const r of rows) found.add(r.entity_id);
+  }
+  return [...found];
+}
+
+/**
+ * Loads (creating placeholders for) the batch's entities. On PostgreSQL it first locks them and
+ * every neighbour writeState may bump, all in one global entity_id order, so two batches that
+ * touch each other's neighbours wait for one another instead of deadlocking.
+ */
+async function loadState(trx: Transaction<Database>, entityIds: string[], neighbours: string[], lock: boolean): Promise<Pick<Pending, 'entities' | 'currencies'>> {
+  if (lock) {
+    const all = [...new Set([...entityIds, ...neighbours])].sort();
+    for (const ids of chunks(all)) {
+      // An upsert locks new and existing rows alike, in the order of its VALUES list.
+      await trx.insertInto('entities').values(ids.map(blankEntity))
+        .onConflict((oc) => oc.column('entity_id').doUpdateSet((eb) => ({ version: eb.ref('entities.version') })))
+        .execute();
+    }
+  } else {
+    for (const ids of chunks(entityIds)) {
+      await trx.insertInto('entities').values(ids.map(blankEntity)).onConflict((oc) => oc.column('entity_id').doNothing()).execute();
+    }
+  }
   const entities = new Map<string, Entity>();
   const currencies = new Map<string, EntityCurrencyTable>();
   for (const ids of chunks(entityIds)) {
-    // Placeholder rows make every entity lockable; they are overwritten before commit.
-    await trx.insertInto('entities').values(ids.map(blankEntity)).onConflict((oc) => oc.column('entity_id').doNothing()).execute();
-    let q = trx.selectFrom('entities').selectAll().where('entity_id', 'in', ids).orderBy('entity_id');
-    if (forUpdate) q = q.forUpdate();
-    for (const row of await q.execute()) entities.set(row.entity_id, row);
+    // Placeholder rows are overwritten before commit.
+    for (const row of await trx.selectFrom('entities').selectAll().where('entity_id', 'in', ids).execute()) entities.set(row.entity_id, row);
     const cur = await trx.selectFrom('entity_currency').selectAll().where('entity_id', 'in', ids).execute();
     for (const c of cur) currencies.set(`${c.entity_id}\u0000${c.currency}`, c);
   }
@@ -199,13 +253,32 @@ async function writeState(trx: Transaction<Database>, p: Pending, nowBucket: num
   }
 }
 
+/** PostgreSQL deadlock and serialization failure: the transaction was rolled back and may be re-run. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const ATTEMPTS = 5;
+
 export async function ingestEvents(store: Store, events: TrustEvent[], policy: Policy, now = Date.now()): Promise<IngestResult> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await ingestOnce(store, events, policy, now);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw err;
+      // A batch is all or nothing and idempotent, so running it again is safe.
+      await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
+    }
+  }
+}
+
+async function ingestOnce(store: Store, events: TrustEvent[], policy: Policy, now: number): Promise<IngestResult> {
   const unique = new Map<string, TrustEvent>();
   for (const ev of events) if (!unique.has(ev.event_id)) unique.set(ev.event_id, ev);
+  // Inserted in event_id order: concurrent batches sharing events lock them in the same order.
+  const ordered = [...unique.values()].sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
   const halfLifeMs = policy.decayHalfLifeDays * DAY_MS;
   return store.db.transaction().execute(async (trx) => {
     const fresh = new Set<string>();
-    for (const batch of chunks([...unique.values()])) {
+    for (const batch of chunks(ordered)) {
       const inserted = await trx.insertInto('events').values(batch.map((ev) => ({
         event_id: ev.event_id, entity_id: ev.entity_id, type: ev.type, occurred_at: Date.parse(ev.occurred_at),
         payload: JSON.stringify(ev), ingested_at: now,
@@ -217,7 +290,9 @@ export async function ingestEvents(store: Store, events: TrustEvent[], policy: P
       .sort((a, b) => a.t - b.t);
     if (accepted.length > 0) {
       const entityIds = [...new Set(accepted.map((a) => a.ev.entity_id))].sort();
-      const state = await loadState(trx, entityIds, store.dialect === 'postgres');
+      const lock = store.dialect === 'postgres';
+      const neighbours = lock ? await neighbourCandidates(trx, accepted.map((a) => a.ev)) : [];
+      const state = await loadState(trx, entityIds, neighbours, lock);
       const pending: Pending = { ...state, buckets: new Map(), counterparties: new Map(), identifiers: new Map(), neighboursStale: new Set() };
       for (const { ev, t } of accepted) apply(pending, ev, t, now, halfLifeMs);
       await writeState(trx, pending, Math.floor(now / BUCKET_MS));

@@ -54,25 +54,28 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
   const bucket = Math.floor(q.now / BUCKET_MS);
   const hourFrom = bucket - 5;
   const dayFrom = bucket - 143;
-  const extra = (q.linked ?? []).map((l) => sql`(o.id_type = ${l.type} and o.hash = ${l.hash})`);
-  const fromRequest = extra.length > 0 ? sql` or ${sql.join(extra, sql` or `)}` : sql``;
+  const id = q.entityId;
+  // Flagged neighbours: from this entity's stored identifiers (index on entity_id, then the
+  // (id_type, hash) primary key), plus any the request itself names.
+  const viaRequest = (q.linked ?? []).map((l) => sql`
+      union select o.entity_id from identifiers o where o.id_type = ${l.type} and o.hash = ${l.hash} and o.entity_id <> ${id}`);
   const result = await sql<ProfileRow>`
     select e.version, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
       e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
       e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports,
       c.trades as c_trades, c.volume as c_volume, c.log_mean as c_log_mean, c.log_m2 as c_log_m2,
-      (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = q.id and h.bucket >= ${hourFrom}) as trades_hour,
-      (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = q.id and h.bucket >= ${dayFrom}) as trades_day,
-      (select cast(sum(h.volume) as double precision) from entity_hourly h where h.entity_id = q.id and h.bucket >= ${dayFrom} and h.currency = ${q.currency}) as volume_day,
-      (select cp.trades from entity_counterparties cp where cp.entity_id = q.id and cp.counterparty_id = ${q.counterpartyId ?? ''}) as counterparty_trades,
-      (select count(distinct o.entity_id) from identifiers o
-         join entities f on f.entity_id = o.entity_id and (f.fraud_reports > 0 or f.blocklisted = 1)
-        where o.entity_id <> q.id
-          and (exists (select 1 from identifiers m where m.entity_id = q.id and m.id_type = o.id_type and m.hash = o.hash)${fromRequest})
+      (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${hourFrom}) as trades_hour,
+      (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom}) as trades_day,
+      (select cast(sum(h.volume) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom} and h.currency = ${q.currency}) as volume_day,
+      (select cp.trades from entity_counterparties cp where cp.entity_id = ${id} and cp.counterparty_id = ${q.counterpartyId ?? ''}) as counterparty_trades,
+      (select count(*) from entities f where (f.fraud_reports > 0 or f.blocklisted = 1) and f.entity_id in (
+          select o.entity_id from identifiers m
+            join identifiers o on o.id_type = m.id_type and o.hash = m.hash and o.entity_id <> m.entity_id
+           where m.entity_id = ${id}${sql.join(viaRequest, sql``)})
       ) as linked_flagged
-    from (select cast(${q.entityId} as text) as id) q
-    left join entities e on e.entity_id = q.id
-    left join entity_currency c on c.entity_id = q.id and c.currency = ${q.currency}
+    from (select 1 as one) q
+    left join entities e on e.entity_id = ${id}
+    left join entity_currency c on c.entity_id = ${id} and c.currency = ${q.currency}
   `.execute(store.db);
   const row = result.rows[0]!;
   const known = row.version !== null && n(row.version) > 0;

@@ -82,6 +82,16 @@ export const EventsBody = Type.Object({ events: Type.Array(TrustEvent, { minItem
 
 const MAX_CONTEXT_DEPTH = 5;
 
+/**
+ * The `date-time` format accepts shapes Date.parse cannot read (a leap second, an offset without
+ * minutes such as `+01`); such a value would reach the store as NaN. Refuse it with a field error.
+ */
+export function unreadableTime(field: string, value: string | undefined): FieldError[] {
+  return value !== undefined && Number.isNaN(Date.parse(value))
+    ? [{ field, message: 'must be an RFC 3339 date-time with a full offset (Z or ±hh:mm) and seconds 00-59' }]
+    : [];
+}
+
 function depth(value: unknown, level: number): number {
   if (level > MAX_CONTEXT_DEPTH + 1 || value === null || typeof value !== 'object') return level;
   let max = level;
@@ -117,6 +127,7 @@ export function checkScoreBody(body: ScoreBody, cryptoAssets: readonly string[])
   const errors: FieldError[] = [];
   if (!isValidCurrency(body.currency, cryptoAssets)) errors.push({ field: 'currency', message: 'is not an ISO 4217 code or a supported crypto asset' });
   if (body.context !== undefined && depth(body.context, 1) > MAX_CONTEXT_DEPTH) errors.push({ field: 'context', message: `nests deeper than ${MAX_CONTEXT_DEPTH} levels` });
+  errors.push(...unreadableTime('context.account_created_at', body.context?.account_created_at));
   throwValidation(errors);
   const ctx = body.context ?? {};
   throwRawIdentifiers(rawIdentifierErrors([
@@ -132,9 +143,18 @@ const NEEDS: Partial<Record<EventType, Array<keyof TrustEvent>>> = {
   'identifier.linked': ['linked_identifiers'],
 };
 
+/**
+ * How far ahead of this server's clock an event may be dated (clock skew). A later date would move
+ * the entity's decay clock into the future and silently fade its whole decayed history.
+ */
+export const MAX_EVENT_SKEW_MS = 10 * 60_000;
+
 /** Per-event checks beyond the schema; `prefix` locates the event in a batch (e.g. "events.3"). */
-export function eventErrors(event: TrustEvent, prefix: string, cryptoAssets: readonly string[]): { validation: FieldError[]; raw: FieldError[] } {
-  const validation: FieldError[] = [];
+export function eventErrors(event: TrustEvent, prefix: string, cryptoAssets: readonly string[], now = Date.now()): { validation: FieldError[]; raw: FieldError[] } {
+  const validation: FieldError[] = unreadableTime(`${prefix}.occurred_at`, event.occurred_at);
+  if (Date.parse(event.occurred_at) > now + MAX_EVENT_SKEW_MS) {
+    validation.push({ field: `${prefix}.occurred_at`, message: `must not be more than ${MAX_EVENT_SKEW_MS / 60_000} minutes in the future` });
+  }
   for (const field of NEEDS[event.type] ?? []) {
     if (event[field] === undefined || (Array.isArray(event[field]) && (event[field] as unknown[]).length === 0)) {
       validation.push({ field: `${prefix}.${field}`, message: `is required for ${event.type}` });

@@ -1,14 +1,14 @@
 // Helpers shared by the auth, keys and http suites: forging JWTs with the store's own signing key
 // (or a foreign one), and a second connection to a suite's store that plays "another process".
 import { randomUUID } from 'node:crypto';
-import { importJWK, SignJWT, decodeJwt, type JWK, type JWTPayload } from 'jose';
+import { importJWK, SignJWT, decodeJwt, type CryptoKey, type JWK, type JWTPayload, type KeyObject } from 'jose';
 import type { LightMyRequestResponse } from 'fastify';
 import { openStore, type Store } from '../../src/store/db.ts';
 
 /** The current private signing key, as a server process would load it. */
-export async function currentSigningKey(store: Store): Promise<{ kid: string; key: CryptoKey | Uint8Array; publicJwk: JWK }> {
+export async function currentSigningKey(store: Store): Promise<{ kid: string; key: CryptoKey | KeyObject | Uint8Array; publicJwk: JWK }> {
   const row = await store.db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-  const key = (await importJWK(JSON.parse(row.private_jwk) as JWK, 'EdDSA')) as CryptoKey | Uint8Array;
+  const key = (await importJWK(JSON.parse(row.private_jwk) as JWK, 'EdDSA')) as CryptoKey | KeyObject | Uint8Array;
   return { kid: row.kid, key, publicJwk: JSON.parse(row.public_jwk) as JWK };
 }
 
@@ -18,7 +18,7 @@ export interface ForgeOptions {
 }
 
 /** A token with every RFC 9068 claim the service issues, each overridable. */
-export async function signToken(key: CryptoKey | Uint8Array, kid: string, { header = {}, claims = {} }: ForgeOptions = {}): Promise<string> {
+export async function signToken(key: CryptoKey | KeyObject | Uint8Array, kid: string, { header = {}, claims = {} }: ForgeOptions = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const payload = {
     iss: 'vouch',

@@ -1,0 +1,117 @@
+// Configuration from environment variables: the documented defaults, and a one-line ConfigError
+// naming the variable for every bad value.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig } from '../../src/config/env.ts';
+
+test('loadConfig with an empty environment: the CONTRACT §1 defaults', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 8080);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.databaseUrl, 'sqlite:./data/vouch.db');
+  assert.equal(config.redisUrl, undefined);
+  assert.equal(config.bootstrapClientId, undefined);
+  assert.equal(config.bootstrapClientSecret, undefined);
+  assert.equal(config.tokenTtlSeconds, 900);
+  assert.equal(config.issuer, 'vouch');
+  assert.equal(config.audience, 'vouch-api');
+  assert.equal(config.policyFile, undefined);
+  assert.equal(config.logLevel, 'info');
+  // CONTRACT §7: 100 requests/s with bursts of 200; token endpoint 30 per minute.
+  assert.deepEqual(config.rateLimit, { perSecond: 100, burst: 200, tokenPerMinute: 30 });
+  assert.equal(config.workers, undefined);
+});
+
+test('loadConfig with every variable set: each is read', () => {
+  const config = loadConfig({
+    PORT: '9090',
+    HOST: '0.0.0.0',
+    VOUCH_DATABASE_URL: 'postgres://u:p@db:5432/vouch',
+    VOUCH_REDIS_URL: 'redis://cache:6379',
+    VOUCH_BOOTSTRAP_CLIENT_ID: 'ops-admin',
+    VOUCH_BOOTSTRAP_CLIENT_SECRET: 'a-very-long-secret-value',
+    VOUCH_TOKEN_TTL_SECONDS: '300',
+    VOUCH_ISSUER: 'https://vouch.example',
+    VOUCH_AUDIENCE: 'marketplace',
+    VOUCH_POLICY_FILE: '/etc/vouch/policy.json',
+    VOUCH_LOG_LEVEL: 'debug',
+    VOUCH_RATE_LIMIT_PER_SECOND: '10',
+    VOUCH_RATE_LIMIT_BURST: '20',
+    VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '5',
+    VOUCH_WORKERS: '4',
+  });
+  assert.equal(config.port, 9090);
+  assert.equal(config.host, '0.0.0.0');
+  assert.equal(config.databaseUrl, 'postgres://u:p@db:5432/vouch');
+  assert.equal(config.redisUrl, 'redis://cache:6379');
+  assert.equal(config.bootstrapClientId, 'ops-admin');
+  assert.equal(config.bootstrapClientSecret, 'a-very-long-secret-value');
+  assert.equal(config.tokenTtlSeconds, 300);
+  assert.equal(config.issuer, 'https://vouch.example');
+  assert.equal(config.audience, 'marketplace');
+  assert.equal(config.policyFile, '/etc/vouch/policy.json');
+  assert.equal(config.logLevel, 'debug');
+  assert.deepEqual(config.rateLimit, { perSecond: 10, burst: 20, tokenPerMinute: 5 });
+  assert.equal(config.workers, 4);
+  assert.equal(loadConfig({ VOUCH_DATABASE_URL: 'postgresql://h/db' }).databaseUrl, 'postgresql://h/db');
+  assert.equal(loadConfig({ VOUCH_DATABASE_URL: 'sqlite:/tmp/x.db' }).databaseUrl, 'sqlite:/tmp/x.db');
+});
+
+const BAD: [Record<string, string>, string][] = [
+  [{ PORT: 'abc' }, 'PORT'],
+  [{ PORT: '70000' }, 'PORT'],
+  [{ PORT: '-1' }, 'PORT'],
+  [{ PORT: '80.5' }, 'PORT'],
+  [{ HOST: '  ' }, 'HOST'],
+  [{ VOUCH_DATABASE_URL: 'mysql://x' }, 'VOUCH_DATABASE_URL'],
+  [{ VOUCH_DATABASE_URL: 'sqlite:' }, 'VOUCH_DATABASE_URL'],
+  [{ VOUCH_DATABASE_URL: '' }, 'VOUCH_DATABASE_URL'],
+  [{ VOUCH_REDIS_URL: 'http://cache' }, 'VOUCH_REDIS_URL'],
+  [{ VOUCH_LOG_LEVEL: 'loud' }, 'VOUCH_LOG_LEVEL'],
+  [{ VOUCH_TOKEN_TTL_SECONDS: '5' }, 'VOUCH_TOKEN_TTL_SECONDS'],
+  [{ VOUCH_TOKEN_TTL_SECONDS: '86401' }, 'VOUCH_TOKEN_TTL_SECONDS'],
+  [{ VOUCH_TOKEN_TTL_SECONDS: '15m' }, 'VOUCH_TOKEN_TTL_SECONDS'],
+  [{ VOUCH_BOOTSTRAP_CLIENT_ID: 'admin', VOUCH_BOOTSTRAP_CLIENT_SECRET: 'short' }, 'VOUCH_BOOTSTRAP_CLIENT_SECRET'],
+  [{ VOUCH_BOOTSTRAP_CLIENT_ID: 'has space', VOUCH_BOOTSTRAP_CLIENT_SECRET: 'long-enough-secret-123' }, 'VOUCH_BOOTSTRAP_CLIENT_ID'],
+  [{ VOUCH_BOOTSTRAP_CLIENT_ID: 'admin' }, 'VOUCH_BOOTSTRAP_CLIENT_SECRET'],
+  [{ VOUCH_BOOTSTRAP_CLIENT_SECRET: 'long-enough-secret-123' }, 'VOUCH_BOOTSTRAP_CLIENT_ID'],
+  [{ VOUCH_ISSUER: '' }, 'VOUCH_ISSUER'],
+  [{ VOUCH_RATE_LIMIT_PER_SECOND: '0' }, 'VOUCH_RATE_LIMIT_PER_SECOND'],
+  [{ VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: 'many' }, 'VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE'],
+  [{ VOUCH_WORKERS: '0' }, 'VOUCH_WORKERS'],
+];
+
+for (const [env, variable] of BAD) {
+  test(`bad ${variable}=${JSON.stringify(Object.values(env).at(-1))}: ConfigError with a one-line message naming ${variable}`, () => {
+    assert.throws(
+      () => loadConfig(env),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError, `not a ConfigError: ${String(err)}`);
+        assert.ok(err.message.startsWith(variable), err.message);
+        assert.ok(!/[\r\n]/.test(err.message), 'one line');
+        return true;
+      },
+    );
+  });
+}
+
+test('a bad value with a newline or a very long value still gives a one-line, bounded message', () => {
+  for (const value of ['80\n80', 'x'.repeat(10_000), '8080\r\nInjected: yes', '\u2028']) {
+    assert.throws(() => loadConfig({ PORT: value }), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.ok(!/[\r\n\u2028\u2029]/.test(err.message), JSON.stringify(err.message));
+      assert.ok(err.message.length < 120, err.message);
+      assert.ok(err.message.startsWith('PORT'));
+      return true;
+    });
+  }
+  assert.throws(() => loadConfig({ VOUCH_LOG_LEVEL: 'info\nfatal' }), (err: unknown) => err instanceof ConfigError && !err.message.includes('\n'));
+});
+
+test('empty optional variables count as unset', () => {
+  const config = loadConfig({ VOUCH_REDIS_URL: '', VOUCH_POLICY_FILE: '', PORT: '', VOUCH_BOOTSTRAP_CLIENT_ID: '', VOUCH_BOOTSTRAP_CLIENT_SECRET: '' });
+  assert.equal(config.redisUrl, undefined);
+  assert.equal(config.policyFile, undefined);
+  assert.equal(config.port, 8080);
+  assert.equal(config.bootstrapClientId, undefined);
+});
