@@ -5,7 +5,7 @@ import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import type { Config } from './config/env.ts';
 import type { Store } from './store/db.ts';
-import errorHandling, { sendProblem } from './http/errors.ts';
+import errorHandling, { frameworkErrorHandler, sendProblem } from './http/errors.ts';
 import { installValidators } from './http/validation.ts';
 import { observability, requestId } from './http/observability.ts';
 import { docsRoutes, swaggerPlugin } from './http/docs.ts';
@@ -55,6 +55,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, logger 
     requestIdHeader: false,
     trustProxy: false,
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: { removeAdditional: false } },
   });
   app.removeContentTypeParser('text/plain');

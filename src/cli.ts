@@ -6,7 +6,6 @@ import { createClient, deactivateClient, listClients } from './auth/clients.ts';
 import { isRole, isScope } from './auth/principal.ts';
 import { rotateSigningKey } from './auth/signing-keys.ts';
 import { RevocationFeed } from './auth/revocation.ts';
-import { serve } from './server.ts';
 
 const USAGE = `usage: vouch <command>
   serve                                   start the HTTP service
@@ -69,7 +68,7 @@ export async function main(argv: string[]): Promise<void> {
   switch (command) {
     case 'serve':
     case undefined:
-      await serve(config);
+      await (await import('./server.ts')).serve(config);
       return;
     case 'migrate':
       await withStore(config, async () => {

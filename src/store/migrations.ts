@@ -150,7 +150,12 @@ class CodeMigrations implements MigrationProvider {
 }
 
 export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new CodeMigrations(dialect) });
+  // Kysely looks for its bookkeeping tables in any schema unless told which; several Vouch
+  // schemas may share a PostgreSQL database, so pin it to the current one.
+  const migrationTableSchema = dialect === 'postgres'
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+    : undefined;
+  const migrator = new Migrator({ db, provider: new CodeMigrations(dialect), ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

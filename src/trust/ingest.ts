@@ -61,14 +61,34 @@ interface Pending {
   neighboursStale: Set<string>;
 }
 
-function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: number): void {
-  const e = p.entities.get(ev.entity_id)!;
+/** Disputes involve both parties: an event naming the counterparty updates it too (mirrored). */
+const MIRRORED: ReadonlySet<string> = new Set(['dispute.opened', 'dispute.resolved']);
+export const mirroredParty = (ev: TrustEvent) => (MIRRORED.has(ev.type) && ev.counterparty_id !== undefined && ev.counterparty_id !== ev.entity_id ? ev.counterparty_id : undefined);
+
+function seen(p: Pending, id: string, t: number): Entity {
+  const e = p.entities.get(id)!;
   if (e.version === 0 && e.first_seen_at === 0) {
     e.first_seen_at = t;
     e.decay_at = t;
   }
   e.first_seen_at = Math.min(e.first_seen_at, t);
   e.last_event_at = Math.max(e.last_event_at, t);
+  return e;
+}
+
+function resolveDispute(e: Entity, lost: boolean, t: number, halfLifeMs: number): void {
+  if (lost) {
+    e.disputes_lost += 1;
+    bumpDecayed(e, 'd_disputes_lost', t, halfLifeMs);
+  } else {
+    e.disputes_won += 1;
+  }
+}
+
+function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: number): void {
+  const e = seen(p, ev.entity_id, t);
+  const other = mirroredParty(ev);
+  const counterparty = other === undefined ? undefined : seen(p, other, t);
   for (const l of ev.linked_identifiers ?? []) {
     p.identifiers.set(`${l.type}\u0000${l.hash}\u0000${ev.entity_id}`, { id_type: l.type, hash: l.hash, entity_id: ev.entity_id, created_at: now });
     p.neighboursStale.add(ev.entity_id);
@@ -111,14 +131,11 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
       break;
     case 'dispute.opened':
       e.disputes_opened += 1;
+      if (counterparty) counterparty.disputes_opened += 1;
       break;
     case 'dispute.resolved':
-      if (ev.resolution === 'against') {
-        e.disputes_lost += 1;
-        bumpDecayed(e, 'd_disputes_lost', t, halfLifeMs);
-      } else {
-        e.disputes_won += 1;
-      }
+      resolveDispute(e, ev.resolution === 'against', t, halfLifeMs);
+      if (counterparty) resolveDispute(counterparty, ev.resolution !== 'against', t, halfLifeMs);
       break;
     case 'chargeback':
       e.chargebacks += 1;
@@ -289,7 +306,7 @@ async function ingestOnce(store: Store, events: TrustEvent[], policy: Policy, no
       .map((ev) => ({ ev, t: Date.parse(ev.occurred_at) }))
       .sort((a, b) => a.t - b.t);
     if (accepted.length > 0) {
-      const entityIds = [...new Set(accepted.map((a) => a.ev.entity_id))].sort();
+      const entityIds = [...new Set(accepted.flatMap((a) => [a.ev.entity_id, mirroredParty(a.ev) ?? a.ev.entity_id]))].sort();
       const lock = store.dialect === 'postgres';
       const neighbours = lock ? await neighbourCandidates(trx, accepted.map((a) => a.ev)) : [];
       const state = await loadState(trx, entityIds, neighbours, lock);

@@ -2,14 +2,13 @@
 // (currency lists, raw identifiers, context depth).
 import { Type, type Static, type TSchema } from 'typebox';
 import { ApiError, type FieldError } from '../http/problem.ts';
+import { StringEnum } from '../http/validation.ts';
+
+export { StringEnum };
 import { looksLikeRawIdentifier } from './identifiers.ts';
 import { isValidCurrency } from './currency.ts';
 import { PAYMENT_METHODS } from './types.ts';
 
-/** A string enum that validates with a readable "must be equal to one of the allowed values". */
-export function StringEnum<T extends readonly string[]>(values: T, options: object = {}) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
-}
 
 export const EntityId = Type.String({ minLength: 1, maxLength: 256, description: "the caller's hash of the identifier" });
 const Rfc3339 = Type.String({ format: 'date-time', maxLength: 40 });

@@ -124,8 +124,7 @@ describeEachBackend('fuzz: the token and keys endpoints never answer 5xx', (ctx)
       // Lone surrogates cannot be percent-encoded; ids over the router's 100-character limit need
       // frameworkErrors in src/app.ts (see the todo test in test/keys/keys.test.ts).
       fc.oneof(nasty, fc.string({ minLength: 1, maxLength: 40 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 20 }))
-        .map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '\ufffd')))
-        .filter((s) => s.length <= 100),
+        .map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, '\ufffd'))),
     );
     await fc.assert(
       fc.asyncProperty(id, bodies(['grace_period_seconds']), async (key, payload) => {
