@@ -1,5 +1,5 @@
 // OpenAPI 3.1 generated from the same TypeBox schemas that validate requests, served as JSON and
-// as an interactive reference page (bundled locally: no CDN needed).
+// as an interactive Swagger UI page (served from the package: no CDN needed).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
@@ -30,9 +30,10 @@ export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance
 
 export async function docsRoutes(app: FastifyInstance) {
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  const { default: reference } = await import('@scalar/fastify-api-reference');
-  await app.register(reference, {
+  const { default: swaggerUi } = await import('@fastify/swagger-ui');
+  await app.register(swaggerUi, {
     routePrefix: '/docs',
-    configuration: { url: '/api/v1/openapi.json', pageTitle: 'Vouch API reference' },
+    staticCSP: true,
+    uiConfig: { url: '/api/v1/openapi.json', deepLinking: true, tryItOutEnabled: true },
   });
 }

@@ -158,7 +158,11 @@ describeEachBackend('HTTP behaviour', (ctx) => {
     assert.equal(res.statusCode, 200);
     assert.match(header(res, 'content-type'), /^text\/html/);
     assert.match(res.body, /<html/i);
-    assert.match(res.body, /openapi\.json/);
+    // The page is served from the package (no CDN) and points at our OpenAPI document.
+    assert.match(res.body, /src="\/docs\/static\/swagger-ui-bundle\.js"/);
+    const init = await ctx().inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    assert.equal(init.statusCode, 200);
+    assert.match(init.body, /\/api\/v1\/openapi\.json/);
   });
 
   test('a safe incoming X-Request-Id is echoed in the header and in problem bodies', async () => {
