@@ -2,10 +2,9 @@
 // behaviour first (ids, validation, errors, metrics, docs), then the auth layer, then features.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
-import underPressure from '@fastify/under-pressure';
 import type { Config } from './config/env.ts';
 import type { Store } from './store/db.ts';
-import errorHandling, { frameworkErrorHandler, sendProblem } from './http/errors.ts';
+import errorHandling, { frameworkErrorHandler } from './http/errors.ts';
 import { installValidators } from './http/validation.ts';
 import { observability, requestId } from './http/observability.ts';
 import { docsRoutes, swaggerPlugin } from './http/docs.ts';
@@ -85,12 +84,6 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, logger 
 
   await app.register(errorHandling);
   await app.register(observability, { ping: () => store.ping() });
-  await app.register(underPressure, {
-    maxEventLoopDelay: 2000,
-    pressureHandler: (request, reply) => {
-      sendProblem(request, reply, 503, 'unavailable', 'The server is overloaded; retry shortly.');
-    },
-  });
   await app.register(rateLimit, { global: false });
   await app.register(swaggerPlugin);
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });

@@ -6,6 +6,7 @@ import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { PreparedQuery } from '../store/prepared.ts';
 
 export type DecisionRow = DecisionsTable;
 
@@ -16,12 +17,26 @@ interface Waiter {
 }
 
 const MAX_BATCH = 500;
+const COLUMNS = ['id', 'kind', 'principal_id', 'owner_client_id', 'subject_id', 'request_digest', 'result', 'policy_version', 'created_at'] as const;
 
 export class DecisionWriter {
   private queue: Waiter[] = [];
   private flushing = false;
+  /** one compiled multi-row insert per batch size seen */
+  private readonly inserts = new Map<number, PreparedQuery<unknown[], unknown>>();
 
   constructor(private readonly db: Kysely<Database>) {}
+
+  private insert(rows: DecisionRow[]): Promise<unknown> {
+    let query = this.inserts.get(rows.length);
+    if (!query) {
+      query = new PreparedQuery(this.db as never, rows.length * COLUMNS.length, (_db, ...args) =>
+        this.db.insertInto('decisions').values(rows.map((_, r) =>
+          Object.fromEntries(COLUMNS.map((c, i) => [c, args[r * COLUMNS.length + i]])) as unknown as DecisionRow)));
+      this.inserts.set(rows.length, query);
+    }
+    return query.execute(...rows.flatMap((row) => COLUMNS.map((c) => row[c])));
+  }
 
   /** Resolves once the row is committed. */
   write(row: DecisionRow): Promise<void> {
@@ -38,7 +53,7 @@ export class DecisionWriter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        await this.db.insertInto('decisions').values(batch.map((w) => w.row)).execute();
+        await this.insert(batch.map((w) => w.row));
         for (const w of batch) w.resolve();
       } catch (err) {
         for (const w of batch) w.reject(err);

@@ -16,19 +16,11 @@ const CHANNEL = 'vouch_revocations';
 export class RevocationFeed {
   private readonly listeners: RevocationListener[] = [];
   private lastSeq = 0;
-  private dataVersion: (() => number) | undefined;
-  private lastDataVersion = -1;
   private listener: pg.Client | undefined;
   private stopped = false;
   private catchingUp: Promise<void> | undefined;
 
-  constructor(private readonly store: Store) {
-    const handle = store.sqlite;
-    if (handle) {
-      const stmt = handle.prepare('PRAGMA data_version').pluck();
-      this.dataVersion = () => stmt.get() as number;
-    }
-  }
+  constructor(private readonly store: Store) {}
 
   on(listener: RevocationListener): void {
     this.listeners.push(listener);
@@ -37,7 +29,7 @@ export class RevocationFeed {
   async start(): Promise<void> {
     const row = await this.store.db.selectFrom('revocations').select(sql<number>`coalesce(max(seq), 0)`.as('seq')).executeTakeFirst();
     this.lastSeq = Number(row?.seq ?? 0);
-    if (this.dataVersion) this.lastDataVersion = this.dataVersion();
+    this.store.changes.poll();
     if (this.store.pgConfig) await this.listen();
   }
 
@@ -60,11 +52,7 @@ export class RevocationFeed {
 
   /** Cheap check before each authenticated request; reads new rows only when another process wrote. */
   poll(): Promise<void> | undefined {
-    if (!this.dataVersion) return undefined;
-    const version = this.dataVersion();
-    if (version === this.lastDataVersion) return undefined;
-    this.lastDataVersion = version;
-    return this.catchUp();
+    return this.store.changes.poll() ? this.catchUp() : undefined;
   }
 
   private emit(kind: RevocationKind, subject: string): void {

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrate } from './migrations.ts';
+import { ChangeWatcher } from './changes.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -18,6 +19,8 @@ export interface Store {
   dialect: Dialect;
   /** SQLite only: the raw handle, for PRAGMA data_version (cross-process change detection). */
   sqlite?: BetterSqlite3.Database;
+  /** Cheap "may have changed" signal for caches (SQLite only; see changes.ts). */
+  changes: ChangeWatcher;
   /** PostgreSQL only: connection settings, for LISTEN on a dedicated connection. */
   pgConfig?: pg.ClientConfig;
   ping(): Promise<void>;
@@ -64,6 +67,7 @@ function openSqlite(path: string): Store {
     db,
     dialect: 'sqlite',
     sqlite: handle,
+    changes: new ChangeWatcher(handle),
     async ping() {
       handle.prepare('select 1').get();
     },
@@ -91,6 +95,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
   return {
     db,
     dialect: 'postgres',
+    changes: new ChangeWatcher(undefined),
     pgConfig,
     async ping() {
       await sql`select 1`.execute(db);

@@ -7,7 +7,10 @@ import { LRUCache } from 'lru-cache';
 
 export interface CachedScore<T> {
   body: T;
+  /** the entity's store version the score was computed from */
   version: number;
+  /** the store's change generation (changes.ts) when the version was last confirmed */
+  generation: number;
 }
 
 /** JSON with object keys sorted, so equal requests have equal digests. */

@@ -293,7 +293,7 @@ async function ingestOnce(store: Store, events: TrustEvent[], policy: Policy, no
   // Inserted in event_id order: concurrent batches sharing events lock them in the same order.
   const ordered = [...unique.values()].sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
   const halfLifeMs = policy.decayHalfLifeDays * DAY_MS;
-  return store.db.transaction().execute(async (trx) => {
+  const result = await store.db.transaction().execute(async (trx) => {
     const fresh = new Set<string>();
     for (const batch of chunks(ordered)) {
       const inserted = await trx.insertInto('events').values(batch.map((ev) => ({
@@ -316,4 +316,7 @@ async function ingestOnce(store: Store, events: TrustEvent[], policy: Policy, no
     }
     return { accepted: accepted.length, duplicates: events.length - accepted.length };
   });
+  // Cached scores in this process are checked against this before they are served.
+  if (result.accepted > 0) store.changes.localWrite();
+  return result;
 }

@@ -2,6 +2,7 @@
 // currency statistics, velocity buckets, the counterparty count and flagged neighbours.
 import { sql } from 'kysely';
 import type { Store } from '../store/db.ts';
+import { PreparedQuery } from '../store/prepared.ts';
 import type { DecayedCounts, EntityProfile, LinkedIdentifier } from './types.ts';
 import { BUCKET_MS } from './ingest.ts';
 
@@ -50,33 +51,50 @@ export interface ProfileQuery {
 
 const n = (v: number | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
 
+const profileShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], ProfileRow>>>();
+
+/** The profile query for a request naming `linked` identifiers, compiled once per store and count. */
+function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], ProfileRow> {
+  let shapes = profileShapes.get(store);
+  if (!shapes) profileShapes.set(store, (shapes = new Map()));
+  let query = shapes.get(linked);
+  if (!query) {
+    query = new PreparedQuery<unknown[], ProfileRow>(store.db as never, 5 + 2 * linked, (_db, id, currency, counterparty, hourFrom, dayFrom, ...pairs) => {
+      // Flagged neighbours: from this entity's stored identifiers (index on entity_id, then the
+      // (id_type, hash) primary key), plus any the request itself names.
+      const viaRequest = Array.from({ length: linked }, (_, i) => sql`
+        union select o.entity_id from identifiers o where o.id_type = ${pairs[2 * i]} and o.hash = ${pairs[2 * i + 1]} and o.entity_id <> ${id}`);
+      return sql<ProfileRow>`
+        select e.version, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
+          e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
+          e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports,
+          c.trades as c_trades, c.volume as c_volume, c.log_mean as c_log_mean, c.log_m2 as c_log_m2,
+          (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${hourFrom}) as trades_hour,
+          (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom}) as trades_day,
+          (select cast(sum(h.volume) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom} and h.currency = ${currency}) as volume_day,
+          (select cp.trades from entity_counterparties cp where cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}) as counterparty_trades,
+          (select count(*) from entities f where (f.fraud_reports > 0 or f.blocklisted = 1) and f.entity_id in (
+              select o.entity_id from identifiers m
+                join identifiers o on o.id_type = m.id_type and o.hash = m.hash and o.entity_id <> m.entity_id
+               where m.entity_id = ${id}${sql.join(viaRequest, sql``)})
+          ) as linked_flagged
+        from (select 1 as one) q
+        left join entities e on e.entity_id = ${id}
+        left join entity_currency c on c.entity_id = ${id} and c.currency = ${currency}
+      `.compile(store.db);
+    });
+    shapes.set(linked, query);
+  }
+  return query;
+}
+
 export async function loadProfile(store: Store, q: ProfileQuery): Promise<LoadedProfile> {
   const bucket = Math.floor(q.now / BUCKET_MS);
-  const hourFrom = bucket - 5;
-  const dayFrom = bucket - 143;
-  const id = q.entityId;
-  // Flagged neighbours: from this entity's stored identifiers (index on entity_id, then the
-  // (id_type, hash) primary key), plus any the request itself names.
-  const viaRequest = (q.linked ?? []).map((l) => sql`
-      union select o.entity_id from identifiers o where o.id_type = ${l.type} and o.hash = ${l.hash} and o.entity_id <> ${id}`);
-  const result = await sql<ProfileRow>`
-    select e.version, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
-      e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
-      e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports,
-      c.trades as c_trades, c.volume as c_volume, c.log_mean as c_log_mean, c.log_m2 as c_log_m2,
-      (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${hourFrom}) as trades_hour,
-      (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom}) as trades_day,
-      (select cast(sum(h.volume) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom} and h.currency = ${q.currency}) as volume_day,
-      (select cp.trades from entity_counterparties cp where cp.entity_id = ${id} and cp.counterparty_id = ${q.counterpartyId ?? ''}) as counterparty_trades,
-      (select count(*) from entities f where (f.fraud_reports > 0 or f.blocklisted = 1) and f.entity_id in (
-          select o.entity_id from identifiers m
-            join identifiers o on o.id_type = m.id_type and o.hash = m.hash and o.entity_id <> m.entity_id
-           where m.entity_id = ${id}${sql.join(viaRequest, sql``)})
-      ) as linked_flagged
-    from (select 1 as one) q
-    left join entities e on e.entity_id = ${id}
-    left join entity_currency c on c.entity_id = ${id} and c.currency = ${q.currency}
-  `.execute(store.db);
+  const linked = q.linked ?? [];
+  const rows = await profileQuery(store, linked.length).execute(
+    q.entityId, q.currency, q.counterpartyId ?? '', bucket - 5, bucket - 143, ...linked.flatMap((l) => [l.type, l.hash]),
+  );
+  const result = { rows };
   const row = result.rows[0]!;
   const known = row.version !== null && n(row.version) > 0;
   const decayed: DecayedCounts = {
@@ -112,7 +130,14 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
 }
 
 /** The entity's current version, for validating a cached score (0 when unknown). */
+const versionQueries = new WeakMap<Store, PreparedQuery<[string], { version: number }>>();
+
 export async function entityVersion(store: Store, entityId: string): Promise<number> {
-  const row = await store.db.selectFrom('entities').select('version').where('entity_id', '=', entityId).executeTakeFirst();
+  let query = versionQueries.get(store);
+  if (!query) {
+    query = new PreparedQuery(store.db as never, 1, (_db, id) => store.db.selectFrom('entities').select('version').where('entity_id', '=', id as string));
+    versionQueries.set(store, query);
+  }
+  const [row] = await query.execute(entityId);
   return row ? Number(row.version) : 0;
 }

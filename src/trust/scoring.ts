@@ -44,14 +44,23 @@ export class ScoringService {
     // version moving, so such requests are always scored fresh.
     const cacheable = !(context.linked_identifiers && context.linked_identifiers.length > 0);
     const key = `${this.policy.version}:${digest}`;
+    const changes = this.store.changes;
     if (cacheable) {
       const hit = this.cache.get(key);
-      if (hit && hit.version === (await entityVersion(this.store, body.entity_id))) {
-        return { ...hit.body, cached: true };
+      if (hit) {
+        changes.poll();
+        // Nothing committed since the entry was confirmed: it cannot be stale, no query needed.
+        if (changes.supported && hit.generation === changes.generation) return { ...hit.body, cached: true };
+        const generation = changes.generation;
+        if (hit.version === (await entityVersion(this.store, body.entity_id))) {
+          hit.generation = generation;
+          return { ...hit.body, cached: true };
+        }
       }
     }
 
     const now = Date.now();
+    const generation = changes.generation;
     const { profile, version } = await loadProfile(this.store, {
       entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers, now,
     });
@@ -76,7 +85,7 @@ export class ScoringService {
       policy_version: stored.policy_version,
       created_at: now,
     });
-    if (cacheable) this.cache.set(key, { body: stored, version });
+    if (cacheable) this.cache.set(key, { body: stored, version, generation });
     return { ...stored, cached: false };
   }
 }

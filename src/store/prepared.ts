@@ -1,0 +1,42 @@
+// Compiles a query shape once and reuses its SQL text: building and compiling a Kysely query
+// costs more than running a point lookup, and the hot paths run the same few shapes.
+import { CompiledQuery, type Kysely } from 'kysely';
+
+interface Compilable<R> {
+  compile(): CompiledQuery<R>;
+}
+
+const SENTINEL = '\u0000vouch-arg:';
+
+/**
+ * `build` receives placeholder arguments and returns a query; every parameter of the compiled
+ * query must be one of those arguments (constants are inlined by the caller as arguments too).
+ */
+export class PreparedQuery<A extends unknown[], R> {
+  private text: string | undefined;
+  private order: number[] = [];
+
+  constructor(
+    private readonly db: Kysely<never>,
+    private readonly arity: number,
+    private readonly build: (db: Kysely<never>, ...args: unknown[]) => Compilable<R> | CompiledQuery<R>,
+  ) {}
+
+  private prepare(): void {
+    const placeholders = Array.from({ length: this.arity }, (_, i) => `${SENTINEL}${i}`);
+    const built = this.build(this.db, ...placeholders);
+    const compiled = 'compile' in built ? built.compile() : built;
+    this.order = compiled.parameters.map((p) => {
+      const index = typeof p === 'string' && p.startsWith(SENTINEL) ? Number(p.slice(SENTINEL.length)) : -1;
+      if (index < 0) throw new Error('prepared query has a parameter that is not an argument');
+      return index;
+    });
+    this.text = compiled.sql;
+  }
+
+  async execute(...args: A): Promise<R[]> {
+    if (this.text === undefined) this.prepare();
+    const result = await this.db.executeQuery<R>(CompiledQuery.raw(this.text!, this.order.map((i) => args[i])));
+    return result.rows;
+  }
+}
