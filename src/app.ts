@@ -21,12 +21,16 @@ import { DEFAULT_POLICY, type Policy } from './config/policy.ts';
 import { DecisionWriter, decisionRoutes } from './audit/decisions.ts';
 import { ScoringService } from './trust/scoring.ts';
 import trustRoutes from './trust/routes.ts';
+import { openRedis, type SharedRedis } from './store/redis.ts';
+import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import disputeRoutes from './disputes/routes.ts';
 
 export interface AppOptions {
   config: Config;
   store: Store;
   policy?: Policy;
+  /** an open shared Redis; by default one is opened when config.redisUrl is set */
+  redis?: SharedRedis;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -46,7 +50,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
-export async function buildApp({ config, store, policy = DEFAULT_POLICY, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
@@ -62,6 +66,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, logger 
   app.addSchema(ProblemSchema);
 
   // Services shared by the routes; each is closed with the app.
+  const redis = givenRedis ?? (config.redisUrl ? openRedis(config.redisUrl) : undefined);
   const feed = new RevocationFeed(store);
   const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000);
   const tokens = new TokenService(ring, { issuer: config.issuer, audience: config.audience, ttlSeconds: config.tokenTtlSeconds });
@@ -73,18 +78,21 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, logger 
   await ring.init();
   for (const id of await deactivatedClientIds(store.db)) tokens.markClientDeactivated(id);
   await feed.start();
+  if (redis) await feed.attachRedis(redis.client, redis.subscriber);
   verifier.start();
   const decisions = new DecisionWriter(store.db);
-  const scoring = new ScoringService(store, policy, decisions);
+  const scoring = new ScoringService(store, policy, decisions, redis?.client);
   app.addHook('onClose', async () => {
     await decisions.drain();
     await verifier.stop().catch(() => {});
     await feed.stop();
+    if (redis && !givenRedis) await redis.close();
   });
 
   await app.register(errorHandling);
-  await app.register(observability, { ping: () => store.ping() });
-  await app.register(rateLimit, { global: false });
+  await app.register(observability, { ping: () => store.ping(), degraded: () => (redis && !redis.ready() ? ['redis'] : []) });
+  // With Redis the counters are shared by every instance (and local while Redis is down).
+  await app.register(rateLimit, { global: false, ...(redis ? { store: sharedRateLimitStore(redis.client) } : {}) });
   await app.register(swaggerPlugin);
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
 

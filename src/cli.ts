@@ -1,5 +1,6 @@
 // The `vouch` command: serve, migrate, clients, signing-keys, events import.
 import { parseArgs } from 'node:util';
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig, type Config } from './config/env.ts';
 import { openStore } from './store/db.ts';
 import { createClient, deactivateClient, listClients } from './auth/clients.ts';
@@ -8,7 +9,7 @@ import { rotateSigningKey } from './auth/signing-keys.ts';
 import { RevocationFeed } from './auth/revocation.ts';
 
 const USAGE = `usage: vouch <command>
-  serve                                   start the HTTP service
+  serve [--workers N]                     start the HTTP service (default: one worker per core)
   migrate                                 apply database migrations
   clients create --name N --role R --scopes a,b
   clients list
@@ -67,9 +68,15 @@ export async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   switch (command) {
     case 'serve':
-    case undefined:
-      await (await import('./server.ts')).serve(config);
+    case undefined: {
+      const { values } = parseArgs({ args: rest, options: { workers: { type: 'string' } } });
+      const workers = values.workers === undefined ? (config.workers ?? availableParallelism()) : Number(values.workers);
+      if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new UsageError('--workers must be an integer from 1 to 256');
+      const { default: cluster } = await import('node:cluster');
+      if (workers > 1 && cluster.isPrimary) await (await import('./cluster.ts')).servePrimary(config, workers);
+      else await (await import('./server.ts')).serve(config);
       return;
+    }
     case 'migrate':
       await withStore(config, async () => {
         process.stdout.write('migrations applied\n');

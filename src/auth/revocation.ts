@@ -4,6 +4,7 @@
 // rows by SQLite's data_version (checked before each authenticated request, ~1 µs) or by a
 // PostgreSQL NOTIFY sent on commit, and then read the rows they have not seen.
 import pg from 'pg';
+import type { Redis } from 'ioredis';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
@@ -18,6 +19,7 @@ export class RevocationFeed {
   private lastSeq = 0;
   private listener: pg.Client | undefined;
   private stopped = false;
+  private publisher: Redis | undefined;
   private catchingUp: Promise<void> | undefined;
 
   constructor(private readonly store: Store) {}
@@ -31,6 +33,15 @@ export class RevocationFeed {
     this.lastSeq = Number(row?.seq ?? 0);
     this.store.changes.poll();
     if (this.store.pgConfig) await this.listen();
+  }
+
+  /** With Redis, revocations also travel over pub/sub: the fastest path between instances. */
+  async attachRedis(publisher: Redis, subscriber: Redis): Promise<void> {
+    this.publisher = publisher;
+    subscriber.on('message', (channel: string) => {
+      if (channel === CHANNEL) void this.catchUp().catch(() => {});
+    });
+    await subscriber.subscribe(CHANNEL).catch(() => {});
   }
 
   async stop(): Promise<void> {
@@ -47,6 +58,7 @@ export class RevocationFeed {
   /** After commit: this process applies the change at once, before the response leaves. */
   async announce(kind: RevocationKind, subject: string): Promise<void> {
     this.emit(kind, subject);
+    if (this.publisher?.status === 'ready') await this.publisher.publish(CHANNEL, '').catch(() => 0);
     await this.catchUp();
   }
 

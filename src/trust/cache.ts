@@ -28,16 +28,17 @@ export function requestDigest(value: unknown): string {
 export class ScoreCache<T extends object> {
   private readonly lru: LRUCache<string, CachedScore<T>>;
 
-  constructor(ttlSeconds: number, maxEntries = 100_000) {
-    this.lru = new LRUCache({ max: maxEntries, ttl: Math.max(1, ttlSeconds * 1000), ttlAutopurge: false });
+  constructor(ttlSeconds: number, maxEntries = 50_000) {
+    this.lru = new LRUCache({ max: maxEntries, ttl: Math.max(1, ttlSeconds * 1000), ttlAutopurge: false, noUpdateTTL: true });
   }
 
   get(key: string): CachedScore<T> | undefined {
     return this.lru.get(key);
   }
 
-  set(key: string, entry: CachedScore<T>): void {
-    this.lru.set(key, entry);
+  set(key: string, entry: CachedScore<T>, ttlMs?: number): void {
+    if (ttlMs !== undefined && ttlMs <= 0) return;
+    this.lru.set(key, entry, ttlMs === undefined ? undefined : { ttl: ttlMs });
   }
 
   get size(): number {

@@ -6,7 +6,8 @@ import { newId } from '../keys/format.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import { scoreEntity } from './model.ts';
 import { loadProfile, entityVersion } from './profile.ts';
-import { ScoreCache, requestDigest } from './cache.ts';
+import type { Redis } from 'ioredis';
+import { ScoreCache, requestDigest, type CachedScore } from './cache.ts';
 import type { ScoreBody, ScoreResponse } from './schemas.ts';
 import type { EntityProfile, ScoreContext, ScoreResult } from './types.ts';
 
@@ -23,8 +24,26 @@ export class ScoringService {
     private readonly store: Store,
     readonly policy: Policy,
     private readonly decisions: DecisionWriter,
+    /** shared with the other instances when configured; scores are validated against the store either way */
+    private readonly redis?: Redis,
   ) {
     this.cache = new ScoreCache(policy.cacheTtlSeconds);
+  }
+
+  private async sharedGet(key: string): Promise<CachedScore<StoredScore> | undefined> {
+    if (!this.redis || this.redis.status !== 'ready') return undefined;
+    try {
+      const raw = await this.redis.get(`vouch:score:${key}`);
+      return raw ? (JSON.parse(raw) as CachedScore<StoredScore>) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private sharedSet(key: string, entry: CachedScore<StoredScore>): void {
+    if (!this.redis || this.redis.status !== 'ready') return;
+    const ttl = Math.max(1, this.policy.cacheTtlSeconds * 1000);
+    this.redis.set(`vouch:score:${key}`, JSON.stringify({ body: entry.body, version: entry.version }), 'PX', ttl).catch(() => {});
   }
 
   /** Profile and model output for one entity, without caching or audit (the dispute analyser's input). */
@@ -46,14 +65,16 @@ export class ScoringService {
     const key = `${this.policy.version}:${digest}`;
     const changes = this.store.changes;
     if (cacheable) {
-      const hit = this.cache.get(key);
+      const hit = this.cache.get(key) ?? (await this.sharedGet(key));
       if (hit) {
         changes.poll();
         // Nothing committed since the entry was confirmed: it cannot be stale, no query needed.
         if (changes.supported && hit.generation === changes.generation) return { ...hit.body, cached: true };
         const generation = changes.generation;
         if (hit.version === (await entityVersion(this.store, body.entity_id))) {
-          hit.generation = generation;
+          // Re-stamped in place, or adopted from the shared cache for what is left of its TTL.
+          if (this.cache.get(key) === hit) hit.generation = generation;
+          else this.cache.set(key, { ...hit, generation }, this.policy.cacheTtlSeconds * 1000 - (Date.now() - Date.parse(hit.body.scored_at)));
           return { ...hit.body, cached: true };
         }
       }
@@ -85,7 +106,10 @@ export class ScoringService {
       policy_version: stored.policy_version,
       created_at: now,
     });
-    if (cacheable) this.cache.set(key, { body: stored, version, generation });
+    if (cacheable) {
+      this.cache.set(key, { body: stored, version, generation });
+      this.sharedSet(key, { body: stored, version, generation });
+    }
     return { ...stored, cached: false };
   }
 }

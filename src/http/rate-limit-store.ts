@@ -1,0 +1,43 @@
+// A @fastify/rate-limit store that counts in Redis, shared by every instance, and falls back to
+// this process's own counters while Redis is unreachable, so limits hold in both states.
+import type { Redis } from 'ioredis';
+import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
+import RedisStore from '@fastify/rate-limit/store/RedisStore.js';
+
+type Callback = (err: Error | null, result?: { current: number; ttl: number }) => void;
+interface CounterStore {
+  incr(key: string, cb: Callback, timeWindow: number, max: number): void;
+  read?(key: string, cb: Callback, timeWindow: number, max: number): void;
+  child(options: unknown): CounterStore;
+}
+interface StoreParams {
+  continueExceeding?: boolean;
+  exponentialBackoff?: boolean;
+}
+
+export function sharedRateLimitStore(redis: Redis, namespace = 'vouch-rl:') {
+  return class SharedRateLimitStore implements CounterStore {
+    private readonly local: CounterStore;
+    private readonly remote: CounterStore;
+
+    constructor(params: StoreParams, stores?: { local: CounterStore; remote: CounterStore }) {
+      this.local = stores?.local ?? (new (LocalStore as never as new (...a: unknown[]) => CounterStore)(params.continueExceeding, params.exponentialBackoff));
+      this.remote = stores?.remote ?? (new (RedisStore as never as new (...a: unknown[]) => CounterStore)(params.continueExceeding, params.exponentialBackoff, redis, namespace));
+    }
+
+    incr(key: string, cb: Callback, timeWindow: number, max: number): void {
+      if (redis.status !== 'ready') return this.local.incr(key, cb, timeWindow, max);
+      this.remote.incr(key, (err, result) => (err ? this.local.incr(key, cb, timeWindow, max) : cb(null, result)), timeWindow, max);
+    }
+
+    read(key: string, cb: Callback, timeWindow: number, max: number): void {
+      const target = redis.status === 'ready' ? this.remote : this.local;
+      if (target.read) target.read(key, cb, timeWindow, max);
+      else cb(null, { current: 0, ttl: 0 });
+    }
+
+    child(options: unknown): CounterStore {
+      return new SharedRateLimitStore({}, { local: this.local.child(options), remote: this.remote.child(options) });
+    }
+  };
+}
