@@ -6,6 +6,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon, { type Options, type Result } from 'autocannon';
+import pg from 'pg';
+import { Redis } from 'ioredis';
 import { openStore } from '../src/store/db.ts';
 import { ingestEvents } from '../src/trust/ingest.ts';
 import { DEFAULT_POLICY } from '../src/config/policy.ts';
@@ -31,23 +33,29 @@ const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
 const dir = join(process.cwd(), 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 
+const PG_ADMIN_URL = process.env.VOUCH_BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const PG_BENCH_DB = 'vouch_bench';
+const REDIS_URL = process.env.VOUCH_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/3';
+
 function databaseUrl(): string {
-  if (args.backend === 'postgres') return process.env.VOUCH_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  if (args.backend === 'postgres') return PG_ADMIN_URL.replace(/\/[^/]*$/, `/${PG_BENCH_DB}`);
   return `sqlite:${join(dir, 'bench.db')}`;
 }
 
+/** A fresh store: a new SQLite file, or a dedicated PostgreSQL database (never the test database). */
 async function resetStore(url: string) {
   if (url.startsWith('sqlite:')) {
     for (const s of ['', '-wal', '-shm']) rmSync(url.slice(7) + s, { force: true });
     return;
   }
-  const store = openStore(url);
-  const { sql } = await import('kysely');
-  await sql`drop schema public cascade; create schema public`.execute(store.db).catch(async () => {
-    await sql.raw('drop schema public cascade').execute(store.db);
-    await sql.raw('create schema public').execute(store.db);
-  });
-  await store.close();
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists ${PG_BENCH_DB}`);
+  await admin.query(`create database ${PG_BENCH_DB}`);
+  await admin.end();
+  const redis = new Redis(REDIS_URL);
+  await redis.flushdb();
+  redis.disconnect();
 }
 
 async function load(url: string, from: number, to: number) {
@@ -82,7 +90,7 @@ async function startVouch(url: string) {
       ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: url, VOUCH_LOG_LEVEL: 'warn',
       VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN.id, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN.secret, VOUCH_WORKERS: args.workers!,
       VOUCH_RATE_LIMIT_PER_SECOND: '10000000', VOUCH_RATE_LIMIT_BURST: '20000000', VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
-      ...(args.backend === 'postgres' ? { VOUCH_REDIS_URL: process.env.VOUCH_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' } : {}),
+      ...(args.backend === 'postgres' ? { VOUCH_REDIS_URL: REDIS_URL } : {}),
     },
   });
   for (let i = 0; i < 200; i++) {

@@ -2,7 +2,7 @@
 // graceful shutdown that lets in-flight requests finish.
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config/env.ts';
+import { ConfigError, type Config } from './config/env.ts';
 import { openStore, type Store } from './store/db.ts';
 import { buildApp } from './app.ts';
 import { createClient, findClient } from './auth/clients.ts';
@@ -31,7 +31,12 @@ export async function prepareStore(config: Config): Promise<Store> {
 }
 
 export async function serve(config: Config): Promise<FastifyInstance> {
-  const policy = loadPolicy(config.policyFile);
+  let policy;
+  try {
+    policy = loadPolicy(config.policyFile);
+  } catch (err) {
+    throw new ConfigError(`VOUCH_POLICY_FILE: ${err instanceof Error ? err.message : String(err)}`);
+  }
   const store = await prepareStore(config);
   const app = await buildApp({ config, store, policy });
   app.addHook('onClose', async () => store.close());
