@@ -1,7 +1,7 @@
 // `npm run bench`: measures Vouch against a bare Fastify hello-world on the same machine in one
 // run, and writes the figures to bench/results/. Options: --entities N --events N --duration S
 // --connections N --backend sqlite|postgres --workers N --out FILE
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -83,8 +83,9 @@ function start(script: string, argv: string[], env: Record<string, string>): Pro
 
 async function startVouch(url: string) {
   const port = 18000 + Math.floor(Math.random() * 1000);
-  const child = fork('src/cli.ts', ['serve'], {
-    execArgv: ['--import', 'tsx'],
+  // Production mode: the compiled JavaScript (npm run build), as `npm start` runs it.
+  const child = fork('dist/cli.js', ['serve'], {
+    execArgv: [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: {
       ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: url, VOUCH_LOG_LEVEL: 'warn',
@@ -151,6 +152,7 @@ function scoreRequests(headers: Record<string, string>, seed: number): Options['
 }
 
 async function main() {
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const url = databaseUrl();
   const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, backend: args.backend, workers: Number(args.workers), entities: ENTITIES, events: EVENTS, duration_s: DURATION, connections: CONNECTIONS };
 

@@ -28,8 +28,14 @@ export function requestDigest(value: unknown): string {
 export class ScoreCache<T extends object> {
   private readonly lru: LRUCache<string, CachedScore<T>>;
 
-  constructor(ttlSeconds: number, maxEntries = 50_000) {
-    this.lru = new LRUCache({ max: maxEntries, ttl: Math.max(1, ttlSeconds * 1000), ttlAutopurge: false, noUpdateTTL: true });
+  /** An entry holds one response (~2 KB with its signals): 16,000 entries stay near 32 MB. */
+  constructor(ttlSeconds: number, maxEntries = 16_000) {
+    this.lru = new LRUCache({
+      max: maxEntries,
+      ttl: Math.max(1, ttlSeconds * 1000),
+      ttlAutopurge: false,
+      noUpdateTTL: true,
+    });
   }
 
   get(key: string): CachedScore<T> | undefined {

@@ -1,0 +1,47 @@
+# syntax=docker/dockerfile:1
+# Vouch runs its TypeScript sources through tsx (a runtime dependency), exactly as `npm start` and
+# the test suite do: there is no build step. Untested here (no Docker engine on the build machine);
+# see docs/deployment.md.
+#
+# Node 22 is the default: Node 20 reached end of life in April 2026, and one runtime dependency
+# (cookie, via fastify's light-my-request) declares node >= 22. The suite itself runs on Node 20.19+;
+# build with `--build-arg NODE_VERSION=20` to match that exactly.
+ARG NODE_VERSION=22
+
+# ---- dependencies: production only; better-sqlite3 downloads a prebuilt binary when one matches
+# this platform and compiles itself with python3/make/g++ otherwise. The tools stay in this stage.
+FROM node:${NODE_VERSION}-bookworm-slim AS deps
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+# ---- runtime
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    VOUCH_DATABASE_URL=sqlite:/data/vouch.db
+WORKDIR /app
+# A dedicated user; the application files stay root-owned (read-only to it), only /data is writable.
+RUN groupadd --system --gid 10001 vouch \
+ && useradd --system --uid 10001 --gid vouch --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin vouch \
+ && mkdir -p /data \
+ && chown vouch:vouch /data
+COPY --from=deps /app/node_modules ./node_modules
+# What runs: bin/vouch.js registers tsx and imports src/cli.ts; src/ reads no other file of the repo
+# (the policy is built in unless VOUCH_POLICY_FILE names one). tsx caches its output in /tmp.
+COPY package.json package-lock.json ./
+COPY bin ./bin
+COPY src ./src
+USER vouch
+VOLUME ["/data"]
+EXPOSE 8080
+# /readyz: 200 when the store answers (also while Redis is down: body "degraded"), 503 otherwise.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# One worker per core unless VOUCH_WORKERS or --workers says otherwise; SIGTERM drains (up to 10 s).
+CMD ["node", "bin/vouch.js", "serve"]
