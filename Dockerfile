@@ -1,22 +1,25 @@
 # syntax=docker/dockerfile:1
-# Vouch runs its TypeScript sources through tsx (a runtime dependency), exactly as `npm start` and
-# the test suite do: there is no build step. Untested here (no Docker engine on the build machine);
-# see docs/deployment.md.
+# Vouch is compiled to dist/ (`npm run build`) and served by `node dist/cli.js serve`, exactly as
+# `npm start` does. Untested here (no Docker engine on the build machine); see docs/deployment.md.
 #
 # Node 22 is the default: Node 20 reached end of life in April 2026, and one runtime dependency
 # (cookie, via fastify's light-my-request) declares node >= 22. The suite itself runs on Node 20.19+;
 # build with `--build-arg NODE_VERSION=20` to match that exactly.
 ARG NODE_VERSION=22
 
-# ---- dependencies: production only; better-sqlite3 downloads a prebuilt binary when one matches
-# this platform and compiles itself with python3/make/g++ otherwise. The tools stay in this stage.
+# ---- build: all dependencies to compile, then production ones only. better-sqlite3 downloads a
+# prebuilt binary when one matches this platform and compiles itself with python3/make/g++
+# otherwise. The tools stay in this stage.
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund \
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+RUN npm ci --no-audit --no-fund
+COPY src ./src
+RUN npm run build \
+ && npm prune --omit=dev \
  && npm cache clean --force
 
 # ---- runtime
@@ -32,8 +35,9 @@ RUN groupadd --system --gid 10001 vouch \
  && mkdir -p /data \
  && chown vouch:vouch /data
 COPY --from=deps /app/node_modules ./node_modules
-# What runs: bin/vouch.js registers tsx and imports src/cli.ts; src/ reads no other file of the repo
-# (the policy is built in unless VOUCH_POLICY_FILE names one). tsx caches its output in /tmp.
+COPY --from=deps /app/dist ./dist
+# dist/ reads no other file of the repo (the policy is built in unless VOUCH_POLICY_FILE names one).
+# bin/vouch.js and src/ serve `docker exec … node bin/vouch.js clients create …` (through tsx).
 COPY package.json package-lock.json ./
 COPY bin ./bin
 COPY src ./src
@@ -44,4 +48,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # One worker per core unless VOUCH_WORKERS or --workers says otherwise; SIGTERM drains (up to 10 s).
-CMD ["node", "bin/vouch.js", "serve"]
+CMD ["node", "dist/cli.js", "serve"]

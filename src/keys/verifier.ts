@@ -14,7 +14,8 @@ interface CachedKey {
 }
 
 export class KeyVerifier {
-  private readonly byHash = new LRUCache<string, CachedKey>({ max: 100_000 });
+  // Evicted entries leave the id index too, so both stay bounded.
+  private readonly byHash = new LRUCache<string, CachedKey>({ max: 100_000, dispose: (value) => this.hashById.delete(value.row.id) });
   private readonly hashById = new Map<string, string>();
   private pendingUsage = new Map<string, number>();
   private flushTimer: NodeJS.Timeout | undefined;
