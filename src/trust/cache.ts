@@ -2,7 +2,7 @@
 // in the store is still the one the score was computed from: any event for the entity, or for a
 // flagged entity sharing an identifier with it, bumps that version, so a fresh chargeback is never
 // hidden — on any instance, with no messaging needed.
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../keys/format.ts';
 import { LRUCache } from 'lru-cache';
 
 export interface CachedScore<T> {
@@ -22,7 +22,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function requestDigest(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+  return sha256Hex(canonicalJson(value));
 }
 
 export class ScoreCache<T extends object> {

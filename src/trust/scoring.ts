@@ -2,12 +2,12 @@
 import type { Store } from '../store/db.ts';
 import type { Policy } from '../config/policy.ts';
 import type { Principal } from '../auth/principal.ts';
-import { newId } from '../keys/format.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import { scoreEntity } from './model.ts';
 import { loadProfile, entityVersion } from './profile.ts';
 import type { Redis } from 'ioredis';
-import { ScoreCache, requestDigest, type CachedScore } from './cache.ts';
+import { ScoreCache, canonicalJson, type CachedScore } from './cache.ts';
+import { newId, sha256Hex as sha256 } from '../keys/format.ts';
 import type { ScoreBody, ScoreResponse } from './schemas.ts';
 import type { EntityProfile, ScoreContext, ScoreResult } from './types.ts';
 
@@ -33,7 +33,7 @@ export class ScoringService {
   private async sharedGet(key: string): Promise<CachedScore<StoredScore> | undefined> {
     if (!this.redis || this.redis.status !== 'ready') return undefined;
     try {
-      const raw = await this.redis.get(`vouch:score:${key}`);
+      const raw = await this.redis.get(`vouch:score:${sha256(key)}`);
       return raw ? (JSON.parse(raw) as CachedScore<StoredScore>) : undefined;
     } catch {
       return undefined;
@@ -43,7 +43,7 @@ export class ScoringService {
   private sharedSet(key: string, entry: CachedScore<StoredScore>): void {
     if (!this.redis || this.redis.status !== 'ready') return;
     const ttl = Math.max(1, this.policy.cacheTtlSeconds * 1000);
-    this.redis.set(`vouch:score:${key}`, JSON.stringify({ body: entry.body, version: entry.version }), 'PX', ttl).catch(() => {});
+    this.redis.set(`vouch:score:${sha256(key)}`, JSON.stringify({ body: entry.body, version: entry.version }), 'PX', ttl).catch(() => {});
   }
 
   /** Profile and model output for one entity, without caching or audit (the dispute analyser's input). */
@@ -58,11 +58,15 @@ export class ScoringService {
   async score(body: ScoreBody, principal: Principal): Promise<ScoreResponse> {
     const context: ScoreContext = body.context ?? {};
     const request = { entity_id: body.entity_id, amount: body.amount, currency: body.currency, context };
-    const digest = requestDigest(request);
+    // The canonical request itself keys the cache (no hashing on the hit path); its SHA-256 is
+    // computed only for a new decision's audit record and the shared cache.
+    const canonical = canonicalJson(request);
     // Identifiers in the request link to entities whose flags can change without this entity's
-    // version moving, so such requests are always scored fresh.
-    const cacheable = !(context.linked_identifiers && context.linked_identifiers.length > 0);
-    const key = `${this.policy.version}:${digest}`;
+    // version moving, so such requests are always scored fresh. While the shared cache is
+    // configured but Redis is unreachable the cache is off altogether (issue 5: "cache off,
+    // cached: false"): every instance answers from the store until Redis is back.
+    const cacheable = !(context.linked_identifiers && context.linked_identifiers.length > 0) && (!this.redis || this.redis.status === 'ready');
+    const key = `${this.policy.version}:${canonical}`;
     const changes = this.store.changes;
     if (cacheable) {
       const hit = this.cache.get(key) ?? (await this.sharedGet(key));
@@ -101,7 +105,7 @@ export class ScoringService {
       principal_id: principal.id,
       owner_client_id: principal.clientId,
       subject_id: body.entity_id,
-      request_digest: digest,
+      request_digest: sha256(canonical),
       result: JSON.stringify(stored),
       policy_version: stored.policy_version,
       created_at: now,
