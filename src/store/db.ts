@@ -47,8 +47,8 @@ function openSqlite(path: string): Store {
   handle.pragma('synchronous = NORMAL');
   handle.pragma('foreign_keys = ON');
   handle.pragma('busy_timeout = 5000');
-  // A 32 MiB page cache keeps the hot aggregate pages of a large history in memory.
-  handle.pragma('cache_size = -32768');
+  // A 16 MiB page cache (default 2 MiB) keeps the hot aggregate pages of a large history in memory.
+  handle.pragma('cache_size = -16384');
   // Kysely prepares every query afresh; preparing the profile query costs more than running it,
   // so statements are kept by their SQL text (a bounded set: queries are built from fixed shapes).
   const statements = new Map<string, BetterSqlite3.Statement>();
