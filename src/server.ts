@@ -1,13 +1,21 @@
 // Starts one serving process: configuration, store, migrations, bootstrap admin, HTTP, and a
 // graceful shutdown that lets in-flight requests finish.
+import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { ConfigError, type Config } from './config/env.ts';
 import { openStore, type Store } from './store/db.ts';
 import { buildApp } from './app.ts';
 import { createClient, findClient } from './auth/clients.ts';
 import { SCOPES } from './auth/principal.ts';
+import { createSigningKey } from './auth/signing-keys.ts';
 import { loadPolicy } from './config/policy.ts';
+
+/** The signals that stop a serving process gracefully. */
+export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+/** What a cluster primary sends a worker to make it drain and exit. */
+export const SHUTDOWN_MESSAGE = 'vouch:shutdown';
 
 export async function ensureBootstrapAdmin(store: Store, config: Config): Promise<boolean> {
   const { bootstrapClientId: id, bootstrapClientSecret: secret } = config;
@@ -23,9 +31,26 @@ export async function ensureBootstrapAdmin(store: Store, config: Config): Promis
   }
 }
 
+/** An arbitrary constant: the PostgreSQL advisory lock that serializes instances starting together. */
+const STARTUP_LOCK = 0x766f7563; // "vouc"
+
+/**
+ * The first signing key, made once however many instances start at the same moment. Left to
+ * each instance's KeyRing.init, two instances starting together could each make one and sign with
+ * it, and a token issued by one would be refused by the other until it next reloads its keys.
+ */
+export async function ensureSigningKey(store: Store): Promise<void> {
+  await store.db.transaction().execute(async (trx) => {
+    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${STARTUP_LOCK})`.execute(trx);
+    const current = await trx.selectFrom('signing_keys').select('kid').where('retired_at', 'is', null).executeTakeFirst();
+    if (!current) await createSigningKey(trx);
+  });
+}
+
 export async function prepareStore(config: Config): Promise<Store> {
   const store = openStore(config.databaseUrl);
   await store.migrate();
+  await ensureSigningKey(store);
   await ensureBootstrapAdmin(store, config);
   return store;
 }
@@ -40,11 +65,41 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const store = await prepareStore(config);
   const app = await buildApp({ config, store, policy });
   app.addHook('onClose', async () => store.close());
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error');
-    else app.log.info({ signal }, 'shutting down; finishing in-flight requests');
-    await app.close();
+  // While draining, responses close their connection: a keep-alive connection whose request
+  // finishes during the drain would otherwise stay open for the keep-alive timeout (72 s) and hold
+  // the close up until close-with-grace gives up (exit code 1, onClose hooks never run).
+  let draining = false;
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (draining) reply.header('connection', 'close');
+    done(null, payload);
   });
+  const graceful = closeWithGrace({ delay: 10_000, ...(cluster.isWorker ? { skip: [...STOP_SIGNALS] } : {}) }, async ({ signal, err, manual }) => {
+    if (err) app.log.error({ err }, 'shutting down after an error');
+    else app.log.info({ signal: signal ?? (manual ? 'primary' : undefined) }, 'shutting down; finishing in-flight requests');
+    draining = true;
+    // server.close() closes the connections idle at that moment only; these become idle later.
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+    try {
+      await app.close();
+    } finally {
+      clearInterval(reaper);
+    }
+  });
+  if (cluster.isWorker) {
+    // A worker is told to stop by its primary and, when the whole process group is signalled
+    // (Ctrl-C in a terminal, systemd's default KillMode), by the same signal directly: the second
+    // notice must not cut the drain short (close-with-grace exits at once on a second signal).
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      void graceful.close();
+    };
+    for (const signal of STOP_SIGNALS) process.on(signal, stop);
+    process.on('message', (message) => {
+      if (message === SHUTDOWN_MESSAGE) stop();
+    });
+  }
   await app.listen({ port: config.port, host: config.host });
   return app;
 }

@@ -1,8 +1,11 @@
 // Revocations (a client or key deactivated, a key rotated) must reach every process at once:
 // this one, the other workers and instances, and a CLI run against the same store. Each is a
 // row in `revocations`, written in the same transaction as the change; processes learn of new
-// rows by SQLite's data_version (checked before each authenticated request, ~1 µs) or by a
-// PostgreSQL NOTIFY sent on commit, and then read the rows they have not seen.
+// rows before each authenticated request — by SQLite's data_version (~1 µs), or on PostgreSQL by
+// one small query shared by the requests that arrive together — and then read the rows they have
+// not seen. A PostgreSQL NOTIFY and, with Redis, a pub/sub message bring those rows in ahead of
+// time, so that check rarely finds anything; on their own they can arrive after the next request
+// (tens of ms under load), which the contract does not allow.
 import pg from 'pg';
 import type { Redis } from 'ioredis';
 import { sql, type Kysely, type Transaction } from 'kysely';
@@ -13,14 +16,33 @@ export type RevocationKind = 'client' | 'key';
 export type RevocationListener = (kind: RevocationKind, subject: string) => void;
 
 const CHANNEL = 'vouch_revocations';
+const noop = () => {};
+/**
+ * PostgreSQL takes a bigserial value at insert, not at commit: a transaction that inserted seq 10
+ * can commit after one that inserted seq 11 has been read. Each catch-up there looks again this
+ * far below the highest seq seen (and skips the rows already applied), so a late commit is never
+ * missed. SQLite has one writer at a time, so its seqs commit in order.
+ */
+const PG_LOOKBACK = 200;
 
 export class RevocationFeed {
   private readonly listeners: RevocationListener[] = [];
   private lastSeq = 0;
+  /** seqs in (lastSeq - lookback, lastSeq] already applied */
+  private readonly applied = new Set<number>();
+  /** a catch-up was asked for while one ran: it may have read before the newest commit */
+  private again = false;
+  /** the last catch-up failed: the next poll tries again */
+  private failed = false;
+  /** the store's change generation (changes.ts) when the last catch-up began */
+  private generation = 0;
   private listener: pg.Client | undefined;
   private stopped = false;
   private publisher: Redis | undefined;
   private catchingUp: Promise<void> | undefined;
+  /** PostgreSQL: the check in flight, and the one queued behind it */
+  private checking: Promise<void> | undefined;
+  private queuedCheck: Promise<void> | undefined;
 
   constructor(private readonly store: Store) {}
 
@@ -29,9 +51,17 @@ export class RevocationFeed {
   }
 
   async start(): Promise<void> {
+    // The generation first: a commit after it (even one the reads below already see) triggers a
+    // catch-up on the next poll; a commit before it is in the reads.
+    this.store.changes.poll();
+    this.generation = this.store.changes.generation;
     const row = await this.store.db.selectFrom('revocations').select(sql<number>`coalesce(max(seq), 0)`.as('seq')).executeTakeFirst();
     this.lastSeq = Number(row?.seq ?? 0);
-    this.store.changes.poll();
+    if (this.lookback > 0) {
+      // Already reflected in what this process loads at start; a lower seq committed later is not.
+      const recent = await this.store.db.selectFrom('revocations').select('seq').where('seq', '>', this.lastSeq - this.lookback).where('seq', '<=', this.lastSeq).execute();
+      for (const r of recent) this.applied.add(Number(r.seq));
+    }
     if (this.store.pgConfig) await this.listen();
   }
 
@@ -40,6 +70,12 @@ export class RevocationFeed {
     this.publisher = publisher;
     subscriber.on('message', (channel: string) => {
       if (channel === CHANNEL) void this.catchUp().catch(() => {});
+    });
+    // ioredis re-subscribes after a reconnect only to channels it once subscribed to: when Redis
+    // was down at start, subscribe whenever the connection becomes ready. Messages missed while
+    // it was down are covered by the catch-up.
+    subscriber.on('ready', () => {
+      void subscriber.subscribe(CHANNEL).then(() => this.catchUp()).catch(() => {});
     });
     await subscriber.subscribe(CHANNEL).catch(() => {});
   }
@@ -62,28 +98,98 @@ export class RevocationFeed {
     await this.catchUp();
   }
 
-  /** Cheap check before each authenticated request; reads new rows only when another process wrote. */
+  /**
+   * Before each authenticated request: applies every revocation committed before the request
+   * arrived. SQLite: reads new rows only when the file changed (another process committed, or
+   * this one wrote) or a failed catch-up is owed. PostgreSQL: asks the store (see check).
+   */
   poll(): Promise<void> | undefined {
-    return this.store.changes.poll() ? this.catchUp() : undefined;
+    if (this.store.dialect === 'postgres') return this.check();
+    // The generation, not poll()'s result: poll() reports a change once, to whichever caller
+    // looks first, and the score cache looks too.
+    const changes = this.store.changes;
+    changes.poll();
+    if (changes.generation !== this.generation || this.failed) {
+      this.generation = changes.generation;
+      return this.catchUp();
+    }
+    return this.catchingUp;
+  }
+
+  /**
+   * PostgreSQL has no cheap local signal of another instance's commit, so each request asks: how
+   * many revocations lie above the look-back floor, and the highest seq. When that matches what
+   * this process has applied nothing is new; otherwise it catches up first. A request waits for
+   * a check sent after it arrived — the one in flight if none is, else the next — so requests
+   * arriving together share one query.
+   */
+  private check(): Promise<void> {
+    if (!this.checking) return (this.checking = this.runCheck());
+    this.queuedCheck ??= this.checking.then(noop, noop).then(() => {
+      this.queuedCheck = undefined;
+      return (this.checking = this.runCheck());
+    });
+    return this.queuedCheck;
+  }
+
+  private async runCheck(): Promise<void> {
+    try {
+      const floor = Math.max(0, this.lastSeq - this.lookback);
+      const row = await this.store.db.selectFrom('revocations')
+        .select([sql<number>`count(*)`.as('n'), sql<number>`coalesce(max(seq), 0)`.as('top')])
+        .where('seq', '>', floor)
+        .executeTakeFirst();
+      if (this.failed || Number(row?.n ?? 0) !== this.applied.size || Number(row?.top ?? 0) !== this.lastSeq) await this.catchUp();
+    } finally {
+      this.checking = undefined;
+    }
+  }
+
+  private get lookback(): number {
+    return this.store.dialect === 'postgres' ? PG_LOOKBACK : 0;
   }
 
   private emit(kind: RevocationKind, subject: string): void {
     for (const listener of this.listeners) listener(kind, subject);
   }
 
+  /** Applies every revocation not applied yet. Resolves once rows committed before the call are applied. */
   catchUp(): Promise<void> {
-    this.catchingUp ??= (async () => {
+    if (this.catchingUp) {
+      // The read under way may have started before the commit that prompted this call.
+      this.again = true;
+      return this.catchingUp;
+    }
+    this.catchingUp = (async () => {
       try {
-        const rows = await this.store.db.selectFrom('revocations').selectAll().where('seq', '>', this.lastSeq).orderBy('seq').execute();
-        for (const row of rows) {
-          this.lastSeq = Math.max(this.lastSeq, Number(row.seq));
-          this.emit(row.kind as RevocationKind, row.subject);
-        }
+        do {
+          this.again = false;
+          await this.readNew();
+        } while (this.again);
+        this.failed = false;
+      } catch (err) {
+        this.failed = true;
+        throw err;
       } finally {
         this.catchingUp = undefined;
       }
     })();
     return this.catchingUp;
+  }
+
+  private async readNew(): Promise<void> {
+    const floor = Math.max(0, this.lastSeq - this.lookback);
+    const rows = await this.store.db.selectFrom('revocations').selectAll().where('seq', '>', floor).orderBy('seq').execute();
+    for (const row of rows) {
+      const seq = Number(row.seq);
+      if (this.applied.has(seq) || (this.lookback === 0 && seq <= this.lastSeq)) continue;
+      if (this.lookback > 0) this.applied.add(seq);
+      this.lastSeq = Math.max(this.lastSeq, seq);
+      this.emit(row.kind as RevocationKind, row.subject);
+    }
+    if (this.lookback > 0) {
+      for (const seq of this.applied) if (seq <= this.lastSeq - this.lookback) this.applied.delete(seq);
+    }
   }
 
   private async listen(): Promise<void> {

@@ -56,7 +56,13 @@ export function toFieldErrors(context: string | undefined, errors: AjvLikeError[
   return out.slice(0, 50);
 }
 
-const STORE_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08006', 'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN']);
+const STORE_DOWN_CODES = new Set([
+  // the network: refused, reset, timed out, unresolvable (EAI_AGAIN: a container's name while its DNS entry is away), unroutable
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
+  // PostgreSQL: shutting down / restarting / starting up, connection exceptions, too many clients (53300)
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300',
+  'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN',
+]);
 
 /** A lost or refused store connection: answer 503 and let the caller retry, never a wrong answer. */
 export function isStoreUnavailable(err: unknown): boolean {

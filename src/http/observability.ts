@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Registry, Histogram, Counter, collectDefaultMetrics } from 'prom-client';
 import { sendProblem } from './errors.ts';
+import { clusterMetrics, shareWorkerMetrics } from './cluster-metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,6 +23,7 @@ export function requestId(request: { headers: Record<string, string | string[] |
 export const observability = fp(async function observability(app: FastifyInstance, options: { ping: () => Promise<void>; degraded?: () => string[] }) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  shareWorkerMetrics(registry);
   const duration = new Histogram({
     name: 'vouch_http_request_duration_seconds',
     help: 'HTTP request duration by route, method and status',
@@ -64,6 +66,6 @@ export const observability = fp(async function observability(app: FastifyInstanc
   });
   app.get('/metrics', { schema: { tags: ['ops'], summary: 'Prometheus metrics' } }, async (_request, reply) => {
     reply.type(registry.contentType);
-    return registry.metrics();
+    return (await clusterMetrics()) ?? registry.metrics();
   });
 });

@@ -37,7 +37,11 @@ export function sharedRateLimitStore(redis: Redis, namespace = 'vouch-rl:') {
     }
 
     child(options: unknown): CounterStore {
-      return new SharedRateLimitStore({}, { local: this.local.child(options), remote: this.remote.child(options) });
+      // createRateLimit() passes an empty routeInfo, which RedisStore would turn into the key
+      // prefix "undefinedundefined-".
+      const { routeInfo, ...rest } = options as { routeInfo?: { method?: string; url?: string } };
+      const named = { ...rest, routeInfo: { method: routeInfo?.method ?? '', url: routeInfo?.url ?? '' } };
+      return new SharedRateLimitStore({}, { local: this.local.child(named), remote: this.remote.child(named) });
     }
   };
 }

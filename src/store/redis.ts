@@ -11,9 +11,15 @@ export interface SharedRedis {
   close(): Promise<void>;
 }
 
+/** A command gets this long; a Redis that hangs (stopped, partitioned) must not hang requests. */
+const COMMAND_TIMEOUT_MS = 500;
+/** How often a quiet connection is checked; one that does not answer is dropped and re-made. */
+const HEALTH_CHECK_MS = 1000;
+
 function connect(url: string): Redis {
   const redis = new Redis(url, {
     connectTimeout: 1000,
+    commandTimeout: COMMAND_TIMEOUT_MS,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     retryStrategy: () => 500,
@@ -24,14 +30,48 @@ function connect(url: string): Redis {
   return redis;
 }
 
+/**
+ * A connection whose server stops answering stays "ready" as far as the socket goes; two PINGs
+ * in a row that time out drop it, so it reports not-ready (/readyz degraded, everything on its
+ * local fallback) until a reconnect gets an answer again. Two, not one: a single late answer may
+ * be this process's own event loop stalling, not Redis.
+ */
+function watch(redis: Redis): NodeJS.Timeout {
+  let checking = false;
+  let failures = 0;
+  const timer = setInterval(() => {
+    if (checking) return;
+    if (redis.status !== 'ready') {
+      failures = 0;
+      return;
+    }
+    checking = true;
+    redis.ping().then(() => {
+      failures = 0;
+    }, () => {
+      failures += 1;
+      if (failures >= 2 && redis.status === 'ready') {
+        failures = 0;
+        redis.disconnect(true);
+      }
+    }).finally(() => {
+      checking = false;
+    });
+  }, HEALTH_CHECK_MS);
+  timer.unref();
+  return timer;
+}
+
 export function openRedis(url: string): SharedRedis {
   const client = connect(url);
   const subscriber = connect(url);
+  const timers = [watch(client), watch(subscriber)];
   return {
     client,
     subscriber,
     ready: () => client.status === 'ready',
     async close() {
+      for (const timer of timers) clearInterval(timer);
       client.disconnect();
       subscriber.disconnect();
     },

@@ -5,6 +5,7 @@
 // that, when the test process exits.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,9 @@ import { promisify } from 'node:util';
 const execFileAsync = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'src/cli.ts');
+
+/** Every scale test fails rather than hangs: bounded well above its normal run (seconds). */
+export const TEST_TIMEOUT_MS = 120_000;
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -36,6 +40,23 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   } catch {
     // already gone
   }
+}
+
+/** The pids of a process group's members, from /proc (Linux). */
+export function groupMembers(pgid: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses, so split after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') pids.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids;
 }
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now. */
@@ -155,6 +176,8 @@ export interface ServerProcess {
   output(): string;
   /** a signal to the server process only (the cluster primary, with workers) */
   signal(signal: NodeJS.Signals): void;
+  /** a signal to every process of the group but the leader (the cluster workers); Linux only */
+  signalMembers(signal: NodeJS.Signals): number;
   /** SIGKILL to the process and every worker it started */
   kill(): Promise<Exit>;
   /** SIGTERM, then SIGKILL to the group if it has not exited after `graceMs` */
@@ -167,6 +190,17 @@ export const ADMIN = { id: 'scale-admin', secret: 'scale-admin-secret-0123456789
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_') && k !== 'PORT' && k !== 'HOST' && k !== 'NODE_TEST_CONTEXT'));
   return { ...base, ...extra };
+}
+
+/** Runs a `vouch` command (not serve) to completion with the given VOUCH_* variables. */
+export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: childEnv(env), timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: unknown; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
 }
 
 /** Starts `vouch serve` and waits until /readyz answers 200 (ready or degraded). */
@@ -192,6 +226,17 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     output: proc.output,
     signal(signal) {
       if (proc.isRunning()) process.kill(proc.pid, signal);
+    },
+    signalMembers(signal) {
+      const members = groupMembers(proc.pid).filter((pid) => pid !== proc.pid);
+      for (const pid of members) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // gone
+        }
+      }
+      return members.length;
     },
     kill: () => proc.killGroup(),
     async stop(graceMs = 15_000) {
@@ -458,4 +503,29 @@ export function expectProblem(res: Reply, status: number, code: string): Record<
   if (!String(res.headers.get('content-type')).startsWith('application/problem+json')) throw new Error(`not problem+json: ${res.headers.get('content-type')}`);
   if (res.body.code !== code || res.body.status !== status || res.body.type !== `/problems/${code}`) throw new Error(`bad problem body: ${res.text}`);
   return res.body;
+}
+
+/**
+ * A request whose body arrives in two halves: the first now, the rest on `finish()`. Until then it
+ * is certainly in flight on the server (headers read, authenticated, waiting for its body).
+ */
+export function halfSentRequest(port: number, path: string, headers: Record<string, string>, body: unknown) {
+  const payload = Buffer.from(JSON.stringify(body));
+  const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length } });
+  const response = new Promise<{ status: number; text: string; at: number }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, at: performance.now() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+  // Reported through `response` only when the caller looks at it.
+  response.catch(() => {});
+  req.write(payload.subarray(0, Math.floor(payload.length / 2)));
+  return {
+    response,
+    finish: () => req.end(payload.subarray(Math.floor(payload.length / 2))),
+  };
 }
