@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import rateLimit from '@fastify/rate-limit';
 import type { Config } from './config/env.ts';
 import type { Store } from './store/db.ts';
-import errorHandling, { frameworkErrorHandler } from './http/errors.ts';
+import errorHandling, { frameworkErrorHandler, sendProblem } from './http/errors.ts';
 import { installValidators } from './http/validation.ts';
 import { observability, requestId } from './http/observability.ts';
 import { docsRoutes, swaggerPlugin } from './http/docs.ts';
@@ -57,7 +57,8 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
     genReqId: requestId,
     requestIdHeader: false,
     trustProxy: false,
-    return503OnClosing: true,
+    // Requests arriving while draining get a 503 problem from the hook below, not Fastify's own body.
+    return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
     ajv: { customOptions: { removeAdditional: false } },
   });
@@ -91,6 +92,15 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
 
   await app.register(errorHandling);
   await app.register(observability, { ping: () => store.ping(), degraded: () => (redis && !redis.ready() ? ['redis'] : []) });
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close').header('retry-after', '1');
+    return sendProblem(request, reply, 503, 'unavailable', 'The server is shutting down; retry on another instance.');
+  });
   // With Redis the counters are shared by every instance (and local while Redis is down).
   await app.register(rateLimit, { global: false, ...(redis ? { store: sharedRateLimitStore(redis.client) } : {}) });
   await app.register(swaggerPlugin);
