@@ -8,7 +8,7 @@ import type { DecisionWriter } from '../audit/decisions.ts';
 import type { ScoringService } from '../trust/scoring.ts';
 import { requestDigest } from '../trust/cache.ts';
 import { isValidCurrency } from '../trust/currency.ts';
-import { EntityId, StringEnum, rawIdentifierErrors, throwRawIdentifiers, throwValidation, unreadableTime } from '../trust/schemas.ts';
+import { EntityId, Identifier, StringEnum, rawIdentifierErrors, throwRawIdentifiers, throwValidation, unreadableTime } from '../trust/schemas.ts';
 import { PAYMENT_METHODS, type ScoreContext } from '../trust/types.ts';
 import { analyseDispute, DISPUTE_REASONS, type PartyAssessment } from './analyser.ts';
 
@@ -16,9 +16,9 @@ const Rfc3339 = Type.String({ format: 'date-time', maxLength: 40 });
 const Minutes = Type.Number({ minimum: 0, maximum: 10_000_000 });
 
 const AnalyzeBody = Type.Object({
-  dispute_id: Type.String({ minLength: 1, maxLength: 128 }),
+  dispute_id: Identifier(128),
   trade: Type.Object({
-    trade_id: Type.String({ minLength: 1, maxLength: 256 }),
+    trade_id: Identifier(256),
     amount: Type.Number({ exclusiveMinimum: 0, maximum: 1e15 }),
     currency: Type.String({ minLength: 2, maxLength: 10, pattern: '^[A-Z0-9]+$' }),
     payment_method: Type.Optional(StringEnum(PAYMENT_METHODS)),

@@ -120,8 +120,12 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
   }
 }
 
+/** PostgreSQL refusing text it cannot store (NUL, invalid UTF-8): the input's fault, not ours. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
 function classify(error: FastifyError): { status: number; code: ProblemCode; detail: string } {
   const status = error.statusCode ?? 500;
+  if (UNSTORABLE_TEXT.has(error.code)) return { status: 400, code: 'invalid_request', detail: 'The request contains characters that cannot be stored (such as NUL).' };
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, code: 'payload_too_large', detail: 'The request body is larger than this endpoint accepts.' };

@@ -1,6 +1,6 @@
 // Request and response schemas of the trust endpoints, and the checks JSON Schema cannot express
 // (currency lists, raw identifiers, context depth).
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { ApiError, type FieldError } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 
@@ -10,14 +10,20 @@ import { isValidCurrency } from './currency.ts';
 import { PAYMENT_METHODS } from './types.ts';
 
 
-export const EntityId = Type.String({ minLength: 1, maxLength: 256, description: "the caller's hash of the identifier" });
+/** An identifier or reference: printable text only (control characters are never part of a hash,
+ *  and PostgreSQL cannot store NUL). */
+export function Identifier(maxLength: number, options: object = {}) {
+  return Type.String({ minLength: 1, maxLength, pattern: '^[^\\u0000-\\u001f\\u007f]+$', ...options });
+}
+
+export const EntityId = Identifier(256, { description: "the caller's hash of the identifier" });
 const Rfc3339 = Type.String({ format: 'date-time', maxLength: 40 });
 const Currency = Type.String({ minLength: 2, maxLength: 10, pattern: '^[A-Z0-9]+$', description: 'upper-case ISO 4217 code or a crypto asset of the policy' });
 const Amount = Type.Number({ exclusiveMinimum: 0, maximum: 1e15 });
 
 export const IDENTIFIER_TYPES = ['phone', 'bank_account', 'email', 'device', 'other'] as const;
 export const LinkedIdentifiers = Type.Array(
-  Type.Object({ type: StringEnum(IDENTIFIER_TYPES), hash: Type.String({ minLength: 8, maxLength: 256 }) }, { additionalProperties: false }),
+  Type.Object({ type: StringEnum(IDENTIFIER_TYPES), hash: Identifier(256, { minLength: 8 }) }, { additionalProperties: false }),
   { maxItems: 50 },
 );
 
@@ -29,7 +35,7 @@ export const ScoreContext = Type.Object(
     country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
     counterparty_country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
     account_created_at: Type.Optional(Rfc3339),
-    trade_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    trade_id: Type.Optional(Identifier(256)),
     linked_identifiers: Type.Optional(LinkedIdentifiers),
   },
   { additionalProperties: true, description: 'trade context; unknown members are accepted and ignored' },
@@ -62,14 +68,14 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export const TrustEvent = Type.Object(
   {
-    event_id: Type.String({ minLength: 1, maxLength: 128 }),
+    event_id: Identifier(128),
     type: StringEnum(EVENT_TYPES),
     entity_id: EntityId,
     occurred_at: Rfc3339,
     amount: Type.Optional(Amount),
     currency: Type.Optional(Currency),
     counterparty_id: Type.Optional(EntityId),
-    trade_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    trade_id: Type.Optional(Identifier(256)),
     resolution: Type.Optional(StringEnum(['in_favor', 'against'] as const)),
     linked_identifiers: Type.Optional(LinkedIdentifiers),
   },
@@ -173,4 +179,3 @@ export function eventErrors(event: TrustEvent, prefix: string, cryptoAssets: rea
   return { validation, raw };
 }
 
-export type { TSchema };

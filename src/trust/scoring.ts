@@ -13,10 +13,6 @@ import type { EntityProfile, ScoreContext, ScoreResult } from './types.ts';
 
 type StoredScore = Omit<ScoreResponse, 'cached'>;
 
-export interface ScoreOutcome {
-  response: ScoreResponse;
-}
-
 export class ScoringService {
   readonly cache: ScoreCache<StoredScore>;
 
