@@ -13,8 +13,21 @@ export interface Config {
   audience: string;
   policyFile: string | undefined;
   logLevel: string;
-  rateLimit: { perSecond: number; burst: number; tokenPerMinute: number };
+  /** tokenFailuresPerMinute counts failed token attempts per client_id and source address */
+  rateLimit: { perSecond: number; burst: number; tokenPerMinute: number; tokenFailuresPerMinute: number };
   workers: number | undefined;
+  /** the key-encryption key for private signing keys (VOUCH_SECRET_KEY); see secretKeyFile */
+  secretKey: string | undefined;
+  /** a file holding the key-encryption key (VOUCH_SECRET_KEY_FILE); by default one is generated beside the database */
+  secretKeyFile: string | undefined;
+  /** VOUCH_TRUST_PROXY: false, true (trust every hop), a hop count, or a list of addresses/CIDRs */
+  trustProxy: boolean | number | string[];
+  /** VOUCH_REQUIRE_HASHED_IDS=1: identifiers must be hex or base64url digests of >= 32 characters */
+  requireHashedIds: boolean;
+  /** VOUCH_METRICS_TOKEN: when set, /metrics requires Authorization: Bearer <this token> */
+  metricsToken: string | undefined;
+  /** VOUCH_MAX_CONNECTIONS: open connections per serving process */
+  maxConnections: number;
 }
 
 export class ConfigError extends Error {}
@@ -48,6 +61,27 @@ function optional(env: Env, name: string): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw;
 }
 
+function flag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(`${name} must be 1 or 0, got ${shown(raw)}`);
+}
+
+const PROXY_ENTRY = /^[0-9A-Fa-f.:]+(\/\d{1,3})?$|^(loopback|linklocal|uniquelocal)$/;
+
+function trustProxy(env: Env): boolean | number | string[] {
+  const raw = optional(env, 'VOUCH_TRUST_PROXY');
+  if (raw === undefined || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  if (/^hops:\d{1,2}$/.test(raw)) return Number(raw.slice(5));
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  if (entries.length === 0 || !entries.every((e) => PROXY_ENTRY.test(e))) {
+    throw new ConfigError(`VOUCH_TRUST_PROXY must be 1, hops:N, or a comma-separated list of addresses, CIDRs, loopback, linklocal or uniquelocal; got ${shown(raw)}`);
+  }
+  return entries;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -79,6 +113,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`VOUCH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${shown(logLevel)}`);
   }
   const workersRaw = optional(env, 'VOUCH_WORKERS');
+  const secretKey = optional(env, 'VOUCH_SECRET_KEY');
+  if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('VOUCH_SECRET_KEY must be at least 32 characters');
+  const metricsToken = optional(env, 'VOUCH_METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('VOUCH_METRICS_TOKEN must be at least 16 characters');
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST', '127.0.0.1'),
@@ -95,7 +133,14 @@ export function loadConfig(env: Env = process.env): Config {
       perSecond: integer(env, 'VOUCH_RATE_LIMIT_PER_SECOND', 100, 1, 10_000_000),
       burst: integer(env, 'VOUCH_RATE_LIMIT_BURST', 200, 1, 20_000_000),
       tokenPerMinute: integer(env, 'VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
+      tokenFailuresPerMinute: integer(env, 'VOUCH_TOKEN_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     },
     workers: workersRaw === undefined ? undefined : integer(env, 'VOUCH_WORKERS', 1, 1, 256),
+    secretKey,
+    secretKeyFile: optional(env, 'VOUCH_SECRET_KEY_FILE'),
+    trustProxy: trustProxy(env),
+    requireHashedIds: flag(env, 'VOUCH_REQUIRE_HASHED_IDS'),
+    metricsToken,
+    maxConnections: integer(env, 'VOUCH_MAX_CONNECTIONS', 1024, 1, 1_000_000),
   };
 }

@@ -142,10 +142,18 @@ function initial(dialect: Dialect): Migration {
   };
 }
 
+/**
+ * Every migration, in order. Names are fixed once released: Kysely runs the ones a store has not
+ * seen yet, sorted by name. Feature modules own their migrations' contents; this list owns the order.
+ */
+const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
+  '001_initial': initial,
+};
+
 class CodeMigrations implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '001_initial': initial(this.dialect) };
+    return Object.fromEntries(Object.entries(MIGRATIONS).map(([name, make]) => [name, make(this.dialect)]));
   }
 }
 

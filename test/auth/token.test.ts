@@ -256,4 +256,4 @@ describeEachBackend('token endpoint rate limit', (ctx) => {
     }
     problem(await ctx().inject({ method: 'POST', url: TOKEN, remoteAddress: '192.0.2.50', payload: { client_id: d.id, client_secret: d.secret } }), 429, 'rate_limited');
   });
-}, { rateLimit: { perSecond: 100_000, burst: 200_000, tokenPerMinute: 3 } });
+}, { rateLimit: { perSecond: 100_000, burst: 200_000, tokenPerMinute: 3, tokenFailuresPerMinute: 100_000 } });

@@ -18,7 +18,7 @@ test('loadConfig with an empty environment: the CONTRACT §1 defaults', () => {
   assert.equal(config.policyFile, undefined);
   assert.equal(config.logLevel, 'info');
   // CONTRACT §7: 100 requests/s with bursts of 200; token endpoint 30 per minute.
-  assert.deepEqual(config.rateLimit, { perSecond: 100, burst: 200, tokenPerMinute: 30 });
+  assert.deepEqual(config.rateLimit, { perSecond: 100, burst: 200, tokenPerMinute: 30, tokenFailuresPerMinute: 30 });
   assert.equal(config.workers, undefined);
 });
 
@@ -39,6 +39,13 @@ test('loadConfig with every variable set: each is read', () => {
     VOUCH_RATE_LIMIT_BURST: '20',
     VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '5',
     VOUCH_WORKERS: '4',
+    VOUCH_TOKEN_FAILURES_PER_MINUTE: '7',
+    VOUCH_SECRET_KEY: 'k'.repeat(32),
+    VOUCH_SECRET_KEY_FILE: '/etc/vouch/kek',
+    VOUCH_TRUST_PROXY: '10.0.0.0/8, loopback',
+    VOUCH_REQUIRE_HASHED_IDS: '1',
+    VOUCH_METRICS_TOKEN: 'metrics-token-0123',
+    VOUCH_MAX_CONNECTIONS: '50',
   });
   assert.equal(config.port, 9090);
   assert.equal(config.host, '0.0.0.0');
@@ -51,8 +58,17 @@ test('loadConfig with every variable set: each is read', () => {
   assert.equal(config.audience, 'marketplace');
   assert.equal(config.policyFile, '/etc/vouch/policy.json');
   assert.equal(config.logLevel, 'debug');
-  assert.deepEqual(config.rateLimit, { perSecond: 10, burst: 20, tokenPerMinute: 5 });
+  assert.deepEqual(config.rateLimit, { perSecond: 10, burst: 20, tokenPerMinute: 5, tokenFailuresPerMinute: 7 });
   assert.equal(config.workers, 4);
+  assert.equal(config.secretKey, 'k'.repeat(32));
+  assert.equal(config.secretKeyFile, '/etc/vouch/kek');
+  assert.deepEqual(config.trustProxy, ['10.0.0.0/8', 'loopback']);
+  assert.equal(config.requireHashedIds, true);
+  assert.equal(config.metricsToken, 'metrics-token-0123');
+  assert.equal(config.maxConnections, 50);
+  assert.equal(loadConfig({ VOUCH_TRUST_PROXY: '1' }).trustProxy, true);
+  assert.equal(loadConfig({ VOUCH_TRUST_PROXY: 'hops:2' }).trustProxy, 2);
+  assert.equal(loadConfig({}).trustProxy, false);
   assert.equal(loadConfig({ VOUCH_DATABASE_URL: 'postgresql://h/db' }).databaseUrl, 'postgresql://h/db');
   assert.equal(loadConfig({ VOUCH_DATABASE_URL: 'sqlite:/tmp/x.db' }).databaseUrl, 'sqlite:/tmp/x.db');
 });
@@ -78,6 +94,11 @@ const BAD: [Record<string, string>, string][] = [
   [{ VOUCH_ISSUER: '' }, 'VOUCH_ISSUER'],
   [{ VOUCH_RATE_LIMIT_PER_SECOND: '0' }, 'VOUCH_RATE_LIMIT_PER_SECOND'],
   [{ VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: 'many' }, 'VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE'],
+  [{ VOUCH_SECRET_KEY: 'short' }, 'VOUCH_SECRET_KEY'],
+  [{ VOUCH_TRUST_PROXY: 'proxy.example' }, 'VOUCH_TRUST_PROXY'],
+  [{ VOUCH_REQUIRE_HASHED_IDS: 'yes' }, 'VOUCH_REQUIRE_HASHED_IDS'],
+  [{ VOUCH_METRICS_TOKEN: 'short' }, 'VOUCH_METRICS_TOKEN'],
+  [{ VOUCH_MAX_CONNECTIONS: '0' }, 'VOUCH_MAX_CONNECTIONS'],
   [{ VOUCH_WORKERS: '0' }, 'VOUCH_WORKERS'],
 ];
 

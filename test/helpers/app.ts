@@ -82,7 +82,7 @@ export interface TestContext {
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     ...loadConfig({ VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN_ID, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET }),
-    rateLimit: { perSecond: 100_000, burst: 200_000, tokenPerMinute: 100_000 },
+    rateLimit: { perSecond: 100_000, burst: 200_000, tokenPerMinute: 100_000, tokenFailuresPerMinute: 100_000 },
     ...overrides,
   };
 }

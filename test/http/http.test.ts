@@ -254,7 +254,7 @@ describeEachBackend('per-principal rate limit', (ctx) => {
     // Unauthenticated requests are refused before they could count against anyone.
     problem(await ctx().inject({ method: 'GET', url: KEYS }), 401, 'unauthenticated');
   });
-}, { rateLimit: { perSecond: 1, burst: 3, tokenPerMinute: 100_000 } });
+}, { rateLimit: { perSecond: 1, burst: 3, tokenPerMinute: 100_000, tokenFailuresPerMinute: 100_000 } });
 
 for (const backend of backends()) {
   test(`GET /readyz with the store gone: 503 unavailable, while /healthz stays 200 [${backend}]`, async () => {
