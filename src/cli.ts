@@ -1,25 +1,28 @@
-// The `vouch` command: serve, migrate, clients, signing-keys, events import.
-import { parseArgs } from 'node:util';
+// The `vouch` command: serve, migrate, clients, signing-keys, events import. Parsing is
+// commander's: `--help` on any command prints its usage and runs nothing; configuration is read
+// only once a command actually runs, so help works whatever the environment holds.
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/env.ts';
-import { openStore } from './store/db.ts';
+import { openStore, type Store } from './store/db.ts';
 import { createClient, deactivateClient, listClients } from './auth/clients.ts';
-import { isRole, isScope } from './auth/principal.ts';
+import { ROLES, SCOPES, isRole, isScope } from './auth/principal.ts';
 import { rotateSigningKey } from './auth/signing-keys.ts';
 import { RevocationFeed } from './auth/revocation.ts';
 
-const USAGE = `usage: vouch <command>
-  serve [--workers N]                     start the HTTP service (default: one worker per core)
-  migrate                                 apply database migrations
-  clients create --name N --role R --scopes a,b
-  clients list
-  clients deactivate CLIENT_ID
-  signing-keys rotate
-  events import FILE.ndjson`;
+/** An input the command cannot act on: exit status 2 and one line, like a bad environment. */
+export class UsageError extends Error {}
+/** The command ran but did not fully succeed (e.g. an import with rejected lines): exit status 1. */
+export class PartialFailure extends Error {}
 
-class UsageError extends Error {}
+function packageVersion(): string {
+  // src/cli.ts and dist/cli.js both sit one level below package.json.
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
 
-async function withStore<T>(config: Config, fn: (store: ReturnType<typeof openStore>) => Promise<T>): Promise<T> {
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = openStore(config.databaseUrl);
   try {
     await store.migrate();
@@ -29,79 +32,153 @@ async function withStore<T>(config: Config, fn: (store: ReturnType<typeof openSt
   }
 }
 
-async function clients(config: Config, args: string[]): Promise<void> {
-  const [sub, ...rest] = args;
-  if (sub === 'create') {
-    const { values } = parseArgs({ args: rest, options: { name: { type: 'string' }, role: { type: 'string' }, scopes: { type: 'string' } } });
-    const scopes = (values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-    if (!values.name || !values.role || scopes.length === 0) throw new UsageError('clients create needs --name, --role and --scopes');
-    if (!isRole(values.role)) throw new UsageError(`unknown role "${values.role}" (service, operator, admin)`);
-    const unknown = scopes.filter((s) => !isScope(s));
-    if (unknown.length > 0) throw new UsageError(`unknown scope(s): ${unknown.join(', ')}`);
-    const role = values.role;
-    await withStore(config, async (store) => {
-      const { client, secret } = await createClient(store.db, { name: values.name!, role, scopes });
-      process.stdout.write(`client_id=${client.client_id}\nclient_secret=${secret}\n# the secret is shown once; store it now\n`);
-    });
-  } else if (sub === 'list') {
-    await withStore(config, async (store) => {
-      for (const c of await listClients(store.db)) {
-        process.stdout.write(`${c.client_id}\t${c.status}\t${c.role}\t${c.scopes.join(',')}\t${c.name}\n`);
-      }
-    });
-  } else if (sub === 'deactivate') {
-    const id = rest[0];
-    if (!id) throw new UsageError('clients deactivate needs a CLIENT_ID');
-    await withStore(config, async (store) => {
-      const feed = new RevocationFeed(store);
-      const client = await deactivateClient(store.db, feed, id);
-      if (!client) throw new UsageError(`no client ${id}`);
-      process.stdout.write(`${client.client_id} deactivated\n`);
-    });
-  } else {
-    throw new UsageError(USAGE);
+function workerCount(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > 256) throw new InvalidArgumentError('must be an integer from 1 to 256');
+  return n;
+}
+
+function scopeList(raw: string): string[] {
+  const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (scopes.length === 0) throw new InvalidArgumentError('needs at least one scope');
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length > 0) throw new InvalidArgumentError(`unknown scope(s): ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
+  return scopes;
+}
+
+function role(raw: string): string {
+  if (!isRole(raw)) throw new InvalidArgumentError(`unknown role "${raw}" (${ROLES.join(', ')})`);
+  return raw;
+}
+
+/**
+ * What a first-time user needs on the terminal: where the API reference is and, while the store
+ * has no client, how to get a credential. On standard error, apart from the JSON logs.
+ */
+async function startupHints(config: Config): Promise<void> {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  const lines = [`vouch: serving on ${base} (API reference: ${base}/docs)`];
+  const hasClient = config.bootstrapClientId !== undefined || (await withStore(config, async (store) => (await listClients(store.db)).length > 0));
+  if (!hasClient) {
+    lines.push(
+      'vouch: no API client exists yet. Create one, then exchange it for a token at POST /api/v1/auth/token:',
+      `vouch:   npx vouch clients create --name ops --role admin --scopes ${SCOPES.join(',')}`,
+      'vouch: or start with VOUCH_BOOTSTRAP_CLIENT_ID and VOUCH_BOOTSTRAP_CLIENT_SECRET set.',
+    );
   }
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+async function serveCommand(options: { workers?: number }): Promise<void> {
+  const config = loadConfig();
+  const workers = options.workers ?? config.workers ?? availableParallelism();
+  const { default: cluster } = await import('node:cluster');
+  if (cluster.isPrimary) await startupHints(config);
+  if (workers > 1 && cluster.isPrimary) await (await import('./cluster.ts')).servePrimary(config, workers);
+  else await (await import('./server.ts')).serve(config);
+}
+
+export function buildProgram(): Command {
+  const program = new Command('vouch')
+    .description('Counterparty-risk scoring and dispute analysis for P2P marketplaces')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .showHelpAfterError('(vouch --help, or vouch <command> --help, prints usage)')
+    .configureOutput({ outputError: (text, write) => write(`vouch: ${text.replace(/^error: /, '')}`) })
+    .exitOverride();
+
+  program
+    .command('serve')
+    .description('start the HTTP service (the same as npm start)')
+    .addOption(new Option('--workers <n>', 'worker processes sharing the port (default: VOUCH_WORKERS or one per core)').argParser(workerCount))
+    .action(serveCommand);
+
+  program
+    .command('migrate')
+    .description('apply database migrations (they also run at start)')
+    .action(async () => {
+      await withStore(loadConfig(), async () => {
+        process.stdout.write('migrations applied\n');
+      });
+    });
+
+  const clients = program.command('clients').description('API clients (credentials for the token endpoint)');
+  clients
+    .command('create')
+    .description('create a client; prints client_id and client_secret once')
+    .requiredOption('--name <name>', 'a name for people')
+    .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`, role)
+    .requiredOption('--scopes <a,b>', 'comma-separated scopes', scopeList)
+    .action(async (options: { name: string; role: string; scopes: string[] }) => {
+      await withStore(loadConfig(), async (store) => {
+        const { client, secret } = await createClient(store.db, { name: options.name, role: options.role as never, scopes: options.scopes });
+        process.stdout.write(`client_id=${client.client_id}\nclient_secret=${secret}\n# the secret is shown once; store it now\n`);
+      });
+    });
+  clients
+    .command('list')
+    .description('list clients: id, status, role, scopes, name')
+    .action(async () => {
+      await withStore(loadConfig(), async (store) => {
+        for (const c of await listClients(store.db)) {
+          process.stdout.write(`${c.client_id}\t${c.status}\t${c.role}\t${c.scopes.join(',')}\t${c.name}\n`);
+        }
+      });
+    });
+  clients
+    .command('deactivate')
+    .description("deactivate a client: its tokens and keys stop working at once")
+    .argument('<client_id>')
+    .action(async (id: string) => {
+      await withStore(loadConfig(), async (store) => {
+        const client = await deactivateClient(store.db, new RevocationFeed(store), id);
+        if (!client) throw new UsageError(`no client ${id}`);
+        process.stdout.write(`${client.client_id} deactivated\n`);
+      });
+    });
+
+  program
+    .command('signing-keys')
+    .description('token signing keys')
+    .command('rotate')
+    .description('make a new Ed25519 signing key; old public keys stay published until their tokens expire')
+    .action(async () => {
+      await withStore(loadConfig(), async (store) => {
+        process.stdout.write(`new signing key ${await rotateSigningKey(store.db)}\n`);
+      });
+    });
+
+  program
+    .command('events')
+    .description('trust history')
+    .command('import')
+    .description('load events from NDJSON (one event per line; - reads standard input); exit status 1 if any line was rejected')
+    .argument('<file>', 'an .ndjson file, or - for standard input')
+    .action(async (file: string) => {
+      const config = loadConfig();
+      const { importEvents } = await import('./trust/import.ts');
+      const summary = await withStore(config, (store) => importEvents(store, file, config));
+      if (summary.rejectedCount > 0) throw new PartialFailure(`${summary.rejectedCount} line(s) rejected`);
+    });
+
+  return program;
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  const config = loadConfig();
-  switch (command) {
-    case 'serve':
-    case undefined: {
-      const { values } = parseArgs({ args: rest, options: { workers: { type: 'string' } } });
-      const workers = values.workers === undefined ? (config.workers ?? availableParallelism()) : Number(values.workers);
-      if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new UsageError('--workers must be an integer from 1 to 256');
-      const { default: cluster } = await import('node:cluster');
-      if (workers > 1 && cluster.isPrimary) await (await import('./cluster.ts')).servePrimary(config, workers);
-      else await (await import('./server.ts')).serve(config);
-      return;
-    }
-    case 'migrate':
-      await withStore(config, async () => {
-        process.stdout.write('migrations applied\n');
-      });
-      return;
-    case 'clients':
-      return clients(config, rest);
-    case 'signing-keys':
-      if (rest[0] !== 'rotate') throw new UsageError(USAGE);
-      await withStore(config, async (store) => {
-        process.stdout.write(`new signing key ${await rotateSigningKey(store.db)}\n`);
-      });
-      return;
-    case 'events': {
-      if (rest[0] !== 'import' || !rest[1]) throw new UsageError(USAGE);
-      const { importEvents } = await import('./trust/import.ts');
-      await withStore(config, (store) => importEvents(store, rest[1]!, config));
-      return;
-    }
-    default:
-      throw new UsageError(USAGE);
+  const program = buildProgram();
+  // `vouch` alone is a request for help, not an error.
+  if (argv.length === 0) {
+    program.outputHelp();
+    return;
   }
+  await program.parseAsync(argv, { from: 'user' });
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof CommanderError) {
+    // Help and version print and exit 0; commander has already written its own one-line error.
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  }
   if (err instanceof ConfigError || err instanceof UsageError) {
     process.stderr.write(`vouch: ${err.message}\n`);
     process.exit(2);

@@ -1,6 +1,7 @@
 // `vouch events import FILE.ndjson`: bulk history load. Each line is validated on its own; a bad
 // line is reported with its number and skipped, never stopping or corrupting the import.
 import { createReadStream, statSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -27,12 +28,14 @@ function progressBar(done: number, total: number, lines: number): string {
   return `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(ratio * 100).toFixed(0).padStart(3)}%  ${lines} lines`;
 }
 
-export async function importFile(store: Store, path: string, config: Pick<Config, 'policyFile'>, progress: (line: string) => void = () => {}): Promise<ImportSummary> {
+/** `path` is a file, or `-` for standard input (no progress bar: its size is unknown). */
+export async function importFile(store: Store, path: string, config: Pick<Config, 'policyFile'>, progress: (line: string) => void = () => {}, stdin: Readable = process.stdin): Promise<ImportSummary> {
   const policy = loadPolicy(config.policyFile);
   const ajv = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, strict: false });
   addFormats.default(ajv);
   const validate = ajv.compile(TrustEvent);
-  const total = statSync(path).size;
+  const fromStdin = path === '-';
+  const total = fromStdin ? 0 : statSync(path).size;
   const summary: ImportSummary = { accepted: 0, duplicates: 0, rejected: [], rejectedCount: 0 };
   const reject = (line: number, reason: string) => {
     summary.rejectedCount += 1;
@@ -47,7 +50,7 @@ export async function importFile(store: Store, path: string, config: Pick<Config
     batch = [];
   };
 
-  const stream = createReadStream(path, { encoding: 'utf8' });
+  const stream = fromStdin ? stdin.setEncoding('utf8') : createReadStream(path, { encoding: 'utf8' });
   let bytes = 0;
   let lineNo = 0;
   let lastDraw = 0;
@@ -78,20 +81,21 @@ export async function importFile(store: Store, path: string, config: Pick<Config
     }
     batch.push(event);
     if (batch.length >= BATCH) await flush();
-    if (Date.now() - lastDraw > 200) {
+    if (!fromStdin && Date.now() - lastDraw > 200) {
       lastDraw = Date.now();
       progress(progressBar(bytes, total, lineNo));
     }
   }
   await flush();
-  progress(`${progressBar(total, total, lineNo)}\n`);
+  if (!fromStdin) progress(`${progressBar(total, total, lineNo)}\n`);
   return summary;
 }
 
-export async function importEvents(store: Store, path: string, config: Pick<Config, 'policyFile'>): Promise<void> {
+export async function importEvents(store: Store, path: string, config: Pick<Config, 'policyFile'>): Promise<ImportSummary> {
   const tty = process.stderr.isTTY === true;
   const summary = await importFile(store, path, config, tty ? (s) => process.stderr.write(s) : () => {});
   process.stdout.write(`accepted ${summary.accepted}, duplicates ${summary.duplicates}, rejected ${summary.rejectedCount}\n`);
   for (const r of summary.rejected) process.stdout.write(`  line ${r.line}: ${r.reason}\n`);
   if (summary.rejectedCount > summary.rejected.length) process.stdout.write(`  … and ${summary.rejectedCount - summary.rejected.length} more\n`);
+  return summary;
 }

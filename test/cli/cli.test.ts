@@ -3,14 +3,17 @@
 // once, keep only its SHA-256, and a deactivation reaches a running service.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readFileSync, existsSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { backends, freshStore, testConfig, type TestStore } from '../helpers/app.ts';
 import { buildApp } from '../../src/app.ts';
 import { sha256Hex } from '../../src/keys/format.ts';
 import { eventually } from '../auth/support.ts';
+import { freePort, waitFor } from '../helpers/processes.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/vouch.js', import.meta.url));
 
@@ -21,15 +24,61 @@ interface Run {
 }
 
 /** Runs `node bin/vouch.js …` with only the given VOUCH_* variables (none inherited from this process). */
-function vouch(args: string[], env: Record<string, string>): Promise<Run> {
+function vouch(args: string[], env: Record<string, string>, stdin?: string): Promise<Run> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_') && k !== 'PORT' && k !== 'HOST'));
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...base, ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [BIN, ...args], { env: { ...base, ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
+    child.stdin?.end(stdin ?? '');
   });
 }
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+describe('usage and --help', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vouch-cli-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('vouch alone prints help naming every command, exit 0', async () => {
+    const run = await vouch([], {});
+    assert.equal(run.code, 0, run.stderr);
+    for (const command of ['serve', 'migrate', 'clients', 'signing-keys', 'events']) assert.match(run.stdout, new RegExp(`\\b${command}\\b`));
+  });
+
+  test('vouch --version prints the package version, exit 0', async () => {
+    const run = await vouch(['--version'], {});
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout.trim(), PACKAGE_VERSION);
+  });
+
+  test('--help on every command prints its usage, exit 0, and touches no store (even with a bad environment)', async () => {
+    const db = join(dir, 'help.db');
+    const commands = [['serve'], ['migrate'], ['clients', 'create'], ['clients', 'list'], ['clients', 'deactivate'], ['signing-keys', 'rotate'], ['events', 'import']];
+    for (const command of commands) {
+      const run = await vouch([...command, '--help'], { VOUCH_DATABASE_URL: `sqlite:${db}`, PORT: 'abc' });
+      assert.equal(run.code, 0, `${command.join(' ')}: ${run.stderr}`);
+      assert.match(run.stdout, new RegExp(`^Usage: vouch ${command.join(' ')}`), command.join(' '));
+      assert.ok(!existsSync(db), `${command.join(' ')} --help created the database`);
+    }
+  });
+
+  test('an unknown command or a missing argument: exit 2 and a one-line error pointing to --help', async () => {
+    const unknown = await vouch(['bogus'], {});
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /^vouch: unknown command 'bogus'\n/);
+    const missing = await vouch(['clients', 'deactivate'], {});
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /^vouch: missing required argument 'client_id'\n/);
+    const workers = await vouch(['serve', '--workers', '0'], {});
+    assert.equal(workers.code, 2);
+    assert.match(workers.stderr, /--workers.*must be an integer from 1 to 256/);
+  });
+});
 
 test('bad environment variable (PORT=abc): exit code 2 and one line on stderr naming PORT', async () => {
   const run = await vouch(['migrate'], { PORT: 'abc', VOUCH_DATABASE_URL: 'sqlite:/nonexistent/never-created.db' });
@@ -42,7 +91,7 @@ test('bad environment variable (PORT=abc): exit code 2 and one line on stderr na
 test('clients create with an unknown role: exit code 2 and a one-line usage error', async () => {
   const run = await vouch(['clients', 'create', '--name', 'x', '--role', 'root', '--scopes', 'keys:read'], { VOUCH_DATABASE_URL: 'sqlite:/nonexistent/never-created.db' });
   assert.equal(run.code, 2);
-  assert.equal(run.stderr, 'vouch: unknown role "root" (service, operator, admin)\n');
+  assert.match(run.stderr, /^vouch: option '--role <role>' argument 'root' is invalid\. unknown role "root" \(service, operator, admin\)\n/);
 });
 
 for (const backend of backends()) {
@@ -62,6 +111,29 @@ for (const backend of backends()) {
     after(async () => {
       await app.close();
       await fresh.drop();
+    });
+
+    test('signing-keys rotate makes exactly one new key; with --help it makes none', async () => {
+      const count = async () => (await fresh.store.db.selectFrom('signing_keys').select('kid').execute()).length;
+      const before = await count();
+      assert.equal((await vouch(['signing-keys', 'rotate', '--help'], env)).code, 0);
+      assert.equal(await count(), before);
+      const rotated = await vouch(['signing-keys', 'rotate'], env);
+      assert.equal(rotated.code, 0, rotated.stderr);
+      assert.match(rotated.stdout, /^new signing key \S+\n$/);
+      assert.equal(await count(), before + 1);
+    });
+
+    test('events import - reads standard input; a rejected line makes the exit status 1, a clean import 0', async () => {
+      const ok = { event_id: `cli-stdin-${backend}-1`, type: 'fraud.reported', entity_id: 'f'.repeat(64), occurred_at: new Date().toISOString() };
+      const clean = await vouch(['events', 'import', '-'], env, `${JSON.stringify(ok)}\n`);
+      assert.equal(clean.code, 0, clean.stderr);
+      assert.match(clean.stdout, /^accepted 1, duplicates 0, rejected 0\n/);
+      const bad = { ...ok, event_id: `cli-stdin-${backend}-2`, type: 'trade.exploded' };
+      const mixed = await vouch(['events', 'import', '-'], env, `${JSON.stringify(ok)}\n${JSON.stringify(bad)}\n`);
+      assert.equal(mixed.code, 1);
+      assert.match(mixed.stdout, /^accepted 0, duplicates 1, rejected 1\n  line 2: /);
+      assert.match(mixed.stderr, /1 line\(s\) rejected/);
     });
 
     test('clients create prints client_id and the secret once, the store keeps only its SHA-256; list shows it active; deactivate stops its tokens', async () => {
@@ -109,3 +181,25 @@ for (const backend of backends()) {
     });
   });
 }
+
+test('the first start prints where /docs is and how to get a credential while no client exists', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vouch-first-start-'));
+  const port = await freePort();
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_') && k !== 'PORT' && k !== 'HOST' && k !== 'NODE_TEST_CONTEXT'));
+  const child = spawn(process.execPath, [BIN, 'serve', '--workers', '1'], {
+    env: { ...base, VOUCH_DATABASE_URL: `sqlite:${join(dir, 'v.db')}`, PORT: String(port), VOUCH_LOG_LEVEL: 'warn' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  try {
+    await waitFor('the start-up hints', () => stderr.includes('--role admin'), 30_000);
+    assert.match(stderr, new RegExp(`vouch: serving on http://127\\.0\\.0\\.1:${port} \\(API reference: http://127\\.0\\.0\\.1:${port}/docs\\)`));
+    assert.match(stderr, /no API client exists yet/);
+    assert.match(stderr, /npx vouch clients create --name ops --role admin --scopes \S*keys:read/);
+    assert.match(stderr, /VOUCH_BOOTSTRAP_CLIENT_ID and VOUCH_BOOTSTRAP_CLIENT_SECRET/);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
