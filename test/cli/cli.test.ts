@@ -132,7 +132,7 @@ for (const backend of backends()) {
       const bad = { ...ok, event_id: `cli-stdin-${backend}-2`, type: 'trade.exploded' };
       const mixed = await vouch(['events', 'import', '-'], env, `${JSON.stringify(ok)}\n${JSON.stringify(bad)}\n`);
       assert.equal(mixed.code, 1);
-      assert.match(mixed.stdout, /^accepted 0, duplicates 1, rejected 1\n  line 2: /);
+      assert.match(mixed.stdout, /^accepted 0, duplicates 1, rejected 1\n {2}line 2: /);
       assert.match(mixed.stderr, /1 line\(s\) rejected/);
     });
 
