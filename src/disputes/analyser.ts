@@ -1,79 +1,29 @@
-// Dispute analysis: an explainable evidence-weighing model. Pure — no I/O, no clock.
+// Dispute analysis: an explainable evidence-weighing model under a layer of escrow rules.
+// Pure — no I/O, no clock.
 //
 // Every fact adds log-odds for "the buyer validly paid" (positive) or against it (negative).
 // σ(Σ) is the buyer probability; its distance from ½, shrunk when the evidence conflicts and
 // capped by serious flags against the favoured side, is the confidence. Hard rules sit on top:
-// they can only turn a decision into manual_review, never produce a release.
-import type { EntityProfile, RiskLevel, Signal } from '../trust/types.ts';
+// they can only turn a decision into manual_review, never produce a release. The escrow rules
+// (rules.ts) then decide the cases platforms decide mechanically (a reversal, an underpayment,
+// a trade never paid, a silent party) and send a contested payment to a human.
 import type { DisputePolicy } from './policy.ts';
+import { disputeSettings } from './policy.ts';
 import {
   add, compareFlags, finite, raise, toward, weighHistory,
   type Contribution, type Findings, type RiskFlag, type Severity, type Side,
 } from './flags.ts';
+import { applyRules, type RuleName } from './rules.ts';
+import { HIGH_CONFIDENCE, missingEvidence } from './evidence.ts';
+import type { DisputeAnalysis, DisputeInput, Parties, Recommendation } from './types.ts';
 
 export type { Contribution, FlagCode, FlagParty, RiskFlag, Severity, Side } from './flags.ts';
-
-export const DISPUTE_REASONS = [
-  'payment_not_received',
-  'asset_not_released',
-  'wrong_amount',
-  'third_party_payment',
-  'payment_reversed',
-  'unresponsive_counterparty',
-  'other',
-] as const;
-export type DisputeReason = (typeof DISPUTE_REASONS)[number];
-
-/** Every member optional: absent means "not provided", never false. */
-export interface DisputeEvidence {
-  payment_proof_submitted?: boolean;
-  bank_reference_matches?: boolean;
-  payer_name_matches?: boolean;
-  seller_confirmed_receipt?: boolean;
-  payment_reversed?: boolean;
-  amount_paid?: number;
-  buyer_response_minutes?: number;
-  seller_response_minutes?: number;
-  messages_count?: number;
-}
-
-export interface DisputeTrade {
-  trade_id: string;
-  amount: number;
-  currency: string;
-  payment_method?: string;
-  created_at?: string;
-  paid_at?: string;
-}
-
-export interface DisputeInput {
-  dispute_id: string;
-  trade: DisputeTrade;
-  buyer_id: string;
-  seller_id: string;
-  opened_by: Side;
-  opened_at?: string;
-  reason: DisputeReason;
-  evidence?: DisputeEvidence;
-  context?: Record<string, unknown>;
-}
-
-export interface PartyAssessment {
-  entityId: string;
-  score: number;
-  riskLevel: RiskLevel;
-  signals: Signal[];
-  profile: EntityProfile;
-}
-
-export type Recommendation = 'release_to_buyer' | 'return_to_seller' | 'manual_review';
-
-export interface DisputeAnalysis {
-  recommendation: Recommendation;
-  /** 0..1, 3 decimals */
-  confidence: number;
-  risk_flags: RiskFlag[];
-}
+export type { RuleName } from './rules.ts';
+export {
+  DISPUTE_REASONS, MISSING_EVIDENCE_CODES,
+  type DisputeAnalysis, type DisputeEvidence, type DisputeInput, type DisputeReason, type DisputeTrade,
+  type MissingEvidence, type MissingEvidenceCode, type Parties, type PartyAssessment, type Recommendation,
+} from './types.ts';
 
 export interface DisputeExplanation {
   analysis: DisputeAnalysis;
@@ -82,6 +32,8 @@ export interface DisputeExplanation {
   contributions: Contribution[];
   /** why the recommendation is manual_review; empty when a decision was made */
   reviewReasons: string[];
+  /** the escrow rule that decided, or null when the weighing of the evidence did */
+  rule: RuleName | null;
 }
 
 const MINUTE = 60_000;
@@ -189,12 +141,13 @@ function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: number, 
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
-export function explainDispute(
-  input: DisputeInput,
-  parties: { buyer: PartyAssessment; seller: PartyAssessment },
-  policy: DisputePolicy,
-  now: number,
-): DisputeExplanation {
+type Decision = Omit<DisputeExplanation, 'analysis'> & {
+  analysis: Omit<DisputeAnalysis, 'missing_evidence'>;
+  mechanicallyClear: boolean;
+};
+
+/** The evidence model followed by the escrow rules; everything but the missing-evidence list. */
+function decide(input: DisputeInput, parties: Parties, policy: DisputePolicy, now: number): Decision {
   const acc: Findings = { contributions: [], flags: [], releaseBlocked: false, affirmativePayment: false };
   weighEvidence(input, policy, now, acc);
   weighHistory('buyer', parties.buyer, input.trade, policy, now, acc);
@@ -216,7 +169,7 @@ export function explainDispute(
   const against = (sev: Severity) => acc.flags.some((f) => f.severity === sev && f.against === favoured);
   if (favoured !== null && against('high')) confidence = Math.min(confidence, policy.highFlagConfidenceCap);
 
-  const reviewReasons: string[] = [];
+  let reviewReasons: string[] = [];
   if (favoured === null) reviewReasons.push('the evidence is balanced');
   if (favoured === 'buyer' && acc.releaseBlocked) reviewReasons.push('a hard rule forbids releasing to the buyer');
   // Reputation alone never moves escrow: each outcome needs evidence about this payment.
@@ -226,14 +179,34 @@ export function explainDispute(
   }
   if (favoured !== null && against('critical')) reviewReasons.push(`a critical flag weighs against the ${favoured}`);
   if (reviewReasons.length > 0) confidence = Math.min(confidence, policy.reviewConfidenceCap);
+  const modelRelease = reviewReasons.length === 0 && favoured === 'buyer';
+
+  // The escrow rules read the model's flags, so they run after it and before the sort.
+  const outcome = applyRules(input, policy, now, acc);
+  let recommendation: Recommendation | null = null;
+  if (outcome !== null) {
+    const settings = disputeSettings(policy);
+    reviewReasons = outcome.reviewReason === undefined ? [] : [outcome.reviewReason];
+    if (outcome.basis === 'review') {
+      confidence = Math.min(confidence, policy.reviewConfidenceCap);
+    } else if (outcome.basis === 'claim') {
+      confidence = settings.claimConfidence;
+    } else if (outcome.recommendation === 'release_to_buyer') {
+      // never below what the model alone would give, so that worse evidence against the buyer
+      // can never raise the confidence of a release by making the rule stop applying
+      confidence = Math.max(settings.clearCaseConfidence, modelRelease ? confidence : 0);
+      if (outcome.capped) confidence = Math.min(confidence, policy.highFlagConfidenceCap);
+    } else {
+      confidence = settings.clearCaseConfidence;
+    }
+    recommendation = outcome.recommendation;
+  }
 
   confidence = round3(Math.min(1, Math.max(0, confidence)));
   // compared after rounding so the reported confidence and the decision always agree
   if (reviewReasons.length === 0 && confidence < policy.confidenceFloor) reviewReasons.push('confidence below the floor');
-  const recommendation: Recommendation =
-    reviewReasons.length > 0 || favoured === null
-      ? 'manual_review'
-      : favoured === 'buyer' ? 'release_to_buyer' : 'return_to_seller';
+  if (reviewReasons.length > 0 || (recommendation === null && favoured === null)) recommendation = 'manual_review';
+  recommendation ??= favoured === 'buyer' ? 'release_to_buyer' : 'return_to_seller';
 
   const risk_flags = acc.flags
     .map(({ code, severity, party, message }): RiskFlag => ({ code, severity, party, message }))
@@ -244,14 +217,18 @@ export function explainDispute(
     buyerProbability: p,
     contributions: acc.contributions,
     reviewReasons,
+    rule: outcome?.rule ?? null,
+    mechanicallyClear: outcome?.basis === 'clear' && recommendation !== 'manual_review' && confidence >= HIGH_CONFIDENCE,
   };
 }
 
-export function analyseDispute(
-  input: DisputeInput,
-  parties: { buyer: PartyAssessment; seller: PartyAssessment },
-  policy: DisputePolicy,
-  now: number,
-): DisputeAnalysis {
+export function explainDispute(input: DisputeInput, parties: Parties, policy: DisputePolicy, now: number): DisputeExplanation {
+  const { mechanicallyClear, analysis, ...rest } = decide(input, parties, policy, now);
+  const missing_evidence = missingEvidence(input, analysis, mechanicallyClear,
+    (alt) => decide(alt, parties, policy, now).analysis);
+  return { ...rest, analysis: { ...analysis, missing_evidence } };
+}
+
+export function analyseDispute(input: DisputeInput, parties: Parties, policy: DisputePolicy, now: number): DisputeAnalysis {
   return explainDispute(input, parties, policy, now).analysis;
 }

@@ -57,6 +57,25 @@ export const FLAG_WHY = {
     'pressure tactic.',
   high_risk_party:
     'The counterparty-risk model already rates this party as risky from its whole history.',
+  // Escrow rules (docs/risk-flags.md, "Rules"): each says why the rule decides the way it does.
+  underpayment:
+    'An underpaid order is not released: the buyer must pay the rest or be refunded, so the crypto goes back to ' +
+    'the seller and a partial payment never buys the whole amount.',
+  reversal_after_confirmation:
+    'A reversal cancels the earlier confirmation: the seller no longer holds the money, and a loss after a ' +
+    'release would be the seller\'s, so the crypto goes back to the seller.',
+  contested_payment:
+    'One of the two is mistaken or lying, and only bank records can settle it: reputation never decides a ' +
+    'contested payment.',
+  trade_expired_unpaid:
+    'A trade not paid within its payment window is closed in the seller\'s favour: there is no payment for the ' +
+    'escrow to settle.',
+  buyer_unresponsive:
+    'A buyer who stays silent without showing any payment has not substantiated one; the order is cancelled and ' +
+    'the crypto goes back to the seller.',
+  payment_not_marked:
+    'The buyer neither marked the trade as paid nor showed proof of payment, so there is no payment for the ' +
+    'escrow to settle.',
 } as const;
 
 export type FlagCode = keyof typeof FLAG_WHY;

@@ -49,6 +49,14 @@ export const DisputePolicySchema = Type.Object(
     conflictPenalty: Type.Number({ minimum: 0, maximum: 1 }),
     highFlagConfidenceCap: Type.Number({ minimum: 0, maximum: 1 }),
     reviewConfidenceCap: Type.Number({ minimum: 0, maximum: 1 }),
+    // Added with the escrow rules (v2). Optional so that policy documents written before them
+    // stay valid; an absent member takes the default below (see disputeSettings).
+    paymentWindowMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10_080,
+      description: 'a trade not marked paid this long after creation has expired unpaid' })),
+    clearCaseConfidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1,
+      description: 'confidence of a mechanically clear case (reversal, underpayment, unpaid or silent party)' })),
+    claimConfidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1,
+      description: 'confidence of a rule that rests on one party\'s claim (a reversal or short payment not yet evidenced)' })),
     weights: DisputeWeightsSchema,
   },
   { additionalProperties: false },
@@ -72,6 +80,9 @@ export const DEFAULT_DISPUTE_POLICY: DisputePolicy = {
   conflictPenalty: 0.5,
   highFlagConfidenceCap: 0.85,
   reviewConfidenceCap: 0.5,
+  paymentWindowMinutes: 30,
+  clearCaseConfidence: 0.95,
+  claimConfidence: 0.8,
   weights: {
     paymentProof: 0.75,
     noPaymentProof: 1.5,
@@ -96,3 +107,14 @@ export const DEFAULT_DISPUTE_POLICY: DisputePolicy = {
     highRiskParty: 0.75,
   },
 };
+
+export type DisputeRuleSettings = Required<Pick<DisputePolicy, 'paymentWindowMinutes' | 'clearCaseConfidence' | 'claimConfidence'>>;
+
+/** The v2 rule settings with the defaults filled in for policies that predate them. */
+export function disputeSettings(policy: DisputePolicy): DisputeRuleSettings {
+  return {
+    paymentWindowMinutes: policy.paymentWindowMinutes ?? 30,
+    clearCaseConfidence: policy.clearCaseConfidence ?? 0.95,
+    claimConfidence: policy.claimConfidence ?? 0.8,
+  };
+}
