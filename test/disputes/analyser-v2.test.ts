@@ -378,6 +378,44 @@ describe('v2 properties', () => {
     }), { numRuns: 400 });
   });
 
+  test('negative evidence against the buyer never makes a release more likely or more confident (with the v2 rules)', () => {
+    type Worsen = (i: DisputeInput, p: Parties) => void;
+    const worsenings: Worsen[] = [
+      (i) => { i.evidence = { ...i.evidence, payer_name_matches: false }; },
+      (i) => { i.evidence = { ...i.evidence, bank_reference_matches: false }; },
+      (i) => { i.evidence = { ...i.evidence, payment_reversed: true }; },
+      (i) => { if (i.evidence?.seller_confirmed_receipt === undefined) i.evidence = { ...i.evidence, seller_confirmed_receipt: false }; },
+      (i) => { if (i.evidence?.payment_proof_submitted === undefined) i.evidence = { ...i.evidence, payment_proof_submitted: false }; },
+      (i) => { i.evidence = { ...i.evidence, amount_paid: 1 }; },
+      (_i, p) => { p.buyer.profile.fraudReports += 1; },
+      (_i, p) => { p.buyer.profile.chargebacks += 1; },
+      (_i, p) => { p.buyer.profile.blocklisted = true; },
+    ];
+    const releaseConfidence = (a: DisputeAnalysis) => (a.recommendation === 'release_to_buyer' ? a.confidence : 0);
+    fc.assert(fc.property(inputArb, partiesArb, policyArb, fc.integer({ min: 0, max: worsenings.length - 1 }), (input, parties, policy, w) => {
+      const before = analyseDispute(input, parties, policy, NOW);
+      const [i2, p2] = structuredClone([input, parties] as const) as [DisputeInput, Parties];
+      worsenings[w]!(i2, p2);
+      const after = analyseDispute(i2, p2, policy, NOW);
+      assert.ok(releaseConfidence(after) <= releaseConfidence(before), `worsening ${w}: ${releaseConfidence(before)} → ${releaseConfidence(after)}`);
+    }), { numRuns: 1500 });
+  });
+
+  test('the clear return cases hold whatever the histories', () => {
+    const cases = [
+      dispute({ payment_proof_submitted: false }, { opened_by: 'seller', trade: unpaidTrade(5) }),
+      dispute({}, { opened_by: 'seller', trade: unpaidTrade(200) }),
+      dispute({ buyer_response_minutes: 500 }, { opened_by: 'buyer' }),
+      dispute({ ...GOOD, payer_name_matches: false }),
+    ];
+    fc.assert(fc.property(partiesArb, fc.constantFrom(...cases), (parties, input) => {
+      const a = run(input, parties);
+      assert.equal(a.recommendation, 'return_to_seller');
+      assert.ok(a.confidence >= HIGH);
+      assert.deepEqual(a.missing_evidence, []);
+    }), { numRuns: 300 });
+  });
+
   test('reputation never decides a contested payment: swapping histories leaves it in manual_review', () => {
     const input = dispute({ ...GOOD, seller_confirmed_receipt: false });
     fc.assert(fc.property(partiesArb, (parties) => {
