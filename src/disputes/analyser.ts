@@ -3,17 +3,16 @@
 //
 // Every fact adds log-odds for "the buyer validly paid" (positive) or against it (negative).
 // σ(Σ) is the buyer probability; its distance from ½, shrunk when the evidence conflicts and
-// capped by serious flags against the favoured side, is the confidence. Hard rules sit on top:
-// they can only turn a decision into manual_review, never produce a release. The escrow rules
+// capped by serious flags against the favoured side, is the confidence. The model's hard rules
+// can only turn its decision into manual_review, never produce a release. The escrow rules
 // (rules.ts) then decide the cases platforms decide mechanically (a reversal, an underpayment,
 // a trade never paid, a silent party) and send a contested payment to a human.
-import type { DisputePolicy } from './policy.ts';
-import { disputeSettings } from './policy.ts';
+import { disputeSettings, type DisputePolicy } from './policy.ts';
 import {
   add, compareFlags, finite, raise, toward, weighHistory,
   type Contribution, type Findings, type RiskFlag, type Severity, type Side,
 } from './flags.ts';
-import { applyRules, type RuleName } from './rules.ts';
+import { applyRules, parseTime, type RuleName } from './rules.ts';
 import { HIGH_CONFIDENCE, missingEvidence } from './evidence.ts';
 import type { DisputeAnalysis, DisputeInput, Parties, Recommendation } from './types.ts';
 
@@ -38,11 +37,6 @@ export interface DisputeExplanation {
 
 const MINUTE = 60_000;
 
-const parseTime = (s: string | undefined): number | null => {
-  if (s === undefined) return null;
-  const t = Date.parse(s);
-  return Number.isNaN(t) ? null : t;
-};
 
 function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: number, acc: Findings): void {
   const e = input.evidence ?? {};

@@ -29,7 +29,7 @@ export interface RuleOutcome {
 const MINUTE = 60_000;
 const STRENGTH = { clear: 0, claim: 1, review: 2 } as const;
 
-const parseTime = (s: string | undefined): number | null => {
+export const parseTime = (s: string | undefined): number | null => {
   if (s === undefined) return null;
   const t = Date.parse(s);
   return Number.isNaN(t) ? null : t;
