@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { isDigest, looksLikeRawIdentifier } from '../../src/trust/identifiers.ts';
 import { newId } from '../../src/keys/format.ts';
+import { digest, disguisedRawIdentifier } from '../helpers/fuzz.ts';
 
 test('e-mail addresses are refused', () => {
   for (const v of ['alice@example.com', 'a.b+tag@mail.example.co.uk', ' Bob@Example.ORG ', 'x@y-z.io']) {
@@ -222,85 +223,10 @@ test('isDigest: hex and base64url digests of at least 32 characters only', () =>
   }
 });
 
-// ---- property: real-shaped identifiers in random disguises are always detected ----
-
-const DIGIT_ZEROS = [0x30, 0x660, 0x6f0, 0x966, 0x9e6, 0xe50, 0xff10, 0x1040, 0x17e0, 0x1d7ce];
-const SEPARATORS = [' ', '-', '.', '_', '/', '\u00a0', '\u2009', '\u2013', '\u2011', '\u00b7', '\u200b', '\u3000', '\uff0d', '(', ')'];
-const digit = fc.integer({ min: 0, max: 9 });
-const sepArb = fc.constantFrom(...SEPARATORS);
-
-/** Writes every ASCII digit of `s` in one randomly chosen script. */
-const inScript = (s: string, zero: number) => s.replace(/[0-9]/g, (d) => String.fromCodePoint(zero + Number(d)));
-/** Full-width forms of ASCII letters, digits and '@', '+', '.'. */
-const fullWidth = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
-
-/** Splits `s` into groups at random points and joins them with random separators. */
-function separated(s: string): fc.Arbitrary<string> {
-  return fc.array(fc.tuple(fc.boolean(), sepArb), { minLength: s.length, maxLength: s.length }).map((cuts) =>
-    [...s].map((c, i) => (i > 0 && cuts[i]![0] ? cuts[i]![1] : '') + c).join(''),
-  );
-}
-
-const phoneArb = fc.oneof(
-  fc.array(digit, { minLength: 8, maxLength: 15 }).filter((d) => d[0] !== 0).map((d) => `+${d.join('')}`),
-  fc.array(digit, { minLength: 7, maxLength: 12 }).map((d) => d.join('')),
-).chain((p) => {
-  const plus = p.startsWith('+');
-  return separated(plus ? p.slice(1) : p).map((body) => (plus ? `+${body}` : body));
-});
-
-const cardArb = fc.array(digit, { minLength: 12, maxLength: 18 }).map(luhnComplete).chain(separated);
-
-// Valid IBANs built from a country's registered length and a computed mod-97 check.
-const IBAN_COUNTRIES: Array<[string, number]> = [['GB', 22], ['DE', 22], ['FR', 27], ['NL', 18], ['NO', 15], ['ES', 24], ['IT', 27], ['BE', 16], ['CH', 21], ['PL', 28], ['MT', 31], ['LC', 32]];
-const ibanChar = fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ');
-const ibanArb = fc.constantFrom(...IBAN_COUNTRIES).chain(([cc, len]) =>
-  fc.array(ibanChar, { minLength: len - 4, maxLength: len - 4 }).map((bban) => {
-    const numeric = (s: string) => [...s].map((c) => (/[0-9]/.test(c) ? c : String(c.charCodeAt(0) - 55))).join('');
-    let rem = 0;
-    for (const c of numeric(`${bban.join('')}${cc}00`)) rem = (rem * 10 + Number(c)) % 97;
-    return `${cc}${String(98 - rem).padStart(2, '0')}${bban.join('')}`;
-  }),
-).chain((iban) => fc.tuple(fc.constantFrom('', ' ', '-', '.', '_', '/', '\u00a0'), fc.constantFrom('', 'IBAN ', 'iban: ', 'IBAN:')).map(([sep, label]) => label + iban.replace(/(.{4})(?=.)/g, `$1${sep}`)));
-
-const wordArb = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), minLength: 1, maxLength: 10 });
-const emailArb = fc.tuple(
-  fc.array(wordArb, { minLength: 1, maxLength: 3 }),
-  fc.array(wordArb.map((w) => w.replace(/^[0-9]+/, 'x')), { minLength: 1, maxLength: 3 }),
-  fc.constantFrom('com', 'org', 'io', 'co.uk', 'de', 'email'),
-).map(([local, domain, tld]) => `${local.join('.')}@${domain.join('.')}.${tld}`);
-
-const randomCase = (s: string) => fc.array(fc.boolean(), { minLength: s.length, maxLength: s.length }).map((up) => [...s].map((c, i) => (up[i] ? c.toUpperCase() : c)).join(''));
-
-/** Wraps an identifier in the disguises a careless or evasive client might use. */
-function disguised(kind: 'phone' | 'email' | 'card' | 'iban', value: string): fc.Arbitrary<string> {
-  return fc.record({
-    script: fc.constantFrom(...DIGIT_ZEROS),
-    wide: fc.boolean(),
-    scheme: fc.constantFrom('', kind === 'email' ? 'mailto:' : kind === 'phone' ? 'tel:' : '', kind === 'phone' ? 'SMS:' : ''),
-    name: fc.constantFrom('', 'John Doe', '"Doe, John"', 'Ødegård'),
-    dot: fc.boolean(),
-    pad: fc.constantFrom('', ' ', '\t', '\u3000'),
-  }).chain((d) => (kind === 'email' || kind === 'iban' ? randomCase(value) : fc.constant(value)).map((v) => {
-    let s = kind === 'email' ? v : inScript(v, d.script);
-    if (d.wide) s = fullWidth(s);
-    s = d.scheme + s;
-    if (d.name) s = `${d.name} <${s}>`;
-    else if (d.dot) s = `${s}.`;
-    return d.pad + s + d.pad;
-  }));
-}
-
 test('property: phones, e-mails, IBANs and Luhn-valid cards in random disguises are always detected', () => {
-  const arb = fc.oneof(
-    phoneArb.chain((v) => disguised('phone', v).map((s) => ['phone', v, s] as const)),
-    emailArb.chain((v) => disguised('email', v).map((s) => ['email', v, s] as const)),
-    cardArb.chain((v) => disguised('card', v).map((s) => ['card', v, s] as const)),
-    ibanArb.chain((v) => disguised('iban', v).map((s) => ['iban', v, s] as const)),
-  );
   fc.assert(
-    fc.property(arb, ([kind, , s]) => {
-      const found = looksLikeRawIdentifier(s);
+    fc.property(disguisedRawIdentifier, ({ kind, text }) => {
+      const found = looksLikeRawIdentifier(text);
       // A 13–15 digit phone may also pass Luhn: either way it is refused.
       if (kind === 'phone') return found === 'phone' || found === 'card';
       return found === kind;
@@ -310,11 +236,8 @@ test('property: phones, e-mails, IBANs and Luhn-valid cards in random disguises 
 });
 
 test('property: random hex and base64url digests (32–88 chars) are never flagged and always pass isDigest', () => {
-  const hex = fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: 32, maxLength: 64 });
-  const b64 = fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'), minLength: 32, maxLength: 88 });
-  const bytes = fc.uint8Array({ minLength: 24, maxLength: 64 }).chain((b) => fc.constantFrom(Buffer.from(b).toString('hex'), Buffer.from(b).toString('base64url')));
   fc.assert(
-    fc.property(fc.oneof(hex, b64, bytes), (s) => looksLikeRawIdentifier(s) === null && isDigest(s)),
+    fc.property(digest, (s) => looksLikeRawIdentifier(s) === null && isDigest(s)),
     { numRuns: 5000 },
   );
 });

@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
+import fc from 'fast-check';
+import { digest as anyDigest, disguisedRawIdentifier } from '../helpers/fuzz.ts';
 import { event, hash, postEvents, score } from '../helpers/trust.ts';
 
 type Ev = Record<string, unknown>;
@@ -32,6 +34,22 @@ describeEachBackend('trust validation', (ctx) => {
       const e = problem(await events(ctx(), await token(), [event('chargeback', hash('ok'), { counterparty_id: raw })]), 400, 'raw_identifier_rejected');
       assert.deepEqual(fields(e), ['events.0.counterparty_id'], raw);
     }
+  });
+
+  test('property: a disguised raw identifier anywhere an id goes is 400 raw_identifier_rejected, never echoed', async () => {
+    const where = fc.constantFrom('entity_id', 'counterparty_id', 'linked', 'event');
+    await fc.assert(
+      fc.asyncProperty(disguisedRawIdentifier, where, async ({ text }, at) => {
+        const res = at === 'event'
+          ? await events(ctx(), await token(), [event('chargeback', text)])
+          : await score(ctx(), await token(), at === 'entity_id' ? { ...base, entity_id: text }
+            : { ...base, context: at === 'counterparty_id' ? { counterparty_id: text } : { linked_identifiers: [{ type: 'other', hash: text }] } });
+        const body = problem(res, 400, 'raw_identifier_rejected');
+        assert.ok(!res.body.includes(JSON.stringify(text).slice(1, -1)), 'the raw value is never echoed');
+        assert.equal(fields(body).length, 1);
+      }),
+      { numRuns: 150 },
+    );
   });
 
   test('a raw identifier and another error in one batch: the raw identifier is reported (400 raw_identifier_rejected)', async () => {
@@ -191,6 +209,16 @@ describeEachBackend('trust validation with VOUCH_REQUIRE_HASHED_IDS=1', (ctx) =>
       const g = problem(await entity(ctx(), await token(), id), 400, 'invalid_request');
       assert.deepEqual(errorsOf(g), [{ field: 'entity_id', message: MESSAGE }]);
     }
+  });
+
+  test('property: any hex or base64url digest of >= 32 characters is accepted as an entity id (200)', async () => {
+    await fc.assert(
+      fc.asyncProperty(anyDigest, async (id) => {
+        const res = await score(ctx(), await token(), { entity_id: id, amount: 1, currency: 'USD' });
+        assert.equal(res.statusCode, 200, `${id}: ${res.body}`);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   test('hex and base64url digests are accepted; a raw identifier is still raw_identifier_rejected', async () => {
