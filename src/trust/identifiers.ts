@@ -10,10 +10,12 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const isUpper = (c: number): boolean => c >= 65 && c <= 90;
 const isLower = (c: number): boolean => c >= 97 && c <= 122;
 const isAlnum = (c: number): boolean => isDigit(c) || isUpper(c) || isLower(c);
+// ASCII is decided by char code; the Unicode property regexes only run for other characters.
+const isAscii = (ch: string): boolean => ch.length === 1 && ch.charCodeAt(0) < 128;
 const isSpace = (ch: string): boolean => /\s/u.test(ch);
-const isLetter = (ch: string): boolean => /\p{L}/u.test(ch);
+const isLetter = (ch: string): boolean => (isAscii(ch) ? isUpper(ch.charCodeAt(0)) || isLower(ch.charCodeAt(0)) : /\p{L}/u.test(ch));
 /** Anything that is neither a letter nor a number separates digits or IBAN groups. */
-const isSeparator = (ch: string): boolean => !/[\p{L}\p{N}]/u.test(ch);
+const isSeparator = (ch: string): boolean => (isAscii(ch) ? !isAlnum(ch.charCodeAt(0)) : !/[\p{L}\p{N}]/u.test(ch));
 
 // Unicode encodes every script's decimal digits as one contiguous run 0–9 (a stability policy),
 // so a digit's value is its distance from the start of its run, modulo 10.
@@ -50,8 +52,10 @@ function stripScheme(s: string): string {
  * scheme, no trailing dot, no surrounding space.
  */
 export function normaliseIdentifier(value: string): string {
-  let out = '';
-  for (const ch of value.normalize('NFKC')) {
+  // Printable ASCII is already NFKC, has no format characters and only ASCII digits.
+  const ascii = /^[\x20-\x7e]*$/.test(value);
+  let out = ascii ? value : '';
+  if (!ascii) for (const ch of value.normalize('NFKC')) {
     const cp = ch.codePointAt(0)!;
     if (cp < 128) out += ch;
     else if (/\p{Cf}/u.test(ch)) continue; // zero-width spaces, soft hyphens, direction marks
@@ -110,6 +114,7 @@ function stripIbanLabel(s: string): string {
 
 function looksLikeIban(value: string): boolean {
   const s = stripIbanLabel(value);
+  if (s.length < 15 || !isLetter(s[0]!)) return false;
   // Separators are allowed anywhere (print format groups by four); case is ignored.
   let compact = '';
   for (const ch of s) {
