@@ -108,8 +108,8 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
 
   await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute });
   await app.register(keyRoutes, { db: store.db, feed, verifier });
-  await app.register(trustRoutes, { store, policy, scoring });
-  await app.register(disputeRoutes, { policy, scoring, decisions });
+  await app.register(trustRoutes, { store, policy, scoring, requireHashedIds: config.requireHashedIds });
+  await app.register(disputeRoutes, { policy, scoring, decisions, requireHashedIds: config.requireHashedIds });
   await app.register(decisionRoutes, { db: store.db });
   await app.register(docsRoutes);
   return app;

@@ -1,49 +1,16 @@
 // POST /api/v1/dispute/analyze: both parties' scores from their history, then the pure analyser.
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { Policy } from '../config/policy.ts';
-import { ProblemSchema, type FieldError } from '../http/problem.ts';
+import { ProblemSchema } from '../http/problem.ts';
 import { newId } from '../keys/format.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import type { ScoringService } from '../trust/scoring.ts';
 import { requestDigest } from '../trust/cache.ts';
-import { isValidCurrency } from '../trust/currency.ts';
-import { EntityId, Identifier, StringEnum, rawIdentifierErrors, throwRawIdentifiers, throwValidation, unreadableTime } from '../trust/schemas.ts';
-import { PAYMENT_METHODS, type ScoreContext } from '../trust/types.ts';
-import { analyseDispute, DISPUTE_REASONS, type PartyAssessment } from './analyser.ts';
-
-const Rfc3339 = Type.String({ format: 'date-time', maxLength: 40 });
-const Minutes = Type.Number({ minimum: 0, maximum: 10_000_000 });
-
-const AnalyzeBody = Type.Object({
-  dispute_id: Identifier(128),
-  trade: Type.Object({
-    trade_id: Identifier(256),
-    amount: Type.Number({ exclusiveMinimum: 0, maximum: 1e15 }),
-    currency: Type.String({ minLength: 2, maxLength: 10, pattern: '^[A-Z0-9]+$' }),
-    payment_method: Type.Optional(StringEnum(PAYMENT_METHODS)),
-    created_at: Type.Optional(Rfc3339),
-    paid_at: Type.Optional(Rfc3339),
-  }, { additionalProperties: false }),
-  buyer_id: EntityId,
-  seller_id: EntityId,
-  opened_by: StringEnum(['buyer', 'seller'] as const),
-  opened_at: Type.Optional(Rfc3339),
-  reason: StringEnum(DISPUTE_REASONS),
-  evidence: Type.Optional(Type.Object({
-    payment_proof_submitted: Type.Optional(Type.Boolean()),
-    bank_reference_matches: Type.Optional(Type.Boolean()),
-    payer_name_matches: Type.Optional(Type.Boolean()),
-    seller_confirmed_receipt: Type.Optional(Type.Boolean()),
-    payment_reversed: Type.Optional(Type.Boolean()),
-    amount_paid: Type.Optional(Type.Number({ minimum: 0, maximum: 1e15 })),
-    buyer_response_minutes: Type.Optional(Minutes),
-    seller_response_minutes: Type.Optional(Minutes),
-    messages_count: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-  }, { additionalProperties: false })),
-  context: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { maxProperties: 64 })),
-}, { additionalProperties: false });
-type AnalyzeBody = Static<typeof AnalyzeBody>;
+import { StringEnum } from '../trust/schemas.ts';
+import type { ScoreContext } from '../trust/types.ts';
+import { analyseDispute, type PartyAssessment } from './analyser.ts';
+import { AnalyzeBody, checkDisputeBody } from './schemas.ts';
 
 const Party = Type.Object({ entity_id: Type.String(), score: Type.Integer(), risk_level: Type.String() });
 const AnalyzeResponse = Type.Object({
@@ -65,23 +32,11 @@ export interface DisputeRouteOptions {
   policy: Policy;
   scoring: ScoringService;
   decisions: DecisionWriter;
+  /** VOUCH_REQUIRE_HASHED_IDS */
+  requireHashedIds?: boolean;
 }
 
-function semanticErrors(body: AnalyzeBody, cryptoAssets: readonly string[]): FieldError[] {
-  const errors: FieldError[] = [
-    ...unreadableTime('trade.created_at', body.trade.created_at),
-    ...unreadableTime('trade.paid_at', body.trade.paid_at),
-    ...unreadableTime('opened_at', body.opened_at),
-  ];
-  if (!isValidCurrency(body.trade.currency, cryptoAssets)) errors.push({ field: 'trade.currency', message: 'is not an ISO 4217 code or a supported crypto asset' });
-  if (body.buyer_id === body.seller_id) errors.push({ field: 'seller_id', message: 'must differ from buyer_id' });
-  const { created_at: created, paid_at: paid } = body.trade;
-  if (created && paid && Date.parse(paid) < Date.parse(created)) errors.push({ field: 'trade.paid_at', message: 'must not be before trade.created_at' });
-  if (paid && body.opened_at && Date.parse(body.opened_at) < Date.parse(paid) - 60_000) errors.push({ field: 'opened_at', message: 'must not be before trade.paid_at' });
-  return errors;
-}
-
-export default async function disputeRoutes(app: FastifyInstance, { policy, scoring, decisions }: DisputeRouteOptions) {
+export default async function disputeRoutes(app: FastifyInstance, { policy, scoring, decisions, requireHashedIds = false }: DisputeRouteOptions) {
   const outcomes = app.metrics.counter('vouch_dispute_analyses_total', 'Dispute analyses by recommendation', ['recommendation']);
 
   app.post<{ Body: AnalyzeBody }>('/api/v1/dispute/analyze', {
@@ -94,8 +49,7 @@ export default async function disputeRoutes(app: FastifyInstance, { policy, scor
     },
   }, async (request) => {
     const body = request.body;
-    throwValidation(semanticErrors(body, policy.cryptoAssets));
-    throwRawIdentifiers(rawIdentifierErrors([['buyer_id', body.buyer_id], ['seller_id', body.seller_id]]));
+    checkDisputeBody(body, policy.cryptoAssets, { requireHashedIds });
 
     const now = Date.now();
     const { amount, currency, payment_method } = body.trade;

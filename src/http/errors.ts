@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, problemBody, type FieldError, type ProblemCode } from './problem.ts';
+import { summarise } from './validation.ts';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -177,7 +178,7 @@ export default fp(async function errorHandling(app: FastifyInstance) {
     }
     if (error.validation) {
       const errors = toFieldErrors(error.validationContext, error.validation as AjvLikeError[]);
-      const summary = errors.map((e) => `${e.field} ${e.message}`).slice(0, 3).join('; ');
+      const summary = summarise(errors);
       // CONTRACT §2: a body that breaks the schema is validation_failed; a bad query parameter,
       // path parameter or header is invalid_request. Both list the offending fields.
       if (error.validationContext === 'body') {

@@ -1,22 +1,138 @@
 // Two validators: bodies are checked strictly (no coercion, no silently dropped fields, every
-// error listed); query strings and path params may coerce "10" to 10.
-import { Ajv, type Options } from 'ajv';
+// error listed); query strings and path params may coerce "10" to 10. Ajv's messages are reworded
+// for people (a pattern is never shown as a regex), and an identifier that looks like a raw
+// phone number, e-mail, IBAN or card number wins over every other error (CONTRACT §5).
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { ApiError, type FieldError } from './problem.ts';
+import { looksLikeRawIdentifier, type RawIdentifierKind } from '../trust/identifiers.ts';
+
+/** Schema keyword: this string is an identifier the caller must hash (entity ids, linked hashes). */
+export const NO_RAW_IDENTIFIER = 'x-no-raw-identifier';
+/** Schema keyword: the words to show when the schema's `pattern` does not match. */
+export const PATTERN_MESSAGE = 'x-error';
+
+const KIND_WORDS: Record<RawIdentifierKind, string> = { iban: 'IBAN', card: 'card number', email: 'e-mail address', phone: 'phone number' };
+
+/** The message for a raw identifier of `kind`; the value itself is never part of it. */
+export const rawIdentifierMessage = (kind: RawIdentifierKind) => `looks like a raw ${KIND_WORDS[kind]}; send a hash of it instead`;
+export const RAW_IDENTIFIER_DETAIL = 'Identifiers must be hashed by the caller before they are sent.';
 
 function make(options: Options): Ajv {
-  const ajv = new Ajv({ removeAdditional: false, useDefaults: true, strict: false, ...options });
+  // verbose: the failing schema is needed to word a pattern error; the data it also attaches is
+  // dropped before the errors leave this module.
+  const ajv = new Ajv({ removeAdditional: false, useDefaults: true, strict: false, verbose: true, ...options });
   addFormats.default(ajv);
+  ajv.addKeyword({
+    keyword: NO_RAW_IDENTIFIER,
+    type: 'string',
+    schemaType: 'boolean',
+    errors: true,
+    validate: function noRaw(enabled: boolean, data: string) {
+      const kind = enabled ? looksLikeRawIdentifier(data) : null;
+      if (kind === null) return true;
+      (noRaw as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: NO_RAW_IDENTIFIER, message: rawIdentifierMessage(kind), params: { kind } }];
+      return false;
+    },
+  });
   return ajv;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'must be a string', number: 'must be a number', integer: 'must be an integer', boolean: 'must be true or false',
+  object: 'must be an object', array: 'must be an array', null: 'must be null',
+};
+const FORMAT_WORDS: Record<string, string> = {
+  'date-time': 'must be an RFC 3339 date-time such as 2024-05-01T12:00:00Z',
+  date: 'must be a date such as 2024-05-01',
+  uri: 'must be an absolute URI',
+  email: 'must be an e-mail address',
+  uuid: 'must be a UUID',
+};
+const plural = (n: unknown, word: string) => `${String(n)} ${word}${n === 1 ? '' : 's'}`;
+
+/** Ajv's message in words a client developer reads without knowing JSON Schema. */
+function reword(e: ErrorObject): string | undefined {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'pattern': {
+      const words = (e.parentSchema as Record<string, unknown> | undefined)?.[PATTERN_MESSAGE];
+      return typeof words === 'string' ? words : 'is not in the expected format';
+    }
+    case 'format':
+      return FORMAT_WORDS[String(p.format)] ?? `must be a valid ${String(p.format)}`;
+    case 'type':
+      return TYPE_WORDS[String(p.type)] ?? e.message;
+    case 'maxLength':
+      return `must be at most ${plural(p.limit, 'character')} long`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${plural(p.limit, 'character')} long`;
+    case 'maxItems':
+      return `must have at most ${plural(p.limit, 'item')}`;
+    case 'minItems':
+      return p.limit === 1 ? 'must not be empty' : `must have at least ${plural(p.limit, 'item')}`;
+    case 'maxProperties':
+      return `must have at most ${plural(p.limit, 'member')}`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${String(p.limit)}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${String(p.limit)}`;
+    default:
+      return e.message;
+  }
+}
+
+/** A JSON pointer as the dotted path the problem documents use (`/events/0/entity_id` → `events.0.entity_id`). */
+const dotted = (pointer: string) => pointer.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+
+type Validator = ((data: unknown, ctx?: unknown) => boolean | { error: Error }) & { errors?: ErrorObject[] | null; schemaEnv?: unknown };
+
+function wrap(validate: ValidateFunction): Validator {
+  const wrapped: Validator = (data, ctx) => {
+    if ((validate as (d: unknown, c?: unknown) => boolean)(data, ctx)) return true;
+    const errors = validate.errors ?? [];
+    const raw = errors.filter((e) => e.keyword === NO_RAW_IDENTIFIER);
+    if (raw.length > 0) {
+      const fieldErrors = raw.slice(0, 50).map((e) => ({ field: dotted(e.instancePath) || '(body)', message: e.message ?? 'looks like a raw identifier' }));
+      return { error: new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: fieldErrors }) };
+    }
+    // Only what errors.ts reads is kept: never the data (which may be long or sensitive).
+    wrapped.errors = errors.map((e) => ({ instancePath: e.instancePath, schemaPath: e.schemaPath, keyword: e.keyword, params: e.params, message: reword(e) }));
+    return false;
+  };
+  // Fastify passes the parent object to an Ajv function (it has schemaEnv) so root defaults apply.
+  wrapped.schemaEnv = (validate as { schemaEnv?: unknown }).schemaEnv;
+  return wrapped;
 }
 
 export function installValidators(app: FastifyInstance): void {
   const strict = make({ coerceTypes: false, allErrors: true });
   const coercing = make({ coerceTypes: true, allErrors: false });
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema as object) as never,
-  );
+  app.setValidatorCompiler(({ schema, httpPart }) => wrap((httpPart === 'body' ? strict : coercing).compile(schema as object)) as never);
+}
+
+/**
+ * The `detail` sentence for a list of field errors: every missing field is named (up to 20, then
+ * a count), and the first three other problems, then how many more there are.
+ */
+export function summarise(errors: FieldError[]): string {
+  const missing = errors.filter((e) => e.message === 'is required').map((e) => e.field);
+  const others = errors.filter((e) => e.message !== 'is required');
+  const parts: string[] = [];
+  if (missing.length === 1) parts.push(`missing field ${missing[0]}`);
+  else if (missing.length > 1) {
+    const named = missing.slice(0, 20).join(', ');
+    parts.push(`${missing.length} missing fields: ${named}${missing.length > 20 ? ` and ${missing.length - 20} more` : ''}`);
+  }
+  for (const e of others.slice(0, 3)) parts.push(`${e.field} ${e.message}`);
+  if (others.length > 3) parts.push(`and ${others.length - 3} more (see errors)`);
+  return parts.join('; ');
 }
 
 /**

@@ -1,6 +1,8 @@
 // Raw-identifier detection (CONTRACT §5): callers must send hashes, never a phone number,
-// e-mail, IBAN or card number. Everything here is a hand-written single pass over the input
-// (no backtracking regexes), because the input is untrusted.
+// e-mail, IBAN or card number. The input is first normalised so trivial disguises (Unicode
+// compatibility forms, other-script digits, URI schemes, display names, separators) do not hide
+// a raw value; every step is a single pass or an anchored regex without nested quantifiers,
+// because the input is untrusted.
 
 export type RawIdentifierKind = 'phone' | 'email' | 'iban' | 'card';
 
@@ -8,35 +10,85 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const isUpper = (c: number): boolean => c >= 65 && c <= 90;
 const isLower = (c: number): boolean => c >= 97 && c <= 122;
 const isAlnum = (c: number): boolean => isDigit(c) || isUpper(c) || isLower(c);
-const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+// ASCII is decided by char code; the Unicode property regexes only run for other characters.
+const isAscii = (ch: string): boolean => ch.length === 1 && ch.charCodeAt(0) < 128;
+const isSpace = (ch: string): boolean => /\s/u.test(ch);
+const isLetter = (ch: string): boolean => (isAscii(ch) ? isUpper(ch.charCodeAt(0)) || isLower(ch.charCodeAt(0)) : /\p{L}/u.test(ch));
+/** Anything that is neither a letter nor a number separates digits or IBAN groups. */
+const isSeparator = (ch: string): boolean => (isAscii(ch) ? !isAlnum(ch.charCodeAt(0)) : !/[\p{L}\p{N}]/u.test(ch));
+
+// Unicode encodes every script's decimal digits as one contiguous run 0–9 (a stability policy),
+// so a digit's value is its distance from the start of its run, modulo 10.
+const digitValues = new Map<number, string>();
+function asciiDigit(ch: string): string {
+  const cp = ch.codePointAt(0)!;
+  let value = digitValues.get(cp);
+  if (value === undefined) {
+    let start = cp;
+    while (start > 0 && cp - start < 60 && /\p{Nd}/u.test(String.fromCodePoint(start - 1))) start--;
+    value = String((cp - start) % 10);
+    digitValues.set(cp, value);
+  }
+  return value;
+}
+
+const SCHEMES = ['tel:', 'sms:', 'callto:', 'mailto:'];
+
+function stripScheme(s: string): string {
+  const lower = s.slice(0, 8).toLowerCase();
+  for (const scheme of SCHEMES) {
+    if (lower.startsWith(scheme)) {
+      let rest = s.slice(scheme.length);
+      if (rest.startsWith('//')) rest = rest.slice(2);
+      return rest.trim();
+    }
+  }
+  return s;
+}
+
+/**
+ * The value as a detector should see it: NFKC, invisible format characters dropped, every decimal
+ * digit in ASCII, ideographic full stops as '.', the address inside `Display Name <…>`, no URI
+ * scheme, no trailing dot, no surrounding space.
+ */
+export function normaliseIdentifier(value: string): string {
+  // Printable ASCII is already NFKC, has no format characters and only ASCII digits.
+  const ascii = /^[\x20-\x7e]*$/.test(value);
+  let out = ascii ? value : '';
+  if (!ascii) for (const ch of value.normalize('NFKC')) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 128) out += ch;
+    else if (/\p{Cf}/u.test(ch)) continue; // zero-width spaces, soft hyphens, direction marks
+    else if (cp === 0x3002 || cp === 0xff61) out += '.';
+    else if (/\p{Nd}/u.test(ch)) out += asciiDigit(ch);
+    else out += ch;
+  }
+  let s = out.trim();
+  if (s.endsWith('>')) {
+    const open = s.lastIndexOf('<');
+    if (open >= 0) s = s.slice(open + 1, -1).trim();
+  }
+  s = stripScheme(s);
+  let end = s.length;
+  while (end > 0 && s[end - 1] === '.') end--;
+  return s.slice(0, end).trim();
+}
 
 function looksLikeEmail(s: string): boolean {
   const at = s.indexOf('@');
   if (at <= 0 || at !== s.lastIndexOf('@')) return false;
-  for (let i = 0; i < at; i++) if (isSpace(s.charCodeAt(i))) return false;
-  // Domain: dot-separated labels of letters, digits and hyphens; the last (TLD) is 2+ letters.
-  const domain = s.slice(at + 1);
-  let labels = 0;
-  let labelLen = 0;
-  let labelAllLetters = true;
-  for (let i = 0; i <= domain.length; i++) {
-    const c = i < domain.length ? domain.charCodeAt(i) : 46; // treat end as a final '.'
-    if (c === 46) {
-      if (labelLen === 0) return false;
-      labels++;
-      if (i === domain.length) return labels >= 2 && labelAllLetters && labelLen >= 2;
-      labelLen = 0;
-      labelAllLetters = true;
-    } else if (isAlnum(c) || c === 45) {
-      labelLen++;
-      if (!isUpper(c) && !isLower(c)) labelAllLetters = false;
-    } else {
-      return false;
-    }
+  for (const ch of s.slice(0, at)) if (isSpace(ch)) return false;
+  // Domain: dot-separated labels of letters (any script), digits and hyphens; the last (TLD) is
+  // 2+ letters.
+  const labels = s.slice(at + 1).split('.');
+  if (labels.length < 2) return false;
+  for (const label of labels) {
+    if (label.length === 0) return false;
+    for (const ch of label) if (!/[\p{L}\p{N}\p{M}-]/u.test(ch)) return false;
   }
-  return false;
+  const tld = [...labels[labels.length - 1]!];
+  return tld.length >= 2 && tld.every(isLetter);
 }
-
 // IBAN lengths per the SWIFT IBAN registry. Requiring the registered length (rather than any
 // 15–34 chars) keeps 32-char MD5 hex digests and 21/22-char random ids from being refused by a
 // 1-in-97 mod-97 coincidence.
@@ -52,14 +104,23 @@ const IBAN_LENGTHS: Readonly<Record<string, number>> = {
   YE: 30,
 };
 
-function looksLikeIban(s: string): boolean {
-  // Spaces are allowed anywhere (print format groups by four); case is ignored.
+/** Strips a leading `IBAN` label (`IBAN GB82…`, `iban: GB82…`). */
+function stripIbanLabel(s: string): string {
+  if (s.slice(0, 4).toUpperCase() !== 'IBAN') return s;
+  let i = 4;
+  while (i < s.length && isSeparator(s[i]!)) i++;
+  return s.slice(i);
+}
+
+function looksLikeIban(value: string): boolean {
+  const s = stripIbanLabel(value);
+  if (s.length < 15 || !isLetter(s[0]!)) return false;
+  // Separators are allowed anywhere (print format groups by four); case is ignored.
   let compact = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 32) continue;
-    if (!isAlnum(c)) return false;
-    compact += s[i];
+  for (const ch of s) {
+    if (isSeparator(ch)) continue;
+    if (!isAlnum(ch.charCodeAt(0)) || ch.length > 1) return false;
+    compact += ch;
     if (compact.length > 34) return false;
   }
   compact = compact.toUpperCase();
@@ -88,34 +149,47 @@ function luhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
-/** Digits left after removing the given separators, or null if any other char is present. */
-function digitsOnly(s: string, separators: string): string | null {
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (isDigit(c)) out += s[i];
-    else if (!separators.includes(s[i]!)) return null;
+/**
+ * The ASCII digits of `s` once separators are dropped, and whether a '+' led them; null when a
+ * letter or any other non-separator is present. At most 20 digits are collected (longer runs are
+ * neither phones nor cards).
+ */
+function digitsOnly(s: string): { digits: string; plus: boolean } | null {
+  let digits = '';
+  let plus = false;
+  for (const ch of s) {
+    const c = ch.charCodeAt(0);
+    if (ch.length === 1 && isDigit(c)) {
+      digits += ch;
+      if (digits.length > 20) return null;
+    } else if (ch === '+' && digits.length === 0 && !plus) {
+      plus = true;
+    } else if (!isSeparator(ch)) {
+      return null;
+    }
   }
-  return out;
+  return { digits, plus };
 }
 
 function looksLikeCard(s: string): boolean {
   if (!isDigit(s.charCodeAt(0)) || !isDigit(s.charCodeAt(s.length - 1))) return false;
-  const digits = digitsOnly(s, ' -');
-  return digits !== null && digits.length >= 13 && digits.length <= 19 && luhn(digits);
+  const found = digitsOnly(s);
+  return found !== null && !found.plus && found.digits.length >= 13 && found.digits.length <= 19 && luhn(found.digits);
 }
 
 function looksLikePhone(s: string): boolean {
-  if (!isDigit(s.charCodeAt(s.length - 1))) return false;
-  if (s[0] === '+') {
-    const digits = digitsOnly(s.slice(1), ' -.()');
-    return digits !== null && digits.length >= 8 && digits.length <= 15;
-  }
-  const first = s.charCodeAt(0);
-  if (!isDigit(first) && first !== 40 /* ( */) return false;
-  // National formats and bare digit runs: 7–15 digits (6 or fewer are ordinary small numbers).
-  const digits = digitsOnly(s, ' -.()');
-  return digits !== null && digits.length >= 7 && digits.length <= 15;
+  // Starts with a digit, '+' or an opening bracket and ends with a digit or closing bracket, so
+  // "#1234567" (an order number) is not a phone; anything between digits may separate them.
+  const first = s[0]!;
+  const last = s[s.length - 1]!;
+  if (!isDigit(first.charCodeAt(0)) && first !== '+' && !/\p{Ps}/u.test(first)) return false;
+  if (!isDigit(last.charCodeAt(0)) && !/\p{Pe}/u.test(last)) return false;
+  const found = digitsOnly(s);
+  if (found === null) return false;
+  // E.164 is at most 15 digits; national formats and bare runs have 7 or more (6 or fewer are
+  // ordinary small numbers).
+  const n = found.digits.length;
+  return found.plus ? n >= 8 && n <= 15 : n >= 7 && n <= 15;
 }
 
 /**
@@ -123,11 +197,19 @@ function looksLikePhone(s: string): boolean {
  * opaque id or hash. Card is checked before phone so a Luhn-valid 13–15 digit run says 'card'.
  */
 export function looksLikeRawIdentifier(value: string): RawIdentifierKind | null {
-  const s = value.trim();
+  const s = normaliseIdentifier(value);
   if (s.length === 0) return null;
   if (looksLikeEmail(s)) return 'email';
   if (looksLikeIban(s)) return 'iban';
   if (looksLikeCard(s)) return 'card';
   if (looksLikePhone(s)) return 'phone';
   return null;
+}
+
+/**
+ * VOUCH_REQUIRE_HASHED_IDS: a hex or base64url digest of at least 32 characters (hex is a subset
+ * of the base64url alphabet; up to two '=' of padding are tolerated).
+ */
+export function isDigest(value: string): boolean {
+  return /^[A-Za-z0-9_-]{32,}={0,2}$/.test(value);
 }

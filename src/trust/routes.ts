@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import type { Policy } from '../config/policy.ts';
-import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
+import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { ingestEvents } from './ingest.ts';
 import type { ScoringService } from './scoring.ts';
 import {
-  EntityId, EventsBody, ScoreBody, ScoreResponse, checkScoreBody, eventErrors, rawIdentifierErrors, throwRawIdentifiers, throwValidation,
+  EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents, checkScoreBody,
 } from './schemas.ts';
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
@@ -32,9 +32,11 @@ export interface TrustRouteOptions {
   store: Store;
   policy: Policy;
   scoring: ScoringService;
+  /** VOUCH_REQUIRE_HASHED_IDS */
+  requireHashedIds?: boolean;
 }
 
-export default async function trustRoutes(app: FastifyInstance, { store, policy, scoring }: TrustRouteOptions) {
+export default async function trustRoutes(app: FastifyInstance, { store, policy, scoring, requireHashedIds = false }: TrustRouteOptions) {
   const scores = app.metrics.counter('vouch_scores_total', 'Scores returned, by risk level and cache use', ['risk_level', 'cached']);
   const ingested = app.metrics.counter('vouch_events_ingested_total', 'Events accepted or skipped as duplicates', ['outcome']);
 
@@ -48,16 +50,8 @@ export default async function trustRoutes(app: FastifyInstance, { store, policy,
       response: { 200: Type.Object({ accepted: Type.Integer(), duplicates: Type.Integer() }), ...problems },
     },
   }, async (request) => {
-    const validation: FieldError[] = [];
-    const raw: FieldError[] = [];
-    request.body.events.forEach((ev, i) => {
-      const errs = eventErrors(ev, `events.${i}`, policy.cryptoAssets);
-      validation.push(...errs.validation);
-      raw.push(...errs.raw);
-    });
     // A batch is all or nothing: nothing is stored unless every event is valid.
-    throwValidation(validation.slice(0, 50));
-    throwRawIdentifiers(raw.slice(0, 50));
+    checkEvents(request.body.events, policy.cryptoAssets, { requireHashedIds });
     const result = await ingestEvents(store, request.body.events, policy);
     ingested.inc({ outcome: 'accepted' }, result.accepted);
     ingested.inc({ outcome: 'duplicate' }, result.duplicates);
@@ -73,7 +67,7 @@ export default async function trustRoutes(app: FastifyInstance, { store, policy,
       response: { 200: ScoreResponse, ...problems },
     },
   }, async (request) => {
-    checkScoreBody(request.body, policy.cryptoAssets);
+    checkScoreBody(request.body, policy.cryptoAssets, { requireHashedIds });
     const response = await scoring.score(request.body, request.principal);
     scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
     return response;
@@ -90,7 +84,7 @@ export default async function trustRoutes(app: FastifyInstance, { store, policy,
     },
   }, async (request) => {
     const id = request.params.entity_id;
-    throwRawIdentifiers(rawIdentifierErrors([['entity_id', id]]));
+    checkEntityParam(id, { requireHashedIds });
     const row = await store.db.selectFrom('entities').selectAll().where('entity_id', '=', id).executeTakeFirst();
     if (!row || Number(row.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
     const [currencies, identifiers] = await Promise.all([

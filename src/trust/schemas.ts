@@ -1,30 +1,57 @@
 // Request and response schemas of the trust endpoints, and the checks JSON Schema cannot express
-// (currency lists, raw identifiers, context depth).
+// (currency and country lists, raw identifiers, context depth, date floor, hashed-id mode).
 import { Type, type Static } from 'typebox';
 import { ApiError, type FieldError } from '../http/problem.ts';
-import { StringEnum } from '../http/validation.ts';
+import { NO_RAW_IDENTIFIER, PATTERN_MESSAGE, RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage, summarise } from '../http/validation.ts';
 
 export { StringEnum };
-import { looksLikeRawIdentifier } from './identifiers.ts';
-import { isValidCurrency } from './currency.ts';
+import { isDigest, looksLikeRawIdentifier } from './identifiers.ts';
+import { isCountryCode, isValidCurrency } from './currency.ts';
 import { PAYMENT_METHODS } from './types.ts';
 
-
-/** An identifier or reference: printable text only (control characters are never part of a hash,
- *  and PostgreSQL cannot store NUL). */
-export function Identifier(maxLength: number, options: object = {}) {
-  return Type.String({ minLength: 1, maxLength, pattern: '^[^\\u0000-\\u001f\\u007f]+$', ...options });
+/** Options of the checks beyond the schema. */
+export interface CheckOptions {
+  /** VOUCH_REQUIRE_HASHED_IDS: entity ids, counterparty ids and linked hashes must be digests */
+  requireHashedIds?: boolean;
 }
 
-export const EntityId = Identifier(256, { description: "the caller's hash of the identifier" });
-const Rfc3339 = Type.String({ format: 'date-time', maxLength: 40 });
-const Currency = Type.String({ minLength: 2, maxLength: 10, pattern: '^[A-Z0-9]+$', description: 'upper-case ISO 4217 code or a crypto asset of the policy' });
+/**
+ * An identifier or reference: no control characters (Unicode Cc: never part of a hash, and
+ * PostgreSQL cannot store NUL) and no unpaired UTF-16 surrogate (stored as U+FFFD, it would merge
+ * distinct ids). Ajv compiles patterns with the `u` flag, so a surrogate range only matches a
+ * lone surrogate.
+ */
+export function Identifier(maxLength: number, options: object = {}) {
+  return Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f\\ud800-\\udfff]+$',
+    [PATTERN_MESSAGE]: 'must not contain control characters or unpaired UTF-16 surrogates',
+    ...options,
+  });
+}
+
+/** An identifier the caller must hash: a raw phone, e-mail, IBAN or card is refused at the schema. */
+const HashedIdentifier = (options: object) => Identifier(256, { [NO_RAW_IDENTIFIER]: true, ...options });
+
+export const EntityId = HashedIdentifier({ description: "the caller's hash of the identifier" });
+export const Rfc3339 = Type.String({ format: 'date-time', maxLength: 40 });
+export const Currency = Type.String({
+  minLength: 2,
+  maxLength: 10,
+  pattern: '^[A-Z0-9]+$',
+  [PATTERN_MESSAGE]: 'must be upper-case letters and digits: an ISO 4217 code such as USD, or a crypto asset such as BTC',
+  description: 'upper-case ISO 4217 code or a crypto asset of the policy',
+});
+const Country = Type.String({ pattern: '^[A-Z]{2}$', [PATTERN_MESSAGE]: 'must be an upper-case ISO 3166-1 alpha-2 country code such as DE', description: 'ISO 3166-1 alpha-2' });
 const Amount = Type.Number({ exclusiveMinimum: 0, maximum: 1e15 });
 
+/** Linked identifiers per score request and per event: enough for every device and account of one person. */
+export const MAX_LINKED_IDENTIFIERS = 20;
 export const IDENTIFIER_TYPES = ['phone', 'bank_account', 'email', 'device', 'other'] as const;
 export const LinkedIdentifiers = Type.Array(
-  Type.Object({ type: StringEnum(IDENTIFIER_TYPES), hash: Identifier(256, { minLength: 8 }) }, { additionalProperties: false }),
-  { maxItems: 50 },
+  Type.Object({ type: StringEnum(IDENTIFIER_TYPES), hash: HashedIdentifier({ minLength: 8 }) }, { additionalProperties: false }),
+  { maxItems: MAX_LINKED_IDENTIFIERS },
 );
 
 export const ScoreContext = Type.Object(
@@ -32,8 +59,8 @@ export const ScoreContext = Type.Object(
     counterparty_id: Type.Optional(EntityId),
     side: Type.Optional(StringEnum(['buy', 'sell'] as const)),
     payment_method: Type.Optional(StringEnum(PAYMENT_METHODS)),
-    country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
-    counterparty_country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+    country: Type.Optional(Country),
+    counterparty_country: Type.Optional(Country),
     account_created_at: Type.Optional(Rfc3339),
     trade_id: Type.Optional(Identifier(256)),
     linked_identifiers: Type.Optional(LinkedIdentifiers),
@@ -85,23 +112,45 @@ export type TrustEvent = Static<typeof TrustEvent>;
 
 export const EventsBody = Type.Object({ events: Type.Array(TrustEvent, { minItems: 1, maxItems: 1000 }) }, { additionalProperties: false });
 
-const MAX_CONTEXT_DEPTH = 5;
+
+export const MAX_CONTEXT_DEPTH = 5;
 
 /**
- * The `date-time` format accepts shapes Date.parse cannot read (a leap second, an offset without
- * minutes such as `+01`); such a value would reach the store as NaN. Refuse it with a field error.
+ * The earliest date an event or account may carry. No P2P crypto trade predates Bitcoin, and a
+ * year-1 date would make a new account look decades old.
  */
-export function unreadableTime(field: string, value: string | undefined): FieldError[] {
-  return value !== undefined && Number.isNaN(Date.parse(value))
-    ? [{ field, message: 'must be an RFC 3339 date-time with a full offset (Z or ±hh:mm) and seconds 00-59' }]
-    : [];
+export const EARLIEST_DATE = '2009-01-01T00:00:00Z';
+const EARLIEST_MS = Date.parse(EARLIEST_DATE);
+
+/**
+ * Field errors for a date-time beyond its schema. The `date-time` format accepts shapes Date.parse
+ * cannot read (a leap second, an offset without minutes such as `+01`); such a value would reach
+ * the store as NaN.
+ */
+export function dateErrors(field: string, value: string | undefined): FieldError[] {
+  if (value === undefined) return [];
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return [{ field, message: 'must be an RFC 3339 date-time with a full offset (Z or ±hh:mm) and seconds 00-59' }];
+  if (ms < EARLIEST_MS) return [{ field, message: `must not be before ${EARLIEST_DATE}` }];
+  return [];
 }
 
-function depth(value: unknown, level: number): number {
+/**
+ * How deep `value` nests, counting `value` itself as `level`; stops counting past the limit, so
+ * the recursion is never deeper than MAX_CONTEXT_DEPTH + 2 whatever the input.
+ */
+export function depth(value: unknown, level = 1): number {
   if (level > MAX_CONTEXT_DEPTH + 1 || value === null || typeof value !== 'object') return level;
   let max = level;
-  for (const child of Object.values(value)) max = Math.max(max, depth(child, level + 1));
+  for (const child of Object.values(value)) {
+    max = Math.max(max, depth(child, level + 1));
+    if (max > MAX_CONTEXT_DEPTH + 1) break;
+  }
   return max;
+}
+
+export function contextDepthErrors(field: string, context: unknown): FieldError[] {
+  return context !== undefined && depth(context) > MAX_CONTEXT_DEPTH ? [{ field, message: `nests deeper than ${MAX_CONTEXT_DEPTH} levels` }] : [];
 }
 
 /** Field errors for raw identifiers; the value itself is never echoed or logged. */
@@ -109,44 +158,50 @@ export function rawIdentifierErrors(fields: Array<[string, string | undefined]>)
   const errors: FieldError[] = [];
   for (const [field, value] of fields) {
     const kind = value === undefined ? null : looksLikeRawIdentifier(value);
-    if (kind) errors.push({ field, message: `looks like a raw ${kind === 'iban' ? 'IBAN' : kind === 'card' ? 'card number' : kind === 'email' ? 'e-mail address' : 'phone number'}; send a hash of it instead` });
+    if (kind) errors.push({ field, message: rawIdentifierMessage(kind) });
   }
   return errors;
 }
 
+export const NOT_A_DIGEST = 'must be a hex or base64url digest of at least 32 characters';
+
+/** VOUCH_REQUIRE_HASHED_IDS: field errors for identifiers that are not digests. */
+export function hashedIdErrors(fields: Array<[string, string | undefined]>, options: CheckOptions): FieldError[] {
+  if (!options.requireHashedIds) return [];
+  return fields.filter(([, value]) => value !== undefined && !isDigest(value)).map(([field]) => ({ field, message: NOT_A_DIGEST }));
+}
+
 export function throwRawIdentifiers(errors: FieldError[]): void {
-  if (errors.length > 0) {
-    throw new ApiError(400, 'raw_identifier_rejected', 'Identifiers must be hashed by the caller before they are sent.', { errors });
-  }
+  if (errors.length > 0) throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: errors.slice(0, 50) });
 }
 
 export function throwValidation(errors: FieldError[]): void {
   if (errors.length > 0) {
-    const summary = errors.slice(0, 3).map((e) => `${e.field} ${e.message}`).join('; ');
-    throw new ApiError(400, 'validation_failed', `The request does not match the schema: ${summary}.`, { errors });
+    throw new ApiError(400, 'validation_failed', `The request does not match the schema: ${summarise(errors)}.`, { errors: errors.slice(0, 50) });
   }
 }
 
-/** Checks of a score request beyond its schema. */
-export function checkScoreBody(body: ScoreBody, cryptoAssets: readonly string[]): void {
-  const errors: FieldError[] = [];
-  if (!isValidCurrency(body.currency, cryptoAssets)) errors.push({ field: 'currency', message: 'is not an ISO 4217 code or a supported crypto asset' });
-  if (body.context !== undefined && depth(body.context, 1) > MAX_CONTEXT_DEPTH) errors.push({ field: 'context', message: `nests deeper than ${MAX_CONTEXT_DEPTH} levels` });
-  errors.push(...unreadableTime('context.account_created_at', body.context?.account_created_at));
-  throwValidation(errors);
+function countryErrors(field: string, code: string | undefined): FieldError[] {
+  return code !== undefined && !isCountryCode(code) ? [{ field, message: 'is not an assigned ISO 3166-1 alpha-2 country code' }] : [];
+}
+
+/** Checks of a score request beyond its schema; a raw identifier is reported before anything else. */
+export function checkScoreBody(body: ScoreBody, cryptoAssets: readonly string[], options: CheckOptions = {}): void {
   const ctx = body.context ?? {};
-  throwRawIdentifiers(rawIdentifierErrors([
+  const ids: Array<[string, string | undefined]> = [
     ['entity_id', body.entity_id],
     ['context.counterparty_id', ctx.counterparty_id],
     ...(ctx.linked_identifiers ?? []).map((l, i): [string, string] => [`context.linked_identifiers.${i}.hash`, l.hash]),
-  ]));
+  ];
+  throwRawIdentifiers(rawIdentifierErrors(ids));
+  const errors: FieldError[] = [];
+  if (!isValidCurrency(body.currency, cryptoAssets)) errors.push({ field: 'currency', message: 'is not an ISO 4217 code or a supported crypto asset' });
+  errors.push(...contextDepthErrors('context', body.context));
+  errors.push(...dateErrors('context.account_created_at', ctx.account_created_at));
+  errors.push(...countryErrors('context.country', ctx.country), ...countryErrors('context.counterparty_country', ctx.counterparty_country));
+  errors.push(...hashedIdErrors(ids, options));
+  throwValidation(errors);
 }
-
-const NEEDS: Partial<Record<EventType, Array<keyof TrustEvent>>> = {
-  'trade.completed': ['amount', 'currency'],
-  'dispute.resolved': ['resolution'],
-  'identifier.linked': ['linked_identifiers'],
-};
 
 /**
  * How far ahead of this server's clock an event may be dated (clock skew). A later date would move
@@ -154,9 +209,16 @@ const NEEDS: Partial<Record<EventType, Array<keyof TrustEvent>>> = {
  */
 export const MAX_EVENT_SKEW_MS = 10 * 60_000;
 
+// `trade.completed` may omit amount and currency (CONTRACT §5): the trade counts, only the volume
+// statistics skip it.
+const NEEDS: Partial<Record<EventType, Array<keyof TrustEvent>>> = {
+  'dispute.resolved': ['resolution'],
+  'identifier.linked': ['linked_identifiers'],
+};
+
 /** Per-event checks beyond the schema; `prefix` locates the event in a batch (e.g. "events.3"). */
-export function eventErrors(event: TrustEvent, prefix: string, cryptoAssets: readonly string[], now = Date.now()): { validation: FieldError[]; raw: FieldError[] } {
-  const validation: FieldError[] = unreadableTime(`${prefix}.occurred_at`, event.occurred_at);
+export function eventErrors(event: TrustEvent, prefix: string, cryptoAssets: readonly string[], now = Date.now(), options: CheckOptions = {}): { validation: FieldError[]; raw: FieldError[] } {
+  const validation: FieldError[] = dateErrors(`${prefix}.occurred_at`, event.occurred_at);
   if (Date.parse(event.occurred_at) > now + MAX_EVENT_SKEW_MS) {
     validation.push({ field: `${prefix}.occurred_at`, message: `must not be more than ${MAX_EVENT_SKEW_MS / 60_000} minutes in the future` });
   }
@@ -171,11 +233,35 @@ export function eventErrors(event: TrustEvent, prefix: string, cryptoAssets: rea
   if ((event.amount === undefined) !== (event.currency === undefined)) {
     validation.push({ field: `${prefix}.${event.amount === undefined ? 'amount' : 'currency'}`, message: 'amount and currency go together' });
   }
-  const raw = rawIdentifierErrors([
+  const ids: Array<[string, string | undefined]> = [
     [`${prefix}.entity_id`, event.entity_id],
     [`${prefix}.counterparty_id`, event.counterparty_id],
     ...(event.linked_identifiers ?? []).map((l, i): [string, string] => [`${prefix}.linked_identifiers.${i}.hash`, l.hash]),
-  ]);
-  return { validation, raw };
+  ];
+  validation.push(...hashedIdErrors(ids, options));
+  return { validation, raw: rawIdentifierErrors(ids) };
 }
 
+/** Checks of an events batch beyond its schema: a raw identifier anywhere wins over other errors. */
+export function checkEvents(events: TrustEvent[], cryptoAssets: readonly string[], options: CheckOptions = {}): void {
+  const validation: FieldError[] = [];
+  const raw: FieldError[] = [];
+  const now = Date.now();
+  events.forEach((ev, i) => {
+    const errs = eventErrors(ev, `events.${i}`, cryptoAssets, now, options);
+    validation.push(...errs.validation);
+    raw.push(...errs.raw);
+  });
+  throwRawIdentifiers(raw);
+  throwValidation(validation);
+}
+
+/**
+ * Checks of an entity id in a path. A path parameter that breaks a rule is invalid_request
+ * (CONTRACT §2), as for any other path parameter.
+ */
+export function checkEntityParam(id: string, options: CheckOptions = {}): void {
+  throwRawIdentifiers(rawIdentifierErrors([['entity_id', id]]));
+  const errors = hashedIdErrors([['entity_id', id]], options);
+  if (errors.length > 0) throw new ApiError(400, 'invalid_request', `Invalid path parameter: ${summarise(errors)}.`, { errors });
+}

@@ -2,8 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { looksLikeRawIdentifier } from '../../src/trust/identifiers.ts';
+import { isDigest, looksLikeRawIdentifier } from '../../src/trust/identifiers.ts';
 import { newId } from '../../src/keys/format.ts';
+import { digest, disguisedRawIdentifier } from '../helpers/fuzz.ts';
 
 test('e-mail addresses are refused', () => {
   for (const v of ['alice@example.com', 'a.b+tag@mail.example.co.uk', ' Bob@Example.ORG ', 'x@y-z.io']) {
@@ -145,4 +146,98 @@ test('stays fast on long adversarial input', () => {
   const start = performance.now();
   for (const v of inputs) looksLikeRawIdentifier(v);
   assert.ok(performance.now() - start < 200);
+});
+
+// Issue 8, item 8: trivial disguises must not get a raw identifier past the detector.
+test('disguised raw identifiers are refused (schemes, display names, full-width, other-script digits, separators, labels)', () => {
+  const cases: Array<[string, string]> = [
+    ['tel:+14155552671', 'phone'],
+    ['TEL:+1-415-555-2671', 'phone'],
+    ['sms:+14155552671', 'phone'],
+    ['tel://+14155552671', 'phone'],
+    ['+1_415_555_2671', 'phone'],
+    ['+1/415/555/2671', 'phone'],
+    ['+1\u2013415\u2013555\u20132671', 'phone'], // en dashes
+    ['+1\u00a0415\u00a0555\u00a02671', 'phone'], // no-break spaces
+    ['+1\u200b4155552671', 'phone'], // a zero-width space
+    ['\uff0b\uff11\uff14\uff11\uff15\uff15\uff15\uff15\uff12\uff16\uff17\uff11', 'phone'], // full-width
+    ['+\u0661\u0664\u0661\u0665\u0665\u0665\u0665\u0662\u0666\u0667\u0661', 'phone'], // Arabic-Indic digits
+    ['\u0967\u096a\u0967\u096b\u096b\u096b\u096b\u0968\u096c\u096d\u0967', 'phone'], // Devanagari digits
+    ['555_123_4567', 'phone'],
+    ['+14155552671.', 'phone'],
+    ['John Doe <a@b.com>', 'email'],
+    ['"Doe, John" <mailto:alice@example.com>', 'email'],
+    ['<alice@example.com>', 'email'],
+    ['mailto:alice@example.com', 'email'],
+    ['MAILTO:Alice@Example.COM', 'email'],
+    ['a@b.com.', 'email'],
+    ['alice\uff20example.com', 'email'], // full-width @
+    ['alice\ufe6bexample.com', 'email'], // small commercial at
+    ['alice@example\u3002com', 'email'], // ideographic full stop
+    ['ali\u200bce@exa\u200bmple.com', 'email'],
+    ['alice@пример.рф', 'email'],
+    ['4111.1111.1111.1111', 'card'],
+    ['4111_1111_1111_1111', 'card'],
+    ['4111/1111/1111/1111', 'card'],
+    ['4111\u20131111\u20131111\u20131111', 'card'],
+    ['\uff14\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11\uff11', 'card'],
+    ['\u0664\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661\u0661', 'card'],
+    ['IBAN GB82 WEST 1234 5698 7654 32', 'iban'],
+    ['iban: GB82WEST12345698765432', 'iban'],
+    ['IBAN:DE89370400440532013000', 'iban'],
+    ['GB82-WEST-1234-5698-7654-32', 'iban'],
+    ['GB82.WEST.1234.5698.7654.32', 'iban'],
+    ['GB82_WEST_1234_5698_7654_32', 'iban'],
+    ['GB82/WEST/1234/5698/7654/32', 'iban'],
+    ['\uff27\uff22\uff18\uff12\uff37\uff25\uff33\uff34\uff11\uff12\uff13\uff14\uff15\uff16\uff19\uff18\uff17\uff16\uff15\uff14\uff13\uff12', 'iban'],
+    ['GB\u0668\u0662WEST12345698765432', 'iban'],
+  ];
+  for (const [v, kind] of cases) assert.equal(looksLikeRawIdentifier(v), kind, JSON.stringify(v));
+});
+
+test('normalisation does not turn opaque ids into raw identifiers', () => {
+  for (const v of [
+    'usr_01HZX3K4M5N6P7Q8R9S0T1V2W3',
+    'tel:abc',
+    'mailto:',
+    '<>',
+    'John Doe <>',
+    'IBAN',
+    'iban-lookup-service',
+    '#order-12',
+    'a@b.c1.',
+    '\u0661\u0662\u0663', // three Arabic-Indic digits: a small number
+    '2'.repeat(32),
+  ]) {
+    assert.equal(looksLikeRawIdentifier(v), null, JSON.stringify(v));
+  }
+});
+
+test('isDigest: hex and base64url digests of at least 32 characters only', () => {
+  const sha = createHash('sha256').update('x').digest();
+  for (const v of [sha.toString('hex'), sha.toString('hex').toUpperCase(), sha.toString('base64url'), createHash('md5').update('x').digest('hex'), `${sha.toString('base64url')}=`]) {
+    assert.equal(isDigest(v), true, v);
+  }
+  for (const v of ['', 'abc', 'f'.repeat(31), sha.toString('base64'), newId('usr'), 'alice@example.com', `${'a'.repeat(40)} `, `${'a'.repeat(40)}\u0000`, 'a'.repeat(40) + '==='] ) {
+    assert.equal(isDigest(v), false, v);
+  }
+});
+
+test('property: phones, e-mails, IBANs and Luhn-valid cards in random disguises are always detected', () => {
+  fc.assert(
+    fc.property(disguisedRawIdentifier, ({ kind, text }) => {
+      const found = looksLikeRawIdentifier(text);
+      // A 13–15 digit phone may also pass Luhn: either way it is refused.
+      if (kind === 'phone') return found === 'phone' || found === 'card';
+      return found === kind;
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+test('property: random hex and base64url digests (32–88 chars) are never flagged and always pass isDigest', () => {
+  fc.assert(
+    fc.property(digest, (s) => looksLikeRawIdentifier(s) === null && isDigest(s)),
+    { numRuns: 5000 },
+  );
 });
