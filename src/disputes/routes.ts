@@ -9,7 +9,7 @@ import type { ScoringService } from '../trust/scoring.ts';
 import { requestDigest } from '../trust/cache.ts';
 import { StringEnum } from '../trust/schemas.ts';
 import type { ScoreContext } from '../trust/types.ts';
-import { analyseDispute, type PartyAssessment } from './analyser.ts';
+import { analyseDispute, MISSING_EVIDENCE_CODES, type PartyAssessment } from './analyser.ts';
 import { AnalyzeBody, checkDisputeBody } from './schemas.ts';
 
 const Party = Type.Object({ entity_id: Type.String(), score: Type.Integer(), risk_level: Type.String() });
@@ -25,6 +25,11 @@ const AnalyzeResponse = Type.Object({
     message: Type.String(),
   })),
   parties: Type.Object({ buyer: Party, seller: Party }),
+  missing_evidence: Type.Array(Type.Object({
+    code: StringEnum(MISSING_EVIDENCE_CODES),
+    party: StringEnum(['buyer', 'seller', 'trade'] as const),
+    message: Type.String(),
+  }), { description: 'what the operator should ask for next; empty when nothing would change the recommendation' }),
   policy_version: Type.String(),
 });
 
@@ -71,6 +76,7 @@ export default async function disputeRoutes(app: FastifyInstance, { policy, scor
         buyer: { entity_id: buyer.entityId, score: buyer.score, risk_level: buyer.riskLevel },
         seller: { entity_id: seller.entityId, score: seller.score, risk_level: seller.riskLevel },
       },
+      missing_evidence: analysis.missing_evidence,
       policy_version: policy.version,
     };
     await decisions.write({

@@ -11,6 +11,7 @@ interface Party { entity_id: string; score: number; risk_level: string }
 interface Analysis {
   dispute_id: string; analysis_id: string; recommendation: string; confidence: number;
   risk_flags: Flag[]; parties: { buyer: Party; seller: Party }; policy_version: string;
+  missing_evidence: Array<{ code: string; party: string; message: string }>;
 }
 
 const GOOD = { payment_proof_submitted: true, bank_reference_matches: true, payer_name_matches: true };
@@ -150,7 +151,8 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
   test('response shape: dispute_id, analysis_id dan_…, parties with entity_id/score/risk_level, policy_version', async () => {
     const body = dispute({ ...GOOD, seller_confirmed_receipt: true });
     const a = await ok(ctx(), admin, body);
-    assert.deepEqual(Object.keys(a).sort(), ['analysis_id', 'confidence', 'dispute_id', 'parties', 'policy_version', 'recommendation', 'risk_flags']);
+    assert.deepEqual(Object.keys(a).sort(), ['analysis_id', 'confidence', 'dispute_id', 'missing_evidence', 'parties', 'policy_version', 'recommendation', 'risk_flags']);
+    assert.deepEqual(a.missing_evidence, [], 'a clean, confirmed case needs nothing more');
     assert.equal(a.dispute_id, body.dispute_id);
     assert.match(a.analysis_id, /^dan_[0-9A-Z]{26}$/);
     assert.equal(a.policy_version, DEFAULT_POLICY.version);
