@@ -29,7 +29,7 @@ const LINES: string[] = [
   /* 5 */ '{"event_id": "imp-broken", "type": "chargeback",',
   /* 6 */ JSON.stringify({ ...good2, event_id: 'imp-bad-type', type: 'trade.exploded' }),
   /* 7 */ JSON.stringify({ ...good2, event_id: 'imp-raw', entity_id: 'mallory@example.com' }),
-  /* 8 */ JSON.stringify({ event_id: 'imp-no-amount', type: 'trade.completed', entity_id: ALICE, occurred_at: at(2) }),
+  /* 8 */ JSON.stringify({ event_id: 'imp-no-resolution', type: 'dispute.resolved', entity_id: ALICE, occurred_at: at(2) }),
   /* 9 */ '   ',
   /* 10 */ JSON.stringify(good3),
   /* 11 */ '42',
@@ -65,7 +65,7 @@ for (const backend of backends()) {
         assert.match(reason(6), /type/);
         assert.match(reason(7), /entity_id/);
         assert.ok(!reason(7).includes('mallory'), 'the raw identifier is never echoed');
-        assert.match(reason(8), /amount/);
+        assert.match(reason(8), /resolution/);
         assert.match(reason(12), /occurred_at/);
         assert.ok(drawn.at(-1)?.includes('100%'), 'the progress bar ends at 100%');
 
@@ -86,6 +86,36 @@ for (const backend of backends()) {
         const again = await importFile(fresh.store, file, { policyFile: undefined });
         assert.deepEqual([again.accepted, again.duplicates, again.rejectedCount], [0, 4, REJECTED_LINES.length]);
         assert.equal(Number((await fresh.store.db.selectFrom('entities').select('trades_completed').where('entity_id', '=', ALICE).executeTakeFirstOrThrow()).trades_completed), 1);
+      } finally {
+        await fresh.drop();
+      }
+    });
+  });
+}
+
+for (const backend of backends()) {
+  describe(`events import: reused event ids [${backend}]`, () => {
+    test('a line reusing an event_id for a different event is rejected on its own; the rest of its batch is stored', async () => {
+      const file = join(dir, `reused-${backend}.ndjson`);
+      const stored = { ...good1, event_id: 'imp-reused-0' };
+      writeFileSync(file, [
+        JSON.stringify({ ...good1, event_id: 'imp-reused-1' }),
+        JSON.stringify({ ...good1, event_id: 'imp-reused-1', amount: 999 }),
+        JSON.stringify(good2),
+        JSON.stringify({ ...stored, type: 'chargeback', amount: undefined, currency: undefined }),
+      ].join('\n'));
+      const fresh = await freshStore(backend);
+      try {
+        // imp-reused-0 was imported before, as a trade
+        const first = join(dir, `reused-first-${backend}.ndjson`);
+        writeFileSync(first, `${JSON.stringify(stored)}\n`);
+        assert.equal((await importFile(fresh.store, first, { policyFile: undefined })).accepted, 1);
+        const summary = await importFile(fresh.store, file, { policyFile: undefined });
+        assert.deepEqual([summary.accepted, summary.duplicates], [2, 0]);
+        assert.deepEqual(summary.rejected.map((r) => r.line).sort(), [2, 4]);
+        assert.ok(summary.rejected.every((r) => /already used for a different event/.test(r.reason)), JSON.stringify(summary.rejected));
+        const alice = await fresh.store.db.selectFrom('entities').selectAll().where('entity_id', '=', ALICE).executeTakeFirstOrThrow();
+        assert.deepEqual([Number(alice.trades_completed), Number(alice.chargebacks)], [2, 0]);
       } finally {
         await fresh.drop();
       }
