@@ -83,7 +83,7 @@ for (const backend of backends()) {
 
       // the unknown owner's ids: the same event again (keys in another order) is a duplicate, a
       // different one a conflict; another client's id of the same name is its own event
-      const reordered = Object.fromEntries(Object.entries(legacy).reverse()) as TrustEvent;
+      const reordered = Object.fromEntries(Object.entries(legacy).reverse()) as unknown as TrustEvent;
       assert.deepEqual(await ingestEvents(store, [reordered], DEFAULT_POLICY), { accepted: 0, duplicates: 1 });
       await assert.rejects(ingestEvents(store, [{ ...legacy, type: 'fraud.reported' } as TrustEvent], DEFAULT_POLICY), /different event/);
       assert.deepEqual(await ingestEvents(store, [legacy as TrustEvent], DEFAULT_POLICY, { clientId: 'client-x' }), { accepted: 1, duplicates: 0 });
