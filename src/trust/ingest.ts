@@ -8,7 +8,8 @@ import type { Database, EntitiesTable, EntityCurrencyTable } from '../store/sche
 import type { Store } from '../store/db.ts';
 import type { Policy } from '../config/policy.ts';
 import type { TrustEvent } from './schemas.ts';
-import { canonicalJson } from './cache.ts';
+import { EventConflictError, batchEventIds, samePayload } from './event-ids.ts';
+import { isFlagged, writeIdentifiers } from './linkage.ts';
 
 export interface IngestResult {
   accepted: number;
@@ -52,7 +53,6 @@ function bumpDecayed(e: Entity, field: Decayed, t: number, halfLifeMs: number): 
   }
 }
 
-export const isFlagged = (e: Pick<Entity, 'fraud_reports' | 'blocklisted'>) => e.fraud_reports > 0 || e.blocklisted === 1;
 
 interface Pending {
   entities: Map<string, Entity>;
@@ -194,44 +194,6 @@ async function loadState(trx: Transaction<Database>, entityIds: string[], lock: 
   return { entities, currencies, wasFlagged };
 }
 
-/**
- * Keeps identifier_stats current: a new link adds its entity (flagged or not) to the identifier;
- * an entity whose flagged status changed moves each identifier it already held. The cost is the
- * number of identifiers of the batch's entities, whatever the number of entities sharing them.
- */
-async function writeIdentifiers(trx: Transaction<Database>, p: Pending): Promise<void> {
-  const changed = [...p.entities.values()].filter((e) => isFlagged(e) !== p.wasFlagged.get(e.entity_id)).map((e) => e.entity_id);
-  const deltas = new Map<string, { id_type: string; hash: string; entities: number; flagged_entities: number; version: number }>();
-  const delta = (idType: string, hash: string, entities: number, flagged: number) => {
-    const key = `${idType}\u0000${hash}`;
-    const d = deltas.get(key) ?? { id_type: idType, hash, entities: 0, flagged_entities: 0, version: 1 };
-    d.entities += entities;
-    d.flagged_entities += flagged;
-    deltas.set(key, d);
-  };
-  // Read before the batch's new links are written: these are the links the entity already had.
-  for (const ids of chunks(changed)) {
-    const held = await trx.selectFrom('identifiers').select(['id_type', 'hash', 'entity_id']).where('entity_id', 'in', ids).execute();
-    for (const h of held) delta(h.id_type, h.hash, 0, isFlagged(p.entities.get(h.entity_id)!) ? 1 : -1);
-  }
-  for (const rows of chunks([...p.identifiers.values()])) {
-    // Only links that are new count: one already stored returns nothing.
-    const added = await trx.insertInto('identifiers').values(rows).onConflict((oc) => oc.columns(['id_type', 'hash', 'entity_id']).doNothing())
-      .returning(['id_type', 'hash', 'entity_id']).execute();
-    for (const a of added) delta(a.id_type, a.hash, 1, isFlagged(p.entities.get(a.entity_id)!) ? 1 : 0);
-  }
-  // In key order, so concurrent batches lock shared rows in the same order.
-  const rows = [...deltas.entries()].filter(([, d]) => d.entities !== 0 || d.flagged_entities !== 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, d]) => d);
-  for (const batch of chunks(rows)) {
-    await trx.insertInto('identifier_stats').values(batch).onConflict((oc) => oc.columns(['id_type', 'hash']).doUpdateSet({
-      entities: sql`identifier_stats.entities + excluded.entities`,
-      flagged_entities: sql`identifier_stats.flagged_entities + excluded.flagged_entities`,
-      version: sql`identifier_stats.version + 1`,
-    })).execute();
-  }
-}
-
 async function writeState(trx: Transaction<Database>, p: Pending, nowBucket: number): Promise<void> {
   const entities = [...p.entities.values()].map((e) => ({ ...e, version: e.version + 1 }));
   for (const rows of chunks(entities, 100)) {
@@ -259,15 +221,10 @@ async function writeState(trx: Transaction<Database>, p: Pending, nowBucket: num
       trades: sql`entity_counterparties.trades + excluded.trades`,
     })).execute();
   }
-  await writeIdentifiers(trx, p);
+  await writeIdentifiers(trx, p.entities, p.wasFlagged, p.identifiers.values());
 }
 
-/** An event id this client already used for a different event (or twice in one batch, differently). */
-export class EventConflictError extends Error {
-  constructor(readonly conflicts: Array<{ index: number; eventId: string }>) {
-    super('event_id reused for a different event');
-  }
-}
+export { EventConflictError };
 
 export interface IngestOptions {
   /** the client whose event ids these are; '' for events without a known owner (CLI import) */
@@ -287,15 +244,7 @@ const ATTEMPTS = 5;
 export async function ingestEvents(store: Store, events: TrustEvent[], policy: Policy, options: IngestOptions = {}): Promise<IngestResult> {
   const clientId = options.clientId ?? '';
   const now = options.now ?? Date.now();
-  const payloads = events.map((ev) => canonicalJson(ev));
-  const first = new Map<string, number>();
-  const conflicts: Array<{ index: number; eventId: string }> = [];
-  events.forEach((ev, i) => {
-    const seenAt = first.get(ev.event_id);
-    if (seenAt === undefined) first.set(ev.event_id, i);
-    else if (payloads[seenAt] !== payloads[i]) conflicts.push({ index: i, eventId: ev.event_id });
-  });
-  if (conflicts.length > 0) throw new EventConflictError(conflicts);
+  const { payloads, first } = batchEventIds(events);
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await ingestOnce(store, events, payloads, first, policy, clientId, now);
@@ -305,16 +254,6 @@ export async function ingestEvents(store: Store, events: TrustEvent[], policy: P
       // A batch is all or nothing and idempotent, so running it again is safe.
       await new Promise((r) => setTimeout(r, Math.random() * 20 * attempt));
     }
-  }
-}
-
-/** Stored payloads are canonical JSON since 003_event_scope; older ones are re-canonicalised. */
-function samePayload(stored: string, canonical: string): boolean {
-  if (stored === canonical) return true;
-  try {
-    return canonicalJson(JSON.parse(stored)) === canonical;
-  } catch {
-    return false;
   }
 }
 
