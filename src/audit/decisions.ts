@@ -8,7 +8,8 @@ import type { Database, DecisionsTable } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 
-export type DecisionRow = DecisionsTable;
+/** A decision to store; only scores carry the cache columns (see trust/scoring.ts). */
+export type DecisionRow = Omit<DecisionsTable, 'cache_key' | 'cache_state'> & Partial<Pick<DecisionsTable, 'cache_key' | 'cache_state'>>;
 
 interface Waiter {
   row: DecisionRow;
@@ -17,7 +18,7 @@ interface Waiter {
 }
 
 const MAX_BATCH = 500;
-const COLUMNS = ['id', 'kind', 'principal_id', 'owner_client_id', 'subject_id', 'request_digest', 'result', 'policy_version', 'created_at'] as const;
+const COLUMNS = ['id', 'kind', 'principal_id', 'owner_client_id', 'subject_id', 'request_digest', 'result', 'policy_version', 'created_at', 'cache_key', 'cache_state'] as const;
 
 export class DecisionWriter {
   private queue: Waiter[] = [];
@@ -32,10 +33,10 @@ export class DecisionWriter {
     if (!query) {
       query = new PreparedQuery(this.db as never, rows.length * COLUMNS.length, (_db, ...args) =>
         this.db.insertInto('decisions').values(rows.map((_, r) =>
-          Object.fromEntries(COLUMNS.map((c, i) => [c, args[r * COLUMNS.length + i]])) as unknown as DecisionRow)));
+          Object.fromEntries(COLUMNS.map((c, i) => [c, args[r * COLUMNS.length + i]])) as unknown as DecisionsTable)));
       this.inserts.set(rows.length, query);
     }
-    return query.execute(...rows.flatMap((row) => COLUMNS.map((c) => row[c])));
+    return query.execute(...rows.flatMap((row) => COLUMNS.map((c) => row[c] ?? null)));
   }
 
   /** Resolves once the row is committed. */

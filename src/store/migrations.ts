@@ -1,6 +1,8 @@
 // Schema migrations, written once for both dialects; only the auto-increment column differs.
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './db.ts';
+import { identifierStats } from './migrations/002_identifier_stats.ts';
+import { eventScope } from './migrations/003_event_scope.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -146,8 +148,10 @@ function initial(dialect: Dialect): Migration {
  * Every migration, in order. Names are fixed once released: Kysely runs the ones a store has not
  * seen yet, sorted by name. Feature modules own their migrations' contents; this list owns the order.
  */
-const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
+export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '001_initial': initial,
+  '002_identifier_stats': identifierStats,
+  '003_event_scope': eventScope,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -42,6 +42,8 @@ export interface RevocationsTable {
 }
 
 export interface EventsTable {
+  /** the client that sent the event ('' for events stored before 003_event_scope and for CLI imports) */
+  client_id: string;
   event_id: string;
   entity_id: string;
   type: string;
@@ -103,6 +105,15 @@ export interface IdentifiersTable {
   created_at: number;
 }
 
+/** Per-identifier counts behind the linkage signal (002_identifier_stats). */
+export interface IdentifierStatsTable {
+  id_type: string;
+  hash: string;
+  entities: number;
+  flagged_entities: number;
+  version: number;
+}
+
 export interface DecisionsTable {
   id: string;
   kind: string;
@@ -113,6 +124,10 @@ export interface DecisionsTable {
   result: string;
   policy_version: string;
   created_at: number;
+  /** scores only: the score cache key this decision answers (trust/cache.ts) */
+  cache_key: string | null;
+  /** scores only: the store state (entity and identifier versions) it was computed from */
+  cache_state: string | null;
 }
 
 export interface Database {
@@ -126,5 +141,6 @@ export interface Database {
   entity_hourly: EntityHourlyTable;
   entity_counterparties: EntityCounterpartiesTable;
   identifiers: IdentifiersTable;
+  identifier_stats: IdentifierStatsTable;
   decisions: DecisionsTable;
 }

@@ -1,16 +1,28 @@
-// Score cache. An entry answers only while (a) its TTL has not passed and (b) the entity's version
-// in the store is still the one the score was computed from: any event for the entity, or for a
-// flagged entity sharing an identifier with it, bumps that version, so a fresh chargeback is never
-// hidden — on any instance, with no messaging needed.
+// Score cache. An entry answers only while (a) its TTL has not passed and (b) the store state it was
+// computed from — the entity's version and the versions of the identifiers the score looked at
+// (profile.ts) — is still the current one: any event for the entity, or a flag change of an entity
+// sharing one of those identifiers, moves that state, so a fresh chargeback is never hidden — on
+// any instance, with no messaging needed.
+//
+// Entries are keyed by a SHA-256 digest of only what the decision depends on, the caller included
+// (cacheKey): a fixed 43-character key whatever the request carries, so unknown context members
+// (up to 64 KiB of them) can neither make keys expensive to hash and compare nor split or collide
+// entries, and one client never receives another's decision.
+import { createHash } from 'node:crypto';
 import { sha256Hex } from '../keys/format.ts';
 import { LRUCache } from 'lru-cache';
+import type { ScoreContext } from './types.ts';
 
 export interface CachedScore<T> {
   body: T;
-  /** the entity's store version the score was computed from */
-  version: number;
-  /** the store's change generation (changes.ts) when the version was last confirmed */
+  /** the principal whose (audited) decision this is; a hit is only ever its own */
+  principalId: string;
+  /** the store state the score was computed from (LoadedProfile.state) */
+  state: string;
+  /** the store's change generation (changes.ts) when the state was last confirmed */
   generation: number;
+  /** approximate bytes held, for the cache's byte bound */
+  size: number;
 }
 
 /** JSON with object keys sorted, so equal requests have equal digests. */
@@ -25,29 +37,82 @@ export function requestDigest(value: unknown): string {
   return sha256Hex(canonicalJson(value));
 }
 
+/**
+ * The context members a decision depends on. The model reads most of them; `trade_id` ties the
+ * decision to its trade's later outcome, so a decision is never reused for another trade. Unknown
+ * members are ignored by the model and so by the key.
+ */
+const KNOWN_CONTEXT = ['counterparty_id', 'side', 'payment_method', 'country', 'counterparty_country', 'account_created_at', 'trade_id'] as const;
+
+export interface CacheKeyInput {
+  principalId: string;
+  policyVersion: string;
+  entityId: string;
+  amount: number;
+  currency: string;
+  context: ScoreContext;
+}
+
+/** 256-bit digest, base64url: a few microseconds whatever the request carries. */
+export function cacheKey(k: CacheKeyInput): string {
+  // Known members are strings (schema-checked), so a positional array is unambiguous (absent = null).
+  const known = KNOWN_CONTEXT.map((name) => k.context[name] ?? null);
+  const given = k.context.linked_identifiers;
+  // Order and repeats of linked identifiers do not change the score.
+  const linked = given && given.length > 0 ? [...new Set(given.map((l) => `${l.type}\u0000${l.hash}`))].sort() : [];
+  const material = JSON.stringify([k.principalId, k.policyVersion, k.entityId, k.amount, k.currency, known, linked]);
+  return createHash('sha256').update(material).digest('base64url');
+}
+
+export interface ScoreCacheLimits {
+  maxEntries?: number;
+  /** bound on the approximate bytes held by entries */
+  maxBytes?: number;
+}
+
 export class ScoreCache<T extends object> {
   private readonly lru: LRUCache<string, CachedScore<T>>;
 
   /** An entry holds one response (~2 KB with its signals): 16,000 entries stay near 32 MB. */
-  constructor(ttlSeconds: number, maxEntries = 16_000) {
+  constructor(ttlSeconds: number, { maxEntries = 16_000, maxBytes = 32 * 1024 * 1024 }: ScoreCacheLimits = {}) {
+    const ttl = Math.max(1, ttlSeconds * 1000);
     this.lru = new LRUCache({
       max: maxEntries,
-      ttl: Math.max(1, ttlSeconds * 1000),
+      maxSize: maxBytes,
+      sizeCalculation: (entry) => Math.max(1, entry.size),
+      ttl,
+      // Expired entries are dropped by a sweep once per TTL rather than a timer per entry
+      // (ttlAutopurge), which would cost a timer for every score computed.
       ttlAutopurge: false,
       noUpdateTTL: true,
     });
+    // The sweep holds the cache weakly: a cache nobody uses any more is collected, and its sweep stops.
+    const ref = new WeakRef(this.lru);
+    const timer: NodeJS.Timeout = setInterval(() => {
+      const lru = ref.deref();
+      if (lru) lru.purgeStale();
+      else clearInterval(timer);
+    }, Math.max(1000, ttl));
+    timer.unref();
   }
 
   get(key: string): CachedScore<T> | undefined {
     return this.lru.get(key);
   }
 
-  set(key: string, entry: CachedScore<T>, ttlMs?: number): void {
+  set(key: string, entry: Omit<CachedScore<T>, 'size'>, ttlMs?: number): void {
     if (ttlMs !== undefined && ttlMs <= 0) return;
-    this.lru.set(key, entry, ttlMs === undefined ? undefined : { ttl: ttlMs });
+    // Strings are UTF-16 in V8; the rest is the entry's objects and the key.
+    const size = 2 * JSON.stringify(entry.body).length + 2 * (key.length + entry.principalId.length + entry.state.length) + 256;
+    this.lru.set(key, { ...entry, size }, ttlMs === undefined ? undefined : { ttl: ttlMs });
   }
 
   get size(): number {
     return this.lru.size;
+  }
+
+  /** approximate bytes held */
+  get bytes(): number {
+    return this.lru.calculatedSize;
   }
 }

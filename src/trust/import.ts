@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats';
 import type { Config } from '../config/env.ts';
 import { loadPolicy } from '../config/policy.ts';
 import type { Store } from '../store/db.ts';
-import { ingestEvents } from './ingest.ts';
+import { EventConflictError, ingestEvents } from './ingest.ts';
 import { TrustEvent, eventErrors } from './schemas.ts';
 
 const BATCH = 1000;
@@ -28,9 +28,15 @@ function progressBar(done: number, total: number, lines: number): string {
   return `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(ratio * 100).toFixed(0).padStart(3)}%  ${lines} lines`;
 }
 
-/** `path` is a file, or `-` for standard input (no progress bar: its size is unknown). */
-export async function importFile(store: Store, path: string, config: Pick<Config, 'policyFile'>, progress: (line: string) => void = () => {}, stdin: Readable = process.stdin): Promise<ImportSummary> {
-  const policy = loadPolicy(config.policyFile);
+/**
+ * `path` is a file, or `-` for standard input (no progress bar: its size is unknown).
+ * `clientId` owns the imported event ids (default '': the owner of events stored before ids were
+ * scoped to clients). An id already used for a different event rejects that line only.
+ */
+export async function importFile(
+  store: Store, path: string, config: Pick<Config, 'policyFile'>, progress: (line: string) => void = () => {},
+  { clientId = '', stdin = process.stdin }: { clientId?: string; stdin?: Readable } = {},
+): Promise<ImportSummary> {  const policy = loadPolicy(config.policyFile);
   const ajv = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, strict: false });
   addFormats.default(ajv);
   const validate = ajv.compile(TrustEvent);
@@ -42,12 +48,25 @@ export async function importFile(store: Store, path: string, config: Pick<Config
     if (summary.rejected.length < SHOWN_REJECTS) summary.rejected.push({ line, reason });
   };
   let batch: TrustEvent[] = [];
+  let lines: number[] = [];
   const flush = async () => {
-    if (batch.length === 0) return;
-    const result = await ingestEvents(store, batch, policy);
-    summary.accepted += result.accepted;
-    summary.duplicates += result.duplicates;
+    while (batch.length > 0) {
+      try {
+        const result = await ingestEvents(store, batch, policy, { clientId });
+        summary.accepted += result.accepted;
+        summary.duplicates += result.duplicates;
+        break;
+      } catch (err) {
+        if (!(err instanceof EventConflictError)) throw err;
+        // Nothing of the batch was stored: drop the conflicting lines and store the rest.
+        const bad = new Set(err.conflicts.map((c) => c.index));
+        for (const i of bad) reject(lines[i]!, 'event_id was already used for a different event');
+        batch = batch.filter((_, i) => !bad.has(i));
+        lines = lines.filter((_, i) => !bad.has(i));
+      }
+    }
     batch = [];
+    lines = [];
   };
 
   const stream = fromStdin ? stdin.setEncoding('utf8') : createReadStream(path, { encoding: 'utf8' });
@@ -80,6 +99,7 @@ export async function importFile(store: Store, path: string, config: Pick<Config
       continue;
     }
     batch.push(event);
+    lines.push(lineNo);
     if (batch.length >= BATCH) await flush();
     if (!fromStdin && Date.now() - lastDraw > 200) {
       lastDraw = Date.now();

@@ -1,11 +1,15 @@
-// Event ingestion. A batch is one transaction: the raw events (idempotent by event_id) and every
-// aggregate they change, so a score never scans raw history and a 200 means all of it is stored.
-// Aggregates are read once per batch, updated in memory in time order, and written back.
+// Event ingestion. A batch is one transaction: the raw events (idempotent by the client's event_id)
+// and every aggregate they change, so a score never scans raw history and a 200 means all of it is
+// stored. Aggregates are read once per batch, updated in memory in time order, and written back.
+// The transaction touches only the batch's own entities and the identifiers they hold, so it stays
+// short however widely an identifier is shared, and never holds the write lock for long.
 import { sql, type Transaction } from 'kysely';
 import type { Database, EntitiesTable, EntityCurrencyTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import type { Policy } from '../config/policy.ts';
 import type { TrustEvent } from './schemas.ts';
+import { EventConflictError, batchEventIds, samePayload } from './event-ids.ts';
+import { isFlagged, writeIdentifiers } from './linkage.ts';
 
 export interface IngestResult {
   accepted: number;
@@ -49,7 +53,6 @@ function bumpDecayed(e: Entity, field: Decayed, t: number, halfLifeMs: number): 
   }
 }
 
-export const isFlagged = (e: Pick<Entity, 'fraud_reports' | 'blocklisted'>) => e.fraud_reports > 0 || e.blocklisted === 1;
 
 interface Pending {
   entities: Map<string, Entity>;
@@ -57,8 +60,8 @@ interface Pending {
   buckets: Map<string, { entity_id: string; bucket: number; currency: string; trades: number; volume: number }>;
   counterparties: Map<string, { entity_id: string; counterparty_id: string; trades: number }>;
   identifiers: Map<string, { id_type: string; hash: string; entity_id: string; created_at: number }>;
-  /** entities whose flagged status or identifiers changed: their neighbours' scores are stale */
-  neighboursStale: Set<string>;
+  /** whether each entity of the batch was flagged before it (identifier_stats moves with changes) */
+  wasFlagged: Map<string, boolean>;
 }
 
 /** Disputes involve both parties: an event naming the counterparty updates it too (mirrored). */
@@ -91,30 +94,34 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
   const counterparty = other === undefined ? undefined : seen(p, other, t);
   for (const l of ev.linked_identifiers ?? []) {
     p.identifiers.set(`${l.type}\u0000${l.hash}\u0000${ev.entity_id}`, { id_type: l.type, hash: l.hash, entity_id: ev.entity_id, created_at: now });
-    p.neighboursStale.add(ev.entity_id);
   }
   switch (ev.type) {
     case 'trade.completed': {
       e.trades_completed += 1;
       bumpDecayed(e, 'd_trades_completed', t, halfLifeMs);
-      const currency = ev.currency!;
-      const amount = ev.amount!;
-      const key = `${ev.entity_id}\u0000${currency}`;
-      const c = p.currencies.get(key) ?? { entity_id: ev.entity_id, currency, trades: 0, volume: 0, log_mean: 0, log_m2: 0 };
-      // Welford's online mean and variance of ln(amount).
-      const x = Math.log(amount);
-      c.trades += 1;
-      c.volume += amount;
-      const delta = x - c.log_mean;
-      c.log_mean += delta / c.trades;
-      c.log_m2 += delta * (x - c.log_mean);
-      p.currencies.set(key, c);
+      // A trade reported without its amount still counts as a trade (and towards velocity); only
+      // the amount and volume statistics, which need the figure, leave it out.
+      const amount = ev.amount !== undefined && ev.currency !== undefined && Number.isFinite(ev.amount) && ev.amount > 0 ? ev.amount : undefined;
+      const currency = amount === undefined ? '' : ev.currency!;
+      if (amount !== undefined) {
+        const key = `${ev.entity_id}\u0000${currency}`;
+        const c = p.currencies.get(key) ?? { entity_id: ev.entity_id, currency, trades: 0, volume: 0, log_mean: 0, log_m2: 0 };
+        // Welford's online mean and variance of ln(amount).
+        const x = Math.log(amount);
+        c.trades += 1;
+        c.volume += amount;
+        const delta = x - c.log_mean;
+        c.log_mean += delta / c.trades;
+        c.log_m2 += delta * (x - c.log_mean);
+        p.currencies.set(key, c);
+      }
       if (t > now - DAY_MS - BUCKET_MS && t <= now + BUCKET_MS) {
+        // Amount-less trades share the '' currency bucket: counted as trades, never as volume.
         const bucket = Math.floor(t / BUCKET_MS);
         const bkey = `${ev.entity_id}\u0000${bucket}\u0000${currency}`;
         const b = p.buckets.get(bkey) ?? { entity_id: ev.entity_id, bucket, currency, trades: 0, volume: 0 };
         b.trades += 1;
-        b.volume += amount;
+        b.volume += amount ?? 0;
         p.buckets.set(bkey, b);
       }
       if (ev.counterparty_id !== undefined) {
@@ -144,7 +151,6 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
     case 'fraud.reported':
       e.fraud_reports += 1;
       bumpDecayed(e, 'd_fraud_reports', t, halfLifeMs);
-      p.neighboursStale.add(ev.entity_id);
       break;
     case 'entity.blocklisted':
     case 'entity.unblocklisted':
@@ -153,80 +159,39 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
         e.blocklisted = ev.type === 'entity.blocklisted' ? 1 : 0;
         e.blocklist_changed_at = t;
       }
-      p.neighboursStale.add(ev.entity_id);
       break;
     case 'identifier.linked':
       break;
   }
 }
 
-const FLAG_EVENTS = new Set<string>(['fraud.reported', 'entity.blocklisted', 'entity.unblocklisted']);
-
 /**
- * The entities outside the batch whose version writeState may bump (see `stale` there): every
- * holder of an identifier that a flagged (or flag-changing) entity of the batch holds or links
- * now. Read before any lock is taken; should a concurrent batch change the graph meanwhile, an
- * unlocked neighbour can still deadlock, and ingestEvents runs the batch again.
+ * Loads (creating placeholders for) the batch's entities. On PostgreSQL it first locks them, in
+ * one global entity_id order, so two batches touching the same entities wait for one another
+ * instead of deadlocking. Only the batch's own entities are locked: a flag change reaches the
+ * entities sharing an identifier through identifier_stats, never by writing their rows.
  */
-async function neighbourCandidates(trx: Transaction<Database>, events: TrustEvent[]): Promise<string[]> {
-  const flagging = new Set(events.filter((ev) => FLAG_EVENTS.has(ev.type)).map((ev) => ev.entity_id));
-  const linking = [...new Set(events.filter((ev) => (ev.linked_identifiers?.length ?? 0) > 0).map((ev) => ev.entity_id))].filter((id) => !flagging.has(id));
-  const sources = new Set(flagging);
-  for (const ids of chunks(linking)) {
-    const rows = await trx.selectFrom('entities').select('entity_id').where('entity_id', 'in', ids)
-      .where((eb) => eb.or([eb('fraud_reports', '>', 0), eb('blocklisted', '=', 1), eb('blocklist_changed_at', '>', 0)]))
-      .execute();
-    for (const r of rows) sources.add(r.entity_id);
-  }
-  if (sources.size === 0) return [];
-  const found = new Set<string>();
-  for (const ids of chunks([...sources])) {
-    const rows = await trx.selectFrom('identifiers as m')
-      .innerJoin('identifiers as o', (j) => j.onRef('o.id_type', '=', 'm.id_type').onRef('o.hash', '=', 'm.hash'))
-      .select('o.entity_id').distinct().where('m.entity_id', 'in', ids).execute();
-    for (const r of rows) found.add(r.entity_id);
-  }
-  const linked = new Map<string, { type: string; hash: string }>();
-  for (const ev of events) {
-    if (sources.has(ev.entity_id)) for (const l of ev.linked_identifiers ?? []) linked.set(`${l.type}\u0000${l.hash}`, l);
-  }
-  for (const pairs of chunks([...linked.values()], 100)) {
-    const rows = await trx.selectFrom('identifiers').select('entity_id').distinct()
-      .where((eb) => eb.or(pairs.map((l) => eb.and([eb('id_type', '=', l.type), eb('hash', '=', l.hash)]))))
-      .execute();
-    for (const r of rows) found.add(r.entity_id);
-  }
-  return [...found];
-}
-
-/**
- * Loads (creating placeholders for) the batch's entities. On PostgreSQL it first locks them and
- * every neighbour writeState may bump, all in one global entity_id order, so two batches that
- * touch each other's neighbours wait for one another instead of deadlocking.
- */
-async function loadState(trx: Transaction<Database>, entityIds: string[], neighbours: string[], lock: boolean): Promise<Pick<Pending, 'entities' | 'currencies'>> {
-  if (lock) {
-    const all = [...new Set([...entityIds, ...neighbours])].sort();
-    for (const ids of chunks(all)) {
-      // An upsert locks new and existing rows alike, in the order of its VALUES list.
-      await trx.insertInto('entities').values(ids.map(blankEntity))
-        .onConflict((oc) => oc.column('entity_id').doUpdateSet((eb) => ({ version: eb.ref('entities.version') })))
-        .execute();
-    }
-  } else {
-    for (const ids of chunks(entityIds)) {
-      await trx.insertInto('entities').values(ids.map(blankEntity)).onConflict((oc) => oc.column('entity_id').doNothing()).execute();
-    }
+async function loadState(trx: Transaction<Database>, entityIds: string[], lock: boolean): Promise<Pick<Pending, 'entities' | 'currencies' | 'wasFlagged'>> {
+  for (const ids of chunks(entityIds)) {
+    const insert = trx.insertInto('entities').values(ids.map(blankEntity));
+    // An upsert locks new and existing rows alike, in the order of its VALUES list.
+    if (lock) await insert.onConflict((oc) => oc.column('entity_id').doUpdateSet((eb) => ({ version: eb.ref('entities.version') }))).execute();
+    else await insert.onConflict((oc) => oc.column('entity_id').doNothing()).execute();
   }
   const entities = new Map<string, Entity>();
   const currencies = new Map<string, EntityCurrencyTable>();
+  const wasFlagged = new Map<string, boolean>();
   for (const ids of chunks(entityIds)) {
     // Placeholder rows are overwritten before commit.
-    for (const row of await trx.selectFrom('entities').selectAll().where('entity_id', 'in', ids).execute()) entities.set(row.entity_id, row);
+    for (const row of await trx.selectFrom('entities').selectAll().where('entity_id', 'in', ids).execute()) {
+      const e = { ...row, version: Number(row.version), fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted) };
+      entities.set(row.entity_id, e);
+      wasFlagged.set(row.entity_id, isFlagged(e));
+    }
     const cur = await trx.selectFrom('entity_currency').selectAll().where('entity_id', 'in', ids).execute();
     for (const c of cur) currencies.set(`${c.entity_id}\u0000${c.currency}`, c);
   }
-  return { entities, currencies };
+  return { entities, currencies, wasFlagged };
 }
 
 async function writeState(trx: Transaction<Database>, p: Pending, nowBucket: number): Promise<void> {
@@ -256,28 +221,33 @@ async function writeState(trx: Transaction<Database>, p: Pending, nowBucket: num
       trades: sql`entity_counterparties.trades + excluded.trades`,
     })).execute();
   }
-  for (const rows of chunks([...p.identifiers.values()])) {
-    await trx.insertInto('identifiers').values(rows).onConflict((oc) => oc.columns(['id_type', 'hash', 'entity_id']).doNothing()).execute();
-  }
-  // Entities sharing an identifier with one whose flags or links changed score differently now:
-  // a new version makes their cached scores stale on every instance.
-  const stale = [...p.neighboursStale].filter((id) => isFlagged(p.entities.get(id)!) || p.entities.get(id)!.blocklist_changed_at > 0);
-  for (const ids of chunks(stale)) {
-    const neighbours = trx.selectFrom('identifiers as m')
-      .innerJoin('identifiers as o', (j) => j.onRef('o.id_type', '=', 'm.id_type').onRef('o.hash', '=', 'm.hash'))
-      .select('o.entity_id').where('m.entity_id', 'in', ids);
-    await trx.updateTable('entities').set({ version: sql`version + 1` }).where('entity_id', 'in', neighbours).where('entity_id', 'not in', ids).execute();
-  }
+  await writeIdentifiers(trx, p.entities, p.wasFlagged, p.identifiers.values());
+}
+
+export { EventConflictError };
+
+export interface IngestOptions {
+  /** the client whose event ids these are; '' for events without a known owner (CLI import) */
+  clientId?: string;
+  now?: number;
 }
 
 /** PostgreSQL deadlock and serialization failure: the transaction was rolled back and may be re-run. */
 const RETRYABLE = new Set(['40P01', '40001']);
 const ATTEMPTS = 5;
 
-export async function ingestEvents(store: Store, events: TrustEvent[], policy: Policy, now = Date.now()): Promise<IngestResult> {
+/**
+ * Stores a batch, all or nothing. Event ids are the client's own: the same id with the same
+ * payload (compared canonically, so key order does not matter) is a duplicate; with a different
+ * one the whole batch fails with EventConflictError and nothing is stored.
+ */
+export async function ingestEvents(store: Store, events: TrustEvent[], policy: Policy, options: IngestOptions = {}): Promise<IngestResult> {
+  const clientId = options.clientId ?? '';
+  const now = options.now ?? Date.now();
+  const { payloads, first } = batchEventIds(events);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await ingestOnce(store, events, policy, now);
+      return await ingestOnce(store, events, payloads, first, policy, clientId, now);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if (attempt >= ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw err;
@@ -287,30 +257,39 @@ export async function ingestEvents(store: Store, events: TrustEvent[], policy: P
   }
 }
 
-async function ingestOnce(store: Store, events: TrustEvent[], policy: Policy, now: number): Promise<IngestResult> {
-  const unique = new Map<string, TrustEvent>();
-  for (const ev of events) if (!unique.has(ev.event_id)) unique.set(ev.event_id, ev);
+async function ingestOnce(
+  store: Store, events: TrustEvent[], payloads: string[], first: Map<string, number>, policy: Policy, clientId: string, now: number,
+): Promise<IngestResult> {
   // Inserted in event_id order: concurrent batches sharing events lock them in the same order.
-  const ordered = [...unique.values()].sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
+  const ordered = [...first.values()].sort((a, b) => (events[a]!.event_id < events[b]!.event_id ? -1 : events[a]!.event_id > events[b]!.event_id ? 1 : 0));
   const halfLifeMs = policy.decayHalfLifeDays * DAY_MS;
   const result = await store.db.transaction().execute(async (trx) => {
     const fresh = new Set<string>();
     for (const batch of chunks(ordered)) {
-      const inserted = await trx.insertInto('events').values(batch.map((ev) => ({
-        event_id: ev.event_id, entity_id: ev.entity_id, type: ev.type, occurred_at: Date.parse(ev.occurred_at),
-        payload: JSON.stringify(ev), ingested_at: now,
-      }))).onConflict((oc) => oc.column('event_id').doNothing()).returning('event_id').execute();
+      const inserted = await trx.insertInto('events').values(batch.map((i) => {
+        const ev = events[i]!;
+        return { client_id: clientId, event_id: ev.event_id, entity_id: ev.entity_id, type: ev.type, occurred_at: Date.parse(ev.occurred_at), payload: payloads[i]!, ingested_at: now };
+      })).onConflict((oc) => oc.columns(['client_id', 'event_id']).doNothing()).returning('event_id').execute();
       for (const r of inserted) fresh.add(r.event_id);
     }
-    const accepted = [...unique.values()].filter((ev) => fresh.has(ev.event_id))
-      .map((ev) => ({ ev, t: Date.parse(ev.occurred_at) }))
+    // Ids already stored: a duplicate only if the payload is the same.
+    const conflicts: Array<{ index: number; eventId: string }> = [];
+    for (const ids of chunks([...first.keys()].filter((id) => !fresh.has(id)))) {
+      const stored = await trx.selectFrom('events').select(['event_id', 'payload']).where('client_id', '=', clientId).where('event_id', 'in', ids).execute();
+      for (const row of stored) {
+        const index = first.get(row.event_id)!;
+        if (!samePayload(row.payload, payloads[index]!)) conflicts.push({ index, eventId: row.event_id });
+      }
+    }
+    // Thrown inside the transaction: the batch's other events are rolled back with it.
+    if (conflicts.length > 0) throw new EventConflictError(conflicts.sort((a, b) => a.index - b.index));
+    const accepted = [...first.values()].filter((i) => fresh.has(events[i]!.event_id))
+      .map((i) => ({ ev: events[i]!, t: Date.parse(events[i]!.occurred_at) }))
       .sort((a, b) => a.t - b.t);
     if (accepted.length > 0) {
       const entityIds = [...new Set(accepted.flatMap((a) => [a.ev.entity_id, mirroredParty(a.ev) ?? a.ev.entity_id]))].sort();
-      const lock = store.dialect === 'postgres';
-      const neighbours = lock ? await neighbourCandidates(trx, accepted.map((a) => a.ev)) : [];
-      const state = await loadState(trx, entityIds, neighbours, lock);
-      const pending: Pending = { ...state, buckets: new Map(), counterparties: new Map(), identifiers: new Map(), neighboursStale: new Set() };
+      const state = await loadState(trx, entityIds, store.dialect === 'postgres');
+      const pending: Pending = { ...state, buckets: new Map(), counterparties: new Map(), identifiers: new Map() };
       for (const { ev, t } of accepted) apply(pending, ev, t, now, halfLifeMs);
       await writeState(trx, pending, Math.floor(now / BUCKET_MS));
     }

@@ -1,5 +1,7 @@
 // Loads everything the model needs about one entity in a single round trip: the aggregates, the
-// currency statistics, velocity buckets, the counterparty count and flagged neighbours.
+// currency statistics, velocity buckets, the counterparty count and flagged neighbours. Neighbours
+// are counted from identifier_stats, one row per identifier, so an identifier shared by twenty
+// thousand entities costs what one shared by two does.
 import { sql } from 'kysely';
 import type { Store } from '../store/db.ts';
 import { PreparedQuery } from '../store/prepared.ts';
@@ -33,12 +35,20 @@ interface ProfileRow {
   volume_day: number | null;
   counterparty_trades: number | null;
   linked_flagged: number | null;
+  linked_version: number | null;
+  own_identifiers: number | null;
 }
 
 export interface LoadedProfile {
   profile: EntityProfile;
   /** changes with every event that can change this entity's score; 0 for an unknown entity */
   version: number;
+  /**
+   * The entity's version and the sum of the versions of the identifiers the score looked at (its
+   * own and the request's). Every term only grows, and the entity's set of identifiers changes only
+   * with its own version, so the pair changes whenever anything the score read has changed.
+   */
+  state: string;
 }
 
 export interface ProfileQuery {
@@ -49,7 +59,23 @@ export interface ProfileQuery {
   now: number;
 }
 
-const n = (v: number | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
+export const n = (v: number | string | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
+
+/**
+ * The identifiers a score looks at: the entity's stored ones and those the request names
+ * (`pairs` are [type, hash, type, hash, ...] placeholders). UNION drops repeats.
+ */
+function identifierKeys(id: unknown, pairs: unknown[]) {
+  const viaRequest = Array.from({ length: pairs.length / 2 }, (_, i) => sql`
+    union select cast(${pairs[2 * i]} as text), cast(${pairs[2 * i + 1]} as text)`);
+  return sql`select m.id_type, m.hash from identifiers m where m.entity_id = ${id}${sql.join(viaRequest, sql``)}`;
+}
+
+/** Flagged holders and the version sum over those identifiers: one stats row each, by primary key. */
+export function linkage(id: unknown, pairs: unknown[]) {
+  return sql`(select coalesce(sum(s.flagged_entities), 0) as flagged, coalesce(sum(s.version), 0) as version
+      from (${identifierKeys(id, pairs)}) k join identifier_stats s on s.id_type = k.id_type and s.hash = k.hash)`;
+}
 
 const profileShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], ProfileRow>>>();
 
@@ -60,10 +86,6 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
   let query = shapes.get(linked);
   if (!query) {
     query = new PreparedQuery<unknown[], ProfileRow>(store.db as never, 5 + 2 * linked, (_db, id, currency, counterparty, hourFrom, dayFrom, ...pairs) => {
-      // Flagged neighbours: from this entity's stored identifiers (index on entity_id, then the
-      // (id_type, hash) primary key), plus any the request itself names.
-      const viaRequest = Array.from({ length: linked }, (_, i) => sql`
-        union select o.entity_id from identifiers o where o.id_type = ${pairs[2 * i]} and o.hash = ${pairs[2 * i + 1]} and o.entity_id <> ${id}`);
       return sql<ProfileRow>`
         select e.version, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
           e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
@@ -73,14 +95,12 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
           (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom}) as trades_day,
           (select cast(sum(h.volume) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom} and h.currency = ${currency}) as volume_day,
           (select cp.trades from entity_counterparties cp where cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}) as counterparty_trades,
-          (select count(*) from entities f where (f.fraud_reports > 0 or f.blocklisted = 1) and f.entity_id in (
-              select o.entity_id from identifiers m
-                join identifiers o on o.id_type = m.id_type and o.hash = m.hash and o.entity_id <> m.entity_id
-               where m.entity_id = ${id}${sql.join(viaRequest, sql``)})
-          ) as linked_flagged
+          l.flagged as linked_flagged, l.version as linked_version,
+          (select count(*) from identifiers o where o.entity_id = ${id}) as own_identifiers
         from (select 1 as one) q
         left join entities e on e.entity_id = ${id}
         left join entity_currency c on c.entity_id = ${id} and c.currency = ${currency}
+        cross join ${linkage(id, pairs)} l
       `.compile(store.db);
     });
     shapes.set(linked, query);
@@ -94,9 +114,11 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
   const rows = await profileQuery(store, linked.length).execute(
     q.entityId, q.currency, q.counterpartyId ?? '', bucket - 5, bucket - 143, ...linked.flatMap((l) => [l.type, l.hash]),
   );
-  const result = { rows };
-  const row = result.rows[0]!;
+  const row = rows[0]!;
   const known = row.version !== null && n(row.version) > 0;
+  // identifier_stats counts the entity itself among the flagged holders of each identifier it holds.
+  const selfFlagged = n(row.fraud_reports) > 0 || n(row.blocklisted) === 1;
+  const linkedFlagged = Math.max(0, n(row.linked_flagged) - (selfFlagged ? n(row.own_identifiers) : 0));
   const decayed: DecayedCounts = {
     at: n(row.decay_at) || q.now,
     tradesCompleted: n(row.d_trades_completed),
@@ -107,6 +129,7 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
   };
   return {
     version: n(row.version),
+    state: `${n(row.version)}.${n(row.linked_version)}`,
     profile: {
       entityId: q.entityId,
       known,
@@ -124,20 +147,29 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
       velocity: { tradesLastHour: n(row.trades_hour), tradesLastDay: n(row.trades_day), volumeLastDay: n(row.volume_day) },
       amountStats: { n: n(row.c_trades), logMean: n(row.c_log_mean), logM2: n(row.c_log_m2), volume: n(row.c_volume) },
       counterpartyTrades: q.counterpartyId === undefined ? null : n(row.counterparty_trades),
-      linkedFlaggedEntities: n(row.linked_flagged),
+      linkedFlaggedEntities: linkedFlagged,
     },
   };
 }
 
-/** The entity's current version, for validating a cached score (0 when unknown). */
-const versionQueries = new WeakMap<Store, PreparedQuery<[string], { version: number }>>();
+const stateShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], { version: number | null; linked_version: number | null }>>>();
 
-export async function entityVersion(store: Store, entityId: string): Promise<number> {
-  let query = versionQueries.get(store);
+/**
+ * The current state (see LoadedProfile.state) of an entity and the request's identifiers, for
+ * validating a cached score: one query, by primary keys.
+ */
+export async function currentState(store: Store, entityId: string, linked: readonly LinkedIdentifier[] = []): Promise<string> {
+  let shapes = stateShapes.get(store);
+  if (!shapes) stateShapes.set(store, (shapes = new Map()));
+  let query = shapes.get(linked.length);
   if (!query) {
-    query = new PreparedQuery(store.db as never, 1, (_db, id) => store.db.selectFrom('entities').select('version').where('entity_id', '=', id as string));
-    versionQueries.set(store, query);
+    query = new PreparedQuery(store.db as never, 1 + 2 * linked.length, (_db, id, ...pairs) => sql<{ version: number | null; linked_version: number | null }>`
+      select e.version, l.version as linked_version
+      from (select 1 as one) q
+      left join entities e on e.entity_id = ${id}
+      cross join ${linkage(id, pairs)} l`.compile(store.db));
+    shapes.set(linked.length, query);
   }
-  const [row] = await query.execute(entityId);
-  return row ? Number(row.version) : 0;
+  const [row] = await query.execute(entityId, ...linked.flatMap((l) => [l.type, l.hash]));
+  return `${n(row?.version)}.${n(row?.linked_version)}`;
 }

@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import type { Policy } from '../config/policy.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
-import { ingestEvents } from './ingest.ts';
+import { EventConflictError, ingestEvents } from './ingest.ts';
 import type { ScoringService } from './scoring.ts';
 import {
   EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents, checkScoreBody,
@@ -45,14 +45,21 @@ export default async function trustRoutes(app: FastifyInstance, { store, policy,
     bodyLimit: 1024 * 1024,
     schema: {
       tags: ['trust'],
-      summary: 'Record history events (idempotent by event_id; up to 1000 per call)',
+      summary: "Record history events (idempotent by the client's event_id; up to 1000 per call)",
       body: EventsBody,
-      response: { 200: Type.Object({ accepted: Type.Integer(), duplicates: Type.Integer() }), ...problems },
+      response: { 200: Type.Object({ accepted: Type.Integer(), duplicates: Type.Integer() }), 409: ProblemSchema, ...problems },
     },
   }, async (request) => {
     // A batch is all or nothing: nothing is stored unless every event is valid.
     checkEvents(request.body.events, policy.cryptoAssets, { requireHashedIds });
-    const result = await ingestEvents(store, request.body.events, policy);
+    let result;
+    try {
+      result = await ingestEvents(store, request.body.events, policy, { clientId: request.principal.clientId });
+    } catch (err) {
+      if (!(err instanceof EventConflictError)) throw err;
+      const errors = err.conflicts.slice(0, 50).map((c) => ({ field: `events.${c.index}.event_id`, message: 'was already used for a different event' }));
+      throw new ApiError(409, 'conflict', `An event_id was reused with a different payload (${errors.map((e) => e.field).slice(0, 3).join(', ')}); nothing was stored.`, { errors });
+    }
     ingested.inc({ outcome: 'accepted' }, result.accepted);
     ingested.inc({ outcome: 'duplicate' }, result.duplicates);
     return result;

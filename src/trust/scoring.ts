@@ -1,17 +1,62 @@
 // The scoring service: validated request → cache or (profile → model) → durable decision.
+import { sql } from 'kysely';
+import type { Redis } from 'ioredis';
 import type { Store } from '../store/db.ts';
 import type { Policy } from '../config/policy.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
+import { ApiError } from '../http/problem.ts';
+import { PreparedQuery } from '../store/prepared.ts';
 import { scoreEntity } from './model.ts';
-import { loadProfile, entityVersion } from './profile.ts';
-import type { Redis } from 'ioredis';
-import { ScoreCache, canonicalJson, type CachedScore } from './cache.ts';
+import { loadProfile, currentState, linkage, n } from './profile.ts';
+import { ScoreCache, cacheKey, canonicalJson } from './cache.ts';
 import { newId, sha256Hex as sha256 } from '../keys/format.ts';
 import type { ScoreBody, ScoreResponse } from './schemas.ts';
-import type { EntityProfile, ScoreContext, ScoreResult } from './types.ts';
+import type { EntityProfile, LinkedIdentifier, ScoreContext, ScoreResult } from './types.ts';
 
 type StoredScore = Omit<ScoreResponse, 'cached'>;
+
+/** Identifiers one score request may name; each costs one primary-key lookup (see profile.ts). */
+export const MAX_LINKED_PER_REQUEST = 20;
+
+const DECISION_ID = /^dec_[0-9A-Z]{26}$/;
+
+interface SharedRow {
+  principal_id: string;
+  cache_key: string | null;
+  cache_state: string | null;
+  result: string;
+  version: number | null;
+  linked_version: number | string | null;
+}
+
+/**
+ * The shared cache (Redis) holds only a pointer: cache key → decision_id. Redis is not trusted
+ * with anything a score depends on — an entry is read back from the durable audit row, which must
+ * be the caller's own, answer this very cache key, and have been computed from the store's current
+ * state (its entity and identifier versions, checked in the same query). Whoever can write to
+ * Redis can at most make an instance miss; it can neither forge a score nor revive a stale or
+ * another client's decision. This needs no key shared between instances (an HMAC would), and costs
+ * the one store round trip a shared hit already made to check the entity's version.
+ */
+const sharedQueries = new WeakMap<Store, Map<number, PreparedQuery<unknown[], SharedRow>>>();
+
+async function sharedDecision(store: Store, decisionId: string, entityId: string, linked: readonly LinkedIdentifier[]): Promise<(SharedRow & { state: string }) | undefined> {
+  let shapes = sharedQueries.get(store);
+  if (!shapes) sharedQueries.set(store, (shapes = new Map()));
+  let query = shapes.get(linked.length);
+  if (!query) {
+    query = new PreparedQuery(store.db as never, 2 + 2 * linked.length, (_db, id, entity, ...pairs) => sql<SharedRow>`
+      select d.principal_id, d.cache_key, d.cache_state, d.result, e.version, l.version as linked_version
+      from decisions d
+      left join entities e on e.entity_id = ${entity}
+      cross join ${linkage(entity, pairs)} l
+      where d.id = ${id} and d.kind = 'score'`.compile(store.db));
+    shapes.set(linked.length, query);
+  }
+  const [row] = await query.execute(decisionId, entityId, ...linked.flatMap((l) => [l.type, l.hash]));
+  return row ? { ...row, state: `${n(row.version)}.${n(row.linked_version)}` } : undefined;
+}
 
 export class ScoringService {
   readonly cache: ScoreCache<StoredScore>;
@@ -26,26 +71,35 @@ export class ScoringService {
     this.cache = new ScoreCache(policy.cacheTtlSeconds);
   }
 
-  private async sharedGet(key: string): Promise<CachedScore<StoredScore> | undefined> {
+  private get ttlMs(): number {
+    return Math.max(1, this.policy.cacheTtlSeconds * 1000);
+  }
+
+  /** The caller's own decision for this key from the shared cache, if still valid. */
+  private async sharedGet(key: string, principal: Principal, entityId: string, linked: readonly LinkedIdentifier[]): Promise<{ body: StoredScore; state: string } | undefined> {
     if (!this.redis || this.redis.status !== 'ready') return undefined;
+    let pointer: string | null;
     try {
-      const raw = await this.redis.get(`vouch:score:${sha256(key)}`);
-      return raw ? (JSON.parse(raw) as CachedScore<StoredScore>) : undefined;
+      pointer = await this.redis.get(`vouch:score:${key}`);
     } catch {
       return undefined;
     }
+    if (!pointer || !DECISION_ID.test(pointer)) return undefined;
+    const row = await sharedDecision(this.store, pointer, entityId, linked);
+    if (!row || row.principal_id !== principal.id || row.cache_key !== key || row.cache_state !== row.state) return undefined;
+    const body = JSON.parse(row.result) as StoredScore;
+    return body.entity_id === entityId ? { body, state: row.state } : undefined;
   }
 
-  private sharedSet(key: string, entry: CachedScore<StoredScore>): void {
+  private sharedSet(key: string, decisionId: string): void {
     if (!this.redis || this.redis.status !== 'ready') return;
-    const ttl = Math.max(1, this.policy.cacheTtlSeconds * 1000);
-    this.redis.set(`vouch:score:${sha256(key)}`, JSON.stringify({ body: entry.body, version: entry.version }), 'PX', ttl).catch(() => {});
+    this.redis.set(`vouch:score:${key}`, decisionId, 'PX', this.ttlMs).catch(() => {});
   }
 
   /** Profile and model output for one entity, without caching or audit (the dispute analyser's input). */
   async assess(entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult }> {
     const { profile } = await loadProfile(this.store, {
-      entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers, now,
+      entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST), now,
     });
     const result = scoreEntity(profile, { entity_id: entityId, amount, currency, context }, this.policy, now);
     return { profile, result };
@@ -53,37 +107,47 @@ export class ScoringService {
 
   async score(body: ScoreBody, principal: Principal): Promise<ScoreResponse> {
     const context: ScoreContext = body.context ?? {};
+    const linked = context.linked_identifiers ?? [];
+    // The schema caps the list too; this holds for every caller of the service.
+    if (linked.length > MAX_LINKED_PER_REQUEST) {
+      throw new ApiError(400, 'validation_failed', `context.linked_identifiers must have at most ${MAX_LINKED_PER_REQUEST} items.`, {
+        errors: [{ field: 'context.linked_identifiers', message: `must NOT have more than ${MAX_LINKED_PER_REQUEST} items` }],
+      });
+    }
     const request = { entity_id: body.entity_id, amount: body.amount, currency: body.currency, context };
-    // The canonical request itself keys the cache (no hashing on the hit path); its SHA-256 is
-    // computed only for a new decision's audit record and the shared cache.
-    const canonical = canonicalJson(request);
-    // Identifiers in the request link to entities whose flags can change without this entity's
-    // version moving, so such requests are always scored fresh. While the shared cache is
-    // configured but Redis is unreachable the cache is off altogether (issue 5: "cache off,
-    // cached: false"): every instance answers from the store until Redis is back.
-    const cacheable = !(context.linked_identifiers && context.linked_identifiers.length > 0) && (!this.redis || this.redis.status === 'ready');
-    const key = `${this.policy.version}:${canonical}`;
+    // Keyed per principal: a hit is always the caller's own, already audited decision (CONTRACT §5).
+    const key = cacheKey({ principalId: principal.id, policyVersion: this.policy.version, entityId: body.entity_id, amount: body.amount, currency: body.currency, context });
+    // While the shared cache is configured but Redis is unreachable the cache is off altogether
+    // (issue 5: "cache off, cached: false"): every instance answers from the store until Redis is back.
+    const cacheable = !this.redis || this.redis.status === 'ready';
     const changes = this.store.changes;
     if (cacheable) {
-      const hit = this.cache.get(key) ?? (await this.sharedGet(key));
-      if (hit) {
+      const hit = this.cache.get(key);
+      if (hit && hit.principalId === principal.id && hit.body.entity_id === body.entity_id) {
         changes.poll();
         // Nothing committed since the entry was confirmed: it cannot be stale, no query needed.
         if (changes.supported && hit.generation === changes.generation) return { ...hit.body, cached: true };
         const generation = changes.generation;
-        if (hit.version === (await entityVersion(this.store, body.entity_id))) {
-          // Re-stamped in place, or adopted from the shared cache for what is left of its TTL.
-          if (this.cache.get(key) === hit) hit.generation = generation;
-          else this.cache.set(key, { ...hit, generation }, this.policy.cacheTtlSeconds * 1000 - (Date.now() - Date.parse(hit.body.scored_at)));
+        if (hit.state === (await currentState(this.store, body.entity_id, linked))) {
+          hit.generation = generation;
           return { ...hit.body, cached: true };
+        }
+      } else if (this.redis) {
+        changes.poll();
+        const generation = changes.generation;
+        const shared = await this.sharedGet(key, principal, body.entity_id, linked);
+        if (shared) {
+          // Adopted for what is left of its TTL; its state was just checked against the store.
+          this.cache.set(key, { body: shared.body, principalId: principal.id, state: shared.state, generation }, this.ttlMs - (Date.now() - Date.parse(shared.body.scored_at)));
+          return { ...shared.body, cached: true };
         }
       }
     }
 
     const now = Date.now();
     const generation = changes.generation;
-    const { profile, version } = await loadProfile(this.store, {
-      entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers, now,
+    const { profile, state } = await loadProfile(this.store, {
+      entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked, now,
     });
     const result = scoreEntity(profile, request, this.policy, now);
     const stored: StoredScore = {
@@ -101,14 +165,16 @@ export class ScoringService {
       principal_id: principal.id,
       owner_client_id: principal.clientId,
       subject_id: body.entity_id,
-      request_digest: sha256(canonical),
+      request_digest: sha256(canonicalJson(request)),
       result: JSON.stringify(stored),
       policy_version: stored.policy_version,
       created_at: now,
+      cache_key: key,
+      cache_state: state,
     });
     if (cacheable) {
-      this.cache.set(key, { body: stored, version, generation });
-      this.sharedSet(key, { body: stored, version, generation });
+      this.cache.set(key, { body: stored, principalId: principal.id, state, generation });
+      this.sharedSet(key, stored.decision_id);
     }
     return { ...stored, cached: false };
   }

@@ -64,8 +64,9 @@ export interface EntityProfile {
   amountStats: { n: number; logMean: number; logM2: number; volume: number };
   /** completed trades with the request's counterparty; null when the request names none */
   counterpartyTrades: number | null;
-  /** distinct other entities that are fraud-reported or blocklisted and share an identifier
-   *  with this entity (stored graph plus the request's linked_identifiers) */
+  /** other entities that are fraud-reported or blocklisted and share an identifier with this
+   *  entity (its stored identifiers plus the request's linked_identifiers), counted per shared
+   *  identifier from identifier_stats */
   linkedFlaggedEntities: number;
 }
 

@@ -26,8 +26,9 @@ describeEachBackend('trust events ingestion', (ctx) => {
     ];
     assert.deepEqual(await postEvents(ctx(), await token(), batch), { accepted: 3, duplicates: 0 });
     assert.deepEqual(await postEvents(ctx(), await token(), batch), { accepted: 0, duplicates: 3 });
-    // a re-sent event with the same id but different content is still a duplicate
-    assert.deepEqual(await postEvents(ctx(), await token(), [{ ...batch[2], type: 'fraud.reported' }]), { accepted: 0, duplicates: 1 });
+    // the same id with different content is no duplicate: 409 conflict (CONTRACT §5, issue 8 item 7)
+    const body = problem(await post(ctx(), await token(), { events: [{ ...batch[2], type: 'fraud.reported' }] }), 409, 'conflict');
+    assert.deepEqual(fields(body), ['events.0.event_id']);
     const agg = (await entity(ctx(), await token(), id)).json();
     assert.equal(agg.trades_completed, 2);
     assert.deepEqual(agg.volume_completed, { EUR: 120 });
@@ -93,6 +94,45 @@ describeEachBackend('trust events ingestion', (ctx) => {
     let total = 0;
     for (const id of ring) total += (await entity(ctx(), await token(), id)).json().fraud_reports;
     assert.equal(total, reports.length);
+  });
+
+  test('an event_id reused with a different payload: 409 conflict naming events.N.event_id, and nothing of the batch is stored', async () => {
+    const id = hash('reused-id');
+    const original = event('trade.completed', id, { amount: 40, currency: 'USD' });
+    assert.deepEqual(await postEvents(ctx(), await token(), [original]), { accepted: 1, duplicates: 0 });
+    // the chargeback re-uses the trade's id: it must not vanish as a "duplicate"
+    const fresh = event('trade.cancelled', id);
+    const hidden = { ...original, type: 'chargeback', amount: undefined, currency: undefined };
+    const res = await post(ctx(), await token(), { events: [fresh, JSON.parse(JSON.stringify(hidden))] });
+    const body = problem(res, 409, 'conflict');
+    assert.deepEqual(body.errors, [{ field: 'events.1.event_id', message: 'was already used for a different event' }]);
+    const agg = (await entity(ctx(), await token(), id)).json();
+    assert.equal(agg.trades_cancelled, 0, 'the batch is all or nothing');
+    assert.equal(agg.chargebacks, 0);
+    // the same payload with its keys in another order is the same event: a duplicate
+    const reordered = Object.fromEntries(Object.entries(original).reverse());
+    assert.deepEqual(await postEvents(ctx(), await token(), [reordered, fresh]), { accepted: 1, duplicates: 1 });
+    // two different events under one id in one batch: 409 naming the second, nothing stored
+    const twin = event('chargeback', id);
+    const clash = problem(await post(ctx(), await token(), { events: [twin, { ...twin, type: 'fraud.reported' }] }), 409, 'conflict');
+    assert.deepEqual(fields(clash), ['events.1.event_id']);
+    assert.equal((await entity(ctx(), await token(), id)).json().chargebacks, 0);
+  });
+
+  test("event ids are scoped to the client: another client's id is not a duplicate (200 accepted), its own re-send is", async () => {
+    const a = await ctx().token(['trust:write', 'trust:read']);
+    const b = await ctx().token(['trust:write', 'trust:read']);
+    const id = hash('scoped-ids');
+    const ev = event('trade.completed', id, { amount: 10, currency: 'USD', event_id: `shared-${Date.now()}` });
+    assert.deepEqual(await postEvents(ctx(), a, [ev]), { accepted: 1, duplicates: 0 });
+    // client B's chargeback happens to use the same id: it is B's own event and counts
+    const other = { ...ev, type: 'chargeback', amount: undefined, currency: undefined };
+    assert.deepEqual(await postEvents(ctx(), b, [JSON.parse(JSON.stringify(other))]), { accepted: 1, duplicates: 0 });
+    assert.deepEqual(await postEvents(ctx(), b, [JSON.parse(JSON.stringify(other))]), { accepted: 0, duplicates: 1 });
+    assert.deepEqual(await postEvents(ctx(), a, [ev]), { accepted: 0, duplicates: 1 });
+    const agg = (await entity(ctx(), a, id)).json();
+    assert.equal(agg.trades_completed, 1);
+    assert.equal(agg.chargebacks, 1);
   });
 
   test('one invalid event in a batch of 3: 400 and none of the 3 is stored', async () => {

@@ -1,0 +1,178 @@
+// The score cache (issue 8, items 2, 6 and 9): keyed by a fixed-size digest of what the decision
+// depends on and of the caller, bounded in bytes, swept of expired entries; a hit is only ever the
+// caller's own audited decision, and the shared cache (Redis) cannot be used to forge one.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
+import type { FastifyInstance } from 'fastify';
+import { describeEachBackend, backends, startApp, bearer, type TestContext } from '../helpers/app.ts';
+import { event, hash, postEvents, score, tradeHistory } from '../helpers/trust.ts';
+import { hasBinary, startRedis, type RedisProcess } from '../helpers/processes.ts';
+import { ScoreCache, cacheKey } from '../../src/trust/cache.ts';
+import { buildApp } from '../../src/app.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('score cache: keys and bounds', () => {
+  test('the key is a fixed-size digest that ignores unknown context members and names the caller', () => {
+    const base = { principalId: 'client-a', policyVersion: 'v1', entityId: hash('k'), amount: 10, currency: 'USD', context: {} };
+    const small = cacheKey(base);
+    const big = cacheKey({ ...base, context: { note: 'x'.repeat(60_000), other: { deep: 'y'.repeat(1000) } } });
+    assert.match(small, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(big, small, 'unknown members do not change what the score depends on');
+    assert.notEqual(cacheKey({ ...base, principalId: 'client-b' }), small, 'another caller, another entry');
+    assert.notEqual(cacheKey({ ...base, context: { payment_method: 'card' } }), small);
+    assert.notEqual(cacheKey({ ...base, context: { trade_id: 't-1' } }), small);
+    assert.notEqual(cacheKey({ ...base, amount: 11 }), small);
+    assert.notEqual(cacheKey({ ...base, policyVersion: 'v2' }), small);
+    const l1 = { type: 'device' as const, hash: hash('d1') };
+    const l2 = { type: 'phone' as const, hash: hash('p1') };
+    assert.equal(cacheKey({ ...base, context: { linked_identifiers: [l1, l2] } }), cacheKey({ ...base, context: { linked_identifiers: [l2, l1, l2] } }));
+  });
+
+  test('the cache is bounded by bytes as well as by entries', () => {
+    const cache = new ScoreCache<{ pad: string }>(30, { maxEntries: 10_000, maxBytes: 200_000 });
+    for (let i = 0; i < 500; i++) cache.set(`k${i}`, { body: { pad: 'z'.repeat(2000) }, principalId: 'p', state: '1.0', generation: 0 });
+    assert.ok(cache.bytes <= 200_000, `${cache.bytes} bytes held`);
+    assert.ok(cache.size < 100, `${cache.size} entries of ~4 KB in 200 KB`);
+    assert.ok(cache.get('k499'), 'the newest entry is kept');
+  });
+
+  test('expired entries are purged without being read again', async () => {
+    const cache = new ScoreCache<{ n: number }>(1);
+    for (let i = 0; i < 50; i++) cache.set(`k${i}`, { body: { n: i }, principalId: 'p', state: '1.0', generation: 0 });
+    assert.equal(cache.size, 50);
+    await sleep(2600);
+    assert.equal(cache.size, 0, 'stale entries still held');
+  });
+});
+
+describeEachBackend('score cache over HTTP', (ctx) => {
+  test('requests differing only in large unknown context members share one entry: the second is cached, same decision', async () => {
+    const token = await ctx().token();
+    const id = hash('unknown-members');
+    const first = (await score(ctx(), token, { entity_id: id, amount: 10, currency: 'USD', context: { note: 'a'.repeat(20_000) } })).json();
+    const second = (await score(ctx(), token, { entity_id: id, amount: 10, currency: 'USD', context: { note: 'b'.repeat(20_000) } })).json();
+    assert.equal(first.cached, false);
+    assert.equal(second.cached, true);
+    assert.equal(second.decision_id, first.decision_id);
+  });
+
+  test("clients never share entries: B's identical request is its own decision (cached: false), audited with B as principal", async () => {
+    const a = await ctx().client(['trust:read', 'audit:read']);
+    const b = await ctx().client(['trust:read', 'audit:read']);
+    const tokenFor = async (c: { id: string; secret: string }) =>
+      (await ctx().inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: c.id, client_secret: c.secret } })).json().access_token as string;
+    const [ta, tb] = [await tokenFor(a), await tokenFor(b)];
+    const req = { entity_id: hash('shared-request'), amount: 77, currency: 'EUR', context: { payment_method: 'card' } };
+    const fromA = (await score(ctx(), ta, req)).json();
+    const fromB = (await score(ctx(), tb, req)).json();
+    assert.equal(fromB.cached, false, "B was served A's decision");
+    assert.notEqual(fromB.decision_id, fromA.decision_id);
+    const audited = await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${fromB.decision_id}`, headers: bearer(tb) });
+    assert.equal(audited.statusCode, 200, audited.body);
+    assert.equal(audited.json().principal_id, b.id);
+    // each client still hits its own entry
+    const againB = (await score(ctx(), tb, req)).json();
+    assert.equal(againB.cached, true);
+    assert.equal(againB.decision_id, fromB.decision_id);
+    assert.equal((await score(ctx(), ta, req)).json().decision_id, fromA.decision_id);
+  });
+});
+
+// Two instances over one store and one (throwaway) Redis.
+for (const backend of backends()) {
+  describe(`shared score cache (Redis) [${backend}]`, { skip: hasBinary('redis-server') ? false : 'redis-server not found' }, () => {
+    let redis: RedisProcess | undefined;
+    let client: Redis | undefined;
+    let one: (TestContext & { close(): Promise<void> }) | undefined;
+    let two: FastifyInstance | undefined;
+
+    before(async () => {
+      redis = await startRedis();
+      client = new Redis(redis.url);
+      one = await startApp(backend, { redisUrl: redis.url });
+      two = await buildApp({ config: one.config, store: one.store, logger: false });
+      await two.ready();
+    });
+
+    after(async () => {
+      await two?.close();
+      await one?.close();
+      client?.disconnect();
+      await redis?.close();
+    });
+
+    const onTwo = (token: string, body: Record<string, unknown>) =>
+      two!.inject({ method: 'POST', url: '/api/v1/trust/score', headers: bearer(token), payload: body });
+    const overwriteAll = async (value: string) => {
+      const keys = await client!.keys('vouch:score:*');
+      assert.ok(keys.length > 0, 'no score entry in Redis');
+      for (const k of keys) await client!.set(k, value, 'PX', 30_000);
+    };
+
+    test('a shared entry serves the same client on the other instance; never another client', async () => {
+      const ta = await one!.token(['trust:read', 'trust:write']);
+      const tb = await one!.token(['trust:read']);
+      const id = hash(`redis-shared-${backend}`);
+      await postEvents(one!, ta, tradeHistory(id, 10, 30));
+      const req = { entity_id: id, amount: 50, currency: 'USD' };
+      const fromA = (await score(one!, ta, req)).json();
+      const onB = (await onTwo(ta, req)).json();
+      assert.equal(onB.cached, true, 'the shared cache is used');
+      assert.equal(onB.decision_id, fromA.decision_id);
+      const otherClient = (await onTwo(tb, req)).json();
+      assert.equal(otherClient.cached, false, "another client got A's decision from Redis");
+      assert.notEqual(otherClient.decision_id, fromA.decision_id);
+    });
+
+    test('forged or re-pointed Redis entries are never served: not a made-up body, not another client\'s or another request\'s decision', async () => {
+      const ta = await one!.token(['trust:read', 'trust:write']);
+      const tb = await one!.token(['trust:read']);
+      const id = hash(`redis-forged-${backend}`);
+      await postEvents(one!, ta, [...tradeHistory(id, 10, 30), event('chargeback', id)]);
+      const version = Number((await one!.store.db.selectFrom('entities').select('version').where('entity_id', '=', id).executeTakeFirstOrThrow()).version);
+
+      // 1. a made-up body in the old entry format, with the entity's current version
+      const real = (await score(one!, ta, { entity_id: id, amount: 60, currency: 'USD' })).json();
+      const forgedId = `dec_${'F'.repeat(26)}`;
+      const forged = { ...real, score: 1, risk_level: 'low', signals: [], decision_id: forgedId };
+      delete forged.cached;
+      await overwriteAll(JSON.stringify({ body: forged, version, state: `${version}.0`, principalId: 'x' }));
+      const got1 = (await onTwo(ta, { entity_id: id, amount: 60, currency: 'USD' })).json();
+      assert.notEqual(got1.decision_id, forgedId, 'a forged Redis entry was served');
+      assert.equal(got1.score, real.score);
+
+      // 2. pointed at another client's decision for the same request
+      const mine = (await score(one!, ta, { entity_id: id, amount: 70, currency: 'USD' })).json();
+      const theirs = (await score(one!, tb, { entity_id: id, amount: 70, currency: 'USD' })).json();
+      await overwriteAll(theirs.decision_id);
+      await overwriteAll(JSON.stringify({ body: theirs, version }));
+      const got2 = (await onTwo(ta, { entity_id: id, amount: 70, currency: 'USD' })).json();
+      assert.notEqual(got2.decision_id, theirs.decision_id, "another client's decision was served");
+      await overwriteAll(theirs.decision_id);
+      const got2b = (await onTwo(ta, { entity_id: id, amount: 70, currency: 'USD' })).json();
+      assert.notEqual(got2b.decision_id, theirs.decision_id, "another client's decision was served");
+      assert.ok([mine.decision_id, got2.decision_id].includes(got2b.decision_id) || got2b.cached === false);
+
+      // 3. pointed at the caller's own decision for another amount
+      await overwriteAll(mine.decision_id);
+      const got3 = (await onTwo(ta, { entity_id: id, amount: 80, currency: 'USD' })).json();
+      assert.notEqual(got3.decision_id, mine.decision_id, 'a decision for another request was served');
+      assert.equal(got3.cached, false);
+    });
+
+    test('a shared entry computed before a new event is not served by the other instance', async () => {
+      const ta = await one!.token(['trust:read', 'trust:write']);
+      const id = hash(`redis-stale-${backend}`);
+      await postEvents(one!, ta, tradeHistory(id, 10, 30));
+      const req = { entity_id: id, amount: 90, currency: 'USD' };
+      const first = (await score(one!, ta, req)).json();
+      await postEvents(one!, ta, [event('chargeback', id, {}, 1000)]);
+      const later = (await onTwo(ta, req)).json();
+      assert.equal(later.cached, false);
+      assert.notEqual(later.decision_id, first.decision_id);
+      assert.ok(later.score > first.score);
+    });
+  });
+}
