@@ -7,6 +7,8 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError, type FieldError } from './problem.ts';
+// errors.ts imports summarise from here; each module uses the other's functions only at call time.
+import { toFieldErrors } from './errors.ts';
 import { looksLikeRawIdentifier, type RawIdentifierKind } from '../trust/identifiers.ts';
 
 /** Schema keyword: this string is an identifier the caller must hash (entity ids, linked hashes). */
@@ -109,6 +111,20 @@ function wrap(validate: ValidateFunction): Validator {
   // Fastify passes the parent object to an Ajv function (it has schemaEnv) so root defaults apply.
   wrapped.schemaEnv = (validate as { schemaEnv?: unknown }).schemaEnv;
   return wrapped;
+}
+
+/**
+ * A body check outside HTTP (the CLI's event import) that words its errors exactly as the API does:
+ * raw identifiers first (the value never shown), then the schema errors as problem `errors`.
+ */
+export function compileBodyCheck(schema: object): (data: unknown) => FieldError[] {
+  const validate = wrap(make({ coerceTypes: false, allErrors: true }).compile(schema));
+  return (data) => {
+    const result = validate(data);
+    if (result === true) return [];
+    if (typeof result === 'object') return (result.error as ApiError).options.errors ?? [];
+    return toFieldErrors(undefined, validate.errors ?? []);
+  };
 }
 
 export function installValidators(app: FastifyInstance): void {

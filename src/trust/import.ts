@@ -3,8 +3,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
+import { compileBodyCheck } from '../http/validation.ts';
 import type { Config } from '../config/env.ts';
 import { loadPolicy } from '../config/policy.ts';
 import type { Store } from '../store/db.ts';
@@ -34,12 +33,11 @@ function progressBar(done: number, total: number, lines: number): string {
  * scoped to clients). An id already used for a different event rejects that line only.
  */
 export async function importFile(
-  store: Store, path: string, config: Pick<Config, 'policyFile'>, progress: (line: string) => void = () => {},
+  store: Store, path: string, config: Pick<Config, 'policyFile'> & Partial<Pick<Config, 'requireHashedIds'>>, progress: (line: string) => void = () => {},
   { clientId = '', stdin = process.stdin }: { clientId?: string; stdin?: Readable } = {},
 ): Promise<ImportSummary> {  const policy = loadPolicy(config.policyFile);
-  const ajv = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, strict: false });
-  addFormats.default(ajv);
-  const validate = ajv.compile(TrustEvent);
+  const check = compileBodyCheck(TrustEvent);
+  const requireHashedIds = config.requireHashedIds ?? false;
   const fromStdin = path === '-';
   const total = fromStdin ? 0 : statSync(path).size;
   const summary: ImportSummary = { accepted: 0, duplicates: 0, rejected: [], rejectedCount: 0 };
@@ -86,18 +84,15 @@ export async function importFile(
       reject(lineNo, 'not valid JSON');
       continue;
     }
-    if (!validate(parsed)) {
-      const e = validate.errors?.[0];
-      reject(lineNo, `${e?.instancePath || '(event)'} ${e?.message ?? 'is invalid'}`.trim());
+    const schemaErrors = check(parsed);
+    const errs = schemaErrors.length > 0 ? { raw: [], validation: schemaErrors } : eventErrors(parsed as TrustEvent, '', policy.cryptoAssets, Date.now(), { requireHashedIds });
+    // The API's own wording: the raw-identifier error wins, as it does over HTTP.
+    const first = errs.raw[0] ?? errs.validation[0];
+    if (first) {
+      reject(lineNo, `${first.field.replace(/^\./, '') || '(event)'}: ${first.message}`);
       continue;
     }
     const event = parsed as TrustEvent;
-    const errs = eventErrors(event, 'event', policy.cryptoAssets);
-    const first = errs.validation[0] ?? errs.raw[0];
-    if (first) {
-      reject(lineNo, `${first.field} ${first.message}`);
-      continue;
-    }
     batch.push(event);
     lines.push(lineNo);
     if (batch.length >= BATCH) await flush();
@@ -111,7 +106,7 @@ export async function importFile(
   return summary;
 }
 
-export async function importEvents(store: Store, path: string, config: Pick<Config, 'policyFile'>): Promise<ImportSummary> {
+export async function importEvents(store: Store, path: string, config: Pick<Config, 'policyFile'> & Partial<Pick<Config, 'requireHashedIds'>>): Promise<ImportSummary> {
   const tty = process.stderr.isTTY === true;
   const summary = await importFile(store, path, config, tty ? (s) => process.stderr.write(s) : () => {});
   process.stdout.write(`accepted ${summary.accepted}, duplicates ${summary.duplicates}, rejected ${summary.rejectedCount}\n`);
