@@ -66,14 +66,22 @@ export async function listClients(db: Kysely<Database>): Promise<ClientRecord[]>
   return rows.map(toRecord);
 }
 
+export type ClientCheck = { client: ClientRecord } | { client?: undefined; failure: 'unknown_client' | 'wrong_secret' | 'deactivated_client' };
+
 /** Checks a secret in constant time; an unknown id still pays for a hash so timing reveals nothing. */
-export async function authenticateClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientRecord | undefined> {
+export async function checkClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientCheck> {
   // Ids are [A-Za-z0-9_.-]; anything else cannot exist (and a NUL byte would make PostgreSQL fail).
   const row = CLIENT_ID.test(id) ? await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
   const presented = sha256Hex(secret);
   const ok = safeEqualHex(presented, row?.secret_hash ?? sha256Hex(`absent:${secret}`));
-  if (!row || !ok || row.deactivated_at !== null) return undefined;
-  return toRecord(row);
+  if (!row) return { failure: 'unknown_client' };
+  if (!ok) return { failure: 'wrong_secret' };
+  if (row.deactivated_at !== null) return { failure: 'deactivated_client' };
+  return { client: toRecord(row) };
+}
+
+export async function authenticateClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientRecord | undefined> {
+  return (await checkClient(db, id, secret)).client;
 }
 
 export async function deactivateClient(db: Kysely<Database>, feed: RevocationFeed, id: string): Promise<ClientRecord | undefined> {
@@ -89,6 +97,13 @@ export async function deactivateClient(db: Kysely<Database>, feed: RevocationFee
   });
   if (updated) await feed.announce('client', id);
   return updated && toRecord(updated);
+}
+
+/** Whether a token's subject is a client that exists and is active (tokens.ts caches the answer). */
+export async function isClientActive(db: Kysely<Database>, id: string): Promise<boolean> {
+  if (!CLIENT_ID.test(id)) return false;
+  const row = await db.selectFrom('clients').select('deactivated_at').where('id', '=', id).executeTakeFirst();
+  return row !== undefined && row.deactivated_at === null;
 }
 
 export async function deactivatedClientIds(db: Kysely<Database>): Promise<string[]> {

@@ -73,7 +73,7 @@ describeEachBackend('JWKS and signing-key rotation', (ctx) => {
     const ring = new KeyRing(ctx().store.db, (ctx().config.tokenTtlSeconds + 60) * 1000);
     await ring.init();
     assert.ok(!(await ring.jwks()).keys.some((k) => k.kid === kid));
-    const service = new TokenService(ring, { issuer: 'vouch', audience: 'vouch-api', ttlSeconds: 900 });
+    const service = new TokenService(ring, { issuer: 'vouch', audience: 'vouch-api', ttlSeconds: 900 }, async () => true);
     assert.equal(await service.verify(token), undefined);
   });
 });

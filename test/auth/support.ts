@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { openStore, type Store } from '../../src/store/db.ts';
 
 /** The current private signing key, as a server process would load it. */
-export async function currentSigningKey(store: Store): Promise<{ kid: string; key: CryptoKey | KeyObject | Uint8Array; publicJwk: JWK }> {
+export async function currentSigningKey(store: Store, _config?: unknown): Promise<{ kid: string; key: CryptoKey | KeyObject | Uint8Array; publicJwk: JWK }> {
   const row = await store.db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
   const key = (await importJWK(JSON.parse(row.private_jwk) as JWK, 'EdDSA')) as CryptoKey | KeyObject | Uint8Array;
   return { kid: row.kid, key, publicJwk: JSON.parse(row.public_jwk) as JWK };
