@@ -1,6 +1,7 @@
 // Schema migrations, written once for both dialects; only the auto-increment column differs.
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './db.ts';
+import { keyRotation } from './migrations/002_key_rotation.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -148,6 +149,7 @@ function initial(dialect: Dialect): Migration {
  */
 const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '001_initial': initial,
+  '002_key_rotation': keyRotation,
 };
 
 class CodeMigrations implements MigrationProvider {
