@@ -11,6 +11,7 @@ import { docsRoutes, swaggerPlugin } from './http/docs.ts';
 import { ProblemSchema } from './http/problem.ts';
 import { RevocationFeed } from './auth/revocation.ts';
 import { KeyRing } from './auth/signing-keys.ts';
+import { resolveKeyEncryption } from './auth/kek.ts';
 import { TokenService } from './auth/tokens.ts';
 import { deactivatedClientIds, isClientActive } from './auth/clients.ts';
 import authenticate from './auth/authenticate.ts';
@@ -69,7 +70,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   // Services shared by the routes; each is closed with the app.
   const redis = givenRedis ?? (config.redisUrl ? openRedis(config.redisUrl) : undefined);
   const feed = new RevocationFeed(store);
-  const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000);
+  const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, resolveKeyEncryption(config, store));
   const tokens = new TokenService(ring, { issuer: config.issuer, audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {

@@ -6,6 +6,7 @@ import { openStore } from './store/db.ts';
 import { createClient, deactivateClient, listClients } from './auth/clients.ts';
 import { isRole, isScope } from './auth/principal.ts';
 import { rotateSigningKey } from './auth/signing-keys.ts';
+import { resolveKeyEncryption } from './auth/kek.ts';
 import { RevocationFeed } from './auth/revocation.ts';
 
 const USAGE = `usage: vouch <command>
@@ -87,7 +88,7 @@ export async function main(argv: string[]): Promise<void> {
     case 'signing-keys':
       if (rest[0] !== 'rotate') throw new UsageError(USAGE);
       await withStore(config, async (store) => {
-        process.stdout.write(`new signing key ${await rotateSigningKey(store.db)}\n`);
+        process.stdout.write(`new signing key ${await rotateSigningKey(store.db, resolveKeyEncryption(config, store))}\n`);
       });
       return;
     case 'events': {

@@ -22,7 +22,7 @@ describeEachBackend('bearer token attacks', (ctx) => {
   const get = (token: string) => ctx().inject({ method: 'GET', url: KEYS, headers: bearer(token) });
 
   before(async () => {
-    signing = await currentSigningKey(ctx().store);
+    signing = await currentSigningKey(ctx().store, ctx().config);
   });
 
   test('control: a token signed with the service key and every claim right: 200', async () => {
