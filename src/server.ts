@@ -11,7 +11,7 @@ import { createClient, findClient } from './auth/clients.ts';
 import { SCOPES } from './auth/principal.ts';
 import { createSigningKey, sealSigningKeys } from './auth/signing-keys.ts';
 import { resolveKeyEncryption, type KeyEncryption } from './auth/kek.ts';
-import type { AuthLog } from './auth/events.ts';
+import { lineLog, type AuthLog } from './auth/events.ts';
 import { loadPolicy } from './config/policy.ts';
 
 /** The signals that stop a serving process gracefully. */
@@ -53,7 +53,7 @@ export async function ensureSigningKey(store: Store, enc: KeyEncryption, log?: A
   });
 }
 
-export async function prepareStore(config: Config, log?: AuthLog): Promise<Store> {
+export async function prepareStore(config: Config, log: AuthLog = lineLog(config.logLevel)): Promise<Store> {
   const store = openStore(config.databaseUrl);
   try {
     await store.migrate();

@@ -4,6 +4,7 @@ import type { Database } from '../store/schema.ts';
 import { generateSecret, safeEqualHex, sha256Hex } from '../keys/format.ts';
 import { parseScopes, type Role } from './principal.ts';
 import type { RevocationFeed } from './revocation.ts';
+import { silentLog, type AuthLog } from './events.ts';
 
 export interface ClientRecord {
   client_id: string;
@@ -40,7 +41,7 @@ export interface NewClient {
   secret?: string;
 }
 
-export async function createClient(db: Kysely<Database>, input: NewClient): Promise<{ client: ClientRecord; secret: string }> {
+export async function createClient(db: Kysely<Database>, input: NewClient, log: AuthLog = silentLog): Promise<{ client: ClientRecord; secret: string }> {
   const secret = input.secret ?? generateSecret();
   const row: Row = {
     id: input.id ?? `cli_${generateSecret().slice(0, 22)}`,
@@ -52,6 +53,7 @@ export async function createClient(db: Kysely<Database>, input: NewClient): Prom
     deactivated_at: null,
   };
   await db.insertInto('clients').values(row).execute();
+  log.info({ event: 'client_created', client_id: row.id, role: row.role, scopes: row.scopes }, 'client created');
   return { client: toRecord(row), secret };
 }
 
@@ -84,7 +86,7 @@ export async function authenticateClient(db: Kysely<Database>, id: string, secre
   return (await checkClient(db, id, secret)).client;
 }
 
-export async function deactivateClient(db: Kysely<Database>, feed: RevocationFeed, id: string): Promise<ClientRecord | undefined> {
+export async function deactivateClient(db: Kysely<Database>, feed: RevocationFeed, id: string, log: AuthLog = silentLog): Promise<ClientRecord | undefined> {
   if (!CLIENT_ID.test(id)) return undefined;
   const now = Date.now();
   const updated = await db.transaction().execute(async (trx) => {
@@ -95,7 +97,10 @@ export async function deactivateClient(db: Kysely<Database>, feed: RevocationFee
     await feed.record(trx, 'client', id);
     return { ...row, deactivated_at: now };
   });
-  if (updated) await feed.announce('client', id);
+  if (updated) {
+    await feed.announce('client', id);
+    if (updated.deactivated_at === now) log.info({ event: 'client_deactivated', client_id: id }, 'client deactivated');
+  }
   return updated && toRecord(updated);
 }
 

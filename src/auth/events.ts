@@ -2,6 +2,7 @@
 // and Prometheus counters. Lines name ids (client, key, principal), never a credential, a raw
 // key or a token; a failed login names its client only when that client exists, so a secret
 // pasted into the client_id field is not written to the log.
+import { hostname } from 'node:os';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 
 /** Every reason a request fails authentication; a fixed set, so the metric stays small. */
@@ -24,6 +25,24 @@ export interface AuthLog {
 }
 
 export const silentLog: AuthLog = { info: () => {} };
+
+const QUIET = new Set(['warn', 'error', 'fatal', 'silent']);
+
+/**
+ * For work done before (or without) a Fastify app: the start-up of a serving process or cluster
+ * primary (bootstrap admin, sealing signing keys) and CLI commands. Lines have pino's shape
+ * (level 30 = info) so they read like the app's own; `out` is stderr for commands whose stdout
+ * is their result.
+ */
+export function lineLog(level: string, out: NodeJS.WritableStream = process.stdout): AuthLog {
+  if (QUIET.has(level)) return silentLog;
+  const host = hostname();
+  return {
+    info(details, message) {
+      out.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, hostname: host, ...details, msg: message })}\n`);
+    },
+  };
+}
 
 export interface AuthEvents {
   failure(request: FastifyRequest, reason: AuthFailureReason, ids?: { client_id?: string; principal_id?: string }): void;

@@ -12,6 +12,7 @@ import { buildApp } from '../../src/app.ts';
 import { ensureSigningKey, prepareStore } from '../../src/server.ts';
 import { resolveKeyEncryption, unseal, SigningKeyDecryptionError } from '../../src/auth/kek.ts';
 import { ConfigError } from '../../src/config/env.ts';
+import { silentLog } from '../../src/auth/events.ts';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const SECRET_A = 'a'.repeat(16) + '-first-secret-key-encryption';
@@ -22,7 +23,7 @@ describe('SQLite file permissions', () => {
     const root = mkdtempSync(join(tmpdir(), 'vouch-perm-'));
     try {
       const path = join(root, 'nested', 'dir', 'vouch.db');
-      const store = await prepareStore({ ...testConfig(), databaseUrl: `sqlite:${path}` });
+      const store = await prepareStore({ ...testConfig(), databaseUrl: `sqlite:${path}` }, silentLog);
       try {
         await store.db.selectFrom('clients').selectAll().execute();
         assert.equal(mode(join(root, 'nested')), 0o700);
@@ -155,7 +156,7 @@ describe('key-encryption key sources', () => {
     const root = mkdtempSync(join(tmpdir(), 'vouch-copy-'));
     try {
       const path = join(root, 'a', 'vouch.db');
-      const store = await prepareStore({ ...testConfig(), databaseUrl: `sqlite:${path}` });
+      const store = await prepareStore({ ...testConfig(), databaseUrl: `sqlite:${path}` }, silentLog);
       store.sqlite!.pragma('wal_checkpoint(TRUNCATE)');
       await store.close();
       const stolen = join(root, 'b', 'vouch.db');
@@ -164,10 +165,10 @@ describe('key-encryption key sources', () => {
       copyFileSync(path, stolen);
       rmSync(`${stolen}-wal`, { force: true });
       rmSync(`${stolen}-shm`, { force: true });
-      await assert.rejects(prepareStore({ ...testConfig(), databaseUrl: `sqlite:${stolen}` }), (err: unknown) => err instanceof SigningKeyDecryptionError && /key-encryption key/.test((err as Error).message));
+      await assert.rejects(prepareStore({ ...testConfig(), databaseUrl: `sqlite:${stolen}` }, silentLog), (err: unknown) => err instanceof SigningKeyDecryptionError && /key-encryption key/.test((err as Error).message));
       // With the original key file beside it, it starts.
       copyFileSync(join(root, 'a', 'vouch.key'), join(root, 'b', 'vouch.key'));
-      const ok = await prepareStore({ ...testConfig(), databaseUrl: `sqlite:${stolen}` });
+      const ok = await prepareStore({ ...testConfig(), databaseUrl: `sqlite:${stolen}` }, silentLog);
       await ok.close();
     } finally {
       rmSync(root, { recursive: true, force: true });
