@@ -45,6 +45,10 @@ const ringsByDb = new WeakMap<Kysely<Database>, Set<KeyRing>>();
 export async function rotateSigningKey(db: Kysely<Database>, enc: KeyEncryption, log: AuthLog = silentLog): Promise<string> {
   const now = Date.now();
   const kid = await db.transaction().execute(async (trx) => {
+    // A rotation under the wrong KEK (say, the CLI run without the service's VOUCH_SECRET_KEY)
+    // would leave the store with keys under two KEKs, which no process could start with: it
+    // fails here instead, before anything is written.
+    await sealSigningKeys(trx, enc, log);
     await trx.updateTable('signing_keys').set({ retired_at: now }).where('retired_at', 'is', null).execute();
     return createSigningKey(trx, enc);
   });

@@ -13,6 +13,7 @@ import { ensureSigningKey, prepareStore } from '../../src/server.ts';
 import { resolveKeyEncryption, unseal, SigningKeyDecryptionError } from '../../src/auth/kek.ts';
 import { ConfigError } from '../../src/config/env.ts';
 import { silentLog } from '../../src/auth/events.ts';
+import { rotateSigningKey } from '../../src/auth/signing-keys.ts';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const SECRET_A = 'a'.repeat(16) + '-first-secret-key-encryption';
@@ -89,6 +90,8 @@ for (const backend of backends()) {
           (err: unknown) => err instanceof SigningKeyDecryptionError && err instanceof ConfigError && /key-encryption key/.test(err.message) && /VOUCH_SECRET_KEY/.test(err.message),
         );
         await assert.rejects(ensureSigningKey(fresh.store, resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, fresh.store)), SigningKeyDecryptionError);
+        // `vouch signing-keys rotate` under the wrong KEK fails too, rather than mixing two KEKs.
+        await assert.rejects(rotateSigningKey(fresh.store.db, resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, fresh.store)), SigningKeyDecryptionError);
         // Nothing was rewritten or added under the wrong key.
         assert.deepEqual(await fresh.store.db.selectFrom('signing_keys').selectAll().execute(), before);
       } finally {
