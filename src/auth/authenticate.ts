@@ -41,7 +41,7 @@ function unauthenticated(detail: string, tokenSent: boolean): ApiError {
  * headers and joins repeated X-API-Key values with ", ", so either would silently pick or mangle
  * a credential; the raw header list shows the repeats.
  */
-function credentialHeaderCounts(request: FastifyRequest): { authorization: number; apiKey: number } {
+export function credentialHeaderCounts(request: FastifyRequest): { authorization: number; apiKey: number } {
   const raw = request.raw.rawHeaders;
   let authorization = 0;
   let apiKey = 0;

@@ -8,6 +8,7 @@ import type { Database } from '../store/schema.ts';
 import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
 import { checkClient, type ClientCheck } from './clients.ts';
 import { authEvents } from './events.ts';
+import { credentialHeaderCounts } from './authenticate.ts';
 import type { KeyRing } from './signing-keys.ts';
 import type { TokenService } from './tokens.ts';
 
@@ -107,6 +108,11 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
       });
     }
     const basic = basicCredentials(request);
+    // Node keeps the first of repeated Authorization headers: which credential counts is ambiguous.
+    if (credentialHeaderCounts(request).authorization > 1) {
+      events.failure(request, 'conflicting_credentials');
+      throw new ApiError(400, 'invalid_request', 'Send the Authorization header once.');
+    }
     // RFC 6749 §2.3: one authentication method per request. A client_id repeated in the body
     // (some libraries add it) names the same client and is tolerated; a secret or another id is not.
     if (basic && (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== basic.id && body.client_id !== basic.raw.id))) {

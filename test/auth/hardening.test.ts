@@ -96,6 +96,8 @@ describeEachBackend('token verification hardening', (ctx) => {
       payload: new URLSearchParams({ grant_type: 'client_credentials', client_secret: ADMIN_SECRET }).toString(),
     });
     problem(form, 400, 'invalid_request');
+    // Basic sent twice: which one counts would be ambiguous.
+    problem(await ctx().inject({ method: 'POST', url: TOKEN, headers: { authorization: [basic(ADMIN_ID, ADMIN_SECRET), basic('x', 'y')] as unknown as string }, payload: {} }), 400, 'invalid_request');
     // Another client id in the body than in Basic is a second identity: refused too.
     problem(await ctx().inject({ method: 'POST', url: TOKEN, headers: { authorization: basic(ADMIN_ID, ADMIN_SECRET) }, payload: { client_id: 'someone-else' } }), 400, 'invalid_request');
   });
