@@ -11,8 +11,9 @@ import { docsRoutes, swaggerPlugin } from './http/docs.ts';
 import { ProblemSchema } from './http/problem.ts';
 import { RevocationFeed } from './auth/revocation.ts';
 import { KeyRing } from './auth/signing-keys.ts';
+import { resolveKeyEncryption } from './auth/kek.ts';
 import { TokenService } from './auth/tokens.ts';
-import { deactivatedClientIds } from './auth/clients.ts';
+import { deactivatedClientIds, isClientActive } from './auth/clients.ts';
 import authenticate from './auth/authenticate.ts';
 import authRoutes from './auth/routes.ts';
 import { KeyVerifier } from './keys/verifier.ts';
@@ -69,8 +70,8 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   // Services shared by the routes; each is closed with the app.
   const redis = givenRedis ?? (config.redisUrl ? openRedis(config.redisUrl) : undefined);
   const feed = new RevocationFeed(store);
-  const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000);
-  const tokens = new TokenService(ring, { issuer: config.issuer, audience: config.audience, ttlSeconds: config.tokenTtlSeconds });
+  const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, resolveKeyEncryption(config, store));
+  const tokens = new TokenService(ring, { issuer: config.issuer, audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {
     if (kind === 'client') tokens.markClientDeactivated(subject);
@@ -106,7 +107,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(swaggerPlugin);
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
 
-  await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute });
+  await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute });
   await app.register(keyRoutes, { db: store.db, feed, verifier });
   await app.register(trustRoutes, { store, policy, scoring, requireHashedIds: config.requireHashedIds });
   await app.register(disputeRoutes, { policy, scoring, decisions, requireHashedIds: config.requireHashedIds });

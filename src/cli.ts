@@ -9,7 +9,12 @@ import { openStore, type Store } from './store/db.ts';
 import { createClient, deactivateClient, listClients } from './auth/clients.ts';
 import { ROLES, SCOPES, isRole, isScope } from './auth/principal.ts';
 import { rotateSigningKey } from './auth/signing-keys.ts';
+import { resolveKeyEncryption } from './auth/kek.ts';
 import { RevocationFeed } from './auth/revocation.ts';
+import { lineLog } from './auth/events.ts';
+
+/** Audit lines of CLI actions go to standard error: standard output is the command's result. */
+const cliLog = (config: Config) => lineLog(config.logLevel, process.stderr);
 
 /** An input the command cannot act on: exit status 2 and one line, like a bad environment. */
 export class UsageError extends Error {}
@@ -110,8 +115,9 @@ export function buildProgram(): Command {
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`, role)
     .requiredOption('--scopes <a,b>', 'comma-separated scopes', scopeList)
     .action(async (options: { name: string; role: string; scopes: string[] }) => {
-      await withStore(loadConfig(), async (store) => {
-        const { client, secret } = await createClient(store.db, { name: options.name, role: options.role as never, scopes: options.scopes });
+      const config = loadConfig();
+      await withStore(config, async (store) => {
+        const { client, secret } = await createClient(store.db, { name: options.name, role: options.role as never, scopes: options.scopes }, cliLog(config));
         process.stdout.write(`client_id=${client.client_id}\nclient_secret=${secret}\n# the secret is shown once; store it now\n`);
       });
     });
@@ -130,8 +136,9 @@ export function buildProgram(): Command {
     .description("deactivate a client: its tokens and keys stop working at once")
     .argument('<client_id>')
     .action(async (id: string) => {
-      await withStore(loadConfig(), async (store) => {
-        const client = await deactivateClient(store.db, new RevocationFeed(store), id);
+      const config = loadConfig();
+      await withStore(config, async (store) => {
+        const client = await deactivateClient(store.db, new RevocationFeed(store), id, cliLog(config));
         if (!client) throw new UsageError(`no client ${id}`);
         process.stdout.write(`${client.client_id} deactivated\n`);
       });
@@ -143,8 +150,9 @@ export function buildProgram(): Command {
     .command('rotate')
     .description('make a new Ed25519 signing key; old public keys stay published until their tokens expire')
     .action(async () => {
-      await withStore(loadConfig(), async (store) => {
-        process.stdout.write(`new signing key ${await rotateSigningKey(store.db)}\n`);
+      const config = loadConfig();
+      await withStore(config, async (store) => {
+        process.stdout.write(`new signing key ${await rotateSigningKey(store.db, resolveKeyEncryption(config, store), cliLog(config))}\n`);
       });
     });
 

@@ -9,7 +9,9 @@ import { openStore, type Store } from './store/db.ts';
 import { buildApp } from './app.ts';
 import { createClient, findClient } from './auth/clients.ts';
 import { SCOPES } from './auth/principal.ts';
-import { createSigningKey } from './auth/signing-keys.ts';
+import { createSigningKey, sealSigningKeys } from './auth/signing-keys.ts';
+import { resolveKeyEncryption, type KeyEncryption } from './auth/kek.ts';
+import { lineLog, type AuthLog } from './auth/events.ts';
 import { loadPolicy } from './config/policy.ts';
 
 /** The signals that stop a serving process gracefully. */
@@ -17,12 +19,13 @@ export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 /** What a cluster primary sends a worker to make it drain and exit. */
 export const SHUTDOWN_MESSAGE = 'vouch:shutdown';
 
-export async function ensureBootstrapAdmin(store: Store, config: Config): Promise<boolean> {
+export async function ensureBootstrapAdmin(store: Store, config: Config, log?: AuthLog): Promise<boolean> {
   const { bootstrapClientId: id, bootstrapClientSecret: secret } = config;
   if (!id || !secret) return false;
   if (await findClient(store.db, id)) return false;
   try {
     await createClient(store.db, { id, secret, name: 'bootstrap admin', role: 'admin', scopes: [...SCOPES] });
+    log?.info({ event: 'bootstrap_admin_created', client_id: id }, 'bootstrap admin client created');
     return true;
   } catch (err) {
     // Another worker or instance created it first.
@@ -39,19 +42,27 @@ const STARTUP_LOCK = 0x766f7563; // "vouc"
  * each instance's KeyRing.init, two instances starting together could each make one and sign with
  * it, and a token issued by one would be refused by the other until it next reloads its keys.
  */
-export async function ensureSigningKey(store: Store): Promise<void> {
+export async function ensureSigningKey(store: Store, enc: KeyEncryption, log?: AuthLog): Promise<void> {
   await store.db.transaction().execute(async (trx) => {
     if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${STARTUP_LOCK})`.execute(trx);
+    // Clear-text keys of an older store, or keys under VOUCH_SECRET_KEY_PREVIOUS, are sealed
+    // under the current KEK; a store sealed under another KEK stops the start here.
+    await sealSigningKeys(trx, enc, log);
     const current = await trx.selectFrom('signing_keys').select('kid').where('retired_at', 'is', null).executeTakeFirst();
-    if (!current) await createSigningKey(trx);
+    if (!current) await createSigningKey(trx, enc);
   });
 }
 
-export async function prepareStore(config: Config): Promise<Store> {
+export async function prepareStore(config: Config, log: AuthLog = lineLog(config.logLevel)): Promise<Store> {
   const store = openStore(config.databaseUrl);
-  await store.migrate();
-  await ensureSigningKey(store);
-  await ensureBootstrapAdmin(store, config);
+  try {
+    await store.migrate();
+    await ensureSigningKey(store, resolveKeyEncryption(config, store), log);
+    await ensureBootstrapAdmin(store, config, log);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   return store;
 }
 

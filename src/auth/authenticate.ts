@@ -7,6 +7,7 @@ import type { Principal, Scope } from './principal.ts';
 import type { TokenService } from './tokens.ts';
 import type { KeyVerifier } from '../keys/verifier.ts';
 import type { RevocationFeed } from './revocation.ts';
+import { authEvents, type AuthEvents } from './events.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,26 +36,64 @@ function unauthenticated(detail: string, tokenSent: boolean): ApiError {
   return new ApiError(401, 'unauthenticated', detail, { headers: { 'www-authenticate': challenge } });
 }
 
-async function resolvePrincipal(request: FastifyRequest, options: AuthOptions): Promise<Principal> {
+/**
+ * How often each credential header was sent. Node keeps the first of repeated Authorization
+ * headers and joins repeated X-API-Key values with ", ", so either would silently pick or mangle
+ * a credential; the raw header list shows the repeats.
+ */
+export function credentialHeaderCounts(request: FastifyRequest): { authorization: number; apiKey: number } {
+  const raw = request.raw.rawHeaders;
+  let authorization = 0;
+  let apiKey = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') authorization++;
+    else if (name.length === 9 && name.toLowerCase() === 'x-api-key') apiKey++;
+  }
+  return { authorization, apiKey };
+}
+
+async function resolvePrincipal(request: FastifyRequest, options: AuthOptions, events: AuthEvents): Promise<Principal> {
   const { authorization } = request.headers;
   const apiKey = request.headers['x-api-key'];
+  const counts = credentialHeaderCounts(request);
+  if (counts.authorization > 1 || counts.apiKey > 1) {
+    events.failure(request, 'conflicting_credentials');
+    throw new ApiError(400, 'invalid_request', 'Send the Authorization or X-API-Key header once.');
+  }
   if (authorization !== undefined && apiKey !== undefined) {
+    events.failure(request, 'conflicting_credentials');
     throw new ApiError(400, 'invalid_request', 'Send either Authorization: Bearer or X-API-Key, not both.');
   }
   await options.feed.poll();
   if (apiKey !== undefined) {
     const principal = typeof apiKey === 'string' ? await options.keys.verify(apiKey) : undefined;
-    if (!principal) throw unauthenticated('The API key is invalid, expired or deactivated.', true);
+    if (!principal) {
+      events.failure(request, 'invalid_api_key');
+      throw unauthenticated('The API key is invalid, expired or deactivated.', true);
+    }
     return principal;
   }
-  if (authorization === undefined) throw unauthenticated('Credentials are required: Authorization: Bearer <token> or X-API-Key.', false);
+  if (authorization === undefined) {
+    events.failure(request, 'missing_credentials');
+    throw unauthenticated('Credentials are required: Authorization: Bearer <token> or X-API-Key.', false);
+  }
   // RFC 6750 §3.1: another scheme carries no token to call invalid (plain challenge); a Bearer
   // credential that is not even a well-formed token is an invalid token.
-  if (!BEARER_SCHEME.test(authorization)) throw unauthenticated('Only the Bearer authorization scheme is accepted.', false);
+  if (!BEARER_SCHEME.test(authorization)) {
+    events.failure(request, 'unsupported_scheme');
+    throw unauthenticated('Only the Bearer authorization scheme is accepted.', false);
+  }
   const match = BEARER.exec(authorization);
-  if (!match) throw unauthenticated('The access token is malformed.', true);
+  if (!match) {
+    events.failure(request, 'malformed_token');
+    throw unauthenticated('The access token is malformed.', true);
+  }
   const principal = await options.tokens.verify(match[1]!);
-  if (!principal) throw unauthenticated('The access token is invalid or expired.', true);
+  if (!principal) {
+    events.failure(request, 'invalid_token');
+    throw unauthenticated('The access token is invalid or expired.', true);
+  }
   return principal;
 }
 
@@ -69,11 +108,12 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
   });
 
   app.decorateRequest('principal', null as unknown as Principal);
+  const events = authEvents(app);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const scope = request.routeOptions.config.scope;
     if (!scope) return;
-    const principal = await resolvePrincipal(request, options);
+    const principal = await resolvePrincipal(request, options, events);
     request.principal = principal;
     const limit = await checkLimit(request);
     if (!limit.isAllowed) {
@@ -86,6 +126,7 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
       }
     }
     if (!principal.scopes.has(scope)) {
+      events.failure(request, 'insufficient_scope', { principal_id: principal.id, client_id: principal.clientId });
       throw new ApiError(403, 'insufficient_scope', `This operation requires the ${scope} scope.`, {
         headers: { 'www-authenticate': `Bearer realm="vouch", error="insufficient_scope", scope="${scope}"` },
       });

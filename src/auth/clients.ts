@@ -4,6 +4,7 @@ import type { Database } from '../store/schema.ts';
 import { generateSecret, safeEqualHex, sha256Hex } from '../keys/format.ts';
 import { parseScopes, type Role } from './principal.ts';
 import type { RevocationFeed } from './revocation.ts';
+import { silentLog, type AuthLog } from './events.ts';
 
 export interface ClientRecord {
   client_id: string;
@@ -40,7 +41,7 @@ export interface NewClient {
   secret?: string;
 }
 
-export async function createClient(db: Kysely<Database>, input: NewClient): Promise<{ client: ClientRecord; secret: string }> {
+export async function createClient(db: Kysely<Database>, input: NewClient, log: AuthLog = silentLog): Promise<{ client: ClientRecord; secret: string }> {
   const secret = input.secret ?? generateSecret();
   const row: Row = {
     id: input.id ?? `cli_${generateSecret().slice(0, 22)}`,
@@ -52,6 +53,7 @@ export async function createClient(db: Kysely<Database>, input: NewClient): Prom
     deactivated_at: null,
   };
   await db.insertInto('clients').values(row).execute();
+  log.info({ event: 'client_created', client_id: row.id, role: row.role, scopes: row.scopes }, 'client created');
   return { client: toRecord(row), secret };
 }
 
@@ -66,17 +68,25 @@ export async function listClients(db: Kysely<Database>): Promise<ClientRecord[]>
   return rows.map(toRecord);
 }
 
+export type ClientCheck = { client: ClientRecord } | { client?: undefined; failure: 'unknown_client' | 'wrong_secret' | 'deactivated_client' };
+
 /** Checks a secret in constant time; an unknown id still pays for a hash so timing reveals nothing. */
-export async function authenticateClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientRecord | undefined> {
+export async function checkClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientCheck> {
   // Ids are [A-Za-z0-9_.-]; anything else cannot exist (and a NUL byte would make PostgreSQL fail).
   const row = CLIENT_ID.test(id) ? await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
   const presented = sha256Hex(secret);
   const ok = safeEqualHex(presented, row?.secret_hash ?? sha256Hex(`absent:${secret}`));
-  if (!row || !ok || row.deactivated_at !== null) return undefined;
-  return toRecord(row);
+  if (!row) return { failure: 'unknown_client' };
+  if (!ok) return { failure: 'wrong_secret' };
+  if (row.deactivated_at !== null) return { failure: 'deactivated_client' };
+  return { client: toRecord(row) };
 }
 
-export async function deactivateClient(db: Kysely<Database>, feed: RevocationFeed, id: string): Promise<ClientRecord | undefined> {
+export async function authenticateClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientRecord | undefined> {
+  return (await checkClient(db, id, secret)).client;
+}
+
+export async function deactivateClient(db: Kysely<Database>, feed: RevocationFeed, id: string, log: AuthLog = silentLog): Promise<ClientRecord | undefined> {
   if (!CLIENT_ID.test(id)) return undefined;
   const now = Date.now();
   const updated = await db.transaction().execute(async (trx) => {
@@ -87,8 +97,18 @@ export async function deactivateClient(db: Kysely<Database>, feed: RevocationFee
     await feed.record(trx, 'client', id);
     return { ...row, deactivated_at: now };
   });
-  if (updated) await feed.announce('client', id);
+  if (updated) {
+    await feed.announce('client', id);
+    if (updated.deactivated_at === now) log.info({ event: 'client_deactivated', client_id: id }, 'client deactivated');
+  }
   return updated && toRecord(updated);
+}
+
+/** Whether a token's subject is a client that exists and is active (tokens.ts caches the answer). */
+export async function isClientActive(db: Kysely<Database>, id: string): Promise<boolean> {
+  if (!CLIENT_ID.test(id)) return false;
+  const row = await db.selectFrom('clients').select('deactivated_at').where('id', '=', id).executeTakeFirst();
+  return row !== undefined && row.deactivated_at === null;
 }
 
 export async function deactivatedClientIds(db: Kysely<Database>): Promise<string[]> {

@@ -6,7 +6,9 @@ import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
-import { authenticateClient } from './clients.ts';
+import { checkClient, type ClientCheck } from './clients.ts';
+import { authEvents } from './events.ts';
+import { credentialHeaderCounts } from './authenticate.ts';
 import type { KeyRing } from './signing-keys.ts';
 import type { TokenService } from './tokens.ts';
 
@@ -36,7 +38,10 @@ export interface AuthRouteOptions {
   db: Kysely<Database>;
   tokens: TokenService;
   ring: KeyRing;
+  /** token requests per minute from one address, whatever their outcome */
   tokenPerMinute: number;
+  /** failed token requests per minute for one client_id from one address */
+  tokenFailuresPerMinute: number;
 }
 
 /**
@@ -63,18 +68,24 @@ function basicCredentials(request: FastifyRequest): { id: string; secret: string
 
 export default async function authRoutes(app: FastifyInstance, options: AuthRouteOptions) {
   await app.register(formbody, { bodyLimit: 64 * 1024 });
+  const events = authEvents(app);
   // One limiter (and so one counter store) per dimension, created once: a limiter made per
   // request would start every count from zero.
   const clientOf = new WeakMap<FastifyRequest, string>();
   const perIp = app.createRateLimit({ max: options.tokenPerMinute, timeWindow: 60_000, keyGenerator: (r) => `tok-ip:${r.ip}` });
-  const perClient = app.createRateLimit({ max: options.tokenPerMinute, timeWindow: 60_000, keyGenerator: (r) => `tok-client:${clientOf.get(r) ?? ''}` });
+  // Failures count per client *and* source: counted per client alone, anyone who knows a client
+  // id (`admin`) could lock that client out of its own correct secret. Guessing a 256-bit secret
+  // from many addresses gains nothing, so no per-client ceiling across addresses is needed.
+  const failures = app.createRateLimit({
+    max: options.tokenFailuresPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (r) => `tok-fail:${r.ip}:${clientOf.get(r) ?? ''}`,
+  });
 
-  async function enforce(check: typeof perIp, request: FastifyRequest, reply: FastifyReply) {
-    const limit = await check(request);
-    if (limit.isAllowed || !limit.isExceeded) return;
-    const reset = String(limit.ttlInSeconds);
+  function tooMany(limit: { max: number; ttlInSeconds: number }, reply: FastifyReply, what: string): ApiError {
+    const reset = String(Math.max(1, limit.ttlInSeconds));
     reply.header('ratelimit-limit', String(limit.max)).header('ratelimit-remaining', '0').header('ratelimit-reset', reset);
-    throw new ApiError(429, 'rate_limited', `Too many token requests (limit ${limit.max} per minute); retry later.`, { headers: { 'retry-after': reset } });
+    return new ApiError(429, 'rate_limited', `Too many ${what} (limit ${limit.max} per minute); retry later.`, { headers: { 'retry-after': reset } });
   }
 
   app.post<{ Body: TokenRequest }>('/api/v1/auth/token', {
@@ -82,12 +93,13 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
     schema: {
       tags: ['auth'],
       summary: 'Exchange client credentials for an access token',
-      description: 'JSON, or RFC 6749 form (grant_type=client_credentials) with the credentials in the body or in HTTP Basic.',
+      description: 'JSON, or RFC 6749 form (grant_type=client_credentials) with the credentials in the body or in HTTP Basic (one of the two).',
       body: TokenRequest,
       response: { 200: TokenResponse, ...problems },
     },
   }, async (request, reply) => {
-    await enforce(perIp, request, reply);
+    const ipLimit = await perIp(request);
+    if (!ipLimit.isAllowed && ipLimit.isExceeded) throw tooMany(ipLimit, reply, 'token requests');
     const body = request.body ?? {};
     if (body.grant_type !== undefined && body.grant_type !== 'client_credentials') {
       throw new ApiError(400, 'validation_failed', 'Only the client_credentials grant is supported.', {
@@ -96,6 +108,17 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
       });
     }
     const basic = basicCredentials(request);
+    // Node keeps the first of repeated Authorization headers: which credential counts is ambiguous.
+    if (credentialHeaderCounts(request).authorization > 1) {
+      events.failure(request, 'conflicting_credentials');
+      throw new ApiError(400, 'invalid_request', 'Send the Authorization header once.');
+    }
+    // RFC 6749 §2.3: one authentication method per request. A client_id repeated in the body
+    // (some libraries add it) names the same client and is tolerated; a secret or another id is not.
+    if (basic && (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== basic.id && body.client_id !== basic.raw.id))) {
+      events.failure(request, 'conflicting_credentials');
+      throw new ApiError(400, 'invalid_request', 'Send the client credentials either in HTTP Basic or in the body, not both.');
+    }
     const id = basic?.id ?? body.client_id;
     const secret = basic?.secret ?? body.client_secret;
     const missing: FieldError[] = [];
@@ -103,21 +126,36 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
     if (!secret) missing.push({ field: 'client_secret', message: 'is required' });
     if (missing.length > 0) throw new ApiError(400, 'validation_failed', 'client_id and client_secret are required.', { errors: missing });
     clientOf.set(request, id!);
-    await enforce(perClient, request, reply);
+    const seen = await failures(request, { increment: false });
+    if (!seen.isAllowed && seen.remaining === 0) {
+      events.failure(request, 'token_lockout');
+      throw tooMany(seen, reply, 'failed attempts for this client from this address');
+    }
 
-    const client =
-      (await authenticateClient(options.db, id!, secret!)) ??
-      (basic && (basic.raw.id !== id || basic.raw.secret !== secret) ? await authenticateClient(options.db, basic.raw.id, basic.raw.secret) : undefined);
-    if (!client) {
+    let checkedId = id!;
+    let check: ClientCheck = await checkClient(options.db, checkedId, secret!);
+    if (!check.client && basic && (basic.raw.id !== id || basic.raw.secret !== secret)) {
+      const raw = await checkClient(options.db, basic.raw.id, basic.raw.secret);
+      if (raw.client || check.failure === 'unknown_client') {
+        check = raw;
+        checkedId = basic.raw.id;
+      }
+    }
+    if (!check.client) {
+      await failures(request);
+      // The id is logged only when such a client exists: an unknown one may be a misplaced secret.
+      events.failure(request, check.failure, check.failure === 'unknown_client' ? {} : { client_id: checkedId });
       const headers: Record<string, string> = basic ? { 'www-authenticate': 'Basic realm="vouch"' } : {};
       throw new ApiError(401, 'invalid_client', 'Unknown client, wrong secret, or deactivated client.', { headers });
     }
+    const { client } = check;
     const requested = body.scope === undefined ? client.scopes : [...new Set(body.scope.split(' ').filter(Boolean))];
     const notHeld = requested.filter((s) => !client.scopes.includes(s));
     if (notHeld.length > 0 || requested.length === 0) {
       throw new ApiError(400, 'invalid_scope', `The client does not hold: ${notHeld.join(' ') || '(empty scope)'}.`);
     }
     const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested);
+    events.tokenIssued(request, client.client_id, requested);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role };
   });

@@ -1,10 +1,12 @@
 // Ed25519 signing keys, kept in the store so every instance signs and verifies with the same set.
 // Rotation adds a key and retires the old one; a retired key stays published (and trusted) until
-// every token it signed has expired.
+// every token it signed has expired. Private keys are stored sealed under the KEK (kek.ts).
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey, type KeyObject } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
+import { seal, unseal, type KeyEncryption } from './kek.ts';
+import { silentLog, type AuthLog } from './events.ts';
 
 type Key = CryptoKey | KeyObject;
 
@@ -17,14 +19,14 @@ interface LoadedKey {
   retiredAt: number | null;
 }
 
-export async function createSigningKey(db: Kysely<Database>): Promise<string> {
+export async function createSigningKey(db: Kysely<Database>, enc: KeyEncryption): Promise<string> {
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const kid = randomUUID();
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
   const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'EdDSA' };
   await db.insertInto('signing_keys').values({
     kid,
-    private_jwk: JSON.stringify(privateJwk),
+    private_jwk: seal(JSON.stringify(privateJwk), kid, enc.current),
     public_jwk: JSON.stringify(publicJwk),
     created_at: Date.now(),
     retired_at: null,
@@ -40,14 +42,39 @@ const ringsByDb = new WeakMap<Kysely<Database>, Set<KeyRing>>();
  * current key); returns the new kid. Rings of this process on the same store switch to it on
  * their next use; other processes pick it up within 30 s (and verify its tokens at once).
  */
-export async function rotateSigningKey(db: Kysely<Database>): Promise<string> {
+export async function rotateSigningKey(db: Kysely<Database>, enc: KeyEncryption, log: AuthLog = silentLog): Promise<string> {
   const now = Date.now();
   const kid = await db.transaction().execute(async (trx) => {
+    // A rotation under the wrong KEK (say, the CLI run without the service's VOUCH_SECRET_KEY)
+    // would leave the store with keys under two KEKs, which no process could start with: it
+    // fails here instead, before anything is written.
+    await sealSigningKeys(trx, enc, log);
     await trx.updateTable('signing_keys').set({ retired_at: now }).where('retired_at', 'is', null).execute();
-    return createSigningKey(trx);
+    return createSigningKey(trx, enc);
   });
   for (const ring of ringsByDb.get(db) ?? []) ring.markStale();
+  log.info({ event: 'signing_key_rotated', kid, kek: enc.current.id }, 'signing key rotated');
   return kid;
+}
+
+/**
+ * Seals every private key not yet sealed under the current KEK: clear-text rows of a store from
+ * before encryption, and rows sealed under VOUCH_SECRET_KEY_PREVIOUS. Idempotent and safe to run
+ * from several processes at once (each row is replaced only if it is still what was read).
+ * Throws SigningKeyDecryptionError when a row is sealed under a KEK this process does not have.
+ */
+export async function sealSigningKeys(db: Kysely<Database>, enc: KeyEncryption, log: AuthLog = silentLog): Promise<number> {
+  const rows = await db.selectFrom('signing_keys').select(['kid', 'private_jwk']).execute();
+  let resealed = 0;
+  for (const row of rows) {
+    const { jwk, reseal } = unseal(row.private_jwk, row.kid, enc);
+    if (!reseal) continue;
+    const result = await db.updateTable('signing_keys').set({ private_jwk: seal(jwk, row.kid, enc.current) })
+      .where('kid', '=', row.kid).where('private_jwk', '=', row.private_jwk).executeTakeFirst();
+    resealed += Number(result.numUpdatedRows);
+  }
+  if (resealed > 0) log.info({ event: 'signing_keys_sealed', count: resealed, kek: enc.current.id }, 'signing keys encrypted under the current key-encryption key');
+  return resealed;
 }
 
 export class KeyRing {
@@ -62,6 +89,7 @@ export class KeyRing {
     private readonly db: Kysely<Database>,
     /** how long a retired key stays trusted: the token lifetime plus clock leeway */
     private readonly retentionMs: number,
+    private readonly enc: KeyEncryption,
   ) {
     let rings = ringsByDb.get(db);
     if (!rings) ringsByDb.set(db, (rings = new Set()));
@@ -80,9 +108,12 @@ export class KeyRing {
   }
 
   async init(): Promise<void> {
+    // Usually done already by the serving process's start (server.ts); a store opened otherwise
+    // (tests, embedding) gets its clear-text keys sealed here, and a wrong KEK fails here.
+    await sealSigningKeys(this.db, this.enc);
     await this.reload();
     if (!this.current) {
-      await createSigningKey(this.db);
+      await createSigningKey(this.db, this.enc);
       await this.reload();
     }
   }
@@ -100,7 +131,7 @@ export class KeyRing {
             kid: row.kid,
             publicJwk: JSON.parse(row.public_jwk) as JWK,
             publicKey: (await importJWK(JSON.parse(row.public_jwk) as JWK, 'EdDSA')) as Key,
-            privateKey: (await importJWK(JSON.parse(row.private_jwk) as JWK, 'EdDSA')) as Key,
+            privateKey: (await importJWK(JSON.parse(unseal(row.private_jwk, row.kid, this.enc).jwk) as JWK, 'EdDSA')) as Key,
             createdAt: row.created_at,
             retiredAt: row.retired_at,
           };

@@ -1,6 +1,8 @@
 // RFC 9068 access tokens: EdDSA-signed JWTs. Verified tokens are cached by digest until they
 // expire, so the hot path pays one SHA-256 rather than a signature check; a deactivated client
-// is checked on every request against the in-memory revocation set.
+// is checked on every request against the in-memory revocation set. A token whose signature
+// checks out must still name an existing, active client and a lifetime we would have issued: a
+// leaked signing key must not mint tokens for made-up clients or for years.
 import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
@@ -21,14 +23,35 @@ interface Claims extends JWTPayload {
 }
 
 const LEEWAY_SECONDS = 30;
+/** Compact JWS, three base64url parts and nothing else (no padding, no other alphabet). */
+const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * base64url decoders ignore padding and the unused low bits of the last character, so several
+ * strings decode to the same token; only the one that re-encodes to itself is accepted, so a
+ * token has exactly one spelling (and one cache entry, one log digest).
+ */
+function canonical(token: string): boolean {
+  if (!COMPACT.test(token)) return false;
+  return token.split('.').every((part) => Buffer.from(part, 'base64url').toString('base64url') === part);
+}
+
+/** Whether a client exists and is active; the store's answer (see clients.ts isClientActive). */
+export type ClientLookup = (clientId: string) => Promise<boolean>;
 
 export class TokenService {
   private readonly verified = new LRUCache<string, { principal: Principal; expiresAt: number }>({ max: 50_000 });
   private readonly deactivatedClients = new Set<string>();
+  /**
+   * Clients the store said were active. Only positive answers are kept: a client created by
+   * another process must be usable at once. Deactivation (revocation feed) removes the entry.
+   */
+  private readonly activeClients = new LRUCache<string, true>({ max: 10_000 });
 
   constructor(
     private readonly ring: KeyRing,
     private readonly settings: TokenSettings,
+    private readonly clientIsActive: ClientLookup,
   ) {}
 
   async issue(clientId: string, role: Role, scopes: string[]): Promise<{ token: string; expiresIn: number }> {
@@ -48,6 +71,7 @@ export class TokenService {
 
   markClientDeactivated(clientId: string): void {
     this.deactivatedClients.add(clientId);
+    this.activeClients.delete(clientId);
   }
 
   isClientDeactivated(clientId: string): boolean {
@@ -63,12 +87,22 @@ export class TokenService {
     if (hit && hit.expiresAt > now) {
       principal = hit.principal;
     } else {
+      if (!canonical(token)) return undefined;
       const checked = await this.verifySignature(token);
-      if (!checked) return undefined;
+      if (!checked || !(await this.isActive(checked.principal.clientId))) return undefined;
       principal = checked.principal;
       this.verified.set(digest, checked);
     }
     return this.deactivatedClients.has(principal.clientId) ? undefined : principal;
+  }
+
+  private async isActive(clientId: string): Promise<boolean> {
+    if (this.deactivatedClients.has(clientId)) return false;
+    if (this.activeClients.has(clientId)) return true;
+    const active = await this.clientIsActive(clientId);
+    // A deactivation announced while the lookup ran wins over its (older) answer.
+    if (active && !this.deactivatedClients.has(clientId)) this.activeClients.set(clientId, true);
+    return active;
   }
 
   private async verifySignature(token: string): Promise<{ principal: Principal; expiresAt: number } | undefined> {
@@ -89,10 +123,12 @@ export class TokenService {
           requiredClaims: ['exp', 'iat', 'sub', 'jti'],
         },
       );
-      const { sub, client_id: clientId, scope, role, exp } = payload;
+      const { sub, client_id: clientId, scope, role, exp, iat } = payload;
       if (typeof sub !== 'string' || clientId !== sub || typeof scope !== 'string' || typeof role !== 'string' || !isRole(role) || typeof exp !== 'number') {
         return undefined;
       }
+      // We never issue a longer lifetime, nor date a token ahead (which would stretch it as well).
+      if (typeof iat !== 'number' || exp - iat > this.settings.ttlSeconds + LEEWAY_SECONDS || iat > Date.now() / 1000 + LEEWAY_SECONDS) return undefined;
       const principal: Principal = { id: sub, kind: 'client', clientId: sub, role, scopes: new Set(scope.split(' ').filter(Boolean)) };
       return { principal, expiresAt: (exp + LEEWAY_SECONDS) * 1000 };
     } catch {

@@ -98,6 +98,7 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
       }
     }
     const { row, key } = await insertKey(db, { ownerClientId: principal.clientId, name: body.name, scopes: body.scopes, role, environment: body.environment ?? 'live', expiresAt });
+    request.log.info({ event: 'api_key_created', key_id: row.id, owner_client_id: row.owner_client_id, role, environment: row.environment, principal_id: principal.id }, 'API key created');
     reply.code(201).header('location', `/api/v1/keys/${row.id}`);
     return { ...record(row), key };
   });
@@ -107,9 +108,15 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     schema: { tags: ['keys'], summary: 'Deactivate an API key (idempotent)', params: KeyParams, response: { 200: KeyRecord, ...problems } },
   }, async (request) => {
     const id = request.params.key_id;
-    const row = KEY_ID.test(id) ? await deactivateKey(db, feed, id, ownerScope(request.principal)) : undefined;
-    if (!row) throw notFound();
-    return record(row);
+    if (!KEY_ID.test(id)) throw notFound();
+    const { principal } = request;
+    // The same role ceiling as rotation: a service key must not switch off an admin's key.
+    const outcome = await deactivateKey(db, feed, id, ownerScope(principal), (row) =>
+      roleAtMost(row.role as Role, principal.role) ? undefined : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`);
+    if (outcome.kind === 'not_found') throw notFound();
+    if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
+    if (outcome.changed) request.log.info({ event: 'api_key_deactivated', key_id: id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id }, 'API key deactivated');
+    return record(outcome.row);
   });
 
   app.post<{ Params: Static<typeof KeyParams>; Body: Static<typeof RotateBody> | undefined }>('/api/v1/keys/:key_id/rotate', {
@@ -133,7 +140,8 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     });
     if (outcome.kind === 'not_found') throw notFound();
     if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
-    if (outcome.kind === 'conflict') throw new ApiError(409, 'conflict', 'Only an active key can be rotated.');
+    if (outcome.kind === 'conflict') throw new ApiError(409, 'conflict', 'Only an active key that has not been rotated yet can be rotated.');
+    request.log.info({ event: 'api_key_rotated', key_id: id, successor_id: outcome.row.id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id, grace_period_seconds: grace }, 'API key rotated');
     reply.code(201).header('location', `/api/v1/keys/${outcome.row.id}`);
     return { ...record(outcome.row), key: outcome.key };
   });

@@ -1,6 +1,6 @@
 // Opens the store for either dialect behind one Kysely instance; everything above this file is
 // dialect-agnostic.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
@@ -39,8 +39,28 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   return openPostgres(url, options);
 }
 
+/**
+ * The database holds client and key digests and (sealed) signing keys: readable by its owner
+ * only. A directory Vouch creates is 0700; the file is created 0600 before SQLite opens it, and
+ * SQLite gives its -wal and -shm files the database file's mode. A file made by an older version
+ * (0644) is narrowed at the next start.
+ */
+function restrictSqliteFiles(path: string): void {
+  const dir = dirname(path);
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch (err) {
+      // Absent (-wal/-shm before first use), or not ours to change (EPERM): leave it.
+      if (!['ENOENT', 'EPERM'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
+  }
+}
+
 function openSqlite(path: string): Store {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:' && path !== '') restrictSqliteFiles(path);
   const handle = new BetterSqlite3(path);
   handle.pragma('journal_mode = WAL');
   // NORMAL in WAL mode: a commit survives a process crash (kill -9); see docs/operations.md.

@@ -3,6 +3,7 @@ import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'k
 import type { Dialect } from './db.ts';
 import { identifierStats } from './migrations/002_identifier_stats.ts';
 import { eventScope } from './migrations/003_event_scope.ts';
+import { keyRotation } from './migrations/004_key_rotation.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -152,6 +153,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '001_initial': initial,
   '002_identifier_stats': identifierStats,
   '003_event_scope': eventScope,
+  '004_key_rotation': keyRotation,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -24,6 +24,8 @@ export interface ApiKeysTable {
   expires_at: number | null;
   last_used_at: number | null;
   deactivated_at: number | null;
+  /** set once by the one rotation that made this key's successor (004_key_rotation) */
+  rotated_at: number | null;
 }
 
 export interface SigningKeysTable {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { describeEachBackend, bearer } from '../helpers/app.ts';
 import { rotateSigningKey } from '../../src/auth/signing-keys.ts';
+import { resolveKeyEncryption } from '../../src/auth/kek.ts';
 
 describeEachBackend('JWKS and signing-key rotation', (ctx) => {
   const jwks = async () => {
@@ -42,7 +43,7 @@ describeEachBackend('JWKS and signing-key rotation', (ctx) => {
   test('rotation: tokens of the old key still verify (200), new tokens carry the new kid (200), both keys published', async () => {
     const oldToken = await ctx().token(['keys:read']);
     const oldKid = decodeProtectedHeader(oldToken).kid;
-    const newKid = await rotateSigningKey(ctx().store.db);
+    const newKid = await rotateSigningKey(ctx().store.db, resolveKeyEncryption(ctx().config, ctx().store));
     assert.notEqual(newKid, oldKid);
 
     const newToken = await ctx().token(['keys:read']);
@@ -64,16 +65,16 @@ describeEachBackend('JWKS and signing-key rotation', (ctx) => {
   test('a key retired longer ago than token lifetime + leeway: unpublished and its tokens no longer verify', async () => {
     const token = await ctx().token(['keys:read']);
     const kid = decodeProtectedHeader(token).kid!;
-    await rotateSigningKey(ctx().store.db);
+    await rotateSigningKey(ctx().store.db, resolveKeyEncryption(ctx().config, ctx().store));
     // Pretend the rotation happened long ago; a fresh ring (as after a restart) sees the row as is.
     const longAgo = Date.now() - (ctx().config.tokenTtlSeconds + 120) * 1000;
     await ctx().store.db.updateTable('signing_keys').set({ retired_at: longAgo }).where('kid', '=', kid).execute();
     const { KeyRing } = await import('../../src/auth/signing-keys.ts');
     const { TokenService } = await import('../../src/auth/tokens.ts');
-    const ring = new KeyRing(ctx().store.db, (ctx().config.tokenTtlSeconds + 60) * 1000);
+    const ring = new KeyRing(ctx().store.db, (ctx().config.tokenTtlSeconds + 60) * 1000, resolveKeyEncryption(ctx().config, ctx().store));
     await ring.init();
     assert.ok(!(await ring.jwks()).keys.some((k) => k.kid === kid));
-    const service = new TokenService(ring, { issuer: 'vouch', audience: 'vouch-api', ttlSeconds: 900 });
+    const service = new TokenService(ring, { issuer: 'vouch', audience: 'vouch-api', ttlSeconds: 900 }, async () => true);
     assert.equal(await service.verify(token), undefined);
   });
 });

@@ -4,11 +4,17 @@ import { randomUUID } from 'node:crypto';
 import { importJWK, SignJWT, decodeJwt, type CryptoKey, type JWK, type JWTPayload, type KeyObject } from 'jose';
 import type { LightMyRequestResponse } from 'fastify';
 import { openStore, type Store } from '../../src/store/db.ts';
+import { resolveKeyEncryption, unseal } from '../../src/auth/kek.ts';
+import type { Config } from '../../src/config/env.ts';
 
-/** The current private signing key, as a server process would load it. */
-export async function currentSigningKey(store: Store): Promise<{ kid: string; key: CryptoKey | KeyObject | Uint8Array; publicJwk: JWK }> {
+/**
+ * The current private signing key, as a server process would load it: unsealed with the KEK the
+ * app resolves for this store and config (the stored row holds it encrypted).
+ */
+export async function currentSigningKey(store: Store, config: Pick<Config, 'secretKey' | 'secretKeyFile'>): Promise<{ kid: string; key: CryptoKey | KeyObject | Uint8Array; publicJwk: JWK }> {
   const row = await store.db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-  const key = (await importJWK(JSON.parse(row.private_jwk) as JWK, 'EdDSA')) as CryptoKey | KeyObject | Uint8Array;
+  const { jwk } = unseal(row.private_jwk, row.kid, resolveKeyEncryption(config, store));
+  const key = (await importJWK(JSON.parse(jwk) as JWK, 'EdDSA')) as CryptoKey | KeyObject | Uint8Array;
   return { kid: row.kid, key, publicJwk: JSON.parse(row.public_jwk) as JWK };
 }
 

@@ -240,20 +240,17 @@ describeEachBackend('token endpoint rate limit', (ctx) => {
     assert.equal(other.statusCode, 200);
   });
 
-  test('over the per-client limit from many addresses: 429 rate_limited with Retry-After', async () => {
+  test('one client from many addresses: no per-client ceiling, and wrong secrets elsewhere never lock out the right one: 200 (CONTRACT §7)', async () => {
     const c = await ctx().client(['keys:read']);
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 4; i++) {
       const ok = await ctx().inject({ method: 'POST', url: TOKEN, remoteAddress: `198.51.100.${i + 1}`, payload: { client_id: c.id, client_secret: c.secret } });
       assert.equal(ok.statusCode, 200, `request ${i + 1}`);
     }
-    const res = await ctx().inject({ method: 'POST', url: TOKEN, remoteAddress: '198.51.100.99', payload: { client_id: c.id, client_secret: c.secret } });
-    problem(res, 429, 'rate_limited');
-    assert.ok(Number(res.headers['retry-after']) > 0);
-    // Wrong secrets count too: guessing is limited per client id, whichever address it comes from.
+    // Failures are counted per client and source address (test/auth/hardening.test.ts).
     const d = await ctx().client(['keys:read']);
     for (let i = 0; i < 3; i++) {
       problem(await ctx().inject({ method: 'POST', url: TOKEN, remoteAddress: `192.0.2.${i + 1}`, payload: { client_id: d.id, client_secret: `guess-${i}` } }), 401, 'invalid_client');
     }
-    problem(await ctx().inject({ method: 'POST', url: TOKEN, remoteAddress: '192.0.2.50', payload: { client_id: d.id, client_secret: d.secret } }), 429, 'rate_limited');
+    assert.equal((await ctx().inject({ method: 'POST', url: TOKEN, remoteAddress: '192.0.2.50', payload: { client_id: d.id, client_secret: d.secret } })).statusCode, 200);
   });
 }, { rateLimit: { perSecond: 100_000, burst: 200_000, tokenPerMinute: 3, tokenFailuresPerMinute: 100_000 } });

@@ -121,6 +121,7 @@ for (const backend of backends()) {
       const rotated = await vouch(['signing-keys', 'rotate'], env);
       assert.equal(rotated.code, 0, rotated.stderr);
       assert.match(rotated.stdout, /^new signing key \S+\n$/);
+      assert.match(rotated.stderr, /"event":"signing_key_rotated"/);
       assert.equal(await count(), before + 1);
     });
 
@@ -143,6 +144,10 @@ for (const backend of backends()) {
       const secret = /^client_secret=([A-Za-z0-9_-]{43})$/m.exec(created.stdout)?.[1];
       assert.ok(id && secret, created.stdout);
 
+      // One info line on stderr names the new client, never its secret.
+      const logged = created.stderr.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      assert.ok(logged.some((l) => l.event === 'client_created' && l.client_id === id && l.level === 30), created.stderr);
+      assert.ok(!created.stderr.includes(secret));
       const row = await fresh.store.db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       assert.equal(row.secret_hash, sha256Hex(secret));
       assert.ok(!Object.values(row).some((v) => String(v).includes(secret)));
@@ -171,6 +176,7 @@ for (const backend of backends()) {
       const deactivated = await vouch(['clients', 'deactivate', id], env);
       assert.equal(deactivated.code, 0, deactivated.stderr);
       assert.equal(deactivated.stdout, `${id} deactivated\n`);
+      assert.match(deactivated.stderr, /"event":"client_deactivated"/);
       const after = await fresh.store.db.selectFrom('clients').select('deactivated_at').where('id', '=', id).executeTakeFirstOrThrow();
       assert.ok(after.deactivated_at !== null);
       // The running service refuses the client's token and its secret (SQLite at once, PostgreSQL on NOTIFY).
