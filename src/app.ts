@@ -169,14 +169,16 @@ function limitConnections(app: FastifyInstance, maxConnections: number, timeoutM
 }
 
 /**
- * `Content-Type: application/json` with no body is fine on a route that takes none (a DELETE sent
- * by a client that labels every request); a route with a body schema still gets a 400.
+ * `Content-Type: application/json` with no body is fine on a route whose body is optional (a
+ * DELETE, or a rotate without options, sent by a client that labels every request); a route that
+ * requires fields still answers 400.
  */
 function acceptEmptyJsonWithoutBodySchema(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' && !request.routeOptions.schema?.body) return done(null, undefined);
+    const schema = request.routeOptions.schema?.body as { required?: unknown[] } | undefined;
+    if (body === '' && !schema?.required?.length) return done(null, undefined);
     parse(request, body as string, done);
   });
 }
