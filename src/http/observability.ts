@@ -48,7 +48,8 @@ export const observability = fp(async function observability(app: FastifyInstanc
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   shareWorkerMetrics(registry);
-  new Gauge({ name: 'vouch_build_info', help: 'Always 1; the labels say which build runs', labelNames: ['version', 'node'], registers: [registry] })
+  // 'first': under `serve --workers N` the primary's aggregation would otherwise sum it to N.
+  new Gauge({ name: 'vouch_build_info', help: 'Always 1; the labels say which build runs', labelNames: ['version', 'node'], aggregator: 'first', registers: [registry] })
     .set({ version: VERSION, node: process.version }, 1);
   if (options.observeQueries) {
     const queries = new Histogram({
