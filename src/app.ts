@@ -129,9 +129,10 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
     reply.header('connection', 'close').header('retry-after', '1');
     return sendProblem(request, reply, 503, 'unavailable', 'The server is shutting down; retry on another instance.');
   });
-  // With Redis the counters are shared by every instance (and local while Redis is down); without
-  // it, the workers of `serve --workers N` count together in their primary.
-  const counterStore = redis ? sharedRateLimitStore(redis.client) : cluster.isWorker ? ClusterRateLimitStore : undefined;
+  // With Redis the counters are shared by every instance; without it (or while it is down), the
+  // workers of `serve --workers N` count together in their primary.
+  const hostStore = cluster.isWorker ? ClusterRateLimitStore : undefined;
+  const counterStore = redis ? sharedRateLimitStore(redis.client, undefined, hostStore) : hostStore;
   await app.register(rateLimit, { global: false, ...(counterStore ? { store: counterStore } : {}) });
   meterRateLimits(app);
   await app.register(swaggerPlugin);

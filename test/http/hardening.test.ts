@@ -299,3 +299,20 @@ describe('rate-limit log line', () => {
     }
   });
 });
+
+describe('Redis command latency', { skip: process.env.VOUCH_TEST_REDIS_URL ? false : 'VOUCH_TEST_REDIS_URL is not set' }, () => {
+  test('/metrics has vouch_redis_command_seconds by command once requests have used Redis', async () => {
+    const ctx = await startApp('sqlite', { redisUrl: process.env.VOUCH_TEST_REDIS_URL });
+    try {
+      const token = await ctx.token(['keys:read']);
+      for (let i = 0; i < 100 && (await ctx.inject({ method: 'GET', url: '/readyz' })).json().status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 20));
+      // The per-principal rate limit counts in Redis.
+      for (let i = 0; i < 3; i++) assert.equal((await ctx.inject({ method: 'GET', url: KEYS, headers: bearer(token) })).statusCode, 200);
+      const body = (await ctx.inject({ method: 'GET', url: '/metrics' })).body;
+      assert.match(body, /# TYPE vouch_redis_command_seconds histogram/);
+      assert.match(body, /vouch_redis_command_seconds_count\{command="[a-z]+",outcome="ok"\} [1-9]/);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
