@@ -51,12 +51,46 @@ describe('serve --workers 2 without Redis: rate limits hold for the whole host',
 
   test(`the token endpoint's per-IP limit (${TOKENS_PER_MINUTE}/min) holds across both workers`, { timeout: TEST_TIMEOUT_MS }, async () => {
     const base = server!.url;
-    // adminToken in the test before used one of this minute's requests from 127.0.0.1.
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) =>
       call(base, 'POST', '/api/v1/auth/token', { headers: { connection: 'close' }, body: { client_id: `nobody-${i}`, client_secret: 'not-the-secret-0123456789' } })));
     const statuses = results.map((r) => r.status);
-    assert.equal(statuses.filter((s) => s !== 429).length, TOKENS_PER_MINUTE - 1, `statuses: ${statuses.join(',')}`);
+    // adminToken above took one of the minute's budget (when that test ran).
+    const passed = statuses.filter((s) => s !== 429).length;
+    assert.ok(passed === TOKENS_PER_MINUTE - 1 || passed === TOKENS_PER_MINUTE, `statuses: ${statuses.join(',')}`);
     assert.ok(statuses.every((s) => s === 401 || s === 429), `statuses: ${statuses.join(',')}`);
+  });
+});
+
+describe('serve --workers 2 with Redis unreachable: the limits still hold for the whole host', () => {
+  let dir: string;
+  let server: ServerProcess | undefined;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'vouch-host-limits-'));
+    server = await startServer({
+      env: {
+        VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}`,
+        // Nothing listens there: every worker runs on its fallback counters.
+        VOUCH_REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        VOUCH_RATE_LIMIT_PER_SECOND: '1',
+        VOUCH_RATE_LIMIT_BURST: String(BURST),
+      },
+      workers: 2,
+    });
+  });
+
+  after(async () => {
+    await server?.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test(`of 80 concurrent requests of one principal exactly ${BURST} pass`, { timeout: TEST_TIMEOUT_MS }, async () => {
+    const base = server!.url;
+    const token = await adminToken(base);
+    const results = await Promise.all(Array.from({ length: 80 }, () =>
+      call(base, 'GET', '/api/v1/keys?limit=1', { headers: { authorization: `Bearer ${token}`, connection: 'close' } })));
+    const statuses = results.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, BURST, `statuses: ${statuses.join(',')}`);
   });
 });
 
