@@ -131,7 +131,9 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   });
   // With Redis the counters are shared by every instance; without it (or while it is down), the
   // workers of `serve --workers N` count together in their primary.
-  const hostStore = cluster.isWorker ? ClusterRateLimitStore : undefined;
+  // Only under our own primary (cluster.ts marks its workers): another cluster manager (PM2) would
+  // never answer, and every batch would wait for the timeout.
+  const hostStore = cluster.isWorker && process.env.VOUCH_CLUSTER_WORKER === '1' ? ClusterRateLimitStore : undefined;
   const counterStore = redis ? sharedRateLimitStore(redis.client, undefined, hostStore) : hostStore;
   await app.register(rateLimit, { global: false, ...(counterStore ? { store: counterStore } : {}) });
   meterRateLimits(app);
