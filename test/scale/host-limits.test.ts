@@ -47,6 +47,8 @@ describe('serve --workers 2 without Redis: rate limits hold for the whole host',
     assert.equal(statuses.filter((s) => s === 429).length, 80 - BURST);
     const metrics = await call(base, 'GET', '/metrics');
     assert.match(metrics.text, new RegExp(`vouch_rate_limited_total\\{scope="principal"\\} ${80 - BURST}\\b`));
+    // One host, one build: not summed over the workers.
+    assert.match(metrics.text, /^vouch_build_info\{version="[^"]+",node="v[\d.]+"\} 1$/m);
   });
 
   test(`the token endpoint's per-IP limit (${TOKENS_PER_MINUTE}/min) holds across both workers`, { timeout: TEST_TIMEOUT_MS }, async () => {
