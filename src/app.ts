@@ -172,16 +172,19 @@ function limitConnections(app: FastifyInstance, maxConnections: number, timeoutM
 }
 
 /**
- * `Content-Type: application/json` with no body is fine on a route whose body is optional (a
- * DELETE, or a rotate without options, sent by a client that labels every request); a route that
- * requires fields still answers 400.
+ * `Content-Type: application/json` with no body, as clients that label every request send it, is
+ * no body on a route that takes none (a DELETE) and no options ({}) on one whose fields are all
+ * optional (a rotate); a route that requires fields still answers 400.
  */
 function acceptEmptyJsonWithoutBodySchema(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const schema = request.routeOptions.schema?.body as { required?: unknown[] } | undefined;
-    if (body === '' && !schema?.required?.length) return done(null, undefined);
+    if (body === '') {
+      const schema = request.routeOptions.schema?.body as { required?: unknown[] } | undefined;
+      if (!schema) return done(null, undefined);
+      if (!schema.required?.length) return done(null, {});
+    }
     parse(request, body as string, done);
   });
 }
