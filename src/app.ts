@@ -1,10 +1,12 @@
 // Builds the Fastify application. Plugins register in a fixed order: cross-cutting HTTP
 // behaviour first (ids, validation, errors, metrics, docs), then the auth layer, then features.
+import cluster from 'node:cluster';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import type { Config } from './config/env.ts';
 import type { Store } from './store/db.ts';
-import errorHandling, { frameworkErrorHandler, sendProblem } from './http/errors.ts';
+import errorHandling, { clientErrorHandler, frameworkErrorHandler, sendProblem } from './http/errors.ts';
+import { ApiError } from './http/problem.ts';
 import { installValidators } from './http/validation.ts';
 import { observability, requestId } from './http/observability.ts';
 import { docsRoutes, swaggerPlugin } from './http/docs.ts';
@@ -24,6 +26,8 @@ import { ScoringService } from './trust/scoring.ts';
 import trustRoutes from './trust/routes.ts';
 import { openRedis, type SharedRedis } from './store/redis.ts';
 import { sharedRateLimitStore } from './http/rate-limit-store.ts';
+import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
+import { meterRateLimits } from './http/rate-limit-metrics.ts';
 import disputeRoutes from './disputes/routes.ts';
 
 export interface AppOptions {
@@ -33,9 +37,14 @@ export interface AppOptions {
   /** an open shared Redis; by default one is opened when config.redisUrl is set */
   redis?: SharedRedis;
   logger?: FastifyServerOptions['logger'];
+  /** how long a request (headers and body) may take to arrive; CONTRACT §7 says 10 s */
+  requestTimeoutMs?: number;
 }
 
 const BODY_LIMIT = 64 * 1024;
+const REQUEST_TIMEOUT_MS = 10_000;
+/** Path parameters up to this long reach the routes (entity ids are up to 256 characters, more percent-encoded). */
+const MAX_PARAM_LENGTH = 1024;
 
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
@@ -51,19 +60,25 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
-export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger, requestTimeoutMs = REQUEST_TIMEOUT_MS }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
     genReqId: requestId,
     requestIdHeader: false,
-    trustProxy: false,
+    // request.ip (per-IP limits, logs) is the proxy's address unless the proxy is trusted.
+    trustProxy: trustProxyOption(config.trustProxy),
     // Requests arriving while draining get a 503 problem from the hook below, not Fastify's own body.
     return503OnClosing: false,
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+    requestTimeout: requestTimeoutMs,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { removeAdditional: false } },
   });
+  limitConnections(app, config.maxConnections, requestTimeoutMs);
   app.removeContentTypeParser('text/plain');
+  acceptEmptyJsonWithoutBodySchema(app);
   installValidators(app);
   app.addSchema(ProblemSchema);
 
@@ -92,7 +107,20 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   });
 
   await app.register(errorHandling);
-  await app.register(observability, { ping: () => store.ping(), degraded: () => (redis && !redis.ready() ? ['redis'] : []) });
+  await app.register(observability, {
+    ping: () => store.ping(),
+    degraded: () => (redis && !redis.ready() ? ['redis'] : []),
+    metricsToken: config.metricsToken,
+    observeQueries: store.observeQueries,
+    observeRedis: redis?.observeCommands,
+  });
+  // A compressed body would reach the JSON parser as binary: refuse it plainly.
+  app.addHook('preParsing', async (request) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      throw new ApiError(415, 'unsupported_media_type', 'Content-Encoding is not supported; send the body uncompressed.');
+    }
+  });
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -102,8 +130,14 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
     reply.header('connection', 'close').header('retry-after', '1');
     return sendProblem(request, reply, 503, 'unavailable', 'The server is shutting down; retry on another instance.');
   });
-  // With Redis the counters are shared by every instance (and local while Redis is down).
-  await app.register(rateLimit, { global: false, ...(redis ? { store: sharedRateLimitStore(redis.client) } : {}) });
+  // With Redis the counters are shared by every instance; without it (or while it is down), the
+  // workers of `serve --workers N` count together in their primary.
+  // Only under our own primary (cluster.ts marks its workers): another cluster manager (PM2) would
+  // never answer, and every batch would wait for the timeout.
+  const hostStore = cluster.isWorker && process.env.VOUCH_CLUSTER_WORKER === '1' ? ClusterRateLimitStore : undefined;
+  const counterStore = redis ? sharedRateLimitStore(redis.client, undefined, hostStore) : hostStore;
+  await app.register(rateLimit, { global: false, ...(counterStore ? { store: counterStore } : {}) });
+  meterRateLimits(app);
   await app.register(swaggerPlugin);
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
 
@@ -114,4 +148,44 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(decisionRoutes, { db: store.db });
   await app.register(docsRoutes);
   return app;
+}
+
+/**
+ * VOUCH_TRUST_PROXY as Fastify takes it. A hop count becomes "the nearest N addresses are
+ * proxies" (Express's meaning): Fastify itself takes a bare number to trust nothing.
+ */
+function trustProxyOption(value: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof value !== 'number') return value;
+  return (_address, hop) => hop < value;
+}
+
+/**
+ * Node's own timers, which Fastify leaves at their defaults: a request whose headers or body stall
+ * is answered 408 (clientErrorHandler) once `timeoutMs` has passed since it started, checked a few
+ * times within that period; and a process holds at most `maxConnections` connections.
+ */
+function limitConnections(app: FastifyInstance, maxConnections: number, timeoutMs: number): void {
+  const server = app.server as typeof app.server & { connectionsCheckingInterval: number };
+  server.headersTimeout = timeoutMs;
+  server.requestTimeout = timeoutMs;
+  server.connectionsCheckingInterval = Math.max(25, Math.min(1000, Math.floor(timeoutMs / 4)));
+  server.maxConnections = maxConnections;
+}
+
+/**
+ * `Content-Type: application/json` with no body, as clients that label every request send it, is
+ * no body on a route that takes none (a DELETE) and no options ({}) on one whose fields are all
+ * optional (a rotate); a route that requires fields still answers 400.
+ */
+function acceptEmptyJsonWithoutBodySchema(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') {
+      const schema = request.routeOptions.schema?.body as { required?: unknown[] } | undefined;
+      if (!schema) return done(null, undefined);
+      if (!schema.required?.length) return done(null, {});
+    }
+    parse(request, body as string, done);
+  });
 }

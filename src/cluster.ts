@@ -3,8 +3,9 @@
 // versions, SQLite data_version / PostgreSQL NOTIFY) and, when configured, Redis.
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config/env.ts';
-import { prepareStore, SHUTDOWN_MESSAGE, STOP_SIGNALS } from './server.ts';
+import { prepareStore, SHUTDOWN_MESSAGE, STARTUP_FAILED_MESSAGE, STOP_SIGNALS } from './server.ts';
 import { serveClusterMetrics } from './http/cluster-metrics.ts';
+import { serveClusterRateLimits } from './http/cluster-rate-limit.ts';
 
 /** How long the workers get to finish their in-flight requests (theirs is 10 s) before the primary gives up. */
 const STOP_DEADLINE_MS = 15_000;
@@ -16,9 +17,32 @@ export async function servePrimary(config: Config, workers: number): Promise<voi
 
   // A /metrics scrape reaches one worker, which asks the primary for every worker's metrics.
   serveClusterMetrics();
+  // Without Redis the workers count their rate limits here, so the limits hold for the whole host.
+  serveClusterRateLimits();
 
   let stopping = false;
   let failed = false;
+  // Until one worker has served, a worker that exits is a start-up failure (a bad setting, a taken
+  // port) that every replacement would repeat: stop with its reason instead of restarting forever.
+  let served = false;
+  let fatal: string | undefined;
+  cluster.on('listening', () => {
+    served = true;
+  });
+  cluster.on('message', (_worker, message: unknown) => {
+    const m = message as { type?: unknown; message?: unknown } | null;
+    if (typeof m !== 'object' || m === null || m.type !== STARTUP_FAILED_MESSAGE || fatal !== undefined) return;
+    fatal = typeof m.message === 'string' ? m.message : 'a worker could not start';
+    giveUp(fatal);
+  });
+  const giveUp = (reason: string) => {
+    if (stopping) return;
+    process.stderr.write(`vouch: ${reason}\n`);
+    stopping = true;
+    failed = true;
+    for (const worker of alive) worker.process.kill('SIGKILL');
+    if (alive.size === 0) process.exit(1);
+  };
   // Counted by our own 'exit' listeners: cluster.workers drops a worker only once it has both
   // exited and disconnected, in either order, so it cannot tell reliably when the last one is gone.
   const alive = new Set<Worker>();
@@ -30,6 +54,11 @@ export async function servePrimary(config: Config, workers: number): Promise<voi
       if (stopping) {
         if (code !== 0) failed = true;
         if (alive.size === 0) process.exit(failed ? 1 : 0);
+        return;
+      }
+      if (!served) {
+        // Its last message (the reason) may still be on its way: read it first.
+        setTimeout(() => giveUp(`worker ${worker.process.pid} exited (${signal ?? code}) before it could serve; stopping`), 200);
         return;
       }
       process.stderr.write(`vouch: worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);

@@ -18,6 +18,17 @@ import { loadPolicy } from './config/policy.ts';
 export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 /** What a cluster primary sends a worker to make it drain and exit. */
 export const SHUTDOWN_MESSAGE = 'vouch:shutdown';
+/** What a worker that cannot serve at all (its port is taken) tells its primary before it exits. */
+export const STARTUP_FAILED_MESSAGE = 'vouch:startup-failed';
+
+/** One line for an operator: the listen errors anyone can cause, named plainly. */
+function listenFailure(err: unknown, config: Config): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return `port ${config.port} on ${config.host} is already in use`;
+  if (code === 'EACCES') return `no permission to listen on port ${config.port} on ${config.host}`;
+  if (code === 'EADDRNOTAVAIL') return `${config.host} is not an address of this host`;
+  return `cannot listen on ${config.host}:${config.port}: ${err instanceof Error ? err.message : String(err)}`;
+}
 
 export async function ensureBootstrapAdmin(store: Store, config: Config, log?: AuthLog): Promise<boolean> {
   const { bootstrapClientId: id, bootstrapClientSecret: secret } = config;
@@ -111,6 +122,18 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       if (message === SHUTDOWN_MESSAGE) stop();
     });
   }
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    const message = listenFailure(err, config);
+    await app.close().catch(() => {});
+    if (cluster.isWorker && process.send) {
+      // The primary prints the line once and stops; every worker would fail the same way, and
+      // restarting them would only fail again.
+      await new Promise<void>((resolve) => process.send!({ type: STARTUP_FAILED_MESSAGE, message }, undefined, undefined, () => resolve()));
+      process.exit(1);
+    }
+    throw new Error(message);
+  }
   return app;
 }

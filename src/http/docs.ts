@@ -28,12 +28,21 @@ export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance
   });
 });
 
+export const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'self'; " +
+  "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'";
+
 export async function docsRoutes(app: FastifyInstance) {
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   const { default: swaggerUi } = await import('@fastify/swagger-ui');
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    staticCSP: true,
-    uiConfig: { url: '/api/v1/openapi.json', deepLinking: true, tryItOutEnabled: true },
+    // The package's own policy (staticCSP: true) says upgrade-insecure-requests, which makes a
+    // browser fetch the page's scripts over https: from any host but localhost — a blank page on
+    // a plain-HTTP internal host. This one allows the same origin only, so the page also works
+    // offline (the bundle needs no inline script or style).
+    staticCSP: DOCS_CSP,
+    // Swagger UI would otherwise send the document to validator.swagger.io for its badge.
+    uiConfig: { url: '/api/v1/openapi.json', deepLinking: true, tryItOutEnabled: true, validatorUrl: null },
   });
 }

@@ -1,4 +1,7 @@
 // Turns every failure — schema, parser, router, auth, store outage, bug — into problem+json.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, problemBody, type FieldError, type ProblemCode } from './problem.ts';
@@ -121,6 +124,48 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
   }
 }
 
+/**
+ * For Fastify's `clientErrorHandler` option: errors Node raises before a request reaches Fastify
+ * (headers too large, a bad Content-Length, a request not received in time). There is no request
+ * object, so the problem is written to the socket by hand, when nothing else has been written yet.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
+  // A reset connection: nobody is left to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let code: ProblemCode = 'invalid_request';
+  let detail = 'The request is malformed.';
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    [status, code, detail] = [408, 'request_timeout', 'The request was not received in time; the connection is closed.'];
+  } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    [status, code, detail] = [431, 'headers_too_large', 'The request headers are too large.'];
+  } else if (err.code === 'HPE_INVALID_CONTENT_LENGTH' || err.code === 'HPE_UNEXPECTED_CONTENT_LENGTH') {
+    detail = 'The Content-Length header is invalid, repeated, or sent with Transfer-Encoding.';
+  }
+  this.log.debug({ code: err.code, status }, 'client error');
+  // A response already under way (its headers sent) must not be corrupted by a second one.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const id = randomUUID();
+    const body = JSON.stringify(problemBody(status, code, detail, id));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
+/**
+ * The caller went away while its body was being read (reset, closed early): not a store outage
+ * and not our error. Node reports it as ECONNRESET "aborted", the same code as a lost store.
+ */
+export function isClientAbort(error: FastifyError, request: FastifyRequest): boolean {
+  if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') return true;
+  if (request.raw.aborted || request.raw.socket?.destroyed) return error.code === 'ECONNRESET' || /aborted|premature close/i.test(error.message);
+  return error.code === 'ECONNRESET' && error.message === 'aborted';
+}
+
 /** PostgreSQL refusing text it cannot store (NUL, invalid UTF-8): the input's fault, not ours. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
@@ -134,6 +179,8 @@ function classify(error: FastifyError): { status: number; code: ProblemCode; det
       return { status: 415, code: 'unsupported_media_type', detail: 'Send the body as application/json.' };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return { status: 400, code: 'invalid_request', detail: 'The body is empty but the content type says JSON.' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, code: 'invalid_request', detail: 'The body is not as long as its Content-Length says.' };
   }
   if (status === 413) return { status, code: 'payload_too_large', detail: 'The request body is too large.' };
   if (status === 415) return { status, code: 'unsupported_media_type', detail: 'Unsupported content type.' };
@@ -185,6 +232,10 @@ export default fp(async function errorHandling(app: FastifyInstance) {
         return sendProblem(request, reply, 400, 'validation_failed', `The request does not match the schema: ${summary}.`, errors);
       }
       return sendProblem(request, reply, 400, 'invalid_request', `Invalid ${error.validationContext ?? 'request'}: ${summary}.`, errors);
+    }
+    if (isClientAbort(error as FastifyError, request)) {
+      request.log.info({ code: (error as FastifyError).code }, 'client aborted the request');
+      return sendProblem(request, reply, 400, 'invalid_request', 'The request was aborted by the client.');
     }
     if (isStoreUnavailable(error)) {
       request.log.warn({ err: { message: error.message, code: (error as FastifyError).code } }, 'store unavailable');

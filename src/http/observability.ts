@@ -1,8 +1,9 @@
 // Request ids, Prometheus metrics and the health endpoints.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Registry, Histogram, Counter, collectDefaultMetrics } from 'prom-client';
+import { Registry, Histogram, Counter, Gauge, collectDefaultMetrics } from 'prom-client';
 import { sendProblem } from './errors.ts';
 import { clusterMetrics, shareWorkerMetrics } from './cluster-metrics.ts';
 
@@ -12,7 +13,7 @@ declare module 'fastify' {
   }
 }
 
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Honour a caller's X-Request-Id when it is safe to echo into logs, else make one. */
 export function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
@@ -20,10 +21,59 @@ export function requestId(request: { headers: Record<string, string | string[] |
   return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
-export const observability = fp(async function observability(app: FastifyInstance, options: { ping: () => Promise<void>; degraded?: () => string[] }) {
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Whether the request carries `Authorization: Bearer <token>`, compared in constant time. */
+function bearerMatches(header: string | undefined, expected: Buffer): boolean {
+  const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
+  // Digests of equal length: timingSafeEqual needs them, and the token's length does not leak.
+  return match !== null && timingSafeEqual(digest(match[1]!), expected);
+}
+
+export interface ObservabilityOptions {
+  ping: () => Promise<void>;
+  degraded?: () => string[];
+  /** when set, /metrics requires it as a bearer token */
+  metricsToken?: string;
+  /** hooks that report store queries and Redis commands to the latency histograms */
+  observeQueries?: (observer: ((operation: string, seconds: number, failed: boolean) => void) | undefined) => void;
+  observeRedis?: (observer: ((command: string, seconds: number, failed: boolean) => void) | undefined) => void;
+}
+
+const LATENCY_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+export const observability = fp(async function observability(app: FastifyInstance, options: ObservabilityOptions) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   shareWorkerMetrics(registry);
+  // 'first': under `serve --workers N` the primary's aggregation would otherwise sum it to N.
+  new Gauge({ name: 'vouch_build_info', help: 'Always 1; the labels say which build runs', labelNames: ['version', 'node'], aggregator: 'first', registers: [registry] })
+    .set({ version: VERSION, node: process.version }, 1);
+  if (options.observeQueries) {
+    const queries = new Histogram({
+      name: 'vouch_store_query_seconds',
+      help: 'Store query duration by operation and outcome',
+      labelNames: ['operation', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    });
+    options.observeQueries((operation, seconds, failed) => queries.observe({ operation, outcome: failed ? 'error' : 'ok' }, seconds));
+    app.addHook('onClose', async () => options.observeQueries?.(undefined));
+  }
+  if (options.observeRedis) {
+    const commands = new Histogram({
+      name: 'vouch_redis_command_seconds',
+      help: 'Redis command duration by command and outcome',
+      labelNames: ['command', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    });
+    options.observeRedis((command, seconds, failed) => commands.observe({ command, outcome: failed ? 'error' : 'ok' }, seconds));
+    app.addHook('onClose', async () => options.observeRedis?.(undefined));
+  }
+  const metricsToken = options.metricsToken === undefined ? undefined : digest(options.metricsToken);
   const duration = new Histogram({
     name: 'vouch_http_request_duration_seconds',
     help: 'HTTP request duration by route, method and status',
@@ -64,7 +114,11 @@ export const observability = fp(async function observability(app: FastifyInstanc
     const degraded = options.degraded?.() ?? [];
     return { status: degraded.length === 0 ? 'ready' : 'degraded', degraded };
   });
-  app.get('/metrics', { schema: { tags: ['ops'], summary: 'Prometheus metrics' } }, async (_request, reply) => {
+  app.get('/metrics', { schema: { tags: ['ops'], summary: 'Prometheus metrics (a bearer token when VOUCH_METRICS_TOKEN is set)' } }, async (request, reply) => {
+    if (metricsToken && !bearerMatches(request.headers.authorization, metricsToken)) {
+      reply.header('www-authenticate', 'Bearer realm="vouch-metrics"');
+      return sendProblem(request, reply, 401, 'unauthenticated', 'The metrics endpoint requires Authorization: Bearer <VOUCH_METRICS_TOKEN>.');
+    }
     reply.type(registry.contentType);
     return (await clusterMetrics()) ?? registry.metrics();
   });

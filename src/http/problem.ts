@@ -14,6 +14,8 @@ export type ProblemCode =
   | 'unsupported_media_type'
   | 'conflict'
   | 'payload_too_large'
+  | 'request_timeout'
+  | 'headers_too_large'
   | 'rate_limited'
   | 'internal'
   | 'unavailable';
@@ -31,6 +33,8 @@ const TITLES: Record<ProblemCode, string> = {
   unsupported_media_type: 'Unsupported media type',
   conflict: 'Conflict',
   payload_too_large: 'Payload too large',
+  request_timeout: 'Request timeout',
+  headers_too_large: 'Request header fields too large',
   rate_limited: 'Too many requests',
   internal: 'Internal error',
   unavailable: 'Service unavailable',

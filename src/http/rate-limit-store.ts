@@ -15,13 +15,17 @@ interface StoreParams {
   exponentialBackoff?: boolean;
 }
 
-export function sharedRateLimitStore(redis: Redis, namespace = 'vouch-rl:') {
+/**
+ * `fallback` counts while Redis is unreachable: this process's own counters by default, or (in a
+ * cluster worker) a store that counts for the whole host.
+ */
+export function sharedRateLimitStore(redis: Redis, namespace = 'vouch-rl:', fallback?: new (params: StoreParams) => CounterStore) {
   return class SharedRateLimitStore implements CounterStore {
     private readonly local: CounterStore;
     private readonly remote: CounterStore;
 
     constructor(params: StoreParams, stores?: { local: CounterStore; remote: CounterStore }) {
-      this.local = stores?.local ?? (new (LocalStore as never as new (...a: unknown[]) => CounterStore)(params.continueExceeding, params.exponentialBackoff));
+      this.local = stores?.local ?? (fallback ? new fallback(params) : new (LocalStore as never as new (...a: unknown[]) => CounterStore)(params.continueExceeding, params.exponentialBackoff));
       this.remote = stores?.remote ?? (new (RedisStore as never as new (...a: unknown[]) => CounterStore)(params.continueExceeding, params.exponentialBackoff, redis, namespace));
     }
 

@@ -4,7 +4,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kysely';
 import type { Database } from './schema.ts';
 import { migrate } from './migrations.ts';
 import { ChangeWatcher } from './changes.ts';
@@ -26,6 +26,30 @@ export interface Store {
   ping(): Promise<void>;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
+  /** Reports every query's duration (for the latency histogram); undefined stops the reports. */
+  observeQueries?(observer: QueryObserver | undefined): void;
+}
+
+/** A query's kind (select, insert, update, delete, raw, …), its duration, and whether it failed. */
+export type QueryObserver = (operation: string, seconds: number, failed: boolean) => void;
+
+/**
+ * Kysely's `log` hook, which times every query anyway once it is set: the observer is looked up
+ * per query, so the app can attach (and detach) its metrics after the store is open.
+ */
+function queryTiming(): { log: (event: LogEvent) => void; observe(observer: QueryObserver | undefined): void } {
+  let current: QueryObserver | undefined;
+  return {
+    log(event) {
+      if (!current) return;
+      const kind = event.query.query.kind;
+      const operation = kind.endsWith('QueryNode') ? kind.slice(0, -'QueryNode'.length).toLowerCase() : kind === 'RawNode' ? 'raw' : 'other';
+      current(operation, event.queryDurationMillis / 1000, event.level === 'error');
+    },
+    observe(observer) {
+      current = observer;
+    },
+  };
 }
 
 export interface StoreOptions {
@@ -84,7 +108,8 @@ function openSqlite(path: string): Store {
       return stmt;
     },
   };
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const timing = queryTiming();
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), log: timing.log });
   return {
     db,
     dialect: 'sqlite',
@@ -94,6 +119,7 @@ function openSqlite(path: string): Store {
       handle.prepare('select 1').get();
     },
     migrate: () => migrate(db as Kysely<unknown>, 'sqlite'),
+    observeQueries: timing.observe,
     async close() {
       await db.destroy();
     },
@@ -113,7 +139,8 @@ function openPostgres(url: string, options: StoreOptions): Store {
   });
   // A dropped connection must not crash the process; the next query reports the outage.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const timing = queryTiming();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: timing.log });
   return {
     db,
     dialect: 'postgres',
@@ -123,6 +150,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
       await sql`select 1`.execute(db);
     },
     migrate: () => migrate(db as Kysely<unknown>, 'postgres'),
+    observeQueries: timing.observe,
     async close() {
       await db.destroy();
     },

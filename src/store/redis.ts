@@ -9,6 +9,32 @@ export interface SharedRedis {
   subscriber: Redis;
   ready(): boolean;
   close(): Promise<void>;
+  /** Reports every command's duration on `client` (for the latency histogram); undefined stops it. */
+  observeCommands?(observer: CommandObserver | undefined): void;
+}
+
+/** A command's name, its duration (to its answer or failure), and whether it failed. */
+export type CommandObserver = (command: string, seconds: number, failed: boolean) => void;
+
+/** Times the client's commands: sendCommand is the one path every command takes in ioredis. */
+function timeCommands(redis: Redis): (observer: CommandObserver | undefined) => void {
+  let current: CommandObserver | undefined;
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((...args: Parameters<Redis['sendCommand']>) => {
+    const observe = current;
+    const result = send(...args) as Promise<unknown>;
+    if (!observe) return result;
+    const start = performance.now();
+    const name = args[0].name;
+    result.then(
+      () => observe(name, (performance.now() - start) / 1000, false),
+      () => observe(name, (performance.now() - start) / 1000, true),
+    );
+    return result;
+  }) as Redis['sendCommand'];
+  return (observer) => {
+    current = observer;
+  };
 }
 
 /** A command gets this long; a Redis that hangs (stopped, partitioned) must not hang requests. */
@@ -66,9 +92,11 @@ export function openRedis(url: string): SharedRedis {
   const client = connect(url);
   const subscriber = connect(url);
   const timers = [watch(client), watch(subscriber)];
+  const observeCommands = timeCommands(client);
   return {
     client,
     subscriber,
+    observeCommands,
     ready: () => client.status === 'ready',
     async close() {
       for (const timer of timers) clearInterval(timer);

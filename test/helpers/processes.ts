@@ -193,9 +193,9 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Runs a `vouch` command (not serve) to completion with the given VOUCH_* variables. */
-export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: childEnv(env), timeout: 60_000 });
+    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: childEnv(env), timeout: timeoutMs });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: unknown; stdout?: string; stderr?: string };
