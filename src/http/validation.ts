@@ -75,6 +75,8 @@ function reword(e: ErrorObject): string | undefined {
       return `must have at most ${plural(p.limit, 'item')}`;
     case 'minItems':
       return p.limit === 1 ? 'must not be empty' : `must have at least ${plural(p.limit, 'item')}`;
+    case 'uniqueItems':
+      return 'must not list the same item twice';
     case 'maxProperties':
       return `must have at most ${plural(p.limit, 'member')}`;
     case 'maximum':

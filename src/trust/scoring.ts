@@ -111,7 +111,7 @@ export class ScoringService {
     // The schema caps the list too; this holds for every caller of the service.
     if (linked.length > MAX_LINKED_PER_REQUEST) {
       throw new ApiError(400, 'validation_failed', `context.linked_identifiers must have at most ${MAX_LINKED_PER_REQUEST} items.`, {
-        errors: [{ field: 'context.linked_identifiers', message: `must NOT have more than ${MAX_LINKED_PER_REQUEST} items` }],
+        errors: [{ field: 'context.linked_identifiers', message: `must have at most ${MAX_LINKED_PER_REQUEST} items` }],
       });
     }
     const request = { entity_id: body.entity_id, amount: body.amount, currency: body.currency, context };

@@ -158,17 +158,17 @@ describeEachBackend('API key endpoints', (ctx) => {
   test('create with a bad name, scopes, role or environment: 400 validation_failed listing each field', async () => {
     const cases: [object, string, string][] = [
       [{ scopes: ['keys:read'] }, 'name', 'is required'],
-      [{ name: '', scopes: ['keys:read'] }, 'name', 'must NOT have fewer than 1 characters'],
-      [{ name: 'x'.repeat(101), scopes: ['keys:read'] }, 'name', 'must NOT have more than 100 characters'],
+      [{ name: '', scopes: ['keys:read'] }, 'name', 'must not be empty'],
+      [{ name: 'x'.repeat(101), scopes: ['keys:read'] }, 'name', 'must be at most 100 characters long'],
       [{ name: 'tab\there', scopes: ['keys:read'] }, 'name', 'must not contain control characters'],
       [{ name: 'nul\u0000', scopes: ['keys:read'] }, 'name', 'must not contain control characters'],
       [{ name: 'x' }, 'scopes', 'is required'],
-      [{ name: 'x', scopes: [] }, 'scopes', 'must NOT have fewer than 1 items'],
-      [{ name: 'x', scopes: ['keys:read', 'keys:read'] }, 'scopes', 'must NOT have duplicate items (items ## 1 and 0 are identical)'],
+      [{ name: 'x', scopes: [] }, 'scopes', 'must not be empty'],
+      [{ name: 'x', scopes: ['keys:read', 'keys:read'] }, 'scopes', 'must not list the same item twice'],
       [{ name: 'x', scopes: ['root'] }, 'scopes.0', `must be one of: ${SCOPES.join(', ')}`],
       [{ name: 'x', scopes: ['keys:read'], role: 'owner' }, 'role', 'must be one of: service, operator, admin'],
       [{ name: 'x', scopes: ['keys:read'], environment: 'prod' }, 'environment', 'must be one of: live, test'],
-      [{ name: 42, scopes: 'keys:read' }, 'name', 'must be string'],
+      [{ name: 42, scopes: 'keys:read' }, 'name', 'must be a string'],
     ];
     for (const [payload, field, message] of cases) {
       const body = problem(await create(admin, payload), 400, 'validation_failed');
