@@ -33,8 +33,9 @@ export function pick<T>(random: Random, items: readonly T[]): T {
 }
 
 /** Picks a key with probability proportional to its weight. */
-export function weighted<K extends string>(random: Random, table: Readonly<Record<K, number>>): K {
-  const entries = Object.entries(table) as [K, number][];
+export function weighted<K extends string>(random: Random, table: Readonly<Partial<Record<K, number>>>): K {
+  const entries = (Object.entries(table) as [K, number | undefined][]).filter((e): e is [K, number] => e[1] !== undefined && e[1] > 0);
+  if (entries.length === 0) throw new RangeError('weighted: no positive weight');
   let r = random() * entries.reduce((a, [, w]) => a + w, 0);
   for (const [k, w] of entries) {
     r -= w;
