@@ -12,7 +12,7 @@ export interface Pools {
   byCountry: Map<string, Entity[]>;
 }
 
-const HONEST_METHODS: Partial<Record<PaymentMethod, number>> = { bank_transfer: 60, mobile_money: 15, e_wallet: 10, card: 5, cash: 7, other: 3 };
+const HONEST_METHODS: Partial<Record<PaymentMethod, number>> = { bank_transfer: 55, mobile_money: 15, e_wallet: 12, card: 10, cash: 5, other: 3 };
 const uniform = (w: World, lo: number, hi: number): number => lo + w.random() * (hi - lo);
 
 /** A counterparty active at `t`: a repeat partner, else someone at home (or, sometimes, abroad). */
@@ -40,14 +40,23 @@ function linkShared(w: World, e: Entity): void {
 /** Honest traders (and, with more cancellations and disputes, sloppy ones): never fraud. */
 export function trader(w: World, e: Entity, pools: Pools, sloppy: boolean): void {
   e.methods = HONEST_METHODS;
-  for (const at of w.arrivals(activeFrom(w, e), activeTo(w, e), e.rate)) {
+  const one = (at: number, factor: number) => {
     const disputed = chance(w.random, sloppy ? 0.07 : 0.01);
     w.trade({
-      entity: e, at, usd: w.size(e), method: weighted(w.random, e.methods), fraud: null,
-      counterparty: counterparty(w, e, at, pools, { repeat: 0.5 }),
+      entity: e, at, usd: w.size(e, factor), method: weighted(w.random, e.methods), fraud: null,
+      counterparty: counterparty(w, e, at, pools, { repeat: 0.5, abroad: 0.1 }),
       cancel: chance(w.random, sloppy ? 0.25 : 0.03),
       dispute: disputed ? (chance(w.random, sloppy ? 0.5 : 0.85) ? 'won' : 'lost') : undefined,
     });
+  };
+  for (const at of w.arrivals(activeFrom(w, e), activeTo(w, e), e.rate)) {
+    // Honest people also buy big once in a while, and sometimes trade a lot in one sitting; the
+    // model has to tell that from an exit scam.
+    one(at, chance(w.random, 0.06) ? uniform(w, 3, 8) : 1);
+    if (chance(w.random, 0.015)) {
+      const burst = 3 + Math.floor(w.random() * 5);
+      for (let i = 1; i <= burst; i++) one(at + i * uniform(w, 5, 40) * 60_000, 1);
+    }
   }
 }
 
@@ -58,7 +67,8 @@ export function throwaway(w: World, e: Entity, pools: Pools): void {
   const trades = 1 + Math.floor(w.random() * 3);
   for (let i = 0; i < trades && at < e.goneAt; i++) {
     w.trade({
-      entity: e, at, usd: w.size(e, uniform(w, 3, 10)), method: chance(w.random, 0.6) ? 'card' : 'e_wallet',
+      // Cards and e-wallets mostly; a hijacked bank login sometimes.
+      entity: e, at, usd: w.size(e, uniform(w, 2, 8)), method: weighted(w.random, { card: 5, e_wallet: 3, bank_transfer: 2 }),
       counterparty: counterparty(w, e, at, pools, { abroad: 0.4 }), fraud: chance(w.random, 0.7) ? 'chargeback' : 'reported', showLinked: chance(w.random, 0.3),
     });
     at += logNormal(w.random, 8 * HOUR, 1);
@@ -82,7 +92,7 @@ export function exitScam(w: World, e: Entity, pools: Pools): void {
   for (let i = 0; i < burst; i++) {
     const at = exitAt + (span * i) / burst;
     w.trade({
-      entity: e, at, usd: w.size(e, uniform(w, 5, 20), 0.3), method: chance(w.random, 0.6) ? 'bank_transfer' : 'e_wallet',
+      entity: e, at, usd: w.size(e, uniform(w, 3, 12), 0.3), method: chance(w.random, 0.6) ? 'bank_transfer' : 'e_wallet',
       counterparty: counterparty(w, e, at, pools, { abroad: 0.2 }), fraud: 'reported',
     });
   }
