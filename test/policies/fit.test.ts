@@ -85,6 +85,32 @@ describe('fitLogistic', () => {
     assert.throws(() => fitLogistic([[1], [2]], [0, 1], { sampleWeights: [1, 0] }), InsufficientLabelsError);
   });
 
+  test('with λ > 0 the result is the constrained minimum: no feasible perturbation lowers the objective (property)', () => {
+    const value = fc.oneof(fc.constant(0), fc.constant(1), fc.double({ min: -1e3, max: 1e3, noNaN: true }));
+    const data = fc.integer({ min: 1, max: 5 }).chain((d) =>
+      fc.array(fc.record({ x: fc.array(value, { minLength: d, maxLength: d }), y: fc.constantFrom<0 | 1>(0, 1) }), { minLength: 2, maxLength: 40 }));
+    const softplus = (z: number) => (z > 0 ? z + Math.log1p(Math.exp(-z)) : Math.log1p(Math.exp(z)));
+    fc.assert(fc.property(data, fc.constantFrom(1e-6, 1e-3, 1, 1e4), fc.integer(), (rows, lambda, seed) => {
+      if (!rows.some((r) => r.y === 1) || !rows.some((r) => r.y === 0)) return;
+      const d = rows[0]!.x.length;
+      const bounds = { lower: Array<number>(d).fill(0), upper: Array<number>(d).fill(100), biasLower: -100, biasUpper: 100 };
+      const fit = fitLogistic(rows.map((r) => r.x), rows.map((r) => r.y), { lambda, ...bounds });
+      const f = (b: number, w: number[]) => rows.reduce((a, r) => {
+        const z = b + r.x.reduce((s, v, j) => s + v * w[j]!, 0);
+        return a + softplus(z) - r.y * z;
+      }, 0) + (lambda / 2) * w.reduce((a, v) => a + v * v, 0);
+      assert.ok(fit.converged);
+      assert.ok(Math.abs(f(fit.bias, fit.weights) - fit.loss) <= 1e-9 * Math.max(1, fit.loss));
+      const random = mulberry32(seed);
+      for (let k = 0; k < 20; k++) {
+        const step = 10 ** -(1 + Math.floor(random() * 4));
+        const b = Math.min(100, Math.max(-100, fit.bias + step * (random() - 0.5)));
+        const w = fit.weights.map((v) => Math.min(100, Math.max(0, v + step * (random() - 0.5))));
+        assert.ok(f(b, w) >= fit.loss - 1e-7 * Math.max(1, fit.loss), `perturbation lowered ${fit.loss} to ${f(b, w)}`);
+      }
+    }), { numRuns: 300 });
+  });
+
   test('bad input is refused with a RangeError', () => {
     assert.throws(() => fitLogistic([[1], [Number.NaN]], [0, 1]), RangeError);
     assert.throws(() => fitLogistic([[1], [2, 3]], [0, 1]), RangeError);
