@@ -188,7 +188,6 @@ export function fitLogistic(
   const theta = lo.map((l, k) => clamp(0, l, hi[k]!));
   theta[0] = clamp(Math.log(positive / (total - positive)), lo[0]!, hi[0]!);
   let f = objective(p, theta);
-  const project = (v: number[]): number[] => v.map((x, k) => clamp(x, lo[k]!, hi[k]!));
 
   for (let iteration = 0; iteration < maxIterations; iteration++) {
     const { g, H } = derivatives(p, theta);
@@ -212,7 +211,7 @@ export function fitLogistic(
       const step = solveSpd(free.map((a) => free.map((b) => H[a]![b]!)), free.map((k) => -g[k]!));
       free.forEach((k, i) => (direction[k] = step[i]!));
     }
-    const next = lineSearch(p, theta, f, g, direction, project) ?? lineSearch(p, theta, f, g, g.map((gk) => -gk / Math.max(1, total)), project);
+    const next = lineSearch(p, theta, f, g, direction) ?? lineSearch(p, theta, f, g, g.map((gk) => -gk / Math.max(1, total)));
     if (next === null) {
       // No descent along either path: θ is optimal to machine precision.
       return { bias: theta[0]!, weights: theta.slice(1), loss: f, iterations: iteration, converged: true };
@@ -225,23 +224,36 @@ export function fitLogistic(
   return { bias: theta[0]!, weights: theta.slice(1), loss: f, iterations: maxIterations, converged: false };
 }
 
-/** Backtracking (Armijo) along the projected path θ(α) = P(θ + α·direction). */
-function lineSearch(p: Problem, theta: number[], f: number, g: number[], direction: number[], project: (v: number[]) => number[]): { theta: number[]; f: number } | null {
-  const full = project(theta.map((t, k) => t + direction[k]!));
-  let predicted = 0;
-  for (let k = 0; k < theta.length; k++) predicted += g[k]! * (full[k]! - theta[k]!);
+/**
+ * Backtracking (Armijo) line search along the projected path θ(α) = P(θ + α·direction): the full
+ * step, then the step cut where the first free variable meets its bound, then halvings. The cut
+ * step matters when a long Newton step in a flat direction is bent by the projection, where
+ * halving alone would only ever earn tiny steps.
+ */
+function lineSearch(p: Problem, theta: number[], f: number, g: number[], direction: number[]): { theta: number[]; f: number } | null {
+  const at = (alpha: number) => theta.map((t, k) => clamp(t + alpha * direction[k]!, p.lo[k]!, p.hi[k]!));
+  const decrease = (candidate: number[]) => candidate.reduce((a, c, k) => a + g[k]! * (c - theta[k]!), 0);
+  const full = at(1);
+  const predicted = decrease(full);
   if (predicted < 0 && -predicted <= 1e-11 * Math.max(1, Math.abs(f))) {
     // The predicted decrease is below the precision of f itself, so the Armijo test would only
     // compare rounding noise; near the optimum the full Newton step is the reliable one.
     return { theta: full, f: objective(p, full) };
   }
-  for (let alpha = 1; alpha > 1e-12; alpha /= 2) {
-    const candidate = project(theta.map((t, k) => t + alpha * direction[k]!));
-    let decrease = 0;
-    for (let k = 0; k < theta.length; k++) decrease += g[k]! * (candidate[k]! - theta[k]!);
-    if (!(decrease < 0)) return null;
+  let toBound = Infinity;
+  for (let k = 0; k < theta.length; k++) {
+    const d = direction[k]!;
+    const room = d < 0 ? (p.lo[k]! - theta[k]!) / d : d > 0 ? (p.hi[k]! - theta[k]!) / d : Infinity;
+    if (room > 0) toBound = Math.min(toBound, room);
+  }
+  const steps = toBound < 1 && toBound > 1e-12 ? [1, toBound] : [1];
+  for (let alpha = 0.5; alpha > 1e-12; alpha /= 2) steps.push(alpha);
+  for (const alpha of steps) {
+    const candidate = at(alpha);
+    const expected = decrease(candidate);
+    if (!(expected < 0)) return null;
     const fc = objective(p, candidate);
-    if (fc <= f + 1e-4 * decrease) return { theta: candidate, f: fc };
+    if (fc <= f + 1e-4 * expected) return { theta: candidate, f: fc };
   }
   return null;
 }
