@@ -5,8 +5,9 @@
 // applying each event at its own time and scoring each request at its own time. It is a model of
 // the store for benchmarks, not a second implementation to serve from: the HTTP quality run is the
 // reference.
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/config/policy.ts';
-import { computeSignals, scoreEntity } from '../../src/trust/model.ts';
+import { DEFAULT_POLICY, type Policy, type SignalName } from '../../src/config/policy.ts';
+import { featureValues } from '../../src/policies/features.ts';
+import { scoreEntity } from '../../src/trust/model.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 import type { EntityProfile, LinkedIdentifier, RiskLevel, ScoreRequest } from '../../src/trust/types.ts';
 import type { LabelledRequest } from './world.ts';
@@ -162,15 +163,6 @@ export class OfflineHistory {
   }
 }
 
-/** Every signal's value (rounded as the model returns it), zeros included: what §8 stores. */
-export function featureVector(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
-  // Unit weights of the allowed sign: computeSignals then leaves out exactly the zero values.
-  const probe: Policy = { ...policy, weights: Object.fromEntries(SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk' ? 1 : -1])) as Policy['weights'] };
-  const values = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, 0])) as Record<SignalName, number>;
-  for (const s of computeSignals(profile, request, probe, now)) values[s.name as SignalName] = s.value;
-  return values;
-}
-
 export interface OfflineDecision {
   at: number;
   entityId: string;
@@ -194,7 +186,7 @@ export function scoreOffline(events: readonly TrustEvent[], requests: readonly L
     const result = scoreEntity(profile, request, policy, at);
     decisions.push({
       at, entityId: request.entity_id, tradeId: String(request.context.trade_id ?? ''),
-      features: featureVector(profile, request, policy, at), score: result.score, riskLevel: result.riskLevel, request: r,
+      features: featureValues(profile, request, policy, at), score: result.score, riskLevel: result.riskLevel, request: r,
     });
   }
   return decisions;
