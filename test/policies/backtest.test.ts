@@ -2,7 +2,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/config/policy.ts';
-import { computeSignals, scoreEntity } from '../../src/trust/model.ts';
+import { scoreEntity } from '../../src/trust/model.ts';
+import { featureValues } from '../../src/policies/features.ts';
 import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
 import { backtest, featureParameterChanges, replayScore, replaySignals, type StoredDecision } from '../../src/policies/backtest.ts';
 
@@ -62,11 +63,8 @@ const policyArb: fc.Arbitrary<Policy> = fc
   })
   .map(({ bias, weights }) => ({ ...DEFAULT_POLICY, version: 'replay', bias, weights }));
 
-/** What the decision stores (§8): every signal's value. The default policy has no zero weight, so
- *  computeSignals under it leaves out exactly the zero values. */
-function storedFeatures(profile: EntityProfile, request: ScoreRequest): Partial<Record<SignalName, number>> {
-  return Object.fromEntries(computeSignals(profile, request, DEFAULT_POLICY, NOW).map((s) => [s.name, s.value]));
-}
+/** What the decision stores (§8): every signal's value. */
+const storedFeatures = (profile: EntityProfile, request: ScoreRequest) => featureValues(profile, request, DEFAULT_POLICY, NOW);
 
 describe('replayScore', () => {
   test('reproduces the live score exactly under the deciding policy (property)', () => {
