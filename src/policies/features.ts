@@ -1,0 +1,69 @@
+// Feature vectors of stored score decisions (CONTRACT §8), in the one order every learning module
+// uses: SIGNAL_NAMES. The values are the ones the model sums, so a fit and a replay see exactly
+// what the live score saw.
+import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../config/policy.ts';
+import { computeSignals } from '../trust/model.ts';
+import type { EntityProfile, ScoreRequest } from '../trust/types.ts';
+
+/** A stored feature vector: every signal's value; a missing name counts as 0. */
+export type FeatureRecord = Partial<Record<SignalName, number>>;
+
+/** The schema's range for every weight and for the bias (src/config/policy.ts). */
+export const WEIGHT_LIMIT = 100;
+
+/**
+ * The value the model sums for a stored raw value: rounded to 4 decimals, non-finite as 0
+ * (src/trust/model.ts does the same). Rounding twice gives the same number, so stored values
+ * may be raw or already rounded.
+ */
+export function modelValue(raw: number | undefined): number {
+  if (raw === undefined || !Number.isFinite(raw)) return 0;
+  return Math.round(raw * 1e4) / 1e4 + 0;
+}
+
+/** The vector in SIGNAL_NAMES order, each value as the model sums it. */
+export function toVector(features: FeatureRecord | readonly number[]): number[] {
+  if (Array.isArray(features)) {
+    if (features.length !== SIGNAL_NAMES.length) {
+      throw new RangeError(`a feature vector needs ${SIGNAL_NAMES.length} values in SIGNAL_NAMES order, got ${features.length}`);
+    }
+    return features.map((v: number) => modelValue(v));
+  }
+  const record = features as FeatureRecord;
+  return SIGNAL_NAMES.map((name) => modelValue(record[name]));
+}
+
+export interface Bounds {
+  lower: number[];
+  upper: number[];
+}
+
+/**
+ * Per-weight bounds, SIGNAL_NAMES order: the schema's ±100, cut at zero on the side the signal's
+ * direction forbids (risk ⇒ ≥ 0, protective ⇒ ≤ 0), so any fit keeps §5's monotonicity.
+ */
+export function signalBounds(limit = WEIGHT_LIMIT): Bounds {
+  return {
+    lower: SIGNAL_NAMES.map((n) => (SIGNAL_DIRECTIONS[n] === 'risk' ? 0 : -limit)),
+    upper: SIGNAL_NAMES.map((n) => (SIGNAL_DIRECTIONS[n] === 'risk' ? limit : 0)),
+  };
+}
+
+export function toRecord(vector: readonly number[]): Record<SignalName, number> {
+  return Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, vector[i] ?? 0])) as Record<SignalName, number>;
+}
+
+/** Unit weights of the allowed sign, so that weight·value is 0 exactly when value is 0. */
+const PROBE_WEIGHTS = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk' ? 1 : -1])) as Policy['weights'];
+
+/**
+ * Every signal's value as the model sums it (rounded to 4 decimals), zeros included: the feature
+ * vector CONTRACT §8 stores with a score decision. computeSignals leaves out zero contributions, so
+ * it is asked with unit weights, under which only zero values are left out; every other policy
+ * setting is the deciding policy's, so the values are exactly the ones that were scored.
+ */
+export function featureValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
+  const values = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, 0])) as Record<SignalName, number>;
+  for (const s of computeSignals(profile, request, { ...policy, weights: PROBE_WEIGHTS }, now)) values[s.name as SignalName] = s.value;
+  return values;
+}

@@ -1,0 +1,114 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, validatePolicy, type Policy, type SignalName } from '../../src/config/policy.ts';
+import { InsufficientLabelsError } from '../../src/policies/fit.ts';
+import { fitCandidate, fitReport, type LabelledDecision } from '../../src/policies/report.ts';
+import { replayScore } from '../../src/policies/backtest.ts';
+import { mulberry32, type Random } from '../../bench/quality/prng.ts';
+
+/** Signal values in their documented ranges (docs/signals.md), with realistic sparsity. */
+function features(random: Random): Record<SignalName, number> {
+  const trades = random() < 0.2 ? 0 : Math.floor(-Math.log(1 - random()) * 40);
+  const lost = random() < 0.1 ? Math.floor(random() * 4) : 0;
+  const rare = (p: number, max: number) => (random() < p ? Math.ceil(random() * max) : 0);
+  return {
+    completed_trades: Math.log2(1 + trades),
+    dispute_rate: (lost + 1) / (trades + 10),
+    cancellation_rate: random() < 0.3 ? random() * 0.5 : 0,
+    chargebacks: Math.log2(1 + rare(0.05, 3)),
+    fraud_reports: Math.log2(1 + rare(0.03, 2)),
+    blocklisted: random() < 0.01 ? 1 : 0,
+    new_account: random() < 0.3 ? random() : 0,
+    cold_start: trades === 0 && random() < 0.5 ? 1 : 0,
+    velocity_trades: random() < 0.1 ? random() * 3 : 0,
+    velocity_volume: random() < 0.1 ? random() * 3 : 0,
+    amount_vs_history: random() < 0.4 ? random() * 4 : 0,
+    new_counterparty: random() < 0.5 ? 1 : 0,
+    payment_method_risk: [0.3, 0.8, 0.4, 0.2, 0.5, 0.1][Math.floor(random() * 6)]!,
+    cross_border: random() < 0.2 ? 1 : 0,
+    linked_flagged_entities: rare(0.03, 3),
+  };
+}
+
+/** n decisions of `entities` entities, labelled by the logistic model of `truth`. */
+function decisions(n: number, entities: number, truth: Policy, seed: number): LabelledDecision[] {
+  const random = mulberry32(seed);
+  return Array.from({ length: n }, () => {
+    const f = features(random);
+    const p = replayScore(truth, f) / 100; // the truth's own (rounded) probability
+    const entityId = createHash('sha256').update(`e${Math.floor(random() * entities)}`).digest('hex');
+    return { entityId, features: f, label: random() < p ? 1 : 0 };
+  });
+}
+
+const naive: Policy = { ...DEFAULT_POLICY, version: 'naive', bias: 0, weights: Object.fromEntries(SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk' ? 1 : -1])) as Record<SignalName, number> };
+
+describe('fitCandidate', () => {
+  const data = decisions(20_000, 8000, DEFAULT_POLICY, 17);
+  const { policy, report, fit } = fitCandidate(data, naive, { version: 'fit-1' });
+
+  test('the candidate is a valid policy: base settings, fitted bias and weights, new version', () => {
+    assert.doesNotThrow(() => validatePolicy(policy));
+    assert.equal(policy.version, 'fit-1');
+    assert.deepEqual(policy.thresholds, naive.thresholds);
+    assert.deepEqual(policy.paymentMethodRisk, naive.paymentMethodRisk);
+    assert.ok(fit.converged);
+  });
+
+  test('holdout calibration error of a fit to logistic data is at most 0.05', () => {
+    assert.ok(report.metrics.candidate.calibration_error! <= 0.05, `ECE ${report.metrics.candidate.calibration_error}`);
+  });
+
+  test('the fit recovers the generating weights and beats the naive base on every holdout figure', () => {
+    for (const n of ['chargebacks', 'fraud_reports', 'payment_method_risk', 'new_counterparty'] as const) {
+      assert.ok(Math.abs(policy.weights[n] - DEFAULT_POLICY.weights[n]) < 0.5, `${n}: ${policy.weights[n]}`);
+    }
+    assert.ok(Math.abs(policy.bias - DEFAULT_POLICY.bias) < 0.5, `bias ${policy.bias}`);
+    const { base, candidate } = report.metrics;
+    assert.ok(candidate.roc_auc! > base.roc_auc!);
+    assert.ok(candidate.average_precision! > base.average_precision!);
+    assert.ok(candidate.brier! < base.brier!);
+    assert.ok(candidate.calibration_error! < base.calibration_error!);
+  });
+
+  test('the report counts labels over both splits and figures on the holdout', () => {
+    const fraud = data.filter((d) => d.label === 1).length;
+    assert.deepEqual(report.labels, { fraud, legit: data.length - fraud });
+    assert.equal(report.train.decisions + report.holdout.decisions, data.length);
+    assert.equal(report.train.fraud + report.holdout.fraud, fraud);
+    assert.ok(Math.abs(report.holdout.decisions / data.length - 0.3) < 0.03);
+    assert.deepEqual(report.thresholds.map((t) => [t.risk_level, t.min_score]), [['low', 0], ['medium', 30], ['high', 60], ['critical', 85]]);
+    assert.deepEqual(report.weights.chargebacks, { base: 1, candidate: policy.weights.chargebacks });
+    assert.deepEqual(report.bias, { base: 0, candidate: policy.bias });
+    assert.doesNotThrow(() => JSON.stringify(report));
+  });
+
+  test('the same data gives the same candidate and report', () => {
+    const again = fitCandidate(data.map((d) => ({ ...d })), naive, { version: 'fit-1' });
+    assert.deepEqual(again.policy, policy);
+    assert.deepEqual(again.report, report);
+  });
+
+  test('fewer than 30 decisions of a label throws InsufficientLabelsError', () => {
+    const legitOnly = data.filter((d) => d.label === 0);
+    const fraud29 = data.filter((d) => d.label === 1).slice(0, 29);
+    assert.throws(() => fitCandidate([...legitOnly, ...fraud29], naive, { version: 'x' }), (e: unknown) => e instanceof InsufficientLabelsError && e.fraud === 29);
+  });
+
+  test('a train split without fraud throws InsufficientLabelsError, not a broken fit', () => {
+    // All fraud from one entity, which the split places in the holdout (fraction 1 puts everything there).
+    const oneEntity = data.slice(0, 200).map((d, i) => ({ ...d, entityId: i < 40 ? 'fraudster' : `e${i}`, label: (i < 40 ? 1 : 0) as 0 | 1 }));
+    assert.throws(() => fitCandidate(oneEntity, naive, { version: 'x', holdoutFraction: 1 }), InsufficientLabelsError);
+  });
+});
+
+describe('fitReport', () => {
+  test('an empty holdout gives null metrics and figures', () => {
+    const train = decisions(50, 50, DEFAULT_POLICY, 3);
+    const report = fitReport({ train, holdout: [], base: DEFAULT_POLICY, candidate: DEFAULT_POLICY });
+    assert.equal(report.holdout.decisions, 0);
+    assert.equal(report.metrics.candidate.roc_auc, null);
+    assert.equal(report.thresholds[1]!.share_flagged, null);
+  });
+});
