@@ -9,9 +9,9 @@ import { openStore, type Store } from './store/db.ts';
 import { buildApp } from './app.ts';
 import { createClient, findClient } from './auth/clients.ts';
 import { SCOPES } from './auth/principal.ts';
-import { createSigningKey, sealSigningKeys } from './auth/signing-keys.ts';
+import { createSigningKey, sealOrReplaceSigningKeys } from './auth/signing-keys.ts';
 import { resolveKeyEncryption, type KeyEncryption } from './auth/kek.ts';
-import { lineLog, type AuthLog } from './auth/events.ts';
+import { lineLog, silentLog, type AuthLog } from './auth/events.ts';
 import { loadPolicy } from './config/policy.ts';
 
 /** The signals that stop a serving process gracefully. */
@@ -53,15 +53,22 @@ const STARTUP_LOCK = 0x766f7563; // "vouc"
  * each instance's KeyRing.init, two instances starting together could each make one and sign with
  * it, and a token issued by one would be refused by the other until it next reloads its keys.
  */
-export async function ensureSigningKey(store: Store, enc: KeyEncryption, log?: AuthLog): Promise<void> {
-  await store.db.transaction().execute(async (trx) => {
+export async function ensureSigningKey(store: Store, enc: KeyEncryption, log: AuthLog = silentLog): Promise<void> {
+  const replacedClearText = await store.db.transaction().execute(async (trx) => {
     if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${STARTUP_LOCK})`.execute(trx);
-    // Clear-text keys of an older store, or keys under VOUCH_SECRET_KEY_PREVIOUS, are sealed
-    // under the current KEK; a store sealed under another KEK stops the start here.
-    await sealSigningKeys(trx, enc, log);
+    // Clear-text keys of an older store are sealed and replaced, keys under
+    // VOUCH_SECRET_KEY_PREVIOUS resealed; a store sealed under another KEK stops the start here.
+    const replaced = await sealOrReplaceSigningKeys(trx, enc, log);
     const current = await trx.selectFrom('signing_keys').select('kid').where('retired_at', 'is', null).executeTakeFirst();
     if (!current) await createSigningKey(trx, enc);
+    return replaced;
   });
+  if (replacedClearText && store.dialect === 'sqlite') {
+    // Rewrite the file so the clear-text bytes survive neither in free pages nor in the WAL.
+    await sql`pragma secure_delete = on`.execute(store.db);
+    await sql`vacuum`.execute(store.db);
+    await sql`pragma wal_checkpoint(truncate)`.execute(store.db);
+  }
 }
 
 export async function prepareStore(config: Config, log: AuthLog = lineLog(config.logLevel)): Promise<Store> {

@@ -132,8 +132,21 @@ export class SigningKeyDecryptionError extends ConfigError {}
  * The private JWK (JSON text) of a stored row, and whether the row should be rewritten under the
  * current KEK: it is clear text (a store from before encryption) or sealed under a previous KEK.
  */
+/** A private key stored before encryption at rest: a bare JWK rather than a sealed envelope. */
+export function isClearText(stored: string): boolean {
+  return (parseStored(stored, '?') as Partial<Sealed>).sealed === undefined;
+}
+
+function parseStored(stored: string, kid: string): unknown {
+  try {
+    return JSON.parse(stored);
+  } catch {
+    throw new SigningKeyDecryptionError(`signing key ${kid} is stored in a form this version cannot read: the row was altered`);
+  }
+}
+
 export function unseal(stored: string, kid: string, enc: KeyEncryption): { jwk: string; reseal: boolean } {
-  const value = JSON.parse(stored) as Partial<Sealed> & { d?: unknown };
+  const value = parseStored(stored, kid) as Partial<Sealed> & { d?: unknown };
   if (value.sealed === undefined) return { jwk: stored, reseal: true };
   const kek = [enc.current, ...enc.previous].find((k) => k.id === value.kek);
   if (!kek) {

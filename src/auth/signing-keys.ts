@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey, type KeyObject } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { seal, unseal, type KeyEncryption } from './kek.ts';
+import { isClearText, seal, unseal, type KeyEncryption } from './kek.ts';
 import { silentLog, type AuthLog } from './events.ts';
 
 type Key = CryptoKey | KeyObject;
@@ -55,6 +55,24 @@ export async function rotateSigningKey(db: Kysely<Database>, enc: KeyEncryption,
   for (const ring of ringsByDb.get(db) ?? []) ring.markStale();
   log.info({ event: 'signing_key_rotated', kid, kek: enc.current.id }, 'signing key rotated');
   return kid;
+}
+
+/**
+ * Seals every key (sealSigningKeys) and, when any was stored in clear (a store from before
+ * encryption at rest), retires them all for a new sealed key: a key that was ever in clear is in
+ * old pages and in every earlier backup, so it must not go on signing; it only verifies until its
+ * tokens expire. Returns whether clear-text keys were found (the caller scrubs the file).
+ */
+export async function sealOrReplaceSigningKeys(db: Kysely<Database>, enc: KeyEncryption, log: AuthLog = silentLog): Promise<boolean> {
+  const rows = await db.selectFrom('signing_keys').select('private_jwk').execute();
+  const clearText = rows.some((row) => isClearText(row.private_jwk));
+  await sealSigningKeys(db, enc, log);
+  if (clearText) {
+    await db.updateTable('signing_keys').set({ retired_at: Date.now() }).where('retired_at', 'is', null).execute();
+    const kid = await createSigningKey(db, enc);
+    log.info({ event: 'signing_key_replaced', kid, reason: 'clear_text_at_rest' }, 'signing keys stored in clear were sealed and retired; a new signing key replaces them (backups taken before hold the old private key, trusted only until its tokens expire)');
+  }
+  return clearText;
 }
 
 /**
@@ -109,8 +127,8 @@ export class KeyRing {
 
   async init(): Promise<void> {
     // Usually done already by the serving process's start (server.ts); a store opened otherwise
-    // (tests, embedding) gets its clear-text keys sealed here, and a wrong KEK fails here.
-    await sealSigningKeys(this.db, this.enc);
+    // (tests, embedding) gets its clear-text keys sealed and replaced here, and a wrong KEK fails here.
+    await this.db.transaction().execute((trx) => sealOrReplaceSigningKeys(trx, this.enc));
     await this.reload();
     if (!this.current) {
       await createSigningKey(this.db, this.enc);

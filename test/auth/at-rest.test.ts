@@ -2,11 +2,12 @@
 // signing keys are sealed under a key-encryption key, so a copy of the database alone cannot sign.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync, chmodSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportJWK, generateKeyPair, decodeProtectedHeader } from 'jose';
+import { exportJWK, generateKeyPair, decodeProtectedHeader, SignJWT } from 'jose';
 import { backends, freshStore, testConfig, bearer } from '../helpers/app.ts';
+import { sql } from 'kysely';
 import { openStore } from '../../src/store/db.ts';
 import { buildApp } from '../../src/app.ts';
 import { ensureSigningKey, prepareStore } from '../../src/server.ts';
@@ -99,12 +100,13 @@ for (const backend of backends()) {
       }
     });
 
-    test('an old clear-text private key is sealed at start, and tokens it signs still verify (200)', async () => {
+    test('an old clear-text private key is sealed and retired at start: new tokens use a new key; tokens it signed verify until they expire; its bytes are gone from the SQLite file', async () => {
       const fresh = await freshStore(backend);
       try {
         const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
         const kid = 'legacy-key';
-        const clear = JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: 'EdDSA' });
+        const privateJwk = await exportJWK(privateKey);
+        const clear = JSON.stringify({ ...privateJwk, kid, alg: 'EdDSA' });
         await fresh.store.db.insertInto('signing_keys').values({
           kid,
           private_jwk: clear,
@@ -112,20 +114,37 @@ for (const backend of backends()) {
           created_at: Date.now(),
           retired_at: null,
         }).execute();
+        // As in a store that has held the key for a while: the clear row is in the main file, not only the WAL.
+        if (backend === 'sqlite') await sql`pragma wal_checkpoint(truncate)`.execute(fresh.store.db);
         const config = testConfig({ secretKey: SECRET_A });
+        // The serving start (prepareStore → ensureSigningKey) replaces the key and scrubs the file.
+        await ensureSigningKey(fresh.store, resolveKeyEncryption(config, fresh.store), silentLog);
+        if (backend === 'sqlite') {
+          const path = fresh.url.slice('sqlite:'.length);
+          for (const file of [path, `${path}-wal`]) {
+            if (existsSync(file)) assert.ok(!readFileSync(file).includes(String(privateJwk.d)), `${file} still holds the clear private key`);
+          }
+        }
         const app = await buildApp({ config, store: fresh.store, logger: false });
         try {
           const row = await fresh.store.db.selectFrom('signing_keys').selectAll().where('kid', '=', kid).executeTakeFirstOrThrow();
           assert.notEqual(row.private_jwk, clear);
           assert.ok(!('d' in (JSON.parse(row.private_jwk) as object)));
+          assert.ok(row.retired_at !== null, 'the key that was stored in clear no longer signs');
           assert.equal(unseal(row.private_jwk, kid, resolveKeyEncryption(config, fresh.store)).jwk, clear);
           const { createClient } = await import('../../src/auth/clients.ts');
           const { client, secret } = await createClient(fresh.store.db, { name: 'c', role: 'service', scopes: ['keys:read'] });
           const res = await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: client.client_id, client_secret: secret } });
           assert.equal(res.statusCode, 200);
           const token = res.json().access_token as string;
-          assert.equal(decodeProtectedHeader(token).kid, kid);
+          assert.notEqual(decodeProtectedHeader(token).kid, kid);
           assert.equal((await app.inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(token) })).statusCode, 200);
+          // A token the old key signed before the upgrade still works until it expires.
+          const now = Math.floor(Date.now() / 1000);
+          const old = await new SignJWT({ client_id: client.client_id, scope: 'keys:read', role: 'service', jti: 'legacy-token' })
+            .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'at+jwt' }).setIssuer(config.issuer).setAudience(config.audience)
+            .setSubject(client.client_id).setIssuedAt(now).setExpirationTime(now + 600).sign(privateKey);
+          assert.equal((await app.inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(old) })).statusCode, 200);
         } finally {
           await app.close();
         }
