@@ -20,8 +20,8 @@ export interface Config {
   secretKey: string | undefined;
   /** a file holding the key-encryption key (VOUCH_SECRET_KEY_FILE); by default one is generated beside the database */
   secretKeyFile: string | undefined;
-  /** VOUCH_TRUST_PROXY: false, true (trust every hop), a hop count, or a list of addresses/CIDRs */
-  trustProxy: boolean | number | string[];
+  /** VOUCH_TRUST_PROXY: false, a hop count, or a list of proxy addresses/CIDRs */
+  trustProxy: false | number | string[];
   /** VOUCH_REQUIRE_HASHED_IDS=1: identifiers must be hex or base64url digests of >= 32 characters */
   requireHashedIds: boolean;
   /** VOUCH_METRICS_TOKEN: when set, /metrics requires Authorization: Bearer <this token> */
@@ -70,14 +70,18 @@ function flag(env: Env, name: string): boolean {
 
 const PROXY_ENTRY = /^[0-9A-Fa-f.:]+(\/\d{1,3})?$|^(loopback|linklocal|uniquelocal)$/;
 
-function trustProxy(env: Env): boolean | number | string[] {
+function trustProxy(env: Env): false | number | string[] {
   const raw = optional(env, 'VOUCH_TRUST_PROXY');
   if (raw === undefined || raw === '0' || raw === 'false') return false;
-  if (raw === '1' || raw === 'true') return true;
+  // Trusting every hop would let any client name its own address in X-Forwarded-For (and so
+  // dodge every per-IP limit): only a hop count or the proxies' own addresses are accepted.
+  if (raw === '1' || raw === 'true') {
+    throw new ConfigError('VOUCH_TRUST_PROXY=1 would trust every hop (clients could choose their own address); use hops:N or the proxies\' addresses/CIDRs');
+  }
   if (/^hops:\d{1,2}$/.test(raw)) return Number(raw.slice(5));
   const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
   if (entries.length === 0 || !entries.every((e) => PROXY_ENTRY.test(e))) {
-    throw new ConfigError(`VOUCH_TRUST_PROXY must be 1, hops:N, or a comma-separated list of addresses, CIDRs, loopback, linklocal or uniquelocal; got ${shown(raw)}`);
+    throw new ConfigError(`VOUCH_TRUST_PROXY must be hops:N or a comma-separated list of addresses, CIDRs, loopback, linklocal or uniquelocal; got ${shown(raw)}`);
   }
   return entries;
 }

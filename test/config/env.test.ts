@@ -66,7 +66,6 @@ test('loadConfig with every variable set: each is read', () => {
   assert.equal(config.requireHashedIds, true);
   assert.equal(config.metricsToken, 'metrics-token-0123');
   assert.equal(config.maxConnections, 50);
-  assert.equal(loadConfig({ VOUCH_TRUST_PROXY: '1' }).trustProxy, true);
   assert.equal(loadConfig({ VOUCH_TRUST_PROXY: 'hops:2' }).trustProxy, 2);
   assert.equal(loadConfig({}).trustProxy, false);
   assert.equal(loadConfig({ VOUCH_DATABASE_URL: 'postgresql://h/db' }).databaseUrl, 'postgresql://h/db');
@@ -96,6 +95,8 @@ const BAD: [Record<string, string>, string][] = [
   [{ VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: 'many' }, 'VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE'],
   [{ VOUCH_SECRET_KEY: 'short' }, 'VOUCH_SECRET_KEY'],
   [{ VOUCH_TRUST_PROXY: 'proxy.example' }, 'VOUCH_TRUST_PROXY'],
+  [{ VOUCH_TRUST_PROXY: '1' }, 'VOUCH_TRUST_PROXY'],
+  [{ VOUCH_TRUST_PROXY: 'true' }, 'VOUCH_TRUST_PROXY'],
   [{ VOUCH_REQUIRE_HASHED_IDS: 'yes' }, 'VOUCH_REQUIRE_HASHED_IDS'],
   [{ VOUCH_METRICS_TOKEN: 'short' }, 'VOUCH_METRICS_TOKEN'],
   [{ VOUCH_MAX_CONNECTIONS: '0' }, 'VOUCH_MAX_CONNECTIONS'],
