@@ -115,6 +115,8 @@ class PrimaryChannel {
   private readonly inFlight = new Map<number, { batch: Pending[]; timer: NodeJS.Timeout }>();
   private localUntil = 0;
   private listening = false;
+  /** the primary's last count per key, so counting locally goes on from it rather than from zero */
+  private readonly lastKnown = new Map<string, { current: number; until: number }>();
 
   constructor(private readonly send: (message: Request, cb: (err: Error | null) => void) => boolean) {}
 
@@ -133,8 +135,10 @@ class PrimaryChannel {
     if (!entry) return;
     this.inFlight.delete(message.id);
     clearTimeout(entry.timer);
+    if (this.lastKnown.size > 10_000) this.lastKnown.clear();
     entry.batch.forEach((item, i) => {
       const [current, ttl] = message.results[i] ?? [0, 0];
+      this.lastKnown.set(item.op[0], { current, until: Date.now() + ttl });
       item.cb(null, { current, ttl });
     });
   }
@@ -149,7 +153,9 @@ class PrimaryChannel {
       process.on('message', (m: unknown) => this.receive(m));
     }
     const id = ++this.nextId;
-    const timer = setTimeout(() => this.giveUp(id), ANSWER_TIMEOUT_MS);
+    // After an event-loop stall this timer fires in the same turn as the answer arrives; timers
+    // run before I/O, so the give-up waits one more turn to let an answer already read win.
+    const timer = setTimeout(() => setImmediate(() => this.giveUp(id)), ANSWER_TIMEOUT_MS);
     this.inFlight.set(id, { batch, timer });
     try {
       this.send({ type: MESSAGE, id, ops: batch.map((b) => b.op) }, (err) => {
@@ -171,9 +177,12 @@ class PrimaryChannel {
 
   private countLocally(batch: Pending[]): void {
     for (const { op: [key, window, readOnly], cb, local, max } of batch) {
-      if (readOnly && local.read) local.read(key, cb, window, max);
-      else if (readOnly) cb(null, { current: 0, ttl: 0 });
-      else local.incr(key, cb, window, max);
+      const known = this.lastKnown.get(key);
+      const base = known && known.until > Date.now() ? known.current : 0;
+      const onTop: Callback = (err, result) => cb(err, result && { ...result, current: result.current + base });
+      if (readOnly && local.read) local.read(key, onTop, window, max);
+      else if (readOnly) cb(null, { current: base, ttl: 0 });
+      else local.incr(key, onTop, window, max);
     }
   }
 }

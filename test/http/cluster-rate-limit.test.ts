@@ -61,3 +61,37 @@ test('worker side: a primary that does not answer (or a closed channel) means co
   assert.equal((await incr(closed.store, 'p:z')).current, 1);
   assert.equal((await incr(closed.store, 'p:z')).current, 2);
 });
+
+test('worker side: after an event-loop stall the answer that arrived with the timeout still wins over counting locally', async () => {
+  const sent: { id: number; ops: [string, number, 0 | 1][] }[] = [];
+  const fake = clusterStoreOver((message, cb) => {
+    sent.push(message);
+    cb(null);
+    return true;
+  });
+  const pending = incr(fake.store, 'p:stall');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(sent.length, 1);
+  // The answer is readable in the next turn, but a synchronous stall longer than the answer
+  // timeout comes first (a big SQLite batch): the timer and the answer become due together.
+  setImmediate(() => fake.receive({ type: 'vouch:rate-limit', id: sent[0]!.id, results: [[52, 800]] }));
+  const until = Date.now() + 400;
+  while (Date.now() < until) { /* stall */ }
+  assert.deepEqual(await pending, { current: 52, ttl: 800 });
+});
+
+test('worker side: counting locally goes on from the count the primary last gave for the key, not from zero', async () => {
+  const sent: { id: number; ops: [string, number, 0 | 1][] }[] = [];
+  const fake = clusterStoreOver((message, cb) => {
+    sent.push(message);
+    cb(null);
+    return true;
+  });
+  const first = incr(fake.store, 'p:seed', 60_000, 60);
+  await new Promise((r) => setImmediate(r));
+  fake.receive({ type: 'vouch:rate-limit', id: sent[0]!.id, results: [[51, 50_000]] });
+  assert.equal((await first).current, 51);
+  // The primary goes silent (the later messages are never answered): the next increments are counted here, on top of 51.
+  assert.equal((await incr(fake.store, 'p:seed', 60_000, 60)).current, 52);
+  assert.equal((await incr(fake.store, 'p:seed', 60_000, 60)).current, 53);
+});
