@@ -34,22 +34,54 @@ function asciiDigit(ch: string): string {
 
 const SCHEMES = ['tel:', 'sms:', 'callto:', 'mailto:'];
 
+/** The value without a leading URI scheme, and without the scheme's parameters (`;ext=`, `?subject=`). */
 function stripScheme(s: string): string {
   const lower = s.slice(0, 8).toLowerCase();
   for (const scheme of SCHEMES) {
     if (lower.startsWith(scheme)) {
       let rest = s.slice(scheme.length);
       if (rest.startsWith('//')) rest = rest.slice(2);
-      return rest.trim();
+      const params = rest.search(/[;?]/);
+      return (params >= 0 ? rest.slice(0, params) : rest).trim();
     }
   }
   return s;
 }
 
+// A label pasted in front of the value: "phone: …", "whatsapp:…", "Card 4111…", "tel +1…".
+const KNOWN_LABEL = /^(?:tel|phone|mobile|cell|whatsapp|sms|card|mail|e-?mail|iban)\b[\s:]*/i;
+const ANY_LABEL = /^\p{L}[\p{L}\p{N} _.-]{0,19}?\s*:\s*(?=\S)/u;
+const OPENING = /^[\p{Ps}\p{Pi}"'`]$/u;
+const CLOSING = /^[\p{Pe}\p{Pf}"'`]$/u;
+const TRAILING = '.,;:!?';
+
+/** One round of unwrapping: display name, surrounding quotes or brackets, a label, a scheme, trailing punctuation. */
+function unwrapOnce(value: string): string {
+  let s = value;
+  if (s.endsWith('>')) {
+    const open = s.lastIndexOf('<');
+    s = (open >= 0 ? s.slice(open + 1, -1) : s.slice(0, -1)).trim();
+  }
+  const first = [...s][0] ?? '';
+  const last = [...s].at(-1) ?? '';
+  if (s.length >= 2 && OPENING.test(first) && CLOSING.test(last)) s = s.slice(first.length, s.length - last.length).trim();
+  // One prefix a round, scheme first, so "Card mailto:…?subject=…" loses its label, then its scheme.
+  const scheme = stripScheme(s);
+  if (scheme !== s) s = scheme;
+  else {
+    const known = s.replace(KNOWN_LABEL, '');
+    s = known !== s ? known : s.replace(ANY_LABEL, '');
+  }
+  let end = s.length;
+  while (end > 0 && TRAILING.includes(s[end - 1]!)) end--;
+  return s.slice(0, end).trim();
+}
+
 /**
  * The value as a detector should see it: NFKC, invisible format characters dropped, every decimal
- * digit in ASCII, ideographic full stops as '.', the address inside `Display Name <…>`, no URI
- * scheme, no trailing dot, no surrounding space.
+ * digit in ASCII, ideographic full stops as '.', then unwrapped (the address inside
+ * `Display Name <…>`, no surrounding quotes or brackets, no label or URI scheme, no trailing
+ * punctuation) until nothing changes, at most a few rounds.
  */
 export function normaliseIdentifier(value: string): string {
   // Printable ASCII is already NFKC, has no format characters and only ASCII digits.
@@ -64,15 +96,26 @@ export function normaliseIdentifier(value: string): string {
     else out += ch;
   }
   let s = out.trim();
-  if (s.endsWith('>')) {
-    const open = s.lastIndexOf('<');
-    if (open >= 0) s = s.slice(open + 1, -1).trim();
+  for (let round = 0; round < 6; round++) {
+    const next = unwrapOnce(s);
+    if (next === s) break;
+    s = next;
   }
-  s = stripScheme(s);
-  let end = s.length;
-  while (end > 0 && s[end - 1] === '.') end--;
-  return s.slice(0, end).trim();
+  return s;
 }
+
+/** Without separators at either end (`-4111…-`, `#4111…`, `+4111…`): for the card and IBAN checks. */
+function trimSeparators(s: string): string {
+  const chars = [...s];
+  let start = 0;
+  let end = chars.length;
+  while (start < end && isSeparator(chars[start]!)) start++;
+  while (end > start && isSeparator(chars[end - 1]!)) end--;
+  return chars.slice(start, end).join('');
+}
+
+/** A phone without a trailing extension (`x12`, `ext. 12`, `extension 12`). */
+const withoutExtension = (s: string): string => s.replace(/\s*(?:x|ext\.?|extension)\s*\d{1,6}$/i, '');
 
 function looksLikeEmail(s: string): boolean {
   const at = s.indexOf('@');
@@ -200,9 +243,11 @@ export function looksLikeRawIdentifier(value: string): RawIdentifierKind | null 
   const s = normaliseIdentifier(value);
   if (s.length === 0) return null;
   if (looksLikeEmail(s)) return 'email';
-  if (looksLikeIban(s)) return 'iban';
-  if (looksLikeCard(s)) return 'card';
-  if (looksLikePhone(s)) return 'phone';
+  const bare = trimSeparators(s);
+  if (bare.length > 0 && looksLikeIban(bare)) return 'iban';
+  if (bare.length > 0 && looksLikeCard(bare)) return 'card';
+  const phone = withoutExtension(s);
+  if (phone.length > 0 && looksLikePhone(phone)) return 'phone';
   return null;
 }
 

@@ -139,12 +139,25 @@ function disguised(kind: 'phone' | 'email' | 'card' | 'iban', value: string): fc
     name: fc.constantFrom('', 'John Doe', '"Doe, John"', 'Ødegård'),
     dot: fc.boolean(),
     pad: fc.constantFrom('', ' ', '\t', '\u3000'),
+    // quotes and brackets around the whole value
+    wrap: fc.constantFrom('', '""', "''", '()', '[]', '{}', '«»', '\u201c\u201d'),
+    // a label in front: "phone: +1…", "whatsapp:+1…", "card 4111…"
+    label: fc.constantFrom('', 'phone: ', 'contact:', 'whatsapp:', 'Card ', 'mail: ', 'tel '),
+    // punctuation after it, as pasted from a sentence
+    tail: fc.constantFrom('', ',', ';', '!', ':'),
+    // parameters of a tel: or mailto: URI, or a phone extension
+    extra: fc.constantFrom('', kind === 'phone' ? ';ext=12' : kind === 'email' ? '?subject=hi' : '', kind === 'phone' ? ' x12' : '', kind === 'phone' ? ' ext. 345' : ''),
+    // separators around a card or IBAN
+    edge: fc.constantFrom('', kind === 'card' || kind === 'iban' ? '-' : '', kind === 'card' ? '#' : '', kind === 'card' ? '+' : ''),
   }).chain((d) => (kind === 'email' || kind === 'iban' ? randomCase(value) : fc.constant(value)).map((v) => {
     let s = kind === 'email' ? v : inScript(v, d.script);
     if (d.wide) s = fullWidth(s);
-    s = d.scheme + s;
+    s = d.edge + s + (d.edge === '-' ? '-' : '');
+    s = d.scheme + s + (d.scheme || d.extra.startsWith(' ') ? d.extra : '');
     if (d.name) s = `${d.name} <${s}>`;
     else if (d.dot) s = `${s}.`;
+    else if (d.wrap) s = `${d.wrap[0]}${s}${d.wrap[1]}`;
+    s = d.label + s + d.tail;
     return d.pad + s + d.pad;
   }));
 }

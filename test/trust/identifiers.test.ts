@@ -241,3 +241,23 @@ test('property: random hex and base64url digests (32–88 chars) are never flagg
     { numRuns: 5000 },
   );
 });
+
+test('review findings: quotes and brackets, trailing punctuation, edge separators, URI parameters, extensions and labels do not hide a raw identifier', () => {
+  const cases: Array<[string, string]> = [
+    ['"a@b.com"', 'email'], ['(a@b.com)', 'email'], ['[a@b.com]', 'email'], ["'a@b.com'", 'email'],
+    ['(4111 1111 1111 1111)', 'card'], ['(GB82 WEST 1234 5698 7654 32)', 'iban'],
+    ['a@b.com,', 'email'], ['a@b.com;', 'email'], ['a@b.com>', 'email'],
+    ['-4111-1111-1111-1111-', 'card'], ['#4111111111111111', 'card'], ['+4111111111111111', 'card'], ['-GB82WEST12345698765432', 'iban'],
+    ['tel:+1-415-555-0100;ext=12', 'phone'], ['mailto:a@b.com?subject=hi', 'email'],
+    ['+1 415 555 0100 x12', 'phone'], ['+1 415 555 0100 ext. 12', 'phone'], ['phone: +14155550100', 'phone'],
+    ['tel +14155550100', 'phone'], ['whatsapp:+14155550100', 'phone'], ['card:4111111111111111', 'card'],
+  ];
+  for (const [value, kind] of cases) {
+    const found = looksLikeRawIdentifier(value);
+    assert.ok(found === kind || (kind === 'phone' && found === 'card'), `${value}: ${found}`);
+  }
+  // and still not an order number, a labelled hash or a URL
+  for (const value of ['#1234567', 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', 'https://example.com/u/42', 'usr_01HZX3K9Q2W8E5R7T6Y4U1I0OP']) {
+    assert.equal(looksLikeRawIdentifier(value), null, value);
+  }
+});
