@@ -67,7 +67,8 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
  * The database holds client and key digests and (sealed) signing keys: readable by its owner
  * only. A directory Vouch creates is 0700; the file is created 0600 before SQLite opens it, and
  * SQLite gives its -wal and -shm files the database file's mode. A file made by an older version
- * (0644) is narrowed at the next start.
+ * (0644) is narrowed at the next start; an existing directory is left as it is (it may be shared,
+ * e.g. /var/lib): the files in it are what is protected.
  */
 function restrictSqliteFiles(path: string): void {
   const dir = dirname(path);

@@ -88,6 +88,9 @@ export class ScoringService {
     const row = await sharedDecision(this.store, pointer, entityId, linked);
     if (!row || row.principal_id !== principal.id || row.cache_key !== key || row.cache_state !== row.state) return undefined;
     const body = JSON.parse(row.result) as StoredScore;
+    // Redis expires the pointer with the TTL; a pointer that outlived it (a changed TTL, a hand-made
+    // entry) must not revive an old decision.
+    if (Date.parse(body.scored_at) + this.ttlMs <= Date.now()) return undefined;
     return body.entity_id === entityId ? { body, state: row.state } : undefined;
   }
 

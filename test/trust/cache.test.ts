@@ -162,6 +162,22 @@ for (const backend of backends()) {
       assert.equal(got3.cached, false);
     });
 
+    test('a pointer that outlived the TTL (no expiry set by hand) never revives an old decision', async () => {
+      const ta = await one!.token(['trust:read', 'trust:write']);
+      const id = hash(`redis-old-${backend}`);
+      await postEvents(one!, ta, tradeHistory(id, 10, 30));
+      const req = { entity_id: id, amount: 90, currency: 'USD' };
+      const first = (await score(one!, ta, req)).json();
+      // The decision is an hour old as far as its record goes; its pointer is made permanent.
+      const row = await one!.store.db.selectFrom('decisions').select('result').where('id', '=', first.decision_id).executeTakeFirstOrThrow();
+      const aged = { ...JSON.parse(row.result), scored_at: new Date(Date.now() - 3_600_000).toISOString() };
+      await one!.store.db.updateTable('decisions').set({ result: JSON.stringify(aged) }).where('id', '=', first.decision_id).execute();
+      for (const k of await client!.keys('vouch:score:*')) if ((await client!.get(k)) === first.decision_id) await client!.persist(k);
+      const got = (await onTwo(ta, req)).json();
+      assert.notEqual(got.decision_id, first.decision_id, 'an expired decision was served from a permanent pointer');
+      assert.equal(got.cached, false);
+    });
+
     test('a shared entry computed before a new event is not served by the other instance', async () => {
       const ta = await one!.token(['trust:read', 'trust:write']);
       const id = hash(`redis-stale-${backend}`);
