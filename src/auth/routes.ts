@@ -72,14 +72,15 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
   // One limiter (and so one counter store) per dimension, created once: a limiter made per
   // request would start every count from zero.
   const clientOf = new WeakMap<FastifyRequest, string>();
-  const perIp = app.createRateLimit({ max: options.tokenPerMinute, timeWindow: 60_000, keyGenerator: (r) => `tok-ip:${r.ip}` });
-  // Failures count per client *and* source: counted per client alone, anyone who knows a client
-  // id (`admin`) could lock that client out of its own correct secret. Guessing a 256-bit secret
-  // from many addresses gains nothing, so no per-client ceiling across addresses is needed.
+  const perIp = app.createRateLimit({ max: options.tokenPerMinute, timeWindow: 60_000, keyGenerator: (r) => `tok-ip:${limitSource(r.ip)}` });
+  // Failures count per client *and* source (an IPv6 /64 is one source): counted per client alone,
+  // anyone who knows a client id (`admin`) could lock that client out of its own correct secret.
+  // Generated secrets are 256-bit; an operator-chosen bootstrap secret should be long and random
+  // (docs/operations.md), since no ceiling across sources stops a distributed guesser.
   const failures = app.createRateLimit({
     max: options.tokenFailuresPerMinute,
     timeWindow: 60_000,
-    keyGenerator: (r) => `tok-fail:${r.ip}:${clientOf.get(r) ?? ''}`,
+    keyGenerator: (r) => `tok-fail:${limitSource(r.ip)}:${clientOf.get(r) ?? ''}`,
   });
 
   function tooMany(limit: { max: number; ttlInSeconds: number }, reply: FastifyReply, what: string): ApiError {
