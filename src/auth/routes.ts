@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
 import { checkClient, type ClientCheck } from './clients.ts';
+import { limitSource } from './source.ts';
 import { authEvents } from './events.ts';
 import { credentialHeaderCounts } from './authenticate.ts';
 import type { KeyRing } from './signing-keys.ts';
