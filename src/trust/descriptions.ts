@@ -67,7 +67,9 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
     case 'completed_trades':
       return `${plural(f.tradesCompleted, 'completed trade')} in its history`;
     case 'dispute_rate':
-      return `${plural(f.disputesLost, 'lost dispute')} out of ${plural(f.tradesCompleted, 'trade')}`;
+      return f.tradesCompleted > 0 || f.disputesLost > 0
+        ? `${plural(f.disputesLost, 'lost dispute')} out of ${plural(f.tradesCompleted, 'trade')}`
+        : 'no completed trade yet, so the dispute rate is the policy\'s prior';
     case 'cancellation_rate':
       return `${plural(f.tradesCancelled, 'cancelled trade')} out of ${num(f.tradesCompleted + f.tradesCancelled)} started`;
     case 'chargebacks':

@@ -78,7 +78,7 @@ export interface AmountTerms {
   noHistoryValue: number;
   /** the request names a counterparty the entity has never completed a trade with */
   newCounterparty: boolean;
-  /** ln of the day's trades over the entity's own daily norm (both + 1), ≥ 0 */
+  /** ln of the day's completed trades over the entity's own daily norm + 1, ≥ 0, capped */
   burst: number;
 }
 
@@ -123,7 +123,8 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
     overshoot(count(profile.velocity.tradesLastDay), tradeNorm + v.tradesPerDayAllowance, v.cap),
     overshoot(count(profile.velocity.tradesLastHour), tradeNorm / 24 + v.tradesPerHourAllowance, v.cap),
   );
-  const burst = clip(Math.log((count(profile.velocity.tradesLastDay) + 1) / (tradeNorm + 1)), 0, v.cap);
+  // A slow trader's second trade of the day is already a burst; its first is not.
+  const burst = clip(Math.log(count(profile.velocity.tradesLastDay) / (tradeNorm + 1)), 0, v.cap);
 
   const stats = profile.amountStats;
   const n = count(stats.n);
