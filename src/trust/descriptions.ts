@@ -37,9 +37,10 @@ function num(x: number): string {
 
 const plural = (n: number, one: string, many = `${one}s`): string => `${num(n)} ${Math.round(n * 10) === 10 ? one : many}`;
 
-/** "5×", "1.5×", "120×": a ratio to two significant figures, at least one decimal below 10. */
+/** "5×", "1.5×", "120×": one decimal below 10, whole above, "over 1000×" beyond. */
 function times(r: number): string {
   if (!Number.isFinite(r) || r <= 0) return '0×';
+  if (r > 1000) return 'over 1000×';
   if (r >= 10) return `${Math.round(r)}×`;
   return `${(Math.round(r * 10) / 10).toString()}×`;
 }
