@@ -19,8 +19,12 @@ export function minorUnitDigits(currency: string, cryptoAssets: readonly string[
   return typeof digits === 'number' && Number.isInteger(digits) && digits >= 0 && digits <= 8 ? digits : 2;
 }
 
-/** The largest grid point considered: beyond it minor units are no longer exact integers. */
-const MAX_UNITS = Number.MAX_SAFE_INTEGER;
+/**
+ * The largest grid point considered (2^51 minor units: 22.5 million BTC, 2.25·10^13 USD). Below it
+ * k / 10^digits and (k + 1) / 10^digits are distinct doubles, so "one minor unit more" means
+ * something; a threshold beyond it is reported as this amount.
+ */
+export const MAX_UNITS = 2 ** 51;
 
 function scoreAt(prepared: Prepared, policy: Policy, amount: number): number {
   const raw = { ...prepared.fixed, ...amountValues(prepared.terms, amount) } as Record<SignalName, number>;

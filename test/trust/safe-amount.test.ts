@@ -3,16 +3,16 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DEFAULT_POLICY, type Policy } from '../../src/config/policy.ts';
-import { minorUnitDigits, safeAmount, scoreForAmount } from '../../src/trust/safe-amount.ts';
+import { MAX_UNITS, minorUnitDigits, safeAmount, scoreForAmount } from '../../src/trust/safe-amount.ts';
 import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';
 import { anyPolicy, freshProfile, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
 
 const REQ: ScoreRequest = { entity_id: 'e1', amount: 100, currency: 'USD', context: {} };
 const at = (p: EntityProfile, r: ScoreRequest, policy: Policy, amount: number) => scoreForAmount(p, r, policy, NOW, amount);
 
-/** Whether x has at most `digits` decimals (as a decimal string). */
+/** Whether x is the double nearest to a whole number of minor units (k / 10^digits). */
 function onGrid(x: number, digits: number): boolean {
-  return Math.abs(Math.round(x * 10 ** digits) - x * 10 ** digits) < 1e-6;
+  return x === Math.round(x * 10 ** digits) / 10 ** digits;
 }
 
 describe('safe_amount: properties', () => {
@@ -31,8 +31,9 @@ describe('safe_amount: properties', () => {
         } else {
           assert.ok(safe > 0 && onGrid(safe, digits), `${safe} is not on the ${digits}-decimal grid`);
           assert.ok(at(p, r, policy, safe) < high, `score at safe_amount ${safe} reaches ${high}`);
-          const next = (Math.round(safe * 10 ** digits) + 1) / 10 ** digits;
-          assert.ok(at(p, r, policy, next) >= high, `one unit above ${safe} still below ${high}`);
+          const units = Math.round(safe * 10 ** digits);
+          // Beyond the grid's end the largest representable amount is returned (documented).
+          if (units < MAX_UNITS) assert.ok(at(p, r, policy, (units + 1) / 10 ** digits) >= high, `one unit above ${safe} still below ${high}`);
         }
       }),
       { numRuns: 400 },
@@ -139,6 +140,15 @@ describe('safe_amount: edge cases and worked examples', () => {
     const plain = safeAmount(p, { ...REQ, context: { counterparty_id: 'cp' } }, DEFAULT_POLICY, NOW)!;
     const risky = safeAmount(p, { ...REQ, context: { counterparty_id: 'cp', payment_method: 'card', account_created_at: new Date(NOW - 86_400_000).toISOString() } }, DEFAULT_POLICY, NOW);
     assert.ok(risky !== null && risky < plain, `${risky} vs ${plain}`);
+  });
+
+  test('a threshold beyond 2^51 minor units: the last amount of the grid, still below high', () => {
+    const p = { ...freshProfile(), known: true, firstSeenAt: NOW - 400 * 86_400_000, amountStats: { n: 2, logMean: 0, logM2: 13.4, volume: 0 } };
+    const weights = Object.fromEntries(Object.keys(DEFAULT_POLICY.weights).map((k) => [k, 0])) as Policy['weights'];
+    const policy = { ...DEFAULT_POLICY, bias: 0, weights: { ...weights, amount_vs_history: 0.5102 }, thresholds: { medium: 1, high: 89, critical: 99 } };
+    const r = { ...REQ, currency: 'ETH' };
+    assert.equal(safeAmount(p, r, policy, NOW), MAX_UNITS / 1e8);
+    assert.ok(at(p, r, policy, MAX_UNITS / 1e8) < 89);
   });
 
   test('cheap: a thousand safe amounts in well under a second', () => {
