@@ -37,9 +37,18 @@ export function cashOutBurst(amountExcess: number, burst: number): number {
   return Math.sqrt(Math.max(0, amountExcess) * Math.max(0, burst));
 }
 
-/** A reversible payment method on a young account (throw-away accounts): youth × method risk. */
+/**
+ * Method risk up to this level (a bank transfer's default) is not counted as reversible, so a new
+ * trader paying by bank transfer is not pushed to `high` for being new; a card (0.8) counts 0.71.
+ */
+export const REVERSIBLE_ABOVE = 0.3;
+
+/** Reversibility on a 0 … 1 scale: the method risk above REVERSIBLE_ABOVE, rescaled. */
+export const reversibility = (methodRisk: number): number => clip((methodRisk - REVERSIBLE_ABOVE) / (1 - REVERSIBLE_ABOVE), 0, 1);
+
+/** A reversible payment method on a young account (throw-away accounts): youth × reversibility. */
 export function youngReversible(newAccount: number, methodRisk: number): number {
-  return Math.max(0, newAccount) * Math.max(0, methodRisk);
+  return Math.max(0, newAccount) * reversibility(methodRisk);
 }
 
 /** A new counterparty on a trade above the entity's own size: the amount excess when the counterparty is new. */

@@ -104,11 +104,14 @@ describe('P2P features: worked examples (default policy)', () => {
     assert.equal(value({ ...freshProfile(), lastTradeAt: NOW - 400 * DAY }, 'dormant_reactivation'), 0, 'unknown entity: cold_start speaks');
   });
 
-  test('young_account_reversible_method: a 9-day-old account paying by card → (1 − 9/90) × 0.8 = 0.72; by cash → 0.18', () => {
+  test('young_account_reversible_method: a 9-day-old account paying by card → (1 − 9/90) × (0.8 − 0.3)/0.7 = 0.6429; e-wallet 0.2571; bank transfer or cash → 0', () => {
     const created = new Date(NOW - 9 * DAY).toISOString();
     const p = veteranProfile();
-    assert.equal(value(p, 'young_account_reversible_method', { ...REQ, context: { payment_method: 'card', account_created_at: created } }), 0.72);
-    assert.equal(value(p, 'young_account_reversible_method', { ...REQ, context: { payment_method: 'cash', account_created_at: created } }), 0.18);
+    const by = (payment_method: 'card' | 'e_wallet' | 'bank_transfer' | 'cash') => value(p, 'young_account_reversible_method', { ...REQ, context: { payment_method, account_created_at: created } });
+    assert.equal(by('card'), 0.6429);
+    assert.equal(by('e_wallet'), 0.2571);
+    assert.equal(by('bank_transfer'), 0, 'a new trader paying by bank transfer is not a throw-away pattern');
+    assert.equal(by('cash'), 0);
     assert.equal(value(p, 'young_account_reversible_method', { ...REQ, context: { payment_method: 'card' } }), 0, 'a year-old account');
   });
 
