@@ -18,6 +18,8 @@ const BUCKET = 600_000;
 interface State {
   firstSeen: number;
   lastEvent: number;
+  /** last completed trade (entities.last_trade_at); 0 before the first */
+  lastTrade: number;
   counts: { completed: number; cancelled: number; opened: number; won: number; lost: number; chargebacks: number; reports: number };
   decayAt: number;
   decayed: { tradesCompleted: number; tradesCancelled: number; disputesLost: number; chargebacks: number; fraudReports: number };
@@ -41,7 +43,7 @@ export class OfflineHistory {
     let s = this.entities.get(id);
     if (!s) {
       s = {
-        firstSeen: t, lastEvent: t, decayAt: t, blocklisted: false, blockChangedAt: 0,
+        firstSeen: t, lastEvent: t, lastTrade: 0, decayAt: t, blocklisted: false, blockChangedAt: 0,
         counts: { completed: 0, cancelled: 0, opened: 0, won: 0, lost: 0, chargebacks: 0, reports: 0 },
         decayed: { tradesCompleted: 0, tradesCancelled: 0, disputesLost: 0, chargebacks: 0, fraudReports: 0 },
         currencies: new Map(), recent: [], counterparties: new Map(), identifiers: new Set(),
@@ -86,6 +88,7 @@ export class OfflineHistory {
     switch (ev.type) {
       case 'trade.completed': {
         s.counts.completed++;
+        s.lastTrade = Math.max(s.lastTrade, t);
         this.bump(s, 'tradesCompleted', t);
         const c = s.currencies.get(ev.currency!) ?? { n: 0, volume: 0, logMean: 0, logM2: 0 };
         const x = Math.log(ev.amount!);
@@ -130,8 +133,16 @@ export class OfflineHistory {
     const s = this.entities.get(id);
     const linked: LinkedIdentifier[] = request.context.linked_identifiers ?? [];
     const keys = new Set([...(s?.identifiers ?? []), ...linked.map((l) => `${l.type}\0${l.hash}`)]);
-    const neighbours = new Set<string>();
-    for (const k of keys) for (const other of this.holders.get(k) ?? []) if (other !== id && this.flagged(other)) neighbours.add(other);
+    // Counted per shared identifier, as identifier_stats sums them (profile.ts).
+    let flaggedNeighbours = 0;
+    let sharedWith = 0;
+    for (const k of keys) {
+      for (const other of this.holders.get(k) ?? []) {
+        if (other === id) continue;
+        sharedWith++;
+        if (this.flagged(other)) flaggedNeighbours++;
+      }
+    }
     const cp = request.context.counterparty_id;
     const bucket = Math.floor(now / BUCKET);
     const recent = (s?.recent ?? []).filter((r) => r.t <= now);
@@ -158,7 +169,9 @@ export class OfflineHistory {
       },
       amountStats: c ? { n: c.n, logMean: c.logMean, logM2: c.logM2, volume: c.volume } : { n: 0, logMean: 0, logM2: 0, volume: 0 },
       counterpartyTrades: cp === undefined ? null : (s?.counterparties.get(cp) ?? 0),
-      linkedFlaggedEntities: neighbours.size,
+      linkedFlaggedEntities: flaggedNeighbours,
+      lastTradeAt: s && s.lastTrade > 0 ? s.lastTrade : null,
+      sharedIdentifierEntities: sharedWith,
     };
   }
 }

@@ -5,10 +5,11 @@
 // Options: --seed N --entities N --days N --assume-legit-after-days N --lambda X
 //          --events FILE (also write the history as NDJSON for `vouch events import`)
 //          --requests FILE (also write the labelled requests as NDJSON)
+//          --compare-p2p (also score with issue 10's P2P features weighted 0: the policy before them)
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import { DEFAULT_POLICY } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/config/policy.ts';
 import { completionIndex, trainingLabel } from '../../src/policies/labels.ts';
 import { computeMetrics } from '../../src/policies/metrics.ts';
 import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';
@@ -24,6 +25,7 @@ const { values: args } = parseArgs({
     lambda: { type: 'string' },
     events: { type: 'string' },
     requests: { type: 'string' },
+    'compare-p2p': { type: 'boolean', default: false },
   },
 });
 
@@ -57,10 +59,19 @@ const { policy, report, fit } = fitCandidate(labelled, DEFAULT_POLICY, {
 });
 const t3 = performance.now();
 
+/** Issue 10's features; weighted 0 they leave the policy as it was before them. */
+const P2P_FEATURES = ['cash_out_burst', 'dormant_reactivation', 'young_account_reversible_method', 'shared_identifier_entities', 'new_counterparty_large_trade'] as const;
+let withoutP2p: ReturnType<typeof computeMetrics> | undefined;
+if (args['compare-p2p']) {
+  const before: Policy = { ...DEFAULT_POLICY, weights: { ...DEFAULT_POLICY.weights, ...Object.fromEntries(P2P_FEATURES.map((n) => [n, 0])) } };
+  withoutP2p = computeMetrics(scoreOffline(market.events, market.requests, before).map((d) => d.score), truth);
+}
+
 console.log(JSON.stringify({
   market: { events: market.events.length, requests: market.requests.length, fraud: truth.filter((y) => y === 1).length, start: market.start, end: market.end },
   seconds: { simulate: (t1 - t0) / 1000, score: (t2 - t1) / 1000, fit: (t3 - t2) / 1000 },
   default_policy_on_ground_truth: computeMetrics(decisions.map((d) => d.score), truth),
+  ...(withoutP2p ? { default_policy_without_p2p_features: withoutP2p } : {}),
   fit: { iterations: fit.iterations, converged: fit.converged, bias: policy.bias },
   report,
 }, null, 2));

@@ -29,6 +29,12 @@ export const SIGNAL_DIRECTIONS = {
   payment_method_risk: 'risk',
   cross_border: 'risk',
   linked_flagged_entities: 'risk',
+  // P2P patterns (issue 10; src/trust/features.ts)
+  cash_out_burst: 'risk',
+  dormant_reactivation: 'risk',
+  young_account_reversible_method: 'risk',
+  shared_identifier_entities: 'risk',
+  new_counterparty_large_trade: 'risk',
 } as const satisfies Record<string, 'risk' | 'protective'>;
 
 export type SignalName = keyof typeof SIGNAL_DIRECTIONS;
@@ -118,7 +124,7 @@ function deepFreeze<T>(value: T): T {
 
 /** Default weights are calibrated in test/trust/model.test.ts; see docs/signals.md. */
 export const DEFAULT_POLICY: Policy = deepFreeze({
-  version: '2026-11-21.1',
+  version: '2026-11-23.1',
   bias: -2.3,
   weights: {
     completed_trades: -0.12,
@@ -136,6 +142,11 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     payment_method_risk: 1,
     cross_border: 0.4,
     linked_flagged_entities: 2,
+    cash_out_burst: 2,
+    dormant_reactivation: 0.3,
+    young_account_reversible_method: 2,
+    shared_identifier_entities: 0.8,
+    new_counterparty_large_trade: 0.8,
   },
   thresholds: { medium: 30, high: 60, critical: 85 },
   cacheTtlSeconds: 30,

@@ -12,7 +12,10 @@ import type { ScoreContext } from '../trust/types.ts';
 import { analyseDispute, MISSING_EVIDENCE_CODES, type PartyAssessment } from './analyser.ts';
 import { AnalyzeBody, checkDisputeBody } from './schemas.ts';
 
-const Party = Type.Object({ entity_id: Type.String(), score: Type.Integer(), risk_level: Type.String() });
+const Party = Type.Object({
+  entity_id: Type.String(), score: Type.Integer(), risk_level: Type.String(),
+  safe_amount: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]),
+});
 const AnalyzeResponse = Type.Object({
   dispute_id: Type.String(),
   analysis_id: Type.String(),
@@ -58,10 +61,10 @@ export default async function disputeRoutes(app: FastifyInstance, { policy, scor
 
     const now = Date.now();
     const { amount, currency, payment_method } = body.trade;
-    const assess = async (entityId: string, counterparty: string): Promise<PartyAssessment> => {
+    const assess = async (entityId: string, counterparty: string): Promise<PartyAssessment & { safeAmount: number | null }> => {
       const context: ScoreContext = { counterparty_id: counterparty, ...(payment_method ? { payment_method } : {}) };
-      const { profile, result } = await scoring.assess(entityId, amount, currency, context, now);
-      return { entityId, score: result.score, riskLevel: result.riskLevel, signals: result.signals, profile };
+      const { profile, result, safeAmount } = await scoring.assess(entityId, amount, currency, context, now);
+      return { entityId, score: result.score, riskLevel: result.riskLevel, signals: result.signals, profile, safeAmount };
     };
     const [buyer, seller] = await Promise.all([assess(body.buyer_id, body.seller_id), assess(body.seller_id, body.buyer_id)]);
     const analysis = analyseDispute(body, { buyer, seller }, policy.dispute, now);
@@ -73,8 +76,8 @@ export default async function disputeRoutes(app: FastifyInstance, { policy, scor
       confidence: analysis.confidence,
       risk_flags: analysis.risk_flags,
       parties: {
-        buyer: { entity_id: buyer.entityId, score: buyer.score, risk_level: buyer.riskLevel },
-        seller: { entity_id: seller.entityId, score: seller.score, risk_level: seller.riskLevel },
+        buyer: { entity_id: buyer.entityId, score: buyer.score, risk_level: buyer.riskLevel, safe_amount: buyer.safeAmount },
+        seller: { entity_id: seller.entityId, score: seller.score, risk_level: seller.riskLevel, safe_amount: seller.safeAmount },
       },
       missing_evidence: analysis.missing_evidence,
       policy_version: policy.version,

@@ -28,8 +28,8 @@ export interface StoredDecision {
 export const RISK_LEVELS: readonly RiskLevel[] = ['low', 'medium', 'high', 'critical'];
 
 /** The signals the live model would return for these values under this policy, in its order. */
-export function replaySignals(policy: Pick<ReplayPolicy, 'weights'>, features: FeatureRecord): Signal[] {
-  const signals: Signal[] = [];
+export function replaySignals(policy: Pick<ReplayPolicy, 'weights'>, features: FeatureRecord): Omit<Signal, 'description'>[] {
+  const signals: Omit<Signal, 'description'>[] = [];
   for (const name of SIGNAL_NAMES) {
     const value = modelValue(features[name]);
     const weight = policy.weights[name];

@@ -74,6 +74,8 @@ export interface EntitiesTable {
   d_disputes_lost: number;
   d_chargebacks: number;
   d_fraud_reports: number;
+  /** last completed trade, 0 before the first (006_p2p_features) */
+  last_trade_at: number;
 }
 
 export interface EntityCurrencyTable {

@@ -38,6 +38,7 @@ function blankEntity(id: string): Entity {
     trades_completed: 0, trades_cancelled: 0, disputes_opened: 0, disputes_won: 0, disputes_lost: 0,
     chargebacks: 0, fraud_reports: 0, blocklisted: 0, blocklist_changed_at: 0, decay_at: 0,
     d_trades_completed: 0, d_trades_cancelled: 0, d_disputes_lost: 0, d_chargebacks: 0, d_fraud_reports: 0,
+    last_trade_at: 0,
   };
 }
 
@@ -98,6 +99,7 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
   switch (ev.type) {
     case 'trade.completed': {
       e.trades_completed += 1;
+      e.last_trade_at = Math.max(Number(e.last_trade_at), t);
       bumpDecayed(e, 'd_trades_completed', t, halfLifeMs);
       // A trade reported without its amount still counts as a trade (and towards velocity); only
       // the amount and volume statistics, which need the figure, leave it out.

@@ -1,22 +1,32 @@
 // The scoring model (CONTRACT §5): pure, deterministic, additive in log-odds. It never reads the
 // clock or any store; the caller passes the profile, the request, the policy and `now`.
 // Signal definitions and the reasoning behind them are in docs/signals.md.
+//
+// The signals are computed in two parts: those that do not depend on the request's amount (once
+// per request) and those that do (amountValues). safe-amount.ts inverts the score over the second
+// part alone, so it needs no second profile and no re-computation of the rest.
 import type { Policy, SignalName, Thresholds } from '../config/policy.ts';
+import { describeSignal, type Facts } from './descriptions.ts';
+import { cashOutBurst, dormancy, newCounterpartyLarge, sharedIdentifierValue, youngReversible } from './features.ts';
 import type { EntityProfile, RiskLevel, ScoreRequest, ScoreResult, Signal } from './types.ts';
 
 const DAY_MS = 86_400_000;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** Values are rounded so that what is returned (and audited) is exactly what was summed. */
-const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
+export const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
 
 /** Non-finite or negative counts from a damaged profile count as zero rather than poisoning the sum. */
-const count = (x: number): number => (Number.isFinite(x) && x > 0 ? x : 0);
+const count = (x: number | undefined): number => (x !== undefined && Number.isFinite(x) && x > 0 ? x : 0);
 const clip = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
 
 /** ln of how far `observed` overshoots `allowed`; 0 while within it. */
 const overshoot = (observed: number, allowed: number, cap: number): number =>
   allowed > 0 ? clip(Math.log(Math.max(1, observed / allowed)), 0, cap) : 0;
+
+/** The signals whose value depends on the request's amount (non-decreasing in it). */
+export const AMOUNT_SIGNALS = ['amount_vs_history', 'cash_out_burst', 'new_counterparty_large_trade'] as const satisfies readonly SignalName[];
+type AmountSignal = (typeof AMOUNT_SIGNALS)[number];
 
 /** Brings a value recorded at `at` forward to `now`; never amplifies when `at` is in the future. */
 export function decayFactor(at: number, now: number, halfLifeDays: number): number {
@@ -57,8 +67,47 @@ function sameCountry(a: unknown, b: unknown): boolean | null {
   return a.toUpperCase() === b.toUpperCase();
 }
 
-/** Raw (unrounded) value of every signal, in the policy's weight-name order. */
-function rawValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
+/** What the amount-dependent signals need, fixed for one entity and context. */
+export interface AmountTerms {
+  /** false: no completed trade in this currency; the amount signals are then constant */
+  hasHistory: boolean;
+  logMean: number;
+  std: number;
+  toleranceSigma: number;
+  cap: number;
+  noHistoryValue: number;
+  /** the request names a counterparty the entity has never completed a trade with */
+  newCounterparty: boolean;
+  /** ln of the day's completed trades over the entity's own daily norm + 1, ≥ 0, capped */
+  burst: number;
+}
+
+/** Standard deviations of ln(amount) above the entity's mean, beyond the tolerance, capped; 0 without history. */
+function amountExcess(t: AmountTerms, amount: number): number {
+  if (!t.hasHistory) return 0;
+  if (!(amount > 0)) return 0;
+  return clip((Math.log(amount) - t.logMean) / t.std - t.toleranceSigma, 0, t.cap);
+}
+
+/** Raw values of the amount-dependent signals; each is non-decreasing in `amount` (+∞ gives the caps). */
+export function amountValues(t: AmountTerms, amount: number): Record<AmountSignal, number> {
+  const excess = amountExcess(t, amount);
+  return {
+    amount_vs_history: t.hasHistory ? excess : t.noHistoryValue,
+    cash_out_burst: cashOutBurst(excess, t.burst),
+    new_counterparty_large_trade: newCounterpartyLarge(t.newCounterparty, excess),
+  };
+}
+
+export interface Prepared {
+  /** raw values of every signal that does not depend on the amount */
+  fixed: Record<Exclude<SignalName, AmountSignal>, number>;
+  terms: AmountTerms;
+  facts: Facts;
+}
+
+/** Everything about one entity and context that does not depend on the amount. */
+export function prepare(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Prepared {
   const ctx = request.context;
   const f = decayFactor(profile.decayed.at, now, policy.decayHalfLifeDays);
   const d = profile.decayed;
@@ -74,63 +123,93 @@ function rawValues(profile: EntityProfile, request: ScoreRequest, policy: Policy
     overshoot(count(profile.velocity.tradesLastDay), tradeNorm + v.tradesPerDayAllowance, v.cap),
     overshoot(count(profile.velocity.tradesLastHour), tradeNorm / 24 + v.tradesPerHourAllowance, v.cap),
   );
+  // A slow trader's second trade of the day is already a burst; its first is not.
+  const burst = clip(Math.log(count(profile.velocity.tradesLastDay) / (tradeNorm + 1)), 0, v.cap);
 
   const stats = profile.amountStats;
   const n = count(stats.n);
-  const hasAmountHistory = n >= 1 && Number.isFinite(stats.logMean);
+  const hasHistory = n >= 1 && Number.isFinite(stats.logMean);
   let velocityVolume = 0;
-  let amountValue = policy.amount.noHistoryValue;
-  if (hasAmountHistory) {
+  let logMean = 0;
+  let std = policy.amount.minLogStd;
+  let dayVolumeRatio = 0;
+  if (hasHistory) {
     // Without a history in this currency there is no norm to exceed; amount_vs_history carries
     // the "unknown territory" risk instead, so the cold start is not charged twice.
+    logMean = stats.logMean;
     const typical = Math.exp(clip(stats.logMean, -700, 700));
-    const volumeAllowed = count(stats.volume) / days + typical * v.volumeAllowanceTrades;
+    const dailyNorm = count(stats.volume) / days;
+    const volumeAllowed = dailyNorm + typical * v.volumeAllowanceTrades;
     velocityVolume = overshoot(count(profile.velocity.volumeLastDay), volumeAllowed, v.cap);
-
+    dayVolumeRatio = dailyNorm > 0 ? count(profile.velocity.volumeLastDay) / dailyNorm : 0;
     const variance = n >= 2 ? count(stats.logM2) / (n - 1) : 0;
-    const std = Math.max(Math.sqrt(variance), policy.amount.minLogStd);
-    const amount = request.amount;
-    amountValue =
-      Number.isFinite(amount) && amount > 0
-        ? clip((Math.log(amount) - stats.logMean) / std - policy.amount.toleranceSigma, 0, policy.amount.cap)
-        : 0;
+    std = Math.max(Math.sqrt(variance), policy.amount.minLogStd);
   }
 
   const age = accountAgeDays(profile, request, now);
+  const newAccount = clip(1 - age / policy.newAccountDays, 0, 1);
   const method = ctx.payment_method;
   const methodRisk =
     typeof method === 'string' && Object.hasOwn(policy.paymentMethodRisk, method)
       ? policy.paymentMethodRisk[method as keyof Policy['paymentMethodRisk']]
       : 0;
   const cpTrades = profile.counterpartyTrades;
+  const newCounterparty = cpTrades !== null && count(cpTrades) === 0;
+  const dormant = profile.known ? dormancy(profile.lastTradeAt, now) : { value: 0, gapDays: 0 };
+  const linkedFlagged = Math.min(count(profile.linkedFlaggedEntities), policy.linkedFlaggedCap);
 
   return {
-    completed_trades: Math.log2(1 + trades),
-    dispute_rate: (lost + alpha) / (trades + alpha + beta),
-    cancellation_rate: trades + cancelled > 0 ? cancelled / (trades + cancelled) : 0,
-    chargebacks: Math.log2(1 + count(d.chargebacks) * f),
-    fraud_reports: Math.log2(1 + count(d.fraudReports) * f),
-    blocklisted: profile.blocklisted ? 1 : 0,
-    new_account: clip(1 - age / policy.newAccountDays, 0, 1),
-    cold_start: profile.known ? 0 : 1,
-    velocity_trades: velocityTrades,
-    velocity_volume: velocityVolume,
-    amount_vs_history: amountValue,
-    new_counterparty: cpTrades !== null && count(cpTrades) === 0 ? 1 : 0,
-    payment_method_risk: methodRisk,
-    cross_border: sameCountry(ctx.country, ctx.counterparty_country) === false ? 1 : 0,
-    linked_flagged_entities: Math.min(count(profile.linkedFlaggedEntities), policy.linkedFlaggedCap),
+    fixed: {
+      completed_trades: Math.log2(1 + trades),
+      dispute_rate: (lost + alpha) / (trades + alpha + beta),
+      cancellation_rate: trades + cancelled > 0 ? cancelled / (trades + cancelled) : 0,
+      chargebacks: Math.log2(1 + count(d.chargebacks) * f),
+      fraud_reports: Math.log2(1 + count(d.fraudReports) * f),
+      blocklisted: profile.blocklisted ? 1 : 0,
+      new_account: newAccount,
+      cold_start: profile.known ? 0 : 1,
+      velocity_trades: velocityTrades,
+      velocity_volume: velocityVolume,
+      new_counterparty: newCounterparty ? 1 : 0,
+      payment_method_risk: methodRisk,
+      cross_border: sameCountry(ctx.country, ctx.counterparty_country) === false ? 1 : 0,
+      linked_flagged_entities: linkedFlagged,
+      dormant_reactivation: dormant.value,
+      young_account_reversible_method: youngReversible(newAccount, methodRisk),
+      shared_identifier_entities: sharedIdentifierValue(profile.sharedIdentifierEntities),
+    },
+    terms: {
+      hasHistory, logMean, std, newCounterparty, burst,
+      toleranceSigma: policy.amount.toleranceSigma, cap: policy.amount.cap, noHistoryValue: policy.amount.noHistoryValue,
+    },
+    facts: {
+      tradesCompleted: count(profile.tradesCompleted),
+      tradesCancelled: count(profile.tradesCancelled),
+      disputesLost: count(profile.disputesLost),
+      chargebacks: count(profile.chargebacks),
+      fraudReports: count(profile.fraudReports),
+      ageDays: age,
+      tradesLastDay: count(profile.velocity.tradesLastDay),
+      tradesLastHour: count(profile.velocity.tradesLastHour),
+      tradesPerDay: tradeNorm,
+      dayVolumeRatio,
+      typicalAmount: hasHistory ? Math.exp(clip(logMean, -700, 700)) : 0,
+      currency: request.currency,
+      paymentMethod: typeof method === 'string' ? method : '',
+      linkedFlagged,
+      sharedEntities: count(profile.sharedIdentifierEntities),
+      dormantDays: dormant.gapDays,
+    },
   };
 }
 
 /** The non-zero-contribution signals, values rounded to 4 decimals, largest |weight·value| first. */
-export function computeSignals(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Signal[] {
-  const raw = rawValues(profile, request, policy, now);
+export function assembleSignals(raw: Record<SignalName, number>, policy: Policy): Signal[] {
   const signals: Signal[] = [];
   for (const [name, rawValue] of Object.entries(raw) as [SignalName, number][]) {
     const value = Number.isFinite(rawValue) ? round4(rawValue) : 0;
     const weight = policy.weights[name];
-    if (weight * value !== 0) signals.push({ name, value, weight });
+    if (weight * value !== 0) signals.push({ name, value, weight, description: '' });
   }
   return signals.sort((a, b) => {
     const diff = Math.abs(b.weight * b.value) - Math.abs(a.weight * a.value);
@@ -138,8 +217,18 @@ export function computeSignals(profile: EntityProfile, request: ScoreRequest, po
   });
 }
 
+/** The non-zero-contribution signals, values rounded to 4 decimals, largest |weight·value| first. */
+export function computeSignals(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Signal[] {
+  const prepared = prepare(profile, request, policy, now);
+  const raw = { ...prepared.fixed, ...amountValues(prepared.terms, request.amount) };
+  const signals = assembleSignals(raw, policy);
+  const facts = { ...prepared.facts, amount: request.amount };
+  for (const s of signals) s.description = describeSignal(s.name as SignalName, s.value, facts);
+  return signals;
+}
+
 /** round(100 · σ(bias + Σ weight·value)), summed in the order the signals are given. */
-export function scoreFromSignals(bias: number, signals: readonly Signal[]): number {
+export function scoreFromSignals(bias: number, signals: readonly Pick<Signal, 'weight' | 'value'>[]): number {
   let z = bias;
   for (const s of signals) z += s.weight * s.value;
   return Math.round(100 / (1 + Math.exp(-z)));

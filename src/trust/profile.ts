@@ -35,6 +35,8 @@ interface ProfileRow {
   volume_day: number | null;
   counterparty_trades: number | null;
   linked_flagged: number | null;
+  linked_holders: number | null;
+  last_trade_at: number | null;
   linked_version: number | null;
   own_identifiers: number | null;
 }
@@ -73,7 +75,7 @@ function identifierKeys(id: unknown, pairs: unknown[]) {
 
 /** Flagged holders and the version sum over those identifiers: one stats row each, by primary key. */
 export function linkage(id: unknown, pairs: unknown[]) {
-  return sql`(select coalesce(sum(s.flagged_entities), 0) as flagged, coalesce(sum(s.version), 0) as version
+  return sql`(select coalesce(sum(s.flagged_entities), 0) as flagged, coalesce(sum(s.entities), 0) as holders, coalesce(sum(s.version), 0) as version
       from (${identifierKeys(id, pairs)}) k join identifier_stats s on s.id_type = k.id_type and s.hash = k.hash)`;
 }
 
@@ -89,13 +91,13 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
       return sql<ProfileRow>`
         select e.version, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
           e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
-          e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports,
+          e.last_trade_at, e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports,
           c.trades as c_trades, c.volume as c_volume, c.log_mean as c_log_mean, c.log_m2 as c_log_m2,
           (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${hourFrom}) as trades_hour,
           (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom}) as trades_day,
           (select cast(sum(h.volume) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom} and h.currency = ${currency}) as volume_day,
           (select cp.trades from entity_counterparties cp where cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}) as counterparty_trades,
-          l.flagged as linked_flagged, l.version as linked_version,
+          l.flagged as linked_flagged, l.holders as linked_holders, l.version as linked_version,
           (select count(*) from identifiers o where o.entity_id = ${id}) as own_identifiers
         from (select 1 as one) q
         left join entities e on e.entity_id = ${id}
@@ -119,6 +121,8 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
   // identifier_stats counts the entity itself among the flagged holders of each identifier it holds.
   const selfFlagged = n(row.fraud_reports) > 0 || n(row.blocklisted) === 1;
   const linkedFlagged = Math.max(0, n(row.linked_flagged) - (selfFlagged ? n(row.own_identifiers) : 0));
+  // Likewise every holder count includes the entity itself once per identifier it holds.
+  const sharedWith = Math.max(0, n(row.linked_holders) - n(row.own_identifiers));
   const decayed: DecayedCounts = {
     at: n(row.decay_at) || q.now,
     tradesCompleted: n(row.d_trades_completed),
@@ -148,6 +152,8 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
       amountStats: { n: n(row.c_trades), logMean: n(row.c_log_mean), logM2: n(row.c_log_m2), volume: n(row.c_volume) },
       counterpartyTrades: q.counterpartyId === undefined ? null : n(row.counterparty_trades),
       linkedFlaggedEntities: linkedFlagged,
+      lastTradeAt: known && n(row.last_trade_at) > 0 ? n(row.last_trade_at) : null,
+      sharedIdentifierEntities: sharedWith,
     },
   };
 }

@@ -74,7 +74,10 @@ export const ScoreBody = Type.Object(
 );
 export type ScoreBody = Static<typeof ScoreBody>;
 
-export const SignalSchema = Type.Object({ name: Type.String(), value: Type.Number(), weight: Type.Number() });
+export const SignalSchema = Type.Object({
+  name: Type.String(), value: Type.Number(), weight: Type.Number(),
+  description: Type.String({ description: 'one plain sentence of what was seen, with the figure' }),
+});
 export const ScoreResponse = Type.Object({
   entity_id: Type.String(),
   score: Type.Integer({ minimum: 0, maximum: 100, description: 'higher = riskier' }),
@@ -84,6 +87,9 @@ export const ScoreResponse = Type.Object({
   decision_id: Type.String(),
   policy_version: Type.String(),
   scored_at: Type.String({ format: 'date-time' }),
+  safe_amount: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+    description: "largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold; null: none reaches it; 0: even the smallest does",
+  }),
 });
 export type ScoreResponse = Static<typeof ScoreResponse>;
 

@@ -8,6 +8,7 @@ import type { DecisionWriter } from '../audit/decisions.ts';
 import { ApiError } from '../http/problem.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 import { scoreEntity } from './model.ts';
+import { safeAmount } from './safe-amount.ts';
 import { loadProfile, currentState, linkage, n } from './profile.ts';
 import { ScoreCache, cacheKey, canonicalJson } from './cache.ts';
 import { newId, sha256Hex as sha256 } from '../keys/format.ts';
@@ -100,12 +101,13 @@ export class ScoringService {
   }
 
   /** Profile and model output for one entity, without caching or audit (the dispute analyser's input). */
-  async assess(entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult }> {
+  async assess(entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult; safeAmount: number | null }> {
     const { profile } = await loadProfile(this.store, {
       entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST), now,
     });
-    const result = scoreEntity(profile, { entity_id: entityId, amount, currency, context }, this.policy, now);
-    return { profile, result };
+    const request = { entity_id: entityId, amount, currency, context };
+    const result = scoreEntity(profile, request, this.policy, now);
+    return { profile, result, safeAmount: safeAmount(profile, request, this.policy, now) };
   }
 
   async score(body: ScoreBody, principal: Principal): Promise<ScoreResponse> {
@@ -161,6 +163,7 @@ export class ScoringService {
       decision_id: newId('dec'),
       policy_version: result.policyVersion,
       scored_at: new Date(now).toISOString(),
+      safe_amount: safeAmount(profile, request, this.policy, now),
     };
     await this.decisions.write({
       id: stored.decision_id,

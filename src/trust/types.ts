@@ -68,12 +68,19 @@ export interface EntityProfile {
    *  entity (its stored identifiers plus the request's linked_identifiers), counted per shared
    *  identifier from identifier_stats */
   linkedFlaggedEntities: number;
+  /** last completed trade (epoch ms); absent or null when unknown (dormant_reactivation is then 0) */
+  lastTradeAt?: number | null;
+  /** other entities holding an identifier this entity holds or the request names, counted per
+   *  shared identifier from identifier_stats (flagged or not); absent = 0 */
+  sharedIdentifierEntities?: number;
 }
 
 export interface Signal {
   name: string;
   value: number;
   weight: number;
+  /** one plain sentence of what was seen, with the figure; never an identifier (descriptions.ts) */
+  description: string;
 }
 
 export type RiskLevel = 'low' | 'medium' | 'high' | 'critical';

@@ -158,7 +158,7 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
     assert.equal(a.policy_version, DEFAULT_POLICY.version);
     for (const [side, id] of [['buyer', BUYER], ['seller', SELLER]] as const) {
       const p = a.parties[side];
-      assert.deepEqual(Object.keys(p).sort(), ['entity_id', 'risk_level', 'score']);
+      assert.deepEqual(Object.keys(p).sort(), ['entity_id', 'risk_level', 'safe_amount', 'score']);
       assert.equal(p.entity_id, id);
       assert.ok(Number.isInteger(p.score) && p.score >= 0 && p.score <= 100);
       assert.ok(['low', 'medium', 'high', 'critical'].includes(p.risk_level));

@@ -28,6 +28,12 @@ function features(random: Random): Record<SignalName, number> {
     payment_method_risk: [0.3, 0.8, 0.4, 0.2, 0.5, 0.1][Math.floor(random() * 6)]!,
     cross_border: random() < 0.2 ? 1 : 0,
     linked_flagged_entities: rare(0.03, 3),
+    // issue 10's features: absent here, so this generator's random sequence stays as it was
+    cash_out_burst: 0,
+    dormant_reactivation: 0,
+    young_account_reversible_method: 0,
+    shared_identifier_entities: 0,
+    new_counterparty_large_trade: 0,
   };
 }
 

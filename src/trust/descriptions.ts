@@ -1,0 +1,113 @@
+// One plain sentence per signal (CONTRACT §5 `description`): what was seen, with the figure. Built
+// only from counts, durations, ratios and the fixed vocabularies (currency code, payment method),
+// never from an identifier, so a description can be shown to an operator or a counterparty and
+// logged without leaking who was linked to whom. Templates are listed in docs/signals.md.
+import type { SignalName } from '../config/policy.ts';
+
+/** The raw figures behind the signals, gathered by the model (model.ts prepare). */
+export interface Facts {
+  tradesCompleted: number;
+  tradesCancelled: number;
+  disputesLost: number;
+  chargebacks: number;
+  fraudReports: number;
+  ageDays: number;
+  tradesLastDay: number;
+  tradesLastHour: number;
+  /** the entity's own completed trades per active day */
+  tradesPerDay: number;
+  /** the last day's volume over its usual daily volume in the request's currency (0: no norm) */
+  dayVolumeRatio: number;
+  /** exp(mean ln amount) in the request's currency; 0 without history */
+  typicalAmount: number;
+  currency: string;
+  paymentMethod: string;
+  linkedFlagged: number;
+  sharedEntities: number;
+  dormantDays: number;
+  amount?: number;
+}
+
+/** A count as people write it: whole numbers plain, anything else to one decimal. */
+function num(x: number): string {
+  if (!Number.isFinite(x)) return '0';
+  const r = Math.round(x * 10) / 10;
+  return Number.isInteger(r) ? String(r) : r.toFixed(1);
+}
+
+const plural = (n: number, one: string, many = `${one}s`): string => `${num(n)} ${Math.round(n * 10) === 10 ? one : many}`;
+
+/** "5×", "1.5×", "120×": one decimal below 10, whole above, "over 1000×" beyond. */
+function times(r: number): string {
+  if (!Number.isFinite(r) || r <= 0) return '0×';
+  if (r > 1000) return 'over 1000×';
+  if (r >= 10) return `${Math.round(r)}×`;
+  return `${(Math.round(r * 10) / 10).toString()}×`;
+}
+
+function days(d: number): string {
+  if (d < 1) return 'less than a day';
+  return plural(Math.floor(d), 'day');
+}
+
+const METHOD_WORDS: Readonly<Record<string, string>> = {
+  bank_transfer: 'a bank transfer', card: 'card', mobile_money: 'mobile money', cash: 'cash',
+  e_wallet: 'an e-wallet', crypto: 'crypto', other: 'another method',
+};
+const method = (m: string): string => METHOD_WORDS[m] ?? 'an unnamed method';
+/** Currency codes come from a validated list (ISO 4217 or the policy's assets); anything else is not shown. */
+const currency = (c: string): string => (/^[A-Z][A-Z0-9]{1,9}$/.test(c) ? `${c} ` : '');
+
+function amountRatio(f: Facts): number {
+  return f.amount !== undefined && f.typicalAmount > 0 ? f.amount / f.typicalAmount : 0;
+}
+
+/** The sentence for one signal; `value` is the signal's (rounded) value as returned. */
+export function describeSignal(name: SignalName, value: number, f: Facts): string {
+  switch (name) {
+    case 'completed_trades':
+      return `${plural(f.tradesCompleted, 'completed trade')} in its history`;
+    case 'dispute_rate':
+      return f.tradesCompleted > 0 || f.disputesLost > 0
+        ? `${plural(f.disputesLost, 'lost dispute')} out of ${plural(f.tradesCompleted, 'trade')}`
+        : 'no completed trade yet, so the dispute rate is the policy\'s prior';
+    case 'cancellation_rate':
+      return `${plural(f.tradesCancelled, 'cancelled trade')} out of ${num(f.tradesCompleted + f.tradesCancelled)} started`;
+    case 'chargebacks':
+      return `${plural(f.chargebacks, 'chargeback')} in its history`;
+    case 'fraud_reports':
+      return `${plural(f.fraudReports, 'fraud report')} against it`;
+    case 'blocklisted':
+      return 'on the blocklist';
+    case 'new_account':
+      return `an account ${days(f.ageDays)} old`;
+    case 'cold_start':
+      return 'never seen before: no history at all';
+    case 'velocity_trades':
+      return `${plural(f.tradesLastDay, 'trade')} in the last day (${num(f.tradesLastHour)} in the last hour) against its usual ${num(f.tradesPerDay)} a day`;
+    case 'velocity_volume':
+      return `${times(f.dayVolumeRatio)} its usual daily ${currency(f.currency)}volume in the last day`;
+    case 'amount_vs_history':
+      return f.typicalAmount > 0
+        ? `${times(amountRatio(f))} its usual ${currency(f.currency)}amount`
+        : `no earlier ${currency(f.currency)}trade to compare the amount with`;
+    case 'new_counterparty':
+      return 'a first trade with this counterparty';
+    case 'payment_method_risk':
+      return `paid by ${method(f.paymentMethod)}, rated ${num(value * 100)}% reversible or disputable`;
+    case 'cross_border':
+      return 'the two parties are in different countries';
+    case 'linked_flagged_entities':
+      return `an identifier shared with ${plural(f.linkedFlagged, 'reported or blocklisted entity', 'reported or blocklisted entities')}`;
+    case 'cash_out_burst':
+      return `${times(amountRatio(f))} its usual amount during a burst of ${plural(f.tradesLastDay, 'trade')} in a day (usually ${num(f.tradesPerDay)})`;
+    case 'dormant_reactivation':
+      return `trading again after ${days(f.dormantDays)} without a completed trade`;
+    case 'young_account_reversible_method':
+      return `paid by ${method(f.paymentMethod)} from an account ${days(f.ageDays)} old`;
+    case 'shared_identifier_entities':
+      return `identifiers shared with ${plural(f.sharedEntities, 'other entity', 'other entities')}`;
+    case 'new_counterparty_large_trade':
+      return `a first trade with this counterparty at ${times(amountRatio(f))} its usual amount`;
+  }
+}

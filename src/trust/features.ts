@@ -1,0 +1,57 @@
+// The P2P features of issue 10 (docs/signals.md, "P2P patterns"): interactions and aggregates that
+// hand-set counters miss. Pure functions of values the model already has; each is non-negative and
+// non-decreasing in its risk input, so a risk weight (≥ 0, enforced by the policy) keeps the score
+// monotone. Their shape parameters are fixed here rather than in the policy document so that older
+// policy files stay valid; the built-in policy version names them (a change here bumps it).
+
+const DAY_MS = 86_400_000;
+const clip = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
+
+/** A trade gap under this many days is ordinary; dormancy grows by one per doubling beyond it. */
+export const DORMANT_AFTER_DAYS = 30;
+export const DORMANT_CAP = 3;
+/** Other holders of the entity's identifiers beyond which the signal stops growing (log2 scale). */
+export const SHARED_IDENTIFIER_CAP = 31;
+
+/**
+ * Dormant account waking up: log2 of the gap since its last completed trade over
+ * DORMANT_AFTER_DAYS, 0 while within it, capped. No trade yet (or an unknown time): 0.
+ */
+export function dormancy(lastTradeAt: number | null | undefined, now: number): { value: number; gapDays: number } {
+  if (lastTradeAt === null || lastTradeAt === undefined || !Number.isFinite(lastTradeAt) || lastTradeAt <= 0) return { value: 0, gapDays: 0 };
+  const gapDays = Math.max(0, now - lastTradeAt) / DAY_MS;
+  return { value: clip(Math.log2(Math.max(1, gapDays / DORMANT_AFTER_DAYS)), 0, DORMANT_CAP), gapDays };
+}
+
+/** Other entities holding the entity's identifiers (summed per identifier), on a log2 scale. */
+export function sharedIdentifierValue(others: number | undefined): number {
+  const n = others !== undefined && Number.isFinite(others) && others > 0 ? others : 0;
+  return Math.log2(1 + Math.min(n, SHARED_IDENTIFIER_CAP));
+}
+
+/**
+ * The exit scam: a trade far above the entity's own size while it is trading above its own pace.
+ * √(amount excess × burst) is 0 unless both are present, and grows with either.
+ */
+export function cashOutBurst(amountExcess: number, burst: number): number {
+  return Math.sqrt(Math.max(0, amountExcess) * Math.max(0, burst));
+}
+
+/**
+ * Method risk up to this level (a bank transfer's default) is not counted as reversible, so a new
+ * trader paying by bank transfer is not pushed to `high` for being new; a card (0.8) counts 0.71.
+ */
+export const REVERSIBLE_ABOVE = 0.3;
+
+/** Reversibility on a 0 … 1 scale: the method risk above REVERSIBLE_ABOVE, rescaled. */
+export const reversibility = (methodRisk: number): number => clip((methodRisk - REVERSIBLE_ABOVE) / (1 - REVERSIBLE_ABOVE), 0, 1);
+
+/** A reversible payment method on a young account (throw-away accounts): youth × reversibility. */
+export function youngReversible(newAccount: number, methodRisk: number): number {
+  return Math.max(0, newAccount) * reversibility(methodRisk);
+}
+
+/** A new counterparty on a trade above the entity's own size: the amount excess when the counterparty is new. */
+export function newCounterpartyLarge(isNew: boolean, amountExcess: number): number {
+  return isNew ? Math.max(0, amountExcess) : 0;
+}

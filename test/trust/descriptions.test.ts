@@ -1,0 +1,85 @@
+// Signal descriptions (CONTRACT §5, issue 10 item 2): one plain sentence with the figure, on every
+// returned signal, never an identifier.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/config/policy.ts';
+import { computeSignals } from '../../src/trust/model.ts';
+import type { ScoreRequest } from '../../src/trust/types.ts';
+import { anyPolicy, contextArb, currencyArb, DAY, freshProfile, NOW, profileArb, veteranProfile } from '../helpers/profiles.ts';
+
+const hexId = fc.stringMatching(/^[0-9a-f]{64}$/);
+const b64Id = fc.stringMatching(/^[A-Za-z0-9_-]{32,48}$/);
+const anyId = fc.oneof(hexId, b64Id);
+
+const ALL_ON = { ...DEFAULT_POLICY, weights: Object.fromEntries(SIGNAL_NAMES.map((n) => [n, n === 'completed_trades' ? -1 : 1])) as typeof DEFAULT_POLICY.weights };
+const describe1 = (name: string, r: ScoreRequest, p = veteranProfile()) => computeSignals(p, r, ALL_ON, NOW).find((s) => s.name === name)?.description;
+
+describe('signal descriptions: properties', () => {
+  test('every returned signal has a one-line sentence; none contains an entity, counterparty or identifier hash', () => {
+    fc.assert(
+      fc.property(profileArb, anyId, anyId, fc.array(fc.record({ type: fc.constantFrom('phone', 'bank_account', 'device'), hash: anyId }), { maxLength: 3 }), contextArb, currencyArb, fc.double({ min: 1e-3, max: 1e9, noNaN: true }), anyPolicy,
+        (profile, entityId, counterpartyId, linked, ctx, currency, amount, policy) => {
+          const p = { ...profile, entityId };
+          const r: ScoreRequest = { entity_id: entityId, amount, currency, context: { ...ctx, counterparty_id: counterpartyId, trade_id: counterpartyId.slice(0, 20), linked_identifiers: linked } };
+          for (const s of computeSignals(p, r, policy, NOW)) {
+            assert.ok(s.description.length > 0 && s.description.length < 200 && !/[\n\r]/.test(s.description), `${s.name}: ${JSON.stringify(s.description)}`);
+            for (const id of [entityId, counterpartyId, ...linked.map((l) => l.hash)]) {
+              assert.ok(!s.description.includes(id) && !s.description.includes(id.slice(0, 12)), `${s.name} leaks an identifier: ${s.description}`);
+            }
+            assert.ok(!/[0-9a-f]{12,}/i.test(s.description), `${s.name} has a hash-like run: ${s.description}`);
+          }
+        }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('every signal name has a template (all weights on, worst-case profile)', () => {
+    const p = veteranProfile();
+    Object.assign(p, { chargebacks: 3, fraudReports: 1, blocklisted: true, linkedFlaggedEntities: 2, sharedIdentifierEntities: 4, lastTradeAt: NOW - 200 * DAY, tradesCancelled: 20, disputesLost: 4, counterpartyTrades: 0 });
+    p.decayed = { ...p.decayed, chargebacks: 3, fraudReports: 1, tradesCancelled: 20, disputesLost: 4 };
+    p.velocity = { tradesLastHour: 8, tradesLastDay: 30, volumeLastDay: 9000 };
+    const r: ScoreRequest = { entity_id: 'e1', amount: 5000, currency: 'USD', context: { counterparty_id: 'cp', payment_method: 'card', country: 'NG', counterparty_country: 'GB', account_created_at: new Date(NOW - 5 * DAY).toISOString() } };
+    const names = new Set([...computeSignals(p, r, ALL_ON, NOW), ...computeSignals(freshProfile(), r, ALL_ON, NOW)].map((s) => s.name));
+    assert.deepEqual([...names].sort(), [...SIGNAL_NAMES].sort());
+  });
+});
+
+describe('signal descriptions: worked examples', () => {
+  const R: ScoreRequest = { entity_id: 'e1', amount: 100, currency: 'USD', context: {} };
+
+  test('dispute_rate: "4 lost disputes out of 31 trades"', () => {
+    const p = veteranProfile();
+    Object.assign(p, { tradesCompleted: 31, disputesLost: 4 });
+    assert.equal(describe1('dispute_rate', R, p), '4 lost disputes out of 31 trades');
+  });
+
+  test('chargebacks: "3 chargebacks in its history"; 1 → singular', () => {
+    const p = veteranProfile();
+    p.chargebacks = 3;
+    p.decayed.chargebacks = 3;
+    assert.equal(describe1('chargebacks', R, p), '3 chargebacks in its history');
+    p.chargebacks = 1;
+    assert.equal(describe1('chargebacks', R, p), '1 chargeback in its history');
+  });
+
+  test('amount_vs_history: "5× its usual USD amount"', () => {
+    assert.equal(describe1('amount_vs_history', { ...R, amount: 500 }), '5× its usual USD amount');
+  });
+
+  test('linked_flagged_entities and shared_identifier_entities give the count, never which identifier', () => {
+    const p = { ...veteranProfile(), linkedFlaggedEntities: 2, sharedIdentifierEntities: 5 };
+    assert.equal(describe1('linked_flagged_entities', R, p), 'an identifier shared with 2 reported or blocklisted entities');
+    assert.equal(describe1('shared_identifier_entities', R, p), 'identifiers shared with 5 other entities');
+  });
+
+  test('the P2P features', () => {
+    const p = veteranProfile();
+    p.velocity = { tradesLastHour: 3, tradesLastDay: 6, volumeLastDay: 600 };
+    assert.equal(describe1('cash_out_burst', { ...R, amount: 500 }, p), '5× its usual amount during a burst of 6 trades in a day (usually 0.5)');
+    assert.equal(describe1('dormant_reactivation', R, { ...veteranProfile(), lastTradeAt: NOW - 120 * DAY }), 'trading again after 120 days without a completed trade');
+    const young = { ...R, context: { payment_method: 'card' as const, account_created_at: new Date(NOW - 9 * DAY).toISOString() } };
+    assert.equal(describe1('young_account_reversible_method', young), 'paid by card from an account 9 days old');
+    assert.equal(describe1('new_counterparty_large_trade', { ...R, amount: 1000, context: { counterparty_id: 'cp' } }, { ...veteranProfile(), counterpartyTrades: 0 }), 'a first trade with this counterparty at 10× its usual amount');
+  });
+});

@@ -1,0 +1,160 @@
+// safe_amount (CONTRACT §5, issue 10 item 1): exact on the currency's minor-unit grid.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { DEFAULT_POLICY, type Policy } from '../../src/config/policy.ts';
+import { MAX_UNITS, minorUnitDigits, safeAmount, scoreForAmount } from '../../src/trust/safe-amount.ts';
+import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';
+import { anyPolicy, freshProfile, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
+
+const REQ: ScoreRequest = { entity_id: 'e1', amount: 100, currency: 'USD', context: {} };
+const at = (p: EntityProfile, r: ScoreRequest, policy: Policy, amount: number) => scoreForAmount(p, r, policy, NOW, amount);
+
+/** Whether x is the double nearest to a whole number of minor units (k / 10^digits). */
+function onGrid(x: number, digits: number): boolean {
+  return x === Math.round(x * 10 ** digits) / 10 ** digits;
+}
+
+describe('safe_amount: properties', () => {
+  test('at safe_amount the score is below high; one minor unit more reaches it (unless null or 0)', () => {
+    fc.assert(
+      fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
+        const safe = safeAmount(p, r, policy, NOW);
+        const high = policy.thresholds.high;
+        const digits = minorUnitDigits(r.currency, policy.cryptoAssets);
+        const unit = 10 ** -digits;
+        if (safe === null) {
+          assert.ok(at(p, r, policy, 1e15) < high, 'null, yet a huge amount reaches high');
+          assert.ok(at(p, r, policy, unit) < high);
+        } else if (safe === 0) {
+          assert.ok(at(p, r, policy, unit) >= high, '0, yet the smallest amount stays below high');
+        } else {
+          assert.ok(safe > 0 && onGrid(safe, digits), `${safe} is not on the ${digits}-decimal grid`);
+          assert.ok(at(p, r, policy, safe) < high, `score at safe_amount ${safe} reaches ${high}`);
+          const units = Math.round(safe * 10 ** digits);
+          // Beyond the grid's end the largest representable amount is returned (documented).
+          if (units < MAX_UNITS) assert.ok(at(p, r, policy, (units + 1) / 10 ** digits) >= high, `one unit above ${safe} still below ${high}`);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test('does not depend on the requested amount', () => {
+    fc.assert(
+      fc.property(profileArb, requestArb, fc.double({ min: 1e-3, max: 1e9, noNaN: true }), (p, r, other) => {
+        assert.equal(safeAmount(p, r, DEFAULT_POLICY, NOW), safeAmount(p, { ...r, amount: other }, DEFAULT_POLICY, NOW));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('safe_amount: edge cases and worked examples', () => {
+  test('veteran (200 trades of ~100 USD) with a known counterparty: null, no amount reaches high', () => {
+    // amount_vs_history at its cap adds 0.6 × 4 = 2.4 to z = -2.3 - 0.81 + 0.09: the score tops out at 35.
+    const p = veteranProfile();
+    assert.equal(safeAmount(p, REQ, DEFAULT_POLICY, NOW), null);
+    assert.equal(at(p, REQ, DEFAULT_POLICY, 1e12), 35);
+  });
+
+  test('the same veteran with a new counterparty on a bank transfer: 449.90 USD (4.5× its usual), exact to the cent', () => {
+    const p = veteranProfile();
+    p.counterpartyTrades = 0;
+    const r = { ...REQ, context: { counterparty_id: 'cp', payment_method: 'bank_transfer' as const } };
+    const safe = safeAmount(p, r, DEFAULT_POLICY, NOW);
+    assert.equal(safe, 449.9);
+    assert.ok(onGrid(safe, 2));
+    assert.equal(at(p, r, DEFAULT_POLICY, 449.9), 59);
+    assert.equal(at(p, r, DEFAULT_POLICY, 449.91), 60);
+  });
+
+  test('the same veteran in a burst (6 trades today, usually 0.5): 264.66 USD', () => {
+    const p = veteranProfile();
+    p.velocity = { tradesLastHour: 3, tradesLastDay: 6, volumeLastDay: 600 };
+    assert.equal(safeAmount(p, REQ, DEFAULT_POLICY, NOW), 264.66);
+    assert.ok(at(p, REQ, DEFAULT_POLICY, 264.66) < 60);
+    assert.ok(at(p, REQ, DEFAULT_POLICY, 264.67) >= 60);
+  });
+
+  test('no amount-dependent signal in play (no history in this currency): null when the rest stays below high', () => {
+    // Cold start: amount_vs_history is the constant noHistoryValue, so every amount scores alike.
+    assert.equal(safeAmount(freshProfile(), REQ, DEFAULT_POLICY, NOW), null);
+    const cold = at(freshProfile(), REQ, DEFAULT_POLICY, 1);
+    assert.equal(cold, at(freshProfile(), REQ, DEFAULT_POLICY, 1e12));
+  });
+
+  test('no amount-dependent signal in play and the rest already high: 0', () => {
+    const p = freshProfile();
+    p.known = true;
+    p.firstSeenAt = NOW - 10 * 86_400_000;
+    p.blocklisted = true;
+    assert.equal(safeAmount(p, REQ, DEFAULT_POLICY, NOW), 0);
+  });
+
+  test('a blocklisted veteran: 0 even for one cent', () => {
+    const p = veteranProfile();
+    p.blocklisted = true;
+    assert.equal(safeAmount(p, REQ, DEFAULT_POLICY, NOW), 0);
+  });
+
+  test('amount weights at zero: the amount never matters, so null or 0 only', () => {
+    const policy = { ...DEFAULT_POLICY, weights: { ...DEFAULT_POLICY.weights, amount_vs_history: 0, cash_out_burst: 0, new_counterparty_large_trade: 0 } };
+    assert.equal(safeAmount(veteranProfile(), REQ, policy, NOW), null);
+    const blocked = { ...veteranProfile(), blocklisted: true };
+    assert.equal(safeAmount(blocked, REQ, policy, NOW), 0);
+  });
+
+  test('crypto currencies are quoted to 8 decimals, JPY to 0, BHD to 3, unknown digits to 2', () => {
+    assert.equal(minorUnitDigits('BTC', DEFAULT_POLICY.cryptoAssets), 8);
+    assert.equal(minorUnitDigits('USDT', DEFAULT_POLICY.cryptoAssets), 8);
+    assert.equal(minorUnitDigits('JPY', DEFAULT_POLICY.cryptoAssets), 0);
+    assert.equal(minorUnitDigits('BHD', DEFAULT_POLICY.cryptoAssets), 3);
+    assert.equal(minorUnitDigits('USD', DEFAULT_POLICY.cryptoAssets), 2);
+    assert.equal(minorUnitDigits('ZZZ', DEFAULT_POLICY.cryptoAssets), 2);
+  });
+
+  test('a BTC veteran (trades of ~0.002 BTC): safe amount in satoshis, exact at the boundary', () => {
+    const p = veteranProfile();
+    p.amountStats = { n: 200, logMean: Math.log(0.002), logM2: 199 * 0.25, volume: 0.4 };
+    p.counterpartyTrades = 0;
+    const r = { ...REQ, currency: 'BTC', context: { counterparty_id: 'cp', payment_method: 'crypto' as const } };
+    const safe = safeAmount(p, r, DEFAULT_POLICY, NOW);
+    assert.ok(safe !== null && safe > 0.002 && safe < 1, `BTC safe ${safe}`);
+    assert.ok(onGrid(safe, 8));
+    assert.ok(at(p, r, DEFAULT_POLICY, safe) < 60);
+    assert.ok(at(p, r, DEFAULT_POLICY, (Math.round(safe * 1e8) + 1) / 1e8) >= 60);
+  });
+
+  test('a JPY veteran: whole yen', () => {
+    const p = veteranProfile();
+    p.amountStats = { n: 200, logMean: Math.log(15_000), logM2: 199 * 0.25, volume: 3e6 };
+    p.counterpartyTrades = 0;
+    const safe = safeAmount(p, { ...REQ, currency: 'JPY', context: { counterparty_id: 'cp' } }, DEFAULT_POLICY, NOW);
+    assert.ok(safe !== null && Number.isInteger(safe) && safe > 15_000, `JPY safe ${safe}`);
+  });
+
+  test('a riskier context (card, young account) lowers the safe amount', () => {
+    const p = veteranProfile();
+    p.counterpartyTrades = 0;
+    const plain = safeAmount(p, { ...REQ, context: { counterparty_id: 'cp' } }, DEFAULT_POLICY, NOW)!;
+    const risky = safeAmount(p, { ...REQ, context: { counterparty_id: 'cp', payment_method: 'card', account_created_at: new Date(NOW - 86_400_000).toISOString() } }, DEFAULT_POLICY, NOW);
+    assert.ok(risky !== null && risky < plain, `${risky} vs ${plain}`);
+  });
+
+  test('a threshold beyond 2^51 minor units: the last amount of the grid, still below high', () => {
+    const p = { ...freshProfile(), known: true, firstSeenAt: NOW - 400 * 86_400_000, amountStats: { n: 2, logMean: 0, logM2: 13.4, volume: 0 } };
+    const weights = Object.fromEntries(Object.keys(DEFAULT_POLICY.weights).map((k) => [k, 0])) as Policy['weights'];
+    const policy = { ...DEFAULT_POLICY, bias: 0, weights: { ...weights, amount_vs_history: 0.5102 }, thresholds: { medium: 1, high: 89, critical: 99 } };
+    const r = { ...REQ, currency: 'ETH' };
+    assert.equal(safeAmount(p, r, policy, NOW), MAX_UNITS / 1e8);
+    assert.ok(at(p, r, policy, MAX_UNITS / 1e8) < 89);
+  });
+
+  test('cheap: a thousand safe amounts in well under a second', () => {
+    const p = veteranProfile();
+    const t0 = performance.now();
+    for (let i = 0; i < 1000; i++) safeAmount(p, { ...REQ, amount: i + 1 }, DEFAULT_POLICY, NOW);
+    assert.ok(performance.now() - t0 < 1000);
+  });
+});
