@@ -168,6 +168,13 @@ function decide(input: DisputeInput, parties: Parties, policy: DisputePolicy, no
   if (favoured === 'buyer' && acc.releaseBlocked) reviewReasons.push('a hard rule forbids releasing to the buyer');
   // Reputation alone never moves escrow: each outcome needs evidence about this payment.
   if (favoured === 'buyer' && !acc.affirmativePayment) reviewReasons.push('no proof or confirmation of payment');
+  // Nor does it overrule a seller who is answering and denies being paid: that is a person's call
+  // (the contested_payment rule says so for a matching proof; weaker proof must not do better).
+  const sellerMinutes = input.evidence?.seller_response_minutes;
+  const sellerAnswering = !(typeof sellerMinutes === 'number' && Number.isFinite(sellerMinutes) && sellerMinutes > policy.unresponsiveMinutes);
+  if (favoured === 'buyer' && input.evidence?.seller_confirmed_receipt === false && sellerAnswering) {
+    reviewReasons.push('a responsive seller denies receiving the payment');
+  }
   if (favoured === 'seller' && !acc.contributions.some((c) => c.kind === 'evidence' && c.logOdds < 0)) {
     reviewReasons.push('no evidence against the payment');
   }

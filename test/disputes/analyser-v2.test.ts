@@ -424,3 +424,18 @@ describe('v2 properties', () => {
     }), { numRuns: 200 });
   });
 });
+
+test('a responsive seller denying receipt is never overruled by reputation, even against weaker proof (found by the monotonicity property)', () => {
+  // Matching proof against the denial is contested (manual_review); a worse proof, with a
+  // reference mismatch, must not do better just because the seller's history is bad.
+  const parties = { buyer: party({ entityId: 'buyer_h' }), seller: villain() };
+  const lenient = { ...P, confidenceFloor: 0 };
+  for (const evidence of [
+    { payment_proof_submitted: true, payer_name_matches: true, seller_confirmed_receipt: false },
+    { payment_proof_submitted: true, payer_name_matches: true, bank_reference_matches: false, seller_confirmed_receipt: false },
+    { payment_proof_submitted: true, seller_confirmed_receipt: false, seller_response_minutes: 5 },
+  ]) {
+    const a = analyseDispute(dispute(evidence, { reason: 'payment_not_received' }), parties, lenient, NOW);
+    assert.notEqual(a.recommendation, 'release_to_buyer', JSON.stringify(evidence));
+  }
+});
