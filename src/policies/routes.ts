@@ -71,10 +71,15 @@ async function operatorOnly(request: FastifyRequest): Promise<void> {
   }
 }
 
+/** No body, or an empty one, is `{}` (CONTRACT §9: "no body, or {}"). */
+async function emptyIsObject(request: FastifyRequest): Promise<void> {
+  request.body ??= {};
+}
+
 /** validatePolicy's one-line message, split into the fields it names. */
 export function policyFieldErrors(message: string): FieldError[] {
   const body = message.replace(/^invalid [^:]*: /, '').replace(/ \(and \d+ more\)$/, '');
-  return body.split('; ').map((part) => {
+  return body.split(/; (?=\/)/).map((part) => {
     const m = /^(\/[^:]*): (.*)$/.exec(part);
     const field = m ? m[1]!.replace(/^\//, '').replace(/\//g, '.') || '(body)' : '(body)';
     return { field, message: m ? m[2]! : part };
@@ -139,6 +144,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   });
 
   app.post<{ Body: Static<typeof FitBody> }>('/api/v1/policies/fit', {
+    preValidation: emptyIsObject,
     config: { scope: 'policy:write' },
     preHandler: operatorOnly,
     schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 422: ProblemSchema, ...problems } },
@@ -164,6 +170,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   });
 
   app.post<{ Params: Static<typeof Params>; Body: Static<typeof WindowBody> }>('/api/v1/policies/:version/backtest', {
+    preValidation: emptyIsObject,
     config: { scope: 'policy:read' },
     schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), ...problems } },
   }, async (request) => {
@@ -177,6 +184,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   });
 
   app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/activate', {
+    preValidation: emptyIsObject,
     config: { scope: 'policy:write' },
     preHandler: operatorOnly,
     schema: { tags, summary: 'Make this version the active policy on every instance', params: Params, body: EmptyBody, response: { 200: PolicyDetail, ...problems } },
@@ -187,6 +195,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   });
 
   app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/shadow', {
+    preValidation: emptyIsObject,
     config: { scope: 'policy:write' },
     preHandler: operatorOnly,
     schema: { tags, summary: 'Score every request with this policy too, stored and never returned', params: Params, body: EmptyBody, response: { 200: PolicyDetail, 409: ProblemSchema, ...problems } },
