@@ -14,7 +14,6 @@ import {
   POLICY_FEED_KIND, shadowPolicy, summary, type PolicyRow,
 } from './repository.ts';
 import { backtestFromStore, fitFromStore } from './service.ts';
-import { reportHtml } from './report-html.ts';
 
 const recordFields = {
   version: Type.String(),
@@ -223,6 +222,8 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     if (!row.report) throw new ApiError(404, 'not_found', 'This policy has no report: only fitted policies do.');
     const report = JSON.parse(row.report) as unknown;
     if (prefersHtml(request.headers.accept)) {
+      // Loaded on first use: vega is large, and most processes never draw a report.
+      const { reportHtml } = await import('./report-html.ts');
       const html = await reportHtml(policyRecord(row), report as never);
       return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:").send(html);
     }
