@@ -73,6 +73,7 @@ async function service(dir: string, name: string): Promise<{ app: FastifyInstanc
   return { app, store, key: created.json().key as string };
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a driver reading the JSON bodies it just asked for
 async function call(app: FastifyInstance, key: string, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<any> {
   const res = await app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload === undefined ? {} : { payload: payload as object }) });
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 500)}`);
@@ -148,9 +149,11 @@ try {
     seconds: { pass1: (t1 - t0) / 1000, pass2: (t2 - t1) / 1000 },
   };
   console.log(JSON.stringify(summary, null, 2));
-  const ok = (after.roc_auc ?? 0) > (before.roc_auc ?? 1) && (after.calibration_error ?? 1) <= 0.05;
-  console.log(`\nunseen entities: ROC-AUC ${before.roc_auc?.toFixed(4)} → ${after.roc_auc?.toFixed(4)}; calibration error ${before.calibration_error?.toFixed(4)} → ${after.calibration_error?.toFixed(4)} (${ok ? 'targets met' : 'TARGETS NOT MET'})`);
-  process.exitCode = ok ? 0 : 1;
+  // A measurement, not a gate: it says which of issue 9's targets this run met.
+  const aucUp = (after.roc_auc ?? 0) > (before.roc_auc ?? 1);
+  const calibrated = (after.calibration_error ?? 1) <= 0.05;
+  console.log(`\nunseen entities: ROC-AUC ${before.roc_auc?.toFixed(4)} → ${after.roc_auc?.toFixed(4)} (${aucUp ? 'above' : 'NOT above'} the hand-set policy); `
+    + `calibration error ${before.calibration_error?.toFixed(4)} → ${after.calibration_error?.toFixed(4)} (${calibrated ? '≤ 0.05' : 'NOT ≤ 0.05'})`);
 } finally {
   clock = undefined;
   rmSync(dir, { recursive: true, force: true });

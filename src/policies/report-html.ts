@@ -94,14 +94,18 @@ function calibrationSpec(plots: PlotData): TopLevelSpec {
 
 function histogramSpec(plots: PlotData, policy: 'base' | 'candidate'): TopLevelSpec {
   const h = plots[policy].histogram;
-  const values = (['fraud', 'legit'] as const).flatMap((label) => h[label].map((count, b) => ({ label, bin: `${b * 10}–${b === 9 ? 100 : b * 10 + 9}`, count })));
+  // Shares within each label: fraud is rare, and in raw counts its bars would not show.
+  const values = (['fraud', 'legit'] as const).flatMap((label) => {
+    const total = h[label].reduce((a, n) => a + n, 0);
+    return h[label].map((count, b) => ({ label, bin: `${b * 10}–${b === 9 ? 100 : b * 10 + 9}`, count, share: total > 0 ? count / total : 0 }));
+  });
   return {
     ...base(`Score distribution by label (${policy})`),
     data: { values },
     mark: 'bar',
     encoding: {
       x: { field: 'bin', type: 'ordinal', title: 'score', sort: null },
-      y: { field: 'count', type: 'quantitative', title: 'decisions' },
+      y: { field: 'share', type: 'quantitative', title: "share of the label's decisions", axis: { format: '%' } },
       color: { field: 'label', type: 'nominal', scale: LABEL_COLORS },
       xOffset: { field: 'label' },
     },
