@@ -127,7 +127,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
 
   app.post<{ Body: Record<string, unknown> }>('/api/v1/policies', {
     config: { scope: 'policy:write' },
-    preHandler: operatorOnly,
+    onRequest: operatorOnly,
     schema: { tags, summary: 'Upload a policy document as a candidate', body: Type.Object({}, { additionalProperties: true }), response: { 201: PolicyDetail, 409: ProblemSchema, ...problems } },
   }, async (request, reply) => {
     let policy: Policy;
@@ -145,7 +145,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   app.post<{ Body: Static<typeof FitBody> }>('/api/v1/policies/fit', {
     preValidation: emptyIsObject,
     config: { scope: 'policy:write' },
-    preHandler: operatorOnly,
+    onRequest: operatorOnly,
     schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 422: ProblemSchema, ...problems } },
   }, async (request, reply) => {
     const body = request.body ?? {};
@@ -185,7 +185,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/activate', {
     preValidation: emptyIsObject,
     config: { scope: 'policy:write' },
-    preHandler: operatorOnly,
+    onRequest: operatorOnly,
     schema: { tags, summary: 'Make this version the active policy on every instance', params: Params, body: EmptyBody, response: { 200: PolicyDetail, ...problems } },
   }, async (request) => {
     const row = await activatePolicy(store, request.params.version).catch(mapErrors);
@@ -196,7 +196,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/shadow', {
     preValidation: emptyIsObject,
     config: { scope: 'policy:write' },
-    preHandler: operatorOnly,
+    onRequest: operatorOnly,
     schema: { tags, summary: 'Score every request with this policy too, stored and never returned', params: Params, body: EmptyBody, response: { 200: PolicyDetail, 409: ProblemSchema, ...problems } },
   }, async (request) => {
     const row = await shadowPolicy(store, request.params.version).catch(mapErrors);
@@ -206,7 +206,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
 
   app.delete('/api/v1/policies/shadow', {
     config: { scope: 'policy:write' },
-    preHandler: operatorOnly,
+    onRequest: operatorOnly,
     schema: { tags, summary: 'End shadow mode', response: { 200: Type.Object({ shadow: Type.Null(), previous: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
   }, async () => {
     const previous = await clearShadow(store);

@@ -24,14 +24,14 @@ const list = (ctx: TestContext, token: string, query: string) => ctx.inject({ me
 describeEachBackend('decision labels and list', (ctx) => {
   let owner: { id: string; token: string };
   let other: { id: string; token: string };
-  let adminToken = '';
+  let adminTokenValue = '';
   let analysisId = '';
   const entity = hash('label-subject');
 
   before(async () => {
     owner = await login(ctx(), ['trust:read', 'trust:write', 'dispute:analyze', 'audit:read', 'labels:write']);
     other = await login(ctx(), ['trust:read', 'audit:read', 'labels:write']);
-    adminToken = await ctx().token();
+    adminTokenValue = await ctx().token();
     await postEvents(ctx(), owner.token, tradeHistory(entity, 5, 30));
     const analysed = await ctx().inject({
       method: 'POST', url: '/api/v1/dispute/analyze', headers: bearer(owner.token),
@@ -41,6 +41,7 @@ describeEachBackend('decision labels and list', (ctx) => {
     analysisId = analysed.json().analysis_id;
   });
 
+  const adminToken = async () => adminTokenValue;
   async function scored(tradeId?: string, who = owner, entityId = entity): Promise<string> {
     const res = await score(ctx(), who.token, { entity_id: entityId, amount: 100 + Math.random(), currency: 'USD', context: tradeId ? { trade_id: tradeId, payment_method: 'card' } : {} });
     assert.equal(res.statusCode, 200, res.body);
@@ -81,7 +82,7 @@ describeEachBackend('decision labels and list', (ctx) => {
     const id = await scored('trade-other');
     problem(await label(ctx(), other.token, id, { label: 'fraud' }), 404, 'not_found');
     problem(await label(ctx(), owner.token, 'dec_01ARZ3NDEKTSV4RRFFQ69G5FAV', { label: 'fraud' }), 404, 'not_found');
-    const byAdmin = await label(ctx(), adminToken, id, { label: 'fraud' });
+    const byAdmin = await label(ctx(), adminTokenValue, id, { label: 'fraud' });
     assert.equal(byAdmin.statusCode, 200, byAdmin.body);
   });
 
@@ -160,7 +161,7 @@ describeEachBackend('decision labels and list', (ctx) => {
     const disputes = (await list(ctx(), owner.token, 'kind=dispute')).json().data;
     assert.ok(disputes.every((d: { kind: string }) => d.kind === 'dispute_analysis') && disputes.length >= 1);
     // The admin sees the other client's decision too.
-    assert.equal((await list(ctx(), adminToken, `entity_id=${mine}`)).json().data.length, 6);
+    assert.equal((await list(ctx(), adminTokenValue, `entity_id=${mine}`)).json().data.length, 6);
     const future = new Date(Date.now() + 3_600_000).toISOString();
     assert.equal((await list(ctx(), owner.token, `entity_id=${mine}&since=${encodeURIComponent(future)}`)).json().data.length, 0);
   });
@@ -172,6 +173,16 @@ describeEachBackend('decision labels and list', (ctx) => {
     problem(await ctx().inject({ method: 'GET', url: '/api/v1/decisions' }), 401, 'unauthenticated');
     const labeller = await login(ctx(), ['labels:write']);
     problem(await list(ctx(), labeller.token, ''), 403, 'insufficient_scope');
+  });
+
+  test('fuzzed query strings on the decision and policy lists never get a 5xx', async () => {
+    const key = fc.constantFrom('kind', 'entity_id', 'risk_level', 'label', 'since', 'until', 'limit', 'cursor', 'x');
+    const val = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('1', '0', '-1', '101', '1e3', 'none', 'score', 'dispute', '9999999999999999.dec_x', '.', '2026-01-01T00:00:00Z', '%00', '%ZZ'));
+    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(key, val), { maxLength: 4 }), async (pairs) => {
+      const query = pairs.map(([k, v]) => `${k}=${/^%/.test(v) ? v : encodeURIComponent(v)}`).join('&');
+      wellBehaved(await list(ctx(), owner.token, query), `decisions?${query}`);
+      wellBehaved(await ctx().inject({ method: 'GET', url: `/api/v1/policies?${query}`, headers: bearer(await adminToken()) }), `policies?${query}`);
+    }), { numRuns: 60 });
   });
 
   test('fuzzed label bodies never get a 5xx', async () => {

@@ -63,6 +63,11 @@ describeEachBackend('policies API', (ctx) => {
     assert.deepEqual((badSign.errors as { field: string }[]).map((e) => e.field), ['weights.chargebacks']);
     const service = (await login(ctx(), ['policy:read', 'policy:write'], 'service')).token;
     problem(await call('POST', '/api/v1/policies', service, doc('upload-2')), 403, 'insufficient_scope');
+    // The role is checked before the body: a service principal learns nothing from validation.
+    problem(await call('POST', '/api/v1/policies', service, { version: '' }), 403, 'insufficient_scope');
+    problem(await call('POST', '/api/v1/policies/fit', service, { holdout_fraction: 5 }), 403, 'insufficient_scope');
+    problem(await call('DELETE', '/api/v1/policies/shadow', service), 403, 'insufficient_scope');
+    problem(await ctx().inject({ method: 'DELETE', url: '/api/v1/policies/shadow' }), 401, 'unauthenticated');
     problem(await call('POST', '/api/v1/policies', reader, doc('upload-2')), 403, 'insufficient_scope');
     problem(await ctx().inject({ method: 'POST', url: '/api/v1/policies', payload: doc('upload-2') }), 401, 'unauthenticated');
     problem(await ctx().inject({ method: 'GET', url: '/api/v1/policies' }), 401, 'unauthenticated');
