@@ -179,7 +179,7 @@ export class ScoringService {
       ...learningColumns(profile, request, result, this.policy, this.shadow, now),
     });
     if (cacheable) {
-      this.cache.set(key, { body: stored, principalId: principal.id, state, generation });
+      this.cache.set(key, { body: stored, principalId: principal.id, state, generation }, this.ttlMs);
       this.sharedSet(key, stored.decision_id);
     }
     return { ...stored, cached: false };

@@ -91,6 +91,12 @@ describeEachBackend('policies API', (ctx) => {
     assert.notEqual(after.json().decision_id, first.json().decision_id);
     problem(await call('POST', '/api/v1/policies/nope/activate', operator), 404, 'not_found');
     problem(await call('POST', '/api/v1/policies/activate-1/activate', reader), 403, 'insufficient_scope');
+    // The activated policy's cache TTL applies to the entries made under it (here: none kept).
+    assert.equal((await call('POST', '/api/v1/policies', operator, doc('activate-ttl0', { cacheTtlSeconds: 0 }))).statusCode, 201);
+    assert.equal((await call('POST', '/api/v1/policies/activate-ttl0/activate', operator)).statusCode, 200);
+    assert.equal((await score(ctx(), scorer, body)).json().cached, false);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await score(ctx(), scorer, body)).json().cached, false);
     // Back to the built-in policy for the tests that follow.
     assert.equal((await call('POST', `/api/v1/policies/${DEFAULT_POLICY.version}/activate`, operator)).statusCode, 200);
   });
