@@ -29,6 +29,9 @@ import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
 import { meterRateLimits } from './http/rate-limit-metrics.ts';
 import disputeRoutes from './disputes/routes.ts';
+import policyRoutes from './policies/routes.ts';
+import { LivePolicies, livePolicyView } from './policies/live.ts';
+import { ensurePolicies } from './policies/repository.ts';
 
 export interface AppOptions {
   config: Config;
@@ -90,15 +93,23 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {
     if (kind === 'client') tokens.markClientDeactivated(subject);
-    else verifier.forget(subject);
+    else if (kind === 'key') verifier.forget(subject);
   });
   await ring.init();
+  // Policies live in the store (CONTRACT §9); the given one is the configured (file) policy.
+  await ensurePolicies(store, policy);
   for (const id of await deactivatedClientIds(store.db)) tokens.markClientDeactivated(id);
   await feed.start();
   if (redis) await feed.attachRedis(redis.client, redis.subscriber);
   verifier.start();
   const decisions = new DecisionWriter(store.db);
   const scoring = new ScoringService(store, policy, decisions, redis?.client);
+  const live = new LivePolicies(store, scoring);
+  await live.load();
+  feed.on((kind) => {
+    if (kind === 'policy') live.changed();
+  });
+  const livePolicy = livePolicyView(scoring);
   app.addHook('onClose', async () => {
     await decisions.drain();
     await verifier.stop().catch(() => {});
@@ -143,9 +154,11 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
 
   await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute });
   await app.register(keyRoutes, { db: store.db, feed, verifier });
-  await app.register(trustRoutes, { store, policy, scoring, requireHashedIds: config.requireHashedIds });
-  await app.register(disputeRoutes, { policy, scoring, decisions, requireHashedIds: config.requireHashedIds });
+  live.install(app);
+  await app.register(trustRoutes, { store, policy: livePolicy, scoring, requireHashedIds: config.requireHashedIds });
+  await app.register(disputeRoutes, { policy: livePolicy, scoring, decisions, requireHashedIds: config.requireHashedIds });
   await app.register(decisionRoutes, { db: store.db });
+  await app.register(policyRoutes, { store, feed });
   await app.register(docsRoutes);
   return app;
 }

@@ -12,6 +12,7 @@ import { rotateSigningKey } from './auth/signing-keys.ts';
 import { resolveKeyEncryption } from './auth/kek.ts';
 import { RevocationFeed } from './auth/revocation.ts';
 import { lineLog } from './auth/events.ts';
+import { registerPolicyCommands } from './policies/cli.ts';
 
 /** Audit lines of CLI actions go to standard error: standard output is the command's result. */
 const cliLog = (config: Config) => lineLog(config.logLevel, process.stderr);
@@ -168,6 +169,8 @@ export function buildProgram(): Command {
       const summary = await withStore(config, (store) => importEvents(store, file, config));
       if (summary.rejectedCount > 0) throw new PartialFailure(`${summary.rejectedCount} line(s) rejected`);
     });
+
+  registerPolicyCommands(program, { withStore, usageError: (message) => new UsageError(message) });
 
   return program;
 }

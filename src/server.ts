@@ -13,6 +13,7 @@ import { createSigningKey, sealOrReplaceSigningKeys } from './auth/signing-keys.
 import { resolveKeyEncryption, type KeyEncryption } from './auth/kek.ts';
 import { lineLog, silentLog, type AuthLog } from './auth/events.ts';
 import { loadPolicy } from './config/policy.ts';
+import { ensurePolicies } from './policies/repository.ts';
 
 /** The signals that stop a serving process gracefully. */
 export const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -77,6 +78,8 @@ export async function prepareStore(config: Config, log: AuthLog = lineLog(config
     await store.migrate();
     await ensureSigningKey(store, resolveKeyEncryption(config, store), log);
     await ensureBootstrapAdmin(store, config, log);
+    // The built-in and configured policies, stored and activated once, before any worker starts.
+    await ensurePolicies(store, loadPolicy(config.policyFile));
   } catch (err) {
     await store.close();
     throw err;

@@ -1,11 +1,8 @@
 // Durable audit of every score and dispute analysis. A decision is committed before its response
 // leaves; concurrent requests share one transaction (group commit) so durability does not cost a
 // commit per request.
-import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 
 /** A decision to store; only scores carry the cache columns (see trust/scoring.ts). */
@@ -18,7 +15,11 @@ interface Waiter {
 }
 
 const MAX_BATCH = 500;
-const COLUMNS = ['id', 'kind', 'principal_id', 'owner_client_id', 'subject_id', 'request_digest', 'result', 'policy_version', 'created_at', 'cache_key', 'cache_state'] as const;
+const COLUMNS = [
+  'id', 'kind', 'principal_id', 'owner_client_id', 'subject_id', 'request_digest', 'result', 'policy_version', 'created_at', 'cache_key', 'cache_state',
+  // scores only (CONTRACT §8): see src/audit/learning.ts
+  'features', 'trade_id', 'risk_level', 'shadow_version', 'shadow_score',
+] as const;
 
 export class DecisionWriter {
   private queue: Waiter[] = [];
@@ -69,43 +70,4 @@ export class DecisionWriter {
   }
 }
 
-const Decision = Type.Object({
-  id: Type.String(),
-  kind: Type.Union([Type.Literal('score'), Type.Literal('dispute_analysis')]),
-  principal_id: Type.String(),
-  subject_id: Type.String({ description: 'the scored entity, or the dispute id' }),
-  request_digest: Type.String({ description: 'SHA-256 of the canonical request' }),
-  result: Type.Unknown({ description: 'the response as it was returned' }),
-  policy_version: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
-});
-
-const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
-
-export async function decisionRoutes(app: FastifyInstance, { db }: { db: Kysely<Database> }) {
-  app.get<{ Params: Static<typeof Params> }>('/api/v1/decisions/:id', {
-    config: { scope: 'audit:read' },
-    schema: {
-      tags: ['audit'],
-      summary: 'A stored score or dispute analysis, by decision_id or analysis_id',
-      params: Params,
-      response: { 200: Decision, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
-    },
-  }, async (request) => {
-    let q = db.selectFrom('decisions').selectAll().where('id', '=', request.params.id);
-    // Non-admins see their own client's decisions only; anything else is "not found".
-    if (request.principal.role !== 'admin') q = q.where('owner_client_id', '=', request.principal.clientId);
-    const row = await q.executeTakeFirst();
-    if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
-    return {
-      id: row.id,
-      kind: row.kind as 'score' | 'dispute_analysis',
-      principal_id: row.principal_id,
-      subject_id: row.subject_id,
-      request_digest: row.request_digest,
-      result: JSON.parse(row.result) as unknown,
-      policy_version: row.policy_version,
-      created_at: new Date(Number(row.created_at)).toISOString(),
-    };
-  });
-}
+export { decisionRoutes } from './routes.ts';

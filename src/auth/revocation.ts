@@ -12,7 +12,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 
-export type RevocationKind = 'client' | 'key';
+export type RevocationKind = 'client' | 'key' | 'policy';
 export type RevocationListener = (kind: RevocationKind, subject: string) => void;
 
 const CHANNEL = 'vouch_revocations';

@@ -17,6 +17,7 @@ export type ProblemCode =
   | 'request_timeout'
   | 'headers_too_large'
   | 'rate_limited'
+  | 'insufficient_labels'
   | 'internal'
   | 'unavailable';
 
@@ -36,6 +37,7 @@ const TITLES: Record<ProblemCode, string> = {
   request_timeout: 'Request timeout',
   headers_too_large: 'Request header fields too large',
   rate_limited: 'Too many requests',
+  insufficient_labels: 'Insufficient labels',
   internal: 'Internal error',
   unavailable: 'Service unavailable',
 };

@@ -4,6 +4,7 @@ import type { Dialect } from './db.ts';
 import { identifierStats } from './migrations/002_identifier_stats.ts';
 import { eventScope } from './migrations/003_event_scope.ts';
 import { keyRotation } from './migrations/004_key_rotation.ts';
+import { learning } from './migrations/005_learning.ts';
 import { p2pFeatures } from './migrations/006_p2p_features.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -155,6 +156,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '002_identifier_stats': identifierStats,
   '003_event_scope': eventScope,
   '004_key_rotation': keyRotation,
+  '005_learning': learning,
   '006_p2p_features': p2pFeatures,
 };
 

@@ -132,6 +132,37 @@ export interface DecisionsTable {
   cache_key: string | null;
   /** scores only: the store state (entity and identifier versions) it was computed from */
   cache_state: string | null;
+  /** scores only (005_learning): every signal's value, JSON, full double precision (CONTRACT §8) */
+  features?: string | null;
+  /** scores only: the request's context.trade_id */
+  trade_id?: string | null;
+  /** scores only: the result's risk level, for filtering */
+  risk_level?: string | null;
+  /** scores only: the shadow policy's version and score at decision time, never returned */
+  shadow_version?: string | null;
+  shadow_score?: number | null;
+  /** 'fraud' | 'legit' once labelled; label_source 'api' | 'event' */
+  label?: string | null;
+  label_source?: string | null;
+  label_note?: string | null;
+  labelled_at?: number | null;
+  labelled_by?: string | null;
+}
+
+/** Policy versions (005_learning, CONTRACT §9). */
+export interface PoliciesTable {
+  version: string;
+  /** 'active' | 'shadow' | 'candidate' | 'retired' */
+  status: string;
+  /** 'builtin' | 'file' | 'upload' | 'fit' */
+  source: string;
+  parent_version: string | null;
+  created_at: number;
+  created_by: string | null;
+  /** the policy document, JSON */
+  document: string;
+  /** the fit report, JSON (fitted policies only) */
+  report: string | null;
 }
 
 export interface Database {
@@ -147,4 +178,5 @@ export interface Database {
   identifiers: IdentifiersTable;
   identifier_stats: IdentifierStatsTable;
   decisions: DecisionsTable;
+  policies: PoliciesTable;
 }

@@ -3,6 +3,7 @@
 // stored. Aggregates are read once per batch, updated in memory in time order, and written back.
 // The transaction touches only the batch's own entities and the identifiers they hold, so it stays
 // short however widely an identifier is shared, and never holds the write lock for long.
+import { labelFromEvents } from '../audit/labels.ts';
 import { sql, type Transaction } from 'kysely';
 import type { Database, EntitiesTable, EntityCurrencyTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
@@ -294,6 +295,8 @@ async function ingestOnce(
       const pending: Pending = { ...state, buckets: new Map(), counterparties: new Map(), identifiers: new Map() };
       for (const { ev, t } of accepted) apply(pending, ev, t, now, halfLifeMs);
       await writeState(trx, pending, Math.floor(now / BUCKET_MS));
+      // Outcome events label the decisions of their trade (CONTRACT §8), in this transaction.
+      await labelFromEvents(trx, accepted.map((a) => a.ev), clientId, now);
     }
     return { accepted: accepted.length, duplicates: events.length - accepted.length };
   });

@@ -9,6 +9,7 @@ import { ApiError } from '../http/problem.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 import { scoreEntity } from './model.ts';
 import { safeAmount } from './safe-amount.ts';
+import { learningColumns } from '../policies/live.ts';
 import { loadProfile, currentState, linkage, n } from './profile.ts';
 import { ScoreCache, cacheKey, canonicalJson } from './cache.ts';
 import { newId, sha256Hex as sha256 } from '../keys/format.ts';
@@ -62,9 +63,13 @@ async function sharedDecision(store: Store, decisionId: string, entityId: string
 export class ScoringService {
   readonly cache: ScoreCache<StoredScore>;
 
+  /** the shadow policy (CONTRACT §9): scored beside the live one, stored, never returned */
+  shadow: Policy | null = null;
+
   constructor(
     private readonly store: Store,
-    readonly policy: Policy,
+    /** the active policy; replaced when another is activated (src/policies/live.ts) */
+    public policy: Policy,
     private readonly decisions: DecisionWriter,
     /** shared with the other instances when configured; scores are validated against the store either way */
     private readonly redis?: Redis,
@@ -177,9 +182,10 @@ export class ScoringService {
       created_at: now,
       cache_key: key,
       cache_state: state,
+      ...learningColumns(profile, request, result, this.policy, this.shadow, now),
     });
     if (cacheable) {
-      this.cache.set(key, { body: stored, principalId: principal.id, state, generation });
+      this.cache.set(key, { body: stored, principalId: principal.id, state, generation }, this.ttlMs);
       this.sharedSet(key, stored.decision_id);
     }
     return { ...stored, cached: false };

@@ -1,0 +1,87 @@
+// Outcome labels of score decisions (CONTRACT §8): from the API (an operator's word, final until
+// relabelled) and from history (a chargeback, fraud report or lost dispute naming the trade). An
+// event label never overwrites an API label.
+import { Type } from 'typebox';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, DecisionsTable } from '../store/schema.ts';
+
+export const LabelSchema = Type.Object({
+  decision_id: Type.String(),
+  label: Type.Union([Type.Literal('fraud'), Type.Literal('legit')]),
+  source: Type.Union([Type.Literal('api'), Type.Literal('event')]),
+  labelled_at: Type.String({ format: 'date-time' }),
+  labelled_by: Type.Union([Type.String(), Type.Null()], { description: 'the principal (api) or the client that sent the event (event)' }),
+  note: Type.Optional(Type.String()),
+});
+
+export interface LabelRecord {
+  decision_id: string;
+  label: 'fraud' | 'legit';
+  source: 'api' | 'event';
+  labelled_at: string;
+  labelled_by: string | null;
+  note?: string;
+}
+
+type LabelColumns = Pick<DecisionsTable, 'id' | 'label' | 'label_source' | 'label_note' | 'labelled_at' | 'labelled_by'>;
+
+export function labelObject(row: LabelColumns): LabelRecord | null {
+  if (row.label !== 'fraud' && row.label !== 'legit') return null;
+  return {
+    decision_id: row.id,
+    label: row.label,
+    source: row.label_source === 'event' ? 'event' : 'api',
+    labelled_at: new Date(Number(row.labelled_at ?? 0)).toISOString(),
+    labelled_by: row.labelled_by ?? null,
+    ...(row.label_note ? { note: row.label_note } : {}),
+  };
+}
+
+export async function applyApiLabel(db: Kysely<Database>, id: string, label: 'fraud' | 'legit', note: string | null, by: string): Promise<LabelRecord> {
+  const now = Date.now();
+  await db.updateTable('decisions')
+    .set({ label, label_source: 'api', label_note: note, labelled_at: now, labelled_by: by })
+    .where('id', '=', id)
+    .execute();
+  return labelObject({ id, label, label_source: 'api', label_note: note, labelled_at: now, labelled_by: by })!;
+}
+
+/** Event types that, carrying a trade_id, say the entity defrauded that trade. */
+const FRAUD_OUTCOMES = new Set(['chargeback', 'fraud.reported']);
+
+interface OutcomeEvent {
+  type: string;
+  entity_id: string;
+  trade_id?: string;
+  resolution?: string;
+}
+
+export function isFraudOutcome(ev: OutcomeEvent): boolean {
+  if (typeof ev.trade_id !== 'string' || ev.trade_id === '') return false;
+  return FRAUD_OUTCOMES.has(ev.type) || (ev.type === 'dispute.resolved' && ev.resolution === 'against');
+}
+
+/**
+ * Labels `fraud` (source event) every score decision of each event's entity and trade, inside the
+ * ingest's transaction, so a label exists exactly when its event does. API labels are left alone.
+ * Returns how many decisions were labelled.
+ */
+export async function labelFromEvents(trx: Transaction<Database> | Kysely<Database>, events: readonly OutcomeEvent[], clientId: string, now: number): Promise<number> {
+  const seen = new Set<string>();
+  let labelled = 0;
+  for (const ev of events) {
+    if (!isFraudOutcome(ev)) continue;
+    const key = `${ev.entity_id}\0${ev.trade_id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const result = await trx.updateTable('decisions')
+      .set({ label: 'fraud', label_source: 'event', label_note: null, labelled_at: now, labelled_by: clientId === '' ? null : clientId })
+      .where('subject_id', '=', ev.entity_id)
+      .where('trade_id', '=', ev.trade_id!)
+      .where('kind', '=', 'score')
+      .where((eb) => eb.or([eb('label_source', 'is', null), eb('label_source', '=', 'event')]))
+      .executeTakeFirst();
+    labelled += Number(result.numUpdatedRows ?? 0);
+  }
+  return labelled;
+}

@@ -1,0 +1,140 @@
+// Reading and labelling stored decisions (CONTRACT §5 audit, §8). A caller that is not an admin
+// sees its own client's decisions only; anything else is "not found", never "forbidden".
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, DecisionsTable } from '../store/schema.ts';
+import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { StringEnum } from '../http/validation.ts';
+import type { Principal } from '../auth/principal.ts';
+import { applyApiLabel, labelObject, LabelSchema } from './labels.ts';
+
+type Row = Selectable<DecisionsTable>;
+
+const Decision = Type.Object({
+  id: Type.String(),
+  kind: Type.Union([Type.Literal('score'), Type.Literal('dispute_analysis')]),
+  principal_id: Type.String(),
+  subject_id: Type.String({ description: 'the scored entity, or the dispute id' }),
+  request_digest: Type.String({ description: 'SHA-256 of the canonical request' }),
+  result: Type.Unknown({ description: 'the response as it was returned' }),
+  policy_version: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  trade_id: Type.Union([Type.String(), Type.Null()], { description: "scores: the request's context.trade_id" }),
+  features: Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()], {
+    description: "scores: every signal's value under the deciding policy, zeros included (CONTRACT §8)",
+  }),
+  label: Type.Union([LabelSchema, Type.Null()]),
+});
+
+const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+const LabelBody = Type.Object({
+  label: StringEnum(['fraud', 'legit'] as const),
+  note: Type.Optional(Type.String({ maxLength: 500 })),
+}, { additionalProperties: false });
+
+const ListQuery = Type.Object({
+  kind: Type.Optional(StringEnum(['score', 'dispute'] as const)),
+  entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  risk_level: Type.Optional(StringEnum(['low', 'medium', 'high', 'critical'] as const)),
+  label: Type.Optional(StringEnum(['fraud', 'legit', 'none'] as const)),
+  since: Type.Optional(Type.String({ format: 'date-time' })),
+  until: Type.Optional(Type.String({ format: 'date-time' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}\\.[A-Za-z0-9_]{1,64}$' })),
+}, { additionalProperties: false });
+
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
+
+export function decisionRecord(row: Row): Static<typeof Decision> {
+  return {
+    id: row.id,
+    kind: row.kind as 'score' | 'dispute_analysis',
+    principal_id: row.principal_id,
+    subject_id: row.subject_id,
+    request_digest: row.request_digest,
+    result: JSON.parse(row.result) as unknown,
+    policy_version: row.policy_version,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+    trade_id: row.trade_id ?? null,
+    features: row.features ? (JSON.parse(row.features) as Record<string, number>) : null,
+    label: labelObject(row),
+  };
+}
+
+export function findDecision(db: Kysely<Database>, id: string, principal: Principal): Promise<Row | undefined> {
+  let q = db.selectFrom('decisions').selectAll().where('id', '=', id);
+  if (principal.role !== 'admin') q = q.where('owner_client_id', '=', principal.clientId);
+  return q.executeTakeFirst();
+}
+
+export async function decisionRoutes(app: FastifyInstance, { db }: { db: Kysely<Database> }) {
+  app.get<{ Params: Static<typeof Params> }>('/api/v1/decisions/:id', {
+    config: { scope: 'audit:read' },
+    schema: {
+      tags: ['audit'],
+      summary: 'A stored score or dispute analysis, by decision_id or analysis_id',
+      params: Params,
+      response: { 200: Decision, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    const row = await findDecision(db, request.params.id, request.principal);
+    if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
+    return decisionRecord(row);
+  });
+
+  app.get<{ Querystring: Static<typeof ListQuery> }>('/api/v1/decisions', {
+    config: { scope: 'audit:read' },
+    schema: {
+      tags: ['audit'],
+      summary: 'Stored decisions, newest first, with filters',
+      querystring: ListQuery,
+      response: { 200: Type.Object({ data: Type.Array(Decision), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
+    },
+  }, async (request) => {
+    const query = request.query;
+    const limit = query.limit ?? 50;
+    let q = db.selectFrom('decisions').selectAll();
+    if (request.principal.role !== 'admin') q = q.where('owner_client_id', '=', request.principal.clientId);
+    if (query.kind) q = q.where('kind', '=', query.kind === 'score' ? 'score' : 'dispute_analysis');
+    if (query.entity_id !== undefined) q = q.where('kind', '=', 'score').where('subject_id', '=', query.entity_id);
+    if (query.label === 'none') q = q.where('label', 'is', null);
+    else if (query.label) q = q.where('label', '=', query.label);
+    const since = query.since === undefined ? undefined : Date.parse(query.since);
+    const until = query.until === undefined ? undefined : Date.parse(query.until);
+    if (Number.isNaN(since) || Number.isNaN(until)) throw new ApiError(400, 'invalid_request', 'since and until must be RFC 3339 times.');
+    if (since !== undefined) q = q.where('created_at', '>=', since);
+    if (until !== undefined) q = q.where('created_at', '<', until);
+    if (query.cursor) {
+      const dot = query.cursor.indexOf('.');
+      const at = Number(query.cursor.slice(0, dot));
+      const id = query.cursor.slice(dot + 1);
+      q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
+    }
+    if (query.risk_level) q = q.where('risk_level', '=', query.risk_level);
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+    const more = rows.length > limit;
+    const data = rows.slice(0, limit);
+    const tail = data[data.length - 1];
+    return { data: data.map(decisionRecord), next_cursor: more && tail ? `${Number(tail.created_at)}.${tail.id}` : null };
+  });
+
+  app.post<{ Params: Static<typeof Params>; Body: Static<typeof LabelBody> }>('/api/v1/decisions/:id/label', {
+    config: { scope: 'labels:write' },
+    schema: {
+      tags: ['audit'],
+      summary: "Label a score decision's outcome (fraud or legit); labelling again replaces it",
+      params: Params,
+      body: LabelBody,
+      response: { 200: LabelSchema, 409: ProblemSchema, ...problems },
+    },
+  }, async (request) => {
+    const row = await findDecision(db, request.params.id, request.principal);
+    if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
+    if (row.kind !== 'score') {
+      throw new ApiError(409, 'conflict', "A dispute analysis cannot be labelled; its outcome arrives as a dispute.resolved event.");
+    }
+    return applyApiLabel(db, row.id, request.body.label, request.body.note ?? null, request.principal.id);
+  });
+}

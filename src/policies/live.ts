@@ -1,0 +1,91 @@
+// The policies a serving process scores with, kept current across instances (CONTRACT §9): an
+// activation or shadow change writes a `policy` row into the revocation feed in its transaction;
+// every process checks that feed before each authenticated request (auth/revocation.ts) and,
+// when it reports a policy row, reloads the active and shadow policies before the request runs.
+import type { FastifyInstance } from 'fastify';
+import type { Policy } from '../config/policy.ts';
+import type { Store } from '../store/db.ts';
+import type { ScoringService } from '../trust/scoring.ts';
+import type { EntityProfile, ScoreRequest, ScoreResult } from '../trust/types.ts';
+import { featureValues } from './features.ts';
+import { replayScore } from './backtest.ts';
+import { loadLivePolicies } from './repository.ts';
+
+/**
+ * The columns CONTRACT §8 adds to a score decision: every signal's value (zeros included, JSON
+ * keeps full double precision), the trade id, the level for filtering, and the shadow policy's
+ * score replayed from the same values (no extra store round trip).
+ */
+export function learningColumns(profile: EntityProfile, request: ScoreRequest, result: ScoreResult, policy: Policy, shadow: Policy | null, now: number) {
+  const features = featureValues(profile, request, policy, now);
+  const tradeId = request.context.trade_id;
+  return {
+    features: JSON.stringify(features),
+    trade_id: typeof tradeId === 'string' ? tradeId : null,
+    risk_level: result.riskLevel,
+    shadow_version: shadow ? shadow.version : null,
+    shadow_score: shadow ? replayScore(shadow, features) : null,
+  };
+}
+
+/** Keeps `scoring.policy` and `scoring.shadow` equal to the store's active and shadow policies. */
+export class LivePolicies {
+  private pending: Promise<void> | undefined;
+  private again = false;
+
+  constructor(private readonly store: Store, private readonly scoring: ScoringService) {}
+
+  async load(): Promise<void> {
+    const { active, shadow } = await loadLivePolicies(this.store.db);
+    if (active) this.scoring.policy = active;
+    this.scoring.shadow = shadow ?? null;
+  }
+
+  /** A policy row arrived on the feed: reload; requests wait for it in `ready`. */
+  changed(): void {
+    if (this.pending) {
+      this.again = true;
+      return;
+    }
+    this.pending = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.load();
+        } while (this.again);
+      } finally {
+        this.pending = undefined;
+      }
+    })();
+    // A failed reload is retried by the next change; a request waiting on it sees the error.
+    this.pending.catch(() => {});
+  }
+
+  ready(): Promise<void> | undefined {
+    return this.pending;
+  }
+
+  /** Runs after authentication (which polls the feed), before any handler. */
+  install(app: FastifyInstance): void {
+    app.addHook('preHandler', async () => {
+      const pending = this.pending;
+      if (pending) await pending;
+    });
+  }
+}
+
+/**
+ * A view of the live policy for routes that were handed one Policy object at registration: every
+ * read goes to the scoring service's current policy.
+ */
+export function livePolicyView(scoring: ScoringService): Policy {
+  return new Proxy({} as Policy, {
+    get: (_target, key) => (scoring.policy as unknown as Record<string | symbol, unknown>)[key],
+    has: (_target, key) => key in scoring.policy,
+    ownKeys: () => Reflect.ownKeys(scoring.policy),
+    getOwnPropertyDescriptor: (_target, key) => {
+      const d = Reflect.getOwnPropertyDescriptor(scoring.policy, key);
+      return d ? { ...d, configurable: true } : undefined;
+    },
+  });
+}

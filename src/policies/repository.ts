@@ -1,0 +1,160 @@
+// Policy versions in the store (CONTRACT §9). Exactly one is `active` and at most one `shadow`
+// (partial unique indexes hold that even against concurrent writers); every change of either is
+// written with a `policy` row in the revocation feed, in the same transaction, so every process
+// reloads before its next request (src/policies/live.ts).
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { isDeepStrictEqual } from 'node:util';
+import { DEFAULT_POLICY, validatePolicy, type Policy } from '../config/policy.ts';
+import type { Database, PoliciesTable } from '../store/schema.ts';
+import type { Store } from '../store/db.ts';
+
+export type PolicyStatus = 'active' | 'shadow' | 'candidate' | 'retired';
+export type PolicySource = 'builtin' | 'file' | 'upload' | 'fit';
+export type PolicyRow = Selectable<PoliciesTable>;
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** The feed's kind for policy changes (auth/revocation.ts). */
+export const POLICY_FEED_KIND = 'policy';
+
+export class PolicyConflictError extends Error {}
+export class PolicyNotFoundError extends Error {}
+
+export function parseDocument(row: Pick<PolicyRow, 'document'>): Policy {
+  return JSON.parse(row.document) as Policy;
+}
+
+export async function loadLivePolicies(db: Db): Promise<{ active?: Policy; shadow?: Policy }> {
+  const rows = await db.selectFrom('policies').select(['status', 'document']).where('status', 'in', ['active', 'shadow']).execute();
+  const active = rows.find((r) => r.status === 'active');
+  const shadow = rows.find((r) => r.status === 'shadow');
+  return { ...(active ? { active: parseDocument(active) } : {}), ...(shadow ? { shadow: parseDocument(shadow) } : {}) };
+}
+
+export function getPolicy(db: Db, version: string): Promise<PolicyRow | undefined> {
+  return db.selectFrom('policies').selectAll().where('version', '=', version).executeTakeFirst();
+}
+
+export function activeRow(db: Db): Promise<PolicyRow | undefined> {
+  return db.selectFrom('policies').selectAll().where('status', '=', 'active').executeTakeFirst();
+}
+
+export async function listPolicies(db: Db, limit: number, after?: { at: number; version: string }): Promise<{ rows: PolicyRow[]; more: boolean }> {
+  let q = db.selectFrom('policies').selectAll();
+  if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('version', '<', after.version)])]));
+  const rows = await q.orderBy('created_at', 'desc').orderBy('version', 'desc').limit(limit + 1).execute();
+  return { rows: rows.slice(0, limit), more: rows.length > limit };
+}
+
+export interface NewPolicy {
+  policy: Policy;
+  source: PolicySource;
+  parentVersion?: string | null;
+  createdBy?: string | null;
+  report?: unknown;
+  status?: PolicyStatus;
+}
+
+/** Inserts a candidate; PolicyConflictError when the version exists. */
+export async function insertPolicy(db: Db, p: NewPolicy): Promise<PolicyRow> {
+  const row: PolicyRow = {
+    version: p.policy.version,
+    status: p.status ?? 'candidate',
+    source: p.source,
+    parent_version: p.parentVersion ?? null,
+    created_at: Date.now(),
+    created_by: p.createdBy ?? null,
+    document: JSON.stringify(p.policy),
+    report: p.report === undefined ? null : JSON.stringify(p.report),
+  };
+  const inserted = await db.insertInto('policies').values(row).onConflict((oc) => oc.column('version').doNothing()).returning('version').execute();
+  if (inserted.length === 0) throw new PolicyConflictError(`policy version ${p.policy.version} already exists`);
+  return row;
+}
+
+async function recordChange(trx: Transaction<Database>, store: Store, version: string): Promise<void> {
+  await trx.insertInto('revocations').values({ kind: POLICY_FEED_KIND, subject: version, created_at: Date.now() }).execute();
+  if (store.dialect === 'postgres') await sql`select pg_notify('vouch_revocations', '')`.execute(trx);
+}
+
+/** Makes `version` the active policy; the previous one is retired. Returns the new row. */
+export async function activatePolicy(store: Store, version: string): Promise<PolicyRow> {
+  return store.db.transaction().execute(async (trx) => {
+    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
+    const row = await getPolicy(trx, version);
+    if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
+    if (row.status === 'active') return row;
+    await trx.updateTable('policies').set({ status: 'retired' }).where('status', '=', 'active').execute();
+    await trx.updateTable('policies').set({ status: 'active' }).where('version', '=', version).execute();
+    await recordChange(trx, store, version);
+    return { ...row, status: 'active' };
+  });
+}
+
+/** Makes `version` the shadow policy (the previous shadow goes back to candidate). */
+export async function shadowPolicy(store: Store, version: string): Promise<PolicyRow> {
+  return store.db.transaction().execute(async (trx) => {
+    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
+    const row = await getPolicy(trx, version);
+    if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
+    if (row.status === 'active') throw new PolicyConflictError(`policy ${version} is the active policy; it cannot also be the shadow`);
+    if (row.status === 'shadow') return row;
+    await trx.updateTable('policies').set({ status: 'candidate' }).where('status', '=', 'shadow').execute();
+    await trx.updateTable('policies').set({ status: 'shadow' }).where('version', '=', version).execute();
+    await recordChange(trx, store, version);
+    return { ...row, status: 'shadow' };
+  });
+}
+
+/** Ends shadow mode; returns the version that was the shadow, if any. */
+export async function clearShadow(store: Store): Promise<string | undefined> {
+  return store.db.transaction().execute(async (trx) => {
+    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
+    const row = await trx.selectFrom('policies').select('version').where('status', '=', 'shadow').executeTakeFirst();
+    if (!row) return undefined;
+    await trx.updateTable('policies').set({ status: 'candidate' }).where('version', '=', row.version).execute();
+    await recordChange(trx, store, row.version);
+    return row.version;
+  });
+}
+
+/** Serializes policy status changes on PostgreSQL ("vpol"). */
+const POLICY_LOCK = 0x76706f6c;
+
+/**
+ * At start (CONTRACT §9): the built-in policy is stored once; a configured policy (VOUCH_POLICY_FILE)
+ * is stored when its version is new and then activated. A restart with the same file does not
+ * undo an activation made through the API since; a file with a new version does. With no
+ * active policy at all (a fresh store), the configured or built-in one is activated.
+ */
+export async function ensurePolicies(store: Store, configured?: Policy): Promise<void> {
+  const fromFile = configured !== undefined && !isDeepStrictEqual(configured, DEFAULT_POLICY);
+  let activate: string | undefined;
+  await store.db.transaction().execute(async (trx) => {
+    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
+    if (fromFile) {
+      const existing = await getPolicy(trx, configured.version);
+      if (!existing) {
+        await insertPolicy(trx, { policy: validatePolicy(configured, 'policy file'), source: 'file', createdBy: 'VOUCH_POLICY_FILE' });
+        activate = configured.version;
+      }
+    }
+    if (!(await getPolicy(trx, DEFAULT_POLICY.version))) {
+      await insertPolicy(trx, { policy: DEFAULT_POLICY, source: 'builtin' });
+    }
+    if (!activate && !(await activeRow(trx))) activate = fromFile ? configured.version : DEFAULT_POLICY.version;
+  });
+  if (activate) await activatePolicy(store, activate);
+}
+
+/** A short line for lists: what the policy is and, for a fit, how it did on the holdout. */
+export function summary(row: PolicyRow): string {
+  const report = row.report ? (JSON.parse(row.report) as { labels?: { fraud: number; legit: number }; metrics?: { candidate?: { roc_auc: number | null } } }) : undefined;
+  if (row.source === 'fit' && report?.labels) {
+    const auc = report.metrics?.candidate?.roc_auc;
+    return `fitted on ${report.labels.fraud} fraud and ${report.labels.legit} legit decisions from ${row.parent_version ?? 'the active policy'}; holdout ROC-AUC ${auc === null || auc === undefined ? 'n/a' : auc.toFixed(3)}`;
+  }
+  const doc = parseDocument(row);
+  const what = { builtin: 'the built-in policy', file: 'loaded from VOUCH_POLICY_FILE', upload: 'uploaded', fit: 'fitted' }[row.source as PolicySource] ?? row.source;
+  return `${what}; bias ${doc.bias}, thresholds ${doc.thresholds.medium}/${doc.thresholds.high}/${doc.thresholds.critical}`;
+}

@@ -1,0 +1,241 @@
+// Policy versions over HTTP (CONTRACT §9): list, show, upload, fit, backtest, activate, shadow and
+// the report (JSON, or a self-contained HTML page of plots).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { validatePolicy, type Policy } from '../config/policy.ts';
+import type { Store } from '../store/db.ts';
+import type { RevocationFeed } from '../auth/revocation.ts';
+import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
+import { StringEnum } from '../http/validation.ts';
+import { roleAtMost } from '../auth/principal.ts';
+import { InsufficientLabelsError } from './fit.ts';
+import {
+  activatePolicy, activeRow, clearShadow, getPolicy, insertPolicy, listPolicies, parseDocument, PolicyConflictError, PolicyNotFoundError,
+  POLICY_FEED_KIND, shadowPolicy, summary, type PolicyRow,
+} from './repository.ts';
+import { backtestFromStore, fitFromStore } from './service.ts';
+
+const recordFields = {
+  version: Type.String(),
+  status: StringEnum(['active', 'shadow', 'candidate', 'retired'] as const),
+  source: StringEnum(['builtin', 'file', 'upload', 'fit'] as const),
+  parent_version: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  created_by: Type.Union([Type.String(), Type.Null()]),
+  summary: Type.String(),
+};
+const PolicyRecord = Type.Object(recordFields);
+const PolicyDetail = Type.Object({ ...recordFields, document: Type.Unknown(), report: Type.Unknown() });
+
+const Params = Type.Object({ version: Type.String({ minLength: 1, maxLength: 64 }) });
+const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}\\.[\\x21-\\x7e]{1,64}$' })),
+}, { additionalProperties: false });
+const Time = Type.String({ format: 'date-time' });
+const WindowBody = Type.Object({ since: Type.Optional(Time), until: Type.Optional(Time) }, { additionalProperties: false });
+const FitBody = Type.Object({
+  since: Type.Optional(Time),
+  until: Type.Optional(Time),
+  base_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  assume_legit_after_days: Type.Optional(Type.Number({ minimum: 0, maximum: 3650 })),
+  holdout_fraction: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 })),
+}, { additionalProperties: false });
+const EmptyBody = Type.Object({}, { additionalProperties: false });
+
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
+
+export function policyRecord(row: PolicyRow): Static<typeof PolicyRecord> {
+  return {
+    version: row.version,
+    status: row.status as Static<typeof PolicyRecord>['status'],
+    source: row.source as Static<typeof PolicyRecord>['source'],
+    parent_version: row.parent_version,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+    created_by: row.created_by,
+    summary: summary(row),
+  };
+}
+
+export function policyDetail(row: PolicyRow): Static<typeof PolicyDetail> {
+  return { ...policyRecord(row), document: parseDocument(row), report: row.report ? (JSON.parse(row.report) as unknown) : null };
+}
+
+/** policy:write also needs role operator or admin (CONTRACT §3). */
+async function operatorOnly(request: FastifyRequest): Promise<void> {
+  if (roleAtMost(request.principal.role, 'service')) {
+    throw new ApiError(403, 'insufficient_scope', 'This operation requires role operator or admin.', {
+      headers: { 'www-authenticate': 'Bearer realm="vouch", error="insufficient_scope", scope="policy:write"' },
+    });
+  }
+}
+
+/** No body, or an empty one, is `{}` (CONTRACT §9: "no body, or {}"). */
+async function emptyIsObject(request: FastifyRequest): Promise<void> {
+  request.body ??= {};
+}
+
+/** validatePolicy's one-line message, split into the fields it names. */
+export function policyFieldErrors(message: string): FieldError[] {
+  const body = message.replace(/^invalid [^:]*: /, '').replace(/ \(and \d+ more\)$/, '');
+  return body.split(/; (?=\/)/).map((part) => {
+    const m = /^(\/[^:]*): (.*)$/.exec(part);
+    const field = m ? m[1]!.replace(/^\//, '').replace(/\//g, '.') || '(body)' : '(body)';
+    return { field, message: m ? m[2]! : part };
+  });
+}
+
+function parseTime(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw new ApiError(400, 'validation_failed', `${field} must be an RFC 3339 time.`, { errors: [{ field, message: 'must be an RFC 3339 time' }] });
+  return t;
+}
+
+async function requireRow(store: Store, version: string): Promise<PolicyRow> {
+  const row = await getPolicy(store.db, version);
+  if (!row) throw new ApiError(404, 'not_found', 'No such policy version.');
+  return row;
+}
+
+function mapErrors(err: unknown): never {
+  if (err instanceof PolicyNotFoundError) throw new ApiError(404, 'not_found', 'No such policy version.');
+  if (err instanceof PolicyConflictError) throw new ApiError(409, 'conflict', err.message);
+  throw err;
+}
+
+export default async function policyRoutes(app: FastifyInstance, { store, feed }: { store: Store; feed: RevocationFeed }) {
+  const db = store.db;
+  const announce = (version: string) => feed.announce(POLICY_FEED_KIND, version).catch(() => {});
+  const tags = ['policies'];
+
+  app.get<{ Querystring: Static<typeof ListQuery> }>('/api/v1/policies', {
+    config: { scope: 'policy:read' },
+    schema: { tags, summary: 'Policy versions, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(PolicyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+  }, async (request) => {
+    const { limit = 50, cursor } = request.query;
+    const after = cursor ? { at: Number(cursor.slice(0, cursor.indexOf('.'))), version: cursor.slice(cursor.indexOf('.') + 1) } : undefined;
+    const { rows, more } = await listPolicies(db, limit, after);
+    const last = rows[rows.length - 1];
+    return { data: rows.map(policyRecord), next_cursor: more && last ? `${Number(last.created_at)}.${last.version}` : null };
+  });
+
+  app.get<{ Params: Static<typeof Params> }>('/api/v1/policies/:version', {
+    config: { scope: 'policy:read' },
+    schema: { tags, summary: 'One policy version with its document and report', params: Params, response: { 200: PolicyDetail, ...problems } },
+  }, async (request) => policyDetail(await requireRow(store, request.params.version)));
+
+  app.post<{ Body: Record<string, unknown> }>('/api/v1/policies', {
+    config: { scope: 'policy:write' },
+    onRequest: operatorOnly,
+    schema: { tags, summary: 'Upload a policy document as a candidate', body: Type.Object({}, { additionalProperties: true }), response: { 201: PolicyDetail, 409: ProblemSchema, ...problems } },
+  }, async (request, reply) => {
+    let policy: Policy;
+    try {
+      policy = validatePolicy(request.body, 'policy');
+    } catch (err) {
+      const errors = policyFieldErrors((err as Error).message);
+      throw new ApiError(400, 'validation_failed', 'The policy document is invalid.', { errors });
+    }
+    const row = await insertPolicy(db, { policy, source: 'upload', createdBy: request.principal.id }).catch(mapErrors);
+    reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
+    return policyDetail(row);
+  });
+
+  app.post<{ Body: Static<typeof FitBody> }>('/api/v1/policies/fit', {
+    preValidation: emptyIsObject,
+    config: { scope: 'policy:write' },
+    onRequest: operatorOnly,
+    schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 422: ProblemSchema, ...problems } },
+  }, async (request, reply) => {
+    const body = request.body ?? {};
+    const baseRow = body.base_version !== undefined ? await requireRow(store, body.base_version) : await activeRow(db);
+    if (!baseRow) throw new ApiError(409, 'conflict', 'There is no active policy to fit from.');
+    try {
+      const { policy, report } = await fitFromStore(db, {
+        base: parseDocument(baseRow),
+        since: parseTime(body.since, 'since'),
+        until: parseTime(body.until, 'until'),
+        assumeLegitAfterDays: body.assume_legit_after_days,
+        holdoutFraction: body.holdout_fraction,
+      });
+      const row = await insertPolicy(db, { policy, source: 'fit', parentVersion: baseRow.version, createdBy: request.principal.id, report });
+      reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
+      return policyDetail(row);
+    } catch (err) {
+      if (err instanceof InsufficientLabelsError) throw new ApiError(422, 'insufficient_labels', err.message);
+      return mapErrors(err);
+    }
+  });
+
+  app.post<{ Params: Static<typeof Params>; Body: Static<typeof WindowBody> }>('/api/v1/policies/:version/backtest', {
+    preValidation: emptyIsObject,
+    config: { scope: 'policy:read' },
+    schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), ...problems } },
+  }, async (request) => {
+    const row = await requireRow(store, request.params.version);
+    const body = request.body ?? {};
+    const window = { since: parseTime(body.since, 'since'), until: parseTime(body.until, 'until') };
+    return backtestFromStore(db, parseDocument(row), window, async (v) => {
+      const r = await getPolicy(db, v);
+      return r ? parseDocument(r) : undefined;
+    });
+  });
+
+  app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/activate', {
+    preValidation: emptyIsObject,
+    config: { scope: 'policy:write' },
+    onRequest: operatorOnly,
+    schema: { tags, summary: 'Make this version the active policy on every instance', params: Params, body: EmptyBody, response: { 200: PolicyDetail, ...problems } },
+  }, async (request) => {
+    const row = await activatePolicy(store, request.params.version).catch(mapErrors);
+    await announce(row.version);
+    return policyDetail(row);
+  });
+
+  app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/shadow', {
+    preValidation: emptyIsObject,
+    config: { scope: 'policy:write' },
+    onRequest: operatorOnly,
+    schema: { tags, summary: 'Score every request with this policy too, stored and never returned', params: Params, body: EmptyBody, response: { 200: PolicyDetail, 409: ProblemSchema, ...problems } },
+  }, async (request) => {
+    const row = await shadowPolicy(store, request.params.version).catch(mapErrors);
+    await announce(row.version);
+    return policyDetail(row);
+  });
+
+  app.delete('/api/v1/policies/shadow', {
+    config: { scope: 'policy:write' },
+    onRequest: operatorOnly,
+    schema: { tags, summary: 'End shadow mode', response: { 200: Type.Object({ shadow: Type.Null(), previous: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+  }, async () => {
+    const previous = await clearShadow(store);
+    if (previous) await announce(previous);
+    return { shadow: null, previous: previous ?? null };
+  });
+
+  app.get<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/report', {
+    config: { scope: 'policy:read' },
+    schema: { tags, summary: "A fitted policy's report: JSON, or with Accept: text/html a page of plots", params: Params, response: { 200: Type.Unknown(), ...problems } },
+  }, async (request, reply) => {
+    const row = await requireRow(store, request.params.version);
+    if (!row.report) throw new ApiError(404, 'not_found', 'This policy has no report: only fitted policies do.');
+    const report = JSON.parse(row.report) as unknown;
+    if (prefersHtml(request.headers.accept)) {
+      // Loaded on first use: vega is large, and most processes never draw a report.
+      const { reportHtml } = await import('./report-html.ts');
+      const html = await reportHtml(policyRecord(row), report as never);
+      return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:").send(html);
+    }
+    return { version: row.version, report };
+  });
+}
+
+/** text/html listed before (or without) application/json. */
+function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
+  const html = types.indexOf('text/html');
+  const json = types.findIndex((t) => t === 'application/json' || t === 'application/problem+json');
+  return html !== -1 && (json === -1 || html < json);
+}

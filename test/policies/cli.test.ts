@@ -1,0 +1,115 @@
+// `vouch policy …` against a real store (CONTRACT §9): list, show, import, export, activate, shadow,
+// backtest, fit, report; --help acts on nothing; errors exit 2 with one line.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { backends, freshStore, type TestStore } from '../helpers/app.ts';
+import { DEFAULT_POLICY } from '../../src/config/policy.ts';
+import { fitCandidate } from '../../src/policies/report.ts';
+import { plotData } from '../../src/policies/plots.ts';
+import { insertPolicy } from '../../src/policies/repository.ts';
+import { splitByEntity } from '../../src/policies/split.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/vouch.js', import.meta.url));
+
+function vouch(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_')));
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...base, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+for (const backend of backends()) {
+  describe(`vouch policy [${backend}]`, () => {
+    let fresh: TestStore;
+    let dir: string;
+    let env: Record<string, string>;
+
+    before(async () => {
+      fresh = await freshStore(backend);
+      dir = mkdtempSync(join(tmpdir(), 'vouch-policy-cli-'));
+      env = { VOUCH_DATABASE_URL: fresh.url };
+    });
+    after(async () => {
+      await fresh?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('--help on every policy command prints usage and acts on nothing', async () => {
+      for (const command of [['list'], ['show'], ['import'], ['export'], ['fit'], ['backtest'], ['activate'], ['shadow'], ['report']]) {
+        const run = await vouch(['policy', ...command, '--help'], env);
+        assert.equal(run.code, 0, run.stderr);
+        assert.match(run.stdout, new RegExp(`^Usage: vouch policy ${command[0]}`));
+      }
+      assert.equal((await fresh.store.db.selectFrom('policies').select('version').execute()).length, 0, 'nothing stored by --help');
+    });
+
+    test('list, import, show, export, activate, shadow, backtest; bad input exits 2', async () => {
+      const list = await vouch(['policy', 'list'], env);
+      assert.equal(list.code, 0, list.stderr);
+      assert.match(list.stdout, new RegExp(`^${DEFAULT_POLICY.version.replace(/\./g, '\\.')}\tactive\tbuiltin\t`, 'm'));
+
+      const file = join(dir, 'p.json');
+      writeFileSync(file, JSON.stringify({ ...DEFAULT_POLICY, version: 'cli-1', bias: -2 }));
+      const imported = await vouch(['policy', 'import', file], env);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.equal(JSON.parse(imported.stdout).status, 'candidate');
+      const again = await vouch(['policy', 'import', file], env);
+      assert.equal(again.code, 2);
+      assert.match(again.stderr, /^vouch: .*already exists\n$/);
+      writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...DEFAULT_POLICY, version: 'cli-bad', bias: 'x' }));
+      const bad = await vouch(['policy', 'import', join(dir, 'bad.json')], env);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /\/bias/);
+
+      const shown = await vouch(['policy', 'show', 'cli-1'], env);
+      assert.equal(JSON.parse(shown.stdout).document.bias, -2);
+      const exported = await vouch(['policy', 'export', 'cli-1'], env);
+      assert.deepEqual(JSON.parse(exported.stdout), { ...JSON.parse(JSON.stringify(DEFAULT_POLICY)), version: 'cli-1', bias: -2 });
+      assert.equal((await vouch(['policy', 'show', 'nope'], env)).code, 2);
+
+      const activated = await vouch(['policy', 'activate', 'cli-1'], env);
+      assert.equal(activated.code, 0, activated.stderr);
+      assert.equal(JSON.parse(activated.stdout).status, 'active');
+      const retired = await fresh.store.db.selectFrom('policies').select('status').where('version', '=', DEFAULT_POLICY.version).executeTakeFirstOrThrow();
+      assert.equal(retired.status, 'retired');
+      const feed = await fresh.store.db.selectFrom('revocations').select(['kind', 'subject']).where('kind', '=', 'policy').execute();
+      assert.ok(feed.some((r) => r.subject === 'cli-1'), 'the activation is announced on the feed');
+
+      const shadow = await vouch(['policy', 'shadow', DEFAULT_POLICY.version], env);
+      assert.equal(JSON.parse(shadow.stdout).status, 'shadow');
+      const off = await vouch(['policy', 'shadow', '--off'], env);
+      assert.match(off.stdout, /shadow mode ended/);
+
+      const bt = await vouch(['policy', 'backtest', 'cli-1'], env);
+      assert.equal(bt.code, 0, bt.stderr);
+      assert.equal(JSON.parse(bt.stdout).decisions, 0);
+      const fit = await vouch(['policy', 'fit'], env);
+      assert.equal(fit.code, 2);
+      assert.match(fit.stderr, /at least 30/);
+      const noReport = await vouch(['policy', 'report', 'cli-1', '--out', join(dir, 'r.html')], env);
+      assert.equal(noReport.code, 2);
+    });
+
+    test('report VERSION --out FILE writes the self-contained HTML page of a fitted policy', async () => {
+      // A fitted policy from synthetic labelled decisions, stored as the fit route stores one.
+      const rows = Array.from({ length: 200 }, (_, i) => ({ entityId: `e${i}`, features: { chargebacks: i % 4 === 0 ? 1 + (i % 3) : 0, completed_trades: (i % 7) / 2 }, label: (i % 4 === 0 ? 1 : 0) as 0 | 1 }));
+      const { policy, report } = fitCandidate(rows, DEFAULT_POLICY, { version: 'cli-fit' });
+      const { holdout } = splitByEntity(rows, (r) => r.entityId, { fraction: 0.3 });
+      await insertPolicy(fresh.store.db, { policy, source: 'fit', parentVersion: DEFAULT_POLICY.version, report: { ...report, holdout_fraction: 0.3, plots: plotData(holdout, DEFAULT_POLICY, policy) } });
+      const out = join(dir, 'report.html');
+      const run = await vouch(['policy', 'report', 'cli-fit', '--out', out], env);
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(existsSync(out));
+      const html = readFileSync(out, 'utf8');
+      assert.ok((html.match(/<svg/g) ?? []).length >= 5);
+      assert.ok(!/<script/i.test(html));
+    });
+  });
+}
