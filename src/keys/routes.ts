@@ -9,7 +9,7 @@ import { ROLES, SCOPES, parseScopes, roleAtMost, type Principal, type Role } fro
 import { StringEnum } from '../http/validation.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { KeyVerifier } from './verifier.ts';
-import { KEY_STATUSES, deactivateKey, insertKey, listKeys, rotateKey, toKeyRecord, type KeyRow } from './repository.ts';
+import { KEY_STATUSES, deactivateKey, findKey, insertKey, listKeys, rotateKey, toKeyRecord, type KeyRow } from './repository.ts';
 
 const KeyRecord = Type.Object({
   id: Type.String(),
@@ -101,6 +101,17 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     request.log.info({ event: 'api_key_created', key_id: row.id, owner_client_id: row.owner_client_id, role, environment: row.environment, principal_id: principal.id }, 'API key created');
     reply.code(201).header('location', `/api/v1/keys/${row.id}`);
     return { ...record(row), key };
+  });
+
+  app.get<{ Params: Static<typeof KeyParams> }>('/api/v1/keys/:key_id', {
+    config: { scope: 'keys:read' },
+    schema: { tags: ['keys'], summary: 'Read one API key', params: KeyParams, response: { 200: KeyRecord, ...problems } },
+  }, async (request) => {
+    const id = request.params.key_id;
+    if (!KEY_ID.test(id)) throw notFound();
+    const row = await findKey(db, id, ownerScope(request.principal));
+    if (!row) throw notFound();
+    return record(row);
   });
 
   app.delete<{ Params: Static<typeof KeyParams> }>('/api/v1/keys/:key_id', {
