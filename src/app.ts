@@ -141,7 +141,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(swaggerPlugin);
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
 
-  await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute });
+  await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute, issuer: config.issuer, publicUrl: config.publicUrl });
   await app.register(keyRoutes, { db: store.db, feed, verifier });
   await app.register(trustRoutes, { store, policy, scoring, requireHashedIds: config.requireHashedIds });
   await app.register(disputeRoutes, { policy, scoring, decisions, requireHashedIds: config.requireHashedIds });
