@@ -29,6 +29,7 @@ import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
 import { meterRateLimits } from './http/rate-limit-metrics.ts';
 import disputeRoutes from './disputes/routes.ts';
+import { registerCors } from './http/cors.ts';
 
 export interface AppOptions {
   config: Config;
@@ -114,6 +115,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
     observeQueries: store.observeQueries,
     observeRedis: redis?.observeCommands,
   });
+  await registerCors(app, config.corsOrigins);
   // A compressed body would reach the JSON parser as binary: refuse it plainly.
   app.addHook('preParsing', async (request) => {
     const encoding = request.headers['content-encoding'];
