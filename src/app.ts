@@ -30,6 +30,7 @@ import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
 import { meterRateLimits } from './http/rate-limit-metrics.ts';
 import disputeRoutes from './disputes/routes.ts';
 import { registerCors } from './http/cors.ts';
+import idempotency from './http/idempotency.ts';
 
 export interface AppOptions {
   config: Config;
@@ -86,7 +87,8 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   // Services shared by the routes; each is closed with the app.
   const redis = givenRedis ?? (config.redisUrl ? openRedis(config.redisUrl) : undefined);
   const feed = new RevocationFeed(store);
-  const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, resolveKeyEncryption(config, store));
+  const keyEncryption = resolveKeyEncryption(config, store);
+  const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, keyEncryption);
   const tokens = new TokenService(ring, { issuer: config.issuer, audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {
@@ -142,6 +144,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   meterRateLimits(app);
   await app.register(swaggerPlugin);
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
+  await app.register(idempotency, { db: store.db, encryption: keyEncryption });
 
   await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute, issuer: config.issuer, publicUrl: config.publicUrl });
   await app.register(keyRoutes, { db: store.db, feed, verifier });

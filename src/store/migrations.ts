@@ -4,6 +4,7 @@ import type { Dialect } from './db.ts';
 import { identifierStats } from './migrations/002_identifier_stats.ts';
 import { eventScope } from './migrations/003_event_scope.ts';
 import { keyRotation } from './migrations/004_key_rotation.ts';
+import { idempotency } from './migrations/007_idempotency.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -154,6 +155,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '002_identifier_stats': identifierStats,
   '003_event_scope': eventScope,
   '004_key_rotation': keyRotation,
+  '007_idempotency': idempotency,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -132,6 +132,24 @@ export interface DecisionsTable {
   cache_state: string | null;
 }
 
+/** Idempotency-Key claims and their sealed responses (007_idempotency). */
+export interface IdempotencyKeysTable {
+  client_id: string;
+  idem_key: string;
+  fingerprint: string;
+  /** 'pending' while the first request runs, then 'done' */
+  state: string;
+  response: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Per-deployment values generated once (007_idempotency), e.g. the erasure salt. */
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
 export interface Database {
   clients: ClientsTable;
   api_keys: ApiKeysTable;
@@ -145,4 +163,6 @@ export interface Database {
   identifiers: IdentifiersTable;
   identifier_stats: IdentifierStatsTable;
   decisions: DecisionsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  settings: SettingsTable;
 }
