@@ -24,6 +24,7 @@ import { DEFAULT_POLICY, type Policy } from './config/policy.ts';
 import { DecisionWriter, decisionRoutes } from './audit/decisions.ts';
 import { ScoringService } from './trust/scoring.ts';
 import trustRoutes from './trust/routes.ts';
+import { erasureRoutes } from './trust/erasure.ts';
 import { openRedis, type SharedRedis } from './store/redis.ts';
 import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
@@ -93,7 +94,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {
     if (kind === 'client') tokens.markClientDeactivated(subject);
-    else verifier.forget(subject);
+    else if (kind === 'key') verifier.forget(subject);
   });
   await ring.init();
   for (const id of await deactivatedClientIds(store.db)) tokens.markClientDeactivated(id);
@@ -102,6 +103,10 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   verifier.start();
   const decisions = new DecisionWriter(store.db);
   const scoring = new ScoringService(store, policy, decisions, redis?.client);
+  // An erasure on any instance: no cached score computed from the erased data is served again.
+  feed.on((kind) => {
+    if (kind === 'entity') scoring.cache.clear();
+  });
   app.addHook('onClose', async () => {
     await decisions.drain();
     await verifier.stop().catch(() => {});
@@ -151,6 +156,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(trustRoutes, { store, policy, scoring, requireHashedIds: config.requireHashedIds });
   await app.register(disputeRoutes, { policy, scoring, decisions, requireHashedIds: config.requireHashedIds });
   await app.register(decisionRoutes, { db: store.db });
+  await app.register(erasureRoutes, { store, feed, scoring, decisions, requireHashedIds: config.requireHashedIds });
   await app.register(docsRoutes);
   return app;
 }
