@@ -25,6 +25,9 @@ import { DecisionWriter, decisionRoutes } from './audit/decisions.ts';
 import { ScoringService } from './trust/scoring.ts';
 import trustRoutes from './trust/routes.ts';
 import { erasureRoutes } from './trust/erasure.ts';
+import { registerWebhooks } from './webhooks/index.ts';
+import { decisionWebhooks } from './webhooks/events.ts';
+import type { WorkerOptions } from './webhooks/worker.ts';
 import { openRedis, type SharedRedis } from './store/redis.ts';
 import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
@@ -42,6 +45,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** how long a request (headers and body) may take to arrive; CONTRACT §7 says 10 s */
   requestTimeoutMs?: number;
+  /** the webhook delivery worker's timings (tests shorten them); enabled: false runs no worker */
+  webhookWorker?: WorkerOptions & { enabled?: boolean };
 }
 
 const BODY_LIMIT = 64 * 1024;
@@ -63,7 +68,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
-export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger, requestTimeoutMs = REQUEST_TIMEOUT_MS }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger, requestTimeoutMs = REQUEST_TIMEOUT_MS, webhookWorker }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
@@ -101,7 +106,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await feed.start();
   if (redis) await feed.attachRedis(redis.client, redis.subscriber);
   verifier.start();
-  const decisions = new DecisionWriter(store.db);
+  const decisions = new DecisionWriter(store.db, decisionWebhooks);
   const scoring = new ScoringService(store, policy, decisions, redis?.client);
   // An erasure on any instance: no cached score computed from the erased data is served again.
   feed.on((kind) => {
@@ -157,6 +162,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(disputeRoutes, { policy, scoring, decisions, requireHashedIds: config.requireHashedIds });
   await app.register(decisionRoutes, { db: store.db });
   await app.register(erasureRoutes, { store, feed, scoring, decisions, requireHashedIds: config.requireHashedIds });
+  await registerWebhooks(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, ...(webhookWorker ? { worker: webhookWorker } : {}) });
   await app.register(docsRoutes);
   return app;
 }

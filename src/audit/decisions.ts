@@ -3,7 +3,7 @@
 // commit per request.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { PreparedQuery } from '../store/prepared.ts';
@@ -20,13 +20,19 @@ interface Waiter {
 const MAX_BATCH = 500;
 const COLUMNS = ['id', 'kind', 'principal_id', 'owner_client_id', 'subject_id', 'request_digest', 'result', 'policy_version', 'created_at', 'cache_key', 'cache_state'] as const;
 
+/** Work that must commit with some decisions (webhook events: src/webhooks/events.ts decisionWebhooks). */
+export interface DecisionHooks {
+  relevant(row: DecisionRow): boolean;
+  write(trx: Transaction<Database>, rows: readonly DecisionRow[]): Promise<void>;
+}
+
 export class DecisionWriter {
   private queue: Waiter[] = [];
   private flushing = false;
   /** one compiled multi-row insert per batch size seen */
   private readonly inserts = new Map<number, PreparedQuery<unknown[], unknown>>();
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: Kysely<Database>, private readonly hooks?: DecisionHooks) {}
 
   private insert(rows: DecisionRow[]): Promise<unknown> {
     let query = this.inserts.get(rows.length);
@@ -54,7 +60,15 @@ export class DecisionWriter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        await this.insert(batch.map((w) => w.row));
+        const rows = batch.map((w) => w.row);
+        const hooks = this.hooks;
+        if (hooks && rows.some((r) => hooks.relevant(r))) {
+          // The announced fact and its outbox rows commit together (or not at all).
+          await this.db.transaction().execute(async (trx) => {
+            await trx.insertInto('decisions').values(rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as DecisionsTable)).execute();
+            await hooks.write(trx, rows);
+          });
+        } else await this.insert(rows);
         for (const w of batch) w.resolve();
       } catch (err) {
         for (const w of batch) w.reject(err);

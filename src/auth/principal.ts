@@ -1,6 +1,6 @@
 // Who is calling, what they may do, and the role/scope rules that stop privilege escalation.
 
-export const SCOPES = ['keys:read', 'keys:write', 'trust:read', 'trust:write', 'dispute:analyze', 'audit:read'] as const;
+export const SCOPES = ['keys:read', 'keys:write', 'trust:read', 'trust:write', 'dispute:analyze', 'audit:read', 'webhooks:read', 'webhooks:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const ROLES = ['service', 'operator', 'admin'] as const;

@@ -123,7 +123,7 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     const { principal } = request;
     // The same role ceiling as rotation: a service key must not switch off an admin's key.
     const outcome = await deactivateKey(db, feed, id, ownerScope(principal), (row) =>
-      roleAtMost(row.role as Role, principal.role) ? undefined : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`);
+      roleAtMost(row.role as Role, principal.role) ? undefined : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`, principal.id);
     if (outcome.kind === 'not_found') throw notFound();
     if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
     if (outcome.changed) request.log.info({ event: 'api_key_deactivated', key_id: id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id }, 'API key deactivated');

@@ -5,6 +5,7 @@ import { identifierStats } from './migrations/002_identifier_stats.ts';
 import { eventScope } from './migrations/003_event_scope.ts';
 import { keyRotation } from './migrations/004_key_rotation.ts';
 import { idempotency } from './migrations/007_idempotency.ts';
+import { webhooks } from './migrations/008_webhooks.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -156,6 +157,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '003_event_scope': eventScope,
   '004_key_rotation': keyRotation,
   '007_idempotency': idempotency,
+  '008_webhooks': webhooks,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -52,12 +52,13 @@ function containsJsonString(id: string): string {
  * Rows of `table` whose JSON column mentions the id: rewritten with the digest. The LIKE is only a
  * filter (SQLite's is case-insensitive); the replacement is exact.
  */
-async function scrubJson(trx: Transaction<Database>, table: 'events' | 'decisions', id: string, digest: string, canonical: boolean): Promise<void> {
-  const column = table === 'events' ? 'payload' : 'result';
+async function scrubJson(trx: Transaction<Database>, table: 'events' | 'decisions' | 'webhook_events', id: string, digest: string, canonical: boolean): Promise<void> {
   const pattern = containsJsonString(id);
   const rows = table === 'events'
     ? await trx.selectFrom('events').select(['client_id', 'event_id', 'payload as text']).where(sql<boolean>`payload like ${pattern} escape '\\'`).execute()
-    : await trx.selectFrom('decisions').select(['id', 'result as text']).where(sql<boolean>`result like ${pattern} escape '\\'`).execute();
+    : table === 'decisions'
+      ? await trx.selectFrom('decisions').select(['id', 'result as text']).where(sql<boolean>`result like ${pattern} escape '\\'`).execute()
+      : await trx.selectFrom('webhook_events').select(['id', 'data as text']).where(sql<boolean>`data like ${pattern} escape '\\'`).execute();
   for (const row of rows) {
     let parsed: unknown;
     try {
@@ -71,8 +72,10 @@ async function scrubJson(trx: Transaction<Database>, table: 'events' | 'decision
     if (table === 'events') {
       const r = row as { client_id: string; event_id: string };
       await trx.updateTable('events').set({ payload: text }).where('client_id', '=', r.client_id).where('event_id', '=', r.event_id).execute();
+    } else if (table === 'decisions') {
+      await trx.updateTable('decisions').set({ result: text }).where('id', '=', (row as { id: string }).id).execute();
     } else {
-      await trx.updateTable('decisions').set({ [column]: text }).where('id', '=', (row as { id: string }).id).execute();
+      await trx.updateTable('webhook_events').set({ data: text }).where('id', '=', (row as { id: string }).id).execute();
     }
   }
 }
@@ -130,6 +133,8 @@ export async function eraseEntity(store: Store, feed: RevocationFeed, id: string
     await scrubJson(trx, 'events', id, digest, true);
     await trx.updateTable('decisions').set({ subject_id: digest }).where('subject_id', '=', id).execute();
     await scrubJson(trx, 'decisions', id, digest, false);
+    // Webhook events not yet delivered (or kept in the log) name it too.
+    await scrubJson(trx, 'webhook_events', id, digest, false);
     await feed.record(trx, 'entity', digest);
     return Number(deleted.numDeletedRows);
   });

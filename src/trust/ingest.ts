@@ -10,6 +10,7 @@ import type { Policy } from '../config/policy.ts';
 import type { TrustEvent } from './schemas.ts';
 import { EventConflictError, batchEventIds, samePayload } from './event-ids.ts';
 import { isFlagged, writeIdentifiers } from './linkage.ts';
+import { announceFlags, flagFacts } from '../webhooks/events.ts';
 
 export interface IngestResult {
   accepted: number;
@@ -292,6 +293,8 @@ async function ingestOnce(
       const pending: Pending = { ...state, buckets: new Map(), counterparties: new Map(), identifiers: new Map() };
       for (const { ev, t } of accepted) apply(pending, ev, t, now, halfLifeMs);
       await writeState(trx, pending, Math.floor(now / BUCKET_MS));
+      // entity.flagged webhooks, in this transaction (src/webhooks/events.ts).
+      await announceFlags(trx, clientId, flagFacts(accepted.map((a) => a.ev)));
     }
     return { accepted: accepted.length, duplicates: events.length - accepted.length };
   });

@@ -11,7 +11,7 @@ import { wellBehaved, nasty } from '../helpers/fuzz.ts';
 import { buildApp } from '../../src/app.ts';
 
 const ENTITIES = '/api/v1/trust/entities';
-const TABLES = ['events', 'entities', 'entity_currency', 'entity_hourly', 'entity_counterparties', 'identifiers', 'identifier_stats', 'decisions', 'revocations', 'idempotency_keys'] as const;
+const TABLES = ['webhook_events', 'events', 'entities', 'entity_currency', 'entity_hourly', 'entity_counterparties', 'identifiers', 'identifier_stats', 'decisions', 'revocations', 'idempotency_keys'] as const;
 
 describeEachBackend('Entity erasure', (ctx) => {
   let admin: string;
