@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
 import { wellBehaved } from '../helpers/fuzz.ts';
+import { buildApp } from '../../src/app.ts';
 
 const KEYS = '/api/v1/keys';
 
@@ -133,5 +134,21 @@ describeEachBackend('Idempotency-Key', (ctx) => {
       const res = await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', headers: { ...bearer(admin), 'idempotency-key': key }, payload: { entity_id: 'b'.repeat(64), amount: 1, currency: 'USD' } });
       wellBehaved(res, JSON.stringify(key));
     }), { numRuns: 60 });
+  });
+
+  test('shared by instances: the same key sent to two apps on one store runs once; the other replays', async () => {
+    const other = await buildApp({ config: ctx().config, store: ctx().store, logger: false });
+    await other.ready();
+    try {
+      const send = (app: typeof other) => app.inject({ method: 'POST', url: KEYS, headers: { ...bearer(admin), 'idempotency-key': 'two-apps' }, payload: { name: 'idem-two', scopes: ['keys:read'] } });
+      const [a, b] = await Promise.all([send(ctx().app), send(other)]);
+      assert.ok([a.statusCode, b.statusCode].every((s) => s === 201 || s === 409), `${a.statusCode} ${b.statusCode}`);
+      const later = await send(other);
+      assert.equal(later.statusCode, 201);
+      assert.equal(later.headers['idempotent-replayed'], 'true');
+      assert.equal(await countKeys('idem-two'), 1);
+    } finally {
+      await other.close();
+    }
   });
 });
