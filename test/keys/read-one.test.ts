@@ -1,7 +1,9 @@
 // GET /api/v1/keys/{key_id} and an API key sent as Authorization: Bearer vch_… (CONTRACT §3, §4, §10).
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
+import { nasty, wellBehaved } from '../helpers/fuzz.ts';
 
 const KEYS = '/api/v1/keys';
 
@@ -58,5 +60,17 @@ describeEachBackend('Read one key; API key as bearer', (ctx) => {
 
   test('Bearer vch_ and X-API-Key together: 400 invalid_request', async () => {
     problem(await ctx().inject({ method: 'GET', url: KEYS, headers: { ...bearer(key.key), 'x-api-key': key.key } }), 400, 'invalid_request');
+  });
+
+  test('fuzz: GET /api/v1/keys/{random id} and random Bearer vch_ credentials never answer 5xx', async () => {
+    await fc.assert(fc.asyncProperty(fc.oneof(nasty, fc.string({ maxLength: 120 })), async (id) => {
+      let path = '%ED%A0%80';
+      try {
+        path = encodeURIComponent(id);
+      } catch { /* invalid bytes */ }
+      wellBehaved(await ctx().inject({ method: 'GET', url: `${KEYS}/${path}`, headers: bearer(admin) }), id);
+      const credential = `vch_${id.replace(/[^\x21-\x7e]/g, '')}`;
+      wellBehaved(await ctx().inject({ method: 'GET', url: KEYS, headers: { authorization: `Bearer ${credential}` } }), credential);
+    }), { numRuns: 80 });
   });
 });
