@@ -24,6 +24,10 @@ import { DEFAULT_POLICY, type Policy } from './config/policy.ts';
 import { DecisionWriter, decisionRoutes } from './audit/decisions.ts';
 import { ScoringService } from './trust/scoring.ts';
 import trustRoutes from './trust/routes.ts';
+import { erasureRoutes } from './trust/erasure.ts';
+import { registerWebhooks } from './webhooks/index.ts';
+import { decisionWebhooks } from './webhooks/events.ts';
+import type { WorkerOptions } from './webhooks/worker.ts';
 import { openRedis, type SharedRedis } from './store/redis.ts';
 import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
@@ -32,6 +36,8 @@ import disputeRoutes from './disputes/routes.ts';
 import policyRoutes from './policies/routes.ts';
 import { LivePolicies, livePolicyView } from './policies/live.ts';
 import { ensurePolicies } from './policies/repository.ts';
+import { registerCors } from './http/cors.ts';
+import idempotency from './http/idempotency.ts';
 
 export interface AppOptions {
   config: Config;
@@ -42,6 +48,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** how long a request (headers and body) may take to arrive; CONTRACT §7 says 10 s */
   requestTimeoutMs?: number;
+  /** the webhook delivery worker's timings (tests shorten them); enabled: false runs no worker */
+  webhookWorker?: WorkerOptions & { enabled?: boolean };
 }
 
 const BODY_LIMIT = 64 * 1024;
@@ -63,7 +71,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
-export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger, requestTimeoutMs = REQUEST_TIMEOUT_MS }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger, requestTimeoutMs = REQUEST_TIMEOUT_MS, webhookWorker }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
@@ -88,7 +96,8 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   // Services shared by the routes; each is closed with the app.
   const redis = givenRedis ?? (config.redisUrl ? openRedis(config.redisUrl) : undefined);
   const feed = new RevocationFeed(store);
-  const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, resolveKeyEncryption(config, store));
+  const keyEncryption = resolveKeyEncryption(config, store);
+  const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, keyEncryption);
   const tokens = new TokenService(ring, { issuer: config.issuer, audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {
@@ -102,7 +111,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await feed.start();
   if (redis) await feed.attachRedis(redis.client, redis.subscriber);
   verifier.start();
-  const decisions = new DecisionWriter(store.db);
+  const decisions = new DecisionWriter(store.db, decisionWebhooks);
   const scoring = new ScoringService(store, policy, decisions, redis?.client);
   const live = new LivePolicies(store, scoring);
   await live.load();
@@ -110,6 +119,10 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
     if (kind === 'policy') live.changed();
   });
   const livePolicy = livePolicyView(scoring);
+  // An erasure on any instance: no cached score computed from the erased data is served again.
+  feed.on((kind) => {
+    if (kind === 'entity') scoring.cache.clear();
+  });
   app.addHook('onClose', async () => {
     await decisions.drain();
     await verifier.stop().catch(() => {});
@@ -125,6 +138,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
     observeQueries: store.observeQueries,
     observeRedis: redis?.observeCommands,
   });
+  await registerCors(app, config.corsOrigins);
   // A compressed body would reach the JSON parser as binary: refuse it plainly.
   app.addHook('preParsing', async (request) => {
     const encoding = request.headers['content-encoding'];
@@ -151,14 +165,17 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   meterRateLimits(app);
   await app.register(swaggerPlugin);
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
+  await app.register(idempotency, { db: store.db, encryption: keyEncryption });
 
-  await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute });
+  await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute, issuer: config.issuer, publicUrl: config.publicUrl });
   await app.register(keyRoutes, { db: store.db, feed, verifier });
   live.install(app);
   await app.register(trustRoutes, { store, policy: livePolicy, scoring, requireHashedIds: config.requireHashedIds });
   await app.register(disputeRoutes, { policy: livePolicy, scoring, decisions, requireHashedIds: config.requireHashedIds });
   await app.register(decisionRoutes, { db: store.db });
   await app.register(policyRoutes, { store, feed });
+  await app.register(erasureRoutes, { store, feed, scoring, decisions, requireHashedIds: config.requireHashedIds });
+  await registerWebhooks(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, ...(webhookWorker ? { worker: webhookWorker } : {}) });
   await app.register(docsRoutes);
   return app;
 }

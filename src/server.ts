@@ -34,7 +34,16 @@ function listenFailure(err: unknown, config: Config): string {
 export async function ensureBootstrapAdmin(store: Store, config: Config, log?: AuthLog): Promise<boolean> {
   const { bootstrapClientId: id, bootstrapClientSecret: secret } = config;
   if (!id || !secret) return false;
-  if (await findClient(store.db, id)) return false;
+  const existing = await findClient(store.db, id);
+  if (existing) {
+    // The bootstrap admin holds every scope, including scopes added by an upgrade since it was made.
+    const missing = SCOPES.filter((scope) => !existing.scopes.includes(scope));
+    if (existing.role === 'admin' && existing.status === 'active' && missing.length > 0) {
+      await store.db.updateTable('clients').set({ scopes: [...existing.scopes, ...missing].join(' ') }).where('id', '=', id).execute();
+      log?.info({ event: 'bootstrap_admin_scopes_added', client_id: id, scopes: missing.join(' ') }, 'bootstrap admin given the scopes added since it was created');
+    }
+    return false;
+  }
   try {
     await createClient(store.db, { id, secret, name: 'bootstrap admin', role: 'admin', scopes: [...SCOPES] });
     log?.info({ event: 'bootstrap_admin_created', client_id: id }, 'bootstrap admin client created');

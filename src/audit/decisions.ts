@@ -1,7 +1,7 @@
 // Durable audit of every score and dispute analysis. A decision is committed before its response
 // leaves; concurrent requests share one transaction (group commit) so durability does not cost a
 // commit per request.
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 
@@ -21,13 +21,19 @@ const COLUMNS = [
   'features', 'trade_id', 'risk_level', 'shadow_version', 'shadow_score',
 ] as const;
 
+/** Work that must commit with some decisions (webhook events: src/webhooks/events.ts decisionWebhooks). */
+export interface DecisionHooks {
+  relevant(row: DecisionRow): boolean;
+  write(trx: Transaction<Database>, rows: readonly DecisionRow[]): Promise<void>;
+}
+
 export class DecisionWriter {
   private queue: Waiter[] = [];
   private flushing = false;
   /** one compiled multi-row insert per batch size seen */
   private readonly inserts = new Map<number, PreparedQuery<unknown[], unknown>>();
 
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: Kysely<Database>, private readonly hooks?: DecisionHooks) {}
 
   private insert(rows: DecisionRow[]): Promise<unknown> {
     let query = this.inserts.get(rows.length);
@@ -55,7 +61,15 @@ export class DecisionWriter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       try {
-        await this.insert(batch.map((w) => w.row));
+        const rows = batch.map((w) => w.row);
+        const hooks = this.hooks;
+        if (hooks && rows.some((r) => hooks.relevant(r))) {
+          // The announced fact and its outbox rows commit together (or not at all).
+          await this.db.transaction().execute(async (trx) => {
+            await trx.insertInto('decisions').values(rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as DecisionsTable)).execute();
+            await hooks.write(trx, rows);
+          });
+        } else await this.insert(rows);
         for (const w of batch) w.resolve();
       } catch (err) {
         for (const w of batch) w.reject(err);

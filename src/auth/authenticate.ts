@@ -30,6 +30,7 @@ export interface AuthOptions {
 
 const BEARER_SCHEME = /^Bearer(?: |$)/i;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const BEARER_API_KEY = /^Bearer +(vch_\S*) *$/i;
 
 function unauthenticated(detail: string, tokenSent: boolean): ApiError {
   const challenge = tokenSent ? 'Bearer realm="vouch", error="invalid_token"' : 'Bearer realm="vouch"';
@@ -66,8 +67,11 @@ async function resolvePrincipal(request: FastifyRequest, options: AuthOptions, e
     throw new ApiError(400, 'invalid_request', 'Send either Authorization: Bearer or X-API-Key, not both.');
   }
   await options.feed.poll();
-  if (apiKey !== undefined) {
-    const principal = typeof apiKey === 'string' ? await options.keys.verify(apiKey) : undefined;
+  // Stripe and Unkey habits: an API key sent as a bearer credential is the same as X-API-Key.
+  const bearerKey = authorization !== undefined ? BEARER_API_KEY.exec(authorization)?.[1] : undefined;
+  if (apiKey !== undefined || bearerKey !== undefined) {
+    const sent = apiKey ?? bearerKey;
+    const principal = typeof sent === 'string' ? await options.keys.verify(sent) : undefined;
     if (!principal) {
       events.failure(request, 'invalid_api_key');
       throw unauthenticated('The API key is invalid, expired or deactivated.', true);

@@ -1,6 +1,9 @@
 // Who is calling, what they may do, and the role/scope rules that stop privilege escalation.
 
-export const SCOPES = ['keys:read', 'keys:write', 'trust:read', 'trust:write', 'dispute:analyze', 'audit:read', 'labels:write', 'policy:read', 'policy:write'] as const;
+export const SCOPES = [
+  'keys:read', 'keys:write', 'trust:read', 'trust:write', 'dispute:analyze', 'audit:read',
+  'labels:write', 'policy:read', 'policy:write', 'webhooks:read', 'webhooks:write',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const ROLES = ['service', 'operator', 'admin'] as const;

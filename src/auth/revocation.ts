@@ -12,7 +12,11 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 
-export type RevocationKind = 'client' | 'key' | 'policy';
+/**
+ * 'policy': an activation or shadow change; 'entity': an erasure (subject: the erased id's
+ * digest), after which every process drops its cached scores.
+ */
+export type RevocationKind = 'client' | 'key' | 'policy' | 'entity';
 export type RevocationListener = (kind: RevocationKind, subject: string) => void;
 
 const CHANNEL = 'vouch_revocations';

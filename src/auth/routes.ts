@@ -11,6 +11,7 @@ import { limitSource } from './source.ts';
 import { authEvents } from './events.ts';
 import { credentialHeaderCounts } from './authenticate.ts';
 import type { KeyRing } from './signing-keys.ts';
+import { SCOPES } from './principal.ts';
 import type { TokenService } from './tokens.ts';
 
 const TokenRequest = Type.Object(
@@ -31,7 +32,18 @@ const TokenResponse = Type.Object({
   expires_in: Type.Integer({ description: 'seconds' }),
   scopes: Type.Array(Type.String()),
   role: Type.String(),
+  scope: Type.String({ description: 'the granted scopes, space-separated (RFC 6749 §5.1)' }),
 });
+
+const ServerMetadata = Type.Object({
+  issuer: Type.String(),
+  token_endpoint: Type.String(),
+  jwks_uri: Type.String(),
+  grant_types_supported: Type.Array(Type.String()),
+  token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+  scopes_supported: Type.Array(Type.String()),
+  response_types_supported: Type.Array(Type.String()),
+}, { description: 'RFC 8414 authorization server metadata' });
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
 
@@ -43,6 +55,10 @@ export interface AuthRouteOptions {
   tokenPerMinute: number;
   /** failed token requests per minute for one client_id from one address */
   tokenFailuresPerMinute: number;
+  /** the tokens' `iss` (VOUCH_ISSUER), announced as the metadata's issuer */
+  issuer: string;
+  /** VOUCH_PUBLIC_URL; without it, absolute URLs are built from the request's host */
+  publicUrl: string | undefined;
 }
 
 /**
@@ -147,7 +163,7 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
       await failures(request);
       // The id is logged only when such a client exists: an unknown one may be a misplaced secret.
       events.failure(request, check.failure, check.failure === 'unknown_client' ? {} : { client_id: checkedId });
-      const headers: Record<string, string> = basic ? { 'www-authenticate': 'Basic realm="vouch"' } : {};
+      const headers: Record<string, string> = basic ? { 'www-authenticate': 'Basic realm="vouch", error="invalid_client"' } : {};
       throw new ApiError(401, 'invalid_client', 'Unknown client, wrong secret, or deactivated client.', { headers });
     }
     const { client } = check;
@@ -159,7 +175,7 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
     const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested);
     events.tokenIssued(request, client.client_id, requested);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role };
+    return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role, scope: requested.join(' ') };
   });
 
   app.get('/.well-known/jwks.json', {
@@ -167,5 +183,23 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
   }, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=60');
     return options.ring.jwks();
+  });
+
+  // RFC 8414: what discovery-based OAuth clients read to find the token endpoint.
+  app.get('/.well-known/oauth-authorization-server', {
+    schema: { tags: ['auth'], summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', response: { 200: ServerMetadata } },
+  }, async (request, reply) => {
+    const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
+    reply.header('cache-control', 'public, max-age=300');
+    return {
+      issuer: options.issuer,
+      token_endpoint: `${base}/api/v1/auth/token`,
+      jwks_uri: `${base}/.well-known/jwks.json`,
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+      scopes_supported: [...SCOPES],
+      // Required by RFC 8414 for servers with an authorization endpoint; this one has none.
+      response_types_supported: [],
+    };
   });
 }

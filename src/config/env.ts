@@ -28,6 +28,12 @@ export interface Config {
   metricsToken: string | undefined;
   /** VOUCH_MAX_CONNECTIONS: open connections per serving process */
   maxConnections: number;
+  /** VOUCH_PUBLIC_URL: the service's public base URL (no trailing slash), for absolute links in OAuth metadata */
+  publicUrl: string | undefined;
+  /** VOUCH_CORS_ORIGINS: origins CORS answers for; empty = CORS off */
+  corsOrigins: string[];
+  /** VOUCH_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses, and http:// */
+  webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -84,6 +90,41 @@ function trustProxy(env: Env): false | number | string[] {
     throw new ConfigError(`VOUCH_TRUST_PROXY must be hops:N or a comma-separated list of addresses, CIDRs, loopback, linklocal or uniquelocal; got ${shown(raw)}`);
   }
   return entries;
+}
+
+function publicUrl(env: Env): string | undefined {
+  const raw = optional(env, 'VOUCH_PUBLIC_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`VOUCH_PUBLIC_URL must be an absolute http:// or https:// URL, got ${shown(raw)}`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.search || url.hash) {
+    throw new ConfigError(`VOUCH_PUBLIC_URL must be an http:// or https:// URL without credentials, query or fragment, got ${shown(raw)}`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function corsOrigins(env: Env): string[] {
+  const raw = optional(env, 'VOUCH_CORS_ORIGINS');
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  for (const entry of entries) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    // An origin is scheme://host[:port] and nothing else; '*' is refused (the contract echoes origins).
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== entry.replace(/\/$/, '')) {
+      throw new ConfigError(`VOUCH_CORS_ORIGINS must be a comma-separated list of origins (scheme://host[:port]), got ${shown(entry)}`);
+    }
+  }
+  if (entries.length === 0) throw new ConfigError('VOUCH_CORS_ORIGINS must list at least one origin when set');
+  return entries.map((e) => new URL(e).origin);
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -146,5 +187,8 @@ export function loadConfig(env: Env = process.env): Config {
     requireHashedIds: flag(env, 'VOUCH_REQUIRE_HASHED_IDS'),
     metricsToken,
     maxConnections: integer(env, 'VOUCH_MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    publicUrl: publicUrl(env),
+    corsOrigins: corsOrigins(env),
+    webhookAllowPrivate: flag(env, 'VOUCH_WEBHOOK_ALLOW_PRIVATE'),
   };
 }

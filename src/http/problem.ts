@@ -14,6 +14,7 @@ export type ProblemCode =
   | 'unsupported_media_type'
   | 'conflict'
   | 'payload_too_large'
+  | 'idempotency_key_reused'
   | 'request_timeout'
   | 'headers_too_large'
   | 'rate_limited'
@@ -34,6 +35,7 @@ const TITLES: Record<ProblemCode, string> = {
   unsupported_media_type: 'Unsupported media type',
   conflict: 'Conflict',
   payload_too_large: 'Payload too large',
+  idempotency_key_reused: 'Idempotency key reused',
   request_timeout: 'Request timeout',
   headers_too_large: 'Request header fields too large',
   rate_limited: 'Too many requests',

@@ -129,6 +129,21 @@ export function compileBodyCheck(schema: object): (data: unknown) => FieldError[
   };
 }
 
+/**
+ * A body check outside the route schema (each item of a score batch): the ApiError the route
+ * would have answered with (raw identifiers first, then validation_failed), or undefined.
+ */
+export function compileBodyValidator(schema: object): (data: unknown) => ApiError | undefined {
+  const validate = wrap(make({ coerceTypes: false, allErrors: true }).compile(schema));
+  return (data) => {
+    const result = validate(data);
+    if (result === true) return undefined;
+    if (typeof result === 'object') return result.error as ApiError;
+    const errors = toFieldErrors('body', validate.errors ?? []);
+    return new ApiError(400, 'validation_failed', `The request does not match the schema: ${summarise(errors)}.`, { errors });
+  };
+}
+
 export function installValidators(app: FastifyInstance): void {
   const strict = make({ coerceTypes: false, allErrors: true });
   const coercing = make({ coerceTypes: true, allErrors: false });

@@ -2,6 +2,7 @@
 // in the creation response.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
+import { announceKeyDeactivated } from '../webhooks/events.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import { parseScopes, type Role } from '../auth/principal.ts';
 import { apiKeyPrefix, generateApiKey, newId, sha256Hex, type ApiKeyEnv } from './format.ts';
@@ -135,6 +136,8 @@ export async function deactivateKey(
   id: string,
   owner: string | undefined,
   refuse: Refusal = () => undefined,
+  /** the principal deactivating it, named in the key.deactivated webhook */
+  by = '',
 ): Promise<DeactivateOutcome> {
   const now = Date.now();
   const outcome = await db.transaction().execute(async (trx): Promise<DeactivateOutcome> => {
@@ -147,6 +150,7 @@ export async function deactivateKey(
     if (row.deactivated_at !== null) return { kind: 'deactivated', row, changed: false };
     await trx.updateTable('api_keys').set({ deactivated_at: now }).where('id', '=', id).execute();
     await feed.record(trx, 'key', id);
+    await announceKeyDeactivated(trx, row, now, by);
     return { kind: 'deactivated', row: { ...row, deactivated_at: now }, changed: true };
   });
   if (outcome.kind === 'deactivated' && outcome.changed) await feed.announce('key', id);

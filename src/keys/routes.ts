@@ -9,7 +9,7 @@ import { ROLES, SCOPES, parseScopes, roleAtMost, type Principal, type Role } fro
 import { StringEnum } from '../http/validation.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { KeyVerifier } from './verifier.ts';
-import { KEY_STATUSES, deactivateKey, insertKey, listKeys, rotateKey, toKeyRecord, type KeyRow } from './repository.ts';
+import { KEY_STATUSES, deactivateKey, findKey, insertKey, listKeys, rotateKey, toKeyRecord, type KeyRow } from './repository.ts';
 
 const KeyRecord = Type.Object({
   id: Type.String(),
@@ -103,6 +103,17 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     return { ...record(row), key };
   });
 
+  app.get<{ Params: Static<typeof KeyParams> }>('/api/v1/keys/:key_id', {
+    config: { scope: 'keys:read' },
+    schema: { tags: ['keys'], summary: 'Read one API key', params: KeyParams, response: { 200: KeyRecord, ...problems } },
+  }, async (request) => {
+    const id = request.params.key_id;
+    if (!KEY_ID.test(id)) throw notFound();
+    const row = await findKey(db, id, ownerScope(request.principal));
+    if (!row) throw notFound();
+    return record(row);
+  });
+
   app.delete<{ Params: Static<typeof KeyParams> }>('/api/v1/keys/:key_id', {
     config: { scope: 'keys:write' },
     schema: { tags: ['keys'], summary: 'Deactivate an API key (idempotent)', params: KeyParams, response: { 200: KeyRecord, ...problems } },
@@ -112,7 +123,7 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     const { principal } = request;
     // The same role ceiling as rotation: a service key must not switch off an admin's key.
     const outcome = await deactivateKey(db, feed, id, ownerScope(principal), (row) =>
-      roleAtMost(row.role as Role, principal.role) ? undefined : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`);
+      roleAtMost(row.role as Role, principal.role) ? undefined : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`, principal.id);
     if (outcome.kind === 'not_found') throw notFound();
     if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
     if (outcome.changed) request.log.info({ event: 'api_key_deactivated', key_id: id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id }, 'API key deactivated');

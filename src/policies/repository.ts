@@ -2,6 +2,7 @@
 // (partial unique indexes hold that even against concurrent writers); every change of either is
 // written with a `policy` row in the revocation feed, in the same transaction, so every process
 // reloads before its next request (src/policies/live.ts).
+import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_POLICY, validatePolicy, type Policy } from '../config/policy.ts';
@@ -84,9 +85,12 @@ export async function activatePolicy(store: Store, version: string): Promise<Pol
     const row = await getPolicy(trx, version);
     if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
     if (row.status === 'active') return row;
+    const previous = await trx.selectFrom('policies').select('version').where('status', '=', 'active').executeTakeFirst();
     await trx.updateTable('policies').set({ status: 'retired' }).where('status', '=', 'active').execute();
     await trx.updateTable('policies').set({ status: 'active' }).where('version', '=', version).execute();
     await recordChange(trx, store, version);
+    // Announced in the same transaction (the outbox), to every subscriber (CONTRACT §10).
+    await enqueueWebhookEvent(trx, 'policy.activated', { version, previous_version: previous?.version ?? null, source: row.source, activated_at: new Date().toISOString() });
     return { ...row, status: 'active' };
   });
 }

@@ -6,6 +6,8 @@ import { eventScope } from './migrations/003_event_scope.ts';
 import { keyRotation } from './migrations/004_key_rotation.ts';
 import { learning } from './migrations/005_learning.ts';
 import { p2pFeatures } from './migrations/006_p2p_features.ts';
+import { idempotency } from './migrations/007_idempotency.ts';
+import { webhooks } from './migrations/008_webhooks.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -158,6 +160,8 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '004_key_rotation': keyRotation,
   '005_learning': learning,
   '006_p2p_features': p2pFeatures,
+  '007_idempotency': idempotency,
+  '008_webhooks': webhooks,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -165,6 +165,73 @@ export interface PoliciesTable {
   report: string | null;
 }
 
+/** Idempotency-Key claims and their sealed responses (007_idempotency). */
+export interface IdempotencyKeysTable {
+  client_id: string;
+  idem_key: string;
+  fingerprint: string;
+  /** 'pending' while the first request runs, then 'done' */
+  state: string;
+  response: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Per-deployment values generated once (007_idempotency), e.g. the erasure salt. */
+export interface SettingsTable {
+  name: string;
+  value: string;
+}
+
+/** Webhook subscriptions (008_webhooks); the secret is sealed under the key-encryption key. */
+export interface WebhooksTable {
+  id: string;
+  owner_client_id: string;
+  url: string;
+  /** event types, space-separated */
+  events: string;
+  description: string | null;
+  secret: string;
+  created_at: number;
+}
+
+/** The outbox: one row per event, written in the transaction of the fact it announces. */
+export interface WebhookEventsTable {
+  /** the webhook-id header of every delivery of this event */
+  id: string;
+  type: string;
+  /** the client whose fact this is; null for deployment-wide facts (policy.activated) */
+  owner_client_id: string | null;
+  data: string;
+  created_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  /** pending | succeeded | failed */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  /** a worker holds the delivery until then (0: free) */
+  lease_until: number;
+  last_attempt_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: number | null;
+  created_at: number;
+}
+
+export interface WebhookAttemptsTable {
+  seq: Generated<number>;
+  delivery_id: string;
+  attempted_at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
 export interface Database {
   clients: ClientsTable;
   api_keys: ApiKeysTable;
@@ -179,4 +246,10 @@ export interface Database {
   identifier_stats: IdentifierStatsTable;
   decisions: DecisionsTable;
   policies: PoliciesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  settings: SettingsTable;
+  webhooks: WebhooksTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

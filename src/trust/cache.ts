@@ -107,6 +107,11 @@ export class ScoreCache<T extends object> {
     this.lru.set(key, { ...entry, size }, ttlMs === undefined ? undefined : { ttl: ttlMs });
   }
 
+  /** Drops every entry (an entity was erased: no score computed from its data may be served). */
+  clear(): void {
+    this.lru.clear();
+  }
+
   get size(): number {
     return this.lru.size;
   }

@@ -11,6 +11,7 @@ import type { Policy } from '../config/policy.ts';
 import type { TrustEvent } from './schemas.ts';
 import { EventConflictError, batchEventIds, samePayload } from './event-ids.ts';
 import { isFlagged, writeIdentifiers } from './linkage.ts';
+import { announceFlags, flagFacts } from '../webhooks/events.ts';
 
 export interface IngestResult {
   accepted: number;
@@ -297,6 +298,8 @@ async function ingestOnce(
       await writeState(trx, pending, Math.floor(now / BUCKET_MS));
       // Outcome events label the decisions of their trade (CONTRACT §8), in this transaction.
       await labelFromEvents(trx, accepted.map((a) => a.ev), clientId, now);
+      // entity.flagged webhooks, in this transaction (src/webhooks/events.ts).
+      await announceFlags(trx, clientId, flagFacts(accepted.map((a) => a.ev)));
     }
     return { accepted: accepted.length, duplicates: events.length - accepted.length };
   });

@@ -6,6 +6,7 @@ import type { Policy } from '../config/policy.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
 import type { ScoringService } from './scoring.ts';
+import { registerBatchRoute } from './batch.ts';
 import {
   EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents, checkScoreBody,
 } from './schemas.ts';
@@ -79,6 +80,8 @@ export default async function trustRoutes(app: FastifyInstance, { store, policy,
     scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
     return response;
   });
+
+  registerBatchRoute(app, { policy, scoring, check: { requireHashedIds }, scores });
 
   const EntityParams = Type.Object({ entity_id: EntityId });
   app.get<{ Params: Static<typeof EntityParams> }>('/api/v1/trust/entities/:entity_id', {

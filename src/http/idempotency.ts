@@ -1,0 +1,202 @@
+// Idempotency-Key on every authenticated POST (CONTRACT §10, IETF httpapi-idempotency-key-header).
+// A preHandler (after authentication and body validation) claims the key with an insert, so two
+// instances or two concurrent requests can never both run the operation; an onSend hook stores
+// the response, sealed, for 24 h. The claim lives in the store, shared by every instance.
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { Kek, KeyEncryption } from '../auth/kek.ts';
+import { ApiError } from './problem.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyClaim?: Claim;
+  }
+}
+
+interface Claim {
+  clientId: string;
+  key: string;
+  settled: boolean;
+}
+
+export interface IdempotencyOptions {
+  db: Kysely<Database>;
+  /** the key-encryption keys: stored responses can hold secrets (a new API key), so they are sealed */
+  encryption: KeyEncryption;
+  /** how long a key is remembered; 24 h */
+  ttlMs?: number;
+  /** a claim older than this whose request never finished (a crashed instance) may be taken over */
+  staleAfterMs?: number;
+}
+
+interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const HEADER = 'idempotency-key';
+const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+/**
+ * Headers a replay repeats; the rest (rate limits) belongs to the new request. X-Request-Id is the
+ * original one: the replayed body is the original response, and a problem's request_id must match it.
+ */
+const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control', 'x-request-id'];
+const PURGE_EVERY_MS = 60_000;
+
+function headerCount(request: FastifyRequest): number {
+  let n = 0;
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === HEADER) n++;
+  return n;
+}
+
+/** Method, path and body: the same key with anything else is a reuse (422). */
+function fingerprint(request: FastifyRequest): string {
+  return createHash('sha256').update(request.method).update('\0').update(request.url).update('\0').update(JSON.stringify(request.body ?? null)).digest('hex');
+}
+
+const sealKey = (kek: Kek) => Buffer.from(hkdfSync('sha256', kek.key, 'vouch/idempotency/v1', 'stored responses', 32));
+const aad = (clientId: string, key: string) => Buffer.from(`vouch/idempotency/${clientId}\0${key}`, 'utf8');
+
+function seal(value: StoredResponse, claim: Claim, kek: Kek): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealKey(kek), iv);
+  cipher.setAAD(aad(claim.clientId, claim.key));
+  const ct = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+  return JSON.stringify({ kek: kek.id, iv: iv.toString('base64url'), ct: ct.toString('base64url'), tag: cipher.getAuthTag().toString('base64url') });
+}
+
+function unseal(stored: string, clientId: string, key: string, enc: KeyEncryption): StoredResponse | undefined {
+  try {
+    const value = JSON.parse(stored) as { kek: string; iv: string; ct: string; tag: string };
+    const kek = [enc.current, ...enc.previous].find((k) => k.id === value.kek);
+    if (!kek) return undefined;
+    const decipher = createDecipheriv('aes-256-gcm', sealKey(kek), Buffer.from(value.iv, 'base64url'));
+    decipher.setAAD(aad(clientId, key));
+    decipher.setAuthTag(Buffer.from(value.tag, 'base64url'));
+    return JSON.parse(Buffer.concat([decipher.update(Buffer.from(value.ct, 'base64url')), decipher.final()]).toString('utf8')) as StoredResponse;
+  } catch {
+    return undefined;
+  }
+}
+
+export default fp(async function idempotency(app: FastifyInstance, options: IdempotencyOptions) {
+  const { db, encryption } = options;
+  const ttlMs = options.ttlMs ?? 24 * 3600 * 1000;
+  const staleAfterMs = options.staleAfterMs ?? 60_000;
+  let lastPurge = 0;
+
+  app.decorateRequest('idempotencyClaim', undefined);
+
+  function purgeExpired(now: number): void {
+    if (now - lastPurge < PURGE_EVERY_MS) return;
+    lastPurge = now;
+    db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).execute().catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
+  }
+
+  async function tryClaim(clientId: string, key: string, print: string, now: number): Promise<boolean> {
+    const result = await db.insertInto('idempotency_keys')
+      .values({ client_id: clientId, idem_key: key, fingerprint: print, state: 'pending', response: null, created_at: now, expires_at: now + ttlMs })
+      .onConflict((oc) => oc.columns(['client_id', 'idem_key']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async function release(claim: Claim): Promise<void> {
+    await db.deleteFrom('idempotency_keys').where('client_id', '=', claim.clientId).where('idem_key', '=', claim.key).where('state', '=', 'pending').execute();
+  }
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const { config } = request.routeOptions;
+    if (request.method !== 'POST' || !config.scope || config.oauth) return;
+    const raw = request.headers[HEADER];
+    if (raw === undefined) return;
+    if (typeof raw !== 'string' || headerCount(request) > 1 || !VALID_KEY.test(raw)) {
+      throw new ApiError(400, 'invalid_request', 'Idempotency-Key must be sent once, as 1-255 printable ASCII characters.');
+    }
+    const clientId = request.principal.clientId;
+    const print = fingerprint(request);
+    const now = Date.now();
+    purgeExpired(now);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await tryClaim(clientId, raw, print, now)) {
+        request.idempotencyClaim = { clientId, key: raw, settled: false };
+        return;
+      }
+      const row = await db.selectFrom('idempotency_keys').selectAll().where('client_id', '=', clientId).where('idem_key', '=', raw).executeTakeFirst();
+      if (!row) continue;
+      if (row.expires_at <= now) {
+        await db.deleteFrom('idempotency_keys').where('client_id', '=', clientId).where('idem_key', '=', raw).where('expires_at', '<=', now).execute();
+        continue;
+      }
+      if (row.fingerprint !== print) {
+        throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with another request; use a new key for a new request.');
+      }
+      if (row.state === 'pending') {
+        // A claim whose request died with its instance would block the key for 24 h: take it over.
+        if (row.created_at < now - staleAfterMs) {
+          const taken = await db.updateTable('idempotency_keys').set({ created_at: now }).where('client_id', '=', clientId).where('idem_key', '=', raw)
+            .where('state', '=', 'pending').where('created_at', '=', row.created_at).executeTakeFirst();
+          if (Number(taken.numUpdatedRows) > 0) {
+            request.idempotencyClaim = { clientId, key: raw, settled: false };
+            return;
+          }
+          continue;
+        }
+        throw new ApiError(409, 'conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.', { headers: { 'retry-after': '1' } });
+      }
+      const stored = row.response === null ? undefined : unseal(row.response, clientId, raw, encryption);
+      if (!stored) {
+        // Sealed under a key-encryption key this instance no longer has: the response cannot be
+        // repeated, and running the operation again could duplicate it.
+        throw new ApiError(409, 'conflict', 'The response stored for this Idempotency-Key cannot be replayed here; use a new key.');
+      }
+      reply.code(stored.status);
+      for (const [name, value] of Object.entries(stored.headers)) reply.header(name, value);
+      reply.header('idempotent-replayed', 'true');
+      return reply.send(stored.body);
+    }
+    throw new ApiError(409, 'conflict', 'This Idempotency-Key is contended; retry shortly.', { headers: { 'retry-after': '1' } });
+  });
+
+  // Every result but a server failure or a rate limit is kept (as Stripe does): a 4xx is what the
+  // same request would get again, while a 5xx may succeed on retry, so its claim is released.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotencyClaim;
+    if (!claim || claim.settled) return payload;
+    claim.settled = true;
+    const status = reply.statusCode;
+    try {
+      if (status >= 500 || status === 429 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
+        await release(claim);
+        return payload;
+      }
+      const headers: Record<string, string> = {};
+      for (const name of REPLAYED_HEADERS) {
+        const value = reply.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      const body = typeof payload === 'string' ? payload : payload.toString('utf8');
+      await db.updateTable('idempotency_keys').set({ state: 'done', response: seal({ status, headers, body }, claim, encryption.current) })
+        .where('client_id', '=', claim.clientId).where('idem_key', '=', claim.key).execute();
+    } catch (err) {
+      // The operation ran: releasing the claim would let a retry run it again. The claim stays
+      // pending (409 for a retry) until it is stale and taken over.
+      request.log.warn({ err }, 'idempotency response not stored');
+    }
+    return payload;
+  });
+
+  const abandon = async (request: FastifyRequest) => {
+    const claim = request.idempotencyClaim;
+    if (!claim || claim.settled) return;
+    claim.settled = true;
+    await release(claim).catch(() => {});
+  };
+  app.addHook('onResponse', abandon);
+  app.addHook('onRequestAbort', abandon);
+});

@@ -1,0 +1,81 @@
+// POST /api/v1/trust/score/batch (CONTRACT §10): up to 100 score requests in one call. Each item
+// is validated, scored and audited exactly as a single POST /trust/score would be; an invalid item
+// gets the problem document the single endpoint would have answered, in its place, and the
+// others are still scored.
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { Counter } from 'prom-client';
+import type { Policy } from '../config/policy.ts';
+import { ApiError, ProblemSchema, problemBody, type ProblemBody } from '../http/problem.ts';
+import { compileBodyValidator } from '../http/validation.ts';
+import type { ScoringService } from './scoring.ts';
+import { ScoreBody, ScoreResponse, checkScoreBody, type CheckOptions } from './schemas.ts';
+
+export const MAX_BATCH = 100;
+/** Items scored at once within one batch. */
+const CONCURRENCY = 8;
+
+const BatchBody = Type.Object({
+  requests: Type.Array(Type.Unknown({ description: 'a score request, as POST /api/v1/trust/score takes it' }), { minItems: 1, maxItems: MAX_BATCH }),
+}, { additionalProperties: false });
+
+const BatchResponse = Type.Object({
+  results: Type.Array(Type.Union([ScoreResponse, ProblemSchema]), { description: 'a score response or a problem document per request, in request order' }),
+});
+
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
+
+export interface BatchOptions {
+  policy: Policy;
+  scoring: ScoringService;
+  check: CheckOptions;
+  scores: Counter<'risk_level' | 'cached'>;
+}
+
+export function registerBatchRoute(app: FastifyInstance, { policy, scoring, check, scores }: BatchOptions): void {
+  const validate = compileBodyValidator(ScoreBody);
+
+  app.post<{ Body: Static<typeof BatchBody> }>('/api/v1/trust/score/batch', {
+    config: { scope: 'trust:read' },
+    bodyLimit: 1024 * 1024,
+    schema: {
+      tags: ['trust'],
+      summary: `Score up to ${MAX_BATCH} counterparties in one call (each scored and audited on its own)`,
+      body: BatchBody,
+      response: { 200: BatchResponse, ...problems },
+    },
+  }, async (request) => {
+    const results: Array<Static<typeof ScoreResponse> | ProblemBody> = new Array(request.body.requests.length);
+    const valid: Array<{ index: number; body: ScoreBody }> = [];
+    request.body.requests.forEach((item, index) => {
+      try {
+        const invalid = validate(item);
+        if (invalid) throw invalid;
+        checkScoreBody(item as ScoreBody, policy.cryptoAssets, check);
+        valid.push({ index, body: item as ScoreBody });
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        results[index] = problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
+      }
+    });
+    // A few at a time: their profile reads overlap and their decisions share group commits
+    // (audit/decisions.ts), instead of one store round trip and one commit after another.
+    let next = 0;
+    const worker = async () => {
+      while (next < valid.length) {
+        const { index, body } = valid[next++]!;
+        try {
+          const response = await scoring.score(body, request.principal);
+          scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
+          results[index] = response;
+        } catch (err) {
+          // A store failure fails the whole call (503/500) rather than answering a partial batch.
+          if (!(err instanceof ApiError)) throw err;
+          results[index] = problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, valid.length) }, worker));
+    return { results };
+  });
+}

@@ -1,0 +1,185 @@
+// Erasure of an entity (CONTRACT §10, GDPR art. 17): its events, aggregates and identifier links
+// go in one transaction; decisions stay for audit with the id replaced by a salted digest
+// (HMAC-SHA256 under a per-deployment salt kept in the store), and so do other entities' rows that
+// name it as a counterparty. Every instance drops its cached scores before its next request: the
+// erasure travels on the revocation feed, which each authenticated request polls first.
+import { createHmac, randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { Store } from '../store/db.ts';
+import type { RevocationFeed } from '../auth/revocation.ts';
+import type { DecisionWriter } from '../audit/decisions.ts';
+import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { canonicalJson } from './cache.ts';
+import { isFlagged } from './linkage.ts';
+import { EntityId, checkEntityParam } from './schemas.ts';
+import type { ScoringService } from './scoring.ts';
+
+const SALT_SETTING = 'erasure_salt';
+const CHUNK = 200;
+
+/** The deployment's salt, created once (the first erasure) and shared by every instance through the store. */
+export async function erasureSalt(db: Kysely<Database>): Promise<string> {
+  await db.insertInto('settings').values({ name: SALT_SETTING, value: randomBytes(32).toString('hex') })
+    .onConflict((oc) => oc.column('name').doNothing()).execute();
+  const row = await db.selectFrom('settings').select('value').where('name', '=', SALT_SETTING).executeTakeFirstOrThrow();
+  return row.value;
+}
+
+/** What an erased id becomes: stable per deployment (the same entity's decisions still group), not reversible without the salt. */
+export function erasedId(salt: string, entityId: string): string {
+  return `erased_${createHmac('sha256', salt).update(entityId, 'utf8').digest('hex')}`;
+}
+
+/** Every string equal to `from`, anywhere in a JSON value, replaced by `to`. */
+function replaceDeep(value: unknown, from: string, to: string): unknown {
+  if (typeof value === 'string') return value === from ? to : value;
+  if (Array.isArray(value)) return value.map((v) => replaceDeep(v, from, to));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceDeep(v, from, to)]));
+  }
+  return value;
+}
+
+/** A LIKE pattern matching text that contains the id as a JSON string (escape character `\`). */
+function containsJsonString(id: string): string {
+  return `%${JSON.stringify(id).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * Rows of `table` whose JSON column mentions the id: rewritten with the digest. The LIKE is only a
+ * filter (SQLite's is case-insensitive); the replacement is exact.
+ */
+async function scrubJson(trx: Transaction<Database>, table: 'events' | 'decisions' | 'webhook_events', id: string, digest: string, canonical: boolean): Promise<void> {
+  const pattern = containsJsonString(id);
+  const rows = table === 'events'
+    ? await trx.selectFrom('events').select(['client_id', 'event_id', 'payload as text']).where(sql<boolean>`payload like ${pattern} escape '\\'`).execute()
+    : table === 'decisions'
+      ? await trx.selectFrom('decisions').select(['id', 'result as text']).where(sql<boolean>`result like ${pattern} escape '\\'`).execute()
+      : await trx.selectFrom('webhook_events').select(['id', 'data as text']).where(sql<boolean>`data like ${pattern} escape '\\'`).execute();
+  for (const row of rows) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(row.text);
+    } catch {
+      continue;
+    }
+    const replaced = replaceDeep(parsed, id, digest);
+    const text = canonical ? canonicalJson(replaced) : JSON.stringify(replaced);
+    if (text === row.text) continue;
+    if (table === 'events') {
+      const r = row as { client_id: string; event_id: string };
+      await trx.updateTable('events').set({ payload: text }).where('client_id', '=', r.client_id).where('event_id', '=', r.event_id).execute();
+    } else if (table === 'decisions') {
+      await trx.updateTable('decisions').set({ result: text }).where('id', '=', (row as { id: string }).id).execute();
+    } else {
+      await trx.updateTable('webhook_events').set({ data: text }).where('id', '=', (row as { id: string }).id).execute();
+    }
+  }
+}
+
+/** Other entities' counterparty rows naming the erased one now name its digest (merged if that row exists). */
+async function scrubCounterparties(trx: Transaction<Database>, id: string, digest: string): Promise<void> {
+  const rows = await trx.selectFrom('entity_counterparties').selectAll().where('counterparty_id', '=', id).execute();
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const batch = rows.slice(i, i + CHUNK).map((r) => ({ entity_id: r.entity_id, counterparty_id: digest, trades: Number(r.trades) }));
+    await trx.insertInto('entity_counterparties').values(batch).onConflict((oc) => oc.columns(['entity_id', 'counterparty_id']).doUpdateSet({
+      trades: sql`entity_counterparties.trades + excluded.trades`,
+    })).execute();
+  }
+  await trx.deleteFrom('entity_counterparties').where('counterparty_id', '=', id).execute();
+}
+
+/** The entity's identifier links go; each identifier's holder counts drop and its version moves (cached scores of the other holders re-check). */
+async function removeIdentifiers(trx: Transaction<Database>, id: string, flagged: boolean): Promise<void> {
+  const held = await trx.selectFrom('identifiers').select(['id_type', 'hash']).where('entity_id', '=', id).orderBy('id_type').orderBy('hash').execute();
+  for (const h of held) {
+    await trx.updateTable('identifier_stats').set({
+      entities: sql`entities - 1`,
+      flagged_entities: flagged ? sql`flagged_entities - 1` : sql`flagged_entities`,
+      version: sql`version + 1`,
+    }).where('id_type', '=', h.id_type).where('hash', '=', h.hash).execute();
+  }
+  await trx.deleteFrom('identifiers').where('entity_id', '=', id).execute();
+}
+
+export interface ErasureResult {
+  eventsDeleted: number;
+  digest: string;
+}
+
+export async function eraseEntity(store: Store, feed: RevocationFeed, id: string): Promise<ErasureResult> {
+  const digest = erasedId(await erasureSalt(store.db), id);
+  // SQLite keeps deleted rows' bytes in free pages and in the WAL: zero them as they are freed
+  // (the setting stays on for this connection), and fold the WAL into the file afterwards.
+  store.sqlite?.pragma('secure_delete = ON');
+  const eventsDeleted = await store.db.transaction().execute(async (trx) => {
+    // PostgreSQL: the entity row is locked first, as ingestion locks it, so a concurrent batch for
+    // this entity runs entirely before or entirely after the erasure.
+    let entity = trx.selectFrom('entities').select(['fraud_reports', 'blocklisted']).where('entity_id', '=', id);
+    if (store.dialect === 'postgres') entity = entity.forUpdate();
+    const row = await entity.executeTakeFirst();
+    const flagged = row ? isFlagged({ fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted) }) : false;
+    const deleted = await trx.deleteFrom('events').where('entity_id', '=', id).executeTakeFirst();
+    await removeIdentifiers(trx, id, flagged);
+    for (const table of ['entity_currency', 'entity_hourly', 'entity_counterparties'] as const) {
+      await trx.deleteFrom(table).where('entity_id', '=', id).execute();
+    }
+    await trx.deleteFrom('entities').where('entity_id', '=', id).execute();
+    await scrubCounterparties(trx, id, digest);
+    // Other entities' events that name it (a trade's or dispute's counterparty), stored canonical.
+    await scrubJson(trx, 'events', id, digest, true);
+    await trx.updateTable('decisions').set({ subject_id: digest }).where('subject_id', '=', id).execute();
+    await scrubJson(trx, 'decisions', id, digest, false);
+    // Webhook events not yet delivered (or kept in the log) name it too.
+    await scrubJson(trx, 'webhook_events', id, digest, false);
+    await feed.record(trx, 'entity', digest);
+    return Number(deleted.numDeletedRows);
+  });
+  store.changes.localWrite();
+  try {
+    store.sqlite?.pragma('wal_checkpoint(TRUNCATE)');
+  } catch {
+    // Another process reading: its next checkpoint folds the frames in.
+  }
+  await feed.announce('entity', digest);
+  return { eventsDeleted, digest };
+}
+
+const Params = Type.Object({ entity_id: EntityId });
+const ErasureResponse = Type.Object({ entity_id: Type.String(), events_deleted: Type.Integer() });
+
+export interface ErasureRouteOptions {
+  store: Store;
+  feed: RevocationFeed;
+  scoring: ScoringService;
+  decisions: DecisionWriter;
+  requireHashedIds?: boolean;
+}
+
+export async function erasureRoutes(app: FastifyInstance, { store, feed, scoring, decisions, requireHashedIds = false }: ErasureRouteOptions) {
+  app.delete<{ Params: Static<typeof Params> }>('/api/v1/trust/entities/:entity_id', {
+    config: { scope: 'trust:write' },
+    schema: {
+      tags: ['trust'],
+      summary: "Erase an entity: its events, aggregates and identifier links; its decisions keep a salted digest in place of the id",
+      params: Params,
+      response: { 200: ErasureResponse, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema },
+    },
+  }, async (request) => {
+    const { principal } = request;
+    if (principal.role !== 'operator' && principal.role !== 'admin') {
+      throw new ApiError(403, 'insufficient_scope', 'Erasing an entity requires the role operator or admin.');
+    }
+    const id = request.params.entity_id;
+    checkEntityParam(id, { requireHashedIds });
+    // Decisions this instance is still writing are committed first, so the scrub sees them.
+    await decisions.drain();
+    const { eventsDeleted, digest } = await eraseEntity(store, feed, id);
+    scoring.cache.clear();
+    request.log.info({ event: 'entity_erased', entity_digest: digest, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
+    return { entity_id: id, events_deleted: eventsDeleted };
+  });
+}

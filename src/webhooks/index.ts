@@ -1,0 +1,25 @@
+// Webhooks as one plugin: the routes, and the delivery worker running while the app is up.
+import type { FastifyInstance } from 'fastify';
+import type { Store } from '../store/db.ts';
+import type { KeyEncryption } from '../auth/kek.ts';
+import webhookRoutes from './routes.ts';
+import { DeliveryWorker, type WorkerOptions } from './worker.ts';
+
+export { enqueueWebhookEvent } from './repository.ts';
+
+export interface WebhooksOptions {
+  store: Store;
+  encryption: KeyEncryption;
+  /** VOUCH_WEBHOOK_ALLOW_PRIVATE */
+  allowPrivate: boolean;
+  worker?: WorkerOptions & { enabled?: boolean };
+}
+
+export async function registerWebhooks(app: FastifyInstance, options: WebhooksOptions): Promise<DeliveryWorker> {
+  const worker = new DeliveryWorker({ store: options.store, encryption: options.encryption, allowPrivate: options.allowPrivate, log: app.log }, options.worker);
+  await app.register(webhookRoutes, { store: options.store, encryption: options.encryption, allowPrivate: options.allowPrivate, worker, ...(options.worker?.urlPolicy?.resolve ? { resolve: options.worker.urlPolicy.resolve } : {}) });
+  if (options.worker?.enabled !== false) app.addHook('onReady', async () => worker.start());
+  // preClose: in-flight deliveries finish (and are recorded) while the store is still open.
+  app.addHook('preClose', async () => worker.stop());
+  return worker;
+}

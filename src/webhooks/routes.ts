@@ -1,0 +1,117 @@
+// /api/v1/webhooks: subscriptions (owned like API keys: a non-admin sees only its own client's,
+// anything else is "not found"), their delivery log, and manual retry.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { Store } from '../store/db.ts';
+import type { KeyEncryption } from '../auth/kek.ts';
+import type { Principal } from '../auth/principal.ts';
+import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { newId } from '../keys/format.ts';
+import { checkDestination } from './ssrf.ts';
+import { generateWebhookSecret, sealSecret } from './signer.ts';
+import { deleteWebhook, findDelivery, findWebhook, insertWebhook, listDeliveries, listWebhooks, scheduleRetry } from './repository.ts';
+import { CreateWebhookBody, CreatedWebhook, DeliveryRecord, ListQuery, WebhookRecord, toDeliveryRecord, toWebhookRecord } from './schemas.ts';
+import type { DeliveryWorker } from './worker.ts';
+
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+const WebhookParams = Type.Object({ webhook_id: Type.String({ description: 'whk_<26-char ULID>' }) });
+const DeliveryParams = Type.Object({ webhook_id: Type.String(), delivery_id: Type.String({ description: 'whd_<26-char ULID>' }) });
+const WEBHOOK_ID = /^whk_[0-9A-HJKMNP-TV-Z]{26}$/;
+const DELIVERY_ID = /^whd_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export interface WebhookRouteOptions {
+  store: Store;
+  encryption: KeyEncryption;
+  allowPrivate: boolean;
+  worker: DeliveryWorker;
+  /** name resolution for the URL check; replaceable in tests */
+  resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
+}
+
+const ownerScope = (principal: Principal) => (principal.role === 'admin' ? undefined : principal.clientId);
+
+/** webhooks:write also needs role operator or admin (CONTRACT §3). */
+function requireOperator(request: FastifyRequest): void {
+  const { role } = request.principal;
+  if (role !== 'operator' && role !== 'admin') throw new ApiError(403, 'insufficient_scope', 'Managing webhooks requires the role operator or admin.');
+}
+
+export default async function webhookRoutes(app: FastifyInstance, { store, encryption, allowPrivate, worker, resolve }: WebhookRouteOptions) {
+  const { db } = store;
+  const notFound = () => new ApiError(404, 'not_found', 'No such webhook.');
+  const visible = async (request: FastifyRequest, id: string) => {
+    if (!WEBHOOK_ID.test(id)) throw notFound();
+    const row = await findWebhook(db, id, ownerScope(request.principal));
+    if (!row) throw notFound();
+    return row;
+  };
+
+  app.post<{ Body: Static<typeof CreateWebhookBody> }>('/api/v1/webhooks', {
+    config: { scope: 'webhooks:write' },
+    schema: { tags: ['webhooks'], summary: 'Subscribe an endpoint to events (the signing secret is returned once)', body: CreateWebhookBody, response: { 201: CreatedWebhook, ...problems } },
+  }, async (request, reply) => {
+    requireOperator(request);
+    const { url, events, description } = request.body;
+    const check = await checkDestination(url, { allowPrivate, ...(resolve ? { resolve } : {}) });
+    if (!check.ok) throw new ApiError(400, 'validation_failed', `url ${check.message}.`, { errors: [{ field: 'url', message: check.message }] });
+    const id = newId('whk');
+    const secret = generateWebhookSecret();
+    const row = {
+      id, owner_client_id: request.principal.clientId, url: check.url.href, events: events.join(' '), description: description ?? null,
+      secret: sealSecret(secret, id, encryption.current), created_at: Date.now(),
+    };
+    await insertWebhook(db, row);
+    request.log.info({ event: 'webhook_created', webhook_id: id, owner_client_id: row.owner_client_id, events, principal_id: request.principal.id }, 'webhook created');
+    reply.code(201).header('location', `/api/v1/webhooks/${id}`);
+    return { ...toWebhookRecord(row), secret };
+  });
+
+  app.get<{ Querystring: Static<typeof ListQuery> }>('/api/v1/webhooks', {
+    config: { scope: 'webhooks:read' },
+    schema: { tags: ['webhooks'], summary: 'List webhooks, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(WebhookRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+  }, async (request) => {
+    const { limit = 50, cursor } = request.query;
+    const { rows, more } = await listWebhooks(db, ownerScope(request.principal), limit, cursor);
+    return { data: rows.map(toWebhookRecord), next_cursor: more ? rows[rows.length - 1]!.id : null };
+  });
+
+  app.get<{ Params: Static<typeof WebhookParams> }>('/api/v1/webhooks/:webhook_id', {
+    config: { scope: 'webhooks:read' },
+    schema: { tags: ['webhooks'], summary: 'Read a webhook', params: WebhookParams, response: { 200: WebhookRecord, ...problems } },
+  }, async (request) => toWebhookRecord(await visible(request, request.params.webhook_id)));
+
+  app.delete<{ Params: Static<typeof WebhookParams> }>('/api/v1/webhooks/:webhook_id', {
+    config: { scope: 'webhooks:write' },
+    schema: { tags: ['webhooks'], summary: 'Delete a webhook (pending deliveries are dropped)', params: WebhookParams, response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems } },
+  }, async (request) => {
+    requireOperator(request);
+    const row = await visible(request, request.params.webhook_id);
+    await deleteWebhook(db, row.id);
+    request.log.info({ event: 'webhook_deleted', webhook_id: row.id, principal_id: request.principal.id }, 'webhook deleted');
+    return { id: row.id, deleted: true as const };
+  });
+
+  app.get<{ Params: Static<typeof WebhookParams>; Querystring: Static<typeof ListQuery> }>('/api/v1/webhooks/:webhook_id/deliveries', {
+    config: { scope: 'webhooks:read' },
+    schema: { tags: ['webhooks'], summary: "A webhook's deliveries, newest first", params: WebhookParams, querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(DeliveryRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+  }, async (request) => {
+    const row = await visible(request, request.params.webhook_id);
+    const { limit = 50, cursor } = request.query;
+    const { rows, more } = await listDeliveries(db, row.id, limit, cursor);
+    return { data: rows.map(toDeliveryRecord), next_cursor: more ? rows[rows.length - 1]!.id : null };
+  });
+
+  app.post<{ Params: Static<typeof DeliveryParams> }>('/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry', {
+    config: { scope: 'webhooks:write' },
+    schema: { tags: ['webhooks'], summary: 'Send a delivery again now (same webhook-id)', params: DeliveryParams, response: { 202: DeliveryRecord, 409: ProblemSchema, ...problems } },
+  }, async (request, reply) => {
+    requireOperator(request);
+    const row = await visible(request, request.params.webhook_id);
+    const deliveryId = request.params.delivery_id;
+    if (!DELIVERY_ID.test(deliveryId) || !(await findDelivery(db, row.id, deliveryId))) throw new ApiError(404, 'not_found', 'No such delivery.');
+    if (!(await scheduleRetry(db, deliveryId))) throw new ApiError(409, 'conflict', 'This delivery is being attempted right now; retry when it has finished.');
+    worker.kick();
+    reply.code(202);
+    return toDeliveryRecord((await findDelivery(db, row.id, deliveryId))!);
+  });
+}

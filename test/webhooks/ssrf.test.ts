@@ -1,0 +1,75 @@
+// SSRF rules for webhook destinations (CONTRACT §10): public unicast addresses only, checked on the
+// resolved addresses at creation and again at delivery; redirects are not followed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { backends, bearer } from '../helpers/app.ts';
+import { checkDestination, isPublicAddress } from '../../src/webhooks/ssrf.ts';
+import { FAST_WORKER, startReceiver, webhookWorld } from './support.ts';
+
+test('isPublicAddress: private, loopback, link-local, CGNAT, ULA, multicast, mapped and NAT64 forms are not public', () => {
+  for (const a of ['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255',
+    '::1', '::', 'fe80::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:a00:1', '64:ff9b::a00:1', '2001:db8::1', 'not-an-ip']) {
+    assert.equal(isPublicAddress(a), false, a);
+  }
+  for (const a of ['93.184.216.34', '8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPublicAddress(a), true, a);
+});
+
+test('checkDestination: a name is judged by every address it resolves to', async () => {
+  const resolveTo = (...addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  assert.equal((await checkDestination('https://hooks.example/x', { allowPrivate: false, resolve: resolveTo('93.184.216.34') })).ok, true);
+  const mixed = await checkDestination('https://hooks.example/x', { allowPrivate: false, resolve: resolveTo('93.184.216.34', '10.0.0.7') });
+  assert.deepEqual(mixed, { ok: false, message: 'must not point to a private, loopback or link-local address' });
+  const none = await checkDestination('https://hooks.example/x', { allowPrivate: false, resolve: async () => { throw new Error('ENOTFOUND'); } });
+  assert.deepEqual(none, { ok: false, message: 'does not resolve to an address' });
+  assert.equal((await checkDestination('http://127.0.0.1:9/x', { allowPrivate: true })).ok, true);
+  assert.equal((await checkDestination('http://93.184.216.34/x', { allowPrivate: false })).ok, false);
+});
+
+for (const backend of backends()) {
+  test(`the destination is checked again at delivery: a name that now resolves to loopback is not called [${backend}]`, async (t) => {
+    const receiver = await startReceiver();
+    let answer = '93.184.216.34';
+    const port = new URL(receiver.url).port;
+    const world = await webhookWorld(backend, { webhookAllowPrivate: false }, { ...FAST_WORKER, retryDelaysMs: [], urlPolicy: { resolve: async () => [{ address: answer, family: 4 }] } });
+    t.after(async () => {
+      await receiver.close();
+      await world.close();
+    });
+    const admin = await world.token(world.app);
+    const created = await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: `https://hooks.example:${port}/x`, events: ['key.deactivated'] } });
+    assert.equal(created.statusCode, 201, created.body);
+    answer = '127.0.0.1';
+    const key = (await world.app.inject({ method: 'POST', url: '/api/v1/keys', headers: bearer(admin), payload: { name: 'k', scopes: ['trust:read'] } })).json();
+    await world.app.inject({ method: 'DELETE', url: `/api/v1/keys/${key.id}`, headers: bearer(admin) });
+    const deadline = Date.now() + 5000;
+    let rows: Array<{ status: string; last_error: string | null }> = [];
+    while (Date.now() < deadline) {
+      rows = await world.fresh.store.db.selectFrom('webhook_deliveries').select(['status', 'last_error']).execute();
+      if (rows[0]?.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(rows[0]?.status, 'failed');
+    assert.match(String(rows[0]?.last_error), /private, loopback or link-local/);
+    assert.equal(receiver.received.length, 0);
+  });
+
+  test(`redirects are not followed: a 3xx is a failed attempt [${backend}]`, async (t) => {
+    const receiver = await startReceiver();
+    const world = await webhookWorld(backend, {}, { ...FAST_WORKER, retryDelaysMs: [] });
+    t.after(async () => {
+      await receiver.close();
+      await world.close();
+    });
+    receiver.fallback = { status: 307 };
+    const admin = await world.token(world.app);
+    await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['key.deactivated'] } });
+    const key = (await world.app.inject({ method: 'POST', url: '/api/v1/keys', headers: bearer(admin), payload: { name: 'k', scopes: ['trust:read'] } })).json();
+    await world.app.inject({ method: 'DELETE', url: `/api/v1/keys/${key.id}`, headers: bearer(admin) });
+    await receiver.waitFor((r) => r.length >= 1);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(receiver.received.length, 1);
+    const [row] = await world.fresh.store.db.selectFrom('webhook_deliveries').selectAll().execute();
+    assert.equal(row!.status, 'failed');
+    assert.equal(row!.last_status_code, 307);
+  });
+}
