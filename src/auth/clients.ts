@@ -89,17 +89,20 @@ export async function authenticateClient(db: Kysely<Database>, id: string, secre
 export async function deactivateClient(db: Kysely<Database>, feed: RevocationFeed, id: string, log: AuthLog = silentLog): Promise<ClientRecord | undefined> {
   if (!CLIENT_ID.test(id)) return undefined;
   const now = Date.now();
+  let changed = false;
   const updated = await db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) return undefined;
     if (row.deactivated_at !== null) return row;
     await trx.updateTable('clients').set({ deactivated_at: now }).where('id', '=', id).execute();
     await feed.record(trx, 'client', id);
+    changed = true;
     return { ...row, deactivated_at: now };
   });
   if (updated) {
     await feed.announce('client', id);
-    if (updated.deactivated_at === now) log.info({ event: 'client_deactivated', client_id: id }, 'client deactivated');
+    // Only the call that deactivated it logs (a repeat within the same millisecond must not).
+    if (changed) log.info({ event: 'client_deactivated', client_id: id }, 'client deactivated');
   }
   return updated && toRecord(updated);
 }
