@@ -29,6 +29,7 @@ import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
 import { meterRateLimits } from './http/rate-limit-metrics.ts';
 import disputeRoutes from './disputes/routes.ts';
+import consolePlugin from './console/plugin.ts';
 
 export interface AppOptions {
   config: Config;
@@ -147,6 +148,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(disputeRoutes, { policy, scoring, decisions, requireHashedIds: config.requireHashedIds });
   await app.register(decisionRoutes, { db: store.db });
   await app.register(docsRoutes);
+  await app.register(consolePlugin);
   return app;
 }
 
