@@ -36,8 +36,30 @@ let session: Session | null = null;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 const listeners = new Set<(s: Session | null) => void>();
 
+/** Every scope some operation of this server requires (from its OpenAPI document), when known. */
+let knownScopes: Set<string> | undefined;
+
 export const currentSession = (): Session | null => session;
 export const hasScope = (scope: string): boolean => session?.scopes.includes(scope) ?? false;
+/**
+ * Whether to offer what needs `scope`: the principal holds it, or this server has no operation that
+ * needs it (a feature it does not have yet: the page then says so instead of vanishing).
+ */
+export const may = (scope: string): boolean => hasScope(scope) || (knownScopes !== undefined && !knownScopes.has(scope));
+
+async function loadKnownScopes(): Promise<void> {
+  if (knownScopes) return;
+  try {
+    const res = await fetch('/api/v1/openapi.json', { headers: { accept: 'application/json' }, credentials: 'omit' });
+    if (!res.ok) return;
+    const doc = (await res.json()) as { paths?: Record<string, Record<string, { security?: Record<string, string[]>[] }>> };
+    const found = new Set<string>();
+    for (const ops of Object.values(doc.paths ?? {})) for (const op of Object.values(ops)) for (const req of op.security ?? []) for (const list of Object.values(req)) list.forEach((x) => found.add(x));
+    if (found.size > 0) knownScopes = found;
+  } catch {
+    // unknown: only the scopes the token holds are offered
+  }
+}
 
 export function onSession(listener: (s: Session | null) => void): () => void {
   listeners.add(listener);
@@ -61,7 +83,8 @@ async function requestToken(clientId: string, clientSecret: string): Promise<voi
   publish({ clientId, scopes: body.scopes, role: body.role });
 }
 
-export function signIn(clientId: string, clientSecret: string): Promise<void> {
+export async function signIn(clientId: string, clientSecret: string): Promise<void> {
+  await loadKnownScopes();
   return requestToken(clientId, clientSecret);
 }
 

@@ -35,8 +35,8 @@ export default async function consolePlugin(app: FastifyInstance, { root = CONSO
     const file = builtFile(root, path);
     if (file) {
       // Vite names assets by content hash: they never change under the same name.
-      if (file.startsWith('assets/')) reply.header('cache-control', 'public, max-age=31536000, immutable');
-      return reply.sendFile(file, root, { cacheControl: !file.startsWith('assets/') ? false : undefined });
+      if (file.startsWith('assets/')) return reply.sendFile(file, root, { maxAge: '365d', immutable: true });
+      return reply.header('cache-control', 'no-cache').sendFile(file, root, { cacheControl: false });
     }
     reply.header('cache-control', 'no-cache');
     return reply.sendFile('index.html', root, { cacheControl: false });

@@ -1,6 +1,6 @@
 // Decisions: the audit trail of scores and analyses, filterable, and one decision's reasons.
 import { useState } from 'preact/hooks';
-import { api, hasScope, query, type ApiProblem, type Page } from '../api.ts';
+import { api, may, query, type ApiProblem, type Page } from '../api.ts';
 import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, localToIso, navigate, toProblem, useLoad } from '../ui.tsx';
 import { isDispute, LEVELS, type Decision, type DisputeResult, type Label, type ScoreResult } from '../types.ts';
 import { Waterfall } from '../waterfall.tsx';
@@ -214,7 +214,7 @@ function ScoreView({ d }: { d: Decision }) {
         <div><dt>Policy</dt><dd class="mono">{d.policy_version}</dd></div>
         <div><dt>Label</dt><dd>{label ? <><span class={`badge label-${label.label}`}>{label.label}</span> <small class="muted">({label.source}, {fmtDate(label.labelled_at)})</small></> : <span class="muted">none</span>}</dd></div>
       </dl>
-      {hasScope('labels:write') && (
+      {may('labels:write') && (
         <div class="actions" role="group" aria-label="Label this decision">
           <button type="button" class="danger" disabled={busy} onClick={() => send('fraud')}>Fraud</button>
           <button type="button" class="ok" disabled={busy} onClick={() => send('legit')}>Legit</button>

@@ -145,19 +145,22 @@ function Resolve({ r }: { r: DisputeResult }) {
     if (!winner) return;
     setBusy(true);
     setError(undefined);
-    const now = new Date().toISOString();
-    const { buyer, seller } = r.parties;
-    const event = (party: 'buyer' | 'seller', self: Party, other: Party) => ({
-      event_id: `console:${r.dispute_id}:resolved:${party}`,
+    // One event covers both parties: the service mirrors a dispute.resolved event onto its
+    // counterparty_id. It is written for the losing party, so that a trade_id also labels the
+    // loser's scores of that trade as fraud (CONTRACT §8).
+    const loser = winner === 'buyer' ? r.parties.seller : r.parties.buyer;
+    const other = winner === 'buyer' ? r.parties.buyer : r.parties.seller;
+    const event = {
+      event_id: `console:${r.dispute_id}:resolved`,
       type: 'dispute.resolved',
-      entity_id: self.entity_id,
+      entity_id: loser.entity_id,
       counterparty_id: other.entity_id,
-      occurred_at: now,
-      resolution: winner === party ? 'in_favor' : 'against',
+      occurred_at: new Date().toISOString(),
+      resolution: 'against',
       ...(tradeId.trim() ? { trade_id: tradeId.trim() } : {}),
-    });
+    };
     try {
-      setDone(await api('POST', '/api/v1/trust/events', { events: [event('buyer', buyer, seller), event('seller', seller, buyer)] }));
+      setDone(await api('POST', '/api/v1/trust/events', { events: [event] }));
     } catch (err) {
       setError(toProblem(err));
     } finally {
@@ -167,17 +170,17 @@ function Resolve({ r }: { r: DisputeResult }) {
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="h-resolve">
       <h2 id="h-resolve">Record the resolution</h2>
-      <p class="muted">Sends a <code>dispute.resolved</code> event for each party, so the outcome feeds both histories.</p>
+      <p class="muted">Sends a <code>dispute.resolved</code> event naming both parties, so the outcome feeds both histories.</p>
       <fieldset>
         <legend>Resolved in favour of</legend>
         <label class="inline"><input type="radio" name="winner" value="buyer" checked={winner === 'buyer'} onChange={() => setWinner('buyer')} /> Buyer</label>
         <label class="inline"><input type="radio" name="winner" value="seller" checked={winner === 'seller'} onChange={() => setWinner('seller')} /> Seller</label>
       </fieldset>
-      <Field label="Trade ID (optional)" hint="Labels the scores made for this trade as fraud for the losing party.">
+      <Field label="Trade ID (optional)" hint="When given, the losing party's scores for this trade are labelled fraud.">
         <input value={tradeId} onInput={(e) => setTradeId(e.currentTarget.value)} />
       </Field>
       <ErrorBox error={error} what="Could not record the resolution" />
-      {done && <p class="ok-msg" role="status">Resolution recorded ({done.accepted} events accepted, {done.duplicates} already recorded).</p>}
+      {done && <p class="ok-msg" role="status">{done.accepted > 0 ? 'Resolution recorded.' : 'This resolution was already recorded.'}</p>}
       <button class="primary" type="submit" disabled={busy || !winner}>Record resolution</button>
     </form>
   );

@@ -1,7 +1,7 @@
 // Policies: versions and their status; upload, fit, backtest, shadow and activate (after a
 // confirmation showing how the backtest moves decisions between levels); the fit report.
 import { useState } from 'preact/hooks';
-import { api, apiText, hasScope, type ApiProblem, type Page } from '../api.ts';
+import { api, apiText, may, type ApiProblem, type Page } from '../api.ts';
 import { Confirm, Empty, ErrorBox, Field, Loader, Loading, fmtDate, fmtNumber, localToIso, toProblem, useLoad } from '../ui.tsx';
 import { LEVELS } from '../types.ts';
 
@@ -37,7 +37,7 @@ export function PoliciesPage() {
   const [report, setReport] = useState<string>();
   const [message, setMessage] = useState<string>();
   const [error, setError] = useState<ApiProblem>();
-  const write = hasScope('policy:write');
+  const write = may('policy:write');
   const missing = list.error?.missing;
   const runBacktest = async (version: string) => {
     setBacktest({ version });

@@ -1,6 +1,6 @@
 // Webhooks: list, create (signing secret shown once), delete, and each endpoint's deliveries with retry.
 import { useState } from 'preact/hooks';
-import { api, hasScope, type ApiProblem, type Page } from '../api.ts';
+import { api, may, type ApiProblem, type Page } from '../api.ts';
 import { Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, toProblem, useLoad } from '../ui.tsx';
 
 interface Webhook {
@@ -32,7 +32,7 @@ export function WebhooksPage() {
   const [secret, setSecret] = useState<string>();
   const [removing, setRemoving] = useState<Webhook>();
   const [open, setOpen] = useState<string>();
-  const write = hasScope('webhooks:write');
+  const write = may('webhooks:write');
   const missing = list.error?.missing;
   return (
     <section aria-labelledby="h-webhooks">
@@ -157,7 +157,7 @@ function Deliveries({ id }: { id: string }) {
                       <td class="num">{d.attempts ?? '—'}</td>
                       <td>{d.response_status ?? d.last_status ?? '—'} <small class="muted">{fmtDate(d.last_attempt_at)}</small></td>
                       <td>{fmtDate(d.next_attempt_at)}</td>
-                      <td>{hasScope('webhooks:write') && <button type="button" onClick={() => retry(d)}>Retry</button>}</td>
+                      <td>{may('webhooks:write') && <button type="button" onClick={() => retry(d)}>Retry</button>}</td>
                     </tr>
                   ))}
                 </tbody>
