@@ -12,12 +12,16 @@ const RISK = '#b3261e';
 const SAFE = '#1b7f3b';
 const NEUTRAL = '#5f6b7a';
 
-/** The bias from the stored policy when the API serves policies; otherwise solved from the score. */
-function useBias(policyVersion: string, score: number, signals: Signal[]): { bias: number; exact: boolean } {
+/**
+ * The bias from the stored policy when the API serves policies; otherwise solved from the score,
+ * which is only possible when the score is not clamped at 0 or 100 (then the bias is unknown).
+ */
+function useBias(policyVersion: string, score: number, signals: Signal[]): { bias: number | undefined; exact: boolean } {
   const total = signals.reduce((s, x) => s + x.weight * x.value, 0);
-  const p = Math.min(Math.max(score / 100, 0.005), 0.995);
-  const derived = { bias: Math.log(p / (1 - p)) - total, exact: false };
-  const [bias, setBias] = useState(derived);
+  // the score is rounded: solve at its value, which is within half a point of the exact one
+  const p = score / 100;
+  const derived = { bias: score > 0 && score < 100 ? Math.log(p / (1 - p)) - total : undefined, exact: false };
+  const [bias, setBias] = useState<{ bias: number | undefined; exact: boolean }>(derived);
   useEffect(() => {
     let live = true;
     api<{ document?: { bias?: number } }>('GET', `/api/v1/policies/${encodeURIComponent(policyVersion)}`)
@@ -33,15 +37,19 @@ function useBias(policyVersion: string, score: number, signals: Signal[]): { bia
 export function Waterfall({ score, signals, policyVersion }: { score: number; signals: Signal[]; policyVersion: string }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const { bias, exact } = useBias(policyVersion, score, signals);
-  const steps: { label: string; from: number; to: number; color: string }[] = [{ label: exact ? 'bias' : 'bias (from the score)', from: 0, to: bias, color: NEUTRAL }];
-  let at = bias;
+  const steps: { label: string; from: number; to: number; color: string }[] = [];
+  if (bias !== undefined) steps.push({ label: exact ? 'bias' : 'bias (solved from the score)', from: 0, to: bias, color: NEUTRAL });
+  let at = bias ?? 0;
   for (const s of signals) {
     const c = s.weight * s.value;
     steps.push({ label: s.name, from: at, to: at + c, color: c > 0 ? RISK : SAFE });
     at += c;
   }
-  steps.push({ label: `total → score ${fmtNumber(score)}`, from: 0, to: at, color: '#1f4e8c' });
-  const summary = `Waterfall from bias ${fmtNumber(bias)} through ${signals.length} signals to ${fmtNumber(at)} log-odds, score ${score}.`;
+  steps.push({ label: bias === undefined ? 'signals in total' : `total → score ${fmtNumber(score)}`, from: 0, to: at, color: '#1f4e8c' });
+  const summary =
+    bias === undefined
+      ? `The ${signals.length} signals add ${fmtNumber(at)} log-odds. The policy's bias is not shown: this server does not publish its policies and a score of ${score} is at the end of the scale.`
+      : `Waterfall from bias ${fmtNumber(bias)} through ${signals.length} signals to ${fmtNumber(at)} log-odds, score ${score}.`;
   const key = JSON.stringify(steps);
   useEffect(() => {
     if (!canvas.current) return;
@@ -68,7 +76,7 @@ export function Waterfall({ score, signals, policyVersion }: { score: number; si
             callbacks: {
               label: (ctx) => {
                 const s = steps[ctx.dataIndex]!;
-                return ctx.dataIndex === 0 || ctx.dataIndex === steps.length - 1 ? fmtNumber(s.to) : `${s.to - s.from > 0 ? '+' : ''}${fmtNumber(s.to - s.from)}`;
+                return (bias !== undefined && ctx.dataIndex === 0) || ctx.dataIndex === steps.length - 1 ? fmtNumber(s.to) : `${s.to - s.from > 0 ? '+' : ''}${fmtNumber(s.to - s.from)}`;
               },
             },
           },

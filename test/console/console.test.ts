@@ -45,12 +45,11 @@ describe('operator console in chromium', { skip }, () => {
     await postEvents(server, admin, [
       ...tradeHistory(RISKY, 6, 30),
       event('chargeback', RISKY, { amount: 300, currency: 'USD' }),
-      event('fraud.reported', RISKY),
       event('identifier.linked', RISKY, { linked_identifiers: [{ type: 'phone', hash: hash('phone-1') }] }),
       ...tradeHistory(BUYER, 3, 10),
       ...tradeHistory(SELLER, 12, 60),
     ]);
-    const scored = await api('POST', '/api/v1/trust/score', { entity_id: RISKY, amount: 2500, currency: 'USD', context: { payment_method: 'card', country: 'DE', counterparty_country: 'NG' } });
+    const scored = await api('POST', '/api/v1/trust/score', { entity_id: RISKY, amount: 400, currency: 'USD', context: { payment_method: 'card', country: 'DE', counterparty_country: 'NG' } });
     assert.equal(scored.statusCode, 200, scored.body);
     decisionId = scored.json().decision_id;
     await api('POST', '/api/v1/trust/score', { entity_id: BUYER, amount: 100, currency: 'EUR' });
@@ -111,7 +110,7 @@ describe('operator console in chromium', { skip }, () => {
     await page.getByRole('alert').getByText('Sign-in failed').waitFor();
     await signIn();
     for (const name of NAV) assert.equal(await nav(name).count(), 1, name);
-    const stored = await page.evaluate(() => localStorage.length + sessionStorage.length + document.cookie.length);
+    const stored = await page.evaluate('localStorage.length + sessionStorage.length + document.cookie.length');
     assert.equal(stored, 0);
   });
 
@@ -249,7 +248,7 @@ describe('operator console in chromium', { skip }, () => {
     assert.match(secret, /^vch_live_[0-9A-Za-z]{49}$/);
     await secretBox.getByRole('button', { name: 'Copy' }).click();
     await secretBox.getByRole('button', { name: 'Copied' }).waitFor();
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
     await shot(page, '08-keys-created');
     await secretBox.getByRole('button', { name: 'Done' }).click();
     assert.equal(await page.getByText(secret).count(), 0, 'the secret is gone once dismissed');
@@ -333,12 +332,33 @@ describe('operator console in chromium', { skip }, () => {
     // a deep link: signing in there shows that page
     await signIn(ADMIN_ID, ADMIN_SECRET, `/decisions/${decisionId}`);
     await page.getByRole('heading', { name: 'Why this score' }).waitFor();
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
     assert.ok(overflow <= 1, `the page scrolls sideways by ${overflow}px`);
     await shot(page, '12-narrow-decision');
     await nav('Keys').click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await shot(page, '13-narrow-keys');
+  });
+
+  test('keyboard alone: sign in, reach a page link, follow it; the focused control has a visible outline', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Client ID').waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN_ID);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN_SECRET);
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    let focused = '';
+    for (let i = 0; i < 10 && focused !== 'Disputes'; i++) {
+      await page.keyboard.press('Tab');
+      focused = (await page.evaluate('document.activeElement && document.activeElement.textContent')) as string;
+    }
+    assert.equal(focused, 'Disputes');
+    assert.notEqual(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle'), 'none');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Disputes', level: 1 }).waitFor();
   });
 
   test('no page broke the Content-Security-Policy', () => {

@@ -38,6 +38,8 @@ export function EntitiesPage({ id }: { id: string }) {
 
 function EntityView({ id }: { id: string }) {
   const state = useLoad(() => api<Entity>('GET', `/api/v1/trust/entities/${encodeURIComponent(id)}`), [id]);
+  // how many entities share an identifier, when this server reports it
+  const shares = state.data?.linked_identifiers.some((l) => typeof (l.shared_with ?? l.entities) === 'number') ?? false;
   if (state.error?.status === 404) return <Empty>No events were ever recorded for this entity. Check the id, or send its history to POST /api/v1/trust/events.</Empty>;
   return (
     <Loader state={state} feature="Entity lookup">
@@ -61,13 +63,13 @@ function EntityView({ id }: { id: string }) {
           ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th scope="col">Type</th><th scope="col">Hash</th><th scope="col" class="num">Entities sharing it</th></tr></thead>
+                <thead><tr><th scope="col">Type</th><th scope="col">Hash</th>{shares && <th scope="col" class="num">Entities sharing it</th>}</tr></thead>
                 <tbody>
                   {e.linked_identifiers.map((l) => (
                     <tr key={l.type + l.hash}>
                       <td>{l.type}</td>
                       <td class="mono trunc" title={l.hash}>{l.hash}</td>
-                      <td class="num">{fmtNumber(l.shared_with ?? l.entities)}</td>
+                      {shares && <td class="num">{fmtNumber(l.shared_with ?? l.entities)}</td>}
                     </tr>
                   ))}
                 </tbody>
