@@ -41,7 +41,7 @@ function SignIn() {
   return (
     <main class="signin">
       <h1>Vouch console</h1>
-      <p class="muted">Sign in with an API client's credentials. The session lasts as long as this tab and is never stored.</p>
+      <p class="muted">Sign in with an API client's credentials. They and the session stay in this page's memory only: reloading or closing the page signs you out.</p>
       <form onSubmit={submit}>
         <Field label="Client ID">
           <input name="client_id" autoComplete="username" required value={clientId} onInput={(e) => setClientId(e.currentTarget.value)} />

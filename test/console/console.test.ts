@@ -262,7 +262,8 @@ describe('operator console in chromium', { skip }, () => {
     assert.notEqual(rotated, secret);
     await page.getByRole('button', { name: 'Done' }).click();
 
-    // newest first: the rotated key's row comes before its expired predecessor's
+    // the list reloaded with both keys; newest first: the rotated key's row comes before its predecessor's
+    await page.locator('tbody tr').nth(1).waitFor();
     const deactivatable = page.getByRole('button', { name: 'Deactivate console-test' });
     const before = await deactivatable.count();
     await deactivatable.first().click();

@@ -234,18 +234,19 @@ function ScoreView({ d }: { d: Decision }) {
 
 function SignalTable({ r }: { r: ScoreResult }) {
   if (r.signals.length === 0) return null;
+  const described = r.signals.some((s) => s.description);
   return (
     <div class="table-wrap">
       <table>
         <caption>Signals, largest contribution first (log-odds; positive is riskier)</caption>
         <thead>
-          <tr><th scope="col">Signal</th><th scope="col">What was seen</th><th scope="col" class="num">Value</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Contribution</th></tr>
+          <tr><th scope="col">Signal</th>{described && <th scope="col">What was seen</th>}<th scope="col" class="num">Value</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Contribution</th></tr>
         </thead>
         <tbody>
           {r.signals.map((s) => (
             <tr key={s.name}>
               <td class="mono">{s.name}</td>
-              <td>{s.description ?? <span class="muted">—</span>}</td>
+              {described && <td>{s.description ?? <span class="muted">—</span>}</td>}
               <td class="num">{fmtNumber(s.value)}</td>
               <td class="num">{fmtNumber(s.weight)}</td>
               <td class={`num ${s.weight * s.value > 0 ? 'risk' : 'safe'}`}>{(s.weight * s.value > 0 ? '+' : '') + fmtNumber(s.weight * s.value)}</td>
