@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, apiText, may, type ApiProblem, type Page } from '../api.ts';
 import { Confirm, Empty, ErrorBox, Field, Loader, Loading, fmtDate, fmtNumber, localToIso, toProblem, useLoad } from '../ui.tsx';
 import { LEVELS } from '../types.ts';
+import { WeightsChart } from '../weights.tsx';
 
 interface Policy {
   version: string;
@@ -230,6 +231,7 @@ function ReportView({ version, onClose }: { version: string; onClose: () => void
                   <tbody>{r.thresholds.map((t) => <tr key={t.risk_level}><td>{t.risk_level}</td><td class="num">{fmtNumber(t.min_score)}</td><td class="num">{fmtNumber(t.share_flagged * 100)} %</td><td class="num">{fmtNumber(t.precision)}</td><td class="num">{fmtNumber(t.recall)}</td></tr>)}</tbody>
                 </table></div>
               )}
+              {r.weights && Object.keys(r.weights).length > 0 && <WeightsChart weights={r.weights} />}
               {r.weights && (
                 <div class="table-wrap"><table>
                   <caption>Weights before and after</caption>
