@@ -2,7 +2,7 @@
 // confirmation showing how the backtest moves decisions between levels); the fit report.
 import { useState } from 'preact/hooks';
 import { api, apiText, may, type ApiProblem, type Page } from '../api.ts';
-import { Confirm, Empty, ErrorBox, Field, Loader, Loading, fmtDate, fmtNumber, localToIso, toProblem, useLoad } from '../ui.tsx';
+import { Confirm, Empty, ErrorBox, Field, Loader, Loading, fmtDate, fmtNumber, fmtPercent, localToIso, toProblem, useLoad } from '../ui.tsx';
 import { LEVELS } from '../types.ts';
 import { WeightsChart } from '../weights.tsx';
 
@@ -228,7 +228,7 @@ function ReportView({ version, onClose }: { version: string; onClose: () => void
                 <div class="table-wrap"><table>
                   <caption>Thresholds</caption>
                   <thead><tr><th scope="col">Level</th><th scope="col" class="num">Min score</th><th scope="col" class="num">Flagged</th><th scope="col" class="num">Precision</th><th scope="col" class="num">Recall</th></tr></thead>
-                  <tbody>{r.thresholds.map((t) => <tr key={t.risk_level}><td>{t.risk_level}</td><td class="num">{fmtNumber(t.min_score)}</td><td class="num">{fmtNumber(t.share_flagged * 100)} %</td><td class="num">{fmtNumber(t.precision)}</td><td class="num">{fmtNumber(t.recall)}</td></tr>)}</tbody>
+                  <tbody>{r.thresholds.map((t) => <tr key={t.risk_level}><td>{t.risk_level}</td><td class="num">{fmtNumber(t.min_score)}</td><td class="num">{fmtPercent(t.share_flagged)}</td><td class="num">{fmtNumber(t.precision)}</td><td class="num">{fmtNumber(t.recall)}</td></tr>)}</tbody>
                 </table></div>
               )}
               {r.weights && Object.keys(r.weights).length > 0 && <WeightsChart weights={r.weights} />}
@@ -315,8 +315,8 @@ function Fit({ onDone }: { onDone: (version: string) => void }) {
     <form class="panel card" onSubmit={submit} aria-labelledby="h-fit">
       <h2 id="h-fit">Fit a candidate</h2>
       <p class="muted">Fits weights to the labelled decisions (at least 30 fraud and 30 legit).</p>
-      <Field label="Labelled since (optional)"><input type="datetime-local" value={since} onInput={(e) => setSince(e.currentTarget.value)} /></Field>
-      <Field label="Labelled until (optional)"><input type="datetime-local" value={until} onInput={(e) => setUntil(e.currentTarget.value)} /></Field>
+      <Field label="Decisions since (optional)"><input type="datetime-local" value={since} onInput={(e) => setSince(e.currentTarget.value)} /></Field>
+      <Field label="Decisions until (optional)"><input type="datetime-local" value={until} onInput={(e) => setUntil(e.currentTarget.value)} /></Field>
       <Field label="Holdout fraction"><input type="number" min={0.05} max={0.9} step={0.05} value={holdout} onInput={(e) => setHoldout(e.currentTarget.value)} /></Field>
       <ErrorBox error={error} what="Fit failed" />
       <button class="primary" type="submit" disabled={busy}>{busy ? 'Fitting…' : 'Fit'}</button>
