@@ -158,9 +158,11 @@ describe('operator console in chromium', { skip }, () => {
     await page.locator('dl.facts').getByText('fraud', { exact: true }).waitFor();
     await nav('Decisions').click();
     await page.getByLabel('Label').selectOption('fraud');
+    const filtered = page.waitForResponse((r) => r.url().includes('label=fraud'));
     await page.getByRole('button', { name: 'Apply filters' }).click();
+    await filtered;
+    await page.waitForFunction('document.querySelectorAll("tbody tr").length === 1');
     await page.locator(`a[href="/console/decisions/${decisionId}"]`).waitFor();
-    assert.equal(await page.locator('tbody tr').count(), 1);
     await page.getByLabel('Label').selectOption('legit');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('No decision matches these filters').waitFor();

@@ -75,9 +75,11 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     await nav('Decisions').click();
     await page.getByLabel('Label').selectOption('fraud');
     await page.getByLabel('Risk level').selectOption('high');
+    const filtered = page.waitForResponse((r) => r.url().includes('label=fraud'));
     await page.getByRole('button', { name: 'Apply filters' }).click();
+    await filtered;
+    await page.waitForFunction('document.querySelectorAll("tbody tr").length === 1');
     await page.locator(`a[href="/console/decisions/${decisionId}"]`).waitFor();
-    assert.equal(await page.locator('tbody tr').count(), 1);
     assert.ok(seen.some((q) => /label=fraud/.test(q) && /risk_level=high/.test(q)), seen.join(' | '));
     await page.unrouteAll();
   });
