@@ -96,6 +96,10 @@ describe('console pages against contract-shaped responses', { skip }, () => {
       const method = route.request().method();
       if (pathname === '/api/v1/policies' && method === 'GET') return json(route, 200, { data: policies, next_cursor: null });
       if (pathname.endsWith('/backtest')) return json(route, 200, backtest);
+      if (pathname.endsWith('/report')) {
+        assert.match(String(route.request().headers().accept), /text\/html/);
+        return route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>report</title><svg></svg>' });
+      }
       if (pathname.endsWith('/activate')) {
         activated = true;
         policies[0]!.status = 'retired';
@@ -118,6 +122,9 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     await page.getByText('Weights before and after').waitFor();
     assert.equal(await page.locator('section.panel canvas').count(), 1);
     await shot(page, 'stub-06-policies');
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download the HTML report with plots' }).click();
+    assert.equal((await download).suggestedFilename(), 'vouch-policy-p2-fit-report.html');
     await page.getByRole('button', { name: 'Close report' }).click();
     await page.getByRole('button', { name: 'Activate p2-fit' }).click();
     const dialog = page.getByRole('dialog');
