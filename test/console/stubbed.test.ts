@@ -84,6 +84,26 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     await page.unrouteAll();
   });
 
+  test('Disputes: manual reviews come first, with both parties\' scores and the worst flag', async () => {
+    const party = (score: number, risk_level: string) => ({ entity_id: hash(`p${score}`), score, risk_level, safe_amount: null });
+    const analysis = (id: string, recommendation: string, flags: { severity: string }[]) => ({
+      id, kind: 'dispute_analysis', subject_id: id, policy_version: 'p1', created_at: NOW, label: null,
+      result: { dispute_id: `dsp_${id}`, analysis_id: id, recommendation, confidence: 0.9, risk_flags: flags.map((f, i) => ({ code: `f${i}`, party: 'trade', message: 'm', ...f })), parties: { buyer: party(12, 'low'), seller: party(64, 'high') }, missing_evidence: [], policy_version: 'p1' },
+    });
+    let query = '';
+    await page.route((url) => url.pathname === '/api/v1/decisions', (route) => {
+      query = new URL(route.request().url()).search;
+      return json(route, 200, { data: [analysis('ana_newer', 'release_to_buyer', [{ severity: 'low' }]), analysis('ana_older', 'manual_review', [{ severity: 'medium' }, { severity: 'critical' }])], next_cursor: null });
+    });
+    await nav('Disputes').click();
+    await page.locator('tbody tr').nth(1).waitFor();
+    assert.match(query, /kind=dispute/);
+    const first = await page.locator('tbody tr').first().innerText();
+    assert.match(first, /dsp_ana_older[\s\S]*manual review[\s\S]*critical[\s\S]*12[\s\S]*64/);
+    await shot(page, 'stub-03-disputes');
+    await page.unrouteAll();
+  });
+
   test('Policies: versions, backtest, the report, and activation after a confirmation showing level changes', async () => {
     const policies = [
       { version: 'p1', status: 'active', source: 'builtin', parent_version: null, created_at: NOW, created_by: null, summary: {} },

@@ -29,7 +29,7 @@ export function DisputesPage() {
               <table>
                 <caption>Manual reviews first, then the rest, newest first</caption>
                 <thead>
-                  <tr><th scope="col">Dispute</th><th scope="col">Recommendation</th><th scope="col" class="num">Confidence</th><th scope="col">Worst flag</th><th scope="col">Analysed</th></tr>
+                  <tr><th scope="col">Dispute</th><th scope="col">Recommendation</th><th scope="col" class="num">Confidence</th><th scope="col">Worst flag</th><th scope="col">Buyer / seller score</th><th scope="col">Analysed</th></tr>
                 </thead>
                 <tbody>
                   {rows.map((d) => {
@@ -41,6 +41,7 @@ export function DisputesPage() {
                         <td><Recommendation r={r} /></td>
                         <td class="num">{fmtPercent(r.confidence)}</td>
                         <td>{worst ? <span class={`badge level-${worst}`}>{worst}</span> : <span class="muted">none</span>}</td>
+                        <td>{r.parties ? <>{fmtNumber(r.parties.buyer.score)} <LevelBadge level={r.parties.buyer.risk_level} /> / {fmtNumber(r.parties.seller.score)} <LevelBadge level={r.parties.seller.risk_level} /></> : '—'}</td>
                         <td>{fmtDate(d.created_at)}</td>
                       </tr>
                     );
