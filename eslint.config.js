@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', 'data', 'bench/results'] },
+  { ignores: ['node_modules', 'dist', 'data', 'bench/results', 'console/dist', 'test-results'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -38,6 +38,7 @@ import { LivePolicies, livePolicyView } from './policies/live.ts';
 import { ensurePolicies } from './policies/repository.ts';
 import { registerCors } from './http/cors.ts';
 import idempotency from './http/idempotency.ts';
+import consolePlugin from './console/plugin.ts';
 
 export interface AppOptions {
   config: Config;
@@ -177,6 +178,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(erasureRoutes, { store, feed, scoring, decisions, requireHashedIds: config.requireHashedIds });
   await registerWebhooks(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, ...(webhookWorker ? { worker: webhookWorker } : {}) });
   await app.register(docsRoutes);
+  await app.register(consolePlugin);
   return app;
 }
 

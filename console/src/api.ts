@@ -1,0 +1,153 @@
+// The console's only link to the service: the public API, with a bearer token kept in memory for
+// this tab (never in localStorage, sessionStorage or a cookie). The credentials stay in memory too,
+// so the token is re-requested before it expires; signing out forgets both.
+
+export interface Session {
+  clientId: string;
+  scopes: string[];
+  role: string;
+}
+
+interface Secret {
+  clientId: string;
+  clientSecret: string;
+  token: string;
+  expiresAt: number;
+}
+
+/** An RFC 9457 problem (or a network failure) as the pages show it. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly errors: { field: string; message: string }[] = [],
+  ) {
+    super(detail);
+  }
+  /** the endpoint is not on this server (yet): pages show "not available" instead of an error */
+  get missing(): boolean {
+    return this.status === 404 || this.status === 405;
+  }
+}
+
+let secret: Secret | undefined;
+let session: Session | null = null;
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+const listeners = new Set<(s: Session | null) => void>();
+
+/** Every scope some operation of this server requires (from its OpenAPI document), when known. */
+let knownScopes: Set<string> | undefined;
+
+export const currentSession = (): Session | null => session;
+export const hasScope = (scope: string): boolean => session?.scopes.includes(scope) ?? false;
+/**
+ * Whether to offer what needs `scope`: the principal holds it, or this server has no operation that
+ * needs it (a feature it does not have yet: the page then says so instead of vanishing).
+ */
+export const may = (scope: string): boolean => hasScope(scope) || (knownScopes !== undefined && !knownScopes.has(scope));
+
+async function loadKnownScopes(): Promise<void> {
+  if (knownScopes) return;
+  try {
+    const res = await fetch('/api/v1/openapi.json', { headers: { accept: 'application/json' }, credentials: 'omit' });
+    if (!res.ok) return;
+    const doc = (await res.json()) as { paths?: Record<string, Record<string, { security?: Record<string, string[]>[] }>> };
+    const found = new Set<string>();
+    for (const ops of Object.values(doc.paths ?? {})) for (const op of Object.values(ops)) for (const req of op.security ?? []) for (const list of Object.values(req)) list.forEach((x) => found.add(x));
+    if (found.size > 0) knownScopes = found;
+  } catch {
+    // unknown: only the scopes the token holds are offered
+  }
+}
+
+export function onSession(listener: (s: Session | null) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+function publish(next: Session | null): void {
+  session = next;
+  for (const l of listeners) l(next);
+}
+
+async function requestToken(clientId: string, clientSecret: string): Promise<void> {
+  const res = await send('POST', '/api/v1/auth/token', { client_id: clientId, client_secret: clientSecret }, undefined);
+  const body = (await res.json()) as { access_token: string; expires_in: number; scopes: string[]; role: string };
+  secret = { clientId, clientSecret, token: body.access_token, expiresAt: Date.now() + body.expires_in * 1000 };
+  clearTimeout(refreshTimer);
+  // Renew at 80% of the lifetime, well before the service would refuse it.
+  refreshTimer = setTimeout(() => {
+    requestToken(clientId, clientSecret).catch(() => signOut());
+  }, Math.max(1, body.expires_in * 0.8) * 1000);
+  publish({ clientId, scopes: body.scopes, role: body.role });
+}
+
+export async function signIn(clientId: string, clientSecret: string): Promise<void> {
+  await loadKnownScopes();
+  return requestToken(clientId, clientSecret);
+}
+
+export function signOut(): void {
+  clearTimeout(refreshTimer);
+  secret = undefined;
+  publish(null);
+}
+
+async function send(method: string, path: string, body: unknown, token: string | undefined, accept = 'application/json'): Promise<Response> {
+  const headers: Record<string, string> = { accept };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (token) headers.authorization = `Bearer ${token}`;
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+  } catch {
+    throw new ApiProblem(0, 'network', 'The service could not be reached. Check the connection and retry.');
+  }
+  if (res.ok) return res;
+  let problem: { code?: string; detail?: string; title?: string; errors?: { field: string; message: string }[] } = {};
+  try {
+    problem = (await res.json()) as typeof problem;
+  } catch {
+    // not a problem document (e.g. a proxy's page): fall back to the status line
+  }
+  throw new ApiProblem(res.status, problem.code ?? 'error', problem.detail ?? problem.title ?? `${res.status} ${res.statusText}`, problem.errors ?? []);
+}
+
+/** Calls the API with the session's token; a 401 re-requests the token once (it may have just expired). */
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await authed(method, path, body);
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+export async function apiText(path: string, accept: string): Promise<string> {
+  return (await authed('GET', path, undefined, accept)).text();
+}
+
+async function authed(method: string, path: string, body: unknown, accept?: string): Promise<Response> {
+  if (!secret) throw new ApiProblem(401, 'unauthenticated', 'Signed out: sign in again.');
+  try {
+    return await send(method, path, body, secret.token, accept);
+  } catch (err) {
+    if (!(err instanceof ApiProblem) || err.status !== 401 || !secret) throw err;
+    await requestToken(secret.clientId, secret.clientSecret).catch(() => {
+      signOut();
+      throw err;
+    });
+    return send(method, path, body, secret!.token, accept);
+  }
+}
+
+/** Builds a query string from the set members of `params`. */
+export function query(params: Record<string, string | number | undefined | null>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}

@@ -1,0 +1,260 @@
+// Decisions: the audit trail of scores and analyses, filterable, and one decision's reasons.
+import { useState } from 'preact/hooks';
+import { api, may, query, type ApiProblem, type Page } from '../api.ts';
+import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, localToIso, navigate, toProblem, useLoad } from '../ui.tsx';
+import { isDispute, LEVELS, type Decision, type DisputeResult, type Label, type ScoreResult } from '../types.ts';
+import { Waterfall } from '../waterfall.tsx';
+
+interface Filters {
+  kind: string;
+  risk_level: string;
+  label: string;
+  entity_id: string;
+  since: string;
+  until: string;
+}
+const NO_FILTERS: Filters = { kind: '', risk_level: '', label: '', entity_id: '', since: '', until: '' };
+
+/** A paginated decision list for the given API filters; used by Decisions, Disputes and Entities. */
+export function useDecisionList(params: Record<string, string | undefined>) {
+  const [extra, setExtra] = useState<{ key: string; rows: Decision[]; cursor: string | null; error?: ApiProblem; busy?: boolean }>();
+  const key = JSON.stringify(params);
+  const first = useLoad(() => api<Page<Decision>>('GET', `/api/v1/decisions${query({ ...params, limit: 50 })}`), [key]);
+  const more = extra?.key === key ? extra : undefined;
+  const rows = [...(first.data?.data ?? []), ...(more?.rows ?? [])];
+  const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
+  const loadMore = async () => {
+    if (!cursor) return;
+    setExtra({ key, rows: more?.rows ?? [], cursor, busy: true });
+    try {
+      const page = await api<Page<Decision>>('GET', `/api/v1/decisions${query({ ...params, limit: 50, cursor })}`);
+      setExtra({ key, rows: [...(more?.rows ?? []), ...page.data], cursor: page.next_cursor });
+    } catch (err) {
+      setExtra({ key, rows: more?.rows ?? [], cursor, error: toProblem(err) });
+    }
+  };
+  return { first, rows, cursor, loadMore, more };
+}
+
+export function DecisionsPage() {
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [openId, setOpenId] = useState('');
+  const list = useDecisionList({
+    kind: filters.kind || undefined,
+    risk_level: filters.risk_level || undefined,
+    label: filters.label || undefined,
+    entity_id: filters.entity_id.trim() || undefined,
+    since: localToIso(filters.since),
+    until: localToIso(filters.until),
+  });
+  const set = (k: keyof Filters) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setDraft({ ...draft, [k]: e.currentTarget.value });
+  const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
+  return (
+    <section aria-labelledby="h-decisions">
+      <h1 id="h-decisions">Decisions</h1>
+      <form
+        class="row open-by-id"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (openId.trim()) navigate(`/decisions/${encodeURIComponent(openId.trim())}`);
+        }}
+      >
+        <Field label="Decision ID">
+          <input value={openId} placeholder="dec_… or ana_…" onInput={(e) => setOpenId(e.currentTarget.value)} />
+        </Field>
+        <button type="submit">Open decision</button>
+      </form>
+      <form
+        class="filters"
+        aria-label="Filter decisions"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setFilters(draft);
+        }}
+      >
+        <Field label="Kind">
+          <select value={draft.kind} onChange={set('kind')}>
+            <option value="">Any</option>
+            <option value="score">Score</option>
+            <option value="dispute">Dispute analysis</option>
+          </select>
+        </Field>
+        <Field label="Risk level">
+          <select value={draft.risk_level} onChange={set('risk_level')}>
+            <option value="">Any</option>
+            {LEVELS.map((l) => <option key={l} value={l}>{l}</option>)}
+          </select>
+        </Field>
+        <Field label="Label">
+          <select value={draft.label} onChange={set('label')}>
+            <option value="">Any</option>
+            <option value="fraud">Fraud</option>
+            <option value="legit">Legit</option>
+            <option value="none">Unlabelled</option>
+          </select>
+        </Field>
+        <Field label="Entity">
+          <input value={draft.entity_id} placeholder="hashed entity id" onInput={set('entity_id')} />
+        </Field>
+        <Field label="Since">
+          <input type="datetime-local" value={draft.since} onInput={set('since')} />
+        </Field>
+        <Field label="Until">
+          <input type="datetime-local" value={draft.until} onInput={set('until')} />
+        </Field>
+        <div class="actions">
+          <button class="primary" type="submit">Apply filters</button>
+          <button type="button" onClick={() => { setDraft(NO_FILTERS); setFilters(NO_FILTERS); }}>Clear</button>
+        </div>
+      </form>
+      <DecisionTable list={list} empty={filtered ? 'No decision matches these filters. Widen the time range or clear a filter.' : 'No decisions yet. Every POST /api/v1/trust/score and /api/v1/dispute/analyze call is recorded here.'} />
+    </section>
+  );
+}
+
+export function DecisionTable({ list, empty, feature = 'The decision list' }: { list: ReturnType<typeof useDecisionList>; empty: string; feature?: string }) {
+  return (
+    <Loader state={list.first} feature={feature}>
+      {() =>
+        list.rows.length === 0 ? (
+          <Empty>{empty}</Empty>
+        ) : (
+          <>
+            <div class="table-wrap">
+              <table>
+                <caption class="sr-only">Decisions, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Time</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col">Subject</th>
+                    <th scope="col">Outcome</th>
+                    <th scope="col">Level</th>
+                    <th scope="col">Label</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.rows.map((d) => <DecisionRow key={d.id} d={d} />)}
+                </tbody>
+              </table>
+            </div>
+            <ErrorBox error={list.more?.error} what="Could not load more" />
+            {list.cursor && (
+              <button type="button" onClick={list.loadMore} disabled={list.more?.busy}>
+                {list.more?.busy ? 'Loading…' : 'Load more'}
+              </button>
+            )}
+          </>
+        )
+      }
+    </Loader>
+  );
+}
+
+function DecisionRow({ d }: { d: Decision }) {
+  const dispute = isDispute(d);
+  const r = d.result as Partial<ScoreResult & DisputeResult>;
+  return (
+    <tr>
+      <td>
+        <Link to={dispute ? `/disputes/${encodeURIComponent(d.id)}` : `/decisions/${encodeURIComponent(d.id)}`}>{fmtDate(d.created_at)}</Link>
+      </td>
+      <td>{dispute ? 'dispute' : 'score'}</td>
+      <td class="mono trunc" title={d.subject_id}>{d.subject_id}</td>
+      <td>{dispute ? (r.recommendation ?? '—').replace(/_/g, ' ') : fmtNumber(r.score)}</td>
+      <td><LevelBadge level={r.risk_level} /></td>
+      <td>{d.label ? <span class={`badge label-${d.label.label}`}>{d.label.label}</span> : <span class="muted">none</span>}</td>
+    </tr>
+  );
+}
+
+export function DecisionPage({ id }: { id: string }) {
+  const state = useLoad(() => api<Decision>('GET', `/api/v1/decisions/${encodeURIComponent(id)}`), [id]);
+  return (
+    <section aria-labelledby="h-decision">
+      <p><Link to="/decisions">← All decisions</Link></p>
+      <h1 id="h-decision">Decision <span class="mono">{id}</span></h1>
+      {state.error?.status === 404 ? (
+        <Empty>No decision with this id is visible to this client. Check the id, or sign in as the client that made it.</Empty>
+      ) : (
+        <Loader state={state} feature="This decision">
+          {(d) => (isDispute(d) ? <p>This is a dispute analysis: <Link to={`/disputes/${encodeURIComponent(d.id)}`}>open it on the Disputes page</Link>.</p> : <ScoreView d={d} />)}
+        </Loader>
+      )}
+    </section>
+  );
+}
+
+function ScoreView({ d }: { d: Decision }) {
+  const r = d.result as ScoreResult;
+  const [label, setLabel] = useState<Label | null | undefined>(d.label);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  const currency = (r as { currency?: string }).currency;
+  const send = async (value: 'fraud' | 'legit') => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      setLabel(await api<Label>('POST', `/api/v1/decisions/${encodeURIComponent(d.id)}/label`, { label: value }));
+    } catch (err) {
+      setError(toProblem(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <dl class="facts">
+        <div><dt>Score</dt><dd class="big">{fmtNumber(r.score)}</dd></div>
+        <div><dt>Level</dt><dd><LevelBadge level={r.risk_level} /></dd></div>
+        <div><dt>Safe amount</dt><dd>{r.safe_amount === undefined ? '—' : r.safe_amount === null ? 'no limit' : fmtMoney(r.safe_amount, currency)}</dd></div>
+        <div><dt>Entity</dt><dd class="mono trunc"><Link to={`/entities/${encodeURIComponent(r.entity_id)}`}>{r.entity_id}</Link></dd></div>
+        <div><dt>Scored</dt><dd>{fmtDate(r.scored_at ?? d.created_at)}</dd></div>
+        <div><dt>Policy</dt><dd class="mono">{d.policy_version}</dd></div>
+        <div><dt>Label</dt><dd>{label ? <><span class={`badge label-${label.label}`}>{label.label}</span> <small class="muted">({label.source}, {fmtDate(label.labelled_at)})</small></> : <span class="muted">none</span>}</dd></div>
+      </dl>
+      {may('labels:write') && (
+        <div class="actions" role="group" aria-label="Label this decision">
+          <button type="button" class="danger" disabled={busy} onClick={() => send('fraud')}>Fraud</button>
+          <button type="button" class="ok" disabled={busy} onClick={() => send('legit')}>Legit</button>
+        </div>
+      )}
+      {error?.missing ? <p class="empty unavailable" role="status"><strong>Labelling is not available on this server.</strong> Its API has no label endpoint yet.</p> : <ErrorBox error={error} what="Could not label" />}
+      <h2>Why this score</h2>
+      {r.signals.length === 0 ? (
+        <Empty>No signal moved this score: it is the policy's baseline for an entity with no history.</Empty>
+      ) : (
+        <Waterfall score={r.score} signals={r.signals} policyVersion={d.policy_version} />
+      )}
+      <SignalTable r={r} />
+    </>
+  );
+}
+
+function SignalTable({ r }: { r: ScoreResult }) {
+  if (r.signals.length === 0) return null;
+  const described = r.signals.some((s) => s.description);
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption>Signals, largest contribution first (log-odds; positive is riskier)</caption>
+        <thead>
+          <tr><th scope="col">Signal</th>{described && <th scope="col">What was seen</th>}<th scope="col" class="num">Value</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Contribution</th></tr>
+        </thead>
+        <tbody>
+          {r.signals.map((s) => (
+            <tr key={s.name}>
+              <td class="mono">{s.name}</td>
+              {described && <td>{s.description ?? <span class="muted">—</span>}</td>}
+              <td class="num">{fmtNumber(s.value)}</td>
+              <td class="num">{fmtNumber(s.weight)}</td>
+              <td class={`num ${s.weight * s.value > 0 ? 'risk' : 'safe'}`}>{(s.weight * s.value > 0 ? '+' : '') + fmtNumber(s.weight * s.value)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+

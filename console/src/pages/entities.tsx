@@ -1,0 +1,91 @@
+// Entities: look up a hashed id; its aggregates, linked identifiers, and the decisions made about it.
+import { useState } from 'preact/hooks';
+import { api, hasScope } from '../api.ts';
+import { Empty, Field, Loader, fmtDate, fmtMoney, fmtNumber, navigate, useLoad } from '../ui.tsx';
+import { DecisionTable, useDecisionList } from './decisions.tsx';
+
+interface Entity {
+  entity_id: string;
+  first_seen_at: string | null;
+  last_event_at: string | null;
+  trades_completed: number;
+  trades_cancelled: number;
+  volume_completed: Record<string, number>;
+  disputes_opened: number;
+  disputes_won: number;
+  disputes_lost: number;
+  chargebacks: number;
+  fraud_reports: number;
+  blocklisted: boolean;
+  linked_identifiers: { type: string; hash: string; shared_with?: number; entities?: number }[];
+}
+
+export function EntitiesPage({ id }: { id: string }) {
+  const [draft, setDraft] = useState(id);
+  return (
+    <section aria-labelledby="h-entities">
+      <h1 id="h-entities">Entities</h1>
+      <form class="row open-by-id" role="search" onSubmit={(e) => { e.preventDefault(); if (draft.trim()) navigate(`/entities/${encodeURIComponent(draft.trim())}`); }}>
+        <Field label="Entity ID" hint="The hashed identifier your marketplace sends as entity_id.">
+          <input value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
+        </Field>
+        <button class="primary" type="submit">Look up</button>
+      </form>
+      {id ? <EntityView id={id} /> : <Empty>Enter an entity's hashed id to see its history.</Empty>}
+    </section>
+  );
+}
+
+function EntityView({ id }: { id: string }) {
+  const state = useLoad(() => api<Entity>('GET', `/api/v1/trust/entities/${encodeURIComponent(id)}`), [id]);
+  // how many entities share an identifier, when this server reports it
+  const shares = state.data?.linked_identifiers.some((l) => typeof (l.shared_with ?? l.entities) === 'number') ?? false;
+  if (state.error?.status === 404) return <Empty>No events were ever recorded for this entity. Check the id, or send its history to POST /api/v1/trust/events.</Empty>;
+  return (
+    <Loader state={state} feature="Entity lookup">
+      {(e) => (
+        <>
+          <h2>Aggregates {e.blocklisted && <span class="badge level-critical">blocklisted</span>}</h2>
+          <dl class="facts">
+            <div><dt>First seen</dt><dd>{fmtDate(e.first_seen_at)}</dd></div>
+            <div><dt>Last event</dt><dd>{fmtDate(e.last_event_at)}</dd></div>
+            <div><dt>Trades completed</dt><dd>{fmtNumber(e.trades_completed)}</dd></div>
+            <div><dt>Trades cancelled</dt><dd>{fmtNumber(e.trades_cancelled)}</dd></div>
+            <div><dt>Disputes opened</dt><dd>{fmtNumber(e.disputes_opened)}</dd></div>
+            <div><dt>Disputes won / lost</dt><dd>{fmtNumber(e.disputes_won)} / {fmtNumber(e.disputes_lost)}</dd></div>
+            <div><dt>Chargebacks</dt><dd>{fmtNumber(e.chargebacks)}</dd></div>
+            <div><dt>Fraud reports</dt><dd>{fmtNumber(e.fraud_reports)}</dd></div>
+            <div><dt>Volume completed</dt><dd>{Object.keys(e.volume_completed).length ? Object.entries(e.volume_completed).map(([c, v]) => <div key={c}>{fmtMoney(v, c)}</div>) : '—'}</dd></div>
+          </dl>
+          <h2>Linked identifiers</h2>
+          {e.linked_identifiers.length === 0 ? (
+            <Empty>No identifiers linked. They arrive with identifier.linked events or a score's context.linked_identifiers.</Empty>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead><tr><th scope="col">Type</th><th scope="col">Hash</th>{shares && <th scope="col" class="num">Entities sharing it</th>}</tr></thead>
+                <tbody>
+                  {e.linked_identifiers.map((l) => (
+                    <tr key={l.type + l.hash}>
+                      <td>{l.type}</td>
+                      <td class="mono trunc" title={l.hash}>{l.hash}</td>
+                      {shares && <td class="num">{fmtNumber(l.shared_with ?? l.entities)}</td>}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <h2>Timeline</h2>
+          <p class="muted">This server's API does not list an entity's individual events; the aggregates above summarise them. The decisions made about the entity follow.</p>
+          {hasScope('audit:read') && <EntityDecisions id={id} />}
+        </>
+      )}
+    </Loader>
+  );
+}
+
+function EntityDecisions({ id }: { id: string }) {
+  const list = useDecisionList({ entity_id: id });
+  return <DecisionTable list={list} feature="The decision list" empty="No decisions were made about this entity by this client." />;
+}

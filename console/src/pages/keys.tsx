@@ -1,0 +1,243 @@
+// API keys: list, create (secret shown once), rotate, deactivate.
+import { useState } from 'preact/hooks';
+import { api, currentSession, hasScope, query, type ApiProblem, type Page } from '../api.ts';
+import { Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, localToIso, toProblem, useLoad } from '../ui.tsx';
+
+interface Key {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  role: string;
+  environment: string;
+  status: string;
+  owner_client_id: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+const ROLES = ['service', 'operator', 'admin'];
+
+export function KeysPage() {
+  const [status, setStatus] = useState('');
+  const [rows, setRows] = useState<{ key: string; extra: Key[]; cursor?: string | null }>({ key: '', extra: [] });
+  const [secret, setSecret] = useState<{ label: string; value: string }>();
+  const [action, setAction] = useState<{ kind: 'rotate' | 'deactivate'; key: Key }>();
+  const [creating, setCreating] = useState(false);
+  const list = useLoad(() => api<Page<Key>>('GET', `/api/v1/keys${query({ status, limit: 50 })}`), [status]);
+  const more = rows.key === status ? rows : { key: status, extra: [] as Key[], cursor: undefined };
+  const cursor = more.cursor === undefined ? list.data?.next_cursor : more.cursor;
+  const loadMore = async () => {
+    const page = await api<Page<Key>>('GET', `/api/v1/keys${query({ status, limit: 50, cursor })}`);
+    setRows({ key: status, extra: [...more.extra, ...page.data], cursor: page.next_cursor });
+  };
+  const refresh = () => {
+    setRows({ key: '', extra: [] });
+    list.reload();
+  };
+  const write = hasScope('keys:write');
+  return (
+    <section aria-labelledby="h-keys">
+      <div class="title-row">
+        <h1 id="h-keys">API keys</h1>
+        {write && !creating && <button class="primary" type="button" onClick={() => setCreating(true)}>Create key</button>}
+      </div>
+      {secret && <SecretOnce label={secret.label} value={secret.value} onDone={() => setSecret(undefined)} />}
+      {creating && (
+        <CreateKey
+          onCancel={() => setCreating(false)}
+          onCreated={(k) => {
+            setCreating(false);
+            setSecret({ label: `Secret of the new key “${k.name}”`, value: k.key });
+            refresh();
+          }}
+        />
+      )}
+      <div class="filters">
+        <Field label="Status">
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">Any</option>
+            <option value="active">Active</option>
+            <option value="expired">Expired</option>
+            <option value="inactive">Inactive</option>
+          </select>
+        </Field>
+      </div>
+      <Loader state={list} feature="Key management">
+        {(page) => {
+          const all = [...page.data, ...more.extra];
+          if (all.length === 0) return <Empty>{status ? `No ${status} keys.` : write ? 'No keys yet. Create one with “Create key”; its secret is shown once.' : 'No keys yet.'}</Empty>;
+          return (
+            <>
+              <div class="table-wrap">
+                <table>
+                  <caption class="sr-only">API keys, newest first</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Status</th><th scope="col">Role</th><th scope="col">Scopes</th>
+                      <th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th>{write && <th scope="col">Actions</th>}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {all.map((k) => (
+                      <tr key={k.id}>
+                        <td>{k.name} <small class="muted">{k.environment}</small></td>
+                        <td class="mono">{k.prefix}…</td>
+                        <td><span class={`badge status-${k.status}`}>{k.status}</span></td>
+                        <td>{k.role}</td>
+                        <td class="scopes">{k.scopes.join(' ')}</td>
+                        <td>{fmtDate(k.created_at)}</td>
+                        <td>{fmtDate(k.expires_at)}</td>
+                        <td>{fmtDate(k.last_used_at)}</td>
+                        {write && (
+                          <td class="actions">
+                            {k.status === 'active' && <button type="button" aria-label={`Rotate ${k.name}`} onClick={() => setAction({ kind: 'rotate', key: k })}>Rotate</button>}
+                            {k.status !== 'inactive' && <button type="button" class="danger" aria-label={`Deactivate ${k.name}`} onClick={() => setAction({ kind: 'deactivate', key: k })}>Deactivate</button>}
+                          </td>
+                        )}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              {cursor && <button type="button" onClick={loadMore}>Load more</button>}
+            </>
+          );
+        }}
+      </Loader>
+      {action?.kind === 'deactivate' && <Deactivate k={action.key} onClose={(changed) => { setAction(undefined); if (changed) refresh(); }} />}
+      {action?.kind === 'rotate' && (
+        <Rotate
+          k={action.key}
+          onClose={(created) => {
+            setAction(undefined);
+            if (created) {
+              setSecret({ label: `Secret of the rotated key “${created.name}”`, value: created.key });
+              refresh();
+            }
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function CreateKey({ onCreated, onCancel }: { onCreated: (k: Key & { key: string }) => void; onCancel: () => void }) {
+  const session = currentSession();
+  const mine = session?.scopes ?? [];
+  const maxRole = ROLES.indexOf(session?.role ?? 'service');
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>([]);
+  const [role, setRole] = useState('service');
+  const [environment, setEnvironment] = useState('live');
+  const [expires, setExpires] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      onCreated(await api('POST', '/api/v1/keys', { name, scopes, role, environment, ...(expires ? { expires_at: localToIso(expires) } : {}) }));
+    } catch (err) {
+      setError(toProblem(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="panel" onSubmit={submit} aria-labelledby="h-create-key">
+      <h2 id="h-create-key">Create a key</h2>
+      <Field label="Name">
+        <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      </Field>
+      <fieldset>
+        <legend>Scopes (at most your own)</legend>
+        <div class="checks">
+          {mine.map((s) => (
+            <label key={s} class="inline">
+              <input type="checkbox" checked={scopes.includes(s)} onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, s] : scopes.filter((x) => x !== s))} /> {s}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div class="row">
+        <Field label="Role">
+          <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>
+            {ROLES.filter((_, i) => i <= maxRole).map((r) => <option key={r} value={r}>{r}</option>)}
+          </select>
+        </Field>
+        <Field label="Environment">
+          <select value={environment} onChange={(e) => setEnvironment(e.currentTarget.value)}>
+            <option value="live">live</option>
+            <option value="test">test</option>
+          </select>
+        </Field>
+        <Field label="Expires at (optional)">
+          <input type="datetime-local" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />
+        </Field>
+      </div>
+      <ErrorBox error={error} what="Could not create the key" />
+      <div class="actions">
+        <button class="primary" type="submit" disabled={busy || scopes.length === 0 || !name.trim()}>Create</button>
+        <button type="button" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
+function Deactivate({ k, onClose }: { k: Key; onClose: (changed: boolean) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  return (
+    <Confirm
+      title={`Deactivate “${k.name}”?`}
+      confirmLabel="Deactivate"
+      danger
+      busy={busy}
+      onCancel={() => onClose(false)}
+      onConfirm={async () => {
+        setBusy(true);
+        try {
+          await api('DELETE', `/api/v1/keys/${encodeURIComponent(k.id)}`);
+          onClose(true);
+        } catch (err) {
+          setError(toProblem(err));
+          setBusy(false);
+        }
+      }}
+    >
+      <p>The key <span class="mono">{k.prefix}…</span> will be refused on its very next request, on every instance. This cannot be undone.</p>
+      <ErrorBox error={error} what="Could not deactivate" />
+    </Confirm>
+  );
+}
+
+function Rotate({ k, onClose }: { k: Key; onClose: (created?: Key & { key: string }) => void }) {
+  const [grace, setGrace] = useState('86400');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  return (
+    <Confirm
+      title={`Rotate “${k.name}”?`}
+      confirmLabel="Rotate"
+      busy={busy}
+      onCancel={() => onClose()}
+      onConfirm={async () => {
+        setBusy(true);
+        try {
+          onClose(await api('POST', `/api/v1/keys/${encodeURIComponent(k.id)}/rotate`, { grace_period_seconds: Number(grace) }));
+        } catch (err) {
+          setError(toProblem(err));
+          setBusy(false);
+        }
+      }}
+    >
+      <p>A new key with the same name, scopes and role is created; the old one keeps working for the grace period.</p>
+      <Field label="Grace period (seconds)" hint="0 refuses the old key at once; at most 604800 (7 days).">
+        <input type="number" min={0} max={604800} value={grace} onInput={(e) => setGrace(e.currentTarget.value)} />
+      </Field>
+      <ErrorBox error={error} what="Could not rotate" />
+    </Confirm>
+  );
+}

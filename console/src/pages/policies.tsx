@@ -1,0 +1,249 @@
+// Policies: versions and their status; upload, fit, backtest, shadow and activate (after a
+// confirmation showing how the backtest moves decisions between levels); the fit report.
+import { useState } from 'preact/hooks';
+import { api, may, type ApiProblem, type Page } from '../api.ts';
+import { Confirm, Empty, ErrorBox, Field, Loader, Loading, fmtDate, fmtNumber, localToIso, toProblem, useLoad } from '../ui.tsx';
+import { LEVELS } from '../types.ts';
+import { MetricsHead, MetricsRow, ReportView, type Metrics } from './policy-report.tsx';
+
+interface Policy {
+  version: string;
+  status: string;
+  source: string;
+  parent_version: string | null;
+  created_at: string;
+  created_by: string | null;
+  summary?: unknown;
+}
+interface Backtest {
+  version: string;
+  decisions: number;
+  labelled: number;
+  metrics: Metrics;
+  levels: Record<string, Record<string, number>>;
+}
+export function PoliciesPage() {
+  const list = useLoad(() => api<Page<Policy>>('GET', '/api/v1/policies'), []);
+  const [backtest, setBacktest] = useState<{ version: string; result?: Backtest; error?: ApiProblem }>();
+  const [activating, setActivating] = useState<string>();
+  const [report, setReport] = useState<string>();
+  const [message, setMessage] = useState<string>();
+  const [error, setError] = useState<ApiProblem>();
+  const write = may('policy:write');
+  const missing = list.error?.missing;
+  const runBacktest = async (version: string) => {
+    setBacktest({ version });
+    try {
+      setBacktest({ version, result: await api<Backtest>('POST', `/api/v1/policies/${encodeURIComponent(version)}/backtest`, {}) });
+    } catch (err) {
+      setBacktest({ version, error: toProblem(err) });
+    }
+  };
+  const shadow = async (version: string) => {
+    setError(undefined);
+    try {
+      await api('POST', `/api/v1/policies/${encodeURIComponent(version)}/shadow`, {});
+      setMessage(`Policy ${version} now runs in shadow beside the active one.`);
+      list.reload();
+    } catch (err) {
+      setError(toProblem(err));
+    }
+  };
+  return (
+    <section aria-labelledby="h-policies">
+      <h1 id="h-policies">Policies</h1>
+      {message && <p class="ok-msg" role="status">{message}</p>}
+      <ErrorBox error={error} what="The action failed" />
+      <Loader state={list} feature="Policy management">
+        {(page) =>
+          page.data.length === 0 ? (
+            <Empty>No policies stored. The built-in policy is stored when the service starts; upload one below.</Empty>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <caption class="sr-only">Policy versions</caption>
+                <thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col">Source</th><th scope="col">Parent</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+                <tbody>
+                  {page.data.map((p) => (
+                    <tr key={p.version} class={p.status === 'active' ? 'attention' : undefined}>
+                      <td class="mono">{p.version}</td>
+                      <td><span class={`badge status-${p.status}`}>{p.status}</span></td>
+                      <td>{p.source}</td>
+                      <td class="mono">{p.parent_version ?? '—'}</td>
+                      <td>{fmtDate(p.created_at)}</td>
+                      <td class="actions">
+                        <button type="button" aria-label={`Backtest ${p.version}`} onClick={() => runBacktest(p.version)}>Backtest</button>
+                        <button type="button" aria-label={`Report of ${p.version}`} onClick={() => setReport(p.version)}>Report</button>
+                        {write && p.status !== 'active' && p.status !== 'shadow' && <button type="button" aria-label={`Shadow ${p.version}`} onClick={() => shadow(p.version)}>Shadow</button>}
+                        {write && p.status !== 'active' && <button type="button" class="primary" aria-label={`Activate ${p.version}`} onClick={() => setActivating(p.version)}>Activate</button>}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loader>
+      {backtest && !activating && (
+        <section class="panel" aria-labelledby="h-backtest">
+          <h2 id="h-backtest">Backtest of <span class="mono">{backtest.version}</span></h2>
+          {backtest.error ? <ErrorBox error={backtest.error} what="Backtest failed" /> : backtest.result ? <BacktestView b={backtest.result} /> : <Loading what="Replaying stored decisions" />}
+        </section>
+      )}
+      {report && <ReportView version={report} onClose={() => setReport(undefined)} />}
+      {write && !missing && (
+        <div class="cards">
+          <Upload onDone={(v) => { setMessage(`Policy ${v} stored as a candidate.`); list.reload(); }} />
+          <Fit onDone={(v) => { setMessage(`Fitted policy ${v} stored as a candidate; see its report.`); setReport(v); list.reload(); }} />
+        </div>
+      )}
+      {activating && (
+        <Activate
+          version={activating}
+          onClose={(done) => {
+            setActivating(undefined);
+            if (done) {
+              setMessage(`Policy ${activating} is now active.`);
+              list.reload();
+            }
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+/** How many stored decisions would move from each decided level to each level under this policy. */
+function LevelChanges({ levels }: { levels: Record<string, Record<string, number>> }) {
+  const moved = LEVELS.reduce((n, from) => n + LEVELS.reduce((m, to) => m + (from !== to ? (levels[from]?.[to] ?? 0) : 0), 0), 0);
+  return (
+    <div class="table-wrap">
+      <table class="matrix">
+        <caption>Level changes: rows as decided, columns under this policy ({fmtNumber(moved)} decisions change level)</caption>
+        <thead><tr><th scope="col">decided ↓ / new →</th>{LEVELS.map((l) => <th key={l} scope="col" class="num">{l}</th>)}</tr></thead>
+        <tbody>
+          {LEVELS.map((from) => (
+            <tr key={from}>
+              <th scope="row">{from}</th>
+              {LEVELS.map((to) => {
+                const n = levels[from]?.[to] ?? 0;
+                return <td key={to} class={`num ${n && from !== to ? 'changed' : ''}`}>{fmtNumber(n)}</td>;
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function BacktestView({ b }: { b: Backtest }) {
+  return (
+    <>
+      <p>{fmtNumber(b.decisions)} stored score decisions replayed, {fmtNumber(b.labelled)} of them labelled.</p>
+      <LevelChanges levels={b.levels} />
+      <table><caption>Metrics on the labelled decisions</caption><MetricsHead /><tbody><MetricsRow name={b.version} m={b.metrics} /></tbody></table>
+    </>
+  );
+}
+
+function Activate({ version, onClose }: { version: string; onClose: (done: boolean) => void }) {
+  const bt = useLoad(() => api<Backtest>('POST', `/api/v1/policies/${encodeURIComponent(version)}/backtest`, {}), [version]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  return (
+    <Confirm
+      title={`Activate policy ${version}?`}
+      confirmLabel="Activate"
+      busy={busy || bt.loading}
+      onCancel={() => onClose(false)}
+      onConfirm={async () => {
+        setBusy(true);
+        try {
+          await api('POST', `/api/v1/policies/${encodeURIComponent(version)}/activate`, {});
+          onClose(true);
+        } catch (err) {
+          setError(toProblem(err));
+          setBusy(false);
+        }
+      }}
+    >
+      <p>Every instance scores with it from its next request on; the active policy is retired. Replayed on the stored decisions, it would decide:</p>
+      <Loader state={bt} feature="Backtesting">{(b) => <BacktestView b={b} />}</Loader>
+      <ErrorBox error={error} what="Could not activate" />
+    </Confirm>
+  );
+}
+
+function Upload({ onDone }: { onDone: (version: string) => void }) {
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(undefined);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      setError(toProblem(new Error('The document is not valid JSON.')));
+      return;
+    }
+    setBusy(true);
+    try {
+      const p = await api<Policy>('POST', '/api/v1/policies', doc);
+      setText('');
+      onDone(p.version);
+    } catch (err) {
+      setError(toProblem(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="panel card" onSubmit={submit} aria-labelledby="h-upload">
+      <h2 id="h-upload">Upload a policy</h2>
+      <Field label="Policy file">
+        <input type="file" accept="application/json,.json" onChange={async (e) => { const f = e.currentTarget.files?.[0]; if (f) setText(await f.text()); }} />
+      </Field>
+      <Field label="Policy document (JSON)">
+        <textarea rows={6} class="mono" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      </Field>
+      <ErrorBox error={error} what="Upload refused" />
+      <button class="primary" type="submit" disabled={busy || !text.trim()}>Upload as candidate</button>
+    </form>
+  );
+}
+
+function Fit({ onDone }: { onDone: (version: string) => void }) {
+  const [since, setSince] = useState('');
+  const [until, setUntil] = useState('');
+  const [holdout, setHoldout] = useState('0.3');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const p = await api<Policy>('POST', '/api/v1/policies/fit', { since: localToIso(since), until: localToIso(until), holdout_fraction: Number(holdout) });
+      onDone(p.version);
+    } catch (err) {
+      setError(toProblem(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="panel card" onSubmit={submit} aria-labelledby="h-fit">
+      <h2 id="h-fit">Fit a candidate</h2>
+      <p class="muted">Fits weights to the labelled decisions (at least 30 fraud and 30 legit).</p>
+      <Field label="Decisions since (optional)"><input type="datetime-local" value={since} onInput={(e) => setSince(e.currentTarget.value)} /></Field>
+      <Field label="Decisions until (optional)"><input type="datetime-local" value={until} onInput={(e) => setUntil(e.currentTarget.value)} /></Field>
+      <Field label="Holdout fraction"><input type="number" min={0.05} max={0.9} step={0.05} value={holdout} onInput={(e) => setHoldout(e.currentTarget.value)} /></Field>
+      <ErrorBox error={error} what="Fit failed" />
+      <button class="primary" type="submit" disabled={busy}>{busy ? 'Fitting…' : 'Fit'}</button>
+    </form>
+  );
+}

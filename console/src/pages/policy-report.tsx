@@ -1,0 +1,83 @@
+// A policy's fit report, drawn from its JSON (metrics, thresholds, weights), with the
+// self-contained HTML report (the plots) offered as a download.
+import { useState } from 'preact/hooks';
+import { api, apiText, type ApiProblem } from '../api.ts';
+import { Empty, ErrorBox, Loader, fmtNumber, fmtPercent, toProblem, useLoad } from '../ui.tsx';
+import { WeightsChart } from '../weights.tsx';
+
+export type Metrics = { roc_auc: number | null; average_precision: number | null; brier: number | null; calibration_error: number | null };
+interface Report {
+  labels?: { fraud: number; legit: number };
+  holdout?: { decisions: number; fraud: number };
+  metrics?: { base: Metrics; candidate: Metrics };
+  thresholds?: { risk_level: string; min_score: number; share_flagged: number; precision: number; recall: number }[];
+  weights?: Record<string, { base: number; candidate: number }>;
+}
+
+export const MetricsRow = ({ name, m }: { name: string; m: Metrics }) => (
+  <tr><th scope="row">{name}</th><td class="num">{fmtNumber(m.roc_auc)}</td><td class="num">{fmtNumber(m.average_precision)}</td><td class="num">{fmtNumber(m.brier)}</td><td class="num">{fmtNumber(m.calibration_error)}</td></tr>
+);
+export const MetricsHead = () => (
+  <thead><tr><td></td><th scope="col" class="num">ROC AUC</th><th scope="col" class="num">Avg. precision</th><th scope="col" class="num">Brier</th><th scope="col" class="num">Calibration error</th></tr></thead>
+);
+
+export function ReportView({ version, onClose }: { version: string; onClose: () => void }) {
+  const state = useLoad(() => api<{ report?: Report | null }>('GET', `/api/v1/policies/${encodeURIComponent(version)}`), [version]);
+  const [error, setError] = useState<ApiProblem>();
+  // The HTML report is self-contained (inline plots): it is downloaded and opened as a file, since
+  // this page's Content-Security-Policy (nothing inline) would also apply to it in a frame or tab.
+  const download = async () => {
+    setError(undefined);
+    try {
+      const html = await apiText(`/api/v1/policies/${encodeURIComponent(version)}/report`, 'text/html');
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(new Blob([html], { type: 'text/html' }));
+      a.download = `vouch-policy-${version}-report.html`;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+    } catch (err) {
+      setError(toProblem(err));
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="h-report">
+      <div class="title-row">
+        <h2 id="h-report">Report of <span class="mono">{version}</span></h2>
+        <button type="button" onClick={onClose}>Close report</button>
+      </div>
+      <Loader state={state} feature="The policy report">
+        {(p) => {
+          const r = p.report;
+          if (!r) return <Empty>This policy was not fitted, so it has no report. Fit a candidate to get one.</Empty>;
+          return (
+            <>
+              {r.labels && <p>Fitted on {fmtNumber(r.labels.fraud)} fraud and {fmtNumber(r.labels.legit)} legit labels; holdout {fmtNumber(r.holdout?.decisions)} decisions ({fmtNumber(r.holdout?.fraud)} fraud).</p>}
+              {r.metrics && <table><caption>Holdout metrics</caption><MetricsHead /><tbody><MetricsRow name="base" m={r.metrics.base} /><MetricsRow name="candidate" m={r.metrics.candidate} /></tbody></table>}
+              {r.thresholds && (
+                <div class="table-wrap"><table>
+                  <caption>Thresholds</caption>
+                  <thead><tr><th scope="col">Level</th><th scope="col" class="num">Min score</th><th scope="col" class="num">Flagged</th><th scope="col" class="num">Precision</th><th scope="col" class="num">Recall</th></tr></thead>
+                  <tbody>{r.thresholds.map((t) => <tr key={t.risk_level}><td>{t.risk_level}</td><td class="num">{fmtNumber(t.min_score)}</td><td class="num">{fmtPercent(t.share_flagged)}</td><td class="num">{fmtNumber(t.precision)}</td><td class="num">{fmtNumber(t.recall)}</td></tr>)}</tbody>
+                </table></div>
+              )}
+              {r.weights && Object.keys(r.weights).length > 0 && <WeightsChart weights={r.weights} />}
+              {r.weights && (
+                <div class="table-wrap"><table>
+                  <caption>Weights before and after</caption>
+                  <thead><tr><th scope="col">Signal</th><th scope="col" class="num">Base</th><th scope="col" class="num">Candidate</th></tr></thead>
+                  <tbody>{Object.entries(r.weights).map(([k, w]) => <tr key={k}><td class="mono">{k}</td><td class="num">{fmtNumber(w.base)}</td><td class="num">{fmtNumber(w.candidate)}</td></tr>)}</tbody>
+                </table></div>
+              )}
+            </>
+          );
+        }}
+      </Loader>
+      <p>
+        <button type="button" onClick={download}>Download the HTML report with plots</button>{' '}
+        <small class="muted">ROC, precision–recall, calibration, score distributions; opens in any browser, offline.</small>
+      </p>
+      <ErrorBox error={error} what="Could not fetch the HTML report" />
+    </section>
+  );
+}
+

@@ -1,0 +1,191 @@
+// Webhooks: list, create (signing secret shown once), delete, and each endpoint's deliveries with retry.
+import { useState } from 'preact/hooks';
+import { api, may, type ApiProblem, type Page } from '../api.ts';
+import { Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, toProblem, useLoad } from '../ui.tsx';
+
+interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  description?: string | null;
+  status?: string;
+  created_at?: string;
+}
+interface Delivery {
+  id: string;
+  type?: string;
+  event_type?: string;
+  status?: string;
+  attempts?: number;
+  response_status?: number | null;
+  last_status?: number | null;
+  last_attempt_at?: string | null;
+  next_attempt_at?: string | null;
+  created_at?: string;
+}
+
+const EVENTS = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'policy.activated', 'key.deactivated'];
+
+export function WebhooksPage() {
+  const list = useLoad(() => api<Page<Webhook>>('GET', '/api/v1/webhooks'), []);
+  const [creating, setCreating] = useState(false);
+  const [secret, setSecret] = useState<string>();
+  const [removing, setRemoving] = useState<Webhook>();
+  const [open, setOpen] = useState<string>();
+  const write = may('webhooks:write');
+  const missing = list.error?.missing;
+  return (
+    <section aria-labelledby="h-webhooks">
+      <div class="title-row">
+        <h1 id="h-webhooks">Webhooks</h1>
+        {write && !missing && !creating && <button class="primary" type="button" onClick={() => setCreating(true)}>Create webhook</button>}
+      </div>
+      {secret && <SecretOnce label="Signing secret of the new webhook" value={secret} onDone={() => setSecret(undefined)} />}
+      {creating && <CreateWebhook onCancel={() => setCreating(false)} onCreated={(s) => { setCreating(false); setSecret(s); list.reload(); }} />}
+      <Loader state={list} feature="Webhooks">
+        {(page) =>
+          page.data.length === 0 ? (
+            <Empty>No webhooks yet. {write ? 'Create one to be told about high-risk decisions, analysed disputes and flagged entities.' : ''}</Empty>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <caption class="sr-only">Webhook endpoints</caption>
+                <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Description</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+                <tbody>
+                  {page.data.map((w) => (
+                    <tr key={w.id}>
+                      <td class="mono trunc" title={w.url}>{w.url}</td>
+                      <td class="scopes">{w.events.join(' ')}</td>
+                      <td>{w.description ?? ''}</td>
+                      <td>{fmtDate(w.created_at)}</td>
+                      <td class="actions">
+                        <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? undefined : w.id)}>Deliveries</button>
+                        {write && <button type="button" class="danger" onClick={() => setRemoving(w)}>Delete</button>}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loader>
+      {open && <Deliveries id={open} />}
+      {removing && <DeleteWebhook w={removing} onClose={(changed) => { setRemoving(undefined); if (changed) list.reload(); }} />}
+    </section>
+  );
+}
+
+function CreateWebhook({ onCreated, onCancel }: { onCreated: (secret: string) => void; onCancel: () => void }) {
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<string[]>(['decision.high_risk']);
+  const [description, setDescription] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const created = await api<{ secret: string }>('POST', '/api/v1/webhooks', { url, events, ...(description ? { description } : {}) });
+      onCreated(created.secret);
+    } catch (err) {
+      setError(toProblem(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="panel" onSubmit={submit} aria-labelledby="h-create-webhook">
+      <h2 id="h-create-webhook">Create a webhook</h2>
+      <Field label="Endpoint URL" hint="https:// and publicly reachable.">
+        <input type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+      </Field>
+      <fieldset>
+        <legend>Events</legend>
+        <div class="checks">
+          {EVENTS.map((ev) => (
+            <label key={ev} class="inline">
+              <input type="checkbox" checked={events.includes(ev)} onChange={(e) => setEvents(e.currentTarget.checked ? [...events, ev] : events.filter((x) => x !== ev))} /> {ev}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <Field label="Description (optional)">
+        <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+      </Field>
+      <ErrorBox error={error} what="Could not create the webhook" />
+      <div class="actions">
+        <button class="primary" type="submit" disabled={busy || events.length === 0}>Create</button>
+        <button type="button" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
+function Deliveries({ id }: { id: string }) {
+  const list = useLoad(() => api<Page<Delivery>>('GET', `/api/v1/webhooks/${encodeURIComponent(id)}/deliveries`), [id]);
+  const [error, setError] = useState<ApiProblem>();
+  const [retried, setRetried] = useState<string>();
+  const retry = async (d: Delivery) => {
+    setError(undefined);
+    try {
+      await api('POST', `/api/v1/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(d.id)}/retry`, {});
+      setRetried(d.id);
+      list.reload();
+    } catch (err) {
+      setError(toProblem(err));
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="h-deliveries">
+      <h2 id="h-deliveries">Deliveries</h2>
+      <ErrorBox error={error} what="Could not retry" />
+      {retried && <p class="ok-msg" role="status">Delivery queued for another attempt.</p>}
+      <Loader state={list} feature="Delivery history">
+        {(page) =>
+          page.data.length === 0 ? (
+            <Empty>No deliveries yet: one is made each time a subscribed event happens.</Empty>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last response</th><th scope="col">Next attempt</th><th scope="col">Actions</th></tr></thead>
+                <tbody>
+                  {page.data.map((d) => (
+                    <tr key={d.id}>
+                      <td>{d.type ?? d.event_type ?? '—'} <small class="muted">{fmtDate(d.created_at)}</small></td>
+                      <td>{d.status ?? '—'}</td>
+                      <td class="num">{d.attempts ?? '—'}</td>
+                      <td>{d.response_status ?? d.last_status ?? '—'} <small class="muted">{fmtDate(d.last_attempt_at)}</small></td>
+                      <td>{fmtDate(d.next_attempt_at)}</td>
+                      <td>{may('webhooks:write') && <button type="button" onClick={() => retry(d)}>Retry</button>}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )
+        }
+      </Loader>
+    </section>
+  );
+}
+
+function DeleteWebhook({ w, onClose }: { w: Webhook; onClose: (changed: boolean) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  return (
+    <Confirm title="Delete this webhook?" confirmLabel="Delete" danger busy={busy} onCancel={() => onClose(false)} onConfirm={async () => {
+      setBusy(true);
+      try {
+        await api('DELETE', `/api/v1/webhooks/${encodeURIComponent(w.id)}`);
+        onClose(true);
+      } catch (err) {
+        setError(toProblem(err));
+        setBusy(false);
+      }
+    }}>
+      <p>No further events will be sent to <span class="mono">{w.url}</span>.</p>
+      <ErrorBox error={error} what="Could not delete" />
+    </Confirm>
+  );
+}

@@ -1,0 +1,220 @@
+// Shared pieces: the router, locale formatting, and the loading / error / empty states every page uses.
+import type { ComponentChildren, JSX } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiProblem } from './api.ts';
+
+export const BASE = '/console';
+
+// ---- routing: history API under /console (the service answers index.html for any /console/* path)
+const routeListeners = new Set<() => void>();
+export function navigate(path: string): void {
+  history.pushState(null, '', BASE + path);
+  for (const l of routeListeners) l();
+  window.scrollTo(0, 0);
+}
+window.addEventListener('popstate', () => routeListeners.forEach((l) => l()));
+
+/** The path after /console, e.g. "/decisions/dec_1"; "/" at the root. */
+export function useRoute(): string {
+  const read = () => location.pathname.slice(BASE.length) || '/';
+  const [path, setPath] = useState(read);
+  useEffect(() => {
+    const l = () => setPath(read());
+    routeListeners.add(l);
+    return () => void routeListeners.delete(l);
+  }, []);
+  return path;
+}
+
+export function Link({ to, children, ...rest }: { to: string; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLAnchorElement>, 'href'>) {
+  return (
+    <a
+      {...rest}
+      href={BASE + to}
+      onClick={(e) => {
+        if (e.ctrlKey || e.metaKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
+
+// ---- formatting for the user's locale
+const numberFmt = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
+const dateFmt = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+export const fmtNumber = (n: number | null | undefined): string => (typeof n === 'number' && Number.isFinite(n) ? numberFmt.format(n) : '—');
+export const fmtPercent = (n: number | null | undefined): string =>
+  typeof n === 'number' ? new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 }).format(n) : '—';
+export const fmtDate = (s: string | number | null | undefined): string => {
+  if (s === null || s === undefined || s === '') return '—';
+  const d = new Date(s);
+  return Number.isNaN(d.getTime()) ? String(s) : dateFmt.format(d);
+};
+export function fmtMoney(amount: number | null | undefined, currency?: string): string {
+  if (amount === null || amount === undefined) return '—';
+  if (currency && /^[A-Z]{3}$/.test(currency)) {
+    try {
+      return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(amount);
+    } catch {
+      // a crypto ticker that looks like an ISO code: plain number below
+    }
+  }
+  return `${fmtNumber(amount)}${currency ? ` ${currency}` : ''}`;
+}
+/** datetime-local input value → RFC 3339 UTC, or undefined when empty. */
+export const localToIso = (v: string): string | undefined => (v ? new Date(v).toISOString() : undefined);
+
+// ---- data loading
+export interface Loaded<T> {
+  data: T | undefined;
+  error: ApiProblem | undefined;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Runs `load` whenever `deps` change; a newer run wins over a slower older one. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: ApiProblem; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  const run = useRef(0);
+  useEffect(() => {
+    const id = ++run.current;
+    setState((s) => ({ ...s, loading: true, error: undefined }));
+    load().then(
+      (data) => id === run.current && setState({ data, loading: false }),
+      (err: unknown) => id === run.current && setState({ error: toProblem(err), loading: false }),
+    );
+  }, [...deps, tick]);
+  return { data: state.data, error: state.error, loading: state.loading, reload: () => setTick((t) => t + 1) };
+}
+
+export function toProblem(err: unknown): ApiProblem {
+  return err instanceof ApiProblem ? err : new ApiProblem(0, 'error', err instanceof Error ? err.message : String(err));
+}
+
+// ---- states
+export const Loading = ({ what = 'Loading' }: { what?: string }) => (
+  <p class="muted" role="status" aria-live="polite">
+    {what}…
+  </p>
+);
+
+export function ErrorBox({ error, what }: { error: ApiProblem | undefined; what?: string }) {
+  if (!error) return null;
+  return (
+    <div class="error" role="alert">
+      <strong>{what ?? 'Something went wrong'}</strong>
+      {error.status ? ` (${error.status})` : ''}: {error.detail}
+      {error.errors.length > 0 && (
+        <ul>
+          {error.errors.map((e) => (
+            <li key={e.field}>
+              <code>{e.field}</code> {e.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export const Empty = ({ children }: { children: ComponentChildren }) => (
+  <div class="empty" role="status">
+    {children}
+  </div>
+);
+
+/** Shown when the endpoint a page needs answers 404: this server does not have that feature yet. */
+export const Unavailable = ({ feature }: { feature: string }) => (
+  <div class="empty unavailable" role="status">
+    <strong>{feature} is not available on this server.</strong> This version of the service does not offer the endpoint it
+    needs; upgrade the service to use it.
+  </div>
+);
+
+/** Loading → error (or "not available" for a 404) → content. */
+export function Loader<T>({ state, feature, children }: { state: Loaded<T>; feature: string; children: (data: T) => ComponentChildren }) {
+  if (state.error?.missing) return <Unavailable feature={feature} />;
+  if (state.error) return <ErrorBox error={state.error} what={`Could not load ${feature.toLowerCase()}`} />;
+  if (state.data === undefined) return <Loading />;
+  return <>{children(state.data)}</>;
+}
+
+export const LevelBadge = ({ level }: { level: string | undefined }) => (level ? <span class={`badge level-${level}`}>{level}</span> : <span>—</span>);
+
+/** A modal confirmation built on <dialog>: focus moves into it and Escape cancels. */
+export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCancel, busy }: {
+  title: string;
+  children: ComponentChildren;
+  confirmLabel: string;
+  danger?: boolean;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+  return (
+    <dialog ref={ref} aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onCancel(); }}>
+      <h2 id="dialog-title">{title}</h2>
+      <div class="dialog-body">{children}</div>
+      <div class="actions">
+        <button type="button" onClick={onCancel}>Cancel</button>
+        <button type="button" class={danger ? 'danger' : 'primary'} disabled={busy} onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** A secret shown exactly once, with a copy button that also works over plain HTTP. */
+export function SecretOnce({ label, value, onDone }: { label: string; value: string; onDone: () => void }) {
+  const ref = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      // navigator.clipboard exists only in secure contexts (https or localhost)
+      if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(value);
+      else {
+        ref.current?.select();
+        document.execCommand('copy');
+      }
+      setCopied(true);
+    } catch {
+      ref.current?.select();
+    }
+  };
+  return (
+    <div class="secret" role="region" aria-label={label}>
+      <p>
+        <strong>{label}</strong>: copy it now. It is shown only once and cannot be retrieved later.
+      </p>
+      <div class="row">
+        <label class="grow">
+          <span class="sr-only">{label}</span>
+          <input ref={ref} readOnly value={value} class="mono" onFocus={(e) => e.currentTarget.select()} />
+        </label>
+        <button type="button" onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>
+        <button type="button" onClick={onDone}>Done</button>
+      </div>
+    </div>
+  );
+}
+
+export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
+  return (
+    <label class="field">
+      <span>{label}</span>
+      {children}
+      {hint && <small class="muted">{hint}</small>}
+    </label>
+  );
+}

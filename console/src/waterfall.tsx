@@ -1,0 +1,97 @@
+// A decision's explanation as a waterfall (floating bars): from the policy's bias, each signal's
+// contribution (weight × value, in log-odds) moves the total, which σ turns into the score.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
+import { api } from './api.ts';
+import { fmtNumber } from './ui.tsx';
+import type { Signal } from './types.ts';
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
+
+const RISK = '#b3261e';
+const SAFE = '#1b7f3b';
+const NEUTRAL = '#5f6b7a';
+
+/**
+ * The bias from the stored policy when the API serves policies; otherwise solved from the score,
+ * which is only possible when the score is not clamped at 0 or 100 (then the bias is unknown).
+ */
+function useBias(policyVersion: string, score: number, signals: Signal[]): { bias: number | undefined; exact: boolean } {
+  const total = signals.reduce((s, x) => s + x.weight * x.value, 0);
+  // the score is rounded: solve at its value, which is within half a point of the exact one
+  const p = score / 100;
+  const derived = { bias: score > 0 && score < 100 ? Math.log(p / (1 - p)) - total : undefined, exact: false };
+  const [bias, setBias] = useState<{ bias: number | undefined; exact: boolean }>(derived);
+  useEffect(() => {
+    let live = true;
+    api<{ document?: { bias?: number } }>('GET', `/api/v1/policies/${encodeURIComponent(policyVersion)}`)
+      .then((p) => live && typeof p.document?.bias === 'number' && setBias({ bias: p.document.bias, exact: true }))
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [policyVersion]);
+  return bias;
+}
+
+export function Waterfall({ score, signals, policyVersion }: { score: number; signals: Signal[]; policyVersion: string }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const { bias, exact } = useBias(policyVersion, score, signals);
+  const steps: { label: string; from: number; to: number; color: string }[] = [];
+  if (bias !== undefined) steps.push({ label: exact ? 'bias' : 'bias (solved from the score)', from: 0, to: bias, color: NEUTRAL });
+  let at = bias ?? 0;
+  for (const s of signals) {
+    const c = s.weight * s.value;
+    steps.push({ label: s.name, from: at, to: at + c, color: c > 0 ? RISK : SAFE });
+    at += c;
+  }
+  steps.push({ label: bias === undefined ? 'signals in total' : `total → score ${fmtNumber(score)}`, from: 0, to: at, color: '#1f4e8c' });
+  const summary =
+    bias === undefined
+      ? `The ${signals.length} signals add ${fmtNumber(at)} log-odds. The policy's bias is not shown: this server does not publish its policies and a score of ${score} is at the end of the scale.`
+      : `Waterfall from bias ${fmtNumber(bias)} through ${signals.length} signals to ${fmtNumber(at)} log-odds, score ${score}.`;
+  const key = JSON.stringify(steps);
+  useEffect(() => {
+    if (!canvas.current) return;
+    const chart = new Chart(canvas.current, {
+      type: 'bar',
+      data: {
+        labels: steps.map((s) => s.label),
+        datasets: [{
+          label: 'log-odds',
+          data: steps.map((s) => [s.from, s.to] as [number, number]),
+          backgroundColor: steps.map((s) => s.color),
+          borderSkipped: false,
+          barPercentage: 0.8,
+        }],
+      },
+      options: {
+        indexAxis: 'y',
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        scales: { x: { title: { display: true, text: 'log-odds (right is riskier)' } } },
+        plugins: {
+          tooltip: {
+            callbacks: {
+              label: (ctx) => {
+                const s = steps[ctx.dataIndex]!;
+                return (bias !== undefined && ctx.dataIndex === 0) || ctx.dataIndex === steps.length - 1 ? fmtNumber(s.to) : `${s.to - s.from > 0 ? '+' : ''}${fmtNumber(s.to - s.from)}`;
+              },
+            },
+          },
+        },
+      },
+    });
+    return () => chart.destroy();
+  }, [key]);
+  const height = steps.length > 8 ? 'chart tall' : 'chart';
+  return (
+    <figure class="waterfall">
+      <div class={height}>
+        <canvas ref={canvas} role="img" aria-label={summary} />
+      </div>
+      <figcaption class="muted">{summary}</figcaption>
+    </figure>
+  );
+}

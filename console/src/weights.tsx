@@ -1,0 +1,34 @@
+// A fitted policy's weights before and after (the report's last plot), drawn from its JSON report.
+import { useEffect, useRef } from 'preact/hooks';
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
+
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
+
+export function WeightsChart({ weights }: { weights: Record<string, { base: number; candidate: number }> }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const names = Object.keys(weights);
+  const key = JSON.stringify(weights);
+  useEffect(() => {
+    if (!canvas.current) return;
+    const chart = new Chart(canvas.current, {
+      type: 'bar',
+      data: {
+        labels: names,
+        datasets: [
+          { label: 'base', data: names.map((n) => weights[n]!.base), backgroundColor: '#9aa5b4' },
+          { label: 'candidate', data: names.map((n) => weights[n]!.candidate), backgroundColor: '#1f4e8c' },
+        ],
+      },
+      options: { indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false, scales: { x: { title: { display: true, text: 'weight (log-odds per unit)' } } } },
+    });
+    return () => chart.destroy();
+  }, [key]);
+  return (
+    <figure class="waterfall">
+      <div class={names.length > 8 ? 'chart tall' : 'chart'}>
+        <canvas ref={canvas} role="img" aria-label={`Weights of ${names.length} signals, base policy against the candidate`} />
+      </div>
+      <figcaption class="muted">Weights before (base) and after (candidate) the fit; the table below lists them.</figcaption>
+    </figure>
+  );
+}
