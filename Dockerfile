@@ -18,6 +18,7 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 RUN npm ci --no-audit --no-fund
 COPY src ./src
+COPY console ./console
 RUN npm run build \
  && npm prune --omit=dev \
  && npm cache clean --force
@@ -36,7 +37,9 @@ RUN groupadd --system --gid 10001 vouch \
  && chown vouch:vouch /data
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=deps /app/dist ./dist
-# dist/ reads no other file of the repo (the policy is built in unless VOUCH_POLICY_FILE names one).
+# The operator console, built by Vite in the build stage (served at /console).
+COPY --from=deps /app/console/dist ./console/dist
+# dist/ reads no other file of the repo but console/dist (the policy is built in unless VOUCH_POLICY_FILE names one).
 # bin/vouch.js and src/ serve `docker exec … node bin/vouch.js clients create …` (through tsx).
 COPY package.json package-lock.json ./
 COPY bin ./bin
