@@ -13,6 +13,7 @@ import { CHROMIUM, ensureConsoleBuilt, launch, shot, startServer, type Server } 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const NAV = ['Decisions', 'Disputes', 'Entities', 'Policies', 'Keys', 'Webhooks'];
 const RISKY = hash('console-risky-entity');
+const BUSY = hash('console-busy-entity');
 const BUYER = hash('console-buyer');
 const SELLER = hash('console-seller');
 
@@ -51,6 +52,8 @@ describe('operator console in chromium', { skip }, () => {
       event('identifier.linked', RISKY, { linked_identifiers: [{ type: 'phone', hash: hash('phone-1') }] }),
       // a second holder of the same phone, for the Entities page's sharing count
       event('identifier.linked', hash('console-ring-mate'), { linked_identifiers: [{ type: 'phone', hash: hash('phone-1') }] }),
+      // more events than the timeline's first page (50)
+      ...Array.from({ length: 53 }, (_, i) => event('trade.cancelled', BUSY, {}, (i + 1) * 60_000)),
       ...tradeHistory(BUYER, 3, 10),
       ...tradeHistory(SELLER, 12, 60),
     ]);
@@ -227,6 +230,14 @@ describe('operator console in chromium', { skip }, () => {
     assert.match(await trade.getByRole('link').innerText(), /^[0-9a-f]{12}…$/);
     assert.ok(!(await page.getByText('does not list an entity').isVisible()));
     await shot(page, '05-entity');
+    // "Load more" fetches the next page and goes away after the last one
+    await page.getByLabel('Entity ID').fill(BUSY);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByText('50 shown').waitFor();
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.getByText('53 shown').waitFor();
+    assert.equal(await page.locator('table.timeline tbody tr').count(), 53);
+    assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0);
   });
 
   test('Policies: versions render, or the page says policies are not available; activation confirms with the backtest', async (t: NodeTestContext) => {
