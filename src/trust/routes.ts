@@ -7,6 +7,7 @@ import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
 import type { ScoringService } from './scoring.ts';
 import { registerBatchRoute } from './batch.ts';
+import { registerTimelineRoute } from './timeline.ts';
 import {
   EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents, checkScoreBody,
 } from './schemas.ts';
@@ -26,7 +27,11 @@ const EntityAggregates = Type.Object({
   chargebacks: Type.Integer(),
   fraud_reports: Type.Integer(),
   blocklisted: Type.Boolean(),
-  linked_identifiers: Type.Array(Type.Object({ type: Type.String(), hash: Type.String() })),
+  linked_identifiers: Type.Array(Type.Object({
+    type: Type.String(),
+    hash: Type.String(),
+    entities: Type.Integer({ minimum: 0, description: 'how many entities hold this identifier (this one included)' }),
+  })),
 });
 
 export interface TrustRouteOptions {
@@ -99,7 +104,11 @@ export default async function trustRoutes(app: FastifyInstance, { store, policy,
     if (!row || Number(row.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
     const [currencies, identifiers] = await Promise.all([
       store.db.selectFrom('entity_currency').select(['currency', 'volume']).where('entity_id', '=', id).orderBy('currency').execute(),
-      store.db.selectFrom('identifiers').select(['id_type', 'hash']).where('entity_id', '=', id).orderBy('id_type').orderBy('hash').limit(100).execute(),
+      // The sharing count comes from identifier_stats in the same query: no scan of the other holders.
+      store.db.selectFrom('identifiers')
+        .leftJoin('identifier_stats', (join) => join.onRef('identifier_stats.id_type', '=', 'identifiers.id_type').onRef('identifier_stats.hash', '=', 'identifiers.hash'))
+        .select(['identifiers.id_type', 'identifiers.hash', 'identifier_stats.entities'])
+        .where('identifiers.entity_id', '=', id).orderBy('identifiers.id_type').orderBy('identifiers.hash').limit(100).execute(),
     ]);
     const iso = (ms: number) => new Date(Number(ms)).toISOString();
     return {
@@ -115,7 +124,10 @@ export default async function trustRoutes(app: FastifyInstance, { store, policy,
       chargebacks: Number(row.chargebacks),
       fraud_reports: Number(row.fraud_reports),
       blocklisted: Number(row.blocklisted) === 1,
-      linked_identifiers: identifiers.map((i) => ({ type: i.id_type, hash: i.hash })),
+      // A missing stats row (never expected) still counts this entity itself.
+      linked_identifiers: identifiers.map((i) => ({ type: i.id_type, hash: i.hash, entities: Math.max(1, Number(i.entities ?? 1)) })),
     };
   });
+
+  registerTimelineRoute(app, { store, requireHashedIds });
 }

@@ -13,6 +13,7 @@ import { CHROMIUM, ensureConsoleBuilt, launch, shot, startServer, type Server } 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const NAV = ['Decisions', 'Disputes', 'Entities', 'Policies', 'Keys', 'Webhooks'];
 const RISKY = hash('console-risky-entity');
+const BUSY = hash('console-busy-entity');
 const BUYER = hash('console-buyer');
 const SELLER = hash('console-seller');
 
@@ -49,6 +50,10 @@ describe('operator console in chromium', { skip }, () => {
       ...tradeHistory(RISKY, 6, 30),
       event('chargeback', RISKY, { amount: 300, currency: 'USD' }),
       event('identifier.linked', RISKY, { linked_identifiers: [{ type: 'phone', hash: hash('phone-1') }] }),
+      // a second holder of the same phone, for the Entities page's sharing count
+      event('identifier.linked', hash('console-ring-mate'), { linked_identifiers: [{ type: 'phone', hash: hash('phone-1') }] }),
+      // more events than the timeline's first page (50)
+      ...Array.from({ length: 53 }, (_, i) => event('trade.cancelled', BUSY, {}, (i + 1) * 60_000)),
       ...tradeHistory(BUYER, 3, 10),
       ...tradeHistory(SELLER, 12, 60),
     ]);
@@ -198,7 +203,7 @@ describe('operator console in chromium', { skip }, () => {
     assert.equal(buyer.disputes_lost, 1);
   });
 
-  test('Entities: a lookup shows aggregates, linked identifiers and a timeline note; an unknown id says what to do', async () => {
+  test('Entities: a lookup shows aggregates, linked identifiers with their sharing counts and the event timeline; an unknown id says what to do', async () => {
     await nav('Entities').click();
     await page.getByLabel('Entity ID').fill(hash('never-seen'));
     await page.getByRole('button', { name: 'Look up' }).click();
@@ -210,8 +215,29 @@ describe('operator console in chromium', { skip }, () => {
     assert.match(facts, /Trades completed\s+6/);
     assert.match(facts, /Chargebacks\s+1/);
     await page.getByRole('cell', { name: hash('phone-1') }).waitFor();
+    // two entities hold phone-1: this one and its ring mate
+    const phoneRow = page.getByRole('row').filter({ has: page.getByRole('cell', { name: hash('phone-1') }) });
+    assert.equal(await phoneRow.getByRole('cell').last().innerText(), '2');
+    assert.ok(await page.getByRole('columnheader', { name: 'Entities sharing it' }).isVisible());
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    // the events, newest first: the chargeback with its amount formatted for the locale
+    const timeline = page.locator('table.timeline');
+    const chargeback = timeline.getByRole('row').filter({ hasText: 'chargeback' });
+    await chargeback.waitFor();
+    assert.match(await chargeback.innerText(), /\$300\.00/);
+    assert.equal(await timeline.locator('tbody tr').count(), 8); // 6 trades, the chargeback, the link
+    const trade = timeline.getByRole('row').filter({ hasText: 'trade.completed' }).first();
+    assert.match(await trade.getByRole('link').innerText(), /^[0-9a-f]{12}…$/);
+    assert.ok(!(await page.getByText('does not list an entity').isVisible()));
     await shot(page, '05-entity');
+    // "Load more" fetches the next page and goes away after the last one
+    await page.getByLabel('Entity ID').fill(BUSY);
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByText('50 shown').waitFor();
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.getByText('53 shown').waitFor();
+    assert.equal(await page.locator('table.timeline tbody tr').count(), 53);
+    assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0);
   });
 
   test('Policies: versions render, or the page says policies are not available; activation confirms with the backtest', async (t: NodeTestContext) => {

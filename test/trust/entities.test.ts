@@ -50,7 +50,7 @@ describeEachBackend('trust entity aggregates', (ctx) => {
       chargebacks: 1,
       fraud_reports: 1,
       blocklisted: true,
-      linked_identifiers: [{ type: 'device', hash: device }, { type: 'phone', hash: phone }],
+      linked_identifiers: [{ type: 'device', hash: device, entities: 1 }, { type: 'phone', hash: phone, entities: 1 }],
     });
 
     // entity.unblocklisted, newer than the blocklisting: no longer blocklisted
@@ -63,7 +63,7 @@ describeEachBackend('trust entity aggregates', (ctx) => {
     const bank = hash('bank-all-types');
     await postEvents(ctx(), await token(), [event('trade.cancelled', id, { linked_identifiers: [{ type: 'bank_account', hash: bank }, { type: 'phone', hash: phone }] }, HOUR)]);
     assert.deepEqual((await entity(ctx(), await token(), id)).json().linked_identifiers, [
-      { type: 'bank_account', hash: bank }, { type: 'device', hash: device }, { type: 'phone', hash: phone },
+      { type: 'bank_account', hash: bank, entities: 1 }, { type: 'device', hash: device, entities: 1 }, { type: 'phone', hash: phone, entities: 1 },
     ]);
   });
 

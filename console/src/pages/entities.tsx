@@ -1,8 +1,9 @@
-// Entities: look up a hashed id; its aggregates, linked identifiers, and the decisions made about it.
+// Entities: look up a hashed id; its aggregates, linked identifiers, event timeline, and the decisions made about it.
 import { useState } from 'preact/hooks';
 import { api, hasScope } from '../api.ts';
 import { Empty, Field, Loader, fmtDate, fmtMoney, fmtNumber, navigate, useLoad } from '../ui.tsx';
 import { DecisionTable, useDecisionList } from './decisions.tsx';
+import { EntityTimeline } from './entity-timeline.tsx';
 
 interface Entity {
   entity_id: string;
@@ -77,8 +78,13 @@ function EntityView({ id }: { id: string }) {
             </div>
           )}
           <h2>Timeline</h2>
-          <p class="muted">This server's API does not list an entity's individual events; the aggregates above summarise them. The decisions made about the entity follow.</p>
-          {hasScope('audit:read') && <EntityDecisions id={id} />}
+          <EntityTimeline id={id} />
+          {hasScope('audit:read') && (
+            <>
+              <h2>Decisions</h2>
+              <EntityDecisions id={id} />
+            </>
+          )}
         </>
       )}
     </Loader>

@@ -1,0 +1,101 @@
+// GET /api/v1/trust/entities/{entity_id}/events: an entity's events, newest first, for the console's
+// timeline (issue 12). Events belong to the client that sent them (events.client_id): a non-admin sees
+// only its own client's, an admin sees every client's and the legacy imports stored with client ''.
+// Each item carries only what its own event carried, never other entities' identifier hashes.
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { Store } from '../store/db.ts';
+import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { EntityId, checkEntityParam } from './schemas.ts';
+
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+
+const TimelineEvent = Type.Object({
+  event_id: Type.String(),
+  type: Type.String(),
+  occurred_at: Type.String({ format: 'date-time' }),
+  amount: Type.Optional(Type.Number()),
+  currency: Type.Optional(Type.String()),
+  counterparty_id: Type.Optional(Type.String()),
+  trade_id: Type.Optional(Type.String()),
+  resolution: Type.Optional(Type.String()),
+});
+
+const Params = Type.Object({ entity_id: EntityId });
+const Query = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$' })),
+}, { additionalProperties: false });
+
+/** Position after which the next page starts: the last item's sort key (client_id breaks ties between clients' equal event ids). */
+interface Position { at: number; eventId: string; clientId: string }
+
+// Opaque to callers: base64url of a JSON triple. Malformed ones are a 400, never a 5xx.
+const encodeCursor = (p: Position) => Buffer.from(JSON.stringify([p.at, p.eventId, p.clientId])).toString('base64url');
+function decodeCursor(cursor: string): Position {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  if (Array.isArray(parsed) && parsed.length === 3 && Number.isSafeInteger(parsed[0]) && typeof parsed[1] === 'string' && typeof parsed[2] === 'string'
+    && parsed[1].length <= 256 && parsed[2].length <= 256) {
+    return { at: parsed[0] as number, eventId: parsed[1], clientId: parsed[2] };
+  }
+  throw new ApiError(400, 'invalid_request', 'Invalid query parameter: cursor is not one this endpoint returned.', { errors: [{ field: 'cursor', message: 'is not a valid cursor' }] });
+}
+
+const OPTIONAL = ['counterparty_id', 'trade_id', 'resolution', 'currency'] as const;
+
+/** The timeline fields of a stored payload (canonical JSON of the event as it was sent). */
+function item(row: { event_id: string; type: string; occurred_at: number | string; payload: string }): Static<typeof TimelineEvent> {
+  let payload: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(row.payload) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) payload = parsed as Record<string, unknown>;
+  } catch {
+    // An unreadable payload still shows its type and time.
+  }
+  const out: Static<typeof TimelineEvent> = { event_id: row.event_id, type: row.type, occurred_at: new Date(Number(row.occurred_at)).toISOString() };
+  if (typeof payload.amount === 'number' && Number.isFinite(payload.amount)) out.amount = payload.amount;
+  for (const key of OPTIONAL) if (typeof payload[key] === 'string') out[key] = payload[key];
+  return out;
+}
+
+export function registerTimelineRoute(app: FastifyInstance, { store, requireHashedIds }: { store: Store; requireHashedIds: boolean }): void {
+  app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>('/api/v1/trust/entities/:entity_id/events', {
+    config: { scope: 'trust:read' },
+    schema: {
+      tags: ['trust'],
+      summary: "An entity's events, newest first (a non-admin sees its own client's events only)",
+      params: Params,
+      querystring: Query,
+      response: { 200: Type.Object({ data: Type.Array(TimelineEvent), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
+    },
+  }, async (request) => {
+    const id = request.params.entity_id;
+    checkEntityParam(id, { requireHashedIds });
+    const { limit = 50, cursor } = request.query;
+    const after = cursor === undefined ? undefined : decodeCursor(cursor);
+    const entity = await store.db.selectFrom('entities').select('version').where('entity_id', '=', id).executeTakeFirst();
+    if (!entity || Number(entity.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
+    let q = store.db.selectFrom('events').select(['client_id', 'event_id', 'type', 'occurred_at', 'payload']).where('entity_id', '=', id);
+    if (request.principal.role !== 'admin') q = q.where('client_id', '=', request.principal.clientId);
+    if (after) {
+      q = q.where((eb) => eb.or([
+        eb('occurred_at', '<', after.at),
+        eb.and([eb('occurred_at', '=', after.at), eb('event_id', '<', after.eventId)]),
+        eb.and([eb('occurred_at', '=', after.at), eb('event_id', '=', after.eventId), eb('client_id', '<', after.clientId)]),
+      ]));
+    }
+    const rows = await q.orderBy('occurred_at', 'desc').orderBy('event_id', 'desc').orderBy('client_id', 'desc').limit(limit + 1).execute();
+    const page = rows.slice(0, limit);
+    const tail = page[page.length - 1];
+    const more = rows.length > limit && tail !== undefined;
+    return {
+      data: page.map(item),
+      next_cursor: more ? encodeCursor({ at: Number(tail.occurred_at), eventId: tail.event_id, clientId: tail.client_id }) : null,
+    };
+  });
+}
