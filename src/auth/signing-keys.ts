@@ -14,7 +14,10 @@ interface LoadedKey {
   kid: string;
   publicJwk: JWK;
   publicKey: Key;
-  privateKey: Key;
+  /** opened on first use, and only for the current key: verifying needs no private key, so a
+   *  process holding an older KEK still verifies tokens of a key sealed under a newer one */
+  privateKey?: Key;
+  sealed: string;
   createdAt: number;
   retiredAt: number | null;
 }
@@ -149,7 +152,7 @@ export class KeyRing {
             kid: row.kid,
             publicJwk: JSON.parse(row.public_jwk) as JWK,
             publicKey: (await importJWK(JSON.parse(row.public_jwk) as JWK, 'EdDSA')) as Key,
-            privateKey: (await importJWK(JSON.parse(unseal(row.private_jwk, row.kid, this.enc).jwk) as JWK, 'EdDSA')) as Key,
+            sealed: row.private_jwk,
             createdAt: row.created_at,
             retiredAt: row.retired_at,
           };
@@ -170,8 +173,10 @@ export class KeyRing {
   /** The key to sign with; picks up a rotation done by another process within 30 s. */
   async signingKey(): Promise<{ kid: string; key: Key }> {
     if (Date.now() - this.lastLoad > 30_000) await this.reload();
-    if (!this.current) throw new Error('no active signing key');
-    return { kid: this.current.kid, key: this.current.privateKey };
+    const current = this.current;
+    if (!current) throw new Error('no active signing key');
+    current.privateKey ??= (await importJWK(JSON.parse(unseal(current.sealed, current.kid, this.enc).jwk) as JWK, 'EdDSA')) as Key;
+    return { kid: current.kid, key: current.privateKey };
   }
 
   private trusted(key: LoadedKey | undefined, now: number): key is LoadedKey {

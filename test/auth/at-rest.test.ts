@@ -14,7 +14,7 @@ import { ensureSigningKey, prepareStore } from '../../src/server.ts';
 import { resolveKeyEncryption, unseal, SigningKeyDecryptionError } from '../../src/auth/kek.ts';
 import { ConfigError } from '../../src/config/env.ts';
 import { silentLog } from '../../src/auth/events.ts';
-import { rotateSigningKey } from '../../src/auth/signing-keys.ts';
+import { KeyRing, rotateSigningKey } from '../../src/auth/signing-keys.ts';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const SECRET_A = 'a'.repeat(16) + '-first-secret-key-encryption';
@@ -148,6 +148,24 @@ for (const backend of backends()) {
         } finally {
           await app.close();
         }
+      } finally {
+        await fresh.drop();
+      }
+    });
+
+    test('a running process on the old KEK still verifies tokens of a key another process sealed under a new KEK; signing with it says which KEK is missing', async () => {
+      const fresh = await freshStore(backend);
+      try {
+        const encA = resolveKeyEncryption({ secretKey: SECRET_A, secretKeyFile: undefined }, fresh.store);
+        const encB = resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, fresh.store);
+        await ensureSigningKey(fresh.store, encA, silentLog);
+        const ring = new KeyRing(fresh.store.db, 60_000, encA);
+        await ring.init();
+        // Another process, restarted with the new KEK (and the old one as previous), rotates.
+        const kid = await rotateSigningKey(fresh.store.db, { ...encB, previous: [encA.current] });
+        await ring.refresh();
+        assert.ok(await ring.verificationKey(kid), 'the new key verifies on the old process');
+        await assert.rejects(ring.signingKey(), SigningKeyDecryptionError);
       } finally {
         await fresh.drop();
       }
