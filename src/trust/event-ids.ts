@@ -12,11 +12,27 @@ export class EventConflictError extends Error {
 }
 
 /**
+ * The event as compared for idempotency: keys sorted (canonical JSON), the time as one RFC 3339
+ * spelling, linked identifiers in one order, so a retry that serialises `…00Z` as `…00.000Z` or
+ * lists the same identifiers in another order is the same event, not a conflict.
+ */
+function comparable(event: TrustEvent): string {
+  const at = Date.parse(event.occurred_at);
+  const linked = event.linked_identifiers && [...event.linked_identifiers].sort((a, b) =>
+    a.type === b.type ? (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0) : a.type < b.type ? -1 : 1);
+  return canonicalJson({
+    ...event,
+    ...(Number.isFinite(at) ? { occurred_at: new Date(at).toISOString() } : {}),
+    ...(linked ? { linked_identifiers: linked } : {}),
+  });
+}
+
+/**
  * Each event's canonical payload and the index of each id's first occurrence; throws
  * EventConflictError when one batch uses an id for two different events (naming the later ones).
  */
 export function batchEventIds(events: readonly TrustEvent[]): { payloads: string[]; first: Map<string, number> } {
-  const payloads = events.map((ev) => canonicalJson(ev));
+  const payloads = events.map(comparable);
   const first = new Map<string, number>();
   const conflicts: Array<{ index: number; eventId: string }> = [];
   events.forEach((ev, i) => {
@@ -28,11 +44,11 @@ export function batchEventIds(events: readonly TrustEvent[]): { payloads: string
   return { payloads, first };
 }
 
-/** Stored payloads are canonical JSON since 003_event_scope; older ones are re-canonicalised. */
+/** Stored payloads are in comparable form since 003_event_scope; older ones are brought to it. */
 export function samePayload(stored: string, canonical: string): boolean {
   if (stored === canonical) return true;
   try {
-    return canonicalJson(JSON.parse(stored)) === canonical;
+    return comparable(JSON.parse(stored) as TrustEvent) === canonical;
   } catch {
     return false;
   }

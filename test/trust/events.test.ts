@@ -112,6 +112,10 @@ describeEachBackend('trust events ingestion', (ctx) => {
     // the same payload with its keys in another order is the same event: a duplicate
     const reordered = Object.fromEntries(Object.entries(original).reverse());
     assert.deepEqual(await postEvents(ctx(), await token(), [reordered, fresh]), { accepted: 1, duplicates: 1 });
+    // …and so is the same instant spelled with milliseconds, or in another offset
+    const at = Date.parse(original.occurred_at as string);
+    const respelled = { ...original, occurred_at: new Date(at).toISOString().replace('Z', '+00:00') };
+    assert.deepEqual(await postEvents(ctx(), await token(), [respelled]), { accepted: 0, duplicates: 1 });
     // two different events under one id in one batch: 409 naming the second, nothing stored
     const twin = event('chargeback', id);
     const clash = problem(await post(ctx(), await token(), { events: [twin, { ...twin, type: 'fraud.reported' }] }), 409, 'conflict');
