@@ -50,7 +50,7 @@ describeEachBackend('Read one key; API key as bearer', (ctx) => {
   });
 
   test('Bearer vch_ with a wrong or deactivated key: 401 invalid_token challenge', async () => {
-    const res = await ctx().inject({ method: 'GET', url: KEYS, headers: bearer(`${key.key.slice(0, -1)}x`) });
+    const res = await ctx().inject({ method: 'GET', url: KEYS, headers: bearer(`${key.key.slice(0, -1)}${key.key.endsWith('x') ? 'y' : 'x'}`) });
     problem(res, 401, 'unauthenticated');
     assert.match(String(res.headers['www-authenticate']), /error="invalid_token"/);
     const made = (await ctx().inject({ method: 'POST', url: KEYS, headers: bearer(admin), payload: { name: 'gone', scopes: ['keys:read'] } })).json();
