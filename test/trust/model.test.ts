@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy } from '../../src/config/policy.ts';
 import { computeSignals, decayFactor, riskLevelFor, scoreEntity } from '../../src/trust/model.ts';
 import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
+import { profileArb } from '../helpers/profiles.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -52,44 +53,8 @@ const signal = (p: EntityProfile, name: string, r: ScoreRequest = REQ) =>
   computeSignals(p, r, DEFAULT_POLICY, NOW).find((s) => s.name === name);
 
 // ---------- arbitraries ----------
-const cnt = fc.double({ min: 0, max: 5000, noNaN: true });
 const time = fc.integer({ min: NOW - 3 * 365 * DAY, max: NOW + DAY });
 
-const profileArb: fc.Arbitrary<EntityProfile> = fc.record({
-  entityId: fc.constant('e1'),
-  known: fc.boolean(),
-  firstSeenAt: fc.option(time, { nil: null }),
-  lastEventAt: fc.option(time, { nil: null }),
-  tradesCompleted: fc.nat({ max: 5000 }),
-  tradesCancelled: fc.nat({ max: 5000 }),
-  disputesOpened: fc.nat({ max: 100 }),
-  disputesWon: fc.nat({ max: 100 }),
-  disputesLost: fc.nat({ max: 100 }),
-  chargebacks: fc.nat({ max: 50 }),
-  fraudReports: fc.nat({ max: 50 }),
-  blocklisted: fc.boolean(),
-  decayed: fc.record({
-    at: time,
-    tradesCompleted: cnt,
-    tradesCancelled: cnt,
-    disputesLost: cnt,
-    chargebacks: cnt,
-    fraudReports: cnt,
-  }),
-  velocity: fc.record({
-    tradesLastHour: fc.nat({ max: 200 }),
-    tradesLastDay: fc.nat({ max: 2000 }),
-    volumeLastDay: fc.double({ min: 0, max: 1e9, noNaN: true }),
-  }),
-  amountStats: fc.record({
-    n: fc.nat({ max: 5000 }),
-    logMean: fc.double({ min: -10, max: 25, noNaN: true }),
-    logM2: fc.double({ min: 0, max: 1e5, noNaN: true }),
-    volume: fc.double({ min: 0, max: 1e12, noNaN: true }),
-  }),
-  counterpartyTrades: fc.option(fc.nat({ max: 100 }), { nil: null }),
-  linkedFlaggedEntities: fc.nat({ max: 10 }),
-});
 
 const requestArb: fc.Arbitrary<ScoreRequest> = fc.record({
   entity_id: fc.constant('e1'),
