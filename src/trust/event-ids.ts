@@ -1,6 +1,9 @@
 // Event ids belong to the client that sends them (CONTRACT §5, migration 003_event_scope): the same
 // id with the same payload is a duplicate; with a different payload it is a conflict that fails the
 // whole batch. Payloads are compared as canonical JSON, so key order does not matter.
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import { chunks } from '../store/chunks.ts';
 import { canonicalJson } from './cache.ts';
 import type { TrustEvent } from './schemas.ts';
 
@@ -52,4 +55,33 @@ export function samePayload(stored: string, canonical: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Inserts the batch's raw events (each id once, in `ordered` order, so concurrent batches lock
+ * shared ids in one order) and returns the ids that are new. An id already stored is a duplicate
+ * when its payload is the same; otherwise EventConflictError names every such event.
+ */
+export async function insertEventRows(
+  trx: Transaction<Database>, events: readonly TrustEvent[], payloads: readonly string[], first: ReadonlyMap<string, number>,
+  ordered: readonly number[], clientId: string, now: number,
+): Promise<Set<string>> {
+  const fresh = new Set<string>();
+  for (const batch of chunks(ordered)) {
+    const inserted = await trx.insertInto('events').values(batch.map((i) => {
+      const ev = events[i]!;
+      return { client_id: clientId, event_id: ev.event_id, entity_id: ev.entity_id, type: ev.type, occurred_at: Date.parse(ev.occurred_at), payload: payloads[i]!, ingested_at: now };
+    })).onConflict((oc) => oc.columns(['client_id', 'event_id']).doNothing()).returning('event_id').execute();
+    for (const r of inserted) fresh.add(r.event_id);
+  }
+  const conflicts: Array<{ index: number; eventId: string }> = [];
+  for (const ids of chunks([...first.keys()].filter((id) => !fresh.has(id)))) {
+    const stored = await trx.selectFrom('events').select(['event_id', 'payload']).where('client_id', '=', clientId).where('event_id', 'in', ids).execute();
+    for (const row of stored) {
+      const index = first.get(row.event_id)!;
+      if (!samePayload(row.payload, payloads[index]!)) conflicts.push({ index, eventId: row.event_id });
+    }
+  }
+  if (conflicts.length > 0) throw new EventConflictError(conflicts.sort((a, b) => a.index - b.index));
+  return fresh;
 }

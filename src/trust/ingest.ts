@@ -9,7 +9,8 @@ import type { Database, EntitiesTable, EntityCurrencyTable } from '../store/sche
 import type { Store } from '../store/db.ts';
 import type { Policy } from '../config/policy.ts';
 import type { TrustEvent } from './schemas.ts';
-import { EventConflictError, batchEventIds, samePayload } from './event-ids.ts';
+import { batchEventIds, insertEventRows } from './event-ids.ts';
+import { chunks } from '../store/chunks.ts';
 import { isFlagged, writeIdentifiers } from './linkage.ts';
 import { announceFlags, flagFacts } from '../webhooks/events.ts';
 
@@ -22,17 +23,10 @@ const DAY_MS = 86_400_000;
 export const BUCKET_MS = 600_000;
 /** Buckets older than this cannot affect a velocity signal (a day) and are pruned. */
 const BUCKETS_KEPT = 150;
-const CHUNK = 200;
 
 type Entity = EntitiesTable;
 type Decayed = 'd_trades_completed' | 'd_trades_cancelled' | 'd_disputes_lost' | 'd_chargebacks' | 'd_fraud_reports';
 const DECAYED: Decayed[] = ['d_trades_completed', 'd_trades_cancelled', 'd_disputes_lost', 'd_chargebacks', 'd_fraud_reports'];
-
-function chunks<T>(items: T[], size = CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 function blankEntity(id: string): Entity {
   return {
@@ -228,7 +222,7 @@ async function writeState(trx: Transaction<Database>, p: Pending, nowBucket: num
   await writeIdentifiers(trx, p.entities, p.wasFlagged, p.identifiers.values());
 }
 
-export { EventConflictError };
+export { EventConflictError } from './event-ids.ts';
 
 export interface IngestOptions {
   /** the client whose event ids these are; '' for events without a known owner (CLI import) */
@@ -268,25 +262,8 @@ async function ingestOnce(
   const ordered = [...first.values()].sort((a, b) => (events[a]!.event_id < events[b]!.event_id ? -1 : events[a]!.event_id > events[b]!.event_id ? 1 : 0));
   const halfLifeMs = policy.decayHalfLifeDays * DAY_MS;
   const result = await store.db.transaction().execute(async (trx) => {
-    const fresh = new Set<string>();
-    for (const batch of chunks(ordered)) {
-      const inserted = await trx.insertInto('events').values(batch.map((i) => {
-        const ev = events[i]!;
-        return { client_id: clientId, event_id: ev.event_id, entity_id: ev.entity_id, type: ev.type, occurred_at: Date.parse(ev.occurred_at), payload: payloads[i]!, ingested_at: now };
-      })).onConflict((oc) => oc.columns(['client_id', 'event_id']).doNothing()).returning('event_id').execute();
-      for (const r of inserted) fresh.add(r.event_id);
-    }
-    // Ids already stored: a duplicate only if the payload is the same.
-    const conflicts: Array<{ index: number; eventId: string }> = [];
-    for (const ids of chunks([...first.keys()].filter((id) => !fresh.has(id)))) {
-      const stored = await trx.selectFrom('events').select(['event_id', 'payload']).where('client_id', '=', clientId).where('event_id', 'in', ids).execute();
-      for (const row of stored) {
-        const index = first.get(row.event_id)!;
-        if (!samePayload(row.payload, payloads[index]!)) conflicts.push({ index, eventId: row.event_id });
-      }
-    }
-    // Thrown inside the transaction: the batch's other events are rolled back with it.
-    if (conflicts.length > 0) throw new EventConflictError(conflicts.sort((a, b) => a.index - b.index));
+    // Throws EventConflictError inside the transaction: the batch's other events roll back with it.
+    const fresh = await insertEventRows(trx, events, payloads, first, ordered, clientId, now);
     const accepted = [...first.values()].filter((i) => fresh.has(events[i]!.event_id))
       .map((i) => ({ ev: events[i]!, t: Date.parse(events[i]!.occurred_at) }))
       .sort((a, b) => a.t - b.t);

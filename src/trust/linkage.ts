@@ -4,16 +4,11 @@
 // device hash shared by 20,000 accounts cost a score 350 ms and a fraud batch seconds.
 import { sql, type Transaction } from 'kysely';
 import type { Database, EntitiesTable, IdentifiersTable } from '../store/schema.ts';
+import { chunks } from '../store/chunks.ts';
 
 type Flaggable = Pick<EntitiesTable, 'entity_id' | 'fraud_reports' | 'blocklisted'>;
 
 export const isFlagged = (e: Pick<EntitiesTable, 'fraud_reports' | 'blocklisted'>) => e.fraud_reports > 0 || e.blocklisted === 1;
-
-function chunks<T>(items: T[], size = 200): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /**
  * Keeps identifier_stats current: a new link adds its entity (flagged or not) to the identifier;
