@@ -3,57 +3,15 @@
 // owner '' so no client's new ids collide with them.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { Migrator, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { backends, type Backend } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
-import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { ingestEvents } from '../../src/trust/ingest.ts';
 import { DEFAULT_POLICY } from '../../src/config/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
+import { storeMigratedBefore } from '../helpers/migrations.ts';
 
-async function storeAt001(backend: Backend): Promise<{ store: Store; drop(): Promise<void> }> {
-  const tag = randomBytes(6).toString('hex');
-  let store: Store;
-  let drop: () => Promise<void>;
-  let schema: string | undefined;
-  if (backend === 'sqlite') {
-    const path = join(tmpdir(), `vouch-mig-${tag}.db`);
-    store = openStore(`sqlite:${path}`);
-    drop = async () => {
-      await store.close();
-      for (const s of ['', '-wal', '-shm']) rmSync(path + s, { force: true });
-    };
-  } else {
-    const base = process.env.VOUCH_TEST_POSTGRES_URL!;
-    schema = `m_${tag}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    store = openStore(base, { schema, poolSize: 2 });
-    drop = async () => {
-      await store.close();
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
-    };
-  }
-  const migrator = new Migrator({
-    db: store.db as Kysely<unknown>,
-    provider: { getMigrations: async () => ({ '001_initial': MIGRATIONS['001_initial']!(backend) }) },
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return { store, drop };
-}
+const storeAt001 = (backend: Backend) => storeMigratedBefore(backend, '002');
 
 for (const backend of backends()) {
   describe(`migrations over existing history [${backend}]`, () => {

@@ -3,16 +3,10 @@
 // (last_trade_at, identifier holder counts) reach the P2P signals; migration 006 backfills.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { Migrator, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { backends, bearer, describeEachBackend, type Backend } from '../helpers/app.ts';
 import { event, hash, postEvents, score, tradeHistory } from '../helpers/trust.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
-import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { storeMigratedBefore } from '../helpers/migrations.ts';
 
 const DAY = 86_400_000;
 interface Sig { name: string; value: number; weight: number; description: string }
@@ -119,40 +113,7 @@ describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
   });
 });
 
-async function storeBefore006(backend: Backend): Promise<{ store: Store; drop(): Promise<void> }> {
-  const tag = randomBytes(6).toString('hex');
-  let store: Store;
-  let drop: () => Promise<void>;
-  let schema: string | undefined;
-  if (backend === 'sqlite') {
-    const path = join(tmpdir(), `vouch-mig6-${tag}.db`);
-    store = openStore(`sqlite:${path}`);
-    drop = async () => {
-      await store.close();
-      for (const s of ['', '-wal', '-shm']) rmSync(path + s, { force: true });
-    };
-  } else {
-    const base = process.env.VOUCH_TEST_POSTGRES_URL!;
-    schema = `m6_${tag}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    store = openStore(base, { schema, poolSize: 2 });
-    drop = async () => {
-      await store.close();
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
-    };
-  }
-  const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '006').map(([name, make]) => [name, make(backend)]));
-  const migrator = new Migrator({ db: store.db as Kysely<unknown>, provider: { getMigrations: async () => before }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return { store, drop };
-}
+const storeBefore006 = (backend: Backend) => storeMigratedBefore(backend, '006');
 
 for (const backend of backends()) {
   describe(`006_p2p_features over existing history [${backend}]`, () => {
