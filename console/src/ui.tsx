@@ -218,3 +218,19 @@ export function Field({ label, children, hint }: { label: string; children: Comp
     </label>
   );
 }
+
+/** A fieldset of checkboxes choosing a subset of `options` (scopes of a key, events of a webhook). */
+export function CheckboxGroup({ legend, options, chosen, onChange }: { legend: string; options: readonly string[]; chosen: string[]; onChange: (next: string[]) => void }) {
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      <div class="checks">
+        {options.map((option) => (
+          <label key={option} class="inline">
+            <input type="checkbox" checked={chosen.includes(option)} onChange={(e) => onChange(e.currentTarget.checked ? [...chosen, option] : chosen.filter((x) => x !== option))} /> {option}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}

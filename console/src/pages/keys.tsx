@@ -1,7 +1,7 @@
 // API keys: list, create (secret shown once), rotate, deactivate.
 import { useState } from 'preact/hooks';
 import { api, currentSession, hasScope, query, type ApiProblem, type Page } from '../api.ts';
-import { Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, localToIso, toProblem, useLoad } from '../ui.tsx';
+import { CheckboxGroup, Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, localToIso, toProblem, useLoad } from '../ui.tsx';
 
 interface Key {
   id: string;
@@ -151,16 +151,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: Key & { key: string
       <Field label="Name">
         <input required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
       </Field>
-      <fieldset>
-        <legend>Scopes (at most your own)</legend>
-        <div class="checks">
-          {mine.map((s) => (
-            <label key={s} class="inline">
-              <input type="checkbox" checked={scopes.includes(s)} onChange={(e) => setScopes(e.currentTarget.checked ? [...scopes, s] : scopes.filter((x) => x !== s))} /> {s}
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <CheckboxGroup legend="Scopes (at most your own)" options={mine} chosen={scopes} onChange={setScopes} />
       <div class="row">
         <Field label="Role">
           <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>

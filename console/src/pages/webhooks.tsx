@@ -1,7 +1,7 @@
 // Webhooks: list, create (signing secret shown once), delete, and each endpoint's deliveries with retry.
 import { useState } from 'preact/hooks';
 import { api, may, type ApiProblem, type Page } from '../api.ts';
-import { Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, toProblem, useLoad } from '../ui.tsx';
+import { CheckboxGroup, Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, toProblem, useLoad } from '../ui.tsx';
 
 interface Webhook {
   id: string;
@@ -100,16 +100,7 @@ function CreateWebhook({ onCreated, onCancel }: { onCreated: (secret: string) =>
       <Field label="Endpoint URL" hint="https:// and publicly reachable.">
         <input type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
       </Field>
-      <fieldset>
-        <legend>Events</legend>
-        <div class="checks">
-          {EVENTS.map((ev) => (
-            <label key={ev} class="inline">
-              <input type="checkbox" checked={events.includes(ev)} onChange={(e) => setEvents(e.currentTarget.checked ? [...events, ev] : events.filter((x) => x !== ev))} /> {ev}
-            </label>
-          ))}
-        </div>
-      </fieldset>
+      <CheckboxGroup legend="Events" options={EVENTS} chosen={events} onChange={setEvents} />
       <Field label="Description (optional)">
         <input value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
       </Field>
