@@ -172,7 +172,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(keyRoutes, { db: store.db, feed, verifier });
   live.install(app);
   await app.register(trustRoutes, { store, policy: livePolicy, scoring, requireHashedIds: config.requireHashedIds });
-  await app.register(disputeRoutes, { policy: livePolicy, scoring, decisions, requireHashedIds: config.requireHashedIds });
+  await app.register(disputeRoutes, { scoring, decisions, requireHashedIds: config.requireHashedIds });
   await app.register(decisionRoutes, { db: store.db });
   await app.register(policyRoutes, { store, feed });
   await app.register(erasureRoutes, { store, feed, scoring, decisions, requireHashedIds: config.requireHashedIds });

@@ -7,7 +7,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ConfigError, loadConfig, type Config } from './config/env.ts';
 import { openStore, type Store } from './store/db.ts';
 import { createClient, deactivateClient, listClients } from './auth/clients.ts';
-import { ROLES, SCOPES, isRole, isScope } from './auth/principal.ts';
+import { ENVIRONMENTS, ROLES, SCOPES, isRole, isScope, type Environment } from './auth/principal.ts';
 import { rotateSigningKey } from './auth/signing-keys.ts';
 import { resolveKeyEncryption } from './auth/kek.ts';
 import { RevocationFeed } from './auth/revocation.ts';
@@ -115,20 +115,21 @@ export function buildProgram(): Command {
     .requiredOption('--name <name>', 'a name for people')
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`, role)
     .requiredOption('--scopes <a,b>', 'comma-separated scopes', scopeList)
-    .action(async (options: { name: string; role: string; scopes: string[] }) => {
+    .addOption(new Option('--environment <environment>', 'the data its tokens see: live, or test (test mode)').choices(ENVIRONMENTS).default('live'))
+    .action(async (options: { name: string; role: string; scopes: string[]; environment: Environment }) => {
       const config = loadConfig();
       await withStore(config, async (store) => {
-        const { client, secret } = await createClient(store.db, { name: options.name, role: options.role as never, scopes: options.scopes }, cliLog(config));
+        const { client, secret } = await createClient(store.db, { name: options.name, role: options.role as never, scopes: options.scopes, environment: options.environment }, cliLog(config));
         process.stdout.write(`client_id=${client.client_id}\nclient_secret=${secret}\n# the secret is shown once; store it now\n`);
       });
     });
   clients
     .command('list')
-    .description('list clients: id, status, role, scopes, name')
+    .description('list clients: id, status, environment, role, scopes, name')
     .action(async () => {
       await withStore(loadConfig(), async (store) => {
         for (const c of await listClients(store.db)) {
-          process.stdout.write(`${c.client_id}\t${c.status}\t${c.role}\t${c.scopes.join(',')}\t${c.name}\n`);
+          process.stdout.write(`${c.client_id}\t${c.status}\t${c.environment}\t${c.role}\t${c.scopes.join(',')}\t${c.name}\n`);
         }
       });
     });

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { generateSecret, safeEqualHex, sha256Hex } from '../keys/format.ts';
-import { parseScopes, type Role } from './principal.ts';
+import { parseScopes, type Environment, type Role } from './principal.ts';
 import type { RevocationFeed } from './revocation.ts';
 import { silentLog, type AuthLog } from './events.ts';
 
@@ -12,6 +12,8 @@ export interface ClientRecord {
   role: Role;
   scopes: string[];
   status: 'active' | 'inactive';
+  /** the data its tokens read and write (CONTRACT §10 test mode); fixed at creation */
+  environment: Environment;
   created_at: string;
   deactivated_at: string | null;
 }
@@ -28,6 +30,7 @@ function toRecord(row: Row): ClientRecord {
     role: row.role as Role,
     scopes: parseScopes(row.scopes),
     status: row.deactivated_at === null ? 'active' : 'inactive',
+    environment: row.environment === 'test' ? 'test' : 'live',
     created_at: new Date(row.created_at).toISOString(),
     deactivated_at: row.deactivated_at === null ? null : new Date(row.deactivated_at).toISOString(),
   };
@@ -39,6 +42,7 @@ export interface NewClient {
   role: Role;
   scopes: string[];
   secret?: string;
+  environment?: Environment;
 }
 
 export async function createClient(db: Kysely<Database>, input: NewClient, log: AuthLog = silentLog): Promise<{ client: ClientRecord; secret: string }> {
@@ -49,11 +53,12 @@ export async function createClient(db: Kysely<Database>, input: NewClient, log: 
     secret_hash: sha256Hex(secret),
     role: input.role,
     scopes: [...new Set(input.scopes)].join(' '),
+    environment: input.environment ?? 'live',
     created_at: Date.now(),
     deactivated_at: null,
   };
   await db.insertInto('clients').values(row).execute();
-  log.info({ event: 'client_created', client_id: row.id, role: row.role, scopes: row.scopes }, 'client created');
+  log.info({ event: 'client_created', client_id: row.id, role: row.role, scopes: row.scopes, environment: row.environment }, 'client created');
   return { client: toRecord(row), secret };
 }
 

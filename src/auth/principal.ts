@@ -9,6 +9,14 @@ export type Scope = (typeof SCOPES)[number];
 export const ROLES = ['service', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** The data partition a caller works in (CONTRACT §10 test mode): `vch_test_` keys and test clients see only test data. */
+export const ENVIRONMENTS = ['live', 'test'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+export function isEnvironment(value: unknown): value is Environment {
+  return value === 'live' || value === 'test';
+}
+
 const RANK: Record<Role, number> = { service: 0, operator: 1, admin: 2 };
 
 export interface Principal {
@@ -19,6 +27,8 @@ export interface Principal {
   clientId: string;
   role: Role;
   scopes: ReadonlySet<string>;
+  /** every data row the caller reads or writes belongs to this environment */
+  environment: Environment;
 }
 
 export function isScope(value: string): value is Scope {

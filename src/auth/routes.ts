@@ -172,7 +172,7 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
     if (notHeld.length > 0 || requested.length === 0) {
       throw new ApiError(400, 'invalid_scope', `The client does not hold: ${notHeld.join(' ') || '(empty scope)'}.`);
     }
-    const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested);
+    const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested, client.environment);
     events.tokenIssued(request, client.client_id, requested);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role, scope: requested.join(' ') };

@@ -8,7 +8,7 @@ import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose'
 import { LRUCache } from 'lru-cache';
 import { sha256Hex } from '../keys/format.ts';
 import type { KeyRing } from './signing-keys.ts';
-import { isRole, type Principal, type Role } from './principal.ts';
+import { isEnvironment, isRole, type Environment, type Principal, type Role } from './principal.ts';
 
 export interface TokenSettings {
   issuer: string;
@@ -20,6 +20,8 @@ interface Claims extends JWTPayload {
   client_id?: unknown;
   scope?: unknown;
   role?: unknown;
+  /** 'live' | 'test': the client's environment (test mode) */
+  environment?: unknown;
 }
 
 const LEEWAY_SECONDS = 30;
@@ -54,10 +56,10 @@ export class TokenService {
     private readonly clientIsActive: ClientLookup,
   ) {}
 
-  async issue(clientId: string, role: Role, scopes: string[]): Promise<{ token: string; expiresIn: number }> {
+  async issue(clientId: string, role: Role, scopes: string[], environment: Environment): Promise<{ token: string; expiresIn: number }> {
     const { kid, key } = await this.ring.signingKey();
     const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ client_id: clientId, scope: scopes.join(' '), role })
+    const token = await new SignJWT({ client_id: clientId, scope: scopes.join(' '), role, environment })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid })
       .setIssuer(this.settings.issuer)
       .setAudience(this.settings.audience)
@@ -127,9 +129,13 @@ export class TokenService {
       if (typeof sub !== 'string' || clientId !== sub || typeof scope !== 'string' || typeof role !== 'string' || !isRole(role) || typeof exp !== 'number') {
         return undefined;
       }
+      // A client's environment never changes, so the signed claim is as good as a lookup. Tokens
+      // issued before test mode existed carry none and were live.
+      const environment = payload.environment ?? 'live';
+      if (!isEnvironment(environment)) return undefined;
       // We never issue a longer lifetime, nor date a token ahead (which would stretch it as well).
       if (typeof iat !== 'number' || exp - iat > this.settings.ttlSeconds + LEEWAY_SECONDS || iat > Date.now() / 1000 + LEEWAY_SECONDS) return undefined;
-      const principal: Principal = { id: sub, kind: 'client', clientId: sub, role, scopes: new Set(scope.split(' ').filter(Boolean)) };
+      const principal: Principal = { id: sub, kind: 'client', clientId: sub, role, scopes: new Set(scope.split(' ').filter(Boolean)), environment };
       return { principal, expiresAt: (exp + LEEWAY_SECONDS) * 1000 };
     } catch {
       return undefined;

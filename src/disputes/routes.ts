@@ -1,7 +1,6 @@
 // POST /api/v1/dispute/analyze: both parties' scores from their history, then the pure analyser.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { Policy } from '../config/policy.ts';
 import { ProblemSchema } from '../http/problem.ts';
 import { newId } from '../keys/format.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
@@ -37,14 +36,13 @@ const AnalyzeResponse = Type.Object({
 });
 
 export interface DisputeRouteOptions {
-  policy: Policy;
   scoring: ScoringService;
   decisions: DecisionWriter;
   /** VOUCH_REQUIRE_HASHED_IDS */
   requireHashedIds?: boolean;
 }
 
-export default async function disputeRoutes(app: FastifyInstance, { policy, scoring, decisions, requireHashedIds = false }: DisputeRouteOptions) {
+export default async function disputeRoutes(app: FastifyInstance, { scoring, decisions, requireHashedIds = false }: DisputeRouteOptions) {
   const outcomes = app.metrics.counter('vouch_dispute_analyses_total', 'Dispute analyses by recommendation', ['recommendation']);
 
   app.post<{ Body: AnalyzeBody }>('/api/v1/dispute/analyze', {
@@ -57,13 +55,15 @@ export default async function disputeRoutes(app: FastifyInstance, { policy, scor
     },
   }, async (request) => {
     const body = request.body;
+    const { environment } = request.principal;
+    const policy = scoring.policyFor(environment);
     checkDisputeBody(body, policy.cryptoAssets, { requireHashedIds });
 
     const now = Date.now();
     const { amount, currency, payment_method } = body.trade;
     const assess = async (entityId: string, counterparty: string): Promise<PartyAssessment & { safeAmount: number | null }> => {
       const context: ScoreContext = { counterparty_id: counterparty, ...(payment_method ? { payment_method } : {}) };
-      const { profile, result, safeAmount } = await scoring.assess(entityId, amount, currency, context, now);
+      const { profile, result, safeAmount } = await scoring.assess(environment, entityId, amount, currency, context, now);
       return { entityId, score: result.score, riskLevel: result.riskLevel, signals: result.signals, profile, safeAmount };
     };
     const [buyer, seller] = await Promise.all([assess(body.buyer_id, body.seller_id), assess(body.seller_id, body.buyer_id)]);
@@ -85,6 +85,7 @@ export default async function disputeRoutes(app: FastifyInstance, { policy, scor
     await decisions.write({
       id: response.analysis_id,
       kind: 'dispute_analysis',
+      environment,
       principal_id: request.principal.id,
       owner_client_id: request.principal.clientId,
       subject_id: body.dispute_id,

@@ -71,7 +71,7 @@ export class KeyVerifier {
       }
       cached = {
         row,
-        principal: { id: row.id, kind: 'api_key', clientId: row.owner_client_id, role: row.role as Role, scopes: new Set(parseScopes(row.scopes)) },
+        principal: { id: row.id, kind: 'api_key', clientId: row.owner_client_id, role: row.role as Role, scopes: new Set(parseScopes(row.scopes)), environment: row.environment === 'test' ? 'test' : 'live' },
       };
       this.byHash.set(hash, cached);
       this.hashById.set(row.id, hash);

@@ -4,6 +4,7 @@
 // when it reports a policy row, reloads the active and shadow policies before the request runs.
 import type { FastifyInstance } from 'fastify';
 import type { Policy } from '../config/policy.ts';
+import { ENVIRONMENTS } from '../auth/principal.ts';
 import type { Store } from '../store/db.ts';
 import type { ScoringService } from '../trust/scoring.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult } from '../trust/types.ts';
@@ -28,7 +29,7 @@ export function learningColumns(profile: EntityProfile, request: ScoreRequest, r
   };
 }
 
-/** Keeps `scoring.policy` and `scoring.shadow` equal to the store's active and shadow policies. */
+/** Keeps the scoring service's policies equal to the store's active and shadow ones, per environment. */
 export class LivePolicies {
   private pending: Promise<void> | undefined;
   private again = false;
@@ -36,9 +37,10 @@ export class LivePolicies {
   constructor(private readonly store: Store, private readonly scoring: ScoringService) {}
 
   async load(): Promise<void> {
-    const { active, shadow } = await loadLivePolicies(this.store.db);
-    if (active) this.scoring.policy = active;
-    this.scoring.shadow = shadow ?? null;
+    for (const environment of ENVIRONMENTS) {
+      const { active, shadow } = await loadLivePolicies(this.store.db, environment);
+      this.scoring.setPolicies(environment, active, shadow ?? null);
+    }
   }
 
   /** A policy row arrived on the feed: reload; requests wait for it in `ready`. */
@@ -77,14 +79,16 @@ export class LivePolicies {
 /**
  * A view of the live policy for routes that were handed one Policy object at registration: every
  * read goes to the scoring service's current policy.
+ * TODO(test mode): routes take scoring.policyFor(request.principal.environment) instead.
  */
 export function livePolicyView(scoring: ScoringService): Policy {
+  const current = () => scoring.policyFor('live');
   return new Proxy({} as Policy, {
-    get: (_target, key) => (scoring.policy as unknown as Record<string | symbol, unknown>)[key],
-    has: (_target, key) => key in scoring.policy,
-    ownKeys: () => Reflect.ownKeys(scoring.policy),
+    get: (_target, key) => (current() as unknown as Record<string | symbol, unknown>)[key],
+    has: (_target, key) => key in current(),
+    ownKeys: () => Reflect.ownKeys(current()),
     getOwnPropertyDescriptor: (_target, key) => {
-      const d = Reflect.getOwnPropertyDescriptor(scoring.policy, key);
+      const d = Reflect.getOwnPropertyDescriptor(current(), key);
       return d ? { ...d, configurable: true } : undefined;
     },
   });

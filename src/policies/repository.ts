@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_POLICY, validatePolicy, type Policy } from '../config/policy.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
+import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
 
 export type PolicyStatus = 'active' | 'shadow' | 'candidate' | 'retired';
 export type PolicySource = 'builtin' | 'file' | 'upload' | 'fit';
@@ -25,23 +26,23 @@ export function parseDocument(row: Pick<PolicyRow, 'document'>): Policy {
   return JSON.parse(row.document) as Policy;
 }
 
-export async function loadLivePolicies(db: Db): Promise<{ active?: Policy; shadow?: Policy }> {
-  const rows = await db.selectFrom('policies').select(['status', 'document']).where('status', 'in', ['active', 'shadow']).execute();
+export async function loadLivePolicies(db: Db, environment: Environment): Promise<{ active?: Policy; shadow?: Policy }> {
+  const rows = await db.selectFrom('policies').select(['status', 'document']).where('environment', '=', environment).where('status', 'in', ['active', 'shadow']).execute();
   const active = rows.find((r) => r.status === 'active');
   const shadow = rows.find((r) => r.status === 'shadow');
   return { ...(active ? { active: parseDocument(active) } : {}), ...(shadow ? { shadow: parseDocument(shadow) } : {}) };
 }
 
-export function getPolicy(db: Db, version: string): Promise<PolicyRow | undefined> {
-  return db.selectFrom('policies').selectAll().where('version', '=', version).executeTakeFirst();
+export function getPolicy(db: Db, environment: Environment, version: string): Promise<PolicyRow | undefined> {
+  return db.selectFrom('policies').selectAll().where('environment', '=', environment).where('version', '=', version).executeTakeFirst();
 }
 
-export function activeRow(db: Db): Promise<PolicyRow | undefined> {
-  return db.selectFrom('policies').selectAll().where('status', '=', 'active').executeTakeFirst();
+export function activeRow(db: Db, environment: Environment): Promise<PolicyRow | undefined> {
+  return db.selectFrom('policies').selectAll().where('environment', '=', environment).where('status', '=', 'active').executeTakeFirst();
 }
 
-export async function listPolicies(db: Db, limit: number, after?: { at: number; version: string }): Promise<{ rows: PolicyRow[]; more: boolean }> {
-  let q = db.selectFrom('policies').selectAll();
+export async function listPolicies(db: Db, environment: Environment, limit: number, after?: { at: number; version: string }): Promise<{ rows: PolicyRow[]; more: boolean }> {
+  let q = db.selectFrom('policies').selectAll().where('environment', '=', environment);
   if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('version', '<', after.version)])]));
   const rows = await q.orderBy('created_at', 'desc').orderBy('version', 'desc').limit(limit + 1).execute();
   return { rows: rows.slice(0, limit), more: rows.length > limit };
@@ -56,9 +57,10 @@ export interface NewPolicy {
   status?: PolicyStatus;
 }
 
-/** Inserts a candidate; PolicyConflictError when the version exists. */
-export async function insertPolicy(db: Db, p: NewPolicy): Promise<PolicyRow> {
+/** Inserts a candidate; PolicyConflictError when the version exists in that environment. */
+export async function insertPolicy(db: Db, environment: Environment, p: NewPolicy): Promise<PolicyRow> {
   const row: PolicyRow = {
+    environment,
     version: p.policy.version,
     status: p.status ?? 'candidate',
     source: p.source,
@@ -68,56 +70,59 @@ export async function insertPolicy(db: Db, p: NewPolicy): Promise<PolicyRow> {
     document: JSON.stringify(p.policy),
     report: p.report === undefined ? null : JSON.stringify(p.report),
   };
-  const inserted = await db.insertInto('policies').values(row).onConflict((oc) => oc.column('version').doNothing()).returning('version').execute();
+  const inserted = await db.insertInto('policies').values(row).onConflict((oc) => oc.columns(['environment', 'version']).doNothing()).returning('version').execute();
   if (inserted.length === 0) throw new PolicyConflictError(`policy version ${p.policy.version} already exists`);
   return row;
 }
 
-async function recordChange(trx: Transaction<Database>, store: Store, version: string): Promise<void> {
-  await trx.insertInto('revocations').values({ kind: POLICY_FEED_KIND, subject: version, created_at: Date.now() }).execute();
+async function recordChange(trx: Transaction<Database>, store: Store, environment: Environment, version: string): Promise<void> {
+  await trx.insertInto('revocations').values({ kind: POLICY_FEED_KIND, subject: `${environment}:${version}`, created_at: Date.now() }).execute();
   if (store.dialect === 'postgres') await sql`select pg_notify('vouch_revocations', '')`.execute(trx);
 }
 
 /** Makes `version` the active policy; the previous one is retired. Returns the new row. */
-export async function activatePolicy(store: Store, version: string): Promise<PolicyRow> {
+export async function activatePolicy(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
   return store.db.transaction().execute(async (trx) => {
     if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
-    const row = await getPolicy(trx, version);
+    const row = await getPolicy(trx, environment, version);
     if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
     if (row.status === 'active') return row;
-    const previous = await trx.selectFrom('policies').select('version').where('status', '=', 'active').executeTakeFirst();
-    await trx.updateTable('policies').set({ status: 'retired' }).where('status', '=', 'active').execute();
-    await trx.updateTable('policies').set({ status: 'active' }).where('version', '=', version).execute();
-    await recordChange(trx, store, version);
-    // Announced in the same transaction (the outbox), to every subscriber (CONTRACT §10).
+    const previous = await activeRow(trx, environment);
+    const inEnvironment = trx.updateTable('policies').where('environment', '=', environment);
+    await inEnvironment.set({ status: 'retired' }).where('status', '=', 'active').execute();
+    await inEnvironment.set({ status: 'active' }).where('version', '=', version).execute();
+    await recordChange(trx, store, environment, version);
+    // Announced in the same transaction (the outbox), to every subscriber of that environment (CONTRACT §10).
+    // TODO(test mode): enqueueWebhookEvent takes the environment.
     await enqueueWebhookEvent(trx, 'policy.activated', { version, previous_version: previous?.version ?? null, source: row.source, activated_at: new Date().toISOString() });
     return { ...row, status: 'active' };
   });
 }
 
 /** Makes `version` the shadow policy (the previous shadow goes back to candidate). */
-export async function shadowPolicy(store: Store, version: string): Promise<PolicyRow> {
+export async function shadowPolicy(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
   return store.db.transaction().execute(async (trx) => {
     if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
-    const row = await getPolicy(trx, version);
+    const row = await getPolicy(trx, environment, version);
     if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
     if (row.status === 'active') throw new PolicyConflictError(`policy ${version} is the active policy; it cannot also be the shadow`);
     if (row.status === 'shadow') return row;
-    await trx.updateTable('policies').set({ status: 'candidate' }).where('status', '=', 'shadow').execute();
-    await trx.updateTable('policies').set({ status: 'shadow' }).where('version', '=', version).execute();
-    await recordChange(trx, store, version);
+    const inEnvironment = trx.updateTable('policies').where('environment', '=', environment);
+    await inEnvironment.set({ status: 'candidate' }).where('status', '=', 'shadow').execute();
+    await inEnvironment.set({ status: 'shadow' }).where('version', '=', version).execute();
+    await recordChange(trx, store, environment, version);
     return { ...row, status: 'shadow' };
   });
 }
 
 /** Ends shadow mode; returns the version that was the shadow, if any. */
-export async function clearShadow(store: Store): Promise<string | undefined> {
+export async function clearShadow(store: Store, environment: Environment): Promise<string | undefined> {
   return store.db.transaction().execute(async (trx) => {
     if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
-    const row = await trx.selectFrom('policies').select('version').where('status', '=', 'shadow').executeTakeFirst();
+    const row = await trx.selectFrom('policies').select('version').where('environment', '=', environment).where('status', '=', 'shadow').executeTakeFirst();
     if (!row) return undefined;
-    await trx.updateTable('policies').set({ status: 'candidate' }).where('version', '=', row.version).execute();
-    await recordChange(trx, store, row.version);
+    await trx.updateTable('policies').set({ status: 'candidate' }).where('environment', '=', environment).where('version', '=', row.version).execute();
+    await recordChange(trx, store, environment, row.version);
     return row.version;
   });
 }
@@ -126,29 +131,34 @@ export async function clearShadow(store: Store): Promise<string | undefined> {
 const POLICY_LOCK = 0x76706f6c;
 
 /**
- * At start (CONTRACT §9): the built-in policy is stored once; a configured policy (VOUCH_POLICY_FILE)
- * is stored when its version is new and then activated. A restart with the same file does not
- * undo an activation made through the API since; a file with a new version does. With no
- * active policy at all (a fresh store), the configured or built-in one is activated.
+ * At start (CONTRACT §9), in each environment: the built-in policy is stored once; a configured
+ * policy (VOUCH_POLICY_FILE) is stored when its version is new and then activated. A restart with
+ * the same file does not undo an activation made through the API since; a file with a new version
+ * does. With no active policy at all (a fresh store), the configured or built-in one is activated.
+ * Test mode starts from what live starts from, then goes its own way.
  */
 export async function ensurePolicies(store: Store, configured?: Policy): Promise<void> {
+  for (const environment of ENVIRONMENTS) await ensureEnvironmentPolicies(store, environment, configured);
+}
+
+async function ensureEnvironmentPolicies(store: Store, environment: Environment, configured?: Policy): Promise<void> {
   const fromFile = configured !== undefined && !isDeepStrictEqual(configured, DEFAULT_POLICY);
   let activate: string | undefined;
   await store.db.transaction().execute(async (trx) => {
     if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
     if (fromFile) {
-      const existing = await getPolicy(trx, configured.version);
+      const existing = await getPolicy(trx, environment, configured.version);
       if (!existing) {
-        await insertPolicy(trx, { policy: validatePolicy(configured, 'policy file'), source: 'file', createdBy: 'VOUCH_POLICY_FILE' });
+        await insertPolicy(trx, environment, { policy: validatePolicy(configured, 'policy file'), source: 'file', createdBy: 'VOUCH_POLICY_FILE' });
         activate = configured.version;
       }
     }
-    if (!(await getPolicy(trx, DEFAULT_POLICY.version))) {
-      await insertPolicy(trx, { policy: DEFAULT_POLICY, source: 'builtin' });
+    if (!(await getPolicy(trx, environment, DEFAULT_POLICY.version))) {
+      await insertPolicy(trx, environment, { policy: DEFAULT_POLICY, source: 'builtin' });
     }
-    if (!activate && !(await activeRow(trx))) activate = fromFile ? configured.version : DEFAULT_POLICY.version;
+    if (!activate && !(await activeRow(trx, environment))) activate = fromFile ? configured.version : DEFAULT_POLICY.version;
   });
-  if (activate) await activatePolicy(store, activate);
+  if (activate) await activatePolicy(store, environment, activate);
 }
 
 /** A short line for lists: what the policy is and, for a fit, how it did on the holdout. */

@@ -7,6 +7,7 @@ import { keyRotation } from './migrations/004_key_rotation.ts';
 import { learning } from './migrations/005_learning.ts';
 import { p2pFeatures } from './migrations/006_p2p_features.ts';
 import { idempotency } from './migrations/007_idempotency.ts';
+import { environments } from './migrations/009_environments.ts';
 import { webhooks } from './migrations/008_webhooks.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -162,6 +163,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '006_p2p_features': p2pFeatures,
   '007_idempotency': idempotency,
   '008_webhooks': webhooks,
+  '009_environments': environments,
 };
 
 class CodeMigrations implements MigrationProvider {

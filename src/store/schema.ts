@@ -2,6 +2,8 @@
 import type { Generated } from 'kysely';
 
 export interface ClientsTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   id: string;
   name: string;
   secret_hash: string;
@@ -44,6 +46,8 @@ export interface RevocationsTable {
 }
 
 export interface EventsTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   /** the client that sent the event ('' for events stored before 003_event_scope and for CLI imports) */
   client_id: string;
   event_id: string;
@@ -55,6 +59,8 @@ export interface EventsTable {
 }
 
 export interface EntitiesTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   entity_id: string;
   version: number;
   first_seen_at: number;
@@ -79,6 +85,8 @@ export interface EntitiesTable {
 }
 
 export interface EntityCurrencyTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   entity_id: string;
   currency: string;
   trades: number;
@@ -88,6 +96,8 @@ export interface EntityCurrencyTable {
 }
 
 export interface EntityHourlyTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   entity_id: string;
   /** ten-minute bucket: floor(epoch ms / 600 000) */
   bucket: number;
@@ -97,12 +107,16 @@ export interface EntityHourlyTable {
 }
 
 export interface EntityCounterpartiesTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   entity_id: string;
   counterparty_id: string;
   trades: number;
 }
 
 export interface IdentifiersTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   id_type: string;
   hash: string;
   entity_id: string;
@@ -111,6 +125,8 @@ export interface IdentifiersTable {
 
 /** Per-identifier counts behind the linkage signal (002_identifier_stats). */
 export interface IdentifierStatsTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   id_type: string;
   hash: string;
   entities: number;
@@ -119,6 +135,8 @@ export interface IdentifierStatsTable {
 }
 
 export interface DecisionsTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   id: string;
   kind: string;
   principal_id: string;
@@ -151,6 +169,8 @@ export interface DecisionsTable {
 
 /** Policy versions (005_learning, CONTRACT §9). */
 export interface PoliciesTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   version: string;
   /** 'active' | 'shadow' | 'candidate' | 'retired' */
   status: string;
@@ -167,6 +187,8 @@ export interface PoliciesTable {
 
 /** Idempotency-Key claims and their sealed responses (007_idempotency). */
 export interface IdempotencyKeysTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   client_id: string;
   idem_key: string;
   fingerprint: string;
@@ -185,6 +207,8 @@ export interface SettingsTable {
 
 /** Webhook subscriptions (008_webhooks); the secret is sealed under the key-encryption key. */
 export interface WebhooksTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   id: string;
   owner_client_id: string;
   url: string;
@@ -197,6 +221,8 @@ export interface WebhooksTable {
 
 /** The outbox: one row per event, written in the transaction of the fact it announces. */
 export interface WebhookEventsTable {
+  /** 'live' | 'test' (009_environments): the partition every query of this table names */
+  environment: string;
   /** the webhook-id header of every delivery of this event */
   id: string;
   type: string;

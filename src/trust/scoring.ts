@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Store } from '../store/db.ts';
 import type { Policy } from '../config/policy.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Environment, Principal } from '../auth/principal.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import { ApiError } from '../http/problem.ts';
 import { PreparedQuery } from '../store/prepared.ts';
@@ -63,22 +63,38 @@ async function sharedDecision(store: Store, decisionId: string, entityId: string
 export class ScoringService {
   readonly cache: ScoreCache<StoredScore>;
 
-  /** the shadow policy (CONTRACT §9): scored beside the live one, stored, never returned */
-  shadow: Policy | null = null;
+  /**
+   * Per environment (test mode): the active policy, replaced when another is activated, and the
+   * shadow policy (CONTRACT §9), scored beside it, stored, never returned (src/policies/live.ts).
+   */
+  private readonly policies: Record<Environment, { active: Policy; shadow: Policy | null }>;
 
   constructor(
     private readonly store: Store,
-    /** the active policy; replaced when another is activated (src/policies/live.ts) */
-    public policy: Policy,
+    /** the policy both environments score with until the stored ones are loaded */
+    policy: Policy,
     private readonly decisions: DecisionWriter,
     /** shared with the other instances when configured; scores are validated against the store either way */
     private readonly redis?: Redis,
   ) {
     this.cache = new ScoreCache(policy.cacheTtlSeconds);
+    this.policies = { live: { active: policy, shadow: null }, test: { active: policy, shadow: null } };
   }
 
-  private get ttlMs(): number {
-    return Math.max(1, this.policy.cacheTtlSeconds * 1000);
+  policyFor(environment: Environment): Policy {
+    return this.policies[environment].active;
+  }
+
+  shadowFor(environment: Environment): Policy | null {
+    return this.policies[environment].shadow;
+  }
+
+  setPolicies(environment: Environment, active: Policy | undefined, shadow: Policy | null): void {
+    this.policies[environment] = { active: active ?? this.policies[environment].active, shadow };
+  }
+
+  private ttlMs(environment: Environment): number {
+    return Math.max(1, this.policyFor(environment).cacheTtlSeconds * 1000);
   }
 
   /** The caller's own decision for this key from the shared cache, if still valid. */
@@ -96,23 +112,24 @@ export class ScoringService {
     const body = JSON.parse(row.result) as StoredScore;
     // Redis expires the pointer with the TTL; a pointer that outlived it (a changed TTL, a hand-made
     // entry) must not revive an old decision.
-    if (Date.parse(body.scored_at) + this.ttlMs <= Date.now()) return undefined;
+    if (Date.parse(body.scored_at) + this.ttlMs(principal.environment) <= Date.now()) return undefined;
     return body.entity_id === entityId ? { body, state: row.state } : undefined;
   }
 
-  private sharedSet(key: string, decisionId: string): void {
+  private sharedSet(key: string, decisionId: string, ttlMs: number): void {
     if (!this.redis || this.redis.status !== 'ready') return;
-    this.redis.set(`vouch:score:${key}`, decisionId, 'PX', this.ttlMs).catch(() => {});
+    this.redis.set(`vouch:score:${key}`, decisionId, 'PX', ttlMs).catch(() => {});
   }
 
   /** Profile and model output for one entity, without caching or audit (the dispute analyser's input). */
-  async assess(entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult; safeAmount: number | null }> {
+  async assess(environment: Environment, entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult; safeAmount: number | null }> {
     const { profile } = await loadProfile(this.store, {
       entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST), now,
     });
     const request = { entity_id: entityId, amount, currency, context };
-    const result = scoreEntity(profile, request, this.policy, now);
-    return { profile, result, safeAmount: safeAmount(profile, request, this.policy, now) };
+    const policy = this.policyFor(environment);
+    const result = scoreEntity(profile, request, policy, now);
+    return { profile, result, safeAmount: safeAmount(profile, request, policy, now) };
   }
 
   async score(body: ScoreBody, principal: Principal): Promise<ScoreResponse> {
@@ -125,8 +142,10 @@ export class ScoringService {
       });
     }
     const request = { entity_id: body.entity_id, amount: body.amount, currency: body.currency, context };
+    const { environment } = principal;
+    const policy = this.policyFor(environment);
     // Keyed per principal: a hit is always the caller's own, already audited decision (CONTRACT §5).
-    const key = cacheKey({ principalId: principal.id, policyVersion: this.policy.version, entityId: body.entity_id, amount: body.amount, currency: body.currency, context });
+    const key = cacheKey({ principalId: principal.id, policyVersion: policy.version, entityId: body.entity_id, amount: body.amount, currency: body.currency, context });
     // While the shared cache is configured but Redis is unreachable the cache is off altogether
     // (issue 5: "cache off, cached: false"): every instance answers from the store until Redis is back.
     const cacheable = !this.redis || this.redis.status === 'ready';
@@ -148,7 +167,7 @@ export class ScoringService {
         const shared = await this.sharedGet(key, principal, body.entity_id, linked);
         if (shared) {
           // Adopted for what is left of its TTL; its state was just checked against the store.
-          this.cache.set(key, { body: shared.body, principalId: principal.id, state: shared.state, generation }, this.ttlMs - (Date.now() - Date.parse(shared.body.scored_at)));
+          this.cache.set(key, { body: shared.body, principalId: principal.id, state: shared.state, generation }, this.ttlMs(principal.environment) - (Date.now() - Date.parse(shared.body.scored_at)));
           return { ...shared.body, cached: true };
         }
       }
@@ -159,7 +178,7 @@ export class ScoringService {
     const { profile, state } = await loadProfile(this.store, {
       entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked, now,
     });
-    const result = scoreEntity(profile, request, this.policy, now);
+    const result = scoreEntity(profile, request, policy, now);
     const stored: StoredScore = {
       entity_id: body.entity_id,
       score: result.score,
@@ -168,11 +187,12 @@ export class ScoringService {
       decision_id: newId('dec'),
       policy_version: result.policyVersion,
       scored_at: new Date(now).toISOString(),
-      safe_amount: safeAmount(profile, request, this.policy, now),
+      safe_amount: safeAmount(profile, request, policy, now),
     };
     await this.decisions.write({
       id: stored.decision_id,
       kind: 'score',
+      environment,
       principal_id: principal.id,
       owner_client_id: principal.clientId,
       subject_id: body.entity_id,
@@ -182,11 +202,11 @@ export class ScoringService {
       created_at: now,
       cache_key: key,
       cache_state: state,
-      ...learningColumns(profile, request, result, this.policy, this.shadow, now),
+      ...learningColumns(profile, request, result, policy, this.shadowFor(environment), now),
     });
     if (cacheable) {
-      this.cache.set(key, { body: stored, principalId: principal.id, state, generation }, this.ttlMs);
-      this.sharedSet(key, stored.decision_id);
+      this.cache.set(key, { body: stored, principalId: principal.id, state, generation }, this.ttlMs(environment));
+      this.sharedSet(key, stored.decision_id, this.ttlMs(environment));
     }
     return { ...stored, cached: false };
   }
