@@ -93,8 +93,7 @@ export async function activatePolicy(store: Store, environment: Environment, ver
     await inEnvironment.set({ status: 'active' }).where('version', '=', version).execute();
     await recordChange(trx, store, environment, version);
     // Announced in the same transaction (the outbox), to every subscriber of that environment (CONTRACT §10).
-    // TODO(test mode): enqueueWebhookEvent takes the environment.
-    await enqueueWebhookEvent(trx, 'policy.activated', { version, previous_version: previous?.version ?? null, source: row.source, activated_at: new Date().toISOString() });
+    await enqueueWebhookEvent(trx, environment, 'policy.activated', { version, previous_version: previous?.version ?? null, source: row.source, activated_at: new Date().toISOString() });
     return { ...row, status: 'active' };
   });
 }

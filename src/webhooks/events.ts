@@ -4,12 +4,14 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { enqueueWebhookEvent, hasSubscribers } from './repository.ts';
+import type { Environment } from '../auth/principal.ts';
 
 export { enqueueWebhookEvent };
 
 interface DecisionLike {
   id: string;
   kind: string;
+  environment: string;
   owner_client_id: string;
   result: string;
 }
@@ -38,13 +40,13 @@ export const decisionWebhooks = {
   async write(trx: Transaction<Database>, rows: readonly DecisionLike[]): Promise<void> {
     for (const row of rows) {
       const event = decisionEvent(row);
-      if (event) await enqueueWebhookEvent(trx, event.type, event.data, { owner: row.owner_client_id });
+      if (event) await enqueueWebhookEvent(trx, row.environment === 'test' ? 'test' : 'live', event.type, event.data, { owner: row.owner_client_id });
     }
   },
 };
 
 export async function announceKeyDeactivated(trx: Transaction<Database>, key: { id: string; name: string; prefix: string; owner_client_id: string; environment: string }, at: number, by: string): Promise<void> {
-  await enqueueWebhookEvent(trx, 'key.deactivated', {
+  await enqueueWebhookEvent(trx, key.environment === 'test' ? 'test' : 'live', 'key.deactivated', {
     key_id: key.id, name: key.name, prefix: key.prefix, environment: key.environment, owner_client_id: key.owner_client_id,
     deactivated_at: new Date(at).toISOString(), deactivated_by: by,
   }, { owner: key.owner_client_id, now: at });
@@ -63,21 +65,22 @@ export interface FlagFact {
  * entity.flagged for each entity a batch reported or blocklisted, and for entities sharing one of
  * its identifiers (up to MAX_LINKED_ANNOUNCED each), for the ingesting client's webhooks.
  */
-export async function announceFlags(trx: Transaction<Database>, clientId: string, facts: readonly FlagFact[]): Promise<void> {
-  if (facts.length === 0 || clientId === '' || !(await hasSubscribers(trx, 'entity.flagged', clientId))) return;
+export async function announceFlags(trx: Transaction<Database>, environment: Environment, clientId: string, facts: readonly FlagFact[]): Promise<void> {
+  if (facts.length === 0 || clientId === '' || !(await hasSubscribers(trx, environment, 'entity.flagged', clientId))) return;
   for (const fact of facts) {
     const base = { reason: fact.reason, occurred_at: fact.occurredAt, flagged_entity_id: fact.entityId };
-    await enqueueWebhookEvent(trx, 'entity.flagged', { entity_id: fact.entityId, ...base, via: null }, { owner: clientId });
+    await enqueueWebhookEvent(trx, environment, 'entity.flagged', { entity_id: fact.entityId, ...base, via: null }, { owner: clientId });
     const neighbours = await trx.selectFrom('identifiers as mine')
-      .innerJoin('identifiers as other', (j) => j.onRef('other.id_type', '=', 'mine.id_type').onRef('other.hash', '=', 'mine.hash'))
+      .innerJoin('identifiers as other', (j) => j.onRef('other.environment', '=', 'mine.environment').onRef('other.id_type', '=', 'mine.id_type').onRef('other.hash', '=', 'mine.hash'))
       .select(['other.entity_id', 'mine.id_type', 'mine.hash'])
+      .where('mine.environment', '=', environment).where('other.environment', '=', environment)
       .where('mine.entity_id', '=', fact.entityId).where('other.entity_id', '!=', fact.entityId)
       .orderBy('other.entity_id').limit(MAX_LINKED_ANNOUNCED * 4).execute();
     const seen = new Set<string>();
     for (const n of neighbours) {
       if (seen.has(n.entity_id) || seen.size >= MAX_LINKED_ANNOUNCED) continue;
       seen.add(n.entity_id);
-      await enqueueWebhookEvent(trx, 'entity.flagged', { entity_id: n.entity_id, ...base, via: { type: n.id_type, hash: n.hash } }, { owner: clientId });
+      await enqueueWebhookEvent(trx, environment, 'entity.flagged', { entity_id: n.entity_id, ...base, via: { type: n.id_type, hash: n.hash } }, { owner: clientId });
     }
   }
 }

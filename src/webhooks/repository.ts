@@ -4,6 +4,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhooksTable } from '../store/schema.ts';
 import type { Dialect } from '../store/db.ts';
 import { newId } from '../keys/format.ts';
+import type { Environment } from '../auth/principal.ts';
 
 export const WEBHOOK_EVENT_TYPES = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'policy.activated', 'key.deactivated'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -24,19 +25,18 @@ export interface EnqueueOptions {
 /**
  * Writes an event to the outbox, with one pending delivery per subscribed webhook, inside the
  * caller's transaction: the event exists exactly when the fact does, and survives any restart.
- * Policy activation (built elsewhere) must call this in its activation transaction:
- * `await enqueueWebhookEvent(trx, 'policy.activated', { version, activated_at, activated_by })`.
+ * Only webhooks of the fact's environment receive it (test mode).
  * Returns the event id (the webhook-id of its deliveries), or undefined when nobody subscribes.
  */
-export async function enqueueWebhookEvent(trx: Db, type: WebhookEventType, data: Record<string, unknown>, options: EnqueueOptions = {}): Promise<string | undefined> {
+export async function enqueueWebhookEvent(trx: Db, environment: Environment, type: WebhookEventType, data: Record<string, unknown>, options: EnqueueOptions = {}): Promise<string | undefined> {
   const owner = options.owner ?? null;
   const now = options.now ?? Date.now();
-  let query = trx.selectFrom('webhooks').select(['id', 'events']).where('events', 'like', `%${type}%`);
+  let query = trx.selectFrom('webhooks').select(['id', 'events']).where('environment', '=', environment).where('events', 'like', `%${type}%`);
   if (owner !== null) query = query.where('owner_client_id', '=', owner);
   const subscribers = (await query.execute()).filter((w) => w.events.split(' ').includes(type));
   if (subscribers.length === 0) return undefined;
   const id = newId('msg');
-  await trx.insertInto('webhook_events').values({ id, type, owner_client_id: owner, data: JSON.stringify(data), created_at: now }).execute();
+  await trx.insertInto('webhook_events').values({ id, environment, type, owner_client_id: owner, data: JSON.stringify(data), created_at: now }).execute();
   await trx.insertInto('webhook_deliveries').values(subscribers.map((w) => ({
     id: newId('whd'), webhook_id: w.id, event_id: id, status: 'pending', attempts: 0, next_attempt_at: now, lease_until: 0,
     last_attempt_at: null, last_status_code: null, last_error: null, delivered_at: null, created_at: now,
@@ -45,8 +45,8 @@ export async function enqueueWebhookEvent(trx: Db, type: WebhookEventType, data:
 }
 
 /** Whether any webhook of `owner` subscribes to `type` (lets ingestion skip the work of building events). */
-export async function hasSubscribers(db: Db, type: WebhookEventType, owner: string): Promise<boolean> {
-  const rows = await db.selectFrom('webhooks').select('events').where('owner_client_id', '=', owner).where('events', 'like', `%${type}%`).execute();
+export async function hasSubscribers(db: Db, environment: Environment, type: WebhookEventType, owner: string): Promise<boolean> {
+  const rows = await db.selectFrom('webhooks').select('events').where('environment', '=', environment).where('owner_client_id', '=', owner).where('events', 'like', `%${type}%`).execute();
   return rows.some((r) => r.events.split(' ').includes(type));
 }
 
