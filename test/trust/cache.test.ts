@@ -15,12 +15,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('score cache: keys and bounds', () => {
   test('the key is a fixed-size digest that ignores unknown context members and names the caller', () => {
-    const base = { principalId: 'client-a', policyVersion: 'v1', entityId: hash('k'), amount: 10, currency: 'USD', context: {} };
+    const base = { principalId: 'client-a', environment: 'live', policyVersion: 'v1', entityId: hash('k'), amount: 10, currency: 'USD', context: {} };
     const small = cacheKey(base);
     const big = cacheKey({ ...base, context: { note: 'x'.repeat(60_000), other: { deep: 'y'.repeat(1000) } } });
     assert.match(small, /^[A-Za-z0-9_-]{43}$/);
     assert.equal(big, small, 'unknown members do not change what the score depends on');
     assert.notEqual(cacheKey({ ...base, principalId: 'client-b' }), small, 'another caller, another entry');
+    assert.notEqual(cacheKey({ ...base, environment: 'test' }), small, 'another environment, another entry');
     assert.notEqual(cacheKey({ ...base, context: { payment_method: 'card' } }), small);
     assert.notEqual(cacheKey({ ...base, context: { trade_id: 't-1' } }), small);
     assert.notEqual(cacheKey({ ...base, amount: 11 }), small);

@@ -11,6 +11,8 @@ import { DEFAULT_POLICY } from '../../src/config/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 import { storeMigratedBefore } from '../helpers/migrations.ts';
 
+const LIVE = { environment: 'live' } as const;
+
 const storeAt001 = (backend: Backend) => storeMigratedBefore(backend, '002');
 
 for (const backend of backends()) {
@@ -42,9 +44,9 @@ for (const backend of backends()) {
       // the unknown owner's ids: the same event again (keys in another order) is a duplicate, a
       // different one a conflict; another client's id of the same name is its own event
       const reordered = Object.fromEntries(Object.entries(legacy).reverse()) as unknown as TrustEvent;
-      assert.deepEqual(await ingestEvents(store, [reordered], DEFAULT_POLICY), { accepted: 0, duplicates: 1 });
-      await assert.rejects(ingestEvents(store, [{ ...legacy, type: 'fraud.reported' } as TrustEvent], DEFAULT_POLICY), /different event/);
-      assert.deepEqual(await ingestEvents(store, [legacy as TrustEvent], DEFAULT_POLICY, { clientId: 'client-x' }), { accepted: 1, duplicates: 0 });
+      assert.deepEqual(await ingestEvents(store, [reordered], DEFAULT_POLICY, LIVE), { accepted: 0, duplicates: 1 });
+      await assert.rejects(ingestEvents(store, [{ ...legacy, type: 'fraud.reported' } as TrustEvent], DEFAULT_POLICY, LIVE), /different event/);
+      assert.deepEqual(await ingestEvents(store, [legacy as TrustEvent], DEFAULT_POLICY, { environment: 'live', clientId: 'client-x' }), { accepted: 1, duplicates: 0 });
       const decisionColumns = await sql<{ cache_key: string | null }>`select cache_key, cache_state from decisions`.execute(store.db);
       assert.deepEqual(decisionColumns.rows, []);
     });
