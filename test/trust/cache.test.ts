@@ -127,6 +127,27 @@ for (const backend of backends()) {
       assert.notEqual(otherClient.decision_id, fromA.decision_id);
     });
 
+    test('test mode: a Redis pointer from a test key\'s entry to a live decision is never served, even one carrying its principal and state', async () => {
+      const admin = await one!.token();
+      const created = await one!.inject({ method: 'POST', url: '/api/v1/keys', headers: bearer(admin), payload: { name: 'redis-test-mode', environment: 'test', scopes: ['trust:read', 'trust:write'] } });
+      const testKey = { 'x-api-key': created.json().key as string };
+      const id = hash(`redis-env-${backend}`);
+      const history = tradeHistory(id, 10, 30);
+      await postEvents(one!, admin, history);
+      assert.equal((await one!.inject({ method: 'POST', url: '/api/v1/trust/events', headers: testKey, payload: { events: history } })).statusCode, 200);
+      const req = { entity_id: id, amount: 55, currency: 'USD' };
+      const testDecision = (await one!.inject({ method: 'POST', url: '/api/v1/trust/score', headers: testKey, payload: req })).json();
+      const liveDecision = (await score(one!, admin, req)).json();
+      const db = one!.store.db;
+      const own = await db.selectFrom('decisions').select(['principal_id', 'cache_key', 'cache_state']).where('id', '=', testDecision.decision_id).executeTakeFirstOrThrow();
+      // The live decision made to look like the test key's own: only its environment tells them apart.
+      await db.updateTable('decisions').set({ principal_id: own.principal_id, cache_key: own.cache_key, cache_state: own.cache_state }).where('id', '=', liveDecision.decision_id).execute();
+      await client!.set(`vouch:score:${own.cache_key}`, liveDecision.decision_id, 'PX', 30_000);
+      const got = (await two!.inject({ method: 'POST', url: '/api/v1/trust/score', headers: testKey, payload: req })).json();
+      assert.notEqual(got.decision_id, liveDecision.decision_id, 'a live decision was served to a test key');
+      assert.equal(got.cached, false);
+    });
+
     test('forged or re-pointed Redis entries are never served: not a made-up body, not another client\'s or another request\'s decision', async () => {
       const ta = await one!.token(['trust:read', 'trust:write']);
       const tb = await one!.token(['trust:read']);
