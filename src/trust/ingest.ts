@@ -278,7 +278,7 @@ async function ingestOnce(
       for (const { ev, t } of accepted) apply(pending, ev, t, now, halfLifeMs);
       await writeState(trx, pending, Math.floor(now / BUCKET_MS));
       // Outcome events label the decisions of their trade (CONTRACT §8), in this transaction.
-      await labelFromEvents(trx, accepted.map((a) => a.ev), clientId, now);
+      await labelFromEvents(trx, environment, accepted.map((a) => a.ev), clientId, now);
       // entity.flagged webhooks, in this transaction (src/webhooks/events.ts).
       await announceFlags(trx, environment, clientId, flagFacts(accepted.map((a) => a.ev)));
     }

@@ -127,6 +127,17 @@ describeEachBackend('test mode: trust and disputes are partitioned by environmen
       assert.equal(flaggedSignal(await score(ctx(), key[env], holder, { context: { linked_identifiers: [device] } })), 1);
     });
 
+    test(`POST /trust/events: a ${env} fraud outcome of a trade does not label the ${other} decision of that trade`, async () => {
+      const entity = hash(`tm-label-${env}`);
+      const tradeId = `tm-label-trade-${env}`;
+      const scored = await score(ctx(), key[other], entity, { context: { trade_id: tradeId } });
+      await events(ctx(), key[env], [event('fraud.reported', entity, { trade_id: tradeId })]);
+      const label = async () => (await ctx().store.db.selectFrom('decisions').select('label').where('id', '=', scored.decision_id).executeTakeFirstOrThrow()).label;
+      assert.equal(await label(), null);
+      await events(ctx(), key[other], [event('fraud.reported', entity, { trade_id: tradeId })]);
+      assert.equal(await label(), 'fraud', 'the same outcome in its own environment labels it');
+    });
+
     test(`POST /dispute/analyze in ${other} uses only ${other} history: a ${env} fraud report of the buyer does not change it`, async () => {
       const buyer = hash(`tm-buyer-${env}`);
       const seller = hash(`tm-seller-${env}`);
