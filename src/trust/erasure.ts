@@ -182,7 +182,7 @@ export async function erasureRoutes(app: FastifyInstance, { store, feed, scoring
     await decisions.drain();
     const { eventsDeleted, digest } = await eraseEntity(store, feed, principal.environment, id);
     scoring.cache.clear();
-    request.log.info({ event: 'entity_erased', entity_digest: digest, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
+    request.log.info({ event: 'entity_erased', entity_digest: digest, environment: principal.environment, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
     return { entity_id: id, events_deleted: eventsDeleted };
   });
 }
