@@ -66,7 +66,7 @@ async function load(url: string, from: number, to: number) {
   for (const batch of history(ENTITIES, to)) {
     i += batch.length;
     if (i <= from) continue;
-    await ingestEvents(store, batch, DEFAULT_POLICY);
+    await ingestEvents(store, batch, DEFAULT_POLICY, { environment: 'live' });
     if (i % 100_000 === 0) process.stderr.write(`  loaded ${i} events\n`);
   }
   await store.close();

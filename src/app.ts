@@ -34,7 +34,7 @@ import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
 import { meterRateLimits } from './http/rate-limit-metrics.ts';
 import disputeRoutes from './disputes/routes.ts';
 import policyRoutes from './policies/routes.ts';
-import { LivePolicies, livePolicyView } from './policies/live.ts';
+import { LivePolicies } from './policies/live.ts';
 import { ensurePolicies } from './policies/repository.ts';
 import { registerCors } from './http/cors.ts';
 import idempotency from './http/idempotency.ts';
@@ -119,7 +119,6 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   feed.on((kind) => {
     if (kind === 'policy') live.changed();
   });
-  const livePolicy = livePolicyView(scoring);
   // An erasure on any instance: no cached score computed from the erased data is served again.
   feed.on((kind) => {
     if (kind === 'entity') scoring.cache.clear();
@@ -171,7 +170,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute, issuer: config.issuer, publicUrl: config.publicUrl });
   await app.register(keyRoutes, { db: store.db, feed, verifier });
   live.install(app);
-  await app.register(trustRoutes, { store, policy: livePolicy, scoring, requireHashedIds: config.requireHashedIds });
+  await app.register(trustRoutes, { store, scoring, requireHashedIds: config.requireHashedIds });
   await app.register(disputeRoutes, { scoring, decisions, requireHashedIds: config.requireHashedIds });
   await app.register(decisionRoutes, { db: store.db });
   await app.register(policyRoutes, { store, feed });

@@ -164,10 +164,11 @@ export function buildProgram(): Command {
     .command('import')
     .description('load events from NDJSON (one event per line; - reads standard input); exit status 1 if any line was rejected')
     .argument('<file>', 'an .ndjson file, or - for standard input')
-    .action(async (file: string) => {
+    .addOption(new Option('--environment <environment>', 'the data the events belong to: live, or test (test mode)').choices(ENVIRONMENTS).default('live'))
+    .action(async (file: string, options: { environment: Environment }) => {
       const config = loadConfig();
       const { importEvents } = await import('./trust/import.ts');
-      const summary = await withStore(config, (store) => importEvents(store, file, config));
+      const summary = await withStore(config, (store) => importEvents(store, file, config, options.environment));
       if (summary.rejectedCount > 0) throw new PartialFailure(`${summary.rejectedCount} line(s) rejected`);
     });
 

@@ -4,6 +4,7 @@
 import { Type } from 'typebox';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
+import type { Environment } from '../auth/principal.ts';
 
 export const LabelSchema = Type.Object({
   decision_id: Type.String(),
@@ -64,9 +65,12 @@ export function isFraudOutcome(ev: OutcomeEvent): boolean {
 /**
  * Labels `fraud` (source event) every score decision of each event's entity and trade, inside the
  * ingest's transaction, so a label exists exactly when its event does. API labels are left alone.
+ * Only decisions of the events' environment: a test outcome never labels a live decision.
  * Returns how many decisions were labelled.
  */
-export async function labelFromEvents(trx: Transaction<Database> | Kysely<Database>, events: readonly OutcomeEvent[], clientId: string, now: number): Promise<number> {
+export async function labelFromEvents(
+  trx: Transaction<Database> | Kysely<Database>, environment: Environment, events: readonly OutcomeEvent[], clientId: string, now: number,
+): Promise<number> {
   const seen = new Set<string>();
   let labelled = 0;
   for (const ev of events) {
@@ -76,6 +80,7 @@ export async function labelFromEvents(trx: Transaction<Database> | Kysely<Databa
     seen.add(key);
     const result = await trx.updateTable('decisions')
       .set({ label: 'fraud', label_source: 'event', label_note: null, labelled_at: now, labelled_by: clientId === '' ? null : clientId })
+      .where('environment', '=', environment)
       .where('subject_id', '=', ev.entity_id)
       .where('trade_id', '=', ev.trade_id!)
       .where('kind', '=', 'score')

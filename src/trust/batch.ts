@@ -5,7 +5,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Counter } from 'prom-client';
-import type { Policy } from '../config/policy.ts';
 import { ApiError, ProblemSchema, problemBody, type ProblemBody } from '../http/problem.ts';
 import { compileBodyValidator } from '../http/validation.ts';
 import type { ScoringService } from './scoring.ts';
@@ -26,13 +25,12 @@ const BatchResponse = Type.Object({
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
 
 export interface BatchOptions {
-  policy: Policy;
   scoring: ScoringService;
   check: CheckOptions;
   scores: Counter<'risk_level' | 'cached'>;
 }
 
-export function registerBatchRoute(app: FastifyInstance, { policy, scoring, check, scores }: BatchOptions): void {
+export function registerBatchRoute(app: FastifyInstance, { scoring, check, scores }: BatchOptions): void {
   const validate = compileBodyValidator(ScoreBody);
 
   app.post<{ Body: Static<typeof BatchBody> }>('/api/v1/trust/score/batch', {
@@ -47,11 +45,12 @@ export function registerBatchRoute(app: FastifyInstance, { policy, scoring, chec
   }, async (request) => {
     const results: Array<Static<typeof ScoreResponse> | ProblemBody> = new Array(request.body.requests.length);
     const valid: Array<{ index: number; body: ScoreBody }> = [];
+    const { cryptoAssets } = scoring.policyFor(request.principal.environment);
     request.body.requests.forEach((item, index) => {
       try {
         const invalid = validate(item);
         if (invalid) throw invalid;
-        checkScoreBody(item as ScoreBody, policy.cryptoAssets, check);
+        checkScoreBody(item as ScoreBody, cryptoAssets, check);
         valid.push({ index, body: item as ScoreBody });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;

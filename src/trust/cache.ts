@@ -46,6 +46,11 @@ const KNOWN_CONTEXT = ['counterparty_id', 'side', 'payment_method', 'country', '
 
 export interface CacheKeyInput {
   principalId: string;
+  /**
+   * A principal works in one environment, so this never splits a caller's entries; it keeps a live
+   * decision out of a test caller's reach even if a principal id were ever reused across them.
+   */
+  environment: string;
   policyVersion: string;
   entityId: string;
   amount: number;
@@ -60,7 +65,7 @@ export function cacheKey(k: CacheKeyInput): string {
   const given = k.context.linked_identifiers;
   // Order and repeats of linked identifiers do not change the score.
   const linked = given && given.length > 0 ? [...new Set(given.map((l) => `${l.type}\u0000${l.hash}`))].sort() : [];
-  const material = JSON.stringify([k.principalId, k.policyVersion, k.entityId, k.amount, k.currency, known, linked]);
+  const material = JSON.stringify([k.principalId, k.environment, k.policyVersion, k.entityId, k.amount, k.currency, known, linked]);
   return createHash('sha256').update(material).digest('base64url');
 }
 

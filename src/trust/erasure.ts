@@ -3,6 +3,8 @@
 // (HMAC-SHA256 under a per-deployment salt kept in the store), and so do other entities' rows that
 // name it as a counterparty. Every instance drops its cached scores before its next request: the
 // erasure travels on the revocation feed, which each authenticated request polls first.
+// Everything is within the caller's environment (CONTRACT §10 test mode): erasing a test entity
+// leaves the live entity of the same id, its events and its decisions as they were, and vice versa.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -16,6 +18,7 @@ import { canonicalJson } from './cache.ts';
 import { isFlagged } from './linkage.ts';
 import { EntityId, checkEntityParam } from './schemas.ts';
 import type { ScoringService } from './scoring.ts';
+import type { Environment } from '../auth/principal.ts';
 
 const SALT_SETTING = 'erasure_salt';
 const CHUNK = 200;
@@ -52,13 +55,13 @@ function containsJsonString(id: string): string {
  * Rows of `table` whose JSON column mentions the id: rewritten with the digest. The LIKE is only a
  * filter (SQLite's is case-insensitive); the replacement is exact.
  */
-async function scrubJson(trx: Transaction<Database>, table: 'events' | 'decisions' | 'webhook_events', id: string, digest: string, canonical: boolean): Promise<void> {
+async function scrubJson(trx: Transaction<Database>, env: Environment, table: 'events' | 'decisions' | 'webhook_events', id: string, digest: string, canonical: boolean): Promise<void> {
   const pattern = containsJsonString(id);
   const rows = table === 'events'
-    ? await trx.selectFrom('events').select(['client_id', 'event_id', 'payload as text']).where(sql<boolean>`payload like ${pattern} escape '\\'`).execute()
+    ? await trx.selectFrom('events').select(['client_id', 'event_id', 'payload as text']).where('environment', '=', env).where(sql<boolean>`payload like ${pattern} escape '\\'`).execute()
     : table === 'decisions'
-      ? await trx.selectFrom('decisions').select(['id', 'result as text']).where(sql<boolean>`result like ${pattern} escape '\\'`).execute()
-      : await trx.selectFrom('webhook_events').select(['id', 'data as text']).where(sql<boolean>`data like ${pattern} escape '\\'`).execute();
+      ? await trx.selectFrom('decisions').select(['id', 'result as text']).where('environment', '=', env).where(sql<boolean>`result like ${pattern} escape '\\'`).execute()
+      : await trx.selectFrom('webhook_events').select(['id', 'data as text']).where('environment', '=', env).where(sql<boolean>`data like ${pattern} escape '\\'`).execute();
   for (const row of rows) {
     let parsed: unknown;
     try {
@@ -71,7 +74,7 @@ async function scrubJson(trx: Transaction<Database>, table: 'events' | 'decision
     if (text === row.text) continue;
     if (table === 'events') {
       const r = row as { client_id: string; event_id: string };
-      await trx.updateTable('events').set({ payload: text }).where('client_id', '=', r.client_id).where('event_id', '=', r.event_id).execute();
+      await trx.updateTable('events').set({ payload: text }).where('environment', '=', env).where('client_id', '=', r.client_id).where('event_id', '=', r.event_id).execute();
     } else if (table === 'decisions') {
       await trx.updateTable('decisions').set({ result: text }).where('id', '=', (row as { id: string }).id).execute();
     } else {
@@ -81,28 +84,28 @@ async function scrubJson(trx: Transaction<Database>, table: 'events' | 'decision
 }
 
 /** Other entities' counterparty rows naming the erased one now name its digest (merged if that row exists). */
-async function scrubCounterparties(trx: Transaction<Database>, id: string, digest: string): Promise<void> {
-  const rows = await trx.selectFrom('entity_counterparties').selectAll().where('counterparty_id', '=', id).execute();
+async function scrubCounterparties(trx: Transaction<Database>, env: Environment, id: string, digest: string): Promise<void> {
+  const rows = await trx.selectFrom('entity_counterparties').selectAll().where('environment', '=', env).where('counterparty_id', '=', id).execute();
   for (let i = 0; i < rows.length; i += CHUNK) {
-    const batch = rows.slice(i, i + CHUNK).map((r) => ({ entity_id: r.entity_id, counterparty_id: digest, trades: Number(r.trades) }));
-    await trx.insertInto('entity_counterparties').values(batch).onConflict((oc) => oc.columns(['entity_id', 'counterparty_id']).doUpdateSet({
+    const batch = rows.slice(i, i + CHUNK).map((r) => ({ environment: env, entity_id: r.entity_id, counterparty_id: digest, trades: Number(r.trades) }));
+    await trx.insertInto('entity_counterparties').values(batch).onConflict((oc) => oc.columns(['environment', 'entity_id', 'counterparty_id']).doUpdateSet({
       trades: sql`entity_counterparties.trades + excluded.trades`,
     })).execute();
   }
-  await trx.deleteFrom('entity_counterparties').where('counterparty_id', '=', id).execute();
+  await trx.deleteFrom('entity_counterparties').where('environment', '=', env).where('counterparty_id', '=', id).execute();
 }
 
 /** The entity's identifier links go; each identifier's holder counts drop and its version moves (cached scores of the other holders re-check). */
-async function removeIdentifiers(trx: Transaction<Database>, id: string, flagged: boolean): Promise<void> {
-  const held = await trx.selectFrom('identifiers').select(['id_type', 'hash']).where('entity_id', '=', id).orderBy('id_type').orderBy('hash').execute();
+async function removeIdentifiers(trx: Transaction<Database>, env: Environment, id: string, flagged: boolean): Promise<void> {
+  const held = await trx.selectFrom('identifiers').select(['id_type', 'hash']).where('environment', '=', env).where('entity_id', '=', id).orderBy('id_type').orderBy('hash').execute();
   for (const h of held) {
     await trx.updateTable('identifier_stats').set({
       entities: sql`entities - 1`,
       flagged_entities: flagged ? sql`flagged_entities - 1` : sql`flagged_entities`,
       version: sql`version + 1`,
-    }).where('id_type', '=', h.id_type).where('hash', '=', h.hash).execute();
+    }).where('environment', '=', env).where('id_type', '=', h.id_type).where('hash', '=', h.hash).execute();
   }
-  await trx.deleteFrom('identifiers').where('entity_id', '=', id).execute();
+  await trx.deleteFrom('identifiers').where('environment', '=', env).where('entity_id', '=', id).execute();
 }
 
 export interface ErasureResult {
@@ -110,7 +113,7 @@ export interface ErasureResult {
   digest: string;
 }
 
-export async function eraseEntity(store: Store, feed: RevocationFeed, id: string): Promise<ErasureResult> {
+export async function eraseEntity(store: Store, feed: RevocationFeed, env: Environment, id: string): Promise<ErasureResult> {
   const digest = erasedId(await erasureSalt(store.db), id);
   // SQLite keeps deleted rows' bytes in free pages and in the WAL: zero them as they are freed
   // (the setting stays on for this connection), and fold the WAL into the file afterwards.
@@ -118,23 +121,23 @@ export async function eraseEntity(store: Store, feed: RevocationFeed, id: string
   const eventsDeleted = await store.db.transaction().execute(async (trx) => {
     // PostgreSQL: the entity row is locked first, as ingestion locks it, so a concurrent batch for
     // this entity runs entirely before or entirely after the erasure.
-    let entity = trx.selectFrom('entities').select(['fraud_reports', 'blocklisted']).where('entity_id', '=', id);
+    let entity = trx.selectFrom('entities').select(['fraud_reports', 'blocklisted']).where('environment', '=', env).where('entity_id', '=', id);
     if (store.dialect === 'postgres') entity = entity.forUpdate();
     const row = await entity.executeTakeFirst();
     const flagged = row ? isFlagged({ fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted) }) : false;
-    const deleted = await trx.deleteFrom('events').where('entity_id', '=', id).executeTakeFirst();
-    await removeIdentifiers(trx, id, flagged);
+    const deleted = await trx.deleteFrom('events').where('environment', '=', env).where('entity_id', '=', id).executeTakeFirst();
+    await removeIdentifiers(trx, env, id, flagged);
     for (const table of ['entity_currency', 'entity_hourly', 'entity_counterparties'] as const) {
-      await trx.deleteFrom(table).where('entity_id', '=', id).execute();
+      await trx.deleteFrom(table).where('environment', '=', env).where('entity_id', '=', id).execute();
     }
-    await trx.deleteFrom('entities').where('entity_id', '=', id).execute();
-    await scrubCounterparties(trx, id, digest);
+    await trx.deleteFrom('entities').where('environment', '=', env).where('entity_id', '=', id).execute();
+    await scrubCounterparties(trx, env, id, digest);
     // Other entities' events that name it (a trade's or dispute's counterparty), stored canonical.
-    await scrubJson(trx, 'events', id, digest, true);
-    await trx.updateTable('decisions').set({ subject_id: digest }).where('subject_id', '=', id).execute();
-    await scrubJson(trx, 'decisions', id, digest, false);
+    await scrubJson(trx, env, 'events', id, digest, true);
+    await trx.updateTable('decisions').set({ subject_id: digest }).where('environment', '=', env).where('subject_id', '=', id).execute();
+    await scrubJson(trx, env, 'decisions', id, digest, false);
     // Webhook events not yet delivered (or kept in the log) name it too.
-    await scrubJson(trx, 'webhook_events', id, digest, false);
+    await scrubJson(trx, env, 'webhook_events', id, digest, false);
     await feed.record(trx, 'entity', digest);
     return Number(deleted.numDeletedRows);
   });
@@ -177,9 +180,9 @@ export async function erasureRoutes(app: FastifyInstance, { store, feed, scoring
     checkEntityParam(id, { requireHashedIds });
     // Decisions this instance is still writing are committed first, so the scrub sees them.
     await decisions.drain();
-    const { eventsDeleted, digest } = await eraseEntity(store, feed, id);
+    const { eventsDeleted, digest } = await eraseEntity(store, feed, principal.environment, id);
     scoring.cache.clear();
-    request.log.info({ event: 'entity_erased', entity_digest: digest, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
+    request.log.info({ event: 'entity_erased', entity_digest: digest, environment: principal.environment, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
     return { entity_id: id, events_deleted: eventsDeleted };
   });
 }

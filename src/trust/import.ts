@@ -9,6 +9,7 @@ import { loadPolicy } from '../config/policy.ts';
 import type { Store } from '../store/db.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
 import { TrustEvent, eventErrors } from './schemas.ts';
+import type { Environment } from '../auth/principal.ts';
 
 const BATCH = 1000;
 const SHOWN_REJECTS = 50;
@@ -31,11 +32,13 @@ function progressBar(done: number, total: number, lines: number): string {
  * `path` is a file, or `-` for standard input (no progress bar: its size is unknown).
  * `clientId` owns the imported event ids (default '': the owner of events stored before ids were
  * scoped to clients). An id already used for a different event rejects that line only.
+ * `environment` is the partition the events go to (default live; test mode, CONTRACT §10).
  */
 export async function importFile(
   store: Store, path: string, config: Pick<Config, 'policyFile'> & Partial<Pick<Config, 'requireHashedIds'>>, progress: (line: string) => void = () => {},
-  { clientId = '', stdin = process.stdin }: { clientId?: string; stdin?: Readable } = {},
-): Promise<ImportSummary> {  const policy = loadPolicy(config.policyFile);
+  { clientId = '', environment = 'live', stdin = process.stdin }: { clientId?: string; environment?: Environment; stdin?: Readable } = {},
+): Promise<ImportSummary> {
+  const policy = loadPolicy(config.policyFile);
   const check = compileBodyCheck(TrustEvent);
   const requireHashedIds = config.requireHashedIds ?? false;
   const fromStdin = path === '-';
@@ -50,7 +53,7 @@ export async function importFile(
   const flush = async () => {
     while (batch.length > 0) {
       try {
-        const result = await ingestEvents(store, batch, policy, { clientId });
+        const result = await ingestEvents(store, batch, policy, { environment, clientId });
         summary.accepted += result.accepted;
         summary.duplicates += result.duplicates;
         break;
@@ -106,9 +109,11 @@ export async function importFile(
   return summary;
 }
 
-export async function importEvents(store: Store, path: string, config: Pick<Config, 'policyFile'> & Partial<Pick<Config, 'requireHashedIds'>>): Promise<ImportSummary> {
+export async function importEvents(
+  store: Store, path: string, config: Pick<Config, 'policyFile'> & Partial<Pick<Config, 'requireHashedIds'>>, environment: Environment = 'live',
+): Promise<ImportSummary> {
   const tty = process.stderr.isTTY === true;
-  const summary = await importFile(store, path, config, tty ? (s) => process.stderr.write(s) : () => {});
+  const summary = await importFile(store, path, config, tty ? (s) => process.stderr.write(s) : () => {}, { environment });
   process.stdout.write(`accepted ${summary.accepted}, duplicates ${summary.duplicates}, rejected ${summary.rejectedCount}\n`);
   for (const r of summary.rejected) process.stdout.write(`  line ${r.line}: ${r.reason}\n`);
   if (summary.rejectedCount > summary.rejected.length) process.stdout.write(`  … and ${summary.rejectedCount - summary.rejected.length} more\n`);

@@ -9,6 +9,7 @@ import type { Database, EntitiesTable, EntityCurrencyTable } from '../store/sche
 import type { Store } from '../store/db.ts';
 import type { Policy } from '../config/policy.ts';
 import type { TrustEvent } from './schemas.ts';
+import type { Environment } from '../auth/principal.ts';
 import { batchEventIds, insertEventRows } from './event-ids.ts';
 import { chunks } from '../store/chunks.ts';
 import { isFlagged, writeIdentifiers } from './linkage.ts';
@@ -28,9 +29,9 @@ type Entity = EntitiesTable;
 type Decayed = 'd_trades_completed' | 'd_trades_cancelled' | 'd_disputes_lost' | 'd_chargebacks' | 'd_fraud_reports';
 const DECAYED: Decayed[] = ['d_trades_completed', 'd_trades_cancelled', 'd_disputes_lost', 'd_chargebacks', 'd_fraud_reports'];
 
-function blankEntity(id: string): Entity {
+function blankEntity(environment: Environment, id: string): Entity {
   return {
-    entity_id: id, version: 0, first_seen_at: 0, last_event_at: 0,
+    environment, entity_id: id, version: 0, first_seen_at: 0, last_event_at: 0,
     trades_completed: 0, trades_cancelled: 0, disputes_opened: 0, disputes_won: 0, disputes_lost: 0,
     chargebacks: 0, fraud_reports: 0, blocklisted: 0, blocklist_changed_at: 0, decay_at: 0,
     d_trades_completed: 0, d_trades_cancelled: 0, d_disputes_lost: 0, d_chargebacks: 0, d_fraud_reports: 0,
@@ -52,11 +53,12 @@ function bumpDecayed(e: Entity, field: Decayed, t: number, halfLifeMs: number): 
 
 
 interface Pending {
+  environment: Environment;
   entities: Map<string, Entity>;
   currencies: Map<string, EntityCurrencyTable>;
-  buckets: Map<string, { entity_id: string; bucket: number; currency: string; trades: number; volume: number }>;
-  counterparties: Map<string, { entity_id: string; counterparty_id: string; trades: number }>;
-  identifiers: Map<string, { id_type: string; hash: string; entity_id: string; created_at: number }>;
+  buckets: Map<string, { environment: Environment; entity_id: string; bucket: number; currency: string; trades: number; volume: number }>;
+  counterparties: Map<string, { environment: Environment; entity_id: string; counterparty_id: string; trades: number }>;
+  identifiers: Map<string, { environment: Environment; id_type: string; hash: string; entity_id: string; created_at: number }>;
   /** whether each entity of the batch was flagged before it (identifier_stats moves with changes) */
   wasFlagged: Map<string, boolean>;
 }
@@ -90,7 +92,7 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
   const other = mirroredParty(ev);
   const counterparty = other === undefined ? undefined : seen(p, other, t);
   for (const l of ev.linked_identifiers ?? []) {
-    p.identifiers.set(`${l.type}\u0000${l.hash}\u0000${ev.entity_id}`, { id_type: l.type, hash: l.hash, entity_id: ev.entity_id, created_at: now });
+    p.identifiers.set(`${l.type}\u0000${l.hash}\u0000${ev.entity_id}`, { environment: p.environment, id_type: l.type, hash: l.hash, entity_id: ev.entity_id, created_at: now });
   }
   switch (ev.type) {
     case 'trade.completed': {
@@ -103,7 +105,7 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
       const currency = amount === undefined ? '' : ev.currency!;
       if (amount !== undefined) {
         const key = `${ev.entity_id}\u0000${currency}`;
-        const c = p.currencies.get(key) ?? { entity_id: ev.entity_id, currency, trades: 0, volume: 0, log_mean: 0, log_m2: 0 };
+        const c = p.currencies.get(key) ?? { environment: p.environment, entity_id: ev.entity_id, currency, trades: 0, volume: 0, log_mean: 0, log_m2: 0 };
         // Welford's online mean and variance of ln(amount).
         const x = Math.log(amount);
         c.trades += 1;
@@ -117,14 +119,14 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
         // Amount-less trades share the '' currency bucket: counted as trades, never as volume.
         const bucket = Math.floor(t / BUCKET_MS);
         const bkey = `${ev.entity_id}\u0000${bucket}\u0000${currency}`;
-        const b = p.buckets.get(bkey) ?? { entity_id: ev.entity_id, bucket, currency, trades: 0, volume: 0 };
+        const b = p.buckets.get(bkey) ?? { environment: p.environment, entity_id: ev.entity_id, bucket, currency, trades: 0, volume: 0 };
         b.trades += 1;
         b.volume += amount ?? 0;
         p.buckets.set(bkey, b);
       }
       if (ev.counterparty_id !== undefined) {
         const ckey = `${ev.entity_id}\u0000${ev.counterparty_id}`;
-        const cp = p.counterparties.get(ckey) ?? { entity_id: ev.entity_id, counterparty_id: ev.counterparty_id, trades: 0 };
+        const cp = p.counterparties.get(ckey) ?? { environment: p.environment, entity_id: ev.entity_id, counterparty_id: ev.counterparty_id, trades: 0 };
         cp.trades += 1;
         p.counterparties.set(ckey, cp);
       }
@@ -169,24 +171,24 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
  * instead of deadlocking. Only the batch's own entities are locked: a flag change reaches the
  * entities sharing an identifier through identifier_stats, never by writing their rows.
  */
-async function loadState(trx: Transaction<Database>, entityIds: string[], lock: boolean): Promise<Pick<Pending, 'entities' | 'currencies' | 'wasFlagged'>> {
+async function loadState(trx: Transaction<Database>, environment: Environment, entityIds: string[], lock: boolean): Promise<Pick<Pending, 'entities' | 'currencies' | 'wasFlagged'>> {
   for (const ids of chunks(entityIds)) {
-    const insert = trx.insertInto('entities').values(ids.map(blankEntity));
+    const insert = trx.insertInto('entities').values(ids.map((id) => blankEntity(environment, id)));
     // An upsert locks new and existing rows alike, in the order of its VALUES list.
-    if (lock) await insert.onConflict((oc) => oc.column('entity_id').doUpdateSet((eb) => ({ version: eb.ref('entities.version') }))).execute();
-    else await insert.onConflict((oc) => oc.column('entity_id').doNothing()).execute();
+    if (lock) await insert.onConflict((oc) => oc.columns(['environment', 'entity_id']).doUpdateSet((eb) => ({ version: eb.ref('entities.version') }))).execute();
+    else await insert.onConflict((oc) => oc.columns(['environment', 'entity_id']).doNothing()).execute();
   }
   const entities = new Map<string, Entity>();
   const currencies = new Map<string, EntityCurrencyTable>();
   const wasFlagged = new Map<string, boolean>();
   for (const ids of chunks(entityIds)) {
     // Placeholder rows are overwritten before commit.
-    for (const row of await trx.selectFrom('entities').selectAll().where('entity_id', 'in', ids).execute()) {
+    for (const row of await trx.selectFrom('entities').selectAll().where('environment', '=', environment).where('entity_id', 'in', ids).execute()) {
       const e = { ...row, version: Number(row.version), fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted) };
       entities.set(row.entity_id, e);
       wasFlagged.set(row.entity_id, isFlagged(e));
     }
-    const cur = await trx.selectFrom('entity_currency').selectAll().where('entity_id', 'in', ids).execute();
+    const cur = await trx.selectFrom('entity_currency').selectAll().where('environment', '=', environment).where('entity_id', 'in', ids).execute();
     for (const c of cur) currencies.set(`${c.entity_id}\u0000${c.currency}`, c);
   }
   return { entities, currencies, wasFlagged };
@@ -195,36 +197,38 @@ async function loadState(trx: Transaction<Database>, entityIds: string[], lock: 
 async function writeState(trx: Transaction<Database>, p: Pending, nowBucket: number): Promise<void> {
   const entities = [...p.entities.values()].map((e) => ({ ...e, version: e.version + 1 }));
   for (const rows of chunks(entities, 100)) {
-    await trx.insertInto('entities').values(rows).onConflict((oc) => oc.column('entity_id').doUpdateSet((eb) => {
-      const cols = Object.keys(rows[0]!).filter((k) => k !== 'entity_id') as Array<keyof Entity>;
+    await trx.insertInto('entities').values(rows).onConflict((oc) => oc.columns(['environment', 'entity_id']).doUpdateSet((eb) => {
+      const cols = Object.keys(rows[0]!).filter((k) => k !== 'entity_id' && k !== 'environment') as Array<keyof Entity>;
       return Object.fromEntries(cols.map((c) => [c, eb.ref(`excluded.${c}`)]));
     })).execute();
   }
   for (const rows of chunks([...p.currencies.values()])) {
-    await trx.insertInto('entity_currency').values(rows).onConflict((oc) => oc.columns(['entity_id', 'currency']).doUpdateSet((eb) => ({
+    await trx.insertInto('entity_currency').values(rows).onConflict((oc) => oc.columns(['environment', 'entity_id', 'currency']).doUpdateSet((eb) => ({
       trades: eb.ref('excluded.trades'), volume: eb.ref('excluded.volume'), log_mean: eb.ref('excluded.log_mean'), log_m2: eb.ref('excluded.log_m2'),
     }))).execute();
   }
   for (const rows of chunks([...p.buckets.values()])) {
-    await trx.insertInto('entity_hourly').values(rows).onConflict((oc) => oc.columns(['entity_id', 'bucket', 'currency']).doUpdateSet({
+    await trx.insertInto('entity_hourly').values(rows).onConflict((oc) => oc.columns(['environment', 'entity_id', 'bucket', 'currency']).doUpdateSet({
       trades: sql`entity_hourly.trades + excluded.trades`, volume: sql`entity_hourly.volume + excluded.volume`,
     })).execute();
   }
   const touched = [...new Set([...p.buckets.values()].map((b) => b.entity_id))];
   for (const ids of chunks(touched)) {
-    await trx.deleteFrom('entity_hourly').where('entity_id', 'in', ids).where('bucket', '<', nowBucket - BUCKETS_KEPT).execute();
+    await trx.deleteFrom('entity_hourly').where('environment', '=', p.environment).where('entity_id', 'in', ids).where('bucket', '<', nowBucket - BUCKETS_KEPT).execute();
   }
   for (const rows of chunks([...p.counterparties.values()])) {
-    await trx.insertInto('entity_counterparties').values(rows).onConflict((oc) => oc.columns(['entity_id', 'counterparty_id']).doUpdateSet({
+    await trx.insertInto('entity_counterparties').values(rows).onConflict((oc) => oc.columns(['environment', 'entity_id', 'counterparty_id']).doUpdateSet({
       trades: sql`entity_counterparties.trades + excluded.trades`,
     })).execute();
   }
-  await writeIdentifiers(trx, p.entities, p.wasFlagged, p.identifiers.values());
+  await writeIdentifiers(trx, p.environment, p.entities, p.wasFlagged, p.identifiers.values());
 }
 
 export { EventConflictError } from './event-ids.ts';
 
 export interface IngestOptions {
+  /** the partition every row read and written belongs to (CONTRACT §10 test mode) */
+  environment: Environment;
   /** the client whose event ids these are; '' for events without a known owner (CLI import) */
   clientId?: string;
   now?: number;
@@ -239,13 +243,13 @@ const ATTEMPTS = 5;
  * payload (compared canonically, so key order does not matter) is a duplicate; with a different
  * one the whole batch fails with EventConflictError and nothing is stored.
  */
-export async function ingestEvents(store: Store, events: TrustEvent[], policy: Policy, options: IngestOptions = {}): Promise<IngestResult> {
+export async function ingestEvents(store: Store, events: TrustEvent[], policy: Policy, options: IngestOptions): Promise<IngestResult> {
   const clientId = options.clientId ?? '';
   const now = options.now ?? Date.now();
   const { payloads, first } = batchEventIds(events);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await ingestOnce(store, events, payloads, first, policy, clientId, now);
+      return await ingestOnce(store, events, payloads, first, policy, options.environment, clientId, now);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if (attempt >= ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw err;
@@ -256,27 +260,27 @@ export async function ingestEvents(store: Store, events: TrustEvent[], policy: P
 }
 
 async function ingestOnce(
-  store: Store, events: TrustEvent[], payloads: string[], first: Map<string, number>, policy: Policy, clientId: string, now: number,
+  store: Store, events: TrustEvent[], payloads: string[], first: Map<string, number>, policy: Policy, environment: Environment, clientId: string, now: number,
 ): Promise<IngestResult> {
   // Inserted in event_id order: concurrent batches sharing events lock them in the same order.
   const ordered = [...first.values()].sort((a, b) => (events[a]!.event_id < events[b]!.event_id ? -1 : events[a]!.event_id > events[b]!.event_id ? 1 : 0));
   const halfLifeMs = policy.decayHalfLifeDays * DAY_MS;
   const result = await store.db.transaction().execute(async (trx) => {
     // Throws EventConflictError inside the transaction: the batch's other events roll back with it.
-    const fresh = await insertEventRows(trx, events, payloads, first, ordered, clientId, now);
+    const fresh = await insertEventRows(trx, environment, events, payloads, first, ordered, clientId, now);
     const accepted = [...first.values()].filter((i) => fresh.has(events[i]!.event_id))
       .map((i) => ({ ev: events[i]!, t: Date.parse(events[i]!.occurred_at) }))
       .sort((a, b) => a.t - b.t);
     if (accepted.length > 0) {
       const entityIds = [...new Set(accepted.flatMap((a) => [a.ev.entity_id, mirroredParty(a.ev) ?? a.ev.entity_id]))].sort();
-      const state = await loadState(trx, entityIds, store.dialect === 'postgres');
-      const pending: Pending = { ...state, buckets: new Map(), counterparties: new Map(), identifiers: new Map() };
+      const state = await loadState(trx, environment, entityIds, store.dialect === 'postgres');
+      const pending: Pending = { environment, ...state, buckets: new Map(), counterparties: new Map(), identifiers: new Map() };
       for (const { ev, t } of accepted) apply(pending, ev, t, now, halfLifeMs);
       await writeState(trx, pending, Math.floor(now / BUCKET_MS));
       // Outcome events label the decisions of their trade (CONTRACT §8), in this transaction.
-      await labelFromEvents(trx, accepted.map((a) => a.ev), clientId, now);
+      await labelFromEvents(trx, environment, accepted.map((a) => a.ev), clientId, now);
       // entity.flagged webhooks, in this transaction (src/webhooks/events.ts).
-      await announceFlags(trx, clientId, flagFacts(accepted.map((a) => a.ev)));
+      await announceFlags(trx, environment, clientId, flagFacts(accepted.map((a) => a.ev)));
     }
     return { accepted: accepted.length, duplicates: events.length - accepted.length };
   });

@@ -7,6 +7,7 @@ import type { Store } from '../store/db.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 import type { DecayedCounts, EntityProfile, LinkedIdentifier } from './types.ts';
 import { BUCKET_MS } from './ingest.ts';
+import type { Environment } from '../auth/principal.ts';
 
 interface ProfileRow {
   version: number | null;
@@ -54,6 +55,8 @@ export interface LoadedProfile {
 }
 
 export interface ProfileQuery {
+  /** only this partition's rows are read (CONTRACT §10 test mode) */
+  environment: Environment;
   entityId: string;
   currency: string;
   counterpartyId?: string | undefined;
@@ -65,18 +68,19 @@ export const n = (v: number | string | null | undefined) => (v === null || v ===
 
 /**
  * The identifiers a score looks at: the entity's stored ones and those the request names
- * (`pairs` are [type, hash, type, hash, ...] placeholders). UNION drops repeats.
+ * (`pairs` are [type, hash, type, hash, ...] placeholders). UNION drops repeats. `env` is a bound
+ * argument like the others, so one compiled shape serves both environments.
  */
-function identifierKeys(id: unknown, pairs: unknown[]) {
+function identifierKeys(env: unknown, id: unknown, pairs: unknown[]) {
   const viaRequest = Array.from({ length: pairs.length / 2 }, (_, i) => sql`
     union select cast(${pairs[2 * i]} as text), cast(${pairs[2 * i + 1]} as text)`);
-  return sql`select m.id_type, m.hash from identifiers m where m.entity_id = ${id}${sql.join(viaRequest, sql``)}`;
+  return sql`select m.id_type, m.hash from identifiers m where m.environment = ${env} and m.entity_id = ${id}${sql.join(viaRequest, sql``)}`;
 }
 
 /** Flagged holders and the version sum over those identifiers: one stats row each, by primary key. */
-export function linkage(id: unknown, pairs: unknown[]) {
+export function linkage(env: unknown, id: unknown, pairs: unknown[]) {
   return sql`(select coalesce(sum(s.flagged_entities), 0) as flagged, coalesce(sum(s.entities), 0) as holders, coalesce(sum(s.version), 0) as version
-      from (${identifierKeys(id, pairs)}) k join identifier_stats s on s.id_type = k.id_type and s.hash = k.hash)`;
+      from (${identifierKeys(env, id, pairs)}) k join identifier_stats s on s.environment = ${env} and s.id_type = k.id_type and s.hash = k.hash)`;
 }
 
 const profileShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], ProfileRow>>>();
@@ -87,22 +91,22 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
   if (!shapes) profileShapes.set(store, (shapes = new Map()));
   let query = shapes.get(linked);
   if (!query) {
-    query = new PreparedQuery<unknown[], ProfileRow>(store.db as never, 5 + 2 * linked, (_db, id, currency, counterparty, hourFrom, dayFrom, ...pairs) => {
+    query = new PreparedQuery<unknown[], ProfileRow>(store.db as never, 6 + 2 * linked, (_db, env, id, currency, counterparty, hourFrom, dayFrom, ...pairs) => {
       return sql<ProfileRow>`
         select e.version, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
           e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
           e.last_trade_at, e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports,
           c.trades as c_trades, c.volume as c_volume, c.log_mean as c_log_mean, c.log_m2 as c_log_m2,
-          (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${hourFrom}) as trades_hour,
-          (select cast(sum(h.trades) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom}) as trades_day,
-          (select cast(sum(h.volume) as double precision) from entity_hourly h where h.entity_id = ${id} and h.bucket >= ${dayFrom} and h.currency = ${currency}) as volume_day,
-          (select cp.trades from entity_counterparties cp where cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}) as counterparty_trades,
+          (select cast(sum(h.trades) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${hourFrom}) as trades_hour,
+          (select cast(sum(h.trades) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${dayFrom}) as trades_day,
+          (select cast(sum(h.volume) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${dayFrom} and h.currency = ${currency}) as volume_day,
+          (select cp.trades from entity_counterparties cp where cp.environment = ${env} and cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}) as counterparty_trades,
           l.flagged as linked_flagged, l.holders as linked_holders, l.version as linked_version,
-          (select count(*) from identifiers o where o.entity_id = ${id}) as own_identifiers
+          (select count(*) from identifiers o where o.environment = ${env} and o.entity_id = ${id}) as own_identifiers
         from (select 1 as one) q
-        left join entities e on e.entity_id = ${id}
-        left join entity_currency c on c.entity_id = ${id} and c.currency = ${currency}
-        cross join ${linkage(id, pairs)} l
+        left join entities e on e.environment = ${env} and e.entity_id = ${id}
+        left join entity_currency c on c.environment = ${env} and c.entity_id = ${id} and c.currency = ${currency}
+        cross join ${linkage(env, id, pairs)} l
       `.compile(store.db);
     });
     shapes.set(linked, query);
@@ -114,7 +118,7 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
   const bucket = Math.floor(q.now / BUCKET_MS);
   const linked = q.linked ?? [];
   const rows = await profileQuery(store, linked.length).execute(
-    q.entityId, q.currency, q.counterpartyId ?? '', bucket - 5, bucket - 143, ...linked.flatMap((l) => [l.type, l.hash]),
+    q.environment, q.entityId, q.currency, q.counterpartyId ?? '', bucket - 5, bucket - 143, ...linked.flatMap((l) => [l.type, l.hash]),
   );
   const row = rows[0]!;
   const known = row.version !== null && n(row.version) > 0;
@@ -164,18 +168,18 @@ const stateShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], { ve
  * The current state (see LoadedProfile.state) of an entity and the request's identifiers, for
  * validating a cached score: one query, by primary keys.
  */
-export async function currentState(store: Store, entityId: string, linked: readonly LinkedIdentifier[] = []): Promise<string> {
+export async function currentState(store: Store, environment: Environment, entityId: string, linked: readonly LinkedIdentifier[] = []): Promise<string> {
   let shapes = stateShapes.get(store);
   if (!shapes) stateShapes.set(store, (shapes = new Map()));
   let query = shapes.get(linked.length);
   if (!query) {
-    query = new PreparedQuery(store.db as never, 1 + 2 * linked.length, (_db, id, ...pairs) => sql<{ version: number | null; linked_version: number | null }>`
+    query = new PreparedQuery(store.db as never, 2 + 2 * linked.length, (_db, env, id, ...pairs) => sql<{ version: number | null; linked_version: number | null }>`
       select e.version, l.version as linked_version
       from (select 1 as one) q
-      left join entities e on e.entity_id = ${id}
-      cross join ${linkage(id, pairs)} l`.compile(store.db));
+      left join entities e on e.environment = ${env} and e.entity_id = ${id}
+      cross join ${linkage(env, id, pairs)} l`.compile(store.db));
     shapes.set(linked.length, query);
   }
-  const [row] = await query.execute(entityId, ...linked.flatMap((l) => [l.type, l.hash]));
+  const [row] = await query.execute(environment, entityId, ...linked.flatMap((l) => [l.type, l.hash]));
   return `${n(row?.version)}.${n(row?.linked_version)}`;
 }

@@ -2,7 +2,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
-import type { Policy } from '../config/policy.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
 import type { ScoringService } from './scoring.ts';
@@ -36,13 +35,13 @@ const EntityAggregates = Type.Object({
 
 export interface TrustRouteOptions {
   store: Store;
-  policy: Policy;
+  /** each request reads its environment's policy from here (scoring.policyFor) */
   scoring: ScoringService;
   /** VOUCH_REQUIRE_HASHED_IDS */
   requireHashedIds?: boolean;
 }
 
-export default async function trustRoutes(app: FastifyInstance, { store, policy, scoring, requireHashedIds = false }: TrustRouteOptions) {
+export default async function trustRoutes(app: FastifyInstance, { store, scoring, requireHashedIds = false }: TrustRouteOptions) {
   const scores = app.metrics.counter('vouch_scores_total', 'Scores returned, by risk level and cache use', ['risk_level', 'cached']);
   const ingested = app.metrics.counter('vouch_events_ingested_total', 'Events accepted or skipped as duplicates', ['outcome']);
 
@@ -57,10 +56,12 @@ export default async function trustRoutes(app: FastifyInstance, { store, policy,
     },
   }, async (request) => {
     // A batch is all or nothing: nothing is stored unless every event is valid.
+    const { environment, clientId } = request.principal;
+    const policy = scoring.policyFor(environment);
     checkEvents(request.body.events, policy.cryptoAssets, { requireHashedIds });
     let result;
     try {
-      result = await ingestEvents(store, request.body.events, policy, { clientId: request.principal.clientId });
+      result = await ingestEvents(store, request.body.events, policy, { environment, clientId });
     } catch (err) {
       if (!(err instanceof EventConflictError)) throw err;
       const errors = err.conflicts.slice(0, 50).map((c) => ({ field: `events.${c.index}.event_id`, message: 'was already used for a different event' }));
@@ -80,13 +81,13 @@ export default async function trustRoutes(app: FastifyInstance, { store, policy,
       response: { 200: ScoreResponse, ...problems },
     },
   }, async (request) => {
-    checkScoreBody(request.body, policy.cryptoAssets, { requireHashedIds });
+    checkScoreBody(request.body, scoring.policyFor(request.principal.environment).cryptoAssets, { requireHashedIds });
     const response = await scoring.score(request.body, request.principal);
     scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
     return response;
   });
 
-  registerBatchRoute(app, { policy, scoring, check: { requireHashedIds }, scores });
+  registerBatchRoute(app, { scoring, check: { requireHashedIds }, scores });
 
   const EntityParams = Type.Object({ entity_id: EntityId });
   app.get<{ Params: Static<typeof EntityParams> }>('/api/v1/trust/entities/:entity_id', {
@@ -100,15 +101,16 @@ export default async function trustRoutes(app: FastifyInstance, { store, policy,
   }, async (request) => {
     const id = request.params.entity_id;
     checkEntityParam(id, { requireHashedIds });
-    const row = await store.db.selectFrom('entities').selectAll().where('entity_id', '=', id).executeTakeFirst();
+    const { environment } = request.principal;
+    const row = await store.db.selectFrom('entities').selectAll().where('environment', '=', environment).where('entity_id', '=', id).executeTakeFirst();
     if (!row || Number(row.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
     const [currencies, identifiers] = await Promise.all([
-      store.db.selectFrom('entity_currency').select(['currency', 'volume']).where('entity_id', '=', id).orderBy('currency').execute(),
+      store.db.selectFrom('entity_currency').select(['currency', 'volume']).where('environment', '=', environment).where('entity_id', '=', id).orderBy('currency').execute(),
       // The sharing count comes from identifier_stats in the same query: no scan of the other holders.
       store.db.selectFrom('identifiers')
-        .leftJoin('identifier_stats', (join) => join.onRef('identifier_stats.id_type', '=', 'identifiers.id_type').onRef('identifier_stats.hash', '=', 'identifiers.hash'))
+        .leftJoin('identifier_stats', (join) => join.onRef('identifier_stats.environment', '=', 'identifiers.environment').onRef('identifier_stats.id_type', '=', 'identifiers.id_type').onRef('identifier_stats.hash', '=', 'identifiers.hash'))
         .select(['identifiers.id_type', 'identifiers.hash', 'identifier_stats.entities'])
-        .where('identifiers.entity_id', '=', id).orderBy('identifiers.id_type').orderBy('identifiers.hash').limit(100).execute(),
+        .where('identifiers.environment', '=', environment).where('identifiers.entity_id', '=', id).orderBy('identifiers.id_type').orderBy('identifiers.hash').limit(100).execute(),
     ]);
     const iso = (ms: number) => new Date(Number(ms)).toISOString();
     return {

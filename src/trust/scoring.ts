@@ -43,20 +43,20 @@ interface SharedRow {
  */
 const sharedQueries = new WeakMap<Store, Map<number, PreparedQuery<unknown[], SharedRow>>>();
 
-async function sharedDecision(store: Store, decisionId: string, entityId: string, linked: readonly LinkedIdentifier[]): Promise<(SharedRow & { state: string }) | undefined> {
+async function sharedDecision(store: Store, environment: Environment, decisionId: string, entityId: string, linked: readonly LinkedIdentifier[]): Promise<(SharedRow & { state: string }) | undefined> {
   let shapes = sharedQueries.get(store);
   if (!shapes) sharedQueries.set(store, (shapes = new Map()));
   let query = shapes.get(linked.length);
   if (!query) {
-    query = new PreparedQuery(store.db as never, 2 + 2 * linked.length, (_db, id, entity, ...pairs) => sql<SharedRow>`
+    query = new PreparedQuery(store.db as never, 3 + 2 * linked.length, (_db, env, id, entity, ...pairs) => sql<SharedRow>`
       select d.principal_id, d.cache_key, d.cache_state, d.result, e.version, l.version as linked_version
       from decisions d
-      left join entities e on e.entity_id = ${entity}
-      cross join ${linkage(entity, pairs)} l
-      where d.id = ${id} and d.kind = 'score'`.compile(store.db));
+      left join entities e on e.environment = ${env} and e.entity_id = ${entity}
+      cross join ${linkage(env, entity, pairs)} l
+      where d.id = ${id} and d.kind = 'score' and d.environment = ${env}`.compile(store.db));
     shapes.set(linked.length, query);
   }
-  const [row] = await query.execute(decisionId, entityId, ...linked.flatMap((l) => [l.type, l.hash]));
+  const [row] = await query.execute(environment, decisionId, entityId, ...linked.flatMap((l) => [l.type, l.hash]));
   return row ? { ...row, state: `${n(row.version)}.${n(row.linked_version)}` } : undefined;
 }
 
@@ -107,7 +107,7 @@ export class ScoringService {
       return undefined;
     }
     if (!pointer || !DECISION_ID.test(pointer)) return undefined;
-    const row = await sharedDecision(this.store, pointer, entityId, linked);
+    const row = await sharedDecision(this.store, principal.environment, pointer, entityId, linked);
     if (!row || row.principal_id !== principal.id || row.cache_key !== key || row.cache_state !== row.state) return undefined;
     const body = JSON.parse(row.result) as StoredScore;
     // Redis expires the pointer with the TTL; a pointer that outlived it (a changed TTL, a hand-made
@@ -124,7 +124,7 @@ export class ScoringService {
   /** Profile and model output for one entity, without caching or audit (the dispute analyser's input). */
   async assess(environment: Environment, entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult; safeAmount: number | null }> {
     const { profile } = await loadProfile(this.store, {
-      entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST), now,
+      environment, entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST), now,
     });
     const request = { entity_id: entityId, amount, currency, context };
     const policy = this.policyFor(environment);
@@ -145,7 +145,7 @@ export class ScoringService {
     const { environment } = principal;
     const policy = this.policyFor(environment);
     // Keyed per principal: a hit is always the caller's own, already audited decision (CONTRACT §5).
-    const key = cacheKey({ principalId: principal.id, policyVersion: policy.version, entityId: body.entity_id, amount: body.amount, currency: body.currency, context });
+    const key = cacheKey({ principalId: principal.id, environment, policyVersion: policy.version, entityId: body.entity_id, amount: body.amount, currency: body.currency, context });
     // While the shared cache is configured but Redis is unreachable the cache is off altogether
     // (issue 5: "cache off, cached: false"): every instance answers from the store until Redis is back.
     const cacheable = !this.redis || this.redis.status === 'ready';
@@ -157,7 +157,7 @@ export class ScoringService {
         // Nothing committed since the entry was confirmed: it cannot be stale, no query needed.
         if (changes.supported && hit.generation === changes.generation) return { ...hit.body, cached: true };
         const generation = changes.generation;
-        if (hit.state === (await currentState(this.store, body.entity_id, linked))) {
+        if (hit.state === (await currentState(this.store, environment, body.entity_id, linked))) {
           hit.generation = generation;
           return { ...hit.body, cached: true };
         }
@@ -176,7 +176,7 @@ export class ScoringService {
     const now = Date.now();
     const generation = changes.generation;
     const { profile, state } = await loadProfile(this.store, {
-      entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked, now,
+      environment, entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked, now,
     });
     const result = scoreEntity(profile, request, policy, now);
     const stored: StoredScore = {

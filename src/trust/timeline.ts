@@ -1,6 +1,7 @@
 // GET /api/v1/trust/entities/{entity_id}/events: an entity's events, newest first, for the console's
 // timeline (issue 12). Events belong to the client that sent them (events.client_id): a non-admin sees
 // only its own client's, an admin sees every client's and the legacy imports stored with client ''.
+// Either sees only its own environment's (CONTRACT §10 test mode).
 // Each item carries only what its own event carried, never other entities' identifier hashes.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -78,9 +79,10 @@ export function registerTimelineRoute(app: FastifyInstance, { store, requireHash
     checkEntityParam(id, { requireHashedIds });
     const { limit = 50, cursor } = request.query;
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const entity = await store.db.selectFrom('entities').select('version').where('entity_id', '=', id).executeTakeFirst();
+    const { environment } = request.principal;
+    const entity = await store.db.selectFrom('entities').select('version').where('environment', '=', environment).where('entity_id', '=', id).executeTakeFirst();
     if (!entity || Number(entity.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
-    let q = store.db.selectFrom('events').select(['client_id', 'event_id', 'type', 'occurred_at', 'payload']).where('entity_id', '=', id);
+    let q = store.db.selectFrom('events').select(['client_id', 'event_id', 'type', 'occurred_at', 'payload']).where('environment', '=', environment).where('entity_id', '=', id);
     if (request.principal.role !== 'admin') q = q.where('client_id', '=', request.principal.clientId);
     if (after) {
       q = q.where((eb) => eb.or([

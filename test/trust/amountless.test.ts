@@ -10,6 +10,8 @@ import { loadProfile } from '../../src/trust/profile.ts';
 import { DEFAULT_POLICY } from '../../src/config/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 
+const LIVE = { environment: 'live' } as const;
+
 describeEachBackend('trade.completed without amount', (ctx) => {
   test('counts as a completed trade (and towards velocity) but not towards volume or amount statistics', async () => {
     const id = hash(`amountless-${Date.now()}`);
@@ -19,12 +21,12 @@ describeEachBackend('trade.completed without amount', (ctx) => {
       { event_id: `al-2-${id}`, type: 'trade.completed', entity_id: id, occurred_at: at(40), counterparty_id: hash('al-cp') },
       { event_id: `al-3-${id}`, type: 'trade.completed', entity_id: id, occurred_at: at(30), currency: 'USD' },
     ] as TrustEvent[];
-    assert.deepEqual(await ingestEvents(ctx().store, events, DEFAULT_POLICY), { accepted: 3, duplicates: 0 });
+    assert.deepEqual(await ingestEvents(ctx().store, events, DEFAULT_POLICY, LIVE), { accepted: 3, duplicates: 0 });
     const token = await ctx().token();
     const agg = (await ctx().inject({ method: 'GET', url: `/api/v1/trust/entities/${id}`, headers: bearer(token) })).json();
     assert.equal(agg.trades_completed, 3);
     assert.deepEqual(agg.volume_completed, { USD: 100 });
-    const { profile } = await loadProfile(ctx().store, { entityId: id, currency: 'USD', counterpartyId: hash('al-cp'), now: Date.now() });
+    const { profile } = await loadProfile(ctx().store, { environment: 'live', entityId: id, currency: 'USD', counterpartyId: hash('al-cp'), now: Date.now() });
     assert.equal(profile.tradesCompleted, 3);
     assert.equal(profile.velocity.tradesLastHour, 3);
     assert.equal(profile.velocity.volumeLastDay, 100);

@@ -15,12 +15,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('score cache: keys and bounds', () => {
   test('the key is a fixed-size digest that ignores unknown context members and names the caller', () => {
-    const base = { principalId: 'client-a', policyVersion: 'v1', entityId: hash('k'), amount: 10, currency: 'USD', context: {} };
+    const base = { principalId: 'client-a', environment: 'live', policyVersion: 'v1', entityId: hash('k'), amount: 10, currency: 'USD', context: {} };
     const small = cacheKey(base);
     const big = cacheKey({ ...base, context: { note: 'x'.repeat(60_000), other: { deep: 'y'.repeat(1000) } } });
     assert.match(small, /^[A-Za-z0-9_-]{43}$/);
     assert.equal(big, small, 'unknown members do not change what the score depends on');
     assert.notEqual(cacheKey({ ...base, principalId: 'client-b' }), small, 'another caller, another entry');
+    assert.notEqual(cacheKey({ ...base, environment: 'test' }), small, 'another environment, another entry');
     assert.notEqual(cacheKey({ ...base, context: { payment_method: 'card' } }), small);
     assert.notEqual(cacheKey({ ...base, context: { trade_id: 't-1' } }), small);
     assert.notEqual(cacheKey({ ...base, amount: 11 }), small);
@@ -124,6 +125,27 @@ for (const backend of backends()) {
       const otherClient = (await onTwo(tb, req)).json();
       assert.equal(otherClient.cached, false, "another client got A's decision from Redis");
       assert.notEqual(otherClient.decision_id, fromA.decision_id);
+    });
+
+    test('test mode: a Redis pointer from a test key\'s entry to a live decision is never served, even one carrying its principal and state', async () => {
+      const admin = await one!.token();
+      const created = await one!.inject({ method: 'POST', url: '/api/v1/keys', headers: bearer(admin), payload: { name: 'redis-test-mode', environment: 'test', scopes: ['trust:read', 'trust:write'] } });
+      const testKey = { 'x-api-key': created.json().key as string };
+      const id = hash(`redis-env-${backend}`);
+      const history = tradeHistory(id, 10, 30);
+      await postEvents(one!, admin, history);
+      assert.equal((await one!.inject({ method: 'POST', url: '/api/v1/trust/events', headers: testKey, payload: { events: history } })).statusCode, 200);
+      const req = { entity_id: id, amount: 55, currency: 'USD' };
+      const testDecision = (await one!.inject({ method: 'POST', url: '/api/v1/trust/score', headers: testKey, payload: req })).json();
+      const liveDecision = (await score(one!, admin, req)).json();
+      const db = one!.store.db;
+      const own = await db.selectFrom('decisions').select(['principal_id', 'cache_key', 'cache_state']).where('id', '=', testDecision.decision_id).executeTakeFirstOrThrow();
+      // The live decision made to look like the test key's own: only its environment tells them apart.
+      await db.updateTable('decisions').set({ principal_id: own.principal_id, cache_key: own.cache_key, cache_state: own.cache_state }).where('id', '=', liveDecision.decision_id).execute();
+      await client!.set(`vouch:score:${own.cache_key}`, liveDecision.decision_id, 'PX', 30_000);
+      const got = (await two!.inject({ method: 'POST', url: '/api/v1/trust/score', headers: testKey, payload: req })).json();
+      assert.notEqual(got.decision_id, liveDecision.decision_id, 'a live decision was served to a test key');
+      assert.equal(got.cached, false);
     });
 
     test('forged or re-pointed Redis entries are never served: not a made-up body, not another client\'s or another request\'s decision', async () => {

@@ -148,4 +148,30 @@ describe('vouch events import (CLI)', () => {
       await store.close();
     }
   });
+  test('--environment test stores the lines as test data: the same event ids already imported live are new there (exit 0)', async () => {
+    const file = join(dir, 'cli-env.ndjson');
+    writeFileSync(file, `${JSON.stringify(good1)}\n`);
+    const db = join(dir, 'cli-env.db');
+    const run = (...extra: string[]) => spawnSync(process.execPath, ['bin/vouch.js', 'events', 'import', file, ...extra], {
+      cwd: join(import.meta.dirname, '..', '..'),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VOUCH_DATABASE_URL: `sqlite:${db}`, VOUCH_LOG_LEVEL: 'error' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    for (const extra of [[], ['--environment', 'test']]) {
+      const res = run(...extra);
+      assert.equal(res.status, 0, `exit ${res.status}: ${res.stderr}`);
+      assert.equal(res.stdout.trim(), 'accepted 1, duplicates 0, rejected 0');
+    }
+    assert.notEqual(run('--environment', 'staging').status, 0, 'an unknown environment is refused');
+    const store = openStore(`sqlite:${db}`);
+    try {
+      const stored = await store.db.selectFrom('events').select(['environment', 'event_id']).orderBy('environment').execute();
+      assert.deepEqual(stored.map((r) => [r.environment, r.event_id]), [['live', 'imp-1'], ['test', 'imp-1']]);
+      const alice = await store.db.selectFrom('entities').select('environment').where('entity_id', '=', ALICE).orderBy('environment').execute();
+      assert.deepEqual(alice.map((r) => r.environment), ['live', 'test']);
+    } finally {
+      await store.close();
+    }
+  });
 });

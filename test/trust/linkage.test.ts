@@ -12,6 +12,8 @@ import { backfillIdentifierStats } from '../../src/store/migrations/002_identifi
 import type { Store } from '../../src/store/db.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 
+const LIVE = { environment: 'live' } as const;
+
 const DEGREE = 3000;
 const FLAGGED = 500;
 const tag = `${process.pid}-${Date.now()}`;
@@ -46,20 +48,20 @@ describeEachBackend('identifier fan-out', (ctx) => {
     const store = ctx().store;
     for (let start = 0; start < DEGREE; start += 1000) {
       const batch = Array.from({ length: 1000 }, (_, k) => ev('identifier.linked', holder(start + k), { linked_identifiers: [HUB] }));
-      await ingestEvents(store, batch, DEFAULT_POLICY);
+      await ingestEvents(store, batch, DEFAULT_POLICY, LIVE);
     }
     await ingestEvents(store, [
       ev('identifier.linked', CONTROL, { linked_identifiers: [PAIR] }),
       ev('identifier.linked', PARTNER, { linked_identifiers: [PAIR] }),
       ev('fraud.reported', PARTNER),
-    ], DEFAULT_POLICY);
+    ], DEFAULT_POLICY, LIVE);
   });
 
   test(`a fraud batch on ${FLAGGED} of ${DEGREE} holders of one identifier writes only its own entities (not every holder)`, async () => {
     const store = ctx().store;
     const before = await versions(store);
     const batch = Array.from({ length: FLAGGED }, (_, i) => ev('fraud.reported', holder(i)));
-    const result = await ingestEvents(store, batch, DEFAULT_POLICY);
+    const result = await ingestEvents(store, batch, DEFAULT_POLICY, LIVE);
     assert.deepEqual(result, { accepted: FLAGGED, duplicates: 0 });
     const after = await versions(store);
     const changed = [...after].filter(([id, v]) => before.get(id) !== v).map(([id]) => id);
@@ -71,7 +73,7 @@ describeEachBackend('identifier fan-out', (ctx) => {
 
   test('the linkage signal counts flagged holders exactly, the flagged entity itself excluded', async () => {
     const store = ctx().store;
-    const load = (entityId: string, linked = [] as (typeof HUB)[]) => loadProfile(store, { entityId, currency: 'USD', linked, now: Date.now() });
+    const load = (entityId: string, linked = [] as (typeof HUB)[]) => loadProfile(store, { environment: 'live', entityId, currency: 'USD', linked, now: Date.now() });
     assert.equal((await load(holder(DEGREE - 1))).profile.linkedFlaggedEntities, FLAGGED);
     assert.equal((await load(holder(0))).profile.linkedFlaggedEntities, FLAGGED - 1);
     assert.equal((await load(CONTROL)).profile.linkedFlaggedEntities, 1);
@@ -84,8 +86,8 @@ describeEachBackend('identifier fan-out', (ctx) => {
   test(`scoring a holder of an identifier shared by ${DEGREE} costs about what a holder of one shared by 2 does`, async () => {
     const store = ctx().store;
     const now = Date.now();
-    const hub = () => loadProfile(store, { entityId: holder(DEGREE - 2), currency: 'USD', linked: [HUB], now });
-    const pair = () => loadProfile(store, { entityId: CONTROL, currency: 'USD', linked: [PAIR], now });
+    const hub = () => loadProfile(store, { environment: 'live', entityId: holder(DEGREE - 2), currency: 'USD', linked: [HUB], now });
+    const pair = () => loadProfile(store, { environment: 'live', entityId: CONTROL, currency: 'USD', linked: [PAIR], now });
     await hub();
     await pair();
     const [h, p] = [await median(31, hub), await median(31, pair)];
@@ -98,21 +100,21 @@ describeEachBackend('identifier fan-out', (ctx) => {
   test('blocklisting and unblocklisting move the flagged count both ways; the stats equal a rebuild from scratch', async () => {
     const store = ctx().store;
     const x = holder(DEGREE - 3);
-    await ingestEvents(store, [ev('entity.blocklisted', x)], DEFAULT_POLICY);
+    await ingestEvents(store, [ev('entity.blocklisted', x)], DEFAULT_POLICY, LIVE);
     const count = async () => Number((await store.db.selectFrom('identifier_stats').select('flagged_entities').where('id_type', '=', HUB.type).where('hash', '=', HUB.hash).executeTakeFirstOrThrow()).flagged_entities);
     assert.equal(await count(), FLAGGED + 1);
     // a second flag on an already flagged entity does not count it twice
-    await ingestEvents(store, [ev('fraud.reported', x)], DEFAULT_POLICY);
+    await ingestEvents(store, [ev('fraud.reported', x)], DEFAULT_POLICY, LIVE);
     assert.equal(await count(), FLAGGED + 1);
-    await ingestEvents(store, [ev('entity.unblocklisted', x, { occurred_at: new Date(Date.now() - 60_000).toISOString() })], DEFAULT_POLICY);
+    await ingestEvents(store, [ev('entity.unblocklisted', x, { occurred_at: new Date(Date.now() - 60_000).toISOString() })], DEFAULT_POLICY, LIVE);
     assert.equal(await count(), FLAGGED + 1, 'still fraud-reported');
     const y = holder(DEGREE - 4);
-    await ingestEvents(store, [ev('entity.blocklisted', y)], DEFAULT_POLICY);
-    await ingestEvents(store, [ev('entity.unblocklisted', y, { occurred_at: new Date(Date.now() - 60_000).toISOString() })], DEFAULT_POLICY);
+    await ingestEvents(store, [ev('entity.blocklisted', y)], DEFAULT_POLICY, LIVE);
+    await ingestEvents(store, [ev('entity.unblocklisted', y, { occurred_at: new Date(Date.now() - 60_000).toISOString() })], DEFAULT_POLICY, LIVE);
     assert.equal(await count(), FLAGGED + 1);
     // a flagged entity linking a new identifier counts on it at once
     const fresh = { type: 'phone' as const, hash: hash(`late-link-${tag}`) };
-    await ingestEvents(store, [ev('identifier.linked', holder(1), { linked_identifiers: [fresh, HUB] })], DEFAULT_POLICY);
+    await ingestEvents(store, [ev('identifier.linked', holder(1), { linked_identifiers: [fresh, HUB] })], DEFAULT_POLICY, LIVE);
     const snapshot = async () => (await store.db.selectFrom('identifier_stats').select(['id_type', 'hash', 'entities', 'flagged_entities']).orderBy('id_type').orderBy('hash').execute())
       .map((r) => `${r.id_type}:${r.hash}:${Number(r.entities)}:${Number(r.flagged_entities)}`);
     const incremental = await snapshot();

@@ -21,7 +21,7 @@ for (const backend of backends()) {
     before(async () => {
       t = await freshStore(backend);
       const events = [...market.events].sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at));
-      for (let i = 0; i < events.length; i += 1000) await ingestEvents(t.store, events.slice(i, i + 1000), DEFAULT_POLICY, { now });
+      for (let i = 0; i < events.length; i += 1000) await ingestEvents(t.store, events.slice(i, i + 1000), DEFAULT_POLICY, { environment: 'live', now });
       for (const ev of events) offline.apply(ev);
     });
     after(async () => t?.drop());
@@ -35,7 +35,7 @@ for (const backend of backends()) {
       assert.ok(requests.length > 130);
       let shared = 0;
       for (const r of requests) {
-        const { profile: stored } = await loadProfile(t.store, { entityId: r.entity_id, currency: r.currency, linked: r.context.linked_identifiers, now });
+        const { profile: stored } = await loadProfile(t.store, { environment: 'live', entityId: r.entity_id, currency: r.currency, linked: r.context.linked_identifiers, now });
         const mirror = offline.profile(r, now);
         const pick = (p: typeof stored) => ({
           known: p.known, tradesCompleted: p.tradesCompleted, lastTradeAt: p.lastTradeAt ?? null,

@@ -10,6 +10,8 @@ import { ingestEvents } from '../../src/trust/ingest.ts';
 import { DEFAULT_POLICY } from '../../src/config/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 
+const LIVE = { environment: 'live' } as const;
+
 const HOUR = 3_600_000;
 const timeline = (ctx: TestContext, token: string, id: string, query = '') =>
   ctx.inject({ method: 'GET', url: `/api/v1/trust/entities/${encodeURIComponent(id)}/events${query}`, headers: bearer(token) });
@@ -77,7 +79,7 @@ describeEachBackend('trust entity timeline', (ctx) => {
     await postEvents(ctx(), writerB, [theirs]);
     // A legacy import (client '').
     const legacy = event('fraud.reported', id, {}, HOUR) as unknown as TrustEvent;
-    await ingestEvents(ctx().store, [legacy], DEFAULT_POLICY);
+    await ingestEvents(ctx().store, [legacy], DEFAULT_POLICY, LIVE);
 
     const ids = async (token: string) => ((await timeline(ctx(), token, id)).json() as Page).data.map((e) => e.event_id);
     assert.deepEqual(await ids(writerA), [mine.event_id]);
