@@ -130,8 +130,9 @@ export class TokenService {
         return undefined;
       }
       // A client's environment never changes, so the signed claim is as good as a lookup. Tokens
-      // issued before test mode existed carry none and were live.
-      const environment = payload.environment ?? 'live';
+      // issued before test mode existed carry none and were live; a claim that is present must be
+      // live or test (null is not "absent").
+      const environment = payload.environment === undefined ? 'live' : payload.environment;
       if (!isEnvironment(environment)) return undefined;
       // We never issue a longer lifetime, nor date a token ahead (which would stretch it as well).
       if (typeof iat !== 'number' || exp - iat > this.settings.ttlSeconds + LEEWAY_SECONDS || iat > Date.now() / 1000 + LEEWAY_SECONDS) return undefined;

@@ -2,12 +2,16 @@
 // A preHandler (after authentication and body validation) claims the key with an insert, so two
 // instances or two concurrent requests can never both run the operation; an onSend hook stores
 // the response, sealed, for 24 h. The claim lives in the store, shared by every instance.
+// Keys are partitioned by environment as well as client (test mode): the same key sent by a live
+// and a test credential of one client names two different requests, neither replayed nor refused
+// because of the other.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Kek, KeyEncryption } from '../auth/kek.ts';
+import type { Environment } from '../auth/principal.ts';
 import { ApiError } from './problem.ts';
 
 declare module 'fastify' {
@@ -17,6 +21,7 @@ declare module 'fastify' {
 }
 
 interface Claim {
+  environment: Environment;
   clientId: string;
   key: string;
   settled: boolean;
@@ -60,23 +65,29 @@ function fingerprint(request: FastifyRequest): string {
 }
 
 const sealKey = (kek: Kek) => Buffer.from(hkdfSync('sha256', kek.key, 'vouch/idempotency/v1', 'stored responses', 32));
-const aad = (clientId: string, key: string) => Buffer.from(`vouch/idempotency/${clientId}\0${key}`, 'utf8');
+/**
+ * Binds a sealed response to its key, so it cannot be moved to another. Test keys bind the
+ * environment too; live ones keep the form used before test mode, so responses stored before the
+ * upgrade still replay.
+ */
+const aad = (environment: Environment, clientId: string, key: string) =>
+  Buffer.from(environment === 'live' ? `vouch/idempotency/${clientId}\0${key}` : `vouch/idempotency/${environment}/${clientId}\0${key}`, 'utf8');
 
 function seal(value: StoredResponse, claim: Claim, kek: Kek): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', sealKey(kek), iv);
-  cipher.setAAD(aad(claim.clientId, claim.key));
+  cipher.setAAD(aad(claim.environment, claim.clientId, claim.key));
   const ct = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
   return JSON.stringify({ kek: kek.id, iv: iv.toString('base64url'), ct: ct.toString('base64url'), tag: cipher.getAuthTag().toString('base64url') });
 }
 
-function unseal(stored: string, clientId: string, key: string, enc: KeyEncryption): StoredResponse | undefined {
+function unseal(stored: string, claim: Omit<Claim, 'settled'>, enc: KeyEncryption): StoredResponse | undefined {
   try {
     const value = JSON.parse(stored) as { kek: string; iv: string; ct: string; tag: string };
     const kek = [enc.current, ...enc.previous].find((k) => k.id === value.kek);
     if (!kek) return undefined;
     const decipher = createDecipheriv('aes-256-gcm', sealKey(kek), Buffer.from(value.iv, 'base64url'));
-    decipher.setAAD(aad(clientId, key));
+    decipher.setAAD(aad(claim.environment, claim.clientId, claim.key));
     decipher.setAuthTag(Buffer.from(value.tag, 'base64url'));
     return JSON.parse(Buffer.concat([decipher.update(Buffer.from(value.ct, 'base64url')), decipher.final()]).toString('utf8')) as StoredResponse;
   } catch {
@@ -98,16 +109,17 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
     db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).execute().catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
   }
 
-  async function tryClaim(clientId: string, key: string, print: string, now: number): Promise<boolean> {
+  async function tryClaim({ environment, clientId, key }: Omit<Claim, 'settled'>, print: string, now: number): Promise<boolean> {
     const result = await db.insertInto('idempotency_keys')
-      .values({ client_id: clientId, idem_key: key, fingerprint: print, state: 'pending', response: null, created_at: now, expires_at: now + ttlMs })
-      .onConflict((oc) => oc.columns(['client_id', 'idem_key']).doNothing())
+      .values({ environment, client_id: clientId, idem_key: key, fingerprint: print, state: 'pending', response: null, created_at: now, expires_at: now + ttlMs })
+      .onConflict((oc) => oc.columns(['environment', 'client_id', 'idem_key']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
   async function release(claim: Claim): Promise<void> {
-    await db.deleteFrom('idempotency_keys').where('client_id', '=', claim.clientId).where('idem_key', '=', claim.key).where('state', '=', 'pending').execute();
+    await db.deleteFrom('idempotency_keys').where('environment', '=', claim.environment).where('client_id', '=', claim.clientId).where('idem_key', '=', claim.key)
+      .where('state', '=', 'pending').execute();
   }
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -118,19 +130,20 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
     if (typeof raw !== 'string' || headerCount(request) > 1 || !VALID_KEY.test(raw)) {
       throw new ApiError(400, 'invalid_request', 'Idempotency-Key must be sent once, as 1-255 printable ASCII characters.');
     }
-    const clientId = request.principal.clientId;
+    const { clientId, environment } = request.principal;
+    const id = { environment, clientId, key: raw };
     const print = fingerprint(request);
     const now = Date.now();
     purgeExpired(now);
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await tryClaim(clientId, raw, print, now)) {
-        request.idempotencyClaim = { clientId, key: raw, settled: false };
+      if (await tryClaim(id, print, now)) {
+        request.idempotencyClaim = { ...id, settled: false };
         return;
       }
-      const row = await db.selectFrom('idempotency_keys').selectAll().where('client_id', '=', clientId).where('idem_key', '=', raw).executeTakeFirst();
+      const row = await db.selectFrom('idempotency_keys').selectAll().where('environment', '=', environment).where('client_id', '=', clientId).where('idem_key', '=', raw).executeTakeFirst();
       if (!row) continue;
       if (row.expires_at <= now) {
-        await db.deleteFrom('idempotency_keys').where('client_id', '=', clientId).where('idem_key', '=', raw).where('expires_at', '<=', now).execute();
+        await db.deleteFrom('idempotency_keys').where('environment', '=', environment).where('client_id', '=', clientId).where('idem_key', '=', raw).where('expires_at', '<=', now).execute();
         continue;
       }
       if (row.fingerprint !== print) {
@@ -139,17 +152,17 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
       if (row.state === 'pending') {
         // A claim whose request died with its instance would block the key for 24 h: take it over.
         if (row.created_at < now - staleAfterMs) {
-          const taken = await db.updateTable('idempotency_keys').set({ created_at: now }).where('client_id', '=', clientId).where('idem_key', '=', raw)
+          const taken = await db.updateTable('idempotency_keys').set({ created_at: now }).where('environment', '=', environment).where('client_id', '=', clientId).where('idem_key', '=', raw)
             .where('state', '=', 'pending').where('created_at', '=', row.created_at).executeTakeFirst();
           if (Number(taken.numUpdatedRows) > 0) {
-            request.idempotencyClaim = { clientId, key: raw, settled: false };
+            request.idempotencyClaim = { ...id, settled: false };
             return;
           }
           continue;
         }
         throw new ApiError(409, 'conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.', { headers: { 'retry-after': '1' } });
       }
-      const stored = row.response === null ? undefined : unseal(row.response, clientId, raw, encryption);
+      const stored = row.response === null ? undefined : unseal(row.response, id, encryption);
       if (!stored) {
         // Sealed under a key-encryption key this instance no longer has: the response cannot be
         // repeated, and running the operation again could duplicate it.
@@ -182,7 +195,7 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
       }
       const body = typeof payload === 'string' ? payload : payload.toString('utf8');
       await db.updateTable('idempotency_keys').set({ state: 'done', response: seal({ status, headers, body }, claim, encryption.current) })
-        .where('client_id', '=', claim.clientId).where('idem_key', '=', claim.key).execute();
+        .where('environment', '=', claim.environment).where('client_id', '=', claim.clientId).where('idem_key', '=', claim.key).execute();
     } catch (err) {
       // The operation ran: releasing the claim would let a retry run it again. The claim stays
       // pending (409 for a retry) until it is stale and taken over.

@@ -96,6 +96,8 @@ export async function findKeyByHash(db: Kysely<Database>, hash: string): Promise
 export interface ListOptions {
   owner: string | undefined;
   status: KeyStatus | undefined;
+  /** undefined: keys of both environments */
+  environment?: ApiKeyEnv | undefined;
   limit: number;
   /** the id of the last key of the previous page; ULIDs sort by creation time */
   after: string | undefined;
@@ -106,6 +108,7 @@ export async function listKeys(db: Kysely<Database>, options: ListOptions): Prom
   let query = db.selectFrom('api_keys').selectAll().orderBy('id', 'desc').limit(options.limit + 1);
   if (options.owner !== undefined) query = query.where('owner_client_id', '=', options.owner);
   if (options.after !== undefined) query = query.where('id', '<', options.after);
+  if (options.environment !== undefined) query = query.where('environment', '=', options.environment);
   if (options.status === 'inactive') query = query.where('deactivated_at', 'is not', null);
   if (options.status === 'expired') query = query.where('deactivated_at', 'is', null).where('expires_at', '<=', now);
   if (options.status === 'active') {

@@ -1,11 +1,14 @@
 // /api/v1/keys: list, create, deactivate, rotate. A non-admin sees only its own client's keys;
-// anything else is "not found", so existence is never revealed.
+// anything else is "not found", so existence is never revealed. Keys are credentials, not data, so
+// listing is not partitioned by environment (each record names its own); but a test principal can
+// never obtain or disturb a live credential: it creates and rotates only test keys, and
+// deactivates only test keys. A live principal may manage both (that is how test keys are made).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
-import { ROLES, SCOPES, parseScopes, roleAtMost, type Principal, type Role } from '../auth/principal.ts';
+import { ENVIRONMENTS, ROLES, SCOPES, parseScopes, roleAtMost, type Environment, type Principal, type Role } from '../auth/principal.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { KeyVerifier } from './verifier.ts';
@@ -30,6 +33,7 @@ const CreatedKey = Type.Intersect([KeyRecord, Type.Object({ key: Type.String({ d
 
 const ListQuery = Type.Object({
   status: Type.Optional(StringEnum(KEY_STATUSES)),
+  environment: Type.Optional(StringEnum(ENVIRONMENTS)),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   cursor: Type.Optional(Type.String({ pattern: '^key_[0-9A-HJKMNP-TV-Z]{26}$' })),
 }, { additionalProperties: false });
@@ -38,7 +42,7 @@ const CreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
   scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
   role: Type.Optional(StringEnum(ROLES)),
-  environment: Type.Optional(StringEnum(['live', 'test'] as const)),
+  environment: Type.Optional(StringEnum(ENVIRONMENTS, { description: "default: the caller's environment; a test caller may create only test keys" })),
   expires_at: Type.Optional(Type.String({ format: 'date-time' })),
 }, { additionalProperties: false });
 
@@ -64,6 +68,16 @@ export interface KeyRouteOptions {
 /** Admins act on every key; everyone else only on keys their own client owns. */
 const ownerScope = (principal: Principal) => (principal.role === 'admin' ? undefined : principal.clientId);
 
+/**
+ * Why `principal` may not hold or act on a key of `environment`, or undefined. A live key reads
+ * and writes live data, so a test credential (handed to a sandbox, a CI job) that could make,
+ * rotate or switch one off would reach production: like a higher role, it is refused with 403.
+ */
+function environmentRefusal(principal: Principal, environment: string, action: string): string | undefined {
+  if (principal.environment === 'test' && environment !== 'test') return `A test-mode credential cannot ${action} a ${environment} key.`;
+  return undefined;
+}
+
 export default async function keyRoutes(app: FastifyInstance, { db, feed, verifier }: KeyRouteOptions) {
   const record = (row: KeyRow) => toKeyRecord(row, verifier.lastUsed(row.id));
   const notFound = () => new ApiError(404, 'not_found', 'No such key.');
@@ -72,8 +86,8 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     config: { scope: 'keys:read' },
     schema: { tags: ['keys'], summary: 'List API keys, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(KeyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
   }, async (request) => {
-    const { status, limit = 50, cursor } = request.query;
-    const { rows, more } = await listKeys(db, { owner: ownerScope(request.principal), status, limit, after: cursor });
+    const { status, environment, limit = 50, cursor } = request.query;
+    const { rows, more } = await listKeys(db, { owner: ownerScope(request.principal), status, environment, limit, after: cursor });
     return { data: rows.map(record), next_cursor: more ? rows[rows.length - 1]!.id : null };
   });
 
@@ -90,6 +104,9 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     const excess = body.scopes.filter((s) => !principal.scopes.has(s));
     if (excess.length > 0) throw new ApiError(403, 'insufficient_scope', `A key cannot hold scopes its creator lacks: ${excess.join(', ')}.`);
     if (!roleAtMost(role, principal.role)) throw new ApiError(403, 'insufficient_scope', `A key cannot have a higher role than its creator (${principal.role}).`);
+    const environment: Environment = body.environment ?? principal.environment;
+    const crossing = environmentRefusal(principal, environment, 'create');
+    if (crossing !== undefined) throw new ApiError(403, 'insufficient_scope', crossing);
     let expiresAt: number | null = null;
     if (body.expires_at !== undefined) {
       expiresAt = Date.parse(body.expires_at);
@@ -97,7 +114,7 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
         throw new ApiError(400, 'validation_failed', 'expires_at must be in the future.', { errors: [{ field: 'expires_at', message: 'must be in the future' }] });
       }
     }
-    const { row, key } = await insertKey(db, { ownerClientId: principal.clientId, name: body.name, scopes: body.scopes, role, environment: body.environment ?? 'live', expiresAt });
+    const { row, key } = await insertKey(db, { ownerClientId: principal.clientId, name: body.name, scopes: body.scopes, role, environment, expiresAt });
     request.log.info({ event: 'api_key_created', key_id: row.id, owner_client_id: row.owner_client_id, role, environment: row.environment, principal_id: principal.id }, 'API key created');
     reply.code(201).header('location', `/api/v1/keys/${row.id}`);
     return { ...record(row), key };
@@ -123,7 +140,8 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     const { principal } = request;
     // The same role ceiling as rotation: a service key must not switch off an admin's key.
     const outcome = await deactivateKey(db, feed, id, ownerScope(principal), (row) =>
-      roleAtMost(row.role as Role, principal.role) ? undefined : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`, principal.id);
+      environmentRefusal(principal, row.environment, 'deactivate')
+      ?? (roleAtMost(row.role as Role, principal.role) ? undefined : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`), principal.id);
     if (outcome.kind === 'not_found') throw notFound();
     if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
     if (outcome.changed) request.log.info({ event: 'api_key_deactivated', key_id: id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id }, 'API key deactivated');
@@ -144,6 +162,8 @@ export default async function keyRoutes(app: FastifyInstance, { db, feed, verifi
     // Rotation hands out a fresh secret with the old key's rights, so it is bound by the same
     // rule as creation: a key with scopes or a role the caller lacks cannot be rotated by it.
     const outcome = await rotateKey(db, feed, id, ownerScope(principal), grace, (old) => {
+      const crossing = environmentRefusal(principal, old.environment, 'rotate');
+      if (crossing !== undefined) return crossing;
       const excess = parseScopes(old.scopes).filter((s) => !principal.scopes.has(s));
       if (excess.length > 0) return `A key holding scopes the caller lacks cannot be rotated by it: ${excess.join(', ')}.`;
       if (!roleAtMost(old.role as Role, principal.role)) return `A key with a higher role than the caller (${principal.role}) cannot be rotated by it.`;

@@ -54,15 +54,18 @@ export async function insertWebhook(db: Db, row: WebhookRow): Promise<void> {
   await db.insertInto('webhooks').values(row).execute();
 }
 
-/** `owner` undefined: an admin, who sees every webhook. */
-export async function findWebhook(db: Db, id: string, owner: string | undefined): Promise<WebhookRow | undefined> {
-  let query = db.selectFrom('webhooks').selectAll().where('id', '=', id);
+/**
+ * `owner` undefined: an admin, who sees every webhook of its environment. Never another
+ * environment's, admins included: a test key must not manage live subscriptions.
+ */
+export async function findWebhook(db: Db, environment: Environment, id: string, owner: string | undefined): Promise<WebhookRow | undefined> {
+  let query = db.selectFrom('webhooks').selectAll().where('environment', '=', environment).where('id', '=', id);
   if (owner !== undefined) query = query.where('owner_client_id', '=', owner);
   return query.executeTakeFirst();
 }
 
-export async function listWebhooks(db: Db, owner: string | undefined, limit: number, after: string | undefined): Promise<{ rows: WebhookRow[]; more: boolean }> {
-  let query = db.selectFrom('webhooks').selectAll().orderBy('id', 'desc').limit(limit + 1);
+export async function listWebhooks(db: Db, environment: Environment, owner: string | undefined, limit: number, after: string | undefined): Promise<{ rows: WebhookRow[]; more: boolean }> {
+  let query = db.selectFrom('webhooks').selectAll().where('environment', '=', environment).orderBy('id', 'desc').limit(limit + 1);
   if (owner !== undefined) query = query.where('owner_client_id', '=', owner);
   if (after !== undefined) query = query.where('id', '<', after);
   const rows = await query.execute();
@@ -83,17 +86,21 @@ export interface DeliveryView extends DeliveryRow {
   event_type: string;
 }
 
-export async function listDeliveries(db: Db, webhookId: string, limit: number, after: string | undefined): Promise<{ rows: DeliveryView[]; more: boolean }> {
+/**
+ * A webhook's deliveries. `environment` is the webhook's: enqueueing never pairs a webhook with
+ * another environment's event, and this read does not rely on it.
+ */
+export async function listDeliveries(db: Db, environment: Environment, webhookId: string, limit: number, after: string | undefined): Promise<{ rows: DeliveryView[]; more: boolean }> {
   let query = db.selectFrom('webhook_deliveries as d').innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .selectAll('d').select('e.type as event_type').where('d.webhook_id', '=', webhookId).orderBy('d.id', 'desc').limit(limit + 1);
+    .selectAll('d').select('e.type as event_type').where('e.environment', '=', environment).where('d.webhook_id', '=', webhookId).orderBy('d.id', 'desc').limit(limit + 1);
   if (after !== undefined) query = query.where('d.id', '<', after);
   const rows = await query.execute();
   return { rows: rows.slice(0, limit), more: rows.length > limit };
 }
 
-export async function findDelivery(db: Db, webhookId: string, id: string): Promise<DeliveryView | undefined> {
+export async function findDelivery(db: Db, environment: Environment, webhookId: string, id: string): Promise<DeliveryView | undefined> {
   return db.selectFrom('webhook_deliveries as d').innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .selectAll('d').select('e.type as event_type').where('d.webhook_id', '=', webhookId).where('d.id', '=', id).executeTakeFirst();
+    .selectAll('d').select('e.type as event_type').where('e.environment', '=', environment).where('d.webhook_id', '=', webhookId).where('d.id', '=', id).executeTakeFirst();
 }
 
 /** Manual retry: due now, whatever its state; false while a worker holds it (in flight). */

@@ -1,5 +1,7 @@
 // /api/v1/webhooks: subscriptions (owned like API keys: a non-admin sees only its own client's,
-// anything else is "not found"), their delivery log, and manual retry.
+// anything else is "not found"), their delivery log, and manual retry. A subscription belongs to
+// the environment of the principal that created it (test mode): it receives only that
+// environment's events, and only principals of that environment, admins included, can see it.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
@@ -41,7 +43,7 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
   const notFound = () => new ApiError(404, 'not_found', 'No such webhook.');
   const visible = async (request: FastifyRequest, id: string) => {
     if (!WEBHOOK_ID.test(id)) throw notFound();
-    const row = await findWebhook(db, id, ownerScope(request.principal));
+    const row = await findWebhook(db, request.principal.environment, id, ownerScope(request.principal));
     if (!row) throw notFound();
     return row;
   };
@@ -57,11 +59,11 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
     const id = newId('whk');
     const secret = generateWebhookSecret();
     const row = {
-      id, owner_client_id: request.principal.clientId, url: check.url.href, events: events.join(' '), description: description ?? null,
+      id, environment: request.principal.environment, owner_client_id: request.principal.clientId, url: check.url.href, events: events.join(' '), description: description ?? null,
       secret: sealSecret(secret, id, encryption.current), created_at: Date.now(),
     };
     await insertWebhook(db, row);
-    request.log.info({ event: 'webhook_created', webhook_id: id, owner_client_id: row.owner_client_id, events, principal_id: request.principal.id }, 'webhook created');
+    request.log.info({ event: 'webhook_created', webhook_id: id, owner_client_id: row.owner_client_id, environment: row.environment, events, principal_id: request.principal.id }, 'webhook created');
     reply.code(201).header('location', `/api/v1/webhooks/${id}`);
     return { ...toWebhookRecord(row), secret };
   });
@@ -71,7 +73,7 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
     schema: { tags: ['webhooks'], summary: 'List webhooks, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(WebhookRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
   }, async (request) => {
     const { limit = 50, cursor } = request.query;
-    const { rows, more } = await listWebhooks(db, ownerScope(request.principal), limit, cursor);
+    const { rows, more } = await listWebhooks(db, request.principal.environment, ownerScope(request.principal), limit, cursor);
     return { data: rows.map(toWebhookRecord), next_cursor: more ? rows[rows.length - 1]!.id : null };
   });
 
@@ -97,7 +99,7 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
   }, async (request) => {
     const row = await visible(request, request.params.webhook_id);
     const { limit = 50, cursor } = request.query;
-    const { rows, more } = await listDeliveries(db, row.id, limit, cursor);
+    const { rows, more } = await listDeliveries(db, request.principal.environment, row.id, limit, cursor);
     return { data: rows.map(toDeliveryRecord), next_cursor: more ? rows[rows.length - 1]!.id : null };
   });
 
@@ -108,10 +110,10 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
     requireOperator(request);
     const row = await visible(request, request.params.webhook_id);
     const deliveryId = request.params.delivery_id;
-    if (!DELIVERY_ID.test(deliveryId) || !(await findDelivery(db, row.id, deliveryId))) throw new ApiError(404, 'not_found', 'No such delivery.');
+    if (!DELIVERY_ID.test(deliveryId) || !(await findDelivery(db, request.principal.environment, row.id, deliveryId))) throw new ApiError(404, 'not_found', 'No such delivery.');
     if (!(await scheduleRetry(db, deliveryId))) throw new ApiError(409, 'conflict', 'This delivery is being attempted right now; retry when it has finished.');
     worker.kick();
     reply.code(202);
-    return toDeliveryRecord((await findDelivery(db, row.id, deliveryId))!);
+    return toDeliveryRecord((await findDelivery(db, request.principal.environment, row.id, deliveryId))!);
   });
 }

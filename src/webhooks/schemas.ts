@@ -9,6 +9,7 @@ export const WebhookRecord = Type.Object({
   events: Type.Array(Type.String()),
   description: Type.Union([Type.String(), Type.Null()]),
   owner_client_id: Type.String(),
+  environment: StringEnum(['live', 'test'] as const, { description: 'the environment whose events it receives: that of the principal that created it' }),
   created_at: Type.String({ format: 'date-time' }),
 }, { $id: 'Webhook' });
 
@@ -49,6 +50,7 @@ export function toWebhookRecord(row: WebhookRow) {
     events: row.events.split(' ').filter(Boolean),
     description: row.description,
     owner_client_id: row.owner_client_id,
+    environment: row.environment === 'test' ? ('test' as const) : ('live' as const),
     created_at: iso(row.created_at)!,
   };
 }

@@ -102,7 +102,7 @@ export class DeliveryWorker {
   private async deliver(claim: ClaimedDelivery): Promise<void> {
     const { db } = this.deps.store;
     const [webhook, event] = await Promise.all([
-      db.selectFrom('webhooks').select(['id', 'url', 'secret']).where('id', '=', claim.webhook_id).executeTakeFirst(),
+      db.selectFrom('webhooks').select(['id', 'url', 'secret', 'environment']).where('id', '=', claim.webhook_id).executeTakeFirst(),
       db.selectFrom('webhook_events').selectAll().where('id', '=', claim.event_id).executeTakeFirst(),
     ]);
     const started = performance.now();
@@ -111,6 +111,14 @@ export class DeliveryWorker {
     if (!webhook || !event) {
       outcome = { statusCode: null, error: 'the webhook or its event no longer exists', durationMs: 0, success: false };
       await recordAttempt(db, claim, outcome, undefined);
+      return;
+    }
+    // Enqueueing pairs a webhook only with events of its environment; a delivery that pairs them
+    // otherwise (a row written by hand, a future bug) must never carry test data to a live endpoint.
+    if (webhook.environment !== event.environment) {
+      outcome = { statusCode: null, error: `the event belongs to the ${event.environment} environment, the webhook to ${webhook.environment}`, durationMs: 0, success: false };
+      await recordAttempt(db, claim, outcome, undefined);
+      this.deps.log.warn({ event: 'webhook_environment_mismatch', delivery_id: claim.id, webhook_id: claim.webhook_id }, 'webhook delivery refused: environments differ');
       return;
     }
     if (secret === undefined) {

@@ -88,6 +88,13 @@ test('bad environment variable (PORT=abc): exit code 2 and one line on stderr na
   assert.ok(!existsSync('/nonexistent/never-created.db'));
 });
 
+test('clients create with an unknown environment: exit code 2 naming the allowed ones, and no store touched', async () => {
+  const run = await vouch(['clients', 'create', '--name', 'x', '--role', 'service', '--scopes', 'keys:read', '--environment', 'prod'], { VOUCH_DATABASE_URL: 'sqlite:/nonexistent/never-created.db' });
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /--environment.*'prod' is invalid.*live, test/);
+  assert.equal(run.stdout, '');
+});
+
 test('clients create with an unknown role: exit code 2 and a one-line usage error', async () => {
   const run = await vouch(['clients', 'create', '--name', 'x', '--role', 'root', '--scopes', 'keys:read'], { VOUCH_DATABASE_URL: 'sqlite:/nonexistent/never-created.db' });
   assert.equal(run.code, 2);
@@ -137,6 +144,24 @@ for (const backend of backends()) {
       assert.match(mixed.stderr, /1 line\(s\) rejected/);
     });
 
+    test('clients create --environment test: list shows it test; its token works in test mode (a new key is vch_test_, live keys are out of reach)', async () => {
+      const created = await vouch(['clients', 'create', '--name', 'Sandbox', '--role', 'operator', '--scopes', 'keys:read,keys:write', '--environment', 'test'], env);
+      assert.equal(created.code, 0, created.stderr);
+      const id = /^client_id=(cli_[A-Za-z0-9_-]+)$/m.exec(created.stdout)?.[1];
+      const secret = /^client_secret=([A-Za-z0-9_-]{43})$/m.exec(created.stdout)?.[1];
+      assert.ok(id && secret, created.stdout);
+      assert.equal((await fresh.store.db.selectFrom('clients').select('environment').where('id', '=', id).executeTakeFirstOrThrow()).environment, 'test');
+      const listed = await vouch(['clients', 'list'], env);
+      assert.equal(listed.stdout.split('\n').find((l) => l.startsWith(id)), `${id}\tactive\ttest\toperator\tkeys:read,keys:write\tSandbox`);
+      const issued = await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: id, client_secret: secret } });
+      assert.equal(issued.statusCode, 200, issued.body);
+      const headers = { authorization: `Bearer ${issued.json().access_token as string}` };
+      const key = await app.inject({ method: 'POST', url: '/api/v1/keys', headers, payload: { name: 'sandbox key', scopes: ['keys:read'] } });
+      assert.equal(key.statusCode, 201, key.body);
+      assert.match(key.json().key, /^vch_test_/);
+      assert.equal((await app.inject({ method: 'POST', url: '/api/v1/keys', headers, payload: { name: 'x', scopes: ['keys:read'], environment: 'live' } })).statusCode, 403);
+    });
+
     test('clients create prints client_id and the secret once, the store keeps only its SHA-256; list shows it active; deactivate stops its tokens', async () => {
       const created = await vouch(['clients', 'create', '--name', 'Checkout service', '--role', 'operator', '--scopes', 'keys:read,trust:read'], env);
       assert.equal(created.code, 0, created.stderr);
@@ -163,7 +188,7 @@ for (const backend of backends()) {
       const listed = await vouch(['clients', 'list'], env);
       assert.equal(listed.code, 0, listed.stderr);
       const line = listed.stdout.split('\n').find((l) => l.startsWith(id));
-      assert.equal(line, `${id}\tactive\toperator\tkeys:read,trust:read\tCheckout service`);
+      assert.equal(line, `${id}\tactive\tlive\toperator\tkeys:read,trust:read\tCheckout service`);
       assert.ok(!listed.stdout.includes(secret) && !listed.stdout.includes(row.secret_hash));
 
       // The secret works at the token endpoint of the running service.

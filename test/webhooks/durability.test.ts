@@ -13,7 +13,7 @@ async function backlog(world: Awaited<ReturnType<typeof webhookWorld>>, count: n
   const ids: string[] = [];
   // One transaction per event, as the facts that announce them commit.
   for (let i = 0; i < count; i++) {
-    const id = await world.fresh.store.db.transaction().execute((trx) => enqueueWebhookEvent(trx, 'policy.activated', { version: `v${i}` }));
+    const id = await world.fresh.store.db.transaction().execute((trx) => enqueueWebhookEvent(trx, 'live', 'policy.activated', { version: `v${i}` }));
     ids.push(id!);
   }
   return ids;

@@ -28,7 +28,7 @@ for (const backend of backends()) {
     const secret = (created.body as { secret: string }).secret;
     const enqueue = async (n: number, tag: string) => {
       const ids: string[] = [];
-      for (let i = 0; i < n; i++) ids.push((await fresh.store.db.transaction().execute((trx) => enqueueWebhookEvent(trx, 'policy.activated', { version: `${tag}-${i}` })))!);
+      for (let i = 0; i < n; i++) ids.push((await fresh.store.db.transaction().execute((trx) => enqueueWebhookEvent(trx, 'live', 'policy.activated', { version: `${tag}-${i}` })))!);
       return ids;
     };
     const counts = () => {
