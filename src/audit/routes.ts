@@ -64,7 +64,8 @@ export function decisionRecord(row: Row): Static<typeof Decision> {
 }
 
 export function findDecision(db: Kysely<Database>, id: string, principal: Principal): Promise<Row | undefined> {
-  let q = db.selectFrom('decisions').selectAll().where('id', '=', id);
+  // Another environment's decision does not exist for the caller (test mode), admins included.
+  let q = db.selectFrom('decisions').selectAll().where('id', '=', id).where('environment', '=', principal.environment);
   if (principal.role !== 'admin') q = q.where('owner_client_id', '=', principal.clientId);
   return q.executeTakeFirst();
 }
@@ -95,7 +96,7 @@ export async function decisionRoutes(app: FastifyInstance, { db }: { db: Kysely<
   }, async (request) => {
     const query = request.query;
     const limit = query.limit ?? 50;
-    let q = db.selectFrom('decisions').selectAll();
+    let q = db.selectFrom('decisions').selectAll().where('environment', '=', request.principal.environment);
     if (request.principal.role !== 'admin') q = q.where('owner_client_id', '=', request.principal.clientId);
     if (query.kind) q = q.where('kind', '=', query.kind === 'score' ? 'score' : 'dispute_analysis');
     if (query.entity_id !== undefined) q = q.where('kind', '=', 'score').where('subject_id', '=', query.entity_id);

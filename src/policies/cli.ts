@@ -2,7 +2,8 @@
 // on the store directly, as `vouch clients` does; an activation reaches running instances through
 // the revocation feed, like one made over HTTP. Output is JSON (or tab-separated for `list`).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
 import { loadConfig, type Config } from '../config/env.ts';
 import { validatePolicy, type Policy } from '../config/policy.ts';
 import type { Store } from '../store/db.ts';
@@ -36,6 +37,10 @@ function number(min: number, max: number) {
   };
 }
 
+/** Every policy command acts on one environment's versions (test mode); live unless told. */
+const environmentOption = () => new Option('--environment <environment>', 'whose policies: live, or test (test mode)').choices(ENVIRONMENTS).default('live');
+type Env = { environment: Environment };
+
 export function registerPolicyCommands(program: Command, { withStore, usageError }: PolicyCliSupport): void {
   const run = <T>(fn: (store: Store) => Promise<T>) => withStore(loadConfig(), async (store) => {
     await ensurePolicies(store);
@@ -46,27 +51,27 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
       throw err;
     }
   });
-  const row = async (store: Store, version: string): Promise<PolicyRow> => {
-    const found = await getPolicy(store.db, version);
+  const row = async (store: Store, environment: Environment, version: string): Promise<PolicyRow> => {
+    const found = await getPolicy(store.db, environment, version);
     if (!found) throw usageError(`no policy version ${version}`);
     return found;
   };
 
   const policy = program.command('policy').description('scoring policy versions: list, import, fit, backtest, activate, shadow, report');
-  policy.command('list').description('every version: version, status, source, created_at, summary').action(() => run(async (store) => {
+  policy.command('list').description('every version: version, status, source, created_at, summary').addOption(environmentOption()).action((o: Env) => run(async (store) => {
     let after: { at: number; version: string } | undefined;
     for (;;) {
-      const { rows, more } = await listPolicies(store.db, 100, after);
+      const { rows, more } = await listPolicies(store.db, o.environment, 100, after);
       for (const r of rows.map(policyRecord)) process.stdout.write(`${r.version}\t${r.status}\t${r.source}\t${r.created_at}\t${r.summary}\n`);
       const last = rows[rows.length - 1];
       if (!more || !last) return;
       after = { at: Number(last.created_at), version: last.version };
     }
   }));
-  policy.command('show').description('one version with its document and report (JSON)').argument('<version>')
-    .action((version: string) => run(async (store) => print(policyDetail(await row(store, version)))));
-  policy.command('import').description('store a policy document (JSON file, - for standard input) as a candidate').argument('<file>')
-    .action((file: string) => run(async (store) => {
+  policy.command('show').description('one version with its document and report (JSON)').argument('<version>').addOption(environmentOption())
+    .action((version: string, o: Env) => run(async (store) => print(policyDetail(await row(store, o.environment, version)))));
+  policy.command('import').description('store a policy document (JSON file, - for standard input) as a candidate').argument('<file>').addOption(environmentOption())
+    .action((file: string, o: Env) => run(async (store) => {
       let doc: unknown;
       try {
         doc = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
@@ -79,58 +84,63 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
       } catch (err) {
         throw usageError((err as Error).message);
       }
-      print(policyDetail(await insertPolicy(store.db, { policy: valid, source: 'upload', createdBy: 'cli' })));
+      print(policyDetail(await insertPolicy(store.db, o.environment, { policy: valid, source: 'upload', createdBy: 'cli' })));
     }));
-  policy.command('export').description("print a version's policy document (JSON), e.g. to edit and import").argument('<version>')
-    .action((version: string) => run(async (store) => print(parseDocument(await row(store, version)))));
+  policy.command('export').description("print a version's policy document (JSON), e.g. to edit and import").argument('<version>').addOption(environmentOption())
+    .action((version: string, o: Env) => run(async (store) => print(parseDocument(await row(store, o.environment, version)))));
   policy.command('fit').description('fit a candidate to the labelled score decisions; prints it with its report')
     .option('--since <time>', 'decisions made at or after (RFC 3339)', time)
     .option('--until <time>', 'decisions made before (RFC 3339)', time)
     .option('--base-version <version>', 'the policy to start from (default: the active one)')
     .option('--assume-legit-after-days <n>', 'an unlabelled decision this old whose trade completed counts as legit (default 60)', number(0, 3650))
     .option('--holdout-fraction <x>', 'share of entities held out for the report (default 0.3)', number(0.01, 0.99))
-    .action((o: { since?: string; until?: string; baseVersion?: string; assumeLegitAfterDays?: number; holdoutFraction?: number }) => run(async (store) => {
-      const base = o.baseVersion ? await row(store, o.baseVersion) : await activeRow(store.db);
+    .addOption(environmentOption())
+    .action((o: Env & { since?: string; until?: string; baseVersion?: string; assumeLegitAfterDays?: number; holdoutFraction?: number }) => run(async (store) => {
+      const base = o.baseVersion ? await row(store, o.environment, o.baseVersion) : await activeRow(store.db, o.environment);
       if (!base) throw usageError('there is no active policy to fit from');
       const { policy: fitted, report } = await fitFromStore(store.db, {
+        environment: o.environment,
         base: parseDocument(base),
         since: o.since === undefined ? undefined : Date.parse(o.since),
         until: o.until === undefined ? undefined : Date.parse(o.until),
         assumeLegitAfterDays: o.assumeLegitAfterDays,
         holdoutFraction: o.holdoutFraction,
       });
-      print(policyDetail(await insertPolicy(store.db, { policy: fitted, source: 'fit', parentVersion: base.version, createdBy: 'cli', report })));
+      print(policyDetail(await insertPolicy(store.db, o.environment, { policy: fitted, source: 'fit', parentVersion: base.version, createdBy: 'cli', report })));
     }));
   policy.command('backtest').description('replay a version on the stored score decisions (JSON)').argument('<version>')
     .option('--since <time>', 'decisions made at or after (RFC 3339)', time)
     .option('--until <time>', 'decisions made before (RFC 3339)', time)
-    .action((version: string, o: { since?: string; until?: string }) => run(async (store) => {
-      const target = parseDocument(await row(store, version));
-      print(await backtestFromStore(store.db, target, {
+    .addOption(environmentOption())
+    .action((version: string, o: Env & { since?: string; until?: string }) => run(async (store) => {
+      const target = parseDocument(await row(store, o.environment, version));
+      print(await backtestFromStore(store.db, o.environment, target, {
         since: o.since === undefined ? undefined : Date.parse(o.since),
         until: o.until === undefined ? undefined : Date.parse(o.until),
       }, async (v) => {
-        const r = await getPolicy(store.db, v);
+        const r = await getPolicy(store.db, o.environment, v);
         return r ? parseDocument(r) : undefined;
       }));
     }));
-  policy.command('activate').description('make a version the active policy on every instance (the previous one is retired)').argument('<version>')
-    .action((version: string) => run(async (store) => print(policyRecord(await activatePolicy(store, version)))));
+  policy.command('activate').description('make a version the active policy on every instance (the previous one is retired)').argument('<version>').addOption(environmentOption())
+    .action((version: string, o: Env) => run(async (store) => print(policyRecord(await activatePolicy(store, o.environment, version)))));
   policy.command('shadow').description('score every request with this version too, stored beside the live score; --off ends shadow mode').argument('[version]')
     .option('--off', 'end shadow mode')
-    .action((version: string | undefined, o: { off?: boolean }) => run(async (store) => {
+    .addOption(environmentOption())
+    .action((version: string | undefined, o: Env & { off?: boolean }) => run(async (store) => {
       if (o.off) {
-        const previous = await clearShadow(store);
+        const previous = await clearShadow(store, o.environment);
         process.stdout.write(previous ? `shadow mode ended (was ${previous})\n` : 'no shadow policy was set\n');
         return;
       }
       if (!version) throw usageError('name a version, or --off');
-      print(policyRecord(await shadowPolicy(store, version)));
+      print(policyRecord(await shadowPolicy(store, o.environment, version)));
     }));
   policy.command('report').description("write a fitted version's report as a self-contained HTML page").argument('<version>')
     .requiredOption('--out <file>', 'where to write the HTML')
-    .action((version: string, o: { out: string }) => run(async (store) => {
-      const r = await row(store, version);
+    .addOption(environmentOption())
+    .action((version: string, o: Env & { out: string }) => run(async (store) => {
+      const r = await row(store, o.environment, version);
       if (!r.report) throw usageError(`policy ${version} has no report: only fitted policies do`);
       const { reportHtml } = await import('./report-html.ts');
       writeFileSync(o.out, await reportHtml(policyRecord(r), JSON.parse(r.report) as never));

@@ -7,7 +7,7 @@ import type { Store } from '../store/db.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
-import { roleAtMost } from '../auth/principal.ts';
+import { roleAtMost, type Environment } from '../auth/principal.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import {
   activatePolicy, activeRow, clearShadow, getPolicy, insertPolicy, listPolicies, parseDocument, PolicyConflictError, PolicyNotFoundError,
@@ -92,8 +92,8 @@ function parseTime(value: string | undefined, field: string): number | undefined
   return t;
 }
 
-async function requireRow(store: Store, version: string): Promise<PolicyRow> {
-  const row = await getPolicy(store.db, version);
+async function requireRow(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
+  const row = await getPolicy(store.db, environment, version);
   if (!row) throw new ApiError(404, 'not_found', 'No such policy version.');
   return row;
 }
@@ -106,7 +106,7 @@ function mapErrors(err: unknown): never {
 
 export default async function policyRoutes(app: FastifyInstance, { store, feed }: { store: Store; feed: RevocationFeed }) {
   const db = store.db;
-  const announce = (version: string) => feed.announce(POLICY_FEED_KIND, version).catch(() => {});
+  const announce = (environment: Environment, version: string) => feed.announce(POLICY_FEED_KIND, `${environment}:${version}`).catch(() => {});
   const tags = ['policies'];
 
   app.get<{ Querystring: Static<typeof ListQuery> }>('/api/v1/policies', {
@@ -115,7 +115,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   }, async (request) => {
     const { limit = 50, cursor } = request.query;
     const after = cursor ? { at: Number(cursor.slice(0, cursor.indexOf('.'))), version: cursor.slice(cursor.indexOf('.') + 1) } : undefined;
-    const { rows, more } = await listPolicies(db, limit, after);
+    const { rows, more } = await listPolicies(db, request.principal.environment, limit, after);
     const last = rows[rows.length - 1];
     return { data: rows.map(policyRecord), next_cursor: more && last ? `${Number(last.created_at)}.${last.version}` : null };
   });
@@ -123,7 +123,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   app.get<{ Params: Static<typeof Params> }>('/api/v1/policies/:version', {
     config: { scope: 'policy:read' },
     schema: { tags, summary: 'One policy version with its document and report', params: Params, response: { 200: PolicyDetail, ...problems } },
-  }, async (request) => policyDetail(await requireRow(store, request.params.version)));
+  }, async (request) => policyDetail(await requireRow(store, request.principal.environment, request.params.version)));
 
   app.post<{ Body: Record<string, unknown> }>('/api/v1/policies', {
     config: { scope: 'policy:write' },
@@ -137,7 +137,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
       const errors = policyFieldErrors((err as Error).message);
       throw new ApiError(400, 'validation_failed', 'The policy document is invalid.', { errors });
     }
-    const row = await insertPolicy(db, { policy, source: 'upload', createdBy: request.principal.id }).catch(mapErrors);
+    const row = await insertPolicy(db, request.principal.environment, { policy, source: 'upload', createdBy: request.principal.id }).catch(mapErrors);
     reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
     return policyDetail(row);
   });
@@ -149,17 +149,19 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 422: ProblemSchema, ...problems } },
   }, async (request, reply) => {
     const body = request.body ?? {};
-    const baseRow = body.base_version !== undefined ? await requireRow(store, body.base_version) : await activeRow(db);
+    const { environment } = request.principal;
+    const baseRow = body.base_version !== undefined ? await requireRow(store, environment, body.base_version) : await activeRow(db, environment);
     if (!baseRow) throw new ApiError(409, 'conflict', 'There is no active policy to fit from.');
     try {
       const { policy, report } = await fitFromStore(db, {
+        environment,
         base: parseDocument(baseRow),
         since: parseTime(body.since, 'since'),
         until: parseTime(body.until, 'until'),
         assumeLegitAfterDays: body.assume_legit_after_days,
         holdoutFraction: body.holdout_fraction,
       });
-      const row = await insertPolicy(db, { policy, source: 'fit', parentVersion: baseRow.version, createdBy: request.principal.id, report });
+      const row = await insertPolicy(db, environment, { policy, source: 'fit', parentVersion: baseRow.version, createdBy: request.principal.id, report });
       reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
       return policyDetail(row);
     } catch (err) {
@@ -173,11 +175,12 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     config: { scope: 'policy:read' },
     schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), ...problems } },
   }, async (request) => {
-    const row = await requireRow(store, request.params.version);
+    const { environment } = request.principal;
+    const row = await requireRow(store, environment, request.params.version);
     const body = request.body ?? {};
     const window = { since: parseTime(body.since, 'since'), until: parseTime(body.until, 'until') };
-    return backtestFromStore(db, parseDocument(row), window, async (v) => {
-      const r = await getPolicy(db, v);
+    return backtestFromStore(db, environment, parseDocument(row), window, async (v) => {
+      const r = await getPolicy(db, environment, v);
       return r ? parseDocument(r) : undefined;
     });
   });
@@ -188,8 +191,8 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     onRequest: operatorOnly,
     schema: { tags, summary: 'Make this version the active policy on every instance', params: Params, body: EmptyBody, response: { 200: PolicyDetail, ...problems } },
   }, async (request) => {
-    const row = await activatePolicy(store, request.params.version).catch(mapErrors);
-    await announce(row.version);
+    const row = await activatePolicy(store, request.principal.environment, request.params.version).catch(mapErrors);
+    await announce(request.principal.environment, row.version);
     return policyDetail(row);
   });
 
@@ -199,8 +202,8 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     onRequest: operatorOnly,
     schema: { tags, summary: 'Score every request with this policy too, stored and never returned', params: Params, body: EmptyBody, response: { 200: PolicyDetail, 409: ProblemSchema, ...problems } },
   }, async (request) => {
-    const row = await shadowPolicy(store, request.params.version).catch(mapErrors);
-    await announce(row.version);
+    const row = await shadowPolicy(store, request.principal.environment, request.params.version).catch(mapErrors);
+    await announce(request.principal.environment, row.version);
     return policyDetail(row);
   });
 
@@ -208,9 +211,9 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     config: { scope: 'policy:write' },
     onRequest: operatorOnly,
     schema: { tags, summary: 'End shadow mode', response: { 200: Type.Object({ shadow: Type.Null(), previous: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
-  }, async () => {
-    const previous = await clearShadow(store);
-    if (previous) await announce(previous);
+  }, async (request) => {
+    const previous = await clearShadow(store, request.principal.environment);
+    if (previous) await announce(request.principal.environment, previous);
     return { shadow: null, previous: previous ?? null };
   });
 
@@ -218,7 +221,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     config: { scope: 'policy:read' },
     schema: { tags, summary: "A fitted policy's report: JSON, or with Accept: text/html a page of plots", params: Params, response: { 200: Type.Unknown(), ...problems } },
   }, async (request, reply) => {
-    const row = await requireRow(store, request.params.version);
+    const row = await requireRow(store, request.principal.environment, request.params.version);
     if (!row.report) throw new ApiError(404, 'not_found', 'This policy has no report: only fitted policies do.');
     const report = JSON.parse(row.report) as unknown;
     if (prefersHtml(request.headers.accept)) {

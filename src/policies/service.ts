@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Policy } from '../config/policy.ts';
 import type { Database } from '../store/schema.ts';
+import type { Environment } from '../auth/principal.ts';
 import type { RiskLevel } from '../trust/types.ts';
 import { backtest, featureParameterChanges, type BacktestResult } from './backtest.ts';
 import type { FeatureRecord } from './features.ts';
@@ -37,12 +38,13 @@ const PAGE = 5000;
  * Every score decision with stored features in the window, oldest first, read in pages so a large
  * store never holds one huge result set open.
  */
-async function storedDecisions(db: Kysely<Database>, window: Window): Promise<StoredRow[]> {
+async function storedDecisions(db: Kysely<Database>, environment: Environment, window: Window): Promise<StoredRow[]> {
   const out: StoredRow[] = [];
   let after: { at: number; id: string } | undefined;
   for (;;) {
     let q = db.selectFrom('decisions')
       .select(['id', 'subject_id', 'created_at', 'features', 'trade_id', 'risk_level', 'label', 'shadow_version', 'shadow_score'])
+      .where('environment', '=', environment)
       .where('kind', '=', 'score')
       .where('features', 'is not', null);
     if (window.since !== undefined) q = q.where('created_at', '>=', window.since);
@@ -62,12 +64,12 @@ async function storedDecisions(db: Kysely<Database>, window: Window): Promise<St
 }
 
 /** Which (entity, trade) pairs have a trade.completed event, for the decisions that could use one. */
-async function completions(db: Kysely<Database>, rows: readonly StoredRow[]): Promise<(entityId: string, tradeId: string) => boolean> {
+async function completions(db: Kysely<Database>, environment: Environment, rows: readonly StoredRow[]): Promise<(entityId: string, tradeId: string) => boolean> {
   const entities = [...new Set(rows.filter((r) => r.label === null && r.trade_id).map((r) => r.subject_id))];
   const events: { type: string; entity_id: string; trade_id?: string }[] = [];
   for (let i = 0; i < entities.length; i += 500) {
     const chunk = entities.slice(i, i + 500);
-    const found = await db.selectFrom('events').select(['entity_id', 'payload']).where('type', '=', 'trade.completed').where('entity_id', 'in', chunk).execute();
+    const found = await db.selectFrom('events').select(['entity_id', 'payload']).where('environment', '=', environment).where('type', '=', 'trade.completed').where('entity_id', 'in', chunk).execute();
     for (const e of found) {
       const tradeId = (JSON.parse(e.payload) as { trade_id?: unknown }).trade_id;
       if (typeof tradeId === 'string') events.push({ type: 'trade.completed', entity_id: e.entity_id, trade_id: tradeId });
@@ -80,6 +82,8 @@ const features = (row: StoredRow): FeatureRecord => JSON.parse(row.features) as 
 const explicitLabel = (row: StoredRow): Label | null => (row.label === 'fraud' ? 1 : row.label === 'legit' ? 0 : null);
 
 export interface FitRequest extends Window {
+  /** the labelled decisions and events of this environment only (test mode) */
+  environment: Environment;
   base: Policy;
   assumeLegitAfterDays?: number;
   holdoutFraction?: number;
@@ -90,8 +94,8 @@ export interface FitRequest extends Window {
 export type StoredReport = FitReport & { holdout_fraction: number; plots: PlotData };
 
 export async function fitFromStore(db: Kysely<Database>, request: FitRequest): Promise<{ policy: Policy; report: StoredReport }> {
-  const rows = await storedDecisions(db, request);
-  const completed = await completions(db, rows);
+  const rows = await storedDecisions(db, request.environment, request);
+  const completed = await completions(db, request.environment, rows);
   const now = request.now ?? Date.now();
   const labelled: LabelledDecision[] = [];
   for (const row of rows) {
@@ -117,11 +121,11 @@ export interface BacktestBody extends BacktestResult {
   live?: { decisions: number; labelled: number; metrics: Metrics };
 }
 
-export async function backtestFromStore(db: Kysely<Database>, policy: Policy, window: Window, deciding: (version: string) => Promise<Policy | undefined>): Promise<BacktestBody> {
-  const rows = await storedDecisions(db, window);
+export async function backtestFromStore(db: Kysely<Database>, environment: Environment, policy: Policy, window: Window, deciding: (version: string) => Promise<Policy | undefined>): Promise<BacktestBody> {
+  const rows = await storedDecisions(db, environment, window);
   const result = backtest(policy, rows.map((r) => ({ features: features(r), label: explicitLabel(r), riskLevel: (r.risk_level ?? 'low') as RiskLevel })));
   const approximate = new Set<string>();
-  for (const v of await decidingVersions(db, window)) {
+  for (const v of await decidingVersions(db, environment, window)) {
     const p = await deciding(v);
     if (p) for (const k of featureParameterChanges(p, policy)) approximate.add(k);
   }
@@ -138,8 +142,8 @@ export async function backtestFromStore(db: Kysely<Database>, policy: Policy, wi
   return body;
 }
 
-async function decidingVersions(db: Kysely<Database>, window: Window): Promise<string[]> {
-  let q = db.selectFrom('decisions').select('policy_version').distinct().where('kind', '=', 'score').where('features', 'is not', null);
+async function decidingVersions(db: Kysely<Database>, environment: Environment, window: Window): Promise<string[]> {
+  let q = db.selectFrom('decisions').select('policy_version').distinct().where('environment', '=', environment).where('kind', '=', 'score').where('features', 'is not', null);
   if (window.since !== undefined) q = q.where('created_at', '>=', window.since);
   if (window.until !== undefined) q = q.where('created_at', '<', window.until);
   return (await q.execute()).map((r) => r.policy_version);

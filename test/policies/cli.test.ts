@@ -102,7 +102,7 @@ for (const backend of backends()) {
       const rows = Array.from({ length: 200 }, (_, i) => ({ entityId: `e${i}`, features: { chargebacks: i % 4 === 0 ? 1 + (i % 3) : 0, completed_trades: (i % 7) / 2 }, label: (i % 4 === 0 ? 1 : 0) as 0 | 1 }));
       const { policy, report } = fitCandidate(rows, DEFAULT_POLICY, { version: 'cli-fit' });
       const { holdout } = splitByEntity(rows, (r) => r.entityId, { fraction: 0.3 });
-      await insertPolicy(fresh.store.db, { policy, source: 'fit', parentVersion: DEFAULT_POLICY.version, report: { ...report, holdout_fraction: 0.3, plots: plotData(holdout, DEFAULT_POLICY, policy) } });
+      await insertPolicy(fresh.store.db, 'live', { policy, source: 'fit', parentVersion: DEFAULT_POLICY.version, report: { ...report, holdout_fraction: 0.3, plots: plotData(holdout, DEFAULT_POLICY, policy) } });
       const out = join(dir, 'report.html');
       const run = await vouch(['policy', 'report', 'cli-fit', '--out', out], env);
       assert.equal(run.code, 0, run.stderr);
