@@ -75,21 +75,3 @@ export class LivePolicies {
     });
   }
 }
-
-/**
- * A view of the live policy for routes that were handed one Policy object at registration: every
- * read goes to the scoring service's current policy.
- * TODO(test mode): routes take scoring.policyFor(request.principal.environment) instead.
- */
-export function livePolicyView(scoring: ScoringService): Policy {
-  const current = () => scoring.policyFor('live');
-  return new Proxy({} as Policy, {
-    get: (_target, key) => (current() as unknown as Record<string | symbol, unknown>)[key],
-    has: (_target, key) => key in current(),
-    ownKeys: () => Reflect.ownKeys(current()),
-    getOwnPropertyDescriptor: (_target, key) => {
-      const d = Reflect.getOwnPropertyDescriptor(current(), key);
-      return d ? { ...d, configurable: true } : undefined;
-    },
-  });
-}
