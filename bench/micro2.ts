@@ -1,0 +1,18 @@
+import { openStore } from '../src/store/db.ts';
+import { DEFAULT_POLICY } from '../src/config/policy.ts';
+import { DecisionWriter } from '../src/audit/decisions.ts';
+import { decisionWebhooks } from '../src/webhooks/events.ts';
+import { ScoringService } from '../src/trust/scoring.ts';
+import { entityId, rng } from './data.ts';
+const store = openStore('sqlite:/work/prof/bench.db');
+await store.migrate();
+const random = rng(9);
+const N = 20000;
+const reqs = Array.from({ length: N }, () => ({ entity_id: entityId(Math.floor(random() * 10000)), amount: Math.round(50 + random() * 500), currency: 'USD', context: { counterparty_id: entityId(Math.floor(random() * 10000)), payment_method: 'bank_transfer' as const, side: 'sell' as const } }));
+const w = new DecisionWriter(store.db, process.env.HOOKS ? decisionWebhooks : undefined);
+const scoring = new ScoringService(store, DEFAULT_POLICY, w);
+const principal = { id: 'key_x', kind: 'api_key', clientId: 'c', role: 'service', scopes: new Set(['trust:read']) } as any;
+const t = performance.now();
+for (let k = 0; k < N; k += 20) await Promise.all(reqs.slice(k, k + 20).map((r) => scoring.score(r as any, principal)));
+console.log('score (20 concurrent)', ((performance.now() - t) / N * 1000).toFixed(1), 'µs');
+await store.close();
