@@ -10,14 +10,23 @@
 // evaluations of three logarithms); two full-model scores then confirm it. ~40 µs in all.
 import cc from 'currency-codes';
 import type { Policy, SignalName } from '../config/policy.ts';
-import { AMOUNT_SIGNALS, amountValues, assembleSignals, computeSignals, prepare, round4, scoreFromSignals, type Prepared } from './model.ts';
+import { AMOUNT_SIGNALS, amountValuesInto, bySize, computeSignals, prepare, round4, scoreFromSignals, type Prepared } from './model.ts';
 import type { EntityProfile, ScoreRequest } from './types.ts';
+
+/** ISO 4217 minor-unit digits by code (currency-codes searches its list on every call). */
+const isoDigits = new Map<string, number>();
 
 /** Crypto assets are quoted to 8 decimals (a satoshi); fiat to its ISO 4217 minor unit, else 2. */
 export function minorUnitDigits(currency: string, cryptoAssets: readonly string[]): number {
   if (cryptoAssets.includes(currency)) return 8;
-  const digits = cc.code(currency)?.digits;
-  return typeof digits === 'number' && Number.isInteger(digits) && digits >= 0 && digits <= 8 ? digits : 2;
+  let digits = isoDigits.get(currency);
+  if (digits === undefined) {
+    const listed = cc.code(currency)?.digits;
+    digits = typeof listed === 'number' && Number.isInteger(listed) && listed >= 0 && listed <= 8 ? listed : 2;
+    // Bounded: codes reach here validated, but a direct caller may pass anything.
+    if (isoDigits.size < 1024) isoDigits.set(currency, digits);
+  }
+  return digits;
 }
 
 /**
@@ -27,10 +36,55 @@ export function minorUnitDigits(currency: string, cryptoAssets: readonly string[
  */
 export const MAX_UNITS = 2 ** 51;
 
-/** The score exactly as computeSignals + scoreFromSignals give it (same rounding, order and sum). */
-function scoreAt(prepared: Prepared, policy: Policy, amount: number): number {
-  const raw = { ...prepared.fixed, ...amountValues(prepared.terms, amount) } as Record<SignalName, number>;
-  return scoreFromSignals(policy.bias, assembleSignals(raw, policy));
+/** One signal of the sum: its value as summed, its weight, and |weight·value| (the sort key). */
+interface Term {
+  name: SignalName;
+  value: number;
+  weight: number;
+  size: number;
+}
+
+const modelValue = (raw: number): number => (Number.isFinite(raw) ? round4(raw) : 0);
+const term = (name: SignalName, raw: number, weight: number): Term => {
+  const value = modelValue(raw);
+  return { name, value, weight, size: Math.abs(weight * value) };
+};
+/** bySize (model.ts) on precomputed sizes: larger first, ties by name. */
+const before = (a: Term, b: Term): boolean => (a.size !== b.size ? a.size > b.size : a.name < b.name);
+
+/**
+ * The score exactly as computeSignals + scoreFromSignals give it: the same rounded values, the
+ * non-zero contributions only, summed in bySize order (a total order, so sorting the fixed signals
+ * once and merging the three amount signals into them gives the very order assembleSignals sorts
+ * the whole list into, and so the same floating-point sum).
+ */
+function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
+  const fixed: Term[] = [];
+  for (const key in prepared.fixed) {
+    const name = key as keyof Prepared['fixed'];
+    const t = term(name, prepared.fixed[name], policy.weights[name]);
+    if (t.weight * t.value !== 0) fixed.push(t);
+  }
+  fixed.sort((a, b) => bySize(a, b));
+  const values = [0, 0, 0];
+  const moving: Term[] = [];
+  return (amount) => {
+    amountValuesInto(prepared.terms, amount, values);
+    moving.length = 0;
+    for (let i = 0; i < AMOUNT_SIGNALS.length; i++) {
+      const t = term(AMOUNT_SIGNALS[i]!, values[i]!, policy.weights[AMOUNT_SIGNALS[i]!]);
+      if (t.weight * t.value !== 0) moving.push(t);
+    }
+    moving.sort((a, b) => bySize(a, b));
+    let z = policy.bias;
+    let i = 0;
+    for (const m of moving) {
+      while (i < fixed.length && before(fixed[i]!, m)) z += fixed[i]!.weight * fixed[i++]!.value;
+      z += m.weight * m.value;
+    }
+    while (i < fixed.length) z += fixed[i]!.weight * fixed[i++]!.value;
+    return Math.round(100 / (1 + Math.exp(-z)));
+  };
 }
 
 const contribution = (weight: number, raw: number) => {
@@ -39,17 +93,23 @@ const contribution = (weight: number, raw: number) => {
 };
 
 /**
- * The same score with the fixed part summed once, in name order: equal to scoreAt except when z
- * lies within a few ulps of a rounding boundary (the sum's order differs). Used to find the step
- * quickly; the answer is then checked with scoreAt.
+ * The same score with the fixed part summed once, in name order: equal to the exact score except
+ * when z lies within a few ulps of a rounding boundary (the sum's order differs). Used to find the
+ * step quickly; the answer is then checked with the exact score.
  */
 function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
   let fixedZ = policy.bias;
-  for (const [name, raw] of Object.entries(prepared.fixed) as [SignalName, number][]) fixedZ += contribution(policy.weights[name], raw);
-  const w = AMOUNT_SIGNALS.map((n) => policy.weights[n]);
+  for (const key in prepared.fixed) {
+    const name = key as keyof Prepared['fixed'];
+    fixedZ += contribution(policy.weights[name], prepared.fixed[name]);
+  }
+  const w0 = policy.weights[AMOUNT_SIGNALS[0]];
+  const w1 = policy.weights[AMOUNT_SIGNALS[1]];
+  const w2 = policy.weights[AMOUNT_SIGNALS[2]];
+  const v = [0, 0, 0];
   return (amount) => {
-    const v = amountValues(prepared.terms, amount);
-    const z = fixedZ + contribution(w[0]!, v[AMOUNT_SIGNALS[0]]) + contribution(w[1]!, v[AMOUNT_SIGNALS[1]]) + contribution(w[2]!, v[AMOUNT_SIGNALS[2]]);
+    amountValuesInto(prepared.terms, amount, v);
+    const z = fixedZ + contribution(w0, v[0]!) + contribution(w1, v[1]!) + contribution(w2, v[2]!);
     return Math.round(100 / (1 + Math.exp(-z)));
   };
 }
@@ -64,7 +124,8 @@ export function safeAmount(profile: EntityProfile, request: ScoreRequest, policy
   const prepared = prepare(profile, request, policy, now);
   const scale = 10 ** minorUnitDigits(request.currency, policy.cryptoAssets);
   const at = (units: number) => units / scale;
-  const exact = (amount: number) => scoreAt(prepared, policy, amount) < high;
+  const scoreAt = exactScorer(prepared, policy);
+  const exact = (amount: number) => scoreAt(amount) < high;
   const fast = fastScorer(prepared, policy);
   const t = prepared.terms;
   // Every amount signal is at its cap from ln a = mean + std·(tolerance + cap) on.

@@ -6,6 +6,7 @@ import { DEFAULT_POLICY, type Policy } from '../../src/config/policy.ts';
 import { MAX_UNITS, minorUnitDigits, safeAmount, scoreForAmount } from '../../src/trust/safe-amount.ts';
 import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';
 import { anyPolicy, freshProfile, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
+import { referenceSafeAmount } from '../helpers/reference-model.ts';
 
 const REQ: ScoreRequest = { entity_id: 'e1', amount: 100, currency: 'USD', context: {} };
 const at = (p: EntityProfile, r: ScoreRequest, policy: Policy, amount: number) => scoreForAmount(p, r, policy, NOW, amount);
@@ -37,6 +38,15 @@ describe('safe_amount: properties', () => {
         }
       }),
       { numRuns: 400 },
+    );
+  });
+
+  test('the same answer as the implementation before issue 13 (which sorted every signal list in full)', () => {
+    fc.assert(
+      fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
+        assert.equal(safeAmount(p, r, policy, NOW), referenceSafeAmount(p, r, policy, NOW));
+      }),
+      { numRuns: 1000 },
     );
   });
 
