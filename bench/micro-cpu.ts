@@ -49,12 +49,12 @@ async function load(root: string) {
     learningColumns: (i) => live.learningColumns(profiles[i], reqs[i], results[i], policy, null, now),
     'score+safe+learning': (i) => {
       const result = model.scoreEntity(profiles[i], reqs[i], policy, now);
-      safe.safeAmount(profiles[i], reqs[i], policy, now);
+      safe.safeAmount(profiles[i], reqs[i], policy, now, result);
       return live.learningColumns(profiles[i], reqs[i], result, policy, null, now);
     },
     'score+safe (one dispute party)': (i) => {
-      model.scoreEntity(profiles[i], reqs[i], policy, now);
-      return safe.safeAmount(profiles[i], reqs[i], policy, now);
+      const result = model.scoreEntity(profiles[i], reqs[i], policy, now);
+      return safe.safeAmount(profiles[i], reqs[i], policy, now, result);
     },
     newId: () => format.newId('dec'),
     'looksLikeRawIdentifier x2': (i) => [ids.looksLikeRawIdentifier(reqs[i]!.entity_id), ids.looksLikeRawIdentifier(reqs[i]!.context.counterparty_id)],

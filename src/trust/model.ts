@@ -207,6 +207,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       linkedFlagged,
       sharedEntities: count(profile.sharedIdentifierEntities),
       dormantDays: dormant.gapDays,
+      amount: request.amount,
     },
   };
 }
@@ -220,36 +221,43 @@ export function bySize(a: Pick<Signal, 'name' | 'weight' | 'value'>, b: Pick<Sig
   return diff !== 0 ? diff : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-/** The non-zero-contribution signals, values rounded to 4 decimals, largest |weight·value| first. */
-export function assembleSignals(raw: Record<SignalName, number>, policy: Policy): Signal[] {
+/** The amount-dependent signals' raw values for `amount`, in AMOUNT_SIGNALS order. */
+function amountArray(prepared: Prepared, amount: number): number[] {
+  const values = [0, 0, 0];
+  amountValuesInto(prepared.terms, amount, values);
+  return values;
+}
+
+/** The non-zero-contribution signals of the fixed and amount values, rounded to 4 decimals, in bySize order. */
+function assembleParts(fixed: Prepared['fixed'], amounts: readonly number[], policy: Policy): Signal[] {
   const signals: Signal[] = [];
   const weights = policy.weights;
-  // for…in lists a plain object's keys in the order Object.entries does, without the pairs.
-  for (const key in raw) {
-    const name = key as SignalName;
-    const value = modelValue(raw[name]);
+  for (const key in fixed) {
+    const name = key as keyof Prepared['fixed'];
+    const value = modelValue(fixed[name]);
+    const weight = weights[name];
+    if (weight * value !== 0) signals.push({ name, value, weight, description: '' });
+  }
+  for (let i = 0; i < AMOUNT_SIGNALS.length; i++) {
+    const name = AMOUNT_SIGNALS[i]!;
+    const value = modelValue(amounts[i]!);
     const weight = weights[name];
     if (weight * value !== 0) signals.push({ name, value, weight, description: '' });
   }
   return signals.sort(bySize);
 }
 
-/** Every signal's raw value for `amount`: the fixed ones, then the amount-dependent ones. */
-function rawValues(prepared: Prepared, amount: number): Record<SignalName, number> {
-  return { ...prepared.fixed, ...amountValues(prepared.terms, amount) };
-}
-
-function describedSignals(prepared: Prepared, raw: Record<SignalName, number>, amount: number, policy: Policy): Signal[] {
-  const signals = assembleSignals(raw, policy);
-  const facts = { ...prepared.facts, amount };
-  for (const s of signals) s.description = describeSignal(s.name as SignalName, s.value, facts);
+/** The signals of `request` (whose amount prepare recorded in the facts), described. */
+function describedSignals(prepared: Prepared, amounts: readonly number[], policy: Policy): Signal[] {
+  const signals = assembleParts(prepared.fixed, amounts, policy);
+  for (const s of signals) s.description = describeSignal(s.name as SignalName, s.value, prepared.facts);
   return signals;
 }
 
 /** The non-zero-contribution signals, values rounded to 4 decimals, largest |weight·value| first. */
 export function computeSignals(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Signal[] {
   const prepared = prepare(profile, request, policy, now);
-  return describedSignals(prepared, rawValues(prepared, request.amount), request.amount, policy);
+  return describedSignals(prepared, amountArray(prepared, request.amount), policy);
 }
 
 /** round(100 · σ(bias + Σ weight·value)), summed in the order the signals are given. */
@@ -266,12 +274,17 @@ export function scoreFromSignals(bias: number, signals: readonly Pick<Signal, 'w
  */
 export function signalValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
   const prepared = prepare(profile, request, policy, now);
-  return roundedValues(rawValues(prepared, request.amount));
+  return roundedValues(prepared.fixed, amountArray(prepared, request.amount));
 }
 
-function roundedValues(raw: Record<SignalName, number>): Record<SignalName, number> {
+const AMOUNT_INDEX = new Map<SignalName, number>(AMOUNT_SIGNALS.map((name, i) => [name, i]));
+
+function roundedValues(fixed: Prepared['fixed'], amounts: readonly number[]): Record<SignalName, number> {
   const values = {} as Record<SignalName, number>;
-  for (const name of SIGNAL_NAMES) values[name] = modelValue(raw[name]);
+  for (const name of SIGNAL_NAMES) {
+    const i = AMOUNT_INDEX.get(name);
+    values[name] = modelValue(i === undefined ? fixed[name as keyof Prepared['fixed']] : amounts[i]!);
+  }
   return values;
 }
 
@@ -280,11 +293,18 @@ interface Scored {
   request: ScoreRequest;
   policy: Policy;
   now: number;
-  raw: Record<SignalName, number>;
+  prepared: Prepared;
+  amounts: readonly number[];
 }
 
-/** The raw values behind each result scoreEntity returned, while the result is alive. */
-const scoredValues = new WeakMap<ScoreResult, Scored>();
+/** What each result scoreEntity returned was computed from, while the result is alive. */
+const scoredFrom = new WeakMap<ScoreResult, Scored>();
+
+/** The prepared terms behind `result` if scoreEntity computed it from exactly these inputs (the same objects). */
+function scoredWith(result: ScoreResult | undefined, profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Scored | undefined {
+  const scored = result && scoredFrom.get(result);
+  return scored && scored.profile === profile && scored.request === request && scored.policy === policy && scored.now === now ? scored : undefined;
+}
 
 /**
  * signalValues for a result scoreEntity returned from exactly these inputs (the same objects),
@@ -292,17 +312,25 @@ const scoredValues = new WeakMap<ScoreResult, Scored>();
  * (another result, other inputs) is computed afresh.
  */
 export function signalValuesOf(result: ScoreResult, profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
-  const scored = scoredValues.get(result);
-  if (scored && scored.profile === profile && scored.request === request && scored.policy === policy && scored.now === now) return roundedValues(scored.raw);
-  return signalValues(profile, request, policy, now);
+  const scored = scoredWith(result, profile, request, policy, now);
+  return scored ? roundedValues(scored.prepared.fixed, scored.amounts) : signalValues(profile, request, policy, now);
+}
+
+/**
+ * prepare's output for these inputs: the one `result` was scored from when scoreEntity computed it
+ * from exactly these inputs, else computed now. (Nothing in Prepared but the facts' amount depends
+ * on the request's amount.)
+ */
+export function preparedFor(result: ScoreResult | undefined, profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Prepared {
+  return scoredWith(result, profile, request, policy, now)?.prepared ?? prepare(profile, request, policy, now);
 }
 
 export function scoreEntity(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): ScoreResult {
   const prepared = prepare(profile, request, policy, now);
-  const raw = rawValues(prepared, request.amount);
-  const signals = describedSignals(prepared, raw, request.amount, policy);
+  const amounts = amountArray(prepared, request.amount);
+  const signals = describedSignals(prepared, amounts, policy);
   const score = scoreFromSignals(policy.bias, signals);
   const result: ScoreResult = { score, riskLevel: riskLevelFor(score, policy.thresholds), signals, policyVersion: policy.version };
-  scoredValues.set(result, { profile, request, policy, now, raw });
+  scoredFrom.set(result, { profile, request, policy, now, prepared, amounts });
   return result;
 }

@@ -1,17 +1,18 @@
 // safe_amount (CONTRACT §5): the largest amount, in the request's currency, for which the same
 // entity and context would score below the policy's `high` threshold. Exact on the currency's
 // minor-unit grid: the returned amount a scores below `high` and a + one minor unit scores at or
-// above it, both checked with the full model (computeSignals + scoreFromSignals), so rounding of
-// signal values, the sort order of the sum and Math.round's half-up are all the real ones.
+// above it, both checked with the full model's sum (the values, order and rounding of
+// computeSignals + scoreFromSignals), so rounding of signal values, the sort order of the sum and
+// Math.round's half-up are all the real ones.
 //
 // Only the amount-dependent signals move with the amount, and each is non-decreasing in it, so the
 // score is a non-decreasing step function of the amount: a bisection over integer minor units,
 // re-evaluating only those signals on top of the rest summed once, finds the step (about fifty
-// evaluations of three logarithms); two full-model scores then confirm it. ~40 µs in all.
+// evaluations of three logarithms); two full-model scores then confirm it.
 import cc from 'currency-codes';
 import type { Policy, SignalName } from '../config/policy.ts';
-import { AMOUNT_SIGNALS, amountValuesInto, bySize, computeSignals, prepare, round4, scoreFromSignals, type Prepared } from './model.ts';
-import type { EntityProfile, ScoreRequest } from './types.ts';
+import { AMOUNT_SIGNALS, amountValuesInto, bySize, computeSignals, preparedFor, round4, scoreFromSignals, type Prepared } from './model.ts';
+import type { EntityProfile, ScoreRequest, ScoreResult } from './types.ts';
 
 /** ISO 4217 minor-unit digits by code (currency-codes searches its list on every call). */
 const isoDigits = new Map<string, number>();
@@ -55,7 +56,7 @@ const before = (a: Term, b: Term): boolean => (a.size !== b.size ? a.size > b.si
 /**
  * The score exactly as computeSignals + scoreFromSignals give it: the same rounded values, the
  * non-zero contributions only, summed in bySize order (a total order, so sorting the fixed signals
- * once and merging the three amount signals into them gives the very order assembleSignals sorts
+ * once and merging the three amount signals into them gives the very order computeSignals sorts
  * the whole list into, and so the same floating-point sum).
  */
 function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
@@ -117,11 +118,12 @@ function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => num
 /**
  * The safe amount for `request`'s entity, context and currency (its amount is ignored): a number of
  * the currency's minor units, rounded down; null when no amount reaches `high`, 0 when even one
- * minor unit does.
+ * minor unit does. `scored`, the result scoreEntity returned for these very inputs, lends its
+ * prepared terms (no second pass over the profile).
  */
-export function safeAmount(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): number | null {
+export function safeAmount(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number, scored?: ScoreResult): number | null {
   const high = policy.thresholds.high;
-  const prepared = prepare(profile, request, policy, now);
+  const prepared = preparedFor(scored, profile, request, policy, now);
   const scale = 10 ** minorUnitDigits(request.currency, policy.cryptoAssets);
   const at = (units: number) => units / scale;
   const scoreAt = exactScorer(prepared, policy);

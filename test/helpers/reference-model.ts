@@ -3,6 +3,7 @@
 import cc from 'currency-codes';
 import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/config/policy.ts';
 import { AMOUNT_SIGNALS, amountValues, computeSignals, prepare, round4, scoreFromSignals, type Prepared } from '../../src/trust/model.ts';
+import { describeSignal } from '../../src/trust/descriptions.ts';
 import type { EntityProfile, ScoreRequest, Signal } from '../../src/trust/types.ts';
 
 /** assembleSignals before issue 13 (Object.entries, an inline comparator). */
@@ -17,6 +18,16 @@ export function referenceAssemble(raw: Record<SignalName, number>, policy: Polic
     const diff = Math.abs(b.weight * b.value) - Math.abs(a.weight * a.value);
     return diff !== 0 ? diff : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
   });
+}
+
+/** computeSignals before issue 13: one record of every raw value, assembled, then described. */
+export function referenceComputeSignals(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Signal[] {
+  const prepared = prepare(profile, request, policy, now);
+  const raw = { ...prepared.fixed, ...amountValues(prepared.terms, request.amount) };
+  const signals = referenceAssemble(raw, policy);
+  const facts = { ...prepared.facts, amount: request.amount };
+  for (const s of signals) s.description = describeSignal(s.name as SignalName, s.value, facts);
+  return signals;
 }
 
 const PROBE_WEIGHTS = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk' ? 1 : -1])) as Policy['weights'];
