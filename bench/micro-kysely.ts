@@ -31,7 +31,7 @@ const execute = store.db.executeQuery.bind(store.db);
 for (const q of qs) await loadProfile(store, q);
 for (const q of qs) await currentState(store, q.entityId, []);
 (store.db as { executeQuery: unknown }).executeQuery = execute;
-const [[profileSql, profileParams], [stateSql, stateParams]] = [...captured.entries()];
+const [[profileSql, profileParams], [stateSql, stateParams]] = [...captured.entries()] as [[string, unknown[][]], [string, unknown[][]]];
 
 const times = new Map<string, number[]>();
 async function time(name: string, f: (i: number) => unknown) {
