@@ -1,6 +1,8 @@
 // `npm run bench`: measures Vouch against a bare Fastify hello-world on the same machine in one
-// run, and writes the figures to bench/results/. Options: --entities N --events N --duration S
-// --connections N --backend sqlite|postgres --workers N --out FILE
+// run, and writes the figures to bench/results/: single scores (API key, JWT, cache hit), dispute
+// analysis, batches of 100 scores (scores/s and × single-score throughput), ingestion (events/s).
+// Options: --entities N --events N --duration S --connections N --backend sqlite|postgres
+// --workers N --out FILE
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -135,19 +137,24 @@ async function credentials(port: number) {
   return { jwt: tok.access_token, key: key.key };
 }
 
+/** Score requests per batch call (the endpoint's maximum). */
+const BATCH = 100;
+
+/** A random score request (a cache miss): entity, amount and counterparty drawn from `random`. */
+function scoreBody(random: () => number) {
+  return {
+    entity_id: entityId(Math.floor(random() * ENTITIES)),
+    amount: Math.round(50 + random() * 500),
+    currency: 'USD',
+    context: { counterparty_id: entityId(Math.floor(random() * ENTITIES)), payment_method: 'bank_transfer', side: 'sell' },
+  };
+}
+
 function scoreRequests(headers: Record<string, string>, seed: number): Options['requests'] {
   const random = rng(seed);
   return [{
     method: 'POST', path: '/api/v1/trust/score', headers: { 'content-type': 'application/json', ...headers },
-    setupRequest: (req) => ({
-      ...req,
-      body: JSON.stringify({
-        entity_id: entityId(Math.floor(random() * ENTITIES)),
-        amount: Math.round(50 + random() * 500),
-        currency: 'USD',
-        context: { counterparty_id: entityId(Math.floor(random() * ENTITIES)), payment_method: 'bank_transfer', side: 'sell' },
-      }),
-    }),
+    setupRequest: (req) => ({ ...req, body: JSON.stringify(scoreBody(random)) }),
   }];
 }
 
@@ -212,6 +219,22 @@ async function main() {
       },
     }],
   }));
+  process.stderr.write(`score batches (${BATCH} requests per call)\n`);
+  const brandom = rng(8);
+  const batch = await cannon({
+    url: target,
+    requests: [{
+      method: 'POST', path: '/api/v1/trust/score/batch', headers: { 'content-type': 'application/json', 'x-api-key': creds.key },
+      setupRequest: (req) => ({ ...req, body: JSON.stringify({ requests: Array.from({ length: BATCH }, () => scoreBody(brandom)) }) }),
+    }],
+  });
+  const single = results.score_api_key as { rps: number };
+  results.score_batch = {
+    ...summary(batch),
+    scores_per_s: Math.round(batch.requests.average * BATCH),
+    // Against single-score throughput (API key, cache misses) in the same run; issue 13's target is ≥ 20.
+    vs_single: Math.round(((batch.requests.average * BATCH) / Math.max(single.rps, 1)) * 10) / 10,
+  };
   process.stderr.write('event ingestion (100 events per request)\n');
   let n = 0;
   const ingest = await cannon({
@@ -247,8 +270,13 @@ async function main() {
   results.p50_drift_percent = Math.round(((ff.p50 - fs.p50) / Math.max(fs.p50, 0.001)) * 1000) / 10;
   const out = args.out ?? join(dir, `bench-${args.backend}-w${args.workers}-${Date.now()}.json`);
   writeFileSync(out, JSON.stringify(results, null, 2));
-  console.table(Object.fromEntries(['baseline', 'score_api_key', 'score_jwt', 'score_cache_hit', 'dispute_analyze', 'ingest', 'fixed_rate_small', 'fixed_rate_full'].map((k) => [k, results[k]])));
-  console.log(JSON.stringify({ ratios_percent: results.ratios_percent, p50_drift_percent: results.p50_drift_percent, peak_rss_mb: results.peak_rss_mb, load_events_per_s: results.load_events_per_s }, null, 2));
+  console.table(Object.fromEntries(['baseline', 'score_api_key', 'score_jwt', 'score_cache_hit', 'dispute_analyze', 'score_batch', 'ingest', 'fixed_rate_small', 'fixed_rate_full'].map((k) => [k, results[k]])));
+  const { scores_per_s: batchScoresPerS, vs_single: batchVsSingle } = results.score_batch as { scores_per_s: number; vs_single: number };
+  const { events_per_s: ingestEventsPerS } = results.ingest as { events_per_s: number };
+  console.log(JSON.stringify({
+    ratios_percent: results.ratios_percent, p50_drift_percent: results.p50_drift_percent, peak_rss_mb: results.peak_rss_mb, load_events_per_s: results.load_events_per_s,
+    batch_scores_per_s: batchScoresPerS, batch_vs_single_score: batchVsSingle, ingest_events_per_s: ingestEventsPerS,
+  }, null, 2));
   console.log(`written to ${out}`);
 }
 

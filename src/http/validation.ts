@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import { ApiError, type FieldError } from './problem.ts';
 // errors.ts imports summarise from here; each module uses the other's functions only at call time.
 import { toFieldErrors } from './errors.ts';
-import { looksLikeRawIdentifier, type RawIdentifierKind } from '../trust/identifiers.ts';
+import { rawIdentifierIn, type RawIdentifierKind } from '../trust/identifiers.ts';
 
 /** Schema keyword: this string is an identifier the caller must hash (entity ids, linked hashes). */
 export const NO_RAW_IDENTIFIER = 'x-no-raw-identifier';
@@ -32,8 +32,9 @@ function make(options: Options): Ajv {
     type: 'string',
     schemaType: 'boolean',
     errors: true,
-    validate: function noRaw(enabled: boolean, data: string) {
-      const kind = enabled ? looksLikeRawIdentifier(data) : null;
+    validate: function noRaw(enabled: boolean, data: string, _schema?: unknown, where?: { parentData?: unknown }) {
+      // Remembered for the object holding the value, so the handler's own check of it is a lookup.
+      const kind = enabled ? rawIdentifierIn(data, where?.parentData) : null;
       if (kind === null) return true;
       (noRaw as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: NO_RAW_IDENTIFIER, message: rawIdentifierMessage(kind), params: { kind } }];
       return false;

@@ -2,8 +2,8 @@
 // uses: SIGNAL_NAMES. The values are the ones the model sums, so a fit and a replay see exactly
 // what the live score saw.
 import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../config/policy.ts';
-import { computeSignals } from '../trust/model.ts';
-import type { EntityProfile, ScoreRequest } from '../trust/types.ts';
+import { signalValues, signalValuesOf } from '../trust/model.ts';
+import type { EntityProfile, ScoreRequest, ScoreResult } from '../trust/types.ts';
 
 /** A stored feature vector: every signal's value; a missing name counts as 0. */
 export type FeatureRecord = Partial<Record<SignalName, number>>;
@@ -53,17 +53,12 @@ export function toRecord(vector: readonly number[]): Record<SignalName, number> 
   return Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, vector[i] ?? 0])) as Record<SignalName, number>;
 }
 
-/** Unit weights of the allowed sign, so that weight·value is 0 exactly when value is 0. */
-const PROBE_WEIGHTS = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk' ? 1 : -1])) as Policy['weights'];
-
 /**
  * Every signal's value as the model sums it (rounded to 4 decimals), zeros included: the feature
- * vector CONTRACT §8 stores with a score decision. computeSignals leaves out zero contributions, so
- * it is asked with unit weights, under which only zero values are left out; every other policy
- * setting is the deciding policy's, so the values are exactly the ones that were scored.
+ * vector CONTRACT §8 stores with a score decision. Weights play no part in a value, so the values
+ * are exactly the ones the deciding policy scored. With the `result` scoreEntity returned for these
+ * very inputs, the values it was scored from are reused rather than computed again.
  */
-export function featureValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
-  const values = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, 0])) as Record<SignalName, number>;
-  for (const s of computeSignals(profile, request, { ...policy, weights: PROBE_WEIGHTS }, now)) values[s.name as SignalName] = s.value;
-  return values;
+export function featureValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number, result?: ScoreResult): Record<SignalName, number> {
+  return result ? signalValuesOf(result, profile, request, policy, now) : signalValues(profile, request, policy, now);
 }

@@ -15,10 +15,11 @@ import { loadLivePolicies } from './repository.ts';
 /**
  * The columns CONTRACT §8 adds to a score decision: every signal's value (zeros included, JSON
  * keeps full double precision), the trade id, the level for filtering, and the shadow policy's
- * score replayed from the same values (no extra store round trip).
+ * score replayed from the same values (no extra store round trip). The values are the ones
+ * `result` was scored from (scoreEntity keeps them), not computed a second time.
  */
 export function learningColumns(profile: EntityProfile, request: ScoreRequest, result: ScoreResult, policy: Policy, shadow: Policy | null, now: number) {
-  const features = featureValues(profile, request, policy, now);
+  const features = featureValues(profile, request, policy, now, result);
   const tradeId = request.context.trade_id;
   return {
     features: JSON.stringify(features),

@@ -8,8 +8,7 @@
 // (cacheKey): a fixed 43-character key whatever the request carries, so unknown context members
 // (up to 64 KiB of them) can neither make keys expensive to hash and compare nor split or collide
 // entries, and one client never receives another's decision.
-import { createHash } from 'node:crypto';
-import { sha256Hex } from '../keys/format.ts';
+import { sha256, sha256Hex } from '../keys/format.ts';
 import { LRUCache } from 'lru-cache';
 import type { ScoreContext } from './types.ts';
 
@@ -28,9 +27,23 @@ export interface CachedScore<T> {
 /** JSON with object keys sorted, so equal requests have equal digests. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  // Built in one string rather than arrays of parts joined; a hole in a sparse array is empty, as
+  // map + join always made it.
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      if (i in value) out += canonicalJson(value[i]);
+    }
+    return `${out}]`;
+  }
   const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0) out += ',';
+    out += `${JSON.stringify(keys[i])}:${canonicalJson((value as Record<string, unknown>)[keys[i]!])}`;
+  }
+  return `${out}}`;
 }
 
 export function requestDigest(value: unknown): string {
@@ -66,7 +79,7 @@ export function cacheKey(k: CacheKeyInput): string {
   // Order and repeats of linked identifiers do not change the score.
   const linked = given && given.length > 0 ? [...new Set(given.map((l) => `${l.type}\u0000${l.hash}`))].sort() : [];
   const material = JSON.stringify([k.principalId, k.environment, k.policyVersion, k.entityId, k.amount, k.currency, known, linked]);
-  return createHash('sha256').update(material).digest('base64url');
+  return sha256(material, 'base64url');
 }
 
 export interface ScoreCacheLimits {

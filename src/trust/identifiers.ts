@@ -55,6 +55,17 @@ const OPENING = /^[\p{Ps}\p{Pi}"'`]$/u;
 const CLOSING = /^[\p{Pe}\p{Pf}"'`]$/u;
 const TRAILING = '.,;:!?';
 
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+/** Length in UTF-16 units of the code point string iteration yields at `i` (a lone surrogate is one). */
+const charAt = (s: string, i: number): number => (isHigh(s.charCodeAt(i)) && i + 1 < s.length && isLow(s.charCodeAt(i + 1)) ? 2 : 1);
+/** Length of the code point string iteration yields last, ending at `end`. */
+const charBefore = (s: string, end: number): number => (end >= 2 && isLow(s.charCodeAt(end - 1)) && isHigh(s.charCodeAt(end - 2)) ? 2 : 1);
+/** `[...s][0] ?? ''` without the array. */
+const firstChar = (s: string): string => (s.length === 0 ? '' : s.slice(0, charAt(s, 0)));
+/** `[...s].at(-1) ?? ''` without the array. */
+const lastChar = (s: string): string => (s.length === 0 ? '' : s.slice(s.length - charBefore(s, s.length)));
+
 /** One round of unwrapping: display name, surrounding quotes or brackets, a label, a scheme, trailing punctuation. */
 function unwrapOnce(value: string): string {
   let s = value;
@@ -62,8 +73,8 @@ function unwrapOnce(value: string): string {
     const open = s.lastIndexOf('<');
     s = (open >= 0 ? s.slice(open + 1, -1) : s.slice(0, -1)).trim();
   }
-  const first = [...s][0] ?? '';
-  const last = [...s].at(-1) ?? '';
+  const first = firstChar(s);
+  const last = lastChar(s);
   if (s.length >= 2 && OPENING.test(first) && CLOSING.test(last)) s = s.slice(first.length, s.length - last.length).trim();
   // One prefix a round, scheme first, so "Card mailto:…?subject=…" loses its label, then its scheme.
   const scheme = stripScheme(s);
@@ -106,16 +117,26 @@ export function normaliseIdentifier(value: string): string {
 
 /** Without separators at either end (`-4111…-`, `#4111…`, `+4111…`): for the card and IBAN checks. */
 function trimSeparators(s: string): string {
-  const chars = [...s];
+  // Walks code points (as string iteration splits them) from either end, without splitting the string.
   let start = 0;
-  let end = chars.length;
-  while (start < end && isSeparator(chars[start]!)) start++;
-  while (end > start && isSeparator(chars[end - 1]!)) end--;
-  return chars.slice(start, end).join('');
+  let end = s.length;
+  while (start < end) {
+    const n = charAt(s, start);
+    if (!isSeparator(s.slice(start, start + n))) break;
+    start += n;
+  }
+  while (end > start) {
+    const n = charBefore(s, end);
+    if (!isSeparator(s.slice(end - n, end))) break;
+    end -= n;
+  }
+  return s.slice(start, end);
 }
 
 /** A phone without a trailing extension (`x12`, `ext. 12`, `extension 12`). */
-const withoutExtension = (s: string): string => s.replace(/\s*(?:x|ext\.?|extension)\s*\d{1,6}$/i, '');
+const EXTENSION = /\s*(?:x|ext\.?|extension)\s*\d{1,6}$/i;
+/** The pattern ends in an ASCII digit: anything else is returned as it is without running it. */
+const withoutExtension = (s: string): string => (isDigit(s.charCodeAt(s.length - 1)) ? s.replace(EXTENSION, '') : s);
 
 function looksLikeEmail(s: string): boolean {
   const at = s.indexOf('@');
@@ -249,6 +270,29 @@ export function looksLikeRawIdentifier(value: string): RawIdentifierKind | null 
   const phone = withoutExtension(s);
   if (phone.length > 0 && looksLikePhone(phone)) return 'phone';
   return null;
+}
+
+/** Values found not to be raw identifiers, by the object holding them (see rawIdentifierIn). */
+const cleanIn = new WeakMap<object, string[]>();
+
+/**
+ * looksLikeRawIdentifier(value) for a value held by `holder` (the request body, event, context or
+ * linked-identifier object it came in), remembering a clean verdict for that object: the schema
+ * keyword (http/validation.ts) and the handler's backstop check (schemas.ts) look at the same
+ * strings of the same parsed body, and the second look is then a lookup. Only a null verdict is
+ * kept, keyed by the holder object and the string's content, so the answer is always what
+ * looksLikeRawIdentifier gives; nothing is shared between requests (each parses its own objects).
+ */
+export function rawIdentifierIn(value: string, holder: unknown): RawIdentifierKind | null {
+  if (holder === null || typeof holder !== 'object') return looksLikeRawIdentifier(value);
+  const clean = cleanIn.get(holder);
+  if (clean !== undefined && clean.includes(value)) return null;
+  const kind = looksLikeRawIdentifier(value);
+  if (kind === null) {
+    if (clean === undefined) cleanIn.set(holder, [value]);
+    else if (clean.length < 8) clean.push(value);
+  }
+  return kind;
 }
 
 /**

@@ -5,7 +5,7 @@
 // The signals are computed in two parts: those that do not depend on the request's amount (once
 // per request) and those that do (amountValues). safe-amount.ts inverts the score over the second
 // part alone, so it needs no second profile and no re-computation of the rest.
-import type { Policy, SignalName, Thresholds } from '../config/policy.ts';
+import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from '../config/policy.ts';
 import { describeSignal, type Facts } from './descriptions.ts';
 import { cashOutBurst, dormancy, newCounterpartyLarge, sharedIdentifierValue, youngReversible } from './features.ts';
 import type { EntityProfile, RiskLevel, ScoreRequest, ScoreResult, Signal } from './types.ts';
@@ -97,6 +97,14 @@ export function amountValues(t: AmountTerms, amount: number): Record<AmountSigna
     cash_out_burst: cashOutBurst(excess, t.burst),
     new_counterparty_large_trade: newCounterpartyLarge(t.newCounterparty, excess),
   };
+}
+
+/** amountValues into `out`, in AMOUNT_SIGNALS order, without allocating (safe-amount.ts's search). */
+export function amountValuesInto(t: AmountTerms, amount: number, out: number[]): void {
+  const excess = amountExcess(t, amount);
+  out[0] = t.hasHistory ? excess : t.noHistoryValue;
+  out[1] = cashOutBurst(excess, t.burst);
+  out[2] = newCounterpartyLarge(t.newCounterparty, excess);
 }
 
 export interface Prepared {
@@ -199,32 +207,57 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       linkedFlagged,
       sharedEntities: count(profile.sharedIdentifierEntities),
       dormantDays: dormant.gapDays,
+      amount: request.amount,
     },
   };
 }
 
-/** The non-zero-contribution signals, values rounded to 4 decimals, largest |weight·value| first. */
-export function assembleSignals(raw: Record<SignalName, number>, policy: Policy): Signal[] {
+/** The value the model sums for a raw value: rounded to 4 decimals; non-finite counts as 0. */
+const modelValue = (raw: number): number => (Number.isFinite(raw) ? round4(raw) : 0);
+
+/** The sum's order: largest |weight·value| first, ties by name (a total order: names are unique). */
+export function bySize(a: Pick<Signal, 'name' | 'weight' | 'value'>, b: Pick<Signal, 'name' | 'weight' | 'value'>): number {
+  const diff = Math.abs(b.weight * b.value) - Math.abs(a.weight * a.value);
+  return diff !== 0 ? diff : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** The amount-dependent signals' raw values for `amount`, in AMOUNT_SIGNALS order. */
+function amountArray(prepared: Prepared, amount: number): number[] {
+  const values = [0, 0, 0];
+  amountValuesInto(prepared.terms, amount, values);
+  return values;
+}
+
+/** The non-zero-contribution signals of the fixed and amount values, rounded to 4 decimals, in bySize order. */
+function assembleParts(fixed: Prepared['fixed'], amounts: readonly number[], policy: Policy): Signal[] {
   const signals: Signal[] = [];
-  for (const [name, rawValue] of Object.entries(raw) as [SignalName, number][]) {
-    const value = Number.isFinite(rawValue) ? round4(rawValue) : 0;
-    const weight = policy.weights[name];
+  const weights = policy.weights;
+  for (const key in fixed) {
+    const name = key as keyof Prepared['fixed'];
+    const value = modelValue(fixed[name]);
+    const weight = weights[name];
     if (weight * value !== 0) signals.push({ name, value, weight, description: '' });
   }
-  return signals.sort((a, b) => {
-    const diff = Math.abs(b.weight * b.value) - Math.abs(a.weight * a.value);
-    return diff !== 0 ? diff : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-  });
+  for (let i = 0; i < AMOUNT_SIGNALS.length; i++) {
+    const name = AMOUNT_SIGNALS[i]!;
+    const value = modelValue(amounts[i]!);
+    const weight = weights[name];
+    if (weight * value !== 0) signals.push({ name, value, weight, description: '' });
+  }
+  return signals.sort(bySize);
+}
+
+/** The signals of `request` (whose amount prepare recorded in the facts), described. */
+function describedSignals(prepared: Prepared, amounts: readonly number[], policy: Policy): Signal[] {
+  const signals = assembleParts(prepared.fixed, amounts, policy);
+  for (const s of signals) s.description = describeSignal(s.name as SignalName, s.value, prepared.facts);
+  return signals;
 }
 
 /** The non-zero-contribution signals, values rounded to 4 decimals, largest |weight·value| first. */
 export function computeSignals(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Signal[] {
   const prepared = prepare(profile, request, policy, now);
-  const raw = { ...prepared.fixed, ...amountValues(prepared.terms, request.amount) };
-  const signals = assembleSignals(raw, policy);
-  const facts = { ...prepared.facts, amount: request.amount };
-  for (const s of signals) s.description = describeSignal(s.name as SignalName, s.value, facts);
-  return signals;
+  return describedSignals(prepared, amountArray(prepared, request.amount), policy);
 }
 
 /** round(100 · σ(bias + Σ weight·value)), summed in the order the signals are given. */
@@ -234,8 +267,70 @@ export function scoreFromSignals(bias: number, signals: readonly Pick<Signal, 'w
   return Math.round(100 / (1 + Math.exp(-z)));
 }
 
+/**
+ * Every signal's value as the model sums it (rounded to 4 decimals, non-finite as 0), zeros
+ * included, in SIGNAL_NAMES order: the feature vector CONTRACT §8 stores with a decision. Weights
+ * play no part in a value, so this is the same for every policy that shares the other settings.
+ */
+export function signalValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
+  const prepared = prepare(profile, request, policy, now);
+  return roundedValues(prepared.fixed, amountArray(prepared, request.amount));
+}
+
+const AMOUNT_INDEX = new Map<SignalName, number>(AMOUNT_SIGNALS.map((name, i) => [name, i]));
+
+function roundedValues(fixed: Prepared['fixed'], amounts: readonly number[]): Record<SignalName, number> {
+  const values = {} as Record<SignalName, number>;
+  for (const name of SIGNAL_NAMES) {
+    const i = AMOUNT_INDEX.get(name);
+    values[name] = modelValue(i === undefined ? fixed[name as keyof Prepared['fixed']] : amounts[i]!);
+  }
+  return values;
+}
+
+interface Scored {
+  profile: EntityProfile;
+  request: ScoreRequest;
+  policy: Policy;
+  now: number;
+  prepared: Prepared;
+  amounts: readonly number[];
+}
+
+/** What each result scoreEntity returned was computed from, while the result is alive. */
+const scoredFrom = new WeakMap<ScoreResult, Scored>();
+
+/** The prepared terms behind `result` if scoreEntity computed it from exactly these inputs (the same objects). */
+function scoredWith(result: ScoreResult | undefined, profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Scored | undefined {
+  const scored = result && scoredFrom.get(result);
+  return scored && scored.profile === profile && scored.request === request && scored.policy === policy && scored.now === now ? scored : undefined;
+}
+
+/**
+ * signalValues for a result scoreEntity returned from exactly these inputs (the same objects),
+ * without computing the signals again: the values that result was scored from. Anything else
+ * (another result, other inputs) is computed afresh.
+ */
+export function signalValuesOf(result: ScoreResult, profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
+  const scored = scoredWith(result, profile, request, policy, now);
+  return scored ? roundedValues(scored.prepared.fixed, scored.amounts) : signalValues(profile, request, policy, now);
+}
+
+/**
+ * prepare's output for these inputs: the one `result` was scored from when scoreEntity computed it
+ * from exactly these inputs, else computed now. (Nothing in Prepared but the facts' amount depends
+ * on the request's amount.)
+ */
+export function preparedFor(result: ScoreResult | undefined, profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Prepared {
+  return scoredWith(result, profile, request, policy, now)?.prepared ?? prepare(profile, request, policy, now);
+}
+
 export function scoreEntity(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): ScoreResult {
-  const signals = computeSignals(profile, request, policy, now);
+  const prepared = prepare(profile, request, policy, now);
+  const amounts = amountArray(prepared, request.amount);
+  const signals = describedSignals(prepared, amounts, policy);
   const score = scoreFromSignals(policy.bias, signals);
-  return { score, riskLevel: riskLevelFor(score, policy.thresholds), signals, policyVersion: policy.version };
+  const result: ScoreResult = { score, riskLevel: riskLevelFor(score, policy.thresholds), signals, policyVersion: policy.version };
+  scoredFrom.set(result, { profile, request, policy, now, prepared, amounts });
+  return result;
 }

@@ -1,23 +1,33 @@
 // safe_amount (CONTRACT §5): the largest amount, in the request's currency, for which the same
 // entity and context would score below the policy's `high` threshold. Exact on the currency's
 // minor-unit grid: the returned amount a scores below `high` and a + one minor unit scores at or
-// above it, both checked with the full model (computeSignals + scoreFromSignals), so rounding of
-// signal values, the sort order of the sum and Math.round's half-up are all the real ones.
+// above it, both checked with the full model's sum (the values, order and rounding of
+// computeSignals + scoreFromSignals), so rounding of signal values, the sort order of the sum and
+// Math.round's half-up are all the real ones.
 //
 // Only the amount-dependent signals move with the amount, and each is non-decreasing in it, so the
 // score is a non-decreasing step function of the amount: a bisection over integer minor units,
 // re-evaluating only those signals on top of the rest summed once, finds the step (about fifty
-// evaluations of three logarithms); two full-model scores then confirm it. ~40 µs in all.
+// evaluations of three logarithms); two full-model scores then confirm it.
 import cc from 'currency-codes';
 import type { Policy, SignalName } from '../config/policy.ts';
-import { AMOUNT_SIGNALS, amountValues, assembleSignals, computeSignals, prepare, round4, scoreFromSignals, type Prepared } from './model.ts';
-import type { EntityProfile, ScoreRequest } from './types.ts';
+import { AMOUNT_SIGNALS, amountValuesInto, bySize, computeSignals, preparedFor, round4, scoreFromSignals, type Prepared } from './model.ts';
+import type { EntityProfile, ScoreRequest, ScoreResult } from './types.ts';
+
+/** ISO 4217 minor-unit digits by code (currency-codes searches its list on every call). */
+const isoDigits = new Map<string, number>();
 
 /** Crypto assets are quoted to 8 decimals (a satoshi); fiat to its ISO 4217 minor unit, else 2. */
 export function minorUnitDigits(currency: string, cryptoAssets: readonly string[]): number {
   if (cryptoAssets.includes(currency)) return 8;
-  const digits = cc.code(currency)?.digits;
-  return typeof digits === 'number' && Number.isInteger(digits) && digits >= 0 && digits <= 8 ? digits : 2;
+  let digits = isoDigits.get(currency);
+  if (digits === undefined) {
+    const listed = cc.code(currency)?.digits;
+    digits = typeof listed === 'number' && Number.isInteger(listed) && listed >= 0 && listed <= 8 ? listed : 2;
+    // Bounded: codes reach here validated, but a direct caller may pass anything.
+    if (isoDigits.size < 1024) isoDigits.set(currency, digits);
+  }
+  return digits;
 }
 
 /**
@@ -27,10 +37,55 @@ export function minorUnitDigits(currency: string, cryptoAssets: readonly string[
  */
 export const MAX_UNITS = 2 ** 51;
 
-/** The score exactly as computeSignals + scoreFromSignals give it (same rounding, order and sum). */
-function scoreAt(prepared: Prepared, policy: Policy, amount: number): number {
-  const raw = { ...prepared.fixed, ...amountValues(prepared.terms, amount) } as Record<SignalName, number>;
-  return scoreFromSignals(policy.bias, assembleSignals(raw, policy));
+/** One signal of the sum: its value as summed, its weight, and |weight·value| (the sort key). */
+interface Term {
+  name: SignalName;
+  value: number;
+  weight: number;
+  size: number;
+}
+
+const modelValue = (raw: number): number => (Number.isFinite(raw) ? round4(raw) : 0);
+const term = (name: SignalName, raw: number, weight: number): Term => {
+  const value = modelValue(raw);
+  return { name, value, weight, size: Math.abs(weight * value) };
+};
+/** bySize (model.ts) on precomputed sizes: larger first, ties by name. */
+const before = (a: Term, b: Term): boolean => (a.size !== b.size ? a.size > b.size : a.name < b.name);
+
+/**
+ * The score exactly as computeSignals + scoreFromSignals give it: the same rounded values, the
+ * non-zero contributions only, summed in bySize order (a total order, so sorting the fixed signals
+ * once and merging the three amount signals into them gives the very order computeSignals sorts
+ * the whole list into, and so the same floating-point sum).
+ */
+function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
+  const fixed: Term[] = [];
+  for (const key in prepared.fixed) {
+    const name = key as keyof Prepared['fixed'];
+    const t = term(name, prepared.fixed[name], policy.weights[name]);
+    if (t.weight * t.value !== 0) fixed.push(t);
+  }
+  fixed.sort((a, b) => bySize(a, b));
+  const values = [0, 0, 0];
+  const moving: Term[] = [];
+  return (amount) => {
+    amountValuesInto(prepared.terms, amount, values);
+    moving.length = 0;
+    for (let i = 0; i < AMOUNT_SIGNALS.length; i++) {
+      const t = term(AMOUNT_SIGNALS[i]!, values[i]!, policy.weights[AMOUNT_SIGNALS[i]!]);
+      if (t.weight * t.value !== 0) moving.push(t);
+    }
+    moving.sort((a, b) => bySize(a, b));
+    let z = policy.bias;
+    let i = 0;
+    for (const m of moving) {
+      while (i < fixed.length && before(fixed[i]!, m)) z += fixed[i]!.weight * fixed[i++]!.value;
+      z += m.weight * m.value;
+    }
+    while (i < fixed.length) z += fixed[i]!.weight * fixed[i++]!.value;
+    return Math.round(100 / (1 + Math.exp(-z)));
+  };
 }
 
 const contribution = (weight: number, raw: number) => {
@@ -39,17 +94,23 @@ const contribution = (weight: number, raw: number) => {
 };
 
 /**
- * The same score with the fixed part summed once, in name order: equal to scoreAt except when z
- * lies within a few ulps of a rounding boundary (the sum's order differs). Used to find the step
- * quickly; the answer is then checked with scoreAt.
+ * The same score with the fixed part summed once, in name order: equal to the exact score except
+ * when z lies within a few ulps of a rounding boundary (the sum's order differs). Used to find the
+ * step quickly; the answer is then checked with the exact score.
  */
 function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
   let fixedZ = policy.bias;
-  for (const [name, raw] of Object.entries(prepared.fixed) as [SignalName, number][]) fixedZ += contribution(policy.weights[name], raw);
-  const w = AMOUNT_SIGNALS.map((n) => policy.weights[n]);
+  for (const key in prepared.fixed) {
+    const name = key as keyof Prepared['fixed'];
+    fixedZ += contribution(policy.weights[name], prepared.fixed[name]);
+  }
+  const w0 = policy.weights[AMOUNT_SIGNALS[0]];
+  const w1 = policy.weights[AMOUNT_SIGNALS[1]];
+  const w2 = policy.weights[AMOUNT_SIGNALS[2]];
+  const v = [0, 0, 0];
   return (amount) => {
-    const v = amountValues(prepared.terms, amount);
-    const z = fixedZ + contribution(w[0]!, v[AMOUNT_SIGNALS[0]]) + contribution(w[1]!, v[AMOUNT_SIGNALS[1]]) + contribution(w[2]!, v[AMOUNT_SIGNALS[2]]);
+    amountValuesInto(prepared.terms, amount, v);
+    const z = fixedZ + contribution(w0, v[0]!) + contribution(w1, v[1]!) + contribution(w2, v[2]!);
     return Math.round(100 / (1 + Math.exp(-z)));
   };
 }
@@ -57,14 +118,16 @@ function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => num
 /**
  * The safe amount for `request`'s entity, context and currency (its amount is ignored): a number of
  * the currency's minor units, rounded down; null when no amount reaches `high`, 0 when even one
- * minor unit does.
+ * minor unit does. `scored`, the result scoreEntity returned for these very inputs, lends its
+ * prepared terms (no second pass over the profile).
  */
-export function safeAmount(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): number | null {
+export function safeAmount(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number, scored?: ScoreResult): number | null {
   const high = policy.thresholds.high;
-  const prepared = prepare(profile, request, policy, now);
+  const prepared = preparedFor(scored, profile, request, policy, now);
   const scale = 10 ** minorUnitDigits(request.currency, policy.cryptoAssets);
   const at = (units: number) => units / scale;
-  const exact = (amount: number) => scoreAt(prepared, policy, amount) < high;
+  const scoreAt = exactScorer(prepared, policy);
+  const exact = (amount: number) => scoreAt(amount) < high;
   const fast = fastScorer(prepared, policy);
   const t = prepared.terms;
   // Every amount signal is at its cap from ln a = mean + std·(tolerance + cap) on.

@@ -5,7 +5,7 @@ import { ApiError, type FieldError } from '../http/problem.ts';
 import { NO_RAW_IDENTIFIER, PATTERN_MESSAGE, RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage, summarise } from '../http/validation.ts';
 
 export { StringEnum };
-import { isDigest, looksLikeRawIdentifier } from './identifiers.ts';
+import { isDigest, rawIdentifierIn } from './identifiers.ts';
 import { isCountryCode, isValidCurrency } from './currency.ts';
 import { PAYMENT_METHODS } from './types.ts';
 
@@ -159,11 +159,15 @@ export function contextDepthErrors(field: string, context: unknown): FieldError[
   return context !== undefined && depth(context) > MAX_CONTEXT_DEPTH ? [{ field, message: `nests deeper than ${MAX_CONTEXT_DEPTH} levels` }] : [];
 }
 
-/** Field errors for raw identifiers; the value itself is never echoed or logged. */
-export function rawIdentifierErrors(fields: Array<[string, string | undefined]>): FieldError[] {
+/**
+ * Field errors for raw identifiers; the value itself is never echoed or logged. A field may name
+ * the object holding its value (see rawIdentifierIn): a value the schema keyword already found
+ * clean in that very object is not scanned again.
+ */
+export function rawIdentifierErrors(fields: Array<[string, string | undefined, object?]>): FieldError[] {
   const errors: FieldError[] = [];
-  for (const [field, value] of fields) {
-    const kind = value === undefined ? null : looksLikeRawIdentifier(value);
+  for (const [field, value, holder] of fields) {
+    const kind = value === undefined ? null : rawIdentifierIn(value, holder);
     if (kind) errors.push({ field, message: rawIdentifierMessage(kind) });
   }
   return errors;
@@ -172,7 +176,7 @@ export function rawIdentifierErrors(fields: Array<[string, string | undefined]>)
 export const NOT_A_DIGEST = 'must be a hex or base64url digest of at least 32 characters';
 
 /** VOUCH_REQUIRE_HASHED_IDS: field errors for identifiers that are not digests. */
-export function hashedIdErrors(fields: Array<[string, string | undefined]>, options: CheckOptions): FieldError[] {
+export function hashedIdErrors(fields: Array<[string, string | undefined, object?]>, options: CheckOptions): FieldError[] {
   if (!options.requireHashedIds) return [];
   return fields.filter(([, value]) => value !== undefined && !isDigest(value)).map(([field]) => ({ field, message: NOT_A_DIGEST }));
 }
@@ -194,10 +198,10 @@ function countryErrors(field: string, code: string | undefined): FieldError[] {
 /** Checks of a score request beyond its schema; a raw identifier is reported before anything else. */
 export function checkScoreBody(body: ScoreBody, cryptoAssets: readonly string[], options: CheckOptions = {}): void {
   const ctx = body.context ?? {};
-  const ids: Array<[string, string | undefined]> = [
-    ['entity_id', body.entity_id],
-    ['context.counterparty_id', ctx.counterparty_id],
-    ...(ctx.linked_identifiers ?? []).map((l, i): [string, string] => [`context.linked_identifiers.${i}.hash`, l.hash]),
+  const ids: Array<[string, string | undefined, object]> = [
+    ['entity_id', body.entity_id, body],
+    ['context.counterparty_id', ctx.counterparty_id, ctx],
+    ...(ctx.linked_identifiers ?? []).map((l, i): [string, string, object] => [`context.linked_identifiers.${i}.hash`, l.hash, l]),
   ];
   throwRawIdentifiers(rawIdentifierErrors(ids));
   const errors: FieldError[] = [];
@@ -239,10 +243,10 @@ export function eventErrors(event: TrustEvent, prefix: string, cryptoAssets: rea
   if ((event.amount === undefined) !== (event.currency === undefined)) {
     validation.push({ field: `${prefix}.${event.amount === undefined ? 'amount' : 'currency'}`, message: 'amount and currency go together' });
   }
-  const ids: Array<[string, string | undefined]> = [
-    [`${prefix}.entity_id`, event.entity_id],
-    [`${prefix}.counterparty_id`, event.counterparty_id],
-    ...(event.linked_identifiers ?? []).map((l, i): [string, string] => [`${prefix}.linked_identifiers.${i}.hash`, l.hash]),
+  const ids: Array<[string, string | undefined, object]> = [
+    [`${prefix}.entity_id`, event.entity_id, event],
+    [`${prefix}.counterparty_id`, event.counterparty_id, event],
+    ...(event.linked_identifiers ?? []).map((l, i): [string, string, object] => [`${prefix}.linked_identifiers.${i}.hash`, l.hash, l]),
   ];
   validation.push(...hashedIdErrors(ids, options));
   return { validation, raw: rawIdentifierErrors(ids) };

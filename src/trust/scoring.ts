@@ -129,7 +129,7 @@ export class ScoringService {
     const request = { entity_id: entityId, amount, currency, context };
     const policy = this.policyFor(environment);
     const result = scoreEntity(profile, request, policy, now);
-    return { profile, result, safeAmount: safeAmount(profile, request, policy, now) };
+    return { profile, result, safeAmount: safeAmount(profile, request, policy, now, result) };
   }
 
   async score(body: ScoreBody, principal: Principal): Promise<ScoreResponse> {
@@ -187,7 +187,7 @@ export class ScoringService {
       decision_id: newId('dec'),
       policy_version: result.policyVersion,
       scored_at: new Date(now).toISOString(),
-      safe_amount: safeAmount(profile, request, policy, now),
+      safe_amount: safeAmount(profile, request, policy, now, result),
     };
     await this.decisions.write({
       id: stored.decision_id,

@@ -11,6 +11,7 @@ import {
   parseApiKey,
   safeEqualHex,
   sha256Hex,
+  encodeUlid,
   ulid,
 } from '../../src/keys/format.ts';
 
@@ -153,4 +154,37 @@ test('newId is prefix + 26-char Crockford ULID, monotonic within a millisecond',
   // The timestamp part decodes back to the time.
   const decoded = [...a.slice(0, 10)].reduce((n, ch) => n * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(ch), 0);
   assert.equal(decoded, t);
+});
+
+/** The encoding before issue 13: BigInt arithmetic over the whole 80-bit random part. */
+function referenceCrockford(value: bigint, width: number): string {
+  let out = '';
+  for (let i = 0; i < width; i++) {
+    out = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'[Number(value & 31n)] + out;
+    value >>= 5n;
+  }
+  return out;
+}
+
+test('encodeUlid: the same characters as the BigInt encoding, also one step on (the increment within a millisecond)', () => {
+  const half = fc.oneof(fc.integer({ min: 0, max: 2 ** 40 - 1 }), fc.constantFrom(0, 1, 2 ** 40 - 2, 2 ** 40 - 1));
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 2 ** 48 - 1 }), half, half, (time, hi, lo) => {
+      const random = (BigInt(hi) << 40n) + BigInt(lo);
+      assert.equal(encodeUlid(time, hi, lo), referenceCrockford(BigInt(time), 10) + referenceCrockford(random, 16));
+      if (random + 1n < 1n << 80n) {
+        const [h, l] = lo < 2 ** 40 - 1 ? [hi, lo + 1] : [hi + 1, 0];
+        assert.equal(encodeUlid(time, h, l), referenceCrockford(BigInt(time), 10) + referenceCrockford(random + 1n, 16));
+      }
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test('ulid: thousands of ids within one millisecond stay strictly increasing across pool refills', () => {
+  const t = Date.now() + 20_000;
+  const ids = Array.from({ length: 3000 }, () => ulid(t));
+  for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1]! < ids[i]!);
+  const fresh = Array.from({ length: 600 }, (_, i) => ulid(t + 1 + i));
+  assert.equal(new Set(fresh.map((id) => id.slice(10))).size, fresh.length);
 });

@@ -5,6 +5,9 @@ import { scoreEntity } from '../../src/trust/model.ts';
 import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';
 import { featureValues, signalBounds, toVector } from '../../src/policies/features.ts';
 import { replayScore } from '../../src/policies/backtest.ts';
+import fc from 'fast-check';
+import { anyPolicy, NOW as ANY_NOW, profileArb, requestArb } from '../helpers/profiles.ts';
+import { referenceFeatureValues } from '../helpers/reference-model.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -35,6 +38,28 @@ describe('featureValues', () => {
     const other: Policy = { ...DEFAULT_POLICY, bias: -1, weights: { ...DEFAULT_POLICY.weights, chargebacks: 0, amount_vs_history: 3 } };
     assert.equal(replayScore(other, values), scoreEntity(profile, request, other, NOW).score);
     assert.equal(replayScore(DEFAULT_POLICY, values), scoreEntity(profile, request, DEFAULT_POLICY, NOW).score);
+  });
+});
+
+describe('featureValues: the same values as before issue 13 (computeSignals under unit weights)', () => {
+  test('computed afresh, and reused from the scoreEntity result of the same inputs', () => {
+    fc.assert(
+      fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
+        const expected = referenceFeatureValues(p, r, policy, ANY_NOW);
+        assert.deepStrictEqual(featureValues(p, r, policy, ANY_NOW), expected);
+        const result = scoreEntity(p, r, policy, ANY_NOW);
+        assert.deepStrictEqual(featureValues(p, r, policy, ANY_NOW, result), expected);
+        assert.equal(JSON.stringify(featureValues(p, r, policy, ANY_NOW, result)), JSON.stringify(expected));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('a result from other inputs is not reused: the values are computed for the inputs given', () => {
+    const result = scoreEntity(profile, request, DEFAULT_POLICY, NOW);
+    const other = { ...request, amount: 5 };
+    assert.deepStrictEqual(featureValues(profile, other, DEFAULT_POLICY, NOW, result), referenceFeatureValues(profile, other, DEFAULT_POLICY, NOW));
+    assert.deepStrictEqual(featureValues(profile, request, DEFAULT_POLICY, NOW + DAY, result), referenceFeatureValues(profile, request, DEFAULT_POLICY, NOW + DAY));
   });
 });
 

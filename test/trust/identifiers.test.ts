@@ -2,9 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { isDigest, looksLikeRawIdentifier } from '../../src/trust/identifiers.ts';
+import { isDigest, looksLikeRawIdentifier, rawIdentifierIn } from '../../src/trust/identifiers.ts';
 import { newId } from '../../src/keys/format.ts';
 import { digest, disguisedRawIdentifier } from '../helpers/fuzz.ts';
+import { looksLikeRawIdentifier as referenceLooksLikeRawIdentifier } from '../helpers/reference-identifiers.ts';
 
 test('e-mail addresses are refused', () => {
   for (const v of ['alice@example.com', 'a.b+tag@mail.example.co.uk', ' Bob@Example.ORG ', 'x@y-z.io']) {
@@ -260,4 +261,38 @@ test('review findings: quotes and brackets, trailing punctuation, edge separator
   for (const value of ['#1234567', 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', 'https://example.com/u/42', 'usr_01HZX3K9Q2W8E5R7T6Y4U1I0OP']) {
     assert.equal(looksLikeRawIdentifier(value), null, value);
   }
+});
+
+test('the same verdict as the detector before issue 13 (which split strings into code point arrays)', () => {
+  // Pieces that exercise every step: surrogate pairs and lone surrogates at either end, separators,
+  // brackets and quotes, labels, schemes, extensions, other-script digits, IBAN and card shapes.
+  const piece = fc.oneof(
+    fc.constantFrom('\ud83d\ude00', '𝐀', '𝟏', '𐐀', '\ud835', '\ud83d', '\ude00', ' ', '-', '.', '+', '#', '(', ')', '[', ']', '<', '>', '"', '«', '»', '「', '」', ':', ';', '?', '@',
+      'tel:', 'mailto:', 'Phone: ', 'card ', 'IBAN ', 'ext. 12', ' x9', 'GB82', 'WEST', '1234', '4111', '٣', '۷', '０', '\u200b', 'ä', 'é', 'Ⅻ', '.com', 'x'),
+    fc.string({ unit: 'binary', maxLength: 3 }),
+    fc.string({ unit: 'grapheme', maxLength: 3 }),
+    fc.stringMatching(/^[0-9a-f]{0,64}$/),
+  );
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('')), (value) => {
+      assert.equal(looksLikeRawIdentifier(value), referenceLooksLikeRawIdentifier(value), JSON.stringify(value));
+    }),
+    { numRuns: 20_000 },
+  );
+  for (const value of [createHash('sha256').update('x').digest('hex'), '4111 1111 1111 1111', 'GB82 WEST 1234 5698 7654 32', '+1 (415) 555-2671 ext. 12', '\ud83d4111111111111111\ude00', '4111111111111111𐐀', '𐐀GB82 WEST 1234 5698 7654 32', '(𐐀)', '«4111111111111111»']) {
+    assert.equal(looksLikeRawIdentifier(value), referenceLooksLikeRawIdentifier(value), value);
+  }
+});
+
+test('rawIdentifierIn: the verdict of looksLikeRawIdentifier, whatever the holder has seen before', () => {
+  fc.assert(
+    fc.property(fc.array(fc.oneof(fc.constantFrom('alice@example.com', '+14155552671', '4111 1111 1111 1111', 'GB82 WEST 1234 5698 7654 32'), fc.stringMatching(/^[0-9a-f]{8,64}$/), fc.string()), { maxLength: 20 }), (values) => {
+      const holder = {};
+      for (const round of [1, 2]) {
+        for (const v of values) assert.equal(rawIdentifierIn(v, holder), looksLikeRawIdentifier(v), `${JSON.stringify(v)} (round ${round})`);
+      }
+      for (const v of values) assert.equal(rawIdentifierIn(v, undefined), looksLikeRawIdentifier(v));
+    }),
+    { numRuns: 300 },
+  );
 });

@@ -3,9 +3,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DEFAULT_POLICY, type Policy } from '../../src/config/policy.ts';
+import { scoreEntity } from '../../src/trust/model.ts';
 import { MAX_UNITS, minorUnitDigits, safeAmount, scoreForAmount } from '../../src/trust/safe-amount.ts';
 import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';
 import { anyPolicy, freshProfile, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
+import { referenceSafeAmount } from '../helpers/reference-model.ts';
 
 const REQ: ScoreRequest = { entity_id: 'e1', amount: 100, currency: 'USD', context: {} };
 const at = (p: EntityProfile, r: ScoreRequest, policy: Policy, amount: number) => scoreForAmount(p, r, policy, NOW, amount);
@@ -37,6 +39,20 @@ describe('safe_amount: properties', () => {
         }
       }),
       { numRuns: 400 },
+    );
+  });
+
+  test('the same answer as the implementation before issue 13 (which sorted every signal list in full)', () => {
+    fc.assert(
+      fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
+        const expected = referenceSafeAmount(p, r, policy, NOW);
+        assert.equal(safeAmount(p, r, policy, NOW), expected);
+        // Lent the prepared terms of the result scored from the same inputs.
+        assert.equal(safeAmount(p, r, policy, NOW, scoreEntity(p, r, policy, NOW)), expected);
+        // A result from other inputs lends nothing.
+        assert.equal(safeAmount(p, r, policy, NOW, scoreEntity(p, { ...r }, policy, NOW + 1)), expected);
+      }),
+      { numRuns: 1000 },
     );
   });
 

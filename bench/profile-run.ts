@@ -1,0 +1,45 @@
+// `npx tsx bench/profile-run.ts miss|hit|jwt [reuse]`: one worker under --cpu-prof (profile written to
+// $PROFDIR, default /work/prof) answering $DUR s (default 10) of scoring; PGURL=postgres://… profiles
+// PostgreSQL + Redis instead of SQLite. `reuse` keeps the store loaded by the previous run.
+import { fork } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { openStore } from '../src/store/db.ts';
+import { ingestEvents } from '../src/trust/ingest.ts';
+import { DEFAULT_POLICY } from '../src/config/policy.ts';
+import { entityId, history, rng } from './data.ts';
+
+const ENTITIES = 10_000, EVENTS = 100_000;
+const path = '/work/prof/bench.db';
+const PG = process.env.PGURL;
+const dbUrl = PG ?? `sqlite:${path}`;
+const mode = process.argv[2] ?? 'miss';
+if (process.argv[3] !== 'reuse') {
+  for (const s of ['', '-wal', '-shm']) rmSync(path + s, { force: true });
+  const store = openStore(dbUrl);
+  await store.migrate();
+  for (const batch of history(ENTITIES, EVENTS)) await ingestEvents(store, batch, DEFAULT_POLICY, { environment: 'live' });
+  await store.close();
+}
+const port = 18555;
+const child = fork('dist/cli.js', ['serve'], {
+  execArgv: ['--cpu-prof', '--cpu-prof-dir=' + (process.env.PROFDIR ?? '/work/prof')],
+  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  env: { ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: dbUrl, ...(PG ? { VOUCH_REDIS_URL: 'redis://127.0.0.1:6379/3' } : {}), VOUCH_LOG_LEVEL: 'warn',
+    VOUCH_BOOTSTRAP_CLIENT_ID: 'bench-admin', VOUCH_BOOTSTRAP_CLIENT_SECRET: 'bench-admin-secret-0123456789', VOUCH_WORKERS: '1',
+    VOUCH_RATE_LIMIT_PER_SECOND: '10000000', VOUCH_RATE_LIMIT_BURST: '20000000', VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '100000' },
+});
+const base = `http://127.0.0.1:${port}`;
+for (let i = 0; i < 200; i++) { try { if ((await fetch(`${base}/readyz`)).ok) break; } catch { /* not up yet */ } await new Promise((r) => setTimeout(r, 100)); }
+const tok = await (await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'bench-admin', client_secret: 'bench-admin-secret-0123456789' }) })).json() as { access_token: string };
+const key = (await (await fetch(`${base}/api/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.access_token}` }, body: JSON.stringify({ name: 'bench', scopes: ['trust:read', 'trust:write', 'dispute:analyze'] }) })).json() as { key: string }).key;
+const random = rng(3);
+const hdr = mode === 'jwt' ? { authorization: `Bearer ${tok.access_token}` } : { 'x-api-key': key };
+const opts: autocannon.Options = mode === 'hit'
+  ? { url: `${base}/api/v1/trust/score`, method: 'POST', headers: { 'content-type': 'application/json', ...hdr }, body: JSON.stringify({ entity_id: entityId(7), amount: 100, currency: 'USD', context: { payment_method: 'bank_transfer' } }) }
+  : { url: base, requests: [{ method: 'POST', path: '/api/v1/trust/score', headers: { 'content-type': 'application/json', ...hdr },
+      setupRequest: (req) => ({ ...req, body: JSON.stringify({ entity_id: entityId(Math.floor(random() * ENTITIES)), amount: Math.round(50 + random() * 500), currency: 'USD', context: { counterparty_id: entityId(Math.floor(random() * ENTITIES)), payment_method: 'bank_transfer', side: 'sell' } }) }) }] };
+const r = await new Promise<autocannon.Result>((res, rej) => autocannon({ connections: 20, duration: Number(process.env.DUR ?? 10), ...opts }, (e, x) => (e ? rej(e) : res(x))));
+console.log(mode, 'rps', Math.round(r.requests.average), 'p50', r.latency.p50, 'p99', r.latency.p99, 'non2xx', r.non2xx);
+child.kill('SIGINT');
+await new Promise((r) => child.once('exit', r));

@@ -1,0 +1,39 @@
+// canonicalJson, cacheKey and sha256Hex as computed before issue 13 (arrays of parts joined; a
+// Hash object per digest): the faster versions must give the very same strings, since request
+// digests and cache keys are stored with decisions.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { cacheKey, canonicalJson } from '../../src/trust/cache.ts';
+import { sha256Hex } from '../../src/keys/format.ts';
+
+function referenceCanonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(referenceCanonicalJson).join(',')}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${referenceCanonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+test('canonicalJson: the same text as before for any value, sparse arrays and undefined members included', () => {
+  fc.assert(
+    fc.property(fc.anything({ withSparseArray: true, withNullPrototype: true, withObjectString: true, maxDepth: 4 }), (value) => {
+      assert.equal(canonicalJson(value), referenceCanonicalJson(value));
+    }),
+    { numRuns: 2000 },
+  );
+  // eslint-disable-next-line no-sparse-arrays
+  assert.equal(canonicalJson([, 1, undefined, { b: undefined, a: [2, ,] }]), referenceCanonicalJson([, 1, undefined, { b: undefined, a: [2, ,] }]));
+});
+
+test('sha256Hex and cacheKey: the digests createHash gives', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary' }), fc.string(), fc.double({ noNaN: true }), (s, id, amount) => {
+      assert.equal(sha256Hex(s), createHash('sha256').update(s, 'utf8').digest('hex'));
+      const input = { principalId: id, environment: 'live' as const, policyVersion: 'v1', entityId: s, amount, currency: 'USD', context: { trade_id: id, linked_identifiers: [{ type: 'device' as const, hash: s }] } };
+      const material = JSON.stringify([id, 'live', 'v1', s, amount, 'USD', [null, null, null, null, null, null, id], [`device\u0000${s}`]]);
+      assert.equal(cacheKey(input), createHash('sha256').update(material).digest('base64url'));
+    }),
+    { numRuns: 500 },
+  );
+});
