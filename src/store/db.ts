@@ -8,6 +8,8 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kyse
 import type { Database } from './schema.ts';
 import { migrate } from './migrations.ts';
 import { ChangeWatcher } from './changes.ts';
+import { PREPARED_TEXTS } from './prepared.ts';
+import { createHash } from 'node:crypto';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -127,6 +129,27 @@ function openSqlite(path: string): Store {
   };
 }
 
+const PREPARES = Symbol('vouch.prepares');
+const statementNames = new Map<string, string>();
+
+/**
+ * Kysely sends every query as text; for the hot shapes (PREPARED_TEXTS) this client sends a named
+ * statement instead, which node-postgres parses once per connection and then only binds: the
+ * profile query's parse and plan cost PostgreSQL more than running it.
+ */
+function preparesHotShapes(client: pg.PoolClient): void {
+  const target = client as pg.PoolClient & { [PREPARES]?: true };
+  if (target[PREPARES]) return;
+  target[PREPARES] = true;
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
+    if (typeof text !== 'string' || !Array.isArray(values) || !PREPARED_TEXTS.has(text)) return query(text, values, ...rest);
+    let name = statementNames.get(text);
+    if (!name) statementNames.set(text, (name = `vouch_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
+    return query({ name, text, values }, ...rest);
+  };
+}
+
 function openPostgres(url: string, options: StoreOptions): Store {
   const pgConfig: pg.ClientConfig = {
     connectionString: url,
@@ -140,6 +163,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
   });
   // A dropped connection must not crash the process; the next query reports the outage.
   pool.on('error', () => {});
+  pool.on('connect', preparesHotShapes);
   const timing = queryTiming();
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: timing.log });
   return {

@@ -9,6 +9,12 @@ interface Compilable<R> {
 const SENTINEL = '\u0000vouch-arg:';
 
 /**
+ * The SQL texts of every compiled hot shape. On PostgreSQL the store runs these as named prepared
+ * statements (db.ts), so the server parses and plans each once per connection instead of per call.
+ */
+export const PREPARED_TEXTS = new Set<string>();
+
+/**
  * `build` receives placeholder arguments and returns a query; every parameter of the compiled
  * query must be one of those arguments (constants are inlined by the caller as arguments too).
  */
@@ -32,6 +38,7 @@ export class PreparedQuery<A extends unknown[], R> {
       return index;
     });
     this.text = compiled.sql;
+    PREPARED_TEXTS.add(compiled.sql);
   }
 
   async execute(...args: A): Promise<R[]> {

@@ -68,6 +68,14 @@ for (const backend of backends()) {
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /\/bias/);
 
+      // --environment test: its own versions; the live list does not show them, nor test the live ones.
+      writeFileSync(join(dir, 't.json'), JSON.stringify({ ...DEFAULT_POLICY, version: 'cli-test-only' }));
+      assert.equal((await vouch(['policy', 'import', join(dir, 't.json'), '--environment', 'test'], env)).code, 0);
+      assert.match((await vouch(['policy', 'list', '--environment', 'test'], env)).stdout, /^cli-test-only\tcandidate\t/m);
+      assert.doesNotMatch((await vouch(['policy', 'list'], env)).stdout, /cli-test-only/);
+      assert.equal((await vouch(['policy', 'show', 'cli-1', '--environment', 'test'], env)).code, 2);
+      assert.equal((await vouch(['policy', 'list', '--environment', 'staging'], env)).code, 2);
+
       const shown = await vouch(['policy', 'show', 'cli-1'], env);
       assert.equal(JSON.parse(shown.stdout).document.bias, -2);
       const exported = await vouch(['policy', 'export', 'cli-1'], env);
@@ -77,10 +85,10 @@ for (const backend of backends()) {
       const activated = await vouch(['policy', 'activate', 'cli-1'], env);
       assert.equal(activated.code, 0, activated.stderr);
       assert.equal(JSON.parse(activated.stdout).status, 'active');
-      const retired = await fresh.store.db.selectFrom('policies').select('status').where('version', '=', DEFAULT_POLICY.version).executeTakeFirstOrThrow();
+      const retired = await fresh.store.db.selectFrom('policies').select('status').where('environment', '=', 'live').where('version', '=', DEFAULT_POLICY.version).executeTakeFirstOrThrow();
       assert.equal(retired.status, 'retired');
       const feed = await fresh.store.db.selectFrom('revocations').select(['kind', 'subject']).where('kind', '=', 'policy').execute();
-      assert.ok(feed.some((r) => r.subject === 'cli-1'), 'the activation is announced on the feed');
+      assert.ok(feed.some((r) => r.subject === 'live:cli-1'), 'the activation is announced on the feed');
 
       const shadow = await vouch(['policy', 'shadow', DEFAULT_POLICY.version], env);
       assert.equal(JSON.parse(shadow.stdout).status, 'shadow');
