@@ -24,6 +24,8 @@ const COLUMNS = [
 /** Work that must commit with some decisions (webhook events: src/webhooks/events.ts decisionWebhooks). */
 export interface DecisionHooks {
   relevant(row: DecisionRow): boolean;
+  /** whether anything would be written for these rows (checked once per batch) */
+  anySubscriber(db: Kysely<Database>, rows: readonly DecisionRow[]): Promise<boolean>;
   write(trx: Transaction<Database>, rows: readonly DecisionRow[]): Promise<void>;
 }
 
@@ -63,7 +65,7 @@ export class DecisionWriter {
       try {
         const rows = batch.map((w) => w.row);
         const hooks = this.hooks;
-        if (hooks && rows.some((r) => hooks.relevant(r))) {
+        if (hooks && rows.some((r) => hooks.relevant(r)) && (await hooks.anySubscriber(this.db, rows.filter((r) => hooks.relevant(r))))) {
           // The announced fact and its outbox rows commit together (or not at all).
           await this.db.transaction().execute(async (trx) => {
             await trx.insertInto('decisions').values(rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as DecisionsTable)).execute();

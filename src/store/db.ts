@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kyse
 import type { Database } from './schema.ts';
 import { migrate } from './migrations.ts';
 import { ChangeWatcher } from './changes.ts';
+import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { PREPARED_TEXTS } from './prepared.ts';
 import { createHash } from 'node:crypto';
 
@@ -96,6 +97,14 @@ function openSqlite(path: string): Store {
   handle.pragma('busy_timeout = 5000');
   // A 16 MiB page cache (default 2 MiB) keeps the hot aggregate pages of a large history in memory.
   handle.pragma('cache_size = -16384');
+  // Checkpoints run beside the serving connection, not inside its commits (checkpointer.ts); the
+  // WAL is cut back to 64 MiB whenever it is reset.
+  let checkpointer: Checkpointer | undefined;
+  if (path !== ':memory:' && path !== '') {
+    handle.pragma('wal_autocheckpoint = 0');
+    handle.pragma('journal_size_limit = 67108864');
+    checkpointer = startCheckpointer(path, () => handle.pragma('wal_autocheckpoint = 1000'));
+  }
   // Kysely prepares every query afresh; preparing the profile query costs more than running it,
   // so statements are kept by their SQL text (a bounded set: queries are built from fixed shapes).
   const statements = new Map<string, BetterSqlite3.Statement>();
@@ -124,6 +133,7 @@ function openSqlite(path: string): Store {
     migrate: () => migrate(db as Kysely<unknown>, 'sqlite'),
     observeQueries: timing.observe,
     async close() {
+      await checkpointer?.stop();
       await db.destroy();
     },
   };

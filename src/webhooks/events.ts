@@ -1,9 +1,9 @@
 // The facts other modules announce, built where they happen and written to the outbox in their
 // transaction: high-risk scores and dispute analyses (from the decision writer), flagged entities
 // (from ingestion), deactivated keys. policy.activated is enqueued by policy activation itself.
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { enqueueWebhookEvent, hasSubscribers } from './repository.ts';
+import { enqueueWebhookEvent, hasSubscribers, type WebhookEventType } from './repository.ts';
 import type { Environment } from '../auth/principal.ts';
 
 export { enqueueWebhookEvent };
@@ -12,6 +12,8 @@ interface DecisionLike {
   id: string;
   kind: string;
   environment: string;
+  /** scores: the stored level, which saves parsing the result to tell whether it is high */
+  risk_level?: string | null;
   owner_client_id: string;
   result: string;
 }
@@ -34,9 +36,30 @@ export function decisionEvent(row: DecisionLike): { type: 'decision.high_risk' |
   return { type: 'decision.high_risk', data: { ...data, decision_id: row.id } };
 }
 
+/** The event type a decision would announce, without building the event. */
+function decisionEventType(row: DecisionLike): WebhookEventType | undefined {
+  if (row.kind === 'dispute_analysis') return 'dispute.analyzed';
+  if (row.kind !== 'score') return undefined;
+  if (row.risk_level !== undefined && row.risk_level !== null) return HIGH_LEVELS.has(row.risk_level) ? 'decision.high_risk' : undefined;
+  return decisionEvent(row)?.type;
+}
+
 /** For DecisionWriter: writes the events of a batch of decisions inside the batch's transaction. */
 export const decisionWebhooks = {
-  relevant: (row: DecisionLike) => decisionEvent(row) !== undefined,
+  relevant: (row: DecisionLike) => decisionEventType(row) !== undefined,
+  /**
+   * Whether any webhook of a row's environment subscribes to its event type: one query on the
+   * small webhooks table per batch, so that a batch nobody listens to is a plain insert rather
+   * than a transaction with a subscriber lookup per decision.
+   */
+  async anySubscriber(db: Kysely<Database>, rows: readonly DecisionLike[]): Promise<boolean> {
+    const wanted = rows.map((r) => ({ environment: r.environment, type: decisionEventType(r) })).filter((w) => w.type !== undefined);
+    if (wanted.length === 0) return false;
+    const types = [...new Set(wanted.map((w) => w.type!))];
+    const hooks = await db.selectFrom('webhooks').select(['environment', 'events'])
+      .where((eb) => eb.or(types.map((t) => eb('events', 'like', `%${t}%`)))).execute();
+    return wanted.some((w) => hooks.some((h) => h.environment === w.environment && h.events.split(' ').includes(w.type!)));
+  },
   async write(trx: Transaction<Database>, rows: readonly DecisionLike[]): Promise<void> {
     for (const row of rows) {
       const event = decisionEvent(row);

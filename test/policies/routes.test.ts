@@ -168,7 +168,7 @@ describeEachBackend('policies API', (ctx) => {
     // Backtest of the candidate equals the pure replay over the stored features.
     const bt = await call('POST', `/api/v1/policies/${body.version}/backtest`, reader, {});
     assert.equal(bt.statusCode, 200, bt.body);
-    const stored = await ctx().store.db.selectFrom('decisions').select(['features', 'label', 'risk_level']).where('kind', '=', 'score').where('features', 'is not', null).execute();
+    const stored = await ctx().store.db.selectFrom('decisions').select(['features', 'label', 'risk_level']).where('environment', '=', 'live').where('kind', '=', 'score').where('features', 'is not', null).orderBy('created_at').orderBy('id').execute();
     const expected = backtest(body.document, stored.map((r) => ({ features: JSON.parse(r.features!), label: r.label === 'fraud' ? 1 : r.label === 'legit' ? 0 : null, riskLevel: r.risk_level as 'low' })));
     assert.equal(bt.json().decisions, expected.decisions);
     assert.equal(bt.json().labelled, expected.labelled);
