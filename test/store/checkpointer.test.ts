@@ -1,0 +1,74 @@
+// The SQLite store checkpoints from a worker thread (src/store/checkpointer.ts): commits no longer
+// carry the checkpoint, yet the WAL is still copied into the database file and reused.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { rmSync, statSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { openStore } from '../../src/store/db.ts';
+
+const paths = () => {
+  const path = join(tmpdir(), `vouch-ckpt-${randomBytes(6).toString('hex')}.db`);
+  return { path, cleanup: () => ['', '-wal', '-shm'].forEach((s) => rmSync(path + s, { force: true })) };
+};
+
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return check();
+}
+
+test('a commit leaves the checkpoint to the worker: automatic checkpoints are off on the serving connection', async () => {
+  const { path, cleanup } = paths();
+  const store = openStore(`sqlite:${path}`);
+  try {
+    assert.equal(store.sqlite!.pragma('wal_autocheckpoint', { simple: true }), 0);
+    assert.equal(store.sqlite!.pragma('journal_size_limit', { simple: true }), 64 * 1024 * 1024);
+  } finally {
+    await store.close();
+    cleanup();
+  }
+});
+
+test('written pages reach the database file without any checkpoint on the serving connection, and survive a reopen', async () => {
+  const { path, cleanup } = paths();
+  const store = openStore(`sqlite:${path}`);
+  try {
+    await store.migrate();
+    const before = statSync(path).size;
+    const db = store.sqlite!;
+    db.exec('create table filler (id integer primary key, body text not null)');
+    const insert = db.prepare('insert into filler (body) values (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 2000; i++) insert.run(randomBytes(512).toString('hex'));
+    })();
+    // The main file grows only when a checkpoint copies the WAL into it: nobody but the worker does.
+    assert.ok(await until(() => statSync(path).size > before + 1_000_000, 5000), 'the worker checkpointed the WAL into the database file');
+    // A reader on another connection sees every row (the WAL and the file agree).
+    const other = new BetterSqlite3(path, { readonly: true });
+    assert.equal((other.prepare('select count(*) as n from filler').get() as { n: number }).n, 2000);
+    other.close();
+  } finally {
+    await store.close();
+  }
+  // Closing stops the worker and checkpoints: the data is in the file and the WAL is gone.
+  assert.equal(existsSync(`${path}-wal`), false);
+  const reopened = new BetterSqlite3(path, { readonly: true });
+  assert.equal((reopened.prepare('select count(*) as n from filler').get() as { n: number }).n, 2000);
+  reopened.close();
+  cleanup();
+});
+
+test('an in-memory store starts no checkpointer (nothing to copy) and keeps SQLite defaults', async () => {
+  const store = openStore('sqlite::memory:');
+  try {
+    assert.notEqual(store.sqlite!.pragma('wal_autocheckpoint', { simple: true }), 0);
+  } finally {
+    await store.close();
+  }
+});
