@@ -29,7 +29,7 @@ function packageVersion(): string {
 }
 
 async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(config.databaseUrl);
+  const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   try {
     await store.migrate();
     return await fn(store);

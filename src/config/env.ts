@@ -34,6 +34,8 @@ export interface Config {
   corsOrigins: string[];
   /** VOUCH_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses, and http:// */
   webhookAllowPrivate: boolean;
+  /** VOUCH_SQLITE_SYNCHRONOUS: NORMAL (survives a process crash) or FULL (a power loss too) */
+  sqliteSynchronous: 'normal' | 'full';
 }
 
 export class ConfigError extends Error {}
@@ -59,6 +61,12 @@ function text(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   if (raw === undefined) return fallback;
   if (raw.trim() === '') throw new ConfigError(`${name} must not be empty`);
+  return raw;
+}
+
+function sqliteSynchronous(env: Env): 'normal' | 'full' {
+  const raw = optional(env, 'VOUCH_SQLITE_SYNCHRONOUS')?.toLowerCase() ?? 'normal';
+  if (raw !== 'normal' && raw !== 'full') throw new ConfigError('VOUCH_SQLITE_SYNCHRONOUS must be normal or full');
   return raw;
 }
 
@@ -190,5 +198,6 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: publicUrl(env),
     corsOrigins: corsOrigins(env),
     webhookAllowPrivate: flag(env, 'VOUCH_WEBHOOK_ALLOW_PRIVATE'),
+    sqliteSynchronous: sqliteSynchronous(env),
   };
 }

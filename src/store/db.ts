@@ -59,10 +59,12 @@ export interface StoreOptions {
   /** PostgreSQL schema to use (tests isolate themselves in one each) */
   schema?: string;
   poolSize?: number;
+  /** SQLite: NORMAL (default) survives a process crash; FULL also a power loss, at an fsync per commit */
+  sqliteSynchronous?: 'normal' | 'full';
 }
 
 export function openStore(url: string, options: StoreOptions = {}): Store {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options.sqliteSynchronous ?? 'normal');
   return openPostgres(url, options);
 }
 
@@ -87,12 +89,13 @@ function restrictSqliteFiles(path: string): void {
   }
 }
 
-function openSqlite(path: string): Store {
+function openSqlite(path: string, synchronous: 'normal' | 'full'): Store {
   if (path !== ':memory:' && path !== '') restrictSqliteFiles(path);
   const handle = new BetterSqlite3(path);
   handle.pragma('journal_mode = WAL');
-  // NORMAL in WAL mode: a commit survives a process crash (kill -9); see docs/operations.md.
-  handle.pragma('synchronous = NORMAL');
+  // NORMAL in WAL mode: a commit survives a process crash (kill -9); FULL also syncs the WAL at
+  // every commit, so it survives a power loss too (docs/operations.md).
+  handle.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
   handle.pragma('foreign_keys = ON');
   handle.pragma('busy_timeout = 5000');
   // A 16 MiB page cache (default 2 MiB) keeps the hot aggregate pages of a large history in memory.

@@ -70,6 +70,8 @@ test('loadConfig with every variable set: each is read', () => {
   assert.equal(loadConfig({}).trustProxy, false);
   assert.equal(loadConfig({ VOUCH_DATABASE_URL: 'postgresql://h/db' }).databaseUrl, 'postgresql://h/db');
   assert.equal(loadConfig({ VOUCH_DATABASE_URL: 'sqlite:/tmp/x.db' }).databaseUrl, 'sqlite:/tmp/x.db');
+  assert.equal(loadConfig({}).sqliteSynchronous, 'normal');
+  assert.equal(loadConfig({ VOUCH_SQLITE_SYNCHRONOUS: 'FULL' }).sqliteSynchronous, 'full');
 });
 
 const BAD: [Record<string, string>, string][] = [
@@ -101,6 +103,7 @@ const BAD: [Record<string, string>, string][] = [
   [{ VOUCH_METRICS_TOKEN: 'short' }, 'VOUCH_METRICS_TOKEN'],
   [{ VOUCH_MAX_CONNECTIONS: '0' }, 'VOUCH_MAX_CONNECTIONS'],
   [{ VOUCH_WORKERS: '0' }, 'VOUCH_WORKERS'],
+  [{ VOUCH_SQLITE_SYNCHRONOUS: 'off' }, 'VOUCH_SQLITE_SYNCHRONOUS'],
 ];
 
 for (const [env, variable] of BAD) {

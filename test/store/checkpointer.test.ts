@@ -64,6 +64,19 @@ test('written pages reach the database file without any checkpoint on the servin
   cleanup();
 });
 
+test('VOUCH_SQLITE_SYNCHRONOUS=full syncs every commit (synchronous 2); the default is NORMAL (1)', async () => {
+  for (const [option, expected] of [[undefined, 1], ['full', 2]] as const) {
+    const { path, cleanup } = paths();
+    const store = openStore(`sqlite:${path}`, option ? { sqliteSynchronous: option } : {});
+    try {
+      assert.equal(store.sqlite!.pragma('synchronous', { simple: true }), expected);
+    } finally {
+      await store.close();
+      cleanup();
+    }
+  }
+});
+
 test('an in-memory store starts no checkpointer (nothing to copy) and keeps SQLite defaults', async () => {
   const store = openStore('sqlite::memory:');
   try {
