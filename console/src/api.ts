@@ -6,6 +6,8 @@ export interface Session {
   clientId: string;
   scopes: string[];
   role: string;
+  /** test: every page shows test data only (test mode) */
+  environment: 'live' | 'test';
 }
 
 interface Secret {
@@ -73,14 +75,14 @@ function publish(next: Session | null): void {
 
 async function requestToken(clientId: string, clientSecret: string): Promise<void> {
   const res = await send('POST', '/api/v1/auth/token', { client_id: clientId, client_secret: clientSecret }, undefined);
-  const body = (await res.json()) as { access_token: string; expires_in: number; scopes: string[]; role: string };
+  const body = (await res.json()) as { access_token: string; expires_in: number; scopes: string[]; role: string; environment?: 'live' | 'test' };
   secret = { clientId, clientSecret, token: body.access_token, expiresAt: Date.now() + body.expires_in * 1000 };
   clearTimeout(refreshTimer);
   // Renew at 80% of the lifetime, well before the service would refuse it.
   refreshTimer = setTimeout(() => {
     requestToken(clientId, clientSecret).catch(() => signOut());
   }, Math.max(1, body.expires_in * 0.8) * 1000);
-  publish({ clientId, scopes: body.scopes, role: body.role });
+  publish({ clientId, scopes: body.scopes, role: body.role, environment: body.environment ?? 'live' });
 }
 
 export async function signIn(clientId: string, clientSecret: string): Promise<void> {

@@ -96,6 +96,7 @@ function Shell({ session }: { session: Session }) {
           </ul>
         </nav>
         <div class="who">
+          {session.environment === 'test' && <span class="test-mode" title="This client's tokens read and write test data only">Test data</span>}
           <span class="muted" title={session.scopes.join(' ')}>
             {session.clientId} · {session.role}
           </span>

@@ -6,6 +6,7 @@ import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
+import { StringEnum } from '../http/validation.ts';
 import { checkClient, type ClientCheck } from './clients.ts';
 import { limitSource } from './source.ts';
 import { authEvents } from './events.ts';
@@ -33,6 +34,7 @@ const TokenResponse = Type.Object({
   scopes: Type.Array(Type.String()),
   role: Type.String(),
   scope: Type.String({ description: 'the granted scopes, space-separated (RFC 6749 §5.1)' }),
+  environment: StringEnum(['live', 'test'] as const, { description: "the data the token reads and writes (test mode): the client's environment" }),
 });
 
 const ServerMetadata = Type.Object({
@@ -175,7 +177,7 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
     const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested, client.environment);
     events.tokenIssued(request, client.client_id, requested);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role, scope: requested.join(' ') };
+    return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role, scope: requested.join(' '), environment: client.environment };
   });
 
   app.get('/.well-known/jwks.json', {

@@ -26,6 +26,7 @@ describeEachBackend('Test-mode clients and tokens', (ctx) => {
       const { client, secret } = await createClient(ctx().store.db, { name: `auth-${env}`, role: 'admin', scopes: [...SCOPES], environment: env });
       const res = await ctx().inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: client.client_id, client_secret: secret } });
       assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().environment, env, 'the token response says which data the token sees');
       token[env] = res.json().access_token as string;
     }
   });

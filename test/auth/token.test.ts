@@ -22,7 +22,7 @@ describeEachBackend('token endpoint', (ctx) => {
     assert.match(header(res, 'content-type'), /^application\/json/);
     assert.equal(res.headers['cache-control'], 'no-store');
     const body = res.json();
-    assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'role', 'scope', 'scopes', 'token_type']);
+    assert.deepEqual(Object.keys(body).sort(), ['access_token', 'environment', 'expires_in', 'role', 'scope', 'scopes', 'token_type']);
     assert.equal(typeof body.access_token, 'string');
     assert.equal(body.token_type, 'Bearer');
     assert.ok(Number.isInteger(body.expires_in));

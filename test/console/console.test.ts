@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_ID, ADMIN_SECRET, bearer } from '../helpers/app.ts';
+import { createClient } from '../../src/auth/clients.ts';
 import { event, hash, postEvents, tradeHistory } from '../helpers/trust.ts';
 import type { Config } from '../../src/config/env.ts';
 import { CHROMIUM, ensureConsoleBuilt, launch, shot, startServer, type Server } from './browser.ts';
@@ -356,6 +357,25 @@ describe('operator console in chromium', { skip }, () => {
     await signIn(reader.id, reader.secret, '/entities');
     await page.getByRole('heading', { name: 'Decisions', level: 1 }).waitFor();
     assert.match(page.url(), /\/console\/decisions$/);
+  });
+
+  test('a test-mode client: the header says "Test data", and a live decision cannot be opened', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Client ID').waitFor();
+    const { client, secret } = await createClient(server.store.db, { name: 'console-test-mode', role: 'operator', scopes: ['audit:read', 'trust:read'], environment: 'test' });
+    await signIn(client.client_id, secret);
+    await page.getByText('Test data', { exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Decisions', level: 1 }).waitFor();
+    await shot(page, '95-test-mode');
+    assert.equal(await page.locator(`a[href="/console/decisions/${decisionId}"]`).count(), 0, 'the live decision is not listed');
+    await page.getByLabel('Decision ID').fill(decisionId);
+    await page.getByRole('button', { name: 'Open decision' }).click();
+    await page.getByRole('alert').first().waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Why this score' }).count(), 0);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Client ID').waitFor();
+    await signIn();
+    assert.equal(await page.getByText('Test data', { exact: true }).count(), 0, 'a live client sees no badge');
   });
 
   test('a 420 px wide window shows the navigation and a readable decision page', async () => {
