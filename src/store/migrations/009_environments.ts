@@ -17,13 +17,16 @@ interface Repartition {
   indexes?: Record<string, string[]>;
 }
 
+// identifiers_entity covers the columns the profile query reads: otherwise SQLite prefers the
+// primary key, which also covers them but matches only the environment, and scans every
+// identifier of the environment for each score.
 const ENTITY_KEYED: Repartition[] = [
   { table: 'events', key: ['environment', 'client_id', 'event_id'], indexes: { events_entity: ['environment', 'entity_id', 'occurred_at'] } },
   { table: 'entities', key: ['environment', 'entity_id'] },
   { table: 'entity_currency', key: ['environment', 'entity_id', 'currency'] },
   { table: 'entity_hourly', key: ['environment', 'entity_id', 'bucket', 'currency'] },
   { table: 'entity_counterparties', key: ['environment', 'entity_id', 'counterparty_id'] },
-  { table: 'identifiers', key: ['environment', 'id_type', 'hash', 'entity_id'], indexes: { identifiers_entity: ['environment', 'entity_id'] } },
+  { table: 'identifiers', key: ['environment', 'id_type', 'hash', 'entity_id'], indexes: { identifiers_entity: ['environment', 'entity_id', 'id_type', 'hash'] } },
   { table: 'identifier_stats', key: ['environment', 'id_type', 'hash'] },
   { table: 'policies', key: ['environment', 'version'] },
   { table: 'idempotency_keys', key: ['environment', 'client_id', 'idem_key'], indexes: { idempotency_keys_expires: ['expires_at'] } },
