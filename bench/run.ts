@@ -219,6 +219,9 @@ async function main() {
       },
     }],
   }));
+  // The high-water mark after single scores and disputes (the issue 13 RSS figure), before the
+  // batch and ingestion phases, which hold up to 2,000 requests' bodies at once, raise it.
+  results.peak_rss_scoring_mb = peakRssMb(vouch.child.pid!);
   process.stderr.write(`score batches (${BATCH} requests per call)\n`);
   const brandom = rng(8);
   const batch = await cannon({
@@ -235,6 +238,7 @@ async function main() {
     // Against single-score throughput (API key, cache misses) in the same run; issue 13's target is ≥ 20.
     vs_single: Math.round(((batch.requests.average * BATCH) / Math.max(single.rps, 1)) * 10) / 10,
   };
+  results.peak_rss_batch_mb = peakRssMb(vouch.child.pid!);
   process.stderr.write('event ingestion (100 events per request)\n');
   let n = 0;
   const ingest = await cannon({
@@ -274,7 +278,7 @@ async function main() {
   const { scores_per_s: batchScoresPerS, vs_single: batchVsSingle } = results.score_batch as { scores_per_s: number; vs_single: number };
   const { events_per_s: ingestEventsPerS } = results.ingest as { events_per_s: number };
   console.log(JSON.stringify({
-    ratios_percent: results.ratios_percent, p50_drift_percent: results.p50_drift_percent, peak_rss_mb: results.peak_rss_mb, load_events_per_s: results.load_events_per_s,
+    ratios_percent: results.ratios_percent, p50_drift_percent: results.p50_drift_percent, peak_rss_mb: results.peak_rss_mb, peak_rss_scoring_mb: results.peak_rss_scoring_mb, peak_rss_batch_mb: results.peak_rss_batch_mb, load_events_per_s: results.load_events_per_s,
     batch_scores_per_s: batchScoresPerS, batch_vs_single_score: batchVsSingle, ingest_events_per_s: ingestEventsPerS,
   }, null, 2));
   console.log(`written to ${out}`);
