@@ -370,7 +370,8 @@ describe('operator console in chromium', { skip }, () => {
     assert.equal(await page.locator(`a[href="/console/decisions/${decisionId}"]`).count(), 0, 'the live decision is not listed');
     await page.getByLabel('Decision ID').fill(decisionId);
     await page.getByRole('button', { name: 'Open decision' }).click();
-    await page.getByRole('alert').first().waitFor();
+    await page.getByText('No decision with this id is visible to this client').waitFor();
+    await shot(page, '96-test-mode-live-decision');
     assert.equal(await page.getByRole('heading', { name: 'Why this score' }).count(), 0);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Client ID').waitFor();
