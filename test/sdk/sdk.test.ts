@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import { startApp, type TestContext } from '../helpers/app.ts';
 import { signedHeaders, generateWebhookSecret } from '../../src/webhooks/signer.ts';
 import { createVouchClient, VouchError, type VouchClient } from '../../sdk/src/index.ts';
@@ -229,5 +232,15 @@ describe('SDK against a real server', () => {
     assert.throws(() => clientFromEnv({ VOUCH_URL: base }), /VOUCH_CLIENT_ID/);
     const fromCreds = clientFromEnv({ VOUCH_URL: base, VOUCH_CLIENT_ID: creds.id, VOUCH_CLIENT_SECRET: creds.secret });
     assert.ok(fromCreds.tokens);
+  });
+
+  test('an example runs as a script, configured by VOUCH_* variables', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../examples/score-before-release.ts', import.meta.url))], {
+      env: { PATH: process.env.PATH ?? '', VOUCH_URL: base, VOUCH_CLIENT_ID: creds.id, VOUCH_CLIENT_SECRET: creds.secret },
+      timeout: 60_000,
+    });
+    const plan = JSON.parse(stdout) as { score: { decision_id: string; safe_amount: number | null }; requested: number; release: number };
+    assert.match(plan.score.decision_id, /^dec_/);
+    assert.equal(plan.release, scoreExample.capRelease(plan.requested, plan.score.safe_amount));
   });
 });
