@@ -5,7 +5,8 @@
 //   POST /api/v1/auth/token, refreshed before they expire and once more on a 401.
 // - Idempotency: every POST except the token endpoint carries an Idempotency-Key (a random UUID),
 //   the SAME on each automatic retry of that call, so a retried POST never has two effects.
-// - Retries: network errors, 429 and 5xx, a few times with growing delays (Retry-After honoured).
+// - Retries: network errors, 429 and 5xx (and a 409 saying the keyed first attempt is still
+//   running), a few times with growing delays (Retry-After honoured).
 // - Errors: the convenience methods throw VouchError with the RFC 9457 problem body.
 import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './schema.d.ts';
@@ -172,7 +173,7 @@ function retryAfterMs(res: Response): number | undefined {
 
 /**
  * The transport under openapi-fetch: credentials, Idempotency-Key on POSTs, bounded retries on
- * network errors / 429 / 5xx (same key each time), one token refresh on a 401.
+ * network errors / 429 / 5xx / in-progress 409 (same key each time), one token refresh on a 401.
  */
 function transport(options: VouchClientOptions, tokens: TokenProvider | undefined): (request: Request) => Promise<Response> {
   const doFetch = options.fetch ?? globalThis.fetch;
@@ -209,7 +210,9 @@ function transport(options: VouchClientOptions, tokens: TokenProvider | undefine
         attempt--; // a refresh is not one of the retries
         continue;
       }
-      if (RETRY_STATUS(res.status) && attempt < retries) {
+      // 409 with Retry-After on a keyed POST: the first attempt is still running on the server.
+      const inProgress = res.status === 409 && headers.has('idempotency-key') && res.headers.has('retry-after');
+      if ((RETRY_STATUS(res.status) || inProgress) && attempt < retries) {
         const delay = Math.min(max, retryAfterMs(res) ?? base * 2 ** attempt * (0.5 + Math.random() / 2));
         await res.body?.cancel();
         await sleep(delay);

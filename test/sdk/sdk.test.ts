@@ -172,7 +172,7 @@ describe('SDK against a real server', () => {
       const req = new Request(input, init);
       if (new URL(req.url).pathname === '/api/v1/auth/token') return fetch(req);
       keys.push(req.headers.get('idempotency-key'));
-      if (keys.length <= times) return new Response(JSON.stringify({ code: status === 429 ? 'rate_limited' : 'unavailable', status }), { status, headers: { 'content-type': 'application/problem+json', 'retry-after': '0' } });
+      if (keys.length <= times) return new Response(JSON.stringify({ code: { 429: 'rate_limited', 409: 'conflict' }[status] ?? 'unavailable', status }), { status, headers: { 'content-type': 'application/problem+json', 'retry-after': '0' } });
       return fetch(req);
     };
     const ok = createVouchClient({ baseUrl: base, clientId: creds.id, clientSecret: creds.secret, fetch: failing(503, 2), retry: { baseDelayMs: 1 } });
@@ -185,6 +185,13 @@ describe('SDK against a real server', () => {
     const never = createVouchClient({ baseUrl: base, clientId: creds.id, clientSecret: creds.secret, fetch: failing(429, 100), retry: { retries: 2, baseDelayMs: 1 } });
     await assert.rejects(never.score({ entity_id: hashId('retry'), amount: 5, currency: 'USDT' }), (err: unknown) => err instanceof VouchError && err.status === 429 && err.code === 'rate_limited');
     assert.equal(keys.length, 3);
+
+    // 409 with Retry-After: the keyed first attempt is still running; the same key is sent again.
+    keys.length = 0;
+    const busy = createVouchClient({ baseUrl: base, clientId: creds.id, clientSecret: creds.secret, fetch: failing(409, 1), retry: { baseDelayMs: 1 } });
+    await busy.score({ entity_id: hashId('busy'), amount: 5, currency: 'USDT' });
+    assert.equal(keys.length, 2);
+    assert.equal(new Set(keys).size, 1);
   });
 
   test('the token helper refreshes before expiry, and once on a 401', async () => {
