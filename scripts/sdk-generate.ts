@@ -66,7 +66,15 @@ async function main(): Promise<void> {
     // missing: reported below as stale
   }
   if (committed !== text) {
-    console.error('sdk:check: sdk/src/schema.d.ts does not match the served OpenAPI document.\n' + 'Run `npm run sdk:generate` and commit the result.');
+    const want = text.split('\n');
+    const have = committed.split('\n');
+    const line = want.findIndex((l, i) => l !== have[i]);
+    const at = line === -1 ? have.length : line;
+    console.error(
+      'sdk:check: sdk/src/schema.d.ts does not match the served OpenAPI document ' +
+        `(first difference at line ${at + 1}: expected ${JSON.stringify(want[at] ?? '<end of file>')}, found ${JSON.stringify(have[at] ?? '<end of file>')}).\n` +
+        'Run `npm run sdk:generate` and commit the result.',
+    );
     process.exit(1);
   }
   console.log('sdk:check: sdk/src/schema.d.ts is up to date');
