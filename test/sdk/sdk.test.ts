@@ -103,6 +103,16 @@ describe('SDK against a real server', () => {
     }
   });
 
+  test('scoreBatch: results in request order, a problem object for a bad item', async () => {
+    const { results } = await client.scoreBatch([
+      { entity_id: hashId('batch-1'), amount: 10, currency: 'USDT' },
+      { entity_id: 'someone@example.com', amount: 10, currency: 'USDT' },
+    ]);
+    assert.equal(results.length, 2);
+    assert.match(String((results[0] as { decision_id?: string }).decision_id), /^dec_/);
+    assert.equal((results[1] as { code?: string }).code, 'raw_identifier_rejected');
+  });
+
   test('a bad request throws VouchError with the problem body', async () => {
     await assert.rejects(
       client.score({ entity_id: '+1 (555) 123-4567', amount: 10, currency: 'USD' }),
