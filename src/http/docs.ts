@@ -130,6 +130,7 @@ export function completeDocument(doc: Json, publicUrl?: string): Json {
           if (response.description === 'Default Response') response.description = 'RFC 9457 problem details';
           response.content = { 'application/problem+json': { schema: problemRef } };
           if (status === '429') Object.assign(headers, RATE_LIMIT_HEADERS);
+          if (status === '401' && protectedOp) headers['WWW-Authenticate'] = header('The Bearer challenge (RFC 6750)');
           continue;
         }
         if (status === '201') headers.Location = header('URL of the created resource');
