@@ -163,7 +163,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   const counterStore = redis ? sharedRateLimitStore(redis.client, undefined, hostStore) : hostStore;
   await app.register(rateLimit, { global: false, ...(counterStore ? { store: counterStore } : {}) });
   meterRateLimits(app);
-  await app.register(swaggerPlugin);
+  await app.register(swaggerPlugin, { publicUrl: config.publicUrl });
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
   await app.register(idempotency, { db: store.db, encryption: keyEncryption });
 

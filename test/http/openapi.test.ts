@@ -1,0 +1,91 @@
+// The served OpenAPI document (issue 11 item 9): what Redocly's lint does not check on its own.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { startApp, type TestContext } from '../helpers/app.ts';
+import { SCOPES } from '../../src/auth/principal.ts';
+
+interface Operation {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  requestBody?: { content: Record<string, { example?: unknown; schema?: unknown }> };
+  responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+}
+interface Doc {
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, { type: string; flows?: { clientCredentials?: { tokenUrl: string; scopes: Record<string, string> } }; in?: string; name?: string }> };
+}
+
+const operations = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, method, op })));
+
+describe('OpenAPI document', () => {
+  let ctx: (TestContext & { close(): Promise<void> }) | undefined;
+  let doc: Doc;
+  before(async () => {
+    ctx = await startApp('sqlite');
+    const res = await ctx.inject({ method: 'GET', url: '/api/v1/openapi.json' });
+    assert.equal(res.statusCode, 200);
+    doc = res.json() as Doc;
+  });
+  after(async () => {
+    await ctx?.close();
+  });
+
+  test('every operation has an operationId, and no two share one', () => {
+    const ids = operations(doc).map(({ name, op }) => {
+      assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/, `${name} has no readable operationId`);
+      return op.operationId;
+    });
+    assert.equal(new Set(ids).size, ids.length);
+    assert.ok(ids.includes('scoreTrust') && ids.includes('issueToken'));
+  });
+
+  test('every error response is application/problem+json with the shared Problem schema, and every response documents X-Request-Id', () => {
+    assert.ok(doc.components.schemas.Problem);
+    for (const { name, op } of operations(doc)) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        assert.ok(response.headers?.['X-Request-Id'], `${name} ${status} documents no X-Request-Id`);
+        if (/^2/.test(status)) continue;
+        assert.deepEqual(Object.keys(response.content ?? {}), ['application/problem+json'], `${name} ${status}`);
+        assert.deepEqual(response.content!['application/problem+json'], { schema: { $ref: '#/components/schemas/Problem' } });
+        if (status === '429') for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']) assert.ok(response.headers[h], `${name} 429 lacks ${h}`);
+      }
+      if (op.responses['201']) assert.ok(op.responses['201'].headers?.Location, `${name} 201 lacks Location`);
+    }
+  });
+
+  test('every request body has an example', () => {
+    for (const { name, op } of operations(doc)) {
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) assert.ok(media.example !== undefined, `${name} ${type} has no example`);
+    }
+  });
+
+  test('OAuth2 client credentials and the X-API-Key header, each with its scope on every protected operation', () => {
+    const { oauth2, apiKey } = doc.components.securitySchemes;
+    assert.equal(oauth2?.type, 'oauth2');
+    assert.equal(oauth2.flows?.clientCredentials?.tokenUrl, '/api/v1/auth/token');
+    assert.deepEqual(Object.keys(oauth2.flows!.clientCredentials!.scopes).sort(), [...SCOPES].sort());
+    assert.equal(apiKey?.type, 'apiKey');
+    assert.equal(apiKey.in, 'header');
+    assert.equal(apiKey.name, 'X-API-Key');
+    for (const { name, op } of operations(doc)) {
+      assert.ok(Array.isArray(op.security), `${name} declares no security`);
+      if (op.security.length === 0) continue;
+      const [scope] = op.security[0]!.oauth2 ?? [];
+      assert.ok(scope && (SCOPES as readonly string[]).includes(scope), name);
+      assert.deepEqual(op.security, [{ oauth2: [scope] }, { apiKey: [scope] }]);
+    }
+    assert.ok(operations(doc).filter(({ op }) => op.security!.length > 0).length >= 20);
+  });
+
+  test('servers: "/" without a public URL, the public URL when configured', async () => {
+    assert.deepEqual(doc.servers, [{ url: '/' }]);
+    const other = await startApp('sqlite', { publicUrl: 'https://vouch.example.org' });
+    try {
+      const served = (await other.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as Doc;
+      assert.deepEqual(served.servers, [{ url: 'https://vouch.example.org' }]);
+    } finally {
+      await other.close();
+    }
+  });
+});
