@@ -10,24 +10,7 @@ export type paths = {
             cookie?: never;
         };
         /** Public keys that verify access tokens */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getJwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -44,34 +27,7 @@ export type paths = {
             cookie?: never;
         };
         /** OAuth 2.0 authorization server metadata (RFC 8414) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description RFC 8414 authorization server metadata */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            grant_types_supported: string[];
-                            issuer: string;
-                            jwks_uri: string;
-                            response_types_supported: string[];
-                            scopes_supported: string[];
-                            token_endpoint: string;
-                            token_endpoint_auth_methods_supported: string[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAuthorizationServerMetadata"];
         put?: never;
         post?: never;
         delete?: never;
@@ -93,161 +49,7 @@ export type paths = {
          * Exchange client credentials for an access token
          * @description JSON, or RFC 6749 form (grant_type=client_credentials) with the credentials in the body or in HTTP Basic (one of the two).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        client_id?: string;
-                        client_secret?: string;
-                        /** @description client_credentials (the only grant) */
-                        grant_type?: string;
-                        scope?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            access_token: string;
-                            /**
-                             * @description the data the token reads and writes (test mode): the client's environment
-                             * @enum {string}
-                             */
-                            environment: "live" | "test";
-                            /** @description seconds */
-                            expires_in: number;
-                            role: string;
-                            /** @description the granted scopes, space-separated (RFC 6749 §5.1) */
-                            scope: string;
-                            scopes: string[];
-                            /** @enum {string} */
-                            token_type: "Bearer";
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["issueToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -262,155 +64,7 @@ export type paths = {
             cookie?: never;
         };
         /** Stored decisions, newest first, with filters */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    entity_id?: string;
-                    kind?: "score" | "dispute";
-                    label?: "fraud" | "legit" | "none";
-                    limit?: number;
-                    risk_level?: "low" | "medium" | "high" | "critical";
-                    since?: string;
-                    until?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                /** @description scores: every signal's value under the deciding policy, zeros included (CONTRACT §8) */
-                                features: {
-                                    [key: string]: number;
-                                } | null;
-                                id: string;
-                                kind: "score" | "dispute_analysis";
-                                label: {
-                                    decision_id: string;
-                                    label: "fraud" | "legit";
-                                    /** Format: date-time */
-                                    labelled_at: string;
-                                    /** @description the principal (api) or the client that sent the event (event) */
-                                    labelled_by: string | null;
-                                    note?: string;
-                                    source: "api" | "event";
-                                } | null;
-                                policy_version: string;
-                                principal_id: string;
-                                /** @description SHA-256 of the canonical request */
-                                request_digest: string;
-                                /** @description the response as it was returned */
-                                result: unknown;
-                                /** @description the scored entity, or the dispute id */
-                                subject_id: string;
-                                /** @description scores: the request's context.trade_id */
-                                trade_id: string | null;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listDecisions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -427,123 +81,7 @@ export type paths = {
             cookie?: never;
         };
         /** A stored score or dispute analysis, by decision_id or analysis_id */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            created_at: string;
-                            /** @description scores: every signal's value under the deciding policy, zeros included (CONTRACT §8) */
-                            features: {
-                                [key: string]: number;
-                            } | null;
-                            id: string;
-                            kind: "score" | "dispute_analysis";
-                            label: {
-                                decision_id: string;
-                                label: "fraud" | "legit";
-                                /** Format: date-time */
-                                labelled_at: string;
-                                /** @description the principal (api) or the client that sent the event (event) */
-                                labelled_by: string | null;
-                                note?: string;
-                                source: "api" | "event";
-                            } | null;
-                            policy_version: string;
-                            principal_id: string;
-                            /** @description SHA-256 of the canonical request */
-                            request_digest: string;
-                            /** @description the response as it was returned */
-                            result: unknown;
-                            /** @description the scored entity, or the dispute id */
-                            subject_id: string;
-                            /** @description scores: the request's context.trade_id */
-                            trade_id: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getDecision"];
         put?: never;
         post?: never;
         delete?: never;
@@ -562,155 +100,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Label a score decision's outcome (fraud or legit); labelling again replaces it */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        label: "fraud" | "legit";
-                        note?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            decision_id: string;
-                            label: "fraud" | "legit";
-                            /** Format: date-time */
-                            labelled_at: string;
-                            /** @description the principal (api) or the client that sent the event (event) */
-                            labelled_by: string | null;
-                            note?: string;
-                            source: "api" | "event";
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["labelDecision"];
         delete?: never;
         options?: never;
         head?: never;
@@ -727,237 +117,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Recommend who should get the escrowed funds, with confidence and operator-facing risk flags */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description the caller's hash of the identifier */
-                        buyer_id: string;
-                        context?: {
-                            [key: string]: unknown;
-                        };
-                        dispute_id: string;
-                        evidence?: {
-                            amount_paid?: number;
-                            bank_reference_matches?: boolean;
-                            buyer_response_minutes?: number;
-                            messages_count?: number;
-                            payer_name_matches?: boolean;
-                            payment_proof_submitted?: boolean;
-                            payment_reversed?: boolean;
-                            seller_confirmed_receipt?: boolean;
-                            seller_response_minutes?: number;
-                        };
-                        /** Format: date-time */
-                        opened_at?: string;
-                        /** @enum {string} */
-                        opened_by: "buyer" | "seller";
-                        /** @enum {string} */
-                        reason: "payment_not_received" | "asset_not_released" | "wrong_amount" | "third_party_payment" | "payment_reversed" | "unresponsive_counterparty" | "other";
-                        /** @description the caller's hash of the identifier */
-                        seller_id: string;
-                        trade: {
-                            amount: number;
-                            /** Format: date-time */
-                            created_at?: string;
-                            /** @description upper-case ISO 4217 code or a crypto asset of the policy */
-                            currency: string;
-                            /** Format: date-time */
-                            paid_at?: string;
-                            /** @enum {string} */
-                            payment_method?: "bank_transfer" | "card" | "mobile_money" | "cash" | "e_wallet" | "crypto" | "other";
-                            trade_id: string;
-                        };
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            analysis_id: string;
-                            confidence: number;
-                            dispute_id: string;
-                            /** @description what the operator should ask for next; empty when nothing would change the recommendation */
-                            missing_evidence: {
-                                /** @enum {string} */
-                                code: "payment_proof" | "bank_reference" | "bank_statement_with_payer_name" | "seller_receipt_confirmation" | "seller_bank_statement" | "amount_paid" | "reversal_record";
-                                message: string;
-                                /** @enum {string} */
-                                party: "buyer" | "seller" | "trade";
-                            }[];
-                            parties: {
-                                buyer: {
-                                    entity_id: string;
-                                    risk_level: string;
-                                    safe_amount: number | null;
-                                    score: number;
-                                };
-                                seller: {
-                                    entity_id: string;
-                                    risk_level: string;
-                                    safe_amount: number | null;
-                                    score: number;
-                                };
-                            };
-                            policy_version: string;
-                            /** @enum {string} */
-                            recommendation: "release_to_buyer" | "return_to_seller" | "manual_review";
-                            risk_flags: {
-                                code: string;
-                                message: string;
-                                /** @enum {string} */
-                                party: "buyer" | "seller" | "trade";
-                                /** @enum {string} */
-                                severity: "low" | "medium" | "high" | "critical";
-                            }[];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["analyzeDispute"];
         delete?: never;
         options?: never;
         head?: never;
@@ -972,295 +132,10 @@ export type paths = {
             cookie?: never;
         };
         /** List API keys, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    environment?: "live" | "test";
-                    limit?: number;
-                    status?: "active" | "expired" | "inactive";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["def-1"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listKeys"];
         put?: never;
         /** Create an API key (the secret is returned once) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * @description default: the caller's environment; a test caller may create only test keys
-                         * @enum {string}
-                         */
-                        environment?: "live" | "test";
-                        /** Format: date-time */
-                        expires_at?: string;
-                        name: string;
-                        /** @enum {string} */
-                        role?: "service" | "operator" | "admin";
-                        scopes: ("keys:read" | "keys:write" | "trust:read" | "trust:write" | "dispute:analyze" | "audit:read" | "labels:write" | "policy:read" | "policy:write" | "webhooks:read" | "webhooks:write")[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"] & {
-                            /** @description the secret; shown once */
-                            key: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1275,305 +150,11 @@ export type paths = {
             cookie?: never;
         };
         /** Read one API key */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description key_<26-char ULID> */
-                    key_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            created_at: string;
-                            deactivated_at: string | null;
-                            environment: string;
-                            expires_at: string | null;
-                            id: string;
-                            last_used_at: string | null;
-                            name: string;
-                            owner_client_id: string;
-                            prefix: string;
-                            role: string;
-                            scopes: string[];
-                            /** @enum {string} */
-                            status: "active" | "expired" | "inactive";
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getKey"];
         put?: never;
         post?: never;
         /** Deactivate an API key (idempotent) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description key_<26-char ULID> */
-                    key_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            created_at: string;
-                            deactivated_at: string | null;
-                            environment: string;
-                            expires_at: string | null;
-                            id: string;
-                            last_used_at: string | null;
-                            name: string;
-                            owner_client_id: string;
-                            prefix: string;
-                            role: string;
-                            scopes: string[];
-                            /** @enum {string} */
-                            status: "active" | "expired" | "inactive";
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deactivateKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1589,170 +170,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Rotate an API key: a new key now, the old one expires after the grace period */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description key_<26-char ULID> */
-                    key_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        grace_period_seconds?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-1"] & {
-                            /** @description the secret; shown once */
-                            key: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["rotateKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1767,282 +185,10 @@ export type paths = {
             cookie?: never;
         };
         /** Policy versions, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** Format: date-time */
-                                created_at: string;
-                                created_by: string | null;
-                                parent_version: string | null;
-                                /** @enum {string} */
-                                source: "builtin" | "file" | "upload" | "fit";
-                                /** @enum {string} */
-                                status: "active" | "shadow" | "candidate" | "retired";
-                                summary: string;
-                                version: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listPolicies"];
         put?: never;
         /** Upload a policy document as a candidate */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            created_at: string;
-                            created_by: string | null;
-                            document: unknown;
-                            parent_version: string | null;
-                            report: unknown;
-                            /** @enum {string} */
-                            source: "builtin" | "file" | "upload" | "fit";
-                            /** @enum {string} */
-                            status: "active" | "shadow" | "candidate" | "retired";
-                            summary: string;
-                            version: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createPolicy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2057,129 +203,7 @@ export type paths = {
             cookie?: never;
         };
         /** One policy version with its document and report */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    version: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            created_at: string;
-                            created_by: string | null;
-                            document: unknown;
-                            parent_version: string | null;
-                            report: unknown;
-                            /** @enum {string} */
-                            source: "builtin" | "file" | "upload" | "fit";
-                            /** @enum {string} */
-                            status: "active" | "shadow" | "candidate" | "retired";
-                            summary: string;
-                            version: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPolicy"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2198,133 +222,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Make this version the active policy on every instance */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    version: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            created_at: string;
-                            created_by: string | null;
-                            document: unknown;
-                            parent_version: string | null;
-                            report: unknown;
-                            /** @enum {string} */
-                            source: "builtin" | "file" | "upload" | "fit";
-                            /** @enum {string} */
-                            status: "active" | "shadow" | "candidate" | "retired";
-                            summary: string;
-                            version: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["activatePolicy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2341,125 +239,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Replay a policy on the stored score decisions */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    version: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: date-time */
-                        since?: string;
-                        /** Format: date-time */
-                        until?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["backtestPolicy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2474,116 +254,7 @@ export type paths = {
             cookie?: never;
         };
         /** A fitted policy's report: JSON, or with Accept: text/html a page of plots */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    version: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": unknown;
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getPolicyReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2602,155 +273,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Score every request with this policy too, stored and never returned */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    version: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            created_at: string;
-                            created_by: string | null;
-                            document: unknown;
-                            parent_version: string | null;
-                            report: unknown;
-                            /** @enum {string} */
-                            source: "builtin" | "file" | "upload" | "fit";
-                            /** @enum {string} */
-                            status: "active" | "shadow" | "candidate" | "retired";
-                            summary: string;
-                            version: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["shadowPolicy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2767,161 +290,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Fit a candidate policy to the labelled score decisions */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        assume_legit_after_days?: number;
-                        base_version?: string;
-                        holdout_fraction?: number;
-                        /** Format: date-time */
-                        since?: string;
-                        /** Format: date-time */
-                        until?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            created_at: string;
-                            created_by: string | null;
-                            document: unknown;
-                            parent_version: string | null;
-                            report: unknown;
-                            /** @enum {string} */
-                            source: "builtin" | "file" | "upload" | "fit";
-                            /** @enum {string} */
-                            status: "active" | "shadow" | "candidate" | "retired";
-                            summary: string;
-                            version: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["fitPolicy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2939,117 +308,7 @@ export type paths = {
         put?: never;
         post?: never;
         /** End shadow mode */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            previous: string | null;
-                            shadow: null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["clearShadowPolicy"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3063,324 +322,11 @@ export type paths = {
             cookie?: never;
         };
         /** An entity's recorded history aggregates (plain, undecayed counts) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the caller's hash of the identifier */
-                    entity_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            blocklisted: boolean;
-                            chargebacks: number;
-                            disputes_lost: number;
-                            disputes_opened: number;
-                            disputes_won: number;
-                            entity_id: string;
-                            /** Format: date-time */
-                            first_seen_at: string;
-                            fraud_reports: number;
-                            /** Format: date-time */
-                            last_event_at: string;
-                            linked_identifiers: {
-                                /** @description how many entities hold this identifier (this one included) */
-                                entities: number;
-                                hash: string;
-                                type: string;
-                            }[];
-                            trades_cancelled: number;
-                            trades_completed: number;
-                            /** @description by currency */
-                            volume_completed: {
-                                [key: string]: number;
-                            };
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getEntity"];
         put?: never;
         post?: never;
         /** Erase an entity: its events, aggregates and identifier links; its decisions keep a salted digest in place of the id */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description the caller's hash of the identifier */
-                    entity_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            entity_id: string;
-                            events_deleted: number;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["eraseEntity"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3394,155 +340,7 @@ export type paths = {
             cookie?: never;
         };
         /** An entity's events, newest first (a non-admin sees its own client's events only) */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description the caller's hash of the identifier */
-                    entity_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                amount?: number;
-                                counterparty_id?: string;
-                                currency?: string;
-                                event_id: string;
-                                /** Format: date-time */
-                                occurred_at: string;
-                                resolution?: string;
-                                trade_id?: string;
-                                type: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listEntityEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3561,210 +359,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Record history events (idempotent by the client's event_id; up to 1000 per call) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        events: {
-                            amount?: number;
-                            /** @description the caller's hash of the identifier */
-                            counterparty_id?: string;
-                            /** @description upper-case ISO 4217 code or a crypto asset of the policy */
-                            currency?: string;
-                            /** @description the caller's hash of the identifier */
-                            entity_id: string;
-                            event_id: string;
-                            linked_identifiers?: {
-                                hash: string;
-                                /** @enum {string} */
-                                type: "phone" | "bank_account" | "email" | "device" | "other";
-                            }[];
-                            /** Format: date-time */
-                            occurred_at: string;
-                            /** @enum {string} */
-                            resolution?: "in_favor" | "against";
-                            trade_id?: string;
-                            /** @enum {string} */
-                            type: "trade.completed" | "trade.cancelled" | "dispute.opened" | "dispute.resolved" | "chargeback" | "fraud.reported" | "entity.blocklisted" | "entity.unblocklisted" | "identifier.linked";
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            accepted: number;
-                            duplicates: number;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["recordTrustEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3781,211 +376,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Score a counterparty for a trade (higher = riskier) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        amount: number;
-                        /** @description trade context; unknown members are accepted and ignored */
-                        context?: {
-                            /** Format: date-time */
-                            account_created_at?: string;
-                            /** @description ISO 3166-1 alpha-2 */
-                            counterparty_country?: string;
-                            /** @description the caller's hash of the identifier */
-                            counterparty_id?: string;
-                            /** @description ISO 3166-1 alpha-2 */
-                            country?: string;
-                            linked_identifiers?: {
-                                hash: string;
-                                /** @enum {string} */
-                                type: "phone" | "bank_account" | "email" | "device" | "other";
-                            }[];
-                            /** @enum {string} */
-                            payment_method?: "bank_transfer" | "card" | "mobile_money" | "cash" | "e_wallet" | "crypto" | "other";
-                            /** @enum {string} */
-                            side?: "buy" | "sell";
-                            trade_id?: string;
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description upper-case ISO 4217 code or a crypto asset of the policy */
-                        currency: string;
-                        /** @description the caller's hash of the identifier */
-                        entity_id: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            cached: boolean;
-                            decision_id: string;
-                            entity_id: string;
-                            policy_version: string;
-                            /** @enum {string} */
-                            risk_level: "low" | "medium" | "high" | "critical";
-                            /** @description largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold; null: none reaches it; 0: even the smallest does */
-                            safe_amount: number | null;
-                            /** @description higher = riskier */
-                            score: number;
-                            /** Format: date-time */
-                            scored_at: string;
-                            signals: {
-                                /** @description one plain sentence of what was seen, with the figure */
-                                description: string;
-                                name: string;
-                                value: number;
-                                weight: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["scoreTrust"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4002,200 +393,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Score up to 100 counterparties in one call (each scored and audited on its own) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        requests: unknown[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description a score response or a problem document per request, in request order */
-                            results: ({
-                                cached: boolean;
-                                decision_id: string;
-                                entity_id: string;
-                                policy_version: string;
-                                /** @enum {string} */
-                                risk_level: "low" | "medium" | "high" | "critical";
-                                /** @description largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold; null: none reaches it; 0: even the smallest does */
-                                safe_amount: number | null;
-                                /** @description higher = riskier */
-                                score: number;
-                                /** Format: date-time */
-                                scored_at: string;
-                                signals: {
-                                    /** @description one plain sentence of what was seen, with the figure */
-                                    description: string;
-                                    name: string;
-                                    value: number;
-                                    weight: number;
-                                }[];
-                            } | {
-                                code: string;
-                                detail: string;
-                                error?: string;
-                                error_description?: string;
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                request_id: string;
-                                status: number;
-                                title: string;
-                                type: string;
-                            })[];
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["scoreTrustBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4210,285 +408,10 @@ export type paths = {
             cookie?: never;
         };
         /** List webhooks, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["def-2"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhooks"];
         put?: never;
         /** Subscribe an endpoint to events (the signing secret is returned once) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        description?: string;
-                        events: ("decision.high_risk" | "dispute.analyzed" | "entity.flagged" | "policy.activated" | "key.deactivated")[];
-                        url: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["def-2"] & {
-                            /** @description whsec_…: the signing secret; shown once */
-                            secret: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4503,292 +426,11 @@ export type paths = {
             cookie?: never;
         };
         /** Read a webhook */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description whk_<26-char ULID> */
-                    webhook_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** Format: date-time */
-                            created_at: string;
-                            description: string | null;
-                            /**
-                             * @description the environment whose events it receives: that of the principal that created it
-                             * @enum {string}
-                             */
-                            environment: "live" | "test";
-                            events: string[];
-                            id: string;
-                            owner_client_id: string;
-                            url: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /** Delete a webhook (pending deliveries are dropped) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description whk_<26-char ULID> */
-                    webhook_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            deleted: true;
-                            id: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4802,145 +444,7 @@ export type paths = {
             cookie?: never;
         };
         /** A webhook's deliveries, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description whk_<26-char ULID> */
-                    webhook_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["def-3"][];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4959,178 +463,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Send a delivery again now (same webhook-id) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description whd_<26-char ULID> */
-                    delivery_id: string;
-                    webhook_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            attempts: number;
-                            /** Format: date-time */
-                            created_at: string;
-                            delivered_at: string | null;
-                            /** @description the webhook-id header of every attempt */
-                            event_id: string;
-                            event_type: string;
-                            id: string;
-                            last_attempt_at: string | null;
-                            last_error: string | null;
-                            last_status_code: number | null;
-                            next_attempt_at: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "succeeded" | "failed";
-                            webhook_id: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-                /** @description RFC 9457 problem details */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            code: string;
-                            detail: string;
-                            error?: string;
-                            error_description?: string;
-                            errors?: {
-                                field: string;
-                                message: string;
-                            }[];
-                            request_id: string;
-                            status: number;
-                            title: string;
-                            type: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5141,26 +474,86 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
-        /**
-         * Problem
-         * @description RFC 9457 problem details
-         */
-        "def-0": {
-            code: string;
-            detail: string;
-            error?: string;
-            error_description?: string;
-            errors?: {
-                field: string;
+        ActivatePolicyRequest: Record<string, never>;
+        AnalyzeDisputeRequest: {
+            /** @description the caller's hash of the identifier */
+            buyer_id: string;
+            context?: {
+                [key: string]: unknown;
+            };
+            dispute_id: string;
+            evidence?: {
+                amount_paid?: number;
+                bank_reference_matches?: boolean;
+                buyer_response_minutes?: number;
+                messages_count?: number;
+                payer_name_matches?: boolean;
+                payment_proof_submitted?: boolean;
+                payment_reversed?: boolean;
+                seller_confirmed_receipt?: boolean;
+                seller_response_minutes?: number;
+            };
+            /** Format: date-time */
+            opened_at?: string;
+            /** @enum {string} */
+            opened_by: "buyer" | "seller";
+            /** @enum {string} */
+            reason: "payment_not_received" | "asset_not_released" | "wrong_amount" | "third_party_payment" | "payment_reversed" | "unresponsive_counterparty" | "other";
+            /** @description the caller's hash of the identifier */
+            seller_id: string;
+            trade: {
+                amount: number;
+                /** Format: date-time */
+                created_at?: string;
+                /** @description upper-case ISO 4217 code or a crypto asset of the policy */
+                currency: string;
+                /** Format: date-time */
+                paid_at?: string;
+                /** @enum {string} */
+                payment_method?: "bank_transfer" | "card" | "mobile_money" | "cash" | "e_wallet" | "crypto" | "other";
+                trade_id: string;
+            };
+        };
+        AnalyzeDisputeResponse: {
+            analysis_id: string;
+            confidence: number;
+            dispute_id: string;
+            /** @description what the operator should ask for next; empty when nothing would change the recommendation */
+            missing_evidence: {
+                /** @enum {string} */
+                code: "payment_proof" | "bank_reference" | "bank_statement_with_payer_name" | "seller_receipt_confirmation" | "seller_bank_statement" | "amount_paid" | "reversal_record";
                 message: string;
+                /** @enum {string} */
+                party: "buyer" | "seller" | "trade";
             }[];
-            request_id: string;
-            status: number;
-            title: string;
-            type: string;
+            parties: {
+                buyer: {
+                    entity_id: string;
+                    risk_level: string;
+                    safe_amount: number | null;
+                    score: number;
+                };
+                seller: {
+                    entity_id: string;
+                    risk_level: string;
+                    safe_amount: number | null;
+                    score: number;
+                };
+            };
+            policy_version: string;
+            /** @enum {string} */
+            recommendation: "release_to_buyer" | "return_to_seller" | "manual_review";
+            risk_flags: {
+                code: string;
+                message: string;
+                /** @enum {string} */
+                party: "buyer" | "seller" | "trade";
+                /** @enum {string} */
+                severity: "low" | "medium" | "high" | "critical";
+            }[];
         };
         /** ApiKey */
-        "def-1": {
+        ApiKey: {
             /** Format: date-time */
             created_at: string;
             deactivated_at: string | null;
@@ -5176,8 +569,435 @@ export type components = {
             /** @enum {string} */
             status: "active" | "expired" | "inactive";
         };
+        BacktestPolicyRequest: {
+            /** Format: date-time */
+            since?: string;
+            /** Format: date-time */
+            until?: string;
+        };
+        ClearShadowPolicyResponse: {
+            previous: string | null;
+            shadow: null;
+        };
+        CreateKeyRequest: {
+            /**
+             * @description default: the caller's environment; a test caller may create only test keys
+             * @enum {string}
+             */
+            environment?: "live" | "test";
+            /** Format: date-time */
+            expires_at?: string;
+            name: string;
+            /** @enum {string} */
+            role?: "service" | "operator" | "admin";
+            scopes: ("keys:read" | "keys:write" | "trust:read" | "trust:write" | "dispute:analyze" | "audit:read" | "labels:write" | "policy:read" | "policy:write" | "webhooks:read" | "webhooks:write")[];
+        };
+        CreatePolicyRequest: {
+            [key: string]: unknown;
+        };
+        CreatePolicyResponse: {
+            /** Format: date-time */
+            created_at: string;
+            created_by: string | null;
+            document: unknown;
+            parent_version: string | null;
+            report: unknown;
+            /** @enum {string} */
+            source: "builtin" | "file" | "upload" | "fit";
+            /** @enum {string} */
+            status: "active" | "shadow" | "candidate" | "retired";
+            summary: string;
+            version: string;
+        };
+        CreateWebhookRequest: {
+            description?: string;
+            events: ("decision.high_risk" | "dispute.analyzed" | "entity.flagged" | "policy.activated" | "key.deactivated")[];
+            url: string;
+        };
+        DeleteWebhookResponse: {
+            /** @enum {boolean} */
+            deleted: true;
+            id: string;
+        };
+        EraseEntityResponse: {
+            entity_id: string;
+            events_deleted: number;
+        };
+        FitPolicyRequest: {
+            assume_legit_after_days?: number;
+            base_version?: string;
+            holdout_fraction?: number;
+            /** Format: date-time */
+            since?: string;
+            /** Format: date-time */
+            until?: string;
+        };
+        /** @description RFC 8414 authorization server metadata */
+        GetAuthorizationServerMetadataResponse: {
+            grant_types_supported: string[];
+            issuer: string;
+            jwks_uri: string;
+            response_types_supported: string[];
+            scopes_supported: string[];
+            token_endpoint: string;
+            token_endpoint_auth_methods_supported: string[];
+        };
+        GetDecisionResponse: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description scores: every signal's value under the deciding policy, zeros included (CONTRACT §8) */
+            features: {
+                [key: string]: number;
+            } | null;
+            id: string;
+            kind: "score" | "dispute_analysis";
+            label: {
+                decision_id: string;
+                label: "fraud" | "legit";
+                /** Format: date-time */
+                labelled_at: string;
+                /** @description the principal (api) or the client that sent the event (event) */
+                labelled_by: string | null;
+                note?: string;
+                source: "api" | "event";
+            } | null;
+            policy_version: string;
+            principal_id: string;
+            /** @description SHA-256 of the canonical request */
+            request_digest: string;
+            /** @description the response as it was returned */
+            result: unknown;
+            /** @description the scored entity, or the dispute id */
+            subject_id: string;
+            /** @description scores: the request's context.trade_id */
+            trade_id: string | null;
+        };
+        GetEntityResponse: {
+            blocklisted: boolean;
+            chargebacks: number;
+            disputes_lost: number;
+            disputes_opened: number;
+            disputes_won: number;
+            entity_id: string;
+            /** Format: date-time */
+            first_seen_at: string;
+            fraud_reports: number;
+            /** Format: date-time */
+            last_event_at: string;
+            linked_identifiers: {
+                /** @description how many entities hold this identifier (this one included) */
+                entities: number;
+                hash: string;
+                type: string;
+            }[];
+            trades_cancelled: number;
+            trades_completed: number;
+            /** @description by currency */
+            volume_completed: {
+                [key: string]: number;
+            };
+        };
+        GetKeyResponse: {
+            /** Format: date-time */
+            created_at: string;
+            deactivated_at: string | null;
+            environment: string;
+            expires_at: string | null;
+            id: string;
+            last_used_at: string | null;
+            name: string;
+            owner_client_id: string;
+            prefix: string;
+            role: string;
+            scopes: string[];
+            /** @enum {string} */
+            status: "active" | "expired" | "inactive";
+        };
+        GetWebhookResponse: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            /**
+             * @description the environment whose events it receives: that of the principal that created it
+             * @enum {string}
+             */
+            environment: "live" | "test";
+            events: string[];
+            id: string;
+            owner_client_id: string;
+            url: string;
+        };
+        IssueTokenRequest: {
+            client_id?: string;
+            client_secret?: string;
+            /** @description client_credentials (the only grant) */
+            grant_type?: string;
+            scope?: string;
+        };
+        IssueTokenResponse: {
+            access_token: string;
+            /**
+             * @description the data the token reads and writes (test mode): the client's environment
+             * @enum {string}
+             */
+            environment: "live" | "test";
+            /** @description seconds */
+            expires_in: number;
+            role: string;
+            /** @description the granted scopes, space-separated (RFC 6749 §5.1) */
+            scope: string;
+            scopes: string[];
+            /** @enum {string} */
+            token_type: "Bearer";
+        };
+        LabelDecisionRequest: {
+            /** @enum {string} */
+            label: "fraud" | "legit";
+            note?: string;
+        };
+        LabelDecisionResponse: {
+            decision_id: string;
+            label: "fraud" | "legit";
+            /** Format: date-time */
+            labelled_at: string;
+            /** @description the principal (api) or the client that sent the event (event) */
+            labelled_by: string | null;
+            note?: string;
+            source: "api" | "event";
+        };
+        ListDecisionsResponse: {
+            data: {
+                /** Format: date-time */
+                created_at: string;
+                /** @description scores: every signal's value under the deciding policy, zeros included (CONTRACT §8) */
+                features: {
+                    [key: string]: number;
+                } | null;
+                id: string;
+                kind: "score" | "dispute_analysis";
+                label: {
+                    decision_id: string;
+                    label: "fraud" | "legit";
+                    /** Format: date-time */
+                    labelled_at: string;
+                    /** @description the principal (api) or the client that sent the event (event) */
+                    labelled_by: string | null;
+                    note?: string;
+                    source: "api" | "event";
+                } | null;
+                policy_version: string;
+                principal_id: string;
+                /** @description SHA-256 of the canonical request */
+                request_digest: string;
+                /** @description the response as it was returned */
+                result: unknown;
+                /** @description the scored entity, or the dispute id */
+                subject_id: string;
+                /** @description scores: the request's context.trade_id */
+                trade_id: string | null;
+            }[];
+            next_cursor: string | null;
+        };
+        ListEntityEventsResponse: {
+            data: {
+                amount?: number;
+                counterparty_id?: string;
+                currency?: string;
+                event_id: string;
+                /** Format: date-time */
+                occurred_at: string;
+                resolution?: string;
+                trade_id?: string;
+                type: string;
+            }[];
+            next_cursor: string | null;
+        };
+        ListKeysResponse: {
+            data: components["schemas"]["ApiKey"][];
+            next_cursor: string | null;
+        };
+        ListPoliciesResponse: {
+            data: {
+                /** Format: date-time */
+                created_at: string;
+                created_by: string | null;
+                parent_version: string | null;
+                /** @enum {string} */
+                source: "builtin" | "file" | "upload" | "fit";
+                /** @enum {string} */
+                status: "active" | "shadow" | "candidate" | "retired";
+                summary: string;
+                version: string;
+            }[];
+            next_cursor: string | null;
+        };
+        ListWebhookDeliveriesResponse: {
+            data: components["schemas"]["WebhookDelivery"][];
+            next_cursor: string | null;
+        };
+        ListWebhooksResponse: {
+            data: components["schemas"]["Webhook"][];
+            next_cursor: string | null;
+        };
+        /**
+         * Problem
+         * @description RFC 9457 problem details
+         */
+        Problem: {
+            code: string;
+            detail: string;
+            error?: string;
+            error_description?: string;
+            errors?: {
+                field: string;
+                message: string;
+            }[];
+            request_id: string;
+            status: number;
+            title: string;
+            type: string;
+        };
+        RecordTrustEventsRequest: {
+            events: {
+                amount?: number;
+                /** @description the caller's hash of the identifier */
+                counterparty_id?: string;
+                /** @description upper-case ISO 4217 code or a crypto asset of the policy */
+                currency?: string;
+                /** @description the caller's hash of the identifier */
+                entity_id: string;
+                event_id: string;
+                linked_identifiers?: {
+                    hash: string;
+                    /** @enum {string} */
+                    type: "phone" | "bank_account" | "email" | "device" | "other";
+                }[];
+                /** Format: date-time */
+                occurred_at: string;
+                /** @enum {string} */
+                resolution?: "in_favor" | "against";
+                trade_id?: string;
+                /** @enum {string} */
+                type: "trade.completed" | "trade.cancelled" | "dispute.opened" | "dispute.resolved" | "chargeback" | "fraud.reported" | "entity.blocklisted" | "entity.unblocklisted" | "identifier.linked";
+            }[];
+        };
+        RecordTrustEventsResponse: {
+            accepted: number;
+            duplicates: number;
+        };
+        RetryWebhookDeliveryResponse: {
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            delivered_at: string | null;
+            /** @description the webhook-id header of every attempt */
+            event_id: string;
+            event_type: string;
+            id: string;
+            last_attempt_at: string | null;
+            last_error: string | null;
+            last_status_code: number | null;
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            webhook_id: string;
+        };
+        RotateKeyRequest: {
+            grace_period_seconds?: number;
+        };
+        ScoreTrustBatchRequest: {
+            requests: unknown[];
+        };
+        ScoreTrustBatchResponse: {
+            /** @description a score response or a problem document per request, in request order */
+            results: ({
+                cached: boolean;
+                decision_id: string;
+                entity_id: string;
+                policy_version: string;
+                /** @enum {string} */
+                risk_level: "low" | "medium" | "high" | "critical";
+                /** @description largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold; null: none reaches it; 0: even the smallest does */
+                safe_amount: number | null;
+                /** @description higher = riskier */
+                score: number;
+                /** Format: date-time */
+                scored_at: string;
+                signals: {
+                    /** @description one plain sentence of what was seen, with the figure */
+                    description: string;
+                    name: string;
+                    value: number;
+                    weight: number;
+                }[];
+            } | {
+                code: string;
+                detail: string;
+                error?: string;
+                error_description?: string;
+                errors?: {
+                    field: string;
+                    message: string;
+                }[];
+                request_id: string;
+                status: number;
+                title: string;
+                type: string;
+            })[];
+        };
+        ScoreTrustRequest: {
+            amount: number;
+            /** @description trade context; unknown members are accepted and ignored */
+            context?: {
+                /** Format: date-time */
+                account_created_at?: string;
+                /** @description ISO 3166-1 alpha-2 */
+                counterparty_country?: string;
+                /** @description the caller's hash of the identifier */
+                counterparty_id?: string;
+                /** @description ISO 3166-1 alpha-2 */
+                country?: string;
+                linked_identifiers?: {
+                    hash: string;
+                    /** @enum {string} */
+                    type: "phone" | "bank_account" | "email" | "device" | "other";
+                }[];
+                /** @enum {string} */
+                payment_method?: "bank_transfer" | "card" | "mobile_money" | "cash" | "e_wallet" | "crypto" | "other";
+                /** @enum {string} */
+                side?: "buy" | "sell";
+                trade_id?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @description upper-case ISO 4217 code or a crypto asset of the policy */
+            currency: string;
+            /** @description the caller's hash of the identifier */
+            entity_id: string;
+        };
+        ScoreTrustResponse: {
+            cached: boolean;
+            decision_id: string;
+            entity_id: string;
+            policy_version: string;
+            /** @enum {string} */
+            risk_level: "low" | "medium" | "high" | "critical";
+            /** @description largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold; null: none reaches it; 0: even the smallest does */
+            safe_amount: number | null;
+            /** @description higher = riskier */
+            score: number;
+            /** Format: date-time */
+            scored_at: string;
+            signals: {
+                /** @description one plain sentence of what was seen, with the figure */
+                description: string;
+                name: string;
+                value: number;
+                weight: number;
+            }[];
+        };
         /** Webhook */
-        "def-2": {
+        Webhook: {
             /** Format: date-time */
             created_at: string;
             description: string | null;
@@ -5192,7 +1012,7 @@ export type components = {
             url: string;
         };
         /** WebhookDelivery */
-        "def-3": {
+        WebhookDelivery: {
             attempts: number;
             /** Format: date-time */
             created_at: string;
@@ -5217,4 +1037,3109 @@ export type components = {
     pathItems: never;
 };
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 8414 authorization server metadata */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAuthorizationServerMetadataResponse"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    issueToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_type": "client_credentials",
+                 *       "client_id": "marketplace-backend",
+                 *       "client_secret": "change-me-to-the-client-secret",
+                 *       "scope": "trust:read trust:write"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IssueTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssueTokenResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            413: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            415: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDecisions: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                entity_id?: string;
+                kind?: "score" | "dispute";
+                label?: "fraud" | "legit" | "none";
+                limit?: number;
+                risk_level?: "low" | "medium" | "high" | "critical";
+                since?: string;
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListDecisionsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDecisionResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    labelDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "label": "fraud",
+                 *       "note": "Chargeback confirmed by the bank"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LabelDecisionRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelDecisionResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    analyzeDispute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "dispute_id": "dsp_20261123_0042",
+                 *       "trade": {
+                 *         "trade_id": "trd_8f41c2a9",
+                 *         "amount": 1200,
+                 *         "currency": "USD",
+                 *         "payment_method": "bank_transfer",
+                 *         "created_at": "2026-11-23T13:40:00Z",
+                 *         "paid_at": "2026-11-23T13:52:00Z"
+                 *       },
+                 *       "buyer_id": "3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d",
+                 *       "seller_id": "a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6",
+                 *       "opened_by": "buyer",
+                 *       "opened_at": "2026-11-23T15:10:00Z",
+                 *       "reason": "asset_not_released",
+                 *       "evidence": {
+                 *         "payment_proof_submitted": true,
+                 *         "bank_reference_matches": true,
+                 *         "payer_name_matches": true,
+                 *         "seller_confirmed_receipt": false,
+                 *         "buyer_response_minutes": 4,
+                 *         "seller_response_minutes": 95,
+                 *         "messages_count": 7
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnalyzeDisputeRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnalyzeDisputeResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            413: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            415: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                environment?: "live" | "test";
+                limit?: number;
+                status?: "active" | "expired" | "inactive";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListKeysResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "checkout-service",
+                 *       "scopes": [
+                 *         "trust:read",
+                 *         "dispute:analyze"
+                 *       ],
+                 *       "role": "service",
+                 *       "environment": "live",
+                 *       "expires_at": "2027-06-30T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description URL of the created resource */
+                    Location?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"] & {
+                        /** @description the secret; shown once */
+                        key: string;
+                    };
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description key_<26-char ULID> */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetKeyResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deactivateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description key_<26-char ULID> */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetKeyResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description key_<26-char ULID> */
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grace_period_seconds": 86400
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description URL of the created resource */
+                    Location?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"] & {
+                        /** @description the secret; shown once */
+                        key: string;
+                    };
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPolicies: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListPoliciesResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": "2026-11-24.1",
+                 *       "bias": -2.3,
+                 *       "weights": {
+                 *         "completed_trades": -0.12,
+                 *         "dispute_rate": 10,
+                 *         "cancellation_rate": 1.5,
+                 *         "chargebacks": 2.5,
+                 *         "fraud_reports": 3,
+                 *         "blocklisted": 7,
+                 *         "new_account": 0.6,
+                 *         "cold_start": 0.2,
+                 *         "velocity_trades": 0.8,
+                 *         "velocity_volume": 0.5,
+                 *         "amount_vs_history": 0.6,
+                 *         "new_counterparty": 0.3,
+                 *         "payment_method_risk": 1,
+                 *         "cross_border": 0.4,
+                 *         "linked_flagged_entities": 2,
+                 *         "cash_out_burst": 2,
+                 *         "dormant_reactivation": 0.3,
+                 *         "young_account_reversible_method": 2,
+                 *         "shared_identifier_entities": 0.8,
+                 *         "new_counterparty_large_trade": 0.8
+                 *       },
+                 *       "thresholds": {
+                 *         "medium": 30,
+                 *         "high": 60,
+                 *         "critical": 85
+                 *       },
+                 *       "cacheTtlSeconds": 30,
+                 *       "decayHalfLifeDays": 180,
+                 *       "disputePrior": {
+                 *         "alpha": 1,
+                 *         "beta": 9
+                 *       },
+                 *       "cryptoAssets": [
+                 *         "BTC",
+                 *         "ETH",
+                 *         "USDT",
+                 *         "USDC",
+                 *         "BNB",
+                 *         "SOL",
+                 *         "TRX",
+                 *         "XRP",
+                 *         "LTC",
+                 *         "DAI"
+                 *       ],
+                 *       "paymentMethodRisk": {
+                 *         "bank_transfer": 0.3,
+                 *         "card": 0.8,
+                 *         "mobile_money": 0.4,
+                 *         "cash": 0.2,
+                 *         "e_wallet": 0.5,
+                 *         "crypto": 0.1,
+                 *         "other": 0.6
+                 *       },
+                 *       "newAccountDays": 90,
+                 *       "velocity": {
+                 *         "tradesPerDayAllowance": 5,
+                 *         "tradesPerHourAllowance": 2,
+                 *         "volumeAllowanceTrades": 3,
+                 *         "cap": 3
+                 *       },
+                 *       "amount": {
+                 *         "toleranceSigma": 1,
+                 *         "minLogStd": 0.5,
+                 *         "cap": 4,
+                 *         "noHistoryValue": 0.5
+                 *       },
+                 *       "linkedFlaggedCap": 3,
+                 *       "dispute": {
+                 *         "confidenceFloor": 0.7,
+                 *         "unresponsiveMinutes": 120,
+                 *         "fastDisputeMinutes": 15,
+                 *         "amountTolerance": 0.005,
+                 *         "amountSpikeZ": 3,
+                 *         "amountHistoryMinTrades": 5,
+                 *         "amountMinLogSd": 0.25,
+                 *         "newAccountDays": 30,
+                 *         "highRiskScore": 60,
+                 *         "criticalRiskScore": 85,
+                 *         "countCap": 3,
+                 *         "conflictPenalty": 0.5,
+                 *         "highFlagConfidenceCap": 0.85,
+                 *         "reviewConfidenceCap": 0.5,
+                 *         "paymentWindowMinutes": 30,
+                 *         "clearCaseConfidence": 0.95,
+                 *         "claimConfidence": 0.8,
+                 *         "weights": {
+                 *           "paymentProof": 0.75,
+                 *           "noPaymentProof": 1.5,
+                 *           "bankReferenceMatch": 1,
+                 *           "bankReferenceMismatch": 2,
+                 *           "payerNameMatch": 0.75,
+                 *           "payerNameMismatch": 3,
+                 *           "sellerConfirmedReceipt": 4,
+                 *           "sellerDeniedReceipt": 1,
+                 *           "paymentReversed": 6,
+                 *           "amountMatch": 0.5,
+                 *           "amountShort": 2,
+                 *           "unresponsive": 0.75,
+                 *           "fastDispute": 0.4,
+                 *           "priorLostDispute": 0.6,
+                 *           "priorFraudReport": 1,
+                 *           "priorChargeback": 0.8,
+                 *           "blocklisted": 2.5,
+                 *           "linkedFlaggedEntity": 0.75,
+                 *           "newAccount": 0.3,
+                 *           "amountAboveHistory": 0.5,
+                 *           "highRiskParty": 0.75
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description URL of the created resource */
+                    Location?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePolicyResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePolicyResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    activatePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ActivatePolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePolicyResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    backtestPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-10-01T00:00:00Z",
+                 *       "until": "2026-11-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["BacktestPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPolicyReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    shadowPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ActivatePolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePolicyResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    fitPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-08-01T00:00:00Z",
+                 *       "until": "2026-11-01T00:00:00Z",
+                 *       "assume_legit_after_days": 30,
+                 *       "holdout_fraction": 0.2
+                 *     }
+                 */
+                "application/json": components["schemas"]["FitPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description URL of the created resource */
+                    Location?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePolicyResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            422: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    clearShadowPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClearShadowPolicyResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEntity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the caller's hash of the identifier */
+                entity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetEntityResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            413: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            415: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    eraseEntity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the caller's hash of the identifier */
+                entity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EraseEntityResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEntityEvents: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the caller's hash of the identifier */
+                entity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEntityEventsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recordTrustEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         {
+                 *           "event_id": "evt_20261123_000184",
+                 *           "type": "trade.completed",
+                 *           "entity_id": "a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6",
+                 *           "occurred_at": "2026-11-23T14:02:11Z",
+                 *           "amount": 250,
+                 *           "currency": "USDT",
+                 *           "counterparty_id": "3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d",
+                 *           "trade_id": "trd_8f41c2a9"
+                 *         },
+                 *         {
+                 *           "event_id": "evt_20261123_000185",
+                 *           "type": "identifier.linked",
+                 *           "entity_id": "3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d",
+                 *           "occurred_at": "2026-11-23T14:05:40Z",
+                 *           "linked_identifiers": [
+                 *             {
+                 *               "type": "phone",
+                 *               "hash": "c4d29e1fc4d29e1fc4d29e1fc4d29e1fc4d29e1fc4d29e1fc4d29e1fc4d29e1f"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecordTrustEventsRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordTrustEventsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            413: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            415: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreTrust: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "entity_id": "3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d",
+                 *       "amount": 1200,
+                 *       "currency": "USD",
+                 *       "context": {
+                 *         "counterparty_id": "a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6",
+                 *         "side": "buy",
+                 *         "payment_method": "bank_transfer",
+                 *         "country": "NG",
+                 *         "counterparty_country": "NG",
+                 *         "account_created_at": "2026-03-02T09:00:00Z",
+                 *         "trade_id": "trd_8f41c2a9"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScoreTrustRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreTrustResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            413: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            415: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    scoreTrustBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "requests": [
+                 *         {
+                 *           "entity_id": "3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d3f9a1c7e5b2d",
+                 *           "amount": 1200,
+                 *           "currency": "USD"
+                 *         },
+                 *         {
+                 *           "entity_id": "a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6",
+                 *           "amount": 85000,
+                 *           "currency": "NGN",
+                 *           "context": {
+                 *             "side": "sell",
+                 *             "payment_method": "mobile_money"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScoreTrustBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreTrustBatchResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            413: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            415: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWebhooksResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks/vouch",
+                 *       "events": [
+                 *         "decision.high_risk",
+                 *         "dispute.analyzed"
+                 *       ],
+                 *       "description": "Risk team alerts"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description URL of the created resource */
+                    Location?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"] & {
+                        /** @description whsec_…: the signing secret; shown once */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description whk_<26-char ULID> */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetWebhookResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description whk_<26-char ULID> */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteWebhookResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description whk_<26-char ULID> */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWebhookDeliveriesResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description whd_<26-char ULID> */
+                delivery_id: string;
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RetryWebhookDeliveryResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}
