@@ -65,7 +65,8 @@ export class DecisionWriter {
       try {
         const rows = batch.map((w) => w.row);
         const hooks = this.hooks;
-        if (hooks && rows.some((r) => hooks.relevant(r)) && (await hooks.anySubscriber(this.db, rows.filter((r) => hooks.relevant(r))))) {
+        const announcing = hooks ? rows.filter((r) => hooks.relevant(r)) : [];
+        if (hooks && announcing.length > 0 && (await hooks.anySubscriber(this.db, announcing))) {
           // The announced fact and its outbox rows commit together (or not at all).
           await this.db.transaction().execute(async (trx) => {
             await trx.insertInto('decisions').values(rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as DecisionsTable)).execute();

@@ -3,11 +3,12 @@
 // Signal definitions and the reasoning behind them are in docs/signals.md.
 //
 // The signals are computed in two parts: those that do not depend on the request's amount (once
-// per request) and those that do (amountValues). safe-amount.ts inverts the score over the second
+// per request) and those that do (amount-signals.ts). safe-amount.ts inverts the score over the second
 // part alone, so it needs no second profile and no re-computation of the rest.
 import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from '../config/policy.ts';
 import { describeSignal, type Facts } from './descriptions.ts';
-import { cashOutBurst, dormancy, newCounterpartyLarge, sharedIdentifierValue, youngReversible } from './features.ts';
+import { dormancy, sharedIdentifierValue, youngReversible } from './features.ts';
+import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, RiskLevel, ScoreRequest, ScoreResult, Signal } from './types.ts';
 
 const DAY_MS = 86_400_000;
@@ -23,10 +24,6 @@ const clip = (x: number, lo: number, hi: number): number => Math.min(hi, Math.ma
 /** ln of how far `observed` overshoots `allowed`; 0 while within it. */
 const overshoot = (observed: number, allowed: number, cap: number): number =>
   allowed > 0 ? clip(Math.log(Math.max(1, observed / allowed)), 0, cap) : 0;
-
-/** The signals whose value depends on the request's amount (non-decreasing in it). */
-export const AMOUNT_SIGNALS = ['amount_vs_history', 'cash_out_burst', 'new_counterparty_large_trade'] as const satisfies readonly SignalName[];
-type AmountSignal = (typeof AMOUNT_SIGNALS)[number];
 
 /** Brings a value recorded at `at` forward to `now`; never amplifies when `at` is in the future. */
 export function decayFactor(at: number, now: number, halfLifeDays: number): number {
@@ -65,46 +62,6 @@ function activeDays(profile: EntityProfile, now: number): number {
 function sameCountry(a: unknown, b: unknown): boolean | null {
   if (typeof a !== 'string' || typeof b !== 'string' || a === '' || b === '') return null;
   return a.toUpperCase() === b.toUpperCase();
-}
-
-/** What the amount-dependent signals need, fixed for one entity and context. */
-export interface AmountTerms {
-  /** false: no completed trade in this currency; the amount signals are then constant */
-  hasHistory: boolean;
-  logMean: number;
-  std: number;
-  toleranceSigma: number;
-  cap: number;
-  noHistoryValue: number;
-  /** the request names a counterparty the entity has never completed a trade with */
-  newCounterparty: boolean;
-  /** ln of the day's completed trades over the entity's own daily norm + 1, ≥ 0, capped */
-  burst: number;
-}
-
-/** Standard deviations of ln(amount) above the entity's mean, beyond the tolerance, capped; 0 without history. */
-function amountExcess(t: AmountTerms, amount: number): number {
-  if (!t.hasHistory) return 0;
-  if (!(amount > 0)) return 0;
-  return clip((Math.log(amount) - t.logMean) / t.std - t.toleranceSigma, 0, t.cap);
-}
-
-/** Raw values of the amount-dependent signals; each is non-decreasing in `amount` (+∞ gives the caps). */
-export function amountValues(t: AmountTerms, amount: number): Record<AmountSignal, number> {
-  const excess = amountExcess(t, amount);
-  return {
-    amount_vs_history: t.hasHistory ? excess : t.noHistoryValue,
-    cash_out_burst: cashOutBurst(excess, t.burst),
-    new_counterparty_large_trade: newCounterpartyLarge(t.newCounterparty, excess),
-  };
-}
-
-/** amountValues into `out`, in AMOUNT_SIGNALS order, without allocating (safe-amount.ts's search). */
-export function amountValuesInto(t: AmountTerms, amount: number, out: number[]): void {
-  const excess = amountExcess(t, amount);
-  out[0] = t.hasHistory ? excess : t.noHistoryValue;
-  out[1] = cashOutBurst(excess, t.burst);
-  out[2] = newCounterpartyLarge(t.newCounterparty, excess);
 }
 
 export interface Prepared {

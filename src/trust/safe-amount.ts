@@ -11,7 +11,8 @@
 // evaluations of three logarithms); two full-model scores then confirm it.
 import cc from 'currency-codes';
 import type { Policy, SignalName } from '../config/policy.ts';
-import { AMOUNT_SIGNALS, amountValuesInto, bySize, computeSignals, preparedFor, round4, scoreFromSignals, type Prepared } from './model.ts';
+import { bySize, computeSignals, preparedFor, round4, scoreFromSignals, type Prepared } from './model.ts';
+import { AMOUNT_SIGNALS, amountValuesInto } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult } from './types.ts';
 
 /** ISO 4217 minor-unit digits by code (currency-codes searches its list on every call). */

@@ -2,7 +2,8 @@
 // as references: the property tests check that the faster code gives exactly the same numbers.
 import cc from 'currency-codes';
 import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/config/policy.ts';
-import { AMOUNT_SIGNALS, amountValues, computeSignals, prepare, round4, scoreFromSignals, type Prepared } from '../../src/trust/model.ts';
+import { computeSignals, prepare, round4, scoreFromSignals, type Prepared } from '../../src/trust/model.ts';
+import { AMOUNT_SIGNALS, amountValues } from '../../src/trust/amount-signals.ts';
 import { describeSignal } from '../../src/trust/descriptions.ts';
 import type { EntityProfile, ScoreRequest, Signal } from '../../src/trust/types.ts';
 

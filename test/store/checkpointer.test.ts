@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { openStore } from '../../src/store/db.ts';
+import { startCheckpointer } from '../../src/store/checkpointer.ts';
 
 const paths = () => {
   const path = join(tmpdir(), `vouch-ckpt-${randomBytes(6).toString('hex')}.db`);
@@ -85,3 +86,13 @@ test('an in-memory store starts no checkpointer (nothing to copy) and keeps SQLi
     await store.close();
   }
 });
+
+test('a checkpointer that cannot run hands checkpoints back (onFailure), and stopping it then still returns', async () => {
+  let failed = false;
+  const checkpointer = startCheckpointer(join(tmpdir(), `vouch-absent-${randomBytes(6).toString('hex')}`, 'x.db'), () => {
+    failed = true;
+  }, 10);
+  assert.ok(await until(() => failed, 5000), 'onFailure ran');
+  await checkpointer.stop();
+});
+
