@@ -1,3 +1,6 @@
+// `node --import ./bench/sqlwrap.mjs dist/cli.js serve`: times every better-sqlite3 statement of a running
+// server by its SQL text and prints the heaviest on SIGINT (bench/ingest-http.ts with EXECARGV).
+/* global process, performance */
 import Database from 'better-sqlite3';
 const times = new Map();
 const proto = Database.prototype;
