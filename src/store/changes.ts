@@ -8,6 +8,11 @@ export class ChangeWatcher {
   private generationValue = 0;
   private lastVersion = -1;
   private readonly dataVersion: (() => number) | undefined;
+  /** data_version was read in this turn of the event loop */
+  private polledThisTurn = false;
+  private readonly endTurn = () => {
+    this.polledThisTurn = false;
+  };
 
   constructor(handle: BetterSqlite3.Database | undefined) {
     if (handle) {
@@ -26,11 +31,16 @@ export class ChangeWatcher {
   }
 
   /**
-   * True when another connection has committed since the last check. Checked on every call, so a
-   * commit by another worker is seen by the very next request.
+   * True when another connection has committed since the last check. Read once per turn of the
+   * event loop (≈ 2 µs: it opens a read transaction), by the first caller; the requests served in
+   * that turn were all reported readable before it began, so each sees every commit that finished
+   * before it arrived — a commit by another worker is seen by the very next request.
    */
   poll(): boolean {
-    if (!this.dataVersion) return false;
+    if (!this.dataVersion || this.polledThisTurn) return false;
+    this.polledThisTurn = true;
+    // The check phase follows the I/O callbacks of this turn: the next turn reads afresh.
+    setImmediate(this.endTurn);
     const version = this.dataVersion();
     if (version === this.lastVersion) return false;
     this.lastVersion = version;

@@ -118,10 +118,11 @@ export class ScoreCache<T extends object> {
     return this.lru.get(key);
   }
 
-  set(key: string, entry: Omit<CachedScore<T>, 'size'>, ttlMs?: number): void {
+  /** `jsonLength`: the body's JSON length when the caller has serialized it already (it is measured otherwise). */
+  set(key: string, entry: Omit<CachedScore<T>, 'size'>, ttlMs?: number, jsonLength?: number): void {
     if (ttlMs !== undefined && ttlMs <= 0) return;
     // Strings are UTF-16 in V8; the rest is the entry's objects and the key.
-    const size = 2 * JSON.stringify(entry.body).length + 2 * (key.length + entry.principalId.length + entry.state.length) + 256;
+    const size = 2 * (jsonLength ?? JSON.stringify(entry.body).length) + 2 * (key.length + entry.principalId.length + entry.state.length) + 256;
     this.lru.set(key, { ...entry, size }, ttlMs === undefined ? undefined : { ttl: ttlMs });
   }
 

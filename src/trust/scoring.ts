@@ -98,7 +98,7 @@ export class ScoringService {
   }
 
   /** The caller's own decision for this key from the shared cache, if still valid. */
-  private async sharedGet(key: string, principal: Principal, entityId: string, linked: readonly LinkedIdentifier[]): Promise<{ body: StoredScore; state: string } | undefined> {
+  private async sharedGet(key: string, principal: Principal, entityId: string, linked: readonly LinkedIdentifier[]): Promise<{ body: StoredScore; json: string; state: string } | undefined> {
     if (!this.redis || this.redis.status !== 'ready') return undefined;
     let pointer: string | null;
     try {
@@ -113,7 +113,7 @@ export class ScoringService {
     // Redis expires the pointer with the TTL; a pointer that outlived it (a changed TTL, a hand-made
     // entry) must not revive an old decision.
     if (Date.parse(body.scored_at) + this.ttlMs(principal.environment) <= Date.now()) return undefined;
-    return body.entity_id === entityId ? { body, state: row.state } : undefined;
+    return body.entity_id === entityId ? { body, json: row.result, state: row.state } : undefined;
   }
 
   private sharedSet(key: string, decisionId: string, ttlMs: number): void {
@@ -167,7 +167,7 @@ export class ScoringService {
         const shared = await this.sharedGet(key, principal, body.entity_id, linked);
         if (shared) {
           // Adopted for what is left of its TTL; its state was just checked against the store.
-          this.cache.set(key, { body: shared.body, principalId: principal.id, state: shared.state, generation }, this.ttlMs(principal.environment) - (Date.now() - Date.parse(shared.body.scored_at)));
+          this.cache.set(key, { body: shared.body, principalId: principal.id, state: shared.state, generation }, this.ttlMs(principal.environment) - (Date.now() - Date.parse(shared.body.scored_at)), shared.json.length);
           return { ...shared.body, cached: true };
         }
       }
@@ -189,6 +189,7 @@ export class ScoringService {
       scored_at: new Date(now).toISOString(),
       safe_amount: safeAmount(profile, request, policy, now, result),
     };
+    const json = JSON.stringify(stored);
     await this.decisions.write({
       id: stored.decision_id,
       kind: 'score',
@@ -197,7 +198,7 @@ export class ScoringService {
       owner_client_id: principal.clientId,
       subject_id: body.entity_id,
       request_digest: sha256(canonicalJson(request)),
-      result: JSON.stringify(stored),
+      result: json,
       policy_version: stored.policy_version,
       created_at: now,
       cache_key: key,
@@ -205,7 +206,7 @@ export class ScoringService {
       ...learningColumns(profile, request, result, policy, this.shadowFor(environment), now),
     });
     if (cacheable) {
-      this.cache.set(key, { body: stored, principalId: principal.id, state, generation }, this.ttlMs(environment));
+      this.cache.set(key, { body: stored, principalId: principal.id, state, generation }, this.ttlMs(environment), json.length);
       this.sharedSet(key, stored.decision_id, this.ttlMs(environment));
     }
     return { ...stored, cached: false };
