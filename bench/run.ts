@@ -1,19 +1,23 @@
 // `npm run bench`: measures Vouch against a bare Fastify hello-world on the same machine in one
 // run, and writes the figures to bench/results/: single scores (API key, JWT, cache hit), dispute
-// analysis, batches of 100 scores (scores/s and × single-score throughput), ingestion (events/s).
+// analysis, batches of 100 scores (scores/s and × single-score throughput), ingestion (events/s),
+// and the latency at 1,000 req/s offered (open loop). Vouch runs as `npm start` does: compiled,
+// with its node flags, one worker per core unless --workers says otherwise.
 // Options: --entities N --events N --duration S --connections N --backend sqlite|postgres
-// --workers N --out FILE
+// --workers N --load wrk|autocannon --out FILE
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon, { type Options, type Result } from 'autocannon';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { openStore } from '../src/store/db.ts';
 import { ingestEvents } from '../src/trust/ingest.ts';
 import { DEFAULT_POLICY } from '../src/config/policy.ts';
-import { entityId, history, rng } from './data.ts';
+import { history } from './data.ts';
+import { BATCH, closedLoop, fixedRate, type Load, type Scenario } from './scenarios.ts';
+import { wrkAvailable } from './wrk.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -22,7 +26,8 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '20' },
     backend: { type: 'string', default: 'sqlite' },
-    workers: { type: 'string', default: '1' },
+    workers: { type: 'string', default: String(availableParallelism()) },
+    load: { type: 'string', default: wrkAvailable() ? 'wrk' : 'autocannon' },
     out: { type: 'string' },
   },
 });
@@ -31,6 +36,9 @@ const EVENTS = Number(args.events);
 const SMALL = Math.min(10_000, EVENTS);
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
+const LOAD = args.load as Load;
+/** The node flags of `npm start` (package.json), so the bench runs Vouch exactly as it ships. */
+const START_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/).filter((t) => t.startsWith('--'));
 const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
 const dir = join(process.cwd(), 'bench', 'results');
 mkdirSync(dir, { recursive: true });
@@ -87,7 +95,7 @@ async function startVouch(url: string) {
   const port = 18000 + Math.floor(Math.random() * 1000);
   // Production mode: the compiled JavaScript (npm run build), as `npm start` runs it.
   const child = fork('dist/cli.js', ['serve'], {
-    execArgv: [],
+    execArgv: START_FLAGS,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: {
       ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: url, VOUCH_LOG_LEVEL: 'warn',
@@ -105,8 +113,8 @@ async function startVouch(url: string) {
   throw new Error('vouch did not start');
 }
 
-/** Peak resident set of a process and its children (the cluster workers), in MB. */
-function peakRssMb(pid: number): number {
+/** Peak resident set (VmHWM) of a process and of each of its children (the cluster workers), in MB. */
+function peakRss(pid: number): { total_mb: number; worker_mb: number } {
   const read = (p: number) => {
     try {
       const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
@@ -115,20 +123,14 @@ function peakRssMb(pid: number): number {
       return 0;
     }
   };
-  let total = read(pid);
+  let children: number[] = [];
   try {
-    for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) total += read(Number(child));
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
   } catch { /* no children */ }
-  return Math.round(total);
+  const each = children.map(read);
+  // With one worker the process serves by itself: it is the worker.
+  return { total_mb: Math.round(read(pid) + each.reduce((a, b) => a + b, 0)), worker_mb: Math.round(each.length > 0 ? Math.max(...each) : read(pid)) };
 }
-
-function cannon(opts: Options): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
-  });
-}
-
-const summary = (r: Result) => ({ rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
 
 async function credentials(port: number) {
   const base = `http://127.0.0.1:${port}`;
@@ -137,36 +139,20 @@ async function credentials(port: number) {
   return { jwt: tok.access_token, key: key.key };
 }
 
-/** Score requests per batch call (the endpoint's maximum). */
-const BATCH = 100;
-
-/** A random score request (a cache miss): entity, amount and counterparty drawn from `random`. */
-function scoreBody(random: () => number) {
-  return {
-    entity_id: entityId(Math.floor(random() * ENTITIES)),
-    amount: Math.round(50 + random() * 500),
-    currency: 'USD',
-    context: { counterparty_id: entityId(Math.floor(random() * ENTITIES)), payment_method: 'bank_transfer', side: 'sell' },
-  };
-}
-
-function scoreRequests(headers: Record<string, string>, seed: number): Options['requests'] {
-  const random = rng(seed);
-  return [{
-    method: 'POST', path: '/api/v1/trust/score', headers: { 'content-type': 'application/json', ...headers },
-    setupRequest: (req) => ({ ...req, body: JSON.stringify(scoreBody(random)) }),
-  }];
-}
-
 async function main() {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const url = databaseUrl();
-  const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version, backend: args.backend, workers: Number(args.workers), entities: ENTITIES, events: EVENTS, duration_s: DURATION, connections: CONNECTIONS };
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(), node: process.version, backend: args.backend, workers: Number(args.workers), load: LOAD, node_flags: START_FLAGS,
+    entities: ENTITIES, events: EVENTS, duration_s: DURATION, connections: CONNECTIONS,
+  };
+  const run = (scenario: Scenario, target: string, auth: string | undefined, seed: number, durationS = DURATION) =>
+    closedLoop(scenario, { load: LOAD, url: target, entities: ENTITIES, durationS, connections: CONNECTIONS, seed, ...(auth ? { auth } : {}) });
 
-  process.stderr.write('baseline: bare Fastify hello world\n');
+  process.stderr.write(`baseline: bare Fastify hello world (${LOAD})\n`);
   const baseline = async () => {
     const hello = await start('bench/hello.ts', [], {});
-    const r = summary(await cannon({ url: `http://127.0.0.1:${hello.port}/` }));
+    const r = await run('hello', `http://127.0.0.1:${hello.port}/`, undefined, 0);
     hello.child.kill();
     return r;
   };
@@ -179,9 +165,9 @@ async function main() {
   results.load_small_events_per_s = await load(url, 0, SMALL);
   let vouch = await startVouch(url);
   let creds = await credentials(vouch.port);
-  await cannon({ url: `http://127.0.0.1:${vouch.port}`, requests: scoreRequests({ 'x-api-key': creds.key }, 1), duration: 3 });
-  const small = summary(await cannon({ url: `http://127.0.0.1:${vouch.port}`, requests: scoreRequests({ 'x-api-key': creds.key }, 2), overallRate: 1000 }));
-  results.fixed_rate_small = small;
+  await run('score', `http://127.0.0.1:${vouch.port}`, `x-api-key: ${creds.key}`, 1, 3);
+  process.stderr.write('fixed rate 1,000 req/s (open loop), small store\n');
+  results.fixed_rate_small = await fixedRate({ url: `http://127.0.0.1:${vouch.port}`, rate: 1000, durationS: DURATION, entities: ENTITIES, auth: `x-api-key: ${creds.key}`, seed: 2 });
   vouch.child.kill('SIGTERM');
   await new Promise((r) => vouch.child.once('exit', r));
 
@@ -190,72 +176,36 @@ async function main() {
   vouch = await startVouch(url);
   creds = await credentials(vouch.port);
   const target = `http://127.0.0.1:${vouch.port}`;
-  await cannon({ url: target, requests: scoreRequests({ 'x-api-key': creds.key }, 3), duration: 3 });
+  const key = `x-api-key: ${creds.key}`;
+  await run('score', target, key, 3, 3);
 
   process.stderr.write('scoring with an API key\n');
-  results.score_api_key = summary(await cannon({ url: target, requests: scoreRequests({ 'x-api-key': creds.key }, 4) }));
+  results.score_api_key = await run('score', target, key, 4);
   process.stderr.write('scoring with a JWT\n');
-  results.score_jwt = summary(await cannon({ url: target, requests: scoreRequests({ authorization: `Bearer ${creds.jwt}` }, 5) }));
+  results.score_jwt = await run('score', target, `authorization: Bearer ${creds.jwt}`, 5);
   process.stderr.write('cache hits\n');
-  results.score_cache_hit = summary(await cannon({
-    url: `${target}/api/v1/trust/score`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': creds.key },
-    body: JSON.stringify({ entity_id: entityId(7), amount: 100, currency: 'USD', context: { payment_method: 'bank_transfer' } }),
-  }));
-  process.stderr.write('fixed rate 1000 req/s\n');
-  results.fixed_rate_full = summary(await cannon({ url: target, requests: scoreRequests({ 'x-api-key': creds.key }, 6), overallRate: 1000 }));
+  results.score_cache_hit = await run('hit', target, key, 0);
+  process.stderr.write('fixed rate 1,000 req/s (open loop), full store\n');
+  results.fixed_rate_full = await fixedRate({ url: target, rate: 1000, durationS: DURATION, entities: ENTITIES, auth: key, seed: 6 });
   process.stderr.write('dispute analysis\n');
-  const drandom = rng(7);
-  results.dispute_analyze = summary(await cannon({
-    url: target,
-    requests: [{
-      method: 'POST', path: '/api/v1/dispute/analyze', headers: { 'content-type': 'application/json', 'x-api-key': creds.key },
-      setupRequest: (req) => {
-        const b = Math.floor(drandom() * ENTITIES);
-        return { ...req, body: JSON.stringify({
-          dispute_id: `d-${b}`, trade: { trade_id: `t-${b}`, amount: 150, currency: 'USD', payment_method: 'bank_transfer' },
-          buyer_id: entityId(b), seller_id: entityId(b + 1), opened_by: 'buyer', reason: 'asset_not_released',
-          evidence: { payment_proof_submitted: true, bank_reference_matches: drandom() < 0.8, payer_name_matches: drandom() < 0.9 },
-        }) };
-      },
-    }],
-  }));
+  results.dispute_analyze = await run('dispute', target, key, 7);
   // The high-water mark after single scores and disputes (the issue 13 RSS figure), before the
   // batch and ingestion phases, which hold up to 2,000 requests' bodies at once, raise it.
-  results.peak_rss_scoring_mb = peakRssMb(vouch.child.pid!);
+  results.peak_rss_scoring = peakRss(vouch.child.pid!);
   process.stderr.write(`score batches (${BATCH} requests per call)\n`);
-  const brandom = rng(8);
-  const batch = await cannon({
-    url: target,
-    requests: [{
-      method: 'POST', path: '/api/v1/trust/score/batch', headers: { 'content-type': 'application/json', 'x-api-key': creds.key },
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ requests: Array.from({ length: BATCH }, () => scoreBody(brandom)) }) }),
-    }],
-  });
+  const batch = await run('batch', target, key, 8);
   const single = results.score_api_key as { rps: number };
   results.score_batch = {
-    ...summary(batch),
-    scores_per_s: Math.round(batch.requests.average * BATCH),
+    ...batch,
+    scores_per_s: batch.rps * BATCH,
     // Against single-score throughput (API key, cache misses) in the same run; issue 13's target is ≥ 20.
-    vs_single: Math.round(((batch.requests.average * BATCH) / Math.max(single.rps, 1)) * 10) / 10,
+    vs_single: Math.round(((batch.rps * BATCH) / Math.max(single.rps, 1)) * 10) / 10,
   };
-  results.peak_rss_batch_mb = peakRssMb(vouch.child.pid!);
-  process.stderr.write('event ingestion (100 events per request)\n');
-  let n = 0;
-  const ingest = await cannon({
-    url: target,
-    requests: [{
-      method: 'POST', path: '/api/v1/trust/events', headers: { 'content-type': 'application/json', 'x-api-key': creds.key },
-      setupRequest: (req) => {
-        const events = Array.from({ length: 100 }, () => {
-          n += 1;
-          return { event_id: `live-${Date.now()}-${n}`, type: 'trade.completed', entity_id: entityId(n % ENTITIES), occurred_at: new Date().toISOString(), amount: 100, currency: 'USD' };
-        });
-        return { ...req, body: JSON.stringify({ events }) };
-      },
-    }],
-  });
-  results.ingest = { ...summary(ingest), events_per_s: Math.round(ingest.requests.average * 100) };
-  results.peak_rss_mb = peakRssMb(vouch.child.pid!);
+  results.peak_rss_batch = peakRss(vouch.child.pid!);
+  process.stderr.write(`event ingestion (${BATCH} events per request)\n`);
+  const ingest = await run('events', target, key, 9);
+  results.ingest = { ...ingest, events_per_s: ingest.rps * BATCH };
+  results.peak_rss = peakRss(vouch.child.pid!);
   vouch.child.kill('SIGTERM');
   await new Promise((r) => vouch.child.once('exit', r));
 
@@ -278,7 +228,7 @@ async function main() {
   const { scores_per_s: batchScoresPerS, vs_single: batchVsSingle } = results.score_batch as { scores_per_s: number; vs_single: number };
   const { events_per_s: ingestEventsPerS } = results.ingest as { events_per_s: number };
   console.log(JSON.stringify({
-    ratios_percent: results.ratios_percent, p50_drift_percent: results.p50_drift_percent, peak_rss_mb: results.peak_rss_mb, peak_rss_scoring_mb: results.peak_rss_scoring_mb, peak_rss_batch_mb: results.peak_rss_batch_mb, load_events_per_s: results.load_events_per_s,
+    ratios_percent: results.ratios_percent, p50_drift_percent: results.p50_drift_percent, peak_rss: results.peak_rss, peak_rss_scoring: results.peak_rss_scoring, peak_rss_batch: results.peak_rss_batch, load_events_per_s: results.load_events_per_s,
     batch_scores_per_s: batchScoresPerS, batch_vs_single_score: batchVsSingle, ingest_events_per_s: ingestEventsPerS,
   }, null, 2));
   console.log(`written to ${out}`);

@@ -60,8 +60,13 @@ async function sharedDecision(store: Store, environment: Environment, decisionId
   return row ? { ...row, state: `${n(row.version)}.${n(row.linked_version)}` } : undefined;
 }
 
+/** A cached decision as the response: the stored JSON, marked as served from the cache. */
+function cachedResponse(json: string): ScoreResponse {
+  return { ...(JSON.parse(json) as StoredScore), cached: true };
+}
+
 export class ScoringService {
-  readonly cache: ScoreCache<StoredScore>;
+  readonly cache: ScoreCache;
 
   /**
    * Per environment (test mode): the active policy, replaced when another is activated, and the
@@ -152,14 +157,14 @@ export class ScoringService {
     const changes = this.store.changes;
     if (cacheable) {
       const hit = this.cache.get(key);
-      if (hit && hit.principalId === principal.id && hit.body.entity_id === body.entity_id) {
+      if (hit && hit.principalId === principal.id && hit.entityId === body.entity_id) {
         changes.poll();
         // Nothing committed since the entry was confirmed: it cannot be stale, no query needed.
-        if (changes.supported && hit.generation === changes.generation) return { ...hit.body, cached: true };
+        if (changes.supported && hit.generation === changes.generation) return cachedResponse(hit.json);
         const generation = changes.generation;
         if (hit.state === (await currentState(this.store, environment, body.entity_id, linked))) {
           hit.generation = generation;
-          return { ...hit.body, cached: true };
+          return cachedResponse(hit.json);
         }
       } else if (this.redis) {
         changes.poll();
@@ -167,7 +172,7 @@ export class ScoringService {
         const shared = await this.sharedGet(key, principal, body.entity_id, linked);
         if (shared) {
           // Adopted for what is left of its TTL; its state was just checked against the store.
-          this.cache.set(key, { body: shared.body, principalId: principal.id, state: shared.state, generation }, this.ttlMs(principal.environment) - (Date.now() - Date.parse(shared.body.scored_at)), shared.json.length);
+          this.cache.set(key, { json: shared.json, entityId: body.entity_id, principalId: principal.id, state: shared.state, generation }, this.ttlMs(principal.environment) - (Date.now() - Date.parse(shared.body.scored_at)));
           return { ...shared.body, cached: true };
         }
       }
@@ -206,7 +211,7 @@ export class ScoringService {
       ...learningColumns(profile, request, result, policy, this.shadowFor(environment), now),
     });
     if (cacheable) {
-      this.cache.set(key, { body: stored, principalId: principal.id, state, generation }, this.ttlMs(environment), json.length);
+      this.cache.set(key, { json, entityId: body.entity_id, principalId: principal.id, state, generation }, this.ttlMs(environment));
       this.sharedSet(key, stored.decision_id, this.ttlMs(environment));
     }
     return { ...stored, cached: false };

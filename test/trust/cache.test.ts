@@ -32,16 +32,16 @@ describe('score cache: keys and bounds', () => {
   });
 
   test('the cache is bounded by bytes as well as by entries', () => {
-    const cache = new ScoreCache<{ pad: string }>(30, { maxEntries: 10_000, maxBytes: 200_000 });
-    for (let i = 0; i < 500; i++) cache.set(`k${i}`, { body: { pad: 'z'.repeat(2000) }, principalId: 'p', state: '1.0', generation: 0 });
+    const cache = new ScoreCache(30, { maxEntries: 10_000, maxBytes: 200_000 });
+    for (let i = 0; i < 500; i++) cache.set(`k${i}`, { json: JSON.stringify({ pad: 'z'.repeat(2000) }), entityId: 'e', principalId: 'p', state: '1.0', generation: 0 });
     assert.ok(cache.bytes <= 200_000, `${cache.bytes} bytes held`);
     assert.ok(cache.size < 100, `${cache.size} entries of ~4 KB in 200 KB`);
     assert.ok(cache.get('k499'), 'the newest entry is kept');
   });
 
   test('expired entries are purged without being read again', async () => {
-    const cache = new ScoreCache<{ n: number }>(1);
-    for (let i = 0; i < 50; i++) cache.set(`k${i}`, { body: { n: i }, principalId: 'p', state: '1.0', generation: 0 });
+    const cache = new ScoreCache(1);
+    for (let i = 0; i < 50; i++) cache.set(`k${i}`, { json: JSON.stringify({ n: i }), entityId: 'e', principalId: 'p', state: '1.0', generation: 0 });
     assert.equal(cache.size, 50);
     await sleep(2600);
     assert.equal(cache.size, 0, 'stale entries still held');
