@@ -18,7 +18,10 @@ interface Job<B, R> {
 type Outcome<R> = { ok: true; result: R } | { ok: false; error: unknown };
 
 export interface GroupCommitOptions {
-  /** events per shared transaction: bounds how long one commit holds the write lock */
+  /**
+   * Events per shared transaction. Scores wait for the write lock while a group runs, so a group
+   * holds it no longer than the largest single request (1,000 events) did on its own.
+   */
   maxEvents?: number;
 }
 
@@ -33,7 +36,7 @@ export class GroupCommitQueue<B, R> {
     private readonly run: (trx: Transaction<Database>, batch: B) => Promise<R>,
     /** called once per commit with the results it made durable */
     private readonly committed: (results: readonly R[]) => void,
-    { maxEvents = 5000 }: GroupCommitOptions = {},
+    { maxEvents = 1000 }: GroupCommitOptions = {},
   ) {
     this.maxEvents = maxEvents;
   }
