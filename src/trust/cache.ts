@@ -16,7 +16,7 @@ export interface CachedScore {
   /**
    * The response as stored in the audit row (JSON). A string, not the object: a full cache is one
    * string per entry for the garbage collector to mark instead of some thirty objects, which
-   * halves the pauses of a full collection (and so the tail latency), and it takes half the memory.
+   * shortens the pauses of a full collection (and so the tail latency).
    */
   json: string;
   /** the scored entity (the key is a digest; a hit must answer this very entity) */
