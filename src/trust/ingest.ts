@@ -27,7 +27,6 @@ type Entity = EntitiesTable;
 type Decayed = 'd_trades_completed' | 'd_trades_cancelled' | 'd_disputes_lost' | 'd_chargebacks' | 'd_fraud_reports';
 const DECAYED: Decayed[] = ['d_trades_completed', 'd_trades_cancelled', 'd_disputes_lost', 'd_chargebacks', 'd_fraud_reports'];
 
-
 /** Adds one occurrence at time t to a decayed counter, keeping every counter relative to decay_at. */
 function bumpDecayed(e: Entity, field: Decayed, t: number, halfLifeMs: number): void {
   if (t >= e.decay_at) {
@@ -39,8 +38,6 @@ function bumpDecayed(e: Entity, field: Decayed, t: number, halfLifeMs: number): 
     e[field] += Math.pow(2, -(e.decay_at - t) / halfLifeMs);
   }
 }
-
-
 
 /** Disputes involve both parties: an event naming the counterparty updates it too (mirrored). */
 const MIRRORED: ReadonlySet<string> = new Set(['dispute.opened', 'dispute.resolved']);
