@@ -34,7 +34,9 @@ export class ChangeWatcher {
    * True when another connection has committed since the last check. Read once per turn of the
    * event loop (≈ 2 µs: it opens a read transaction), by the first caller; the requests served in
    * that turn were all reported readable before it began, so each sees every commit that finished
-   * before it arrived — a commit by another worker is seen by the very next request.
+   * before it arrived — a commit by another worker is seen by the very next request. (Callers poll
+   * while serving requests, in the turn's I/O callbacks; a poll from a timer would be reused by the
+   * requests of the same turn, which were not yet read when it ran.)
    */
   poll(): boolean {
     if (!this.dataVersion || this.polledThisTurn) return false;
