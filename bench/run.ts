@@ -36,7 +36,8 @@ const EVENTS = Number(args.events);
 const SMALL = Math.min(10_000, EVENTS);
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
-const LOAD = args.load as Load;
+if (args.load !== 'wrk' && args.load !== 'autocannon') throw new Error(`--load is wrk or autocannon, not ${args.load}`);
+const LOAD: Load = args.load;
 /** The node flags of `npm start` (package.json), so the bench runs Vouch exactly as it ships. */
 const START_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/).filter((t) => t.startsWith('--'));
 const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
