@@ -20,6 +20,7 @@ export interface OpenLoopOptions {
   /** excluded from the figures: connections open and code warms up */
   warmupS?: number;
   maxConnections?: number;
+  /** how long a request's socket may stay silent before it counts as an error */
   timeoutMs?: number;
   request: () => OpenLoopRequest;
 }
@@ -62,7 +63,11 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     const req = o.request();
     if (measured && performance.now() - dueAt > 2) late += 1;
     pending += 1;
+    let finished = false;
+    // A response that fails after its headers can also fail its request: count it once.
     const finish = (ok: boolean, status?: number) => {
+      if (finished) return;
+      finished = true;
       pending -= 1;
       if (!measured) return;
       completed += 1;
