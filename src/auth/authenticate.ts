@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../http/problem.ts';
-import type { Principal, Scope } from './principal.ts';
+import { OPERATOR_SCOPES, roleAtLeast, type Principal, type Role, type Scope } from './principal.ts';
 import type { TokenService } from './tokens.ts';
 import type { KeyVerifier } from '../keys/verifier.ts';
 import type { RevocationFeed } from './revocation.ts';
@@ -16,6 +16,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** the scope a route requires; routes without one are public */
     scope?: Scope;
+    /** the lowest role a route admits (checked with the scope, before idempotent replays and handlers) */
+    role?: Role;
     /** the token endpoint: errors carry RFC 6749 members */
     oauth?: boolean;
   }
@@ -114,6 +116,14 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
   app.decorateRequest('principal', null as unknown as Principal);
   const events = authEvents(app);
 
+  app.addHook('onRoute', (route) => {
+    const config = route.config as { scope?: Scope; role?: Role } | undefined;
+    if (config?.role && !config.scope) throw new Error(`${route.method} ${route.url}: a role needs a scope`);
+    if (config?.scope && OPERATOR_SCOPES.has(config.scope) && !(config.role && roleAtLeast(config.role, 'operator'))) {
+      throw new Error(`${route.method} ${route.url}: ${config.scope} routes must declare role operator or admin`);
+    }
+  });
+
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const scope = request.routeOptions.config.scope;
     if (!scope) return;
@@ -129,9 +139,14 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
         });
       }
     }
-    if (!principal.scopes.has(scope)) {
+    const role = request.routeOptions.config.role;
+    const refusal = !principal.scopes.has(scope) ? `This operation requires the ${scope} scope.`
+      : role && !roleAtLeast(principal.role, role) ? `This operation requires the ${scope} scope and role ${role === 'admin' ? 'admin' : `${role} or admin`}.`
+        : undefined;
+    if (refusal) {
       events.failure(request, 'insufficient_scope', { principal_id: principal.id, client_id: principal.clientId });
-      throw new ApiError(403, 'insufficient_scope', `This operation requires the ${scope} scope.`, {
+      // A missing role answers like a missing scope (docs/api.md, "Errors"): the challenge names the route's scope.
+      throw new ApiError(403, 'insufficient_scope', refusal, {
         headers: { 'www-authenticate': `Bearer realm="vouch", error="insufficient_scope", scope="${scope}"` },
       });
     }

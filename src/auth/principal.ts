@@ -43,6 +43,16 @@ export function roleAtMost(role: Role, ceiling: Role): boolean {
   return RANK[role] <= RANK[ceiling];
 }
 
+export function roleAtLeast(role: Role, floor: Role): boolean {
+  return RANK[role] >= RANK[floor];
+}
+
+/**
+ * Scopes whose routes must also declare a role of at least operator (docs/api.md, "Scopes"):
+ * checked when routes register, so a new route cannot forget it.
+ */
+export const OPERATOR_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['policy:write', 'webhooks:write']);
+
 export function parseScopes(stored: string): string[] {
   return stored.split(' ').filter(Boolean);
 }

@@ -2,13 +2,14 @@
 // A preHandler (after authentication and body validation) claims the key with an insert, so two
 // instances or two concurrent requests can never both run the operation; an onSend hook stores
 // the response, sealed, for 24 h. The claim lives in the store, shared by every instance.
-// Keys are partitioned by environment as well as client (test mode): the same key sent by a live
-// and a test credential of one client names two different requests, neither replayed nor refused
-// because of the other.
+// Keys are partitioned by environment, client and principal (the credential): the same key sent by
+// a live and a test credential, or by two keys of one client, names different requests, neither
+// replayed nor refused because of the other. The hook runs after authentication has checked the
+// route's scope and role, so a response replays only to a principal that may run the operation.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Kek, KeyEncryption } from '../auth/kek.ts';
 import type { Environment } from '../auth/principal.ts';
@@ -23,9 +24,11 @@ declare module 'fastify' {
 interface Claim {
   environment: Environment;
   clientId: string;
+  principalId: string;
   key: string;
   settled: boolean;
 }
+type ClaimId = Omit<Claim, 'settled'>;
 
 export interface IdempotencyOptions {
   db: Kysely<Database>;
@@ -51,6 +54,14 @@ const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
  */
 const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control', 'x-request-id'];
 const PURGE_EVERY_MS = 60_000;
+const REWRITE_PAGE = 500;
+
+/** The row of one claim, as a where-clause (the table's primary key). */
+function rowOf(id: ClaimId) {
+  return [(eb: ExpressionBuilder<Database, 'idempotency_keys'>) => eb.and([
+    eb('environment', '=', id.environment), eb('client_id', '=', id.clientId), eb('principal_id', '=', id.principalId), eb('idem_key', '=', id.key),
+  ])] as const;
+}
 
 function headerCount(request: FastifyRequest): number {
   let n = 0;
@@ -61,37 +72,73 @@ function headerCount(request: FastifyRequest): number {
 
 /** Method, path and body: the same key with anything else is a reuse (422). */
 function fingerprint(request: FastifyRequest): string {
-  return createHash('sha256').update(request.method).update('\0').update(request.url).update('\0').update(JSON.stringify(request.body ?? null)).digest('hex');
+  let body: string;
+  try {
+    body = JSON.stringify(request.body ?? null);
+  } catch {
+    // A body nested deeper than the stack allows (a route without a body schema accepts any JSON).
+    throw new ApiError(400, 'invalid_request', 'The request body nests too deeply.');
+  }
+  return createHash('sha256').update(request.method).update('\0').update(request.url).update('\0').update(body).digest('hex');
 }
 
 const sealKey = (kek: Kek) => Buffer.from(hkdfSync('sha256', kek.key, 'vouch/idempotency/v1', 'stored responses', 32));
-/**
- * Binds a sealed response to its key, so it cannot be moved to another. Test keys bind the
- * environment too; live ones keep the form used before test mode, so responses stored before the
- * upgrade still replay.
- */
-const aad = (environment: Environment, clientId: string, key: string) =>
-  Buffer.from(environment === 'live' ? `vouch/idempotency/${clientId}\0${key}` : `vouch/idempotency/${environment}/${clientId}\0${key}`, 'utf8');
+/** Binds a sealed response to its row (environment, client, principal, key), so it cannot be moved to another. */
+const aad = (id: ClaimId) => Buffer.from(`vouch/idempotency/v2/${id.environment}/${id.clientId}/${id.principalId}\0${id.key}`, 'utf8');
 
 function seal(value: StoredResponse, claim: Claim, kek: Kek): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', sealKey(kek), iv);
-  cipher.setAAD(aad(claim.environment, claim.clientId, claim.key));
+  cipher.setAAD(aad(claim));
   const ct = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
   return JSON.stringify({ kek: kek.id, iv: iv.toString('base64url'), ct: ct.toString('base64url'), tag: cipher.getAuthTag().toString('base64url') });
 }
 
-function unseal(stored: string, claim: Omit<Claim, 'settled'>, enc: KeyEncryption): StoredResponse | undefined {
+function unseal(stored: string, claim: ClaimId, enc: KeyEncryption): StoredResponse | undefined {
   try {
     const value = JSON.parse(stored) as { kek: string; iv: string; ct: string; tag: string };
     const kek = [enc.current, ...enc.previous].find((k) => k.id === value.kek);
     if (!kek) return undefined;
     const decipher = createDecipheriv('aes-256-gcm', sealKey(kek), Buffer.from(value.iv, 'base64url'));
-    decipher.setAAD(aad(claim.environment, claim.clientId, claim.key));
+    decipher.setAAD(aad(claim));
     decipher.setAuthTag(Buffer.from(value.tag, 'base64url'));
     return JSON.parse(Buffer.concat([decipher.update(Buffer.from(value.ct, 'base64url')), decipher.final()]).toString('utf8')) as StoredResponse;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Rewrites the stored responses of an environment whose body `rewrite` changes (erasure: no stored
+ * text keeps an erased id). The responses are sealed, so each is opened, rewritten and sealed again
+ * under the current key; the scan covers the last 24 h of responses, in pages.
+ */
+export async function rewriteStoredResponses(db: Kysely<Database> | Transaction<Database>, encryption: KeyEncryption, environment: Environment, rewrite: (body: string) => string): Promise<number> {
+  let changed = 0;
+  let after: { client_id: string; principal_id: string; idem_key: string } | undefined;
+  for (;;) {
+    let q = db.selectFrom('idempotency_keys').select(['client_id', 'principal_id', 'idem_key', 'response']).where('environment', '=', environment).where('state', '=', 'done')
+      .orderBy('client_id').orderBy('principal_id').orderBy('idem_key').limit(REWRITE_PAGE);
+    if (after) {
+      const a = after;
+      q = q.where((eb) => eb.or([
+        eb('client_id', '>', a.client_id),
+        eb.and([eb('client_id', '=', a.client_id), eb('principal_id', '>', a.principal_id)]),
+        eb.and([eb('client_id', '=', a.client_id), eb('principal_id', '=', a.principal_id), eb('idem_key', '>', a.idem_key)]),
+      ]));
+    }
+    const rows = await q.execute();
+    for (const row of rows) {
+      const id: ClaimId = { environment, clientId: row.client_id, principalId: row.principal_id, key: row.idem_key };
+      const stored = row.response === null ? undefined : unseal(row.response, id, encryption);
+      if (!stored) continue;
+      const body = rewrite(stored.body);
+      if (body === stored.body) continue;
+      await db.updateTable('idempotency_keys').set({ response: seal({ ...stored, body }, { ...id, settled: true }, encryption.current) }).where(...rowOf(id)).execute();
+      changed++;
+    }
+    if (rows.length < REWRITE_PAGE) return changed;
+    after = rows[rows.length - 1]!;
   }
 }
 
@@ -109,17 +156,16 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
     db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).execute().catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
   }
 
-  async function tryClaim({ environment, clientId, key }: Omit<Claim, 'settled'>, print: string, now: number): Promise<boolean> {
+  async function tryClaim({ environment, clientId, principalId, key }: ClaimId, print: string, now: number): Promise<boolean> {
     const result = await db.insertInto('idempotency_keys')
-      .values({ environment, client_id: clientId, idem_key: key, fingerprint: print, state: 'pending', response: null, created_at: now, expires_at: now + ttlMs })
-      .onConflict((oc) => oc.columns(['environment', 'client_id', 'idem_key']).doNothing())
+      .values({ environment, client_id: clientId, principal_id: principalId, idem_key: key, fingerprint: print, state: 'pending', response: null, created_at: now, expires_at: now + ttlMs })
+      .onConflict((oc) => oc.columns(['environment', 'client_id', 'principal_id', 'idem_key']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
   async function release(claim: Claim): Promise<void> {
-    await db.deleteFrom('idempotency_keys').where('environment', '=', claim.environment).where('client_id', '=', claim.clientId).where('idem_key', '=', claim.key)
-      .where('state', '=', 'pending').execute();
+    await db.deleteFrom('idempotency_keys').where(...rowOf(claim)).where('state', '=', 'pending').execute();
   }
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -130,8 +176,8 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
     if (typeof raw !== 'string' || headerCount(request) > 1 || !VALID_KEY.test(raw)) {
       throw new ApiError(400, 'invalid_request', 'Idempotency-Key must be sent once, as 1-255 printable ASCII characters.');
     }
-    const { clientId, environment } = request.principal;
-    const id = { environment, clientId, key: raw };
+    const { clientId, environment, id: principalId } = request.principal;
+    const id: ClaimId = { environment, clientId, principalId, key: raw };
     const print = fingerprint(request);
     const now = Date.now();
     purgeExpired(now);
@@ -140,10 +186,10 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
         request.idempotencyClaim = { ...id, settled: false };
         return;
       }
-      const row = await db.selectFrom('idempotency_keys').selectAll().where('environment', '=', environment).where('client_id', '=', clientId).where('idem_key', '=', raw).executeTakeFirst();
+      const row = await db.selectFrom('idempotency_keys').selectAll().where(...rowOf(id)).executeTakeFirst();
       if (!row) continue;
       if (row.expires_at <= now) {
-        await db.deleteFrom('idempotency_keys').where('environment', '=', environment).where('client_id', '=', clientId).where('idem_key', '=', raw).where('expires_at', '<=', now).execute();
+        await db.deleteFrom('idempotency_keys').where(...rowOf(id)).where('expires_at', '<=', now).execute();
         continue;
       }
       if (row.fingerprint !== print) {
@@ -152,7 +198,7 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
       if (row.state === 'pending') {
         // A claim whose request died with its instance would block the key for 24 h: take it over.
         if (row.created_at < now - staleAfterMs) {
-          const taken = await db.updateTable('idempotency_keys').set({ created_at: now }).where('environment', '=', environment).where('client_id', '=', clientId).where('idem_key', '=', raw)
+          const taken = await db.updateTable('idempotency_keys').set({ created_at: now }).where(...rowOf(id))
             .where('state', '=', 'pending').where('created_at', '=', row.created_at).executeTakeFirst();
           if (Number(taken.numUpdatedRows) > 0) {
             request.idempotencyClaim = { ...id, settled: false };
@@ -195,7 +241,7 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
       }
       const body = typeof payload === 'string' ? payload : payload.toString('utf8');
       await db.updateTable('idempotency_keys').set({ state: 'done', response: seal({ status, headers, body }, claim, encryption.current) })
-        .where('environment', '=', claim.environment).where('client_id', '=', claim.clientId).where('idem_key', '=', claim.key).execute();
+        .where(...rowOf(claim)).execute();
     } catch (err) {
       // The operation ran: releasing the claim would let a retry run it again. The claim stays
       // pending (409 for a retry) until it is stale and taken over.

@@ -7,7 +7,7 @@ import type { Store } from '../store/db.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
-import { roleAtMost, type Environment } from '../auth/principal.ts';
+import type { Environment } from '../auth/principal.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import {
   activatePolicy, activeRow, clearShadow, getPolicy, insertPolicy, listPolicies, parseDocument, PolicyConflictError, PolicyNotFoundError,
@@ -59,15 +59,6 @@ export function policyRecord(row: PolicyRow): Static<typeof PolicyRecord> {
 
 export function policyDetail(row: PolicyRow): Static<typeof PolicyDetail> {
   return { ...policyRecord(row), document: parseDocument(row), report: row.report ? (JSON.parse(row.report) as unknown) : null };
-}
-
-/** policy:write also needs role operator or admin (CONTRACT §3). */
-async function operatorOnly(request: FastifyRequest): Promise<void> {
-  if (roleAtMost(request.principal.role, 'service')) {
-    throw new ApiError(403, 'insufficient_scope', 'This operation requires role operator or admin.', {
-      headers: { 'www-authenticate': 'Bearer realm="vouch", error="insufficient_scope", scope="policy:write"' },
-    });
-  }
 }
 
 /** No body, or an empty one, is `{}` (CONTRACT §9: "no body, or {}"). */
@@ -126,8 +117,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   }, async (request) => policyDetail(await requireRow(store, request.principal.environment, request.params.version)));
 
   app.post<{ Body: Record<string, unknown> }>('/api/v1/policies', {
-    config: { scope: 'policy:write' },
-    onRequest: operatorOnly,
+    config: { scope: 'policy:write', role: 'operator' },
     schema: { tags, summary: 'Upload a policy document as a candidate', body: Type.Object({}, { additionalProperties: true }), response: { 201: PolicyDetail, 409: ProblemSchema, ...problems } },
   }, async (request, reply) => {
     let policy: Policy;
@@ -144,8 +134,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
 
   app.post<{ Body: Static<typeof FitBody> }>('/api/v1/policies/fit', {
     preValidation: emptyIsObject,
-    config: { scope: 'policy:write' },
-    onRequest: operatorOnly,
+    config: { scope: 'policy:write', role: 'operator' },
     schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 422: ProblemSchema, ...problems } },
   }, async (request, reply) => {
     const body = request.body ?? {};
@@ -187,8 +176,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
 
   app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/activate', {
     preValidation: emptyIsObject,
-    config: { scope: 'policy:write' },
-    onRequest: operatorOnly,
+    config: { scope: 'policy:write', role: 'operator' },
     schema: { tags, summary: 'Make this version the active policy on every instance', params: Params, body: EmptyBody, response: { 200: PolicyDetail, ...problems } },
   }, async (request) => {
     const row = await activatePolicy(store, request.principal.environment, request.params.version).catch(mapErrors);
@@ -198,8 +186,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
 
   app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/shadow', {
     preValidation: emptyIsObject,
-    config: { scope: 'policy:write' },
-    onRequest: operatorOnly,
+    config: { scope: 'policy:write', role: 'operator' },
     schema: { tags, summary: 'Score every request with this policy too, stored and never returned', params: Params, body: EmptyBody, response: { 200: PolicyDetail, 409: ProblemSchema, ...problems } },
   }, async (request) => {
     const row = await shadowPolicy(store, request.principal.environment, request.params.version).catch(mapErrors);
@@ -208,8 +195,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   });
 
   app.delete('/api/v1/policies/shadow', {
-    config: { scope: 'policy:write' },
-    onRequest: operatorOnly,
+    config: { scope: 'policy:write', role: 'operator' },
     schema: { tags, summary: 'End shadow mode', response: { 200: Type.Object({ shadow: Type.Null(), previous: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
   }, async (request) => {
     const previous = await clearShadow(store, request.principal.environment);

@@ -186,10 +186,23 @@ export interface PoliciesTable {
 }
 
 /** Idempotency-Key claims and their sealed responses (007_idempotency). */
+/** One row per erasure (014_principal_bound): who, when, how much; the entity only as its salted digest. */
+export interface ErasuresTable {
+  id: string;
+  environment: string;
+  entity_digest: string;
+  principal_id: string;
+  client_id: string;
+  events_deleted: number;
+  erased_at: number;
+}
+
 export interface IdempotencyKeysTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
   environment: string;
   client_id: string;
+  /** the credential (key id, or client id for a token) whose response this is (014_principal_bound) */
+  principal_id: string;
   idem_key: string;
   fingerprint: string;
   /** 'pending' while the first request runs, then 'done' */
@@ -273,6 +286,7 @@ export interface Database {
   decisions: DecisionsTable;
   policies: PoliciesTable;
   idempotency_keys: IdempotencyKeysTable;
+  erasures: ErasuresTable;
   settings: SettingsTable;
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;

@@ -1,7 +1,9 @@
-// Erasure of an entity (CONTRACT §10, GDPR art. 17): its events, aggregates and identifier links
-// go in one transaction; decisions stay for audit with the id replaced by a salted digest
-// (HMAC-SHA256 under a per-deployment salt kept in the store), and so do other entities' rows that
-// name it as a counterparty. Every instance drops its cached scores before its next request: the
+// Erasure of an entity (docs/api.md, "Erasure"; GDPR art. 17), an admin action: its events,
+// aggregates and identifier links go in one transaction; decisions stay for audit with the id
+// replaced by a salted digest (HMAC-SHA256 under a per-deployment salt kept in the store), and so do
+// other entities' rows that name it as a counterparty, label notes and stored idempotent responses.
+// The same transaction records the erasure (who, when, how much; the digest, never the id) and
+// announces it to every `entity.erased` subscriber of the environment. Every instance drops its cached scores before its next request: the
 // erasure travels on the revocation feed, which each authenticated request polls first.
 // Everything is within the caller's environment (CONTRACT §10 test mode): erasing a test entity
 // leaves the live entity of the same id, its events and its decisions as they were, and vice versa.
@@ -13,12 +15,16 @@ import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ProblemSchema } from '../http/problem.ts';
+import { rewriteStoredResponses } from '../http/idempotency.ts';
+import type { KeyEncryption } from '../auth/kek.ts';
+import { newId } from '../keys/format.ts';
+import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { canonicalJson } from './cache.ts';
 import { isFlagged } from './linkage.ts';
 import { EntityId, checkEntityParam } from './schemas.ts';
 import type { ScoringService } from './scoring.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment, Principal } from '../auth/principal.ts';
 
 const SALT_SETTING = 'erasure_salt';
 const CHUNK = 200;
@@ -44,6 +50,37 @@ function replaceDeep(value: unknown, from: string, to: string): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceDeep(v, from, to)]));
   }
   return value;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Free text with the id, as a whole token, replaced by the digest: a short id inside another word
+ * is left alone, so erasing `ab` does not rewrite "about".
+ */
+function replaceToken(text: string, from: string, to: string): string {
+  if (!text.includes(from)) return text;
+  return text.replace(new RegExp(`(?<![\\p{L}\\p{N}_-])${escapeRegExp(from)}(?![\\p{L}\\p{N}_-])`, 'gu'), to);
+}
+
+/** Every string in a JSON value with the id replaced as a token (stored responses: ids appear in details too). */
+function replaceTokensDeep(value: unknown, from: string, to: string): unknown {
+  if (typeof value === 'string') return replaceToken(value, from, to);
+  if (Array.isArray(value)) return value.map((v) => replaceTokensDeep(v, from, to));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceTokensDeep(v, from, to)]));
+  }
+  return value;
+}
+
+/** Label notes that name the id (operators write free text) name the digest instead. */
+async function scrubLabelNotes(trx: Transaction<Database>, env: Environment, id: string, digest: string): Promise<void> {
+  const pattern = `%${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await trx.selectFrom('decisions').select(['id', 'label_note']).where('environment', '=', env).where(sql<boolean>`label_note like ${pattern} escape '\\'`).execute();
+  for (const row of rows) {
+    const note = replaceToken(row.label_note ?? '', id, digest);
+    if (note !== row.label_note) await trx.updateTable('decisions').set({ label_note: note }).where('id', '=', row.id).execute();
+  }
 }
 
 /** A LIKE pattern matching text that contains the id as a JSON string (escape character `\`). */
@@ -111,9 +148,12 @@ async function removeIdentifiers(trx: Transaction<Database>, env: Environment, i
 export interface ErasureResult {
   eventsDeleted: number;
   digest: string;
+  erasureId: string;
 }
 
-export async function eraseEntity(store: Store, feed: RevocationFeed, env: Environment, id: string): Promise<ErasureResult> {
+export async function eraseEntity(store: Store, feed: RevocationFeed, encryption: KeyEncryption, principal: Principal, id: string): Promise<ErasureResult> {
+  const env = principal.environment;
+  const erasureId = newId('era');
   const digest = erasedId(await erasureSalt(store.db), id);
   // SQLite keeps deleted rows' bytes in free pages and in the WAL: zero them as they are freed
   // (the setting stays on for this connection), and fold the WAL into the file afterwards.
@@ -138,8 +178,23 @@ export async function eraseEntity(store: Store, feed: RevocationFeed, env: Envir
     await scrubJson(trx, env, 'decisions', id, digest, false);
     // Webhook events not yet delivered (or kept in the log) name it too.
     await scrubJson(trx, env, 'webhook_events', id, digest, false);
+    await scrubLabelNotes(trx, env, id, digest);
+    await rewriteStoredResponses(trx, encryption, env, (body) => {
+      try {
+        return JSON.stringify(replaceTokensDeep(JSON.parse(body), id, digest));
+      } catch {
+        return replaceToken(body, id, digest);
+      }
+    });
+    const count = Number(deleted.numDeletedRows);
+    const erasedAt = Date.now();
+    await trx.insertInto('erasures').values({ id: erasureId, environment: env, entity_digest: digest, principal_id: principal.id, client_id: principal.clientId, events_deleted: count, erased_at: erasedAt }).execute();
+    // Every client's data about the entity went, so every subscriber of the environment hears of it.
+    await enqueueWebhookEvent(trx, env, 'entity.erased', {
+      erasure_id: erasureId, entity_id: digest, events_deleted: count, erased_by: principal.id, erased_at: new Date(erasedAt).toISOString(),
+    }, { now: erasedAt });
     await feed.record(trx, 'entity', digest);
-    return Number(deleted.numDeletedRows);
+    return count;
   });
   store.changes.localWrite();
   try {
@@ -148,7 +203,7 @@ export async function eraseEntity(store: Store, feed: RevocationFeed, env: Envir
     // Another process reading: its next checkpoint folds the frames in.
   }
   await feed.announce('entity', digest);
-  return { eventsDeleted, digest };
+  return { eventsDeleted, digest, erasureId };
 }
 
 const Params = Type.Object({ entity_id: EntityId });
@@ -159,30 +214,28 @@ export interface ErasureRouteOptions {
   feed: RevocationFeed;
   scoring: ScoringService;
   decisions: DecisionWriter;
+  encryption: KeyEncryption;
   requireHashedIds?: boolean;
 }
 
-export async function erasureRoutes(app: FastifyInstance, { store, feed, scoring, decisions, requireHashedIds = false }: ErasureRouteOptions) {
+export async function erasureRoutes(app: FastifyInstance, { store, feed, scoring, decisions, encryption, requireHashedIds = false }: ErasureRouteOptions) {
   app.delete<{ Params: Static<typeof Params> }>('/api/v1/trust/entities/:entity_id', {
-    config: { scope: 'trust:write' },
+    config: { scope: 'trust:write', role: 'admin' },
     schema: {
       tags: ['trust'],
-      summary: "Erase an entity: its events, aggregates and identifier links; its decisions keep a salted digest in place of the id",
+      summary: "Erase an entity (role admin): its events, aggregates and identifier links; its decisions keep a salted digest in place of the id",
       params: Params,
       response: { 200: ErasureResponse, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema },
     },
   }, async (request) => {
     const { principal } = request;
-    if (principal.role !== 'operator' && principal.role !== 'admin') {
-      throw new ApiError(403, 'insufficient_scope', 'Erasing an entity requires the role operator or admin.');
-    }
     const id = request.params.entity_id;
     checkEntityParam(id, { requireHashedIds });
     // Decisions this instance is still writing are committed first, so the scrub sees them.
     await decisions.drain();
-    const { eventsDeleted, digest } = await eraseEntity(store, feed, principal.environment, id);
+    const { eventsDeleted, digest, erasureId } = await eraseEntity(store, feed, encryption, principal, id);
     scoring.cache.clear();
-    request.log.info({ event: 'entity_erased', entity_digest: digest, environment: principal.environment, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
+    request.log.info({ event: 'entity_erased', erasure_id: erasureId, entity_digest: digest, environment: principal.environment, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
     return { entity_id: id, events_deleted: eventsDeleted };
   });
 }

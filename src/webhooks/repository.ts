@@ -6,7 +6,7 @@ import type { Dialect } from '../store/db.ts';
 import { newId } from '../keys/format.ts';
 import type { Environment } from '../auth/principal.ts';
 
-export const WEBHOOK_EVENT_TYPES = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'policy.activated', 'key.deactivated'] as const;
+export const WEBHOOK_EVENT_TYPES = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'entity.erased', 'policy.activated', 'key.deactivated'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export type WebhookRow = WebhooksTable;

@@ -32,12 +32,6 @@ export interface WebhookRouteOptions {
 
 const ownerScope = (principal: Principal) => (principal.role === 'admin' ? undefined : principal.clientId);
 
-/** webhooks:write also needs role operator or admin (CONTRACT §3). */
-function requireOperator(request: FastifyRequest): void {
-  const { role } = request.principal;
-  if (role !== 'operator' && role !== 'admin') throw new ApiError(403, 'insufficient_scope', 'Managing webhooks requires the role operator or admin.');
-}
-
 export default async function webhookRoutes(app: FastifyInstance, { store, encryption, allowPrivate, worker, resolve }: WebhookRouteOptions) {
   const { db } = store;
   const notFound = () => new ApiError(404, 'not_found', 'No such webhook.');
@@ -49,10 +43,9 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
   };
 
   app.post<{ Body: Static<typeof CreateWebhookBody> }>('/api/v1/webhooks', {
-    config: { scope: 'webhooks:write' },
+    config: { scope: 'webhooks:write', role: 'operator' },
     schema: { tags: ['webhooks'], summary: 'Subscribe an endpoint to events (the signing secret is returned once)', body: CreateWebhookBody, response: { 201: CreatedWebhook, ...problems } },
   }, async (request, reply) => {
-    requireOperator(request);
     const { url, events, description } = request.body;
     const check = await checkDestination(url, { allowPrivate, ...(resolve ? { resolve } : {}) });
     if (!check.ok) throw new ApiError(400, 'validation_failed', `url ${check.message}.`, { errors: [{ field: 'url', message: check.message }] });
@@ -83,10 +76,9 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
   }, async (request) => toWebhookRecord(await visible(request, request.params.webhook_id)));
 
   app.delete<{ Params: Static<typeof WebhookParams> }>('/api/v1/webhooks/:webhook_id', {
-    config: { scope: 'webhooks:write' },
+    config: { scope: 'webhooks:write', role: 'operator' },
     schema: { tags: ['webhooks'], summary: 'Delete a webhook (pending deliveries are dropped)', params: WebhookParams, response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems } },
   }, async (request) => {
-    requireOperator(request);
     const row = await visible(request, request.params.webhook_id);
     await deleteWebhook(db, row.id);
     request.log.info({ event: 'webhook_deleted', webhook_id: row.id, principal_id: request.principal.id }, 'webhook deleted');
@@ -104,10 +96,9 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
   });
 
   app.post<{ Params: Static<typeof DeliveryParams> }>('/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry', {
-    config: { scope: 'webhooks:write' },
+    config: { scope: 'webhooks:write', role: 'operator' },
     schema: { tags: ['webhooks'], summary: 'Send a delivery again now (same webhook-id)', params: DeliveryParams, response: { 202: DeliveryRecord, 409: ProblemSchema, ...problems } },
   }, async (request, reply) => {
-    requireOperator(request);
     const row = await visible(request, request.params.webhook_id);
     const deliveryId = request.params.delivery_id;
     if (!DELIVERY_ID.test(deliveryId) || !(await findDelivery(db, request.principal.environment, row.id, deliveryId))) throw new ApiError(404, 'not_found', 'No such delivery.');

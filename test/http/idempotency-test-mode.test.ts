@@ -11,6 +11,7 @@ const other = (env: Env): Env => (env === 'live' ? 'test' : 'live');
 
 describeEachBackend('Idempotency-Key in test mode', (ctx) => {
   const key: Record<Env, string> = { live: '', test: '' };
+  const keyId: Record<Env, string> = { live: '', test: '' };
   let clientId: string;
   let liveToken: string;
   const post = (env: Env, url: string, idem: string, payload: object) =>
@@ -26,6 +27,7 @@ describeEachBackend('Idempotency-Key in test mode', (ctx) => {
       const made = await ctx().inject({ method: 'POST', url: '/api/v1/keys', headers: bearer(liveToken), payload: { name: `idem-${env}`, scopes: ['keys:read', 'keys:write', 'trust:read'], role: 'operator', environment: env } });
       assert.equal(made.statusCode, 201, made.body);
       key[env] = made.json().key as string;
+      keyId[env] = made.json().id as string;
     }
   });
 
@@ -69,7 +71,7 @@ describeEachBackend('Idempotency-Key in test mode', (ctx) => {
     test(`a request in flight in ${env} does not hold the same key in ${other(env)} (no 409)`, async () => {
       const idem = `cross-inflight-${env}`;
       const now = Date.now();
-      await ctx().store.db.insertInto('idempotency_keys').values({ environment: env, client_id: clientId, idem_key: idem, fingerprint: 'x', state: 'pending', response: null, created_at: now, expires_at: now + 86_400_000 }).execute();
+      await ctx().store.db.insertInto('idempotency_keys').values({ environment: env, client_id: clientId, principal_id: keyId[env], idem_key: idem, fingerprint: 'x', state: 'pending', response: null, created_at: now, expires_at: now + 86_400_000 }).execute();
       const res = await post(other(env), '/api/v1/keys', idem, { name: `idem-inflight-${env}`, scopes: ['keys:read'] });
       assert.equal(res.statusCode, 201, res.body);
       // The pending claim is still there, untouched: only its own environment sees it.
@@ -93,8 +95,8 @@ describeEachBackend('Idempotency-Key in test mode', (ctx) => {
     const idem = 'cross-moved';
     const body = { name: 'idem-moved', scopes: ['keys:read'] };
     assert.equal((await post('test', '/api/v1/keys', idem, body)).statusCode, 201);
-    await ctx().store.db.updateTable('idempotency_keys').set({ environment: 'live' }).where('environment', '=', 'test').where('idem_key', '=', idem).execute();
-    // Sealed for the test partition: refused rather than shown to a live caller.
+    await ctx().store.db.updateTable('idempotency_keys').set({ environment: 'live', principal_id: keyId.live }).where('environment', '=', 'test').where('idem_key', '=', idem).execute();
+    // Sealed for the test partition and its principal: refused rather than shown to a live caller.
     problem(await post('live', '/api/v1/keys', idem, body), 409, 'conflict');
   });
 });

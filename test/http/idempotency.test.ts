@@ -72,7 +72,7 @@ describeEachBackend('Idempotency-Key', (ctx) => {
 
   test('a pending claim for another body: 422; concurrent identical requests: one effect, the others 409 or replayed', async () => {
     const now = Date.now();
-    await ctx().store.db.insertInto('idempotency_keys').values({ environment: 'live', client_id: 'admin-test', idem_key: 'inflight-1', fingerprint: 'x', state: 'pending', response: null, created_at: now, expires_at: now + 86_400_000 }).execute();
+    await ctx().store.db.insertInto('idempotency_keys').values({ environment: 'live', client_id: 'admin-test', principal_id: 'admin-test', idem_key: 'inflight-1', fingerprint: 'x', state: 'pending', response: null, created_at: now, expires_at: now + 86_400_000 }).execute();
     const res = await create('inflight-1', { name: 'idem-f', scopes: ['keys:read'] });
     problem(res, 422, 'idempotency_key_reused');
     const concurrent = await Promise.all([0, 1, 2, 3].map(() => create('inflight-2', { name: 'idem-g', scopes: ['keys:read'] })));

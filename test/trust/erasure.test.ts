@@ -1,4 +1,4 @@
-// Erasure DELETE /api/v1/trust/entities/{id} (CONTRACT §10): events, aggregates and identifier links
+// Erasure DELETE /api/v1/trust/entities/{id} (docs/api.md, an admin action): events, aggregates and identifier links
 // gone in one transaction; decisions kept with a salted digest; no cached score served afterwards,
 // on this instance or another; no trace of the id in any table (nor, on SQLite, in the file).
 import { test, before } from 'node:test';
@@ -16,12 +16,14 @@ const TABLES = ['webhook_events', 'events', 'entities', 'entity_currency', 'enti
 describeEachBackend('Entity erasure', (ctx) => {
   let admin: string;
   let operator: string;
+  let eraser: string;
+  let scoredBefore: { decision_id: string };
   const tag = `${process.pid}-${Date.now()}`;
   const X = hash(`erase-me-${tag}`);
   const Y = hash(`partner-${tag}`);
   const Z = hash(`sharer-${tag}`);
   const DEVICE = { type: 'device', hash: hash(`shared-device-${tag}`) };
-  const erase = (id: string, token = operator) => ctx().inject({ method: 'DELETE', url: `${ENTITIES}/${encodeURIComponent(id)}`, headers: bearer(token) });
+  const erase = (id: string, token = eraser) => ctx().inject({ method: 'DELETE', url: `${ENTITIES}/${encodeURIComponent(id)}`, headers: bearer(token) });
 
   async function tableDump(): Promise<string> {
     const parts: string[] = [];
@@ -32,6 +34,9 @@ describeEachBackend('Entity erasure', (ctx) => {
   before(async () => {
     admin = await ctx().token();
     operator = await ctx().token(['trust:read', 'trust:write', 'audit:read'], 'operator');
+    eraser = await ctx().token(['trust:read', 'trust:write'], 'admin');
+    const hook = await ctx().inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: 'http://127.0.0.1:9/erased', events: ['entity.erased'] } });
+    assert.equal(hook.statusCode, 201, hook.body);
     await postEvents(ctx(), admin, [
       event('trade.completed', X, { amount: 120, currency: 'USD', counterparty_id: Y }, 7_200_000),
       event('trade.completed', X, { amount: 80, currency: 'EUR', counterparty_id: Y }, 3_000_000),
@@ -51,10 +56,19 @@ describeEachBackend('Entity erasure', (ctx) => {
     const first = await score(ctx(), operator, { entity_id: X, amount: 50, currency: 'USD' });
     assert.equal(first.statusCode, 200);
     assert.equal((await score(ctx(), operator, { entity_id: X, amount: 50, currency: 'USD' })).json().cached, true);
+    // A stored idempotent response and an operator's note that name the entity.
+    const keyed = await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', headers: { ...bearer(operator), 'idempotency-key': `erase-idem-${tag}` }, payload: { entity_id: X, amount: 51, currency: 'USD' } });
+    assert.equal(keyed.statusCode, 200, keyed.body);
+    scoredBefore = keyed.json();
+    const label = await ctx().inject({ method: 'POST', url: `/api/v1/decisions/${first.json().decision_id}/label`, headers: bearer(admin), payload: { label: 'fraud', note: `same device as ${X}, see ticket 7` } });
+    assert.equal(label.statusCode, 200, label.body);
   });
 
-  test('erasure: 403 for a service principal even with trust:write, 403 without trust:write, 401 without credentials', async () => {
+  test('erasure: 403 for an operator or service principal even with trust:write, naming the scope; 403 without trust:write; 401 without credentials', async () => {
     problem(await erase(X, await ctx().token(['trust:write'])), 403, 'insufficient_scope');
+    const byOperator = await erase(X, operator);
+    problem(byOperator, 403, 'insufficient_scope');
+    assert.equal(byOperator.headers['www-authenticate'], 'Bearer realm="vouch", error="insufficient_scope", scope="trust:write"');
     problem(await erase(X, await ctx().token(['trust:read'], 'operator')), 403, 'insufficient_scope');
     problem(await ctx().inject({ method: 'DELETE', url: `${ENTITIES}/${X}` }), 401, 'unauthenticated');
     problem(await erase('alice@example.com'), 400, 'raw_identifier_rejected');
@@ -89,6 +103,31 @@ describeEachBackend('Entity erasure', (ctx) => {
     assert.equal(Number(stats.entities), 1);
     assert.equal(Number(stats.flagged_entities), 0);
     assert.equal((await ctx().store.db.selectFrom('identifiers').selectAll().where('entity_id', '=', Z).execute()).length, 1);
+  });
+
+  test('the erasure is recorded (who, when, counts; the digest, never the id) and announced as entity.erased', async () => {
+    const digest = (await ctx().store.db.selectFrom('entity_counterparties').select('counterparty_id').where('entity_id', '=', Y).executeTakeFirstOrThrow()).counterparty_id;
+    const records = await ctx().store.db.selectFrom('erasures').selectAll().where('entity_digest', '=', digest).execute();
+    assert.equal(records.length, 1);
+    assert.equal(Number(records[0]!.events_deleted), 4);
+    assert.match(records[0]!.principal_id, /^cli_/);
+    const events = await ctx().store.db.selectFrom('webhook_events').selectAll().where('type', '=', 'entity.erased').execute();
+    assert.equal(events.length, 1);
+    const data = JSON.parse(events[0]!.data);
+    assert.equal(data.entity_id, digest);
+    assert.equal(data.erasure_id, records[0]!.id);
+    assert.equal(data.events_deleted, 4);
+    assert.equal(events[0]!.owner_client_id, null);
+  });
+
+  test("label notes and stored idempotent responses name the digest, not the id", async () => {
+    const note = (await ctx().store.db.selectFrom('decisions').select('label_note').where('label_note', 'is not', null).execute()).map((r) => r.label_note ?? '');
+    assert.ok(note.some((n) => /^same device as erased_[0-9a-f]{64}, see ticket 7$/.test(n)), note.join());
+    const replay = await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', headers: { ...bearer(operator), 'idempotency-key': `erase-idem-${tag}` }, payload: { entity_id: X, amount: 51, currency: 'USD' } });
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal(replay.json().decision_id, scoredBefore.decision_id);
+    assert.ok(!replay.body.includes(X), 'the replayed response still names the erased id');
+    assert.match(replay.json().entity_id, /^erased_[0-9a-f]{64}$/);
   });
 
   test('SQLite: the id is not in the database file or its WAL', async (t) => {
@@ -143,8 +182,8 @@ describeEachBackend('Entity erasure', (ctx) => {
       try {
         path = encodeURIComponent(id);
       } catch { /* keep the invalid bytes */ }
-      const res = await ctx().inject({ method: 'DELETE', url: `${ENTITIES}/${path}`, headers: bearer(operator) });
+      const res = await ctx().inject({ method: 'DELETE', url: `${ENTITIES}/${path}`, headers: bearer(eraser) });
       wellBehaved(res, id);
     }), { numRuns: 60 });
   });
-});
+}, { webhookAllowPrivate: true });

@@ -11,13 +11,13 @@ type Keys = Record<Env, string>;
 const OTHER: Record<Env, Env> = { live: 'test', test: 'live' };
 const ENVS: Env[] = ['live', 'test'];
 
-/** An operator key of the admin client in each environment: the same client, so only the environment separates them. */
+/** An admin-role key of the admin client in each environment (erasure needs role admin): the same client, so only the environment separates them. */
 async function keys(ctx: TestContext): Promise<Keys> {
   const admin = await ctx.token();
   const make = async (environment: Env) => {
     const res = await ctx.inject({
       method: 'POST', url: '/api/v1/keys', headers: bearer(admin),
-      payload: { name: `tm-${environment}`, role: 'operator', environment, scopes: ['trust:read', 'trust:write', 'dispute:analyze'] },
+      payload: { name: `tm-${environment}`, role: 'admin', environment, scopes: ['trust:read', 'trust:write', 'dispute:analyze'] },
     });
     assert.equal(res.statusCode, 201, res.body);
     return res.json().key as string;
