@@ -325,7 +325,7 @@ export type paths = {
         get: operations["getEntity"];
         put?: never;
         post?: never;
-        /** Erase an entity: its events, aggregates and identifier links; its decisions keep a salted digest in place of the id */
+        /** Erase an entity (role admin): its events, aggregates and identifier links; its decisions keep a salted digest in place of the id */
         delete: operations["eraseEntity"];
         options?: never;
         head?: never;
@@ -611,7 +611,7 @@ export type components = {
         };
         CreateWebhookRequest: {
             description?: string;
-            events: ("decision.high_risk" | "dispute.analyzed" | "entity.flagged" | "policy.activated" | "key.deactivated")[];
+            events: ("decision.high_risk" | "dispute.analyzed" | "entity.flagged" | "entity.erased" | "policy.activated" | "key.deactivated")[];
             url: string;
         };
         DeleteWebhookResponse: {
