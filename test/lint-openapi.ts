@@ -1,7 +1,8 @@
 // Writes the OpenAPI document the server serves at GET /api/v1/openapi.json to a file (default
 // vouch-openapi.json in the OS temp directory), from an in-process app on an in-memory SQLite
 // store. With --lint (`npm run lint:openapi`) it then runs `redocly lint` with the recommended
-// rules and fails on any error or warning (redocly itself fails on errors only).
+// rules and Spectral with its `spectral:oas` ruleset (.spectral.yaml), and fails on any error or
+// warning of either (both fail on errors only by themselves).
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,5 +35,11 @@ if (lint) {
     console.error(`openapi: ${totals.errors} error(s), ${totals.warnings} warning(s)`);
     process.exit(1);
   }
-  console.log('openapi: 0 errors, 0 warnings');
+  console.log('openapi: redocly: 0 errors, 0 warnings');
+  const spectral = spawnSync('npx', ['--no-install', 'spectral', 'lint', '--ruleset', '.spectral.yaml', '--fail-severity', 'hint', '--format', 'text', out], { stdio: 'inherit', env });
+  if (spectral.status !== 0) {
+    console.error('openapi: spectral reported problems');
+    process.exit(1);
+  }
+  console.log('openapi: spectral: 0 problems');
 }

@@ -9,7 +9,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Public keys that verify access tokens */
+        /**
+         * Public keys that verify access tokens
+         * @description Public keys that verify access tokens. Public: no credentials.
+         */
         get: operations["getJwks"];
         put?: never;
         post?: never;
@@ -26,7 +29,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** OAuth 2.0 authorization server metadata (RFC 8414) */
+        /**
+         * OAuth 2.0 authorization server metadata (RFC 8414)
+         * @description OAuth 2.0 authorization server metadata (RFC 8414). Public: no credentials.
+         */
         get: operations["getAuthorizationServerMetadata"];
         put?: never;
         post?: never;
@@ -63,7 +69,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Stored decisions, newest first, with filters */
+        /**
+         * Stored decisions, newest first, with filters
+         * @description Stored decisions, newest first, with filters. Requires the `audit:read` scope (an API key must have been issued with it).
+         */
         get: operations["listDecisions"];
         put?: never;
         post?: never;
@@ -80,7 +89,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** A stored score or dispute analysis, by decision_id or analysis_id */
+        /**
+         * A stored score or dispute analysis, by decision_id or analysis_id
+         * @description A stored score or dispute analysis, by decision_id or analysis_id. Requires the `audit:read` scope (an API key must have been issued with it).
+         */
         get: operations["getDecision"];
         put?: never;
         post?: never;
@@ -99,7 +111,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Label a score decision's outcome (fraud or legit); labelling again replaces it */
+        /**
+         * Label a score decision's outcome (fraud or legit); labelling again replaces it
+         * @description Label a score decision's outcome (fraud or legit); labelling again replaces it. Requires the `labels:write` scope (an API key must have been issued with it).
+         */
         post: operations["labelDecision"];
         delete?: never;
         options?: never;
@@ -116,7 +131,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Recommend who should get the escrowed funds, with confidence and operator-facing risk flags */
+        /**
+         * Recommend who should get the escrowed funds, with confidence and operator-facing risk flags
+         * @description Recommend who should get the escrowed funds, with confidence and operator-facing risk flags. Requires the `dispute:analyze` scope (an API key must have been issued with it).
+         */
         post: operations["analyzeDispute"];
         delete?: never;
         options?: never;
@@ -131,10 +149,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List API keys, newest first */
+        /**
+         * List API keys, newest first
+         * @description List API keys, newest first. Requires the `keys:read` scope (an API key must have been issued with it).
+         */
         get: operations["listKeys"];
         put?: never;
-        /** Create an API key (the secret is returned once) */
+        /**
+         * Create an API key (the secret is returned once)
+         * @description Create an API key (the secret is returned once). Requires the `keys:write` scope (an API key must have been issued with it).
+         */
         post: operations["createKey"];
         delete?: never;
         options?: never;
@@ -149,11 +173,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Read one API key */
+        /**
+         * Read one API key
+         * @description Read one API key. Requires the `keys:read` scope (an API key must have been issued with it).
+         */
         get: operations["getKey"];
         put?: never;
         post?: never;
-        /** Deactivate an API key (idempotent) */
+        /**
+         * Deactivate an API key (idempotent)
+         * @description Deactivate an API key (idempotent). Requires the `keys:write` scope (an API key must have been issued with it).
+         */
         delete: operations["deactivateKey"];
         options?: never;
         head?: never;
@@ -169,7 +199,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Rotate an API key: a new key now, the old one expires after the grace period */
+        /**
+         * Rotate an API key: a new key now, the old one expires after the grace period
+         * @description Rotate an API key: a new key now, the old one expires after the grace period. Requires the `keys:write` scope (an API key must have been issued with it).
+         */
         post: operations["rotateKey"];
         delete?: never;
         options?: never;
@@ -184,10 +217,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Policy versions, newest first */
+        /**
+         * Policy versions, newest first
+         * @description Policy versions, newest first. Requires the `policy:read` scope (an API key must have been issued with it).
+         */
         get: operations["listPolicies"];
         put?: never;
-        /** Upload a policy document as a candidate */
+        /**
+         * Upload a policy document as a candidate
+         * @description Upload a policy document as a candidate. Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
+         */
         post: operations["createPolicy"];
         delete?: never;
         options?: never;
@@ -202,7 +241,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One policy version with its document and report */
+        /**
+         * One policy version with its document and report
+         * @description One policy version with its document and report. Requires the `policy:read` scope (an API key must have been issued with it).
+         */
         get: operations["getPolicy"];
         put?: never;
         post?: never;
@@ -221,7 +263,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Make this version the active policy on every instance */
+        /**
+         * Make this version the active policy on every instance
+         * @description Make this version the active policy on every instance. Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
+         */
         post: operations["activatePolicy"];
         delete?: never;
         options?: never;
@@ -238,7 +283,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Replay a policy on the stored score decisions */
+        /**
+         * Replay a policy on the stored score decisions
+         * @description Replay a policy on the stored score decisions. Requires the `policy:read` scope (an API key must have been issued with it).
+         */
         post: operations["backtestPolicy"];
         delete?: never;
         options?: never;
@@ -253,7 +301,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** A fitted policy's report: JSON, or with Accept: text/html a page of plots */
+        /**
+         * A fitted policy's report: JSON, or with Accept: text/html a page of plots
+         * @description A fitted policy's report: JSON, or with Accept: text/html a page of plots. Requires the `policy:read` scope (an API key must have been issued with it).
+         */
         get: operations["getPolicyReport"];
         put?: never;
         post?: never;
@@ -272,7 +323,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Score every request with this policy too, stored and never returned */
+        /**
+         * Score every request with this policy too, stored and never returned
+         * @description Score every request with this policy too, stored and never returned. Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
+         */
         post: operations["shadowPolicy"];
         delete?: never;
         options?: never;
@@ -289,7 +343,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Fit a candidate policy to the labelled score decisions */
+        /**
+         * Fit a candidate policy to the labelled score decisions
+         * @description Fit a candidate policy to the labelled score decisions. Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
+         */
         post: operations["fitPolicy"];
         delete?: never;
         options?: never;
@@ -307,7 +364,10 @@ export type paths = {
         get?: never;
         put?: never;
         post?: never;
-        /** End shadow mode */
+        /**
+         * End shadow mode
+         * @description End shadow mode. Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
+         */
         delete: operations["clearShadowPolicy"];
         options?: never;
         head?: never;
@@ -321,11 +381,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** An entity's recorded history aggregates (plain, undecayed counts) */
+        /**
+         * An entity's recorded history aggregates (plain, undecayed counts)
+         * @description An entity's recorded history aggregates (plain, undecayed counts). Requires the `trust:read` scope (an API key must have been issued with it).
+         */
         get: operations["getEntity"];
         put?: never;
         post?: never;
-        /** Erase an entity (role admin): its events, aggregates and identifier links; its decisions keep a salted digest in place of the id */
+        /**
+         * Erase an entity (role admin): its events, aggregates and identifier links; its decisions keep a salted digest in place of the id
+         * @description Erase an entity (role admin): its events, aggregates and identifier links; its decisions keep a salted digest in place of the id. Requires the `trust:write` scope and role admin (an API key must have been issued with it).
+         */
         delete: operations["eraseEntity"];
         options?: never;
         head?: never;
@@ -339,7 +405,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** An entity's events, newest first (a non-admin sees its own client's events only) */
+        /**
+         * An entity's events, newest first (a non-admin sees its own client's events only)
+         * @description An entity's events, newest first (a non-admin sees its own client's events only). Requires the `trust:read` scope (an API key must have been issued with it).
+         */
         get: operations["listEntityEvents"];
         put?: never;
         post?: never;
@@ -358,7 +427,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Record history events (idempotent by the client's event_id; up to 1000 per call) */
+        /**
+         * Record history events (idempotent by the client's event_id; up to 1000 per call)
+         * @description Record history events (idempotent by the client's event_id; up to 1000 per call). Requires the `trust:write` scope (an API key must have been issued with it).
+         */
         post: operations["recordTrustEvents"];
         delete?: never;
         options?: never;
@@ -375,7 +447,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Score a counterparty for a trade (higher = riskier) */
+        /**
+         * Score a counterparty for a trade (higher = riskier)
+         * @description Score a counterparty for a trade (higher = riskier). Requires the `trust:read` scope (an API key must have been issued with it).
+         */
         post: operations["scoreTrust"];
         delete?: never;
         options?: never;
@@ -392,7 +467,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Score up to 100 counterparties in one call (each scored and audited on its own) */
+        /**
+         * Score up to 100 counterparties in one call (each scored and audited on its own)
+         * @description Score up to 100 counterparties in one call (each scored and audited on its own). Requires the `trust:read` scope (an API key must have been issued with it).
+         */
         post: operations["scoreTrustBatch"];
         delete?: never;
         options?: never;
@@ -407,10 +485,16 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List webhooks, newest first */
+        /**
+         * List webhooks, newest first
+         * @description List webhooks, newest first. Requires the `webhooks:read` scope (an API key must have been issued with it).
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Subscribe an endpoint to events (the signing secret is returned once) */
+        /**
+         * Subscribe an endpoint to events (the signing secret is returned once)
+         * @description Subscribe an endpoint to events (the signing secret is returned once). Requires the `webhooks:write` scope and role operator or admin (an API key must have been issued with it).
+         */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -425,11 +509,17 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Read a webhook */
+        /**
+         * Read a webhook
+         * @description Read a webhook. Requires the `webhooks:read` scope (an API key must have been issued with it).
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete a webhook (pending deliveries are dropped) */
+        /**
+         * Delete a webhook (pending deliveries are dropped)
+         * @description Delete a webhook (pending deliveries are dropped). Requires the `webhooks:write` scope and role operator or admin (an API key must have been issued with it).
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
@@ -443,7 +533,10 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** A webhook's deliveries, newest first */
+        /**
+         * A webhook's deliveries, newest first
+         * @description A webhook's deliveries, newest first. Requires the `webhooks:read` scope (an API key must have been issued with it).
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -462,7 +555,10 @@ export type paths = {
         };
         get?: never;
         put?: never;
-        /** Send a delivery again now (same webhook-id) */
+        /**
+         * Send a delivery again now (same webhook-id)
+         * @description Send a delivery again now (same webhook-id). Requires the `webhooks:write` scope and role operator or admin (an API key must have been issued with it).
+         */
         post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;

@@ -143,8 +143,37 @@ export function completeDocument(doc: Json, publicUrl?: string): Json {
     }
   }
   components.schemas = named;
+  addTags(doc);
+  (doc.info as Json).contact = publicUrl ? { name: 'Vouch operators', url: `${publicUrl.replace(/\/+$/, '')}/docs` } : { name: 'Vouch operators' };
   doc.servers = publicUrl ? [{ url: publicUrl.replace(/\/+$/, '') || '/' }] : [{ url: '/' }];
   return doc;
+}
+
+/** What each tag groups, for the document's global tag list. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  auth: 'OAuth 2.0 client credentials, signing keys and server metadata',
+  keys: 'API keys: issue, list, rotate, deactivate',
+  trust: 'Scoring counterparties, recording their history, erasure',
+  disputes: 'Dispute analysis: a recommendation, risk flags and the evidence to ask for',
+  audit: 'Stored decisions and their labels',
+  policies: 'Scoring policies: versions, fitting, backtests, activation, shadow',
+  webhooks: 'Event subscriptions and their deliveries',
+  ops: 'Health, readiness and metrics',
+};
+
+function operationDescription(summary: unknown, config: { scope?: string; role?: string } | undefined): string {
+  const what = typeof summary === 'string' && summary ? `${summary.replace(/\.$/, '')}.` : '';
+  if (!config?.scope) return `${what} Public: no credentials.`.trim();
+  const role = config.role ? ` and role ${config.role === 'admin' ? 'admin' : `${config.role} or admin`}` : '';
+  return `${what} Requires the \`${config.scope}\` scope${role} (an API key must have been issued with it).`.trim();
+}
+
+function addTags(doc: Json): void {
+  const used = new Set<string>();
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Json>>)) {
+    for (const op of Object.values(item)) for (const tag of (op.tags as string[] | undefined) ?? []) used.add(tag);
+  }
+  doc.tags = [...used].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name }));
 }
 
 export interface SwaggerOptions {
@@ -173,12 +202,15 @@ export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance
       },
     },
     transform: ({ schema, url, route }) => {
-      const config = route.config as { scope?: string; operationId?: string } | undefined;
+      const config = route.config as { scope?: string; role?: string; operationId?: string } | undefined;
       if (!schema) return { schema, url };
       const method = Array.isArray(route.method) ? route.method[0]! : route.method;
       const openapiUrl = url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
       const extra: Json = { operationId: config?.operationId ?? operationIdFor(method, openapiUrl) };
-      extra.security = config?.scope ? [{ oauth2: [config.scope] }, { apiKey: [config.scope] }] : [];
+      // An API key carries its scopes itself: OpenAPI lists scopes for OAuth requirements only, so the
+      // key's requirement is plain and the description names the scope and role.
+      extra.security = config?.scope ? [{ oauth2: [config.scope] }, { apiKey: [] }] : [];
+      if (schema.description === undefined) extra.description = operationDescription(schema.summary, config);
       return { schema: { ...schema, ...extra } as typeof schema, url };
     },
     transformObject: (documentObject) => completeDocument((documentObject as { openapiObject: Json }).openapiObject, options.publicUrl) as never,

@@ -73,9 +73,24 @@ describe('OpenAPI document', () => {
       if (op.security.length === 0) continue;
       const [scope] = op.security[0]!.oauth2 ?? [];
       assert.ok(scope && (SCOPES as readonly string[]).includes(scope), name);
-      assert.deepEqual(op.security, [{ oauth2: [scope] }, { apiKey: [scope] }]);
+      assert.deepEqual(op.security, [{ oauth2: [scope] }, { apiKey: [] }]);
     }
     assert.ok(operations(doc).filter(({ op }) => op.security!.length > 0).length >= 20);
+  });
+
+  test('every operation has a description naming its scope and, where one is declared, its role; tags are listed globally', () => {
+    for (const { name, op } of operations(doc)) {
+      const { description } = op as Operation & { description?: string };
+      assert.ok(description, `${name} has no description`);
+      const scope = op.security?.[0]?.oauth2?.[0];
+      if (scope) assert.ok(description.includes(`\`${scope}\``), `${name}: ${description}`);
+    }
+    const erase = doc.paths['/api/v1/trust/entities/{entity_id}']!.delete as Operation & { description: string };
+    assert.match(erase.description, /`trust:write` scope and role admin/);
+    const createWebhook = doc.paths['/api/v1/webhooks']!.post as Operation & { description: string };
+    assert.match(createWebhook.description, /`webhooks:write` scope and role operator or admin/);
+    const tags = (doc as Doc & { tags: { name: string; description: string }[] }).tags.map((t) => t.name);
+    for (const { op } of operations(doc)) for (const tag of (op as Operation & { tags?: string[] }).tags ?? []) assert.ok(tags.includes(tag), tag);
   });
 
   test('servers: "/" without a public URL, the public URL when configured', async () => {
