@@ -3,17 +3,15 @@
 // the file VOUCH_SECRET_KEY_FILE names, or else a file generated on first start beside the SQLite
 // database (`./data/vouch.key` for PostgreSQL). Rotation: the old secret as
 // VOUCH_SECRET_KEY_PREVIOUS; rows sealed under it are re-sealed under the new one at start.
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, type Config } from '../config/env.ts';
 import type { Store } from '../store/db.ts';
+import { open, seal as sealWith, type Purpose, type SealingKey } from '../lib/envelope.ts';
 
-export interface Kek {
-  /** names the KEK in every sealed row: a wrong KEK is reported as such, never decrypts garbage */
-  id: string;
-  key: Buffer;
-}
+/** names the KEK in every sealed row: a wrong KEK is reported as such, never decrypts garbage */
+export type Kek = SealingKey;
 
 export interface KeyEncryption {
   current: Kek;
@@ -105,25 +103,13 @@ export function resolveKeyEncryption(
   return { current: deriveKek(secret), previous, source };
 }
 
-/** A sealed private JWK as stored in signing_keys.private_jwk. */
-interface Sealed {
-  sealed: 'A256GCM';
-  kek: string;
-  iv: string;
-  ct: string;
-  tag: string;
-}
-
+/** Signing keys are sealed under the KEK itself, marked so that a bare JWK from before encryption is told apart. */
+const SIGNING_KEYS: Purpose = { marked: true };
 // The kid is authenticated with the ciphertext: a sealed key moved onto another row fails to open.
-const aad = (kid: string) => Buffer.from(`vouch/signing-key/${kid}`, 'utf8');
+const aad = (kid: string) => `vouch/signing-key/${kid}`;
 
 export function seal(privateJwk: string, kid: string, kek: Kek): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', kek.key, iv);
-  cipher.setAAD(aad(kid));
-  const ct = Buffer.concat([cipher.update(privateJwk, 'utf8'), cipher.final()]);
-  const sealed: Sealed = { sealed: 'A256GCM', kek: kek.id, iv: iv.toString('base64url'), ct: ct.toString('base64url'), tag: cipher.getAuthTag().toString('base64url') };
-  return JSON.stringify(sealed);
+  return sealWith(privateJwk, aad(kid), kek, SIGNING_KEYS);
 }
 
 export class SigningKeyDecryptionError extends ConfigError {}
@@ -134,7 +120,7 @@ export class SigningKeyDecryptionError extends ConfigError {}
  */
 /** A private key stored before encryption at rest: a bare JWK rather than a sealed envelope. */
 export function isClearText(stored: string): boolean {
-  return (parseStored(stored, '?') as Partial<Sealed>).sealed === undefined;
+  return (parseStored(stored, '?') as { sealed?: unknown }).sealed === undefined;
 }
 
 function parseStored(stored: string, kid: string): unknown {
@@ -146,23 +132,17 @@ function parseStored(stored: string, kid: string): unknown {
 }
 
 export function unseal(stored: string, kid: string, enc: KeyEncryption): { jwk: string; reseal: boolean } {
-  const value = parseStored(stored, kid) as Partial<Sealed> & { d?: unknown };
+  const value = parseStored(stored, kid) as { sealed?: unknown; kek?: unknown };
   if (value.sealed === undefined) return { jwk: stored, reseal: true };
-  const kek = [enc.current, ...enc.previous].find((k) => k.id === value.kek);
-  if (!kek) {
+  const opened = open(value as never, aad(kid), [enc.current, ...enc.previous], SIGNING_KEYS);
+  if (opened.ok) return { jwk: opened.plaintext, reseal: opened.kek !== enc.current };
+  if (opened.reason === 'unknown_kek') {
     throw new SigningKeyDecryptionError(
       `signing key ${kid} is encrypted with key-encryption key ${String(value.kek)}, but ${enc.source} gives key ${enc.current.id}; ` +
         'start with the VOUCH_SECRET_KEY (or VOUCH_SECRET_KEY_FILE, or vouch.key file) this store was created with, ' +
         'or pass that one as VOUCH_SECRET_KEY_PREVIOUS to re-encrypt under the new key',
     );
   }
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', kek.key, Buffer.from(String(value.iv), 'base64url'));
-    decipher.setAAD(aad(kid));
-    decipher.setAuthTag(Buffer.from(String(value.tag), 'base64url'));
-    const jwk = Buffer.concat([decipher.update(Buffer.from(String(value.ct), 'base64url')), decipher.final()]).toString('utf8');
-    return { jwk, reseal: kek !== enc.current };
-  } catch {
-    throw new SigningKeyDecryptionError(`signing key ${kid} fails its integrity check under key-encryption key ${kek.id}: the row was altered`);
-  }
+  if (opened.reason === 'malformed') throw new SigningKeyDecryptionError(`signing key ${kid} is stored in a form this version cannot read: the row was altered`);
+  throw new SigningKeyDecryptionError(`signing key ${kid} fails its integrity check under key-encryption key ${opened.kekId}: the row was altered`);
 }

@@ -6,12 +6,13 @@
 // a live and a test credential, or by two keys of one client, names different requests, neither
 // replayed nor refused because of the other. The hook runs after authentication has checked the
 // route's scope and role, so a response replays only to a principal that may run the operation.
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Kek, KeyEncryption } from '../auth/kek.ts';
+import { open, seal as sealWith, type Purpose } from '../lib/envelope.ts';
 import type { Environment } from '../auth/principal.ts';
 import { ApiError } from './problem.ts';
 
@@ -82,27 +83,19 @@ function fingerprint(request: FastifyRequest): string {
   return createHash('sha256').update(request.method).update('\0').update(request.url).update('\0').update(body).digest('hex');
 }
 
-const sealKey = (kek: Kek) => Buffer.from(hkdfSync('sha256', kek.key, 'vouch/idempotency/v1', 'stored responses', 32));
+const STORED_RESPONSES: Purpose = { subkey: { salt: 'vouch/idempotency/v1', info: 'stored responses' } };
 /** Binds a sealed response to its row (environment, client, principal, key), so it cannot be moved to another. */
-const aad = (id: ClaimId) => Buffer.from(`vouch/idempotency/v2/${id.environment}/${id.clientId}/${id.principalId}\0${id.key}`, 'utf8');
+const aad = (id: ClaimId) => `vouch/idempotency/v2/${id.environment}/${id.clientId}/${id.principalId}\0${id.key}`;
 
-function seal(value: StoredResponse, claim: Claim, kek: Kek): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', sealKey(kek), iv);
-  cipher.setAAD(aad(claim));
-  const ct = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-  return JSON.stringify({ kek: kek.id, iv: iv.toString('base64url'), ct: ct.toString('base64url'), tag: cipher.getAuthTag().toString('base64url') });
+function seal(value: StoredResponse, claim: ClaimId, kek: Kek): string {
+  return sealWith(JSON.stringify(value), aad(claim), kek, STORED_RESPONSES);
 }
 
 function unseal(stored: string, claim: ClaimId, enc: KeyEncryption): StoredResponse | undefined {
+  const opened = open(stored, aad(claim), [enc.current, ...enc.previous], STORED_RESPONSES);
+  if (!opened.ok) return undefined;
   try {
-    const value = JSON.parse(stored) as { kek: string; iv: string; ct: string; tag: string };
-    const kek = [enc.current, ...enc.previous].find((k) => k.id === value.kek);
-    if (!kek) return undefined;
-    const decipher = createDecipheriv('aes-256-gcm', sealKey(kek), Buffer.from(value.iv, 'base64url'));
-    decipher.setAAD(aad(claim));
-    decipher.setAuthTag(Buffer.from(value.tag, 'base64url'));
-    return JSON.parse(Buffer.concat([decipher.update(Buffer.from(value.ct, 'base64url')), decipher.final()]).toString('utf8')) as StoredResponse;
+    return JSON.parse(opened.plaintext) as StoredResponse;
   } catch {
     return undefined;
   }
@@ -134,7 +127,7 @@ export async function rewriteStoredResponses(db: Kysely<Database> | Transaction<
       if (!stored) continue;
       const body = rewrite(stored.body);
       if (body === stored.body) continue;
-      await db.updateTable('idempotency_keys').set({ response: seal({ ...stored, body }, { ...id, settled: true }, encryption.current) }).where(...rowOf(id)).execute();
+      await db.updateTable('idempotency_keys').set({ response: seal({ ...stored, body }, id, encryption.current) }).where(...rowOf(id)).execute();
       changed++;
     }
     if (rows.length < REWRITE_PAGE) return changed;
