@@ -36,7 +36,7 @@ async function load(root: string) {
   const model = await import(`${root}/src/trust/model.ts`);
   const safe = await import(`${root}/src/trust/safe-amount.ts`);
   const live = await import(`${root}/src/policies/live.ts`);
-  const format = await import(`${root}/src/keys/format.ts`);
+  const idGen = await import(`${root}/src/lib/ids.ts`);
   const ids = await import(`${root}/src/trust/identifiers.ts`);
   const schemas = await import(`${root}/src/trust/schemas.ts`);
   const cache = await import(`${root}/src/trust/cache.ts`);
@@ -57,7 +57,7 @@ async function load(root: string) {
       const result = model.scoreEntity(profiles[i], reqs[i], policy, now);
       return safe.safeAmount(profiles[i], reqs[i], policy, now, result);
     },
-    newId: () => format.newId('dec'),
+    newId: () => idGen.newId('dec'),
     'looksLikeRawIdentifier x2': (i) => [ids.looksLikeRawIdentifier(reqs[i]!.entity_id), ids.looksLikeRawIdentifier(reqs[i]!.context.counterparty_id)],
     // A freshly parsed body each time, as a request has (the parse is timed on both sides).
     'JSON.parse + ajv + checkScoreBody': (i) => {

@@ -1,7 +1,7 @@
 // OAuth clients: created by the CLI (or the bootstrap admin), authenticated by the token endpoint.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { generateSecret, safeEqualHex, sha256Hex } from '../keys/format.ts';
+import { generateSecret, safeEqualHex, sha256Hex } from '../lib/digest.ts';
 import { parseScopes, type Environment, type Role } from './principal.ts';
 import type { RevocationFeed } from './revocation.ts';
 import { silentLog, type AuthLog } from './events.ts';

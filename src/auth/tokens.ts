@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { sha256Hex } from '../keys/format.ts';
+import { sha256Hex } from '../lib/digest.ts';
 import type { KeyRing } from './signing-keys.ts';
 import { isEnvironment, isRole, type Environment, type Principal, type Role } from './principal.ts';
 

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ProblemSchema } from '../http/problem.ts';
-import { newId } from '../keys/format.ts';
+import { newId } from '../lib/ids.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import type { ScoringService } from '../trust/scoring.ts';
 import { requestDigest } from '../trust/cache.ts';

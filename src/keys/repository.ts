@@ -5,7 +5,9 @@ import type { Database } from '../store/schema.ts';
 import { announceKeyDeactivated } from '../webhooks/events.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import { parseScopes, type Role } from '../auth/principal.ts';
-import { apiKeyPrefix, generateApiKey, newId, sha256Hex, type ApiKeyEnv } from './format.ts';
+import { apiKeyPrefix, generateApiKey, type ApiKeyEnv } from './format.ts';
+import { sha256Hex } from '../lib/digest.ts';
+import { newId } from '../lib/ids.ts';
 
 export type KeyRow = Database['api_keys'];
 export const KEY_STATUSES = ['active', 'expired', 'inactive'] as const;

@@ -8,7 +8,7 @@
 // (cacheKey): a fixed 43-character key whatever the request carries, so unknown context members
 // (up to 64 KiB of them) can neither make keys expensive to hash and compare nor split or collide
 // entries, and one client never receives another's decision.
-import { sha256, sha256Hex } from '../keys/format.ts';
+import { sha256, sha256Hex } from '../lib/digest.ts';
 import { LRUCache } from 'lru-cache';
 import type { ScoreContext } from './types.ts';
 

@@ -18,7 +18,7 @@ import type { DecisionWriter } from '../audit/decisions.ts';
 import { ProblemSchema } from '../http/problem.ts';
 import { rewriteStoredResponses } from '../http/idempotency.ts';
 import type { KeyEncryption } from '../auth/kek.ts';
-import { newId } from '../keys/format.ts';
+import { newId } from '../lib/ids.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { canonicalJson } from './cache.ts';
 import { isFlagged } from './linkage.ts';

@@ -12,7 +12,8 @@ import { safeAmount } from './safe-amount.ts';
 import { learningColumns } from '../policies/live.ts';
 import { loadProfile, currentState, linkage, n } from './profile.ts';
 import { ScoreCache, cacheKey, canonicalJson } from './cache.ts';
-import { newId, sha256Hex as sha256 } from '../keys/format.ts';
+import { sha256Hex as sha256 } from '../lib/digest.ts';
+import { newId } from '../lib/ids.ts';
 import type { ScoreBody, ScoreResponse } from './schemas.ts';
 import type { EntityProfile, LinkedIdentifier, ScoreContext, ScoreResult } from './types.ts';
 

@@ -3,7 +3,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhooksTable } from '../store/schema.ts';
 import type { Dialect } from '../store/db.ts';
-import { newId } from '../keys/format.ts';
+import { newId } from '../lib/ids.ts';
 import type { Environment } from '../auth/principal.ts';
 
 export const WEBHOOK_EVENT_TYPES = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'entity.erased', 'policy.activated', 'key.deactivated'] as const;

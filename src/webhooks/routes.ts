@@ -8,7 +8,7 @@ import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../auth/kek.ts';
 import type { Principal } from '../auth/principal.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
-import { newId } from '../keys/format.ts';
+import { newId } from '../lib/ids.ts';
 import { checkDestination } from './ssrf.ts';
 import { generateWebhookSecret, sealSecret } from './signer.ts';
 import { deleteWebhook, findDelivery, findWebhook, insertWebhook, listDeliveries, listWebhooks, scheduleRetry } from './repository.ts';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { backends, freshStore, testConfig, type TestStore } from '../helpers/app.ts';
 import { buildApp } from '../../src/app.ts';
-import { sha256Hex } from '../../src/keys/format.ts';
+import { sha256Hex } from '../../src/lib/digest.ts';
 import { eventually } from '../auth/support.ts';
 import { freePort, waitFor } from '../helpers/processes.ts';
 

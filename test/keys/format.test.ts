@@ -2,18 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
-import {
-  apiKeyPrefix,
-  crc32Fallback,
-  generateApiKey,
-  generateSecret,
-  newId,
-  parseApiKey,
-  safeEqualHex,
-  sha256Hex,
-  encodeUlid,
-  ulid,
-} from '../../src/keys/format.ts';
+import { apiKeyPrefix, crc32Fallback, generateApiKey, parseApiKey } from '../../src/keys/format.ts';
+import { generateSecret, safeEqualHex, sha256Hex } from '../../src/lib/digest.ts';
+import { newId, encodeUlid, ulid } from '../../src/lib/ids.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_SHAPE = /^vch_(live|test)_[0-9A-Za-z]{49}$/;

@@ -2,7 +2,8 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, ADMIN_ID } from '../helpers/app.ts';
-import { parseApiKey, sha256Hex } from '../../src/keys/format.ts';
+import { parseApiKey } from '../../src/keys/format.ts';
+import { sha256Hex } from '../../src/lib/digest.ts';
 import { SCOPES } from '../../src/auth/principal.ts';
 
 const KEYS = '/api/v1/keys';

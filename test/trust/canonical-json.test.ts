@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { cacheKey, canonicalJson } from '../../src/trust/cache.ts';
-import { sha256Hex } from '../../src/keys/format.ts';
+import { sha256Hex } from '../../src/lib/digest.ts';
 
 function referenceCanonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { isDigest, looksLikeRawIdentifier, rawIdentifierIn } from '../../src/trust/identifiers.ts';
-import { newId } from '../../src/keys/format.ts';
+import { newId } from '../../src/lib/ids.ts';
 import { digest, disguisedRawIdentifier } from '../helpers/fuzz.ts';
 import { looksLikeRawIdentifier as referenceLooksLikeRawIdentifier } from '../helpers/reference-identifiers.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { backends, bearer, problem } from '../helpers/app.ts';
 import { SCOPES } from '../../src/auth/principal.ts';
-import { newId } from '../../src/keys/format.ts';
+import { newId } from '../../src/lib/ids.ts';
 import { startReceiver, webhookWorld, type Receiver, type WebhookWorld } from './support.ts';
 
 const HOOKS = '/api/v1/webhooks';
