@@ -4,15 +4,10 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
 import { PreparedQuery } from '../store/prepared.ts';
+import { GroupCommit } from '../lib/group-commit.ts';
 
 /** A decision to store; only scores carry the cache columns (see trust/scoring.ts). */
 export type DecisionRow = Omit<DecisionsTable, 'cache_key' | 'cache_state'> & Partial<Pick<DecisionsTable, 'cache_key' | 'cache_state'>>;
-
-interface Waiter {
-  row: DecisionRow;
-  resolve: () => void;
-  reject: (err: unknown) => void;
-}
 
 const MAX_BATCH = 500;
 const COLUMNS = [
@@ -30,12 +25,13 @@ export interface DecisionHooks {
 }
 
 export class DecisionWriter {
-  private queue: Waiter[] = [];
-  private flushing = false;
   /** one compiled multi-row insert per batch size seen */
   private readonly inserts = new Map<number, PreparedQuery<unknown[], unknown>>();
+  private readonly group: GroupCommit<DecisionRow, undefined>;
 
-  constructor(private readonly db: Kysely<Database>, private readonly hooks?: DecisionHooks) {}
+  constructor(private readonly db: Kysely<Database>, private readonly hooks?: DecisionHooks) {
+    this.group = new GroupCommit<DecisionRow, undefined>((rows) => this.commit(rows), { maxWeight: MAX_BATCH });
+  }
 
   private insert(rows: DecisionRow[]): Promise<unknown> {
     let query = this.inserts.get(rows.length);
@@ -49,41 +45,27 @@ export class DecisionWriter {
   }
 
   /** Resolves once the row is committed. */
-  write(row: DecisionRow): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ row, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
-    });
+  async write(row: DecisionRow): Promise<void> {
+    await this.group.submit(row);
   }
 
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        const rows = batch.map((w) => w.row);
-        const hooks = this.hooks;
-        const announcing = hooks ? rows.filter((r) => hooks.relevant(r)) : [];
-        if (hooks && announcing.length > 0 && (await hooks.anySubscriber(this.db, announcing))) {
-          // The announced fact and its outbox rows commit together (or not at all).
-          await this.db.transaction().execute(async (trx) => {
-            await trx.insertInto('decisions').values(rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as DecisionsTable)).execute();
-            await hooks.write(trx, rows);
-          });
-        } else await this.insert(rows);
-        for (const w of batch) w.resolve();
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-      }
-    }
-    this.flushing = false;
+  /** One group of rows in one commit: all stored, or none (and every request of the group fails). */
+  private async commit(rows: readonly DecisionRow[]): Promise<Array<{ ok: true; result: undefined }>> {
+    const hooks = this.hooks;
+    const announcing = hooks ? rows.filter((r) => hooks.relevant(r)) : [];
+    if (hooks && announcing.length > 0 && (await hooks.anySubscriber(this.db, announcing))) {
+      // The announced fact and its outbox rows commit together (or not at all).
+      await this.db.transaction().execute(async (trx) => {
+        await trx.insertInto('decisions').values(rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as DecisionsTable)).execute();
+        await hooks.write(trx, rows);
+      });
+    } else await this.insert([...rows]);
+    return rows.map(() => ({ ok: true, result: undefined }));
   }
 
   /** Waits for queued rows (graceful shutdown). */
-  async drain(): Promise<void> {
-    while (this.flushing || this.queue.length > 0) await new Promise((r) => setTimeout(r, 5));
+  drain(): Promise<void> {
+    return this.group.drain();
   }
 }
 

@@ -7,15 +7,7 @@
 // request. No batch is answered before the commit that holds it.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-
-interface Job<B, R> {
-  batch: B;
-  size: number;
-  resolve: (result: R) => void;
-  reject: (err: unknown) => void;
-}
-
-type Outcome<R> = { ok: true; result: R } | { ok: false; error: unknown };
+import { GroupCommit, type Outcome } from '../lib/group-commit.ts';
 
 export interface GroupCommitOptions {
   /**
@@ -26,9 +18,7 @@ export interface GroupCommitOptions {
 }
 
 export class GroupCommitQueue<B, R> {
-  private queue: Array<Job<B, R>> = [];
-  private flushing = false;
-  private readonly maxEvents: number;
+  private readonly group: GroupCommit<B, R>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -38,55 +28,34 @@ export class GroupCommitQueue<B, R> {
     private readonly committed: (results: readonly R[]) => void,
     { maxEvents = 1000 }: GroupCommitOptions = {},
   ) {
-    this.maxEvents = maxEvents;
+    this.group = new GroupCommit((batches) => this.commit(batches), { maxWeight: maxEvents });
   }
 
   /** Resolves with the batch's own result once it is committed; rejects with its own error. */
   submit(batch: B, size: number): Promise<R> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ batch, size, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        // The batches whose requests are parsed in this turn of the event loop join the group.
-        setImmediate(() => void this.flush());
-      }
-    });
+    return this.group.submit(batch, size);
   }
 
-  private take(): Array<Job<B, R>> {
-    let events = 0;
-    let n = 0;
-    while (n < this.queue.length && (n === 0 || events + this.queue[n]!.size <= this.maxEvents)) events += this.queue[n++]!.size;
-    return this.queue.splice(0, n);
+  /** Waits for queued batches (graceful shutdown, tests). */
+  drain(): Promise<void> {
+    return this.group.drain();
   }
 
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const group = this.take();
-      try {
-        const outcomes = await this.db.transaction().execute((trx) => this.runGroup(trx, group));
-        this.committed(outcomes.flatMap((o) => (o.ok ? [o.result] : [])));
-        group.forEach((job, i) => {
-          const o = outcomes[i]!;
-          if (o.ok) job.resolve(o.result);
-          else job.reject(o.error);
-        });
-      } catch (err) {
-        // The commit itself failed: nothing of the group is stored, and every request hears so.
-        for (const job of group) job.reject(err);
-      }
-    }
-    this.flushing = false;
+  private async commit(batches: readonly B[]): Promise<Array<Outcome<R>>> {
+    // The commit itself failing rejects here: nothing of the group is stored, and every request hears so.
+    const outcomes = await this.db.transaction().execute((trx) => this.runGroup(trx, batches));
+    this.committed(outcomes.flatMap((o) => (o.ok ? [o.result] : [])));
+    return outcomes;
   }
 
-  private async runGroup(trx: Transaction<Database>, group: Array<Job<B, R>>): Promise<Array<Outcome<R>>> {
+  private async runGroup(trx: Transaction<Database>, batches: readonly B[]): Promise<Array<Outcome<R>>> {
     // A group of one needs no savepoint: its failure rolls the transaction back.
-    if (group.length === 1) return [{ ok: true, result: await this.run(trx, group[0]!.batch) }];
+    if (batches.length === 1) return [{ ok: true, result: await this.run(trx, batches[0]!) }];
     const outcomes: Array<Outcome<R>> = [];
-    for (const job of group) {
+    for (const batch of batches) {
       await sql`savepoint vouch_batch`.execute(trx);
       try {
-        const result = await this.run(trx, job.batch);
+        const result = await this.run(trx, batch);
         await sql`release savepoint vouch_batch`.execute(trx);
         outcomes.push({ ok: true, result });
       } catch (error) {
@@ -96,10 +65,5 @@ export class GroupCommitQueue<B, R> {
       }
     }
     return outcomes;
-  }
-
-  /** Waits for queued batches (graceful shutdown, tests). */
-  async drain(): Promise<void> {
-    while (this.flushing || this.queue.length > 0) await new Promise((r) => setTimeout(r, 5));
   }
 }
