@@ -1,34 +1,24 @@
 // The Entities page's timeline: the entity's events newest first, 50 at a time (GET
 // /api/v1/trust/entities/{id}/events). A non-admin sees its own client's events only.
 import { useState } from 'preact/hooks';
-import { api, query, type ApiProblem, type Page } from '../api.ts';
+import { api, query, type ApiProblem } from '../api.ts';
+import type { EntityEvent, EntityEventList } from '../types.ts';
 import { Empty, ErrorBox, Link, Loader, fmtDate, fmtMoney, toProblem, useLoad } from '../ui.tsx';
-
-interface TimelineEvent {
-  event_id: string;
-  type: string;
-  occurred_at: string;
-  amount?: number;
-  currency?: string;
-  counterparty_id?: string;
-  trade_id?: string;
-  resolution?: string;
-}
 
 const RESOLUTIONS: Record<string, string> = { in_favor: 'in its favour', against: 'against it' };
 const short = (s: string) => (s.length > 14 ? `${s.slice(0, 12)}…` : s);
 
 export function EntityTimeline({ id }: { id: string }) {
   const url = (cursor?: string) => `/api/v1/trust/entities/${encodeURIComponent(id)}/events${query({ limit: 50, cursor })}`;
-  const first = useLoad(() => api<Page<TimelineEvent>>('GET', url()), [id]);
-  const [extra, setExtra] = useState<{ id: string; rows: TimelineEvent[]; cursor: string | null; error?: ApiProblem; busy?: boolean }>();
+  const first = useLoad(() => api<EntityEventList>('GET', url()), [id]);
+  const [extra, setExtra] = useState<{ id: string; rows: EntityEvent[]; cursor: string | null; error?: ApiProblem; busy?: boolean }>();
   const more = extra?.id === id ? extra : undefined;
   const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
   const loadMore = async () => {
     if (!cursor) return;
     setExtra({ id, rows: more?.rows ?? [], cursor, busy: true });
     try {
-      const page = await api<Page<TimelineEvent>>('GET', url(cursor));
+      const page = await api<EntityEventList>('GET', url(cursor));
       setExtra({ id, rows: [...(more?.rows ?? []), ...page.data], cursor: page.next_cursor });
     } catch (err) {
       setExtra({ id, rows: more?.rows ?? [], cursor, error: toProblem(err) });

@@ -4,7 +4,9 @@ import { useState } from 'preact/hooks';
 import { api, apiText, type ApiProblem } from '../api.ts';
 import { Empty, ErrorBox, Loader, fmtNumber, fmtPercent, toProblem, useLoad } from '../ui.tsx';
 import { WeightsChart } from '../weights.tsx';
+import type { PolicyDetail } from '../types.ts';
 
+// The OpenAPI document types a policy's report (and a backtest) as `unknown`: their shape is read here.
 export type Metrics = { roc_auc: number | null; average_precision: number | null; brier: number | null; calibration_error: number | null };
 interface Report {
   labels?: { fraud: number; legit: number };
@@ -22,7 +24,7 @@ export const MetricsHead = () => (
 );
 
 export function ReportView({ version, onClose }: { version: string; onClose: () => void }) {
-  const state = useLoad(() => api<{ report?: Report | null }>('GET', `/api/v1/policies/${encodeURIComponent(version)}`), [version]);
+  const state = useLoad(() => api<PolicyDetail>('GET', `/api/v1/policies/${encodeURIComponent(version)}`), [version]);
   const [error, setError] = useState<ApiProblem>();
   // The HTML report is self-contained (inline plots): it is downloaded and opened as a file, since
   // this page's Content-Security-Policy (nothing inline) would also apply to it in a frame or tab.
@@ -47,7 +49,7 @@ export function ReportView({ version, onClose }: { version: string; onClose: () 
       </div>
       <Loader state={state} feature="The policy report">
         {(p) => {
-          const r = p.report;
+          const r = p.report as Report | null;
           if (!r) return <Empty>This policy was not fitted, so it has no report. Fit a candidate to get one.</Empty>;
           return (
             <>
@@ -68,15 +70,15 @@ export function ReportView({ version, onClose }: { version: string; onClose: () 
                   <tbody>{Object.entries(r.weights).map(([k, w]) => <tr key={k}><td class="mono">{k}</td><td class="num">{fmtNumber(w.base)}</td><td class="num">{fmtNumber(w.candidate)}</td></tr>)}</tbody>
                 </table></div>
               )}
+              <p>
+                <button type="button" onClick={download}>Download the HTML report with plots</button>{' '}
+                <small class="muted">ROC, precision–recall, calibration, score distributions; opens in any browser, offline.</small>
+              </p>
+              <ErrorBox error={error} what="Could not fetch the HTML report" />
             </>
           );
         }}
       </Loader>
-      <p>
-        <button type="button" onClick={download}>Download the HTML report with plots</button>{' '}
-        <small class="muted">ROC, precision–recall, calibration, score distributions; opens in any browser, offline.</small>
-      </p>
-      <ErrorBox error={error} what="Could not fetch the HTML report" />
     </section>
   );
 }
