@@ -4,8 +4,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
 import { api, hasScope } from './api.ts';
 import { fmtNumber } from './ui.tsx';
-import type { PolicyDetail, Signal } from './types.ts';
-import { EVERY_LABEL, countDrawnLabels, heightFor } from './charts.ts';
+import type { PolicyDetail, ScoreResult, Signal } from './types.ts';
+import { EVERY_LABEL, countDrawnLabels, rowsStyle } from './charts.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
 
@@ -95,10 +95,36 @@ export function Waterfall({ score, signals, policyVersion }: { score: number; si
   return (
     <figure class="waterfall">
       {/* a style property set through the DOM, which the CSP (no inline style attributes) allows */}
-      <div class="chart" style={{ height: heightFor(steps.length) }}>
+      <div class="chart rows" style={rowsStyle(steps.length)}>
         <canvas ref={canvas} role="img" aria-label={summary} />
       </div>
       <figcaption class="muted">{summary}</figcaption>
     </figure>
+  );
+}
+
+/** Every signal of a score, largest contribution first; one card per signal on a narrow screen. */
+export function SignalTable({ r }: { r: ScoreResult }) {
+  if (r.signals.length === 0) return null;
+  return (
+    <div class="table-wrap">
+      <table class="stack">
+        <caption>Signals, largest contribution first (log-odds; positive is riskier)</caption>
+        <thead>
+          <tr><th scope="col">Signal</th><th scope="col">What was seen</th><th scope="col" class="num">Value</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Contribution</th></tr>
+        </thead>
+        <tbody>
+          {r.signals.map((s) => (
+            <tr key={s.name}>
+              <td data-label="Signal" class="mono">{s.name}</td>
+              <td data-label="What was seen">{s.description}</td>
+              <td data-label="Value" class="num">{fmtNumber(s.value)}</td>
+              <td data-label="Weight" class="num">{fmtNumber(s.weight)}</td>
+              <td data-label="Contribution" class={`num ${s.weight * s.value > 0 ? 'risk' : 'safe'}`}>{(s.weight * s.value > 0 ? '+' : '') + fmtNumber(s.weight * s.value)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,7 +1,7 @@
 // A fitted policy's weights before and after (the report's last plot), drawn from its JSON report.
 import { useEffect, useRef } from 'preact/hooks';
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
-import { EVERY_LABEL, countDrawnLabels, heightFor } from './charts.ts';
+import { EVERY_LABEL, countDrawnLabels, rowsStyle } from './charts.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
 
@@ -31,7 +31,7 @@ export function WeightsChart({ weights }: { weights: Record<string, { base: numb
   return (
     <figure class="waterfall">
       {/* a style property set through the DOM, which the CSP (no inline style attributes) allows */}
-      <div class="chart" style={{ height: heightFor(names.length) }}>
+      <div class="chart rows" style={rowsStyle(names.length)}>
         <canvas ref={canvas} role="img" aria-label={`Weights of ${names.length} signals, base policy against the candidate`} />
       </div>
       <figcaption class="muted">Weights before (base) and after (candidate) the fit; the table below lists them.</figcaption>

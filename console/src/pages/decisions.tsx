@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, currentSession, hasScope, query, type ApiProblem } from '../api.ts';
 import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtNumber, localToIso, navigate, toProblem, useLoad } from '../ui.tsx';
 import { isDispute, LEVELS, type Decision, type DecisionList, type DisputeResult, type Label, type ScoreResult } from '../types.ts';
-import { Waterfall } from '../waterfall.tsx';
+import { SignalTable, Waterfall } from '../waterfall.tsx';
 
 interface Filters {
   kind: string;
@@ -190,13 +190,14 @@ export function DecisionPage({ id }: { id: string }) {
 function ScoreView({ d }: { d: Decision }) {
   const r = d.result as ScoreResult;
   const [label, setLabel] = useState<Label | null | undefined>(d.label);
+  const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem>();
   const send = async (value: 'fraud' | 'legit') => {
     setBusy(true);
     setError(undefined);
     try {
-      setLabel(await api<Label>('POST', `/api/v1/decisions/${encodeURIComponent(d.id)}/label`, { label: value }));
+      setLabel(await api<Label>('POST', `/api/v1/decisions/${encodeURIComponent(d.id)}/label`, { label: value, ...(note.trim() ? { note: note.trim() } : {}) }));
     } catch (err) {
       setError(toProblem(err));
     } finally {
@@ -217,6 +218,9 @@ function ScoreView({ d }: { d: Decision }) {
       </dl>
       {hasScope('labels:write') && (
         <div class="actions" role="group" aria-label="Label this decision">
+          <Field label="Note (optional)">
+            <input value={note} maxLength={500} placeholder="why, for whoever reads this later" onInput={(e) => setNote(e.currentTarget.value)} />
+          </Field>
           <button type="button" class="danger" disabled={busy} onClick={() => send('fraud')}>Fraud</button>
           <button type="button" class="ok" disabled={busy} onClick={() => send('legit')}>Legit</button>
         </div>
@@ -232,33 +236,6 @@ function ScoreView({ d }: { d: Decision }) {
     </>
   );
 }
-
-function SignalTable({ r }: { r: ScoreResult }) {
-  if (r.signals.length === 0) return null;
-  const described = r.signals.some((s) => s.description);
-  return (
-    <div class="table-wrap">
-      <table>
-        <caption>Signals, largest contribution first (log-odds; positive is riskier)</caption>
-        <thead>
-          <tr><th scope="col">Signal</th>{described && <th scope="col">What was seen</th>}<th scope="col" class="num">Value</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Contribution</th></tr>
-        </thead>
-        <tbody>
-          {r.signals.map((s) => (
-            <tr key={s.name}>
-              <td class="mono">{s.name}</td>
-              {described && <td>{s.description ?? <span class="muted">—</span>}</td>}
-              <td class="num">{fmtNumber(s.value)}</td>
-              <td class="num">{fmtNumber(s.weight)}</td>
-              <td class={`num ${s.weight * s.value > 0 ? 'risk' : 'safe'}`}>{(s.weight * s.value > 0 ? '+' : '') + fmtNumber(s.weight * s.value)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
 
 /** The label, where it came from and when, and the labeller's note when there is one. */
 function LabelFact({ label }: { label: Label }) {
