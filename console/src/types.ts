@@ -20,7 +20,6 @@ export type EventsSent = Schemas['RecordTrustEventsResponse'];
 export type Key = Schemas['ApiKey'];
 export type KeyList = Schemas['ListKeysResponse'];
 export type KeyWithSecret = Created<'createKey'>;
-export type Policy = Schemas['ListPoliciesResponse']['data'][number];
 export type PolicyList = Schemas['ListPoliciesResponse'];
 export type PolicyDetail = Schemas['CreatePolicyResponse'];
 export type ShadowCleared = Schemas['ClearShadowPolicyResponse'];

@@ -86,19 +86,22 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
 
 /** How far the page, or any scrolling table in it, extends past its box sideways (0: nothing is cut off). */
 export async function sidewaysOverflow(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const boxes = [document.documentElement, ...Array.from(document.querySelectorAll<HTMLElement>('.table-wrap'))];
-    return Math.max(...boxes.map((b) => b.scrollWidth - b.clientWidth));
-  });
+  // a string: evaluated in the page, whose DOM types this (Node) project does not load
+  return page.evaluate("Math.max(...[document.documentElement, ...document.querySelectorAll('.table-wrap')].map((b) => b.scrollWidth - b.clientWidth))") as Promise<number>;
 }
 
-/** Full-page screenshots at the desktop size and at 390 px wide, then back to the desktop size. */
+/**
+ * Full-page screenshots at the desktop size and at 390 px wide, then back to the desktop size.
+ * At 390 px nothing may be cut off sideways: no column hidden past a scroll edge.
+ */
 export async function shots(page: Page, name: string): Promise<void> {
   await shot(page, `${name}-wide`);
   await page.setViewportSize(NARROW);
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
   await shot(page, `${name}-390`);
+  const overflow = await sidewaysOverflow(page);
   await page.setViewportSize(WIDE);
+  if (overflow > 0) throw new Error(`${name}: at 390 px wide the page or a table is cut off by ${overflow}px`);
 }
 
 export async function shot(page: Page, name: string): Promise<void> {

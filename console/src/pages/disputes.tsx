@@ -6,14 +6,14 @@ import { SEVERITIES, type Decision, type DisputeResult } from '../types.ts';
 import { PerClientNote, ownOnly, useDecisionList } from './decisions.tsx';
 import { Recommendation } from './dispute.tsx';
 
-export interface DisputeRow {
+interface DisputeRow {
   latest: Decision;
   /** analyses of this dispute among those loaded */
   analyses: number;
 }
 
 /** Groups analyses (newest first, as listed) by dispute: the first seen of each is its latest. */
-export function byDispute(analyses: readonly Decision[]): DisputeRow[] {
+function byDispute(analyses: readonly Decision[]): DisputeRow[] {
   const rows = new Map<string, DisputeRow>();
   for (const d of analyses) {
     const row = rows.get(d.subject_id);

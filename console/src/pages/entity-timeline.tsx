@@ -32,7 +32,7 @@ export function EntityTimeline({ id }: { id: string }) {
         return (
           <>
             <div class="table-wrap">
-              <table class="timeline">
+              <table class="timeline stack">
                 <caption class="muted">Newest first{rows.length > 1 ? ` · ${rows.length} shown` : ''}</caption>
                 <thead>
                   <tr><th scope="col">When</th><th scope="col">Event</th><th scope="col" class="num">Amount</th><th scope="col">Counterparty</th><th scope="col">Trade</th><th scope="col">Resolution</th></tr>
@@ -40,12 +40,12 @@ export function EntityTimeline({ id }: { id: string }) {
                 <tbody>
                   {rows.map((ev) => (
                     <tr key={ev.occurred_at + ev.event_id}>
-                      <td><time dateTime={ev.occurred_at}>{fmtDate(ev.occurred_at)}</time></td>
-                      <td><code>{ev.type}</code></td>
-                      <td class="num">{ev.amount === undefined ? '—' : fmtMoney(ev.amount, ev.currency)}</td>
-                      <td class="mono">{ev.counterparty_id ? <Link to={`/entities/${encodeURIComponent(ev.counterparty_id)}`} title={ev.counterparty_id}>{short(ev.counterparty_id)}</Link> : '—'}</td>
-                      <td class="mono trunc" title={ev.trade_id}>{ev.trade_id ?? '—'}</td>
-                      <td>{ev.resolution ? (RESOLUTIONS[ev.resolution] ?? ev.resolution) : '—'}</td>
+                      <td data-label="When"><time dateTime={ev.occurred_at}>{fmtDate(ev.occurred_at)}</time></td>
+                      <td data-label="Event"><code>{ev.type}</code></td>
+                      <td data-label="Amount" class="num">{ev.amount === undefined ? '—' : fmtMoney(ev.amount, ev.currency)}</td>
+                      <td data-label="Counterparty" class="mono">{ev.counterparty_id ? <Link to={`/entities/${encodeURIComponent(ev.counterparty_id)}`} title={ev.counterparty_id}>{short(ev.counterparty_id)}</Link> : '—'}</td>
+                      <td data-label="Trade" class="mono trunc" title={ev.trade_id}>{ev.trade_id ?? '—'}</td>
+                      <td data-label="Resolution">{ev.resolution ? (RESOLUTIONS[ev.resolution] ?? ev.resolution) : '—'}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -58,7 +58,7 @@ export function KeysPage() {
           return (
             <>
               <div class="table-wrap">
-                <table>
+                <table class="stack">
                   <caption class="sr-only">API keys, newest first</caption>
                   <thead>
                     <tr>
@@ -69,16 +69,16 @@ export function KeysPage() {
                   <tbody>
                     {all.map((k) => (
                       <tr key={k.id}>
-                        <td>{k.name} <small class="muted">{k.environment}</small></td>
-                        <td class="mono">{k.prefix}…</td>
-                        <td><span class={`badge status-${k.status}`}>{k.status}</span></td>
-                        <td>{k.role}</td>
-                        <td class="scopes">{k.scopes.join(' ')}</td>
-                        <td>{fmtDate(k.created_at)}</td>
-                        <td>{fmtDate(k.expires_at)}</td>
-                        <td>{fmtDate(k.last_used_at)}</td>
+                        <td data-label="Name">{k.name} <small class="muted">{k.environment}</small></td>
+                        <td data-label="Prefix" class="mono">{k.prefix}…</td>
+                        <td data-label="Status"><span class={`badge status-${k.status}`}>{k.status}</span></td>
+                        <td data-label="Role">{k.role}</td>
+                        <td data-label="Scopes" class="scopes">{k.scopes.join(' ')}</td>
+                        <td data-label="Created">{fmtDate(k.created_at)}</td>
+                        <td data-label="Expires">{fmtDate(k.expires_at)}</td>
+                        <td data-label="Last used">{fmtDate(k.last_used_at)}</td>
                         {write && (
-                          <td class="actions">
+                          <td data-label="" class="actions">
                             {k.status === 'active' && <button type="button" aria-label={`Rotate ${k.name}`} onClick={() => setAction({ kind: 'rotate', key: k })}>Rotate</button>}
                             {k.status !== 'inactive' && <button type="button" class="danger" aria-label={`Deactivate ${k.name}`} onClick={() => setAction({ kind: 'deactivate', key: k })}>Deactivate</button>}
                           </td>

@@ -51,18 +51,18 @@ export function PoliciesPage() {
             <Empty>No policies stored. The built-in policy is stored when the service starts; upload one below.</Empty>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <caption class="sr-only">Policy versions</caption>
                 <thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col">Summary</th><th scope="col">Parent</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
                 <tbody>
                   {page.data.map((p) => (
                     <tr key={p.version} class={p.status === 'active' ? 'attention' : undefined}>
-                      <td class="mono">{p.version}</td>
-                      <td><span class={`badge status-${p.status}`}>{p.status}</span></td>
-                      <td class="summary">{p.summary}</td>
-                      <td class="mono">{p.parent_version ?? '—'}</td>
-                      <td>{fmtDate(p.created_at)}</td>
-                      <td class="actions">
+                      <td data-label="Version" class="mono">{p.version}</td>
+                      <td data-label="Status"><span class={`badge status-${p.status}`}>{p.status}</span></td>
+                      <td data-label="Summary" class="summary">{p.summary}</td>
+                      <td data-label="Parent" class="mono">{p.parent_version ?? '—'}</td>
+                      <td data-label="Created">{fmtDate(p.created_at)}</td>
+                      <td data-label="" class="actions">
                         <button type="button" aria-label={`Backtest ${p.version}`} onClick={() => runBacktest(p.version)}>Backtest</button>
                         <button type="button" aria-label={`Report of ${p.version}`} onClick={() => setReport(p.version)}>Report</button>
                         {write && p.status !== 'active' && p.status !== 'shadow' && <button type="button" aria-label={`Shadow ${p.version}`} onClick={() => shadow(p.version)}>Shadow</button>}
@@ -147,7 +147,7 @@ function BacktestView({ b }: { b: Backtest }) {
     <>
       <p>{fmtNumber(b.decisions)} stored score decisions replayed, {fmtNumber(b.labelled)} of them labelled.</p>
       <LevelChanges levels={b.levels} />
-      <table><caption>Metrics on the labelled decisions</caption><MetricsHead /><tbody><MetricsRow name={b.version} m={b.metrics} /></tbody></table>
+      <div class="table-wrap"><table><caption>Metrics on the labelled decisions</caption><MetricsHead /><tbody><MetricsRow name={b.version} m={b.metrics} /></tbody></table></div>
     </>
   );
 }

@@ -54,20 +54,20 @@ export function ReportView({ version, onClose }: { version: string; onClose: () 
           return (
             <>
               {r.labels && <p>Fitted on {fmtNumber(r.labels.fraud)} fraud and {fmtNumber(r.labels.legit)} legit labels; holdout {fmtNumber(r.holdout?.decisions)} decisions ({fmtNumber(r.holdout?.fraud)} fraud).</p>}
-              {r.metrics && <table><caption>Holdout metrics</caption><MetricsHead /><tbody><MetricsRow name="base" m={r.metrics.base} /><MetricsRow name="candidate" m={r.metrics.candidate} /></tbody></table>}
+              {r.metrics && <div class="table-wrap"><table><caption>Holdout metrics</caption><MetricsHead /><tbody><MetricsRow name="base" m={r.metrics.base} /><MetricsRow name="candidate" m={r.metrics.candidate} /></tbody></table></div>}
               {r.thresholds && (
-                <div class="table-wrap"><table>
+                <div class="table-wrap"><table class="stack">
                   <caption>Thresholds</caption>
                   <thead><tr><th scope="col">Level</th><th scope="col" class="num">Min score</th><th scope="col" class="num">Flagged</th><th scope="col" class="num">Precision</th><th scope="col" class="num">Recall</th></tr></thead>
-                  <tbody>{r.thresholds.map((t) => <tr key={t.risk_level}><td>{t.risk_level}</td><td class="num">{fmtNumber(t.min_score)}</td><td class="num">{fmtPercent(t.share_flagged)}</td><td class="num">{fmtNumber(t.precision)}</td><td class="num">{fmtNumber(t.recall)}</td></tr>)}</tbody>
+                  <tbody>{r.thresholds.map((t) => <tr key={t.risk_level}><td data-label="Level">{t.risk_level}</td><td data-label="Min score" class="num">{fmtNumber(t.min_score)}</td><td data-label="Flagged" class="num">{fmtPercent(t.share_flagged)}</td><td data-label="Precision" class="num">{fmtNumber(t.precision)}</td><td data-label="Recall" class="num">{fmtNumber(t.recall)}</td></tr>)}</tbody>
                 </table></div>
               )}
               {r.weights && Object.keys(r.weights).length > 0 && <WeightsChart weights={r.weights} />}
               {r.weights && (
-                <div class="table-wrap"><table>
+                <div class="table-wrap"><table class="stack">
                   <caption>Weights before and after</caption>
                   <thead><tr><th scope="col">Signal</th><th scope="col" class="num">Base</th><th scope="col" class="num">Candidate</th></tr></thead>
-                  <tbody>{Object.entries(r.weights).map(([k, w]) => <tr key={k}><td class="mono">{k}</td><td class="num">{fmtNumber(w.base)}</td><td class="num">{fmtNumber(w.candidate)}</td></tr>)}</tbody>
+                  <tbody>{Object.entries(r.weights).map(([k, w]) => <tr key={k}><td data-label="Signal" class="mono">{k}</td><td data-label="Base" class="num">{fmtNumber(w.base)}</td><td data-label="Candidate" class="num">{fmtNumber(w.candidate)}</td></tr>)}</tbody>
                 </table></div>
               )}
               <p>

@@ -16,7 +16,7 @@ const FAILURES: Record<string, string> = {
 };
 
 /** The last attempt's outcome: its HTTP status code and the failure's category, when there was one. */
-export function lastResponse(d: Delivery): string {
+function lastResponse(d: Delivery): string {
   const parts: string[] = [];
   if (d.last_status_code !== null) parts.push(`HTTP ${d.last_status_code}`);
   if (d.last_error) {
@@ -49,17 +49,17 @@ export function WebhooksPage() {
             <Empty>No webhooks yet. {write ? 'Create one to be told about high-risk decisions, analysed disputes and flagged entities.' : ''}</Empty>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <caption class="sr-only">Webhook endpoints</caption>
                 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Description</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
                 <tbody>
                   {page.data.map((w) => (
                     <tr key={w.id}>
-                      <td class="mono trunc" title={w.url}>{w.url}</td>
-                      <td class="scopes">{w.events.join(' ')}</td>
-                      <td>{w.description ?? ''}</td>
-                      <td>{fmtDate(w.created_at)}</td>
-                      <td class="actions">
+                      <td data-label="URL" class="mono trunc" title={w.url}>{w.url}</td>
+                      <td data-label="Events" class="scopes">{w.events.join(' ')}</td>
+                      <td data-label="Description">{w.description ?? ''}</td>
+                      <td data-label="Created">{fmtDate(w.created_at)}</td>
+                      <td data-label="" class="actions">
                         <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? undefined : w.id)}>Deliveries</button>
                         {write && <button type="button" class="danger" onClick={() => setRemoving(w)}>Delete</button>}
                       </td>
@@ -139,7 +139,7 @@ function Deliveries({ id }: { id: string }) {
             <Empty>No deliveries yet: one is made each time a subscribed event happens.</Empty>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last response</th><th scope="col">Next attempt</th><th scope="col">Actions</th></tr></thead>
                 <tbody>
                   {page.data.map((d) => (
