@@ -2,8 +2,12 @@
 // this tab (never in localStorage, sessionStorage or a cookie). The credentials stay in memory too,
 // so the token is re-requested before it expires; signing out forgets both.
 
+import type { TokenResponse } from './types.ts';
+
 export interface Session {
   clientId: string;
+  /** the client's name, as the header shows it */
+  clientName: string;
   scopes: string[];
   role: string;
   /** test: every page shows test data only (test mode) */
@@ -27,10 +31,6 @@ export class ApiProblem extends Error {
   ) {
     super(detail);
   }
-  /** the endpoint is not on this server (yet): pages show "not available" instead of an error */
-  get missing(): boolean {
-    return this.status === 404 || this.status === 405;
-  }
 }
 
 let secret: Secret | undefined;
@@ -38,31 +38,8 @@ let session: Session | null = null;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 const listeners = new Set<(s: Session | null) => void>();
 
-/** Every scope some operation of this server requires (from its OpenAPI document), when known. */
-let knownScopes: Set<string> | undefined;
-
 export const currentSession = (): Session | null => session;
 export const hasScope = (scope: string): boolean => session?.scopes.includes(scope) ?? false;
-/**
- * Whether to offer what needs `scope`: the principal holds it, or this server has no operation that
- * needs it (a feature it does not have yet: the page then says so instead of vanishing).
- */
-export const may = (scope: string): boolean => hasScope(scope) || (knownScopes !== undefined && !knownScopes.has(scope));
-
-async function loadKnownScopes(): Promise<void> {
-  if (knownScopes) return;
-  try {
-    const res = await fetch('/api/v1/openapi.json', { headers: { accept: 'application/json' }, credentials: 'omit' });
-    if (!res.ok) return;
-    const doc = (await res.json()) as { paths?: Record<string, Record<string, { security?: Record<string, string[]>[] }>> };
-    const found = new Set<string>();
-    for (const ops of Object.values(doc.paths ?? {})) for (const op of Object.values(ops)) for (const req of op.security ?? []) for (const list of Object.values(req)) list.forEach((x) => found.add(x));
-    if (found.size > 0) knownScopes = found;
-  } catch {
-    // unknown: only the scopes the token holds are offered
-  }
-}
-
 export function onSession(listener: (s: Session | null) => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
@@ -75,18 +52,17 @@ function publish(next: Session | null): void {
 
 async function requestToken(clientId: string, clientSecret: string): Promise<void> {
   const res = await send('POST', '/api/v1/auth/token', { client_id: clientId, client_secret: clientSecret }, undefined);
-  const body = (await res.json()) as { access_token: string; expires_in: number; scopes: string[]; role: string; environment?: 'live' | 'test' };
+  const body = (await res.json()) as TokenResponse;
   secret = { clientId, clientSecret, token: body.access_token, expiresAt: Date.now() + body.expires_in * 1000 };
   clearTimeout(refreshTimer);
   // Renew at 80% of the lifetime, well before the service would refuse it.
   refreshTimer = setTimeout(() => {
     requestToken(clientId, clientSecret).catch(() => signOut());
   }, Math.max(1, body.expires_in * 0.8) * 1000);
-  publish({ clientId, scopes: body.scopes, role: body.role, environment: body.environment ?? 'live' });
+  publish({ clientId, clientName: body.client_name, scopes: body.scopes, role: body.role, environment: body.environment });
 }
 
-export async function signIn(clientId: string, clientSecret: string): Promise<void> {
-  await loadKnownScopes();
+export function signIn(clientId: string, clientSecret: string): Promise<void> {
   return requestToken(clientId, clientSecret);
 }
 
@@ -147,9 +123,4 @@ export function query(params: Record<string, string | number | undefined | null>
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
   const s = q.toString();
   return s ? `?${s}` : '';
-}
-
-export interface Page<T> {
-  data: T[];
-  next_cursor: string | null;
 }

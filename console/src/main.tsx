@@ -2,11 +2,12 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './styles.css';
-import { currentSession, may, onSession, signIn, signOut, type Session } from './api.ts';
+import { currentSession, hasScope, onSession, signIn, signOut, type Session } from './api.ts';
 import { ErrorBox, Field, Link, navigate, toProblem, useRoute } from './ui.tsx';
 import type { ApiProblem } from './api.ts';
 import { DecisionPage, DecisionsPage } from './pages/decisions.tsx';
-import { DisputePage, DisputesPage } from './pages/disputes.tsx';
+import { DisputesPage } from './pages/disputes.tsx';
+import { DisputePage } from './pages/dispute.tsx';
 import { EntitiesPage } from './pages/entities.tsx';
 import { PoliciesPage } from './pages/policies.tsx';
 import { KeysPage } from './pages/keys.tsx';
@@ -60,19 +61,19 @@ function SignIn() {
 
 function Shell({ session }: { session: Session }) {
   const path = useRoute();
-  const visible = PAGES.filter((p) => may(p.scope));
+  const visible = PAGES.filter((p) => hasScope(p.scope));
   const section = '/' + (path.split('/')[1] ?? '');
   const page = PAGES.find((p) => p.path === section);
   useEffect(() => {
     // The root, or a page this principal cannot see: go to the first page it can.
-    if ((!page || !may(page.scope)) && visible[0]) navigate(visible[0].path);
+    if ((!page || !hasScope(page.scope)) && visible[0]) navigate(visible[0].path);
   }, [path]);
   useEffect(() => {
     document.title = page ? `${page.name} · Vouch console` : 'Vouch console';
   }, [page]);
   const id = decodeURIComponent(path.split('/').slice(2).join('/'));
   let content;
-  if (!page || !may(page.scope)) content = visible.length ? null : <p>This client has none of the scopes the console's pages need.</p>;
+  if (!page || !hasScope(page.scope)) content = visible.length ? null : <p>This client has none of the scopes the console's pages need.</p>;
   else if (page.path === '/decisions') content = id ? <DecisionPage id={id} /> : <DecisionsPage />;
   else if (page.path === '/disputes') content = id ? <DisputePage id={id} /> : <DisputesPage />;
   else if (page.path === '/entities') content = <EntitiesPage id={id} />;
@@ -97,8 +98,8 @@ function Shell({ session }: { session: Session }) {
         </nav>
         <div class="who">
           {session.environment === 'test' && <span class="test-mode" title="This client's tokens read and write test data only">Test data</span>}
-          <span class="muted" title={session.scopes.join(' ')}>
-            {session.clientId} · {session.role}
+          <span class="muted" title={`${session.clientId}: ${session.scopes.join(' ')}`}>
+            <span class="client-name">{session.clientName}</span> · {session.role}
           </span>
           <button type="button" onClick={() => signOut()}>Sign out</button>
         </div>

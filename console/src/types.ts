@@ -1,61 +1,35 @@
-// The API's shapes (CONTRACT §4–§10) as far as the console reads them.
-export interface Signal {
-  name: string;
-  value: number;
-  weight: number;
-  description?: string;
-}
-export interface ScoreResult {
-  entity_id: string;
-  score: number;
-  risk_level: string;
-  signals: Signal[];
-  decision_id: string;
-  policy_version: string;
-  scored_at: string;
-  safe_amount?: number | null;
-  cached?: boolean;
-}
-export interface Flag {
-  code: string;
-  severity: 'low' | 'medium' | 'high' | 'critical';
-  party: string;
-  message: string;
-}
-export interface Party {
-  entity_id: string;
-  score: number;
-  risk_level: string;
-  safe_amount?: number | null;
-}
-export interface DisputeResult {
-  dispute_id: string;
-  analysis_id: string;
-  recommendation: 'release_to_buyer' | 'return_to_seller' | 'manual_review';
-  confidence: number;
-  risk_flags: Flag[];
-  parties: { buyer: Party; seller: Party };
-  missing_evidence?: { code: string; party: string; message: string }[];
-  policy_version: string;
-}
-export interface Label {
-  decision_id: string;
-  label: 'fraud' | 'legit';
-  source: string;
-  labelled_at: string;
-  labelled_by: string;
-}
-export interface Decision {
-  id: string;
-  kind: string;
-  subject_id: string;
-  principal_id?: string;
-  result: unknown;
-  policy_version: string;
-  created_at: string;
-  label?: Label | null;
-  features?: Record<string, number>;
-}
-export const isDispute = (d: Decision): boolean => d.kind.startsWith('dispute');
+// The API's shapes, taken from the SDK's types (sdk/src/schema.d.ts, generated from the service's
+// OpenAPI document by `npm run sdk:generate`), so a change to the API shows up here as a type error.
+import type { components, operations } from '../../sdk/src/schema.d.ts';
+
+type Schemas = components['schemas'];
+type Created<Op extends keyof operations> = operations[Op]['responses'] extends { 201: { content: { 'application/json': infer B } } } ? B : never;
+
+export type TokenResponse = Schemas['IssueTokenResponse'];
+export type Decision = Schemas['GetDecisionResponse'];
+export type DecisionList = Schemas['ListDecisionsResponse'];
+export type Label = Schemas['LabelDecisionResponse'];
+export type ScoreResult = Schemas['ScoreTrustResponse'];
+export type Signal = ScoreResult['signals'][number];
+export type DisputeResult = Schemas['AnalyzeDisputeResponse'];
+export type Party = DisputeResult['parties']['buyer'];
+export type Entity = Schemas['GetEntityResponse'];
+export type EntityEvent = Schemas['ListEntityEventsResponse']['data'][number];
+export type EntityEventList = Schemas['ListEntityEventsResponse'];
+export type EventsSent = Schemas['RecordTrustEventsResponse'];
+export type Key = Schemas['ApiKey'];
+export type KeyList = Schemas['ListKeysResponse'];
+export type KeyWithSecret = Created<'createKey'>;
+export type PolicyList = Schemas['ListPoliciesResponse'];
+export type PolicyDetail = Schemas['CreatePolicyResponse'];
+export type ShadowCleared = Schemas['ClearShadowPolicyResponse'];
+export type Webhook = Schemas['Webhook'];
+export type WebhookList = Schemas['ListWebhooksResponse'];
+export type WebhookWithSecret = Created<'createWebhook'>;
+export type Delivery = Schemas['WebhookDelivery'];
+export type DeliveryList = Schemas['ListWebhookDeliveriesResponse'];
+export type WebhookEvent = Schemas['CreateWebhookRequest']['events'][number];
+
+export const isDispute = (d: Decision): boolean => d.kind === 'dispute_analysis';
 export const LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;

@@ -127,17 +127,8 @@ export const Empty = ({ children }: { children: ComponentChildren }) => (
   </div>
 );
 
-/** Shown when the endpoint a page needs answers 404: this server does not have that feature yet. */
-export const Unavailable = ({ feature }: { feature: string }) => (
-  <div class="empty unavailable" role="status">
-    <strong>{feature} is not available on this server.</strong> This version of the service does not offer the endpoint it
-    needs; upgrade the service to use it.
-  </div>
-);
-
-/** Loading → error (or "not available" for a 404) → content. */
+/** Loading → error → content. */
 export function Loader<T>({ state, feature, children }: { state: Loaded<T>; feature: string; children: (data: T) => ComponentChildren }) {
-  if (state.error?.missing) return <Unavailable feature={feature} />;
   if (state.error) return <ErrorBox error={state.error} what={`Could not load ${feature.toLowerCase()}`} />;
   if (state.data === undefined) return <Loading />;
   return <>{children(state.data)}</>;
@@ -220,7 +211,7 @@ export function Field({ label, children, hint }: { label: string; children: Comp
 }
 
 /** A fieldset of checkboxes choosing a subset of `options` (scopes of a key, events of a webhook). */
-export function CheckboxGroup({ legend, options, chosen, onChange }: { legend: string; options: readonly string[]; chosen: string[]; onChange: (next: string[]) => void }) {
+export function CheckboxGroup<T extends string>({ legend, options, chosen, onChange }: { legend: string; options: readonly T[]; chosen: T[]; onChange: (next: T[]) => void }) {
   return (
     <fieldset>
       <legend>{legend}</legend>

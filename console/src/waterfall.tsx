@@ -2,9 +2,10 @@
 // contribution (weight × value, in log-odds) moves the total, which σ turns into the score.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
-import { api } from './api.ts';
+import { api, hasScope } from './api.ts';
 import { fmtNumber } from './ui.tsx';
-import type { Signal } from './types.ts';
+import type { PolicyDetail, ScoreResult, Signal } from './types.ts';
+import { EVERY_LABEL, countDrawnLabels, rowsStyle } from './charts.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
 
@@ -13,7 +14,7 @@ const SAFE = '#1b7f3b';
 const NEUTRAL = '#5f6b7a';
 
 /**
- * The bias from the stored policy when the API serves policies; otherwise solved from the score,
+ * The bias from the stored policy when this client may read policies; otherwise solved from the score,
  * which is only possible when the score is not clamped at 0 or 100 (then the bias is unknown).
  */
 function useBias(policyVersion: string, score: number, signals: Signal[]): { bias: number | undefined; exact: boolean } {
@@ -24,8 +25,13 @@ function useBias(policyVersion: string, score: number, signals: Signal[]): { bia
   const [bias, setBias] = useState<{ bias: number | undefined; exact: boolean }>(derived);
   useEffect(() => {
     let live = true;
-    api<{ document?: { bias?: number } }>('GET', `/api/v1/policies/${encodeURIComponent(policyVersion)}`)
-      .then((p) => live && typeof p.document?.bias === 'number' && setBias({ bias: p.document.bias, exact: true }))
+    if (!hasScope('policy:read')) return;
+    api<PolicyDetail>('GET', `/api/v1/policies/${encodeURIComponent(policyVersion)}`)
+      .then((p) => {
+        // the document is `unknown` in the OpenAPI document: only its bias is read
+        const bias = (p.document as { bias?: unknown } | null)?.bias;
+        if (live && typeof bias === 'number') setBias({ bias, exact: true });
+      })
       .catch(() => {});
     return () => {
       live = false;
@@ -48,7 +54,7 @@ export function Waterfall({ score, signals, policyVersion }: { score: number; si
   steps.push({ label: bias === undefined ? 'signals in total' : `total → score ${fmtNumber(score)}`, from: 0, to: at, color: '#1f4e8c' });
   const summary =
     bias === undefined
-      ? `The ${signals.length} signals add ${fmtNumber(at)} log-odds. The policy's bias is not shown: this server does not publish its policies and a score of ${score} is at the end of the scale.`
+      ? `The ${signals.length} signals add ${fmtNumber(at)} log-odds. The policy's bias is not shown: this client may not read policies (policy:read) and a score of ${score} is at the end of the scale.`
       : `Waterfall from bias ${fmtNumber(bias)} through ${signals.length} signals to ${fmtNumber(at)} log-odds, score ${score}.`;
   const key = JSON.stringify(steps);
   useEffect(() => {
@@ -70,7 +76,7 @@ export function Waterfall({ score, signals, policyVersion }: { score: number; si
         responsive: true,
         maintainAspectRatio: false,
         animation: false,
-        scales: { x: { title: { display: true, text: 'log-odds (right is riskier)' } } },
+        scales: { x: { title: { display: true, text: 'log-odds (right is riskier)' } }, y: EVERY_LABEL },
         plugins: {
           tooltip: {
             callbacks: {
@@ -82,16 +88,43 @@ export function Waterfall({ score, signals, policyVersion }: { score: number; si
           },
         },
       },
+      plugins: [countDrawnLabels],
     });
     return () => chart.destroy();
   }, [key]);
-  const height = steps.length > 8 ? 'chart tall' : 'chart';
   return (
     <figure class="waterfall">
-      <div class={height}>
+      {/* a style property set through the DOM, which the CSP (no inline style attributes) allows */}
+      <div class="chart rows" style={rowsStyle(steps.length)}>
         <canvas ref={canvas} role="img" aria-label={summary} />
       </div>
       <figcaption class="muted">{summary}</figcaption>
     </figure>
+  );
+}
+
+/** Every signal of a score, largest contribution first; one card per signal on a narrow screen. */
+export function SignalTable({ r }: { r: ScoreResult }) {
+  if (r.signals.length === 0) return null;
+  return (
+    <div class="table-wrap">
+      <table class="stack">
+        <caption>Signals, largest contribution first (log-odds; positive is riskier)</caption>
+        <thead>
+          <tr><th scope="col">Signal</th><th scope="col">What was seen</th><th scope="col" class="num">Value</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Contribution</th></tr>
+        </thead>
+        <tbody>
+          {r.signals.map((s) => (
+            <tr key={s.name}>
+              <td data-label="Signal" class="mono">{s.name}</td>
+              <td data-label="What was seen">{s.description}</td>
+              <td data-label="Value" class="num">{fmtNumber(s.value)}</td>
+              <td data-label="Weight" class="num">{fmtNumber(s.weight)}</td>
+              <td data-label="Contribution" class={`num ${s.weight * s.value > 0 ? 'risk' : 'safe'}`}>{(s.weight * s.value > 0 ? '+' : '') + fmtNumber(s.weight * s.value)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,6 +1,7 @@
 // A fitted policy's weights before and after (the report's last plot), drawn from its JSON report.
 import { useEffect, useRef } from 'preact/hooks';
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
+import { EVERY_LABEL, countDrawnLabels, rowsStyle } from './charts.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
 
@@ -19,13 +20,18 @@ export function WeightsChart({ weights }: { weights: Record<string, { base: numb
           { label: 'candidate', data: names.map((n) => weights[n]!.candidate), backgroundColor: '#1f4e8c' },
         ],
       },
-      options: { indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false, scales: { x: { title: { display: true, text: 'weight (log-odds per unit)' } } } },
+      options: {
+        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
+        scales: { x: { title: { display: true, text: 'weight (log-odds per unit)' } }, y: EVERY_LABEL },
+      },
+      plugins: [countDrawnLabels],
     });
     return () => chart.destroy();
   }, [key]);
   return (
     <figure class="waterfall">
-      <div class={names.length > 8 ? 'chart tall' : 'chart'}>
+      {/* a style property set through the DOM, which the CSP (no inline style attributes) allows */}
+      <div class="chart rows" style={rowsStyle(names.length)}>
         <canvas ref={canvas} role="img" aria-label={`Weights of ${names.length} signals, base policy against the candidate`} />
       </div>
       <figcaption class="muted">Weights before (base) and after (candidate) the fit; the table below lists them.</figcaption>

@@ -832,6 +832,8 @@ export type components = {
         };
         IssueTokenResponse: {
             access_token: string;
+            /** @description the client's name, as given when it was created (what an operator console shows) */
+            client_name: string;
             /**
              * @description the data the token reads and writes (test mode): the client's environment
              * @enum {string}

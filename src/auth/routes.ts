@@ -35,6 +35,7 @@ const TokenResponse = Type.Object({
   role: Type.String(),
   scope: Type.String({ description: 'the granted scopes, space-separated (RFC 6749 §5.1)' }),
   environment: StringEnum(['live', 'test'] as const, { description: "the data the token reads and writes (test mode): the client's environment" }),
+  client_name: Type.String({ description: "the client's name, as given when it was created (what an operator console shows)" }),
 });
 
 const ServerMetadata = Type.Object({
@@ -177,7 +178,7 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
     const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested, client.environment);
     events.tokenIssued(request, client.client_id, requested);
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role, scope: requested.join(' '), environment: client.environment };
+    return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role, scope: requested.join(' '), environment: client.environment, client_name: client.name };
   });
 
   app.get('/.well-known/jwks.json', {

@@ -22,13 +22,14 @@ describeEachBackend('token endpoint', (ctx) => {
     assert.match(header(res, 'content-type'), /^application\/json/);
     assert.equal(res.headers['cache-control'], 'no-store');
     const body = res.json();
-    assert.deepEqual(Object.keys(body).sort(), ['access_token', 'environment', 'expires_in', 'role', 'scope', 'scopes', 'token_type']);
+    assert.deepEqual(Object.keys(body).sort(), ['access_token', 'client_name', 'environment', 'expires_in', 'role', 'scope', 'scopes', 'token_type']);
     assert.equal(typeof body.access_token, 'string');
     assert.equal(body.token_type, 'Bearer');
     assert.ok(Number.isInteger(body.expires_in));
     assert.equal(body.expires_in, ctx().config.tokenTtlSeconds);
     assert.deepEqual([...body.scopes].sort(), [...SCOPES].sort());
     assert.equal(body.role, 'admin');
+    assert.equal(body.client_name, 'bootstrap admin');
   });
 
   test('issued JWT: RFC 9068 header typ at+jwt, alg EdDSA, kid, and claims iss, aud, sub, client_id, iat, exp, jti, scope, role: 200', async () => {

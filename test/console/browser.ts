@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { startApp, type TestContext } from '../helpers/app.ts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN_ID, ADMIN_SECRET, startApp, type TestContext } from '../helpers/app.ts';
 import type { Config } from '../../src/config/env.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -40,6 +40,68 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Serv
 export async function launch(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+/** The desktop size every page is checked at, and the phone width. */
+export const WIDE = { width: 1400, height: 900 };
+export const NARROW = { width: 390, height: 844 };
+
+/** A tab at the desktop size that collects every Content-Security-Policy violation it reports. */
+export async function openTab(browser: Browser, base: string, locale = 'en-GB'): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
+  const context = await browser.newContext({ viewport: WIDE, locale });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const cspErrors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) cspErrors.push(m.text());
+  });
+  return { context, page, cspErrors };
+}
+
+/** Signs in on the page at `path` (a full load: the session lives in the tab's memory only). */
+export async function signIn(page: Page, base: string, id = ADMIN_ID, secret = ADMIN_SECRET, path = ''): Promise<void> {
+  await page.goto(`${base}/console${path}`);
+  await page.getByLabel('Client ID').fill(id);
+  await page.getByLabel('Client secret').fill(secret);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+export const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+
+/**
+ * Polls `probe` until it returns a value (not undefined): waiting for a condition, never for a fixed
+ * time. The deadline only turns a condition that never comes into a failure naming it.
+ */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, deadlineMs = 30_000): Promise<T> {
+  const stop = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > stop) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** How far the page, or any scrolling table in it, extends past its box sideways (0: nothing is cut off). */
+export async function sidewaysOverflow(page: Page): Promise<number> {
+  // a string: evaluated in the page, whose DOM types this (Node) project does not load
+  return page.evaluate("Math.max(...[document.documentElement, ...document.querySelectorAll('.table-wrap')].map((b) => b.scrollWidth - b.clientWidth))") as Promise<number>;
+}
+
+/**
+ * Full-page screenshots at the desktop size and at 390 px wide, then back to the desktop size.
+ * At 390 px nothing may be cut off sideways: no column hidden past a scroll edge.
+ */
+export async function shots(page: Page, name: string): Promise<void> {
+  await shot(page, `${name}-wide`);
+  await page.setViewportSize(NARROW);
+  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+  await shot(page, `${name}-390`);
+  const overflow = await sidewaysOverflow(page);
+  await page.setViewportSize(WIDE);
+  if (overflow > 0) throw new Error(`${name}: at 390 px wide the page or a table is cut off by ${overflow}px`);
 }
 
 export async function shot(page: Page, name: string): Promise<void> {

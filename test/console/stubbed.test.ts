@@ -1,18 +1,21 @@
-// The pages whose endpoints other branches add (decision list and labels, policies, webhooks),
-// driven in chromium against responses shaped exactly as CONTRACT §8–§10 describes, served by the
-// browser's request interception; everything else (sign-in, the console itself) is the real server.
-// The real-server suite (console.test.ts) runs the same flows end to end once the endpoints exist.
+// Console pages driven in chromium against responses the test controls exactly (shaped as the
+// OpenAPI document says), served by the browser's request interception: what a small real store
+// cannot easily produce (a hundred analyses, twenty fitted weights, each delivery failure category).
+// Sign-in and the console itself are the real server; console.test.ts runs the flows end to end.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
-import { ADMIN_ID, ADMIN_SECRET, bearer } from '../helpers/app.ts';
+import { ADMIN_ID, bearer } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
-import { CHROMIUM, ensureConsoleBuilt, launch, shot, startServer, type Server } from './browser.ts';
+import { CHROMIUM, ensureConsoleBuilt, launch, openTab, shots, signIn, startServer, type Server } from './browser.ts';
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const NOW = new Date().toISOString();
 const M = { roc_auc: 0.81, average_precision: 0.62, brier: 0.12, calibration_error: 0.04 };
+
+/** Twenty signal names, as many as a fitted policy reports. */
+const SIGNALS = Array.from({ length: 20 }, (_, i) => ['chargebacks', 'fraud_reports', 'young_account_reversible_method', 'shared_identifier_entities', 'dispute_rate'][i % 5]! + (i < 5 ? '' : `_${i}`));
 
 const json = (route: Route, status: number, body: unknown) => route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
 
@@ -21,7 +24,7 @@ describe('console pages against contract-shaped responses', { skip }, () => {
   let browser: Browser;
   let page: Page;
   let decisionId: string;
-  const cspErrors: string[] = [];
+  let cspErrors: string[] = [];
 
   before(async () => {
     ensureConsoleBuilt();
@@ -30,16 +33,8 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     const scored = await server.inject({ method: 'POST', url: '/api/v1/trust/score', headers: bearer(admin), payload: { entity_id: hash('stub-entity'), amount: 50, currency: 'EUR' } });
     decisionId = scored.json().decision_id;
     browser = await launch();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'de-DE' })).newPage();
-    page.setDefaultTimeout(5_000);
-    page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) cspErrors.push(m.text());
-    });
-    await page.goto(`${server.base}/console`);
-    await page.getByLabel('Client ID').fill(ADMIN_ID);
-    await page.getByLabel('Client secret').fill(ADMIN_SECRET);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    ({ page, cspErrors } = await openTab(browser, server.base, 'de-DE'));
+    await signIn(page, server.base);
   });
 
   after(async () => {
@@ -67,7 +62,7 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     await nav('Keys').click();
     await nav('Decisions').click();
     await page.locator('tbody tr').nth(1).waitFor();
-    await shot(page, 'stub-01-decisions');
+    await shots(page, 'stub-01-decisions');
     await page.getByRole('link', { name: /\d/ }).first().click();
     await page.getByRole('button', { name: 'Fraud' }).click();
     await page.locator('dl.facts').getByText('fraud', { exact: true }).waitFor();
@@ -84,30 +79,44 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     await page.unrouteAll();
   });
 
-  test('Disputes: manual reviews come first, with both parties\' scores and the worst flag', async () => {
+  test('Disputes: every page through next_cursor, one row per dispute with its latest analysis and count, manual reviews first', async () => {
     const party = (score: number, risk_level: string) => ({ entity_id: hash(`p${score}`), score, risk_level, safe_amount: null });
-    const analysis = (id: string, recommendation: string, flags: { severity: string }[]) => ({
-      id, kind: 'dispute_analysis', subject_id: id, policy_version: 'p1', created_at: NOW, label: null,
-      result: { dispute_id: `dsp_${id}`, analysis_id: id, recommendation, confidence: 0.9, risk_flags: flags.map((f, i) => ({ code: `f${i}`, party: 'trade', message: 'm', ...f })), parties: { buyer: party(12, 'low'), seller: party(64, 'high') }, missing_evidence: [], policy_version: 'p1' },
+    const analysis = (id: string, disputeId: string, recommendation: string, flags: { severity: string }[]) => ({
+      id, kind: 'dispute_analysis', subject_id: disputeId, policy_version: 'p1', created_at: NOW, label: null, features: null, trade_id: null, principal_id: ADMIN_ID, request_digest: 'x',
+      result: { dispute_id: disputeId, analysis_id: id, recommendation, confidence: 0.9, risk_flags: flags.map((f, i) => ({ code: `f${i}`, party: 'trade', message: 'm', ...f })), parties: { buyer: party(12, 'low'), seller: party(64, 'high') }, missing_evidence: [], policy_version: 'p1' },
     });
-    let query = '';
+    // 100 analyses of 100 disputes on the first page; the second holds 5 more disputes and an
+    // older analysis of dsp_007, which must count towards its row rather than add one
+    const first = Array.from({ length: 100 }, (_, i) => analysis(`ana_${i}`, `dsp_${String(i).padStart(3, '0')}`, i === 42 ? 'manual_review' : 'release_to_buyer', [{ severity: i === 42 ? 'critical' : 'low' }]));
+    const second = [...Array.from({ length: 5 }, (_, i) => analysis(`ana_${100 + i}`, `dsp_${100 + i}`, 'return_to_seller', [])), analysis('ana_old_7', 'dsp_007', 'manual_review', [])];
+    const queries: string[] = [];
     await page.route((url) => url.pathname === '/api/v1/decisions', (route) => {
-      query = new URL(route.request().url()).search;
-      return json(route, 200, { data: [analysis('ana_newer', 'release_to_buyer', [{ severity: 'low' }]), analysis('ana_older', 'manual_review', [{ severity: 'medium' }, { severity: 'critical' }])], next_cursor: null });
+      const q = new URL(route.request().url()).searchParams;
+      queries.push(q.toString());
+      return json(route, 200, q.get('cursor') === 'page-2' ? { data: second, next_cursor: null } : { data: first, next_cursor: 'page-2' });
     });
     await nav('Disputes').click();
-    await page.locator('tbody tr').nth(1).waitFor();
-    assert.match(query, /kind=dispute/);
-    const first = await page.locator('tbody tr').first().innerText();
-    assert.match(first, /dsp_ana_older[\s\S]*manual review[\s\S]*critical[\s\S]*12[\s\S]*64/);
-    await shot(page, 'stub-03-disputes');
+    await page.locator('tbody tr').nth(99).waitFor();
+    assert.match(queries[0]!, /kind=dispute/);
+    assert.match(await page.locator('tbody tr').first().innerText(), /dsp_042[\s\S]*manual review[\s\S]*critical[\s\S]*12[\s\S]*64/);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.getByText('105 disputes from 106 analyses.').waitFor();
+    assert.equal(await page.locator('tbody tr').count(), 105);
+    assert.match(queries[1]!, /cursor=page-2/);
+    const dsp7 = page.locator('tbody tr').filter({ hasText: 'dsp_007' });
+    assert.equal(await dsp7.count(), 1);
+    // the latest analysis (release to buyer) stands for the dispute, counted twice
+    assert.match(await dsp7.innerText(), /release to buyer/);
+    assert.equal(await dsp7.locator('td[data-label="Analyses"]').innerText(), '2');
+    assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0);
+    await shots(page, 'stub-03-disputes');
     await page.unrouteAll();
   });
 
   test('Policies: versions, backtest, the report, and activation after a confirmation showing level changes', async () => {
     const policies = [
-      { version: 'p1', status: 'active', source: 'builtin', parent_version: null, created_at: NOW, created_by: null, summary: {} },
-      { version: 'p2-fit', status: 'candidate', source: 'fit', parent_version: 'p1', created_at: NOW, created_by: ADMIN_ID, summary: {} },
+      { version: 'p1', status: 'active', source: 'builtin', parent_version: null, created_at: NOW, created_by: null, summary: 'the built-in policy; bias -2.1, thresholds 30/60/85' },
+      { version: 'p2-fit', status: 'candidate', source: 'fit', parent_version: 'p1', created_at: NOW, created_by: ADMIN_ID, summary: 'fitted on 120 fraud and 220 legit decisions from p1; holdout ROC-AUC 0.860' },
     ];
     const backtest = { version: 'p2-fit', decisions: 1200, labelled: 340, metrics: M, levels: { low: { low: 700, medium: 40 }, medium: { low: 12, medium: 200, high: 8 }, high: { high: 150, critical: 5 }, critical: { critical: 85 } } };
     let activated = false;
@@ -130,7 +139,7 @@ describe('console pages against contract-shaped responses', { skip }, () => {
         return json(route, 200, { ...policies[1], document: { bias: -2.1 }, report: {
           labels: { fraud: 120, legit: 220 }, holdout: { decisions: 100, fraud: 35 }, metrics: { base: M, candidate: { ...M, roc_auc: 0.86 } },
           thresholds: [{ risk_level: 'high', min_score: 60, share_flagged: 0.12, precision: 0.7, recall: 0.55 }],
-          weights: { chargebacks: { base: 2.5, candidate: 2.9 }, fraud_reports: { base: 3, candidate: 2.4 }, completed_trades: { base: -0.12, candidate: -0.2 } },
+          weights: Object.fromEntries(SIGNALS.map((name, i) => [name, { base: i / 4 - 2, candidate: i / 5 - 1.5 }])),
         } });
       }
       return json(route, 404, { code: 'not_found', detail: 'No such policy.' });
@@ -141,7 +150,10 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     await page.getByRole('heading', { name: /Report of/ }).waitFor();
     await page.getByText('Weights before and after').waitFor();
     assert.equal(await page.locator('section.panel canvas').count(), 1);
-    await shot(page, 'stub-06-policies');
+    // all twenty signals are named on the chart's axis, not every other one
+    assert.equal(await page.locator('section.panel canvas').getAttribute('data-drawn-labels'), String(SIGNALS.length));
+    assert.match(await page.getByRole('row').filter({ hasText: 'p2-fit' }).first().innerText(), /fitted on 120 fraud and 220 legit decisions/);
+    await shots(page, 'stub-06-policies');
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download the HTML report with plots' }).click();
     assert.equal((await download).suggestedFilename(), 'vouch-policy-p2-fit-report.html');
@@ -150,7 +162,7 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByText(/Level changes/).waitFor();
     assert.match(await dialog.locator('caption').first().innerText(), /65 decisions change level/);
-    await shot(page, 'stub-07-policy-activate');
+    await shots(page, 'stub-07-policy-activate');
     await dialog.getByRole('button', { name: 'Activate' }).click();
     await page.getByText('Policy p2-fit is now active.').waitFor();
     assert.ok(activated);
@@ -170,7 +182,10 @@ describe('console pages against contract-shaped responses', { skip }, () => {
         hooks.push(hook);
         return json(route, 201, { ...hook, secret: 'whsec_c2VjcmV0LXNob3duLW9uY2U=' });
       }
-      if (pathname.endsWith('/deliveries')) return json(route, 200, { data: [{ id: 'msg_1', type: 'decision.high_risk', status: 'failed', attempts: 3, response_status: 500, last_attempt_at: NOW, next_attempt_at: NOW, created_at: NOW }], next_cursor: null });
+      if (pathname.endsWith('/deliveries')) {
+        const delivery = (id: string, status: string, last_status_code: number | null, last_error: string | null) => ({ id, webhook_id: 'wh_1', event_id: `evt_${id}`, event_type: 'decision.high_risk', status, attempts: last_error || last_status_code ? 3 : 0, last_status_code, last_error, last_attempt_at: last_error || last_status_code ? NOW : null, next_attempt_at: NOW, delivered_at: null, created_at: NOW });
+        return json(route, 200, { data: [delivery('msg_1', 'failed', 503, 'http_503'), delivery('msg_2', 'pending', null, 'timeout'), delivery('msg_3', 'pending', null, 'tls'), delivery('msg_4', 'succeeded', 204, null), delivery('msg_5', 'pending', null, null)], next_cursor: null });
+      }
       if (pathname.endsWith('/retry')) {
         retried = pathname;
         return json(route, 202, { id: 'msg_1', status: 'pending' });
@@ -192,10 +207,13 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     await box.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('cell', { name: 'https://hooks.example.com/vouch' }).waitFor();
     await page.getByRole('button', { name: 'Deliveries' }).click();
-    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.locator('td.last-response').nth(4).waitFor();
+    const responses = await page.locator('td.last-response').allInnerTexts();
+    assert.deepEqual(responses.map((t) => t.replace(/\s*\d{2}\.\d{2}\.\d{4}.*$/, '')), ['HTTP 503', 'timed out', 'TLS failed', 'HTTP 204', 'not attempted yet']);
+    await page.getByRole('button', { name: 'Retry' }).first().click();
     await page.getByText('Delivery queued for another attempt.').waitFor();
     assert.equal(retried, '/api/v1/webhooks/wh_1/deliveries/msg_1/retry');
-    await shot(page, 'stub-11-webhooks');
+    await shots(page, 'stub-11-webhooks');
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No webhooks yet.').waitFor();

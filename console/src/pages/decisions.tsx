@@ -1,9 +1,9 @@
 // Decisions: the audit trail of scores and analyses, filterable, and one decision's reasons.
 import { useState } from 'preact/hooks';
-import { api, may, query, type ApiProblem, type Page } from '../api.ts';
-import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, localToIso, navigate, toProblem, useLoad } from '../ui.tsx';
-import { isDispute, LEVELS, type Decision, type DisputeResult, type Label, type ScoreResult } from '../types.ts';
-import { Waterfall } from '../waterfall.tsx';
+import { api, currentSession, hasScope, query, type ApiProblem } from '../api.ts';
+import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtNumber, localToIso, navigate, toProblem, useLoad } from '../ui.tsx';
+import { isDispute, LEVELS, type Decision, type DecisionList, type DisputeResult, type Label, type ScoreResult } from '../types.ts';
+import { SignalTable, Waterfall } from '../waterfall.tsx';
 
 interface Filters {
   kind: string;
@@ -19,7 +19,7 @@ const NO_FILTERS: Filters = { kind: '', risk_level: '', label: '', entity_id: ''
 export function useDecisionList(params: Record<string, string | undefined>) {
   const [extra, setExtra] = useState<{ key: string; rows: Decision[]; cursor: string | null; error?: ApiProblem; busy?: boolean }>();
   const key = JSON.stringify(params);
-  const first = useLoad(() => api<Page<Decision>>('GET', `/api/v1/decisions${query({ ...params, limit: 50 })}`), [key]);
+  const first = useLoad(() => api<DecisionList>('GET', `/api/v1/decisions${query({ ...params, limit: 50 })}`), [key]);
   const more = extra?.key === key ? extra : undefined;
   const rows = [...(first.data?.data ?? []), ...(more?.rows ?? [])];
   const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
@@ -27,7 +27,7 @@ export function useDecisionList(params: Record<string, string | undefined>) {
     if (!cursor) return;
     setExtra({ key, rows: more?.rows ?? [], cursor, busy: true });
     try {
-      const page = await api<Page<Decision>>('GET', `/api/v1/decisions${query({ ...params, limit: 50, cursor })}`);
+      const page = await api<DecisionList>('GET', `/api/v1/decisions${query({ ...params, limit: 50, cursor })}`);
       setExtra({ key, rows: [...(more?.rows ?? []), ...page.data], cursor: page.next_cursor });
     } catch (err) {
       setExtra({ key, rows: more?.rows ?? [], cursor, error: toProblem(err) });
@@ -53,6 +53,7 @@ export function DecisionsPage() {
   return (
     <section aria-labelledby="h-decisions">
       <h1 id="h-decisions">Decisions</h1>
+      <PerClientNote what="decisions" />
       <form
         class="row open-by-id"
         onSubmit={(e) => {
@@ -108,7 +109,7 @@ export function DecisionsPage() {
           <button type="button" onClick={() => { setDraft(NO_FILTERS); setFilters(NO_FILTERS); }}>Clear</button>
         </div>
       </form>
-      <DecisionTable list={list} empty={filtered ? 'No decision matches these filters. Widen the time range or clear a filter.' : 'No decisions yet. Every POST /api/v1/trust/score and /api/v1/dispute/analyze call is recorded here.'} />
+      <DecisionTable list={list} empty={filtered ? 'No decision matches these filters. Widen the time range or clear a filter.' : `No decisions yet. Every POST /api/v1/trust/score and /api/v1/dispute/analyze call${ownOnly() ? ' made with this client\'s credentials' : ''} is recorded here.`} />
     </section>
   );
 }
@@ -122,7 +123,7 @@ export function DecisionTable({ list, empty, feature = 'The decision list' }: { 
         ) : (
           <>
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <caption class="sr-only">Decisions, newest first</caption>
                 <thead>
                   <tr>
@@ -157,14 +158,14 @@ function DecisionRow({ d }: { d: Decision }) {
   const r = d.result as Partial<ScoreResult & DisputeResult>;
   return (
     <tr>
-      <td>
+      <td data-label="Time">
         <Link to={dispute ? `/disputes/${encodeURIComponent(d.id)}` : `/decisions/${encodeURIComponent(d.id)}`}>{fmtDate(d.created_at)}</Link>
       </td>
-      <td>{dispute ? 'dispute' : 'score'}</td>
-      <td class="mono trunc" title={d.subject_id}>{d.subject_id}</td>
-      <td>{dispute ? (r.recommendation ?? '—').replace(/_/g, ' ') : fmtNumber(r.score)}</td>
-      <td><LevelBadge level={r.risk_level} /></td>
-      <td>{d.label ? <span class={`badge label-${d.label.label}`}>{d.label.label}</span> : <span class="muted">none</span>}</td>
+      <td data-label="Kind">{dispute ? 'dispute' : 'score'}</td>
+      <td data-label="Subject" class="mono trunc" title={d.subject_id}>{d.subject_id}</td>
+      <td data-label="Outcome">{dispute ? (r.recommendation ?? '—').replace(/_/g, ' ') : fmtNumber(r.score)}</td>
+      <td data-label="Level"><LevelBadge level={r.risk_level} /></td>
+      <td data-label="Label">{d.label ? <span class={`badge label-${d.label.label}`}>{d.label.label}</span> : <span class="muted">none</span>}</td>
     </tr>
   );
 }
@@ -189,14 +190,14 @@ export function DecisionPage({ id }: { id: string }) {
 function ScoreView({ d }: { d: Decision }) {
   const r = d.result as ScoreResult;
   const [label, setLabel] = useState<Label | null | undefined>(d.label);
+  const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem>();
-  const currency = (r as { currency?: string }).currency;
   const send = async (value: 'fraud' | 'legit') => {
     setBusy(true);
     setError(undefined);
     try {
-      setLabel(await api<Label>('POST', `/api/v1/decisions/${encodeURIComponent(d.id)}/label`, { label: value }));
+      setLabel(await api<Label>('POST', `/api/v1/decisions/${encodeURIComponent(d.id)}/label`, { label: value, ...(note.trim() ? { note: note.trim() } : {}) }));
     } catch (err) {
       setError(toProblem(err));
     } finally {
@@ -208,19 +209,23 @@ function ScoreView({ d }: { d: Decision }) {
       <dl class="facts">
         <div><dt>Score</dt><dd class="big">{fmtNumber(r.score)}</dd></div>
         <div><dt>Level</dt><dd><LevelBadge level={r.risk_level} /></dd></div>
-        <div><dt>Safe amount</dt><dd>{r.safe_amount === undefined ? '—' : r.safe_amount === null ? 'no limit' : fmtMoney(r.safe_amount, currency)}</dd></div>
+        <div><dt>Safe amount</dt><dd><SafeAmount amount={r.safe_amount} /></dd></div>
+        <div><dt>Trade</dt><dd class="mono">{d.trade_id ?? <span class="muted">none given</span>}</dd></div>
         <div><dt>Entity</dt><dd class="mono trunc"><Link to={`/entities/${encodeURIComponent(r.entity_id)}`}>{r.entity_id}</Link></dd></div>
         <div><dt>Scored</dt><dd>{fmtDate(r.scored_at ?? d.created_at)}</dd></div>
         <div><dt>Policy</dt><dd class="mono">{d.policy_version}</dd></div>
-        <div><dt>Label</dt><dd>{label ? <><span class={`badge label-${label.label}`}>{label.label}</span> <small class="muted">({label.source}, {fmtDate(label.labelled_at)})</small></> : <span class="muted">none</span>}</dd></div>
+        <div><dt>Label</dt><dd>{label ? <LabelFact label={label} /> : <span class="muted">none</span>}</dd></div>
       </dl>
-      {may('labels:write') && (
+      {hasScope('labels:write') && (
         <div class="actions" role="group" aria-label="Label this decision">
+          <Field label="Note (optional)">
+            <input value={note} maxLength={500} placeholder="why, for whoever reads this later" onInput={(e) => setNote(e.currentTarget.value)} />
+          </Field>
           <button type="button" class="danger" disabled={busy} onClick={() => send('fraud')}>Fraud</button>
           <button type="button" class="ok" disabled={busy} onClick={() => send('legit')}>Legit</button>
         </div>
       )}
-      {error?.missing ? <p class="empty unavailable" role="status"><strong>Labelling is not available on this server.</strong> Its API has no label endpoint yet.</p> : <ErrorBox error={error} what="Could not label" />}
+      <ErrorBox error={error} what="Could not label" />
       <h2>Why this score</h2>
       {r.signals.length === 0 ? (
         <Empty>No signal moved this score: it is the policy's baseline for an entity with no history.</Empty>
@@ -232,29 +237,36 @@ function ScoreView({ d }: { d: Decision }) {
   );
 }
 
-function SignalTable({ r }: { r: ScoreResult }) {
-  if (r.signals.length === 0) return null;
-  const described = r.signals.some((s) => s.description);
+/** The label, where it came from and when, and the labeller's note when there is one. */
+function LabelFact({ label }: { label: Label }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption>Signals, largest contribution first (log-odds; positive is riskier)</caption>
-        <thead>
-          <tr><th scope="col">Signal</th>{described && <th scope="col">What was seen</th>}<th scope="col" class="num">Value</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Contribution</th></tr>
-        </thead>
-        <tbody>
-          {r.signals.map((s) => (
-            <tr key={s.name}>
-              <td class="mono">{s.name}</td>
-              {described && <td>{s.description ?? <span class="muted">—</span>}</td>}
-              <td class="num">{fmtNumber(s.value)}</td>
-              <td class="num">{fmtNumber(s.weight)}</td>
-              <td class={`num ${s.weight * s.value > 0 ? 'risk' : 'safe'}`}>{(s.weight * s.value > 0 ? '+' : '') + fmtNumber(s.weight * s.value)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <>
+      <span class={`badge label-${label.label}`}>{label.label}</span> <small class="muted">({label.source}, {fmtDate(label.labelled_at)})</small>
+      {label.note && <p class="label-note">“{label.note}”</p>}
+    </>
   );
 }
 
+/**
+ * A safe amount. The score response names no currency and the decision record keeps no copy of the
+ * request, so the amount is said to be in the request's currency rather than guessed.
+ */
+export function SafeAmount({ amount, of = 'scored' }: { amount: number | null; of?: 'scored' | "trade's" }) {
+  if (amount === null) return <>no limit</>;
+  return <>{fmtNumber(amount)} <small class="muted">in the {of} currency</small></>;
+}
+
+/** Whether the signed-in client sees only its own decisions: every role but admin does. */
+export const ownOnly = (): boolean => currentSession()?.role !== 'admin';
+
+/** Decisions are recorded per client: a non-admin is told it sees its own client's only. */
+export function PerClientNote({ what }: { what: string }) {
+  const session = currentSession();
+  if (!session || !ownOnly()) return null;
+  return (
+    <p class="note" role="note">
+      Decisions are recorded per client: <strong>{session.clientName}</strong> sees only the {what} made with its own credentials. To see
+      another client's {what}, sign in as that client or as an admin client.
+    </p>
+  );
+}

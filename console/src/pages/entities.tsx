@@ -4,22 +4,7 @@ import { api, hasScope } from '../api.ts';
 import { Empty, Field, Loader, fmtDate, fmtMoney, fmtNumber, navigate, useLoad } from '../ui.tsx';
 import { DecisionTable, useDecisionList } from './decisions.tsx';
 import { EntityTimeline } from './entity-timeline.tsx';
-
-interface Entity {
-  entity_id: string;
-  first_seen_at: string | null;
-  last_event_at: string | null;
-  trades_completed: number;
-  trades_cancelled: number;
-  volume_completed: Record<string, number>;
-  disputes_opened: number;
-  disputes_won: number;
-  disputes_lost: number;
-  chargebacks: number;
-  fraud_reports: number;
-  blocklisted: boolean;
-  linked_identifiers: { type: string; hash: string; shared_with?: number; entities?: number }[];
-}
+import type { Entity } from '../types.ts';
 
 export function EntitiesPage({ id }: { id: string }) {
   const [draft, setDraft] = useState(id);
@@ -39,8 +24,6 @@ export function EntitiesPage({ id }: { id: string }) {
 
 function EntityView({ id }: { id: string }) {
   const state = useLoad(() => api<Entity>('GET', `/api/v1/trust/entities/${encodeURIComponent(id)}`), [id]);
-  // how many entities share an identifier, when this server reports it
-  const shares = state.data?.linked_identifiers.some((l) => typeof (l.shared_with ?? l.entities) === 'number') ?? false;
   if (state.error?.status === 404) return <Empty>No events were ever recorded for this entity. Check the id, or send its history to POST /api/v1/trust/events.</Empty>;
   return (
     <Loader state={state} feature="Entity lookup">
@@ -64,13 +47,13 @@ function EntityView({ id }: { id: string }) {
           ) : (
             <div class="table-wrap">
               <table>
-                <thead><tr><th scope="col">Type</th><th scope="col">Hash</th>{shares && <th scope="col" class="num">Entities sharing it</th>}</tr></thead>
+                <thead><tr><th scope="col">Type</th><th scope="col">Hash</th><th scope="col" class="num">Entities sharing it</th></tr></thead>
                 <tbody>
                   {e.linked_identifiers.map((l) => (
                     <tr key={l.type + l.hash}>
                       <td>{l.type}</td>
                       <td class="mono trunc" title={l.hash}>{l.hash}</td>
-                      {shares && <td class="num">{fmtNumber(l.shared_with ?? l.entities)}</td>}
+                      <td class="num">{fmtNumber(l.entities)}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -1,21 +1,8 @@
 // API keys: list, create (secret shown once), rotate, deactivate.
 import { useState } from 'preact/hooks';
-import { api, currentSession, hasScope, query, type ApiProblem, type Page } from '../api.ts';
+import { api, currentSession, hasScope, query, type ApiProblem } from '../api.ts';
+import type { Key, KeyList, KeyWithSecret } from '../types.ts';
 import { CheckboxGroup, Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, localToIso, toProblem, useLoad } from '../ui.tsx';
-
-interface Key {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  role: string;
-  environment: string;
-  status: string;
-  owner_client_id: string;
-  created_at: string;
-  expires_at: string | null;
-  last_used_at: string | null;
-}
 
 const ROLES = ['service', 'operator', 'admin'];
 
@@ -25,11 +12,11 @@ export function KeysPage() {
   const [secret, setSecret] = useState<{ label: string; value: string }>();
   const [action, setAction] = useState<{ kind: 'rotate' | 'deactivate'; key: Key }>();
   const [creating, setCreating] = useState(false);
-  const list = useLoad(() => api<Page<Key>>('GET', `/api/v1/keys${query({ status, limit: 50 })}`), [status]);
+  const list = useLoad(() => api<KeyList>('GET', `/api/v1/keys${query({ status, limit: 50 })}`), [status]);
   const more = rows.key === status ? rows : { key: status, extra: [] as Key[], cursor: undefined };
   const cursor = more.cursor === undefined ? list.data?.next_cursor : more.cursor;
   const loadMore = async () => {
-    const page = await api<Page<Key>>('GET', `/api/v1/keys${query({ status, limit: 50, cursor })}`);
+    const page = await api<KeyList>('GET', `/api/v1/keys${query({ status, limit: 50, cursor })}`);
     setRows({ key: status, extra: [...more.extra, ...page.data], cursor: page.next_cursor });
   };
   const refresh = () => {
@@ -71,7 +58,7 @@ export function KeysPage() {
           return (
             <>
               <div class="table-wrap">
-                <table>
+                <table class="stack">
                   <caption class="sr-only">API keys, newest first</caption>
                   <thead>
                     <tr>
@@ -82,16 +69,16 @@ export function KeysPage() {
                   <tbody>
                     {all.map((k) => (
                       <tr key={k.id}>
-                        <td>{k.name} <small class="muted">{k.environment}</small></td>
-                        <td class="mono">{k.prefix}…</td>
-                        <td><span class={`badge status-${k.status}`}>{k.status}</span></td>
-                        <td>{k.role}</td>
-                        <td class="scopes">{k.scopes.join(' ')}</td>
-                        <td>{fmtDate(k.created_at)}</td>
-                        <td>{fmtDate(k.expires_at)}</td>
-                        <td>{fmtDate(k.last_used_at)}</td>
+                        <td data-label="Name">{k.name} <small class="muted">{k.environment}</small></td>
+                        <td data-label="Prefix" class="mono">{k.prefix}…</td>
+                        <td data-label="Status"><span class={`badge status-${k.status}`}>{k.status}</span></td>
+                        <td data-label="Role">{k.role}</td>
+                        <td data-label="Scopes" class="scopes">{k.scopes.join(' ')}</td>
+                        <td data-label="Created">{fmtDate(k.created_at)}</td>
+                        <td data-label="Expires">{fmtDate(k.expires_at)}</td>
+                        <td data-label="Last used">{fmtDate(k.last_used_at)}</td>
                         {write && (
-                          <td class="actions">
+                          <td data-label="" class="actions">
                             {k.status === 'active' && <button type="button" aria-label={`Rotate ${k.name}`} onClick={() => setAction({ kind: 'rotate', key: k })}>Rotate</button>}
                             {k.status !== 'inactive' && <button type="button" class="danger" aria-label={`Deactivate ${k.name}`} onClick={() => setAction({ kind: 'deactivate', key: k })}>Deactivate</button>}
                           </td>
@@ -123,7 +110,7 @@ export function KeysPage() {
   );
 }
 
-function CreateKey({ onCreated, onCancel }: { onCreated: (k: Key & { key: string }) => void; onCancel: () => void }) {
+function CreateKey({ onCreated, onCancel }: { onCreated: (k: KeyWithSecret) => void; onCancel: () => void }) {
   const session = currentSession();
   const mine = session?.scopes ?? [];
   const maxRole = ROLES.indexOf(session?.role ?? 'service');
@@ -139,7 +126,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: Key & { key: string
     setBusy(true);
     setError(undefined);
     try {
-      onCreated(await api('POST', '/api/v1/keys', { name, scopes, role, environment, ...(expires ? { expires_at: localToIso(expires) } : {}) }));
+      onCreated(await api<KeyWithSecret>('POST', '/api/v1/keys', { name, scopes, role, environment, ...(expires ? { expires_at: localToIso(expires) } : {}) }));
     } catch (err) {
       setError(toProblem(err));
       setBusy(false);
@@ -204,7 +191,7 @@ function Deactivate({ k, onClose }: { k: Key; onClose: (changed: boolean) => voi
   );
 }
 
-function Rotate({ k, onClose }: { k: Key; onClose: (created?: Key & { key: string }) => void }) {
+function Rotate({ k, onClose }: { k: Key; onClose: (created?: KeyWithSecret) => void }) {
   const [grace, setGrace] = useState('86400');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem>();
@@ -217,7 +204,7 @@ function Rotate({ k, onClose }: { k: Key; onClose: (created?: Key & { key: strin
       onConfirm={async () => {
         setBusy(true);
         try {
-          onClose(await api('POST', `/api/v1/keys/${encodeURIComponent(k.id)}/rotate`, { grace_period_seconds: Number(grace) }));
+          onClose(await api<KeyWithSecret>('POST', `/api/v1/keys/${encodeURIComponent(k.id)}/rotate`, { grace_period_seconds: Number(grace) }));
         } catch (err) {
           setError(toProblem(err));
           setBusy(false);

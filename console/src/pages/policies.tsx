@@ -1,20 +1,11 @@
 // Policies: versions and their status; upload, fit, backtest, shadow and activate (after a
 // confirmation showing how the backtest moves decisions between levels); the fit report.
 import { useState } from 'preact/hooks';
-import { api, may, type ApiProblem, type Page } from '../api.ts';
+import { api, hasScope, type ApiProblem } from '../api.ts';
 import { Confirm, Empty, ErrorBox, Field, Loader, Loading, fmtDate, fmtNumber, localToIso, toProblem, useLoad } from '../ui.tsx';
-import { LEVELS } from '../types.ts';
+import { LEVELS, type PolicyDetail, type PolicyList, type ShadowCleared } from '../types.ts';
 import { MetricsHead, MetricsRow, ReportView, type Metrics } from './policy-report.tsx';
 
-interface Policy {
-  version: string;
-  status: string;
-  source: string;
-  parent_version: string | null;
-  created_at: string;
-  created_by: string | null;
-  summary?: unknown;
-}
 interface Backtest {
   version: string;
   decisions: number;
@@ -23,14 +14,14 @@ interface Backtest {
   levels: Record<string, Record<string, number>>;
 }
 export function PoliciesPage() {
-  const list = useLoad(() => api<Page<Policy>>('GET', '/api/v1/policies'), []);
+  const list = useLoad(() => api<PolicyList>('GET', '/api/v1/policies'), []);
   const [backtest, setBacktest] = useState<{ version: string; result?: Backtest; error?: ApiProblem }>();
   const [activating, setActivating] = useState<string>();
+  const [endingShadow, setEndingShadow] = useState<string>();
   const [report, setReport] = useState<string>();
   const [message, setMessage] = useState<string>();
   const [error, setError] = useState<ApiProblem>();
-  const write = may('policy:write');
-  const missing = list.error?.missing;
+  const write = hasScope('policy:write');
   const runBacktest = async (version: string) => {
     setBacktest({ version });
     try {
@@ -60,21 +51,22 @@ export function PoliciesPage() {
             <Empty>No policies stored. The built-in policy is stored when the service starts; upload one below.</Empty>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <caption class="sr-only">Policy versions</caption>
-                <thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col">Source</th><th scope="col">Parent</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+                <thead><tr><th scope="col">Version</th><th scope="col">Status</th><th scope="col">Summary</th><th scope="col">Parent</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
                 <tbody>
                   {page.data.map((p) => (
                     <tr key={p.version} class={p.status === 'active' ? 'attention' : undefined}>
-                      <td class="mono">{p.version}</td>
-                      <td><span class={`badge status-${p.status}`}>{p.status}</span></td>
-                      <td>{p.source}</td>
-                      <td class="mono">{p.parent_version ?? '—'}</td>
-                      <td>{fmtDate(p.created_at)}</td>
-                      <td class="actions">
+                      <td data-label="Version" class="mono">{p.version}</td>
+                      <td data-label="Status"><span class={`badge status-${p.status}`}>{p.status}</span></td>
+                      <td data-label="Summary" class="summary">{p.summary}</td>
+                      <td data-label="Parent" class="mono">{p.parent_version ?? '—'}</td>
+                      <td data-label="Created">{fmtDate(p.created_at)}</td>
+                      <td data-label="" class="actions">
                         <button type="button" aria-label={`Backtest ${p.version}`} onClick={() => runBacktest(p.version)}>Backtest</button>
                         <button type="button" aria-label={`Report of ${p.version}`} onClick={() => setReport(p.version)}>Report</button>
                         {write && p.status !== 'active' && p.status !== 'shadow' && <button type="button" aria-label={`Shadow ${p.version}`} onClick={() => shadow(p.version)}>Shadow</button>}
+                        {write && p.status === 'shadow' && <button type="button" class="danger" aria-label={`End shadow of ${p.version}`} onClick={() => setEndingShadow(p.version)}>End shadow</button>}
                         {write && p.status !== 'active' && <button type="button" class="primary" aria-label={`Activate ${p.version}`} onClick={() => setActivating(p.version)}>Activate</button>}
                       </td>
                     </tr>
@@ -92,11 +84,23 @@ export function PoliciesPage() {
         </section>
       )}
       {report && <ReportView version={report} onClose={() => setReport(undefined)} />}
-      {write && !missing && (
+      {write && (
         <div class="cards">
           <Upload onDone={(v) => { setMessage(`Policy ${v} stored as a candidate.`); list.reload(); }} />
           <Fit onDone={(v) => { setMessage(`Fitted policy ${v} stored as a candidate; see its report.`); setReport(v); list.reload(); }} />
         </div>
+      )}
+      {endingShadow && (
+        <EndShadow
+          version={endingShadow}
+          onClose={(done) => {
+            setEndingShadow(undefined);
+            if (done) {
+              setMessage(`Policy ${endingShadow} no longer runs in shadow.`);
+              list.reload();
+            }
+          }}
+        />
       )}
       {activating && (
         <Activate
@@ -143,7 +147,7 @@ function BacktestView({ b }: { b: Backtest }) {
     <>
       <p>{fmtNumber(b.decisions)} stored score decisions replayed, {fmtNumber(b.labelled)} of them labelled.</p>
       <LevelChanges levels={b.levels} />
-      <table><caption>Metrics on the labelled decisions</caption><MetricsHead /><tbody><MetricsRow name={b.version} m={b.metrics} /></tbody></table>
+      <div class="table-wrap"><table><caption>Metrics on the labelled decisions</caption><MetricsHead /><tbody><MetricsRow name={b.version} m={b.metrics} /></tbody></table></div>
     </>
   );
 }
@@ -176,6 +180,34 @@ function Activate({ version, onClose }: { version: string; onClose: (done: boole
   );
 }
 
+/** Ends shadow mode (DELETE /api/v1/policies/shadow) after a confirmation. */
+function EndShadow({ version, onClose }: { version: string; onClose: (done: boolean) => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  return (
+    <Confirm
+      title={`End the shadow run of ${version}?`}
+      confirmLabel="End shadow"
+      danger
+      busy={busy}
+      onCancel={() => onClose(false)}
+      onConfirm={async () => {
+        setBusy(true);
+        try {
+          await api<ShadowCleared>('DELETE', '/api/v1/policies/shadow');
+          onClose(true);
+        } catch (err) {
+          setError(toProblem(err));
+          setBusy(false);
+        }
+      }}
+    >
+      <p>Scores stop being computed under it beside the active policy; decisions already made keep their shadow scores. The active policy is unchanged.</p>
+      <ErrorBox error={error} what="Could not end the shadow run" />
+    </Confirm>
+  );
+}
+
 function Upload({ onDone }: { onDone: (version: string) => void }) {
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
@@ -192,7 +224,7 @@ function Upload({ onDone }: { onDone: (version: string) => void }) {
     }
     setBusy(true);
     try {
-      const p = await api<Policy>('POST', '/api/v1/policies', doc);
+      const p = await api<PolicyDetail>('POST', '/api/v1/policies', doc);
       setText('');
       onDone(p.version);
     } catch (err) {
@@ -227,7 +259,7 @@ function Fit({ onDone }: { onDone: (version: string) => void }) {
     setBusy(true);
     setError(undefined);
     try {
-      const p = await api<Policy>('POST', '/api/v1/policies/fit', { since: localToIso(since), until: localToIso(until), holdout_fraction: Number(holdout) });
+      const p = await api<PolicyDetail>('POST', '/api/v1/policies/fit', { since: localToIso(since), until: localToIso(until), holdout_fraction: Number(holdout) });
       onDone(p.version);
     } catch (err) {
       setError(toProblem(err));

@@ -4,7 +4,9 @@ import { useState } from 'preact/hooks';
 import { api, apiText, type ApiProblem } from '../api.ts';
 import { Empty, ErrorBox, Loader, fmtNumber, fmtPercent, toProblem, useLoad } from '../ui.tsx';
 import { WeightsChart } from '../weights.tsx';
+import type { PolicyDetail } from '../types.ts';
 
+// The OpenAPI document types a policy's report (and a backtest) as `unknown`: their shape is read here.
 export type Metrics = { roc_auc: number | null; average_precision: number | null; brier: number | null; calibration_error: number | null };
 interface Report {
   labels?: { fraud: number; legit: number };
@@ -22,7 +24,7 @@ export const MetricsHead = () => (
 );
 
 export function ReportView({ version, onClose }: { version: string; onClose: () => void }) {
-  const state = useLoad(() => api<{ report?: Report | null }>('GET', `/api/v1/policies/${encodeURIComponent(version)}`), [version]);
+  const state = useLoad(() => api<PolicyDetail>('GET', `/api/v1/policies/${encodeURIComponent(version)}`), [version]);
   const [error, setError] = useState<ApiProblem>();
   // The HTML report is self-contained (inline plots): it is downloaded and opened as a file, since
   // this page's Content-Security-Policy (nothing inline) would also apply to it in a frame or tab.
@@ -47,36 +49,36 @@ export function ReportView({ version, onClose }: { version: string; onClose: () 
       </div>
       <Loader state={state} feature="The policy report">
         {(p) => {
-          const r = p.report;
+          const r = p.report as Report | null;
           if (!r) return <Empty>This policy was not fitted, so it has no report. Fit a candidate to get one.</Empty>;
           return (
             <>
               {r.labels && <p>Fitted on {fmtNumber(r.labels.fraud)} fraud and {fmtNumber(r.labels.legit)} legit labels; holdout {fmtNumber(r.holdout?.decisions)} decisions ({fmtNumber(r.holdout?.fraud)} fraud).</p>}
-              {r.metrics && <table><caption>Holdout metrics</caption><MetricsHead /><tbody><MetricsRow name="base" m={r.metrics.base} /><MetricsRow name="candidate" m={r.metrics.candidate} /></tbody></table>}
+              {r.metrics && <div class="table-wrap"><table><caption>Holdout metrics</caption><MetricsHead /><tbody><MetricsRow name="base" m={r.metrics.base} /><MetricsRow name="candidate" m={r.metrics.candidate} /></tbody></table></div>}
               {r.thresholds && (
-                <div class="table-wrap"><table>
+                <div class="table-wrap"><table class="stack">
                   <caption>Thresholds</caption>
                   <thead><tr><th scope="col">Level</th><th scope="col" class="num">Min score</th><th scope="col" class="num">Flagged</th><th scope="col" class="num">Precision</th><th scope="col" class="num">Recall</th></tr></thead>
-                  <tbody>{r.thresholds.map((t) => <tr key={t.risk_level}><td>{t.risk_level}</td><td class="num">{fmtNumber(t.min_score)}</td><td class="num">{fmtPercent(t.share_flagged)}</td><td class="num">{fmtNumber(t.precision)}</td><td class="num">{fmtNumber(t.recall)}</td></tr>)}</tbody>
+                  <tbody>{r.thresholds.map((t) => <tr key={t.risk_level}><td data-label="Level">{t.risk_level}</td><td data-label="Min score" class="num">{fmtNumber(t.min_score)}</td><td data-label="Flagged" class="num">{fmtPercent(t.share_flagged)}</td><td data-label="Precision" class="num">{fmtNumber(t.precision)}</td><td data-label="Recall" class="num">{fmtNumber(t.recall)}</td></tr>)}</tbody>
                 </table></div>
               )}
               {r.weights && Object.keys(r.weights).length > 0 && <WeightsChart weights={r.weights} />}
               {r.weights && (
-                <div class="table-wrap"><table>
+                <div class="table-wrap"><table class="stack">
                   <caption>Weights before and after</caption>
                   <thead><tr><th scope="col">Signal</th><th scope="col" class="num">Base</th><th scope="col" class="num">Candidate</th></tr></thead>
-                  <tbody>{Object.entries(r.weights).map(([k, w]) => <tr key={k}><td class="mono">{k}</td><td class="num">{fmtNumber(w.base)}</td><td class="num">{fmtNumber(w.candidate)}</td></tr>)}</tbody>
+                  <tbody>{Object.entries(r.weights).map(([k, w]) => <tr key={k}><td data-label="Signal" class="mono">{k}</td><td data-label="Base" class="num">{fmtNumber(w.base)}</td><td data-label="Candidate" class="num">{fmtNumber(w.candidate)}</td></tr>)}</tbody>
                 </table></div>
               )}
+              <p>
+                <button type="button" onClick={download}>Download the HTML report with plots</button>{' '}
+                <small class="muted">ROC, precision–recall, calibration, score distributions; opens in any browser, offline.</small>
+              </p>
+              <ErrorBox error={error} what="Could not fetch the HTML report" />
             </>
           );
         }}
       </Loader>
-      <p>
-        <button type="button" onClick={download}>Download the HTML report with plots</button>{' '}
-        <small class="muted">ROC, precision–recall, calibration, score distributions; opens in any browser, offline.</small>
-      </p>
-      <ErrorBox error={error} what="Could not fetch the HTML report" />
     </section>
   );
 }

@@ -1,44 +1,45 @@
 // Webhooks: list, create (signing secret shown once), delete, and each endpoint's deliveries with retry.
 import { useState } from 'preact/hooks';
-import { api, may, type ApiProblem, type Page } from '../api.ts';
+import { api, hasScope, type ApiProblem } from '../api.ts';
+import type { Delivery, DeliveryList, Webhook, WebhookEvent, WebhookList, WebhookWithSecret } from '../types.ts';
 import { CheckboxGroup, Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, toProblem, useLoad } from '../ui.tsx';
 
-interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  description?: string | null;
-  status?: string;
-  created_at?: string;
-}
-interface Delivery {
-  id: string;
-  type?: string;
-  event_type?: string;
-  status?: string;
-  attempts?: number;
-  response_status?: number | null;
-  last_status?: number | null;
-  last_attempt_at?: string | null;
-  next_attempt_at?: string | null;
-  created_at?: string;
-}
+const EVENTS: readonly WebhookEvent[] = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'policy.activated', 'key.deactivated'];
 
-const EVENTS = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'policy.activated', 'key.deactivated'];
+/** What a delivery's last_error category means (docs/api.md, webhooks); an unknown one is shown as sent. */
+const FAILURES: Record<string, string> = {
+  timeout: 'timed out',
+  refused: 'connection refused',
+  dns: 'host name not resolved',
+  tls: 'TLS failed',
+  connection: 'connection failed',
+};
+
+/** The last attempt's outcome: its HTTP status code and the failure's category, when there was one. */
+function lastResponse(d: Delivery): string {
+  const parts: string[] = [];
+  if (d.last_status_code !== null) parts.push(`HTTP ${d.last_status_code}`);
+  if (d.last_error) {
+    const http = /^http_(\d{3})$/.exec(d.last_error);
+    if (!http) parts.push(FAILURES[d.last_error] ?? d.last_error);
+    else if (Number(http[1]) !== d.last_status_code) parts.push(`HTTP ${http[1]}`);
+  }
+  if (parts.length > 0) return parts.join(', ');
+  return d.attempts === 0 ? 'not attempted yet' : '—';
+}
 
 export function WebhooksPage() {
-  const list = useLoad(() => api<Page<Webhook>>('GET', '/api/v1/webhooks'), []);
+  const list = useLoad(() => api<WebhookList>('GET', '/api/v1/webhooks'), []);
   const [creating, setCreating] = useState(false);
   const [secret, setSecret] = useState<string>();
   const [removing, setRemoving] = useState<Webhook>();
   const [open, setOpen] = useState<string>();
-  const write = may('webhooks:write');
-  const missing = list.error?.missing;
+  const write = hasScope('webhooks:write');
   return (
     <section aria-labelledby="h-webhooks">
       <div class="title-row">
         <h1 id="h-webhooks">Webhooks</h1>
-        {write && !missing && !creating && <button class="primary" type="button" onClick={() => setCreating(true)}>Create webhook</button>}
+        {write && !creating && <button class="primary" type="button" onClick={() => setCreating(true)}>Create webhook</button>}
       </div>
       {secret && <SecretOnce label="Signing secret of the new webhook" value={secret} onDone={() => setSecret(undefined)} />}
       {creating && <CreateWebhook onCancel={() => setCreating(false)} onCreated={(s) => { setCreating(false); setSecret(s); list.reload(); }} />}
@@ -48,17 +49,17 @@ export function WebhooksPage() {
             <Empty>No webhooks yet. {write ? 'Create one to be told about high-risk decisions, analysed disputes and flagged entities.' : ''}</Empty>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <caption class="sr-only">Webhook endpoints</caption>
                 <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Description</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
                 <tbody>
                   {page.data.map((w) => (
                     <tr key={w.id}>
-                      <td class="mono trunc" title={w.url}>{w.url}</td>
-                      <td class="scopes">{w.events.join(' ')}</td>
-                      <td>{w.description ?? ''}</td>
-                      <td>{fmtDate(w.created_at)}</td>
-                      <td class="actions">
+                      <td data-label="URL" class="mono trunc" title={w.url}>{w.url}</td>
+                      <td data-label="Events" class="scopes">{w.events.join(' ')}</td>
+                      <td data-label="Description">{w.description ?? ''}</td>
+                      <td data-label="Created">{fmtDate(w.created_at)}</td>
+                      <td data-label="" class="actions">
                         <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? undefined : w.id)}>Deliveries</button>
                         {write && <button type="button" class="danger" onClick={() => setRemoving(w)}>Delete</button>}
                       </td>
@@ -78,7 +79,7 @@ export function WebhooksPage() {
 
 function CreateWebhook({ onCreated, onCancel }: { onCreated: (secret: string) => void; onCancel: () => void }) {
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>(['decision.high_risk']);
+  const [events, setEvents] = useState<WebhookEvent[]>(['decision.high_risk']);
   const [description, setDescription] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem>();
@@ -87,7 +88,7 @@ function CreateWebhook({ onCreated, onCancel }: { onCreated: (secret: string) =>
     setBusy(true);
     setError(undefined);
     try {
-      const created = await api<{ secret: string }>('POST', '/api/v1/webhooks', { url, events, ...(description ? { description } : {}) });
+      const created = await api<WebhookWithSecret>('POST', '/api/v1/webhooks', { url, events, ...(description ? { description } : {}) });
       onCreated(created.secret);
     } catch (err) {
       setError(toProblem(err));
@@ -114,7 +115,7 @@ function CreateWebhook({ onCreated, onCancel }: { onCreated: (secret: string) =>
 }
 
 function Deliveries({ id }: { id: string }) {
-  const list = useLoad(() => api<Page<Delivery>>('GET', `/api/v1/webhooks/${encodeURIComponent(id)}/deliveries`), [id]);
+  const list = useLoad(() => api<DeliveryList>('GET', `/api/v1/webhooks/${encodeURIComponent(id)}/deliveries`), [id]);
   const [error, setError] = useState<ApiProblem>();
   const [retried, setRetried] = useState<string>();
   const retry = async (d: Delivery) => {
@@ -138,17 +139,17 @@ function Deliveries({ id }: { id: string }) {
             <Empty>No deliveries yet: one is made each time a subscribed event happens.</Empty>
           ) : (
             <div class="table-wrap">
-              <table>
+              <table class="stack">
                 <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last response</th><th scope="col">Next attempt</th><th scope="col">Actions</th></tr></thead>
                 <tbody>
                   {page.data.map((d) => (
                     <tr key={d.id}>
-                      <td>{d.type ?? d.event_type ?? '—'} <small class="muted">{fmtDate(d.created_at)}</small></td>
-                      <td>{d.status ?? '—'}</td>
-                      <td class="num">{d.attempts ?? '—'}</td>
-                      <td>{d.response_status ?? d.last_status ?? '—'} <small class="muted">{fmtDate(d.last_attempt_at)}</small></td>
-                      <td>{fmtDate(d.next_attempt_at)}</td>
-                      <td>{may('webhooks:write') && <button type="button" onClick={() => retry(d)}>Retry</button>}</td>
+                      <td data-label="Event">{d.event_type} <small class="muted">{fmtDate(d.created_at)}</small></td>
+                      <td data-label="Status"><span class={`badge delivery-${d.status}`}>{d.status}</span></td>
+                      <td data-label="Attempts" class="num">{d.attempts}</td>
+                      <td data-label="Last response" class="last-response" title={d.last_error ?? undefined}>{lastResponse(d)} {d.last_attempt_at && <small class="muted">{fmtDate(d.last_attempt_at)}</small>}</td>
+                      <td data-label="Next attempt">{d.status === 'pending' ? fmtDate(d.next_attempt_at) : '—'}</td>
+                      <td data-label="">{hasScope('webhooks:write') && <button type="button" onClick={() => retry(d)}>Retry</button>}</td>
                     </tr>
                   ))}
                 </tbody>

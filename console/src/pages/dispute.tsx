@@ -1,0 +1,175 @@
+// One dispute analysis: its recommendation, flags, parties and missing evidence; whether it was
+// resolved; and recording the resolution as a dispute.resolved event naming both parties.
+import { useState } from 'preact/hooks';
+import { api, hasScope, query, type ApiProblem } from '../api.ts';
+import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtNumber, fmtPercent, toProblem, useLoad } from '../ui.tsx';
+import { SEVERITIES, type Decision, type DisputeResult, type EntityEventList, type EventsSent, type Party } from '../types.ts';
+import { SafeAmount } from './decisions.tsx';
+
+type Side = 'buyer' | 'seller';
+interface Resolution {
+  winner: Side;
+  at: string;
+}
+
+export const Recommendation = ({ r }: { r: DisputeResult }) => (
+  <span class={`badge rec-${r.recommendation}`}>{r.recommendation.replace(/_/g, ' ')}</span>
+);
+
+/** One event id per dispute: recording the resolution again is a duplicate, not a second outcome. */
+const resolutionEventId = (disputeId: string) => `console:${disputeId}:resolved`;
+
+/**
+ * The resolution recorded from this console, if any. Its dispute.resolved event is stored on the
+ * losing party's timeline, newest first, so it is on the first page of one of the two.
+ */
+async function findResolution(r: DisputeResult): Promise<Resolution | null> {
+  const eventId = resolutionEventId(r.dispute_id);
+  for (const [loser, winner] of [['seller', 'buyer'], ['buyer', 'seller']] as const) {
+    try {
+      const page = await api<EntityEventList>('GET', `/api/v1/trust/entities/${encodeURIComponent(r.parties[loser].entity_id)}/events${query({ limit: 100 })}`);
+      const found = page.data.find((e) => e.event_id === eventId);
+      if (found) return { winner, at: found.occurred_at };
+    } catch (err) {
+      // 404: no history at all for this party, so nothing was recorded against it
+      if (toProblem(err).status !== 404) throw err;
+    }
+  }
+  return null;
+}
+
+export function DisputePage({ id }: { id: string }) {
+  const state = useLoad(() => api<Decision>('GET', `/api/v1/decisions/${encodeURIComponent(id)}`), [id]);
+  return (
+    <section aria-labelledby="h-dispute">
+      <p><Link to="/disputes">← All disputes</Link></p>
+      <h1 id="h-dispute">Dispute analysis</h1>
+      {state.error?.status === 404 ? (
+        <Empty>No analysis with this id is visible to this client. Check the id (an analysis_id), or sign in as the client that made it.</Empty>
+      ) : (
+        <Loader state={state} feature="This analysis">
+          {(d) => (d.kind === 'dispute_analysis' ? <DisputeView key={d.id} d={d} /> : <p>This is a score: <Link to={`/decisions/${encodeURIComponent(d.id)}`}>open it on the Decisions page</Link>.</p>)}
+        </Loader>
+      )}
+    </section>
+  );
+}
+
+function DisputeView({ d }: { d: Decision }) {
+  const r = d.result as DisputeResult;
+  const canSee = hasScope('trust:read');
+  const recorded = useLoad(() => (canSee ? findResolution(r) : Promise.resolve(null)), [d.id]);
+  const [resolved, setResolved] = useState<Resolution | null>(null);
+  const resolution = resolved ?? recorded.data ?? null;
+  return (
+    <>
+      <dl class="facts">
+        <div><dt>Dispute</dt><dd class="mono">{r.dispute_id}</dd></div>
+        <div><dt>Status</dt><dd><Status resolution={resolution} known={canSee && !recorded.loading} /></dd></div>
+        <div><dt>Recommendation</dt><dd><Recommendation r={r} /></dd></div>
+        <div><dt>Confidence</dt><dd>{fmtPercent(r.confidence)}</dd></div>
+        <div><dt>Analysed</dt><dd>{fmtDate(d.created_at)}</dd></div>
+        <div><dt>Policy</dt><dd class="mono">{r.policy_version}</dd></div>
+      </dl>
+      <ErrorBox error={recorded.error} what="Could not check whether it was resolved" />
+      {resolved && <p class="ok-msg" role="status">Resolution recorded.</p>}
+      <h2>Parties</h2>
+      <div class="cards">
+        <PartyCard role="Buyer" p={r.parties.buyer} won={resolution ? resolution.winner === 'buyer' : undefined} />
+        <PartyCard role="Seller" p={r.parties.seller} won={resolution ? resolution.winner === 'seller' : undefined} />
+      </div>
+      <h2>Risk flags</h2>
+      {r.risk_flags.length === 0 ? (
+        <Empty>No risk flag was raised.</Empty>
+      ) : (
+        SEVERITIES.filter((s) => r.risk_flags.some((f) => f.severity === s)).map((s) => (
+          <div key={s} class="flag-group">
+            <h3><span class={`badge level-${s}`}>{s}</span></h3>
+            <ul class="flags">
+              {r.risk_flags.filter((f) => f.severity === s).map((f) => (
+                <li key={f.code + f.party}><span class="mono">{f.code}</span> <span class="muted">({f.party})</span>: {f.message}</li>
+              ))}
+            </ul>
+          </div>
+        ))
+      )}
+      <h2>Missing evidence</h2>
+      {r.missing_evidence.length === 0 ? (
+        <Empty>Nothing more to ask for: no further evidence would change the recommendation.</Empty>
+      ) : (
+        <ul class="flags">
+          {r.missing_evidence.map((m) => <li key={m.code + m.party}><span class="mono">{m.code}</span> <span class="muted">({m.party})</span>: {m.message}</li>)}
+        </ul>
+      )}
+      {hasScope('trust:write') && !resolution && <Resolve r={r} onResolved={setResolved} />}
+    </>
+  );
+}
+
+function Status({ resolution, known }: { resolution: Resolution | null; known: boolean }) {
+  if (resolution) return <><span class="badge status-resolved">resolved</span> in favour of the {resolution.winner} <small class="muted">({fmtDate(resolution.at)})</small></>;
+  return known ? <span class="badge status-open">open</span> : <span class="muted">—</span>;
+}
+
+function PartyCard({ role, p, won }: { role: string; p: Party; won: boolean | undefined }) {
+  return (
+    <div class="card">
+      <h3>{role} {won !== undefined && <span class={`badge ${won ? 'label-legit' : 'label-fraud'}`}>{won ? 'won' : 'lost'}</span>}</h3>
+      <p class="mono trunc"><Link to={`/entities/${encodeURIComponent(p.entity_id)}`}>{p.entity_id}</Link></p>
+      <p>Score <strong class="big">{fmtNumber(p.score)}</strong> <LevelBadge level={p.risk_level} /></p>
+      <p class="muted">Safe amount: <SafeAmount amount={p.safe_amount} of="trade's" /></p>
+    </div>
+  );
+}
+
+/** Records who the dispute was resolved for: one dispute.resolved event per party, each naming the other. */
+function Resolve({ r, onResolved }: { r: DisputeResult; onResolved: (resolution: Resolution) => void }) {
+  const [winner, setWinner] = useState<Side | ''>('');
+  const [tradeId, setTradeId] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!winner) return;
+    setBusy(true);
+    setError(undefined);
+    // One event covers both parties: the service mirrors a dispute.resolved event onto its
+    // counterparty_id. It is written for the losing party, so that a trade_id also labels the
+    // loser's scores of that trade as fraud (docs/api.md, outcomes and labels).
+    const loser = winner === 'buyer' ? r.parties.seller : r.parties.buyer;
+    const other = winner === 'buyer' ? r.parties.buyer : r.parties.seller;
+    const at = new Date().toISOString();
+    const event = {
+      event_id: resolutionEventId(r.dispute_id),
+      type: 'dispute.resolved',
+      entity_id: loser.entity_id,
+      counterparty_id: other.entity_id,
+      occurred_at: at,
+      resolution: 'against',
+      ...(tradeId.trim() ? { trade_id: tradeId.trim() } : {}),
+    };
+    try {
+      await api<EventsSent>('POST', '/api/v1/trust/events', { events: [event] });
+      onResolved({ winner, at });
+    } catch (err) {
+      setError(toProblem(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="panel" onSubmit={submit} aria-labelledby="h-resolve">
+      <h2 id="h-resolve">Record the resolution</h2>
+      <p class="muted">Sends a <code>dispute.resolved</code> event naming both parties, so the outcome feeds both histories.</p>
+      <fieldset>
+        <legend>Resolved in favour of</legend>
+        <label class="inline"><input type="radio" name="winner" value="buyer" checked={winner === 'buyer'} onChange={() => setWinner('buyer')} /> Buyer</label>
+        <label class="inline"><input type="radio" name="winner" value="seller" checked={winner === 'seller'} onChange={() => setWinner('seller')} /> Seller</label>
+      </fieldset>
+      <Field label="Trade ID (optional)" hint="When given, the losing party's scores for this trade are labelled fraud.">
+        <input value={tradeId} onInput={(e) => setTradeId(e.currentTarget.value)} />
+      </Field>
+      <ErrorBox error={error} what="Could not record the resolution" />
+      <button class="primary" type="submit" disabled={busy || !winner}>Record resolution</button>
+    </form>
+  );
+}
