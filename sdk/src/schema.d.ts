@@ -759,6 +759,10 @@ export type components = {
             } | null;
             policy_version: string;
             principal_id: string;
+            /** @description what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept) */
+            request: {
+                [key: string]: unknown;
+            } | null;
             /** @description SHA-256 of the canonical request */
             request_digest: string;
             /** @description the response as it was returned */
@@ -885,6 +889,10 @@ export type components = {
                 } | null;
                 policy_version: string;
                 principal_id: string;
+                /** @description what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept) */
+                request: {
+                    [key: string]: unknown;
+                } | null;
                 /** @description SHA-256 of the canonical request */
                 request_digest: string;
                 /** @description the response as it was returned */

@@ -24,6 +24,9 @@ const Decision = Type.Object({
   features: Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()], {
     description: "scores: every signal's value under the deciding policy, zeros included (CONTRACT §8)",
   }),
+  request: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
+    description: "what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept)",
+  }),
   label: Type.Union([LabelSchema, Type.Null()]),
 });
 
@@ -59,6 +62,7 @@ export function decisionRecord(row: Row): Static<typeof Decision> {
     created_at: new Date(Number(row.created_at)).toISOString(),
     trade_id: row.trade_id ?? null,
     features: row.features ? (JSON.parse(row.features) as Record<string, number>) : null,
+    request: row.request ? (JSON.parse(row.request) as Record<string, unknown>) : null,
     label: labelObject(row),
   };
 }

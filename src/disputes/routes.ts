@@ -93,6 +93,8 @@ export default async function disputeRoutes(app: FastifyInstance, { scoring, dec
       result: JSON.stringify(response),
       policy_version: policy.version,
       created_at: now,
+      // What the operator reviews beside the recommendation; the parties are in the result.
+      request: JSON.stringify({ trade: body.trade, reason: body.reason, opened_by: body.opened_by, opened_at: body.opened_at ?? new Date(now).toISOString(), evidence: body.evidence ?? {} }),
     });
     outcomes.inc({ recommendation: response.recommendation });
     return response;

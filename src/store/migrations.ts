@@ -10,6 +10,7 @@ import { idempotency } from './migrations/007_idempotency.ts';
 import { environments } from './migrations/009_environments.ts';
 import { webhooks } from './migrations/008_webhooks.ts';
 import { principalBound } from './migrations/014_principal_bound.ts';
+import { decisionRequest } from './migrations/016_decision_request.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -166,6 +167,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '008_webhooks': webhooks,
   '009_environments': environments,
   '014_principal_bound': principalBound,
+  '016_decision_request': decisionRequest,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -154,6 +154,8 @@ export interface DecisionsTable {
   features?: string | null;
   /** scores only: the request's context.trade_id */
   trade_id?: string | null;
+  /** what was asked, JSON, without entity ids (016_decision_request): see audit/routes.ts */
+  request?: string | null;
   /** scores only: the result's risk level, for filtering */
   risk_level?: string | null;
   /** scores only: the shadow policy's version and score at decision time, never returned */

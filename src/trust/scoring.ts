@@ -61,6 +61,16 @@ async function sharedDecision(store: Store, environment: Environment, decisionId
   return row ? { ...row, state: `${n(row.version)}.${n(row.linked_version)}` } : undefined;
 }
 
+/** What an operator needs to read a score decision: the amount and the trade context, never an entity id. */
+function requestSummary(body: ScoreBody): Record<string, unknown> {
+  const context = (body.context ?? {}) as Record<string, unknown>;
+  const summary: Record<string, unknown> = { amount: body.amount, currency: body.currency };
+  for (const name of ['side', 'payment_method', 'country', 'counterparty_country', 'trade_id'] as const) {
+    if (typeof context[name] === 'string') summary[name] = context[name];
+  }
+  return summary;
+}
+
 /** A cached decision as the response: the stored JSON, marked as served from the cache. */
 function cachedResponse(json: string): ScoreResponse {
   return { ...(JSON.parse(json) as StoredScore), cached: true };
@@ -209,6 +219,7 @@ export class ScoringService {
       created_at: now,
       cache_key: key,
       cache_state: state,
+      request: JSON.stringify(requestSummary(body)),
       ...learningColumns(profile, request, result, policy, this.shadowFor(environment), now),
     });
     if (cacheable) {

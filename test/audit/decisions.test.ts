@@ -23,12 +23,12 @@ describeEachBackend('audit decisions access', (ctx) => {
 
   before(async () => {
     owner = await login(ctx(), ['trust:read', 'dispute:analyze', 'audit:read', 'keys:write']);
-    const scored = await score(ctx(), owner.token, { entity_id: hash('audit-subject'), amount: 10, currency: 'EUR' });
+    const scored = await score(ctx(), owner.token, { entity_id: hash('audit-subject'), amount: 10, currency: 'EUR', context: { trade_id: 'trd-9', payment_method: 'card', counterparty_id: hash('audit-cp') } });
     assert.equal(scored.statusCode, 200, scored.body);
     scoreId = scored.json().decision_id;
     const analysed = await ctx().inject({
       method: 'POST', url: '/api/v1/dispute/analyze', headers: bearer(owner.token),
-      payload: { dispute_id: 'dsp-audit', trade: { trade_id: 't', amount: 10, currency: 'EUR' }, buyer_id: hash('ab'), seller_id: hash('as'), opened_by: 'buyer', reason: 'other' },
+      payload: { dispute_id: 'dsp-audit', trade: { trade_id: 't', amount: 10, currency: 'EUR' }, buyer_id: hash('ab'), seller_id: hash('as'), opened_by: 'buyer', reason: 'other', evidence: { payment_proof_submitted: true } },
     });
     assert.equal(analysed.statusCode, 200, analysed.body);
     analysisId = analysed.json().analysis_id;
@@ -43,6 +43,17 @@ describeEachBackend('audit decisions access', (ctx) => {
     assert.equal(a.statusCode, 200, a.body);
     assert.equal(a.json().kind, 'dispute_analysis');
     assert.equal(a.json().subject_id, 'dsp-audit');
+  });
+
+  test('a decision shows what was asked, without entity ids: amount, currency and trade context; a dispute\'s trade, reason, opener and evidence', async () => {
+    const s = (await decision(ctx(), bearer(owner.token), scoreId)).json();
+    assert.deepEqual(s.request, { amount: 10, currency: 'EUR', payment_method: 'card', trade_id: 'trd-9' });
+    const a = (await decision(ctx(), bearer(owner.token), analysisId)).json();
+    assert.deepEqual(a.request.trade, { trade_id: 't', amount: 10, currency: 'EUR' });
+    assert.equal(a.request.reason, 'other');
+    assert.equal(a.request.opened_by, 'buyer');
+    assert.deepEqual(a.request.evidence, { payment_proof_submitted: true });
+    assert.ok(!JSON.stringify([s.request, a.request]).includes(hash('ab')));
   });
 
   test("a non-admin client cannot read another client's decision: 404 not_found, same as an unknown id", async () => {

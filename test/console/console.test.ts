@@ -120,7 +120,9 @@ describe('operator console in chromium', { skip }, () => {
     const facts = await page.locator('dl.facts').innerText();
     assert.match(facts, /Score/);
     assert.match(facts, /Level/);
-    assert.match(facts, /Safe amount\s+(no limit|[\d.,]+ in the scored currency)/);
+    assert.match(facts, /Amount\s+(US)?\$400\.00/);
+    assert.match(facts, /Safe amount\s+(no limit|(US)?\$[\d.,]+)/);
+    assert.match(facts, /Payment\s+card/);
     assert.match(facts, /Trade\s+trade_console_risky/);
     const canvas = page.locator('figure.waterfall canvas');
     assert.equal(await canvas.count(), 1);
@@ -173,7 +175,12 @@ describe('operator console in chromium', { skip }, () => {
     await page.getByLabel('Analysis ID').fill(analysisId);
     await page.getByRole('button', { name: 'Open analysis' }).click();
     await page.getByRole('heading', { name: 'Risk flags' }).waitFor();
-    assert.match(await page.locator('.cards').innerText(), /Buyer[\s\S]*Score[\s\S]*Safe amount[\s\S]*Seller[\s\S]*Score/);
+    assert.match(await page.locator('.cards').innerText(), /Buyer[\s\S]*Score[\s\S]*Safe amount:? (no limit|(US)?\$[\d.,]+)[\s\S]*Seller[\s\S]*Score/);
+    const disputeFacts = await page.locator('dl.facts').innerText();
+    assert.match(disputeFacts, /Trade\s+trade_dsp_console_1 · (US)?\$500\.00/);
+    assert.match(disputeFacts, /Reason\s+asset not released/);
+    assert.match(disputeFacts, /Opened by\s+the buyer/);
+    assert.match(await page.locator('ul.evidence').innerText(), /payment proof submitted: yes[\s\S]*seller confirmed receipt: no[\s\S]*seller response minutes: 20/);
     assert.ok((await page.locator('ul.flags li').count()) >= 1);
     await page.getByRole('heading', { name: 'Missing evidence' }).waitFor();
     await page.locator('dl.facts').getByText('open', { exact: true }).waitFor();

@@ -1,7 +1,7 @@
 // Decisions: the audit trail of scores and analyses, filterable, and one decision's reasons.
 import { useState } from 'preact/hooks';
 import { api, currentSession, hasScope, query, type ApiProblem } from '../api.ts';
-import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtNumber, localToIso, navigate, toProblem, useLoad } from '../ui.tsx';
+import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, localToIso, navigate, toProblem, useLoad } from '../ui.tsx';
 import { isDispute, LEVELS, type Decision, type DecisionList, type DisputeResult, type Label, type ScoreResult } from '../types.ts';
 import { SignalTable, Waterfall } from '../waterfall.tsx';
 
@@ -187,8 +187,12 @@ export function DecisionPage({ id }: { id: string }) {
   );
 }
 
+/** What a score was asked, as the decision record keeps it (null for decisions stored before it was kept). */
+interface ScoreRequest { amount?: number; currency?: string; payment_method?: string; side?: string }
+
 function ScoreView({ d }: { d: Decision }) {
   const r = d.result as ScoreResult;
+  const asked = (d.request ?? null) as ScoreRequest | null;
   const [label, setLabel] = useState<Label | null | undefined>(d.label);
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
@@ -209,7 +213,9 @@ function ScoreView({ d }: { d: Decision }) {
       <dl class="facts">
         <div><dt>Score</dt><dd class="big">{fmtNumber(r.score)}</dd></div>
         <div><dt>Level</dt><dd><LevelBadge level={r.risk_level} /></dd></div>
-        <div><dt>Safe amount</dt><dd><SafeAmount amount={r.safe_amount} /></dd></div>
+        <div><dt>Amount</dt><dd>{asked?.amount !== undefined ? fmtMoney(asked.amount, asked.currency) : <span class="muted">not recorded</span>}</dd></div>
+        <div><dt>Safe amount</dt><dd><SafeAmount amount={r.safe_amount} currency={asked?.currency} /></dd></div>
+        {asked?.payment_method && <div><dt>Payment</dt><dd>{asked.payment_method.replace(/_/g, ' ')}{asked.side ? ` (${asked.side})` : ''}</dd></div>}
         <div><dt>Trade</dt><dd class="mono">{d.trade_id ?? <span class="muted">none given</span>}</dd></div>
         <div><dt>Entity</dt><dd class="mono trunc"><Link to={`/entities/${encodeURIComponent(r.entity_id)}`}>{r.entity_id}</Link></dd></div>
         <div><dt>Scored</dt><dd>{fmtDate(r.scored_at ?? d.created_at)}</dd></div>
@@ -251,8 +257,9 @@ function LabelFact({ label }: { label: Label }) {
  * A safe amount. The score response names no currency and the decision record keeps no copy of the
  * request, so the amount is said to be in the request's currency rather than guessed.
  */
-export function SafeAmount({ amount, of = 'scored' }: { amount: number | null; of?: 'scored' | "trade's" }) {
+export function SafeAmount({ amount, currency, of = 'scored' }: { amount: number | null; currency?: string | undefined; of?: 'scored' | "trade's" }) {
   if (amount === null) return <>no limit</>;
+  if (currency) return <>{fmtMoney(amount, currency)}</>;
   return <>{fmtNumber(amount)} <small class="muted">in the {of} currency</small></>;
 }
 

@@ -2,7 +2,7 @@
 // resolved; and recording the resolution as a dispute.resolved event naming both parties.
 import { useState } from 'preact/hooks';
 import { api, hasScope, query, type ApiProblem } from '../api.ts';
-import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtNumber, fmtPercent, toProblem, useLoad } from '../ui.tsx';
+import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, fmtPercent, toProblem, useLoad } from '../ui.tsx';
 import { SEVERITIES, type Decision, type DisputeResult, type EntityEventList, type EventsSent, type Party } from '../types.ts';
 import { SafeAmount } from './decisions.tsx';
 
@@ -55,8 +55,19 @@ export function DisputePage({ id }: { id: string }) {
   );
 }
 
+/** What the analysis was asked, as the decision record keeps it (null for analyses stored before it was kept). */
+interface DisputeRequest {
+  trade?: { trade_id?: string; amount?: number; currency?: string; payment_method?: string };
+  reason?: string;
+  opened_by?: string;
+  opened_at?: string;
+  evidence?: Record<string, boolean | number>;
+}
+
 function DisputeView({ d }: { d: Decision }) {
   const r = d.result as DisputeResult;
+  const asked = (d.request ?? null) as DisputeRequest | null;
+  const currency = asked?.trade?.currency;
   const canSee = hasScope('trust:read');
   const recorded = useLoad(() => (canSee ? findResolution(r) : Promise.resolve(null)), [d.id]);
   const [resolved, setResolved] = useState<Resolution | null>(null);
@@ -65,18 +76,22 @@ function DisputeView({ d }: { d: Decision }) {
     <>
       <dl class="facts">
         <div><dt>Dispute</dt><dd class="mono">{r.dispute_id}</dd></div>
+        {asked?.trade && <div><dt>Trade</dt><dd><span class="mono">{asked.trade.trade_id}</span> · {fmtMoney(asked.trade.amount, currency)}{asked.trade.payment_method ? ` · ${asked.trade.payment_method.replace(/_/g, ' ')}` : ''}</dd></div>}
+        {asked?.reason && <div><dt>Reason</dt><dd>{asked.reason.replace(/_/g, ' ')}</dd></div>}
+        {asked?.opened_by && <div><dt>Opened by</dt><dd>the {asked.opened_by}{asked.opened_at ? ` (${fmtDate(asked.opened_at)})` : ''}</dd></div>}
         <div><dt>Status</dt><dd><Status resolution={resolution} known={canSee && !recorded.loading} /></dd></div>
         <div><dt>Recommendation</dt><dd><Recommendation r={r} /></dd></div>
         <div><dt>Confidence</dt><dd>{fmtPercent(r.confidence)}</dd></div>
         <div><dt>Analysed</dt><dd>{fmtDate(d.created_at)}</dd></div>
         <div><dt>Policy</dt><dd class="mono">{r.policy_version}</dd></div>
       </dl>
+      {asked && <Evidence evidence={asked.evidence ?? {}} />}
       <ErrorBox error={recorded.error} what="Could not check whether it was resolved" />
       {resolved && <p class="ok-msg" role="status">Resolution recorded.</p>}
       <h2>Parties</h2>
       <div class="cards">
-        <PartyCard role="Buyer" p={r.parties.buyer} won={resolution ? resolution.winner === 'buyer' : undefined} />
-        <PartyCard role="Seller" p={r.parties.seller} won={resolution ? resolution.winner === 'seller' : undefined} />
+        <PartyCard role="Buyer" currency={currency} p={r.parties.buyer} won={resolution ? resolution.winner === 'buyer' : undefined} />
+        <PartyCard role="Seller" currency={currency} p={r.parties.seller} won={resolution ? resolution.winner === 'seller' : undefined} />
       </div>
       <h2>Risk flags</h2>
       {r.risk_flags.length === 0 ? (
@@ -111,13 +126,28 @@ function Status({ resolution, known }: { resolution: Resolution | null; known: b
   return known ? <span class="badge status-open">open</span> : <span class="muted">—</span>;
 }
 
-function PartyCard({ role, p, won }: { role: string; p: Party; won: boolean | undefined }) {
+/** The evidence submitted with the dispute, in words; a missing field means "not provided". */
+function Evidence({ evidence }: { evidence: Record<string, boolean | number> }) {
+  const entries = Object.entries(evidence);
+  return (
+    <>
+      <h2>Evidence submitted</h2>
+      {entries.length === 0 ? <Empty>No evidence was submitted with the dispute.</Empty> : (
+        <ul class="evidence">
+          {entries.map(([name, value]) => <li key={name}>{name.replace(/_/g, ' ')}: <strong>{typeof value === 'boolean' ? (value ? 'yes' : 'no') : fmtNumber(value)}</strong></li>)}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function PartyCard({ role, p, won, currency }: { role: string; p: Party; won: boolean | undefined; currency: string | undefined }) {
   return (
     <div class="card">
       <h3>{role} {won !== undefined && <span class={`badge ${won ? 'label-legit' : 'label-fraud'}`}>{won ? 'won' : 'lost'}</span>}</h3>
       <p class="mono trunc"><Link to={`/entities/${encodeURIComponent(p.entity_id)}`}>{p.entity_id}</Link></p>
       <p>Score <strong class="big">{fmtNumber(p.score)}</strong> <LevelBadge level={p.risk_level} /></p>
-      <p class="muted">Safe amount: <SafeAmount amount={p.safe_amount} of="trade's" /></p>
+      <p class="muted">Safe amount: <SafeAmount amount={p.safe_amount} currency={currency} of="trade's" /></p>
     </div>
   );
 }
