@@ -8,8 +8,6 @@ import { containsEmail } from './identifiers-email.ts';
 import { containsIban } from './identifiers-iban.ts';
 import { normaliseIdentifier } from './identifiers-normalise.ts';
 
-export { normaliseIdentifier };
-
 export type RawIdentifierKind = 'phone' | 'email' | 'iban' | 'card';
 
 function detect(s: string, text: boolean): RawIdentifierKind | null {
