@@ -5,6 +5,9 @@ import { Type } from 'typebox';
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
 import type { Environment } from '../auth/principal.ts';
+import { ApiError } from '../http/problem.ts';
+import { RAW_IDENTIFIER_DETAIL, rawIdentifierMessage } from '../http/validation.ts';
+import { rawIdentifierInText } from '../trust/identifiers.ts';
 
 export const LabelSchema = Type.Object({
   decision_id: Type.String(),
@@ -36,6 +39,20 @@ export function labelObject(row: LabelColumns): LabelRecord | null {
     labelled_by: row.labelled_by ?? null,
     ...(row.label_note ? { note: row.label_note } : {}),
   };
+}
+
+/**
+ * A label's note is free text that operators read (docs/api.md, "Raw identifiers"): a raw phone,
+ * e-mail, IBAN or card in it is refused as in an id, and so are control characters, which would
+ * reach their terminals (and PostgreSQL cannot store NUL).
+ */
+export function checkLabelNote(note: string | undefined): void {
+  if (note === undefined) return;
+  const kind = rawIdentifierInText(note);
+  if (kind) throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: [{ field: 'note', message: rawIdentifierMessage(kind) }] });
+  if (/\p{Cc}/u.test(note)) {
+    throw new ApiError(400, 'validation_failed', 'note must not contain control characters.', { errors: [{ field: 'note', message: 'must not contain control characters' }] });
+  }
 }
 
 export async function applyApiLabel(db: Kysely<Database>, id: string, label: 'fraud' | 'legit', note: string | null, by: string): Promise<LabelRecord> {

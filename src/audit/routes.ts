@@ -7,7 +7,7 @@ import type { Database, DecisionsTable } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { Principal } from '../auth/principal.ts';
-import { applyApiLabel, labelObject, LabelSchema } from './labels.ts';
+import { applyApiLabel, checkLabelNote, labelObject, LabelSchema } from './labels.ts';
 
 type Row = Selectable<DecisionsTable>;
 
@@ -135,6 +135,7 @@ export async function decisionRoutes(app: FastifyInstance, { db }: { db: Kysely<
       response: { 200: LabelSchema, 409: ProblemSchema, ...problems },
     },
   }, async (request) => {
+    checkLabelNote(request.body.note);
     const row = await findDecision(db, request.params.id, request.principal);
     if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
     if (row.kind !== 'score') {

@@ -193,6 +193,8 @@ function describeSchemaError(e: SchemaError): string {
 /** Checks that JSON Schema cannot express; each returns a problem naming the field, or null. */
 function semanticProblems(p: Policy): string[] {
   const problems: string[] = [];
+  // The version is shown to operators and stamped on every decision: no control characters.
+  if (/\p{Cc}/u.test(p.version)) problems.push('/version: must not contain control characters');
   for (const name of SIGNAL_NAMES) {
     const w = p.weights[name];
     if (SIGNAL_DIRECTIONS[name] === 'risk' && w < 0) {

@@ -1,10 +1,11 @@
-// Property/fuzz tests for the scoring, events, entities and dispute endpoints: hostile bodies
-// and paths never produce a 5xx, and every 4xx is a problem document.
+// Property/fuzz tests for the scoring, events, entities, dispute and label endpoints: hostile
+// bodies and paths never produce a 5xx, and every 4xx is a problem document.
 import { test, before } from 'node:test';
 import fc from 'fast-check';
 import { describeEachBackend, bearer } from '../helpers/app.ts';
 import { RUNS, JSON_TYPE, wellBehaved, bodies, nasty, value, objectText } from '../helpers/fuzz.ts';
-import { hash } from '../helpers/trust.ts';
+import { hash, score } from '../helpers/trust.ts';
+import { composedDisguise } from '../helpers/disguises.ts';
 
 const SCORE_KEYS = ['entity_id', 'amount', 'currency', 'context'];
 const CONTEXT_KEYS = ['counterparty_id', 'side', 'payment_method', 'country', 'counterparty_country', 'account_created_at', 'trade_id', 'linked_identifiers'];
@@ -46,6 +47,21 @@ describeEachBackend('fuzz: the trust and dispute endpoints never answer 5xx', (c
         } catch { /* keep the invalid bytes */ }
         const res = await ctx().inject({ method: 'GET', url: `/api/v1/trust/entities/${path}`, headers: bearer(admin) });
         wellBehaved(res, id);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('POST /api/v1/decisions/{id}/label with random notes (control characters, disguised raw identifiers): never 5xx', async () => {
+    const scored = await score(ctx(), admin, { entity_id: hash('fuzz-label'), amount: 10, currency: 'USD' });
+    const url = `/api/v1/decisions/${String(scored.json().decision_id)}/label`;
+    const note = fc.oneof(nasty, fc.string({ maxLength: 500 }), fc.string({ unit: 'binary', maxLength: 100 }), composedDisguise.map((d) => d.text.slice(0, 500)));
+    await fc.assert(
+      fc.asyncProperty(note, async (text) => {
+        const body = JSON.stringify({ label: 'legit', note: text });
+        const res = await post(url, body);
+        wellBehaved(res, body);
+        if (/\p{Cc}/u.test(text) && res.statusCode === 200) throw new Error(`a control character was stored: ${body}`);
       }),
       { numRuns: RUNS },
     );
