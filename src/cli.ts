@@ -5,22 +5,13 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, loadConfig, type Config } from './config/env.ts';
-import { openStore, type Store } from './store/db.ts';
-import { createClient, deactivateClient, listClients } from './auth/clients.ts';
-import { ENVIRONMENTS, ROLES, SCOPES, isRole, isScope, type Environment } from './auth/principal.ts';
+import { listClients } from './auth/clients.ts';
+import { SCOPES, ENVIRONMENTS, type Environment } from './auth/principal.ts';
 import { rotateSigningKey } from './auth/signing-keys.ts';
 import { resolveKeyEncryption } from './auth/kek.ts';
-import { RevocationFeed } from './auth/revocation.ts';
-import { lineLog } from './auth/events.ts';
 import { registerPolicyCommands } from './policies/cli.ts';
-
-/** Audit lines of CLI actions go to standard error: standard output is the command's result. */
-const cliLog = (config: Config) => lineLog(config.logLevel, process.stderr);
-
-/** An input the command cannot act on: exit status 2 and one line, like a bad environment. */
-export class UsageError extends Error {}
-/** The command ran but did not fully succeed (e.g. an import with rejected lines): exit status 1. */
-export class PartialFailure extends Error {}
+import { registerClientCommands } from './cli/clients.ts';
+import { CommandFailure, EXIT_CODES_HELP, PartialFailure, UsageError, cliLog, withStore } from './cli/support.ts';
 
 function packageVersion(): string {
   // src/cli.ts and dist/cli.js both sit one level below package.json.
@@ -28,33 +19,10 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
-  try {
-    await store.migrate();
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
-
 function workerCount(raw: string): number {
   const n = Number(raw);
   if (!/^\d+$/.test(raw) || n < 1 || n > 256) throw new InvalidArgumentError('must be an integer from 1 to 256');
   return n;
-}
-
-function scopeList(raw: string): string[] {
-  const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
-  if (scopes.length === 0) throw new InvalidArgumentError('needs at least one scope');
-  const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length > 0) throw new InvalidArgumentError(`unknown scope(s): ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
-  return scopes;
-}
-
-function role(raw: string): string {
-  if (!isRole(raw)) throw new InvalidArgumentError(`unknown role "${raw}" (${ROLES.join(', ')})`);
-  return raw;
 }
 
 /**
@@ -91,6 +59,7 @@ export function buildProgram(): Command {
     .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError('(vouch --help, or vouch <command> --help, prints usage)')
     .configureOutput({ outputError: (text, write) => write(`vouch: ${text.replace(/^error: /, '')}`) })
+    .addHelpText('after', EXIT_CODES_HELP)
     .exitOverride();
 
   program
@@ -108,43 +77,7 @@ export function buildProgram(): Command {
       });
     });
 
-  const clients = program.command('clients').description('API clients (credentials for the token endpoint)');
-  clients
-    .command('create')
-    .description('create a client; prints client_id and client_secret once')
-    .requiredOption('--name <name>', 'a name for people')
-    .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`, role)
-    .requiredOption('--scopes <a,b>', 'comma-separated scopes', scopeList)
-    .addOption(new Option('--environment <environment>', 'the data its tokens see: live, or test (test mode)').choices(ENVIRONMENTS).default('live'))
-    .action(async (options: { name: string; role: string; scopes: string[]; environment: Environment }) => {
-      const config = loadConfig();
-      await withStore(config, async (store) => {
-        const { client, secret } = await createClient(store.db, { name: options.name, role: options.role as never, scopes: options.scopes, environment: options.environment }, cliLog(config));
-        process.stdout.write(`client_id=${client.client_id}\nclient_secret=${secret}\n# the secret is shown once; store it now\n`);
-      });
-    });
-  clients
-    .command('list')
-    .description('list clients: id, status, environment, role, scopes, name')
-    .action(async () => {
-      await withStore(loadConfig(), async (store) => {
-        for (const c of await listClients(store.db)) {
-          process.stdout.write(`${c.client_id}\t${c.status}\t${c.environment}\t${c.role}\t${c.scopes.join(',')}\t${c.name}\n`);
-        }
-      });
-    });
-  clients
-    .command('deactivate')
-    .description("deactivate a client: its tokens and keys stop working at once")
-    .argument('<client_id>')
-    .action(async (id: string) => {
-      const config = loadConfig();
-      await withStore(config, async (store) => {
-        const client = await deactivateClient(store.db, new RevocationFeed(store), id, cliLog(config));
-        if (!client) throw new UsageError(`no client ${id}`);
-        process.stdout.write(`${client.client_id} deactivated\n`);
-      });
-    });
+  registerClientCommands(program);
 
   program
     .command('signing-keys')
@@ -172,7 +105,7 @@ export function buildProgram(): Command {
       if (summary.rejectedCount > 0) throw new PartialFailure(`${summary.rejectedCount} line(s) rejected`);
     });
 
-  registerPolicyCommands(program, { withStore, usageError: (message) => new UsageError(message) });
+  registerPolicyCommands(program, { withStore, usageError: (message) => new UsageError(message), failure: (message) => new CommandFailure(message) });
 
   return program;
 }
