@@ -11,7 +11,7 @@ export const DEFAULT_URL = 'http://127.0.0.1:8080';
 /** What to do when no credential is set: the README's way to get one (see its "SDK and examples"). */
 export const MISSING_CREDENTIALS = [
   'set VOUCH_CLIENT_ID and VOUCH_CLIENT_SECRET (or VOUCH_API_KEY). To get a client:',
-  '  npx vouch clients create --name examples --role operator --scopes trust:read,trust:write,dispute:analyze,audit:read,labels:write',
+  '  npx vouch clients create --name examples --role operator --scopes trust:read,trust:write,dispute:analyze,audit:read,labels:write,webhooks:read,webhooks:write',
   'and export the client_id and client_secret it prints as VOUCH_CLIENT_ID and VOUCH_CLIENT_SECRET.',
 ].join('\n');
 
