@@ -19,6 +19,8 @@ export interface PolicyCliSupport {
   withStore: <T>(config: Config, fn: (store: Store) => Promise<T>) => Promise<T>;
   /** an input the command cannot act on (exit status 2) */
   usageError: (message: string) => Error;
+  /** understood, but it cannot be done: not found, a conflict, too few labels (exit status 1) */
+  failure: (message: string) => Error;
 }
 
 const print = (value: unknown): void => {
@@ -41,19 +43,19 @@ function number(min: number, max: number) {
 const environmentOption = () => new Option('--environment <environment>', 'whose policies: live, or test (test mode)').choices(ENVIRONMENTS).default('live');
 type Env = { environment: Environment };
 
-export function registerPolicyCommands(program: Command, { withStore, usageError }: PolicyCliSupport): void {
+export function registerPolicyCommands(program: Command, { withStore, usageError, failure }: PolicyCliSupport): void {
   const run = <T>(fn: (store: Store) => Promise<T>) => withStore(loadConfig(), async (store) => {
     await ensurePolicies(store);
     try {
       return await fn(store);
     } catch (err) {
-      if (err instanceof PolicyNotFoundError || err instanceof PolicyConflictError || err instanceof InsufficientLabelsError) throw usageError(err.message);
+      if (err instanceof PolicyNotFoundError || err instanceof PolicyConflictError || err instanceof InsufficientLabelsError) throw failure(err.message);
       throw err;
     }
   });
   const row = async (store: Store, environment: Environment, version: string): Promise<PolicyRow> => {
     const found = await getPolicy(store.db, environment, version);
-    if (!found) throw usageError(`no policy version ${version}`);
+    if (!found) throw failure(`no policy version ${version}`);
     return found;
   };
 
@@ -97,7 +99,7 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
     .addOption(environmentOption())
     .action((o: Env & { since?: string; until?: string; baseVersion?: string; assumeLegitAfterDays?: number; holdoutFraction?: number }) => run(async (store) => {
       const base = o.baseVersion ? await row(store, o.environment, o.baseVersion) : await activeRow(store.db, o.environment);
-      if (!base) throw usageError('there is no active policy to fit from');
+      if (!base) throw failure('there is no active policy to fit from');
       const { policy: fitted, report } = await fitFromStore(store.db, {
         environment: o.environment,
         base: parseDocument(base),
@@ -141,7 +143,7 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
     .addOption(environmentOption())
     .action((version: string, o: Env & { out: string }) => run(async (store) => {
       const r = await row(store, o.environment, version);
-      if (!r.report) throw usageError(`policy ${version} has no report: only fitted policies do`);
+      if (!r.report) throw failure(`policy ${version} has no report: only fitted policies do`);
       const { reportHtml } = await import('./report-html.ts');
       writeFileSync(o.out, await reportHtml(policyRecord(r), JSON.parse(r.report) as never));
       process.stdout.write(`report of ${version} written to ${o.out}\n`);

@@ -1,6 +1,7 @@
 // The `vouch` command as an operator runs it: a bad environment stops it with exit code 2 and one
-// line naming the variable; `clients create|list|deactivate` against a real store print the secret
-// once, keep only its SHA-256, and a deactivation reaches a running service.
+// line naming the variable, a missing client with 1; `clients create|list|deactivate` against a
+// real store print the secret once (and nothing else on standard output), keep only its SHA-256,
+// list under a header, and a deactivation reaches a running service.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -35,6 +36,18 @@ function vouch(args: string[], env: Record<string, string>, stdin?: string): Pro
   });
 }
 
+/**
+ * The row of `clients list` whose first cell is `id`, keyed by the header's titles: the header is
+ * the first line and every column starts where its title does (the table is aligned).
+ */
+function tableRow(table: string, id: string): Record<string, string> | undefined {
+  const [header, ...rows] = table.trimEnd().split('\n');
+  const titles = [...header!.matchAll(/\S+/g)].map((m) => ({ title: m[0], at: m.index }));
+  const row = rows.find((r) => r.startsWith(`${id} `));
+  if (!row) return undefined;
+  return Object.fromEntries(titles.map(({ title, at }, i) => [title, (i + 1 < titles.length ? row.slice(at, titles[i + 1]!.at) : row.slice(at)).trimEnd()]));
+}
+
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 describe('usage and --help', () => {
@@ -48,6 +61,12 @@ describe('usage and --help', () => {
     const run = await vouch([], {});
     assert.equal(run.code, 0, run.stderr);
     for (const command of ['serve', 'migrate', 'clients', 'signing-keys', 'events']) assert.match(run.stdout, new RegExp(`\\b${command}\\b`));
+  });
+
+  test('vouch --help documents the exit statuses: 1 for a failed command, 2 for usage', async () => {
+    const run = await vouch(['--help'], {});
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /Exit status:\n {2}0 {2}done\n {2}1 {2}the command ran and failed: not found[^\n]*\n {2}2 {2}usage: /);
   });
 
   test('vouch --version prints the package version, exit 0', async () => {
@@ -125,7 +144,7 @@ for (const backend of backends()) {
       const before = await count();
       assert.equal((await vouch(['signing-keys', 'rotate', '--help'], env)).code, 0);
       assert.equal(await count(), before);
-      const rotated = await vouch(['signing-keys', 'rotate'], env);
+      const rotated = await vouch(['signing-keys', 'rotate'], { ...env, VOUCH_LOG_LEVEL: 'info' });
       assert.equal(rotated.code, 0, rotated.stderr);
       assert.match(rotated.stdout, /^new signing key \S+\n$/);
       assert.match(rotated.stderr, /"event":"signing_key_rotated"/);
@@ -144,6 +163,50 @@ for (const backend of backends()) {
       assert.match(mixed.stderr, /1 line\(s\) rejected/);
     });
 
+    test('clients create at a terminal: standard output holds only the credentials, and no log line appears anywhere', async () => {
+      const created = await vouch(['clients', 'create', '--name', 'Quiet', '--role', 'service', '--scopes', 'trust:read'], env);
+      assert.equal(created.code, 0, created.stderr);
+      assert.match(created.stdout, /^client_id=cli_[A-Za-z0-9_-]+\nclient_secret=[A-Za-z0-9_-]{43}\n# the secret is shown once; store it now\n$/);
+      assert.equal(created.stderr, '');
+    });
+
+    test('clients list: a header line first, then one aligned row per client; --json gives the records', async () => {
+      const created = await vouch(['clients', 'create', '--name', 'Listed one', '--role', 'service', '--scopes', 'trust:read,audit:read'], env);
+      const id = /^client_id=(\S+)$/m.exec(created.stdout)?.[1];
+      assert.ok(id, created.stdout);
+      const listed = await vouch(['clients', 'list'], env);
+      assert.equal(listed.code, 0, listed.stderr);
+      const lines = listed.stdout.trimEnd().split('\n');
+      assert.match(lines[0]!, /^CLIENT_ID +STATUS +ENVIRONMENT +ROLE +SCOPES +NAME$/);
+      assert.deepEqual(tableRow(listed.stdout, id), { CLIENT_ID: id, STATUS: 'active', ENVIRONMENT: 'live', ROLE: 'service', SCOPES: 'trust:read,audit:read', NAME: 'Listed one' });
+      // Aligned: every row's second column starts under STATUS.
+      const statusAt = lines[0]!.indexOf('STATUS');
+      for (const line of lines.slice(1)) assert.match(line.slice(statusAt), /^(active|inactive) /, line);
+
+      const json = await vouch(['clients', 'list', '--json'], env);
+      assert.equal(json.code, 0, json.stderr);
+      const records = JSON.parse(json.stdout) as Record<string, unknown>[];
+      assert.deepEqual({ ...records.find((r) => r.client_id === id), created_at: undefined }, {
+        client_id: id, name: 'Listed one', role: 'service', scopes: ['trust:read', 'audit:read'], status: 'active', environment: 'live', created_at: undefined, deactivated_at: null,
+      });
+    });
+
+    test('clients deactivate of a client that does not exist: exit status 1 (not the usage status 2), one line, nothing on stdout', async () => {
+      const run = await vouch(['clients', 'deactivate', 'cli_doesNotExist'], env);
+      assert.equal(run.code, 1);
+      assert.equal(run.stdout, '');
+      assert.equal(run.stderr, 'vouch: no client cli_doesNotExist\n');
+    });
+
+    test('clients create refuses a name with control characters (usage, exit 2) and stores nothing', async () => {
+      const count = async () => (await fresh.store.db.selectFrom('clients').select('id').execute()).length;
+      const before = await count();
+      const run = await vouch(['clients', 'create', '--name', 'evil\u001b[2Jname', '--role', 'service', '--scopes', 'trust:read'], env);
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /--name.*printable characters on one line/);
+      assert.equal(await count(), before);
+    });
+
     test('clients create --environment test: list shows it test; its token works in test mode (a new key is vch_test_, live keys are out of reach)', async () => {
       const created = await vouch(['clients', 'create', '--name', 'Sandbox', '--role', 'operator', '--scopes', 'keys:read,keys:write', '--environment', 'test'], env);
       assert.equal(created.code, 0, created.stderr);
@@ -152,7 +215,7 @@ for (const backend of backends()) {
       assert.ok(id && secret, created.stdout);
       assert.equal((await fresh.store.db.selectFrom('clients').select('environment').where('id', '=', id).executeTakeFirstOrThrow()).environment, 'test');
       const listed = await vouch(['clients', 'list'], env);
-      assert.equal(listed.stdout.split('\n').find((l) => l.startsWith(id)), `${id}\tactive\ttest\toperator\tkeys:read,keys:write\tSandbox`);
+      assert.deepEqual(tableRow(listed.stdout, id), { CLIENT_ID: id, STATUS: 'active', ENVIRONMENT: 'test', ROLE: 'operator', SCOPES: 'keys:read,keys:write', NAME: 'Sandbox' });
       const issued = await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: id, client_secret: secret } });
       assert.equal(issued.statusCode, 200, issued.body);
       const headers = { authorization: `Bearer ${issued.json().access_token as string}` };
@@ -163,13 +226,14 @@ for (const backend of backends()) {
     });
 
     test('clients create prints client_id and the secret once, the store keeps only its SHA-256; list shows it active; deactivate stops its tokens', async () => {
-      const created = await vouch(['clients', 'create', '--name', 'Checkout service', '--role', 'operator', '--scopes', 'keys:read,trust:read'], env);
+      const created = await vouch(['clients', 'create', '--name', 'Checkout service', '--role', 'operator', '--scopes', 'keys:read,trust:read'], { ...env, VOUCH_LOG_LEVEL: 'info' });
       assert.equal(created.code, 0, created.stderr);
       const id = /^client_id=(cli_[A-Za-z0-9_-]+)$/m.exec(created.stdout)?.[1];
       const secret = /^client_secret=([A-Za-z0-9_-]{43})$/m.exec(created.stdout)?.[1];
       assert.ok(id && secret, created.stdout);
+      assert.equal(created.stdout, `client_id=${id}\nclient_secret=${secret}\n# the secret is shown once; store it now\n`);
 
-      // One info line on stderr names the new client, never its secret.
+      // With VOUCH_LOG_LEVEL set, one info line on stderr names the new client, never its secret.
       const logged = created.stderr.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
       assert.ok(logged.some((l) => l.event === 'client_created' && l.client_id === id && l.level === 30), created.stderr);
       assert.ok(!created.stderr.includes(secret));
@@ -187,8 +251,7 @@ for (const backend of backends()) {
 
       const listed = await vouch(['clients', 'list'], env);
       assert.equal(listed.code, 0, listed.stderr);
-      const line = listed.stdout.split('\n').find((l) => l.startsWith(id));
-      assert.equal(line, `${id}\tactive\tlive\toperator\tkeys:read,trust:read\tCheckout service`);
+      assert.deepEqual(tableRow(listed.stdout, id), { CLIENT_ID: id, STATUS: 'active', ENVIRONMENT: 'live', ROLE: 'operator', SCOPES: 'keys:read,trust:read', NAME: 'Checkout service' });
       assert.ok(!listed.stdout.includes(secret) && !listed.stdout.includes(row.secret_hash));
 
       // The secret works at the token endpoint of the running service.
@@ -198,7 +261,7 @@ for (const backend of backends()) {
       const use = () => app.inject({ method: 'GET', url: '/api/v1/keys', headers: { authorization: `Bearer ${token}` } });
       assert.equal((await use()).statusCode, 200);
 
-      const deactivated = await vouch(['clients', 'deactivate', id], env);
+      const deactivated = await vouch(['clients', 'deactivate', id], { ...env, VOUCH_LOG_LEVEL: 'info' });
       assert.equal(deactivated.code, 0, deactivated.stderr);
       assert.equal(deactivated.stdout, `${id} deactivated\n`);
       assert.match(deactivated.stderr, /"event":"client_deactivated"/);

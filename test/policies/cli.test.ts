@@ -50,7 +50,7 @@ for (const backend of backends()) {
       assert.equal((await fresh.store.db.selectFrom('policies').select('version').execute()).length, 0, 'nothing stored by --help');
     });
 
-    test('list, import, show, export, activate, shadow, backtest; bad input exits 2', async () => {
+    test('list, import, show, export, activate, shadow, backtest; bad input exits 2, not found or a conflict 1', async () => {
       const list = await vouch(['policy', 'list'], env);
       assert.equal(list.code, 0, list.stderr);
       assert.match(list.stdout, new RegExp(`^${DEFAULT_POLICY.version.replace(/\./g, '\\.')}\tactive\tbuiltin\t`, 'm'));
@@ -61,7 +61,7 @@ for (const backend of backends()) {
       assert.equal(imported.code, 0, imported.stderr);
       assert.equal(JSON.parse(imported.stdout).status, 'candidate');
       const again = await vouch(['policy', 'import', file], env);
-      assert.equal(again.code, 2);
+      assert.equal(again.code, 1);
       assert.match(again.stderr, /^vouch: .*already exists\n$/);
       writeFileSync(join(dir, 'bad.json'), JSON.stringify({ ...DEFAULT_POLICY, version: 'cli-bad', bias: 'x' }));
       const bad = await vouch(['policy', 'import', join(dir, 'bad.json')], env);
@@ -73,14 +73,14 @@ for (const backend of backends()) {
       assert.equal((await vouch(['policy', 'import', join(dir, 't.json'), '--environment', 'test'], env)).code, 0);
       assert.match((await vouch(['policy', 'list', '--environment', 'test'], env)).stdout, /^cli-test-only\tcandidate\t/m);
       assert.doesNotMatch((await vouch(['policy', 'list'], env)).stdout, /cli-test-only/);
-      assert.equal((await vouch(['policy', 'show', 'cli-1', '--environment', 'test'], env)).code, 2);
+      assert.equal((await vouch(['policy', 'show', 'cli-1', '--environment', 'test'], env)).code, 1);
       assert.equal((await vouch(['policy', 'list', '--environment', 'staging'], env)).code, 2);
 
       const shown = await vouch(['policy', 'show', 'cli-1'], env);
       assert.equal(JSON.parse(shown.stdout).document.bias, -2);
       const exported = await vouch(['policy', 'export', 'cli-1'], env);
       assert.deepEqual(JSON.parse(exported.stdout), { ...JSON.parse(JSON.stringify(DEFAULT_POLICY)), version: 'cli-1', bias: -2 });
-      assert.equal((await vouch(['policy', 'show', 'nope'], env)).code, 2);
+      assert.equal((await vouch(['policy', 'show', 'nope'], env)).code, 1);
 
       const activated = await vouch(['policy', 'activate', 'cli-1'], env);
       assert.equal(activated.code, 0, activated.stderr);
@@ -99,10 +99,10 @@ for (const backend of backends()) {
       assert.equal(bt.code, 0, bt.stderr);
       assert.equal(JSON.parse(bt.stdout).decisions, 0);
       const fit = await vouch(['policy', 'fit'], env);
-      assert.equal(fit.code, 2);
+      assert.equal(fit.code, 1);
       assert.match(fit.stderr, /at least 30/);
       const noReport = await vouch(['policy', 'report', 'cli-1', '--out', join(dir, 'r.html')], env);
-      assert.equal(noReport.code, 2);
+      assert.equal(noReport.code, 1);
     });
 
     test('report VERSION --out FILE writes the self-contained HTML page of a fitted policy', async () => {

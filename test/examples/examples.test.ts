@@ -1,0 +1,167 @@
+// The README's "SDK and examples" block, run as written against a real server on a free port: the
+// set-up lines (a client made with `npx vouch clients create`, exported as VOUCH_*) run in bash and
+// hand their exported variables to each example line, which bash runs word for word; only the
+// port (8080 → the server's) and the receiver's `whsec_…` placeholder are replaced. Every example
+// in examples/ is in that block, and each one's output is checked.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/config/env.ts';
+import { DEFAULT_URL, MISSING_CREDENTIALS } from '../../examples/env.ts';
+import { call, freePort, startServer, waitFor, type ServerProcess } from '../helpers/processes.ts';
+import { section, shellBlocks } from './readme.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const README_PORT = '8080';
+const [BLOCK] = shellBlocks(section('SDK and examples'));
+const LINES = (BLOCK ?? '').split('\n').filter((l) => l.trim() !== '');
+const isExample = (line: string) => /\bexamples\/[\w-]+\.ts\b/.test(line);
+const exampleOf = (line: string) => /\bexamples\/([\w-]+)\.ts\b/.exec(line)?.[1];
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Our environment without VOUCH_*, PORT, HOST or the test runner's marker; npm kept offline. */
+function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const kept = Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_') && k !== 'PORT' && k !== 'HOST' && k !== 'NODE_TEST_CONTEXT');
+  return { ...Object.fromEntries(kept), npm_config_offline: 'true', npm_config_update_notifier: 'false', NO_UPDATE_NOTIFIER: '1', ...extra };
+}
+
+function bash(script: string, env: NodeJS.ProcessEnv): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile('bash', ['-e', '-c', script], { cwd: ROOT, env, timeout: 120_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+test('the README block runs every example in examples/, and nothing else', () => {
+  const scripts = readdirSync(new URL('../../examples/', import.meta.url)).filter((f) => f.endsWith('.ts') && f !== 'env.ts').map((f) => f.slice(0, -3));
+  assert.deepEqual(LINES.filter(isExample).map(exampleOf).sort(), scripts.sort());
+});
+
+test('the examples default to the address the server listens on by default', () => {
+  const config = loadConfig({});
+  assert.equal(DEFAULT_URL, `http://${config.host}:${config.port}`);
+});
+
+test('an example without credentials exits 1 with one message saying how to get them (the README\'s command), no stack trace', async () => {
+  const line = LINES.find((l) => exampleOf(l) === 'feed-outcomes');
+  assert.ok(line);
+  const create = /npx vouch clients create [^)"]+/.exec(BLOCK ?? '')?.[0].trim();
+  assert.ok(create && MISSING_CREDENTIALS.includes(create), `the message names the README's command: ${create}`);
+  const run = await bash(line, baseEnv({}));
+  assert.equal(run.code, 1);
+  assert.equal(run.stdout, '');
+  assert.match(run.stderr, /^feed-outcomes\.ts: set VOUCH_CLIENT_ID and VOUCH_CLIENT_SECRET/m);
+  assert.ok(run.stderr.includes(create), run.stderr);
+  assert.doesNotMatch(run.stderr, /^\s+at /m);
+});
+
+describe('README: the examples, run as written against a real server', { timeout: 300_000 }, () => {
+  let server: ServerProcess;
+  let dir: string;
+  let exported: Record<string, string>;
+  const receiver: { stop?: () => void; output: string } = { output: '' };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'vouch-examples-'));
+    // Webhooks to 127.0.0.1 (the receiver example) need VOUCH_WEBHOOK_ALLOW_PRIVATE=1, as the README says.
+    server = await startServer({ env: { VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}`, VOUCH_WEBHOOK_ALLOW_PRIVATE: '1', VOUCH_LOG_LEVEL: 'warn' } });
+  });
+  after(async () => {
+    receiver.stop?.();
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const local = (line: string) => line.replaceAll(`:${README_PORT}`, `:${server.port}`);
+
+  test('the set-up lines make a client and export VOUCH_URL, VOUCH_CLIENT_ID, VOUCH_CLIENT_SECRET (nothing but the credentials on the terminal)', async () => {
+    const setup = LINES.slice(0, LINES.findIndex(isExample));
+    assert.ok(setup.some((l) => l.includes(`127.0.0.1:${README_PORT}`)), 'VOUCH_URL names the port npm start listens on');
+    // The same store as the server: the README runs both from one directory (the default database).
+    const run = await bash(`${setup.map(local).join('\n')}\nenv`, baseEnv({ VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}` }));
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, '');
+    exported = Object.fromEntries(run.stdout.split('\n').filter((l) => /^VOUCH_(URL|CLIENT_ID|CLIENT_SECRET)=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    assert.equal(exported.VOUCH_URL, server.url);
+    assert.match(exported.VOUCH_CLIENT_ID ?? '', /^cli_/);
+    assert.match(exported.VOUCH_CLIENT_SECRET ?? '', /^[A-Za-z0-9_-]{43}$/);
+  });
+
+  test('verify-webhook: the receiver starts as written, for a webhook subscribed to dispute analyses', async () => {
+    assert.ok(exported, 'set up first');
+    const token = await call(server.url, 'POST', '/api/v1/auth/token', { body: { client_id: exported.VOUCH_CLIENT_ID, client_secret: exported.VOUCH_CLIENT_SECRET } });
+    assert.equal(token.status, 200, token.text);
+    const port = await freePort();
+    const hook = await call(server.url, 'POST', '/api/v1/webhooks', {
+      headers: { authorization: `Bearer ${String(token.body.access_token)}` },
+      body: { url: `http://127.0.0.1:${port}/vouch-webhooks`, events: ['dispute.analyzed'] },
+    });
+    assert.equal(hook.status, 201, hook.text);
+    const line = LINES.find((l) => exampleOf(l) === 'verify-webhook')!;
+    assert.ok(line.includes('whsec_…') && line.includes('PORT=9000'), line);
+    const child = spawn('bash', ['-c', line.replace('whsec_…', String(hook.body.secret)).replace('PORT=9000', `PORT=${port}`)], {
+      cwd: ROOT, env: baseEnv(exported), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (c: Buffer) => (receiver.output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (receiver.output += c.toString()));
+    receiver.stop = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    // Were this test process to die first, the receiver (npx, tsx and node) must not outlive it.
+    process.once('exit', receiver.stop);
+    await waitFor('the receiver to listen', () => receiver.output.includes(`"listening": "http://127.0.0.1:${port}/vouch-webhooks"`), 60_000);
+  });
+
+  const checks: Record<string, (out: Record<string, unknown>) => void> = {
+    'score-before-release': (out) => {
+      const score = out.score as { decision_id: string; safe_amount: number | null };
+      assert.match(score.decision_id, /^dec_/);
+      assert.equal(out.release, score.safe_amount === null ? out.requested : Math.min(out.requested as number, score.safe_amount));
+      assert.equal((out.release as number) + (out.held as number), out.requested);
+    },
+    'feed-outcomes': (out) => {
+      assert.deepEqual(out.history, { accepted: 2, duplicates: 0 });
+      assert.equal((out.chargeback as { accepted: number }).accepted, 1);
+      const label = out.label as { decision_id: string; label: string; source: string };
+      assert.equal(label.decision_id, (out.score as { decision_id: string }).decision_id);
+      assert.equal(label.label, 'fraud');
+      assert.equal(label.source, 'api');
+      assert.equal((out.decision as { label: { label: string } }).label.label, 'fraud');
+    },
+    'analyze-dispute': (out) => {
+      assert.match(String(out.analysis_id), /^dan_/);
+      assert.ok(['release_to_buyer', 'return_to_seller', 'manual_review'].includes(String(out.recommendation)), String(out.recommendation));
+      assert.ok(Array.isArray(out.risk_flags) && Array.isArray(out.missing_evidence));
+    },
+  };
+
+  for (const name of ['score-before-release', 'feed-outcomes', 'analyze-dispute']) {
+    test(`${name}: runs as the README shows it and prints its result`, async () => {
+      assert.ok(exported, 'set up first');
+      const line = LINES.find((l) => exampleOf(l) === name);
+      assert.ok(line, `the README runs examples/${name}.ts`);
+      const run = await bash(local(line), baseEnv(exported));
+      assert.equal(run.code, 0, run.stderr);
+      checks[name]!(JSON.parse(run.stdout) as Record<string, unknown>);
+    });
+  }
+
+  test('the receiver printed the dispute analysis it verified (it prints only what verifies)', async () => {
+    assert.ok(receiver.stop, 'the receiver runs');
+    await waitFor('the dispute.analyzed webhook', () => /^webhook \S+: dispute\.analyzed$/m.test(receiver.output), 60_000);
+  });
+});
