@@ -82,7 +82,7 @@ export async function ensureSigningKey(store: Store, enc: KeyEncryption, log: Au
 }
 
 export async function prepareStore(config: Config, log: AuthLog = lineLog(config.logLevel)): Promise<Store> {
-  const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, sqliteWalLimitBytes: config.sqliteWalLimitBytes });
   try {
     await store.migrate();
     await ensureSigningKey(store, resolveKeyEncryption(config, store), log);
