@@ -190,7 +190,7 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
   // RFC 8414: what discovery-based OAuth clients read to find the token endpoint. OpenID-style
   // clients (openid-client by default) look for the same document at openid-configuration.
   // `issuer` is the tokens' `iss`; such clients require it to equal the URL they discovered from,
-  // hence the default issuer is the public URL (docs/operations.md, "OAuth discovery").
+  // hence the default issuer is the public URL (docs/operations.md, "OAuth discovery and token checks").
   for (const [path, summary] of [
     ['/.well-known/oauth-authorization-server', 'OAuth 2.0 authorization server metadata (RFC 8414)'],
     ['/.well-known/openid-configuration', 'The same metadata where OpenID Connect discovery looks for it'],

@@ -194,7 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapClientSecret,
     tokenTtlSeconds: integer(env, 'VOUCH_TOKEN_TTL_SECONDS', 900, 60, 86400),
     // A URL by default: discovery-based OAuth clients (openid-client) require the issuer to be
-    // the URL they discovered it from (docs/operations.md, "OAuth discovery").
+    // the URL they discovered it from (docs/operations.md, "OAuth discovery and token checks").
     issuer: text(env, 'VOUCH_ISSUER', publicBase ?? listenUrl(host, port)),
     audience: text(env, 'VOUCH_AUDIENCE', 'vouch-api'),
     policyFile: optional(env, 'VOUCH_POLICY_FILE'),

@@ -170,7 +170,7 @@ export function isClientAbort(error: FastifyError, request: FastifyRequest): boo
 /** PostgreSQL refusing text it cannot store (NUL, invalid UTF-8): the input's fault, not ours. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
-/** 65536 → "64 KiB", 1048576 → "1 MiB": the limits as docs/api.md states them. */
+/** 65536 → "64 KiB", 1048576 → "1 MiB": the limits as docs/operations.md ("Problem types") states them. */
 export function byteSize(bytes: number): string {
   if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;

@@ -26,7 +26,7 @@ export interface ProblemInfo {
   /** the status this code is always sent with */
   status: number;
   title: string;
-  /** what it means and what to do: the page at /problems/<code> (docs/api.md, Errors) */
+  /** what it means and what to do: the page at /problems/<code> (docs/operations.md, "Problem types") */
   meaning: string;
 }
 

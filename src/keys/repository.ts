@@ -63,7 +63,7 @@ export interface NewKey {
 }
 
 /**
- * Each key has its own rate limit, so the number a client holds is capped (docs/api.md, Limits).
+ * Each key has its own rate limit, so the number a client holds is capped (docs/operations.md, "Limits per client").
  * A rotation replaces a key rather than adding one: keys in their grace period after a rotation
  * are not counted against the cap, so a client at the cap can still rotate every key it has; they
  * have a cap of their own, so chains of quick rotations cannot pile up live keys either.
