@@ -109,7 +109,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   const feed = new RevocationFeed(store);
   const keyEncryption = resolveKeyEncryption(config, store);
   const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, keyEncryption);
-  const tokens = new TokenService(ring, { issuer: config.issuer, audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
+  const tokens = new TokenService(ring, { issuer: config.issuer, formerIssuers: config.formerIssuers, audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {
     if (kind === 'client') tokens.markClientDeactivated(subject);

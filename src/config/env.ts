@@ -10,6 +10,8 @@ export interface Config {
   bootstrapClientSecret: string | undefined;
   tokenTtlSeconds: number;
   issuer: string;
+  /** also accepted as `iss`: the old default, `vouch`, while VOUCH_ISSUER is unset (tokens issued before the upgrade) */
+  formerIssuers: string[];
   audience: string;
   policyFile: string | undefined;
   logLevel: string;
@@ -146,6 +148,9 @@ function corsOrigins(env: Env): string[] {
   return entries.map((e) => new URL(e).origin);
 }
 
+/** The default issuer before it became a URL: tokens issued under it stay valid (docs/operations.md). */
+const FORMER_DEFAULT_ISSUER = 'vouch';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -196,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     // A URL by default: discovery-based OAuth clients (openid-client) require the issuer to be
     // the URL they discovered it from (docs/operations.md, "OAuth discovery and token checks").
     issuer: text(env, 'VOUCH_ISSUER', publicBase ?? listenUrl(host, port)),
+    formerIssuers: optional(env, 'VOUCH_ISSUER') === undefined ? [FORMER_DEFAULT_ISSUER] : [],
     audience: text(env, 'VOUCH_AUDIENCE', 'vouch-api'),
     policyFile: optional(env, 'VOUCH_POLICY_FILE'),
     logLevel,

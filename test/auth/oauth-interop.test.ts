@@ -9,6 +9,7 @@ import { SCOPES } from '../../src/auth/principal.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { buildApp } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
+import { currentSigningKey, signToken } from './support.ts';
 
 const METADATA = '/.well-known/oauth-authorization-server';
 const OPENID = '/.well-known/openid-configuration';
@@ -65,6 +66,25 @@ describeEachBackend('OAuth metadata and token response', (ctx) => {
     assert.equal(res.headers['www-authenticate'], 'Basic realm="vouch", error="invalid_client"');
   });
 }, {});
+
+describeEachBackend('tokens issued under the former default issuer', (ctx) => {
+  test('while VOUCH_ISSUER is unset, a token with iss "vouch" (issued before the upgrade) is still accepted; another iss is not', async () => {
+    const { key, kid } = await currentSigningKey(ctx().store, ctx().config);
+    const get = async (iss: string) => (await ctx().inject({ method: 'GET', url: '/api/v1/keys', headers: { authorization: `Bearer ${await signToken(key, kid, { claims: { iss } })}` } })).statusCode;
+    assert.equal(await get('vouch'), 200);
+    assert.equal(await get(ctx().config.issuer), 200);
+    assert.equal(await get('https://evil.example'), 401);
+  });
+}, {});
+
+describeEachBackend('an explicit VOUCH_ISSUER', (ctx) => {
+  test('is the only iss accepted: "vouch" is refused once the operator has chosen an issuer', async () => {
+    const { key, kid } = await currentSigningKey(ctx().store, ctx().config);
+    const get = async (iss: string) => (await ctx().inject({ method: 'GET', url: '/api/v1/keys', headers: { authorization: `Bearer ${await signToken(key, kid, { claims: { iss } })}` } })).statusCode;
+    assert.equal(await get('https://issuer.example'), 200);
+    assert.equal(await get('vouch'), 401);
+  });
+}, { ...loadConfig({ VOUCH_ISSUER: 'https://issuer.example' }), bootstrapClientId: ADMIN_ID, bootstrapClientSecret: ADMIN_SECRET });
 
 describeEachBackend('OAuth metadata with VOUCH_PUBLIC_URL', (ctx) => {
   test('absolute URLs come from the public URL, whatever the Host header', async () => {

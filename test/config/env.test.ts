@@ -33,6 +33,9 @@ test('the default issuer is the public URL, else the listen address (IPv6 in bra
   assert.equal(loadConfig({ HOST: '::1' }).issuer, 'http://[::1]:8080');
   assert.equal(loadConfig({ VOUCH_PUBLIC_URL: 'https://risk.example.com/vouch/' }).issuer, 'https://risk.example.com/vouch');
   assert.equal(loadConfig({ VOUCH_PUBLIC_URL: 'https://risk.example.com', VOUCH_ISSUER: 'vouch' }).issuer, 'vouch');
+  // Tokens issued under the former default stay valid while no issuer is chosen explicitly.
+  assert.deepEqual(loadConfig({}).formerIssuers, ['vouch']);
+  assert.deepEqual(loadConfig({ VOUCH_ISSUER: 'https://vouch.example' }).formerIssuers, []);
 });
 
 test('connection and WAL limits are read; the per-source default follows the cap', () => {
