@@ -8,7 +8,8 @@ import type { Store } from './store/db.ts';
 import errorHandling, { clientErrorHandler, frameworkErrorHandler, sendProblem } from './http/errors.ts';
 import { ApiError } from './http/problem.ts';
 import { installValidators } from './http/validation.ts';
-import { observability, requestId } from './http/observability.ts';
+import { limitConnections, trustedProxies } from './http/connections.ts';
+import { LeveledRequestLog, observability, requestId } from './http/observability.ts';
 import { docsRoutes, swaggerPlugin } from './http/docs.ts';
 import { ProblemSchema } from './http/problem.ts';
 import { RevocationFeed } from './auth/revocation.ts';
@@ -85,10 +86,19 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     requestTimeout: requestTimeoutMs,
+    // Fastify's default (72 s) lets idle keep-alive sockets hold connection slots; see connections.ts.
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    // Each request logged at a level that fits its outcome (docs/operations.md, "Logs").
+    logController: new LeveledRequestLog(),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { removeAdditional: false } },
   });
-  limitConnections(app, config.maxConnections, requestTimeoutMs);
+  limitConnections(app, {
+    maxConnections: config.maxConnections,
+    maxPerSource: config.maxConnectionsPerSource,
+    requestTimeoutMs,
+    exempt: trustedProxies(config.trustProxy),
+  });
   app.removeContentTypeParser('text/plain');
   acceptEmptyJsonWithoutBodySchema(app);
   installValidators(app);
@@ -99,7 +109,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   const feed = new RevocationFeed(store);
   const keyEncryption = resolveKeyEncryption(config, store);
   const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, keyEncryption);
-  const tokens = new TokenService(ring, { issuer: config.issuer, audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
+  const tokens = new TokenService(ring, { issuer: config.issuer, formerIssuers: config.formerIssuers, audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {
     if (kind === 'client') tokens.markClientDeactivated(subject);
@@ -188,19 +198,6 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
 function trustProxyOption(value: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof value !== 'number') return value;
   return (_address, hop) => hop < value;
-}
-
-/**
- * Node's own timers, which Fastify leaves at their defaults: a request whose headers or body stall
- * is answered 408 (clientErrorHandler) once `timeoutMs` has passed since it started, checked a few
- * times within that period; and a process holds at most `maxConnections` connections.
- */
-function limitConnections(app: FastifyInstance, maxConnections: number, timeoutMs: number): void {
-  const server = app.server as typeof app.server & { connectionsCheckingInterval: number };
-  server.headersTimeout = timeoutMs;
-  server.requestTimeout = timeoutMs;
-  server.connectionsCheckingInterval = Math.max(25, Math.min(1000, Math.floor(timeoutMs / 4)));
-  server.maxConnections = maxConnections;
 }
 
 /**

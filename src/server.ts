@@ -82,7 +82,7 @@ export async function ensureSigningKey(store: Store, enc: KeyEncryption, log: Au
 }
 
 export async function prepareStore(config: Config, log: AuthLog = lineLog(config.logLevel)): Promise<Store> {
-  const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, sqliteWalLimitBytes: config.sqliteWalLimitBytes });
   try {
     await store.migrate();
     await ensureSigningKey(store, resolveKeyEncryption(config, store), log);
@@ -107,8 +107,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const app = await buildApp({ config, store, policy });
   app.addHook('onClose', async () => store.close());
   // While draining, responses close their connection: a keep-alive connection whose request
-  // finishes during the drain would otherwise stay open for the keep-alive timeout (72 s) and hold
-  // the close up until close-with-grace gives up (exit code 1, onClose hooks never run).
+  // finishes during the drain would otherwise stay open for the keep-alive timeout
+  // (VOUCH_KEEP_ALIVE_TIMEOUT_MS) and hold the close up, past close-with-grace's delay if that is
+  // configured longer (exit code 1, onClose hooks never run).
   let draining = false;
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (draining) reply.header('connection', 'close');

@@ -31,9 +31,29 @@ export type paths = {
         };
         /**
          * OAuth 2.0 authorization server metadata (RFC 8414)
-         * @description OAuth 2.0 authorization server metadata (RFC 8414). Public: no credentials.
+         * @description No credentials needed. Absolute URLs come from VOUCH_PUBLIC_URL when set, else from the request's host.
          */
         get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The same metadata where OpenID Connect discovery looks for it
+         * @description No credentials needed. Absolute URLs come from VOUCH_PUBLIC_URL when set, else from the request's host.
+         */
+        get: operations["getWellKnownOpenidConfiguration"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1184,6 +1204,47 @@ export interface operations {
         };
     };
     getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 8414 authorization server metadata */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetAuthorizationServerMetadataResponse"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWellKnownOpenidConfiguration: {
         parameters: {
             query?: never;
             header?: never;

@@ -1,5 +1,5 @@
 // POST /api/v1/auth/token (client credentials, JSON or RFC 6749 form, secret in body or Basic)
-// and GET /.well-known/jwks.json.
+// GET /.well-known/jwks.json and the OAuth metadata (RFC 8414, also at openid-configuration).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import { Type, type Static } from 'typebox';
@@ -188,21 +188,29 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
     return options.ring.jwks();
   });
 
-  // RFC 8414: what discovery-based OAuth clients read to find the token endpoint.
-  app.get('/.well-known/oauth-authorization-server', {
-    schema: { tags: ['auth'], summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', response: { 200: ServerMetadata } },
-  }, async (request, reply) => {
-    const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
-    reply.header('cache-control', 'public, max-age=300');
-    return {
-      issuer: options.issuer,
-      token_endpoint: `${base}/api/v1/auth/token`,
-      jwks_uri: `${base}/.well-known/jwks.json`,
-      grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-      scopes_supported: [...SCOPES],
-      // Required by RFC 8414 for servers with an authorization endpoint; this one has none.
-      response_types_supported: [],
-    };
-  });
+  // RFC 8414: what discovery-based OAuth clients read to find the token endpoint. OpenID-style
+  // clients (openid-client by default) look for the same document at openid-configuration.
+  // `issuer` is the tokens' `iss`; such clients require it to equal the URL they discovered from,
+  // hence the default issuer is the public URL (docs/operations.md, "OAuth discovery and token checks").
+  for (const [path, summary] of [
+    ['/.well-known/oauth-authorization-server', 'OAuth 2.0 authorization server metadata (RFC 8414)'],
+    ['/.well-known/openid-configuration', 'The same metadata where OpenID Connect discovery looks for it'],
+  ] as const) {
+    app.get(path, {
+      schema: { tags: ['auth'], summary, description: 'No credentials needed. Absolute URLs come from VOUCH_PUBLIC_URL when set, else from the request\'s host.', response: { 200: ServerMetadata } },
+    }, async (request, reply) => {
+      const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
+      reply.header('cache-control', 'public, max-age=300');
+      return {
+        issuer: options.issuer,
+        token_endpoint: `${base}/api/v1/auth/token`,
+        jwks_uri: `${base}/.well-known/jwks.json`,
+        grant_types_supported: ['client_credentials'],
+        token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+        scopes_supported: [...SCOPES],
+        // Required by RFC 8414 for servers with an authorization endpoint; this one has none.
+        response_types_supported: [],
+      };
+    });
+  }
 }

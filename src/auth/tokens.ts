@@ -12,6 +12,8 @@ import { isEnvironment, isRole, type Environment, type Principal, type Role } fr
 
 export interface TokenSettings {
   issuer: string;
+  /** other `iss` values verification accepts (the pre-URL default, docs/operations.md) */
+  formerIssuers?: string[];
   audience: string;
   ttlSeconds: number;
 }
@@ -117,7 +119,7 @@ export class TokenService {
           return key;
         },
         {
-          issuer: this.settings.issuer,
+          issuer: [this.settings.issuer, ...(this.settings.formerIssuers ?? [])],
           audience: this.settings.audience,
           algorithms: ['EdDSA'],
           typ: 'at+jwt',

@@ -10,6 +10,8 @@ export interface Config {
   bootstrapClientSecret: string | undefined;
   tokenTtlSeconds: number;
   issuer: string;
+  /** also accepted as `iss`: the old default, `vouch`, while VOUCH_ISSUER is unset (tokens issued before the upgrade) */
+  formerIssuers: string[];
   audience: string;
   policyFile: string | undefined;
   logLevel: string;
@@ -26,8 +28,14 @@ export interface Config {
   requireHashedIds: boolean;
   /** VOUCH_METRICS_TOKEN: when set, /metrics requires Authorization: Bearer <this token> */
   metricsToken: string | undefined;
-  /** VOUCH_MAX_CONNECTIONS: open connections per serving process */
+  /** VOUCH_MAX_CONNECTIONS: open connections per serving process (idle keep-alive ones are reclaimed first) */
   maxConnections: number;
+  /** VOUCH_MAX_CONNECTIONS_PER_SOURCE: connections one address (IPv6: one /64) may hold; default a quarter of the cap */
+  maxConnectionsPerSource: number;
+  /** VOUCH_KEEP_ALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this long */
+  keepAliveTimeoutMs: number;
+  /** VOUCH_SQLITE_WAL_LIMIT_MB: a WAL larger than this is checkpointed and truncated (TRUNCATE) */
+  sqliteWalLimitBytes: number;
   /** VOUCH_PUBLIC_URL: the service's public base URL (no trailing slash), for absolute links in OAuth metadata */
   publicUrl: string | undefined;
   /** VOUCH_CORS_ORIGINS: origins CORS answers for; empty = CORS off */
@@ -115,6 +123,11 @@ function publicUrl(env: Env): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
+/** The listen address as a URL origin (an IPv6 literal in brackets). */
+function listenUrl(host: string, port: number): string {
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+}
+
 function corsOrigins(env: Env): string[] {
   const raw = optional(env, 'VOUCH_CORS_ORIGINS');
   if (raw === undefined) return [];
@@ -134,6 +147,9 @@ function corsOrigins(env: Env): string[] {
   if (entries.length === 0) throw new ConfigError('VOUCH_CORS_ORIGINS must list at least one origin when set');
   return entries.map((e) => new URL(e).origin);
 }
+
+/** The default issuer before it became a URL: tokens issued under it stay valid (docs/operations.md). */
+const FORMER_DEFAULT_ISSUER = 'vouch';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -170,15 +186,22 @@ export function loadConfig(env: Env = process.env): Config {
   if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('VOUCH_SECRET_KEY must be at least 32 characters');
   const metricsToken = optional(env, 'VOUCH_METRICS_TOKEN');
   if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('VOUCH_METRICS_TOKEN must be at least 16 characters');
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = text(env, 'HOST', '127.0.0.1');
+  const publicBase = publicUrl(env);
+  const maxConnections = integer(env, 'VOUCH_MAX_CONNECTIONS', 1024, 1, 1_000_000);
   return {
-    port: integer(env, 'PORT', 8080, 0, 65535),
-    host: text(env, 'HOST', '127.0.0.1'),
+    port,
+    host,
     databaseUrl,
     redisUrl,
     bootstrapClientId,
     bootstrapClientSecret,
     tokenTtlSeconds: integer(env, 'VOUCH_TOKEN_TTL_SECONDS', 900, 60, 86400),
-    issuer: text(env, 'VOUCH_ISSUER', 'vouch'),
+    // A URL by default: discovery-based OAuth clients (openid-client) require the issuer to be
+    // the URL they discovered it from (docs/operations.md, "OAuth discovery and token checks").
+    issuer: text(env, 'VOUCH_ISSUER', publicBase ?? listenUrl(host, port)),
+    formerIssuers: optional(env, 'VOUCH_ISSUER') === undefined ? [FORMER_DEFAULT_ISSUER] : [],
     audience: text(env, 'VOUCH_AUDIENCE', 'vouch-api'),
     policyFile: optional(env, 'VOUCH_POLICY_FILE'),
     logLevel,
@@ -194,8 +217,11 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env),
     requireHashedIds: flag(env, 'VOUCH_REQUIRE_HASHED_IDS'),
     metricsToken,
-    maxConnections: integer(env, 'VOUCH_MAX_CONNECTIONS', 1024, 1, 1_000_000),
-    publicUrl: publicUrl(env),
+    maxConnections,
+    maxConnectionsPerSource: integer(env, 'VOUCH_MAX_CONNECTIONS_PER_SOURCE', Math.ceil(maxConnections / 4), 1, maxConnections),
+    keepAliveTimeoutMs: integer(env, 'VOUCH_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
+    sqliteWalLimitBytes: integer(env, 'VOUCH_SQLITE_WAL_LIMIT_MB', 128, 1, 1_048_576) * 1024 * 1024,
+    publicUrl: publicBase,
     corsOrigins: corsOrigins(env),
     webhookAllowPrivate: flag(env, 'VOUCH_WEBHOOK_ALLOW_PRIVATE'),
     sqliteSynchronous: sqliteSynchronous(env),

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { ApiError, problemBody, type FieldError, type ProblemCode } from './problem.ts';
 import { summarise } from './validation.ts';
+import { problemPages } from './problem-pages.ts';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -119,7 +120,7 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
   } else if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     sendProblem(request, reply, 404, 'not_found', 'No such resource.');
   } else {
-    const { status, code, detail } = classify(error);
+    const { status, code, detail } = classify(error, request);
     sendProblem(request, reply, status, code, detail);
   }
 }
@@ -169,12 +170,24 @@ export function isClientAbort(error: FastifyError, request: FastifyRequest): boo
 /** PostgreSQL refusing text it cannot store (NUL, invalid UTF-8): the input's fault, not ours. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
-function classify(error: FastifyError): { status: number; code: ProblemCode; detail: string } {
+/** 65536 → "64 KiB", 1048576 → "1 MiB": the limits as docs/operations.md ("Problem types") states them. */
+export function byteSize(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+function tooLarge(request: FastifyRequest | undefined): string {
+  const limit = request?.routeOptions?.bodyLimit;
+  return limit ? `The request body is larger than this endpoint accepts (${byteSize(limit)}, ${limit} bytes).` : 'The request body is larger than this endpoint accepts.';
+}
+
+function classify(error: FastifyError, request?: FastifyRequest): { status: number; code: ProblemCode; detail: string } {
   const status = error.statusCode ?? 500;
   if (UNSTORABLE_TEXT.has(error.code)) return { status: 400, code: 'invalid_request', detail: 'The request contains characters that cannot be stored (such as NUL).' };
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { status: 413, code: 'payload_too_large', detail: 'The request body is larger than this endpoint accepts.' };
+      return { status: 413, code: 'payload_too_large', detail: tooLarge(request) };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return { status: 415, code: 'unsupported_media_type', detail: 'Send the body as application/json.' };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -182,7 +195,7 @@ function classify(error: FastifyError): { status: number; code: ProblemCode; det
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return { status: 400, code: 'invalid_request', detail: 'The body is not as long as its Content-Length says.' };
   }
-  if (status === 413) return { status, code: 'payload_too_large', detail: 'The request body is too large.' };
+  if (status === 413) return { status, code: 'payload_too_large', detail: tooLarge(request) };
   if (status === 415) return { status, code: 'unsupported_media_type', detail: 'Unsupported content type.' };
   if (status === 429) return { status, code: 'rate_limited', detail: 'Rate limit exceeded; retry after the time in Retry-After.' };
   if (status === 400) return { status, code: 'invalid_request', detail: error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError ? 'The body is not valid JSON.' : 'The request is malformed.' };
@@ -242,8 +255,10 @@ export default fp(async function errorHandling(app: FastifyInstance) {
       reply.header('retry-after', '1');
       return sendProblem(request, reply, 503, 'unavailable', 'The store is temporarily unreachable; retry shortly.');
     }
-    const { status, code, detail } = classify(error);
+    const { status, code, detail } = classify(error, request);
     if (status >= 500) request.log.error({ err: error }, 'unhandled error');
     return sendProblem(request, reply, status, code, detail);
   });
+  // Registered after the handlers above, so its errors are problems like everyone else's.
+  await app.register(problemPages);
 });

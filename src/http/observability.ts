@@ -1,7 +1,7 @@
 // Request ids, Prometheus metrics and the health endpoints.
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Registry, Histogram, Counter, Gauge, collectDefaultMetrics } from 'prom-client';
 import { sendProblem } from './errors.ts';
@@ -40,6 +40,39 @@ export interface ObservabilityOptions {
   /** hooks that report store queries and Redis commands to the latency histograms */
   observeQueries?: (observer: ((operation: string, seconds: number, failed: boolean) => void) | undefined) => void;
   observeRedis?: (observer: ((command: string, seconds: number, failed: boolean) => void) | undefined) => void;
+}
+
+/** Probes ask every few seconds: at info they would bury everything else. */
+const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+
+export type RequestLogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * The level of a request's "request completed" line (docs/operations.md, "Logs"): what needs a
+ * look (5xx) at error, what a caller got wrong (4xx) at info, routine successes and probes at
+ * debug (the request metrics count them all); a failing probe at warn.
+ */
+export function requestLogLevel(route: string | undefined, status: number): RequestLogLevel {
+  if (route !== undefined && PROBES.has(route)) return status >= 500 ? 'warn' : 'debug';
+  if (status >= 500) return 'error';
+  if (status >= 400) return 'info';
+  return 'debug';
+}
+
+/** Fastify's per-request log lines, at the levels above (its own are always info). */
+export class LeveledRequestLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.trace({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) {
+      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+      return;
+    }
+    const level = requestLogLevel(request.routeOptions.url, reply.statusCode);
+    reply.log[level]({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
 }
 
 const LATENCY_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];

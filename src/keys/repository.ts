@@ -1,6 +1,7 @@
 // API key records in the store. Only the SHA-256 of a key is kept; the key itself exists once,
 // in the creation response.
 import type { Kysely } from 'kysely';
+import { ApiError } from '../http/problem.ts';
 import type { Database } from '../store/schema.ts';
 import { announceKeyDeactivated } from '../webhooks/events.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
@@ -63,7 +64,38 @@ export interface NewKey {
   expiresAt: number | null;
 }
 
-export async function insertKey(db: Kysely<Database>, input: NewKey): Promise<{ row: KeyRow; key: string }> {
+/**
+ * Each key has its own rate limit, so the number a client holds is capped (docs/operations.md, "Limits per client").
+ * A rotation replaces a key rather than adding one: keys in their grace period after a rotation
+ * are not counted against the cap, so a client at the cap can still rotate every key it has; they
+ * have a cap of their own, so chains of quick rotations cannot pile up live keys either.
+ */
+export const MAX_ACTIVE_KEYS_PER_CLIENT = 100;
+
+/**
+ * Refuses a key the owner has no room for. The first statement writes (to the owner's client
+ * rows, changing nothing), so that concurrent creations for one owner queue behind each other:
+ * PostgreSQL locks those rows, SQLite takes its write lock before reading.
+ */
+async function ensureRoom(trx: Kysely<Database>, owner: string, rotation: boolean): Promise<void> {
+  await trx.updateTable('clients').set((eb) => ({ name: eb.ref('name') })).where('id', '=', owner).execute();
+  const now = Date.now();
+  const { n } = await trx.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('owner_client_id', '=', owner).where('deactivated_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .where('rotated_at', rotation ? 'is not' : 'is', null)
+    .executeTakeFirstOrThrow();
+  // A rotation has already marked its key as rotated, so that key is among those counted.
+  if (rotation ? Number(n) > MAX_ACTIVE_KEYS_PER_CLIENT : Number(n) >= MAX_ACTIVE_KEYS_PER_CLIENT) {
+    throw new ApiError(409, 'conflict', rotation
+      ? `This client already has ${MAX_ACTIVE_KEYS_PER_CLIENT} rotated keys in their grace period; deactivate some of them or wait for them to expire, then rotate again.`
+      : `This client already has ${MAX_ACTIVE_KEYS_PER_CLIENT} active API keys, the most it may hold; deactivate one first.`);
+  }
+}
+
+export async function insertKey(db: Kysely<Database>, input: NewKey, { rotation = false }: { rotation?: boolean } = {}): Promise<{ row: KeyRow; key: string }> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => insertKey(trx, input, { rotation }));
+  await ensureRoom(db, input.ownerClientId, rotation);
   const key = generateApiKey(input.environment);
   const row: KeyRow = {
     id: newId('key'),
@@ -213,9 +245,9 @@ export async function rotateKey(
         scopes: parseScopes(old.scopes),
         role: old.role as Role,
         environment: old.environment as ApiKeyEnv,
-        // CONTRACT §4: the successor has the same expires_at (a rotation never extends a key's life).
+        // The successor has the same expires_at (a rotation never extends a key's life).
         expiresAt: old.expires_at,
-      });
+      }, { rotation: true });
       return { kind: 'rotated', row, key, old: { ...old, expires_at: newExpiry } };
     });
   } catch (err) {

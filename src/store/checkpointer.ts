@@ -5,6 +5,13 @@
 // PASSIVE mode: it never blocks the writer or a reader, copies only what no reader still needs,
 // and lets SQLite reuse the WAL from its start once everything is copied.
 //
+// PASSIVE alone does not bound the WAL: under sustained writes the checkpoint never catches up
+// with the writer, SQLite never gets to restart the WAL from its start, and the file grows (1.45 GB
+// was seen). So once the WAL is larger than a bound (VOUCH_SQLITE_WAL_LIMIT_MB, docs/operations.md)
+// the worker runs a TRUNCATE checkpoint: it waits briefly for the writer and readers to finish,
+// copies the rest, and truncates the WAL to zero bytes. New writers wait while it runs (at most
+// TRUNCATE_WAIT_MS plus the copy of what PASSIVE left), which is why it is kept for that case.
+//
 // Durability is unchanged: a commit is in the WAL before it is acknowledged (synchronous = NORMAL
 // survives a process crash; FULL, see docs/operations.md, a power loss too); the checkpoint only
 // moves committed pages into the main file.
@@ -13,14 +20,25 @@ import { createRequire } from 'node:module';
 
 /** Plain CommonJS, evaluated in the worker: the same code whether Vouch runs from .ts or .js. */
 const WORKER = `
+const { statSync } = require('node:fs');
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.path, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
 let running = true;
+function walBytes() {
+  try { return statSync(workerData.path + '-wal').size; } catch { return 0; }
+}
+function truncate() {
+  db.pragma('busy_timeout = ' + workerData.truncateWaitMs);
+  try { db.pragma('wal_checkpoint(TRUNCATE)'); } finally { db.pragma('busy_timeout = 0'); }
+}
 function checkpoint() {
   if (!running) return;
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy or gone: the next tick tries again */ }
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+    if (walBytes() > workerData.walLimitBytes) truncate();
+  } catch { /* busy or gone: the next tick tries again */ }
   setTimeout(checkpoint, workerData.intervalMs).unref();
 }
 setTimeout(checkpoint, workerData.intervalMs).unref();
@@ -31,6 +49,18 @@ parentPort.on('message', () => {
 });
 `;
 
+/** How long a TRUNCATE checkpoint waits for the writer and readers before the next tick retries. */
+const TRUNCATE_WAIT_MS = 250;
+/** VOUCH_SQLITE_WAL_LIMIT_MB's default. */
+export const DEFAULT_WAL_LIMIT_BYTES = 128 * 1024 * 1024;
+
+export interface CheckpointerOptions {
+  /** how often to checkpoint */
+  intervalMs?: number;
+  /** a WAL larger than this is checkpointed in TRUNCATE mode */
+  walLimitBytes?: number;
+}
+
 export interface Checkpointer {
   stop(): Promise<void>;
 }
@@ -39,9 +69,9 @@ export interface Checkpointer {
  * Starts checkpointing `path` (a WAL-mode database file) every `intervalMs`. Should the worker die,
  * `onFailure` runs so that the caller can hand checkpoints back to SQLite.
  */
-export function startCheckpointer(path: string, onFailure: () => void, intervalMs = 250): Checkpointer {
+export function startCheckpointer(path: string, onFailure: () => void, { intervalMs = 250, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES }: CheckpointerOptions = {}): Checkpointer {
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { path, module, intervalMs } });
+  const worker = new Worker(WORKER, { eval: true, workerData: { path, module, intervalMs, walLimitBytes, truncateWaitMs: TRUNCATE_WAIT_MS } });
   let failed = false;
   worker.on('error', () => {
     failed = true;

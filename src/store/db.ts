@@ -61,10 +61,12 @@ export interface StoreOptions {
   poolSize?: number;
   /** SQLite: NORMAL (default) survives a process crash; FULL also a power loss, at an fsync per commit */
   sqliteSynchronous?: 'normal' | 'full';
+  /** VOUCH_SQLITE_WAL_LIMIT_MB in bytes: a larger WAL is truncated (checkpointer.ts) */
+  sqliteWalLimitBytes?: number;
 }
 
 export function openStore(url: string, options: StoreOptions = {}): Store {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options.sqliteSynchronous ?? 'normal');
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options.sqliteSynchronous ?? 'normal', options.sqliteWalLimitBytes);
   return openPostgres(url, options);
 }
 
@@ -89,7 +91,7 @@ function restrictSqliteFiles(path: string): void {
   }
 }
 
-function openSqlite(path: string, synchronous: 'normal' | 'full'): Store {
+function openSqlite(path: string, synchronous: 'normal' | 'full', walLimitBytes?: number): Store {
   if (path !== ':memory:' && path !== '') restrictSqliteFiles(path);
   const handle = new BetterSqlite3(path);
   handle.pragma('journal_mode = WAL');
@@ -106,7 +108,7 @@ function openSqlite(path: string, synchronous: 'normal' | 'full'): Store {
   if (path !== ':memory:' && path !== '') {
     handle.pragma('wal_autocheckpoint = 0');
     handle.pragma('journal_size_limit = 67108864');
-    checkpointer = startCheckpointer(path, () => handle.pragma('wal_autocheckpoint = 1000'));
+    checkpointer = startCheckpointer(path, () => handle.pragma('wal_autocheckpoint = 1000'), walLimitBytes === undefined ? {} : { walLimitBytes });
   }
   // Kysely prepares every query afresh; preparing the profile query costs more than running it,
   // so statements are kept by their SQL text (a bounded set: queries are built from fixed shapes).

@@ -35,7 +35,7 @@ describeEachBackend('JWKS and signing-key rotation', (ctx) => {
     const token = await ctx().token();
     const set = await jwks();
     assert.equal(decodeProtectedHeader(token).kid, set.keys[0]!.kid);
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(set), { issuer: 'vouch', audience: 'vouch-api', typ: 'at+jwt', algorithms: ['EdDSA'] });
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(set), { issuer: ctx().config.issuer, audience: 'vouch-api', typ: 'at+jwt', algorithms: ['EdDSA'] });
     assert.equal(payload.sub, 'admin-test');
     assert.equal(protectedHeader.alg, 'EdDSA');
   });
@@ -55,7 +55,7 @@ describeEachBackend('JWKS and signing-key rotation', (ctx) => {
     const set = await jwks();
     assert.deepEqual(set.keys.map((k) => k.kid).sort(), [oldKid, newKid].sort());
     const local = createLocalJWKSet(set);
-    for (const token of [oldToken, newToken]) await jwtVerify(token, local, { issuer: 'vouch', audience: 'vouch-api' });
+    for (const token of [oldToken, newToken]) await jwtVerify(token, local, { issuer: ctx().config.issuer, audience: 'vouch-api' });
 
     const rows = await ctx().store.db.selectFrom('signing_keys').select(['kid', 'retired_at']).execute();
     assert.equal(rows.filter((r) => r.retired_at === null).length, 1, 'exactly one current key');

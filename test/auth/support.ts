@@ -5,7 +5,7 @@ import { importJWK, SignJWT, decodeJwt, type CryptoKey, type JWK, type JWTPayloa
 import type { LightMyRequestResponse } from 'fastify';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { resolveKeyEncryption, unseal } from '../../src/auth/kek.ts';
-import type { Config } from '../../src/config/env.ts';
+import { loadConfig, type Config } from '../../src/config/env.ts';
 
 /**
  * The current private signing key, as a server process would load it: unsealed with the KEK the
@@ -27,7 +27,8 @@ export interface ForgeOptions {
 export async function signToken(key: CryptoKey | KeyObject | Uint8Array, kid: string, { header = {}, claims = {} }: ForgeOptions = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const payload = {
-    iss: 'vouch',
+    // The test apps' issuer: the default, the listen address as a URL.
+    iss: loadConfig({}).issuer,
     aud: 'vouch-api',
     sub: 'admin-test',
     client_id: 'admin-test',

@@ -13,13 +13,37 @@ test('loadConfig with an empty environment: the CONTRACT §1 defaults', () => {
   assert.equal(config.bootstrapClientId, undefined);
   assert.equal(config.bootstrapClientSecret, undefined);
   assert.equal(config.tokenTtlSeconds, 900);
-  assert.equal(config.issuer, 'vouch');
+  // A URL, so that discovery-based OAuth clients accept it (issue 18, item 9).
+  assert.equal(config.issuer, 'http://127.0.0.1:8080');
   assert.equal(config.audience, 'vouch-api');
   assert.equal(config.policyFile, undefined);
   assert.equal(config.logLevel, 'info');
   // CONTRACT §7: 100 requests/s with bursts of 200; token endpoint 30 per minute.
   assert.deepEqual(config.rateLimit, { perSecond: 100, burst: 200, tokenPerMinute: 30, tokenFailuresPerMinute: 30 });
   assert.equal(config.workers, undefined);
+  // CONTRACT §7: idle keep-alive connections close after 5 s; one source holds a quarter of the cap.
+  assert.equal(config.keepAliveTimeoutMs, 5000);
+  assert.equal(config.maxConnections, 1024);
+  assert.equal(config.maxConnectionsPerSource, 256);
+  assert.equal(config.sqliteWalLimitBytes, 128 * 1024 * 1024);
+});
+
+test('the default issuer is the public URL, else the listen address (IPv6 in brackets); VOUCH_ISSUER wins', () => {
+  assert.equal(loadConfig({ PORT: '9000', HOST: '10.1.2.3' }).issuer, 'http://10.1.2.3:9000');
+  assert.equal(loadConfig({ HOST: '::1' }).issuer, 'http://[::1]:8080');
+  assert.equal(loadConfig({ VOUCH_PUBLIC_URL: 'https://risk.example.com/vouch/' }).issuer, 'https://risk.example.com/vouch');
+  assert.equal(loadConfig({ VOUCH_PUBLIC_URL: 'https://risk.example.com', VOUCH_ISSUER: 'vouch' }).issuer, 'vouch');
+  // Tokens issued under the former default stay valid while no issuer is chosen explicitly.
+  assert.deepEqual(loadConfig({}).formerIssuers, ['vouch']);
+  assert.deepEqual(loadConfig({ VOUCH_ISSUER: 'https://vouch.example' }).formerIssuers, []);
+});
+
+test('connection and WAL limits are read; the per-source default follows the cap', () => {
+  const config = loadConfig({ VOUCH_MAX_CONNECTIONS: '50', VOUCH_KEEP_ALIVE_TIMEOUT_MS: '2500', VOUCH_SQLITE_WAL_LIMIT_MB: '16' });
+  assert.equal(config.maxConnectionsPerSource, 13);
+  assert.equal(config.keepAliveTimeoutMs, 2500);
+  assert.equal(config.sqliteWalLimitBytes, 16 * 1024 * 1024);
+  assert.equal(loadConfig({ VOUCH_MAX_CONNECTIONS: '50', VOUCH_MAX_CONNECTIONS_PER_SOURCE: '5' }).maxConnectionsPerSource, 5);
 });
 
 test('loadConfig with every variable set: each is read', () => {
@@ -102,6 +126,11 @@ const BAD: [Record<string, string>, string][] = [
   [{ VOUCH_REQUIRE_HASHED_IDS: 'yes' }, 'VOUCH_REQUIRE_HASHED_IDS'],
   [{ VOUCH_METRICS_TOKEN: 'short' }, 'VOUCH_METRICS_TOKEN'],
   [{ VOUCH_MAX_CONNECTIONS: '0' }, 'VOUCH_MAX_CONNECTIONS'],
+  [{ VOUCH_MAX_CONNECTIONS: '10', VOUCH_MAX_CONNECTIONS_PER_SOURCE: '11' }, 'VOUCH_MAX_CONNECTIONS_PER_SOURCE'],
+  [{ VOUCH_MAX_CONNECTIONS_PER_SOURCE: '0' }, 'VOUCH_MAX_CONNECTIONS_PER_SOURCE'],
+  [{ VOUCH_KEEP_ALIVE_TIMEOUT_MS: '0' }, 'VOUCH_KEEP_ALIVE_TIMEOUT_MS'],
+  [{ VOUCH_KEEP_ALIVE_TIMEOUT_MS: '5s' }, 'VOUCH_KEEP_ALIVE_TIMEOUT_MS'],
+  [{ VOUCH_SQLITE_WAL_LIMIT_MB: '0' }, 'VOUCH_SQLITE_WAL_LIMIT_MB'],
   [{ VOUCH_WORKERS: '0' }, 'VOUCH_WORKERS'],
   [{ VOUCH_SQLITE_SYNCHRONOUS: 'off' }, 'VOUCH_SQLITE_SYNCHRONOUS'],
 ];

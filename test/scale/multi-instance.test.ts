@@ -41,6 +41,8 @@ describe('two instances over one PostgreSQL and one Redis', { skip: !PG_URL ? 'V
       VOUCH_REDIS_URL: redis.url,
       VOUCH_RATE_LIMIT_PER_SECOND: '5',
       VOUCH_RATE_LIMIT_BURST: '10',
+      // Instances behind one URL share it, and so the tokens' issuer (docs/deployment.md, Scaling).
+      VOUCH_PUBLIC_URL: 'http://vouch.test',
     };
     // Started together, as a deployment starts its instances: migrations and the bootstrap admin
     // must cope with the race.

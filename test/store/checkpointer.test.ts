@@ -91,8 +91,76 @@ test('a checkpointer that cannot run hands checkpoints back (onFailure), and sto
   let failed = false;
   const checkpointer = startCheckpointer(join(tmpdir(), `vouch-absent-${randomBytes(6).toString('hex')}`, 'x.db'), () => {
     failed = true;
-  }, 10);
+  }, { intervalMs: 10 });
   assert.ok(await until(() => failed, 5000), 'onFailure ran');
   await checkpointer.stop();
 });
 
+
+test('a WAL past VOUCH_SQLITE_WAL_LIMIT_MB is checkpointed and truncated (TRUNCATE), not left to grow', async () => {
+  const { path, cleanup } = paths();
+  const writer = new BetterSqlite3(path);
+  writer.pragma('journal_mode = WAL');
+  // As the serving connection runs: no automatic checkpoint, and no size limit that would trim
+  // the WAL on its own.
+  writer.pragma('wal_autocheckpoint = 0');
+  writer.exec('create table filler (id integer primary key, body text not null)');
+  const insert = writer.prepare('insert into filler (body) values (?)');
+  writer.transaction(() => {
+    for (let i = 0; i < 4000; i++) insert.run(randomBytes(512).toString('hex'));
+  })();
+  const limit = 1024 * 1024;
+  assert.ok(statSync(`${path}-wal`).size > 3 * limit, 'the WAL starts well past the limit');
+  const checkpointer = startCheckpointer(path, () => {}, { intervalMs: 20, walLimitBytes: limit });
+  try {
+    assert.ok(await until(() => statSync(`${path}-wal`).size <= limit, 5000), `the WAL is still ${statSync(`${path}-wal`).size} bytes`);
+    // Nothing was lost, and the writer carries on in the truncated WAL.
+    insert.run('after');
+    assert.equal((writer.prepare('select count(*) as n from filler').get() as { n: number }).n, 4001);
+  } finally {
+    await checkpointer.stop();
+    writer.close();
+    cleanup();
+  }
+});
+
+test('below the limit the WAL is only checkpointed (PASSIVE), not truncated', async () => {
+  const { path, cleanup } = paths();
+  const writer = new BetterSqlite3(path);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('wal_autocheckpoint = 0');
+  writer.exec('create table filler (id integer primary key, body text not null)');
+  const insert = writer.prepare('insert into filler (body) values (?)');
+  writer.transaction(() => {
+    for (let i = 0; i < 1000; i++) insert.run(randomBytes(512).toString('hex'));
+  })();
+  const size = statSync(`${path}-wal`).size;
+  const checkpointer = startCheckpointer(path, () => {}, { intervalMs: 20, walLimitBytes: 64 * 1024 * 1024 });
+  try {
+    // The checkpoint copied the pages into the database file...
+    assert.ok(await until(() => statSync(path).size > 500_000, 5000), 'the worker checkpointed');
+    // ...and the WAL file kept its size (SQLite reuses it from the start).
+    assert.equal(statSync(`${path}-wal`).size, size);
+  } finally {
+    await checkpointer.stop();
+    writer.close();
+    cleanup();
+  }
+});
+
+test('the store passes its WAL limit (VOUCH_SQLITE_WAL_LIMIT_MB) to the checkpointer', async () => {
+  const { path, cleanup } = paths();
+  const store = openStore(`sqlite:${path}`, { sqliteWalLimitBytes: 512 * 1024 });
+  try {
+    const db = store.sqlite!;
+    db.exec('create table filler (id integer primary key, body text not null)');
+    const insert = db.prepare('insert into filler (body) values (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 4000; i++) insert.run(randomBytes(512).toString('hex'));
+    })();
+    assert.ok(await until(() => statSync(`${path}-wal`).size <= 512 * 1024, 5000), `the WAL is still ${statSync(`${path}-wal`).size} bytes`);
+  } finally {
+    await store.close();
+    cleanup();
+  }
+});
