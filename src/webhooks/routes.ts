@@ -11,7 +11,7 @@ import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { newId } from '../keys/format.ts';
 import { checkDestination } from './ssrf.ts';
 import { generateWebhookSecret, sealSecret } from './signer.ts';
-import { deleteWebhook, findDelivery, findWebhook, insertWebhook, listDeliveries, listWebhooks, scheduleRetry } from './repository.ts';
+import { deleteWebhook, findDelivery, findWebhook, insertWebhookCapped, listDeliveries, listWebhooks, scheduleRetry } from './repository.ts';
 import { CreateWebhookBody, CreatedWebhook, DeliveryRecord, ListQuery, WebhookRecord, toDeliveryRecord, toWebhookRecord } from './schemas.ts';
 import type { DeliveryWorker } from './worker.ts';
 
@@ -26,6 +26,8 @@ export interface WebhookRouteOptions {
   encryption: KeyEncryption;
   allowPrivate: boolean;
   worker: DeliveryWorker;
+  /** webhooks one client may have (409 beyond) */
+  maxPerClient: number;
   /** name resolution for the URL check; replaceable in tests */
   resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
 }
@@ -38,7 +40,7 @@ function requireOperator(request: FastifyRequest): void {
   if (role !== 'operator' && role !== 'admin') throw new ApiError(403, 'insufficient_scope', 'Managing webhooks requires the role operator or admin.');
 }
 
-export default async function webhookRoutes(app: FastifyInstance, { store, encryption, allowPrivate, worker, resolve }: WebhookRouteOptions) {
+export default async function webhookRoutes(app: FastifyInstance, { store, encryption, allowPrivate, worker, maxPerClient, resolve }: WebhookRouteOptions) {
   const { db } = store;
   const notFound = () => new ApiError(404, 'not_found', 'No such webhook.');
   const visible = async (request: FastifyRequest, id: string) => {
@@ -50,7 +52,7 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
 
   app.post<{ Body: Static<typeof CreateWebhookBody> }>('/api/v1/webhooks', {
     config: { scope: 'webhooks:write' },
-    schema: { tags: ['webhooks'], summary: 'Subscribe an endpoint to events (the signing secret is returned once)', body: CreateWebhookBody, response: { 201: CreatedWebhook, ...problems } },
+    schema: { tags: ['webhooks'], summary: 'Subscribe an endpoint to events (the signing secret is returned once)', body: CreateWebhookBody, response: { 201: CreatedWebhook, 409: ProblemSchema, ...problems } },
   }, async (request, reply) => {
     requireOperator(request);
     const { url, events, description } = request.body;
@@ -62,10 +64,11 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
       id, environment: request.principal.environment, owner_client_id: request.principal.clientId, url: check.url.href, events: events.join(' '), description: description ?? null,
       secret: sealSecret(secret, id, encryption.current), created_at: Date.now(),
     };
-    await insertWebhook(db, row);
+    const stored = await insertWebhookCapped(db, store.dialect, row, maxPerClient);
+    if (!stored) throw new ApiError(409, 'conflict', `This client already has ${maxPerClient} webhooks (live and test together), the most it may have; delete one first.`);
     request.log.info({ event: 'webhook_created', webhook_id: id, owner_client_id: row.owner_client_id, environment: row.environment, events, principal_id: request.principal.id }, 'webhook created');
     reply.code(201).header('location', `/api/v1/webhooks/${id}`);
-    return { ...toWebhookRecord(row), secret };
+    return { ...toWebhookRecord(stored), secret };
   });
 
   app.get<{ Querystring: Static<typeof ListQuery> }>('/api/v1/webhooks', {

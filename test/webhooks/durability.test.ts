@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import { backends, bearer } from '../helpers/app.ts';
 import { enqueueWebhookEvent } from '../../src/webhooks/index.ts';
-import { claimDue } from '../../src/webhooks/repository.ts';
+import { claimDue } from '../../src/webhooks/claims.ts';
 import { FAST_WORKER, startReceiver, webhookWorld, type Receiver } from './support.ts';
 
 async function backlog(world: Awaited<ReturnType<typeof webhookWorld>>, count: number): Promise<string[]> {
