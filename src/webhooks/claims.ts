@@ -14,6 +14,8 @@ export interface ClaimedDelivery {
   lease_until: number;
   /** the webhook's owner: the client whose concurrency share this attempt uses */
   owner_client_id: string;
+  /** the endpoint's failures in a row when claimed: at the breaker's threshold, this is a probe */
+  consecutive_failures: number;
 }
 
 export interface ClaimLimits {
@@ -22,6 +24,8 @@ export interface ClaimLimits {
   excludeOwners?: readonly string[];
   /** deliveries of one endpoint this claim may take (in-flight ones already subtracted) */
   roomFor?: (webhookId: string, consecutiveFailures: number) => number;
+  /** deliveries for one client's webhooks this claim may take */
+  roomForClient?: (ownerClientId: string) => number;
 }
 
 interface Candidate {
@@ -33,15 +37,19 @@ interface Candidate {
   consecutive_failures: number;
 }
 
-/** Among due candidates (oldest first), those the per-endpoint room allows. */
-function pick(candidates: Candidate[], limit: number, roomFor: ClaimLimits['roomFor']): Candidate[] {
-  const taken = new Map<string, number>();
+/** Among due candidates (oldest first), those the room of their endpoint and client allows. */
+function pick(candidates: Candidate[], limit: number, limits: ClaimLimits): Candidate[] {
+  const perEndpoint = new Map<string, number>();
+  const perClient = new Map<string, number>();
   const picked: Candidate[] = [];
   for (const c of candidates) {
     if (picked.length >= limit) break;
-    const n = taken.get(c.webhook_id) ?? 0;
-    if (roomFor && n >= roomFor(c.webhook_id, Number(c.consecutive_failures))) continue;
-    taken.set(c.webhook_id, n + 1);
+    const n = perEndpoint.get(c.webhook_id) ?? 0;
+    const m = perClient.get(c.owner_client_id) ?? 0;
+    if (limits.roomFor && n >= limits.roomFor(c.webhook_id, Number(c.consecutive_failures))) continue;
+    if (limits.roomForClient && m >= limits.roomForClient(c.owner_client_id)) continue;
+    perEndpoint.set(c.webhook_id, n + 1);
+    perClient.set(c.owner_client_id, m + 1);
     picked.push(c);
   }
   return picked;
@@ -67,17 +75,17 @@ export async function claimDue(db: Kysely<Database>, dialect: Dialect, limit: nu
   const until = now + leaseMs;
   // A few more candidates than slots: some may belong to an endpoint with room for fewer.
   const window = Math.min(limit * 4, 400);
-  const toClaim = (c: Candidate): ClaimedDelivery => ({ id: c.id, webhook_id: c.webhook_id, event_id: c.event_id, attempts: Number(c.attempts), owner_client_id: c.owner_client_id, lease_until: until });
+  const toClaim = (c: Candidate): ClaimedDelivery => ({ id: c.id, webhook_id: c.webhook_id, event_id: c.event_id, attempts: Number(c.attempts), owner_client_id: c.owner_client_id, consecutive_failures: Number(c.consecutive_failures), lease_until: until });
   if (dialect === 'postgres') {
     return db.transaction().execute(async (trx) => {
       const candidates = await dueCandidates(trx, now, window, limits).modifyEnd(sql`for update of d skip locked`).execute();
-      const picked = pick(candidates, limit, limits.roomFor);
+      const picked = pick(candidates, limit, limits);
       if (picked.length === 0) return [];
       await trx.updateTable('webhook_deliveries').set({ lease_until: until }).where('id', 'in', picked.map((p) => p.id)).execute();
       return picked.map(toClaim);
     });
   }
-  const picked = pick(await dueCandidates(db, now, window, limits).execute(), limit, limits.roomFor);
+  const picked = pick(await dueCandidates(db, now, window, limits).execute(), limit, limits);
   const claimed: ClaimedDelivery[] = [];
   for (const row of picked) {
     const result = await db.updateTable('webhook_deliveries').set({ lease_until: until })

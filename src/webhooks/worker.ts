@@ -69,6 +69,8 @@ export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   private readonly perClient = new Map<string, number>();
+  /** endpoints at the breaker's threshold with their one probe in flight */
+  private readonly probing = new Set<string>();
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly timeoutMs: number;
@@ -148,10 +150,13 @@ export class DeliveryWorker {
       const free = concurrency - this.inFlight.size;
       if (free <= 0) return;
       const claimed = await claimDue(db, dialect, Math.min(free, this.batch), this.leaseMs, {
-        excludeWebhooks: full(this.perEndpoint, endpointConcurrency),
+        // Every endpoint and client without room is left out of the query itself, so a backlog of
+        // theirs never fills the candidates and hides other endpoints' due deliveries.
+        excludeWebhooks: [...full(this.perEndpoint, endpointConcurrency), ...this.probing],
         excludeOwners: full(this.perClient, clientConcurrency),
         // An endpoint at the breaker's threshold whose cool-down has ended gets one probe at a time.
         roomFor: (webhookId, failures) => (failures >= breakerFailures ? 1 : endpointConcurrency) - (this.perEndpoint.get(webhookId) ?? 0),
+        roomForClient: (owner) => clientConcurrency - (this.perClient.get(owner) ?? 0),
       });
       if (claimed.length === 0) return;
       for (const claim of claimed) this.run(claim);
@@ -161,12 +166,15 @@ export class DeliveryWorker {
   private run(claim: ClaimedDelivery): void {
     bump(this.perEndpoint, claim.webhook_id, 1);
     bump(this.perClient, claim.owner_client_id, 1);
+    const probe = claim.consecutive_failures >= this.limits.breakerFailures;
+    if (probe) this.probing.add(claim.webhook_id);
     const running: Promise<void> = this.deliver(claim)
       .catch((err: unknown) => this.deps.log.warn({ err, delivery_id: claim.id }, 'webhook delivery failed to run'))
       .finally(() => {
         this.inFlight.delete(running);
         bump(this.perEndpoint, claim.webhook_id, -1);
         bump(this.perClient, claim.owner_client_id, -1);
+        if (probe) this.probing.delete(claim.webhook_id);
         this.fill();
       });
     this.inFlight.add(running);
