@@ -1,8 +1,8 @@
-// Where a webhook may point (the OpenAPI description of POST /api/v1/webhooks): https:// only, no credentials, and no private,
-// loopback, link-local or otherwise non-public address — checked on the resolved addresses, at
-// creation and again at every delivery (which connects to the address checked, so a DNS answer
-// that changes in between cannot redirect it). VOUCH_WEBHOOK_ALLOW_PRIVATE=1 lifts the address
-// rule and allows http://.
+// Where a webhook may point: https:// only, no credentials, and no private, loopback, link-local or
+// otherwise non-public address — checked on the resolved addresses, at creation and again at every
+// delivery (which connects to the address checked, so a DNS answer that changes in between cannot
+// redirect it).
+// VOUCH_WEBHOOK_ALLOW_PRIVATE=1 lifts the address rule and allows http://.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 

@@ -20,7 +20,7 @@ import { postOnce } from './transport.ts';
 
 /**
  * Delays before each retry: the first within 30 s, then growing, 8 attempts over about 23 hours
- * (the OpenAPI description of webhooks: at least 5 tries over 24 h).
+ * (receivers are promised at least 5 tries over 24 h).
  */
 export const RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 28_800_000, 28_800_000];
 
@@ -86,7 +86,11 @@ export class DeliveryWorker {
     this.leaseMs = options.leaseMs ?? Math.max(30_000, this.timeoutMs * 3);
     this.delays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.batch = options.batch ?? 10;
-    this.limits = { ...DEFAULT_LIMITS, ...Object.fromEntries(Object.entries(options).filter(([k, v]) => k in DEFAULT_LIMITS && v !== undefined)) };
+    const limit = <K extends keyof DeliveryLimits>(name: K) => options[name] ?? DEFAULT_LIMITS[name];
+    this.limits = {
+      concurrency: limit('concurrency'), endpointConcurrency: limit('endpointConcurrency'), clientConcurrency: limit('clientConcurrency'),
+      breakerFailures: limit('breakerFailures'), breakerCooldownMs: limit('breakerCooldownMs'),
+    };
     this.breaker = { failures: this.limits.breakerFailures, cooldownMs: this.limits.breakerCooldownMs };
     this.urlPolicy = { allowPrivate: deps.allowPrivate, ...options.urlPolicy };
   }
