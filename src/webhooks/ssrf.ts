@@ -3,8 +3,8 @@
 // delivery (which connects to the address checked, so a DNS answer that changes in between cannot
 // redirect it).
 // VOUCH_WEBHOOK_ALLOW_PRIVATE=1 lifts the address rule and allows http://.
-import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { resolveDestination } from './resolve.ts';
 
 const blocked4 = new BlockList();
 for (const [net, prefix] of [
@@ -72,8 +72,6 @@ export interface UrlPolicy {
 export type RefusalReason = 'syntax' | 'unresolved' | 'private';
 export type UrlCheck = { ok: true; url: URL; address: string; family: number } | { ok: false; reason: RefusalReason; message: string };
 
-const defaultResolve = (host: string) => lookup(host, { all: true, verbatim: true });
-
 /** The URL's syntax (for creation: answered as validation_failed) — no name resolution. */
 export function checkUrlSyntax(raw: string, policy: UrlPolicy): { ok: true; url: URL } | { ok: false; reason: 'syntax'; message: string } {
   let url: URL;
@@ -99,7 +97,7 @@ export async function checkDestination(raw: string, policy: UrlPolicy): Promise<
   if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
   else {
     try {
-      addresses = await (policy.resolve ?? defaultResolve)(host);
+      addresses = await (policy.resolve ?? ((name: string) => resolveDestination(name, policy.allowPrivate)))(host);
     } catch {
       return { ok: false, reason: 'unresolved', message: 'does not resolve to an address' };
     }
