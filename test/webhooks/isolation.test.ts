@@ -158,3 +158,12 @@ for (const backend of backends()) {
     assert.equal((await deliveries(slowDns.id)).json().data[0].last_error, 'timeout');
   });
 }
+
+test('the delivery limits come from VOUCH_WEBHOOK* variables, with defaults; a bad value stops the start', async () => {
+  const { loadConfig, ConfigError } = await import('../../src/config/env.ts');
+  assert.deepEqual(loadConfig({}).webhooks, { maxPerClient: 20, concurrency: 64, endpointConcurrency: 2, clientConcurrency: 16, breakerFailures: 5, breakerCooldownMs: 60_000 });
+  const set = loadConfig({ VOUCH_WEBHOOKS_PER_CLIENT: '5', VOUCH_WEBHOOK_CONCURRENCY: '8', VOUCH_WEBHOOK_ENDPOINT_CONCURRENCY: '1', VOUCH_WEBHOOK_CLIENT_CONCURRENCY: '4', VOUCH_WEBHOOK_BREAKER_FAILURES: '3', VOUCH_WEBHOOK_BREAKER_COOLDOWN_SECONDS: '30' }).webhooks;
+  assert.deepEqual(set, { maxPerClient: 5, concurrency: 8, endpointConcurrency: 1, clientConcurrency: 4, breakerFailures: 3, breakerCooldownMs: 30_000 });
+  assert.throws(() => loadConfig({ VOUCH_WEBHOOK_ENDPOINT_CONCURRENCY: '0' }), ConfigError);
+  assert.throws(() => loadConfig({ VOUCH_WEBHOOKS_PER_CLIENT: 'many' }), ConfigError);
+});
