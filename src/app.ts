@@ -185,7 +185,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(decisionRoutes, { db: store.db });
   await app.register(policyRoutes, { store, feed });
   await app.register(erasureRoutes, { store, feed, scoring, decisions, encryption: keyEncryption, requireHashedIds: config.requireHashedIds });
-  await registerWebhooks(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, ...(webhookWorker ? { worker: webhookWorker } : {}) });
+  await registerWebhooks(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, limits: config.webhooks, ...(webhookWorker ? { worker: webhookWorker } : {}) });
   await app.register(docsRoutes);
   await app.register(consolePlugin);
   return app;

@@ -834,6 +834,8 @@ export type components = {
             status: "active" | "expired" | "inactive";
         };
         GetWebhookResponse: {
+            /** @description failed attempts in a row; a success resets it */
+            consecutive_failures: number;
             /** Format: date-time */
             created_at: string;
             description: string | null;
@@ -845,6 +847,8 @@ export type components = {
             events: string[];
             id: string;
             owner_client_id: string;
+            /** @description while set, the endpoint failed too often in a row and its deliveries wait (circuit breaker); they keep their attempts, and a manual retry lets one through at once */
+            paused_until: string | null;
             url: string;
         };
         IssueTokenRequest: {
@@ -1021,6 +1025,7 @@ export type components = {
             event_type: string;
             id: string;
             last_attempt_at: string | null;
+            /** @description why the last attempt failed, as a category only: timeout, refused, dns, tls, connection, http_<status>, blocked (the address is not allowed), secret_unavailable, invalid_delivery */
             last_error: string | null;
             last_status_code: number | null;
             next_attempt_at: string | null;
@@ -1124,6 +1129,8 @@ export type components = {
         };
         /** Webhook */
         Webhook: {
+            /** @description failed attempts in a row; a success resets it */
+            consecutive_failures: number;
             /** Format: date-time */
             created_at: string;
             description: string | null;
@@ -1135,6 +1142,8 @@ export type components = {
             events: string[];
             id: string;
             owner_client_id: string;
+            /** @description while set, the endpoint failed too often in a row and its deliveries wait (circuit breaker); they keep their attempts, and a manual retry lets one through at once */
+            paused_until: string | null;
             url: string;
         };
         /** WebhookDelivery */
@@ -1148,6 +1157,7 @@ export type components = {
             event_type: string;
             id: string;
             last_attempt_at: string | null;
+            /** @description why the last attempt failed, as a category only: timeout, refused, dns, tls, connection, http_<status>, blocked (the address is not allowed), secret_unavailable, invalid_delivery */
             last_error: string | null;
             last_status_code: number | null;
             next_attempt_at: string | null;
@@ -3904,6 +3914,17 @@ export interface operations {
             };
             /** @description RFC 9457 problem details */
             404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
                 headers: {
                     /** @description The request id, also the `request_id` of a problem document */
                     "X-Request-Id"?: string;

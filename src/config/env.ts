@@ -42,6 +42,8 @@ export interface Config {
   corsOrigins: string[];
   /** VOUCH_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses, and http:// */
   webhookAllowPrivate: boolean;
+  /** VOUCH_WEBHOOKS_PER_CLIENT and the delivery limits of src/webhooks/worker.ts (VOUCH_WEBHOOK_*) */
+  webhooks: { maxPerClient: number; concurrency: number; endpointConcurrency: number; clientConcurrency: number; breakerFailures: number; breakerCooldownMs: number };
   /** VOUCH_SQLITE_SYNCHRONOUS: NORMAL (survives a process crash) or FULL (a power loss too) */
   sqliteSynchronous: 'normal' | 'full';
 }
@@ -224,6 +226,14 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: publicBase,
     corsOrigins: corsOrigins(env),
     webhookAllowPrivate: flag(env, 'VOUCH_WEBHOOK_ALLOW_PRIVATE'),
+    webhooks: {
+      maxPerClient: integer(env, 'VOUCH_WEBHOOKS_PER_CLIENT', 20, 1, 10_000),
+      concurrency: integer(env, 'VOUCH_WEBHOOK_CONCURRENCY', 64, 1, 10_000),
+      endpointConcurrency: integer(env, 'VOUCH_WEBHOOK_ENDPOINT_CONCURRENCY', 2, 1, 100),
+      clientConcurrency: integer(env, 'VOUCH_WEBHOOK_CLIENT_CONCURRENCY', 16, 1, 10_000),
+      breakerFailures: integer(env, 'VOUCH_WEBHOOK_BREAKER_FAILURES', 5, 1, 1000),
+      breakerCooldownMs: integer(env, 'VOUCH_WEBHOOK_BREAKER_COOLDOWN_SECONDS', 60, 1, 86_400) * 1000,
+    },
     sqliteSynchronous: sqliteSynchronous(env),
   };
 }

@@ -9,6 +9,7 @@ import { p2pFeatures } from './migrations/006_p2p_features.ts';
 import { idempotency } from './migrations/007_idempotency.ts';
 import { environments } from './migrations/009_environments.ts';
 import { webhooks } from './migrations/008_webhooks.ts';
+import { webhookIsolation } from './migrations/010_webhook_isolation.ts';
 import { principalBound } from './migrations/014_principal_bound.ts';
 import { decisionRequest } from './migrations/016_decision_request.ts';
 
@@ -166,6 +167,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '007_idempotency': idempotency,
   '008_webhooks': webhooks,
   '009_environments': environments,
+  '010_webhook_isolation': webhookIsolation,
   '014_principal_bound': principalBound,
   '016_decision_request': decisionRequest,
 };

@@ -232,6 +232,26 @@ export interface WebhooksTable {
   description: string | null;
   secret: string;
   created_at: number;
+  /** failed attempts in a row (010_webhook_isolation); reset by a success */
+  consecutive_failures: Generated<number>;
+  /** the circuit breaker: no delivery is attempted before then (0: closed) */
+  paused_until: Generated<number>;
+}
+
+/** One ingest request's entity.flagged facts, expanded into the outbox by the worker (010). */
+export interface WebhookFanoutsTable {
+  id: string;
+  environment: string;
+  owner_client_id: string;
+  type: string;
+  /** JSON: the request's flag facts */
+  facts: string;
+  /** JSON: the expanded event payloads, once computed */
+  plan: string | null;
+  /** how many events of the plan are already in the outbox */
+  progress: Generated<number>;
+  lease_until: Generated<number>;
+  created_at: number;
 }
 
 /** The outbox: one row per event, written in the transaction of the fact it announces. */
@@ -292,6 +312,7 @@ export interface Database {
   settings: SettingsTable;
   webhooks: WebhooksTable;
   webhook_events: WebhookEventsTable;
+  webhook_fanouts: WebhookFanoutsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
 }

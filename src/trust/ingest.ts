@@ -236,7 +236,7 @@ export async function ingestInTransaction(trx: Transaction<Database>, batch: Pre
     await writeState(trx, pending, Math.floor(now / BUCKET_MS));
     // Outcome events label the decisions of their trade (CONTRACT §8), in this transaction.
     await labelFromEvents(trx, environment, accepted.map((a) => a.ev), clientId, now);
-    // entity.flagged webhooks, in this transaction (src/webhooks/events.ts).
+    // entity.flagged webhooks: one fan-out row in this transaction, expanded by the webhook worker (src/webhooks/fanout.ts).
     await announceFlags(trx, environment, clientId, flagFacts(accepted.map((a) => a.ev)));
   }
   return { accepted: accepted.length, duplicates: events.length - accepted.length };

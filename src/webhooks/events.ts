@@ -1,9 +1,13 @@
 // The facts other modules announce, built where they happen and written to the outbox in their
 // transaction: high-risk scores and dispute analyses (from the decision writer), flagged entities
-// (from ingestion), deactivated keys. policy.activated is enqueued by policy activation itself.
+// (from ingestion, through the fan-out row of fanout.ts), deactivated keys. policy.activated is
+// enqueued by policy activation itself.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { enqueueWebhookEvent, hasSubscribers, type WebhookEventType } from './repository.ts';
+import { coalesceFacts, insertFanout, type FlagFact } from './fanout.ts';
+
+export type { FlagFact };
 import type { Environment } from '../auth/principal.ts';
 
 export { enqueueWebhookEvent };
@@ -75,37 +79,16 @@ export async function announceKeyDeactivated(trx: Transaction<Database>, key: { 
   }, { owner: key.owner_client_id, now: at });
 }
 
-/** Neighbours announced per flagged entity: a hub identifier must not turn one report into thousands of events. */
-export const MAX_LINKED_ANNOUNCED = 100;
-
-export interface FlagFact {
-  entityId: string;
-  reason: 'fraud.reported' | 'entity.blocklisted';
-  occurredAt: string;
-}
-
 /**
- * entity.flagged for each entity a batch reported or blocklisted, and for entities sharing one of
- * its identifiers (up to MAX_LINKED_ANNOUNCED each), for the ingesting client's webhooks.
+ * entity.flagged for a batch's reported or blocklisted entities and their neighbours: in the
+ * batch's transaction only one compact fan-out row (the facts, one per entity), which the delivery
+ * worker expands into events and deliveries afterwards (fanout.ts). A report over a hundred
+ * entities sharing a device thus commits one extra row, not tens of thousands, while it holds the
+ * write lock; the row commits with the facts, so nothing acknowledged is lost.
  */
 export async function announceFlags(trx: Transaction<Database>, environment: Environment, clientId: string, facts: readonly FlagFact[]): Promise<void> {
   if (facts.length === 0 || clientId === '' || !(await hasSubscribers(trx, environment, 'entity.flagged', clientId))) return;
-  for (const fact of facts) {
-    const base = { reason: fact.reason, occurred_at: fact.occurredAt, flagged_entity_id: fact.entityId };
-    await enqueueWebhookEvent(trx, environment, 'entity.flagged', { entity_id: fact.entityId, ...base, via: null }, { owner: clientId });
-    const neighbours = await trx.selectFrom('identifiers as mine')
-      .innerJoin('identifiers as other', (j) => j.onRef('other.environment', '=', 'mine.environment').onRef('other.id_type', '=', 'mine.id_type').onRef('other.hash', '=', 'mine.hash'))
-      .select(['other.entity_id', 'mine.id_type', 'mine.hash'])
-      .where('mine.environment', '=', environment).where('other.environment', '=', environment)
-      .where('mine.entity_id', '=', fact.entityId).where('other.entity_id', '!=', fact.entityId)
-      .orderBy('other.entity_id').limit(MAX_LINKED_ANNOUNCED * 4).execute();
-    const seen = new Set<string>();
-    for (const n of neighbours) {
-      if (seen.has(n.entity_id) || seen.size >= MAX_LINKED_ANNOUNCED) continue;
-      seen.add(n.entity_id);
-      await enqueueWebhookEvent(trx, environment, 'entity.flagged', { entity_id: n.entity_id, ...base, via: { type: n.id_type, hash: n.hash } }, { owner: clientId });
-    }
-  }
+  await insertFanout(trx, environment, clientId, coalesceFacts(facts));
 }
 
 /** The flagging facts among a batch's newly accepted events. */

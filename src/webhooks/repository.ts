@@ -1,15 +1,17 @@
-// Webhook storage: subscriptions, the outbox (enqueueWebhookEvent, called inside the transaction of
-// the fact it announces), deliveries with their lease, and the attempt log.
-import { sql, type Kysely, type Transaction } from 'kysely';
+// Webhook storage: subscriptions (capped per client), the outbox (enqueueWebhookEvent, called
+// inside the transaction of the fact it announces; writeEvents for the fan-out worker), and the
+// delivery log. Claiming and recording attempts is in claims.ts.
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database, WebhookDeliveriesTable, WebhooksTable } from '../store/schema.ts';
 import type { Dialect } from '../store/db.ts';
+import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
 import type { Environment } from '../auth/principal.ts';
 
 export const WEBHOOK_EVENT_TYPES = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'entity.erased', 'policy.activated', 'key.deactivated'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export type WebhookRow = WebhooksTable;
+export type WebhookRow = Selectable<WebhooksTable>;
 export type DeliveryRow = WebhookDeliveriesTable;
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -35,13 +37,23 @@ export async function enqueueWebhookEvent(trx: Db, environment: Environment, typ
   if (owner !== null) query = query.where('owner_client_id', '=', owner);
   const subscribers = (await query.execute()).filter((w) => w.events.split(' ').includes(type));
   if (subscribers.length === 0) return undefined;
-  const id = newId('msg');
-  await trx.insertInto('webhook_events').values({ id, environment, type, owner_client_id: owner, data: JSON.stringify(data), created_at: now }).execute();
-  await trx.insertInto('webhook_deliveries').values(subscribers.map((w) => ({
-    id: newId('whd'), webhook_id: w.id, event_id: id, status: 'pending', attempts: 0, next_attempt_at: now, lease_until: 0,
-    last_attempt_at: null, last_status_code: null, last_error: null, delivered_at: null, created_at: now,
-  }))).execute();
+  const [id] = await writeEvents(trx, environment, type, owner, [data], subscribers.map((w) => w.id), now);
   return id;
+}
+
+/**
+ * Several events of one type and owner, each with a pending delivery per given webhook, in
+ * multi-row statements (the fan-out worker writes hundreds at a time). Returns the event ids.
+ */
+export async function writeEvents(trx: Db, environment: Environment, type: WebhookEventType, owner: string | null, payloads: ReadonlyArray<Record<string, unknown>>, webhookIds: readonly string[], now: number): Promise<string[]> {
+  const events = payloads.map((data) => ({ id: newId('msg'), environment, type, owner_client_id: owner, data: JSON.stringify(data), created_at: now }));
+  for (const rows of chunks(events, 100)) await trx.insertInto('webhook_events').values(rows).execute();
+  const deliveries = events.flatMap((e) => webhookIds.map((webhookId) => ({
+    id: newId('whd'), webhook_id: webhookId, event_id: e.id, status: 'pending', attempts: 0, next_attempt_at: now, lease_until: 0,
+    last_attempt_at: null, last_status_code: null, last_error: null, delivered_at: null, created_at: now,
+  })));
+  for (const rows of chunks(deliveries, 100)) await trx.insertInto('webhook_deliveries').values(rows).execute();
+  return events.map((e) => e.id);
 }
 
 /** Whether any webhook of `owner` subscribes to `type` (lets ingestion skip the work of building events). */
@@ -50,8 +62,28 @@ export async function hasSubscribers(db: Db, environment: Environment, type: Web
   return rows.some((r) => r.events.split(' ').includes(type));
 }
 
-export async function insertWebhook(db: Db, row: WebhookRow): Promise<void> {
-  await db.insertInto('webhooks').values(row).execute();
+class AtCap extends Error {}
+
+/**
+ * Stores a webhook unless its client already has `max` (VOUCH_WEBHOOKS_PER_CLIENT, 20 by default), counted over
+ * both environments: they share the client's delivery capacity. Returns undefined at the cap.
+ * The row is written before the count, so the transaction holds the write lock (SQLite) while it
+ * counts; PostgreSQL serialises a client's creations with a transaction-scoped advisory lock. Two
+ * creations at once therefore cannot both take the last place.
+ */
+export async function insertWebhookCapped(db: Kysely<Database>, dialect: Dialect, row: Insertable<WebhooksTable>, max: number): Promise<WebhookRow | undefined> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${`vouch/webhooks/${row.owner_client_id}`}))`.execute(trx);
+      await trx.insertInto('webhooks').values(row).execute();
+      const { count } = await trx.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('count')).where('environment', 'in', ['live', 'test']).where('owner_client_id', '=', row.owner_client_id).executeTakeFirstOrThrow();
+      if (Number(count) > max) throw new AtCap();
+      return trx.selectFrom('webhooks').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+    });
+  } catch (err) {
+    if (err instanceof AtCap) return undefined;
+    throw err;
+  }
 }
 
 /**
@@ -103,77 +135,18 @@ export async function findDelivery(db: Db, environment: Environment, webhookId: 
     .selectAll('d').select('e.type as event_type').where('e.environment', '=', environment).where('d.webhook_id', '=', webhookId).where('d.id', '=', id).executeTakeFirst();
 }
 
-/** Manual retry: due now, whatever its state; false while a worker holds it (in flight). */
-export async function scheduleRetry(db: Db, id: string, now = Date.now()): Promise<boolean> {
-  const result = await db.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: now })
-    .where('id', '=', id).where('lease_until', '<', now).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
-export interface ClaimedDelivery {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  attempts: number;
-  lease_until: number;
-}
-
 /**
- * Claims up to `limit` due deliveries for `leaseMs`: no other worker (thread, process or server)
- * takes them until the lease ends. PostgreSQL: one statement, rows locked with SKIP LOCKED so
- * concurrent workers claim disjoint sets. SQLite: each row by a conditional update, which one
- * writer at a time makes atomic.
+ * Manual retry: due now, whatever its state; false while a worker holds it (in flight). An
+ * operator retrying by hand has likely fixed the endpoint, so an open circuit lets one probe
+ * through now (the failure count stays: a failed probe pauses the endpoint again).
  */
-export async function claimDue(db: Kysely<Database>, dialect: Dialect, limit: number, leaseMs: number, now = Date.now()): Promise<ClaimedDelivery[]> {
-  const until = now + leaseMs;
-  if (dialect === 'postgres') {
-    const result = await sql<ClaimedDelivery>`
-      update webhook_deliveries set lease_until = ${until}
-      where id in (
-        select id from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= ${now} and lease_until < ${now}
-        order by next_attempt_at limit ${limit}
-        for update skip locked)
-      returning id, webhook_id, event_id, attempts, lease_until`.execute(db);
-    return result.rows.map((r) => ({ ...r, attempts: Number(r.attempts), lease_until: Number(r.lease_until) }));
-  }
-  const due = await db.selectFrom('webhook_deliveries').select(['id', 'webhook_id', 'event_id', 'attempts'])
-    .where('status', '=', 'pending').where('next_attempt_at', '<=', now).where('lease_until', '<', now)
-    .orderBy('next_attempt_at').limit(limit).execute();
-  const claimed: ClaimedDelivery[] = [];
-  for (const row of due) {
-    const result = await db.updateTable('webhook_deliveries').set({ lease_until: until })
-      .where('id', '=', row.id).where('status', '=', 'pending').where('lease_until', '<', now).executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) claimed.push({ ...row, attempts: Number(row.attempts), lease_until: until });
-  }
-  return claimed;
-}
-
-export interface AttemptOutcome {
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-  success: boolean;
-}
-
-/**
- * Records one attempt and settles the delivery: succeeded, retried at `nextAt`, or failed when
- * `nextAt` is undefined. Only while this worker's lease holds (`leaseUntil`): a worker whose lease
- * ran out must not overwrite what the next holder did.
- */
-export async function recordAttempt(db: Kysely<Database>, claim: ClaimedDelivery, outcome: AttemptOutcome, nextAt: number | undefined, now = Date.now()): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.insertInto('webhook_attempts').values({ delivery_id: claim.id, attempted_at: now, status_code: outcome.statusCode, error: outcome.error, duration_ms: Math.round(outcome.durationMs) }).execute();
-    const status = outcome.success ? 'succeeded' : nextAt === undefined ? 'failed' : 'pending';
-    await trx.updateTable('webhook_deliveries').set({
-      status,
-      attempts: sql`attempts + 1`,
-      next_attempt_at: nextAt ?? now,
-      lease_until: 0,
-      last_attempt_at: now,
-      last_status_code: outcome.statusCode,
-      last_error: outcome.error,
-      delivered_at: outcome.success ? now : null,
-    }).where('id', '=', claim.id).where('lease_until', '=', claim.lease_until).execute();
+export async function scheduleRetry(db: Kysely<Database>, id: string, now = Date.now()): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const result = await trx.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: now })
+      .where('id', '=', id).where('lease_until', '<', now).executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    await trx.updateTable('webhooks').set({ paused_until: 0 })
+      .where('id', '=', (eb) => eb.selectFrom('webhook_deliveries').select('webhook_id').where('id', '=', id)).where('paused_until', '>', 0).execute();
+    return true;
   });
 }

@@ -11,7 +11,7 @@ import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { newId } from '../lib/ids.ts';
 import { checkDestination } from './ssrf.ts';
 import { generateWebhookSecret, sealSecret } from './signer.ts';
-import { deleteWebhook, findDelivery, findWebhook, insertWebhook, listDeliveries, listWebhooks, scheduleRetry } from './repository.ts';
+import { deleteWebhook, findDelivery, findWebhook, insertWebhookCapped, listDeliveries, listWebhooks, scheduleRetry } from './repository.ts';
 import { CreateWebhookBody, CreatedWebhook, DeliveryRecord, ListQuery, WebhookRecord, toDeliveryRecord, toWebhookRecord } from './schemas.ts';
 import type { DeliveryWorker } from './worker.ts';
 
@@ -26,13 +26,15 @@ export interface WebhookRouteOptions {
   encryption: KeyEncryption;
   allowPrivate: boolean;
   worker: DeliveryWorker;
+  /** webhooks one client may have (409 beyond) */
+  maxPerClient: number;
   /** name resolution for the URL check; replaceable in tests */
   resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
 }
 
 const ownerScope = (principal: Principal) => (principal.role === 'admin' ? undefined : principal.clientId);
 
-export default async function webhookRoutes(app: FastifyInstance, { store, encryption, allowPrivate, worker, resolve }: WebhookRouteOptions) {
+export default async function webhookRoutes(app: FastifyInstance, { store, encryption, allowPrivate, worker, maxPerClient, resolve }: WebhookRouteOptions) {
   const { db } = store;
   const notFound = () => new ApiError(404, 'not_found', 'No such webhook.');
   const visible = async (request: FastifyRequest, id: string) => {
@@ -44,7 +46,7 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
 
   app.post<{ Body: Static<typeof CreateWebhookBody> }>('/api/v1/webhooks', {
     config: { scope: 'webhooks:write', role: 'operator' },
-    schema: { tags: ['webhooks'], summary: 'Subscribe an endpoint to events (the signing secret is returned once)', body: CreateWebhookBody, response: { 201: CreatedWebhook, ...problems } },
+    schema: { tags: ['webhooks'], summary: 'Subscribe an endpoint to events (the signing secret is returned once)', body: CreateWebhookBody, response: { 201: CreatedWebhook, 409: ProblemSchema, ...problems } },
   }, async (request, reply) => {
     const { url, events, description } = request.body;
     const check = await checkDestination(url, { allowPrivate, ...(resolve ? { resolve } : {}) });
@@ -55,10 +57,11 @@ export default async function webhookRoutes(app: FastifyInstance, { store, encry
       id, environment: request.principal.environment, owner_client_id: request.principal.clientId, url: check.url.href, events: events.join(' '), description: description ?? null,
       secret: sealSecret(secret, id, encryption.current), created_at: Date.now(),
     };
-    await insertWebhook(db, row);
+    const stored = await insertWebhookCapped(db, store.dialect, row, maxPerClient);
+    if (!stored) throw new ApiError(409, 'conflict', `This client already has ${maxPerClient} webhooks (live and test together), the most it may have; delete one first.`);
     request.log.info({ event: 'webhook_created', webhook_id: id, owner_client_id: row.owner_client_id, environment: row.environment, events, principal_id: request.principal.id }, 'webhook created');
     reply.code(201).header('location', `/api/v1/webhooks/${id}`);
-    return { ...toWebhookRecord(row), secret };
+    return { ...toWebhookRecord(stored), secret };
   });
 
   app.get<{ Querystring: Static<typeof ListQuery> }>('/api/v1/webhooks', {

@@ -11,6 +11,10 @@ export const WebhookRecord = Type.Object({
   owner_client_id: Type.String(),
   environment: StringEnum(['live', 'test'] as const, { description: 'the environment whose events it receives: that of the principal that created it' }),
   created_at: Type.String({ format: 'date-time' }),
+  consecutive_failures: Type.Integer({ description: 'failed attempts in a row; a success resets it' }),
+  paused_until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'while set, the endpoint failed too often in a row and its deliveries wait (circuit breaker); they keep their attempts, and a manual retry lets one through at once',
+  }),
 }, { $id: 'Webhook' });
 
 export const CreatedWebhook = Type.Intersect([WebhookRecord, Type.Object({ secret: Type.String({ description: 'whsec_…: the signing secret; shown once' }) })]);
@@ -31,7 +35,9 @@ export const DeliveryRecord = Type.Object({
   next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   last_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   last_status_code: Type.Union([Type.Integer(), Type.Null()]),
-  last_error: Type.Union([Type.String(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()], {
+    description: 'why the last attempt failed, as a category only: timeout, refused, dns, tls, connection, http_<status>, blocked (the address is not allowed), secret_unavailable, invalid_delivery',
+  }),
   delivered_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
 }, { $id: 'WebhookDelivery' });
@@ -52,6 +58,8 @@ export function toWebhookRecord(row: WebhookRow) {
     owner_client_id: row.owner_client_id,
     environment: row.environment === 'test' ? ('test' as const) : ('live' as const),
     created_at: iso(row.created_at)!,
+    consecutive_failures: Number(row.consecutive_failures),
+    paused_until: Number(row.paused_until) > Date.now() ? iso(row.paused_until) : null,
   };
 }
 

@@ -1,32 +1,65 @@
-// Where a webhook may point (CONTRACT §10): https:// only, no credentials, and no private,
-// loopback, link-local or otherwise non-public address — checked on the resolved addresses, at
-// creation and again at every delivery (which connects to the address checked, so a DNS answer
-// that changes in between cannot redirect it). VOUCH_WEBHOOK_ALLOW_PRIVATE=1 lifts the address
-// rule and allows http://.
-import { lookup } from 'node:dns/promises';
+// Where a webhook may point: https:// only, no credentials, and no private, loopback, link-local or
+// otherwise non-public address — checked on the resolved addresses, at creation and again at every
+// delivery (which connects to the address checked, so a DNS answer that changes in between cannot
+// redirect it).
+// VOUCH_WEBHOOK_ALLOW_PRIVATE=1 lifts the address rule and allows http://.
 import { BlockList, isIP } from 'node:net';
+import { resolveDestination } from './resolve.ts';
 
-const blocked = new BlockList();
+const blocked4 = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
-  ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
-// ::ffff:0:0/96 is not listed: BlockList would then match every IPv4 address. Mapped addresses
-// are unwrapped below instead.
+] as const) blocked4.addSubnet(net, prefix, 'ipv4');
+// Inside 2000::/3 (the only global unicast space; everything outside it — ::/8 with the mapped,
+// translated and compatible forms, fc00::/7 unique-local, fe80::/10, ff00::/8 — is refused unless
+// it embeds a public IPv4 address as below): Teredo and ORCHID (2001::/23), documentation, and
+// 6to4 (2002::/16, deprecated by RFC 7526, whose relays would carry the packet to any IPv4 address
+// it embeds, private ones included).
+const blocked6 = new BlockList();
+for (const [net, prefix] of [['2001::', 23], ['2001:db8::', 32], ['2002::', 16], ['3fff::', 20]] as const) blocked6.addSubnet(net, prefix, 'ipv6');
 
-/** Whether an address may receive webhooks: a public unicast address. */
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted quad and a zone allowed), or undefined. */
+export function ipv6Groups(address: string): number[] | undefined {
+  let text = address.replace(/%.*$/, '').toLowerCase();
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const b = quad.slice(1).map(Number);
+    if (b.some((x) => x > 255)) return undefined;
+    text = `${text.slice(0, quad.index)}${((b[0]! << 8) | b[1]!).toString(16)}:${((b[2]! << 8) | b[3]!).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)));
+  const head = parse(halves[0]!);
+  const tail = halves.length === 2 ? parse(halves[1]!) : [];
+  const fill = 8 - head.length - tail.length;
+  if ((halves.length === 2 ? fill < 1 : fill !== 0) || [...head, ...tail].some(Number.isNaN)) return undefined;
+  return [...head, ...new Array<number>(fill).fill(0), ...tail];
+}
+
+const embeddedIpv4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+const zeros = (groups: number[], from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+
+/**
+ * Whether an address may receive webhooks: a public unicast address. An IPv6 form that carries an
+ * IPv4 address for translation — IPv4-mapped ::ffff:a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d and
+ * the NAT64 well-known prefix 64:ff9b::/96 — is judged as that IPv4 address (NAT64 is how
+ * IPv6-only networks reach public IPv4 hosts); the deprecated IPv4-compatible ::a.b.c.d and the
+ * local-use NAT64 prefix 64:ff9b:1::/48 (whose translation is the operator's own) are refused.
+ */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 0) return false;
-  // IPv4-mapped IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it carries.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return !blocked.check(mapped[1]!, 'ipv4');
-  return !blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return !blocked4.check(address, 'ipv4');
+  if (family !== 6) return false;
+  const g = ipv6Groups(address);
+  if (!g) return false;
+  if (zeros(g, 0, 5) && g[5] === 0xffff) return isPublicAddress(embeddedIpv4(g[6]!, g[7]!));
+  if (zeros(g, 0, 4) && g[4] === 0xffff && g[5] === 0) return isPublicAddress(embeddedIpv4(g[6]!, g[7]!));
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(g, 2, 6)) return isPublicAddress(embeddedIpv4(g[6]!, g[7]!));
+  if ((g[0]! & 0xe000) !== 0x2000) return false;
+  return !blocked6.check(g.map((x) => x.toString(16)).join(':'), 'ipv6');
 }
 
 export interface UrlPolicy {
@@ -35,23 +68,23 @@ export interface UrlPolicy {
   resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
 }
 
-export type UrlCheck = { ok: true; url: URL; address: string; family: number } | { ok: false; message: string };
-
-const defaultResolve = (host: string) => lookup(host, { all: true, verbatim: true });
+/** Why a destination is refused: its syntax, a name that does not resolve, or a non-public address. */
+export type RefusalReason = 'syntax' | 'unresolved' | 'private';
+export type UrlCheck = { ok: true; url: URL; address: string; family: number } | { ok: false; reason: RefusalReason; message: string };
 
 /** The URL's syntax (for creation: answered as validation_failed) — no name resolution. */
-export function checkUrlSyntax(raw: string, policy: UrlPolicy): { ok: true; url: URL } | { ok: false; message: string } {
+export function checkUrlSyntax(raw: string, policy: UrlPolicy): { ok: true; url: URL } | { ok: false; reason: 'syntax'; message: string } {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, message: 'must be an absolute URL' };
+    return { ok: false, reason: 'syntax', message: 'must be an absolute URL' };
   }
   if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
-    return { ok: false, message: policy.allowPrivate ? 'must be an https:// or http:// URL' : 'must be an https:// URL' };
+    return { ok: false, reason: 'syntax', message: policy.allowPrivate ? 'must be an https:// or http:// URL' : 'must be an https:// URL' };
   }
-  if (url.username !== '' || url.password !== '') return { ok: false, message: 'must not contain credentials' };
-  if (url.hostname === '') return { ok: false, message: 'must name a host' };
+  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'syntax', message: 'must not contain credentials' };
+  if (url.hostname === '') return { ok: false, reason: 'syntax', message: 'must name a host' };
   return { ok: true, url };
 }
 
@@ -64,15 +97,15 @@ export async function checkDestination(raw: string, policy: UrlPolicy): Promise<
   if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
   else {
     try {
-      addresses = await (policy.resolve ?? defaultResolve)(host);
+      addresses = await (policy.resolve ?? ((name: string) => resolveDestination(name, policy.allowPrivate)))(host);
     } catch {
-      return { ok: false, message: 'does not resolve to an address' };
+      return { ok: false, reason: 'unresolved', message: 'does not resolve to an address' };
     }
   }
-  if (addresses.length === 0) return { ok: false, message: 'does not resolve to an address' };
+  if (addresses.length === 0) return { ok: false, reason: 'unresolved', message: 'does not resolve to an address' };
   // Every address must be public: a name with one private answer could be made to use it.
   if (!policy.allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) {
-    return { ok: false, message: 'must not point to a private, loopback or link-local address' };
+    return { ok: false, reason: 'private', message: 'must not point to a private, loopback or link-local address' };
   }
   return { ok: true, url: syntax.url, address: addresses[0]!.address, family: addresses[0]!.family };
 }

@@ -2,31 +2,53 @@
 // however many workers and servers run), POSTs each signed, and schedules retries with growing
 // delays. Everything it needs is in the store, so a restart loses nothing: a delivery whose worker
 // died is claimed again when its lease runs out.
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+//
+// Endpoints are isolated from one another: each delivery runs on its own (no batch waits for its
+// slowest member), a finished one frees its slot for the next claim at once, and a claim takes
+// nothing for an endpoint or a client that already has its share in flight, so a receiver that
+// never answers holds at most `endpointConcurrency` slots of this process and its client at most
+// `clientConcurrency`. An endpoint that keeps failing is paused for a cool-down (circuit breaker)
+// instead of being hammered; its deliveries wait, keep their attempts, and are not lost.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../auth/kek.ts';
-import { checkDestination, type UrlPolicy } from './ssrf.ts';
+import type { UrlPolicy } from './ssrf.ts';
 import { signedHeaders, unsealSecret } from './signer.ts';
-import { claimDue, recordAttempt, type AttemptOutcome, type ClaimedDelivery } from './repository.ts';
+import { claimDue, recordAttempt, type AttemptOutcome, type Breaker, type ClaimedDelivery } from './claims.ts';
+import { expandOneFanout } from './fanout.ts';
+import { postOnce } from './transport.ts';
 
 /**
  * Delays before each retry: the first within 30 s, then growing, 8 attempts over about 23 hours
- * (CONTRACT §10: at least 5 tries over 24 h).
+ * (receivers are promised at least 5 tries over 24 h).
  */
 export const RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 28_800_000, 28_800_000];
 
-export interface WorkerOptions {
-  /** how often to look for due deliveries */
+/** Delivery limits of one process, and the circuit breaker (VOUCH_WEBHOOK_* in the README). */
+export interface DeliveryLimits {
+  /** deliveries in flight at once in this process */
+  concurrency: number;
+  /** deliveries in flight at once to one endpoint (webhook) */
+  endpointConcurrency: number;
+  /** deliveries in flight at once to the webhooks of one client */
+  clientConcurrency: number;
+  /** failed attempts in a row that pause an endpoint */
+  breakerFailures: number;
+  /** how long a paused endpoint waits before one probe is let through */
+  breakerCooldownMs: number;
+}
+
+export const DEFAULT_LIMITS: DeliveryLimits = { concurrency: 64, endpointConcurrency: 2, clientConcurrency: 16, breakerFailures: 5, breakerCooldownMs: 60_000 };
+
+export interface WorkerOptions extends Partial<DeliveryLimits> {
+  /** how often to look for due deliveries and pending fan-outs */
   pollMs?: number;
   /** how long a claim holds; longer than the delivery timeout */
   leaseMs?: number;
-  /** a delivery that does not answer 2xx within this is a failure */
+  /** a delivery that does not answer 2xx within this (name resolution included) is a failure */
   timeoutMs?: number;
   retryDelaysMs?: number[];
-  /** deliveries claimed at once */
+  /** deliveries claimed per query at most */
   batch?: number;
   urlPolicy?: Partial<UrlPolicy>;
 }
@@ -38,17 +60,24 @@ interface Deps {
   log: FastifyBaseLogger;
 }
 
-const MAX_ERROR = 200;
-
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
   private stopped = true;
+  private filling: Promise<void> | undefined;
+  private fillAgain = false;
+  private expanding: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly perEndpoint = new Map<string, number>();
+  private readonly perClient = new Map<string, number>();
+  /** endpoints at the breaker's threshold with their one probe in flight */
+  private readonly probing = new Set<string>();
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly timeoutMs: number;
   private readonly delays: number[];
   private readonly batch: number;
+  private readonly limits: DeliveryLimits;
+  private readonly breaker: Breaker;
   private readonly urlPolicy: UrlPolicy;
 
   constructor(private readonly deps: Deps, options: WorkerOptions = {}) {
@@ -57,46 +86,102 @@ export class DeliveryWorker {
     this.leaseMs = options.leaseMs ?? Math.max(30_000, this.timeoutMs * 3);
     this.delays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.batch = options.batch ?? 10;
+    const limit = <K extends keyof DeliveryLimits>(name: K) => options[name] ?? DEFAULT_LIMITS[name];
+    this.limits = {
+      concurrency: limit('concurrency'), endpointConcurrency: limit('endpointConcurrency'), clientConcurrency: limit('clientConcurrency'),
+      breakerFailures: limit('breakerFailures'), breakerCooldownMs: limit('breakerCooldownMs'),
+    };
+    this.breaker = { failures: this.limits.breakerFailures, cooldownMs: this.limits.breakerCooldownMs };
     this.urlPolicy = { allowPrivate: deps.allowPrivate, ...options.urlPolicy };
   }
 
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.schedule(0);
+    this.tick();
   }
 
   /** Stops claiming; deliveries in flight finish (and are recorded) first, so none is sent twice. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await Promise.all([this.filling, this.expanding]);
+    await Promise.all([...this.inFlight]);
   }
 
-  /** Runs one pass now (tests, and right after an event is enqueued). */
+  /** Looks for due deliveries now (tests, and right after a manual retry). */
   kick(): void {
-    if (this.stopped || this.running) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.schedule(0);
+    this.fill();
   }
 
-  private schedule(ms: number): void {
-    this.timer = setTimeout(() => {
-      this.running = this.pass().catch((err: unknown) => this.deps.log.warn({ err }, 'webhook delivery pass failed')).finally(() => {
-        this.running = undefined;
-        if (!this.stopped) this.schedule(this.pollMs);
-      });
-    }, ms);
+  private tick(): void {
+    if (this.stopped) return;
+    this.fill();
+    this.expand();
+    this.timer = setTimeout(() => this.tick(), this.pollMs);
     this.timer.unref();
   }
 
-  private async pass(): Promise<void> {
-    for (;;) {
-      if (this.stopped) return;
-      const claimed = await claimDue(this.deps.store.db, this.deps.store.dialect, this.batch, this.leaseMs);
-      if (claimed.length === 0) return;
-      await Promise.all(claimed.map((c) => this.deliver(c)));
+  /** Fan-out rows are expanded one at a time, beside deliveries, never in their way. */
+  private expand(): void {
+    if (this.expanding || this.stopped) return;
+    const { db, dialect } = this.deps.store;
+    this.expanding = (async () => {
+      while (!this.stopped && (await expandOneFanout(db, dialect, this.leaseMs))) this.fill();
+    })().catch((err: unknown) => this.deps.log.warn({ err }, 'webhook fan-out failed')).finally(() => {
+      this.expanding = undefined;
+    });
+  }
+
+  /** Claims into free slots until none is free or nothing more is due; one claim loop at a time. */
+  private fill(): void {
+    if (this.stopped) return;
+    if (this.filling) {
+      this.fillAgain = true;
+      return;
     }
+    this.fillAgain = false;
+    this.filling = this.claimIntoFreeSlots().catch((err: unknown) => this.deps.log.warn({ err }, 'webhook delivery claim failed')).finally(() => {
+      this.filling = undefined;
+      if (this.fillAgain) this.fill();
+    });
+  }
+
+  private async claimIntoFreeSlots(): Promise<void> {
+    const { db, dialect } = this.deps.store;
+    const { concurrency, endpointConcurrency, clientConcurrency, breakerFailures } = this.limits;
+    while (!this.stopped) {
+      const free = concurrency - this.inFlight.size;
+      if (free <= 0) return;
+      const claimed = await claimDue(db, dialect, Math.min(free, this.batch), this.leaseMs, {
+        // Every endpoint and client without room is left out of the query itself, so a backlog of
+        // theirs never fills the candidates and hides other endpoints' due deliveries.
+        excludeWebhooks: [...full(this.perEndpoint, endpointConcurrency), ...this.probing],
+        excludeOwners: full(this.perClient, clientConcurrency),
+        // An endpoint at the breaker's threshold whose cool-down has ended gets one probe at a time.
+        roomFor: (webhookId, failures) => (failures >= breakerFailures ? 1 : endpointConcurrency) - (this.perEndpoint.get(webhookId) ?? 0),
+        roomForClient: (owner) => clientConcurrency - (this.perClient.get(owner) ?? 0),
+      });
+      if (claimed.length === 0) return;
+      for (const claim of claimed) this.run(claim);
+    }
+  }
+
+  private run(claim: ClaimedDelivery): void {
+    bump(this.perEndpoint, claim.webhook_id, 1);
+    bump(this.perClient, claim.owner_client_id, 1);
+    const probe = claim.consecutive_failures >= this.limits.breakerFailures;
+    if (probe) this.probing.add(claim.webhook_id);
+    const running: Promise<void> = this.deliver(claim)
+      .catch((err: unknown) => this.deps.log.warn({ err, delivery_id: claim.id }, 'webhook delivery failed to run'))
+      .finally(() => {
+        this.inFlight.delete(running);
+        bump(this.perEndpoint, claim.webhook_id, -1);
+        bump(this.perClient, claim.owner_client_id, -1);
+        if (probe) this.probing.delete(claim.webhook_id);
+        this.fill();
+      });
+    this.inFlight.add(running);
   }
 
   private async deliver(claim: ClaimedDelivery): Promise<void> {
@@ -106,71 +191,36 @@ export class DeliveryWorker {
       db.selectFrom('webhook_events').selectAll().where('id', '=', claim.event_id).executeTakeFirst(),
     ]);
     const started = performance.now();
-    let outcome: AttemptOutcome;
-    const secret = webhook ? unsealSecret(webhook.secret, webhook.id, this.deps.encryption) : undefined;
-    if (!webhook || !event) {
-      outcome = { statusCode: null, error: 'the webhook or its event no longer exists', durationMs: 0, success: false };
-      await recordAttempt(db, claim, outcome, undefined);
-      return;
-    }
     // Enqueueing pairs a webhook only with events of its environment; a delivery that pairs them
     // otherwise (a row written by hand, a future bug) must never carry test data to a live endpoint.
-    if (webhook.environment !== event.environment) {
-      outcome = { statusCode: null, error: `the event belongs to the ${event.environment} environment, the webhook to ${webhook.environment}`, durationMs: 0, success: false };
-      await recordAttempt(db, claim, outcome, undefined);
-      this.deps.log.warn({ event: 'webhook_environment_mismatch', delivery_id: claim.id, webhook_id: claim.webhook_id }, 'webhook delivery refused: environments differ');
+    if (!webhook || !event || webhook.environment !== event.environment) {
+      await recordAttempt(db, claim, { statusCode: null, error: 'invalid_delivery', durationMs: 0, success: false }, undefined);
+      if (webhook && event) this.deps.log.warn({ event: 'webhook_environment_mismatch', delivery_id: claim.id, webhook_id: claim.webhook_id }, 'webhook delivery refused: environments differ');
       return;
     }
+    const secret = unsealSecret(webhook.secret, webhook.id, this.deps.encryption);
+    let outcome: AttemptOutcome;
+    let code: string | undefined;
     if (secret === undefined) {
-      outcome = { statusCode: null, error: 'the signing secret cannot be opened with this key-encryption key', durationMs: 0, success: false };
+      // Sealed under a key-encryption key this process lacks: an operator's matter, retried.
+      outcome = { statusCode: null, error: 'secret_unavailable', durationMs: 0, success: false };
     } else {
       const timestamp = new Date();
       const body = JSON.stringify({ type: event.type, timestamp: timestamp.toISOString(), data: JSON.parse(event.data) as unknown });
-      outcome = await this.post(webhook.url, signedHeaders(secret, event.id, timestamp, body), body);
+      ({ outcome, code } = await postOnce(webhook.url, signedHeaders(secret, event.id, timestamp, body), body, this.urlPolicy, this.timeoutMs));
     }
     outcome.durationMs = performance.now() - started;
     const attempt = claim.attempts + 1;
     const nextAt = outcome.success || attempt > this.delays.length ? undefined : Date.now() + this.delays[attempt - 1]!;
-    await recordAttempt(db, claim, outcome, nextAt);
-    if (!outcome.success) this.deps.log.info({ event: 'webhook_attempt_failed', delivery_id: claim.id, webhook_id: claim.webhook_id, attempt, status_code: outcome.statusCode, error: outcome.error }, 'webhook delivery failed');
-  }
-
-  /** One POST to the checked address; redirects are not followed (a 3xx is a failure). */
-  private async post(rawUrl: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
-    const destination = await checkDestination(rawUrl, this.urlPolicy);
-    if (!destination.ok) return { statusCode: null, error: `url ${destination.message}`, durationMs: 0, success: false };
-    const { url, address, family } = destination;
-    // The connection goes to the address just checked, never to a second DNS answer.
-    const lookup: LookupFunction = (_host, options, callback) => {
-      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
-      else callback(null, address, family);
-    };
-    const client = url.protocol === 'https:' ? https : http;
-    return new Promise<AttemptOutcome>((resolve) => {
-      let settled = false;
-      const finish = (outcome: AttemptOutcome) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(outcome);
-      };
-      const request = client.request(url, {
-        method: 'POST',
-        lookup,
-        agent: false,
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Vouch-Webhooks/1' },
-      }, (response) => {
-        const status = response.statusCode ?? 0;
-        response.resume();
-        response.on('end', () => finish({ statusCode: status, error: status >= 200 && status < 300 ? null : `HTTP ${status}`, durationMs: 0, success: status >= 200 && status < 300 }));
-        response.on('error', (err) => finish({ statusCode: status, error: err.message.slice(0, MAX_ERROR), durationMs: 0, success: false }));
-      });
-      const timer = setTimeout(() => {
-        finish({ statusCode: null, error: `no answer within ${this.timeoutMs} ms`, durationMs: 0, success: false });
-        request.destroy();
-      }, this.timeoutMs);
-      request.on('error', (err) => finish({ statusCode: null, error: err.message.slice(0, MAX_ERROR), durationMs: 0, success: false }));
-      request.end(body);
-    });
+    await recordAttempt(db, claim, outcome, nextAt, this.breaker);
+    if (!outcome.success) this.deps.log.info({ event: 'webhook_attempt_failed', delivery_id: claim.id, webhook_id: claim.webhook_id, attempt, status_code: outcome.statusCode, error: outcome.error, code }, 'webhook delivery failed');
   }
 }
+
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
+}
+
+const full = (counts: Map<string, number>, limit: number) => [...counts.entries()].filter(([, n]) => n >= limit).map(([key]) => key);

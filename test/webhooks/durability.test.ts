@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import { backends, bearer } from '../helpers/app.ts';
 import { enqueueWebhookEvent } from '../../src/webhooks/index.ts';
-import { claimDue } from '../../src/webhooks/repository.ts';
+import { claimDue } from '../../src/webhooks/claims.ts';
 import { FAST_WORKER, startReceiver, webhookWorld, type Receiver } from './support.ts';
 
 async function backlog(world: Awaited<ReturnType<typeof webhookWorld>>, count: number): Promise<string[]> {
@@ -33,7 +33,9 @@ function exactlyOnce(receiver: Receiver, ids: string[], secret: string): void {
 
 for (const backend of backends()) {
   test(`an app closed mid-backlog and another on the same store deliver every event exactly once [${backend}]`, async (t) => {
-    const world = await webhookWorld(backend, {}, { ...FAST_WORKER, batch: 4 });
+    // A generous timeout: an attempt that times out is sent again (at least once), which is not
+    // what these tests look at, and booting apps can stall this process's event loop.
+    const world = await webhookWorld(backend, {}, { ...FAST_WORKER, batch: 4, timeoutMs: 10_000 });
     const receiver = await startReceiver();
     t.after(async () => {
       await receiver.close();
@@ -66,13 +68,13 @@ for (const backend of backends()) {
     const hook = (await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['policy.activated'] } })).json();
     const ids = await backlog(world, 8);
     // A worker claims five and is killed before it sends anything (or records anything).
-    const claimed = await claimDue(world.fresh.store.db, world.fresh.store.dialect, 5, 700);
+    const claimed = await claimDue(world.fresh.store.db, world.fresh.store.dialect, 5, 3000);
     assert.equal(claimed.length, 5);
     await world.spawn(FAST_WORKER);
     await receiver.waitFor((r) => r.length >= 3);
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(receiver.received.length, 3, 'leased deliveries wait for their lease');
-    await receiver.waitFor((r) => r.length >= 8, 5000);
+    await receiver.waitFor((r) => r.length >= 8, 15_000);
     await new Promise((r) => setTimeout(r, 200));
     exactlyOnce(receiver, ids, hook.secret);
   });
@@ -88,7 +90,8 @@ for (const backend of backends()) {
     const admin = await world.token(world.app);
     const hook = (await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['policy.activated'] } })).json();
     const ids = await backlog(world, 40);
-    await Promise.all([world.spawn({ ...FAST_WORKER, batch: 3, pollMs: 5 }), world.spawn({ ...FAST_WORKER, batch: 3, pollMs: 5 }), world.spawn({ ...FAST_WORKER, batch: 3, pollMs: 5 })]);
+    const busy = { ...FAST_WORKER, batch: 3, pollMs: 5, timeoutMs: 10_000 };
+    await Promise.all([world.spawn(busy), world.spawn(busy), world.spawn(busy)]);
     await receiver.waitFor((r) => new Set(r.map((x) => x.headers['webhook-id'])).size >= 40, 15_000);
     await new Promise((r) => setTimeout(r, 300));
     exactlyOnce(receiver, ids, hook.secret);

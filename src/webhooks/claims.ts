@@ -1,0 +1,144 @@
+// The life of a delivery attempt in the store: claimed with a lease (no other worker, thread,
+// process or server takes it until the lease ends), then recorded, which also moves the endpoint's
+// circuit breaker. Claims skip endpoints whose circuit is open and endpoints or clients the caller
+// already has enough deliveries in flight for, so one slow endpoint cannot fill a worker.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { Dialect } from '../store/db.ts';
+
+export interface ClaimedDelivery {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  attempts: number;
+  lease_until: number;
+  /** the webhook's owner: the client whose concurrency share this attempt uses */
+  owner_client_id: string;
+  /** the endpoint's failures in a row when claimed: at the breaker's threshold, this is a probe */
+  consecutive_failures: number;
+}
+
+export interface ClaimLimits {
+  /** endpoints and clients that may not take another delivery now */
+  excludeWebhooks?: readonly string[];
+  excludeOwners?: readonly string[];
+  /** deliveries of one endpoint this claim may take (in-flight ones already subtracted) */
+  roomFor?: (webhookId: string, consecutiveFailures: number) => number;
+  /** deliveries for one client's webhooks this claim may take */
+  roomForClient?: (ownerClientId: string) => number;
+}
+
+interface Candidate {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  attempts: number;
+  owner_client_id: string;
+  consecutive_failures: number;
+}
+
+/** Among due candidates (oldest first), those the room of their endpoint and client allows. */
+function pick(candidates: Candidate[], limit: number, limits: ClaimLimits): Candidate[] {
+  const perEndpoint = new Map<string, number>();
+  const perClient = new Map<string, number>();
+  const picked: Candidate[] = [];
+  for (const c of candidates) {
+    if (picked.length >= limit) break;
+    const n = perEndpoint.get(c.webhook_id) ?? 0;
+    const m = perClient.get(c.owner_client_id) ?? 0;
+    if (limits.roomFor && n >= limits.roomFor(c.webhook_id, Number(c.consecutive_failures))) continue;
+    if (limits.roomForClient && m >= limits.roomForClient(c.owner_client_id)) continue;
+    perEndpoint.set(c.webhook_id, n + 1);
+    perClient.set(c.owner_client_id, m + 1);
+    picked.push(c);
+  }
+  return picked;
+}
+
+function dueCandidates(db: Kysely<Database> | Transaction<Database>, now: number, window: number, limits: ClaimLimits) {
+  let query = db.selectFrom('webhook_deliveries as d').innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+    .select(['d.id', 'd.webhook_id', 'd.event_id', 'd.attempts', 'w.owner_client_id', 'w.consecutive_failures'])
+    .where('d.status', '=', 'pending').where('d.next_attempt_at', '<=', now).where('d.lease_until', '<', now)
+    .where('w.paused_until', '<=', now)
+    .orderBy('d.next_attempt_at').limit(window);
+  if (limits.excludeWebhooks && limits.excludeWebhooks.length > 0) query = query.where('d.webhook_id', 'not in', [...limits.excludeWebhooks]);
+  if (limits.excludeOwners && limits.excludeOwners.length > 0) query = query.where('w.owner_client_id', 'not in', [...limits.excludeOwners]);
+  return query;
+}
+
+/**
+ * Claims up to `limit` due deliveries for `leaseMs`. PostgreSQL: the candidates are locked with
+ * SKIP LOCKED and leased in one transaction, so concurrent workers claim disjoint sets. SQLite:
+ * each row by a conditional update, which one writer at a time makes exclusive.
+ */
+export async function claimDue(db: Kysely<Database>, dialect: Dialect, limit: number, leaseMs: number, limits: ClaimLimits = {}, now = Date.now()): Promise<ClaimedDelivery[]> {
+  const until = now + leaseMs;
+  // A few more candidates than slots: some may belong to an endpoint with room for fewer.
+  const window = Math.min(limit * 4, 400);
+  const toClaim = (c: Candidate): ClaimedDelivery => ({ id: c.id, webhook_id: c.webhook_id, event_id: c.event_id, attempts: Number(c.attempts), owner_client_id: c.owner_client_id, consecutive_failures: Number(c.consecutive_failures), lease_until: until });
+  if (dialect === 'postgres') {
+    return db.transaction().execute(async (trx) => {
+      const candidates = await dueCandidates(trx, now, window, limits).modifyEnd(sql`for update of d skip locked`).execute();
+      const picked = pick(candidates, limit, limits);
+      if (picked.length === 0) return [];
+      await trx.updateTable('webhook_deliveries').set({ lease_until: until }).where('id', 'in', picked.map((p) => p.id)).execute();
+      return picked.map(toClaim);
+    });
+  }
+  const picked = pick(await dueCandidates(db, now, window, limits).execute(), limit, limits);
+  const claimed: ClaimedDelivery[] = [];
+  for (const row of picked) {
+    const result = await db.updateTable('webhook_deliveries').set({ lease_until: until })
+      .where('id', '=', row.id).where('status', '=', 'pending').where('lease_until', '<', now).executeTakeFirst();
+    if (Number(result.numUpdatedRows) > 0) claimed.push(toClaim(row));
+  }
+  return claimed;
+}
+
+export interface AttemptOutcome {
+  statusCode: number | null;
+  /** a category only (timeout, refused, dns, tls, connection, http_<status>, blocked, …): see transport.ts */
+  error: string | null;
+  durationMs: number;
+  success: boolean;
+}
+
+export interface Breaker {
+  /** failed attempts in a row that open the circuit */
+  failures: number;
+  /** how long an open circuit pauses the endpoint's deliveries */
+  cooldownMs: number;
+}
+
+/**
+ * Records one attempt and settles the delivery: succeeded, retried at `nextAt`, or failed when
+ * `nextAt` is undefined. Only while this worker's lease holds (`leaseUntil`): a worker whose lease
+ * ran out must not overwrite what the next holder did. A success closes the endpoint's circuit;
+ * a failure counts towards opening it, and each failure while it is at the threshold (the probe
+ * after a cool-down) pauses it again.
+ */
+export async function recordAttempt(db: Kysely<Database>, claim: ClaimedDelivery, outcome: AttemptOutcome, nextAt: number | undefined, breaker?: Breaker, now = Date.now()): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const status = outcome.success ? 'succeeded' : nextAt === undefined ? 'failed' : 'pending';
+    await trx.updateTable('webhook_deliveries').set({
+      status,
+      attempts: sql`attempts + 1`,
+      next_attempt_at: nextAt ?? now,
+      lease_until: 0,
+      last_attempt_at: now,
+      last_status_code: outcome.statusCode,
+      last_error: outcome.error,
+      delivered_at: outcome.success ? now : null,
+    }).where('id', '=', claim.id).where('lease_until', '=', claim.lease_until).execute();
+    // The attempt happened whatever became of the lease: the log and the breaker record it.
+    await trx.insertInto('webhook_attempts').values({ delivery_id: claim.id, attempted_at: now, status_code: outcome.statusCode, error: outcome.error, duration_ms: Math.round(outcome.durationMs) }).execute();
+    if (outcome.success) {
+      await trx.updateTable('webhooks').set({ consecutive_failures: 0, paused_until: 0 }).where('id', '=', claim.webhook_id).where('consecutive_failures', '>', 0).execute();
+    } else if (breaker) {
+      await trx.updateTable('webhooks').set({
+        consecutive_failures: sql`consecutive_failures + 1`,
+        paused_until: sql`case when consecutive_failures + 1 >= ${breaker.failures} then ${now + breaker.cooldownMs} else paused_until end`,
+      }).where('id', '=', claim.webhook_id).execute();
+    }
+  });
+}

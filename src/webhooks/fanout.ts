@@ -1,0 +1,189 @@
+// The outbox of the outbox for entity.flagged. Ingestion commits one row per request with its
+// flag facts (one per entity); the delivery worker claims the row with a lease, plans the events
+// (one per flagged entity and one per neighbour — an entity sharing an identifier with one of
+// them — bounded below), stores the plan, and writes it into the outbox a slice per transaction,
+// so neither the ingest commit nor any later one holds the write lock for long. A worker that dies
+// midway leaves the row, its plan and its progress; the next holder continues where it stopped.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { Dialect } from '../store/db.ts';
+import type { Environment } from '../auth/principal.ts';
+import { chunks } from '../store/chunks.ts';
+import { newId } from '../lib/ids.ts';
+import { writeEvents } from './repository.ts';
+
+/**
+ * Neighbour events one request may create, whatever the number of entities it flags. Beyond it
+ * no more are written, and every event for an entity the request flagged itself says
+ * `linked_truncated: true`.
+ */
+export const MAX_NEIGHBOURS_PER_REQUEST = 100;
+/**
+ * Neighbours announced through one identifier: a hub (a shared office network, a popular device
+ * model) must not use up the request's budget and hide the neighbours of more telling ones.
+ */
+export const MAX_NEIGHBOURS_PER_IDENTIFIER = 25;
+/** Identifiers of the flagged entities looked at per request; beyond it, linked_truncated too. */
+export const MAX_IDENTIFIERS_EXAMINED = 1000;
+/** Events written to the outbox per transaction while a plan is expanded. */
+const SLICE = 100;
+
+export interface FlagFact {
+  entityId: string;
+  reason: 'fraud.reported' | 'entity.blocklisted';
+  occurredAt: string;
+}
+
+/** One request's facts, one per entity: its reasons, and the latest of its flagging events. */
+export interface CoalescedFact {
+  entity_id: string;
+  reason: FlagFact['reason'];
+  reasons: Array<FlagFact['reason']>;
+  occurred_at: string;
+}
+
+export function coalesceFacts(facts: readonly FlagFact[]): CoalescedFact[] {
+  const byEntity = new Map<string, CoalescedFact>();
+  for (const f of facts) {
+    const known = byEntity.get(f.entityId);
+    if (!known) {
+      byEntity.set(f.entityId, { entity_id: f.entityId, reason: f.reason, reasons: [f.reason], occurred_at: f.occurredAt });
+      continue;
+    }
+    if (!known.reasons.includes(f.reason)) known.reasons.push(f.reason);
+    if (Date.parse(f.occurredAt) > Date.parse(known.occurred_at)) Object.assign(known, { reason: f.reason, occurred_at: f.occurredAt });
+  }
+  return [...byEntity.values()].map((f) => ({ ...f, reasons: [...f.reasons].sort() }));
+}
+
+/** Inside the ingest transaction: one row, whatever the number of facts and neighbours. */
+export async function insertFanout(trx: Transaction<Database>, environment: Environment, clientId: string, facts: CoalescedFact[], now = Date.now()): Promise<void> {
+  await trx.insertInto('webhook_fanouts').values({ id: newId('wfo'), environment, owner_client_id: clientId, type: 'entity.flagged', facts: JSON.stringify(facts), plan: null, created_at: now }).execute();
+}
+
+interface Plan {
+  /** the subscribers when the request committed: a webhook created later does not receive it */
+  webhooks: string[];
+  events: Array<Record<string, unknown>>;
+}
+
+interface Neighbour {
+  flagged: CoalescedFact;
+  via: { type: string; hash: string };
+  links: number;
+}
+
+/** The events of one request: each flagged entity's own, then its neighbours', within the caps. */
+async function planEvents(db: Kysely<Database>, environment: Environment, facts: CoalescedFact[]): Promise<Array<Record<string, unknown>>> {
+  const flagged = new Map(facts.map((f) => [f.entity_id, f]));
+  const holders = new Map<string, { type: string; hash: string; flagged: string[] }>();
+  for (const ids of chunks([...flagged.keys()])) {
+    const rows = await db.selectFrom('identifiers').select(['id_type', 'hash', 'entity_id']).where('environment', '=', environment).where('entity_id', 'in', ids).execute();
+    for (const r of rows) {
+      const key = `${r.id_type}\u0000${r.hash}`;
+      const h = holders.get(key) ?? { type: r.id_type, hash: r.hash, flagged: [] };
+      h.flagged.push(r.entity_id);
+      holders.set(key, h);
+    }
+  }
+  const neighbours = new Map<string, Neighbour>();
+  let truncated = false;
+  const identifiers = [...holders.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, h]) => h);
+  for (const [index, ident] of identifiers.entries()) {
+    if (index >= MAX_IDENTIFIERS_EXAMINED) {
+      truncated = true;
+      break;
+    }
+    const limit = ident.flagged.length + MAX_NEIGHBOURS_PER_IDENTIFIER + 1;
+    const rows = await db.selectFrom('identifiers').select('entity_id').where('environment', '=', environment)
+      .where('id_type', '=', ident.type).where('hash', '=', ident.hash).orderBy('entity_id').limit(limit).execute();
+    const others = rows.map((r) => r.entity_id).filter((id) => !flagged.has(id));
+    if (rows.length === limit || others.length > MAX_NEIGHBOURS_PER_IDENTIFIER) truncated = true;
+    const source = flagged.get([...ident.flagged].sort()[0]!)!;
+    for (const id of others.slice(0, MAX_NEIGHBOURS_PER_IDENTIFIER)) {
+      const known = neighbours.get(id);
+      if (known) known.links += 1;
+      else if (neighbours.size < MAX_NEIGHBOURS_PER_REQUEST) neighbours.set(id, { flagged: source, via: { type: ident.type, hash: ident.hash }, links: 1 });
+      else truncated = true;
+    }
+    if (truncated && neighbours.size >= MAX_NEIGHBOURS_PER_REQUEST) break;
+  }
+  const own = facts.map((f) => ({ ...f, flagged_entity_id: f.entity_id, via: null, linked_truncated: truncated }));
+  const linked = [...neighbours.entries()].map(([id, n]) => ({
+    entity_id: id, reason: n.flagged.reason, reasons: n.flagged.reasons, occurred_at: n.flagged.occurred_at, flagged_entity_id: n.flagged.entity_id, via: n.via, flagged_links: n.links,
+  }));
+  return [...own, ...linked];
+}
+
+interface Claimed {
+  id: string;
+  environment: Environment;
+  owner: string;
+  facts: string;
+  plan: string | null;
+  progress: number;
+  created_at: number;
+  lease: number;
+}
+
+/** Claims the oldest fan-out row no worker holds (PostgreSQL: SKIP LOCKED; SQLite: a conditional update). */
+async function claimFanout(db: Kysely<Database>, dialect: Dialect, leaseMs: number, now: number): Promise<Claimed | undefined> {
+  const until = now + leaseMs;
+  let row;
+  if (dialect === 'postgres') {
+    row = (await sql<Record<string, unknown>>`
+      update webhook_fanouts set lease_until = ${until}
+      where id = (select id from webhook_fanouts where lease_until < ${now} order by created_at limit 1 for update skip locked)
+      returning id, environment, owner_client_id, facts, plan, progress, created_at`.execute(db)).rows[0];
+  } else {
+    const due = await db.selectFrom('webhook_fanouts').select('id').where('lease_until', '<', now).orderBy('created_at').limit(1).executeTakeFirst();
+    const taken = due && await db.updateTable('webhook_fanouts').set({ lease_until: until }).where('id', '=', due.id).where('lease_until', '<', now).executeTakeFirst();
+    if (taken && Number(taken.numUpdatedRows) > 0) row = await db.selectFrom('webhook_fanouts').selectAll().where('id', '=', due!.id).executeTakeFirst();
+  }
+  if (!row) return undefined;
+  return {
+    id: String(row.id), environment: row.environment === 'test' ? 'test' : 'live', owner: String(row.owner_client_id), facts: String(row.facts),
+    plan: row.plan === null ? null : String(row.plan), progress: Number(row.progress), created_at: Number(row.created_at), lease: until,
+  };
+}
+
+class LeaseLost extends Error {}
+
+/**
+ * Expands one pending fan-out row, if any: returns whether one was found (the worker then looks
+ * for the next, and delivers what it wrote).
+ */
+export async function expandOneFanout(db: Kysely<Database>, dialect: Dialect, leaseMs: number): Promise<boolean> {
+  const claim = await claimFanout(db, dialect, leaseMs, Date.now());
+  if (!claim) return false;
+  let plan: Plan;
+  if (claim.plan !== null) plan = JSON.parse(claim.plan) as Plan;
+  else {
+    const hooks = await db.selectFrom('webhooks').select(['id', 'events']).where('environment', '=', claim.environment).where('owner_client_id', '=', claim.owner)
+      .where('created_at', '<=', claim.created_at).where('events', 'like', '%entity.flagged%').execute();
+    const webhooks = hooks.filter((w) => w.events.split(' ').includes('entity.flagged')).map((w) => w.id);
+    plan = { webhooks, events: webhooks.length === 0 ? [] : await planEvents(db, claim.environment, JSON.parse(claim.facts) as CoalescedFact[]) };
+    const stored = await db.updateTable('webhook_fanouts').set({ plan: JSON.stringify(plan) }).where('id', '=', claim.id).where('lease_until', '=', claim.lease).executeTakeFirst();
+    if (Number(stored.numUpdatedRows) === 0) return true;
+  }
+  try {
+    for (let from = claim.progress; ; from += SLICE) {
+      const last = from + SLICE >= plan.events.length;
+      await db.transaction().execute(async (trx) => {
+        const mine = last
+          ? await trx.deleteFrom('webhook_fanouts').where('id', '=', claim.id).where('lease_until', '=', claim.lease).executeTakeFirst()
+          : await trx.updateTable('webhook_fanouts').set({ progress: from + SLICE }).where('id', '=', claim.id).where('lease_until', '=', claim.lease).executeTakeFirst();
+        const changed = 'numDeletedRows' in mine ? mine.numDeletedRows : mine.numUpdatedRows;
+        if (Number(changed) === 0) throw new LeaseLost();
+        const slice = plan.events.slice(from, from + SLICE);
+        // A webhook deleted since the plan was made gets nothing.
+        const alive = plan.webhooks.length === 0 || slice.length === 0 ? [] : (await trx.selectFrom('webhooks').select('id').where('id', 'in', plan.webhooks).execute()).map((w) => w.id);
+        if (alive.length > 0) await writeEvents(trx, claim.environment, 'entity.flagged', claim.owner, slice, alive, Date.now());
+      });
+      if (last) return true;
+    }
+  } catch (err) {
+    if (err instanceof LeaseLost) return true;
+    throw err;
+  }
+}

@@ -1,0 +1,93 @@
+// entity.flagged fan-out (issue 18): a fraud batch over a hundred entities sharing a device, with
+// five webhooks, commits one fan-out row in the ingest transaction (not ten thousand events); the
+// worker expands it into one event per flagged entity and per neighbour, within the caps.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { FastifyInstance } from 'fastify';
+import { backends, bearer } from '../helpers/app.ts';
+import { event, hash, postEvents } from '../helpers/trust.ts';
+import { MAX_NEIGHBOURS_PER_IDENTIFIER, MAX_NEIGHBOURS_PER_REQUEST } from '../../src/webhooks/fanout.ts';
+import { FAST_WORKER, startReceiver, webhookWorld } from './support.ts';
+
+type Flagged = { type: string; data: { entity_id: string; reason: string; reasons: string[]; flagged_entity_id: string; via: unknown; linked_truncated?: boolean; flagged_links?: number } };
+
+const rows = async (db: Awaited<ReturnType<typeof webhookWorld>>['fresh']['store']['db']) => ({
+  fanouts: (await db.selectFrom('webhook_fanouts').select('id').execute()).length,
+  events: (await db.selectFrom('webhook_events').select('id').execute()).length,
+  deliveries: (await db.selectFrom('webhook_deliveries').select('id').execute()).length,
+});
+
+for (const backend of backends()) {
+  test(`a report over 100 entities sharing a device, 5 webhooks: one fan-out row in the ingest commit, then 100 coalesced events [${backend}]`, async (t) => {
+    // No worker at first: what the ingest commit wrote is all there is to count.
+    const world = await webhookWorld(backend, {}, { ...FAST_WORKER, enabled: false });
+    const receiver = await startReceiver();
+    t.after(async () => {
+      await receiver.close();
+      await world.close();
+    });
+    const admin = await world.token(world.app);
+    for (let i = 0; i < 5; i++) {
+      const res = await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['entity.flagged'] } });
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    const device = { type: 'device', hash: hash(`fan-device-${backend}`) };
+    const entities = Array.from({ length: 100 }, (_, i) => hash(`fan-${backend}-${i}`));
+    const ctx = { inject: (o: never) => world.app.inject(o) } as never;
+    await postEvents(ctx, admin, entities.map((e) => event('identifier.linked', e, { linked_identifiers: [device] })));
+    // A second report of one entity in the same batch coalesces into its one event.
+    const batch = [...entities.map((e) => event('fraud.reported', e, { linked_identifiers: [device] })), event('entity.blocklisted', entities[0]!)];
+    assert.equal((await postEvents(ctx, admin, batch)).accepted, 101);
+    const { db } = world.fresh.store;
+    assert.deepEqual(await rows(db), { fanouts: 1, events: 0, deliveries: 0 }, 'the ingest commit wrote one compact row');
+
+    const app: FastifyInstance = await world.spawn(FAST_WORKER);
+    assert.ok(app);
+    await receiver.waitFor((r) => r.length >= 500, 30_000);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(await rows(db), { fanouts: 0, events: 100, deliveries: 500 });
+    assert.equal(receiver.received.length, 500, 'each event once per webhook');
+    const got = receiver.received.map((r) => JSON.parse(r.body) as Flagged);
+    assert.ok(got.every((b) => b.type === 'entity.flagged' && b.data.via === null && b.data.linked_truncated === false));
+    assert.deepEqual(new Set(got.map((b) => b.data.entity_id)), new Set(entities));
+    const first = got.find((b) => b.data.entity_id === entities[0])!;
+    assert.deepEqual(first.data.reasons, ['entity.blocklisted', 'fraud.reported']);
+  });
+
+  test(`neighbour events are capped per identifier and per request, and the flagged entity's event says so [${backend}]`, async (t) => {
+    const world = await webhookWorld(backend);
+    const receiver = await startReceiver();
+    t.after(async () => {
+      await receiver.close();
+      await world.close();
+    });
+    const admin = await world.token(world.app);
+    await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['entity.flagged'] } });
+    const ctx = { inject: (o: never) => world.app.inject(o) } as never;
+    const culprit = hash(`cap-culprit-${backend}`);
+    const devices = Array.from({ length: 6 }, (_, d) => ({ type: 'device', hash: hash(`cap-device-${backend}-${d}`) }));
+    // Six devices, each shared with 30 other accounts; one account shares the first two.
+    const links = [event('identifier.linked', culprit, { linked_identifiers: devices })];
+    devices.forEach((device, d) => {
+      for (let i = 0; i < 30; i++) links.push(event('identifier.linked', hash(`cap-${backend}-${d}-${i}`), { linked_identifiers: [device] }));
+    });
+    const twice = hash(`cap-${backend}-both`);
+    links.push(event('identifier.linked', twice, { linked_identifiers: devices.slice(0, 2) }));
+    for (let i = 0; i < links.length; i += 100) await postEvents(ctx, admin, links.slice(i, i + 100));
+    await postEvents(ctx, admin, [event('fraud.reported', culprit)]);
+    const expected = 1 + MAX_NEIGHBOURS_PER_REQUEST;
+    await receiver.waitFor((r) => r.length >= expected, 30_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const got = receiver.received.map((r) => JSON.parse(r.body) as Flagged);
+    assert.equal(got.length, expected, 'the flagged entity, then at most the per-request cap of neighbours');
+    const own = got.filter((b) => b.data.via === null);
+    assert.equal(own.length, 1);
+    assert.equal(own[0]!.data.linked_truncated, true);
+    const neighbours = got.filter((b) => b.data.via !== null);
+    assert.equal(new Set(neighbours.map((b) => b.data.entity_id)).size, neighbours.length, 'one event per neighbour');
+    assert.ok(neighbours.every((b) => b.data.flagged_entity_id === culprit));
+    const perDevice = new Map<string, number>();
+    for (const b of neighbours) perDevice.set(JSON.stringify(b.data.via), (perDevice.get(JSON.stringify(b.data.via)) ?? 0) + 1);
+    assert.ok([...perDevice.values()].every((n) => n <= MAX_NEIGHBOURS_PER_IDENTIFIER), JSON.stringify([...perDevice.values()]));
+  });
+}
