@@ -73,6 +73,17 @@ function replaceTokensDeep(value: unknown, from: string, to: string): unknown {
   return value;
 }
 
+/** Flag fan-outs not yet expanded into webhook events name the entity in their facts and plan. */
+async function scrubFanouts(trx: Transaction<Database>, env: Environment, id: string, digest: string): Promise<void> {
+  const pattern = containsJsonString(id);
+  const rows = await trx.selectFrom('webhook_fanouts').select(['id', 'facts', 'plan']).where('environment', '=', env)
+    .where((eb) => eb.or([sql<boolean>`facts like ${pattern} escape '\\'`, sql<boolean>`plan like ${pattern} escape '\\'`])).execute();
+  for (const row of rows) {
+    const rewrite = (text: string) => JSON.stringify(replaceDeep(JSON.parse(text), id, digest));
+    await trx.updateTable('webhook_fanouts').set({ facts: rewrite(row.facts), plan: row.plan === null ? null : rewrite(row.plan) }).where('id', '=', row.id).execute();
+  }
+}
+
 /** Label notes that name the id (operators write free text) name the digest instead. */
 async function scrubLabelNotes(trx: Transaction<Database>, env: Environment, id: string, digest: string): Promise<void> {
   const pattern = `%${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -178,6 +189,7 @@ export async function eraseEntity(store: Store, feed: RevocationFeed, encryption
     await scrubJson(trx, env, 'decisions', id, digest, false);
     // Webhook events not yet delivered (or kept in the log) name it too.
     await scrubJson(trx, env, 'webhook_events', id, digest, false);
+    await scrubFanouts(trx, env, id, digest);
     await scrubLabelNotes(trx, env, id, digest);
     await rewriteStoredResponses(trx, encryption, env, (body) => {
       try {

@@ -11,7 +11,7 @@ import { wellBehaved, nasty } from '../helpers/fuzz.ts';
 import { buildApp } from '../../src/app.ts';
 
 const ENTITIES = '/api/v1/trust/entities';
-const TABLES = ['webhook_events', 'events', 'entities', 'entity_currency', 'entity_hourly', 'entity_counterparties', 'identifiers', 'identifier_stats', 'decisions', 'revocations', 'idempotency_keys'] as const;
+const TABLES = ['webhook_events', 'webhook_fanouts', 'events', 'entities', 'entity_currency', 'entity_hourly', 'entity_counterparties', 'identifiers', 'identifier_stats', 'decisions', 'revocations', 'idempotency_keys'] as const;
 
 describeEachBackend('Entity erasure', (ctx) => {
   let admin: string;
@@ -35,7 +35,7 @@ describeEachBackend('Entity erasure', (ctx) => {
     admin = await ctx().token();
     operator = await ctx().token(['trust:read', 'trust:write', 'audit:read'], 'operator');
     eraser = await ctx().token(['trust:read', 'trust:write'], 'admin');
-    const hook = await ctx().inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: 'http://127.0.0.1:9/erased', events: ['entity.erased'] } });
+    const hook = await ctx().inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: 'http://127.0.0.1:9/erased', events: ['entity.erased', 'entity.flagged'] } });
     assert.equal(hook.statusCode, 201, hook.body);
     await postEvents(ctx(), admin, [
       event('trade.completed', X, { amount: 120, currency: 'USD', counterparty_id: Y }, 7_200_000),
@@ -52,6 +52,10 @@ describeEachBackend('Entity erasure', (ctx) => {
     assert.equal((await ctx().inject({ method: 'GET', url: `${ENTITIES}/${X}`, headers: bearer(admin) })).statusCode, 200);
     const stats = await ctx().store.db.selectFrom('identifier_stats').selectAll().where('hash', '=', DEVICE.hash).executeTakeFirstOrThrow();
     assert.equal(Number(stats.entities), 2);
+    // The fraud report is announced: its fan-out (or the events it became) names the entity.
+    const fanouts = await ctx().store.db.selectFrom('webhook_fanouts').select(['facts', 'plan']).execute();
+    const events = await ctx().store.db.selectFrom('webhook_events').select('data').execute();
+    assert.ok([...fanouts.map((f) => f.facts + (f.plan ?? '')), ...events.map((e) => e.data)].some((text) => text.includes(X)));
     assert.equal(Number(stats.flagged_entities), 1);
     const first = await score(ctx(), operator, { entity_id: X, amount: 50, currency: 'USD' });
     assert.equal(first.statusCode, 200);
