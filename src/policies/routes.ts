@@ -9,6 +9,7 @@ import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import { roleAtMost, type Environment } from '../auth/principal.ts';
 import { InsufficientLabelsError } from './fit.ts';
+import { JobConflictError } from './jobs.ts';
 import {
   activatePolicy, activeRow, clearShadow, getPolicy, insertPolicy, listPolicies, parseDocument, PolicyConflictError, PolicyNotFoundError,
   POLICY_FEED_KIND, shadowPolicy, summary, type PolicyRow,
@@ -101,6 +102,8 @@ async function requireRow(store: Store, environment: Environment, version: strin
 function mapErrors(err: unknown): never {
   if (err instanceof PolicyNotFoundError) throw new ApiError(404, 'not_found', 'No such policy version.');
   if (err instanceof PolicyConflictError) throw new ApiError(409, 'conflict', err.message);
+  // One fit or backtest per environment at a time (docs/decisions.md): the detail names the running job.
+  if (err instanceof JobConflictError) throw new ApiError(409, 'conflict', err.message);
   throw err;
 }
 
@@ -146,7 +149,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     preValidation: emptyIsObject,
     config: { scope: 'policy:write' },
     onRequest: operatorOnly,
-    schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 422: ProblemSchema, ...problems } },
+    schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 409: ProblemSchema, 422: ProblemSchema, ...problems } },
   }, async (request, reply) => {
     const body = request.body ?? {};
     const { environment } = request.principal;
@@ -173,7 +176,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   app.post<{ Params: Static<typeof Params>; Body: Static<typeof WindowBody> }>('/api/v1/policies/:version/backtest', {
     preValidation: emptyIsObject,
     config: { scope: 'policy:read' },
-    schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), ...problems } },
+    schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), 409: ProblemSchema, ...problems } },
   }, async (request) => {
     const { environment } = request.principal;
     const row = await requireRow(store, environment, request.params.version);
@@ -182,7 +185,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     return backtestFromStore(db, environment, parseDocument(row), window, async (v) => {
       const r = await getPolicy(db, environment, v);
       return r ? parseDocument(r) : undefined;
-    });
+    }).catch(mapErrors);
   });
 
   app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/activate', {

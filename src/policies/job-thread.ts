@@ -1,0 +1,176 @@
+// One fit or backtest in a worker thread (issue 18): replaying or fitting 150k decisions took a
+// second of CPU, which on the event loop stalled every request (health checks included). The main
+// thread reads the store page by page and hands each page over; the worker does all the parsing
+// and arithmetic. Pages go one at a time, each acknowledged, so at most two pages are ever in
+// flight (one being read, one being folded in) whatever the number of decisions.
+import { Worker } from 'node:worker_threads';
+import { fromWireError, type JobTask, type WireDecision, type WireError } from './job-tasks.ts';
+
+export type ToWorker = { type: 'start'; task: JobTask; hold?: Int32Array } | { type: 'page'; rows: WireDecision[] } | { type: 'end' };
+export type FromWorker = { type: 'ack' } | { type: 'held' } | { type: 'result'; value: unknown } | { type: 'error'; error: WireError };
+
+interface Hold {
+  flag: Int32Array;
+  reached: () => void;
+}
+let nextHold: Hold | undefined;
+
+/**
+ * Tests only: the next job's worker stops after folding in its first page, synchronously (as a
+ * long computation would), and says so; `release` lets it go on. A test can thus look at the
+ * server while a job is provably mid-run, without timing anything.
+ */
+export function holdNextJob(): { reached: Promise<void>; release(): void } {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  let reached!: () => void;
+  const promise = new Promise<void>((resolve) => (reached = resolve));
+  nextHold = { flag, reached };
+  return {
+    reached: promise,
+    release() {
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+    },
+  };
+}
+
+/**
+ * The worker's entry: the compiled .js next to this file in dist/; under tsx (tests, dev), the .ts
+ * source, loaded through tsx's loader, which a worker does not inherit from its parent.
+ */
+function spawn(): Worker {
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./job-worker.js', import.meta.url));
+  const entry = new URL('./job-worker.ts', import.meta.url).href;
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}
+
+// A worker takes a while to start (it loads the policy schema library: most of a second on a busy
+// machine), so one that finished a job waits a minute for the next before it ends. Two at most:
+// one job per environment, and there are two environments.
+const IDLE_MS = 60_000;
+const MAX_IDLE = 2;
+const idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
+
+function takeWorker(): Worker {
+  const kept = idle.pop();
+  if (!kept) return spawn();
+  clearTimeout(kept.timer);
+  kept.worker.ref();
+  return kept.worker;
+}
+
+function keepWorker(worker: Worker): void {
+  if (idle.length >= MAX_IDLE) {
+    void worker.terminate();
+    return;
+  }
+  // An idle worker never keeps the process alive.
+  worker.unref();
+  const entry = {
+    worker,
+    timer: setTimeout(() => {
+      idle.splice(idle.indexOf(entry), 1);
+      void worker.terminate();
+    }, IDLE_MS).unref(),
+  };
+  idle.push(entry);
+}
+
+export class JobThread<T> {
+  private readonly worker = takeWorker();
+  private waiting: { resolve: (m: FromWorker) => void; reject: (err: Error) => void } | undefined;
+  private failure: Error | undefined;
+  /** the worker is healthy and between jobs: it may be kept for the next one */
+  private reusable = false;
+  private readonly onMessage: (message: FromWorker) => void;
+  private readonly onError: (err: Error) => void;
+  private readonly onExit: (code: number) => void;
+
+  constructor(task: JobTask, private readonly signal?: AbortSignal) {
+    const hold = nextHold;
+    nextHold = undefined;
+    this.onMessage = (message) => {
+      if (message.type === 'held') return hold?.reached();
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      if (message.type === 'error') waiting?.reject(fromWireError(message.error));
+      else waiting?.resolve(message);
+    };
+    this.onError = (err) => this.fail(err);
+    this.onExit = (code) => this.fail(new Error(`policy job: the worker thread stopped (exit code ${code})`));
+    this.worker.on('message', this.onMessage).on('error', this.onError).on('exit', this.onExit);
+    signal?.addEventListener('abort', this.abort, { once: true });
+    this.worker.postMessage({ type: 'start', task, hold: hold?.flag } satisfies ToWorker);
+  }
+
+  private readonly abort = () => {
+    this.fail(this.signal?.reason instanceof Error ? this.signal.reason : new Error('policy job: aborted'));
+    void this.worker.terminate();
+  };
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.reject(this.failure);
+  }
+
+  private async request(message: ToWorker): Promise<FromWorker> {
+    if (this.failure) throw this.failure;
+    const reply = await new Promise<FromWorker>((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.worker.postMessage(message);
+    }).catch((err: unknown) => {
+      // A job's own error (e.g. too few labels) leaves the worker fit for the next job.
+      this.reusable = !this.failure && message.type === 'end';
+      throw err;
+    });
+    if (message.type === 'end') this.reusable = true;
+    return reply;
+  }
+
+  /** Resolves once the worker has folded the page in. */
+  async page(rows: WireDecision[]): Promise<void> {
+    await this.request({ type: 'page', rows });
+  }
+
+  async finish(): Promise<T> {
+    const reply = await this.request({ type: 'end' });
+    return (reply as Extract<FromWorker, { type: 'result' }>).value as T;
+  }
+
+  /** Ends the job: the worker is kept for the next one if it finished cleanly, else ended. */
+  async close(): Promise<void> {
+    this.signal?.removeEventListener('abort', this.abort);
+    this.worker.off('message', this.onMessage).off('error', this.onError).off('exit', this.onExit);
+    if (this.reusable && !this.failure) keepWorker(this.worker);
+    else await this.worker.terminate();
+  }
+}
+
+/**
+ * Feeds every page to the thread and returns its result; the next page is read while the worker
+ * folds in the current one. The thread is closed however the run ends.
+ */
+export async function runJob<T>(task: JobTask, pages: AsyncIterable<WireDecision[]>, signal?: AbortSignal): Promise<T> {
+  const thread = new JobThread<T>(task, signal);
+  const reader = pages[Symbol.asyncIterator]();
+  try {
+    let next = reader.next();
+    for (;;) {
+      const { value, done } = await next;
+      if (done) break;
+      const folded = thread.page(value);
+      next = reader.next();
+      // The read started above must not reject unobserved if the worker fails first.
+      next.catch(() => {});
+      await folded;
+    }
+    return await thread.finish();
+  } finally {
+    await reader.return?.();
+    await thread.close();
+  }
+}
