@@ -23,6 +23,8 @@ export interface WireDecision {
   label: string | null;
   shadow_version: string | null;
   shadow_score: number | null;
+  /** the policy that made the decision */
+  policy_version: string;
   /** fits only: a trade.completed event exists for this entity and trade_id */
   completed?: boolean;
 }
@@ -37,7 +39,8 @@ export interface LiveFigures {
   metrics: Metrics;
 }
 
-export type BacktestOutput = BacktestResult & { live?: LiveFigures };
+/** `deciding`: the versions of the policies that made the decisions replayed */
+export type BacktestOutput = BacktestResult & { live?: LiveFigures; deciding: string[] };
 export type StoredReport = FitReport & { holdout_fraction: number; plots: PlotData };
 export type FitOutput = { policy: Policy; report: StoredReport };
 
@@ -55,9 +58,11 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
   let live = 0;
   const liveScores: number[] = [];
   const liveLabels: Label[] = [];
+  const deciding = new Set<string>();
   return {
     add(page) {
       for (const row of page) {
+        deciding.add(row.policy_version);
         const label = explicitLabel(row);
         tally.add({ features: features(row), label, riskLevel: (row.risk_level ?? 'low') as RiskLevel });
         if (row.shadow_version === policy.version && row.shadow_score !== null) {
@@ -70,7 +75,7 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
       }
     },
     finish() {
-      const result: BacktestOutput = tally.result();
+      const result: BacktestOutput = { ...tally.result(), deciding: [...deciding].sort() };
       if (live > 0) result.live = { decisions: live, labelled: liveLabels.length, metrics: computeMetrics(liveScores, liveLabels) };
       return result;
     },
@@ -98,6 +103,11 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
     },
   };
 }
+
+const DAY_MS = 86_400_000;
+
+/** A fit's decisions created before this may be labelled legit by a later trade.completed (strict). */
+export const completionCutoff = (task: Extract<JobTask, { kind: 'fit' }>): number => task.now - task.assumeLegitAfterDays * DAY_MS;
 
 export function jobWork(task: JobTask): JobWork<BacktestOutput | FitOutput> {
   return task.kind === 'fit' ? fitWork(task) : backtestWork(task.policy);

@@ -1,12 +1,19 @@
 // One fit or backtest in a worker thread (issue 18): replaying or fitting 150k decisions took a
-// second of CPU, which on the event loop stalled every request (health checks included). The main
-// thread reads the store page by page and hands each page over; the worker does all the parsing
-// and arithmetic. Pages go one at a time, each acknowledged, so at most two pages are ever in
-// flight (one being read, one being folded in) whatever the number of decisions.
+// second of CPU, which on the event loop stalled every request (health checks included). The
+// worker reads the store a page at a time over a connection of its own (runJobReading); when the
+// store cannot be opened twice (in-memory SQLite), the main thread reads the pages and hands them
+// over (runJob), one at a time, each acknowledged, so at most two are ever in flight.
 import { Worker } from 'node:worker_threads';
+import type { Environment } from '../auth/principal.ts';
 import { fromWireError, type JobTask, type WireDecision, type WireError } from './job-tasks.ts';
+import type { StoreSource } from './job-reader.ts';
+import type { Window } from './stored.ts';
 
-export type ToWorker = { type: 'start'; task: JobTask; hold?: Int32Array } | { type: 'page'; rows: WireDecision[] } | { type: 'end' };
+export type ToWorker =
+  | { type: 'start'; task: JobTask; hold?: Int32Array }
+  | { type: 'page'; rows: WireDecision[] }
+  | { type: 'end' }
+  | { type: 'read'; source: StoreSource; environment: Environment; window: Window };
 export type FromWorker = { type: 'ack' } | { type: 'held' } | { type: 'result'; value: unknown } | { type: 'error'; error: WireError };
 
 interface Hold {
@@ -124,10 +131,10 @@ export class JobThread<T> {
       this.worker.postMessage(message);
     }).catch((err: unknown) => {
       // A job's own error (e.g. too few labels) leaves the worker fit for the next job.
-      this.reusable = !this.failure && message.type === 'end';
+      this.reusable = !this.failure && message.type !== 'page';
       throw err;
     });
-    if (message.type === 'end') this.reusable = true;
+    if (message.type !== 'page') this.reusable = true;
     return reply;
   }
 
@@ -141,12 +148,28 @@ export class JobThread<T> {
     return (reply as Extract<FromWorker, { type: 'result' }>).value as T;
   }
 
+  /** The worker reads the store itself and returns the result. */
+  async read(source: StoreSource, environment: Environment, window: Window): Promise<T> {
+    const reply = await this.request({ type: 'read', source, environment, window });
+    return (reply as Extract<FromWorker, { type: 'result' }>).value as T;
+  }
+
   /** Ends the job: the worker is kept for the next one if it finished cleanly, else ended. */
   async close(): Promise<void> {
     this.signal?.removeEventListener('abort', this.abort);
     this.worker.off('message', this.onMessage).off('error', this.onError).off('exit', this.onExit);
     if (this.reusable && !this.failure) keepWorker(this.worker);
     else await this.worker.terminate();
+  }
+}
+
+/** Runs the job in a worker that reads the store over its own connection. */
+export async function runJobReading<T>(task: JobTask, source: StoreSource, environment: Environment, window: Window, signal?: AbortSignal): Promise<T> {
+  const thread = new JobThread<T>(task, signal);
+  try {
+    return await thread.read(source, environment, window);
+  } finally {
+    await thread.close();
   }
 }
 

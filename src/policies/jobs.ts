@@ -120,7 +120,6 @@ export async function withLease<T>(
     // A failed heartbeat is retried at the next beat; only a lease seen taken ends the job.
     }).catch(() => {});
   }, settings.heartbeatMs);
-  beat.unref();
   try {
     return await work({ id, kind, environment, signal: lost.signal });
   } finally {

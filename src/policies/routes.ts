@@ -163,7 +163,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
         until: parseTime(body.until, 'until'),
         assumeLegitAfterDays: body.assume_legit_after_days,
         holdoutFraction: body.holdout_fraction,
-      });
+      }, { store });
       const row = await insertPolicy(db, environment, { policy, source: 'fit', parentVersion: baseRow.version, createdBy: request.principal.id, report });
       reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
       return policyDetail(row);
@@ -185,7 +185,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     return backtestFromStore(db, environment, parseDocument(row), window, async (v) => {
       const r = await getPolicy(db, environment, v);
       return r ? parseDocument(r) : undefined;
-    }).catch(mapErrors);
+    }, { store }).catch(mapErrors);
   });
 
   app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/activate', {
