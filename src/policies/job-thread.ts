@@ -46,11 +46,21 @@ export function holdNextJob(): { reached: Promise<void>; release(): void } {
  * source, loaded through tsx's loader, which a worker does not inherit from its parent.
  */
 function spawn(): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./job-worker.js', import.meta.url));
-  const entry = new URL('./job-worker.ts', import.meta.url).href;
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true });
+  let worker: Worker;
+  if (!import.meta.url.endsWith('.ts')) worker = new Worker(new URL('./job-worker.js', import.meta.url));
+  else {
+    const entry = new URL('./job-worker.ts', import.meta.url).href;
+    const tsx = import.meta.resolve('tsx/esm/api');
+    const bootstrap = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+    worker = new Worker(bootstrap, { eval: true });
+  }
+  // A running job reports its worker's errors; an idle worker that fails or ends is only dropped.
+  worker.on('error', () => {});
+  worker.on('exit', () => {
+    const at = idle.findIndex((kept) => kept.worker === worker);
+    if (at !== -1) clearTimeout(idle.splice(at, 1)[0]!.timer);
+  });
+  return worker;
 }
 
 // A worker takes a while to start (it loads the policy schema library: most of a second on a busy
@@ -75,14 +85,8 @@ function keepWorker(worker: Worker): void {
   }
   // An idle worker never keeps the process alive.
   worker.unref();
-  const entry = {
-    worker,
-    timer: setTimeout(() => {
-      idle.splice(idle.indexOf(entry), 1);
-      void worker.terminate();
-    }, IDLE_MS).unref(),
-  };
-  idle.push(entry);
+  // Its exit handler (spawn) takes it out of the idle list.
+  idle.push({ worker, timer: setTimeout(() => void worker.terminate(), IDLE_MS).unref() });
 }
 
 export class JobThread<T> {
