@@ -61,23 +61,39 @@ const emptyMatrix = (): Record<RiskLevel, Record<RiskLevel, number>> =>
     Record<RiskLevel, number>
   >;
 
-export function backtest(policy: ReplayPolicy, decisions: Iterable<StoredDecision>): BacktestResult {
-  const levels = emptyMatrix();
-  const scores: number[] = [];
-  const labels: Label[] = [];
-  let count = 0;
-  for (const d of decisions) {
-    count++;
-    const score = replayScore(policy, d.features);
-    const row = levels[d.riskLevel];
+/**
+ * A backtest fed one decision at a time, so a caller streaming the store holds only the labelled
+ * scores (for the metrics), never the decisions themselves.
+ */
+export class BacktestTally {
+  private readonly levels = emptyMatrix();
+  private readonly scores: number[] = [];
+  private readonly labels: Label[] = [];
+  private count = 0;
+
+  constructor(private readonly policy: ReplayPolicy) {}
+
+  add(d: StoredDecision): void {
+    this.count++;
+    const score = replayScore(this.policy, d.features);
+    const row = this.levels[d.riskLevel];
     if (row === undefined) throw new RangeError(`backtest: unknown decided risk level ${String(d.riskLevel)}`);
-    row[riskLevelFor(score, policy.thresholds)]++;
+    row[riskLevelFor(score, this.policy.thresholds)]++;
     if (d.label === 0 || d.label === 1) {
-      scores.push(score);
-      labels.push(d.label);
+      this.scores.push(score);
+      this.labels.push(d.label);
     }
   }
-  return { decisions: count, labelled: labels.length, metrics: computeMetrics(scores, labels), levels };
+
+  result(): BacktestResult {
+    return { decisions: this.count, labelled: this.labels.length, metrics: computeMetrics(this.scores, this.labels), levels: this.levels };
+  }
+}
+
+export function backtest(policy: ReplayPolicy, decisions: Iterable<StoredDecision>): BacktestResult {
+  const tally = new BacktestTally(policy);
+  for (const d of decisions) tally.add(d);
+  return tally.result();
 }
 
 /**

@@ -9,6 +9,7 @@ import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { Environment } from '../auth/principal.ts';
 import { InsufficientLabelsError } from './fit.ts';
+import { JobConflictError } from './jobs.ts';
 import {
   activatePolicy, activeRow, clearShadow, getPolicy, insertPolicy, listPolicies, parseDocument, PolicyConflictError, PolicyNotFoundError,
   POLICY_FEED_KIND, shadowPolicy, summary, type PolicyRow,
@@ -92,6 +93,8 @@ async function requireRow(store: Store, environment: Environment, version: strin
 function mapErrors(err: unknown): never {
   if (err instanceof PolicyNotFoundError) throw new ApiError(404, 'not_found', 'No such policy version.');
   if (err instanceof PolicyConflictError) throw new ApiError(409, 'conflict', err.message);
+  // One fit or backtest per environment at a time (docs/decisions.md): the detail names the running job.
+  if (err instanceof JobConflictError) throw new ApiError(409, 'conflict', err.message);
   throw err;
 }
 
@@ -135,7 +138,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   app.post<{ Body: Static<typeof FitBody> }>('/api/v1/policies/fit', {
     preValidation: emptyIsObject,
     config: { scope: 'policy:write', role: 'operator' },
-    schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 422: ProblemSchema, ...problems } },
+    schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 409: ProblemSchema, 422: ProblemSchema, ...problems } },
   }, async (request, reply) => {
     const body = request.body ?? {};
     const { environment } = request.principal;
@@ -149,7 +152,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
         until: parseTime(body.until, 'until'),
         assumeLegitAfterDays: body.assume_legit_after_days,
         holdoutFraction: body.holdout_fraction,
-      });
+      }, { store });
       const row = await insertPolicy(db, environment, { policy, source: 'fit', parentVersion: baseRow.version, createdBy: request.principal.id, report });
       reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
       return policyDetail(row);
@@ -162,7 +165,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
   app.post<{ Params: Static<typeof Params>; Body: Static<typeof WindowBody> }>('/api/v1/policies/:version/backtest', {
     preValidation: emptyIsObject,
     config: { scope: 'policy:read' },
-    schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), ...problems } },
+    schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), 409: ProblemSchema, ...problems } },
   }, async (request) => {
     const { environment } = request.principal;
     const row = await requireRow(store, environment, request.params.version);
@@ -171,7 +174,7 @@ export default async function policyRoutes(app: FastifyInstance, { store, feed }
     return backtestFromStore(db, environment, parseDocument(row), window, async (v) => {
       const r = await getPolicy(db, environment, v);
       return r ? parseDocument(r) : undefined;
-    });
+    }, { store }).catch(mapErrors);
   });
 
   app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/activate', {

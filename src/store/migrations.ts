@@ -10,6 +10,7 @@ import { idempotency } from './migrations/007_idempotency.ts';
 import { environments } from './migrations/009_environments.ts';
 import { webhooks } from './migrations/008_webhooks.ts';
 import { webhookIsolation } from './migrations/010_webhook_isolation.ts';
+import { policyJobs } from './migrations/011_policy_jobs.ts';
 import { principalBound } from './migrations/014_principal_bound.ts';
 import { decisionRequest } from './migrations/016_decision_request.ts';
 
@@ -167,7 +168,8 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '007_idempotency': idempotency,
   '008_webhooks': webhooks,
   '009_environments': environments,
-  '010_webhook_isolation': webhookIsolation,
+'010_webhook_isolation': webhookIsolation,
+'011_policy_jobs': policyJobs,
   '014_principal_bound': principalBound,
   '016_decision_request': decisionRequest,
 };

@@ -1,0 +1,135 @@
+// The work of a fit or a backtest, fed the stored score decisions page by page (issue 18). It runs
+// in the job's worker thread (job-worker.ts), away from the event loop; it is plain code with no
+// I/O, so the same results come out as when it ran on the request path. What it keeps between
+// pages: a backtest, the labelled scores its metrics need; a fit, the labelled decisions it fits.
+import type { Policy } from '../config/policy.ts';
+import type { RiskLevel } from '../trust/types.ts';
+import { BacktestTally, type BacktestResult } from './backtest.ts';
+import type { FeatureRecord } from './features.ts';
+import { InsufficientLabelsError } from './fit.ts';
+import { trainingLabel } from './labels.ts';
+import { computeMetrics, type Label, type Metrics } from './metrics.ts';
+import { plotData, type PlotData } from './plots.ts';
+import { fitCandidate, type FitReport, type LabelledDecision } from './report.ts';
+import { splitByEntity } from './split.ts';
+
+/** A stored score decision as the store gives it; the feature vector still JSON text. */
+export interface WireDecision {
+  subject_id: string;
+  created_at: number;
+  features: string;
+  trade_id: string | null;
+  risk_level: string | null;
+  label: string | null;
+  shadow_version: string | null;
+  shadow_score: number | null;
+  /** the policy that made the decision */
+  policy_version: string;
+  /** fits only: a trade.completed event exists for this entity and trade_id */
+  completed?: boolean;
+}
+
+export type JobTask =
+  | { kind: 'backtest'; policy: Policy }
+  | { kind: 'fit'; base: Policy; version: string; now: number; assumeLegitAfterDays: number; holdoutFraction: number };
+
+export interface LiveFigures {
+  decisions: number;
+  labelled: number;
+  metrics: Metrics;
+}
+
+/** `deciding`: the versions of the policies that made the decisions replayed */
+export type BacktestOutput = BacktestResult & { live?: LiveFigures; deciding: string[] };
+export type StoredReport = FitReport & { holdout_fraction: number; plots: PlotData };
+export type FitOutput = { policy: Policy; report: StoredReport };
+
+export interface JobWork<T> {
+  add(page: readonly WireDecision[]): void;
+  finish(): T;
+}
+
+const features = (row: WireDecision): FeatureRecord => JSON.parse(row.features) as FeatureRecord;
+const explicitLabel = (row: WireDecision): Label | null => (row.label === 'fraud' ? 1 : row.label === 'legit' ? 0 : null);
+
+function backtestWork(policy: Policy): JobWork<BacktestOutput> {
+  const tally = new BacktestTally(policy);
+  // The shadow policy's own scores, stored live with the decisions it ran beside.
+  let live = 0;
+  const liveScores: number[] = [];
+  const liveLabels: Label[] = [];
+  const deciding = new Set<string>();
+  return {
+    add(page) {
+      for (const row of page) {
+        deciding.add(row.policy_version);
+        const label = explicitLabel(row);
+        tally.add({ features: features(row), label, riskLevel: (row.risk_level ?? 'low') as RiskLevel });
+        if (row.shadow_version === policy.version && row.shadow_score !== null) {
+          live++;
+          if (label !== null) {
+            liveScores.push(row.shadow_score);
+            liveLabels.push(label);
+          }
+        }
+      }
+    },
+    finish() {
+      const result: BacktestOutput = { ...tally.result(), deciding: [...deciding].sort() };
+      if (live > 0) result.live = { decisions: live, labelled: liveLabels.length, metrics: computeMetrics(liveScores, liveLabels) };
+      return result;
+    },
+  };
+}
+
+function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
+  const labelled: LabelledDecision[] = [];
+  return {
+    add(page) {
+      for (const row of page) {
+        const label = trainingLabel(
+          { createdAt: row.created_at, entityId: row.subject_id, tradeId: row.trade_id, label: row.label as 'fraud' | 'legit' | null },
+          { now: task.now, assumeLegitAfterDays: task.assumeLegitAfterDays, completed: () => row.completed === true },
+        );
+        if (label !== null) labelled.push({ entityId: row.subject_id, features: features(row), label });
+      }
+    },
+    finish() {
+      const fraction = task.holdoutFraction;
+      const { policy, report } = fitCandidate(labelled, task.base, { version: task.version, holdoutFraction: fraction });
+      // The plots are drawn from the same holdout as the report's figures (the split is deterministic).
+      const { holdout } = splitByEntity(labelled, (d) => d.entityId, { fraction });
+      return { policy, report: { ...report, holdout_fraction: fraction, plots: plotData(holdout, task.base, policy) } };
+    },
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+/** A fit's decisions created before this may be labelled legit by a later trade.completed (strict). */
+export const completionCutoff = (task: Extract<JobTask, { kind: 'fit' }>): number => task.now - task.assumeLegitAfterDays * DAY_MS;
+
+export function jobWork(task: JobTask): JobWork<BacktestOutput | FitOutput> {
+  return task.kind === 'fit' ? fitWork(task) : backtestWork(task.policy);
+}
+
+/** An error as it crosses from the worker: the kinds a caller maps to a problem keep their fields. */
+export interface WireError {
+  name: string;
+  message: string;
+  fraud?: number;
+  legit?: number;
+}
+
+export function toWireError(err: unknown): WireError {
+  if (err instanceof InsufficientLabelsError) return { name: err.name, message: err.message, fraud: err.fraud, legit: err.legit };
+  const e = err instanceof Error ? err : new Error(String(err));
+  return { name: e.name, message: e.message };
+}
+
+export function fromWireError(wire: WireError): Error {
+  if (wire.name === 'InsufficientLabelsError') return new InsufficientLabelsError(wire.fraud ?? 0, wire.legit ?? 0, wire.message);
+  const err = new Error(`policy job: ${wire.message}`);
+  err.name = wire.name;
+  return err;
+}

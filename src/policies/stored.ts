@@ -1,0 +1,83 @@
+// The stored score decisions a fit or backtest reads, a page at a time, oldest first. Used by the
+// job's worker thread over its own connection, or by the main thread feeding the worker when the
+// store cannot be opened twice (an in-memory SQLite database).
+import type { Kysely } from 'kysely';
+import type { Environment } from '../auth/principal.ts';
+import type { Database } from '../store/schema.ts';
+import { completionIndex } from './labels.ts';
+import { completionCutoff, type JobTask, type WireDecision } from './job-tasks.ts';
+
+export interface Window {
+  since?: number;
+  until?: number;
+}
+
+const PAGE = 2000;
+
+/**
+ * Every score decision with stored features in the window, oldest first, a page at a time: each
+ * read is short, and only the pages in flight are ever held.
+ */
+export async function* storedDecisions(db: Kysely<Database>, environment: Environment, window: Window): AsyncGenerator<WireDecision[]> {
+  let after: { at: number; id: string } | undefined;
+  for (;;) {
+    let q = db.selectFrom('decisions')
+      .select(['id', 'subject_id', 'created_at', 'features', 'trade_id', 'risk_level', 'label', 'shadow_version', 'shadow_score', 'policy_version'])
+      .where('environment', '=', environment)
+      .where('kind', '=', 'score')
+      .where('features', 'is not', null);
+    if (window.since !== undefined) q = q.where('created_at', '>=', window.since);
+    if (window.until !== undefined) q = q.where('created_at', '<', window.until);
+    if (after) {
+      const { at, id } = after;
+      q = q.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', id)])]));
+    }
+    const rows = await q.orderBy('created_at').orderBy('id').limit(PAGE).execute();
+    if (rows.length > 0) {
+      yield rows.map((r) => ({
+        subject_id: r.subject_id,
+        created_at: Number(r.created_at),
+        features: r.features!,
+        trade_id: r.trade_id ?? null,
+        risk_level: r.risk_level ?? null,
+        label: r.label ?? null,
+        shadow_version: r.shadow_version ?? null,
+        shadow_score: r.shadow_score === null || r.shadow_score === undefined ? null : Number(r.shadow_score),
+        policy_version: r.policy_version,
+      }));
+    }
+    if (rows.length < PAGE) return;
+    const last = rows[rows.length - 1]!;
+    after = { at: Number(last.created_at), id: last.id };
+  }
+}
+
+/**
+ * Marks, on each page, the decisions that can only be labelled by a later trade.completed event
+ * (unlabelled, with a trade id, older than assume_legit_after_days) and whose trade did complete.
+ */
+export async function* withCompletions(db: Kysely<Database>, environment: Environment, pages: AsyncIterable<WireDecision[]>, cutoff: number): AsyncGenerator<WireDecision[]> {
+  for await (const page of pages) {
+    const waiting = page.filter((r) => r.label === null && typeof r.trade_id === 'string' && r.trade_id !== '' && r.created_at < cutoff);
+    const entities = [...new Set(waiting.map((r) => r.subject_id))];
+    const events: { type: string; entity_id: string; trade_id?: string }[] = [];
+    for (let i = 0; i < entities.length; i += 500) {
+      const chunk = entities.slice(i, i + 500);
+      const found = await db.selectFrom('events').select(['entity_id', 'payload']).where('environment', '=', environment).where('type', '=', 'trade.completed').where('entity_id', 'in', chunk).execute();
+      for (const e of found) {
+        const tradeId = (JSON.parse(e.payload) as { trade_id?: unknown }).trade_id;
+        if (typeof tradeId === 'string') events.push({ type: 'trade.completed', entity_id: e.entity_id, trade_id: tradeId });
+      }
+    }
+    const completed = completionIndex(events);
+    for (const r of waiting) r.completed = completed(r.subject_id, r.trade_id!);
+    yield page;
+  }
+}
+
+
+/** The pages a job folds in: a fit's also say which waiting decisions' trades completed. */
+export function jobPages(db: Kysely<Database>, task: JobTask, environment: Environment, window: Window): AsyncIterable<WireDecision[]> {
+  const pages = storedDecisions(db, environment, window);
+  return task.kind === 'fit' ? withCompletions(db, environment, pages, completionCutoff(task)) : pages;
+}
