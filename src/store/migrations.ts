@@ -168,8 +168,8 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '007_idempotency': idempotency,
   '008_webhooks': webhooks,
   '009_environments': environments,
-'010_webhook_isolation': webhookIsolation,
-'011_policy_jobs': policyJobs,
+  '010_webhook_isolation': webhookIsolation,
+  '011_policy_jobs': policyJobs,
   '014_principal_bound': principalBound,
   '016_decision_request': decisionRequest,
 };
