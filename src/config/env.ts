@@ -36,6 +36,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** VOUCH_SQLITE_SYNCHRONOUS: NORMAL (survives a process crash) or FULL (a power loss too) */
   sqliteSynchronous: 'normal' | 'full';
+  /** the network (docs/network.md): VOUCH_NETWORK_NAME, VOUCH_NETWORK_ALLOW_PRIVATE=1 (peers on private addresses and http://), VOUCH_NETWORK_SYNC_SECONDS */
+  network: { name: string; allowPrivate: boolean; syncSeconds: number };
 }
 
 export class ConfigError extends Error {}
@@ -199,5 +201,6 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: corsOrigins(env),
     webhookAllowPrivate: flag(env, 'VOUCH_WEBHOOK_ALLOW_PRIVATE'),
     sqliteSynchronous: sqliteSynchronous(env),
+    network: { name: text(env, 'VOUCH_NETWORK_NAME', 'vouch'), allowPrivate: flag(env, 'VOUCH_NETWORK_ALLOW_PRIVATE'), syncSeconds: integer(env, 'VOUCH_NETWORK_SYNC_SECONDS', 300, 1, 86_400) },
   };
 }

@@ -10,6 +10,7 @@ import { idempotency } from './migrations/007_idempotency.ts';
 import { environments } from './migrations/009_environments.ts';
 import { webhooks } from './migrations/008_webhooks.ts';
 import { principalBound } from './migrations/014_principal_bound.ts';
+import { network } from './migrations/015_network.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -166,6 +167,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '008_webhooks': webhooks,
   '009_environments': environments,
   '014_principal_bound': principalBound,
+  '015_network': network,
 };
 
 class CodeMigrations implements MigrationProvider {
