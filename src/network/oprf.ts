@@ -1,7 +1,7 @@
 // The network's cryptography (docs/network.md, "Protocol"): RFC 9497 VOPRF on ristretto255-SHA512
 // (@noble/curves), the tag and label key derived from a PRF output, and the sealed label.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { ristretto255_oprf } from '@noble/curves/ed25519.js';
+import { ristretto255, ristretto255_oprf } from '@noble/curves/ed25519.js';
 
 const suite = ristretto255_oprf.voprf;
 /** RFC 9497 Evaluate (the server's own, non-interactive PRF); present at runtime, absent from the typings. */
@@ -28,6 +28,15 @@ export function fromB64(text: unknown, length?: number): Uint8Array | undefined 
 /** The PRF input of an identifier: versioned, and unambiguous (types and hashes hold no NUL). */
 export function prfInput(idType: string, hash: string): Uint8Array {
   return new Uint8Array(Buffer.from(`vouch-network/v1\0${idType}\0${hash}`, 'utf8'));
+}
+
+/** Whether bytes are a canonical ristretto255 encoding of a group element other than the identity. */
+export function isElement(bytes: Uint8Array): boolean {
+  try {
+    return !ristretto255.Point.fromBytes(bytes).equals(ristretto255.Point.ZERO);
+  } catch {
+    return false;
+  }
 }
 
 export interface OprfKeyPair {

@@ -7,7 +7,7 @@ import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
-import { b64, ELEMENT_BYTES, evaluateBlinded, fromB64 } from './oprf.ts';
+import { b64, ELEMENT_BYTES, evaluateBlinded, fromB64, isElement } from './oprf.ts';
 import { installPeerAuth } from './peer-auth.ts';
 import { flagsPage, parseCursor, refreshPublished } from './publisher.ts';
 import type { NetworkDb } from './tables.ts';
@@ -94,19 +94,15 @@ export default async function peerRoutes(app: FastifyInstance, { store, db, iden
   }, async (request) => {
     const peer = request.peer!;
     const elements = request.body.elements.map((e) => fromB64(e, ELEMENT_BYTES));
-    const bad = elements.findIndex((e) => e === undefined);
-    if (bad >= 0) throw new ApiError(400, 'validation_failed', 'Every element must be 32 bytes of base64url.', { errors: [{ field: `/elements/${bad}`, message: 'must be 32 bytes of base64url' }] });
+    // Checked before the budget is charged: a malformed request costs the peer nothing.
+    const bad = elements.findIndex((e) => e === undefined || !isElement(e));
+    if (bad >= 0) throw new ApiError(400, 'validation_failed', 'Every element must be a ristretto255 element (32 bytes, base64url) other than the identity.', { errors: [{ field: `/elements/${bad}`, message: 'must be a valid ristretto255 element' }] });
     if (!(await consumeBudget(db, peer, elements.length))) {
       metrics.refused('budget');
       request.log.info({ event: 'network_budget_exhausted', peer_id: peer.id, asked: elements.length, budget_per_day: Number(peer.budget_per_day) }, 'evaluate refused: daily budget');
       throw new ApiError(429, 'rate_limited', `This peer's budget of ${Number(peer.budget_per_day)} evaluations per UTC day is used up.`, { headers: { 'retry-after': String(secondsToNextUtcDay()) } });
     }
-    let answer: { evaluated: Uint8Array[]; proof: Uint8Array };
-    try {
-      answer = evaluateBlinded(identity.oprf, elements as Uint8Array[]);
-    } catch {
-      throw new ApiError(400, 'validation_failed', 'An element is not a valid ristretto255 encoding (or is the identity).', { errors: [{ field: '/elements', message: 'must be valid ristretto255 elements' }] });
-    }
+    const answer = evaluateBlinded(identity.oprf, elements as Uint8Array[]);
     metrics.evaluations('served', elements.length);
     request.log.info({ event: 'network_evaluated', peer_id: peer.id, count: elements.length }, 'elements evaluated for a peer');
     return { evaluated: answer.evaluated.map(b64), proof: b64(answer.proof) };
