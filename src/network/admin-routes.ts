@@ -1,16 +1,15 @@
 // /api/v1/network: the admin's side (scope network:admin, role admin) — peers, a sync now, and
-// what the network says about one entity (docs/api.md, "Network").
+// what the network says about one entity (docs/network.md, "Admin API").
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
-import { newId } from '../keys/format.ts';
-import { checkDestination, type UrlPolicy } from '../webhooks/ssrf.ts';
+import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { EntityId, checkEntityParam } from '../trust/schemas.ts';
-import { ed25519PublicKey, type NetworkIdentity } from './identity.ts';
-import { FLAG_KINDS } from './oprf.ts';
-import { CreatePeerBody, DEFAULT_BUDGET_PER_DAY, PEER_ID, PeerRecord, UpdatePeerBody, findPeer, listPeers, removePeer, toPeerRecord } from './peers.ts';
+import type { NetworkIdentity } from './identity.ts';
+import { CreatePeerBody, PEER_ID, PeerInputError, PeerRecord, UpdatePeerBody, addPeer, findPeer, listPeers, removePeer, toPeerRecord, updatePeer } from './peers.ts';
 import type { PeerSyncResult } from './resolver.ts';
 import { networkFlagsFor, networkFlagsSignal } from './signal.ts';
+import { networkStatus } from './status.ts';
 import type { NetworkDb } from './tables.ts';
 
 export interface AdminRouteOptions {
@@ -18,6 +17,7 @@ export interface AdminRouteOptions {
   identity: NetworkIdentity;
   urlPolicy: UrlPolicy;
   syncNow: () => Promise<PeerSyncResult[]>;
+  name: string;
 }
 
 const ADMIN = { scope: 'network:admin', role: 'admin' } as const;
@@ -33,7 +33,21 @@ const MatchesResponse = Type.Object({
   signal: Type.Object({ name: Type.Literal('network_flags'), value: Type.Number(), description: Type.String() }),
 });
 
-export default async function networkAdminRoutes(app: FastifyInstance, { db, identity, urlPolicy, syncNow }: AdminRouteOptions) {
+const StatusResponse = Type.Object({
+  name: Type.String(),
+  signing_key: Type.String(),
+  oprf_public_key: Type.String(),
+  published: Type.Integer({ description: 'entries this deployment publishes' }),
+  peers: Type.Array(Type.Intersect([PeerRecord, Type.Object({
+    last_error: Type.Union([Type.String(), Type.Null()]),
+    flags_held: Type.Integer(),
+    identifiers_resolved: Type.Integer(),
+    matched: Type.Integer(),
+    evaluations_today: Type.Integer({ description: 'evaluations this peer asked of this deployment today (UTC)' }),
+  })])),
+});
+
+export default async function networkAdminRoutes(app: FastifyInstance, { db, identity, urlPolicy, syncNow, name }: AdminRouteOptions) {
   const notFound = () => new ApiError(404, 'not_found', 'No such peer.');
   const peerOr404 = async (id: string) => {
     const row = PEER_ID.test(id) ? await findPeer(db, id) : undefined;
@@ -50,24 +64,13 @@ export default async function networkAdminRoutes(app: FastifyInstance, { db, ide
     config: ADMIN,
     schema: { tags: ['network'], operationId: 'createNetworkPeer', summary: 'Add a peer by URL and pinned signing key (nothing is sent to it before the next sync)', body: CreatePeerBody, response: { 201: PeerRecord, 409: ProblemSchema, ...problems } },
   }, async (request, reply) => {
-    const body = request.body;
-    const check = await checkDestination(body.url, urlPolicy);
-    if (!check.ok) throw new ApiError(400, 'validation_failed', `url ${check.message}.`, { errors: [{ field: 'url', message: check.message }] });
-    if (!ed25519PublicKey(body.signing_key)) throw new ApiError(400, 'validation_failed', 'signing_key is not an Ed25519 public key.', { errors: [{ field: 'signing_key', message: 'must be an Ed25519 public key' }] });
-    if (body.signing_key === identity.signingKey) throw new ApiError(400, 'validation_failed', 'signing_key is this deployment\'s own key.', { errors: [{ field: 'signing_key', message: 'must be another deployment\'s key' }] });
-    if (await db.selectFrom('network_peers').select('id').where('signing_key', '=', body.signing_key).executeTakeFirst()) {
-      throw new ApiError(409, 'conflict', 'A peer with this signing key already exists.');
-    }
-    const row = {
-      id: newId('peer'), name: body.name, url: check.url.href.replace(/\/+$/, ''), signing_key: body.signing_key, oprf_public: null, status: 'active',
-      weight: body.weight ?? 1, publish: (body.publish ?? [...FLAG_KINDS]).join(' '), publish_epoch: 0, budget_per_day: body.budget_per_day ?? DEFAULT_BUDGET_PER_DAY,
-      flags_since: '', flags_epoch: '', last_sync_at: null, last_error: null, created_at: Date.now(),
-    };
+    let row;
     try {
-      await db.insertInto('network_peers').values(row).execute();
-    } catch {
-      // Two admins adding the same key at once: the unique key refuses the second.
-      throw new ApiError(409, 'conflict', 'A peer with this signing key already exists.');
+      row = await addPeer(db, identity.signingKey, request.body, urlPolicy);
+    } catch (err) {
+      if (!(err instanceof PeerInputError)) throw err;
+      if (err.conflict) throw new ApiError(409, 'conflict', 'A peer with this signing key already exists.');
+      throw new ApiError(400, 'validation_failed', `${err.field} ${err.message}.`, { errors: [{ field: err.field, message: err.message }] });
     }
     request.log.info({ event: 'network_peer_added', peer_id: row.id, principal_id: request.principal.id }, 'network peer added');
     reply.code(201).header('location', `/api/v1/network/peers/${row.id}`);
@@ -84,18 +87,9 @@ export default async function networkAdminRoutes(app: FastifyInstance, { db, ide
     schema: { tags: ['network'], operationId: 'updateNetworkPeer', summary: "Change a peer's status (active or suspended), weight, published kinds or daily budget", params: Params, body: UpdatePeerBody, response: { 200: PeerRecord, ...problems } },
   }, async (request) => {
     const row = await peerOr404(request.params.peer_id);
-    const { status, weight, publish, budget_per_day: budget } = request.body;
-    const nextPublish = publish === undefined ? row.publish : publish.join(' ');
-    const changes = {
-      ...(status !== undefined ? { status } : {}),
-      ...(weight !== undefined ? { weight } : {}),
-      ...(budget !== undefined ? { budget_per_day: budget } : {}),
-      // What the peer may see changed: its next pull starts over, so withdrawn kinds leave its copy.
-      ...(nextPublish !== row.publish ? { publish: nextPublish, publish_epoch: Number(row.publish_epoch) + 1 } : {}),
-    };
-    if (Object.keys(changes).length > 0) await db.updateTable('network_peers').set(changes).where('id', '=', row.id).execute();
+    const updated = await updatePeer(db, row, request.body);
     request.log.info({ event: 'network_peer_updated', peer_id: row.id, fields: Object.keys(request.body), principal_id: request.principal.id }, 'network peer updated');
-    return toPeerRecord((await findPeer(db, row.id))!);
+    return toPeerRecord(updated);
   });
 
   app.delete<{ Params: Static<typeof Params> }>('/api/v1/network/peers/:peer_id', {
@@ -116,6 +110,11 @@ export default async function networkAdminRoutes(app: FastifyInstance, { db, ide
     request.log.info({ event: 'network_synced', peers: peers.length, errors: peers.filter((p) => p.error).length, principal_id: request.principal.id }, 'network sync run');
     return { peers };
   });
+
+  app.get('/api/v1/network/status', {
+    config: ADMIN,
+    schema: { tags: ['network'], operationId: 'getNetworkStatus', summary: "This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used today", response: { 200: StatusResponse, ...problems } },
+  }, async () => networkStatus(db, identity, name));
 
   app.get<{ Querystring: Static<typeof MatchesQuery> }>('/api/v1/network/matches', {
     config: ADMIN,

@@ -1,6 +1,9 @@
-// Peers as stored and as the admin API shows them (docs/api.md, "Network").
+// Peers as stored and as the admin API shows them (docs/network.md, "Admin API").
 import { Type } from 'typebox';
 import { PATTERN_MESSAGE, StringEnum } from '../http/validation.ts';
+import { newId } from '../keys/format.ts';
+import { checkDestination, type UrlPolicy } from '../webhooks/ssrf.ts';
+import { ed25519PublicKey } from './identity.ts';
 import { FLAG_KINDS, type FlagKind } from './oprf.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 
@@ -74,4 +77,62 @@ export async function removePeer(db: NetworkDb, id: string): Promise<void> {
     }
     await trx.deleteFrom('network_peers').where('id', '=', id).execute();
   });
+}
+
+/** A peer that cannot be added as given: `field` names the input; `conflict` when its key is already a peer. */
+export class PeerInputError extends Error {
+  constructor(readonly field: string, message: string, readonly conflict = false) {
+    super(message);
+  }
+}
+
+export interface NewPeer {
+  name: string;
+  url: string;
+  signing_key: string;
+  publish?: FlagKind[] | undefined;
+  weight?: number | undefined;
+  budget_per_day?: number | undefined;
+}
+
+/** Adds a peer after the URL check (as for webhooks) and the key checks; nothing is sent to it here. */
+export async function addPeer(db: NetworkDb, ownKey: string, input: NewPeer, urlPolicy: UrlPolicy): Promise<NetworkPeersTable> {
+  const check = await checkDestination(input.url, urlPolicy);
+  if (!check.ok) throw new PeerInputError('url', check.message);
+  if (!ed25519PublicKey(input.signing_key)) throw new PeerInputError('signing_key', 'must be an Ed25519 public key (base64url)');
+  if (input.signing_key === ownKey) throw new PeerInputError('signing_key', "must be another deployment's key, not this one's");
+  const duplicate = () => new PeerInputError('signing_key', 'a peer with this signing key already exists', true);
+  if (await db.selectFrom('network_peers').select('id').where('signing_key', '=', input.signing_key).executeTakeFirst()) throw duplicate();
+  const row: NetworkPeersTable = {
+    id: newId('peer'), name: input.name, url: check.url.href.replace(/\/+$/, ''), signing_key: input.signing_key, oprf_public: null, status: 'active',
+    weight: input.weight ?? 1, publish: (input.publish ?? [...FLAG_KINDS]).join(' '), publish_epoch: 0, budget_per_day: input.budget_per_day ?? DEFAULT_BUDGET_PER_DAY,
+    flags_since: '', flags_epoch: '', last_sync_at: null, last_error: null, created_at: Date.now(),
+  };
+  try {
+    await db.insertInto('network_peers').values(row).execute();
+  } catch {
+    // Two admins adding the same key at once: the unique key refuses the second.
+    throw duplicate();
+  }
+  return row;
+}
+
+export interface PeerChanges {
+  status?: 'active' | 'suspended' | undefined;
+  weight?: number | undefined;
+  publish?: FlagKind[] | undefined;
+  budget_per_day?: number | undefined;
+}
+
+/** Applies an admin's changes; a change of the published kinds makes the peer's next pull start over. */
+export async function updatePeer(db: NetworkDb, row: NetworkPeersTable, { status, weight, publish, budget_per_day: budget }: PeerChanges): Promise<NetworkPeersTable> {
+  const nextPublish = publish === undefined ? row.publish : publish.join(' ');
+  const changes = {
+    ...(status !== undefined ? { status } : {}),
+    ...(weight !== undefined ? { weight } : {}),
+    ...(budget !== undefined ? { budget_per_day: budget } : {}),
+    ...(nextPublish !== row.publish ? { publish: nextPublish, publish_epoch: Number(row.publish_epoch) + 1 } : {}),
+  };
+  if (Object.keys(changes).length > 0) await db.updateTable('network_peers').set(changes).where('id', '=', row.id).execute();
+  return (await findPeer(db, row.id)) ?? row;
 }

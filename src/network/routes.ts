@@ -47,7 +47,7 @@ export async function registerNetwork(app: FastifyInstance, { store, encryption,
   });
 
   await app.register(peerRoutes, { store, db, identity, metrics, name: config.network.name, publicUrl: config.publicUrl });
-  await app.register(networkAdminRoutes, { db, identity, urlPolicy, syncNow });
+  await app.register(networkAdminRoutes, { db, identity, urlPolicy, syncNow, name: config.network.name });
 
   // The scheduled sync: one process of the deployment at a time holds it (a lease in the store).
   const periodMs = config.network.syncSeconds * 1000;

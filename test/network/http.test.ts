@@ -148,6 +148,9 @@ describeEachBackend('Network over HTTP', (ctx) => {
     // Blocklisting is not published to this peer: only the kinds it was given.
     assert.deepEqual(mine!.open(page.entries[0]!.sealed!), { kinds: { fraud_report: 1 }, latest_month: '2026-10' });
     assert.equal(other!.open(page.entries[0]!.sealed!), undefined);
+    const status = (await ctx().inject({ method: 'GET', url: '/api/v1/network/status', headers: bearer(admin) })).json();
+    assert.equal(status.published, 1);
+    assert.equal(status.peers.find((p: { name: string }) => p.name === 'reader').evaluations_today, 2);
     // Nothing changed: an incremental pull is empty.
     assert.equal((await signedInject(ctx(), peer, 'GET', `/network/v1/flags?since=${page.since}`)).json().entries.length, 0);
     const erased = await ctx().inject({ method: 'DELETE', url: `/api/v1/trust/entities/${entity}`, headers: bearer(admin) });
