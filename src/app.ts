@@ -177,7 +177,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(policyRoutes, { store, feed });
   await app.register(erasureRoutes, { store, feed, scoring, decisions, encryption: keyEncryption, requireHashedIds: config.requireHashedIds });
   await registerWebhooks(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, ...(webhookWorker ? { worker: webhookWorker } : {}) });
-  await registerNetwork(app, { store, encryption: keyEncryption, config });
+  await registerNetwork(app, { store, encryption: keyEncryption, config, onChanged: () => scoring.cache.clear() });
   await app.register(docsRoutes);
   await app.register(consolePlugin);
   return app;

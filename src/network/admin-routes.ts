@@ -18,6 +18,8 @@ export interface AdminRouteOptions {
   urlPolicy: UrlPolicy;
   syncNow: () => Promise<PeerSyncResult[]>;
   name: string;
+  /** a peer's status, weight or existence changed: what scores read from the network may differ */
+  onChanged: () => void;
 }
 
 const ADMIN = { scope: 'network:admin', role: 'admin' } as const;
@@ -47,7 +49,7 @@ const StatusResponse = Type.Object({
   })])),
 });
 
-export default async function networkAdminRoutes(app: FastifyInstance, { db, identity, urlPolicy, syncNow, name }: AdminRouteOptions) {
+export default async function networkAdminRoutes(app: FastifyInstance, { db, identity, urlPolicy, syncNow, name, onChanged }: AdminRouteOptions) {
   const notFound = () => new ApiError(404, 'not_found', 'No such peer.');
   const peerOr404 = async (id: string) => {
     const row = PEER_ID.test(id) ? await findPeer(db, id) : undefined;
@@ -88,6 +90,7 @@ export default async function networkAdminRoutes(app: FastifyInstance, { db, ide
   }, async (request) => {
     const row = await peerOr404(request.params.peer_id);
     const updated = await updatePeer(db, row, request.body);
+    onChanged();
     request.log.info({ event: 'network_peer_updated', peer_id: row.id, fields: Object.keys(request.body), principal_id: request.principal.id }, 'network peer updated');
     return toPeerRecord(updated);
   });
@@ -98,6 +101,7 @@ export default async function networkAdminRoutes(app: FastifyInstance, { db, ide
   }, async (request) => {
     const row = await peerOr404(request.params.peer_id);
     await removePeer(db, row.id);
+    onChanged();
     request.log.info({ event: 'network_peer_removed', peer_id: row.id, principal_id: request.principal.id }, 'network peer removed');
     return { id: row.id, deleted: true as const };
   });

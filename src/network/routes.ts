@@ -20,6 +20,8 @@ export interface NetworkOptions {
   config: Pick<Config, 'network' | 'publicUrl'>;
   /** per-call timeout towards peers (tests shorten it) */
   peerTimeoutMs?: number;
+  /** called when what the network says may have changed (a sync ran, a peer was changed or removed): cached scores are stale */
+  onChanged?: () => void;
 }
 
 const PEER_TIMEOUT_MS = 10_000;
@@ -34,7 +36,7 @@ function serialised(run: () => Promise<PeerSyncResult[]>): () => Promise<PeerSyn
   };
 }
 
-export async function registerNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = PEER_TIMEOUT_MS }: NetworkOptions): Promise<void> {
+export async function registerNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = PEER_TIMEOUT_MS, onChanged = () => {} }: NetworkOptions): Promise<void> {
   const db = networkDb(store.db);
   const identity = await loadIdentity(db, encryption);
   const metrics = networkMetrics(app);
@@ -43,11 +45,12 @@ export async function registerNetwork(app: FastifyInstance, { store, encryption,
   const syncNow = serialised(async () => {
     const results = await syncAll(deps);
     metrics.setMatched(Number((await db.selectFrom('network_matches').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.n ?? 0));
+    onChanged();
     return results;
   });
 
   await app.register(peerRoutes, { store, db, identity, metrics, name: config.network.name, publicUrl: config.publicUrl });
-  await app.register(networkAdminRoutes, { db, identity, urlPolicy, syncNow, name: config.network.name });
+  await app.register(networkAdminRoutes, { db, identity, urlPolicy, syncNow, name: config.network.name, onChanged });
 
   // The scheduled sync: one process of the deployment at a time holds it (a lease in the store).
   const periodMs = config.network.syncSeconds * 1000;
