@@ -40,6 +40,7 @@ import { ensurePolicies } from './policies/repository.ts';
 import { registerCors } from './http/cors.ts';
 import idempotency from './http/idempotency.ts';
 import consolePlugin from './console/plugin.ts';
+import { registerNetwork } from './network/routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -186,6 +187,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(policyRoutes, { store, feed });
   await app.register(erasureRoutes, { store, feed, scoring, decisions, encryption: keyEncryption, requireHashedIds: config.requireHashedIds });
   await registerWebhooks(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, limits: config.webhooks, ...(webhookWorker ? { worker: webhookWorker } : {}) });
+  await registerNetwork(app, { store, encryption: keyEncryption, config, onChanged: () => scoring.cache.clear() });
   await app.register(docsRoutes);
   await app.register(consolePlugin);
   return app;

@@ -230,6 +230,118 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/network/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which active peers flag one of an entity's identifiers (as of the last sync), and the network_flags signal
+         * @description Which active peers flag one of an entity's identifiers (as of the last sync), and the network_flags signal. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
+         */
+        get: operations["getNetworkMatches"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/network/peers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List peers, oldest first
+         * @description List peers, oldest first. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
+         */
+        get: operations["getNetworkPeers"];
+        put?: never;
+        /**
+         * Add a peer by URL and pinned signing key (nothing is sent to it before the next sync)
+         * @description Add a peer by URL and pinned signing key (nothing is sent to it before the next sync). Requires the `network:admin` scope and role admin (an API key must have been issued with it).
+         */
+        post: operations["postNetworkPeers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/network/peers/{peer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a peer
+         * @description Read a peer. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
+         */
+        get: operations["getNetworkPeersPeerId"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a peer and everything pulled from it
+         * @description Remove a peer and everything pulled from it. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
+         */
+        delete: operations["deleteNetworkPeersPeerId"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a peer's status (active or suspended), weight, published kinds or daily budget
+         * @description Change a peer's status (active or suspended), weight, published kinds or daily budget. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
+         */
+        patch: operations["patchNetworkPeersPeerId"];
+        trace?: never;
+    };
+    "/api/v1/network/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used today
+         * @description This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used today. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
+         */
+        get: operations["getNetworkStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/network/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync with every active peer now: pull their flags, resolve pending identifiers
+         * @description Sync with every active peer now: pull their flags, resolve pending identifiers. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
+         */
+        post: operations["postNetworkSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/policies": {
         parameters: {
             query?: never;
@@ -586,6 +698,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/network/v1/descriptor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This deployment's network identity (answers signed; pin signing_key)
+         * @description This deployment's network identity (answers signed; pin signing_key). Public: no credentials.
+         */
+        get: operations["getNetworkV1Descriptor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/network/v1/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate blinded elements under this deployment's OPRF key, with a VOPRF batch proof (signed peer request)
+         * @description Evaluate blinded elements under this deployment's OPRF key, with a VOPRF batch proof (signed peer request). Public: no credentials.
+         */
+        post: operations["postNetworkV1Evaluate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/network/v1/flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Flag entries published to the calling peer, changed since `since` (signed peer request)
+         * @description Flag entries published to the calling peer, changed since `since` (signed peer request). Public: no credentials.
+         */
+        get: operations["getNetworkV1Flags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -706,7 +878,7 @@ export type components = {
             name: string;
             /** @enum {string} */
             role?: "service" | "operator" | "admin";
-            scopes: ("keys:read" | "keys:write" | "trust:read" | "trust:write" | "dispute:analyze" | "audit:read" | "labels:write" | "policy:read" | "policy:write" | "webhooks:read" | "webhooks:write")[];
+            scopes: ("keys:read" | "keys:write" | "trust:read" | "trust:write" | "dispute:analyze" | "audit:read" | "labels:write" | "policy:read" | "policy:write" | "webhooks:read" | "webhooks:write" | "network:admin")[];
         };
         CreatePolicyRequest: {
             [key: string]: unknown;
@@ -832,6 +1004,68 @@ export type components = {
             scopes: string[];
             /** @enum {string} */
             status: "active" | "expired" | "inactive";
+        };
+        GetNetworkMatchesResponse: {
+            entity_id: string;
+            peers: {
+                id: string;
+                kinds: {
+                    [key: string]: number;
+                };
+                latest_month: string;
+                name: string;
+                weight: number;
+            }[];
+            signal: {
+                description: string;
+                /** @enum {string} */
+                name: "network_flags";
+                value: number;
+            };
+        };
+        GetNetworkPeersResponse: {
+            data: components["schemas"]["NetworkPeer"][];
+        };
+        GetNetworkStatusResponse: {
+            name: string;
+            oprf_public_key: string;
+            peers: (components["schemas"]["NetworkPeer"] & {
+                /** @description evaluations this peer asked of this deployment today (UTC) */
+                evaluations_today: number;
+                flags_held: number;
+                identifiers_resolved: number;
+                last_error: string | null;
+                matched: number;
+            })[];
+            /** @description entries this deployment publishes */
+            published: number;
+            signing_key: string;
+        };
+        GetNetworkV1DescriptorResponse: {
+            endpoints: {
+                descriptor: string;
+                evaluate: string;
+                flags: string;
+            };
+            name: string;
+            /** @description ristretto255 public key of its OPRF (RFC 9497 VOPRF, ristretto255-SHA512) */
+            oprf_public_key: string;
+            /** @description Ed25519 public key (base64url) that signs this deployment's requests and answers: pin it */
+            signing_key: string;
+        };
+        GetNetworkV1FlagsResponse: {
+            entries: ({
+                /** @description the label, AES-256-GCM under a key derived from the PRF output */
+                sealed: string;
+                tag: string;
+            } | {
+                tag: string;
+                /** @enum {boolean} */
+                withdrawn: true;
+            })[];
+            epoch: string;
+            next_cursor: string | null;
+            since: string;
         };
         GetWebhookResponse: {
             /** @description failed attempts in a row; a success resets it */
@@ -968,6 +1202,68 @@ export type components = {
         ListWebhooksResponse: {
             data: components["schemas"]["Webhook"][];
             next_cursor: string | null;
+        };
+        /** NetworkPeer */
+        NetworkPeer: {
+            budget_per_day: number;
+            id: string;
+            last_sync_at: string | null;
+            name: string;
+            publish: string[];
+            signing_key: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
+            url: string;
+            weight: number;
+        };
+        PatchNetworkPeersPeerIdRequest: {
+            /** @description evaluations the peer may ask for per UTC day (default 10000) */
+            budget_per_day?: number;
+            /** @description which kinds this deployment shows that peer */
+            publish?: ("fraud_report" | "chargeback" | "blocklisted" | "dispute_lost")[];
+            /** @enum {string} */
+            status?: "active" | "suspended";
+            /** @description the peer's weight in the network_flags signal (default 1) */
+            weight?: number;
+        };
+        PostNetworkPeersRequest: {
+            /** @description evaluations the peer may ask for per UTC day (default 10000) */
+            budget_per_day?: number;
+            name: string;
+            /** @description which kinds this deployment shows that peer */
+            publish?: ("fraud_report" | "chargeback" | "blocklisted" | "dispute_lost")[];
+            /** @description the peer's Ed25519 public key (base64url), pinned */
+            signing_key: string;
+            url: string;
+            /** @description the peer's weight in the network_flags signal (default 1) */
+            weight?: number;
+        };
+        PostNetworkPeersResponse: {
+            budget_per_day: number;
+            id: string;
+            last_sync_at: string | null;
+            name: string;
+            publish: string[];
+            signing_key: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
+            url: string;
+            weight: number;
+        };
+        PostNetworkSyncResponse: {
+            peers: {
+                error?: string;
+                flags_pulled: number;
+                id: string;
+                matched: number;
+            }[];
+        };
+        PostNetworkV1EvaluateRequest: {
+            elements: string[];
+        };
+        PostNetworkV1EvaluateResponse: {
+            evaluated: string[];
+            proof: string;
         };
         /**
          * Problem
@@ -2221,6 +2517,759 @@ export interface operations {
             };
             /** @description RFC 9457 problem details */
             409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNetworkMatches: {
+        parameters: {
+            query: {
+                /** @description the caller's hash of the identifier */
+                entity_id: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetNetworkMatchesResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNetworkPeers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetNetworkPeersResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postNetworkPeers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "marketplace-b",
+                 *       "url": "https://vouch.marketplace-b.example",
+                 *       "signing_key": "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik",
+                 *       "publish": [
+                 *         "fraud_report",
+                 *         "chargeback",
+                 *         "blocklisted",
+                 *         "dispute_lost"
+                 *       ],
+                 *       "weight": 1,
+                 *       "budget_per_day": 10000
+                 *     }
+                 */
+                "application/json": components["schemas"]["PostNetworkPeersRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description URL of the created resource */
+                    Location?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostNetworkPeersResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNetworkPeersPeerId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description peer_<26-char ULID> */
+                peer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostNetworkPeersResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteNetworkPeersPeerId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description peer_<26-char ULID> */
+                peer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteWebhookResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchNetworkPeersPeerId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description peer_<26-char ULID> */
+                peer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "suspended"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PatchNetworkPeersPeerIdRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostNetworkPeersResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNetworkStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetNetworkStatusResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postNetworkSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostNetworkSyncResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
                 headers: {
                     /** @description The request id, also the `request_id` of a problem document */
                     "X-Request-Id"?: string;
@@ -4322,6 +5371,212 @@ export interface operations {
             };
             /** @description RFC 9457 problem details */
             409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNetworkV1Descriptor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetNetworkV1DescriptorResponse"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postNetworkV1Evaluate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "elements": [
+                 *         "4kKqXPp-b1HnQnqu6t3xmlQGZxZHHwq37U3lEnfzmQI"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["PostNetworkV1EvaluateRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostNetworkV1EvaluateResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getNetworkV1Flags: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+                limit?: number;
+                /** @description the `since` of the previous pull; absent: the whole set */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetNetworkV1FlagsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
                 headers: {
                     /** @description The request id, also the `request_id` of a problem document */
                     "X-Request-Id"?: string;

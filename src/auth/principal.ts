@@ -2,7 +2,7 @@
 
 export const SCOPES = [
   'keys:read', 'keys:write', 'trust:read', 'trust:write', 'dispute:analyze', 'audit:read',
-  'labels:write', 'policy:read', 'policy:write', 'webhooks:read', 'webhooks:write',
+  'labels:write', 'policy:read', 'policy:write', 'webhooks:read', 'webhooks:write', 'network:admin',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -51,7 +51,7 @@ export function roleAtLeast(role: Role, floor: Role): boolean {
  * Scopes whose routes must also declare a role of at least operator (docs/api.md, "Scopes"):
  * checked when routes register, so a new route cannot forget it.
  */
-export const OPERATOR_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['policy:write', 'webhooks:write']);
+export const OPERATOR_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['policy:write', 'webhooks:write', 'network:admin']);
 
 export function parseScopes(stored: string): string[] {
   return stored.split(' ').filter(Boolean);

@@ -8,6 +8,7 @@ import { SCOPES, ENVIRONMENTS, type Environment } from '../auth/principal.ts';
 import { rotateSigningKey } from '../auth/signing-keys.ts';
 import { resolveKeyEncryption } from '../auth/kek.ts';
 import { registerPolicyCommands } from '../policies/cli.ts';
+import { registerNetworkCommands } from '../network/cli.ts';
 import { registerClientCommands } from './clients.ts';
 import { CommandFailure, EXIT_CODES_HELP, PartialFailure, UsageError, cliLog, withStore } from './support.ts';
 
@@ -104,6 +105,7 @@ export function buildProgram(): Command {
     });
 
   registerPolicyCommands(program, { withStore, usageError: (message) => new UsageError(message), failure: (message) => new CommandFailure(message) });
+  registerNetworkCommands(program, { withStore, usageError: (message) => new UsageError(message) });
 
   return program;
 }

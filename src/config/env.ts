@@ -46,6 +46,8 @@ export interface Config {
   webhooks: { maxPerClient: number; concurrency: number; endpointConcurrency: number; clientConcurrency: number; breakerFailures: number; breakerCooldownMs: number };
   /** VOUCH_SQLITE_SYNCHRONOUS: NORMAL (survives a process crash) or FULL (a power loss too) */
   sqliteSynchronous: 'normal' | 'full';
+  /** the network (docs/network.md): VOUCH_NETWORK_NAME, VOUCH_NETWORK_ALLOW_PRIVATE=1 (peers on private addresses and http://), VOUCH_NETWORK_SYNC_SECONDS */
+  network: { name: string; allowPrivate: boolean; syncSeconds: number };
 }
 
 export class ConfigError extends Error {}
@@ -235,5 +237,6 @@ export function loadConfig(env: Env = process.env): Config {
       breakerCooldownMs: integer(env, 'VOUCH_WEBHOOK_BREAKER_COOLDOWN_SECONDS', 60, 1, 86_400) * 1000,
     },
     sqliteSynchronous: sqliteSynchronous(env),
+    network: { name: text(env, 'VOUCH_NETWORK_NAME', 'vouch'), allowPrivate: flag(env, 'VOUCH_NETWORK_ALLOW_PRIVATE'), syncSeconds: integer(env, 'VOUCH_NETWORK_SYNC_SECONDS', 300, 1, 86_400) },
   };
 }

@@ -1,0 +1,139 @@
+// /api/v1/network: the admin's side (scope network:admin, role admin) — peers, a sync now, and
+// what the network says about one entity (docs/network.md, "Admin API").
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { ApiError, ProblemSchema } from '../http/problem.ts';
+import type { UrlPolicy } from '../webhooks/ssrf.ts';
+import { EntityId, checkEntityParam } from '../trust/schemas.ts';
+import type { NetworkIdentity } from './identity.ts';
+import { CreatePeerBody, PEER_ID, PeerInputError, PeerRecord, UpdatePeerBody, addPeer, findPeer, listPeers, removePeer, toPeerRecord, updatePeer } from './peers.ts';
+import type { PeerSyncResult } from './resolver.ts';
+import { networkFlagsFor, networkFlagsSignal } from './signal.ts';
+import { networkStatus } from './status.ts';
+import type { NetworkDb } from './tables.ts';
+
+export interface AdminRouteOptions {
+  db: NetworkDb;
+  identity: NetworkIdentity;
+  urlPolicy: UrlPolicy;
+  syncNow: () => Promise<PeerSyncResult[]>;
+  name: string;
+  /** a peer's status, weight or existence changed: what scores read from the network may differ */
+  onChanged: () => void;
+}
+
+const ADMIN = { scope: 'network:admin', role: 'admin' } as const;
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+const Params = Type.Object({ peer_id: Type.String({ description: 'peer_<26-char ULID>' }) });
+const SyncResponse = Type.Object({
+  peers: Type.Array(Type.Object({ id: Type.String(), flags_pulled: Type.Integer(), matched: Type.Integer(), error: Type.Optional(Type.String()) })),
+});
+const MatchesQuery = Type.Object({ entity_id: EntityId }, { additionalProperties: false });
+const MatchesResponse = Type.Object({
+  entity_id: Type.String(),
+  peers: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), weight: Type.Number(), kinds: Type.Record(Type.String(), Type.Integer()), latest_month: Type.String() })),
+  signal: Type.Object({ name: Type.Literal('network_flags'), value: Type.Number(), description: Type.String() }),
+});
+
+const StatusResponse = Type.Object({
+  name: Type.String(),
+  signing_key: Type.String(),
+  oprf_public_key: Type.String(),
+  published: Type.Integer({ description: 'entries this deployment publishes' }),
+  peers: Type.Array(Type.Intersect([PeerRecord, Type.Object({
+    last_error: Type.Union([Type.String(), Type.Null()]),
+    flags_held: Type.Integer(),
+    identifiers_resolved: Type.Integer(),
+    matched: Type.Integer(),
+    evaluations_today: Type.Integer({ description: 'evaluations this peer asked of this deployment today (UTC)' }),
+  })])),
+});
+
+export default async function networkAdminRoutes(app: FastifyInstance, { db, identity, urlPolicy, syncNow, name, onChanged }: AdminRouteOptions) {
+  const notFound = () => new ApiError(404, 'not_found', 'No such peer.');
+  const peerOr404 = async (id: string) => {
+    const row = PEER_ID.test(id) ? await findPeer(db, id) : undefined;
+    if (!row) throw notFound();
+    return row;
+  };
+
+  app.get('/api/v1/network/peers', {
+    config: ADMIN,
+    schema: { tags: ['network'], operationId: 'listNetworkPeers', summary: 'List peers, oldest first', response: { 200: Type.Object({ data: Type.Array(PeerRecord) }), ...problems } },
+  }, async () => ({ data: (await listPeers(db)).map(toPeerRecord) }));
+
+  app.post<{ Body: Static<typeof CreatePeerBody> }>('/api/v1/network/peers', {
+    config: ADMIN,
+    schema: { tags: ['network'], operationId: 'createNetworkPeer', summary: 'Add a peer by URL and pinned signing key (nothing is sent to it before the next sync)', body: CreatePeerBody, response: { 201: PeerRecord, 409: ProblemSchema, ...problems } },
+  }, async (request, reply) => {
+    let row;
+    try {
+      row = await addPeer(db, identity.signingKey, request.body, urlPolicy);
+    } catch (err) {
+      if (!(err instanceof PeerInputError)) throw err;
+      if (err.conflict) throw new ApiError(409, 'conflict', 'A peer with this signing key already exists.');
+      throw new ApiError(400, 'validation_failed', `${err.field} ${err.message}.`, { errors: [{ field: err.field, message: err.message }] });
+    }
+    request.log.info({ event: 'network_peer_added', peer_id: row.id, principal_id: request.principal.id }, 'network peer added');
+    reply.code(201).header('location', `/api/v1/network/peers/${row.id}`);
+    return toPeerRecord(row);
+  });
+
+  app.get<{ Params: Static<typeof Params> }>('/api/v1/network/peers/:peer_id', {
+    config: ADMIN,
+    schema: { tags: ['network'], operationId: 'getNetworkPeer', summary: 'Read a peer', params: Params, response: { 200: PeerRecord, ...problems } },
+  }, async (request) => toPeerRecord(await peerOr404(request.params.peer_id)));
+
+  app.patch<{ Params: Static<typeof Params>; Body: Static<typeof UpdatePeerBody> }>('/api/v1/network/peers/:peer_id', {
+    config: ADMIN,
+    schema: { tags: ['network'], operationId: 'updateNetworkPeer', summary: "Change a peer's status (active or suspended), weight, published kinds or daily budget", params: Params, body: UpdatePeerBody, response: { 200: PeerRecord, ...problems } },
+  }, async (request) => {
+    const row = await peerOr404(request.params.peer_id);
+    const updated = await updatePeer(db, row, request.body);
+    onChanged();
+    request.log.info({ event: 'network_peer_updated', peer_id: row.id, fields: Object.keys(request.body), principal_id: request.principal.id }, 'network peer updated');
+    return toPeerRecord(updated);
+  });
+
+  app.delete<{ Params: Static<typeof Params> }>('/api/v1/network/peers/:peer_id', {
+    config: ADMIN,
+    schema: { tags: ['network'], operationId: 'deleteNetworkPeer', summary: 'Remove a peer and everything pulled from it', params: Params, response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems } },
+  }, async (request) => {
+    const row = await peerOr404(request.params.peer_id);
+    await removePeer(db, row.id);
+    onChanged();
+    request.log.info({ event: 'network_peer_removed', peer_id: row.id, principal_id: request.principal.id }, 'network peer removed');
+    return { id: row.id, deleted: true as const };
+  });
+
+  app.post('/api/v1/network/sync', {
+    config: ADMIN,
+    schema: { tags: ['network'], operationId: 'syncNetwork', summary: 'Sync with every active peer now: pull their flags, resolve pending identifiers', response: { 200: SyncResponse, ...problems } },
+  }, async (request) => {
+    const peers = await syncNow();
+    request.log.info({ event: 'network_synced', peers: peers.length, errors: peers.filter((p) => p.error).length, principal_id: request.principal.id }, 'network sync run');
+    return { peers };
+  });
+
+  app.get('/api/v1/network/status', {
+    config: ADMIN,
+    schema: { tags: ['network'], operationId: 'getNetworkStatus', summary: "This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used today", response: { 200: StatusResponse, ...problems } },
+  }, async () => networkStatus(db, identity, name));
+
+  app.get<{ Querystring: Static<typeof MatchesQuery> }>('/api/v1/network/matches', {
+    config: ADMIN,
+    schema: { tags: ['network'], operationId: 'getNetworkMatches', summary: "Which active peers flag one of an entity's identifiers (as of the last sync), and the network_flags signal", querystring: MatchesQuery, response: { 200: MatchesResponse, ...problems } },
+  }, async (request) => {
+    const id = request.query.entity_id;
+    checkEntityParam(id);
+    const env = request.principal.environment;
+    const identifiers = await db.selectFrom('identifiers').select(['id_type as type', 'hash']).where('environment', '=', env).where('entity_id', '=', id).execute();
+    const flags = await networkFlagsFor(db, env, identifiers);
+    const signal = networkFlagsSignal(flags);
+    return {
+      entity_id: id,
+      peers: flags.map((f) => ({ id: f.peer_id, name: f.peer_name, weight: f.weight, kinds: f.kinds as Record<string, number>, latest_month: f.latest_month })),
+      signal: { name: 'network_flags' as const, value: signal.value, description: signal.description },
+    };
+  });
+}

@@ -1,0 +1,43 @@
+// vouch_network_* metrics: counts only, never identifiers, elements or tags.
+import type { FastifyInstance } from 'fastify';
+import { Gauge, type Registry } from 'prom-client';
+
+export interface NetworkMetrics {
+  /** peer requests this deployment answered, by endpoint and status class */
+  served(endpoint: string, status: number): void;
+  /** signed requests refused, by reason (unsigned, unknown_peer, suspended, stale, bad_signature, replayed, budget) */
+  refused(reason: string): void;
+  /** elements evaluated for peers (served) and by peers for us (asked) */
+  evaluations(direction: 'served' | 'asked', count: number): void;
+  /** one sync with a peer: its outcome, and the flags pulled */
+  synced(outcome: 'ok' | 'error', flagsPulled: number): void;
+  /** entries this deployment publishes, and identifiers matched at peers */
+  setPublished(count: number): void;
+  setMatched(count: number): void;
+}
+
+function gauge(registry: Registry, name: string, help: string): Gauge {
+  const existing = registry.getSingleMetric(name);
+  return (existing as Gauge | undefined) ?? new Gauge({ name, help, registers: [registry] });
+}
+
+export function networkMetrics(app: FastifyInstance): NetworkMetrics {
+  const served = app.metrics.counter('vouch_network_requests_total', 'Peer requests answered, by endpoint and status class', ['endpoint', 'status']);
+  const refused = app.metrics.counter('vouch_network_refused_total', 'Peer requests refused, by reason', ['reason']);
+  const evaluations = app.metrics.counter('vouch_network_evaluations_total', 'OPRF elements evaluated: served to peers, or asked of peers', ['direction']);
+  const syncs = app.metrics.counter('vouch_network_syncs_total', 'Syncs with a peer, by outcome', ['outcome']);
+  const pulled = app.metrics.counter('vouch_network_flags_pulled_total', 'Flag entries pulled from peers');
+  const published = gauge(app.metrics.registry, 'vouch_network_flags_published', 'Entries this deployment publishes');
+  const matched = gauge(app.metrics.registry, 'vouch_network_matches', 'Local identifiers matched in peers\' flag sets');
+  return {
+    served: (endpoint, status) => served.inc({ endpoint, status: `${Math.floor(status / 100)}xx` }),
+    refused: (reason) => refused.inc({ reason }),
+    evaluations: (direction, count) => evaluations.inc({ direction }, count),
+    synced: (outcome, flagsPulled) => {
+      syncs.inc({ outcome });
+      pulled.inc(flagsPulled);
+    },
+    setPublished: (count) => published.set(count),
+    setMatched: (count) => matched.set(count),
+  };
+}

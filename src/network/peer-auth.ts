@@ -1,0 +1,143 @@
+// Peer-to-peer authentication (docs/network.md, "Signed requests"): every request a peer sends to
+// /network/v1/* is signed with its Ed25519 key over the method, path, timestamp, nonce and body
+// digest; every answer is signed by this deployment over the status, the request's nonce, a
+// timestamp and the body digest, so a peer can trust what it pulled.
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../http/problem.ts';
+import { ed25519PublicKey, signText, verifyText, type NetworkIdentity } from './identity.ts';
+import type { NetworkDb, NetworkPeersTable } from './tables.ts';
+
+export const HEADER = { key: 'vouch-peer-key', timestamp: 'vouch-timestamp', nonce: 'vouch-nonce', signature: 'vouch-signature' } as const;
+
+/** How far a signed timestamp may be from this clock; nonces are kept twice as long. */
+export const MAX_SKEW_SECONDS = 300;
+const NONCE = /^[A-Za-z0-9_-]{16,64}$/;
+const TIMESTAMP = /^\d{1,12}$/;
+
+const digest = (body: string | Buffer) => createHash('sha256').update(body).digest('base64url');
+
+export function requestSigningText(method: string, path: string, timestamp: string, nonce: string, body: string | Buffer): string {
+  return ['vouch-network/v1 request', method.toUpperCase(), path, timestamp, nonce, digest(body)].join('\n');
+}
+
+export function responseSigningText(status: number, requestNonce: string, timestamp: string, body: string | Buffer): string {
+  return ['vouch-network/v1 response', String(status), requestNonce, timestamp, digest(body)].join('\n');
+}
+
+/** Headers of a signed request from this deployment. */
+export function signRequest(identity: NetworkIdentity, method: string, path: string, body: string): Record<string, string> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const nonce = randomBytes(18).toString('base64url');
+  return {
+    [HEADER.key]: identity.signingKey,
+    [HEADER.timestamp]: timestamp,
+    [HEADER.nonce]: nonce,
+    [HEADER.signature]: signText(identity, requestSigningText(method, path, timestamp, nonce, body)),
+  };
+}
+
+/** Whether an answer was signed by the pinned key, for this request's nonce, recently. */
+export function verifyResponse(pinnedKey: string, status: number, requestNonce: string, headers: Record<string, unknown>, body: string): boolean {
+  const key = ed25519PublicKey(pinnedKey);
+  const timestamp = headers[HEADER.timestamp];
+  const signature = headers[HEADER.signature];
+  if (!key || typeof timestamp !== 'string' || typeof signature !== 'string' || !TIMESTAMP.test(timestamp)) return false;
+  if (Math.abs(Date.now() / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS) return false;
+  return verifyText(key, responseSigningText(status, requestNonce, timestamp, body), signature);
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the authenticated peer of a /network/v1 request */
+    peer?: NetworkPeersTable;
+    /** the body exactly as received, for the signature */
+    rawBody?: string;
+  }
+  interface FastifyContextConfig {
+    /** a peer-to-peer route: signed requests from active peers only */
+    peer?: boolean;
+  }
+}
+
+const refuse = (detail: string) => new ApiError(401, 'unauthenticated', detail, { headers: { 'www-authenticate': 'Vouch-Signature realm="vouch-network"' } });
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * Installs, in the calling (encapsulated) plugin: a JSON parser that keeps the raw body, the
+ * checks of signed peer requests on routes whose config says `peer: true`, and the signature on
+ * every answer. `onRefused` counts refusals (metrics; never the request's content).
+ */
+export function installPeerAuth(app: FastifyInstance, db: NetworkDb, identity: NetworkIdentity, onRefused: (reason: string) => void): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string;
+    parse(request, body as string, done);
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (!request.routeOptions.config.peer) return;
+    const key = header(request, HEADER.key);
+    const timestamp = header(request, HEADER.timestamp);
+    const nonce = header(request, HEADER.nonce);
+    const signature = header(request, HEADER.signature);
+    if (!key || !timestamp || !nonce || !signature || !TIMESTAMP.test(timestamp) || !NONCE.test(nonce)) {
+      onRefused('unsigned');
+      throw refuse('A signed peer request is required (Vouch-Peer-Key, Vouch-Timestamp, Vouch-Nonce, Vouch-Signature).');
+    }
+    const peer = await db.selectFrom('network_peers').selectAll().where('signing_key', '=', key).executeTakeFirst();
+    if (!peer) {
+      onRefused('unknown_peer');
+      throw refuse('This key is not a peer of this deployment.');
+    }
+    if (peer.status !== 'active') {
+      onRefused('suspended');
+      throw new ApiError(403, 'insufficient_scope', 'This peer is suspended by this deployment.');
+    }
+    if (Math.abs(Date.now() / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS) {
+      onRefused('stale');
+      throw refuse(`The request timestamp is more than ${MAX_SKEW_SECONDS} s from this server's clock.`);
+    }
+    request.peer = peer;
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const peer = request.peer;
+    if (!request.routeOptions.config.peer || !peer) return;
+    const timestamp = header(request, HEADER.timestamp)!;
+    const nonce = header(request, HEADER.nonce)!;
+    const key = ed25519PublicKey(peer.signing_key);
+    const text = requestSigningText(request.method, request.url, timestamp, nonce, request.rawBody ?? '');
+    if (!key || !verifyText(key, text, header(request, HEADER.signature)!)) {
+      onRefused('bad_signature');
+      throw refuse('The request signature does not verify under this peer\'s pinned key.');
+    }
+    const inserted = await db.insertInto('network_nonces')
+      .values({ peer_id: peer.id, nonce, expires_at: (Number(timestamp) + 2 * MAX_SKEW_SECONDS) * 1000 })
+      .onConflict((oc) => oc.columns(['peer_id', 'nonce']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+      onRefused('replayed');
+      throw refuse('This nonce was already used: the request is a replay.');
+    }
+  });
+
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    const nonce = header(request, HEADER.nonce);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    reply.header(HEADER.timestamp, timestamp);
+    reply.header(HEADER.signature, signText(identity, responseSigningText(reply.statusCode, nonce && NONCE.test(nonce) ? nonce : '', timestamp, payload)));
+    return payload;
+  });
+}
+
+/** Forgets nonces past their window (they can no longer be replayed: the timestamp check refuses them). */
+export async function pruneNonces(db: NetworkDb): Promise<void> {
+  await db.deleteFrom('network_nonces').where('expires_at', '<', Date.now()).execute();
+}

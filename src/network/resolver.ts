@@ -1,0 +1,175 @@
+// One sync with each active peer (docs/network.md, "Using it"): read its signed descriptor (its OPRF
+// key), pull its flag set incrementally, have it evaluate — blinded — the local identifiers not yet
+// resolved under that key, then look every resolved identifier's tag up in the pulled set and keep
+// the labels that open. Runs in the background only; scoring reads the stored matches.
+import { sql } from 'kysely';
+import type { UrlPolicy } from '../webhooks/ssrf.ts';
+import { callPeer, PeerCallError, problemDetail, type PeerAnswer } from './client.ts';
+import type { NetworkIdentity } from './identity.ts';
+import type { NetworkMetrics } from './metrics.ts';
+import { b64, blindInputs, deriveLabelKey, deriveTag, ELEMENT_BYTES, finalizeAll, fromB64, openLabel, prfInput } from './oprf.ts';
+import { listPeers } from './peers.ts';
+import type { NetworkDb, NetworkPeersTable } from './tables.ts';
+
+export const EVALUATE_BATCH = 1000;
+const FLAGS_PAGE = 1000;
+/** Bounds one sync's work per peer: pages pulled, and evaluate calls made. */
+const MAX_PAGES = 1000;
+const MAX_BATCHES = 100;
+
+export interface SyncDeps {
+  db: NetworkDb;
+  identity: NetworkIdentity;
+  urlPolicy: UrlPolicy;
+  timeoutMs: number;
+  metrics?: NetworkMetrics;
+}
+
+export interface PeerSyncResult {
+  id: string;
+  flags_pulled: number;
+  matched: number;
+  error?: string;
+}
+
+const expectOk = (answer: PeerAnswer, what: string): Record<string, unknown> => {
+  if (answer.status !== 200 || typeof answer.body !== 'object' || answer.body === null) throw new PeerCallError(`${what}: ${problemDetail(answer)}`);
+  return answer.body as Record<string, unknown>;
+};
+
+async function readDescriptor(deps: SyncDeps, peer: NetworkPeersTable): Promise<string> {
+  const body = expectOk(await callPeer(deps.identity, peer, 'GET', '/network/v1/descriptor', undefined, deps.urlPolicy, deps.timeoutMs), 'descriptor');
+  if (body.signing_key !== peer.signing_key) throw new PeerCallError('descriptor: the peer now shows another signing key than the one pinned');
+  const oprf = body.oprf_public_key;
+  if (typeof oprf !== 'string' || !fromB64(oprf, ELEMENT_BYTES)) throw new PeerCallError('descriptor: no valid oprf_public_key');
+  if (oprf !== peer.oprf_public) {
+    // A new OPRF key makes every stored resolution for this peer meaningless.
+    await deps.db.deleteFrom('network_resolved').where('peer_id', '=', peer.id).execute();
+    await deps.db.updateTable('network_peers').set({ oprf_public: oprf }).where('id', '=', peer.id).execute();
+  }
+  return oprf;
+}
+
+const TAG = /^[A-Za-z0-9_-]{43}$/;
+
+/** Pulls every change since the last pull; a new epoch at the peer means its whole set again. */
+async function pullFlags(deps: SyncDeps, peer: NetworkPeersTable): Promise<number> {
+  const { db } = deps;
+  let since = peer.flags_since;
+  let epoch = peer.flags_epoch;
+  let cursor: string | undefined;
+  let pulled = 0;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const query = new URLSearchParams({ limit: String(FLAGS_PAGE), ...(since ? { since } : {}), ...(cursor ? { cursor } : {}) });
+    const body = expectOk(await callPeer(deps.identity, peer, 'GET', `/network/v1/flags?${query}`, undefined, deps.urlPolicy, deps.timeoutMs), 'flags');
+    const entries = Array.isArray(body.entries) ? (body.entries as Array<Record<string, unknown>>) : undefined;
+    if (!entries || typeof body.epoch !== 'string' || typeof body.since !== 'string') throw new PeerCallError('flags: malformed answer');
+    if (since !== '' && body.epoch !== epoch) {
+      await db.deleteFrom('network_peer_flags').where('peer_id', '=', peer.id).execute();
+      since = '';
+      cursor = undefined;
+      epoch = body.epoch;
+      continue;
+    }
+    epoch = body.epoch;
+    await db.transaction().execute(async (trx) => {
+      for (const entry of entries) {
+        if (typeof entry.tag !== 'string' || !TAG.test(entry.tag)) continue;
+        if (entry.withdrawn === true) {
+          await trx.deleteFrom('network_peer_flags').where('peer_id', '=', peer.id).where('tag', '=', entry.tag).execute();
+        } else if (typeof entry.sealed === 'string' && entry.sealed.length <= 4096) {
+          await trx.insertInto('network_peer_flags').values({ peer_id: peer.id, tag: entry.tag, sealed: entry.sealed })
+            .onConflict((oc) => oc.columns(['peer_id', 'tag']).doUpdateSet({ sealed: entry.sealed as string })).execute();
+        }
+      }
+    });
+    pulled += entries.length;
+    if (typeof body.next_cursor === 'string') {
+      cursor = body.next_cursor;
+      continue;
+    }
+    await db.updateTable('network_peers').set({ flags_since: body.since, flags_epoch: epoch }).where('id', '=', peer.id).execute();
+    return pulled;
+  }
+  throw new PeerCallError(`flags: more than ${MAX_PAGES} pages in one sync`);
+}
+
+/**
+ * Asks the peer to evaluate the live identifiers it has not evaluated yet (under its current key),
+ * in blinded batches; stops quietly at the peer's daily budget (429), to continue at a later sync.
+ */
+async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPublic: string): Promise<void> {
+  const { db } = deps;
+  // Identifiers no longer held (erased, unlinked) are forgotten here too.
+  await db.deleteFrom('network_resolved').where('peer_id', '=', peer.id)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('identifiers as i').select(sql`1`.as('one'))
+      .where('i.environment', '=', 'live').whereRef('i.id_type', '=', 'network_resolved.id_type').whereRef('i.hash', '=', 'network_resolved.hash'))))
+    .execute();
+  const publicKey = fromB64(oprfPublic, ELEMENT_BYTES)!;
+  for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    const pending = await db.selectFrom('identifiers as i').select(['i.id_type', 'i.hash']).distinct()
+      .where('i.environment', '=', 'live')
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('network_resolved as r').select(sql`1`.as('one'))
+        .where('r.peer_id', '=', peer.id).whereRef('r.id_type', '=', 'i.id_type').whereRef('r.hash', '=', 'i.hash'))))
+      .orderBy('i.id_type').orderBy('i.hash').limit(EVALUATE_BATCH).execute();
+    if (pending.length === 0) return;
+    const blinded = blindInputs(pending.map((p) => prfInput(p.id_type, p.hash)));
+    const answer = await callPeer(deps.identity, peer, 'POST', '/network/v1/evaluate', { elements: blinded.map((b) => b64(b.blinded)) }, deps.urlPolicy, deps.timeoutMs);
+    if (answer.status === 429) return;
+    const body = expectOk(answer, 'evaluate');
+    const evaluated = Array.isArray(body.evaluated) ? body.evaluated.map((e) => fromB64(e, ELEMENT_BYTES)) : [];
+    const proof = fromB64(body.proof, 64);
+    if (evaluated.some((e) => e === undefined) || !proof) throw new PeerCallError('evaluate: malformed answer');
+    const outputs = finalizeAll(blinded, evaluated as Uint8Array[], publicKey, proof);
+    if (!outputs) throw new PeerCallError('evaluate: the proof does not verify under the peer\'s OPRF key');
+    deps.metrics?.evaluations('asked', pending.length);
+    const now = Date.now();
+    await db.insertInto('network_resolved').values(pending.map((p, i) => ({
+      peer_id: peer.id, id_type: p.id_type, hash: p.hash, oprf_public: oprfPublic, tag: deriveTag(outputs[i]!), label_key: deriveLabelKey(outputs[i]!).toString('base64url'), resolved_at: now,
+    }))).onConflict((oc) => oc.columns(['peer_id', 'id_type', 'hash']).doNothing()).execute();
+  }
+}
+
+/** Replaces the peer's matches by the resolved identifiers whose tag is in its set and whose label opens. */
+async function match(db: NetworkDb, peer: NetworkPeersTable): Promise<number> {
+  const rows = await db.selectFrom('network_resolved as r')
+    .innerJoin('network_peer_flags as f', (j) => j.onRef('f.peer_id', '=', 'r.peer_id').onRef('f.tag', '=', 'r.tag'))
+    .select(['r.id_type', 'r.hash', 'r.tag', 'r.label_key', 'f.sealed'])
+    .where('r.peer_id', '=', peer.id).execute();
+  const now = Date.now();
+  const matches = rows.flatMap((row) => {
+    const label = openLabel(row.sealed, Buffer.from(row.label_key, 'base64url'), row.tag);
+    return label ? [{ peer_id: peer.id, id_type: row.id_type, hash: row.hash, label: JSON.stringify(label), matched_at: now }] : [];
+  });
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('network_matches').where('peer_id', '=', peer.id).execute();
+    for (let i = 0; i < matches.length; i += 500) await trx.insertInto('network_matches').values(matches.slice(i, i + 500)).execute();
+  });
+  return matches.length;
+}
+
+export async function syncPeer(deps: SyncDeps, peer: NetworkPeersTable): Promise<PeerSyncResult> {
+  let pulled = 0;
+  try {
+    const oprf = await readDescriptor(deps, peer);
+    pulled = await pullFlags(deps, peer);
+    await resolvePending(deps, peer, oprf);
+    const matched = await match(deps.db, peer);
+    await deps.db.updateTable('network_peers').set({ last_sync_at: Date.now(), last_error: null }).where('id', '=', peer.id).execute();
+    deps.metrics?.synced('ok', pulled);
+    return { id: peer.id, flags_pulled: pulled, matched };
+  } catch (err) {
+    if (!(err instanceof PeerCallError)) throw err;
+    await deps.db.updateTable('network_peers').set({ last_error: err.message }).where('id', '=', peer.id).execute();
+    deps.metrics?.synced('error', pulled);
+    const matched = Number((await deps.db.selectFrom('network_matches').select(sql<number>`count(*)`.as('n')).where('peer_id', '=', peer.id).executeTakeFirst())?.n ?? 0);
+    return { id: peer.id, flags_pulled: pulled, matched, error: err.message };
+  }
+}
+
+/** One sync with every active peer, one after another (a slow peer delays only the sync). */
+export async function syncAll(deps: SyncDeps): Promise<PeerSyncResult[]> {
+  const results: PeerSyncResult[] = [];
+  for (const peer of await listPeers(deps.db, 'active')) results.push(await syncPeer(deps, peer));
+  return results;
+}

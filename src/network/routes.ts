@@ -1,0 +1,78 @@
+// The network as one registration (docs/network.md): its identity, the peer protocol at
+// /network/v1, the admin API at /api/v1/network, and the scheduled sync. Off until an admin adds
+// a peer: with no peer, a sync contacts nobody and the peer endpoints refuse every caller.
+import type { FastifyInstance } from 'fastify';
+import type { Store } from '../store/db.ts';
+import type { KeyEncryption } from '../auth/kek.ts';
+import type { Config } from '../config/env.ts';
+import { loadIdentity } from './identity.ts';
+import { networkMetrics } from './metrics.ts';
+import { networkDb } from './tables.ts';
+import { syncAll, type PeerSyncResult, type SyncDeps } from './resolver.ts';
+import { pruneNonces } from './peer-auth.ts';
+import { pruneBudgets } from './budget.ts';
+import peerRoutes from './peer-routes.ts';
+import networkAdminRoutes from './admin-routes.ts';
+
+export interface NetworkOptions {
+  store: Store;
+  encryption: KeyEncryption;
+  config: Pick<Config, 'network' | 'publicUrl'>;
+  /** per-call timeout towards peers (tests shorten it) */
+  peerTimeoutMs?: number;
+  /** called when what the network says may have changed (a sync ran, a peer was changed or removed): cached scores are stale */
+  onChanged?: () => void;
+}
+
+const PEER_TIMEOUT_MS = 10_000;
+
+/** Runs one sync at a time in this process; a sync asked for while one runs starts after it. */
+function serialised(run: () => Promise<PeerSyncResult[]>): () => Promise<PeerSyncResult[]> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return () => {
+    const next = tail.then(run, run);
+    tail = next.catch(() => undefined);
+    return next;
+  };
+}
+
+export async function registerNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = PEER_TIMEOUT_MS, onChanged = () => {} }: NetworkOptions): Promise<void> {
+  const db = networkDb(store.db);
+  const identity = await loadIdentity(db, encryption);
+  const metrics = networkMetrics(app);
+  const urlPolicy = { allowPrivate: config.network.allowPrivate };
+  const deps: SyncDeps = { db, identity, urlPolicy, timeoutMs: peerTimeoutMs, metrics };
+  const syncNow = serialised(async () => {
+    const results = await syncAll(deps);
+    metrics.setMatched(Number((await db.selectFrom('network_matches').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.n ?? 0));
+    onChanged();
+    return results;
+  });
+
+  await app.register(peerRoutes, { store, db, identity, metrics, name: config.network.name, publicUrl: config.publicUrl });
+  await app.register(networkAdminRoutes, { db, identity, urlPolicy, syncNow, name: config.network.name, onChanged });
+
+  // The scheduled sync: one process of the deployment at a time holds it (a lease in the store).
+  const periodMs = config.network.syncSeconds * 1000;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = async () => {
+    try {
+      const now = Date.now();
+      const lease = await db.updateTable('network_identity').set({ sync_lease_until: now + Math.floor(periodMs * 0.9) })
+        .where('id', '=', 'self').where('sync_lease_until', '<', now).executeTakeFirst();
+      if (Number(lease.numUpdatedRows) === 0) return;
+      await pruneNonces(db);
+      await pruneBudgets(db);
+      await syncNow();
+    } catch (err) {
+      app.log.warn({ event: 'network_sync_failed', err }, 'scheduled network sync failed');
+    }
+  };
+  app.addHook('onReady', async () => {
+    timer = setInterval(() => void tick(), periodMs);
+    timer.unref();
+  });
+  app.addHook('preClose', async () => {
+    if (timer) clearInterval(timer);
+  });
+}

@@ -1,0 +1,109 @@
+// Row types of the network's tables (migration 015_network), added to the store's Kysely type
+// here so the network module owns them.
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+
+export interface NetworkIdentityTable {
+  /** always 'self': one identity per deployment */
+  id: string;
+  /** the Ed25519 private JWK, sealed under the KEK */
+  signing_private: string;
+  /** base64url raw Ed25519 public key */
+  signing_public: string;
+  /** the OPRF secret scalar, sealed under the KEK */
+  oprf_secret: string;
+  /** base64url ristretto255 public key */
+  oprf_public: string;
+  /** epoch ms until which one process holds the scheduled sync */
+  sync_lease_until: number;
+  created_at: number;
+}
+
+export interface NetworkPeersTable {
+  id: string;
+  name: string;
+  url: string;
+  signing_key: string;
+  /** the peer's OPRF public key, read from its signed descriptor at each sync */
+  oprf_public: string | null;
+  status: string;
+  weight: number;
+  /** kinds shown to this peer, space-separated */
+  publish: string;
+  /** bumped when `publish` changes, so the peer's next pull starts over */
+  publish_epoch: number;
+  budget_per_day: number;
+  /** how far this deployment has pulled the peer's flags ('' = from the start) */
+  flags_since: string;
+  /** the peer's set epoch at the last pull; a change means pull everything again */
+  flags_epoch: string;
+  last_sync_at: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+export interface NetworkNoncesTable {
+  peer_id: string;
+  nonce: string;
+  expires_at: number;
+}
+
+export interface NetworkBudgetTable {
+  peer_id: string;
+  /** UTC day, YYYY-MM-DD */
+  day: string;
+  used: number;
+}
+
+export interface NetworkPublishedTable {
+  tag: string;
+  /** digest naming the identifier locally; null once withdrawn */
+  source: string | null;
+  /** the label (JSON) while published; null for a tombstone */
+  label: string | null;
+  label_key: string | null;
+  seq: number;
+  updated_at: number;
+}
+
+export interface NetworkPeerFlagsTable {
+  peer_id: string;
+  tag: string;
+  sealed: string;
+}
+
+export interface NetworkResolvedTable {
+  peer_id: string;
+  id_type: string;
+  hash: string;
+  /** the peer OPRF key these values were computed under */
+  oprf_public: string;
+  tag: string;
+  label_key: string;
+  resolved_at: number;
+}
+
+export interface NetworkMatchesTable {
+  peer_id: string;
+  id_type: string;
+  hash: string;
+  /** the opened label (JSON) */
+  label: string;
+  matched_at: number;
+}
+
+// A type alias, not an interface: Kysely's withTables wants an index-signature-compatible type.
+export type NetworkTables = {
+  network_identity: NetworkIdentityTable;
+  network_peers: NetworkPeersTable;
+  network_nonces: NetworkNoncesTable;
+  network_budget: NetworkBudgetTable;
+  network_published: NetworkPublishedTable;
+  network_peer_flags: NetworkPeerFlagsTable;
+  network_resolved: NetworkResolvedTable;
+  network_matches: NetworkMatchesTable;
+};
+
+export type NetworkDb = Kysely<Database & NetworkTables>;
+
+export const networkDb = (db: Kysely<Database>): NetworkDb => db.withTables<NetworkTables>();

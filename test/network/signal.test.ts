@@ -1,0 +1,49 @@
+// The network_flags rule (docs/network.md, "The signal"): a peer's contribution is its weight times
+// an age decay, capped; a lone peer counts half; agreement between peers counts more than any one.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { HALF_LIFE_DAYS, PEER_CAP, networkFlagsSignal, type PeerFlag } from '../../src/network/signal.ts';
+
+const NOW = Date.UTC(2026, 10, 20);
+const flag = (id: string, weight = 1, month = '2026-11', kinds: PeerFlag['kinds'] = { fraud_report: 1 }): PeerFlag => ({ peer_id: id, peer_name: id.toUpperCase(), weight, kinds, latest_month: month });
+
+test('one peer counts half; two agreeing peers count three times as much; none counts nothing', () => {
+  assert.equal(networkFlagsSignal([], NOW).value, 0);
+  assert.equal(networkFlagsSignal([flag('a')], NOW).value, 0.5);
+  assert.equal(networkFlagsSignal([flag('a'), flag('b')], NOW).value, 1.5);
+  assert.equal(networkFlagsSignal([flag('a'), flag('b'), flag('c')], NOW).value, 2.5);
+});
+
+test('a peer\'s weight scales it, but no peer contributes more than the cap; weight 0 contributes nothing', () => {
+  assert.equal(networkFlagsSignal([flag('a', 0.5)], NOW).value, 0.25);
+  assert.equal(networkFlagsSignal([flag('a', 10)], NOW).value, PEER_CAP * 0.5);
+  const zero = networkFlagsSignal([flag('a', 0), flag('b')], NOW);
+  assert.deepEqual(zero.peers.map((p) => p.id), ['b']);
+  assert.equal(zero.value, 0.5);
+});
+
+test('older flags count less: the contribution halves every half-life', () => {
+  const recent = networkFlagsSignal([flag('a', 1, '2026-10')], NOW).value;
+  const old = networkFlagsSignal([flag('a', 1, '2026-07')], NOW).value;
+  assert.ok(old < recent && old > 0);
+  const days = (Date.UTC(2026, 10, 1) - Date.UTC(2026, 7, 1)) / 86_400_000;
+  assert.ok(Math.abs(old / recent - 2 ** (-days / HALF_LIFE_DAYS)) < 0.01);
+});
+
+test('the description names how many marketplaces and which kinds', () => {
+  const s = networkFlagsSignal([flag('a', 1, '2026-11', { chargeback: 2 }), flag('b', 1, '2026-10', { fraud_report: 1 })], NOW);
+  assert.equal(s.description, 'an identifier it uses was flagged by 2 other marketplaces in the last 90 days (chargeback, fraud report)');
+  assert.match(networkFlagsSignal([flag('a', 1, '2025-01')], NOW).description, /flagged by 1 other marketplace \(latest 2025-01\)/);
+});
+
+test('properties: a peer more never lowers the value, and one peer alone never reaches two agreeing at the same strength', () => {
+  const peer = fc.record({ weight: fc.double({ min: 0, max: 10, noNaN: true }), month: fc.constantFrom('2025-06', '2026-01', '2026-09', '2026-11') });
+  fc.assert(fc.property(fc.array(peer, { minLength: 1, maxLength: 6 }), peer, (peers, extra) => {
+    const flags = peers.map((p, i) => flag(`p${i}`, p.weight, p.month));
+    const before = networkFlagsSignal(flags, NOW).value;
+    const after = networkFlagsSignal([...flags, flag('extra', extra.weight, extra.month)], NOW).value;
+    assert.ok(after >= before - 0.001);
+    assert.ok(networkFlagsSignal([flags[0]!], NOW).value <= PEER_CAP * 0.5);
+  }));
+});
