@@ -1,7 +1,7 @@
 // Peers as stored and as the admin API shows them (docs/network.md, "Admin API").
 import { Type } from 'typebox';
 import { PATTERN_MESSAGE, StringEnum } from '../http/validation.ts';
-import { newId } from '../keys/format.ts';
+import { newId } from '../lib/ids.ts';
 import { checkDestination, type UrlPolicy } from '../webhooks/ssrf.ts';
 import { ed25519PublicKey } from './identity.ts';
 import { FLAG_KINDS, type FlagKind } from './oprf.ts';
