@@ -8,7 +8,7 @@ import type { Database } from '../store/schema.ts';
 import type { Environment } from '../auth/principal.ts';
 import type { RiskLevel } from '../trust/types.ts';
 import { backtest, featureParameterChanges, type BacktestResult } from './backtest.ts';
-import type { FeatureRecord } from './features.ts';
+import { replayableFeatures, type FeatureRecord } from './features.ts';
 import { completionIndex, trainingLabel, DEFAULT_ASSUME_LEGIT_AFTER_DAYS } from './labels.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 import { fitCandidate, type FitReport, type LabelledDecision } from './report.ts';
@@ -25,6 +25,7 @@ interface StoredRow {
   subject_id: string;
   created_at: number;
   features: string;
+  feature_set: number | null;
   trade_id: string | null;
   risk_level: string | null;
   label: string | null;
@@ -43,7 +44,7 @@ async function storedDecisions(db: Kysely<Database>, environment: Environment, w
   let after: { at: number; id: string } | undefined;
   for (;;) {
     let q = db.selectFrom('decisions')
-      .select(['id', 'subject_id', 'created_at', 'features', 'trade_id', 'risk_level', 'label', 'shadow_version', 'shadow_score'])
+      .select(['id', 'subject_id', 'created_at', 'features', 'feature_set', 'trade_id', 'risk_level', 'label', 'shadow_version', 'shadow_score'])
       .where('environment', '=', environment)
       .where('kind', '=', 'score')
       .where('features', 'is not', null);
@@ -55,7 +56,7 @@ async function storedDecisions(db: Kysely<Database>, environment: Environment, w
     }
     const rows = await q.orderBy('created_at').orderBy('id').limit(PAGE).execute();
     for (const r of rows) {
-      out.push({ ...r, created_at: Number(r.created_at), features: r.features!, shadow_score: r.shadow_score === null || r.shadow_score === undefined ? null : Number(r.shadow_score) } as StoredRow);
+      out.push({ ...r, created_at: Number(r.created_at), features: r.features!, feature_set: r.feature_set === null || r.feature_set === undefined ? null : Number(r.feature_set), shadow_score: r.shadow_score === null || r.shadow_score === undefined ? null : Number(r.shadow_score) } as StoredRow);
     }
     if (rows.length < PAGE) return out;
     const last = rows[rows.length - 1]!;
@@ -78,7 +79,9 @@ async function completions(db: Kysely<Database>, environment: Environment, rows:
   return completionIndex(events);
 }
 
-const features = (row: StoredRow): FeatureRecord => JSON.parse(row.features) as FeatureRecord;
+/** The row's vector in the current definition, older definitions translated with `policy`'s settings. */
+const features = (row: StoredRow, policy: Policy): FeatureRecord =>
+  replayableFeatures(JSON.parse(row.features) as FeatureRecord, row.feature_set, policy.disputePrior);
 const explicitLabel = (row: StoredRow): Label | null => (row.label === 'fraud' ? 1 : row.label === 'legit' ? 0 : null);
 
 export interface FitRequest extends Window {
@@ -103,7 +106,7 @@ export async function fitFromStore(db: Kysely<Database>, request: FitRequest): P
       { createdAt: row.created_at, entityId: row.subject_id, tradeId: row.trade_id, label: row.label as 'fraud' | 'legit' | null },
       { now, assumeLegitAfterDays: request.assumeLegitAfterDays ?? DEFAULT_ASSUME_LEGIT_AFTER_DAYS, completed },
     );
-    if (label !== null) labelled.push({ entityId: row.subject_id, features: features(row), label });
+    if (label !== null) labelled.push({ entityId: row.subject_id, features: features(row, request.base), label });
   }
   const version = `fit-${new Date(now).toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(3).toString('hex')}`;
   const fraction = request.holdoutFraction ?? DEFAULT_HOLDOUT_FRACTION;
@@ -123,7 +126,7 @@ export interface BacktestBody extends BacktestResult {
 
 export async function backtestFromStore(db: Kysely<Database>, environment: Environment, policy: Policy, window: Window, deciding: (version: string) => Promise<Policy | undefined>): Promise<BacktestBody> {
   const rows = await storedDecisions(db, environment, window);
-  const result = backtest(policy, rows.map((r) => ({ features: features(r), label: explicitLabel(r), riskLevel: (r.risk_level ?? 'low') as RiskLevel })));
+  const result = backtest(policy, rows.map((r) => ({ features: features(r, policy), label: explicitLabel(r), riskLevel: (r.risk_level ?? 'low') as RiskLevel })));
   const approximate = new Set<string>();
   for (const v of await decidingVersions(db, environment, window)) {
     const p = await deciding(v);

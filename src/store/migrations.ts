@@ -9,6 +9,7 @@ import { p2pFeatures } from './migrations/006_p2p_features.ts';
 import { idempotency } from './migrations/007_idempotency.ts';
 import { environments } from './migrations/009_environments.ts';
 import { webhooks } from './migrations/008_webhooks.ts';
+import { featureSet } from './migrations/013_feature_set.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -164,6 +165,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '007_idempotency': idempotency,
   '008_webhooks': webhooks,
   '009_environments': environments,
+  '013_feature_set': featureSet,
 };
 
 class CodeMigrations implements MigrationProvider {
