@@ -13,6 +13,7 @@ import { resolveKeyEncryption } from './auth/kek.ts';
 import { RevocationFeed } from './auth/revocation.ts';
 import { lineLog } from './auth/events.ts';
 import { registerPolicyCommands } from './policies/cli.ts';
+import { registerLabelCommands } from './audit/cli.ts';
 
 /** Audit lines of CLI actions go to standard error: standard output is the command's result. */
 const cliLog = (config: Config) => lineLog(config.logLevel, process.stderr);
@@ -173,6 +174,7 @@ export function buildProgram(): Command {
     });
 
   registerPolicyCommands(program, { withStore, usageError: (message) => new UsageError(message) });
+  registerLabelCommands(program, { usageError: (message) => new UsageError(message), partialFailure: (message) => new PartialFailure(message) });
 
   return program;
 }
