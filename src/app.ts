@@ -23,6 +23,7 @@ import { KeyVerifier } from './keys/verifier.ts';
 import keyRoutes from './keys/routes.ts';
 import { DEFAULT_POLICY, type Policy } from './config/policy.ts';
 import { DecisionWriter, decisionRoutes } from './audit/decisions.ts';
+import { bulkLabelRoutes } from './audit/bulk-labels.ts';
 import { ScoringService } from './trust/scoring.ts';
 import trustRoutes from './trust/routes.ts';
 import { erasureRoutes } from './trust/erasure.ts';
@@ -184,6 +185,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(trustRoutes, { store, scoring, requireHashedIds: config.requireHashedIds });
   await app.register(disputeRoutes, { scoring, decisions, requireHashedIds: config.requireHashedIds });
   await app.register(decisionRoutes, { db: store.db });
+  await app.register(bulkLabelRoutes, { db: store.db });
   await app.register(policyRoutes, { store, feed });
   await app.register(erasureRoutes, { store, feed, scoring, decisions, encryption: keyEncryption, requireHashedIds: config.requireHashedIds });
   await registerWebhooks(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, limits: config.webhooks, ...(webhookWorker ? { worker: webhookWorker } : {}) });

@@ -28,6 +28,14 @@ export type DisputeResponse = Ok<'/api/v1/dispute/analyze', 'post'>;
 export type Decision = Ok<'/api/v1/decisions/{id}', 'get'>;
 export type LabelRequest = JsonBody<'/api/v1/decisions/{id}/label', 'post'>;
 export type LabelResponse = Ok<'/api/v1/decisions/{id}/label', 'post'>;
+export type LabelsRequest = JsonBody<'/api/v1/labels', 'post'>;
+export type LabelsResponse = Ok<'/api/v1/labels', 'post'>;
+/** One item of a bulk label call (the service validates each on its own). */
+export interface LabelItem {
+  decision_id: string;
+  label: LabelRequest['label'];
+  note?: string;
+}
 export type TokenResponse = Ok<'/api/v1/auth/token', 'post'>;
 
 export const TOKEN_PATH = '/api/v1/auth/token';
@@ -234,6 +242,8 @@ export interface VouchClient {
   analyzeDispute(body: DisputeRequest): Promise<DisputeResponse>;
   getDecision(id: string): Promise<Decision>;
   labelDecision(id: string, label: LabelRequest['label'], note?: string): Promise<LabelResponse>;
+  /** up to 1,000 labels in one call: a label record or a problem per item, in order */
+  labelDecisions(labels: LabelItem[]): Promise<LabelsResponse>;
 }
 
 async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
@@ -270,5 +280,6 @@ export function createVouchClient(options: VouchClientOptions): VouchClient {
     getDecision: (id) => unwrap(raw.GET('/api/v1/decisions/{id}', { params: { path: { id } } })),
     labelDecision: (id, label, note) =>
       unwrap(raw.POST('/api/v1/decisions/{id}/label', { params: { path: { id } }, body: { label, ...(note !== undefined ? { note } : {}) } })),
+    labelDecisions: (labels) => unwrap(raw.POST('/api/v1/labels', { body: { labels } })),
   };
 }

@@ -230,6 +230,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Label up to 1000 score decisions in one call (each as the single-label endpoint would)
+         * @description Label up to 1000 score decisions in one call (each as the single-label endpoint would). Requires the `labels:write` scope (an API key must have been issued with it).
+         */
+        post: operations["labelDecisions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/network/matches": {
         parameters: {
             query?: never;
@@ -1124,6 +1144,35 @@ export type components = {
             labelled_by: string | null;
             note?: string;
             source: "api" | "event";
+        };
+        LabelDecisionsRequest: {
+            labels: unknown[];
+        };
+        LabelDecisionsResponse: {
+            /** @description the label record, or the problem document POST /api/v1/decisions/{id}/label would have answered, per item, in request order */
+            results: ({
+                decision_id: string;
+                label: "fraud" | "legit";
+                /** Format: date-time */
+                labelled_at: string;
+                /** @description the principal (api) or the client that sent the event (event) */
+                labelled_by: string | null;
+                note?: string;
+                source: "api" | "event";
+            } | {
+                code: string;
+                detail: string;
+                error?: string;
+                error_description?: string;
+                errors?: {
+                    field: string;
+                    message: string;
+                }[];
+                request_id: string;
+                status: number;
+                title: string;
+                type: string;
+            })[];
         };
         ListDecisionsResponse: {
             data: {
@@ -2547,6 +2596,110 @@ export interface operations {
             };
         };
     };
+    labelDecisions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelDecisionsRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelDecisionsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            413: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            415: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getNetworkMatches: {
         parameters: {
             query: {
@@ -3383,9 +3536,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "version": "2026-11-24.1",
-                 *       "bias": -2.3,
+                 *       "bias": -1.6,
                  *       "weights": {
-                 *         "completed_trades": -0.12,
+                 *         "completed_trades": -0.16,
                  *         "dispute_rate": 10,
                  *         "cancellation_rate": 1.5,
                  *         "chargebacks": 2.5,

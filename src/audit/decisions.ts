@@ -13,7 +13,7 @@ const MAX_BATCH = 500;
 const COLUMNS = [
   'id', 'kind', 'environment', 'principal_id', 'owner_client_id', 'subject_id', 'request_digest', 'result', 'policy_version', 'created_at', 'cache_key', 'cache_state',
   // scores only (CONTRACT §8): see src/audit/learning.ts
-  'features', 'trade_id', 'risk_level', 'shadow_version', 'shadow_score',
+  'features', 'feature_set', 'trade_id', 'risk_level', 'shadow_version', 'shadow_score',
   'request',
 ] as const;
 

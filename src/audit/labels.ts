@@ -2,12 +2,18 @@
 // relabelled) and from history (a chargeback, fraud report or lost dispute naming the trade). An
 // event label never overwrites an API label.
 import { Type } from 'typebox';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment, Principal } from '../auth/principal.ts';
 import { ApiError } from '../http/problem.ts';
-import { RAW_IDENTIFIER_DETAIL, rawIdentifierMessage } from '../http/validation.ts';
+import { RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage } from '../http/validation.ts';
 import { rawIdentifierInText } from '../trust/identifiers.ts';
+
+/** What labelling one decision takes: POST /api/v1/decisions/{id}/label's body (OpenAPI: labelDecision). */
+export const LabelBody = Type.Object({
+  label: StringEnum(['fraud', 'legit'] as const),
+  note: Type.Optional(Type.String({ maxLength: 500 })),
+}, { additionalProperties: false });
 
 export const LabelSchema = Type.Object({
   decision_id: Type.String(),
@@ -53,6 +59,32 @@ export function checkLabelNote(note: string | undefined): void {
   if (/\p{Cc}/u.test(note)) {
     throw new ApiError(400, 'validation_failed', 'note must not contain control characters.', { errors: [{ field: 'note', message: 'must not contain control characters' }] });
   }
+}
+
+/**
+ * The decision `id` as `principal` may see it: of its environment (test mode), and of its own
+ * client unless it is an admin. Anything else does not exist for it: "not found", never "forbidden".
+ */
+export function findDecision(db: Kysely<Database>, id: string, principal: Principal): Promise<Selectable<DecisionsTable> | undefined> {
+  // Another environment's decision does not exist for the caller (test mode), admins included.
+  let q = db.selectFrom('decisions').selectAll().where('id', '=', id).where('environment', '=', principal.environment);
+  if (principal.role !== 'admin') q = q.where('owner_client_id', '=', principal.clientId);
+  return q.executeTakeFirst();
+}
+
+/**
+ * An operator's label on one score decision, as POST /api/v1/decisions/{id}/label answers it: the
+ * label record, or an ApiError (404 unknown or not the caller's; 409 a dispute analysis). The bulk
+ * route (bulk-labels.ts) calls it per item, so the two never disagree.
+ */
+export async function labelDecision(db: Kysely<Database>, principal: Principal, id: string, label: 'fraud' | 'legit', note: string | null): Promise<LabelRecord> {
+  checkLabelNote(note ?? undefined);
+  const row = await findDecision(db, id, principal);
+  if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
+  if (row.kind !== 'score') {
+    throw new ApiError(409, 'conflict', 'A dispute analysis cannot be labelled; its outcome arrives as a dispute.resolved event.');
+  }
+  return applyApiLabel(db, row.id, label, note, principal.id);
 }
 
 export async function applyApiLabel(db: Kysely<Database>, id: string, label: 'fraud' | 'legit', note: string | null, by: string): Promise<LabelRecord> {

@@ -6,8 +6,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
-import type { Principal } from '../auth/principal.ts';
-import { applyApiLabel, checkLabelNote, labelObject, LabelSchema } from './labels.ts';
+import { findDecision, labelDecision, labelObject, LabelBody, LabelSchema } from './labels.ts';
 
 type Row = Selectable<DecisionsTable>;
 
@@ -31,11 +30,6 @@ const Decision = Type.Object({
 });
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
-
-const LabelBody = Type.Object({
-  label: StringEnum(['fraud', 'legit'] as const),
-  note: Type.Optional(Type.String({ maxLength: 500 })),
-}, { additionalProperties: false });
 
 const ListQuery = Type.Object({
   kind: Type.Optional(StringEnum(['score', 'dispute'] as const)),
@@ -65,13 +59,6 @@ export function decisionRecord(row: Row): Static<typeof Decision> {
     request: row.request ? (JSON.parse(row.request) as Record<string, unknown>) : null,
     label: labelObject(row),
   };
-}
-
-export function findDecision(db: Kysely<Database>, id: string, principal: Principal): Promise<Row | undefined> {
-  // Another environment's decision does not exist for the caller (test mode), admins included.
-  let q = db.selectFrom('decisions').selectAll().where('id', '=', id).where('environment', '=', principal.environment);
-  if (principal.role !== 'admin') q = q.where('owner_client_id', '=', principal.clientId);
-  return q.executeTakeFirst();
 }
 
 export async function decisionRoutes(app: FastifyInstance, { db }: { db: Kysely<Database> }) {
@@ -135,12 +122,6 @@ export async function decisionRoutes(app: FastifyInstance, { db }: { db: Kysely<
       response: { 200: LabelSchema, 409: ProblemSchema, ...problems },
     },
   }, async (request) => {
-    checkLabelNote(request.body.note);
-    const row = await findDecision(db, request.params.id, request.principal);
-    if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
-    if (row.kind !== 'score') {
-      throw new ApiError(409, 'conflict', "A dispute analysis cannot be labelled; its outcome arrives as a dispute.resolved event.");
-    }
-    return applyApiLabel(db, row.id, request.body.label, request.body.note ?? null, request.principal.id);
+    return labelDecision(db, request.principal, request.params.id, request.body.label, request.body.note ?? null);
   });
 }

@@ -122,12 +122,16 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Default weights are calibrated in test/trust/model.test.ts; see docs/signals.md. */
+/**
+ * Default weights are calibrated in test/trust/model.test.ts; see docs/signals.md. 2026-11-24.1
+ * centred dispute_rate on its prior (a newcomer no longer carries the prior's mean as risk) and
+ * moved bias and completed_trades to keep the ranking and the share of trades flagged.
+ */
 export const DEFAULT_POLICY: Policy = deepFreeze({
-  version: '2026-11-23.1',
-  bias: -2.3,
+  version: '2026-11-24.1',
+  bias: -1.6,
   weights: {
-    completed_trades: -0.12,
+    completed_trades: -0.16,
     dispute_rate: 10,
     cancellation_rate: 1.5,
     chargebacks: 2.5,

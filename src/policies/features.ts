@@ -8,6 +8,26 @@ import type { EntityProfile, ScoreRequest, ScoreResult } from '../trust/types.ts
 /** A stored feature vector: every signal's value; a missing name counts as 0. */
 export type FeatureRecord = Partial<Record<SignalName, number>>;
 
+/**
+ * The definition of the values live scoring stores now (the decisions' `feature_set`). 1 (stored
+ * as null): `dispute_rate` was the Beta-smoothed rate itself, the prior's mean included; 2: the
+ * rate's excess over the prior mean, floored at 0 (src/trust/features.ts, disputeExcess).
+ */
+export const FEATURE_SET = 2;
+
+/**
+ * A stored vector in the current definition, so that vectors stored before and after a
+ * definition changed can be fitted and replayed together. Set 1's `dispute_rate` loses the prior
+ * mean of `prior` (the replaying policy's; when it differs from the deciding policy's the replay
+ * is approximate, as for any FEATURE_PARAMETERS change). The stored record is not modified.
+ */
+export function replayableFeatures(stored: FeatureRecord, featureSet: number | null | undefined, prior: Policy['disputePrior']): FeatureRecord {
+  if (featureSet !== null && featureSet !== undefined && featureSet >= FEATURE_SET) return stored;
+  const rate = stored.dispute_rate;
+  if (rate === undefined || !Number.isFinite(rate)) return stored;
+  return { ...stored, dispute_rate: modelValue(Math.max(0, rate - prior.alpha / (prior.alpha + prior.beta))) };
+}
+
 /** The schema's range for every weight and for the bias (src/config/policy.ts). */
 export const WEIGHT_LIMIT = 100;
 

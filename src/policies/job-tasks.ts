@@ -5,7 +5,7 @@
 import type { Policy } from '../config/policy.ts';
 import type { RiskLevel } from '../trust/types.ts';
 import { BacktestTally, type BacktestResult } from './backtest.ts';
-import type { FeatureRecord } from './features.ts';
+import { replayableFeatures, type FeatureRecord } from './features.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import { trainingLabel } from './labels.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
@@ -18,6 +18,8 @@ export interface WireDecision {
   subject_id: string;
   created_at: number;
   features: string;
+  /** which definition of the features the row follows (null: before dispute_rate was centred) */
+  feature_set: number | null;
   trade_id: string | null;
   risk_level: string | null;
   label: string | null;
@@ -49,7 +51,9 @@ export interface JobWork<T> {
   finish(): T;
 }
 
-const features = (row: WireDecision): FeatureRecord => JSON.parse(row.features) as FeatureRecord;
+/** The row's vector in the current definition, older definitions translated with `policy`'s settings. */
+const features = (row: WireDecision, policy: Policy): FeatureRecord =>
+  replayableFeatures(JSON.parse(row.features) as FeatureRecord, row.feature_set, policy.disputePrior);
 const explicitLabel = (row: WireDecision): Label | null => (row.label === 'fraud' ? 1 : row.label === 'legit' ? 0 : null);
 
 function backtestWork(policy: Policy): JobWork<BacktestOutput> {
@@ -64,7 +68,7 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
       for (const row of page) {
         deciding.add(row.policy_version);
         const label = explicitLabel(row);
-        tally.add({ features: features(row), label, riskLevel: (row.risk_level ?? 'low') as RiskLevel });
+        tally.add({ features: features(row, policy), label, riskLevel: (row.risk_level ?? 'low') as RiskLevel });
         if (row.shadow_version === policy.version && row.shadow_score !== null) {
           live++;
           if (label !== null) {
@@ -91,7 +95,7 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
           { createdAt: row.created_at, entityId: row.subject_id, tradeId: row.trade_id, label: row.label as 'fraud' | 'legit' | null },
           { now: task.now, assumeLegitAfterDays: task.assumeLegitAfterDays, completed: () => row.completed === true },
         );
-        if (label !== null) labelled.push({ entityId: row.subject_id, features: features(row), label });
+        if (label !== null) labelled.push({ entityId: row.subject_id, features: features(row, task.base), label });
       }
     },
     finish() {

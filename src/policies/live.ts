@@ -8,7 +8,7 @@ import { ENVIRONMENTS } from '../auth/principal.ts';
 import type { Store } from '../store/db.ts';
 import type { ScoringService } from '../trust/scoring.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult } from '../trust/types.ts';
-import { featureValues } from './features.ts';
+import { FEATURE_SET, featureValues } from './features.ts';
 import { replayScore } from './backtest.ts';
 import { loadLivePolicies } from './repository.ts';
 
@@ -23,6 +23,7 @@ export function learningColumns(profile: EntityProfile, request: ScoreRequest, r
   const tradeId = request.context.trade_id;
   return {
     features: JSON.stringify(features),
+    feature_set: FEATURE_SET,
     trade_id: typeof tradeId === 'string' ? tradeId : null,
     risk_level: result.riskLevel,
     shadow_version: shadow ? shadow.version : null,

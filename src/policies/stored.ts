@@ -22,7 +22,7 @@ export async function* storedDecisions(db: Kysely<Database>, environment: Enviro
   let after: { at: number; id: string } | undefined;
   for (;;) {
     let q = db.selectFrom('decisions')
-      .select(['id', 'subject_id', 'created_at', 'features', 'trade_id', 'risk_level', 'label', 'shadow_version', 'shadow_score', 'policy_version'])
+      .select(['id', 'subject_id', 'created_at', 'features', 'feature_set', 'trade_id', 'risk_level', 'label', 'shadow_version', 'shadow_score', 'policy_version'])
       .where('environment', '=', environment)
       .where('kind', '=', 'score')
       .where('features', 'is not', null);
@@ -38,6 +38,7 @@ export async function* storedDecisions(db: Kysely<Database>, environment: Enviro
         subject_id: r.subject_id,
         created_at: Number(r.created_at),
         features: r.features!,
+        feature_set: r.feature_set === null || r.feature_set === undefined ? null : Number(r.feature_set),
         trade_id: r.trade_id ?? null,
         risk_level: r.risk_level ?? null,
         label: r.label ?? null,

@@ -11,6 +11,7 @@ import { environments } from './migrations/009_environments.ts';
 import { webhooks } from './migrations/008_webhooks.ts';
 import { webhookIsolation } from './migrations/010_webhook_isolation.ts';
 import { policyJobs } from './migrations/011_policy_jobs.ts';
+import { featureSet } from './migrations/013_feature_set.ts';
 import { principalBound } from './migrations/014_principal_bound.ts';
 import { network } from './migrations/015_network.ts';
 import { decisionRequest } from './migrations/016_decision_request.ts';
@@ -171,6 +172,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '009_environments': environments,
   '010_webhook_isolation': webhookIsolation,
   '011_policy_jobs': policyJobs,
+  '013_feature_set': featureSet,
   '014_principal_bound': principalBound,
   '015_network': network,
   '016_decision_request': decisionRequest,

@@ -152,6 +152,8 @@ export interface DecisionsTable {
   cache_state: string | null;
   /** scores only (005_learning): every signal's value, JSON, full double precision (CONTRACT §8) */
   features?: string | null;
+  /** scores only (013_feature_set): the definition `features` follows; null = the first (src/policies/features.ts) */
+  feature_set?: number | null;
   /** scores only: the request's context.trade_id */
   trade_id?: string | null;
   /** what was asked, JSON, without entity ids (016_decision_request): see audit/routes.ts */

@@ -9,6 +9,8 @@ export interface Facts {
   tradesCompleted: number;
   tradesCancelled: number;
   disputesLost: number;
+  /** the policy's prior mean of the lost-dispute rate, α / (α + β) */
+  expectedDisputeRate: number;
   chargebacks: number;
   fraudReports: number;
   ageDays: number;
@@ -45,6 +47,11 @@ function times(r: number): string {
   return `${(Math.round(r * 10) / 10).toString()}×`;
 }
 
+/** "10%", "2.5%": a share as people write it, one decimal at most. */
+function percent(share: number): string {
+  return `${num(share * 100)}%`;
+}
+
 function days(d: number): string {
   if (d < 1) return 'less than a day';
   return plural(Math.floor(d), 'day');
@@ -68,9 +75,8 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
     case 'completed_trades':
       return `${plural(f.tradesCompleted, 'completed trade')} in its history`;
     case 'dispute_rate':
-      return f.tradesCompleted > 0 || f.disputesLost > 0
-        ? `${plural(f.disputesLost, 'lost dispute')} out of ${plural(f.tradesCompleted, 'trade')}`
-        : 'no completed trade yet, so the dispute rate is the policy\'s prior';
+      // Returned only when the (decayed) rate exceeds the prior's mean, which is what it says.
+      return `${plural(f.disputesLost, 'lost dispute')} out of ${plural(f.tradesCompleted, 'trade')}, more than the ${percent(f.expectedDisputeRate)} expected`;
     case 'cancellation_rate':
       return `${plural(f.tradesCancelled, 'cancelled trade')} out of ${num(f.tradesCompleted + f.tradesCancelled)} started`;
     case 'chargebacks':

@@ -55,3 +55,17 @@ export function youngReversible(newAccount: number, methodRisk: number): number 
 export function newCounterpartyLarge(isNew: boolean, amountExcess: number): number {
   return isNew ? Math.max(0, amountExcess) : 0;
 }
+
+/**
+ * Lost disputes in excess of the prior's rate: the Beta-smoothed rate `(lost + α) / (trades + α + β)`
+ * minus the prior mean `α / (α + β)`, floored at 0. Equal to `(lost − μ·trades) / (trades + α + β)`
+ * (μ the prior mean), so it is positive only while more than μ of the trades ended in a lost
+ * dispute: a clean record, or one no worse than the population's prior, adds no risk, and a
+ * newcomer is not charged the prior's mean for having no record. Non-decreasing in `lost`,
+ * non-increasing in `trades` (counts are the decayed ones; negative or non-finite count as 0).
+ */
+export function disputeExcess(lost: number, trades: number, alpha: number, beta: number): number {
+  const l = Number.isFinite(lost) && lost > 0 ? lost : 0;
+  const n = Number.isFinite(trades) && trades > 0 ? trades : 0;
+  return Math.max(0, (l + alpha) / (n + alpha + beta) - alpha / (alpha + beta));
+}

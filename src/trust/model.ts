@@ -7,7 +7,7 @@
 // part alone, so it needs no second profile and no re-computation of the rest.
 import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from '../config/policy.ts';
 import { describeSignal, type Facts } from './descriptions.ts';
-import { dormancy, sharedIdentifierValue, youngReversible } from './features.ts';
+import { disputeExcess, dormancy, sharedIdentifierValue, youngReversible } from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, RiskLevel, ScoreRequest, ScoreResult, Signal } from './types.ts';
 
@@ -126,7 +126,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   return {
     fixed: {
       completed_trades: Math.log2(1 + trades),
-      dispute_rate: (lost + alpha) / (trades + alpha + beta),
+      dispute_rate: disputeExcess(lost, trades, alpha, beta),
       cancellation_rate: trades + cancelled > 0 ? cancelled / (trades + cancelled) : 0,
       chargebacks: Math.log2(1 + count(d.chargebacks) * f),
       fraud_reports: Math.log2(1 + count(d.fraudReports) * f),
@@ -151,6 +151,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       tradesCompleted: count(profile.tradesCompleted),
       tradesCancelled: count(profile.tradesCancelled),
       disputesLost: count(profile.disputesLost),
+      expectedDisputeRate: alpha / (alpha + beta),
       chargebacks: count(profile.chargebacks),
       fraudReports: count(profile.fraudReports),
       ageDays: age,

@@ -6,6 +6,7 @@ import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/config/policy.ts';
 import { backtest } from '../../src/policies/backtest.ts';
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { runJob } from '../../src/policies/job-thread.ts';
+import { FEATURE_SET } from '../../src/policies/features.ts';
 import type { BacktestOutput, WireDecision } from '../../src/policies/job-tasks.ts';
 
 const LEVELS = ['low', 'medium', 'high', 'critical'] as const;
@@ -15,6 +16,7 @@ function decisions(count: number): WireDecision[] {
     subject_id: `e${i % 37}`,
     created_at: i,
     features: JSON.stringify(Object.fromEntries(SIGNAL_NAMES.map((n, j) => [n, ((i * 7 + j * 13) % 101) / 100]))),
+    feature_set: FEATURE_SET,
     trade_id: null,
     risk_level: LEVELS[i % 4]!,
     label: i % 3 === 0 ? 'fraud' : i % 3 === 1 ? 'legit' : null,

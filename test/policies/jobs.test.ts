@@ -9,6 +9,7 @@ import { openStore, type Store } from '../../src/store/db.ts';
 import { buildApp } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/config/policy.ts';
+import { FEATURE_SET } from '../../src/policies/features.ts';
 import { backtest } from '../../src/policies/backtest.ts';
 import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';
 import { holdNextJob } from '../../src/policies/job-thread.ts';
@@ -48,7 +49,7 @@ async function seed(store: Store, environment: Environment, count: number): Prom
     decisions.push({
       environment, id: `${environment}-d-${String(i).padStart(6, '0')}`, kind: 'score', principal_id: 'seed', owner_client_id: ADMIN_ID,
       subject_id: subject, request_digest: 'seed', result: '{}', policy_version: DEFAULT_POLICY.version, created_at: SEEDED_AT + Math.floor(i / 4) * 1_000,
-      cache_key: null, cache_state: null, features: JSON.stringify(features), trade_id: tradeId,
+      cache_key: null, cache_state: null, features: JSON.stringify(features), feature_set: FEATURE_SET, trade_id: tradeId,
       risk_level: (['low', 'medium', 'high', 'critical'] as const)[i % 4], label, label_source: label ? 'api' : null,
     });
     if (label === null && tradeId !== null && i % 5 === 0) {

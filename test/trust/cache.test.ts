@@ -11,8 +11,6 @@ import { hasBinary, startRedis, type RedisProcess } from '../helpers/processes.t
 import { ScoreCache, cacheKey } from '../../src/trust/cache.ts';
 import { buildApp } from '../../src/app.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('score cache: keys and bounds', () => {
   test('the key is a fixed-size digest that ignores unknown context members and names the caller', () => {
     const base = { principalId: 'client-a', environment: 'live', policyVersion: 'v1', entityId: hash('k'), amount: 10, currency: 'USD', context: {} };
@@ -39,11 +37,22 @@ describe('score cache: keys and bounds', () => {
     assert.ok(cache.get('k499'), 'the newest entry is kept');
   });
 
-  test('expired entries are purged without being read again', async () => {
+  test('expired entries are purged without being read again', (t) => {
+    // A fake clock rather than a real wait: the sweep is a setInterval and lru-cache ages entries
+    // by performance.now(), so both are driven by hand.
+    let clock = performance.now();
+    t.mock.method(performance, 'now', () => clock);
+    t.mock.timers.enable({ apis: ['setInterval', 'setTimeout'] });
+    const advance = (ms: number) => {
+      clock += ms;
+      t.mock.timers.tick(ms);
+    };
     const cache = new ScoreCache(1);
     for (let i = 0; i < 50; i++) cache.set(`k${i}`, { json: JSON.stringify({ n: i }), entityId: 'e', principalId: 'p', state: '1.0', generation: 0 });
     assert.equal(cache.size, 50);
-    await sleep(2600);
+    advance(900);
+    assert.equal(cache.size, 50, 'entries within their TTL were dropped');
+    advance(1200);
     assert.equal(cache.size, 0, 'stale entries still held');
   });
 });

@@ -37,7 +37,8 @@ describe('signal descriptions: properties', () => {
   test('every signal name has a template (all weights on, worst-case profile)', () => {
     const p = veteranProfile();
     Object.assign(p, { chargebacks: 3, fraudReports: 1, blocklisted: true, linkedFlaggedEntities: 2, sharedIdentifierEntities: 4, lastTradeAt: NOW - 200 * DAY, tradesCancelled: 20, disputesLost: 4, counterpartyTrades: 0 });
-    p.decayed = { ...p.decayed, chargebacks: 3, fraudReports: 1, tradesCancelled: 20, disputesLost: 4 };
+    // dispute_rate shows only above the prior's rate: 40 recent losses against ~120 decayed trades.
+    p.decayed = { ...p.decayed, chargebacks: 3, fraudReports: 1, tradesCancelled: 20, disputesLost: 40 };
     p.velocity = { tradesLastHour: 8, tradesLastDay: 30, volumeLastDay: 9000 };
     const r: ScoreRequest = { entity_id: 'e1', amount: 5000, currency: 'USD', context: { counterparty_id: 'cp', payment_method: 'card', country: 'NG', counterparty_country: 'GB', account_created_at: new Date(NOW - 5 * DAY).toISOString() } };
     const names = new Set([...computeSignals(p, r, ALL_ON, NOW), ...computeSignals(freshProfile(), r, ALL_ON, NOW)].map((s) => s.name));
@@ -48,10 +49,15 @@ describe('signal descriptions: properties', () => {
 describe('signal descriptions: worked examples', () => {
   const R: ScoreRequest = { entity_id: 'e1', amount: 100, currency: 'USD', context: {} };
 
-  test('dispute_rate: "4 lost disputes out of 31 trades"', () => {
+  test('dispute_rate: "5 lost disputes out of 31 trades, more than the 10% expected"; none for a clean record', () => {
     const p = veteranProfile();
-    Object.assign(p, { tradesCompleted: 31, disputesLost: 4 });
-    assert.equal(describe1('dispute_rate', R, p), '4 lost disputes out of 31 trades');
+    Object.assign(p, { tradesCompleted: 31, disputesLost: 5 });
+    p.decayed = { ...p.decayed, tradesCompleted: 31, disputesLost: 5 };
+    assert.equal(describe1('dispute_rate', R, p), '5 lost disputes out of 31 trades, more than the 10% expected');
+    const clean = veteranProfile();
+    Object.assign(clean, { tradesCompleted: 7 });
+    clean.decayed = { ...clean.decayed, tradesCompleted: 7 };
+    assert.equal(describe1('dispute_rate', R, clean), undefined, 'a clean record has no dispute_rate to describe');
   });
 
   test('chargebacks: "3 chargebacks in its history"; 1 → singular', () => {

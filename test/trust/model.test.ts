@@ -198,6 +198,13 @@ describe('scoring model: calibration of the default policy', () => {
     assert.ok(s >= 35 && s <= 50, `fresh scored ${s}`);
   });
 
+  test('a clean newcomer paying by bank transfer to a new counterparty stays below high (it was 60: no prior pushed as risk)', () => {
+    const p = freshProfile();
+    p.counterpartyTrades = 0;
+    const s = score(p, { ...REQ, context: { counterparty_id: 'cp', payment_method: 'bank_transfer' } });
+    assert.ok(s >= 30 && s < 60, `scored ${s}`);
+  });
+
   test('200 clean completed trades over a year score low (< 20)', () => {
     assert.ok(score(veteranProfile()) < 20);
   });
@@ -263,12 +270,55 @@ describe('scoring model: signals', () => {
     assert.ok(score(old) < score(fresh));
   });
 
-  test('dispute rate is Beta-smoothed with the policy prior', () => {
-    assert.equal(signal(freshProfile(), 'dispute_rate')?.value, 0.1);
+  test('dispute rate: the Beta-smoothed rate in excess of the prior mean', () => {
     const p = freshProfile();
     p.decayed.tradesCompleted = 10;
     p.decayed.disputesLost = 4;
-    assert.equal(signal(p, 'dispute_rate')?.value, 0.25);
+    p.tradesCompleted = 10;
+    p.disputesLost = 4;
+    // (4 + 1) / (10 + 1 + 9) − 1 / (1 + 9)
+    assert.equal(signal(p, 'dispute_rate')?.value, 0.15);
+    assert.equal(signal(p, 'dispute_rate')?.description, '4 lost disputes out of 10 trades, more than the 10% expected');
+    // exactly the prior's rate: nothing
+    p.decayed.disputesLost = 1;
+    assert.equal(signal(p, 'dispute_rate'), undefined);
+  });
+
+  test('a clean record never adds dispute risk (issue 18: "0 lost disputes out of 7 trades" was +0.65)', () => {
+    const seven = freshProfile();
+    seven.known = true;
+    seven.firstSeenAt = NOW - 30 * DAY;
+    seven.tradesCompleted = seven.decayed.tradesCompleted = 7;
+    assert.equal(signal(seven, 'dispute_rate'), undefined);
+    assert.equal(signal(freshProfile(), 'dispute_rate'), undefined, 'a newcomer carries no prior as risk');
+    fc.assert(
+      fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
+        const clean = structuredClone(p);
+        clean.disputesLost = 0;
+        clean.decayed.disputesLost = 0;
+        const s = computeSignals(clean, r, policy, NOW).find((x) => x.name === 'dispute_rate');
+        assert.equal(s, undefined, `clean record scored dispute_rate ${s?.value}`);
+      }),
+      RUNS,
+    );
+  });
+
+  test('dispute_rate is the smoothed rate above the prior mean: never negative, present only above it', () => {
+    fc.assert(
+      fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
+        const s = computeSignals(p, r, policy, NOW).find((x) => x.name === 'dispute_rate');
+        const f = decayFactor(p.decayed.at, NOW, policy.decayHalfLifeDays);
+        const nonNegative = (x: number) => (Number.isFinite(x) && x > 0 ? x : 0);
+        const lost = nonNegative(p.decayed.disputesLost) * f;
+        const trades = nonNegative(p.decayed.tradesCompleted) * f;
+        const { alpha, beta } = policy.disputePrior;
+        const excess = (lost + alpha) / (trades + alpha + beta) - alpha / (alpha + beta);
+        const expected = Math.round(Math.max(0, excess) * 1e4) / 1e4;
+        // a signal whose contribution is 0 (a zero, or subnormal, weight) is not listed
+        assert.equal(s?.value ?? 0, policy.weights.dispute_rate * expected === 0 ? 0 : expected);
+      }),
+      RUNS,
+    );
   });
 
   test('account age comes from account_created_at when valid, else first sight', () => {

@@ -68,29 +68,29 @@ describe('safe_amount: properties', () => {
 
 describe('safe_amount: edge cases and worked examples', () => {
   test('veteran (200 trades of ~100 USD) with a known counterparty: null, no amount reaches high', () => {
-    // amount_vs_history at its cap adds 0.6 × 4 = 2.4 to z = -2.3 - 0.81 + 0.09: the score tops out at 35.
+    // amount_vs_history at its cap adds 0.6 × 4 = 2.4 to z = -1.6 - 1.08: the score tops out at 43.
     const p = veteranProfile();
     assert.equal(safeAmount(p, REQ, DEFAULT_POLICY, NOW), null);
-    assert.equal(at(p, REQ, DEFAULT_POLICY, 1e12), 35);
+    assert.equal(at(p, REQ, DEFAULT_POLICY, 1e12), 43);
   });
 
-  test('the same veteran with a new counterparty on a bank transfer: 449.90 USD (4.5× its usual), exact to the cent', () => {
+  test('the same veteran with a new counterparty on a bank transfer: 397.81 USD (4× its usual), exact to the cent', () => {
     const p = veteranProfile();
     p.counterpartyTrades = 0;
     const r = { ...REQ, context: { counterparty_id: 'cp', payment_method: 'bank_transfer' as const } };
     const safe = safeAmount(p, r, DEFAULT_POLICY, NOW);
-    assert.equal(safe, 449.9);
+    assert.equal(safe, 397.81);
     assert.ok(onGrid(safe, 2));
-    assert.equal(at(p, r, DEFAULT_POLICY, 449.9), 59);
-    assert.equal(at(p, r, DEFAULT_POLICY, 449.91), 60);
+    assert.equal(at(p, r, DEFAULT_POLICY, 397.81), 59);
+    assert.equal(at(p, r, DEFAULT_POLICY, 397.82), 60);
   });
 
-  test('the same veteran in a burst (6 trades today, usually 0.5): 264.66 USD', () => {
+  test('the same veteran in a burst (6 trades today, usually 0.5): 241.27 USD', () => {
     const p = veteranProfile();
     p.velocity = { tradesLastHour: 3, tradesLastDay: 6, volumeLastDay: 600 };
-    assert.equal(safeAmount(p, REQ, DEFAULT_POLICY, NOW), 264.66);
-    assert.ok(at(p, REQ, DEFAULT_POLICY, 264.66) < 60);
-    assert.ok(at(p, REQ, DEFAULT_POLICY, 264.67) >= 60);
+    assert.equal(safeAmount(p, REQ, DEFAULT_POLICY, NOW), 241.27);
+    assert.ok(at(p, REQ, DEFAULT_POLICY, 241.27) < 60);
+    assert.ok(at(p, REQ, DEFAULT_POLICY, 241.28) >= 60);
   });
 
   test('no amount-dependent signal in play (no history in this currency): null when the rest stays below high', () => {
@@ -167,10 +167,13 @@ describe('safe_amount: edge cases and worked examples', () => {
     assert.ok(at(p, r, policy, MAX_UNITS / 1e8) < 89);
   });
 
-  test('cheap: a thousand safe amounts in well under a second', () => {
+  test('a thousand safe amounts of one entity and context agree, whatever the requested amount', () => {
+    // How fast this is belongs to the bench (bench/safe-amount.ts), not to a test on a shared machine.
     const p = veteranProfile();
-    const t0 = performance.now();
-    for (let i = 0; i < 1000; i++) safeAmount(p, { ...REQ, amount: i + 1 }, DEFAULT_POLICY, NOW);
-    assert.ok(performance.now() - t0 < 1000);
+    p.counterpartyTrades = 0;
+    const r = { ...REQ, context: { counterparty_id: 'cp', payment_method: 'bank_transfer' as const } };
+    const answers = new Set<number | null>();
+    for (let i = 0; i < 1000; i++) answers.add(safeAmount(p, { ...r, amount: i + 1 }, DEFAULT_POLICY, NOW));
+    assert.deepEqual([...answers], [397.81]);
   });
 });
