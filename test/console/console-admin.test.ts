@@ -67,7 +67,8 @@ describe('operator console administration pages in chromium', { skip }, () => {
     await confirm.getByRole('button', { name: 'End shadow' }).click();
     await page.getByText(`Policy ${version} no longer runs in shadow.`).waitFor();
     assert.notEqual((await api('GET', `/api/v1/policies/${version}`)).json().status, 'shadow');
-    assert.equal(await page.getByRole('button', { name: `End shadow of ${version}` }).count(), 0);
+    // The list reloads after the message: wait for the button to go rather than reading it at once.
+    await page.getByRole('button', { name: `End shadow of ${version}` }).waitFor({ state: 'detached' });
 
     await page.getByRole('button', { name: `Activate ${version}` }).click();
     const dialog = page.getByRole('dialog');
