@@ -10,7 +10,10 @@ import { ApiError } from './http/problem.ts';
 import { installValidators } from './http/validation.ts';
 import { limitConnections, trustedProxies } from './http/connections.ts';
 import { LeveledRequestLog, observability, requestId } from './http/observability.ts';
-import { docsRoutes, swaggerPlugin } from './http/docs.ts';
+import { swaggerPlugin, swaggerUiPlugin } from './http/docs.ts';
+import { asRouteOptions } from './http/route.ts';
+import { acceptFormsOnOauthRoutes } from './http/form-body.ts';
+import { routeTable } from './routes.ts';
 import { ProblemSchema } from './http/problem.ts';
 import { RevocationFeed } from './auth/revocation.ts';
 import { KeyRing } from './auth/signing-keys.ts';
@@ -18,30 +21,23 @@ import { resolveKeyEncryption } from './auth/kek.ts';
 import { TokenService } from './auth/tokens.ts';
 import { deactivatedClientIds, isClientActive } from './auth/clients.ts';
 import authenticate from './auth/authenticate.ts';
-import authRoutes from './auth/routes.ts';
 import { KeyVerifier } from './keys/verifier.ts';
-import keyRoutes from './keys/routes.ts';
 import { DEFAULT_POLICY, type Policy } from './config/policy.ts';
-import { DecisionWriter, decisionRoutes } from './audit/decisions.ts';
-import { bulkLabelRoutes } from './audit/bulk-labels.ts';
+import { DecisionWriter } from './audit/decisions.ts';
 import { ScoringService } from './trust/scoring.ts';
-import trustRoutes from './trust/routes.ts';
-import { erasureRoutes } from './trust/erasure.ts';
-import { registerWebhooks } from './webhooks/index.ts';
+import { startWebhookWorker } from './webhooks/index.ts';
 import { decisionWebhooks } from './webhooks/events.ts';
 import type { WorkerOptions } from './webhooks/worker.ts';
 import { openRedis, type SharedRedis } from './store/redis.ts';
 import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
 import { meterRateLimits } from './http/rate-limit-metrics.ts';
-import disputeRoutes from './disputes/routes.ts';
-import policyRoutes from './policies/routes.ts';
 import { LivePolicies } from './policies/live.ts';
 import { ensurePolicies } from './policies/repository.ts';
 import { registerCors } from './http/cors.ts';
 import idempotency from './http/idempotency.ts';
 import consolePlugin from './console/plugin.ts';
-import { registerNetwork } from './network/routes.ts';
+import { startNetwork } from './network/routes.ts';
 
 export interface AppOptions {
   config: Config;
@@ -144,9 +140,6 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
 
   await app.register(errorHandling);
   await app.register(observability, {
-    ping: () => store.ping(),
-    degraded: () => (redis && !redis.ready() ? ['redis'] : []),
-    metricsToken: config.metricsToken,
     observeQueries: store.observeQueries,
     observeRedis: redis?.observeCommands,
   });
@@ -179,18 +172,17 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
   await app.register(idempotency, { db: store.db, encryption: keyEncryption });
 
-  await app.register(authRoutes, { db: store.db, tokens, ring, tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute, issuer: config.issuer, publicUrl: config.publicUrl });
-  await app.register(keyRoutes, { db: store.db, feed, verifier });
   live.install(app);
-  await app.register(trustRoutes, { store, scoring, requireHashedIds: config.requireHashedIds });
-  await app.register(disputeRoutes, { scoring, decisions, requireHashedIds: config.requireHashedIds });
-  await app.register(decisionRoutes, { db: store.db });
-  await app.register(bulkLabelRoutes, { db: store.db });
-  await app.register(policyRoutes, { store, feed });
-  await app.register(erasureRoutes, { store, feed, scoring, decisions, encryption: keyEncryption, requireHashedIds: config.requireHashedIds });
-  await registerWebhooks(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, limits: config.webhooks, ...(webhookWorker ? { worker: webhookWorker } : {}) });
-  await registerNetwork(app, { store, encryption: keyEncryption, config, onChanged: () => scoring.cache.clear() });
-  await app.register(docsRoutes);
+  const webhooks = startWebhookWorker(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, limits: config.webhooks, ...(webhookWorker ? { worker: webhookWorker } : {}) });
+  const network = await startNetwork(app, { store, encryption: keyEncryption, config, metrics: app.metrics, onChanged: () => scoring.cache.clear() });
+  acceptFormsOnOauthRoutes(app);
+  const table = routeTable({
+    config, store, metrics: app.metrics, createRateLimit: app.createRateLimit.bind(app), openapi: () => app.swagger(),
+    encryption: keyEncryption, feed, ring, tokens, verifier, scoring, decisions, webhooks, network,
+    ping: () => store.ping(), degraded: () => (redis && !redis.ready() ? ['redis'] : []),
+  });
+  for (const route of table) app.route(asRouteOptions(route));
+  await app.register(swaggerUiPlugin);
   await app.register(consolePlugin);
   return app;
 }
@@ -213,6 +205,8 @@ function acceptEmptyJsonWithoutBodySchema(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // A peer's request is verified against its signature over the body exactly as received.
+    if (request.routeOptions.config.peer) request.rawBody = body as string;
     if (body === '') {
       const schema = request.routeOptions.schema?.body as { required?: unknown[] } | undefined;
       if (!schema) return done(null, undefined);

@@ -4,7 +4,7 @@
 // a refused item gets, in its place, the problem document that endpoint would have answered, and
 // the others are still labelled. The whole batch is one transaction: all its labels or, on a
 // store failure, none (5xx).
-import type { FastifyInstance } from 'fastify';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
 import { ApiError, ProblemSchema, problemBody, type ProblemBody } from '../http/problem.ts';
@@ -39,42 +39,47 @@ type Item = Static<typeof LabelItem>;
 /** operationId: the OpenAPI document's name for the route (src/http/docs.ts reads it from the config). */
 const ROUTE_CONFIG = { scope: 'labels:write' as const, operationId: 'labelDecisions' };
 
-export async function bulkLabelRoutes(app: FastifyInstance, { db }: { db: Kysely<Database> }) {
+export function bulkLabelRoutes({ db }: { db: Kysely<Database> }): RouteDefinition[] {
   const validate = compileBodyValidator(LabelItem);
 
-  app.post<{ Body: Static<typeof BulkBody> }>('/api/v1/labels', {
-    config: ROUTE_CONFIG,
-    bodyLimit: 1024 * 1024,
-    schema: {
-      tags: ['audit'],
-      summary: `Label up to ${MAX_LABELS} score decisions in one call (each as the single-label endpoint would)`,
-      body: BulkBody,
-      response: { 200: BulkResponse, ...problems },
-    },
-  }, async (request) => {
-    const { principal } = request;
-    const problem = (err: ApiError): ProblemBody => problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
-    const results: Array<LabelRecord | ProblemBody> = await db.transaction().execute(async (trx) => {
-      const out: Array<LabelRecord | ProblemBody> = [];
-      // In order, one after another: a decision labelled twice in a batch ends with the later label,
-      // as two single calls would leave it.
-      for (const raw of request.body.labels) {
-        const invalid = validate(raw);
-        if (invalid) {
-          out.push(problem(invalid));
-          continue;
-        }
-        const item = raw as Item;
-        try {
-          out.push(await labelDecision(trx, principal, item.decision_id, item.label, item.note ?? null));
-        } catch (err) {
-          // Anything but a refusal (a store failure) rolls the whole batch back.
-          if (!(err instanceof ApiError)) throw err;
-          out.push(problem(err));
-        }
-      }
-      return out;
-    });
-    return { results };
-  });
+  return [
+    defineRoute<{ Body: Static<typeof BulkBody> }>({
+      method: 'POST',
+      url: '/api/v1/labels',
+      config: ROUTE_CONFIG,
+      bodyLimit: 1024 * 1024,
+      schema: {
+        tags: ['audit'],
+        summary: `Label up to ${MAX_LABELS} score decisions in one call (each as the single-label endpoint would)`,
+        body: BulkBody,
+        response: { 200: BulkResponse, ...problems },
+      },
+      handler: async (request) => {
+        const { principal } = request;
+        const problem = (err: ApiError): ProblemBody => problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
+        const results: Array<LabelRecord | ProblemBody> = await db.transaction().execute(async (trx) => {
+          const out: Array<LabelRecord | ProblemBody> = [];
+          // In order, one after another: a decision labelled twice in a batch ends with the later label,
+          // as two single calls would leave it.
+          for (const raw of request.body.labels) {
+            const invalid = validate(raw);
+            if (invalid) {
+              out.push(problem(invalid));
+              continue;
+            }
+            const item = raw as Item;
+            try {
+              out.push(await labelDecision(trx, principal, item.decision_id, item.label, item.note ?? null));
+            } catch (err) {
+              // Anything but a refusal (a store failure) rolls the whole batch back.
+              if (!(err instanceof ApiError)) throw err;
+              out.push(problem(err));
+            }
+          }
+          return out;
+        });
+        return { results };
+      },
+    }),
+  ];
 }

@@ -69,5 +69,3 @@ export class DecisionWriter {
     return this.group.drain();
   }
 }
-
-export { decisionRoutes } from './routes.ts';

@@ -1,6 +1,6 @@
 // Reading and labelling stored decisions (CONTRACT §5 audit, §8). A caller that is not an admin
 // sees its own client's decisions only; anything else is "not found", never "forbidden".
-import type { FastifyInstance } from 'fastify';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
@@ -61,67 +61,78 @@ export function decisionRecord(row: Row): Static<typeof Decision> {
   };
 }
 
-export async function decisionRoutes(app: FastifyInstance, { db }: { db: Kysely<Database> }) {
-  app.get<{ Params: Static<typeof Params> }>('/api/v1/decisions/:id', {
-    config: { scope: 'audit:read' },
-    schema: {
-      tags: ['audit'],
-      summary: 'A stored score or dispute analysis, by decision_id or analysis_id',
-      params: Params,
-      response: { 200: Decision, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
-    },
-  }, async (request) => {
-    const row = await findDecision(db, request.params.id, request.principal);
-    if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
-    return decisionRecord(row);
-  });
+export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinition[] {
+  return [
+    defineRoute<{ Params: Static<typeof Params> }>({
+      method: 'GET',
+      url: '/api/v1/decisions/:id',
+      config: { scope: 'audit:read' },
+      schema: {
+        tags: ['audit'],
+        summary: 'A stored score or dispute analysis, by decision_id or analysis_id',
+        params: Params,
+        response: { 200: Decision, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+      },
+      handler: async (request) => {
+        const row = await findDecision(db, request.params.id, request.principal);
+        if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
+        return decisionRecord(row);
+      },
+    }),
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>('/api/v1/decisions', {
-    config: { scope: 'audit:read' },
-    schema: {
-      tags: ['audit'],
-      summary: 'Stored decisions, newest first, with filters',
-      querystring: ListQuery,
-      response: { 200: Type.Object({ data: Type.Array(Decision), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
-    },
-  }, async (request) => {
-    const query = request.query;
-    const limit = query.limit ?? 50;
-    let q = db.selectFrom('decisions').selectAll().where('environment', '=', request.principal.environment);
-    if (request.principal.role !== 'admin') q = q.where('owner_client_id', '=', request.principal.clientId);
-    if (query.kind) q = q.where('kind', '=', query.kind === 'score' ? 'score' : 'dispute_analysis');
-    if (query.entity_id !== undefined) q = q.where('kind', '=', 'score').where('subject_id', '=', query.entity_id);
-    if (query.label === 'none') q = q.where('label', 'is', null);
-    else if (query.label) q = q.where('label', '=', query.label);
-    const since = query.since === undefined ? undefined : Date.parse(query.since);
-    const until = query.until === undefined ? undefined : Date.parse(query.until);
-    if (Number.isNaN(since) || Number.isNaN(until)) throw new ApiError(400, 'invalid_request', 'since and until must be RFC 3339 times.');
-    if (since !== undefined) q = q.where('created_at', '>=', since);
-    if (until !== undefined) q = q.where('created_at', '<', until);
-    if (query.cursor) {
-      const dot = query.cursor.indexOf('.');
-      const at = Number(query.cursor.slice(0, dot));
-      const id = query.cursor.slice(dot + 1);
-      q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
-    }
-    if (query.risk_level) q = q.where('risk_level', '=', query.risk_level);
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
-    const more = rows.length > limit;
-    const data = rows.slice(0, limit);
-    const tail = data[data.length - 1];
-    return { data: data.map(decisionRecord), next_cursor: more && tail ? `${Number(tail.created_at)}.${tail.id}` : null };
-  });
+    defineRoute<{ Querystring: Static<typeof ListQuery> }>({
+      method: 'GET',
+      url: '/api/v1/decisions',
+      config: { scope: 'audit:read' },
+      schema: {
+        tags: ['audit'],
+        summary: 'Stored decisions, newest first, with filters',
+        querystring: ListQuery,
+        response: { 200: Type.Object({ data: Type.Array(Decision), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
+      },
+      handler: async (request) => {
+        const query = request.query;
+        const limit = query.limit ?? 50;
+        let q = db.selectFrom('decisions').selectAll().where('environment', '=', request.principal.environment);
+        if (request.principal.role !== 'admin') q = q.where('owner_client_id', '=', request.principal.clientId);
+        if (query.kind) q = q.where('kind', '=', query.kind === 'score' ? 'score' : 'dispute_analysis');
+        if (query.entity_id !== undefined) q = q.where('kind', '=', 'score').where('subject_id', '=', query.entity_id);
+        if (query.label === 'none') q = q.where('label', 'is', null);
+        else if (query.label) q = q.where('label', '=', query.label);
+        const since = query.since === undefined ? undefined : Date.parse(query.since);
+        const until = query.until === undefined ? undefined : Date.parse(query.until);
+        if (Number.isNaN(since) || Number.isNaN(until)) throw new ApiError(400, 'invalid_request', 'since and until must be RFC 3339 times.');
+        if (since !== undefined) q = q.where('created_at', '>=', since);
+        if (until !== undefined) q = q.where('created_at', '<', until);
+        if (query.cursor) {
+          const dot = query.cursor.indexOf('.');
+          const at = Number(query.cursor.slice(0, dot));
+          const id = query.cursor.slice(dot + 1);
+          q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
+        }
+        if (query.risk_level) q = q.where('risk_level', '=', query.risk_level);
+        const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+        const more = rows.length > limit;
+        const data = rows.slice(0, limit);
+        const tail = data[data.length - 1];
+        return { data: data.map(decisionRecord), next_cursor: more && tail ? `${Number(tail.created_at)}.${tail.id}` : null };
+      },
+    }),
 
-  app.post<{ Params: Static<typeof Params>; Body: Static<typeof LabelBody> }>('/api/v1/decisions/:id/label', {
-    config: { scope: 'labels:write' },
-    schema: {
-      tags: ['audit'],
-      summary: "Label a score decision's outcome (fraud or legit); labelling again replaces it",
-      params: Params,
-      body: LabelBody,
-      response: { 200: LabelSchema, 409: ProblemSchema, ...problems },
-    },
-  }, async (request) => {
-    return labelDecision(db, request.principal, request.params.id, request.body.label, request.body.note ?? null);
-  });
+    defineRoute<{ Params: Static<typeof Params>; Body: Static<typeof LabelBody> }>({
+      method: 'POST',
+      url: '/api/v1/decisions/:id/label',
+      config: { scope: 'labels:write' },
+      schema: {
+        tags: ['audit'],
+        summary: "Label a score decision's outcome (fraud or legit); labelling again replaces it",
+        params: Params,
+        body: LabelBody,
+        response: { 200: LabelSchema, 409: ProblemSchema, ...problems },
+      },
+      handler: async (request) => {
+        return labelDecision(db, request.principal, request.params.id, request.body.label, request.body.note ?? null);
+      },
+    }),
+  ];
 }

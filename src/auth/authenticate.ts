@@ -114,7 +114,7 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
   });
 
   app.decorateRequest('principal', null as unknown as Principal);
-  const events = authEvents(app);
+  const events = authEvents(app.metrics);
 
   app.addHook('onRoute', (route) => {
     const config = route.config as { scope?: Scope; role?: Role } | undefined;

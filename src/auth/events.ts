@@ -3,7 +3,8 @@
 // key or a token; a failed login names its client only when that client exists, so a secret
 // pasted into the client_id field is not written to the log.
 import { hostname } from 'node:os';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { Metrics } from '../http/observability.ts';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 
 /** Every reason a request fails authentication; a fixed set, so the metric stays small. */
 export type AuthFailureReason =
@@ -49,9 +50,9 @@ export interface AuthEvents {
   tokenIssued(request: FastifyRequest, clientId: string, scopes: readonly string[]): void;
 }
 
-export function authEvents(app: FastifyInstance): AuthEvents {
-  const failures = app.metrics.counter('vouch_auth_failures_total', 'Failed authentications and authorisations by reason', ['reason']);
-  const issued = app.metrics.counter('vouch_tokens_issued_total', 'Access tokens issued by the token endpoint');
+export function authEvents(metrics: Metrics): AuthEvents {
+  const failures = metrics.counter('vouch_auth_failures_total', 'Failed authentications and authorisations by reason', ['reason']);
+  const issued = metrics.counter('vouch_tokens_issued_total', 'Access tokens issued by the token endpoint');
   return {
     failure(request, reason, ids = {}) {
       failures.inc({ reason });

@@ -1,12 +1,13 @@
 // POST /api/v1/auth/token (client credentials, JSON or RFC 6749 form, secret in body or Basic)
 // GET /.well-known/jwks.json and the OAuth metadata (RFC 8414, also at openid-configuration).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import formbody from '@fastify/formbody';
 import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import type { Metrics } from '../http/observability.ts';
 import { checkClient, type ClientCheck } from './clients.ts';
 import { limitSource } from './source.ts';
 import { authEvents } from './events.ts';
@@ -62,6 +63,9 @@ export interface AuthRouteOptions {
   issuer: string;
   /** VOUCH_PUBLIC_URL; without it, absolute URLs are built from the request's host */
   publicUrl: string | undefined;
+  metrics: Metrics;
+  /** @fastify/rate-limit's limiter factory (the app's createRateLimit), whose counters the host shares */
+  createRateLimit: FastifyInstance['createRateLimit'];
 }
 
 /**
@@ -86,18 +90,17 @@ function basicCredentials(request: FastifyRequest): { id: string; secret: string
   return { id: formDecode(raw.id), secret: formDecode(raw.secret), raw };
 }
 
-export default async function authRoutes(app: FastifyInstance, options: AuthRouteOptions) {
-  await app.register(formbody, { bodyLimit: 64 * 1024 });
-  const events = authEvents(app);
+export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
+  const events = authEvents(options.metrics);
   // One limiter (and so one counter store) per dimension, created once: a limiter made per
   // request would start every count from zero.
   const clientOf = new WeakMap<FastifyRequest, string>();
-  const perIp = app.createRateLimit({ max: options.tokenPerMinute, timeWindow: 60_000, keyGenerator: (r) => `tok-ip:${limitSource(r.ip)}` });
+  const perIp = options.createRateLimit({ max: options.tokenPerMinute, timeWindow: 60_000, keyGenerator: (r) => `tok-ip:${limitSource(r.ip)}` });
   // Failures count per client *and* source (an IPv6 /64 is one source): counted per client alone,
   // anyone who knows a client id (`admin`) could lock that client out of its own correct secret.
   // Generated secrets are 256-bit; an operator-chosen bootstrap secret should be long and random
   // (docs/operations.md), since no ceiling across sources stops a distributed guesser.
-  const failures = app.createRateLimit({
+  const failures = options.createRateLimit({
     max: options.tokenFailuresPerMinute,
     timeWindow: 60_000,
     keyGenerator: (r) => `tok-fail:${limitSource(r.ip)}:${clientOf.get(r) ?? ''}`,
@@ -108,97 +111,19 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
     reply.header('ratelimit-limit', String(limit.max)).header('ratelimit-remaining', '0').header('ratelimit-reset', reset);
     return new ApiError(429, 'rate_limited', `Too many ${what} (limit ${limit.max} per minute); retry later.`, { headers: { 'retry-after': reset } });
   }
-
-  app.post<{ Body: TokenRequest }>('/api/v1/auth/token', {
-    config: { oauth: true },
-    schema: {
-      tags: ['auth'],
-      summary: 'Exchange client credentials for an access token',
-      description: 'JSON, or RFC 6749 form (grant_type=client_credentials) with the credentials in the body or in HTTP Basic (one of the two).',
-      body: TokenRequest,
-      response: { 200: TokenResponse, ...problems },
-    },
-  }, async (request, reply) => {
-    const ipLimit = await perIp(request);
-    if (!ipLimit.isAllowed && ipLimit.isExceeded) throw tooMany(ipLimit, reply, 'token requests');
-    const body = request.body ?? {};
-    if (body.grant_type !== undefined && body.grant_type !== 'client_credentials') {
-      throw new ApiError(400, 'validation_failed', 'Only the client_credentials grant is supported.', {
-        errors: [{ field: 'grant_type', message: 'must be client_credentials' }],
-        oauthError: 'unsupported_grant_type',
-      });
-    }
-    const basic = basicCredentials(request);
-    // Node keeps the first of repeated Authorization headers: which credential counts is ambiguous.
-    if (credentialHeaderCounts(request).authorization > 1) {
-      events.failure(request, 'conflicting_credentials');
-      throw new ApiError(400, 'invalid_request', 'Send the Authorization header once.');
-    }
-    // RFC 6749 §2.3: one authentication method per request. A client_id repeated in the body
-    // (some libraries add it) names the same client and is tolerated; a secret or another id is not.
-    if (basic && (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== basic.id && body.client_id !== basic.raw.id))) {
-      events.failure(request, 'conflicting_credentials');
-      throw new ApiError(400, 'invalid_request', 'Send the client credentials either in HTTP Basic or in the body, not both.');
-    }
-    const id = basic?.id ?? body.client_id;
-    const secret = basic?.secret ?? body.client_secret;
-    const missing: FieldError[] = [];
-    if (!id) missing.push({ field: 'client_id', message: 'is required' });
-    if (!secret) missing.push({ field: 'client_secret', message: 'is required' });
-    if (missing.length > 0) throw new ApiError(400, 'validation_failed', 'client_id and client_secret are required.', { errors: missing });
-    clientOf.set(request, id!);
-    const seen = await failures(request, { increment: false });
-    if (!seen.isAllowed && seen.remaining === 0) {
-      events.failure(request, 'token_lockout');
-      throw tooMany(seen, reply, 'failed attempts for this client from this address');
-    }
-
-    let checkedId = id!;
-    let check: ClientCheck = await checkClient(options.db, checkedId, secret!);
-    if (!check.client && basic && (basic.raw.id !== id || basic.raw.secret !== secret)) {
-      const raw = await checkClient(options.db, basic.raw.id, basic.raw.secret);
-      if (raw.client || check.failure === 'unknown_client') {
-        check = raw;
-        checkedId = basic.raw.id;
-      }
-    }
-    if (!check.client) {
-      await failures(request);
-      // The id is logged only when such a client exists: an unknown one may be a misplaced secret.
-      events.failure(request, check.failure, check.failure === 'unknown_client' ? {} : { client_id: checkedId });
-      const headers: Record<string, string> = basic ? { 'www-authenticate': 'Basic realm="vouch", error="invalid_client"' } : {};
-      throw new ApiError(401, 'invalid_client', 'Unknown client, wrong secret, or deactivated client.', { headers });
-    }
-    const { client } = check;
-    const requested = body.scope === undefined ? client.scopes : [...new Set(body.scope.split(' ').filter(Boolean))];
-    const notHeld = requested.filter((s) => !client.scopes.includes(s));
-    if (notHeld.length > 0 || requested.length === 0) {
-      throw new ApiError(400, 'invalid_scope', `The client does not hold: ${notHeld.join(' ') || '(empty scope)'}.`);
-    }
-    const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested, client.environment);
-    events.tokenIssued(request, client.client_id, requested);
-    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role, scope: requested.join(' '), environment: client.environment, client_name: client.name };
-  });
-
-  app.get('/.well-known/jwks.json', {
-    schema: { tags: ['auth'], summary: 'Public keys that verify access tokens' },
-  }, async (_request, reply) => {
-    reply.header('cache-control', 'public, max-age=60');
-    return options.ring.jwks();
-  });
-
   // RFC 8414: what discovery-based OAuth clients read to find the token endpoint. OpenID-style
   // clients (openid-client by default) look for the same document at openid-configuration.
   // `issuer` is the tokens' `iss`; such clients require it to equal the URL they discovered from,
   // hence the default issuer is the public URL (docs/operations.md, "OAuth discovery and token checks").
-  for (const [path, summary] of [
+  const metadataPaths = [
     ['/.well-known/oauth-authorization-server', 'OAuth 2.0 authorization server metadata (RFC 8414)'],
     ['/.well-known/openid-configuration', 'The same metadata where OpenID Connect discovery looks for it'],
-  ] as const) {
-    app.get(path, {
-      schema: { tags: ['auth'], summary, description: 'No credentials needed. Absolute URLs come from VOUCH_PUBLIC_URL when set, else from the request\'s host.', response: { 200: ServerMetadata } },
-    }, async (request, reply) => {
+  ] as const;
+  const metadataRoutes = metadataPaths.map(([path, summary]) => defineRoute({
+    method: 'GET',
+    url: path,
+    schema: { tags: ['auth'], summary, description: 'No credentials needed. Absolute URLs come from VOUCH_PUBLIC_URL when set, else from the request\'s host.', response: { 200: ServerMetadata } },
+    handler: async (request, reply) => {
       const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
       reply.header('cache-control', 'public, max-age=300');
       return {
@@ -211,6 +136,94 @@ export default async function authRoutes(app: FastifyInstance, options: AuthRout
         // Required by RFC 8414 for servers with an authorization endpoint; this one has none.
         response_types_supported: [],
       };
-    });
-  }
+    },
+  }));
+
+  return [
+    defineRoute<{ Body: TokenRequest }>({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      config: { oauth: true },
+      schema: {
+        tags: ['auth'],
+        summary: 'Exchange client credentials for an access token',
+        description: 'JSON, or RFC 6749 form (grant_type=client_credentials) with the credentials in the body or in HTTP Basic (one of the two).',
+        body: TokenRequest,
+        response: { 200: TokenResponse, ...problems },
+      },
+      handler: async (request, reply) => {
+        const ipLimit = await perIp(request);
+        if (!ipLimit.isAllowed && ipLimit.isExceeded) throw tooMany(ipLimit, reply, 'token requests');
+        const body = request.body ?? {};
+        if (body.grant_type !== undefined && body.grant_type !== 'client_credentials') {
+          throw new ApiError(400, 'validation_failed', 'Only the client_credentials grant is supported.', {
+            errors: [{ field: 'grant_type', message: 'must be client_credentials' }],
+            oauthError: 'unsupported_grant_type',
+          });
+        }
+        const basic = basicCredentials(request);
+        // Node keeps the first of repeated Authorization headers: which credential counts is ambiguous.
+        if (credentialHeaderCounts(request).authorization > 1) {
+          events.failure(request, 'conflicting_credentials');
+          throw new ApiError(400, 'invalid_request', 'Send the Authorization header once.');
+        }
+        // RFC 6749 §2.3: one authentication method per request. A client_id repeated in the body
+        // (some libraries add it) names the same client and is tolerated; a secret or another id is not.
+        if (basic && (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== basic.id && body.client_id !== basic.raw.id))) {
+          events.failure(request, 'conflicting_credentials');
+          throw new ApiError(400, 'invalid_request', 'Send the client credentials either in HTTP Basic or in the body, not both.');
+        }
+        const id = basic?.id ?? body.client_id;
+        const secret = basic?.secret ?? body.client_secret;
+        const missing: FieldError[] = [];
+        if (!id) missing.push({ field: 'client_id', message: 'is required' });
+        if (!secret) missing.push({ field: 'client_secret', message: 'is required' });
+        if (missing.length > 0) throw new ApiError(400, 'validation_failed', 'client_id and client_secret are required.', { errors: missing });
+        clientOf.set(request, id!);
+        const seen = await failures(request, { increment: false });
+        if (!seen.isAllowed && seen.remaining === 0) {
+          events.failure(request, 'token_lockout');
+          throw tooMany(seen, reply, 'failed attempts for this client from this address');
+        }
+
+        let checkedId = id!;
+        let check: ClientCheck = await checkClient(options.db, checkedId, secret!);
+        if (!check.client && basic && (basic.raw.id !== id || basic.raw.secret !== secret)) {
+          const raw = await checkClient(options.db, basic.raw.id, basic.raw.secret);
+          if (raw.client || check.failure === 'unknown_client') {
+            check = raw;
+            checkedId = basic.raw.id;
+          }
+        }
+        if (!check.client) {
+          await failures(request);
+          // The id is logged only when such a client exists: an unknown one may be a misplaced secret.
+          events.failure(request, check.failure, check.failure === 'unknown_client' ? {} : { client_id: checkedId });
+          const headers: Record<string, string> = basic ? { 'www-authenticate': 'Basic realm="vouch", error="invalid_client"' } : {};
+          throw new ApiError(401, 'invalid_client', 'Unknown client, wrong secret, or deactivated client.', { headers });
+        }
+        const { client } = check;
+        const requested = body.scope === undefined ? client.scopes : [...new Set(body.scope.split(' ').filter(Boolean))];
+        const notHeld = requested.filter((s) => !client.scopes.includes(s));
+        if (notHeld.length > 0 || requested.length === 0) {
+          throw new ApiError(400, 'invalid_scope', `The client does not hold: ${notHeld.join(' ') || '(empty scope)'}.`);
+        }
+        const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested, client.environment);
+        events.tokenIssued(request, client.client_id, requested);
+        reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+        return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role, scope: requested.join(' '), environment: client.environment, client_name: client.name };
+      },
+    }),
+
+    defineRoute({
+      method: 'GET',
+      url: '/.well-known/jwks.json',
+      schema: { tags: ['auth'], summary: 'Public keys that verify access tokens' },
+      handler: async (_request, reply) => {
+        reply.header('cache-control', 'public, max-age=60');
+        return options.ring.jwks();
+      },
+    }),
+    ...metadataRoutes,
+  ];
 }

@@ -1,5 +1,6 @@
 // POST /api/v1/dispute/analyze: both parties' scores from their history, then the pure analyser.
-import type { FastifyInstance } from 'fastify';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import type { Metrics } from '../http/observability.ts';
 import { Type } from 'typebox';
 import { ProblemSchema } from '../http/problem.ts';
 import { newId } from '../lib/ids.ts';
@@ -40,63 +41,69 @@ export interface DisputeRouteOptions {
   decisions: DecisionWriter;
   /** VOUCH_REQUIRE_HASHED_IDS */
   requireHashedIds?: boolean;
+  metrics: Metrics;
 }
 
-export default async function disputeRoutes(app: FastifyInstance, { scoring, decisions, requireHashedIds = false }: DisputeRouteOptions) {
-  const outcomes = app.metrics.counter('vouch_dispute_analyses_total', 'Dispute analyses by recommendation', ['recommendation']);
+export function disputeRoutes({ scoring, decisions, requireHashedIds = false, metrics }: DisputeRouteOptions): RouteDefinition[] {
+  const outcomes = metrics.counter('vouch_dispute_analyses_total', 'Dispute analyses by recommendation', ['recommendation']);
 
-  app.post<{ Body: AnalyzeBody }>('/api/v1/dispute/analyze', {
-    config: { scope: 'dispute:analyze' },
-    schema: {
-      tags: ['disputes'],
-      summary: 'Recommend who should get the escrowed funds, with confidence and operator-facing risk flags',
-      body: AnalyzeBody,
-      response: { 200: AnalyzeResponse, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema },
-    },
-  }, async (request) => {
-    const body = request.body;
-    const { environment } = request.principal;
-    const policy = scoring.policyFor(environment);
-    checkDisputeBody(body, policy.cryptoAssets, { requireHashedIds });
-
-    const now = Date.now();
-    const { amount, currency, payment_method } = body.trade;
-    const assess = async (entityId: string, counterparty: string): Promise<PartyAssessment & { safeAmount: number | null }> => {
-      const context: ScoreContext = { counterparty_id: counterparty, ...(payment_method ? { payment_method } : {}) };
-      const { profile, result, safeAmount } = await scoring.assess(environment, entityId, amount, currency, context, now);
-      return { entityId, score: result.score, riskLevel: result.riskLevel, signals: result.signals, profile, safeAmount };
-    };
-    const [buyer, seller] = await Promise.all([assess(body.buyer_id, body.seller_id), assess(body.seller_id, body.buyer_id)]);
-    const analysis = analyseDispute(body, { buyer, seller }, policy.dispute, now);
-
-    const response = {
-      dispute_id: body.dispute_id,
-      analysis_id: newId('dan'),
-      recommendation: analysis.recommendation,
-      confidence: analysis.confidence,
-      risk_flags: analysis.risk_flags,
-      parties: {
-        buyer: { entity_id: buyer.entityId, score: buyer.score, risk_level: buyer.riskLevel, safe_amount: buyer.safeAmount },
-        seller: { entity_id: seller.entityId, score: seller.score, risk_level: seller.riskLevel, safe_amount: seller.safeAmount },
+  return [
+    defineRoute<{ Body: AnalyzeBody }>({
+      method: 'POST',
+      url: '/api/v1/dispute/analyze',
+      config: { scope: 'dispute:analyze' },
+      schema: {
+        tags: ['disputes'],
+        summary: 'Recommend who should get the escrowed funds, with confidence and operator-facing risk flags',
+        body: AnalyzeBody,
+        response: { 200: AnalyzeResponse, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema },
       },
-      missing_evidence: analysis.missing_evidence,
-      policy_version: policy.version,
-    };
-    await decisions.write({
-      id: response.analysis_id,
-      kind: 'dispute_analysis',
-      environment,
-      principal_id: request.principal.id,
-      owner_client_id: request.principal.clientId,
-      subject_id: body.dispute_id,
-      request_digest: requestDigest(body),
-      result: JSON.stringify(response),
-      policy_version: policy.version,
-      created_at: now,
-      // What the operator reviews beside the recommendation; the parties are in the result.
-      request: JSON.stringify({ trade: body.trade, reason: body.reason, opened_by: body.opened_by, opened_at: body.opened_at ?? new Date(now).toISOString(), evidence: body.evidence ?? {} }),
-    });
-    outcomes.inc({ recommendation: response.recommendation });
-    return response;
-  });
+      handler: async (request) => {
+        const body = request.body;
+        const { environment } = request.principal;
+        const policy = scoring.policyFor(environment);
+        checkDisputeBody(body, policy.cryptoAssets, { requireHashedIds });
+
+        const now = Date.now();
+        const { amount, currency, payment_method } = body.trade;
+        const assess = async (entityId: string, counterparty: string): Promise<PartyAssessment & { safeAmount: number | null }> => {
+          const context: ScoreContext = { counterparty_id: counterparty, ...(payment_method ? { payment_method } : {}) };
+          const { profile, result, safeAmount } = await scoring.assess(environment, entityId, amount, currency, context, now);
+          return { entityId, score: result.score, riskLevel: result.riskLevel, signals: result.signals, profile, safeAmount };
+        };
+        const [buyer, seller] = await Promise.all([assess(body.buyer_id, body.seller_id), assess(body.seller_id, body.buyer_id)]);
+        const analysis = analyseDispute(body, { buyer, seller }, policy.dispute, now);
+
+        const response = {
+          dispute_id: body.dispute_id,
+          analysis_id: newId('dan'),
+          recommendation: analysis.recommendation,
+          confidence: analysis.confidence,
+          risk_flags: analysis.risk_flags,
+          parties: {
+            buyer: { entity_id: buyer.entityId, score: buyer.score, risk_level: buyer.riskLevel, safe_amount: buyer.safeAmount },
+            seller: { entity_id: seller.entityId, score: seller.score, risk_level: seller.riskLevel, safe_amount: seller.safeAmount },
+          },
+          missing_evidence: analysis.missing_evidence,
+          policy_version: policy.version,
+        };
+        await decisions.write({
+          id: response.analysis_id,
+          kind: 'dispute_analysis',
+          environment,
+          principal_id: request.principal.id,
+          owner_client_id: request.principal.clientId,
+          subject_id: body.dispute_id,
+          request_digest: requestDigest(body),
+          result: JSON.stringify(response),
+          policy_version: policy.version,
+          created_at: now,
+          // What the operator reviews beside the recommendation; the parties are in the result.
+          request: JSON.stringify({ trade: body.trade, reason: body.reason, opened_by: body.opened_by, opened_at: body.opened_at ?? new Date(now).toISOString(), evidence: body.evidence ?? {} }),
+        });
+        outcomes.inc({ recommendation: response.recommendation });
+        return response;
+      },
+    }),
+  ];
 }

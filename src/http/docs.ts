@@ -5,6 +5,7 @@
 // (`npm run lint:openapi` holds it to Redocly's recommended rules).
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { defineRoute, type RouteDefinition } from './route.ts';
 import swagger from '@fastify/swagger';
 import { SCOPES } from '../auth/principal.ts';
 import { REQUEST_EXAMPLES } from './openapi-examples.ts';
@@ -220,8 +221,20 @@ export const DOCS_CSP =
   "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'self'; " +
   "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'";
 
-export async function docsRoutes(app: FastifyInstance) {
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+/** The served OpenAPI document; `document` is the app's swagger() (built once all routes are registered). */
+export function docsRoutes({ document }: { document: () => unknown }): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/openapi.json',
+      schema: { hide: true },
+      handler: async () => document(),
+    }),
+  ];
+}
+
+/** The interactive reference at /docs: Swagger UI's own static routes, mounted as its plugin. */
+export async function swaggerUiPlugin(app: FastifyInstance) {
   const { default: swaggerUi } = await import('@fastify/swagger-ui');
   await app.register(swaggerUi, {
     routePrefix: '/docs',

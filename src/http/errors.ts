@@ -6,7 +6,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { ApiError, problemBody, type FieldError, type ProblemCode } from './problem.ts';
 import { summarise } from './validation.ts';
-import { problemPages } from './problem-pages.ts';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -259,6 +258,4 @@ export default fp(async function errorHandling(app: FastifyInstance) {
     if (status >= 500) request.log.error({ err: error }, 'unhandled error');
     return sendProblem(request, reply, status, code, detail);
   });
-  // Registered after the handlers above, so its errors are problems like everyone else's.
-  await app.register(problemPages);
 });

@@ -3,13 +3,20 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { defineRoute, type RouteDefinition } from './route.ts';
 import { Registry, Histogram, Counter, Gauge, collectDefaultMetrics } from 'prom-client';
 import { sendProblem } from './errors.ts';
 import { clusterMetrics, shareWorkerMetrics } from './cluster-metrics.ts';
 
+/** The process's metrics: the registry /metrics serves, and counters features create on it. */
+export interface Metrics {
+  registry: Registry;
+  counter(name: string, help: string, labelNames?: string[]): Counter;
+}
+
 declare module 'fastify' {
   interface FastifyInstance {
-    metrics: { registry: Registry; counter(name: string, help: string, labelNames?: string[]): Counter };
+    metrics: Metrics;
   }
 }
 
@@ -33,10 +40,6 @@ function bearerMatches(header: string | undefined, expected: Buffer): boolean {
 }
 
 export interface ObservabilityOptions {
-  ping: () => Promise<void>;
-  degraded?: () => string[];
-  /** when set, /metrics requires it as a bearer token */
-  metricsToken?: string;
   /** hooks that report store queries and Redis commands to the latency histograms */
   observeQueries?: (observer: ((operation: string, seconds: number, failed: boolean) => void) | undefined) => void;
   observeRedis?: (observer: ((command: string, seconds: number, failed: boolean) => void) | undefined) => void;
@@ -106,7 +109,6 @@ export const observability = fp(async function observability(app: FastifyInstanc
     options.observeRedis((command, seconds, failed) => commands.observe({ command, outcome: failed ? 'error' : 'ok' }, seconds));
     app.addHook('onClose', async () => options.observeRedis?.(undefined));
   }
-  const metricsToken = options.metricsToken === undefined ? undefined : digest(options.metricsToken);
   const duration = new Histogram({
     name: 'vouch_http_request_duration_seconds',
     help: 'HTTP request duration by route, method and status',
@@ -137,22 +139,54 @@ export const observability = fp(async function observability(app: FastifyInstanc
     );
   });
 
-  app.get('/healthz', { schema: { tags: ['ops'], summary: 'The process is alive' } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { tags: ['ops'], summary: 'The store is reachable' } }, async (request, reply) => {
-    try {
-      await options.ping();
-    } catch {
-      return sendProblem(request, reply, 503, 'unavailable', 'The store is unreachable.');
-    }
-    const degraded = options.degraded?.() ?? [];
-    return { status: degraded.length === 0 ? 'ready' : 'degraded', degraded };
-  });
-  app.get('/metrics', { schema: { tags: ['ops'], summary: 'Prometheus metrics (a bearer token when VOUCH_METRICS_TOKEN is set)' } }, async (request, reply) => {
-    if (metricsToken && !bearerMatches(request.headers.authorization, metricsToken)) {
-      reply.header('www-authenticate', 'Bearer realm="vouch-metrics"');
-      return sendProblem(request, reply, 401, 'unauthenticated', 'The metrics endpoint requires Authorization: Bearer <VOUCH_METRICS_TOKEN>.');
-    }
-    reply.type(registry.contentType);
-    return (await clusterMetrics()) ?? registry.metrics();
-  });
 });
+
+export interface HealthRouteOptions {
+  ping: () => Promise<void>;
+  /** the shared services that are down while the store is up (Redis) */
+  degraded?: () => string[];
+  /** VOUCH_METRICS_TOKEN */
+  metricsToken?: string;
+  metrics: Metrics;
+}
+
+/** Liveness, readiness and the Prometheus scrape. */
+export function healthRoutes(options: HealthRouteOptions): RouteDefinition[] {
+  const { registry } = options.metrics;
+  const metricsToken = options.metricsToken === undefined ? undefined : digest(options.metricsToken);
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/healthz',
+      schema: { tags: ['ops'], summary: 'The process is alive' },
+      handler: async () => ({ status: 'ok' }),
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/readyz',
+      schema: { tags: ['ops'], summary: 'The store is reachable' },
+      handler: async (request, reply) => {
+        try {
+          await options.ping();
+        } catch {
+          return sendProblem(request, reply, 503, 'unavailable', 'The store is unreachable.');
+        }
+        const degraded = options.degraded?.() ?? [];
+        return { status: degraded.length === 0 ? 'ready' : 'degraded', degraded };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/metrics',
+      schema: { tags: ['ops'], summary: 'Prometheus metrics (a bearer token when VOUCH_METRICS_TOKEN is set)' },
+      handler: async (request, reply) => {
+        if (metricsToken && !bearerMatches(request.headers.authorization, metricsToken)) {
+          reply.header('www-authenticate', 'Bearer realm="vouch-metrics"');
+          return sendProblem(request, reply, 401, 'unauthenticated', 'The metrics endpoint requires Authorization: Bearer <VOUCH_METRICS_TOKEN>.');
+        }
+        reply.type(registry.contentType);
+        return (await clusterMetrics()) ?? registry.metrics();
+      },
+    }),
+  ];
+}

@@ -1,6 +1,7 @@
 // GET /problems/<code>: what a problem document's `type` points at (RFC 9457 §3.1.1 suggests a
 // human-readable page). HTML unless the caller prefers JSON.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import { defineRoute, type RouteDefinition } from './route.ts';
 import { Type } from 'typebox';
 import { ApiError, PROBLEMS, type ProblemCode } from './problem.ts';
 
@@ -43,20 +44,25 @@ See the <a href="/docs">API reference</a>.</p>
 `;
 }
 
-export async function problemPages(app: FastifyInstance): Promise<void> {
-  app.get<{ Params: { code: string } }>('/problems/:code', {
-    schema: {
-      tags: ['ops'],
-      summary: 'Describe a problem type',
-      description: 'The page a problem document\'s `type` names: title, status and meaning of the code. HTML by default; JSON when the Accept header prefers application/json.',
-      params: Type.Object({ code: Type.String({ maxLength: 64 }) }),
-    },
-  }, async (request, reply) => {
-    const code = request.params.code;
-    if (!Object.hasOwn(PROBLEMS, code)) throw new ApiError(404, 'not_found', 'No such problem type.');
-    const info = PROBLEMS[code as ProblemCode];
-    reply.header('cache-control', 'public, max-age=86400').header('vary', 'Accept');
-    if (wantsJson(request)) return reply.type('application/json').send({ type: `/problems/${code}`, code, ...info });
-    return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'").send(page(code as ProblemCode));
-  });
+export function problemRoutes(): RouteDefinition[] {
+  return [
+    defineRoute<{ Params: { code: string } }>({
+      method: 'GET',
+      url: '/problems/:code',
+      schema: {
+        tags: ['ops'],
+        summary: 'Describe a problem type',
+        description: 'The page a problem document\'s `type` names: title, status and meaning of the code. HTML by default; JSON when the Accept header prefers application/json.',
+        params: Type.Object({ code: Type.String({ maxLength: 64 }) }),
+      },
+      handler: async (request, reply) => {
+        const code = request.params.code;
+        if (!Object.hasOwn(PROBLEMS, code)) throw new ApiError(404, 'not_found', 'No such problem type.');
+        const info = PROBLEMS[code as ProblemCode];
+        reply.header('cache-control', 'public, max-age=86400').header('vary', 'Accept');
+        if (wantsJson(request)) return reply.type('application/json').send({ type: `/problems/${code}`, code, ...info });
+        return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'").send(page(code as ProblemCode));
+      },
+    }),
+  ];
 }

@@ -3,7 +3,8 @@
 // listing is not partitioned by environment (each record names its own); but a test principal can
 // never obtain or disturb a live credential: it creates and rotates only test keys, and
 // deactivates only test keys. A live principal may manage both (that is how test keys are made).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
@@ -65,9 +66,6 @@ export interface KeyRouteOptions {
   verifier: KeyVerifier;
 }
 
-/** Admins act on every key; everyone else only on keys their own client owns. */
-const ownerScope = (principal: Principal) => (principal.role === 'admin' ? undefined : principal.clientId);
-
 /**
  * Why `principal` may not hold or act on a key of `environment`, or undefined. A live key reads
  * and writes live data, so a test credential (handed to a sandbox, a CI job) that could make,
@@ -78,102 +76,119 @@ function environmentRefusal(principal: Principal, environment: string, action: s
   return undefined;
 }
 
-export default async function keyRoutes(app: FastifyInstance, { db, feed, verifier }: KeyRouteOptions) {
+export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinition[] {
   const record = (row: KeyRow) => toKeyRecord(row, verifier.lastUsed(row.id));
   const notFound = () => new ApiError(404, 'not_found', 'No such key.');
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>('/api/v1/keys', {
-    config: { scope: 'keys:read' },
-    schema: { tags: ['keys'], summary: 'List API keys, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(KeyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
-  }, async (request) => {
-    const { status, environment, limit = 50, cursor } = request.query;
-    const { rows, more } = await listKeys(db, { owner: ownerScope(request.principal), status, environment, limit, after: cursor });
-    return { data: rows.map(record), next_cursor: more ? rows[rows.length - 1]!.id : null };
-  });
+  return [
+    defineRoute<{ Querystring: Static<typeof ListQuery> }>({
+      method: 'GET',
+      url: '/api/v1/keys',
+      config: { scope: 'keys:read' },
+      schema: { tags: ['keys'], summary: 'List API keys, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(KeyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+      handler: async (request) => {
+        const { status, environment, limit = 50, cursor } = request.query;
+        const { rows, more } = await listKeys(db, { owner: ownerFilter(request.principal), status, environment, limit, after: cursor });
+        return { data: rows.map(record), next_cursor: more ? rows[rows.length - 1]!.id : null };
+      },
+    }),
 
-  app.post<{ Body: Static<typeof CreateBody> }>('/api/v1/keys', {
-    config: { scope: 'keys:write' },
-    schema: { tags: ['keys'], summary: 'Create an API key (the secret is returned once)', body: CreateBody, response: { 201: CreatedKey, ...problems } },
-  }, async (request, reply) => {
-    const { principal } = request;
-    const body = request.body;
-    const role: Role = body.role ?? 'service';
-    if (CONTROL_CHARS.test(body.name)) {
-      throw new ApiError(400, 'validation_failed', 'name must not contain control characters.', { errors: [{ field: 'name', message: 'must not contain control characters' }] });
-    }
-    const excess = body.scopes.filter((s) => !principal.scopes.has(s));
-    if (excess.length > 0) throw new ApiError(403, 'insufficient_scope', `A key cannot hold scopes its creator lacks: ${excess.join(', ')}.`);
-    if (!roleAtMost(role, principal.role)) throw new ApiError(403, 'insufficient_scope', `A key cannot have a higher role than its creator (${principal.role}).`);
-    const environment: Environment = body.environment ?? principal.environment;
-    const crossing = environmentRefusal(principal, environment, 'create');
-    if (crossing !== undefined) throw new ApiError(403, 'insufficient_scope', crossing);
-    let expiresAt: number | null = null;
-    if (body.expires_at !== undefined) {
-      expiresAt = Date.parse(body.expires_at);
-      if (!(expiresAt > Date.now())) {
-        throw new ApiError(400, 'validation_failed', 'expires_at must be in the future.', { errors: [{ field: 'expires_at', message: 'must be in the future' }] });
-      }
-    }
-    const { row, key } = await insertKey(db, { ownerClientId: principal.clientId, name: body.name, scopes: body.scopes, role, environment, expiresAt });
-    request.log.info({ event: 'api_key_created', key_id: row.id, owner_client_id: row.owner_client_id, role, environment: row.environment, principal_id: principal.id }, 'API key created');
-    reply.code(201).header('location', `/api/v1/keys/${row.id}`);
-    return { ...record(row), key };
-  });
+    defineRoute<{ Body: Static<typeof CreateBody> }>({
+      method: 'POST',
+      url: '/api/v1/keys',
+      config: { scope: 'keys:write' },
+      schema: { tags: ['keys'], summary: 'Create an API key (the secret is returned once)', body: CreateBody, response: { 201: CreatedKey, ...problems } },
+      handler: async (request, reply) => {
+        const { principal } = request;
+        const body = request.body;
+        const role: Role = body.role ?? 'service';
+        if (CONTROL_CHARS.test(body.name)) {
+          throw new ApiError(400, 'validation_failed', 'name must not contain control characters.', { errors: [{ field: 'name', message: 'must not contain control characters' }] });
+        }
+        const excess = body.scopes.filter((s) => !principal.scopes.has(s));
+        if (excess.length > 0) throw new ApiError(403, 'insufficient_scope', `A key cannot hold scopes its creator lacks: ${excess.join(', ')}.`);
+        if (!roleAtMost(role, principal.role)) throw new ApiError(403, 'insufficient_scope', `A key cannot have a higher role than its creator (${principal.role}).`);
+        const environment: Environment = body.environment ?? principal.environment;
+        const crossing = environmentRefusal(principal, environment, 'create');
+        if (crossing !== undefined) throw new ApiError(403, 'insufficient_scope', crossing);
+        let expiresAt: number | null = null;
+        if (body.expires_at !== undefined) {
+          expiresAt = Date.parse(body.expires_at);
+          if (!(expiresAt > Date.now())) {
+            throw new ApiError(400, 'validation_failed', 'expires_at must be in the future.', { errors: [{ field: 'expires_at', message: 'must be in the future' }] });
+          }
+        }
+        const { row, key } = await insertKey(db, { ownerClientId: principal.clientId, name: body.name, scopes: body.scopes, role, environment, expiresAt });
+        request.log.info({ event: 'api_key_created', key_id: row.id, owner_client_id: row.owner_client_id, role, environment: row.environment, principal_id: principal.id }, 'API key created');
+        reply.code(201).header('location', `/api/v1/keys/${row.id}`);
+        return { ...record(row), key };
+      },
+    }),
 
-  app.get<{ Params: Static<typeof KeyParams> }>('/api/v1/keys/:key_id', {
-    config: { scope: 'keys:read' },
-    schema: { tags: ['keys'], summary: 'Read one API key', params: KeyParams, response: { 200: KeyRecord, ...problems } },
-  }, async (request) => {
-    const id = request.params.key_id;
-    if (!KEY_ID.test(id)) throw notFound();
-    const row = await findKey(db, id, ownerScope(request.principal));
-    if (!row) throw notFound();
-    return record(row);
-  });
+    defineRoute<{ Params: Static<typeof KeyParams> }>({
+      method: 'GET',
+      url: '/api/v1/keys/:key_id',
+      config: { scope: 'keys:read' },
+      schema: { tags: ['keys'], summary: 'Read one API key', params: KeyParams, response: { 200: KeyRecord, ...problems } },
+      handler: async (request) => {
+        const id = request.params.key_id;
+        if (!KEY_ID.test(id)) throw notFound();
+        const row = await findKey(db, id, ownerFilter(request.principal));
+        if (!row) throw notFound();
+        return record(row);
+      },
+    }),
 
-  app.delete<{ Params: Static<typeof KeyParams> }>('/api/v1/keys/:key_id', {
-    config: { scope: 'keys:write' },
-    schema: { tags: ['keys'], summary: 'Deactivate an API key (idempotent)', params: KeyParams, response: { 200: KeyRecord, ...problems } },
-  }, async (request) => {
-    const id = request.params.key_id;
-    if (!KEY_ID.test(id)) throw notFound();
-    const { principal } = request;
-    // The same role ceiling as rotation: a service key must not switch off an admin's key.
-    const outcome = await deactivateKey(db, feed, id, ownerScope(principal), (row) =>
-      environmentRefusal(principal, row.environment, 'deactivate')
-      ?? (roleAtMost(row.role as Role, principal.role) ? undefined : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`), principal.id);
-    if (outcome.kind === 'not_found') throw notFound();
-    if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
-    if (outcome.changed) request.log.info({ event: 'api_key_deactivated', key_id: id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id }, 'API key deactivated');
-    return record(outcome.row);
-  });
+    defineRoute<{ Params: Static<typeof KeyParams> }>({
+      method: 'DELETE',
+      url: '/api/v1/keys/:key_id',
+      config: { scope: 'keys:write' },
+      schema: { tags: ['keys'], summary: 'Deactivate an API key (idempotent)', params: KeyParams, response: { 200: KeyRecord, ...problems } },
+      handler: async (request) => {
+        const id = request.params.key_id;
+        if (!KEY_ID.test(id)) throw notFound();
+        const { principal } = request;
+        // The same role ceiling as rotation: a service key must not switch off an admin's key.
+        const outcome = await deactivateKey(db, feed, id, ownerFilter(principal), (row) =>
+          environmentRefusal(principal, row.environment, 'deactivate')
+          ?? (roleAtMost(row.role as Role, principal.role) ? undefined : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`), principal.id);
+        if (outcome.kind === 'not_found') throw notFound();
+        if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
+        if (outcome.changed) request.log.info({ event: 'api_key_deactivated', key_id: id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id }, 'API key deactivated');
+        return record(outcome.row);
+      },
+    }),
 
-  app.post<{ Params: Static<typeof KeyParams>; Body: Static<typeof RotateBody> | undefined }>('/api/v1/keys/:key_id/rotate', {
-    config: { scope: 'keys:write' },
-    preValidation: async (request: FastifyRequest) => {
-      request.body ??= {};
-    },
-    schema: { tags: ['keys'], summary: 'Rotate an API key: a new key now, the old one expires after the grace period', params: KeyParams, body: RotateBody, response: { 201: CreatedKey, 409: ProblemSchema, ...problems } },
-  }, async (request, reply) => {
-    const grace = request.body?.grace_period_seconds ?? 86400;
-    const id = request.params.key_id;
-    if (!KEY_ID.test(id)) throw notFound();
-    const { principal } = request;
-    // Rotation hands out a fresh secret with the old key's rights, so it is bound by the same
-    // rule as creation: a key with scopes or a role the caller lacks cannot be rotated by it.
-    const outcome = await rotateKey(db, feed, id, ownerScope(principal), grace, (old) => {
-      const crossing = environmentRefusal(principal, old.environment, 'rotate');
-      if (crossing !== undefined) return crossing;
-      const excess = parseScopes(old.scopes).filter((s) => !principal.scopes.has(s));
-      if (excess.length > 0) return `A key holding scopes the caller lacks cannot be rotated by it: ${excess.join(', ')}.`;
-      if (!roleAtMost(old.role as Role, principal.role)) return `A key with a higher role than the caller (${principal.role}) cannot be rotated by it.`;
-      return undefined;
-    });
-    if (outcome.kind === 'not_found') throw notFound();
-    if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
-    if (outcome.kind === 'conflict') throw new ApiError(409, 'conflict', 'Only an active key that has not been rotated yet can be rotated.');
-    request.log.info({ event: 'api_key_rotated', key_id: id, successor_id: outcome.row.id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id, grace_period_seconds: grace }, 'API key rotated');
-    reply.code(201).header('location', `/api/v1/keys/${outcome.row.id}`);
-    return { ...record(outcome.row), key: outcome.key };
-  });
+    defineRoute<{ Params: Static<typeof KeyParams>; Body: Static<typeof RotateBody> | undefined }>({
+      method: 'POST',
+      url: '/api/v1/keys/:key_id/rotate',
+      config: { scope: 'keys:write' },
+      preValidation: async (request: FastifyRequest) => {
+        request.body ??= {};
+      },
+      schema: { tags: ['keys'], summary: 'Rotate an API key: a new key now, the old one expires after the grace period', params: KeyParams, body: RotateBody, response: { 201: CreatedKey, 409: ProblemSchema, ...problems } },
+      handler: async (request, reply) => {
+        const grace = request.body?.grace_period_seconds ?? 86400;
+        const id = request.params.key_id;
+        if (!KEY_ID.test(id)) throw notFound();
+        const { principal } = request;
+        // Rotation hands out a fresh secret with the old key's rights, so it is bound by the same
+        // rule as creation: a key with scopes or a role the caller lacks cannot be rotated by it.
+        const outcome = await rotateKey(db, feed, id, ownerFilter(principal), grace, (old) => {
+          const crossing = environmentRefusal(principal, old.environment, 'rotate');
+          if (crossing !== undefined) return crossing;
+          const excess = parseScopes(old.scopes).filter((s) => !principal.scopes.has(s));
+          if (excess.length > 0) return `A key holding scopes the caller lacks cannot be rotated by it: ${excess.join(', ')}.`;
+          if (!roleAtMost(old.role as Role, principal.role)) return `A key with a higher role than the caller (${principal.role}) cannot be rotated by it.`;
+          return undefined;
+        });
+        if (outcome.kind === 'not_found') throw notFound();
+        if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
+        if (outcome.kind === 'conflict') throw new ApiError(409, 'conflict', 'Only an active key that has not been rotated yet can be rotated.');
+        request.log.info({ event: 'api_key_rotated', key_id: id, successor_id: outcome.row.id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id, grace_period_seconds: grace }, 'API key rotated');
+        reply.code(201).header('location', `/api/v1/keys/${outcome.row.id}`);
+        return { ...record(outcome.row), key: outcome.key };
+      },
+    }),
+  ];
 }

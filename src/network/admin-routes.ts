@@ -1,6 +1,6 @@
 // /api/v1/network: the admin's side (scope network:admin, role admin) — peers, a sync now, and
 // what the network says about one entity (docs/network.md, "Admin API").
-import type { FastifyInstance } from 'fastify';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
@@ -49,7 +49,7 @@ const StatusResponse = Type.Object({
   })])),
 });
 
-export default async function networkAdminRoutes(app: FastifyInstance, { db, identity, urlPolicy, syncNow, name, onChanged }: AdminRouteOptions) {
+export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onChanged }: AdminRouteOptions): RouteDefinition[] {
   const notFound = () => new ApiError(404, 'not_found', 'No such peer.');
   const peerOr404 = async (id: string) => {
     const row = PEER_ID.test(id) ? await findPeer(db, id) : undefined;
@@ -57,83 +57,109 @@ export default async function networkAdminRoutes(app: FastifyInstance, { db, ide
     return row;
   };
 
-  app.get('/api/v1/network/peers', {
-    config: ADMIN,
-    schema: { tags: ['network'], operationId: 'listNetworkPeers', summary: 'List peers, oldest first', response: { 200: Type.Object({ data: Type.Array(PeerRecord) }), ...problems } },
-  }, async () => ({ data: (await listPeers(db)).map(toPeerRecord) }));
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/network/peers',
+      config: ADMIN,
+      schema: { tags: ['network'], operationId: 'listNetworkPeers', summary: 'List peers, oldest first', response: { 200: Type.Object({ data: Type.Array(PeerRecord) }), ...problems } },
+      handler: async () => ({ data: (await listPeers(db)).map(toPeerRecord) }),
+    }),
 
-  app.post<{ Body: Static<typeof CreatePeerBody> }>('/api/v1/network/peers', {
-    config: ADMIN,
-    schema: { tags: ['network'], operationId: 'createNetworkPeer', summary: 'Add a peer by URL and pinned signing key (nothing is sent to it before the next sync)', body: CreatePeerBody, response: { 201: PeerRecord, 409: ProblemSchema, ...problems } },
-  }, async (request, reply) => {
-    let row;
-    try {
-      row = await addPeer(db, identity.signingKey, request.body, urlPolicy);
-    } catch (err) {
-      if (!(err instanceof PeerInputError)) throw err;
-      if (err.conflict) throw new ApiError(409, 'conflict', 'A peer with this signing key already exists.');
-      throw new ApiError(400, 'validation_failed', `${err.field} ${err.message}.`, { errors: [{ field: err.field, message: err.message }] });
-    }
-    request.log.info({ event: 'network_peer_added', peer_id: row.id, principal_id: request.principal.id }, 'network peer added');
-    reply.code(201).header('location', `/api/v1/network/peers/${row.id}`);
-    return toPeerRecord(row);
-  });
+    defineRoute<{ Body: Static<typeof CreatePeerBody> }>({
+      method: 'POST',
+      url: '/api/v1/network/peers',
+      config: ADMIN,
+      schema: { tags: ['network'], operationId: 'createNetworkPeer', summary: 'Add a peer by URL and pinned signing key (nothing is sent to it before the next sync)', body: CreatePeerBody, response: { 201: PeerRecord, 409: ProblemSchema, ...problems } },
+      handler: async (request, reply) => {
+        let row;
+        try {
+          row = await addPeer(db, identity.signingKey, request.body, urlPolicy);
+        } catch (err) {
+          if (!(err instanceof PeerInputError)) throw err;
+          if (err.conflict) throw new ApiError(409, 'conflict', 'A peer with this signing key already exists.');
+          throw new ApiError(400, 'validation_failed', `${err.field} ${err.message}.`, { errors: [{ field: err.field, message: err.message }] });
+        }
+        request.log.info({ event: 'network_peer_added', peer_id: row.id, principal_id: request.principal.id }, 'network peer added');
+        reply.code(201).header('location', `/api/v1/network/peers/${row.id}`);
+        return toPeerRecord(row);
+      },
+    }),
 
-  app.get<{ Params: Static<typeof Params> }>('/api/v1/network/peers/:peer_id', {
-    config: ADMIN,
-    schema: { tags: ['network'], operationId: 'getNetworkPeer', summary: 'Read a peer', params: Params, response: { 200: PeerRecord, ...problems } },
-  }, async (request) => toPeerRecord(await peerOr404(request.params.peer_id)));
+    defineRoute<{ Params: Static<typeof Params> }>({
+      method: 'GET',
+      url: '/api/v1/network/peers/:peer_id',
+      config: ADMIN,
+      schema: { tags: ['network'], operationId: 'getNetworkPeer', summary: 'Read a peer', params: Params, response: { 200: PeerRecord, ...problems } },
+      handler: async (request) => toPeerRecord(await peerOr404(request.params.peer_id)),
+    }),
 
-  app.patch<{ Params: Static<typeof Params>; Body: Static<typeof UpdatePeerBody> }>('/api/v1/network/peers/:peer_id', {
-    config: ADMIN,
-    schema: { tags: ['network'], operationId: 'updateNetworkPeer', summary: "Change a peer's status (active or suspended), weight, published kinds or daily budget", params: Params, body: UpdatePeerBody, response: { 200: PeerRecord, ...problems } },
-  }, async (request) => {
-    const row = await peerOr404(request.params.peer_id);
-    const updated = await updatePeer(db, row, request.body);
-    onChanged();
-    request.log.info({ event: 'network_peer_updated', peer_id: row.id, fields: Object.keys(request.body), principal_id: request.principal.id }, 'network peer updated');
-    return toPeerRecord(updated);
-  });
+    defineRoute<{ Params: Static<typeof Params>; Body: Static<typeof UpdatePeerBody> }>({
+      method: 'PATCH',
+      url: '/api/v1/network/peers/:peer_id',
+      config: ADMIN,
+      schema: { tags: ['network'], operationId: 'updateNetworkPeer', summary: "Change a peer's status (active or suspended), weight, published kinds or daily budget", params: Params, body: UpdatePeerBody, response: { 200: PeerRecord, ...problems } },
+      handler: async (request) => {
+        const row = await peerOr404(request.params.peer_id);
+        const updated = await updatePeer(db, row, request.body);
+        onChanged();
+        request.log.info({ event: 'network_peer_updated', peer_id: row.id, fields: Object.keys(request.body), principal_id: request.principal.id }, 'network peer updated');
+        return toPeerRecord(updated);
+      },
+    }),
 
-  app.delete<{ Params: Static<typeof Params> }>('/api/v1/network/peers/:peer_id', {
-    config: ADMIN,
-    schema: { tags: ['network'], operationId: 'deleteNetworkPeer', summary: 'Remove a peer and everything pulled from it', params: Params, response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems } },
-  }, async (request) => {
-    const row = await peerOr404(request.params.peer_id);
-    await removePeer(db, row.id);
-    onChanged();
-    request.log.info({ event: 'network_peer_removed', peer_id: row.id, principal_id: request.principal.id }, 'network peer removed');
-    return { id: row.id, deleted: true as const };
-  });
+    defineRoute<{ Params: Static<typeof Params> }>({
+      method: 'DELETE',
+      url: '/api/v1/network/peers/:peer_id',
+      config: ADMIN,
+      schema: { tags: ['network'], operationId: 'deleteNetworkPeer', summary: 'Remove a peer and everything pulled from it', params: Params, response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems } },
+      handler: async (request) => {
+        const row = await peerOr404(request.params.peer_id);
+        await removePeer(db, row.id);
+        onChanged();
+        request.log.info({ event: 'network_peer_removed', peer_id: row.id, principal_id: request.principal.id }, 'network peer removed');
+        return { id: row.id, deleted: true as const };
+      },
+    }),
 
-  app.post('/api/v1/network/sync', {
-    config: ADMIN,
-    schema: { tags: ['network'], operationId: 'syncNetwork', summary: 'Sync with every active peer now: pull their flags, resolve pending identifiers', response: { 200: SyncResponse, ...problems } },
-  }, async (request) => {
-    const peers = await syncNow();
-    request.log.info({ event: 'network_synced', peers: peers.length, errors: peers.filter((p) => p.error).length, principal_id: request.principal.id }, 'network sync run');
-    return { peers };
-  });
+    defineRoute({
+      method: 'POST',
+      url: '/api/v1/network/sync',
+      config: ADMIN,
+      schema: { tags: ['network'], operationId: 'syncNetwork', summary: 'Sync with every active peer now: pull their flags, resolve pending identifiers', response: { 200: SyncResponse, ...problems } },
+      handler: async (request) => {
+        const peers = await syncNow();
+        request.log.info({ event: 'network_synced', peers: peers.length, errors: peers.filter((p) => p.error).length, principal_id: request.principal.id }, 'network sync run');
+        return { peers };
+      },
+    }),
 
-  app.get('/api/v1/network/status', {
-    config: ADMIN,
-    schema: { tags: ['network'], operationId: 'getNetworkStatus', summary: "This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used today", response: { 200: StatusResponse, ...problems } },
-  }, async () => networkStatus(db, identity, name));
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/network/status',
+      config: ADMIN,
+      schema: { tags: ['network'], operationId: 'getNetworkStatus', summary: "This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used today", response: { 200: StatusResponse, ...problems } },
+      handler: async () => networkStatus(db, identity, name),
+    }),
 
-  app.get<{ Querystring: Static<typeof MatchesQuery> }>('/api/v1/network/matches', {
-    config: ADMIN,
-    schema: { tags: ['network'], operationId: 'getNetworkMatches', summary: "Which active peers flag one of an entity's identifiers (as of the last sync), and the network_flags signal", querystring: MatchesQuery, response: { 200: MatchesResponse, ...problems } },
-  }, async (request) => {
-    const id = request.query.entity_id;
-    checkEntityParam(id);
-    const env = request.principal.environment;
-    const identifiers = await db.selectFrom('identifiers').select(['id_type as type', 'hash']).where('environment', '=', env).where('entity_id', '=', id).execute();
-    const flags = await networkFlagsFor(db, env, identifiers);
-    const signal = networkFlagsSignal(flags);
-    return {
-      entity_id: id,
-      peers: flags.map((f) => ({ id: f.peer_id, name: f.peer_name, weight: f.weight, kinds: f.kinds as Record<string, number>, latest_month: f.latest_month })),
-      signal: { name: 'network_flags' as const, value: signal.value, description: signal.description },
-    };
-  });
+    defineRoute<{ Querystring: Static<typeof MatchesQuery> }>({
+      method: 'GET',
+      url: '/api/v1/network/matches',
+      config: ADMIN,
+      schema: { tags: ['network'], operationId: 'getNetworkMatches', summary: "Which active peers flag one of an entity's identifiers (as of the last sync), and the network_flags signal", querystring: MatchesQuery, response: { 200: MatchesResponse, ...problems } },
+      handler: async (request) => {
+        const id = request.query.entity_id;
+        checkEntityParam(id);
+        const env = request.principal.environment;
+        const identifiers = await db.selectFrom('identifiers').select(['id_type as type', 'hash']).where('environment', '=', env).where('entity_id', '=', id).execute();
+        const flags = await networkFlagsFor(db, env, identifiers);
+        const signal = networkFlagsSignal(flags);
+        return {
+          entity_id: id,
+          peers: flags.map((f) => ({ id: f.peer_id, name: f.peer_name, weight: f.weight, kinds: f.kinds as Record<string, number>, latest_month: f.latest_month })),
+          signal: { name: 'network_flags' as const, value: signal.value, description: signal.description },
+        };
+      },
+    }),
+  ];
 }

@@ -1,5 +1,5 @@
 // vouch_network_* metrics: counts only, never identifiers, elements or tags.
-import type { FastifyInstance } from 'fastify';
+import type { Metrics } from '../http/observability.ts';
 import { Gauge, type Registry } from 'prom-client';
 
 export interface NetworkMetrics {
@@ -21,14 +21,14 @@ function gauge(registry: Registry, name: string, help: string): Gauge {
   return (existing as Gauge | undefined) ?? new Gauge({ name, help, registers: [registry] });
 }
 
-export function networkMetrics(app: FastifyInstance): NetworkMetrics {
-  const served = app.metrics.counter('vouch_network_requests_total', 'Peer requests answered, by endpoint and status class', ['endpoint', 'status']);
-  const refused = app.metrics.counter('vouch_network_refused_total', 'Peer requests refused, by reason', ['reason']);
-  const evaluations = app.metrics.counter('vouch_network_evaluations_total', 'OPRF elements evaluated: served to peers, or asked of peers', ['direction']);
-  const syncs = app.metrics.counter('vouch_network_syncs_total', 'Syncs with a peer, by outcome', ['outcome']);
-  const pulled = app.metrics.counter('vouch_network_flags_pulled_total', 'Flag entries pulled from peers');
-  const published = gauge(app.metrics.registry, 'vouch_network_flags_published', 'Entries this deployment publishes');
-  const matched = gauge(app.metrics.registry, 'vouch_network_matches', 'Local identifiers matched in peers\' flag sets');
+export function networkMetrics(metrics: Metrics): NetworkMetrics {
+  const served = metrics.counter('vouch_network_requests_total', 'Peer requests answered, by endpoint and status class', ['endpoint', 'status']);
+  const refused = metrics.counter('vouch_network_refused_total', 'Peer requests refused, by reason', ['reason']);
+  const evaluations = metrics.counter('vouch_network_evaluations_total', 'OPRF elements evaluated: served to peers, or asked of peers', ['direction']);
+  const syncs = metrics.counter('vouch_network_syncs_total', 'Syncs with a peer, by outcome', ['outcome']);
+  const pulled = metrics.counter('vouch_network_flags_pulled_total', 'Flag entries pulled from peers');
+  const published = gauge(metrics.registry, 'vouch_network_flags_published', 'Entries this deployment publishes');
+  const matched = gauge(metrics.registry, 'vouch_network_matches', 'Local identifiers matched in peers\' flag sets');
   return {
     served: (endpoint, status) => served.inc({ endpoint, status: `${Math.floor(status / 100)}xx` }),
     refused: (reason) => refused.inc({ reason }),

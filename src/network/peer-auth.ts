@@ -67,19 +67,19 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/**
- * Installs, in the calling (encapsulated) plugin: a JSON parser that keeps the raw body, the
- * checks of signed peer requests on routes whose config says `peer: true`, and the signature on
- * every answer. `onRefused` counts refusals (metrics; never the request's content).
- */
-export function installPeerAuth(app: FastifyInstance, db: NetworkDb, identity: NetworkIdentity, onRefused: (reason: string) => void): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    request.rawBody = body as string;
-    parse(request, body as string, done);
-  });
+/** The peer protocol's routes: every answer under this prefix is signed. */
+export const PEER_PREFIX = '/network/v1/';
+const isPeerProtocol = (request: FastifyRequest) => request.routeOptions.url?.startsWith(PEER_PREFIX) === true;
 
+/**
+ * Installs the checks of signed peer requests on routes whose config says `peer: true` (the JSON
+ * parser keeps their raw body: see app.ts), and the signature on every answer of the peer
+ * protocol. `onRefused` counts refusals (metrics; never the request's content).
+ */
+export function installPeerAuth(app: FastifyInstance, db: NetworkDb, identity: NetworkIdentity, onRefused: (reason: string) => void, onServed: (route: string, status: number) => void): void {
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.config.peer) onServed(request.routeOptions.url ?? '', reply.statusCode);
+  });
   app.addHook('onRequest', async (request) => {
     if (!request.routeOptions.config.peer) return;
     const key = header(request, HEADER.key);
@@ -128,7 +128,7 @@ export function installPeerAuth(app: FastifyInstance, db: NetworkDb, identity: N
   });
 
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    if (!isPeerProtocol(request) || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
     const nonce = header(request, HEADER.nonce);
     const timestamp = String(Math.floor(Date.now() / 1000));
     reply.header(HEADER.timestamp, timestamp);

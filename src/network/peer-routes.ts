@@ -1,14 +1,13 @@
 // /network/v1: what peers call. The descriptor is public; flags and evaluate take signed requests
 // from active peers only (peer-auth.ts). Every answer here is signed. Logs carry the peer and
 // counts, never elements, tags or labels.
-import type { FastifyInstance } from 'fastify';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
 import { b64, ELEMENT_BYTES, evaluateBlinded, fromB64, isElement } from './oprf.ts';
-import { installPeerAuth } from './peer-auth.ts';
 import { flagsPage, parseCursor, refreshPublished } from './publisher.ts';
 import type { NetworkDb } from './tables.ts';
 import { consumeBudget, secondsToNextUtcDay } from './budget.ts';
@@ -43,68 +42,75 @@ const Descriptor = Type.Object({
   endpoints: Type.Object({ descriptor: Type.String(), flags: Type.String(), evaluate: Type.String() }),
 });
 
-export default async function peerRoutes(app: FastifyInstance, { store, db, identity, metrics, name, publicUrl }: PeerRouteOptions) {
-  installPeerAuth(app, db, identity, (reason) => metrics.refused(reason));
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.routeOptions.config.peer) metrics.served(request.routeOptions.url ?? '', reply.statusCode);
-  });
+export function peerRoutes({ store, db, identity, metrics, name, publicUrl }: PeerRouteOptions): RouteDefinition[] {
   let refreshing: Promise<unknown> | undefined;
 
-  app.get('/network/v1/descriptor', {
-    schema: { tags: ['network'], operationId: 'getNetworkDescriptor', summary: "This deployment's network identity (answers signed; pin signing_key)", response: { 200: Descriptor } },
-  }, async (request) => {
-    const base = publicUrl ?? `${request.protocol}://${request.host}`;
-    return {
-      name,
-      signing_key: identity.signingKey,
-      oprf_public_key: identity.oprfPublicKey,
-      endpoints: { descriptor: `${base}/network/v1/descriptor`, flags: `${base}/network/v1/flags`, evaluate: `${base}/network/v1/evaluate` },
-    };
-  });
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/network/v1/descriptor',
+      schema: { tags: ['network'], operationId: 'getNetworkDescriptor', summary: "This deployment's network identity (answers signed; pin signing_key)", response: { 200: Descriptor } },
+      handler: async (request) => {
+        const base = publicUrl ?? `${request.protocol}://${request.host}`;
+        return {
+          name,
+          signing_key: identity.signingKey,
+          oprf_public_key: identity.oprfPublicKey,
+          endpoints: { descriptor: `${base}/network/v1/descriptor`, flags: `${base}/network/v1/flags`, evaluate: `${base}/network/v1/evaluate` },
+        };
+      },
+    }),
 
-  app.get<{ Querystring: Static<typeof FlagsQuery> }>('/network/v1/flags', {
-    config: { peer: true },
-    schema: {
-      tags: ['network'], operationId: 'getNetworkFlags', summary: 'Flag entries published to the calling peer, changed since `since` (signed peer request)', querystring: FlagsQuery,
-      response: { 200: Type.Object({ epoch: Type.String(), entries: Type.Array(Entry), next_cursor: Type.Union([Type.String(), Type.Null()]), since: Type.String() }), ...problems },
-    },
-  }, async (request) => {
-    const peer = request.peer!;
-    const cursor = parseCursor(request.query.cursor);
-    if (cursor === null) throw new ApiError(400, 'invalid_request', 'cursor is not one this server gave.');
-    if (!cursor) {
-      // A pull from its first page sees the history as it is now; concurrent pulls share one refresh.
-      refreshing ??= refreshPublished(store, db, identity)
-        .then((r) => metrics.setPublished(r.published))
-        .catch((err: unknown) => request.log.warn({ event: 'network_publish_failed', err }, 'refreshing the published set failed; serving it as it was'))
-        .finally(() => (refreshing = undefined));
-      await refreshing;
-    }
-    const page = await flagsPage(db, identity.createdAt, peer, Number(request.query.since ?? 0), cursor, request.query.limit ?? 1000);
-    request.log.info({ event: 'network_flags_served', peer_id: peer.id, entries: page.entries.length }, 'flags served to a peer');
-    return page;
-  });
+    defineRoute<{ Querystring: Static<typeof FlagsQuery> }>({
+      method: 'GET',
+      url: '/network/v1/flags',
+      config: { peer: true },
+      schema: {
+        tags: ['network'], operationId: 'getNetworkFlags', summary: 'Flag entries published to the calling peer, changed since `since` (signed peer request)', querystring: FlagsQuery,
+        response: { 200: Type.Object({ epoch: Type.String(), entries: Type.Array(Entry), next_cursor: Type.Union([Type.String(), Type.Null()]), since: Type.String() }), ...problems },
+      },
+      handler: async (request) => {
+        const peer = request.peer!;
+        const cursor = parseCursor(request.query.cursor);
+        if (cursor === null) throw new ApiError(400, 'invalid_request', 'cursor is not one this server gave.');
+        if (!cursor) {
+          // A pull from its first page sees the history as it is now; concurrent pulls share one refresh.
+          refreshing ??= refreshPublished(store, db, identity)
+            .then((r) => metrics.setPublished(r.published))
+            .catch((err: unknown) => request.log.warn({ event: 'network_publish_failed', err }, 'refreshing the published set failed; serving it as it was'))
+            .finally(() => (refreshing = undefined));
+          await refreshing;
+        }
+        const page = await flagsPage(db, identity.createdAt, peer, Number(request.query.since ?? 0), cursor, request.query.limit ?? 1000);
+        request.log.info({ event: 'network_flags_served', peer_id: peer.id, entries: page.entries.length }, 'flags served to a peer');
+        return page;
+      },
+    }),
 
-  app.post<{ Body: Static<typeof EvaluateBody> }>('/network/v1/evaluate', {
-    config: { peer: true },
-    schema: {
-      tags: ['network'], operationId: 'evaluateNetworkElements', summary: 'Evaluate blinded elements under this deployment\'s OPRF key, with a VOPRF batch proof (signed peer request)', body: EvaluateBody,
-      response: { 200: Type.Object({ evaluated: Type.Array(Type.String()), proof: Type.String() }), ...problems },
-    },
-  }, async (request) => {
-    const peer = request.peer!;
-    const elements = request.body.elements.map((e) => fromB64(e, ELEMENT_BYTES));
-    // Checked before the budget is charged: a malformed request costs the peer nothing.
-    const bad = elements.findIndex((e) => e === undefined || !isElement(e));
-    if (bad >= 0) throw new ApiError(400, 'validation_failed', 'Every element must be a ristretto255 element (32 bytes, base64url) other than the identity.', { errors: [{ field: `/elements/${bad}`, message: 'must be a valid ristretto255 element' }] });
-    if (!(await consumeBudget(db, peer, elements.length))) {
-      metrics.refused('budget');
-      request.log.info({ event: 'network_budget_exhausted', peer_id: peer.id, asked: elements.length, budget_per_day: Number(peer.budget_per_day) }, 'evaluate refused: daily budget');
-      throw new ApiError(429, 'rate_limited', `This peer's budget of ${Number(peer.budget_per_day)} evaluations per UTC day is used up.`, { headers: { 'retry-after': String(secondsToNextUtcDay()) } });
-    }
-    const answer = evaluateBlinded(identity.oprf, elements as Uint8Array[]);
-    metrics.evaluations('served', elements.length);
-    request.log.info({ event: 'network_evaluated', peer_id: peer.id, count: elements.length }, 'elements evaluated for a peer');
-    return { evaluated: answer.evaluated.map(b64), proof: b64(answer.proof) };
-  });
+    defineRoute<{ Body: Static<typeof EvaluateBody> }>({
+      method: 'POST',
+      url: '/network/v1/evaluate',
+      config: { peer: true },
+      schema: {
+        tags: ['network'], operationId: 'evaluateNetworkElements', summary: 'Evaluate blinded elements under this deployment\'s OPRF key, with a VOPRF batch proof (signed peer request)', body: EvaluateBody,
+        response: { 200: Type.Object({ evaluated: Type.Array(Type.String()), proof: Type.String() }), ...problems },
+      },
+      handler: async (request) => {
+        const peer = request.peer!;
+        const elements = request.body.elements.map((e) => fromB64(e, ELEMENT_BYTES));
+        // Checked before the budget is charged: a malformed request costs the peer nothing.
+        const bad = elements.findIndex((e) => e === undefined || !isElement(e));
+        if (bad >= 0) throw new ApiError(400, 'validation_failed', 'Every element must be a ristretto255 element (32 bytes, base64url) other than the identity.', { errors: [{ field: `/elements/${bad}`, message: 'must be a valid ristretto255 element' }] });
+        if (!(await consumeBudget(db, peer, elements.length))) {
+          metrics.refused('budget');
+          request.log.info({ event: 'network_budget_exhausted', peer_id: peer.id, asked: elements.length, budget_per_day: Number(peer.budget_per_day) }, 'evaluate refused: daily budget');
+          throw new ApiError(429, 'rate_limited', `This peer's budget of ${Number(peer.budget_per_day)} evaluations per UTC day is used up.`, { headers: { 'retry-after': String(secondsToNextUtcDay()) } });
+        }
+        const answer = evaluateBlinded(identity.oprf, elements as Uint8Array[]);
+        metrics.evaluations('served', elements.length);
+        request.log.info({ event: 'network_evaluated', peer_id: peer.id, count: elements.length }, 'elements evaluated for a peer');
+        return { evaluated: answer.evaluated.map(b64), proof: b64(answer.proof) };
+      },
+    }),
+  ];
 }

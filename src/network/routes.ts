@@ -1,6 +1,7 @@
-// The network as one registration (docs/network.md): its identity, the peer protocol at
-// /network/v1, the admin API at /api/v1/network, and the scheduled sync. Off until an admin adds
-// a peer: with no peer, a sync contacts nobody and the peer endpoints refuse every caller.
+// The network (docs/network.md): its identity, the checks of the peer protocol at /network/v1,
+// and the scheduled sync (startNetwork); its routes, the peer protocol and the admin API at
+// /api/v1/network (networkRoutes, listed in src/routes.ts). Off until an admin adds a peer: with
+// no peer, a sync contacts nobody and the peer endpoints refuse every caller.
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../auth/kek.ts';
@@ -11,8 +12,14 @@ import { networkDb } from './tables.ts';
 import { syncAll, type PeerSyncResult, type SyncDeps } from './resolver.ts';
 import { pruneNonces } from './peer-auth.ts';
 import { pruneBudgets } from './budget.ts';
-import peerRoutes from './peer-routes.ts';
-import networkAdminRoutes from './admin-routes.ts';
+import { installPeerAuth } from './peer-auth.ts';
+import { peerRoutes } from './peer-routes.ts';
+import { networkAdminRoutes } from './admin-routes.ts';
+import type { Metrics } from '../http/observability.ts';
+import type { RouteDefinition } from '../http/route.ts';
+import type { NetworkIdentity } from './identity.ts';
+import type { NetworkMetrics } from './metrics.ts';
+import type { NetworkDb } from './tables.ts';
 
 export interface NetworkOptions {
   store: Store;
@@ -22,6 +29,20 @@ export interface NetworkOptions {
   peerTimeoutMs?: number;
   /** called when what the network says may have changed (a sync ran, a peer was changed or removed): cached scores are stale */
   onChanged?: () => void;
+  metrics: Metrics;
+}
+
+/** What the network's routes need, made once at start. */
+export interface NetworkServices {
+  store: Store;
+  db: NetworkDb;
+  identity: NetworkIdentity;
+  metrics: NetworkMetrics;
+  urlPolicy: { allowPrivate: boolean };
+  syncNow: () => Promise<PeerSyncResult[]>;
+  name: string;
+  publicUrl: string | undefined;
+  onChanged: () => void;
 }
 
 const PEER_TIMEOUT_MS = 10_000;
@@ -36,10 +57,11 @@ function serialised(run: () => Promise<PeerSyncResult[]>): () => Promise<PeerSyn
   };
 }
 
-export async function registerNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = PEER_TIMEOUT_MS, onChanged = () => {} }: NetworkOptions): Promise<void> {
+export async function startNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = PEER_TIMEOUT_MS, onChanged = () => {}, metrics: appMetrics }: NetworkOptions): Promise<NetworkServices> {
   const db = networkDb(store.db);
   const identity = await loadIdentity(db, encryption);
-  const metrics = networkMetrics(app);
+  const metrics = networkMetrics(appMetrics);
+  installPeerAuth(app, db, identity, (reason) => metrics.refused(reason), (route, status) => metrics.served(route, status));
   const urlPolicy = { allowPrivate: config.network.allowPrivate };
   const deps: SyncDeps = { db, identity, urlPolicy, timeoutMs: peerTimeoutMs, metrics };
   const syncNow = serialised(async () => {
@@ -49,8 +71,6 @@ export async function registerNetwork(app: FastifyInstance, { store, encryption,
     return results;
   });
 
-  await app.register(peerRoutes, { store, db, identity, metrics, name: config.network.name, publicUrl: config.publicUrl });
-  await app.register(networkAdminRoutes, { db, identity, urlPolicy, syncNow, name: config.network.name, onChanged });
 
   // The scheduled sync: one process of the deployment at a time holds it (a lease in the store).
   const periodMs = config.network.syncSeconds * 1000;
@@ -75,4 +95,12 @@ export async function registerNetwork(app: FastifyInstance, { store, encryption,
   app.addHook('preClose', async () => {
     if (timer) clearInterval(timer);
   });
+  return { store, db, identity, metrics, urlPolicy, syncNow, name: config.network.name, publicUrl: config.publicUrl, onChanged };
+}
+
+export function networkRoutes(n: NetworkServices): RouteDefinition[] {
+  return [
+    ...peerRoutes({ store: n.store, db: n.db, identity: n.identity, metrics: n.metrics, name: n.name, publicUrl: n.publicUrl }),
+    ...networkAdminRoutes({ db: n.db, identity: n.identity, urlPolicy: n.urlPolicy, syncNow: n.syncNow, name: n.name, onChanged: n.onChanged }),
+  ];
 }

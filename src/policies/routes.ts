@@ -1,6 +1,7 @@
 // Policy versions over HTTP (CONTRACT §9): list, show, upload, fit, backtest, activate, shadow and
 // the report (JSON, or a self-contained HTML page of plots).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import { validatePolicy, type Policy } from '../config/policy.ts';
 import type { Store } from '../store/db.ts';
@@ -98,129 +99,158 @@ function mapErrors(err: unknown): never {
   throw err;
 }
 
-export default async function policyRoutes(app: FastifyInstance, { store, feed }: { store: Store; feed: RevocationFeed }) {
+export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFeed }): RouteDefinition[] {
   const db = store.db;
   const announce = (environment: Environment, version: string) => feed.announce(POLICY_FEED_KIND, `${environment}:${version}`).catch(() => {});
   const tags = ['policies'];
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>('/api/v1/policies', {
-    config: { scope: 'policy:read' },
-    schema: { tags, summary: 'Policy versions, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(PolicyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
-  }, async (request) => {
-    const { limit = 50, cursor } = request.query;
-    const after = cursor ? { at: Number(cursor.slice(0, cursor.indexOf('.'))), version: cursor.slice(cursor.indexOf('.') + 1) } : undefined;
-    const { rows, more } = await listPolicies(db, request.principal.environment, limit, after);
-    const last = rows[rows.length - 1];
-    return { data: rows.map(policyRecord), next_cursor: more && last ? `${Number(last.created_at)}.${last.version}` : null };
-  });
+  return [
+    defineRoute<{ Querystring: Static<typeof ListQuery> }>({
+      method: 'GET',
+      url: '/api/v1/policies',
+      config: { scope: 'policy:read' },
+      schema: { tags, summary: 'Policy versions, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(PolicyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+      handler: async (request) => {
+        const { limit = 50, cursor } = request.query;
+        const after = cursor ? { at: Number(cursor.slice(0, cursor.indexOf('.'))), version: cursor.slice(cursor.indexOf('.') + 1) } : undefined;
+        const { rows, more } = await listPolicies(db, request.principal.environment, limit, after);
+        const last = rows[rows.length - 1];
+        return { data: rows.map(policyRecord), next_cursor: more && last ? `${Number(last.created_at)}.${last.version}` : null };
+      },
+    }),
 
-  app.get<{ Params: Static<typeof Params> }>('/api/v1/policies/:version', {
-    config: { scope: 'policy:read' },
-    schema: { tags, summary: 'One policy version with its document and report', params: Params, response: { 200: PolicyDetail, ...problems } },
-  }, async (request) => policyDetail(await requireRow(store, request.principal.environment, request.params.version)));
+    defineRoute<{ Params: Static<typeof Params> }>({
+      method: 'GET',
+      url: '/api/v1/policies/:version',
+      config: { scope: 'policy:read' },
+      schema: { tags, summary: 'One policy version with its document and report', params: Params, response: { 200: PolicyDetail, ...problems } },
+      handler: async (request) => policyDetail(await requireRow(store, request.principal.environment, request.params.version)),
+    }),
 
-  app.post<{ Body: Record<string, unknown> }>('/api/v1/policies', {
-    config: { scope: 'policy:write', role: 'operator' },
-    schema: { tags, summary: 'Upload a policy document as a candidate', body: Type.Object({}, { additionalProperties: true }), response: { 201: PolicyDetail, 409: ProblemSchema, ...problems } },
-  }, async (request, reply) => {
-    let policy: Policy;
-    try {
-      policy = validatePolicy(request.body, 'policy');
-    } catch (err) {
-      const errors = policyFieldErrors((err as Error).message);
-      throw new ApiError(400, 'validation_failed', 'The policy document is invalid.', { errors });
-    }
-    const row = await insertPolicy(db, request.principal.environment, { policy, source: 'upload', createdBy: request.principal.id }).catch(mapErrors);
-    reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
-    return policyDetail(row);
-  });
+    defineRoute<{ Body: Record<string, unknown> }>({
+      method: 'POST',
+      url: '/api/v1/policies',
+      config: { scope: 'policy:write', role: 'operator' },
+      schema: { tags, summary: 'Upload a policy document as a candidate', body: Type.Object({}, { additionalProperties: true }), response: { 201: PolicyDetail, 409: ProblemSchema, ...problems } },
+      handler: async (request, reply) => {
+        let policy: Policy;
+        try {
+          policy = validatePolicy(request.body, 'policy');
+        } catch (err) {
+          const errors = policyFieldErrors((err as Error).message);
+          throw new ApiError(400, 'validation_failed', 'The policy document is invalid.', { errors });
+        }
+        const row = await insertPolicy(db, request.principal.environment, { policy, source: 'upload', createdBy: request.principal.id }).catch(mapErrors);
+        reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
+        return policyDetail(row);
+      },
+    }),
 
-  app.post<{ Body: Static<typeof FitBody> }>('/api/v1/policies/fit', {
-    preValidation: emptyIsObject,
-    config: { scope: 'policy:write', role: 'operator' },
-    schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 409: ProblemSchema, 422: ProblemSchema, ...problems } },
-  }, async (request, reply) => {
-    const body = request.body ?? {};
-    const { environment } = request.principal;
-    const baseRow = body.base_version !== undefined ? await requireRow(store, environment, body.base_version) : await activeRow(db, environment);
-    if (!baseRow) throw new ApiError(409, 'conflict', 'There is no active policy to fit from.');
-    try {
-      const { policy, report } = await fitFromStore(db, {
-        environment,
-        base: parseDocument(baseRow),
-        since: parseTime(body.since, 'since'),
-        until: parseTime(body.until, 'until'),
-        assumeLegitAfterDays: body.assume_legit_after_days,
-        holdoutFraction: body.holdout_fraction,
-      }, { store });
-      const row = await insertPolicy(db, environment, { policy, source: 'fit', parentVersion: baseRow.version, createdBy: request.principal.id, report });
-      reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
-      return policyDetail(row);
-    } catch (err) {
-      if (err instanceof InsufficientLabelsError) throw new ApiError(422, 'insufficient_labels', err.message);
-      return mapErrors(err);
-    }
-  });
+    defineRoute<{ Body: Static<typeof FitBody> }>({
+      method: 'POST',
+      url: '/api/v1/policies/fit',
+      preValidation: emptyIsObject,
+      config: { scope: 'policy:write', role: 'operator' },
+      schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 409: ProblemSchema, 422: ProblemSchema, ...problems } },
+      handler: async (request, reply) => {
+        const body = request.body ?? {};
+        const { environment } = request.principal;
+        const baseRow = body.base_version !== undefined ? await requireRow(store, environment, body.base_version) : await activeRow(db, environment);
+        if (!baseRow) throw new ApiError(409, 'conflict', 'There is no active policy to fit from.');
+        try {
+          const { policy, report } = await fitFromStore(db, {
+            environment,
+            base: parseDocument(baseRow),
+            since: parseTime(body.since, 'since'),
+            until: parseTime(body.until, 'until'),
+            assumeLegitAfterDays: body.assume_legit_after_days,
+            holdoutFraction: body.holdout_fraction,
+          }, { store });
+          const row = await insertPolicy(db, environment, { policy, source: 'fit', parentVersion: baseRow.version, createdBy: request.principal.id, report });
+          reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
+          return policyDetail(row);
+        } catch (err) {
+          if (err instanceof InsufficientLabelsError) throw new ApiError(422, 'insufficient_labels', err.message);
+          return mapErrors(err);
+        }
+      },
+    }),
 
-  app.post<{ Params: Static<typeof Params>; Body: Static<typeof WindowBody> }>('/api/v1/policies/:version/backtest', {
-    preValidation: emptyIsObject,
-    config: { scope: 'policy:read' },
-    schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), 409: ProblemSchema, ...problems } },
-  }, async (request) => {
-    const { environment } = request.principal;
-    const row = await requireRow(store, environment, request.params.version);
-    const body = request.body ?? {};
-    const window = { since: parseTime(body.since, 'since'), until: parseTime(body.until, 'until') };
-    return backtestFromStore(db, environment, parseDocument(row), window, async (v) => {
-      const r = await getPolicy(db, environment, v);
-      return r ? parseDocument(r) : undefined;
-    }, { store }).catch(mapErrors);
-  });
+    defineRoute<{ Params: Static<typeof Params>; Body: Static<typeof WindowBody> }>({
+      method: 'POST',
+      url: '/api/v1/policies/:version/backtest',
+      preValidation: emptyIsObject,
+      config: { scope: 'policy:read' },
+      schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), 409: ProblemSchema, ...problems } },
+      handler: async (request) => {
+        const { environment } = request.principal;
+        const row = await requireRow(store, environment, request.params.version);
+        const body = request.body ?? {};
+        const window = { since: parseTime(body.since, 'since'), until: parseTime(body.until, 'until') };
+        return backtestFromStore(db, environment, parseDocument(row), window, async (v) => {
+          const r = await getPolicy(db, environment, v);
+          return r ? parseDocument(r) : undefined;
+        }, { store }).catch(mapErrors);
+      },
+    }),
 
-  app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/activate', {
-    preValidation: emptyIsObject,
-    config: { scope: 'policy:write', role: 'operator' },
-    schema: { tags, summary: 'Make this version the active policy on every instance', params: Params, body: EmptyBody, response: { 200: PolicyDetail, ...problems } },
-  }, async (request) => {
-    const row = await activatePolicy(store, request.principal.environment, request.params.version).catch(mapErrors);
-    await announce(request.principal.environment, row.version);
-    return policyDetail(row);
-  });
+    defineRoute<{ Params: Static<typeof Params> }>({
+      method: 'POST',
+      url: '/api/v1/policies/:version/activate',
+      preValidation: emptyIsObject,
+      config: { scope: 'policy:write', role: 'operator' },
+      schema: { tags, summary: 'Make this version the active policy on every instance', params: Params, body: EmptyBody, response: { 200: PolicyDetail, ...problems } },
+      handler: async (request) => {
+        const row = await activatePolicy(store, request.principal.environment, request.params.version).catch(mapErrors);
+        await announce(request.principal.environment, row.version);
+        return policyDetail(row);
+      },
+    }),
 
-  app.post<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/shadow', {
-    preValidation: emptyIsObject,
-    config: { scope: 'policy:write', role: 'operator' },
-    schema: { tags, summary: 'Score every request with this policy too, stored and never returned', params: Params, body: EmptyBody, response: { 200: PolicyDetail, 409: ProblemSchema, ...problems } },
-  }, async (request) => {
-    const row = await shadowPolicy(store, request.principal.environment, request.params.version).catch(mapErrors);
-    await announce(request.principal.environment, row.version);
-    return policyDetail(row);
-  });
+    defineRoute<{ Params: Static<typeof Params> }>({
+      method: 'POST',
+      url: '/api/v1/policies/:version/shadow',
+      preValidation: emptyIsObject,
+      config: { scope: 'policy:write', role: 'operator' },
+      schema: { tags, summary: 'Score every request with this policy too, stored and never returned', params: Params, body: EmptyBody, response: { 200: PolicyDetail, 409: ProblemSchema, ...problems } },
+      handler: async (request) => {
+        const row = await shadowPolicy(store, request.principal.environment, request.params.version).catch(mapErrors);
+        await announce(request.principal.environment, row.version);
+        return policyDetail(row);
+      },
+    }),
 
-  app.delete('/api/v1/policies/shadow', {
-    config: { scope: 'policy:write', role: 'operator' },
-    schema: { tags, summary: 'End shadow mode', response: { 200: Type.Object({ shadow: Type.Null(), previous: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
-  }, async (request) => {
-    const previous = await clearShadow(store, request.principal.environment);
-    if (previous) await announce(request.principal.environment, previous);
-    return { shadow: null, previous: previous ?? null };
-  });
+    defineRoute({
+      method: 'DELETE',
+      url: '/api/v1/policies/shadow',
+      config: { scope: 'policy:write', role: 'operator' },
+      schema: { tags, summary: 'End shadow mode', response: { 200: Type.Object({ shadow: Type.Null(), previous: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+      handler: async (request) => {
+        const previous = await clearShadow(store, request.principal.environment);
+        if (previous) await announce(request.principal.environment, previous);
+        return { shadow: null, previous: previous ?? null };
+      },
+    }),
 
-  app.get<{ Params: Static<typeof Params> }>('/api/v1/policies/:version/report', {
-    config: { scope: 'policy:read' },
-    schema: { tags, summary: "A fitted policy's report: JSON, or with Accept: text/html a page of plots", params: Params, response: { 200: Type.Unknown(), ...problems } },
-  }, async (request, reply) => {
-    const row = await requireRow(store, request.principal.environment, request.params.version);
-    if (!row.report) throw new ApiError(404, 'not_found', 'This policy has no report: only fitted policies do.');
-    const report = JSON.parse(row.report) as unknown;
-    if (prefersHtml(request.headers.accept)) {
-      // Loaded on first use: vega is large, and most processes never draw a report.
-      const { reportHtml } = await import('./report-html.ts');
-      const html = await reportHtml(policyRecord(row), report as never);
-      return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:").send(html);
-    }
-    return { version: row.version, report };
-  });
+    defineRoute<{ Params: Static<typeof Params> }>({
+      method: 'GET',
+      url: '/api/v1/policies/:version/report',
+      config: { scope: 'policy:read' },
+      schema: { tags, summary: "A fitted policy's report: JSON, or with Accept: text/html a page of plots", params: Params, response: { 200: Type.Unknown(), ...problems } },
+      handler: async (request, reply) => {
+        const row = await requireRow(store, request.principal.environment, request.params.version);
+        if (!row.report) throw new ApiError(404, 'not_found', 'This policy has no report: only fitted policies do.');
+        const report = JSON.parse(row.report) as unknown;
+        if (prefersHtml(request.headers.accept)) {
+          // Loaded on first use: vega is large, and most processes never draw a report.
+          const { reportHtml } = await import('./report-html.ts');
+          const html = await reportHtml(policyRecord(row), report as never);
+          return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:").send(html);
+        }
+        return { version: row.version, report };
+      },
+    }),
+  ];
 }
 
 /** text/html listed before (or without) application/json. */

@@ -2,7 +2,7 @@
 // is validated, scored and audited exactly as a single POST /trust/score would be; an invalid item
 // gets the problem document the single endpoint would have answered, in its place, and the
 // others are still scored.
-import type { FastifyInstance } from 'fastify';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Counter } from 'prom-client';
 import { ApiError, ProblemSchema, problemBody, type ProblemBody } from '../http/problem.ts';
@@ -30,51 +30,56 @@ export interface BatchOptions {
   scores: Counter<'risk_level' | 'cached'>;
 }
 
-export function registerBatchRoute(app: FastifyInstance, { scoring, check, scores }: BatchOptions): void {
+export function batchRoutes({ scoring, check, scores }: BatchOptions): RouteDefinition[] {
   const validate = compileBodyValidator(ScoreBody);
 
-  app.post<{ Body: Static<typeof BatchBody> }>('/api/v1/trust/score/batch', {
-    config: { scope: 'trust:read' },
-    bodyLimit: 1024 * 1024,
-    schema: {
-      tags: ['trust'],
-      summary: `Score up to ${MAX_BATCH} counterparties in one call (each scored and audited on its own)`,
-      body: BatchBody,
-      response: { 200: BatchResponse, ...problems },
-    },
-  }, async (request) => {
-    const results: Array<Static<typeof ScoreResponse> | ProblemBody> = new Array(request.body.requests.length);
-    const valid: Array<{ index: number; body: ScoreBody }> = [];
-    const { cryptoAssets } = scoring.policyFor(request.principal.environment);
-    request.body.requests.forEach((item, index) => {
-      try {
-        const invalid = validate(item);
-        if (invalid) throw invalid;
-        checkScoreBody(item as ScoreBody, cryptoAssets, check);
-        valid.push({ index, body: item as ScoreBody });
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        results[index] = problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
-      }
-    });
-    // A few at a time: their profile reads overlap and their decisions share group commits
-    // (audit/decisions.ts), instead of one store round trip and one commit after another.
-    let next = 0;
-    const worker = async () => {
-      while (next < valid.length) {
-        const { index, body } = valid[next++]!;
-        try {
-          const response = await scoring.score(body, request.principal);
-          scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
-          results[index] = response;
-        } catch (err) {
-          // A store failure fails the whole call (503/500) rather than answering a partial batch.
-          if (!(err instanceof ApiError)) throw err;
-          results[index] = problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, valid.length) }, worker));
-    return { results };
-  });
+  return [
+    defineRoute<{ Body: Static<typeof BatchBody> }>({
+      method: 'POST',
+      url: '/api/v1/trust/score/batch',
+      config: { scope: 'trust:read' },
+      bodyLimit: 1024 * 1024,
+      schema: {
+        tags: ['trust'],
+        summary: `Score up to ${MAX_BATCH} counterparties in one call (each scored and audited on its own)`,
+        body: BatchBody,
+        response: { 200: BatchResponse, ...problems },
+      },
+      handler: async (request) => {
+        const results: Array<Static<typeof ScoreResponse> | ProblemBody> = new Array(request.body.requests.length);
+        const valid: Array<{ index: number; body: ScoreBody }> = [];
+        const { cryptoAssets } = scoring.policyFor(request.principal.environment);
+        request.body.requests.forEach((item, index) => {
+          try {
+            const invalid = validate(item);
+            if (invalid) throw invalid;
+            checkScoreBody(item as ScoreBody, cryptoAssets, check);
+            valid.push({ index, body: item as ScoreBody });
+          } catch (err) {
+            if (!(err instanceof ApiError)) throw err;
+            results[index] = problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
+          }
+        });
+        // A few at a time: their profile reads overlap and their decisions share group commits
+        // (audit/decisions.ts), instead of one store round trip and one commit after another.
+        let next = 0;
+        const worker = async () => {
+          while (next < valid.length) {
+            const { index, body } = valid[next++]!;
+            try {
+              const response = await scoring.score(body, request.principal);
+              scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
+              results[index] = response;
+            } catch (err) {
+              // A store failure fails the whole call (503/500) rather than answering a partial batch.
+              if (!(err instanceof ApiError)) throw err;
+              results[index] = problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(CONCURRENCY, valid.length) }, worker));
+        return { results };
+      },
+    }),
+  ];
 }

@@ -8,7 +8,7 @@
 // Everything is within the caller's environment (CONTRACT §10 test mode): erasing a test entity
 // leaves the live entity of the same id, its events and its decisions as they were, and vice versa.
 import { createHmac, randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
@@ -230,24 +230,29 @@ export interface ErasureRouteOptions {
   requireHashedIds?: boolean;
 }
 
-export async function erasureRoutes(app: FastifyInstance, { store, feed, scoring, decisions, encryption, requireHashedIds = false }: ErasureRouteOptions) {
-  app.delete<{ Params: Static<typeof Params> }>('/api/v1/trust/entities/:entity_id', {
-    config: { scope: 'trust:write', role: 'admin' },
-    schema: {
-      tags: ['trust'],
-      summary: "Erase an entity (role admin): its events, aggregates and identifier links; its decisions keep a salted digest in place of the id",
-      params: Params,
-      response: { 200: ErasureResponse, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema },
-    },
-  }, async (request) => {
-    const { principal } = request;
-    const id = request.params.entity_id;
-    checkEntityParam(id, { requireHashedIds });
-    // Decisions this instance is still writing are committed first, so the scrub sees them.
-    await decisions.drain();
-    const { eventsDeleted, digest, erasureId } = await eraseEntity(store, feed, encryption, principal, id);
-    scoring.cache.clear();
-    request.log.info({ event: 'entity_erased', erasure_id: erasureId, entity_digest: digest, environment: principal.environment, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
-    return { entity_id: id, events_deleted: eventsDeleted };
-  });
+export function erasureRoutes({ store, feed, scoring, decisions, encryption, requireHashedIds = false }: ErasureRouteOptions): RouteDefinition[] {
+  return [
+    defineRoute<{ Params: Static<typeof Params> }>({
+      method: 'DELETE',
+      url: '/api/v1/trust/entities/:entity_id',
+      config: { scope: 'trust:write', role: 'admin' },
+      schema: {
+        tags: ['trust'],
+        summary: "Erase an entity (role admin): its events, aggregates and identifier links; its decisions keep a salted digest in place of the id",
+        params: Params,
+        response: { 200: ErasureResponse, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema },
+      },
+      handler: async (request) => {
+        const { principal } = request;
+        const id = request.params.entity_id;
+        checkEntityParam(id, { requireHashedIds });
+        // Decisions this instance is still writing are committed first, so the scrub sees them.
+        await decisions.drain();
+        const { eventsDeleted, digest, erasureId } = await eraseEntity(store, feed, encryption, principal, id);
+        scoring.cache.clear();
+        request.log.info({ event: 'entity_erased', erasure_id: erasureId, entity_digest: digest, environment: principal.environment, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
+        return { entity_id: id, events_deleted: eventsDeleted };
+      },
+    }),
+  ];
 }

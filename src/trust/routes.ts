@@ -1,12 +1,12 @@
 // /api/v1/trust: events in, scores out, aggregates for inspection.
-import type { FastifyInstance } from 'fastify';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import type { Metrics } from '../http/observability.ts';
+import type { Counter } from 'prom-client';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
 import type { ScoringService } from './scoring.ts';
-import { registerBatchRoute } from './batch.ts';
-import { registerTimelineRoute } from './timeline.ts';
 import {
   EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents, checkScoreBody,
 } from './schemas.ts';
@@ -39,97 +39,109 @@ export interface TrustRouteOptions {
   scoring: ScoringService;
   /** VOUCH_REQUIRE_HASHED_IDS */
   requireHashedIds?: boolean;
+  metrics: Metrics;
+  /** scores returned, shared with the batch route (scoreCounter) */
+  scores: Counter<'risk_level' | 'cached'>;
 }
 
-export default async function trustRoutes(app: FastifyInstance, { store, scoring, requireHashedIds = false }: TrustRouteOptions) {
-  const scores = app.metrics.counter('vouch_scores_total', 'Scores returned, by risk level and cache use', ['risk_level', 'cached']);
-  const ingested = app.metrics.counter('vouch_events_ingested_total', 'Events accepted or skipped as duplicates', ['outcome']);
+/** Scores returned by the single and the batch route, by level and cache use. */
+export const scoreCounter = (metrics: Metrics) => metrics.counter('vouch_scores_total', 'Scores returned, by risk level and cache use', ['risk_level', 'cached']) as Counter<'risk_level' | 'cached'>;
 
-  app.post<{ Body: Static<typeof EventsBody> }>('/api/v1/trust/events', {
-    config: { scope: 'trust:write' },
-    bodyLimit: 1024 * 1024,
-    schema: {
-      tags: ['trust'],
-      summary: "Record history events (idempotent by the client's event_id; up to 1000 per call)",
-      body: EventsBody,
-      response: { 200: Type.Object({ accepted: Type.Integer(), duplicates: Type.Integer() }), 409: ProblemSchema, ...problems },
-    },
-  }, async (request) => {
-    // A batch is all or nothing: nothing is stored unless every event is valid.
-    const { environment, clientId } = request.principal;
-    const policy = scoring.policyFor(environment);
-    checkEvents(request.body.events, policy.cryptoAssets, { requireHashedIds });
-    let result;
-    try {
-      result = await ingestEvents(store, request.body.events, policy, { environment, clientId });
-    } catch (err) {
-      if (!(err instanceof EventConflictError)) throw err;
-      const errors = err.conflicts.slice(0, 50).map((c) => ({ field: `events.${c.index}.event_id`, message: 'was already used for a different event' }));
-      throw new ApiError(409, 'conflict', `An event_id was reused with a different payload (${errors.map((e) => e.field).slice(0, 3).join(', ')}); nothing was stored.`, { errors });
-    }
-    ingested.inc({ outcome: 'accepted' }, result.accepted);
-    ingested.inc({ outcome: 'duplicate' }, result.duplicates);
-    return result;
-  });
-
-  app.post<{ Body: ScoreBody }>('/api/v1/trust/score', {
-    config: { scope: 'trust:read' },
-    schema: {
-      tags: ['trust'],
-      summary: 'Score a counterparty for a trade (higher = riskier)',
-      body: ScoreBody,
-      response: { 200: ScoreResponse, ...problems },
-    },
-  }, async (request) => {
-    checkScoreBody(request.body, scoring.policyFor(request.principal.environment).cryptoAssets, { requireHashedIds });
-    const response = await scoring.score(request.body, request.principal);
-    scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
-    return response;
-  });
-
-  registerBatchRoute(app, { scoring, check: { requireHashedIds }, scores });
-
+export function trustRoutes({ store, scoring, requireHashedIds = false, metrics, scores }: TrustRouteOptions): RouteDefinition[] {
+  const ingested = metrics.counter('vouch_events_ingested_total', 'Events accepted or skipped as duplicates', ['outcome']);
   const EntityParams = Type.Object({ entity_id: EntityId });
-  app.get<{ Params: Static<typeof EntityParams> }>('/api/v1/trust/entities/:entity_id', {
-    config: { scope: 'trust:read' },
-    schema: {
-      tags: ['trust'],
-      summary: "An entity's recorded history aggregates (plain, undecayed counts)",
-      params: EntityParams,
-      response: { 200: EntityAggregates, 404: ProblemSchema, ...problems },
-    },
-  }, async (request) => {
-    const id = request.params.entity_id;
-    checkEntityParam(id, { requireHashedIds });
-    const { environment } = request.principal;
-    const row = await store.db.selectFrom('entities').selectAll().where('environment', '=', environment).where('entity_id', '=', id).executeTakeFirst();
-    if (!row || Number(row.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
-    const [currencies, identifiers] = await Promise.all([
-      store.db.selectFrom('entity_currency').select(['currency', 'volume']).where('environment', '=', environment).where('entity_id', '=', id).orderBy('currency').execute(),
-      // The sharing count comes from identifier_stats in the same query: no scan of the other holders.
-      store.db.selectFrom('identifiers')
-        .leftJoin('identifier_stats', (join) => join.onRef('identifier_stats.environment', '=', 'identifiers.environment').onRef('identifier_stats.id_type', '=', 'identifiers.id_type').onRef('identifier_stats.hash', '=', 'identifiers.hash'))
-        .select(['identifiers.id_type', 'identifiers.hash', 'identifier_stats.entities'])
-        .where('identifiers.environment', '=', environment).where('identifiers.entity_id', '=', id).orderBy('identifiers.id_type').orderBy('identifiers.hash').limit(100).execute(),
-    ]);
-    const iso = (ms: number) => new Date(Number(ms)).toISOString();
-    return {
-      entity_id: id,
-      first_seen_at: iso(row.first_seen_at),
-      last_event_at: iso(row.last_event_at),
-      trades_completed: Number(row.trades_completed),
-      trades_cancelled: Number(row.trades_cancelled),
-      volume_completed: Object.fromEntries(currencies.map((c) => [c.currency, Number(c.volume)])),
-      disputes_opened: Number(row.disputes_opened),
-      disputes_won: Number(row.disputes_won),
-      disputes_lost: Number(row.disputes_lost),
-      chargebacks: Number(row.chargebacks),
-      fraud_reports: Number(row.fraud_reports),
-      blocklisted: Number(row.blocklisted) === 1,
-      // A missing stats row (never expected) still counts this entity itself.
-      linked_identifiers: identifiers.map((i) => ({ type: i.id_type, hash: i.hash, entities: Math.max(1, Number(i.entities ?? 1)) })),
-    };
-  });
 
-  registerTimelineRoute(app, { store, requireHashedIds });
+  return [
+    defineRoute<{ Body: Static<typeof EventsBody> }>({
+      method: 'POST',
+      url: '/api/v1/trust/events',
+      config: { scope: 'trust:write' },
+      bodyLimit: 1024 * 1024,
+      schema: {
+        tags: ['trust'],
+        summary: "Record history events (idempotent by the client's event_id; up to 1000 per call)",
+        body: EventsBody,
+        response: { 200: Type.Object({ accepted: Type.Integer(), duplicates: Type.Integer() }), 409: ProblemSchema, ...problems },
+      },
+      handler: async (request) => {
+        // A batch is all or nothing: nothing is stored unless every event is valid.
+        const { environment, clientId } = request.principal;
+        const policy = scoring.policyFor(environment);
+        checkEvents(request.body.events, policy.cryptoAssets, { requireHashedIds });
+        let result;
+        try {
+          result = await ingestEvents(store, request.body.events, policy, { environment, clientId });
+        } catch (err) {
+          if (!(err instanceof EventConflictError)) throw err;
+          const errors = err.conflicts.slice(0, 50).map((c) => ({ field: `events.${c.index}.event_id`, message: 'was already used for a different event' }));
+          throw new ApiError(409, 'conflict', `An event_id was reused with a different payload (${errors.map((e) => e.field).slice(0, 3).join(', ')}); nothing was stored.`, { errors });
+        }
+        ingested.inc({ outcome: 'accepted' }, result.accepted);
+        ingested.inc({ outcome: 'duplicate' }, result.duplicates);
+        return result;
+      },
+    }),
+
+    defineRoute<{ Body: ScoreBody }>({
+      method: 'POST',
+      url: '/api/v1/trust/score',
+      config: { scope: 'trust:read' },
+      schema: {
+        tags: ['trust'],
+        summary: 'Score a counterparty for a trade (higher = riskier)',
+        body: ScoreBody,
+        response: { 200: ScoreResponse, ...problems },
+      },
+      handler: async (request) => {
+        checkScoreBody(request.body, scoring.policyFor(request.principal.environment).cryptoAssets, { requireHashedIds });
+        const response = await scoring.score(request.body, request.principal);
+        scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
+        return response;
+      },
+    }),
+
+    defineRoute<{ Params: Static<typeof EntityParams> }>({
+      method: 'GET',
+      url: '/api/v1/trust/entities/:entity_id',
+      config: { scope: 'trust:read' },
+      schema: {
+        tags: ['trust'],
+        summary: "An entity's recorded history aggregates (plain, undecayed counts)",
+        params: EntityParams,
+        response: { 200: EntityAggregates, 404: ProblemSchema, ...problems },
+      },
+      handler: async (request) => {
+        const id = request.params.entity_id;
+        checkEntityParam(id, { requireHashedIds });
+        const { environment } = request.principal;
+        const row = await store.db.selectFrom('entities').selectAll().where('environment', '=', environment).where('entity_id', '=', id).executeTakeFirst();
+        if (!row || Number(row.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
+        const [currencies, identifiers] = await Promise.all([
+          store.db.selectFrom('entity_currency').select(['currency', 'volume']).where('environment', '=', environment).where('entity_id', '=', id).orderBy('currency').execute(),
+          // The sharing count comes from identifier_stats in the same query: no scan of the other holders.
+          store.db.selectFrom('identifiers')
+            .leftJoin('identifier_stats', (join) => join.onRef('identifier_stats.environment', '=', 'identifiers.environment').onRef('identifier_stats.id_type', '=', 'identifiers.id_type').onRef('identifier_stats.hash', '=', 'identifiers.hash'))
+            .select(['identifiers.id_type', 'identifiers.hash', 'identifier_stats.entities'])
+            .where('identifiers.environment', '=', environment).where('identifiers.entity_id', '=', id).orderBy('identifiers.id_type').orderBy('identifiers.hash').limit(100).execute(),
+        ]);
+        const iso = (ms: number) => new Date(Number(ms)).toISOString();
+        return {
+          entity_id: id,
+          first_seen_at: iso(row.first_seen_at),
+          last_event_at: iso(row.last_event_at),
+          trades_completed: Number(row.trades_completed),
+          trades_cancelled: Number(row.trades_cancelled),
+          volume_completed: Object.fromEntries(currencies.map((c) => [c.currency, Number(c.volume)])),
+          disputes_opened: Number(row.disputes_opened),
+          disputes_won: Number(row.disputes_won),
+          disputes_lost: Number(row.disputes_lost),
+          chargebacks: Number(row.chargebacks),
+          fraud_reports: Number(row.fraud_reports),
+          blocklisted: Number(row.blocklisted) === 1,
+          // A missing stats row (never expected) still counts this entity itself.
+          linked_identifiers: identifiers.map((i) => ({ type: i.id_type, hash: i.hash, entities: Math.max(1, Number(i.entities ?? 1)) })),
+        };
+      },
+    }),
+  ];
 }

@@ -3,7 +3,7 @@
 // only its own client's, an admin sees every client's and the legacy imports stored with client ''.
 // Either sees only its own environment's (CONTRACT §10 test mode).
 // Each item carries only what its own event carried, never other entities' identifier hashes.
-import type { FastifyInstance } from 'fastify';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
@@ -64,40 +64,45 @@ function item(row: { event_id: string; type: string; occurred_at: number | strin
   return out;
 }
 
-export function registerTimelineRoute(app: FastifyInstance, { store, requireHashedIds }: { store: Store; requireHashedIds: boolean }): void {
-  app.get<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>('/api/v1/trust/entities/:entity_id/events', {
-    config: { scope: 'trust:read' },
-    schema: {
-      tags: ['trust'],
-      summary: "An entity's events, newest first (a non-admin sees its own client's events only)",
-      params: Params,
-      querystring: Query,
-      response: { 200: Type.Object({ data: Type.Array(TimelineEvent), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
-    },
-  }, async (request) => {
-    const id = request.params.entity_id;
-    checkEntityParam(id, { requireHashedIds });
-    const { limit = 50, cursor } = request.query;
-    const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const { environment } = request.principal;
-    const entity = await store.db.selectFrom('entities').select('version').where('environment', '=', environment).where('entity_id', '=', id).executeTakeFirst();
-    if (!entity || Number(entity.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
-    let q = store.db.selectFrom('events').select(['client_id', 'event_id', 'type', 'occurred_at', 'payload']).where('environment', '=', environment).where('entity_id', '=', id);
-    if (request.principal.role !== 'admin') q = q.where('client_id', '=', request.principal.clientId);
-    if (after) {
-      q = q.where((eb) => eb.or([
-        eb('occurred_at', '<', after.at),
-        eb.and([eb('occurred_at', '=', after.at), eb('event_id', '<', after.eventId)]),
-        eb.and([eb('occurred_at', '=', after.at), eb('event_id', '=', after.eventId), eb('client_id', '<', after.clientId)]),
-      ]));
-    }
-    const rows = await q.orderBy('occurred_at', 'desc').orderBy('event_id', 'desc').orderBy('client_id', 'desc').limit(limit + 1).execute();
-    const page = rows.slice(0, limit);
-    const tail = page[page.length - 1];
-    const more = rows.length > limit && tail !== undefined;
-    return {
-      data: page.map(item),
-      next_cursor: more ? encodeCursor({ at: Number(tail.occurred_at), eventId: tail.event_id, clientId: tail.client_id }) : null,
-    };
-  });
+export function timelineRoutes({ store, requireHashedIds }: { store: Store; requireHashedIds: boolean }): RouteDefinition[] {
+  return [
+    defineRoute<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>({
+      method: 'GET',
+      url: '/api/v1/trust/entities/:entity_id/events',
+      config: { scope: 'trust:read' },
+      schema: {
+        tags: ['trust'],
+        summary: "An entity's events, newest first (a non-admin sees its own client's events only)",
+        params: Params,
+        querystring: Query,
+        response: { 200: Type.Object({ data: Type.Array(TimelineEvent), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
+      },
+      handler: async (request) => {
+        const id = request.params.entity_id;
+        checkEntityParam(id, { requireHashedIds });
+        const { limit = 50, cursor } = request.query;
+        const after = cursor === undefined ? undefined : decodeCursor(cursor);
+        const { environment } = request.principal;
+        const entity = await store.db.selectFrom('entities').select('version').where('environment', '=', environment).where('entity_id', '=', id).executeTakeFirst();
+        if (!entity || Number(entity.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
+        let q = store.db.selectFrom('events').select(['client_id', 'event_id', 'type', 'occurred_at', 'payload']).where('environment', '=', environment).where('entity_id', '=', id);
+        if (request.principal.role !== 'admin') q = q.where('client_id', '=', request.principal.clientId);
+        if (after) {
+          q = q.where((eb) => eb.or([
+            eb('occurred_at', '<', after.at),
+            eb.and([eb('occurred_at', '=', after.at), eb('event_id', '<', after.eventId)]),
+            eb.and([eb('occurred_at', '=', after.at), eb('event_id', '=', after.eventId), eb('client_id', '<', after.clientId)]),
+          ]));
+        }
+        const rows = await q.orderBy('occurred_at', 'desc').orderBy('event_id', 'desc').orderBy('client_id', 'desc').limit(limit + 1).execute();
+        const page = rows.slice(0, limit);
+        const tail = page[page.length - 1];
+        const more = rows.length > limit && tail !== undefined;
+        return {
+          data: page.map(item),
+          next_cursor: more ? encodeCursor({ at: Number(tail.occurred_at), eventId: tail.event_id, clientId: tail.client_id }) : null,
+        };
+      },
+    }),
+  ];
 }

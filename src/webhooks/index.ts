@@ -1,11 +1,8 @@
-// Webhooks as one plugin: the routes, and the delivery worker running while the app is up.
+// The webhook delivery worker, running while the app is up; the routes (routes.ts) are listed in src/routes.ts.
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../auth/kek.ts';
-import webhookRoutes from './routes.ts';
 import { DeliveryWorker, type DeliveryLimits, type WorkerOptions } from './worker.ts';
-
-export { enqueueWebhookEvent } from './repository.ts';
 
 export interface WebhooksOptions {
   store: Store;
@@ -17,15 +14,18 @@ export interface WebhooksOptions {
   worker?: WorkerOptions & { enabled?: boolean };
 }
 
-export async function registerWebhooks(app: FastifyInstance, options: WebhooksOptions): Promise<DeliveryWorker> {
+/** What the webhook routes need besides the worker: the URL check's resolver and the per-client cap. */
+export interface WebhookServices {
+  worker: DeliveryWorker;
+  maxPerClient: number;
+  resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
+}
+
+export function startWebhookWorker(app: FastifyInstance, options: WebhooksOptions): WebhookServices {
   const { maxPerClient = 20, ...limits } = options.limits ?? {};
   const worker = new DeliveryWorker({ store: options.store, encryption: options.encryption, allowPrivate: options.allowPrivate, log: app.log }, { ...limits, ...options.worker });
-  await app.register(webhookRoutes, {
-    store: options.store, encryption: options.encryption, allowPrivate: options.allowPrivate, worker, maxPerClient,
-    ...(options.worker?.urlPolicy?.resolve ? { resolve: options.worker.urlPolicy.resolve } : {}),
-  });
   if (options.worker?.enabled !== false) app.addHook('onReady', async () => worker.start());
   // preClose: in-flight deliveries finish (and are recorded) while the store is still open.
   app.addHook('preClose', async () => worker.stop());
-  return worker;
+  return { worker, maxPerClient, ...(options.worker?.urlPolicy?.resolve ? { resolve: options.worker.urlPolicy.resolve } : {}) };
 }

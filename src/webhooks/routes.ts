@@ -2,11 +2,11 @@
 // anything else is "not found"), their delivery log, and manual retry. A subscription belongs to
 // the environment of the principal that created it (test mode): it receives only that
 // environment's events, and only principals of that environment, admins included, can see it.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../auth/kek.ts';
-import type { Principal } from '../auth/principal.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { newId } from '../lib/ids.ts';
 import { checkDestination } from './ssrf.ts';
@@ -32,82 +32,100 @@ export interface WebhookRouteOptions {
   resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
 }
 
-const ownerScope = (principal: Principal) => (principal.role === 'admin' ? undefined : principal.clientId);
-
-export default async function webhookRoutes(app: FastifyInstance, { store, encryption, allowPrivate, worker, maxPerClient, resolve }: WebhookRouteOptions) {
+export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerClient, resolve }: WebhookRouteOptions): RouteDefinition[] {
   const { db } = store;
   const notFound = () => new ApiError(404, 'not_found', 'No such webhook.');
   const visible = async (request: FastifyRequest, id: string) => {
     if (!WEBHOOK_ID.test(id)) throw notFound();
-    const row = await findWebhook(db, request.principal.environment, id, ownerScope(request.principal));
+    const row = await findWebhook(db, request.principal.environment, id, ownerFilter(request.principal));
     if (!row) throw notFound();
     return row;
   };
 
-  app.post<{ Body: Static<typeof CreateWebhookBody> }>('/api/v1/webhooks', {
-    config: { scope: 'webhooks:write', role: 'operator' },
-    schema: { tags: ['webhooks'], summary: 'Subscribe an endpoint to events (the signing secret is returned once)', body: CreateWebhookBody, response: { 201: CreatedWebhook, 409: ProblemSchema, ...problems } },
-  }, async (request, reply) => {
-    const { url, events, description } = request.body;
-    const check = await checkDestination(url, { allowPrivate, ...(resolve ? { resolve } : {}) });
-    if (!check.ok) throw new ApiError(400, 'validation_failed', `url ${check.message}.`, { errors: [{ field: 'url', message: check.message }] });
-    const id = newId('whk');
-    const secret = generateWebhookSecret();
-    const row = {
-      id, environment: request.principal.environment, owner_client_id: request.principal.clientId, url: check.url.href, events: events.join(' '), description: description ?? null,
-      secret: sealSecret(secret, id, encryption.current), created_at: Date.now(),
-    };
-    const stored = await insertWebhookCapped(db, store.dialect, row, maxPerClient);
-    if (!stored) throw new ApiError(409, 'conflict', `This client already has ${maxPerClient} webhooks (live and test together), the most it may have; delete one first.`);
-    request.log.info({ event: 'webhook_created', webhook_id: id, owner_client_id: row.owner_client_id, environment: row.environment, events, principal_id: request.principal.id }, 'webhook created');
-    reply.code(201).header('location', `/api/v1/webhooks/${id}`);
-    return { ...toWebhookRecord(stored), secret };
-  });
+  return [
+    defineRoute<{ Body: Static<typeof CreateWebhookBody> }>({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      config: { scope: 'webhooks:write', role: 'operator' },
+      schema: { tags: ['webhooks'], summary: 'Subscribe an endpoint to events (the signing secret is returned once)', body: CreateWebhookBody, response: { 201: CreatedWebhook, 409: ProblemSchema, ...problems } },
+      handler: async (request, reply) => {
+        const { url, events, description } = request.body;
+        const check = await checkDestination(url, { allowPrivate, ...(resolve ? { resolve } : {}) });
+        if (!check.ok) throw new ApiError(400, 'validation_failed', `url ${check.message}.`, { errors: [{ field: 'url', message: check.message }] });
+        const id = newId('whk');
+        const secret = generateWebhookSecret();
+        const row = {
+          id, environment: request.principal.environment, owner_client_id: request.principal.clientId, url: check.url.href, events: events.join(' '), description: description ?? null,
+          secret: sealSecret(secret, id, encryption.current), created_at: Date.now(),
+        };
+        const stored = await insertWebhookCapped(db, store.dialect, row, maxPerClient);
+        if (!stored) throw new ApiError(409, 'conflict', `This client already has ${maxPerClient} webhooks (live and test together), the most it may have; delete one first.`);
+        request.log.info({ event: 'webhook_created', webhook_id: id, owner_client_id: row.owner_client_id, environment: row.environment, events, principal_id: request.principal.id }, 'webhook created');
+        reply.code(201).header('location', `/api/v1/webhooks/${id}`);
+        return { ...toWebhookRecord(stored), secret };
+      },
+    }),
 
-  app.get<{ Querystring: Static<typeof ListQuery> }>('/api/v1/webhooks', {
-    config: { scope: 'webhooks:read' },
-    schema: { tags: ['webhooks'], summary: 'List webhooks, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(WebhookRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
-  }, async (request) => {
-    const { limit = 50, cursor } = request.query;
-    const { rows, more } = await listWebhooks(db, request.principal.environment, ownerScope(request.principal), limit, cursor);
-    return { data: rows.map(toWebhookRecord), next_cursor: more ? rows[rows.length - 1]!.id : null };
-  });
+    defineRoute<{ Querystring: Static<typeof ListQuery> }>({
+      method: 'GET',
+      url: '/api/v1/webhooks',
+      config: { scope: 'webhooks:read' },
+      schema: { tags: ['webhooks'], summary: 'List webhooks, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(WebhookRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+      handler: async (request) => {
+        const { limit = 50, cursor } = request.query;
+        const { rows, more } = await listWebhooks(db, request.principal.environment, ownerFilter(request.principal), limit, cursor);
+        return { data: rows.map(toWebhookRecord), next_cursor: more ? rows[rows.length - 1]!.id : null };
+      },
+    }),
 
-  app.get<{ Params: Static<typeof WebhookParams> }>('/api/v1/webhooks/:webhook_id', {
-    config: { scope: 'webhooks:read' },
-    schema: { tags: ['webhooks'], summary: 'Read a webhook', params: WebhookParams, response: { 200: WebhookRecord, ...problems } },
-  }, async (request) => toWebhookRecord(await visible(request, request.params.webhook_id)));
+    defineRoute<{ Params: Static<typeof WebhookParams> }>({
+      method: 'GET',
+      url: '/api/v1/webhooks/:webhook_id',
+      config: { scope: 'webhooks:read' },
+      schema: { tags: ['webhooks'], summary: 'Read a webhook', params: WebhookParams, response: { 200: WebhookRecord, ...problems } },
+      handler: async (request) => toWebhookRecord(await visible(request, request.params.webhook_id)),
+    }),
 
-  app.delete<{ Params: Static<typeof WebhookParams> }>('/api/v1/webhooks/:webhook_id', {
-    config: { scope: 'webhooks:write', role: 'operator' },
-    schema: { tags: ['webhooks'], summary: 'Delete a webhook (pending deliveries are dropped)', params: WebhookParams, response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems } },
-  }, async (request) => {
-    const row = await visible(request, request.params.webhook_id);
-    await deleteWebhook(db, row.id);
-    request.log.info({ event: 'webhook_deleted', webhook_id: row.id, principal_id: request.principal.id }, 'webhook deleted');
-    return { id: row.id, deleted: true as const };
-  });
+    defineRoute<{ Params: Static<typeof WebhookParams> }>({
+      method: 'DELETE',
+      url: '/api/v1/webhooks/:webhook_id',
+      config: { scope: 'webhooks:write', role: 'operator' },
+      schema: { tags: ['webhooks'], summary: 'Delete a webhook (pending deliveries are dropped)', params: WebhookParams, response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems } },
+      handler: async (request) => {
+        const row = await visible(request, request.params.webhook_id);
+        await deleteWebhook(db, row.id);
+        request.log.info({ event: 'webhook_deleted', webhook_id: row.id, principal_id: request.principal.id }, 'webhook deleted');
+        return { id: row.id, deleted: true as const };
+      },
+    }),
 
-  app.get<{ Params: Static<typeof WebhookParams>; Querystring: Static<typeof ListQuery> }>('/api/v1/webhooks/:webhook_id/deliveries', {
-    config: { scope: 'webhooks:read' },
-    schema: { tags: ['webhooks'], summary: "A webhook's deliveries, newest first", params: WebhookParams, querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(DeliveryRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
-  }, async (request) => {
-    const row = await visible(request, request.params.webhook_id);
-    const { limit = 50, cursor } = request.query;
-    const { rows, more } = await listDeliveries(db, request.principal.environment, row.id, limit, cursor);
-    return { data: rows.map(toDeliveryRecord), next_cursor: more ? rows[rows.length - 1]!.id : null };
-  });
+    defineRoute<{ Params: Static<typeof WebhookParams>; Querystring: Static<typeof ListQuery> }>({
+      method: 'GET',
+      url: '/api/v1/webhooks/:webhook_id/deliveries',
+      config: { scope: 'webhooks:read' },
+      schema: { tags: ['webhooks'], summary: "A webhook's deliveries, newest first", params: WebhookParams, querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(DeliveryRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+      handler: async (request) => {
+        const row = await visible(request, request.params.webhook_id);
+        const { limit = 50, cursor } = request.query;
+        const { rows, more } = await listDeliveries(db, request.principal.environment, row.id, limit, cursor);
+        return { data: rows.map(toDeliveryRecord), next_cursor: more ? rows[rows.length - 1]!.id : null };
+      },
+    }),
 
-  app.post<{ Params: Static<typeof DeliveryParams> }>('/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry', {
-    config: { scope: 'webhooks:write', role: 'operator' },
-    schema: { tags: ['webhooks'], summary: 'Send a delivery again now (same webhook-id)', params: DeliveryParams, response: { 202: DeliveryRecord, 409: ProblemSchema, ...problems } },
-  }, async (request, reply) => {
-    const row = await visible(request, request.params.webhook_id);
-    const deliveryId = request.params.delivery_id;
-    if (!DELIVERY_ID.test(deliveryId) || !(await findDelivery(db, request.principal.environment, row.id, deliveryId))) throw new ApiError(404, 'not_found', 'No such delivery.');
-    if (!(await scheduleRetry(db, deliveryId))) throw new ApiError(409, 'conflict', 'This delivery is being attempted right now; retry when it has finished.');
-    worker.kick();
-    reply.code(202);
-    return toDeliveryRecord((await findDelivery(db, request.principal.environment, row.id, deliveryId))!);
-  });
+    defineRoute<{ Params: Static<typeof DeliveryParams> }>({
+      method: 'POST',
+      url: '/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry',
+      config: { scope: 'webhooks:write', role: 'operator' },
+      schema: { tags: ['webhooks'], summary: 'Send a delivery again now (same webhook-id)', params: DeliveryParams, response: { 202: DeliveryRecord, 409: ProblemSchema, ...problems } },
+      handler: async (request, reply) => {
+        const row = await visible(request, request.params.webhook_id);
+        const deliveryId = request.params.delivery_id;
+        if (!DELIVERY_ID.test(deliveryId) || !(await findDelivery(db, request.principal.environment, row.id, deliveryId))) throw new ApiError(404, 'not_found', 'No such delivery.');
+        if (!(await scheduleRetry(db, deliveryId))) throw new ApiError(409, 'conflict', 'This delivery is being attempted right now; retry when it has finished.');
+        worker.kick();
+        reply.code(202);
+        return toDeliveryRecord((await findDelivery(db, request.principal.environment, row.id, deliveryId))!);
+      },
+    }),
+  ];
 }

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import { backends, bearer } from '../helpers/app.ts';
-import { enqueueWebhookEvent } from '../../src/webhooks/index.ts';
+import { enqueueWebhookEvent } from '../../src/webhooks/repository.ts';
 import { claimDue } from '../../src/webhooks/claims.ts';
 import { FAST_WORKER, startReceiver, webhookWorld, type Receiver } from './support.ts';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:net';
 import { backends, bearer, problem } from '../helpers/app.ts';
 import { createClient } from '../../src/auth/clients.ts';
-import { enqueueWebhookEvent } from '../../src/webhooks/index.ts';
+import { enqueueWebhookEvent } from '../../src/webhooks/repository.ts';
 import { startReceiver, webhookWorld, type WebhookWorld } from './support.ts';
 
 const HOOKS = '/api/v1/webhooks';

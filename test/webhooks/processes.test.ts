@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import { backends, freshStore } from '../helpers/app.ts';
 import { TEST_TIMEOUT_MS, adminToken, call, startServer, type ServerProcess } from '../helpers/processes.ts';
-import { enqueueWebhookEvent } from '../../src/webhooks/index.ts';
+import { enqueueWebhookEvent } from '../../src/webhooks/repository.ts';
 import { startReceiver } from './support.ts';
 
 for (const backend of backends()) {

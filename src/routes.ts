@@ -1,0 +1,79 @@
+// Every route of the API, in the order it registers. Each entry is a feature's list of route
+// definitions (src/http/route.ts): method, url, schema, the scope and role it needs, and the
+// handler. A new route goes into its feature's routes file and, for a new feature, one line here.
+// Not listed: the static files of the console and of Swagger UI, which their plugins serve.
+import type { Config } from './config/env.ts';
+import type { Store } from './store/db.ts';
+import type { FastifyInstance } from 'fastify';
+import type { RouteDefinition } from './http/route.ts';
+import type { Metrics } from './http/observability.ts';
+import { healthRoutes } from './http/observability.ts';
+import { problemRoutes } from './http/problem-pages.ts';
+import { docsRoutes } from './http/docs.ts';
+import type { KeyEncryption } from './auth/kek.ts';
+import type { KeyRing } from './auth/signing-keys.ts';
+import type { RevocationFeed } from './auth/revocation.ts';
+import type { TokenService } from './auth/tokens.ts';
+import { authRoutes } from './auth/routes.ts';
+import type { KeyVerifier } from './keys/verifier.ts';
+import { keyRoutes } from './keys/routes.ts';
+import type { ScoringService } from './trust/scoring.ts';
+import { scoreCounter, trustRoutes } from './trust/routes.ts';
+import { batchRoutes } from './trust/batch.ts';
+import { timelineRoutes } from './trust/timeline.ts';
+import { erasureRoutes } from './trust/erasure.ts';
+import { disputeRoutes } from './disputes/routes.ts';
+import type { DecisionWriter } from './audit/decisions.ts';
+import { decisionRoutes } from './audit/routes.ts';
+import { bulkLabelRoutes } from './audit/bulk-labels.ts';
+import { policyRoutes } from './policies/routes.ts';
+import type { WebhookServices } from './webhooks/index.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { networkRoutes, type NetworkServices } from './network/routes.ts';
+
+/** The services the routes are built from, made once by buildApp. */
+export interface Services {
+  config: Config;
+  store: Store;
+  metrics: Metrics;
+  createRateLimit: FastifyInstance['createRateLimit'];
+  /** the OpenAPI document, built from these routes once they are registered */
+  openapi: () => unknown;
+  encryption: KeyEncryption;
+  feed: RevocationFeed;
+  ring: KeyRing;
+  tokens: TokenService;
+  verifier: KeyVerifier;
+  scoring: ScoringService;
+  decisions: DecisionWriter;
+  webhooks: WebhookServices;
+  network: NetworkServices;
+  ping: () => Promise<void>;
+  degraded: () => string[];
+}
+
+export function routeTable(s: Services): RouteDefinition[] {
+  const { config, store } = s;
+  const requireHashedIds = config.requireHashedIds;
+  const scores = scoreCounter(s.metrics);
+  return [
+    ...healthRoutes({ ping: s.ping, degraded: s.degraded, metrics: s.metrics, ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}) }),
+    ...problemRoutes(),
+    ...authRoutes({
+      db: store.db, tokens: s.tokens, ring: s.ring, metrics: s.metrics, createRateLimit: s.createRateLimit,
+      tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute, issuer: config.issuer, publicUrl: config.publicUrl,
+    }),
+    ...keyRoutes({ db: store.db, feed: s.feed, verifier: s.verifier }),
+    ...trustRoutes({ store, scoring: s.scoring, requireHashedIds, metrics: s.metrics, scores }),
+    ...batchRoutes({ scoring: s.scoring, check: { requireHashedIds }, scores }),
+    ...timelineRoutes({ store, requireHashedIds }),
+    ...erasureRoutes({ store, feed: s.feed, scoring: s.scoring, decisions: s.decisions, encryption: s.encryption, requireHashedIds }),
+    ...disputeRoutes({ scoring: s.scoring, decisions: s.decisions, requireHashedIds, metrics: s.metrics }),
+    ...decisionRoutes({ db: store.db }),
+    ...bulkLabelRoutes({ db: store.db }),
+    ...policyRoutes({ store, feed: s.feed }),
+    ...webhookRoutes({ store, encryption: s.encryption, allowPrivate: config.webhookAllowPrivate, ...s.webhooks }),
+    ...networkRoutes(s.network),
+    ...docsRoutes({ document: s.openapi }),
+  ];
+}
