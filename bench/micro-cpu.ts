@@ -5,7 +5,7 @@
 //   git archive main src | tar -x -C /tmp/base && ln -s $PWD/node_modules /tmp/base/
 //   BASE=/tmp/base npx tsx bench/micro-cpu.ts
 import { openStore } from '../src/store/db.ts';
-import { DEFAULT_POLICY } from '../src/config/policy.ts';
+import { DEFAULT_POLICY } from '../src/policies/policy.ts';
 import { loadProfile } from '../src/trust/profile.ts';
 import type { EntityProfile, ScoreRequest } from '../src/trust/types.ts';
 import { entityId, rng } from './data.ts';
@@ -37,7 +37,7 @@ async function load(root: string) {
   const safe = await import(`${root}/src/trust/safe-amount.ts`);
   const live = await import(`${root}/src/policies/live.ts`);
   const idGen = await import(`${root}/src/lib/ids.ts`);
-  const ids = await import(`${root}/src/trust/identifiers.ts`);
+  const ids = await import(`${root}/src/lib/identifiers.ts`);
   const schemas = await import(`${root}/src/trust/schemas.ts`);
   const cache = await import(`${root}/src/trust/cache.ts`);
   const validation = await import(`${root}/src/http/validation.ts`);

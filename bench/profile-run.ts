@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { openStore } from '../src/store/db.ts';
 import { ingestEvents } from '../src/trust/ingest.ts';
-import { DEFAULT_POLICY } from '../src/config/policy.ts';
+import { DEFAULT_POLICY } from '../src/policies/policy.ts';
 import { entityId, history, rng } from './data.ts';
 
 const ENTITIES = 10_000, EVENTS = 100_000;

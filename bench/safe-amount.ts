@@ -1,7 +1,7 @@
 // `npx tsx bench/safe-amount.ts`: how long safe_amount takes in-process, on a veteran (200 trades
 // of ~100 USD over a year) trading with a new counterparty by bank transfer. Timings live here, not
 // in the tests, which a busy shared machine would make flaky.
-import { DEFAULT_POLICY } from '../src/config/policy.ts';
+import { DEFAULT_POLICY } from '../src/policies/policy.ts';
 import { decayFactor } from '../src/trust/model.ts';
 import { safeAmount } from '../src/trust/safe-amount.ts';
 import type { EntityProfile, ScoreRequest } from '../src/trust/types.ts';

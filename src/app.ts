@@ -14,15 +14,17 @@ import { swaggerPlugin, swaggerUiPlugin } from './http/docs.ts';
 import { asRouteOptions } from './http/route.ts';
 import { acceptFormsOnOauthRoutes } from './http/form-body.ts';
 import { routeTable } from './routes.ts';
+import { REQUEST_EXAMPLES } from './openapi-examples.ts';
 import { ProblemSchema } from './http/problem.ts';
 import { RevocationFeed } from './auth/revocation.ts';
 import { KeyRing } from './auth/signing-keys.ts';
 import { resolveKeyEncryption } from './auth/kek.ts';
 import { TokenService } from './auth/tokens.ts';
 import { deactivatedClientIds, isClientActive } from './auth/clients.ts';
+import { SCOPES } from './auth/principal.ts';
 import authenticate from './auth/authenticate.ts';
 import { KeyVerifier } from './keys/verifier.ts';
-import { DEFAULT_POLICY, type Policy } from './config/policy.ts';
+import { DEFAULT_POLICY, type Policy } from './policies/policy.ts';
 import { DecisionWriter } from './audit/decisions.ts';
 import { ScoringService } from './trust/scoring.ts';
 import { startWebhookWorker } from './webhooks/index.ts';
@@ -46,7 +48,7 @@ export interface AppOptions {
   /** an open shared Redis; by default one is opened when config.redisUrl is set */
   redis?: SharedRedis;
   logger?: FastifyServerOptions['logger'];
-  /** how long a request (headers and body) may take to arrive; CONTRACT §7 says 10 s */
+  /** how long a request (headers and body) may take to arrive; docs/api.md, "Limits" says 10 s */
   requestTimeoutMs?: number;
   /** the webhook delivery worker's timings (tests shorten them); enabled: false runs no worker */
   webhookWorker?: WorkerOptions & { enabled?: boolean };
@@ -114,7 +116,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
     else if (kind === 'key') verifier.forget(subject);
   });
   await ring.init();
-  // Policies live in the store (CONTRACT §9); the given one is the configured (file) policy.
+  // Policies live in the store (docs/api.md, "Policies"); the given one is the configured (file) policy.
   await ensurePolicies(store, policy);
   for (const id of await deactivatedClientIds(store.db)) tokens.markClientDeactivated(id);
   await feed.start();
@@ -168,7 +170,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   const counterStore = redis ? sharedRateLimitStore(redis.client, undefined, hostStore) : hostStore;
   await app.register(rateLimit, { global: false, ...(counterStore ? { store: counterStore } : {}) });
   meterRateLimits(app);
-  await app.register(swaggerPlugin, { publicUrl: config.publicUrl });
+  await app.register(swaggerPlugin, { publicUrl: config.publicUrl, scopes: SCOPES, examples: REQUEST_EXAMPLES });
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
   await app.register(idempotency, { db: store.db, encryption: keyEncryption });
 

@@ -10,7 +10,7 @@
 //
 // The entities are split in two halves by a hash of their id:
 //   pass 1 (store 1, the hand-set built-in policy active): the history is replayed and the requests
-//     of half A are scored; outcome events label them (CONTRACT §8) and, with --labels api (the
+//     of half A are scored; outcome events label them (docs/api.md, "Outcomes and labels") and, with --labels api (the
 //     default), every decision is then labelled through the API with its known outcome, as a
 //     marketplace's risk team would after investigating; at the end of the period the service fits
 //     a candidate (POST /api/v1/policies/fit) on those labels.
@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/env.ts';
-import { DEFAULT_POLICY } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { buildApp } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';

@@ -6,7 +6,7 @@
 //   const { events, requests } = simulateMarket({ seed: 1, entities: 2000, days: 60 });
 //
 // Every outcome event is also in `events`, so a run may post the history in time order (labels
-// then arrive as CONTRACT §8 derives them) or use `label` directly. `eventLabel` differs from the
+// then arrive as docs/api.md, "Outcomes and labels" derives them) or use `label` directly. `eventLabel` differs from the
 // ground truth where real data would too: a sloppy trader's lost dispute labels a legit trade
 // fraud, and fraud whose chargeback lands after `end` is not labelled yet.
 import type { TrustEvent } from '../../src/trust/schemas.ts';

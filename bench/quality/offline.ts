@@ -5,7 +5,7 @@
 // applying each event at its own time and scoring each request at its own time. It is a model of
 // the store for benchmarks, not a second implementation to serve from: the HTTP quality run is the
 // reference.
-import { DEFAULT_POLICY, type Policy, type SignalName } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, type Policy, type SignalName } from '../../src/policies/policy.ts';
 import { featureValues } from '../../src/policies/features.ts';
 import { scoreEntity } from '../../src/trust/model.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';

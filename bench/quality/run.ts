@@ -1,6 +1,6 @@
 // `npx tsx bench/quality/run.ts`: the learning loop offline on a simulated market. Scores every
 // request at its own time with the default policy (in-memory history), labels decisions as
-// CONTRACT §8/§9 would at the end of the period, fits a candidate and prints the §9 report with
+// docs/api.md, "Outcomes and labels"/§9 would at the end of the period, fits a candidate and prints the §9 report with
 // the default policy's figures against ground truth beside it.
 // Options: --seed N --entities N --days N --assume-legit-after-days N --lambda X
 //          --events FILE (also write the history as NDJSON for `vouch events import`)
@@ -9,7 +9,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import { DEFAULT_POLICY, type Policy } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
 import { completionIndex, trainingLabel } from '../../src/policies/labels.ts';
 import { computeMetrics } from '../../src/policies/metrics.ts';
 import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';

@@ -74,7 +74,7 @@ export interface LabelledRequest {
   body: ScoreBody;
   /** ground truth */
   label: 'fraud' | 'legit';
-  /** the label CONTRACT §8 would derive from the outcome events that arrive before the end */
+  /** the label docs/api.md, "Outcomes and labels" would derive from the outcome events that arrive before the end */
   eventLabel: 'fraud' | null;
   population: Population;
   /** events carrying this trade_id for the scored entity, after `at` (each also in `events`) */

@@ -3,7 +3,7 @@ import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiProblem } from './api.ts';
 
-export const BASE = '/console';
+const BASE = '/console';
 
 // ---- routing: history API under /console (the service answers index.html for any /console/* path)
 const routeListeners = new Set<() => void>();

@@ -12,10 +12,10 @@ import { compileBodyValidator } from '../http/validation.ts';
 import type { Database } from '../store/schema.ts';
 import { LabelBody, LabelSchema, labelDecision, type LabelRecord } from './labels.ts';
 
-export const MAX_LABELS = 1000;
+const MAX_LABELS = 1000;
 
 /** One item: the single-label body plus the decision it labels (the single endpoint's path id). */
-export const LabelItem = Type.Object({
+const LabelItem = Type.Object({
   decision_id: Type.String({ minLength: 1, maxLength: 64 }),
   ...LabelBody.properties,
 }, { additionalProperties: false });

@@ -20,14 +20,14 @@ const CHUNK_ITEMS = 1000;
 const CHUNK_BYTES = 960 * 1024;
 const ATTEMPTS = 5;
 
-export interface Credentials {
+interface Credentials {
   baseUrl: string;
   apiKey?: string;
   clientId?: string;
   clientSecret?: string;
 }
 
-export function credentialsFromEnv(env: NodeJS.ProcessEnv, usageError: (m: string) => Error): Credentials {
+function credentialsFromEnv(env: NodeJS.ProcessEnv, usageError: (m: string) => Error): Credentials {
   const baseUrl = env.VOUCH_URL ?? 'http://127.0.0.1:8080';
   try {
     new URL(baseUrl);
@@ -39,7 +39,7 @@ export function credentialsFromEnv(env: NodeJS.ProcessEnv, usageError: (m: strin
   throw usageError('set VOUCH_API_KEY, or VOUCH_CLIENT_ID and VOUCH_CLIENT_SECRET (a credential with labels:write)');
 }
 
-export interface ImportSummary {
+interface ImportSummary {
   labelled: number;
   failed: number;
   /** each failure: the file line, and the problem's code and detail (never a credential) */
@@ -57,7 +57,7 @@ const describeProblem = (p: Problem): string =>
   [p.detail ?? 'refused', ...(p.errors ?? []).map((e) => `${e.field} ${e.message}`)].join(' ');
 
 /** Sends the labels and returns what became of each; `progress` hears after every chunk. */
-export async function sendLabels(
+async function sendLabels(
   credentials: Credentials, labels: readonly FileLabel[], progress: (done: number, failed: number) => void = () => {},
 ): Promise<ImportSummary> {
   const summary: ImportSummary = { labelled: 0, failed: 0, failures: [] };

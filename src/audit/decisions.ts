@@ -12,7 +12,7 @@ export type DecisionRow = Omit<DecisionsTable, 'cache_key' | 'cache_state'> & Pa
 const MAX_BATCH = 500;
 const COLUMNS = [
   'id', 'kind', 'environment', 'principal_id', 'owner_client_id', 'subject_id', 'request_digest', 'result', 'policy_version', 'created_at', 'cache_key', 'cache_state',
-  // scores only (CONTRACT §8): see src/audit/learning.ts
+  // scores only (docs/api.md, "Outcomes and labels"): see src/audit/learning.ts
   'features', 'feature_set', 'trade_id', 'risk_level', 'shadow_version', 'shadow_score',
   'request',
 ] as const;

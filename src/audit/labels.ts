@@ -1,4 +1,4 @@
-// Outcome labels of score decisions (CONTRACT §8): from the API (an operator's word, final until
+// Outcome labels of score decisions (docs/api.md, "Outcomes and labels"): from the API (an operator's word, final until
 // relabelled) and from history (a chargeback, fraud report or lost dispute naming the trade). An
 // event label never overwrites an API label.
 import { Type } from 'typebox';
@@ -7,7 +7,7 @@ import type { Database, DecisionsTable } from '../store/schema.ts';
 import type { Environment, Principal } from '../auth/principal.ts';
 import { ApiError } from '../http/problem.ts';
 import { RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage } from '../http/validation.ts';
-import { rawIdentifierInText } from '../trust/identifiers.ts';
+import { rawIdentifierInText } from '../lib/identifiers.ts';
 
 /** What labelling one decision takes: POST /api/v1/decisions/{id}/label's body (OpenAPI: labelDecision). */
 export const LabelBody = Type.Object({
@@ -52,7 +52,7 @@ export function labelObject(row: LabelColumns): LabelRecord | null {
  * e-mail, IBAN or card in it is refused as in an id, and so are control characters, which would
  * reach their terminals (and PostgreSQL cannot store NUL).
  */
-export function checkLabelNote(note: string | undefined): void {
+function checkLabelNote(note: string | undefined): void {
   if (note === undefined) return;
   const kind = rawIdentifierInText(note);
   if (kind) throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: [{ field: 'note', message: rawIdentifierMessage(kind) }] });
@@ -87,7 +87,7 @@ export async function labelDecision(db: Kysely<Database>, principal: Principal, 
   return applyApiLabel(db, row.id, label, note, principal.id);
 }
 
-export async function applyApiLabel(db: Kysely<Database>, id: string, label: 'fraud' | 'legit', note: string | null, by: string): Promise<LabelRecord> {
+async function applyApiLabel(db: Kysely<Database>, id: string, label: 'fraud' | 'legit', note: string | null, by: string): Promise<LabelRecord> {
   const now = Date.now();
   await db.updateTable('decisions')
     .set({ label, label_source: 'api', label_note: note, labelled_at: now, labelled_by: by })
@@ -106,7 +106,7 @@ interface OutcomeEvent {
   resolution?: string;
 }
 
-export function isFraudOutcome(ev: OutcomeEvent): boolean {
+function isFraudOutcome(ev: OutcomeEvent): boolean {
   if (typeof ev.trade_id !== 'string' || ev.trade_id === '') return false;
   return FRAUD_OUTCOMES.has(ev.type) || (ev.type === 'dispute.resolved' && ev.resolution === 'against');
 }

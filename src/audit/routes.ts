@@ -1,4 +1,4 @@
-// Reading and labelling stored decisions (CONTRACT §5 audit, §8). A caller that is not an admin
+// Reading and labelling stored decisions (docs/api.md, "Trust scoring" audit, §8). A caller that is not an admin
 // sees its own client's decisions only; anything else is "not found", never "forbidden".
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
@@ -21,7 +21,7 @@ const Decision = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   trade_id: Type.Union([Type.String(), Type.Null()], { description: "scores: the request's context.trade_id" }),
   features: Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()], {
-    description: "scores: every signal's value under the deciding policy, zeros included (CONTRACT §8)",
+    description: "scores: every signal's value under the deciding policy, zeros included (docs/api.md, "Outcomes and labels")",
   }),
   request: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
     description: "what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept)",
@@ -44,7 +44,7 @@ const ListQuery = Type.Object({
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
 
-export function decisionRecord(row: Row): Static<typeof Decision> {
+function decisionRecord(row: Row): Static<typeof Decision> {
   return {
     id: row.id,
     kind: row.kind as 'score' | 'dispute_analysis',

@@ -23,7 +23,7 @@ declare module 'fastify' {
   }
 }
 
-export interface AuthOptions {
+interface AuthOptions {
   tokens: TokenService;
   keys: KeyVerifier;
   feed: RevocationFeed;

@@ -12,7 +12,7 @@ export interface ClientRecord {
   role: Role;
   scopes: string[];
   status: 'active' | 'inactive';
-  /** the data its tokens read and write (CONTRACT §10 test mode); fixed at creation */
+  /** the data its tokens read and write (docs/api.md, "Integration" test mode); fixed at creation */
   environment: Environment;
   created_at: string;
   deactivated_at: string | null;
@@ -21,7 +21,7 @@ export interface ClientRecord {
 type Row = Database['clients'];
 
 /** Every client id: generated `cli_…` ids and bootstrap ids (VOUCH_BOOTSTRAP_CLIENT_ID) alike. */
-export const CLIENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+const CLIENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
 function toRecord(row: Row): ClientRecord {
   return {
@@ -85,10 +85,6 @@ export async function checkClient(db: Kysely<Database>, id: string, secret: stri
   if (!ok) return { failure: 'wrong_secret' };
   if (row.deactivated_at !== null) return { failure: 'deactivated_client' };
   return { client: toRecord(row) };
-}
-
-export async function authenticateClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientRecord | undefined> {
-  return (await checkClient(db, id, secret)).client;
 }
 
 export async function deactivateClient(db: Kysely<Database>, feed: RevocationFeed, id: string, log: AuthLog = silentLog): Promise<ClientRecord | undefined> {

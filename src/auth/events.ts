@@ -4,10 +4,10 @@
 // pasted into the client_id field is not written to the log.
 import { hostname } from 'node:os';
 import type { Metrics } from '../http/observability.ts';
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 
 /** Every reason a request fails authentication; a fixed set, so the metric stays small. */
-export type AuthFailureReason =
+type AuthFailureReason =
   | 'missing_credentials'
   | 'unsupported_scheme'
   | 'malformed_token'
@@ -64,6 +64,3 @@ export function authEvents(metrics: Metrics): AuthEvents {
     },
   };
 }
-
-/** A request's logger as an AuthLog, for the store-level functions that take one. */
-export const requestLog = (log: FastifyBaseLogger): AuthLog => ({ info: (details, message) => log.info(details, message) });

@@ -25,7 +25,7 @@ const MIN_SECRET = 32;
 const KEY_FILE = 'vouch.key';
 
 /** Any secret of at least 32 characters becomes a uniform 256-bit AES key. */
-export function deriveKek(secret: string): Kek {
+function deriveKek(secret: string): Kek {
   const key = Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'vouch/kek/v1', 'signing-key encryption', 32));
   // A digest of the derived key, not the key: publishing it in rows reveals nothing usable.
   const id = createHash('sha256').update('vouch/kek-id/v1\0').update(key).digest('hex').slice(0, 16);
@@ -69,7 +69,7 @@ function generatedSecret(path: string): string {
 let ephemeral: string | undefined;
 
 /** Where the generated KEK lives for a store: beside a SQLite file, else ./data/vouch.key. */
-export function generatedKeyPath(store: Pick<Store, 'sqlite'>): string | undefined {
+function generatedKeyPath(store: Pick<Store, 'sqlite'>): string | undefined {
   const file = store.sqlite?.name;
   if (file === ':memory:' || file === '') return undefined;
   return file === undefined ? resolve('data', KEY_FILE) : join(dirname(resolve(file)), KEY_FILE);

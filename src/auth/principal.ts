@@ -9,7 +9,7 @@ export type Scope = (typeof SCOPES)[number];
 export const ROLES = ['service', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** The data partition a caller works in (CONTRACT §10 test mode): `vch_test_` keys and test clients see only test data. */
+/** The data partition a caller works in (docs/api.md, "Integration" test mode): `vch_test_` keys and test clients see only test data. */
 export const ENVIRONMENTS = ['live', 'test'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
@@ -48,7 +48,7 @@ export function roleAtLeast(role: Role, floor: Role): boolean {
 }
 
 /**
- * Scopes whose routes must also declare a role of at least operator (docs/api.md, "Scopes"):
+ * Scopes whose routes must also declare a role of at least operator (docs/api.md, "Scopes and roles"):
  * checked when routes register, so a new route cannot forget it.
  */
 export const OPERATOR_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['policy:write', 'webhooks:write', 'network:admin']);

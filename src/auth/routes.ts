@@ -9,7 +9,7 @@ import { StringEnum } from '../http/validation.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { Metrics } from '../http/observability.ts';
 import { checkClient, type ClientCheck } from './clients.ts';
-import { limitSource } from './source.ts';
+import { limitSource } from '../lib/source.ts';
 import { authEvents } from './events.ts';
 import { credentialHeaderCounts } from './authenticate.ts';
 import type { KeyRing } from './signing-keys.ts';

@@ -84,7 +84,7 @@ export async function sealOrReplaceSigningKeys(db: Kysely<Database>, enc: KeyEnc
  * from several processes at once (each row is replaced only if it is still what was read).
  * Throws SigningKeyDecryptionError when a row is sealed under a KEK this process does not have.
  */
-export async function sealSigningKeys(db: Kysely<Database>, enc: KeyEncryption, log: AuthLog = silentLog): Promise<number> {
+async function sealSigningKeys(db: Kysely<Database>, enc: KeyEncryption, log: AuthLog = silentLog): Promise<number> {
   const rows = await db.selectFrom('signing_keys').select(['kid', 'private_jwk']).execute();
   let resealed = 0;
   for (const row of rows) {

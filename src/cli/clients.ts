@@ -43,7 +43,7 @@ const COLUMNS: [string, (c: ClientRecord) => string][] = [
 ];
 
 /** A header and one aligned row per client; the last column (the name) is not padded. */
-export function clientTable(clients: readonly ClientRecord[]): string {
+function clientTable(clients: readonly ClientRecord[]): string {
   const rows = [COLUMNS.map(([title]) => title), ...clients.map((c) => COLUMNS.map(([, cell]) => cell(c)))];
   const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';

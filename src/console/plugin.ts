@@ -1,4 +1,4 @@
-// Serves the operator console (CONTRACT §11): the static build of console/ under /console, with a
+// Serves the operator console (docs/api.md, "Console"): the static build of console/ under /console, with a
 // strict Content-Security-Policy. Any /console/* path that is not a built file is the single-page
 // app's own route, so it gets index.html and the app's router takes over.
 import { existsSync, statSync } from 'node:fs';

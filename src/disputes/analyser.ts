@@ -16,12 +16,9 @@ import { applyRules, parseTime, type RuleName } from './rules.ts';
 import { HIGH_CONFIDENCE, missingEvidence } from './evidence.ts';
 import type { DisputeAnalysis, DisputeInput, Parties, Recommendation } from './types.ts';
 
-export type { Contribution, FlagCode, FlagParty, RiskFlag, Severity, Side } from './flags.ts';
-export type { RuleName } from './rules.ts';
 export {
   DISPUTE_REASONS, MISSING_EVIDENCE_CODES,
-  type DisputeAnalysis, type DisputeEvidence, type DisputeInput, type DisputeReason, type DisputeTrade,
-  type MissingEvidence, type MissingEvidenceCode, type Parties, type PartyAssessment, type Recommendation,
+  type DisputeAnalysis, type DisputeEvidence, type DisputeInput, type Parties, type PartyAssessment,
 } from './types.ts';
 
 export interface DisputeExplanation {

@@ -16,7 +16,7 @@ export interface RiskFlag {
   message: string;
 }
 
-export const FLAG_WHY = {
+const FLAG_WHY = {
   payer_name_mismatch:
     'The fiat came from someone other than the buyer: a third-party payment, the classic triangulation-fraud ' +
     'pattern (a scammer sells goods to a victim, has the victim pay the seller, and takes the crypto). The victim ' +
@@ -84,7 +84,7 @@ export const FLAG_CODES = Object.keys(FLAG_WHY) as FlagCode[];
 const SEVERITY_RANK: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3 };
 const PARTY_RANK: Record<FlagParty, number> = { buyer: 0, seller: 1, trade: 2 };
 
-export function flagMessage(code: FlagCode, observed: string): string {
+function flagMessage(code: FlagCode, observed: string): string {
   return `${observed} ${FLAG_WHY[code]}`;
 }
 
@@ -107,7 +107,7 @@ export interface Contribution {
   logOdds: number;
 }
 
-export interface Flag extends RiskFlag {
+interface Flag extends RiskFlag {
   /** the side this flag weakens; critical flags against the favoured side force a review */
   against: Side | null;
 }

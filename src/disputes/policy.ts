@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 // file can change how much a fact counts but never make fraud evidence favour the fraudster.
 const weight = (description: string) => Type.Number({ minimum: 0, maximum: 20, description });
 
-export const DisputeWeightsSchema = Type.Object(
+const DisputeWeightsSchema = Type.Object(
   {
     paymentProof: weight('buyer submitted payment proof (towards buyer)'),
     noPaymentProof: weight('buyer explicitly has no payment proof (towards seller)'),
@@ -62,7 +62,6 @@ export const DisputePolicySchema = Type.Object(
   { additionalProperties: false },
 );
 export type DisputePolicy = Static<typeof DisputePolicySchema>;
-export type DisputeWeights = Static<typeof DisputeWeightsSchema>;
 
 export const DEFAULT_DISPUTE_POLICY: DisputePolicy = {
   confidenceFloor: 0.7,

@@ -12,7 +12,7 @@ export const DISPUTE_REASONS = [
   'unresponsive_counterparty',
   'other',
 ] as const;
-export type DisputeReason = (typeof DISPUTE_REASONS)[number];
+type DisputeReason = (typeof DISPUTE_REASONS)[number];
 
 /** Every member optional: absent means "not provided", never false. */
 export interface DisputeEvidence {
@@ -27,7 +27,7 @@ export interface DisputeEvidence {
   messages_count?: number;
 }
 
-export interface DisputeTrade {
+interface DisputeTrade {
   trade_id: string;
   amount: number;
   currency: string;

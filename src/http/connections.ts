@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BlockList, isIPv4, isIPv6, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/env.ts';
-import { limitSource } from '../auth/source.ts';
+import { limitSource } from '../lib/source.ts';
 
 export interface ConnectionLimits {
   maxConnections: number;

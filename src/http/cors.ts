@@ -1,4 +1,4 @@
-// CORS for browser callers (CONTRACT §10): off unless VOUCH_CORS_ORIGINS lists origins. Each listed
+// CORS for browser callers (docs/api.md, "Integration"): off unless VOUCH_CORS_ORIGINS lists origins. Each listed
 // origin is echoed (never `*`), others get no CORS headers and their preflights are not answered.
 import type { FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';

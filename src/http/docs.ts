@@ -7,8 +7,6 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { defineRoute, type RouteDefinition } from './route.ts';
 import swagger from '@fastify/swagger';
-import { SCOPES } from '../auth/principal.ts';
-import { REQUEST_EXAMPLES } from './openapi-examples.ts';
 
 type Json = Record<string, unknown>;
 
@@ -51,7 +49,7 @@ const OPERATION_IDS: Record<string, string> = {
 
 const VERBS: Record<string, string> = { get: 'get', post: 'post', put: 'put', patch: 'patch', delete: 'delete' };
 
-export function operationIdFor(method: string, path: string): string {
+function operationIdFor(method: string, path: string): string {
   const known = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
   if (known) return known;
   const words = path.replace(/^\/api\/v1\//, '').split(/[^A-Za-z0-9]+/).filter(Boolean);
@@ -71,7 +69,7 @@ const RATE_LIMIT_HEADERS = {
 const canonical = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Json).sort(([a], [b]) => a.localeCompare(b))) : v));
 
 /** Completes the generated document (see the file comment). Exported for the tests. */
-export function completeDocument(doc: Json, publicUrl?: string): Json {
+function completeDocument(doc: Json, publicUrl?: string, examples: Record<string, unknown> = {}): Json {
   const components = ((doc.components ??= {}) as Json);
   const schemas = ((components.schemas ??= {}) as Record<string, Json>);
   // Components named by their $id/title rather than def-N.
@@ -118,7 +116,7 @@ export function completeDocument(doc: Json, publicUrl?: string): Json {
       const body = op.requestBody as { content?: Record<string, Json> } | undefined;
       for (const media of Object.values(body?.content ?? {})) {
         media.schema = refTo(media.schema as Json, `${pascal(operationId)}Request`);
-        if (REQUEST_EXAMPLES[operationId] !== undefined) media.example = REQUEST_EXAMPLES[operationId];
+        if (examples[operationId] !== undefined) media.example = examples[operationId];
       }
       const responses = ((op.responses ??= {}) as Record<string, Json>);
       const protectedOp = (op.security as unknown[]).length > 0;
@@ -179,6 +177,10 @@ function addTags(doc: Json): void {
 
 export interface SwaggerOptions {
   publicUrl?: string;
+  /** every scope a route may require, for the OAuth scheme's list */
+  scopes: readonly string[];
+  /** request-body examples by operationId (what Swagger UI's "Try it out" opens with) */
+  examples?: Record<string, unknown>;
 }
 
 export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance, options: SwaggerOptions) {
@@ -196,7 +198,7 @@ export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance
           oauth2: {
             type: 'oauth2',
             description: 'OAuth 2.0 client credentials: POST the client id and secret to /api/v1/auth/token, send the access token as `Authorization: Bearer …`.',
-            flows: { clientCredentials: { tokenUrl: '/api/v1/auth/token', scopes: Object.fromEntries(SCOPES.map((s) => [s, `The ${s} scope`])) } },
+            flows: { clientCredentials: { tokenUrl: '/api/v1/auth/token', scopes: Object.fromEntries(options.scopes.map((s) => [s, `The ${s} scope`])) } },
           },
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (vch_live_… or vch_test_…) with the scopes it was issued with.' },
         },
@@ -214,10 +216,10 @@ export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance
       if (schema.description === undefined) extra.description = operationDescription(schema.summary, config);
       return { schema: { ...schema, ...extra } as typeof schema, url };
     },
-    transformObject: (documentObject) => completeDocument((documentObject as { openapiObject: Json }).openapiObject, options.publicUrl) as never,
+    transformObject: (documentObject) => completeDocument((documentObject as { openapiObject: Json }).openapiObject, options.publicUrl, options.examples) as never,
   });
 });
-export const DOCS_CSP =
+const DOCS_CSP =
   "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'self'; " +
   "img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'";
 

@@ -5,60 +5,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, problemBody, type FieldError, type ProblemCode } from './problem.ts';
-import { summarise } from './validation.ts';
-
-interface AjvLikeError {
-  instancePath?: string;
-  keyword?: string;
-  message?: string;
-  params?: Record<string, unknown>;
-}
-
-function fieldName(context: string | undefined, error: AjvLikeError): string {
-  const path = (error.instancePath ?? '').split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const extra = error.params?.missingProperty ?? error.params?.additionalProperty;
-  if (typeof extra === 'string') path.push(extra);
-  const joined = path.join('.');
-  if (context && context !== 'body') return joined ? `${context}.${joined}` : context;
-  return joined || '(body)';
-}
-
-const listValues = (values: unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
-
-function fieldMessage(error: AjvLikeError, allowed: Map<string, unknown[]>): string {
-  if (error.keyword === 'additionalProperties') return 'is not a known field';
-  if (error.keyword === 'required') return 'is required';
-  if (error.keyword === 'enum' && Array.isArray(error.params?.allowedValues)) return `must be one of: ${listValues(error.params.allowedValues)}`;
-  if (error.keyword === 'const') {
-    // A union of literals fails once per branch; name every allowed value in one message.
-    const values = allowed.get(error.instancePath ?? '') ?? [error.params?.allowedValue];
-    return values.length === 1 ? `must be ${listValues(values)}` : `must be one of: ${listValues(values)}`;
-  }
-  return error.message ?? 'is invalid';
-}
-
-export function toFieldErrors(context: string | undefined, errors: AjvLikeError[]): FieldError[] {
-  const allowed = new Map<string, unknown[]>();
-  for (const e of errors) {
-    if (e.keyword !== 'const') continue;
-    const list = allowed.get(e.instancePath ?? '') ?? [];
-    if (!list.includes(e.params?.allowedValue)) list.push(e.params?.allowedValue);
-    allowed.set(e.instancePath ?? '', list);
-  }
-  const seen = new Set<string>();
-  const out: FieldError[] = [];
-  for (const e of errors) {
-    // anyOf/union branches repeat themselves; one line per field and message is enough.
-    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
-    const item = { field: fieldName(context, e), message: fieldMessage(e, allowed) };
-    const key = `${item.field}\u0000${item.message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      out.push(item);
-    }
-  }
-  return out.slice(0, 50);
-}
+import { schemaMismatch, toFieldErrors, type AjvLikeError } from './field-errors.ts';
 
 const STORE_DOWN_CODES = new Set([
   // the network: refused, reset, timed out, unresolvable (EAI_AGAIN: a container's name while its DNS entry is away), unroutable
@@ -160,7 +107,7 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
  * The caller went away while its body was being read (reset, closed early): not a store outage
  * and not our error. Node reports it as ECONNRESET "aborted", the same code as a lost store.
  */
-export function isClientAbort(error: FastifyError, request: FastifyRequest): boolean {
+function isClientAbort(error: FastifyError, request: FastifyRequest): boolean {
   if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') return true;
   if (request.raw.aborted || request.raw.socket?.destroyed) return error.code === 'ECONNRESET' || /aborted|premature close/i.test(error.message);
   return error.code === 'ECONNRESET' && error.message === 'aborted';
@@ -170,7 +117,7 @@ export function isClientAbort(error: FastifyError, request: FastifyRequest): boo
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
 /** 65536 → "64 KiB", 1048576 → "1 MiB": the limits as docs/operations.md ("Problem types") states them. */
-export function byteSize(bytes: number): string {
+function byteSize(bytes: number): string {
   if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
@@ -236,14 +183,10 @@ export default fp(async function errorHandling(app: FastifyInstance) {
       return sendProblem(request, reply, error.status, error.code, error.detail, error.options.errors, error.options.oauthError);
     }
     if (error.validation) {
-      const errors = toFieldErrors(error.validationContext, error.validation as AjvLikeError[]);
-      const summary = summarise(errors);
-      // CONTRACT §2: a body that breaks the schema is validation_failed; a bad query parameter,
-      // path parameter or header is invalid_request. Both list the offending fields.
-      if (error.validationContext === 'body') {
-        return sendProblem(request, reply, 400, 'validation_failed', `The request does not match the schema: ${summary}.`, errors);
-      }
-      return sendProblem(request, reply, 400, 'invalid_request', `Invalid ${error.validationContext ?? 'request'}: ${summary}.`, errors);
+      // docs/api.md, "Errors": a body that breaks the schema is validation_failed; a bad query
+      // parameter, path parameter or header is invalid_request. Both list the offending fields.
+      const problem = schemaMismatch(toFieldErrors(error.validationContext, error.validation as AjvLikeError[]), error.validationContext ?? 'request');
+      return sendProblem(request, reply, problem.status, problem.code, problem.detail, problem.options.errors);
     }
     if (isClientAbort(error as FastifyError, request)) {
       request.log.info({ code: (error as FastifyError).code }, 'client aborted the request');

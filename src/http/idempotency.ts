@@ -1,4 +1,4 @@
-// Idempotency-Key on every authenticated POST (CONTRACT §10, IETF httpapi-idempotency-key-header).
+// Idempotency-Key on every authenticated POST (docs/api.md, "Integration", IETF httpapi-idempotency-key-header).
 // A preHandler (after authentication and body validation) claims the key with an insert, so two
 // instances or two concurrent requests can never both run the operation; an onSend hook stores
 // the response, sealed, for 24 h. The claim lives in the store, shared by every instance.
@@ -31,7 +31,7 @@ interface Claim {
 }
 type ClaimId = Omit<Claim, 'settled'>;
 
-export interface IdempotencyOptions {
+interface IdempotencyOptions {
   db: Kysely<Database>;
   /** the key-encryption keys: stored responses can hold secrets (a new API key), so they are sealed */
   encryption: KeyEncryption;

@@ -9,7 +9,7 @@ import type {
 } from 'fastify';
 import type { Principal, Role, Scope } from '../auth/principal.ts';
 
-export interface RouteAccess {
+interface RouteAccess {
   /** the scope the route requires; a route without one is public */
   scope?: Scope;
   /** the lowest role admitted, checked with the scope */

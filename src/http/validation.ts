@@ -1,15 +1,15 @@
 // Two validators: bodies are checked strictly (no coercion, no silently dropped fields, every
 // error listed); query strings and path params may coerce "10" to 10. Ajv's messages are reworded
 // for people (a pattern is never shown as a regex), and an identifier that looks like a raw
-// phone number, e-mail, IBAN or card number wins over every other error (CONTRACT §5).
+// phone number, e-mail, IBAN or card number wins over every other error (docs/api.md, "Trust scoring").
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError, type FieldError } from './problem.ts';
 // errors.ts imports summarise from here; each module uses the other's functions only at call time.
-import { toFieldErrors } from './errors.ts';
-import { rawIdentifierIn, type RawIdentifierKind } from '../trust/identifiers.ts';
+import { schemaMismatch, toFieldErrors } from './field-errors.ts';
+import { rawIdentifierIn, type RawIdentifierKind } from '../lib/identifiers.ts';
 
 /** Schema keyword: this string is an identifier the caller must hash (entity ids, linked hashes). */
 export const NO_RAW_IDENTIFIER = 'x-no-raw-identifier';
@@ -140,8 +140,7 @@ export function compileBodyValidator(schema: object): (data: unknown) => ApiErro
     const result = validate(data);
     if (result === true) return undefined;
     if (typeof result === 'object') return result.error as ApiError;
-    const errors = toFieldErrors('body', validate.errors ?? []);
-    return new ApiError(400, 'validation_failed', `The request does not match the schema: ${summarise(errors)}.`, { errors });
+    return schemaMismatch(toFieldErrors('body', validate.errors ?? []), 'body');
   };
 }
 
@@ -149,24 +148,6 @@ export function installValidators(app: FastifyInstance): void {
   const strict = make({ coerceTypes: false, allErrors: true });
   const coercing = make({ coerceTypes: true, allErrors: false });
   app.setValidatorCompiler(({ schema, httpPart }) => wrap((httpPart === 'body' ? strict : coercing).compile(schema as object)) as never);
-}
-
-/**
- * The `detail` sentence for a list of field errors: every missing field is named (up to 20, then
- * a count), and the first three other problems, then how many more there are.
- */
-export function summarise(errors: FieldError[]): string {
-  const missing = errors.filter((e) => e.message === 'is required').map((e) => e.field);
-  const others = errors.filter((e) => e.message !== 'is required');
-  const parts: string[] = [];
-  if (missing.length === 1) parts.push(`missing field ${missing[0]}`);
-  else if (missing.length > 1) {
-    const named = missing.slice(0, 20).join(', ');
-    parts.push(`${missing.length} missing fields: ${named}${missing.length > 20 ? ` and ${missing.length - 20} more` : ''}`);
-  }
-  for (const e of others.slice(0, 3)) parts.push(`${e.field} ${e.message}`);
-  if (others.length > 3) parts.push(`and ${others.length - 3} more (see errors)`);
-  return parts.join('; ');
 }
 
 /**

@@ -11,17 +11,17 @@ import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 export const HEADER = { key: 'vouch-peer-key', timestamp: 'vouch-timestamp', nonce: 'vouch-nonce', signature: 'vouch-signature' } as const;
 
 /** How far a signed timestamp may be from this clock; nonces are kept twice as long. */
-export const MAX_SKEW_SECONDS = 300;
+const MAX_SKEW_SECONDS = 300;
 const NONCE = /^[A-Za-z0-9_-]{16,64}$/;
 const TIMESTAMP = /^\d{1,12}$/;
 
 const digest = (body: string | Buffer) => createHash('sha256').update(body).digest('base64url');
 
-export function requestSigningText(method: string, path: string, timestamp: string, nonce: string, body: string | Buffer): string {
+function requestSigningText(method: string, path: string, timestamp: string, nonce: string, body: string | Buffer): string {
   return ['vouch-network/v1 request', method.toUpperCase(), path, timestamp, nonce, digest(body)].join('\n');
 }
 
-export function responseSigningText(status: number, requestNonce: string, timestamp: string, body: string | Buffer): string {
+function responseSigningText(status: number, requestNonce: string, timestamp: string, body: string | Buffer): string {
   return ['vouch-network/v1 response', String(status), requestNonce, timestamp, digest(body)].join('\n');
 }
 
@@ -68,7 +68,7 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 };
 
 /** The peer protocol's routes: every answer under this prefix is signed. */
-export const PEER_PREFIX = '/network/v1/';
+const PEER_PREFIX = '/network/v1/';
 const isPeerProtocol = (request: FastifyRequest) => request.routeOptions.url?.startsWith(PEER_PREFIX) === true;
 
 /**

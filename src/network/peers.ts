@@ -7,7 +7,7 @@ import { ed25519PublicKey } from './identity.ts';
 import { FLAG_KINDS, type FlagKind } from './oprf.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 
-export const DEFAULT_BUDGET_PER_DAY = 10_000;
+const DEFAULT_BUDGET_PER_DAY = 10_000;
 const NO_CONTROL = { pattern: '^[^\\u0000-\\u001f\\u007f]*$', [PATTERN_MESSAGE]: 'must not contain control characters' };
 const SIGNING_KEY = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', [PATTERN_MESSAGE]: 'must be a base64url Ed25519 public key (43 characters), as the peer\'s descriptor shows it', description: "the peer's Ed25519 public key (base64url), pinned" });
 const Publish = Type.Array(StringEnum(FLAG_KINDS), { uniqueItems: true, maxItems: FLAG_KINDS.length, description: 'which kinds this deployment shows that peer' });

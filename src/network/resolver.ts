@@ -11,7 +11,7 @@ import { b64, blindInputs, deriveLabelKey, deriveTag, ELEMENT_BYTES, finalizeAll
 import { listPeers } from './peers.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 
-export const EVALUATE_BATCH = 1000;
+const EVALUATE_BATCH = 1000;
 const FLAGS_PAGE = 1000;
 /** Bounds one sync's work per peer: pages pulled, and evaluate calls made. */
 const MAX_PAGES = 1000;
@@ -148,7 +148,7 @@ async function match(db: NetworkDb, peer: NetworkPeersTable): Promise<number> {
   return matches.length;
 }
 
-export async function syncPeer(deps: SyncDeps, peer: NetworkPeersTable): Promise<PeerSyncResult> {
+async function syncPeer(deps: SyncDeps, peer: NetworkPeersTable): Promise<PeerSyncResult> {
   let pulled = 0;
   try {
     const oprf = await readDescriptor(deps, peer);

@@ -54,7 +54,7 @@ export const HALF_LIFE_DAYS = 90;
 /** The most one peer can contribute, whatever its weight. */
 export const PEER_CAP = 1;
 /** A lone peer's share of its contribution: agreement between peers counts more. */
-export const SINGLE_PEER_FACTOR = 0.5;
+const SINGLE_PEER_FACTOR = 0.5;
 
 const KIND_WORDS: Record<FlagKind, string> = { fraud_report: 'fraud report', chargeback: 'chargeback', blocklisted: 'blocklisting', dispute_lost: 'lost dispute' };
 

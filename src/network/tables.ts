@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 
-export interface NetworkIdentityTable {
+interface NetworkIdentityTable {
   /** always 'self': one identity per deployment */
   id: string;
   /** the Ed25519 private JWK, sealed under the KEK */
@@ -42,20 +42,20 @@ export interface NetworkPeersTable {
   created_at: number;
 }
 
-export interface NetworkNoncesTable {
+interface NetworkNoncesTable {
   peer_id: string;
   nonce: string;
   expires_at: number;
 }
 
-export interface NetworkBudgetTable {
+interface NetworkBudgetTable {
   peer_id: string;
   /** UTC day, YYYY-MM-DD */
   day: string;
   used: number;
 }
 
-export interface NetworkPublishedTable {
+interface NetworkPublishedTable {
   tag: string;
   /** digest naming the identifier locally; null once withdrawn */
   source: string | null;
@@ -66,13 +66,13 @@ export interface NetworkPublishedTable {
   updated_at: number;
 }
 
-export interface NetworkPeerFlagsTable {
+interface NetworkPeerFlagsTable {
   peer_id: string;
   tag: string;
   sealed: string;
 }
 
-export interface NetworkResolvedTable {
+interface NetworkResolvedTable {
   peer_id: string;
   id_type: string;
   hash: string;
@@ -83,7 +83,7 @@ export interface NetworkResolvedTable {
   resolved_at: number;
 }
 
-export interface NetworkMatchesTable {
+interface NetworkMatchesTable {
   peer_id: string;
   id_type: string;
   hash: string;

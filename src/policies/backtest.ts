@@ -1,10 +1,10 @@
-// Replaying a policy on stored score decisions (CONTRACT §9 backtest). A stored decision keeps the
+// Replaying a policy on stored score decisions (docs/api.md, "Policies" backtest). A stored decision keeps the
 // value of every signal (§8), so any weights and bias can be replayed on it exactly: the replay
 // builds the same signal list the live model would have returned (values rounded to 4 decimals,
 // zero contributions left out, largest |contribution| first) and scores it with the model's own
 // scoreFromSignals, so even the floating-point summation order is the live one.
 import { isDeepStrictEqual } from 'node:util';
-import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from '../config/policy.ts';
+import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from './policy.ts';
 import { riskLevelFor, scoreFromSignals } from '../trust/model.ts';
 import type { RiskLevel, Signal } from '../trust/types.ts';
 import { modelValue, type FeatureRecord } from './features.ts';
@@ -25,7 +25,7 @@ export interface StoredDecision {
   riskLevel: RiskLevel;
 }
 
-export const RISK_LEVELS: readonly RiskLevel[] = ['low', 'medium', 'high', 'critical'];
+const RISK_LEVELS: readonly RiskLevel[] = ['low', 'medium', 'high', 'critical'];
 
 /** The signals the live model would return for these values under this policy, in its order. */
 export function replaySignals(policy: Pick<ReplayPolicy, 'weights'>, features: FeatureRecord): Omit<Signal, 'description'>[] {
@@ -101,7 +101,7 @@ export function backtest(policy: ReplayPolicy, decisions: Iterable<StoredDecisio
  * themselves. Stored values were computed with the deciding policy's settings, so a replay of a
  * policy that changes any of these is an approximation; the caller should say so.
  */
-export const FEATURE_PARAMETERS = [
+const FEATURE_PARAMETERS = [
   'decayHalfLifeDays', 'disputePrior', 'paymentMethodRisk', 'newAccountDays', 'velocity', 'amount', 'linkedFlaggedCap',
 ] as const satisfies readonly (keyof Policy)[];
 

@@ -1,11 +1,11 @@
-// `vouch policy …` (CONTRACT §9): the policy versions in the store, from a terminal. Commands act
+// `vouch policy …` (docs/api.md, "Policies"): the policy versions in the store, from a terminal. Commands act
 // on the store directly, as `vouch clients` does; an activation reaches running instances through
 // the revocation feed, like one made over HTTP. Output is JSON (or tab-separated for `list`).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
 import { loadConfig, type Config } from '../config/env.ts';
-import { validatePolicy, type Policy } from '../config/policy.ts';
+import { validatePolicy, type Policy } from './policy.ts';
 import type { Store } from '../store/db.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import {

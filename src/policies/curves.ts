@@ -1,4 +1,4 @@
-// Points for the report's plots (CONTRACT §9: ROC, precision–recall, calibration, score
+// Points for the report's plots (docs/api.md, "Policies": ROC, precision–recall, calibration, score
 // distribution by label). One point per distinct score threshold, highest first, so the curves
 // agree exactly with rocAuc and averagePrecision in metrics.ts.
 import type { Label } from './metrics.ts';

@@ -1,7 +1,7 @@
-// Feature vectors of stored score decisions (CONTRACT §8), in the one order every learning module
+// Feature vectors of stored score decisions (docs/api.md, "Outcomes and labels"), in the one order every learning module
 // uses: SIGNAL_NAMES. The values are the ones the model sums, so a fit and a replay see exactly
 // what the live score saw.
-import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../config/policy.ts';
+import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
 import { signalValues, signalValuesOf } from '../trust/model.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult } from '../trust/types.ts';
 
@@ -28,7 +28,7 @@ export function replayableFeatures(stored: FeatureRecord, featureSet: number | n
   return { ...stored, dispute_rate: modelValue(Math.max(0, rate - prior.alpha / (prior.alpha + prior.beta))) };
 }
 
-/** The schema's range for every weight and for the bias (src/config/policy.ts). */
+/** The schema's range for every weight and for the bias (src/policies/policy.ts). */
 export const WEIGHT_LIMIT = 100;
 
 /**
@@ -75,7 +75,7 @@ export function toRecord(vector: readonly number[]): Record<SignalName, number> 
 
 /**
  * Every signal's value as the model sums it (rounded to 4 decimals), zeros included: the feature
- * vector CONTRACT §8 stores with a score decision. Weights play no part in a value, so the values
+ * vector docs/api.md, "Outcomes and labels" stores with a score decision. Weights play no part in a value, so the values
  * are exactly the ones the deciding policy scored. With the `result` scoreEntity returned for these
  * very inputs, the values it was scored from are reused rather than computed again.
  */

@@ -1,9 +1,9 @@
-// Constrained, L2-regularised logistic regression for fitting a policy's weights (CONTRACT §9).
+// Constrained, L2-regularised logistic regression for fitting a policy's weights (docs/api.md, "Policies").
 // No maintained npm package does bound-constrained optimisation well enough to depend on, and with
 // ~15 features a dense projected Newton method is short, exact and deterministic: Newton steps on
 // the variables not held at a bound, a backtracking line search along the projected path, and
 // convergence on the projected gradient.
-import type { SignalName } from '../config/policy.ts';
+import type { SignalName } from './policy.ts';
 import { WEIGHT_LIMIT, signalBounds, toRecord, toVector, type FeatureRecord } from './features.ts';
 
 /** The data cannot identify a model: one label is missing. Maps to 422 insufficient_labels. */
@@ -45,7 +45,7 @@ export interface FitResult {
   converged: boolean;
 }
 
-export const DEFAULT_LAMBDA = 1;
+const DEFAULT_LAMBDA = 1;
 
 const softplus = (z: number): number => (z > 0 ? z + Math.log1p(Math.exp(-z)) : Math.log1p(Math.exp(z)));
 const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));

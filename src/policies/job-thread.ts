@@ -89,7 +89,7 @@ function keepWorker(worker: Worker): void {
   idle.push({ worker, timer: setTimeout(() => void worker.terminate(), IDLE_MS).unref() });
 }
 
-export class JobThread<T> {
+class JobThread<T> {
   private readonly worker = takeWorker();
   private waiting: { resolve: (m: FromWorker) => void; reject: (err: Error) => void } | undefined;
   private failure: Error | undefined;

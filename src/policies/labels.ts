@@ -1,4 +1,4 @@
-// Which label a stored score decision contributes to a fit (CONTRACT §9): its own label when it
+// Which label a stored score decision contributes to a fit (docs/api.md, "Policies"): its own label when it
 // has one (API or event, §8); otherwise `legit` when it is older than assume_legit_after_days and
 // its trade later completed; otherwise none, and it is left out. Pure: the caller looks up
 // completions (a trade.completed event for the same entity with the same trade_id).

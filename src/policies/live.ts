@@ -1,9 +1,9 @@
-// The policies a serving process scores with, kept current across instances (CONTRACT §9): an
+// The policies a serving process scores with, kept current across instances (docs/api.md, "Policies"): an
 // activation or shadow change writes a `policy` row into the revocation feed in its transaction;
 // every process checks that feed before each authenticated request (auth/revocation.ts) and,
 // when it reports a policy row, reloads the active and shadow policies before the request runs.
 import type { FastifyInstance } from 'fastify';
-import type { Policy } from '../config/policy.ts';
+import type { Policy } from './policy.ts';
 import { ENVIRONMENTS } from '../auth/principal.ts';
 import type { Store } from '../store/db.ts';
 import type { ScoringService } from '../trust/scoring.ts';
@@ -13,7 +13,7 @@ import { replayScore } from './backtest.ts';
 import { loadLivePolicies } from './repository.ts';
 
 /**
- * The columns CONTRACT §8 adds to a score decision: every signal's value (zeros included, JSON
+ * The columns docs/api.md, "Outcomes and labels" adds to a score decision: every signal's value (zeros included, JSON
  * keeps full double precision), the trade id, the level for filtering, and the shadow policy's
  * score replayed from the same values (no extra store round trip). The values are the ones
  * `result` was scored from (scoreEntity keeps them), not computed a second time.

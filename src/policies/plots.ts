@@ -1,14 +1,14 @@
-// The data behind a fitted policy's report plots (CONTRACT §9): ROC and precision–recall points,
+// The data behind a fitted policy's report plots (docs/api.md, "Policies"): ROC and precision–recall points,
 // calibration bins and score histograms by label, for the base and the candidate, on the fit's
 // holdout. Scores are integers 0–100, so each curve has at most 102 points: small enough to keep
 // with the report, which is then drawn without reading any decision again.
-import type { Policy } from '../config/policy.ts';
+import type { Policy } from './policy.ts';
 import { replayScore } from './backtest.ts';
 import { curvePoints, scoreHistogram, type CurvePoint, type ScoreHistogram } from './curves.ts';
 import { calibrationBins, type CalibrationBin } from './metrics.ts';
 import type { LabelledDecision } from './report.ts';
 
-export interface PolicyPlots {
+interface PolicyPlots {
   curve: CurvePoint[];
   calibration: CalibrationBin[];
   histogram: ScoreHistogram;

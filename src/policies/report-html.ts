@@ -1,9 +1,9 @@
-// A fitted policy's report as one self-contained HTML page (CONTRACT §9): the plots are drawn on
+// A fitted policy's report as one self-contained HTML page (docs/api.md, "Policies"): the plots are drawn on
 // the server with Vega-Lite → Vega → SVG and inlined, so the page loads nothing, runs no script
 // and works offline. Every value is escaped before it reaches the markup.
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { SIGNAL_NAMES } from '../config/policy.ts';
+import { SIGNAL_NAMES } from './policy.ts';
 import type { Metrics, ThresholdFigure } from './metrics.ts';
 import type { PlotData } from './plots.ts';
 

@@ -1,6 +1,6 @@
-// The report of a fitted policy (CONTRACT §9) and the one call that produces a candidate from
+// The report of a fitted policy (docs/api.md, "Policies") and the one call that produces a candidate from
 // labelled decisions: split by entity, fit on the train side, measure both policies on the holdout.
-import { SIGNAL_NAMES, type Policy, type SignalName } from '../config/policy.ts';
+import { SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
 import { signalBounds, WEIGHT_LIMIT, type FeatureRecord } from './features.ts';
 import { fitSignalWeights, InsufficientLabelsError, type SignalFit } from './fit.ts';
 import { computeMetrics, thresholdFigures, type Label, type Metrics, type ThresholdFigure } from './metrics.ts';
@@ -49,7 +49,7 @@ export function fitReport(args: {
   };
 }
 
-export const MIN_LABELS_PER_CLASS = 30;
+const MIN_LABELS_PER_CLASS = 30;
 
 export interface CandidateOptions {
   /** the new policy's version */

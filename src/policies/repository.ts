@@ -1,17 +1,17 @@
-// Policy versions in the store (CONTRACT §9). Exactly one is `active` and at most one `shadow`
+// Policy versions in the store (docs/api.md, "Policies"). Exactly one is `active` and at most one `shadow`
 // (partial unique indexes hold that even against concurrent writers); every change of either is
 // written with a `policy` row in the revocation feed, in the same transaction, so every process
 // reloads before its next request (src/policies/live.ts).
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
-import { DEFAULT_POLICY, validatePolicy, type Policy } from '../config/policy.ts';
+import { DEFAULT_POLICY, validatePolicy, type Policy } from './policy.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
 
-export type PolicyStatus = 'active' | 'shadow' | 'candidate' | 'retired';
-export type PolicySource = 'builtin' | 'file' | 'upload' | 'fit';
+type PolicyStatus = 'active' | 'shadow' | 'candidate' | 'retired';
+type PolicySource = 'builtin' | 'file' | 'upload' | 'fit';
 export type PolicyRow = Selectable<PoliciesTable>;
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -92,7 +92,7 @@ export async function activatePolicy(store: Store, environment: Environment, ver
     await inEnvironment.set({ status: 'retired' }).where('status', '=', 'active').execute();
     await inEnvironment.set({ status: 'active' }).where('version', '=', version).execute();
     await recordChange(trx, store, environment, version);
-    // Announced in the same transaction (the outbox), to every subscriber of that environment (CONTRACT §10).
+    // Announced in the same transaction (the outbox), to every subscriber of that environment (docs/api.md, "Integration").
     await enqueueWebhookEvent(trx, environment, 'policy.activated', { version, previous_version: previous?.version ?? null, source: row.source, activated_at: new Date().toISOString() });
     return { ...row, status: 'active' };
   });
@@ -130,7 +130,7 @@ export async function clearShadow(store: Store, environment: Environment): Promi
 const POLICY_LOCK = 0x76706f6c;
 
 /**
- * At start (CONTRACT §9), in each environment: the built-in policy is stored once; a configured
+ * At start (docs/api.md, "Policies"), in each environment: the built-in policy is stored once; a configured
  * policy (VOUCH_POLICY_FILE) is stored when its version is new and then activated. A restart with
  * the same file does not undo an activation made through the API since; a file with a new version
  * does. With no active policy at all (a fresh store), the configured or built-in one is activated.

@@ -1,9 +1,9 @@
-// Policy versions over HTTP (CONTRACT §9): list, show, upload, fit, backtest, activate, shadow and
+// Policy versions over HTTP (docs/api.md, "Policies"): list, show, upload, fit, backtest, activate, shadow and
 // the report (JSON, or a self-contained HTML page of plots).
 import type { FastifyRequest } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
-import { validatePolicy, type Policy } from '../config/policy.ts';
+import { validatePolicy, type Policy } from './policy.ts';
 import type { Store } from '../store/db.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
@@ -63,13 +63,13 @@ export function policyDetail(row: PolicyRow): Static<typeof PolicyDetail> {
   return { ...policyRecord(row), document: parseDocument(row), report: row.report ? (JSON.parse(row.report) as unknown) : null };
 }
 
-/** No body, or an empty one, is `{}` (CONTRACT §9: "no body, or {}"). */
+/** No body, or an empty one, is `{}` (docs/api.md, "Policies": "no body, or {}"). */
 async function emptyIsObject(request: FastifyRequest): Promise<void> {
   request.body ??= {};
 }
 
 /** validatePolicy's one-line message, split into the fields it names. */
-export function policyFieldErrors(message: string): FieldError[] {
+function policyFieldErrors(message: string): FieldError[] {
   const body = message.replace(/^invalid [^:]*: /, '').replace(/ \(and \d+ more\)$/, '');
   return body.split(/; (?=\/)/).map((part) => {
     const m = /^(\/[^:]*): (.*)$/.exec(part);

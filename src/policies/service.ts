@@ -4,7 +4,7 @@
 // (job-thread.ts) that reads the store a page at a time (docs/decisions.md).
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Policy } from '../config/policy.ts';
+import type { Policy } from './policy.ts';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../auth/principal.ts';
 import type { Store } from '../store/db.ts';

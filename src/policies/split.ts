@@ -1,4 +1,4 @@
-// Train / holdout split BY ENTITY (CONTRACT §9): every decision of one entity lands on the same
+// Train / holdout split BY ENTITY (docs/api.md, "Policies"): every decision of one entity lands on the same
 // side, so the holdout never sees an entity the fit learned from (a fraudster's second trade would
 // otherwise flatter the holdout figures). The side is a hash of the entity id, so the same data
 // always splits the same way, and adding data never moves an entity across.
@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 
 export const DEFAULT_HOLDOUT_FRACTION = 0.3;
 /** Fixed, so splits are reproducible across processes and releases; change it only deliberately. */
-export const DEFAULT_SPLIT_SALT = 'vouch-policy-fit-split-v1';
+const DEFAULT_SPLIT_SALT = 'vouch-policy-fit-split-v1';
 
 /** The entity's position in [0, 1), uniform over entities. */
 export function entityFraction(entityId: string, salt = DEFAULT_SPLIT_SALT): number {
@@ -15,7 +15,7 @@ export function entityFraction(entityId: string, salt = DEFAULT_SPLIT_SALT): num
   return digest.readUIntBE(0, 6) / 2 ** 48;
 }
 
-export function isHoldout(entityId: string, fraction = DEFAULT_HOLDOUT_FRACTION, salt = DEFAULT_SPLIT_SALT): boolean {
+function isHoldout(entityId: string, fraction = DEFAULT_HOLDOUT_FRACTION, salt = DEFAULT_SPLIT_SALT): boolean {
   return entityFraction(entityId, salt) < fraction;
 }
 

@@ -18,7 +18,7 @@ const PAGE = 2000;
  * Every score decision with stored features in the window, oldest first, a page at a time: each
  * read is short, and only the pages in flight are ever held.
  */
-export async function* storedDecisions(db: Kysely<Database>, environment: Environment, window: Window): AsyncGenerator<WireDecision[]> {
+async function* storedDecisions(db: Kysely<Database>, environment: Environment, window: Window): AsyncGenerator<WireDecision[]> {
   let after: { at: number; id: string } | undefined;
   for (;;) {
     let q = db.selectFrom('decisions')
@@ -57,7 +57,7 @@ export async function* storedDecisions(db: Kysely<Database>, environment: Enviro
  * Marks, on each page, the decisions that can only be labelled by a later trade.completed event
  * (unlabelled, with a trade id, older than assume_legit_after_days) and whose trade did complete.
  */
-export async function* withCompletions(db: Kysely<Database>, environment: Environment, pages: AsyncIterable<WireDecision[]>, cutoff: number): AsyncGenerator<WireDecision[]> {
+async function* withCompletions(db: Kysely<Database>, environment: Environment, pages: AsyncIterable<WireDecision[]>, cutoff: number): AsyncGenerator<WireDecision[]> {
   for await (const page of pages) {
     const waiting = page.filter((r) => r.label === null && typeof r.trade_id === 'string' && r.trade_id !== '' && r.created_at < cutoff);
     const entities = [...new Set(waiting.map((r) => r.subject_id))];

@@ -52,7 +52,7 @@ parentPort.on('message', () => {
 /** How long a TRUNCATE checkpoint waits for the writer and readers before the next tick retries. */
 const TRUNCATE_WAIT_MS = 250;
 /** VOUCH_SQLITE_WAL_LIMIT_MB's default. */
-export const DEFAULT_WAL_LIMIT_BYTES = 128 * 1024 * 1024;
+const DEFAULT_WAL_LIMIT_BYTES = 128 * 1024 * 1024;
 
 export interface CheckpointerOptions {
   /** how often to checkpoint */

@@ -1,7 +1,7 @@
 // Multi-row statements are sent in slices: SQLite caps bound parameters per statement and
 // PostgreSQL plans long IN lists poorly, so 200 rows (or ids) at a time keeps both comfortable.
 
-export const CHUNK = 200;
+const CHUNK = 200;
 
 export function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
   const out: T[][] = [];

@@ -34,7 +34,7 @@ export interface Store {
 }
 
 /** A query's kind (select, insert, update, delete, raw, …), its duration, and whether it failed. */
-export type QueryObserver = (operation: string, seconds: number, failed: boolean) => void;
+type QueryObserver = (operation: string, seconds: number, failed: boolean) => void;
 
 /**
  * Kysely's `log` hook, which times every query anyway once it is set: the observer is looked up

@@ -197,4 +197,3 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<st
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-export { sql };

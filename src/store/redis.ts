@@ -14,7 +14,7 @@ export interface SharedRedis {
 }
 
 /** A command's name, its duration (to its answer or failure), and whether it failed. */
-export type CommandObserver = (command: string, seconds: number, failed: boolean) => void;
+type CommandObserver = (command: string, seconds: number, failed: boolean) => void;
 
 /** Times the client's commands: sendCommand is the one path every command takes in ioredis. */
 function timeCommands(redis: Redis): (observer: CommandObserver | undefined) => void {

@@ -1,7 +1,7 @@
 // Row types of every table, as Kysely sees them. Times are epoch milliseconds (BIGINT).
 import type { Generated } from 'kysely';
 
-export interface ClientsTable {
+interface ClientsTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
   environment: string;
   id: string;
@@ -13,7 +13,7 @@ export interface ClientsTable {
   deactivated_at: number | null;
 }
 
-export interface ApiKeysTable {
+interface ApiKeysTable {
   id: string;
   name: string;
   prefix: string;
@@ -30,7 +30,7 @@ export interface ApiKeysTable {
   rotated_at: number | null;
 }
 
-export interface SigningKeysTable {
+interface SigningKeysTable {
   kid: string;
   private_jwk: string;
   public_jwk: string;
@@ -38,14 +38,14 @@ export interface SigningKeysTable {
   retired_at: number | null;
 }
 
-export interface RevocationsTable {
+interface RevocationsTable {
   seq: Generated<number>;
   kind: string;
   subject: string;
   created_at: number;
 }
 
-export interface EventsTable {
+interface EventsTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
   environment: string;
   /** the client that sent the event ('' for events stored before 003_event_scope and for CLI imports) */
@@ -95,7 +95,7 @@ export interface EntityCurrencyTable {
   log_m2: number;
 }
 
-export interface EntityHourlyTable {
+interface EntityHourlyTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
   environment: string;
   entity_id: string;
@@ -106,7 +106,7 @@ export interface EntityHourlyTable {
   volume: number;
 }
 
-export interface EntityCounterpartiesTable {
+interface EntityCounterpartiesTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
   environment: string;
   entity_id: string;
@@ -124,7 +124,7 @@ export interface IdentifiersTable {
 }
 
 /** Per-identifier counts behind the linkage signal (002_identifier_stats). */
-export interface IdentifierStatsTable {
+interface IdentifierStatsTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
   environment: string;
   id_type: string;
@@ -150,7 +150,7 @@ export interface DecisionsTable {
   cache_key: string | null;
   /** scores only: the store state (entity and identifier versions) it was computed from */
   cache_state: string | null;
-  /** scores only (005_learning): every signal's value, JSON, full double precision (CONTRACT §8) */
+  /** scores only (005_learning): every signal's value, JSON, full double precision (docs/api.md, "Outcomes and labels") */
   features?: string | null;
   /** scores only (013_feature_set): the definition `features` follows; null = the first (src/policies/features.ts) */
   feature_set?: number | null;
@@ -171,7 +171,7 @@ export interface DecisionsTable {
   labelled_by?: string | null;
 }
 
-/** Policy versions (005_learning, CONTRACT §9). */
+/** Policy versions (005_learning, docs/api.md, "Policies"). */
 export interface PoliciesTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
   environment: string;
@@ -191,7 +191,7 @@ export interface PoliciesTable {
 
 /** Idempotency-Key claims and their sealed responses (007_idempotency). */
 /** One row per erasure (014_principal_bound): who, when, how much; the entity only as its salted digest. */
-export interface ErasuresTable {
+interface ErasuresTable {
   id: string;
   environment: string;
   entity_digest: string;
@@ -201,7 +201,7 @@ export interface ErasuresTable {
   erased_at: number;
 }
 
-export interface IdempotencyKeysTable {
+interface IdempotencyKeysTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
   environment: string;
   client_id: string;
@@ -217,7 +217,7 @@ export interface IdempotencyKeysTable {
 }
 
 /** Per-deployment values generated once (007_idempotency), e.g. the erasure salt. */
-export interface SettingsTable {
+interface SettingsTable {
   name: string;
   value: string;
 }
@@ -241,7 +241,7 @@ export interface WebhooksTable {
 }
 
 /** One ingest request's entity.flagged facts, expanded into the outbox by the worker (010). */
-export interface WebhookFanoutsTable {
+interface WebhookFanoutsTable {
   id: string;
   environment: string;
   owner_client_id: string;
@@ -257,7 +257,7 @@ export interface WebhookFanoutsTable {
 }
 
 /** The outbox: one row per event, written in the transaction of the fact it announces. */
-export interface WebhookEventsTable {
+interface WebhookEventsTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
   environment: string;
   /** the webhook-id header of every delivery of this event */
@@ -286,7 +286,7 @@ export interface WebhookDeliveriesTable {
   created_at: number;
 }
 
-export interface WebhookAttemptsTable {
+interface WebhookAttemptsTable {
   seq: Generated<number>;
   delivery_id: string;
   attempted_at: number;

@@ -1,4 +1,4 @@
-// POST /api/v1/trust/score/batch (CONTRACT §10): up to 100 score requests in one call. Each item
+// POST /api/v1/trust/score/batch (docs/api.md, "Integration"): up to 100 score requests in one call. Each item
 // is validated, scored and audited exactly as a single POST /trust/score would be; an invalid item
 // gets the problem document the single endpoint would have answered, in its place, and the
 // others are still scored.
@@ -10,7 +10,7 @@ import { compileBodyValidator } from '../http/validation.ts';
 import type { ScoringService } from './scoring.ts';
 import { ScoreBody, ScoreResponse, checkScoreBody, type CheckOptions } from './schemas.ts';
 
-export const MAX_BATCH = 100;
+const MAX_BATCH = 100;
 /** Items scored at once within one batch. */
 const CONCURRENCY = 8;
 

@@ -1,4 +1,4 @@
-// Currency and country validation (CONTRACT §5). Currencies: upper-case ISO 4217 from the
+// Currency and country validation (docs/api.md, "Trust scoring"). Currencies: upper-case ISO 4217 from the
 // maintained `currency-codes` list, or a crypto asset named by the policy. Codes are
 // case-sensitive on purpose: `usd` is a client bug we report rather than silently normalise.
 // Countries: assigned ISO 3166-1 alpha-2 codes from the maintained `iso-3166-1` list.

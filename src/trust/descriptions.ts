@@ -1,8 +1,8 @@
-// One plain sentence per signal (CONTRACT §5 `description`): what was seen, with the figure. Built
+// One plain sentence per signal (docs/api.md, "Trust scoring" `description`): what was seen, with the figure. Built
 // only from counts, durations, ratios and the fixed vocabularies (currency code, payment method),
 // never from an identifier, so a description can be shown to an operator or a counterparty and
 // logged without leaking who was linked to whom. Templates are listed in docs/signals.md.
-import type { SignalName } from '../config/policy.ts';
+import type { SignalName } from '../policies/policy.ts';
 
 /** The raw figures behind the signals, gathered by the model (model.ts prepare). */
 export interface Facts {

@@ -5,7 +5,7 @@
 // The same transaction records the erasure (who, when, how much; the digest, never the id) and
 // announces it to every `entity.erased` subscriber of the environment. Every instance drops its cached scores before its next request: the
 // erasure travels on the revocation feed, which each authenticated request polls first.
-// Everything is within the caller's environment (CONTRACT §10 test mode): erasing a test entity
+// Everything is within the caller's environment (docs/api.md, "Integration" test mode): erasing a test entity
 // leaves the live entity of the same id, its events and its decisions as they were, and vice versa.
 import { createHmac, randomBytes } from 'node:crypto';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
@@ -30,7 +30,7 @@ const SALT_SETTING = 'erasure_salt';
 const CHUNK = 200;
 
 /** The deployment's salt, created once (the first erasure) and shared by every instance through the store. */
-export async function erasureSalt(db: Kysely<Database>): Promise<string> {
+async function erasureSalt(db: Kysely<Database>): Promise<string> {
   await db.insertInto('settings').values({ name: SALT_SETTING, value: randomBytes(32).toString('hex') })
     .onConflict((oc) => oc.column('name').doNothing()).execute();
   const row = await db.selectFrom('settings').select('value').where('name', '=', SALT_SETTING).executeTakeFirstOrThrow();
@@ -38,7 +38,7 @@ export async function erasureSalt(db: Kysely<Database>): Promise<string> {
 }
 
 /** What an erased id becomes: stable per deployment (the same entity's decisions still group), not reversible without the salt. */
-export function erasedId(salt: string, entityId: string): string {
+function erasedId(salt: string, entityId: string): string {
   return `erased_${createHmac('sha256', salt).update(entityId, 'utf8').digest('hex')}`;
 }
 
@@ -156,13 +156,13 @@ async function removeIdentifiers(trx: Transaction<Database>, env: Environment, i
   await trx.deleteFrom('identifiers').where('environment', '=', env).where('entity_id', '=', id).execute();
 }
 
-export interface ErasureResult {
+interface ErasureResult {
   eventsDeleted: number;
   digest: string;
   erasureId: string;
 }
 
-export async function eraseEntity(store: Store, feed: RevocationFeed, encryption: KeyEncryption, principal: Principal, id: string): Promise<ErasureResult> {
+async function eraseEntity(store: Store, feed: RevocationFeed, encryption: KeyEncryption, principal: Principal, id: string): Promise<ErasureResult> {
   const env = principal.environment;
   const erasureId = newId('era');
   const digest = erasedId(await erasureSalt(store.db), id);

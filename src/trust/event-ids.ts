@@ -1,4 +1,4 @@
-// Event ids belong to the client that sends them (CONTRACT §5, migration 003_event_scope): the same
+// Event ids belong to the client that sends them (docs/api.md, "Trust scoring", migration 003_event_scope): the same
 // id with the same payload is a duplicate; with a different payload it is a conflict that fails the
 // whole batch. Payloads are compared as canonical JSON, so key order does not matter.
 import type { Transaction } from 'kysely';
@@ -49,7 +49,7 @@ export function batchEventIds(events: readonly TrustEvent[]): { payloads: string
 }
 
 /** Stored payloads are in comparable form since 003_event_scope; older ones are brought to it. */
-export function samePayload(stored: string, canonical: string): boolean {
+function samePayload(stored: string, canonical: string): boolean {
   if (stored === canonical) return true;
   try {
     return comparable(JSON.parse(stored) as TrustEvent) === canonical;

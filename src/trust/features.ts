@@ -8,10 +8,10 @@ const DAY_MS = 86_400_000;
 const clip = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
 
 /** A trade gap under this many days is ordinary; dormancy grows by one per doubling beyond it. */
-export const DORMANT_AFTER_DAYS = 30;
-export const DORMANT_CAP = 3;
+const DORMANT_AFTER_DAYS = 30;
+const DORMANT_CAP = 3;
 /** Other holders of the entity's identifiers beyond which the signal stops growing (log2 scale). */
-export const SHARED_IDENTIFIER_CAP = 31;
+const SHARED_IDENTIFIER_CAP = 31;
 
 /**
  * Dormant account waking up: log2 of the gap since its last completed trade over
@@ -41,10 +41,10 @@ export function cashOutBurst(amountExcess: number, burst: number): number {
  * Method risk up to this level (a bank transfer's default) is not counted as reversible, so a new
  * trader paying by bank transfer is not pushed to `high` for being new; a card (0.8) counts 0.71.
  */
-export const REVERSIBLE_ABOVE = 0.3;
+const REVERSIBLE_ABOVE = 0.3;
 
 /** Reversibility on a 0 … 1 scale: the method risk above REVERSIBLE_ABOVE, rescaled. */
-export const reversibility = (methodRisk: number): number => clip((methodRisk - REVERSIBLE_ABOVE) / (1 - REVERSIBLE_ABOVE), 0, 1);
+const reversibility = (methodRisk: number): number => clip((methodRisk - REVERSIBLE_ABOVE) / (1 - REVERSIBLE_ABOVE), 0, 1);
 
 /** A reversible payment method on a young account (throw-away accounts): youth × reversibility. */
 export function youngReversible(newAccount: number, methodRisk: number): number {

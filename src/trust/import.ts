@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { compileBodyCheck } from '../http/validation.ts';
 import type { Config } from '../config/env.ts';
-import { loadPolicy } from '../config/policy.ts';
+import { loadPolicy } from '../policies/policy.ts';
 import type { Store } from '../store/db.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
 import { TrustEvent, eventErrors } from './schemas.ts';
@@ -32,7 +32,7 @@ function progressBar(done: number, total: number, lines: number): string {
  * `path` is a file, or `-` for standard input (no progress bar: its size is unknown).
  * `clientId` owns the imported event ids (default '': the owner of events stored before ids were
  * scoped to clients). An id already used for a different event rejects that line only.
- * `environment` is the partition the events go to (default live; test mode, CONTRACT §10).
+ * `environment` is the partition the events go to (default live; test mode, docs/api.md, "Integration").
  */
 export async function importFile(
   store: Store, path: string, config: Pick<Config, 'policyFile'> & Partial<Pick<Config, 'requireHashedIds'>>, progress: (line: string) => void = () => {},

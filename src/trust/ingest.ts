@@ -7,7 +7,7 @@ import { labelFromEvents } from '../audit/labels.ts';
 import type { Transaction } from 'kysely';
 import type { Database, EntitiesTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
-import type { Policy } from '../config/policy.ts';
+import type { Policy } from '../policies/policy.ts';
 import type { TrustEvent } from './schemas.ts';
 import type { Environment } from '../auth/principal.ts';
 import { batchEventIds, insertEventRows } from './event-ids.ts';
@@ -41,7 +41,7 @@ function bumpDecayed(e: Entity, field: Decayed, t: number, halfLifeMs: number): 
 
 /** Disputes involve both parties: an event naming the counterparty updates it too (mirrored). */
 const MIRRORED: ReadonlySet<string> = new Set(['dispute.opened', 'dispute.resolved']);
-export const mirroredParty = (ev: TrustEvent) => (MIRRORED.has(ev.type) && ev.counterparty_id !== undefined && ev.counterparty_id !== ev.entity_id ? ev.counterparty_id : undefined);
+const mirroredParty = (ev: TrustEvent) => (MIRRORED.has(ev.type) && ev.counterparty_id !== undefined && ev.counterparty_id !== ev.entity_id ? ev.counterparty_id : undefined);
 
 function seen(p: Pending, id: string, t: number): Entity {
   const e = p.entities.get(id)!;
@@ -144,7 +144,7 @@ function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: n
 export { EventConflictError } from './event-ids.ts';
 
 export interface IngestOptions {
-  /** the partition every row read and written belongs to (CONTRACT §10 test mode) */
+  /** the partition every row read and written belongs to (docs/api.md, "Integration" test mode) */
   environment: Environment;
   /** the client whose event ids these are; '' for events without a known owner (CLI import) */
   clientId?: string;
@@ -198,7 +198,7 @@ function ingestQueue(store: Store): { submit(batch: PreparedBatch): Promise<Inge
 }
 
 /** One batch, checked and ready to store: what ingestInTransaction needs. */
-export interface PreparedBatch {
+interface PreparedBatch {
   events: TrustEvent[];
   payloads: string[];
   first: Map<string, number>;
@@ -218,7 +218,7 @@ function prepareBatch(events: TrustEvent[], policy: Policy, options: IngestOptio
  * Stores one batch inside the caller's transaction. `lockEntities` (PostgreSQL) takes the batch's
  * entity rows in one global order first, so concurrent batches wait rather than deadlock.
  */
-export async function ingestInTransaction(trx: Transaction<Database>, batch: PreparedBatch, lockEntities: boolean): Promise<IngestResult> {
+async function ingestInTransaction(trx: Transaction<Database>, batch: PreparedBatch, lockEntities: boolean): Promise<IngestResult> {
   const { events, payloads, first, policy, environment, clientId, now } = batch;
   // Inserted in event_id order: concurrent batches sharing events lock them in the same order.
   const ordered = [...first.values()].sort((a, b) => (events[a]!.event_id < events[b]!.event_id ? -1 : events[a]!.event_id > events[b]!.event_id ? 1 : 0));
@@ -234,7 +234,7 @@ export async function ingestInTransaction(trx: Transaction<Database>, batch: Pre
     const pending: Pending = { environment, ...state, buckets: new Map(), counterparties: new Map(), identifiers: new Map() };
     for (const { ev, t } of accepted) apply(pending, ev, t, now, halfLifeMs);
     await writeState(trx, pending, Math.floor(now / BUCKET_MS));
-    // Outcome events label the decisions of their trade (CONTRACT §8), in this transaction.
+    // Outcome events label the decisions of their trade (docs/api.md, "Outcomes and labels"), in this transaction.
     await labelFromEvents(trx, environment, accepted.map((a) => a.ev), clientId, now);
     // entity.flagged webhooks: one fan-out row in this transaction, expanded by the webhook worker (src/webhooks/fanout.ts).
     await announceFlags(trx, environment, clientId, flagFacts(accepted.map((a) => a.ev)));

@@ -1,11 +1,11 @@
-// The scoring model (CONTRACT §5): pure, deterministic, additive in log-odds. It never reads the
+// The scoring model (docs/api.md, "Trust scoring"): pure, deterministic, additive in log-odds. It never reads the
 // clock or any store; the caller passes the profile, the request, the policy and `now`.
 // Signal definitions and the reasoning behind them are in docs/signals.md.
 //
 // The signals are computed in two parts: those that do not depend on the request's amount (once
 // per request) and those that do (amount-signals.ts). safe-amount.ts inverts the score over the second
 // part alone, so it needs no second profile and no re-computation of the rest.
-import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from '../config/policy.ts';
+import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from '../policies/policy.ts';
 import { describeSignal, type Facts } from './descriptions.ts';
 import { disputeExcess, dormancy, sharedIdentifierValue, youngReversible } from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
@@ -227,7 +227,7 @@ export function scoreFromSignals(bias: number, signals: readonly Pick<Signal, 'w
 
 /**
  * Every signal's value as the model sums it (rounded to 4 decimals, non-finite as 0), zeros
- * included, in SIGNAL_NAMES order: the feature vector CONTRACT §8 stores with a decision. Weights
+ * included, in SIGNAL_NAMES order: the feature vector docs/api.md, "Outcomes and labels" stores with a decision. Weights
  * play no part in a value, so this is the same for every policy that shares the other settings.
  */
 export function signalValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {

@@ -55,7 +55,7 @@ export interface LoadedProfile {
 }
 
 export interface ProfileQuery {
-  /** only this partition's rows are read (CONTRACT §10 test mode) */
+  /** only this partition's rows are read (docs/api.md, "Integration" test mode) */
   environment: Environment;
   entityId: string;
   currency: string;

@@ -1,4 +1,4 @@
-// safe_amount (CONTRACT §5): the largest amount, in the request's currency, for which the same
+// safe_amount (docs/api.md, "Trust scoring"): the largest amount, in the request's currency, for which the same
 // entity and context would score below the policy's `high` threshold. Exact on the currency's
 // minor-unit grid: the returned amount a scores below `high` and a + one minor unit scores at or
 // above it, both checked with the full model's sum (the values, order and rounding of
@@ -10,7 +10,7 @@
 // re-evaluating only those signals on top of the rest summed once, finds the step (about fifty
 // evaluations of three logarithms); two full-model scores then confirm it.
 import cc from 'currency-codes';
-import type { Policy, SignalName } from '../config/policy.ts';
+import type { Policy, SignalName } from '../policies/policy.ts';
 import { bySize, computeSignals, preparedFor, round4, scoreFromSignals, type Prepared } from './model.ts';
 import { AMOUNT_SIGNALS, amountValuesInto } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult } from './types.ts';

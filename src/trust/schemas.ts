@@ -2,10 +2,11 @@
 // (currency and country lists, raw identifiers, context depth, date floor, hashed-id mode).
 import { Type, type Static } from 'typebox';
 import { ApiError, type FieldError } from '../http/problem.ts';
-import { NO_RAW_IDENTIFIER, PATTERN_MESSAGE, RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage, summarise } from '../http/validation.ts';
+import { NO_RAW_IDENTIFIER, PATTERN_MESSAGE, RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage } from '../http/validation.ts';
+import { schemaMismatch } from '../http/field-errors.ts';
 
 export { StringEnum };
-import { isDigest, rawIdentifierIn } from './identifiers.ts';
+import { isDigest, rawIdentifierIn } from '../lib/identifiers.ts';
 import { isCountryCode, isValidCurrency } from './currency.ts';
 import { PAYMENT_METHODS } from './types.ts';
 
@@ -47,14 +48,14 @@ const Country = Type.String({ pattern: '^[A-Z]{2}$', [PATTERN_MESSAGE]: 'must be
 const Amount = Type.Number({ exclusiveMinimum: 0, maximum: 1e15 });
 
 /** Linked identifiers per score request and per event: enough for every device and account of one person. */
-export const MAX_LINKED_IDENTIFIERS = 20;
-export const IDENTIFIER_TYPES = ['phone', 'bank_account', 'email', 'device', 'other'] as const;
-export const LinkedIdentifiers = Type.Array(
+const MAX_LINKED_IDENTIFIERS = 20;
+const IDENTIFIER_TYPES = ['phone', 'bank_account', 'email', 'device', 'other'] as const;
+const LinkedIdentifiers = Type.Array(
   Type.Object({ type: StringEnum(IDENTIFIER_TYPES), hash: HashedIdentifier({ minLength: 8 }) }, { additionalProperties: false }),
   { maxItems: MAX_LINKED_IDENTIFIERS },
 );
 
-export const ScoreContext = Type.Object(
+const ScoreContext = Type.Object(
   {
     counterparty_id: Type.Optional(EntityId),
     side: Type.Optional(StringEnum(['buy', 'sell'] as const)),
@@ -74,7 +75,7 @@ export const ScoreBody = Type.Object(
 );
 export type ScoreBody = Static<typeof ScoreBody>;
 
-export const SignalSchema = Type.Object({
+const SignalSchema = Type.Object({
   name: Type.String(), value: Type.Number(), weight: Type.Number(),
   description: Type.String({ description: 'one plain sentence of what was seen, with the figure' }),
 });
@@ -93,11 +94,11 @@ export const ScoreResponse = Type.Object({
 });
 export type ScoreResponse = Static<typeof ScoreResponse>;
 
-export const EVENT_TYPES = [
+const EVENT_TYPES = [
   'trade.completed', 'trade.cancelled', 'dispute.opened', 'dispute.resolved', 'chargeback',
   'fraud.reported', 'entity.blocklisted', 'entity.unblocklisted', 'identifier.linked',
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+type EventType = (typeof EVENT_TYPES)[number];
 
 export const TrustEvent = Type.Object(
   {
@@ -119,13 +120,13 @@ export type TrustEvent = Static<typeof TrustEvent>;
 export const EventsBody = Type.Object({ events: Type.Array(TrustEvent, { minItems: 1, maxItems: 1000 }) }, { additionalProperties: false });
 
 
-export const MAX_CONTEXT_DEPTH = 5;
+const MAX_CONTEXT_DEPTH = 5;
 
 /**
  * The earliest date an event or account may carry. No P2P crypto trade predates Bitcoin, and a
  * year-1 date would make a new account look decades old.
  */
-export const EARLIEST_DATE = '2009-01-01T00:00:00Z';
+const EARLIEST_DATE = '2009-01-01T00:00:00Z';
 const EARLIEST_MS = Date.parse(EARLIEST_DATE);
 
 /**
@@ -173,7 +174,7 @@ export function rawIdentifierErrors(fields: Array<[string, string | undefined, o
   return errors;
 }
 
-export const NOT_A_DIGEST = 'must be a hex or base64url digest of at least 32 characters';
+const NOT_A_DIGEST = 'must be a hex or base64url digest of at least 32 characters';
 
 /** VOUCH_REQUIRE_HASHED_IDS: field errors for identifiers that are not digests. */
 export function hashedIdErrors(fields: Array<[string, string | undefined, object?]>, options: CheckOptions): FieldError[] {
@@ -187,7 +188,7 @@ export function throwRawIdentifiers(errors: FieldError[]): void {
 
 export function throwValidation(errors: FieldError[]): void {
   if (errors.length > 0) {
-    throw new ApiError(400, 'validation_failed', `The request does not match the schema: ${summarise(errors)}.`, { errors: errors.slice(0, 50) });
+    throw schemaMismatch(errors, 'body');
   }
 }
 
@@ -217,9 +218,9 @@ export function checkScoreBody(body: ScoreBody, cryptoAssets: readonly string[],
  * How far ahead of this server's clock an event may be dated (clock skew). A later date would move
  * the entity's decay clock into the future and silently fade its whole decayed history.
  */
-export const MAX_EVENT_SKEW_MS = 10 * 60_000;
+const MAX_EVENT_SKEW_MS = 10 * 60_000;
 
-// `trade.completed` may omit amount and currency (CONTRACT §5): the trade counts, only the volume
+// `trade.completed` may omit amount and currency (docs/api.md, "Trust scoring"): the trade counts, only the volume
 // statistics skip it.
 const NEEDS: Partial<Record<EventType, Array<keyof TrustEvent>>> = {
   'dispute.resolved': ['resolution'],
@@ -268,10 +269,10 @@ export function checkEvents(events: TrustEvent[], cryptoAssets: readonly string[
 
 /**
  * Checks of an entity id in a path. A path parameter that breaks a rule is invalid_request
- * (CONTRACT §2), as for any other path parameter.
+ * (docs/api.md, "Errors"), as for any other path parameter.
  */
 export function checkEntityParam(id: string, options: CheckOptions = {}): void {
   throwRawIdentifiers(rawIdentifierErrors([['entity_id', id]]));
   const errors = hashedIdErrors([['entity_id', id]], options);
-  if (errors.length > 0) throw new ApiError(400, 'invalid_request', `Invalid path parameter: ${summarise(errors)}.`, { errors });
+  if (errors.length > 0) throw schemaMismatch(errors, 'path parameter');
 }

@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Store } from '../store/db.ts';
-import type { Policy } from '../config/policy.ts';
+import type { Policy } from '../policies/policy.ts';
 import type { Environment, Principal } from '../auth/principal.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import { ApiError } from '../http/problem.ts';
@@ -20,7 +20,7 @@ import type { EntityProfile, LinkedIdentifier, ScoreContext, ScoreResult } from 
 type StoredScore = Omit<ScoreResponse, 'cached'>;
 
 /** Identifiers one score request may name; each costs one primary-key lookup (see profile.ts). */
-export const MAX_LINKED_PER_REQUEST = 20;
+const MAX_LINKED_PER_REQUEST = 20;
 
 const DECISION_ID = /^dec_[0-9A-Z]{26}$/;
 
@@ -81,7 +81,7 @@ export class ScoringService {
 
   /**
    * Per environment (test mode): the active policy, replaced when another is activated, and the
-   * shadow policy (CONTRACT §9), scored beside it, stored, never returned (src/policies/live.ts).
+   * shadow policy (docs/api.md, "Policies"), scored beside it, stored, never returned (src/policies/live.ts).
    */
   private readonly policies: Record<Environment, { active: Policy; shadow: Policy | null }>;
 
@@ -160,7 +160,7 @@ export class ScoringService {
     const request = { entity_id: body.entity_id, amount: body.amount, currency: body.currency, context };
     const { environment } = principal;
     const policy = this.policyFor(environment);
-    // Keyed per principal: a hit is always the caller's own, already audited decision (CONTRACT §5).
+    // Keyed per principal: a hit is always the caller's own, already audited decision (docs/api.md, "Trust scoring").
     const key = cacheKey({ principalId: principal.id, environment, policyVersion: policy.version, entityId: body.entity_id, amount: body.amount, currency: body.currency, context });
     // While the shared cache is configured but Redis is unreachable the cache is off altogether
     // (issue 5: "cache off, cached: false"): every instance answers from the store until Redis is back.

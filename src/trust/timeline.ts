@@ -1,7 +1,7 @@
 // GET /api/v1/trust/entities/{entity_id}/events: an entity's events, newest first, for the console's
 // timeline (issue 12). Events belong to the client that sent them (events.client_id): a non-admin sees
 // only its own client's, an admin sees every client's and the legacy imports stored with client ''.
-// Either sees only its own environment's (CONTRACT §10 test mode).
+// Either sees only its own environment's (docs/api.md, "Integration" test mode).
 // Each item carries only what its own event carried, never other entities' identifier hashes.
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';

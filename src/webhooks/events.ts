@@ -10,8 +10,6 @@ import { coalesceFacts, insertFanout, type FlagFact } from './fanout.ts';
 export type { FlagFact };
 import type { Environment } from '../auth/principal.ts';
 
-export { enqueueWebhookEvent };
-
 interface DecisionLike {
   id: string;
   kind: string;
@@ -25,7 +23,7 @@ interface DecisionLike {
 const HIGH_LEVELS = new Set(['high', 'critical']);
 
 /** The webhook event a stored decision announces, if any: a score at high or above, or any dispute analysis. */
-export function decisionEvent(row: DecisionLike): { type: 'decision.high_risk' | 'dispute.analyzed'; data: Record<string, unknown> } | undefined {
+function decisionEvent(row: DecisionLike): { type: 'decision.high_risk' | 'dispute.analyzed'; data: Record<string, unknown> } | undefined {
   if (row.kind !== 'score' && row.kind !== 'dispute_analysis') return undefined;
   let result: Record<string, unknown>;
   try {

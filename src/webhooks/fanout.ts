@@ -24,7 +24,7 @@ export const MAX_NEIGHBOURS_PER_REQUEST = 100;
  */
 export const MAX_NEIGHBOURS_PER_IDENTIFIER = 25;
 /** Identifiers of the flagged entities looked at per request; beyond it, linked_truncated too. */
-export const MAX_IDENTIFIERS_EXAMINED = 1000;
+const MAX_IDENTIFIERS_EXAMINED = 1000;
 /** Events written to the outbox per transaction while a plan is expanded. */
 const SLICE = 100;
 

@@ -12,7 +12,7 @@ export const WEBHOOK_EVENT_TYPES = ['decision.high_risk', 'dispute.analyzed', 'e
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export type WebhookRow = Selectable<WebhooksTable>;
-export type DeliveryRow = WebhookDeliveriesTable;
+type DeliveryRow = WebhookDeliveriesTable;
 type Db = Kysely<Database> | Transaction<Database>;
 
 export interface EnqueueOptions {

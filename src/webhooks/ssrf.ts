@@ -21,7 +21,7 @@ const blocked6 = new BlockList();
 for (const [net, prefix] of [['2001::', 23], ['2001:db8::', 32], ['2002::', 16], ['3fff::', 20]] as const) blocked6.addSubnet(net, prefix, 'ipv6');
 
 /** The eight 16-bit groups of an IPv6 address (a trailing dotted quad and a zone allowed), or undefined. */
-export function ipv6Groups(address: string): number[] | undefined {
+function ipv6Groups(address: string): number[] | undefined {
   let text = address.replace(/%.*$/, '').toLowerCase();
   const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (quad) {
@@ -69,11 +69,11 @@ export interface UrlPolicy {
 }
 
 /** Why a destination is refused: its syntax, a name that does not resolve, or a non-public address. */
-export type RefusalReason = 'syntax' | 'unresolved' | 'private';
+type RefusalReason = 'syntax' | 'unresolved' | 'private';
 export type UrlCheck = { ok: true; url: URL; address: string; family: number } | { ok: false; reason: RefusalReason; message: string };
 
 /** The URL's syntax (for creation: answered as validation_failed) — no name resolution. */
-export function checkUrlSyntax(raw: string, policy: UrlPolicy): { ok: true; url: URL } | { ok: false; reason: 'syntax'; message: string } {
+function checkUrlSyntax(raw: string, policy: UrlPolicy): { ok: true; url: URL } | { ok: false; reason: 'syntax'; message: string } {
   let url: URL;
   try {
     url = new URL(raw);

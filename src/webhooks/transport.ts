@@ -10,12 +10,12 @@ import type { LookupFunction } from 'node:net';
 import { checkDestination, type UrlPolicy } from './ssrf.ts';
 import type { AttemptOutcome } from './claims.ts';
 
-export type FailureCategory = 'timeout' | 'refused' | 'dns' | 'tls' | 'connection' | 'blocked' | `http_${number}`;
+type FailureCategory = 'timeout' | 'refused' | 'dns' | 'tls' | 'connection' | 'blocked' | `http_${number}`;
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_|EPROTO$)/;
 
 /** The category of a socket or request error (by its code; the message is never kept). */
-export function categorize(err: unknown): FailureCategory {
+function categorize(err: unknown): FailureCategory {
   const code = String((err as { code?: unknown }).code ?? '');
   if (code === 'ECONNREFUSED') return 'refused';
   if (code === 'ETIMEDOUT') return 'timeout';

@@ -22,7 +22,7 @@ import { postOnce } from './transport.ts';
  * Delays before each retry: the first within 30 s, then growing, 8 attempts over about 23 hours
  * (receivers are promised at least 5 tries over 24 h).
  */
-export const RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 28_800_000, 28_800_000];
+const RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 28_800_000, 28_800_000];
 
 /** Delivery limits of one process, and the circuit breaker (VOUCH_WEBHOOK_* in the README). */
 export interface DeliveryLimits {
@@ -38,7 +38,7 @@ export interface DeliveryLimits {
   breakerCooldownMs: number;
 }
 
-export const DEFAULT_LIMITS: DeliveryLimits = { concurrency: 64, endpointConcurrency: 2, clientConcurrency: 16, breakerFailures: 5, breakerCooldownMs: 60_000 };
+const DEFAULT_LIMITS: DeliveryLimits = { concurrency: 64, endpointConcurrency: 2, clientConcurrency: 16, breakerFailures: 5, breakerCooldownMs: 60_000 };
 
 export interface WorkerOptions extends Partial<DeliveryLimits> {
   /** how often to look for due deliveries and pending fan-outs */

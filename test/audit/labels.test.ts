@@ -1,4 +1,4 @@
-// CONTRACT §8: stored feature vectors, labels from the API and from outcome events (an API label
+// docs/api.md, "Outcomes and labels": stored feature vectors, labels from the API and from outcome events (an API label
 // is never overwritten by an event), and the filtered, paginated decision list.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { hash, score, postEvents, event, tradeHistory } from '../helpers/trust.ts';
 import { bodies, JSON_TYPE, wellBehaved } from '../helpers/fuzz.ts';
-import { SIGNAL_NAMES } from '../../src/config/policy.ts';
+import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
 import type { Role } from '../../src/auth/principal.ts';
 
 async function login(ctx: TestContext, scopes: string[], role: Role = 'service') {

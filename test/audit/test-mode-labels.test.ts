@@ -1,4 +1,4 @@
-// CONTRACT §10 for the audit trail (§6, §8): decisions and their labels belong to the environment
+// docs/api.md, "Integration" for the audit trail (§6, §8): decisions and their labels belong to the environment
 // of the key that made them; the other environment's keys see "not found" and cannot label them.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Test mode (CONTRACT §8, §10): decisions and their labels belong to the environment that made
+// Test mode (docs/api.md, "Outcomes and labels", §10): decisions and their labels belong to the environment that made
 // them. Crossed in both directions, for an admin-role key too (admins see every client's
 // decisions, but only in their own environment).
 import { test, before } from 'node:test';

@@ -1,4 +1,4 @@
-// OAuth interop (CONTRACT §3): RFC 8414 metadata, `scope` in the token response, the Basic
+// OAuth interop (docs/api.md, "Authentication"): RFC 8414 metadata, `scope` in the token response, the Basic
 // challenge's error, and a stock OAuth client (openid-client) discovering and using the server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

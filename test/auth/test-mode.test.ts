@@ -1,4 +1,4 @@
-// Test-mode clients (CONTRACT §10): a test client's token carries the signed claim
+// Test-mode clients (docs/api.md, "Integration"): a test client's token carries the signed claim
 // `environment: "test"`, and its requests read and write only test data. The claim cannot be
 // edited (the signature covers it), a value other than live/test is refused, and a token of ours
 // without the claim (issued before test mode) is live.

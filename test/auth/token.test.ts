@@ -241,7 +241,7 @@ describeEachBackend('token endpoint rate limit', (ctx) => {
     assert.equal(other.statusCode, 200);
   });
 
-  test('one client from many addresses: no per-client ceiling, and wrong secrets elsewhere never lock out the right one: 200 (CONTRACT §7)', async () => {
+  test('one client from many addresses: no per-client ceiling, and wrong secrets elsewhere never lock out the right one: 200 (docs/api.md, "Limits")', async () => {
     const c = await ctx().client(['keys:read']);
     for (let i = 0; i < 4; i++) {
       const ok = await ctx().inject({ method: 'POST', url: TOKEN, remoteAddress: `198.51.100.${i + 1}`, payload: { client_id: c.id, client_secret: c.secret } });

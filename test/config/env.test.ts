@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../src/config/env.ts';
 
-test('loadConfig with an empty environment: the CONTRACT §1 defaults', () => {
+test('loadConfig with an empty environment: the docs/api.md, "Running it" defaults', () => {
   const config = loadConfig({});
   assert.equal(config.port, 8080);
   assert.equal(config.host, '127.0.0.1');
@@ -18,10 +18,10 @@ test('loadConfig with an empty environment: the CONTRACT §1 defaults', () => {
   assert.equal(config.audience, 'vouch-api');
   assert.equal(config.policyFile, undefined);
   assert.equal(config.logLevel, 'info');
-  // CONTRACT §7: 100 requests/s with bursts of 200; token endpoint 30 per minute.
+  // docs/api.md, "Limits": 100 requests/s with bursts of 200; token endpoint 30 per minute.
   assert.deepEqual(config.rateLimit, { perSecond: 100, burst: 200, tokenPerMinute: 30, tokenFailuresPerMinute: 30 });
   assert.equal(config.workers, undefined);
-  // CONTRACT §7: idle keep-alive connections close after 5 s; one source holds a quarter of the cap.
+  // docs/api.md, "Limits": idle keep-alive connections close after 5 s; one source holds a quarter of the cap.
   assert.equal(config.keepAliveTimeoutMs, 5000);
   assert.equal(config.maxConnections, 1024);
   assert.equal(config.maxConnectionsPerSource, 256);

@@ -1,4 +1,4 @@
-// The escrow rules of dispute analysis v2 through HTTP (CONTRACT §6), each with real party
+// The escrow rules of dispute analysis v2 through HTTP (docs/api.md, "Dispute analysis"), each with real party
 // histories ingested first: underpayment, reversal after confirmation, a contested payment, the
 // mechanically clear cases, and what the operator is told to ask for next.
 import { test, before } from 'node:test';

@@ -2,7 +2,7 @@
 // features, descriptions). Shapes and ranges follow test/trust/model.test.ts, plus the fields
 // issue 10 added (lastTradeAt, sharedIdentifierEntities).
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
 import { decayFactor } from '../../src/trust/model.ts';
 import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
 

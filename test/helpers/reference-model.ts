@@ -1,7 +1,7 @@
 // The model's derived computations as they were before issue 13 made them cheaper, kept verbatim
 // as references: the property tests check that the faster code gives exactly the same numbers.
 import cc from 'currency-codes';
-import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/config/policy.ts';
+import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/policies/policy.ts';
 import { computeSignals, prepare, round4, scoreFromSignals, type Prepared } from '../../src/trust/model.ts';
 import { AMOUNT_SIGNALS, amountValues } from '../../src/trust/amount-signals.ts';
 import { describeSignal } from '../../src/trust/descriptions.ts';

@@ -1,4 +1,4 @@
-// CORS (CONTRACT §10): off by default; with VOUCH_CORS_ORIGINS, preflights answered for the listed
+// CORS (docs/api.md, "Integration"): off by default; with VOUCH_CORS_ORIGINS, preflights answered for the listed
 // origins only, the origin echoed (never *), the contract's request headers allowed, Vary: Origin.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -5,14 +5,15 @@ import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { backends, describeEachBackend, bearer, freshStore, problem, testConfig, ADMIN_ID, ADMIN_SECRET } from '../helpers/app.ts';
 import { buildApp } from '../../src/app.ts';
-import errorHandling, { frameworkErrorHandler, toFieldErrors } from '../../src/http/errors.ts';
+import errorHandling, { frameworkErrorHandler } from '../../src/http/errors.ts';
+import { toFieldErrors } from '../../src/http/field-errors.ts';
 import { requestId } from '../../src/http/observability.ts';
 import { header, secondStore } from '../auth/support.ts';
 
 const KEYS = '/api/v1/keys';
 const TOKEN = '/api/v1/auth/token';
 
-/** Every /api/v1 operation of CONTRACT §3–§6 (method, OpenAPI path). */
+/** Every /api/v1 operation of docs/api.md, "Authentication"–§6 (method, OpenAPI path). */
 const CONTRACT_OPERATIONS: [string, string][] = [
   ['post', '/api/v1/auth/token'],
   ['get', '/api/v1/keys'],
@@ -47,7 +48,7 @@ describeEachBackend('HTTP behaviour', (ctx) => {
     const put = await ctx().inject({ method: 'PUT', url: KEYS, headers: bearer(admin), payload: {} });
     problem(put, 405, 'method_not_allowed');
     assert.deepEqual(header(put, 'allow').split(', ').sort(), ['GET', 'HEAD', 'POST']);
-    // GET /api/v1/keys/{id} exists since CONTRACT §10; PUT on it is still refused.
+    // GET /api/v1/keys/{id} exists since docs/api.md, "Integration"; PUT on it is still refused.
     const get = await ctx().inject({ method: 'PUT', url: `${KEYS}/key_01ARZ3NDEKTSV4RRFFQ69G5FAV`, headers: bearer(admin), payload: {} });
     problem(get, 405, 'method_not_allowed');
     assert.deepEqual(header(get, 'allow').split(', ').sort(), ['DELETE', 'GET', 'HEAD']);

@@ -1,4 +1,4 @@
-// Idempotency-Key in test mode (CONTRACT §10): keys are remembered per client AND environment, so
+// Idempotency-Key in test mode (docs/api.md, "Integration"): keys are remembered per client AND environment, so
 // the same key sent by a live and a test credential of one client names two requests: no replay,
 // no 422 and no 409 across, in either direction, and neither changes what the other replays.
 import { test, before } from 'node:test';

@@ -1,4 +1,4 @@
-// Idempotency-Key (CONTRACT §10): replay with Idempotent-Replayed, 422 on reuse with another body,
+// Idempotency-Key (docs/api.md, "Integration"): replay with Idempotent-Replayed, 422 on reuse with another body,
 // 409 while in flight, 400 when malformed, one effect under concurrency, expiry after 24 h.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';

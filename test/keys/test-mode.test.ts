@@ -1,4 +1,4 @@
-// API keys in test mode (CONTRACT §4, §10). A new key defaults to its creator's environment; a
+// API keys in test mode (docs/api.md, "API keys", §10). A new key defaults to its creator's environment; a
 // test-mode principal (vch_test_ key or test client token) can never create, rotate or deactivate
 // a live key (403 insufficient_scope: like a higher role, it would reach beyond the creator). Keys
 // are credentials, not partitioned data: listings show both environments, each record naming its

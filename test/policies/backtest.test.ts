@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/policies/policy.ts';
 import { scoreEntity } from '../../src/trust/model.ts';
 import { featureValues } from '../../src/policies/features.ts';
 import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';

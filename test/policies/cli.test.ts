@@ -1,4 +1,4 @@
-// `vouch policy …` against a real store (CONTRACT §9): list, show, import, export, activate, shadow,
+// `vouch policy …` against a real store (docs/api.md, "Policies"): list, show, import, export, activate, shadow,
 // backtest, fit, report; --help acts on nothing; errors exit 2 with one line.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
-import { DEFAULT_POLICY } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 import { fitCandidate } from '../../src/policies/report.ts';
 import { plotData } from '../../src/policies/plots.ts';
 import { insertPolicy } from '../../src/policies/repository.ts';

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
 import { scoreEntity } from '../../src/trust/model.ts';
 import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';
 import { featureValues, signalBounds, toVector } from '../../src/policies/features.ts';

@@ -1,4 +1,4 @@
-// POST /api/v1/policies/fit's training labels (CONTRACT §9): API and event labels, plus unlabelled
+// POST /api/v1/policies/fit's training labels (docs/api.md, "Policies"): API and event labels, plus unlabelled
 // decisions older than assume_legit_after_days whose trade later completed (a trade.completed of
 // the same entity and trade_id), which count as legit.
 import { test, before } from 'node:test';

@@ -1,4 +1,4 @@
-// CONTRACT §9: an activation (or shadow change) made on one instance is used by every other
+// docs/api.md, "Policies": an activation (or shadow change) made on one instance is used by every other
 // instance over the same store from its very next request: two apps, each with its own store
 // connection, over one SQLite file or one PostgreSQL schema.
 import { describe, test, before, after } from 'node:test';
@@ -8,7 +8,7 @@ import { backends, freshStore, testConfig, ADMIN_ID, ADMIN_SECRET, type TestStor
 import { openStore, type Store } from '../../src/store/db.ts';
 import { buildApp } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
-import { DEFAULT_POLICY } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 import { hash } from '../helpers/trust.ts';
 
 for (const backend of backends()) {

@@ -2,7 +2,7 @@
 // keep their kind across the thread boundary, and a failed worker never reused.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
 import { backtest } from '../../src/policies/backtest.ts';
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { runJob } from '../../src/policies/job-thread.ts';

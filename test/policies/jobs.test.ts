@@ -8,7 +8,7 @@ import { backends, freshStore, problem, testConfig, ADMIN_ID, ADMIN_SECRET, type
 import { openStore, type Store } from '../../src/store/db.ts';
 import { buildApp } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
-import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
 import { FEATURE_SET } from '../../src/policies/features.ts';
 import { backtest } from '../../src/policies/backtest.ts';
 import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';

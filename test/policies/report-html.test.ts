@@ -1,8 +1,8 @@
-// The report page (CONTRACT §9): self-contained (inline SVG, no script, no network), every value
+// The report page (docs/api.md, "Policies"): self-contained (inline SVG, no script, no network), every value
 // escaped; the plot data is the holdout's and agrees with the report's figures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 import { fitCandidate } from '../../src/policies/report.ts';
 import { plotData } from '../../src/policies/plots.ts';
 import { splitByEntity } from '../../src/policies/split.ts';

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, validatePolicy, type Policy, type SignalName } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, validatePolicy, type Policy, type SignalName } from '../../src/policies/policy.ts';
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { fitCandidate, fitReport, type LabelledDecision } from '../../src/policies/report.ts';
 import { replayScore } from '../../src/policies/backtest.ts';

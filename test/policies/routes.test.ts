@@ -1,4 +1,4 @@
-// CONTRACT §9 over HTTP: policy versions (list, show, upload), activation, shadow, fit, backtest and
+// docs/api.md, "Policies" over HTTP: policy versions (list, show, upload), activation, shadow, fit, backtest and
 // the report, with their errors; fuzzed bodies never 5xx.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { hash, score, postEvents, event, tradeHistory } from '../helpers/trust.ts';
 import { bodies, JSON_TYPE, wellBehaved } from '../helpers/fuzz.ts';
-import { DEFAULT_POLICY, type Policy } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
 import { backtest } from '../../src/policies/backtest.ts';
 import type { Role } from '../../src/auth/principal.ts';
 

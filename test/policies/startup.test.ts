@@ -1,10 +1,10 @@
-// CONTRACT §9 at start: the built-in policy is stored once; VOUCH_POLICY_FILE's policy is stored
+// docs/api.md, "Policies" at start: the built-in policy is stored once; VOUCH_POLICY_FILE's policy is stored
 // when its version is new and then activated; a restart with the same file does not undo an
 // activation made since, and a file with a new version does.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
-import { DEFAULT_POLICY, type Policy } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
 import { activatePolicy, ensurePolicies, getPolicy } from '../../src/policies/repository.ts';
 
 const file = (version: string): Policy => ({ ...(JSON.parse(JSON.stringify(DEFAULT_POLICY)) as Policy), version, bias: -2 });

@@ -1,10 +1,10 @@
-// CONTRACT §10 for policies (§9): a test key's policies, fits and activations are its own; live
+// docs/api.md, "Integration" for policies (§9): a test key's policies, fits and activations are its own; live
 // scoring never sees them, and a live key's never reach test scoring.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { hash, score } from '../helpers/trust.ts';
-import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
 
 const SCOPES = ['policy:read', 'policy:write', 'trust:read', 'trust:write', 'audit:read', 'labels:write'];
 const doc = (version: string, bias: number): Policy => JSON.parse(JSON.stringify({ ...DEFAULT_POLICY, version, bias })) as Policy;

@@ -1,8 +1,8 @@
-// Test mode (CONTRACT §9–§10): each environment has its own policy versions, active and shadow
+// Test mode (docs/api.md, "Policies"–§10): each environment has its own policy versions, active and shadow
 // policy and fit data. Crossed in both directions with an operator key of each environment.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 import { bearer, describeEachBackend, problem, type TestContext } from '../helpers/app.ts';
 import { event, hash } from '../helpers/trust.ts';
 

@@ -1,5 +1,5 @@
 // `serve --workers 2` without Redis is one host: its rate limits hold for the host, not per worker
-// (CONTRACT §7), and a port that is already taken stops it with one clear line instead of a
+// (docs/api.md, "Limits"), and a port that is already taken stops it with one clear line instead of a
 // restart loop.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

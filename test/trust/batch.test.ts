@@ -1,4 +1,4 @@
-// POST /api/v1/trust/score/batch (CONTRACT §10): results in order, each scored and audited as a
+// POST /api/v1/trust/score/batch (docs/api.md, "Integration"): results in order, each scored and audited as a
 // single call; invalid items get the single endpoint's problem in place; envelope limits; fuzz.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';

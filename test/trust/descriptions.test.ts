@@ -1,9 +1,9 @@
-// Signal descriptions (CONTRACT §5, issue 10 item 2): one plain sentence with the figure, on every
+// Signal descriptions (docs/api.md, "Trust scoring", issue 10 item 2): one plain sentence with the figure, on every
 // returned signal, never an identifier.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
 import { computeSignals } from '../../src/trust/model.ts';
 import type { ScoreRequest } from '../../src/trust/types.ts';
 import { anyPolicy, contextArb, currencyArb, DAY, freshProfile, NOW, profileArb, veteranProfile } from '../helpers/profiles.ts';

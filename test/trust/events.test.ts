@@ -26,7 +26,7 @@ describeEachBackend('trust events ingestion', (ctx) => {
     ];
     assert.deepEqual(await postEvents(ctx(), await token(), batch), { accepted: 3, duplicates: 0 });
     assert.deepEqual(await postEvents(ctx(), await token(), batch), { accepted: 0, duplicates: 3 });
-    // the same id with different content is no duplicate: 409 conflict (CONTRACT §5, issue 8 item 7)
+    // the same id with different content is no duplicate: 409 conflict (docs/api.md, "Trust scoring", issue 8 item 7)
     const body = problem(await post(ctx(), await token(), { events: [{ ...batch[2], type: 'fraud.reported' }] }), 409, 'conflict');
     assert.deepEqual(fields(body), ['events.0.event_id']);
     const agg = (await entity(ctx(), await token(), id)).json();

@@ -3,7 +3,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, type Policy } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
 import { computeSignals, scoreEntity } from '../../src/trust/model.ts';
 import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
 import { anyPolicy, DAY, freshProfile, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';

@@ -29,7 +29,7 @@ const LINES: string[] = [
   /* 5 */ '{"event_id": "imp-broken", "type": "chargeback",',
   /* 6 */ JSON.stringify({ ...good2, event_id: 'imp-bad-type', type: 'trade.exploded' }),
   /* 7 */ JSON.stringify({ ...good2, event_id: 'imp-raw', entity_id: 'mallory@example.com' }),
-  // (a trade.completed without amount and currency is valid, CONTRACT §5; a currency without an amount is not)
+  // (a trade.completed without amount and currency is valid, docs/api.md, "Trust scoring"; a currency without an amount is not)
   /* 8 */ JSON.stringify({ event_id: 'imp-no-amount', type: 'trade.completed', entity_id: ALICE, occurred_at: at(2), currency: 'USD' }),
   /* 9 */ '   ',
   /* 10 */ JSON.stringify(good3),

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
 import { computeSignals, decayFactor, riskLevelFor, scoreEntity } from '../../src/trust/model.ts';
 import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
 import { profileArb } from '../helpers/profiles.ts';

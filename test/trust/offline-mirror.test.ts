@@ -4,7 +4,7 @@
 import { test, describe, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
-import { DEFAULT_POLICY } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 import { ingestEvents } from '../../src/trust/ingest.ts';
 import { loadProfile } from '../../src/trust/profile.ts';
 import { simulateMarket } from '../../bench/quality/market.ts';

@@ -1,8 +1,8 @@
-// safe_amount (CONTRACT §5, issue 10 item 1): exact on the currency's minor-unit grid.
+// safe_amount (docs/api.md, "Trust scoring", issue 10 item 1): exact on the currency's minor-unit grid.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, type Policy } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
 import { scoreEntity } from '../../src/trust/model.ts';
 import { MAX_UNITS, minorUnitDigits, safeAmount, scoreForAmount } from '../../src/trust/safe-amount.ts';
 import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';

@@ -52,7 +52,7 @@ describeEachBackend('trust scoring end to end', (ctx) => {
     const token = await ctx().token();
     const res = await score(ctx(), token, { entity_id: hash('clean-veteran'), amount: 5000, currency: 'USD', context: { payment_method: 'card', country: 'DE', counterparty_country: 'NG', counterparty_id: hash('new-cp') } });
     const body = res.json();
-    const { DEFAULT_POLICY } = await import('../../src/config/policy.ts');
+    const { DEFAULT_POLICY } = await import('../../src/policies/policy.ts');
     const z = body.signals.reduce((acc: number, s: { value: number; weight: number }) => acc + s.value * s.weight, DEFAULT_POLICY.bias);
     assert.equal(body.score, Math.round(100 / (1 + Math.exp(-z))));
     const contributions = body.signals.map((s: { value: number; weight: number }) => Math.abs(s.value * s.weight));

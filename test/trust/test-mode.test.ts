@@ -1,4 +1,4 @@
-// Test mode (CONTRACT §10): a vch_test_ key and a live key of the same client share no trust data.
+// Test mode (docs/api.md, "Integration"): a vch_test_ key and a live key of the same client share no trust data.
 // Each endpoint is crossed in both directions: what one environment writes never shows in, nor
 // changes the answers of, the other, even for the same entity and event ids.
 import { test, before } from 'node:test';

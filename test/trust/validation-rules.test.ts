@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../src/http/problem.ts';
-import { summarise } from '../../src/http/validation.ts';
+import { summarise } from '../../src/http/field-errors.ts';
 import { isCountryCode } from '../../src/trust/currency.ts';
 import { checkEvents, checkScoreBody, dateErrors, depth, eventErrors, type TrustEvent } from '../../src/trust/schemas.ts';
 

@@ -205,7 +205,7 @@ describeEachBackend('trust validation with VOUCH_REQUIRE_HASHED_IDS=1', (ctx) =>
       assert.deepEqual(fields(c), ['context.counterparty_id', 'context.linked_identifiers.0.hash']);
       const e = problem(await events(ctx(), await token(), [event('identifier.linked', id, { counterparty_id: id, linked_identifiers: [{ type: 'device', hash: id }] })]), 400, 'validation_failed');
       assert.deepEqual(fields(e), ['events.0.entity_id', 'events.0.counterparty_id', 'events.0.linked_identifiers.0.hash']);
-      // a path parameter is invalid_request (CONTRACT §2), with the same message
+      // a path parameter is invalid_request (docs/api.md, "Errors"), with the same message
       const g = problem(await entity(ctx(), await token(), id), 400, 'invalid_request');
       assert.deepEqual(errorsOf(g), [{ field: 'entity_id', message: MESSAGE }]);
     }

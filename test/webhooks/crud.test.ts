@@ -1,4 +1,4 @@
-// /api/v1/webhooks CRUD (CONTRACT §10): 201 with a whsec_ secret shown once, ownership like keys
+// /api/v1/webhooks CRUD (docs/api.md, "Integration"): 201 with a whsec_ secret shown once, ownership like keys
 // (others' webhooks are 404), role rules, URL rules (SSRF), fuzzed bodies never 5xx.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';

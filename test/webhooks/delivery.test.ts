@@ -1,4 +1,4 @@
-// Webhook delivery (CONTRACT §10) to a real receiver on loopback: Standard Webhooks signatures
+// Webhook delivery (docs/api.md, "Integration") to a real receiver on loopback: Standard Webhooks signatures
 // verified by the `standardwebhooks` package, the facts that announce events, retries after 500s
 // and timeouts with the same webhook-id, the delivery log and manual retry.
 import { test, before, after } from 'node:test';
@@ -73,7 +73,7 @@ for (const backend of backends()) {
 
     await t.test('policy.activated: activating an uploaded policy sends one signed event naming the new and the previous version', async () => {
       const hook = await subscribe(['policy.activated']);
-      const { DEFAULT_POLICY } = await import('../../src/config/policy.ts');
+      const { DEFAULT_POLICY } = await import('../../src/policies/policy.ts');
       const version = `hook-${backend}-${Date.now()}`;
       const up = await world.app.inject({ method: 'POST', url: '/api/v1/policies', headers: bearer(admin), payload: { ...DEFAULT_POLICY, version } });
       assert.equal(up.statusCode, 201, up.body);

@@ -1,4 +1,4 @@
-// The outbox survives restarts and runs once across instances (CONTRACT §10): an app closed
+// The outbox survives restarts and runs once across instances (docs/api.md, "Integration"): an app closed
 // mid-backlog and another started on the same store deliver every event exactly once; a worker
 // that dies holding a lease loses nothing; two servers working at once never deliver twice.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Webhooks across real server processes on one store (CONTRACT §10, issue 11): two `vouch serve`
+// Webhooks across real server processes on one store (docs/api.md, "Integration", issue 11): two `vouch serve`
 // processes deliver a backlog exactly once between them; after a kill -9 of one mid-backlog the
 // other delivers everything (what the dead one had claimed, once its lease runs out).
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// SSRF rules for webhook destinations (CONTRACT §10): public unicast addresses only, checked on the
+// SSRF rules for webhook destinations (docs/api.md, "Integration"): public unicast addresses only, checked on the
 // resolved addresses at creation and again at delivery; redirects are not followed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

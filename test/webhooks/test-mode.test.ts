@@ -1,4 +1,4 @@
-// Webhooks in test mode (CONTRACT §10): a subscription belongs to the environment of the key that
+// Webhooks in test mode (docs/api.md, "Integration"): a subscription belongs to the environment of the key that
 // created it, is visible only to principals of that environment (admins included), and receives
 // only that environment's events. Crossing is checked in both directions, with a real receiver.
 import { test, before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// Idempotency keys (CONTRACT §10): one row per (client, key), claimed by the first request and
+// Idempotency keys (docs/api.md, "Integration"): one row per (client, key), claimed by the first request and
 // holding its sealed response for 24 h. Also the per-deployment settings table, whose first
 // member is the erasure salt (trust/erasure.ts): one small table rather than a migration of its own.
 import type { Kysely, Migration } from 'kysely';

@@ -1,4 +1,4 @@
-// Webhooks (CONTRACT §10): subscriptions, the outbox of events (written in the transaction of the
+// Webhooks (docs/api.md, "Integration"): subscriptions, the outbox of events (written in the transaction of the
 // fact each announces), one delivery per event and subscription (claimed by workers with a lease),
 // and the log of every attempt.
 import type { Kysely, Migration } from 'kysely';

@@ -1,4 +1,4 @@
-// Test mode (CONTRACT §10, issue 11): every data row belongs to an environment, `live` or `test`.
+// Test mode (docs/api.md, "Integration", issue 11): every data row belongs to an environment, `live` or `test`.
 // A `vch_test_` key, or a token of a test client, reads and writes only test rows; everything else
 // only live ones. The environment leads each primary key, so the same entity id, event id,
 // identifier or policy version can exist once per environment and every lookup stays a key lookup.

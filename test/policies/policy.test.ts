@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DISPUTE_POLICY } from '../../src/disputes/policy.ts';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, loadPolicy, validatePolicy } from '../../src/config/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, loadPolicy, validatePolicy } from '../../src/policies/policy.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vouch-policy-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 // Request-body examples for the OpenAPI document, keyed by operationId: what Swagger UI's
 // "Try it out" opens with. Identifiers are hashed (64 hex characters), never raw phone numbers or
 // e-mail addresses, which the API refuses.
-import { DEFAULT_POLICY } from '../config/policy.ts';
+import { DEFAULT_POLICY } from './policies/policy.ts';
 
 const h = (seed: string) => seed.repeat(64 / seed.length).slice(0, 64);
 const BUYER = h('3f9a1c7e5b2d');
@@ -41,6 +41,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     evidence: { payment_proof_submitted: true, bank_reference_matches: true, payer_name_matches: true, seller_confirmed_receipt: false, buyer_response_minutes: 4, seller_response_minutes: 95, messages_count: 7 },
   },
   labelDecision: { label: 'fraud', note: 'Chargeback confirmed by the bank' },
+  labelDecisions: { labels: [{ decision_id: 'dec_01J9Z6V4W1K8Q2R3S4T5U6V7W8', label: 'fraud', note: 'Chargeback confirmed by the bank' }, { decision_id: 'dec_01J9Z6V4W1K8Q2R3S4T5U6V7W9', label: 'legit' }] },
   createPolicy: { ...DEFAULT_POLICY, version: '2026-11-24.1' },
   fitPolicy: { since: '2026-08-01T00:00:00Z', until: '2026-11-01T00:00:00Z', assume_legit_after_days: 30, holdout_fraction: 0.2 },
   backtestPolicy: { since: '2026-10-01T00:00:00Z', until: '2026-11-01T00:00:00Z' },

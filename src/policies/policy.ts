@@ -1,4 +1,4 @@
-// The versioned scoring policy (CONTRACT §5). A policy file is a complete document, never a
+// The versioned scoring policy (docs/api.md, "Trust scoring"). A policy file is a complete document, never a
 // patch over the defaults: the `version` stamped on every decision must identify every number
 // that produced it, so nothing may be filled in silently.
 import { readFileSync } from 'node:fs';
@@ -60,7 +60,7 @@ const PaymentMethodRiskSchema = Type.Object(
   strict,
 );
 
-export const PolicySchema = Type.Object(
+const PolicySchema = Type.Object(
   {
     version: Type.String({ minLength: 1, maxLength: 64 }),
     bias: Finite({ minimum: -100, maximum: 100 }),

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { looksLikeRawIdentifier, rawIdentifierInText } from '../../src/trust/identifiers.ts';
+import { looksLikeRawIdentifier, rawIdentifierInText } from '../../src/lib/identifiers.ts';
 import { composedDisguise, composedDisguiseForText, corpus, INVISIBLE, legitimateId, refusedAs } from '../helpers/disguises.ts';
 
 const show = (v: string) => JSON.stringify(v);

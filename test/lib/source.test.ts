@@ -2,7 +2,7 @@
 // through its own addresses to get a fresh budget for each.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { limitSource } from '../../src/auth/source.ts';
+import { limitSource } from '../../src/lib/source.ts';
 
 test('IPv4 addresses are sources on their own; IPv4-mapped IPv6 is the IPv4 address', () => {
   assert.equal(limitSource('203.0.113.7'), '203.0.113.7');

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { isDigest, looksLikeRawIdentifier, rawIdentifierIn } from '../../src/trust/identifiers.ts';
+import { isDigest, looksLikeRawIdentifier, rawIdentifierIn } from '../../src/lib/identifiers.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { digest, disguisedRawIdentifier } from '../helpers/fuzz.ts';
 
