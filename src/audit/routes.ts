@@ -21,7 +21,7 @@ const Decision = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   trade_id: Type.Union([Type.String(), Type.Null()], { description: "scores: the request's context.trade_id" }),
   features: Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()], {
-    description: "scores: every signal's value under the deciding policy, zeros included (docs/api.md, "Outcomes and labels")",
+    description: "scores: every signal's value under the deciding policy, zeros included (docs/api.md, 'Outcomes and labels')",
   }),
   request: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
     description: "what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept)",
