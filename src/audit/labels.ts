@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
 import type { Environment, Principal } from '../auth/principal.ts';
+import { ownerFilter } from '../http/route.ts';
 import { ApiError } from '../http/problem.ts';
 import { RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage } from '../http/validation.ts';
 import { rawIdentifierInText } from '../lib/identifiers.ts';
@@ -68,7 +69,8 @@ function checkLabelNote(note: string | undefined): void {
 export function findDecision(db: Kysely<Database>, id: string, principal: Principal): Promise<Selectable<DecisionsTable> | undefined> {
   // Another environment's decision does not exist for the caller (test mode), admins included.
   let q = db.selectFrom('decisions').selectAll().where('id', '=', id).where('environment', '=', principal.environment);
-  if (principal.role !== 'admin') q = q.where('owner_client_id', '=', principal.clientId);
+  const owner = ownerFilter(principal);
+  if (owner !== undefined) q = q.where('owner_client_id', '=', owner);
   return q.executeTakeFirst();
 }
 

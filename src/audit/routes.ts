@@ -1,6 +1,6 @@
 // Reading and labelling stored decisions (docs/api.md, "Trust scoring" audit, §8). A caller that is not an admin
 // sees its own client's decisions only; anything else is "not found", never "forbidden".
-import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
@@ -94,7 +94,8 @@ export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinitio
         const query = request.query;
         const limit = query.limit ?? 50;
         let q = db.selectFrom('decisions').selectAll().where('environment', '=', request.principal.environment);
-        if (request.principal.role !== 'admin') q = q.where('owner_client_id', '=', request.principal.clientId);
+        const owner = ownerFilter(request.principal);
+        if (owner !== undefined) q = q.where('owner_client_id', '=', owner);
         if (query.kind) q = q.where('kind', '=', query.kind === 'score' ? 'score' : 'dispute_analysis');
         if (query.entity_id !== undefined) q = q.where('kind', '=', 'score').where('subject_id', '=', query.entity_id);
         if (query.label === 'none') q = q.where('label', 'is', null);

@@ -3,7 +3,7 @@
 // only its own client's, an admin sees every client's and the legacy imports stored with client ''.
 // Either sees only its own environment's (docs/api.md, "Integration" test mode).
 // Each item carries only what its own event carried, never other entities' identifier hashes.
-import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
@@ -86,7 +86,8 @@ export function timelineRoutes({ store, requireHashedIds }: { store: Store; requ
         const entity = await store.db.selectFrom('entities').select('version').where('environment', '=', environment).where('entity_id', '=', id).executeTakeFirst();
         if (!entity || Number(entity.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
         let q = store.db.selectFrom('events').select(['client_id', 'event_id', 'type', 'occurred_at', 'payload']).where('environment', '=', environment).where('entity_id', '=', id);
-        if (request.principal.role !== 'admin') q = q.where('client_id', '=', request.principal.clientId);
+        const owner = ownerFilter(request.principal);
+        if (owner !== undefined) q = q.where('client_id', '=', owner);
         if (after) {
           q = q.where((eb) => eb.or([
             eb('occurred_at', '<', after.at),
