@@ -1,6 +1,7 @@
 // Reading and labelling stored decisions (docs/api.md, "Trust scoring" audit, §8). A caller that is not an admin
 // sees its own client's decisions only; anything else is "not found", never "forbidden".
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
+import { decodeTimeKey, encodeTimeKey, nextCursor, pageOf } from '../lib/pagination.ts';
 import { Type, type Static } from 'typebox';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
@@ -105,18 +106,11 @@ export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinitio
         if (Number.isNaN(since) || Number.isNaN(until)) throw new ApiError(400, 'invalid_request', 'since and until must be RFC 3339 times.');
         if (since !== undefined) q = q.where('created_at', '>=', since);
         if (until !== undefined) q = q.where('created_at', '<', until);
-        if (query.cursor) {
-          const dot = query.cursor.indexOf('.');
-          const at = Number(query.cursor.slice(0, dot));
-          const id = query.cursor.slice(dot + 1);
-          q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
-        }
+        const after = query.cursor ? decodeTimeKey(query.cursor) : undefined;
+        if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.key)])]));
         if (query.risk_level) q = q.where('risk_level', '=', query.risk_level);
-        const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
-        const more = rows.length > limit;
-        const data = rows.slice(0, limit);
-        const tail = data[data.length - 1];
-        return { data: data.map(decisionRecord), next_cursor: more && tail ? `${Number(tail.created_at)}.${tail.id}` : null };
+        const page = pageOf(await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute(), limit);
+        return { data: page.rows.map(decisionRecord), next_cursor: nextCursor(page, (last) => encodeTimeKey({ at: Number(last.created_at), key: last.id })) };
       },
     }),
 

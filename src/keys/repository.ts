@@ -9,6 +9,7 @@ import { parseScopes, type Role } from '../auth/principal.ts';
 import { apiKeyPrefix, generateApiKey, type ApiKeyEnv } from './format.ts';
 import { sha256Hex } from '../lib/digest.ts';
 import { newId } from '../lib/ids.ts';
+import { pageOf, type Page } from '../lib/pagination.ts';
 
 export type KeyRow = Database['api_keys'];
 export const KEY_STATUSES = ['active', 'expired', 'inactive'] as const;
@@ -137,7 +138,7 @@ export interface ListOptions {
   after: string | undefined;
 }
 
-export async function listKeys(db: Kysely<Database>, options: ListOptions): Promise<{ rows: KeyRow[]; more: boolean }> {
+export async function listKeys(db: Kysely<Database>, options: ListOptions): Promise<Page<KeyRow>> {
   const now = Date.now();
   let query = db.selectFrom('api_keys').selectAll().orderBy('id', 'desc').limit(options.limit + 1);
   if (options.owner !== undefined) query = query.where('owner_client_id', '=', options.owner);
@@ -148,8 +149,7 @@ export async function listKeys(db: Kysely<Database>, options: ListOptions): Prom
   if (options.status === 'active') {
     query = query.where('deactivated_at', 'is', null).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
   }
-  const rows = await query.execute();
-  return { rows: rows.slice(0, options.limit), more: rows.length > options.limit };
+  return pageOf(await query.execute(), options.limit);
 }
 
 export type DeactivateOutcome =

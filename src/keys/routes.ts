@@ -5,6 +5,7 @@
 // deactivates only test keys. A live principal may manage both (that is how test keys are made).
 import type { FastifyRequest } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
+import { nextCursor } from '../lib/pagination.ts';
 import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
@@ -88,8 +89,8 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
       schema: { tags: ['keys'], summary: 'List API keys, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(KeyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
       handler: async (request) => {
         const { status, environment, limit = 50, cursor } = request.query;
-        const { rows, more } = await listKeys(db, { owner: ownerFilter(request.principal), status, environment, limit, after: cursor });
-        return { data: rows.map(record), next_cursor: more ? rows[rows.length - 1]!.id : null };
+        const page = await listKeys(db, { owner: ownerFilter(request.principal), status, environment, limit, after: cursor });
+        return { data: page.rows.map(record), next_cursor: nextCursor(page, (last) => last.id) };
       },
     }),
 

@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_POLICY, validatePolicy, type Policy } from './policy.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
+import { pageOf, type Page } from '../lib/pagination.ts';
 import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
 
 type PolicyStatus = 'active' | 'shadow' | 'candidate' | 'retired';
@@ -41,11 +42,10 @@ export function activeRow(db: Db, environment: Environment): Promise<PolicyRow |
   return db.selectFrom('policies').selectAll().where('environment', '=', environment).where('status', '=', 'active').executeTakeFirst();
 }
 
-export async function listPolicies(db: Db, environment: Environment, limit: number, after?: { at: number; version: string }): Promise<{ rows: PolicyRow[]; more: boolean }> {
+export async function listPolicies(db: Db, environment: Environment, limit: number, after?: { at: number; version: string }): Promise<Page<PolicyRow>> {
   let q = db.selectFrom('policies').selectAll().where('environment', '=', environment);
   if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('version', '<', after.version)])]));
-  const rows = await q.orderBy('created_at', 'desc').orderBy('version', 'desc').limit(limit + 1).execute();
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
+  return pageOf(await q.orderBy('created_at', 'desc').orderBy('version', 'desc').limit(limit + 1).execute(), limit);
 }
 
 export interface NewPolicy {

@@ -2,6 +2,7 @@
 // the report (JSON, or a self-contained HTML page of plots).
 import type { FastifyRequest } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { decodeTimeKey, encodeTimeKey, nextCursor } from '../lib/pagination.ts';
 import { Type, type Static } from 'typebox';
 import { validatePolicy, type Policy } from './policy.ts';
 import type { Store } from '../store/db.ts';
@@ -112,10 +113,9 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       schema: { tags, summary: 'Policy versions, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(PolicyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
       handler: async (request) => {
         const { limit = 50, cursor } = request.query;
-        const after = cursor ? { at: Number(cursor.slice(0, cursor.indexOf('.'))), version: cursor.slice(cursor.indexOf('.') + 1) } : undefined;
-        const { rows, more } = await listPolicies(db, request.principal.environment, limit, after);
-        const last = rows[rows.length - 1];
-        return { data: rows.map(policyRecord), next_cursor: more && last ? `${Number(last.created_at)}.${last.version}` : null };
+        const position = cursor ? decodeTimeKey(cursor) : undefined;
+        const page = await listPolicies(db, request.principal.environment, limit, position && { at: position.at, version: position.key });
+        return { data: page.rows.map(policyRecord), next_cursor: nextCursor(page, (last) => encodeTimeKey({ at: Number(last.created_at), key: last.version })) };
       },
     }),
 

@@ -4,6 +4,7 @@
 // Either sees only its own environment's (docs/api.md, "Integration" test mode).
 // Each item carries only what its own event carried, never other entities' identifier hashes.
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
+import { nextCursor, pageOf } from '../lib/pagination.ts';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
@@ -95,13 +96,10 @@ export function timelineRoutes({ store, requireHashedIds }: { store: Store; requ
             eb.and([eb('occurred_at', '=', after.at), eb('event_id', '=', after.eventId), eb('client_id', '<', after.clientId)]),
           ]));
         }
-        const rows = await q.orderBy('occurred_at', 'desc').orderBy('event_id', 'desc').orderBy('client_id', 'desc').limit(limit + 1).execute();
-        const page = rows.slice(0, limit);
-        const tail = page[page.length - 1];
-        const more = rows.length > limit && tail !== undefined;
+        const page = pageOf(await q.orderBy('occurred_at', 'desc').orderBy('event_id', 'desc').orderBy('client_id', 'desc').limit(limit + 1).execute(), limit);
         return {
-          data: page.map(item),
-          next_cursor: more ? encodeCursor({ at: Number(tail.occurred_at), eventId: tail.event_id, clientId: tail.client_id }) : null,
+          data: page.rows.map(item),
+          next_cursor: nextCursor(page, (last) => encodeCursor({ at: Number(last.occurred_at), eventId: last.event_id, clientId: last.client_id })),
         };
       },
     }),

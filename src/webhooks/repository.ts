@@ -6,6 +6,7 @@ import type { Database, WebhookDeliveriesTable, WebhooksTable } from '../store/s
 import type { Dialect } from '../store/db.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
+import { pageOf, type Page } from '../lib/pagination.ts';
 import type { Environment } from '../auth/principal.ts';
 
 export const WEBHOOK_EVENT_TYPES = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'entity.erased', 'policy.activated', 'key.deactivated'] as const;
@@ -96,12 +97,11 @@ export async function findWebhook(db: Db, environment: Environment, id: string, 
   return query.executeTakeFirst();
 }
 
-export async function listWebhooks(db: Db, environment: Environment, owner: string | undefined, limit: number, after: string | undefined): Promise<{ rows: WebhookRow[]; more: boolean }> {
+export async function listWebhooks(db: Db, environment: Environment, owner: string | undefined, limit: number, after: string | undefined): Promise<Page<WebhookRow>> {
   let query = db.selectFrom('webhooks').selectAll().where('environment', '=', environment).orderBy('id', 'desc').limit(limit + 1);
   if (owner !== undefined) query = query.where('owner_client_id', '=', owner);
   if (after !== undefined) query = query.where('id', '<', after);
-  const rows = await query.execute();
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
+  return pageOf(await query.execute(), limit);
 }
 
 /** Deletes the webhook and its undelivered deliveries; the log of past ones goes with it. */
@@ -122,12 +122,11 @@ export interface DeliveryView extends DeliveryRow {
  * A webhook's deliveries. `environment` is the webhook's: enqueueing never pairs a webhook with
  * another environment's event, and this read does not rely on it.
  */
-export async function listDeliveries(db: Db, environment: Environment, webhookId: string, limit: number, after: string | undefined): Promise<{ rows: DeliveryView[]; more: boolean }> {
+export async function listDeliveries(db: Db, environment: Environment, webhookId: string, limit: number, after: string | undefined): Promise<Page<DeliveryView>> {
   let query = db.selectFrom('webhook_deliveries as d').innerJoin('webhook_events as e', 'e.id', 'd.event_id')
     .selectAll('d').select('e.type as event_type').where('e.environment', '=', environment).where('d.webhook_id', '=', webhookId).orderBy('d.id', 'desc').limit(limit + 1);
   if (after !== undefined) query = query.where('d.id', '<', after);
-  const rows = await query.execute();
-  return { rows: rows.slice(0, limit), more: rows.length > limit };
+  return pageOf(await query.execute(), limit);
 }
 
 export async function findDelivery(db: Db, environment: Environment, webhookId: string, id: string): Promise<DeliveryView | undefined> {

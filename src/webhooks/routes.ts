@@ -4,6 +4,7 @@
 // environment's events, and only principals of that environment, admins included, can see it.
 import type { FastifyRequest } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
+import { nextCursor } from '../lib/pagination.ts';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../auth/kek.ts';
@@ -73,8 +74,8 @@ export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerC
       schema: { tags: ['webhooks'], summary: 'List webhooks, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(WebhookRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
       handler: async (request) => {
         const { limit = 50, cursor } = request.query;
-        const { rows, more } = await listWebhooks(db, request.principal.environment, ownerFilter(request.principal), limit, cursor);
-        return { data: rows.map(toWebhookRecord), next_cursor: more ? rows[rows.length - 1]!.id : null };
+        const page = await listWebhooks(db, request.principal.environment, ownerFilter(request.principal), limit, cursor);
+        return { data: page.rows.map(toWebhookRecord), next_cursor: nextCursor(page, (last) => last.id) };
       },
     }),
 
@@ -107,8 +108,8 @@ export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerC
       handler: async (request) => {
         const row = await visible(request, request.params.webhook_id);
         const { limit = 50, cursor } = request.query;
-        const { rows, more } = await listDeliveries(db, request.principal.environment, row.id, limit, cursor);
-        return { data: rows.map(toDeliveryRecord), next_cursor: more ? rows[rows.length - 1]!.id : null };
+        const page = await listDeliveries(db, request.principal.environment, row.id, limit, cursor);
+        return { data: page.rows.map(toDeliveryRecord), next_cursor: nextCursor(page, (last) => last.id) };
       },
     }),
 
