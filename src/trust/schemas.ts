@@ -47,8 +47,11 @@ export const Currency = Type.String({
 const Country = Type.String({ pattern: '^[A-Z]{2}$', [PATTERN_MESSAGE]: 'must be an upper-case ISO 3166-1 alpha-2 country code such as DE', description: 'ISO 3166-1 alpha-2' });
 const Amount = Type.Number({ exclusiveMinimum: 0, maximum: 1e15 });
 
-/** Linked identifiers per score request and per event: enough for every device and account of one person. */
-const MAX_LINKED_IDENTIFIERS = 20;
+/**
+ * Linked identifiers per score request and per event: enough for every device and account of one
+ * person; each costs a score one primary-key lookup (see profile.ts).
+ */
+export const MAX_LINKED_IDENTIFIERS = 20;
 const IDENTIFIER_TYPES = ['phone', 'bank_account', 'email', 'device', 'other'] as const;
 const LinkedIdentifiers = Type.Array(
   Type.Object({ type: StringEnum(IDENTIFIER_TYPES), hash: HashedIdentifier({ minLength: 8 }) }, { additionalProperties: false }),

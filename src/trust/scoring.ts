@@ -15,12 +15,10 @@ import { ScoreCache, cacheKey, canonicalJson } from './cache.ts';
 import { sha256Hex as sha256 } from '../lib/digest.ts';
 import { newId } from '../lib/ids.ts';
 import type { ScoreBody, ScoreResponse } from './schemas.ts';
+import { MAX_LINKED_IDENTIFIERS as MAX_LINKED_PER_REQUEST } from './schemas.ts';
 import type { EntityProfile, LinkedIdentifier, ScoreContext, ScoreResult } from './types.ts';
 
 type StoredScore = Omit<ScoreResponse, 'cached'>;
-
-/** Identifiers one score request may name; each costs one primary-key lookup (see profile.ts). */
-const MAX_LINKED_PER_REQUEST = 20;
 
 const DECISION_ID = /^dec_[0-9A-Z]{26}$/;
 
