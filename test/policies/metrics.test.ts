@@ -108,7 +108,9 @@ describe('thresholdFigures', () => {
     assert.equal(figures[3]!.precision, null);
     assert.equal(figures[3]!.recall, null);
     assert.equal(figures[3]!.share_flagged, 0);
-    assert.doesNotThrow(() => JSON.stringify(computeMetrics([], [])));
-    assert.deepEqual(computeMetrics([], []), { roc_auc: null, average_precision: null, brier: null, calibration_error: null });
+    const empty = computeMetrics([], []);
+    assert.deepEqual(empty, { roc_auc: null, average_precision: null, brier: null, calibration_error: null });
+    // and so it survives the JSON it is stored as (a NaN would silently become null)
+    assert.deepEqual(JSON.parse(JSON.stringify(empty)), empty);
   });
 });

@@ -87,7 +87,8 @@ describe('fitCandidate', () => {
     assert.deepEqual(report.thresholds.map((t) => [t.risk_level, t.min_score]), [['low', 0], ['medium', 30], ['high', 60], ['critical', 85]]);
     assert.deepEqual(report.weights.chargebacks, { base: 1, candidate: policy.weights.chargebacks });
     assert.deepEqual(report.bias, { base: 0, candidate: policy.bias });
-    assert.doesNotThrow(() => JSON.stringify(report));
+    // Stored and served as JSON: a NaN or Infinity would silently become null, an undefined vanish.
+    assert.deepEqual(JSON.parse(JSON.stringify(report)), report);
   });
 
   test('the same data gives the same candidate and report', () => {
