@@ -1,138 +1,98 @@
 // An in-memory stand-in for the event store, so the quality loop (simulate → score → label → fit →
-// report) can run in a second without a database or HTTP. It mirrors the aggregates of
-// src/trust/ingest.ts and the profile of src/trust/profile.ts (decayed counters, Welford ln-amount
-// statistics per currency, 10-minute velocity buckets, counterparty counts, flagged neighbours),
-// applying each event at its own time and scoring each request at its own time. It is a model of
-// the store for benchmarks, not a second implementation to serve from: the HTTP quality run is the
-// reference.
+// report) can run in a second without a database or HTTP. Events change the aggregates through
+// ingestion's own applyEvent (src/trust/ingest.ts), one event per batch, ingested at its own time;
+// this file only keeps the rows a batch writes (what aggregate-state.ts's writeState stores) and
+// reads them back as src/trust/profile.ts's query does. It is a model of the store for benchmarks,
+// not a second implementation to serve from: the HTTP quality run is the reference.
 import { DEFAULT_POLICY, type Policy, type SignalName } from '../../src/policies/policy.ts';
 import { featureValues } from '../../src/policies/features.ts';
 import { scoreEntity } from '../../src/trust/model.ts';
+import { applyEvent, BUCKET_MS, mirroredParty } from '../../src/trust/ingest.ts';
+import { blankEntity, type Pending } from '../../src/trust/aggregate-state.ts';
+import { isFlagged } from '../../src/trust/linkage.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 import type { EntityProfile, LinkedIdentifier, RiskLevel, ScoreRequest } from '../../src/trust/types.ts';
 import type { LabelledRequest } from './world.ts';
 
 const DAY = 86_400_000;
-const BUCKET = 600_000;
+/** Ten-minute buckets older than this are pruned, as writeState prunes entity_hourly. */
+const BUCKETS_KEPT = 150;
 
-interface State {
-  firstSeen: number;
-  lastEvent: number;
-  /** last completed trade (entities.last_trade_at); 0 before the first */
-  lastTrade: number;
-  counts: { completed: number; cancelled: number; opened: number; won: number; lost: number; chargebacks: number; reports: number };
-  decayAt: number;
-  decayed: { tradesCompleted: number; tradesCancelled: number; disputesLost: number; chargebacks: number; fraudReports: number };
-  blocklisted: boolean;
-  blockChangedAt: number;
-  currencies: Map<string, { n: number; volume: number; logMean: number; logM2: number }>;
-  /** recent completed trades, for the velocity windows */
-  recent: { t: number; amount: number; currency: string }[];
-  counterparties: Map<string, number>;
-  identifiers: Set<string>;
+/** One entity_hourly bucket: trades in every currency, volume per currency. */
+interface Bucket {
+  trades: number;
+  volume: Map<string, number>;
 }
 
 export class OfflineHistory {
-  private readonly entities = new Map<string, State>();
-  /** "type\0hash" → holders */
+  /** entities and entity_currency, changed in place by applyEvent; the per-batch rows start empty */
+  private readonly state: Pending = {
+    environment: 'live', entities: new Map(), currencies: new Map(),
+    buckets: new Map(), counterparties: new Map(), identifiers: new Map(), wasFlagged: new Map(),
+  };
+  /** entity_hourly: entity → bucket → trades and volume */
+  private readonly buckets = new Map<string, Map<number, Bucket>>();
+  /** entity_counterparties: "entity\0counterparty" → trades */
+  private readonly counterparties = new Map<string, number>();
+  /** identifiers: entity → its "type\0hash" keys, and each key's holders */
+  private readonly identifiers = new Map<string, Set<string>>();
   private readonly holders = new Map<string, Set<string>>();
+  private readonly halfLifeMs: number;
 
-  constructor(private readonly policy: Policy = DEFAULT_POLICY) {}
-
-  private state(id: string, t: number): State {
-    let s = this.entities.get(id);
-    if (!s) {
-      s = {
-        firstSeen: t, lastEvent: t, lastTrade: 0, decayAt: t, blocklisted: false, blockChangedAt: 0,
-        counts: { completed: 0, cancelled: 0, opened: 0, won: 0, lost: 0, chargebacks: 0, reports: 0 },
-        decayed: { tradesCompleted: 0, tradesCancelled: 0, disputesLost: 0, chargebacks: 0, fraudReports: 0 },
-        currencies: new Map(), recent: [], counterparties: new Map(), identifiers: new Set(),
-      };
-      this.entities.set(id, s);
-    }
-    s.firstSeen = Math.min(s.firstSeen, t);
-    s.lastEvent = Math.max(s.lastEvent, t);
-    return s;
+  constructor(policy: Policy = DEFAULT_POLICY) {
+    this.halfLifeMs = policy.decayHalfLifeDays * DAY;
   }
 
-  private bump(s: State, field: keyof State['decayed'], t: number): void {
-    const halfLife = this.policy.decayHalfLifeDays * DAY;
-    if (t >= s.decayAt) {
-      const k = Math.pow(2, -(t - s.decayAt) / halfLife);
-      for (const f of Object.keys(s.decayed) as (keyof State['decayed'])[]) s.decayed[f] *= k;
-      s.decayAt = t;
-      s.decayed[field] += 1;
-    } else s.decayed[field] += Math.pow(2, -(s.decayAt - t) / halfLife);
-  }
-
-  private resolve(s: State, lost: boolean, t: number): void {
-    if (lost) {
-      s.counts.lost++;
-      this.bump(s, 'disputesLost', t);
-    } else s.counts.won++;
-  }
-
-  /** Applies one event (in time order, as ingest does within a batch). */
+  /** Ingests one event (in time order), as a batch of one received when it happened. */
   apply(ev: TrustEvent): void {
     const t = Date.parse(ev.occurred_at);
-    const s = this.state(ev.entity_id, t);
-    const mirrored = (ev.type === 'dispute.opened' || ev.type === 'dispute.resolved') && ev.counterparty_id !== undefined && ev.counterparty_id !== ev.entity_id
-      ? this.state(ev.counterparty_id, t) : undefined;
-    for (const l of ev.linked_identifiers ?? []) {
-      const key = `${l.type}\0${l.hash}`;
-      s.identifiers.add(key);
-      const set = this.holders.get(key) ?? new Set<string>();
-      set.add(ev.entity_id);
-      this.holders.set(key, set);
-    }
-    switch (ev.type) {
-      case 'trade.completed': {
-        s.counts.completed++;
-        s.lastTrade = Math.max(s.lastTrade, t);
-        this.bump(s, 'tradesCompleted', t);
-        const c = s.currencies.get(ev.currency!) ?? { n: 0, volume: 0, logMean: 0, logM2: 0 };
-        const x = Math.log(ev.amount!);
-        c.n++;
-        c.volume += ev.amount!;
-        const delta = x - c.logMean;
-        c.logMean += delta / c.n;
-        c.logM2 += delta * (x - c.logMean);
-        s.currencies.set(ev.currency!, c);
-        s.recent.push({ t, amount: ev.amount!, currency: ev.currency! });
-        if (s.recent.length > 64 && s.recent[0]!.t < t - 2 * DAY) s.recent = s.recent.filter((r) => r.t >= t - 2 * DAY);
-        if (ev.counterparty_id !== undefined) s.counterparties.set(ev.counterparty_id, (s.counterparties.get(ev.counterparty_id) ?? 0) + 1);
-        break;
-      }
-      case 'trade.cancelled': s.counts.cancelled++; this.bump(s, 'tradesCancelled', t); break;
-      case 'dispute.opened': s.counts.opened++; if (mirrored) mirrored.counts.opened++; break;
-      case 'dispute.resolved':
-        this.resolve(s, ev.resolution === 'against', t);
-        if (mirrored) this.resolve(mirrored, ev.resolution !== 'against', t);
-        break;
-      case 'chargeback': s.counts.chargebacks++; this.bump(s, 'chargebacks', t); break;
-      case 'fraud.reported': s.counts.reports++; this.bump(s, 'fraudReports', t); break;
-      case 'entity.blocklisted':
-      case 'entity.unblocklisted':
-        if (t >= s.blockChangedAt) {
-          s.blocklisted = ev.type === 'entity.blocklisted';
-          s.blockChangedAt = t;
-        }
-        break;
-      case 'identifier.linked': break;
-    }
+    const touched = [ev.entity_id, mirroredParty(ev)].filter((id) => id !== undefined);
+    for (const id of touched) if (!this.state.entities.has(id)) this.state.entities.set(id, blankEntity('live', id));
+    applyEvent(this.state, ev, t, t, this.halfLifeMs);
+    for (const id of touched) this.state.entities.get(id)!.version += 1;
+    this.write(Math.floor(t / BUCKET_MS));
   }
 
-  private flagged(id: string): boolean {
-    const s = this.entities.get(id);
-    return s !== undefined && (s.counts.reports > 0 || s.blocklisted);
+  /** What writeState does with the batch's new rows: adds them up, then prunes old buckets. */
+  private write(nowBucket: number): void {
+    for (const row of this.state.buckets.values()) {
+      let own = this.buckets.get(row.entity_id);
+      if (!own) this.buckets.set(row.entity_id, (own = new Map()));
+      const bucket = own.get(row.bucket) ?? { trades: 0, volume: new Map<string, number>() };
+      bucket.trades += row.trades;
+      bucket.volume.set(row.currency, (bucket.volume.get(row.currency) ?? 0) + row.volume);
+      own.set(row.bucket, bucket);
+      // Events come in time order, so buckets are kept oldest first.
+      for (const b of own.keys()) {
+        if (b >= nowBucket - BUCKETS_KEPT) break;
+        own.delete(b);
+      }
+    }
+    for (const row of this.state.counterparties.values()) {
+      const key = `${row.entity_id}\0${row.counterparty_id}`;
+      this.counterparties.set(key, (this.counterparties.get(key) ?? 0) + row.trades);
+    }
+    for (const row of this.state.identifiers.values()) {
+      const key = `${row.id_type}\0${row.hash}`;
+      let own = this.identifiers.get(row.entity_id);
+      if (!own) this.identifiers.set(row.entity_id, (own = new Set()));
+      own.add(key);
+      let holders = this.holders.get(key);
+      if (!holders) this.holders.set(key, (holders = new Set()));
+      holders.add(row.entity_id);
+    }
+    this.state.buckets.clear();
+    this.state.counterparties.clear();
+    this.state.identifiers.clear();
   }
 
   /** The profile loadProfile would return at `now` for this request. */
   profile(request: ScoreRequest, now: number): EntityProfile {
     const id = request.entity_id;
-    const s = this.entities.get(id);
+    const e = this.state.entities.get(id);
+    const known = e !== undefined && e.version > 0;
     const linked: LinkedIdentifier[] = request.context.linked_identifiers ?? [];
-    const keys = new Set([...(s?.identifiers ?? []), ...linked.map((l) => `${l.type}\0${l.hash}`)]);
+    const keys = new Set([...(this.identifiers.get(id) ?? []), ...linked.map((l) => `${l.type}\0${l.hash}`)]);
     // Counted per shared identifier, as identifier_stats sums them (profile.ts).
     let flaggedNeighbours = 0;
     let sharedWith = 0;
@@ -140,37 +100,46 @@ export class OfflineHistory {
       for (const other of this.holders.get(k) ?? []) {
         if (other === id) continue;
         sharedWith++;
-        if (this.flagged(other)) flaggedNeighbours++;
+        const neighbour = this.state.entities.get(other);
+        if (neighbour && isFlagged(neighbour)) flaggedNeighbours++;
       }
     }
+    const bucket = Math.floor(now / BUCKET_MS);
+    const velocity = { tradesLastHour: 0, tradesLastDay: 0, volumeLastDay: 0 };
+    for (const [b, v] of this.buckets.get(id) ?? []) {
+      if (b < bucket - 143) continue;
+      velocity.tradesLastDay += v.trades;
+      velocity.volumeLastDay += v.volume.get(request.currency) ?? 0;
+      if (b >= bucket - 5) velocity.tradesLastHour += v.trades;
+    }
+    const c = this.state.currencies.get(`${id}\u0000${request.currency}`);
     const cp = request.context.counterparty_id;
-    const bucket = Math.floor(now / BUCKET);
-    const recent = (s?.recent ?? []).filter((r) => r.t <= now);
-    const inWindow = (from: number) => recent.filter((r) => Math.floor(r.t / BUCKET) >= from);
-    const c = s?.currencies.get(request.currency);
     return {
       entityId: id,
-      known: s !== undefined,
-      firstSeenAt: s?.firstSeen ?? null,
-      lastEventAt: s?.lastEvent ?? null,
-      tradesCompleted: s?.counts.completed ?? 0,
-      tradesCancelled: s?.counts.cancelled ?? 0,
-      disputesOpened: s?.counts.opened ?? 0,
-      disputesWon: s?.counts.won ?? 0,
-      disputesLost: s?.counts.lost ?? 0,
-      chargebacks: s?.counts.chargebacks ?? 0,
-      fraudReports: s?.counts.reports ?? 0,
-      blocklisted: s?.blocklisted ?? false,
-      decayed: { at: s?.decayAt ?? now, ...(s?.decayed ?? { tradesCompleted: 0, tradesCancelled: 0, disputesLost: 0, chargebacks: 0, fraudReports: 0 }) },
-      velocity: {
-        tradesLastHour: inWindow(bucket - 5).length,
-        tradesLastDay: inWindow(bucket - 143).length,
-        volumeLastDay: inWindow(bucket - 143).filter((r) => r.currency === request.currency).reduce((a, r) => a + r.amount, 0),
+      known,
+      firstSeenAt: known ? e.first_seen_at : null,
+      lastEventAt: known ? e.last_event_at : null,
+      tradesCompleted: e?.trades_completed ?? 0,
+      tradesCancelled: e?.trades_cancelled ?? 0,
+      disputesOpened: e?.disputes_opened ?? 0,
+      disputesWon: e?.disputes_won ?? 0,
+      disputesLost: e?.disputes_lost ?? 0,
+      chargebacks: e?.chargebacks ?? 0,
+      fraudReports: e?.fraud_reports ?? 0,
+      blocklisted: e?.blocklisted === 1,
+      decayed: {
+        at: e?.decay_at || now,
+        tradesCompleted: e?.d_trades_completed ?? 0,
+        tradesCancelled: e?.d_trades_cancelled ?? 0,
+        disputesLost: e?.d_disputes_lost ?? 0,
+        chargebacks: e?.d_chargebacks ?? 0,
+        fraudReports: e?.d_fraud_reports ?? 0,
       },
-      amountStats: c ? { n: c.n, logMean: c.logMean, logM2: c.logM2, volume: c.volume } : { n: 0, logMean: 0, logM2: 0, volume: 0 },
-      counterpartyTrades: cp === undefined ? null : (s?.counterparties.get(cp) ?? 0),
+      velocity,
+      amountStats: c ? { n: c.trades, logMean: c.log_mean, logM2: c.log_m2, volume: c.volume } : { n: 0, logMean: 0, logM2: 0, volume: 0 },
+      counterpartyTrades: cp === undefined ? null : (this.counterparties.get(`${id}\0${cp}`) ?? 0),
       linkedFlaggedEntities: flaggedNeighbours,
-      lastTradeAt: s && s.lastTrade > 0 ? s.lastTrade : null,
+      lastTradeAt: known && e.last_trade_at > 0 ? e.last_trade_at : null,
       sharedIdentifierEntities: sharedWith,
     };
   }

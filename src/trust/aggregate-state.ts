@@ -11,7 +11,7 @@ const BUCKETS_KEPT = 150;
 
 type Entity = EntitiesTable;
 
-function blankEntity(environment: Environment, id: string): Entity {
+export function blankEntity(environment: Environment, id: string): Entity {
   return {
     environment, entity_id: id, version: 0, first_seen_at: 0, last_event_at: 0,
     trades_completed: 0, trades_cancelled: 0, disputes_opened: 0, disputes_won: 0, disputes_lost: 0,

@@ -41,7 +41,7 @@ function bumpDecayed(e: Entity, field: Decayed, t: number, halfLifeMs: number): 
 
 /** Disputes involve both parties: an event naming the counterparty updates it too (mirrored). */
 const MIRRORED: ReadonlySet<string> = new Set(['dispute.opened', 'dispute.resolved']);
-const mirroredParty = (ev: TrustEvent) => (MIRRORED.has(ev.type) && ev.counterparty_id !== undefined && ev.counterparty_id !== ev.entity_id ? ev.counterparty_id : undefined);
+export const mirroredParty = (ev: TrustEvent) => (MIRRORED.has(ev.type) && ev.counterparty_id !== undefined && ev.counterparty_id !== ev.entity_id ? ev.counterparty_id : undefined);
 
 function seen(p: Pending, id: string, t: number): Entity {
   const e = p.entities.get(id)!;
@@ -63,7 +63,8 @@ function resolveDispute(e: Entity, lost: boolean, t: number, halfLifeMs: number)
   }
 }
 
-function apply(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: number): void {
+/** Applies one event at its time `t` to a batch's aggregates (also the offline quality bench's history). */
+export function applyEvent(p: Pending, ev: TrustEvent, t: number, now: number, halfLifeMs: number): void {
   const e = seen(p, ev.entity_id, t);
   const other = mirroredParty(ev);
   const counterparty = other === undefined ? undefined : seen(p, other, t);
@@ -232,7 +233,7 @@ async function ingestInTransaction(trx: Transaction<Database>, batch: PreparedBa
     const entityIds = [...new Set(accepted.flatMap((a) => [a.ev.entity_id, mirroredParty(a.ev) ?? a.ev.entity_id]))].sort();
     const state = await loadState(trx, environment, entityIds, lockEntities);
     const pending: Pending = { environment, ...state, buckets: new Map(), counterparties: new Map(), identifiers: new Map() };
-    for (const { ev, t } of accepted) apply(pending, ev, t, now, halfLifeMs);
+    for (const { ev, t } of accepted) applyEvent(pending, ev, t, now, halfLifeMs);
     await writeState(trx, pending, Math.floor(now / BUCKET_MS));
     // Outcome events label the decisions of their trade (docs/api.md, "Outcomes and labels"), in this transaction.
     await labelFromEvents(trx, environment, accepted.map((a) => a.ev), clientId, now);
