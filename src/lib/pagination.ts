@@ -1,6 +1,7 @@
-// Cursor pagination of "newest first" listings (each list's `next_cursor` in the OpenAPI document): a listing reads
-// `limit + 1` rows, the extra one only telling that another page follows, and its next_cursor is
-// the sort key of the page's last row, so the next page starts strictly after it.
+// Cursor pagination of "newest first" listings (each list's `next_cursor` in the OpenAPI
+// document): a listing reads `limit + 1` rows, the extra one only telling that another page
+// follows, and its next_cursor is the sort key of the page's last row, so the next page starts
+// strictly after it.
 
 /** One page of a listing: at most `limit` rows, and whether another page follows. */
 export interface Page<Row> {
