@@ -57,7 +57,7 @@ describe('featureValues: the same values as before issue 13 (computeSignals unde
 
   test('the learning columns store the values they are handed, and the shadow score replayed from them', () => {
     const { result, values } = evaluate(profile, request, DEFAULT_POLICY, NOW);
-    const shadow = { ...DEFAULT_POLICY, version: 'shadow', bias: DEFAULT_POLICY.bias + 1 };
+    const shadow = { ...DEFAULT_POLICY, version: 'shadow', bias: DEFAULT_POLICY.bias - 20 };
     const columns = learningColumns(values, request, result, shadow);
     assert.deepStrictEqual(JSON.parse(columns.features), referenceFeatureValues(profile, request, DEFAULT_POLICY, NOW));
     assert.equal(columns.shadow_version, 'shadow');
