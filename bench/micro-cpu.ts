@@ -48,7 +48,7 @@ async function load(root: string) {
     // evaluate: the score and the values and prepared terms it hands on (src/trust/model.ts).
     scoreEntity: (i) => (results[i] = model.evaluate(profiles[i], reqs[i], policy, now)),
     safeAmount: (i) => safe.safeAmount(profiles[i], reqs[i], policy, now),
-    learningColumns: (i) => features.learningColumns(results[i].values, reqs[i], results[i].result, null),
+    learningColumns: (i) => features.learningColumns(results[i]!.values, reqs[i], results[i]!.result, null),
     'score+safe+learning': (i) => {
       const { result, values, prepared } = model.evaluate(profiles[i], reqs[i], policy, now);
       safe.safeAmountFrom(prepared, reqs[i]!.currency, policy);

@@ -169,14 +169,16 @@ function amountArray(prepared: Prepared, amount: number): number[] {
   return values;
 }
 
-const AMOUNT_INDEX = new Map<SignalName, number>(AMOUNT_SIGNALS.map((name, i) => [name, i]));
+/** Per SIGNAL_NAMES position: the index in AMOUNT_SIGNALS, or -1 for a fixed signal. */
+const AMOUNT_SLOT: readonly number[] = SIGNAL_NAMES.map((name) => (AMOUNT_SIGNALS as readonly SignalName[]).indexOf(name));
 
 /** Every signal's value as the model sums it (modelValue), zeros included, in SIGNAL_NAMES order. */
 function roundedValues(fixed: Prepared['fixed'], amounts: readonly number[]): Record<SignalName, number> {
   const values = {} as Record<SignalName, number>;
-  for (const name of SIGNAL_NAMES) {
-    const i = AMOUNT_INDEX.get(name);
-    values[name] = modelValue(i === undefined ? fixed[name as keyof Prepared['fixed']] : amounts[i]!);
+  for (let k = 0; k < SIGNAL_NAMES.length; k++) {
+    const name = SIGNAL_NAMES[k]!;
+    const i = AMOUNT_SLOT[k]!;
+    values[name] = modelValue(i < 0 ? fixed[name as keyof Prepared['fixed']] : amounts[i]!);
   }
   return values;
 }
