@@ -35,27 +35,28 @@ await store.close();
 async function load(root: string) {
   const model = await import(`${root}/src/trust/model.ts`);
   const safe = await import(`${root}/src/trust/safe-amount.ts`);
-  const live = await import(`${root}/src/policies/live.ts`);
+  const features = await import(`${root}/src/policies/features.ts`);
   const idGen = await import(`${root}/src/lib/ids.ts`);
   const ids = await import(`${root}/src/lib/identifiers.ts`);
   const schemas = await import(`${root}/src/trust/schemas.ts`);
   const cache = await import(`${root}/src/trust/cache.ts`);
   const validation = await import(`${root}/src/http/validation.ts`);
   const validate = validation.compileBodyValidator(schemas.ScoreBody);
-  const results: unknown[] = new Array(N);
+  const results: Array<{ result: unknown; values: unknown }> = new Array(N);
   const policy = DEFAULT_POLICY;
   const steps: Record<string, (i: number) => unknown> = {
-    scoreEntity: (i) => (results[i] = model.scoreEntity(profiles[i], reqs[i], policy, now)),
+    // evaluate: the score and the values and prepared terms it hands on (src/trust/model.ts).
+    scoreEntity: (i) => (results[i] = model.evaluate(profiles[i], reqs[i], policy, now)),
     safeAmount: (i) => safe.safeAmount(profiles[i], reqs[i], policy, now),
-    learningColumns: (i) => live.learningColumns(profiles[i], reqs[i], results[i], policy, null, now),
+    learningColumns: (i) => features.learningColumns(results[i]!.values, reqs[i], results[i]!.result, null),
     'score+safe+learning': (i) => {
-      const result = model.scoreEntity(profiles[i], reqs[i], policy, now);
-      safe.safeAmount(profiles[i], reqs[i], policy, now, result);
-      return live.learningColumns(profiles[i], reqs[i], result, policy, null, now);
+      const { result, values, prepared } = model.evaluate(profiles[i], reqs[i], policy, now);
+      safe.safeAmountFrom(prepared, reqs[i]!.currency, policy);
+      return features.learningColumns(values, reqs[i], result, null);
     },
     'score+safe (one dispute party)': (i) => {
-      const result = model.scoreEntity(profiles[i], reqs[i], policy, now);
-      return safe.safeAmount(profiles[i], reqs[i], policy, now, result);
+      const { prepared } = model.evaluate(profiles[i], reqs[i], policy, now);
+      return safe.safeAmountFrom(prepared, reqs[i]!.currency, policy);
     },
     newId: () => idGen.newId('dec'),
     'looksLikeRawIdentifier x2': (i) => [ids.looksLikeRawIdentifier(reqs[i]!.entity_id), ids.looksLikeRawIdentifier(reqs[i]!.context.counterparty_id)],

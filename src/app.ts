@@ -35,6 +35,7 @@ import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
 import { meterRateLimits } from './http/rate-limit-metrics.ts';
 import { LivePolicies } from './policies/live.ts';
+import { PolicyRegistry } from './policies/registry.ts';
 import { ensurePolicies } from './policies/repository.ts';
 import { registerCors } from './http/cors.ts';
 import idempotency from './http/idempotency.ts';
@@ -123,8 +124,9 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   if (redis) await feed.attachRedis(redis.client, redis.subscriber);
   verifier.start();
   const decisions = new DecisionWriter(store.db, decisionWebhooks);
-  const scoring = new ScoringService(store, policy, decisions, redis?.client);
-  const live = new LivePolicies(store, scoring);
+  const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client);
+  const policies = new PolicyRegistry(store, policy);
+  const live = new LivePolicies(policies);
   await live.load();
   feed.on((kind) => {
     if (kind === 'policy') live.changed();
@@ -180,7 +182,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   acceptFormsOnOauthRoutes(app);
   const table = routeTable({
     config, store, metrics: app.metrics, createRateLimit: app.createRateLimit.bind(app), openapi: () => app.swagger(),
-    encryption: keyEncryption, feed, ring, tokens, verifier, scoring, decisions, webhooks, network,
+    encryption: keyEncryption, feed, ring, tokens, verifier, scoring, policies, decisions, webhooks, network,
     ping: () => store.ping(), degraded: () => (redis && !redis.ready() ? ['redis'] : []),
   });
   for (const route of table) app.route(asRouteOptions(route));

@@ -18,6 +18,7 @@ import { authRoutes } from './auth/routes.ts';
 import type { KeyVerifier } from './keys/verifier.ts';
 import { keyRoutes } from './keys/routes.ts';
 import type { ScoringService } from './trust/scoring.ts';
+import type { PolicyRegistry } from './policies/registry.ts';
 import { scoreCounter, trustRoutes } from './trust/routes.ts';
 import { batchRoutes } from './trust/batch.ts';
 import { timelineRoutes } from './trust/timeline.ts';
@@ -45,6 +46,8 @@ export interface Services {
   tokens: TokenService;
   verifier: KeyVerifier;
   scoring: ScoringService;
+  /** the active and shadow policies per environment (policies/live.ts keeps them current) */
+  policies: PolicyRegistry;
   decisions: DecisionWriter;
   webhooks: WebhookServices;
   network: NetworkServices;
@@ -64,11 +67,11 @@ export function routeTable(s: Services): RouteDefinition[] {
       tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute, issuer: config.issuer, publicUrl: config.publicUrl,
     }),
     ...keyRoutes({ db: store.db, feed: s.feed, verifier: s.verifier }),
-    ...trustRoutes({ store, scoring: s.scoring, requireHashedIds, metrics: s.metrics, scores }),
-    ...batchRoutes({ scoring: s.scoring, check: { requireHashedIds }, scores }),
+    ...trustRoutes({ store, scoring: s.scoring, policies: s.policies, requireHashedIds, metrics: s.metrics, scores }),
+    ...batchRoutes({ scoring: s.scoring, policies: s.policies, check: { requireHashedIds }, scores }),
     ...timelineRoutes({ store, requireHashedIds }),
     ...erasureRoutes({ store, feed: s.feed, scoring: s.scoring, decisions: s.decisions, encryption: s.encryption, requireHashedIds }),
-    ...disputeRoutes({ scoring: s.scoring, decisions: s.decisions, requireHashedIds, metrics: s.metrics }),
+    ...disputeRoutes({ scoring: s.scoring, policies: s.policies, decisions: s.decisions, requireHashedIds, metrics: s.metrics }),
     ...decisionRoutes({ db: store.db }),
     ...bulkLabelRoutes({ db: store.db }),
     ...policyRoutes({ store, feed: s.feed }),

@@ -6,6 +6,7 @@ import { ProblemSchema } from '../http/problem.ts';
 import { newId } from '../lib/ids.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import type { ScoringService } from '../trust/scoring.ts';
+import type { PolicyRegistry } from '../policies/registry.ts';
 import { requestDigest } from '../trust/cache.ts';
 import { StringEnum } from '../trust/schemas.ts';
 import type { ScoreContext } from '../trust/types.ts';
@@ -38,13 +39,14 @@ const AnalyzeResponse = Type.Object({
 
 export interface DisputeRouteOptions {
   scoring: ScoringService;
+  policies: PolicyRegistry;
   decisions: DecisionWriter;
   /** VOUCH_REQUIRE_HASHED_IDS */
   requireHashedIds?: boolean;
   metrics: Metrics;
 }
 
-export function disputeRoutes({ scoring, decisions, requireHashedIds = false, metrics }: DisputeRouteOptions): RouteDefinition[] {
+export function disputeRoutes({ scoring, policies, decisions, requireHashedIds = false, metrics }: DisputeRouteOptions): RouteDefinition[] {
   const outcomes = metrics.counter('vouch_dispute_analyses_total', 'Dispute analyses by recommendation', ['recommendation']);
 
   return [
@@ -61,14 +63,14 @@ export function disputeRoutes({ scoring, decisions, requireHashedIds = false, me
       handler: async (request) => {
         const body = request.body;
         const { environment } = request.principal;
-        const policy = scoring.policyFor(environment);
+        const policy = policies.active(environment);
         checkDisputeBody(body, policy.cryptoAssets, { requireHashedIds });
 
         const now = Date.now();
         const { amount, currency, payment_method } = body.trade;
         const assess = async (entityId: string, counterparty: string): Promise<PartyAssessment & { safeAmount: number | null }> => {
           const context: ScoreContext = { counterparty_id: counterparty, ...(payment_method ? { payment_method } : {}) };
-          const { profile, result, safeAmount } = await scoring.assess(environment, entityId, amount, currency, context, now);
+          const { profile, result, safeAmount } = await scoring.assess(environment, policy, entityId, amount, currency, context, now);
           return { entityId, score: result.score, riskLevel: result.riskLevel, signals: result.signals, profile, safeAmount };
         };
         const [buyer, seller] = await Promise.all([assess(body.buyer_id, body.seller_id), assess(body.seller_id, body.buyer_id)]);

@@ -1,13 +1,11 @@
 // Replaying a policy on stored score decisions (docs/api.md, "Policies" backtest). A stored decision keeps the
-// value of every signal (§8), so any weights and bias can be replayed on it exactly: the replay
-// builds the same signal list the live model would have returned (values rounded to 4 decimals,
-// zero contributions left out, largest |contribution| first) and scores it with the model's own
-// scoreFromSignals, so even the floating-point summation order is the live one.
+// value of every signal, so any weights and bias can be replayed on it exactly: the replay is
+// the live model's own arithmetic (arithmetic.ts, scoreValues), summation order included.
 import { isDeepStrictEqual } from 'node:util';
-import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from './policy.ts';
-import { riskLevelFor, scoreFromSignals } from '../trust/model.ts';
-import type { RiskLevel, Signal } from '../trust/types.ts';
-import { modelValue, type FeatureRecord } from './features.ts';
+import type { Policy, SignalName, Thresholds } from './policy.ts';
+import { replayScore, riskLevelFor } from './arithmetic.ts';
+import type { RiskLevel } from '../trust/types.ts';
+import type { FeatureRecord } from './features.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 
 /** The parts of a policy a replay needs. */
@@ -26,25 +24,6 @@ export interface StoredDecision {
 }
 
 const RISK_LEVELS: readonly RiskLevel[] = ['low', 'medium', 'high', 'critical'];
-
-/** The signals the live model would return for these values under this policy, in its order. */
-export function replaySignals(policy: Pick<ReplayPolicy, 'weights'>, features: FeatureRecord): Omit<Signal, 'description'>[] {
-  const signals: Omit<Signal, 'description'>[] = [];
-  for (const name of SIGNAL_NAMES) {
-    const value = modelValue(features[name]);
-    const weight = policy.weights[name];
-    if (weight * value !== 0) signals.push({ name, value, weight });
-  }
-  // Must stay the comparator of computeSignals in src/trust/model.ts.
-  return signals.sort((a, b) => {
-    const diff = Math.abs(b.weight * b.value) - Math.abs(a.weight * a.value);
-    return diff !== 0 ? diff : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-  });
-}
-
-export function replayScore(policy: Pick<ReplayPolicy, 'bias' | 'weights'>, features: FeatureRecord): number {
-  return scoreFromSignals(policy.bias, replaySignals(policy, features));
-}
 
 export interface BacktestResult {
   decisions: number;

@@ -2,11 +2,12 @@
 // uses: SIGNAL_NAMES. The values are the ones the model sums, so a fit and a replay see exactly
 // what the live score saw.
 import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
-import { signalValues, signalValuesOf } from '../trust/model.ts';
+import { modelValue, replayScore, type SignalValues } from './arithmetic.ts';
+import { signalValues } from '../trust/model.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult } from '../trust/types.ts';
 
 /** A stored feature vector: every signal's value; a missing name counts as 0. */
-export type FeatureRecord = Partial<Record<SignalName, number>>;
+export type FeatureRecord = SignalValues;
 
 /**
  * The definition of the values live scoring stores now (the decisions' `feature_set`). 1 (stored
@@ -30,16 +31,6 @@ export function replayableFeatures(stored: FeatureRecord, featureSet: number | n
 
 /** The schema's range for every weight and for the bias (src/policies/policy.ts). */
 export const WEIGHT_LIMIT = 100;
-
-/**
- * The value the model sums for a stored raw value: rounded to 4 decimals, non-finite as 0
- * (src/trust/model.ts does the same). Rounding twice gives the same number, so stored values
- * may be raw or already rounded.
- */
-export function modelValue(raw: number | undefined): number {
-  if (raw === undefined || !Number.isFinite(raw)) return 0;
-  return Math.round(raw * 1e4) / 1e4 + 0;
-}
 
 /** The vector in SIGNAL_NAMES order, each value as the model sums it. */
 export function toVector(features: FeatureRecord | readonly number[]): number[] {
@@ -75,10 +66,27 @@ export function toRecord(vector: readonly number[]): Record<SignalName, number> 
 
 /**
  * Every signal's value as the model sums it (rounded to 4 decimals), zeros included: the feature
- * vector docs/api.md, "Outcomes and labels" stores with a score decision. Weights play no part in a value, so the values
- * are exactly the ones the deciding policy scored. With the `result` scoreEntity returned for these
- * very inputs, the values it was scored from are reused rather than computed again.
+ * vector docs/api.md, "Outcomes and labels" stores with a score decision, computed afresh. A live
+ * score has these already (trust/model.ts, evaluate) and hands them to learningColumns.
  */
-export function featureValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number, result?: ScoreResult): Record<SignalName, number> {
-  return result ? signalValuesOf(result, profile, request, policy, now) : signalValues(profile, request, policy, now);
+export function featureValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
+  return signalValues(profile, request, policy, now);
+}
+
+/**
+ * The columns docs/api.md, "Outcomes and labels" adds to a score decision: every signal's value
+ * (`values`, the ones `result` was scored from; zeros included, JSON keeps full double precision),
+ * the trade id, the level for filtering, and the shadow policy's score replayed from the same
+ * values (no extra store round trip).
+ */
+export function learningColumns(values: Record<SignalName, number>, request: ScoreRequest, result: ScoreResult, shadow: Policy | null) {
+  const tradeId = request.context.trade_id;
+  return {
+    features: JSON.stringify(values),
+    feature_set: FEATURE_SET,
+    trade_id: typeof tradeId === 'string' ? tradeId : null,
+    risk_level: result.riskLevel,
+    shadow_version: shadow ? shadow.version : null,
+    shadow_score: shadow ? replayScore(shadow, values) : null,
+  };
 }

@@ -3,7 +3,7 @@
 // holdout. Scores are integers 0–100, so each curve has at most 102 points: small enough to keep
 // with the report, which is then drawn without reading any decision again.
 import type { Policy } from './policy.ts';
-import { replayScore } from './backtest.ts';
+import { replayScore } from './arithmetic.ts';
 import { curvePoints, scoreHistogram, type CurvePoint, type ScoreHistogram } from './curves.ts';
 import { calibrationBins, type CalibrationBin } from './metrics.ts';
 import type { LabelledDecision } from './report.ts';

@@ -4,7 +4,8 @@ import { SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
 import { signalBounds, WEIGHT_LIMIT, type FeatureRecord } from './features.ts';
 import { fitSignalWeights, InsufficientLabelsError, type SignalFit } from './fit.ts';
 import { computeMetrics, thresholdFigures, type Label, type Metrics, type ThresholdFigure } from './metrics.ts';
-import { replayScore, type ReplayPolicy } from './backtest.ts';
+import { replayScore } from './arithmetic.ts';
+import type { ReplayPolicy } from './backtest.ts';
 import { splitByEntity } from './split.ts';
 
 export interface LabelledDecision {

@@ -8,6 +8,7 @@ import type { Counter } from 'prom-client';
 import { ApiError, ProblemSchema, problemBody, type ProblemBody } from '../http/problem.ts';
 import { compileBodyValidator } from '../http/validation.ts';
 import type { ScoringService } from './scoring.ts';
+import type { PolicyRegistry } from '../policies/registry.ts';
 import { ScoreBody, ScoreResponse, checkScoreBody, type CheckOptions } from './schemas.ts';
 
 const MAX_BATCH = 100;
@@ -26,11 +27,12 @@ const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 4
 
 export interface BatchOptions {
   scoring: ScoringService;
+  policies: PolicyRegistry;
   check: CheckOptions;
   scores: Counter<'risk_level' | 'cached'>;
 }
 
-export function batchRoutes({ scoring, check, scores }: BatchOptions): RouteDefinition[] {
+export function batchRoutes({ scoring, policies, check, scores }: BatchOptions): RouteDefinition[] {
   const validate = compileBodyValidator(ScoreBody);
 
   return [
@@ -48,7 +50,9 @@ export function batchRoutes({ scoring, check, scores }: BatchOptions): RouteDefi
       handler: async (request) => {
         const results: Array<Static<typeof ScoreResponse> | ProblemBody> = new Array(request.body.requests.length);
         const valid: Array<{ index: number; body: ScoreBody }> = [];
-        const { cryptoAssets } = scoring.policyFor(request.principal.environment);
+        // Read once: every item is checked and scored with the same policies.
+        const live = policies.get(request.principal.environment);
+        const { cryptoAssets } = live.active;
         request.body.requests.forEach((item, index) => {
           try {
             const invalid = validate(item);
@@ -67,7 +71,7 @@ export function batchRoutes({ scoring, check, scores }: BatchOptions): RouteDefi
           while (next < valid.length) {
             const { index, body } = valid[next++]!;
             try {
-              const response = await scoring.score(body, request.principal);
+              const response = await scoring.score(body, request.principal, live);
               scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
               results[index] = response;
             } catch (err) {

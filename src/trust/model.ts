@@ -4,18 +4,17 @@
 //
 // The signals are computed in two parts: those that do not depend on the request's amount (once
 // per request) and those that do (amount-signals.ts). safe-amount.ts inverts the score over the second
-// part alone, so it needs no second profile and no re-computation of the rest.
-import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from '../policies/policy.ts';
+// part alone, so it needs no second profile and no re-computation of the rest. The sum itself
+// (values → contributions → score → level) is src/policies/arithmetic.ts's, the one every replay uses.
+import { SIGNAL_NAMES, type Policy, type SignalName } from '../policies/policy.ts';
+import { modelValue, riskLevelFor, scoreValues } from '../policies/arithmetic.ts';
 import { describeSignal, type Facts } from './descriptions.ts';
 import { disputeExcess, dormancy, sharedIdentifierValue, youngReversible } from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
-import type { EntityProfile, RiskLevel, ScoreRequest, ScoreResult, Signal } from './types.ts';
+import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
 
 const DAY_MS = 86_400_000;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** Values are rounded so that what is returned (and audited) is exactly what was summed. */
-export const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
 
 /** Non-finite or negative counts from a damaged profile count as zero rather than poisoning the sum. */
 const count = (x: number | undefined): number => (x !== undefined && Number.isFinite(x) && x > 0 ? x : 0);
@@ -29,13 +28,6 @@ const overshoot = (observed: number, allowed: number, cap: number): number =>
 export function decayFactor(at: number, now: number, halfLifeDays: number): number {
   if (!Number.isFinite(at) || !Number.isFinite(now) || now <= at) return 1;
   return Math.pow(2, -(now - at) / (halfLifeDays * DAY_MS));
-}
-
-export function riskLevelFor(score: number, thresholds: Thresholds): RiskLevel {
-  if (score >= thresholds.critical) return 'critical';
-  if (score >= thresholds.high) return 'high';
-  if (score >= thresholds.medium) return 'medium';
-  return 'low';
 }
 
 /** Account age in days: the caller's account_created_at when valid, else first sight; no history = brand new. */
@@ -170,15 +162,6 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   };
 }
 
-/** The value the model sums for a raw value: rounded to 4 decimals; non-finite counts as 0. */
-const modelValue = (raw: number): number => (Number.isFinite(raw) ? round4(raw) : 0);
-
-/** The sum's order: largest |weight·value| first, ties by name (a total order: names are unique). */
-export function bySize(a: Pick<Signal, 'name' | 'weight' | 'value'>, b: Pick<Signal, 'name' | 'weight' | 'value'>): number {
-  const diff = Math.abs(b.weight * b.value) - Math.abs(a.weight * a.value);
-  return diff !== 0 ? diff : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-}
-
 /** The amount-dependent signals' raw values for `amount`, in AMOUNT_SIGNALS order. */
 function amountArray(prepared: Prepared, amount: number): number[] {
   const values = [0, 0, 0];
@@ -186,109 +169,54 @@ function amountArray(prepared: Prepared, amount: number): number[] {
   return values;
 }
 
-/** The non-zero-contribution signals of the fixed and amount values, rounded to 4 decimals, in bySize order. */
-function assembleParts(fixed: Prepared['fixed'], amounts: readonly number[], policy: Policy): Signal[] {
-  const signals: Signal[] = [];
-  const weights = policy.weights;
-  for (const key in fixed) {
-    const name = key as keyof Prepared['fixed'];
-    const value = modelValue(fixed[name]);
-    const weight = weights[name];
-    if (weight * value !== 0) signals.push({ name, value, weight, description: '' });
-  }
-  for (let i = 0; i < AMOUNT_SIGNALS.length; i++) {
-    const name = AMOUNT_SIGNALS[i]!;
-    const value = modelValue(amounts[i]!);
-    const weight = weights[name];
-    if (weight * value !== 0) signals.push({ name, value, weight, description: '' });
-  }
-  return signals.sort(bySize);
-}
+/** Per SIGNAL_NAMES position: the index in AMOUNT_SIGNALS, or -1 for a fixed signal. */
+const AMOUNT_SLOT: readonly number[] = SIGNAL_NAMES.map((name) => (AMOUNT_SIGNALS as readonly SignalName[]).indexOf(name));
 
-/** The signals of `request` (whose amount prepare recorded in the facts), described. */
-function describedSignals(prepared: Prepared, amounts: readonly number[], policy: Policy): Signal[] {
-  const signals = assembleParts(prepared.fixed, amounts, policy);
-  for (const s of signals) s.description = describeSignal(s.name as SignalName, s.value, prepared.facts);
-  return signals;
-}
-
-/** The non-zero-contribution signals, values rounded to 4 decimals, largest |weight·value| first. */
-export function computeSignals(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Signal[] {
-  const prepared = prepare(profile, request, policy, now);
-  return describedSignals(prepared, amountArray(prepared, request.amount), policy);
-}
-
-/** round(100 · σ(bias + Σ weight·value)), summed in the order the signals are given. */
-export function scoreFromSignals(bias: number, signals: readonly Pick<Signal, 'weight' | 'value'>[]): number {
-  let z = bias;
-  for (const s of signals) z += s.weight * s.value;
-  return Math.round(100 / (1 + Math.exp(-z)));
-}
-
-/**
- * Every signal's value as the model sums it (rounded to 4 decimals, non-finite as 0), zeros
- * included, in SIGNAL_NAMES order: the feature vector docs/api.md, "Outcomes and labels" stores with a decision. Weights
- * play no part in a value, so this is the same for every policy that shares the other settings.
- */
-export function signalValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
-  const prepared = prepare(profile, request, policy, now);
-  return roundedValues(prepared.fixed, amountArray(prepared, request.amount));
-}
-
-const AMOUNT_INDEX = new Map<SignalName, number>(AMOUNT_SIGNALS.map((name, i) => [name, i]));
-
+/** Every signal's value as the model sums it (modelValue), zeros included, in SIGNAL_NAMES order. */
 function roundedValues(fixed: Prepared['fixed'], amounts: readonly number[]): Record<SignalName, number> {
   const values = {} as Record<SignalName, number>;
-  for (const name of SIGNAL_NAMES) {
-    const i = AMOUNT_INDEX.get(name);
-    values[name] = modelValue(i === undefined ? fixed[name as keyof Prepared['fixed']] : amounts[i]!);
+  for (let k = 0; k < SIGNAL_NAMES.length; k++) {
+    const name = SIGNAL_NAMES[k]!;
+    const i = AMOUNT_SLOT[k]!;
+    values[name] = modelValue(i < 0 ? fixed[name as keyof Prepared['fixed']] : amounts[i]!);
   }
   return values;
 }
 
-interface Scored {
-  profile: EntityProfile;
-  request: ScoreRequest;
-  policy: Policy;
-  now: number;
+/**
+ * One score and what the next steps need from it, handed on as values: the signal values (the
+ * feature vector docs/api.md, "Outcomes and labels" stores with a decision, and the shadow
+ * policy's input) and the prepared terms (safe-amount.ts searches over the amount with them).
+ */
+export interface Evaluation {
+  result: ScoreResult;
+  values: Record<SignalName, number>;
   prepared: Prepared;
-  amounts: readonly number[];
 }
 
-/** What each result scoreEntity returned was computed from, while the result is alive. */
-const scoredFrom = new WeakMap<ScoreResult, Scored>();
-
-/** The prepared terms behind `result` if scoreEntity computed it from exactly these inputs (the same objects). */
-function scoredWith(result: ScoreResult | undefined, profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Scored | undefined {
-  const scored = result && scoredFrom.get(result);
-  return scored && scored.profile === profile && scored.request === request && scored.policy === policy && scored.now === now ? scored : undefined;
-}
-
-/**
- * signalValues for a result scoreEntity returned from exactly these inputs (the same objects),
- * without computing the signals again: the values that result was scored from. Anything else
- * (another result, other inputs) is computed afresh.
- */
-export function signalValuesOf(result: ScoreResult, profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
-  const scored = scoredWith(result, profile, request, policy, now);
-  return scored ? roundedValues(scored.prepared.fixed, scored.amounts) : signalValues(profile, request, policy, now);
-}
-
-/**
- * prepare's output for these inputs: the one `result` was scored from when scoreEntity computed it
- * from exactly these inputs, else computed now. (Nothing in Prepared but the facts' amount depends
- * on the request's amount.)
- */
-export function preparedFor(result: ScoreResult | undefined, profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Prepared {
-  return scoredWith(result, profile, request, policy, now)?.prepared ?? prepare(profile, request, policy, now);
+export function evaluate(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Evaluation {
+  const prepared = prepare(profile, request, policy, now);
+  const values = roundedValues(prepared.fixed, amountArray(prepared, request.amount));
+  const { signals: parts, score } = scoreValues(policy, values);
+  const signals: Signal[] = parts.map((s) => ({ name: s.name, value: s.value, weight: s.weight, description: describeSignal(s.name, s.value, prepared.facts) }));
+  return { result: { score, riskLevel: riskLevelFor(score, policy.thresholds), signals, policyVersion: policy.version }, values, prepared };
 }
 
 export function scoreEntity(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): ScoreResult {
+  return evaluate(profile, request, policy, now).result;
+}
+
+/** The non-zero-contribution signals, values rounded to 4 decimals, largest |weight·value| first. */
+export function computeSignals(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Signal[] {
+  return evaluate(profile, request, policy, now).result.signals;
+}
+
+/**
+ * Every signal's value as the model sums it (rounded to 4 decimals, non-finite as 0), zeros
+ * included, in SIGNAL_NAMES order. Weights play no part in a value, so this is the same for every
+ * policy that shares the other settings.
+ */
+export function signalValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
   const prepared = prepare(profile, request, policy, now);
-  const amounts = amountArray(prepared, request.amount);
-  const signals = describedSignals(prepared, amounts, policy);
-  const score = scoreFromSignals(policy.bias, signals);
-  const result: ScoreResult = { score, riskLevel: riskLevelFor(score, policy.thresholds), signals, policyVersion: policy.version };
-  scoredFrom.set(result, { profile, request, policy, now, prepared, amounts });
-  return result;
+  return roundedValues(prepared.fixed, amountArray(prepared, request.amount));
 }

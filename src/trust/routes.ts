@@ -7,6 +7,7 @@ import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
 import type { ScoringService } from './scoring.ts';
+import type { PolicyRegistry } from '../policies/registry.ts';
 import {
   EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents, checkScoreBody,
 } from './schemas.ts';
@@ -35,8 +36,9 @@ const EntityAggregates = Type.Object({
 
 export interface TrustRouteOptions {
   store: Store;
-  /** each request reads its environment's policy from here (scoring.policyFor) */
   scoring: ScoringService;
+  /** each request reads its environment's policies from here, once */
+  policies: PolicyRegistry;
   /** VOUCH_REQUIRE_HASHED_IDS */
   requireHashedIds?: boolean;
   metrics: Metrics;
@@ -47,7 +49,7 @@ export interface TrustRouteOptions {
 /** Scores returned by the single and the batch route, by level and cache use. */
 export const scoreCounter = (metrics: Metrics) => metrics.counter('vouch_scores_total', 'Scores returned, by risk level and cache use', ['risk_level', 'cached']) as Counter<'risk_level' | 'cached'>;
 
-export function trustRoutes({ store, scoring, requireHashedIds = false, metrics, scores }: TrustRouteOptions): RouteDefinition[] {
+export function trustRoutes({ store, scoring, policies, requireHashedIds = false, metrics, scores }: TrustRouteOptions): RouteDefinition[] {
   const ingested = metrics.counter('vouch_events_ingested_total', 'Events accepted or skipped as duplicates', ['outcome']);
   const EntityParams = Type.Object({ entity_id: EntityId });
 
@@ -66,7 +68,7 @@ export function trustRoutes({ store, scoring, requireHashedIds = false, metrics,
       handler: async (request) => {
         // A batch is all or nothing: nothing is stored unless every event is valid.
         const { environment, clientId } = request.principal;
-        const policy = scoring.policyFor(environment);
+        const policy = policies.active(environment);
         checkEvents(request.body.events, policy.cryptoAssets, { requireHashedIds });
         let result;
         try {
@@ -93,8 +95,11 @@ export function trustRoutes({ store, scoring, requireHashedIds = false, metrics,
         response: { 200: ScoreResponse, ...problems },
       },
       handler: async (request) => {
-        checkScoreBody(request.body, scoring.policyFor(request.principal.environment).cryptoAssets, { requireHashedIds });
-        const response = await scoring.score(request.body, request.principal);
+        // The body's shape is the schema's (checked before this handler); what depends on the
+        // policy (its crypto assets) is checked here, with the very policies the score uses.
+        const live = policies.get(request.principal.environment);
+        checkScoreBody(request.body, live.active.cryptoAssets, { requireHashedIds });
+        const response = await scoring.score(request.body, request.principal, live);
         scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
         return response;
       },

@@ -11,9 +11,10 @@
 // evaluations of three logarithms); two full-model scores then confirm it.
 import cc from 'currency-codes';
 import type { Policy, SignalName } from '../policies/policy.ts';
-import { bySize, computeSignals, preparedFor, round4, scoreFromSignals, type Prepared } from './model.ts';
+import { bySize, logisticScore, modelValue, scoreFromSignals } from '../policies/arithmetic.ts';
+import { computeSignals, prepare, type Prepared } from './model.ts';
 import { AMOUNT_SIGNALS, amountValuesInto } from './amount-signals.ts';
-import type { EntityProfile, ScoreRequest, ScoreResult } from './types.ts';
+import type { EntityProfile, ScoreRequest } from './types.ts';
 
 /** ISO 4217 minor-unit digits by code (currency-codes searches its list on every call). */
 const isoDigits = new Map<string, number>();
@@ -46,12 +47,11 @@ interface Term {
   size: number;
 }
 
-const modelValue = (raw: number): number => (Number.isFinite(raw) ? round4(raw) : 0);
 const term = (name: SignalName, raw: number, weight: number): Term => {
   const value = modelValue(raw);
   return { name, value, weight, size: Math.abs(weight * value) };
 };
-/** bySize (model.ts) on precomputed sizes: larger first, ties by name. */
+/** bySize (policies/arithmetic.ts) on precomputed sizes: larger first, ties by name. */
 const before = (a: Term, b: Term): boolean => (a.size !== b.size ? a.size > b.size : a.name < b.name);
 
 /**
@@ -85,14 +85,11 @@ function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => nu
       z += m.weight * m.value;
     }
     while (i < fixed.length) z += fixed[i]!.weight * fixed[i++]!.value;
-    return Math.round(100 / (1 + Math.exp(-z)));
+    return logisticScore(z);
   };
 }
 
-const contribution = (weight: number, raw: number) => {
-  const v = Number.isFinite(raw) ? round4(raw) : 0;
-  return weight * v;
-};
+const contribution = (weight: number, raw: number) => weight * modelValue(raw);
 
 /**
  * The same score with the fixed part summed once, in name order: equal to the exact score except
@@ -111,21 +108,23 @@ function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => num
   const v = [0, 0, 0];
   return (amount) => {
     amountValuesInto(prepared.terms, amount, v);
-    const z = fixedZ + contribution(w0, v[0]!) + contribution(w1, v[1]!) + contribution(w2, v[2]!);
-    return Math.round(100 / (1 + Math.exp(-z)));
+    return logisticScore(fixedZ + contribution(w0, v[0]!) + contribution(w1, v[1]!) + contribution(w2, v[2]!));
   };
 }
 
 /**
  * The safe amount for `request`'s entity, context and currency (its amount is ignored): a number of
  * the currency's minor units, rounded down; null when no amount reaches `high`, 0 when even one
- * minor unit does. `scored`, the result scoreEntity returned for these very inputs, lends its
- * prepared terms (no second pass over the profile).
+ * minor unit does.
  */
-export function safeAmount(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number, scored?: ScoreResult): number | null {
+export function safeAmount(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): number | null {
+  return safeAmountFrom(prepare(profile, request, policy, now), request.currency, policy);
+}
+
+/** safeAmount from the prepared terms a score was computed with (model.ts, evaluate): no second pass over the profile. */
+export function safeAmountFrom(prepared: Prepared, currency: string, policy: Policy): number | null {
   const high = policy.thresholds.high;
-  const prepared = preparedFor(scored, profile, request, policy, now);
-  const scale = 10 ** minorUnitDigits(request.currency, policy.cryptoAssets);
+  const scale = 10 ** minorUnitDigits(currency, policy.cryptoAssets);
   const at = (units: number) => units / scale;
   const scoreAt = exactScorer(prepared, policy);
   const exact = (amount: number) => scoreAt(amount) < high;

@@ -3,13 +3,14 @@ import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Store } from '../store/db.ts';
 import type { Policy } from '../policies/policy.ts';
+import type { LivePolicy } from '../policies/registry.ts';
 import type { Environment, Principal } from '../auth/principal.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import { ApiError } from '../http/problem.ts';
 import { PreparedQuery } from '../store/prepared.ts';
-import { scoreEntity } from './model.ts';
-import { safeAmount } from './safe-amount.ts';
-import { learningColumns } from '../policies/live.ts';
+import { evaluate } from './model.ts';
+import { safeAmountFrom } from './safe-amount.ts';
+import { learningColumns } from '../policies/features.ts';
 import { loadProfile, currentState, linkage, n } from './profile.ts';
 import { ScoreCache, cacheKey, canonicalJson } from './cache.ts';
 import { sha256Hex as sha256 } from '../lib/digest.ts';
@@ -78,41 +79,22 @@ export class ScoringService {
   readonly cache: ScoreCache;
 
   /**
-   * Per environment (test mode): the active policy, replaced when another is activated, and the
-   * shadow policy (docs/api.md, "Policies"), scored beside it, stored, never returned (src/policies/live.ts).
+   * The policies are not held here: every caller reads its environment's from the registry
+   * (src/policies/registry.ts) once per request and passes them in.
    */
-  private readonly policies: Record<Environment, { active: Policy; shadow: Policy | null }>;
-
   constructor(
     private readonly store: Store,
-    /** the policy both environments score with until the stored ones are loaded */
-    policy: Policy,
+    /** the cache's default entry lifetime (the configured policy's) */
+    cacheTtlSeconds: number,
     private readonly decisions: DecisionWriter,
     /** shared with the other instances when configured; scores are validated against the store either way */
     private readonly redis?: Redis,
   ) {
-    this.cache = new ScoreCache(policy.cacheTtlSeconds);
-    this.policies = { live: { active: policy, shadow: null }, test: { active: policy, shadow: null } };
-  }
-
-  policyFor(environment: Environment): Policy {
-    return this.policies[environment].active;
-  }
-
-  shadowFor(environment: Environment): Policy | null {
-    return this.policies[environment].shadow;
-  }
-
-  setPolicies(environment: Environment, active: Policy | undefined, shadow: Policy | null): void {
-    this.policies[environment] = { active: active ?? this.policies[environment].active, shadow };
-  }
-
-  private ttlMs(environment: Environment): number {
-    return Math.max(1, this.policyFor(environment).cacheTtlSeconds * 1000);
+    this.cache = new ScoreCache(cacheTtlSeconds);
   }
 
   /** The caller's own decision for this key from the shared cache, if still valid. */
-  private async sharedGet(key: string, principal: Principal, entityId: string, linked: readonly LinkedIdentifier[]): Promise<{ body: StoredScore; json: string; state: string } | undefined> {
+  private async sharedGet(key: string, principal: Principal, entityId: string, linked: readonly LinkedIdentifier[], ttlMs: number): Promise<{ body: StoredScore; json: string; state: string } | undefined> {
     if (!this.redis || this.redis.status !== 'ready') return undefined;
     let pointer: string | null;
     try {
@@ -126,7 +108,7 @@ export class ScoringService {
     const body = JSON.parse(row.result) as StoredScore;
     // Redis expires the pointer with the TTL; a pointer that outlived it (a changed TTL, a hand-made
     // entry) must not revive an old decision.
-    if (Date.parse(body.scored_at) + this.ttlMs(principal.environment) <= Date.now()) return undefined;
+    if (Date.parse(body.scored_at) + ttlMs <= Date.now()) return undefined;
     return body.entity_id === entityId ? { body, json: row.result, state: row.state } : undefined;
   }
 
@@ -135,18 +117,17 @@ export class ScoringService {
     this.redis.set(`vouch:score:${key}`, decisionId, 'PX', ttlMs).catch(() => {});
   }
 
-  /** Profile and model output for one entity, without caching or audit (the dispute analyser's input). */
-  async assess(environment: Environment, entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult; safeAmount: number | null }> {
+  /** Profile and model output for one entity under `policy`, without caching or audit (the dispute analyser's input). */
+  async assess(environment: Environment, policy: Policy, entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult; safeAmount: number | null }> {
     const { profile } = await loadProfile(this.store, {
       environment, entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST), now,
     });
-    const request = { entity_id: entityId, amount, currency, context };
-    const policy = this.policyFor(environment);
-    const result = scoreEntity(profile, request, policy, now);
-    return { profile, result, safeAmount: safeAmount(profile, request, policy, now, result) };
+    const { result, prepared } = evaluate(profile, { entity_id: entityId, amount, currency, context }, policy, now);
+    return { profile, result, safeAmount: safeAmountFrom(prepared, currency, policy) };
   }
 
-  async score(body: ScoreBody, principal: Principal): Promise<ScoreResponse> {
+  /** `policies`: the caller's environment's, read once for the request (src/policies/registry.ts). */
+  async score(body: ScoreBody, principal: Principal, policies: LivePolicy): Promise<ScoreResponse> {
     const context: ScoreContext = body.context ?? {};
     const linked = context.linked_identifiers ?? [];
     // The schema caps the list too; this holds for every caller of the service.
@@ -157,7 +138,8 @@ export class ScoringService {
     }
     const request = { entity_id: body.entity_id, amount: body.amount, currency: body.currency, context };
     const { environment } = principal;
-    const policy = this.policyFor(environment);
+    const policy = policies.active;
+    const ttlMs = Math.max(1, policy.cacheTtlSeconds * 1000);
     // Keyed per principal: a hit is always the caller's own, already audited decision (docs/api.md, "Trust scoring").
     const key = cacheKey({ principalId: principal.id, environment, policyVersion: policy.version, entityId: body.entity_id, amount: body.amount, currency: body.currency, context });
     // While the shared cache is configured but Redis is unreachable the cache is off altogether
@@ -178,10 +160,10 @@ export class ScoringService {
       } else if (this.redis) {
         changes.poll();
         const generation = changes.generation;
-        const shared = await this.sharedGet(key, principal, body.entity_id, linked);
+        const shared = await this.sharedGet(key, principal, body.entity_id, linked, ttlMs);
         if (shared) {
           // Adopted for what is left of its TTL; its state was just checked against the store.
-          this.cache.set(key, { json: shared.json, entityId: body.entity_id, principalId: principal.id, state: shared.state, generation }, this.ttlMs(principal.environment) - (Date.now() - Date.parse(shared.body.scored_at)));
+          this.cache.set(key, { json: shared.json, entityId: body.entity_id, principalId: principal.id, state: shared.state, generation }, ttlMs - (Date.now() - Date.parse(shared.body.scored_at)));
           return { ...shared.body, cached: true };
         }
       }
@@ -192,7 +174,7 @@ export class ScoringService {
     const { profile, state } = await loadProfile(this.store, {
       environment, entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked, now,
     });
-    const result = scoreEntity(profile, request, policy, now);
+    const { result, values, prepared } = evaluate(profile, request, policy, now);
     const stored: StoredScore = {
       entity_id: body.entity_id,
       score: result.score,
@@ -201,7 +183,7 @@ export class ScoringService {
       decision_id: newId('dec'),
       policy_version: result.policyVersion,
       scored_at: new Date(now).toISOString(),
-      safe_amount: safeAmount(profile, request, policy, now, result),
+      safe_amount: safeAmountFrom(prepared, body.currency, policy),
     };
     const json = JSON.stringify(stored);
     await this.decisions.write({
@@ -218,11 +200,11 @@ export class ScoringService {
       cache_key: key,
       cache_state: state,
       request: JSON.stringify(requestSummary(body)),
-      ...learningColumns(profile, request, result, policy, this.shadowFor(environment), now),
+      ...learningColumns(values, request, result, policies.shadow),
     });
     if (cacheable) {
-      this.cache.set(key, { json, entityId: body.entity_id, principalId: principal.id, state, generation }, this.ttlMs(environment));
-      this.sharedSet(key, stored.decision_id, this.ttlMs(environment));
+      this.cache.set(key, { json, entityId: body.entity_id, principalId: principal.id, state, generation }, ttlMs);
+      this.sharedSet(key, stored.decision_id, ttlMs);
     }
     return { ...stored, cached: false };
   }

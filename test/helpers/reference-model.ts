@@ -2,10 +2,18 @@
 // as references: the property tests check that the faster code gives exactly the same numbers.
 import cc from 'currency-codes';
 import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/policies/policy.ts';
-import { computeSignals, prepare, round4, scoreFromSignals, type Prepared } from '../../src/trust/model.ts';
+import { computeSignals, prepare, type Prepared } from '../../src/trust/model.ts';
 import { AMOUNT_SIGNALS, amountValues } from '../../src/trust/amount-signals.ts';
 import { describeSignal } from '../../src/trust/descriptions.ts';
 import type { EntityProfile, ScoreRequest, Signal } from '../../src/trust/types.ts';
+
+// The rounding and the sum as the model did them before issue 19 moved them to src/policies/arithmetic.ts.
+const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
+function scoreFromSignals(bias: number, signals: readonly Signal[]): number {
+  let z = bias;
+  for (const s of signals) z += s.weight * s.value;
+  return Math.round(100 / (1 + Math.exp(-z)));
+}
 
 /** assembleSignals before issue 13 (Object.entries, an inline comparator). */
 export function referenceAssemble(raw: Record<SignalName, number>, policy: Policy): Signal[] {

@@ -5,7 +5,8 @@ import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type Sign
 import { scoreEntity } from '../../src/trust/model.ts';
 import { featureValues } from '../../src/policies/features.ts';
 import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
-import { backtest, featureParameterChanges, replayScore, replaySignals, type StoredDecision } from '../../src/policies/backtest.ts';
+import { backtest, featureParameterChanges, type StoredDecision } from '../../src/policies/backtest.ts';
+import { replayScore, scoreValues } from '../../src/policies/arithmetic.ts';
 import { profileArb } from '../helpers/profiles.ts';
 
 const DAY = 86_400_000;
@@ -53,7 +54,7 @@ describe('replayScore', () => {
     fc.assert(fc.property(profileArb, requestArb, policyArb, (profile, request, policy) => {
       const features = storedFeatures(profile, request);
       const live = scoreEntity(profile, request, policy, NOW);
-      assert.deepEqual(replaySignals(policy, features), live.signals.map(({ description: _description, ...s }) => s));
+      assert.deepEqual(scoreValues(policy, features).signals, live.signals.map(({ description: _description, ...s }) => s));
       assert.equal(replayScore(policy, features), live.score);
     }), { numRuns: 500 });
   });

@@ -1,10 +1,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
-import { scoreEntity } from '../../src/trust/model.ts';
+import { evaluate, scoreEntity } from '../../src/trust/model.ts';
 import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';
-import { featureValues, signalBounds, toVector } from '../../src/policies/features.ts';
-import { replayScore } from '../../src/policies/backtest.ts';
+import { featureValues, learningColumns, signalBounds, toVector } from '../../src/policies/features.ts';
+import { replayScore } from '../../src/policies/arithmetic.ts';
 import fc from 'fast-check';
 import { anyPolicy, NOW as ANY_NOW, profileArb, requestArb } from '../helpers/profiles.ts';
 import { referenceFeatureValues } from '../helpers/reference-model.ts';
@@ -42,24 +42,30 @@ describe('featureValues', () => {
 });
 
 describe('featureValues: the same values as before issue 13 (computeSignals under unit weights)', () => {
-  test('computed afresh, and reused from the scoreEntity result of the same inputs', () => {
+  test('computed afresh, and handed on by the evaluation that scored the same inputs', () => {
     fc.assert(
       fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
         const expected = referenceFeatureValues(p, r, policy, ANY_NOW);
         assert.deepStrictEqual(featureValues(p, r, policy, ANY_NOW), expected);
-        const result = scoreEntity(p, r, policy, ANY_NOW);
-        assert.deepStrictEqual(featureValues(p, r, policy, ANY_NOW, result), expected);
-        assert.equal(JSON.stringify(featureValues(p, r, policy, ANY_NOW, result)), JSON.stringify(expected));
+        const { values } = evaluate(p, r, policy, ANY_NOW);
+        assert.deepStrictEqual(values, expected);
+        assert.equal(JSON.stringify(values), JSON.stringify(expected));
       }),
       { numRuns: 500 },
     );
   });
 
-  test('a result from other inputs is not reused: the values are computed for the inputs given', () => {
-    const result = scoreEntity(profile, request, DEFAULT_POLICY, NOW);
-    const other = { ...request, amount: 5 };
-    assert.deepStrictEqual(featureValues(profile, other, DEFAULT_POLICY, NOW, result), referenceFeatureValues(profile, other, DEFAULT_POLICY, NOW));
-    assert.deepStrictEqual(featureValues(profile, request, DEFAULT_POLICY, NOW + DAY, result), referenceFeatureValues(profile, request, DEFAULT_POLICY, NOW + DAY));
+  test('the learning columns store the values they are handed, and the shadow score replayed from them', () => {
+    const { result, values } = evaluate(profile, request, DEFAULT_POLICY, NOW);
+    const shadow = { ...DEFAULT_POLICY, version: 'shadow', bias: DEFAULT_POLICY.bias - 20 };
+    const columns = learningColumns(values, request, result, shadow);
+    assert.deepStrictEqual(JSON.parse(columns.features), referenceFeatureValues(profile, request, DEFAULT_POLICY, NOW));
+    assert.equal(columns.shadow_version, 'shadow');
+    assert.equal(columns.shadow_score, scoreEntity(profile, request, shadow, NOW).score);
+    assert.notEqual(columns.shadow_score, result.score);
+    const none = learningColumns(values, request, result, null);
+    assert.equal(none.shadow_score, null);
+    assert.equal(none.risk_level, result.riskLevel);
   });
 });
 

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, validatePolicy, type Policy, type SignalName } from '../../src/policies/policy.ts';
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { fitCandidate, fitReport, type LabelledDecision } from '../../src/policies/report.ts';
-import { replayScore } from '../../src/policies/backtest.ts';
+import { replayScore } from '../../src/policies/arithmetic.ts';
 import { mulberry32, type Random } from '../../bench/quality/prng.ts';
 
 /** Signal values in their documented ranges (docs/signals.md), with realistic sparsity. */

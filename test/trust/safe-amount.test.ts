@@ -3,8 +3,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
-import { scoreEntity } from '../../src/trust/model.ts';
-import { MAX_UNITS, minorUnitDigits, safeAmount, scoreForAmount } from '../../src/trust/safe-amount.ts';
+import { evaluate } from '../../src/trust/model.ts';
+import { MAX_UNITS, minorUnitDigits, safeAmount, safeAmountFrom, scoreForAmount } from '../../src/trust/safe-amount.ts';
 import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';
 import { anyPolicy, freshProfile, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
 import { referenceSafeAmount } from '../helpers/reference-model.ts';
@@ -47,10 +47,8 @@ describe('safe_amount: properties', () => {
       fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
         const expected = referenceSafeAmount(p, r, policy, NOW);
         assert.equal(safeAmount(p, r, policy, NOW), expected);
-        // Lent the prepared terms of the result scored from the same inputs.
-        assert.equal(safeAmount(p, r, policy, NOW, scoreEntity(p, r, policy, NOW)), expected);
-        // A result from other inputs lends nothing.
-        assert.equal(safeAmount(p, r, policy, NOW, scoreEntity(p, { ...r }, policy, NOW + 1)), expected);
+        // From the prepared terms the score was computed with, handed on by evaluate.
+        assert.equal(safeAmountFrom(evaluate(p, r, policy, NOW).prepared, r.currency, policy), expected);
       }),
       { numRuns: 1000 },
     );

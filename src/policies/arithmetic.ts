@@ -1,0 +1,74 @@
+// The score's arithmetic (docs/api.md, "Trust scoring"): signal values → contributions → score →
+// level. The one implementation: the live model (src/trust/model.ts), the shadow score stored with
+// a decision, the backtest and the fit's reports all call `scoreValues`, so a replay from stored
+// feature values gives the live score to the last floating-point bit (the same rounding, the same
+// summation order). src/trust/safe-amount.ts re-sums the same terms, in the same order, built from
+// `modelValue` and `bySize` here.
+import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from './policy.ts';
+import type { RiskLevel } from '../trust/types.ts';
+
+/** Signal values by name; a missing name counts as 0 (a stored feature vector, or the model's own). */
+export type SignalValues = Partial<Record<SignalName, number>>;
+
+/** One term of the sum: a signal with a non-zero weight·value. */
+export interface Contribution {
+  name: SignalName;
+  value: number;
+  weight: number;
+}
+
+/**
+ * The value the model sums for a raw value: rounded to 4 decimals (so what is returned and
+ * audited is exactly what was summed), non-finite or missing as 0, never -0. Rounding twice gives
+ * the same number, so stored values may be raw or already rounded.
+ */
+export function modelValue(raw: number | undefined): number {
+  if (raw === undefined || !Number.isFinite(raw)) return 0;
+  return Math.round(raw * 1e4) / 1e4 + 0;
+}
+
+/** The sum's order: largest |weight·value| first, ties by name (a total order: names are unique). */
+export function bySize(a: Contribution, b: Contribution): number {
+  const diff = Math.abs(b.weight * b.value) - Math.abs(a.weight * a.value);
+  return diff !== 0 ? diff : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** round(100 · σ(z)): the score for a summed log-odds z. */
+export function logisticScore(z: number): number {
+  return Math.round(100 / (1 + Math.exp(-z)));
+}
+
+/** The score for `bias` plus the contributions, summed in the order they are given. */
+export function scoreFromSignals(bias: number, signals: readonly Pick<Contribution, 'weight' | 'value'>[]): number {
+  let z = bias;
+  for (const s of signals) z += s.weight * s.value;
+  return logisticScore(z);
+}
+
+export function riskLevelFor(score: number, thresholds: Thresholds): RiskLevel {
+  if (score >= thresholds.critical) return 'critical';
+  if (score >= thresholds.high) return 'high';
+  if (score >= thresholds.medium) return 'medium';
+  return 'low';
+}
+
+/**
+ * A policy's score on signal values: the non-zero contributions (values as modelValue gives
+ * them) in bySize order, and their sum's score. Live scoring, the shadow score and every replay.
+ */
+export function scoreValues(policy: Pick<Policy, 'bias' | 'weights'>, values: SignalValues): { signals: Contribution[]; score: number } {
+  const signals: Contribution[] = [];
+  const weights = policy.weights;
+  for (const name of SIGNAL_NAMES) {
+    const value = modelValue(values[name]);
+    const weight = weights[name];
+    if (weight * value !== 0) signals.push({ name, value, weight });
+  }
+  signals.sort(bySize);
+  return { signals, score: scoreFromSignals(policy.bias, signals) };
+}
+
+/** scoreValues' score alone: a policy replayed on stored values. */
+export function replayScore(policy: Pick<Policy, 'bias' | 'weights'>, values: SignalValues): number {
+  return scoreValues(policy, values).score;
+}
