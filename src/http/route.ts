@@ -5,7 +5,7 @@
 // checked by hand in a handler; ownership filtering is `ownerFilter` below.
 import type {
   FastifyReply, FastifyRequest, FastifySchema, HTTPMethods, RouteGenericInterface, RouteOptions,
-  onRequestHookHandler, preHandlerHookHandler, preValidationHookHandler,
+  onRequestHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler,
 } from 'fastify';
 import type { Principal, Role, Scope } from '../auth/principal.ts';
 
@@ -29,6 +29,8 @@ export interface RouteDefinition<G extends RouteGenericInterface = RouteGenericI
   onRequest?: onRequestHookHandler;
   preValidation?: preValidationHookHandler;
   preHandler?: preHandlerHookHandler;
+  onSend?: onSendHookHandler;
+  onResponse?: onResponseHookHandler;
   handler: (request: FastifyRequest<G>, reply: FastifyReply) => unknown;
 }
 

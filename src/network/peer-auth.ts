@@ -3,7 +3,7 @@
 // digest; every answer is signed by this deployment over the status, the request's nonce, a
 // timestamp and the body digest, so a peer can trust what it pulled.
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { ApiError } from '../http/problem.ts';
 import { ed25519PublicKey, signText, verifyText, type NetworkIdentity } from './identity.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
@@ -55,7 +55,7 @@ declare module 'fastify' {
     rawBody?: string;
   }
   interface FastifyContextConfig {
-    /** a peer-to-peer route: signed requests from active peers only */
+    /** a peer-to-peer route (signed requests, peer-routes.ts): the JSON parser keeps its body as received, for the signature */
     peer?: boolean;
   }
 }
@@ -67,74 +67,82 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/** The peer protocol's routes: every answer under this prefix is signed. */
-const PEER_PREFIX = '/network/v1/';
-const isPeerProtocol = (request: FastifyRequest) => request.routeOptions.url?.startsWith(PEER_PREFIX) === true;
+/** The hooks a peer-protocol route declares (peer-routes.ts): nothing else of the API runs them. */
+export interface PeerHooks {
+  /** a signed request from an active peer: the key, its peer and the timestamp (before the body is read) */
+  verifyPeer: onRequestHookHandler;
+  /** the signature over the body exactly as received, and the nonce not seen before */
+  verifySignature: preHandlerHookHandler;
+  /** every answer of the peer protocol, errors included, is signed */
+  signAnswer: onSendHookHandler;
+  /** counts answered peer requests (metrics; never the request's content) */
+  countServed: onResponseHookHandler;
+}
 
 /**
- * Installs the checks of signed peer requests on routes whose config says `peer: true` (the JSON
- * parser keeps their raw body: see app.ts), and the signature on every answer of the peer
- * protocol. `onRefused` counts refusals (metrics; never the request's content).
+ * The checks of signed peer requests and the signature on their answers, as route hooks (the JSON
+ * parser keeps a peer route's raw body: see app.ts). `onRefused` counts refusals.
  */
-export function installPeerAuth(app: FastifyInstance, db: NetworkDb, identity: NetworkIdentity, onRefused: (reason: string) => void, onServed: (route: string, status: number) => void): void {
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.routeOptions.config.peer) onServed(request.routeOptions.url ?? '', reply.statusCode);
-  });
-  app.addHook('onRequest', async (request) => {
-    if (!request.routeOptions.config.peer) return;
-    const key = header(request, HEADER.key);
-    const timestamp = header(request, HEADER.timestamp);
-    const nonce = header(request, HEADER.nonce);
-    const signature = header(request, HEADER.signature);
-    if (!key || !timestamp || !nonce || !signature || !TIMESTAMP.test(timestamp) || !NONCE.test(nonce)) {
-      onRefused('unsigned');
-      throw refuse('A signed peer request is required (Vouch-Peer-Key, Vouch-Timestamp, Vouch-Nonce, Vouch-Signature).');
-    }
-    const peer = await db.selectFrom('network_peers').selectAll().where('signing_key', '=', key).executeTakeFirst();
-    if (!peer) {
-      onRefused('unknown_peer');
-      throw refuse('This key is not a peer of this deployment.');
-    }
-    if (peer.status !== 'active') {
-      onRefused('suspended');
-      throw new ApiError(403, 'insufficient_scope', 'This peer is suspended by this deployment.');
-    }
-    if (Math.abs(Date.now() / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS) {
-      onRefused('stale');
-      throw refuse(`The request timestamp is more than ${MAX_SKEW_SECONDS} s from this server's clock.`);
-    }
-    request.peer = peer;
-  });
+export function peerHooks(db: NetworkDb, identity: NetworkIdentity, onRefused: (reason: string) => void, onServed: (route: string, status: number) => void): PeerHooks {
+  return {
+    async verifyPeer(request) {
+      const key = header(request, HEADER.key);
+      const timestamp = header(request, HEADER.timestamp);
+      const nonce = header(request, HEADER.nonce);
+      const signature = header(request, HEADER.signature);
+      if (!key || !timestamp || !nonce || !signature || !TIMESTAMP.test(timestamp) || !NONCE.test(nonce)) {
+        onRefused('unsigned');
+        throw refuse('A signed peer request is required (Vouch-Peer-Key, Vouch-Timestamp, Vouch-Nonce, Vouch-Signature).');
+      }
+      const peer = await db.selectFrom('network_peers').selectAll().where('signing_key', '=', key).executeTakeFirst();
+      if (!peer) {
+        onRefused('unknown_peer');
+        throw refuse('This key is not a peer of this deployment.');
+      }
+      if (peer.status !== 'active') {
+        onRefused('suspended');
+        throw new ApiError(403, 'insufficient_scope', 'This peer is suspended by this deployment.');
+      }
+      if (Math.abs(Date.now() / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS) {
+        onRefused('stale');
+        throw refuse(`The request timestamp is more than ${MAX_SKEW_SECONDS} s from this server's clock.`);
+      }
+      request.peer = peer;
+    },
 
-  app.addHook('preHandler', async (request) => {
-    const peer = request.peer;
-    if (!request.routeOptions.config.peer || !peer) return;
-    const timestamp = header(request, HEADER.timestamp)!;
-    const nonce = header(request, HEADER.nonce)!;
-    const key = ed25519PublicKey(peer.signing_key);
-    const text = requestSigningText(request.method, request.url, timestamp, nonce, request.rawBody ?? '');
-    if (!key || !verifyText(key, text, header(request, HEADER.signature)!)) {
-      onRefused('bad_signature');
-      throw refuse('The request signature does not verify under this peer\'s pinned key.');
-    }
-    const inserted = await db.insertInto('network_nonces')
-      .values({ peer_id: peer.id, nonce, expires_at: (Number(timestamp) + 2 * MAX_SKEW_SECONDS) * 1000 })
-      .onConflict((oc) => oc.columns(['peer_id', 'nonce']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
-      onRefused('replayed');
-      throw refuse('This nonce was already used: the request is a replay.');
-    }
-  });
+    async verifySignature(request) {
+      const peer = request.peer!;
+      const timestamp = header(request, HEADER.timestamp)!;
+      const nonce = header(request, HEADER.nonce)!;
+      const key = ed25519PublicKey(peer.signing_key);
+      const text = requestSigningText(request.method, request.url, timestamp, nonce, request.rawBody ?? '');
+      if (!key || !verifyText(key, text, header(request, HEADER.signature)!)) {
+        onRefused('bad_signature');
+        throw refuse('The request signature does not verify under this peer\'s pinned key.');
+      }
+      const inserted = await db.insertInto('network_nonces')
+        .values({ peer_id: peer.id, nonce, expires_at: (Number(timestamp) + 2 * MAX_SKEW_SECONDS) * 1000 })
+        .onConflict((oc) => oc.columns(['peer_id', 'nonce']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+        onRefused('replayed');
+        throw refuse('This nonce was already used: the request is a replay.');
+      }
+    },
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (!isPeerProtocol(request) || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
-    const nonce = header(request, HEADER.nonce);
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    reply.header(HEADER.timestamp, timestamp);
-    reply.header(HEADER.signature, signText(identity, responseSigningText(reply.statusCode, nonce && NONCE.test(nonce) ? nonce : '', timestamp, payload)));
-    return payload;
-  });
+    async signAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+      const nonce = header(request, HEADER.nonce);
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      reply.header(HEADER.timestamp, timestamp);
+      reply.header(HEADER.signature, signText(identity, responseSigningText(reply.statusCode, nonce && NONCE.test(nonce) ? nonce : '', timestamp, payload)));
+      return payload;
+    },
+
+    async countServed(request, reply) {
+      onServed(request.routeOptions.url ?? '', reply.statusCode);
+    },
+  };
 }
 
 /** Forgets nonces past their window (they can no longer be replayed: the timestamp check refuses them). */

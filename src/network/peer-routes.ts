@@ -2,6 +2,7 @@
 // from active peers only (peer-auth.ts). Every answer here is signed. Logs carry the peer and
 // counts, never elements, tags or labels.
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import type { PeerHooks } from './peer-auth.ts';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
@@ -19,6 +20,7 @@ export interface PeerRouteOptions {
   metrics: NetworkMetrics;
   name: string;
   publicUrl: string | undefined;
+  hooks: PeerHooks;
 }
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema };
@@ -42,13 +44,18 @@ const Descriptor = Type.Object({
   endpoints: Type.Object({ descriptor: Type.String(), flags: Type.String(), evaluate: Type.String() }),
 });
 
-export function peerRoutes({ store, db, identity, metrics, name, publicUrl }: PeerRouteOptions): RouteDefinition[] {
+export function peerRoutes({ store, db, identity, metrics, name, publicUrl, hooks }: PeerRouteOptions): RouteDefinition[] {
   let refreshing: Promise<unknown> | undefined;
+  // A signed request from an active peer, answered signed; the descriptor is public, answered signed.
+  const signedPeerRequest = {
+    onRequest: hooks.verifyPeer, preHandler: hooks.verifySignature, onSend: hooks.signAnswer, onResponse: hooks.countServed,
+  };
 
   return [
     defineRoute({
       method: 'GET',
       url: '/network/v1/descriptor',
+      onSend: hooks.signAnswer,
       schema: { tags: ['network'], operationId: 'getNetworkDescriptor', summary: "This deployment's network identity (answers signed; pin signing_key)", response: { 200: Descriptor } },
       handler: async (request) => {
         const base = publicUrl ?? `${request.protocol}://${request.host}`;
@@ -65,6 +72,7 @@ export function peerRoutes({ store, db, identity, metrics, name, publicUrl }: Pe
       method: 'GET',
       url: '/network/v1/flags',
       config: { peer: true },
+      ...signedPeerRequest,
       schema: {
         tags: ['network'], operationId: 'getNetworkFlags', summary: 'Flag entries published to the calling peer, changed since `since` (signed peer request)', querystring: FlagsQuery,
         response: { 200: Type.Object({ epoch: Type.String(), entries: Type.Array(Entry), next_cursor: Type.Union([Type.String(), Type.Null()]), since: Type.String() }), ...problems },
@@ -91,6 +99,7 @@ export function peerRoutes({ store, db, identity, metrics, name, publicUrl }: Pe
       method: 'POST',
       url: '/network/v1/evaluate',
       config: { peer: true },
+      ...signedPeerRequest,
       schema: {
         tags: ['network'], operationId: 'evaluateNetworkElements', summary: 'Evaluate blinded elements under this deployment\'s OPRF key, with a VOPRF batch proof (signed peer request)', body: EvaluateBody,
         response: { 200: Type.Object({ evaluated: Type.Array(Type.String()), proof: Type.String() }), ...problems },

@@ -12,7 +12,7 @@ import { networkDb } from './tables.ts';
 import { syncAll, type PeerSyncResult, type SyncDeps } from './resolver.ts';
 import { pruneNonces } from './peer-auth.ts';
 import { pruneBudgets } from './budget.ts';
-import { installPeerAuth } from './peer-auth.ts';
+import { peerHooks, type PeerHooks } from './peer-auth.ts';
 import { peerRoutes } from './peer-routes.ts';
 import { networkAdminRoutes } from './admin-routes.ts';
 import type { Metrics } from '../http/observability.ts';
@@ -38,6 +38,7 @@ export interface NetworkServices {
   db: NetworkDb;
   identity: NetworkIdentity;
   metrics: NetworkMetrics;
+  hooks: PeerHooks;
   urlPolicy: { allowPrivate: boolean };
   syncNow: () => Promise<PeerSyncResult[]>;
   name: string;
@@ -61,7 +62,7 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
   const db = networkDb(store.db);
   const identity = await loadIdentity(db, encryption);
   const metrics = networkMetrics(appMetrics);
-  installPeerAuth(app, db, identity, (reason) => metrics.refused(reason), (route, status) => metrics.served(route, status));
+  const hooks = peerHooks(db, identity, (reason) => metrics.refused(reason), (route, status) => metrics.served(route, status));
   const urlPolicy = { allowPrivate: config.network.allowPrivate };
   const deps: SyncDeps = { db, identity, urlPolicy, timeoutMs: peerTimeoutMs, metrics };
   const syncNow = serialised(async () => {
@@ -95,12 +96,12 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
   app.addHook('preClose', async () => {
     if (timer) clearInterval(timer);
   });
-  return { store, db, identity, metrics, urlPolicy, syncNow, name: config.network.name, publicUrl: config.publicUrl, onChanged };
+  return { store, db, identity, metrics, hooks, urlPolicy, syncNow, name: config.network.name, publicUrl: config.publicUrl, onChanged };
 }
 
 export function networkRoutes(n: NetworkServices): RouteDefinition[] {
   return [
-    ...peerRoutes({ store: n.store, db: n.db, identity: n.identity, metrics: n.metrics, name: n.name, publicUrl: n.publicUrl }),
+    ...peerRoutes({ store: n.store, db: n.db, identity: n.identity, metrics: n.metrics, hooks: n.hooks, name: n.name, publicUrl: n.publicUrl }),
     ...networkAdminRoutes({ db: n.db, identity: n.identity, urlPolicy: n.urlPolicy, syncNow: n.syncNow, name: n.name, onChanged: n.onChanged }),
   ];
 }
