@@ -125,7 +125,7 @@ export async function startApp(backend: Backend, overrides: Partial<Config> = {}
  * Runs `body` once per backend with a fresh app shared by the suite's tests. The context is
  * read through the getter because it exists only once `before` has run.
  */
-export function describeEachBackend(title: string, body: (ctx: () => TestContext) => void, overrides: Partial<Config> = {}): void {
+export function describeEachBackend(title: string, body: (ctx: () => TestContext, backend: Backend) => void, overrides: Partial<Config> = {}): void {
   for (const backend of backends()) {
     describe(`${title} [${backend}]`, () => {
       let ctx: (TestContext & { close(): Promise<void> }) | undefined;
@@ -135,10 +135,11 @@ export function describeEachBackend(title: string, body: (ctx: () => TestContext
       after(async () => {
         await ctx?.close();
       });
+      // `backend` lets a suite declare a store-specific test only where it applies (never a skip).
       body(() => {
         if (!ctx) throw new Error('test context not ready');
         return ctx;
-      });
+      }, backend);
     });
   }
 }
