@@ -2,7 +2,8 @@
 // inside the transaction of the fact it announces; writeEvents for the fan-out worker), and the
 // delivery log. Claiming and recording attempts is in claims.ts.
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
-import type { Database, WebhookDeliveriesTable, WebhooksTable } from '../store/schema.ts';
+import type { Database } from '../store/schema.ts';
+import type { WebhookDeliveriesTable, WebhooksTable } from '../store/schema-webhooks.ts';
 import type { Dialect } from '../store/db.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
