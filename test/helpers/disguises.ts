@@ -3,6 +3,7 @@
 // (docs/api.md, "Raw identifiers"), and legitimate ids that must never be refused.
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
+import { luhnComplete } from './fuzz.ts';
 
 export type RawKind = 'phone' | 'email' | 'iban' | 'card';
 
@@ -21,18 +22,6 @@ export const refusedAs = (kind: RawKind, found: string | null): boolean => found
 
 // ---- the identifiers ----
 
-function luhnComplete(body: number[]): string {
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) {
-    let d = body[body.length - 1 - i]!;
-    if (i % 2 === 0) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return body.join('') + String((10 - (sum % 10)) % 10);
-}
 
 const digit = fc.integer({ min: 0, max: 9 });
 const phone = fc.oneof(

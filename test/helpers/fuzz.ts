@@ -68,8 +68,8 @@ export function bodies(keys: string[]): fc.Arbitrary<string> {
 
 // ---- Raw identifiers in disguise, and digests (the raw-identifier detector's fuzz material) ----
 
-function luhnComplete(body: number[]): string {
-  // Append the check digit that makes `body` Luhn-valid.
+/** `body` with the check digit appended that makes it Luhn-valid (a card number for the detector). */
+export function luhnComplete(body: number[]): string {
   let sum = 0;
   for (let i = 0; i < body.length; i++) {
     let d = body[body.length - 1 - i]!;

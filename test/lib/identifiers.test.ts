@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { isDigest, looksLikeRawIdentifier, rawIdentifierIn } from '../../src/lib/identifiers.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { digest, disguisedRawIdentifier } from '../helpers/fuzz.ts';
+import { luhnComplete } from '../helpers/fuzz.ts';
 
 test('e-mail addresses are refused', () => {
   for (const v of ['alice@example.com', 'a.b+tag@mail.example.co.uk', ' Bob@Example.ORG ', 'x@y-z.io']) {
@@ -112,19 +113,6 @@ test('property: random 32-char hex (MD5) and 21–22 char base64url ids are neve
   );
 });
 
-function luhnComplete(body: number[]): string {
-  // Append the check digit that makes `body` Luhn-valid.
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) {
-    let d = body[body.length - 1 - i]!;
-    if (i % 2 === 0) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return body.join('') + String((10 - (sum % 10)) % 10);
-}
 
 test('property: random Luhn-valid card numbers (13–19 digits, optional grouping) are flagged card', () => {
   fc.assert(
