@@ -97,18 +97,25 @@ test('a checkpointer that cannot run hands checkpoints back (onFailure), and sto
 });
 
 
-test('a WAL past VOUCH_SQLITE_WAL_LIMIT_MB is checkpointed and truncated (TRUNCATE), not left to grow', async () => {
+/**
+ * A database whose WAL holds `rows` rows of 1 KB, written as the serving connection writes: no
+ * automatic checkpoint, and no size limit that would trim the WAL on its own.
+ */
+function walWith(rows: number) {
   const { path, cleanup } = paths();
   const writer = new BetterSqlite3(path);
   writer.pragma('journal_mode = WAL');
-  // As the serving connection runs: no automatic checkpoint, and no size limit that would trim
-  // the WAL on its own.
   writer.pragma('wal_autocheckpoint = 0');
   writer.exec('create table filler (id integer primary key, body text not null)');
   const insert = writer.prepare('insert into filler (body) values (?)');
   writer.transaction(() => {
-    for (let i = 0; i < 4000; i++) insert.run(randomBytes(512).toString('hex'));
+    for (let i = 0; i < rows; i++) insert.run(randomBytes(512).toString('hex'));
   })();
+  return { path, cleanup, writer, insert };
+}
+
+test('a WAL past VOUCH_SQLITE_WAL_LIMIT_MB is checkpointed and truncated (TRUNCATE), not left to grow', async () => {
+  const { path, cleanup, writer, insert } = walWith(4000);
   const limit = 1024 * 1024;
   assert.ok(statSync(`${path}-wal`).size > 3 * limit, 'the WAL starts well past the limit');
   const checkpointer = startCheckpointer(path, () => {}, { intervalMs: 20, walLimitBytes: limit });
@@ -125,15 +132,7 @@ test('a WAL past VOUCH_SQLITE_WAL_LIMIT_MB is checkpointed and truncated (TRUNCA
 });
 
 test('below the limit the WAL is only checkpointed (PASSIVE), not truncated', async () => {
-  const { path, cleanup } = paths();
-  const writer = new BetterSqlite3(path);
-  writer.pragma('journal_mode = WAL');
-  writer.pragma('wal_autocheckpoint = 0');
-  writer.exec('create table filler (id integer primary key, body text not null)');
-  const insert = writer.prepare('insert into filler (body) values (?)');
-  writer.transaction(() => {
-    for (let i = 0; i < 1000; i++) insert.run(randomBytes(512).toString('hex'));
-  })();
+  const { path, cleanup, writer } = walWith(1000);
   const size = statSync(`${path}-wal`).size;
   const checkpointer = startCheckpointer(path, () => {}, { intervalMs: 20, walLimitBytes: 64 * 1024 * 1024 });
   try {
