@@ -7,7 +7,7 @@ import { ApiError } from './problem.ts';
 
 const FORM_LIMIT = 64 * 1024;
 
-function parseForm(body: string): Record<string, string | string[]> {
+export function parseForm(body: string): Record<string, string | string[]> {
   const fields = new Map<string, string | string[]>();
   for (const [name, value] of new URLSearchParams(body)) {
     const seen = fields.get(name);
