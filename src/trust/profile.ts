@@ -68,7 +68,7 @@ export interface ProfileQuery {
   now: number;
 }
 
-export const n = (v: number | string | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
+const n = (v: number | string | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
 
 /** LoadedProfile.state from the versions a query read. */
 export const stateOf = (row: { version: number | string | null; linked_version: number | string | null; net_version: number | string | null } | undefined): string =>
