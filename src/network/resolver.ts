@@ -7,7 +7,8 @@ import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { callPeer, PeerCallError, problemDetail, type PeerAnswer } from './client.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
-import { b64, blindInputs, deriveLabelKey, deriveTag, ELEMENT_BYTES, finalizeAll, fromB64, openLabel, prfInput } from './oprf.ts';
+import { b64, deriveLabelKey, deriveTag, ELEMENT_BYTES, fromB64, openLabel, prfInput } from './oprf.ts';
+import { blindInputsOff, finalizeAllOff } from './oprf-thread.ts';
 import { listPeers } from './peers.ts';
 import { PENDING_RETENTION_MS } from './pending.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
@@ -118,14 +119,14 @@ async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPubli
         .where('r.peer_id', '=', peer.id).whereRef('r.id_type', '=', 'h.id_type').whereRef('r.hash', '=', 'h.hash'))))
       .orderBy('h.id_type').orderBy('h.hash').limit(EVALUATE_BATCH).execute();
     if (pending.length === 0) return;
-    const blinded = blindInputs(pending.map((p) => prfInput(p.id_type, p.hash)));
+    const blinded = await blindInputsOff(pending.map((p) => prfInput(p.id_type, p.hash)));
     const answer = await callPeer(deps.identity, peer, 'POST', '/network/v1/evaluate', { elements: blinded.map((b) => b64(b.blinded)) }, deps.urlPolicy, deps.timeoutMs);
     if (answer.status === 429) return;
     const body = expectOk(answer, 'evaluate');
     const evaluated = Array.isArray(body.evaluated) ? body.evaluated.map((e) => fromB64(e, ELEMENT_BYTES)) : [];
     const proof = fromB64(body.proof, 64);
     if (evaluated.some((e) => e === undefined) || !proof) throw new PeerCallError('evaluate: malformed answer');
-    const outputs = finalizeAll(blinded, evaluated as Uint8Array[], publicKey, proof);
+    const outputs = await finalizeAllOff(blinded, evaluated as Uint8Array[], publicKey, proof);
     if (!outputs) throw new PeerCallError('evaluate: the proof does not verify under the peer\'s OPRF key');
     deps.metrics?.evaluations('asked', pending.length);
     const now = Date.now();
