@@ -94,7 +94,7 @@ export function NetworkPage() {
                   <tbody>
                     {s.peers.map((p) => (
                       <tr key={p.id}>
-                        <td data-label="Peer">{p.name}<div class="mono trunc muted" title={p.url}>{p.url}</div></td>
+                        <td data-label="Peer"><strong>{p.name}</strong><div class="mono trunc muted" title={p.url}>{p.url}</div></td>
                         <td data-label="Status"><span class={`badge status-${p.status === 'active' ? 'active' : 'inactive'}`}>{p.status}</span></td>
                         <td data-label="Weight">{fmtNumber(p.weight)}</td>
                         <td data-label="Last sync"><LastSync p={p} result={synced?.peers.find((r) => r.id === p.id)} /></td>
