@@ -5,8 +5,8 @@
 //
 //   npx tsx bench/network.ts [--flags 100000] [--rate 300] [--seconds 20] [--evaluate-batches 40]
 import { generateKeyPairSync, createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createServer } from 'node:http';
@@ -29,6 +29,25 @@ const FLAGS = Number(args.flags);
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const EVALUATE_BATCHES = Number(args['evaluate-batches']);
+
+/**
+ * CPU seconds used so far by a server's process group (its primary, worker and their threads):
+ * on a shared machine, work per CPU second is the figure that does not depend on the neighbours.
+ */
+function cpuSeconds(group: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === group) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone
+    }
+  }
+  return ticks / 100;
+}
 
 const hex = (s: string) => createHash('sha256').update(s).digest('hex');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -95,10 +114,11 @@ const PROBES = blindInputs(Array.from({ length: 1000 }, (_, i) => prfInput('phon
 function pureEvaluate(): number {
   const keys = generateOprfKey();
   evaluateBlinded(keys, PROBES);
-  const t0 = performance.now();
-  const rounds = 5;
+  const cpu0 = process.cpuUsage();
+  const rounds = 3;
   for (let i = 0; i < rounds; i++) evaluateBlinded(keys, PROBES);
-  return Math.round((rounds * 1000) / ((performance.now() - t0) / 1000));
+  const used = process.cpuUsage(cpu0);
+  return Math.round((rounds * 1000) / ((used.user + used.system) / 1e6));
 }
 
 /** Evaluate throughput over HTTP against one `vouch serve` worker (1,000-element batches). */
@@ -110,6 +130,7 @@ async function evaluateThroughput(a: Deployment, pure: number): Promise<void> {
   const first = await peerCall(a, peer, 'POST', '/network/v1/evaluate', payload);
   if (first.status !== 200) throw new Error(`evaluate: ${first.status} ${JSON.stringify(first.body)}`);
   const t0 = performance.now();
+  const cpu0 = cpuSeconds(a.server.pid);
   // Two requests in flight keep the server's one worker busy while the other is on the wire.
   let next = 0;
   const worker = async () => {
@@ -121,8 +142,10 @@ async function evaluateThroughput(a: Deployment, pure: number): Promise<void> {
   };
   await Promise.all([worker(), worker()]);
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuSeconds(a.server.pid) - cpu0;
   results.evaluate = {
-    pure_elements_per_s_one_core: pure,
+    pure_elements_per_cpu_s: pure,
+    http_elements_per_server_cpu_s: Math.round((EVALUATE_BATCHES * 1000) / cpu),
     http_elements_per_s_one_worker: Math.round((EVALUATE_BATCHES * 1000) / seconds),
     http_ms_per_1000_batch: Math.round((seconds * 1000 * 2) / EVALUATE_BATCHES),
     request_bytes: Buffer.byteLength(JSON.stringify(payload)),
@@ -147,6 +170,7 @@ async function syncFigures(a: Deployment, b: Deployment, c: Deployment): Promise
   const peer = benchPeer();
   await admin(a, 'POST', '/api/v1/network/peers', { name: 'bench-pull', url: 'http://127.0.0.1:9', signing_key: peer.signingKey });
   t0 = performance.now();
+  let cpu0 = cpuSeconds(a.server.pid);
   let bytes = 0;
   let entries = 0;
   let cursor: string | undefined;
@@ -162,19 +186,23 @@ async function syncFigures(a: Deployment, b: Deployment, c: Deployment): Promise
     if (!cursor) break;
   }
   const pullS = (performance.now() - t0) / 1000;
+  const publishCpu = cpuSeconds(a.server.pid) - cpu0;
 
   for (const [from, to] of [[b, a], [c, a], [a, b], [a, c]] as const) await admin(from, 'POST', '/api/v1/network/peers', { name: to.name, url: to.server.url, signing_key: to.signingKey });
   t0 = performance.now();
+  cpu0 = cpuSeconds(a.server.pid);
+  const cpuB0 = cpuSeconds(b.server.pid);
   const atB = (await admin(b, 'POST', '/api/v1/network/sync')) as { peers: Array<{ flags_pulled: number; matched: number; error?: string }> };
   const syncBS = (performance.now() - t0) / 1000;
+  const syncCpu = { a: Math.round((cpuSeconds(a.server.pid) - cpu0) * 10) / 10, b: Math.round((cpuSeconds(b.server.pid) - cpuB0) * 10) / 10 };
   t0 = performance.now();
   const again = (await admin(b, 'POST', '/api/v1/network/sync')) as { peers: Array<{ flags_pulled: number; matched: number }> };
   const resyncS = (performance.now() - t0) / 1000;
   results.sync = {
     flags: FLAGS, flags_ingest_s: Math.round(ingestS * 10) / 10,
-    publish_first_page_s: Math.round(firstPageS * 10) / 10,
+    publish_first_page_s: Math.round(firstPageS * 10) / 10, publish_and_pull_cpu_s_at_a: Math.round(publishCpu * 10) / 10,
     pull_all_pages_s: Math.round(pullS * 10) / 10, pulled_entries: entries, pulled_bytes: bytes, bytes_per_entry: Math.round(bytes / Math.max(1, entries)),
-    b_full_sync_s: Math.round(syncBS * 10) / 10, b_result: atB.peers,
+    b_full_sync_s: Math.round(syncBS * 10) / 10, b_full_sync_cpu_s: syncCpu, b_result: atB.peers,
     b_incremental_sync_s: Math.round(resyncS * 100) / 100, b_incremental_result: again.peers,
   };
   log(`sync: ${JSON.stringify(results.sync)}`);
@@ -196,6 +224,7 @@ async function scoreLatency(b: Deployment, label: string, key: string): Promise<
 async function main(): Promise<void> {
   const deployments: Deployment[] = [];
   let closeSilent = () => {};
+  results.load_average_at_start = loadavg().map((l) => Math.round(l * 10) / 10);
   const pure = pureEvaluate();
   try {
     deployments.push(...(await Promise.all(['A', 'B', 'C'].map(deploy))));
@@ -236,6 +265,7 @@ async function main(): Promise<void> {
     await loop;
     log(`the last sync ended ${Math.round(performance.now() - waited)} ms after the scores`);
     results.score = { rate: RATE, seconds: SECONDS, no_peer: none, three_peers_one_unreachable_syncing: { ...three, syncs_during: syncs } };
+    results.load_average_at_end = loadavg().map((l) => Math.round(l * 10) / 10);
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   } finally {
     closeSilent();
