@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { adminToken, call, createKey, startServer, type ServerProcess } from '../test/helpers/processes.ts';
 import type { NetworkIdentity } from '../src/network/identity.ts';
@@ -86,14 +86,26 @@ const admin = async (d: Deployment, method: string, path: string, body?: unknown
   return res.body;
 };
 
-async function peerCall(d: Deployment, peer: NetworkIdentity, method: 'GET' | 'POST', path: string, payload?: unknown): Promise<{ status: number; bytes: number; body: Record<string, unknown> }> {
+/** A signed peer request over node:http (no headers timeout: publishing a large new set takes minutes). */
+function peerCall(d: Deployment, peer: NetworkIdentity, method: 'GET' | 'POST', path: string, payload?: unknown): Promise<{ status: number; bytes: number; body: Record<string, unknown> }> {
   const body = payload === undefined ? '' : JSON.stringify(payload);
-  const res = await fetch(`${d.server.url}${path}`, {
-    method, body: body || undefined,
-    headers: { ...signRequest(peer, method, path, body), ...(body ? { 'content-type': 'application/json' } : {}) },
+  const headers = { ...signRequest(peer, method, path, body), ...(body ? { 'content-type': 'application/json' } : {}) };
+  return new Promise((resolve, reject) => {
+    const req = request(`${d.server.url}${path}`, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          resolve({ status: res.statusCode ?? 0, bytes: Buffer.byteLength(text), body: JSON.parse(text) as Record<string, unknown> });
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+    });
+    req.on('error', reject);
+    req.end(body || undefined);
   });
-  const text = await res.text();
-  return { status: res.status, bytes: Buffer.byteLength(text), body: JSON.parse(text) as Record<string, unknown> };
 }
 
 /** `count` fraud-reported entities at `d`, each linking one phone hash of its own. */
