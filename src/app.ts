@@ -41,6 +41,8 @@ import { registerCors } from './http/cors.ts';
 import idempotency from './http/idempotency.ts';
 import consolePlugin from './console/plugin.ts';
 import { startNetwork } from './network/routes.ts';
+import { PendingIdentifiers } from './network/pending.ts';
+import { networkDb } from './network/tables.ts';
 
 export interface AppOptions {
   config: Config;
@@ -124,7 +126,9 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   if (redis) await feed.attachRedis(redis.client, redis.subscriber);
   verifier.start();
   const decisions = new DecisionWriter(store.db, decisionWebhooks);
-  const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client);
+  // Identifiers a score names only in its context are resolved against the peers in the background.
+  const pendingIdentifiers = new PendingIdentifiers(networkDb(store.db), (err) => app.log.warn({ event: 'network_pending_failed', err }, 'could not queue identifiers for the network'));
+  const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked) => pendingIdentifiers.add(environment, linked));
   const policies = new PolicyRegistry(store, policy);
   const live = new LivePolicies(policies);
   await live.load();
@@ -178,7 +182,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
 
   live.install(app);
   const webhooks = startWebhookWorker(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, limits: config.webhooks, ...(webhookWorker ? { worker: webhookWorker } : {}) });
-  const network = await startNetwork(app, { store, encryption: keyEncryption, config, metrics: app.metrics, onChanged: () => scoring.cache.clear() });
+  const network = await startNetwork(app, { store, encryption: keyEncryption, config, metrics: app.metrics, onChanged: () => scoring.cache.clear(), pending: pendingIdentifiers });
   acceptFormsOnOauthRoutes(app);
   const table = routeTable({
     config, store, metrics: app.metrics, createRateLimit: app.createRateLimit.bind(app), openapi: () => app.swagger(),

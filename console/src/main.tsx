@@ -12,6 +12,7 @@ import { EntitiesPage } from './pages/entities.tsx';
 import { PoliciesPage } from './pages/policies.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
+import { NetworkPage } from './pages/network.tsx';
 
 /** Navigation, in order, with the scope each page needs to be shown. */
 const PAGES = [
@@ -21,6 +22,7 @@ const PAGES = [
   { path: '/policies', name: 'Policies', scope: 'policy:read' },
   { path: '/keys', name: 'Keys', scope: 'keys:read' },
   { path: '/webhooks', name: 'Webhooks', scope: 'webhooks:read' },
+  { path: '/network', name: 'Network', scope: 'network:admin' },
 ] as const;
 
 function SignIn() {
@@ -79,6 +81,7 @@ function Shell({ session }: { session: Session }) {
   else if (page.path === '/entities') content = <EntitiesPage id={id} />;
   else if (page.path === '/policies') content = <PoliciesPage />;
   else if (page.path === '/keys') content = <KeysPage />;
+  else if (page.path === '/network') content = <NetworkPage />;
   else content = <WebhooksPage />;
   return (
     <>

@@ -29,6 +29,10 @@ export type WebhookWithSecret = Created<'createWebhook'>;
 export type Delivery = Schemas['WebhookDelivery'];
 export type DeliveryList = Schemas['ListWebhookDeliveriesResponse'];
 export type WebhookEvent = Schemas['CreateWebhookRequest']['events'][number];
+export type NetworkStatus = Schemas['GetNetworkStatusResponse'];
+export type NetworkPeerStatus = NetworkStatus['peers'][number];
+export type NetworkSync = Schemas['PostNetworkSyncResponse'];
+export type NetworkPeer = Schemas['NetworkPeer'];
 
 export const isDispute = (d: Decision): boolean => d.kind === 'dispute_analysis';
 export const LEVELS = ['low', 'medium', 'high', 'critical'] as const;

@@ -12,6 +12,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { paths } from './schema.d.ts';
 
 export type { paths } from './schema.d.ts';
+export { canonicalIdentifier, hashIdentifier, type IdentifierType } from './identifiers.ts';
 
 type JsonBody<P extends keyof paths, M extends 'get' | 'post'> = paths[P][M] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
 type Ok<P extends keyof paths, M extends 'get' | 'post'> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer R } } } } ? R : never;

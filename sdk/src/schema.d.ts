@@ -1049,6 +1049,14 @@ export type components = {
                 note?: string;
                 source: "api" | "event";
             } | null;
+            /** @description scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did */
+            network_peers: {
+                /** @description the peer's share of network_flags before the lone-peer rule: weight × age decay, at most 1 */
+                contribution: number;
+                /** @description the peer (GET /api/v1/network/peers/{id}) */
+                id: string;
+                name: string;
+            }[] | null;
             policy_version: string;
             principal_id: string;
             /** @description what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept) */
@@ -1274,6 +1282,14 @@ export type components = {
                     note?: string;
                     source: "api" | "event";
                 } | null;
+                /** @description scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did */
+                network_peers: {
+                    /** @description the peer's share of network_flags before the lone-peer rule: weight × age decay, at most 1 */
+                    contribution: number;
+                    /** @description the peer (GET /api/v1/network/peers/{id}) */
+                    id: string;
+                    name: string;
+                }[] | null;
                 policy_version: string;
                 principal_id: string;
                 /** @description what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept) */
@@ -3652,7 +3668,8 @@ export interface operations {
                  *         "dormant_reactivation": 0.3,
                  *         "young_account_reversible_method": 2,
                  *         "shared_identifier_entities": 0.8,
-                 *         "new_counterparty_large_trade": 0.8
+                 *         "new_counterparty_large_trade": 0.8,
+                 *         "network_flags": 1.5
                  *       },
                  *       "thresholds": {
                  *         "medium": 30,

@@ -14,7 +14,7 @@ const COLUMNS = [
   'id', 'kind', 'environment', 'principal_id', 'owner_client_id', 'subject_id', 'request_digest', 'result', 'policy_version', 'created_at', 'cache_key', 'cache_state',
   // scores only (docs/api.md, "Outcomes and labels"): see src/audit/learning.ts
   'features', 'feature_set', 'trade_id', 'risk_level', 'shadow_version', 'shadow_score',
-  'request',
+  'request', 'network_peers',
 ] as const;
 
 /** Work that must commit with some decisions (webhook events: src/webhooks/events.ts decisionWebhooks). */

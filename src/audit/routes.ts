@@ -27,6 +27,14 @@ const Decision = Type.Object({
   request: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
     description: "what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept)",
   }),
+  network_peers: Type.Union([
+    Type.Array(Type.Object({
+      id: Type.String({ description: 'the peer (GET /api/v1/network/peers/{id})' }),
+      name: Type.String(),
+      contribution: Type.Number({ description: "the peer's share of network_flags before the lone-peer rule: weight × age decay, at most 1" }),
+    })),
+    Type.Null(),
+  ], { description: "scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did" }),
   label: Type.Union([LabelSchema, Type.Null()]),
 });
 
@@ -58,6 +66,7 @@ function decisionRecord(row: Row): Static<typeof Decision> {
     trade_id: row.trade_id ?? null,
     features: row.features ? (JSON.parse(row.features) as Record<string, number>) : null,
     request: row.request ? (JSON.parse(row.request) as Record<string, unknown>) : null,
+    network_peers: row.network_peers ? (JSON.parse(row.network_peers) as Array<{ id: string; name: string; contribution: number }>) : null,
     label: labelObject(row),
   };
 }

@@ -19,7 +19,7 @@ export interface AdminRouteOptions {
   syncNow: () => Promise<PeerSyncResult[]>;
   name: string;
   /** a peer's status, weight or existence changed: what scores read from the network may differ */
-  onChanged: () => void;
+  onChanged: () => Promise<void>;
 }
 
 const ADMIN = { scope: 'network:admin', role: 'admin' } as const;
@@ -102,7 +102,7 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       handler: async (request) => {
         const row = await peerOr404(request.params.peer_id);
         const updated = await updatePeer(db, row, request.body);
-        onChanged();
+        await onChanged();
         request.log.info({ event: 'network_peer_updated', peer_id: row.id, fields: Object.keys(request.body), principal_id: request.principal.id }, 'network peer updated');
         return toPeerRecord(updated);
       },
@@ -116,7 +116,7 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       handler: async (request) => {
         const row = await peerOr404(request.params.peer_id);
         await removePeer(db, row.id);
-        onChanged();
+        await onChanged();
         request.log.info({ event: 'network_peer_removed', peer_id: row.id, principal_id: request.principal.id }, 'network peer removed');
         return { id: row.id, deleted: true as const };
       },

@@ -53,6 +53,7 @@ function generateRow(enc: KeyEncryption) {
     oprf_secret: seal(b64(oprf.secretKey), OPRF_KID, enc.current),
     oprf_public: b64(oprf.publicKey),
     sync_lease_until: 0,
+    state_version: 0,
     created_at: Date.now(),
   };
 }

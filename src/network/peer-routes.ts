@@ -8,7 +8,8 @@ import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
-import { b64, ELEMENT_BYTES, evaluateBlinded, fromB64, isElement } from './oprf.ts';
+import { b64, ELEMENT_BYTES, fromB64, isElement } from './oprf.ts';
+import { evaluateBlindedOff } from './oprf-thread.ts';
 import { flagsPage, parseCursor, refreshPublished } from './publisher.ts';
 import type { NetworkDb } from './tables.ts';
 import { consumeBudget, secondsToNextUtcDay } from './budget.ts';
@@ -115,7 +116,8 @@ export function peerRoutes({ store, db, identity, metrics, name, publicUrl, hook
           request.log.info({ event: 'network_budget_exhausted', peer_id: peer.id, asked: elements.length, budget_per_day: Number(peer.budget_per_day) }, 'evaluate refused: daily budget');
           throw new ApiError(429, 'rate_limited', `This peer's budget of ${Number(peer.budget_per_day)} evaluations per UTC day is used up.`, { headers: { 'retry-after': String(secondsToNextUtcDay()) } });
         }
-        const answer = evaluateBlinded(identity.oprf, elements as Uint8Array[]);
+        // In the worker thread: a full batch is a second or more of CPU that would hold every other request.
+        const answer = await evaluateBlindedOff(identity.oprf, elements as Uint8Array[]);
         metrics.evaluations('served', elements.length);
         request.log.info({ event: 'network_evaluated', peer_id: peer.id, count: elements.length }, 'elements evaluated for a peer');
         return { evaluated: answer.evaluated.map(b64), proof: b64(answer.proof) };

@@ -7,8 +7,10 @@ import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { callPeer, PeerCallError, problemDetail, type PeerAnswer } from './client.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
-import { b64, blindInputs, deriveLabelKey, deriveTag, ELEMENT_BYTES, finalizeAll, fromB64, openLabel, prfInput } from './oprf.ts';
+import { b64, deriveLabelKey, deriveTag, ELEMENT_BYTES, fromB64, openLabel, prfInput } from './oprf.ts';
+import { blindInputsOff, finalizeAllOff } from './oprf-thread.ts';
 import { listPeers } from './peers.ts';
+import { PENDING_RETENTION_MS } from './pending.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 
 const EVALUATE_BATCH = 1000;
@@ -100,27 +102,31 @@ async function pullFlags(deps: SyncDeps, peer: NetworkPeersTable): Promise<numbe
  */
 async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPublic: string): Promise<void> {
   const { db } = deps;
-  // Identifiers no longer held (erased, unlinked) are forgotten here too.
+  // Identifiers no longer held (erased, unlinked, no longer named by scores) are forgotten here too.
   await db.deleteFrom('network_resolved').where('peer_id', '=', peer.id)
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('identifiers as i').select(sql`1`.as('one'))
       .where('i.environment', '=', 'live').whereRef('i.id_type', '=', 'network_resolved.id_type').whereRef('i.hash', '=', 'network_resolved.hash'))))
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('network_pending as q').select(sql`1`.as('one'))
+      .whereRef('q.id_type', '=', 'network_resolved.id_type').whereRef('q.hash', '=', 'network_resolved.hash'))))
     .execute();
   const publicKey = fromB64(oprfPublic, ELEMENT_BYTES)!;
+  // The live identifiers events linked, and those only score requests named (network_pending).
+  const held = db.selectFrom('identifiers as i').select(['i.id_type', 'i.hash']).where('i.environment', '=', 'live')
+    .union(db.selectFrom('network_pending as q').select(['q.id_type', 'q.hash']));
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
-    const pending = await db.selectFrom('identifiers as i').select(['i.id_type', 'i.hash']).distinct()
-      .where('i.environment', '=', 'live')
+    const pending = await db.selectFrom(held.as('h')).select(['h.id_type', 'h.hash'])
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('network_resolved as r').select(sql`1`.as('one'))
-        .where('r.peer_id', '=', peer.id).whereRef('r.id_type', '=', 'i.id_type').whereRef('r.hash', '=', 'i.hash'))))
-      .orderBy('i.id_type').orderBy('i.hash').limit(EVALUATE_BATCH).execute();
+        .where('r.peer_id', '=', peer.id).whereRef('r.id_type', '=', 'h.id_type').whereRef('r.hash', '=', 'h.hash'))))
+      .orderBy('h.id_type').orderBy('h.hash').limit(EVALUATE_BATCH).execute();
     if (pending.length === 0) return;
-    const blinded = blindInputs(pending.map((p) => prfInput(p.id_type, p.hash)));
+    const blinded = await blindInputsOff(pending.map((p) => prfInput(p.id_type, p.hash)));
     const answer = await callPeer(deps.identity, peer, 'POST', '/network/v1/evaluate', { elements: blinded.map((b) => b64(b.blinded)) }, deps.urlPolicy, deps.timeoutMs);
     if (answer.status === 429) return;
     const body = expectOk(answer, 'evaluate');
     const evaluated = Array.isArray(body.evaluated) ? body.evaluated.map((e) => fromB64(e, ELEMENT_BYTES)) : [];
     const proof = fromB64(body.proof, 64);
     if (evaluated.some((e) => e === undefined) || !proof) throw new PeerCallError('evaluate: malformed answer');
-    const outputs = finalizeAll(blinded, evaluated as Uint8Array[], publicKey, proof);
+    const outputs = await finalizeAllOff(blinded, evaluated as Uint8Array[], publicKey, proof);
     if (!outputs) throw new PeerCallError('evaluate: the proof does not verify under the peer\'s OPRF key');
     deps.metrics?.evaluations('asked', pending.length);
     const now = Date.now();
@@ -169,6 +175,7 @@ async function syncPeer(deps: SyncDeps, peer: NetworkPeersTable): Promise<PeerSy
 
 /** One sync with every active peer, one after another (a slow peer delays only the sync). */
 export async function syncAll(deps: SyncDeps): Promise<PeerSyncResult[]> {
+  await deps.db.deleteFrom('network_pending').where('seen_at', '<', Date.now() - PENDING_RETENTION_MS).execute();
   const results: PeerSyncResult[] = [];
   for (const peer of await listPeers(deps.db, 'active')) results.push(await syncPeer(deps, peer));
   return results;

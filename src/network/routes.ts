@@ -20,6 +20,7 @@ import type { RouteDefinition } from '../http/route.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
 import type { NetworkDb } from './tables.ts';
+import type { PendingIdentifiers } from './pending.ts';
 
 export interface NetworkOptions {
   store: Store;
@@ -30,6 +31,8 @@ export interface NetworkOptions {
   /** called when what the network says may have changed (a sync ran, a peer was changed or removed): cached scores are stale */
   onChanged?: () => void;
   metrics: Metrics;
+  /** identifiers named only in score requests, for the sync to resolve */
+  pending: PendingIdentifiers;
 }
 
 /** What the network's routes need, made once at start. */
@@ -43,7 +46,7 @@ export interface NetworkServices {
   syncNow: () => Promise<PeerSyncResult[]>;
   name: string;
   publicUrl: string | undefined;
-  onChanged: () => void;
+  onChanged: () => Promise<void>;
 }
 
 const PEER_TIMEOUT_MS = 10_000;
@@ -58,17 +61,25 @@ function serialised(run: () => Promise<PeerSyncResult[]>): () => Promise<PeerSyn
   };
 }
 
-export async function startNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = PEER_TIMEOUT_MS, onChanged = () => {}, metrics: appMetrics }: NetworkOptions): Promise<NetworkServices> {
+export async function startNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = PEER_TIMEOUT_MS, onChanged = () => {}, metrics: appMetrics, pending }: NetworkOptions): Promise<NetworkServices> {
   const db = networkDb(store.db);
   const identity = await loadIdentity(db, encryption);
   const metrics = networkMetrics(appMetrics);
   const hooks = peerHooks(db, identity, (reason) => metrics.refused(reason), (route, status) => metrics.served(route, status));
   const urlPolicy = { allowPrivate: config.network.allowPrivate };
   const deps: SyncDeps = { db, identity, urlPolicy, timeoutMs: peerTimeoutMs, metrics };
+  // What scores read from the network may differ: the version in the store makes every instance's
+  // cached scores stale (src/trust/profile.ts, state), and this one's are dropped at once.
+  const changed = async () => {
+    await db.updateTable('network_identity').set((eb) => ({ state_version: eb('state_version', '+', 1) })).where('id', '=', 'self').execute();
+    store.changes.localWrite();
+    onChanged();
+  };
   const syncNow = serialised(async () => {
+    await pending.flush();
     const results = await syncAll(deps);
     metrics.setMatched(Number((await db.selectFrom('network_matches').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.n ?? 0));
-    onChanged();
+    await changed();
     return results;
   });
 
@@ -95,8 +106,9 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
   });
   app.addHook('preClose', async () => {
     if (timer) clearInterval(timer);
+    pending.stop();
   });
-  return { store, db, identity, metrics, hooks, urlPolicy, syncNow, name: config.network.name, publicUrl: config.publicUrl, onChanged };
+  return { store, db, identity, metrics, hooks, urlPolicy, syncNow, name: config.network.name, publicUrl: config.publicUrl, onChanged: changed };
 }
 
 export function networkRoutes(n: NetworkServices): RouteDefinition[] {

@@ -5,6 +5,8 @@
 import type { FlagKind, Label } from './oprf.ts';
 import { parseLabel } from './oprf.ts';
 import type { NetworkDb } from './tables.ts';
+import { sql, type RawBuilder } from 'kysely';
+import type { Dialect } from '../store/db.ts';
 
 export interface PeerFlag {
   peer_id: string;
@@ -19,6 +21,68 @@ export interface PeerFlag {
 export interface IdentifierRef {
   type: string;
   hash: string;
+}
+
+/** One stored match as the reads below return it. */
+interface MatchRow {
+  peer_id: string;
+  name: string;
+  weight: number | string;
+  label: string;
+}
+
+function addMatch(byPeer: Map<string, PeerFlag>, row: MatchRow): void {
+  let label: Label | undefined;
+  try {
+    label = parseLabel(JSON.parse(row.label) as unknown);
+  } catch {
+    label = undefined;
+  }
+  if (!label) return;
+  const entry = byPeer.get(row.peer_id) ?? { peer_id: row.peer_id, peer_name: row.name, weight: Number(row.weight), kinds: {}, latest_month: label.latest_month };
+  for (const [kind, count] of Object.entries(label.kinds) as Array<[FlagKind, number]>) entry.kinds[kind] = Math.max(entry.kinds[kind] ?? 0, count);
+  if (label.latest_month > entry.latest_month) entry.latest_month = label.latest_month;
+  byPeer.set(row.peer_id, entry);
+}
+
+const byPeerId = (byPeer: Map<string, PeerFlag>): PeerFlag[] => [...byPeer.values()].sort((a, b) => a.peer_id.localeCompare(b.peer_id));
+
+/**
+ * The score's read of the network, folded into the profile query (src/trust/profile.ts): the
+ * matches of the active peers for the identifiers `keys` selects (rows of id_type, hash), as one
+ * JSON array text — or null / '[]' when there are none. Only the live environment takes part.
+ */
+export function networkMatchesSql(dialect: Dialect, env: unknown, keys: RawBuilder<unknown>): RawBuilder<unknown> {
+  const from = sql`from (${keys}) k
+      join network_matches nm on nm.id_type = k.id_type and nm.hash = k.hash
+      join network_peers np on np.id = nm.peer_id
+      where np.status = 'active' and ${env} = 'live'`;
+  return dialect === 'postgres'
+    ? sql`(select cast(json_agg(json_build_object('peer_id', nm.peer_id, 'name', np.name, 'weight', np.weight, 'label', nm.label)) as text) ${from})`
+    : sql`(select json_group_array(json_object('peer_id', nm.peer_id, 'name', np.name, 'weight', np.weight, 'label', nm.label)) ${from})`;
+}
+
+/**
+ * What scores read from the network changes with this number (bumped at every sync and peer
+ * change): a cached score checks it with the store's versions (src/trust/profile.ts).
+ */
+export const networkVersionSql = sql`(select max(ni.state_version) from network_identity ni)`;
+
+/** The JSON text networkMatchesSql returned, as the peers' flags; malformed entries are skipped. */
+export function parseNetworkMatches(text: string | null | undefined): PeerFlag[] {
+  if (!text || text === '[]') return [];
+  let rows: unknown;
+  try {
+    rows = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(rows)) return [];
+  const byPeer = new Map<string, PeerFlag>();
+  for (const row of rows as Array<Partial<MatchRow>>) {
+    if (typeof row?.peer_id === 'string' && typeof row.name === 'string' && typeof row.label === 'string') addMatch(byPeer, row as MatchRow);
+  }
+  return byPeerId(byPeer);
 }
 
 /**
@@ -37,16 +101,9 @@ export async function networkFlagsFor(db: NetworkDb, environment: string, identi
       .where('p.status', '=', 'active')
       .where((eb) => eb.or(chunk.map((id) => eb.and([eb('m.id_type', '=', id.type), eb('m.hash', '=', id.hash)]))))
       .execute();
-    for (const row of rows) {
-      const label: Label | undefined = parseLabel(JSON.parse(row.label) as unknown);
-      if (!label) continue;
-      const entry = byPeer.get(row.peer_id) ?? { peer_id: row.peer_id, peer_name: row.name, weight: Number(row.weight), kinds: {}, latest_month: label.latest_month };
-      for (const [kind, count] of Object.entries(label.kinds) as Array<[FlagKind, number]>) entry.kinds[kind] = Math.max(entry.kinds[kind] ?? 0, count);
-      if (label.latest_month > entry.latest_month) entry.latest_month = label.latest_month;
-      byPeer.set(row.peer_id, entry);
-    }
+    rows.forEach((row) => addMatch(byPeer, row));
   }
-  return [...byPeer.values()].sort((a, b) => a.peer_id.localeCompare(b.peer_id));
+  return byPeerId(byPeer);
 }
 
 /** Half-life of a peer's flag, in days: a flag from three months ago counts half. */
@@ -86,7 +143,7 @@ export function networkFlagsSignal(flags: PeerFlag[], now = Date.now()): Network
   const who = peers.length === 1 ? '1 other marketplace' : `${peers.length} other marketplaces`;
   return {
     value: Math.round(value * 1000) / 1000,
-    peers,
+    peers: peers.map((p) => ({ ...p, contribution: Math.round(p.contribution * 1000) / 1000 })),
     description: `an identifier it uses was flagged by ${who}${within} (${kinds.map((k) => KIND_WORDS[k]).join(', ')})`,
   };
 }

@@ -16,6 +16,8 @@ interface NetworkIdentityTable {
   oprf_public: string;
   /** epoch ms until which one process holds the scheduled sync */
   sync_lease_until: number;
+  /** bumped whenever what scores read from the network may have changed (018_network_scoring) */
+  state_version: number;
   created_at: number;
 }
 
@@ -83,6 +85,13 @@ interface NetworkResolvedTable {
   resolved_at: number;
 }
 
+/** Identifiers seen only in score requests' context, for the next sync to resolve (018_network_scoring). */
+interface NetworkPendingTable {
+  id_type: string;
+  hash: string;
+  seen_at: number;
+}
+
 interface NetworkMatchesTable {
   peer_id: string;
   id_type: string;
@@ -102,6 +111,7 @@ export type NetworkTables = {
   network_peer_flags: NetworkPeerFlagsTable;
   network_resolved: NetworkResolvedTable;
   network_matches: NetworkMatchesTable;
+  network_pending: NetworkPendingTable;
 };
 
 export type NetworkDb = Kysely<Database & NetworkTables>;

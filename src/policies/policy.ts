@@ -35,6 +35,8 @@ export const SIGNAL_DIRECTIONS = {
   young_account_reversible_method: 'risk',
   shared_identifier_entities: 'risk',
   new_counterparty_large_trade: 'risk',
+  // the network (issue 22; docs/network.md): other marketplaces' flags on its identifiers
+  network_flags: 'risk',
 } as const satisfies Record<string, 'risk' | 'protective'>;
 
 export type SignalName = keyof typeof SIGNAL_DIRECTIONS;
@@ -126,9 +128,10 @@ function deepFreeze<T>(value: T): T {
  * Default weights are calibrated in test/trust/model.test.ts; see docs/signals.md. 2026-11-24.1
  * centred dispute_rate on its prior (a newcomer no longer carries the prior's mean as risk) and
  * moved bias and completed_trades to keep the ranking and the share of trades flagged.
+ * 2026-11-25.2 added network_flags (the network, docs/network.md); every other number is unchanged.
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
-  version: '2026-11-24.1',
+  version: '2026-11-25.2',
   bias: -1.6,
   weights: {
     completed_trades: -0.16,
@@ -151,6 +154,9 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     young_account_reversible_method: 2,
     shared_identifier_entities: 0.8,
     new_counterparty_large_trade: 0.8,
+    // The network (2026-11-25.2, docs/signals.md): 0.75 log-odds for a lone peer's fresh flag (its
+    // value is 0.5), under one local flagged neighbour's 2; two agreeing peers (1.5) give 2.25.
+    network_flags: 1.5,
   },
   thresholds: { medium: 30, high: 60, critical: 85 },
   cacheTtlSeconds: 30,

@@ -159,6 +159,8 @@ export interface DecisionsTable {
   trade_id?: string | null;
   /** what was asked, JSON, without entity ids (016_decision_request): see audit/routes.ts */
   request?: string | null;
+  /** scores only (018_network_scoring): the peers whose flags made up network_flags, JSON [{id, name, contribution}]; null when none */
+  network_peers?: string | null;
   /** scores only: the result's risk level, for filtering */
   risk_level?: string | null;
   /** scores only: the shadow policy's version and score at decision time, never returned */

@@ -28,6 +28,8 @@ export interface Facts {
   sharedEntities: number;
   dormantDays: number;
   amount?: number;
+  /** network_flags' sentence, built from counts, kinds and a month only (network/signal.ts) */
+  network?: string;
 }
 
 /** A count as people write it: whole numbers plain, anything else to one decimal. */
@@ -115,5 +117,7 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
       return `identifiers shared with ${plural(f.sharedEntities, 'other entity', 'other entities')}`;
     case 'new_counterparty_large_trade':
       return `a first trade with this counterparty at ${times(amountRatio(f))} its usual amount`;
+    case 'network_flags':
+      return f.network ?? 'an identifier it uses was flagged by other marketplaces';
   }
 }

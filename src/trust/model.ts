@@ -12,6 +12,7 @@ import { describeSignal, type Facts } from './descriptions.ts';
 import { disputeExcess, dormancy, sharedIdentifierValue, youngReversible } from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
+import { networkFlagsSignal, type NetworkSignal } from '../network/signal.ts';
 
 const DAY_MS = 86_400_000;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -61,6 +62,8 @@ export interface Prepared {
   fixed: Record<Exclude<SignalName, AmountSignal>, number>;
   terms: AmountTerms;
   facts: Facts;
+  /** network_flags and the peers behind it, for the decision record */
+  network: NetworkSignal;
 }
 
 /** Everything about one entity and context that does not depend on the amount. */
@@ -114,6 +117,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   const newCounterparty = cpTrades !== null && count(cpTrades) === 0;
   const dormant = profile.known ? dormancy(profile.lastTradeAt, now) : { value: 0, gapDays: 0 };
   const linkedFlagged = Math.min(count(profile.linkedFlaggedEntities), policy.linkedFlaggedCap);
+  const network = networkFlagsSignal(profile.networkFlags ?? [], now);
 
   return {
     fixed: {
@@ -134,6 +138,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       dormant_reactivation: dormant.value,
       young_account_reversible_method: youngReversible(newAccount, methodRisk),
       shared_identifier_entities: sharedIdentifierValue(profile.sharedIdentifierEntities),
+      network_flags: network.value,
     },
     terms: {
       hasHistory, logMean, std, newCounterparty, burst,
@@ -158,7 +163,9 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       sharedEntities: count(profile.sharedIdentifierEntities),
       dormantDays: dormant.gapDays,
       amount: request.amount,
+      network: network.description,
     },
+    network,
   };
 }
 

@@ -8,6 +8,7 @@ import { PreparedQuery } from '../store/prepared.ts';
 import type { DecayedCounts, EntityProfile, LinkedIdentifier } from './types.ts';
 import { BUCKET_MS } from './ingest.ts';
 import type { Environment } from '../auth/principal.ts';
+import { networkMatchesSql, networkVersionSql, parseNetworkMatches } from '../network/signal.ts';
 
 interface ProfileRow {
   version: number | null;
@@ -40,6 +41,8 @@ interface ProfileRow {
   last_trade_at: number | null;
   linked_version: number | null;
   own_identifiers: number | null;
+  network: string | null;
+  net_version: number | string | null;
 }
 
 export interface LoadedProfile {
@@ -47,9 +50,10 @@ export interface LoadedProfile {
   /** changes with every event that can change this entity's score; 0 for an unknown entity */
   version: number;
   /**
-   * The entity's version and the sum of the versions of the identifiers the score looked at (its
-   * own and the request's). Every term only grows, and the entity's set of identifiers changes only
-   * with its own version, so the pair changes whenever anything the score read has changed.
+   * The entity's version, the sum of the versions of the identifiers the score looked at (its
+   * own and the request's) and the network's version (bumped at every sync and peer change). Every
+   * term only grows, and the entity's set of identifiers changes only with its own version, so the
+   * triple changes whenever anything the score read has changed.
    */
   state: string;
 }
@@ -64,7 +68,11 @@ export interface ProfileQuery {
   now: number;
 }
 
-export const n = (v: number | string | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
+const n = (v: number | string | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
+
+/** LoadedProfile.state from the versions a query read. */
+export const stateOf = (row: { version: number | string | null; linked_version: number | string | null; net_version: number | string | null } | undefined): string =>
+  `${n(row?.version)}.${n(row?.linked_version)}.${n(row?.net_version)}`;
 
 /**
  * The identifiers a score looks at: the entity's stored ones and those the request names
@@ -102,7 +110,8 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
           (select cast(sum(h.volume) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${dayFrom} and h.currency = ${currency}) as volume_day,
           (select cp.trades from entity_counterparties cp where cp.environment = ${env} and cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}) as counterparty_trades,
           l.flagged as linked_flagged, l.holders as linked_holders, l.version as linked_version,
-          (select count(*) from identifiers o where o.environment = ${env} and o.entity_id = ${id}) as own_identifiers
+          (select count(*) from identifiers o where o.environment = ${env} and o.entity_id = ${id}) as own_identifiers,
+          ${networkMatchesSql(store.dialect, env, identifierKeys(env, id, pairs))} as network, ${networkVersionSql} as net_version
         from (select 1 as one) q
         left join entities e on e.environment = ${env} and e.entity_id = ${id}
         left join entity_currency c on c.environment = ${env} and c.entity_id = ${id} and c.currency = ${currency}
@@ -137,7 +146,7 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
   };
   return {
     version: n(row.version),
-    state: `${n(row.version)}.${n(row.linked_version)}`,
+    state: stateOf(row),
     profile: {
       entityId: q.entityId,
       known,
@@ -158,11 +167,13 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
       linkedFlaggedEntities: linkedFlagged,
       lastTradeAt: known && n(row.last_trade_at) > 0 ? n(row.last_trade_at) : null,
       sharedIdentifierEntities: sharedWith,
+      networkFlags: parseNetworkMatches(row.network),
     },
   };
 }
 
-const stateShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], { version: number | null; linked_version: number | null }>>>();
+type StateRow = { version: number | null; linked_version: number | null; net_version: number | null };
+const stateShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], StateRow>>>();
 
 /**
  * The current state (see LoadedProfile.state) of an entity and the request's identifiers, for
@@ -173,13 +184,13 @@ export async function currentState(store: Store, environment: Environment, entit
   if (!shapes) stateShapes.set(store, (shapes = new Map()));
   let query = shapes.get(linked.length);
   if (!query) {
-    query = new PreparedQuery(store.db as never, 2 + 2 * linked.length, (_db, env, id, ...pairs) => sql<{ version: number | null; linked_version: number | null }>`
-      select e.version, l.version as linked_version
+    query = new PreparedQuery(store.db as never, 2 + 2 * linked.length, (_db, env, id, ...pairs) => sql<StateRow>`
+      select e.version, l.version as linked_version, ${networkVersionSql} as net_version
       from (select 1 as one) q
       left join entities e on e.environment = ${env} and e.entity_id = ${id}
       cross join ${linkage(env, id, pairs)} l`.compile(store.db));
     shapes.set(linked.length, query);
   }
   const [row] = await query.execute(environment, entityId, ...linked.flatMap((l) => [l.type, l.hash]));
-  return `${n(row?.version)}.${n(row?.linked_version)}`;
+  return stateOf(row);
 }

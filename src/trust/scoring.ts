@@ -11,7 +11,8 @@ import { PreparedQuery } from '../store/prepared.ts';
 import { evaluate } from './model.ts';
 import { safeAmountFrom } from './safe-amount.ts';
 import { learningColumns } from '../policies/features.ts';
-import { loadProfile, currentState, linkage, n } from './profile.ts';
+import { loadProfile, currentState, linkage, stateOf } from './profile.ts';
+import { networkVersionSql } from '../network/signal.ts';
 import { ScoreCache, cacheKey, canonicalJson } from './cache.ts';
 import { sha256Hex as sha256 } from '../lib/digest.ts';
 import { newId } from '../lib/ids.ts';
@@ -30,6 +31,7 @@ interface SharedRow {
   result: string;
   version: number | null;
   linked_version: number | string | null;
+  net_version: number | string | null;
 }
 
 /**
@@ -49,7 +51,7 @@ async function sharedDecision(store: Store, environment: Environment, decisionId
   let query = shapes.get(linked.length);
   if (!query) {
     query = new PreparedQuery(store.db as never, 3 + 2 * linked.length, (_db, env, id, entity, ...pairs) => sql<SharedRow>`
-      select d.principal_id, d.cache_key, d.cache_state, d.result, e.version, l.version as linked_version
+      select d.principal_id, d.cache_key, d.cache_state, d.result, e.version, l.version as linked_version, ${networkVersionSql} as net_version
       from decisions d
       left join entities e on e.environment = ${env} and e.entity_id = ${entity}
       cross join ${linkage(env, entity, pairs)} l
@@ -57,7 +59,7 @@ async function sharedDecision(store: Store, environment: Environment, decisionId
     shapes.set(linked.length, query);
   }
   const [row] = await query.execute(environment, decisionId, entityId, ...linked.flatMap((l) => [l.type, l.hash]));
-  return row ? { ...row, state: `${n(row.version)}.${n(row.linked_version)}` } : undefined;
+  return row ? { ...row, state: stateOf(row) } : undefined;
 }
 
 /** What an operator needs to read a score decision: the amount and the trade context, never an entity id. */
@@ -89,6 +91,8 @@ export class ScoringService {
     private readonly decisions: DecisionWriter,
     /** shared with the other instances when configured; scores are validated against the store either way */
     private readonly redis?: Redis,
+    /** told of the identifiers a request names (it queues them for the network and returns at once) */
+    private readonly linkedSeen: (environment: Environment, linked: readonly LinkedIdentifier[]) => void = () => {},
   ) {
     this.cache = new ScoreCache(cacheTtlSeconds);
   }
@@ -169,6 +173,7 @@ export class ScoringService {
       }
     }
 
+    this.linkedSeen(environment, linked);
     const now = Date.now();
     const generation = changes.generation;
     const { profile, state } = await loadProfile(this.store, {
@@ -200,6 +205,7 @@ export class ScoringService {
       cache_key: key,
       cache_state: state,
       request: JSON.stringify(requestSummary(body)),
+      network_peers: prepared.network.peers.length > 0 ? JSON.stringify(prepared.network.peers) : null,
       ...learningColumns(values, request, result, policies.shadow),
     });
     if (cacheable) {

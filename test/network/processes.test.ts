@@ -8,6 +8,9 @@ import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { createServer } from 'node:http';
+import { generateKeyPairSync } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { TEST_TIMEOUT_MS, adminToken, call, freePort, startServer, type ServerProcess } from '../helpers/processes.ts';
 
 const PHONE = '7d1c'.repeat(16);
@@ -81,10 +84,25 @@ test('three deployments: a flag crosses from A to B without any identifier leavi
   assert.ok(seen.signal.value > 0);
   assert.match(seen.signal.description, /flagged by 1 other marketplace in the last 90 days \(fraud report\)/);
 
+  // B's next score carries network_flags, and its decision names A as the contributing peer.
+  type Scored = { decision_id: string; signals: Array<{ name: string; value: number; description: string }> };
+  const score = async (d: Deployment, entity: string, amount = 100) => {
+    const res = await admin(d, 'POST', '/api/v1/trust/score', { entity_id: entity, amount, currency: 'USD' });
+    assert.equal(res.status, 200, res.text);
+    return res.body as Scored;
+  };
+  const networkSignal = (body: Scored) => body.signals.find((s) => s.name === 'network_flags');
+  const scoredAtB = await score(B, ENTITY.b);
+  assert.equal(networkSignal(scoredAtB)?.value, 0.5);
+  assert.match(networkSignal(scoredAtB)!.description, /flagged by 1 other marketplace/);
+  const decision = await admin(B, 'GET', `/api/v1/decisions/${scoredAtB.decision_id}`);
+  assert.deepEqual(decision.body.network_peers, [{ id: peerIds.get('B->A'), name: 'A', contribution: 1 }]);
+
   // C holds no phone: it pulls A's opaque entries and can open none of them.
   const atC = await sync(C);
   assert.deepEqual({ ...atC.get(peerIds.get('C->A')!) }, { id: peerIds.get('C->A'), flags_pulled: 1, matched: 0 });
   assert.deepEqual((await matches(C, ENTITY.c)).peers, []);
+  assert.equal(networkSignal(await score(C, ENTITY.c)), undefined);
 
   // A never sees B's query input: not in its logs, not in its store. (Its own phone hash is in its
   // store, as its history; it is not in its logs.)
@@ -100,9 +118,31 @@ test('three deployments: a flag crosses from A to B without any identifier leavi
   const suspend = (status: string) => admin(B, 'PATCH', `/api/v1/network/peers/${peerIds.get('B->A')}`, { status });
   assert.equal((await suspend('suspended')).status, 200);
   assert.deepEqual((await matches(B, ENTITY.b)).peers, []);
+  assert.equal(networkSignal(await score(B, ENTITY.b)), undefined, 'the same request, no longer served from the cache');
   assert.equal((await sync(B)).get(peerIds.get('B->A')!), undefined, 'a suspended peer is not synced');
   assert.equal((await suspend('active')).status, 200);
   assert.equal((await matches(B, ENTITY.b)).peers.length, 1);
+  assert.equal(networkSignal(await score(B, ENTITY.b))?.value, 0.5);
+
+  // A peer that accepts connections and never answers: B's sync waits on it, B's scores do not.
+  const silent = createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => {
+    silent.closeAllConnections();
+    silent.close(() => resolve());
+  }));
+  const stuck = await admin(B, 'POST', '/api/v1/network/peers', { name: 'silent', url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, signing_key: String(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x) });
+  assert.equal(stuck.status, 201, stuck.text);
+  let syncDone = false;
+  const slowSync = sync(B).then((r) => {
+    syncDone = true;
+    return r;
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  for (let i = 0; i < 5; i++) assert.equal(networkSignal(await score(B, ENTITY.b, 200 + i))?.value, 0.5);
+  assert.equal(syncDone, false, 'the scores were answered while the sync still waited on the silent peer');
+  assert.match(String((await slowSync).get(stuck.body.id as string)?.error), /.+/);
+  assert.equal((await admin(B, 'DELETE', `/api/v1/network/peers/${stuck.body.id}`)).status, 200);
 
   // A suspends B: B's requests are refused (403), reported as an error, and its earlier matches stay.
   assert.equal((await admin(A, 'PATCH', `/api/v1/network/peers/${peerIds.get('A->B')}`, { status: 'suspended' })).status, 200);

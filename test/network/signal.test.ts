@@ -4,6 +4,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { HALF_LIFE_DAYS, PEER_CAP, networkFlagsSignal, type PeerFlag } from '../../src/network/signal.ts';
+import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { scoreEntity } from '../../src/trust/model.ts';
+import type { EntityProfile } from '../../src/trust/types.ts';
+import { NOW as PROFILE_NOW, freshProfile, veteranProfile } from '../helpers/profiles.ts';
 
 const NOW = Date.UTC(2026, 10, 20);
 const flag = (id: string, weight = 1, month = '2026-11', kinds: PeerFlag['kinds'] = { fraud_report: 1 }): PeerFlag => ({ peer_id: id, peer_name: id.toUpperCase(), weight, kinds, latest_month: month });
@@ -46,4 +50,14 @@ test('properties: a peer more never lowers the value, and one peer alone never r
     assert.ok(after >= before - 0.001);
     assert.ok(networkFlagsSignal([flags[0]!], NOW).value <= PEER_CAP * 0.5);
   }));
+});
+
+test('calibration under the default policy (docs/signals.md): a lone peer moves a score a little, agreement a lot', () => {
+  const month = new Date(PROFILE_NOW).toISOString().slice(0, 7);
+  const scoreWith = (profile: EntityProfile, peers: number) => {
+    profile.networkFlags = Array.from({ length: peers }, (_, i) => flag(`p${i}`, 1, month));
+    return scoreEntity(profile, { entity_id: 'e', amount: 100, currency: 'USD', context: {} }, DEFAULT_POLICY, PROFILE_NOW).score;
+  };
+  assert.deepEqual([0, 1, 2, 3].map((n) => scoreWith(freshProfile(), n)), [38, 56, 85, 96]);
+  assert.deepEqual([0, 1, 2, 3].map((n) => scoreWith(veteranProfile(), n)), [6, 13, 39, 74]);
 });

@@ -33,6 +33,7 @@ function features(random: Random): Record<SignalName, number> {
     dormant_reactivation: 0,
     young_account_reversible_method: 0,
     shared_identifier_entities: 0,
+    network_flags: 0,
     new_counterparty_large_trade: 0,
   };
 }

@@ -37,6 +37,7 @@ describe('signal descriptions: properties', () => {
   test('every signal name has a template (all weights on, worst-case profile)', () => {
     const p = veteranProfile();
     Object.assign(p, { chargebacks: 3, fraudReports: 1, blocklisted: true, linkedFlaggedEntities: 2, sharedIdentifierEntities: 4, lastTradeAt: NOW - 200 * DAY, tradesCancelled: 20, disputesLost: 4, counterpartyTrades: 0 });
+    p.networkFlags = [{ peer_id: 'peer_a', peer_name: 'A', weight: 1, kinds: { chargeback: 2 }, latest_month: new Date(NOW).toISOString().slice(0, 7) }];
     // dispute_rate shows only above the prior's rate: 40 recent losses against ~120 decayed trades.
     p.decayed = { ...p.decayed, chargebacks: 3, fraudReports: 1, tradesCancelled: 20, disputesLost: 40 };
     p.velocity = { tradesLastHour: 8, tradesLastDay: 30, volumeLastDay: 9000 };
@@ -67,6 +68,19 @@ describe('signal descriptions: worked examples', () => {
     assert.equal(describe1('chargebacks', R, p), '3 chargebacks in its history');
     p.chargebacks = 1;
     assert.equal(describe1('chargebacks', R, p), '1 chargeback in its history');
+  });
+
+  test('network_flags: how many other marketplaces, when, which kinds — never a peer\'s name', () => {
+    const p = veteranProfile();
+    const month = new Date(NOW - 20 * DAY).toISOString().slice(0, 7);
+    p.networkFlags = [
+      { peer_id: 'peer_a', peer_name: 'Alpha Market', weight: 1, kinds: { chargeback: 2 }, latest_month: month },
+      { peer_id: 'peer_b', peer_name: 'Beta Market', weight: 1, kinds: { fraud_report: 1 }, latest_month: month },
+    ];
+    const text = describe1('network_flags', R, p);
+    assert.equal(text, 'an identifier it uses was flagged by 2 other marketplaces in the last 90 days (chargeback, fraud report)');
+    assert.ok(!/Alpha|Beta/.test(text!));
+    assert.equal(describe1('network_flags', R, veteranProfile()), undefined, 'no match, no signal');
   });
 
   test('amount_vs_history: "5× its usual USD amount"', () => {

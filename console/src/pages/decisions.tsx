@@ -232,6 +232,7 @@ function ScoreView({ d }: { d: Decision }) {
         </div>
       )}
       <ErrorBox error={error} what="Could not label" />
+      {d.network_peers && d.network_peers.length > 0 && <NetworkPeers peers={d.network_peers} />}
       <h2>Why this score</h2>
       {r.signals.length === 0 ? (
         <Empty>No signal moved this score: it is the policy's baseline for an entity with no history.</Empty>
@@ -275,5 +276,23 @@ export function PerClientNote({ what }: { what: string }) {
       Decisions are recorded per client: <strong>{session.clientName}</strong> sees only the {what} made with its own credentials. To see
       another client's {what}, sign in as that client or as an admin client.
     </p>
+  );
+}
+
+/** The Vouch Network peers whose flags made up network_flags, as the decision stored them. */
+function NetworkPeers({ peers }: { peers: NonNullable<Decision['network_peers']> }) {
+  const admin = hasScope('network:admin');
+  return (
+    <section aria-labelledby="h-decision-network">
+      <h2 id="h-decision-network">Flagged by other marketplaces</h2>
+      <p class="muted">The peers whose flags on one of this entity's identifiers made up <span class="mono">network_flags</span> (a lone peer counts half; each contributes at most 1).</p>
+      <ul class="peers-list">
+        {peers.map((p) => (
+          <li key={p.id}>
+            {admin ? <Link to="/network">{p.name}</Link> : p.name} <span class="muted">contribution {fmtNumber(p.contribution)}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }

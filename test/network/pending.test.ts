@@ -1,0 +1,51 @@
+// The queue of identifiers named only in score requests (docs/network.md, "Using it"): nothing is
+// kept while the deployment has no active peer, test data is never queued, and what is queued is
+// written once, refreshed on the next sighting after an hour, and dropped 30 days after the last.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bearer, describeEachBackend } from '../helpers/app.ts';
+import { PENDING_RETENTION_MS, PendingIdentifiers } from '../../src/network/pending.ts';
+import { networkDb } from '../../src/network/tables.ts';
+import { standInPeer } from './support.ts';
+
+const ID = (n: number) => ({ type: 'email', hash: `${n}`.padStart(4, '0').repeat(16) });
+
+describeEachBackend('network_pending', (ctx) => {
+  const db = () => networkDb(ctx().store.db);
+  const queued = async () => (await db().selectFrom('network_pending').select(['id_type', 'hash']).orderBy('hash').execute()).map((r) => r.hash);
+
+  test('no active peer: the queue writes nothing; test data is never queued', async () => {
+    const errors: unknown[] = [];
+    const pending = new PendingIdentifiers(db(), (err) => errors.push(err), 60_000);
+    pending.add('live', [ID(1), ID(2)]);
+    await pending.flush();
+    assert.deepEqual(await queued(), []);
+    pending.add('test', [ID(3)]);
+    await pending.flush();
+    assert.deepEqual(await queued(), []);
+    assert.deepEqual(errors, []);
+  });
+
+  test('with an active peer: written once, duplicates folded, and expired entries dropped by the sync', async () => {
+    const admin = await ctx().token();
+    const res = await ctx().inject({ method: 'POST', url: '/api/v1/network/peers', headers: bearer(admin), payload: { name: 'p', url: 'https://93.184.216.34', signing_key: standInPeer().signingKey } });
+    assert.equal(res.statusCode, 201, res.body);
+    const pending = new PendingIdentifiers(db(), (err) => assert.fail(String(err)), 60_000);
+    pending.add('live', [ID(1), ID(2), ID(1)]);
+    pending.add('test', [ID(3)]);
+    await pending.flush();
+    assert.deepEqual(await queued(), [ID(1).hash, ID(2).hash]);
+    // Seen again within the hour: not rewritten (its seen_at stays).
+    await db().updateTable('network_pending').set({ seen_at: 1 }).where('hash', '=', ID(1).hash).execute();
+    pending.add('live', [ID(1)]);
+    await pending.flush();
+    assert.equal(Number((await db().selectFrom('network_pending').select('seen_at').where('hash', '=', ID(1).hash).executeTakeFirstOrThrow()).seen_at), 1);
+    // A sync drops what no score named for the retention period (seen_at 1 is long past it).
+    assert.ok(Date.now() - 1 > PENDING_RETENTION_MS);
+    await db().deleteFrom('network_peers').execute();
+    const sync = await ctx().inject({ method: 'POST', url: '/api/v1/network/sync', headers: bearer(admin) });
+    assert.equal(sync.statusCode, 200, sync.body);
+    assert.deepEqual(await queued(), [ID(2).hash]);
+    pending.stop();
+  });
+});
