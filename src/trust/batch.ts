@@ -6,10 +6,10 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Counter } from 'prom-client';
 import { ApiError, ProblemSchema, problemBody, type ProblemBody } from '../http/problem.ts';
-import { compileBodyValidator } from '../http/validation.ts';
 import type { ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
-import { ScoreBody, ScoreResponse, checkScoreBody, type CheckOptions } from './schemas.ts';
+import { ScoreResponse, type CheckOptions, type ScoreBody } from './schemas.ts';
+import { scoreValidator } from './score-validation.ts';
 
 const MAX_BATCH = 100;
 /** Items scored at once within one batch. */
@@ -33,7 +33,7 @@ export interface BatchOptions {
 }
 
 export function batchRoutes({ scoring, policies, check, scores }: BatchOptions): RouteDefinition[] {
-  const validate = compileBodyValidator(ScoreBody);
+  const validate = scoreValidator(check);
 
   return [
     defineRoute<{ Body: Static<typeof BatchBody> }>({
@@ -55,10 +55,7 @@ export function batchRoutes({ scoring, policies, check, scores }: BatchOptions):
         const { cryptoAssets } = live.active;
         request.body.requests.forEach((item, index) => {
           try {
-            const invalid = validate(item);
-            if (invalid) throw invalid;
-            checkScoreBody(item as ScoreBody, cryptoAssets, check);
-            valid.push({ index, body: item as ScoreBody });
+            valid.push({ index, body: validate(item, cryptoAssets) });
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             results[index] = problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
