@@ -5,7 +5,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config/env.ts';
 import { HOST_WRITER_ENV, prepareStore, SHUTDOWN_MESSAGE, STARTUP_FAILED_MESSAGE, STOP_SIGNALS } from './server.ts';
 import { DecisionWriter } from './audit/decisions.ts';
-import { commitForWorker } from './audit/host-writer.ts';
+import { answerCall, decisionHandler } from './audit/host-writer.ts';
+import { EVENTS_KIND, ingestionHandler } from './trust/ingest-host.ts';
 import { decisionWebhooks } from './webhooks/events.ts';
 import { serveClusterMetrics } from './http/cluster-metrics.ts';
 import { serveClusterRateLimits } from './http/cluster-rate-limit.ts';
@@ -16,14 +17,16 @@ const STOP_DEADLINE_MS = 15_000;
 export async function servePrimary(config: Config, workers: number): Promise<void> {
   // Migrations and the bootstrap admin run once, before any worker starts.
   const store = await prepareStore(config);
-  // On SQLite the primary is the host's one writer of decisions (audit/host-writer.ts): the workers
-  // send it their rows and it commits every worker's in one transaction, checkpointing between commits.
+  // On SQLite the primary is the host's one writer (audit/host-writer.ts): the workers send it
+  // their decision rows and event batches, and it commits every worker's of one turn in one
+  // transaction, checkpointing between commits.
   let writer: DecisionWriter | undefined;
   if (store.dialect === 'sqlite') {
-    const hostWriter = new DecisionWriter(store.db, decisionWebhooks, { between: () => store.checkpointIfDue!() });
-    writer = hostWriter;
+    const decisions = new DecisionWriter(store.db, decisionWebhooks, { between: () => store.checkpointIfDue!() });
+    writer = decisions;
+    const handlers = { decisions: decisionHandler(decisions), [EVENTS_KIND]: ingestionHandler(store) };
     cluster.on('message', (worker, message: unknown) => {
-      void commitForWorker(hostWriter, message, (answer) => {
+      void answerCall(handlers, message, (answer) => {
         if (worker.isConnected()) worker.send(answer, (err: Error | null) => { void err; /* the worker is gone: so is its request */ });
       }).catch(() => { /* the answer could not be sent: the worker is gone */ });
     });

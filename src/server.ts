@@ -6,7 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { ConfigError, type Config } from './config/env.ts';
 import { openStore, type Store, type StoreOptions } from './store/db.ts';
-import { primaryChannel, remoteDecisionCommit } from './audit/host-writer.ts';
+import { HostWriter, primaryChannel } from './audit/host-writer.ts';
+import { remoteIngestion } from './trust/ingest-host.ts';
+import { ingestThrough } from './trust/ingest.ts';
 import { buildApp } from './app.ts';
 import { createClient, findClient } from './auth/clients.ts';
 import { SCOPES } from './auth/principal.ts';
@@ -109,9 +111,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     throw new ConfigError(`VOUCH_POLICY_FILE: ${err instanceof Error ? err.message : String(err)}`);
   }
   // A worker of a primary that writes the host's decisions (SQLite) neither writes them nor checkpoints.
-  const hostWriter = cluster.isWorker && process.env[HOST_WRITER_ENV] === '1';
+  const hostWriter = cluster.isWorker && process.env[HOST_WRITER_ENV] === '1' ? new HostWriter(primaryChannel()) : undefined;
   const store = await prepareStore(config, undefined, hostWriter ? 'none' : 'writer');
-  const app = await buildApp({ config, store, policy, ...(hostWriter ? { decisionCommit: remoteDecisionCommit(primaryChannel()) } : {}) });
+  if (hostWriter) ingestThrough(store, remoteIngestion((kind, payload) => hostWriter.call(kind, payload)));
+  const app = await buildApp({ config, store, policy, ...(hostWriter ? { decisionCommit: hostWriter.decisionCommit() } : {}) });
   app.addHook('onClose', async () => store.close());
   // While draining, responses close their connection: a keep-alive connection whose request
   // finishes during the drain would otherwise stay open for the keep-alive timeout

@@ -11,8 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { DecisionWriter, type DecisionRow } from '../../src/audit/decisions.ts';
-import { HostWriteError, commitForWorker, remoteDecisionCommit, type WriterChannel } from '../../src/audit/host-writer.ts';
-import { hash } from '../helpers/trust.ts';
+import { HostWriteError, HostWriter, answerCall, decisionHandler, type WriterChannel } from '../../src/audit/host-writer.ts';
+import { hash, event } from '../helpers/trust.ts';
+import { ingestionHandler, remoteIngestion } from '../../src/trust/ingest-host.ts';
+import { EventConflictError, ingestEvents, ingestThrough } from '../../src/trust/ingest.ts';
+import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import type { TrustEvent } from '../../src/trust/schemas.ts';
 import { TEST_TIMEOUT_MS, adminToken, call, createKey, sleep, startServer, waitFor, type ServerProcess } from '../helpers/processes.ts';
 
 function tempDir(prefix: string): string {
@@ -37,7 +41,7 @@ function linked(writer: DecisionWriter): { channel: WriterChannel; cut(): void; 
       send: (message: unknown) => {
         // Structured as the cluster channel sends it: JSON, asynchronously.
         const copy = JSON.parse(JSON.stringify(message)) as unknown;
-        setImmediate(() => void commitForWorker(writer, copy, (answer) => {
+        setImmediate(() => void answerCall({ decisions: decisionHandler(writer) }, copy, (answer) => {
           if (!state.hold) setImmediate(() => listeners.forEach((l) => l(JSON.parse(JSON.stringify(answer)))));
         }));
       },
@@ -69,8 +73,8 @@ describe('host writer protocol [sqlite]', () => {
 
   test('rows are acknowledged once committed; the rows of several workers in one turn share a commit', async () => {
     const host = new DecisionWriter(store.db);
-    const a = new DecisionWriter(store.db, undefined, { commit: remoteDecisionCommit(linked(host).channel) });
-    const b = new DecisionWriter(store.db, undefined, { commit: remoteDecisionCommit(linked(host).channel) });
+    const a = new DecisionWriter(store.db, undefined, { commit: new HostWriter(linked(host).channel).decisionCommit() });
+    const b = new DecisionWriter(store.db, undefined, { commit: new HostWriter(linked(host).channel).decisionCommit() });
     const rows = Array.from({ length: 20 }, () => row());
     await Promise.all(rows.map((r, i) => (i % 2 ? a : b).write(r)));
     assert.equal((await stored(store, rows.map((r) => r.id))).size, 20);
@@ -78,7 +82,7 @@ describe('host writer protocol [sqlite]', () => {
 
   test('a failed commit fails exactly the rows it held; the groups before and after it commit', async () => {
     const host = new DecisionWriter(store.db);
-    const worker = new DecisionWriter(store.db, undefined, { commit: remoteDecisionCommit(linked(host).channel) });
+    const worker = new DecisionWriter(store.db, undefined, { commit: new HostWriter(linked(host).channel).decisionCommit() });
     const first = row();
     await worker.write(first);
     // A group whose insert fails (a decision id already stored): both of its rows fail…
@@ -97,13 +101,47 @@ describe('host writer protocol [sqlite]', () => {
     const host = new DecisionWriter(store.db);
     const link = linked(host);
     link.hold = true; // the commit happens, the answer never comes: the writer died after it
-    const worker = new DecisionWriter(store.db, undefined, { commit: remoteDecisionCommit(link.channel) });
+    const worker = new DecisionWriter(store.db, undefined, { commit: new HostWriter(link.channel).decisionCommit() });
     const pending = Promise.allSettled([row(), row(), row()].map((r) => worker.write(r)));
     await sleep(20);
     link.cut();
     const outcomes = await pending;
     assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected', 'rejected']);
     await assert.rejects(worker.write(row()), HostWriteError);
+  });
+});
+
+describe('event batches through the host writer [sqlite]', () => {
+  let dir: string;
+  let host: Store;
+  let worker: Store;
+  before(async () => {
+    dir = tempDir('vouch-host-ingest-');
+    host = openStore(`sqlite:${join(dir, 'vouch.db')}`);
+    await host.migrate();
+    worker = openStore(`sqlite:${join(dir, 'vouch.db')}`, { sqliteCheckpoints: 'none' });
+    const handler = ingestionHandler(host);
+    // JSON both ways, as over the cluster channel.
+    ingestThrough(worker, remoteIngestion(async (kind, payload) => {
+      assert.equal(kind, 'events');
+      return JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(payload)))));
+    }));
+  });
+  after(async () => {
+    await worker.close();
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a batch is committed by the host, a retry is a duplicate, a reused id with another payload is the conflict', async () => {
+    const entity = hash(`host-ingest-${randomBytes(3).toString('hex')}`);
+    const events = [event('trade.completed', entity, { amount: 10, currency: 'USD' }), event('chargeback', entity)] as unknown as TrustEvent[];
+    assert.deepEqual(await ingestEvents(worker, events, DEFAULT_POLICY, { environment: 'live', clientId: 'c' }), { accepted: 2, duplicates: 0 });
+    assert.deepEqual(await ingestEvents(worker, events, DEFAULT_POLICY, { environment: 'live', clientId: 'c' }), { accepted: 0, duplicates: 2 });
+    const row = await worker.db.selectFrom('entities').select(['trades_completed', 'chargebacks']).where('entity_id', '=', entity).executeTakeFirstOrThrow();
+    assert.deepEqual({ ...row }, { trades_completed: 1, chargebacks: 1 });
+    const reused = [{ ...events[0]!, amount: 99 }];
+    await assert.rejects(ingestEvents(worker, reused, DEFAULT_POLICY, { environment: 'live', clientId: 'c' }), (err) => err instanceof EventConflictError && err.conflicts[0]?.index === 0);
   });
 });
 
