@@ -12,8 +12,12 @@ import { ScoreResponse, type CheckOptions, type ScoreBody } from './schemas.ts';
 import { scoreValidator } from './score-validation.ts';
 
 const MAX_BATCH = 100;
-/** Items scored at once within one batch. */
-const CONCURRENCY = 8;
+/**
+ * Items scored at once within one batch: all of them, so that their decisions join one flush
+ * window and share one commit (audit/decisions.ts), instead of waiting for a commit every eight
+ * items. On PostgreSQL the pool queues their profile reads.
+ */
+const CONCURRENCY = MAX_BATCH;
 
 const BatchBody = Type.Object({
   requests: Type.Array(Type.Unknown({ description: 'a score request, as POST /api/v1/trust/score takes it' }), { minItems: 1, maxItems: MAX_BATCH }),
@@ -61,8 +65,8 @@ export function batchRoutes({ scoring, policies, check, scores }: BatchOptions):
             results[index] = problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
           }
         });
-        // A few at a time: their profile reads overlap and their decisions share group commits
-        // (audit/decisions.ts), instead of one store round trip and one commit after another.
+        // All at once (CONCURRENCY): their profile reads overlap and their decisions share one
+        // group commit (audit/decisions.ts), instead of one store round trip and one commit after another.
         let next = 0;
         const worker = async () => {
           while (next < valid.length) {
