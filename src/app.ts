@@ -127,7 +127,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   verifier.start();
   const decisions = new DecisionWriter(store.db, decisionWebhooks, {
     ...(decisionCommit ? { commit: decisionCommit } : {}),
-    ...(store.checkpointIfDue ? { between: () => store.checkpointIfDue!() } : {}),
+    ...(store.checkpointIfDue ? { between: async () => { await store.checkpointIfDue!(); } } : {}),
   });
   const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client);
   const policies = new PolicyRegistry(store, policy);

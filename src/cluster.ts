@@ -22,7 +22,7 @@ export async function servePrimary(config: Config, workers: number): Promise<voi
   // transaction, checkpointing between commits.
   let writer: DecisionWriter | undefined;
   if (store.dialect === 'sqlite') {
-    const decisions = new DecisionWriter(store.db, decisionWebhooks, { between: () => store.checkpointIfDue!() });
+    const decisions = new DecisionWriter(store.db, decisionWebhooks, { between: async () => { await store.checkpointIfDue!(); } });
     writer = decisions;
     const handlers = { decisions: decisionHandler(decisions), [EVENTS_KIND]: ingestionHandler(store) };
     cluster.on('message', (worker, message: unknown) => {

@@ -8,8 +8,12 @@
 // PASSIVE alone does not bound the WAL: under sustained writes the checkpoint never catches up
 // with the writer, SQLite never gets to restart the WAL from its start, and the file grows (1.45 GB
 // was seen). So once the frames written since the WAL last started over pass a bound
-// (VOUCH_SQLITE_WAL_LIMIT_MB, docs/operations.md) the worker runs a TRUNCATE checkpoint (the file's
-// size is no measure: SQLite reuses a WAL file from its start without shrinking it): it waits briefly for the writer and readers to finish,
+// (VOUCH_SQLITE_WAL_LIMIT_MB, docs/operations.md; the file's size is no measure: SQLite reuses a
+// WAL file from its start without shrinking it), a process whose writer checkpoints between its
+// commits (`delegateMs`, store/db.ts checkpointIfDue) is told so: there, with no commit beside it,
+// a PASSIVE checkpoint copies everything and the next commit starts the WAL over, and nobody waits
+// for a lock. Without such a writer, or when it has not managed within `delegateMs`, the worker runs
+// a TRUNCATE checkpoint: it waits briefly for the writer and readers to finish,
 // copies the rest, and truncates the WAL to zero bytes. New writers wait while it runs (at most
 // TRUNCATE_WAIT_MS plus the copy of what PASSIVE left), which is why it is kept for that case and
 // why the wait is short: the checkpoint holds the write lock while it waits for readers, and a

@@ -33,7 +33,7 @@ export interface Store {
    * SQLite with `sqliteCheckpoints: 'writer'`: called by the writer between its commits; when the
    * WAL is over its bound, finishes a PASSIVE checkpoint there, where no commit can run beside it.
    */
-  checkpointIfDue?(): Promise<void>;
+  checkpointIfDue?(): Promise<boolean>;
   /** Reports every query's duration (for the latency histogram); undefined stops the reports. */
   observeQueries?(observer: QueryObserver | undefined): void;
 }
@@ -155,14 +155,16 @@ function openSqlite(path: string, { sqliteSynchronous: synchronous = 'normal', s
       handle.prepare('select 1').get();
     },
     migrate: () => migrate(db as Kysely<unknown>, 'sqlite'),
+    /** true when it ran a checkpoint */
     async checkpointIfDue() {
-      if (!checkpointer?.due) return;
+      if (!checkpointer?.due) return false;
       // PASSIVE waits for nobody. Run by the only writer between its commits, it copies what the
       // thread left; once it has copied everything, the next commit starts the WAL over from its
       // beginning (unless a reader still reads an old snapshot: then the next pause tries again).
       const { rows } = await sql<{ busy: number; log: number; checkpointed: number }>`pragma wal_checkpoint(PASSIVE)`.execute(db);
       const status = rows[0];
       if (status && status.busy === 0 && status.log === status.checkpointed) checkpointer.caughtUp();
+      return true;
     },
     observeQueries: timing.observe,
     async close() {

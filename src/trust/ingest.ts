@@ -209,7 +209,7 @@ function ingestQueue(store: Store): { submit(batch: PreparedBatch): Promise<Inge
     queue = new GroupCommitQueue<PreparedBatch, IngestResult>(store.db, (trx, batch) => ingestInTransaction(trx, batch, false), (results) => {
       // Cached scores in this process are checked against this before they are served.
       if (results.some((r) => r.accepted > 0)) store.changes.localWrite();
-    }, store.checkpointIfDue ? { between: () => store.checkpointIfDue!() } : {});
+    }, store.checkpointIfDue ? { between: async () => { await store.checkpointIfDue!(); } } : {});
     queues.set(store, queue);
   }
   const q = queue;
