@@ -1,9 +1,13 @@
 // `npx tsx bench/profile-run.ts miss|hit|jwt [reuse]`: one worker under --cpu-prof (profile written to
 // $PROFDIR, default /work/prof) answering $DUR s (default 10) of scoring; PGURL=postgres://… profiles
-// PostgreSQL + Redis instead of SQLite. `reuse` keeps the store loaded by the previous run.
+// PostgreSQL + Redis instead of SQLite. Each run starts from a fresh store (the SQLite file
+// removed; on PostgreSQL the public schema dropped and Redis's database 3 flushed) unless `reuse`
+// keeps the store loaded by the previous run.
 import { fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { Redis } from 'ioredis';
 import { openStore } from '../src/store/db.ts';
 import { ingestEvents } from '../src/trust/ingest.ts';
 import { DEFAULT_POLICY } from '../src/policies/policy.ts';
@@ -14,8 +18,19 @@ const path = '/work/prof/bench.db';
 const PG = process.env.PGURL;
 const dbUrl = PG ?? `sqlite:${path}`;
 const mode = process.argv[2] ?? 'miss';
+const REDIS_URL = 'redis://127.0.0.1:6379/3';
 if (process.argv[3] !== 'reuse') {
   for (const s of ['', '-wal', '-shm']) rmSync(path + s, { force: true });
+  if (PG) {
+    const admin = new pg.Client({ connectionString: PG });
+    await admin.connect();
+    await admin.query('drop schema if exists public cascade');
+    await admin.query('create schema public');
+    await admin.end();
+    const redis = new Redis(REDIS_URL);
+    await redis.flushdb();
+    redis.disconnect();
+  }
   const store = openStore(dbUrl);
   await store.migrate();
   for (const batch of history(ENTITIES, EVENTS)) await ingestEvents(store, batch, DEFAULT_POLICY, { environment: 'live' });
@@ -25,7 +40,7 @@ const port = 18555;
 const child = fork('dist/cli.js', ['serve'], {
   execArgv: ['--cpu-prof', '--cpu-prof-dir=' + (process.env.PROFDIR ?? '/work/prof')],
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  env: { ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: dbUrl, ...(PG ? { VOUCH_REDIS_URL: 'redis://127.0.0.1:6379/3' } : {}), VOUCH_LOG_LEVEL: 'warn',
+  env: { ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: dbUrl, ...(PG ? { VOUCH_REDIS_URL: REDIS_URL } : {}), VOUCH_LOG_LEVEL: 'warn',
     VOUCH_BOOTSTRAP_CLIENT_ID: 'bench-admin', VOUCH_BOOTSTRAP_CLIENT_SECRET: 'bench-admin-secret-0123456789', VOUCH_WORKERS: '1',
     VOUCH_RATE_LIMIT_PER_SECOND: '10000000', VOUCH_RATE_LIMIT_BURST: '20000000', VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '100000' },
 });

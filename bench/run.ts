@@ -105,7 +105,8 @@ async function startVouch(url: string) {
       ...(args.backend === 'postgres' ? { VOUCH_REDIS_URL: REDIS_URL } : {}),
     },
   });
-  for (let i = 0; i < 200; i++) {
+  // A minute: on a machine shared with other work the workers can take 20 s to be ready.
+  for (let i = 0; i < 600; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return { child, port };
     } catch { /* not up yet */ }

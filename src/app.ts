@@ -25,7 +25,7 @@ import { SCOPES } from './auth/principal.ts';
 import authenticate from './auth/authenticate.ts';
 import { KeyVerifier } from './keys/verifier.ts';
 import { DEFAULT_POLICY, type Policy } from './policies/policy.ts';
-import { DecisionWriter } from './audit/decisions.ts';
+import { DecisionWriter, type DecisionCommit } from './audit/decisions.ts';
 import { ScoringService } from './trust/scoring.ts';
 import { startWebhookWorker } from './webhooks/index.ts';
 import { decisionWebhooks } from './webhooks/events.ts';
@@ -53,6 +53,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** how long a request (headers and body) may take to arrive; docs/api.md, "Limits" says 10 s */
   requestTimeoutMs?: number;
+  /** where decisions commit when not here (a cluster worker's host writer, audit/host-writer.ts) */
+  decisionCommit?: DecisionCommit;
   /** the webhook delivery worker's timings (tests shorten them); enabled: false runs no worker */
   webhookWorker?: WorkerOptions & { enabled?: boolean };
 }
@@ -76,7 +78,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
-export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger, requestTimeoutMs = REQUEST_TIMEOUT_MS, webhookWorker }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger, requestTimeoutMs = REQUEST_TIMEOUT_MS, webhookWorker, decisionCommit }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
@@ -125,7 +127,10 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await feed.start();
   if (redis) await feed.attachRedis(redis.client, redis.subscriber);
   verifier.start();
-  const decisions = new DecisionWriter(store.db, decisionWebhooks);
+  const decisions = new DecisionWriter(store.db, decisionWebhooks, {
+    ...(decisionCommit ? { commit: decisionCommit } : {}),
+    ...(store.checkpointIfDue ? { between: async () => { await store.checkpointIfDue!(); } } : {}),
+  });
   // Identifiers a score names only in its context are resolved against the peers in the background.
   const pendingIdentifiers = new PendingIdentifiers(networkDb(store.db), (err) => app.log.warn({ event: 'network_pending_failed', err }, 'could not queue identifiers for the network'));
   const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked) => pendingIdentifiers.add(environment, linked));

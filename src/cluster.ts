@@ -3,7 +3,11 @@
 // versions, SQLite data_version / PostgreSQL NOTIFY) and, when configured, Redis.
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config/env.ts';
-import { prepareStore, SHUTDOWN_MESSAGE, STARTUP_FAILED_MESSAGE, STOP_SIGNALS } from './server.ts';
+import { HOST_WRITER_ENV, prepareStore, SHUTDOWN_MESSAGE, STARTUP_FAILED_MESSAGE, STOP_SIGNALS } from './server.ts';
+import { DecisionWriter } from './audit/decisions.ts';
+import { answerCall, decisionHandler } from './audit/host-writer.ts';
+import { EVENTS_KIND, ingestionHandler } from './trust/ingest-host.ts';
+import { decisionWebhooks } from './webhooks/events.ts';
 import { serveClusterMetrics } from './http/cluster-metrics.ts';
 import { serveClusterRateLimits } from './http/cluster-rate-limit.ts';
 
@@ -13,7 +17,25 @@ const STOP_DEADLINE_MS = 15_000;
 export async function servePrimary(config: Config, workers: number): Promise<void> {
   // Migrations and the bootstrap admin run once, before any worker starts.
   const store = await prepareStore(config);
-  await store.close();
+  // On SQLite the primary is the host's one writer (audit/host-writer.ts): the workers send it
+  // their decision rows and event batches, and it commits every worker's of one turn in one
+  // transaction, checkpointing between commits.
+  let writer: DecisionWriter | undefined;
+  if (store.dialect === 'sqlite') {
+    const decisions = new DecisionWriter(store.db, decisionWebhooks, { between: async () => { await store.checkpointIfDue!(); } });
+    writer = decisions;
+    const handlers = { decisions: decisionHandler(decisions), [EVENTS_KIND]: ingestionHandler(store) };
+    cluster.on('message', (worker, message: unknown) => {
+      void answerCall(handlers, message, (answer) => {
+        if (worker.isConnected()) worker.send(answer, (err: Error | null) => { void err; /* the worker is gone: so is its request */ });
+      }).catch(() => { /* the answer could not be sent: the worker is gone */ });
+    });
+  } else await store.close();
+  /** Exits once what the workers handed to the writer is committed and the store closed. */
+  const exit = (code: number) => {
+    const closing = writer ? writer.drain().then(() => store.close()) : Promise.resolve();
+    void closing.catch(() => {}).then(() => process.exit(code));
+  };
 
   // A /metrics scrape reaches one worker, which asks the primary for every worker's metrics.
   serveClusterMetrics();
@@ -47,13 +69,13 @@ export async function servePrimary(config: Config, workers: number): Promise<voi
   // exited and disconnected, in either order, so it cannot tell reliably when the last one is gone.
   const alive = new Set<Worker>();
   const fork = () => {
-    const worker = cluster.fork({ VOUCH_CLUSTER_WORKER: '1' });
+    const worker = cluster.fork({ VOUCH_CLUSTER_WORKER: '1', ...(writer ? { [HOST_WRITER_ENV]: '1' } : {}) });
     alive.add(worker);
     worker.once('exit', (code, signal) => {
       alive.delete(worker);
       if (stopping) {
         if (code !== 0) failed = true;
-        if (alive.size === 0) process.exit(failed ? 1 : 0);
+        if (alive.size === 0) exit(failed ? 1 : 0);
         return;
       }
       if (!served) {
@@ -72,7 +94,7 @@ export async function servePrimary(config: Config, workers: number): Promise<voi
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    if (alive.size === 0) process.exit(0);
+    if (alive.size === 0) exit(0);
     // Each worker drains its in-flight requests, then exits. A message rather than a signal: the
     // workers may get the signal itself too (a process-group signal), and must see one stop only.
     for (const worker of alive) {

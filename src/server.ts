@@ -5,7 +5,10 @@ import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { ConfigError, type Config } from './config/env.ts';
-import { openStore, type Store } from './store/db.ts';
+import { openStore, type Store, type StoreOptions } from './store/db.ts';
+import { HostWriter, primaryChannel } from './audit/host-writer.ts';
+import { remoteIngestion } from './trust/ingest-host.ts';
+import { ingestThrough } from './trust/ingest.ts';
 import { buildApp } from './app.ts';
 import { createClient, findClient } from './auth/clients.ts';
 import { SCOPES } from './auth/principal.ts';
@@ -81,8 +84,12 @@ export async function ensureSigningKey(store: Store, enc: KeyEncryption, log: Au
   }
 }
 
-export async function prepareStore(config: Config, log: AuthLog = lineLog(config.logLevel)): Promise<Store> {
-  const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, sqliteWalLimitBytes: config.sqliteWalLimitBytes });
+/** Set by the primary in its workers' environment when it is the host's SQLite writer (cluster.ts, audit/host-writer.ts). */
+export const HOST_WRITER_ENV = 'VOUCH_HOST_WRITER';
+
+/** `checkpoints`: who checkpoints SQLite (store/db.ts); the process that writes the decisions finishes them. */
+export async function prepareStore(config: Config, log: AuthLog = lineLog(config.logLevel), checkpoints: StoreOptions['sqliteCheckpoints'] = 'writer'): Promise<Store> {
+  const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, sqliteWalLimitBytes: config.sqliteWalLimitBytes, sqliteCheckpoints: checkpoints });
   try {
     await store.migrate();
     await ensureSigningKey(store, resolveKeyEncryption(config, store), log);
@@ -103,8 +110,11 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   } catch (err) {
     throw new ConfigError(`VOUCH_POLICY_FILE: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const store = await prepareStore(config);
-  const app = await buildApp({ config, store, policy });
+  // A worker of a primary that writes the host's decisions (SQLite) neither writes them nor checkpoints.
+  const hostWriter = cluster.isWorker && process.env[HOST_WRITER_ENV] === '1' ? new HostWriter(primaryChannel()) : undefined;
+  const store = await prepareStore(config, undefined, hostWriter ? 'none' : 'writer');
+  if (hostWriter) ingestThrough(store, remoteIngestion((kind, payload) => hostWriter.call(kind, payload)));
+  const app = await buildApp({ config, store, policy, ...(hostWriter ? { decisionCommit: hostWriter.decisionCommit() } : {}) });
   app.addHook('onClose', async () => store.close());
   // While draining, responses close their connection: a keep-alive connection whose request
   // finishes during the drain would otherwise stay open for the keep-alive timeout

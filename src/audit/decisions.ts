@@ -4,7 +4,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
 import { PreparedQuery } from '../store/prepared.ts';
-import { GroupCommit } from '../lib/group-commit.ts';
+import { GroupCommit, type Outcome } from '../lib/group-commit.ts';
 
 /** A decision to store; only scores carry the cache columns (see trust/scoring.ts). */
 export type DecisionRow = Omit<DecisionsTable, 'cache_key' | 'cache_state'> & Partial<Pick<DecisionsTable, 'cache_key' | 'cache_state'>>;
@@ -25,13 +25,25 @@ export interface DecisionHooks {
   write(trx: Transaction<Database>, rows: readonly DecisionRow[]): Promise<void>;
 }
 
+/** Commits one group of rows somewhere else (the host's writer, audit/host-writer.ts): an outcome per row. */
+export type DecisionCommit = (rows: readonly DecisionRow[]) => Promise<ReadonlyArray<Outcome<undefined>>>;
+
+export interface DecisionWriterOptions {
+  /** where groups commit; by default here, on `db` */
+  commit?: DecisionCommit;
+  /** run between two commits of this process (store/db.ts checkpointIfDue) */
+  between?: () => Promise<void>;
+}
+
 export class DecisionWriter {
   /** one compiled multi-row insert per batch size seen */
   private readonly inserts = new Map<number, PreparedQuery<unknown[], unknown>>();
   private readonly group: GroupCommit<DecisionRow, undefined>;
 
-  constructor(private readonly db: Kysely<Database>, private readonly hooks?: DecisionHooks) {
-    this.group = new GroupCommit<DecisionRow, undefined>((rows) => this.commit(rows), { maxWeight: MAX_BATCH });
+  constructor(private readonly db: Kysely<Database>, private readonly hooks?: DecisionHooks, options: DecisionWriterOptions = {}) {
+    this.group = new GroupCommit<DecisionRow, undefined>(options.commit ?? ((rows) => this.commit(rows)), {
+      maxWeight: MAX_BATCH, ...(options.between ? { between: options.between } : {}),
+    });
   }
 
   private insert(rows: DecisionRow[]): Promise<unknown> {

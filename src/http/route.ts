@@ -4,7 +4,7 @@
 // by the authentication hook (scope and role, before anything else of the request runs), never
 // checked by hand in a handler; ownership filtering is `ownerFilter` below.
 import type {
-  FastifyReply, FastifyRequest, FastifySchema, HTTPMethods, RouteGenericInterface, RouteOptions,
+  FastifyReply, FastifyRequest, FastifySchema, FastifySchemaCompiler, HTTPMethods, RouteGenericInterface, RouteOptions,
   onRequestHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler,
 } from 'fastify';
 import type { Principal, Role, Scope } from '../auth/principal.ts';
@@ -26,6 +26,8 @@ export interface RouteDefinition<G extends RouteGenericInterface = RouteGenericI
   config?: RouteAccess & Record<string, unknown>;
   schema?: FastifySchema;
   bodyLimit?: number;
+  /** only for a body the handler validates itself, in one step with what depends on the policy */
+  validatorCompiler?: FastifySchemaCompiler<unknown>;
   onRequest?: onRequestHookHandler;
   preValidation?: preValidationHookHandler;
   preHandler?: preHandlerHookHandler;

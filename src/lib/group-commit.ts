@@ -17,6 +17,11 @@ interface Waiter<T, R> {
 export interface GroupCommitOptions {
   /** the most weight one group holds; a single heavier item still forms a group of its own */
   maxWeight: number;
+  /**
+   * Runs after a group's submitters have their outcomes and before the next group is taken (a
+   * SQLite checkpoint the writer runs between its commits); its failure is ignored.
+   */
+  between?: () => Promise<void>;
 }
 
 export class GroupCommit<T, R> {
@@ -68,6 +73,7 @@ export class GroupCommit<T, R> {
       } catch (err) {
         for (const waiter of group) waiter.reject(err);
       }
+      if (this.options.between) await this.options.between().catch(() => {});
     }
     this.flushing = false;
     for (const resolve of this.idle.splice(0)) resolve();

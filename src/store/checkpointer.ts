@@ -8,8 +8,12 @@
 // PASSIVE alone does not bound the WAL: under sustained writes the checkpoint never catches up
 // with the writer, SQLite never gets to restart the WAL from its start, and the file grows (1.45 GB
 // was seen). So once the frames written since the WAL last started over pass a bound
-// (VOUCH_SQLITE_WAL_LIMIT_MB, docs/operations.md) the worker runs a TRUNCATE checkpoint (the file's
-// size is no measure: SQLite reuses a WAL file from its start without shrinking it): it waits briefly for the writer and readers to finish,
+// (VOUCH_SQLITE_WAL_LIMIT_MB, docs/operations.md; the file's size is no measure: SQLite reuses a
+// WAL file from its start without shrinking it), a process whose writer checkpoints between its
+// commits (`delegateMs`, store/db.ts checkpointIfDue) is told so: there, with no commit beside it,
+// a PASSIVE checkpoint copies everything and the next commit starts the WAL over, and nobody waits
+// for a lock. Without such a writer, or when it has not managed within `delegateMs`, the worker runs
+// a TRUNCATE checkpoint: it waits briefly for the writer and readers to finish,
 // copies the rest, and truncates the WAL to zero bytes. New writers wait while it runs (at most
 // TRUNCATE_WAIT_MS plus the copy of what PASSIVE left), which is why it is kept for that case and
 // why the wait is short: the checkpoint holds the write lock while it waits for readers, and a
@@ -35,13 +39,21 @@ function truncate() {
   db.pragma('busy_timeout = ' + workerData.truncateWaitMs);
   try { db.pragma('wal_checkpoint(TRUNCATE)'); } finally { db.pragma('busy_timeout = 0'); }
 }
+let overSince;
 function checkpoint() {
   if (!running) return;
   try {
     // log: the frames written since the WAL last started over. SQLite starts it over by itself once
     // a checkpoint has copied everything, so only a WAL that never catches up passes the bound.
     const [status] = db.pragma('wal_checkpoint(PASSIVE)');
-    if (status && status.log * pageBytes > workerData.walLimitBytes) truncate();
+    if (!status || status.log * pageBytes <= workerData.walLimitBytes) overSince = undefined;
+    else {
+      overSince ??= Date.now();
+      // A writer that takes the finish between its own commits is asked first; without one (or
+      // while it does not get to it) the TRUNCATE bounds the WAL.
+      if (workerData.delegateMs > 0 && Date.now() - overSince < workerData.delegateMs) parentPort.postMessage('over');
+      else truncate();
+    }
   } catch { /* busy or gone: the next tick tries again */ }
   setTimeout(checkpoint, workerData.intervalMs).unref();
 }
@@ -63,9 +75,18 @@ export interface CheckpointerOptions {
   intervalMs?: number;
   /** a WAL larger than this is checkpointed in TRUNCATE mode */
   walLimitBytes?: number;
+  /**
+   * A writer of this process finishes the checkpoint between its commits (`finishBetweenCommits`):
+   * the thread asks it for this long before it truncates the WAL itself.
+   */
+  delegateMs?: number;
 }
 
 export interface Checkpointer {
+  /** The WAL is over its bound: the next pause between this process's commits should finish a checkpoint. */
+  readonly due: boolean;
+  /** the writer's checkpoint copied everything: the WAL starts over at the next commit */
+  caughtUp(): void;
   stop(): Promise<void>;
 }
 
@@ -73,20 +94,30 @@ export interface Checkpointer {
  * Starts checkpointing `path` (a WAL-mode database file) every `intervalMs`. Should the worker die,
  * `onFailure` runs so that the caller can hand checkpoints back to SQLite.
  */
-export function startCheckpointer(path: string, onFailure: () => void, { intervalMs = 250, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES }: CheckpointerOptions = {}): Checkpointer {
+export function startCheckpointer(path: string, onFailure: () => void, { intervalMs = 250, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES, delegateMs = 0 }: CheckpointerOptions = {}): Checkpointer {
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { path, module, intervalMs, walLimitBytes, truncateWaitMs: TRUNCATE_WAIT_MS } });
+  const worker = new Worker(WORKER, { eval: true, workerData: { path, module, intervalMs, walLimitBytes, truncateWaitMs: TRUNCATE_WAIT_MS, delegateMs } });
   let failed = false;
+  let due = false;
+  worker.on('message', (message) => {
+    if (message === 'over') due = true;
+  });
   worker.on('error', () => {
     failed = true;
     onFailure();
   });
   worker.unref();
   return {
+    get due() {
+      return due;
+    },
+    caughtUp() {
+      due = false;
+    },
     async stop() {
       if (failed) return;
       const closed = new Promise<void>((resolve) => {
-        worker.once('message', () => resolve());
+        worker.on('message', (message) => { if (message === 'closed') resolve(); });
         worker.once('exit', () => resolve());
       });
       worker.postMessage('stop');

@@ -29,6 +29,11 @@ export interface Store {
   ping(): Promise<void>;
   migrate(): Promise<string[]>;
   close(): Promise<void>;
+  /**
+   * SQLite with `sqliteCheckpoints: 'writer'`: called by the writer between its commits; when the
+   * WAL is over its bound, finishes a PASSIVE checkpoint there, where no commit can run beside it.
+   */
+  checkpointIfDue?(): Promise<boolean>;
   /** Reports every query's duration (for the latency histogram); undefined stops the reports. */
   observeQueries?(observer: QueryObserver | undefined): void;
 }
@@ -63,10 +68,19 @@ export interface StoreOptions {
   sqliteSynchronous?: 'normal' | 'full';
   /** VOUCH_SQLITE_WAL_LIMIT_MB in bytes: a larger WAL is truncated (checkpointer.ts) */
   sqliteWalLimitBytes?: number;
+  /**
+   * SQLite checkpoints: 'thread' (default) a checkpoint thread alone; 'writer' the thread, and the
+   * process's writer finishes them between its commits (checkpointIfDue); 'none' for a cluster
+   * worker whose primary is the host's writer and checkpoints.
+   */
+  sqliteCheckpoints?: 'thread' | 'writer' | 'none';
 }
 
+/** How long the checkpoint thread leaves an over-long WAL to the writer before it truncates it itself. */
+const WRITER_CHECKPOINT_GRACE_MS = 2000;
+
 export function openStore(url: string, options: StoreOptions = {}): Store {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options.sqliteSynchronous ?? 'normal', options.sqliteWalLimitBytes);
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options);
   return openPostgres(url, options);
 }
 
@@ -91,7 +105,7 @@ function restrictSqliteFiles(path: string): void {
   }
 }
 
-function openSqlite(path: string, synchronous: 'normal' | 'full', walLimitBytes?: number): Store {
+function openSqlite(path: string, { sqliteSynchronous: synchronous = 'normal', sqliteWalLimitBytes: walLimitBytes, sqliteCheckpoints: checkpoints = 'thread' }: StoreOptions): Store {
   if (path !== ':memory:' && path !== '') restrictSqliteFiles(path);
   const handle = new BetterSqlite3(path);
   handle.pragma('journal_mode = WAL');
@@ -108,7 +122,12 @@ function openSqlite(path: string, synchronous: 'normal' | 'full', walLimitBytes?
   if (path !== ':memory:' && path !== '') {
     handle.pragma('wal_autocheckpoint = 0');
     handle.pragma('journal_size_limit = 67108864');
-    checkpointer = startCheckpointer(path, () => handle.pragma('wal_autocheckpoint = 1000'), walLimitBytes === undefined ? {} : { walLimitBytes });
+    if (checkpoints !== 'none') {
+      checkpointer = startCheckpointer(path, () => handle.pragma('wal_autocheckpoint = 1000'), {
+        ...(walLimitBytes === undefined ? {} : { walLimitBytes }),
+        ...(checkpoints === 'writer' ? { delegateMs: WRITER_CHECKPOINT_GRACE_MS } : {}),
+      });
+    }
   }
   // Kysely prepares every query afresh; preparing the profile query costs more than running it,
   // so statements are kept by their SQL text (a bounded set: queries are built from fixed shapes).
@@ -136,6 +155,17 @@ function openSqlite(path: string, synchronous: 'normal' | 'full', walLimitBytes?
       handle.prepare('select 1').get();
     },
     migrate: () => migrate(db as Kysely<unknown>, 'sqlite'),
+    /** true when it ran a checkpoint */
+    async checkpointIfDue() {
+      if (!checkpointer?.due) return false;
+      // PASSIVE waits for nobody. Run by the only writer between its commits, it copies what the
+      // thread left; once it has copied everything, the next commit starts the WAL over from its
+      // beginning (unless a reader still reads an old snapshot: then the next pause tries again).
+      const { rows } = await sql<{ busy: number; log: number; checkpointed: number }>`pragma wal_checkpoint(PASSIVE)`.execute(db);
+      const status = rows[0];
+      if (status && status.busy === 0 && status.log === status.checkpointed) checkpointer.caughtUp();
+      return true;
+    },
     observeQueries: timing.observe,
     async close() {
       await checkpointer?.stop();

@@ -6,14 +6,18 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Counter } from 'prom-client';
 import { ApiError, ProblemSchema, problemBody, type ProblemBody } from '../http/problem.ts';
-import { compileBodyValidator } from '../http/validation.ts';
 import type { ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
-import { ScoreBody, ScoreResponse, checkScoreBody, type CheckOptions } from './schemas.ts';
+import { ScoreResponse, type CheckOptions, type ScoreBody } from './schemas.ts';
+import { scoreValidator } from './score-validation.ts';
 
 const MAX_BATCH = 100;
-/** Items scored at once within one batch. */
-const CONCURRENCY = 8;
+/**
+ * Items scored at once within one batch: all of them, so that their decisions join one flush
+ * window and share one commit (audit/decisions.ts), instead of waiting for a commit every eight
+ * items. On PostgreSQL the pool queues their profile reads.
+ */
+const CONCURRENCY = MAX_BATCH;
 
 const BatchBody = Type.Object({
   requests: Type.Array(Type.Unknown({ description: 'a score request, as POST /api/v1/trust/score takes it' }), { minItems: 1, maxItems: MAX_BATCH }),
@@ -33,7 +37,7 @@ export interface BatchOptions {
 }
 
 export function batchRoutes({ scoring, policies, check, scores }: BatchOptions): RouteDefinition[] {
-  const validate = compileBodyValidator(ScoreBody);
+  const validate = scoreValidator(check);
 
   return [
     defineRoute<{ Body: Static<typeof BatchBody> }>({
@@ -55,17 +59,14 @@ export function batchRoutes({ scoring, policies, check, scores }: BatchOptions):
         const { cryptoAssets } = live.active;
         request.body.requests.forEach((item, index) => {
           try {
-            const invalid = validate(item);
-            if (invalid) throw invalid;
-            checkScoreBody(item as ScoreBody, cryptoAssets, check);
-            valid.push({ index, body: item as ScoreBody });
+            valid.push({ index, body: validate(item, cryptoAssets) });
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             results[index] = problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
           }
         });
-        // A few at a time: their profile reads overlap and their decisions share group commits
-        // (audit/decisions.ts), instead of one store round trip and one commit after another.
+        // All at once (CONCURRENCY): their profile reads overlap and their decisions share one
+        // group commit (audit/decisions.ts), instead of one store round trip and one commit after another.
         let next = 0;
         const worker = async () => {
           while (next < valid.length) {

@@ -15,6 +15,8 @@ export interface GroupCommitOptions {
    * holds it no longer than the largest single request (1,000 events) did on its own.
    */
   maxEvents?: number;
+  /** run between two commits (store/db.ts checkpointIfDue) */
+  between?: () => Promise<void>;
 }
 
 export class GroupCommitQueue<B, R> {
@@ -26,9 +28,9 @@ export class GroupCommitQueue<B, R> {
     private readonly run: (trx: Transaction<Database>, batch: B) => Promise<R>,
     /** called once per commit with the results it made durable */
     private readonly committed: (results: readonly R[]) => void,
-    { maxEvents = 1000 }: GroupCommitOptions = {},
+    { maxEvents = 1000, between }: GroupCommitOptions = {},
   ) {
-    this.group = new GroupCommit((batches) => this.commit(batches), { maxWeight: maxEvents });
+    this.group = new GroupCommit((batches) => this.commit(batches), { maxWeight: maxEvents, ...(between ? { between } : {}) });
   }
 
   /** Resolves with the batch's own result once it is committed; rejects with its own error. */

@@ -167,7 +167,13 @@ const ATTEMPTS = 5;
  */
 export async function ingestEvents(store: Store, events: TrustEvent[], policy: Policy, options: IngestOptions): Promise<IngestResult> {
   const batch = prepareBatch(events, policy, options);
-  if (store.dialect === 'sqlite') return ingestQueue(store).submit(batch);
+  if (store.dialect === 'sqlite') {
+    const host = hostWriters.get(store);
+    if (!host) return commitPrepared(store, batch);
+    const result = await host(batch);
+    if (result.accepted > 0) store.changes.localWrite();
+    return result;
+  }
   for (let attempt = 1; ; attempt += 1) {
     try {
       const result = await store.db.transaction().execute((trx) => ingestInTransaction(trx, batch, true));
@@ -183,6 +189,18 @@ export async function ingestEvents(store: Store, events: TrustEvent[], policy: P
 }
 
 const queues = new WeakMap<Store, GroupCommitQueue<PreparedBatch, IngestResult>>();
+/** A cluster worker's: its batches commit in the host's writer (trust/ingest-host.ts). */
+const hostWriters = new WeakMap<Store, (batch: PreparedBatch) => Promise<IngestResult>>();
+
+/** From now on this store's batches are committed by `commit` (the host's writer) instead of here. */
+export function ingestThrough(store: Store, commit: (batch: PreparedBatch) => Promise<IngestResult>): void {
+  hostWriters.set(store, commit);
+}
+
+/** Commits a prepared batch here, in this process's group commit (SQLite): the host writer's side. */
+export function commitPrepared(store: Store, batch: PreparedBatch): Promise<IngestResult> {
+  return ingestQueue(store).submit(batch);
+}
 
 /** The store's group-commit queue (SQLite): one per store, so every caller's batches share it. */
 function ingestQueue(store: Store): { submit(batch: PreparedBatch): Promise<IngestResult> } {
@@ -191,7 +209,7 @@ function ingestQueue(store: Store): { submit(batch: PreparedBatch): Promise<Inge
     queue = new GroupCommitQueue<PreparedBatch, IngestResult>(store.db, (trx, batch) => ingestInTransaction(trx, batch, false), (results) => {
       // Cached scores in this process are checked against this before they are served.
       if (results.some((r) => r.accepted > 0)) store.changes.localWrite();
-    });
+    }, store.checkpointIfDue ? { between: async () => { await store.checkpointIfDue!(); } } : {});
     queues.set(store, queue);
   }
   const q = queue;
@@ -199,11 +217,12 @@ function ingestQueue(store: Store): { submit(batch: PreparedBatch): Promise<Inge
 }
 
 /** One batch, checked and ready to store: what ingestInTransaction needs. */
-interface PreparedBatch {
+export interface PreparedBatch {
   events: TrustEvent[];
   payloads: string[];
   first: Map<string, number>;
-  policy: Policy;
+  /** the policy's decay half-life */
+  halfLifeMs: number;
   environment: Environment;
   clientId: string;
   now: number;
@@ -212,7 +231,7 @@ interface PreparedBatch {
 /** Throws EventConflictError when the batch uses one event_id for two different events. */
 function prepareBatch(events: TrustEvent[], policy: Policy, options: IngestOptions): PreparedBatch {
   const { payloads, first } = batchEventIds(events);
-  return { events, payloads, first, policy, environment: options.environment, clientId: options.clientId ?? '', now: options.now ?? Date.now() };
+  return { events, payloads, first, halfLifeMs: policy.decayHalfLifeDays * DAY_MS, environment: options.environment, clientId: options.clientId ?? '', now: options.now ?? Date.now() };
 }
 
 /**
@@ -220,10 +239,9 @@ function prepareBatch(events: TrustEvent[], policy: Policy, options: IngestOptio
  * entity rows in one global order first, so concurrent batches wait rather than deadlock.
  */
 async function ingestInTransaction(trx: Transaction<Database>, batch: PreparedBatch, lockEntities: boolean): Promise<IngestResult> {
-  const { events, payloads, first, policy, environment, clientId, now } = batch;
+  const { events, payloads, first, halfLifeMs, environment, clientId, now } = batch;
   // Inserted in event_id order: concurrent batches sharing events lock them in the same order.
   const ordered = [...first.values()].sort((a, b) => (events[a]!.event_id < events[b]!.event_id ? -1 : events[a]!.event_id > events[b]!.event_id ? 1 : 0));
-  const halfLifeMs = policy.decayHalfLifeDays * DAY_MS;
   // Throws EventConflictError: the batch's other events roll back with it.
   const fresh = await insertEventRows(trx, environment, events, payloads, first, ordered, clientId, now);
   const accepted = [...first.values()].filter((i) => fresh.has(events[i]!.event_id))

@@ -8,8 +8,9 @@ import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
 import type { ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
+import { documentedOnly, scoreValidator } from './score-validation.ts';
 import {
-  EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents, checkScoreBody,
+  EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents,
 } from './schemas.ts';
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
@@ -50,6 +51,7 @@ export interface TrustRouteOptions {
 export const scoreCounter = (metrics: Metrics) => metrics.counter('vouch_scores_total', 'Scores returned, by risk level and cache use', ['risk_level', 'cached']) as Counter<'risk_level' | 'cached'>;
 
 export function trustRoutes({ store, scoring, policies, requireHashedIds = false, metrics, scores }: TrustRouteOptions): RouteDefinition[] {
+  const validateScore = scoreValidator({ requireHashedIds });
   const ingested = metrics.counter('vouch_events_ingested_total', 'Events accepted or skipped as duplicates', ['outcome']);
   const EntityParams = Type.Object({ entity_id: EntityId });
 
@@ -88,6 +90,7 @@ export function trustRoutes({ store, scoring, policies, requireHashedIds = false
       method: 'POST',
       url: '/api/v1/trust/score',
       config: { scope: 'trust:read' },
+      validatorCompiler: documentedOnly,
       schema: {
         tags: ['trust'],
         summary: 'Score a counterparty for a trade (higher = riskier)',
@@ -95,11 +98,10 @@ export function trustRoutes({ store, scoring, policies, requireHashedIds = false
         response: { 200: ScoreResponse, ...problems },
       },
       handler: async (request) => {
-        // The body's shape is the schema's (checked before this handler); what depends on the
-        // policy (its crypto assets) is checked here, with the very policies the score uses.
+        // Read once: the body is validated (one step, score-validation.ts) and scored with the same policies.
         const live = policies.get(request.principal.environment);
-        checkScoreBody(request.body, live.active.cryptoAssets, { requireHashedIds });
-        const response = await scoring.score(request.body, request.principal, live);
+        const body = validateScore(request.body, live.active.cryptoAssets);
+        const response = await scoring.score(body, request.principal, live);
         scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
         return response;
       },

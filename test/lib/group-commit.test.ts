@@ -62,3 +62,32 @@ test('drain resolves once everything submitted has settled, and at once when idl
   await draining;
   assert.equal(drained, true);
 });
+
+test('`between` runs once each group is resolved and before the next is taken; its failure fails nobody', async () => {
+  const log: string[] = [];
+  let failing = true;
+  const queue = new GroupCommit<string, string>(async (items) => {
+    log.push(`commit ${items.join('')}`);
+    return items.map((item) => ({ ok: true as const, result: item }));
+  }, {
+    maxWeight: 2,
+    between: async () => {
+      log.push('between');
+      await new Promise((r) => setTimeout(r, 5));
+      log.push('between done');
+      if (failing) {
+        failing = false;
+        throw new Error('checkpoint failed');
+      }
+    },
+  });
+  const results = await Promise.all(['a', 'b', 'c'].map((item) => queue.submit(item).then((r) => {
+    log.push(`answered ${r}`);
+    return r;
+  })));
+  await queue.drain();
+  assert.deepEqual(results, ['a', 'b', 'c']);
+  // The group's promises are resolved before `between` starts (their callbacks run while it
+  // awaits), and the next group is taken only after it.
+  assert.deepEqual(log, ['commit ab', 'between', 'answered a', 'answered b', 'between done', 'commit c', 'between', 'answered c', 'between done']);
+});

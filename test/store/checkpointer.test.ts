@@ -163,3 +163,63 @@ test('the store passes its WAL limit (VOUCH_SQLITE_WAL_LIMIT_MB) to the checkpoi
     cleanup();
   }
 });
+
+test('with a writer that checkpoints between its commits, a WAL past its bound is finished by the writer and starts over, never truncated', async () => {
+  const { path, cleanup } = paths();
+  const store = openStore(`sqlite:${path}`, { sqliteWalLimitBytes: 512 * 1024, sqliteCheckpoints: 'writer' });
+  try {
+    const db = store.sqlite!;
+    db.exec('create table filler (id integer primary key, body text not null)');
+    const insert = db.prepare('insert into filler (body) values (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 4000; i++) insert.run(randomBytes(512).toString('hex'));
+    })();
+    const size = statSync(`${path}-wal`).size;
+    // The thread asks the writer (checkpointIfDue runs a checkpoint only once asked)…
+    let ran = false;
+    for (let i = 0; i < 200 && !ran; i++) {
+      ran = await store.checkpointIfDue!();
+      if (!ran) await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.ok(ran, 'the checkpoint thread never asked the writer');
+    // …instead of truncating the WAL itself,
+    assert.equal(statSync(`${path}-wal`).size, size);
+    // and the writer's next commit starts the WAL over from its beginning.
+    insert.run('after');
+    const [status] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>;
+    assert.ok(status!.log < 10, `the WAL holds ${status!.log} frames`);
+    assert.equal((db.prepare('select count(*) as n from filler').get() as { n: number }).n, 4001);
+  } finally {
+    await store.close();
+    cleanup();
+  }
+});
+
+test('with a writer that never gets to it, the checkpoint thread truncates the WAL past its bound itself', async () => {
+  const { path, cleanup } = paths();
+  const store = openStore(`sqlite:${path}`, { sqliteWalLimitBytes: 512 * 1024, sqliteCheckpoints: 'writer' });
+  try {
+    const db = store.sqlite!;
+    db.exec('create table filler (id integer primary key, body text not null)');
+    const insert = db.prepare('insert into filler (body) values (?)');
+    db.transaction(() => {
+      for (let i = 0; i < 4000; i++) insert.run(randomBytes(512).toString('hex'));
+    })();
+    assert.ok(await until(() => statSync(`${path}-wal`).size <= 512 * 1024, 10_000), `the WAL is still ${statSync(`${path}-wal`).size} bytes`);
+  } finally {
+    await store.close();
+    cleanup();
+  }
+});
+
+test('a cluster worker whose primary checkpoints starts no checkpointer and leaves automatic checkpoints off', async () => {
+  const { path, cleanup } = paths();
+  const store = openStore(`sqlite:${path}`, { sqliteCheckpoints: 'none' });
+  try {
+    assert.equal(store.sqlite!.pragma('wal_autocheckpoint', { simple: true }), 0);
+    assert.equal(await store.checkpointIfDue!(), false);
+  } finally {
+    await store.close();
+    cleanup();
+  }
+});
