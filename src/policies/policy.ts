@@ -35,6 +35,9 @@ export const SIGNAL_DIRECTIONS = {
   young_account_reversible_method: 'risk',
   shared_identifier_entities: 'risk',
   new_counterparty_large_trade: 'risk',
+  // Rings (issue 21; src/rings/signals.ts): flagged entities and entities within two hops
+  ring_flagged_entities: 'risk',
+  ring_size: 'risk',
 } as const satisfies Record<string, 'risk' | 'protective'>;
 
 export type SignalName = keyof typeof SIGNAL_DIRECTIONS;
@@ -106,6 +109,8 @@ const PolicySchema = Type.Object(
       strict,
     ),
     linkedFlaggedCap: Type.Integer({ minimum: 1, maximum: 100 }),
+    /** identifiers held by more entities than this are hubs: shown in a ring, never traversed */
+    maxIdentifierFanout: Type.Integer({ minimum: 2, maximum: 10_000 }),
     dispute: DisputePolicySchema,
   },
   strict,
@@ -126,9 +131,10 @@ function deepFreeze<T>(value: T): T {
  * Default weights are calibrated in test/trust/model.test.ts; see docs/signals.md. 2026-11-24.1
  * centred dispute_rate on its prior (a newcomer no longer carries the prior's mean as risk) and
  * moved bias and completed_trades to keep the ranking and the share of trades flagged.
+ * 2026-11-25.1 added the ring signals and maxIdentifierFanout (docs/signals.md, "Rings").
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
-  version: '2026-11-24.1',
+  version: '2026-11-25.1',
   bias: -1.6,
   weights: {
     completed_trades: -0.16,
@@ -151,6 +157,9 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     young_account_reversible_method: 2,
     shared_identifier_entities: 0.8,
     new_counterparty_large_trade: 0.8,
+    // Rings (issue 21)
+    ring_flagged_entities: 1,
+    ring_size: 0.2,
   },
   thresholds: { medium: 30, high: 60, critical: 85 },
   cacheTtlSeconds: 30,
@@ -170,6 +179,7 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   velocity: { tradesPerDayAllowance: 5, tradesPerHourAllowance: 2, volumeAllowanceTrades: 3, cap: 3 },
   amount: { toleranceSigma: 1, minLogStd: 0.5, cap: 4, noHistoryValue: 0.5 },
   linkedFlaggedCap: 3,
+  maxIdentifierFanout: 25,
   dispute: DEFAULT_DISPUTE_POLICY,
 });
 

@@ -15,6 +15,7 @@ import { featureSet } from './migrations/013_feature_set.ts';
 import { principalBound } from './migrations/014_principal_bound.ts';
 import { network } from './migrations/015_network.ts';
 import { decisionRequest } from './migrations/016_decision_request.ts';
+import { rings } from './migrations/017_rings.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -176,6 +177,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '014_principal_bound': principalBound,
   '015_network': network,
   '016_decision_request': decisionRequest,
+  '017_rings': rings,
 };
 
 class CodeMigrations implements MigrationProvider {

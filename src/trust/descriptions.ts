@@ -3,6 +3,7 @@
 // never from an identifier, so a description can be shown to an operator or a counterparty and
 // logged without leaking who was linked to whom. Templates are listed in docs/signals.md.
 import type { SignalName } from '../policies/policy.ts';
+import { describeRingFlagged, describeRingSize, type RingFacts } from '../rings/signals.ts';
 
 /** The raw figures behind the signals, gathered by the model (model.ts prepare). */
 export interface Facts {
@@ -28,6 +29,8 @@ export interface Facts {
   sharedEntities: number;
   dormantDays: number;
   amount?: number;
+  /** the ring within two hops (src/rings/signals.ts); absent = none */
+  ring?: RingFacts;
 }
 
 /** A count as people write it: whole numbers plain, anything else to one decimal. */
@@ -115,5 +118,9 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
       return `identifiers shared with ${plural(f.sharedEntities, 'other entity', 'other entities')}`;
     case 'new_counterparty_large_trade':
       return `a first trade with this counterparty at ${times(amountRatio(f))} its usual amount`;
+    case 'ring_flagged_entities':
+      return f.ring ? describeRingFlagged(f.ring) : 'no flagged account within two hops';
+    case 'ring_size':
+      return f.ring ? describeRingSize(f.ring) : 'no account within two hops';
   }
 }

@@ -57,6 +57,7 @@ function seen(p: Pending, id: string, t: number): Entity {
 function resolveDispute(e: Entity, lost: boolean, t: number, halfLifeMs: number): void {
   if (lost) {
     e.disputes_lost += 1;
+    e.flagged_at = Math.max(Number(e.flagged_at), t);
     bumpDecayed(e, 'd_disputes_lost', t, halfLifeMs);
   } else {
     e.disputes_won += 1;
@@ -123,10 +124,12 @@ export function applyEvent(p: Pending, ev: TrustEvent, t: number, now: number, h
       break;
     case 'chargeback':
       e.chargebacks += 1;
+      e.flagged_at = Math.max(Number(e.flagged_at), t);
       bumpDecayed(e, 'd_chargebacks', t, halfLifeMs);
       break;
     case 'fraud.reported':
       e.fraud_reports += 1;
+      e.flagged_at = Math.max(Number(e.flagged_at), t);
       bumpDecayed(e, 'd_fraud_reports', t, halfLifeMs);
       break;
     case 'entity.blocklisted':
@@ -136,6 +139,7 @@ export function applyEvent(p: Pending, ev: TrustEvent, t: number, now: number, h
         e.blocklisted = ev.type === 'entity.blocklisted' ? 1 : 0;
         e.blocklist_changed_at = t;
       }
+      if (ev.type === 'entity.blocklisted') e.flagged_at = Math.max(Number(e.flagged_at), t);
       break;
     case 'identifier.linked':
       break;

@@ -12,6 +12,7 @@ import { describeSignal, type Facts } from './descriptions.ts';
 import { disputeExcess, dormancy, sharedIdentifierValue, youngReversible } from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
+import { NO_RING, ringFacts, ringFlaggedValue, ringSizeValue } from '../rings/signals.ts';
 
 const DAY_MS = 86_400_000;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -114,6 +115,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   const newCounterparty = cpTrades !== null && count(cpTrades) === 0;
   const dormant = profile.known ? dormancy(profile.lastTradeAt, now) : { value: 0, gapDays: 0 };
   const linkedFlagged = Math.min(count(profile.linkedFlaggedEntities), policy.linkedFlaggedCap);
+  const ring = profile.ring ? ringFacts(profile.ring, now, policy.decayHalfLifeDays) : NO_RING;
 
   return {
     fixed: {
@@ -134,6 +136,8 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       dormant_reactivation: dormant.value,
       young_account_reversible_method: youngReversible(newAccount, methodRisk),
       shared_identifier_entities: sharedIdentifierValue(profile.sharedIdentifierEntities),
+      ring_flagged_entities: ringFlaggedValue(ring),
+      ring_size: ringSizeValue(ring),
     },
     terms: {
       hasHistory, logMean, std, newCounterparty, burst,
@@ -158,6 +162,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       sharedEntities: count(profile.sharedIdentifierEntities),
       dormantDays: dormant.gapDays,
       amount: request.amount,
+      ring,
     },
   };
 }

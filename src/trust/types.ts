@@ -1,5 +1,6 @@
 // Types shared by the scoring model (pure), the history store and the routes.
 // All times are epoch milliseconds; the model never reads the clock itself.
+import type { Ring } from '../rings/graph.ts';
 
 export const PAYMENT_METHODS = ['bank_transfer', 'card', 'mobile_money', 'cash', 'e_wallet', 'crypto', 'other'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -73,6 +74,8 @@ export interface EntityProfile {
   /** other entities holding an identifier this entity holds or the request names, counted per
    *  shared identifier from identifier_stats (flagged or not); absent = 0 */
   sharedIdentifierEntities?: number;
+  /** the entity's ring within two hops (src/rings/graph.ts), walked with the policy's fanout; absent = none */
+  ring?: Ring | null;
 }
 
 export interface Signal {

@@ -34,6 +34,9 @@ function features(random: Random): Record<SignalName, number> {
     young_account_reversible_method: 0,
     shared_identifier_entities: 0,
     new_counterparty_large_trade: 0,
+    // issue 21's ring signals: absent too, for the same reason
+    ring_flagged_entities: 0,
+    ring_size: 0,
   };
 }
 
