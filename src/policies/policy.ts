@@ -109,8 +109,8 @@ const PolicySchema = Type.Object(
       strict,
     ),
     linkedFlaggedCap: Type.Integer({ minimum: 1, maximum: 100 }),
-    /** identifiers held by more entities than this are hubs: shown in a ring, never traversed */
-    maxIdentifierFanout: Type.Integer({ minimum: 2, maximum: 10_000 }),
+    /** identifiers held by more entities than this are hubs: shown in a ring, never traversed (1: no ring) */
+    maxIdentifierFanout: Type.Integer({ minimum: 1, maximum: 10_000 }),
     dispute: DisputePolicySchema,
   },
   strict,
