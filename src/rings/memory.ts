@@ -23,7 +23,8 @@ export class MemoryGraph {
     hs.add(entityId);
   }
 
-  private answer(r: RingRequest): RingResponse {
+  /** The rows the store would return for `r` (src/rings/read.ts), in its order and limit. */
+  answer(r: RingRequest): RingResponse {
     if (r.kind === 'identifiers') {
       const rows: HeldIdentifier[] = [];
       for (const e of [...r.entityIds].sort(cmp)) {
