@@ -242,7 +242,7 @@ async function ingestInTransaction(trx: Transaction<Database>, batch: PreparedBa
     // Outcome events label the decisions of their trade (docs/api.md, "Outcomes and labels"), in this transaction.
     await labelFromEvents(trx, environment, accepted.map((a) => a.ev), clientId, now);
     // entity.flagged webhooks: one fan-out row in this transaction, expanded by the webhook worker (src/webhooks/fanout.ts).
-    await announceFlags(trx, environment, clientId, flagFacts(accepted.map((a) => a.ev)));
+    await announceFlags(trx, environment, clientId, flagFacts(accepted.map((a) => a.ev)), policy.maxIdentifierFanout);
   }
   return { accepted: accepted.length, duplicates: events.length - accepted.length };
 }
