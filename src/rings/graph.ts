@@ -138,7 +138,7 @@ export function flagsOf(e: RingEntity): RingFlag[] {
   return flags;
 }
 
-export interface RingNode {
+interface RingNode {
   entityId: string;
   distance: number;
   flags: RingFlag[];

@@ -14,7 +14,7 @@ import { readNeighbourhood } from './read.ts';
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 
 /** The response's node cap; the read goes further so that `truncated` is known. */
-export const GRAPH_MAX_NODES = 200;
+const GRAPH_MAX_NODES = 200;
 const GRAPH_CAPS = { identifiersPerHop: 256, entitiesPerHop: 512 } as const;
 
 const Flag = Type.Union([Type.Literal('fraud_reported'), Type.Literal('blocklisted'), Type.Literal('chargeback'), Type.Literal('dispute_lost')]);
