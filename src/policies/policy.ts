@@ -135,7 +135,8 @@ function deepFreeze<T>(value: T): T {
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
   version: '2026-11-25.1',
-  bias: -1.6,
+  // -1.6 until 2026-11-24.1; -0.1 with the ring signals keeps the share of legitimate trades flagged (docs/signals.md, "Rings")
+  bias: -1.7,
   weights: {
     completed_trades: -0.16,
     dispute_rate: 10,
@@ -159,7 +160,7 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     new_counterparty_large_trade: 0.8,
     // Rings (issue 21)
     ring_flagged_entities: 1,
-    ring_size: 0.2,
+    ring_size: 0.1,
   },
   thresholds: { medium: 30, high: 60, critical: 85 },
   cacheTtlSeconds: 30,

@@ -6,6 +6,12 @@ import type { Ring, RingFlag } from './graph.ts';
 const DAY_MS = 86_400_000;
 /** A flagged entity one hop away counts 1, two hops away a half. */
 const DISTANCE_WEIGHT = [0, 1, 0.5] as const;
+/**
+ * How much one flagged entity counts, by its gravest flag: a single lost dispute is weak evidence
+ * (honest traders lose some), a fraud report or blocklisting is an operator's finding.
+ */
+const SEVERITY: Record<RingFlag, number> = { fraud_reported: 1, blocklisted: 1, chargeback: 0.75, dispute_lost: 0.25 };
+
 /** Weighted flagged entities beyond which ring_flagged_entities stops growing (log2 scale: at most 4). */
 const FLAGGED_CAP = 15;
 /** Entities within two hops beyond which ring_size stops growing (log2 scale: at most 6). */
@@ -28,8 +34,9 @@ export interface RingFacts {
 export const NO_RING: RingFacts = { flaggedWeight: 0, flaggedCount: 0, size: 0, strongest: null, truncated: false };
 
 /**
- * Weighs every flagged entity within two hops by distance (1, ½) and recency (halving every
- * `halfLifeDays` since it was last flagged; a time in the future or unknown counts as now).
+ * Weighs every flagged entity within two hops by its gravest flag (SEVERITY), distance (1, ½) and
+ * recency (halving every `halfLifeDays` since it was last flagged; a time in the future or unknown
+ * counts as now).
  */
 export function ringFacts(ring: Ring, now: number, halfLifeDays: number): RingFacts {
   let flaggedWeight = 0;
@@ -42,7 +49,8 @@ export function ringFacts(ring: Ring, now: number, halfLifeDays: number): RingFa
     size++;
     if (node.flags.length === 0) continue;
     const ageDays = node.flaggedAt > 0 && node.flaggedAt < now ? (now - node.flaggedAt) / DAY_MS : 0;
-    const w = DISTANCE_WEIGHT[node.distance as 1 | 2] * Math.pow(2, -ageDays / halfLifeDays);
+    const severity = Math.max(...node.flags.map((f) => SEVERITY[f]));
+    const w = severity * DISTANCE_WEIGHT[node.distance as 1 | 2] * Math.pow(2, -ageDays / halfLifeDays);
     flaggedWeight += w;
     flaggedCount++;
     if (w > best) {
