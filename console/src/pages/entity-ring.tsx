@@ -3,7 +3,6 @@
 // entity in the middle), flagged accounts marked, hubs as satellites of the entity (listed, never
 // followed). Every account is a link to its own page, in the drawing and in the table beside it.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import cytoscape from 'cytoscape';
 import { api, query } from '../api.ts';
 import { Empty, Link, Loader, fmtNumber, navigate, useLoad } from '../ui.tsx';
 import type { EntityGraph } from '../types.ts';
@@ -14,35 +13,43 @@ const FLAG_WORDS: Record<string, string> = { fraud_reported: 'fraud report', blo
 function RingDrawing({ graph }: { graph: EntityGraph }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    if (!box.current) return undefined;
-    const hubs = graph.hubs.map((h, i) => ({ data: { id: `hub-${i}`, label: `${h.type} hub · ${fmtNumber(h.entities)} accounts` }, classes: 'hub' }));
-    const cy = cytoscape({
-      container: box.current,
-      elements: [
-        ...graph.nodes.map((n) => ({ data: { id: n.entity_id, label: short(n.entity_id) }, classes: [n.distance === 0 ? 'root' : '', n.flagged ? 'flagged' : ''].join(' ').trim() })),
-        ...graph.edges.map((e, i) => ({ data: { id: `e${i}`, source: e.from, target: e.to, label: e.type.replace('_', ' ') } })),
-        ...hubs,
-        ...hubs.map((h) => ({ data: { id: `${h.data.id}-link`, source: graph.entity_id, target: h.data.id }, classes: 'hub-link' })),
-      ],
-      style: [
-        { selector: 'node', style: { label: 'data(label)', 'font-size': 10, 'background-color': '#1f4e8c', color: '#1c2430', 'text-valign': 'bottom', 'text-margin-y': 4, width: 18, height: 18 } },
-        { selector: 'node.root', style: { 'background-color': '#1c2430', width: 26, height: 26, 'font-weight': 'bold' } },
-        { selector: 'node.flagged', style: { 'background-color': '#b3261e', shape: 'diamond', width: 24, height: 24 } },
-        { selector: 'node.hub', style: { 'background-color': '#d7dce3', shape: 'round-rectangle', width: 14, height: 14, color: '#5b6675' } },
-        { selector: 'edge', style: { label: 'data(label)', 'font-size': 8, color: '#5b6675', width: 1.5, 'line-color': '#8a94a3', 'curve-style': 'bezier', 'text-background-color': '#fff', 'text-background-opacity': 1 } },
-        { selector: 'edge.hub-link', style: { 'line-style': 'dashed', 'line-color': '#b5bfcc' } },
-      ],
-      // Layers by distance from the entity: the ring reads outwards, as the API counts hops.
-      layout: { name: 'breadthfirst', roots: [graph.entity_id], circle: true, spacingFactor: 1.1, animate: false },
-      userZoomingEnabled: false,
-      boxSelectionEnabled: false,
+    let cy: import('cytoscape').Core | undefined;
+    let gone = false;
+    // Loaded with the first ring drawn: the rest of the console does not carry the library.
+    void import('cytoscape').then(({ default: cytoscape }) => {
+      if (gone || !box.current) return;
+      const hubs = graph.hubs.map((h, i) => ({ data: { id: `hub-${i}`, label: `${h.type} hub · ${fmtNumber(h.entities)} accounts` }, classes: 'hub' }));
+      cy = cytoscape({
+        container: box.current,
+        elements: [
+          ...graph.nodes.map((n) => ({ data: { id: n.entity_id, label: short(n.entity_id) }, classes: [n.distance === 0 ? 'root' : '', n.flagged ? 'flagged' : ''].join(' ').trim() })),
+          ...graph.edges.map((e, i) => ({ data: { id: `e${i}`, source: e.from, target: e.to, label: e.type.replace('_', ' ') } })),
+          ...hubs,
+          ...hubs.map((h) => ({ data: { id: `${h.data.id}-link`, source: graph.entity_id, target: h.data.id }, classes: 'hub-link' })),
+        ],
+        style: [
+          { selector: 'node', style: { label: 'data(label)', 'font-size': 10, 'background-color': '#1f4e8c', color: '#1c2430', 'text-valign': 'bottom', 'text-margin-y': 4, width: 18, height: 18 } },
+          { selector: 'node.root', style: { 'background-color': '#1c2430', width: 26, height: 26, 'font-weight': 'bold' } },
+          { selector: 'node.flagged', style: { 'background-color': '#b3261e', shape: 'diamond', width: 24, height: 24 } },
+          { selector: 'node.hub', style: { 'background-color': '#d7dce3', shape: 'round-rectangle', width: 14, height: 14, color: '#5b6675' } },
+          { selector: 'edge', style: { label: 'data(label)', 'font-size': 8, color: '#5b6675', width: 1.5, 'line-color': '#8a94a3', 'curve-style': 'bezier', 'text-background-color': '#fff', 'text-background-opacity': 1 } },
+          { selector: 'edge.hub-link', style: { 'line-style': 'dashed', 'line-color': '#b5bfcc' } },
+        ],
+        // Layers by distance from the entity: the ring reads outwards, as the API counts hops.
+        layout: { name: 'breadthfirst', roots: [graph.entity_id], circle: true, spacingFactor: 1.1, animate: false },
+        userZoomingEnabled: false,
+        boxSelectionEnabled: false,
+      });
+      cy.on('tap', 'node', (evt) => {
+        const id = String(evt.target.id());
+        if (!id.startsWith('hub-') && id !== graph.entity_id) navigate(`/entities/${encodeURIComponent(id)}`);
+      });
+      box.current.dataset.nodes = String(cy.nodes().length);
     });
-    cy.on('tap', 'node', (evt) => {
-      const id = String(evt.target.id());
-      if (!id.startsWith('hub-') && id !== graph.entity_id) navigate(`/entities/${encodeURIComponent(id)}`);
-    });
-    box.current.dataset.nodes = String(cy.nodes().length);
-    return () => cy.destroy();
+    return () => {
+      gone = true;
+      cy?.destroy();
+    };
   }, [graph]);
   return <div ref={box} class="ring-drawing" role="img" aria-label={`The entity's ring: ${graph.nodes.length - 1} linked accounts, ${graph.nodes.filter((n) => n.flagged).length} flagged, ${graph.hubs.length} hubs`} />;
 }
