@@ -7,6 +7,18 @@ import { api, query } from '../api.ts';
 import { Empty, Link, Loader, fmtNumber, navigate, useLoad } from '../ui.tsx';
 import type { EntityGraph } from '../types.ts';
 
+/**
+ * Cytoscape inserts a <style> element unless one with this id exists; the console's CSP (style-src
+ * 'self') refuses inline styles, so the marker stands in and styles.css holds its one rule.
+ */
+function markCytoscapeStylesheet(): void {
+  const id = '__________cytoscape_stylesheet';
+  if (document.getElementById(id)) return;
+  const marker = document.createElement('meta');
+  marker.id = id;
+  document.head.append(marker);
+}
+
 const short = (id: string) => (id.length > 12 ? `${id.slice(0, 6)}…${id.slice(-4)}` : id);
 const FLAG_WORDS: Record<string, string> = { fraud_reported: 'fraud report', blocklisted: 'blocklisted', chargeback: 'chargeback', dispute_lost: 'lost dispute' };
 
@@ -18,6 +30,7 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
     // Loaded with the first ring drawn: the rest of the console does not carry the library.
     void import('cytoscape').then(({ default: cytoscape }) => {
       if (gone || !box.current) return;
+      markCytoscapeStylesheet();
       const hubs = graph.hubs.map((h, i) => ({ data: { id: `hub-${i}`, label: `${h.type} hub · ${fmtNumber(h.entities)} accounts` }, classes: 'hub' }));
       cy = cytoscape({
         container: box.current,
