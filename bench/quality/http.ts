@@ -44,14 +44,14 @@ const { values: args } = parseArgs({
     /** api: every decision of pass 1 labelled through the API with its outcome (a marketplace's
      *  investigated cases); events: only what outcome events and assume_legit_after_days give */
     labels: { type: 'string', default: 'api' },
-    /** the policy before the ring signals: ring weights 0 and maxIdentifierFanout 1 (no identifier
+    /** the policy before the ring signals: its bias, ring weights 0 and maxIdentifierFanout 1 (no identifier
      *  is traversed, so the ring values are 0 and the fit cannot use them either) */
     'no-rings': { type: 'boolean', default: false },
   },
 });
 
 const BASE: Policy = args['no-rings']
-  ? { ...DEFAULT_POLICY, version: `${DEFAULT_POLICY.version}-no-rings`, maxIdentifierFanout: 1, weights: { ...DEFAULT_POLICY.weights, ring_flagged_entities: 0, ring_size: 0 } }
+  ? { ...DEFAULT_POLICY, version: `${DEFAULT_POLICY.version}-no-rings`, bias: -1.6, maxIdentifierFanout: 1, weights: { ...DEFAULT_POLICY.weights, ring_flagged_entities: 0, ring_size: 0 } }
   : DEFAULT_POLICY;
 
 /** Per population: recall at `high`+ on its fraud trades, and its legitimate trades scored `high`+. */

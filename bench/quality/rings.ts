@@ -1,7 +1,7 @@
 // `npx tsx bench/quality/rings.ts --seeds 1,2,3`: the ring signals' effect on the simulated market,
 // offline (the in-memory history, bench/quality/offline.ts, which reads rings through the same
-// capped plan as the store). Per seed, before (rings off: ring weights 0 and maxIdentifierFanout 1,
-// so the fit cannot use them either) and after (the built-in policy): the hand-set policy scores
+// capped plan as the store). Per seed, before (the policy before the rings: bias −1.6, ring weights 0
+// and maxIdentifierFanout 1, so the fit cannot use them either) and after (the built-in policy): the hand-set policy scores
 // every request; a candidate is fitted on half A's decisions labelled with their outcome (as
 // `npm run quality` does through the API) and replayed on half B, entities the fit never saw.
 // Reported on half B: ROC-AUC of both policies, the legitimate trades scored `high`+, and per
@@ -23,7 +23,8 @@ const { values: args } = parseArgs({
   },
 });
 
-const NO_RINGS: Policy = { ...DEFAULT_POLICY, version: `${DEFAULT_POLICY.version}-no-rings`, maxIdentifierFanout: 1, weights: { ...DEFAULT_POLICY.weights, ring_flagged_entities: 0, ring_size: 0 } };
+/** The policy before the ring signals (2026-11-24.1's bias), with them off. */
+const NO_RINGS: Policy = { ...DEFAULT_POLICY, version: `${DEFAULT_POLICY.version}-no-rings`, bias: -1.6, maxIdentifierFanout: 1, weights: { ...DEFAULT_POLICY.weights, ring_flagged_entities: 0, ring_size: 0 } };
 const half = (entity: string) => entityFraction(entity, 'vouch-quality-halves') < 0.5;
 
 function segments(rows: Array<{ d: OfflineDecision; score: number }>, high: number) {
