@@ -3678,7 +3678,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "version": "2026-11-24.1",
-                 *       "bias": -1.6,
+                 *       "bias": -1.7,
                  *       "weights": {
                  *         "completed_trades": -0.16,
                  *         "dispute_rate": 10,
@@ -3701,7 +3701,7 @@ export interface operations {
                  *         "shared_identifier_entities": 0.8,
                  *         "new_counterparty_large_trade": 0.8,
                  *         "ring_flagged_entities": 1,
-                 *         "ring_size": 0.2
+                 *         "ring_size": 0.1
                  *       },
                  *       "thresholds": {
                  *         "medium": 30,
