@@ -27,6 +27,12 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
   useEffect(() => {
     let cy: import('cytoscape').Core | undefined;
     let gone = false;
+    // A narrower window (a phone turned, a side panel opened) redraws the ring to fit its box.
+    const resized = new ResizeObserver(() => {
+      cy?.resize();
+      cy?.fit(undefined, 24);
+    });
+    if (box.current) resized.observe(box.current);
     // Loaded with the first ring drawn: the rest of the console does not carry the library.
     void import('cytoscape').then(({ default: cytoscape }) => {
       if (gone || !box.current) return;
@@ -61,6 +67,7 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
     });
     return () => {
       gone = true;
+      resized.disconnect();
       cy?.destroy();
     };
   }, [graph]);
