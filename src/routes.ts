@@ -23,6 +23,7 @@ import { scoreCounter, trustRoutes } from './trust/routes.ts';
 import { batchRoutes } from './trust/batch.ts';
 import { timelineRoutes } from './trust/timeline.ts';
 import { erasureRoutes } from './trust/erasure.ts';
+import { ringRoutes } from './rings/routes.ts';
 import { disputeRoutes } from './disputes/routes.ts';
 import type { DecisionWriter } from './audit/decisions.ts';
 import { decisionRoutes } from './audit/routes.ts';
@@ -70,6 +71,7 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...trustRoutes({ store, scoring: s.scoring, policies: s.policies, requireHashedIds, metrics: s.metrics, scores }),
     ...batchRoutes({ scoring: s.scoring, policies: s.policies, check: { requireHashedIds }, scores }),
     ...timelineRoutes({ store, requireHashedIds }),
+    ...ringRoutes({ store, policies: s.policies, requireHashedIds }),
     ...erasureRoutes({ store, feed: s.feed, scoring: s.scoring, decisions: s.decisions, encryption: s.encryption, requireHashedIds }),
     ...disputeRoutes({ scoring: s.scoring, policies: s.policies, decisions: s.decisions, requireHashedIds, metrics: s.metrics }),
     ...decisionRoutes({ db: store.db }),

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/env.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { buildApp } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
@@ -44,8 +44,32 @@ const { values: args } = parseArgs({
     /** api: every decision of pass 1 labelled through the API with its outcome (a marketplace's
      *  investigated cases); events: only what outcome events and assume_legit_after_days give */
     labels: { type: 'string', default: 'api' },
+    /** the policy before the ring signals: its bias, ring weights 0 and maxIdentifierFanout 1 (no identifier
+     *  is traversed, so the ring values are 0 and the fit cannot use them either) */
+    'no-rings': { type: 'boolean', default: false },
   },
 });
+
+const BASE: Policy = args['no-rings']
+  ? { ...DEFAULT_POLICY, version: `${DEFAULT_POLICY.version}-no-rings`, bias: -1.6, maxIdentifierFanout: 1, weights: { ...DEFAULT_POLICY.weights, ring_flagged_entities: 0, ring_size: 0 } }
+  : DEFAULT_POLICY;
+
+/** Per population: recall at `high`+ on its fraud trades, and its legitimate trades scored `high`+. */
+function segments(rows: Array<{ request: LabelledRequest; score: number }>, high: number) {
+  const out: Record<string, { fraud: number; caught: number; legit: number; false_positives: number }> = {};
+  for (const r of rows) {
+    const s = (out[r.request.population] ??= { fraud: 0, caught: 0, legit: 0, false_positives: 0 });
+    if (r.request.label === 'fraud') {
+      s.fraud++;
+      if (r.score >= high) s.caught++;
+    } else {
+      s.legit++;
+      if (r.score >= high) s.false_positives++;
+    }
+  }
+  const legit = rows.filter((r) => r.request.label === 'legit');
+  return { by_population: out, legit_flagged_share: Number((legit.filter((r) => r.score >= high).length / Math.max(1, legit.length)).toFixed(4)) };
+}
 
 const realNow = Date.now.bind(Date);
 let clock: number | undefined;
@@ -111,6 +135,10 @@ const t0 = realNow();
 try {
   // Pass 1: the hand-set policy scores half A; outcome events label it; the service fits.
   const one = await service(dir, 'pass1');
+  if (BASE !== DEFAULT_POLICY) {
+    await call(one.app, one.key, 'POST', '/api/v1/policies', BASE);
+    await call(one.app, one.key, 'POST', `/api/v1/policies/${BASE.version}/activate`);
+  }
   const first = await replay(one.app, one.key, market.events, seen);
   if (args.labels === 'api') {
     for (const d of first) await call(one.app, one.key, 'POST', `/api/v1/decisions/${d.decisionId}/label`, { label: d.request.label });
@@ -130,7 +158,8 @@ try {
   const two = await service(dir, 'pass2');
   await call(two.app, two.key, 'POST', '/api/v1/policies', fitted.document);
   await call(two.app, two.key, 'POST', `/api/v1/policies/${fitted.version}/activate`);
-  await call(two.app, two.key, 'POST', `/api/v1/policies/${DEFAULT_POLICY.version}/shadow`);
+  if (BASE !== DEFAULT_POLICY) await call(two.app, two.key, 'POST', '/api/v1/policies', BASE);
+  await call(two.app, two.key, 'POST', `/api/v1/policies/${BASE.version}/shadow`);
   const second = await replay(two.app, two.key, market.events, unseen);
   const shadow = new Map((await two.store.db.selectFrom('decisions').select(['id', 'shadow_score']).where('kind', '=', 'score').execute()).map((r) => [r.id, Number(r.shadow_score)]));
   await two.app.close();
@@ -145,7 +174,11 @@ try {
     market: { seed: Number(args.seed), entities: Number(args.entities), days: Number(args.days), events: market.events.length, requests: market.requests.length, start: market.start, end: market.end },
     pass1: { scored: first.length, labelled_by: args.labels, fraud: truth(first).filter((y) => y === 1).length, labels: Object.fromEntries(labels.map((l) => [l.label ?? 'none', Number(l.n)])), hand_set_on_ground_truth: round(computeMetrics(first.map((r) => r.score), truth(first))) },
     fit: { version: fitted.version, labels: fitted.report.labels, holdout: fitted.report.holdout, holdout_metrics: { base: round(fitted.report.metrics.base), candidate: round(fitted.report.metrics.candidate) }, bias: fitted.document.bias, weights: fitted.document.weights },
-    pass2_unseen_entities: { scored: second.length, fraud: truth(second).filter((y) => y === 1).length, before_hand_set: round(before), after_fitted: round(after) },
+    pass2_unseen_entities: {
+      scored: second.length, fraud: truth(second).filter((y) => y === 1).length, before_hand_set: round(before), after_fitted: round(after),
+      hand_set_segments: segments(second.map((r) => ({ request: r.request, score: shadow.get(r.decisionId)! })), BASE.thresholds.high),
+      fitted_segments: segments(second, fitted.document.thresholds.high as number),
+    },
     seconds: { pass1: (t1 - t0) / 1000, pass2: (t2 - t1) / 1000 },
   };
   console.log(JSON.stringify(summary, null, 2));

@@ -50,6 +50,46 @@ export const DEFAULT_MIX: Readonly<Record<Population, number>> = {
 
 const COUNTRY_WEIGHTS = Object.fromEntries(COUNTRIES.map((c) => [c.country, c.weight])) as Record<string, number>;
 
+/**
+ * The graph structure of rings and of ordinary life, drawn from its own generator so the rest of
+ * the market (trades, outcomes) is the one it was without it:
+ * - a mule ring rents bank accounts and phones in pairs: member i shares a bank account with one
+ *   neighbour and a device with the other, so the ring is a chain and most members are two or
+ *   more hops from one another (the members of one ring share an activation time);
+ * - triangulation crews of 3–5 accounts, in order of creation, rotate over two devices, and half
+ *   of the accounts also name the crew's drop bank account;
+ * - 6% of honest and sloppy traders live in households of two or three sharing a device or a bank
+ *   account: legitimate sharing the ring signals must not punish.
+ */
+function crewsAndHouseholds(w: World, entities: Entity[], random: () => number, activation: (e: Entity) => number | undefined): void {
+  const rings = new Map<number, Entity[]>();
+  for (const e of entities) if (e.population === 'mule') rings.set(activation(e)!, [...(rings.get(activation(e)!) ?? []), e]);
+  for (const members of rings.values()) {
+    const banks = Array.from({ length: Math.ceil(members.length / 2) + 1 }, () => w.newHash());
+    const devices = Array.from({ length: Math.ceil(members.length / 2) + 1 }, () => w.newHash());
+    members.forEach((e, i) => {
+      e.shared = [{ type: 'bank_account', hash: banks[Math.floor(i / 2)]! }, { type: 'device', hash: devices[Math.floor((i + 1) / 2)]! }];
+    });
+  }
+  const crews = entities.filter((e) => e.population === 'triangulation').sort((a, b) => a.createdAt - b.createdAt);
+  for (let i = 0; i < crews.length;) {
+    const size = 3 + Math.floor(random() * 3);
+    const devices = [w.newHash(), w.newHash()];
+    const drop = w.newHash();
+    crews.slice(i, i + size).forEach((e, j) => {
+      e.shared = [{ type: 'device', hash: devices[j % 2]! }, ...(random() < 0.5 ? [{ type: 'bank_account' as const, hash: drop }] : [])];
+    });
+    i += size;
+  }
+  const people = entities.filter((e) => (e.population === 'honest' || e.population === 'sloppy') && random() < 0.06);
+  for (let i = 0; i + 1 < people.length;) {
+    const size = random() < 0.7 ? 2 : 3;
+    const shared = { type: random() < 0.6 ? 'device' as const : 'bank_account' as const, hash: w.newHash() };
+    for (const e of people.slice(i, i + size)) e.shared = [shared];
+    i += size;
+  }
+}
+
 export function simulateMarket(options: MarketOptions): Market {
   const count = options.entities ?? 2000;
   const days = options.days ?? 60;
@@ -109,6 +149,8 @@ export function simulateMarket(options: MarketOptions): Market {
     }
     entities.push(e);
   }
+
+  crewsAndHouseholds(w, entities, mulberry32(options.seed + 7919), (e) => activations.get(e));
 
   const pools: Pools = { byCountry: new Map() };
   for (const e of entities) {

@@ -13,6 +13,9 @@ import { isFlagged } from '../../src/trust/linkage.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 import type { EntityProfile, LinkedIdentifier, RiskLevel, ScoreRequest } from '../../src/trust/types.ts';
 import type { LabelledRequest } from './world.ts';
+import { MemoryGraph } from '../../src/rings/memory.ts';
+import { walkRing } from '../../src/rings/graph.ts';
+import { SCORE_CAPS } from '../../src/rings/read.ts';
 
 const DAY = 86_400_000;
 /** Ten-minute buckets older than this are pruned, as writeState prunes entity_hourly. */
@@ -38,9 +41,16 @@ export class OfflineHistory {
   private readonly identifiers = new Map<string, Set<string>>();
   private readonly holders = new Map<string, Set<string>>();
   private readonly halfLifeMs: number;
+  /** the same links, read through the ring plan as the store's rows are (src/rings/read.ts) */
+  private readonly graph = new MemoryGraph((id) => {
+    const e = this.state.entities.get(id);
+    return e && { entityId: id, fraudReports: e.fraud_reports, blocklisted: e.blocklisted === 1, chargebacks: e.chargebacks, disputesLost: e.disputes_lost, flaggedAt: e.flagged_at };
+  });
+  private readonly fanout: number;
 
   constructor(policy: Policy = DEFAULT_POLICY) {
     this.halfLifeMs = policy.decayHalfLifeDays * DAY;
+    this.fanout = policy.maxIdentifierFanout;
   }
 
   /** Ingests one event (in time order), as a batch of one received when it happened. */
@@ -80,6 +90,7 @@ export class OfflineHistory {
       let holders = this.holders.get(key);
       if (!holders) this.holders.set(key, (holders = new Set()));
       holders.add(row.entity_id);
+      this.graph.link(row.entity_id, row.id_type, row.hash);
     }
     this.state.buckets.clear();
     this.state.counterparties.clear();
@@ -112,6 +123,9 @@ export class OfflineHistory {
       velocity.volumeLastDay += v.volume.get(request.currency) ?? 0;
       if (b >= bucket - 5) velocity.tradesLastHour += v.trades;
     }
+    const seeds = linked.map((l) => ({ idType: l.type, hash: l.hash }));
+    const caps = { ...SCORE_CAPS, fanout: this.fanout };
+    const ring = sharedWith > 0 && this.graph.shares(id, seeds) ? walkRing(this.graph.neighbourhood(id, seeds, caps), caps.depth, caps.fanout) : null;
     const c = this.state.currencies.get(`${id}\u0000${request.currency}`);
     const cp = request.context.counterparty_id;
     return {
@@ -141,6 +155,7 @@ export class OfflineHistory {
       linkedFlaggedEntities: flaggedNeighbours,
       lastTradeAt: known && e.last_trade_at > 0 ? e.last_trade_at : null,
       sharedIdentifierEntities: sharedWith,
+      ring,
     };
   }
 }

@@ -37,8 +37,18 @@ function linkShared(w: World, e: Entity): void {
   for (const s of e.shared) w.event(activeFrom(w, e) + uniform(w, 0, HOUR), 'identifier.linked', e, { linked_identifiers: [{ type: s.type, hash: s.hash }] });
 }
 
+/**
+ * Links the identifiers of a household or a triangulation crew (market.ts, crewsAndHouseholds) a
+ * minute after the account starts. It draws no random number, so the rest of the market is the
+ * same as without these links.
+ */
+function linkQuietly(w: World, e: Entity): void {
+  for (const s of e.shared) w.event(activeFrom(w, e) + 60_000, 'identifier.linked', e, { linked_identifiers: [{ type: s.type, hash: s.hash }] });
+}
+
 /** Honest traders (and, with more cancellations and disputes, sloppy ones): never fraud. */
 export function trader(w: World, e: Entity, pools: Pools, sloppy: boolean): void {
+  linkQuietly(w, e);
   e.methods = HONEST_METHODS;
   const one = (at: number, factor: number) => {
     const disputed = chance(w.random, sloppy ? 0.07 : 0.01);
@@ -120,6 +130,7 @@ export function chargebackFraud(w: World, e: Entity, pools: Pools): void {
 
 /** Buys with a third party's (stolen or scammed) money: cross-border, new counterparties, bank rails. */
 export function triangulation(w: World, e: Entity, pools: Pools): void {
+  linkQuietly(w, e);
   let trades = 0;
   let lostAt = Infinity;
   for (const at of w.arrivals(activeFrom(w, e), activeTo(w, e), e.rate)) {

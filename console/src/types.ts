@@ -37,3 +37,4 @@ export type NetworkPeer = Schemas['NetworkPeer'];
 export const isDispute = (d: Decision): boolean => d.kind === 'dispute_analysis';
 export const LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
+export type EntityGraph = Schemas['GetTrustEntitiesEntityIdGraphResponse'];

@@ -570,6 +570,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/trust/entities/{entity_id}/graph": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The entities linked to this one through shared identifiers (role operator or admin)
+         * @description The entities linked to this one through shared identifiers (role operator or admin). Requires the `trust:read` scope and role operator or admin (an API key must have been issued with it).
+         */
+        get: operations["getTrustEntitiesEntityIdGraph"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/trust/events": {
         parameters: {
             query?: never;
@@ -1174,6 +1194,33 @@ export type components = {
             epoch: string;
             next_cursor: string | null;
             since: string;
+        };
+        GetTrustEntitiesEntityIdGraphResponse: {
+            edges: {
+                from: string;
+                /** @description the shared identifier (the caller's hash) */
+                hash: string;
+                to: string;
+                /** @description the shared identifier type */
+                type: string;
+            }[];
+            entity_id: string;
+            hubs: {
+                /** @description entities holding it: more than the policy's maxIdentifierFanout, so it is not traversed */
+                entities: number;
+                hash: string;
+                type: string;
+            }[];
+            nodes: {
+                /** @description hops from entity_id through shared non-hub identifiers */
+                distance: number;
+                entity_id: string;
+                flagged: boolean;
+                /** @description why it is flagged: a fraud report, a blocklisting, a chargeback or a lost dispute */
+                flags: ("fraud_reported" | "blocklisted" | "chargeback" | "dispute_lost")[];
+            }[];
+            /** @description the neighbourhood is larger than what was read or returned (at most 200 nodes) */
+            truncated: boolean;
         };
         GetWebhookResponse: {
             /** @description failed attempts in a row; a success resets it */
@@ -3647,7 +3694,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "version": "2026-11-24.1",
-                 *       "bias": -1.6,
+                 *       "bias": -1.7,
                  *       "weights": {
                  *         "completed_trades": -0.16,
                  *         "dispute_rate": 10,
@@ -3669,7 +3716,9 @@ export interface operations {
                  *         "young_account_reversible_method": 2,
                  *         "shared_identifier_entities": 0.8,
                  *         "new_counterparty_large_trade": 0.8,
-                 *         "network_flags": 1.5
+                 *         "network_flags": 1.5,
+                 *         "ring_flagged_entities": 1,
+                 *         "ring_size": 0.1
                  *       },
                  *       "thresholds": {
                  *         "medium": 30,
@@ -3717,6 +3766,7 @@ export interface operations {
                  *         "noHistoryValue": 0.5
                  *       },
                  *       "linkedFlaggedCap": 3,
+                 *       "maxIdentifierFanout": 25,
                  *       "dispute": {
                  *         "confidenceFloor": 0.7,
                  *         "unresponsiveMinutes": 120,
@@ -4626,6 +4676,99 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListEntityEventsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTrustEntitiesEntityIdGraph: {
+        parameters: {
+            query?: {
+                /** @description hops from the entity, 1 to 3 */
+                depth?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the caller's hash of the identifier */
+                entity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTrustEntitiesEntityIdGraphResponse"];
                 };
             };
             /** @description RFC 9457 problem details */

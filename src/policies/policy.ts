@@ -37,6 +37,9 @@ export const SIGNAL_DIRECTIONS = {
   new_counterparty_large_trade: 'risk',
   // the network (issue 22; docs/network.md): other marketplaces' flags on its identifiers
   network_flags: 'risk',
+  // Rings (issue 21; src/rings/signals.ts): flagged entities and entities within two hops
+  ring_flagged_entities: 'risk',
+  ring_size: 'risk',
 } as const satisfies Record<string, 'risk' | 'protective'>;
 
 export type SignalName = keyof typeof SIGNAL_DIRECTIONS;
@@ -108,6 +111,8 @@ const PolicySchema = Type.Object(
       strict,
     ),
     linkedFlaggedCap: Type.Integer({ minimum: 1, maximum: 100 }),
+    /** identifiers held by more entities than this are hubs: shown in a ring, never traversed (1: no ring) */
+    maxIdentifierFanout: Type.Integer({ minimum: 1, maximum: 10_000 }),
     dispute: DisputePolicySchema,
   },
   strict,
@@ -128,11 +133,13 @@ function deepFreeze<T>(value: T): T {
  * Default weights are calibrated in test/trust/model.test.ts; see docs/signals.md. 2026-11-24.1
  * centred dispute_rate on its prior (a newcomer no longer carries the prior's mean as risk) and
  * moved bias and completed_trades to keep the ranking and the share of trades flagged.
- * 2026-11-25.2 added network_flags (the network, docs/network.md); every other number is unchanged.
+ * 2026-11-25.1 added the ring signals and maxIdentifierFanout (docs/signals.md, "Rings");
+ * 2026-11-25.2 added network_flags (the network, docs/network.md).
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
   version: '2026-11-25.2',
-  bias: -1.6,
+  // -1.6 until 2026-11-24.1; -0.1 with the ring signals keeps the share of legitimate trades flagged (docs/signals.md, "Rings")
+  bias: -1.7,
   weights: {
     completed_trades: -0.16,
     dispute_rate: 10,
@@ -157,6 +164,9 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     // The network (2026-11-25.2, docs/signals.md): 0.75 log-odds for a lone peer's fresh flag (its
     // value is 0.5), under one local flagged neighbour's 2; two agreeing peers (1.5) give 2.25.
     network_flags: 1.5,
+    // Rings (issue 21)
+    ring_flagged_entities: 1,
+    ring_size: 0.1,
   },
   thresholds: { medium: 30, high: 60, critical: 85 },
   cacheTtlSeconds: 30,
@@ -176,6 +186,7 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   velocity: { tradesPerDayAllowance: 5, tradesPerHourAllowance: 2, volumeAllowanceTrades: 3, cap: 3 },
   amount: { toleranceSigma: 1, minLogStd: 0.5, cap: 4, noHistoryValue: 0.5 },
   linkedFlaggedCap: 3,
+  maxIdentifierFanout: 25,
   dispute: DEFAULT_DISPUTE_POLICY,
 });
 

@@ -16,6 +16,7 @@ import { principalBound } from './migrations/014_principal_bound.ts';
 import { network } from './migrations/015_network.ts';
 import { decisionRequest } from './migrations/016_decision_request.ts';
 import { networkScoring } from './migrations/018_network_scoring.ts';
+import { rings } from './migrations/017_rings.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -178,6 +179,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '015_network': network,
   '016_decision_request': decisionRequest,
   '018_network_scoring': networkScoring,
+  '017_rings': rings,
 };
 
 class CodeMigrations implements MigrationProvider {

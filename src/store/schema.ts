@@ -83,6 +83,8 @@ export interface EntitiesTable {
   d_fraud_reports: number;
   /** last completed trade, 0 before the first (006_p2p_features) */
   last_trade_at: number;
+  /** last fraud report, blocklisting, chargeback or lost dispute, 0 before the first (017_rings) */
+  flagged_at: number;
 }
 
 export interface EntityCurrencyTable {

@@ -17,7 +17,7 @@ export function blankEntity(environment: Environment, id: string): Entity {
     trades_completed: 0, trades_cancelled: 0, disputes_opened: 0, disputes_won: 0, disputes_lost: 0,
     chargebacks: 0, fraud_reports: 0, blocklisted: 0, blocklist_changed_at: 0, decay_at: 0,
     d_trades_completed: 0, d_trades_cancelled: 0, d_disputes_lost: 0, d_chargebacks: 0, d_fraud_reports: 0,
-    last_trade_at: 0,
+    last_trade_at: 0, flagged_at: 0,
   };
 }
 

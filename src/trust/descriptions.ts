@@ -3,6 +3,7 @@
 // never from an identifier, so a description can be shown to an operator or a counterparty and
 // logged without leaking who was linked to whom. Templates are listed in docs/signals.md.
 import type { SignalName } from '../policies/policy.ts';
+import { describeRingFlagged, describeRingSize, type RingFacts } from '../rings/signals.ts';
 
 /** The raw figures behind the signals, gathered by the model (model.ts prepare). */
 export interface Facts {
@@ -30,6 +31,8 @@ export interface Facts {
   amount?: number;
   /** network_flags' sentence, built from counts, kinds and a month only (network/signal.ts) */
   network?: string;
+  /** the ring within two hops (src/rings/signals.ts); absent = none */
+  ring?: RingFacts;
 }
 
 /** A count as people write it: whole numbers plain, anything else to one decimal. */
@@ -119,5 +122,9 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
       return `a first trade with this counterparty at ${times(amountRatio(f))} its usual amount`;
     case 'network_flags':
       return f.network ?? 'an identifier it uses was flagged by other marketplaces';
+    case 'ring_flagged_entities':
+      return f.ring ? describeRingFlagged(f.ring) : 'no flagged account within two hops';
+    case 'ring_size':
+      return f.ring ? describeRingSize(f.ring) : 'no account within two hops';
   }
 }

@@ -57,6 +57,7 @@ function seen(p: Pending, id: string, t: number): Entity {
 function resolveDispute(e: Entity, lost: boolean, t: number, halfLifeMs: number): void {
   if (lost) {
     e.disputes_lost += 1;
+    e.flagged_at = Math.max(Number(e.flagged_at), t);
     bumpDecayed(e, 'd_disputes_lost', t, halfLifeMs);
   } else {
     e.disputes_won += 1;
@@ -123,10 +124,12 @@ export function applyEvent(p: Pending, ev: TrustEvent, t: number, now: number, h
       break;
     case 'chargeback':
       e.chargebacks += 1;
+      e.flagged_at = Math.max(Number(e.flagged_at), t);
       bumpDecayed(e, 'd_chargebacks', t, halfLifeMs);
       break;
     case 'fraud.reported':
       e.fraud_reports += 1;
+      e.flagged_at = Math.max(Number(e.flagged_at), t);
       bumpDecayed(e, 'd_fraud_reports', t, halfLifeMs);
       break;
     case 'entity.blocklisted':
@@ -136,6 +139,7 @@ export function applyEvent(p: Pending, ev: TrustEvent, t: number, now: number, h
         e.blocklisted = ev.type === 'entity.blocklisted' ? 1 : 0;
         e.blocklist_changed_at = t;
       }
+      if (ev.type === 'entity.blocklisted') e.flagged_at = Math.max(Number(e.flagged_at), t);
       break;
     case 'identifier.linked':
       break;
@@ -223,6 +227,8 @@ export interface PreparedBatch {
   first: Map<string, number>;
   /** the policy's decay half-life */
   halfLifeMs: number;
+  /** the policy's maxIdentifierFanout: entity.flagged never fans out through a hub */
+  fanout: number;
   environment: Environment;
   clientId: string;
   now: number;
@@ -231,7 +237,7 @@ export interface PreparedBatch {
 /** Throws EventConflictError when the batch uses one event_id for two different events. */
 function prepareBatch(events: TrustEvent[], policy: Policy, options: IngestOptions): PreparedBatch {
   const { payloads, first } = batchEventIds(events);
-  return { events, payloads, first, halfLifeMs: policy.decayHalfLifeDays * DAY_MS, environment: options.environment, clientId: options.clientId ?? '', now: options.now ?? Date.now() };
+  return { events, payloads, first, halfLifeMs: policy.decayHalfLifeDays * DAY_MS, fanout: policy.maxIdentifierFanout, environment: options.environment, clientId: options.clientId ?? '', now: options.now ?? Date.now() };
 }
 
 /**
@@ -239,7 +245,7 @@ function prepareBatch(events: TrustEvent[], policy: Policy, options: IngestOptio
  * entity rows in one global order first, so concurrent batches wait rather than deadlock.
  */
 async function ingestInTransaction(trx: Transaction<Database>, batch: PreparedBatch, lockEntities: boolean): Promise<IngestResult> {
-  const { events, payloads, first, halfLifeMs, environment, clientId, now } = batch;
+  const { events, payloads, first, halfLifeMs, fanout, environment, clientId, now } = batch;
   // Inserted in event_id order: concurrent batches sharing events lock them in the same order.
   const ordered = [...first.values()].sort((a, b) => (events[a]!.event_id < events[b]!.event_id ? -1 : events[a]!.event_id > events[b]!.event_id ? 1 : 0));
   // Throws EventConflictError: the batch's other events roll back with it.
@@ -256,7 +262,7 @@ async function ingestInTransaction(trx: Transaction<Database>, batch: PreparedBa
     // Outcome events label the decisions of their trade (docs/api.md, "Outcomes and labels"), in this transaction.
     await labelFromEvents(trx, environment, accepted.map((a) => a.ev), clientId, now);
     // entity.flagged webhooks: one fan-out row in this transaction, expanded by the webhook worker (src/webhooks/fanout.ts).
-    await announceFlags(trx, environment, clientId, flagFacts(accepted.map((a) => a.ev)));
+    await announceFlags(trx, environment, clientId, flagFacts(accepted.map((a) => a.ev)), fanout);
   }
   return { accepted: accepted.length, duplicates: events.length - accepted.length };
 }

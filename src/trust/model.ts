@@ -13,6 +13,7 @@ import { disputeExcess, dormancy, sharedIdentifierValue, youngReversible } from 
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
 import { networkFlagsSignal, type NetworkSignal } from '../network/signal.ts';
+import { NO_RING, ringFacts, ringFlaggedValue, ringSizeValue } from '../rings/signals.ts';
 
 const DAY_MS = 86_400_000;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -118,6 +119,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   const dormant = profile.known ? dormancy(profile.lastTradeAt, now) : { value: 0, gapDays: 0 };
   const linkedFlagged = Math.min(count(profile.linkedFlaggedEntities), policy.linkedFlaggedCap);
   const network = networkFlagsSignal(profile.networkFlags ?? [], now);
+  const ring = profile.ring ? ringFacts(profile.ring, now, policy.decayHalfLifeDays) : NO_RING;
 
   return {
     fixed: {
@@ -139,6 +141,8 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       young_account_reversible_method: youngReversible(newAccount, methodRisk),
       shared_identifier_entities: sharedIdentifierValue(profile.sharedIdentifierEntities),
       network_flags: network.value,
+      ring_flagged_entities: ringFlaggedValue(ring),
+      ring_size: ringSizeValue(ring),
     },
     terms: {
       hasHistory, logMean, std, newCounterparty, burst,
@@ -164,6 +168,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       dormantDays: dormant.gapDays,
       amount: request.amount,
       network: network.description,
+      ring,
     },
     network,
   };

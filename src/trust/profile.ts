@@ -9,6 +9,8 @@ import type { DecayedCounts, EntityProfile, LinkedIdentifier } from './types.ts'
 import { BUCKET_MS } from './ingest.ts';
 import type { Environment } from '../auth/principal.ts';
 import { networkMatchesSql, networkVersionSql, parseNetworkMatches } from '../network/signal.ts';
+import { readNeighbourhood, SCORE_CAPS } from '../rings/read.ts';
+import { walkRing, type Ring } from '../rings/graph.ts';
 
 interface ProfileRow {
   version: number | null;
@@ -66,6 +68,8 @@ export interface ProfileQuery {
   counterpartyId?: string | undefined;
   linked?: LinkedIdentifier[] | undefined;
   now: number;
+  /** read the entity's ring (two hops, capped) with this hub fanout (the policy's maxIdentifierFanout); absent: no ring read */
+  ringFanout?: number | undefined;
 }
 
 const n = (v: number | string | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
@@ -136,6 +140,13 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
   const linkedFlagged = Math.max(0, n(row.linked_flagged) - (selfFlagged ? n(row.own_identifiers) : 0));
   // Likewise every holder count includes the entity itself once per identifier it holds.
   const sharedWith = Math.max(0, n(row.linked_holders) - n(row.own_identifiers));
+  // Only an entity sharing an identifier has a ring: the common case costs no further read.
+  let ring: Ring | null = null;
+  if (q.ringFanout !== undefined && sharedWith > 0) {
+    const caps = { ...SCORE_CAPS, fanout: q.ringFanout };
+    const hood = await readNeighbourhood(store.db, q.environment, q.entityId, linked.map((l) => ({ idType: l.type, hash: l.hash })), caps);
+    ring = walkRing(hood, caps.depth, caps.fanout);
+  }
   const decayed: DecayedCounts = {
     at: n(row.decay_at) || q.now,
     tradesCompleted: n(row.d_trades_completed),
@@ -168,6 +179,7 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
       lastTradeAt: known && n(row.last_trade_at) > 0 ? n(row.last_trade_at) : null,
       sharedIdentifierEntities: sharedWith,
       networkFlags: parseNetworkMatches(row.network),
+      ring,
     },
   };
 }

@@ -124,7 +124,7 @@ export class ScoringService {
   /** Profile and model output for one entity under `policy`, without caching or audit (the dispute analyser's input). */
   async assess(environment: Environment, policy: Policy, entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult; safeAmount: number | null }> {
     const { profile } = await loadProfile(this.store, {
-      environment, entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST), now,
+      environment, entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST), now, ringFanout: policy.maxIdentifierFanout,
     });
     const { result, prepared } = evaluate(profile, { entity_id: entityId, amount, currency, context }, policy, now);
     return { profile, result, safeAmount: safeAmountFrom(prepared, currency, policy) };
@@ -177,7 +177,7 @@ export class ScoringService {
     const now = Date.now();
     const generation = changes.generation;
     const { profile, state } = await loadProfile(this.store, {
-      environment, entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked, now,
+      environment, entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked, now, ringFanout: policy.maxIdentifierFanout,
     });
     const { result, values, prepared } = evaluate(profile, request, policy, now);
     const stored: StoredScore = {

@@ -1,6 +1,7 @@
 // Types shared by the scoring model (pure), the history store and the routes.
 // All times are epoch milliseconds; the model never reads the clock itself.
 import type { PeerFlag } from '../network/signal.ts';
+import type { Ring } from '../rings/graph.ts';
 
 export const PAYMENT_METHODS = ['bank_transfer', 'card', 'mobile_money', 'cash', 'e_wallet', 'crypto', 'other'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -77,6 +78,8 @@ export interface EntityProfile {
   /** the active peers whose flags match an identifier the entity holds or the request names, as of
    *  the last network sync (docs/network.md); absent = none */
   networkFlags?: PeerFlag[];
+  /** the entity's ring within two hops (src/rings/graph.ts), walked with the policy's fanout; absent = none */
+  ring?: Ring | null;
 }
 
 export interface Signal {

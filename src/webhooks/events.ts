@@ -84,9 +84,9 @@ export async function announceKeyDeactivated(trx: Transaction<Database>, key: { 
  * entities sharing a device thus commits one extra row, not tens of thousands, while it holds the
  * write lock; the row commits with the facts, so nothing acknowledged is lost.
  */
-export async function announceFlags(trx: Transaction<Database>, environment: Environment, clientId: string, facts: readonly FlagFact[]): Promise<void> {
+export async function announceFlags(trx: Transaction<Database>, environment: Environment, clientId: string, facts: readonly FlagFact[], fanout: number): Promise<void> {
   if (facts.length === 0 || clientId === '' || !(await hasSubscribers(trx, environment, 'entity.flagged', clientId))) return;
-  await insertFanout(trx, environment, clientId, coalesceFacts(facts));
+  await insertFanout(trx, environment, clientId, coalesceFacts(facts), fanout);
 }
 
 /** The flagging facts among a batch's newly accepted events. */

@@ -1,7 +1,7 @@
 // The outbox of the outbox for entity.flagged. Ingestion commits one row per request with its
 // flag facts (one per entity); the delivery worker claims the row with a lease, plans the events
-// (one per flagged entity and one per neighbour — an entity sharing an identifier with one of
-// them — bounded below), stores the plan, and writes it into the outbox a slice per transaction,
+// (one per flagged entity and one per neighbour — an entity sharing a non-hub identifier with one
+// of them — bounded below: at most one event per entity and request, each delivered once per webhook), stores the plan, and writes it into the outbox a slice per transaction,
 // so neither the ingest commit nor any later one holds the write lock for long. A worker that dies
 // midway leaves the row, its plan and its progress; the next holder continues where it stopped.
 import { sql, type Kysely, type Transaction } from 'kysely';
@@ -56,9 +56,21 @@ export function coalesceFacts(facts: readonly FlagFact[]): CoalescedFact[] {
   return [...byEntity.values()].map((f) => ({ ...f, reasons: [...f.reasons].sort() }));
 }
 
-/** Inside the ingest transaction: one row, whatever the number of facts and neighbours. */
-export async function insertFanout(trx: Transaction<Database>, environment: Environment, clientId: string, facts: CoalescedFact[], now = Date.now()): Promise<void> {
-  await trx.insertInto('webhook_fanouts').values({ id: newId('wfo'), environment, owner_client_id: clientId, type: 'entity.flagged', facts: JSON.stringify(facts), plan: null, created_at: now }).execute();
+/**
+ * Inside the ingest transaction: one row, whatever the number of facts and neighbours. `fanout` is
+ * the deciding policy's maxIdentifierFanout: identifiers with more holders are hubs, whose holders
+ * are not neighbours (docs/api.md, "Rings").
+ */
+export async function insertFanout(trx: Transaction<Database>, environment: Environment, clientId: string, facts: CoalescedFact[], fanout: number, now = Date.now()): Promise<void> {
+  await trx.insertInto('webhook_fanouts').values({ id: newId('wfo'), environment, owner_client_id: clientId, type: 'entity.flagged', facts: JSON.stringify({ facts, fanout }), plan: null, created_at: now }).execute();
+}
+
+/** Rows stored before the fanout was recorded hold the bare list: they take the built-in policy's. */
+const LEGACY_FANOUT = 25;
+
+function parseFacts(text: string): { facts: CoalescedFact[]; fanout: number } {
+  const parsed = JSON.parse(text) as CoalescedFact[] | { facts: CoalescedFact[]; fanout: number };
+  return Array.isArray(parsed) ? { facts: parsed, fanout: LEGACY_FANOUT } : parsed;
 }
 
 interface Plan {
@@ -73,12 +85,18 @@ interface Neighbour {
   links: number;
 }
 
-/** The events of one request: each flagged entity's own, then its neighbours', within the caps. */
-async function planEvents(db: Kysely<Database>, environment: Environment, facts: CoalescedFact[]): Promise<Array<Record<string, unknown>>> {
+/**
+ * The events of one request: each flagged entity's own, then its neighbours', within the caps.
+ * Neighbours are the ring's first hop (src/rings/graph.ts): holders of a shared identifier that
+ * is not a hub.
+ */
+async function planEvents(db: Kysely<Database>, environment: Environment, facts: CoalescedFact[], fanout: number): Promise<Array<Record<string, unknown>>> {
   const flagged = new Map(facts.map((f) => [f.entity_id, f]));
   const holders = new Map<string, { type: string; hash: string; flagged: string[] }>();
   for (const ids of chunks([...flagged.keys()])) {
-    const rows = await db.selectFrom('identifiers').select(['id_type', 'hash', 'entity_id']).where('environment', '=', environment).where('entity_id', 'in', ids).execute();
+    const rows = await db.selectFrom('identifiers as i')
+      .innerJoin('identifier_stats as s', (j) => j.onRef('s.environment', '=', 'i.environment').onRef('s.id_type', '=', 'i.id_type').onRef('s.hash', '=', 'i.hash'))
+      .select(['i.id_type', 'i.hash', 'i.entity_id']).where('i.environment', '=', environment).where('i.entity_id', 'in', ids).where('s.entities', '<=', fanout).execute();
     for (const r of rows) {
       const key = `${r.id_type}\u0000${r.hash}`;
       const h = holders.get(key) ?? { type: r.id_type, hash: r.hash, flagged: [] };
@@ -162,7 +180,8 @@ export async function expandOneFanout(db: Kysely<Database>, dialect: Dialect, le
     const hooks = await db.selectFrom('webhooks').select(['id', 'events']).where('environment', '=', claim.environment).where('owner_client_id', '=', claim.owner)
       .where('created_at', '<=', claim.created_at).where('events', 'like', '%entity.flagged%').execute();
     const webhooks = hooks.filter((w) => w.events.split(' ').includes('entity.flagged')).map((w) => w.id);
-    plan = { webhooks, events: webhooks.length === 0 ? [] : await planEvents(db, claim.environment, JSON.parse(claim.facts) as CoalescedFact[]) };
+    const { facts, fanout } = parseFacts(claim.facts);
+    plan = { webhooks, events: webhooks.length === 0 ? [] : await planEvents(db, claim.environment, facts, fanout) };
     const stored = await db.updateTable('webhook_fanouts').set({ plan: JSON.stringify(plan) }).where('id', '=', claim.id).where('lease_until', '=', claim.lease).executeTakeFirst();
     if (Number(stored.numUpdatedRows) === 0) return true;
   }

@@ -35,6 +35,9 @@ function features(random: Random): Record<SignalName, number> {
     shared_identifier_entities: 0,
     network_flags: 0,
     new_counterparty_large_trade: 0,
+    // issue 21's ring signals: absent too, for the same reason
+    ring_flagged_entities: 0,
+    ring_size: 0,
   };
 }
 

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
 import { computeSignals } from '../../src/trust/model.ts';
 import type { ScoreRequest } from '../../src/trust/types.ts';
+import type { Ring } from '../../src/rings/graph.ts';
 import { anyPolicy, contextArb, currencyArb, DAY, freshProfile, NOW, profileArb, veteranProfile } from '../helpers/profiles.ts';
 
 const hexId = fc.stringMatching(/^[0-9a-f]{64}$/);
@@ -13,6 +14,15 @@ const b64Id = fc.stringMatching(/^[A-Za-z0-9_-]{32,48}$/);
 const anyId = fc.oneof(hexId, b64Id);
 
 const ALL_ON = { ...DEFAULT_POLICY, weights: Object.fromEntries(SIGNAL_NAMES.map((n) => [n, n === 'completed_trades' ? -1 : 1])) as typeof DEFAULT_POLICY.weights };
+/** A ring: the root, an unflagged neighbour through a device, and behind it an account reported for fraud 9 days ago through a bank account. */
+const ring = (): Ring => ({
+  root: 'e1', edges: [], hubs: [], truncated: false,
+  nodes: [
+    { entityId: 'e1', distance: 0, flags: [], flaggedAt: 0, via: [] },
+    { entityId: 'n1', distance: 1, flags: [], flaggedAt: 0, via: ['device'] },
+    { entityId: 'n2', distance: 2, flags: ['fraud_reported'], flaggedAt: NOW - 9 * DAY - 3600_000, via: ['device', 'bank_account'] },
+  ],
+});
 const describe1 = (name: string, r: ScoreRequest, p = veteranProfile()) => computeSignals(p, r, ALL_ON, NOW).find((s) => s.name === name)?.description;
 
 describe('signal descriptions: properties', () => {
@@ -38,6 +48,7 @@ describe('signal descriptions: properties', () => {
     const p = veteranProfile();
     Object.assign(p, { chargebacks: 3, fraudReports: 1, blocklisted: true, linkedFlaggedEntities: 2, sharedIdentifierEntities: 4, lastTradeAt: NOW - 200 * DAY, tradesCancelled: 20, disputesLost: 4, counterpartyTrades: 0 });
     p.networkFlags = [{ peer_id: 'peer_a', peer_name: 'A', weight: 1, kinds: { chargeback: 2 }, latest_month: new Date(NOW).toISOString().slice(0, 7) }];
+    Object.assign(p, { chargebacks: 3, fraudReports: 1, blocklisted: true, linkedFlaggedEntities: 2, sharedIdentifierEntities: 4, ring: ring(), lastTradeAt: NOW - 200 * DAY, tradesCancelled: 20, disputesLost: 4, counterpartyTrades: 0 });
     // dispute_rate shows only above the prior's rate: 40 recent losses against ~120 decayed trades.
     p.decayed = { ...p.decayed, chargebacks: 3, fraudReports: 1, tradesCancelled: 20, disputesLost: 40 };
     p.velocity = { tradesLastHour: 8, tradesLastDay: 30, volumeLastDay: 9000 };
@@ -91,6 +102,15 @@ describe('signal descriptions: worked examples', () => {
     const p = { ...veteranProfile(), linkedFlaggedEntities: 2, sharedIdentifierEntities: 5 };
     assert.equal(describe1('linked_flagged_entities', R, p), 'an identifier shared with 2 reported or blocklisted entities');
     assert.equal(describe1('shared_identifier_entities', R, p), 'identifiers shared with 5 other entities');
+  });
+
+  test('the ring signals: the path by identifier type and the age of the flag, never an identifier', () => {
+    const p = { ...veteranProfile(), ring: ring() };
+    assert.equal(describe1('ring_flagged_entities', R, p), '2 hops from an account reported for fraud 9 days ago, through a shared device and a shared bank account');
+    assert.equal(describe1('ring_size', R, p), '2 accounts within two hops through shared identifiers');
+    const two = ring();
+    two.nodes.push({ entityId: 'n3', distance: 1, flags: ['chargeback'], flaggedAt: NOW - 400 * DAY, via: ['phone'] });
+    assert.equal(describe1('ring_flagged_entities', R, { ...veteranProfile(), ring: two }), '2 hops from an account reported for fraud 9 days ago, through a shared device and a shared bank account (1 more flagged account within two hops)');
   });
 
   test('the P2P features', () => {

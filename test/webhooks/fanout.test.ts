@@ -66,10 +66,10 @@ for (const backend of backends()) {
     const ctx = { inject: (o: never) => world.app.inject(o) } as never;
     const culprit = hash(`cap-culprit-${backend}`);
     const devices = Array.from({ length: 6 }, (_, d) => ({ type: 'device', hash: hash(`cap-device-${backend}-${d}`) }));
-    // Six devices, each shared with 30 other accounts; one account shares the first two.
+    // Six devices, each shared with 21 other accounts (no hub at the default fanout of 25); one account shares the first two.
     const links = [event('identifier.linked', culprit, { linked_identifiers: devices })];
     devices.forEach((device, d) => {
-      for (let i = 0; i < 30; i++) links.push(event('identifier.linked', hash(`cap-${backend}-${d}-${i}`), { linked_identifiers: [device] }));
+      for (let i = 0; i < 21; i++) links.push(event('identifier.linked', hash(`cap-${backend}-${d}-${i}`), { linked_identifiers: [device] }));
     });
     const twice = hash(`cap-${backend}-both`);
     links.push(event('identifier.linked', twice, { linked_identifiers: devices.slice(0, 2) }));
@@ -89,5 +89,36 @@ for (const backend of backends()) {
     const perDevice = new Map<string, number>();
     for (const b of neighbours) perDevice.set(JSON.stringify(b.data.via), (perDevice.get(JSON.stringify(b.data.via)) ?? 0) + 1);
     assert.ok([...perDevice.values()].every((n) => n <= MAX_NEIGHBOURS_PER_IDENTIFIER), JSON.stringify([...perDevice.values()]));
+  });
+
+  test(`a hub is never traversed: only the holders of ordinary identifiers are neighbours, one event each, once per webhook [${backend}]`, async (t) => {
+    const world = await webhookWorld(backend);
+    const receiver = await startReceiver();
+    t.after(async () => {
+      await receiver.close();
+      await world.close();
+    });
+    const admin = await world.token(world.app);
+    for (let i = 0; i < 2; i++) await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['entity.flagged'] } });
+    const ctx = { inject: (o: never) => world.app.inject(o) } as never;
+    const culprit = hash(`hub-culprit-${backend}`);
+    const hub = { type: 'other', hash: hash(`hub-wifi-${backend}`) };
+    const phone = { type: 'phone', hash: hash(`hub-phone-${backend}`) };
+    const bank = { type: 'bank_account', hash: hash(`hub-bank-${backend}`) };
+    const links = [event('identifier.linked', culprit, { linked_identifiers: [hub, phone, bank] })];
+    for (let i = 0; i < 40; i++) links.push(event('identifier.linked', hash(`hub-${backend}-${i}`), { linked_identifiers: [hub] }));
+    const near = [0, 1, 2].map((i) => hash(`hub-near-${backend}-${i}`));
+    // near[0] holds both the phone and the bank account: still one event.
+    links.push(event('identifier.linked', near[0]!, { linked_identifiers: [phone, bank] }), event('identifier.linked', near[1]!, { linked_identifiers: [phone] }), event('identifier.linked', near[2]!, { linked_identifiers: [bank] }));
+    await postEvents(ctx, admin, links);
+    await postEvents(ctx, admin, [event('fraud.reported', culprit), event('entity.blocklisted', culprit)]);
+    await receiver.waitFor((r) => r.length >= 8, 30_000);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(await rows(world.fresh.store.db), { fanouts: 0, events: 4, deliveries: 8 }, 'one event per entity, one delivery per event and webhook');
+    const got = receiver.received.map((r) => JSON.parse(r.body) as Flagged);
+    assert.deepEqual(new Set(got.map((b) => b.data.entity_id)), new Set([culprit, ...near]));
+    assert.ok(got.every((b) => JSON.stringify(b.data.via) !== JSON.stringify(hub)), 'no event through the hub');
+    assert.equal(got.find((b) => b.data.entity_id === near[0])!.data.flagged_links, 2);
+    assert.equal(got.find((b) => b.data.via === null)!.data.linked_truncated, false);
   });
 }

@@ -1,9 +1,10 @@
 // Entities: look up a hashed id; its aggregates, linked identifiers, event timeline, and the decisions made about it.
 import { useState } from 'preact/hooks';
-import { api, hasScope } from '../api.ts';
+import { api, currentSession, hasScope } from '../api.ts';
 import { Empty, Field, Loader, fmtDate, fmtMoney, fmtNumber, navigate, useLoad } from '../ui.tsx';
 import { DecisionTable, useDecisionList } from './decisions.tsx';
 import { EntityTimeline } from './entity-timeline.tsx';
+import { EntityRing } from './entity-ring.tsx';
 import type { Entity } from '../types.ts';
 
 export function EntitiesPage({ id }: { id: string }) {
@@ -59,6 +60,12 @@ function EntityView({ id }: { id: string }) {
                 </tbody>
               </table>
             </div>
+          )}
+          {currentSession()?.role !== 'service' && (
+            <>
+              <h2>Ring</h2>
+              <EntityRing id={id} />
+            </>
           )}
           <h2>Timeline</h2>
           <EntityTimeline id={id} />
