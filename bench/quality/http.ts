@@ -33,6 +33,7 @@ import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { computeMetrics, type Label } from '../../src/policies/metrics.ts';
 import { entityFraction } from '../../src/policies/split.ts';
 import { simulateMarket, type LabelledRequest } from './market.ts';
+import { operatingFigures } from './figures.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -145,7 +146,13 @@ try {
     market: { seed: Number(args.seed), entities: Number(args.entities), days: Number(args.days), events: market.events.length, requests: market.requests.length, start: market.start, end: market.end },
     pass1: { scored: first.length, labelled_by: args.labels, fraud: truth(first).filter((y) => y === 1).length, labels: Object.fromEntries(labels.map((l) => [l.label ?? 'none', Number(l.n)])), hand_set_on_ground_truth: round(computeMetrics(first.map((r) => r.score), truth(first))) },
     fit: { version: fitted.version, labels: fitted.report.labels, holdout: fitted.report.holdout, holdout_metrics: { base: round(fitted.report.metrics.base), candidate: round(fitted.report.metrics.candidate) }, bias: fitted.document.bias, weights: fitted.document.weights },
-    pass2_unseen_entities: { scored: second.length, fraud: truth(second).filter((y) => y === 1).length, before_hand_set: round(before), after_fitted: round(after) },
+    pass2_unseen_entities: {
+      scored: second.length, fraud: truth(second).filter((y) => y === 1).length, before_hand_set: round(before), after_fitted: round(after),
+      operating: {
+        hand_set: operatingFigures(second.map((r) => shadow.get(r.decisionId)!), truth(second), DEFAULT_POLICY.thresholds),
+        fitted: operatingFigures(second.map((r) => r.score), truth(second), fitted.document.thresholds),
+      },
+    },
     seconds: { pass1: (t1 - t0) / 1000, pass2: (t2 - t1) / 1000 },
   };
   console.log(JSON.stringify(summary, null, 2));
