@@ -140,9 +140,10 @@ describe('fitCandidate: operating points', () => {
   test('max_share_flagged and min_precision are met on the holdout; an unreachable precision is reported as not met', () => {
     const share = fitCandidate(data, naive, { version: 'fit-share', target: { level: 'high', max_share_flagged: 0.05 } });
     assert.ok(highFigure(share.report).share_flagged! <= 0.05);
-    const precise = fitCandidate(data, naive, { version: 'fit-prec', target: { level: 'critical', min_precision: 0.5 } });
+    const precise = fitCandidate(data, naive, { version: 'fit-prec', target: { level: 'critical', min_precision: 0.3 } });
+    assert.equal(precise.report.target?.met, true, JSON.stringify(precise.report.thresholds));
     const critical = precise.report.thresholds.find((t) => t.risk_level === 'critical')!;
-    assert.ok(critical.precision! >= 0.5, `precision ${critical.precision}`);
+    assert.ok(critical.precision! >= 0.3, `precision ${critical.precision}`);
     assert.ok(precise.policy.thresholds.high < precise.policy.thresholds.critical);
     const impossible = fitCandidate(data, naive, { version: 'fit-imp', target: { level: 'high', min_precision: 1.01 } });
     assert.equal(impossible.report.target?.met, false);
