@@ -16,7 +16,11 @@ function caughtAt(scores: readonly number[], labels: readonly Label[], maxFpr: n
   for (let cut = 0; cut <= 101; cut++) {
     let fp = 0;
     let tp = 0;
-    for (let i = 0; i < scores.length; i++) if (scores[i]! >= cut) (labels[i] === 1 ? tp++ : fp++);
+    for (let i = 0; i < scores.length; i++) {
+      if (scores[i]! < cut) continue;
+      if (labels[i] === 1) tp++;
+      else fp++;
+    }
     if (N > 0 && fp / N <= maxFpr && P > 0) best = Math.max(best, tp / P);
   }
   return best;
@@ -28,7 +32,9 @@ export function operatingFigures(scores: readonly number[], labels: readonly Lab
   let P = 0;
   for (let i = 0; i < scores.length; i++) {
     if (labels[i] === 1) P++;
-    if (scores[i]! >= thresholds.high) (labels[i] === 1 ? tp++ : fp++);
+    if (scores[i]! < thresholds.high) continue;
+    if (labels[i] === 1) tp++;
+    else fp++;
   }
   const N = scores.length - P;
   const r = (x: number) => Number(x.toFixed(4));

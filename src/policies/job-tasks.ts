@@ -58,7 +58,7 @@ export interface JobWork<T> {
 const features = (row: WireDecision, policy: Policy): FeatureRecord =>
   replayableFeatures(JSON.parse(row.features) as FeatureRecord, row.feature_set, policy.disputePrior);
 /** The amount and currency a decision was asked about, for the money figures; nulls when unknown. */
-export function requestMoney(row: Pick<WireDecision, 'request'>): { amount: number | null; currency: string | null } {
+function requestMoney(row: Pick<WireDecision, 'request'>): { amount: number | null; currency: string | null } {
   if (row.request === null || row.request === undefined) return { amount: null, currency: null };
   try {
     const r = JSON.parse(row.request) as { amount?: unknown; currency?: unknown };

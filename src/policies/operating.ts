@@ -31,7 +31,7 @@ export interface LevelFigure {
   volume_held: Record<string, number>;
 }
 
-export type TargetLevel = 'high' | 'critical';
+type TargetLevel = 'high' | 'critical';
 
 /** A desk's target for one level; exactly one of the three limits. */
 export interface OperatingTarget {
@@ -170,7 +170,7 @@ export function thresholdsForTarget(
 }
 
 /** The operating point of one policy on a sample of decisions: its share flagged `high` or above. */
-export interface OperatingSide {
+interface OperatingSide {
   version: string;
   high: number;
   share_flagged_high: number;

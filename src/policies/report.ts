@@ -43,7 +43,7 @@ const outcomes = (rows: readonly LabelledDecision[], scores: readonly number[]) 
  * target, or by default `high` flagging the share of holdout decisions the base policy flags, so
  * activating a fit changes the ranking, not the workload. An empty holdout keeps the base's.
  */
-export function operatingPoint(holdout: readonly LabelledDecision[], base: ReplayPolicy, candidate: ReplayPolicy, requested?: OperatingTarget): { thresholds: ReplayPolicy['thresholds']; target: TargetOutcome } {
+function operatingPoint(holdout: readonly LabelledDecision[], base: ReplayPolicy, candidate: ReplayPolicy, requested?: OperatingTarget): { thresholds: ReplayPolicy['thresholds']; target: TargetOutcome } {
   const baseScores = holdout.map((r) => replayScore(base, r.features));
   const target: OperatingTarget = requested ?? { level: 'high', max_share_flagged: shareAtOrAbove(baseScores, base.thresholds.high) };
   const source = requested ? 'request' : 'default';
