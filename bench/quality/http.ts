@@ -33,6 +33,7 @@ import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { computeMetrics, type Label } from '../../src/policies/metrics.ts';
 import { entityFraction } from '../../src/policies/split.ts';
 import { simulateMarket, type LabelledRequest } from './market.ts';
+import { operatingFigures } from './figures.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -178,6 +179,10 @@ try {
       scored: second.length, fraud: truth(second).filter((y) => y === 1).length, before_hand_set: round(before), after_fitted: round(after),
       hand_set_segments: segments(second.map((r) => ({ request: r.request, score: shadow.get(r.decisionId)! })), BASE.thresholds.high),
       fitted_segments: segments(second, fitted.document.thresholds.high as number),
+      operating: {
+        hand_set: operatingFigures(second.map((r) => shadow.get(r.decisionId)!), truth(second), BASE.thresholds),
+        fitted: operatingFigures(second.map((r) => r.score), truth(second), fitted.document.thresholds),
+      },
     },
     seconds: { pass1: (t1 - t0) / 1000, pass2: (t2 - t1) / 1000 },
   };

@@ -28,6 +28,8 @@ export class ApiProblem extends Error {
     readonly code: string,
     readonly detail: string,
     readonly errors: { field: string; message: string }[] = [],
+    /** the problem's extension members (e.g. an activation's operating_point) */
+    readonly extra: Record<string, unknown> = {},
   ) {
     super(detail);
   }
@@ -83,13 +85,13 @@ async function send(method: string, path: string, body: unknown, token: string |
     throw new ApiProblem(0, 'network', 'The service could not be reached. Check the connection and retry.');
   }
   if (res.ok) return res;
-  let problem: { code?: string; detail?: string; title?: string; errors?: { field: string; message: string }[] } = {};
+  let problem: { code?: string; detail?: string; title?: string; errors?: { field: string; message: string }[]; [k: string]: unknown } = {};
   try {
     problem = (await res.json()) as typeof problem;
   } catch {
     // not a problem document (e.g. a proxy's page): fall back to the status line
   }
-  throw new ApiProblem(res.status, problem.code ?? 'error', problem.detail ?? problem.title ?? `${res.status} ${res.statusText}`, problem.errors ?? []);
+  throw new ApiProblem(res.status, problem.code ?? 'error', problem.detail ?? problem.title ?? `${res.status} ${res.statusText}`, problem.errors ?? [], problem);
 }
 
 /** Calls the API with the session's token; a 401 re-requests the token once (it may have just expired). */

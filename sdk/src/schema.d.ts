@@ -416,8 +416,8 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Make this version the active policy on every instance
-         * @description Make this version the active policy on every instance. Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
+         * Make this version the active policy on every instance; a large move of the operating point needs {"confirm": true}
+         * @description Make this version the active policy on every instance; a large move of the operating point needs {"confirm": true}. Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
          */
         post: operations["activatePolicy"];
         delete?: never;
@@ -882,7 +882,9 @@ export type paths = {
 export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
-        ActivatePolicyRequest: Record<string, never>;
+        ActivatePolicyRequest: {
+            confirm?: boolean;
+        };
         AnalyzeDisputeRequest: {
             /** @description the caller's hash of the identifier */
             buyer_id: string;
@@ -1037,6 +1039,13 @@ export type components = {
             holdout_fraction?: number;
             /** Format: date-time */
             since?: string;
+            target?: {
+                /** @enum {string} */
+                level: "high" | "critical";
+                max_false_positive_rate?: number;
+                max_share_flagged?: number;
+                min_precision?: number;
+            };
             /** Format: date-time */
             until?: string;
         };
@@ -1615,6 +1624,7 @@ export type components = {
                 weight: number;
             }[];
         };
+        ShadowPolicyRequest: Record<string, never>;
         /** Webhook */
         Webhook: {
             /** @description failed attempts in a row; a success resets it */
@@ -4034,6 +4044,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     backtestPolicy: {
@@ -4211,7 +4232,7 @@ export interface operations {
         requestBody: {
             content: {
                 /** @example {} */
-                "application/json": components["schemas"]["ActivatePolicyRequest"];
+                "application/json": components["schemas"]["ShadowPolicyRequest"];
             };
         };
         responses: {

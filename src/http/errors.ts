@@ -31,8 +31,10 @@ export function sendProblem(
   detail: string,
   errors?: FieldError[],
   oauthError?: string,
+  extensions?: Record<string, unknown>,
 ): FastifyReply {
   const body = problemBody(status, code, detail, String(request.id), errors);
+  if (extensions) for (const [k, v] of Object.entries(extensions)) if (!(k in body)) Object.assign(body, { [k]: v });
   const oauth = request.routeOptions?.config as { oauth?: boolean } | undefined;
   let type = 'application/problem+json';
   if (oauth?.oauth) {
@@ -180,7 +182,7 @@ export default fp(async function errorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       for (const [name, value] of Object.entries(error.options.headers ?? {})) reply.header(name, value);
-      return sendProblem(request, reply, error.status, error.code, error.detail, error.options.errors, error.options.oauthError);
+      return sendProblem(request, reply, error.status, error.code, error.detail, error.options.errors, error.options.oauthError, error.options.extensions);
     }
     if (error.validation) {
       // docs/api.md, "Errors": a body that breaks the schema is validation_failed; a bad query

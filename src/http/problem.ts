@@ -65,6 +65,8 @@ export interface ProblemOptions {
   headers?: Record<string, string>;
   /** token endpoint only: the RFC 6749 §5.2 `error` member, when the default mapping is not right */
   oauthError?: string;
+  /** RFC 9457 extension members (the route's response schema must declare them to be sent) */
+  extensions?: Record<string, unknown>;
 }
 
 /** An error a handler throws to answer with a problem document instead of a 500. */

@@ -7,6 +7,7 @@ import { replayScore, riskLevelFor } from './arithmetic.ts';
 import type { RiskLevel } from '../trust/types.ts';
 import type { FeatureRecord } from './features.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
+import { levelFigures, type LevelFigure, type ScoredOutcome } from './operating.ts';
 
 /** The parts of a policy a replay needs. */
 export interface ReplayPolicy {
@@ -21,6 +22,9 @@ export interface StoredDecision {
   label?: Label | null;
   /** the level the decision was given when it was made */
   riskLevel: RiskLevel;
+  /** the request's amount and currency, when kept (money figures) */
+  amount?: number | null;
+  currency?: string | null;
 }
 
 const RISK_LEVELS: readonly RiskLevel[] = ['low', 'medium', 'high', 'critical'];
@@ -32,6 +36,8 @@ export interface BacktestResult {
   metrics: Metrics;
   /** decided level → level under the replayed policy → count; every cell present */
   levels: Record<RiskLevel, Record<RiskLevel, number>>;
+  /** per level under the replayed policy, on the labelled decisions: counts and money */
+  thresholds: LevelFigure[];
 }
 
 const emptyMatrix = (): Record<RiskLevel, Record<RiskLevel, number>> =>
@@ -48,6 +54,7 @@ export class BacktestTally {
   private readonly levels = emptyMatrix();
   private readonly scores: number[] = [];
   private readonly labels: Label[] = [];
+  private readonly money: Pick<ScoredOutcome, 'amount' | 'currency'>[] = [];
   private count = 0;
 
   constructor(private readonly policy: ReplayPolicy) {}
@@ -61,11 +68,16 @@ export class BacktestTally {
     if (d.label === 0 || d.label === 1) {
       this.scores.push(score);
       this.labels.push(d.label);
+      this.money.push({ amount: d.amount ?? null, currency: d.currency ?? null });
     }
   }
 
   result(): BacktestResult {
-    return { decisions: this.count, labelled: this.labels.length, metrics: computeMetrics(this.scores, this.labels), levels: this.levels };
+    const outcomes = this.scores.map((score, i) => ({ score, label: this.labels[i]!, ...this.money[i]! }));
+    return {
+      decisions: this.count, labelled: this.labels.length, metrics: computeMetrics(this.scores, this.labels), levels: this.levels,
+      thresholds: levelFigures(outcomes, this.policy.thresholds),
+    };
   }
 }
 

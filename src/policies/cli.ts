@@ -14,6 +14,38 @@ import {
 } from './repository.ts';
 import { policyDetail, policyRecord } from './routes.ts';
 import { backtestFromStore, fitFromStore } from './service.ts';
+import { activationMove } from './activation.ts';
+import type { OperatingMove, OperatingTarget } from './operating.ts';
+
+type FitTargetOptions = { targetLevel?: 'high' | 'critical'; maxFalsePositiveRate?: number; maxShareFlagged?: number; minPrecision?: number };
+
+/** The fit's operating-point target from its options: at most one limit. */
+function targetFrom(o: FitTargetOptions, usageError: (m: string) => Error): OperatingTarget | undefined {
+  const limits = { max_false_positive_rate: o.maxFalsePositiveRate, max_share_flagged: o.maxShareFlagged, min_precision: o.minPrecision };
+  const given = Object.entries(limits).filter(([, v]) => v !== undefined);
+  if (given.length > 1) throw usageError('give at most one of --max-false-positive-rate, --max-share-flagged, --min-precision');
+  if (given.length === 0) {
+    if (o.targetLevel !== undefined) throw usageError('--target-level needs one of --max-false-positive-rate, --max-share-flagged, --min-precision');
+    return undefined;
+  }
+  return { level: o.targetLevel ?? 'high', [given[0]![0]]: given[0]![1] } as OperatingTarget;
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+const describeMove = (m: OperatingMove): string =>
+  `${m.after.version} flags ${pct(m.after.share_flagged_high)} of the ${m.decisions} most recent decisions high or above, against ${pct(m.before.share_flagged_high)} under ${m.before.version}`;
+
+/** Asks on the terminal; without one (a script, a pipe) the answer is no. */
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question}.\nActivate it? [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
 
 export interface PolicyCliSupport {
   withStore: <T>(config: Config, fn: (store: Store) => Promise<T>) => Promise<T>;
@@ -96,8 +128,13 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
     .option('--base-version <version>', 'the policy to start from (default: the active one)')
     .option('--assume-legit-after-days <n>', 'an unlabelled decision this old whose trade completed counts as legit (default 60)', number(0, 3650))
     .option('--holdout-fraction <x>', 'share of entities held out for the report (default 0.3)', number(0.01, 0.99))
+    .addOption(new Option('--target-level <level>', 'the level an operating-point target sets (default high)').choices(['high', 'critical']))
+    .option('--max-false-positive-rate <x>', 'target: at most this share of legitimate holdout decisions flagged at the level', number(0, 1))
+    .option('--max-share-flagged <x>', 'target: at most this share of holdout decisions flagged at the level (a review budget)', number(0, 1))
+    .option('--min-precision <x>', 'target: at least this share of fraud among the decisions flagged at the level', number(0, 1))
     .addOption(environmentOption())
-    .action((o: Env & { since?: string; until?: string; baseVersion?: string; assumeLegitAfterDays?: number; holdoutFraction?: number }) => run(async (store) => {
+    .action((o: Env & FitTargetOptions & { since?: string; until?: string; baseVersion?: string; assumeLegitAfterDays?: number; holdoutFraction?: number }) => run(async (store) => {
+      const target = targetFrom(o, usageError);
       const base = o.baseVersion ? await row(store, o.environment, o.baseVersion) : await activeRow(store.db, o.environment);
       if (!base) throw failure('there is no active policy to fit from');
       const { policy: fitted, report } = await fitFromStore(store.db, {
@@ -107,6 +144,7 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
         until: o.until === undefined ? undefined : Date.parse(o.until),
         assumeLegitAfterDays: o.assumeLegitAfterDays,
         holdoutFraction: o.holdoutFraction,
+        target,
       });
       print(policyDetail(await insertPolicy(store.db, o.environment, { policy: fitted, source: 'fit', parentVersion: base.version, createdBy: 'cli', report })));
     }));
@@ -124,8 +162,18 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
         return r ? parseDocument(r) : undefined;
       }));
     }));
-  policy.command('activate').description('make a version the active policy on every instance (the previous one is retired)').argument('<version>').addOption(environmentOption())
-    .action((version: string, o: Env) => run(async (store) => print(policyRecord(await activatePolicy(store, o.environment, version)))));
+  policy.command('activate').description('make a version the active policy on every instance (the previous one is retired); asks first when the share flagged high+ moves beyond the limits').argument('<version>')
+    .option('--yes', 'activate even when the operating point moves beyond the limits, without asking')
+    .addOption(environmentOption())
+    .action((version: string, o: Env & { yes?: boolean }) => run(async (store) => {
+      const next = await row(store, o.environment, version);
+      const current = await activeRow(store.db, o.environment);
+      if (current && current.version !== next.version && o.yes !== true) {
+        const move = await activationMove(store.db, o.environment, parseDocument(current), parseDocument(next));
+        if (move.exceeds && !(await confirm(describeMove(move)))) throw failure(`not activated: ${describeMove(move)}; pass --yes to activate it`);
+      }
+      print(policyRecord(await activatePolicy(store, o.environment, version)));
+    }));
   policy.command('shadow').description('score every request with this version too, stored beside the live score; --off ends shadow mode').argument('[version]')
     .option('--off', 'end shadow mode')
     .addOption(environmentOption())

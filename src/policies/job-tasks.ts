@@ -12,6 +12,7 @@ import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 import { plotData, type PlotData } from './plots.ts';
 import { fitCandidate, type FitReport, type LabelledDecision } from './report.ts';
 import { splitByEntity } from './split.ts';
+import type { OperatingTarget } from './operating.ts';
 
 /** A stored score decision as the store gives it; the feature vector still JSON text. */
 export interface WireDecision {
@@ -27,13 +28,15 @@ export interface WireDecision {
   shadow_score: number | null;
   /** the policy that made the decision */
   policy_version: string;
+  /** the request's summary (amount, currency; JSON), null before decisions kept it */
+  request?: string | null;
   /** fits only: a trade.completed event exists for this entity and trade_id */
   completed?: boolean;
 }
 
 export type JobTask =
   | { kind: 'backtest'; policy: Policy }
-  | { kind: 'fit'; base: Policy; version: string; now: number; assumeLegitAfterDays: number; holdoutFraction: number };
+  | { kind: 'fit'; base: Policy; version: string; now: number; assumeLegitAfterDays: number; holdoutFraction: number; target?: OperatingTarget };
 
 export interface LiveFigures {
   decisions: number;
@@ -54,6 +57,16 @@ export interface JobWork<T> {
 /** The row's vector in the current definition, older definitions translated with `policy`'s settings. */
 const features = (row: WireDecision, policy: Policy): FeatureRecord =>
   replayableFeatures(JSON.parse(row.features) as FeatureRecord, row.feature_set, policy.disputePrior);
+/** The amount and currency a decision was asked about, for the money figures; nulls when unknown. */
+function requestMoney(row: Pick<WireDecision, 'request'>): { amount: number | null; currency: string | null } {
+  if (row.request === null || row.request === undefined) return { amount: null, currency: null };
+  try {
+    const r = JSON.parse(row.request) as { amount?: unknown; currency?: unknown };
+    return { amount: typeof r.amount === 'number' && Number.isFinite(r.amount) ? r.amount : null, currency: typeof r.currency === 'string' ? r.currency : null };
+  } catch {
+    return { amount: null, currency: null };
+  }
+}
 const explicitLabel = (row: WireDecision): Label | null => (row.label === 'fraud' ? 1 : row.label === 'legit' ? 0 : null);
 
 function backtestWork(policy: Policy): JobWork<BacktestOutput> {
@@ -68,7 +81,7 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
       for (const row of page) {
         deciding.add(row.policy_version);
         const label = explicitLabel(row);
-        tally.add({ features: features(row, policy), label, riskLevel: (row.risk_level ?? 'low') as RiskLevel });
+        tally.add({ features: features(row, policy), label, riskLevel: (row.risk_level ?? 'low') as RiskLevel, ...requestMoney(row) });
         if (row.shadow_version === policy.version && row.shadow_score !== null) {
           live++;
           if (label !== null) {
@@ -95,12 +108,12 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
           { createdAt: row.created_at, entityId: row.subject_id, tradeId: row.trade_id, label: row.label as 'fraud' | 'legit' | null },
           { now: task.now, assumeLegitAfterDays: task.assumeLegitAfterDays, completed: () => row.completed === true },
         );
-        if (label !== null) labelled.push({ entityId: row.subject_id, features: features(row, task.base), label });
+        if (label !== null) labelled.push({ entityId: row.subject_id, features: features(row, task.base), label, ...requestMoney(row) });
       }
     },
     finish() {
       const fraction = task.holdoutFraction;
-      const { policy, report } = fitCandidate(labelled, task.base, { version: task.version, holdoutFraction: fraction });
+      const { policy, report } = fitCandidate(labelled, task.base, { version: task.version, holdoutFraction: fraction, target: task.target });
       // The plots are drawn from the same holdout as the report's figures (the split is deterministic).
       const { holdout } = splitByEntity(labelled, (d) => d.entityId, { fraction });
       return { policy, report: { ...report, holdout_fraction: fraction, plots: plotData(holdout, task.base, policy) } };

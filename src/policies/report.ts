@@ -3,7 +3,8 @@
 import { SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
 import { signalBounds, WEIGHT_LIMIT, type FeatureRecord } from './features.ts';
 import { fitSignalWeights, InsufficientLabelsError, type SignalFit } from './fit.ts';
-import { computeMetrics, thresholdFigures, type Label, type Metrics, type ThresholdFigure } from './metrics.ts';
+import { computeMetrics, type Label, type Metrics } from './metrics.ts';
+import { levelFigures, shareAtOrAbove, thresholdsForTarget, type LevelFigure, type OperatingTarget, type TargetOutcome } from './operating.ts';
 import { replayScore } from './arithmetic.ts';
 import type { ReplayPolicy } from './backtest.ts';
 import { splitByEntity } from './split.ts';
@@ -13,6 +14,9 @@ export interface LabelledDecision {
   entityId: string;
   features: FeatureRecord;
   label: Label;
+  /** the request's amount and currency, when the decision kept them (money figures) */
+  amount?: number | null;
+  currency?: string | null;
 }
 
 export interface FitReport {
@@ -20,12 +24,34 @@ export interface FitReport {
   train: { decisions: number; fraud: number };
   holdout: { decisions: number; fraud: number };
   metrics: { base: Metrics; candidate: Metrics };
-  thresholds: ThresholdFigure[];
+  /** the candidate's levels on the holdout, in counts and in money */
+  thresholds: LevelFigure[];
+  /** the base policy's levels on the same holdout, for comparison */
+  base_thresholds: LevelFigure[];
+  /** the operating point the candidate's thresholds were set to meet */
+  target: TargetOutcome | null;
   bias: { base: number; candidate: number };
   weights: Record<SignalName, { base: number; candidate: number }>;
 }
 
 const fraudCount = (rows: readonly LabelledDecision[]): number => rows.reduce((a, r) => a + r.label, 0);
+const outcomes = (rows: readonly LabelledDecision[], scores: readonly number[]) =>
+  rows.map((r, i) => ({ score: scores[i]!, label: r.label, amount: r.amount, currency: r.currency }));
+
+/**
+ * The candidate's thresholds from the holdout (docs/api.md, "Policies" target): the request's
+ * target, or by default `high` flagging the share of holdout decisions the base policy flags, so
+ * activating a fit changes the ranking, not the workload. An empty holdout keeps the base's.
+ */
+function operatingPoint(holdout: readonly LabelledDecision[], base: ReplayPolicy, candidate: ReplayPolicy, requested?: OperatingTarget): { thresholds: ReplayPolicy['thresholds']; target: TargetOutcome } {
+  const baseScores = holdout.map((r) => replayScore(base, r.features));
+  const target: OperatingTarget = requested ?? { level: 'high', max_share_flagged: shareAtOrAbove(baseScores, base.thresholds.high) };
+  const source = requested ? 'request' : 'default';
+  if (holdout.length === 0) return { thresholds: base.thresholds, target: { target, source, met: false, min_score: base.thresholds[target.level] } };
+  const scored = outcomes(holdout, holdout.map((r) => replayScore(candidate, r.features)));
+  const { thresholds, met } = thresholdsForTarget(scored, baseScores, base.thresholds, target);
+  return { thresholds, target: { target, source, met, min_score: thresholds[target.level] } };
+}
 
 /** Figures on the holdout for the base and the candidate; label counts over both splits. */
 export function fitReport(args: {
@@ -33,8 +59,9 @@ export function fitReport(args: {
   holdout: readonly LabelledDecision[];
   base: ReplayPolicy;
   candidate: ReplayPolicy;
+  target?: TargetOutcome;
 }): FitReport {
-  const { train, holdout, base, candidate } = args;
+  const { train, holdout, base, candidate, target } = args;
   const labels = holdout.map((r) => r.label);
   const baseScores = holdout.map((r) => replayScore(base, r.features));
   const candidateScores = holdout.map((r) => replayScore(candidate, r.features));
@@ -44,7 +71,9 @@ export function fitReport(args: {
     train: { decisions: train.length, fraud: fraudCount(train) },
     holdout: { decisions: holdout.length, fraud: fraudCount(holdout) },
     metrics: { base: computeMetrics(baseScores, labels), candidate: computeMetrics(candidateScores, labels) },
-    thresholds: thresholdFigures(candidateScores, labels, candidate.thresholds),
+    thresholds: levelFigures(outcomes(holdout, candidateScores), candidate.thresholds),
+    base_thresholds: levelFigures(outcomes(holdout, baseScores), base.thresholds),
+    target: target ?? null,
     bias: { base: base.bias, candidate: candidate.bias },
     weights: Object.fromEntries(SIGNAL_NAMES.map((n) => [n, { base: base.weights[n], candidate: candidate.weights[n] }])) as FitReport['weights'],
   };
@@ -59,14 +88,16 @@ export interface CandidateOptions {
   lambda?: number;
   salt?: string;
   minLabelsPerClass?: number;
+  /** the operating point to set the thresholds for; default: the base's share flagged at `high` */
+  target?: OperatingTarget;
 }
 
 /** Four decimals keep a policy document readable; the bound clamp keeps the rounding valid. */
 const tidy = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, Math.round(x * 1e4) / 1e4)) + 0;
 
 /**
- * Fits a candidate to labelled decisions: the base policy with the fitted bias and weights (all
- * else, thresholds included, unchanged), and its report. Throws InsufficientLabelsError when
+ * Fits a candidate to labelled decisions: the base policy with the fitted bias and weights and
+ * thresholds set on the holdout for the operating point (operatingPoint; all else unchanged), and its report. Throws InsufficientLabelsError when
  * either label has fewer than `minLabelsPerClass` decisions overall, or the train split has none.
  */
 export function fitCandidate(decisions: readonly LabelledDecision[], base: Policy, options: CandidateOptions): { policy: Policy; report: FitReport; fit: SignalFit } {
@@ -84,6 +115,8 @@ export function fitCandidate(decisions: readonly LabelledDecision[], base: Polic
   const fit = fitSignalWeights(train, { lambda: options.lambda });
   const { lower, upper } = signalBounds();
   const weights = Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, tidy(fit.weights[n], lower[i]!, upper[i]!)])) as Record<SignalName, number>;
-  const policy: Policy = { ...base, version: options.version, bias: tidy(fit.bias, -WEIGHT_LIMIT, WEIGHT_LIMIT), weights };
-  return { policy, report: fitReport({ train, holdout, base, candidate: policy }), fit };
+  const fitted: Policy = { ...base, version: options.version, bias: tidy(fit.bias, -WEIGHT_LIMIT, WEIGHT_LIMIT), weights };
+  const { thresholds, target } = operatingPoint(holdout, base, fitted, options.target);
+  const policy: Policy = { ...fitted, thresholds };
+  return { policy, report: fitReport({ train, holdout, base, candidate: policy, target }), fit };
 }

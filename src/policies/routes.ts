@@ -12,6 +12,8 @@ import { StringEnum } from '../http/validation.ts';
 import type { Environment } from '../auth/principal.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import { JobConflictError } from './jobs.ts';
+import type { OperatingTarget } from './operating.ts';
+import { activationMove } from './activation.ts';
 import {
   activatePolicy, activeRow, clearShadow, getPolicy, insertPolicy, listPolicies, parseDocument, PolicyConflictError, PolicyNotFoundError,
   POLICY_FEED_KIND, shadowPolicy, summary, type PolicyRow,
@@ -37,14 +39,43 @@ const ListQuery = Type.Object({
 }, { additionalProperties: false });
 const Time = Type.String({ format: 'date-time' });
 const WindowBody = Type.Object({ since: Type.Optional(Time), until: Type.Optional(Time) }, { additionalProperties: false });
+/** An operating point (docs/api.md, "Policies"): a level and exactly one limit, checked by checkTarget. */
+const TargetSchema = Type.Object({
+  level: StringEnum(['high', 'critical'] as const),
+  max_false_positive_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  max_share_flagged: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  min_precision: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+}, { additionalProperties: false });
+const LIMITS = ['max_false_positive_rate', 'max_share_flagged', 'min_precision'] as const;
+
+function checkTarget(target: Static<typeof TargetSchema> | undefined): OperatingTarget | undefined {
+  if (target === undefined) return undefined;
+  const given = LIMITS.filter((k) => target[k] !== undefined);
+  if (given.length !== 1) {
+    throw new ApiError(400, 'validation_failed', 'A target names exactly one of max_false_positive_rate, max_share_flagged, min_precision.', {
+      errors: [{ field: 'target', message: `must have exactly one of ${LIMITS.join(', ')} (got ${given.length})` }],
+    });
+  }
+  return target;
+}
+
 const FitBody = Type.Object({
   since: Type.Optional(Time),
   until: Type.Optional(Time),
   base_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   assume_legit_after_days: Type.Optional(Type.Number({ minimum: 0, maximum: 3650 })),
   holdout_fraction: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 })),
+  target: Type.Optional(TargetSchema),
 }, { additionalProperties: false });
 const EmptyBody = Type.Object({}, { additionalProperties: false });
+const ActivateBody = Type.Object({
+  /** activate even when the operating point moves beyond MOVE_LIMITS (operating.ts) */
+  confirm: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+const Side = Type.Object({ version: Type.String(), high: Type.Integer(), share_flagged_high: Type.Number() });
+const MoveSchema = Type.Object({ decisions: Type.Integer(), before: Side, after: Side, change: Type.Number(), exceeds: Type.Boolean() });
+/** 409 when confirmation is needed: the problem plus the before/after figures. */
+const ConfirmProblem = Type.Object({ ...ProblemSchema.properties, operating_point: Type.Optional(MoveSchema) });
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
 
@@ -155,6 +186,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       handler: async (request, reply) => {
         const body = request.body ?? {};
         const { environment } = request.principal;
+        const target = checkTarget(body.target);
         const baseRow = body.base_version !== undefined ? await requireRow(store, environment, body.base_version) : await activeRow(db, environment);
         if (!baseRow) throw new ApiError(409, 'conflict', 'There is no active policy to fit from.');
         try {
@@ -165,6 +197,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
             until: parseTime(body.until, 'until'),
             assumeLegitAfterDays: body.assume_legit_after_days,
             holdoutFraction: body.holdout_fraction,
+            target,
           }, { store });
           const row = await insertPolicy(db, environment, { policy, source: 'fit', parentVersion: baseRow.version, createdBy: request.principal.id, report });
           reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
@@ -194,14 +227,29 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params> }>({
+    defineRoute<{ Params: Static<typeof Params>; Body: Static<typeof ActivateBody> }>({
       method: 'POST',
       url: '/api/v1/policies/:version/activate',
       preValidation: emptyIsObject,
       config: { scope: 'policy:write', role: 'operator' },
-      schema: { tags, summary: 'Make this version the active policy on every instance', params: Params, body: EmptyBody, response: { 200: PolicyDetail, ...problems } },
+      schema: {
+        tags, summary: 'Make this version the active policy on every instance; a large move of the operating point needs {"confirm": true}',
+        params: Params, body: ActivateBody, response: { 200: PolicyDetail, 409: ConfirmProblem, ...problems },
+      },
       handler: async (request) => {
-        const row = await activatePolicy(store, request.principal.environment, request.params.version).catch(mapErrors);
+        const { environment } = request.principal;
+        const next = await requireRow(store, environment, request.params.version);
+        const current = await activeRow(db, environment);
+        if (current && current.version !== next.version && request.body?.confirm !== true) {
+          const move = await activationMove(db, environment, parseDocument(current), parseDocument(next));
+          if (move.exceeds) {
+            const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+            throw new ApiError(409, 'conflict',
+              `Activating ${next.version} moves the share of recent decisions flagged high or above from ${pct(move.before.share_flagged_high)} to ${pct(move.after.share_flagged_high)} (${move.decisions} decisions); send {"confirm": true} to activate it.`,
+              { extensions: { operating_point: move } });
+          }
+        }
+        const row = await activatePolicy(store, environment, request.params.version).catch(mapErrors);
         await announce(request.principal.environment, row.version);
         return policyDetail(row);
       },

@@ -13,6 +13,7 @@ import { DEFAULT_ASSUME_LEGIT_AFTER_DAYS } from './labels.ts';
 import { DEFAULT_HOLDOUT_FRACTION } from './split.ts';
 import type { BacktestOutput, FitOutput, JobTask, LiveFigures, StoredReport } from './job-tasks.ts';
 import { storeSource } from './job-reader.ts';
+import type { OperatingTarget } from './operating.ts';
 import { runJob, runJobReading } from './job-thread.ts';
 import { withLease, type LeaseSettings } from './jobs.ts';
 import { jobPages, type Window } from './stored.ts';
@@ -25,6 +26,8 @@ export interface FitRequest extends Window {
   base: Policy;
   assumeLegitAfterDays?: number;
   holdoutFraction?: number;
+  /** the operating point for the candidate's thresholds (default: the base's share flagged at high) */
+  target?: OperatingTarget;
   now?: number;
 }
 
@@ -60,6 +63,7 @@ export async function fitFromStore(db: Kysely<Database>, request: FitRequest, op
     kind: 'fit', base: request.base, version, now,
     assumeLegitAfterDays: request.assumeLegitAfterDays ?? DEFAULT_ASSUME_LEGIT_AFTER_DAYS,
     holdoutFraction: request.holdoutFraction ?? DEFAULT_HOLDOUT_FRACTION,
+    ...(request.target ? { target: request.target } : {}),
   };
   return runLeased<FitOutput>(db, task, request.environment, request, options);
 }

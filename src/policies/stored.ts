@@ -22,7 +22,7 @@ async function* storedDecisions(db: Kysely<Database>, environment: Environment, 
   let after: { at: number; id: string } | undefined;
   for (;;) {
     let q = db.selectFrom('decisions')
-      .select(['id', 'subject_id', 'created_at', 'features', 'feature_set', 'trade_id', 'risk_level', 'label', 'shadow_version', 'shadow_score', 'policy_version'])
+      .select(['id', 'subject_id', 'created_at', 'features', 'feature_set', 'trade_id', 'risk_level', 'label', 'shadow_version', 'shadow_score', 'policy_version', 'request'])
       .where('environment', '=', environment)
       .where('kind', '=', 'score')
       .where('features', 'is not', null);
@@ -45,6 +45,7 @@ async function* storedDecisions(db: Kysely<Database>, environment: Environment, 
         shadow_version: r.shadow_version ?? null,
         shadow_score: r.shadow_score === null || r.shadow_score === undefined ? null : Number(r.shadow_score),
         policy_version: r.policy_version,
+        request: r.request ?? null,
       }));
     }
     if (rows.length < PAGE) return;

@@ -119,5 +119,27 @@ for (const backend of backends()) {
       assert.ok((html.match(/<svg/g) ?? []).length >= 5);
       assert.ok(!/<script/i.test(html));
     });
+
+    test('activate asks first when the share flagged high+ moves beyond the limits: without a terminal it refuses, --yes activates; fit targets take one limit', async () => {
+      const zeros = Object.fromEntries(Object.keys(DEFAULT_POLICY.weights).map((n) => [n, 0]));
+      const rows = Array.from({ length: 600 }, (_, i) => ({
+        id: `cli-op-${i}`, kind: 'score', environment: 'live', principal_id: 'p', owner_client_id: 'c', subject_id: `s${i}`,
+        request_digest: 'd', result: '{}', policy_version: DEFAULT_POLICY.version, created_at: Date.parse('2026-11-01T00:00:00Z') + i,
+        features: JSON.stringify({ ...zeros, chargebacks: i % 10 === 0 ? 1 : 0 }), feature_set: 2, risk_level: 'low',
+      }));
+      for (let i = 0; i < rows.length; i += 200) await fresh.store.db.insertInto('decisions').values(rows.slice(i, i + 200) as never).execute();
+      const file = join(dir, 'wide.json');
+      writeFileSync(file, JSON.stringify({ ...DEFAULT_POLICY, version: 'cli-wide', thresholds: { medium: 1, high: 2, critical: 3 } }));
+      assert.equal((await vouch(['policy', 'import', file], env)).code, 0);
+      const refused = await vouch(['policy', 'activate', 'cli-wide'], env);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /not activated: cli-wide flags 100\.0 % of the 600 most recent decisions .*--yes/);
+      const yes = await vouch(['policy', 'activate', 'cli-wide', '--yes'], env);
+      assert.equal(yes.code, 0, yes.stderr);
+      assert.equal(JSON.parse(yes.stdout).status, 'active');
+      const two = await vouch(['policy', 'fit', '--max-share-flagged', '0.1', '--min-precision', '0.2'], env);
+      assert.equal(two.code, 2);
+      assert.match(two.stderr, /at most one of/);
+    });
   });
 }

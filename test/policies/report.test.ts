@@ -61,7 +61,6 @@ describe('fitCandidate', () => {
   test('the candidate is a valid policy: base settings, fitted bias and weights, new version', () => {
     assert.doesNotThrow(() => validatePolicy(policy));
     assert.equal(policy.version, 'fit-1');
-    assert.deepEqual(policy.thresholds, naive.thresholds);
     assert.deepEqual(policy.paymentMethodRisk, naive.paymentMethodRisk);
     assert.ok(fit.converged);
   });
@@ -88,7 +87,9 @@ describe('fitCandidate', () => {
     assert.equal(report.train.decisions + report.holdout.decisions, data.length);
     assert.equal(report.train.fraud + report.holdout.fraud, fraud);
     assert.ok(Math.abs(report.holdout.decisions / data.length - 0.3) < 0.03);
-    assert.deepEqual(report.thresholds.map((t) => [t.risk_level, t.min_score]), [['low', 0], ['medium', 30], ['high', 60], ['critical', 85]]);
+    const { medium, high, critical } = policy.thresholds;
+    assert.deepEqual(report.thresholds.map((t) => [t.risk_level, t.min_score]), [['low', 0], ['medium', medium], ['high', high], ['critical', critical]]);
+    assert.deepEqual(report.base_thresholds.map((t) => [t.risk_level, t.min_score]), [['low', 0], ['medium', 30], ['high', 60], ['critical', 85]]);
     assert.deepEqual(report.weights.chargebacks, { base: 1, candidate: policy.weights.chargebacks });
     assert.deepEqual(report.bias, { base: 0, candidate: policy.bias });
     // Stored and served as JSON: a NaN or Infinity would silently become null, an undefined vanish.
@@ -111,6 +112,61 @@ describe('fitCandidate', () => {
     // All fraud from one entity, which the split places in the holdout (fraction 1 puts everything there).
     const oneEntity = data.slice(0, 200).map((d, i) => ({ ...d, entityId: i < 40 ? 'fraudster' : `e${i}`, label: (i < 40 ? 1 : 0) as 0 | 1 }));
     assert.throws(() => fitCandidate(oneEntity, naive, { version: 'x', holdoutFraction: 1 }), InsufficientLabelsError);
+  });
+});
+
+describe('fitCandidate: operating points', () => {
+  const data = decisions(20_000, 8000, DEFAULT_POLICY, 17);
+  const highFigure = (r: ReturnType<typeof fitCandidate>['report']) => r.thresholds.find((t) => t.risk_level === 'high')!;
+
+  test('by default the candidate flags at high+ the largest share of the holdout not above the base policy\'s', () => {
+    const { policy, report } = fitCandidate(data, naive, { version: 'fit-default' });
+    const base = report.base_thresholds.find((t) => t.risk_level === 'high')!.share_flagged!;
+    const cand = highFigure(report).share_flagged!;
+    assert.equal(report.target?.source, 'default');
+    assert.equal(report.target?.target.max_share_flagged, base);
+    assert.ok(cand <= base, `${cand} > ${base}`);
+    assert.ok(policy.thresholds.medium < policy.thresholds.high && policy.thresholds.high < policy.thresholds.critical);
+  });
+
+  test('max_false_positive_rate: the high threshold is the lowest whose holdout FPR meets it', () => {
+    const strict = fitCandidate(data, naive, { version: 'fit-fpr', target: { level: 'high', max_false_positive_rate: 0.02 } });
+    const loose = fitCandidate(data, naive, { version: 'fit-fpr2', target: { level: 'high', max_false_positive_rate: 0.2 } });
+    assert.ok(highFigure(strict.report).false_positive_rate! <= 0.02);
+    assert.ok(highFigure(loose.report).false_positive_rate! <= 0.2);
+    assert.equal(strict.report.target?.met, true);
+    assert.ok(strict.policy.thresholds.high > loose.policy.thresholds.high);
+    // The same weights: only the thresholds follow the target.
+    assert.deepEqual(strict.policy.weights, loose.policy.weights);
+    assert.ok(highFigure(loose.report).recall! >= highFigure(strict.report).recall!);
+  });
+
+  test('max_share_flagged and min_precision are met on the holdout; an unreachable precision is reported as not met', () => {
+    const share = fitCandidate(data, naive, { version: 'fit-share', target: { level: 'high', max_share_flagged: 0.05 } });
+    assert.ok(highFigure(share.report).share_flagged! <= 0.05);
+    const precise = fitCandidate(data, naive, { version: 'fit-prec', target: { level: 'critical', min_precision: 0.3 } });
+    assert.equal(precise.report.target?.met, true, JSON.stringify(precise.report.thresholds));
+    const critical = precise.report.thresholds.find((t) => t.risk_level === 'critical')!;
+    assert.ok(critical.precision! >= 0.3, `precision ${critical.precision}`);
+    assert.ok(precise.policy.thresholds.high < precise.policy.thresholds.critical);
+    const impossible = fitCandidate(data, naive, { version: 'fit-imp', target: { level: 'high', min_precision: 1.01 } });
+    assert.equal(impossible.report.target?.met, false);
+    assert.doesNotThrow(() => validatePolicy(impossible.policy));
+  });
+
+  test('per level, counts add up and money is split by currency into fraud caught and legitimate held', () => {
+    const priced = data.map((d, i) => ({ ...d, amount: 100 + (i % 7), currency: i % 2 === 0 ? 'USD' : 'BTC' }));
+    const { report } = fitCandidate(priced, naive, { version: 'fit-money' });
+    for (const t of report.thresholds) {
+      assert.equal(t.flagged, t.frauds_caught + t.false_positives);
+      const held = Object.values(t.volume_held).reduce((a, b) => a + b, 0);
+      const caught = Object.values(t.volume_caught).reduce((a, b) => a + b, 0);
+      assert.ok(caught >= 100 * t.frauds_caught && caught <= 106 * t.frauds_caught + 1e-6);
+      assert.ok(held >= 100 * t.false_positives && held <= 106 * t.false_positives + 1e-6);
+    }
+    const low = report.thresholds[0]!;
+    assert.equal(low.flagged, report.holdout.decisions);
+    assert.deepEqual(Object.keys(low.volume_caught).sort(), ['BTC', 'USD']);
   });
 });
 

@@ -152,29 +152,50 @@ function BacktestView({ b }: { b: Backtest }) {
   );
 }
 
+interface OperatingMove {
+  decisions: number;
+  before: { version: string; share_flagged_high: number };
+  after: { version: string; share_flagged_high: number };
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+
 function Activate({ version, onClose }: { version: string; onClose: (done: boolean) => void }) {
   const bt = useLoad(() => api<Backtest>('POST', `/api/v1/policies/${encodeURIComponent(version)}/backtest`, {}), [version]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem>();
+  // A 409 with operating_point: the share flagged high+ moves beyond the limits; a second click confirms.
+  const [move, setMove] = useState<OperatingMove>();
   return (
     <Confirm
       title={`Activate policy ${version}?`}
-      confirmLabel="Activate"
+      confirmLabel={move ? 'Activate anyway' : 'Activate'}
       busy={busy || bt.loading}
       onCancel={() => onClose(false)}
       onConfirm={async () => {
         setBusy(true);
         try {
-          await api('POST', `/api/v1/policies/${encodeURIComponent(version)}/activate`, {});
+          await api('POST', `/api/v1/policies/${encodeURIComponent(version)}/activate`, move ? { confirm: true } : {});
           onClose(true);
         } catch (err) {
-          setError(toProblem(err));
+          const problem = toProblem(err);
+          const op = problem.extra?.operating_point as OperatingMove | undefined;
+          if (problem.status === 409 && op && !move) {
+            setMove(op);
+            setError(undefined);
+          } else setError(problem);
           setBusy(false);
         }
       }}
     >
       <p>Every instance scores with it from its next request on; the active policy is retired. Replayed on the stored decisions, it would decide:</p>
       <Loader state={bt} feature="Backtesting">{(b) => <BacktestView b={b} />}</Loader>
+      {move && (
+        <p role="alert" class="attention" data-testid="operating-point-move">
+          The operating point moves: {move.after.version} would flag {pct(move.after.share_flagged_high)} of the {move.decisions} most recent
+          decisions high or above, against {pct(move.before.share_flagged_high)} under {move.before.version}. Confirm to activate it anyway.
+        </p>
+      )}
       <ErrorBox error={error} what="Could not activate" />
     </Confirm>
   );
