@@ -142,8 +142,9 @@ describe('fitCandidate: operating points', () => {
   });
 
   test('max_share_flagged and min_precision are met on the holdout; an unreachable precision is reported as not met', () => {
-    const share = fitCandidate(data, naive, { version: 'fit-share', target: { level: 'high', max_share_flagged: 0.05 } });
-    assert.ok(highFigure(share.report).share_flagged! <= 0.05);
+    const share = fitCandidate(data, naive, { version: 'fit-share', target: { level: 'high', max_share_flagged: 0.1 } });
+    assert.equal(share.report.target?.met, true, JSON.stringify(share.report.thresholds));
+    assert.ok(highFigure(share.report).share_flagged! <= 0.1);
     const precise = fitCandidate(data, naive, { version: 'fit-prec', target: { level: 'critical', min_precision: 0.3 } });
     assert.equal(precise.report.target?.met, true, JSON.stringify(precise.report.thresholds));
     const critical = precise.report.thresholds.find((t) => t.risk_level === 'critical')!;
