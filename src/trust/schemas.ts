@@ -109,7 +109,6 @@ type EventType = (typeof EVENT_TYPES)[number];
  * the outcomes that name the fraud. The fraudulent ones are counted per entity for the dispute analyser.
  */
 export const FRAUDULENT_LOSS_REASONS = ['third_party_payment', 'fake_proof', 'underpayment', 'no_payment'] as const;
-export type FraudulentLossReason = (typeof FRAUDULENT_LOSS_REASONS)[number];
 // third_party_payment is a dispute reason too.
 const RESOLUTION_REASONS = [...DISPUTE_REASONS, 'fake_proof', 'underpayment', 'no_payment'] as const;
 
