@@ -1501,6 +1501,11 @@ export type components = {
                 }[];
                 /** Format: date-time */
                 occurred_at: string;
+                /**
+                 * @description dispute.resolved only: why the loser lost
+                 * @enum {string}
+                 */
+                reason?: "payment_not_received" | "asset_not_released" | "wrong_amount" | "third_party_payment" | "payment_reversed" | "unresponsive_counterparty" | "other" | "fake_proof" | "underpayment" | "no_payment";
                 /** @enum {string} */
                 resolution?: "in_favor" | "against";
                 trade_id?: string;
@@ -3810,6 +3815,7 @@ export interface operations {
                  *           "unresponsive": 0.75,
                  *           "fastDispute": 0.4,
                  *           "priorLostDispute": 0.6,
+                 *           "priorFraudulentLoss": 0.8,
                  *           "priorFraudReport": 1,
                  *           "priorChargeback": 0.8,
                  *           "blocklisted": 2.5,

@@ -2,8 +2,8 @@
 // The analyser supplies what it saw; this file supplies why an operator should care, so the
 // reasoning stays identical across disputes and can be documented once (docs/risk-flags.md).
 // The party-history rules live here too: they are pure flag rules over a profile.
-import type { EntityProfile, RiskLevel } from '../trust/types.ts';
-import type { DisputePolicy } from './policy.ts';
+import type { EntityProfile, LossReasonCounts, RiskLevel } from '../trust/types.ts';
+import { fraudulentLossWeight, type DisputePolicy } from './policy.ts';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 export type FlagParty = 'buyer' | 'seller' | 'trade';
@@ -36,6 +36,9 @@ const FLAG_WHY = {
     'followed by a reversal.',
   prior_lost_disputes:
     'Disputes lost before are the best predictor of another bad-faith claim or of non-performance.',
+  prior_fraudulent_losses:
+    'Disputes lost for a fake payment proof, a third-party payment, an underpayment or no payment at all show ' +
+    'that this party has already tried the very frauds an escrow dispute is used for.',
   prior_fraud_reports:
     'Fraud reports from other users make this party\'s statements less credible.',
   prior_chargebacks:
@@ -146,6 +149,22 @@ export function toward(side: Side): number {
   return side === 'buyer' ? -1 : 1;
 }
 
+/** How each fraud-naming loss reason reads in a flag message, in the order they are listed. */
+const LOSS_REASON_WORDS: Record<keyof LossReasonCounts, string> = {
+  fake_proof: 'fake payment proof',
+  third_party_payment: 'a third-party payment',
+  no_payment: 'not paying',
+  underpayment: 'underpaying',
+};
+
+/** "2 earlier disputes for fake payment proof and 1 for underpaying": most frequent reason first. */
+function lossReasonPhrase(counts: LossReasonCounts): string {
+  const order = Object.keys(LOSS_REASON_WORDS) as Array<keyof LossReasonCounts>;
+  const parts = order.filter((r) => counts[r] > 0).sort((a, b) => counts[b] - counts[a] || order.indexOf(a) - order.indexOf(b))
+    .map((r, i) => `${i === 0 ? plural(counts[r], 'earlier dispute') : counts[r]} for ${LOSS_REASON_WORDS[r]}`);
+  return parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
+
 /** Facts from a party's own record; each counts against that party. */
 export function weighHistory(
   side: Side,
@@ -165,6 +184,13 @@ export function weighHistory(
     add(acc, 'prior_lost_disputes', side, 'history', s * w.priorLostDispute * capped(p.disputesLost));
     raise(acc, 'prior_lost_disputes', p.disputesLost >= policy.countCap ? 'high' : 'medium', side, side,
       `${The} has lost ${plural(p.disputesLost, 'earlier dispute')}.`);
+  }
+  const lostFor = p.disputesLostFor;
+  const fraudulentLosses = lostFor ? Object.values(lostFor).reduce((a, b) => a + b, 0) : 0;
+  if (lostFor && fraudulentLosses > 0) {
+    // On top of prior_lost_disputes: a loss for fraud says more than a loss for slowness or a mistake.
+    add(acc, 'prior_fraudulent_losses', side, 'history', s * fraudulentLossWeight(policy) * capped(fraudulentLosses));
+    raise(acc, 'prior_fraudulent_losses', 'high', side, side, `${The} has lost ${lossReasonPhrase(lostFor)}.`);
   }
   if (p.fraudReports > 0) {
     add(acc, 'prior_fraud_reports', side, 'history', s * w.priorFraudReport * capped(p.fraudReports));

@@ -22,6 +22,8 @@ const DisputeWeightsSchema = Type.Object(
     unresponsive: weight('a party stopped answering (against that party)'),
     fastDispute: weight('dispute opened very soon after payment (against the opener)'),
     priorLostDispute: weight('per dispute previously lost, up to countCap (against the party)'),
+    // Optional so that policy documents written before it stay valid (fraudulentLossWeight).
+    priorFraudulentLoss: Type.Optional(weight('per dispute lost for fake proof, third-party payment, underpayment or no payment, up to countCap, on top of priorLostDispute (against the party)')),
     priorFraudReport: weight('per fraud report, up to countCap (against the party)'),
     priorChargeback: weight('per chargeback or reversal, up to countCap (against the party)'),
     blocklisted: weight('party is blocklisted (against the party)'),
@@ -63,6 +65,13 @@ export const DisputePolicySchema = Type.Object(
 );
 export type DisputePolicy = Static<typeof DisputePolicySchema>;
 
+const DEFAULT_FRAUDULENT_LOSS_WEIGHT = 0.8;
+
+/** The weight of a dispute lost for fraud, the default for policies that predate it. */
+export function fraudulentLossWeight(policy: DisputePolicy): number {
+  return policy.weights.priorFraudulentLoss ?? DEFAULT_FRAUDULENT_LOSS_WEIGHT;
+}
+
 export const DEFAULT_DISPUTE_POLICY: DisputePolicy = {
   confidenceFloor: 0.7,
   unresponsiveMinutes: 120,
@@ -97,6 +106,7 @@ export const DEFAULT_DISPUTE_POLICY: DisputePolicy = {
     unresponsive: 0.75,
     fastDispute: 0.4,
     priorLostDispute: 0.6,
+    priorFraudulentLoss: DEFAULT_FRAUDULENT_LOSS_WEIGHT,
     priorFraudReport: 1,
     priorChargeback: 0.8,
     blocklisted: 2.5,

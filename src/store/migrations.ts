@@ -17,6 +17,7 @@ import { network } from './migrations/015_network.ts';
 import { decisionRequest } from './migrations/016_decision_request.ts';
 import { networkScoring } from './migrations/018_network_scoring.ts';
 import { rings } from './migrations/017_rings.ts';
+import { lossReasons } from './migrations/019_loss_reasons.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -180,6 +181,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '016_decision_request': decisionRequest,
   '018_network_scoring': networkScoring,
   '017_rings': rings,
+  '019_loss_reasons': lossReasons,
 };
 
 class CodeMigrations implements MigrationProvider {

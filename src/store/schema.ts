@@ -85,6 +85,11 @@ export interface EntitiesTable {
   last_trade_at: number;
   /** last fraud report, blocklisting, chargeback or lost dispute, 0 before the first (017_rings) */
   flagged_at: number;
+  /** disputes lost with that reason on their dispute.resolved event (019_loss_reasons) */
+  disputes_lost_third_party_payment: number;
+  disputes_lost_fake_proof: number;
+  disputes_lost_underpayment: number;
+  disputes_lost_no_payment: number;
 }
 
 export interface EntityCurrencyTable {

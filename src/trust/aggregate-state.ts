@@ -18,6 +18,7 @@ export function blankEntity(environment: Environment, id: string): Entity {
     chargebacks: 0, fraud_reports: 0, blocklisted: 0, blocklist_changed_at: 0, decay_at: 0,
     d_trades_completed: 0, d_trades_cancelled: 0, d_disputes_lost: 0, d_chargebacks: 0, d_fraud_reports: 0,
     last_trade_at: 0, flagged_at: 0,
+    disputes_lost_third_party_payment: 0, disputes_lost_fake_proof: 0, disputes_lost_underpayment: 0, disputes_lost_no_payment: 0,
   };
 }
 
@@ -51,7 +52,12 @@ export async function loadState(trx: Transaction<Database>, environment: Environ
   for (const ids of chunks(entityIds)) {
     // Placeholder rows are overwritten before commit.
     for (const row of await trx.selectFrom('entities').selectAll().where('environment', '=', environment).where('entity_id', 'in', ids).execute()) {
-      const e = { ...row, version: Number(row.version), fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted) };
+      const e = {
+        ...row, version: Number(row.version), fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted),
+        // bigint columns come back as strings from PostgreSQL; += on them would concatenate
+        disputes_lost_third_party_payment: Number(row.disputes_lost_third_party_payment), disputes_lost_fake_proof: Number(row.disputes_lost_fake_proof),
+        disputes_lost_underpayment: Number(row.disputes_lost_underpayment), disputes_lost_no_payment: Number(row.disputes_lost_no_payment),
+      };
       entities.set(row.entity_id, e);
       wasFlagged.set(row.entity_id, isFlagged(e));
     }

@@ -54,9 +54,19 @@ function seen(p: Pending, id: string, t: number): Entity {
   return e;
 }
 
-function resolveDispute(e: Entity, lost: boolean, t: number, halfLifeMs: number): void {
+/** The loser's per-reason count for a fraud-naming reason (019_loss_reasons); other reasons count nowhere extra. */
+const LOSS_COLUMN: Partial<Record<NonNullable<TrustEvent['reason']>, keyof Entity & `disputes_lost_${string}`>> = {
+  third_party_payment: 'disputes_lost_third_party_payment',
+  fake_proof: 'disputes_lost_fake_proof',
+  underpayment: 'disputes_lost_underpayment',
+  no_payment: 'disputes_lost_no_payment',
+};
+
+function resolveDispute(e: Entity, lost: boolean, reason: TrustEvent['reason'], t: number, halfLifeMs: number): void {
   if (lost) {
     e.disputes_lost += 1;
+    const column = reason === undefined ? undefined : LOSS_COLUMN[reason];
+    if (column !== undefined) e[column] = Number(e[column]) + 1;
     e.flagged_at = Math.max(Number(e.flagged_at), t);
     bumpDecayed(e, 'd_disputes_lost', t, halfLifeMs);
   } else {
@@ -119,8 +129,9 @@ export function applyEvent(p: Pending, ev: TrustEvent, t: number, now: number, h
       if (counterparty) counterparty.disputes_opened += 1;
       break;
     case 'dispute.resolved':
-      resolveDispute(e, ev.resolution === 'against', t, halfLifeMs);
-      if (counterparty) resolveDispute(counterparty, ev.resolution !== 'against', t, halfLifeMs);
+      // The reason is the loser's: whichever side lost was caught at it.
+      resolveDispute(e, ev.resolution === 'against', ev.reason, t, halfLifeMs);
+      if (counterparty) resolveDispute(counterparty, ev.resolution !== 'against', ev.reason, t, halfLifeMs);
       break;
     case 'chargeback':
       e.chargebacks += 1;

@@ -43,6 +43,10 @@ interface ProfileRow {
   last_trade_at: number | null;
   linked_version: number | null;
   own_identifiers: number | null;
+  disputes_lost_third_party_payment: number | null;
+  disputes_lost_fake_proof: number | null;
+  disputes_lost_underpayment: number | null;
+  disputes_lost_no_payment: number | null;
   network: string | null;
   net_version: number | string | null;
 }
@@ -108,6 +112,7 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
         select e.version, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
           e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
           e.last_trade_at, e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports,
+          e.disputes_lost_third_party_payment, e.disputes_lost_fake_proof, e.disputes_lost_underpayment, e.disputes_lost_no_payment,
           c.trades as c_trades, c.volume as c_volume, c.log_mean as c_log_mean, c.log_m2 as c_log_m2,
           (select cast(sum(h.trades) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${hourFrom}) as trades_hour,
           (select cast(sum(h.trades) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${dayFrom}) as trades_day,
@@ -168,6 +173,12 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
       disputesOpened: n(row.disputes_opened),
       disputesWon: n(row.disputes_won),
       disputesLost: n(row.disputes_lost),
+      disputesLostFor: {
+        third_party_payment: n(row.disputes_lost_third_party_payment),
+        fake_proof: n(row.disputes_lost_fake_proof),
+        underpayment: n(row.disputes_lost_underpayment),
+        no_payment: n(row.disputes_lost_no_payment),
+      },
       chargebacks: n(row.chargebacks),
       fraudReports: n(row.fraud_reports),
       blocklisted: n(row.blocklisted) === 1,

@@ -9,6 +9,7 @@ export { StringEnum };
 import { isDigest, rawIdentifierIn } from '../lib/identifiers.ts';
 import { isCountryCode, isValidCurrency } from './currency.ts';
 import { PAYMENT_METHODS } from './types.ts';
+import { DISPUTE_REASONS } from '../disputes/types.ts';
 
 /** Options of the checks beyond the schema. */
 export interface CheckOptions {
@@ -103,6 +104,14 @@ const EVENT_TYPES = [
 ] as const;
 type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * Why a resolved dispute went against its loser (docs/api.md, "Events"): a dispute reason, or one of
+ * the outcomes that name the fraud. The fraudulent ones are counted per entity for the dispute analyser.
+ */
+export const FRAUDULENT_LOSS_REASONS = ['third_party_payment', 'fake_proof', 'underpayment', 'no_payment'] as const;
+// third_party_payment is a dispute reason too.
+const RESOLUTION_REASONS = [...DISPUTE_REASONS, 'fake_proof', 'underpayment', 'no_payment'] as const;
+
 export const TrustEvent = Type.Object(
   {
     event_id: Identifier(128),
@@ -114,6 +123,7 @@ export const TrustEvent = Type.Object(
     counterparty_id: Type.Optional(EntityId),
     trade_id: Type.Optional(Identifier(256)),
     resolution: Type.Optional(StringEnum(['in_favor', 'against'] as const)),
+    reason: Type.Optional(StringEnum(RESOLUTION_REASONS, { description: 'dispute.resolved only: why the loser lost' })),
     linked_identifiers: Type.Optional(LinkedIdentifiers),
   },
   { additionalProperties: false },
@@ -240,6 +250,9 @@ export function eventErrors(event: TrustEvent, prefix: string, cryptoAssets: rea
     if (event[field] === undefined || (Array.isArray(event[field]) && (event[field] as unknown[]).length === 0)) {
       validation.push({ field: `${prefix}.${field}`, message: `is required for ${event.type}` });
     }
+  }
+  if (event.reason !== undefined && event.type !== 'dispute.resolved') {
+    validation.push({ field: `${prefix}.reason`, message: 'is only allowed on dispute.resolved' });
   }
   if (event.currency !== undefined && !isValidCurrency(event.currency, cryptoAssets)) {
     validation.push({ field: `${prefix}.currency`, message: 'is not an ISO 4217 code or a supported crypto asset' });

@@ -45,6 +45,14 @@ export interface DecayedCounts {
 }
 
 /** Everything the store knows about one entity, loaded before scoring. Counts are plain (undecayed). */
+/** Lost disputes per fraud-naming reason of their dispute.resolved event (docs/api.md, "Events"). */
+export interface LossReasonCounts {
+  third_party_payment: number;
+  fake_proof: number;
+  underpayment: number;
+  no_payment: number;
+}
+
 export interface EntityProfile {
   entityId: string;
   /** false for an entity that has never been seen (cold start) */
@@ -56,6 +64,8 @@ export interface EntityProfile {
   disputesOpened: number;
   disputesWon: number;
   disputesLost: number;
+  /** of disputesLost, those whose dispute.resolved named that fraud as the reason (undecayed); absent = none */
+  disputesLostFor?: LossReasonCounts;
   chargebacks: number;
   fraudReports: number;
   blocklisted: boolean;
