@@ -59,7 +59,7 @@ describeEachBackend('network_flags in scoring', (ctx) => {
   test('no match: no network_flags; the default policy weighs it 1.5', async () => {
     const body = await score({});
     assert.equal(networkSignal(body), undefined);
-    assert.equal(body.policy_version, '2026-11-25.2');
+    assert.equal(body.policy_version, DEFAULT_POLICY.version);
     assert.equal(DEFAULT_POLICY.weights.network_flags, 1.5);
   });
 
