@@ -115,6 +115,20 @@ for (const backend of backends()) {
 
     const onTwo = (token: string, body: Record<string, unknown>) =>
       two!.inject({ method: 'POST', url: '/api/v1/trust/score', headers: bearer(token), payload: body });
+    // The shared cache is best effort: an instance whose Redis connection is not ready yet (or was
+    // just dropped by the health check on a stalled loop) scores afresh, and the pointer is written
+    // after the response. What these tests check is what is served once the pointer is there, so
+    // they wait for both, rather than racing the connection and the write.
+    const until = async (what: string, check: () => Promise<boolean>) => {
+      for (let i = 0; i < 200; i++) {
+        if (await check()) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.fail(`${what} did not happen within 5 s`);
+    };
+    const redisReady = (app: Pick<FastifyInstance, 'inject'>) => until('the instance\'s Redis connection', async () =>
+      (await app.inject({ method: 'GET', url: '/readyz' })).json().status === 'ready');
+    const pointers = async () => (await client!.keys('vouch:score:*')).length;
     const overwriteAll = async (value: string) => {
       const keys = await client!.keys('vouch:score:*');
       assert.ok(keys.length > 0, 'no score entry in Redis');
@@ -126,8 +140,12 @@ for (const backend of backends()) {
       const tb = await one!.token(['trust:read']);
       const id = hash(`redis-shared-${backend}`);
       await postEvents(one!, ta, tradeHistory(id, 10, 30));
+      await redisReady(one!);
+      await redisReady(two!);
       const req = { entity_id: id, amount: 50, currency: 'USD' };
+      const before = await pointers();
       const fromA = (await score(one!, ta, req)).json();
+      await until('the pointer write', async () => (await pointers()) > before);
       const onB = (await onTwo(ta, req)).json();
       assert.equal(onB.cached, true, 'the shared cache is used');
       assert.equal(onB.decision_id, fromA.decision_id);
@@ -203,7 +221,13 @@ for (const backend of backends()) {
       const row = await one!.store.db.selectFrom('decisions').select('result').where('id', '=', first.decision_id).executeTakeFirstOrThrow();
       const aged = { ...JSON.parse(row.result), scored_at: new Date(Date.now() - 3_600_000).toISOString() };
       await one!.store.db.updateTable('decisions').set({ result: JSON.stringify(aged) }).where('id', '=', first.decision_id).execute();
-      for (const k of await client!.keys('vouch:score:*')) if ((await client!.get(k)) === first.decision_id) await client!.persist(k);
+      const pointerTo = async (decisionId: string) => {
+        for (const k of await client!.keys('vouch:score:*')) if ((await client!.get(k)) === decisionId) return k;
+        return undefined;
+      };
+      await until('the pointer write', async () => (await pointerTo(first.decision_id)) !== undefined);
+      await client!.persist((await pointerTo(first.decision_id))!);
+      await redisReady(two!);
       const got = (await onTwo(ta, req)).json();
       assert.notEqual(got.decision_id, first.decision_id, 'an expired decision was served from a permanent pointer');
       assert.equal(got.cached, false);

@@ -1,13 +1,13 @@
 // entity.flagged fan-out (issue 18): a fraud batch over a hundred entities sharing a device, with
 // five webhooks, commits one fan-out row in the ingest transaction (not ten thousand events); the
 // worker expands it into one event per flagged entity and per neighbour, within the caps.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { backends, bearer } from '../helpers/app.ts';
+import { backends, bearer, type Backend } from '../helpers/app.ts';
 import { event, hash, postEvents } from '../helpers/trust.ts';
 import { MAX_NEIGHBOURS_PER_IDENTIFIER, MAX_NEIGHBOURS_PER_REQUEST } from '../../src/webhooks/fanout.ts';
-import { FAST_WORKER, startReceiver, webhookWorld } from './support.ts';
+import { distinctDeliveries, FAST_WORKER, startReceiver, webhookWorld } from './support.ts';
 
 type Flagged = { type: string; data: { entity_id: string; reason: string; reasons: string[]; flagged_entity_id: string; via: unknown; linked_truncated?: boolean; flagged_links?: number } };
 
@@ -17,23 +17,29 @@ const rows = async (db: Awaited<ReturnType<typeof webhookWorld>>['fresh']['store
   deliveries: (await db.selectFrom('webhook_deliveries').select('id').execute()).length,
 });
 
+/** A store with the webhook worker, a receiver, an admin token and a postEvents context; closed after the test. */
+async function fanoutWorld(t: TestContext, backend: Backend, worker: Parameters<typeof webhookWorld>[2] = FAST_WORKER) {
+  const world = await webhookWorld(backend, {}, worker);
+  const receiver = await startReceiver();
+  t.after(async () => {
+    await receiver.close();
+    await world.close();
+  });
+  const admin = await world.token(world.app);
+  const ctx = { inject: (o: never) => world.app.inject(o) } as never;
+  return { world, receiver, admin, ctx };
+}
+
 for (const backend of backends()) {
   test(`a report over 100 entities sharing a device, 5 webhooks: one fan-out row in the ingest commit, then 100 coalesced events [${backend}]`, async (t) => {
     // No worker at first: what the ingest commit wrote is all there is to count.
-    const world = await webhookWorld(backend, {}, { ...FAST_WORKER, enabled: false });
-    const receiver = await startReceiver();
-    t.after(async () => {
-      await receiver.close();
-      await world.close();
-    });
-    const admin = await world.token(world.app);
+    const { world, receiver, admin, ctx } = await fanoutWorld(t, backend, { ...FAST_WORKER, enabled: false });
     for (let i = 0; i < 5; i++) {
-      const res = await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['entity.flagged'] } });
+      const res = await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: `${receiver.url}/${i}`, events: ['entity.flagged'] } });
       assert.equal(res.statusCode, 201, res.body);
     }
     const device = { type: 'device', hash: hash(`fan-device-${backend}`) };
     const entities = Array.from({ length: 100 }, (_, i) => hash(`fan-${backend}-${i}`));
-    const ctx = { inject: (o: never) => world.app.inject(o) } as never;
     await postEvents(ctx, admin, entities.map((e) => event('identifier.linked', e, { linked_identifiers: [device] })));
     // A second report of one entity in the same batch coalesces into its one event.
     const batch = [...entities.map((e) => event('fraud.reported', e, { linked_identifiers: [device] })), event('entity.blocklisted', entities[0]!)];
@@ -43,11 +49,13 @@ for (const backend of backends()) {
 
     const app: FastifyInstance = await world.spawn(FAST_WORKER);
     assert.ok(app);
-    await receiver.waitFor((r) => r.length >= 500, 30_000);
+    await receiver.waitFor((r) => distinctDeliveries(r).length >= 500, 30_000);
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(await rows(db), { fanouts: 0, events: 100, deliveries: 500 });
-    assert.equal(receiver.received.length, 500, 'each event once per webhook');
-    const got = receiver.received.map((r) => JSON.parse(r.body) as Flagged);
+    const delivered = distinctDeliveries(receiver.received);
+    assert.equal(delivered.length, 500, 'each event once per webhook');
+    assert.equal(new Set(delivered.map((r) => r.path)).size, 5);
+    const got = delivered.map((r) => JSON.parse(r.body) as Flagged);
     assert.ok(got.every((b) => b.type === 'entity.flagged' && b.data.via === null && b.data.linked_truncated === false));
     assert.deepEqual(new Set(got.map((b) => b.data.entity_id)), new Set(entities));
     const first = got.find((b) => b.data.entity_id === entities[0])!;
@@ -55,15 +63,8 @@ for (const backend of backends()) {
   });
 
   test(`neighbour events are capped per identifier and per request, and the flagged entity's event says so [${backend}]`, async (t) => {
-    const world = await webhookWorld(backend);
-    const receiver = await startReceiver();
-    t.after(async () => {
-      await receiver.close();
-      await world.close();
-    });
-    const admin = await world.token(world.app);
+    const { world, receiver, admin, ctx } = await fanoutWorld(t, backend);
     await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['entity.flagged'] } });
-    const ctx = { inject: (o: never) => world.app.inject(o) } as never;
     const culprit = hash(`cap-culprit-${backend}`);
     const devices = Array.from({ length: 6 }, (_, d) => ({ type: 'device', hash: hash(`cap-device-${backend}-${d}`) }));
     // Six devices, each shared with 21 other accounts (no hub at the default fanout of 25); one account shares the first two.
@@ -76,9 +77,9 @@ for (const backend of backends()) {
     for (let i = 0; i < links.length; i += 100) await postEvents(ctx, admin, links.slice(i, i + 100));
     await postEvents(ctx, admin, [event('fraud.reported', culprit)]);
     const expected = 1 + MAX_NEIGHBOURS_PER_REQUEST;
-    await receiver.waitFor((r) => r.length >= expected, 30_000);
+    await receiver.waitFor((r) => distinctDeliveries(r).length >= expected, 30_000);
     await new Promise((r) => setTimeout(r, 300));
-    const got = receiver.received.map((r) => JSON.parse(r.body) as Flagged);
+    const got = distinctDeliveries(receiver.received).map((r) => JSON.parse(r.body) as Flagged);
     assert.equal(got.length, expected, 'the flagged entity, then at most the per-request cap of neighbours');
     const own = got.filter((b) => b.data.via === null);
     assert.equal(own.length, 1);
@@ -92,15 +93,8 @@ for (const backend of backends()) {
   });
 
   test(`a hub is never traversed: only the holders of ordinary identifiers are neighbours, one event each, once per webhook [${backend}]`, async (t) => {
-    const world = await webhookWorld(backend);
-    const receiver = await startReceiver();
-    t.after(async () => {
-      await receiver.close();
-      await world.close();
-    });
-    const admin = await world.token(world.app);
-    for (let i = 0; i < 2; i++) await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['entity.flagged'] } });
-    const ctx = { inject: (o: never) => world.app.inject(o) } as never;
+    const { world, receiver, admin, ctx } = await fanoutWorld(t, backend);
+    for (let i = 0; i < 2; i++) await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: `${receiver.url}/${i}`, events: ['entity.flagged'] } });
     const culprit = hash(`hub-culprit-${backend}`);
     const hub = { type: 'other', hash: hash(`hub-wifi-${backend}`) };
     const phone = { type: 'phone', hash: hash(`hub-phone-${backend}`) };
@@ -112,10 +106,10 @@ for (const backend of backends()) {
     links.push(event('identifier.linked', near[0]!, { linked_identifiers: [phone, bank] }), event('identifier.linked', near[1]!, { linked_identifiers: [phone] }), event('identifier.linked', near[2]!, { linked_identifiers: [bank] }));
     await postEvents(ctx, admin, links);
     await postEvents(ctx, admin, [event('fraud.reported', culprit), event('entity.blocklisted', culprit)]);
-    await receiver.waitFor((r) => r.length >= 8, 30_000);
+    await receiver.waitFor((r) => distinctDeliveries(r).length >= 8, 30_000);
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(await rows(world.fresh.store.db), { fanouts: 0, events: 4, deliveries: 8 }, 'one event per entity, one delivery per event and webhook');
-    const got = receiver.received.map((r) => JSON.parse(r.body) as Flagged);
+    const got = distinctDeliveries(receiver.received).map((r) => JSON.parse(r.body) as Flagged);
     assert.deepEqual(new Set(got.map((b) => b.data.entity_id)), new Set([culprit, ...near]));
     assert.ok(got.every((b) => JSON.stringify(b.data.via) !== JSON.stringify(hub)), 'no event through the hub');
     assert.equal(got.find((b) => b.data.entity_id === near[0])!.data.flagged_links, 2);

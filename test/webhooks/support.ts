@@ -17,6 +17,8 @@ export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
+  /** the request path: tests give each webhook its own path to tell their deliveries apart */
+  path: string;
 }
 
 export interface Receiver {
@@ -35,7 +37,7 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      receiver.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      receiver.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), path: req.url ?? '' });
       const answer = receiver.script.shift() ?? receiver.fallback;
       setTimeout(() => {
         if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'text/plain' }).end('ok');
@@ -58,6 +60,14 @@ export async function startReceiver(): Promise<Receiver> {
   };
   return receiver as Receiver;
 }
+
+/**
+ * The deliveries received, one per webhook (path) and webhook-id. Delivery is at least once: on a
+ * loaded machine an attempt can outlive the test worker's 400 ms timeout and be sent again with the
+ * same webhook-id, which is a retry, not a second event.
+ */
+export const distinctDeliveries = (received: readonly Received[]): Received[] =>
+  [...new Map(received.map((r) => [`${r.path} ${String(r.headers['webhook-id'])}`, r])).values()];
 
 export interface WebhookWorld {
   fresh: TestStore;
