@@ -126,7 +126,7 @@ for (const backend of backends()) {
       }
       assert.fail(`${what} did not happen within 5 s`);
     };
-    const redisReady = (app: Pick<FastifyInstance, 'inject'>) => until('the instance\'s Redis connection', async () =>
+    const redisReady = (app: { inject: TestContext['inject'] }) => until('the instance\'s Redis connection', async () =>
       (await app.inject({ method: 'GET', url: '/readyz' })).json().status === 'ready');
     const pointers = async () => (await client!.keys('vouch:score:*')).length;
     const overwriteAll = async (value: string) => {
