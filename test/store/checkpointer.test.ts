@@ -147,16 +147,21 @@ test('below the limit the WAL is only checkpointed (PASSIVE), not truncated', as
   }
 });
 
+/** About 4 MB of rows in one commit, past every WAL bound these tests set; returns the insert for more. */
+function fillWal(db: BetterSqlite3.Database): BetterSqlite3.Statement {
+  db.exec('create table filler (id integer primary key, body text not null)');
+  const insert = db.prepare('insert into filler (body) values (?)');
+  db.transaction(() => {
+    for (let i = 0; i < 4000; i++) insert.run(randomBytes(512).toString('hex'));
+  })();
+  return insert;
+}
+
 test('the store passes its WAL limit (VOUCH_SQLITE_WAL_LIMIT_MB) to the checkpointer', async () => {
   const { path, cleanup } = paths();
   const store = openStore(`sqlite:${path}`, { sqliteWalLimitBytes: 512 * 1024 });
   try {
-    const db = store.sqlite!;
-    db.exec('create table filler (id integer primary key, body text not null)');
-    const insert = db.prepare('insert into filler (body) values (?)');
-    db.transaction(() => {
-      for (let i = 0; i < 4000; i++) insert.run(randomBytes(512).toString('hex'));
-    })();
+    fillWal(store.sqlite!);
     assert.ok(await until(() => statSync(`${path}-wal`).size <= 512 * 1024, 5000), `the WAL is still ${statSync(`${path}-wal`).size} bytes`);
   } finally {
     await store.close();
@@ -169,11 +174,7 @@ test('with a writer that checkpoints between its commits, a WAL past its bound i
   const store = openStore(`sqlite:${path}`, { sqliteWalLimitBytes: 512 * 1024, sqliteCheckpoints: 'writer' });
   try {
     const db = store.sqlite!;
-    db.exec('create table filler (id integer primary key, body text not null)');
-    const insert = db.prepare('insert into filler (body) values (?)');
-    db.transaction(() => {
-      for (let i = 0; i < 4000; i++) insert.run(randomBytes(512).toString('hex'));
-    })();
+    const insert = fillWal(db);
     const size = statSync(`${path}-wal`).size;
     // The thread asks the writer (checkpointIfDue runs a checkpoint only once asked)…
     let ran = false;
@@ -199,12 +200,7 @@ test('with a writer that never gets to it, the checkpoint thread truncates the W
   const { path, cleanup } = paths();
   const store = openStore(`sqlite:${path}`, { sqliteWalLimitBytes: 512 * 1024, sqliteCheckpoints: 'writer' });
   try {
-    const db = store.sqlite!;
-    db.exec('create table filler (id integer primary key, body text not null)');
-    const insert = db.prepare('insert into filler (body) values (?)');
-    db.transaction(() => {
-      for (let i = 0; i < 4000; i++) insert.run(randomBytes(512).toString('hex'));
-    })();
+    fillWal(store.sqlite!);
     assert.ok(await until(() => statSync(`${path}-wal`).size <= 512 * 1024, 10_000), `the WAL is still ${statSync(`${path}-wal`).size} bytes`);
   } finally {
     await store.close();
