@@ -3,8 +3,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './styles.css';
 import { currentSession, hasScope, onSession, signIn, signOut, type Session } from './api.ts';
-import { ErrorBox, Field, Link, navigate, toProblem, useRoute } from './ui.tsx';
-import type { ApiProblem } from './api.ts';
+import { ErrorBox, Field, Link, navigate, useAction, useRoute } from './ui.tsx';
 import { DecisionPage, DecisionsPage } from './pages/decisions.tsx';
 import { DisputesPage } from './pages/disputes.tsx';
 import { DisputePage } from './pages/dispute.tsx';
@@ -28,18 +27,10 @@ const PAGES = [
 function SignIn() {
   const [clientId, setClientId] = useState('');
   const [clientSecret, setClientSecret] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiProblem>();
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      await signIn(clientId.trim(), clientSecret);
-    } catch (err) {
-      setError(toProblem(err));
-      setBusy(false);
-    }
+    void run(() => signIn(clientId.trim(), clientSecret));
   };
   return (
     <main class="signin">

@@ -95,6 +95,28 @@ export function toProblem(err: unknown): ApiProblem {
   return err instanceof ApiProblem ? err : new ApiProblem(0, 'error', err instanceof Error ? err.message : String(err));
 }
 
+/**
+ * The one action of a form or a dialog: `busy` while it runs, its problem in `error` when it
+ * fails. A successful action usually closes what started it, so `busy` stays on after success
+ * unless `settle` is set (a form that stays on screen and can act again).
+ */
+export function useAction(options: { settle?: boolean } = {}): { busy: boolean; error: ApiProblem | undefined; run: (action: () => Promise<void>) => Promise<void> } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiProblem>();
+  const run = async (action: () => Promise<void>): Promise<void> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      if (options.settle) setBusy(false);
+    } catch (err) {
+      setError(toProblem(err));
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
+}
+
 // ---- states
 export const Loading = ({ what = 'Loading' }: { what?: string }) => (
   <p class="muted" role="status" aria-live="polite">

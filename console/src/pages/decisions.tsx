@@ -1,7 +1,7 @@
 // Decisions: the audit trail of scores and analyses, filterable, and one decision's reasons.
 import { useState } from 'preact/hooks';
 import { api, currentSession, hasScope, query, type ApiProblem } from '../api.ts';
-import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, localToIso, navigate, toProblem, useLoad } from '../ui.tsx';
+import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, localToIso, navigate, toProblem, useAction, useLoad } from '../ui.tsx';
 import { isDispute, LEVELS, type Decision, type DecisionList, type DisputeResult, type Label, type ScoreResult } from '../types.ts';
 import { SignalTable, Waterfall } from '../waterfall.tsx';
 
@@ -195,19 +195,9 @@ function ScoreView({ d }: { d: Decision }) {
   const asked = (d.request ?? null) as ScoreRequest | null;
   const [label, setLabel] = useState<Label | null | undefined>(d.label);
   const [note, setNote] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiProblem>();
-  const send = async (value: 'fraud' | 'legit') => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      setLabel(await api<Label>('POST', `/api/v1/decisions/${encodeURIComponent(d.id)}/label`, { label: value, ...(note.trim() ? { note: note.trim() } : {}) }));
-    } catch (err) {
-      setError(toProblem(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run } = useAction({ settle: true });
+  const send = (value: 'fraud' | 'legit') =>
+    run(async () => setLabel(await api<Label>('POST', `/api/v1/decisions/${encodeURIComponent(d.id)}/label`, { label: value, ...(note.trim() ? { note: note.trim() } : {}) })));
   return (
     <>
       <dl class="facts">

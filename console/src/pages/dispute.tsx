@@ -1,8 +1,8 @@
 // One dispute analysis: its recommendation, flags, parties and missing evidence; whether it was
 // resolved; and recording the resolution as a dispute.resolved event naming both parties.
 import { useState } from 'preact/hooks';
-import { api, hasScope, query, type ApiProblem } from '../api.ts';
-import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, fmtPercent, toProblem, useLoad } from '../ui.tsx';
+import { api, hasScope, query } from '../api.ts';
+import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, fmtPercent, toProblem, useAction, useLoad } from '../ui.tsx';
 import { SEVERITIES, type Decision, type DisputeResult, type EntityEventList, type EventsSent, type Party } from '../types.ts';
 import { SafeAmount } from './decisions.tsx';
 
@@ -156,13 +156,10 @@ function PartyCard({ role, p, won, currency }: { role: string; p: Party; won: bo
 function Resolve({ r, onResolved }: { r: DisputeResult; onResolved: (resolution: Resolution) => void }) {
   const [winner, setWinner] = useState<Side | ''>('');
   const [tradeId, setTradeId] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiProblem>();
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
     if (!winner) return;
-    setBusy(true);
-    setError(undefined);
     // One event covers both parties: the service mirrors a dispute.resolved event onto its
     // counterparty_id. It is written for the losing party, so that a trade_id also labels the
     // loser's scores of that trade as fraud (docs/api.md, outcomes and labels).
@@ -178,13 +175,10 @@ function Resolve({ r, onResolved }: { r: DisputeResult; onResolved: (resolution:
       resolution: 'against',
       ...(tradeId.trim() ? { trade_id: tradeId.trim() } : {}),
     };
-    try {
+    void run(async () => {
       await api<EventsSent>('POST', '/api/v1/trust/events', { events: [event] });
       onResolved({ winner, at });
-    } catch (err) {
-      setError(toProblem(err));
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="h-resolve">

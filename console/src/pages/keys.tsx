@@ -1,8 +1,8 @@
 // API keys: list, create (secret shown once), rotate, deactivate.
 import { useState } from 'preact/hooks';
-import { api, currentSession, hasScope, query, type ApiProblem } from '../api.ts';
+import { api, currentSession, hasScope, query } from '../api.ts';
 import type { Key, KeyList, KeyWithSecret } from '../types.ts';
-import { CheckboxGroup, Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, localToIso, toProblem, useLoad } from '../ui.tsx';
+import { CheckboxGroup, Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, localToIso, useAction, useLoad } from '../ui.tsx';
 
 const ROLES = ['service', 'operator', 'admin'];
 
@@ -119,18 +119,10 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: KeyWithSecret) => v
   const [role, setRole] = useState('service');
   const [environment, setEnvironment] = useState('live');
   const [expires, setExpires] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiProblem>();
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      onCreated(await api<KeyWithSecret>('POST', '/api/v1/keys', { name, scopes, role, environment, ...(expires ? { expires_at: localToIso(expires) } : {}) }));
-    } catch (err) {
-      setError(toProblem(err));
-      setBusy(false);
-    }
+    void run(async () => onCreated(await api<KeyWithSecret>('POST', '/api/v1/keys', { name, scopes, role, environment, ...(expires ? { expires_at: localToIso(expires) } : {}) })));
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="h-create-key">
@@ -165,8 +157,7 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: KeyWithSecret) => v
 }
 
 function Deactivate({ k, onClose }: { k: Key; onClose: (changed: boolean) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiProblem>();
+  const { busy, error, run } = useAction();
   return (
     <Confirm
       title={`Deactivate “${k.name}”?`}
@@ -174,16 +165,10 @@ function Deactivate({ k, onClose }: { k: Key; onClose: (changed: boolean) => voi
       danger
       busy={busy}
       onCancel={() => onClose(false)}
-      onConfirm={async () => {
-        setBusy(true);
-        try {
-          await api('DELETE', `/api/v1/keys/${encodeURIComponent(k.id)}`);
-          onClose(true);
-        } catch (err) {
-          setError(toProblem(err));
-          setBusy(false);
-        }
-      }}
+      onConfirm={() => run(async () => {
+        await api('DELETE', `/api/v1/keys/${encodeURIComponent(k.id)}`);
+        onClose(true);
+      })}
     >
       <p>The key <span class="mono">{k.prefix}…</span> will be refused on its very next request, on every instance. This cannot be undone.</p>
       <ErrorBox error={error} what="Could not deactivate" />
@@ -193,23 +178,14 @@ function Deactivate({ k, onClose }: { k: Key; onClose: (changed: boolean) => voi
 
 function Rotate({ k, onClose }: { k: Key; onClose: (created?: KeyWithSecret) => void }) {
   const [grace, setGrace] = useState('86400');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiProblem>();
+  const { busy, error, run } = useAction();
   return (
     <Confirm
       title={`Rotate “${k.name}”?`}
       confirmLabel="Rotate"
       busy={busy}
       onCancel={() => onClose()}
-      onConfirm={async () => {
-        setBusy(true);
-        try {
-          onClose(await api<KeyWithSecret>('POST', `/api/v1/keys/${encodeURIComponent(k.id)}/rotate`, { grace_period_seconds: Number(grace) }));
-        } catch (err) {
-          setError(toProblem(err));
-          setBusy(false);
-        }
-      }}
+      onConfirm={() => run(async () => onClose(await api<KeyWithSecret>('POST', `/api/v1/keys/${encodeURIComponent(k.id)}/rotate`, { grace_period_seconds: Number(grace) })))}
     >
       <p>A new key with the same name, scopes and role is created; the old one keeps working for the grace period.</p>
       <Field label="Grace period (seconds)" hint="0 refuses the old key at once; at most 604800 (7 days).">

@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, hasScope, type ApiProblem } from '../api.ts';
 import type { Delivery, DeliveryList, Webhook, WebhookEvent, WebhookList, WebhookWithSecret } from '../types.ts';
-import { CheckboxGroup, Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, toProblem, useLoad } from '../ui.tsx';
+import { CheckboxGroup, Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, toProblem, useAction, useLoad } from '../ui.tsx';
 
 const EVENTS: readonly WebhookEvent[] = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'policy.activated', 'key.deactivated'];
 
@@ -81,19 +81,13 @@ function CreateWebhook({ onCreated, onCancel }: { onCreated: (secret: string) =>
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>(['decision.high_risk']);
   const [description, setDescription] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiProblem>();
-  const submit = async (e: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
+    void run(async () => {
       const created = await api<WebhookWithSecret>('POST', '/api/v1/webhooks', { url, events, ...(description ? { description } : {}) });
       onCreated(created.secret);
-    } catch (err) {
-      setError(toProblem(err));
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="h-create-webhook">
@@ -163,19 +157,12 @@ function Deliveries({ id }: { id: string }) {
 }
 
 function DeleteWebhook({ w, onClose }: { w: Webhook; onClose: (changed: boolean) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiProblem>();
+  const { busy, error, run } = useAction();
   return (
-    <Confirm title="Delete this webhook?" confirmLabel="Delete" danger busy={busy} onCancel={() => onClose(false)} onConfirm={async () => {
-      setBusy(true);
-      try {
-        await api('DELETE', `/api/v1/webhooks/${encodeURIComponent(w.id)}`);
-        onClose(true);
-      } catch (err) {
-        setError(toProblem(err));
-        setBusy(false);
-      }
-    }}>
+    <Confirm title="Delete this webhook?" confirmLabel="Delete" danger busy={busy} onCancel={() => onClose(false)} onConfirm={() => run(async () => {
+      await api('DELETE', `/api/v1/webhooks/${encodeURIComponent(w.id)}`);
+      onClose(true);
+    })}>
       <p>No further events will be sent to <span class="mono">{w.url}</span>.</p>
       <ErrorBox error={error} what="Could not delete" />
     </Confirm>
