@@ -6,7 +6,7 @@ import type { FlagKind, Label } from './oprf.ts';
 import { parseLabel } from './oprf.ts';
 import type { NetworkDb } from './tables.ts';
 import { sql, type RawBuilder } from 'kysely';
-import type { Dialect } from '../store/db.ts';
+import type { Dialect } from '../store/dialect.ts';
 
 export interface PeerFlag {
   peer_id: string;

@@ -11,8 +11,7 @@ import { ChangeWatcher } from './changes.ts';
 import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { PREPARED_TEXTS } from './prepared.ts';
 import { createHash } from 'node:crypto';
-
-export type Dialect = 'sqlite' | 'postgres';
+import type { Dialect } from './dialect.ts';
 
 // BIGINT columns hold epoch milliseconds and counters, all well inside 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));

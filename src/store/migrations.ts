@@ -1,6 +1,6 @@
 // Schema migrations, written once for both dialects; only the auto-increment column differs.
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
-import type { Dialect } from './db.ts';
+import type { Dialect } from './dialect.ts';
 import { identifierStats } from './migrations/002_identifier_stats.ts';
 import { eventScope } from './migrations/003_event_scope.ts';
 import { keyRotation } from './migrations/004_key_rotation.ts';

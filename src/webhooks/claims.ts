@@ -4,7 +4,7 @@
 // already has enough deliveries in flight for, so one slow endpoint cannot fill a worker.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Dialect } from '../store/db.ts';
+import type { Dialect } from '../store/dialect.ts';
 
 export interface ClaimedDelivery {
   id: string;

@@ -6,7 +6,7 @@
 // midway leaves the row, its plan and its progress; the next holder continues where it stopped.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Dialect } from '../store/db.ts';
+import type { Dialect } from '../store/dialect.ts';
 import type { Environment } from '../auth/principal.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';

@@ -4,7 +4,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../store/schema-webhooks.ts';
-import type { Dialect } from '../store/db.ts';
+import type { Dialect } from '../store/dialect.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';

@@ -5,7 +5,7 @@
 // It also gives score decisions the two facts a shared-cache pointer is checked against (see
 // trust/scoring.ts): the cache key they answer and the store state they were computed from.
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 /** Rebuilds identifier_stats from identifiers and entities (idempotent: replaces every row). */
 export async function backfillIdentifierStats(db: Kysely<unknown>): Promise<void> {

@@ -4,7 +4,7 @@
 // Events stored before this migration have no known owner: they get client_id '' (the CLI
 // import's owner too), so no API client's new events ever collide with them.
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function eventScope(_dialect: Dialect): Migration {
   return {

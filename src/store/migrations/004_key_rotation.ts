@@ -1,7 +1,7 @@
 // A rotated API key remembers when it was rotated, so a second (or concurrent) rotation of it
 // finds it taken and answers 409 instead of minting another successor (docs/api.md, "API keys").
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function keyRotation(_dialect: Dialect): Migration {
   return {

@@ -2,7 +2,7 @@
 // last_event_at is not it: outcome events (a dispute resolved, an identifier linked) move it long
 // after the last trade. Backfilled from the stored events; ingestion keeps it current.
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function p2pFeatures(_dialect: Dialect): Migration {
   return {

@@ -2,7 +2,7 @@
 // holding its sealed response for 24 h. Also the per-deployment settings table, whose first
 // member is the erasure salt (trust/erasure.ts): one small table rather than a migration of its own.
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function idempotency(_dialect: Dialect): Migration {
   return {

@@ -2,7 +2,7 @@
 // fact each announces), one delivery per event and subscription (claimed by workers with a lease),
 // and the log of every attempt.
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function webhooks(dialect: Dialect): Migration {
   return {

@@ -7,7 +7,7 @@
 // PostgreSQL changes a primary key in place; SQLite cannot, so there each table is rebuilt from its
 // own column list (pragma table_info), which keeps the columns later migrations added.
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 interface Repartition {
   table: string;

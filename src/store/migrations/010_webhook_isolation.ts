@@ -4,7 +4,7 @@
 // delivery worker afterwards, so a large fraud batch never writes thousands of outbox rows while
 // it holds the write lock.
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function webhookIsolation(_dialect: Dialect): Migration {
   return {

@@ -3,7 +3,7 @@
 // cannot insert one; a live holder refreshes heartbeat_at, and a row whose heartbeat has gone
 // stale (its instance died) is taken over (src/policies/jobs.ts).
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function policyJobs(_dialect: Dialect): Migration {
   return {

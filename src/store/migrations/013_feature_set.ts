@@ -4,7 +4,7 @@
 // (src/policies/features.ts, replayableFeatures). Stored vectors themselves are never rewritten:
 // they are the audit record of what a score saw.
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function featureSet(_dialect: Dialect): Migration {
   return {

@@ -5,7 +5,7 @@
 // request runs it again rather than replaying another credential's response.
 // Also the erasure log: who erased, when and how much, never the raw id.
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function principalBound(_dialect: Dialect): Migration {
   return {

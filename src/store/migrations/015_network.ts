@@ -2,7 +2,7 @@
 // what it pulled from them, and what matched. Only the identity's private keys are secrets; they
 // are sealed under the key-encryption key like the signing keys.
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function network(_dialect: Dialect): Migration {
   return {

@@ -3,7 +3,7 @@
 // what was decided without the caller's logs. No entity ids: those are the decision's subject and
 // result, which erasure rewrites.
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function decisionRequest(_dialect: Dialect): Migration {
   return {

@@ -4,7 +4,7 @@
 // ingestion keeps it current. A lost dispute recorded only on the counterparty's side (the winner's
 // `dispute.resolved`) cannot be dated from the loser's own events: its last event time stands in.
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function rings(_dialect: Dialect): Migration {
   return {

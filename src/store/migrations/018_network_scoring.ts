@@ -3,7 +3,7 @@
 // that a cached score read before it is stale; and the identifiers seen only in score requests'
 // context, queued for the next sync to resolve.
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 export function networkScoring(_dialect: Dialect): Migration {
   return {

@@ -3,7 +3,7 @@
 // count per reason, so the dispute analyser can say which fraud a party was caught at before.
 // Rows written before this migration count none: their events were stored without a reason.
 import type { Kysely, Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 const LOSS_REASON_COLUMNS = ['disputes_lost_third_party_payment', 'disputes_lost_fake_proof', 'disputes_lost_underpayment', 'disputes_lost_no_payment'] as const;
 
