@@ -65,11 +65,34 @@ const PaymentMethodRiskSchema = Type.Object(
   strict,
 );
 
+/** At most this many knots per shaped signal: a shape an operator can read at a glance. */
+export const MAX_KNOTS = 8;
+
+/**
+ * A shaped signal (src/policies/shapes.ts, docs/signals.md "Shaped signals"): the weight is the
+ * slope from 0 to knots[0]; slopes[i] the slope from knots[i] on. semanticProblems checks the order
+ * and the signs.
+ */
+const ShapeSchema = Type.Object(
+  {
+    knots: Type.Array(Finite({ exclusiveMinimum: 0, maximum: 1e6 }), { minItems: 1, maxItems: MAX_KNOTS }),
+    slopes: Type.Array(Finite({ minimum: -100, maximum: 100 }), { minItems: 1, maxItems: MAX_KNOTS }),
+  },
+  strict,
+);
+
+const ShapesSchema = Type.Object(
+  Object.fromEntries(SIGNAL_NAMES.map((n) => [n, Type.Optional(ShapeSchema)])) as Record<SignalName, ReturnType<typeof Type.Optional<typeof ShapeSchema>>>,
+  strict,
+);
+
 const PolicySchema = Type.Object(
   {
     version: Type.String({ minLength: 1, maxLength: 64 }),
     bias: Finite({ minimum: -100, maximum: 100 }),
     weights: WeightsSchema,
+    /** optional: signals whose contribution bends (absent: every signal is weight·value) */
+    shapes: Type.Optional(ShapesSchema),
     thresholds: Type.Object(
       {
         medium: Type.Integer({ minimum: 1, maximum: 99 }),
@@ -225,6 +248,18 @@ function semanticProblems(p: Policy): string[] {
     if (SIGNAL_DIRECTIONS[name] === 'protective' && w > 0) {
       problems.push(`/weights/${name}: must be <= 0 (protective signal; a positive weight would break monotonicity)`);
     }
+  }
+  for (const [name, shape] of Object.entries(p.shapes ?? {}) as [SignalName, NonNullable<Policy['shapes']>[SignalName]][]) {
+    if (shape === undefined) continue;
+    const at = `/shapes/${name}`;
+    if (shape.slopes.length !== shape.knots.length) problems.push(`${at}/slopes: must have one slope per knot (${shape.knots.length})`);
+    shape.knots.forEach((k, i) => {
+      if (i > 0 && !(k > shape.knots[i - 1]!)) problems.push(`${at}/knots/${i}: must be greater than knots[${i - 1}] (knots are strictly increasing)`);
+    });
+    shape.slopes.forEach((s, i) => {
+      if (SIGNAL_DIRECTIONS[name] === 'risk' && s < 0) problems.push(`${at}/slopes/${i}: must be >= 0 (risk signal; a negative slope would break monotonicity)`);
+      if (SIGNAL_DIRECTIONS[name] === 'protective' && s > 0) problems.push(`${at}/slopes/${i}: must be <= 0 (protective signal; a positive slope would break monotonicity)`);
+    });
   }
   const { medium, high, critical } = p.thresholds;
   if (!(medium < high)) problems.push(`/thresholds/high: must be greater than thresholds.medium (${medium})`);
