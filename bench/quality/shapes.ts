@@ -4,14 +4,14 @@
 // decisions labelled with their outcome, both with the operating point {level: high,
 // max_false_positive_rate: 0.02} set on their own holdout: `linear` (shapes off) and `shaped` (the
 // fit's default). Both are replayed on half B, entities neither fit saw. Reported on half B:
-// ROC-AUC, average precision, Brier score of the score read as a probability, frauds caught and legitimate trades flagged
+// ROC-AUC (of the integer score, and of the log-odds before rounding), average precision, Brier score of the score read as a probability, frauds caught and legitimate trades flagged
 // at `high`+ under each candidate's own thresholds, and frauds caught at the best cut flagging
 // ≤ 2 % of legitimate trades.
 import { parseArgs } from 'node:util';
 import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
-import { computeMetrics } from '../../src/policies/metrics.ts';
+import { computeMetrics, rocAuc } from '../../src/policies/metrics.ts';
 import { fitCandidate } from '../../src/policies/report.ts';
-import { replayScore } from '../../src/policies/arithmetic.ts';
+import { replayScore, scoreValues } from '../../src/policies/arithmetic.ts';
 import { entityFraction } from '../../src/policies/split.ts';
 import { simulateMarket } from './market.ts';
 import { scoreOffline } from './offline.ts';
@@ -38,6 +38,8 @@ function caughtAtFpr(scores: readonly number[], truth: readonly (0 | 1)[], fpr: 
   return 0;
 }
 
+const logOdds = (policy: Policy, f: Record<string, number>) => scoreValues(policy, f).signals.reduce((z, s) => z + s.weight * s.value, policy.bias);
+
 function measure(policy: Policy, features: readonly Record<string, number>[], truth: readonly (0 | 1)[]) {
   const scores = features.map((f) => replayScore(policy, f));
   const m = computeMetrics(scores, truth);
@@ -46,6 +48,8 @@ function measure(policy: Policy, features: readonly Record<string, number>[], tr
   const legit = truth.length - fraud;
   return {
     roc_auc: Number(m.roc_auc?.toFixed(4)),
+    // the ranking before the score is rounded to an integer (ties at 0 and 100 cost the above)
+    roc_auc_log_odds: Number(rocAuc(features.map((f) => logOdds(policy, f)), truth)?.toFixed(4)),
     average_precision: Number(m.average_precision?.toFixed(4)),
     brier: Number(m.brier?.toFixed(5)),
     high_threshold: high,

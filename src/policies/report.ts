@@ -2,7 +2,7 @@
 // labelled decisions: split by entity, fit on the train side, measure both policies on the holdout.
 import { SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
 import { signalBounds, toVector, WEIGHT_LIMIT, type FeatureRecord } from './features.ts';
-import { planShapes, simplify, type Shapes } from './shapes.ts';
+import { planShapes, SHAPEABLE, simplify, type Shapes } from './shapes.ts';
 import { fitSignalWeights, InsufficientLabelsError, type SignalFit } from './fit.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 import { levelFigures, shareAtOrAbove, thresholdsForTarget, type LevelFigure, type OperatingTarget, type TargetOutcome } from './operating.ts';
@@ -118,7 +118,7 @@ export function fitCandidate(decisions: readonly LabelledDecision[], base: Polic
   if (trainFraud === 0 || trainFraud === train.length) {
     throw new InsufficientLabelsError(fraud, legit, `the train split (by entity) has ${trainFraud} fraud and ${train.length - trainFraud} legit decisions; a fit needs both`);
   }
-  const plan = options.shapes === false ? undefined : planShapes(SIGNAL_NAMES, train.map((r) => toVector(r.features)));
+  const plan = options.shapes === false ? undefined : planShapes(SIGNAL_NAMES, train.map((r) => toVector(r.features)), (n) => SHAPEABLE.has(n));
   const fit = fitSignalWeights(train, { lambda: options.lambda, plan });
   const { lower, upper } = signalBounds();
   const weights = Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, tidy(fit.weights[n], lower[i]!, upper[i]!)])) as Record<SignalName, number>;

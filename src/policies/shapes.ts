@@ -43,6 +43,20 @@ export function effectiveWeight(weight: number, shape: Shape | undefined, value:
 // ---- the fit's side: knots from data, ramp columns, and back to shapes ----
 
 /**
+ * The signals a fit may shape: counts, rates and overshoots, whose risk need not grow in proportion
+ * (a third trade in an hour is ordinary, a thirtieth is not). Not shaped: the 0/1 signals (one step
+ * has no shape), payment_method_risk (its values are the policy's own rating table, already a
+ * free value per method) and the products of two signals (interactions), kept as one slope so
+ * they stay readable.
+ */
+export const SHAPEABLE: ReadonlySet<SignalName> = new Set<SignalName>([
+  'completed_trades', 'dispute_rate', 'cancellation_rate', 'chargebacks', 'fraud_reports', 'new_account',
+  'velocity_trades', 'velocity_volume', 'amount_vs_history', 'linked_flagged_entities', 'cash_out_burst',
+  'dormant_reactivation', 'shared_identifier_entities', 'new_counterparty_large_trade', 'network_flags',
+  'ring_flagged_entities', 'ring_size',
+]);
+
+/**
  * Knot rule (docs/learning.md, "Shaped signals"): the 25, 50, 75 and 90 % quantiles of the
  * signal's non-zero training values (a zero contributes nothing whatever the slopes), duplicates
  * removed, keeping only knots with at least MIN_SIDE non-zero values at or below and MIN_SIDE
