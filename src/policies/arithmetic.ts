@@ -59,9 +59,14 @@ export function riskLevelFor(score: number, thresholds: Thresholds): RiskLevel {
   return 'low';
 }
 
-/** The weight summed for `name` at `value` (modelValue's): the policy's, or its shape's effective slope there. */
+/**
+ * The weight summed for `name` at `value` (modelValue's): the policy's, or its shape's effective
+ * slope there. A stored policy document older than a signal has no weight for it: it counts 0
+ * (docs/decisions.md), never NaN.
+ */
 export function weightAt(policy: ScoringPolicy, name: SignalName, value: number): number {
-  return effectiveWeight(policy.weights[name], policy.shapes?.[name], value);
+  const weight = (policy.weights as Partial<Record<SignalName, number>>)[name] ?? 0;
+  return effectiveWeight(weight, policy.shapes?.[name], value);
 }
 
 /**

@@ -40,6 +40,9 @@ export const SIGNAL_DIRECTIONS = {
   // Rings (issue 21; src/rings/signals.ts): flagged entities and entities within two hops
   ring_flagged_entities: 'risk',
   ring_size: 'risk',
+  // Interactions (issue 20; src/trust/features.ts INTERACTIONS): products of the signals above
+  reversible_new_counterparty: 'risk',
+  cross_border_new_counterparty: 'risk',
 } as const satisfies Record<string, 'risk' | 'protective'>;
 
 export type SignalName = keyof typeof SIGNAL_DIRECTIONS;
@@ -158,10 +161,11 @@ function deepFreeze<T>(value: T): T {
  * moved bias and completed_trades to keep the ranking and the share of trades flagged.
  * 2026-11-25.1 added the ring signals and maxIdentifierFanout (docs/signals.md, "Rings");
  * 2026-11-25.2 added network_flags (the network, docs/network.md); 2026-11-25.3 the dispute part's
- * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment).
+ * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment);
+ * 2026-11-25.4 the two interactions (weights 0) of docs/signals.md, "Interactions".
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
-  version: '2026-11-25.3',
+  version: '2026-11-25.4',
   // -1.6 until 2026-11-24.1; -0.1 with the ring signals keeps the share of legitimate trades flagged (docs/signals.md, "Rings")
   bias: -1.7,
   weights: {
@@ -191,6 +195,10 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     // Rings (issue 21)
     ring_flagged_entities: 1,
     ring_size: 0.1,
+    // Interactions (2026-11-25.4, docs/signals.md "Interactions"): 0 by hand, so the hand-set
+    // scores are unchanged; a fit may weigh them.
+    reversible_new_counterparty: 0,
+    cross_border_new_counterparty: 0,
   },
   thresholds: { medium: 30, high: 60, critical: 85 },
   cacheTtlSeconds: 30,

@@ -38,6 +38,9 @@ function features(random: Random): Record<SignalName, number> {
     // issue 21's ring signals: absent too, for the same reason
     ring_flagged_entities: 0,
     ring_size: 0,
+    // issue 20's interactions: absent too
+    reversible_new_counterparty: 0,
+    cross_border_new_counterparty: 0,
   };
 }
 
