@@ -5,7 +5,7 @@ import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { SIGNAL_NAMES } from './policy.ts';
 import type { Metrics, ThresholdFigure } from './metrics.ts';
-import type { PlotData } from './plots.ts';
+import type { PlotData, ShapePlot } from './plots.ts';
 
 interface ReportLike {
   labels: { fraud: number; legit: number };
@@ -112,6 +112,20 @@ function histogramSpec(plots: PlotData, policy: 'base' | 'candidate'): TopLevelS
   } as TopLevelSpec;
 }
 
+function shapeSpec(shape: ShapePlot): TopLevelSpec {
+  const values = (['base', 'candidate'] as const).flatMap((p) => shape.points.map((pt) => ({ policy: p, value: pt.value, contribution: pt[p] })));
+  return {
+    ...base(`${shape.name}: contribution by value`),
+    data: { values },
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { field: 'value', type: 'quantitative', title: `${shape.name} value` },
+      y: { field: 'contribution', type: 'quantitative', title: 'contribution (log-odds)' },
+      color: { field: 'policy', type: 'nominal', scale: COLORS },
+    },
+  };
+}
+
 function metricsTable(m: ReportLike['metrics']): string {
   const rows = (['roc_auc', 'average_precision', 'brier', 'calibration_error'] as const)
     .map((k) => `<tr><th>${k}</th><td>${fmt(m.base[k])}</td><td>${fmt(m.candidate[k])}</td></tr>`).join('');
@@ -144,6 +158,10 @@ export async function reportHtml(record: RecordLike, report: ReportLike): Promis
     ? (await Promise.all([rocSpec(plots), prSpec(plots), calibrationSpec(plots), histogramSpec(plots, 'base'), histogramSpec(plots, 'candidate')].map(svg)))
       .map((s) => `<figure>${s}</figure>`).join('')
     : '<p class="note">This report was stored without plot data.</p>';
+  const shapes = plots?.shapes ?? [];
+  const shapeFigures = shapes.length > 0
+    ? `<h2>Shaped signals</h2><p class="note">Each shaped signal's contribution to the log-odds against its value (docs/signals.md, "Shaped signals"); the weight shown in a score is the slope from 0 to the value.</p><div class="plots">${(await Promise.all(shapes.map((s) => svg(shapeSpec(s))))).map((s) => `<figure>${s}</figure>`).join('')}</div>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Vouch policy ${esc(record.version)}: report</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
@@ -155,7 +173,8 @@ Labels: ${report.labels.fraud} fraud, ${report.labels.legit} legit. Holdout (ent
 <h2>Plots</h2><div class="plots">${figures}</div>
 <h2>What each level would flag (candidate, holdout)</h2>${thresholdTable(report.thresholds)}
 <h2>Weights</h2>${weightsTable(report)}
-<p class="note">Scores are 100·σ(bias + Σ weight·value); every figure above is on the holdout, which the fit never saw.</p>
+${shapeFigures}
+<p class="note">Scores are 100·σ(bias + Σ weight·value), a shaped signal's weight being its effective slope at the value; every figure above is on the holdout, which the fit never saw.</p>
 </body></html>
 `;
 }
