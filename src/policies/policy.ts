@@ -69,7 +69,7 @@ const PaymentMethodRiskSchema = Type.Object(
 );
 
 /** At most this many knots per shaped signal: a shape an operator can read at a glance. */
-export const MAX_KNOTS = 8;
+const MAX_KNOTS = 8;
 
 /**
  * A shaped signal (src/policies/shapes.ts, docs/signals.md "Shaped signals"): the weight is the

@@ -63,10 +63,10 @@ export const SHAPEABLE: ReadonlySet<SignalName> = new Set<SignalName>([
  * strictly above: a slope no data can estimate is not fitted. Binary signals thus get no knot.
  */
 const KNOT_QUANTILES = [0.25, 0.5, 0.75, 0.9];
-export const MIN_SIDE = 30;
+const MIN_SIDE = 30;
 
 /** One signal's plan: its position in SIGNAL_NAMES and its knots (empty: a single column, linear). */
-export interface SignalPlan {
+interface SignalPlan {
   name: SignalName;
   knots: number[];
 }
@@ -106,9 +106,6 @@ function upperBound(sorted: readonly number[], x: number): number {
 export function planShapes(names: readonly SignalName[], vectors: readonly (readonly number[])[], shapeable: (name: SignalName) => boolean = () => true): ExpansionPlan {
   return names.map((name, j) => ({ name, knots: shapeable(name) ? knotsFromValues(vectors.map((v) => v[j]!)) : [] }));
 }
-
-/** Number of fit columns a plan expands to. */
-export const columnCount = (plan: ExpansionPlan): number => plan.reduce((a, p) => a + 1 + p.knots.length, 0);
 
 /**
  * A vector's fit columns: per signal min(x, k₁) and the ramps clip(x − kᵢ, 0, kᵢ₊₁ − kᵢ) (the last
