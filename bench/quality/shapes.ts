@@ -15,6 +15,9 @@ import { replayScore, scoreValues } from '../../src/policies/arithmetic.ts';
 import { entityFraction } from '../../src/policies/split.ts';
 import { simulateMarket } from './market.ts';
 import { scoreOffline } from './offline.ts';
+import { INTERACTIONS } from '../../src/trust/features.ts';
+
+const INTERACTION_NAMES = [...Object.keys(INTERACTIONS), 'young_account_reversible_method'] as (keyof typeof INTERACTIONS | 'young_account_reversible_method')[];
 
 const { values: args } = parseArgs({
   options: {
@@ -81,6 +84,7 @@ for (const seed of args.seeds.split(',').map(Number)) {
     hand_set: measure(DEFAULT_POLICY, features, truth),
     linear: measure(linear, features, truth),
     shaped: measure(shaped, features, truth),
+    interaction_weights: Object.fromEntries(INTERACTION_NAMES.map((n) => [n, { linear: linear.weights[n], shaped: shaped.weights[n] }])),
     shaped_signals: SIGNAL_NAMES.filter((n) => shaped.shapes?.[n]).map((n) => ({ name: n, weight: shaped.weights[n], ...shaped.shapes![n] })),
   }, null, 2));
 }
