@@ -15,6 +15,8 @@ interface ReportLike {
   thresholds: ThresholdFigure[];
   bias?: { base: number; candidate: number };
   weights: Record<string, { base: number; candidate: number }>;
+  /** absent in reports stored before shapes */
+  shapes?: { base: Record<string, unknown>; candidate: Record<string, unknown> };
   plots?: PlotData;
 }
 
@@ -140,9 +142,11 @@ function thresholdTable(t: ThresholdFigure[]): string {
 function weightsTable(r: ReportLike): string {
   const names = [...SIGNAL_NAMES.filter((n) => r.weights[n]), ...Object.keys(r.weights).filter((n) => !(SIGNAL_NAMES as string[]).includes(n))];
   const bias = r.bias ? `<tr><th>(bias)</th><td>${fmt(r.bias.base, 4)}</td><td>${fmt(r.bias.candidate, 4)}</td><td>${fmt(r.bias.candidate - r.bias.base, 4)}</td></tr>` : '';
+  // A shaped signal's weight is its first slope; its curve is drawn under "Shaped signals".
+  const shaped = (side: 'base' | 'candidate', n: string) => (r.shapes?.[side][n] ? ' (shaped)' : '');
   const rows = names.map((n) => {
     const w = r.weights[n]!;
-    return `<tr><th>${esc(n)}</th><td>${fmt(w.base, 4)}</td><td>${fmt(w.candidate, 4)}</td><td>${fmt(w.candidate - w.base, 4)}</td></tr>`;
+    return `<tr><th>${esc(n)}</th><td>${fmt(w.base, 4)}${shaped('base', n)}</td><td>${fmt(w.candidate, 4)}${shaped('candidate', n)}</td><td>${fmt(w.candidate - w.base, 4)}</td></tr>`;
   }).join('');
   return `<table><thead><tr><th>signal</th><th>base</th><th>candidate</th><th>change</th></tr></thead><tbody>${bias}${rows}</tbody></table>`;
 }

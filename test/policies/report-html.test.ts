@@ -57,7 +57,8 @@ test('a shaped candidate: one contribution curve per shaped signal, on g, drawn 
     assert.ok(Math.abs(p.base - DEFAULT_POLICY.weights.velocity_trades * p.value) < 1e-9);
   }
   const { report } = fitCandidate(rows, DEFAULT_POLICY, { version: 'bent-report', shapes: false });
-  const html = await reportHtml({ version: 'bent', parent_version: null, created_at: new Date(0).toISOString(), status: 'candidate' }, { ...report, plots });
+  const html = await reportHtml({ version: 'bent', parent_version: null, created_at: new Date(0).toISOString(), status: 'candidate' }, { ...report, shapes: { base: {}, candidate: candidate.shapes }, plots });
   assert.equal((html.match(/<svg/g) ?? []).length, 6);
   assert.ok(html.includes('Shaped signals') && html.includes('velocity_trades: contribution by value'));
+  assert.match(html, /<th>velocity_trades<\/th><td>[^<]*<\/td><td>[^<]* \(shaped\)<\/td>/);
 });
