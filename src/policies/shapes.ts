@@ -110,21 +110,24 @@ export function planShapes(names: readonly SignalName[], vectors: readonly (read
 /**
  * A vector's fit columns: per signal min(x, k₁) and the ramps clip(x − kᵢ, 0, kᵢ₊₁ − kᵢ) (the last
  * unbounded), so Σ θ·columns is exactly evaluateShape with weight θ₀ and slopes θ₁…; an unshaped
- * signal is its value.
+ * signal is its value. Written into `out` from `offset` when given (a row of a preallocated
+ * matrix, no allocation per row), else into a new array.
  */
-export function expand(vector: readonly number[], plan: ExpansionPlan): number[] {
-  const out: number[] = [];
+export function expand(vector: ArrayLike<number>, plan: ExpansionPlan): number[];
+export function expand<T extends { [i: number]: number }>(vector: ArrayLike<number>, plan: ExpansionPlan, out: T, offset?: number): T;
+export function expand(vector: ArrayLike<number>, plan: ExpansionPlan, out: { [i: number]: number } = [], offset = 0): { [i: number]: number } {
+  let c = offset;
   plan.forEach((p, j) => {
     const x = vector[j]!;
     const { knots } = p;
     if (knots.length === 0) {
-      out.push(x);
+      out[c++] = x;
       return;
     }
-    out.push(Math.min(x, knots[0]!));
+    out[c++] = Math.min(x, knots[0]!);
     for (let i = 0; i < knots.length; i++) {
       const end = i + 1 < knots.length ? Math.min(x, knots[i + 1]!) : x;
-      out.push(Math.max(0, end - knots[i]!));
+      out[c++] = Math.max(0, end - knots[i]!);
     }
   });
   return out;

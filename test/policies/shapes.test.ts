@@ -201,3 +201,11 @@ describe('shaped signals: the fit', () => {
     assert.deepEqual(report.shapes, { base: base.shapes, candidate: {} });
   });
 });
+
+test('expand writes into a preallocated row (a typed-array matrix) the same columns it returns', () => {
+  const plan = [{ name: 'velocity_trades' as const, knots: [0.5, 1, 2] }, { name: 'chargebacks' as const, knots: [] }];
+  const matrix = new Float64Array(2 * 5);
+  expand([2.5, 1], plan, matrix, 5);
+  assert.deepEqual([...matrix.subarray(5)], expand([2.5, 1], plan));
+  assert.deepEqual(expand([2.5, 1], plan), [0.5, 0.5, 1, 0.5, 1]);
+});
