@@ -6,11 +6,18 @@
 // `modelValue` and `bySize` here.
 import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from './policy.ts';
 import type { RiskLevel } from '../trust/types.ts';
+import { effectiveWeight } from './shapes.ts';
+
+/** What a score needs from a policy: shapes are optional (none: every signal linear). */
+export type ScoringPolicy = Pick<Policy, 'bias' | 'weights' | 'shapes'>;
 
 /** Signal values by name; a missing name counts as 0 (a stored feature vector, or the model's own). */
 export type SignalValues = Partial<Record<SignalName, number>>;
 
-/** One term of the sum: a signal with a non-zero weight·value. */
+/**
+ * One term of the sum: a signal with a non-zero weight·value. For a shaped signal (shapes.ts) the
+ * weight is its effective slope at the value, so weight·value is still the term summed.
+ */
 export interface Contribution {
   name: SignalName;
   value: number;
@@ -53,15 +60,24 @@ export function riskLevelFor(score: number, thresholds: Thresholds): RiskLevel {
 }
 
 /**
+ * The weight summed for `name` at `value` (modelValue's): the policy's, or its shape's effective
+ * slope there. A stored policy document older than a signal has no weight for it: it counts 0
+ * (docs/decisions.md), never NaN.
+ */
+export function weightAt(policy: ScoringPolicy, name: SignalName, value: number): number {
+  const weight = (policy.weights as Partial<Record<SignalName, number>>)[name] ?? 0;
+  return effectiveWeight(weight, policy.shapes?.[name], value);
+}
+
+/**
  * A policy's score on signal values: the non-zero contributions (values as modelValue gives
  * them) in bySize order, and their sum's score. Live scoring, the shadow score and every replay.
  */
-export function scoreValues(policy: Pick<Policy, 'bias' | 'weights'>, values: SignalValues): { signals: Contribution[]; score: number } {
+export function scoreValues(policy: ScoringPolicy, values: SignalValues): { signals: Contribution[]; score: number } {
   const signals: Contribution[] = [];
-  const weights = policy.weights;
   for (const name of SIGNAL_NAMES) {
     const value = modelValue(values[name]);
-    const weight = weights[name];
+    const weight = weightAt(policy, name, value);
     if (weight * value !== 0) signals.push({ name, value, weight });
   }
   signals.sort(bySize);
@@ -69,6 +85,6 @@ export function scoreValues(policy: Pick<Policy, 'bias' | 'weights'>, values: Si
 }
 
 /** scoreValues' score alone: a policy replayed on stored values. */
-export function replayScore(policy: Pick<Policy, 'bias' | 'weights'>, values: SignalValues): number {
+export function replayScore(policy: ScoringPolicy, values: SignalValues): number {
   return scoreValues(policy, values).score;
 }

@@ -13,6 +13,8 @@ import { levelFigures, type LevelFigure, type ScoredOutcome } from './operating.
 export interface ReplayPolicy {
   bias: number;
   weights: Record<SignalName, number>;
+  /** shaped signals (shapes.ts); absent: every signal linear */
+  shapes?: Policy['shapes'];
   thresholds: Thresholds;
 }
 

@@ -4,6 +4,7 @@
 import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
 import { modelValue, replayScore, type SignalValues } from './arithmetic.ts';
 import { signalValues } from '../trust/model.ts';
+import { INTERACTIONS } from '../trust/features.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult } from '../trust/types.ts';
 
 /** A stored feature vector: every signal's value; a missing name counts as 0. */
@@ -23,10 +24,25 @@ export const FEATURE_SET = 2;
  * is approximate, as for any FEATURE_PARAMETERS change). The stored record is not modified.
  */
 export function replayableFeatures(stored: FeatureRecord, featureSet: number | null | undefined, prior: Policy['disputePrior']): FeatureRecord {
-  if (featureSet !== null && featureSet !== undefined && featureSet >= FEATURE_SET) return stored;
-  const rate = stored.dispute_rate;
-  if (rate === undefined || !Number.isFinite(rate)) return stored;
-  return { ...stored, dispute_rate: modelValue(Math.max(0, rate - prior.alpha / (prior.alpha + prior.beta))) };
+  const current = withInteractions(stored);
+  if (featureSet !== null && featureSet !== undefined && featureSet >= FEATURE_SET) return current;
+  const rate = current.dispute_rate;
+  if (rate === undefined || !Number.isFinite(rate)) return current;
+  return { ...current, dispute_rate: modelValue(Math.max(0, rate - prior.alpha / (prior.alpha + prior.beta))) };
+}
+
+/**
+ * A vector stored before the interactions (docs/signals.md, "Interactions") existed gets them from
+ * its stored parts, the same products of the same rounded values live scoring computes (a part
+ * the vector lacks counts as 0, so the interaction is 0). A vector that has them is returned as is.
+ */
+function withInteractions(stored: FeatureRecord): FeatureRecord {
+  const names = Object.keys(INTERACTIONS) as (keyof typeof INTERACTIONS)[];
+  if (names.every((n) => stored[n] !== undefined)) return stored;
+  const parts = { new_counterparty: modelValue(stored.new_counterparty), payment_method_risk: modelValue(stored.payment_method_risk), cross_border: modelValue(stored.cross_border) };
+  const derived: FeatureRecord = { ...stored };
+  for (const n of names) derived[n] ??= modelValue(INTERACTIONS[n](parts));
+  return derived;
 }
 
 /** The schema's range for every weight and for the bias (src/policies/policy.ts). */

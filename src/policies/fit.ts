@@ -5,6 +5,7 @@
 // convergence on the projected gradient.
 import type { SignalName } from './policy.ts';
 import { WEIGHT_LIMIT, signalBounds, toRecord, toVector, type FeatureRecord } from './features.ts';
+import { collapse, columnSignals, expand, type ExpansionPlan, type Shapes } from './shapes.ts';
 
 /** The data cannot identify a model: one label is missing. Maps to 422 insufficient_labels. */
 export class InsufficientLabelsError extends Error {
@@ -268,6 +269,8 @@ export interface LabelledFeatures {
 export interface SignalFit {
   bias: number;
   weights: Record<SignalName, number>;
+  /** the shapes fitted under a plan (shapes.ts); empty without one */
+  shapes: Shapes;
   loss: number;
   iterations: number;
   converged: boolean;
@@ -276,20 +279,27 @@ export interface SignalFit {
 /**
  * Fits a policy's bias and weights to labelled feature vectors: every weight within the schema's
  * ±100 and on the side of zero its signal's direction allows, the bias within ±100. The values are
- * taken as the model sums them (rounded to 4 decimals).
+ * taken as the model sums them (rounded to 4 decimals). With a `plan` each vector is expanded into
+ * ramp columns (shapes.ts, expand), each bounded like its signal's weight, and the coefficients
+ * come back as weights and shapes.
  */
-export function fitSignalWeights(rows: readonly LabelledFeatures[], options: Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> = {}): SignalFit {
+export function fitSignalWeights(rows: readonly LabelledFeatures[], options: Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> & { plan?: ExpansionPlan } = {}): SignalFit {
   const fraud = rows.filter((r) => r.label === 1 && (r.weight ?? 1) > 0).length;
   const legit = rows.filter((r) => r.label === 0 && (r.weight ?? 1) > 0).length;
   if (fraud === 0 || legit === 0) throw new InsufficientLabelsError(fraud, legit);
-  const { lower, upper } = signalBounds();
-  const result = fitLogistic(rows.map((r) => toVector(r.features)), rows.map((r) => r.label), {
-    ...options,
-    lower,
-    upper,
+  const { plan, ...fitOptions } = options;
+  const signals = signalBounds();
+  const column = plan ? columnSignals(plan) : signals.lower.map((_, j) => j);
+  const row = (r: LabelledFeatures) => (plan ? expand(toVector(r.features), plan) : toVector(r.features));
+  const result = fitLogistic(rows.map(row), rows.map((r) => r.label), {
+    ...fitOptions,
+    lower: column.map((j) => signals.lower[j]!),
+    upper: column.map((j) => signals.upper[j]!),
     biasLower: -WEIGHT_LIMIT,
     biasUpper: WEIGHT_LIMIT,
     sampleWeights: rows.map((r) => r.weight ?? 1),
   });
-  return { ...result, weights: toRecord(result.weights) };
+  if (!plan) return { ...result, weights: toRecord(result.weights), shapes: {} };
+  const { weights, shapes } = collapse(plan, result.weights);
+  return { ...result, weights: toRecord(weights), shapes };
 }

@@ -40,6 +40,9 @@ export const SIGNAL_DIRECTIONS = {
   // Rings (issue 21; src/rings/signals.ts): flagged entities and entities within two hops
   ring_flagged_entities: 'risk',
   ring_size: 'risk',
+  // Interactions (issue 20; src/trust/features.ts INTERACTIONS): products of the signals above
+  reversible_new_counterparty: 'risk',
+  cross_border_new_counterparty: 'risk',
 } as const satisfies Record<string, 'risk' | 'protective'>;
 
 export type SignalName = keyof typeof SIGNAL_DIRECTIONS;
@@ -65,11 +68,34 @@ const PaymentMethodRiskSchema = Type.Object(
   strict,
 );
 
+/** At most this many knots per shaped signal: a shape an operator can read at a glance. */
+const MAX_KNOTS = 8;
+
+/**
+ * A shaped signal (src/policies/shapes.ts, docs/signals.md "Shaped signals"): the weight is the
+ * slope from 0 to knots[0]; slopes[i] the slope from knots[i] on. semanticProblems checks the order
+ * and the signs.
+ */
+const ShapeSchema = Type.Object(
+  {
+    knots: Type.Array(Finite({ exclusiveMinimum: 0, maximum: 1e6 }), { minItems: 1, maxItems: MAX_KNOTS }),
+    slopes: Type.Array(Finite({ minimum: -100, maximum: 100 }), { minItems: 1, maxItems: MAX_KNOTS }),
+  },
+  strict,
+);
+
+const ShapesSchema = Type.Object(
+  Object.fromEntries(SIGNAL_NAMES.map((n) => [n, Type.Optional(ShapeSchema)])) as Record<SignalName, ReturnType<typeof Type.Optional<typeof ShapeSchema>>>,
+  strict,
+);
+
 const PolicySchema = Type.Object(
   {
     version: Type.String({ minLength: 1, maxLength: 64 }),
     bias: Finite({ minimum: -100, maximum: 100 }),
     weights: WeightsSchema,
+    /** optional: signals whose contribution bends (absent: every signal is weight·value) */
+    shapes: Type.Optional(ShapesSchema),
     thresholds: Type.Object(
       {
         medium: Type.Integer({ minimum: 1, maximum: 99 }),
@@ -135,10 +161,11 @@ function deepFreeze<T>(value: T): T {
  * moved bias and completed_trades to keep the ranking and the share of trades flagged.
  * 2026-11-25.1 added the ring signals and maxIdentifierFanout (docs/signals.md, "Rings");
  * 2026-11-25.2 added network_flags (the network, docs/network.md); 2026-11-25.3 the dispute part's
- * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment).
+ * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment);
+ * 2026-11-25.4 the two interactions (weights 0) of docs/signals.md, "Interactions".
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
-  version: '2026-11-25.3',
+  version: '2026-11-25.4',
   // -1.6 until 2026-11-24.1; -0.1 with the ring signals keeps the share of legitimate trades flagged (docs/signals.md, "Rings")
   bias: -1.7,
   weights: {
@@ -168,6 +195,10 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     // Rings (issue 21)
     ring_flagged_entities: 1,
     ring_size: 0.1,
+    // Interactions (2026-11-25.4, docs/signals.md "Interactions"): 0 by hand, so the hand-set
+    // scores are unchanged; a fit may weigh them.
+    reversible_new_counterparty: 0,
+    cross_border_new_counterparty: 0,
   },
   thresholds: { medium: 30, high: 60, critical: 85 },
   cacheTtlSeconds: 30,
@@ -225,6 +256,18 @@ function semanticProblems(p: Policy): string[] {
     if (SIGNAL_DIRECTIONS[name] === 'protective' && w > 0) {
       problems.push(`/weights/${name}: must be <= 0 (protective signal; a positive weight would break monotonicity)`);
     }
+  }
+  for (const [name, shape] of Object.entries(p.shapes ?? {}) as [SignalName, NonNullable<Policy['shapes']>[SignalName]][]) {
+    if (shape === undefined) continue;
+    const at = `/shapes/${name}`;
+    if (shape.slopes.length !== shape.knots.length) problems.push(`${at}/slopes: must have one slope per knot (${shape.knots.length})`);
+    shape.knots.forEach((k, i) => {
+      if (i > 0 && !(k > shape.knots[i - 1]!)) problems.push(`${at}/knots/${i}: must be greater than knots[${i - 1}] (knots are strictly increasing)`);
+    });
+    shape.slopes.forEach((s, i) => {
+      if (SIGNAL_DIRECTIONS[name] === 'risk' && s < 0) problems.push(`${at}/slopes/${i}: must be >= 0 (risk signal; a negative slope would break monotonicity)`);
+      if (SIGNAL_DIRECTIONS[name] === 'protective' && s > 0) problems.push(`${at}/slopes/${i}: must be <= 0 (protective signal; a positive slope would break monotonicity)`);
+    });
   }
   const { medium, high, critical } = p.thresholds;
   if (!(medium < high)) problems.push(`/thresholds/high: must be greater than thresholds.medium (${medium})`);

@@ -5,7 +5,7 @@ import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { SIGNAL_NAMES } from './policy.ts';
 import type { Metrics, ThresholdFigure } from './metrics.ts';
-import type { PlotData } from './plots.ts';
+import type { PlotData, ShapePlot } from './plots.ts';
 
 interface ReportLike {
   labels: { fraud: number; legit: number };
@@ -15,6 +15,8 @@ interface ReportLike {
   thresholds: ThresholdFigure[];
   bias?: { base: number; candidate: number };
   weights: Record<string, { base: number; candidate: number }>;
+  /** absent in reports stored before shapes */
+  shapes?: { base: Record<string, unknown>; candidate: Record<string, unknown> };
   plots?: PlotData;
 }
 
@@ -112,6 +114,20 @@ function histogramSpec(plots: PlotData, policy: 'base' | 'candidate'): TopLevelS
   } as TopLevelSpec;
 }
 
+function shapeSpec(shape: ShapePlot): TopLevelSpec {
+  const values = (['base', 'candidate'] as const).flatMap((p) => shape.points.map((pt) => ({ policy: p, value: pt.value, contribution: pt[p] })));
+  return {
+    ...base(`${shape.name}: contribution by value`),
+    data: { values },
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { field: 'value', type: 'quantitative', title: `${shape.name} value` },
+      y: { field: 'contribution', type: 'quantitative', title: 'contribution (log-odds)' },
+      color: { field: 'policy', type: 'nominal', scale: COLORS },
+    },
+  };
+}
+
 function metricsTable(m: ReportLike['metrics']): string {
   const rows = (['roc_auc', 'average_precision', 'brier', 'calibration_error'] as const)
     .map((k) => `<tr><th>${k}</th><td>${fmt(m.base[k])}</td><td>${fmt(m.candidate[k])}</td></tr>`).join('');
@@ -126,9 +142,11 @@ function thresholdTable(t: ThresholdFigure[]): string {
 function weightsTable(r: ReportLike): string {
   const names = [...SIGNAL_NAMES.filter((n) => r.weights[n]), ...Object.keys(r.weights).filter((n) => !(SIGNAL_NAMES as string[]).includes(n))];
   const bias = r.bias ? `<tr><th>(bias)</th><td>${fmt(r.bias.base, 4)}</td><td>${fmt(r.bias.candidate, 4)}</td><td>${fmt(r.bias.candidate - r.bias.base, 4)}</td></tr>` : '';
+  // A shaped signal's weight is its first slope; its curve is drawn under "Shaped signals".
+  const shaped = (side: 'base' | 'candidate', n: string) => (r.shapes?.[side][n] ? ' (shaped)' : '');
   const rows = names.map((n) => {
     const w = r.weights[n]!;
-    return `<tr><th>${esc(n)}</th><td>${fmt(w.base, 4)}</td><td>${fmt(w.candidate, 4)}</td><td>${fmt(w.candidate - w.base, 4)}</td></tr>`;
+    return `<tr><th>${esc(n)}</th><td>${fmt(w.base, 4)}${shaped('base', n)}</td><td>${fmt(w.candidate, 4)}${shaped('candidate', n)}</td><td>${fmt(w.candidate - w.base, 4)}</td></tr>`;
   }).join('');
   return `<table><thead><tr><th>signal</th><th>base</th><th>candidate</th><th>change</th></tr></thead><tbody>${bias}${rows}</tbody></table>`;
 }
@@ -144,6 +162,10 @@ export async function reportHtml(record: RecordLike, report: ReportLike): Promis
     ? (await Promise.all([rocSpec(plots), prSpec(plots), calibrationSpec(plots), histogramSpec(plots, 'base'), histogramSpec(plots, 'candidate')].map(svg)))
       .map((s) => `<figure>${s}</figure>`).join('')
     : '<p class="note">This report was stored without plot data.</p>';
+  const shapes = plots?.shapes ?? [];
+  const shapeFigures = shapes.length > 0
+    ? `<h2>Shaped signals</h2><p class="note">Each shaped signal's contribution to the log-odds against its value (docs/signals.md, "Shaped signals"); the weight shown in a score is the slope from 0 to the value.</p><div class="plots">${(await Promise.all(shapes.map((s) => svg(shapeSpec(s))))).map((s) => `<figure>${s}</figure>`).join('')}</div>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Vouch policy ${esc(record.version)}: report</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
@@ -155,7 +177,8 @@ Labels: ${report.labels.fraud} fraud, ${report.labels.legit} legit. Holdout (ent
 <h2>Plots</h2><div class="plots">${figures}</div>
 <h2>What each level would flag (candidate, holdout)</h2>${thresholdTable(report.thresholds)}
 <h2>Weights</h2>${weightsTable(report)}
-<p class="note">Scores are 100·σ(bias + Σ weight·value); every figure above is on the holdout, which the fit never saw.</p>
+${shapeFigures}
+<p class="note">Scores are 100·σ(bias + Σ weight·value), a shaped signal's weight being its effective slope at the value; every figure above is on the holdout, which the fit never saw.</p>
 </body></html>
 `;
 }

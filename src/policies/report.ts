@@ -1,7 +1,8 @@
 // The report of a fitted policy (docs/api.md, "Policies") and the one call that produces a candidate from
 // labelled decisions: split by entity, fit on the train side, measure both policies on the holdout.
 import { SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
-import { signalBounds, WEIGHT_LIMIT, type FeatureRecord } from './features.ts';
+import { signalBounds, toVector, WEIGHT_LIMIT, type FeatureRecord } from './features.ts';
+import { planShapes, SHAPEABLE, simplify, type Shapes } from './shapes.ts';
 import { fitSignalWeights, InsufficientLabelsError, type SignalFit } from './fit.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 import { levelFigures, shareAtOrAbove, thresholdsForTarget, type LevelFigure, type OperatingTarget, type TargetOutcome } from './operating.ts';
@@ -32,6 +33,8 @@ export interface FitReport {
   target: TargetOutcome | null;
   bias: { base: number; candidate: number };
   weights: Record<SignalName, { base: number; candidate: number }>;
+  /** the shaped signals of each policy (docs/signals.md, "Shaped signals"); {} when none */
+  shapes: { base: Shapes; candidate: Shapes };
 }
 
 const fraudCount = (rows: readonly LabelledDecision[]): number => rows.reduce((a, r) => a + r.label, 0);
@@ -76,6 +79,7 @@ export function fitReport(args: {
     target: target ?? null,
     bias: { base: base.bias, candidate: candidate.bias },
     weights: Object.fromEntries(SIGNAL_NAMES.map((n) => [n, { base: base.weights[n], candidate: candidate.weights[n] }])) as FitReport['weights'],
+    shapes: { base: base.shapes ?? {}, candidate: candidate.shapes ?? {} },
   };
 }
 
@@ -90,6 +94,8 @@ export interface CandidateOptions {
   minLabelsPerClass?: number;
   /** the operating point to set the thresholds for; default: the base's share flagged at `high` */
   target?: OperatingTarget;
+  /** fit shapes where the data allow (shapes.ts, knotsFromValues); default true, false: weights only */
+  shapes?: boolean;
 }
 
 /** Four decimals keep a policy document readable; the bound clamp keeps the rounding valid. */
@@ -112,10 +118,19 @@ export function fitCandidate(decisions: readonly LabelledDecision[], base: Polic
   if (trainFraud === 0 || trainFraud === train.length) {
     throw new InsufficientLabelsError(fraud, legit, `the train split (by entity) has ${trainFraud} fraud and ${train.length - trainFraud} legit decisions; a fit needs both`);
   }
-  const fit = fitSignalWeights(train, { lambda: options.lambda });
+  const plan = options.shapes === false ? undefined : planShapes(SIGNAL_NAMES, train.map((r) => toVector(r.features)), (n) => SHAPEABLE.has(n));
+  const fit = fitSignalWeights(train, { lambda: options.lambda, plan });
   const { lower, upper } = signalBounds();
   const weights = Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, tidy(fit.weights[n], lower[i]!, upper[i]!)])) as Record<SignalName, number>;
-  const fitted: Policy = { ...base, version: options.version, bias: tidy(fit.bias, -WEIGHT_LIMIT, WEIGHT_LIMIT), weights };
+  const shapes: Shapes = {};
+  SIGNAL_NAMES.forEach((n, i) => {
+    const fitted = fit.shapes[n];
+    const shape = fitted && simplify(weights[n], fitted, (x) => tidy(x, lower[i]!, upper[i]!));
+    if (shape) shapes[n] = shape;
+  });
+  // The candidate's shapes are the fit's alone: a base's shapes are not inherited.
+  const { shapes: _baseShapes, ...rest } = base;
+  const fitted: Policy = { ...rest, version: options.version, bias: tidy(fit.bias, -WEIGHT_LIMIT, WEIGHT_LIMIT), weights, ...(Object.keys(shapes).length > 0 ? { shapes } : {}) };
   const { thresholds, target } = operatingPoint(holdout, base, fitted, options.target);
   const policy: Policy = { ...fitted, thresholds };
   return { policy, report: fitReport({ train, holdout, base, candidate: policy, target }), fit };

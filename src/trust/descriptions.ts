@@ -126,5 +126,9 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
       return f.ring ? describeRingFlagged(f.ring) : 'no flagged account within two hops';
     case 'ring_size':
       return f.ring ? describeRingSize(f.ring) : 'no account within two hops';
+    case 'reversible_new_counterparty':
+      return `a first trade with this counterparty, paid by ${method(f.paymentMethod)} (reversible)`;
+    case 'cross_border_new_counterparty':
+      return 'a first trade with this counterparty, who is in another country';
   }
 }

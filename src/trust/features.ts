@@ -46,6 +46,25 @@ const REVERSIBLE_ABOVE = 0.3;
 /** Reversibility on a 0 … 1 scale: the method risk above REVERSIBLE_ABOVE, rescaled. */
 const reversibility = (methodRisk: number): number => clip((methodRisk - REVERSIBLE_ABOVE) / (1 - REVERSIBLE_ABOVE), 0, 1);
 
+/**
+ * The interactions of issue 20 (docs/signals.md, "Interactions"): products of other signals'
+ * values as the model sums them (rounded), so a vector stored before they existed replays them
+ * from its stored parts (policies/features.ts, replayableFeatures) to the same number.
+ */
+export const INTERACTIONS = {
+  /** a first trade with this counterparty, paid by a reversible method: new_counterparty × reversibility */
+  reversible_new_counterparty: (v: InteractionParts) => v.new_counterparty * reversibility(v.payment_method_risk),
+  /** a first trade with a counterparty in another country: new_counterparty × cross_border */
+  cross_border_new_counterparty: (v: InteractionParts) => v.new_counterparty * v.cross_border,
+} as const;
+
+/** The signal values the interactions are products of (rounded as the model sums them; absent = 0). */
+export interface InteractionParts {
+  new_counterparty: number;
+  payment_method_risk: number;
+  cross_border: number;
+}
+
 /** A reversible payment method on a young account (throw-away accounts): youth × reversibility. */
 export function youngReversible(newAccount: number, methodRisk: number): number {
   return Math.max(0, newAccount) * reversibility(methodRisk);

@@ -9,7 +9,7 @@
 import { SIGNAL_NAMES, type Policy, type SignalName } from '../policies/policy.ts';
 import { modelValue, riskLevelFor, scoreValues } from '../policies/arithmetic.ts';
 import { describeSignal, type Facts } from './descriptions.ts';
-import { disputeExcess, dormancy, sharedIdentifierValue, youngReversible } from './features.ts';
+import { disputeExcess, dormancy, INTERACTIONS, sharedIdentifierValue, youngReversible } from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
 import { networkFlagsSignal, type NetworkSignal } from '../network/signal.ts';
@@ -120,6 +120,8 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   const linkedFlagged = Math.min(count(profile.linkedFlaggedEntities), policy.linkedFlaggedCap);
   const network = networkFlagsSignal(profile.networkFlags ?? [], now);
   const ring = profile.ring ? ringFacts(profile.ring, now, policy.decayHalfLifeDays) : NO_RING;
+  // From the parts' rounded values, as replayableFeatures derives them for older vectors.
+  const parts = { new_counterparty: newCounterparty ? 1 : 0, payment_method_risk: modelValue(methodRisk), cross_border: sameCountry(ctx.country, ctx.counterparty_country) === false ? 1 : 0 };
 
   return {
     fixed: {
@@ -135,7 +137,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       velocity_volume: velocityVolume,
       new_counterparty: newCounterparty ? 1 : 0,
       payment_method_risk: methodRisk,
-      cross_border: sameCountry(ctx.country, ctx.counterparty_country) === false ? 1 : 0,
+      cross_border: parts.cross_border,
       linked_flagged_entities: linkedFlagged,
       dormant_reactivation: dormant.value,
       young_account_reversible_method: youngReversible(newAccount, methodRisk),
@@ -143,6 +145,8 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       network_flags: network.value,
       ring_flagged_entities: ringFlaggedValue(ring),
       ring_size: ringSizeValue(ring),
+      reversible_new_counterparty: INTERACTIONS.reversible_new_counterparty(parts),
+      cross_border_new_counterparty: INTERACTIONS.cross_border_new_counterparty(parts),
     },
     terms: {
       hasHistory, logMean, std, newCounterparty, burst,

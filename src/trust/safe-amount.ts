@@ -11,7 +11,7 @@
 // evaluations of three logarithms); two full-model scores then confirm it.
 import cc from 'currency-codes';
 import type { Policy, SignalName } from '../policies/policy.ts';
-import { bySize, logisticScore, modelValue, scoreFromSignals } from '../policies/arithmetic.ts';
+import { bySize, logisticScore, modelValue, scoreFromSignals, weightAt } from '../policies/arithmetic.ts';
 import { computeSignals, prepare, type Prepared } from './model.ts';
 import { AMOUNT_SIGNALS, amountValuesInto } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest } from './types.ts';
@@ -47,8 +47,10 @@ interface Term {
   size: number;
 }
 
-const term = (name: SignalName, raw: number, weight: number): Term => {
+/** The term as scoreValues sums it: a shaped signal's weight is its effective slope at the value. */
+const term = (policy: Policy, name: SignalName, raw: number): Term => {
   const value = modelValue(raw);
+  const weight = weightAt(policy, name, value);
   return { name, value, weight, size: Math.abs(weight * value) };
 };
 /** bySize (policies/arithmetic.ts) on precomputed sizes: larger first, ties by name. */
@@ -64,7 +66,7 @@ function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => nu
   const fixed: Term[] = [];
   for (const key in prepared.fixed) {
     const name = key as keyof Prepared['fixed'];
-    const t = term(name, prepared.fixed[name], policy.weights[name]);
+    const t = term(policy, name, prepared.fixed[name]);
     if (t.weight * t.value !== 0) fixed.push(t);
   }
   fixed.sort((a, b) => bySize(a, b));
@@ -74,7 +76,7 @@ function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => nu
     amountValuesInto(prepared.terms, amount, values);
     moving.length = 0;
     for (let i = 0; i < AMOUNT_SIGNALS.length; i++) {
-      const t = term(AMOUNT_SIGNALS[i]!, values[i]!, policy.weights[AMOUNT_SIGNALS[i]!]);
+      const t = term(policy, AMOUNT_SIGNALS[i]!, values[i]!);
       if (t.weight * t.value !== 0) moving.push(t);
     }
     moving.sort((a, b) => bySize(a, b));
@@ -89,7 +91,10 @@ function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => nu
   };
 }
 
-const contribution = (weight: number, raw: number) => weight * modelValue(raw);
+const contribution = (policy: Policy, name: SignalName, raw: number) => {
+  const value = modelValue(raw);
+  return weightAt(policy, name, value) * value;
+};
 
 /**
  * The same score with the fixed part summed once, in name order: equal to the exact score except
@@ -100,15 +105,13 @@ function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => num
   let fixedZ = policy.bias;
   for (const key in prepared.fixed) {
     const name = key as keyof Prepared['fixed'];
-    fixedZ += contribution(policy.weights[name], prepared.fixed[name]);
+    fixedZ += contribution(policy, name, prepared.fixed[name]);
   }
-  const w0 = policy.weights[AMOUNT_SIGNALS[0]];
-  const w1 = policy.weights[AMOUNT_SIGNALS[1]];
-  const w2 = policy.weights[AMOUNT_SIGNALS[2]];
+  const [a0, a1, a2] = AMOUNT_SIGNALS;
   const v = [0, 0, 0];
   return (amount) => {
     amountValuesInto(prepared.terms, amount, v);
-    return logisticScore(fixedZ + contribution(w0, v[0]!) + contribution(w1, v[1]!) + contribution(w2, v[2]!));
+    return logisticScore(fixedZ + contribution(policy, a0, v[0]!) + contribution(policy, a1, v[1]!) + contribution(policy, a2, v[2]!));
   };
 }
 
