@@ -50,3 +50,23 @@ describeEachBackend('network_pending', (ctx) => {
     pending.stop();
   });
 });
+
+describeEachBackend('network_pending and erasure', (ctx) => {
+  test('identifiers a score named for an entity are tied to it and go with its erasure; another entity\'s stay', async () => {
+    const admin = await ctx().token();
+    const res = await ctx().inject({ method: 'POST', url: '/api/v1/network/peers', headers: bearer(admin), payload: { name: 'p', url: 'https://93.184.216.34', signing_key: standInPeer().signingKey } });
+    assert.equal(res.statusCode, 201, res.body);
+    const [erased, kept] = ['e1'.repeat(32), 'e2'.repeat(32)];
+    for (const [entity, ids] of [[erased, [ID(11), ID(12)]], [kept, [ID(12), ID(13)]]] as const) {
+      const scored = await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', headers: bearer(admin), payload: { entity_id: entity, amount: 10, currency: 'USD', context: { linked_identifiers: ids } } });
+      assert.equal(scored.statusCode, 200, scored.body);
+    }
+    const db = () => networkDb(ctx().store.db);
+    const rows = async () => (await db().selectFrom('network_pending').select(['hash', 'entity_id']).orderBy('hash').orderBy('entity_id').execute()).map((r) => `${r.hash.slice(0, 4)}:${r.entity_id.slice(0, 2)}`);
+    // The queue writes within a second of the scores, in the background.
+    for (let i = 0; i < 100 && (await rows()).length < 4; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(await rows(), ['0011:e1', '0012:e1', '0012:e2', '0013:e2']);
+    assert.equal((await ctx().inject({ method: 'DELETE', url: `/api/v1/trust/entities/${erased}`, headers: bearer(admin) })).statusCode, 200);
+    assert.deepEqual(await rows(), ['0012:e2', '0013:e2']);
+  });
+});
