@@ -168,21 +168,28 @@ async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPubli
 
 /**
  * Replaces the peer's matches by the resolved identifiers whose tag is in its set and whose label
- * opens; the labels are opened a chunk at a time, yielding between chunks, so that many new flags
- * do not hold the process's scores.
+ * opens. The resolved identifiers are walked 500 at a time in key order (each page one short
+ * indexed read), yielding to the event loop between pages, so that a large set of identifiers or
+ * of new flags does not hold the process's scores.
  */
 async function match(db: NetworkDb, peer: NetworkPeersTable): Promise<number> {
-  const rows = await db.selectFrom('network_resolved as r')
-    .innerJoin('network_peer_flags as f', (j) => j.onRef('f.peer_id', '=', 'r.peer_id').onRef('f.tag', '=', 'r.tag'))
-    .select(['r.id_type', 'r.hash', 'r.tag', 'r.label_key', 'f.sealed'])
-    .where('r.peer_id', '=', peer.id).execute();
   const now = Date.now();
   const matches: Array<{ peer_id: string; id_type: string; hash: string; label: string; matched_at: number }> = [];
-  for (let i = 0; i < rows.length; i += MATCH_CHUNK) {
-    for (const row of rows.slice(i, i + MATCH_CHUNK)) {
-      const label = openLabel(row.sealed, Buffer.from(row.label_key, 'base64url'), row.tag);
+  let after: { id_type: string; hash: string } | undefined;
+  for (;;) {
+    let page = db.selectFrom('network_resolved as r')
+      .leftJoin('network_peer_flags as f', (j) => j.onRef('f.peer_id', '=', 'r.peer_id').onRef('f.tag', '=', 'r.tag'))
+      .select(['r.id_type', 'r.hash', 'r.tag', 'r.label_key', 'f.sealed'])
+      .where('r.peer_id', '=', peer.id);
+    const from = after;
+    if (from) page = page.where((eb) => eb.or([eb('r.id_type', '>', from.id_type), eb.and([eb('r.id_type', '=', from.id_type), eb('r.hash', '>', from.hash)])]));
+    const rows = await page.orderBy('r.id_type').orderBy('r.hash').limit(MATCH_CHUNK).execute();
+    for (const row of rows) {
+      const label = row.sealed === null ? undefined : openLabel(row.sealed, Buffer.from(row.label_key, 'base64url'), row.tag);
       if (label) matches.push({ peer_id: peer.id, id_type: row.id_type, hash: row.hash, label: JSON.stringify(label), matched_at: now });
     }
+    if (rows.length < MATCH_CHUNK) break;
+    after = rows[rows.length - 1];
     await yieldToLoop();
   }
   await db.transaction().execute(async (trx) => {

@@ -54,8 +54,10 @@ for (const backend of backends()) {
       await call('A', 'POST', '/api/v1/trust/events', { events: Array.from({ length: 5 }, (_, i) => ({
         event_id: `f-${i}`, type: 'fraud.reported', entity_id: hash(100 + i), occurred_at: at(), linked_identifiers: [{ type: 'phone', hash: hash(i) }],
       })) });
+      // B holds two of A's phones among 600 of its own (matching walks its resolved identifiers in pages of 500).
       await call('B', 'POST', '/api/v1/trust/events', { events: [
         { event_id: 'b-1', type: 'identifier.linked', entity_id: hash(200), occurred_at: at(), linked_identifiers: [{ type: 'phone', hash: hash(0) }, { type: 'phone', hash: hash(4) }] },
+        ...Array.from({ length: 598 }, (_, i) => ({ event_id: `b-other-${i}`, type: 'identifier.linked', entity_id: hash(3000 + i), occurred_at: at(), linked_identifiers: [{ type: 'email', hash: hash(3000 + i) }] })),
       ] });
       const db = networkDb(apps.B.store.db);
       const identity = await loadIdentity(db, resolveKeyEncryption(apps.B.config, apps.B.store));
