@@ -49,7 +49,26 @@ describeEachBackend('the published set, incremental', (ctx) => {
     const first = await refresh();
     assert.deepEqual(first, { published: 600, examined: 600, changed: 600 });
     await age();
-    assert.deepEqual(await refresh(), { published: 600, examined: 0, changed: 0 }, 'nothing changed: nothing looked at');
+    const texts: string[] = [];
+    const sqlite = ctx().store.sqlite;
+    const prepare = sqlite?.prepare;
+    if (sqlite && prepare) sqlite.prepare = ((text: string) => (texts.push(text), prepare.call(sqlite, text))) as typeof prepare;
+    try {
+      assert.deepEqual(await refresh(), { published: 600, examined: 0, changed: 0 }, 'nothing changed: nothing looked at');
+    } finally {
+      if (sqlite && prepare) sqlite.prepare = prepare;
+    }
+    if (sqlite) {
+      // What changed is found by index: the flag events by the partial index, the links by their creation time.
+      const plan = (pattern: RegExp) => {
+        const text = texts.find((t) => pattern.test(t));
+        assert.ok(text, `the query ${pattern} ran`);
+        const args = Array.from({ length: (text.match(/\?/g) ?? []).length }, (_, i) => (i === 0 ? 'live' : 0));
+        return (sqlite.prepare(`explain query plan ${text}`).all(...args) as Array<{ detail: string }>).map((r) => r.detail).join('\n');
+      };
+      assert.match(plan(/from "events" where .*"ingested_at" >=/), /USING INDEX events_publish \(environment=\? AND ingested_at>\?\)/);
+      assert.match(plan(/from "identifiers" where .*"created_at" >=/), /USING INDEX identifiers_created \(environment=\? AND created_at>\?\)/);
+    }
     // One more flag, one more link to a flagged entity, one unflagged link: three looked at, two published.
     await events([
       { event_id: 'one-more', type: 'chargeback', entity_id: hex(1000, 'b'), occurred_at: at(), linked_identifiers: [{ type: 'email', hash: hex(1000, 'c') }] },
