@@ -1179,6 +1179,8 @@ export type components = {
             signing_key: string;
         };
         GetNetworkV1DescriptorResponse: {
+            /** @description whether this deployment publishes and resolves entity ids (identifier type `entity`), its admin having declared that they follow the common hashing the members agreed on */
+            common_entity_ids: boolean;
             endpoints: {
                 descriptor: string;
                 evaluate: string;

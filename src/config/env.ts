@@ -46,8 +46,11 @@ export interface Config {
   webhooks: { maxPerClient: number; concurrency: number; endpointConcurrency: number; clientConcurrency: number; breakerFailures: number; breakerCooldownMs: number };
   /** VOUCH_SQLITE_SYNCHRONOUS: NORMAL (survives a process crash) or FULL (a power loss too) */
   sqliteSynchronous: 'normal' | 'full';
-  /** the network (docs/network.md): VOUCH_NETWORK_NAME, VOUCH_NETWORK_ALLOW_PRIVATE=1 (peers on private addresses and http://), VOUCH_NETWORK_SYNC_SECONDS */
-  network: { name: string; allowPrivate: boolean; syncSeconds: number };
+  /**
+   * the network (docs/network.md): VOUCH_NETWORK_NAME, VOUCH_NETWORK_ALLOW_PRIVATE=1 (peers on private addresses and http://), VOUCH_NETWORK_SYNC_SECONDS,
+   * VOUCH_NETWORK_COMMON_ENTITY_IDS=1 (the admin declares that entity ids follow the members' common hashing: they are published and resolved)
+   */
+  network: { name: string; allowPrivate: boolean; syncSeconds: number; commonEntityIds: boolean };
 }
 
 export class ConfigError extends Error {}
@@ -237,6 +240,9 @@ export function loadConfig(env: Env = process.env): Config {
       breakerCooldownMs: integer(env, 'VOUCH_WEBHOOK_BREAKER_COOLDOWN_SECONDS', 60, 1, 86_400) * 1000,
     },
     sqliteSynchronous: sqliteSynchronous(env),
-    network: { name: text(env, 'VOUCH_NETWORK_NAME', 'vouch'), allowPrivate: flag(env, 'VOUCH_NETWORK_ALLOW_PRIVATE'), syncSeconds: integer(env, 'VOUCH_NETWORK_SYNC_SECONDS', 300, 1, 86_400) },
+    network: {
+      name: text(env, 'VOUCH_NETWORK_NAME', 'vouch'), allowPrivate: flag(env, 'VOUCH_NETWORK_ALLOW_PRIVATE'), syncSeconds: integer(env, 'VOUCH_NETWORK_SYNC_SECONDS', 300, 1, 86_400),
+      commonEntityIds: flag(env, 'VOUCH_NETWORK_COMMON_ENTITY_IDS'),
+    },
   };
 }

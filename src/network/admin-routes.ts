@@ -9,6 +9,7 @@ import type { NetworkIdentity } from './identity.ts';
 import { CreatePeerBody, PEER_ID, PeerInputError, PeerRecord, UpdatePeerBody, addPeer, findPeer, listPeers, removePeer, toPeerRecord, updatePeer } from './peers.ts';
 import type { PeerSyncResult } from './resolver.ts';
 import { networkFlagsFor, networkFlagsSignal } from './signal.ts';
+import { ENTITY_TYPE } from './publisher.ts';
 import { networkStatus } from './status.ts';
 import type { NetworkDb } from './tables.ts';
 
@@ -152,7 +153,8 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
         checkEntityParam(id);
         const env = request.principal.environment;
         const identifiers = await db.selectFrom('identifiers').select(['id_type as type', 'hash']).where('environment', '=', env).where('entity_id', '=', id).execute();
-        const flags = await networkFlagsFor(db, env, identifiers);
+        // Its own id too: matched only when the common entity hashing is on (nothing is resolved under `entity` otherwise).
+        const flags = await networkFlagsFor(db, env, [...identifiers, { type: ENTITY_TYPE, hash: id }]);
         const signal = networkFlagsSignal(flags);
         return {
           entity_id: id,

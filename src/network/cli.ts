@@ -98,7 +98,7 @@ export function registerNetworkCommands(program: Command, { withStore, usageErro
     const failed = await run(async (store, config) => {
       const db = networkDb(store.db);
       const identity = await loadIdentity(db, resolveKeyEncryption(config, store));
-      const results = await syncAll({ db, identity, urlPolicy: { allowPrivate: config.network.allowPrivate }, timeoutMs: 10_000 });
+      const results = await syncAll({ db, identity, urlPolicy: { allowPrivate: config.network.allowPrivate }, timeoutMs: 10_000, commonEntityIds: config.network.commonEntityIds });
       print({ peers: results });
       return results.some((r) => r.error !== undefined);
     });

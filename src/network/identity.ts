@@ -54,6 +54,7 @@ function generateRow(enc: KeyEncryption) {
     oprf_public: b64(oprf.publicKey),
     sync_lease_until: 0,
     state_version: 0,
+    published_through: 0,
     created_at: Date.now(),
   };
 }

@@ -7,6 +7,7 @@ import type { Blinded, OprfKeyPair } from './oprf.ts';
 export type OprfJob =
   | { id: number; op: 'evaluate'; secretKey: Uint8Array; publicKey: Uint8Array; elements: Uint8Array[] }
   | { id: number; op: 'blind'; inputs: Uint8Array[] }
+  | { id: number; op: 'own'; secretKey: Uint8Array; inputs: Uint8Array[] }
   | { id: number; op: 'finalize'; items: Blinded[]; evaluated: Uint8Array[]; publicKey: Uint8Array; proof: Uint8Array };
 
 export type OprfReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
@@ -62,6 +63,9 @@ function submit<T>(job: Job): Promise<T> {
 /** evaluateBlinded (oprf.ts), in the worker. */
 export const evaluateBlindedOff = (keys: OprfKeyPair, elements: Uint8Array[]) =>
   submit<{ evaluated: Uint8Array[]; proof: Uint8Array }>({ op: 'evaluate', secretKey: keys.secretKey, publicKey: keys.publicKey, elements });
+
+/** ownEntries (oprf.ts), in the worker: the publisher's PRF of new flagged identifiers. */
+export const ownEntriesOff = (secretKey: Uint8Array, inputs: Uint8Array[]) => submit<Array<{ tag: string; labelKey: string }>>({ op: 'own', secretKey, inputs });
 
 /** blindInputs (oprf.ts), in the worker. */
 export const blindInputsOff = (inputs: Uint8Array[]) => submit<Blinded[]>({ op: 'blind', inputs });

@@ -62,6 +62,14 @@ export function evaluateBlinded(keys: OprfKeyPair, elements: Uint8Array[]): { ev
   return suite.blindEvaluateBatch(keys.secretKey, keys.publicKey, elements);
 }
 
+/** The tag and label key (base64url) of each input under this deployment's own PRF: what it publishes under. */
+export function ownEntries(secretKey: Uint8Array, inputs: Uint8Array[]): Array<{ tag: string; labelKey: string }> {
+  return inputs.map((input) => {
+    const output = evaluateOwn(secretKey, input);
+    return { tag: deriveTag(output), labelKey: deriveLabelKey(output).toString('base64url') };
+  });
+}
+
 export interface Blinded {
   input: Uint8Array;
   blind: Uint8Array;

@@ -4,19 +4,21 @@
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { PeerHooks } from './peer-auth.ts';
 import { Type, type Static } from 'typebox';
-import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
 import { b64, ELEMENT_BYTES, fromB64, isElement } from './oprf.ts';
 import { evaluateBlindedOff } from './oprf-thread.ts';
-import { flagsPage, parseCursor, refreshPublished } from './publisher.ts';
+import { flagsPage, parseCursor } from './flags-page.ts';
 import type { NetworkDb } from './tables.ts';
 import { consumeBudget, secondsToNextUtcDay } from './budget.ts';
 
 export interface PeerRouteOptions {
-  store: Store;
   db: NetworkDb;
+  /** brings the published set up to date (shared by concurrent callers; never rejects) */
+  refresh: () => Promise<void>;
+  /** entity ids follow the members' common hashing (the descriptor says so) */
+  commonEntityIds: boolean;
   identity: NetworkIdentity;
   metrics: NetworkMetrics;
   name: string;
@@ -43,10 +45,13 @@ const Descriptor = Type.Object({
   signing_key: Type.String({ description: 'Ed25519 public key (base64url) that signs this deployment\'s requests and answers: pin it' }),
   oprf_public_key: Type.String({ description: 'ristretto255 public key of its OPRF (RFC 9497 VOPRF, ristretto255-SHA512)' }),
   endpoints: Type.Object({ descriptor: Type.String(), flags: Type.String(), evaluate: Type.String() }),
+  common_entity_ids: Type.Boolean({ description: 'whether this deployment publishes and resolves entity ids (identifier type `entity`), its admin having declared that they follow the common hashing the members agreed on' }),
 });
 
-export function peerRoutes({ store, db, identity, metrics, name, publicUrl, hooks }: PeerRouteOptions): RouteDefinition[] {
-  let refreshing: Promise<unknown> | undefined;
+/** How long a pull's first page waits for the published set to be brought up to date before it serves the set as stored. */
+const PULL_WAITS_MS = 3000;
+
+export function peerRoutes({ db, refresh, commonEntityIds, identity, name, publicUrl, hooks, metrics }: PeerRouteOptions): RouteDefinition[] {
   // A signed request from an active peer, answered signed; the descriptor is public, answered signed.
   const signedPeerRequest = {
     onRequest: hooks.verifyPeer, preHandler: hooks.verifySignature, onSend: hooks.signAnswer, onResponse: hooks.countServed,
@@ -65,6 +70,7 @@ export function peerRoutes({ store, db, identity, metrics, name, publicUrl, hook
           signing_key: identity.signingKey,
           oprf_public_key: identity.oprfPublicKey,
           endpoints: { descriptor: `${base}/network/v1/descriptor`, flags: `${base}/network/v1/flags`, evaluate: `${base}/network/v1/evaluate` },
+          common_entity_ids: commonEntityIds,
         };
       },
     }),
@@ -83,12 +89,11 @@ export function peerRoutes({ store, db, identity, metrics, name, publicUrl, hook
         const cursor = parseCursor(request.query.cursor);
         if (cursor === null) throw new ApiError(400, 'invalid_request', 'cursor is not one this server gave.');
         if (!cursor) {
-          // A pull from its first page sees the history as it is now; concurrent pulls share one refresh.
-          refreshing ??= refreshPublished(store, db, identity)
-            .then((r) => metrics.setPublished(r.published))
-            .catch((err: unknown) => request.log.warn({ event: 'network_publish_failed', err }, 'refreshing the published set failed; serving it as it was'))
-            .finally(() => (refreshing = undefined));
-          await refreshing;
+          // A pull from its first page sees what changed a moment ago; a large change (100k new
+          // flags is minutes of PRF work) goes on in the background and reaches later pages or pulls.
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([refresh(), new Promise<void>((resolve) => (timer = setTimeout(resolve, PULL_WAITS_MS)))]);
+          clearTimeout(timer);
         }
         const page = await flagsPage(db, identity.createdAt, peer, Number(request.query.since ?? 0), cursor, request.query.limit ?? 1000);
         request.log.info({ event: 'network_flags_served', peer_id: peer.id, entries: page.entries.length }, 'flags served to a peer');

@@ -106,7 +106,7 @@ export async function addPeer(db: NetworkDb, ownKey: string, input: NewPeer, url
   const row: NetworkPeersTable = {
     id: newId('peer'), name: input.name, url: check.url.href.replace(/\/+$/, ''), signing_key: input.signing_key, oprf_public: null, status: 'active',
     weight: input.weight ?? 1, publish: (input.publish ?? [...FLAG_KINDS]).join(' '), publish_epoch: 0, budget_per_day: input.budget_per_day ?? DEFAULT_BUDGET_PER_DAY,
-    flags_since: '', flags_epoch: '', last_sync_at: null, last_error: null, created_at: Date.now(),
+    flags_since: '', flags_epoch: '', flags_cursor: '', last_sync_at: null, last_error: null, created_at: Date.now(),
   };
   try {
     await db.insertInto('network_peers').values(row).execute();

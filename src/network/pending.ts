@@ -2,12 +2,18 @@
 // are queued here for the next sync to resolve against the peers (docs/network.md, "Using it").
 // A score only adds to an in-memory set and never waits; the set is written to network_pending in
 // the background, and only while the deployment has an active peer, so a deployment outside the
-// network keeps nothing of it.
+// network keeps nothing of it: an identifier named while no peer is active is not kept, and is
+// queued when a score names it again once one is. Each row names the entity it was scored for, so
+// that entity's erasure removes it (src/trust/erasure.ts).
 import type { NetworkDb } from './tables.ts';
 
 interface Pending {
   type: string;
   hash: string;
+}
+
+interface Queued extends Pending {
+  entityId: string;
 }
 
 /** How long an identifier seen only in score requests stays queued after it was last seen. */
@@ -18,7 +24,7 @@ const MAX_BUFFERED = 10_000;
 const MAX_REMEMBERED = 100_000;
 
 export class PendingIdentifiers {
-  private buffer = new Map<string, Pending>();
+  private buffer = new Map<string, Queued>();
   private readonly written = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
 
@@ -28,15 +34,15 @@ export class PendingIdentifiers {
     private readonly flushMs = 1000,
   ) {}
 
-  /** Queues the request's identifiers (live environment only); returns at once. */
-  add(environment: string, identifiers: readonly Pending[]): void {
+  /** Queues the identifiers a request named for `entityId` (live environment only); returns at once. */
+  add(environment: string, identifiers: readonly Pending[], entityId: string): void {
     if (environment !== 'live' || identifiers.length === 0) return;
     const now = Date.now();
     for (const id of identifiers) {
-      const key = `${id.type}\u0000${id.hash}`;
+      const key = `${id.type}\u0000${id.hash}\u0000${entityId}`;
       if (this.buffer.size >= MAX_BUFFERED) break;
       if ((this.written.get(key) ?? -Infinity) > now - REWRITE_AFTER_MS) continue;
-      this.buffer.set(key, { type: id.type, hash: id.hash });
+      this.buffer.set(key, { type: id.type, hash: id.hash, entityId });
     }
     if (this.buffer.size > 0 && !this.timer) {
       this.timer = setTimeout(() => void this.flush().catch(this.onError), this.flushMs);
@@ -55,8 +61,8 @@ export class PendingIdentifiers {
     if (!active) return;
     const now = Date.now();
     for (let i = 0; i < batch.length; i += 500) {
-      const rows = batch.slice(i, i + 500).map(([, id]) => ({ id_type: id.type, hash: id.hash, seen_at: now }));
-      await this.db.insertInto('network_pending').values(rows).onConflict((oc) => oc.columns(['id_type', 'hash']).doUpdateSet({ seen_at: now })).execute();
+      const rows = batch.slice(i, i + 500).map(([, id]) => ({ id_type: id.type, hash: id.hash, entity_id: id.entityId, seen_at: now }));
+      await this.db.insertInto('network_pending').values(rows).onConflict((oc) => oc.columns(['id_type', 'hash', 'entity_id']).doUpdateSet({ seen_at: now })).execute();
     }
     if (this.written.size + batch.length > MAX_REMEMBERED) this.written.clear();
     for (const [key] of batch) this.written.set(key, now);

@@ -2,6 +2,7 @@
 // key), pull its flag set incrementally, have it evaluate — blinded — the local identifiers not yet
 // resolved under that key, then look every resolved identifier's tag up in the pulled set and keep
 // the labels that open. Runs in the background only; scoring reads the stored matches.
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { callPeer, PeerCallError, problemDetail, type PeerAnswer } from './client.ts';
@@ -11,13 +12,17 @@ import { b64, deriveLabelKey, deriveTag, ELEMENT_BYTES, fromB64, openLabel, prfI
 import { blindInputsOff, finalizeAllOff } from './oprf-thread.ts';
 import { listPeers } from './peers.ts';
 import { PENDING_RETENTION_MS } from './pending.ts';
+import { ENTITY_TYPE } from './publisher.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 
 const EVALUATE_BATCH = 1000;
+/** A page of a peer's flags: one signed call with its own timeout, well within it at any set size. */
 const FLAGS_PAGE = 1000;
-/** Bounds one sync's work per peer: pages pulled, and evaluate calls made. */
-const MAX_PAGES = 1000;
+/** Bounds one sync's work per peer: pages pulled (the rest at the next sync, from the stored cursor), and evaluate calls made. */
+const PAGES_PER_SYNC = 100;
 const MAX_BATCHES = 100;
+/** Labels opened between two yields to the event loop while matching. */
+const MATCH_CHUNK = 500;
 
 export interface SyncDeps {
   db: NetworkDb;
@@ -25,6 +30,10 @@ export interface SyncDeps {
   urlPolicy: UrlPolicy;
   timeoutMs: number;
   metrics?: NetworkMetrics;
+  /** entity ids follow the members' common hashing: resolve them (identifier type `entity`) too */
+  commonEntityIds?: boolean;
+  /** entries per page and pages per sync (tests make them small) */
+  paging?: { pageSize: number; pagesPerSync: number };
 }
 
 export interface PeerSyncResult {
@@ -54,46 +63,55 @@ async function readDescriptor(deps: SyncDeps, peer: NetworkPeersTable): Promise<
 
 const TAG = /^[A-Za-z0-9_-]{43}$/;
 
-/** Pulls every change since the last pull; a new epoch at the peer means its whole set again. */
+/**
+ * Pulls the changes since the last pull, page by page (each page its own signed call), applying
+ * each page and storing where the pull stands in one transaction, so a pull cut short (a timeout,
+ * the bound of pages per sync) resumes there at the next sync. A new epoch at the peer means its
+ * whole set again.
+ */
 async function pullFlags(deps: SyncDeps, peer: NetworkPeersTable): Promise<number> {
   const { db } = deps;
   let since = peer.flags_since;
   let epoch = peer.flags_epoch;
-  let cursor: string | undefined;
+  let cursor = peer.flags_cursor || undefined;
   let pulled = 0;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const query = new URLSearchParams({ limit: String(FLAGS_PAGE), ...(since ? { since } : {}), ...(cursor ? { cursor } : {}) });
+  const { pageSize, pagesPerSync } = deps.paging ?? { pageSize: FLAGS_PAGE, pagesPerSync: PAGES_PER_SYNC };
+  for (let page = 0; page < pagesPerSync; page++) {
+    const query = new URLSearchParams({ limit: String(pageSize), ...(since ? { since } : {}), ...(cursor ? { cursor } : {}) });
     const body = expectOk(await callPeer(deps.identity, peer, 'GET', `/network/v1/flags?${query}`, undefined, deps.urlPolicy, deps.timeoutMs), 'flags');
     const entries = Array.isArray(body.entries) ? (body.entries as Array<Record<string, unknown>>) : undefined;
-    if (!entries || typeof body.epoch !== 'string' || typeof body.since !== 'string') throw new PeerCallError('flags: malformed answer');
-    if (since !== '' && body.epoch !== epoch) {
-      await db.deleteFrom('network_peer_flags').where('peer_id', '=', peer.id).execute();
+    const next = typeof body.next_cursor === 'string' && body.next_cursor.length <= 64 ? body.next_cursor : undefined;
+    if (!entries || typeof body.epoch !== 'string' || typeof body.since !== 'string' || !/^\d{1,15}$/.test(body.since)) throw new PeerCallError('flags: malformed answer');
+    if ((since !== '' || cursor !== undefined) && body.epoch !== epoch) {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('network_peer_flags').where('peer_id', '=', peer.id).execute();
+        await trx.updateTable('network_peers').set({ flags_since: '', flags_cursor: '', flags_epoch: '' }).where('id', '=', peer.id).execute();
+      });
       since = '';
       cursor = undefined;
-      epoch = body.epoch;
+      epoch = '';
       continue;
     }
     epoch = body.epoch;
+    const withdrawn = entries.filter((e) => e.withdrawn === true && typeof e.tag === 'string' && TAG.test(e.tag)).map((e) => e.tag as string);
+    // One row per tag (a peer's repeated tag must not make one statement update a row twice).
+    const held = [...new Map(entries.filter((e) => e.withdrawn !== true && typeof e.tag === 'string' && TAG.test(e.tag) && typeof e.sealed === 'string' && e.sealed.length <= 4096)
+      .map((e) => [e.tag as string, { peer_id: peer.id, tag: e.tag as string, sealed: e.sealed as string }])).values()];
+    // The page ends the pull: the next one starts from its `since`; otherwise from its cursor.
+    const where = next ? { flags_since: since, flags_cursor: next, flags_epoch: epoch } : { flags_since: body.since, flags_cursor: '', flags_epoch: epoch };
     await db.transaction().execute(async (trx) => {
-      for (const entry of entries) {
-        if (typeof entry.tag !== 'string' || !TAG.test(entry.tag)) continue;
-        if (entry.withdrawn === true) {
-          await trx.deleteFrom('network_peer_flags').where('peer_id', '=', peer.id).where('tag', '=', entry.tag).execute();
-        } else if (typeof entry.sealed === 'string' && entry.sealed.length <= 4096) {
-          await trx.insertInto('network_peer_flags').values({ peer_id: peer.id, tag: entry.tag, sealed: entry.sealed })
-            .onConflict((oc) => oc.columns(['peer_id', 'tag']).doUpdateSet({ sealed: entry.sealed as string })).execute();
-        }
+      for (let i = 0; i < withdrawn.length; i += 500) await trx.deleteFrom('network_peer_flags').where('peer_id', '=', peer.id).where('tag', 'in', withdrawn.slice(i, i + 500)).execute();
+      for (let i = 0; i < held.length; i += 500) {
+        await trx.insertInto('network_peer_flags').values(held.slice(i, i + 500))
+          .onConflict((oc) => oc.columns(['peer_id', 'tag']).doUpdateSet((eb) => ({ sealed: eb.ref('excluded.sealed') }))).execute();
       }
+      await trx.updateTable('network_peers').set(where).where('id', '=', peer.id).execute();
     });
     pulled += entries.length;
-    if (typeof body.next_cursor === 'string') {
-      cursor = body.next_cursor;
-      continue;
-    }
-    await db.updateTable('network_peers').set({ flags_since: body.since, flags_epoch: epoch }).where('id', '=', peer.id).execute();
-    return pulled;
+    if (!next) return pulled;
+    cursor = next;
   }
-  throw new PeerCallError(`flags: more than ${MAX_PAGES} pages in one sync`);
+  return pulled;
 }
 
 /**
@@ -102,17 +120,29 @@ async function pullFlags(deps: SyncDeps, peer: NetworkPeersTable): Promise<numbe
  */
 async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPublic: string): Promise<void> {
   const { db } = deps;
-  // Identifiers no longer held (erased, unlinked, no longer named by scores) are forgotten here too.
-  await db.deleteFrom('network_resolved').where('peer_id', '=', peer.id)
+  const entityIds = deps.commonEntityIds === true;
+  // Identifiers no longer held (erased, unlinked, no longer named by scores; entity ids when their
+  // common hashing is off) are forgotten here too.
+  await db.deleteFrom('network_resolved').where('peer_id', '=', peer.id).where('id_type', '<>', ENTITY_TYPE)
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('identifiers as i').select(sql`1`.as('one'))
       .where('i.environment', '=', 'live').whereRef('i.id_type', '=', 'network_resolved.id_type').whereRef('i.hash', '=', 'network_resolved.hash'))))
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('network_pending as q').select(sql`1`.as('one'))
       .whereRef('q.id_type', '=', 'network_resolved.id_type').whereRef('q.hash', '=', 'network_resolved.hash'))))
     .execute();
+  let stale = db.deleteFrom('network_resolved').where('peer_id', '=', peer.id).where('id_type', '=', ENTITY_TYPE);
+  if (entityIds) {
+    stale = stale.where(({ not, exists, selectFrom }) => not(exists(selectFrom('entities as e').select(sql`1`.as('one'))
+      .where('e.environment', '=', 'live').whereRef('e.entity_id', '=', 'network_resolved.hash'))));
+  }
+  await stale.execute();
   const publicKey = fromB64(oprfPublic, ELEMENT_BYTES)!;
   // The live identifiers events linked, and those only score requests named (network_pending).
-  const held = db.selectFrom('identifiers as i').select(['i.id_type', 'i.hash']).where('i.environment', '=', 'live')
+  const linked = db.selectFrom('identifiers as i').select(['i.id_type', 'i.hash']).where('i.environment', '=', 'live')
     .union(db.selectFrom('network_pending as q').select(['q.id_type', 'q.hash']));
+  // With the common entity hashing, each live entity's own id too.
+  const held = entityIds
+    ? linked.union(db.selectFrom('entities as e').select([sql<string>`${ENTITY_TYPE}`.as('id_type'), 'e.entity_id as hash']).where('e.environment', '=', 'live'))
+    : linked;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     const pending = await db.selectFrom(held.as('h')).select(['h.id_type', 'h.hash'])
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom('network_resolved as r').select(sql`1`.as('one'))
@@ -136,17 +166,32 @@ async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPubli
   }
 }
 
-/** Replaces the peer's matches by the resolved identifiers whose tag is in its set and whose label opens. */
+/**
+ * Replaces the peer's matches by the resolved identifiers whose tag is in its set and whose label
+ * opens. The resolved identifiers are walked 500 at a time in key order (each page one short
+ * indexed read), yielding to the event loop between pages, so that a large set of identifiers or
+ * of new flags does not hold the process's scores.
+ */
 async function match(db: NetworkDb, peer: NetworkPeersTable): Promise<number> {
-  const rows = await db.selectFrom('network_resolved as r')
-    .innerJoin('network_peer_flags as f', (j) => j.onRef('f.peer_id', '=', 'r.peer_id').onRef('f.tag', '=', 'r.tag'))
-    .select(['r.id_type', 'r.hash', 'r.tag', 'r.label_key', 'f.sealed'])
-    .where('r.peer_id', '=', peer.id).execute();
   const now = Date.now();
-  const matches = rows.flatMap((row) => {
-    const label = openLabel(row.sealed, Buffer.from(row.label_key, 'base64url'), row.tag);
-    return label ? [{ peer_id: peer.id, id_type: row.id_type, hash: row.hash, label: JSON.stringify(label), matched_at: now }] : [];
-  });
+  const matches: Array<{ peer_id: string; id_type: string; hash: string; label: string; matched_at: number }> = [];
+  let after: { id_type: string; hash: string } | undefined;
+  for (;;) {
+    let page = db.selectFrom('network_resolved as r')
+      .leftJoin('network_peer_flags as f', (j) => j.onRef('f.peer_id', '=', 'r.peer_id').onRef('f.tag', '=', 'r.tag'))
+      .select(['r.id_type', 'r.hash', 'r.tag', 'r.label_key', 'f.sealed'])
+      .where('r.peer_id', '=', peer.id);
+    const from = after;
+    if (from) page = page.where((eb) => eb.or([eb('r.id_type', '>', from.id_type), eb.and([eb('r.id_type', '=', from.id_type), eb('r.hash', '>', from.hash)])]));
+    const rows = await page.orderBy('r.id_type').orderBy('r.hash').limit(MATCH_CHUNK).execute();
+    for (const row of rows) {
+      const label = row.sealed === null ? undefined : openLabel(row.sealed, Buffer.from(row.label_key, 'base64url'), row.tag);
+      if (label) matches.push({ peer_id: peer.id, id_type: row.id_type, hash: row.hash, label: JSON.stringify(label), matched_at: now });
+    }
+    if (rows.length < MATCH_CHUNK) break;
+    after = rows[rows.length - 1];
+    await yieldToLoop();
+  }
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('network_matches').where('peer_id', '=', peer.id).execute();
     for (let i = 0; i < matches.length; i += 500) await trx.insertInto('network_matches').values(matches.slice(i, i + 500)).execute();

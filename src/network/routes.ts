@@ -10,8 +10,10 @@ import { loadIdentity } from './identity.ts';
 import { networkMetrics } from './metrics.ts';
 import { networkDb } from './tables.ts';
 import { syncAll, type PeerSyncResult, type SyncDeps } from './resolver.ts';
+import { refreshPublished } from './publisher.ts';
 import { pruneNonces } from './peer-auth.ts';
 import { pruneBudgets } from './budget.ts';
+import { listPeers } from './peers.ts';
 import { peerHooks, type PeerHooks } from './peer-auth.ts';
 import { peerRoutes } from './peer-routes.ts';
 import { networkAdminRoutes } from './admin-routes.ts';
@@ -37,8 +39,9 @@ export interface NetworkOptions {
 
 /** What the network's routes need, made once at start. */
 export interface NetworkServices {
-  store: Store;
   db: NetworkDb;
+  refresh: () => Promise<void>;
+  commonEntityIds: boolean;
   identity: NetworkIdentity;
   metrics: NetworkMetrics;
   hooks: PeerHooks;
@@ -67,7 +70,14 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
   const metrics = networkMetrics(appMetrics);
   const hooks = peerHooks(db, identity, (reason) => metrics.refused(reason), (route, status) => metrics.served(route, status));
   const urlPolicy = { allowPrivate: config.network.allowPrivate };
-  const deps: SyncDeps = { db, identity, urlPolicy, timeoutMs: peerTimeoutMs, metrics };
+  const commonEntityIds = config.network.commonEntityIds;
+  const deps: SyncDeps = { db, identity, urlPolicy, timeoutMs: peerTimeoutMs, metrics, commonEntityIds };
+  // One refresh of the published set at a time in this process; callers share it, and its failure is logged, not thrown.
+  let refreshing: Promise<void> | undefined;
+  const refresh = () => (refreshing ??= refreshPublished(db, identity, { dialect: store.dialect, entityIds: commonEntityIds })
+    .then((r) => metrics.setPublished(r.published))
+    .catch((err: unknown) => app.log.warn({ event: 'network_publish_failed', err }, 'refreshing the published set failed; it is served as it was'))
+    .finally(() => (refreshing = undefined)));
   // What scores read from the network may differ: the version in the store makes every instance's
   // cached scores stale (src/trust/profile.ts, state), and this one's are dropped at once.
   const changed = async () => {
@@ -95,6 +105,8 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
       if (Number(lease.numUpdatedRows) === 0) return;
       await pruneNonces(db);
       await pruneBudgets(db);
+      // The published set is kept up to date between pulls too, while the deployment is in a network.
+      if ((await listPeers(db, 'active')).length > 0) await refresh();
       await syncNow();
     } catch (err) {
       app.log.warn({ event: 'network_sync_failed', err }, 'scheduled network sync failed');
@@ -108,12 +120,12 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
     if (timer) clearInterval(timer);
     pending.stop();
   });
-  return { store, db, identity, metrics, hooks, urlPolicy, syncNow, name: config.network.name, publicUrl: config.publicUrl, onChanged: changed };
+  return { db, refresh, commonEntityIds, identity, metrics, hooks, urlPolicy, syncNow, name: config.network.name, publicUrl: config.publicUrl, onChanged: changed };
 }
 
 export function networkRoutes(n: NetworkServices): RouteDefinition[] {
   return [
-    ...peerRoutes({ store: n.store, db: n.db, identity: n.identity, metrics: n.metrics, hooks: n.hooks, name: n.name, publicUrl: n.publicUrl }),
+    ...peerRoutes({ db: n.db, refresh: n.refresh, commonEntityIds: n.commonEntityIds, identity: n.identity, metrics: n.metrics, hooks: n.hooks, name: n.name, publicUrl: n.publicUrl }),
     ...networkAdminRoutes({ db: n.db, identity: n.identity, urlPolicy: n.urlPolicy, syncNow: n.syncNow, name: n.name, onChanged: n.onChanged }),
   ];
 }

@@ -49,11 +49,13 @@ const byPeerId = (byPeer: Map<string, PeerFlag>): PeerFlag[] => [...byPeer.value
 
 /**
  * The score's read of the network, folded into the profile query (src/trust/profile.ts): the
- * matches of the active peers for the identifiers `keys` selects (rows of id_type, hash), as one
- * JSON array text — or null / '[]' when there are none. Only the live environment takes part.
+ * matches of the active peers for the identifiers `keys` selects (rows of id_type, hash) and for
+ * the entity's own id under the `entity` type (matched only with the common entity hashing on:
+ * nothing is resolved under it otherwise), as one JSON array text — or null / '[]' when there are
+ * none. Only the live environment takes part.
  */
-export function networkMatchesSql(dialect: Dialect, env: unknown, keys: RawBuilder<unknown>): RawBuilder<unknown> {
-  const from = sql`from (${keys}) k
+export function networkMatchesSql(dialect: Dialect, env: unknown, keys: RawBuilder<unknown>, entityId: unknown): RawBuilder<unknown> {
+  const from = sql`from (${keys} union select cast('entity' as text), cast(${entityId} as text)) k
       join network_matches nm on nm.id_type = k.id_type and nm.hash = k.hash
       join network_peers np on np.id = nm.peer_id
       where np.status = 'active' and ${env} = 'live'`;

@@ -18,6 +18,8 @@ interface NetworkIdentityTable {
   sync_lease_until: number;
   /** bumped whenever what scores read from the network may have changed (018_network_scoring) */
   state_version: number;
+  /** ingestion time (epoch ms) through which the history is published (020_network_incremental); 0: never */
+  published_through: number;
   created_at: number;
 }
 
@@ -39,6 +41,8 @@ export interface NetworkPeersTable {
   flags_since: string;
   /** the peer's set epoch at the last pull; a change means pull everything again */
   flags_epoch: string;
+  /** the next page of a pull a sync left unfinished ('' = none; 020_network_incremental) */
+  flags_cursor: string;
   last_sync_at: number | null;
   last_error: string | null;
   created_at: number;
@@ -61,6 +65,8 @@ interface NetworkPublishedTable {
   tag: string;
   /** digest naming the identifier locally; null once withdrawn */
   source: string | null;
+  /** the identifier's type (never its hash; 020_network_incremental), null on rows published before */
+  id_type: string | null;
   /** the label (JSON) while published; null for a tombstone */
   label: string | null;
   label_key: string | null;
@@ -89,6 +95,8 @@ interface NetworkResolvedTable {
 interface NetworkPendingTable {
   id_type: string;
   hash: string;
+  /** the entity scored with it ('' for rows queued before 020_network_incremental): its erasure removes them */
+  entity_id: string;
   seen_at: number;
 }
 

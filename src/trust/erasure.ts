@@ -2,6 +2,7 @@
 // aggregates and identifier links go in one transaction; decisions stay for audit with the id
 // replaced by a salted digest (HMAC-SHA256 under a per-deployment salt kept in the store), and so do
 // other entities' rows that name it as a counterparty, label notes and stored idempotent responses.
+// Its entries in the network's published set are withdrawn in the same transaction.
 // The same transaction records the erasure (who, when, how much; the digest, never the id) and
 // announces it to every `entity.erased` subscriber of the environment. Every instance drops its cached scores before its next request: the
 // erasure travels on the revocation feed, which each authenticated request polls first.
@@ -20,6 +21,8 @@ import { rewriteStoredResponses } from '../http/idempotency.ts';
 import type { KeyEncryption } from '../auth/kek.ts';
 import { newId } from '../lib/ids.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
+import { eraseFromNetwork } from '../network/erasure.ts';
+import { networkDb } from '../network/tables.ts';
 import { canonicalJson } from './cache.ts';
 import { isFlagged } from './linkage.ts';
 import { EntityId, checkEntityParam } from './schemas.ts';
@@ -144,7 +147,7 @@ async function scrubCounterparties(trx: Transaction<Database>, env: Environment,
 }
 
 /** The entity's identifier links go; each identifier's holder counts drop and its version moves (cached scores of the other holders re-check). */
-async function removeIdentifiers(trx: Transaction<Database>, env: Environment, id: string, flagged: boolean): Promise<void> {
+async function removeIdentifiers(trx: Transaction<Database>, env: Environment, id: string, flagged: boolean): Promise<Array<{ id_type: string; hash: string }>> {
   const held = await trx.selectFrom('identifiers').select(['id_type', 'hash']).where('environment', '=', env).where('entity_id', '=', id).orderBy('id_type').orderBy('hash').execute();
   for (const h of held) {
     await trx.updateTable('identifier_stats').set({
@@ -154,6 +157,7 @@ async function removeIdentifiers(trx: Transaction<Database>, env: Environment, i
     }).where('environment', '=', env).where('id_type', '=', h.id_type).where('hash', '=', h.hash).execute();
   }
   await trx.deleteFrom('identifiers').where('environment', '=', env).where('entity_id', '=', id).execute();
+  return held;
 }
 
 interface ErasureResult {
@@ -177,11 +181,14 @@ async function eraseEntity(store: Store, feed: RevocationFeed, encryption: KeyEn
     const row = await entity.executeTakeFirst();
     const flagged = row ? isFlagged({ fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted) }) : false;
     const deleted = await trx.deleteFrom('events').where('environment', '=', env).where('entity_id', '=', id).executeTakeFirst();
-    await removeIdentifiers(trx, env, id, flagged);
+    const held = await removeIdentifiers(trx, env, id, flagged);
     for (const table of ['entity_currency', 'entity_hourly', 'entity_counterparties'] as const) {
       await trx.deleteFrom(table).where('environment', '=', env).where('entity_id', '=', id).execute();
     }
     await trx.deleteFrom('entities').where('environment', '=', env).where('entity_id', '=', id).execute();
+    // Only the live environment takes part in the network (docs/network.md): its published
+    // entries, queued identifiers and peers' answers about it go now, not at the next sync.
+    if (env === 'live') await eraseFromNetwork(networkDb(trx), store.dialect, id, held.map((h) => ({ idType: h.id_type, hash: h.hash })));
     await scrubCounterparties(trx, env, id, digest);
     // Other entities' events that name it (a trade's or dispute's counterparty), stored canonical.
     await scrubJson(trx, env, 'events', id, digest, true);

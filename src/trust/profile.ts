@@ -120,7 +120,7 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
           (select cp.trades from entity_counterparties cp where cp.environment = ${env} and cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}) as counterparty_trades,
           l.flagged as linked_flagged, l.holders as linked_holders, l.version as linked_version,
           (select count(*) from identifiers o where o.environment = ${env} and o.entity_id = ${id}) as own_identifiers,
-          ${networkMatchesSql(store.dialect, env, identifierKeys(env, id, pairs))} as network, ${networkVersionSql} as net_version
+          ${networkMatchesSql(store.dialect, env, identifierKeys(env, id, pairs), id)} as network, ${networkVersionSql} as net_version
         from (select 1 as one) q
         left join entities e on e.environment = ${env} and e.entity_id = ${id}
         left join entity_currency c on c.environment = ${env} and c.entity_id = ${id} and c.currency = ${currency}

@@ -92,7 +92,7 @@ export class ScoringService {
     /** shared with the other instances when configured; scores are validated against the store either way */
     private readonly redis?: Redis,
     /** told of the identifiers a request names (it queues them for the network and returns at once) */
-    private readonly linkedSeen: (environment: Environment, linked: readonly LinkedIdentifier[]) => void = () => {},
+    private readonly linkedSeen: (environment: Environment, linked: readonly LinkedIdentifier[], entityId: string) => void = () => {},
   ) {
     this.cache = new ScoreCache(cacheTtlSeconds);
   }
@@ -173,7 +173,7 @@ export class ScoringService {
       }
     }
 
-    this.linkedSeen(environment, linked);
+    this.linkedSeen(environment, linked, body.entity_id);
     const now = Date.now();
     const generation = changes.generation;
     const { profile, state } = await loadProfile(this.store, {
