@@ -3,7 +3,7 @@
 // their next pull), the identifiers queued because scores for it named them go, and what peers said
 // about its identifiers (resolutions and matches) goes unless another live entity still holds them.
 import { sql } from 'kysely';
-import type { Dialect } from '../store/db.ts';
+import type { Dialect } from '../store/dialect.ts';
 import { ENTITY_TYPE, withdrawErased, type Identifier } from './publisher.ts';
 import type { NetworkDb } from './tables.ts';
 

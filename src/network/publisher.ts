@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
-import type { Dialect } from '../store/db.ts';
+import type { Dialect } from '../store/dialect.ts';
 import { PUBLISH_EVENT_TYPES } from '../store/migrations/020_network_incremental.ts';
 import { ownEntries, prfInput, type FlagKind, type Label } from './oprf.ts';
 import { ownEntriesOff } from './oprf-thread.ts';

@@ -7,7 +7,7 @@
 // and identifiers named only in score requests are tied to the entity they were scored for, so
 // its erasure removes them.
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from '../db.ts';
+import type { Dialect } from '../dialect.ts';
 
 /** The event types that change what an entity publishes (their partial index must name the same list). */
 export const PUBLISH_EVENT_TYPES = ['fraud.reported', 'chargeback', 'entity.blocklisted', 'entity.unblocklisted', 'dispute.resolved'] as const;
