@@ -135,10 +135,11 @@ function deepFreeze<T>(value: T): T {
  * moved bias and completed_trades to keep the ranking and the share of trades flagged.
  * 2026-11-25.1 added the ring signals and maxIdentifierFanout (docs/signals.md, "Rings");
  * 2026-11-25.2 added network_flags (the network, docs/network.md); 2026-11-25.3 the dispute part's
- * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment).
+ * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment);
+ * 2026-11-25.4 ring_size counts only the entities beyond a household (src/rings/signals.ts).
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
-  version: '2026-11-25.3',
+  version: '2026-11-25.4',
   // -1.6 until 2026-11-24.1; -0.1 with the ring signals keeps the share of legitimate trades flagged (docs/signals.md, "Rings")
   bias: -1.7,
   weights: {
