@@ -40,6 +40,9 @@ export const SIGNAL_DIRECTIONS = {
   // Rings (issue 21; src/rings/signals.ts): flagged entities and entities within two hops
   ring_flagged_entities: 'risk',
   ring_size: 'risk',
+  // Dispute reasons (issue 20 item 7): disputes lost for a third-party payment, a fake proof, an
+  // underpayment or no payment (src/trust/features.ts)
+  fraudulent_dispute_losses: 'risk',
 } as const satisfies Record<string, 'risk' | 'protective'>;
 
 export type SignalName = keyof typeof SIGNAL_DIRECTIONS;
@@ -136,7 +139,8 @@ function deepFreeze<T>(value: T): T {
  * 2026-11-25.1 added the ring signals and maxIdentifierFanout (docs/signals.md, "Rings");
  * 2026-11-25.2 added network_flags (the network, docs/network.md); 2026-11-25.3 the dispute part's
  * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment);
- * 2026-11-25.4 ring_size counts only the entities beyond a household (src/rings/signals.ts).
+ * 2026-11-25.4 ring_size counts only the entities beyond a household (src/rings/signals.ts) and
+ * fraudulent_dispute_losses weighs disputes lost for a fraud.
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
   version: '2026-11-25.4',
@@ -169,6 +173,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     // Rings (issue 21)
     ring_flagged_entities: 1,
     ring_size: 0.1,
+    // Dispute reasons (2026-11-25.4, docs/signals.md)
+    fraudulent_dispute_losses: 0.5,
   },
   thresholds: { medium: 30, high: 60, critical: 85 },
   cacheTtlSeconds: 30,

@@ -38,6 +38,8 @@ function features(random: Random): Record<SignalName, number> {
     // issue 21's ring signals: absent too, for the same reason
     ring_flagged_entities: 0,
     ring_size: 0,
+    // issue 20's fraudulent_dispute_losses: absent too
+    fraudulent_dispute_losses: 0,
   };
 }
 

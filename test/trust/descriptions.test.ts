@@ -56,7 +56,7 @@ describe('signal descriptions: properties', () => {
     p.networkFlags = [{ peer_id: 'peer_a', peer_name: 'A', weight: 1, kinds: { chargeback: 2 }, latest_month: new Date(NOW).toISOString().slice(0, 7) }];
     Object.assign(p, { chargebacks: 3, fraudReports: 1, blocklisted: true, linkedFlaggedEntities: 2, sharedIdentifierEntities: 4, ring: wideRing(), lastTradeAt: NOW - 200 * DAY, tradesCancelled: 20, disputesLost: 4, counterpartyTrades: 0 });
     // dispute_rate shows only above the prior's rate: 40 recent losses against ~120 decayed trades.
-    p.decayed = { ...p.decayed, chargebacks: 3, fraudReports: 1, tradesCancelled: 20, disputesLost: 40 };
+    p.decayed = { ...p.decayed, chargebacks: 3, fraudReports: 1, tradesCancelled: 20, disputesLost: 40, fraudulentLosses: 2 };
     p.velocity = { tradesLastHour: 8, tradesLastDay: 30, volumeLastDay: 9000 };
     const r: ScoreRequest = { entity_id: 'e1', amount: 5000, currency: 'USD', context: { counterparty_id: 'cp', payment_method: 'card', country: 'NG', counterparty_country: 'GB', account_created_at: new Date(NOW - 5 * DAY).toISOString() } };
     const names = new Set([...computeSignals(p, r, ALL_ON, NOW), ...computeSignals(freshProfile(), r, ALL_ON, NOW)].map((s) => s.name));
