@@ -3733,7 +3733,8 @@ export interface operations {
                  *         "new_counterparty_large_trade": 0.8,
                  *         "network_flags": 1.5,
                  *         "ring_flagged_entities": 1,
-                 *         "ring_size": 0.1
+                 *         "ring_size": 0.1,
+                 *         "fraudulent_dispute_losses": 0.5
                  *       },
                  *       "thresholds": {
                  *         "medium": 30,
