@@ -148,6 +148,7 @@ export class OfflineHistory {
         disputesLost: e?.d_disputes_lost ?? 0,
         chargebacks: e?.d_chargebacks ?? 0,
         fraudReports: e?.d_fraud_reports ?? 0,
+        fraudulentLosses: e?.d_disputes_lost_fraudulent ?? 0,
       },
       velocity,
       amountStats: c ? { n: c.trades, logMean: c.log_mean, logM2: c.log_m2, volume: c.volume } : { n: 0, logMean: 0, logM2: 0, volume: 0 },

@@ -83,6 +83,23 @@ export interface LabelledRequest {
 
 const hex = (text: string): string => createHash('sha256').update(text).digest('hex');
 
+/** A uniform number in [0, 1) from a trade id and a purpose: decided without drawing from the market's generator. */
+const hashed = (tradeId: string, purpose: string): number => createHash('sha256').update(`${tradeId}:${purpose}`).digest().readUInt32BE(0) / 2 ** 32;
+
+/**
+ * The reason a marketplace gives when a dispute goes against the entity (docs/api.md, "Events"):
+ * 70 % of them send one. Fraud names itself (a fake proof of payment when the platform reports the
+ * buyer, a third-party payment when the payer's bank recalls the money); a sloppy trader's loss is
+ * a wrong amount or an unanswered dispute. Decided from the trade id, so the market is otherwise
+ * the one it was before reasons were sent.
+ */
+function lossReason(tradeId: string, cause: 'sloppy' | 'reported' | 'third_party'): { reason?: TrustEvent['reason'] } {
+  if (hashed(tradeId, 'reason-sent') >= 0.7) return {};
+  if (cause === 'reported') return { reason: 'fake_proof' };
+  if (cause === 'third_party') return { reason: 'third_party_payment' };
+  return { reason: hashed(tradeId, 'reason') < 0.5 ? 'wrong_amount' : 'unresponsive_counterparty' };
+}
+
 export class World {
   readonly events: { t: number; seq: number; event: TrustEvent }[] = [];
   readonly requests: { t: number; seq: number; request: LabelledRequest }[] = [];
@@ -143,7 +160,7 @@ export class World {
     if (spec.dispute) {
       const opened = done + exponential(random, DAY);
       own(opened, 'dispute.opened');
-      own(opened + exponential(random, 3 * DAY) + HOUR, 'dispute.resolved', { resolution: spec.dispute === 'won' ? 'in_favor' : 'against' });
+      own(opened + exponential(random, 3 * DAY) + HOUR, 'dispute.resolved', spec.dispute === 'won' ? { resolution: 'in_favor' } : { resolution: 'against', ...lossReason(tradeId, 'sloppy') });
     }
     if (spec.fraud === 'chargeback') {
       own(done + 5 * DAY + exponential(random, 20 * DAY), 'chargeback', money);
@@ -151,12 +168,12 @@ export class World {
     } else if (spec.fraud === 'reported') {
       const opened = done + exponential(random, 12 * HOUR) + HOUR;
       own(opened, 'dispute.opened');
-      own(opened + exponential(random, 2 * DAY) + HOUR, 'dispute.resolved', { resolution: 'against' });
+      own(opened + exponential(random, 2 * DAY) + HOUR, 'dispute.resolved', { resolution: 'against', ...lossReason(tradeId, 'reported') });
       own(opened + exponential(random, 4 * DAY) + HOUR, 'fraud.reported');
     } else if (spec.fraud === 'third_party') {
       const opened = done + exponential(random, 3 * DAY) + HOUR;
       own(opened, 'dispute.opened');
-      own(opened + exponential(random, 4 * DAY) + HOUR, 'dispute.resolved', { resolution: 'against' });
+      own(opened + exponential(random, 4 * DAY) + HOUR, 'dispute.resolved', { resolution: 'against', ...lossReason(tradeId, 'third_party') });
       if (chance(random, 0.5)) own(opened + exponential(random, 10 * DAY), 'chargeback', money);
     }
 

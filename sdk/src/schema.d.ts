@@ -3737,7 +3737,8 @@ export interface operations {
                  *         "ring_flagged_entities": 1,
                  *         "ring_size": 0.1,
                  *         "reversible_new_counterparty": 0,
-                 *         "cross_border_new_counterparty": 0
+                 *         "cross_border_new_counterparty": 0,
+                 *         "fraudulent_dispute_losses": 0.5
                  *       },
                  *       "thresholds": {
                  *         "medium": 30,

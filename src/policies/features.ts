@@ -6,6 +6,7 @@ import { modelValue, replayScore, type SignalValues } from './arithmetic.ts';
 import { signalValues } from '../trust/model.ts';
 import { INTERACTIONS } from '../trust/features.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult } from '../trust/types.ts';
+import { ringSizeFromFirstDefinition } from '../rings/signals.ts';
 
 /** A stored feature vector: every signal's value; a missing name counts as 0. */
 export type FeatureRecord = SignalValues;
@@ -13,22 +14,30 @@ export type FeatureRecord = SignalValues;
 /**
  * The definition of the values live scoring stores now (the decisions' `feature_set`). 1 (stored
  * as null): `dispute_rate` was the Beta-smoothed rate itself, the prior's mean included; 2: the
- * rate's excess over the prior mean, floored at 0 (src/trust/features.ts, disputeExcess).
+ * rate's excess over the prior mean, floored at 0 (src/trust/features.ts, disputeExcess); 3:
+ * `ring_size` counts only the entities beyond a household (src/rings/signals.ts, HOUSEHOLD).
  */
-export const FEATURE_SET = 2;
+export const FEATURE_SET = 3;
 
 /**
  * A stored vector in the current definition, so that vectors stored before and after a
  * definition changed can be fitted and replayed together. Set 1's `dispute_rate` loses the prior
  * mean of `prior` (the replaying policy's; when it differs from the deciding policy's the replay
- * is approximate, as for any FEATURE_PARAMETERS change). The stored record is not modified.
+ * is approximate, as for any FEATURE_PARAMETERS change); sets 1 and 2's `ring_size` loses the
+ * household (ringSizeFromFirstDefinition). The stored record is not modified.
  */
 export function replayableFeatures(stored: FeatureRecord, featureSet: number | null | undefined, prior: Policy['disputePrior']): FeatureRecord {
+  const set = featureSet ?? 1;
   const current = withInteractions(stored);
-  if (featureSet !== null && featureSet !== undefined && featureSet >= FEATURE_SET) return current;
+  if (set >= FEATURE_SET) return current;
+  let translated = current;
   const rate = current.dispute_rate;
-  if (rate === undefined || !Number.isFinite(rate)) return current;
-  return { ...current, dispute_rate: modelValue(Math.max(0, rate - prior.alpha / (prior.alpha + prior.beta))) };
+  if (set < 2 && rate !== undefined && Number.isFinite(rate)) {
+    translated = { ...translated, dispute_rate: modelValue(Math.max(0, rate - prior.alpha / (prior.alpha + prior.beta))) };
+  }
+  const size = current.ring_size;
+  if (size !== undefined && Number.isFinite(size)) translated = { ...translated, ring_size: modelValue(ringSizeFromFirstDefinition(size)) };
+  return translated;
 }
 
 /**

@@ -43,6 +43,9 @@ export const SIGNAL_DIRECTIONS = {
   // Interactions (issue 20; src/trust/features.ts INTERACTIONS): products of the signals above
   reversible_new_counterparty: 'risk',
   cross_border_new_counterparty: 'risk',
+  // Dispute reasons (issue 20 item 7): disputes lost for a third-party payment, a fake proof, an
+  // underpayment or no payment (src/trust/features.ts)
+  fraudulent_dispute_losses: 'risk',
 } as const satisfies Record<string, 'risk' | 'protective'>;
 
 export type SignalName = keyof typeof SIGNAL_DIRECTIONS;
@@ -162,7 +165,8 @@ function deepFreeze<T>(value: T): T {
  * 2026-11-25.1 added the ring signals and maxIdentifierFanout (docs/signals.md, "Rings");
  * 2026-11-25.2 added network_flags (the network, docs/network.md); 2026-11-25.3 the dispute part's
  * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment);
- * 2026-11-25.4 the two interactions (weights 0) of docs/signals.md, "Interactions".
+ * 2026-11-25.4 the two interactions (weights 0) of docs/signals.md, "Interactions"; ring_size counts only
+ * the entities beyond a household (src/rings/signals.ts); fraudulent_dispute_losses weighs disputes lost for a fraud.
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
   version: '2026-11-25.4',
@@ -199,6 +203,8 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     // scores are unchanged; a fit may weigh them.
     reversible_new_counterparty: 0,
     cross_border_new_counterparty: 0,
+    // Dispute reasons (2026-11-25.4, docs/signals.md)
+    fraudulent_dispute_losses: 0.5,
   },
   thresholds: { medium: 30, high: 60, critical: 85 },
   cacheTtlSeconds: 30,

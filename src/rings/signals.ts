@@ -14,7 +14,13 @@ const SEVERITY: Record<RingFlag, number> = { fraud_reported: 1, blocklisted: 1, 
 
 /** Weighted flagged entities beyond which ring_flagged_entities stops growing (log2 scale: at most 4). */
 const FLAGGED_CAP = 15;
-/** Entities within two hops beyond which ring_size stops growing (log2 scale: at most 6). */
+/**
+ * Entities within two hops that ring_size leaves out: a household of three (two others) sharing a
+ * device or a bank account is ordinary life, and the one-hop count (shared_identifier_entities)
+ * already weighs it. Only the accounts beyond it are ring structure (docs/signals.md, "Rings").
+ */
+export const HOUSEHOLD = 2;
+/** Entities beyond the household past which ring_size stops growing (log2 scale: at most 6). */
 const SIZE_CAP = 63;
 
 /** What the ring signals and their descriptions need: counts and one path, never an identifier. */
@@ -66,8 +72,19 @@ const finite = (x: number): number => (Number.isFinite(x) && x > 0 ? x : 0);
 /** ring_flagged_entities: log2(1 + weighted flagged entities), capped; non-decreasing in each. */
 export const ringFlaggedValue = (f: RingFacts): number => Math.log2(1 + Math.min(finite(f.flaggedWeight), FLAGGED_CAP));
 
-/** ring_size: log2(1 + entities within two hops), capped. */
-export const ringSizeValue = (f: RingFacts): number => Math.log2(1 + Math.min(finite(f.size), SIZE_CAP));
+/** ring_size: log2(1 + entities within two hops beyond a household), capped; non-decreasing in the size. */
+export const ringSizeValue = (f: RingFacts): number => ringSizeOf(finite(f.size));
+
+const ringSizeOf = (size: number): number => Math.log2(1 + Math.min(Math.max(0, size - HOUSEHOLD), SIZE_CAP));
+
+/**
+ * A ring_size stored before the household allowance (feature_set ≤ 2: log2(1 + min(n, 63))) in the
+ * current definition. The size is exact below the old cap; at the cap (63 or more) it is taken as 63.
+ */
+export function ringSizeFromFirstDefinition(stored: number): number {
+  if (!(Number.isFinite(stored) && stored > 0)) return 0;
+  return ringSizeOf(Math.round(Math.pow(2, Math.min(stored, 6)) - 1));
+}
 
 const FLAG_WORDS: Record<RingFlag, string> = {
   fraud_reported: 'reported for fraud',
@@ -90,7 +107,10 @@ export function describeRingFlagged(f: RingFacts): string {
   return others > 0 ? `${head} (${others} more flagged ${others === 1 ? 'account' : 'accounts'} within two hops)` : head;
 }
 
+/** "14 accounts within two hops through shared identifiers, 12 more than a household" */
 export function describeRingSize(f: RingFacts): string {
   const more = f.truncated ? ' or more' : '';
-  return `${f.size}${more} ${f.size === 1 ? 'account' : 'accounts'} within two hops through shared identifiers`;
+  const head = `${f.size}${more} ${f.size === 1 ? 'account' : 'accounts'} within two hops through shared identifiers`;
+  const beyond = f.size - HOUSEHOLD;
+  return beyond > 0 ? `${head}, ${beyond}${more} more than a household` : head;
 }

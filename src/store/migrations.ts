@@ -19,6 +19,7 @@ import { networkScoring } from './migrations/018_network_scoring.ts';
 import { rings } from './migrations/017_rings.ts';
 import { lossReasons } from './migrations/019_loss_reasons.ts';
 import { networkIncremental } from './migrations/020_network_incremental.ts';
+import { fraudulentLosses } from './migrations/023_fraudulent_losses.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -184,6 +185,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '017_rings': rings,
   '019_loss_reasons': lossReasons,
   '020_network_incremental': networkIncremental,
+  '023_fraudulent_losses': fraudulentLosses,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -90,6 +90,8 @@ export interface EntitiesTable {
   disputes_lost_fake_proof: number;
   disputes_lost_underpayment: number;
   disputes_lost_no_payment: number;
+  /** disputes lost for one of those four reasons, decayed like the d_ counts (023_fraudulent_losses) */
+  d_disputes_lost_fraudulent: number;
 }
 
 export interface EntityCurrencyTable {

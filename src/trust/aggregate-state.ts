@@ -19,6 +19,7 @@ export function blankEntity(environment: Environment, id: string): Entity {
     d_trades_completed: 0, d_trades_cancelled: 0, d_disputes_lost: 0, d_chargebacks: 0, d_fraud_reports: 0,
     last_trade_at: 0, flagged_at: 0,
     disputes_lost_third_party_payment: 0, disputes_lost_fake_proof: 0, disputes_lost_underpayment: 0, disputes_lost_no_payment: 0,
+    d_disputes_lost_fraudulent: 0,
   };
 }
 

@@ -3,6 +3,7 @@
 // never from an identifier, so a description can be shown to an operator or a counterparty and
 // logged without leaking who was linked to whom. Templates are listed in docs/signals.md.
 import type { SignalName } from '../policies/policy.ts';
+import type { LossReasonCounts } from './types.ts';
 import { describeRingFlagged, describeRingSize, type RingFacts } from '../rings/signals.ts';
 
 /** The raw figures behind the signals, gathered by the model (model.ts prepare). */
@@ -10,6 +11,8 @@ export interface Facts {
   tradesCompleted: number;
   tradesCancelled: number;
   disputesLost: number;
+  /** of those, the ones lost for a fraud, per reason (undecayed); absent = not known */
+  disputesLostFor?: LossReasonCounts;
   /** the policy's prior mean of the lost-dispute rate, α / (α + β) */
   expectedDisputeRate: number;
   chargebacks: number;
@@ -74,6 +77,20 @@ function amountRatio(f: Facts): number {
   return f.amount !== undefined && f.typicalAmount > 0 ? f.amount / f.typicalAmount : 0;
 }
 
+const LOSS_WORDS: Readonly<Record<keyof LossReasonCounts, string>> = {
+  fake_proof: 'fake payment proof', third_party_payment: 'a third-party payment', underpayment: 'underpaying', no_payment: 'not paying',
+};
+
+/** "lost 2 disputes for fake payment proof"; several reasons: "lost 3 disputes for fraud: 2 for fake payment proof, 1 for not paying". */
+function describeFraudulentLosses(f: Facts): string {
+  const by = f.disputesLostFor;
+  const reasons = by ? (Object.keys(LOSS_WORDS) as Array<keyof LossReasonCounts>).filter((r) => Number.isFinite(by[r]) && by[r] > 0) : [];
+  if (!by || reasons.length === 0) return 'lost disputes for fraud (a fake proof, a third-party payment, underpaying or not paying)';
+  const total = reasons.reduce((a, r) => a + by[r], 0);
+  if (reasons.length === 1) return `lost ${plural(total, 'dispute')} for ${LOSS_WORDS[reasons[0]!]}`;
+  return `lost ${plural(total, 'dispute')} for fraud: ${reasons.map((r) => `${num(by[r])} for ${LOSS_WORDS[r]}`).join(', ')}`;
+}
+
 /** The sentence for one signal; `value` is the signal's (rounded) value as returned. */
 export function describeSignal(name: SignalName, value: number, f: Facts): string {
   switch (name) {
@@ -122,6 +139,8 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
       return `a first trade with this counterparty at ${times(amountRatio(f))} its usual amount`;
     case 'network_flags':
       return f.network ?? 'an identifier it uses was flagged by other marketplaces';
+    case 'fraudulent_dispute_losses':
+      return describeFraudulentLosses(f);
     case 'ring_flagged_entities':
       return f.ring ? describeRingFlagged(f.ring) : 'no flagged account within two hops';
     case 'ring_size':

@@ -29,6 +29,18 @@ export function sharedIdentifierValue(others: number | undefined): number {
   return Math.log2(1 + Math.min(n, SHARED_IDENTIFIER_CAP));
 }
 
+/** Decayed disputes lost for a fraud beyond which fraudulent_dispute_losses stops growing (log2 scale: at most 4). */
+const FRAUDULENT_LOSSES_CAP = 15;
+
+/**
+ * Disputes lost for a fraud (a third-party payment, a fake proof, an underpayment, no payment; the
+ * decayed count), on the log2 scale of the other history counts: 1 for one fresh loss, capped.
+ */
+export function fraudulentLossesValue(decayed: number | undefined): number {
+  const n = decayed !== undefined && Number.isFinite(decayed) && decayed > 0 ? decayed : 0;
+  return Math.log2(1 + Math.min(n, FRAUDULENT_LOSSES_CAP));
+}
+
 /**
  * The exit scam: a trade far above the entity's own size while it is trading above its own pace.
  * √(amount excess × burst) is 0 unless both are present, and grows with either.

@@ -24,8 +24,8 @@ const DAY_MS = 86_400_000;
 export const BUCKET_MS = 600_000;
 
 type Entity = EntitiesTable;
-type Decayed = 'd_trades_completed' | 'd_trades_cancelled' | 'd_disputes_lost' | 'd_chargebacks' | 'd_fraud_reports';
-const DECAYED: Decayed[] = ['d_trades_completed', 'd_trades_cancelled', 'd_disputes_lost', 'd_chargebacks', 'd_fraud_reports'];
+type Decayed = 'd_trades_completed' | 'd_trades_cancelled' | 'd_disputes_lost' | 'd_chargebacks' | 'd_fraud_reports' | 'd_disputes_lost_fraudulent';
+const DECAYED: Decayed[] = ['d_trades_completed', 'd_trades_cancelled', 'd_disputes_lost', 'd_chargebacks', 'd_fraud_reports', 'd_disputes_lost_fraudulent'];
 
 /** Adds one occurrence at time t to a decayed counter, keeping every counter relative to decay_at. */
 function bumpDecayed(e: Entity, field: Decayed, t: number, halfLifeMs: number): void {
@@ -66,9 +66,12 @@ function resolveDispute(e: Entity, lost: boolean, reason: TrustEvent['reason'], 
   if (lost) {
     e.disputes_lost += 1;
     const column = reason === undefined ? undefined : LOSS_COLUMN[reason];
-    if (column !== undefined) e[column] = Number(e[column]) + 1;
     e.flagged_at = Math.max(Number(e.flagged_at), t);
     bumpDecayed(e, 'd_disputes_lost', t, halfLifeMs);
+    if (column !== undefined) {
+      e[column] = Number(e[column]) + 1;
+      bumpDecayed(e, 'd_disputes_lost_fraudulent', t, halfLifeMs);
+    }
   } else {
     e.disputes_won += 1;
   }

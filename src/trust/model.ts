@@ -9,7 +9,7 @@
 import { SIGNAL_NAMES, type Policy, type SignalName } from '../policies/policy.ts';
 import { modelValue, riskLevelFor, scoreValues } from '../policies/arithmetic.ts';
 import { describeSignal, type Facts } from './descriptions.ts';
-import { disputeExcess, dormancy, INTERACTIONS, sharedIdentifierValue, youngReversible } from './features.ts';
+import { disputeExcess, dormancy, fraudulentLossesValue, INTERACTIONS, sharedIdentifierValue, youngReversible } from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
 import { networkFlagsSignal, type NetworkSignal } from '../network/signal.ts';
@@ -143,6 +143,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       young_account_reversible_method: youngReversible(newAccount, methodRisk),
       shared_identifier_entities: sharedIdentifierValue(profile.sharedIdentifierEntities),
       network_flags: network.value,
+      fraudulent_dispute_losses: fraudulentLossesValue(count(d.fraudulentLosses) * f),
       ring_flagged_entities: ringFlaggedValue(ring),
       ring_size: ringSizeValue(ring),
       reversible_new_counterparty: INTERACTIONS.reversible_new_counterparty(parts),
@@ -156,6 +157,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       tradesCompleted: count(profile.tradesCompleted),
       tradesCancelled: count(profile.tradesCancelled),
       disputesLost: count(profile.disputesLost),
+      disputesLostFor: profile.disputesLostFor,
       expectedDisputeRate: alpha / (alpha + beta),
       chargebacks: count(profile.chargebacks),
       fraudReports: count(profile.fraudReports),

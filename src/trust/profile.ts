@@ -30,6 +30,7 @@ interface ProfileRow {
   d_disputes_lost: number | null;
   d_chargebacks: number | null;
   d_fraud_reports: number | null;
+  d_disputes_lost_fraudulent: number | null;
   c_trades: number | null;
   c_volume: number | null;
   c_log_mean: number | null;
@@ -111,7 +112,7 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
       return sql<ProfileRow>`
         select e.version, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
           e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
-          e.last_trade_at, e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports,
+          e.last_trade_at, e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports, e.d_disputes_lost_fraudulent,
           e.disputes_lost_third_party_payment, e.disputes_lost_fake_proof, e.disputes_lost_underpayment, e.disputes_lost_no_payment,
           c.trades as c_trades, c.volume as c_volume, c.log_mean as c_log_mean, c.log_m2 as c_log_m2,
           (select cast(sum(h.trades) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${hourFrom}) as trades_hour,
@@ -159,6 +160,7 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
     disputesLost: n(row.d_disputes_lost),
     chargebacks: n(row.d_chargebacks),
     fraudReports: n(row.d_fraud_reports),
+    fraudulentLosses: n(row.d_disputes_lost_fraudulent),
   };
   return {
     version: n(row.version),

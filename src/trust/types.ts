@@ -42,6 +42,8 @@ export interface DecayedCounts {
   disputesLost: number;
   chargebacks: number;
   fraudReports: number;
+  /** disputes lost for a fraud (third-party payment, fake proof, underpayment, no payment); absent = 0 */
+  fraudulentLosses?: number;
 }
 
 /** Everything the store knows about one entity, loaded before scoring. Counts are plain (undecayed). */

@@ -53,7 +53,7 @@ export const profileArb: fc.Arbitrary<EntityProfile> = fc.record({
   chargebacks: fc.nat({ max: 50 }),
   fraudReports: fc.nat({ max: 50 }),
   blocklisted: fc.boolean(),
-  decayed: fc.record({ at: time, tradesCompleted: cnt, tradesCancelled: cnt, disputesLost: cnt, chargebacks: cnt, fraudReports: cnt }),
+  decayed: fc.record({ at: time, tradesCompleted: cnt, tradesCancelled: cnt, disputesLost: cnt, chargebacks: cnt, fraudReports: cnt, fraudulentLosses: fc.double({ min: 0, max: 20, noNaN: true }) }),
   velocity: fc.record({
     tradesLastHour: fc.nat({ max: 200 }),
     tradesLastDay: fc.nat({ max: 2000 }),

@@ -23,6 +23,16 @@ describe('replayableFeatures', () => {
     assert.equal(replayableFeatures({ cold_start: 1 }, null, PRIOR).dispute_rate, undefined, 'a missing value stays missing (it counts as 0)');
   });
 
+  test('a vector stored before the household allowance (feature_set 1 or 2): ring_size loses the household; set 2 keeps its dispute_rate', () => {
+    // 5 accounts within two hops: log2(6) then, log2(1 + 5 − 2) = 2 now; 2 accounts: 1.585 then, 0 now.
+    const five = { ...zeros(), dispute_rate: 0.15, ring_size: 2.585 };
+    assert.deepEqual(replayableFeatures(five, 2, PRIOR), { ...five, ring_size: 2 });
+    assert.equal(replayableFeatures({ ...zeros(), ring_size: 1.585 }, 2, PRIOR).ring_size, 0);
+    assert.equal(replayableFeatures({ ...zeros(), dispute_rate: 0.25, ring_size: 2.585 }, null, PRIOR).dispute_rate, 0.15);
+    assert.equal(replayableFeatures({ ...zeros(), ring_size: 2.585 }, null, PRIOR).ring_size, 2);
+    assert.equal(five.ring_size, 2.585, 'the stored record was modified');
+  });
+
   test('a current-definition vector is replayed as stored', () => {
     const current = { ...zeros(), dispute_rate: 0.15 };
     assert.equal(replayableFeatures(current, FEATURE_SET, PRIOR), current);
@@ -30,7 +40,7 @@ describe('replayableFeatures', () => {
 });
 
 describeEachBackend('stored feature vectors and their definition', (ctx) => {
-  test('a live score stores the current definition: a newcomer has dispute_rate 0 and feature_set 2', async () => {
+  test('a live score stores the current definition: a newcomer has dispute_rate 0 and the current feature_set', async () => {
     const token = await ctx().token();
     const res = await score(ctx(), token, { entity_id: hash('feature-set-newcomer'), amount: 50, currency: 'USD', context: {} });
     assert.equal(res.statusCode, 200, res.body);

@@ -41,6 +41,8 @@ function features(random: Random): Record<SignalName, number> {
     // issue 20's interactions: absent too
     reversible_new_counterparty: 0,
     cross_border_new_counterparty: 0,
+    // issue 20's fraudulent_dispute_losses: absent too
+    fraudulent_dispute_losses: 0,
   };
 }
 

@@ -111,7 +111,8 @@ describeEachBackend('rings: the entity graph', (ctx) => {
     const ring = body.signals.find((s) => s.name === 'ring_flagged_entities');
     assert.ok(ring, JSON.stringify(body.signals));
     assert.equal(ring.description, '2 hops from an account reported for fraud 9 days ago, through a shared device and a shared bank account');
-    assert.ok(body.signals.some((s) => s.name === 'ring_size' && s.description === '2 accounts within two hops through shared identifiers'));
+    // Two accounts within two hops are no more than a household (docs/signals.md, "Rings"): no ring_size term.
+    assert.ok(!body.signals.some((s) => s.name === 'ring_size'), JSON.stringify(body.signals));
     const logit = DEFAULT_POLICY.bias + body.signals.reduce((sum, s) => sum + s.weight * s.value, 0);
     assert.ok(Math.abs(body.score - 100 / (1 + Math.exp(-logit))) <= 0.5 + 1e-6);
   });

@@ -8,7 +8,8 @@ import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
 import { evaluate } from '../../src/trust/model.ts';
 import { plan, walkRing, collectSync, type Ring, type RingFlag, type RingRequest } from '../../src/rings/graph.ts';
 import { MemoryGraph } from '../../src/rings/memory.ts';
-import { anyPolicy, DAY, NOW, profileArb, requestArb } from '../helpers/profiles.ts';
+import { HOUSEHOLD, ringFacts, ringSizeFromFirstDefinition, ringSizeValue } from '../../src/rings/signals.ts';
+import { anyPolicy, DAY, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
 
 const FLAGS: RingFlag[] = ['fraud_reported', 'blocklisted', 'chargeback', 'dispute_lost'];
 
@@ -54,6 +55,45 @@ describe('ring signals', () => {
       const none = evaluate({ ...profile, ring: null }, request, DEFAULT_POLICY, NOW).values;
       assert.equal(none.ring_flagged_entities + none.ring_size, 0);
     }), { numRuns: 200 });
+  });
+});
+
+describe('ring_size leaves out a household', () => {
+  const sized = (n: number, truncated = false): Ring => ({
+    root: 'e1', edges: [], hubs: [], truncated,
+    nodes: [{ entityId: 'e1', distance: 0, flags: [], flaggedAt: 0, via: [] }, ...Array.from({ length: n }, (_, i) => ({ entityId: `n${i}`, distance: 1 + (i % 2), flags: [], flaggedAt: 0, via: ['device'] }))],
+  });
+  const size = (n: number) => ringSizeValue(ringFacts(sized(n), NOW, 180));
+  const REQUEST = { entity_id: 'e1', amount: 100, currency: 'USD', context: {} };
+
+  test('0 for up to HOUSEHOLD accounts within two hops, then log2(1 + n − HOUSEHOLD), non-decreasing, capped at 6', () => {
+    assert.equal(HOUSEHOLD, 2);
+    for (let n = 0; n <= HOUSEHOLD; n++) assert.equal(size(n), 0, `${n} accounts`);
+    assert.equal(size(3), 1);
+    assert.equal(size(5), 2);
+    for (let n = 1; n < 80; n++) assert.ok(size(n) >= size(n - 1), `${n}`);
+    assert.equal(size(65), 6);
+    assert.equal(size(500), 6);
+  });
+
+  test('a household sharing a device adds nothing to the score; a ring of five does', () => {
+    const household = evaluate({ ...veteranProfile(), ring: sized(2) }, REQUEST, DEFAULT_POLICY, NOW);
+    const alone = evaluate({ ...veteranProfile(), ring: null }, REQUEST, DEFAULT_POLICY, NOW);
+    assert.equal(household.values.ring_size, 0);
+    assert.ok(!household.result.signals.some((x) => x.name === 'ring_size'));
+    assert.equal(household.result.score, alone.result.score);
+    const wider = evaluate({ ...veteranProfile(), ring: sized(5) }, REQUEST, DEFAULT_POLICY, NOW);
+    assert.equal(wider.values.ring_size, 2);
+  });
+
+  test('a first-definition value (log2(1 + n), feature_set ≤ 2) converts to the current one', () => {
+    for (let n = 0; n <= 62; n++) {
+      const stored = Math.round(Math.log2(1 + n) * 1e4) / 1e4;
+      assert.equal(ringSizeFromFirstDefinition(stored), Math.log2(1 + Math.max(0, n - HOUSEHOLD)), `n = ${n}`);
+    }
+    assert.equal(ringSizeFromFirstDefinition(6), Math.log2(62), 'at the old cap, 63 accounts');
+    assert.equal(ringSizeFromFirstDefinition(0), 0);
+    assert.equal(ringSizeFromFirstDefinition(Number.NaN), 0);
   });
 });
 

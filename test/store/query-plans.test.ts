@@ -57,7 +57,7 @@ test('the ring reads (identifiers, holders, stats) seek by key on SQLite, and sc
       environment: 'live', entity_id, version: 1, first_seen_at: now, last_event_at: now, trades_completed: 0, trades_cancelled: 0, disputes_opened: 0, disputes_won: 0,
       disputes_lost: 0, chargebacks: 0, fraud_reports: 0, blocklisted: 0, blocklist_changed_at: 0, decay_at: now, d_trades_completed: 0, d_trades_cancelled: 0,
       d_disputes_lost: 0, d_chargebacks: 0, d_fraud_reports: 0, last_trade_at: 0, flagged_at: 0,
-      disputes_lost_third_party_payment: 0, disputes_lost_fake_proof: 0, disputes_lost_underpayment: 0, disputes_lost_no_payment: 0,
+      disputes_lost_third_party_payment: 0, disputes_lost_fake_proof: 0, disputes_lost_underpayment: 0, disputes_lost_no_payment: 0, d_disputes_lost_fraudulent: 0,
     }))).execute();
     const links = ids.flatMap((entity_id, i) => [`d${i}`, `d${i + 1}`].map((hash) => ({ environment: 'live', id_type: 'device', hash, entity_id, created_at: now })));
     await store.db.insertInto('identifiers').values(links).execute();

@@ -23,6 +23,12 @@ const ring = (): Ring => ({
     { entityId: 'n2', distance: 2, flags: ['fraud_reported'], flaggedAt: NOW - 9 * DAY - 3600_000, via: ['device', 'bank_account'] },
   ],
 });
+/** The same ring with three more accounts two hops away: five in all, three more than a household. */
+const wideRing = (): Ring => {
+  const r = ring();
+  for (let i = 3; i <= 5; i++) r.nodes.push({ entityId: `n${i}`, distance: 2, flags: [], flaggedAt: 0, via: ['device', 'phone'] });
+  return r;
+};
 const describe1 = (name: string, r: ScoreRequest, p = veteranProfile()) => computeSignals(p, r, ALL_ON, NOW).find((s) => s.name === name)?.description;
 
 describe('signal descriptions: properties', () => {
@@ -48,9 +54,9 @@ describe('signal descriptions: properties', () => {
     const p = veteranProfile();
     Object.assign(p, { chargebacks: 3, fraudReports: 1, blocklisted: true, linkedFlaggedEntities: 2, sharedIdentifierEntities: 4, lastTradeAt: NOW - 200 * DAY, tradesCancelled: 20, disputesLost: 4, counterpartyTrades: 0 });
     p.networkFlags = [{ peer_id: 'peer_a', peer_name: 'A', weight: 1, kinds: { chargeback: 2 }, latest_month: new Date(NOW).toISOString().slice(0, 7) }];
-    Object.assign(p, { chargebacks: 3, fraudReports: 1, blocklisted: true, linkedFlaggedEntities: 2, sharedIdentifierEntities: 4, ring: ring(), lastTradeAt: NOW - 200 * DAY, tradesCancelled: 20, disputesLost: 4, counterpartyTrades: 0 });
+    Object.assign(p, { chargebacks: 3, fraudReports: 1, blocklisted: true, linkedFlaggedEntities: 2, sharedIdentifierEntities: 4, ring: wideRing(), lastTradeAt: NOW - 200 * DAY, tradesCancelled: 20, disputesLost: 4, counterpartyTrades: 0 });
     // dispute_rate shows only above the prior's rate: 40 recent losses against ~120 decayed trades.
-    p.decayed = { ...p.decayed, chargebacks: 3, fraudReports: 1, tradesCancelled: 20, disputesLost: 40 };
+    p.decayed = { ...p.decayed, chargebacks: 3, fraudReports: 1, tradesCancelled: 20, disputesLost: 40, fraudulentLosses: 2 };
     p.velocity = { tradesLastHour: 8, tradesLastDay: 30, volumeLastDay: 9000 };
     const r: ScoreRequest = { entity_id: 'e1', amount: 5000, currency: 'USD', context: { counterparty_id: 'cp', payment_method: 'card', country: 'NG', counterparty_country: 'GB', account_created_at: new Date(NOW - 5 * DAY).toISOString() } };
     const names = new Set([...computeSignals(p, r, ALL_ON, NOW), ...computeSignals(freshProfile(), r, ALL_ON, NOW)].map((s) => s.name));
@@ -107,7 +113,8 @@ describe('signal descriptions: worked examples', () => {
   test('the ring signals: the path by identifier type and the age of the flag, never an identifier', () => {
     const p = { ...veteranProfile(), ring: ring() };
     assert.equal(describe1('ring_flagged_entities', R, p), '2 hops from an account reported for fraud 9 days ago, through a shared device and a shared bank account');
-    assert.equal(describe1('ring_size', R, p), '2 accounts within two hops through shared identifiers');
+    assert.equal(describe1('ring_size', R, p), undefined, 'two accounts are a household: ring_size is 0 and left out');
+    assert.equal(describe1('ring_size', R, { ...veteranProfile(), ring: wideRing() }), '5 accounts within two hops through shared identifiers, 3 more than a household');
     const two = ring();
     two.nodes.push({ entityId: 'n3', distance: 1, flags: ['chargeback'], flaggedAt: NOW - 400 * DAY, via: ['phone'] });
     assert.equal(describe1('ring_flagged_entities', R, { ...veteranProfile(), ring: two }), '2 hops from an account reported for fraud 9 days ago, through a shared device and a shared bank account (1 more flagged account within two hops)');
