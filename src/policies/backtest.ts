@@ -93,7 +93,7 @@ export function backtest(policy: ReplayPolicy, decisions: Iterable<StoredDecisio
  * policy that changes any of these is an approximation; the caller should say so.
  */
 const FEATURE_PARAMETERS = [
-  'decayHalfLifeDays', 'disputePrior', 'paymentMethodRisk', 'newAccountDays', 'velocity', 'amount', 'linkedFlaggedCap', 'maxIdentifierFanout',
+  'decayHalfLifeDays', 'disputePrior', 'paymentMethodRisk', 'newAccountDays', 'velocity', 'amount', 'linkedFlaggedCap', 'maxIdentifierFanout', 'newAccounts',
 ] as const satisfies readonly (keyof Policy)[];
 
 /** Which FEATURE_PARAMETERS differ between two policies (empty: a replay is exact). */

@@ -12,18 +12,25 @@ export type FeatureRecord = SignalValues;
 /**
  * The definition of the values live scoring stores now (the decisions' `feature_set`). 1 (stored
  * as null): `dispute_rate` was the Beta-smoothed rate itself, the prior's mean included; 2: the
- * rate's excess over the prior mean, floored at 0 (src/trust/features.ts, disputeExcess).
+ * rate's excess over the prior mean, floored at 0 (src/trust/features.ts, disputeExcess); 3: the
+ * amount signals measure a clean entity's amount against its new-account tier limit too
+ * (src/trust/amount-signals.ts).
  */
-export const FEATURE_SET = 2;
+export const FEATURE_SET = 3;
+
+/** The first set whose `dispute_rate` is the excess over the prior mean. */
+const CENTRED_DISPUTE_RATE = 2;
 
 /**
  * A stored vector in the current definition, so that vectors stored before and after a
  * definition changed can be fitted and replayed together. Set 1's `dispute_rate` loses the prior
  * mean of `prior` (the replaying policy's; when it differs from the deciding policy's the replay
- * is approximate, as for any FEATURE_PARAMETERS change). The stored record is not modified.
+ * is approximate, as for any FEATURE_PARAMETERS change). Sets 1 and 2's amount values are kept as
+ * stored: without the tiers they are never below what set 3 gives (docs/decisions.md, "New-account
+ * tiers"). The stored record is not modified.
  */
 export function replayableFeatures(stored: FeatureRecord, featureSet: number | null | undefined, prior: Policy['disputePrior']): FeatureRecord {
-  if (featureSet !== null && featureSet !== undefined && featureSet >= FEATURE_SET) return stored;
+  if (featureSet !== null && featureSet !== undefined && featureSet >= CENTRED_DISPUTE_RATE) return stored;
   const rate = stored.dispute_rate;
   if (rate === undefined || !Number.isFinite(rate)) return stored;
   return { ...stored, dispute_rate: modelValue(Math.max(0, rate - prior.alpha / (prior.alpha + prior.beta))) };

@@ -65,6 +65,28 @@ const PaymentMethodRiskSchema = Type.Object(
   strict,
 );
 
+const CurrencyCode = '^[A-Z][A-Z0-9]{1,9}$';
+
+const NewAccountsSchema = Type.Object(
+  {
+    /** per currency (ISO 4217 or a crypto asset of the list), the amount a tier's limitMultiple multiplies; an unlisted currency has no tier limit */
+    referenceAmounts: Type.Record(Type.String({ pattern: CurrencyCode }), Positive(), { maxProperties: 400 }),
+    /** the entity's tier is the last one whose minimums it meets; the first must ask for nothing */
+    tiers: Type.Array(
+      Type.Object(
+        {
+          minAgeDays: Finite({ minimum: 0, maximum: 36_500 }),
+          minCompletedTrades: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+          limitMultiple: Finite({ minimum: 0, maximum: 1_000_000 }),
+        },
+        strict,
+      ),
+      { minItems: 1, maxItems: 20 },
+    ),
+  },
+  strict,
+);
+
 const PolicySchema = Type.Object(
   {
     version: Type.String({ minLength: 1, maxLength: 64 }),
@@ -81,7 +103,7 @@ const PolicySchema = Type.Object(
     cacheTtlSeconds: Type.Integer({ minimum: 0, maximum: 86_400 }),
     decayHalfLifeDays: Positive(),
     disputePrior: Type.Object({ alpha: Positive(), beta: Positive() }, strict),
-    cryptoAssets: Type.Array(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), { maxItems: 200 }),
+    cryptoAssets: Type.Array(Type.String({ pattern: CurrencyCode }), { maxItems: 200 }),
     paymentMethodRisk: PaymentMethodRiskSchema,
     /** an account younger than this many days adds new_account risk, falling linearly to 0 */
     newAccountDays: Positive(),
@@ -114,12 +136,15 @@ const PolicySchema = Type.Object(
     /** identifiers held by more entities than this are hubs: shown in a ring, never traversed (1: no ring) */
     maxIdentifierFanout: Type.Integer({ minimum: 1, maximum: 10_000 }),
     dispute: DisputePolicySchema,
+    /** trust tiers for new accounts (docs/signals.md, "New accounts"); absent in policies that predate them: the defaults */
+    newAccounts: Type.Optional(NewAccountsSchema),
   },
   strict,
 );
 
 export type Policy = Static<typeof PolicySchema>;
 export type Thresholds = Policy['thresholds'];
+export type NewAccounts = Static<typeof NewAccountsSchema>;
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
@@ -130,38 +155,68 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
+ * The default tiers (docs/signals.md, "New accounts"). Reference amounts are about USD 1,000 in each
+ * currency's own units (the simulated market's rates for its fiat; crypto at late-2026 prices, to be
+ * reviewed as prices move); the tiers follow Bisq's account-age limits: a quarter of the reference
+ * for a new account, half after 30 days and 3 completed trades, the whole after 60 days and 10.
+ */
+export const DEFAULT_NEW_ACCOUNTS: NewAccounts = {
+  referenceAmounts: {
+    USD: 1000, EUR: 920, GBP: 800, CHF: 900, CAD: 1400, AUD: 1500, JPY: 150_000, CNY: 7200, HKD: 7800, SGD: 1350,
+    INR: 83_000, PKR: 280_000, BDT: 120_000, PHP: 56_000, IDR: 16_000_000, VND: 25_000_000, THB: 36_000, MYR: 4700,
+    NGN: 1_500_000, KES: 130_000, GHS: 15_000, ZAR: 18_000, EGP: 50_000, MAD: 10_000, TRY: 35_000, AED: 3670,
+    BRL: 5000, MXN: 18_000, COP: 4_000_000, ARS: 1_000_000, PEN: 3700, CLP: 950_000, UAH: 41_000, PLN: 4000,
+    USDT: 1000, USDC: 1000, DAI: 1000, BTC: 0.01, ETH: 0.3, BNB: 1.5, SOL: 5, TRX: 4000, XRP: 500, LTC: 10,
+  },
+  tiers: [
+    { minAgeDays: 0, minCompletedTrades: 0, limitMultiple: 0.25 },
+    { minAgeDays: 30, minCompletedTrades: 3, limitMultiple: 0.5 },
+    { minAgeDays: 60, minCompletedTrades: 10, limitMultiple: 1 },
+  ],
+};
+
+/** The policy's tiers; a stored policy that predates them gets the defaults. */
+export function newAccountsOf(policy: Pick<Policy, 'newAccounts'>): NewAccounts {
+  return policy.newAccounts ?? DEFAULT_NEW_ACCOUNTS;
+}
+
+/**
  * Default weights are calibrated in test/trust/model.test.ts; see docs/signals.md. 2026-11-24.1
  * centred dispute_rate on its prior (a newcomer no longer carries the prior's mean as risk) and
  * moved bias and completed_trades to keep the ranking and the share of trades flagged.
  * 2026-11-25.1 added the ring signals and maxIdentifierFanout (docs/signals.md, "Rings");
  * 2026-11-25.2 added network_flags (the network, docs/network.md); 2026-11-25.3 the dispute part's
  * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment).
+ * 2026-11-26.1 added the new-account tiers (newAccounts) and retuned bias and the non-ring weights
+ * (docs/signals.md, "New accounts" and "The 2026-11-26.1 retune").
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
-  version: '2026-11-25.3',
-  // -1.6 until 2026-11-24.1; -0.1 with the ring signals keeps the share of legitimate trades flagged (docs/signals.md, "Rings")
-  bias: -1.7,
+  version: '2026-11-26.1',
+  // -1.7 until 2026-11-26.1 (-1.6 until 2026-11-24.1): lowered so that a clean newcomer within its tier
+  // limit stays below high whatever its method and counterparty (docs/signals.md, "New accounts"),
+  // with the history signals raised to keep the frauds (docs/signals.md, "The 2026-11-26.1 retune")
+  bias: -2.7,
   weights: {
     completed_trades: -0.16,
-    dispute_rate: 10,
+    dispute_rate: 12,
     cancellation_rate: 1.5,
-    chargebacks: 2.5,
-    fraud_reports: 3,
-    blocklisted: 7,
+    chargebacks: 3.5,
+    fraud_reports: 3.5,
+    blocklisted: 8,
     new_account: 0.6,
     cold_start: 0.2,
-    velocity_trades: 0.8,
+    velocity_trades: 1,
     velocity_volume: 0.5,
-    amount_vs_history: 0.6,
+    amount_vs_history: 0.8,
     new_counterparty: 0.3,
     payment_method_risk: 1,
     cross_border: 0.4,
-    linked_flagged_entities: 2,
-    cash_out_burst: 2,
+    linked_flagged_entities: 2.5,
+    cash_out_burst: 2.5,
     dormant_reactivation: 0.3,
-    young_account_reversible_method: 2,
-    shared_identifier_entities: 0.8,
-    new_counterparty_large_trade: 0.8,
+    young_account_reversible_method: 1,
+    shared_identifier_entities: 1,
+    new_counterparty_large_trade: 1,
     // The network (2026-11-25.2, docs/signals.md): 0.75 log-odds for a lone peer's fresh flag (its
     // value is 0.5), under one local flagged neighbour's 2; two agreeing peers (1.5) give 2.25.
     network_flags: 1.5,
@@ -189,6 +244,7 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   linkedFlaggedCap: 3,
   maxIdentifierFanout: 25,
   dispute: DEFAULT_DISPUTE_POLICY,
+  newAccounts: DEFAULT_NEW_ACCOUNTS,
 });
 
 interface SchemaError {
@@ -229,10 +285,30 @@ function semanticProblems(p: Policy): string[] {
   const { medium, high, critical } = p.thresholds;
   if (!(medium < high)) problems.push(`/thresholds/high: must be greater than thresholds.medium (${medium})`);
   if (!(high < critical)) problems.push(`/thresholds/critical: must be greater than thresholds.high (${high})`);
+  if (p.newAccounts) problems.push(...tierProblems(p.newAccounts));
   const seen = new Set<string>();
   p.cryptoAssets.forEach((a, i) => {
     if (seen.has(a)) problems.push(`/cryptoAssets/${i}: duplicate asset ${a}`);
     seen.add(a);
+  });
+  return problems;
+}
+
+/**
+ * Tiers must grow together (each asks at least as much age and as many trades as the one before and
+ * allows at least as much), so an older account or one more trade never lowers the limit; the
+ * first asks for nothing, so every entity has a tier.
+ */
+function tierProblems(n: NewAccounts): string[] {
+  const problems: string[] = [];
+  const first = n.tiers[0];
+  if (first && (first.minAgeDays !== 0 || first.minCompletedTrades !== 0)) problems.push('/newAccounts/tiers/0: the first tier must have minAgeDays 0 and minCompletedTrades 0');
+  n.tiers.forEach((t, i) => {
+    const prev = n.tiers[i - 1];
+    if (!prev) return;
+    for (const k of ['minAgeDays', 'minCompletedTrades', 'limitMultiple'] as const) {
+      if (t[k] < prev[k]) problems.push(`/newAccounts/tiers/${i}/${k}: must be >= the previous tier's (${prev[k]})`);
+    }
   });
   return problems;
 }

@@ -14,6 +14,7 @@ import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms }
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
 import { networkFlagsSignal, type NetworkSignal } from '../network/signal.ts';
 import { NO_RING, ringFacts, ringFlaggedValue, ringSizeValue } from '../rings/signals.ts';
+import { tierFor } from './tiers.ts';
 
 const DAY_MS = 86_400_000;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -57,6 +58,17 @@ function sameCountry(a: unknown, b: unknown): boolean | null {
   if (typeof a !== 'string' || typeof b !== 'string' || a === '' || b === '') return null;
   return a.toUpperCase() === b.toUpperCase();
 }
+
+/**
+ * The signals that make a record not clean (docs/signals.md, "New accounts"): anything but being
+ * new, the request's context and the amount. One of them non-zero (as summed), or a burst in the
+ * day's trades, and the tier limit no longer excuses an amount: it is judged against the entity's
+ * own history alone, as before the tiers.
+ */
+const WARNING_SIGNS = [
+  'dispute_rate', 'cancellation_rate', 'chargebacks', 'fraud_reports', 'blocklisted', 'velocity_trades', 'velocity_volume',
+  'linked_flagged_entities', 'dormant_reactivation', 'shared_identifier_entities', 'network_flags', 'ring_flagged_entities', 'ring_size',
+] as const satisfies readonly Exclude<SignalName, AmountSignal>[];
 
 export interface Prepared {
   /** raw values of every signal that does not depend on the amount */
@@ -121,8 +133,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   const network = networkFlagsSignal(profile.networkFlags ?? [], now);
   const ring = profile.ring ? ringFacts(profile.ring, now, policy.decayHalfLifeDays) : NO_RING;
 
-  return {
-    fixed: {
+  const fixed: Prepared['fixed'] = {
       completed_trades: Math.log2(1 + trades),
       dispute_rate: disputeExcess(lost, trades, alpha, beta),
       cancellation_rate: trades + cancelled > 0 ? cancelled / (trades + cancelled) : 0,
@@ -143,9 +154,14 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       network_flags: network.value,
       ring_flagged_entities: ringFlaggedValue(ring),
       ring_size: ringSizeValue(ring),
-    },
+  };
+  const clean = burst === 0 && WARNING_SIGNS.every((name) => modelValue(fixed[name]) === 0);
+  const tier = tierFor(policy, request.currency, age, count(profile.tradesCompleted));
+
+  return {
+    fixed,
     terms: {
-      hasHistory, logMean, std, newCounterparty, burst,
+      hasHistory, logMean, std, newCounterparty, burst, limit: tier.limit, clean,
       toleranceSigma: policy.amount.toleranceSigma, cap: policy.amount.cap, noHistoryValue: policy.amount.noHistoryValue,
     },
     facts: {
@@ -167,6 +183,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       sharedEntities: count(profile.sharedIdentifierEntities),
       dormantDays: dormant.gapDays,
       amount: request.amount,
+      tierLimit: tier.limit,
       network: network.description,
       ring,
     },
