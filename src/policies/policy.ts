@@ -70,7 +70,7 @@ const CurrencyCode = '^[A-Z][A-Z0-9]{1,9}$';
 const NewAccountsSchema = Type.Object(
   {
     /** per currency (ISO 4217 or a crypto asset of the list), the amount a tier's limitMultiple multiplies; an unlisted currency has no tier limit */
-    referenceAmounts: Type.Record(Type.String({ pattern: CurrencyCode }), Positive(), { maxProperties: 400 }),
+    referenceAmounts: Type.Record(Type.String({ pattern: CurrencyCode }), Positive(), { maxProperties: 400, additionalProperties: false }),
     /** the entity's tier is the last one whose minimums it meets; the first must ask for nothing */
     tiers: Type.Array(
       Type.Object(
