@@ -183,7 +183,8 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       sharedEntities: count(profile.sharedIdentifierEntities),
       dormantDays: dormant.gapDays,
       amount: request.amount,
-      tierLimit: tier.limit,
+      // named in a description only where the limit shaped the value: a clean entity's, or any without history
+      tierLimit: clean || !hasHistory ? tier.limit : 0,
       network: network.description,
       ring,
     },

@@ -101,6 +101,7 @@ describe('signal descriptions: worked examples', () => {
     assert.equal(describe1('amount_vs_history', { ...R, amount: 500 }), undefined);
     assert.equal(describe1('amount_vs_history', { ...R, amount: 2000 }), "20× its usual USD amount, above its tier's limit of USD 1000");
     assert.equal(describe1('amount_vs_history', { ...R, amount: 500 }, withChargeback), '5× its usual USD amount');
+    assert.equal(describe1('amount_vs_history', { ...R, amount: 2000 }, withChargeback), '20× its usual USD amount', 'a warning sign: its tier limit played no part');
     assert.equal(describe1('amount_vs_history', { ...R, amount: 1000 }, freshProfile()), "no earlier USD trade to compare the amount with, above its tier's limit of USD 250");
   });
 
