@@ -210,7 +210,7 @@ describe('scoring model: calibration of the default policy', () => {
   test('the riskiest clean newcomer within its tier limit (card, cross-border, new counterparty) is still below high', () => {
     const p = freshProfile();
     p.counterpartyTrades = 0;
-    const ctx = { counterparty_id: 'cp', payment_method: 'card', country: 'NG', counterparty_country: 'GB' };
+    const ctx = { counterparty_id: 'cp', payment_method: 'card' as const, country: 'NG', counterparty_country: 'GB' };
     // σ(−2.7 + 0.8 + 0.7143 + 0.6 + 0.4 + 0.3 + 0.2) = 58
     assert.equal(score(p, { ...REQ, amount: 250, context: ctx }), 58);
   });
