@@ -169,9 +169,10 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
     young_account_reversible_method: 1,
     shared_identifier_entities: 1,
     new_counterparty_large_trade: 1,
-    // The network (2026-11-25.2, docs/signals.md): 0.75 log-odds for a lone peer's fresh flag (its
-    // value is 0.5), under one local flagged neighbour's 2; two agreeing peers (1.5) give 2.25.
-    network_flags: 1.5,
+    // The network (2026-11-25.2, docs/signals.md): 0.95 log-odds for a lone peer's fresh flag (its
+    // value is 0.5), well under one local flagged neighbour's 2.5; two agreeing peers (1.5) give 2.85.
+    // 1.5 until 2026-11-26.1, raised with linked_flagged_entities (2 → 2.5) and the lower bias.
+    network_flags: 1.9,
     // Rings (issue 21)
     ring_flagged_entities: 1,
     ring_size: 0.1,
