@@ -47,10 +47,11 @@ function amountExcess(t: AmountTerms, amount: number): number {
 
 /**
  * amount_vs_history: the excess; without a history, at least `noHistoryValue` ("unknown territory")
- * unless a clean entity's amount can be measured against its tier limit.
+ * for an entity with a warning sign. A clean entity is measured against its tier limit alone (in a
+ * currency without a reference amount: not at all, so a clean record never adds risk there either).
  */
 function amountVsHistory(t: AmountTerms, excess: number): number {
-  if (t.hasHistory || (t.clean && t.limit > 0)) return excess;
+  if (t.hasHistory || t.clean) return excess;
   return Math.max(t.noHistoryValue, excess);
 }
 

@@ -368,8 +368,11 @@ describe('scoring model: signals', () => {
     // within the first tier's USD 250: nothing; beyond it, ln(amount / 250) / minLogStd
     assert.equal(signal(freshProfile(), 'amount_vs_history'), undefined);
     assert.equal(signal(freshProfile(), 'amount_vs_history', { ...REQ, amount: 500 })?.value, 1.3863);
-    // a currency without a reference amount keeps the mild constant
-    assert.equal(signal(freshProfile(), 'amount_vs_history', { ...REQ, currency: 'XOF' })?.value, DEFAULT_POLICY.amount.noHistoryValue);
+    // a currency without a reference amount: not judged for a clean entity, the mild constant with a warning sign
+    assert.equal(signal(freshProfile(), 'amount_vs_history', { ...REQ, currency: 'XOF' }), undefined);
+    const reported = { ...freshProfile(), known: true, firstSeenAt: NOW - DAY, fraudReports: 1 };
+    reported.decayed = { ...reported.decayed, fraudReports: 1 };
+    assert.equal(signal(reported, 'amount_vs_history', { ...REQ, currency: 'XOF' })?.value, DEFAULT_POLICY.amount.noHistoryValue);
   });
 
   test('velocity: a burst far above the entity norm is flagged, its usual pace is not', () => {

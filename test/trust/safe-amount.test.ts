@@ -92,11 +92,16 @@ describe('safe_amount: edge cases and worked examples', () => {
     assert.ok(at(p, REQ, DEFAULT_POLICY, 260.19) >= 60);
   });
 
-  test('no history in a currency without a reference amount: null when the rest stays below high', () => {
-    // amount_vs_history is the constant noHistoryValue, so every amount scores alike.
+  test('no history in a currency without a reference amount: the amount plays no part, so null or 0', () => {
+    // amount_vs_history is 0 (clean) or the constant noHistoryValue (a warning sign), so every amount scores alike.
     const xof = { ...REQ, currency: 'XOF' };
     assert.equal(safeAmount(freshProfile(), xof, DEFAULT_POLICY, NOW), null);
     assert.equal(at(freshProfile(), xof, DEFAULT_POLICY, 1), at(freshProfile(), xof, DEFAULT_POLICY, 1e12));
+    const flagged = freshProfile();
+    flagged.known = true;
+    flagged.firstSeenAt = NOW - 86_400_000;
+    flagged.fraudReports = flagged.decayed.fraudReports = 1;
+    assert.equal(at(flagged, xof, DEFAULT_POLICY, 1), at(flagged, xof, DEFAULT_POLICY, 1e12));
   });
 
   test('no history, a listed currency: the amount counts beyond the tier limit only, so the safe amount exceeds it', () => {

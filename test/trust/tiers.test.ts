@@ -136,14 +136,30 @@ describe('new-account tiers: worked examples', () => {
     assert.equal(safeAmount(p, r, DEFAULT_POLICY, NOW), 0);
   });
 
-  test('an unlisted currency has no tier limit: no history costs noHistoryValue at any amount, as before the tiers', () => {
+  test('an unlisted currency has no tier limit: without history the amount is not judged; noHistoryValue only with a warning sign', () => {
     assert.equal(limitOf(newcomer(), bank(100, 'XOF')), 0);
-    const values = (amount: number) => scoreEntity(newcomer(), bank(amount, 'XOF'), DEFAULT_POLICY, NOW).signals.find((s) => s.name === 'amount_vs_history')?.value;
-    assert.equal(values(1), DEFAULT_POLICY.amount.noHistoryValue);
-    assert.equal(values(1e9), DEFAULT_POLICY.amount.noHistoryValue);
-    // σ(−2.7 + 0.6 + 0.2 + 0.3 + 0.3 + 0.8·0.5) = 29, whatever the amount: null
-    assert.equal(scoreEntity(newcomer(), bank(100, 'XOF'), DEFAULT_POLICY, NOW).score, 29);
+    const value = (p: EntityProfile, amount: number) => scoreEntity(p, bank(amount, 'XOF'), DEFAULT_POLICY, NOW).signals.find((s) => s.name === 'amount_vs_history')?.value;
+    assert.equal(value(newcomer(), 1), undefined);
+    assert.equal(value(newcomer(), 1e9), undefined);
+    // σ(−2.7 + 0.6 + 0.2 + 0.3 + 0.3) = 21, whatever the amount: null
+    assert.equal(scoreEntity(newcomer(), bank(1e9, 'XOF'), DEFAULT_POLICY, NOW).score, 21);
     assert.equal(safeAmount(newcomer(), bank(100, 'XOF'), DEFAULT_POLICY, NOW), null);
+    const reported = newcomer();
+    reported.known = true;
+    reported.firstSeenAt = NOW - DAY;
+    reported.fraudReports = reported.decayed.fraudReports = 1;
+    assert.equal(value(reported, 1), DEFAULT_POLICY.amount.noHistoryValue);
+    assert.equal(value(reported, 1e9), DEFAULT_POLICY.amount.noHistoryValue);
+  });
+
+  test('any clean never-seen entity in a currency without a reference amount: safe_amount is never 0', () => {
+    fc.assert(
+      fc.property(cleanRequestArb, fc.constantFrom('XOF', 'XAF', 'UZS'), (r, currency) => {
+        const safe = safeAmount(newcomer(), { ...r, currency }, DEFAULT_POLICY, NOW);
+        assert.equal(safe, null);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
 
