@@ -42,7 +42,8 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   labelDecision: { label: 'fraud', note: 'Chargeback confirmed by the bank' },
   labelDecisions: { labels: [{ decision_id: 'dec_01J9Z6V4W1K8Q2R3S4T5U6V7W8', label: 'fraud', note: 'Chargeback confirmed by the bank' }, { decision_id: 'dec_01J9Z6V4W1K8Q2R3S4T5U6V7W9', label: 'legit' }] },
-  createPolicy: { ...DEFAULT_POLICY, version: '2026-11-24.1' },
+  // a desk's own version of the built-in numbers: a built-in version would collide with the stored one (409)
+  createPolicy: { ...DEFAULT_POLICY, version: `${DEFAULT_POLICY.version}-desk` },
   fitPolicy: { since: '2026-08-01T00:00:00Z', until: '2026-11-01T00:00:00Z', assume_legit_after_days: 30, holdout_fraction: 0.2 },
   backtestPolicy: { since: '2026-10-01T00:00:00Z', until: '2026-11-01T00:00:00Z' },
   activatePolicy: {},

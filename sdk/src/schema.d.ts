@@ -3710,30 +3710,30 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "version": "2026-11-24.1",
-                 *       "bias": -1.7,
+                 *       "version": "2026-11-26.1-desk",
+                 *       "bias": -2.7,
                  *       "weights": {
                  *         "completed_trades": -0.16,
-                 *         "dispute_rate": 10,
+                 *         "dispute_rate": 12,
                  *         "cancellation_rate": 1.5,
-                 *         "chargebacks": 2.5,
-                 *         "fraud_reports": 3,
-                 *         "blocklisted": 7,
+                 *         "chargebacks": 3.5,
+                 *         "fraud_reports": 3.5,
+                 *         "blocklisted": 8,
                  *         "new_account": 0.6,
                  *         "cold_start": 0.2,
-                 *         "velocity_trades": 0.8,
+                 *         "velocity_trades": 1,
                  *         "velocity_volume": 0.5,
-                 *         "amount_vs_history": 0.6,
+                 *         "amount_vs_history": 0.8,
                  *         "new_counterparty": 0.3,
                  *         "payment_method_risk": 1,
                  *         "cross_border": 0.4,
-                 *         "linked_flagged_entities": 2,
-                 *         "cash_out_burst": 2,
+                 *         "linked_flagged_entities": 2.5,
+                 *         "cash_out_burst": 2.5,
                  *         "dormant_reactivation": 0.3,
-                 *         "young_account_reversible_method": 2,
-                 *         "shared_identifier_entities": 0.8,
-                 *         "new_counterparty_large_trade": 0.8,
-                 *         "network_flags": 1.5,
+                 *         "young_account_reversible_method": 1,
+                 *         "shared_identifier_entities": 1,
+                 *         "new_counterparty_large_trade": 1,
+                 *         "network_flags": 1.9,
                  *         "ring_flagged_entities": 1,
                  *         "ring_size": 0.1,
                  *         "reversible_new_counterparty": 0,
@@ -3829,6 +3829,71 @@ export interface operations {
                  *           "amountAboveHistory": 0.5,
                  *           "highRiskParty": 0.75
                  *         }
+                 *       },
+                 *       "newAccounts": {
+                 *         "referenceAmounts": {
+                 *           "USD": 1000,
+                 *           "EUR": 920,
+                 *           "GBP": 800,
+                 *           "CHF": 900,
+                 *           "CAD": 1400,
+                 *           "AUD": 1500,
+                 *           "JPY": 150000,
+                 *           "CNY": 7200,
+                 *           "HKD": 7800,
+                 *           "SGD": 1350,
+                 *           "INR": 83000,
+                 *           "PKR": 280000,
+                 *           "BDT": 120000,
+                 *           "PHP": 56000,
+                 *           "IDR": 16000000,
+                 *           "VND": 25000000,
+                 *           "THB": 36000,
+                 *           "MYR": 4700,
+                 *           "NGN": 1500000,
+                 *           "KES": 130000,
+                 *           "GHS": 15000,
+                 *           "ZAR": 18000,
+                 *           "EGP": 50000,
+                 *           "MAD": 10000,
+                 *           "TRY": 35000,
+                 *           "AED": 3670,
+                 *           "BRL": 5000,
+                 *           "MXN": 18000,
+                 *           "COP": 4000000,
+                 *           "ARS": 1000000,
+                 *           "PEN": 3700,
+                 *           "CLP": 950000,
+                 *           "UAH": 41000,
+                 *           "PLN": 4000,
+                 *           "USDT": 1000,
+                 *           "USDC": 1000,
+                 *           "DAI": 1000,
+                 *           "BTC": 0.01,
+                 *           "ETH": 0.3,
+                 *           "BNB": 1.5,
+                 *           "SOL": 5,
+                 *           "TRX": 4000,
+                 *           "XRP": 500,
+                 *           "LTC": 10
+                 *         },
+                 *         "tiers": [
+                 *           {
+                 *             "minAgeDays": 0,
+                 *             "minCompletedTrades": 0,
+                 *             "limitMultiple": 0.25
+                 *           },
+                 *           {
+                 *             "minAgeDays": 30,
+                 *             "minCompletedTrades": 3,
+                 *             "limitMultiple": 0.5
+                 *           },
+                 *           {
+                 *             "minAgeDays": 60,
+                 *             "minCompletedTrades": 10,
+                 *             "limitMultiple": 1
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */

@@ -3,6 +3,7 @@
 // the live model's own arithmetic (arithmetic.ts, scoreValues), summation order included.
 import { isDeepStrictEqual } from 'node:util';
 import type { Policy, SignalName, Thresholds } from './policy.ts';
+import { newAccountsOf } from './new-accounts.ts';
 import { replayScore, riskLevelFor } from './arithmetic.ts';
 import type { RiskLevel } from '../trust/types.ts';
 import type { FeatureRecord } from './features.ts';
@@ -95,10 +96,12 @@ export function backtest(policy: ReplayPolicy, decisions: Iterable<StoredDecisio
  * policy that changes any of these is an approximation; the caller should say so.
  */
 const FEATURE_PARAMETERS = [
-  'decayHalfLifeDays', 'disputePrior', 'paymentMethodRisk', 'newAccountDays', 'velocity', 'amount', 'linkedFlaggedCap', 'maxIdentifierFanout',
+  'decayHalfLifeDays', 'disputePrior', 'paymentMethodRisk', 'newAccountDays', 'velocity', 'amount', 'linkedFlaggedCap', 'maxIdentifierFanout', 'newAccounts',
 ] as const satisfies readonly (keyof Policy)[];
 
 /** Which FEATURE_PARAMETERS differ between two policies (empty: a replay is exact). */
 export function featureParameterChanges(a: Policy, b: Policy): string[] {
-  return FEATURE_PARAMETERS.filter((k) => !isDeepStrictEqual(a[k], b[k]));
+  // a policy without newAccounts scores with the defaults (new-accounts.ts): compare what is used
+  const used = (p: Policy, k: (typeof FEATURE_PARAMETERS)[number]) => (k === 'newAccounts' ? newAccountsOf(p) : p[k]);
+  return FEATURE_PARAMETERS.filter((k) => !isDeepStrictEqual(used(a, k), used(b, k)));
 }

@@ -14,17 +14,24 @@ export type FeatureRecord = SignalValues;
 /**
  * The definition of the values live scoring stores now (the decisions' `feature_set`). 1 (stored
  * as null): `dispute_rate` was the Beta-smoothed rate itself, the prior's mean included; 2: the
- * rate's excess over the prior mean, floored at 0 (src/trust/features.ts, disputeExcess); 3:
- * `ring_size` counts only the entities beyond a household (src/rings/signals.ts, HOUSEHOLD).
+ * rate's excess over the prior mean, floored at 0 (src/trust/features.ts, disputeExcess); 3: the
+ * amount signals measure a clean entity's amount against its new-account tier limit too
+ * (src/trust/amount-signals.ts), and `ring_size` counts only the entities beyond a household
+ * (src/rings/signals.ts, HOUSEHOLD).
  */
 export const FEATURE_SET = 3;
+
+/** The first set whose `dispute_rate` is the excess over the prior mean. */
+const CENTRED_DISPUTE_RATE = 2;
 
 /**
  * A stored vector in the current definition, so that vectors stored before and after a
  * definition changed can be fitted and replayed together. Set 1's `dispute_rate` loses the prior
  * mean of `prior` (the replaying policy's; when it differs from the deciding policy's the replay
  * is approximate, as for any FEATURE_PARAMETERS change); sets 1 and 2's `ring_size` loses the
- * household (ringSizeFromFirstDefinition). The stored record is not modified.
+ * household (ringSizeFromFirstDefinition), and their amount values are kept as stored: without the
+ * tiers they are never below what set 3 gives (docs/decisions.md, "New-account tiers"). The stored
+ * record is not modified.
  */
 export function replayableFeatures(stored: FeatureRecord, featureSet: number | null | undefined, prior: Policy['disputePrior']): FeatureRecord {
   const set = featureSet ?? 1;
@@ -32,7 +39,7 @@ export function replayableFeatures(stored: FeatureRecord, featureSet: number | n
   if (set >= FEATURE_SET) return current;
   let translated = current;
   const rate = current.dispute_rate;
-  if (set < 2 && rate !== undefined && Number.isFinite(rate)) {
+  if (set < CENTRED_DISPUTE_RATE && rate !== undefined && Number.isFinite(rate)) {
     translated = { ...translated, dispute_rate: modelValue(Math.max(0, rate - prior.alpha / (prior.alpha + prior.beta))) };
   }
   const size = current.ring_size;

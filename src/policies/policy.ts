@@ -6,6 +6,7 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { DEFAULT_DISPUTE_POLICY, DisputePolicySchema } from '../disputes/policy.ts';
 import { PAYMENT_METHODS } from '../trust/types.ts';
+import { CurrencyCode, DEFAULT_NEW_ACCOUNTS, NewAccountsSchema, tierProblems } from './new-accounts.ts';
 
 /**
  * Every signal the model can emit, with the sign its weight must have. The sign constraint is
@@ -110,7 +111,7 @@ const PolicySchema = Type.Object(
     cacheTtlSeconds: Type.Integer({ minimum: 0, maximum: 86_400 }),
     decayHalfLifeDays: Positive(),
     disputePrior: Type.Object({ alpha: Positive(), beta: Positive() }, strict),
-    cryptoAssets: Type.Array(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), { maxItems: 200 }),
+    cryptoAssets: Type.Array(Type.String({ pattern: CurrencyCode }), { maxItems: 200 }),
     paymentMethodRisk: PaymentMethodRiskSchema,
     /** an account younger than this many days adds new_account risk, falling linearly to 0 */
     newAccountDays: Positive(),
@@ -143,6 +144,8 @@ const PolicySchema = Type.Object(
     /** identifiers held by more entities than this are hubs: shown in a ring, never traversed (1: no ring) */
     maxIdentifierFanout: Type.Integer({ minimum: 1, maximum: 10_000 }),
     dispute: DisputePolicySchema,
+    /** trust tiers for new accounts (docs/signals.md, "New accounts"); absent in policies that predate them: the defaults */
+    newAccounts: Type.Optional(NewAccountsSchema),
   },
   strict,
 );
@@ -164,46 +167,51 @@ function deepFreeze<T>(value: T): T {
  * moved bias and completed_trades to keep the ranking and the share of trades flagged.
  * 2026-11-25.1 added the ring signals and maxIdentifierFanout (docs/signals.md, "Rings");
  * 2026-11-25.2 added network_flags (the network, docs/network.md); 2026-11-25.3 the dispute part's
- * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment);
- * 2026-11-25.4 the two interactions (weights 0) of docs/signals.md, "Interactions"; ring_size counts only
- * the entities beyond a household (src/rings/signals.ts); fraudulent_dispute_losses weighs disputes lost for a fraud.
+ * priorFraudulentLoss (losses for fake proof, third-party payment, underpayment or no payment).
+ * 2026-11-26.1 added the new-account tiers (newAccounts) and retuned bias and the non-ring weights
+ * (docs/signals.md, "New accounts" and "The 2026-11-26.1 retune"), the two interactions (weights 0)
+ * of docs/signals.md, "Interactions", fraudulent_dispute_losses (disputes lost for a fraud), and
+ * ring_size counting only the entities beyond a household (src/rings/signals.ts).
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
-  version: '2026-11-25.4',
-  // -1.6 until 2026-11-24.1; -0.1 with the ring signals keeps the share of legitimate trades flagged (docs/signals.md, "Rings")
-  bias: -1.7,
+  version: '2026-11-26.1',
+  // -1.7 until 2026-11-26.1 (-1.6 until 2026-11-24.1): lowered so that a clean newcomer within its tier
+  // limit stays below high whatever its method and counterparty (docs/signals.md, "New accounts"),
+  // with the history signals raised to keep the frauds (docs/signals.md, "The 2026-11-26.1 retune")
+  bias: -2.7,
   weights: {
     completed_trades: -0.16,
-    dispute_rate: 10,
+    dispute_rate: 12,
     cancellation_rate: 1.5,
-    chargebacks: 2.5,
-    fraud_reports: 3,
-    blocklisted: 7,
+    chargebacks: 3.5,
+    fraud_reports: 3.5,
+    blocklisted: 8,
     new_account: 0.6,
     cold_start: 0.2,
-    velocity_trades: 0.8,
+    velocity_trades: 1,
     velocity_volume: 0.5,
-    amount_vs_history: 0.6,
+    amount_vs_history: 0.8,
     new_counterparty: 0.3,
     payment_method_risk: 1,
     cross_border: 0.4,
-    linked_flagged_entities: 2,
-    cash_out_burst: 2,
+    linked_flagged_entities: 2.5,
+    cash_out_burst: 2.5,
     dormant_reactivation: 0.3,
-    young_account_reversible_method: 2,
-    shared_identifier_entities: 0.8,
-    new_counterparty_large_trade: 0.8,
-    // The network (2026-11-25.2, docs/signals.md): 0.75 log-odds for a lone peer's fresh flag (its
-    // value is 0.5), under one local flagged neighbour's 2; two agreeing peers (1.5) give 2.25.
-    network_flags: 1.5,
+    young_account_reversible_method: 1,
+    shared_identifier_entities: 1,
+    new_counterparty_large_trade: 1,
+    // The network (2026-11-25.2, docs/signals.md): 0.95 log-odds for a lone peer's fresh flag (its
+    // value is 0.5), well under one local flagged neighbour's 2.5; two agreeing peers (1.5) give 2.85.
+    // 1.5 until 2026-11-26.1, raised with linked_flagged_entities (2 → 2.5) and the lower bias.
+    network_flags: 1.9,
     // Rings (issue 21)
     ring_flagged_entities: 1,
     ring_size: 0.1,
-    // Interactions (2026-11-25.4, docs/signals.md "Interactions"): 0 by hand, so the hand-set
+    // Interactions (2026-11-26.1, docs/signals.md "Interactions"): 0 by hand, so the hand-set
     // scores are unchanged; a fit may weigh them.
     reversible_new_counterparty: 0,
     cross_border_new_counterparty: 0,
-    // Dispute reasons (2026-11-25.4, docs/signals.md)
+    // Dispute reasons (2026-11-26.1, docs/signals.md)
     fraudulent_dispute_losses: 0.5,
   },
   thresholds: { medium: 30, high: 60, critical: 85 },
@@ -226,6 +234,7 @@ export const DEFAULT_POLICY: Policy = deepFreeze({
   linkedFlaggedCap: 3,
   maxIdentifierFanout: 25,
   dispute: DEFAULT_DISPUTE_POLICY,
+  newAccounts: DEFAULT_NEW_ACCOUNTS,
 });
 
 interface SchemaError {
@@ -278,6 +287,7 @@ function semanticProblems(p: Policy): string[] {
   const { medium, high, critical } = p.thresholds;
   if (!(medium < high)) problems.push(`/thresholds/high: must be greater than thresholds.medium (${medium})`);
   if (!(high < critical)) problems.push(`/thresholds/critical: must be greater than thresholds.high (${high})`);
+  if (p.newAccounts) problems.push(...tierProblems(p.newAccounts));
   const seen = new Set<string>();
   p.cryptoAssets.forEach((a, i) => {
     if (seen.has(a)) problems.push(`/cryptoAssets/${i}: duplicate asset ${a}`);

@@ -23,20 +23,43 @@ export interface AmountTerms {
   newCounterparty: boolean;
   /** ln of the day's completed trades over the entity's own daily norm + 1, ≥ 0, capped */
   burst: number;
+  /** the entity's tier limit in the request's currency (docs/signals.md, "New accounts"); 0: the currency has no reference amount */
+  limit: number;
+  /** no warning sign at all (model.ts, WARNING_SIGNS): only then does an amount within the limit carry no amount risk */
+  clean: boolean;
 }
 
-/** Standard deviations of ln(amount) above the entity's mean, beyond the tolerance, capped; 0 without history. */
+/**
+ * How far the amount lies beyond what the entity has shown it can carry, in standard deviations of
+ * ln(amount), capped. With a history in the currency: beyond its own mean and the tolerance; for
+ * a clean entity (no warning sign), never more than beyond its tier limit, so an amount within the
+ * limit costs nothing. Without a history: beyond the tier limit (0 when the currency has none).
+ * Non-decreasing in the amount, non-increasing in the limit, and never lower for an entity with a
+ * warning sign than for the same entity without.
+ */
 function amountExcess(t: AmountTerms, amount: number): number {
-  if (!t.hasHistory) return 0;
   if (!(amount > 0)) return 0;
-  return clip((Math.log(amount) - t.logMean) / t.std - t.toleranceSigma, 0, t.cap);
+  const overLimit = t.limit > 0 ? clip(Math.log(amount / t.limit) / t.std, 0, t.cap) : null;
+  if (!t.hasHistory) return overLimit ?? 0;
+  const own = clip((Math.log(amount) - t.logMean) / t.std - t.toleranceSigma, 0, t.cap);
+  return t.clean && overLimit !== null ? Math.min(own, overLimit) : own;
+}
+
+/**
+ * amount_vs_history: the excess; without a history, at least `noHistoryValue` ("unknown territory")
+ * for an entity with a warning sign. A clean entity is measured against its tier limit alone (in a
+ * currency without a reference amount: not at all, so a clean record never adds risk there either).
+ */
+function amountVsHistory(t: AmountTerms, excess: number): number {
+  if (t.hasHistory || t.clean) return excess;
+  return Math.max(t.noHistoryValue, excess);
 }
 
 /** Raw values of the amount-dependent signals; each is non-decreasing in `amount` (+∞ gives the caps). */
 export function amountValues(t: AmountTerms, amount: number): Record<AmountSignal, number> {
   const excess = amountExcess(t, amount);
   return {
-    amount_vs_history: t.hasHistory ? excess : t.noHistoryValue,
+    amount_vs_history: amountVsHistory(t, excess),
     cash_out_burst: cashOutBurst(excess, t.burst),
     new_counterparty_large_trade: newCounterpartyLarge(t.newCounterparty, excess),
   };
@@ -45,7 +68,7 @@ export function amountValues(t: AmountTerms, amount: number): Record<AmountSigna
 /** amountValues into `out`, in AMOUNT_SIGNALS order, without allocating (safe-amount.ts's search). */
 export function amountValuesInto(t: AmountTerms, amount: number, out: number[]): void {
   const excess = amountExcess(t, amount);
-  out[0] = t.hasHistory ? excess : t.noHistoryValue;
+  out[0] = amountVsHistory(t, excess);
   out[1] = cashOutBurst(excess, t.burst);
   out[2] = newCounterpartyLarge(t.newCounterparty, excess);
 }

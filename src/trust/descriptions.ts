@@ -32,6 +32,8 @@ export interface Facts {
   sharedEntities: number;
   dormantDays: number;
   amount?: number;
+  /** the entity's tier limit in the request's currency (trust/tiers.ts); 0 or absent: none */
+  tierLimit?: number;
   /** network_flags' sentence, built from counts, kinds and a month only (network/signal.ts) */
   network?: string;
   /** the ring within two hops (src/rings/signals.ts); absent = none */
@@ -72,6 +74,15 @@ const METHOD_WORDS: Readonly<Record<string, string>> = {
 const method = (m: string): string => METHOD_WORDS[m] ?? 'an unnamed method';
 /** Currency codes come from a validated list (ISO 4217 or the policy's assets); anything else is not shown. */
 const currency = (c: string): string => (/^[A-Z][A-Z0-9]{1,9}$/.test(c) ? `${c} ` : '');
+
+/** A policy amount as written: up to six significant digits, no exponent for the usual sizes. */
+const money = (x: number): string => Number(x.toPrecision(6)).toString();
+
+/** ", above its tier's limit of USD 250" when the amount exceeds a tier limit, else nothing. */
+function beyondLimit(f: Facts): string {
+  const limit = f.tierLimit ?? 0;
+  return limit > 0 && f.amount !== undefined && f.amount > limit ? `, above its tier's limit of ${currency(f.currency)}${money(limit)}` : '';
+}
 
 function amountRatio(f: Facts): number {
   return f.amount !== undefined && f.typicalAmount > 0 ? f.amount / f.typicalAmount : 0;
@@ -117,8 +128,8 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
       return `${times(f.dayVolumeRatio)} its usual daily ${currency(f.currency)}volume in the last day`;
     case 'amount_vs_history':
       return f.typicalAmount > 0
-        ? `${times(amountRatio(f))} its usual ${currency(f.currency)}amount`
-        : `no earlier ${currency(f.currency)}trade to compare the amount with`;
+        ? `${times(amountRatio(f))} its usual ${currency(f.currency)}amount${beyondLimit(f)}`
+        : `no earlier ${currency(f.currency)}trade to compare the amount with${beyondLimit(f)}`;
     case 'new_counterparty':
       return 'a first trade with this counterparty';
     case 'payment_method_risk':

@@ -14,6 +14,7 @@ import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms }
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
 import { networkFlagsSignal, type NetworkSignal } from '../network/signal.ts';
 import { NO_RING, ringFacts, ringFlaggedValue, ringSizeValue } from '../rings/signals.ts';
+import { tierFor } from './tiers.ts';
 
 const DAY_MS = 86_400_000;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -57,6 +58,18 @@ function sameCountry(a: unknown, b: unknown): boolean | null {
   if (typeof a !== 'string' || typeof b !== 'string' || a === '' || b === '') return null;
   return a.toUpperCase() === b.toUpperCase();
 }
+
+/**
+ * The signals that make a record not clean (docs/signals.md, "New accounts"): anything but being
+ * new, the request's context and the amount. One of them non-zero (as summed), or a burst in the
+ * day's trades, and the tier limit no longer excuses an amount: it is judged against the entity's
+ * own history alone, as before the tiers.
+ */
+const WARNING_SIGNS = [
+  'dispute_rate', 'cancellation_rate', 'chargebacks', 'fraud_reports', 'blocklisted', 'velocity_trades', 'velocity_volume',
+  'linked_flagged_entities', 'dormant_reactivation', 'shared_identifier_entities', 'network_flags', 'fraudulent_dispute_losses',
+  'ring_flagged_entities', 'ring_size',
+] as const satisfies readonly Exclude<SignalName, AmountSignal>[];
 
 export interface Prepared {
   /** raw values of every signal that does not depend on the amount */
@@ -123,8 +136,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   // From the parts' rounded values, as replayableFeatures derives them for older vectors.
   const parts = { new_counterparty: newCounterparty ? 1 : 0, payment_method_risk: modelValue(methodRisk), cross_border: sameCountry(ctx.country, ctx.counterparty_country) === false ? 1 : 0 };
 
-  return {
-    fixed: {
+  const fixed: Prepared['fixed'] = {
       completed_trades: Math.log2(1 + trades),
       dispute_rate: disputeExcess(lost, trades, alpha, beta),
       cancellation_rate: trades + cancelled > 0 ? cancelled / (trades + cancelled) : 0,
@@ -148,9 +160,14 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       ring_size: ringSizeValue(ring),
       reversible_new_counterparty: INTERACTIONS.reversible_new_counterparty(parts),
       cross_border_new_counterparty: INTERACTIONS.cross_border_new_counterparty(parts),
-    },
+  };
+  const clean = burst === 0 && WARNING_SIGNS.every((name) => modelValue(fixed[name]) === 0);
+  const tier = tierFor(policy, request.currency, age, count(profile.tradesCompleted));
+
+  return {
+    fixed,
     terms: {
-      hasHistory, logMean, std, newCounterparty, burst,
+      hasHistory, logMean, std, newCounterparty, burst, limit: tier.limit, clean,
       toleranceSigma: policy.amount.toleranceSigma, cap: policy.amount.cap, noHistoryValue: policy.amount.noHistoryValue,
     },
     facts: {
@@ -173,6 +190,8 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
       sharedEntities: count(profile.sharedIdentifierEntities),
       dormantDays: dormant.gapDays,
       amount: request.amount,
+      // named in a description only where the limit shaped the value: a clean entity's, or any without history
+      tierLimit: clean || !hasHistory ? tier.limit : 0,
       network: network.description,
       ring,
     },

@@ -133,8 +133,10 @@ export function safeAmountFrom(prepared: Prepared, currency: string, policy: Pol
   const exact = (amount: number) => scoreAt(amount) < high;
   const fast = fastScorer(prepared, policy);
   const t = prepared.terms;
-  // Every amount signal is at its cap from ln a = mean + std·(tolerance + cap) on.
-  const top = t.hasHistory ? Math.min(MAX_UNITS, Math.max(2, Math.ceil(Math.exp(t.logMean + t.std * (t.toleranceSigma + t.cap)) * scale) + 1)) : MAX_UNITS;
+  // Every amount signal is at its cap from ln a = mean + std·(tolerance + cap) on (the history's excess).
+  // With a tier limit, the excess over the limit saturates from limit·e^(std·cap) on.
+  const saturated = Math.max(Math.exp(t.logMean + t.std * (t.toleranceSigma + t.cap)), t.limit * Math.exp(t.std * t.cap));
+  const top = t.hasHistory ? Math.min(MAX_UNITS, Math.max(2, Math.ceil(saturated * scale) + 1)) : MAX_UNITS;
 
   const found = locate((amount) => fast(amount) < high, at, top);
   // Checked with the exact score; in the rare case the fast sum sat on a rounding boundary, redo it exactly.

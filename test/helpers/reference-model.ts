@@ -97,7 +97,8 @@ export function referenceSafeAmount(profile: EntityProfile, request: ScoreReques
   const exact = (amount: number) => scoreAt(prepared, policy, amount) < high;
   const fast = fastScorer(prepared, policy);
   const t = prepared.terms;
-  const top = t.hasHistory ? Math.min(MAX_UNITS, Math.max(2, Math.ceil(Math.exp(t.logMean + t.std * (t.toleranceSigma + t.cap)) * scale) + 1)) : MAX_UNITS;
+  const saturated = Math.max(Math.exp(t.logMean + t.std * (t.toleranceSigma + t.cap)), t.limit * Math.exp(t.std * t.cap));
+  const top = t.hasHistory ? Math.min(MAX_UNITS, Math.max(2, Math.ceil(saturated * scale) + 1)) : MAX_UNITS;
   const found = locate((amount) => fast(amount) < high, at, top);
   const ok = found === null ? exact(Infinity)
     : found === 0 ? !exact(at(1))

@@ -56,11 +56,11 @@ describeEachBackend('network_flags in scoring', (ctx) => {
     assert.equal(events.statusCode, 200, events.body);
   });
 
-  test('no match: no network_flags; the default policy weighs it 1.5', async () => {
+  test('no match: no network_flags; the default policy weighs it 1.9', async () => {
     const body = await score({});
     assert.equal(networkSignal(body), undefined);
     assert.equal(body.policy_version, DEFAULT_POLICY.version);
-    assert.equal(DEFAULT_POLICY.weights.network_flags, 1.5);
+    assert.equal(DEFAULT_POLICY.weights.network_flags, 1.9);
   });
 
   test('a lone peer\'s flag: the signal, its description, the peer on the decision, the value in the features', async () => {
@@ -68,7 +68,7 @@ describeEachBackend('network_flags in scoring', (ctx) => {
     const body = await score({});
     assert.equal(body.cached, false, 'the score cached by the previous test is stale once the network changed');
     const signal = networkSignal(body);
-    assert.deepEqual(signal && { ...signal, description: undefined }, { name: 'network_flags', value: 0.5, weight: 1.5, description: undefined });
+    assert.deepEqual(signal && { ...signal, description: undefined }, { name: 'network_flags', value: 0.5, weight: 1.9, description: undefined });
     assert.equal(signal!.description, 'an identifier it uses was flagged by 1 other marketplace in the last 90 days (chargeback, fraud report)');
     const decision = await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${body.decision_id}`, headers: bearer(admin) });
     assert.equal(decision.statusCode, 200, decision.body);

@@ -58,6 +58,6 @@ test('calibration under the default policy (docs/signals.md): a lone peer moves 
     profile.networkFlags = Array.from({ length: peers }, (_, i) => flag(`p${i}`, 1, month));
     return scoreEntity(profile, { entity_id: 'e', amount: 100, currency: 'USD', context: {} }, DEFAULT_POLICY, PROFILE_NOW).score;
   };
-  assert.deepEqual([0, 1, 2, 3].map((n) => scoreWith(freshProfile(), n)), [35, 54, 84, 96]);
-  assert.deepEqual([0, 1, 2, 3].map((n) => scoreWith(veteranProfile(), n)), [6, 12, 37, 72]);
+  assert.deepEqual([0, 1, 2, 3].map((n) => scoreWith(freshProfile(), n)), [13, 37, 79, 96]);
+  assert.deepEqual([0, 1, 2, 3].map((n) => scoreWith(veteranProfile(), n)), [2, 6, 28, 72]);
 });

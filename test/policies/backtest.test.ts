@@ -117,4 +117,11 @@ describe('featureParameterChanges', () => {
     // A copy loaded from JSON (key order, unfrozen) is still the same.
     assert.deepEqual(featureParameterChanges(DEFAULT_POLICY, JSON.parse(JSON.stringify(DEFAULT_POLICY)) as Policy), []);
   });
+
+  test('new-account tiers: a policy without them scores with the defaults, so only other tiers count as a change', () => {
+    const { newAccounts: _, ...preTiers } = DEFAULT_POLICY;
+    assert.deepEqual(featureParameterChanges(DEFAULT_POLICY, preTiers as Policy), []);
+    const wider = { ...DEFAULT_POLICY, newAccounts: { ...DEFAULT_POLICY.newAccounts!, referenceAmounts: { USD: 2000 } } };
+    assert.deepEqual(featureParameterChanges(preTiers as Policy, wider), ['newAccounts']);
+  });
 });

@@ -40,7 +40,7 @@ describe('replayableFeatures', () => {
 });
 
 describeEachBackend('stored feature vectors and their definition', (ctx) => {
-  test('a live score stores the current definition: a newcomer has dispute_rate 0 and the current feature_set', async () => {
+  test('a live score stores the current definition (feature_set): a newcomer has dispute_rate 0', async () => {
     const token = await ctx().token();
     const res = await score(ctx(), token, { entity_id: hash('feature-set-newcomer'), amount: 50, currency: 'USD', context: {} });
     assert.equal(res.statusCode, 200, res.body);

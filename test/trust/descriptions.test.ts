@@ -100,8 +100,15 @@ describe('signal descriptions: worked examples', () => {
     assert.equal(describe1('network_flags', R, veteranProfile()), undefined, 'no match, no signal');
   });
 
-  test('amount_vs_history: "5× its usual USD amount"', () => {
-    assert.equal(describe1('amount_vs_history', { ...R, amount: 500 }), '5× its usual USD amount');
+  test('amount_vs_history: "5× its usual USD amount", and the tier limit it is beyond', () => {
+    // the clean veteran's tier allows USD 1000: within it the amount is no risk at all
+    const withChargeback = veteranProfile();
+    withChargeback.chargebacks = withChargeback.decayed.chargebacks = 1;
+    assert.equal(describe1('amount_vs_history', { ...R, amount: 500 }), undefined);
+    assert.equal(describe1('amount_vs_history', { ...R, amount: 2000 }), "20× its usual USD amount, above its tier's limit of USD 1000");
+    assert.equal(describe1('amount_vs_history', { ...R, amount: 500 }, withChargeback), '5× its usual USD amount');
+    assert.equal(describe1('amount_vs_history', { ...R, amount: 2000 }, withChargeback), '20× its usual USD amount', 'a warning sign: its tier limit played no part');
+    assert.equal(describe1('amount_vs_history', { ...R, amount: 1000 }, freshProfile()), "no earlier USD trade to compare the amount with, above its tier's limit of USD 250");
   });
 
   test('linked_flagged_entities and shared_identifier_entities give the count, never which identifier', () => {
@@ -127,6 +134,6 @@ describe('signal descriptions: worked examples', () => {
     assert.equal(describe1('dormant_reactivation', R, { ...veteranProfile(), lastTradeAt: NOW - 120 * DAY }), 'trading again after 120 days without a completed trade');
     const young = { ...R, context: { payment_method: 'card' as const, account_created_at: new Date(NOW - 9 * DAY).toISOString() } };
     assert.equal(describe1('young_account_reversible_method', young), 'paid by card from an account 9 days old');
-    assert.equal(describe1('new_counterparty_large_trade', { ...R, amount: 1000, context: { counterparty_id: 'cp' } }, { ...veteranProfile(), counterpartyTrades: 0 }), 'a first trade with this counterparty at 10× its usual amount');
+    assert.equal(describe1('new_counterparty_large_trade', { ...R, amount: 2000, context: { counterparty_id: 'cp' } }, { ...veteranProfile(), counterpartyTrades: 0 }), 'a first trade with this counterparty at 20× its usual amount');
   });
 });

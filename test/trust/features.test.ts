@@ -121,10 +121,14 @@ describe('P2P features: worked examples (default policy)', () => {
     assert.equal(value({ ...veteranProfile(), sharedIdentifierEntities: 0 }, 'shared_identifier_entities'), 0);
   });
 
-  test('new_counterparty_large_trade: first trade with this counterparty at 1000 USD → (ln 10)/0.5 − 1 = 3.6052; known counterparty → 0', () => {
-    const p = { ...veteranProfile(), counterpartyTrades: 0 };
+  test('new_counterparty_large_trade: first trade with this counterparty at 1000 USD → (ln 10)/0.5 − 1 = 3.6052 with a warning sign, 0 within a clean tier limit; known counterparty → 0', () => {
+    const clean = { ...veteranProfile(), counterpartyTrades: 0 };
+    const p = { ...clean, chargebacks: 1, decayed: { ...clean.decayed, chargebacks: 1 } };
     const r = { ...REQ, amount: 1000, context: { counterparty_id: 'cp' } };
     assert.equal(value(p, 'new_counterparty_large_trade', r), 3.6052);
+    // clean, its tier allows USD 1000; at 2000 the smaller excess is the limit's, (ln 2)/0.5
+    assert.equal(value(clean, 'new_counterparty_large_trade', r), 0);
+    assert.equal(value(clean, 'new_counterparty_large_trade', { ...r, amount: 2000 }), 1.3863);
     assert.equal(value({ ...p, counterpartyTrades: 4 }, 'new_counterparty_large_trade', r), 0);
     assert.equal(value(p, 'new_counterparty_large_trade', { ...r, amount: 150 }), 0, 'within its usual range');
   });

@@ -194,16 +194,25 @@ describe('scoring model: properties', () => {
 });
 
 describe('scoring model: calibration of the default policy', () => {
-  test('a fresh unknown entity is medium, 35–50', () => {
-    const s = score(freshProfile());
-    assert.ok(s >= 35 && s <= 50, `fresh scored ${s}`);
+  test('a fresh unknown entity: low within its first tier (USD 250), medium at four times it', () => {
+    // σ(−2.7 + 0.6 + 0.2) = 13; at USD 1000 amount_vs_history is ln 4 / 0.5 = 2.7726 (weight 0.8): σ(0.318) = 58
+    assert.equal(score(freshProfile()), 13);
+    assert.equal(score(freshProfile(), { ...REQ, amount: 1000 }), 58);
   });
 
   test('a clean newcomer paying by bank transfer to a new counterparty stays below high (it was 60: no prior pushed as risk)', () => {
     const p = freshProfile();
     p.counterpartyTrades = 0;
-    const s = score(p, { ...REQ, context: { counterparty_id: 'cp', payment_method: 'bank_transfer' } });
-    assert.ok(s >= 30 && s < 60, `scored ${s}`);
+    // σ(−2.7 + 0.6 + 0.2 + 0.3 + 0.3) = 21 (50 under 2026-11-25.3)
+    assert.equal(score(p, { ...REQ, context: { counterparty_id: 'cp', payment_method: 'bank_transfer' } }), 21);
+  });
+
+  test('the riskiest clean newcomer within its tier limit (card, cross-border, new counterparty) is still below high', () => {
+    const p = freshProfile();
+    p.counterpartyTrades = 0;
+    const ctx = { counterparty_id: 'cp', payment_method: 'card' as const, country: 'NG', counterparty_country: 'GB' };
+    // σ(−2.7 + 0.8 + 0.7143 + 0.6 + 0.4 + 0.3 + 0.2) = 58
+    assert.equal(score(p, { ...REQ, amount: 250, context: ctx }), 58);
   });
 
   test('200 clean completed trades over a year score low (< 20)', () => {
@@ -348,11 +357,22 @@ describe('scoring model: signals', () => {
     assert.equal(signal(p, 'linked_flagged_entities')?.value, DEFAULT_POLICY.linkedFlaggedCap);
   });
 
-  test('amount: only upward deviation from own history counts; no history is a mild value', () => {
+  test('amount: only upward deviation from own history counts; no history: the tier limit, or a mild value without one', () => {
     const p = veteranProfile();
     assert.equal(signal(p, 'amount_vs_history', { ...REQ, amount: 5 }), undefined);
-    assert.ok((signal(p, 'amount_vs_history', { ...REQ, amount: 1000 })?.value ?? 0) > 2);
-    assert.equal(signal(freshProfile(), 'amount_vs_history')?.value, DEFAULT_POLICY.amount.noHistoryValue);
+    // a clean veteran's top tier allows USD 1000: within it no amount risk, beyond it the smaller of the two excesses
+    assert.equal(signal(p, 'amount_vs_history', { ...REQ, amount: 1000 }), undefined);
+    assert.ok((signal(p, 'amount_vs_history', { ...REQ, amount: 10_000 })?.value ?? 0) > 2);
+    p.chargebacks = p.decayed.chargebacks = 1;
+    assert.ok((signal(p, 'amount_vs_history', { ...REQ, amount: 1000 })?.value ?? 0) > 2, 'a warning sign: the amount is judged against its own history alone');
+    // within the first tier's USD 250: nothing; beyond it, ln(amount / 250) / minLogStd
+    assert.equal(signal(freshProfile(), 'amount_vs_history'), undefined);
+    assert.equal(signal(freshProfile(), 'amount_vs_history', { ...REQ, amount: 500 })?.value, 1.3863);
+    // a currency without a reference amount: not judged for a clean entity, the mild constant with a warning sign
+    assert.equal(signal(freshProfile(), 'amount_vs_history', { ...REQ, currency: 'XOF' }), undefined);
+    const reported = { ...freshProfile(), known: true, firstSeenAt: NOW - DAY, fraudReports: 1 };
+    reported.decayed = { ...reported.decayed, fraudReports: 1 };
+    assert.equal(signal(reported, 'amount_vs_history', { ...REQ, currency: 'XOF' })?.value, DEFAULT_POLICY.amount.noHistoryValue);
   });
 
   test('velocity: a burst far above the entity norm is flagged, its usual pace is not', () => {

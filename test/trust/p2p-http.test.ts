@@ -33,7 +33,8 @@ describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
 
   test('every signal has a plain description with no identifier; cached and audited responses carry the same', async () => {
     const token = await ctx().token();
-    const req = { entity_id: veteran, amount: 700, currency: 'USD', context: { counterparty_id: newCp, payment_method: 'card', country: 'DE', counterparty_country: 'NG' } };
+    // 2000: beyond the clean veteran's tier limit (USD 1000), within which the amount would cost nothing
+    const req = { entity_id: veteran, amount: 2000, currency: 'USD', context: { counterparty_id: newCp, payment_method: 'card', country: 'DE', counterparty_country: 'NG' } };
     const first = (await score(ctx(), token, req)).json();
     assert.ok(first.signals.length >= 5);
     for (const s of first.signals as Sig[]) {
@@ -41,7 +42,7 @@ describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
       assert.ok(!s.description.includes(veteran) && !s.description.includes(newCp), s.description);
     }
     const amount = (first.signals as Sig[]).find((s) => s.name === 'amount_vs_history');
-    assert.match(amount!.description, /^\d+(\.\d)?× its usual USD amount$/);
+    assert.match(amount!.description, /^\d+(\.\d)?× its usual USD amount, above its tier's limit of USD 1000$/);
     const completed = (first.signals as Sig[]).find((s) => s.name === 'completed_trades');
     assert.equal(completed!.description, '120 completed trades in its history');
     const cached = (await score(ctx(), token, req)).json();
@@ -54,10 +55,12 @@ describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
     assert.ok(stored.includes('"safe_amount"') && stored.includes(amount!.description), stored.slice(0, 400));
   });
 
-  test('cold start: safe_amount null (the amount cannot change the score); blocklisted: 0', async () => {
+  test('cold start: safe_amount above its first tier limit (0.0025 BTC), null in a currency without one; blocklisted: 0', async () => {
     const token = await ctx().token();
     const cold = (await score(ctx(), token, { entity_id: hash('p2p-cold'), amount: 50, currency: 'BTC' })).json();
-    assert.equal(cold.safe_amount, null);
+    assert.equal(cold.safe_amount, 0.01042509);
+    const unlisted = (await score(ctx(), token, { entity_id: hash('p2p-cold'), amount: 50, currency: 'XOF' })).json();
+    assert.equal(unlisted.safe_amount, null, 'no tier limit: the amount cannot change the score');
     const blocked = hash('p2p-blocked');
     await postEvents(ctx(), token, [...tradeHistory(blocked, 10, 30), event('entity.blocklisted', blocked)]);
     const b = (await score(ctx(), token, { entity_id: blocked, amount: 50, currency: 'USD' })).json();
@@ -105,9 +108,10 @@ describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
     });
     assert.equal(res.statusCode, 200, res.body);
     const { parties } = res.json();
-    // A never-seen buyer paying a stranger by bank transfer stays below high at any amount (it was
-    // high, safe_amount 0, while dispute_rate scored its prior's mean as risk: issue 18 item 12).
-    assert.equal(parties.buyer.safe_amount, null);
+    // A never-seen buyer paying a stranger by bank transfer stays below high up to 399.18 USD, above
+    // its first tier's 250 (it was high, safe_amount 0, while dispute_rate scored its prior's mean as
+    // risk: issue 18 item 12; then null, the amount costing a constant 0.5 without history).
+    assert.equal(parties.buyer.safe_amount, 399.18);
     assert.ok(parties.buyer.score < 60, `buyer scored ${parties.buyer.score}`);
     assert.equal(typeof parties.seller.safe_amount, 'number');
     assert.ok(parties.seller.safe_amount > 100);

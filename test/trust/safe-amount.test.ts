@@ -66,36 +66,49 @@ describe('safe_amount: properties', () => {
 
 describe('safe_amount: edge cases and worked examples', () => {
   test('veteran (200 trades of ~100 USD) with a known counterparty: null, no amount reaches high', () => {
-    // amount_vs_history at its cap adds 0.6 × 4 = 2.4 to z = -1.7 - 1.08: the score tops out at 41.
+    // amount_vs_history at its cap adds 0.8 × 4 = 3.2 to z = -2.7 - 1.08: the score tops out at 36.
     const p = veteranProfile();
     assert.equal(safeAmount(p, REQ, DEFAULT_POLICY, NOW), null);
-    assert.equal(at(p, REQ, DEFAULT_POLICY, 1e12), 41);
+    assert.equal(at(p, REQ, DEFAULT_POLICY, 1e12), 36);
   });
 
-  test('the same veteran with a new counterparty on a bank transfer: 412.27 USD (4× its usual), exact to the cent', () => {
+  test('the same veteran with a new counterparty on a bank transfer: 2692.91 USD (beyond its tier limit of 1000), exact to the cent', () => {
     const p = veteranProfile();
     p.counterpartyTrades = 0;
     const r = { ...REQ, context: { counterparty_id: 'cp', payment_method: 'bank_transfer' as const } };
     const safe = safeAmount(p, r, DEFAULT_POLICY, NOW);
-    assert.equal(safe, 412.27);
+    // clean, top tier: the amount excess is the smaller of its own (beyond ~100 and a σ) and the limit's
+    assert.equal(safe, 2692.91);
     assert.ok(onGrid(safe, 2));
-    assert.equal(at(p, r, DEFAULT_POLICY, 412.27), 59);
-    assert.equal(at(p, r, DEFAULT_POLICY, 412.28), 60);
+    assert.equal(at(p, r, DEFAULT_POLICY, 2692.91), 59);
+    assert.equal(at(p, r, DEFAULT_POLICY, 2692.92), 60);
   });
 
-  test('the same veteran in a burst (6 trades today, usually 0.5): 247.66 USD', () => {
+  test('the same veteran in a burst (6 trades today, usually 0.5): 260.18 USD, its tier no longer excuses the amount', () => {
     const p = veteranProfile();
     p.velocity = { tradesLastHour: 3, tradesLastDay: 6, volumeLastDay: 600 };
-    assert.equal(safeAmount(p, REQ, DEFAULT_POLICY, NOW), 247.66);
-    assert.ok(at(p, REQ, DEFAULT_POLICY, 247.66) < 60);
-    assert.ok(at(p, REQ, DEFAULT_POLICY, 247.67) >= 60);
+    assert.equal(safeAmount(p, REQ, DEFAULT_POLICY, NOW), 260.18);
+    assert.ok(at(p, REQ, DEFAULT_POLICY, 260.18) < 60);
+    assert.ok(at(p, REQ, DEFAULT_POLICY, 260.19) >= 60);
   });
 
-  test('no amount-dependent signal in play (no history in this currency): null when the rest stays below high', () => {
-    // Cold start: amount_vs_history is the constant noHistoryValue, so every amount scores alike.
-    assert.equal(safeAmount(freshProfile(), REQ, DEFAULT_POLICY, NOW), null);
-    const cold = at(freshProfile(), REQ, DEFAULT_POLICY, 1);
-    assert.equal(cold, at(freshProfile(), REQ, DEFAULT_POLICY, 1e12));
+  test('no history in a currency without a reference amount: the amount plays no part, so null or 0', () => {
+    // amount_vs_history is 0 (clean) or the constant noHistoryValue (a warning sign), so every amount scores alike.
+    const xof = { ...REQ, currency: 'XOF' };
+    assert.equal(safeAmount(freshProfile(), xof, DEFAULT_POLICY, NOW), null);
+    assert.equal(at(freshProfile(), xof, DEFAULT_POLICY, 1), at(freshProfile(), xof, DEFAULT_POLICY, 1e12));
+    const flagged = freshProfile();
+    flagged.known = true;
+    flagged.firstSeenAt = NOW - 86_400_000;
+    flagged.fraudReports = flagged.decayed.fraudReports = 1;
+    assert.equal(at(flagged, xof, DEFAULT_POLICY, 1), at(flagged, xof, DEFAULT_POLICY, 1e12));
+  });
+
+  test('no history, a listed currency: the amount counts beyond the tier limit only, so the safe amount exceeds it', () => {
+    // first tier: USD 250; 13 within it, up to 79 at the cap (ln(a / 250) / 0.5 ≥ 4)
+    assert.equal(at(freshProfile(), REQ, DEFAULT_POLICY, 250), 13);
+    assert.equal(at(freshProfile(), REQ, DEFAULT_POLICY, 1e12), 79);
+    assert.equal(safeAmount(freshProfile(), REQ, DEFAULT_POLICY, NOW), 1042.5);
   });
 
   test('no amount-dependent signal in play and the rest already high: 0', () => {
@@ -172,6 +185,6 @@ describe('safe_amount: edge cases and worked examples', () => {
     const r = { ...REQ, context: { counterparty_id: 'cp', payment_method: 'bank_transfer' as const } };
     const answers = new Set<number | null>();
     for (let i = 0; i < 1000; i++) answers.add(safeAmount(p, { ...r, amount: i + 1 }, DEFAULT_POLICY, NOW));
-    assert.deepEqual([...answers], [412.27]);
+    assert.deepEqual([...answers], [2692.91]);
   });
 });
