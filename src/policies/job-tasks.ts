@@ -9,9 +9,9 @@ import { replayableFeatures, type FeatureRecord } from './features.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import { trainingLabel } from './labels.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
-import { plotData, type PlotData } from './plots.ts';
-import { fitCandidate, type FitReport, type LabelledDecision } from './report.ts';
-import { splitByEntity } from './split.ts';
+import { plotsFromScores, type PlotData } from './plots.ts';
+import { fitCandidate, type FitReport } from './report.ts';
+import { LabelledSplit } from './samples.ts';
 import type { OperatingTarget } from './operating.ts';
 
 /** A stored score decision as the store gives it; the feature vector still JSON text. */
@@ -100,7 +100,9 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
 }
 
 function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
-  const labelled: LabelledDecision[] = [];
+  // Compact columns, split by entity as the decisions arrive (samples.ts): a million labelled
+  // decisions fit in the worker's heap.
+  const labelled = new LabelledSplit(task.holdoutFraction);
   return {
     add(page) {
       for (const row of page) {
@@ -108,15 +110,13 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
           { createdAt: row.created_at, entityId: row.subject_id, tradeId: row.trade_id, label: row.label as 'fraud' | 'legit' | null },
           { now: task.now, assumeLegitAfterDays: task.assumeLegitAfterDays, completed: () => row.completed === true },
         );
-        if (label !== null) labelled.push({ entityId: row.subject_id, features: features(row, task.base), label, ...requestMoney(row) });
+        if (label !== null) labelled.add({ entityId: row.subject_id, features: features(row, task.base), label, ...requestMoney(row) });
       }
     },
     finish() {
-      const fraction = task.holdoutFraction;
-      const { policy, report } = fitCandidate(labelled, task.base, { version: task.version, holdoutFraction: fraction, target: task.target });
-      // The plots are drawn from the same holdout as the report's figures (the split is deterministic).
-      const { holdout } = splitByEntity(labelled, (d) => d.entityId, { fraction });
-      return { policy, report: { ...report, holdout_fraction: fraction, plots: plotData(holdout, task.base, policy) } };
+      const { policy, report, holdout } = fitCandidate(labelled, task.base, { version: task.version, target: task.target });
+      // The plots are drawn from the scores behind the report's figures.
+      return { policy, report: { ...report, holdout_fraction: task.holdoutFraction, plots: plotsFromScores(holdout) } };
     },
   };
 }

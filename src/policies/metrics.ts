@@ -11,17 +11,6 @@ export interface Metrics {
   calibration_error: number | null;
 }
 
-export interface ThresholdFigure {
-  risk_level: RiskLevel;
-  min_score: number;
-  /** share of decisions with score ≥ min_score */
-  share_flagged: number | null;
-  /** fraud share among those flagged */
-  precision: number | null;
-  /** share of all fraud that is flagged */
-  recall: number | null;
-}
-
 export type Label = 0 | 1;
 
 function check(scores: readonly number[], labels: readonly Label[]): void {
@@ -131,28 +120,4 @@ export function computeMetrics(scores: readonly number[], labels: readonly Label
     brier: brierScore(scores, labels),
     calibration_error: calibrationError(scores, labels),
   };
-}
-
-/** For each level, what flagging every decision at or above its minimum score would catch. */
-export function thresholdFigures(scores: readonly number[], labels: readonly Label[], thresholds: Thresholds): ThresholdFigure[] {
-  check(scores, labels);
-  const P = positives(labels);
-  const levels: [RiskLevel, number][] = [['low', 0], ['medium', thresholds.medium], ['high', thresholds.high], ['critical', thresholds.critical]];
-  return levels.map(([risk_level, min_score]) => {
-    let flagged = 0;
-    let caught = 0;
-    for (let i = 0; i < scores.length; i++) {
-      if (scores[i]! >= min_score) {
-        flagged++;
-        caught += labels[i]!;
-      }
-    }
-    return {
-      risk_level,
-      min_score,
-      share_flagged: scores.length > 0 ? flagged / scores.length : null,
-      precision: flagged > 0 ? caught / flagged : null,
-      recall: P > 0 ? caught / P : null,
-    };
-  });
 }

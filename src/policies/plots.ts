@@ -6,7 +6,7 @@ import type { Policy } from './policy.ts';
 import { replayScore } from './arithmetic.ts';
 import { curvePoints, scoreHistogram, type CurvePoint, type ScoreHistogram } from './curves.ts';
 import { calibrationBins, type CalibrationBin } from './metrics.ts';
-import type { LabelledDecision } from './report.ts';
+import type { HoldoutScores, LabelledDecision } from './report.ts';
 
 interface PolicyPlots {
   curve: CurvePoint[];
@@ -23,10 +23,15 @@ function plotsFor(scores: number[], labels: (0 | 1)[]): PolicyPlots {
   return { curve: curvePoints(scores, labels), calibration: calibrationBins(scores, labels), histogram: scoreHistogram(scores, labels) };
 }
 
+/** The plots from the scores the report was computed from (report.ts, holdoutScores). */
+export function plotsFromScores(scores: HoldoutScores): PlotData {
+  return { base: plotsFor(scores.base, scores.labels), candidate: plotsFor(scores.candidate, scores.labels) };
+}
+
 export function plotData(holdout: readonly LabelledDecision[], base: Policy, candidate: Policy): PlotData {
-  const labels = holdout.map((d) => d.label);
-  return {
-    base: plotsFor(holdout.map((d) => replayScore(base, d.features)), labels),
-    candidate: plotsFor(holdout.map((d) => replayScore(candidate, d.features)), labels),
-  };
+  return plotsFromScores({
+    labels: holdout.map((d) => d.label),
+    base: holdout.map((d) => replayScore(base, d.features)),
+    candidate: holdout.map((d) => replayScore(candidate, d.features)),
+  });
 }
