@@ -13,6 +13,7 @@ import { plotsFromScores, type PlotData } from './plots.ts';
 import { fitCandidate, type FitReport } from './report.ts';
 import { LabelledSplit } from './samples.ts';
 import type { OperatingTarget } from './operating.ts';
+import type { JobPhase } from './jobs.ts';
 
 /** A stored score decision as the store gives it; the feature vector still JSON text. */
 export interface WireDecision {
@@ -51,7 +52,10 @@ export type FitOutput = { policy: Policy; report: StoredReport };
 
 export interface JobWork<T> {
   add(page: readonly WireDecision[]): void;
-  finish(): T;
+  /** the labelled decisions kept so far */
+  labelled(): number;
+  /** `phase` hears when each later phase starts (progress) */
+  finish(phase?: (phase: JobPhase) => void): T;
 }
 
 /** The row's vector in the current definition, older definitions translated with `policy`'s settings. */
@@ -76,11 +80,13 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
   const liveScores: number[] = [];
   const liveLabels: Label[] = [];
   const deciding = new Set<string>();
+  let labelledCount = 0;
   return {
     add(page) {
       for (const row of page) {
         deciding.add(row.policy_version);
         const label = explicitLabel(row);
+        if (label !== null) labelledCount++;
         tally.add({ features: features(row, policy), label, riskLevel: (row.risk_level ?? 'low') as RiskLevel, ...requestMoney(row) });
         if (row.shadow_version === policy.version && row.shadow_score !== null) {
           live++;
@@ -91,7 +97,9 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
         }
       }
     },
-    finish() {
+    labelled: () => labelledCount,
+    finish(phase) {
+      phase?.('reporting');
       const result: BacktestOutput = { ...tally.result(), deciding: [...deciding].sort() };
       if (live > 0) result.live = { decisions: live, labelled: liveLabels.length, metrics: computeMetrics(liveScores, liveLabels) };
       return result;
@@ -113,8 +121,10 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
         if (label !== null) labelled.add({ entityId: row.subject_id, features: features(row, task.base), label, ...requestMoney(row) });
       }
     },
-    finish() {
-      const { policy, report, holdout } = fitCandidate(labelled, task.base, { version: task.version, target: task.target });
+    labelled: () => labelled.count,
+    finish(phase) {
+      phase?.('fitting');
+      const { policy, report, holdout } = fitCandidate(labelled, task.base, { version: task.version, target: task.target, onFitted: () => phase?.('reporting') });
       // The plots are drawn from the scores behind the report's figures.
       return { policy, report: { ...report, holdout_fraction: task.holdoutFraction, plots: plotsFromScores(holdout) } };
     },

@@ -1,8 +1,6 @@
 // Quality figures of a policy on labelled decisions (docs/api.md, "Policies"). Inputs are scores 0–100 and
 // labels (1 = fraud); p = score / 100. A figure that the data cannot define (no fraud, no legit,
 // nothing flagged) is null rather than a made-up 0 or 1, so JSON never carries NaN.
-import type { Thresholds } from './policy.ts';
-import type { RiskLevel } from '../trust/types.ts';
 
 export interface Metrics {
   roc_auc: number | null;

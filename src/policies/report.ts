@@ -87,6 +87,8 @@ export interface CandidateOptions {
   minLabelsPerClass?: number;
   /** the operating point to set the thresholds for; default: the base's share flagged at `high` */
   target?: OperatingTarget;
+  /** called once the weights are fitted, before the holdout figures (a job's progress) */
+  onFitted?: () => void;
 }
 
 /** Four decimals keep a policy document readable; the bound clamp keeps the rounding valid. */
@@ -113,6 +115,7 @@ export function fitCandidate(decisions: readonly LabelledDecision[] | LabelledSp
     throw new InsufficientLabelsError(fraud, legit, `the train split (by entity) has ${train.fraud} fraud and ${train.count - train.fraud} legit decisions; a fit needs both`);
   }
   const fit = fitSignalSamples(train, { lambda: options.lambda });
+  options.onFitted?.();
   const { lower, upper } = signalBounds();
   const weights = Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, tidy(fit.weights[n], lower[i]!, upper[i]!)])) as Record<SignalName, number>;
   const fitted: Policy = { ...base, version: options.version, bias: tidy(fit.bias, -WEIGHT_LIMIT, WEIGHT_LIMIT), weights };

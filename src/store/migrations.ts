@@ -18,6 +18,7 @@ import { decisionRequest } from './migrations/016_decision_request.ts';
 import { networkScoring } from './migrations/018_network_scoring.ts';
 import { rings } from './migrations/017_rings.ts';
 import { lossReasons } from './migrations/019_loss_reasons.ts';
+import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -182,6 +183,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '018_network_scoring': networkScoring,
   '017_rings': rings,
   '019_loss_reasons': lossReasons,
+  '021_job_progress': jobProgress,
 };
 
 class CodeMigrations implements MigrationProvider {
