@@ -182,7 +182,7 @@ export function fitLogistic(
 }
 
 /** fitLogistic over rows held in blocks (samples.ts): the same arithmetic, in the same order. */
-export function fitSamples(data: Samples, options: FitOptions = {}): FitResult {
+function fitSamples(data: Samples, options: FitOptions = {}): FitResult {
   const d = data.width;
   const { total, positive } = validate(data);
   const lambda = options.lambda ?? DEFAULT_LAMBDA;

@@ -47,7 +47,7 @@ function operatingPoint(holdout: SampleColumns, scores: HoldoutScores, base: Rep
 }
 
 /** Both policies' scores on the holdout. */
-export function holdoutScores(holdout: SampleColumns, base: ReplayPolicy, candidate: ReplayPolicy): HoldoutScores {
+function holdoutScores(holdout: SampleColumns, base: ReplayPolicy, candidate: ReplayPolicy): HoldoutScores {
   return { labels: holdout.labels(), base: holdout.scores(base), candidate: holdout.scores(candidate) };
 }
 
