@@ -119,7 +119,7 @@ for (const backend of backends()) {
       assert.equal(fit.code, 0, fit.stderr);
       assert.equal(JSON.parse(fit.stdout).source, 'fit', 'standard output parses as the fitted policy');
       const lines = fit.stderr.trim().split('\n');
-      assert.match(lines[0]!, /^fit: \[\.+\]   0 % reading 0\/4,500 decisions, 0 labelled$/, 'the count comes first');
+      assert.match(lines[0]!, /^fit: \[\.+\] {3}0 % reading 0\/4,500 decisions, 0 labelled$/, 'the count comes first');
       assert.ok(lines.some((l) => /^fit: fitting, 4,500 decisions read, 2,250 labelled$/.test(l)), fit.stderr);
       assert.ok(lines.some((l) => /^fit: reporting, /.test(l)), fit.stderr);
       assert.equal(lines[lines.length - 1], 'fit: done, 4,500 decisions read, 2,250 labelled');
