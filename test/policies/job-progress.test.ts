@@ -15,6 +15,8 @@ import { FEATURE_SET } from '../../src/policies/features.ts';
 import { holdNextJob } from '../../src/policies/job-thread.ts';
 import { acquireLease, jobStatus, renewLease } from '../../src/policies/jobs.ts';
 import type { Environment } from '../../src/auth/principal.ts';
+import { sql } from 'kysely';
+import { storeMigratedBefore } from '../helpers/migrations.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/vouch.js', import.meta.url));
 const DECISIONS = 4_500; // three pages of the reader: the hold comes after the first
@@ -151,5 +153,16 @@ for (const backend of backends()) {
       assert.equal(await jobStatus(fresh.store.db, 'test', now + 5_000 + 31_000), undefined, 'stale: its instance stopped beating');
       await fresh.store.db.withTables<{ policy_jobs: { environment: string } }>().deleteFrom('policy_jobs').where('environment', '=', 'test').execute();
     });
+  });
+}
+
+for (const backend of backends()) {
+  test(`021_job_progress: a job that held the lease across the upgrade shows as reading, nothing counted yet [${backend}]`, async (t) => {
+    const { store, drop } = await storeMigratedBefore(backend, '021');
+    t.after(drop);
+    const now = Date.now();
+    await sql`insert into policy_jobs (environment, job_id, kind, started_at, heartbeat_at) values ('live', 'job_old', 'fit', ${now}, ${now})`.execute(store.db);
+    await store.migrate();
+    assert.deepEqual(await jobStatus(store.db, 'live', now), { id: 'job_old', kind: 'fit', startedAt: now, updatedAt: now, phase: 'reading', decisionsRead: 0, labelled: 0, total: null });
   });
 }
