@@ -2,7 +2,7 @@
 // inserts, realistic feature vectors), then fits through the route's own job path (the lease, the
 // worker thread reading over its own connection) and prints the wall time, the worker's peak heap
 // and the serving thread's event-loop delay.
-//   npx tsx bench/fit-scale.ts --decisions 1000000 [--fit 300000] [--db /tmp/vouch-fit-scale-1000000.sqlite] [--heap 1024]
+//   npx tsx bench/fit-scale.ts --decisions 1000000 [--fit 300000] [--job fit|backtest] [--db /tmp/vouch-fit-scale-1000000.sqlite] [--heap 1024]
 // It runs itself under --max-old-space-size=1024 (what `npm start` gives every thread, workers
 // included) unless --heap says otherwise. The store file is kept and reused by the next run of the
 // same size.
@@ -17,10 +17,11 @@ import { openStore } from '../src/store/db.ts';
 import { DEFAULT_POLICY, SIGNAL_NAMES, type SignalName } from '../src/policies/policy.ts';
 import { replayScore } from '../src/policies/arithmetic.ts';
 import { FEATURE_SET } from '../src/policies/features.ts';
-import { fitFromStore } from '../src/policies/service.ts';
+import { backtestFromStore, fitFromStore } from '../src/policies/service.ts';
+import type { WorkerProgress } from '../src/policies/job-thread.ts';
 import { mulberry32, type Random } from './quality/prng.ts';
 
-const { values: args } = parseArgs({ options: { decisions: { type: 'string', default: '1000000' }, db: { type: 'string' }, heap: { type: 'string', default: '1024' }, fit: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { decisions: { type: 'string', default: '1000000' }, db: { type: 'string' }, heap: { type: 'string', default: '1024' }, fit: { type: 'string' }, job: { type: 'string', default: 'fit' } } });
 const N = Number(args.decisions);
 /** fit only the first this many of the stored decisions (a time window), to measure smaller sizes on one store */
 const FIT = args.fit === undefined ? N : Number(args.fit);
@@ -117,14 +118,21 @@ delay.enable();
 const started = Date.now();
 let outcome: string;
 try {
-  const { report } = await fitFromStore(store.db, { environment: 'live', base: DEFAULT_POLICY, now: Date.now(), until: START + FIT * 10 }, {
+  const options = {
     store,
-    onProgress: (p) => {
-      peakHeap = Math.max(peakHeap, p.heapUsed ?? 0);
+    onProgress: (p: WorkerProgress) => {
+      peakHeap = Math.max(peakHeap, p.heapUsed);
       if (phases[phases.length - 1]?.split(' ')[0] !== p.phase) phases.push(`${p.phase} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
     },
-  } as Parameters<typeof fitFromStore>[2]);
-  outcome = `fitted: ${report.labels.fraud} fraud, ${report.labels.legit} legit; holdout ROC-AUC ${report.metrics.candidate.roc_auc?.toFixed(4)} (base ${report.metrics.base.roc_auc?.toFixed(4)})`;
+  };
+  const window = { until: START + FIT * 10 };
+  if (args.job === 'backtest') {
+    const result = await backtestFromStore(store.db, 'live', DEFAULT_POLICY, window, async () => DEFAULT_POLICY, options);
+    outcome = `replayed: ${result.decisions} decisions, ${result.labelled} labelled; ROC-AUC ${result.metrics.roc_auc?.toFixed(4)}`;
+  } else {
+    const { report } = await fitFromStore(store.db, { environment: 'live', base: DEFAULT_POLICY, now: Date.now(), ...window }, options);
+    outcome = `fitted: ${report.labels.fraud} fraud, ${report.labels.legit} legit; holdout ROC-AUC ${report.metrics.candidate.roc_auc?.toFixed(4)} (base ${report.metrics.base.roc_auc?.toFixed(4)})`;
+  }
 } catch (err) {
   outcome = `FAILED: ${err instanceof Error ? err.message : String(err)}`;
 }
@@ -134,6 +142,7 @@ clearInterval(sampler);
 await store.close();
 const ms = (ns: number) => (ns / 1e6).toFixed(1);
 console.log(JSON.stringify({
+  job: args.job,
   decisions: FIT,
   stored: N,
   heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / MB),
