@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { guessFormat, parseLabels, type FileLabel, type LabelFormat } from './label-file.ts';
+import { progressLine } from '../lib/progress.ts';
 
 export interface LabelCliSupport {
   /** an input the command cannot act on (exit status 2) */
@@ -160,12 +161,13 @@ function wait(attempt: number, retryAfter: string | null): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 }
 
-/** A progress line on standard error: rewritten in place on a terminal, one line per chunk elsewhere. */
-function progressLine(total: number): (done: number, failed: number) => void {
-  const tty = process.stderr.isTTY === true;
+/** The sending's progress on standard error (src/lib/progress.ts), after every chunk. */
+function labelProgress(total: number): (done: number, failed: number) => void {
+  const line = progressLine();
   return (done, failed) => {
-    const line = `labels: ${done}/${total} sent, ${failed} failed`;
-    process.stderr.write(tty ? `\r${line}${done === total ? '\n' : ''}` : `${line}\n`);
+    const text = `labels: ${done}/${total} sent, ${failed} failed`;
+    if (done === total) line.end(text);
+    else line.update(text);
   };
 }
 
@@ -187,7 +189,7 @@ export function registerLabelCommands(program: Command, { usageError, partialFai
       if (parsed.labels.length === 0 && parsed.errors.length > 0 && parsed.errors[0]!.line <= 1) {
         throw usageError(`${file}: line ${parsed.errors[0]!.line}: ${parsed.errors[0]!.message}`);
       }
-      const summary = await sendLabels(credentials, parsed.labels, progressLine(parsed.labels.length));
+      const summary = await sendLabels(credentials, parsed.labels, labelProgress(parsed.labels.length));
       const failures = [
         ...parsed.errors.map((e) => ({ line: e.line, code: 'unreadable', detail: e.message })),
         ...summary.failures,

@@ -51,13 +51,12 @@ const emptyMatrix = (): Record<RiskLevel, Record<RiskLevel, number>> =>
 
 /**
  * A backtest fed one decision at a time, so a caller streaming the store holds only the labelled
- * scores (for the metrics), never the decisions themselves.
+ * decisions' outcomes (score, label, money: one small object each, for the metrics and the level
+ * figures), never the decisions themselves.
  */
 export class BacktestTally {
   private readonly levels = emptyMatrix();
-  private readonly scores: number[] = [];
-  private readonly labels: Label[] = [];
-  private readonly money: Pick<ScoredOutcome, 'amount' | 'currency'>[] = [];
+  private readonly outcomes: ScoredOutcome[] = [];
   private count = 0;
 
   constructor(private readonly policy: ReplayPolicy) {}
@@ -68,18 +67,15 @@ export class BacktestTally {
     const row = this.levels[d.riskLevel];
     if (row === undefined) throw new RangeError(`backtest: unknown decided risk level ${String(d.riskLevel)}`);
     row[riskLevelFor(score, this.policy.thresholds)]++;
-    if (d.label === 0 || d.label === 1) {
-      this.scores.push(score);
-      this.labels.push(d.label);
-      this.money.push({ amount: d.amount ?? null, currency: d.currency ?? null });
-    }
+    if (d.label === 0 || d.label === 1) this.outcomes.push({ score, label: d.label, amount: d.amount ?? null, currency: d.currency ?? null });
   }
 
   result(): BacktestResult {
-    const outcomes = this.scores.map((score, i) => ({ score, label: this.labels[i]!, ...this.money[i]! }));
+    const scores = this.outcomes.map((o) => o.score);
+    const labels = this.outcomes.map((o) => o.label);
     return {
-      decisions: this.count, labelled: this.labels.length, metrics: computeMetrics(this.scores, this.labels), levels: this.levels,
-      thresholds: levelFigures(outcomes, this.policy.thresholds),
+      decisions: this.count, labelled: this.outcomes.length, metrics: computeMetrics(scores, labels), levels: this.levels,
+      thresholds: levelFigures(this.outcomes, this.policy.thresholds),
     };
   }
 }

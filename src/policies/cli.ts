@@ -13,7 +13,10 @@ import {
   shadowPolicy, type PolicyRow,
 } from './repository.ts';
 import { policyDetail, policyRecord } from './routes.ts';
-import { backtestFromStore, fitFromStore } from './service.ts';
+import { backtestFromStore, fitFromStore, type JobOptions } from './service.ts';
+import { jobProgressBar, withJobProgress } from './cli-progress.ts';
+import type { WorkerProgress } from './job-thread.ts';
+import { DEFAULT_LEASE } from './jobs.ts';
 import { activationMove } from './activation.ts';
 import type { OperatingMove, OperatingTarget } from './operating.ts';
 
@@ -74,6 +77,15 @@ function number(min: number, max: number) {
 /** Every policy command acts on one environment's versions (test mode); live unless told. */
 const environmentOption = () => new Option('--environment <environment>', 'whose policies: live, or test (test mode)').choices(ENVIRONMENTS).default('live');
 type Env = { environment: Environment };
+type Progress = { progress?: boolean };
+
+/**
+ * The job's worker reads the store over its own connection, so this process's event loop is free
+ * to draw the progress; the heartbeat (and with it the progress GET /api/v1/policies/jobs shows)
+ * comes every second.
+ */
+const jobOptions = (store: Store, progress?: ReturnType<typeof jobProgressBar>): JobOptions =>
+  ({ store, lease: { ...DEFAULT_LEASE, heartbeatMs: 1_000 }, ...(progress ? { onProgress: (p: WorkerProgress) => progress.onProgress(p) } : {}) });
 
 export function registerPolicyCommands(program: Command, { withStore, usageError, failure }: PolicyCliSupport): void {
   const run = <T>(fn: (store: Store) => Promise<T>) => withStore(loadConfig(), async (store) => {
@@ -133,11 +145,13 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
     .option('--max-share-flagged <x>', 'target: at most this share of holdout decisions flagged at the level (a review budget)', number(0, 1))
     .option('--min-precision <x>', 'target: at least this share of fraud among the decisions flagged at the level', number(0, 1))
     .addOption(environmentOption())
-    .action((o: Env & FitTargetOptions & { since?: string; until?: string; baseVersion?: string; assumeLegitAfterDays?: number; holdoutFraction?: number }) => run(async (store) => {
+    .option('--progress', 'draw the job\'s progress on standard error (the default when it is a terminal)')
+    .action((o: Env & FitTargetOptions & Progress & { since?: string; until?: string; baseVersion?: string; assumeLegitAfterDays?: number; holdoutFraction?: number }) => run(async (store) => {
       const target = targetFrom(o, usageError);
       const base = o.baseVersion ? await row(store, o.environment, o.baseVersion) : await activeRow(store.db, o.environment);
       if (!base) throw failure('there is no active policy to fit from');
-      const { policy: fitted, report } = await fitFromStore(store.db, {
+      const progress = o.progress || process.stderr.isTTY === true ? jobProgressBar('fit') : undefined;
+      const { policy: fitted, report } = await withJobProgress(progress, fitFromStore(store.db, {
         environment: o.environment,
         base: parseDocument(base),
         since: o.since === undefined ? undefined : Date.parse(o.since),
@@ -145,22 +159,24 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
         assumeLegitAfterDays: o.assumeLegitAfterDays,
         holdoutFraction: o.holdoutFraction,
         target,
-      });
+      }, jobOptions(store, progress)));
       print(policyDetail(await insertPolicy(store.db, o.environment, { policy: fitted, source: 'fit', parentVersion: base.version, createdBy: 'cli', report })));
     }));
   policy.command('backtest').description('replay a version on the stored score decisions (JSON)').argument('<version>')
     .option('--since <time>', 'decisions made at or after (RFC 3339)', time)
     .option('--until <time>', 'decisions made before (RFC 3339)', time)
+    .option('--progress', 'draw the job\'s progress on standard error (the default when it is a terminal)')
     .addOption(environmentOption())
-    .action((version: string, o: Env & { since?: string; until?: string }) => run(async (store) => {
+    .action((version: string, o: Env & Progress & { since?: string; until?: string }) => run(async (store) => {
       const target = parseDocument(await row(store, o.environment, version));
-      print(await backtestFromStore(store.db, o.environment, target, {
+      const progress = o.progress || process.stderr.isTTY === true ? jobProgressBar('backtest') : undefined;
+      print(await withJobProgress(progress, backtestFromStore(store.db, o.environment, target, {
         since: o.since === undefined ? undefined : Date.parse(o.since),
         until: o.until === undefined ? undefined : Date.parse(o.until),
       }, async (v) => {
         const r = await getPolicy(store.db, o.environment, v);
         return r ? parseDocument(r) : undefined;
-      }));
+      }, jobOptions(store, progress))));
     }));
   policy.command('activate').description('make a version the active policy on every instance (the previous one is retired); asks first when the share flagged high+ moves beyond the limits').argument('<version>')
     .option('--yes', 'activate even when the operating point moves beyond the limits, without asking')

@@ -3,7 +3,8 @@
 // ~15 features a dense projected Newton method is short, exact and deterministic: Newton steps on
 // the variables not held at a bound, a backtracking line search along the projected path, and
 // convergence on the projected gradient.
-import type { SignalName } from './policy.ts';
+import { SIGNAL_NAMES, type SignalName } from './policy.ts';
+import { solveSpd } from './linear.ts';
 import { WEIGHT_LIMIT, signalBounds, toRecord, toVector, type FeatureRecord } from './features.ts';
 import { collapse, columnSignals, expand, type ExpansionPlan, type Shapes } from './shapes.ts';
 
@@ -52,10 +53,26 @@ const softplus = (z: number): number => (z > 0 ? z + Math.log1p(Math.exp(-z)) : 
 const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 const clamp = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
 
+/** Rows in a block: `x` row-major (the samples' width values a row), labels 0/1, sample weights (null: all 1). */
+export interface SampleBlock {
+  n: number;
+  x: Float64Array;
+  y: Uint8Array;
+  s: Float64Array | null;
+}
+
+/**
+ * The rows of a fit, visited block by block in a fixed order (the sums below are then the same,
+ * bit for bit, however the rows are held): one block for arrays, many for a large fit's compact
+ * columns (samples.ts), which never hold a row as an object.
+ */
+export interface Samples {
+  readonly width: number;
+  each(): Iterable<SampleBlock>;
+}
+
 interface Problem {
-  X: readonly (readonly number[])[];
-  y: readonly (0 | 1)[];
-  s: readonly number[];
+  data: Samples;
   lambda: number;
   lo: number[];
   hi: number[];
@@ -64,11 +81,14 @@ interface Problem {
 /** θ = [bias, w₁ … w_d]. */
 function objective(p: Problem, theta: readonly number[]): number {
   let f = 0;
-  for (let i = 0; i < p.X.length; i++) {
-    const row = p.X[i]!;
-    let z = theta[0]!;
-    for (let j = 0; j < row.length; j++) z += theta[j + 1]! * row[j]!;
-    f += p.s[i]! * (softplus(z) - p.y[i]! * z);
+  const d = p.data.width;
+  for (const { n, x, y, s } of p.data.each()) {
+    for (let i = 0; i < n; i++) {
+      const at = i * d;
+      let z = theta[0]!;
+      for (let j = 0; j < d; j++) z += theta[j + 1]! * x[at + j]!;
+      f += (s ? s[i]! : 1) * (softplus(z) - y[i]! * z);
+    }
   }
   for (let k = 1; k < theta.length; k++) f += 0.5 * p.lambda * theta[k]! * theta[k]!;
   return f;
@@ -76,25 +96,29 @@ function objective(p: Problem, theta: readonly number[]): number {
 
 function derivatives(p: Problem, theta: readonly number[]): { g: number[]; H: number[][] } {
   const m = theta.length;
+  const d = p.data.width;
   const g = new Array<number>(m).fill(0);
   const H = Array.from({ length: m }, () => new Array<number>(m).fill(0));
-  const x = new Array<number>(m).fill(1);
-  for (let i = 0; i < p.X.length; i++) {
-    const row = p.X[i]!;
-    let z = theta[0]!;
-    for (let j = 0; j < row.length; j++) {
-      x[j + 1] = row[j]!;
-      z += theta[j + 1]! * row[j]!;
-    }
-    const q = sigmoid(z);
-    const r = p.s[i]! * (q - p.y[i]!);
-    const h = p.s[i]! * q * (1 - q);
-    for (let a = 0; a < m; a++) {
-      g[a]! += r * x[a]!;
-      if (h === 0) continue;
-      const hx = h * x[a]!;
-      const Ha = H[a]!;
-      for (let b = a; b < m; b++) Ha[b]! += hx * x[b]!;
+  const row = new Array<number>(m).fill(1);
+  for (const { n, x, y, s } of p.data.each()) {
+    for (let i = 0; i < n; i++) {
+      const at = i * d;
+      let z = theta[0]!;
+      for (let j = 0; j < d; j++) {
+        row[j + 1] = x[at + j]!;
+        z += theta[j + 1]! * x[at + j]!;
+      }
+      const q = sigmoid(z);
+      const w = s ? s[i]! : 1;
+      const r = w * (q - y[i]!);
+      const h = w * q * (1 - q);
+      for (let a = 0; a < m; a++) {
+        g[a]! += r * row[a]!;
+        if (h === 0) continue;
+        const hx = h * row[a]!;
+        const Ha = H[a]!;
+        for (let b = a; b < m; b++) Ha[b]! += hx * row[b]!;
+      }
     }
   }
   for (let k = 1; k < m; k++) {
@@ -105,60 +129,45 @@ function derivatives(p: Problem, theta: readonly number[]): { g: number[]; H: nu
   return { g, H };
 }
 
-/** Solves A·x = b for a symmetric positive semi-definite A, adding a growing ridge if needed. */
-function solveSpd(A: number[][], b: number[]): number[] {
-  const n = b.length;
-  const scale = Math.max(1e-300, ...A.map((r, i) => Math.abs(r[i]!)));
-  for (let jitter = 0; ; jitter = jitter === 0 ? 1e-12 * scale : jitter * 100) {
-    const L = Array.from({ length: n }, () => new Array<number>(n).fill(0));
-    let ok = true;
-    for (let i = 0; i < n && ok; i++) {
-      for (let j = 0; j <= i; j++) {
-        let sum = A[i]![j]! + (i === j ? jitter : 0);
-        for (let k = 0; k < j; k++) sum -= L[i]![k]! * L[j]![k]!;
-        if (i === j) {
-          if (!(sum > 0)) ok = false;
-          else L[i]![i] = Math.sqrt(sum);
-        } else L[i]![j] = sum / L[j]![j]!;
-      }
-    }
-    if (!ok) {
-      if (jitter > scale) throw new Error('fit: the Hessian cannot be factorised');
-      continue;
-    }
-    const z = new Array<number>(n).fill(0);
-    for (let i = 0; i < n; i++) {
-      let sum = b[i]!;
-      for (let k = 0; k < i; k++) sum -= L[i]![k]! * z[k]!;
-      z[i] = sum / L[i]![i]!;
-    }
-    const x = new Array<number>(n).fill(0);
-    for (let i = n - 1; i >= 0; i--) {
-      let sum = z[i]!;
-      for (let k = i + 1; k < n; k++) sum -= L[k]![i]! * x[k]!;
-      x[i] = sum / L[i]![i]!;
-    }
-    return x;
-  }
-}
-
-function validate(X: readonly (readonly number[])[], y: readonly number[], s: readonly number[], d: number): void {
-  if (X.length !== y.length || X.length !== s.length) throw new RangeError('fit: X, y and the sample weights differ in length');
+/** Checks every row and sums the sample weights (all, and the fraud rows'), in row order. */
+function validate(data: Samples): { total: number; positive: number } {
+  const d = data.width;
   let fraud = 0;
   let legit = 0;
-  for (let i = 0; i < X.length; i++) {
-    const row = X[i]!;
-    if (row.length !== d) throw new RangeError(`fit: row ${i} has ${row.length} features, expected ${d}`);
-    if (!row.every(Number.isFinite)) throw new RangeError(`fit: row ${i} has a non-finite feature`);
-    const w = s[i]!;
-    if (!(Number.isFinite(w) && w >= 0)) throw new RangeError(`fit: row ${i} has an invalid sample weight`);
-    if (y[i] !== 0 && y[i] !== 1) throw new RangeError(`fit: row ${i} has a label other than 0 or 1`);
-    if (w > 0) {
-      if (y[i] === 1) fraud++;
-      else legit++;
+  let total = 0;
+  let positive = 0;
+  let row = 0;
+  for (const { n, x, y, s } of data.each()) {
+    for (let i = 0; i < n; i++, row++) {
+      for (let j = i * d; j < (i + 1) * d; j++) if (!Number.isFinite(x[j]!)) throw new RangeError(`fit: row ${row} has a non-finite feature`);
+      const w = s ? s[i]! : 1;
+      if (!(Number.isFinite(w) && w >= 0)) throw new RangeError(`fit: row ${row} has an invalid sample weight`);
+      if (y[i] !== 0 && y[i] !== 1) throw new RangeError(`fit: row ${row} has a label other than 0 or 1`);
+      total += w;
+      if (y[i] === 1) positive += w;
+      if (w > 0) {
+        if (y[i] === 1) fraud++;
+        else legit++;
+      }
     }
   }
   if (fraud === 0 || legit === 0) throw new InsufficientLabelsError(fraud, legit);
+  return { total, positive };
+}
+
+/** Rows given as arrays, as one block. */
+function arraySamples(X: readonly (readonly number[])[], y: readonly number[], s: readonly number[] | undefined, d: number): Samples {
+  if (X.length !== y.length || (s !== undefined && X.length !== s.length)) throw new RangeError('fit: X, y and the sample weights differ in length');
+  const block: SampleBlock = { n: X.length, x: new Float64Array(X.length * d), y: new Uint8Array(X.length), s: s ? Float64Array.from(s) : null };
+  for (let i = 0; i < X.length; i++) {
+    const row = X[i]!;
+    if (row.length !== d) throw new RangeError(`fit: row ${i} has ${row.length} features, expected ${d}`);
+    // A label other than 0 or 1 would wrap in the byte column, so it is refused here.
+    if (y[i] !== 0 && y[i] !== 1) throw new RangeError(`fit: row ${i} has a label other than 0 or 1`);
+    block.x.set(row, i * d);
+    block.y[i] = y[i]!;
+  }
+  return { width: d, each: () => [block] };
 }
 
 /**
@@ -170,22 +179,24 @@ export function fitLogistic(
   y: readonly (0 | 1)[],
   options: FitOptions & { sampleWeights?: readonly number[] } = {},
 ): FitResult {
-  const d = X[0]?.length ?? options.lower?.length ?? 0;
-  const s = options.sampleWeights ?? X.map(() => 1);
-  validate(X, y, s, d);
+  return fitSamples(arraySamples(X, y, options.sampleWeights, X[0]?.length ?? options.lower?.length ?? 0), options);
+}
+
+/** fitLogistic over rows held in blocks (samples.ts): the same arithmetic, in the same order. */
+function fitSamples(data: Samples, options: FitOptions = {}): FitResult {
+  const d = data.width;
+  const { total, positive } = validate(data);
   const lambda = options.lambda ?? DEFAULT_LAMBDA;
   if (!(Number.isFinite(lambda) && lambda >= 0)) throw new RangeError('fit: lambda must be a finite number ≥ 0');
   const lo = [options.biasLower ?? -Infinity, ...(options.lower ?? new Array<number>(d).fill(-Infinity))];
   const hi = [options.biasUpper ?? Infinity, ...(options.upper ?? new Array<number>(d).fill(Infinity))];
   if (lo.length !== d + 1 || hi.length !== d + 1) throw new RangeError('fit: bounds must have one entry per feature');
   for (let k = 0; k <= d; k++) if (!(lo[k]! <= hi[k]!)) throw new RangeError(`fit: empty bounds for variable ${k}`);
-  const p: Problem = { X, y, s, lambda, lo, hi };
+  const p: Problem = { data, lambda, lo, hi };
   const maxIterations = options.maxIterations ?? 200;
-  const total = s.reduce((a, b) => a + b, 0);
   const tolerance = (options.tolerance ?? 1e-9) * Math.max(1, total);
 
   // Start from the weighted base rate with every weight at (the bound nearest to) zero.
-  const positive = s.reduce((a, w, i) => a + (y[i] === 1 ? w : 0), 0);
   const theta = lo.map((l, k) => clamp(0, l, hi[k]!));
   theta[0] = clamp(Math.log(positive / (total - positive)), lo[0]!, hi[0]!);
   let f = objective(p, theta);
@@ -276,6 +287,9 @@ export interface SignalFit {
   converged: boolean;
 }
 
+/** What a fit of a policy's weights takes: the penalty and the stopping rule, and the shapes' plan. */
+type SignalFitOptions = Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> & { plan?: ExpansionPlan };
+
 /**
  * Fits a policy's bias and weights to labelled feature vectors: every weight within the schema's
  * ±100 and on the side of zero its signal's direction allows, the bias within ±100. The values are
@@ -283,21 +297,45 @@ export interface SignalFit {
  * ramp columns (shapes.ts, expand), each bounded like its signal's weight, and the coefficients
  * come back as weights and shapes.
  */
-export function fitSignalWeights(rows: readonly LabelledFeatures[], options: Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> & { plan?: ExpansionPlan } = {}): SignalFit {
+export function fitSignalWeights(rows: readonly LabelledFeatures[], options: SignalFitOptions = {}): SignalFit {
   const fraud = rows.filter((r) => r.label === 1 && (r.weight ?? 1) > 0).length;
   const legit = rows.filter((r) => r.label === 0 && (r.weight ?? 1) > 0).length;
   if (fraud === 0 || legit === 0) throw new InsufficientLabelsError(fraud, legit);
+  const X = rows.map((r) => toVector(r.features));
+  return fitSignalSamples(arraySamples(X, rows.map((r) => r.label), rows.map((r) => r.weight ?? 1), SIGNAL_NAMES.length), options);
+}
+
+/**
+ * The rows as a plan's columns: each block expanded as it is visited, into one buffer reused for
+ * every block of a pass, so a large fit never holds its expanded matrix (a shaped fit has about
+ * three times the columns) and the sums are the same as over a matrix expanded once.
+ */
+function expandedSamples(data: Samples, plan: ExpansionPlan): Samples {
+  const width = columnSignals(plan).length;
+  return {
+    width,
+    *each() {
+      let x = new Float64Array(0);
+      for (const block of data.each()) {
+        if (x.length < block.n * width) x = new Float64Array(block.n * width);
+        for (let i = 0; i < block.n; i++) expand(block.x.subarray(i * data.width, (i + 1) * data.width), plan, x, i * width);
+        yield { n: block.n, x, y: block.y, s: block.s };
+      }
+    },
+  };
+}
+
+/** fitSignalWeights over rows already in SIGNAL_NAMES order, each value as the model sums it. */
+export function fitSignalSamples(data: Samples, options: SignalFitOptions = {}): SignalFit {
   const { plan, ...fitOptions } = options;
   const signals = signalBounds();
   const column = plan ? columnSignals(plan) : signals.lower.map((_, j) => j);
-  const row = (r: LabelledFeatures) => (plan ? expand(toVector(r.features), plan) : toVector(r.features));
-  const result = fitLogistic(rows.map(row), rows.map((r) => r.label), {
+  const result = fitSamples(plan ? expandedSamples(data, plan) : data, {
     ...fitOptions,
     lower: column.map((j) => signals.lower[j]!),
     upper: column.map((j) => signals.upper[j]!),
     biasLower: -WEIGHT_LIMIT,
     biasUpper: WEIGHT_LIMIT,
-    sampleWeights: rows.map((r) => r.weight ?? 1),
   });
   if (!plan) return { ...result, weights: toRecord(result.weights), shapes: {} };
   const { weights, shapes } = collapse(plan, result.weights);

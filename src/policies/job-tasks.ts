@@ -9,10 +9,11 @@ import { replayableFeatures, type FeatureRecord } from './features.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import { trainingLabel } from './labels.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
-import { plotData, type PlotData } from './plots.ts';
-import { fitCandidate, type FitReport, type LabelledDecision } from './report.ts';
-import { splitByEntity } from './split.ts';
+import { plotsFromScores, shapePlots, type PlotData } from './plots.ts';
+import { fitCandidate, type FitReport } from './report.ts';
+import { LabelledSplit } from './samples.ts';
 import type { OperatingTarget } from './operating.ts';
+import type { JobPhase } from './jobs.ts';
 
 /** A stored score decision as the store gives it; the feature vector still JSON text. */
 export interface WireDecision {
@@ -51,7 +52,10 @@ export type FitOutput = { policy: Policy; report: StoredReport };
 
 export interface JobWork<T> {
   add(page: readonly WireDecision[]): void;
-  finish(): T;
+  /** the labelled decisions kept so far */
+  labelled(): number;
+  /** `phase` hears when each later phase starts (progress) */
+  finish(phase?: (phase: JobPhase) => void): T;
 }
 
 /** The row's vector in the current definition, older definitions translated with `policy`'s settings. */
@@ -76,11 +80,13 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
   const liveScores: number[] = [];
   const liveLabels: Label[] = [];
   const deciding = new Set<string>();
+  let labelledCount = 0;
   return {
     add(page) {
       for (const row of page) {
         deciding.add(row.policy_version);
         const label = explicitLabel(row);
+        if (label !== null) labelledCount++;
         tally.add({ features: features(row, policy), label, riskLevel: (row.risk_level ?? 'low') as RiskLevel, ...requestMoney(row) });
         if (row.shadow_version === policy.version && row.shadow_score !== null) {
           live++;
@@ -91,7 +97,9 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
         }
       }
     },
-    finish() {
+    labelled: () => labelledCount,
+    finish(phase) {
+      phase?.('reporting');
       const result: BacktestOutput = { ...tally.result(), deciding: [...deciding].sort() };
       if (live > 0) result.live = { decisions: live, labelled: liveLabels.length, metrics: computeMetrics(liveScores, liveLabels) };
       return result;
@@ -100,7 +108,9 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
 }
 
 function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
-  const labelled: LabelledDecision[] = [];
+  // Compact columns, split by entity as the decisions arrive (samples.ts): a million labelled
+  // decisions fit in the worker's heap.
+  const labelled = new LabelledSplit(task.holdoutFraction);
   return {
     add(page) {
       for (const row of page) {
@@ -108,15 +118,16 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
           { createdAt: row.created_at, entityId: row.subject_id, tradeId: row.trade_id, label: row.label as 'fraud' | 'legit' | null },
           { now: task.now, assumeLegitAfterDays: task.assumeLegitAfterDays, completed: () => row.completed === true },
         );
-        if (label !== null) labelled.push({ entityId: row.subject_id, features: features(row, task.base), label, ...requestMoney(row) });
+        if (label !== null) labelled.add({ entityId: row.subject_id, features: features(row, task.base), label, ...requestMoney(row) });
       }
     },
-    finish() {
-      const fraction = task.holdoutFraction;
-      const { policy, report } = fitCandidate(labelled, task.base, { version: task.version, holdoutFraction: fraction, target: task.target });
-      // The plots are drawn from the same holdout as the report's figures (the split is deterministic).
-      const { holdout } = splitByEntity(labelled, (d) => d.entityId, { fraction });
-      return { policy, report: { ...report, holdout_fraction: fraction, plots: plotData(holdout, task.base, policy) } };
+    labelled: () => labelled.count,
+    finish(phase) {
+      phase?.('fitting');
+      const { policy, report, holdout } = fitCandidate(labelled, task.base, { version: task.version, target: task.target, onFitted: () => phase?.('reporting') });
+      // The plots are drawn from the scores behind the report's figures.
+      const shapes = shapePlots((name) => labelled.holdout.largest(name), task.base, policy);
+      return { policy, report: { ...report, holdout_fraction: task.holdoutFraction, plots: plotsFromScores(holdout, shapes) } };
     },
   };
 }

@@ -8,13 +8,20 @@ import type { Environment } from '../auth/principal.ts';
 import { fromWireError, type JobTask, type WireDecision, type WireError } from './job-tasks.ts';
 import type { StoreSource } from './job-reader.ts';
 import type { Window } from './stored.ts';
+import type { JobProgress } from './jobs.ts';
 
 export type ToWorker =
-  | { type: 'start'; task: JobTask; hold?: Int32Array }
+  /** `total`: the decisions the main thread will feed, when it counted them */
+  | { type: 'start'; task: JobTask; hold?: Int32Array; total?: number | null }
   | { type: 'page'; rows: WireDecision[] }
   | { type: 'end' }
   | { type: 'read'; source: StoreSource; environment: Environment; window: Window };
-export type FromWorker = { type: 'ack' } | { type: 'held' } | { type: 'result'; value: unknown } | { type: 'error'; error: WireError };
+export type FromWorker = { type: 'ack' } | { type: 'held' } | { type: 'progress'; progress: WorkerProgress } | { type: 'result'; value: unknown } | { type: 'error'; error: WireError };
+
+/** A job's progress as its worker reports it, with the worker's peak used heap so far (bytes). */
+export type WorkerProgress = JobProgress & { heapUsed: number };
+/** Hears every report; the job waits for nothing it returns, except a test's hold (holdNextJob). */
+export type ProgressListener = (progress: WorkerProgress) => Promise<void> | void;
 
 interface Hold {
   flag: Int32Array;
@@ -99,11 +106,19 @@ class JobThread<T> {
   private readonly onError: (err: Error) => void;
   private readonly onExit: (code: number) => void;
 
-  constructor(task: JobTask, private readonly signal?: AbortSignal) {
+  /** the last progress report's handling (its write to the lease row) */
+  private reported: Promise<void> = Promise.resolve();
+
+  constructor(task: JobTask, private readonly signal?: AbortSignal, onProgress?: ProgressListener, total?: number | null) {
     const hold = nextHold;
     nextHold = undefined;
     this.onMessage = (message) => {
-      if (message.type === 'held') return hold?.reached();
+      if (message.type === 'progress') {
+        this.reported = Promise.resolve(onProgress?.(message.progress)).catch(() => {});
+        return;
+      }
+      // A held job's progress so far is written before the test looks at it.
+      if (message.type === 'held') return void this.reported.then(() => hold?.reached());
       const waiting = this.waiting;
       this.waiting = undefined;
       if (message.type === 'error') waiting?.reject(fromWireError(message.error));
@@ -113,7 +128,7 @@ class JobThread<T> {
     this.onExit = (code) => this.fail(new Error(`policy job: the worker thread stopped (exit code ${code})`));
     this.worker.on('message', this.onMessage).on('error', this.onError).on('exit', this.onExit);
     signal?.addEventListener('abort', this.abort, { once: true });
-    this.worker.postMessage({ type: 'start', task, hold: hold?.flag } satisfies ToWorker);
+    this.worker.postMessage({ type: 'start', task, hold: hold?.flag, total } satisfies ToWorker);
   }
 
   private readonly abort = () => {
@@ -168,8 +183,8 @@ class JobThread<T> {
 }
 
 /** Runs the job in a worker that reads the store over its own connection. */
-export async function runJobReading<T>(task: JobTask, source: StoreSource, environment: Environment, window: Window, signal?: AbortSignal): Promise<T> {
-  const thread = new JobThread<T>(task, signal);
+export async function runJobReading<T>(task: JobTask, source: StoreSource, environment: Environment, window: Window, signal?: AbortSignal, onProgress?: ProgressListener): Promise<T> {
+  const thread = new JobThread<T>(task, signal, onProgress);
   try {
     return await thread.read(source, environment, window);
   } finally {
@@ -181,8 +196,8 @@ export async function runJobReading<T>(task: JobTask, source: StoreSource, envir
  * Feeds every page to the thread and returns its result; the next page is read while the worker
  * folds in the current one. The thread is closed however the run ends.
  */
-export async function runJob<T>(task: JobTask, pages: AsyncIterable<WireDecision[]>, signal?: AbortSignal): Promise<T> {
-  const thread = new JobThread<T>(task, signal);
+export async function runJob<T>(task: JobTask, pages: AsyncIterable<WireDecision[]>, signal?: AbortSignal, onProgress?: ProgressListener, total?: number | null): Promise<T> {
+  const thread = new JobThread<T>(task, signal, onProgress, total);
   const reader = pages[Symbol.asyncIterator]();
   try {
     let next = reader.next();

@@ -1,8 +1,9 @@
 // At most one fit or backtest per environment at a time, across every instance and worker process
-// (issue 18): each holds every decision it reads until the streaming rewrite lands, so two at once
-// double the memory and the work. The lease is a row of policy_jobs keyed by the environment
-// (migration 011): inserting it is the claim, its holder refreshes heartbeat_at while it runs, and
-// a row whose heartbeat went stale (its instance died mid-job) may be taken over.
+// (issue 18): a job reads every decision of the environment, so two at once double the work and
+// the memory. The lease is a row of policy_jobs keyed by the environment (migration 011):
+// inserting it is the claim, its holder refreshes heartbeat_at while it runs, and a row whose
+// heartbeat went stale (its instance died mid-job) may be taken over. The row also carries the
+// job's progress (migration 021), written with the heartbeat, so any instance can show it.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Environment } from '../auth/principal.ts';
@@ -16,7 +17,26 @@ interface PolicyJobsTable {
   kind: string;
   started_at: number;
   heartbeat_at: number;
+  phase: string;
+  decisions_read: number;
+  labelled: number;
+  total: number | null;
+  updated_at: number | null;
 }
+
+export type JobPhase = 'reading' | 'fitting' | 'reporting';
+
+/** How far a job has got; `total` is the number of decisions it will read, once counted. */
+export interface JobProgress {
+  phase: JobPhase;
+  decisionsRead: number;
+  labelled: number;
+  total: number | null;
+}
+
+const progressColumns = (p: JobProgress, now: number) =>
+  ({ phase: p.phase, decisions_read: p.decisionsRead, labelled: p.labelled, total: p.total, updated_at: now });
+const START: JobProgress = { phase: 'reading', decisionsRead: 0, labelled: 0, total: null };
 
 type JobsDb = Kysely<Database & { policy_jobs: PolicyJobsTable }>;
 const jobsDb = (db: Kysely<Database>): JobsDb => db.withTables<{ policy_jobs: PolicyJobsTable }>();
@@ -47,13 +67,24 @@ export interface Job {
   environment: Environment;
   /** aborted when the lease was lost (taken over by another instance): the job must stop */
   signal: AbortSignal;
+  /**
+   * Records the job's progress. It reaches the row with the next heartbeat, or at once when the
+   * phase changes or when it is the first report of decisions read (so a client polling early sees
+   * a rate); the promise settles when that write has.
+   */
+  progress(p: JobProgress): Promise<void>;
 }
 
 const newJobId = (): string => `job_${randomBytes(8).toString('hex')}`;
 
 async function holder(db: JobsDb, environment: Environment): Promise<PolicyJobsTable | undefined> {
   const row = await db.selectFrom('policy_jobs').selectAll().where('environment', '=', environment).executeTakeFirst();
-  return row ? { ...row, started_at: Number(row.started_at), heartbeat_at: Number(row.heartbeat_at) } : undefined;
+  if (!row) return undefined;
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return {
+    ...row, started_at: Number(row.started_at), heartbeat_at: Number(row.heartbeat_at),
+    decisions_read: Number(row.decisions_read), labelled: Number(row.labelled), total: num(row.total), updated_at: num(row.updated_at),
+  };
 }
 
 /** Claims the environment's lease, or throws JobConflictError naming the job that holds it. */
@@ -64,7 +95,7 @@ export async function acquireLease(store: Kysely<Database>, environment: Environ
   // moved the row between its two statements, so a few passes settle any race.
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db.insertInto('policy_jobs')
-      .values({ environment, job_id: id, kind, started_at: now, heartbeat_at: now })
+      .values({ environment, job_id: id, kind, started_at: now, heartbeat_at: now, ...progressColumns(START, now) })
       .onConflict((oc) => oc.column('environment').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return id;
@@ -73,7 +104,7 @@ export async function acquireLease(store: Kysely<Database>, environment: Environ
     if (current.heartbeat_at >= now - staleAfterMs) throw new JobConflictError({ id: current.job_id, kind: current.kind });
     // Conditional on the stale row itself: of two instances taking over at once, one wins.
     const taken = await db.updateTable('policy_jobs')
-      .set({ job_id: id, kind, started_at: now, heartbeat_at: now })
+      .set({ job_id: id, kind, started_at: now, heartbeat_at: now, ...progressColumns(START, now) })
       .where('environment', '=', environment).where('job_id', '=', current.job_id).where('heartbeat_at', '=', current.heartbeat_at)
       .executeTakeFirst();
     if (Number(taken.numUpdatedRows) > 0) return id;
@@ -82,9 +113,9 @@ export async function acquireLease(store: Kysely<Database>, environment: Environ
   throw new JobConflictError({ id: current?.job_id ?? 'unknown', kind: current?.kind ?? 'job' });
 }
 
-/** Refreshes the lease; false when it is no longer this job's (it was taken over). */
-export async function renewLease(store: Kysely<Database>, environment: Environment, id: string, now = Date.now()): Promise<boolean> {
-  const result = await jobsDb(store).updateTable('policy_jobs').set({ heartbeat_at: now })
+/** Refreshes the lease, and the progress when given; false when it is no longer this job's (it was taken over). */
+export async function renewLease(store: Kysely<Database>, environment: Environment, id: string, now = Date.now(), progress?: JobProgress): Promise<boolean> {
+  const result = await jobsDb(store).updateTable('policy_jobs').set({ heartbeat_at: now, ...(progress ? progressColumns(progress, now) : {}) })
     .where('environment', '=', environment).where('job_id', '=', id).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
@@ -97,6 +128,26 @@ export async function releaseLease(store: Kysely<Database>, environment: Environ
 export async function runningJob(store: Kysely<Database>, environment: Environment): Promise<{ id: string; kind: string; startedAt: number } | undefined> {
   const row = await holder(jobsDb(store), environment);
   return row ? { id: row.job_id, kind: row.kind, startedAt: row.started_at } : undefined;
+}
+
+export interface JobStatus extends JobProgress {
+  id: string;
+  kind: string;
+  startedAt: number;
+  updatedAt: number;
+}
+
+/**
+ * The environment's running job and its progress as last written; none when no job holds the
+ * lease or its holder stopped beating (a dead instance's job is not running, whatever its row says).
+ */
+export async function jobStatus(store: Kysely<Database>, environment: Environment, now = Date.now(), staleAfterMs = DEFAULT_LEASE.staleAfterMs): Promise<JobStatus | undefined> {
+  const row = await holder(jobsDb(store), environment);
+  if (!row || row.heartbeat_at < now - staleAfterMs) return undefined;
+  return {
+    id: row.job_id, kind: row.kind, startedAt: row.started_at, updatedAt: row.updated_at ?? row.heartbeat_at,
+    phase: row.phase as JobPhase, decisionsRead: row.decisions_read, labelled: row.labelled, total: row.total,
+  };
 }
 
 /**
@@ -112,18 +163,35 @@ export async function withLease<T>(
 ): Promise<T> {
   const id = await acquireLease(db, environment, kind, Date.now(), settings.staleAfterMs);
   const lost = new AbortController();
+  let latest: JobProgress = START;
+  let written: JobProgress = START;
+  // One write at a time, in order: a heartbeat never overwrites a newer progress with an older one.
+  let writes: Promise<unknown> = Promise.resolve();
+  const renew = (progress: JobProgress): Promise<boolean> => {
+    const write = writes.then(() => renewLease(db, environment, id, Date.now(), progress));
+    writes = write.catch(() => {});
+    written = progress;
+    return write;
+  };
   const beat = setInterval(() => {
-    renewLease(db, environment, id).then(async (held) => {
+    renew(latest).then(async (held) => {
       if (held || lost.signal.aborted) return;
       const now = await holder(jobsDb(db), environment);
       lost.abort(new JobConflictError({ id: now?.job_id ?? 'unknown', kind: now?.kind ?? 'job' }));
     // A failed heartbeat is retried at the next beat; only a lease seen taken ends the job.
     }).catch(() => {});
   }, settings.heartbeatMs);
+  const progress = (p: JobProgress): Promise<void> => {
+    latest = p;
+    const now = p.phase !== written.phase || (written.decisionsRead === 0 && p.decisionsRead > 0) || (written.total === null && p.total !== null);
+    // A failed write is left to the next heartbeat, like a failed heartbeat.
+    return now ? renew(p).then(() => {}, () => {}) : Promise.resolve();
+  };
   try {
-    return await work({ id, kind, environment, signal: lost.signal });
+    return await work({ id, kind, environment, signal: lost.signal, progress });
   } finally {
     clearInterval(beat);
+    await writes;
     await releaseLease(db, environment, id).catch(() => {
       // The row then goes stale and the next job takes it over.
     });

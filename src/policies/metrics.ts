@@ -1,25 +1,12 @@
 // Quality figures of a policy on labelled decisions (docs/api.md, "Policies"). Inputs are scores 0–100 and
 // labels (1 = fraud); p = score / 100. A figure that the data cannot define (no fraud, no legit,
 // nothing flagged) is null rather than a made-up 0 or 1, so JSON never carries NaN.
-import type { Thresholds } from './policy.ts';
-import type { RiskLevel } from '../trust/types.ts';
 
 export interface Metrics {
   roc_auc: number | null;
   average_precision: number | null;
   brier: number | null;
   calibration_error: number | null;
-}
-
-export interface ThresholdFigure {
-  risk_level: RiskLevel;
-  min_score: number;
-  /** share of decisions with score ≥ min_score */
-  share_flagged: number | null;
-  /** fraud share among those flagged */
-  precision: number | null;
-  /** share of all fraud that is flagged */
-  recall: number | null;
 }
 
 export type Label = 0 | 1;
@@ -131,28 +118,4 @@ export function computeMetrics(scores: readonly number[], labels: readonly Label
     brier: brierScore(scores, labels),
     calibration_error: calibrationError(scores, labels),
   };
-}
-
-/** For each level, what flagging every decision at or above its minimum score would catch. */
-export function thresholdFigures(scores: readonly number[], labels: readonly Label[], thresholds: Thresholds): ThresholdFigure[] {
-  check(scores, labels);
-  const P = positives(labels);
-  const levels: [RiskLevel, number][] = [['low', 0], ['medium', thresholds.medium], ['high', thresholds.high], ['critical', thresholds.critical]];
-  return levels.map(([risk_level, min_score]) => {
-    let flagged = 0;
-    let caught = 0;
-    for (let i = 0; i < scores.length; i++) {
-      if (scores[i]! >= min_score) {
-        flagged++;
-        caught += labels[i]!;
-      }
-    }
-    return {
-      risk_level,
-      min_score,
-      share_flagged: scores.length > 0 ? flagged / scores.length : null,
-      precision: flagged > 0 ? caught / flagged : null,
-      recall: P > 0 ? caught / P : null,
-    };
-  });
 }

@@ -4,8 +4,12 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { SIGNAL_NAMES } from './policy.ts';
-import type { Metrics, ThresholdFigure } from './metrics.ts';
+import type { Metrics } from './metrics.ts';
+import type { LevelFigure } from './operating.ts';
 import type { PlotData, ShapePlot } from './plots.ts';
+
+/** The columns of a level's figures the page shows (older reports stored only these). */
+type ThresholdFigure = Pick<LevelFigure, 'risk_level' | 'min_score' | 'share_flagged' | 'precision' | 'recall'>;
 
 interface ReportLike {
   labels: { fraud: number; legit: number };

@@ -8,76 +8,19 @@ import { validatePolicy, type Policy } from './policy.ts';
 import type { Store } from '../store/db.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
-import { StringEnum } from '../http/validation.ts';
 import type { Environment } from '../auth/principal.ts';
 import { InsufficientLabelsError } from './fit.ts';
-import { JobConflictError } from './jobs.ts';
-import type { OperatingTarget } from './operating.ts';
+import { JobConflictError, jobStatus, type JobStatus } from './jobs.ts';
+import {
+  ActivateBody, checkTarget, ConfirmProblem, EmptyBody, FitBody, JobConflictProblem, JobParams, JobSchema, ListQuery, Params, PolicyDetail, PolicyRecord,
+  problems, WindowBody,
+} from './schemas.ts';
 import { activationMove } from './activation.ts';
 import {
   activatePolicy, activeRow, clearShadow, getPolicy, insertPolicy, listPolicies, parseDocument, PolicyConflictError, PolicyNotFoundError,
   POLICY_FEED_KIND, shadowPolicy, summary, type PolicyRow,
 } from './repository.ts';
 import { backtestFromStore, fitFromStore } from './service.ts';
-
-const recordFields = {
-  version: Type.String(),
-  status: StringEnum(['active', 'shadow', 'candidate', 'retired'] as const),
-  source: StringEnum(['builtin', 'file', 'upload', 'fit'] as const),
-  parent_version: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String({ format: 'date-time' }),
-  created_by: Type.Union([Type.String(), Type.Null()]),
-  summary: Type.String(),
-};
-const PolicyRecord = Type.Object(recordFields);
-const PolicyDetail = Type.Object({ ...recordFields, document: Type.Unknown(), report: Type.Unknown() });
-
-const Params = Type.Object({ version: Type.String({ minLength: 1, maxLength: 64 }) });
-const ListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}\\.[\\x21-\\x7e]{1,64}$' })),
-}, { additionalProperties: false });
-const Time = Type.String({ format: 'date-time' });
-const WindowBody = Type.Object({ since: Type.Optional(Time), until: Type.Optional(Time) }, { additionalProperties: false });
-/** An operating point (docs/api.md, "Policies"): a level and exactly one limit, checked by checkTarget. */
-const TargetSchema = Type.Object({
-  level: StringEnum(['high', 'critical'] as const),
-  max_false_positive_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  max_share_flagged: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  min_precision: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-}, { additionalProperties: false });
-const LIMITS = ['max_false_positive_rate', 'max_share_flagged', 'min_precision'] as const;
-
-function checkTarget(target: Static<typeof TargetSchema> | undefined): OperatingTarget | undefined {
-  if (target === undefined) return undefined;
-  const given = LIMITS.filter((k) => target[k] !== undefined);
-  if (given.length !== 1) {
-    throw new ApiError(400, 'validation_failed', 'A target names exactly one of max_false_positive_rate, max_share_flagged, min_precision.', {
-      errors: [{ field: 'target', message: `must have exactly one of ${LIMITS.join(', ')} (got ${given.length})` }],
-    });
-  }
-  return target;
-}
-
-const FitBody = Type.Object({
-  since: Type.Optional(Time),
-  until: Type.Optional(Time),
-  base_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  assume_legit_after_days: Type.Optional(Type.Number({ minimum: 0, maximum: 3650 })),
-  holdout_fraction: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 })),
-  target: Type.Optional(TargetSchema),
-}, { additionalProperties: false });
-const EmptyBody = Type.Object({}, { additionalProperties: false });
-const ActivateBody = Type.Object({
-  /** activate even when the operating point moves beyond MOVE_LIMITS (operating.ts) */
-  confirm: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false });
-const Side = Type.Object({ version: Type.String(), high: Type.Integer(), share_flagged_high: Type.Number() });
-const MoveSchema = Type.Object({ decisions: Type.Integer(), before: Side, after: Side, change: Type.Number(), exceeds: Type.Boolean() });
-/** 409 when confirmation is needed: the problem plus the before/after figures. */
-const ConfirmProblem = Type.Object({ ...ProblemSchema.properties, operating_point: Type.Optional(MoveSchema) });
-
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
 
 export function policyRecord(row: PolicyRow): Static<typeof PolicyRecord> {
   return {
@@ -123,11 +66,25 @@ async function requireRow(store: Store, environment: Environment, version: strin
   return row;
 }
 
+function jobView(job: JobStatus): Static<typeof JobSchema> {
+  return {
+    id: job.id,
+    kind: job.kind as Static<typeof JobSchema>['kind'],
+    started_at: new Date(job.startedAt).toISOString(),
+    updated_at: new Date(job.updatedAt).toISOString(),
+    phase: job.phase,
+    decisions_read: job.decisionsRead,
+    labelled: job.labelled,
+    total: job.total,
+    fraction: job.total === null ? null : job.total === 0 ? 1 : Math.min(1, job.decisionsRead / job.total),
+  };
+}
+
 function mapErrors(err: unknown): never {
   if (err instanceof PolicyNotFoundError) throw new ApiError(404, 'not_found', 'No such policy version.');
   if (err instanceof PolicyConflictError) throw new ApiError(409, 'conflict', err.message);
-  // One fit or backtest per environment at a time (docs/decisions.md): the detail names the running job.
-  if (err instanceof JobConflictError) throw new ApiError(409, 'conflict', err.message);
+  // One fit or backtest per environment at a time (docs/decisions.md): the problem names the running job.
+  if (err instanceof JobConflictError) throw new ApiError(409, 'conflict', err.message, { extensions: { job: err.running } });
   throw err;
 }
 
@@ -147,6 +104,29 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
         const position = cursor ? decodeTimeKey(cursor) : undefined;
         const page = await listPolicies(db, request.principal.environment, limit, position && { at: position.at, version: position.key });
         return { data: page.rows.map(policyRecord), next_cursor: nextCursor(page, (last) => encodeTimeKey({ at: Number(last.created_at), key: last.version })) };
+      },
+    }),
+
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/policies/jobs',
+      config: { scope: 'policy:read' },
+      schema: { tags, summary: "The fit or backtest running in the caller's environment, with its progress (none or one)", response: { 200: Type.Object({ data: Type.Array(JobSchema) }), ...problems } },
+      handler: async (request) => {
+        const job = await jobStatus(db, request.principal.environment);
+        return { data: job ? [jobView(job)] : [] };
+      },
+    }),
+
+    defineRoute<{ Params: Static<typeof JobParams> }>({
+      method: 'GET',
+      url: '/api/v1/policies/jobs/:job_id',
+      config: { scope: 'policy:read' },
+      schema: { tags, summary: 'A running fit or backtest and its progress; 404 once it has finished', params: JobParams, response: { 200: JobSchema, ...problems } },
+      handler: async (request) => {
+        const job = await jobStatus(db, request.principal.environment);
+        if (!job || job.id !== request.params.job_id) throw new ApiError(404, 'not_found', 'No such running job: it is unknown, of another environment, or finished.');
+        return jobView(job);
       },
     }),
 
@@ -182,7 +162,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       url: '/api/v1/policies/fit',
       preValidation: emptyIsObject,
       config: { scope: 'policy:write', role: 'operator' },
-      schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 409: ProblemSchema, 422: ProblemSchema, ...problems } },
+      schema: { tags, summary: 'Fit a candidate policy to the labelled score decisions', body: FitBody, response: { 201: PolicyDetail, 409: JobConflictProblem, 422: ProblemSchema, ...problems } },
       handler: async (request, reply) => {
         const body = request.body ?? {};
         const { environment } = request.principal;
@@ -214,7 +194,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       url: '/api/v1/policies/:version/backtest',
       preValidation: emptyIsObject,
       config: { scope: 'policy:read' },
-      schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), 409: ProblemSchema, ...problems } },
+      schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), 409: JobConflictProblem, ...problems } },
       handler: async (request) => {
         const { environment } = request.principal;
         const row = await requireRow(store, environment, request.params.version);

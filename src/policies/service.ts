@@ -14,9 +14,9 @@ import { DEFAULT_HOLDOUT_FRACTION } from './split.ts';
 import type { BacktestOutput, FitOutput, JobTask, LiveFigures, StoredReport } from './job-tasks.ts';
 import { storeSource } from './job-reader.ts';
 import type { OperatingTarget } from './operating.ts';
-import { runJob, runJobReading } from './job-thread.ts';
+import { runJob, runJobReading, type WorkerProgress } from './job-thread.ts';
 import { withLease, type LeaseSettings } from './jobs.ts';
-import { jobPages, type Window } from './stored.ts';
+import { countDecisions, jobPages, type Window } from './stored.ts';
 
 export type { Window };
 
@@ -41,15 +41,24 @@ export interface JobOptions {
    */
   store?: Store;
   lease?: LeaseSettings;
+  /** hears the job's progress as its worker reports it (the lease row has it too, less often) */
+  onProgress?: (progress: WorkerProgress) => void;
 }
 
 /** Runs a job in a worker thread while holding the environment's lease. */
 function runLeased<T>(db: Kysely<Database>, task: JobTask, environment: Environment, window: Window, options: JobOptions): Promise<T> {
   const source = options.store ? storeSource(options.store) : undefined;
   const only: Window = { since: window.since, until: window.until };
-  return withLease(db, environment, task.kind, (job) => source
-    ? runJobReading<T>(task, source, environment, only, job.signal)
-    : runJob<T>(task, jobPages(db, task, environment, only), job.signal), options.lease);
+  return withLease(db, environment, task.kind, async (job) => {
+    const onProgress = (p: WorkerProgress) => {
+      options.onProgress?.(p);
+      return job.progress({ phase: p.phase, decisionsRead: p.decisionsRead, labelled: p.labelled, total: p.total });
+    };
+    if (source) return runJobReading<T>(task, source, environment, only, job.signal, onProgress);
+    // Without a second connection (in-memory SQLite) the count is cheap: the store is small.
+    const total = await countDecisions(db, environment, only);
+    return runJob<T>(task, jobPages(db, task, environment, only), job.signal, onProgress, total);
+  }, options.lease);
 }
 
 /**

@@ -75,8 +75,15 @@ interface SignalPlan {
 export type ExpansionPlan = readonly SignalPlan[];
 
 /** Knots for one signal from its training values (any order; zeros ignored). */
-export function knotsFromValues(values: readonly number[]): number[] {
-  const positive = values.filter((v) => v !== 0 && Number.isFinite(v)).sort((a, b) => a - b);
+export function knotsFromValues(values: ArrayLike<number>): number[] {
+  // A typed array sorts numerically and holds a large fit's column outside the JS heap.
+  const kept = new Float64Array(values.length);
+  let m = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (v !== 0 && Number.isFinite(v)) kept[m++] = v;
+  }
+  const positive = kept.subarray(0, m).sort();
   const knots: number[] = [];
   for (const q of KNOT_QUANTILES) {
     const k = positive[Math.min(positive.length - 1, Math.floor(q * positive.length))];
@@ -88,7 +95,7 @@ export function knotsFromValues(values: readonly number[]): number[] {
 }
 
 /** Index of the first element > x in a sorted array. */
-function upperBound(sorted: readonly number[], x: number): number {
+function upperBound(sorted: ArrayLike<number>, x: number): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
@@ -100,11 +107,11 @@ function upperBound(sorted: readonly number[], x: number): number {
 }
 
 /**
- * The plan for vectors in `names` order: the knot rule on each shapeable signal's column
- * (`shapeable(name)` false: one linear column).
+ * The plan for vectors in `names` order: the knot rule on each shapeable signal's column (its
+ * values in row order, `column(j)`; `shapeable(name)` false: one linear column).
  */
-export function planShapes(names: readonly SignalName[], vectors: readonly (readonly number[])[], shapeable: (name: SignalName) => boolean = () => true): ExpansionPlan {
-  return names.map((name, j) => ({ name, knots: shapeable(name) ? knotsFromValues(vectors.map((v) => v[j]!)) : [] }));
+export function planShapes(names: readonly SignalName[], column: (j: number) => ArrayLike<number>, shapeable: (name: SignalName) => boolean = () => true): ExpansionPlan {
+  return names.map((name, j) => ({ name, knots: shapeable(name) ? knotsFromValues(column(j)) : [] }));
 }
 
 /**

@@ -15,7 +15,8 @@ export function entityFraction(entityId: string, salt = DEFAULT_SPLIT_SALT): num
   return digest.readUIntBE(0, 6) / 2 ** 48;
 }
 
-function isHoldout(entityId: string, fraction = DEFAULT_HOLDOUT_FRACTION, salt = DEFAULT_SPLIT_SALT): boolean {
+/** Whether the entity's decisions go to the holdout. */
+export function isHoldout(entityId: string, fraction = DEFAULT_HOLDOUT_FRACTION, salt = DEFAULT_SPLIT_SALT): boolean {
   return entityFraction(entityId, salt) < fraction;
 }
 

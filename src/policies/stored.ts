@@ -14,6 +14,15 @@ export interface Window {
 
 const PAGE = 2000;
 
+/** The score decisions a job over the window will read, counted once as it starts (its progress). */
+export async function countDecisions(db: Kysely<Database>, environment: Environment, window: Window): Promise<number> {
+  let q = db.selectFrom('decisions').select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+    .where('environment', '=', environment).where('kind', '=', 'score').where('features', 'is not', null);
+  if (window.since !== undefined) q = q.where('created_at', '>=', window.since);
+  if (window.until !== undefined) q = q.where('created_at', '<', window.until);
+  return Number((await q.executeTakeFirstOrThrow()).n);
+}
+
 /**
  * Every score decision with stored features in the window, oldest first, a page at a time: each
  * read is short, and only the pages in flight are ever held.

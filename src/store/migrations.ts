@@ -20,6 +20,7 @@ import { rings } from './migrations/017_rings.ts';
 import { lossReasons } from './migrations/019_loss_reasons.ts';
 import { networkIncremental } from './migrations/020_network_incremental.ts';
 import { fraudulentLosses } from './migrations/023_fraudulent_losses.ts';
+import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
   return {
@@ -186,6 +187,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '019_loss_reasons': lossReasons,
   '020_network_incremental': networkIncremental,
   '023_fraudulent_losses': fraudulentLosses,
+  '021_job_progress': jobProgress,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  averagePrecision, brierScore, calibrationBins, calibrationError, computeMetrics, rocAuc, thresholdFigures, type Label,
+  averagePrecision, brierScore, calibrationBins, calibrationError, computeMetrics, rocAuc, type Label,
 } from '../../src/policies/metrics.ts';
 
 const close = (actual: number | null, expected: number, eps = 1e-12) =>
@@ -90,24 +90,8 @@ describe('brierScore and calibrationError', () => {
   });
 });
 
-describe('thresholdFigures', () => {
-  test('share flagged, precision and recall per level minimum score', () => {
-    const scores = [5, 35, 65, 90, 95, 40];
-    const labels: Label[] = [0, 0, 1, 1, 0, 1];
-    const figures = thresholdFigures(scores, labels, { medium: 30, high: 60, critical: 85 });
-    assert.deepEqual(figures, [
-      { risk_level: 'low', min_score: 0, share_flagged: 1, precision: 0.5, recall: 1 },
-      { risk_level: 'medium', min_score: 30, share_flagged: 5 / 6, precision: 3 / 5, recall: 1 },
-      { risk_level: 'high', min_score: 60, share_flagged: 3 / 6, precision: 2 / 3, recall: 2 / 3 },
-      { risk_level: 'critical', min_score: 85, share_flagged: 2 / 6, precision: 1 / 2, recall: 1 / 3 },
-    ]);
-  });
-
-  test('nothing flagged or no fraud gives null precision or recall, never NaN', () => {
-    const figures = thresholdFigures([1, 2], [0, 0], { medium: 30, high: 60, critical: 85 });
-    assert.equal(figures[3]!.precision, null);
-    assert.equal(figures[3]!.recall, null);
-    assert.equal(figures[3]!.share_flagged, 0);
+describe('computeMetrics', () => {
+  test('no decisions give null figures, never NaN', () => {
     const empty = computeMetrics([], []);
     assert.deepEqual(empty, { roc_auc: null, average_precision: null, brier: null, calibration_error: null });
     // and so it survives the JSON it is stored as (a NaN would silently become null)

@@ -5,6 +5,7 @@ import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, validatePolicy, type P
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { fitCandidate, fitReport, type LabelledDecision } from '../../src/policies/report.ts';
 import { replayScore } from '../../src/policies/arithmetic.ts';
+import { LabelledSplit } from '../../src/policies/samples.ts';
 import { mulberry32, type Random } from '../../bench/quality/prng.ts';
 
 /** Signal values in their documented ranges (docs/signals.md), with realistic sparsity. */
@@ -184,7 +185,7 @@ describe('fitCandidate: operating points', () => {
 describe('fitReport', () => {
   test('an empty holdout gives null metrics and figures', () => {
     const train = decisions(50, 50, DEFAULT_POLICY, 3);
-    const report = fitReport({ train, holdout: [], base: DEFAULT_POLICY, candidate: DEFAULT_POLICY });
+    const report = fitReport({ split: LabelledSplit.of(train, 0), base: DEFAULT_POLICY, candidate: DEFAULT_POLICY });
     assert.equal(report.holdout.decisions, 0);
     assert.equal(report.metrics.candidate.roc_auc, null);
     assert.equal(report.thresholds[1]!.share_flagged, null);
