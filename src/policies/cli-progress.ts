@@ -1,7 +1,7 @@
 // The progress of `vouch policy fit|backtest` on standard error (--progress, or whenever standard
 // error is a terminal): the job runs in this process's worker thread, which reports after every
 // page and at every phase; the same figures reach the lease row, and thus GET
-// /api/v1/policies/jobs, with each heartbeat. Standard output keeps the JSON result alone.
+// /api/v1/policy-jobs, with each heartbeat. Standard output keeps the JSON result alone.
 import { bar, progressLine } from '../lib/progress.ts';
 import type { WorkerProgress } from './job-thread.ts';
 

@@ -81,7 +81,7 @@ type Progress = { progress?: boolean };
 
 /**
  * The job's worker reads the store over its own connection, so this process's event loop is free
- * to draw the progress; the heartbeat (and with it the progress GET /api/v1/policies/jobs shows)
+ * to draw the progress; the heartbeat (and with it the progress GET /api/v1/policy-jobs shows)
  * comes every second.
  */
 const jobOptions = (store: Store, progress?: ReturnType<typeof jobProgressBar>): JobOptions =>

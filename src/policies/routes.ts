@@ -109,7 +109,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
 
     defineRoute({
       method: 'GET',
-      url: '/api/v1/policies/jobs',
+      url: '/api/v1/policy-jobs',
       config: { scope: 'policy:read' },
       schema: { tags, summary: "The fit or backtest running in the caller's environment, with its progress (none or one)", response: { 200: Type.Object({ data: Type.Array(JobSchema) }), ...problems } },
       handler: async (request) => {
@@ -120,7 +120,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
 
     defineRoute<{ Params: Static<typeof JobParams> }>({
       method: 'GET',
-      url: '/api/v1/policies/jobs/:job_id',
+      url: '/api/v1/policy-jobs/:job_id',
       config: { scope: 'policy:read' },
       schema: { tags, summary: 'A running fit or backtest and its progress; 404 once it has finished', params: JobParams, response: { 200: JobSchema, ...problems } },
       handler: async (request) => {

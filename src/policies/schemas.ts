@@ -65,7 +65,7 @@ export const ConfirmProblem = Type.Object({ ...ProblemSchema.properties, operati
 
 export const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
 
-/** A running fit or backtest and its progress (GET /api/v1/policies/jobs). */
+/** A running fit or backtest and its progress (GET /api/v1/policy-jobs). */
 export const JobSchema = Type.Object({
   id: Type.String(),
   kind: StringEnum(['fit', 'backtest'] as const),
@@ -82,7 +82,7 @@ export const JobSchema = Type.Object({
   fraction: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()]),
 });
 export const JobParams = Type.Object({ job_id: Type.String({ minLength: 1, maxLength: 64 }) });
-/** 409 while another job runs: the problem names it, to follow at GET /api/v1/policies/jobs/{id}. */
+/** 409 while another job runs: the problem names it, to follow at GET /api/v1/policy-jobs/{id}. */
 export const JobConflictProblem = Type.Object({
   ...ProblemSchema.properties,
   job: Type.Optional(Type.Object({ id: Type.String(), kind: Type.String() })),

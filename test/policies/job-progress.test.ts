@@ -1,4 +1,4 @@
-// Issue 20 item 5: a running fit's progress is visible from any instance (GET /api/v1/policies/jobs
+// Issue 20 item 5: a running fit's progress is visible from any instance (GET /api/v1/policy-jobs
 // and /jobs/{id}), the 409 of a second job names the running one, and a finished or unknown job
 // is 404. The job is held mid-run by holdNextJob (no timing): after its first page of 2,000.
 import { describe, test, before, after } from 'node:test';
@@ -75,7 +75,7 @@ for (const backend of backends()) {
     });
 
     test('mid-fit: both instances show the job and its progress; a second job gets 409 naming it; once done it is 404', async () => {
-      const idle = await get(b, key.reader, '/api/v1/policies/jobs');
+      const idle = await get(b, key.reader, '/api/v1/policy-jobs');
       assert.equal(idle.statusCode, 200, idle.body);
       assert.deepEqual(idle.json(), { data: [] });
 
@@ -83,7 +83,7 @@ for (const backend of backends()) {
       const fit = a.inject({ method: 'POST', url: '/api/v1/policies/fit', headers: { 'x-api-key': key.operator }, payload: {} });
       await hold.reached;
 
-      const listed = await get(b, key.reader, '/api/v1/policies/jobs');
+      const listed = await get(b, key.reader, '/api/v1/policy-jobs');
       assert.equal(listed.statusCode, 200, listed.body);
       const [job] = listed.json().data as Record<string, unknown>[];
       assert.ok(job, 'the other instance sees the running job');
@@ -95,11 +95,11 @@ for (const backend of backends()) {
       assert.equal(job.labelled, 1_000, 'every other decision of the first page is labelled');
       assert.ok(Date.parse(String(job.started_at)) <= Date.parse(String(job.updated_at)));
 
-      const one = await get(a, key.reader, `/api/v1/policies/jobs/${String(job.id)}`);
+      const one = await get(a, key.reader, `/api/v1/policy-jobs/${String(job.id)}`);
       assert.equal(one.statusCode, 200, one.body);
       assert.deepEqual(one.json(), job);
-      assert.deepEqual((await get(a, key.testReader, '/api/v1/policies/jobs')).json(), { data: [] }, 'the test environment has no job');
-      problem(await get(a, key.testReader, `/api/v1/policies/jobs/${String(job.id)}`), 404, 'not_found');
+      assert.deepEqual((await get(a, key.testReader, '/api/v1/policy-jobs')).json(), { data: [] }, 'the test environment has no job');
+      problem(await get(a, key.testReader, `/api/v1/policy-jobs/${String(job.id)}`), 404, 'not_found');
 
       const conflict = problem(await b.inject({ method: 'POST', url: `/api/v1/policies/${DEFAULT_POLICY.version}/backtest`, headers: { 'x-api-key': key.reader }, payload: {} }), 409, 'conflict');
       assert.deepEqual(conflict.job, { id: job.id, kind: 'fit' }, 'the problem names the running job');
@@ -107,8 +107,8 @@ for (const backend of backends()) {
       hold.release();
       const done = await fit;
       assert.equal(done.statusCode, 201, done.body);
-      problem(await get(b, key.reader, `/api/v1/policies/jobs/${String(job.id)}`), 404, 'not_found');
-      assert.deepEqual((await get(b, key.reader, '/api/v1/policies/jobs')).json(), { data: [] });
+      problem(await get(b, key.reader, `/api/v1/policy-jobs/${String(job.id)}`), 404, 'not_found');
+      assert.deepEqual((await get(b, key.reader, '/api/v1/policy-jobs')).json(), { data: [] });
     });
 
     test('vouch policy fit|backtest --progress: the progress on standard error, line by line without a terminal; standard output is the JSON result alone', async () => {
@@ -137,8 +137,8 @@ for (const backend of backends()) {
     });
 
     test('an unknown job id is 404; the route needs policy:read', async () => {
-      problem(await get(a, key.reader, '/api/v1/policies/jobs/job_0000000000000000'), 404, 'not_found');
-      assert.equal((await a.inject({ method: 'GET', url: '/api/v1/policies/jobs' })).statusCode, 401);
+      problem(await get(a, key.reader, '/api/v1/policy-jobs/job_0000000000000000'), 404, 'not_found');
+      assert.equal((await a.inject({ method: 'GET', url: '/api/v1/policy-jobs' })).statusCode, 401);
     });
 
     test('the heartbeat writes the progress; a dead holder\'s job is not shown as running', async () => {
