@@ -15,7 +15,7 @@ import { SCOPES } from './auth/principal.ts';
 import { createSigningKey, sealOrReplaceSigningKeys } from './auth/signing-keys.ts';
 import { resolveKeyEncryption, type KeyEncryption } from './auth/kek.ts';
 import { lineLog, silentLog, type AuthLog } from './auth/events.ts';
-import { loadPolicy } from './policies/policy.ts';
+import { loadPolicy } from './policies/policy-document.ts';
 import { ensurePolicies } from './policies/repository.ts';
 
 /** The signals that stop a serving process gracefully. */

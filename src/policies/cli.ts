@@ -5,7 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
 import { loadConfig, type Config } from '../config/env.ts';
-import { validatePolicy, type Policy } from './policy.ts';
+import { type Policy } from './policy.ts';
+import { validatePolicy } from './policy-document.ts';
 import type { Store } from '../store/db.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import {

@@ -1,12 +1,9 @@
-// Constrained, L2-regularised logistic regression for fitting a policy's weights (docs/api.md, "Policies").
-// No maintained npm package does bound-constrained optimisation well enough to depend on, and with
-// ~15 features a dense projected Newton method is short, exact and deterministic: Newton steps on
-// the variables not held at a bound, a backtracking line search along the projected path, and
-// convergence on the projected gradient.
-import { SIGNAL_NAMES, type SignalName } from './policy.ts';
+// Constrained, L2-regularised logistic regression (docs/api.md, "Policies": the fit of a policy's
+// weights, signal-fit.ts, runs on it). No maintained npm package does bound-constrained
+// optimisation well enough to depend on, and with tens of columns a dense projected Newton method
+// is short, exact and deterministic: Newton steps on the variables not held at a bound, a
+// backtracking line search along the projected path, and convergence on the projected gradient.
 import { solveSpd } from './linear.ts';
-import { WEIGHT_LIMIT, signalBounds, toRecord, toVector, type FeatureRecord } from './features.ts';
-import { collapse, columnSignals, expand, type ExpansionPlan, type Shapes } from './shapes.ts';
 
 /** The data cannot identify a model: one label is missing. Maps to 422 insufficient_labels. */
 export class InsufficientLabelsError extends Error {
@@ -156,7 +153,7 @@ function validate(data: Samples): { total: number; positive: number } {
 }
 
 /** Rows given as arrays, as one block. */
-function arraySamples(X: readonly (readonly number[])[], y: readonly number[], s: readonly number[] | undefined, d: number): Samples {
+export function arraySamples(X: readonly (readonly number[])[], y: readonly number[], s: readonly number[] | undefined, d: number): Samples {
   if (X.length !== y.length || (s !== undefined && X.length !== s.length)) throw new RangeError('fit: X, y and the sample weights differ in length');
   const block: SampleBlock = { n: X.length, x: new Float64Array(X.length * d), y: new Uint8Array(X.length), s: s ? Float64Array.from(s) : null };
   for (let i = 0; i < X.length; i++) {
@@ -183,7 +180,7 @@ export function fitLogistic(
 }
 
 /** fitLogistic over rows held in blocks (samples.ts): the same arithmetic, in the same order. */
-function fitSamples(data: Samples, options: FitOptions = {}): FitResult {
+export function fitSamples(data: Samples, options: FitOptions = {}): FitResult {
   const d = data.width;
   const { total, positive } = validate(data);
   const lambda = options.lambda ?? DEFAULT_LAMBDA;
@@ -268,76 +265,4 @@ function lineSearch(p: Problem, theta: number[], f: number, g: number[], directi
     if (fc <= f + 1e-4 * expected) return { theta: candidate, f: fc };
   }
   return null;
-}
-
-export interface LabelledFeatures {
-  features: FeatureRecord | readonly number[];
-  label: 0 | 1;
-  /** sample weight, default 1 */
-  weight?: number;
-}
-
-export interface SignalFit {
-  bias: number;
-  weights: Record<SignalName, number>;
-  /** the shapes fitted under a plan (shapes.ts); empty without one */
-  shapes: Shapes;
-  loss: number;
-  iterations: number;
-  converged: boolean;
-}
-
-/** What a fit of a policy's weights takes: the penalty and the stopping rule, and the shapes' plan. */
-type SignalFitOptions = Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> & { plan?: ExpansionPlan };
-
-/**
- * Fits a policy's bias and weights to labelled feature vectors: every weight within the schema's
- * ±100 and on the side of zero its signal's direction allows, the bias within ±100. The values are
- * taken as the model sums them (rounded to 4 decimals). With a `plan` each vector is expanded into
- * ramp columns (shapes.ts, expand), each bounded like its signal's weight, and the coefficients
- * come back as weights and shapes.
- */
-export function fitSignalWeights(rows: readonly LabelledFeatures[], options: SignalFitOptions = {}): SignalFit {
-  const fraud = rows.filter((r) => r.label === 1 && (r.weight ?? 1) > 0).length;
-  const legit = rows.filter((r) => r.label === 0 && (r.weight ?? 1) > 0).length;
-  if (fraud === 0 || legit === 0) throw new InsufficientLabelsError(fraud, legit);
-  const X = rows.map((r) => toVector(r.features));
-  return fitSignalSamples(arraySamples(X, rows.map((r) => r.label), rows.map((r) => r.weight ?? 1), SIGNAL_NAMES.length), options);
-}
-
-/**
- * The rows as a plan's columns: each block expanded as it is visited, into one buffer reused for
- * every block of a pass, so a large fit never holds its expanded matrix (a shaped fit has about
- * three times the columns) and the sums are the same as over a matrix expanded once.
- */
-function expandedSamples(data: Samples, plan: ExpansionPlan): Samples {
-  const width = columnSignals(plan).length;
-  return {
-    width,
-    *each() {
-      let x = new Float64Array(0);
-      for (const block of data.each()) {
-        if (x.length < block.n * width) x = new Float64Array(block.n * width);
-        for (let i = 0; i < block.n; i++) expand(block.x.subarray(i * data.width, (i + 1) * data.width), plan, x, i * width);
-        yield { n: block.n, x, y: block.y, s: block.s };
-      }
-    },
-  };
-}
-
-/** fitSignalWeights over rows already in SIGNAL_NAMES order, each value as the model sums it. */
-export function fitSignalSamples(data: Samples, options: SignalFitOptions = {}): SignalFit {
-  const { plan, ...fitOptions } = options;
-  const signals = signalBounds();
-  const column = plan ? columnSignals(plan) : signals.lower.map((_, j) => j);
-  const result = fitSamples(plan ? expandedSamples(data, plan) : data, {
-    ...fitOptions,
-    lower: column.map((j) => signals.lower[j]!),
-    upper: column.map((j) => signals.upper[j]!),
-    biasLower: -WEIGHT_LIMIT,
-    biasUpper: WEIGHT_LIMIT,
-  });
-  if (!plan) return { ...result, weights: toRecord(result.weights), shapes: {} };
-  const { weights, shapes } = collapse(plan, result.weights);
-  return { ...result, weights: toRecord(weights), shapes };
 }

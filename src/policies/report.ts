@@ -3,7 +3,8 @@
 import { SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
 import { signalBounds, WEIGHT_LIMIT } from './features.ts';
 import { planShapes, SHAPEABLE, simplify, type Shapes } from './shapes.ts';
-import { fitSignalSamples, InsufficientLabelsError, type SignalFit } from './fit.ts';
+import { InsufficientLabelsError } from './fit.ts';
+import { fitSignalSamples, type SignalFit } from './signal-fit.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 import { levelFigures, shareAtOrAbove, thresholdsForTarget, type LevelFigure, type OperatingTarget, type TargetOutcome } from './operating.ts';
 import type { ReplayPolicy } from './backtest.ts';

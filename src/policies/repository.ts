@@ -5,7 +5,8 @@
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
-import { DEFAULT_POLICY, validatePolicy, type Policy } from './policy.ts';
+import { DEFAULT_POLICY, type Policy } from './policy.ts';
+import { validatePolicy } from './policy-document.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';

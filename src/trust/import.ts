@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { compileBodyCheck } from '../http/validation.ts';
 import type { Config } from '../config/env.ts';
-import { loadPolicy } from '../policies/policy.ts';
+import { loadPolicy } from '../policies/policy-document.ts';
 import type { Store } from '../store/db.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
 import { TrustEvent, eventErrors } from './schemas.ts';

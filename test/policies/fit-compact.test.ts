@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/policies/policy.ts';
 import { replayScore } from '../../src/policies/arithmetic.ts';
-import { fitSignalWeights } from '../../src/policies/fit.ts';
+import { fitSignalWeights } from '../../src/policies/signal-fit.ts';
 import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';
 import { plotsFromScores } from '../../src/policies/plots.ts';
 import { LabelledSplit } from '../../src/policies/samples.ts';

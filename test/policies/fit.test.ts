@@ -2,7 +2,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { SIGNAL_DIRECTIONS, SIGNAL_NAMES } from '../../src/policies/policy.ts';
-import { fitLogistic, fitSignalWeights, InsufficientLabelsError } from '../../src/policies/fit.ts';
+import { fitLogistic, InsufficientLabelsError } from '../../src/policies/fit.ts';
+import { fitSignalWeights } from '../../src/policies/signal-fit.ts';
 import { mulberry32, normal } from '../../bench/quality/prng.ts';
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DISPUTE_POLICY } from '../../src/disputes/policy.ts';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, loadPolicy, validatePolicy } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { loadPolicy, validatePolicy } from '../../src/policies/policy-document.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vouch-policy-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

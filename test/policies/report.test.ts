@@ -1,7 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, validatePolicy, type Policy, type SignalName } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/policies/policy.ts';
+import { validatePolicy } from '../../src/policies/policy-document.ts';
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { fitCandidate, fitReport, type LabelledDecision } from '../../src/policies/report.ts';
 import { replayScore } from '../../src/policies/arithmetic.ts';

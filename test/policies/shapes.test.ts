@@ -4,7 +4,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, validatePolicy, type Policy, type SignalName } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/policies/policy.ts';
+import { validatePolicy } from '../../src/policies/policy-document.ts';
 import { bySize, logisticScore, modelValue, replayScore, scoreFromSignals, scoreValues, type Contribution, type SignalValues } from '../../src/policies/arithmetic.ts';
 import { collapse, effectiveWeight, evaluateShape, expand, knotsFromValues, planShapes, type Shape } from '../../src/policies/shapes.ts';
 import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';

@@ -6,7 +6,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DEFAULT_POLICY, SIGNAL_NAMES, type SignalName } from '../../src/policies/policy.ts';
-import { fitSignalWeights } from '../../src/policies/fit.ts';
+import { fitSignalWeights } from '../../src/policies/signal-fit.ts';
 import { evaluate } from '../../src/trust/model.ts';
 import type { EntityProfile } from '../../src/trust/types.ts';
 import { describeEachBackend } from '../helpers/app.ts';

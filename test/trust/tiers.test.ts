@@ -4,7 +4,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, validatePolicy, type Policy } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
+import { validatePolicy } from '../../src/policies/policy-document.ts';
 import { DEFAULT_NEW_ACCOUNTS, newAccountsOf } from '../../src/policies/new-accounts.ts';
 import { prepare, scoreEntity } from '../../src/trust/model.ts';
 import { safeAmount, scoreForAmount } from '../../src/trust/safe-amount.ts';

@@ -1,0 +1,80 @@
+// The fit of a policy's weights (docs/api.md, "Policies"): the labelled feature vectors in the
+// policy's signal order, each weight bounded to its signal's side of zero, and with a plan the
+// shapable signals expanded into ramp columns (shapes.ts) whose coefficients come back as shapes.
+// The optimiser itself is fit.ts.
+import { SIGNAL_NAMES, type SignalName } from './policy.ts';
+import { WEIGHT_LIMIT, signalBounds, toRecord, toVector, type FeatureRecord } from './features.ts';
+import { collapse, columnSignals, expand, type ExpansionPlan, type Shapes } from './shapes.ts';
+import { arraySamples, fitSamples, InsufficientLabelsError, type FitOptions, type Samples } from './fit.ts';
+
+export interface LabelledFeatures {
+  features: FeatureRecord | readonly number[];
+  label: 0 | 1;
+  /** sample weight, default 1 */
+  weight?: number;
+}
+
+export interface SignalFit {
+  bias: number;
+  weights: Record<SignalName, number>;
+  /** the shapes fitted under a plan (shapes.ts); empty without one */
+  shapes: Shapes;
+  loss: number;
+  iterations: number;
+  converged: boolean;
+}
+
+/** What a fit of a policy's weights takes: the penalty and the stopping rule, and the shapes' plan. */
+type SignalFitOptions = Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> & { plan?: ExpansionPlan };
+
+/**
+ * Fits a policy's bias and weights to labelled feature vectors: every weight within the schema's
+ * ±100 and on the side of zero its signal's direction allows, the bias within ±100. The values are
+ * taken as the model sums them (rounded to 4 decimals). With a `plan` each vector is expanded into
+ * ramp columns (shapes.ts, expand), each bounded like its signal's weight, and the coefficients
+ * come back as weights and shapes.
+ */
+export function fitSignalWeights(rows: readonly LabelledFeatures[], options: SignalFitOptions = {}): SignalFit {
+  const fraud = rows.filter((r) => r.label === 1 && (r.weight ?? 1) > 0).length;
+  const legit = rows.filter((r) => r.label === 0 && (r.weight ?? 1) > 0).length;
+  if (fraud === 0 || legit === 0) throw new InsufficientLabelsError(fraud, legit);
+  const X = rows.map((r) => toVector(r.features));
+  return fitSignalSamples(arraySamples(X, rows.map((r) => r.label), rows.map((r) => r.weight ?? 1), SIGNAL_NAMES.length), options);
+}
+
+/**
+ * The rows as a plan's columns: each block expanded as it is visited, into one buffer reused for
+ * every block of a pass, so a large fit never holds its expanded matrix (a shaped fit has about
+ * three times the columns) and the sums are the same as over a matrix expanded once.
+ */
+function expandedSamples(data: Samples, plan: ExpansionPlan): Samples {
+  const width = columnSignals(plan).length;
+  return {
+    width,
+    *each() {
+      let x = new Float64Array(0);
+      for (const block of data.each()) {
+        if (x.length < block.n * width) x = new Float64Array(block.n * width);
+        for (let i = 0; i < block.n; i++) expand(block.x.subarray(i * data.width, (i + 1) * data.width), plan, x, i * width);
+        yield { n: block.n, x, y: block.y, s: block.s };
+      }
+    },
+  };
+}
+
+/** fitSignalWeights over rows already in SIGNAL_NAMES order, each value as the model sums it. */
+export function fitSignalSamples(data: Samples, options: SignalFitOptions = {}): SignalFit {
+  const { plan, ...fitOptions } = options;
+  const signals = signalBounds();
+  const column = plan ? columnSignals(plan) : signals.lower.map((_, j) => j);
+  const result = fitSamples(plan ? expandedSamples(data, plan) : data, {
+    ...fitOptions,
+    lower: column.map((j) => signals.lower[j]!),
+    upper: column.map((j) => signals.upper[j]!),
+    biasLower: -WEIGHT_LIMIT,
+    biasUpper: WEIGHT_LIMIT,
+  });
+  if (!plan) return { ...result, weights: toRecord(result.weights), shapes: {} };
+  const { weights, shapes } = collapse(plan, result.weights);
+  return { ...result, weights: toRecord(weights), shapes };
+}
