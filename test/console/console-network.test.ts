@@ -25,7 +25,7 @@ describe('operator console: the Network page in chromium', { skip }, () => {
   const tokens = new Map<Server, string>();
   const api = (s: Server, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) => s.inject({ method, url, headers: bearer(tokens.get(s)!), ...(payload ? { payload } : {}) });
   const descriptor = async (s: Server) => (await s.inject({ method: 'GET', url: '/network/v1/descriptor' })).json() as { signing_key: string };
-  const network = (name: string) => ({ network: { name, allowPrivate: true, syncSeconds: 86_400 } }) as Partial<Config>;
+  const network = (name: string): Partial<Config> => ({ network: { name, allowPrivate: true, syncSeconds: 86_400, commonEntityIds: false } });
 
   before(async () => {
     ensureConsoleBuilt();
