@@ -4,39 +4,26 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { backends, freshStore, testConfig, ADMIN_ID, ADMIN_SECRET, type TestStore } from '../helpers/app.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { backends, testConfig, type TestStore } from '../helpers/app.ts';
+import { twoInstances, type TwoInstances } from '../helpers/instances.ts';
 import { buildApp } from '../../src/app.ts';
-import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 import { hash } from '../helpers/trust.ts';
 
 for (const backend of backends()) {
   describe(`policy activation across instances [${backend}]`, () => {
+    let world: TwoInstances;
     let fresh: TestStore;
-    let second: Store;
     let a: FastifyInstance;
     let b: FastifyInstance;
     let token = '';
 
     before(async () => {
-      fresh = await freshStore(backend);
-      const config = testConfig();
-      await ensureBootstrapAdmin(fresh.store, config);
-      second = openStore(fresh.url);
-      a = await buildApp({ config, store: fresh.store, logger: false });
-      b = await buildApp({ config, store: second, logger: false });
-      await Promise.all([a.ready(), b.ready()]);
-      const res = await a.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: ADMIN_ID, client_secret: ADMIN_SECRET } });
-      token = res.json().access_token;
+      world = await twoInstances(backend);
+      ({ fresh, a, b, token } = world);
     });
 
-    after(async () => {
-      await a?.close();
-      await b?.close();
-      await second?.close();
-      await fresh?.drop();
-    });
+    after(() => world?.close());
 
     const auth = () => ({ authorization: `Bearer ${token}` });
     const scoreOn = (app: FastifyInstance, entity: string) =>

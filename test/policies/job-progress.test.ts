@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { backends, freshStore, problem, testConfig, ADMIN_ID, ADMIN_SECRET, type TestStore } from '../helpers/app.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
-import { buildApp } from '../../src/app.ts';
-import { ensureBootstrapAdmin } from '../../src/server.ts';
+import { backends, problem, ADMIN_ID, type TestStore } from '../helpers/app.ts';
+import { type Store } from '../../src/store/db.ts';
+import { twoInstances, type TwoInstances } from '../helpers/instances.ts';
 import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
 import { FEATURE_SET } from '../../src/policies/features.ts';
 import { holdNextJob } from '../../src/policies/job-thread.ts';
@@ -42,37 +41,22 @@ async function seedLabelled(store: Store, environment: Environment, count: numbe
 
 for (const backend of backends()) {
   describe(`policy job progress [${backend}]`, () => {
+    let world: TwoInstances;
     let fresh: TestStore;
-    let second: Store;
     let a: FastifyInstance;
     let b: FastifyInstance;
     const key = { reader: '', operator: '', testReader: '' };
     const get = (app: FastifyInstance, apiKey: string, url: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': apiKey } });
 
     before(async () => {
-      fresh = await freshStore(backend);
-      const config = testConfig();
-      await ensureBootstrapAdmin(fresh.store, config);
-      second = openStore(fresh.url);
-      a = await buildApp({ config, store: fresh.store, logger: false });
-      b = await buildApp({ config, store: second, logger: false });
-      await Promise.all([a.ready(), b.ready()]);
-      const token = (await a.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: ADMIN_ID, client_secret: ADMIN_SECRET } })).json().access_token as string;
-      const makeKey = async (environment: Environment, role: string, scopes: string[]) => {
-        const res = await a.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${token}` }, payload: { name: `progress-${environment}-${role}`, role, environment, scopes } });
-        assert.equal(res.statusCode, 201, res.body);
-        return res.json().key as string;
-      };
-      key.reader = await makeKey('live', 'service', ['policy:read']);
-      key.testReader = await makeKey('test', 'service', ['policy:read']);
-      key.operator = await makeKey('live', 'operator', ['policy:read', 'policy:write']);
+      world = await twoInstances(backend);
+      ({ fresh, a, b } = world);
+      key.reader = await world.key('progress-live-service', 'live', 'service', ['policy:read']);
+      key.testReader = await world.key('progress-test-service', 'test', 'service', ['policy:read']);
+      key.operator = await world.key('progress-live-operator', 'live', 'operator', ['policy:read', 'policy:write']);
       await seedLabelled(fresh.store, 'live', DECISIONS);
     });
-    after(async () => {
-      await Promise.all([a?.close(), b?.close()]);
-      await second?.close();
-      await fresh?.drop();
-    });
+    after(() => world?.close());
 
     test('mid-fit: both instances show the job and its progress; a second job gets 409 naming it; once done it is 404', async () => {
       const idle = await get(b, key.reader, '/api/v1/policy-jobs');

@@ -4,10 +4,9 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { backends, freshStore, problem, testConfig, ADMIN_ID, ADMIN_SECRET, type TestStore } from '../helpers/app.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
-import { buildApp } from '../../src/app.ts';
-import { ensureBootstrapAdmin } from '../../src/server.ts';
+import { backends, problem, ADMIN_ID, type TestStore } from '../helpers/app.ts';
+import { type Store } from '../../src/store/db.ts';
+import { twoInstances, type TwoInstances } from '../helpers/instances.ts';
 import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
 import { FEATURE_SET } from '../../src/policies/features.ts';
 import { backtest } from '../../src/policies/backtest.ts';
@@ -74,8 +73,8 @@ const expectedBacktest = async (store: Store, environment: Environment) =>
 
 for (const backend of backends()) {
   describe(`policy jobs: one per environment, off the event loop [${backend}]`, () => {
+    let world: TwoInstances;
     let fresh: TestStore;
-    let second: Store;
     let a: FastifyInstance;
     let b: FastifyInstance;
     const key: Record<'reader' | 'operator' | 'testReader', string> = { reader: '', operator: '', testReader: '' };
@@ -84,31 +83,16 @@ for (const backend of backends()) {
     const backtestUrl = `/api/v1/policies/${DEFAULT_POLICY.version}/backtest`;
 
     before(async () => {
-      fresh = await freshStore(backend);
-      const config = testConfig();
-      await ensureBootstrapAdmin(fresh.store, config);
       // Two instances over one store, each with its own connection.
-      second = openStore(fresh.url);
-      a = await buildApp({ config, store: fresh.store, logger: false });
-      b = await buildApp({ config, store: second, logger: false });
-      await Promise.all([a.ready(), b.ready()]);
-      const token = (await a.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: ADMIN_ID, client_secret: ADMIN_SECRET } })).json().access_token as string;
-      const makeKey = async (environment: Environment, role: string, scopes: string[]) => {
-        const res = await a.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${token}` }, payload: { name: `jobs-${environment}-${role}`, role, environment, scopes } });
-        assert.equal(res.statusCode, 201, res.body);
-        return res.json().key as string;
-      };
-      key.reader = await makeKey('live', 'service', ['policy:read']);
-      key.testReader = await makeKey('test', 'service', ['policy:read']);
-      key.operator = await makeKey('live', 'operator', ['policy:read', 'policy:write']);
+      world = await twoInstances(backend);
+      ({ fresh, a, b } = world);
+      key.reader = await world.key('jobs-live-service', 'live', 'service', ['policy:read']);
+      key.testReader = await world.key('jobs-test-service', 'test', 'service', ['policy:read']);
+      key.operator = await world.key('jobs-live-operator', 'live', 'operator', ['policy:read', 'policy:write']);
       await seed(fresh.store, 'live', LIVE_DECISIONS);
       await seed(fresh.store, 'test', TEST_DECISIONS);
     });
-    after(async () => {
-      await Promise.all([a?.close(), b?.close()]);
-      await second?.close();
-      await fresh?.drop();
-    });
+    after(() => world?.close());
 
     test('mid-backtest: /healthz answers, a second job in the environment gets 409 naming the first on either instance, the other environment runs; the result equals the in-process replay', async () => {
       const hold = holdNextJob();
