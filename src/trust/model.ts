@@ -60,16 +60,19 @@ function sameCountry(a: unknown, b: unknown): boolean | null {
 }
 
 /**
- * The signals that make a record not clean (docs/signals.md, "New accounts"): anything but being
- * new, the request's context and the amount. One of them non-zero (as summed), or a burst in the
- * day's trades, and the tier limit no longer excuses an amount: it is judged against the entity's
- * own history alone, as before the tiers.
+ * What a clean record may show (docs/signals.md, "New accounts"): being new, its trades (a
+ * protective count), the request's context and the products of those. Every other signal that
+ * does not depend on the amount is a warning sign: one of them non-zero (as summed), or a burst in
+ * the day's trades, and the tier limit no longer excuses an amount: it is judged against the
+ * entity's own history alone, as before the tiers. Listed as the exceptions, so that a signal added
+ * later is a warning sign unless it is put here.
  */
-const WARNING_SIGNS = [
-  'dispute_rate', 'cancellation_rate', 'chargebacks', 'fraud_reports', 'blocklisted', 'velocity_trades', 'velocity_volume',
-  'linked_flagged_entities', 'dormant_reactivation', 'shared_identifier_entities', 'network_flags', 'fraudulent_dispute_losses',
-  'ring_flagged_entities', 'ring_size',
-] as const satisfies readonly Exclude<SignalName, AmountSignal>[];
+const NOT_WARNING_SIGNS: ReadonlySet<SignalName> = new Set<SignalName>([
+  'completed_trades', 'new_account', 'cold_start', 'new_counterparty', 'payment_method_risk', 'cross_border',
+  'young_account_reversible_method', 'reversible_new_counterparty', 'cross_border_new_counterparty',
+]);
+const WARNING_SIGNS = SIGNAL_NAMES.filter((name): name is Exclude<SignalName, AmountSignal> =>
+  !NOT_WARNING_SIGNS.has(name) && !(AMOUNT_SIGNALS as readonly SignalName[]).includes(name));
 
 export interface Prepared {
   /** raw values of every signal that does not depend on the amount */
@@ -137,29 +140,29 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   const parts = { new_counterparty: newCounterparty ? 1 : 0, payment_method_risk: modelValue(methodRisk), cross_border: sameCountry(ctx.country, ctx.counterparty_country) === false ? 1 : 0 };
 
   const fixed: Prepared['fixed'] = {
-      completed_trades: Math.log2(1 + trades),
-      dispute_rate: disputeExcess(lost, trades, alpha, beta),
-      cancellation_rate: trades + cancelled > 0 ? cancelled / (trades + cancelled) : 0,
-      chargebacks: Math.log2(1 + count(d.chargebacks) * f),
-      fraud_reports: Math.log2(1 + count(d.fraudReports) * f),
-      blocklisted: profile.blocklisted ? 1 : 0,
-      new_account: newAccount,
-      cold_start: profile.known ? 0 : 1,
-      velocity_trades: velocityTrades,
-      velocity_volume: velocityVolume,
-      new_counterparty: newCounterparty ? 1 : 0,
-      payment_method_risk: methodRisk,
-      cross_border: parts.cross_border,
-      linked_flagged_entities: linkedFlagged,
-      dormant_reactivation: dormant.value,
-      young_account_reversible_method: youngReversible(newAccount, methodRisk),
-      shared_identifier_entities: sharedIdentifierValue(profile.sharedIdentifierEntities),
-      network_flags: network.value,
-      fraudulent_dispute_losses: fraudulentLossesValue(count(d.fraudulentLosses) * f),
-      ring_flagged_entities: ringFlaggedValue(ring),
-      ring_size: ringSizeValue(ring),
-      reversible_new_counterparty: INTERACTIONS.reversible_new_counterparty(parts),
-      cross_border_new_counterparty: INTERACTIONS.cross_border_new_counterparty(parts),
+    completed_trades: Math.log2(1 + trades),
+    dispute_rate: disputeExcess(lost, trades, alpha, beta),
+    cancellation_rate: trades + cancelled > 0 ? cancelled / (trades + cancelled) : 0,
+    chargebacks: Math.log2(1 + count(d.chargebacks) * f),
+    fraud_reports: Math.log2(1 + count(d.fraudReports) * f),
+    blocklisted: profile.blocklisted ? 1 : 0,
+    new_account: newAccount,
+    cold_start: profile.known ? 0 : 1,
+    velocity_trades: velocityTrades,
+    velocity_volume: velocityVolume,
+    new_counterparty: parts.new_counterparty,
+    payment_method_risk: methodRisk,
+    cross_border: parts.cross_border,
+    linked_flagged_entities: linkedFlagged,
+    dormant_reactivation: dormant.value,
+    young_account_reversible_method: youngReversible(newAccount, methodRisk),
+    shared_identifier_entities: sharedIdentifierValue(profile.sharedIdentifierEntities),
+    network_flags: network.value,
+    fraudulent_dispute_losses: fraudulentLossesValue(count(d.fraudulentLosses) * f),
+    ring_flagged_entities: ringFlaggedValue(ring),
+    ring_size: ringSizeValue(ring),
+    reversible_new_counterparty: INTERACTIONS.reversible_new_counterparty(parts),
+    cross_border_new_counterparty: INTERACTIONS.cross_border_new_counterparty(parts),
   };
   const clean = burst === 0 && WARNING_SIGNS.every((name) => modelValue(fixed[name]) === 0);
   const tier = tierFor(policy, request.currency, age, count(profile.tradesCompleted));

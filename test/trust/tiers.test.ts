@@ -137,6 +137,18 @@ describe('new-account tiers: worked examples', () => {
     assert.equal(safeAmount(p, r, DEFAULT_POLICY, NOW), 0);
   });
 
+  test('a dispute lost for a fraud is a warning sign on its own: the record is not clean and the tier no longer excuses the amount', () => {
+    const r: ScoreRequest = { entity_id: 'e1', amount: 240, currency: 'USD', context: { counterparty_id: 'cp', payment_method: 'bank_transfer' } };
+    const clean = newcomer();
+    clean.known = true;
+    clean.firstSeenAt = NOW - 5 * DAY;
+    const lost = structuredClone(clean);
+    lost.decayed.fraudulentLosses = 1;
+    assert.equal(prepare(clean, r, DEFAULT_POLICY, NOW).terms.clean, true);
+    assert.equal(prepare(lost, r, DEFAULT_POLICY, NOW).terms.clean, false);
+    assert.ok(scoreEntity(lost, r, DEFAULT_POLICY, NOW).score > scoreEntity(clean, r, DEFAULT_POLICY, NOW).score);
+  });
+
   test('an unlisted currency has no tier limit: without history the amount is not judged; noHistoryValue only with a warning sign', () => {
     assert.equal(limitOf(newcomer(), bank(100, 'XOF')), 0);
     const value = (p: EntityProfile, amount: number) => scoreEntity(p, bank(amount, 'XOF'), DEFAULT_POLICY, NOW).signals.find((s) => s.name === 'amount_vs_history')?.value;
