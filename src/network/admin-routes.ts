@@ -9,9 +9,8 @@ import type { NetworkIdentity } from './identity.ts';
 import { CreatePeerBody, PEER_ID, PeerInputError, PeerRecord, UpdatePeerBody, addPeer, findPeer, listPeers, removePeer, toPeerRecord, updatePeer } from './peers.ts';
 import type { PeerSyncResult } from './resolver.ts';
 import { networkFlagsFor, networkFlagsSignal } from './signal.ts';
-import { ENTITY_TYPE } from './publisher.ts';
 import { networkStatus } from './status.ts';
-import type { NetworkDb } from './tables.ts';
+import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
 
 export interface AdminRouteOptions {
   db: NetworkDb;

@@ -4,7 +4,8 @@
 // about its identifiers (resolutions and matches) goes unless another live entity still holds them.
 import { sql } from 'kysely';
 import type { Dialect } from '../store/dialect.ts';
-import { ENTITY_TYPE, withdrawErased, type Identifier } from './publisher.ts';
+import { withdrawErased, type Identifier } from './publisher.ts';
+import { ENTITY_TYPE } from './tables.ts';
 import type { NetworkDb } from './tables.ts';
 
 export async function eraseFromNetwork(trx: NetworkDb, dialect: Dialect, entityId: string, identifiers: Identifier[]): Promise<void> {

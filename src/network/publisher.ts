@@ -17,7 +17,7 @@ import { PUBLISH_EVENT_TYPES } from '../store/migrations/020_network_incremental
 import { ownEntries, prfInput, type FlagKind, type Label } from './oprf.ts';
 import { ownEntriesOff } from './oprf-thread.ts';
 import type { NetworkIdentity } from './identity.ts';
-import type { NetworkDb } from './tables.ts';
+import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
 
 const CHUNK = 500;
 const QUERY_CHUNK = 200;
@@ -28,8 +28,6 @@ const INLINE_PRF = 16;
  * each refresh looks this far behind its watermark so that none committed late is missed.
  */
 const MARGIN_MS = 120_000;
-/** The identifier type under which entity ids are published when the members hash them in common. */
-export const ENTITY_TYPE = 'entity';
 const ENTITY_IDS_SETTING = 'network_published_entity_ids';
 
 export interface Identifier {

@@ -12,8 +12,7 @@ import { b64, deriveLabelKey, deriveTag, ELEMENT_BYTES, fromB64, openLabel, prfI
 import { blindInputsOff, finalizeAllOff } from './oprf-thread.ts';
 import { listPeers } from './peers.ts';
 import { PENDING_RETENTION_MS } from './pending.ts';
-import { ENTITY_TYPE } from './publisher.ts';
-import type { NetworkDb, NetworkPeersTable } from './tables.ts';
+import { ENTITY_TYPE, type NetworkDb, type NetworkPeersTable } from './tables.ts';
 
 const EVALUATE_BATCH = 1000;
 /** A page of a peer's flags: one signed call with its own timeout, well within it at any set size. */

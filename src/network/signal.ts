@@ -4,7 +4,7 @@
 // 1; a lone peer counts half; agreement of several independent peers counts in full.
 import type { FlagKind, Label } from './oprf.ts';
 import { parseLabel } from './oprf.ts';
-import type { NetworkDb } from './tables.ts';
+import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
 import { sql, type RawBuilder } from 'kysely';
 import type { Dialect } from '../store/dialect.ts';
 
@@ -55,7 +55,7 @@ const byPeerId = (byPeer: Map<string, PeerFlag>): PeerFlag[] => [...byPeer.value
  * none. Only the live environment takes part.
  */
 export function networkMatchesSql(dialect: Dialect, env: unknown, keys: RawBuilder<unknown>, entityId: unknown): RawBuilder<unknown> {
-  const from = sql`from (${keys} union select cast('entity' as text), cast(${entityId} as text)) k
+  const from = sql`from (${keys} union select cast(${sql.lit(ENTITY_TYPE)} as text), cast(${entityId} as text)) k
       join network_matches nm on nm.id_type = k.id_type and nm.hash = k.hash
       join network_peers np on np.id = nm.peer_id
       where np.status = 'active' and ${env} = 'live'`;

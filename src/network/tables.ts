@@ -110,6 +110,9 @@ interface NetworkMatchesTable {
 }
 
 // A type alias, not an interface: Kysely's withTables wants an index-signature-compatible type.
+/** The identifier type under which entity ids are published and matched when the members hash them in common. */
+export const ENTITY_TYPE = 'entity';
+
 export type NetworkTables = {
   network_identity: NetworkIdentityTable;
   network_peers: NetworkPeersTable;
