@@ -64,6 +64,8 @@ function addTo(label: Label, row: FlagRow): void {
 }
 
 const FLAG_COLUMNS = ['e.fraud_reports', 'e.chargebacks', 'e.blocklisted', 'e.disputes_lost', 'e.flagged_at', 'e.last_event_at'] as const;
+/** The holder (entities as e) has a flag of a kind a label carries. */
+const FLAGGED_HOLDER = sql<boolean>`(e.fraud_reports > 0 or e.chargebacks > 0 or e.blocklisted = 1 or e.disputes_lost > 0)`;
 
 /** The labels `ids` carry now: summed over their flagged live holders (the `entity` type: that entity's own). */
 async function labelsFor(db: NetworkDb, ids: Identifier[], entityIds: boolean): Promise<Map<string, Label>> {
@@ -74,20 +76,24 @@ async function labelsFor(db: NetworkDb, ids: Identifier[], entityIds: boolean): 
     labels.set(keyOf(id), label);
   };
   const byType = new Map<string, string[]>();
-  for (const id of ids) byType.set(id.idType, [...(byType.get(id.idType) ?? []), id.hash]);
+  for (const id of ids) {
+    const hashes = byType.get(id.idType);
+    if (hashes) hashes.push(id.hash);
+    else byType.set(id.idType, [id.hash]);
+  }
   for (const [idType, hashes] of byType) {
     if (idType === ENTITY_TYPE && !entityIds) continue;
     for (let i = 0; i < hashes.length; i += QUERY_CHUNK) {
       const chunk = hashes.slice(i, i + QUERY_CHUNK);
       if (idType === ENTITY_TYPE) {
         const rows = await db.selectFrom('entities as e').select(['e.entity_id', ...FLAG_COLUMNS]).where('e.environment', '=', 'live').where('e.entity_id', 'in', chunk)
-          .where((eb) => eb.or([eb('e.fraud_reports', '>', 0), eb('e.chargebacks', '>', 0), eb('e.blocklisted', '=', 1), eb('e.disputes_lost', '>', 0)])).execute();
+          .where(FLAGGED_HOLDER).execute();
         for (const row of rows) add({ idType, hash: row.entity_id }, row);
       } else {
         const rows = await db.selectFrom('identifiers as i')
           .innerJoin('entities as e', (j) => j.onRef('e.environment', '=', 'i.environment').onRef('e.entity_id', '=', 'i.entity_id'))
           .select(['i.hash', ...FLAG_COLUMNS]).where('i.environment', '=', 'live').where('i.id_type', '=', idType).where('i.hash', 'in', chunk)
-          .where((eb) => eb.or([eb('e.fraud_reports', '>', 0), eb('e.chargebacks', '>', 0), eb('e.blocklisted', '=', 1), eb('e.disputes_lost', '>', 0)])).execute();
+          .where(FLAGGED_HOLDER).execute();
         for (const row of rows) add({ idType, hash: row.hash }, row);
       }
     }
@@ -188,11 +194,11 @@ async function flaggedNow(db: NetworkDb, entityIds: boolean): Promise<Identifier
   const rows = await db.selectFrom('identifiers as i')
     .innerJoin('entities as e', (j) => j.onRef('e.environment', '=', 'i.environment').onRef('e.entity_id', '=', 'i.entity_id'))
     .select(['i.id_type', 'i.hash']).distinct().where('i.environment', '=', 'live')
-    .where((eb) => eb.or([eb('e.fraud_reports', '>', 0), eb('e.chargebacks', '>', 0), eb('e.blocklisted', '=', 1), eb('e.disputes_lost', '>', 0)])).execute();
+    .where(FLAGGED_HOLDER).execute();
   const ids = rows.map((r) => ({ idType: r.id_type, hash: r.hash }));
   if (entityIds) {
     const entities = await db.selectFrom('entities as e').select('e.entity_id').where('e.environment', '=', 'live')
-      .where((eb) => eb.or([eb('e.fraud_reports', '>', 0), eb('e.chargebacks', '>', 0), eb('e.blocklisted', '=', 1), eb('e.disputes_lost', '>', 0)])).execute();
+      .where(FLAGGED_HOLDER).execute();
     for (const e of entities) ids.push({ idType: ENTITY_TYPE, hash: e.entity_id });
   }
   return ids;
