@@ -1,6 +1,7 @@
 // Deployments as apps with their own stores, talking over loopback (docs/network.md): a large pull
 // spreads over several syncs, each resuming at the cursor the last one stored, and a withdrawal
-// made meanwhile still arrives; with the common entity hashing on at A and B, an entity A flagged
+// made meanwhile still arrives; a peer lost in the middle of a pull leaves the cursor for the next
+// sync; with the common entity hashing on at A and B, an entity A flagged
 // (with no identifier linked) is matched by B's entity of the same id and scored there, while C,
 // without the setting, learns nothing of it.
 import assert from 'node:assert/strict';
@@ -79,6 +80,36 @@ for (const backend of backends()) {
       assert.deepEqual(next.pulled, 2, 'the two tombstones of the erased entity');
       assert.deepEqual(await matched(), [hash(4)]);
       const matches = await call('B', 'GET', `/api/v1/network/matches?entity_id=${hash(200)}`);
+      assert.deepEqual(matches.peers.map((p: { name: string; kinds: object }) => [p.name, p.kinds]), [['A', { fraud_report: 1 }]]);
+    });
+
+    test('a peer lost in the middle of a pull: the sync reports the error, keeps the cursor, and the next one resumes there', async () => {
+      await call('A', 'POST', '/api/v1/trust/events', { events: Array.from({ length: 8 }, (_, i) => ({
+        event_id: `lost-${i}`, type: 'fraud.reported', entity_id: hash(500 + i), occurred_at: at(), linked_identifiers: [{ type: 'phone', hash: hash(600 + i) }],
+      })) });
+      await call('B', 'POST', '/api/v1/trust/events', { events: [
+        { event_id: 'lost-b', type: 'identifier.linked', entity_id: hash(700), occurred_at: at(), linked_identifiers: [{ type: 'phone', hash: hash(607) }] },
+      ] });
+      const db = networkDb(apps.B.store.db);
+      const identity = await loadIdentity(db, resolveKeyEncryption(apps.B.config, apps.B.store));
+      const sync = async () => (await syncAll({ db, identity, urlPolicy: { allowPrivate: true }, timeoutMs: 10_000, commonEntityIds: true, paging: { pageSize: 5, pagesPerSync: 1 } }))[0]!;
+      const cursor = async () => (await db.selectFrom('network_peers').select('flags_cursor').where('id', '=', peerAt.B!).executeTakeFirstOrThrow()).flags_cursor;
+      const first = await sync();
+      assert.equal(first.flags_pulled, 5);
+      const kept = await cursor();
+      assert.notEqual(kept, '', 'half-way: a cursor is stored');
+      // A stops answering (the discard port): the sync fails and leaves the cursor where it was.
+      await db.updateTable('network_peers').set({ url: 'http://127.0.0.1:9' }).where('id', '=', peerAt.B!).execute();
+      const lost = await sync();
+      assert.equal(lost.flags_pulled, 0);
+      assert.ok(lost.error, 'the sync names the failure');
+      assert.equal(await cursor(), kept);
+      await db.updateTable('network_peers').set({ url: urlOfA }).where('id', '=', peerAt.B!).execute();
+      let pulled = 0;
+      for (let i = 0; i < 5 && (i === 0 || (await cursor()) !== ''); i++) pulled += (await sync()).flags_pulled;
+      assert.equal(await cursor(), '', 'the pull finished');
+      assert.ok(pulled >= 3, `the rest of A's entries arrived (${pulled})`);
+      const matches = await call('B', 'GET', `/api/v1/network/matches?entity_id=${hash(700)}`);
       assert.deepEqual(matches.peers.map((p: { name: string; kinds: object }) => [p.name, p.kinds]), [['A', { fraud_report: 1 }]]);
     });
 
