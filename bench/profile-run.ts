@@ -38,7 +38,8 @@ if (process.argv[3] !== 'reuse') {
 }
 const port = 18555;
 const child = fork('dist/cli.js', ['serve'], {
-  execArgv: ['--cpu-prof', '--cpu-prof-dir=' + (process.env.PROFDIR ?? '/work/prof')],
+  // EXECARGV='--import ./bench/sqlwrap.mjs' times every SQLite statement instead of profiling.
+  execArgv: process.env.EXECARGV ? process.env.EXECARGV.split(' ') : ['--cpu-prof', '--cpu-prof-dir=' + (process.env.PROFDIR ?? '/work/prof')],
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   env: { ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: dbUrl, ...(PG ? { VOUCH_REDIS_URL: REDIS_URL } : {}), VOUCH_LOG_LEVEL: 'warn',
     VOUCH_BOOTSTRAP_CLIENT_ID: 'bench-admin', VOUCH_BOOTSTRAP_CLIENT_SECRET: 'bench-admin-secret-0123456789', VOUCH_WORKERS: '1',

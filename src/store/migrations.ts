@@ -20,6 +20,7 @@ import { rings } from './migrations/017_rings.ts';
 import { lossReasons } from './migrations/019_loss_reasons.ts';
 import { networkIncremental } from './migrations/020_network_incremental.ts';
 import { fraudulentLosses } from './migrations/023_fraudulent_losses.ts';
+import { changeCounter } from './migrations/024_change_counter.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -188,6 +189,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '020_network_incremental': networkIncremental,
   '023_fraudulent_losses': fraudulentLosses,
   '021_job_progress': jobProgress,
+  '024_change_counter': changeCounter,
 };
 
 class CodeMigrations implements MigrationProvider {

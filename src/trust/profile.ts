@@ -12,7 +12,7 @@ import { networkMatchesSql, networkVersionSql, parseNetworkMatches } from '../ne
 import { readNeighbourhood, SCORE_CAPS } from '../rings/read.ts';
 import { walkRing, type Ring } from '../rings/graph.ts';
 
-interface ProfileRow {
+export interface ProfileRow {
   version: number | null;
   first_seen_at: number | null;
   last_event_at: number | null;
@@ -134,25 +134,37 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
 }
 
 export async function loadProfile(store: Store, q: ProfileQuery): Promise<LoadedProfile> {
+  const row = await readProfileRow(store, q);
+  return profileFromRow(row, q, await readRing(store, q, row));
+}
+
+/** The one profile query's row for `q`. */
+export async function readProfileRow(store: Store, q: ProfileQuery): Promise<ProfileRow> {
   const bucket = Math.floor(q.now / BUCKET_MS);
   const linked = q.linked ?? [];
   const rows = await profileQuery(store, linked.length).execute(
     q.environment, q.entityId, q.currency, q.counterpartyId ?? '', bucket - 5, bucket - 143, ...linked.flatMap((l) => [l.type, l.hash]),
   );
-  const row = rows[0]!;
+  return rows[0]!;
+}
+
+/** Only an entity sharing an identifier has a ring: the common case costs no further read. */
+export async function readRing(store: Store, q: ProfileQuery, row: ProfileRow): Promise<Ring | null> {
+  if (q.ringFanout === undefined || sharedWith(row) === 0) return null;
+  const caps = { ...SCORE_CAPS, fanout: q.ringFanout };
+  const hood = await readNeighbourhood(store.db, q.environment, q.entityId, (q.linked ?? []).map((l) => ({ idType: l.type, hash: l.hash })), caps);
+  return walkRing(hood, caps.depth, caps.fanout);
+}
+
+// Every holder count includes the entity itself once per identifier it holds.
+const sharedWith = (row: ProfileRow) => Math.max(0, n(row.linked_holders) - n(row.own_identifiers));
+
+/** The profile a row (and the ring read with it) describes; `q` supplies what the request named. */
+export function profileFromRow(row: ProfileRow, q: ProfileQuery, ring: Ring | null): LoadedProfile {
   const known = row.version !== null && n(row.version) > 0;
   // identifier_stats counts the entity itself among the flagged holders of each identifier it holds.
   const selfFlagged = n(row.fraud_reports) > 0 || n(row.blocklisted) === 1;
   const linkedFlagged = Math.max(0, n(row.linked_flagged) - (selfFlagged ? n(row.own_identifiers) : 0));
-  // Likewise every holder count includes the entity itself once per identifier it holds.
-  const sharedWith = Math.max(0, n(row.linked_holders) - n(row.own_identifiers));
-  // Only an entity sharing an identifier has a ring: the common case costs no further read.
-  let ring: Ring | null = null;
-  if (q.ringFanout !== undefined && sharedWith > 0) {
-    const caps = { ...SCORE_CAPS, fanout: q.ringFanout };
-    const hood = await readNeighbourhood(store.db, q.environment, q.entityId, linked.map((l) => ({ idType: l.type, hash: l.hash })), caps);
-    ring = walkRing(hood, caps.depth, caps.fanout);
-  }
   const decayed: DecayedCounts = {
     at: n(row.decay_at) || q.now,
     tradesCompleted: n(row.d_trades_completed),
@@ -190,7 +202,7 @@ export async function loadProfile(store: Store, q: ProfileQuery): Promise<Loaded
       counterpartyTrades: q.counterpartyId === undefined ? null : n(row.counterparty_trades),
       linkedFlaggedEntities: linkedFlagged,
       lastTradeAt: known && n(row.last_trade_at) > 0 ? n(row.last_trade_at) : null,
-      sharedIdentifierEntities: sharedWith,
+      sharedIdentifierEntities: sharedWith(row),
       networkFlags: parseNetworkMatches(row.network),
       ring,
     },

@@ -11,7 +11,8 @@ import { PreparedQuery } from '../store/prepared.ts';
 import { evaluate } from './model.ts';
 import { safeAmountFrom } from './safe-amount.ts';
 import { learningColumns } from '../policies/features.ts';
-import { loadProfile, currentState, linkage, stateOf } from './profile.ts';
+import { currentState, linkage, stateOf } from './profile.ts';
+import { ProfileCache } from './profile-cache.ts';
 import { networkVersionSql } from '../network/signal.ts';
 import { ScoreCache, cacheKey, canonicalJson } from './cache.ts';
 import { sha256Hex as sha256 } from '../lib/digest.ts';
@@ -79,6 +80,7 @@ function cachedResponse(json: string): ScoreResponse {
 
 export class ScoringService {
   readonly cache: ScoreCache;
+  private readonly profiles: ProfileCache;
 
   /**
    * The policies are not held here: every caller reads its environment's from the registry
@@ -95,6 +97,7 @@ export class ScoringService {
     private readonly linkedSeen: (environment: Environment, linked: readonly LinkedIdentifier[], entityId: string) => void = () => {},
   ) {
     this.cache = new ScoreCache(cacheTtlSeconds);
+    this.profiles = new ProfileCache(store);
   }
 
   /** The caller's own decision for this key from the shared cache, if still valid. */
@@ -123,7 +126,7 @@ export class ScoringService {
 
   /** Profile and model output for one entity under `policy`, without caching or audit (the dispute analyser's input). */
   async assess(environment: Environment, policy: Policy, entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult; safeAmount: number | null }> {
-    const { profile } = await loadProfile(this.store, {
+    const { profile } = await this.profiles.load({
       environment, entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST), now, ringFanout: policy.maxIdentifierFanout,
     });
     const { result, prepared } = evaluate(profile, { entity_id: entityId, amount, currency, context }, policy, now);
@@ -176,7 +179,7 @@ export class ScoringService {
     this.linkedSeen(environment, linked, body.entity_id);
     const now = Date.now();
     const generation = changes.generation;
-    const { profile, state } = await loadProfile(this.store, {
+    const { profile, state } = await this.profiles.load({
       environment, entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked, now, ringFanout: policy.maxIdentifierFanout,
     });
     const { result, values, prepared } = evaluate(profile, request, policy, now);

@@ -1,10 +1,16 @@
-// The change watcher (src/store/changes.ts): another connection's commit is seen by the next turn
-// of the event loop, and data_version is read once per turn, not once per caller.
+// The change watcher (src/store/changes.ts): another connection's commit that changes what cached
+// reads depend on is seen by the next turn of the event loop; a commit that stores only decisions
+// is not a change; data_version is read once per turn, not once per caller.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { freshStore, type TestStore } from '../helpers/app.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
+import { ingestEvents } from '../../src/trust/ingest.ts';
+import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+
+const hash = (s: string) => createHash('sha256').update(s).digest('hex');
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -21,19 +27,49 @@ describe('ChangeWatcher on SQLite', () => {
     await s.drop();
   });
 
-  test("another connection's commit moves the generation at the first poll of the next turn", async () => {
+  /** The generation after `write` runs on the other connection, as of the next turn's poll. */
+  async function moved(write: () => Promise<unknown>): Promise<boolean> {
+    const changes = s.store.changes;
+    await nextTurn();
+    changes.poll();
+    const before = changes.generation;
+    await write();
+    await nextTurn();
+    changes.poll();
+    return changes.generation !== before;
+  }
+
+  test("another connection's event for an entity moves the generation at the first poll of the next turn", async () => {
     const changes = s.store.changes;
     changes.poll();
     await nextTurn();
     changes.poll();
     const before = changes.generation;
-    await sql`insert into t (x) values (1)`.execute(other.db);
+    const event = { event_id: 'ch-1', type: 'trade.completed' as const, entity_id: hash('e1'), occurred_at: new Date().toISOString(), amount: 10, currency: 'USD', counterparty_id: hash('e2') };
+    await ingestEvents(other, [event], DEFAULT_POLICY, { environment: 'live' });
     await nextTurn();
     assert.equal(changes.poll(), true);
     assert.equal(changes.generation, before + 1);
     await nextTurn();
     assert.equal(changes.poll(), false, 'nothing new');
     assert.equal(changes.generation, before + 1);
+  });
+
+  test('a commit that stores only decisions, or touches a table no cache reads, leaves the generation alone', async () => {
+    assert.equal(await moved(() => sql`insert into t (x) values (1)`.execute(other.db)), false);
+    assert.equal(await moved(() => other.db.insertInto('decisions').values({
+      id: 'dec_changes_test', kind: 'score', environment: 'live', principal_id: 'key_x', owner_client_id: 'c', subject_id: hash('e1'),
+      request_digest: hash('r'), result: '{}', policy_version: 'v', created_at: Date.now(),
+    } as never).execute()), false);
+  });
+
+  test('each table the caches read moves it: an identifier linked, the network state, the revocation feed', async () => {
+    const linked = { event_id: 'ch-2', type: 'identifier.linked' as const, entity_id: hash('e3'), occurred_at: new Date().toISOString(), linked_identifiers: [{ type: 'device' as const, hash: hash('d1') }] };
+    assert.equal(await moved(() => ingestEvents(other, [linked], DEFAULT_POLICY, { environment: 'live' })), true);
+    assert.equal(await moved(() => sql`update identifier_stats set flagged_entities = flagged_entities`.execute(other.db)), true);
+    assert.equal(await moved(() => other.db.insertInto('revocations').values({ kind: 'key', subject: 'key_x', created_at: Date.now() } as never).execute()), true);
+    await sql`insert into network_identity (id, signing_private, signing_public, oprf_secret, oprf_public, created_at) values ('self', 'x', 'x', 'x', 'x', 0)`.execute(other.db);
+    assert.equal(await moved(() => sql`update network_identity set state_version = state_version + 1`.execute(other.db)), true);
   });
 
   test('data_version is read once per turn: later polls of the same turn do not query', async () => {

@@ -1,0 +1,136 @@
+// Profiles in memory (src/trust/profile-cache.ts): an entry answers only while nothing it depends on
+// has changed. Another connection's event is read at the next turn, this process's own at once; a
+// commit that stores only decisions keeps the entry; a different counterparty reads its own count.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { freshStore, backends, type TestStore } from '../helpers/app.ts';
+import { twoInstances } from '../helpers/instances.ts';
+import { openStore, type Store } from '../../src/store/db.ts';
+import { ingestEvents } from '../../src/trust/ingest.ts';
+import { loadProfile, type ProfileQuery } from '../../src/trust/profile.ts';
+import { ProfileCache } from '../../src/trust/profile-cache.ts';
+import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import type { TrustEvent } from '../../src/trust/schemas.ts';
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const hash = (s: string) => createHash('sha256').update(s).digest('hex');
+const E = hash('entity'), CP1 = hash('cp1'), CP2 = hash('cp2');
+let seq = 0;
+const trade = (entity: string, counterparty: string, amount = 50): TrustEvent => ({
+  event_id: `pc-${++seq}`, type: 'trade.completed', entity_id: entity, occurred_at: new Date().toISOString(), amount, currency: 'USD', counterparty_id: counterparty,
+});
+const chargeback = (entity: string): TrustEvent => ({ event_id: `pc-${++seq}`, type: 'chargeback', entity_id: entity, occurred_at: new Date().toISOString() });
+const ingest = (store: Store, events: TrustEvent[]) => ingestEvents(store, events, DEFAULT_POLICY, { environment: 'live' });
+const query = (counterpartyId?: string): ProfileQuery => ({ environment: 'live', entityId: E, currency: 'USD', counterpartyId, now: Date.now(), ringFanout: DEFAULT_POLICY.maxIdentifierFanout });
+
+describe('ProfileCache on SQLite', () => {
+  let s: TestStore;
+  let other: Store;
+  let cache: ProfileCache;
+  before(async () => {
+    s = await freshStore('sqlite');
+    other = openStore(s.url);
+    cache = new ProfileCache(s.store);
+    await ingest(s.store, [trade(E, CP1), trade(E, CP2), trade(E, CP2)]);
+  });
+  after(async () => {
+    await other.close();
+    await s.drop();
+  });
+
+  test("another connection's event is read at the next turn, not an older profile", async () => {
+    const before = (await cache.load(query(CP1))).profile.chargebacks;
+    await ingest(other, [chargeback(E)]);
+    await nextTurn();
+    assert.equal((await cache.load(query(CP1))).profile.chargebacks, before + 1);
+  });
+
+  test("this process's own ingestion is read at once", async () => {
+    const before = (await cache.load(query(CP1))).profile.tradesCompleted;
+    await ingest(s.store, [trade(E, CP1)]);
+    assert.equal((await cache.load(query(CP1))).profile.tradesCompleted, before + 1);
+  });
+
+  test('a commit that stores only decisions keeps the entry: the profile is not read again', async () => {
+    await nextTurn();
+    const first = await cache.load(query(CP1));
+    // A change no trigger sees, on this connection (so no data_version move either): only a read would show it.
+    await sql`update entity_currency set trades = trades + 100 where entity_id = ${E}`.execute(s.store.db);
+    await other.db.insertInto('decisions').values({
+      id: 'dec_profile_cache', kind: 'score', environment: 'live', principal_id: 'key_x', owner_client_id: 'c', subject_id: E,
+      request_digest: hash('r'), result: '{}', policy_version: 'v', created_at: Date.now(),
+    } as never).execute();
+    await nextTurn();
+    const second = await cache.load(query(CP1));
+    assert.deepEqual(second.profile.amountStats, first.profile.amountStats, 'served from memory');
+    assert.equal((await loadProfile(s.store, query(CP1))).profile.amountStats.n, first.profile.amountStats.n + 100, 'the store has moved');
+    await sql`update entity_currency set trades = trades - 100 where entity_id = ${E}`.execute(s.store.db);
+  });
+
+  test('a different counterparty reads its own trade count; none named reads none', async () => {
+    await nextTurn();
+    const one = await cache.load(query(CP1));
+    const two = await cache.load(query(CP2));
+    const none = await cache.load(query());
+    const stranger = await cache.load(query(hash('stranger')));
+    assert.equal(two.profile.counterpartyTrades, (await loadProfile(s.store, query(CP2))).profile.counterpartyTrades);
+    assert.equal(two.profile.counterpartyTrades, 2);
+    assert.equal(one.profile.counterpartyTrades, (await loadProfile(s.store, query(CP1))).profile.counterpartyTrades);
+    assert.equal(none.profile.counterpartyTrades, null);
+    assert.equal(stranger.profile.counterpartyTrades, 0);
+  });
+
+  test('property: after any interleaving of events on either connection, the cached profile equals a fresh read', async () => {
+    const entities = [hash('p1'), hash('p2'), hash('p3')];
+    await fc.assert(fc.asyncProperty(
+      fc.array(fc.record({ op: fc.constantFrom('own', 'other', 'load', 'turn'), entity: fc.nat(2), counterparty: fc.nat(2), kind: fc.constantFrom('trade', 'chargeback') }), { minLength: 1, maxLength: 12 }),
+      async (steps) => {
+        await nextTurn();
+        for (const step of steps) {
+          const entity = entities[step.entity]!;
+          const event = step.kind === 'trade' ? trade(entity, entities[step.counterparty]!) : chargeback(entity);
+          if (step.op === 'own') await ingest(s.store, [event]);
+          else if (step.op === 'other') {
+            await ingest(other, [event]);
+            await nextTurn(); // another connection's commit is seen from the next turn on
+          } else if (step.op === 'turn') await nextTurn();
+          const q = { ...query(entities[step.counterparty]), entityId: entity };
+          const cached = await cache.load(q);
+          assert.deepEqual(cached, await loadProfile(s.store, q));
+        }
+      },
+    ), { numRuns: 25 });
+  });
+});
+
+for (const backend of backends()) {
+  describe(`profiles in memory over HTTP, two instances over one store (${backend})`, () => {
+    test('a chargeback ingested on one instance is in the next score on the other, whatever the amount', async () => {
+      const world = await twoInstances(backend);
+      try {
+        const key = await world.key('pc', 'live', 'operator', ['trust:read', 'trust:write']);
+        const headers = { 'x-api-key': key };
+        const entity = hash('http-entity');
+        const score = async (amount: number) => {
+          const res = await world.a.inject({ method: 'POST', url: '/api/v1/trust/score', headers, payload: { entity_id: entity, amount, currency: 'USD', context: { counterparty_id: CP1 } } });
+          assert.equal(res.statusCode, 200, res.body);
+          return res.json() as { score: number; signals: Array<{ name: string }> };
+        };
+        const events = await world.b.inject({ method: 'POST', url: '/api/v1/trust/events', headers, payload: { events: [trade(entity, CP1)] } });
+        assert.equal(events.statusCode, 200, events.body);
+        const first = await score(100);
+        assert.ok(!first.signals.some((x) => x.name === 'chargebacks'));
+        const more = await world.b.inject({ method: 'POST', url: '/api/v1/trust/events', headers, payload: { events: [chargeback(entity)] } });
+        assert.equal(more.statusCode, 200, more.body);
+        const second = await score(101);
+        assert.ok(second.signals.some((x) => x.name === 'chargebacks'), JSON.stringify(second.signals));
+        assert.ok(second.score > first.score);
+      } finally {
+        await world.close();
+      }
+    });
+  });
+}
