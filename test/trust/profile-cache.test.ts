@@ -83,6 +83,18 @@ describe('ProfileCache on SQLite', () => {
     assert.equal(stranger.profile.counterpartyTrades, 0);
   });
 
+  test('a small cache evicts the least recently used entities and reuses their slots, every answer still a fresh read', async () => {
+    const small = new ProfileCache(s.store, 3);
+    const entities = Array.from({ length: 8 }, (_, i) => hash(`small-${i}`));
+    await ingest(s.store, entities.map((entity, i) => trade(entity, CP1, 10 + i)));
+    for (let round = 0; round < 3; round++) {
+      for (const entity of [...entities, ...entities.slice(0, 2)]) {
+        const q = { ...query(CP1), entityId: entity };
+        assert.deepEqual(await small.load(q), await loadProfile(s.store, q));
+      }
+    }
+  });
+
   test('property: after any interleaving of events on either connection, the cached profile equals a fresh read', async () => {
     const entities = [hash('p1'), hash('p2'), hash('p3')];
     await fc.assert(fc.asyncProperty(
