@@ -1,4 +1,4 @@
-// `npx tsx bench/profile-run.ts miss|hit|jwt [reuse]`: one worker under --cpu-prof (profile written to
+// `npx tsx bench/profile-run.ts miss|hit|jwt|batch [reuse]`: one worker under --cpu-prof (profile written to
 // $PROFDIR, default /work/prof) answering $DUR s (default 10) of scoring; PGURL=postgres://… profiles
 // PostgreSQL + Redis instead of SQLite. Each run starts from a fresh store (the SQLite file
 // removed; on PostgreSQL the public schema dropped and Redis's database 3 flushed) unless `reuse`
@@ -51,10 +51,13 @@ const tok = await (await fetch(`${base}/api/v1/auth/token`, { method: 'POST', he
 const key = (await (await fetch(`${base}/api/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.access_token}` }, body: JSON.stringify({ name: 'bench', scopes: ['trust:read', 'trust:write', 'dispute:analyze'] }) })).json() as { key: string }).key;
 const random = rng(3);
 const hdr = mode === 'jwt' ? { authorization: `Bearer ${tok.access_token}` } : { 'x-api-key': key };
-const opts: autocannon.Options = mode === 'hit'
+const item = () => ({ entity_id: entityId(Math.floor(random() * ENTITIES)), amount: Math.round(50 + random() * 500), currency: 'USD', context: { counterparty_id: entityId(Math.floor(random() * ENTITIES)), payment_method: 'bank_transfer', side: 'sell' } });
+const opts: autocannon.Options = mode === 'batch'
+  ? { url: base, requests: [{ method: 'POST', path: '/api/v1/trust/score/batch', headers: { 'content-type': 'application/json', ...hdr }, setupRequest: (req) => ({ ...req, body: JSON.stringify({ requests: Array.from({ length: 100 }, item) }) }) }] }
+  : mode === 'hit'
   ? { url: `${base}/api/v1/trust/score`, method: 'POST', headers: { 'content-type': 'application/json', ...hdr }, body: JSON.stringify({ entity_id: entityId(7), amount: 100, currency: 'USD', context: { payment_method: 'bank_transfer' } }) }
   : { url: base, requests: [{ method: 'POST', path: '/api/v1/trust/score', headers: { 'content-type': 'application/json', ...hdr },
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ entity_id: entityId(Math.floor(random() * ENTITIES)), amount: Math.round(50 + random() * 500), currency: 'USD', context: { counterparty_id: entityId(Math.floor(random() * ENTITIES)), payment_method: 'bank_transfer', side: 'sell' } }) }) }] };
+      setupRequest: (req) => ({ ...req, body: JSON.stringify(item()) }) }] };
 const r = await new Promise<autocannon.Result>((res, rej) => autocannon({ connections: 20, duration: Number(process.env.DUR ?? 10), ...opts }, (e, x) => (e ? rej(e) : res(x))));
 console.log(mode, 'rps', Math.round(r.requests.average), 'p50', r.latency.p50, 'p99', r.latency.p99, 'non2xx', r.non2xx);
 child.kill('SIGINT');
