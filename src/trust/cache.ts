@@ -21,6 +21,8 @@ export interface CachedScore {
   json: string;
   /** the scored entity (the key is a digest; a hit must answer this very entity) */
   entityId: string;
+  /** the decision's risk level (counted in the metrics without parsing `json`) */
+  riskLevel: string;
   /** the principal whose (audited) decision this is; a hit is only ever its own */
   principalId: string;
   /** the store state the score was computed from (LoadedProfile.state) */

@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
-import type { ScoringService } from './scoring.ts';
+import { CachedAnswer, type ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { documentedOnly, scoreValidator } from './score-validation.ts';
 import {
@@ -97,13 +97,18 @@ export function trustRoutes({ store, scoring, policies, requireHashedIds = false
         body: ScoreBody,
         response: { 200: ScoreResponse, ...problems },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         // Read once: the body is validated (one step, score-validation.ts) and scored with the same policies.
         const live = policies.get(request.principal.environment);
         const body = validateScore(request.body, live.active.cryptoAssets);
-        const response = await scoring.score(body, request.principal, live);
-        scores.inc({ risk_level: response.risk_level, cached: String(response.cached) });
-        return response;
+        const answer = await scoring.answer(body, request.principal, live);
+        if (answer instanceof CachedAnswer) {
+          scores.inc({ risk_level: answer.riskLevel, cached: 'true' });
+          // A JSON string is sent as it is (no serialiser runs on it).
+          return reply.type('application/json; charset=utf-8').send(answer.json);
+        }
+        scores.inc({ risk_level: answer.risk_level, cached: 'false' });
+        return answer;
       },
     }),
 

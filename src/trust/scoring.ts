@@ -73,9 +73,21 @@ function requestSummary(body: ScoreBody): Record<string, unknown> {
   return summary;
 }
 
-/** A cached decision as the response: the stored JSON, marked as served from the cache. */
-function cachedResponse(json: string): ScoreResponse {
-  return { ...(JSON.parse(json) as StoredScore), cached: true };
+/**
+ * A cache hit as the score route sends it: the stored decision's JSON marked as served from the
+ * cache, neither parsed nor serialised again. The stored JSON is the response (less `cached`) as
+ * the miss that computed it was answered, so the text is what the schema's serialiser would write,
+ * members in another order. Parsing it and serialising it again was a tenth of a hit's cost.
+ */
+export class CachedAnswer {
+  readonly json: string;
+  constructor(stored: string, readonly riskLevel: string) {
+    this.json = `${stored.slice(0, -1)},"cached":true}`;
+  }
+
+  get response(): ScoreResponse {
+    return JSON.parse(this.json) as ScoreResponse;
+  }
 }
 
 export class ScoringService {
@@ -135,6 +147,12 @@ export class ScoringService {
 
   /** `policies`: the caller's environment's, read once for the request (src/policies/registry.ts). */
   async score(body: ScoreBody, principal: Principal, policies: LivePolicy): Promise<ScoreResponse> {
+    const answer = await this.answer(body, principal, policies);
+    return answer instanceof CachedAnswer ? answer.response : answer;
+  }
+
+  /** As `score`, but a cache hit comes back as its stored text (a route sends it as it is). */
+  async answer(body: ScoreBody, principal: Principal, policies: LivePolicy): Promise<ScoreResponse | CachedAnswer> {
     const context: ScoreContext = body.context ?? {};
     const linked = context.linked_identifiers ?? [];
     // The schema caps the list too; this holds for every caller of the service.
@@ -158,11 +176,11 @@ export class ScoringService {
       if (hit && hit.principalId === principal.id && hit.entityId === body.entity_id) {
         changes.poll();
         // Nothing committed since the entry was confirmed: it cannot be stale, no query needed.
-        if (changes.supported && hit.generation === changes.generation) return cachedResponse(hit.json);
+        if (changes.supported && hit.generation === changes.generation) return new CachedAnswer(hit.json, hit.riskLevel);
         const generation = changes.generation;
         if (hit.state === (await currentState(this.store, environment, body.entity_id, linked))) {
           hit.generation = generation;
-          return cachedResponse(hit.json);
+          return new CachedAnswer(hit.json, hit.riskLevel);
         }
       } else if (this.redis) {
         changes.poll();
@@ -170,7 +188,7 @@ export class ScoringService {
         const shared = await this.sharedGet(key, principal, body.entity_id, linked, ttlMs);
         if (shared) {
           // Adopted for what is left of its TTL; its state was just checked against the store.
-          this.cache.set(key, { json: shared.json, entityId: body.entity_id, principalId: principal.id, state: shared.state, generation }, ttlMs - (Date.now() - Date.parse(shared.body.scored_at)));
+          this.cache.set(key, { json: shared.json, entityId: body.entity_id, riskLevel: shared.body.risk_level, principalId: principal.id, state: shared.state, generation }, ttlMs - (Date.now() - Date.parse(shared.body.scored_at)));
           return { ...shared.body, cached: true };
         }
       }
@@ -212,7 +230,7 @@ export class ScoringService {
       ...learningColumns(values, request, result, policies.shadow),
     });
     if (cacheable) {
-      this.cache.set(key, { json, entityId: body.entity_id, principalId: principal.id, state, generation }, ttlMs);
+      this.cache.set(key, { json, entityId: body.entity_id, riskLevel: stored.risk_level, principalId: principal.id, state, generation }, ttlMs);
       this.sharedSet(key, stored.decision_id, ttlMs);
     }
     return { ...stored, cached: false };

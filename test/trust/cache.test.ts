@@ -31,7 +31,7 @@ describe('score cache: keys and bounds', () => {
 
   test('the cache is bounded by bytes as well as by entries', () => {
     const cache = new ScoreCache(30, { maxEntries: 10_000, maxBytes: 200_000 });
-    for (let i = 0; i < 500; i++) cache.set(`k${i}`, { json: JSON.stringify({ pad: 'z'.repeat(2000) }), entityId: 'e', principalId: 'p', state: '1.0', generation: 0 });
+    for (let i = 0; i < 500; i++) cache.set(`k${i}`, { json: JSON.stringify({ pad: 'z'.repeat(2000) }), entityId: 'e', riskLevel: 'low', principalId: 'p', state: '1.0', generation: 0 });
     assert.ok(cache.bytes <= 200_000, `${cache.bytes} bytes held`);
     assert.ok(cache.size < 100, `${cache.size} entries of ~4 KB in 200 KB`);
     assert.ok(cache.get('k499'), 'the newest entry is kept');
@@ -48,7 +48,7 @@ describe('score cache: keys and bounds', () => {
       t.mock.timers.tick(ms);
     };
     const cache = new ScoreCache(1);
-    for (let i = 0; i < 50; i++) cache.set(`k${i}`, { json: JSON.stringify({ n: i }), entityId: 'e', principalId: 'p', state: '1.0', generation: 0 });
+    for (let i = 0; i < 50; i++) cache.set(`k${i}`, { json: JSON.stringify({ n: i }), entityId: 'e', riskLevel: 'low', principalId: 'p', state: '1.0', generation: 0 });
     assert.equal(cache.size, 50);
     advance(900);
     assert.equal(cache.size, 50, 'entries within their TTL were dropped');
@@ -66,6 +66,16 @@ describeEachBackend('score cache over HTTP', (ctx) => {
     assert.equal(first.cached, false);
     assert.equal(second.cached, true);
     assert.equal(second.decision_id, first.decision_id);
+  });
+
+  test('a hit answers the stored decision as JSON text: every member of the miss, cached: true, under the JSON content type', async () => {
+    const token = await ctx().token();
+    const request = { entity_id: hash('raw-hit'), amount: 25, currency: 'EUR', context: { payment_method: 'card', side: 'buy' } };
+    const miss = await score(ctx(), token, request);
+    const hit = await score(ctx(), token, request);
+    assert.equal(hit.statusCode, 200);
+    assert.match(String(hit.headers['content-type']), /^application\/json; charset=utf-8$/);
+    assert.deepEqual(hit.json(), { ...miss.json(), cached: true });
   });
 
   test("clients never share entries: B's identical request is its own decision (cached: false), audited with B as principal", async () => {
