@@ -140,9 +140,9 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   feed.on((kind) => {
     if (kind === 'policy') live.changed();
   });
-  // An erasure on any instance: no cached score computed from the erased data is served again.
+  // An erasure on any instance: no cached score or profile computed from the erased data is served again.
   feed.on((kind) => {
-    if (kind === 'entity') scoring.cache.clear();
+    if (kind === 'entity') scoring.forget();
   });
   app.addHook('onClose', async () => {
     await decisions.drain();
@@ -187,7 +187,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
 
   live.install(app);
   const webhooks = startWebhookWorker(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, limits: config.webhooks, ...(webhookWorker ? { worker: webhookWorker } : {}) });
-  const network = await startNetwork(app, { store, encryption: keyEncryption, config, metrics: app.metrics, onChanged: () => scoring.cache.clear(), pending: pendingIdentifiers });
+  const network = await startNetwork(app, { store, encryption: keyEncryption, config, metrics: app.metrics, onChanged: () => scoring.forget(), pending: pendingIdentifiers });
   acceptFormsOnOauthRoutes(app);
   const table = routeTable({
     config, store, metrics: app.metrics, createRateLimit: app.createRateLimit.bind(app), openapi: () => app.swagger(),

@@ -256,7 +256,7 @@ export function erasureRoutes({ store, feed, scoring, decisions, encryption, req
         // Decisions this instance is still writing are committed first, so the scrub sees them.
         await decisions.drain();
         const { eventsDeleted, digest, erasureId } = await eraseEntity(store, feed, encryption, principal, id);
-        scoring.cache.clear();
+        scoring.forget();
         request.log.info({ event: 'entity_erased', erasure_id: erasureId, entity_digest: digest, environment: principal.environment, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
         return { entity_id: id, events_deleted: eventsDeleted };
       },

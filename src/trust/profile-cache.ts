@@ -1,17 +1,24 @@
 // Profiles in memory, per serving process. A score for an entity whose state has not changed since
-// its profile was read reads nothing of its aggregates again: the profile query's row (and the
-// ring read with it) is kept, keyed by what the row depends on besides the store — the entity, the
-// request's currency, the ten-minute velocity bucket and the policy's ring fanout — and answers
-// only while the store's change generation (store/changes.ts) is the one it was read under. That
-// generation moves at the next turn after any commit, by any process, that changes an entity, an
-// identifier's holders, the network's state or the revocation feed, and at once after this
-// process's own ingestion: a fresh chargeback is never hidden, on any instance of the host. Commits
-// that only store decisions leave it, so under scoring load the entries keep answering.
+// its profile was read does not run the profile query again: the query's row (and the ring read
+// with it) is kept, keyed by what the row depends on besides the store — the entity, the request's
+// currency, the ten-minute velocity bucket and the policy's ring fanout.
 //
-// Where the generation is not available (PostgreSQL), or the request names identifiers of its own
-// (the row then sums over them too), every score reads the store as before. The counterparty's
-// trade count is the one figure that depends on the request: a different counterparty costs one
-// primary-key read.
+// SQLite: an entry answers while the store's change generation (store/changes.ts) is the one it
+// was read under, with no query. That generation moves at the next turn after any commit, by any
+// process, that changes an entity, an identifier's holders, the network's state or the revocation
+// feed, and at once after this process's own ingestion: a fresh chargeback is never hidden, on any
+// instance of the host. Commits that only store decisions leave it, so under scoring load the
+// entries keep answering.
+//
+// PostgreSQL has no such local signal (another instance commits on another host): an entry answers
+// once one primary-key query (with the counterparty's trade count) finds the entity's state — its
+// version, its identifiers' versions, the network's version: what a cached score is checked
+// against (trust/cache.ts) — unchanged, so the check is as fresh as the full read. Only entries
+// without a ring are kept there: a ring reaches two hops, further than that state.
+//
+// A request that names identifiers of its own reads the store (the row sums over them too). The
+// counterparty's trade count is the one figure that depends on the request: on SQLite a different
+// counterparty costs one primary-key read.
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Store } from '../store/db.ts';
@@ -19,7 +26,8 @@ import { PreparedQuery } from '../store/prepared.ts';
 import type { Environment } from '../auth/principal.ts';
 import type { Ring } from '../rings/graph.ts';
 import { BUCKET_MS } from './ingest.ts';
-import { loadProfile, profileFromRow, readProfileRow, readRing, type LoadedProfile, type ProfileQuery, type ProfileRow } from './profile.ts';
+import { linkage, loadProfile, profileFromRow, readProfileRow, readRing, stateOf, type LoadedProfile, type ProfileQuery, type ProfileRow } from './profile.ts';
+import { networkVersionSql } from '../network/signal.ts';
 
 /**
  * Entries kept per process: ≈ 0.9 KB each with its key and slot (bench/profile-cache-memory.ts),
@@ -86,8 +94,10 @@ interface Entry {
   slot: number;
   network: string | null;
   ring: Ring | null;
-  /** the store's change generation the row was read under */
+  /** the store's change generation the row was read under (SQLite) */
   generation: number;
+  /** the entity's state the row was read at (LoadedProfile.state; PostgreSQL checks it) */
+  state: string;
   /** the counterparty whose trade count the row holds */
   counterpartyId: string | undefined;
 }
@@ -105,14 +115,43 @@ async function counterpartyTrades(store: Store, environment: Environment, entity
   return row ? row.trades : null;
 }
 
+interface CheckRow {
+  version: number | string | null;
+  linked_version: number | string | null;
+  net_version: number | string | null;
+  counterparty_trades: number | string | null;
+}
+const checkQueries = new WeakMap<Store, PreparedQuery<unknown[], CheckRow>>();
+
+/** The entity's state now (as profile.ts currentState reads it) and its trade count with the counterparty, in one query. */
+async function readCheck(store: Store, environment: Environment, entityId: string, counterpartyId: string): Promise<CheckRow> {
+  let query = checkQueries.get(store);
+  if (!query) {
+    query = new PreparedQuery(store.db as never, 3, (_db, env, id, counterparty) => sql<CheckRow>`
+      select e.version, l.version as linked_version, ${networkVersionSql} as net_version,
+        (select cp.trades from entity_counterparties cp where cp.environment = ${env} and cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}) as counterparty_trades
+      from (select 1 as one) q
+      left join entities e on e.environment = ${env} and e.entity_id = ${id}
+      cross join ${linkage(env, id, [])} l`.compile(store.db));
+    checkQueries.set(store, query);
+  }
+  const [row] = await query.execute(environment, entityId, counterpartyId);
+  return row!;
+}
+
 export class ProfileCache {
   private readonly entries: LRUCache<string, Entry> | undefined;
   private readonly rows: RowSlots | undefined;
 
   constructor(private readonly store: Store, maxEntries = PROFILE_CACHE_ENTRIES) {
-    if (!store.changes.supported || maxEntries <= 0) return;
+    if (maxEntries <= 0) return;
     const rows = (this.rows = new RowSlots(maxEntries));
     this.entries = new LRUCache<string, Entry>({ max: maxEntries, dispose: (entry) => rows.release(entry.slot) });
+  }
+
+  /** Drops every entry (see ScoringService.forget). */
+  clear(): void {
+    this.entries?.clear();
   }
 
   /** The profile `loadProfile` would read now, from memory when nothing it depends on has changed. */
@@ -125,14 +164,21 @@ export class ProfileCache {
     const generation = changes.generation;
     const key = `${q.environment}\n${q.entityId}\n${q.currency}\n${Math.floor(q.now / BUCKET_MS)}\n${q.ringFanout ?? ''}`;
     const entry = entries.get(key);
-    if (entry && entry.generation === generation) {
+    if (entry && changes.supported && entry.generation === generation) {
       if (q.counterpartyId === undefined || q.counterpartyId === entry.counterpartyId) return profileFromRow(rows.read(entry.slot, entry.network), q, entry.ring);
       const trades = await counterpartyTrades(this.store, q.environment, q.entityId, q.counterpartyId);
       return profileFromRow(rows.read(entry.slot, entry.network, trades), q, entry.ring);
     }
+    if (entry && !changes.supported && entry.ring === null) {
+      const check = await readCheck(this.store, q.environment, q.entityId, q.counterpartyId ?? '');
+      // The check ran after the entry's read: an unchanged state means nothing the row holds has changed since.
+      if (stateOf(check) === entry.state) return profileFromRow(rows.read(entry.slot, entry.network, check.counterparty_trades === null ? null : Number(check.counterparty_trades)), q, null);
+    }
     const row = await readProfileRow(this.store, q);
     const ring = await readRing(this.store, q, row);
-    entries.set(key, { slot: rows.write(row), network: row.network, ring, generation, counterpartyId: q.counterpartyId });
+    if (changes.supported || ring === null) {
+      entries.set(key, { slot: rows.write(row), network: row.network, ring, generation, state: stateOf(row), counterpartyId: q.counterpartyId });
+    } else entries.delete(key);
     return profileFromRow(row, q, ring);
   }
 }

@@ -112,6 +112,15 @@ export class ScoringService {
     this.profiles = new ProfileCache(store);
   }
 
+  /**
+   * Forgets every cached score and profile: an entity was erased (a re-created entity may come back
+   * at the very version its cached state was read at), or the network's flags changed.
+   */
+  forget(): void {
+    this.cache.clear();
+    this.profiles.clear();
+  }
+
   /** The caller's own decision for this key from the shared cache, if still valid. */
   private async sharedGet(key: string, principal: Principal, entityId: string, linked: readonly LinkedIdentifier[], ttlMs: number): Promise<{ body: StoredScore; json: string; state: string } | undefined> {
     if (!this.redis || this.redis.status !== 'ready') return undefined;

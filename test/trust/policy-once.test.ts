@@ -46,7 +46,7 @@ describe('the score routes read the policies once and hand them on', () => {
   test('POST /api/v1/trust/score: one read, the same pair handed to the scoring service', async () => {
     const { registry, reads } = countingRegistry();
     const handed: LivePolicy[] = [];
-    const scoring = { score: async (_b: unknown, _p: Principal, live: LivePolicy) => (handed.push(live), { risk_level: 'low', cached: false }) } as unknown as ScoringService;
+    const scoring = { answer: async (_b: unknown, _p: Principal, live: LivePolicy) => (handed.push(live), { risk_level: 'low', cached: false }) } as unknown as ScoringService;
     const routes = trustRoutes({ store: {} as Store, scoring, policies: registry, metrics, scores });
     await handler(routes, '/api/v1/trust/score')({ entity_id: hash('a'), amount: 10, currency: 'USD' });
     assert.equal(reads.count, 1);

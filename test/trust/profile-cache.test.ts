@@ -1,6 +1,7 @@
 // Profiles in memory (src/trust/profile-cache.ts): an entry answers only while nothing it depends on
-// has changed. Another connection's event is read at the next turn, this process's own at once; a
-// commit that stores only decisions keeps the entry; a different counterparty reads its own count.
+// has changed. Another connection's event is read at the next turn (SQLite) or at once (PostgreSQL:
+// every answer is checked), this process's own at once; a commit that stores only decisions keeps
+// the entry; a different counterparty reads its own count.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -26,12 +27,12 @@ const chargeback = (entity: string): TrustEvent => ({ event_id: `pc-${++seq}`, t
 const ingest = (store: Store, events: TrustEvent[]) => ingestEvents(store, events, DEFAULT_POLICY, { environment: 'live' });
 const query = (counterpartyId?: string): ProfileQuery => ({ environment: 'live', entityId: E, currency: 'USD', counterpartyId, now: Date.now(), ringFanout: DEFAULT_POLICY.maxIdentifierFanout });
 
-describe('ProfileCache on SQLite', () => {
+for (const backend of backends()) describe(`ProfileCache (${backend})`, () => {
   let s: TestStore;
   let other: Store;
   let cache: ProfileCache;
   before(async () => {
-    s = await freshStore('sqlite');
+    s = await freshStore(backend);
     other = openStore(s.url);
     cache = new ProfileCache(s.store);
     await ingest(s.store, [trade(E, CP1), trade(E, CP2), trade(E, CP2)]);
@@ -83,11 +84,12 @@ describe('ProfileCache on SQLite', () => {
     assert.equal(stranger.profile.counterpartyTrades, 0);
   });
 
-  test('a small cache evicts the least recently used entities and reuses their slots, every answer still a fresh read', async () => {
+  test('a small cache evicts the least recently used entities and reuses their slots, cleared or not, every answer still a fresh read', async () => {
     const small = new ProfileCache(s.store, 3);
     const entities = Array.from({ length: 8 }, (_, i) => hash(`small-${i}`));
     await ingest(s.store, entities.map((entity, i) => trade(entity, CP1, 10 + i)));
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < 4; round++) {
+      if (round === 2) small.clear();
       for (const entity of [...entities, ...entities.slice(0, 2)]) {
         const q = { ...query(CP1), entityId: entity };
         assert.deepEqual(await small.load(q), await loadProfile(s.store, q));
@@ -115,6 +117,18 @@ describe('ProfileCache on SQLite', () => {
         }
       },
     ), { numRuns: 25 });
+  });
+
+  test('an entity with a ring gets the same profile again (PostgreSQL keeps no entry for it: a ring reaches past the checked state)', async () => {
+    const device = { type: 'device' as const, hash: hash('ring-device') };
+    const [x, y] = [hash('ring-x'), hash('ring-y')];
+    await ingest(s.store, [x, y].map((entity) => ({ event_id: `pc-${++seq}`, type: 'identifier.linked' as const, entity_id: entity, occurred_at: new Date().toISOString(), linked_identifiers: [device] })));
+    await ingest(s.store, [{ event_id: `pc-${++seq}`, type: 'fraud.reported' as const, entity_id: y, occurred_at: new Date().toISOString() }]);
+    await nextTurn();
+    const q = { ...query(CP1), entityId: x };
+    const first = await cache.load(q);
+    assert.ok(first.profile.ring, 'x has a ring');
+    assert.deepEqual(await cache.load(q), first);
   });
 });
 
