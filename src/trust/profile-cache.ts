@@ -26,8 +26,7 @@ import { PreparedQuery } from '../store/prepared.ts';
 import type { Environment } from '../auth/principal.ts';
 import type { Ring } from '../rings/graph.ts';
 import { BUCKET_MS } from './ingest.ts';
-import { linkage, loadProfile, profileFromRow, readProfileRow, readRing, stateOf, type LoadedProfile, type ProfileQuery, type ProfileRow } from './profile.ts';
-import { networkVersionSql } from '../network/signal.ts';
+import { counterpartyTradesSql, loadProfile, profileFromRow, readProfileRow, readRing, STATE_COLUMNS, stateJoins, stateOf, type LoadedProfile, type ProfileQuery, type ProfileRow } from './profile.ts';
 
 /**
  * Entries kept per process: ≈ 0.9 KB each with its key and slot (bench/profile-cache-memory.ts),
@@ -107,8 +106,7 @@ const counterpartyQueries = new WeakMap<Store, PreparedQuery<unknown[], { trades
 async function counterpartyTrades(store: Store, environment: Environment, entityId: string, counterpartyId: string): Promise<number | null> {
   let query = counterpartyQueries.get(store);
   if (!query) {
-    query = new PreparedQuery(store.db as never, 3, (_db, env, id, counterparty) => sql<{ trades: number }>`
-      select cp.trades from entity_counterparties cp where cp.environment = ${env} and cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}`.compile(store.db));
+    query = new PreparedQuery(store.db as never, 3, (_db, env, id, counterparty) => sql<{ trades: number }>`${counterpartyTradesSql(env, id, counterparty)}`.compile(store.db));
     counterpartyQueries.set(store, query);
   }
   const [row] = await query.execute(environment, entityId, counterpartyId);
@@ -128,11 +126,8 @@ async function readCheck(store: Store, environment: Environment, entityId: strin
   let query = checkQueries.get(store);
   if (!query) {
     query = new PreparedQuery(store.db as never, 3, (_db, env, id, counterparty) => sql<CheckRow>`
-      select e.version, l.version as linked_version, ${networkVersionSql} as net_version,
-        (select cp.trades from entity_counterparties cp where cp.environment = ${env} and cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}) as counterparty_trades
-      from (select 1 as one) q
-      left join entities e on e.environment = ${env} and e.entity_id = ${id}
-      cross join ${linkage(env, id, [])} l`.compile(store.db));
+      select ${STATE_COLUMNS}, (${counterpartyTradesSql(env, id, counterparty)}) as counterparty_trades
+      from (select 1 as one) q ${stateJoins(env, id, [])}`.compile(store.db));
     checkQueries.set(store, query);
   }
   const [row] = await query.execute(environment, entityId, counterpartyId);

@@ -95,10 +95,26 @@ function identifierKeys(env: unknown, id: unknown, pairs: unknown[]) {
 }
 
 /** Flagged holders and the version sum over those identifiers: one stats row each, by primary key. */
-export function linkage(env: unknown, id: unknown, pairs: unknown[]) {
+function linkage(env: unknown, id: unknown, pairs: unknown[]) {
   return sql`(select coalesce(sum(s.flagged_entities), 0) as flagged, coalesce(sum(s.entities), 0) as holders, coalesce(sum(s.version), 0) as version
       from (${identifierKeys(env, id, pairs)}) k join identifier_stats s on s.environment = ${env} and s.id_type = k.id_type and s.hash = k.hash)`;
 }
+
+/**
+ * What LoadedProfile.state is read from, for a query to select and join: the entity's version (as
+ * e), the version sum of the identifiers the score looks at (as l) and the network's version. The
+ * state checks of cached scores (here and trust/scoring.ts) and of cached profiles
+ * (trust/profile-cache.ts) all read it this way.
+ */
+export const STATE_COLUMNS = sql`e.version, l.version as linked_version, ${networkVersionSql} as net_version`;
+export function stateJoins(env: unknown, id: unknown, pairs: unknown[]) {
+  return sql`left join entities e on e.environment = ${env} and e.entity_id = ${id}
+      cross join ${linkage(env, id, pairs)} l`;
+}
+
+/** The entity's completed trades with one counterparty (no row: none). */
+export const counterpartyTradesSql = (env: unknown, id: unknown, counterparty: unknown) =>
+  sql`select cp.trades from entity_counterparties cp where cp.environment = ${env} and cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}`;
 
 const profileShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], ProfileRow>>>();
 
@@ -110,7 +126,7 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
   if (!query) {
     query = new PreparedQuery<unknown[], ProfileRow>(store.db as never, 6 + 2 * linked, (_db, env, id, currency, counterparty, hourFrom, dayFrom, ...pairs) => {
       return sql<ProfileRow>`
-        select e.version, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
+        select ${STATE_COLUMNS}, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
           e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
           e.last_trade_at, e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports, e.d_disputes_lost_fraudulent,
           e.disputes_lost_third_party_payment, e.disputes_lost_fake_proof, e.disputes_lost_underpayment, e.disputes_lost_no_payment,
@@ -118,14 +134,12 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
           (select cast(sum(h.trades) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${hourFrom}) as trades_hour,
           (select cast(sum(h.trades) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${dayFrom}) as trades_day,
           (select cast(sum(h.volume) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${dayFrom} and h.currency = ${currency}) as volume_day,
-          (select cp.trades from entity_counterparties cp where cp.environment = ${env} and cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}) as counterparty_trades,
-          l.flagged as linked_flagged, l.holders as linked_holders, l.version as linked_version,
+          (${counterpartyTradesSql(env, id, counterparty)}) as counterparty_trades,
+          l.flagged as linked_flagged, l.holders as linked_holders,
           (select count(*) from identifiers o where o.environment = ${env} and o.entity_id = ${id}) as own_identifiers,
-          ${networkMatchesSql(store.dialect, env, identifierKeys(env, id, pairs), id)} as network, ${networkVersionSql} as net_version
-        from (select 1 as one) q
-        left join entities e on e.environment = ${env} and e.entity_id = ${id}
+          ${networkMatchesSql(store.dialect, env, identifierKeys(env, id, pairs), id)} as network
+        from (select 1 as one) q ${stateJoins(env, id, pairs)}
         left join entity_currency c on c.environment = ${env} and c.entity_id = ${id} and c.currency = ${currency}
-        cross join ${linkage(env, id, pairs)} l
       `.compile(store.db);
     });
     shapes.set(linked, query);
@@ -222,10 +236,7 @@ export async function currentState(store: Store, environment: Environment, entit
   let query = shapes.get(linked.length);
   if (!query) {
     query = new PreparedQuery(store.db as never, 2 + 2 * linked.length, (_db, env, id, ...pairs) => sql<StateRow>`
-      select e.version, l.version as linked_version, ${networkVersionSql} as net_version
-      from (select 1 as one) q
-      left join entities e on e.environment = ${env} and e.entity_id = ${id}
-      cross join ${linkage(env, id, pairs)} l`.compile(store.db));
+      select ${STATE_COLUMNS} from (select 1 as one) q ${stateJoins(env, id, pairs)}`.compile(store.db));
     shapes.set(linked.length, query);
   }
   const [row] = await query.execute(environment, entityId, ...linked.flatMap((l) => [l.type, l.hash]));

@@ -11,9 +11,8 @@ import { PreparedQuery } from '../store/prepared.ts';
 import { evaluate } from './model.ts';
 import { safeAmountFrom } from './safe-amount.ts';
 import { learningColumns } from '../policies/features.ts';
-import { currentState, linkage, stateOf } from './profile.ts';
+import { currentState, STATE_COLUMNS, stateJoins, stateOf } from './profile.ts';
 import { ProfileCache } from './profile-cache.ts';
-import { networkVersionSql } from '../network/signal.ts';
 import { ScoreCache, cacheKey, canonicalJson } from './cache.ts';
 import { sha256Hex as sha256 } from '../lib/digest.ts';
 import { newId } from '../lib/ids.ts';
@@ -52,10 +51,8 @@ async function sharedDecision(store: Store, environment: Environment, decisionId
   let query = shapes.get(linked.length);
   if (!query) {
     query = new PreparedQuery(store.db as never, 3 + 2 * linked.length, (_db, env, id, entity, ...pairs) => sql<SharedRow>`
-      select d.principal_id, d.cache_key, d.cache_state, d.result, e.version, l.version as linked_version, ${networkVersionSql} as net_version
-      from decisions d
-      left join entities e on e.environment = ${env} and e.entity_id = ${entity}
-      cross join ${linkage(env, entity, pairs)} l
+      select d.principal_id, d.cache_key, d.cache_state, d.result, ${STATE_COLUMNS}
+      from decisions d ${stateJoins(env, entity, pairs)}
       where d.id = ${id} and d.kind = 'score' and d.environment = ${env}`.compile(store.db));
     shapes.set(linked.length, query);
   }
