@@ -129,6 +129,15 @@ for (const backend of backends()) describe(`ProfileCache (${backend})`, () => {
     const first = await cache.load(q);
     assert.ok(first.profile.ring, 'x has a ring');
     assert.deepEqual(await cache.load(q), first);
+    // A change no trigger sees and no state check reads: only a fresh read shows it.
+    await sql`insert into entity_currency (environment, entity_id, currency, trades, volume, log_mean, log_m2) values ('live', ${x}, 'USD', 7, 70, 2, 0)`.execute(s.store.db);
+    try {
+      const again = await cache.load(q);
+      if (backend === 'postgres') assert.equal(again.profile.amountStats.n, 7, 'PostgreSQL kept no entry: read afresh');
+      else assert.deepEqual(again, first, 'SQLite answers from memory while the generation holds');
+    } finally {
+      await sql`delete from entity_currency where entity_id = ${x}`.execute(s.store.db);
+    }
   });
 });
 
