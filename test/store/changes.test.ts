@@ -3,7 +3,10 @@
 // is not a change; data_version is read once per turn, not once per caller.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { freshStore, type TestStore } from '../helpers/app.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
@@ -100,5 +103,35 @@ describe('ChangeWatcher on SQLite', () => {
     const before = changes.generation;
     changes.localWrite();
     assert.equal(changes.generation, before + 1);
+  });
+});
+
+describe('ChangeWatcher on a store whose migrations have not run (no store_changes yet)', () => {
+  test('every commit of another connection counts as a change, until the counter exists', async () => {
+    const path = join(tmpdir(), `vouch-changes-${randomBytes(6).toString('hex')}.db`);
+    const store = openStore(`sqlite:${path}`);
+    const other = openStore(`sqlite:${path}`);
+    try {
+      await sql`create table t (x integer)`.execute(other.db);
+      const changes = store.changes;
+      await nextTurn();
+      changes.poll();
+      const before = changes.generation;
+      await sql`insert into t (x) values (1)`.execute(other.db);
+      await nextTurn();
+      assert.equal(changes.poll(), true, 'no counter to consult: the commit is a change');
+      await other.migrate();
+      await nextTurn();
+      changes.poll(); // the migration itself, read with the counter now there
+      const migrated = changes.generation;
+      assert.ok(migrated > before);
+      await sql`insert into t (x) values (2)`.execute(other.db);
+      await nextTurn();
+      assert.equal(changes.poll(), false, 'the counter exists and did not move');
+    } finally {
+      await other.close();
+      await store.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+    }
   });
 });

@@ -4,8 +4,8 @@
 // commits decisions all the time it moves nearly every turn; the counter moves only when one of
 // these tables changes, so a worker's caches outlive commits that stored decisions only. Kept by
 // triggers, so every writer (any process, any feature) moves it without knowing about it.
-// PostgreSQL gets the table (one schema for both) but no triggers: there a single row updated by
-// every ingesting transaction would serialise them, and its caches ask the store instead.
+// SQLite only: on PostgreSQL a single row updated by every ingesting transaction would serialise
+// them, and nothing there reads it (its caches ask the store instead).
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
@@ -20,12 +20,12 @@ const WATCHED: ReadonlyArray<[table: string, operations: readonly string[]]> = [
 export function changeCounter(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
+      if (dialect !== 'sqlite') return;
       await db.schema.createTable('store_changes')
         .addColumn('id', 'integer', (c) => c.primaryKey())
         .addColumn('n', 'bigint', (c) => c.notNull())
         .execute();
       await sql`insert into store_changes (id, n) values (1, 0)`.execute(db);
-      if (dialect !== 'sqlite') return;
       for (const [table, operations] of WATCHED) {
         for (const operation of operations) {
           await sql.raw(`create trigger store_changes_${table}_${operation} after ${operation} on ${table}
