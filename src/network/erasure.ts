@@ -5,8 +5,7 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../store/dialect.ts';
 import { withdrawErased, type Identifier } from './publisher.ts';
-import { ENTITY_TYPE } from './tables.ts';
-import type { NetworkDb } from './tables.ts';
+import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
 
 export async function eraseFromNetwork(trx: NetworkDb, dialect: Dialect, entityId: string, identifiers: Identifier[]): Promise<void> {
   await withdrawErased(trx, dialect, entityId, identifiers);
