@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BATCH, closedLoop, type Scenario } from './scenarios.ts';
+import { benchCredentials, benchEnv, childPids, cpuSecondsOf, waitReady } from './server.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -25,46 +26,19 @@ copyFileSync(args.db, db);
 // The key that seals the store's signing keys lives beside it.
 const keyFile = join(args.db, '..', 'vouch.key');
 if (existsSync(keyFile)) copyFileSync(keyFile, join(dir, 'vouch.key'));
-const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
 const START_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/).filter((t) => t.startsWith('--'));
 const port = 19000 + Math.floor(Math.random() * 900);
 const child = fork('dist/cli.js', ['serve'], {
   execArgv: START_FLAGS, stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  env: {
-    ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: `sqlite:${db}`, VOUCH_LOG_LEVEL: 'warn',
-    VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN.id, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN.secret, VOUCH_WORKERS: args.workers,
-    VOUCH_RATE_LIMIT_PER_SECOND: '10000000', VOUCH_RATE_LIMIT_BURST: '20000000', VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
-  },
+  env: { ...process.env, ...benchEnv(port, `sqlite:${db}`, args.workers!) },
 });
 const base = `http://127.0.0.1:${port}`;
-let up = false;
-for (let i = 0; i < 600 && !up; i++) {
-  try { up = (await fetch(`${base}/readyz`)).ok; } catch { /* not up yet */ }
-  if (!up) await new Promise((r) => setTimeout(r, 100));
-}
-if (!up) throw new Error('vouch did not start');
+if (!(await waitReady(base))) throw new Error('vouch did not start');
 
 /** CPU seconds (user + system) of a process and its children. */
-function cpuSeconds(pid: number): number {
-  const one = (p: number) => {
-    try {
-      const fields = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    } catch {
-      return 0;
-    }
-  };
-  let children: number[] = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch { /* none */ }
-  return one(pid) + children.reduce((sum, c) => sum + one(c), 0);
-}
+const cpuSeconds = (pid: number) => cpuSecondsOf(pid) + childPids(pid).reduce((sum, c) => sum + cpuSecondsOf(c), 0);
 
-const post = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  (await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json() as Promise<Record<string, string>>;
-const token = (await post('/api/v1/auth/token', { client_id: ADMIN.id, client_secret: ADMIN.secret })).access_token!;
-const key = (await post('/api/v1/keys', { name: 'bench', scopes: ['trust:read', 'trust:write', 'dispute:analyze'] }, { authorization: `Bearer ${token}` })).key!;
+const { key } = await benchCredentials(base);
 const options = { load: 'wrk' as const, url: base, entities: Number(args.entities), connections: Number(args.connections), auth: `x-api-key: ${key}` };
 await closedLoop(scenario, { ...options, durationS: 2, seed: 1 });
 const cpu0 = cpuSeconds(child.pid!);

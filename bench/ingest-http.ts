@@ -6,6 +6,7 @@ import { fork } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { entityId } from './data.ts';
+import { benchCredentials, benchEnv, waitReady } from './server.ts';
 
 const source = process.argv[2] ?? '/work/prof/bench.db';
 const path = '/tmp/vouch-ingest-http.db';
@@ -17,14 +18,11 @@ const port = 18556;
 const child = fork('dist/cli.js', ['serve'], {
   execArgv: process.env.EXECARGV ? process.env.EXECARGV.split(' ') : [],
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  env: { ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: `sqlite:${path}`, VOUCH_LOG_LEVEL: 'warn', VOUCH_WORKERS: '1',
-    VOUCH_BOOTSTRAP_CLIENT_ID: 'bench-admin', VOUCH_BOOTSTRAP_CLIENT_SECRET: 'bench-admin-secret-0123456789',
-    VOUCH_RATE_LIMIT_PER_SECOND: '10000000', VOUCH_RATE_LIMIT_BURST: '20000000', VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '100000' },
+  env: { ...process.env, ...benchEnv(port, `sqlite:${path}`, '1') },
 });
 const base = `http://127.0.0.1:${port}`;
-for (let i = 0; i < 200; i++) { try { if ((await fetch(`${base}/readyz`)).ok) break; } catch { /* not up yet */ } await new Promise((r) => setTimeout(r, 100)); }
-const tok = await (await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'bench-admin', client_secret: 'bench-admin-secret-0123456789' }) })).json() as { access_token: string };
-const key = (await (await fetch(`${base}/api/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.access_token}` }, body: JSON.stringify({ name: 'bench', scopes: ['trust:write'] }) })).json() as { key: string }).key;
+if (!(await waitReady(base))) throw new Error('vouch did not start');
+const { key } = await benchCredentials(base, ['trust:write']);
 let n = 0;
 const r = await new Promise<autocannon.Result>((res, rej) => autocannon({
   url: base, connections: 20, duration: Number(process.env.DUR ?? 10),

@@ -12,6 +12,7 @@ import { openStore } from '../src/store/db.ts';
 import { ingestEvents } from '../src/trust/ingest.ts';
 import { DEFAULT_POLICY } from '../src/policies/policy.ts';
 import { entityId, history, rng } from './data.ts';
+import { benchCredentials, benchEnv, waitReady } from './server.ts';
 
 const ENTITIES = 10_000, EVENTS = 100_000;
 const path = '/work/prof/bench.db';
@@ -41,16 +42,13 @@ const child = fork('dist/cli.js', ['serve'], {
   // EXECARGV='--import ./bench/sqlwrap.mjs' times every SQLite statement instead of profiling.
   execArgv: process.env.EXECARGV ? process.env.EXECARGV.split(' ') : ['--cpu-prof', '--cpu-prof-dir=' + (process.env.PROFDIR ?? '/work/prof')],
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  env: { ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: dbUrl, ...(PG ? { VOUCH_REDIS_URL: REDIS_URL } : {}), VOUCH_LOG_LEVEL: 'warn',
-    VOUCH_BOOTSTRAP_CLIENT_ID: 'bench-admin', VOUCH_BOOTSTRAP_CLIENT_SECRET: 'bench-admin-secret-0123456789', VOUCH_WORKERS: '1',
-    VOUCH_RATE_LIMIT_PER_SECOND: '10000000', VOUCH_RATE_LIMIT_BURST: '20000000', VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '100000' },
+  env: { ...process.env, ...benchEnv(port, dbUrl, '1'), ...(PG ? { VOUCH_REDIS_URL: REDIS_URL } : {}) },
 });
 const base = `http://127.0.0.1:${port}`;
-for (let i = 0; i < 200; i++) { try { if ((await fetch(`${base}/readyz`)).ok) break; } catch { /* not up yet */ } await new Promise((r) => setTimeout(r, 100)); }
-const tok = await (await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'bench-admin', client_secret: 'bench-admin-secret-0123456789' }) })).json() as { access_token: string };
-const key = (await (await fetch(`${base}/api/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.access_token}` }, body: JSON.stringify({ name: 'bench', scopes: ['trust:read', 'trust:write', 'dispute:analyze'] }) })).json() as { key: string }).key;
+if (!(await waitReady(base))) throw new Error('vouch did not start');
+const { token, key } = await benchCredentials(base);
 const random = rng(3);
-const hdr = mode === 'jwt' ? { authorization: `Bearer ${tok.access_token}` } : { 'x-api-key': key };
+const hdr = mode === 'jwt' ? { authorization: `Bearer ${token}` } : { 'x-api-key': key };
 const item = () => ({ entity_id: entityId(Math.floor(random() * ENTITIES)), amount: Math.round(50 + random() * 500), currency: 'USD', context: { counterparty_id: entityId(Math.floor(random() * ENTITIES)), payment_method: 'bank_transfer', side: 'sell' } });
 const opts: autocannon.Options = mode === 'batch'
   ? { url: base, requests: [{ method: 'POST', path: '/api/v1/trust/score/batch', headers: { 'content-type': 'application/json', ...hdr }, setupRequest: (req) => ({ ...req, body: JSON.stringify({ requests: Array.from({ length: 100 }, item) }) }) }] }

@@ -18,6 +18,7 @@ import { DEFAULT_POLICY } from '../src/policies/policy.ts';
 import { history } from './data.ts';
 import { BATCH, closedLoop, fixedRate, type Load, type Scenario } from './scenarios.ts';
 import { wrkAvailable } from './wrk.ts';
+import { benchCredentials, benchEnv, childPids, waitReady } from './server.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,7 +41,6 @@ if (args.load !== 'wrk' && args.load !== 'autocannon') throw new Error(`--load i
 const LOAD: Load = args.load;
 /** The node flags of `npm start` (package.json), so the bench runs Vouch exactly as it ships. */
 const START_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/).filter((t) => t.startsWith('--'));
-const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789' };
 const dir = join(process.cwd(), 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 
@@ -98,20 +98,9 @@ async function startVouch(url: string) {
   const child = fork('dist/cli.js', ['serve'], {
     execArgv: START_FLAGS,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: {
-      ...process.env, NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: url, VOUCH_LOG_LEVEL: 'warn',
-      VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN.id, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN.secret, VOUCH_WORKERS: args.workers!,
-      VOUCH_RATE_LIMIT_PER_SECOND: '10000000', VOUCH_RATE_LIMIT_BURST: '20000000', VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
-      ...(args.backend === 'postgres' ? { VOUCH_REDIS_URL: REDIS_URL } : {}),
-    },
+    env: { ...process.env, ...benchEnv(port, url, args.workers!), ...(args.backend === 'postgres' ? { VOUCH_REDIS_URL: REDIS_URL } : {}) },
   });
-  // A minute: on a machine shared with other work the workers can take 20 s to be ready.
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return { child, port };
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  if (await waitReady(`http://127.0.0.1:${port}`)) return { child, port };
   throw new Error('vouch did not start');
 }
 
@@ -125,20 +114,14 @@ function peakRss(pid: number): { total_mb: number; worker_mb: number } {
       return 0;
     }
   };
-  let children: number[] = [];
-  try {
-    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch { /* no children */ }
-  const each = children.map(read);
+  const each = childPids(pid).map(read);
   // With one worker the process serves by itself: it is the worker.
   return { total_mb: Math.round(read(pid) + each.reduce((a, b) => a + b, 0)), worker_mb: Math.round(each.length > 0 ? Math.max(...each) : read(pid)) };
 }
 
 async function credentials(port: number) {
-  const base = `http://127.0.0.1:${port}`;
-  const tok = await (await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: ADMIN.id, client_secret: ADMIN.secret }) })).json() as { access_token: string };
-  const key = await (await fetch(`${base}/api/v1/keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tok.access_token}` }, body: JSON.stringify({ name: 'bench', scopes: ['trust:read', 'trust:write', 'dispute:analyze'] }) })).json() as { key: string };
-  return { jwt: tok.access_token, key: key.key };
+  const { token, key } = await benchCredentials(`http://127.0.0.1:${port}`);
+  return { jwt: token, key };
 }
 
 async function main() {
