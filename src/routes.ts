@@ -72,7 +72,7 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...batchRoutes({ scoring: s.scoring, policies: s.policies, check: { requireHashedIds }, scores }),
     ...timelineRoutes({ store, requireHashedIds }),
     ...ringRoutes({ store, policies: s.policies, requireHashedIds }),
-    ...erasureRoutes({ store, feed: s.feed, scoring: s.scoring, decisions: s.decisions, encryption: s.encryption, requireHashedIds }),
+    ...erasureRoutes({ store, feed: s.feed, decisions: s.decisions, encryption: s.encryption, requireHashedIds }),
     ...disputeRoutes({ scoring: s.scoring, policies: s.policies, decisions: s.decisions, requireHashedIds, metrics: s.metrics }),
     ...decisionRoutes({ db: store.db }),
     ...bulkLabelRoutes({ db: store.db }),

@@ -26,7 +26,6 @@ import { networkDb } from '../network/tables.ts';
 import { canonicalJson } from './cache.ts';
 import { isFlagged } from './linkage.ts';
 import { EntityId, checkEntityParam } from './schemas.ts';
-import type { ScoringService } from './scoring.ts';
 import type { Environment, Principal } from '../auth/principal.ts';
 
 const SALT_SETTING = 'erasure_salt';
@@ -231,13 +230,12 @@ const ErasureResponse = Type.Object({ entity_id: Type.String(), events_deleted: 
 export interface ErasureRouteOptions {
   store: Store;
   feed: RevocationFeed;
-  scoring: ScoringService;
   decisions: DecisionWriter;
   encryption: KeyEncryption;
   requireHashedIds?: boolean;
 }
 
-export function erasureRoutes({ store, feed, scoring, decisions, encryption, requireHashedIds = false }: ErasureRouteOptions): RouteDefinition[] {
+export function erasureRoutes({ store, feed, decisions, encryption, requireHashedIds = false }: ErasureRouteOptions): RouteDefinition[] {
   return [
     defineRoute<{ Params: Static<typeof Params> }>({
       method: 'DELETE',
@@ -255,8 +253,10 @@ export function erasureRoutes({ store, feed, scoring, decisions, encryption, req
         checkEntityParam(id, { requireHashedIds });
         // Decisions this instance is still writing are committed first, so the scrub sees them.
         await decisions.drain();
+        // eraseEntity announces the erasure on the revocation feed, whose listener (app.ts) makes this
+        // instance forget its cached scores and profiles before it returns, as every other instance
+        // does before its next request.
         const { eventsDeleted, digest, erasureId } = await eraseEntity(store, feed, encryption, principal, id);
-        scoring.forget();
         request.log.info({ event: 'entity_erased', erasure_id: erasureId, entity_digest: digest, environment: principal.environment, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
         return { entity_id: id, events_deleted: eventsDeleted };
       },
