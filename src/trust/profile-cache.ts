@@ -135,24 +135,23 @@ async function readCheck(store: Store, environment: Environment, entityId: strin
 }
 
 export class ProfileCache {
-  private readonly entries: LRUCache<string, Entry> | undefined;
-  private readonly rows: RowSlots | undefined;
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly rows: RowSlots;
 
   constructor(private readonly store: Store, maxEntries = PROFILE_CACHE_ENTRIES) {
-    if (maxEntries <= 0) return;
     const rows = (this.rows = new RowSlots(maxEntries));
     this.entries = new LRUCache<string, Entry>({ max: maxEntries, dispose: (entry) => rows.release(entry.slot) });
   }
 
   /** Drops every entry (see ScoringService.forget). */
   clear(): void {
-    this.entries?.clear();
+    this.entries.clear();
   }
 
   /** The profile `loadProfile` would read now, from memory when nothing it depends on has changed. */
   async load(q: ProfileQuery): Promise<LoadedProfile> {
     const { entries, rows } = this;
-    if (!entries || !rows || (q.linked !== undefined && q.linked.length > 0)) return loadProfile(this.store, q);
+    if (q.linked !== undefined && q.linked.length > 0) return loadProfile(this.store, q);
     const changes = this.store.changes;
     changes.poll();
     // Taken before the read: a change committed while it runs leaves the entry older than its row, never newer.
