@@ -84,6 +84,17 @@ for (const backend of backends()) describe(`ProfileCache (${backend})`, () => {
     assert.equal(stranger.profile.counterpartyTrades, 0);
   });
 
+  test('a lost store connection fails the load: an entry is never answered without its check', async () => {
+    const own = openStore(s.url);
+    const lost = new ProfileCache(own);
+    await lost.load(query(CP1));
+    await own.close();
+    await assert.rejects(lost.load(query(CP2)));
+    // PostgreSQL checks every use against the store; SQLite's check is the turn's generation poll,
+    // a file read that has no connection to lose.
+    if (backend === 'postgres') await assert.rejects(lost.load(query(CP1)), 'the entry is checked against the store, which is gone');
+  });
+
   test('a small cache evicts the least recently used entities and reuses their slots, cleared or not, every answer still a fresh read', async () => {
     const small = new ProfileCache(s.store, 3);
     const entities = Array.from({ length: 8 }, (_, i) => hash(`small-${i}`));
