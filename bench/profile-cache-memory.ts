@@ -1,6 +1,6 @@
 // `node --expose-gc --import tsx bench/profile-cache-memory.ts`: the memory one full profile cache
 // (src/trust/profile-cache.ts) holds: its entries filled from the profiling store (bench/profile-run.ts
-// builds /work/prof/bench.db; DB=… for another), measured as heap and external memory after a full
+// builds /work/prof/bench.db; DB=… for another), measured as heap and typed-array memory after a full
 // collection, before and after — the slots of the rows included.
 import { openStore } from '../src/store/db.ts';
 import { ProfileCache, PROFILE_CACHE_ENTRIES } from '../src/trust/profile-cache.ts';
