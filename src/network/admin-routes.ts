@@ -1,5 +1,6 @@
 // /api/v1/network: the admin's side (scope network:admin, role admin) — peers, a sync now, and
 // what the network says about one entity (docs/network.md, "Admin API").
+import type { onRequestHookHandler } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
@@ -23,6 +24,13 @@ export interface AdminRouteOptions {
 }
 
 const ADMIN = { scope: 'network:admin', role: 'admin' } as const;
+/**
+ * The network is live data (docs/network.md, "Admin API"): test-environment credentials neither see
+ * nor change it, and are answered as for a route that does not exist — before the body is read.
+ */
+const liveOnly: onRequestHookHandler = async (request) => {
+  if (request.principal.environment !== 'live') throw new ApiError(404, 'not_found', 'No such resource.');
+};
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 const Params = Type.Object({ peer_id: Type.String({ description: 'peer_<26-char ULID>' }) });
 const SyncResponse = Type.Object({
@@ -57,7 +65,7 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
     return row;
   };
 
-  return [
+  const routes: RouteDefinition[] = [
     defineRoute({
       method: 'GET',
       url: '/api/v1/network/peers',
@@ -163,4 +171,5 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       },
     }),
   ];
+  return routes.map((route) => ({ ...route, onRequest: liveOnly }));
 }
