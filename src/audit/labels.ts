@@ -116,7 +116,11 @@ function isFraudOutcome(ev: OutcomeEvent): boolean {
 /**
  * Labels `fraud` (source event) every score decision of each event's entity and trade, inside the
  * ingest's transaction, so a label exists exactly when its event does. API labels are left alone.
- * Only decisions of the events' environment: a test outcome never labels a live decision.
+ * Only decisions of the events' environment: a test outcome never labels a live decision. Only
+ * decisions of the client that sent the events (docs/api.md, "Outcomes and labels"): trade ids are
+ * each marketplace's own, so another client's outcome for "the same" trade says nothing about ours,
+ * and a client must not be able to write labels into another's decisions. Events imported by the
+ * host's operator (`vouch events import`, client '') label every client's decisions, as before.
  * Returns how many decisions were labelled.
  */
 export async function labelFromEvents(
@@ -129,9 +133,11 @@ export async function labelFromEvents(
     const key = `${ev.entity_id}\0${ev.trade_id}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const result = await trx.updateTable('decisions')
+    let update = trx.updateTable('decisions')
       .set({ label: 'fraud', label_source: 'event', label_note: null, labelled_at: now, labelled_by: clientId === '' ? null : clientId })
-      .where('environment', '=', environment)
+      .where('environment', '=', environment);
+    if (clientId !== '') update = update.where('owner_client_id', '=', clientId);
+    const result = await update
       .where('subject_id', '=', ev.entity_id)
       .where('trade_id', '=', ev.trade_id!)
       .where('kind', '=', 'score')
