@@ -2,7 +2,7 @@
 // of the key that made them; the other environment's keys see "not found" and cannot label them.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
+import { ADMIN_ID, describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { hash, score } from '../helpers/trust.ts';
 import { labelFromEvents } from '../../src/audit/labels.ts';
 
@@ -65,11 +65,11 @@ describeEachBackend('audit in test mode', (ctx) => {
     const db = ctx().store.db;
     await db.updateTable('decisions').set({ label: null, label_source: null }).where('id', 'in', [liveId, testId]).execute();
     const outcome = [{ type: 'chargeback', entity_id: entity, trade_id: 'tm-trade' }];
-    assert.equal(await labelFromEvents(db, 'test', outcome, 'c', Date.now()), 1);
+    assert.equal(await labelFromEvents(db, 'test', outcome, ADMIN_ID, Date.now()), 1);
     assert.equal((await get(live, liveId)).json().label, null);
     assert.equal((await get(testKey, testId)).json().label.source, 'event');
     await db.updateTable('decisions').set({ label: null, label_source: null }).where('id', '=', testId).execute();
-    assert.equal(await labelFromEvents(db, 'live', outcome, 'c', Date.now()), 1);
+    assert.equal(await labelFromEvents(db, 'live', outcome, ADMIN_ID, Date.now()), 1);
     assert.equal((await get(testKey, testId)).json().label, null);
     assert.equal((await get(live, liveId)).json().label.source, 'event');
   });
