@@ -12,9 +12,12 @@ import { PoliciesPage } from './pages/policies.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { NetworkPage } from './pages/network.tsx';
+import { DashboardPage } from './pages/dashboard.tsx';
 
 /** Navigation, in order, with the scope each page needs to be shown. */
-const PAGES = [
+const PAGES: readonly { path: string; name: string; scope: string }[] = [
+  // the landing page: the root, and where sign-in leads
+  { path: '/', name: 'Dashboard', scope: 'audit:read' },
   { path: '/decisions', name: 'Decisions', scope: 'audit:read' },
   { path: '/disputes', name: 'Disputes', scope: 'audit:read' },
   { path: '/entities', name: 'Entities', scope: 'trust:read' },
@@ -22,7 +25,7 @@ const PAGES = [
   { path: '/keys', name: 'Keys', scope: 'keys:read' },
   { path: '/webhooks', name: 'Webhooks', scope: 'webhooks:read' },
   { path: '/network', name: 'Network', scope: 'network:admin' },
-] as const;
+];
 
 function SignIn() {
   const [clientId, setClientId] = useState('');
@@ -67,6 +70,7 @@ function Shell({ session }: { session: Session }) {
   const id = decodeURIComponent(path.split('/').slice(2).join('/'));
   let content;
   if (!page || !hasScope(page.scope)) content = visible.length ? null : <p>This client has none of the scopes the console's pages need.</p>;
+  else if (page.path === '/') content = <DashboardPage />;
   else if (page.path === '/decisions') content = id ? <DecisionPage id={id} /> : <DecisionsPage />;
   else if (page.path === '/disputes') content = id ? <DisputePage id={id} /> : <DisputesPage />;
   else if (page.path === '/entities') content = <EntitiesPage id={id} />;

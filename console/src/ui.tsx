@@ -159,8 +159,10 @@ export function Loader<T>({ state, feature, children }: { state: Loaded<T>; feat
 export const LevelBadge = ({ level }: { level: string | undefined }) => (level ? <span class={`badge level-${level}`}>{level}</span> : <span>—</span>);
 
 /** A modal confirmation built on <dialog>: focus moves into it and Escape cancels. */
-export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCancel, busy }: {
+export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCancel, busy, wide }: {
   title: string;
+  /** room for tables side by side (the activation's two policies) */
+  wide?: boolean;
   children: ComponentChildren;
   confirmLabel: string;
   danger?: boolean;
@@ -175,7 +177,7 @@ export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCa
     return () => d?.close();
   }, []);
   return (
-    <dialog ref={ref} aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onCancel(); }}>
+    <dialog ref={ref} class={wide ? 'wide' : undefined} aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onCancel(); }}>
       <h2 id="dialog-title">{title}</h2>
       <div class="dialog-body">{children}</div>
       <div class="actions">

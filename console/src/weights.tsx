@@ -5,7 +5,8 @@ import { EVERY_LABEL, countDrawnLabels, rowsStyle } from './charts.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
 
-export function WeightsChart({ weights }: { weights: Record<string, { base: number; candidate: number }> }) {
+/** `shaped`: the candidate's shaped signals, named so on the axis (their weight is only a first slope). */
+export function WeightsChart({ weights, shaped = new Set() }: { weights: Record<string, { base: number; candidate: number }>; shaped?: ReadonlySet<string> }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const names = Object.keys(weights);
   const key = JSON.stringify(weights);
@@ -14,7 +15,7 @@ export function WeightsChart({ weights }: { weights: Record<string, { base: numb
     const chart = new Chart(canvas.current, {
       type: 'bar',
       data: {
-        labels: names,
+        labels: names.map((n) => (shaped.has(n) ? `${n} (shaped)` : n)),
         datasets: [
           { label: 'base', data: names.map((n) => weights[n]!.base), backgroundColor: '#9aa5b4' },
           { label: 'candidate', data: names.map((n) => weights[n]!.candidate), backgroundColor: '#1f4e8c' },
@@ -34,7 +35,7 @@ export function WeightsChart({ weights }: { weights: Record<string, { base: numb
       <div class="chart rows" style={rowsStyle(names.length)}>
         <canvas ref={canvas} role="img" aria-label={`Weights of ${names.length} signals, base policy against the candidate`} />
       </div>
-      <figcaption class="muted">Weights before (base) and after (candidate) the fit; the table below lists them.</figcaption>
+      <figcaption class="muted">Weights before (base) and after (candidate) the fit; the table below lists them. A shaped signal's weight is its slope up to its first knot: its curve is drawn below.</figcaption>
     </figure>
   );
 }

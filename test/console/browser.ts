@@ -11,7 +11,8 @@ import type { Config } from '../../src/config/env.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
-export const SHOTS = join(ROOT, 'test-results', 'console');
+/** Where screenshots go: VOUCH_CONSOLE_SHOTS, or test-results/console. */
+export const SHOTS = process.env.VOUCH_CONSOLE_SHOTS ?? join(ROOT, 'test-results', 'console');
 
 function newest(path: string): number {
   const s = statSync(path);

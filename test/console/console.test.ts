@@ -13,7 +13,7 @@ import { CHROMIUM, NARROW, WIDE, ensureConsoleBuilt, launch, nav as navIn, openT
 
 // In CI a missing browser is a failure (the browser tests must run there); elsewhere it is said plainly.
 const skip = existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
-const NAV = ['Decisions', 'Disputes', 'Entities', 'Policies', 'Keys', 'Webhooks'];
+const NAV = ['Dashboard', 'Decisions', 'Disputes', 'Entities', 'Policies', 'Keys', 'Webhooks'];
 const RISKY = hash('console-risky-entity');
 const BUSY = hash('console-busy-entity');
 const BUYER = hash('console-buyer');
@@ -238,7 +238,10 @@ describe('operator console in chromium', { skip }, () => {
     await signIn(reader.id, reader.secret);
     const shown = [];
     for (const name of NAV) if ((await nav(name).count()) > 0) shown.push(name);
-    assert.deepEqual(shown, ['Decisions', 'Disputes', 'Keys']);
+    assert.deepEqual(shown, ['Dashboard', 'Decisions', 'Disputes', 'Keys']);
+    // sign-in lands on the dashboard
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await nav('Decisions').click();
     await page.getByRole('heading', { name: 'Decisions', level: 1 }).waitFor();
     assert.match(await page.getByRole('note').innerText(), /Decisions are recorded per client: test sees only the decisions made with its own credentials/);
     await page.getByText(/No decisions yet\. .* made with this client's credentials/).waitFor();
@@ -252,8 +255,8 @@ describe('operator console in chromium', { skip }, () => {
     await page.goto(`${server.base}/console/entities`);
     assert.equal(await page.getByLabel('Client ID').count(), 1, 'a reload forgets the session');
     await signIn(reader.id, reader.secret, '/entities');
-    await page.getByRole('heading', { name: 'Decisions', level: 1 }).waitFor();
-    assert.match(page.url(), /\/console\/decisions$/);
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    assert.match(page.url(), /\/console\/$/);
   });
 
   test('a test-mode client: the header says "Test data", and a live decision cannot be opened', async () => {
@@ -262,6 +265,8 @@ describe('operator console in chromium', { skip }, () => {
     await signIn(client.client_id, secret);
     await page.getByText('Test data', { exact: true }).waitFor();
     assert.equal(await page.locator('header .client-name').innerText(), 'console-test-mode');
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await nav('Decisions').click();
     await page.getByRole('heading', { name: 'Decisions', level: 1 }).waitFor();
     assert.equal(await page.locator(`a[href="/console/decisions/${decisionId}"]`).count(), 0, 'the live decision is not listed');
     await page.getByLabel('Decision ID').fill(decisionId);

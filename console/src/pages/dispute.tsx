@@ -3,8 +3,8 @@
 import { useState } from 'preact/hooks';
 import { api, hasScope, query } from '../api.ts';
 import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, fmtPercent, toProblem, useAction, useLoad } from '../ui.tsx';
-import { SEVERITIES, type Decision, type DisputeResult, type EntityEventList, type EventsSent, type Party } from '../types.ts';
-import { SafeAmount } from './decisions.tsx';
+import { SEVERITIES, type Decision, type DisputeResult, type Entity, type EntityEventList, type EventsSent, type Party } from '../types.ts';
+import { SafeAmount, type DisputeRequest } from './decisions.tsx';
 
 type Side = 'buyer' | 'seller';
 interface Resolution {
@@ -21,11 +21,24 @@ const resolutionEventId = (disputeId: string) => `console:${disputeId}:resolved`
 
 /**
  * The resolution recorded from this console, if any. Its dispute.resolved event is stored on the
- * losing party's timeline, newest first, so it is on the first page of one of the two.
+ * losing party's timeline, and recording it gives both parties a history (the winner's is
+ * mirrored). The timeline of an entity without history answers 404, which the browser logs as a
+ * failed request; a party the analysis found new (a `new_account` flag) may have none, so its
+ * timeline is read only when the event could be there: when the other party's aggregates show a
+ * dispute won, or when both are new (then one 404 answers for both: without a resolution neither
+ * has a history, with one both have).
  */
 async function findResolution(r: DisputeResult): Promise<Resolution | null> {
   const eventId = resolutionEventId(r.dispute_id);
+  const isNew = (side: Side) => r.risk_flags.some((f) => f.code === 'new_account' && f.party === side);
   for (const [loser, winner] of [['seller', 'buyer'], ['buyer', 'seller']] as const) {
+    if (isNew(loser) && !isNew(winner)) {
+      const other = await api<Entity>('GET', `/api/v1/trust/entities/${encodeURIComponent(r.parties[winner].entity_id)}`).catch((err: unknown) => {
+        if (toProblem(err).status === 404) return null;
+        throw err;
+      });
+      if (!other || other.disputes_won === 0) continue;
+    }
     try {
       const page = await api<EntityEventList>('GET', `/api/v1/trust/entities/${encodeURIComponent(r.parties[loser].entity_id)}/events${query({ limit: 100 })}`);
       const found = page.data.find((e) => e.event_id === eventId);
@@ -33,6 +46,7 @@ async function findResolution(r: DisputeResult): Promise<Resolution | null> {
     } catch (err) {
       // 404: no history at all for this party, so nothing was recorded against it
       if (toProblem(err).status !== 404) throw err;
+      if (isNew(loser) && isNew(winner)) return null;
     }
   }
   return null;
@@ -53,15 +67,6 @@ export function DisputePage({ id }: { id: string }) {
       )}
     </section>
   );
-}
-
-/** What the analysis was asked, as the decision record keeps it (null for analyses stored before it was kept). */
-interface DisputeRequest {
-  trade?: { trade_id?: string; amount?: number; currency?: string; payment_method?: string };
-  reason?: string;
-  opened_by?: string;
-  opened_at?: string;
-  evidence?: Record<string, boolean | number>;
 }
 
 function DisputeView({ d }: { d: Decision }) {
@@ -116,7 +121,7 @@ function DisputeView({ d }: { d: Decision }) {
           {r.missing_evidence.map((m) => <li key={m.code + m.party}><span class="mono">{m.code}</span> <span class="muted">({m.party})</span>: {m.message}</li>)}
         </ul>
       )}
-      {hasScope('trust:write') && !resolution && <Resolve r={r} onResolved={setResolved} />}
+      {hasScope('trust:write') && !resolution && <Resolve r={r} tradeId={asked?.trade?.trade_id} onResolved={setResolved} />}
     </>
   );
 }
@@ -153,9 +158,10 @@ function PartyCard({ role, p, won, currency }: { role: string; p: Party; won: bo
 }
 
 /** Records who the dispute was resolved for: one dispute.resolved event per party, each naming the other. */
-function Resolve({ r, onResolved }: { r: DisputeResult; onResolved: (resolution: Resolution) => void }) {
+function Resolve({ r, tradeId: disputed, onResolved }: { r: DisputeResult; tradeId: string | undefined; onResolved: (resolution: Resolution) => void }) {
   const [winner, setWinner] = useState<Side | ''>('');
-  const [tradeId, setTradeId] = useState('');
+  // the disputed trade, as the analysis was asked: its id labels the loser's scores of that trade
+  const [tradeId, setTradeId] = useState(disputed ?? '');
   const { busy, error, run } = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
@@ -189,8 +195,8 @@ function Resolve({ r, onResolved }: { r: DisputeResult; onResolved: (resolution:
         <label class="inline"><input type="radio" name="winner" value="buyer" checked={winner === 'buyer'} onChange={() => setWinner('buyer')} /> Buyer</label>
         <label class="inline"><input type="radio" name="winner" value="seller" checked={winner === 'seller'} onChange={() => setWinner('seller')} /> Seller</label>
       </fieldset>
-      <Field label="Trade ID (optional)" hint="When given, the losing party's scores for this trade are labelled fraud.">
-        <input value={tradeId} onInput={(e) => setTradeId(e.currentTarget.value)} />
+      <Field label="Trade ID (optional)" hint="The disputed trade. When given, the losing party's scores for this trade are labelled fraud.">
+        <input name="trade_id" value={tradeId} onInput={(e) => setTradeId(e.currentTarget.value)} />
       </Field>
       <ErrorBox error={error} what="Could not record the resolution" />
       <button class="primary" type="submit" disabled={busy || !winner}>Record resolution</button>

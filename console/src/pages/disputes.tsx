@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtNumber, fmtPercent, navigate } from '../ui.tsx';
 import { SEVERITIES, type Decision, type DisputeResult } from '../types.ts';
-import { PerClientNote, ownOnly, useDecisionList } from './decisions.tsx';
+import { PerClientNote, disputeRequest, ownOnly, tradeAmount, useDecisionList, words } from './decisions.tsx';
 import { Recommendation } from './dispute.tsx';
 
 interface DisputeRow {
@@ -34,7 +34,7 @@ export function DisputesPage() {
       <PerClientNote what="dispute analyses" />
       <form class="row open-by-id" onSubmit={(e) => { e.preventDefault(); if (openId.trim()) navigate(`/disputes/${encodeURIComponent(openId.trim())}`); }}>
         <Field label="Analysis ID">
-          <input value={openId} placeholder="the analysis_id of an analysis" onInput={(e) => setOpenId(e.currentTarget.value)} />
+          <input value={openId} placeholder="dan_… (an analysis_id)" onInput={(e) => setOpenId(e.currentTarget.value)} />
         </Field>
         <button type="submit">Open analysis</button>
       </form>
@@ -50,7 +50,7 @@ export function DisputesPage() {
                 <table class="stack">
                   <caption>One row per dispute, its latest analysis: manual reviews first, then the rest, newest first</caption>
                   <thead>
-                    <tr><th scope="col">Dispute</th><th scope="col">Recommendation</th><th scope="col" class="num">Confidence</th><th scope="col">Worst flag</th><th scope="col">Buyer / seller score</th><th scope="col" class="num">Analyses</th><th scope="col">Last analysed</th></tr>
+                    <tr><th scope="col">Dispute</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th><th scope="col">Recommendation</th><th scope="col" class="num">Confidence</th><th scope="col">Worst flag</th><th scope="col">Buyer / seller score</th><th scope="col" class="num">Analyses</th><th scope="col">Last analysed</th></tr>
                   </thead>
                   <tbody>{rows.map((row) => <DisputeListRow key={row.latest.subject_id} row={row} />)}</tbody>
                 </table>
@@ -74,11 +74,16 @@ function DisputeListRow({ row }: { row: DisputeRow }) {
   const worst = SEVERITIES.find((s) => r.risk_flags.some((f) => f.severity === s));
   return (
     <tr class={r.recommendation === 'manual_review' ? 'attention' : undefined}>
-      <td data-label="Dispute"><Link to={`/disputes/${encodeURIComponent(d.id)}`} class="mono">{d.subject_id}</Link></td>
+      <td data-label="Dispute" class="dispute-id"><Link to={`/disputes/${encodeURIComponent(d.id)}`} class="mono">{d.subject_id}</Link></td>
+      <td data-label="Amount" class="num amount">{tradeAmount(d)}</td>
+      <td data-label="Reason">{words(disputeRequest(d)?.reason) ?? <span class="muted">not recorded</span>}{disputeRequest(d)?.opened_by && <small class="muted"> · by the {disputeRequest(d)?.opened_by}</small>}</td>
       <td data-label="Recommendation"><Recommendation r={r} /></td>
       <td data-label="Confidence" class="num">{fmtPercent(r.confidence)}</td>
       <td data-label="Worst flag">{worst ? <span class={`badge level-${worst}`}>{worst}</span> : <span class="muted">none</span>}</td>
-      <td data-label="Buyer / seller">{fmtNumber(r.parties.buyer.score)} <LevelBadge level={r.parties.buyer.risk_level} /> / {fmtNumber(r.parties.seller.score)} <LevelBadge level={r.parties.seller.risk_level} /></td>
+      <td data-label="Buyer / seller" class="parties">
+        <span class="nowrap">{fmtNumber(r.parties.buyer.score)} <LevelBadge level={r.parties.buyer.risk_level} /></span> /{' '}
+        <span class="nowrap">{fmtNumber(r.parties.seller.score)} <LevelBadge level={r.parties.seller.risk_level} /></span>
+      </td>
       <td data-label="Analyses" class="num" title={row.analyses > 1 ? `analysed ${row.analyses} times; the latest is shown` : undefined}>{fmtNumber(row.analyses)}</td>
       <td data-label="Last analysed">{fmtDate(d.created_at)}</td>
     </tr>

@@ -22,16 +22,127 @@ function markCytoscapeStylesheet(): void {
 const short = (id: string) => (id.length > 12 ? `${id.slice(0, 6)}…${id.slice(-4)}` : id);
 const FLAG_WORDS: Record<string, string> = { fraud_reported: 'fraud report', blocklisted: 'blocklisted', chargeback: 'chargeback', dispute_lost: 'lost dispute' };
 
+/** Labels are drawn at this size on screen, whatever the zoom (a ring of many accounts zooms out). */
+const LABEL_PX = 12;
+const MARGIN = 56;
+
+interface Placed { id: string; x: number; y: number; angle: number }
+
+/**
+ * Positions in rings by hops from the entity, as ellipses spanning the box (a circle would leave
+ * the sides of a wide box empty). Each ring is ordered by the angle of its links in the ring
+ * inside it, so links run outwards rather than across; hubs sit on the first ring.
+ */
+function placeRings(graph: EntityGraph, hubIds: string[], width: number, height: number): Placed[] {
+  const cx = width / 2;
+  const cy = height / 2;
+  const rings = new Map<number, string[]>();
+  for (const n of graph.nodes) rings.set(n.distance, [...(rings.get(n.distance) ?? []), n.entity_id]);
+  rings.set(1, [...(rings.get(1) ?? []), ...hubIds]);
+  const deepest = Math.max(1, ...rings.keys());
+  const neighbours = new Map<string, string[]>();
+  for (const e of graph.edges) {
+    neighbours.set(e.from, [...(neighbours.get(e.from) ?? []), e.to]);
+    neighbours.set(e.to, [...(neighbours.get(e.to) ?? []), e.from]);
+  }
+  const angle = new Map<string, number>();
+  const out: Placed[] = [{ id: graph.entity_id, x: cx, y: cy, angle: 0 }];
+  for (let d = 1; d <= deepest; d++) {
+    const ids = rings.get(d) ?? [];
+    const inner = (id: string) => {
+      const seen = (neighbours.get(id) ?? []).map((n) => angle.get(n)).filter((a): a is number => a !== undefined);
+      return seen.length ? seen.reduce((a, b) => a + b, 0) / seen.length : Number.POSITIVE_INFINITY;
+    };
+    const order = d === 1 ? ids : [...ids].sort((a, b) => inner(a) - inner(b));
+    const rx = ((width / 2 - MARGIN * 2) * d) / deepest;
+    const ry = ((height / 2 - MARGIN) * d) / deepest;
+    order.forEach((id, i) => {
+      const a = -Math.PI / 2 + (2 * Math.PI * i) / Math.max(1, order.length) + (d % 2 ? 0 : Math.PI / Math.max(2, order.length));
+      angle.set(id, a);
+      out.push({ id, x: cx + rx * Math.cos(a), y: cy + ry * Math.sin(a), angle: a });
+    });
+  }
+  return out;
+}
+
+/** Whether the segment p–q crosses the rectangle (Liang–Barsky clipping). */
+function crosses(p: { x: number; y: number }, q: { x: number; y: number }, r: { x1: number; y1: number; x2: number; y2: number }): boolean {
+  let t0 = 0;
+  let t1 = 1;
+  const dx = q.x - p.x;
+  const dy = q.y - p.y;
+  for (const [pp, qq] of [[-dx, p.x - r.x1], [dx, r.x2 - p.x], [-dy, p.y - r.y1], [dy, r.y2 - p.y]] as const) {
+    if (pp === 0) {
+      if (qq < 0) return false;
+    } else {
+      const t = qq / pp;
+      if (pp < 0) t0 = Math.max(t0, t);
+      else t1 = Math.min(t1, t);
+      if (t0 > t1) return false;
+    }
+  }
+  return true;
+}
+
+/** Where a node's label may go: the direction it lies in (screen angle, y down) and its style. */
+const LABEL_SIDES = [
+  { angle: Math.PI / 2, style: { 'text-halign': 'center', 'text-valign': 'bottom', 'text-margin-x': 0, 'text-margin-y': 4 } },
+  { angle: -Math.PI / 2, style: { 'text-halign': 'center', 'text-valign': 'top', 'text-margin-x': 0, 'text-margin-y': -4 } },
+  { angle: 0, style: { 'text-halign': 'right', 'text-valign': 'center', 'text-margin-x': 4, 'text-margin-y': 0 } },
+  { angle: Math.PI, style: { 'text-halign': 'left', 'text-valign': 'center', 'text-margin-x': -4, 'text-margin-y': 0 } },
+  { angle: Math.PI / 4, style: { 'text-halign': 'right', 'text-valign': 'bottom', 'text-margin-x': 2, 'text-margin-y': 2 } },
+  { angle: (3 * Math.PI) / 4, style: { 'text-halign': 'left', 'text-valign': 'bottom', 'text-margin-x': -2, 'text-margin-y': 2 } },
+  { angle: -Math.PI / 4, style: { 'text-halign': 'right', 'text-valign': 'top', 'text-margin-x': 2, 'text-margin-y': -2 } },
+  { angle: (-3 * Math.PI) / 4, style: { 'text-halign': 'left', 'text-valign': 'top', 'text-margin-x': -2, 'text-margin-y': -2 } },
+];
+
+/** The smallest angle between `angle` and any of `links` (π when there are none). */
+function clearance(angle: number, links: number[]): number {
+  return links.reduce((least, l) => {
+    const d = Math.abs(((angle - l + 3 * Math.PI) % (2 * Math.PI)) - Math.PI);
+    return Math.min(least, d);
+  }, Math.PI);
+}
+
 function RingDrawing({ graph }: { graph: EntityGraph }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     let cy: import('cytoscape').Core | undefined;
     let gone = false;
+    // Labels keep their size on screen; the tests read the figures from the box's data attributes.
+    const measure = () => {
+      if (!cy || !box.current) return;
+      const z = cy.zoom();
+      cy.elements().style({ 'font-size': LABEL_PX / z, 'text-background-padding': `${2 / z}px` });
+      const drawn = cy.elements().renderedBoundingBox({ includeLabels: true });
+      const labels = cy.nodes().map((n) => n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true }));
+      const crossings = cy.edges().reduce((count, e) => count + labels.filter((r) => r.w > 0 && crosses(e.source().position(), e.target().position(), r)).length, 0);
+      Object.assign(box.current.dataset, {
+        edgeFontPx: String(Math.round(parseFloat(String(cy.edges().first().style('font-size'))) * z * 10) / 10),
+        fill: String(Math.round((100 * (drawn.w * drawn.h)) / (box.current.clientWidth * box.current.clientHeight)) / 100),
+        crossings: String(crossings),
+      });
+    };
+    const draw = () => {
+      if (!cy || !box.current) return;
+      const placed = placeRings(graph, graph.hubs.map((_, i) => `hub-${i}`), box.current.clientWidth, box.current.clientHeight);
+      for (const p of placed) cy.getElementById(p.id).position({ x: p.x, y: p.y });
+      // each label on the side of its node where none of its links runs
+      cy.nodes().forEach((node) => {
+        const at = node.position();
+        const links = node.connectedEdges().map((e) => {
+          const other = e.source().id() === node.id() ? e.target().position() : e.source().position();
+          return Math.atan2(other.y - at.y, other.x - at.x);
+        });
+        const side = LABEL_SIDES.reduce((best, c) => (clearance(c.angle, links) > clearance(best.angle, links) ? c : best));
+        node.style(side.style);
+      });
+      cy.resize();
+      cy.fit(undefined, 16);
+      measure();
+    };
     // A narrower window (a phone turned, a side panel opened) redraws the ring to fit its box.
-    const resized = new ResizeObserver(() => {
-      cy?.resize();
-      cy?.fit(undefined, 24);
-    });
+    const resized = new ResizeObserver(draw);
     if (box.current) resized.observe(box.current);
     // Loaded with the first ring drawn: the rest of the console does not carry the library.
     void import('cytoscape').then(({ default: cytoscape }) => {
@@ -42,27 +153,29 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
         container: box.current,
         elements: [
           ...graph.nodes.map((n) => ({ data: { id: n.entity_id, label: short(n.entity_id) }, classes: [n.distance === 0 ? 'root' : '', n.flagged ? 'flagged' : ''].join(' ').trim() })),
-          ...graph.edges.map((e, i) => ({ data: { id: `e${i}`, source: e.from, target: e.to, label: e.type.replace('_', ' ') } })),
+          ...graph.edges.map((e, i) => ({ data: { id: `e${i}`, source: e.from, target: e.to, label: e.type.replace(/_/g, ' ') } })),
           ...hubs,
           ...hubs.map((h) => ({ data: { id: `${h.data.id}-link`, source: graph.entity_id, target: h.data.id }, classes: 'hub-link' })),
         ],
         style: [
-          { selector: 'node', style: { label: 'data(label)', 'font-size': 10, 'background-color': '#1f4e8c', color: '#1c2430', 'text-valign': 'bottom', 'text-margin-y': 4, width: 18, height: 18 } },
+          { selector: 'node', style: { label: 'data(label)', 'font-size': LABEL_PX, 'background-color': '#1f4e8c', color: '#1c2430', 'text-valign': 'bottom', 'text-margin-y': 4, width: 18, height: 18, 'text-background-color': '#fff', 'text-background-opacity': 0.9, 'text-background-shape': 'roundrectangle', 'z-index': 2 } },
           { selector: 'node.root', style: { 'background-color': '#1c2430', width: 26, height: 26, 'font-weight': 'bold' } },
-          { selector: 'node.flagged', style: { 'background-color': '#b3261e', shape: 'diamond', width: 24, height: 24 } },
-          { selector: 'node.hub', style: { 'background-color': '#d7dce3', shape: 'round-rectangle', width: 14, height: 14, color: '#5b6675' } },
-          { selector: 'edge', style: { label: 'data(label)', 'font-size': 8, color: '#5b6675', width: 1.5, 'line-color': '#8a94a3', 'curve-style': 'bezier', 'text-background-color': '#fff', 'text-background-opacity': 1 } },
+          { selector: 'node.flagged', style: { 'background-color': '#b3261e', shape: 'diamond', width: 24, height: 24, color: '#8c1d18', 'font-weight': 'bold' } },
+          { selector: 'node.hub', style: { 'background-color': '#d7dce3', 'border-color': '#8a94a3', 'border-width': 1, shape: 'round-rectangle', width: 16, height: 16, color: '#5b6675' } },
+          { selector: 'edge', style: { label: 'data(label)', 'font-size': LABEL_PX, color: '#3d4756', width: 1.5, 'line-color': '#8a94a3', 'curve-style': 'straight', 'text-background-color': '#fff', 'text-background-opacity': 1, 'text-rotation': 'autorotate', 'z-index': 1 } },
           { selector: 'edge.hub-link', style: { 'line-style': 'dashed', 'line-color': '#b5bfcc' } },
         ],
-        // Layers by distance from the entity: the ring reads outwards, as the API counts hops.
-        layout: { name: 'breadthfirst', roots: [graph.entity_id], circle: true, spacingFactor: 1.1, animate: false },
+        layout: { name: 'preset' },
         userZoomingEnabled: false,
+        userPanningEnabled: false,
         boxSelectionEnabled: false,
+        autoungrabify: true,
       });
       cy.on('tap', 'node', (evt) => {
         const id = String(evt.target.id());
         if (!id.startsWith('hub-') && id !== graph.entity_id) navigate(`/entities/${encodeURIComponent(id)}`);
       });
+      draw();
       box.current.dataset.nodes = String(cy.nodes().length);
     });
     return () => {
@@ -71,7 +184,18 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
       cy?.destroy();
     };
   }, [graph]);
-  return <div ref={box} class="ring-drawing" role="img" aria-label={`The entity's ring: ${graph.nodes.length - 1} linked accounts, ${graph.nodes.filter((n) => n.flagged).length} flagged, ${graph.hubs.length} hubs`} />;
+  return (
+    <>
+      <div ref={box} class="ring-drawing" role="img" aria-label={`The entity's ring: ${graph.nodes.length - 1} linked accounts, ${graph.nodes.filter((n) => n.flagged).length} flagged, ${graph.hubs.length} hubs`} />
+      <ul class="ring-legend" aria-label="Legend">
+        <li><span class="swatch root" aria-hidden="true" /> this entity</li>
+        <li><span class="swatch account" aria-hidden="true" /> linked account (click to open)</li>
+        <li><span class="swatch flagged" aria-hidden="true" /> flagged: fraud report, chargeback, blocklisted or lost dispute</li>
+        <li><span class="swatch hub" aria-hidden="true" /> hub: an identifier shared too widely to follow</li>
+        <li><span class="swatch line" aria-hidden="true" /> a shared identifier, named on the line; rings outwards are hops</li>
+      </ul>
+    </>
+  );
 }
 
 export function EntityRing({ id }: { id: string }) {

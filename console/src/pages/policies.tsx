@@ -99,6 +99,7 @@ export function PoliciesPage() {
       {activating && (
         <Activate
           version={activating}
+          active={list.data?.data.find((p) => p.status === 'active')?.version}
           onClose={(done) => {
             setActivating(undefined);
             if (done) {
@@ -180,18 +181,31 @@ function Upload({ onDone }: { onDone: (version: string) => void }) {
   );
 }
 
+/** The fit's operating-point limits (docs/api.md, "Policies"): a target names exactly one. */
+const LIMITS = {
+  max_share_flagged: 'at most this share of decisions flagged',
+  max_false_positive_rate: 'at most this share of legitimate trades flagged',
+  min_precision: 'at least this share of flagged trades fraud',
+} as const;
+type Limit = keyof typeof LIMITS;
+
 function Fit({ onDone }: { onDone: (version: string) => void }) {
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
   const [holdout, setHoldout] = useState('0.3');
+  const [level, setLevel] = useState<'high' | 'critical'>('high');
+  const [limit, setLimit] = useState<Limit | ''>('');
+  const [percent, setPercent] = useState('5');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem>();
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setError(undefined);
+    // no limit chosen: no target, and the server keeps the base policy's share flagged at high
+    const target = limit ? { level, [limit]: Number(percent) / 100 } : undefined;
     try {
-      const p = await api<PolicyDetail>('POST', '/api/v1/policies/fit', { since: localToIso(since), until: localToIso(until), holdout_fraction: Number(holdout) });
+      const p = await api<PolicyDetail>('POST', '/api/v1/policies/fit', { since: localToIso(since), until: localToIso(until), holdout_fraction: Number(holdout), ...(target ? { target } : {}) });
       onDone(p.version);
     } catch (err) {
       setError(toProblem(err));
@@ -206,6 +220,27 @@ function Fit({ onDone }: { onDone: (version: string) => void }) {
       <Field label="Decisions since (optional)"><input type="datetime-local" value={since} onInput={(e) => setSince(e.currentTarget.value)} /></Field>
       <Field label="Decisions until (optional)"><input type="datetime-local" value={until} onInput={(e) => setUntil(e.currentTarget.value)} /></Field>
       <Field label="Holdout fraction"><input type="number" min={0.05} max={0.9} step={0.05} value={holdout} onInput={(e) => setHoldout(e.currentTarget.value)} /></Field>
+      <fieldset class="target">
+        <legend>Operating point</legend>
+        <p class="muted">Sets the candidate's threshold for the level on the holdout. Without a target, <strong>high</strong> flags the share the base policy flags.</p>
+        <Field label="Level">
+          <select value={level} onChange={(e) => setLevel(e.currentTarget.value as 'high' | 'critical')}>
+            <option value="high">high (and above)</option>
+            <option value="critical">critical</option>
+          </select>
+        </Field>
+        <Field label="Target">
+          <select value={limit} onChange={(e) => setLimit(e.currentTarget.value as Limit | '')}>
+            <option value="">none: keep the base policy's share flagged</option>
+            {(Object.keys(LIMITS) as Limit[]).map((k) => <option key={k} value={k}>{LIMITS[k]}</option>)}
+          </select>
+        </Field>
+        {limit && (
+          <Field label="Percent" hint={`${LIMITS[limit]}: ${percent || '…'} %`}>
+            <input type="number" min={0} max={100} step={0.5} required value={percent} onInput={(e) => setPercent(e.currentTarget.value)} />
+          </Field>
+        )}
+      </fieldset>
       <ErrorBox error={error} what="Fit failed" />
       <button class="primary" type="submit" disabled={busy}>{busy ? 'Fitting…' : 'Fit'}</button>
     </form>

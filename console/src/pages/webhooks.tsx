@@ -55,9 +55,9 @@ export function WebhooksPage() {
                 <tbody>
                   {page.data.map((w) => (
                     <tr key={w.id}>
-                      <td data-label="URL" class="mono trunc" title={w.url}>{w.url}</td>
+                      <td data-label="URL" class="mono url">{w.url}</td>
                       <td data-label="Events" class="scopes">{w.events.join(' ')}</td>
-                      <td data-label="Description">{w.description ?? ''}</td>
+                      <td data-label="Description">{w.description || <span class="muted">none</span>}</td>
                       <td data-label="Created">{fmtDate(w.created_at)}</td>
                       <td data-label="" class="actions">
                         <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? undefined : w.id)}>Deliveries</button>
