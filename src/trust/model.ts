@@ -12,7 +12,7 @@ import { describeSignal, type Facts } from './descriptions.ts';
 import { disputeExcess, dormancy, fraudulentLossesValue, INTERACTIONS, sharedIdentifierValue, youngReversible } from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
-import { networkFlagsSignal, type NetworkSignal } from '../network/signal.ts';
+import { PEER_CAP, networkFlagsSignal, type NetworkSignal } from '../network/signal.ts';
 import { NO_RING, ringFacts, ringFlaggedValue, ringSizeValue } from '../rings/signals.ts';
 import { tierFor } from './tiers.ts';
 
@@ -71,6 +71,11 @@ const NOT_WARNING_SIGNS: ReadonlySet<SignalName> = new Set<SignalName>([
   'completed_trades', 'new_account', 'cold_start', 'new_counterparty', 'payment_method_risk', 'cross_border',
   'young_account_reversible_method', 'reversible_new_counterparty', 'cross_border_new_counterparty',
 ]);
+/**
+ * network_flags is a warning sign only once independent peers agree (above one peer's cap): a lone
+ * peer, honest or not, moves a score through its own term alone (docs/network.md, "The signal").
+ */
+const isWarning = (name: Exclude<SignalName, AmountSignal>, value: number): boolean => (name === 'network_flags' ? value > PEER_CAP : modelValue(value) !== 0);
 const WARNING_SIGNS = SIGNAL_NAMES.filter((name): name is Exclude<SignalName, AmountSignal> =>
   !NOT_WARNING_SIGNS.has(name) && !(AMOUNT_SIGNALS as readonly SignalName[]).includes(name));
 
@@ -164,7 +169,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
     reversible_new_counterparty: INTERACTIONS.reversible_new_counterparty(parts),
     cross_border_new_counterparty: INTERACTIONS.cross_border_new_counterparty(parts),
   };
-  const clean = burst === 0 && WARNING_SIGNS.every((name) => modelValue(fixed[name]) === 0);
+  const clean = burst === 0 && !WARNING_SIGNS.some((name) => isWarning(name, fixed[name]));
   const tier = tierFor(policy, request.currency, age, count(profile.tradesCompleted));
 
   return {

@@ -96,7 +96,7 @@ test('three deployments: a flag crosses from A to B without any identifier leavi
   assert.equal(networkSignal(scoredAtB)?.value, 0.5);
   assert.match(networkSignal(scoredAtB)!.description, /flagged by 1 other marketplace/);
   const decision = await admin(B, 'GET', `/api/v1/decisions/${scoredAtB.decision_id}`);
-  assert.deepEqual(decision.body.network_peers, [{ id: peerIds.get('B->A'), name: 'A', contribution: 1 }]);
+  assert.deepEqual(decision.body.network_peers, [{ id: peerIds.get('B->A'), name: 'A', contribution: 0.5 }]);
 
   // C holds no phone: it pulls A's opaque entries and can open none of them.
   const atC = await sync(C);

@@ -72,23 +72,23 @@ describeEachBackend('network_flags in scoring', (ctx) => {
     assert.equal(signal!.description, 'an identifier it uses was flagged by 1 other marketplace in the last 90 days (chargeback, fraud report)');
     const decision = await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${body.decision_id}`, headers: bearer(admin) });
     assert.equal(decision.statusCode, 200, decision.body);
-    assert.deepEqual(decision.json().network_peers, [{ id: peers.alpha, name: 'alpha', contribution: 1 }]);
+    assert.deepEqual(decision.json().network_peers, [{ id: peers.alpha, name: 'alpha', contribution: 0.5 }]);
     assert.equal(decision.json().features.network_flags, 0.5);
   });
 
-  test('two agreeing peers count more than twice one; a lower weight counts less', async () => {
+  test('two agreeing peers reach the full value; a lower weight counts less', async () => {
     await match('beta', 'phone', PHONE, { kinds: { blocklisted: 1 }, latest_month: month(0) });
     const both = networkSignal(await score({ amount: 101 }));
-    assert.equal(both?.value, 1.5);
+    assert.equal(both?.value, 1);
     assert.match(both!.description, /flagged by 2 other marketplaces/);
     assert.equal((await patch('beta', { weight: 0.5 })).statusCode, 200);
-    assert.equal(networkSignal(await score({ amount: 101 }))?.value, 1);
+    assert.equal(networkSignal(await score({ amount: 101 }))?.value, 0.75);
     assert.equal((await patch('beta', { weight: 1 })).statusCode, 200);
   });
 
   test('suspending a peer removes its contribution from the next score on, cached or not; active again brings it back', async () => {
     const first = await score({ amount: 102 });
-    assert.equal(networkSignal(first)?.value, 1.5);
+    assert.equal(networkSignal(first)?.value, 1);
     assert.equal((await score({ amount: 102 })).cached, true);
     assert.equal((await patch('alpha', { status: 'suspended' })).statusCode, 200);
     const after = await score({ amount: 102 });
@@ -100,7 +100,7 @@ describeEachBackend('network_flags in scoring', (ctx) => {
     assert.equal(networkSignal(await score({ amount: 102 })), undefined);
     assert.equal((await patch('alpha', { status: 'active' })).statusCode, 200);
     assert.equal((await patch('beta', { status: 'active' })).statusCode, 200);
-    assert.equal(networkSignal(await score({ amount: 102 }))?.value, 1.5);
+    assert.equal(networkSignal(await score({ amount: 102 }))?.value, 1);
   });
 
   test('a cached score is recomputed once the network version moved (a sync or a peer change in any instance)', async () => {
