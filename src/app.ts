@@ -20,6 +20,7 @@ import { RevocationFeed } from './auth/revocation.ts';
 import { KeyRing } from './auth/signing-keys.ts';
 import { resolveKeyEncryption } from './auth/kek.ts';
 import { TokenService } from './auth/tokens.ts';
+import { tokenIssuers } from './auth/issuer.ts';
 import { deactivatedClientIds, isClientActive } from './auth/clients.ts';
 import { SCOPES } from './auth/principal.ts';
 import authenticate from './auth/authenticate.ts';
@@ -114,7 +115,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   const feed = new RevocationFeed(store);
   const keyEncryption = resolveKeyEncryption(config, store);
   const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, keyEncryption);
-  const tokens = new TokenService(ring, { issuer: config.issuer, formerIssuers: config.formerIssuers, audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
+  const tokens = new TokenService(ring, { ...tokenIssuers(config), audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {
     if (kind === 'client') tokens.markClientDeactivated(subject);
@@ -133,7 +134,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   });
   // Identifiers a score names only in its context are resolved against the peers in the background.
   const pendingIdentifiers = new PendingIdentifiers(networkDb(store.db), (err) => app.log.warn({ event: 'network_pending_failed', err }, 'could not queue identifiers for the network'));
-  const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked, entityId) => pendingIdentifiers.add(environment, linked, entityId));
+  const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked, entityId, clientId) => pendingIdentifiers.add(environment, linked, entityId, clientId));
   const policies = new PolicyRegistry(store, policy);
   const live = new LivePolicies(policies);
   await live.load();

@@ -65,7 +65,7 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...problemRoutes(),
     ...authRoutes({
       db: store.db, tokens: s.tokens, ring: s.ring, metrics: s.metrics, createRateLimit: s.createRateLimit,
-      tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute, issuer: config.issuer, publicUrl: config.publicUrl,
+      tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute, publicUrl: config.publicUrl,
     }),
     ...keyRoutes({ db: store.db, feed: s.feed, verifier: s.verifier }),
     ...trustRoutes({ store, scoring: s.scoring, policies: s.policies, requireHashedIds, metrics: s.metrics, scores }),

@@ -59,8 +59,6 @@ export interface AuthRouteOptions {
   tokenPerMinute: number;
   /** failed token requests per minute for one client_id from one address */
   tokenFailuresPerMinute: number;
-  /** the tokens' `iss` (VOUCH_ISSUER), announced as the metadata's issuer */
-  issuer: string;
   /** VOUCH_PUBLIC_URL; without it, absolute URLs are built from the request's host */
   publicUrl: string | undefined;
   metrics: Metrics;
@@ -114,7 +112,8 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
   // RFC 8414: what discovery-based OAuth clients read to find the token endpoint. OpenID-style
   // clients (openid-client by default) look for the same document at openid-configuration.
   // `issuer` is the tokens' `iss`; such clients require it to equal the URL they discovered from,
-  // hence the default issuer is the public URL (docs/operations.md, "OAuth discovery and token checks").
+  // hence the default issuer is the public URL, or the loopback name the request came through
+  // (auth/issuer.ts; docs/operations.md, "OAuth discovery and token checks").
   const metadataPaths = [
     ['/.well-known/oauth-authorization-server', 'OAuth 2.0 authorization server metadata (RFC 8414)'],
     ['/.well-known/openid-configuration', 'The same metadata where OpenID Connect discovery looks for it'],
@@ -127,7 +126,7 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
       const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
       reply.header('cache-control', 'public, max-age=300');
       return {
-        issuer: options.issuer,
+        issuer: options.tokens.issuerFor(`${request.protocol}://${request.host}`),
         token_endpoint: `${base}/api/v1/auth/token`,
         jwks_uri: `${base}/.well-known/jwks.json`,
         grant_types_supported: ['client_credentials'],
@@ -208,7 +207,7 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
         if (notHeld.length > 0 || requested.length === 0) {
           throw new ApiError(400, 'invalid_scope', `The client does not hold: ${notHeld.join(' ') || '(empty scope)'}.`);
         }
-        const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested, client.environment);
+        const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested, client.environment, `${request.protocol}://${request.host}`);
         events.tokenIssued(request, client.client_id, requested);
         reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
         return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role, scope: requested.join(' '), environment: client.environment, client_name: client.name };

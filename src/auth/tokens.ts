@@ -14,6 +14,8 @@ export interface TokenSettings {
   issuer: string;
   /** other `iss` values verification accepts (the pre-URL default, docs/operations.md) */
   formerIssuers?: string[];
+  /** origins a request may be issued under instead of `issuer` (loopback names, auth/issuer.ts); all verify */
+  aliases?: string[];
   audience: string;
   ttlSeconds: number;
 }
@@ -58,12 +60,17 @@ export class TokenService {
     private readonly clientIsActive: ClientLookup,
   ) {}
 
-  async issue(clientId: string, role: Role, scopes: string[], environment: Environment): Promise<{ token: string; expiresIn: number }> {
+  /** The issuer for a request that came to `origin` (scheme://host:port): an alias when it is one, else the configured issuer. */
+  issuerFor(origin: string | undefined): string {
+    return origin !== undefined && this.settings.aliases?.includes(origin) ? origin : this.settings.issuer;
+  }
+
+  async issue(clientId: string, role: Role, scopes: string[], environment: Environment, origin?: string): Promise<{ token: string; expiresIn: number }> {
     const { kid, key } = await this.ring.signingKey();
     const now = Math.floor(Date.now() / 1000);
     const token = await new SignJWT({ client_id: clientId, scope: scopes.join(' '), role, environment })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid })
-      .setIssuer(this.settings.issuer)
+      .setIssuer(this.issuerFor(origin))
       .setAudience(this.settings.audience)
       .setSubject(clientId)
       .setIssuedAt(now)
@@ -119,7 +126,7 @@ export class TokenService {
           return key;
         },
         {
-          issuer: [this.settings.issuer, ...(this.settings.formerIssuers ?? [])],
+          issuer: [this.settings.issuer, ...(this.settings.aliases ?? []), ...(this.settings.formerIssuers ?? [])],
           audience: this.settings.audience,
           algorithms: ['EdDSA'],
           typ: 'at+jwt',

@@ -48,9 +48,10 @@ export interface Config {
   sqliteSynchronous: 'normal' | 'full';
   /**
    * the network (docs/network.md): VOUCH_NETWORK_NAME, VOUCH_NETWORK_ALLOW_PRIVATE=1 (peers on private addresses and http://), VOUCH_NETWORK_SYNC_SECONDS,
-   * VOUCH_NETWORK_COMMON_ENTITY_IDS=1 (the admin declares that entity ids follow the members' common hashing: they are published and resolved)
+   * VOUCH_NETWORK_COMMON_ENTITY_IDS=1 (the admin declares that entity ids follow the members' common hashing: they are published and resolved),
+   * VOUCH_NETWORK_MAX_FLAGS_PER_PEER (flags held per peer; absent: the default of src/network/limits.ts)
    */
-  network: { name: string; allowPrivate: boolean; syncSeconds: number; commonEntityIds: boolean };
+  network: { name: string; allowPrivate: boolean; syncSeconds: number; commonEntityIds: boolean; maxFlagsPerPeer?: number };
 }
 
 export class ConfigError extends Error {}
@@ -130,8 +131,9 @@ function publicUrl(env: Env): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
-/** The listen address as a URL origin (an IPv6 literal in brackets). */
-function listenUrl(host: string, port: number): string {
+/** The listen address as a URL origin (an IPv6 literal in brackets); an unspecified address (0.0.0.0, ::) is no URL a client can use, localhost is. */
+export function listenUrl(host: string, port: number): string {
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') return `http://localhost:${port}`;
   return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
 }
 
@@ -243,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     network: {
       name: text(env, 'VOUCH_NETWORK_NAME', 'vouch'), allowPrivate: flag(env, 'VOUCH_NETWORK_ALLOW_PRIVATE'), syncSeconds: integer(env, 'VOUCH_NETWORK_SYNC_SECONDS', 300, 1, 86_400),
       commonEntityIds: flag(env, 'VOUCH_NETWORK_COMMON_ENTITY_IDS'),
+      maxFlagsPerPeer: integer(env, 'VOUCH_NETWORK_MAX_FLAGS_PER_PEER', 1_000_000, 1000, 100_000_000),
     },
   };
 }
