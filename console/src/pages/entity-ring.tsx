@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, query } from '../api.ts';
 import { Empty, Link, Loader, fmtNumber, navigate, useLoad } from '../ui.tsx';
 import type { EntityGraph } from '../types.ts';
+import { LABEL_PX, LABEL_SIDES, clearance, crosses, overlap, placeRings } from '../ring-layout.ts';
 
 /**
  * Cytoscape inserts a <style> element unless one with this id exists; the console's CSP (style-src
@@ -22,123 +23,65 @@ function markCytoscapeStylesheet(): void {
 const short = (id: string) => (id.length > 12 ? `${id.slice(0, 6)}…${id.slice(-4)}` : id);
 const FLAG_WORDS: Record<string, string> = { fraud_reported: 'fraud report', blocklisted: 'blocklisted', chargeback: 'chargeback', dispute_lost: 'lost dispute' };
 
-/** Labels are drawn at this size on screen, whatever the zoom (a ring of many accounts zooms out). */
-const LABEL_PX = 12;
-const MARGIN = 56;
-
-interface Placed { id: string; x: number; y: number; angle: number }
-
-/**
- * Positions in rings by hops from the entity, as ellipses spanning the box (a circle would leave
- * the sides of a wide box empty). Each ring is ordered by the angle of its links in the ring
- * inside it, so links run outwards rather than across; hubs sit on the first ring.
- */
-function placeRings(graph: EntityGraph, hubIds: string[], width: number, height: number): Placed[] {
-  const cx = width / 2;
-  const cy = height / 2;
-  const rings = new Map<number, string[]>();
-  for (const n of graph.nodes) rings.set(n.distance, [...(rings.get(n.distance) ?? []), n.entity_id]);
-  rings.set(1, [...(rings.get(1) ?? []), ...hubIds]);
-  const deepest = Math.max(1, ...rings.keys());
-  const neighbours = new Map<string, string[]>();
-  for (const e of graph.edges) {
-    neighbours.set(e.from, [...(neighbours.get(e.from) ?? []), e.to]);
-    neighbours.set(e.to, [...(neighbours.get(e.to) ?? []), e.from]);
-  }
-  const angle = new Map<string, number>();
-  const out: Placed[] = [{ id: graph.entity_id, x: cx, y: cy, angle: 0 }];
-  for (let d = 1; d <= deepest; d++) {
-    const ids = rings.get(d) ?? [];
-    const inner = (id: string) => {
-      const seen = (neighbours.get(id) ?? []).map((n) => angle.get(n)).filter((a): a is number => a !== undefined);
-      return seen.length ? seen.reduce((a, b) => a + b, 0) / seen.length : Number.POSITIVE_INFINITY;
-    };
-    const order = d === 1 ? ids : [...ids].sort((a, b) => inner(a) - inner(b));
-    const rx = ((width / 2 - MARGIN * 2) * d) / deepest;
-    const ry = ((height / 2 - MARGIN) * d) / deepest;
-    order.forEach((id, i) => {
-      const a = -Math.PI / 2 + (2 * Math.PI * i) / Math.max(1, order.length) + (d % 2 ? 0 : Math.PI / Math.max(2, order.length));
-      angle.set(id, a);
-      out.push({ id, x: cx + rx * Math.cos(a), y: cy + ry * Math.sin(a), angle: a });
-    });
-  }
-  return out;
-}
-
-/** Whether the segment p–q crosses the rectangle (Liang–Barsky clipping). */
-function crosses(p: { x: number; y: number }, q: { x: number; y: number }, r: { x1: number; y1: number; x2: number; y2: number }): boolean {
-  let t0 = 0;
-  let t1 = 1;
-  const dx = q.x - p.x;
-  const dy = q.y - p.y;
-  for (const [pp, qq] of [[-dx, p.x - r.x1], [dx, r.x2 - p.x], [-dy, p.y - r.y1], [dy, r.y2 - p.y]] as const) {
-    if (pp === 0) {
-      if (qq < 0) return false;
-    } else {
-      const t = qq / pp;
-      if (pp < 0) t0 = Math.max(t0, t);
-      else t1 = Math.min(t1, t);
-      if (t0 > t1) return false;
-    }
-  }
-  return true;
-}
-
-/** Where a node's label may go: the direction it lies in (screen angle, y down) and its style. */
-const LABEL_SIDES = [
-  { angle: Math.PI / 2, style: { 'text-halign': 'center', 'text-valign': 'bottom', 'text-margin-x': 0, 'text-margin-y': 4 } },
-  { angle: -Math.PI / 2, style: { 'text-halign': 'center', 'text-valign': 'top', 'text-margin-x': 0, 'text-margin-y': -4 } },
-  { angle: 0, style: { 'text-halign': 'right', 'text-valign': 'center', 'text-margin-x': 4, 'text-margin-y': 0 } },
-  { angle: Math.PI, style: { 'text-halign': 'left', 'text-valign': 'center', 'text-margin-x': -4, 'text-margin-y': 0 } },
-  { angle: Math.PI / 4, style: { 'text-halign': 'right', 'text-valign': 'bottom', 'text-margin-x': 2, 'text-margin-y': 2 } },
-  { angle: (3 * Math.PI) / 4, style: { 'text-halign': 'left', 'text-valign': 'bottom', 'text-margin-x': -2, 'text-margin-y': 2 } },
-  { angle: -Math.PI / 4, style: { 'text-halign': 'right', 'text-valign': 'top', 'text-margin-x': 2, 'text-margin-y': -2 } },
-  { angle: (-3 * Math.PI) / 4, style: { 'text-halign': 'left', 'text-valign': 'top', 'text-margin-x': -2, 'text-margin-y': -2 } },
-];
-
-/** The smallest angle between `angle` and any of `links` (π when there are none). */
-function clearance(angle: number, links: number[]): number {
-  return links.reduce((least, l) => {
-    const d = Math.abs(((angle - l + 3 * Math.PI) % (2 * Math.PI)) - Math.PI);
-    return Math.min(least, d);
-  }, Math.PI);
-}
-
 function RingDrawing({ graph }: { graph: EntityGraph }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     let cy: import('cytoscape').Core | undefined;
     let gone = false;
     // Labels keep their size on screen; the tests read the figures from the box's data attributes.
+    const labelBox = (n: import('cytoscape').NodeSingular) => n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
+    const crossingsOf = (r: { x1: number; y1: number; x2: number; y2: number; w: number }) =>
+      r.w > 0 ? cy!.edges().filter((e) => crosses(e.source().position(), e.target().position(), r)).length : 0;
+    // Labels keep their size on screen, whatever the zoom the fit chose.
+    const settle = () => {
+      cy!.fit(undefined, 16);
+      const z = cy!.zoom();
+      cy!.elements().style({ 'font-size': LABEL_PX / z, 'text-background-padding': `${2 / z}px` });
+    };
+    // Each label on the side of its node that no link crosses, the widest gap between its links first.
+    const placeLabels = () => {
+      cy!.nodes().forEach((node) => {
+        const at = node.position();
+        const links = node.connectedEdges().map((e) => {
+          const other = e.source().id() === node.id() ? e.target().position() : e.source().position();
+          return Math.atan2(other.y - at.y, other.x - at.x);
+        });
+        const others = cy!.nodes().filter((n) => n.id() !== node.id());
+        const bodies = others.map((n) => n.boundingBox({ includeLabels: false }));
+        const labels = others.map(labelBox);
+        const ranked = LABEL_SIDES.map((side) => {
+          node.style(side.style);
+          const r = labelBox(node);
+          const overlaps = [...bodies, ...labels].filter((o) => o.w > 0 && overlap(r, o)).length;
+          return { side, crossings: crossingsOf(r) + overlaps, gap: clearance(side.angle, links) };
+        }).sort((x, y) => x.crossings - y.crossings || y.gap - x.gap);
+        node.style(ranked[0]!.side.style);
+      });
+    };
+    // The figures the browser tests read from the box's data attributes.
     const measure = () => {
       if (!cy || !box.current) return;
       const z = cy.zoom();
-      cy.elements().style({ 'font-size': LABEL_PX / z, 'text-background-padding': `${2 / z}px` });
       const drawn = cy.elements().renderedBoundingBox({ includeLabels: true });
-      const labels = cy.nodes().map((n) => n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true }));
-      const crossings = cy.edges().reduce((count, e) => count + labels.filter((r) => r.w > 0 && crosses(e.source().position(), e.target().position(), r)).length, 0);
       Object.assign(box.current.dataset, {
         edgeFontPx: String(Math.round(parseFloat(String(cy.edges().first().style('font-size'))) * z * 10) / 10),
         fill: String(Math.round((100 * (drawn.w * drawn.h)) / (box.current.clientWidth * box.current.clientHeight)) / 100),
-        crossings: String(crossings),
+        crossings: String(cy.nodes().reduce((n, node) => n + crossingsOf(labelBox(node)), 0)),
+        overlaps: String(cy.nodes().reduce((n, node) => n + cy!.nodes().filter((o) => o.id() !== node.id() && overlap(labelBox(node), labelBox(o))).length, 0) / 2),
+        width: String(box.current.clientWidth),
       });
     };
     const draw = () => {
       if (!cy || !box.current) return;
       const placed = placeRings(graph, graph.hubs.map((_, i) => `hub-${i}`), box.current.clientWidth, box.current.clientHeight);
       for (const p of placed) cy.getElementById(p.id).position({ x: p.x, y: p.y });
-      // each label on the side of its node where none of its links runs
-      cy.nodes().forEach((node) => {
-        const at = node.position();
-        const links = node.connectedEdges().map((e) => {
-          const other = e.source().id() === node.id() ? e.target().position() : e.source().position();
-          return Math.atan2(other.y - at.y, other.x - at.x);
-        });
-        const side = LABEL_SIDES.reduce((best, c) => (clearance(c.angle, links) > clearance(best.angle, links) ? c : best));
-        node.style(side.style);
-      });
       cy.resize();
-      cy.fit(undefined, 16);
+      // the fit depends on the labels' sides and sizes, and they on its zoom: twice settles it
+      for (let i = 0; i < 2; i++) {
+        settle();
+        placeLabels();
+      }
+      settle();
       measure();
     };
     // A narrower window (a phone turned, a side panel opened) redraws the ring to fit its box.
@@ -152,7 +95,8 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
       cy = cytoscape({
         container: box.current,
         elements: [
-          ...graph.nodes.map((n) => ({ data: { id: n.entity_id, label: short(n.entity_id) }, classes: [n.distance === 0 ? 'root' : '', n.flagged ? 'flagged' : ''].join(' ').trim() })),
+          // the entity itself goes unlabelled: the legend names it, and the middle has no room beside its links
+          ...graph.nodes.map((n) => ({ data: { id: n.entity_id, label: n.distance === 0 ? '' : short(n.entity_id) }, classes: [n.distance === 0 ? 'root' : '', n.flagged ? 'flagged' : ''].join(' ').trim() })),
           ...graph.edges.map((e, i) => ({ data: { id: `e${i}`, source: e.from, target: e.to, label: e.type.replace(/_/g, ' ') } })),
           ...hubs,
           ...hubs.map((h) => ({ data: { id: `${h.data.id}-link`, source: graph.entity_id, target: h.data.id }, classes: 'hub-link' })),
