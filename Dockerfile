@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # Vouch is compiled to dist/ (`npm run build`) and served by `node dist/cli.js serve`, exactly as
-# `npm start` does. Untested here (no Docker engine on the build machine); see docs/deployment.md.
+# `npm start` does. No Docker engine on the build machine: test/cli/serve-as-container-user.test.ts
+# runs this image's command as a non-root user in a root-owned /app instead; see docs/deployment.md.
 #
 # Node 22 is the default: Node 20 reached end of life in April 2026, and one runtime dependency
 # (cookie, via fastify's light-my-request) declares node >= 22. The suite itself runs on Node 20.19+;
@@ -31,10 +32,16 @@ ENV NODE_ENV=production \
     VOUCH_DATABASE_URL=sqlite:/data/vouch.db
 WORKDIR /app
 # A dedicated user; the application files stay root-owned (read-only to it), only /data is writable.
+# /data is created owned by vouch so that a named volume mounted there starts owned by vouch too.
+# Without VOUCH_SECRET_KEY the generated key-encryption key goes beside a SQLite store, and to
+# ./data/vouch.key (relative to /app) with PostgreSQL: /app/data points at /data, so that key is
+# on the volume as well and survives a re-created container (docs/deployment.md).
 RUN groupadd --system --gid 10001 vouch \
  && useradd --system --uid 10001 --gid vouch --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin vouch \
  && mkdir -p /data \
- && chown vouch:vouch /data
+ && chown vouch:vouch /data \
+ && chmod 0700 /data \
+ && ln -s /data /app/data
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=deps /app/dist ./dist
 # The operator console, built by Vite in the build stage (served at /console).

@@ -51,15 +51,26 @@ function readSecretFile(path: string, variable: string): string {
 function generatedSecret(path: string): string {
   if (!existsSync(path)) {
     const dir = dirname(path);
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(temporary, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
     try {
-      linkSync(temporary, path);
+      if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+      writeFileSync(temporary, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+      try {
+        linkSync(temporary, path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      } finally {
+        unlinkSync(temporary);
+      }
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      unlinkSync(temporary);
+      // A container running as a non-root user in a root-owned directory (issue 29): one line
+      // saying what to change, rather than a stack trace about mkdir.
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      const who = typeof process.getuid === 'function' ? ` (uid ${process.getuid()})` : '';
+      throw new ConfigError(
+        `cannot create the key-encryption key file ${path} (${code}): make ${dir} writable by this user${who}, ` +
+          'or set VOUCH_SECRET_KEY or VOUCH_SECRET_KEY_FILE (docs/operations.md)',
+      );
     }
   }
   return readSecretFile(path, 'the generated key-encryption key');

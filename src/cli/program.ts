@@ -48,9 +48,10 @@ async function serveCommand(options: { workers?: number }): Promise<void> {
   const config = loadConfig();
   const workers = options.workers ?? config.workers ?? availableParallelism();
   const { default: cluster } = await import('node:cluster');
-  if (cluster.isPrimary) await startupHints(config);
   if (workers > 1 && cluster.isPrimary) await (await import('../cluster.ts')).servePrimary(config, workers);
   else await (await import('../server.ts')).serve(config);
+  // Once the store, its key and (one process) the port are ready: a start that fails says only why.
+  if (cluster.isPrimary) await startupHints(config);
 }
 
 export function buildProgram(): Command {
