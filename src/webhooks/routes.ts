@@ -51,7 +51,7 @@ export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerC
       schema: { tags: ['webhooks'], summary: 'Subscribe an endpoint to events (the signing secret is returned once)', body: CreateWebhookBody, response: { 201: CreatedWebhook, 409: ProblemSchema, ...problems } },
       handler: async (request, reply) => {
         const { url, events, description } = request.body;
-        const check = await checkDestination(url, { allowPrivate, ...(resolve ? { resolve } : {}) });
+        const check = await checkDestination(url, { allowPrivate, setting: 'VOUCH_WEBHOOK_ALLOW_PRIVATE', ...(resolve ? { resolve } : {}) });
         if (!check.ok) throw new ApiError(400, 'validation_failed', `url ${check.message}.`, { errors: [{ field: 'url', message: check.message }] });
         const id = newId('whk');
         const secret = generateWebhookSecret();

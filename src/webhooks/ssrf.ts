@@ -64,6 +64,9 @@ export function isPublicAddress(address: string): boolean {
 
 export interface UrlPolicy {
   allowPrivate: boolean;
+  /** the variable that lifts the address rule, named in refusals; unset: both are named */
+  setting?: 'VOUCH_WEBHOOK_ALLOW_PRIVATE' | 'VOUCH_NETWORK_ALLOW_PRIVATE';
+
   /** name resolution; replaceable in tests */
   resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
 }
@@ -71,6 +74,13 @@ export interface UrlPolicy {
 /** Why a destination is refused: its syntax, a name that does not resolve, or a non-public address. */
 type RefusalReason = 'syntax' | 'unresolved' | 'private';
 export type UrlCheck = { ok: true; url: URL; address: string; family: number } | { ok: false; reason: RefusalReason; message: string };
+
+/** How a refusal that a setting would lift says so: a first-time user's loopback URL must not be a dead end. */
+function liftedBy(policy: UrlPolicy): string {
+  return policy.setting !== undefined
+    ? `${policy.setting}=1`
+    : 'VOUCH_WEBHOOK_ALLOW_PRIVATE=1 (webhooks) or VOUCH_NETWORK_ALLOW_PRIVATE=1 (network peers)';
+}
 
 /** The URL's syntax (for creation: answered as validation_failed) — no name resolution. */
 function checkUrlSyntax(raw: string, policy: UrlPolicy): { ok: true; url: URL } | { ok: false; reason: 'syntax'; message: string } {
@@ -81,7 +91,7 @@ function checkUrlSyntax(raw: string, policy: UrlPolicy): { ok: true; url: URL } 
     return { ok: false, reason: 'syntax', message: 'must be an absolute URL' };
   }
   if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
-    return { ok: false, reason: 'syntax', message: policy.allowPrivate ? 'must be an https:// or http:// URL' : 'must be an https:// URL' };
+    return { ok: false, reason: 'syntax', message: policy.allowPrivate ? 'must be an https:// or http:// URL' : `must be an https:// URL (http:// is allowed with ${liftedBy(policy)})` };
   }
   if (url.username !== '' || url.password !== '') return { ok: false, reason: 'syntax', message: 'must not contain credentials' };
   if (url.hostname === '') return { ok: false, reason: 'syntax', message: 'must name a host' };
@@ -105,7 +115,7 @@ export async function checkDestination(raw: string, policy: UrlPolicy): Promise<
   if (addresses.length === 0) return { ok: false, reason: 'unresolved', message: 'does not resolve to an address' };
   // Every address must be public: a name with one private answer could be made to use it.
   if (!policy.allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) {
-    return { ok: false, reason: 'private', message: 'must not point to a private, loopback or link-local address' };
+    return { ok: false, reason: 'private', message: `must not point to a private, loopback or link-local address (allowed with ${liftedBy(policy)})` };
   }
   return { ok: true, url: syntax.url, address: addresses[0]!.address, family: addresses[0]!.family };
 }

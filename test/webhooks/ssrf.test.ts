@@ -45,7 +45,7 @@ test('checkDestination: a name is judged by every address it resolves to', async
   const resolveTo = (...addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   assert.equal((await checkDestination('https://hooks.example/x', { allowPrivate: false, resolve: resolveTo('93.184.216.34') })).ok, true);
   const mixed = await checkDestination('https://hooks.example/x', { allowPrivate: false, resolve: resolveTo('93.184.216.34', '10.0.0.7') });
-  assert.deepEqual(mixed, { ok: false, reason: 'private', message: 'must not point to a private, loopback or link-local address' });
+  assert.deepEqual(mixed, { ok: false, reason: 'private', message: 'must not point to a private, loopback or link-local address (allowed with VOUCH_WEBHOOK_ALLOW_PRIVATE=1 (webhooks) or VOUCH_NETWORK_ALLOW_PRIVATE=1 (network peers))' });
   const none = await checkDestination('https://hooks.example/x', { allowPrivate: false, resolve: async () => { throw new Error('ENOTFOUND'); } });
   assert.deepEqual(none, { ok: false, reason: 'unresolved', message: 'does not resolve to an address' });
   assert.equal((await checkDestination('http://127.0.0.1:9/x', { allowPrivate: true })).ok, true);
