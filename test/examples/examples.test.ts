@@ -1,23 +1,25 @@
-// The README's "SDK and examples" block, run as written against a real server on a free port: the
+// The README's "SDK and examples" blocks, run as written against a real server on a free port: the
 // set-up lines (a client made with `npx vouch clients create`, exported as VOUCH_*) run in bash and
 // hand their exported variables to each example line, which bash runs word for word; only the
-// port (8080 → the server's) and the receiver's `whsec_…` placeholder are replaced. Every example
-// in examples/ is in that block, and each one's output is checked.
+// ports (8080 → the server's, 9000 → a free one for the receiver) are replaced, and curl is played
+// by a Node stand-in. The webhook block subscribes the receiver and starts it as written. Every
+// example in examples/ is in those blocks, and each one's output is checked.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/env.ts';
 import { DEFAULT_URL, MISSING_CREDENTIALS } from '../../examples/env.ts';
-import { call, freePort, startServer, waitFor, type ServerProcess } from '../helpers/processes.ts';
+import { freePort, startServer, waitFor, type ServerProcess } from '../helpers/processes.ts';
 import { section, shellBlocks } from './readme.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README_PORT = '8080';
-const [BLOCK] = shellBlocks(section('SDK and examples'));
+const SHIM = fileURLToPath(new URL('./curl-shim.mjs', import.meta.url));
+const [BLOCK, WEBHOOK_BLOCK] = shellBlocks(section('SDK and examples'));
 const LINES = (BLOCK ?? '').split('\n').filter((l) => l.trim() !== '');
 const isExample = (line: string) => /\bexamples\/[\w-]+\.ts\b/.test(line);
 const exampleOf = (line: string) => /\bexamples\/([\w-]+)\.ts\b/.exec(line)?.[1];
@@ -42,9 +44,10 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<Run> {
   });
 }
 
-test('the README block runs every example in examples/, and nothing else', () => {
+test('the README blocks run every example in examples/, and nothing else', () => {
   const scripts = readdirSync(new URL('../../examples/', import.meta.url)).filter((f) => f.endsWith('.ts') && f !== 'env.ts').map((f) => f.slice(0, -3));
-  assert.deepEqual(LINES.filter(isExample).map(exampleOf).sort(), scripts.sort());
+  const webhookLines = (WEBHOOK_BLOCK ?? '').split('\n');
+  assert.deepEqual([...new Set([...LINES, ...webhookLines].filter(isExample).map(exampleOf))].sort(), scripts.sort());
 });
 
 test('the examples default to the address the server listens on by default', () => {
@@ -83,35 +86,34 @@ describe('README: the examples, run as written against a real server', { timeout
   });
 
   const local = (line: string) => line.replaceAll(`:${README_PORT}`, `:${server.port}`);
+  const curlShim = () => {
+    writeFileSync(join(dir, 'curl'), `#!/bin/sh\nexec "${process.execPath}" "${SHIM}" "$@"\n`);
+    chmodSync(join(dir, 'curl'), 0o755);
+    return { PATH: `${dir}:${process.env.PATH ?? ''}`, CURL_SHIM_LOG: join(dir, 'curl-calls.ndjson') };
+  };
 
   test('the set-up lines make a client and export VOUCH_URL, VOUCH_CLIENT_ID, VOUCH_CLIENT_SECRET (nothing but the credentials on the terminal)', async () => {
     const setup = LINES.slice(0, LINES.findIndex(isExample));
-    assert.ok(setup.some((l) => l.includes(`127.0.0.1:${README_PORT}`)), 'VOUCH_URL names the port npm start listens on');
+    assert.ok(setup.some((l) => l.includes(`localhost:${README_PORT}`)), 'VOUCH_URL names the port npm start listens on');
     // The same store as the server: the README runs both from one directory (the default database).
     const run = await bash(`${setup.map(local).join('\n')}\nenv`, baseEnv({ VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}` }));
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, '');
     exported = Object.fromEntries(run.stdout.split('\n').filter((l) => /^VOUCH_(URL|CLIENT_ID|CLIENT_SECRET)=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-    assert.equal(exported.VOUCH_URL, server.url);
+    assert.equal(exported.VOUCH_URL, `http://localhost:${server.port}`);
     assert.match(exported.VOUCH_CLIENT_ID ?? '', /^cli_/);
     assert.match(exported.VOUCH_CLIENT_SECRET ?? '', /^[A-Za-z0-9_-]{43}$/);
   });
 
-  test('verify-webhook: the receiver starts as written, for a webhook subscribed to dispute analyses', async () => {
-    assert.ok(exported, 'set up first');
-    const token = await call(server.url, 'POST', '/api/v1/auth/token', { body: { client_id: exported.VOUCH_CLIENT_ID, client_secret: exported.VOUCH_CLIENT_SECRET } });
-    assert.equal(token.status, 200, token.text);
+  test('verify-webhook: the webhook block subscribes the receiver, starts it and analyses a dispute, as written', async () => {
+    assert.ok(exported && WEBHOOK_BLOCK, 'set up first; the README has the webhook block');
     const port = await freePort();
-    const hook = await call(server.url, 'POST', '/api/v1/webhooks', {
-      headers: { authorization: `Bearer ${String(token.body.access_token)}` },
-      body: { url: `http://127.0.0.1:${port}/vouch-webhooks`, events: ['dispute.analyzed'] },
-    });
-    assert.equal(hook.status, 201, hook.text);
-    const line = LINES.find((l) => exampleOf(l) === 'verify-webhook')!;
-    assert.ok(line.includes('whsec_…') && line.includes('PORT=9000'), line);
-    const child = spawn('bash', ['-c', line.replace('whsec_…', String(hook.body.secret)).replace('PORT=9000', `PORT=${port}`)], {
-      cwd: ROOT, env: baseEnv(exported), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    assert.ok(WEBHOOK_BLOCK.includes('PORT=9000') && WEBHOOK_BLOCK.includes('127.0.0.1:9000/'), WEBHOOK_BLOCK);
+    assert.ok(WEBHOOK_BLOCK.includes('/api/v1/webhooks'), 'the README creates the webhook the receiver needs');
+    const script = WEBHOOK_BLOCK.replaceAll('PORT=9000', `PORT=${port}`).replaceAll('127.0.0.1:9000/', `127.0.0.1:${port}/`);
+    // The variables the set-up lines left in the reader's shell: VOUCH, client_id, client_secret.
+    const shell = { VOUCH: exported.VOUCH_URL!, client_id: exported.VOUCH_CLIENT_ID!, client_secret: exported.VOUCH_CLIENT_SECRET! };
+    const child = spawn('bash', ['-e', '-c', script], { cwd: ROOT, env: baseEnv({ ...exported, ...shell, ...curlShim() }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.on('data', (c: Buffer) => (receiver.output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (receiver.output += c.toString()));
     receiver.stop = () => {
