@@ -143,9 +143,16 @@ export function cutForTarget(outcomes: readonly ScoredOutcome[], target: Operati
 }
 
 /**
+ * The fewest score points between two levels a fit may set. Matching the base policy's shares on a
+ * candidate whose scores bunch up can put two cuts on neighbouring points (30/60/85 became
+ * 6/36/37, issue 29): a level one point wide is no level a desk can act on.
+ */
+export const MIN_LEVEL_GAP = 5;
+
+/**
  * The candidate's thresholds: the target level's cut from the target; the other levels keep the
  * share of decisions the base policy gives them on the same outcomes, then are pushed apart to keep
- * medium < high < critical.
+ * medium < high < critical at least MIN_LEVEL_GAP points apart, within 1–99.
  */
 export function thresholdsForTarget(
   candidate: readonly ScoredOutcome[],
@@ -153,19 +160,20 @@ export function thresholdsForTarget(
   base: Thresholds,
   target: OperatingTarget,
 ): { thresholds: Thresholds; met: boolean } {
+  const gap = MIN_LEVEL_GAP;
   const shareOf = (cut: number) => shareAtOrAbove(baseScores, cut);
   const sameShare = (cut: number) => cutForTarget(candidate, { level: 'high', max_share_flagged: shareOf(cut) }).cut;
-  const chosen = target.level === 'high' ? cutForTarget(candidate, target, 2, 98) : cutForTarget(candidate, target, 3, 99);
+  // The target's cut leaves room for the levels on either side of it.
+  const chosen = target.level === 'high' ? cutForTarget(candidate, target, 1 + gap, 99 - gap) : cutForTarget(candidate, target, 1 + 2 * gap, 99);
   let { medium, high, critical } = { medium: sameShare(base.medium), high: sameShare(base.high), critical: sameShare(base.critical) };
   if (target.level === 'high') {
     high = chosen.cut;
-    critical = Math.max(critical, high + 1);
+    critical = Math.min(Math.max(critical, high + gap), 99);
   } else {
     critical = chosen.cut;
-    high = Math.min(high, critical - 1);
+    high = Math.max(Math.min(high, critical - gap), 1 + gap);
   }
-  high = Math.max(high, 2);
-  medium = Math.min(Math.max(medium, 1), high - 1);
+  medium = Math.min(Math.max(medium, 1), high - gap);
   return { thresholds: { medium, high, critical }, met: chosen.met };
 }
 
