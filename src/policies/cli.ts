@@ -105,8 +105,9 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
   };
 
   const policy = program.command('policy').description('scoring policy versions: list, import, fit, backtest, activate, shadow, report');
-  policy.command('list').description('every version: version, status, source, created_at, summary').addOption(environmentOption()).action((o: Env) => run(async (store) => {
+  policy.command('list').description('every version, tab-separated under a header line: version, status, source, created_at, summary').addOption(environmentOption()).action((o: Env) => run(async (store) => {
     let after: { at: number; version: string } | undefined;
+    process.stdout.write('version\tstatus\tsource\tcreated_at\tsummary\n');
     for (;;) {
       const { rows, more } = await listPolicies(store.db, o.environment, 100, after);
       for (const r of rows.map(policyRecord)) process.stdout.write(`${r.version}\t${r.status}\t${r.source}\t${r.created_at}\t${r.summary}\n`);
