@@ -133,7 +133,9 @@ describe('README: the examples, run as written against a real server', { timeout
       const score = out.score as { decision_id: string; safe_amount: number | null };
       assert.match(score.decision_id, /^dec_/);
       assert.equal(out.release, score.safe_amount === null ? out.requested : Math.min(out.requested as number, score.safe_amount));
-      assert.equal((out.release as number) + (out.held as number), out.requested);
+      // Money as a person reads it: on the currency's grid (USDT: 8 decimals), never 1635.7293968499998.
+      for (const key of ['release', 'held']) assert.match(String(out[key]), /^\d+(\.\d{1,8})?$/, `${key}: ${String(out[key])}`);
+      assert.equal(Math.round(((out.release as number) + (out.held as number)) * 1e8), Math.round((out.requested as number) * 1e8));
     },
     'feed-outcomes': (out) => {
       assert.deepEqual(out.history, { accepted: 2, duplicates: 0 });
