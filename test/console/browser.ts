@@ -92,8 +92,23 @@ export async function sidewaysOverflow(page: Page): Promise<number> {
 }
 
 /**
+ * The visible table headers with a word wider than the header's box, i.e. broken inside the word
+ * ("Confi-dence"): headers may wrap between words only.
+ */
+export async function brokenHeaders(page: Page): Promise<string[]> {
+  return page.evaluate(`[...document.querySelectorAll('th')].filter((th) => th.getClientRects().length > 0 && th.offsetParent !== null).filter((th) => {
+    const style = getComputedStyle(th);
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = style.font;
+    const room = th.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return th.innerText.split(/\\s+/).some((w) => ctx.measureText(w).width > room + 1);
+  }).map((th) => th.innerText)`) as Promise<string[]>;
+}
+
+/**
  * Full-page screenshots at the desktop size and at 390 px wide, then back to the desktop size.
- * At 390 px nothing may be cut off sideways: no column hidden past a scroll edge.
+ * At 390 px nothing may be cut off sideways (no column hidden past a scroll edge) and no table
+ * header broken inside a word.
  */
 export async function shots(page: Page, name: string): Promise<void> {
   await shot(page, `${name}-wide`);
@@ -101,8 +116,10 @@ export async function shots(page: Page, name: string): Promise<void> {
   await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
   await shot(page, `${name}-390`);
   const overflow = await sidewaysOverflow(page);
+  const broken = await brokenHeaders(page);
   await page.setViewportSize(WIDE);
   if (overflow > 0) throw new Error(`${name}: at 390 px wide the page or a table is cut off by ${overflow}px`);
+  if (broken.length > 0) throw new Error(`${name}: at 390 px wide these headers break inside a word: ${broken.join(' | ')}`);
 }
 
 export async function shot(page: Page, name: string): Promise<void> {
