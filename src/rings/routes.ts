@@ -10,6 +10,8 @@ import type { PolicyRegistry } from '../policies/registry.ts';
 import { EntityId, checkEntityParam } from '../trust/schemas.ts';
 import { flagsOf, walkRing, type RingCaps } from './graph.ts';
 import { readNeighbourhood } from './read.ts';
+import { redactRing, unredacted } from './redact.ts';
+import { ownerFilter } from '../http/route.ts';
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 
@@ -22,7 +24,8 @@ const Flag = Type.Union([Type.Literal('fraud_reported'), Type.Literal('blocklist
 const EntityGraph = Type.Object({
   entity_id: Type.String(),
   nodes: Type.Array(Type.Object({
-    entity_id: Type.String(),
+    entity_id: Type.String({ description: 'the entity, or `redacted-<n>` (stable within this answer) for an entity a non-admin\'s client never sent' }),
+    redacted: Type.Boolean({ description: 'true when the entity id is withheld: no event about it and no score of it came from the caller\'s client (admins see every id)' }),
     distance: Type.Integer({ minimum: 0, maximum: 3, description: 'hops from entity_id through shared non-hub identifiers' }),
     flagged: Type.Boolean(),
     flags: Type.Array(Flag, { description: 'why it is flagged: a fraud report, a blocklisting, a chargeback or a lost dispute' }),
@@ -31,11 +34,11 @@ const EntityGraph = Type.Object({
     from: Type.String(),
     to: Type.String(),
     type: Type.String({ description: 'the shared identifier type' }),
-    hash: Type.String({ description: 'the shared identifier (the caller\'s hash)' }),
+    hash: Type.Union([Type.String(), Type.Null()], { description: 'the shared identifier (the caller\'s hash); null when the caller\'s client never linked it in an event (admins see every hash)' }),
   })),
   hubs: Type.Array(Type.Object({
     type: Type.String(),
-    hash: Type.String(),
+    hash: Type.Union([Type.String(), Type.Null()], { description: 'null when the caller\'s client never linked it in an event (admins see every hash)' }),
     entities: Type.Integer({ description: 'entities holding it: more than the policy\'s maxIdentifierFanout, so it is not traversed' }),
   })),
   truncated: Type.Boolean({ description: `the neighbourhood is larger than what was read or returned (at most ${GRAPH_MAX_NODES} nodes)` }),
@@ -73,7 +76,10 @@ export function ringRoutes({ store, policies, requireHashedIds = false }: RingRo
           .where('environment', '=', environment).where('entity_id', '=', id).executeTakeFirst();
         if (!root || Number(root.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
         const caps: RingCaps = { ...GRAPH_CAPS, depth: request.query.depth ?? 2, fanout: policies.active(environment).maxIdentifierFanout };
-        const ring = walkRing(await readNeighbourhood(store.db, environment, id, [], caps), caps.depth, caps.fanout, GRAPH_MAX_NODES);
+        const read = walkRing(await readNeighbourhood(store.db, environment, id, [], caps), caps.depth, caps.fanout, GRAPH_MAX_NODES);
+        // Another client's accounts and identifiers keep their place in the graph, not their names (src/rings/redact.ts).
+        const owner = ownerFilter(request.principal);
+        const ring = owner === undefined ? unredacted(read) : await redactRing(store.db, environment, read, owner);
         const rootFlags = flagsOf({
           entityId: id, fraudReports: Number(root.fraud_reports), blocklisted: Number(root.blocklisted) === 1,
           chargebacks: Number(root.chargebacks), disputesLost: Number(root.disputes_lost), flaggedAt: Number(root.flagged_at),
@@ -82,7 +88,7 @@ export function ringRoutes({ store, policies, requireHashedIds = false }: RingRo
           entity_id: id,
           nodes: ring.nodes.map((n) => {
             const flags = n.entityId === id ? rootFlags : n.flags;
-            return { entity_id: n.entityId, distance: n.distance, flagged: flags.length > 0, flags };
+            return { entity_id: n.entityId, redacted: n.redacted, distance: n.distance, flagged: flags.length > 0, flags };
           }),
           edges: ring.edges,
           hubs: ring.hubs,
