@@ -50,6 +50,12 @@ describe('operator console: the Network page in chromium', { skip }, () => {
     await a?.close();
   });
 
+  test('the dashboard, where sign-in lands, shows the network: peers active, the last sync, failing peers', async () => {
+    const card = page.locator('[data-figure="network"]');
+    await card.waitFor();
+    assert.match((await card.innerText()).replace(/\s+/g, ' '), /Peers active 2 of 2 Last sync never Last attempt failed none Flags matched 0/);
+  });
+
   test('Network: the identity, then after "Sync now" each peer\'s last sync, flags pulled and matched, error and budget; suspend from the page', async () => {
     await navIn(page, 'Network').click();
     await page.getByRole('heading', { name: 'Network', level: 1 }).waitFor();
