@@ -1492,7 +1492,7 @@ export type components = {
             weight: number;
         };
         PatchNetworkPeersPeerIdRequest: {
-            /** @description evaluations the peer may ask for per UTC day (default 10000) */
+            /** @description evaluations the peer may ask for in any 24 hours (a rolling window; default 2000) */
             budget_per_day?: number;
             /** @description which kinds this deployment shows that peer */
             publish?: ("fraud_report" | "chargeback" | "blocklisted" | "dispute_lost")[];
@@ -1502,7 +1502,7 @@ export type components = {
             weight?: number;
         };
         PostNetworkPeersRequest: {
-            /** @description evaluations the peer may ask for per UTC day (default 10000) */
+            /** @description evaluations the peer may ask for in any 24 hours (a rolling window; default 2000) */
             budget_per_day?: number;
             name: string;
             /** @description which kinds this deployment shows that peer */
@@ -3145,7 +3145,7 @@ export interface operations {
                  *         "dispute_lost"
                  *       ],
                  *       "weight": 1,
-                 *       "budget_per_day": 10000
+                 *       "budget_per_day": 2000
                  *     }
                  */
                 "application/json": components["schemas"]["PostNetworkPeersRequest"];

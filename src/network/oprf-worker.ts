@@ -2,13 +2,13 @@
 // or proof check takes a second or more of CPU, which on the main thread would hold every request
 // of the process — scores included — for that long.
 import { parentPort } from 'node:worker_threads';
-import { blindInputs, evaluateBlinded, finalizeAll, ownEntries } from './oprf.ts';
+import { blindInputs, evaluateElements, finalizeAll, ownEntries } from './oprf.ts';
 import type { OprfJob, OprfReply } from './oprf-thread.ts';
 
 const port = parentPort!;
 
 function run(job: OprfJob): unknown {
-  if (job.op === 'evaluate') return evaluateBlinded({ secretKey: job.secretKey, publicKey: job.publicKey }, job.elements);
+  if (job.op === 'evaluate') return evaluateElements({ secretKey: job.secretKey, publicKey: job.publicKey }, job.elements);
   if (job.op === 'blind') return blindInputs(job.inputs);
   if (job.op === 'own') return ownEntries(job.secretKey, job.inputs);
   return finalizeAll(job.items, job.evaluated, job.publicKey, job.proof) ?? null;

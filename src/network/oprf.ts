@@ -62,6 +62,22 @@ export function evaluateBlinded(keys: OprfKeyPair, elements: Uint8Array[]): { ev
   return suite.blindEvaluateBatch(keys.secretKey, keys.publicKey, elements);
 }
 
+/**
+ * A peer's evaluate request as received (base64url elements): the index of the first element
+ * that is not canonical base64url of a valid, non-identity ristretto255 encoding, or the answer
+ * (base64url). Run in the worker thread (oprf-thread.ts).
+ */
+export function evaluateElements(keys: OprfKeyPair, encoded: string[]): { evaluated: string[]; proof: string } | { bad: number } {
+  const elements: Uint8Array[] = [];
+  for (const [i, text] of encoded.entries()) {
+    const bytes = fromB64(text, ELEMENT_BYTES);
+    if (!bytes || !isElement(bytes)) return { bad: i };
+    elements.push(bytes);
+  }
+  const answer = evaluateBlinded(keys, elements);
+  return { evaluated: answer.evaluated.map(b64), proof: b64(answer.proof) };
+}
+
 /** The tag and label key (base64url) of each input under this deployment's own PRF: what it publishes under. */
 export function ownEntries(secretKey: Uint8Array, inputs: Uint8Array[]): Array<{ tag: string; labelKey: string }> {
   return inputs.map((input) => {

@@ -1,9 +1,9 @@
 // Peer-to-peer authentication (docs/network.md, "Signed requests"): every request a peer sends to
-// /network/v1/* is signed with its Ed25519 key over the method, path, timestamp, nonce and body
-// digest; every answer is signed by this deployment over the status, the request's nonce, a
+// /network/v1/* is signed with its Ed25519 key over the recipient's signing key, the method, path,
+// timestamp, nonce and body digest (a request signed for one peer is refused by every other); every answer is signed by this deployment over the status, the request's nonce, a
 // timestamp and the body digest, so a peer can trust what it pulled.
 import { createHash, randomBytes } from 'node:crypto';
-import type { FastifyReply, FastifyRequest, onRequestHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 import { ApiError } from '../http/problem.ts';
 import { ed25519PublicKey, signText, verifyText, type NetworkIdentity } from './identity.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
@@ -17,23 +17,23 @@ const TIMESTAMP = /^\d{1,12}$/;
 
 const digest = (body: string | Buffer) => createHash('sha256').update(body).digest('base64url');
 
-function requestSigningText(method: string, path: string, timestamp: string, nonce: string, body: string | Buffer): string {
-  return ['vouch-network/v1 request', method.toUpperCase(), path, timestamp, nonce, digest(body)].join('\n');
+function requestSigningText(recipientKey: string, method: string, path: string, timestamp: string, nonce: string, body: string | Buffer): string {
+  return ['vouch-network/v1 request', recipientKey, method.toUpperCase(), path, timestamp, nonce, digest(body)].join('\n');
 }
 
 function responseSigningText(status: number, requestNonce: string, timestamp: string, body: string | Buffer): string {
   return ['vouch-network/v1 response', String(status), requestNonce, timestamp, digest(body)].join('\n');
 }
 
-/** Headers of a signed request from this deployment. */
-export function signRequest(identity: NetworkIdentity, method: string, path: string, body: string): Record<string, string> {
+/** Headers of a signed request from this deployment to the peer whose pinned signing key is `recipientKey`. */
+export function signRequest(identity: NetworkIdentity, recipientKey: string, method: string, path: string, body: string): Record<string, string> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const nonce = randomBytes(18).toString('base64url');
   return {
     [HEADER.key]: identity.signingKey,
     [HEADER.timestamp]: timestamp,
     [HEADER.nonce]: nonce,
-    [HEADER.signature]: signText(identity, requestSigningText(method, path, timestamp, nonce, body)),
+    [HEADER.signature]: signText(identity, requestSigningText(recipientKey, method, path, timestamp, nonce, body)),
   };
 }
 
@@ -67,12 +67,15 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
+/** A check run in a route's hook (peer-routes.ts chains it with the request rate's). */
+export type PeerCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
 /** The hooks a peer-protocol route declares (peer-routes.ts): nothing else of the API runs them. */
 export interface PeerHooks {
   /** a signed request from an active peer: the key, its peer and the timestamp (before the body is read) */
-  verifyPeer: onRequestHookHandler;
+  verifyPeer: PeerCheck;
   /** the signature over the body exactly as received, and the nonce not seen before */
-  verifySignature: preHandlerHookHandler;
+  verifySignature: PeerCheck;
   /** every answer of the peer protocol, errors included, is signed */
   signAnswer: onSendHookHandler;
   /** counts answered peer requests (metrics; never the request's content) */
@@ -115,10 +118,11 @@ export function peerHooks(db: NetworkDb, identity: NetworkIdentity, onRefused: (
       const timestamp = header(request, HEADER.timestamp)!;
       const nonce = header(request, HEADER.nonce)!;
       const key = ed25519PublicKey(peer.signing_key);
-      const text = requestSigningText(request.method, request.url, timestamp, nonce, request.rawBody ?? '');
+      // Signed for this deployment's own key: a request a peer received can't be replayed at another one.
+      const text = requestSigningText(identity.signingKey, request.method, request.url, timestamp, nonce, request.rawBody ?? '');
       if (!key || !verifyText(key, text, header(request, HEADER.signature)!)) {
         onRefused('bad_signature');
-        throw refuse('The request signature does not verify under this peer\'s pinned key.');
+        throw refuse('The request signature does not verify under this peer\'s pinned key for this deployment (requests are signed for their recipient\'s key).');
       }
       const inserted = await db.insertInto('network_nonces')
         .values({ peer_id: peer.id, nonce, expires_at: (Number(timestamp) + 2 * MAX_SKEW_SECONDS) * 1000 })

@@ -1,17 +1,19 @@
 // /network/v1: what peers call. The descriptor is public; flags and evaluate take signed requests
 // from active peers only (peer-auth.ts). Every answer here is signed. Logs carry the peer and
 // counts, never elements, tags or labels.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { PeerHooks } from './peer-auth.ts';
 import { Type, type Static } from 'typebox';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
-import { b64, ELEMENT_BYTES, fromB64, isElement } from './oprf.ts';
 import { evaluateBlindedOff } from './oprf-thread.ts';
 import { flagsPage, parseCursor } from './flags-page.ts';
 import type { NetworkDb } from './tables.ts';
-import { consumeBudget, secondsToNextUtcDay } from './budget.ts';
+import { consumeBudget } from './budget.ts';
+import { peerRate } from './peer-rate.ts';
+import { pageCache } from './page-cache.ts';
 
 export interface PeerRouteOptions {
   db: NetworkDb;
@@ -50,12 +52,25 @@ const Descriptor = Type.Object({
 
 /** How long a pull's first page waits for the published set to be brought up to date before it serves the set as stored. */
 const PULL_WAITS_MS = 3000;
+/** Past this share of its budget in 24 hours, a peer is alerted on (docs/network.md, "What the budget bounds"). */
+const BUDGET_ALERT_SHARE = 0.8;
 
 export function peerRoutes({ db, refresh, commonEntityIds, identity, name, publicUrl, hooks, metrics }: PeerRouteOptions): RouteDefinition[] {
-  // A signed request from an active peer, answered signed; the descriptor is public, answered signed.
+  // A signed request from an active peer, within its request rate, answered signed; the descriptor is public, answered signed.
+  const rate = peerRate((reason) => metrics.refused(reason));
   const signedPeerRequest = {
-    onRequest: hooks.verifyPeer, preHandler: hooks.verifySignature, onSend: hooks.signAnswer, onResponse: hooks.countServed,
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+      await hooks.verifyPeer(request, reply);
+      await rate.refuseExhausted(request);
+    },
+    preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
+      await hooks.verifySignature(request, reply);
+      await rate.spend(request);
+    },
+    onSend: hooks.signAnswer,
+    onResponse: hooks.countServed,
   };
+  const pages = pageCache();
 
   return [
     defineRoute({
@@ -95,8 +110,11 @@ export function peerRoutes({ db, refresh, commonEntityIds, identity, name, publi
           await Promise.race([refresh(), new Promise<void>((resolve) => (timer = setTimeout(resolve, PULL_WAITS_MS)))]);
           clearTimeout(timer);
         }
-        const page = await flagsPage(db, identity.createdAt, peer, Number(request.query.since ?? 0), cursor, request.query.limit ?? 1000);
-        request.log.info({ event: 'network_flags_served', peer_id: peer.id, entries: page.entries.length }, 'flags served to a peer');
+        const since = Number(request.query.since ?? 0);
+        const limit = request.query.limit ?? 1000;
+        const { page, cached } = await pages.get(db, { peerId: peer.id, epoch: `${peer.publish_epoch}:${peer.publish}`, since, cursor: request.query.cursor, limit },
+          () => flagsPage(db, identity.createdAt, peer, since, cursor, limit));
+        request.log.info({ event: 'network_flags_served', peer_id: peer.id, entries: page.entries.length, cached }, 'flags served to a peer');
         return page;
       },
     }),
@@ -112,20 +130,28 @@ export function peerRoutes({ db, refresh, commonEntityIds, identity, name, publi
       },
       handler: async (request) => {
         const peer = request.peer!;
-        const elements = request.body.elements.map((e) => fromB64(e, ELEMENT_BYTES));
-        // Checked before the budget is charged: a malformed request costs the peer nothing.
-        const bad = elements.findIndex((e) => e === undefined || !isElement(e));
-        if (bad >= 0) throw new ApiError(400, 'validation_failed', 'Every element must be a ristretto255 element (32 bytes, base64url) other than the identity.', { errors: [{ field: `/elements/${bad}`, message: 'must be a valid ristretto255 element' }] });
-        if (!(await consumeBudget(db, peer, elements.length))) {
+        const { elements } = request.body;
+        const budget = Number(peer.budget_per_day);
+        // Every element is paid for before any is looked at, valid or not: checking them is CPU too,
+        // and a refused batch must not be a free way to spend ours.
+        const grant = await consumeBudget(db, peer, elements.length);
+        const alert = grant.granted && grant.used >= BUDGET_ALERT_SHARE * budget && grant.used - elements.length < BUDGET_ALERT_SHARE * budget;
+        metrics.budgetUsed(peer.id, grant.used, budget, alert);
+        if (alert) request.log.warn({ event: 'network_budget_high', peer_id: peer.id, used: grant.used, budget_per_day: budget }, `a peer used over ${BUDGET_ALERT_SHARE * 100} % of its evaluation budget in 24 hours`);
+        if (!grant.granted) {
           metrics.refused('budget');
-          request.log.info({ event: 'network_budget_exhausted', peer_id: peer.id, asked: elements.length, budget_per_day: Number(peer.budget_per_day) }, 'evaluate refused: daily budget');
-          throw new ApiError(429, 'rate_limited', `This peer's budget of ${Number(peer.budget_per_day)} evaluations per UTC day is used up.`, { headers: { 'retry-after': String(secondsToNextUtcDay()) } });
+          request.log.warn({ event: 'network_budget_exhausted', peer_id: peer.id, asked: elements.length, used: grant.used, budget_per_day: budget }, 'evaluate refused: budget of the last 24 hours');
+          throw new ApiError(429, 'rate_limited', `This peer's budget of ${budget} evaluations in any 24 hours is used up (${grant.used} used).`, { headers: { 'retry-after': String(grant.retryAfterSeconds) } });
         }
-        // In the worker thread: a full batch is a second or more of CPU that would hold every other request.
-        const answer = await evaluateBlindedOff(identity.oprf, elements as Uint8Array[]);
+        // In the worker thread, the checks too: decoding a full batch is ~0.1 s, evaluating it a second or more.
+        const answer = await evaluateBlindedOff(identity.oprf, elements);
+        if ('bad' in answer) {
+          metrics.refused('bad_element');
+          throw new ApiError(400, 'validation_failed', 'Every element must be a ristretto255 element (32 bytes, base64url) other than the identity; the batch was charged to the budget.', { errors: [{ field: `/elements/${answer.bad}`, message: 'must be a valid ristretto255 element' }] });
+        }
         metrics.evaluations('served', elements.length);
         request.log.info({ event: 'network_evaluated', peer_id: peer.id, count: elements.length }, 'elements evaluated for a peer');
-        return { evaluated: answer.evaluated.map(b64), proof: b64(answer.proof) };
+        return answer;
       },
     }),
   ];

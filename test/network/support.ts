@@ -13,10 +13,17 @@ export function standInPeer(): NetworkIdentity {
   return { signingKey: String(publicKey.export({ format: 'jwk' }).x), privateKey, oprf, oprfPublicKey: b64(oprf.publicKey), createdAt: Date.now() };
 }
 
-/** A request to /network/v1 signed by `peer` (headers may be overridden to forge one). */
-export async function signedInject(ctx: TestContext, peer: NetworkIdentity, method: 'GET' | 'POST', url: string, payload?: unknown, override: Record<string, string> = {}): Promise<LightMyRequestResponse & { sent: Record<string, string> }> {
+/** The signing key of the app under test: requests to it are signed for it. */
+export async function recipientKey(ctx: TestContext): Promise<string> {
+  const row = await ctx.store.db.withTables<{ network_identity: { id: string; signing_public: string } }>()
+    .selectFrom('network_identity').select('signing_public').where('id', '=', 'self').executeTakeFirstOrThrow();
+  return row.signing_public;
+}
+
+/** A request to /network/v1 signed by `peer` for the app under test, or for `recipient` (headers may be overridden to forge one). */
+export async function signedInject(ctx: TestContext, peer: NetworkIdentity, method: 'GET' | 'POST', url: string, payload?: unknown, override: Record<string, string> = {}, recipient?: string): Promise<LightMyRequestResponse & { sent: Record<string, string> }> {
   const body = payload === undefined ? '' : JSON.stringify(payload);
-  const headers = { ...signRequest(peer, method, url, body), ...(body ? { 'content-type': 'application/json' } : {}), ...override };
+  const headers = { ...signRequest(peer, recipient ?? await recipientKey(ctx), method, url, body), ...(body ? { 'content-type': 'application/json' } : {}), ...override };
   return Object.assign(await ctx.inject({ method, url, headers, ...(body ? { payload: body } : {}) }), { sent: headers });
 }
 
