@@ -54,7 +54,7 @@ export function registerNetworkCommands(program: Command, { withStore, usageErro
     .requiredOption('--signing-key <key>', 'its Ed25519 signing key (base64url), pinned')
     .option('--publish <kinds>', `comma-separated kinds shown to it (default all: ${FLAG_KINDS.join(',')})`, kinds)
     .option('--weight <w>', 'its weight in the network_flags signal (default 1)', number(0, 10))
-    .option('--budget <n>', 'evaluations it may ask per UTC day (default 10000)', number(0, 10_000_000, true))
+    .option('--budget <n>', 'evaluations it may ask in any 24 hours (default 2000)', number(0, 10_000_000, true))
     .action(async (options: { name: string; url: string; signingKey: string; publish?: FlagKind[]; weight?: number; budget?: number }) => {
       await run(async (store, config) => {
         const identity = await loadIdentity(networkDb(store.db), resolveKeyEncryption(config, store));

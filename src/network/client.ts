@@ -31,7 +31,7 @@ export async function callPeer(identity: NetworkIdentity, peer: PeerTarget, meth
   const url = new URL(`${base}${path}`);
   const body = payload === undefined ? '' : JSON.stringify(payload);
   const signedPath = `${url.pathname}${url.search}`;
-  const headers = signRequest(identity, method, signedPath, body);
+  const headers = signRequest(identity, peer.signing_key, method, signedPath, body);
   const { address, family } = destination;
   const lookup: LookupFunction = (_host, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);

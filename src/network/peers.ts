@@ -7,12 +7,12 @@ import { ed25519PublicKey } from './identity.ts';
 import { FLAG_KINDS, type FlagKind } from './oprf.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 
-const DEFAULT_BUDGET_PER_DAY = 10_000;
+const DEFAULT_BUDGET_PER_DAY = 2_000;
 const NO_CONTROL = { pattern: '^[^\\u0000-\\u001f\\u007f]*$', [PATTERN_MESSAGE]: 'must not contain control characters' };
 const SIGNING_KEY = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', [PATTERN_MESSAGE]: 'must be a base64url Ed25519 public key (43 characters), as the peer\'s descriptor shows it', description: "the peer's Ed25519 public key (base64url), pinned" });
 const Publish = Type.Array(StringEnum(FLAG_KINDS), { uniqueItems: true, maxItems: FLAG_KINDS.length, description: 'which kinds this deployment shows that peer' });
 const Weight = Type.Number({ minimum: 0, maximum: 10, description: "the peer's weight in the network_flags signal (default 1)" });
-const Budget = Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'evaluations the peer may ask for per UTC day (default 10000)' });
+const Budget = Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'evaluations the peer may ask for in any 24 hours (a rolling window; default 2000)' });
 
 export const PeerRecord = Type.Object({
   id: Type.String(),
@@ -33,7 +33,7 @@ export const CreatePeerBody = Type.Object({
   publish: Type.Optional(Publish),
   weight: Type.Optional(Weight),
   budget_per_day: Type.Optional(Budget),
-}, { additionalProperties: false, examples: [{ name: 'marketplace-b', url: 'https://vouch.marketplace-b.example', signing_key: 'O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik', publish: [...FLAG_KINDS], weight: 1, budget_per_day: 10_000 }] });
+}, { additionalProperties: false, examples: [{ name: 'marketplace-b', url: 'https://vouch.marketplace-b.example', signing_key: 'O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik', publish: [...FLAG_KINDS], weight: 1, budget_per_day: 2_000 }] });
 
 export const UpdatePeerBody = Type.Object({
   status: Type.Optional(StringEnum(['active', 'suspended'] as const)),
