@@ -9,9 +9,9 @@ import { EntityId, checkEntityParam } from '../trust/schemas.ts';
 import type { NetworkIdentity } from './identity.ts';
 import { CreatePeerBody, PEER_ID, PeerInputError, PeerRecord, UpdatePeerBody, addPeer, findPeer, listPeers, removePeer, toPeerRecord, updatePeer } from './peers.ts';
 import type { PeerSyncResult } from './resolver.ts';
-import { networkFlagsFor, networkFlagsSignal } from './signal.ts';
+import { entityNetworkIdentifiers, networkFlagsFor, networkFlagsSignal, type IdentifierRef } from './signal.ts';
 import { networkStatus } from './status.ts';
-import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
+import type { NetworkDb } from './tables.ts';
 
 export interface AdminRouteOptions {
   db: NetworkDb;
@@ -37,10 +37,17 @@ const SyncResponse = Type.Object({
   peers: Type.Array(Type.Object({ id: Type.String(), flags_pulled: Type.Integer(), matched: Type.Integer(), error: Type.Optional(Type.String()) })),
 });
 const MatchesQuery = Type.Object({ entity_id: EntityId }, { additionalProperties: false });
+const MatchPeer = Type.Object({ id: Type.String(), name: Type.String(), weight: Type.Number(), kinds: Type.Record(Type.String(), Type.Integer()), latest_month: Type.String() });
+const MatchSignal = Type.Object({ name: Type.Literal('network_flags'), value: Type.Number(), description: Type.String() });
 const MatchesResponse = Type.Object({
   entity_id: Type.String(),
-  peers: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), weight: Type.Number(), kinds: Type.Record(Type.String(), Type.Integer()), latest_month: Type.String() })),
-  signal: Type.Object({ name: Type.Literal('network_flags'), value: Type.Number(), description: Type.String() }),
+  peers: Type.Array(MatchPeer, { description: 'the peers flagging an identifier events linked to the entity (or its own id under the common entity hashing): what every score of it counts' }),
+  signal: MatchSignal,
+  with_named_identifiers: Type.Object({
+    identifiers: Type.Integer({ description: 'identifiers score requests named for the entity in their context.linked_identifiers in the last 30 days, and no event linked' }),
+    peers: Type.Array(MatchPeer),
+    signal: MatchSignal,
+  }, { description: 'what a score counts whose request names those identifiers again (a score counts the ones its own request names, never those only another request named)' }),
 });
 
 const StatusResponse = Type.Object({
@@ -154,20 +161,20 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       method: 'GET',
       url: '/api/v1/network/matches',
       config: ADMIN,
-      schema: { tags: ['network'], operationId: 'getNetworkMatches', summary: "Which active peers flag one of an entity's identifiers (as of the last sync), and the network_flags signal", querystring: MatchesQuery, response: { 200: MatchesResponse, ...problems } },
+      schema: { tags: ['network'], operationId: 'getNetworkMatches', summary: "Which active peers flag one of an entity's identifiers — those events linked and those score requests named for it — as of the last sync, and the network_flags signal", querystring: MatchesQuery, response: { 200: MatchesResponse, ...problems } },
       handler: async (request) => {
         const id = request.query.entity_id;
         checkEntityParam(id);
-        const env = request.principal.environment;
-        const identifiers = await db.selectFrom('identifiers').select(['id_type as type', 'hash']).where('environment', '=', env).where('entity_id', '=', id).execute();
-        // Its own id too: matched only when the common entity hashing is on (nothing is resolved under `entity` otherwise).
-        const flags = await networkFlagsFor(db, env, [...identifiers, { type: ENTITY_TYPE, hash: id }]);
-        const signal = networkFlagsSignal(flags);
-        return {
-          entity_id: id,
-          peers: flags.map((f) => ({ id: f.peer_id, name: f.peer_name, weight: f.weight, kinds: f.kinds as Record<string, number>, latest_month: f.latest_month })),
-          signal: { name: 'network_flags' as const, value: signal.value, description: signal.description },
+        const { linked, named } = await entityNetworkIdentifiers(db, id);
+        const view = async (identifiers: IdentifierRef[]) => {
+          const flags = await networkFlagsFor(db, 'live', identifiers);
+          const signal = networkFlagsSignal(flags);
+          return {
+            peers: flags.map((f) => ({ id: f.peer_id, name: f.peer_name, weight: f.weight, kinds: f.kinds as Record<string, number>, latest_month: f.latest_month })),
+            signal: { name: 'network_flags' as const, value: signal.value, description: signal.description },
+          };
         };
+        return { entity_id: id, ...(await view(linked)), with_named_identifiers: { identifiers: named.length, ...(await view([...linked, ...named])) } };
       },
     }),
   ];

@@ -1,13 +1,16 @@
-// `vouch network …` (docs/network.md, "Operating it"): peers, status and a sync now, acting on the
-// store directly as `vouch clients` does. A running server sees peer changes at its next request
-// or sync (peers are read from the store each time).
+// `vouch network …` (docs/network.md, "Admin API and CLI"): peers, status and a sync now, acting on
+// the store directly as `vouch clients` does. A change that can alter scores (a sync, a peer
+// suspended, activated or removed) bumps the network's version in the store, as the API does, so
+// every running instance's cached scores go stale at once; the name shown is the one the serving
+// deployment stored at its start (its descriptor's), not this process's setting.
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, type Config } from '../config/env.ts';
 import { resolveKeyEncryption } from '../auth/kek.ts';
 import type { Store } from '../store/db.ts';
-import { loadIdentity } from './identity.ts';
+import { announceNetworkChange, loadIdentity, servedName } from './identity.ts';
 import { FLAG_KINDS, type FlagKind } from './oprf.ts';
 import { PEER_ID, PeerInputError, addPeer, findPeer, listPeers, removePeer, toPeerRecord, updatePeer } from './peers.ts';
+import { settleQueue } from './pending.ts';
 import { syncAll } from './resolver.ts';
 import { networkStatus } from './status.ts';
 import { networkDb } from './tables.ts';
@@ -72,6 +75,7 @@ export function registerNetworkCommands(program: Command, { withStore, usageErro
     .description('list peers: id, status, name, url, weight, published kinds, last sync')
     .action(async () => {
       await run(async (store) => {
+        process.stdout.write('id\tstatus\tname\turl\tweight\tpublish\tlast_sync_at\n');
         for (const p of (await listPeers(networkDb(store.db))).map(toPeerRecord)) {
           process.stdout.write(`${p.id}\t${p.status}\t${p.name}\t${p.url}\t${p.weight}\t${p.publish.join(',')}\t${p.last_sync_at ?? '-'}\n`);
         }
@@ -79,19 +83,24 @@ export function registerNetworkCommands(program: Command, { withStore, usageErro
     });
   for (const [command, status, help] of [['suspend', 'suspended', 'suspend a peer: its requests are refused and its flags no longer count'], ['activate', 'active', 'make a suspended peer active again']] as const) {
     peers.command(command).description(help).argument('<peer_id>').action(async (id: string) => {
-      await run(async (store) => print(toPeerRecord(await updatePeer(networkDb(store.db), await peerRow(store, id), { status }))));
+      await run(async (store) => {
+        const updated = await updatePeer(networkDb(store.db), await peerRow(store, id), { status });
+        await announceNetworkChange(networkDb(store.db));
+        print(toPeerRecord(updated));
+      });
     });
   }
   peers.command('remove').description('remove a peer and everything pulled from it').argument('<peer_id>').action(async (id: string) => {
     await run(async (store) => {
       await removePeer(networkDb(store.db), (await peerRow(store, id)).id);
+      await announceNetworkChange(networkDb(store.db));
       process.stdout.write(`${id} removed\n`);
     });
   });
   network.command('status').description('this deployment\'s network identity, and each peer\'s state, last sync, matches and budget used today').action(async () => {
     await run(async (store, config) => {
       const db = networkDb(store.db);
-      print(await networkStatus(db, await loadIdentity(db, resolveKeyEncryption(config, store)), config.network.name));
+      print(await networkStatus(db, await loadIdentity(db, resolveKeyEncryption(config, store)), await servedName(db, config.network.name)));
     });
   });
   network.command('sync').description('sync with every active peer now (pull flags, resolve pending identifiers); exit status 1 if one failed').action(async () => {
@@ -99,6 +108,8 @@ export function registerNetworkCommands(program: Command, { withStore, usageErro
       const db = networkDb(store.db);
       const identity = await loadIdentity(db, resolveKeyEncryption(config, store));
       const results = await syncAll({ db, identity, urlPolicy: { allowPrivate: config.network.allowPrivate }, timeoutMs: 10_000, commonEntityIds: config.network.commonEntityIds });
+      await settleQueue(db);
+      await announceNetworkChange(db);
       print({ peers: results });
       return results.some((r) => r.error !== undefined);
     });

@@ -86,3 +86,23 @@ export async function loadIdentity(db: NetworkDb, enc: KeyEncryption): Promise<N
     createdAt: Number(row.created_at),
   };
 }
+
+/**
+ * What scores read from the network may have changed (a sync ran, a peer was changed or removed):
+ * bumps the version every instance's cached scores and profiles are checked against
+ * (src/trust/profile.ts), in whichever process made the change — the API's or the CLI's.
+ */
+export async function announceNetworkChange(db: NetworkDb): Promise<void> {
+  await db.updateTable('network_identity').set((eb) => ({ state_version: eb('state_version', '+', 1) })).where('id', '=', 'self').execute();
+}
+
+/** Stores the descriptor's name this deployment serves under, so another process (the CLI) shows the same. */
+export async function recordName(db: NetworkDb, name: string): Promise<void> {
+  await db.updateTable('network_identity').set({ name }).where('id', '=', 'self').where('name', '<>', name).execute();
+}
+
+/** The name the serving deployment last started with; `fallback` (the caller's configuration) before any did. */
+export async function servedName(db: NetworkDb, fallback: string): Promise<string> {
+  const row = await db.selectFrom('network_identity').select('name').where('id', '=', 'self').executeTakeFirst();
+  return row?.name || fallback;
+}

@@ -13,6 +13,8 @@ export interface NetworkMetrics {
   synced(outcome: 'ok' | 'error', flagsPulled: number): void;
   /** a peer's evaluations in the last 24 hours against its budget; `alert` when this request took it past 80 % */
   budgetUsed(peerId: string, used: number, budget: number, alert: boolean): void;
+  /** identifiers named only in score requests and dropped over their client's quota of queued ones */
+  pendingDropped(count: number): void;
   /** entries this deployment publishes, and identifiers matched at peers */
   setPublished(count: number): void;
   setMatched(count: number): void;
@@ -32,6 +34,7 @@ export function networkMetrics(metrics: Metrics): NetworkMetrics {
   const budgetRatio = (metrics.registry.getSingleMetric('vouch_network_budget_used_ratio') as Gauge | undefined)
     ?? new Gauge({ name: 'vouch_network_budget_used_ratio', help: 'Share of a peer\'s evaluation budget it used in the last 24 hours', labelNames: ['peer_id'], registers: [metrics.registry] });
   const budgetAlerts = metrics.counter('vouch_network_budget_alerts_total', 'Times a peer went past 80 % of its evaluation budget in 24 hours (enumeration alert)', ['peer_id']);
+  const pendingDropped = metrics.counter('vouch_network_pending_dropped_total', 'Identifiers named only in score requests, dropped over their client\'s quota of queued ones');
   const published = gauge(metrics.registry, 'vouch_network_flags_published', 'Entries this deployment publishes');
   const matched = gauge(metrics.registry, 'vouch_network_matches', 'Local identifiers matched in peers\' flag sets');
   return {
@@ -46,6 +49,7 @@ export function networkMetrics(metrics: Metrics): NetworkMetrics {
       budgetRatio.set({ peer_id: peerId }, budget > 0 ? used / budget : 1);
       if (alert) budgetAlerts.inc({ peer_id: peerId });
     },
+    pendingDropped: (count) => pendingDropped.inc(count),
     setPublished: (count) => published.set(count),
     setMatched: (count) => matched.set(count),
   };

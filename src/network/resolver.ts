@@ -11,7 +11,7 @@ import type { NetworkMetrics } from './metrics.ts';
 import { b64, deriveLabelKey, deriveTag, ELEMENT_BYTES, fromB64, openLabel, prfInput } from './oprf.ts';
 import { blindInputsOff, finalizeAllOff } from './oprf-thread.ts';
 import { listPeers } from './peers.ts';
-import { PENDING_RETENTION_MS } from './pending.ts';
+import { nextToResolve, PENDING_RETENTION_MS } from './pending.ts';
 import { ENTITY_TYPE, type NetworkDb, type NetworkPeersTable } from './tables.ts';
 
 const EVALUATE_BATCH = 1000;
@@ -135,18 +135,9 @@ async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPubli
   }
   await stale.execute();
   const publicKey = fromB64(oprfPublic, ELEMENT_BYTES)!;
-  // The live identifiers events linked, and those only score requests named (network_pending).
-  const linked = db.selectFrom('identifiers as i').select(['i.id_type', 'i.hash']).where('i.environment', '=', 'live')
-    .union(db.selectFrom('network_pending as q').select(['q.id_type', 'q.hash']));
-  // With the common entity hashing, each live entity's own id too.
-  const held = entityIds
-    ? linked.union(db.selectFrom('entities as e').select([sql<string>`${ENTITY_TYPE}`.as('id_type'), 'e.entity_id as hash']).where('e.environment', '=', 'live'))
-    : linked;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
-    const pending = await db.selectFrom(held.as('h')).select(['h.id_type', 'h.hash'])
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('network_resolved as r').select(sql`1`.as('one'))
-        .where('r.peer_id', '=', peer.id).whereRef('r.id_type', '=', 'h.id_type').whereRef('r.hash', '=', 'h.hash'))))
-      .orderBy('h.id_type').orderBy('h.hash').limit(EVALUATE_BATCH).execute();
+    // What events linked first, then what only score requests named, the clients taking turns (pending.ts).
+    const pending = await nextToResolve(db, peer.id, { entityIds, limit: EVALUATE_BATCH });
     if (pending.length === 0) return;
     const blinded = await blindInputsOff(pending.map((p) => prfInput(p.id_type, p.hash)));
     const answer = await callPeer(deps.identity, peer, 'POST', '/network/v1/evaluate', { elements: blinded.map((b) => b64(b.blinded)) }, deps.urlPolicy, deps.timeoutMs);

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../auth/kek.ts';
 import type { Config } from '../config/env.ts';
-import { loadIdentity } from './identity.ts';
+import { announceNetworkChange, loadIdentity, recordName } from './identity.ts';
 import { networkMetrics } from './metrics.ts';
 import { networkDb } from './tables.ts';
 import { syncAll, type PeerSyncResult, type SyncDeps } from './resolver.ts';
@@ -22,7 +22,7 @@ import type { RouteDefinition } from '../http/route.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
 import type { NetworkDb } from './tables.ts';
-import type { PendingIdentifiers } from './pending.ts';
+import { settleQueue, type PendingIdentifiers } from './pending.ts';
 
 export interface NetworkOptions {
   store: Store;
@@ -67,7 +67,10 @@ function serialised(run: () => Promise<PeerSyncResult[]>): () => Promise<PeerSyn
 export async function startNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = PEER_TIMEOUT_MS, onChanged = () => {}, metrics: appMetrics, pending }: NetworkOptions): Promise<NetworkServices> {
   const db = networkDb(store.db);
   const identity = await loadIdentity(db, encryption);
+  // The descriptor's name, where `vouch network status` (another process, maybe another environment) reads it.
+  await recordName(db, config.network.name);
   const metrics = networkMetrics(appMetrics);
+  pending.onDropped = (count) => metrics.pendingDropped(count);
   const hooks = peerHooks(db, identity, (reason) => metrics.refused(reason), (route, status) => metrics.served(route, status));
   const urlPolicy = { allowPrivate: config.network.allowPrivate };
   const commonEntityIds = config.network.commonEntityIds;
@@ -81,13 +84,14 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
   // What scores read from the network may differ: the version in the store makes every instance's
   // cached scores stale (src/trust/profile.ts, state), and this one's are dropped at once.
   const changed = async () => {
-    await db.updateTable('network_identity').set((eb) => ({ state_version: eb('state_version', '+', 1) })).where('id', '=', 'self').execute();
+    await announceNetworkChange(db);
     store.changes.localWrite();
     onChanged();
   };
   const syncNow = serialised(async () => {
     await pending.flush();
     const results = await syncAll(deps);
+    await settleQueue(db);
     metrics.setMatched(Number((await db.selectFrom('network_matches').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.n ?? 0));
     await changed();
     return results;

@@ -154,3 +154,18 @@ export function networkFlagsSignal(flags: PeerFlag[], now = Date.now()): Network
     description: `an identifier it uses was flagged by ${who}${within} (${kinds.map((k) => KIND_WORDS[k]).join(', ')})`,
   };
 }
+
+/**
+ * The identifiers the network knows a live entity by (docs/network.md, "The signal"): `linked`, those
+ * events linked to it and its own id under the `entity` type (matched only with the common entity
+ * hashing on) — what every score of it counts; and `named`, those only score requests named for it
+ * in their context (network_pending) — which a score counts only when its own request names them,
+ * so that no client's request changes what another client's scores of the entity see.
+ */
+export async function entityNetworkIdentifiers(db: NetworkDb, entityId: string): Promise<{ linked: IdentifierRef[]; named: IdentifierRef[] }> {
+  const stored = await db.selectFrom('identifiers').select(['id_type as type', 'hash']).where('environment', '=', 'live').where('entity_id', '=', entityId).execute();
+  const linked = [...stored, { type: ENTITY_TYPE, hash: entityId }];
+  const known = new Set(linked.map((l) => `${l.type}\u0000${l.hash}`));
+  const queued = await db.selectFrom('network_pending').select(['id_type as type', 'hash']).where('entity_id', '=', entityId).distinct().execute();
+  return { linked, named: queued.filter((q) => !known.has(`${q.type}\u0000${q.hash}`)) };
+}

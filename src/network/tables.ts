@@ -1,6 +1,6 @@
 // Row types of the network's tables (migration 015_network), added to the store's Kysely type
 // here so the network module owns them.
-import type { Kysely } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 
 interface NetworkIdentityTable {
@@ -20,6 +20,8 @@ interface NetworkIdentityTable {
   state_version: number;
   /** ingestion time (epoch ms) through which the history is published (020_network_incremental); 0: never */
   published_through: number;
+  /** the descriptor's name the serving deployment last started with ('' before; 027_network_fairness) */
+  name: Generated<string>;
   created_at: number;
 }
 
@@ -98,6 +100,10 @@ interface NetworkPendingTable {
   /** the entity scored with it ('' for rows queued before 020_network_incremental): its erasure removes them */
   entity_id: string;
   seen_at: number;
+  /** the client whose score request named it ('' for rows queued before 027_network_fairness) */
+  client_id: Generated<string>;
+  /** 1 while an active peer has not resolved it: what a client's quota counts (recomputed at each sync) */
+  queued: Generated<number>;
 }
 
 interface NetworkMatchesTable {

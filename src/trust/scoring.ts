@@ -102,8 +102,8 @@ export class ScoringService {
     private readonly decisions: DecisionWriter,
     /** shared with the other instances when configured; scores are validated against the store either way */
     private readonly redis?: Redis,
-    /** told of the identifiers a request names (it queues them for the network and returns at once) */
-    private readonly linkedSeen: (environment: Environment, linked: readonly LinkedIdentifier[], entityId: string) => void = () => {},
+    /** told of the identifiers a request names, and the client that sent it (it queues them for the network and returns at once) */
+    private readonly linkedSeen: (environment: Environment, linked: readonly LinkedIdentifier[], entityId: string, clientId: string) => void = () => {},
   ) {
     this.cache = new ScoreCache(cacheTtlSeconds);
     this.profiles = new ProfileCache(store);
@@ -200,7 +200,7 @@ export class ScoringService {
       }
     }
 
-    this.linkedSeen(environment, linked, body.entity_id);
+    this.linkedSeen(environment, linked, body.entity_id, principal.clientId);
     const now = Date.now();
     const generation = changes.generation;
     const { profile, state } = await this.profiles.load({

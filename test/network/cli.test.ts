@@ -29,6 +29,7 @@ test('vouch network: peers, status and sync from a terminal', { timeout: 180_000
   assert.deepEqual([peer.publish, peer.budget_per_day, peer.status], [['chargeback', 'fraud_report'], 50, 'active']);
 
   const list = await runCli(['network', 'peers', 'list'], env);
+  assert.equal(list.stdout.split('\n')[0], 'id\tstatus\tname\turl\tweight\tpublish\tlast_sync_at');
   assert.match(list.stdout, new RegExp(`^${peer.id}\tactive\tb\thttp://127.0.0.1:${port}\t1\tchargeback,fraud_report\t-$`, 'm'));
 
   const failed = await runCli(['network', 'sync'], { ...env, VOUCH_NETWORK_ALLOW_PRIVATE: '1' });
@@ -45,5 +46,5 @@ test('vouch network: peers, status and sync from a terminal', { timeout: 180_000
 
   assert.equal((await runCli(['network', 'peers', 'remove', peer.id], env)).code, 0);
   assert.equal((await runCli(['network', 'peers', 'remove', peer.id], env)).code, 2);
-  assert.equal((await runCli(['network', 'peers', 'list'], env)).stdout, '');
+  assert.equal((await runCli(['network', 'peers', 'list'], env)).stdout, 'id\tstatus\tname\turl\tweight\tpublish\tlast_sync_at\n', 'the header alone');
 });

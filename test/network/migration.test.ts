@@ -1,6 +1,7 @@
 // 020_network_incremental over a store with network rows from before it: queued context identifiers
 // are kept (tied to no entity), published rows have no type,
-// and the identity's watermark is 0, so the first refresh starts from the whole flagged set.
+// and the identity's watermark is 0, so the first refresh starts from the whole flagged set; after
+// 027_network_fairness such a row belongs to no client ('') and counts as waiting for a peer.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
@@ -18,7 +19,7 @@ for (const backend of backends()) {
     await store.migrate();
     const db = networkDb(store.db);
     const pending = await db.selectFrom('network_pending').selectAll().execute();
-    assert.deepEqual(pending.map((p) => ({ ...p, seen_at: Number(p.seen_at) })), [{ id_type: 'email', hash: 'ab'.repeat(32), entity_id: '', seen_at: 5 }]);
+    assert.deepEqual(pending.map((p) => ({ ...p, seen_at: Number(p.seen_at) })), [{ id_type: 'email', hash: 'ab'.repeat(32), entity_id: '', seen_at: 5, client_id: '', queued: 1 }]);
     assert.equal((await db.selectFrom('network_published').select('id_type').executeTakeFirstOrThrow()).id_type, null);
     assert.equal(Number((await db.selectFrom('network_identity').select('published_through').executeTakeFirstOrThrow()).published_through), 0);
     // The same identifier queued for two entities is two rows now.
