@@ -2,7 +2,7 @@
 // The analyser supplies what it saw; this file supplies why an operator should care, so the
 // reasoning stays identical across disputes and can be documented once (docs/risk-flags.md).
 // The party-history rules live here too: they are pure flag rules over a profile.
-import type { EntityProfile, LossReasonCounts, RiskLevel } from '../trust/types.ts';
+import type { EntityProfile, LossReasonCounts, RiskLevel, Signal } from '../trust/types.ts';
 import { fraudulentLossWeight, type DisputePolicy } from './policy.ts';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
@@ -58,8 +58,11 @@ const FLAG_WHY = {
   fast_dispute:
     'Bank transfers can take minutes to hours to arrive; a dispute opened this early may be premature or a ' +
     'pressure tactic.',
+  // The score is the party's for this trade (docs/disputes.md): its record with this trade's amount,
+  // payment method and counterparty, which is why it can differ from a plain score without them.
   high_risk_party:
-    'The counterparty-risk model already rates this party as risky from its whole history.',
+    'The counterparty-risk model rates this party as risky for this trade, from what it knows of the party together ' +
+    'with this trade\'s amount, payment method and counterparty.',
   // Escrow rules (docs/risk-flags.md, "Rules"): each says why the rule decides the way it does.
   underpayment:
     'An underpaid order is not released: the buyer must pay the rest or be refunded, so the crypto goes back to ' +
@@ -127,6 +130,14 @@ export interface PartyRisk {
   score: number;
   riskLevel: RiskLevel;
   profile: EntityProfile;
+  /** the score's signals, largest contribution first: what high_risk_party names */
+  signals?: readonly Signal[];
+}
+
+/** The two signals that raised the score most, as the score explains them ("; "-separated). */
+function mainReasons(signals: readonly Signal[] | undefined): string {
+  return (signals ?? []).filter((s) => s.weight * s.value > 0).sort((a, b) => b.weight * b.value - a.weight * a.value)
+    .slice(0, 2).map((s) => s.description).join('; ');
 }
 
 const DAY = 86_400_000;
@@ -239,7 +250,10 @@ export function weighHistory(
   const critical = party.riskLevel === 'critical' || party.score >= policy.criticalRiskScore;
   if (critical || party.riskLevel === 'high' || party.score >= policy.highRiskScore) {
     add(acc, 'high_risk_party', side, 'history', s * w.highRiskParty);
+    const reasons = mainReasons(party.signals);
+    // A party without history is risky from this trade alone; "its record" would contradict new_account.
+    const from = p.firstSeenAt === null ? 'from this trade alone (no recorded history)' : 'from its record and this trade';
     raise(acc, 'high_risk_party', critical ? 'critical' : 'high', side, side,
-      `${The}'s risk score is ${Math.round(party.score)} (${party.riskLevel}).`);
+      `${The}'s risk score for this trade is ${Math.round(party.score)} (${party.riskLevel}), ${from}${reasons ? `, mostly: ${reasons}` : ''}.`);
   }
 }
