@@ -55,7 +55,7 @@ export function DisputesPage() {
                   <tbody>{rows.map((row) => <DisputeListRow key={row.latest.subject_id} row={row} />)}</tbody>
                 </table>
               </div>
-              <p class="muted" role="status">{fmtNumber(rows.length)} disputes from {fmtNumber(list.rows.length)} analyses{list.cursor ? '; older analyses not loaded yet' : ''}.</p>
+              <p class="muted" role="status">{fmtNumber(rows.length)} dispute{rows.length === 1 ? '' : 's'} from {fmtNumber(list.rows.length)} analys{list.rows.length === 1 ? 'is' : 'es'}{list.cursor ? '; older analyses not loaded yet' : ''}.</p>
               <ErrorBox error={list.more?.error} what="Could not load more" />
               {list.cursor && (
                 <button type="button" onClick={list.loadMore} disabled={list.more?.busy}>{list.more?.busy ? 'Loading…' : 'Load more'}</button>
