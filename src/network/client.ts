@@ -6,9 +6,9 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { checkDestination, type UrlPolicy } from '../webhooks/ssrf.ts';
 import type { NetworkIdentity } from './identity.ts';
+import { parseOff } from './json-thread.ts';
+import { MAX_JSON_DEPTH, SMALL_ANSWER_BYTES } from './limits.ts';
 import { HEADER, signRequest, verifyResponse } from './peer-auth.ts';
-
-const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 export class PeerCallError extends Error {}
 
@@ -23,8 +23,26 @@ export interface PeerAnswer {
   headers: http.IncomingHttpHeaders;
 }
 
-/** One signed call; throws PeerCallError when the peer cannot be reached or its answer is not trustworthy. */
-export async function callPeer(identity: NetworkIdentity, peer: PeerTarget, method: 'GET' | 'POST', path: string, payload: unknown, policy: UrlPolicy, timeoutMs: number): Promise<PeerAnswer> {
+/** What one call may cost (docs/network.md, "A peer's limits"). */
+export interface CallLimits {
+  /** the answer's bytes at most (default: a descriptor's or a problem's) */
+  maxBytes?: number;
+  /** epoch ms by which the call must be over whatever `timeoutMs` says: the deadline of the sync with this peer */
+  deadlineAt?: number;
+}
+
+/**
+ * One signed call; throws PeerCallError when the peer cannot be reached or its answer is not
+ * trustworthy. `timeoutMs` bounds the whole call — connecting, sending, and every byte of the
+ * answer — not the silence between two bytes, so a peer dripping its answer cannot hold it longer.
+ * The answer is parsed off the main thread, its nesting bounded.
+ */
+export async function callPeer(identity: NetworkIdentity, peer: PeerTarget, method: 'GET' | 'POST', path: string, payload: unknown, policy: UrlPolicy, timeoutMs: number, limits: CallLimits = {}): Promise<PeerAnswer> {
+  const maxBytes = limits.maxBytes ?? SMALL_ANSWER_BYTES;
+  const started = Date.now();
+  const bySync = limits.deadlineAt !== undefined && limits.deadlineAt - started < timeoutMs;
+  const allowedMs = bySync ? limits.deadlineAt! - started : timeoutMs;
+  if (allowedMs <= 0) throw new PeerCallError('the deadline of the sync with this peer has passed');
   const destination = await checkDestination(peer.url, policy);
   if (!destination.ok) throw new PeerCallError(`peer url ${destination.message}`);
   const base = destination.url.href.replace(/\/+$/, '');
@@ -47,18 +65,35 @@ export async function callPeer(identity: NetworkIdentity, peer: PeerTarget, meth
     }, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      const tooLarge = () => {
+        clearTimeout(deadline);
+        reject(new PeerCallError(`the answer is larger than the ${maxBytes} bytes this call allows`));
+        request.destroy();
+      };
+      if (Number(response.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_RESPONSE_BYTES) {
-          request.destroy();
-          reject(new PeerCallError('the answer is too large'));
-        } else chunks.push(chunk);
+        if (size > maxBytes) tooLarge();
+        else chunks.push(chunk);
       });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), responseHeaders: response.headers }));
-      response.on('error', (err) => reject(new PeerCallError(err.message)));
+      response.on('end', () => {
+        clearTimeout(deadline);
+        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), responseHeaders: response.headers });
+      });
+      response.on('error', (err) => {
+        clearTimeout(deadline);
+        reject(new PeerCallError(err.message));
+      });
     });
-    request.setTimeout(timeoutMs, () => request.destroy(new PeerCallError(`no answer within ${timeoutMs} ms`)));
-    request.on('error', (err) => reject(err instanceof PeerCallError ? err : new PeerCallError(err.message)));
+    // The whole call, not an idle timeout: settled first, then the socket goes.
+    const deadline = setTimeout(() => {
+      reject(new PeerCallError(bySync ? `the deadline of the sync with this peer passed during the call (${allowedMs} ms left for it)` : `no complete answer within ${timeoutMs} ms`));
+      request.destroy();
+    }, Math.max(1, allowedMs - (Date.now() - started)));
+    request.on('error', (err) => {
+      clearTimeout(deadline);
+      reject(err instanceof PeerCallError ? err : new PeerCallError(err.message));
+    });
     request.end(body);
   });
   if (!verifyResponse(peer.signing_key, status, headers[HEADER.nonce]!, responseHeaders, text)) {
@@ -66,9 +101,9 @@ export async function callPeer(identity: NetworkIdentity, peer: PeerTarget, meth
   }
   let parsed: unknown;
   try {
-    parsed = text ? (JSON.parse(text) as unknown) : undefined;
-  } catch {
-    throw new PeerCallError(`the answer (HTTP ${status}) is not JSON`);
+    parsed = text ? await parseOff(text, MAX_JSON_DEPTH) : undefined;
+  } catch (err) {
+    throw new PeerCallError(`the answer (HTTP ${status}) is not JSON of the protocol (${err instanceof Error ? err.message.slice(0, 80) : 'unreadable'})`);
   }
   return { status, body: parsed, headers: responseHeaders };
 }

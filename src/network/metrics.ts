@@ -11,6 +11,8 @@ export interface NetworkMetrics {
   evaluations(direction: 'served' | 'asked', count: number): void;
   /** one sync with a peer: its outcome, and the flags pulled */
   synced(outcome: 'ok' | 'error', flagsPulled: number): void;
+  /** a peer's page held back: its set would pass the cap of flags held per peer, or grew faster than its history allows (an alert) */
+  flagsRefused(reason: 'cap' | 'growth'): void;
   /** a peer's evaluations in the last 24 hours against its budget; `alert` when this request took it past 80 % */
   budgetUsed(peerId: string, used: number, budget: number, alert: boolean): void;
   /** identifiers named only in score requests and dropped over their client's quota of queued ones */
@@ -31,6 +33,7 @@ export function networkMetrics(metrics: Metrics): NetworkMetrics {
   const evaluations = metrics.counter('vouch_network_evaluations_total', 'OPRF elements evaluated: served to peers, or asked of peers', ['direction']);
   const syncs = metrics.counter('vouch_network_syncs_total', 'Syncs with a peer, by outcome', ['outcome']);
   const pulled = metrics.counter('vouch_network_flags_pulled_total', 'Flag entries pulled from peers');
+  const refusedGrowth = metrics.counter('vouch_network_peer_growth_refused_total', 'Pages of a peer\'s flags held back: its set would pass the cap, or grew abnormally in 24 hours', ['reason']);
   const budgetRatio = (metrics.registry.getSingleMetric('vouch_network_budget_used_ratio') as Gauge | undefined)
     ?? new Gauge({ name: 'vouch_network_budget_used_ratio', help: 'Share of a peer\'s evaluation budget it used in the last 24 hours', labelNames: ['peer_id'], registers: [metrics.registry] });
   const budgetAlerts = metrics.counter('vouch_network_budget_alerts_total', 'Times a peer went past 80 % of its evaluation budget in 24 hours (enumeration alert)', ['peer_id']);
@@ -45,6 +48,7 @@ export function networkMetrics(metrics: Metrics): NetworkMetrics {
       syncs.inc({ outcome });
       pulled.inc(flagsPulled);
     },
+    flagsRefused: (reason) => refusedGrowth.inc({ reason }),
     budgetUsed: (peerId, used, budget, alert) => {
       budgetRatio.set({ peer_id: peerId }, budget > 0 ? used / budget : 1);
       if (alert) budgetAlerts.inc({ peer_id: peerId });

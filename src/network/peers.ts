@@ -6,6 +6,8 @@ import { checkDestination, type UrlPolicy } from '../webhooks/ssrf.ts';
 import { ed25519PublicKey } from './identity.ts';
 import { FLAG_KINDS, type FlagKind } from './oprf.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
+import { deletePeerData } from './chunks.ts';
+import { syncStateDb } from './sync-state.ts';
 
 const DEFAULT_BUDGET_PER_DAY = 2_000;
 const NO_CONTROL = { pattern: '^[^\\u0000-\\u001f\\u007f]*$', [PATTERN_MESSAGE]: 'must not contain control characters' };
@@ -69,14 +71,22 @@ export async function listPeers(db: NetworkDb, status?: 'active'): Promise<Netwo
 
 export const findPeer = (db: NetworkDb, id: string) => db.selectFrom('network_peers').selectAll().where('id', '=', id).executeTakeFirst();
 
-/** Removes a peer and everything this deployment holds about it (pulled flags, resolutions, matches). */
+/**
+ * Removes a peer and everything this deployment holds about it (pulled flags, resolutions,
+ * matches). The peer is suspended first — its flags stop counting and its requests are refused at
+ * once — then its rows go a chunk at a time in short transactions (chunks.ts), then the peer. A
+ * removal cut short leaves the peer suspended, and removing it again finishes.
+ */
 export async function removePeer(db: NetworkDb, id: string): Promise<void> {
+  await db.updateTable('network_peers').set({ status: 'suspended' }).where('id', '=', id).execute();
+  await deletePeerData(db, id);
   await db.transaction().execute(async (trx) => {
-    for (const table of ['network_peer_flags', 'network_resolved', 'network_matches', 'network_nonces', 'network_budget'] as const) {
-      await trx.deleteFrom(table).where('peer_id', '=', id).execute();
-    }
+    for (const table of ['network_nonces', 'network_budget'] as const) await trx.deleteFrom(table).where('peer_id', '=', id).execute();
+    await syncStateDb(trx).deleteFrom('network_peer_sync').where('peer_id', '=', id).execute();
     await trx.deleteFrom('network_peers').where('id', '=', id).execute();
   });
+  // A sync that was under way with the peer may have written after its chunks went.
+  await deletePeerData(db, id);
 }
 
 /** A peer that cannot be added as given: `field` names the input; `conflict` when its key is already a peer. */

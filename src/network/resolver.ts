@@ -1,21 +1,27 @@
 // One sync with each active peer (docs/network.md, "Using it"): read its signed descriptor (its OPRF
-// key), pull its flag set incrementally, have it evaluate — blinded — the local identifiers not yet
-// resolved under that key, then look every resolved identifier's tag up in the pulled set and keep
-// the labels that open. Runs in the background only; scoring reads the stored matches.
+// key), pull its flag set incrementally (pull.ts), have it evaluate — blinded — the local
+// identifiers not yet resolved under that key, then look every resolved identifier's tag up in the
+// pulled set and keep the labels that open. Runs in the background only; scoring reads the stored
+// matches. Peers are synced a few at once, each within its own deadline (docs/network.md, "A
+// peer's limits"), so a slow or hostile peer holds one slot and never the others.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
-import { callPeer, PeerCallError, problemDetail, type PeerAnswer } from './client.ts';
+import { callPeer, PeerCallError, type CallLimits } from './client.ts';
+import { deletePeerRows } from './chunks.ts';
 import type { NetworkIdentity } from './identity.ts';
+import { evaluateAnswerBytes, OPRF_KEY_HOLD_MS, PEER_SYNC_DEADLINE_MS, SYNC_CONCURRENCY } from './limits.ts';
 import type { NetworkMetrics } from './metrics.ts';
 import { b64, deriveLabelKey, deriveTag, ELEMENT_BYTES, fromB64, openLabel, prfInput } from './oprf.ts';
 import { blindInputsOff, finalizeAllOff } from './oprf-thread.ts';
 import { listPeers } from './peers.ts';
 import { nextToResolve, PENDING_RETENTION_MS } from './pending.ts';
+import { busy, expectOk, PeerBusy, pullFlags, type PullDeps, type PullResult } from './pull.ts';
+import { readSyncState, writeSyncState, type PeerSyncState } from './sync-state.ts';
 import { ENTITY_TYPE, type NetworkDb, type NetworkPeersTable } from './tables.ts';
 
 const EVALUATE_BATCH = 1000;
-/** A page of a peer's flags: one signed call with its own timeout, well within it at any set size. */
+/** A page of a peer's flags: one signed call with its own deadline, well within it at any set size. */
 const FLAGS_PAGE = 1000;
 /** Bounds one sync's work per peer: pages pulled (the rest at the next sync, from the stored cursor), and evaluate calls made. */
 const PAGES_PER_SYNC = 100;
@@ -27,12 +33,20 @@ export interface SyncDeps {
   db: NetworkDb;
   identity: NetworkIdentity;
   urlPolicy: UrlPolicy;
+  /** the whole of one call to a peer */
   timeoutMs: number;
   metrics?: NetworkMetrics;
+  /** where the alerts about a peer go (a warn line naming the peer id, never identifiers) */
+  log?: { warn(obj: object, msg: string): void };
   /** entity ids follow the members' common hashing: resolve them (identifier type `entity`) too */
   commonEntityIds?: boolean;
   /** entries per page and pages per sync (tests make them small) */
   paging?: { pageSize: number; pagesPerSync: number };
+  /** VOUCH_NETWORK_MAX_FLAGS_PER_PEER (limits.ts: syncLimits) */
+  maxFlagsPerPeer?: number;
+  /** the whole of one sync with one peer, and how many peers are synced at once (tests shorten them) */
+  peerDeadlineMs?: number;
+  concurrency?: number;
 }
 
 export interface PeerSyncResult {
@@ -42,82 +56,42 @@ export interface PeerSyncResult {
   error?: string;
 }
 
-const expectOk = (answer: PeerAnswer, what: string): Record<string, unknown> => {
-  if (answer.status !== 200 || typeof answer.body !== 'object' || answer.body === null) throw new PeerCallError(`${what}: ${problemDetail(answer)}`);
-  return answer.body as Record<string, unknown>;
-};
+const iso = (ms: number) => new Date(ms).toISOString();
 
-async function readDescriptor(deps: SyncDeps, peer: NetworkPeersTable): Promise<string> {
-  const body = expectOk(await callPeer(deps.identity, peer, 'GET', '/network/v1/descriptor', undefined, deps.urlPolicy, deps.timeoutMs), 'descriptor');
+/**
+ * The peer's OPRF key to resolve under, or why there is none this sync. A key the peer shows for
+ * the first time is adopted once it has shown it for a day: every adoption makes this deployment
+ * send all its identifiers again (revealing their count), so a peer rotating its key at every
+ * sync gets nothing re-sent, and adoptions are at least a day apart.
+ */
+async function readDescriptor(deps: SyncDeps, peer: NetworkPeersTable, state: PeerSyncState, call: CallLimits): Promise<{ oprf?: string; note?: string }> {
+  const body = expectOk(await callPeer(deps.identity, peer, 'GET', '/network/v1/descriptor', undefined, deps.urlPolicy, deps.timeoutMs, call), 'descriptor');
   if (body.signing_key !== peer.signing_key) throw new PeerCallError('descriptor: the peer now shows another signing key than the one pinned');
   const oprf = body.oprf_public_key;
   if (typeof oprf !== 'string' || !fromB64(oprf, ELEMENT_BYTES)) throw new PeerCallError('descriptor: no valid oprf_public_key');
-  if (oprf !== peer.oprf_public) {
-    // A new OPRF key makes every stored resolution for this peer meaningless.
-    await deps.db.deleteFrom('network_resolved').where('peer_id', '=', peer.id).execute();
-    await deps.db.updateTable('network_peers').set({ oprf_public: oprf }).where('id', '=', peer.id).execute();
+  if (oprf === peer.oprf_public || peer.oprf_public === null) {
+    if (peer.oprf_public === null) await deps.db.updateTable('network_peers').set({ oprf_public: oprf }).where('id', '=', peer.id).execute();
+    state.oprfSeen = null;
+    return { oprf };
   }
-  return oprf;
-}
-
-const TAG = /^[A-Za-z0-9_-]{43}$/;
-
-/**
- * Pulls the changes since the last pull, page by page (each page its own signed call), applying
- * each page and storing where the pull stands in one transaction, so a pull cut short (a timeout,
- * the bound of pages per sync) resumes there at the next sync. A new epoch at the peer means its
- * whole set again.
- */
-async function pullFlags(deps: SyncDeps, peer: NetworkPeersTable): Promise<number> {
-  const { db } = deps;
-  let since = peer.flags_since;
-  let epoch = peer.flags_epoch;
-  let cursor = peer.flags_cursor || undefined;
-  let pulled = 0;
-  const { pageSize, pagesPerSync } = deps.paging ?? { pageSize: FLAGS_PAGE, pagesPerSync: PAGES_PER_SYNC };
-  for (let page = 0; page < pagesPerSync; page++) {
-    const query = new URLSearchParams({ limit: String(pageSize), ...(since ? { since } : {}), ...(cursor ? { cursor } : {}) });
-    const body = expectOk(await callPeer(deps.identity, peer, 'GET', `/network/v1/flags?${query}`, undefined, deps.urlPolicy, deps.timeoutMs), 'flags');
-    const entries = Array.isArray(body.entries) ? (body.entries as Array<Record<string, unknown>>) : undefined;
-    const next = typeof body.next_cursor === 'string' && body.next_cursor.length <= 64 ? body.next_cursor : undefined;
-    if (!entries || typeof body.epoch !== 'string' || typeof body.since !== 'string' || !/^\d{1,15}$/.test(body.since)) throw new PeerCallError('flags: malformed answer');
-    if ((since !== '' || cursor !== undefined) && body.epoch !== epoch) {
-      await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('network_peer_flags').where('peer_id', '=', peer.id).execute();
-        await trx.updateTable('network_peers').set({ flags_since: '', flags_cursor: '', flags_epoch: '' }).where('id', '=', peer.id).execute();
-      });
-      since = '';
-      cursor = undefined;
-      epoch = '';
-      continue;
-    }
-    epoch = body.epoch;
-    const withdrawn = entries.filter((e) => e.withdrawn === true && typeof e.tag === 'string' && TAG.test(e.tag)).map((e) => e.tag as string);
-    // One row per tag (a peer's repeated tag must not make one statement update a row twice).
-    const held = [...new Map(entries.filter((e) => e.withdrawn !== true && typeof e.tag === 'string' && TAG.test(e.tag) && typeof e.sealed === 'string' && e.sealed.length <= 4096)
-      .map((e) => [e.tag as string, { peer_id: peer.id, tag: e.tag as string, sealed: e.sealed as string }])).values()];
-    // The page ends the pull: the next one starts from its `since`; otherwise from its cursor.
-    const where = next ? { flags_since: since, flags_cursor: next, flags_epoch: epoch } : { flags_since: body.since, flags_cursor: '', flags_epoch: epoch };
-    await db.transaction().execute(async (trx) => {
-      for (let i = 0; i < withdrawn.length; i += 500) await trx.deleteFrom('network_peer_flags').where('peer_id', '=', peer.id).where('tag', 'in', withdrawn.slice(i, i + 500)).execute();
-      for (let i = 0; i < held.length; i += 500) {
-        await trx.insertInto('network_peer_flags').values(held.slice(i, i + 500))
-          .onConflict((oc) => oc.columns(['peer_id', 'tag']).doUpdateSet((eb) => ({ sealed: eb.ref('excluded.sealed') }))).execute();
-      }
-      await trx.updateTable('network_peers').set(where).where('id', '=', peer.id).execute();
-    });
-    pulled += entries.length;
-    if (!next) return pulled;
-    cursor = next;
+  const now = Date.now();
+  if (state.oprfSeen !== oprf) Object.assign(state, { oprfSeen: oprf, oprfSeenAt: now });
+  if (now - state.oprfSeenAt < OPRF_KEY_HOLD_MS) {
+    return { note: `oprf_key: the peer shows a new OPRF key since ${iso(state.oprfSeenAt)}; nothing is resolved with it before the key has held a day (${iso(state.oprfSeenAt + OPRF_KEY_HOLD_MS)})` };
   }
-  return pulled;
+  // The new key makes every stored resolution for this peer meaningless.
+  await deletePeerRows(deps.db, 'network_resolved', peer.id);
+  await deps.db.updateTable('network_peers').set({ oprf_public: oprf }).where('id', '=', peer.id).execute();
+  state.oprfSeen = null;
+  return { oprf };
 }
 
 /**
  * Asks the peer to evaluate the live identifiers it has not evaluated yet (under its current key),
- * in blinded batches; stops quietly at the peer's daily budget (429), to continue at a later sync.
+ * in blinded batches; its 429 (the daily budget it grants us) ends this step, and no evaluation is
+ * asked of it again before its Retry-After.
  */
-async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPublic: string): Promise<void> {
+async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPublic: string, call: CallLimits): Promise<void> {
   const { db } = deps;
   const entityIds = deps.commonEntityIds === true;
   // Identifiers no longer held (erased, unlinked, no longer named by scores; entity ids when their
@@ -140,10 +114,12 @@ async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPubli
     const pending = await nextToResolve(db, peer.id, { entityIds, limit: EVALUATE_BATCH });
     if (pending.length === 0) return;
     const blinded = await blindInputsOff(pending.map((p) => prfInput(p.id_type, p.hash)));
-    const answer = await callPeer(deps.identity, peer, 'POST', '/network/v1/evaluate', { elements: blinded.map((b) => b64(b.blinded)) }, deps.urlPolicy, deps.timeoutMs);
-    if (answer.status === 429) return;
+    const answer = await callPeer(deps.identity, peer, 'POST', '/network/v1/evaluate', { elements: blinded.map((b) => b64(b.blinded)) }, deps.urlPolicy, deps.timeoutMs,
+      { ...call, maxBytes: evaluateAnswerBytes(pending.length) });
+    if (answer.status === 429) throw busy(answer, 'evaluate', 'evaluate');
     const body = expectOk(answer, 'evaluate');
-    const evaluated = Array.isArray(body.evaluated) ? body.evaluated.map((e) => fromB64(e, ELEMENT_BYTES)) : [];
+    if (!Array.isArray(body.evaluated) || body.evaluated.length !== pending.length) throw new PeerCallError('evaluate: malformed answer');
+    const evaluated = body.evaluated.map((e) => fromB64(e, ELEMENT_BYTES));
     const proof = fromB64(body.proof, 64);
     if (evaluated.some((e) => e === undefined) || !proof) throw new PeerCallError('evaluate: malformed answer');
     const outputs = await finalizeAllOff(blinded, evaluated as Uint8Array[], publicKey, proof);
@@ -189,29 +165,70 @@ async function match(db: NetworkDb, peer: NetworkPeersTable): Promise<number> {
   return matches.length;
 }
 
+const countMatches = async (db: NetworkDb, peerId: string) =>
+  Number((await db.selectFrom('network_matches').select(sql<number>`count(*)`.as('n')).where('peer_id', '=', peerId).executeTakeFirst())?.n ?? 0);
+
+/**
+ * One sync with one peer, within its deadline. What holds part of it back without being a failure
+ * of the peer's protocol — its budget (429), a new OPRF key not yet adopted, its cap or daily
+ * growth reached — is reported in `error` while the rest of the sync (matching what is held) runs.
+ */
 async function syncPeer(deps: SyncDeps, peer: NetworkPeersTable): Promise<PeerSyncResult> {
-  let pulled = 0;
+  const { db } = deps;
+  const state = await readSyncState(db, peer.id);
+  const call: CallLimits = { deadlineAt: Date.now() + (deps.peerDeadlineMs ?? PEER_SYNC_DEADLINE_MS) };
+  const { pageSize, pagesPerSync } = deps.paging ?? { pageSize: FLAGS_PAGE, pagesPerSync: PAGES_PER_SYNC };
+  const pullDeps: PullDeps = { ...deps, maxFlagsPerPeer: deps.maxFlagsPerPeer ?? Number.MAX_SAFE_INTEGER, pageSize, pagesPerSync };
+  const notes: string[] = [];
+  const pull: PullResult = { pulled: 0 };
+  let matched: number;
   try {
-    const oprf = await readDescriptor(deps, peer);
-    pulled = await pullFlags(deps, peer);
-    await resolvePending(deps, peer, oprf);
-    const matched = await match(deps.db, peer);
-    await deps.db.updateTable('network_peers').set({ last_sync_at: Date.now(), last_error: null }).where('id', '=', peer.id).execute();
-    deps.metrics?.synced('ok', pulled);
-    return { id: peer.id, flags_pulled: pulled, matched };
+    const now = Date.now();
+    if (now < state.callsAfter) throw new PeerBusy('calls', 0, `rate_limited: the peer asked not to be called before ${iso(state.callsAfter)} (Retry-After)`);
+    const key = await readDescriptor(deps, peer, state, call);
+    if (key.note) notes.push(key.note);
+    await pullFlags(pullDeps, peer, state, call, pull);
+    if (pull.stopped) notes.push(pull.stopped);
+    if (key.oprf && now < state.evaluateAfter) {
+      notes.push(`budget: the peer refused more evaluations; none is asked before ${iso(state.evaluateAfter)} (its Retry-After)`);
+    } else if (key.oprf) {
+      try {
+        await resolvePending(deps, peer, key.oprf, call);
+      } catch (err) {
+        if (!(err instanceof PeerBusy)) throw err;
+        state.evaluateAfter = Date.now() + err.seconds * 1000;
+        notes.push(err.message);
+      }
+    }
+    matched = await match(db, peer);
   } catch (err) {
     if (!(err instanceof PeerCallError)) throw err;
-    await deps.db.updateTable('network_peers').set({ last_error: err.message }).where('id', '=', peer.id).execute();
-    deps.metrics?.synced('error', pulled);
-    const matched = Number((await deps.db.selectFrom('network_matches').select(sql<number>`count(*)`.as('n')).where('peer_id', '=', peer.id).executeTakeFirst())?.n ?? 0);
-    return { id: peer.id, flags_pulled: pulled, matched, error: err.message };
+    if (err instanceof PeerBusy && err.seconds > 0) state.callsAfter = Date.now() + err.seconds * 1000;
+    const error = [...notes, err.message].join('; ');
+    await writeSyncState(db, peer.id, state);
+    await db.updateTable('network_peers').set({ last_error: error }).where('id', '=', peer.id).execute();
+    deps.metrics?.synced('error', pull.pulled);
+    return { id: peer.id, flags_pulled: pull.pulled, matched: await countMatches(db, peer.id), error };
   }
+  const error = notes.length > 0 ? notes.join('; ') : null;
+  await writeSyncState(db, peer.id, state);
+  await db.updateTable('network_peers').set({ last_sync_at: Date.now(), last_error: error }).where('id', '=', peer.id).execute();
+  deps.metrics?.synced(error ? 'error' : 'ok', pull.pulled);
+  return { id: peer.id, flags_pulled: pull.pulled, matched, ...(error ? { error } : {}) };
 }
 
-/** One sync with every active peer, one after another (a slow peer delays only the sync). */
+/** One sync with every active peer, a few at once; results in the peers' order. */
 export async function syncAll(deps: SyncDeps): Promise<PeerSyncResult[]> {
   await deps.db.deleteFrom('network_pending').where('seen_at', '<', Date.now() - PENDING_RETENTION_MS).execute();
-  const results: PeerSyncResult[] = [];
-  for (const peer of await listPeers(deps.db, 'active')) results.push(await syncPeer(deps, peer));
+  const peers = await listPeers(deps.db, 'active');
+  const results: PeerSyncResult[] = new Array(peers.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < peers.length) {
+      const i = next++;
+      results[i] = await syncPeer(deps, peers[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(peers.length, deps.concurrency ?? SYNC_CONCURRENCY) }, lane));
   return results;
 }

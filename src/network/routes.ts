@@ -10,6 +10,7 @@ import { announceNetworkChange, loadIdentity, recordName } from './identity.ts';
 import { networkMetrics } from './metrics.ts';
 import { networkDb } from './tables.ts';
 import { syncAll, type PeerSyncResult, type SyncDeps } from './resolver.ts';
+import { syncLimits } from './limits.ts';
 import { refreshPublished } from './publisher.ts';
 import { pruneNonces } from './peer-auth.ts';
 import { pruneBudgets } from './budget.ts';
@@ -74,7 +75,7 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
   const hooks = peerHooks(db, identity, (reason) => metrics.refused(reason), (route, status) => metrics.served(route, status));
   const urlPolicy = { allowPrivate: config.network.allowPrivate };
   const commonEntityIds = config.network.commonEntityIds;
-  const deps: SyncDeps = { db, identity, urlPolicy, timeoutMs: peerTimeoutMs, metrics, commonEntityIds };
+  const deps: SyncDeps = { db, identity, urlPolicy, timeoutMs: peerTimeoutMs, metrics, commonEntityIds, ...syncLimits(config.network), log: app.log };
   // One refresh of the published set at a time in this process; callers share it, and its failure is logged, not thrown.
   let refreshing: Promise<void> | undefined;
   const refresh = () => (refreshing ??= refreshPublished(db, identity, { dialect: store.dialect, entityIds: commonEntityIds })

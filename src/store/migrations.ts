@@ -21,6 +21,7 @@ import { lossReasons } from './migrations/019_loss_reasons.ts';
 import { networkIncremental } from './migrations/020_network_incremental.ts';
 import { fraudulentLosses } from './migrations/023_fraudulent_losses.ts';
 import { changeCounter } from './migrations/024_change_counter.ts';
+import { networkPeerLimits } from './migrations/025_network_peer_limits.ts';
 import { networkFairness } from './migrations/027_network_fairness.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
@@ -191,6 +192,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '023_fraudulent_losses': fraudulentLosses,
   '021_job_progress': jobProgress,
   '024_change_counter': changeCounter,
+  '025_network_peer_limits': networkPeerLimits,
   '027_network_fairness': networkFairness,
 };
 
