@@ -75,7 +75,7 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...erasureRoutes({ store, feed: s.feed, decisions: s.decisions, encryption: s.encryption, requireHashedIds }),
     ...disputeRoutes({ scoring: s.scoring, policies: s.policies, decisions: s.decisions, requireHashedIds, metrics: s.metrics }),
     ...decisionRoutes({ db: store.db }),
-    ...bulkLabelRoutes({ db: store.db }),
+    ...bulkLabelRoutes({ db: store.db, createRateLimit: s.createRateLimit, labelsPerMinute: config.labelsPerMinute }),
     ...policyRoutes({ store, feed: s.feed }),
     ...webhookRoutes({ store, encryption: s.encryption, allowPrivate: config.webhookAllowPrivate, ...s.webhooks }),
     ...networkRoutes(s.network),

@@ -2,8 +2,15 @@
 // meeting the per-request rate limit (OpenAPI: labelDecisions). Each item is validated and
 // labelled exactly as POST /api/v1/decisions/{id}/label would label it (labels.ts labelDecision);
 // a refused item gets, in its place, the problem document that endpoint would have answered, and
-// the others are still labelled. The whole batch is one transaction: all its labels or, on a
-// store failure, none (5xx).
+// the others are still labelled.
+// What a batch costs is its items, not one request (issue 29 item 10; docs/api.md, "Outcomes and
+// labels"): each principal has a budget of labels per minute (VOUCH_LABELS_PER_MINUTE), shared by
+// the host's workers and, with Redis, by every instance, like the request rate limit. The labels are
+// written in chunks of CHUNK_ITEMS, one short transaction each with a turn of the event loop between
+// them, so a batch never holds the store's writer (SQLite) or this process for long; on a store
+// failure the chunks before it stay written (5xx), and sending the batch again is safe.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
@@ -13,6 +20,10 @@ import type { Database } from '../store/schema.ts';
 import { LabelBody, LabelSchema, labelDecision, type LabelRecord } from './labels.ts';
 
 const MAX_LABELS = 1000;
+/** Items per transaction: a few milliseconds of writes, then the store and the event loop are free again. */
+const CHUNK_ITEMS = 100;
+/** The budget is counted in units of this many labels: a full batch is 100 counter increments at most. */
+const LABELS_PER_UNIT = 10;
 
 /** One item: the single-label body plus the decision it labels (the single endpoint's path id). */
 const LabelItem = Type.Object({
@@ -39,8 +50,33 @@ type Item = Static<typeof LabelItem>;
 /** operationId: the OpenAPI document's name for the route (src/http/docs.ts reads it from the config). */
 const ROUTE_CONFIG = { scope: 'labels:write' as const, operationId: 'labelDecisions' };
 
-export function bulkLabelRoutes({ db }: { db: Kysely<Database> }): RouteDefinition[] {
+export interface BulkLabelOptions {
+  db: Kysely<Database>;
+  /** @fastify/rate-limit's limiter factory (the app's createRateLimit), whose counters the host shares */
+  createRateLimit: FastifyInstance['createRateLimit'];
+  /** labels one principal may send per minute (VOUCH_LABELS_PER_MINUTE, at least one full batch) */
+  labelsPerMinute: number;
+}
+
+export function bulkLabelRoutes({ db, createRateLimit, labelsPerMinute }: BulkLabelOptions): RouteDefinition[] {
   const validate = compileBodyValidator(LabelItem);
+  const units = Math.max(1, Math.floor(labelsPerMinute / LABELS_PER_UNIT));
+  const budget = createRateLimit({ max: units, timeWindow: 60_000, keyGenerator: (request) => `labels:${request.principal.id}` });
+
+  /**
+   * Charges `items` labels to the caller's budget, or throws 429. The counter takes one unit per
+   * call, so a batch takes its units one by one, stopping at the first refused: a refused batch
+   * spends what was left of the window, never more, and is logged once.
+   */
+  async function charge(request: FastifyRequest, items: number): Promise<void> {
+    for (let i = 0; i < Math.ceil(items / LABELS_PER_UNIT); i++) {
+      const result = await budget(request);
+      if (result.isAllowed || !result.isExceeded) continue;
+      throw new ApiError(429, 'rate_limited', `Label budget of ${units * LABELS_PER_UNIT} labels a minute exceeded (this batch has ${items}); send it again when the window resets.`, {
+        headers: { 'retry-after': String(result.ttlInSeconds) },
+      });
+    }
+  }
 
   return [
     defineRoute<{ Body: Static<typeof BulkBody> }>({
@@ -51,33 +87,41 @@ export function bulkLabelRoutes({ db }: { db: Kysely<Database> }): RouteDefiniti
       schema: {
         tags: ['audit'],
         summary: `Label up to ${MAX_LABELS} score decisions in one call (each as the single-label endpoint would)`,
+        description: 'Each label counts against the caller\'s label budget (VOUCH_LABELS_PER_MINUTE, default 6,000 a minute): a batch beyond what is left of the minute gets 429 rate_limited with Retry-After and labels nothing. The labels are written in chunks of 100, one transaction each; on a store failure the earlier chunks stay written, and sending the batch again is safe. Requires the `labels:write` scope (an API key must have been issued with it).',
         body: BulkBody,
         response: { 200: BulkResponse, ...problems },
       },
       handler: async (request) => {
         const { principal } = request;
+        const labels = request.body.labels;
+        await charge(request, labels.length);
         const problem = (err: ApiError): ProblemBody => problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
-        const results: Array<LabelRecord | ProblemBody> = await db.transaction().execute(async (trx) => {
-          const out: Array<LabelRecord | ProblemBody> = [];
-          // In order, one after another: a decision labelled twice in a batch ends with the later label,
-          // as two single calls would leave it.
-          for (const raw of request.body.labels) {
-            const invalid = validate(raw);
-            if (invalid) {
-              out.push(problem(invalid));
-              continue;
+        const results: Array<LabelRecord | ProblemBody> = [];
+        // In order, one after another: a decision labelled twice in a batch ends with the later label,
+        // as two single calls would leave it.
+        for (let start = 0; start < labels.length; start += CHUNK_ITEMS) {
+          if (start > 0) await nextTurn();
+          const chunk = labels.slice(start, start + CHUNK_ITEMS);
+          results.push(...await db.transaction().execute(async (trx) => {
+            const out: Array<LabelRecord | ProblemBody> = [];
+            for (const raw of chunk) {
+              const invalid = validate(raw);
+              if (invalid) {
+                out.push(problem(invalid));
+                continue;
+              }
+              const item = raw as Item;
+              try {
+                out.push(await labelDecision(trx, principal, item.decision_id, item.label, item.note ?? null));
+              } catch (err) {
+                // Anything but a refusal (a store failure) rolls this chunk back and ends the request.
+                if (!(err instanceof ApiError)) throw err;
+                out.push(problem(err));
+              }
             }
-            const item = raw as Item;
-            try {
-              out.push(await labelDecision(trx, principal, item.decision_id, item.label, item.note ?? null));
-            } catch (err) {
-              // Anything but a refusal (a store failure) rolls the whole batch back.
-              if (!(err instanceof ApiError)) throw err;
-              out.push(problem(err));
-            }
-          }
-          return out;
-        });
+            return out;
+          }));
+        }
         return { results };
       },
     }),

@@ -17,6 +17,8 @@ export interface Config {
   logLevel: string;
   /** tokenFailuresPerMinute counts failed token attempts per client_id and source address */
   rateLimit: { perSecond: number; burst: number; tokenPerMinute: number; tokenFailuresPerMinute: number };
+  /** VOUCH_LABELS_PER_MINUTE: labels one principal may send through POST /api/v1/labels per minute */
+  labelsPerMinute: number;
   workers: number | undefined;
   /** the key-encryption key for private signing keys (VOUCH_SECRET_KEY); see secretKeyFile */
   secretKey: string | undefined;
@@ -220,6 +222,8 @@ export function loadConfig(env: Env = process.env): Config {
       tokenPerMinute: integer(env, 'VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE', 30, 1, 1_000_000),
       tokenFailuresPerMinute: integer(env, 'VOUCH_TOKEN_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     },
+    // At least one full batch (1,000 labels) a minute, or a full batch could never pass.
+    labelsPerMinute: integer(env, 'VOUCH_LABELS_PER_MINUTE', 6000, 1000, 10_000_000),
     workers: workersRaw === undefined ? undefined : integer(env, 'VOUCH_WORKERS', 1, 1, 256),
     secretKey,
     secretKeyFile: optional(env, 'VOUCH_SECRET_KEY_FILE'),
