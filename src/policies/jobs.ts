@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Environment } from '../auth/principal.ts';
 import type { Database } from '../store/schema.ts';
+import { awaitTurn, checkTurn, endTurn, type Claimant } from './job-turns.ts';
 
 export type JobKind = 'fit' | 'backtest';
 
@@ -87,8 +88,27 @@ async function holder(db: JobsDb, environment: Environment): Promise<PolicyJobsT
   };
 }
 
-/** Claims the environment's lease, or throws JobConflictError naming the job that holds it. */
-export async function acquireLease(store: Kysely<Database>, environment: Environment, kind: JobKind, now = Date.now(), staleAfterMs = DEFAULT_LEASE.staleAfterMs): Promise<string> {
+/**
+ * Claims the environment's lease, or throws JobConflictError naming the job that holds it. With a
+ * `claimant` (an API caller) the slot is shared fairly (job-turns.ts): a free slot that is another
+ * waiting client's turn throws JobTurnError, and a claimant refused takes the next turn.
+ */
+export async function acquireLease(
+  store: Kysely<Database>, environment: Environment, kind: JobKind, now = Date.now(), staleAfterMs = DEFAULT_LEASE.staleAfterMs, claimant?: Claimant,
+): Promise<string> {
+  if (!claimant) return claimLease(store, environment, kind, now, staleAfterMs);
+  await checkTurn(store, environment, claimant, now);
+  try {
+    const id = await claimLease(store, environment, kind, now, staleAfterMs);
+    await endTurn(store, environment, claimant);
+    return id;
+  } catch (err) {
+    if (err instanceof JobConflictError) await awaitTurn(store, environment, claimant, now);
+    throw err;
+  }
+}
+
+async function claimLease(store: Kysely<Database>, environment: Environment, kind: JobKind, now: number, staleAfterMs: number): Promise<string> {
   const db = jobsDb(store);
   const id = newJobId();
   // Each pass either claims the row or sees who holds it; a pass fails only when another claimant
@@ -160,8 +180,9 @@ export async function withLease<T>(
   kind: JobKind,
   work: (job: Job) => Promise<T>,
   settings: LeaseSettings = DEFAULT_LEASE,
+  claimant?: Claimant,
 ): Promise<T> {
-  const id = await acquireLease(db, environment, kind, Date.now(), settings.staleAfterMs);
+  const id = await acquireLease(db, environment, kind, Date.now(), settings.staleAfterMs, claimant);
   const lost = new AbortController();
   let latest: JobProgress = START;
   let written: JobProgress = START;

@@ -12,6 +12,7 @@ import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
 import type { Environment } from '../auth/principal.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import { JobConflictError, jobStatus, type JobStatus } from './jobs.ts';
+import { JobTurnError, type Claimant } from './job-turns.ts';
 import {
   ActivateBody, checkTarget, ConfirmProblem, EmptyBody, FitBody, JobConflictProblem, JobParams, JobSchema, ListQuery, Params, PolicyDetail, PolicyRecord,
   problems, WindowBody,
@@ -86,8 +87,13 @@ function mapErrors(err: unknown): never {
   if (err instanceof PolicyConflictError) throw new ApiError(409, 'conflict', err.message);
   // One fit or backtest per environment at a time (docs/decisions.md): the problem names the running job.
   if (err instanceof JobConflictError) throw new ApiError(409, 'conflict', err.message, { extensions: { job: err.running } });
+  // The free slot is another waiting client's turn (job-turns.ts): no job to name, a time to retry.
+  if (err instanceof JobTurnError) throw new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
   throw err;
 }
+
+/** Who asks for the job slot, for its fair share (job-turns.ts): one turn per client, admins first. */
+const claimantOf = (request: FastifyRequest): Claimant => ({ clientId: request.principal.clientId, admin: request.principal.role === 'admin' });
 
 export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFeed }): RouteDefinition[] {
   const db = store.db;
@@ -179,7 +185,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
             assumeLegitAfterDays: body.assume_legit_after_days,
             holdoutFraction: body.holdout_fraction,
             target,
-          }, { store });
+          }, { store, claimant: claimantOf(request) });
           const row = await insertPolicy(db, environment, { policy, source: 'fit', parentVersion: baseRow.version, createdBy: request.principal.id, report });
           reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
           return policyDetail(row);
@@ -194,7 +200,9 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       method: 'POST',
       url: '/api/v1/policies/:version/backtest',
       preValidation: emptyIsObject,
-      config: { scope: 'policy:read' },
+      // A backtest reads every decision of the environment and holds its one job slot: an
+      // operator's act, like a fit, not a service key's (docs/api.md, "Policies").
+      config: { scope: 'policy:read', role: 'operator' },
       schema: { tags, summary: 'Replay a policy on the stored score decisions', params: Params, body: WindowBody, response: { 200: Type.Unknown(), 409: JobConflictProblem, ...problems } },
       handler: async (request) => {
         const { environment } = request.principal;
@@ -204,7 +212,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
         return backtestFromStore(db, environment, parseDocument(row), window, async (v) => {
           const r = await getPolicy(db, environment, v);
           return r ? parseDocument(r) : undefined;
-        }, { store }).catch(mapErrors);
+        }, { store, claimant: claimantOf(request) }).catch(mapErrors);
       },
     }),
 

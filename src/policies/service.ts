@@ -16,6 +16,7 @@ import { storeSource } from './job-reader.ts';
 import type { OperatingTarget } from './operating.ts';
 import { runJob, runJobReading, type WorkerProgress } from './job-thread.ts';
 import { withLease, type LeaseSettings } from './jobs.ts';
+import type { Claimant } from './job-turns.ts';
 import { countDecisions, jobPages, type Window } from './stored.ts';
 
 export type { Window };
@@ -41,6 +42,8 @@ export interface JobOptions {
    */
   store?: Store;
   lease?: LeaseSettings;
+  /** the API caller asking, whose turn at the slot job-turns.ts keeps fair (none from the CLI) */
+  claimant?: Claimant;
   /** hears the job's progress as its worker reports it (the lease row has it too, less often) */
   onProgress?: (progress: WorkerProgress) => void;
 }
@@ -58,7 +61,7 @@ function runLeased<T>(db: Kysely<Database>, task: JobTask, environment: Environm
     // Without a second connection (in-memory SQLite) the count is cheap: the store is small.
     const total = await countDecisions(db, environment, only);
     return runJob<T>(task, jobPages(db, task, environment, only), job.signal, onProgress, total);
-  }, options.lease);
+  }, options.lease, options.claimant);
 }
 
 /**

@@ -23,6 +23,7 @@ import { fraudulentLosses } from './migrations/023_fraudulent_losses.ts';
 import { changeCounter } from './migrations/024_change_counter.ts';
 import { networkPeerLimits } from './migrations/025_network_peer_limits.ts';
 import { networkFairness } from './migrations/027_network_fairness.ts';
+import { policyJobTurns } from './migrations/028_policy_job_turns.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -194,6 +195,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '024_change_counter': changeCounter,
   '025_network_peer_limits': networkPeerLimits,
   '027_network_fairness': networkFairness,
+  '028_policy_job_turns': policyJobTurns,
 };
 
 class CodeMigrations implements MigrationProvider {

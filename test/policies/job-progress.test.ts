@@ -85,7 +85,8 @@ for (const backend of backends()) {
       assert.deepEqual((await get(a, key.testReader, '/api/v1/policy-jobs')).json(), { data: [] }, 'the test environment has no job');
       problem(await get(a, key.testReader, `/api/v1/policy-jobs/${String(job.id)}`), 404, 'not_found');
 
-      const conflict = problem(await b.inject({ method: 'POST', url: `/api/v1/policies/${DEFAULT_POLICY.version}/backtest`, headers: { 'x-api-key': key.reader }, payload: {} }), 409, 'conflict');
+      // A backtest is an operator's (docs/api.md, "Scopes and roles").
+      const conflict = problem(await b.inject({ method: 'POST', url: `/api/v1/policies/${DEFAULT_POLICY.version}/backtest`, headers: { 'x-api-key': key.operator }, payload: {} }), 409, 'conflict');
       assert.deepEqual(conflict.job, { id: job.id, kind: 'fit' }, 'the problem names the running job');
 
       hold.release();

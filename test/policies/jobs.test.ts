@@ -86,8 +86,9 @@ for (const backend of backends()) {
       // Two instances over one store, each with its own connection.
       world = await twoInstances(backend);
       ({ fresh, a, b } = world);
-      key.reader = await world.key('jobs-live-service', 'live', 'service', ['policy:read']);
-      key.testReader = await world.key('jobs-test-service', 'test', 'service', ['policy:read']);
+      // Backtests are an operator's (docs/api.md, "Scopes and roles"): the readers are operators with policy:read only.
+      key.reader = await world.key('jobs-live-reader', 'live', 'operator', ['policy:read']);
+      key.testReader = await world.key('jobs-test-reader', 'test', 'operator', ['policy:read']);
       key.operator = await world.key('jobs-live-operator', 'live', 'operator', ['policy:read', 'policy:write']);
       await seed(fresh.store, 'live', LIVE_DECISIONS);
       await seed(fresh.store, 'test', TEST_DECISIONS);

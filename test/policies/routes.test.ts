@@ -118,7 +118,7 @@ describeEachBackend('policies API', (ctx) => {
     const shown = await call('GET', `/api/v1/decisions/${id}`, admin);
     assert.ok(!shown.body.includes('shadow'), 'the stored decision view never shows it either');
     // A backtest of the shadow policy includes its live scores.
-    const bt = await call('POST', '/api/v1/policies/shadow-1/backtest', reader, {});
+    const bt = await call('POST', '/api/v1/policies/shadow-1/backtest', operator, {});
     assert.equal(bt.statusCode, 200, bt.body);
     assert.ok(bt.json().live.decisions >= 1);
     const ended = await call('DELETE', '/api/v1/policies/shadow', operator);
@@ -166,7 +166,7 @@ describeEachBackend('policies API', (ctx) => {
     assert.equal(report.holdout.decisions + report.train.decisions, report.labels.fraud + report.labels.legit);
 
     // Backtest of the candidate equals the pure replay over the stored features.
-    const bt = await call('POST', `/api/v1/policies/${body.version}/backtest`, reader, {});
+    const bt = await call('POST', `/api/v1/policies/${body.version}/backtest`, operator, {});
     assert.equal(bt.statusCode, 200, bt.body);
     const stored = await ctx().store.db.selectFrom('decisions').select(['features', 'label', 'risk_level']).where('environment', '=', 'live').where('kind', '=', 'score').where('features', 'is not', null).orderBy('created_at').orderBy('id').execute();
     const expected = backtest(body.document, stored.map((r) => ({ features: JSON.parse(r.features!), label: r.label === 'fraud' ? 1 : r.label === 'legit' ? 0 : null, riskLevel: r.risk_level as 'low' })));
@@ -174,8 +174,8 @@ describeEachBackend('policies API', (ctx) => {
     assert.equal(bt.json().labelled, expected.labelled);
     assert.deepEqual(bt.json().levels, expected.levels);
     assert.deepEqual(bt.json().metrics, expected.metrics);
-    problem(await call('POST', '/api/v1/policies/nope/backtest', reader, {}), 404, 'not_found');
-    problem(await call('POST', `/api/v1/policies/${body.version}/backtest`, reader, { since: 'yesterday' }), 400, 'validation_failed');
+    problem(await call('POST', '/api/v1/policies/nope/backtest', operator, {}), 404, 'not_found');
+    problem(await call('POST', `/api/v1/policies/${body.version}/backtest`, operator, { since: 'yesterday' }), 400, 'validation_failed');
 
     // The report: JSON, and a self-contained HTML page with inline SVG plots.
     const json = await call('GET', `/api/v1/policies/${body.version}/report`, reader);
