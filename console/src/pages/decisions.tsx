@@ -278,7 +278,7 @@ export function SafeAmount({ amount, currency, of = 'scored' }: { amount: number
   if (amount === null) return <span title="no amount in this currency would score high: the amount is not what makes this entity risky">no limit</span>;
   const figure = currency ? <>{fmtMoney(amount, currency)}</> : <>{fmtNumber(amount)} <small class="muted">in the {of} currency</small></>;
   if (amount > 0) return figure;
-  return <>{figure} <small class="muted safe-zero">no amount would score below high: the history alone makes it high risk</small></>;
+  return <>{figure} <small class="muted safe-zero">no amount would score below high: without the amount, its history and the trade's context already score high</small></>;
 }
 
 /** Whether the signed-in client sees only its own decisions: every role but admin does. */
