@@ -18,7 +18,7 @@ export type Shapes = Record<string, Shape | undefined>;
  * g(x) = w·min(x, k₁) + Σᵢ sᵢ·clip(x − kᵢ, 0, kᵢ₊₁ − kᵢ), the last slope continuing: the
  * contribution in log-odds, as the service scores it (docs/signals.md, "Shaped signals").
  */
-export function contribution(weight: number, shape: Shape | undefined, x: number): number {
+function contribution(weight: number, shape: Shape | undefined, x: number): number {
   if (!shape || shape.knots.length === 0) return weight * x;
   let g = weight * Math.min(x, shape.knots[0]!);
   for (let i = 0; i < shape.knots.length && x > shape.knots[i]!; i++) {

@@ -2,8 +2,9 @@
 import { useState } from 'preact/hooks';
 import { api, currentSession, hasScope, query, type ApiProblem } from '../api.ts';
 import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, localToIso, navigate, toProblem, useAction, useLoad } from '../ui.tsx';
-import { isDispute, LEVELS, type Decision, type DecisionList, type DisputeResult, type Label, type ScoreResult, type Signal } from '../types.ts';
+import { isDispute, LEVELS, type Decision, type DecisionList, type DisputeResult, type Label, type ScoreResult } from '../types.ts';
 import { SignalTable, Waterfall } from '../waterfall.tsx';
+import { NetworkPeers, SafeAmount, tradeAmount, words, disputeRequest, type ScoreRequest } from './decision-facts.tsx';
 
 interface Filters {
   kind: string;
@@ -174,27 +175,6 @@ function DecisionRow({ d }: { d: Decision }) {
   );
 }
 
-/** What a dispute analysis was asked, as the decision record keeps it (null for analyses stored before it was kept). */
-export interface DisputeRequest {
-  trade?: { trade_id?: string; amount?: number; currency?: string; payment_method?: string };
-  reason?: string;
-  opened_by?: string;
-  opened_at?: string;
-  evidence?: Record<string, boolean | number>;
-}
-
-export const disputeRequest = (d: Decision): DisputeRequest | null => (isDispute(d) ? ((d.request ?? null) as DisputeRequest | null) : null);
-/** snake_case API words as text ("asset_not_released" → "asset not released") */
-export const words = (s: string | undefined): string | undefined => s?.replace(/_/g, ' ');
-
-/** The amount and currency asked: a score's request, a dispute's trade; "not recorded" for decisions stored before requests were kept. */
-export function tradeAmount(d: Decision) {
-  const asked = isDispute(d) ? disputeRequest(d)?.trade : ((d.request ?? null) as ScoreRequest | null);
-  if (asked?.amount === undefined) return <span class="muted">not recorded</span>;
-  // the code rather than a symbol: "$" alone names a dozen currencies
-  return <span class="nowrap">{fmtNumber(asked.amount)} {asked.currency ?? ''}</span>;
-}
-
 export function DecisionPage({ id }: { id: string }) {
   const state = useLoad(() => api<Decision>('GET', `/api/v1/decisions/${encodeURIComponent(id)}`), [id]);
   return (
@@ -211,9 +191,6 @@ export function DecisionPage({ id }: { id: string }) {
     </section>
   );
 }
-
-/** What a score was asked, as the decision record keeps it (null for decisions stored before it was kept). */
-interface ScoreRequest { amount?: number; currency?: string; payment_method?: string; side?: string }
 
 function ScoreView({ d }: { d: Decision }) {
   const r = d.result as ScoreResult;
@@ -269,18 +246,6 @@ function LabelFact({ label }: { label: Label }) {
   );
 }
 
-/**
- * A safe amount: the largest amount that would still score below `high` (docs/api.md, "Trust
- * scoring"). The score response names no currency, so without the request's currency the amount is
- * said to be in it rather than guessed. 0 reads like a missing figure, so it says what it means.
- */
-export function SafeAmount({ amount, currency, of = 'scored' }: { amount: number | null; currency?: string | undefined; of?: 'scored' | "trade's" }) {
-  if (amount === null) return <span title="no amount in this currency would score high: the amount is not what makes this entity risky">no limit</span>;
-  const figure = currency ? <>{fmtMoney(amount, currency)}</> : <>{fmtNumber(amount)} <small class="muted">in the {of} currency</small></>;
-  if (amount > 0) return figure;
-  return <>{figure} <small class="muted safe-zero">no amount would score below high: without the amount, its history and the trade's context already score high</small></>;
-}
-
 /** Whether the signed-in client sees only its own decisions: every role but admin does. */
 export const ownOnly = (): boolean => currentSession()?.role !== 'admin';
 
@@ -296,36 +261,3 @@ export function PerClientNote({ what }: { what: string }) {
   );
 }
 
-/**
- * The Vouch Network peers whose flags made up network_flags, as the decision stored them. Shown is
- * each peer's part of the signal's value — the stored contributions scaled to add up to it, so a
- * peer never reads "1" beside a value of 0.5 — and its log-odds under the decision's weight
- * (docs/network.md, "The signal").
- */
-function NetworkPeers({ peers, signal }: { peers: NonNullable<Decision['network_peers']>; signal: Signal | undefined }) {
-  const admin = hasScope('network:admin');
-  const stored = peers.reduce((n, p) => n + p.contribution, 0);
-  const value = signal?.value ?? 0;
-  return (
-    <section aria-labelledby="h-decision-network">
-      <h2 id="h-decision-network">Flagged by other marketplaces</h2>
-      <p class="muted">
-        The peers whose flags on one of this entity's identifiers made up <span class="mono">network_flags</span>
-        {signal ? <> = {fmtNumber(value)}, × weight {fmtNumber(signal.weight)} = {value * signal.weight > 0 ? '+' : ''}{fmtNumber(value * signal.weight)} log-odds</> : null}.
-        A peer's part grows with the weight this deployment gives it and fades with the age of its flags; one peer alone
-        reaches half the full value at most, only independent peers agreeing reach all of it.
-      </p>
-      <ul class="peers-list">
-        {peers.map((p) => {
-          const share = stored > 0 ? (value * p.contribution) / stored : 0;
-          return (
-            <li key={p.id} class="network-peer">
-              {admin ? <Link to="/network">{p.name}</Link> : p.name}
-              {signal && <>: <strong>{fmtNumber(share)}</strong> of the signal's {fmtNumber(value)} ({share * signal.weight > 0 ? '+' : ''}{fmtNumber(share * signal.weight)} log-odds)</>}
-            </li>
-          );
-        })}
-      </ul>
-    </section>
-  );
-}

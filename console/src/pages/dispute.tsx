@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, hasScope, query } from '../api.ts';
 import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, fmtPercent, toProblem, useAction, useLoad } from '../ui.tsx';
 import { SEVERITIES, type Decision, type DisputeResult, type Entity, type EntityEventList, type EventsSent, type Party } from '../types.ts';
-import { SafeAmount, type DisputeRequest } from './decisions.tsx';
+import { SafeAmount, type DisputeRequest } from './decision-facts.tsx';
 
 type Side = 'buyer' | 'seller';
 interface Resolution {

@@ -3,7 +3,8 @@
 import { useState } from 'preact/hooks';
 import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtNumber, fmtPercent, navigate } from '../ui.tsx';
 import { SEVERITIES, type Decision, type DisputeResult } from '../types.ts';
-import { PerClientNote, disputeRequest, ownOnly, tradeAmount, useDecisionList, words } from './decisions.tsx';
+import { PerClientNote, ownOnly, useDecisionList } from './decisions.tsx';
+import { disputeRequest, tradeAmount, words } from './decision-facts.tsx';
 import { Recommendation } from './dispute.tsx';
 
 interface DisputeRow {
