@@ -133,7 +133,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
     ...(store.checkpointIfDue ? { between: async () => { await store.checkpointIfDue!(); } } : {}),
   });
   // Identifiers a score names only in its context are resolved against the peers in the background.
-  const pendingIdentifiers = new PendingIdentifiers(networkDb(store.db), (err) => app.log.warn({ event: 'network_pending_failed', err }, 'could not queue identifiers for the network'));
+  const pendingIdentifiers = new PendingIdentifiers(networkDb(store.db), (err) => app.log.warn({ event: 'network_pending_failed', err }, 'could not queue identifiers for the network'), undefined, config.network.pendingPerClient);
   const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked, entityId, clientId) => pendingIdentifiers.add(environment, linked, entityId, clientId));
   const policies = new PolicyRegistry(store, policy);
   const live = new LivePolicies(policies);

@@ -51,9 +51,10 @@ export interface Config {
   /**
    * the network (docs/network.md): VOUCH_NETWORK_NAME, VOUCH_NETWORK_ALLOW_PRIVATE=1 (peers on private addresses and http://), VOUCH_NETWORK_SYNC_SECONDS,
    * VOUCH_NETWORK_COMMON_ENTITY_IDS=1 (the admin declares that entity ids follow the members' common hashing: they are published and resolved),
-   * VOUCH_NETWORK_MAX_FLAGS_PER_PEER (flags held per peer; absent: the default of src/network/limits.ts)
+   * VOUCH_NETWORK_MAX_FLAGS_PER_PEER (flags held per peer; absent: the default of src/network/limits.ts),
+   * VOUCH_NETWORK_PENDING_PER_CLIENT (identifiers named only in one client's score requests that may wait for a peer; absent: src/network/pending.ts's)
    */
-  network: { name: string; allowPrivate: boolean; syncSeconds: number; commonEntityIds: boolean; maxFlagsPerPeer?: number };
+  network: { name: string; allowPrivate: boolean; syncSeconds: number; commonEntityIds: boolean; maxFlagsPerPeer?: number; pendingPerClient?: number };
 }
 
 export class ConfigError extends Error {}
@@ -250,6 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
       name: text(env, 'VOUCH_NETWORK_NAME', 'vouch'), allowPrivate: flag(env, 'VOUCH_NETWORK_ALLOW_PRIVATE'), syncSeconds: integer(env, 'VOUCH_NETWORK_SYNC_SECONDS', 300, 1, 86_400),
       commonEntityIds: flag(env, 'VOUCH_NETWORK_COMMON_ENTITY_IDS'),
       maxFlagsPerPeer: integer(env, 'VOUCH_NETWORK_MAX_FLAGS_PER_PEER', 1_000_000, 1000, 100_000_000),
+      pendingPerClient: integer(env, 'VOUCH_NETWORK_PENDING_PER_CLIENT', 1000, 10, 1_000_000),
     },
   };
 }
