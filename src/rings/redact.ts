@@ -15,7 +15,7 @@ import type { Ring } from './graph.ts';
  * not sent (their hashes are withheld, never shown by mistake), so a client with a huge history
  * costs a bounded read.
  */
-export const LINK_EVENTS_READ = 10_000;
+const LINK_EVENTS_READ = 10_000;
 
 const linkKey = (type: string, hash: string): string => `${type}\u0000${hash}`;
 
