@@ -31,7 +31,7 @@ const Decision = Type.Object({
     Type.Array(Type.Object({
       id: Type.String({ description: 'the peer (GET /api/v1/network/peers/{id})' }),
       name: Type.String(),
-      contribution: Type.Number({ description: "the peer's share of network_flags before the lone-peer rule: weight × age decay, at most 1" }),
+      contribution: Type.Number({ description: "the peer's share of network_flags: half its weight × age decay (at most 0.5), scaled down alike where the peers together pass 1, so the shares add up to the value (decisions before 2026-11-27: weight × age decay, at most 1)" }),
     })),
     Type.Null(),
   ], { description: "scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did" }),
