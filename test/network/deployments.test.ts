@@ -64,8 +64,9 @@ for (const backend of backends()) {
       const db = networkDb(apps.B.store.db);
       const identity = await loadIdentity(db, resolveKeyEncryption(apps.B.config, apps.B.store));
       // A publishes ten entries: the five phones (first) and, with the common hashing, the five entity ids.
+      // A call's timeout bounds the whole call: A evaluating 1,000 elements on a loaded host may take over 10 s.
       const sync = async () => {
-        const [result] = await syncAll({ db, identity, urlPolicy: { allowPrivate: true }, timeoutMs: 10_000, commonEntityIds: true, paging: { pageSize: 5, pagesPerSync: 1 } });
+        const [result] = await syncAll({ db, identity, urlPolicy: { allowPrivate: true }, timeoutMs: 60_000, commonEntityIds: true, paging: { pageSize: 5, pagesPerSync: 1 } });
         const row = await db.selectFrom('network_peers').select(['flags_cursor', 'flags_since']).where('id', '=', peerAt.B!).executeTakeFirstOrThrow();
         return { pulled: result!.flags_pulled, error: result!.error, cursor: row.flags_cursor !== '', since: row.flags_since };
       };
@@ -93,7 +94,7 @@ for (const backend of backends()) {
       ] });
       const db = networkDb(apps.B.store.db);
       const identity = await loadIdentity(db, resolveKeyEncryption(apps.B.config, apps.B.store));
-      const sync = async () => (await syncAll({ db, identity, urlPolicy: { allowPrivate: true }, timeoutMs: 10_000, commonEntityIds: true, paging: { pageSize: 5, pagesPerSync: 1 } }))[0]!;
+      const sync = async () => (await syncAll({ db, identity, urlPolicy: { allowPrivate: true }, timeoutMs: 60_000, commonEntityIds: true, paging: { pageSize: 5, pagesPerSync: 1 } }))[0]!;
       const cursor = async () => (await db.selectFrom('network_peers').select('flags_cursor').where('id', '=', peerAt.B!).executeTakeFirstOrThrow()).flags_cursor;
       const first = await sync();
       assert.equal(first.flags_pulled, 5);
