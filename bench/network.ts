@@ -89,7 +89,7 @@ const admin = async (d: Deployment, method: string, path: string, body?: unknown
 /** A signed peer request over node:http. */
 function peerCall(d: Deployment, peer: NetworkIdentity, method: 'GET' | 'POST', path: string, payload?: unknown): Promise<{ status: number; bytes: number; body: Record<string, unknown> }> {
   const body = payload === undefined ? '' : JSON.stringify(payload);
-  const headers = { ...signRequest(peer, method, path, body), ...(body ? { 'content-type': 'application/json' } : {}) };
+  const headers = { ...signRequest(peer, d.signingKey, method, path, body), ...(body ? { 'content-type': 'application/json' } : {}) };
   return new Promise((resolve, reject) => {
     const req = request(`${d.server.url}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
