@@ -241,7 +241,7 @@ export type paths = {
         put?: never;
         /**
          * Label up to 1000 score decisions in one call (each as the single-label endpoint would)
-         * @description Label up to 1000 score decisions in one call (each as the single-label endpoint would). Requires the `labels:write` scope (an API key must have been issued with it).
+         * @description Each label counts against the caller's label budget (VOUCH_LABELS_PER_MINUTE, default 6,000 a minute): a batch beyond what is left of the minute gets 429 rate_limited with Retry-After and labels nothing. The labels are written in chunks of 100, one transaction each; on a store failure the earlier chunks stay written, and sending the batch again is safe. Requires the `labels:write` scope (an API key must have been issued with it).
          */
         post: operations["labelDecisions"];
         delete?: never;
@@ -258,8 +258,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Which active peers flag one of an entity's identifiers (as of the last sync), and the network_flags signal
-         * @description Which active peers flag one of an entity's identifiers (as of the last sync), and the network_flags signal. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
+         * Which active peers flag one of an entity's identifiers — those events linked and those score requests named for it — as of the last sync, and the network_flags signal
+         * @description Which active peers flag one of an entity's identifiers — those events linked and those score requests named for it — as of the last sync, and the network_flags signal. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
          */
         get: operations["getNetworkMatches"];
         put?: never;
@@ -437,7 +437,7 @@ export type paths = {
         put?: never;
         /**
          * Replay a policy on the stored score decisions
-         * @description Replay a policy on the stored score decisions. Requires the `policy:read` scope (an API key must have been issued with it).
+         * @description Replay a policy on the stored score decisions. Requires the `policy:read` scope and role operator or admin (an API key must have been issued with it).
          */
         post: operations["backtestPolicy"];
         delete?: never;
@@ -1120,7 +1120,7 @@ export type components = {
             } | null;
             /** @description scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did */
             network_peers: {
-                /** @description the peer's share of network_flags before the lone-peer rule: weight × age decay, at most 1 */
+                /** @description the peer's share of network_flags: half its weight × age decay (at most 0.5), scaled down alike where the peers together pass 1, so the shares add up to the value (decisions before 2026-11-27: weight × age decay, at most 1) */
                 contribution: number;
                 /** @description the peer (GET /api/v1/network/peers/{id}) */
                 id: string;
@@ -1184,6 +1184,7 @@ export type components = {
         };
         GetNetworkMatchesResponse: {
             entity_id: string;
+            /** @description the peers flagging an identifier events linked to the entity (or its own id under the common entity hashing): what every score of it counts */
             peers: {
                 id: string;
                 kinds: {
@@ -1198,6 +1199,26 @@ export type components = {
                 /** @enum {string} */
                 name: "network_flags";
                 value: number;
+            };
+            /** @description what a score counts whose request names those identifiers again (a score counts the ones its own request names, never those only another request named) */
+            with_named_identifiers: {
+                /** @description identifiers score requests named for the entity in their context.linked_identifiers in the last 30 days, and no event linked */
+                identifiers: number;
+                peers: {
+                    id: string;
+                    kinds: {
+                        [key: string]: number;
+                    };
+                    latest_month: string;
+                    name: string;
+                    weight: number;
+                }[];
+                signal: {
+                    description: string;
+                    /** @enum {string} */
+                    name: "network_flags";
+                    value: number;
+                };
             };
         };
         GetNetworkPeersResponse: {
@@ -1281,8 +1302,8 @@ export type components = {
         GetTrustEntitiesEntityIdGraphResponse: {
             edges: {
                 from: string;
-                /** @description the shared identifier (the caller's hash) */
-                hash: string;
+                /** @description the shared identifier (the caller's hash); null when the caller's client never linked it in an event (admins see every hash) */
+                hash: string | null;
                 to: string;
                 /** @description the shared identifier type */
                 type: string;
@@ -1291,16 +1312,20 @@ export type components = {
             hubs: {
                 /** @description entities holding it: more than the policy's maxIdentifierFanout, so it is not traversed */
                 entities: number;
-                hash: string;
+                /** @description null when the caller's client never linked it in an event (admins see every hash) */
+                hash: string | null;
                 type: string;
             }[];
             nodes: {
                 /** @description hops from entity_id through shared non-hub identifiers */
                 distance: number;
+                /** @description the entity, or `redacted-<n>` (stable within this answer) for an entity a non-admin's client never sent */
                 entity_id: string;
                 flagged: boolean;
                 /** @description why it is flagged: a fraud report, a blocklisting, a chargeback or a lost dispute */
                 flags: ("fraud_reported" | "blocklisted" | "chargeback" | "dispute_lost")[];
+                /** @description true when the entity id is withheld: no event about it and no score of it came from the caller's client (admins see every id) */
+                redacted: boolean;
             }[];
             /** @description the neighbourhood is larger than what was read or returned (at most 200 nodes) */
             truncated: boolean;
@@ -1414,7 +1439,7 @@ export type components = {
                 } | null;
                 /** @description scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did */
                 network_peers: {
-                    /** @description the peer's share of network_flags before the lone-peer rule: weight × age decay, at most 1 */
+                    /** @description the peer's share of network_flags: half its weight × age decay (at most 0.5), scaled down alike where the peers together pass 1, so the shares add up to the value (decisions before 2026-11-27: weight × age decay, at most 1) */
                     contribution: number;
                     /** @description the peer (GET /api/v1/network/peers/{id}) */
                     id: string;

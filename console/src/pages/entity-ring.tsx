@@ -117,7 +117,9 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
       });
       cy.on('tap', 'node', (evt) => {
         const id = String(evt.target.id());
-        if (!id.startsWith('hub-') && id !== graph.entity_id) navigate(`/entities/${encodeURIComponent(id)}`);
+        // A redacted account (another client's, docs/api.md "Rings") has no page to open.
+        const hidden = graph.nodes.some((n) => n.entity_id === id && n.redacted);
+        if (!id.startsWith('hub-') && id !== graph.entity_id && !hidden) navigate(`/entities/${encodeURIComponent(id)}`);
       });
       draw();
       box.current.dataset.nodes = String(cy.nodes().length);
@@ -165,7 +167,13 @@ export function EntityRing({ id }: { id: string }) {
                   <tbody>
                     {g.nodes.filter((n) => n.distance > 0).map((n) => (
                       <tr key={n.entity_id}>
-                        <td class="mono trunc"><Link to={`/entities/${encodeURIComponent(n.entity_id)}`} title={n.entity_id}>{short(n.entity_id)}</Link></td>
+                        <td class="mono trunc">
+                          {n.redacted ? (
+                            <span class="muted" title="Another client's account: its id is withheld">{n.entity_id}</span>
+                          ) : (
+                            <Link to={`/entities/${encodeURIComponent(n.entity_id)}`} title={n.entity_id}>{short(n.entity_id)}</Link>
+                          )}
+                        </td>
                         <td class="num">{n.distance}</td>
                         <td>{n.flagged ? <span class="badge level-critical">{n.flags.map((f) => FLAG_WORDS[f] ?? f).join(', ')}</span> : '—'}</td>
                       </tr>
