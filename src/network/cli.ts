@@ -63,7 +63,7 @@ export function registerNetworkCommands(program: Command, { withStore, usageErro
       await run(async (store, config) => {
         const identity = await loadIdentity(networkDb(store.db), resolveKeyEncryption(config, store));
         try {
-          const row = await addPeer(networkDb(store.db), identity.signingKey, { name: options.name, url: options.url, signing_key: options.signingKey, publish: options.publish, weight: options.weight, budget_per_day: options.budget }, { allowPrivate: config.network.allowPrivate });
+          const row = await addPeer(networkDb(store.db), identity.signingKey, { name: options.name, url: options.url, signing_key: options.signingKey, publish: options.publish, weight: options.weight, budget_per_day: options.budget }, { allowPrivate: config.network.allowPrivate, setting: 'VOUCH_NETWORK_ALLOW_PRIVATE' });
           print(toPeerRecord(row));
         } catch (err) {
           if (err instanceof PeerInputError) throw usageError(`${err.field} ${err.message}`);
@@ -108,7 +108,7 @@ export function registerNetworkCommands(program: Command, { withStore, usageErro
     const failed = await run(async (store, config) => {
       const db = networkDb(store.db);
       const identity = await loadIdentity(db, resolveKeyEncryption(config, store));
-      const results = await syncAll({ db, identity, urlPolicy: { allowPrivate: config.network.allowPrivate }, timeoutMs: 10_000, commonEntityIds: config.network.commonEntityIds, ...syncLimits(config.network) });
+      const results = await syncAll({ db, identity, urlPolicy: { allowPrivate: config.network.allowPrivate, setting: 'VOUCH_NETWORK_ALLOW_PRIVATE' }, timeoutMs: 10_000, commonEntityIds: config.network.commonEntityIds, ...syncLimits(config.network) });
       await settleQueue(db);
       await announceNetworkChange(db);
       print({ peers: results });

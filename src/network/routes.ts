@@ -20,6 +20,7 @@ import { peerRoutes } from './peer-routes.ts';
 import { networkAdminRoutes } from './admin-routes.ts';
 import type { Metrics } from '../http/observability.ts';
 import type { RouteDefinition } from '../http/route.ts';
+import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
 import type { NetworkDb } from './tables.ts';
@@ -46,7 +47,7 @@ export interface NetworkServices {
   identity: NetworkIdentity;
   metrics: NetworkMetrics;
   hooks: PeerHooks;
-  urlPolicy: { allowPrivate: boolean };
+  urlPolicy: UrlPolicy;
   syncNow: () => Promise<PeerSyncResult[]>;
   name: string;
   publicUrl: string | undefined;
@@ -73,7 +74,7 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
   const metrics = networkMetrics(appMetrics);
   pending.onDropped = (count) => metrics.pendingDropped(count);
   const hooks = peerHooks(db, identity, (reason) => metrics.refused(reason), (route, status) => metrics.served(route, status));
-  const urlPolicy = { allowPrivate: config.network.allowPrivate };
+  const urlPolicy = { allowPrivate: config.network.allowPrivate, setting: 'VOUCH_NETWORK_ALLOW_PRIVATE' } satisfies UrlPolicy;
   const commonEntityIds = config.network.commonEntityIds;
   const deps: SyncDeps = { db, identity, urlPolicy, timeoutMs: peerTimeoutMs, metrics, commonEntityIds, ...syncLimits(config.network), log: app.log };
   // One refresh of the published set at a time in this process; callers share it, and its failure is logged, not thrown.
