@@ -3,7 +3,8 @@
 // worker reads the store a page at a time over a connection of its own (runJobReading); when the
 // store cannot be opened twice (in-memory SQLite), the main thread reads the pages and hands them
 // over (runJob), one at a time, each acknowledged, so at most two are ever in flight.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnWorker } from '../lib/worker-thread.ts';
 import type { Environment } from '../auth/principal.ts';
 import { fromWireError, type JobTask, type WireDecision, type WireError } from './job-tasks.ts';
 import type { StoreSource } from './job-reader.ts';
@@ -48,19 +49,8 @@ export function holdNextJob(): { reached: Promise<void>; release(): void } {
   };
 }
 
-/**
- * The worker's entry: the compiled .js next to this file in dist/; under tsx (tests, dev), the .ts
- * source, loaded through tsx's loader, which a worker does not inherit from its parent.
- */
 function spawn(): Worker {
-  let worker: Worker;
-  if (!import.meta.url.endsWith('.ts')) worker = new Worker(new URL('./job-worker.js', import.meta.url));
-  else {
-    const entry = new URL('./job-worker.ts', import.meta.url).href;
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const bootstrap = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-    worker = new Worker(bootstrap, { eval: true });
-  }
+  const worker = spawnWorker(import.meta.url, 'job-worker');
   // A running job reports its worker's errors; an idle worker that fails or ends is only dropped.
   worker.on('error', () => {});
   worker.on('exit', () => {
