@@ -71,5 +71,3 @@ export async function usedInWindow(db: NetworkDb, peerId: string, now = Date.now
   return Number(row?.n ?? 0);
 }
 
-/** The former name, kept for the status report: the budget's window is the last 24 hours now. */
-export const usedToday = usedInWindow;

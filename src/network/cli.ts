@@ -12,7 +12,7 @@ import { FLAG_KINDS, type FlagKind } from './oprf.ts';
 import { PEER_ID, PeerInputError, addPeer, findPeer, listPeers, removePeer, toPeerRecord, updatePeer } from './peers.ts';
 import { settleQueue } from './pending.ts';
 import { syncAll } from './resolver.ts';
-import { syncLimits } from './limits.ts';
+import { CALL_DEADLINE_MS, syncLimits } from './limits.ts';
 import { networkStatus } from './status.ts';
 import { networkDb } from './tables.ts';
 
@@ -108,7 +108,7 @@ export function registerNetworkCommands(program: Command, { withStore, usageErro
     const failed = await run(async (store, config) => {
       const db = networkDb(store.db);
       const identity = await loadIdentity(db, resolveKeyEncryption(config, store));
-      const results = await syncAll({ db, identity, urlPolicy: { allowPrivate: config.network.allowPrivate, setting: 'VOUCH_NETWORK_ALLOW_PRIVATE' }, timeoutMs: 10_000, commonEntityIds: config.network.commonEntityIds, ...syncLimits(config.network) });
+      const results = await syncAll({ db, identity, urlPolicy: { allowPrivate: config.network.allowPrivate, setting: 'VOUCH_NETWORK_ALLOW_PRIVATE' }, timeoutMs: CALL_DEADLINE_MS, commonEntityIds: config.network.commonEntityIds, ...syncLimits(config.network) });
       await settleQueue(db);
       await announceNetworkChange(db);
       print({ peers: results });

@@ -29,16 +29,15 @@ export const PEER_SYNC_DEADLINE_MS = 120_000;
 export const SYNC_CONCURRENCY = 4;
 
 /** Default of VOUCH_NETWORK_MAX_FLAGS_PER_PEER. */
-export const MAX_FLAGS_PER_PEER = 1_000_000;
+const MAX_FLAGS_PER_PEER = 1_000_000;
 /** New flags a peer may add in 24 hours: max(this, the size of its set when the window began). */
 export const DAILY_GROWTH_FLOOR = 10_000;
-export const DAY_MS = 86_400_000;
 /** A new OPRF key of a peer is adopted only once the descriptor has shown it this long. */
-export const OPRF_KEY_HOLD_MS = DAY_MS;
+export const OPRF_KEY_HOLD_MS = 86_400_000;
 /** Rows deleted per short transaction when a peer's pulled data goes (removal, a new epoch, a new key). */
 export const DELETE_CHUNK = 2000;
 /** Retry-After as a peer may set it: missing or unreadable is a minute, and no peer stops us asking for more than a day. */
-export const RETRY_AFTER_DEFAULT_S = 60;
+const RETRY_AFTER_DEFAULT_S = 60;
 export const RETRY_AFTER_MAX_S = 86_400;
 
 export interface SyncLimits {

@@ -31,7 +31,7 @@ export function prfInput(idType: string, hash: string): Uint8Array {
 }
 
 /** Whether bytes are a canonical ristretto255 encoding of a group element other than the identity. */
-export function isElement(bytes: Uint8Array): boolean {
+function isElement(bytes: Uint8Array): boolean {
   try {
     return !ristretto255.Point.fromBytes(bytes).equals(ristretto255.Point.ZERO);
   } catch {

@@ -68,7 +68,7 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
 };
 
 /** A check run in a route's hook (peer-routes.ts chains it with the request rate's). */
-export type PeerCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+type PeerCheck = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /** The hooks a peer-protocol route declares (peer-routes.ts): nothing else of the API runs them. */
 export interface PeerHooks {

@@ -22,7 +22,7 @@ export interface PeerRate {
 }
 
 /** What a request costs: a flags page by the entries it may return, anything else one unit. */
-export function requestUnits(request: FastifyRequest): number {
+function requestUnits(request: FastifyRequest): number {
   const limit = (request.query as { limit?: unknown } | undefined)?.limit;
   return request.method === 'GET' && typeof limit === 'number' ? Math.max(1, Math.ceil(limit / ENTRIES_PER_UNIT)) : 1;
 }

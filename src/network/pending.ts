@@ -27,7 +27,7 @@ interface Queued extends Pending {
 /** How long an identifier seen only in score requests stays queued after it was last seen. */
 export const PENDING_RETENTION_MS = 30 * 86_400_000;
 /** Rows one client may have waiting for a peer (VOUCH_NETWORK_PENDING_PER_CLIENT). */
-export const PENDING_PER_CLIENT = 1000;
+const PENDING_PER_CLIENT = 1000;
 /** One identifier is written at most this often, however many scores name it. */
 const REWRITE_AFTER_MS = 3_600_000;
 const MAX_BUFFERED = 10_000;

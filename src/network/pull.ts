@@ -8,9 +8,11 @@ import type { NetworkMetrics } from './metrics.ts';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { callPeer, PeerCallError, problemDetail, type CallLimits, type PeerAnswer } from './client.ts';
 import { deletePeerRows } from './chunks.ts';
-import { DAILY_GROWTH_FLOOR, DAY_MS, flagsPageBytes, retryAfterSeconds, SEALED_MAX_CHARS, SEALED_MIN_CHARS } from './limits.ts';
+import { DAILY_GROWTH_FLOOR, flagsPageBytes, retryAfterSeconds, SEALED_MAX_CHARS, SEALED_MIN_CHARS } from './limits.ts';
 import { writeSyncState, type PeerSyncState } from './sync-state.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
+
+const DAY_MS = 86_400_000;
 
 export interface PullDeps {
   db: NetworkDb;
@@ -25,7 +27,7 @@ export interface PullDeps {
 }
 
 /** Raised by a page or answer that breaks the protocol: the sync with that peer fails with it. */
-export const refuse = (what: string): never => {
+const refuse = (what: string): never => {
   throw new PeerCallError(what);
 };
 

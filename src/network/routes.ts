@@ -10,7 +10,7 @@ import { announceNetworkChange, loadIdentity, recordName } from './identity.ts';
 import { networkMetrics } from './metrics.ts';
 import { networkDb } from './tables.ts';
 import { syncAll, type PeerSyncResult, type SyncDeps } from './resolver.ts';
-import { syncLimits } from './limits.ts';
+import { CALL_DEADLINE_MS, syncLimits } from './limits.ts';
 import { refreshPublished } from './publisher.ts';
 import { pruneNonces } from './peer-auth.ts';
 import { pruneBudgets } from './budget.ts';
@@ -54,7 +54,6 @@ export interface NetworkServices {
   onChanged: () => Promise<void>;
 }
 
-const PEER_TIMEOUT_MS = 10_000;
 
 /** Runs one sync at a time in this process; a sync asked for while one runs starts after it. */
 function serialised(run: () => Promise<PeerSyncResult[]>): () => Promise<PeerSyncResult[]> {
@@ -66,7 +65,7 @@ function serialised(run: () => Promise<PeerSyncResult[]>): () => Promise<PeerSyn
   };
 }
 
-export async function startNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = PEER_TIMEOUT_MS, onChanged = () => {}, metrics: appMetrics, pending }: NetworkOptions): Promise<NetworkServices> {
+export async function startNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = CALL_DEADLINE_MS, onChanged = () => {}, metrics: appMetrics, pending }: NetworkOptions): Promise<NetworkServices> {
   const db = networkDb(store.db);
   const identity = await loadIdentity(db, encryption);
   // The descriptor's name, where `vouch network status` (another process, maybe another environment) reads it.

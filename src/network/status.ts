@@ -3,7 +3,7 @@
 // and matched, and the budget it used today. Counts only.
 import { sql } from 'kysely';
 import type { NetworkIdentity } from './identity.ts';
-import { usedToday } from './budget.ts';
+import { usedInWindow } from './budget.ts';
 import { listPeers, toPeerRecord } from './peers.ts';
 import type { NetworkDb } from './tables.ts';
 
@@ -19,7 +19,7 @@ export async function networkStatus(db: NetworkDb, identity: NetworkIdentity, na
       flags_held: await count(db.selectFrom('network_peer_flags').select(sql<number>`count(*)`.as('n')).where('peer_id', '=', peer.id)),
       identifiers_resolved: await count(db.selectFrom('network_resolved').select(sql<number>`count(*)`.as('n')).where('peer_id', '=', peer.id)),
       matched: await count(db.selectFrom('network_matches').select(sql<number>`count(*)`.as('n')).where('peer_id', '=', peer.id)),
-      evaluations_today: await usedToday(db, peer.id),
+      evaluations_today: await usedInWindow(db, peer.id),
     });
   }
   return { name, signing_key: identity.signingKey, oprf_public_key: identity.oprfPublicKey, published, peers };
