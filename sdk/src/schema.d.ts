@@ -330,8 +330,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used today
-         * @description This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used today. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
+         * This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used in the last 24 hours
+         * @description This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used in the last 24 hours. Requires the `network:admin` scope and role admin (an API key must have been issued with it).
          */
         get: operations["getNetworkStatus"];
         put?: never;
@@ -1228,7 +1228,7 @@ export type components = {
             name: string;
             oprf_public_key: string;
             peers: (components["schemas"]["NetworkPeer"] & {
-                /** @description evaluations this peer asked of this deployment today (UTC) */
+                /** @description evaluations this peer asked of this deployment in the last 24 hours (the budget's rolling window; the field keeps its former name) */
                 evaluations_today: number;
                 flags_held: number;
                 identifiers_resolved: number;

@@ -60,7 +60,7 @@ const StatusResponse = Type.Object({
     flags_held: Type.Integer(),
     identifiers_resolved: Type.Integer(),
     matched: Type.Integer(),
-    evaluations_today: Type.Integer({ description: 'evaluations this peer asked of this deployment today (UTC)' }),
+    evaluations_today: Type.Integer({ description: 'evaluations this peer asked of this deployment in the last 24 hours (the budget\'s rolling window; the field keeps its former name)' }),
   })])),
 });
 
@@ -153,7 +153,7 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       method: 'GET',
       url: '/api/v1/network/status',
       config: ADMIN,
-      schema: { tags: ['network'], operationId: 'getNetworkStatus', summary: "This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used today", response: { 200: StatusResponse, ...problems } },
+      schema: { tags: ['network'], operationId: 'getNetworkStatus', summary: "This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used in the last 24 hours", response: { 200: StatusResponse, ...problems } },
       handler: async () => networkStatus(db, identity, name),
     }),
 

@@ -1,6 +1,6 @@
 // The network at a glance, for `vouch network status` and GET /api/v1/network/status: this
 // deployment's identity and what it publishes, and per peer its state, last sync, what was pulled
-// and matched, and the budget it used today. Counts only.
+// and matched, and the budget it used in the last 24 hours (the budget's window). Counts only.
 import { sql } from 'kysely';
 import type { NetworkIdentity } from './identity.ts';
 import { usedInWindow } from './budget.ts';

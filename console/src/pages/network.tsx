@@ -1,5 +1,5 @@
 // The Vouch Network (docs/network.md): this deployment's identity, what it publishes, and each
-// peer's state, last sync, flags pulled and matched, and budget used today; sync now, suspend or
+// peer's state, last sync, flags pulled and matched, and budget used in the last 24 hours; sync now, suspend or
 // activate a peer. Admins only (scope network:admin).
 import { useState } from 'preact/hooks';
 import { api, type ApiProblem } from '../api.ts';
@@ -10,7 +10,7 @@ import { Empty, ErrorBox, Loader, fmtDate, fmtNumber, toProblem, useLoad } from 
 function Budget({ p }: { p: NetworkPeerStatus }) {
   const share = p.budget_per_day > 0 ? p.evaluations_today / p.budget_per_day : 0;
   return (
-    <span title="evaluations this peer asked of this deployment today (UTC), of its daily budget">
+    <span title="evaluations this peer asked of this deployment in the last 24 hours, of its budget for any 24 hours">
       {fmtNumber(p.evaluations_today)} / {fmtNumber(p.budget_per_day)}
       {share >= 0.8 && <> <span class="badge level-high">{share >= 1 ? 'exhausted' : 'nearly used'}</span></>}
     </span>
@@ -88,7 +88,7 @@ export function NetworkPage() {
                     <tr>
                       <th scope="col">Peer</th><th scope="col">Status</th><th scope="col">Weight</th><th scope="col">Last sync</th>
                       <th scope="col">Flags pulled</th><th scope="col">Identifiers resolved</th><th scope="col">Matched</th>
-                      <th scope="col">Budget today</th><th scope="col">Shown to it</th><th scope="col">Actions</th>
+                      <th scope="col">Budget, 24 h</th><th scope="col">Shown to it</th><th scope="col">Actions</th>
                     </tr>
                   </thead>
                   <tbody>
@@ -101,7 +101,7 @@ export function NetworkPage() {
                         <td data-label="Flags pulled">{fmtNumber(p.flags_held)}</td>
                         <td data-label="Identifiers resolved">{fmtNumber(p.identifiers_resolved)}</td>
                         <td data-label="Matched">{fmtNumber(p.matched)}</td>
-                        <td data-label="Budget today"><Budget p={p} /></td>
+                        <td data-label="Budget, 24 h"><Budget p={p} /></td>
                         <td data-label="Shown to it" class="scopes">{p.publish.map((k) => k.replace(/_/g, ' ')).join(', ') || 'nothing'}</td>
                         <td data-label="" class="actions">
                           {p.status === 'active' ? (
