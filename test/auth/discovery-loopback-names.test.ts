@@ -3,36 +3,17 @@
 // through one name must verify when presented through the other; an issuer nobody configured must not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import * as oauth from 'oauth4webapi';
-import { backends, freshStore, ADMIN_ID, ADMIN_SECRET } from '../helpers/app.ts';
+import { backends, ADMIN_ID, ADMIN_SECRET } from '../helpers/app.ts';
+import { listeningWithDefaults } from './support.ts';
 import { loadConfig } from '../../src/config/env.ts';
-import { buildApp } from '../../src/app.ts';
-import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { tokenIssuers } from '../../src/auth/issuer.ts';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const issOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iss: string }).iss;
 
 for (const backend of backends()) {
   test(`discovery and a client-credentials grant work at http://127.0.0.1:PORT and http://localhost:PORT, and the tokens verify through either name [${backend}]`, async (t) => {
-    const port = await freePort();
-    const config = { ...loadConfig({ PORT: String(port), VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN_ID, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET }), rateLimit: { perSecond: 1000, burst: 1000, tokenPerMinute: 1000, tokenFailuresPerMinute: 1000 } };
-    const fresh = await freshStore(backend);
-    await ensureBootstrapAdmin(fresh.store, config);
-    const app = await buildApp({ config, store: fresh.store, logger: false });
-    t.after(async () => {
-      await app.close();
-      await fresh.drop();
-    });
-    await app.listen({ port, host: config.host });
+    const { config, port } = await listeningWithDefaults(t, backend);
     const tokens: Record<string, string> = {};
     for (const base of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
       const issuer = new URL(base);

@@ -2,25 +2,14 @@
 // challenge's error, and a stock OAuth client (openid-client) discovering and using the server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import * as oidc from 'openid-client';
-import { describeEachBackend, backends, startApp, freshStore, problem, ADMIN_ID, ADMIN_SECRET } from '../helpers/app.ts';
+import { describeEachBackend, backends, startApp, problem, ADMIN_ID, ADMIN_SECRET } from '../helpers/app.ts';
 import { SCOPES } from '../../src/auth/principal.ts';
 import { loadConfig } from '../../src/config/env.ts';
-import { buildApp } from '../../src/app.ts';
-import { ensureBootstrapAdmin } from '../../src/server.ts';
-import { currentSigningKey, signToken } from './support.ts';
+import { currentSigningKey, freePort, listeningWithDefaults, signToken } from './support.ts';
 
 const METADATA = '/.well-known/oauth-authorization-server';
 const OPENID = '/.well-known/openid-configuration';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describeEachBackend('OAuth metadata and token response', (ctx) => {
   test('metadata: 200 without credentials, absolute URLs from the request host, the contract members', async () => {
@@ -118,16 +107,7 @@ for (const backend of backends()) {
 // openid-client's default discovery (OpenID Connect's well-known path) against the listen address.
 for (const backend of backends()) {
   test(`with the default configuration, openid-client's default discovery and a client-credentials grant work [${backend}]`, async (t) => {
-    const port = await freePort();
-    const config = { ...loadConfig({ PORT: String(port), VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN_ID, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET }), rateLimit: { perSecond: 1000, burst: 1000, tokenPerMinute: 1000, tokenFailuresPerMinute: 1000 } };
-    const fresh = await freshStore(backend);
-    await ensureBootstrapAdmin(fresh.store, config);
-    const app = await buildApp({ config, store: fresh.store, logger: false });
-    t.after(async () => {
-      await app.close();
-      await fresh.drop();
-    });
-    await app.listen({ port: config.port, host: config.host });
+    const { config, port } = await listeningWithDefaults(t, backend);
     const issuer = new URL(`http://${config.host}:${port}`);
     const discovered = await oidc.discovery(issuer, ADMIN_ID, ADMIN_SECRET, undefined, { execute: [oidc.allowInsecureRequests] });
     assert.equal(discovered.serverMetadata().issuer, config.issuer);

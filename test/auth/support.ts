@@ -1,11 +1,17 @@
 // Helpers shared by the auth, keys and http suites: forging JWTs with the store's own signing key
-// (or a foreign one), and a second connection to a suite's store that plays "another process".
+// (or a foreign one), a second connection to a suite's store that plays "another process", and a server
+// listening with a new user's configuration for the OAuth clients.
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { TestContext } from 'node:test';
 import { importJWK, SignJWT, decodeJwt, type CryptoKey, type JWK, type JWTPayload, type KeyObject } from 'jose';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { resolveKeyEncryption, unseal } from '../../src/auth/kek.ts';
 import { loadConfig, type Config } from '../../src/config/env.ts';
+import { buildApp } from '../../src/app.ts';
+import { ensureBootstrapAdmin } from '../../src/server.ts';
+import { freshStore, ADMIN_ID, ADMIN_SECRET, type Backend } from '../helpers/app.ts';
 
 /**
  * The current private signing key, as a server process would load it: unsealed with the KEK the
@@ -86,4 +92,31 @@ export async function eventually(attempt: () => Promise<boolean>, ms = 2000): Pr
 export function header(res: LightMyRequestResponse, name: string): string {
   const value = res.headers[name];
   return Array.isArray(value) ? value.join(', ') : String(value ?? '');
+}
+
+/** A port nothing listens on now (the kernel's pick, released at once). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A server listening with the configuration a new user gets (no VOUCH_ISSUER, no VOUCH_PUBLIC_URL)
+ * on a free port, with the bootstrap admin; closed and its store dropped after the test.
+ */
+export async function listeningWithDefaults(t: TestContext, backend: Backend): Promise<{ app: FastifyInstance; config: Config; port: number }> {
+  const port = await freePort();
+  const config = { ...loadConfig({ PORT: String(port), VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN_ID, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET }), rateLimit: { perSecond: 1000, burst: 1000, tokenPerMinute: 1000, tokenFailuresPerMinute: 1000 } };
+  const fresh = await freshStore(backend);
+  await ensureBootstrapAdmin(fresh.store, config);
+  const app = await buildApp({ config, store: fresh.store, logger: false });
+  t.after(async () => {
+    await app.close();
+    await fresh.drop();
+  });
+  await app.listen({ port, host: config.host });
+  return { app, config, port };
 }
