@@ -16,7 +16,8 @@ import type { Store } from '../store/db.ts';
  * 'policy': an activation or shadow change; 'entity': an erasure (subject: the erased id's
  * digest), after which every process drops its cached scores.
  */
-export type RevocationKind = 'client' | 'key' | 'policy' | 'entity';
+/** `rules`: a rule or list of the environment named by `subject` changed (src/rules/live.ts reloads it). */
+export type RevocationKind = 'client' | 'key' | 'policy' | 'entity' | 'rules';
 export type RevocationListener = (kind: RevocationKind, subject: string) => void;
 
 const CHANNEL = 'vouch_revocations';

@@ -24,6 +24,7 @@ import { changeCounter } from './migrations/024_change_counter.ts';
 import { networkPeerLimits } from './migrations/025_network_peer_limits.ts';
 import { networkFairness } from './migrations/027_network_fairness.ts';
 import { policyJobTurns } from './migrations/028_policy_job_turns.ts';
+import { rulesAndReviews } from './migrations/029_rules_reviews.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -196,6 +197,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '025_network_peer_limits': networkPeerLimits,
   '027_network_fairness': networkFairness,
   '028_policy_job_turns': policyJobTurns,
+  '029_rules_reviews': rulesAndReviews,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -181,6 +181,92 @@ export interface DecisionsTable {
   label_note?: string | null;
   labelled_at?: number | null;
   labelled_by?: string | null;
+  /** scores only (029_rules_reviews): approve | review | hold | decline (docs/rules.md) */
+  outcome?: string | null;
+  /** scores only: the matched active rules, JSON [{id, name, version, action, reads, …}]; null when none */
+  rules?: string | null;
+  /** scores only: the matched shadow rules with their would-be outcome, JSON; never changed the outcome */
+  shadow_rules?: string | null;
+  /** scores only: what a rule reads that the features do not hold (amount_ref, context, entity facts, the policy's safe amount), JSON */
+  rule_inputs?: string | null;
+}
+
+/** Rules (029_rules_reviews, docs/rules.md): each rule's current version. */
+export interface RulesTable {
+  id: string;
+  environment: string;
+  name: string;
+  version: number;
+  status: string;
+  body: string;
+  created_at: number;
+  created_by: string;
+  updated_at: number;
+  updated_by: string;
+}
+
+/** Every version of every rule as it was saved. */
+export interface RuleVersionsTable {
+  rule_id: string;
+  version: number;
+  environment: string;
+  status: string;
+  body: string;
+  changed_at: number;
+  changed_by: string;
+  reason: string | null;
+}
+
+/** One counter per environment, moved by every rule or list change (part of the score cache key). */
+export interface RuleRevisionsTable {
+  environment: string;
+  revision: number | string;
+}
+
+export interface ListsTable {
+  id: string;
+  environment: string;
+  name: string;
+  kind: string;
+  description: string | null;
+  created_at: number;
+  created_by: string;
+  deleted_at: number | null;
+}
+
+/** A list entry is never deleted: removal and expiry are times, so a rule test sees the list as it was. */
+export interface ListEntriesTable {
+  list_id: string;
+  value: string;
+  added_at: number;
+  added_by: string;
+  reason: string | null;
+  expires_at: number | null;
+  removed_at: number | null;
+  removed_by: string | null;
+}
+
+/** Reviews (029_rules_reviews, docs/api.md "Reviews"): opened with their decision, in its commit. */
+export interface ReviewsTable {
+  id: string;
+  environment: string;
+  owner_client_id: string;
+  decision_id: string;
+  entity_id: string;
+  outcome: string;
+  reason: string;
+  sample_rate: number | null;
+  status: string;
+  opened_at: number;
+  due_at: number;
+  assignee: string | null;
+  claimed_at: number | null;
+  resolution: string | null;
+  resolution_label: string | null;
+  note: string | null;
+  added_to_list: string | null;
+  resolved_at: number | null;
+  resolved_by: string | null;
 }
 
 /** Policy versions (005_learning, docs/api.md, "Policies"). */
@@ -247,6 +333,12 @@ export interface Database {
   identifiers: IdentifiersTable;
   identifier_stats: IdentifierStatsTable;
   decisions: DecisionsTable;
+  rules: RulesTable;
+  rule_versions: RuleVersionsTable;
+  rule_revisions: RuleRevisionsTable;
+  lists: ListsTable;
+  list_entries: ListEntriesTable;
+  reviews: ReviewsTable;
   policies: PoliciesTable;
   idempotency_keys: IdempotencyKeysTable;
   erasures: ErasuresTable;

@@ -10,7 +10,10 @@ import { newId } from '../lib/ids.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
 import type { Environment } from '../auth/principal.ts';
 
-export const WEBHOOK_EVENT_TYPES = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'entity.erased', 'policy.activated', 'key.deactivated'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'entity.erased', 'policy.activated', 'key.deactivated',
+  'decision.review_required', 'decision.declined', 'rule.changed', 'list.changed', 'review.resolved',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export type WebhookRow = Selectable<WebhooksTable>;
