@@ -6,8 +6,23 @@ import type { Database, DecisionsTable } from '../store/schema.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 import { GroupCommit, type Outcome } from '../lib/group-commit.ts';
 
-/** A decision to store; only scores carry the cache columns (see trust/scoring.ts). */
-export type DecisionRow = Omit<DecisionsTable, 'cache_key' | 'cache_state'> & Partial<Pick<DecisionsTable, 'cache_key' | 'cache_state'>>;
+/**
+ * The review a score's outcome opens (docs/api.md, "Reviews"): written in the same transaction as
+ * its decision, so neither is ever stored without the other.
+ */
+export interface ReviewOpening {
+  id: string;
+  /** the decision's outcome: review or hold, or approve for a sampled one */
+  outcome: string;
+  /** 'outcome': opened by the outcome; 'sample': one of the policy's review_sample_rate of approvals */
+  reason: 'outcome' | 'sample';
+  /** the sampling rate it was drawn at (reason 'sample'), for the fit's inverse-probability weight */
+  sample_rate: number | null;
+  due_at: number;
+}
+
+/** A decision to store; only scores carry the cache columns (see trust/scoring.ts) and may open a review. */
+export type DecisionRow = Omit<DecisionsTable, 'cache_key' | 'cache_state'> & Partial<Pick<DecisionsTable, 'cache_key' | 'cache_state'>> & { review?: ReviewOpening | null };
 
 const MAX_BATCH = 500;
 const COLUMNS = [
@@ -15,6 +30,8 @@ const COLUMNS = [
   // scores only (docs/api.md, "Outcomes and labels"): see src/audit/learning.ts
   'features', 'feature_set', 'trade_id', 'risk_level', 'shadow_version', 'shadow_score',
   'request', 'network_peers',
+  // scores only (029_rules_reviews): docs/rules.md
+  'outcome', 'rules', 'shadow_rules', 'rule_inputs',
 ] as const;
 
 /** Work that must commit with some decisions (webhook events: src/webhooks/events.ts decisionWebhooks). */
