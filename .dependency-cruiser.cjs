@@ -17,13 +17,27 @@ module.exports = {
       severity: 'error',
       comment: 'http, store and config serve every feature: a feature they need belongs in lib/ or is passed in.',
       from: { path: '^src/(http|store|config)/' },
-      to: { path: '^src/(auth|keys|trust|disputes|audit|policies|webhooks|network|console)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/(auth|keys|trust|disputes|audit|policies|webhooks|network|console|rules|reviews)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'lib-imports-nothing-of-vouch',
       severity: 'error',
       from: { path: '^src/lib/' },
       to: { path: '^src/', pathNot: '^src/lib/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'rules-and-reviews-are-on-top',
+      severity: 'error',
+      comment: 'Rules and reviews build on scoring, policies and audit; those reach them only through seams the composition root fills (trust/outcomes.ts Decider).',
+      from: { path: '^src/(auth|keys|trust|disputes|audit|policies|webhooks|network|rings|http|store|config|lib)/' },
+      to: { path: '^src/(rules|reviews)/' },
+    },
+    {
+      name: 'rules-never-imports-reviews',
+      severity: 'error',
+      comment: 'Reviews add to lists (rules) and read rules; rules know nothing of reviews.',
+      from: { path: '^src/rules/' },
+      to: { path: '^src/reviews/' },
     },
     {
       name: 'src-not-to-outside',
