@@ -63,7 +63,11 @@ export function runWrk(o: WrkOptions): Promise<WrkResult> {
   // One thread: on two cores a second one would only take CPU from the server.
   const args = ['-t1', `-c${o.connections}`, `-d${o.durationS}s`, '--timeout', '10s', '-s', SCRIPT, o.url];
   return new Promise((resolve, reject) => {
-    execFile('wrk', args, { env, maxBuffer: 1 << 20 }, (err, stdout) => {
+    // VOUCH_BENCH_WRK_CPU pins wrk to a core of its own (bench/cpu-per-request.ts --pin), so the
+    // load generator never takes CPU time from the server it measures.
+    const pin = process.env.VOUCH_BENCH_WRK_CPU;
+    const [file, argv] = pin ? ['taskset', ['-c', pin, 'wrk', ...args]] : ['wrk', args];
+    execFile(file, argv, { env, maxBuffer: 1 << 20 }, (err, stdout) => {
       if (err) return reject(err);
       const line = stdout.split('\n').find((l) => l.startsWith('{"requests"'));
       if (!line) return reject(new Error(`wrk printed no result:\n${stdout}`));
