@@ -1,0 +1,289 @@
+// A rule body, checked when saved and compiled for scoring (docs/rules.md). The condition is CEL,
+// type-checked against the variables of docs/rules.md and the policy's signal names; everything
+// cel-js cannot bound by itself is refused by the AST walk of engine-ast.ts. A compiled rule
+// evaluates without ever throwing: a run-time error is a rule that did not match.
+import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
+import { OUTCOMES, type Outcome, type RuleFacts } from '../trust/outcomes.ts';
+import { RULE_LIMITS, activationFor, ruleEnvironment, withLists, type Activation, type RuleEnvironment } from './cel-env.ts';
+import { inspectAst, lineColumn, resolvePath, type Inspection } from './engine-ast.ts';
+
+export interface RuleBody {
+  name: string;
+  condition: string;
+  action?: Outcome;
+  override?: boolean;
+  final?: boolean;
+  cap?: number | string;
+  description?: string;
+}
+
+export interface RuleProblem {
+  /** 'condition' | 'cap' | 'action' | 'override' | 'final' */
+  field: string;
+  /** names line:column when the problem has a position */
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** list name → kind, of the environment */
+export type ListKinds = ReadonlyMap<string, string>;
+export type ListLookup = (name: string, value: string) => boolean;
+
+export interface CompiledRule {
+  id: string;
+  name: string;
+  version: number;
+  status: 'active' | 'shadow';
+  action: Outcome | null;
+  override: boolean;
+  final: boolean;
+  lists: readonly string[];
+  /** never throws: {matched:false, error} on a run-time error */
+  evaluate(facts: RuleFacts, lists: ListLookup): { matched: boolean; reads: Record<string, unknown>; cap: number | null; error?: string };
+}
+
+export type RuleEvaluation = ReturnType<CompiledRule['evaluate']>;
+
+interface Checked {
+  program: ParseResult;
+  inspection: Inspection;
+}
+
+type Expected = 'bool' | 'number';
+
+/**
+ * Parses, type-checks and walks one expression. Problems name `field` and say where; a program is
+ * returned only when there are none.
+ */
+function checkExpression(renv: RuleEnvironment, field: string, source: unknown, expected: Expected): { problems: RuleProblem[]; checked?: Checked } {
+  const problem = (message: string, offset?: number): RuleProblem[] => {
+    if (offset === undefined || typeof source !== 'string') return [{ field, message }];
+    const { line, column } = lineColumn(source, offset);
+    return [{ field, message: `line ${line}, column ${column}: ${message}`, line, column }];
+  };
+  if (typeof source !== 'string' || source.trim() === '') return { problems: problem('must be a non-empty CEL expression') };
+  if (source.length > RULE_LIMITS.maxLength) {
+    return { problems: problem(`is ${source.length} characters long; at most ${RULE_LIMITS.maxLength} are allowed`) };
+  }
+  let program: ParseResult;
+  try {
+    program = renv.env.parse(source);
+  } catch (err) {
+    return { problems: problem(summary(err), errorOffset(err)) };
+  }
+  // the walk first: a refused construct (matches, a deep chain) should be named as such, not as a type error
+  const inspection = inspectAst(program.ast);
+  if (inspection.problems.length > 0) return { problems: inspection.problems.flatMap((p) => problem(p.message, p.start)) };
+  let result: ReturnType<ParseResult['check']>;
+  try {
+    result = program.check();
+  } catch (err) {
+    return { problems: problem(summary(err), errorOffset(err)) };
+  }
+  if (!result.valid) return { problems: problem(summary(result.error), errorOffset(result.error)) };
+  const type = result.type ?? 'dyn';
+  if (expected === 'bool' && type !== 'bool') {
+    return { problems: problem(`must return a bool, but returns ${type}${type === 'dyn' ? ' (compare it, e.g. `context.vip == true`)' : ''}`, 0) };
+  }
+  if (expected === 'number' && type !== 'double' && type !== 'int' && type !== 'dyn') {
+    return { problems: problem(`must return a number, but returns ${type}`, 0) };
+  }
+  return { problems: [], checked: { program, inspection } };
+}
+
+function summary(err: unknown): string {
+  if (err && typeof err === 'object') {
+    const e = err as { summary?: unknown; message?: unknown };
+    if (typeof e.summary === 'string' && e.summary) return e.summary;
+    if (typeof e.message === 'string') return e.message.split('\n')[0] ?? 'invalid expression';
+  }
+  return String(err);
+}
+
+function errorOffset(err: unknown): number | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as { range?: { start?: unknown }; node?: { start?: unknown } };
+  const start = e.range?.start ?? e.node?.start;
+  return typeof start === 'number' ? start : undefined;
+}
+
+interface Analysis {
+  problems: RuleProblem[];
+  condition?: Checked;
+  cap?: Checked | number;
+}
+
+function analyse(body: RuleBody, signalNames: readonly string[]): Analysis {
+  const renv = ruleEnvironment(signalNames);
+  const problems: RuleProblem[] = [];
+  const action = body.action;
+  if (action !== undefined && action !== null && !(OUTCOMES as readonly string[]).includes(action)) {
+    problems.push({ field: 'action', message: `must be one of ${OUTCOMES.join(', ')}` });
+  }
+  const hasCap = body.cap !== undefined && body.cap !== null;
+  if ((action === undefined || action === null) && !hasCap) {
+    problems.push({ field: 'action', message: 'a rule needs an action, a cap, or both' });
+  }
+  if (body.override === true && action !== 'approve') problems.push({ field: 'override', message: 'only an approve rule can override' });
+  if (body.final === true && action !== 'decline') problems.push({ field: 'final', message: 'only a decline rule can be final' });
+  const condition = checkExpression(renv, 'condition', body.condition, 'bool');
+  problems.push(...condition.problems);
+  let cap: Checked | number | undefined;
+  if (typeof body.cap === 'number') {
+    if (!Number.isFinite(body.cap) || body.cap < 0) problems.push({ field: 'cap', message: 'must be a number ≥ 0 or an expression' });
+    else cap = body.cap;
+  } else if (hasCap) {
+    const c = checkExpression(renv, 'cap', body.cap, 'number');
+    problems.push(...c.problems);
+    cap = c.checked;
+  }
+  return { problems, ...(condition.checked ? { condition: condition.checked } : {}), ...(cap !== undefined ? { cap } : {}) };
+}
+
+/** Save-time check of a rule body: [] when valid. `lists` are the environment's lists, which in_list must name. */
+export function checkRule(body: RuleBody, signalNames: readonly string[], lists: ListKinds): RuleProblem[] {
+  const analysis = analyse(body, signalNames);
+  const problems = [...analysis.problems];
+  for (const [field, checked] of [['condition', analysis.condition], ['cap', analysis.cap]] as const) {
+    if (!checked || typeof checked === 'number') continue;
+    for (const name of checked.inspection.listNames) {
+      if (lists.has(name)) continue;
+      const at = findListLiteral(checked.program.ast, name);
+      const source = field === 'condition' ? body.condition : String(body.cap);
+      const pos = at === undefined ? undefined : lineColumn(source, at);
+      problems.push({
+        field,
+        message: `${pos ? `line ${pos.line}, column ${pos.column}: ` : ''}there is no list named "${name}"`,
+        ...(pos ?? {}),
+      });
+    }
+  }
+  return problems;
+}
+
+function findListLiteral(node: ASTNode, name: string): number | undefined {
+  const stack: ASTNode[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.op === 'call' && n.args[0] === 'in_list') {
+      const first = n.args[1][0];
+      if (first?.op === 'value' && first.args === name) return first.start;
+    }
+    if (n.op === 'value' || n.op === 'id') continue;
+    const args = n.args as unknown;
+    const push = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(push);
+      else if (v && typeof v === 'object' && 'op' in v) stack.push(v as ASTNode);
+    };
+    push(args);
+  }
+  return undefined;
+}
+
+/** The list names a condition's in_list calls name (string literals); [] when it does not parse. */
+export function listsNamed(condition: string): string[] {
+  if (typeof condition !== 'string' || condition.length > RULE_LIMITS.maxLength) return [];
+  try {
+    return inspectAst(ruleEnvironment([]).env.parse(condition).ast).listNames;
+  } catch {
+    return [];
+  }
+}
+
+/** Internal: evaluation against a prepared activation, so evaluateRules builds it once per score. */
+export const EVALUATE_WITH = new WeakMap<CompiledRule, { renv: RuleEnvironment; run: (activation: Activation, lists: ListLookup) => RuleEvaluation }>();
+
+/** Compiles a stored rule version; throws an Error listing the problems when it does not check. */
+export function compileRule(stored: { id: string; version: number; status: 'active' | 'shadow'; body: RuleBody }, signalNames: readonly string[]): CompiledRule {
+  const { body } = stored;
+  const analysis = analyse(body, signalNames);
+  if (analysis.problems.length > 0 || !analysis.condition) {
+    throw new Error(`rule ${stored.id} v${stored.version} does not check: ${analysis.problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`);
+  }
+  const renv = ruleEnvironment(signalNames);
+  const condition = analysis.condition;
+  const cap = analysis.cap;
+  const paths = condition.inspection.paths;
+  const sites = condition.inspection.inLists;
+
+  const run = (activation: Activation, lists: ListLookup): RuleEvaluation => {
+    let matched: unknown;
+    let inLists: Array<{ name: string; value: string; result: boolean }>;
+    try {
+      ({ value: matched, inLists } = withLists(lists, () => condition.program(activation)));
+    } catch (err) {
+      return { matched: false, reads: {}, cap: null, error: `condition: ${summary(err)}` };
+    }
+    if (matched !== true) {
+      return matched === false ? { matched: false, reads: {}, cap: null } : { matched: false, reads: {}, cap: null, error: 'condition: did not return a bool' };
+    }
+    const reads = readsOf(activation, lists, inLists);
+    if (cap === undefined) return { matched: true, reads, cap: null };
+    if (typeof cap === 'number') return { matched: true, reads, cap };
+    let value: unknown;
+    try {
+      value = withLists(lists, () => cap.program(activation)).value;
+    } catch (err) {
+      return { matched: true, reads, cap: null, error: `cap: ${summary(err)}` };
+    }
+    const n = typeof value === 'bigint' ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
+      return { matched: true, reads, cap: null, error: `cap: returned ${String(value)}, not a number ≥ 0` };
+    }
+    return { matched: true, reads, cap: n };
+  };
+
+  const readsOf = (activation: Activation, lists: ListLookup, inLists: ReadonlyArray<{ name: string; value: string; result: boolean }>): Record<string, unknown> => {
+    const reads: Record<string, unknown> = {};
+    for (const p of paths) reads[p.key] = plain(resolvePath(activation, p.segments));
+    const covered = new Set<string>();
+    for (const site of sites) {
+      if (!site.path) continue;
+      const value = resolvePath(activation, site.path.segments);
+      const result = typeof value === 'string' ? safeLookup(lists, site.list, value) : false;
+      reads[`in_list(${site.list}, ${site.path.key})`] = result;
+      if (typeof value === 'string') covered.add(`${site.list}\u0000${value}`);
+    }
+    // calls whose value was computed: reported by the value they looked up
+    for (const call of inLists) {
+      if (!covered.has(`${call.name}\u0000${call.value}`)) reads[`in_list(${call.name}, ${JSON.stringify(call.value)})`] = call.result;
+    }
+    return reads;
+  };
+
+  const rule: CompiledRule = {
+    id: stored.id,
+    name: body.name,
+    version: stored.version,
+    status: stored.status,
+    action: body.action ?? null,
+    override: body.override === true,
+    final: body.final === true,
+    lists: [...new Set([...condition.inspection.listNames, ...(cap && typeof cap !== 'number' ? cap.inspection.listNames : [])])],
+    evaluate(facts, lists) {
+      try {
+        return run(activationFor(renv, facts), lists);
+      } catch (err) {
+        return { matched: false, reads: {}, cap: null, error: `condition: ${summary(err)}` };
+      }
+    },
+  };
+  EVALUATE_WITH.set(rule, { renv, run });
+  return rule;
+}
+
+function safeLookup(lists: ListLookup, name: string, value: string): boolean {
+  try {
+    return lists(name, value) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** A read value as JSON can carry it: entity and signals objects become plain objects. */
+function plain(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? Number(v) : v;
+  if (Array.isArray(v)) return v;
+  return { ...(v as Record<string, unknown>) };
+}
