@@ -12,6 +12,7 @@ import { PoliciesPage } from './pages/policies.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { NetworkPage } from './pages/network.tsx';
+import { RulesSection } from './pages/rules.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 
 /** Navigation, in order, with the scope each page needs to be shown. */
@@ -22,6 +23,7 @@ const PAGES: readonly { path: string; name: string; scope: string }[] = [
   { path: '/disputes', name: 'Disputes', scope: 'audit:read' },
   { path: '/entities', name: 'Entities', scope: 'trust:read' },
   { path: '/policies', name: 'Policies', scope: 'policy:read' },
+  { path: '/rules', name: 'Rules', scope: 'rules:read' },
   { path: '/keys', name: 'Keys', scope: 'keys:read' },
   { path: '/webhooks', name: 'Webhooks', scope: 'webhooks:read' },
   { path: '/network', name: 'Network', scope: 'network:admin' },
@@ -77,6 +79,7 @@ function Shell({ session }: { session: Session }) {
   else if (page.path === '/policies') content = <PoliciesPage />;
   else if (page.path === '/keys') content = <KeysPage />;
   else if (page.path === '/network') content = <NetworkPage />;
+  else if (page.path === '/rules') content = <RulesSection rest={id} />;
   else content = <WebhooksPage />;
   return (
     <>

@@ -5,6 +5,7 @@ import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fm
 import { isDispute, LEVELS, type Decision, type DecisionList, type DisputeResult, type Label, type ScoreResult } from '../types.ts';
 import { SignalTable, Waterfall } from '../waterfall.tsx';
 import { NetworkPeers, SafeAmount, tradeAmount, words, disputeRequest, type ScoreRequest } from './decision-facts.tsx';
+import { DecisionRules, OutcomeBadge, outcomeOf } from './decision-rules.tsx';
 
 interface Filters {
   kind: string;
@@ -205,6 +206,7 @@ function ScoreView({ d }: { d: Decision }) {
       <dl class="facts">
         <div><dt>Score</dt><dd class="big">{fmtNumber(r.score)}</dd></div>
         <div><dt>Level</dt><dd><LevelBadge level={r.risk_level} /></dd></div>
+        <div><dt>Outcome</dt><dd><OutcomeBadge outcome={outcomeOf(d).outcome} /></dd></div>
         <div><dt>Amount</dt><dd>{asked?.amount !== undefined ? fmtMoney(asked.amount, asked.currency) : <span class="muted">not recorded</span>}</dd></div>
         <div><dt>Safe amount</dt><dd><SafeAmount amount={r.safe_amount} currency={asked?.currency} /></dd></div>
         {asked?.payment_method && <div><dt>Payment</dt><dd>{asked.payment_method.replace(/_/g, ' ')}{asked.side ? ` (${asked.side})` : ''}</dd></div>}
@@ -224,6 +226,7 @@ function ScoreView({ d }: { d: Decision }) {
         </div>
       )}
       <ErrorBox error={error} what="Could not label" />
+      <DecisionRules d={d} />
       {d.network_peers && d.network_peers.length > 0 && <NetworkPeers peers={d.network_peers} signal={r.signals.find((s) => s.name === 'network_flags')} />}
       <h2>Why this score</h2>
       {r.signals.length === 0 ? (

@@ -1,0 +1,165 @@
+// The shapes of the rules and lists API (docs/api.md, "Rules and lists") as the console reads them,
+// and the calls the Rules and Lists pages make.
+import { api, query } from '../api.ts';
+
+export const OUTCOMES = ['approve', 'review', 'hold', 'decline'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+export const RULE_STATUSES = ['draft', 'shadow', 'active', 'retired'] as const;
+export type RuleStatus = (typeof RULE_STATUSES)[number];
+export const LIST_KINDS = ['entity', 'identifier', 'country', 'string', 'payment_method'] as const;
+export type ListKind = (typeof LIST_KINDS)[number];
+
+/** What a rule says, as it is written and saved. */
+export interface RuleBody {
+  name: string;
+  condition: string;
+  action?: Outcome | null;
+  override?: boolean;
+  final?: boolean;
+  /** a number, or an expression over the same variables, in the request's currency */
+  cap?: number | string | null;
+  description?: string | null;
+}
+
+export interface Rule extends RuleBody {
+  id: string;
+  version: number;
+  status: RuleStatus;
+  created_at?: string | number;
+  created_by?: string;
+  updated_at?: string | number;
+  updated_by?: string;
+}
+
+export interface RuleVersion extends RuleBody {
+  version: number;
+  status: RuleStatus;
+  changed_at?: string | number;
+  changed_by?: string;
+  reason?: string | null;
+}
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface RuleCheck {
+  valid: boolean;
+  errors: FieldProblem[];
+  /** the variables the condition reads */
+  reads?: string[];
+}
+
+export interface RuleVariable {
+  name: string;
+  type: string;
+  description: string;
+  /** its value in a recent decision, when there is one */
+  example?: unknown;
+}
+
+export interface RuleTestResult {
+  decisions: number;
+  matched: number;
+  outcomes: { before: Partial<Record<Outcome, number>>; after: Partial<Record<Outcome, number>> };
+  labelled: { fraud: { matched: number; total: number }; legit: { matched: number; total: number } };
+  /** the money the matched decisions asked for: one sum, or a sum per currency */
+  amount_matched: number | Record<string, number> | null;
+  examples: { decision_id: string; reads: Record<string, unknown> }[];
+  since?: string;
+  until?: string;
+}
+
+/** One rule's matches on one day. */
+export interface DayCount {
+  day: string;
+  matched: number;
+  shadow_matched: number;
+}
+
+export interface RuleList {
+  name: string;
+  kind: ListKind;
+  description?: string | null;
+  entries?: number;
+  created_at?: string | number;
+  created_by?: string;
+}
+
+export interface ListEntry {
+  value: string;
+  reason?: string | null;
+  added_at?: string | number;
+  added_by?: string;
+  expires_at?: string | number | null;
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor?: string | null;
+}
+
+const enc = encodeURIComponent;
+
+export const rulesApi = {
+  list: () => api<Page<Rule>>('GET', '/api/v1/rules?limit=200'),
+  get: (id: string) => api<Rule>('GET', `/api/v1/rules/${enc(id)}`),
+  versions: (id: string) => api<Page<RuleVersion>>('GET', `/api/v1/rules/${enc(id)}/versions`),
+  create: (body: RuleBody & { status?: RuleStatus }) => api<Rule>('POST', '/api/v1/rules', body),
+  update: (id: string, body: Partial<RuleBody> & { status?: RuleStatus; reason?: string }) => api<Rule>('PATCH', `/api/v1/rules/${enc(id)}`, body),
+  retire: (id: string) => api<Rule | undefined>('DELETE', `/api/v1/rules/${enc(id)}`),
+  check: (condition: string, cap?: number | string) => api<RuleCheck>('POST', '/api/v1/rules/check', { condition, ...(cap !== undefined ? { cap } : {}) }),
+  variables: () => api<{ data: RuleVariable[] }>('GET', '/api/v1/rules/variables'),
+  stats: (days: number) => api<unknown>('GET', `/api/v1/rules/stats${query({ days })}`),
+  test: (rule: RuleBody, since: string) => api<RuleTestResult>('POST', '/api/v1/rules/test', { rule, since }),
+  testSaved: (id: string, since: string) => api<RuleTestResult>('POST', `/api/v1/rules/${enc(id)}/test`, { since }),
+};
+
+export const listsApi = {
+  list: () => api<Page<RuleList>>('GET', '/api/v1/lists'),
+  get: (name: string) => api<RuleList>('GET', `/api/v1/lists/${enc(name)}`),
+  create: (body: { name: string; kind: ListKind; description?: string }) => api<RuleList>('POST', '/api/v1/lists', body),
+  remove: (name: string) => api<unknown>('DELETE', `/api/v1/lists/${enc(name)}`),
+  entries: (name: string, cursor?: string | null) => api<Page<ListEntry>>('GET', `/api/v1/lists/${enc(name)}/entries${query({ limit: 50, cursor })}`),
+  add: (name: string, body: { values: string[]; reason?: string; expires_at?: string }) =>
+    api<{ added: number; already_present: number }>('POST', `/api/v1/lists/${enc(name)}/entries`, body),
+  removeEntry: (name: string, value: string) => api<unknown>('DELETE', `/api/v1/lists/${enc(name)}/entries/${enc(value)}`),
+};
+
+/**
+ * The stats answer as a map rule id → its days, oldest first. Accepts `{data: [{rule_id, days:
+ * [...]}]}` and `{data: [{rule_id, day, matched, shadow_matched}]}` (one row per rule and day).
+ */
+export function statsByRule(raw: unknown): Map<string, DayCount[]> {
+  const out = new Map<string, DayCount[]>();
+  const rows = (raw as { data?: unknown[] } | null)?.data ?? [];
+  const push = (id: string, d: Record<string, unknown>) => {
+    const day = String(d.day ?? d.date ?? '');
+    const list = out.get(id) ?? [];
+    list.push({ day, matched: Number(d.matched ?? 0), shadow_matched: Number(d.shadow_matched ?? d.shadow ?? 0) });
+    out.set(id, list);
+  };
+  for (const r of rows as Record<string, unknown>[]) {
+    const id = String(r.rule_id ?? r.id ?? '');
+    if (Array.isArray(r.days)) for (const d of r.days as Record<string, unknown>[]) push(id, d);
+    else push(id, r);
+  }
+  for (const list of out.values()) list.sort((a, b) => a.day.localeCompare(b.day));
+  return out;
+}
+
+/** The last `days` UTC days, oldest first, as YYYY-MM-DD. */
+export function lastDays(days: number, now = Date.now()): string[] {
+  return Array.from({ length: days }, (_, i) => new Date(now - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+}
+
+/** A value a condition read, as text: strings quoted, as CEL would write them. */
+export function showValue(v: unknown): string {
+  if (v === undefined) return 'absent';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : String(Math.round(v * 10_000) / 10_000);
+  return JSON.stringify(v);
+}
