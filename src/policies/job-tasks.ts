@@ -7,7 +7,7 @@ import type { RiskLevel } from '../trust/types.ts';
 import { BacktestTally, type BacktestResult } from './backtest.ts';
 import { replayableFeatures, type FeatureRecord } from './features.ts';
 import { InsufficientLabelsError } from './fit.ts';
-import { trainingLabel } from './labels.ts';
+import { LEFT_OUT, trainingExample } from './labels.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 import { plotsFromScores, shapePlots, type PlotData } from './plots.ts';
 import { fitCandidate, type FitReport } from './report.ts';
@@ -33,6 +33,14 @@ export interface WireDecision {
   request?: string | null;
   /** fits only: a trade.completed event exists for this entity and trade_id */
   completed?: boolean;
+  /** fits only: 'api' | 'event' | 'review' for a labelled decision */
+  label_source?: string | null;
+  /** fits only: the decision's outcome (null before outcomes) */
+  outcome?: string | null;
+  /** fits only: the review the decision opened, if any */
+  review?: { reason: string; sample_rate: number | null; resolution: string | null } | null;
+  /** fits only: the deciding policy's review sample rate, null when it sampled nothing */
+  sampling_rate?: number | null;
 }
 
 export type JobTask =
@@ -114,11 +122,16 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
   return {
     add(page) {
       for (const row of page) {
-        const label = trainingLabel(
-          { createdAt: row.created_at, entityId: row.subject_id, tradeId: row.trade_id, label: row.label as 'fraud' | 'legit' | null },
+        const example = trainingExample(
+          {
+            createdAt: row.created_at, entityId: row.subject_id, tradeId: row.trade_id, label: row.label as 'fraud' | 'legit' | null,
+            labelSource: row.label_source, outcome: row.outcome, samplingRate: row.sampling_rate,
+            review: row.review && { reason: row.review.reason, sampleRate: row.review.sample_rate, resolution: row.review.resolution },
+          },
           { now: task.now, assumeLegitAfterDays: task.assumeLegitAfterDays, completed: () => row.completed === true },
         );
-        if (label !== null) labelled.add({ entityId: row.subject_id, features: features(row, task.base), label, ...requestMoney(row) });
+        if (example === LEFT_OUT) labelled.leaveOut();
+        else if (example !== null) labelled.add({ entityId: row.subject_id, features: features(row, task.base), ...example, ...requestMoney(row) });
       }
     },
     labelled: () => labelled.count,

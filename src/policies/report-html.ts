@@ -13,6 +13,9 @@ type ThresholdFigure = Pick<LevelFigure, 'risk_level' | 'min_score' | 'share_fla
 
 interface ReportLike {
   labels: { fraud: number; legit: number };
+  /** absent in reports stored before labels were counted by source */
+  label_sources?: Record<string, number>;
+  sampling?: { decisions: number; weight: number; left_out: number };
   train?: { decisions: number; fraud: number };
   holdout: { decisions: number; fraud: number };
   metrics: { base: Metrics; candidate: Metrics };
@@ -155,6 +158,18 @@ function weightsTable(r: ReportLike): string {
   return `<table><thead><tr><th>signal</th><th>base</th><th>candidate</th><th>change</th></tr></thead><tbody>${bias}${rows}</tbody></table>`;
 }
 
+/** Where the labels came from, and what the sampled approvals stood for (docs/learning.md, "Labels from reviews"). */
+function sourcesLine(r: ReportLike): string {
+  const sources = r.label_sources;
+  if (!sources) return '';
+  const parts = Object.entries(sources).map(([k, n]) => `${esc(k)} ${Number(n)}`).join(', ');
+  const s = r.sampling;
+  const sampled = s && s.decisions > 0
+    ? ` Sampled approvals: ${Number(s.decisions)} reviewed, weighted to stand for ${fmt(s.weight, 0)} approvals (${Number(s.left_out)} unsampled approvals left out for them).`
+    : '';
+  return ` By source: ${parts}.${sampled}`;
+}
+
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1f2328;max-width:1100px}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0}
 th,td{border:1px solid #d0d7de;padding:.25rem .6rem;text-align:right}th:first-child{text-align:left}
@@ -176,7 +191,7 @@ export async function reportHtml(record: RecordLike, report: ReportLike): Promis
 <body>
 <h1>Policy ${esc(record.version)}</h1>
 <p>Fitted from <b>${esc(record.parent_version ?? '—')}</b> on ${esc(record.created_at)}; status <b>${esc(record.status)}</b>.
-Labels: ${report.labels.fraud} fraud, ${report.labels.legit} legit. Holdout (entities never seen by the fit): ${report.holdout.decisions} decisions, ${report.holdout.fraud} fraud.</p>
+Labels: ${report.labels.fraud} fraud, ${report.labels.legit} legit.${sourcesLine(report)} Holdout (entities never seen by the fit): ${report.holdout.decisions} decisions, ${report.holdout.fraud} fraud.</p>
 <h2>Holdout metrics</h2>${metricsTable(report.metrics)}
 <h2>Plots</h2><div class="plots">${figures}</div>
 <h2>What each level would flag (candidate, holdout)</h2>${thresholdTable(report.thresholds)}

@@ -8,7 +8,7 @@ import { fitSignalSamples, type SignalFit } from './signal-fit.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 import { levelFigures, shareAtOrAbove, thresholdsForTarget, type LevelFigure, type OperatingTarget, type TargetOutcome } from './operating.ts';
 import type { ReplayPolicy } from './backtest.ts';
-import { LabelledSplit, type LabelledInput, type SampleColumns } from './samples.ts';
+import { LabelledSplit, type LabelledInput, type LabelTally, type SampleColumns } from './samples.ts';
 
 /** A labelled decision handed over whole (tests, the quality bench); the job streams into a LabelledSplit. */
 export type LabelledDecision = LabelledInput;
@@ -22,6 +22,14 @@ export interface HoldoutScores {
 
 export interface FitReport {
   labels: { fraud: number; legit: number };
+  /**
+   * The labelled decisions by where their label came from: api, event, review (a reviewer's
+   * label, or an approve resolution made legit by its completed trade), assumed (legit by the
+   * completed trade alone). Rows handed over without a source are not counted here.
+   */
+  label_sources: LabelTally['sources'];
+  /** approvals drawn for review: how many count, their summed weight, how many unsampled were left out */
+  sampling: LabelTally['sampling'];
   train: { decisions: number; fraud: number };
   holdout: { decisions: number; fraud: number };
   metrics: { base: Metrics; candidate: Metrics };
@@ -69,6 +77,8 @@ export function fitReport(args: {
   const scores = args.scores ?? holdoutScores(holdout, base, candidate);
   return {
     labels: { fraud: split.fraud, legit: split.count - split.fraud },
+    label_sources: { ...split.tally.sources },
+    sampling: { ...split.tally.sampling, weight: Math.round(split.tally.sampling.weight * 1e4) / 1e4 },
     train: { decisions: train.count, fraud: train.fraud },
     holdout: { decisions: holdout.count, fraud: holdout.fraud },
     metrics: { base: computeMetrics(scores.base, scores.labels), candidate: computeMetrics(scores.candidate, scores.labels) },

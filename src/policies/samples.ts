@@ -1,14 +1,15 @@
 // A fit's labelled decisions held compactly (issue 20 item 5): one object with a parsed feature
 // record and an entity id per decision cost ~1 KB, so a million labelled decisions outgrew the
 // heap. Here a decision is its feature vector in SIGNAL_NAMES order (8 bytes a value, in blocks of
-// plain Float64Arrays, never copied to grow), a label byte, its amount and a currency index: 209
-// bytes with today's 23 signals, outside the JS heap. The train / holdout side is decided as the
+// plain Float64Arrays, never copied to grow), a label byte, its sample weight, its amount and a
+// currency index: 217 bytes with today's 23 signals, outside the JS heap. The train / holdout side is decided as the
 // decision arrives (the entity split of split.ts), so the two sides are two such columns.
 import { SIGNAL_NAMES, type SignalName } from './policy.ts';
 import { modelValue, replayScore } from './arithmetic.ts';
 import type { FeatureRecord } from './features.ts';
 import type { SampleBlock, Samples } from './fit.ts';
 import type { Label } from './metrics.ts';
+import { LABEL_ORIGINS, type LabelOrigin } from './labels.ts';
 import type { ScoredOutcome } from './operating.ts';
 import { DEFAULT_HOLDOUT_FRACTION, isHoldout } from './split.ts';
 
@@ -32,12 +33,15 @@ export class SampleColumns implements Samples {
   get count(): number { return this.rows; }
   get fraud(): number { return this.frauds; }
 
-  /** Appends a decision: its values as the model sums them (modelValue), so a replay is exact. */
-  push(features: FeatureRecord, label: Label, amount?: number | null, currency?: string | null): void {
+  /**
+   * Appends a decision: its values as the model sums them (modelValue), so a replay is exact, and
+   * its sample weight (1, or a sampled review label's inverse rate: labels.ts, trainingExample).
+   */
+  push(features: FeatureRecord, label: Label, amount?: number | null, currency?: string | null, weight = 1): void {
     let block = this.blocks[this.blocks.length - 1];
     if (!block || block.n === BLOCK_ROWS) {
       block = {
-        n: 0, x: new Float64Array(BLOCK_ROWS * this.width), y: new Uint8Array(BLOCK_ROWS), s: null,
+        n: 0, x: new Float64Array(BLOCK_ROWS * this.width), y: new Uint8Array(BLOCK_ROWS), s: new Float64Array(BLOCK_ROWS),
         amount: new Float64Array(BLOCK_ROWS), currency: new Uint16Array(BLOCK_ROWS),
       };
       this.blocks.push(block);
@@ -46,6 +50,7 @@ export class SampleColumns implements Samples {
     const offset = at * this.width;
     for (let j = 0; j < this.width; j++) block.x[offset + j] = modelValue(features[SIGNAL_NAMES[j]!]);
     block.y[at] = label;
+    block.s![at] = weight;
     // NaN and index 0 stand for "not kept": the decision then counts, but in no currency.
     block.amount[at] = typeof amount === 'number' && Number.isFinite(amount) ? amount : Number.NaN;
     block.currency[at] = typeof currency === 'string' ? this.currencyId(currency) : 0;
@@ -85,6 +90,13 @@ export class SampleColumns implements Samples {
   /** The rows for fit.ts, block by block, in arrival order. */
   *each(): Iterable<SampleBlock> {
     yield* this.blocks;
+  }
+
+  /** Every row's sample weight, in row order. */
+  weights(): number[] {
+    const out: number[] = [];
+    for (const b of this.blocks) for (let i = 0; i < b.n; i++) out.push(b.s![i]!);
+    return out;
   }
 
   labels(): Label[] {
@@ -129,6 +141,19 @@ export interface LabelledInput {
   label: Label;
   amount?: number | null;
   currency?: string | null;
+  /** where the label came from (the report counts them); absent: not counted by source */
+  source?: LabelOrigin;
+  /** sample weight, default 1 */
+  weight?: number;
+  /** an approval drawn for review at the policy's sample rate */
+  sampled?: boolean;
+}
+
+/** What the report says of the labels' origins and of the sampled approvals' weights. */
+export interface LabelTally {
+  sources: Record<LabelOrigin, number>;
+  /** sampled approvals kept, the sum of their weights, and unsampled approvals left out for them */
+  sampling: { decisions: number; weight: number; left_out: number };
 }
 
 /**
@@ -141,6 +166,10 @@ export class LabelledSplit {
   // Recent entities' sides: hashing is cheap, but a page holds several decisions of one entity.
   // Bounded, so a million entities never become a million map entries.
   private readonly recent = new Map<string, boolean>();
+  readonly tally: LabelTally = {
+    sources: Object.fromEntries(LABEL_ORIGINS.map((o) => [o, 0])) as Record<LabelOrigin, number>,
+    sampling: { decisions: 0, weight: 0, left_out: 0 },
+  };
 
   constructor(private readonly fraction = DEFAULT_HOLDOUT_FRACTION, private readonly salt?: string) {
     if (!(fraction >= 0 && fraction <= 1)) throw new RangeError('split: the holdout fraction must be within 0 … 1');
@@ -153,7 +182,19 @@ export class LabelledSplit {
       if (this.recent.size >= 50_000) this.recent.clear();
       this.recent.set(d.entityId, held);
     }
-    (held ? this.holdout : this.train).push(d.features, d.label, d.amount, d.currency);
+    const weight = d.weight ?? 1;
+    if (!(Number.isFinite(weight) && weight >= 0)) throw new RangeError('split: a sample weight must be a finite number ≥ 0');
+    (held ? this.holdout : this.train).push(d.features, d.label, d.amount, d.currency, weight);
+    if (d.source) this.tally.sources[d.source]++;
+    if (d.sampled) {
+      this.tally.sampling.decisions++;
+      this.tally.sampling.weight += weight;
+    }
+  }
+
+  /** An approval left out because sampled ones stand for it (labels.ts, trainingExample). */
+  leaveOut(): void {
+    this.tally.sampling.left_out++;
   }
 
   get count(): number { return this.train.count + this.holdout.count; }

@@ -6,6 +6,7 @@ import type { Environment } from '../auth/principal.ts';
 import type { Database } from '../store/schema.ts';
 import { completionIndex } from './labels.ts';
 import { completionCutoff, type JobTask, type WireDecision } from './job-tasks.ts';
+import { reviewSampleRateOf } from './outcome-policy.ts';
 
 export interface Window {
   since?: number;
@@ -23,25 +24,34 @@ export async function countDecisions(db: Kysely<Database>, environment: Environm
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
+const num = (v: number | string | bigint | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+
 /**
  * Every score decision with stored features in the window, oldest first, a page at a time: each
- * read is short, and only the pages in flight are ever held.
+ * read is short, and only the pages in flight are ever held. A fit's rows also carry what the
+ * labels by source and the sampled reviews' weights need (labels.ts, trainingExample): the label's
+ * source, the outcome, the review the decision opened (one at most: reviews.decision_id is
+ * unique, so the join never repeats a decision) and the deciding policy's review sample rate.
  */
-async function* storedDecisions(db: Kysely<Database>, environment: Environment, window: Window): AsyncGenerator<WireDecision[]> {
+async function* storedDecisions(db: Kysely<Database>, environment: Environment, window: Window, forFit: boolean): AsyncGenerator<WireDecision[]> {
+  const rates = forFit ? await sampleRates(db, environment) : new Map<string, number>();
   let after: { at: number; id: string } | undefined;
   for (;;) {
     let q = db.selectFrom('decisions')
-      .select(['id', 'subject_id', 'created_at', 'features', 'feature_set', 'trade_id', 'risk_level', 'label', 'shadow_version', 'shadow_score', 'policy_version', 'request'])
-      .where('environment', '=', environment)
-      .where('kind', '=', 'score')
-      .where('features', 'is not', null);
-    if (window.since !== undefined) q = q.where('created_at', '>=', window.since);
-    if (window.until !== undefined) q = q.where('created_at', '<', window.until);
+      .leftJoin('reviews', (join) => join.onRef('reviews.decision_id', '=', 'decisions.id').on('reviews.environment', '=', environment))
+      .select(['decisions.id', 'decisions.subject_id', 'decisions.created_at', 'decisions.features', 'decisions.feature_set', 'decisions.trade_id', 'decisions.risk_level',
+        'decisions.label', 'decisions.label_source', 'decisions.outcome', 'decisions.shadow_version', 'decisions.shadow_score', 'decisions.policy_version', 'decisions.request',
+        'reviews.reason as review_reason', 'reviews.sample_rate as review_sample_rate', 'reviews.resolution as review_resolution'])
+      .where('decisions.environment', '=', environment)
+      .where('decisions.kind', '=', 'score')
+      .where('decisions.features', 'is not', null);
+    if (window.since !== undefined) q = q.where('decisions.created_at', '>=', window.since);
+    if (window.until !== undefined) q = q.where('decisions.created_at', '<', window.until);
     if (after) {
       const { at, id } = after;
-      q = q.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', id)])]));
+      q = q.where((eb) => eb.or([eb('decisions.created_at', '>', at), eb.and([eb('decisions.created_at', '=', at), eb('decisions.id', '>', id)])]));
     }
-    const rows = await q.orderBy('created_at').orderBy('id').limit(PAGE).execute();
+    const rows = await q.orderBy('decisions.created_at').orderBy('decisions.id').limit(PAGE).execute();
     if (rows.length > 0) {
       yield rows.map((r) => ({
         subject_id: r.subject_id,
@@ -55,12 +65,37 @@ async function* storedDecisions(db: Kysely<Database>, environment: Environment, 
         shadow_score: r.shadow_score === null || r.shadow_score === undefined ? null : Number(r.shadow_score),
         policy_version: r.policy_version,
         request: r.request ?? null,
+        ...(forFit ? {
+          label_source: r.label_source ?? null,
+          outcome: r.outcome ?? null,
+          review: r.review_reason === null || r.review_reason === undefined ? null
+            : { reason: r.review_reason, sample_rate: num(r.review_sample_rate), resolution: r.review_resolution ?? null },
+          sampling_rate: rates.get(r.policy_version) ?? null,
+        } : {}),
       }));
     }
     if (rows.length < PAGE) return;
     const last = rows[rows.length - 1]!;
     after = { at: Number(last.created_at), id: last.id };
   }
+}
+
+/**
+ * The review sample rate of every policy of the environment that has one (the deciding policy's
+ * rate says whether an unreviewed approval was passed over by the draw). Policies are few.
+ */
+async function sampleRates(db: Kysely<Database>, environment: Environment): Promise<Map<string, number>> {
+  const rows = await db.selectFrom('policies').select(['version', 'document']).where('environment', '=', environment).execute();
+  const rates = new Map<string, number>();
+  for (const row of rows) {
+    try {
+      const rate = reviewSampleRateOf(JSON.parse(row.document) as { reviewSampleRate?: number });
+      if (typeof rate === 'number' && rate > 0) rates.set(row.version, rate);
+    } catch {
+      // A document that does not parse cannot have sampled anything.
+    }
+  }
+  return rates;
 }
 
 /**
@@ -89,6 +124,6 @@ async function* withCompletions(db: Kysely<Database>, environment: Environment, 
 
 /** The pages a job folds in: a fit's also say which waiting decisions' trades completed. */
 export function jobPages(db: Kysely<Database>, task: JobTask, environment: Environment, window: Window): AsyncIterable<WireDecision[]> {
-  const pages = storedDecisions(db, environment, window);
+  const pages = storedDecisions(db, environment, window, task.kind === 'fit');
   return task.kind === 'fit' ? withCompletions(db, environment, pages, completionCutoff(task)) : pages;
 }
