@@ -1,0 +1,65 @@
+// What a rule test reads from the store (docs/rules.md, "Testing a rule"): the environment's score
+// decisions of the window a page at a time, oldest first, by keyset on (created_at, id) — the
+// index decisions_created serves it, each read is short, and only the pages in flight are held —
+// and the entries, present or not, of the lists the rule names. Used by the worker over its own
+// connection, or by the main thread when the store cannot be opened twice (in-memory SQLite).
+import type { Kysely } from 'kysely';
+import type { Environment } from '../auth/principal.ts';
+import type { Database } from '../store/schema.ts';
+import type { ReplayRow } from './replay.ts';
+import type { ListEntryRow } from './replay-lists.ts';
+
+/** [since, until) in ms. */
+export interface ReplayWindow {
+  since: number;
+  until: number;
+}
+
+/** Pages of 1000: big enough that a page's round trip is small beside its work, small enough to hold two. */
+export const REPLAY_PAGE = 1000;
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+export async function* replayPages(db: Kysely<Database>, environment: Environment, window: ReplayWindow, page = REPLAY_PAGE): AsyncGenerator<ReplayRow[]> {
+  let after: { at: number; id: string } | undefined;
+  for (;;) {
+    let q = db.selectFrom('decisions')
+      .select(['id', 'subject_id', 'created_at', 'request', 'features', 'feature_set', 'result', 'risk_level', 'outcome', 'rules', 'label', 'rule_inputs'])
+      .where('environment', '=', environment)
+      .where('kind', '=', 'score')
+      .where('created_at', '>=', window.since)
+      .where('created_at', '<', window.until);
+    if (after) {
+      const { at, id } = after;
+      q = q.where((eb) => eb.or([eb('created_at', '>', at), eb.and([eb('created_at', '=', at), eb('id', '>', id)])]));
+    }
+    const rows = await q.orderBy('created_at').orderBy('id').limit(page).execute();
+    if (rows.length > 0) {
+      yield rows.map((r) => ({
+        id: r.id, subject_id: r.subject_id, created_at: Number(r.created_at), request: r.request ?? null, features: r.features ?? null,
+        feature_set: num(r.feature_set), result: r.result, risk_level: r.risk_level ?? null, outcome: r.outcome ?? null, rules: r.rules ?? null,
+        label: r.label ?? null, rule_inputs: r.rule_inputs ?? null,
+      }));
+    }
+    if (rows.length < page) return;
+    const last = rows[rows.length - 1]!;
+    after = { at: Number(last.created_at), id: last.id };
+  }
+}
+
+/**
+ * Every entry ever made, in the environment, to a list of one of these names — deleted lists'
+ * included, with their deletion time, since a decision made before the deletion saw them.
+ */
+export async function listEntries(db: Kysely<Database>, environment: Environment, names: readonly string[]): Promise<ListEntryRow[]> {
+  if (names.length === 0) return [];
+  const rows = await db.selectFrom('list_entries')
+    .innerJoin('lists', 'lists.id', 'list_entries.list_id')
+    .select(['lists.name as list', 'list_entries.value', 'list_entries.added_at', 'list_entries.removed_at', 'list_entries.expires_at', 'lists.deleted_at as list_deleted_at'])
+    .where('lists.environment', '=', environment)
+    .where('lists.name', 'in', [...names])
+    .execute();
+  return rows.map((r) => ({
+    list: r.list, value: r.value, added_at: Number(r.added_at), removed_at: num(r.removed_at), expires_at: num(r.expires_at), list_deleted_at: num(r.list_deleted_at),
+  }));
+}

@@ -1,0 +1,161 @@
+// Rule tests off the event loop (docs/rules.md, "Testing a rule"): each runs in a worker thread
+// (replay-worker.ts) that reads the store a page at a time over a connection of its own; when the
+// store cannot be opened twice (in-memory SQLite), this thread reads the pages and hands them
+// over one at a time, each acknowledged, so at most two are in flight. One rule test per
+// environment at a time in this process: a second is refused (RuleTestBusyError, 409 with
+// Retry-After) rather than queued, so a desk clicking "test" twice never doubles the work.
+import type { Worker } from 'node:worker_threads';
+import { spawnWorker } from '../lib/worker-thread.ts';
+import type { Environment } from '../auth/principal.ts';
+import type { StoreSource } from '../policies/job-reader.ts';
+import type { RuleBody } from './compile.ts';
+import type { ReplayRow, ReplaySettings, RuleTestResult } from './replay.ts';
+import type { ListEntryRow } from './replay-lists.ts';
+import type { ReplayWindow } from './replay-store.ts';
+
+/** The rule and what its replay needs: plain data, so it crosses to the thread. */
+export interface ReplayTask {
+  rule: { id: string; version: number; body: RuleBody };
+  settings: ReplaySettings;
+}
+
+export type ToReplayWorker =
+  | { type: 'start'; task: ReplayTask }
+  | { type: 'lists'; entries: ListEntryRow[] }
+  | { type: 'page'; rows: ReplayRow[] }
+  | { type: 'end' }
+  | { type: 'read'; source: StoreSource; environment: Environment; window: ReplayWindow };
+export type FromReplayWorker = { type: 'ack' } | { type: 'result'; value: unknown } | { type: 'error'; message: string };
+
+/** Another rule test of the environment is running. */
+export class RuleTestBusyError extends Error {
+  /** a test of a million decisions takes under a minute; most take a second or two */
+  readonly retryAfterSeconds = 5;
+  constructor() {
+    super('A rule test is already running in this environment; try again when it has finished.');
+    this.name = 'RuleTestBusyError';
+  }
+}
+
+const running = new Set<Environment>();
+
+// A worker takes most of a second to start (it loads the CEL library), so one that finished a
+// test waits a minute for the next before it ends. It never keeps the process alive while idle.
+const IDLE_MS = 60_000;
+let idle: { worker: Worker; timer: NodeJS.Timeout } | undefined;
+
+function takeWorker(): Worker {
+  if (idle) {
+    const { worker, timer } = idle;
+    idle = undefined;
+    clearTimeout(timer);
+    worker.ref();
+    return worker;
+  }
+  const worker = spawnWorker(import.meta.url, 'replay-worker');
+  worker.on('error', () => {});
+  worker.on('exit', () => {
+    if (idle?.worker === worker) {
+      clearTimeout(idle.timer);
+      idle = undefined;
+    }
+  });
+  return worker;
+}
+
+function keepWorker(worker: Worker): void {
+  if (idle) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  idle = { worker, timer: setTimeout(() => void worker.terminate(), IDLE_MS).unref() };
+}
+
+/** One conversation with a worker: each message answered by the next reply, or by its failure. */
+class ReplayThread {
+  private readonly worker = takeWorker();
+  private waiting: { resolve: (m: FromReplayWorker) => void; reject: (err: Error) => void } | undefined;
+  private failure: Error | undefined;
+  private clean = false;
+  private readonly onMessage = (message: FromReplayWorker) => {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (message.type === 'error') waiting?.reject(new Error(`rule test: ${message.message}`));
+    else waiting?.resolve(message);
+  };
+  private readonly onError = (err: Error) => this.fail(err);
+  private readonly onExit = (code: number) => this.fail(new Error(`rule test: the worker thread stopped (exit code ${code})`));
+
+  constructor(task: ReplayTask) {
+    this.worker.on('message', this.onMessage).on('error', this.onError).on('exit', this.onExit);
+    this.worker.postMessage({ type: 'start', task } satisfies ToReplayWorker);
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.reject(this.failure);
+  }
+
+  async request(message: ToReplayWorker): Promise<FromReplayWorker> {
+    if (this.failure) throw this.failure;
+    const reply = await new Promise<FromReplayWorker>((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.worker.postMessage(message);
+    });
+    this.clean = message.type === 'end' || message.type === 'read';
+    return reply;
+  }
+
+  async close(): Promise<void> {
+    this.worker.off('message', this.onMessage).off('error', this.onError).off('exit', this.onExit);
+    // A worker that answered its last request is fit for the next test; any other is ended.
+    if (this.clean && !this.failure) keepWorker(this.worker);
+    else await this.worker.terminate();
+  }
+}
+
+/** Where the decisions come from: the worker reads them itself, or this thread feeds them. */
+export type ReplayInput =
+  | { source: StoreSource; environment: Environment; window: ReplayWindow }
+  | { entries: () => Promise<ListEntryRow[]>; pages: AsyncIterable<ReplayRow[]> };
+
+/**
+ * Runs one rule test in a worker thread; RuleTestBusyError at once when another test of
+ * `environment` runs in this process.
+ */
+export async function runRuleTest(environment: Environment, task: ReplayTask, input: ReplayInput): Promise<RuleTestResult> {
+  if (running.has(environment)) throw new RuleTestBusyError();
+  running.add(environment);
+  let thread: ReplayThread | undefined;
+  try {
+    thread = new ReplayThread(task);
+    if ('source' in input) {
+      const reply = await thread.request({ type: 'read', source: input.source, environment: input.environment, window: input.window });
+      return (reply as Extract<FromReplayWorker, { type: 'result' }>).value as RuleTestResult;
+    }
+    await thread.request({ type: 'lists', entries: await input.entries() });
+    const reader = input.pages[Symbol.asyncIterator]();
+    try {
+      // The next page is read while the worker folds in the current one.
+      let next = reader.next();
+      for (;;) {
+        const { value, done } = await next;
+        if (done) break;
+        const folded = thread.request({ type: 'page', rows: value });
+        next = reader.next();
+        next.catch(() => {});
+        await folded;
+      }
+    } finally {
+      await reader.return?.();
+    }
+    const reply = await thread.request({ type: 'end' });
+    return (reply as Extract<FromReplayWorker, { type: 'result' }>).value as RuleTestResult;
+  } finally {
+    await thread?.close();
+    running.delete(environment);
+  }
+}

@@ -1,0 +1,232 @@
+// Testing a rule on the past (docs/rules.md, "Testing a rule"; docs/api.md, "Rules and lists"):
+// the pure part. Each stored score decision is turned back into the facts a rule read when it was
+// made (its request, its stored signal values, the rule inputs stored beside them) and the tested
+// rule runs on them with the lists as they were at that decision's time (replay-lists.ts). The
+// tally keeps counts, money per currency and twenty examples: a million decisions cost the same
+// memory as a hundred. No I/O here; replay-worker.ts feeds it pages off the event loop.
+import { OUTCOMES, type MatchedRule, type Outcome, type RuleFacts, type EntityFacts } from '../trust/outcomes.ts';
+import type { CompiledRule, ListLookup } from './compile.ts';
+import type { evaluateRules } from './decide.ts';
+import { replayableFeatures, type FeatureRecord } from '../policies/features.ts';
+import type { Policy } from '../policies/policy.ts';
+import type { ListHistory } from './replay-lists.ts';
+
+/** A stored score decision as the store gives it: JSON columns still text (they cross to the worker). */
+export interface ReplayRow {
+  id: string;
+  subject_id: string;
+  created_at: number;
+  /** the request summary {amount, currency, side, payment_method, country, …}; null before it was kept */
+  request: string | null;
+  features: string | null;
+  feature_set: number | null;
+  /** the score response as answered (score, risk_level, safe_amount) */
+  result: string;
+  risk_level: string | null;
+  /** null for decisions made before outcomes existed */
+  outcome: string | null;
+  /** the matched active rules, MatchedRule[] JSON, null when none */
+  rules: string | null;
+  label: string | null;
+  /** {amount_ref, context, entity, safe_amount}; null for decisions made before rules existed */
+  rule_inputs: string | null;
+}
+
+/** What the test needs besides the decisions: plain data, built again in the worker. */
+export interface ReplaySettings {
+  /** risk level → the policy's outcome (the active policy's `outcomes` map, defaults filled in) */
+  outcomes: Record<string, Outcome>;
+  signalNames: readonly string[];
+  disputePrior: Policy['disputePrior'];
+}
+
+export interface RuleExample {
+  decision_id: string;
+  created_at: string;
+  reads: Record<string, unknown>;
+  before: Outcome;
+  after: Outcome;
+  label: 'fraud' | 'legit' | null;
+  amount: number | null;
+  currency: string | null;
+}
+
+export interface RuleTestResult {
+  decisions: number;
+  matched: number;
+  /** decisions on which the condition failed at run time (counted as no match, as in a live score) */
+  errors: number;
+  /** decisions replayed without stored rule inputs (made before rules existed): what they lacked read as absent */
+  without_inputs: number;
+  /** decisions whose outcome the rule changes */
+  changed: number;
+  outcomes: { before: Record<Outcome, number>; after: Record<Outcome, number> };
+  labelled: { fraud: { matched: number; total: number }; legit: { matched: number; total: number } };
+  /** the matched decisions' amounts summed per currency (amounts of different currencies never add up) */
+  amount_matched: Record<string, number>;
+  /** the most recent matched decisions, newest first, with what the condition read */
+  examples: RuleExample[];
+}
+
+export const MAX_EXAMPLES = 20;
+/** The id a rule under test has when it is not stored yet: no stored decision names it. */
+export const UNSAVED_RULE_ID = 'rule_under_test';
+
+const isOutcome = (v: unknown): v is Outcome => typeof v === 'string' && (OUTCOMES as readonly string[]).includes(v);
+const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+function parse(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+// The score response is large (every signal with its description) and only two numbers of it are
+// needed: read them by pattern instead of parsing it. `"score":` and `"safe_amount":` can only
+// occur unescaped as keys (a string value escapes its quotes), and `score` comes right after
+// `entity_id`, so its first occurrence is the top-level one.
+const SCORE = /"score":(-?[0-9.eE+-]+)/;
+const SAFE_AMOUNT = /"safe_amount":(-?[0-9.eE+-]+|null)/;
+function numberIn(text: string, pattern: RegExp): number | null {
+  const m = pattern.exec(text);
+  if (!m || m[1] === 'null') return null;
+  return finite(Number(m[1]));
+}
+
+/** The facts a live score gave its rules, rebuilt from a stored decision; missing facts are absent. */
+export function factsOf(row: ReplayRow, settings: ReplaySettings): { facts: RuleFacts; complete: boolean; amount: number | null } {
+  const request = parse(row.request) ?? {};
+  const inputs = parse(row.rule_inputs);
+  const stored = (parse(row.features) ?? {}) as FeatureRecord;
+  const values = replayableFeatures(stored, row.feature_set, settings.disputePrior);
+  const signals: Record<string, number> = {};
+  for (const name of settings.signalNames) signals[name] = finite(values[name as keyof FeatureRecord]) ?? 0;
+  // Before rule inputs were stored, the request summary kept the context members an operator
+  // reads (side, payment method, countries, trade id): they are the context such a decision has.
+  const { amount: _a, currency: _c, ...summaryContext } = request;
+  const context = (inputs?.context as Record<string, unknown> | undefined) ?? summaryContext;
+  const facts: RuleFacts = {
+    entity_id: row.subject_id,
+    amount: finite(request.amount) ?? Number.NaN,
+    currency: typeof request.currency === 'string' ? request.currency : '',
+    amount_ref: finite(inputs?.amount_ref),
+    context,
+    // No entity facts: an empty object, so a condition reading one fails (no match) instead of
+    // reading an invented zero.
+    entity: (inputs?.entity as EntityFacts | undefined) ?? ({} as EntityFacts),
+    signals,
+    score: numberIn(row.result, SCORE) ?? Number.NaN,
+    risk_level: row.risk_level ?? '',
+    safe_amount: inputs && 'safe_amount' in inputs ? finite(inputs.safe_amount) : numberIn(row.result, SAFE_AMOUNT),
+  };
+  return { facts, complete: inputs !== null, amount: finite(request.amount) };
+}
+
+/** A stored matched rule, standing in for itself in the precedence: it matched, with its action. */
+function asMatched(stored: MatchedRule): CompiledRule {
+  return {
+    id: stored.id, name: stored.name, version: stored.version, status: 'active', action: stored.action ?? null,
+    override: stored.override === true, final: stored.final === true, lists: [],
+    evaluate: () => ({ matched: true, reads: {}, cap: null }),
+  } as CompiledRule;
+}
+
+function storedRules(text: string | null): MatchedRule[] {
+  if (text === null) return [];
+  try {
+    const v = JSON.parse(text) as unknown;
+    return Array.isArray(v) ? (v as MatchedRule[]).filter((r) => r !== null && typeof r === 'object' && typeof r.id === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+const counts = (): Record<Outcome, number> => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+/** Sums of decimal amounts carry float noise; eight places keep every currency's minor unit (BTC's included). */
+const round8 = (x: number): number => Math.round(x * 1e8) / 1e8;
+
+/**
+ * A rule test fed one decision at a time. The "after" outcome is the decision's outcome with the
+ * tested rule active (docs/rules.md, precedence): the rule joins the rules that matched then, so an
+ * override approve still loses to a stored final decline. When the decision's own rules include
+ * the tested rule (an earlier version), that version is replaced, and the outcome is decided
+ * again from the policy's outcome for the decision's risk level.
+ */
+export class RuleTestTally {
+  private decisions = 0;
+  private matched = 0;
+  private errors = 0;
+  private withoutInputs = 0;
+  private changed = 0;
+  private readonly before = counts();
+  private readonly after = counts();
+  private readonly labelled = { fraud: { matched: 0, total: 0 }, legit: { matched: 0, total: 0 } };
+  private readonly amounts = new Map<string, number>();
+  /** a ring of the last MAX_EXAMPLES matches */
+  private readonly examples: RuleExample[] = [];
+  private nextExample = 0;
+  private failed = false;
+
+  constructor(
+    private readonly rule: CompiledRule,
+    private readonly lists: ListHistory,
+    private readonly settings: ReplaySettings,
+    private readonly decide: typeof evaluateRules,
+  ) {}
+
+  private readonly onError = (): void => {
+    this.failed = true;
+  };
+
+  private policyOutcome(row: ReplayRow): Outcome {
+    return this.settings.outcomes[row.risk_level ?? ''] ?? 'approve';
+  }
+
+  add(row: ReplayRow): void {
+    this.decisions++;
+    const { facts, complete, amount } = factsOf(row, this.settings);
+    if (!complete) this.withoutInputs++;
+    const before = isOutcome(row.outcome) ? row.outcome : this.policyOutcome(row);
+    const stored = row.outcome === null ? [] : storedRules(row.rules);
+    const replaced = stored.some((r) => r.id === this.rule.id);
+    const others = stored.filter((r) => r.id !== this.rule.id && r.action !== null).map(asMatched);
+    const lookup: ListLookup = this.lists.at(row.created_at);
+    this.failed = false;
+    const verdict = this.decide([...others, this.rule], facts, replaced ? this.policyOutcome(row) : before, lookup, this.onError);
+    if (this.failed) this.errors++;
+    const match = verdict.rules.find((r) => r.id === this.rule.id);
+    const after = match || replaced ? verdict.outcome : before;
+    this.before[before]++;
+    this.after[after]++;
+    if (after !== before) this.changed++;
+    const label = row.label === 'fraud' || row.label === 'legit' ? row.label : null;
+    if (label) this.labelled[label].total++;
+    if (!match) return;
+    this.matched++;
+    if (label) this.labelled[label].matched++;
+    const currency = facts.currency === '' ? null : facts.currency;
+    if (currency !== null && amount !== null) this.amounts.set(currency, (this.amounts.get(currency) ?? 0) + amount);
+    const example: RuleExample = {
+      decision_id: row.id, created_at: new Date(row.created_at).toISOString(), reads: match.reads, before, after, label, amount, currency,
+    };
+    if (this.examples.length < MAX_EXAMPLES) this.examples.push(example);
+    else this.examples[this.nextExample] = example;
+    this.nextExample = (this.nextExample + 1) % MAX_EXAMPLES;
+  }
+
+  result(): RuleTestResult {
+    // The ring's oldest entry is at nextExample once it is full: rotate, then newest first.
+    const ordered = this.examples.length < MAX_EXAMPLES ? [...this.examples] : [...this.examples.slice(this.nextExample), ...this.examples.slice(0, this.nextExample)];
+    return {
+      decisions: this.decisions, matched: this.matched, errors: this.errors, without_inputs: this.withoutInputs, changed: this.changed,
+      outcomes: { before: { ...this.before }, after: { ...this.after } },
+      labelled: { fraud: { ...this.labelled.fraud }, legit: { ...this.labelled.legit } },
+      amount_matched: Object.fromEntries([...this.amounts].sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => [c, round8(v)])),
+      examples: ordered.reverse(),
+    };
+  }
+}
