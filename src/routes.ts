@@ -32,6 +32,7 @@ import { policyRoutes } from './policies/routes.ts';
 import type { WebhookServices } from './webhooks/index.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { networkRoutes, type NetworkServices } from './network/routes.ts';
+import { reviewRoutes } from './reviews/routes.ts';
 
 /** The services the routes are built from, made once by buildApp. */
 export interface Services {
@@ -79,6 +80,7 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...policyRoutes({ store, feed: s.feed }),
     ...webhookRoutes({ store, encryption: s.encryption, allowPrivate: config.webhookAllowPrivate, ...s.webhooks }),
     ...networkRoutes(s.network),
+    ...reviewRoutes({ db: store.db, feed: s.feed }),
     ...docsRoutes({ document: s.openapi }),
   ];
 }

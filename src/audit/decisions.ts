@@ -1,8 +1,8 @@
 // Durable audit of every score and dispute analysis. A decision is committed before its response
 // leaves; concurrent requests share one transaction (group commit) so durability does not cost a
 // commit per request.
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, DecisionsTable } from '../store/schema.ts';
+import type { Insertable, Kysely, Transaction } from 'kysely';
+import type { Database, DecisionsTable, ReviewsTable } from '../store/schema.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 import { GroupCommit, type Outcome } from '../lib/group-commit.ts';
 
@@ -23,6 +23,16 @@ export interface ReviewOpening {
 
 /** A decision to store; only scores carry the cache columns (see trust/scoring.ts) and may open a review. */
 export type DecisionRow = Omit<DecisionsTable, 'cache_key' | 'cache_state'> & Partial<Pick<DecisionsTable, 'cache_key' | 'cache_state'>> & { review?: ReviewOpening | null };
+
+/** The reviews row a decision's opening makes: open, unassigned, owned by the decision's client. */
+function reviewRow(row: DecisionRow): Insertable<ReviewsTable> {
+  const review = row.review!;
+  return {
+    id: review.id, environment: row.environment, owner_client_id: row.owner_client_id, decision_id: row.id, entity_id: row.subject_id,
+    outcome: review.outcome, reason: review.reason, sample_rate: review.sample_rate, status: 'open', opened_at: row.created_at, due_at: review.due_at,
+    assignee: null, claimed_at: null, resolution: null, resolution_label: null, note: null, added_to_list: null, resolved_at: null, resolved_by: null,
+  };
+}
 
 const MAX_BATCH = 500;
 const COLUMNS = [
@@ -83,13 +93,17 @@ export class DecisionWriter {
   private async commit(rows: readonly DecisionRow[]): Promise<Array<{ ok: true; result: undefined }>> {
     const hooks = this.hooks;
     const announcing = hooks ? rows.filter((r) => hooks.relevant(r)) : [];
-    if (hooks && announcing.length > 0 && (await hooks.anySubscriber(this.db, announcing))) {
-      // The announced fact and its outbox rows commit together (or not at all).
+    const announce = hooks !== undefined && announcing.length > 0 && (await hooks.anySubscriber(this.db, announcing));
+    const reviews = rows.filter((r) => r.review);
+    if (announce || reviews.length > 0) {
+      // The decisions, the reviews they open and their outbox rows commit together (or not at
+      // all): no decision is ever stored without its review, nor a review without its decision.
       await this.db.transaction().execute(async (trx) => {
         await trx.insertInto('decisions').values(rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as DecisionsTable)).execute();
-        await hooks.write(trx, rows);
+        if (reviews.length > 0) await trx.insertInto('reviews').values(reviews.map(reviewRow)).execute();
+        if (announce) await hooks.write(trx, rows);
       });
-    } else await this.insert([...rows]);
+    } else await this.insert([...rows]); // the common case stays one prepared multi-row insert
     return rows.map(() => ({ ok: true, result: undefined }));
   }
 

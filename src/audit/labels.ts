@@ -1,6 +1,9 @@
 // Outcome labels of score decisions (docs/api.md, "Outcomes and labels"): from the API (an operator's word, final until
-// relabelled) and from history (a chargeback, fraud report or lost dispute naming the trade). An
-// event label never overwrites an API label.
+// relabelled), from history (a chargeback, fraud report or lost dispute naming the trade) and from
+// the review queue (a reviewer's verdict, docs/api.md "Reviews"). Precedence: api > event > review.
+// An event label never overwrites an API label; a review label overwrites neither (a chargeback on
+// the trade is what happened, a reviewer's verdict was a judgement made before it), and an event
+// label replaces a review label.
 import { Type } from 'typebox';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
@@ -19,16 +22,18 @@ export const LabelBody = Type.Object({
 export const LabelSchema = Type.Object({
   decision_id: Type.String(),
   label: Type.Union([Type.Literal('fraud'), Type.Literal('legit')]),
-  source: Type.Union([Type.Literal('api'), Type.Literal('event')]),
+  source: Type.Union([Type.Literal('api'), Type.Literal('event'), Type.Literal('review')], { description: "api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, \"Reviews\")" }),
   labelled_at: Type.String({ format: 'date-time' }),
-  labelled_by: Type.Union([Type.String(), Type.Null()], { description: 'the principal (api) or the client that sent the event (event)' }),
+  labelled_by: Type.Union([Type.String(), Type.Null()], { description: 'the principal (api, review: the reviewer) or the client that sent the event (event)' }),
   note: Type.Optional(Type.String()),
 });
+
+export type LabelSource = 'api' | 'event' | 'review';
 
 export interface LabelRecord {
   decision_id: string;
   label: 'fraud' | 'legit';
-  source: 'api' | 'event';
+  source: LabelSource;
   labelled_at: string;
   labelled_by: string | null;
   note?: string;
@@ -41,7 +46,7 @@ export function labelObject(row: LabelColumns): LabelRecord | null {
   return {
     decision_id: row.id,
     label: row.label,
-    source: row.label_source === 'event' ? 'event' : 'api',
+    source: row.label_source === 'event' || row.label_source === 'review' ? row.label_source : 'api',
     labelled_at: new Date(Number(row.labelled_at ?? 0)).toISOString(),
     labelled_by: row.labelled_by ?? null,
     ...(row.label_note ? { note: row.label_note } : {}),
@@ -53,7 +58,7 @@ export function labelObject(row: LabelColumns): LabelRecord | null {
  * e-mail, IBAN or card in it is refused as in an id, and so are control characters, which would
  * reach their terminals (and PostgreSQL cannot store NUL).
  */
-function checkLabelNote(note: string | undefined): void {
+export function checkLabelNote(note: string | undefined): void {
   if (note === undefined) return;
   const kind = rawIdentifierInText(note);
   if (kind) throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: [{ field: 'note', message: rawIdentifierMessage(kind) }] });
@@ -141,9 +146,26 @@ export async function labelFromEvents(
       .where('subject_id', '=', ev.entity_id)
       .where('trade_id', '=', ev.trade_id!)
       .where('kind', '=', 'score')
-      .where((eb) => eb.or([eb('label_source', 'is', null), eb('label_source', '=', 'event')]))
+      // api labels stay; event and review labels give way to this one (see the head of this file)
+      .where((eb) => eb.or([eb('label_source', 'is', null), eb('label_source', 'in', ['event', 'review'])]))
       .executeTakeFirst();
     labelled += Number(result.numUpdatedRows ?? 0);
   }
   return labelled;
+}
+
+/**
+ * A reviewer's verdict as the decision's label (source review, labelled_by the reviewer), inside
+ * the resolution's transaction. Only where no API or event label exists (see the head of this
+ * file): returns whether the decision was labelled.
+ */
+export async function applyReviewLabel(
+  trx: Transaction<Database> | Kysely<Database>, decisionId: string, label: 'fraud' | 'legit', note: string | null, by: string, now: number,
+): Promise<boolean> {
+  const result = await trx.updateTable('decisions')
+    .set({ label, label_source: 'review', label_note: note, labelled_at: now, labelled_by: by })
+    .where('id', '=', decisionId)
+    .where((eb) => eb.or([eb('label_source', 'is', null), eb('label_source', '=', 'review')]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows ?? 0) > 0;
 }

@@ -1,0 +1,90 @@
+// Resolving a review (docs/api.md, "Reviews"): the verdict, the label it gives the decision, the
+// list entry it may add and the review.resolved webhook, all in one transaction, so a resolution
+// never exists without its label or its event, nor they without it. The resolution itself is a
+// conditional UPDATE (not resolved, and open, lapsed or the caller's own claim): of two reviewers
+// resolving at once exactly one wins, the other gets 409.
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { Environment } from '../auth/principal.ts';
+import type { RevocationFeed } from '../auth/revocation.ts';
+import { ownerFilter } from '../http/route.ts';
+import { ApiError } from '../http/problem.ts';
+import { applyReviewLabel, checkLabelNote } from '../audit/labels.ts';
+import { enqueueWebhookEvent } from '../webhooks/repository.ts';
+import { CLAIM_LAPSE_MS, reviewRecord, type ReviewRecord } from './schemas.ts';
+import { findReview, type Viewer } from './queue.ts';
+
+/**
+ * Adds values to a list of the environment in the caller's transaction (src/rules/lists.ts
+ * addListEntries; it moves the environment's rule revision, the caller announces on the feed).
+ */
+export type ListAdder = (
+  trx: Transaction<Database>, environment: Environment, listName: string, values: string[], by: string,
+  options: { reason?: string; expiresAt?: number }, now: number,
+) => Promise<unknown>;
+
+export interface Resolution {
+  resolution: 'approve' | 'decline';
+  label?: 'fraud' | 'legit';
+  note?: string;
+  add_to_list?: string;
+}
+
+export interface ResolveDeps {
+  db: Kysely<Database>;
+  feed: RevocationFeed;
+  /** absent: add_to_list is refused (400) */
+  addToList?: ListAdder;
+}
+
+const listProblem = (message: string) => new ApiError(400, 'validation_failed', `add_to_list ${message}.`, { errors: [{ field: 'add_to_list', message }] });
+
+/**
+ * The label a resolution gives: the one asked for, or fraud for a decline. An approve without a
+ * label gives none now: the fit counts it legit once its trade completes cleanly within
+ * assume_legit_after_days, like any unlabelled decision (docs/learning.md).
+ */
+export const resolutionLabel = (r: Resolution): 'fraud' | 'legit' | null => r.label ?? (r.resolution === 'decline' ? 'fraud' : null);
+
+export async function resolveReview({ db, feed, addToList }: ResolveDeps, viewer: Viewer, id: string, body: Resolution): Promise<ReviewRecord> {
+  const { principal, now } = viewer;
+  checkLabelNote(body.note);
+  const note = body.note ?? null;
+  const label = resolutionLabel(body);
+  const listName = body.add_to_list;
+  if (listName !== undefined && !addToList) throw listProblem('is not available on this deployment');
+
+  await db.transaction().execute(async (trx) => {
+    let update = trx.updateTable('reviews').set({
+      status: 'resolved', resolution: body.resolution, resolution_label: label, note, added_to_list: listName ?? null,
+      resolved_at: now, resolved_by: principal.id, assignee: principal.id,
+    })
+      .where('id', '=', id).where('environment', '=', principal.environment)
+      .where('status', '<>', 'resolved')
+      .where((eb) => eb.or([eb('status', '=', 'open'), eb('claimed_at', '<=', now - CLAIM_LAPSE_MS), eb('assignee', '=', principal.id)]));
+    const owner = ownerFilter(principal);
+    if (owner !== undefined) update = update.where('owner_client_id', '=', owner);
+    const changed = Number((await update.executeTakeFirst()).numUpdatedRows ?? 0);
+    const row = await findReview(trx, viewer, id);
+    if (!row) throw new ApiError(404, 'not_found', 'No such review.');
+    if (changed === 0) {
+      if (row.status === 'resolved') throw new ApiError(409, 'conflict', 'This review is already resolved.');
+      throw new ApiError(409, 'conflict', `This review is claimed by ${row.assignee}; its claim lapses ${new Date(Number(row.claimed_at) + CLAIM_LAPSE_MS).toISOString()}.`);
+    }
+    // An API or event label stays (src/audit/labels.ts): the review is resolved all the same.
+    if (label !== null) await applyReviewLabel(trx, row.decision_id, label, note, principal.id, now);
+    if (listName !== undefined) {
+      const list = await trx.selectFrom('lists').select(['kind']).where('environment', '=', principal.environment)
+        .where('name', '=', listName).where('deleted_at', 'is', null).executeTakeFirst();
+      if (!list) throw listProblem('names no list of this environment');
+      if (list.kind !== 'entity') throw listProblem(`names a list of kind ${list.kind}; the entity can only be added to an entity list`);
+      await addToList!(trx, principal.environment, listName, [row.entity_id], principal.id, { reason: `review ${id}` }, now);
+      await feed.record(trx, 'rules', principal.environment);
+    }
+    await enqueueWebhookEvent(trx, principal.environment, 'review.resolved', reviewRecord(row, now) as unknown as Record<string, unknown>, { owner: row.owner_client_id, now });
+  });
+  // After the commit, so no instance reloads the lists before the entry exists.
+  if (listName !== undefined) await feed.announce('rules', principal.environment);
+  const row = await findReview(db, viewer, id);
+  return reviewRecord(row!, now);
+}
