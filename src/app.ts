@@ -28,6 +28,7 @@ import { KeyVerifier } from './keys/verifier.ts';
 import { DEFAULT_POLICY, type Policy } from './policies/policy.ts';
 import { DecisionWriter, type DecisionCommit } from './audit/decisions.ts';
 import { ScoringService } from './trust/scoring.ts';
+import type { Decider } from './trust/outcomes.ts';
 import { startWebhookWorker } from './webhooks/index.ts';
 import { decisionWebhooks } from './webhooks/events.ts';
 import type { WorkerOptions } from './webhooks/worker.ts';
@@ -58,6 +59,8 @@ export interface AppOptions {
   decisionCommit?: DecisionCommit;
   /** the webhook delivery worker's timings (tests shorten them); enabled: false runs no worker */
   webhookWorker?: WorkerOptions & { enabled?: boolean };
+  /** decides every score's outcome instead of the environment's rules (tests: a fixed Decider) */
+  decider?: Decider;
 }
 
 const BODY_LIMIT = 64 * 1024;
@@ -79,7 +82,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
-export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger, requestTimeoutMs = REQUEST_TIMEOUT_MS, webhookWorker, decisionCommit }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger, requestTimeoutMs = REQUEST_TIMEOUT_MS, webhookWorker, decisionCommit, decider }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
@@ -134,7 +137,7 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   });
   // Identifiers a score names only in its context are resolved against the peers in the background.
   const pendingIdentifiers = new PendingIdentifiers(networkDb(store.db), (err) => app.log.warn({ event: 'network_pending_failed', err }, 'could not queue identifiers for the network'), undefined, config.network.pendingPerClient);
-  const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked, entityId, clientId) => pendingIdentifiers.add(environment, linked, entityId, clientId));
+  const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked, entityId, clientId) => pendingIdentifiers.add(environment, linked, entityId, clientId), decider);
   const policies = new PolicyRegistry(store, policy);
   const live = new LivePolicies(policies);
   await live.load();

@@ -8,6 +8,13 @@ import type { Database, DecisionsTable } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import { findDecision, labelDecision, labelObject, LabelBody, LabelSchema } from './labels.ts';
+import { MatchedRuleSchema } from '../trust/schemas.ts';
+import { OUTCOMES, type MatchedRule, type ShadowMatch } from '../trust/outcomes.ts';
+
+const ShadowRuleSchema = Type.Object({
+  ...MatchedRuleSchema.properties,
+  would_be_outcome: StringEnum(OUTCOMES, { description: 'the outcome the decision would have had with this rule active' }),
+});
 
 type Row = Selectable<DecisionsTable>;
 
@@ -36,6 +43,11 @@ const Decision = Type.Object({
     Type.Null(),
   ], { description: "scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did" }),
   label: Type.Union([LabelSchema, Type.Null()]),
+  outcome: Type.Union([StringEnum(OUTCOMES), Type.Null()], { description: 'scores: approve, review, hold or decline (docs/rules.md); null for dispute analyses and scores stored before outcomes' }),
+  rules: Type.Union([Type.Array(MatchedRuleSchema), Type.Null()], { description: 'scores: the active rules that matched, with what their conditions read ([] when none; null before outcomes)' }),
+  shadow_rules: Type.Union([Type.Array(ShadowRuleSchema), Type.Null()], {
+    description: "scores: the shadow rules that matched, with the outcome each would have given had it been active; they changed nothing ([] when none; null before outcomes)",
+  }),
 });
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -44,6 +56,7 @@ const ListQuery = Type.Object({
   kind: Type.Optional(StringEnum(['score', 'dispute'] as const)),
   entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   risk_level: Type.Optional(StringEnum(['low', 'medium', 'high', 'critical'] as const)),
+  outcome: Type.Optional(StringEnum(OUTCOMES, { description: 'scores whose outcome is this' })),
   label: Type.Optional(StringEnum(['fraud', 'legit', 'none'] as const)),
   since: Type.Optional(Type.String({ format: 'date-time' })),
   until: Type.Optional(Type.String({ format: 'date-time' })),
@@ -68,6 +81,9 @@ function decisionRecord(row: Row): Static<typeof Decision> {
     request: row.request ? (JSON.parse(row.request) as Record<string, unknown>) : null,
     network_peers: row.network_peers ? (JSON.parse(row.network_peers) as Array<{ id: string; name: string; contribution: number }>) : null,
     label: labelObject(row),
+    outcome: (row.outcome ?? null) as Static<typeof Decision>['outcome'],
+    rules: row.kind !== 'score' || !row.outcome ? null : row.rules ? (JSON.parse(row.rules) as MatchedRule[]) : [],
+    shadow_rules: row.kind !== 'score' || !row.outcome ? null : row.shadow_rules ? (JSON.parse(row.shadow_rules) as ShadowMatch[]) : [],
   };
 }
 
@@ -118,6 +134,7 @@ export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinitio
         const after = query.cursor ? decodeTimeKey(query.cursor) : undefined;
         if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.key)])]));
         if (query.risk_level) q = q.where('risk_level', '=', query.risk_level);
+        if (query.outcome) q = q.where('outcome', '=', query.outcome);
         const page = pageOf(await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute(), limit);
         return { data: page.rows.map(decisionRecord), next_cursor: nextCursor(page, (last) => encodeTimeKey({ at: Number(last.created_at), key: last.id })) };
       },

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
 import { DEFAULT_POLICY, PolicySchema, SIGNAL_DIRECTIONS, SIGNAL_NAMES, deepFreeze, type Policy, type SignalName } from './policy.ts';
 import { tierProblems } from './new-accounts.ts';
+import { outcomeProblems } from './outcome-policy.ts';
 
 interface SchemaError {
   keyword: string;
@@ -57,6 +58,7 @@ function semanticProblems(p: Policy): string[] {
   if (!(medium < high)) problems.push(`/thresholds/high: must be greater than thresholds.medium (${medium})`);
   if (!(high < critical)) problems.push(`/thresholds/critical: must be greater than thresholds.high (${high})`);
   if (p.newAccounts) problems.push(...tierProblems(p.newAccounts));
+  problems.push(...outcomeProblems(p));
   const seen = new Set<string>();
   p.cryptoAssets.forEach((a, i) => {
     if (seen.has(a)) problems.push(`/cryptoAssets/${i}: duplicate asset ${a}`);

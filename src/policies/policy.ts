@@ -5,6 +5,7 @@ import { Type, type Static } from 'typebox';
 import { DEFAULT_DISPUTE_POLICY, DisputePolicySchema } from '../disputes/policy.ts';
 import { PAYMENT_METHODS } from '../trust/types.ts';
 import { CurrencyCode, DEFAULT_NEW_ACCOUNTS, NewAccountsSchema } from './new-accounts.ts';
+import { OutcomesSchema, ReviewHoursSchema, ReviewSampleRateSchema } from './outcome-policy.ts';
 
 /**
  * Every signal the model can emit, with the sign its weight must have. The sign constraint is
@@ -144,6 +145,12 @@ export const PolicySchema = Type.Object(
     dispute: DisputePolicySchema,
     /** trust tiers for new accounts (docs/signals.md, "New accounts"); absent in policies that predate them: the defaults */
     newAccounts: Type.Optional(NewAccountsSchema),
+    /** risk level → outcome when no rule says otherwise (docs/rules.md); absent: low/medium approve, high review, critical decline */
+    outcomes: Type.Optional(OutcomesSchema),
+    /** hours a review may wait before it is due, by outcome (docs/api.md, "Reviews"); absent: review 24, hold 4 */
+    reviewHours: Type.Optional(ReviewHoursSchema),
+    /** the share of approvals that open a review anyway, against selection bias; absent: 0 */
+    reviewSampleRate: Type.Optional(ReviewSampleRateSchema),
   },
   strict,
 );

@@ -78,6 +78,11 @@ export interface CacheKeyInput {
   amount: number;
   currency: string;
   context: ScoreContext;
+  /**
+   * The rules' revision for the environment (trust/outcomes.ts, Decider.revision): a rule or list
+   * change, or a list entry's expiry, moves it, so no cached score outlives a change.
+   */
+  rulesRevision: string;
 }
 
 /** 256-bit digest, base64url: a few microseconds whatever the request carries. */
@@ -87,7 +92,7 @@ export function cacheKey(k: CacheKeyInput): string {
   const given = k.context.linked_identifiers;
   // Order and repeats of linked identifiers do not change the score.
   const linked = given && given.length > 0 ? [...new Set(given.map((l) => `${l.type}\u0000${l.hash}`))].sort() : [];
-  const material = JSON.stringify([k.principalId, k.environment, k.policyVersion, k.entityId, k.amount, k.currency, known, linked]);
+  const material = JSON.stringify([k.principalId, k.environment, k.policyVersion, k.rulesRevision, k.entityId, k.amount, k.currency, known, linked]);
   return sha256(material, 'base64url');
 }
 

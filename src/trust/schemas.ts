@@ -9,6 +9,7 @@ export { StringEnum };
 import { isDigest, rawIdentifierIn } from '../lib/identifiers.ts';
 import { isCountryCode, isValidCurrency } from './currency.ts';
 import { PAYMENT_METHODS } from './types.ts';
+import { OUTCOMES } from './outcomes.ts';
 import { DISPUTE_REASONS } from '../disputes/types.ts';
 
 /** Options of the checks beyond the schema. */
@@ -83,6 +84,18 @@ const SignalSchema = Type.Object({
   name: Type.String(), value: Type.Number(), weight: Type.Number(),
   description: Type.String({ description: 'one plain sentence of what was seen, with the figure' }),
 });
+/** A matched rule as a score and its decision show it (trust/outcomes.ts, MatchedRule). */
+export const MatchedRuleSchema = Type.Object({
+  id: Type.String({ description: 'the rule (GET /api/v1/rules/{id})' }),
+  name: Type.String(),
+  version: Type.Integer({ minimum: 1, description: 'the version of the rule that matched' }),
+  action: Type.Union([StringEnum(OUTCOMES), Type.Null()], { description: 'the outcome the rule asks for; null for a rule that only caps' }),
+  override: Type.Optional(Type.Boolean({ description: 'an approve that wins over every other outcome but a final decline' })),
+  final: Type.Optional(Type.Boolean({ description: 'a decline that no override can lift' })),
+  cap: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: "the cap it set on safe_amount, in the request's currency" })),
+  reads: Type.Record(Type.String(), Type.Unknown(), { description: 'the variables its condition read, with their values at this score' }),
+});
+
 export const ScoreResponse = Type.Object({
   entity_id: Type.String(),
   score: Type.Integer({ minimum: 0, maximum: 100, description: 'higher = riskier' }),
@@ -93,8 +106,12 @@ export const ScoreResponse = Type.Object({
   policy_version: Type.String(),
   scored_at: Type.String({ format: 'date-time' }),
   safe_amount: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
-    description: "largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold; null: none reaches it; 0: even the smallest does",
+    description: "largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold, lowered to the least cap of the matched rules (a rule never raises it); null: none reaches it and no rule capped it; 0: even the smallest does",
   }),
+  outcome: StringEnum(OUTCOMES, {
+    description: "what to do with the trade (docs/rules.md): the policy's outcome for the risk level (default low/medium approve, high review, critical decline), made more severe by a matched rule's action (decline > hold > review > approve), or approve by a matched override rule unless a final decline rule also matched",
+  }),
+  rules: Type.Array(MatchedRuleSchema, { description: 'the active rules whose condition matched, in evaluation order; [] when none did' }),
 });
 export type ScoreResponse = Static<typeof ScoreResponse>;
 

@@ -19,6 +19,8 @@ import { newId } from '../lib/ids.ts';
 import type { ScoreBody, ScoreResponse } from './schemas.ts';
 import { MAX_LINKED_IDENTIFIERS as MAX_LINKED_PER_REQUEST } from './schemas.ts';
 import type { EntityProfile, LinkedIdentifier, ScoreContext, ScoreResult } from './types.ts';
+import { POLICY_ONLY, type Decider } from './outcomes.ts';
+import { policyOutcome, reviewOpening, ruleColumns, ruleFacts } from './rule-facts.ts';
 
 type StoredScore = Omit<ScoreResponse, 'cached'>;
 
@@ -104,6 +106,11 @@ export class ScoringService {
     private readonly redis?: Redis,
     /** told of the identifiers a request names, and the client that sent it (it queues them for the network and returns at once) */
     private readonly linkedSeen: (environment: Environment, linked: readonly LinkedIdentifier[], entityId: string, clientId: string) => void = () => {},
+    /**
+     * The rules of each environment (docs/rules.md), handed in by the composition root: every score
+     * decides its outcome through it. Without one, the policy's outcome map decides alone.
+     */
+    private readonly decider: Decider = POLICY_ONLY,
   ) {
     this.cache = new ScoreCache(cacheTtlSeconds);
     this.profiles = new ProfileCache(store);
@@ -171,8 +178,15 @@ export class ScoringService {
     const { environment } = principal;
     const policy = policies.active;
     const ttlMs = Math.max(1, policy.cacheTtlSeconds * 1000);
-    // Keyed per principal: a hit is always the caller's own, already audited decision (docs/api.md, "Trust scoring").
-    const key = cacheKey({ principalId: principal.id, environment, policyVersion: policy.version, entityId: body.entity_id, amount: body.amount, currency: body.currency, context });
+    const now = Date.now();
+    const decider = this.decider;
+    // Keyed per principal: a hit is always the caller's own, already audited decision (docs/api.md,
+    // "Trust scoring"); and by the rules' revision, so a rule or list change is never answered from
+    // the cache, here or in the shared one.
+    const key = cacheKey({
+      principalId: principal.id, environment, policyVersion: policy.version, rulesRevision: decider.revision(environment, now),
+      entityId: body.entity_id, amount: body.amount, currency: body.currency, context,
+    });
     // While the shared cache is configured but Redis is unreachable the cache is off altogether
     // (issue 5: "cache off, cached: false"): every instance answers from the store until Redis is back.
     const cacheable = !this.redis || this.redis.status === 'ready';
@@ -201,12 +215,15 @@ export class ScoringService {
     }
 
     this.linkedSeen(environment, linked, body.entity_id, principal.clientId);
-    const now = Date.now();
     const generation = changes.generation;
     const { profile, state } = await this.profiles.load({
       environment, entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked, now, ringFanout: policy.maxIdentifierFanout,
     });
     const { result, values, prepared } = evaluate(profile, request, policy, now);
+    // The outcome (docs/rules.md): the policy's for the level, then the environment's rules, which
+    // may make it more severe (or approve it, by override) and cap the safe amount, never raise it.
+    const facts = ruleFacts(profile, request, policy, result, values, safeAmountFrom(prepared, body.currency, policy), now);
+    const verdict = decider.decide(environment, facts, policyOutcome(policy, result.riskLevel), now);
     const stored: StoredScore = {
       entity_id: body.entity_id,
       score: result.score,
@@ -215,7 +232,9 @@ export class ScoringService {
       decision_id: newId('dec'),
       policy_version: result.policyVersion,
       scored_at: new Date(now).toISOString(),
-      safe_amount: safeAmountFrom(prepared, body.currency, policy),
+      safe_amount: verdict.safe_amount,
+      outcome: verdict.outcome,
+      rules: verdict.rules,
     };
     const json = JSON.stringify(stored);
     await this.decisions.write({
@@ -234,6 +253,8 @@ export class ScoringService {
       request: JSON.stringify(requestSummary(body)),
       network_peers: prepared.network.peers.length > 0 ? JSON.stringify(prepared.network.peers) : null,
       ...learningColumns(values, request, result, policies.shadow),
+      ...ruleColumns(facts, verdict),
+      review: reviewOpening(policy, verdict.outcome, now),
     });
     if (cacheable) {
       this.cache.set(key, { json, entityId: body.entity_id, riskLevel: stored.risk_level, principalId: principal.id, state, generation }, ttlMs);

@@ -1,5 +1,5 @@
 // The facts other modules announce, built where they happen and written to the outbox in their
-// transaction: high-risk scores and dispute analyses (from the decision writer), flagged entities
+// transaction: high-risk, review-required and declined scores and dispute analyses (from the decision writer), flagged entities
 // (from ingestion, through the fan-out row of fanout.ts), deactivated keys. policy.activated is
 // enqueued by policy activation itself.
 import type { Kysely, Transaction } from 'kysely';
@@ -16,56 +16,87 @@ interface DecisionLike {
   environment: string;
   /** scores: the stored level, which saves parsing the result to tell whether it is high */
   risk_level?: string | null;
+  /** scores: the stored outcome (docs/rules.md), likewise */
+  outcome?: string | null;
+  /** scores: the review the decision opens, written in the same transaction (audit/decisions.ts) */
+  review?: { id: string } | null;
   owner_client_id: string;
   result: string;
 }
 
-const HIGH_LEVELS = new Set(['high', 'critical']);
+type DecisionEventType = Extract<WebhookEventType, 'decision.high_risk' | 'decision.review_required' | 'decision.declined' | 'dispute.analyzed'>;
 
-/** The webhook event a stored decision announces, if any: a score at high or above, or any dispute analysis. */
-function decisionEvent(row: DecisionLike): { type: 'decision.high_risk' | 'dispute.analyzed'; data: Record<string, unknown> } | undefined {
-  if (row.kind !== 'score' && row.kind !== 'dispute_analysis') return undefined;
-  let result: Record<string, unknown>;
+const HIGH_LEVELS = new Set(['high', 'critical']);
+const REVIEW_OUTCOMES = new Set(['review', 'hold']);
+
+/**
+ * The webhook events a stored decision announces, by its stored columns (no parse): any dispute
+ * analysis; a score at high or above (decision.high_risk), one whose outcome asks for a review or
+ * a hold (decision.review_required) or declines it (decision.declined). One score may announce
+ * two: a high one sent to review, a critical one declined.
+ */
+function decisionEventTypes(row: DecisionLike): DecisionEventType[] {
+  if (row.kind === 'dispute_analysis') return ['dispute.analyzed'];
+  if (row.kind !== 'score') return [];
+  const types: DecisionEventType[] = [];
+  let level = row.risk_level;
+  let outcome = row.outcome;
+  if (level === undefined || outcome === undefined) {
+    // A row without the columns (a caller that does not set them): read them from the result.
+    const result = parsed(row);
+    level ??= typeof result?.risk_level === 'string' ? result.risk_level : null;
+    outcome ??= typeof result?.outcome === 'string' ? result.outcome : null;
+  }
+  if (level && HIGH_LEVELS.has(level)) types.push('decision.high_risk');
+  if (outcome && REVIEW_OUTCOMES.has(outcome)) types.push('decision.review_required');
+  else if (outcome === 'decline') types.push('decision.declined');
+  return types;
+}
+
+function parsed(row: DecisionLike): Record<string, unknown> | undefined {
   try {
-    result = JSON.parse(row.result) as Record<string, unknown>;
+    return JSON.parse(row.result) as Record<string, unknown>;
   } catch {
     return undefined;
   }
-  if (row.kind === 'dispute_analysis') return { type: 'dispute.analyzed', data: result };
-  if (!HIGH_LEVELS.has(String(result.risk_level))) return undefined;
-  // Everything the response carried (score, level, signals, policy), minus the per-request flag.
-  const { cached: _cached, ...data } = result;
-  return { type: 'decision.high_risk', data: { ...data, decision_id: row.id } };
 }
 
-/** The event type a decision would announce, without building the event. */
-function decisionEventType(row: DecisionLike): WebhookEventType | undefined {
-  if (row.kind === 'dispute_analysis') return 'dispute.analyzed';
-  if (row.kind !== 'score') return undefined;
-  if (row.risk_level !== undefined && row.risk_level !== null) return HIGH_LEVELS.has(row.risk_level) ? 'decision.high_risk' : undefined;
-  return decisionEvent(row)?.type;
+/** The events a stored decision announces, with their data. */
+function decisionEvents(row: DecisionLike): Array<{ type: DecisionEventType; data: Record<string, unknown> }> {
+  const types = decisionEventTypes(row);
+  if (types.length === 0) return [];
+  const result = parsed(row);
+  if (!result) return [];
+  if (row.kind === 'dispute_analysis') return [{ type: 'dispute.analyzed', data: result }];
+  // Everything the response carried (score, level, signals, outcome, matched rules, policy), minus the per-request flag.
+  const { cached: _cached, ...data } = result;
+  return types.map((type) => ({
+    type,
+    data: type === 'decision.review_required' ? { ...data, decision_id: row.id, review_id: row.review?.id ?? null } : { ...data, decision_id: row.id },
+  }));
 }
 
 /** For DecisionWriter: writes the events of a batch of decisions inside the batch's transaction. */
 export const decisionWebhooks = {
-  relevant: (row: DecisionLike) => decisionEventType(row) !== undefined,
+  relevant: (row: DecisionLike) => decisionEventTypes(row).length > 0,
   /**
    * Whether any webhook of a row's environment subscribes to its event type: one query on the
    * small webhooks table per batch, so that a batch nobody listens to is a plain insert rather
    * than a transaction with a subscriber lookup per decision.
    */
   async anySubscriber(db: Kysely<Database>, rows: readonly DecisionLike[]): Promise<boolean> {
-    const wanted = rows.map((r) => ({ environment: r.environment, type: decisionEventType(r) })).filter((w) => w.type !== undefined);
+    const wanted = rows.flatMap((r) => decisionEventTypes(r).map((type) => ({ environment: r.environment, type })));
     if (wanted.length === 0) return false;
-    const types = [...new Set(wanted.map((w) => w.type!))];
+    const types = [...new Set(wanted.map((w) => w.type))];
     const hooks = await db.selectFrom('webhooks').select(['environment', 'events'])
       .where((eb) => eb.or(types.map((t) => eb('events', 'like', `%${t}%`)))).execute();
-    return wanted.some((w) => hooks.some((h) => h.environment === w.environment && h.events.split(' ').includes(w.type!)));
+    return wanted.some((w) => hooks.some((h) => h.environment === w.environment && h.events.split(' ').includes(w.type)));
   },
   async write(trx: Transaction<Database>, rows: readonly DecisionLike[]): Promise<void> {
     for (const row of rows) {
-      const event = decisionEvent(row);
-      if (event) await enqueueWebhookEvent(trx, row.environment === 'test' ? 'test' : 'live', event.type, event.data, { owner: row.owner_client_id });
+      for (const event of decisionEvents(row)) {
+        await enqueueWebhookEvent(trx, row.environment === 'test' ? 'test' : 'live', event.type, event.data, { owner: row.owner_client_id });
+      }
     }
   },
 };

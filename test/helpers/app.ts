@@ -9,7 +9,7 @@ import pg from 'pg';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/env.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppOptions } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { createClient } from '../../src/auth/clients.ts';
 import type { Role } from '../../src/auth/principal.ts';
@@ -87,11 +87,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export async function startApp(backend: Backend, overrides: Partial<Config> = {}): Promise<TestContext & { close(): Promise<void> }> {
+/** What a suite may hand the app besides the configuration (e.g. a fixed Decider for outcomes tests). */
+export type AppExtras = Pick<AppOptions, 'decider'>;
+
+export async function startApp(backend: Backend, overrides: Partial<Config> = {}, extras: AppExtras = {}): Promise<TestContext & { close(): Promise<void> }> {
   const fresh = await freshStore(backend);
   const config = testConfig(overrides);
   await ensureBootstrapAdmin(fresh.store, config);
-  const app = await buildApp({ config, store: fresh.store, logger: false });
+  const app = await buildApp({ config, store: fresh.store, logger: false, ...extras });
   await app.ready();
   const tokenFor = async (id: string, secret: string, scope?: string) => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: id, client_secret: secret, ...(scope ? { scope } : {}) } });
@@ -125,12 +128,12 @@ export async function startApp(backend: Backend, overrides: Partial<Config> = {}
  * Runs `body` once per backend with a fresh app shared by the suite's tests. The context is
  * read through the getter because it exists only once `before` has run.
  */
-export function describeEachBackend(title: string, body: (ctx: () => TestContext, backend: Backend) => void, overrides: Partial<Config> = {}): void {
+export function describeEachBackend(title: string, body: (ctx: () => TestContext, backend: Backend) => void, overrides: Partial<Config> = {}, extras: AppExtras = {}): void {
   for (const backend of backends()) {
     describe(`${title} [${backend}]`, () => {
       let ctx: (TestContext & { close(): Promise<void> }) | undefined;
       before(async () => {
-        ctx = await startApp(backend, overrides);
+        ctx = await startApp(backend, overrides, extras);
       });
       after(async () => {
         await ctx?.close();

@@ -13,7 +13,7 @@ import { buildApp } from '../../src/app.ts';
 
 describe('score cache: keys and bounds', () => {
   test('the key is a fixed-size digest that ignores unknown context members and names the caller', () => {
-    const base = { principalId: 'client-a', environment: 'live', policyVersion: 'v1', entityId: hash('k'), amount: 10, currency: 'USD', context: {} };
+    const base = { principalId: 'client-a', environment: 'live', policyVersion: 'v1', rulesRevision: '0', entityId: hash('k'), amount: 10, currency: 'USD', context: {} };
     const small = cacheKey(base);
     const big = cacheKey({ ...base, context: { note: 'x'.repeat(60_000), other: { deep: 'y'.repeat(1000) } } });
     assert.match(small, /^[A-Za-z0-9_-]{43}$/);
@@ -24,6 +24,7 @@ describe('score cache: keys and bounds', () => {
     assert.notEqual(cacheKey({ ...base, context: { trade_id: 't-1' } }), small);
     assert.notEqual(cacheKey({ ...base, amount: 11 }), small);
     assert.notEqual(cacheKey({ ...base, policyVersion: 'v2' }), small);
+    assert.notEqual(cacheKey({ ...base, rulesRevision: '1' }), small, 'a rule or list change, another entry');
     const l1 = { type: 'device' as const, hash: hash('d1') };
     const l2 = { type: 'phone' as const, hash: hash('p1') };
     assert.equal(cacheKey({ ...base, context: { linked_identifiers: [l1, l2] } }), cacheKey({ ...base, context: { linked_identifiers: [l2, l1, l2] } }));

@@ -30,8 +30,8 @@ test('sha256Hex and cacheKey: the digests createHash gives', () => {
   fc.assert(
     fc.property(fc.string({ unit: 'binary' }), fc.string(), fc.double({ noNaN: true }), (s, id, amount) => {
       assert.equal(sha256Hex(s), createHash('sha256').update(s, 'utf8').digest('hex'));
-      const input = { principalId: id, environment: 'live' as const, policyVersion: 'v1', entityId: s, amount, currency: 'USD', context: { trade_id: id, linked_identifiers: [{ type: 'device' as const, hash: s }] } };
-      const material = JSON.stringify([id, 'live', 'v1', s, amount, 'USD', [null, null, null, null, null, null, id], [`device\u0000${s}`]]);
+      const input = { principalId: id, environment: 'live' as const, policyVersion: 'v1', rulesRevision: '7', entityId: s, amount, currency: 'USD', context: { trade_id: id, linked_identifiers: [{ type: 'device' as const, hash: s }] } };
+      const material = JSON.stringify([id, 'live', 'v1', '7', s, amount, 'USD', [null, null, null, null, null, null, id], [`device\u0000${s}`]]);
       assert.equal(cacheKey(input), createHash('sha256').update(material).digest('base64url'));
     }),
     { numRuns: 500 },
