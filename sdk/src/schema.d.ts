@@ -566,6 +566,126 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The review queue: unresolved reviews due first, then resolved ones newest first
+         * @description The review queue: unresolved reviews due first, then resolved ones newest first. Requires the `reviews:read` scope (an API key must have been issued with it).
+         */
+        get: operations["getReviews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reviews/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A review with its decision (signals, matched rules and what they read), the entity's other open reviews and its labels
+         * @description A review with its decision (signals, matched rules and what they read), the entity's other open reviews and its labels. Requires the `reviews:read` scope (an API key must have been issued with it).
+         */
+        get: operations["getReviewsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reviews/{id}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim a review for 15 minutes (409 while another principal holds it)
+         * @description Claim a review for 15 minutes (409 while another principal holds it). Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        post: operations["postReviewsIdClaim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reviews/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list
+         * @description Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list. Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        post: operations["postReviewsIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reviews/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim the open review due first (204 when none is open)
+         * @description Claim the open review due first (204 when none is open). Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        post: operations["postReviewsNext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reviews/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The queue in figures: open, overdue, resolved in 24 hours, time to resolve, verdicts
+         * @description The queue in figures: open, overdue, resolved in 24 hours, time to resolve, verdicts. Requires the `reviews:read` scope (an API key must have been issued with it).
+         */
+        get: operations["getReviewsStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/trust/entities/{entity_id}": {
         parameters: {
             query?: never;
@@ -1040,7 +1160,7 @@ export type components = {
             name: string;
             /** @enum {string} */
             role?: "service" | "operator" | "admin";
-            scopes: ("keys:read" | "keys:write" | "trust:read" | "trust:write" | "dispute:analyze" | "audit:read" | "labels:write" | "policy:read" | "policy:write" | "webhooks:read" | "webhooks:write" | "network:admin")[];
+            scopes: ("keys:read" | "keys:write" | "trust:read" | "trust:write" | "dispute:analyze" | "audit:read" | "labels:write" | "policy:read" | "policy:write" | "webhooks:read" | "webhooks:write" | "network:admin" | "rules:read" | "rules:write" | "reviews:read" | "reviews:write")[];
         };
         CreatePolicyRequest: {
             [key: string]: unknown;
@@ -1061,7 +1181,7 @@ export type components = {
         };
         CreateWebhookRequest: {
             description?: string;
-            events: ("decision.high_risk" | "dispute.analyzed" | "entity.flagged" | "entity.erased" | "policy.activated" | "key.deactivated")[];
+            events: ("decision.high_risk" | "dispute.analyzed" | "entity.flagged" | "entity.erased" | "policy.activated" | "key.deactivated" | "decision.review_required" | "decision.declined" | "rule.changed" | "list.changed" | "review.resolved")[];
             url: string;
         };
         DeleteWebhookResponse: {
@@ -1113,10 +1233,11 @@ export type components = {
                 label: "fraud" | "legit";
                 /** Format: date-time */
                 labelled_at: string;
-                /** @description the principal (api) or the client that sent the event (event) */
+                /** @description the principal (api, review: the reviewer) or the client that sent the event (event) */
                 labelled_by: string | null;
                 note?: string;
-                source: "api" | "event";
+                /** @description api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, "Reviews") */
+                source: "api" | "event" | "review";
             } | null;
             /** @description scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did */
             network_peers: {
@@ -1126,6 +1247,8 @@ export type components = {
                 id: string;
                 name: string;
             }[] | null;
+            /** @description scores: approve, review, hold or decline (docs/rules.md); null for dispute analyses and scores stored before outcomes */
+            outcome: ("approve" | "review" | "hold" | "decline") | null;
             policy_version: string;
             principal_id: string;
             /** @description what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept) */
@@ -1136,6 +1259,51 @@ export type components = {
             request_digest: string;
             /** @description the response as it was returned */
             result: unknown;
+            /** @description scores: the active rules that matched, with what their conditions read ([] when none; null before outcomes) */
+            rules: {
+                /** @description the outcome the rule asks for; null for a rule that only caps */
+                action: ("approve" | "review" | "hold" | "decline") | null;
+                /** @description the cap it set on safe_amount, in the request's currency */
+                cap?: number | null;
+                /** @description a decline that no override can lift */
+                final?: boolean;
+                /** @description the rule (GET /api/v1/rules/{id}) */
+                id: string;
+                name: string;
+                /** @description an approve that wins over every other outcome but a final decline */
+                override?: boolean;
+                /** @description the variables its condition read, with their values at this score */
+                reads: {
+                    [key: string]: unknown;
+                };
+                /** @description the version of the rule that matched */
+                version: number;
+            }[] | null;
+            /** @description scores: the shadow rules that matched, with the outcome each would have given had it been active; they changed nothing ([] when none; null before outcomes) */
+            shadow_rules: {
+                /** @description the outcome the rule asks for; null for a rule that only caps */
+                action: ("approve" | "review" | "hold" | "decline") | null;
+                /** @description the cap it set on safe_amount, in the request's currency */
+                cap?: number | null;
+                /** @description a decline that no override can lift */
+                final?: boolean;
+                /** @description the rule (GET /api/v1/rules/{id}) */
+                id: string;
+                name: string;
+                /** @description an approve that wins over every other outcome but a final decline */
+                override?: boolean;
+                /** @description the variables its condition read, with their values at this score */
+                reads: {
+                    [key: string]: unknown;
+                };
+                /** @description the version of the rule that matched */
+                version: number;
+                /**
+                 * @description the outcome the decision would have had with this rule active
+                 * @enum {string}
+                 */
+                would_be_outcome: "approve" | "review" | "hold" | "decline";
+            }[] | null;
             /** @description the scored entity, or the dispute id */
             subject_id: string;
             /** @description scores: the request's context.trade_id */
@@ -1299,6 +1467,40 @@ export type components = {
                 updated_at: string;
             }[];
         };
+        GetReviewsResponse: {
+            data: components["schemas"]["Review"][];
+            next_cursor: string | null;
+        };
+        GetReviewsStatsResponse: {
+            /** @description resolved reviews by verdict */
+            agreement: {
+                approve: number;
+                decline: number;
+            };
+            by_outcome: {
+                approve: {
+                    open: number;
+                    resolved: number;
+                };
+                hold: {
+                    open: number;
+                    resolved: number;
+                };
+                review: {
+                    open: number;
+                    resolved: number;
+                };
+            };
+            /** @description opened to resolved, over the reviews resolved in the last 24 hours; null when none */
+            median_minutes_to_resolve: number | null;
+            /** @description unresolved (open or claimed) */
+            open: number;
+            /** @description unresolved and past due */
+            overdue: number;
+            resolved_24h: number;
+            /** @description score decisions labelled by a review after the environment's latest fitted policy was made (all of them when none was) */
+            review_labels_since_last_fit: number;
+        };
         GetTrustEntitiesEntityIdGraphResponse: {
             edges: {
                 from: string;
@@ -1383,10 +1585,11 @@ export type components = {
             label: "fraud" | "legit";
             /** Format: date-time */
             labelled_at: string;
-            /** @description the principal (api) or the client that sent the event (event) */
+            /** @description the principal (api, review: the reviewer) or the client that sent the event (event) */
             labelled_by: string | null;
             note?: string;
-            source: "api" | "event";
+            /** @description api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, "Reviews") */
+            source: "api" | "event" | "review";
         };
         LabelDecisionsRequest: {
             labels: unknown[];
@@ -1398,10 +1601,11 @@ export type components = {
                 label: "fraud" | "legit";
                 /** Format: date-time */
                 labelled_at: string;
-                /** @description the principal (api) or the client that sent the event (event) */
+                /** @description the principal (api, review: the reviewer) or the client that sent the event (event) */
                 labelled_by: string | null;
                 note?: string;
-                source: "api" | "event";
+                /** @description api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, "Reviews") */
+                source: "api" | "event" | "review";
             } | {
                 code: string;
                 detail: string;
@@ -1432,10 +1636,11 @@ export type components = {
                     label: "fraud" | "legit";
                     /** Format: date-time */
                     labelled_at: string;
-                    /** @description the principal (api) or the client that sent the event (event) */
+                    /** @description the principal (api, review: the reviewer) or the client that sent the event (event) */
                     labelled_by: string | null;
                     note?: string;
-                    source: "api" | "event";
+                    /** @description api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, "Reviews") */
+                    source: "api" | "event" | "review";
                 } | null;
                 /** @description scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did */
                 network_peers: {
@@ -1445,6 +1650,8 @@ export type components = {
                     id: string;
                     name: string;
                 }[] | null;
+                /** @description scores: approve, review, hold or decline (docs/rules.md); null for dispute analyses and scores stored before outcomes */
+                outcome: ("approve" | "review" | "hold" | "decline") | null;
                 policy_version: string;
                 principal_id: string;
                 /** @description what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept) */
@@ -1455,6 +1662,51 @@ export type components = {
                 request_digest: string;
                 /** @description the response as it was returned */
                 result: unknown;
+                /** @description scores: the active rules that matched, with what their conditions read ([] when none; null before outcomes) */
+                rules: {
+                    /** @description the outcome the rule asks for; null for a rule that only caps */
+                    action: ("approve" | "review" | "hold" | "decline") | null;
+                    /** @description the cap it set on safe_amount, in the request's currency */
+                    cap?: number | null;
+                    /** @description a decline that no override can lift */
+                    final?: boolean;
+                    /** @description the rule (GET /api/v1/rules/{id}) */
+                    id: string;
+                    name: string;
+                    /** @description an approve that wins over every other outcome but a final decline */
+                    override?: boolean;
+                    /** @description the variables its condition read, with their values at this score */
+                    reads: {
+                        [key: string]: unknown;
+                    };
+                    /** @description the version of the rule that matched */
+                    version: number;
+                }[] | null;
+                /** @description scores: the shadow rules that matched, with the outcome each would have given had it been active; they changed nothing ([] when none; null before outcomes) */
+                shadow_rules: {
+                    /** @description the outcome the rule asks for; null for a rule that only caps */
+                    action: ("approve" | "review" | "hold" | "decline") | null;
+                    /** @description the cap it set on safe_amount, in the request's currency */
+                    cap?: number | null;
+                    /** @description a decline that no override can lift */
+                    final?: boolean;
+                    /** @description the rule (GET /api/v1/rules/{id}) */
+                    id: string;
+                    name: string;
+                    /** @description an approve that wins over every other outcome but a final decline */
+                    override?: boolean;
+                    /** @description the variables its condition read, with their values at this score */
+                    reads: {
+                        [key: string]: unknown;
+                    };
+                    /** @description the version of the rule that matched */
+                    version: number;
+                    /**
+                     * @description the outcome the decision would have had with this rule active
+                     * @enum {string}
+                     */
+                    would_be_outcome: "approve" | "review" | "hold" | "decline";
+                }[] | null;
                 /** @description the scored entity, or the dispute id */
                 subject_id: string;
                 /** @description scores: the request's context.trade_id */
@@ -1565,6 +1817,61 @@ export type components = {
             evaluated: string[];
             proof: string;
         };
+        PostReviewsIdResolveRequest: {
+            add_to_list?: string;
+            /** @enum {string} */
+            label?: "fraud" | "legit";
+            note?: string;
+            /** @enum {string} */
+            resolution: "approve" | "decline";
+        };
+        PostReviewsNextResponse: {
+            added_to_list: string | null;
+            amount: number | null;
+            /** @description the principal holding the claim (while it has not lapsed), or who resolved it */
+            assignee: string | null;
+            /** @description when the claim lapses (15 minutes after it was taken) unless resolved */
+            claim_expires_at: string | null;
+            claimed_at: string | null;
+            currency: string | null;
+            decision_id: string;
+            /** Format: date-time */
+            due_at: string;
+            entity_id: string;
+            id: string;
+            /** @description the label the resolution gave (given, or fraud for a decline); null for an approve without one */
+            label: ("fraud" | "legit") | null;
+            note: string | null;
+            /** Format: date-time */
+            opened_at: string;
+            /**
+             * @description the decision's outcome: review or hold, or approve for a sampled review
+             * @enum {string}
+             */
+            outcome: "approve" | "review" | "hold";
+            /** @description not resolved and past due_at */
+            overdue: boolean;
+            owner_client_id: string;
+            /**
+             * @description outcome: opened by the decision's outcome; sample: one of the policy's review_sample_rate of approvals
+             * @enum {string}
+             */
+            reason: "outcome" | "sample";
+            resolution: ("approve" | "decline") | null;
+            resolved_at: string | null;
+            resolved_by: string | null;
+            risk_level: string | null;
+            /** @description the active rules that matched, with the values they read; [] when none */
+            rules: unknown[];
+            /** @description the rate a sampled review was drawn at; null for reason outcome */
+            sample_rate: number | null;
+            score: number | null;
+            /**
+             * @description open (a lapsed claim reads as open), claimed, or resolved
+             * @enum {string}
+             */
+            status: "open" | "claimed" | "resolved";
+        };
         /**
          * Problem
          * @description RFC 9457 problem details
@@ -1634,6 +1941,54 @@ export type components = {
             status: "pending" | "succeeded" | "failed";
             webhook_id: string;
         };
+        /** Review */
+        Review: {
+            added_to_list: string | null;
+            amount: number | null;
+            /** @description the principal holding the claim (while it has not lapsed), or who resolved it */
+            assignee: string | null;
+            /** @description when the claim lapses (15 minutes after it was taken) unless resolved */
+            claim_expires_at: string | null;
+            claimed_at: string | null;
+            currency: string | null;
+            decision_id: string;
+            /** Format: date-time */
+            due_at: string;
+            entity_id: string;
+            id: string;
+            /** @description the label the resolution gave (given, or fraud for a decline); null for an approve without one */
+            label: ("fraud" | "legit") | null;
+            note: string | null;
+            /** Format: date-time */
+            opened_at: string;
+            /**
+             * @description the decision's outcome: review or hold, or approve for a sampled review
+             * @enum {string}
+             */
+            outcome: "approve" | "review" | "hold";
+            /** @description not resolved and past due_at */
+            overdue: boolean;
+            owner_client_id: string;
+            /**
+             * @description outcome: opened by the decision's outcome; sample: one of the policy's review_sample_rate of approvals
+             * @enum {string}
+             */
+            reason: "outcome" | "sample";
+            resolution: ("approve" | "decline") | null;
+            resolved_at: string | null;
+            resolved_by: string | null;
+            risk_level: string | null;
+            /** @description the active rules that matched, with the values they read; [] when none */
+            rules: unknown[];
+            /** @description the rate a sampled review was drawn at; null for reason outcome */
+            sample_rate: number | null;
+            score: number | null;
+            /**
+             * @description open (a lapsed claim reads as open), claimed, or resolved
+             * @enum {string}
+             */
+            status: "open" | "claimed" | "resolved";
+        };
         RotateKeyRequest: {
             grace_period_seconds?: number;
         };
@@ -1646,10 +2001,35 @@ export type components = {
                 cached: boolean;
                 decision_id: string;
                 entity_id: string;
+                /**
+                 * @description what to do with the trade (docs/rules.md): the policy's outcome for the risk level (default low/medium approve, high review, critical decline), made more severe by a matched rule's action (decline > hold > review > approve), or approve by a matched override rule unless a final decline rule also matched
+                 * @enum {string}
+                 */
+                outcome: "approve" | "review" | "hold" | "decline";
                 policy_version: string;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high" | "critical";
-                /** @description largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold; null: none reaches it; 0: even the smallest does */
+                /** @description the active rules whose condition matched, in evaluation order; [] when none did */
+                rules: {
+                    /** @description the outcome the rule asks for; null for a rule that only caps */
+                    action: ("approve" | "review" | "hold" | "decline") | null;
+                    /** @description the cap it set on safe_amount, in the request's currency */
+                    cap?: number | null;
+                    /** @description a decline that no override can lift */
+                    final?: boolean;
+                    /** @description the rule (GET /api/v1/rules/{id}) */
+                    id: string;
+                    name: string;
+                    /** @description an approve that wins over every other outcome but a final decline */
+                    override?: boolean;
+                    /** @description the variables its condition read, with their values at this score */
+                    reads: {
+                        [key: string]: unknown;
+                    };
+                    /** @description the version of the rule that matched */
+                    version: number;
+                }[];
+                /** @description largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold, lowered to the least cap of the matched rules (a rule never raises it); null: none reaches it and no rule capped it; 0: even the smallest does */
                 safe_amount: number | null;
                 /** @description higher = riskier */
                 score: number;
@@ -1711,10 +2091,35 @@ export type components = {
             cached: boolean;
             decision_id: string;
             entity_id: string;
+            /**
+             * @description what to do with the trade (docs/rules.md): the policy's outcome for the risk level (default low/medium approve, high review, critical decline), made more severe by a matched rule's action (decline > hold > review > approve), or approve by a matched override rule unless a final decline rule also matched
+             * @enum {string}
+             */
+            outcome: "approve" | "review" | "hold" | "decline";
             policy_version: string;
             /** @enum {string} */
             risk_level: "low" | "medium" | "high" | "critical";
-            /** @description largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold; null: none reaches it; 0: even the smallest does */
+            /** @description the active rules whose condition matched, in evaluation order; [] when none did */
+            rules: {
+                /** @description the outcome the rule asks for; null for a rule that only caps */
+                action: ("approve" | "review" | "hold" | "decline") | null;
+                /** @description the cap it set on safe_amount, in the request's currency */
+                cap?: number | null;
+                /** @description a decline that no override can lift */
+                final?: boolean;
+                /** @description the rule (GET /api/v1/rules/{id}) */
+                id: string;
+                name: string;
+                /** @description an approve that wins over every other outcome but a final decline */
+                override?: boolean;
+                /** @description the variables its condition read, with their values at this score */
+                reads: {
+                    [key: string]: unknown;
+                };
+                /** @description the version of the rule that matched */
+                version: number;
+            }[];
+            /** @description largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold, lowered to the least cap of the matched rules (a rule never raises it); null: none reaches it and no rule capped it; 0: even the smallest does */
             safe_amount: number | null;
             /** @description higher = riskier */
             score: number;
@@ -2002,6 +2407,8 @@ export interface operations {
                 kind?: "score" | "dispute";
                 label?: "fraud" | "legit" | "none";
                 limit?: number;
+                /** @description scores whose outcome is this */
+                outcome?: "approve" | "review" | "hold" | "decline";
                 risk_level?: "low" | "medium" | "high" | "critical";
                 since?: string;
                 until?: string;
@@ -4743,6 +5150,507 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GetPolicyJobsJobIdResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReviews: {
+        parameters: {
+            query?: {
+                /** @description a principal id, or 'me' */
+                assignee?: string;
+                cursor?: string;
+                entity_id?: string;
+                limit?: number;
+                outcome?: "approve" | "review" | "hold";
+                status?: "open" | "claimed" | "resolved";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetReviewsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReviewsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Review"] & {
+                        decision: {
+                            /** Format: date-time */
+                            created_at: string;
+                            features: {
+                                [key: string]: number;
+                            } | null;
+                            id: string;
+                            label: {
+                                decision_id: string;
+                                label: "fraud" | "legit";
+                                /** Format: date-time */
+                                labelled_at: string;
+                                /** @description the principal (api, review: the reviewer) or the client that sent the event (event) */
+                                labelled_by: string | null;
+                                note?: string;
+                                /** @description api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, "Reviews") */
+                                source: "api" | "event" | "review";
+                            } | null;
+                            outcome: string | null;
+                            policy_version: string;
+                            request: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description the score response as it was returned: score, risk_level, signals (each with its value, weight and description), safe_amount, rules */
+                            result: unknown;
+                            /** @description matched active rules with the values their condition read */
+                            rules: unknown[];
+                            shadow_rules: unknown[];
+                            trade_id: string | null;
+                        };
+                        /** @description labels on the entity's other score decisions visible to the caller */
+                        entity_labels: {
+                            fraud: number;
+                            legit: number;
+                        };
+                        /** @description the entity's other unresolved reviews visible to the caller, due first (at most 20) */
+                        other_open_reviews: components["schemas"]["Review"][];
+                    };
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postReviewsIdClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostReviewsNextResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postReviewsIdResolve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostReviewsIdResolveRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostReviewsNextResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postReviewsNext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostReviewsNextResponse"];
+                };
+            };
+            /** @description Default Response */
+            204: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReviewsStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetReviewsStatsResponse"];
                 };
             };
             /** @description RFC 9457 problem details */
