@@ -115,6 +115,16 @@ export function inspectAst(root: ASTNode): Inspection {
         for (const a of args) visit(a, next, comprehension, bind, bound);
         return;
       }
+      case 'map':
+        // a literal key such as "__proto__" would reach the object cel-js builds the map in
+        for (const [key] of node.args) {
+          if (key.op === 'value' && typeof key.args === 'string' && FORBIDDEN_NAMES.has(key.args)) {
+            out.problems.push({ message: `'${key.args}' cannot be a map key`, start: key.start });
+            return;
+          }
+        }
+        for (const child of children(node)) visit(child, next, comprehension, bind, bound);
+        return;
       default:
         for (const child of children(node)) visit(child, next, comprehension, bind, bound);
     }
