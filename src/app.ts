@@ -22,7 +22,7 @@ import { resolveKeyEncryption } from './auth/kek.ts';
 import { TokenService } from './auth/tokens.ts';
 import { tokenIssuers } from './auth/issuer.ts';
 import { deactivatedClientIds, isClientActive } from './auth/clients.ts';
-import { SCOPES } from './auth/principal.ts';
+import { ENVIRONMENTS, SCOPES, type Environment } from './auth/principal.ts';
 import authenticate from './auth/authenticate.ts';
 import { KeyVerifier } from './keys/verifier.ts';
 import { DEFAULT_POLICY, type Policy } from './policies/policy.ts';
@@ -37,6 +37,9 @@ import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
 import { meterRateLimits } from './http/rate-limit-metrics.ts';
 import { LivePolicies } from './policies/live.ts';
+import { RuleRegistry } from './rules/registry.ts';
+import { LiveRules } from './rules/live.ts';
+import { ruleErrorCounter } from './rules/metrics.ts';
 import { PolicyRegistry } from './policies/registry.ts';
 import { ensurePolicies } from './policies/repository.ts';
 import { registerCors } from './http/cors.ts';
@@ -137,7 +140,14 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   });
   // Identifiers a score names only in its context are resolved against the peers in the background.
   const pendingIdentifiers = new PendingIdentifiers(networkDb(store.db), (err) => app.log.warn({ event: 'network_pending_failed', err }, 'could not queue identifiers for the network'), undefined, config.network.pendingPerClient);
-  const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked, entityId, clientId) => pendingIdentifiers.add(environment, linked, entityId, clientId), decider);
+  // Each environment's rules and lists (docs/rules.md), reloaded on any instance's change like policies.
+  const rules = new RuleRegistry(store);
+  const liveRules = new LiveRules(rules);
+  await liveRules.load();
+  feed.on((kind, subject) => {
+    if (kind === 'rules' && (ENVIRONMENTS as readonly string[]).includes(subject)) liveRules.changed(subject as Environment);
+  });
+  const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked, entityId, clientId) => pendingIdentifiers.add(environment, linked, entityId, clientId), decider ?? rules);
   const policies = new PolicyRegistry(store, policy);
   const live = new LivePolicies(policies);
   await live.load();
@@ -190,6 +200,8 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await app.register(idempotency, { db: store.db, encryption: keyEncryption });
 
   live.install(app);
+  liveRules.install(app);
+  rules.meter(ruleErrorCounter(app.metrics));
   const webhooks = startWebhookWorker(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, limits: config.webhooks, ...(webhookWorker ? { worker: webhookWorker } : {}) });
   const network = await startNetwork(app, { store, encryption: keyEncryption, config, metrics: app.metrics, onChanged: () => scoring.forget(), pending: pendingIdentifiers });
   acceptFormsOnOauthRoutes(app);

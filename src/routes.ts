@@ -29,6 +29,8 @@ import type { DecisionWriter } from './audit/decisions.ts';
 import { decisionRoutes } from './audit/routes.ts';
 import { bulkLabelRoutes } from './audit/bulk-labels.ts';
 import { policyRoutes } from './policies/routes.ts';
+import { ruleRoutes } from './rules/routes.ts';
+import { listRoutes } from './rules/list-routes.ts';
 import type { WebhookServices } from './webhooks/index.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { networkRoutes, type NetworkServices } from './network/routes.ts';
@@ -78,6 +80,8 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...decisionRoutes({ db: store.db }),
     ...bulkLabelRoutes({ db: store.db, createRateLimit: s.createRateLimit, labelsPerMinute: config.labelsPerMinute }),
     ...policyRoutes({ store, feed: s.feed }),
+    ...ruleRoutes({ store, feed: s.feed }),
+    ...listRoutes({ store, feed: s.feed, requireHashedIds }),
     ...webhookRoutes({ store, encryption: s.encryption, allowPrivate: config.webhookAllowPrivate, ...s.webhooks }),
     ...networkRoutes(s.network),
     ...reviewRoutes({ db: store.db, feed: s.feed }),

@@ -1,0 +1,224 @@
+// Lists in the store (docs/api.md, "Rules and lists"). A list is typed by kind; its entries keep who
+// added them, when, why and until when, and an entry is never deleted: removal sets removed_at, so
+// a rule test reads each list as it was at each decision's time (replay-lists.ts). A deleted list
+// keeps its entries for the same reason (deleted_at), and its name can be taken again. Every change
+// moves the environment's rule_revisions and records a `rules` feed row in its transaction
+// (repository.ts ruleChange), so every instance applies it from its next request.
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database, ListsTable } from '../store/schema.ts';
+import type { Environment } from '../auth/principal.ts';
+import type { RevocationFeed } from '../auth/revocation.ts';
+import type { FieldError } from '../http/problem.ts';
+import { enqueueWebhookEvent } from '../webhooks/repository.ts';
+import { chunks } from '../store/chunks.ts';
+import { newId } from '../lib/ids.ts';
+import { pageOf, type Page } from '../lib/pagination.ts';
+import { isCountryCode } from '../trust/currency.ts';
+import { PAYMENT_METHODS } from '../trust/types.ts';
+import { hashedIdErrors, rawIdentifierErrors } from '../trust/schemas.ts';
+import { bumpRevision, ruleChange, rulesNamingList, RULES_FEED_KIND, type Db } from './repository.ts';
+import type { ListKind } from './schemas.ts';
+
+export type ListRow = Selectable<ListsTable>;
+
+/** Present entries (not removed, not expired) an environment may hold over all its lists. */
+export const MAX_PRESENT_ENTRIES = 1_000_000;
+
+export class ListNotFoundError extends Error {}
+export class ListConflictError extends Error {
+  constructor(message: string, readonly rules: ReadonlyArray<{ id: string; name: string; status: string }> = []) {
+    super(message);
+  }
+}
+/** Values a list of its kind cannot hold: raw identifiers (400 raw_identifier_rejected) or malformed values. */
+export class ListValueError extends Error {
+  constructor(readonly raw: FieldError[], readonly invalid: FieldError[]) {
+    super([...raw, ...invalid].map((e) => `${e.field} ${e.message}`).join('; '));
+  }
+}
+
+export interface ValueOptions {
+  /** VOUCH_REQUIRE_HASHED_IDS: entity and identifier values must be digests, as entity ids must */
+  requireHashedIds?: boolean;
+}
+
+/**
+ * The values as the list stores them (countries upper-cased), or ListValueError. Entity and
+ * identifier values follow the raw-identifier refusal of scoring: a list is matched against
+ * entity ids and identifier hashes, which are never raw phone numbers, e-mails, IBANs or cards.
+ */
+export function normaliseValues(kind: ListKind, values: readonly string[], options: ValueOptions = {}): string[] {
+  const out = kind === 'country' ? values.map((v) => v.toUpperCase()) : [...values];
+  const raw: FieldError[] = [];
+  const invalid: FieldError[] = [];
+  if (kind === 'entity' || kind === 'identifier') {
+    const holder = {};
+    const fields = out.map((v, i): [string, string, object] => [`values.${i}`, v, holder]);
+    raw.push(...rawIdentifierErrors(fields));
+    invalid.push(...hashedIdErrors(fields, options));
+  }
+  out.forEach((v, i) => {
+    if (/[\p{Cc}]/u.test(v)) invalid.push({ field: `values.${i}`, message: 'must not contain control characters' });
+    else if (kind === 'country' && !isCountryCode(v)) invalid.push({ field: `values.${i}`, message: 'is not an assigned ISO 3166-1 alpha-2 country code' });
+    else if (kind === 'payment_method' && !(PAYMENT_METHODS as readonly string[]).includes(v)) invalid.push({ field: `values.${i}`, message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
+  });
+  if (raw.length > 0 || invalid.length > 0) throw new ListValueError(raw.slice(0, 50), invalid.slice(0, 50));
+  return out;
+}
+
+export function getList(db: Db, environment: Environment, name: string): Promise<ListRow | undefined> {
+  return db.selectFrom('lists').selectAll().where('environment', '=', environment).where('name', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+/** By name; the cursor is the last name. */
+export async function listLists(db: Db, environment: Environment, limit: number, after?: string): Promise<Page<ListRow>> {
+  let q = db.selectFrom('lists').selectAll().where('environment', '=', environment).where('deleted_at', 'is', null);
+  if (after !== undefined) q = q.where('name', '>', after);
+  return pageOf(await q.orderBy('name').limit(limit + 1).execute(), limit);
+}
+
+/** Present entries per list id, at `now`. */
+export async function presentCounts(db: Db, listIds: readonly string[], now: number): Promise<Map<string, number>> {
+  if (listIds.length === 0) return new Map();
+  const rows = await db.selectFrom('list_entries').select(['list_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('list_id', 'in', [...listIds]).where('removed_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .groupBy('list_id').execute();
+  return new Map(rows.map((r) => [r.list_id, Number(r.n)]));
+}
+
+async function presentInEnvironment(db: Db, environment: Environment, now: number): Promise<number> {
+  const row = await db.selectFrom('list_entries').innerJoin('lists', 'lists.id', 'list_entries.list_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('lists.environment', '=', environment).where('lists.deleted_at', 'is', null).where('list_entries.removed_at', 'is', null)
+    .where((eb) => eb.or([eb('list_entries.expires_at', 'is', null), eb('list_entries.expires_at', '>', now)]))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+interface Change {
+  environment: Environment;
+  by: string;
+  now: number;
+}
+
+type ListChange = 'created' | 'deleted' | 'entries_added' | 'entry_removed';
+
+/** list.changed: counts, never the values (an entity list holds entity ids). */
+function listChanged(trx: Db, environment: Environment, list: Pick<ListRow, 'name' | 'kind'>, change: ListChange, by: string, now: number, extra: Record<string, unknown> = {}) {
+  return enqueueWebhookEvent(trx, environment, 'list.changed', { list: list.name, kind: list.kind, change, ...extra, changed_by: by, changed_at: new Date(now).toISOString() }, { now });
+}
+
+export async function createList(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, c: Change, input: { name: string; kind: ListKind; description?: string }): Promise<ListRow> {
+  return ruleChange(db, feed, c.environment, async (trx) => {
+    if (await getList(trx, c.environment, input.name)) throw new ListConflictError(`a list named ${input.name} exists`);
+    const row: ListRow = {
+      id: newId('lst'), environment: c.environment, name: input.name, kind: input.kind, description: input.description ?? null, created_at: c.now, created_by: c.by, deleted_at: null,
+    };
+    await trx.insertInto('lists').values(row).execute();
+    await listChanged(trx, c.environment, row, 'created', c.by, c.now);
+    return row;
+  });
+}
+
+/** Deletes the list (its entries stay, for rule tests); ListConflictError while an active or shadow rule names it. */
+export async function deleteList(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, c: Change, name: string): Promise<ListRow> {
+  return ruleChange(db, feed, c.environment, async (trx) => {
+    const row = await getList(trx, c.environment, name);
+    if (!row) throw new ListNotFoundError(`no list ${name}`);
+    const naming = await rulesNamingList(trx, c.environment, name);
+    if (naming.length > 0) throw new ListConflictError(`list ${name} is named by ${naming.length} active or shadow rule(s): ${naming.map((r) => r.name).join(', ')}`, naming);
+    await trx.updateTable('lists').set({ deleted_at: c.now }).where('id', '=', row.id).execute();
+    await listChanged(trx, c.environment, row, 'deleted', c.by, c.now);
+    return { ...row, deleted_at: c.now };
+  });
+}
+
+export interface AddOptions extends ValueOptions {
+  reason?: string | null;
+  /** ms */
+  expiresAt?: number | null;
+  /** records the feed row through it (with PostgreSQL's NOTIFY); else the row is written directly */
+  feed?: Pick<RevocationFeed, 'record'>;
+}
+
+/**
+ * Adds values to a list of the environment (docs/api.md, "Rules and lists"): a value already present
+ * counts as already_present and keeps its entry; one whose entry expired gets a new entry. Moves
+ * rule_revisions and writes the `rules` feed row in the transaction it is given (or its own);
+ * the caller announces on the feed after commit. Throws ListNotFoundError, ListValueError, or
+ * ListConflictError beyond MAX_PRESENT_ENTRIES (the whole call then changes nothing).
+ */
+export async function addListEntries(
+  db: Kysely<Database> | Transaction<Database>, environment: Environment, listName: string, values: readonly string[], by: string, options: AddOptions, now: number,
+): Promise<{ added: number; already_present: number }> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => addListEntries(trx, environment, listName, values, by, options, now));
+  const trx = db;
+  await bumpRevision(trx, environment);
+  const list = await getList(trx, environment, listName);
+  if (!list) throw new ListNotFoundError(`no list ${listName}`);
+  const wanted = [...new Set(normaliseValues(list.kind as ListKind, values, options))];
+  const present = new Map<string, number | null>();
+  for (const part of chunks(wanted)) {
+    const rows = await trx.selectFrom('list_entries').select(['value', 'expires_at', 'added_at']).where('list_id', '=', list.id).where('removed_at', 'is', null).where('value', 'in', part).execute();
+    for (const r of rows) present.set(r.value, r.expires_at === null ? null : Number(r.expires_at));
+  }
+  const expired = [...present].filter(([, exp]) => exp !== null && exp <= now).map(([v]) => v);
+  // An expired entry ends at its expiry (replay reads the earlier of removal and expiry); the new one starts now.
+  for (const part of chunks(expired)) {
+    await trx.updateTable('list_entries').set({ removed_at: now, removed_by: by }).where('list_id', '=', list.id).where('removed_at', 'is', null).where('value', 'in', part).execute();
+  }
+  const fresh = wanted.filter((v) => !present.has(v) || expired.includes(v));
+  const rows = fresh.map((value) => ({
+    list_id: list.id, value, added_at: now, added_by: by, reason: options.reason ?? null, expires_at: options.expiresAt ?? null, removed_at: null, removed_by: null,
+  }));
+  for (const part of chunks(rows, 100)) await trx.insertInto('list_entries').values(part).execute();
+  if (rows.length > 0 && (await presentInEnvironment(trx, environment, now)) > MAX_PRESENT_ENTRIES) {
+    throw new ListConflictError(`the lists of this environment would hold more than ${MAX_PRESENT_ENTRIES.toLocaleString('en')} present entries; remove some first`);
+  }
+  const result = { added: rows.length, already_present: wanted.length - rows.length };
+  await listChanged(trx, environment, list, 'entries_added', by, now, result);
+  if (options.feed) await options.feed.record(trx, RULES_FEED_KIND, environment);
+  // Without the feed object (a caller outside the app): the row alone; processes poll for it before each request.
+  else await trx.insertInto('revocations').values({ kind: RULES_FEED_KIND, subject: environment, created_at: now }).execute();
+  return result;
+}
+
+/** Marks the value's present entry removed; ListNotFoundError when the list or a present entry is missing. */
+export async function removeListEntry(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, c: Change, listName: string, value: string): Promise<void> {
+  await ruleChange(db, feed, c.environment, async (trx) => {
+    const list = await getList(trx, c.environment, listName);
+    if (!list) throw new ListNotFoundError(`no list ${listName}`);
+    const stored = list.kind === 'country' ? value.toUpperCase() : value;
+    const done = await trx.updateTable('list_entries').set({ removed_at: c.now, removed_by: c.by })
+      .where('list_id', '=', list.id).where('value', '=', stored).where('removed_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', c.now)]))
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) === 0) throw new ListNotFoundError(`${value} is not on list ${listName}`);
+    await listChanged(trx, c.environment, list, 'entry_removed', c.by, c.now, { removed: 1 });
+  });
+}
+
+export type EntryRow = { value: string; reason: string | null; added_at: number; added_by: string; expires_at: number | null };
+
+/** The list's present entries at `now`, by value; the cursor is the last value. */
+export async function listEntries(db: Db, listId: string, now: number, limit: number, after?: string): Promise<Page<EntryRow>> {
+  let q = db.selectFrom('list_entries').select(['value', 'reason', 'added_at', 'added_by', 'expires_at'])
+    .where('list_id', '=', listId).where('removed_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+  if (after !== undefined) q = q.where('value', '>', after);
+  const rows = await q.orderBy('value').limit(limit + 1).execute();
+  return pageOf(rows.map((r) => ({ ...r, added_at: Number(r.added_at), expires_at: r.expires_at === null ? null : Number(r.expires_at) })), limit);
+}
+
+/**
+ * Every present (not removed) entry of the environment's lists, expired ones included (the
+ * registry counts expiries at `now` so that every instance moves its revision alike).
+ */
+export async function presentEntries(db: Db, environment: Environment): Promise<Array<{ list: string; value: string; expires_at: number | null }>> {
+  const rows = await db.selectFrom('list_entries').innerJoin('lists', 'lists.id', 'list_entries.list_id')
+    .select(['lists.name as list', 'list_entries.value', 'list_entries.expires_at'])
+    .where('lists.environment', '=', environment).where('lists.deleted_at', 'is', null).where('list_entries.removed_at', 'is', null)
+    .execute();
+  return rows.map((r) => ({ list: r.list, value: r.value, expires_at: r.expires_at === null ? null : Number(r.expires_at) }));
+}

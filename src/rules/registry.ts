@@ -1,0 +1,112 @@
+// The rules a serving process scores with (docs/rules.md), per environment: the compiled active and
+// shadow rules and the present entries of the environment's lists, in memory, so a score evaluates
+// its rules without a query. live.ts reloads an environment when a `rules` row arrives on the feed
+// (any instance's change), before the next request runs. Scoring reaches this only through the
+// Decider seam (trust/outcomes.ts), handed to it by the composition root.
+import type { Counter } from 'prom-client';
+import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
+import type { Store } from '../store/db.ts';
+import type { Decider, Outcome, RuleFacts, RuleVerdict } from '../trust/outcomes.ts';
+import { SIGNAL_NAMES } from '../policies/policy.ts';
+import { compileRule, type CompiledRule, type ListLookup } from './compile.ts';
+import { evaluateRules } from './decide.ts';
+import { currentRevision, liveRules, parseBody } from './repository.ts';
+import { presentEntries } from './lists.ts';
+
+interface Loaded {
+  /** rule_revisions of the environment when it was loaded */
+  revision: number;
+  rules: CompiledRule[];
+  /** list name → value → expiry (ms; Infinity when none) */
+  lists: Map<string, Map<string, number>>;
+  /** the expiry times of every present entry, ascending: how many passed by `now` is part of the revision */
+  expiries: Float64Array;
+  /** stored active or shadow rules that no longer compile (skipped) */
+  skipped: Array<{ id: string; error: string }>;
+}
+
+const EMPTY: Loaded = { revision: 0, rules: [], lists: new Map(), expiries: new Float64Array(0), skipped: [] };
+
+/** How many of the ascending `times` are ≤ now. */
+function countUpTo(times: Float64Array, now: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid]! <= now) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export class RuleRegistry implements Decider {
+  private readonly loaded: Record<Environment, Loaded> = { live: EMPTY, test: EMPTY };
+  private errors: Counter<'rule'> | undefined;
+
+  constructor(private readonly store: Store, private readonly signalNames: readonly string[] = SIGNAL_NAMES) {}
+
+  /** Run-time errors (and rules that no longer compile) are counted here: vouch_rule_errors_total{rule}. */
+  meter(errors: Counter<'rule'>): void {
+    this.errors = errors;
+    for (const environment of ENVIRONMENTS) for (const s of this.loaded[environment].skipped) errors.inc({ rule: s.id });
+  }
+
+  /**
+   * Reads the environment's (or every environment's) rules and list entries. The revision is read
+   * first: a change committed during the load then moves it again, and the feed brings another
+   * reload, so a cache key never names data older than what it was computed from.
+   */
+  async reload(environment?: Environment): Promise<void> {
+    for (const env of environment ? [environment] : ENVIRONMENTS) this.loaded[env] = await this.read(env);
+  }
+
+  private async read(environment: Environment): Promise<Loaded> {
+    const db = this.store.db;
+    const revision = await currentRevision(db, environment);
+    const rows = await liveRules(db, environment);
+    const rules: CompiledRule[] = [];
+    const skipped: Loaded['skipped'] = [];
+    for (const row of rows) {
+      try {
+        rules.push(compileRule({ id: row.id, version: row.version, status: row.status as 'active' | 'shadow', body: parseBody(row) }, this.signalNames));
+      } catch (err) {
+        // A rule saved under another engine or signal set: skipped, never a failed score.
+        skipped.push({ id: row.id, error: err instanceof Error ? err.message : String(err) });
+        this.errors?.inc({ rule: row.id });
+      }
+    }
+    const lists = new Map<string, Map<string, number>>();
+    const expiries: number[] = [];
+    for (const e of await presentEntries(db, environment)) {
+      let values = lists.get(e.list);
+      if (!values) lists.set(e.list, (values = new Map()));
+      values.set(e.value, e.expires_at ?? Infinity);
+      if (e.expires_at !== null) expiries.push(e.expires_at);
+    }
+    return { revision, rules, lists, expiries: Float64Array.from(expiries).sort(), skipped };
+  }
+
+  /** `<rule_revisions>.<entries expired by now>`: the same on every instance that loaded the same revision. */
+  revision(environment: Environment, now: number): string {
+    const l = this.loaded[environment];
+    return `${l.revision}.${countUpTo(l.expiries, now)}`;
+  }
+
+  decide(environment: Environment, facts: RuleFacts, policyOutcome: Outcome, now: number): RuleVerdict {
+    const l = this.loaded[environment];
+    if (l.rules.length === 0) return { outcome: policyOutcome, rules: [], shadow_rules: [], safe_amount: facts.safe_amount };
+    const lookup: ListLookup = (name, value) => {
+      const until = l.lists.get(name)?.get(value);
+      return until !== undefined && until > now;
+    };
+    return evaluateRules(l.rules, facts, policyOutcome, lookup, (rule) => this.errors?.inc({ rule: rule.id }));
+  }
+
+  /** What is loaded, for tests and diagnostics. */
+  summary(environment: Environment): { revision: number; rules: number; skipped: number; entries: number } {
+    const l = this.loaded[environment];
+    let entries = 0;
+    for (const v of l.lists.values()) entries += v.size;
+    return { revision: l.revision, rules: l.rules.length, skipped: l.skipped.length, entries };
+  }
+}

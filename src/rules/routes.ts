@@ -1,0 +1,214 @@
+// Rules over HTTP (docs/api.md, "Rules and lists"): create, list, show, change (each change a new
+// version), retire, the versions; and what the console needs to write one: the type-check as one
+// types, the variables with examples, and each rule's matches per day. Rules belong to an
+// environment and are shared by its clients, so there is no owner filter; the scope and role are.
+import { Type, type Static } from 'typebox';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { nextCursor } from '../lib/pagination.ts';
+import type { Environment } from '../auth/principal.ts';
+import type { RevocationFeed } from '../auth/revocation.ts';
+import type { Store } from '../store/db.ts';
+import { SIGNAL_NAMES } from '../policies/policy.ts';
+import { checkRule, type RuleBody, type RuleProblem } from './compile.ts';
+import { inspectAst } from './engine-ast.ts';
+import { ruleEnvironment } from './cel-env.ts';
+import {
+  createRule, getRule, listKinds, listRules, listVersions, parseBody, retireRule, RuleConflictError, RuleNotFoundError, RULES_FEED_KIND, updateRule,
+  type BodyCheck, type RuleRow, type RuleVersionRow,
+} from './repository.ts';
+import {
+  CheckBody, CreateRuleBody, FieldProblem, PatchRuleBody, RetireQuery, RuleIdParams, RuleListQuery, RuleSchema, RuleVersionSchema, StatsQuery, type RuleStatus,
+} from './schemas.ts';
+import { ruleStats, STATS_MAX_ROWS, variables } from './stats.ts';
+
+const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
+
+function bodyView(body: RuleBody) {
+  return {
+    name: body.name, condition: body.condition, action: body.action ?? null, override: body.override === true, final: body.final === true,
+    cap: body.cap ?? null, description: body.description ?? null,
+  };
+}
+
+export function ruleView(row: RuleRow): Static<typeof RuleSchema> {
+  return {
+    id: row.id, ...bodyView(parseBody(row)), version: row.version, status: row.status as RuleStatus,
+    created_at: iso(row.created_at), created_by: row.created_by, updated_at: iso(row.updated_at), updated_by: row.updated_by,
+  };
+}
+
+function versionView(row: RuleVersionRow): Static<typeof RuleVersionSchema> {
+  return {
+    rule_id: row.rule_id, ...bodyView(JSON.parse(row.body) as RuleBody), version: row.version, status: row.status as RuleStatus,
+    changed_at: iso(row.changed_at), changed_by: row.changed_by, reason: row.reason,
+  };
+}
+
+const problemList = (problems: RuleProblem[]) => problems.map((p) => ({ field: p.field, message: p.message }));
+
+/** The engine's save-time check, as a 400 whose errors name the field and the line:column. */
+export const checkOrThrow: BodyCheck = (body, lists) => {
+  const problems = checkRule(body, SIGNAL_NAMES, lists);
+  if (problems.length > 0) throw new ApiError(400, 'validation_failed', `The rule does not check: ${problems[0]!.field} ${problems[0]!.message}`, { errors: problemList(problems) });
+};
+
+/** The variables a condition reads, as paths (entity.account_age_days, in_list(…)). */
+function readsOf(condition: string): string[] {
+  try {
+    const inspection = inspectAst(ruleEnvironment(SIGNAL_NAMES).env.parse(condition).ast);
+    return [...new Set([...inspection.paths.map((p) => p.key), ...inspection.inLists.map((s) => `in_list(${s.list}${s.path ? `, ${s.path.key}` : ''})`)])];
+  } catch {
+    return [];
+  }
+}
+
+function mapErrors(err: unknown): never {
+  if (err instanceof RuleNotFoundError) throw new ApiError(404, 'not_found', 'No such rule in this environment.');
+  if (err instanceof RuleConflictError) throw new ApiError(409, 'conflict', err.message);
+  throw err;
+}
+
+const Page = <T extends Parameters<typeof Type.Array>[0]>(item: T) => Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
+
+export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed }): RouteDefinition[] {
+  const db = store.db;
+  const announce = (environment: Environment) => feed.announce(RULES_FEED_KIND, environment).catch(() => {});
+  const tags = ['rules'];
+  const change = (environment: Environment, by: string, reason?: string | null) => ({ environment, by, now: Date.now(), reason: reason ?? null });
+
+  return [
+    defineRoute<{ Body: Static<typeof CreateRuleBody> }>({
+      method: 'POST',
+      url: '/api/v1/rules',
+      config: { scope: 'rules:write', role: 'operator' },
+      schema: { tags, summary: 'Create a rule (version 1), draft unless a status is given; its condition is type-checked', body: CreateRuleBody, response: { 201: RuleSchema, ...problems } },
+      handler: async (request, reply) => {
+        const { status = 'draft', ...body } = request.body;
+        const { environment, id } = request.principal;
+        const row = await createRule(db, feed, change(environment, id), body, status, checkOrThrow);
+        await announce(environment);
+        reply.code(201).header('location', `/api/v1/rules/${encodeURIComponent(row.id)}`);
+        return ruleView(row);
+      },
+    }),
+
+    defineRoute<{ Querystring: Static<typeof RuleListQuery> }>({
+      method: 'GET',
+      url: '/api/v1/rules',
+      config: { scope: 'rules:read' },
+      schema: { tags, summary: "The environment's rules, newest first; status= filters", querystring: RuleListQuery, response: { 200: Page(RuleSchema), ...problems } },
+      handler: async (request) => {
+        const { status, limit = 50, cursor } = request.query;
+        const page = await listRules(db, request.principal.environment, { ...(status ? { status } : {}), limit, ...(cursor ? { after: cursor } : {}) });
+        return { data: page.rows.map(ruleView), next_cursor: nextCursor(page, (last) => last.id) };
+      },
+    }),
+
+    defineRoute<{ Body: Static<typeof CheckBody> }>({
+      method: 'POST',
+      url: '/api/v1/rules/check',
+      config: { scope: 'rules:read' },
+      schema: {
+        tags, summary: 'Type-check a condition (and cap) as a save would, without saving: the console checks as one types',
+        body: CheckBody,
+        response: { 200: Type.Object({ valid: Type.Boolean(), errors: Type.Array(FieldProblem), reads: Type.Array(Type.String()) }), ...problems },
+      },
+      handler: async (request) => {
+        const { condition, cap } = request.body;
+        // A placeholder action: the check is of the expressions, not of whether the rule does something yet.
+        const body: RuleBody = { name: 'check', condition, ...(cap !== undefined ? { cap } : { action: 'review' }) };
+        const errors = checkRule(body, SIGNAL_NAMES, await listKinds(db, request.principal.environment)).filter((p) => p.field === 'condition' || p.field === 'cap');
+        return { valid: errors.length === 0, errors, reads: errors.length === 0 ? readsOf(condition) : [] };
+      },
+    }),
+
+    defineRoute({
+      method: 'GET',
+      url: '/api/v1/rules/variables',
+      config: { scope: 'rules:read' },
+      schema: {
+        tags, summary: "What a condition can read, with types, descriptions and an example from the environment's most recent score decision",
+        response: { 200: Type.Object({ data: Type.Array(Type.Object({ name: Type.String(), type: Type.String(), description: Type.String(), example: Type.Optional(Type.Unknown()) })) }), ...problems },
+      },
+      handler: async (request) => ({ data: await variables(db, request.principal.environment, SIGNAL_NAMES) }),
+    }),
+
+    defineRoute<{ Querystring: Static<typeof StatsQuery> }>({
+      method: 'GET',
+      url: '/api/v1/rules/stats',
+      config: { scope: 'rules:read' },
+      schema: {
+        tags,
+        summary: 'Matches and shadow matches per rule per UTC day over the last `days` (default 30, at most 90)',
+        description: `Read from the score decisions of the window with a matched or shadow-matched rule, newest first, at most ${STATS_MAX_ROWS.toLocaleString('en')} of them (truncated: true when the window held more); scored counts every score decision per day.`,
+        querystring: StatsQuery,
+        response: {
+          200: Type.Object({
+            since: Type.String(), until: Type.String(), decisions_read: Type.Integer(), truncated: Type.Boolean(),
+            scored: Type.Array(Type.Object({ day: Type.String(), decisions: Type.Integer() })),
+            data: Type.Array(Type.Object({ rule_id: Type.String(), name: Type.String(), days: Type.Array(Type.Object({ day: Type.String(), matched: Type.Integer(), shadow_matched: Type.Integer() })) })),
+          }),
+          ...problems,
+        },
+      },
+      handler: async (request) => ruleStats(db, request.principal.environment, request.query.days ?? 30, Date.now()),
+    }),
+
+    defineRoute<{ Params: Static<typeof RuleIdParams> }>({
+      method: 'GET',
+      url: '/api/v1/rules/:id',
+      config: { scope: 'rules:read' },
+      schema: { tags, summary: "A rule's current version", params: RuleIdParams, response: { 200: RuleSchema, ...problems } },
+      handler: async (request) => {
+        const row = await getRule(db, request.principal.environment, request.params.id);
+        if (!row) throw new ApiError(404, 'not_found', 'No such rule in this environment.');
+        return ruleView(row);
+      },
+    }),
+
+    defineRoute<{ Params: Static<typeof RuleIdParams>; Body: Static<typeof PatchRuleBody> }>({
+      method: 'PATCH',
+      url: '/api/v1/rules/:id',
+      config: { scope: 'rules:write', role: 'operator' },
+      schema: {
+        tags, summary: 'Change a rule: a new version with the fields given (null clears action, cap, description); status moves between draft, shadow and active; reason is kept',
+        params: RuleIdParams, body: PatchRuleBody, response: { 200: RuleSchema, 409: ProblemSchema, ...problems },
+      },
+      handler: async (request) => {
+        const { reason, ...patch } = request.body;
+        if (Object.keys(patch).length === 0) throw new ApiError(400, 'validation_failed', 'Nothing to change.', { errors: [{ field: '(body)', message: 'must change at least one field' }] });
+        const { environment, id } = request.principal;
+        const row = await updateRule(db, feed, change(environment, id, reason), request.params.id, patch as Parameters<typeof updateRule>[4], checkOrThrow).catch(mapErrors);
+        await announce(environment);
+        return ruleView(row);
+      },
+    }),
+
+    defineRoute<{ Params: Static<typeof RuleIdParams>; Querystring: Static<typeof RetireQuery> }>({
+      method: 'DELETE',
+      url: '/api/v1/rules/:id',
+      config: { scope: 'rules:write', role: 'operator' },
+      schema: { tags, summary: 'Retire a rule: a last version, status retired, never evaluated again (final)', params: RuleIdParams, querystring: RetireQuery, response: { 200: RuleSchema, 409: ProblemSchema, ...problems } },
+      handler: async (request) => {
+        const { environment, id } = request.principal;
+        const row = await retireRule(db, feed, change(environment, id, request.query.reason), request.params.id).catch(mapErrors);
+        await announce(environment);
+        return ruleView(row);
+      },
+    }),
+
+    defineRoute<{ Params: Static<typeof RuleIdParams> }>({
+      method: 'GET',
+      url: '/api/v1/rules/:id/versions',
+      config: { scope: 'rules:read' },
+      schema: { tags, summary: "Every version of a rule, newest first, with who changed it, when and why", params: RuleIdParams, response: { 200: Type.Object({ data: Type.Array(RuleVersionSchema) }), ...problems } },
+      handler: async (request) => {
+        const rows = await listVersions(db, request.principal.environment, request.params.id);
+        if (rows.length === 0) throw new ApiError(404, 'not_found', 'No such rule in this environment.');
+        return { data: rows.map(versionView) };
+      },
+    }),
+  ];
+}
