@@ -24,6 +24,11 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     currency: 'USD',
     context: { counterparty_id: SELLER, side: 'buy', payment_method: 'bank_transfer', country: 'NG', counterparty_country: 'NG', account_created_at: '2026-03-02T09:00:00Z', trade_id: 'trd_8f41c2a9' },
   },
+  createRule: { name: 'hold a first big card trade', condition: 'entity.completed_trades == 0.0 && context.payment_method == "card" && amount_ref != null && amount_ref > 2.0', action: 'hold', status: 'shadow', description: 'new buyers paying by card above twice the reference amount' },
+  updateRule: { status: 'active', reason: 'a week in shadow: 3 matches, all fraud' },
+  checkRule: { condition: 'in_list("mules", entity_id) || entity.chargebacks > 0.0' },
+  createList: { name: 'mules', kind: 'entity', description: 'accounts seen moving stolen funds' },
+  addListEntries: { values: [SELLER], reason: 'confirmed mule (case 4471)', expires_at: '2027-06-30T00:00:00Z' },
   scoreTrustBatch: {
     requests: [
       { entity_id: BUYER, amount: 1200, currency: 'USD' },

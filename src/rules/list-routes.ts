@@ -56,7 +56,7 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
     defineRoute<{ Body: Static<typeof CreateListBody> }>({
       method: 'POST',
       url: '/api/v1/lists',
-      config: { scope: 'rules:write', role: 'operator' },
+      config: { scope: 'rules:write', role: 'operator', operationId: 'createList' },
       schema: { tags, summary: 'Create a typed list (entity, identifier, country, string or payment_method)', body: CreateListBody, response: { 201: ListSchema, 409: ProblemSchema, ...problems } },
       handler: async (request, reply) => {
         const { environment, id } = request.principal;
@@ -70,7 +70,7 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
     defineRoute<{ Querystring: Static<typeof ListsQuery> }>({
       method: 'GET',
       url: '/api/v1/lists',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'listLists' },
       schema: { tags, summary: "The environment's lists by name, each with its count of present entries", querystring: ListsQuery, response: { 200: Type.Object({ data: Type.Array(ListSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
       handler: async (request) => {
         const { limit = 100, cursor } = request.query;
@@ -83,7 +83,7 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
     defineRoute<{ Params: Static<typeof ListParams> }>({
       method: 'GET',
       url: '/api/v1/lists/:name',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'getList' },
       schema: { tags, summary: 'One list', params: ListParams, response: { 200: ListSchema, ...problems } },
       handler: async (request) => {
         const row = await requireList(request.principal.environment, request.params.name);
@@ -95,7 +95,7 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
     defineRoute<{ Params: Static<typeof ListParams> }>({
       method: 'DELETE',
       url: '/api/v1/lists/:name',
-      config: { scope: 'rules:write', role: 'operator' },
+      config: { scope: 'rules:write', role: 'operator', operationId: 'deleteList' },
       schema: {
         tags, summary: 'Delete a list (its entries are kept for rule tests); 409 while an active or shadow rule names it, with those rules',
         params: ListParams, response: { 204: Type.Null(), 409: ConflictProblem, ...problems },
@@ -111,11 +111,11 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
     defineRoute<{ Params: Static<typeof ListParams>; Body: Static<typeof AddEntriesBody> }>({
       method: 'POST',
       url: '/api/v1/lists/:name/entries',
-      config: { scope: 'rules:write', role: 'operator' },
+      config: { scope: 'rules:write', role: 'operator', operationId: 'addListEntries' },
       schema: {
         tags,
         summary: `Add 1–${MAX_VALUES_PER_REQUEST} values (with an optional reason and expiry); present ones are counted, not added again`,
-        description: `Entity and identifier values must be ids or hashes, never raw phone numbers, e-mails, IBANs or card numbers (400 raw_identifier_rejected); country values are ISO 3166-1 alpha-2, payment_method values the score request's. An environment's lists hold at most ${MAX_PRESENT_ENTRIES.toLocaleString('en')} present entries together (409 beyond; nothing of the request is added).`,
+        description: `Entity and identifier values must be ids or hashes, never raw phone numbers, e-mails, IBANs or card numbers (400 raw_identifier_rejected); country values are ISO 3166-1 alpha-2, payment_method values the score request's. An environment's lists hold at most ${MAX_PRESENT_ENTRIES.toLocaleString('en')} present entries together (409 beyond; nothing of the request is added). Requires the \`rules:write\` scope and role operator or admin (an API key must have been issued with it).`,
         params: ListParams, body: AddEntriesBody,
         response: { 200: Type.Object({ added: Type.Integer(), already_present: Type.Integer() }), 409: ProblemSchema, ...problems },
       },
@@ -134,7 +134,7 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
     defineRoute<{ Params: Static<typeof ListParams>; Querystring: Static<typeof EntriesQuery> }>({
       method: 'GET',
       url: '/api/v1/lists/:name/entries',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'listListEntries' },
       schema: {
         tags, summary: "A list's present entries by value (removed and expired ones are kept for rule tests, not shown)",
         params: ListParams, querystring: EntriesQuery, response: { 200: Type.Object({ data: Type.Array(EntrySchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
@@ -153,7 +153,7 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
     defineRoute<{ Params: Static<typeof EntryParams> }>({
       method: 'DELETE',
       url: '/api/v1/lists/:name/entries/:value',
-      config: { scope: 'rules:write', role: 'operator' },
+      config: { scope: 'rules:write', role: 'operator', operationId: 'removeListEntry' },
       schema: { tags, summary: "Remove a value from a list (the entry keeps its removal time and who removed it)", params: EntryParams, response: { 204: Type.Null(), ...problems } },
       handler: async (request, reply) => {
         const { environment, id } = request.principal;

@@ -82,7 +82,7 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
     defineRoute<{ Body: Static<typeof CreateRuleBody> }>({
       method: 'POST',
       url: '/api/v1/rules',
-      config: { scope: 'rules:write', role: 'operator' },
+      config: { scope: 'rules:write', role: 'operator', operationId: 'createRule' },
       schema: { tags, summary: 'Create a rule (version 1), draft unless a status is given; its condition is type-checked', body: CreateRuleBody, response: { 201: RuleSchema, ...problems } },
       handler: async (request, reply) => {
         const { status = 'draft', ...body } = request.body;
@@ -97,7 +97,7 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
     defineRoute<{ Querystring: Static<typeof RuleListQuery> }>({
       method: 'GET',
       url: '/api/v1/rules',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'listRules' },
       schema: { tags, summary: "The environment's rules, newest first; status= filters", querystring: RuleListQuery, response: { 200: Page(RuleSchema), ...problems } },
       handler: async (request) => {
         const { status, limit = 50, cursor } = request.query;
@@ -109,7 +109,7 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
     defineRoute<{ Body: Static<typeof CheckBody> }>({
       method: 'POST',
       url: '/api/v1/rules/check',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'checkRule' },
       schema: {
         tags, summary: 'Type-check a condition (and cap) as a save would, without saving: the console checks as one types',
         body: CheckBody,
@@ -127,7 +127,7 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
     defineRoute({
       method: 'GET',
       url: '/api/v1/rules/variables',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'listRuleVariables' },
       schema: {
         tags, summary: "What a condition can read, with types, descriptions and an example from the environment's most recent score decision",
         response: { 200: Type.Object({ data: Type.Array(Type.Object({ name: Type.String(), type: Type.String(), description: Type.String(), example: Type.Optional(Type.Unknown()) })) }), ...problems },
@@ -138,11 +138,11 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
     defineRoute<{ Querystring: Static<typeof StatsQuery> }>({
       method: 'GET',
       url: '/api/v1/rules/stats',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'getRuleStats' },
       schema: {
         tags,
         summary: 'Matches and shadow matches per rule per UTC day over the last `days` (default 30, at most 90)',
-        description: `Read from the score decisions of the window with a matched or shadow-matched rule, newest first, at most ${STATS_MAX_ROWS.toLocaleString('en')} of them (truncated: true when the window held more); scored counts every score decision per day.`,
+        description: `Read from the score decisions of the window with a matched or shadow-matched rule, newest first, at most ${STATS_MAX_ROWS.toLocaleString('en')} of them (truncated: true when the window held more); scored counts every score decision per day. Requires the \`rules:read\` scope (an API key must have been issued with it).`,
         querystring: StatsQuery,
         response: {
           200: Type.Object({
@@ -159,7 +159,7 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
     defineRoute<{ Params: Static<typeof RuleIdParams> }>({
       method: 'GET',
       url: '/api/v1/rules/:id',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'getRule' },
       schema: { tags, summary: "A rule's current version", params: RuleIdParams, response: { 200: RuleSchema, ...problems } },
       handler: async (request) => {
         const row = await getRule(db, request.principal.environment, request.params.id);
@@ -171,7 +171,7 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
     defineRoute<{ Params: Static<typeof RuleIdParams>; Body: Static<typeof PatchRuleBody> }>({
       method: 'PATCH',
       url: '/api/v1/rules/:id',
-      config: { scope: 'rules:write', role: 'operator' },
+      config: { scope: 'rules:write', role: 'operator', operationId: 'updateRule' },
       schema: {
         tags, summary: 'Change a rule: a new version with the fields given (null clears action, cap, description); status moves between draft, shadow and active; reason is kept',
         params: RuleIdParams, body: PatchRuleBody, response: { 200: RuleSchema, 409: ProblemSchema, ...problems },
@@ -189,7 +189,7 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
     defineRoute<{ Params: Static<typeof RuleIdParams>; Querystring: Static<typeof RetireQuery> }>({
       method: 'DELETE',
       url: '/api/v1/rules/:id',
-      config: { scope: 'rules:write', role: 'operator' },
+      config: { scope: 'rules:write', role: 'operator', operationId: 'retireRule' },
       schema: { tags, summary: 'Retire a rule: a last version, status retired, never evaluated again (final)', params: RuleIdParams, querystring: RetireQuery, response: { 200: RuleSchema, 409: ProblemSchema, ...problems } },
       handler: async (request) => {
         const { environment, id } = request.principal;
@@ -202,7 +202,7 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
     defineRoute<{ Params: Static<typeof RuleIdParams> }>({
       method: 'GET',
       url: '/api/v1/rules/:id/versions',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'listRuleVersions' },
       schema: { tags, summary: "Every version of a rule, newest first, with who changed it, when and why", params: RuleIdParams, response: { 200: Type.Object({ data: Type.Array(RuleVersionSchema) }), ...problems } },
       handler: async (request) => {
         const rows = await listVersions(db, request.principal.environment, request.params.id);

@@ -1,0 +1,108 @@
+// docs/rules.md and docs/api.md, "Rules and lists": the in-memory registry a score decides through
+// (a stored rule that no longer compiles is skipped and counted; run-time errors are counted in
+// vouch_rule_errors_total{rule}; an entry's expiry moves the revision alike on every instance),
+// and `vouch lists import` (CSV and NDJSON, rejected lines reported, the rest imported).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Counter, Registry } from 'prom-client';
+import { backends, freshStore, type TestStore } from '../helpers/app.ts';
+import { hash } from '../helpers/trust.ts';
+import { RevocationFeed } from '../../src/auth/revocation.ts';
+import { RuleRegistry } from '../../src/rules/registry.ts';
+import { createRule } from '../../src/rules/repository.ts';
+import { addListEntries, createList } from '../../src/rules/lists.ts';
+import { importListFile } from '../../src/rules/cli.ts';
+import { checkOrThrow } from '../../src/rules/routes.ts';
+import type { RuleFacts } from '../../src/trust/outcomes.ts';
+
+const facts = (over: Partial<RuleFacts> = {}): RuleFacts => ({
+  entity_id: hash('registry'), amount: 50, currency: 'USD', amount_ref: null, context: {},
+  entity: { account_age_days: 3, completed_trades: 0, chargebacks: 0, fraud_reports: 0, disputes_lost: 0, first_seen_at: null },
+  signals: {}, score: 10, risk_level: 'low', safe_amount: 500, ...over,
+});
+
+for (const backend of backends()) {
+  describe(`rule registry and list import [${backend}]`, () => {
+    let fresh: TestStore;
+    let feed: RevocationFeed;
+    let dir = '';
+    const change = () => ({ environment: 'live' as const, by: 'tester', now: Date.now() });
+
+    before(async () => {
+      fresh = await freshStore(backend);
+      feed = new RevocationFeed(fresh.store);
+      dir = mkdtempSync(join(tmpdir(), 'vouch-lists-'));
+    });
+    after(async () => {
+      await fresh?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('decides with active rules and lists; counts run-time errors and skipped rules by rule id', async () => {
+      const db = fresh.store.db;
+      await createList(db, feed, change(), { name: 'deny', kind: 'entity' });
+      const deny = await createRule(db, feed, change(), { name: 'deny', condition: 'in_list("deny", entity_id)', action: 'decline' }, 'active', checkOrThrow);
+      const fragile = await createRule(db, feed, change(), { name: 'fragile', condition: 'context.channel == "web"', action: 'review' }, 'active', checkOrThrow);
+      await createRule(db, feed, change(), { name: 'drafted', condition: 'amount > 1.0', action: 'decline' }, 'draft', checkOrThrow);
+      // a stored rule that does not compile (saved under another engine, say)
+      await db.insertInto('rules').values({ id: 'rul_broken', environment: 'live', name: 'broken', version: 1, status: 'active', body: JSON.stringify({ name: 'broken', condition: 'nope >', action: 'decline' }), created_at: 1, created_by: 'x', updated_at: 1, updated_by: 'x' }).execute();
+      const registry = new RuleRegistry(fresh.store);
+      await registry.reload();
+      const metrics = new Registry();
+      const errors = new Counter({ name: 'vouch_rule_errors_total', help: 'h', labelNames: ['rule'], registers: [metrics] });
+      registry.meter(errors as Counter<'rule'>);
+      assert.deepEqual(registry.summary('live'), { revision: 4, rules: 2, skipped: 1, entries: 0 });
+      const now = Date.now();
+      // context.channel absent: a run-time error, no match, counted
+      const verdict = registry.decide('live', facts(), 'approve', now);
+      assert.equal(verdict.outcome, 'approve');
+      const counted = async () => Object.fromEntries((await errors.get()).values.map((v) => [v.labels.rule, v.value]));
+      assert.deepEqual(await counted(), { rul_broken: 1, [fragile.id]: 1 });
+      assert.equal(registry.decide('live', facts({ context: { channel: 'web' } }), 'approve', now).outcome, 'review');
+      await addListEntries(db, 'live', 'deny', [hash('registry')], 'tester', {}, now);
+      await registry.reload('live');
+      const denied = registry.decide('live', facts({ context: { channel: 'app' } }), 'approve', now);
+      assert.equal(denied.outcome, 'decline');
+      assert.equal(denied.rules[0]!.id, deny.id);
+      // the test environment has none of it
+      assert.equal(registry.decide('test', facts(), 'approve', now).rules.length, 0);
+    });
+
+    test('an expiry moves the revision at its time, the same on an instance that loaded after it', async () => {
+      const db = fresh.store.db;
+      await createList(db, feed, change(), { name: 'brief', kind: 'string' });
+      const now = Date.now();
+      await addListEntries(db, 'live', 'brief', ['a'], 'tester', { expiresAt: now + 60_000 }, now);
+      const early = new RuleRegistry(fresh.store);
+      await early.reload();
+      const [revision] = early.revision('live', now).split('.');
+      assert.equal(early.revision('live', now), `${revision}.0`);
+      assert.equal(early.revision('live', now + 60_000), `${revision}.1`);
+      const late = new RuleRegistry(fresh.store);
+      await late.reload();
+      assert.equal(late.revision('live', now + 120_000), early.revision('live', now + 120_000));
+    });
+
+    test('vouch lists import: CSV and NDJSON in batches, bad lines reported and the rest added', async () => {
+      const db = fresh.store.db;
+      await createList(db, feed, change(), { name: 'imported', kind: 'country' });
+      const csv = join(dir, 'countries.csv');
+      writeFileSync(csv, 'value,reason\nNG,"sanctions, 2026"\ngh,\nXX,typo\n\nNG,again\n');
+      const first = await importListFile(fresh.store, 'live', 'imported', csv, 'csv', 'cli');
+      assert.deepEqual({ ...first, failures: first.failures.map((f) => f.line) }, { added: 2, already_present: 1, rejected: 1, failures: [4] });
+      const nd = join(dir, 'more.ndjson');
+      const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ value: `v${i}`, reason: i < 1200 ? 'one' : 'two' }));
+      await createList(db, feed, change(), { name: 'bulk', kind: 'string' });
+      writeFileSync(nd, `${lines.join('\n')}\nnot json\n${JSON.stringify({ value: 'late', expires_at: '2001-01-01T00:00:00Z' })}\n`);
+      const second = await importListFile(fresh.store, 'live', 'bulk', nd, 'ndjson', 'cli');
+      assert.equal(second.added, 2500);
+      assert.equal(second.rejected, 2);
+      const reasons = await db.selectFrom('list_entries').select(['reason', (eb) => eb.fn.countAll<number>().as('n')]).where('value', 'like', 'v%').groupBy('reason').orderBy('reason').execute();
+      assert.deepEqual(reasons.map((r) => [r.reason, Number(r.n)]), [['one', 1200], ['two', 1300]]);
+      await assert.rejects(importListFile(fresh.store, 'live', 'missing', nd, 'ndjson', 'cli'), /no list missing/);
+    });
+  });
+}
