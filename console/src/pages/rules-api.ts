@@ -68,9 +68,26 @@ export interface RuleTestResult {
   labelled: { fraud: { matched: number; total: number }; legit: { matched: number; total: number } };
   /** the money the matched decisions asked for: one sum, or a sum per currency */
   amount_matched: number | Record<string, number> | null;
-  examples: { decision_id: string; reads: Record<string, unknown> }[];
+  examples: TestExample[];
   since?: string;
   until?: string;
+  /** decisions whose outcome the rule changes */
+  changed?: number;
+  /** decisions on which the condition failed at run time (no match) */
+  errors?: number;
+  /** decisions stored before rule inputs were: entity facts and amount_ref read as absent */
+  without_inputs?: number;
+}
+
+export interface TestExample {
+  decision_id: string;
+  reads: Record<string, unknown>;
+  created_at?: string;
+  before?: Outcome;
+  after?: Outcome;
+  label?: 'fraud' | 'legit' | null;
+  amount?: number | null;
+  currency?: string | null;
 }
 
 /** One rule's matches on one day. */
@@ -109,8 +126,8 @@ export const rulesApi = {
   get: (id: string) => api<Rule>('GET', `/api/v1/rules/${enc(id)}`),
   versions: (id: string) => api<Page<RuleVersion>>('GET', `/api/v1/rules/${enc(id)}/versions`),
   create: (body: RuleBody & { status?: RuleStatus }) => api<Rule>('POST', '/api/v1/rules', body),
-  update: (id: string, body: Partial<RuleBody> & { status?: RuleStatus; reason?: string }) => api<Rule>('PATCH', `/api/v1/rules/${enc(id)}`, body),
-  retire: (id: string) => api<Rule | undefined>('DELETE', `/api/v1/rules/${enc(id)}`),
+  update: (id: string, body: { [K in keyof RuleBody]?: RuleBody[K] | null } & { status?: RuleStatus; reason?: string }) => api<Rule>('PATCH', `/api/v1/rules/${enc(id)}`, body),
+  retire: (id: string, reason?: string) => api<Rule | undefined>('DELETE', `/api/v1/rules/${enc(id)}${query({ reason })}`),
   check: (condition: string, cap?: number | string) => api<RuleCheck>('POST', '/api/v1/rules/check', { condition, ...(cap !== undefined ? { cap } : {}) }),
   variables: () => api<{ data: RuleVariable[] }>('GET', '/api/v1/rules/variables'),
   stats: (days: number) => api<unknown>('GET', `/api/v1/rules/stats${query({ days })}`),
@@ -119,7 +136,7 @@ export const rulesApi = {
 };
 
 export const listsApi = {
-  list: () => api<Page<RuleList>>('GET', '/api/v1/lists'),
+  list: () => api<Page<RuleList>>('GET', '/api/v1/lists?limit=200'),
   get: (name: string) => api<RuleList>('GET', `/api/v1/lists/${enc(name)}`),
   create: (body: { name: string; kind: ListKind; description?: string }) => api<RuleList>('POST', '/api/v1/lists', body),
   remove: (name: string) => api<unknown>('DELETE', `/api/v1/lists/${enc(name)}`),
@@ -129,26 +146,21 @@ export const listsApi = {
   removeEntry: (name: string, value: string) => api<unknown>('DELETE', `/api/v1/lists/${enc(name)}/entries/${enc(value)}`),
 };
 
-/**
- * The stats answer as a map rule id → its days, oldest first. Accepts `{data: [{rule_id, days:
- * [...]}]}` and `{data: [{rule_id, day, matched, shadow_matched}]}` (one row per rule and day).
- */
-export function statsByRule(raw: unknown): Map<string, DayCount[]> {
-  const out = new Map<string, DayCount[]>();
-  const rows = (raw as { data?: unknown[] } | null)?.data ?? [];
-  const push = (id: string, d: Record<string, unknown>) => {
-    const day = String(d.day ?? d.date ?? '');
-    const list = out.get(id) ?? [];
-    list.push({ day, matched: Number(d.matched ?? 0), shadow_matched: Number(d.shadow_matched ?? d.shadow ?? 0) });
-    out.set(id, list);
-  };
-  for (const r of rows as Record<string, unknown>[]) {
-    const id = String(r.rule_id ?? r.id ?? '');
-    if (Array.isArray(r.days)) for (const d of r.days as Record<string, unknown>[]) push(id, d);
-    else push(id, r);
-  }
-  for (const list of out.values()) list.sort((a, b) => a.day.localeCompare(b.day));
-  return out;
+export interface Stats {
+  /** rule id → its days, oldest first */
+  byRule: Map<string, DayCount[]>;
+  /** UTC day → score decisions that day (the denominator of a hit rate) */
+  scored: Map<string, number>;
+  /** the window was too busy to read whole: its oldest days are cut */
+  truncated: boolean;
+}
+
+/** GET /api/v1/rules/stats: `{scored: [{day, decisions}], truncated, data: [{rule_id, days: [{day, matched, shadow_matched}]}]}`. */
+export function parseStats(raw: unknown): Stats {
+  const r = (raw ?? {}) as { data?: { rule_id: string; days?: DayCount[] }[]; scored?: { day: string; decisions: number }[]; truncated?: boolean };
+  const byRule = new Map<string, DayCount[]>();
+  for (const rule of r.data ?? []) byRule.set(rule.rule_id, [...(rule.days ?? [])].sort((a, b) => a.day.localeCompare(b.day)));
+  return { byRule, scored: new Map((r.scored ?? []).map((d) => [d.day.slice(0, 10), d.decisions])), truncated: r.truncated === true };
 }
 
 /** The last `days` UTC days, oldest first, as YYYY-MM-DD. */

@@ -2,12 +2,15 @@
 // matches as two lines, small in the rules list, with axes and a legend on a rule's own page.
 import { useEffect, useRef } from 'preact/hooks';
 import { CategoryScale, Chart, Filler, Legend, LineController, LineElement, LinearScale, PointElement, Tooltip } from 'chart.js';
-import { fmtNumber } from '../ui.tsx';
+import { fmtNumber, fmtPercent } from '../ui.tsx';
 import { lastDays, type DayCount } from './rules-api.ts';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, CategoryScale, Filler, Tooltip, Legend);
 
 const MATCHED = '#1f4e8c';
+const dayFmt = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' });
+/** "2026-11-04" → "4 Nov" in the user's locale. */
+const shortDay = (day: string | undefined) => (day ? dayFmt.format(new Date(`${day}T00:00:00Z`)) : '');
 const SHADOW = '#b56b00';
 
 /** The totals of a rule's days. */
@@ -15,7 +18,11 @@ export function totals(days: DayCount[] | undefined): { matched: number; shadow:
   return (days ?? []).reduce((t, d) => ({ matched: t.matched + d.matched, shadow: t.shadow + d.shadow_matched }), { matched: 0, shadow: 0 });
 }
 
-export function HitChart({ name, days, span = 30, large = false }: { name: string; days: DayCount[] | undefined; span?: number; large?: boolean }) {
+/**
+ * A rule's matches per day, real and shadow; with `scored` (score decisions per day) the totals name
+ * the hit rate: the share of the window's score decisions it matched.
+ */
+export function HitChart({ name, days, scored, span = 30, large = false }: { name: string; days: DayCount[] | undefined; scored?: Map<string, number>; span?: number; large?: boolean }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const labels = lastDays(span);
   const byDay = new Map((days ?? []).map((d) => [d.day.slice(0, 10), d]));
@@ -23,6 +30,8 @@ export function HitChart({ name, days, span = 30, large = false }: { name: strin
   const shadow = labels.map((l) => byDay.get(l)?.shadow_matched ?? 0);
   const key = JSON.stringify([matched, shadow, large]);
   const t = totals(days);
+  const decisions = labels.reduce((n, l) => n + (scored?.get(l) ?? 0), 0);
+  const rate = (n: number) => (scored && decisions > 0 ? ` (${fmtPercent(n / decisions)})` : '');
   useEffect(() => {
     if (!canvas.current) return;
     const chart = new Chart(canvas.current, {
@@ -40,25 +49,26 @@ export function HitChart({ name, days, span = 30, large = false }: { name: strin
         animation: false,
         interaction: { mode: 'index', intersect: false },
         scales: {
-          x: { display: large, ticks: { maxTicksLimit: 8, maxRotation: 0 } },
+          x: { display: large, ticks: { maxTicksLimit: 7, maxRotation: 0, autoSkipPadding: 12, callback: (_v, i) => shortDay(labels[i]) } },
           y: { display: large, beginAtZero: true, suggestedMax: 1, ticks: { precision: 0 }, title: { display: large, text: 'decisions a day' } },
         },
         plugins: {
-          legend: { display: large, position: 'bottom', labels: { boxWidth: 14 } },
+          legend: { display: large, position: 'bottom', labels: { usePointStyle: true, pointStyle: 'line' } },
           tooltip: { enabled: true, callbacks: { label: (c) => `${c.dataset.label}: ${fmtNumber(c.parsed.y)}` } },
         },
       },
     });
     return () => chart.destroy();
   }, [key]);
-  const summary = `${name}: ${fmtNumber(t.matched)} matched and ${fmtNumber(t.shadow)} shadow matches in the last ${span} days`;
+  const summary = `${name}: ${fmtNumber(t.matched)} matched${rate(t.matched)} and ${fmtNumber(t.shadow)} shadow matches${rate(t.shadow)} in the last ${span} days${scored ? `, of ${fmtNumber(decisions)} score decisions` : ''}`;
   return (
     <div class={large ? 'hit-chart large' : 'hit-chart'} data-matched={t.matched} data-shadow={t.shadow}>
       <div class="hit-canvas"><canvas ref={canvas} role="img" aria-label={summary} /></div>
       <small class="hit-totals">
-        <span class="hit-key matched" aria-hidden="true" />{fmtNumber(t.matched)} matched
+        <span class="hit-key matched" aria-hidden="true" />{fmtNumber(t.matched)} matched{rate(t.matched)}
         {' · '}
-        <span class="hit-key shadow" aria-hidden="true" />{fmtNumber(t.shadow)} shadow
+        <span class="hit-key shadow" aria-hidden="true" />{fmtNumber(t.shadow)} shadow{rate(t.shadow)}
+        {large && scored && <> · of {fmtNumber(decisions)} score decisions</>}
       </small>
     </div>
   );

@@ -61,6 +61,9 @@ export function position(p: FieldProblem): { line: number; column: number } | un
   return m ? { line: Number(m[1]), column: Number(m[2]) } : undefined;
 }
 
+/** The message without the position it starts with, shown beside it already. */
+const withoutPosition = (m: string) => m.replace(/^(line \d+,? column \d+|\d+:\d+):\s*/i, '');
+
 /** A field's problems, each with its position and the line it points into. */
 export function Problems({ id, problems, source }: { id: string; problems: FieldProblem[]; source: string }) {
   if (problems.length === 0) return null;
@@ -72,7 +75,8 @@ export function Problems({ id, problems, source }: { id: string; problems: Field
         const line = at ? lines[at.line - 1] : undefined;
         return (
           <li key={i}>
-            {at && <strong class="mono at">{`${at.line}:${at.column}`}</strong>} {p.message}
+            {at && <strong class="mono at" title={`line ${at.line}, column ${at.column}`}>{`${at.line}:${at.column}`}</strong>}{' '}
+            {p.field !== 'condition' && p.field !== 'cap' && <code>{p.field}</code>} {withoutPosition(p.message)}
             {line !== undefined && at && (
               <pre class="caret" aria-hidden="true">{`${line}\n${' '.repeat(Math.max(0, at.column - 1))}^`}</pre>
             )}

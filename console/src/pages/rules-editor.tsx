@@ -81,8 +81,10 @@ export function RuleEditor({ rule, onSaved, onCancel }: { rule?: Rule; onSaved: 
   const submit = (e: Event) => {
     e.preventDefault();
     void save.run(async () => {
+      // a PATCH clears with null what the form left empty (docs/api.md, "Rules and lists")
+      const patch = { action: null, cap: null, description: null, override: false, final: false, ...body, ...(d.reason.trim() ? { reason: d.reason.trim() } : {}) };
       const saved = rule
-        ? await rulesApi.update(rule.id, { ...body, ...(d.reason.trim() ? { reason: d.reason.trim() } : {}) })
+        ? await rulesApi.update(rule.id, patch)
         : await rulesApi.create({ ...body, status: 'draft' });
       onSaved(saved);
     });
@@ -90,7 +92,7 @@ export function RuleEditor({ rule, onSaved, onCancel }: { rule?: Rule; onSaved: 
 
   return (
     <form class="panel rule-editor" onSubmit={submit} aria-labelledby="h-rule-editor">
-      <h2 id="h-rule-editor">{rule ? <>Edit <span class="mono">{rule.name}</span> <small class="muted">(saving makes version {rule.version + 1})</small></> : 'New rule'}</h2>
+      <h2 id="h-rule-editor" class={rule ? undefined : 'sr-only'}>{rule ? <>Edit <span class="mono">{rule.name}</span> <small class="muted">(saving makes version {rule.version + 1})</small></> : 'The rule'}</h2>
       <div class="editor-grid">
         <div class="editor-main">
           <Field label="Name">

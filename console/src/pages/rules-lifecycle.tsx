@@ -2,7 +2,7 @@
 // nothing) → active (it decides), and retire. Activating and retiring ask first.
 import { useState } from 'preact/hooks';
 import { hasScope } from '../api.ts';
-import { Confirm, ErrorBox, useAction } from '../ui.tsx';
+import { Confirm, ErrorBox, Field, useAction } from '../ui.tsx';
 import { rulesApi, type Rule, type RuleStatus } from './rules-api.ts';
 
 type Step = { to: RuleStatus | 'retired'; label: string };
@@ -24,13 +24,16 @@ const WHAT: Record<string, string> = {
 /** The lifecycle buttons of one rule; nothing for a principal without rules:write. */
 export function Lifecycle({ rule, onChanged }: { rule: Rule; onChanged: (message: string) => void }) {
   const [step, setStep] = useState<Step>();
+  const [reason, setReason] = useState('');
   const { busy, error, run } = useAction();
   if (!hasScope('rules:write')) return null;
   const steps = nextSteps(rule.status);
   const act = (s: Step) =>
     run(async () => {
-      if (s.to === 'retired') await rulesApi.retire(rule.id);
-      else await rulesApi.update(rule.id, { status: s.to });
+      const why = reason.trim() || undefined;
+      if (s.to === 'retired') await rulesApi.retire(rule.id, why);
+      else await rulesApi.update(rule.id, { status: s.to, ...(why ? { reason: why } : {}) });
+      setReason('');
       setStep(undefined);
       onChanged(s.to === 'retired' ? `Rule ${rule.name} retired.` : `Rule ${rule.name} is now ${s.to}.`);
     });
@@ -47,10 +50,13 @@ export function Lifecycle({ rule, onChanged }: { rule: Rule; onChanged: (message
           confirmLabel={step.label}
           danger={step.to === 'retired'}
           busy={busy}
-          onCancel={() => setStep(undefined)}
+          onCancel={() => { setStep(undefined); setReason(''); }}
           onConfirm={() => void act(step)}
         >
           <p>{WHAT[step.to]}</p>
+          <Field label="Why (optional)" hint="Kept with the rule's versions, beside who changed it and when.">
+            <input name="lifecycle_reason" maxLength={1000} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+          </Field>
           <ErrorBox error={error} what="The change was refused" />
         </Confirm>
       )}

@@ -19,10 +19,10 @@ export function ActionText({ rule }: { rule: Pick<Rule, 'action' | 'override' | 
   const cap = rule.cap === undefined || rule.cap === null || rule.cap === '' ? null : rule.cap;
   return (
     <span class="action-text">
-      {rule.action ? <span class={`badge outcome-${rule.action}`}>{rule.action}</span> : <span class="muted">no action</span>}
+      {rule.action ? <span class={`badge outcome-${rule.action}`}>{rule.action}</span> : cap === null ? <span class="muted">nothing</span> : null}
       {rule.override && <small class="flag"> override</small>}
       {rule.final && <small class="flag"> final</small>}
-      {cap !== null && <span class="cap"> cap <span class="mono">{typeof cap === 'number' ? fmtNumber(cap) : cap}</span></span>}
+      {cap !== null && <span class="cap">{rule.action ? ' ' : ''}cap <span class="mono">{typeof cap === 'number' ? fmtNumber(cap) : cap}</span></span>}
     </span>
   );
 }

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { hasScope } from '../api.ts';
 import { Empty, ErrorBox, Link, Loader, Loading, fmtDate, navigate, toProblem, useLoad } from '../ui.tsx';
 import type { ApiProblem } from '../api.ts';
-import { rulesApi, statsByRule, type DayCount, type Rule, type RuleTestResult } from './rules-api.ts';
+import { parseStats, rulesApi, type Rule, type RuleTestResult, type Stats } from './rules-api.ts';
 import { HitChart } from './rules-chart.tsx';
 import { Lifecycle } from './rules-lifecycle.tsx';
 import { RuleEditor, TEST_DAYS, testSince } from './rules-editor.tsx';
@@ -24,7 +24,7 @@ export function RulesSection({ rest }: { rest: string }) {
 }
 
 function useStats() {
-  return useLoad(async () => statsByRule(await rulesApi.stats(TEST_DAYS)), []);
+  return useLoad(async () => parseStats(await rulesApi.stats(TEST_DAYS)), []);
 }
 
 function RulesPage() {
@@ -72,7 +72,7 @@ function RulesPage() {
   );
 }
 
-function RulesTable({ rules, stats, onChanged }: { rules: Rule[]; stats: Map<string, DayCount[]> | undefined; onChanged: (m: string) => void }) {
+function RulesTable({ rules, stats, onChanged }: { rules: Rule[]; stats: Stats | undefined; onChanged: (m: string) => void }) {
   const write = hasScope('rules:write');
   return (
     <div class="table-wrap">
@@ -99,8 +99,8 @@ function RulesTable({ rules, stats, onChanged }: { rules: Rule[]; stats: Map<str
               <td data-label="Status"><StatusBadge status={r.status} /></td>
               <td data-label="Version" class="num">{r.version}</td>
               <td data-label="Does"><ActionText rule={r} /></td>
-              <td data-label="Matches" class="hits">{stats ? <HitChart name={r.name} days={stats.get(r.id)} /> : <span class="muted">—</span>}</td>
-              <td data-label="Updated">{fmtDate(r.updated_at ?? r.created_at)}{r.updated_by && <small class="muted by"> by {r.updated_by}</small>}</td>
+              <td data-label="Matches" class="hits">{stats ? <HitChart name={r.name} days={stats.byRule.get(r.id)} scored={stats.scored} /> : <span class="muted">—</span>}</td>
+              <td data-label="Updated" class="updated"><span class="nowrap">{fmtDate(r.updated_at ?? r.created_at)}</span>{r.updated_by && <small class="muted by"> by {r.updated_by}</small>}</td>
               {write && <td data-label="" class="actions"><Lifecycle rule={r} onChanged={onChanged} /></td>}
             </tr>
           ))}
@@ -159,7 +159,7 @@ function RulePage({ id }: { id: string }) {
                 <RuleFacts r={r} />
               )}
               <h2>Matches over the last {TEST_DAYS} days</h2>
-              <Loader state={stats} feature="The rule's matches">{(s) => <HitChart name={r.name} days={s.get(r.id)} large />}</Loader>
+              <Loader state={stats} feature="The rule's matches">{(s) => <HitChart name={r.name} days={s.byRule.get(r.id)} scored={s.scored} large />}</Loader>
               {!editing && <SavedTest rule={r} />}
               <Versions id={r.id} tick={versionsTick} />
             </>
