@@ -31,6 +31,7 @@ import { bulkLabelRoutes } from './audit/bulk-labels.ts';
 import { policyRoutes } from './policies/routes.ts';
 import { ruleRoutes } from './rules/routes.ts';
 import { listRoutes } from './rules/list-routes.ts';
+import { ruleTestRoutes } from './rules/test-routes.ts';
 import type { WebhookServices } from './webhooks/index.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { networkRoutes, type NetworkServices } from './network/routes.ts';
@@ -82,6 +83,7 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...policyRoutes({ store, feed: s.feed }),
     ...ruleRoutes({ store, feed: s.feed }),
     ...listRoutes({ store, feed: s.feed, requireHashedIds }),
+    ...ruleTestRoutes({ store, policies: s.policies }),
     ...webhookRoutes({ store, encryption: s.encryption, allowPrivate: config.webhookAllowPrivate, ...s.webhooks }),
     ...networkRoutes(s.network),
     ...reviewRoutes({ db: store.db, feed: s.feed }),

@@ -8,7 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { compileRule } from './compile.ts';
 import { evaluateRules } from './decide.ts';
 import { ListHistory } from './replay-lists.ts';
-import { RuleTestTally } from './replay.ts';
+import { columnsRead, RuleTestTally } from './replay.ts';
 import { listEntries, replayPages } from './replay-store.ts';
 import { openReader } from '../policies/job-reader.ts';
 import type { ReplayTask, ToReplayWorker, FromReplayWorker } from './replay-thread.ts';
@@ -32,7 +32,7 @@ async function readAll(message: Extract<ToReplayWorker, { type: 'read' }>): Prom
   try {
     const rule = compiled(task!);
     const run = begin(await listEntries(db, message.environment, rule.lists), rule);
-    for await (const page of replayPages(db, message.environment, message.window)) for (const row of page) run.add(row);
+    for await (const page of replayPages(db, message.environment, message.window, columnsRead(task!.rule.body))) for (const row of page) run.add(row);
     return run.result();
   } finally {
     await db.destroy();

@@ -5,7 +5,9 @@
 // tally keeps counts, money per currency and twenty examples: a million decisions cost the same
 // memory as a hundred. No I/O here; replay-worker.ts feeds it pages off the event loop.
 import { OUTCOMES, type MatchedRule, type Outcome, type RuleFacts, type EntityFacts } from '../trust/outcomes.ts';
-import type { CompiledRule, ListLookup } from './compile.ts';
+import type { ASTNode } from '@marcbachmann/cel-js';
+import type { CompiledRule, ListLookup, RuleBody } from './compile.ts';
+import { ruleEnvironment } from './cel-env.ts';
 import type { evaluateRules } from './decide.ts';
 import { replayableFeatures, type FeatureRecord } from '../policies/features.ts';
 import type { Policy } from '../policies/policy.ts';
@@ -18,10 +20,11 @@ export interface ReplayRow {
   created_at: number;
   /** the request summary {amount, currency, side, payment_method, country, …}; null before it was kept */
   request: string | null;
+  /** null too when the rule reads no signal (the column is then not read: see columnsRead) */
   features: string | null;
   feature_set: number | null;
-  /** the score response as answered (score, risk_level, safe_amount) */
-  result: string;
+  /** the score response as answered (score, risk_level, safe_amount); null when the rule reads neither */
+  result: string | null;
   risk_level: string | null;
   /** null for decisions made before outcomes existed */
   outcome: string | null;
@@ -91,20 +94,52 @@ function parse(text: string | null): Record<string, unknown> | null {
 // `entity_id`, so its first occurrence is the top-level one.
 const SCORE = /"score":(-?[0-9.eE+-]+)/;
 const SAFE_AMOUNT = /"safe_amount":(-?[0-9.eE+-]+|null)/;
-function numberIn(text: string, pattern: RegExp): number | null {
+function numberIn(text: string | null, pattern: RegExp): number | null {
+  if (text === null) return null;
   const m = pattern.exec(text);
   if (!m || m[1] === 'null') return null;
   return finite(Number(m[1]));
+}
+
+/**
+ * Which of the two large columns a rule needs: the feature vector for `signals`, the score
+ * response for `score` and `safe_amount`. Reading them is most of a test's cost (a stored score
+ * response is about a kilobyte), so a rule that reads neither skips them. Every identifier of the
+ * condition and the cap counts, bound comprehension variables included: the answer may read a
+ * column needlessly, never miss one. A body that does not parse needs both (it is refused anyway).
+ */
+export function columnsRead(body: Pick<RuleBody, 'condition' | 'cap'>): { features: boolean; result: boolean } {
+  const names = new Set<string>();
+  try {
+    const env = ruleEnvironment([]).env;
+    for (const source of [body.condition, typeof body.cap === 'string' ? body.cap : undefined]) {
+      if (source === undefined) continue;
+      const stack: unknown[] = [env.parse(source).ast];
+      while (stack.length > 0) {
+        const node = stack.pop();
+        if (Array.isArray(node)) stack.push(...(node as unknown[]));
+        else if (node !== null && typeof node === 'object' && 'op' in node) {
+          const n = node as ASTNode;
+          if (n.op === 'id') names.add(n.args as string);
+          else if (n.op !== 'value') stack.push(n.args);
+        }
+      }
+    }
+  } catch {
+    return { features: true, result: true };
+  }
+  return { features: names.has('signals'), result: names.has('score') || names.has('safe_amount') };
 }
 
 /** The facts a live score gave its rules, rebuilt from a stored decision; missing facts are absent. */
 export function factsOf(row: ReplayRow, settings: ReplaySettings): { facts: RuleFacts; complete: boolean; amount: number | null } {
   const request = parse(row.request) ?? {};
   const inputs = parse(row.rule_inputs);
-  const stored = (parse(row.features) ?? {}) as FeatureRecord;
-  const values = replayableFeatures(stored, row.feature_set, settings.disputePrior);
+  // Today's definitions of the signals (features.ts), since the rule is written against them.
+  const stored = parse(row.features) as FeatureRecord | null;
+  const values = stored ? replayableFeatures(stored, row.feature_set, settings.disputePrior) : null;
   const signals: Record<string, number> = {};
-  for (const name of settings.signalNames) signals[name] = finite(values[name as keyof FeatureRecord]) ?? 0;
+  if (values) for (const name of settings.signalNames) signals[name] = finite(values[name as keyof FeatureRecord]) ?? 0;
   // Before rule inputs were stored, the request summary kept the context members an operator
   // reads (side, payment method, countries, trade id): they are the context such a decision has.
   const { amount: _a, currency: _c, ...summaryContext } = request;

@@ -1,0 +1,149 @@
+// Testing a rule on the past over HTTP (docs/api.md, "Rules and lists"; docs/rules.md, "Testing a
+// rule"): POST /api/v1/rules/test with a rule body, POST /api/v1/rules/{id}/test for a stored
+// rule's current version. The replay runs in a worker thread (replay-thread.ts); this file checks
+// the request, picks the window and the policy's settings, and maps the outcome to a response.
+import { Type, type Static } from 'typebox';
+import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { StringEnum } from '../http/validation.ts';
+import type { Store } from '../store/db.ts';
+import type { Environment } from '../auth/principal.ts';
+import type { PolicyRegistry } from '../policies/registry.ts';
+import { SIGNAL_NAMES } from '../policies/policy.ts';
+import { outcomesOf } from '../policies/outcome-policy.ts';
+import { storeSource } from '../policies/job-reader.ts';
+import { OUTCOMES } from '../trust/outcomes.ts';
+import { checkRule, listsNamed, type RuleBody } from './compile.ts';
+import { RuleBodySchema } from './schemas.ts';
+import { listKinds } from './repository.ts';
+import { columnsRead, UNSAVED_RULE_ID, type ReplaySettings, type RuleTestResult } from './replay.ts';
+import { listEntries, replayPages, type ReplayWindow } from './replay-store.ts';
+import { RuleTestBusyError, runRuleTest, type ReplayTask } from './replay-thread.ts';
+
+const DAY_MS = 86_400_000;
+/** A test looks back 30 days unless told otherwise, and never over more than 400 (a year and its season). */
+const DEFAULT_DAYS = 30;
+const MAX_DAYS = 400;
+
+const Time = Type.String({ format: 'date-time' });
+const TestBody = Type.Object({ rule: RuleBodySchema, since: Type.Optional(Time), until: Type.Optional(Time) }, { additionalProperties: false });
+const SavedTestBody = Type.Object({ since: Type.Optional(Time), until: Type.Optional(Time) }, { additionalProperties: false });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+const Count = Type.Integer({ minimum: 0 });
+const OutcomeCounts = Type.Object(Object.fromEntries(OUTCOMES.map((o) => [o, Count])) as Record<(typeof OUTCOMES)[number], typeof Count>);
+const Cell = Type.Object({ matched: Count, total: Count });
+const OutcomeName = StringEnum(OUTCOMES);
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+const RuleTestSchema = Type.Object({
+  since: Time,
+  until: Time,
+  decisions: Type.Integer({ minimum: 0, description: 'score decisions of the window replayed' }),
+  matched: Type.Integer({ minimum: 0, description: 'decisions the rule matches' }),
+  errors: Type.Integer({ minimum: 0, description: 'decisions on which the condition failed at run time (no match, as in a live score)' }),
+  without_inputs: Type.Integer({ minimum: 0, description: 'decisions made before rule inputs were stored: the entity facts, amount_ref and any context beyond the request summary read as absent' }),
+  changed: Type.Integer({ minimum: 0, description: "decisions whose outcome the rule changes" }),
+  outcomes: Type.Object({ before: OutcomeCounts, after: OutcomeCounts }, { description: 'outcomes as decided, and with the rule active' }),
+  labelled: Type.Object({ fraud: Cell, legit: Cell }, { description: 'labelled decisions: how many there are and how many the rule matches (a confusion matrix)' }),
+  amount_matched: Type.Record(Type.String(), Type.Number(), {
+    description: "the matched decisions' amounts summed per currency (`{\"USDT\": 1234.5, \"EUR\": 80}`); amounts of different currencies are never added together",
+  }),
+  examples: Type.Array(Type.Object({
+    decision_id: Type.String(),
+    created_at: Time,
+    reads: Type.Record(Type.String(), Type.Unknown(), { description: 'the variables the condition read, with their values' }),
+    before: OutcomeName,
+    after: OutcomeName,
+    label: Nullable(StringEnum(['fraud', 'legit'] as const)),
+    amount: Nullable(Type.Number()),
+    currency: Nullable(Type.String()),
+  }), { maxItems: 20, description: 'the most recent matched decisions (at most 20), newest first' }),
+});
+
+const responses = { 200: RuleTestSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema };
+
+function parseTime(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const t = Date.parse(value);
+  if (Number.isNaN(t)) throw new ApiError(400, 'validation_failed', `${field} must be an RFC 3339 time.`, { errors: [{ field, message: 'must be an RFC 3339 time' }] });
+  return t;
+}
+
+/** The window [since, until): by default the 30 days before now (or before `until`); at most 400 days. */
+export function testWindow(body: { since?: string; until?: string }, now: number): ReplayWindow {
+  const until = parseTime(body.until, 'until') ?? now;
+  const since = parseTime(body.since, 'since') ?? until - DEFAULT_DAYS * DAY_MS;
+  const invalid = (field: string, message: string) => new ApiError(400, 'validation_failed', `${field} ${message}.`, { errors: [{ field, message }] });
+  if (since >= until) throw invalid('since', 'must be before until');
+  if (until - since > MAX_DAYS * DAY_MS) throw invalid('since', `must be at most ${MAX_DAYS} days before until`);
+  return { since, until };
+}
+
+export function ruleTestRoutes({ store, policies }: { store: Store; policies: PolicyRegistry }): RouteDefinition[] {
+  const tags = ['rules'];
+
+  const settingsFor = (environment: Environment): ReplaySettings => {
+    const policy = policies.active(environment);
+    // Decisions made before outcomes existed get the one the active policy gives their risk level.
+    return { outcomes: { ...outcomesOf(policy) }, signalNames: SIGNAL_NAMES, disputePrior: policy.disputePrior };
+  };
+
+  async function run(environment: Environment, task: ReplayTask, window: ReplayWindow): Promise<Static<typeof RuleTestSchema>> {
+    const source = storeSource(store);
+    let result: RuleTestResult;
+    try {
+      result = await runRuleTest(environment, task, source
+        ? { source, environment, window }
+        // An in-memory SQLite store cannot be opened twice: this thread reads, the worker replays.
+        : { entries: () => listEntries(store.db, environment, listsNamed(task.rule.body.condition)), pages: replayPages(store.db, environment, window, columnsRead(task.rule.body)) });
+    } catch (err) {
+      if (err instanceof RuleTestBusyError) throw new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
+      throw err;
+    }
+    return { since: new Date(window.since).toISOString(), until: new Date(window.until).toISOString(), ...result };
+  }
+
+  const checked = (body: RuleBody, lists: ReadonlyMap<string, string>): void => {
+    const problems = checkRule(body, SIGNAL_NAMES, lists);
+    if (problems.length === 0) return;
+    const errors = problems.map((p) => ({ field: `rule.${p.field}`, message: p.message }));
+    throw new ApiError(400, 'validation_failed', `The rule does not check: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+  };
+
+  return [
+    defineRoute<{ Body: Static<typeof TestBody> }>({
+      method: 'POST',
+      url: '/api/v1/rules/test',
+      config: { scope: 'rules:read' },
+      schema: { tags, summary: 'Test a rule on the stored score decisions of a window, before saving it', body: TestBody, response: responses },
+      handler: async (request) => {
+        const environment = request.principal.environment;
+        const window = testWindow(request.body, Date.now());
+        const body = request.body.rule as RuleBody;
+        checked(body, await listKinds(store.db, environment));
+        return run(environment, { rule: { id: UNSAVED_RULE_ID, version: 0, body }, settings: settingsFor(environment) }, window);
+      },
+    }),
+
+    defineRoute<{ Params: Static<typeof IdParams>; Body: Static<typeof SavedTestBody> }>({
+      method: 'POST',
+      url: '/api/v1/rules/:id/test',
+      config: { scope: 'rules:read' },
+      schema: { tags, summary: "Test a stored rule's current version on the stored score decisions of a window", params: IdParams, body: SavedTestBody, response: responses },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      handler: async (request) => {
+        const environment = request.principal.environment;
+        const window = testWindow(request.body, Date.now());
+        const row = await store.db.selectFrom('rules').select(['id', 'version', 'body']).where('environment', '=', environment).where('id', '=', request.params.id).executeTakeFirst();
+        if (!row) throw new ApiError(404, 'not_found', 'No rule with this id in this environment.');
+        const body = JSON.parse(row.body) as RuleBody;
+        // A stored rule may name a list deleted since: the test sees each list as it was, so any name passes here.
+        checked(body, new Map(listsNamed(body.condition).map((n) => [n, 'string'])));
+        return run(environment, { rule: { id: row.id, version: Number(row.version), body }, settings: settingsFor(environment) }, window);
+      },
+    }),
+  ];
+}

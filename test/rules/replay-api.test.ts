@@ -1,0 +1,185 @@
+// docs/api.md, "Rules and lists" (testing a rule): POST /api/v1/rules/test and /rules/{id}/test on
+// stored score decisions, with the lists as they were at each decision's time, on both stores.
+// Decisions and lists are inserted directly, so each test knows exactly what was stored.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
+import { storeSource } from '../../src/policies/job-reader.ts';
+import { RuleTestBusyError, runRuleTest, type ReplayTask } from '../../src/rules/replay-thread.ts';
+import { SIGNAL_NAMES, DEFAULT_POLICY } from '../../src/policies/policy.ts';
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+interface Stored {
+  id: string;
+  entity?: string;
+  at: number;
+  amount?: number;
+  currency?: string;
+  level?: string;
+  outcome?: string | null;
+  label?: 'fraud' | 'legit' | null;
+  environment?: 'live' | 'test';
+}
+
+let seq = 0;
+async function insert(ctx: TestContext, rows: Stored[]): Promise<void> {
+  await ctx.store.db.insertInto('decisions').values(rows.map((r) => {
+    const level = r.level ?? 'low';
+    const amount = r.amount ?? 100;
+    return {
+      environment: r.environment ?? 'live', id: r.id, kind: 'score', principal_id: 'p', owner_client_id: 'c', subject_id: r.entity ?? `ent-${seq++}`,
+      request_digest: 'd', policy_version: 'v1', created_at: r.at, cache_key: null, cache_state: null,
+      result: JSON.stringify({ entity_id: r.entity ?? 'x', score: level === 'critical' ? 90 : 10, risk_level: level, signals: [], safe_amount: 500 }),
+      request: JSON.stringify({ amount, currency: r.currency ?? 'USDT', payment_method: 'card' }),
+      features: JSON.stringify({ velocity_trades: 1 }), feature_set: 3, risk_level: level, outcome: r.outcome === undefined ? 'approve' : r.outcome,
+      label: r.label ?? null, label_source: r.label ? 'api' : null,
+      rule_inputs: JSON.stringify({ amount_ref: amount / 100, context: { payment_method: 'card' }, entity: { account_age_days: 2, completed_trades: 0, chargebacks: 0, fraud_reports: 0, disputes_lost: 0, first_seen_at: null }, safe_amount: 500 }),
+    };
+  })).execute();
+}
+
+describeEachBackend('testing a rule on the past', (ctx) => {
+  let token = '';
+  const now = Date.now();
+  // Every test writes its decisions in a 20-day window of its own, 20 days from the next (and
+  // from the last 30 days, which the default-window test uses).
+  const windowOf = (n: number) => ({ since: now - 40 * DAY * (n + 1), until: now - 40 * DAY * (n + 1) + 20 * DAY });
+  const iso = (t: number) => new Date(t).toISOString();
+  const post = (url: string, payload: Record<string, unknown>, t = token) => ctx().inject({ method: 'POST', url, headers: bearer(t), payload });
+  const testRule = (rule: Record<string, unknown>, window?: { since: number; until: number }) =>
+    post('/api/v1/rules/test', { rule: { name: 'under test', action: 'decline', ...rule }, ...(window ? { since: iso(window.since), until: iso(window.until) } : {}) });
+
+  before(async () => {
+    token = await ctx().token(['rules:read']);
+  });
+
+  test('counts, outcomes before and after, the labelled matrix, money per currency and examples with reads', async () => {
+    const w = windowOf(1);
+    const at = (h: number) => w.since + h * HOUR;
+    await insert(ctx(), [
+      { id: 'dec_a1', at: at(1), amount: 1500, label: 'fraud' },
+      { id: 'dec_a2', at: at(2), amount: 2000, currency: 'EUR', label: 'legit' },
+      { id: 'dec_a3', at: at(3), amount: 1200.5, outcome: 'review', level: 'high' },
+      { id: 'dec_a4', at: at(4), amount: 50, label: 'fraud' },
+      { id: 'dec_a5', at: at(5), amount: 50, outcome: null, level: 'critical' },
+      { id: 'dec_a6', at: at(6), amount: 5000, environment: 'test' },
+    ]);
+    const res = await testRule({ condition: 'amount > 1000.0', action: 'hold' }, w);
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.equal(body.decisions, 5, 'the other environment is not replayed');
+    assert.equal(body.matched, 3);
+    assert.deepEqual(body.outcomes.before, { approve: 3, review: 1, hold: 0, decline: 1 });
+    assert.deepEqual(body.outcomes.after, { approve: 1, review: 0, hold: 3, decline: 1 });
+    assert.deepEqual(body.labelled, { fraud: { matched: 1, total: 2 }, legit: { matched: 1, total: 1 } });
+    assert.deepEqual(body.amount_matched, { EUR: 2000, USDT: 2700.5 });
+    assert.deepEqual(body.examples.map((e: { decision_id: string }) => e.decision_id), ['dec_a3', 'dec_a2', 'dec_a1']);
+    assert.deepEqual(body.examples[0].reads, { amount: 1200.5 });
+    assert.equal(body.examples[0].before, 'review');
+    assert.equal(body.examples[0].after, 'hold');
+    assert.equal(body.since, iso(w.since));
+    assert.equal(body.until, iso(w.until));
+  });
+
+  test('at most 20 examples, the most recent', async () => {
+    const w = windowOf(2);
+    await insert(ctx(), Array.from({ length: 25 }, (_, i) => ({ id: `dec_b${String(i).padStart(2, '0')}`, at: w.since + (i + 1) * HOUR, amount: 2000 })));
+    const body = (await testRule({ condition: 'amount > 1000.0' }, w)).json();
+    assert.equal(body.matched, 25);
+    assert.equal(body.examples.length, 20);
+    assert.equal(body.examples[0].decision_id, 'dec_b24');
+    assert.equal(body.examples[19].decision_id, 'dec_b05');
+    for (const e of body.examples) assert.deepEqual(e.reads, { amount: 2000 });
+  });
+
+  test('the window: since inclusive, until exclusive, 30 days by default, at most 400 days', async () => {
+    const w = windowOf(3);
+    await insert(ctx(), [
+      { id: 'dec_c_before', at: w.since - 1, amount: 2000 },
+      { id: 'dec_c_first', at: w.since, amount: 2000 },
+      { id: 'dec_c_last', at: w.until - 1, amount: 2000 },
+      { id: 'dec_c_until', at: w.until, amount: 2000 },
+    ]);
+    const body = (await testRule({ condition: 'amount > 1000.0' }, w)).json();
+    assert.deepEqual(body.examples.map((e: { decision_id: string }) => e.decision_id), ['dec_c_last', 'dec_c_first']);
+
+    await insert(ctx(), [{ id: 'dec_c_recent', at: now - 2 * DAY, amount: 777 }, { id: 'dec_c_old', at: now - 31 * DAY, amount: 777 }]);
+    const fallback = await testRule({ condition: 'amount == 777.0' });
+    assert.equal(fallback.statusCode, 200, fallback.body);
+    assert.deepEqual(fallback.json().examples.map((e: { decision_id: string }) => e.decision_id), ['dec_c_recent']);
+    assert.ok(Math.abs(Date.parse(fallback.json().until) - Date.parse(fallback.json().since) - 30 * DAY) < 1000);
+
+    const long = await testRule({ condition: 'amount > 1.0' }, { since: now - 401 * DAY, until: now });
+    assert.equal((problem(long, 400, 'validation_failed').errors as { field: string }[])[0]!.field, 'since');
+    const reversed = await testRule({ condition: 'amount > 1.0' }, { since: now, until: now - DAY });
+    problem(reversed, 400, 'validation_failed');
+  });
+
+  test('lists as they were: an entry added after a decision does not match it, a removed one matched before its removal', async () => {
+    const w = windowOf(4);
+    const at = (h: number) => w.since + h * HOUR;
+    const db = ctx().store.db;
+    await db.insertInto('lists').values({ id: 'lst_mules', environment: 'live', name: 'mules', kind: 'entity', description: null, created_at: w.since - DAY, created_by: 'x', deleted_at: null }).execute();
+    await db.insertInto('list_entries').values([
+      { list_id: 'lst_mules', value: 'ent-late', added_at: at(10), added_by: 'x', reason: null, expires_at: null, removed_at: null, removed_by: null },
+      { list_id: 'lst_mules', value: 'ent-gone', added_at: at(0), added_by: 'x', reason: null, expires_at: null, removed_at: at(10), removed_by: 'x' },
+    ]).execute();
+    await insert(ctx(), [
+      { id: 'dec_d_late_before', entity: 'ent-late', at: at(5) },
+      { id: 'dec_d_late_after', entity: 'ent-late', at: at(15) },
+      { id: 'dec_d_gone_before', entity: 'ent-gone', at: at(5) },
+      { id: 'dec_d_gone_after', entity: 'ent-gone', at: at(15) },
+    ]);
+    const res = await testRule({ condition: 'in_list("mules", entity_id)' }, w);
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json();
+    assert.equal(body.decisions, 4);
+    assert.deepEqual(body.examples.map((e: { decision_id: string }) => e.decision_id), ['dec_d_late_after', 'dec_d_gone_before']);
+    assert.deepEqual(body.examples[0].reads, { entity_id: 'ent-late', 'in_list(mules, entity_id)': true });
+  });
+
+  test("a stored rule's current version: POST /rules/{id}/test; an unknown id is 404", async () => {
+    const w = windowOf(5);
+    await insert(ctx(), [{ id: 'dec_e1', at: w.since + HOUR, amount: 3000 }, { id: 'dec_e2', at: w.since + 2 * HOUR, amount: 30 }]);
+    const body = JSON.stringify({ name: 'big', condition: 'amount > 2000.0', action: 'review' });
+    await ctx().store.db.insertInto('rules').values({
+      id: 'rul_stored', environment: 'live', name: 'big', version: 2, status: 'draft', body, created_at: now, created_by: 'x', updated_at: now, updated_by: 'x',
+    }).execute();
+    const res = await post('/api/v1/rules/rul_stored/test', { since: iso(w.since), until: iso(w.until) });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().matched, 1);
+    assert.deepEqual(res.json().outcomes.after, { approve: 1, review: 1, hold: 0, decline: 0 });
+    problem(await post('/api/v1/rules/rul_nope/test', {}), 404, 'not_found');
+  });
+
+  test('an invalid rule is 400 naming rule.condition and the position', async () => {
+    const res = await testRule({ condition: 'amount >' });
+    const errors = problem(res, 400, 'validation_failed').errors as { field: string; message: string }[];
+    assert.equal(errors[0]!.field, 'rule.condition');
+    assert.match(errors[0]!.message, /line 1, column \d+/);
+    const unknown = (problem(await testRule({ condition: 'amount > 1.0 && nope == 1.0' }), 400, 'validation_failed').errors as { field: string; message: string }[])[0]!;
+    assert.equal(unknown.field, 'rule.condition');
+    assert.match(unknown.message, /nope/);
+  });
+
+  test('a caller without rules:read is 403', async () => {
+    const other = await ctx().token(['trust:read']);
+    problem(await post('/api/v1/rules/test', { rule: { name: 'x', condition: 'amount > 1.0', action: 'decline' } }, other), 403, 'insufficient_scope');
+  });
+
+  test('one rule test per environment at a time: a second is refused while the first runs', async () => {
+    const source = storeSource(ctx().store)!;
+    const task: ReplayTask = {
+      rule: { id: 'rul_x', version: 1, body: { name: 'x', condition: 'amount > 1.0', action: 'decline' } },
+      settings: { outcomes: { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' }, signalNames: SIGNAL_NAMES, disputePrior: DEFAULT_POLICY.disputePrior },
+    };
+    const input = { source, environment: 'live' as const, window: windowOf(1) };
+    const first = runRuleTest('live', task, input);
+    await assert.rejects(runRuleTest('live', task, input), RuleTestBusyError);
+    // The other environment is not held up, and the first still answers.
+    assert.equal((await runRuleTest('test', task, { ...input, environment: 'test' })).decisions, 1);
+    assert.equal((await first).decisions, 5);
+  });
+});
