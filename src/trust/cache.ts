@@ -62,9 +62,22 @@ export function requestDigest(value: unknown): string {
 /**
  * The context members a decision depends on. The model reads most of them; `trade_id` ties the
  * decision to its trade's later outcome, so a decision is never reused for another trade. Unknown
- * members are ignored by the model and so by the key.
+ * members are ignored by the model, but a rule may read any of them (`context.device_os`,
+ * docs/rules.md), so they are part of the key too: only when present, so the common request pays
+ * nothing for them.
  */
 const KNOWN_CONTEXT = ['counterparty_id', 'side', 'payment_method', 'country', 'counterparty_country', 'account_created_at', 'trade_id'] as const;
+const KEYED_APART: ReadonlySet<string> = new Set<string>([...KNOWN_CONTEXT, 'linked_identifiers']);
+
+/** The context's unknown members, canonical JSON, or '' when it has none. */
+function otherMembers(context: ScoreContext): string {
+  let others: Record<string, unknown> | undefined;
+  for (const name of Object.keys(context)) {
+    if (KEYED_APART.has(name)) continue;
+    (others ??= {})[name] = context[name];
+  }
+  return others ? canonicalJson(others) : '';
+}
 
 export interface CacheKeyInput {
   principalId: string;
@@ -85,14 +98,15 @@ export interface CacheKeyInput {
   rulesRevision: string;
 }
 
-/** 256-bit digest, base64url: a few microseconds whatever the request carries. */
+/** 256-bit digest, base64url: a few microseconds, and bounded by the body limit whatever the request carries. */
 export function cacheKey(k: CacheKeyInput): string {
   // Known members are strings (schema-checked), so a positional array is unambiguous (absent = null).
   const known = KNOWN_CONTEXT.map((name) => k.context[name] ?? null);
   const given = k.context.linked_identifiers;
   // Order and repeats of linked identifiers do not change the score.
   const linked = given && given.length > 0 ? [...new Set(given.map((l) => `${l.type}\u0000${l.hash}`))].sort() : [];
-  const material = JSON.stringify([k.principalId, k.environment, k.policyVersion, k.rulesRevision, k.entityId, k.amount, k.currency, known, linked]);
+  // A complete JSON array, then the unknown members (if any): unambiguous.
+  const material = JSON.stringify([k.principalId, k.environment, k.policyVersion, k.rulesRevision, k.entityId, k.amount, k.currency, known, linked]) + otherMembers(k.context);
   return sha256(material, 'base64url');
 }
 

@@ -88,7 +88,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 /** What a suite may hand the app besides the configuration (e.g. a fixed Decider for outcomes tests). */
-export type AppExtras = Pick<AppOptions, 'decider'>;
+export type AppExtras = Pick<AppOptions, 'decider' | 'webhookWorker'>;
 
 export async function startApp(backend: Backend, overrides: Partial<Config> = {}, extras: AppExtras = {}): Promise<TestContext & { close(): Promise<void> }> {
   const fresh = await freshStore(backend);

@@ -12,12 +12,16 @@ import { ScoreCache, cacheKey } from '../../src/trust/cache.ts';
 import { buildApp } from '../../src/app.ts';
 
 describe('score cache: keys and bounds', () => {
-  test('the key is a fixed-size digest that ignores unknown context members and names the caller', () => {
+  test('the key is a fixed-size digest of what the decision depends on (unknown context members included) and names the caller', () => {
     const base = { principalId: 'client-a', environment: 'live', policyVersion: 'v1', rulesRevision: '0', entityId: hash('k'), amount: 10, currency: 'USD', context: {} };
     const small = cacheKey(base);
     const big = cacheKey({ ...base, context: { note: 'x'.repeat(60_000), other: { deep: 'y'.repeat(1000) } } });
     assert.match(small, /^[A-Za-z0-9_-]{43}$/);
-    assert.equal(big, small, 'unknown members do not change what the score depends on');
+    assert.match(big, /^[A-Za-z0-9_-]{43}$/);
+    // A rule may read any context member (docs/rules.md), so unknown members split entries too, in any order.
+    assert.notEqual(big, small, 'unknown members are read by rules');
+    assert.equal(cacheKey({ ...base, context: { b: 1, a: { y: 2, x: 1 } } }), cacheKey({ ...base, context: { a: { x: 1, y: 2 }, b: 1 } }));
+    assert.notEqual(cacheKey({ ...base, context: { device_os: 'ios' } }), cacheKey({ ...base, context: { device_os: 'android' } }));
     assert.notEqual(cacheKey({ ...base, principalId: 'client-b' }), small, 'another caller, another entry');
     assert.notEqual(cacheKey({ ...base, environment: 'test' }), small, 'another environment, another entry');
     assert.notEqual(cacheKey({ ...base, context: { payment_method: 'card' } }), small);
@@ -59,14 +63,17 @@ describe('score cache: keys and bounds', () => {
 });
 
 describeEachBackend('score cache over HTTP', (ctx) => {
-  test('requests differing only in large unknown context members share one entry: the second is cached, same decision', async () => {
+  test('large unknown context members: equal ones (in any order) share one entry, different ones do not (a rule may read them)', async () => {
     const token = await ctx().token();
     const id = hash('unknown-members');
-    const first = (await score(ctx(), token, { entity_id: id, amount: 10, currency: 'USD', context: { note: 'a'.repeat(20_000) } })).json();
-    const second = (await score(ctx(), token, { entity_id: id, amount: 10, currency: 'USD', context: { note: 'b'.repeat(20_000) } })).json();
+    const first = (await score(ctx(), token, { entity_id: id, amount: 10, currency: 'USD', context: { note: 'a'.repeat(20_000), device: { os: 'ios', v: 17 } } })).json();
+    const second = (await score(ctx(), token, { entity_id: id, amount: 10, currency: 'USD', context: { device: { v: 17, os: 'ios' }, note: 'a'.repeat(20_000) } })).json();
+    const third = (await score(ctx(), token, { entity_id: id, amount: 10, currency: 'USD', context: { note: 'b'.repeat(20_000), device: { os: 'ios', v: 17 } } })).json();
     assert.equal(first.cached, false);
     assert.equal(second.cached, true);
     assert.equal(second.decision_id, first.decision_id);
+    assert.equal(third.cached, false);
+    assert.notEqual(third.decision_id, first.decision_id);
   });
 
   test('a hit answers the stored decision as JSON text: every member of the miss, cached: true, under the JSON content type', async () => {
