@@ -10,7 +10,7 @@ import { resolveKeyEncryption } from '../auth/kek.ts';
 import { registerPolicyCommands } from '../policies/cli.ts';
 import { registerNetworkCommands } from '../network/cli.ts';
 import { registerLabelCommands } from '../audit/cli.ts';
-import { registerRuleCommands } from '../rules/cli.ts';
+import { registerReviewCommands } from '../reviews/cli.ts';
 import { registerClientCommands } from './clients.ts';
 import { CommandFailure, EXIT_CODES_HELP, PartialFailure, UsageError, cliLog, withStore } from './support.ts';
 
@@ -110,7 +110,7 @@ export function buildProgram(): Command {
   registerPolicyCommands(program, { withStore, usageError: (message) => new UsageError(message), failure: (message) => new CommandFailure(message) });
   registerNetworkCommands(program, { withStore, usageError: (message) => new UsageError(message) });
   registerLabelCommands(program, { usageError: (message) => new UsageError(message), partialFailure: (message) => new PartialFailure(message) });
-  registerRuleCommands(program, { withStore, usageError: (message) => new UsageError(message), partialFailure: (message) => new PartialFailure(message) });
+  registerReviewCommands(program, { withStore });
 
   return program;
 }
