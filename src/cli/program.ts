@@ -11,6 +11,7 @@ import { registerPolicyCommands } from '../policies/cli.ts';
 import { registerNetworkCommands } from '../network/cli.ts';
 import { registerLabelCommands } from '../audit/cli.ts';
 import { registerReviewCommands } from '../reviews/cli.ts';
+import { registerRuleCommands } from '../rules/cli.ts';
 import { registerClientCommands } from './clients.ts';
 import { CommandFailure, EXIT_CODES_HELP, PartialFailure, UsageError, cliLog, withStore } from './support.ts';
 
@@ -111,6 +112,7 @@ export function buildProgram(): Command {
   registerNetworkCommands(program, { withStore, usageError: (message) => new UsageError(message) });
   registerLabelCommands(program, { usageError: (message) => new UsageError(message), partialFailure: (message) => new PartialFailure(message) });
   registerReviewCommands(program, { withStore });
+  registerRuleCommands(program, { withStore, usageError: (message) => new UsageError(message), partialFailure: (message) => new PartialFailure(message) });
 
   return program;
 }
