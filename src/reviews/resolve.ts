@@ -3,9 +3,8 @@
 // never exists without its label or its event, nor they without it. The resolution itself is a
 // conditional UPDATE (not resolved, and open, lapsed or the caller's own claim): of two reviewers
 // resolving at once exactly one wins, the other gets 409.
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import { ownerFilter } from '../http/route.ts';
 import { ApiError } from '../http/problem.ts';
@@ -13,15 +12,7 @@ import { applyReviewLabel, checkLabelNote } from '../audit/labels.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { CLAIM_LAPSE_MS, reviewRecord, type ReviewRecord } from './schemas.ts';
 import { findReview, type Viewer } from './queue.ts';
-
-/**
- * Adds values to a list of the environment in the caller's transaction (src/rules/lists.ts
- * addListEntries; it moves the environment's rule revision, the caller announces on the feed).
- */
-export type ListAdder = (
-  trx: Transaction<Database>, environment: Environment, listName: string, values: string[], by: string,
-  options: { reason?: string; expiresAt?: number }, now: number,
-) => Promise<unknown>;
+import { ListConflictError, ListNotFoundError, ListValueError, addListEntries } from '../rules/lists.ts';
 
 export interface Resolution {
   resolution: 'approve' | 'decline';
@@ -33,8 +24,14 @@ export interface Resolution {
 export interface ResolveDeps {
   db: Kysely<Database>;
   feed: RevocationFeed;
-  /** absent: add_to_list is refused (400) */
-  addToList?: ListAdder;
+}
+
+/** What addListEntries refuses, as the list routes answer it. */
+function listError(err: unknown): never {
+  if (err instanceof ListNotFoundError) throw listProblem('names no list of this environment');
+  if (err instanceof ListValueError) throw listProblem(`cannot hold this entity: ${err.message}`);
+  if (err instanceof ListConflictError) throw new ApiError(409, 'conflict', err.message);
+  throw err;
 }
 
 const listProblem = (message: string) => new ApiError(400, 'validation_failed', `add_to_list ${message}.`, { errors: [{ field: 'add_to_list', message }] });
@@ -46,13 +43,12 @@ const listProblem = (message: string) => new ApiError(400, 'validation_failed', 
  */
 export const resolutionLabel = (r: Resolution): 'fraud' | 'legit' | null => r.label ?? (r.resolution === 'decline' ? 'fraud' : null);
 
-export async function resolveReview({ db, feed, addToList }: ResolveDeps, viewer: Viewer, id: string, body: Resolution): Promise<ReviewRecord> {
+export async function resolveReview({ db, feed }: ResolveDeps, viewer: Viewer, id: string, body: Resolution): Promise<ReviewRecord> {
   const { principal, now } = viewer;
   checkLabelNote(body.note);
   const note = body.note ?? null;
   const label = resolutionLabel(body);
   const listName = body.add_to_list;
-  if (listName !== undefined && !addToList) throw listProblem('is not available on this deployment');
 
   await db.transaction().execute(async (trx) => {
     let update = trx.updateTable('reviews').set({
@@ -78,8 +74,8 @@ export async function resolveReview({ db, feed, addToList }: ResolveDeps, viewer
         .where('name', '=', listName).where('deleted_at', 'is', null).executeTakeFirst();
       if (!list) throw listProblem('names no list of this environment');
       if (list.kind !== 'entity') throw listProblem(`names a list of kind ${list.kind}; the entity can only be added to an entity list`);
-      await addToList!(trx, principal.environment, listName, [row.entity_id], principal.id, { reason: `review ${id}` }, now);
-      await feed.record(trx, 'rules', principal.environment);
+      // It moves the rules revision and writes the feed row and list.changed in this transaction.
+      await addListEntries(trx, principal.environment, listName, [row.entity_id], principal.id, { reason: `review ${id}`, feed }, now).catch(listError);
     }
     await enqueueWebhookEvent(trx, principal.environment, 'review.resolved', reviewRecord(row, now) as unknown as Record<string, unknown>, { owner: row.owner_client_id, now });
   });

@@ -12,14 +12,12 @@ import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
 import { ListQuery, ResolveBody, ReviewDetailSchema, ReviewSchema, StatsSchema, reviewDecision, reviewRecord, type ReviewJoined } from './schemas.ts';
 import { claimNext, claimReview, cursorOf, decodeCursor, findReview, listReviews, visibleReviews, type Viewer } from './queue.ts';
-import { resolveReview, type ListAdder } from './resolve.ts';
+import { resolveReview } from './resolve.ts';
 import { reviewStats } from './stats.ts';
 
 export interface ReviewRouteOptions {
   db: Kysely<Database>;
   feed: RevocationFeed;
-  /** src/rules/lists.ts addListEntries, for add_to_list */
-  addToList?: ListAdder;
 }
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -47,7 +45,7 @@ async function detail(db: Kysely<Database>, v: Viewer, row: ReviewJoined) {
   };
 }
 
-export function reviewRoutes({ db, feed, addToList }: ReviewRouteOptions): RouteDefinition[] {
+export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[] {
   return [
     defineRoute<{ Querystring: Static<typeof ListQuery> }>({
       method: 'GET',
@@ -131,7 +129,7 @@ export function reviewRoutes({ db, feed, addToList }: ReviewRouteOptions): Route
       },
       handler: async (request) => {
         const v = viewer(request.principal);
-        const record = await resolveReview({ db, feed, ...(addToList ? { addToList } : {}) }, v, request.params.id, request.body);
+        const record = await resolveReview({ db, feed }, v, request.params.id, request.body);
         request.log.info({ event: 'review_resolved', review_id: record.id, resolution: record.resolution, principal_id: v.principal.id }, 'review resolved');
         return record;
       },

@@ -124,4 +124,20 @@ describeEachBackend('review resolution', (ctx) => {
     }).execute();
     assert.equal((await ctx().inject({ method: 'GET', url: `${REVIEWS}/stats`, headers: bearer(c.token) })).json().review_labels_since_last_fit, 0);
   });
+  test('add_to_list adds the entity to an entity list of the environment, in the resolution\'s commit; another kind or an unknown list: 400, nothing resolved', async () => {
+    const admin = await ctx().token();
+    for (const payload of [{ name: 'review-blocked', kind: 'entity' }, { name: 'review-countries', kind: 'country' }]) {
+      const made = await ctx().inject({ method: 'POST', url: '/api/v1/lists', headers: bearer(admin), payload });
+      assert.equal(made.statusCode, 201, made.body);
+    }
+    const [row] = await seedReviews(ctx().store.db, [{ owner: a.id }]);
+    const wrongKind = problem(await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'review-countries' }), 400, 'validation_failed');
+    assert.equal((wrongKind.errors as Array<{ field: string }>)[0]!.field, 'add_to_list');
+    assert.equal((await ctx().inject({ method: 'GET', url: `${REVIEWS}/${row!.review!.id}`, headers: bearer(a.token) })).json().status, 'open', 'the refused resolution changed nothing');
+    const done = await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'review-blocked' });
+    assert.equal(done.statusCode, 200, done.body);
+    assert.equal(done.json().added_to_list, 'review-blocked');
+    const entries = (await ctx().inject({ method: 'GET', url: '/api/v1/lists/review-blocked/entries', headers: bearer(admin) })).json().data as Array<{ value: string }>;
+    assert.deepEqual(entries.map((e) => e.value), [row!.subject_id]);
+  });
 });
