@@ -165,11 +165,18 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     assert.equal(decided.outcome, 'review');
     assert.deepEqual(decided.rules.map((r) => r.name), [RULE]);
     await go(`/decisions/${decided.decision_id}`);
-    await page.getByRole('heading', { name: /Outcome/ }).waitFor();
+    await page.getByRole('heading', { name: /Why this outcome/ }).waitFor();
     assert.match(await page.locator('dl.facts').innerText(), /Outcome\s+review/);
     const matched = page.locator('.decision-rules:not(.shadow) li', { hasText: RULE });
     assert.match(await matched.innerText(), /v3[\s\S]*review[\s\S]*amount = 450/);
     await shots(page, '55-decision-rules');
+    // the decision list filters by outcome and shows it beside the score
+    await nav('Decisions').click();
+    await page.getByLabel('Outcome').selectOption('review');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForFunction('document.querySelectorAll("tbody tr").length === 1');
+    const listed = page.locator('tbody tr').filter({ has: page.locator(`a[href="/console/decisions/${decided.decision_id}"]`) });
+    assert.match(await listed.locator('td[data-label="Outcome"]').innerText(), /^review\s+score \d+/);
 
     // the rules list: 1 match and 1 shadow match today
     await nav('Rules').click();

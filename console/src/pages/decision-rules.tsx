@@ -5,7 +5,7 @@ import './rules.css';
 import { hasScope } from '../api.ts';
 import { Link, fmtNumber } from '../ui.tsx';
 import type { Decision } from '../types.ts';
-import { showValue } from './rules-api.ts';
+import { ReadValue } from './rules-test.tsx';
 
 export interface DecisionRule {
   id: string;
@@ -54,7 +54,7 @@ function RuleRows({ rules, shadow }: { rules: DecisionRule[]; shadow: boolean })
             {shadow && r.would_be_outcome && <small class="would-be">would have made it <span class={`badge outcome-${r.would_be_outcome}`}>{r.would_be_outcome}</span></small>}
           </div>
           <ul class="reads">
-            {Object.entries(r.reads ?? {}).map(([k, v]) => <li key={k}><span class="mono">{k}</span> = <span class="mono">{showValue(v)}</span></li>)}
+            {Object.entries(r.reads ?? {}).map(([k, v]) => <li key={k}><span class="mono">{k}</span> = <ReadValue v={v} /></li>)}
           </ul>
         </li>
       ))}
@@ -70,7 +70,7 @@ export function DecisionRules({ d }: { d: Decision }) {
   if (!o.outcome && rules.length === 0 && shadow.length === 0) return null;
   return (
     <section aria-labelledby="h-decision-rules" class="decision-outcome">
-      <h2 id="h-decision-rules">Outcome <OutcomeBadge outcome={o.outcome} /></h2>
+      <h2 id="h-decision-rules">Why this outcome: <OutcomeBadge outcome={o.outcome} /></h2>
       {rules.length === 0 ? (
         <p class="muted">No rule matched: the outcome is the policy's for this risk level.</p>
       ) : (

@@ -6,16 +6,18 @@ import { isDispute, LEVELS, type Decision, type DecisionList, type DisputeResult
 import { SignalTable, Waterfall } from '../waterfall.tsx';
 import { NetworkPeers, SafeAmount, tradeAmount, words, disputeRequest, type ScoreRequest } from './decision-facts.tsx';
 import { DecisionRules, OutcomeBadge, outcomeOf } from './decision-rules.tsx';
+import { OUTCOMES } from './rules-api.ts';
 
 interface Filters {
   kind: string;
   risk_level: string;
+  outcome: string;
   label: string;
   entity_id: string;
   since: string;
   until: string;
 }
-const NO_FILTERS: Filters = { kind: '', risk_level: '', label: '', entity_id: '', since: '', until: '' };
+const NO_FILTERS: Filters = { kind: '', risk_level: '', outcome: '', label: '', entity_id: '', since: '', until: '' };
 
 /** A paginated decision list for the given API filters; used by Decisions, Disputes and Entities. */
 export function useDecisionList(params: Record<string, string | undefined>) {
@@ -45,6 +47,7 @@ export function DecisionsPage() {
   const list = useDecisionList({
     kind: filters.kind || undefined,
     risk_level: filters.risk_level || undefined,
+    outcome: filters.outcome || undefined,
     label: filters.label || undefined,
     entity_id: filters.entity_id.trim() || undefined,
     since: localToIso(filters.since),
@@ -87,6 +90,12 @@ export function DecisionsPage() {
           <select value={draft.risk_level} onChange={set('risk_level')}>
             <option value="">Any</option>
             {LEVELS.map((l) => <option key={l} value={l}>{l}</option>)}
+          </select>
+        </Field>
+        <Field label="Outcome">
+          <select value={draft.outcome} onChange={set('outcome')}>
+            <option value="">Any</option>
+            {OUTCOMES.map((o) => <option key={o} value={o}>{o}</option>)}
           </select>
         </Field>
         <Field label="Label">
@@ -169,7 +178,7 @@ function DecisionRow({ d }: { d: Decision }) {
       <td data-label="Subject" class="mono trunc" title={d.subject_id}>{d.subject_id}</td>
       <td data-label="Amount" class="num amount">{tradeAmount(d)}</td>
       <td data-label="Reason">{words(disputeRequest(d)?.reason) ?? <span class="muted">—</span>}</td>
-      <td data-label="Outcome">{dispute ? (r.recommendation ?? '—').replace(/_/g, ' ') : fmtNumber(r.score)}</td>
+      <td data-label="Outcome">{dispute ? (r.recommendation ?? '—').replace(/_/g, ' ') : outcomeOf(d).outcome ? <><OutcomeBadge outcome={outcomeOf(d).outcome} /> <small class="muted nowrap">score {fmtNumber(r.score)}</small></> : fmtNumber(r.score)}</td>
       <td data-label="Level"><LevelBadge level={r.risk_level} /></td>
       <td data-label="Label">{d.label ? <span class={`badge label-${d.label.label}`}>{d.label.label}</span> : <span class="muted">none</span>}</td>
     </tr>

@@ -1,11 +1,11 @@
 // A rule's matches per day over the last 30 days (GET /api/v1/rules/stats): real matches and shadow
-// matches as two lines, small in the rules list, with axes and a legend on a rule's own page.
+// matches as bars side by side each day, small in the rules list, with axes and a legend on a rule's own page.
 import { useEffect, useRef } from 'preact/hooks';
-import { CategoryScale, Chart, Filler, Legend, LineController, LineElement, LinearScale, PointElement, Tooltip } from 'chart.js';
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import { fmtNumber, fmtPercent } from '../ui.tsx';
 import { lastDays, type DayCount } from './rules-api.ts';
 
-Chart.register(LineController, LineElement, PointElement, LinearScale, CategoryScale, Filler, Tooltip, Legend);
+Chart.register(BarController, BarElement, LinearScale, CategoryScale, Tooltip, Legend);
 
 const MATCHED = '#1f4e8c';
 const dayFmt = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' });
@@ -35,12 +35,12 @@ export function HitChart({ name, days, scored, span = 30, large = false }: { nam
   useEffect(() => {
     if (!canvas.current) return;
     const chart = new Chart(canvas.current, {
-      type: 'line',
+      type: 'bar',
       data: {
         labels,
         datasets: [
-          { label: 'matched', data: matched, borderColor: MATCHED, backgroundColor: 'rgba(31, 78, 140, 0.15)', fill: 'origin', pointRadius: 0, borderWidth: large ? 2 : 1.5, tension: 0.2 },
-          { label: 'shadow matches', data: shadow, borderColor: SHADOW, backgroundColor: SHADOW, borderDash: [4, 3], pointRadius: 0, borderWidth: large ? 2 : 1.5, tension: 0.2 },
+          { label: 'matched', data: matched, backgroundColor: MATCHED, barPercentage: 1, categoryPercentage: 0.85, minBarLength: 0 },
+          { label: 'shadow matches', data: shadow, backgroundColor: SHADOW, barPercentage: 1, categoryPercentage: 0.85, minBarLength: 0 },
         ],
       },
       options: {
@@ -53,7 +53,7 @@ export function HitChart({ name, days, scored, span = 30, large = false }: { nam
           y: { display: large, beginAtZero: true, suggestedMax: 1, ticks: { precision: 0 }, title: { display: large, text: 'decisions a day' } },
         },
         plugins: {
-          legend: { display: large, position: 'bottom', labels: { usePointStyle: true, pointStyle: 'line' } },
+          legend: { display: large, position: 'bottom', labels: { boxWidth: 14 } },
           tooltip: { enabled: true, callbacks: { label: (c) => `${c.dataset.label}: ${fmtNumber(c.parsed.y)}` } },
         },
       },

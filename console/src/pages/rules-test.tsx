@@ -14,6 +14,12 @@ function Money({ amount }: { amount: RuleTestResult['amount_matched'] }) {
   return <>{entries.map(([currency, n]) => <span key={currency} class="money-line">{fmtMoney(n, currency)}</span>)}</>;
 }
 
+/** A value read; a long one (an entity id's hash) cut short, whole in its title. */
+export function ReadValue({ v }: { v: unknown }) {
+  const text = showValue(v);
+  return text.length > 28 ? <span class="mono" title={text}>{text.slice(0, 13)}…{text.slice(-6)}</span> : <span class="mono">{text}</span>;
+}
+
 /** The variables a condition read, as `name = value` chips. */
 export function Reads({ reads }: { reads: Record<string, unknown> | null | undefined }) {
   const entries = Object.entries(reads ?? {});
@@ -21,7 +27,7 @@ export function Reads({ reads }: { reads: Record<string, unknown> | null | undef
   return (
     <ul class="reads">
       {entries.map(([k, v]) => (
-        <li key={k}><span class="mono">{k}</span> = <span class="mono">{showValue(v)}</span></li>
+        <li key={k}><span class="mono">{k}</span> = <ReadValue v={v} /></li>
       ))}
     </ul>
   );
@@ -101,7 +107,7 @@ export function RuleTestView({ r }: { r: RuleTestResult }) {
                   <tr key={e.decision_id}>
                     <td data-label="Decision">
                       <Link to={`/decisions/${encodeURIComponent(e.decision_id)}`} class="mono">{e.decision_id}</Link>
-                      {e.created_at && <small class="muted by">{fmtDate(e.created_at)}</small>}
+                      {e.created_at && <small class="muted when">{fmtDate(e.created_at)}</small>}
                     </td>
                     <td data-label="Amount" class="num nowrap">{e.amount === null || e.amount === undefined ? '—' : fmtMoney(e.amount, e.currency ?? undefined)}</td>
                     <td data-label="Outcome" class="nowrap">

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { hasScope } from '../api.ts';
 import { Empty, ErrorBox, Link, Loader, Loading, fmtDate, navigate, toProblem, useLoad } from '../ui.tsx';
 import type { ApiProblem } from '../api.ts';
-import { parseStats, rulesApi, type Rule, type RuleTestResult, type Stats } from './rules-api.ts';
+import { parseStats, rulesApi, type Rule, type RuleTestResult, type RuleVersion, type Stats } from './rules-api.ts';
 import { HitChart } from './rules-chart.tsx';
 import { Lifecycle } from './rules-lifecycle.tsx';
 import { RuleEditor, TEST_DAYS, testSince } from './rules-editor.tsx';
@@ -207,6 +207,10 @@ function SavedTest({ rule }: { rule: Rule }) {
   );
 }
 
+const BODY_FIELDS = ['name', 'condition', 'action', 'override', 'final', 'cap', 'description'] as const;
+/** Whether two versions say the same (a version that only moved the status). */
+const sameBody = (a: RuleVersion, b: RuleVersion) => BODY_FIELDS.every((k) => (a[k] ?? null) === (b[k] ?? null));
+
 function Versions({ id, tick }: { id: string; tick: number }) {
   const state = useLoad(() => rulesApi.versions(id), [id, tick]);
   return (
@@ -217,16 +221,18 @@ function Versions({ id, tick }: { id: string; tick: number }) {
           <div class="table-wrap">
             <table class="stack versions">
               <caption class="sr-only">Every version of this rule, newest first</caption>
-              <thead><tr><th scope="col" class="num">Version</th><th scope="col">Status</th><th scope="col">When</th><th scope="col">Who</th><th scope="col">Why</th><th scope="col">Condition</th></tr></thead>
+              <thead><tr><th scope="col" class="num">Version</th><th scope="col">Status</th><th scope="col">When</th><th scope="col">Who</th><th scope="col">Why</th><th scope="col">Rule</th></tr></thead>
               <tbody>
-                {[...page.data].sort((a, b) => b.version - a.version).map((v, i) => (
+                {[...page.data].sort((a, b) => b.version - a.version).map((v, i, all) => (
                   <tr key={`${v.version}-${i}`}>
                     <td data-label="Version" class="num">{v.version}</td>
                     <td data-label="Status"><StatusBadge status={v.status} /></td>
                     <td data-label="When">{fmtDate(v.changed_at)}</td>
                     <td data-label="Who" class="mono who-cell">{v.changed_by ?? '—'}</td>
                     <td data-label="Why">{v.reason || <span class="muted">none given</span>}</td>
-                    <td data-label="Condition"><code class="cond-cell">{v.condition}</code> <ActionText rule={v} /></td>
+                    <td data-label="Rule">
+                      {all[i + 1] && sameBody(v, all[i + 1]!) ? <span class="muted">unchanged: {all[i + 1]!.status} → {v.status}</span> : <><code class="cond-cell">{v.condition}</code> <ActionText rule={v} /></>}
+                    </td>
                   </tr>
                 ))}
               </tbody>
