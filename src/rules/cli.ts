@@ -14,7 +14,7 @@ import { addListEntries, getList, ListValueError, normaliseValues } from './list
 import { listRules, parseBody } from './repository.ts';
 import { MAX_VALUES_PER_REQUEST, RULE_STATUSES, type ListKind, type RuleStatus } from './schemas.ts';
 
-export interface RulesCliSupport {
+interface RulesCliSupport {
   withStore: <T>(config: Config, fn: (store: Store) => Promise<T>) => Promise<T>;
   /** an input the command cannot act on (exit status 2) */
   usageError: (message: string) => Error;

@@ -37,7 +37,7 @@ export class ListValueError extends Error {
   }
 }
 
-export interface ValueOptions {
+interface ValueOptions {
   /** VOUCH_REQUIRE_HASHED_IDS: entity and identifier values must be digests, as entity ids must */
   requireHashedIds?: boolean;
 }
@@ -134,7 +134,7 @@ export async function deleteList(db: Kysely<Database>, feed: Pick<RevocationFeed
   });
 }
 
-export interface AddOptions extends ValueOptions {
+interface AddOptions extends ValueOptions {
   reason?: string | null;
   /** ms */
   expiresAt?: number | null;
@@ -154,7 +154,7 @@ export async function addListEntries(
 ): Promise<{ added: number; already_present: number }> {
   if (!db.isTransaction) return db.transaction().execute((trx) => addListEntries(trx, environment, listName, values, by, options, now));
   const trx = db;
-  await bumpRevision(trx, environment);
+  const revision = await bumpRevision(trx, environment);
   const list = await getList(trx, environment, listName);
   if (!list) throw new ListNotFoundError(`no list ${listName}`);
   const wanted = [...new Set(normaliseValues(list.kind as ListKind, values, options))];
@@ -166,11 +166,19 @@ export async function addListEntries(
   const expired = [...present].filter(([, exp]) => exp !== null && exp <= now).map(([v]) => v);
   // An expired entry ends at its expiry (replay reads the earlier of removal and expiry); the new one starts now.
   for (const part of chunks(expired)) {
-    await trx.updateTable('list_entries').set({ removed_at: now, removed_by: by }).where('list_id', '=', list.id).where('removed_at', 'is', null).where('value', 'in', part).execute();
+    await trx.updateTable('list_entries').set({ removed_at: now, removed_by: by, changed_revision: revision }).where('list_id', '=', list.id).where('removed_at', 'is', null).where('value', 'in', part).execute();
   }
-  const fresh = wanted.filter((v) => !present.has(v) || expired.includes(v));
+  const renewed = new Set(expired);
+  const fresh = wanted.filter((v) => !present.has(v) || renewed.has(v));
+  // An entry of the value removed in this very millisecond holds (list, value, now): the new one starts a millisecond later.
+  const taken = new Map<string, number>();
+  for (const part of chunks(fresh)) {
+    const rows = await trx.selectFrom('list_entries').select(['value', (eb) => eb.fn.max('added_at').as('at')])
+      .where('list_id', '=', list.id).where('value', 'in', part).where('added_at', '>=', now).groupBy('value').execute();
+    for (const r of rows) taken.set(r.value, Number(r.at) + 1);
+  }
   const rows = fresh.map((value) => ({
-    list_id: list.id, value, added_at: now, added_by: by, reason: options.reason ?? null, expires_at: options.expiresAt ?? null, removed_at: null, removed_by: null,
+    list_id: list.id, value, added_at: taken.get(value) ?? now, added_by: by, reason: options.reason ?? null, expires_at: options.expiresAt ?? null, removed_at: null, removed_by: null, changed_revision: revision,
   }));
   for (const part of chunks(rows, 100)) await trx.insertInto('list_entries').values(part).execute();
   if (rows.length > 0 && (await presentInEnvironment(trx, environment, now)) > MAX_PRESENT_ENTRIES) {
@@ -186,11 +194,11 @@ export async function addListEntries(
 
 /** Marks the value's present entry removed; ListNotFoundError when the list or a present entry is missing. */
 export async function removeListEntry(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, c: Change, listName: string, value: string): Promise<void> {
-  await ruleChange(db, feed, c.environment, async (trx) => {
+  await ruleChange(db, feed, c.environment, async (trx, revision) => {
     const list = await getList(trx, c.environment, listName);
     if (!list) throw new ListNotFoundError(`no list ${listName}`);
     const stored = list.kind === 'country' ? value.toUpperCase() : value;
-    const done = await trx.updateTable('list_entries').set({ removed_at: c.now, removed_by: c.by })
+    const done = await trx.updateTable('list_entries').set({ removed_at: c.now, removed_by: c.by, changed_revision: revision })
       .where('list_id', '=', list.id).where('value', '=', stored).where('removed_at', 'is', null)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', c.now)]))
       .executeTakeFirst();
@@ -199,7 +207,7 @@ export async function removeListEntry(db: Kysely<Database>, feed: Pick<Revocatio
   });
 }
 
-export type EntryRow = { value: string; reason: string | null; added_at: number; added_by: string; expires_at: number | null };
+type EntryRow = { value: string; reason: string | null; added_at: number; added_by: string; expires_at: number | null };
 
 /** The list's present entries at `now`, by value; the cursor is the last value. */
 export async function listEntries(db: Db, listId: string, now: number, limit: number, after?: string): Promise<Page<EntryRow>> {
@@ -211,14 +219,31 @@ export async function listEntries(db: Db, listId: string, now: number, limit: nu
   return pageOf(rows.map((r) => ({ ...r, added_at: Number(r.added_at), expires_at: r.expires_at === null ? null : Number(r.expires_at) })), limit);
 }
 
+/** The environment's lists (id → name), which the registry keys its entries by. */
+export async function liveLists(db: Db, environment: Environment): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('lists').select(['id', 'name']).where('environment', '=', environment).where('deleted_at', 'is', null).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+export interface EntryChange {
+  list_id: string;
+  value: string;
+  expires_at: number | null;
+  /** false: the entry was removed (its value is absent unless another entry of it is present) */
+  present: boolean;
+}
+
 /**
- * Every present (not removed) entry of the environment's lists, expired ones included (the
- * registry counts expiries at `now` so that every instance moves its revision alike).
+ * The entries of these lists: every present one (`since` undefined: expired ones included, so the
+ * registry counts expiries alike on every instance), or every one changed after revision `since`,
+ * removed ones included.
  */
-export async function presentEntries(db: Db, environment: Environment): Promise<Array<{ list: string; value: string; expires_at: number | null }>> {
-  const rows = await db.selectFrom('list_entries').innerJoin('lists', 'lists.id', 'list_entries.list_id')
-    .select(['lists.name as list', 'list_entries.value', 'list_entries.expires_at'])
-    .where('lists.environment', '=', environment).where('lists.deleted_at', 'is', null).where('list_entries.removed_at', 'is', null)
-    .execute();
-  return rows.map((r) => ({ list: r.list, value: r.value, expires_at: r.expires_at === null ? null : Number(r.expires_at) }));
+export async function entryChanges(db: Db, listIds: readonly string[], since?: number): Promise<EntryChange[]> {
+  const out: EntryChange[] = [];
+  for (const part of chunks(listIds)) {
+    let q = db.selectFrom('list_entries').select(['list_id', 'value', 'expires_at', 'removed_at']).where('list_id', 'in', part);
+    q = since === undefined ? q.where('removed_at', 'is', null) : q.where('changed_revision', '>', since);
+    for (const r of await q.execute()) out.push({ list_id: r.list_id, value: r.value, expires_at: r.expires_at === null ? null : Number(r.expires_at), present: r.removed_at === null });
+  }
+  return out;
 }

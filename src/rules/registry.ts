@@ -11,21 +11,25 @@ import { SIGNAL_NAMES } from '../policies/policy.ts';
 import { compileRule, type CompiledRule, type ListLookup } from './compile.ts';
 import { evaluateRules } from './decide.ts';
 import { currentRevision, liveRules, parseBody } from './repository.ts';
-import { presentEntries } from './lists.ts';
+import { entryChanges, liveLists, type EntryChange } from './lists.ts';
 
 interface Loaded {
   /** rule_revisions of the environment when it was loaded */
   revision: number;
   rules: CompiledRule[];
-  /** list name → value → expiry (ms; Infinity when none) */
+  /** list id → value → expiry (ms; Infinity when none), kept across reloads and changed by deltas */
+  entries: Map<string, Map<string, number>>;
+  /** list name → its values (the maps of `entries`), rebuilt at each reload */
   lists: Map<string, Map<string, number>>;
+  /** `<list id> <value>` → expiry, for the entries that have one */
+  expiring: Map<string, number>;
   /** the expiry times of every present entry, ascending: how many passed by `now` is part of the revision */
   expiries: Float64Array;
   /** stored active or shadow rules that no longer compile (skipped) */
   skipped: Array<{ id: string; error: string }>;
 }
 
-const EMPTY: Loaded = { revision: 0, rules: [], lists: new Map(), expiries: new Float64Array(0), skipped: [] };
+const empty = (): Loaded => ({ revision: -1, rules: [], entries: new Map(), lists: new Map(), expiring: new Map(), expiries: new Float64Array(0), skipped: [] });
 
 /** How many of the ascending `times` are ≤ now. */
 function countUpTo(times: Float64Array, now: number): number {
@@ -40,7 +44,7 @@ function countUpTo(times: Float64Array, now: number): number {
 }
 
 export class RuleRegistry implements Decider {
-  private readonly loaded: Record<Environment, Loaded> = { live: EMPTY, test: EMPTY };
+  private readonly loaded: Record<Environment, Loaded> = { live: empty(), test: empty() };
   private errors: Counter<'rule'> | undefined;
 
   constructor(private readonly store: Store, private readonly signalNames: readonly string[] = SIGNAL_NAMES) {}
@@ -60,10 +64,20 @@ export class RuleRegistry implements Decider {
     for (const env of environment ? [environment] : ENVIRONMENTS) this.loaded[env] = await this.read(env);
   }
 
+  /**
+   * The rules are read whole (they are few); the list entries whole the first time, then only
+   * those changed since the revision last loaded (030_list_entry_revisions), so a list change
+   * costs its delta. Every query runs before anything changes, so a failed read changes nothing.
+   */
   private async read(environment: Environment): Promise<Loaded> {
     const db = this.store.db;
+    const previous = this.loaded[environment];
     const revision = await currentRevision(db, environment);
     const rows = await liveRules(db, environment);
+    const names = await liveLists(db, environment);
+    const ids = [...names.keys()];
+    const known = previous.revision >= 0;
+    const changes = known ? await entryChanges(db, ids, previous.revision) : await entryChanges(db, ids);
     const rules: CompiledRule[] = [];
     const skipped: Loaded['skipped'] = [];
     for (const row of rows) {
@@ -75,15 +89,9 @@ export class RuleRegistry implements Decider {
         this.errors?.inc({ rule: row.id });
       }
     }
-    const lists = new Map<string, Map<string, number>>();
-    const expiries: number[] = [];
-    for (const e of await presentEntries(db, environment)) {
-      let values = lists.get(e.list);
-      if (!values) lists.set(e.list, (values = new Map()));
-      values.set(e.value, e.expires_at ?? Infinity);
-      if (e.expires_at !== null) expiries.push(e.expires_at);
-    }
-    return { revision, rules, lists, expiries: Float64Array.from(expiries).sort(), skipped };
+    const next: Loaded = known ? { ...previous, revision, rules, skipped } : { ...empty(), revision, rules, skipped };
+    applyChanges(next, names, changes);
+    return next;
   }
 
   /** `<rule_revisions>.<entries expired by now>`: the same on every instance that loaded the same revision. */
@@ -102,6 +110,12 @@ export class RuleRegistry implements Decider {
     return evaluateRules(l.rules, facts, policyOutcome, lookup, (rule) => this.errors?.inc({ rule: rule.id }));
   }
 
+  /** Whether `value` is a present entry of the list at `now`, as a rule's in_list reads it. */
+  has(environment: Environment, list: string, value: string, now: number): boolean {
+    const until = this.loaded[environment].lists.get(list)?.get(value);
+    return until !== undefined && until > now;
+  }
+
   /** What is loaded, for tests and diagnostics. */
   summary(environment: Environment): { revision: number; rules: number; skipped: number; entries: number } {
     const l = this.loaded[environment];
@@ -109,4 +123,30 @@ export class RuleRegistry implements Decider {
     for (const v of l.lists.values()) entries += v.size;
     return { revision: l.revision, rules: l.rules.length, skipped: l.skipped.length, entries };
   }
+}
+
+/**
+ * Applies entry changes in place (synchronously: a score never sees half of them). Removals
+ * first: a value has at most one present entry at a time, so whatever is present after them is
+ * the value's one entry, whichever order its changes were made in.
+ */
+function applyChanges(l: Loaded, names: ReadonlyMap<string, string>, changes: readonly EntryChange[]): void {
+  for (const id of [...l.entries.keys()]) if (!names.has(id)) l.entries.delete(id);
+  for (const key of [...l.expiring.keys()]) if (!names.has(key.slice(0, key.indexOf(' ')))) l.expiring.delete(key);
+  for (const c of changes) {
+    if (c.present) continue;
+    l.entries.get(c.list_id)?.delete(c.value);
+    l.expiring.delete(`${c.list_id} ${c.value}`);
+  }
+  for (const c of changes) {
+    if (!c.present) continue;
+    let values = l.entries.get(c.list_id);
+    if (!values) l.entries.set(c.list_id, (values = new Map()));
+    values.set(c.value, c.expires_at ?? Infinity);
+    if (c.expires_at === null) l.expiring.delete(`${c.list_id} ${c.value}`);
+    else l.expiring.set(`${c.list_id} ${c.value}`, c.expires_at);
+  }
+  l.lists = new Map();
+  for (const [id, name] of names) l.lists.set(name, l.entries.get(id) ?? new Map());
+  l.expiries = Float64Array.from(l.expiring.values()).sort();
 }

@@ -42,10 +42,12 @@ export async function currentRevision(db: Db, environment: Environment): Promise
  * Runs `change` as one rule or list change of the environment: the counter moved first, the feed
  * row recorded last, all in one transaction. The caller announces on the feed after it returns.
  */
-export async function ruleChange<T>(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, environment: Environment, change: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+export async function ruleChange<T>(
+  db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, environment: Environment, change: (trx: Transaction<Database>, revision: number) => Promise<T>,
+): Promise<T> {
   return db.transaction().execute(async (trx) => {
-    await bumpRevision(trx, environment);
-    const result = await change(trx);
+    const revision = await bumpRevision(trx, environment);
+    const result = await change(trx, revision);
     await feed.record(trx, RULES_FEED_KIND, environment);
     return result;
   });
@@ -56,7 +58,7 @@ export function parseBody(row: Pick<RuleRow, 'body'>): RuleBody {
 }
 
 /** The stored body: only the fields given, in a fixed order. */
-export function storedBody(body: RuleBody): RuleBody {
+function storedBody(body: RuleBody): RuleBody {
   const out: RuleBody = { name: body.name, condition: body.condition };
   if (body.action !== undefined && body.action !== null) out.action = body.action;
   if (body.override === true) out.override = true;
@@ -141,7 +143,7 @@ export async function createRule(db: Kysely<Database>, feed: Pick<RevocationFeed
   });
 }
 
-export interface RulePatch extends Partial<{ [K in keyof RuleBody]: RuleBody[K] | null }> {
+interface RulePatch extends Partial<{ [K in keyof RuleBody]: RuleBody[K] | null }> {
   status?: RuleStatus;
 }
 

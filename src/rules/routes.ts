@@ -31,7 +31,7 @@ function bodyView(body: RuleBody) {
   };
 }
 
-export function ruleView(row: RuleRow): Static<typeof RuleSchema> {
+function ruleView(row: RuleRow): Static<typeof RuleSchema> {
   return {
     id: row.id, ...bodyView(parseBody(row)), version: row.version, status: row.status as RuleStatus,
     created_at: iso(row.created_at), created_by: row.created_by, updated_at: iso(row.updated_at), updated_by: row.updated_by,

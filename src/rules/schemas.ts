@@ -10,7 +10,7 @@ import { RULE_LIMITS } from './cel-env.ts';
 export const RULE_STATUSES = ['draft', 'shadow', 'active', 'retired'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
 /** The statuses a rule can be given; `retired` is reached only by DELETE, and is final. */
-export const SETTABLE_STATUSES = ['draft', 'shadow', 'active'] as const;
+const SETTABLE_STATUSES = ['draft', 'shadow', 'active'] as const;
 
 export const LIST_KINDS = ['entity', 'identifier', 'country', 'string', 'payment_method'] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
@@ -105,7 +105,7 @@ export const StatsQuery = Type.Object({ days: Type.Optional(Type.Integer({ minim
 
 // Lists
 
-export const ListName = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', minLength: 1, maxLength: 64, [PATTERN_MESSAGE]: 'must be 1–64 of A-Z, a-z, 0-9, _ and -' });
+const ListName = Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', minLength: 1, maxLength: 64, [PATTERN_MESSAGE]: 'must be 1–64 of A-Z, a-z, 0-9, _ and -' });
 export const ListParams = Type.Object({ name: ListName });
 export const EntryParams = Type.Object({ name: ListName, value: Type.String({ minLength: 1, maxLength: 256 }) });
 

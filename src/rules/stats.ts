@@ -47,7 +47,7 @@ async function latestFacts(db: Db, environment: Environment, signalNames: readon
   };
 }
 
-export interface VariableView {
+interface VariableView {
   name: string;
   type: string;
   description: string;
@@ -73,13 +73,13 @@ export async function variables(db: Db, environment: Environment, signalNames: r
   return out;
 }
 
-export interface RuleDays {
+interface RuleDays {
   rule_id: string;
   name: string;
   days: Array<{ day: string; matched: number; shadow_matched: number }>;
 }
 
-export interface RuleStats {
+interface RuleStats {
   since: string;
   until: string;
   /** score decisions per day in the window (the denominator of a hit rate) */

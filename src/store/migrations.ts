@@ -25,6 +25,7 @@ import { networkPeerLimits } from './migrations/025_network_peer_limits.ts';
 import { networkFairness } from './migrations/027_network_fairness.ts';
 import { policyJobTurns } from './migrations/028_policy_job_turns.ts';
 import { rulesAndReviews } from './migrations/029_rules_reviews.ts';
+import { listEntryRevisions } from './migrations/030_list_entry_revisions.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -198,6 +199,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '027_network_fairness': networkFairness,
   '028_policy_job_turns': policyJobTurns,
   '029_rules_reviews': rulesAndReviews,
+  '030_list_entry_revisions': listEntryRevisions,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -13,7 +13,7 @@ import { hash } from '../helpers/trust.ts';
 import { RevocationFeed } from '../../src/auth/revocation.ts';
 import { RuleRegistry } from '../../src/rules/registry.ts';
 import { createRule } from '../../src/rules/repository.ts';
-import { addListEntries, createList } from '../../src/rules/lists.ts';
+import { addListEntries, createList, deleteList, removeListEntry } from '../../src/rules/lists.ts';
 import { importListFile } from '../../src/rules/cli.ts';
 import { checkOrThrow } from '../../src/rules/routes.ts';
 import type { RuleFacts } from '../../src/trust/outcomes.ts';
@@ -84,6 +84,35 @@ for (const backend of backends()) {
       const late = new RuleRegistry(fresh.store);
       await late.reload();
       assert.equal(late.revision('live', now + 120_000), early.revision('live', now + 120_000));
+    });
+
+    test('a reload reads only what changed since its revision, and ends where a full load does', async () => {
+      const db = fresh.store.db;
+      const now = Date.now();
+      await createList(db, feed, change(), { name: 'churn', kind: 'string' });
+      await createList(db, feed, change(), { name: 'doomed', kind: 'string' });
+      await addListEntries(db, 'live', 'churn', ['keep', 'drop', 'again', 'brief'], 'tester', {}, now);
+      await addListEntries(db, 'live', 'doomed', ['d1'], 'tester', {}, now);
+      const incremental = new RuleRegistry(fresh.store);
+      await incremental.reload();
+      assert.ok(incremental.has('live', 'churn', 'drop', now));
+      await removeListEntry(db, feed, change(), 'churn', 'drop');
+      await removeListEntry(db, feed, change(), 'churn', 'again');
+      await addListEntries(db, 'live', 'churn', ['again', 'new'], 'tester', {}, now);
+      await addListEntries(db, 'live', 'churn', ['brief'], 'tester', { expiresAt: now + 1000 }, now);
+      await deleteList(db, feed, change(), 'doomed');
+      await createList(db, feed, change(), { name: 'doomed', kind: 'string' });
+      await addListEntries(db, 'live', 'doomed', ['d2'], 'tester', {}, now);
+      await incremental.reload('live');
+      const full = new RuleRegistry(fresh.store);
+      await full.reload();
+      for (const [list, value, present] of [['churn', 'keep', true], ['churn', 'drop', false], ['churn', 'again', true], ['churn', 'new', true], ['churn', 'brief', true], ['doomed', 'd1', false], ['doomed', 'd2', true]] as const) {
+        assert.equal(incremental.has('live', list, value, now), present, `${list} ${value}`);
+        assert.equal(full.has('live', list, value, now), present, `${list} ${value} (full)`);
+      }
+      // 'brief' was already present: it keeps its entry, without an expiry
+      assert.equal(incremental.revision('live', now + 5000), full.revision('live', now + 5000));
+      assert.deepEqual(incremental.summary('live'), full.summary('live'));
     });
 
     test('vouch lists import: CSV and NDJSON in batches, bad lines reported and the rest added', async () => {
