@@ -32,7 +32,7 @@ import { mulberry32 } from './prng.ts';
 const { values: args } = parseArgs({
   options: {
     seeds: { type: 'string', default: '1,2,3' },
-    entities: { type: 'string', default: '2000' },
+    entities: { type: 'string', default: '8000' },
     days: { type: 'string', default: '45' },
     rates: { type: 'string', default: '0,0.02' },
     weeks: { type: 'string', default: '1,2,4' },
