@@ -53,7 +53,7 @@ export const LABEL_ORIGINS: readonly LabelOrigin[] = ['api', 'event', 'review', 
 export const MAX_SAMPLE_WEIGHT = 1000;
 
 /** The review a decision opened, as the fit reads it (the reviews table, docs/api.md "Reviews"). */
-export interface ReviewFacts {
+interface ReviewFacts {
   /** 'outcome' (a review or hold outcome) or 'sample' (an approval drawn at the policy's rate) */
   reason: string;
   /** the rate a sampled review was drawn at */
