@@ -116,7 +116,9 @@ describeEachBackend('policies API', (ctx) => {
     assert.equal(typeof Number(row.shadow_score), 'number');
     assert.ok(Number(row.shadow_score) > res.json().score, 'bias +1 scores higher');
     const shown = await call('GET', `/api/v1/decisions/${id}`, admin);
-    assert.ok(!shown.body.includes('shadow'), 'the stored decision view never shows it either');
+    // (its shadow_rules are the rules' shadow matches, docs/rules.md: not the shadow policy)
+    assert.ok(!/shadow_version|shadow_score|shadow-1/.test(shown.body), 'the stored decision view never shows it either');
+    assert.deepEqual(shown.json().shadow_rules, []);
     // A backtest of the shadow policy includes its live scores.
     const bt = await call('POST', '/api/v1/policies/shadow-1/backtest', operator, {});
     assert.equal(bt.statusCode, 200, bt.body);
