@@ -50,7 +50,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
     defineRoute<{ Querystring: Static<typeof ListQuery> }>({
       method: 'GET',
       url: '/api/v1/reviews',
-      config: { scope: 'reviews:read' },
+      config: { scope: 'reviews:read', operationId: 'listReviews' },
       schema: {
         tags: ['reviews'], summary: 'The review queue: unresolved reviews due first, then resolved ones newest first', querystring: ListQuery,
         response: { 200: Type.Object({ data: Type.Array(ReviewSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
@@ -71,7 +71,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
     defineRoute({
       method: 'GET',
       url: '/api/v1/reviews/stats',
-      config: { scope: 'reviews:read' },
+      config: { scope: 'reviews:read', operationId: 'getReviewStats' },
       schema: { tags: ['reviews'], summary: 'The queue in figures: open, overdue, resolved in 24 hours, time to resolve, verdicts', response: { 200: StatsSchema, ...problems } },
       handler: async (request) => reviewStats(db, request.principal.environment, ownerFilter(request.principal), Date.now()),
     }),
@@ -79,7 +79,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
     defineRoute<{ Params: Static<typeof Params> }>({
       method: 'GET',
       url: '/api/v1/reviews/:id',
-      config: { scope: 'reviews:read' },
+      config: { scope: 'reviews:read', operationId: 'getReview' },
       schema: { tags: ['reviews'], summary: "A review with its decision (signals, matched rules and what they read), the entity's other open reviews and its labels", params: Params, response: { 200: ReviewDetailSchema, ...problems } },
       handler: async (request) => {
         const v = viewer(request.principal);
@@ -92,7 +92,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
     defineRoute({
       method: 'POST',
       url: '/api/v1/reviews/next',
-      config: { scope: 'reviews:write', role: 'operator' },
+      config: { scope: 'reviews:write', role: 'operator', operationId: 'claimNextReview' },
       schema: { tags: ['reviews'], summary: 'Claim the open review due first (204 when none is open)', response: { 200: ReviewSchema, 204: Type.Null(), ...problems } },
       handler: async (request, reply) => {
         const v = viewer(request.principal);
@@ -106,7 +106,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
     defineRoute<{ Params: Static<typeof Params> }>({
       method: 'POST',
       url: '/api/v1/reviews/:id/claim',
-      config: { scope: 'reviews:write', role: 'operator' },
+      config: { scope: 'reviews:write', role: 'operator', operationId: 'claimReview' },
       schema: { tags: ['reviews'], summary: 'Claim a review for 15 minutes (409 while another principal holds it)', params: Params, response: { 200: ReviewSchema, 409: ProblemSchema, ...problems } },
       handler: async (request) => {
         const v = viewer(request.principal);
@@ -122,7 +122,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
     defineRoute<{ Params: Static<typeof Params>; Body: Static<typeof ResolveBody> }>({
       method: 'POST',
       url: '/api/v1/reviews/:id/resolve',
-      config: { scope: 'reviews:write', role: 'operator' },
+      config: { scope: 'reviews:write', role: 'operator', operationId: 'resolveReview' },
       schema: {
         tags: ['reviews'], summary: "Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list",
         params: Params, body: ResolveBody, response: { 200: ReviewSchema, 409: ProblemSchema, ...problems },
