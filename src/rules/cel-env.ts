@@ -28,23 +28,32 @@ export const RULE_LIMITS = {
 /** A list lookup as the caller provides it for one evaluation: is `value` on the list `name`? */
 export type ListLookupFn = (name: string, value: string) => boolean;
 
-interface Current {
-  lookup: ListLookupFn;
-  /** in_list calls made, for `reads` (bounded) */
-  inLists: Array<{ name: string; value: string; result: boolean }>;
+export interface InListCall {
+  name: string;
+  value: string;
+  result: boolean;
 }
-const NO_LISTS: ListLookupFn = () => false;
-let current: Current = { lookup: NO_LISTS, inLists: [] };
 
-/** Runs `fn` with `lookup` visible to in_list; synchronous, so evaluations cannot interleave. */
-export function withLists<T>(lookup: ListLookupFn, fn: () => T): { value: T; inLists: Current['inLists'] } {
-  const previous = current;
-  const mine: Current = { lookup, inLists: [] };
-  current = mine;
+const NO_LISTS: ListLookupFn = () => false;
+let lookupNow: ListLookupFn = NO_LISTS;
+/** where in_list records its calls for `reads`; null when the rule has no in_list (nothing to record) */
+let logNow: InListCall[] | null = null;
+
+/**
+ * Runs a compiled program with `lookup` visible to in_list (and its calls recorded into `log`).
+ * Synchronous, so evaluations cannot interleave; no closure or object is allocated per call, since
+ * this runs once per rule per score.
+ */
+export function runProgram(program: (activation: Activation) => unknown, activation: Activation, lookup: ListLookupFn, log: InListCall[] | null): unknown {
+  const previousLookup = lookupNow;
+  const previousLog = logNow;
+  lookupNow = lookup;
+  logNow = log;
   try {
-    return { value: fn(), inLists: mine.inLists };
+    return program(activation);
   } finally {
-    current = previous;
+    lookupNow = previousLookup;
+    logNow = previousLog;
   }
 }
 
@@ -52,11 +61,11 @@ function inList(name: string, value: string): boolean {
   // a lookup that throws is a bug of the caller's, not of the rule: count it as absent
   let result = false;
   try {
-    result = current.lookup(name, value) === true;
+    result = lookupNow(name, value) === true;
   } catch {
     result = false;
   }
-  if (current.inLists.length < 20) current.inLists.push({ name, value, result });
+  if (logNow !== null && logNow.length < 20) logNow.push({ name, value, result });
   return result;
 }
 
@@ -83,8 +92,28 @@ function re2Matches(text: string, pattern: string): boolean {
 }
 
 /** Entity facts as a CEL object type: a misspelt field is a save-time error. */
-class EntityObject {}
-/** Signals as a CEL object type with one double per signal of the policy, so `signals.nope` is refused when saved. */
+class EntityObject {
+  account_age_days: number;
+  completed_trades: number;
+  chargebacks: number;
+  fraud_reports: number;
+  disputes_lost: number;
+  first_seen_at: unknown;
+  constructor(e: Partial<RuleFacts['entity']> | undefined) {
+    this.account_age_days = num(e?.account_age_days);
+    this.completed_trades = num(e?.completed_trades);
+    this.chargebacks = num(e?.chargebacks);
+    this.fraud_reports = num(e?.fraud_reports);
+    this.disputes_lost = num(e?.disputes_lost);
+    this.first_seen_at = e?.first_seen_at ?? null;
+  }
+}
+/**
+ * Signals as a CEL object type with one double per signal of the policy, so `signals.nope` is
+ * refused when saved. cel-js finds the type by `constructor` and reads fields with `obj[key]`, so
+ * an activation's signals are one Object.assign over a per-environment prototype holding a 0 for
+ * every signal — "0 when not present" without a store per name on every score.
+ */
 class SignalsObject {}
 
 export const ENTITY_FIELDS = {
@@ -106,9 +135,13 @@ export function usableSignalNames(signalNames: readonly string[]): string[] {
 export interface RuleEnvironment {
   env: Environment;
   signalNames: readonly string[];
+  /** a SignalsObject with every signal at 0, the prototype of each activation's signals */
+  signalDefaults: object;
 }
 
 const ENVIRONMENTS = new Map<string, RuleEnvironment>();
+/** By array identity first: callers pass the same policy array over and over, and normalising it costs more than a parse. */
+const BY_ARRAY = new WeakMap<readonly string[], RuleEnvironment>();
 
 /**
  * The environment for a policy's signal names. Numbers are all CEL doubles (JSON numbers); integer
@@ -116,10 +149,15 @@ const ENVIRONMENTS = new Map<string, RuleEnvironment>();
  * cel-spec has no mixed int/double arithmetic, and a desk should not have to write `2.0`.
  */
 export function ruleEnvironment(signalNames: readonly string[]): RuleEnvironment {
+  const byArray = BY_ARRAY.get(signalNames);
+  if (byArray) return byArray;
   const names = usableSignalNames(signalNames);
   const key = names.join(',');
   const cached = ENVIRONMENTS.get(key);
-  if (cached) return cached;
+  if (cached) {
+    BY_ARRAY.set(signalNames, cached);
+    return cached;
+  }
   const env = new Environment({
     unlistedVariablesAreDyn: false,
     homogeneousAggregateLiterals: true,
@@ -150,9 +188,12 @@ export function ruleEnvironment(signalNames: readonly string[]): RuleEnvironment
       description: 'RE2 (linear-time) search of the text for the literal pattern',
     });
   registerMixedNumbers(env);
-  const built = { env, signalNames: names };
+  const signalDefaults = Object.create(SignalsObject.prototype) as Record<string, number>;
+  for (const name of names) signalDefaults[name] = 0;
+  const built = { env, signalNames: names, signalDefaults };
   if (ENVIRONMENTS.size >= 32) ENVIRONMENTS.clear();
   ENVIRONMENTS.set(key, built);
+  BY_ARRAY.set(signalNames, built);
   return built;
 }
 
@@ -179,34 +220,22 @@ function registerMixedNumbers(env: Environment): void {
 export type Activation = Record<string, unknown>;
 
 export function activationFor(renv: RuleEnvironment, facts: RuleFacts): Activation {
-  const entity = Object.assign(new EntityObject(), {
-    account_age_days: num(facts.entity?.account_age_days),
-    completed_trades: num(facts.entity?.completed_trades),
-    chargebacks: num(facts.entity?.chargebacks),
-    fraud_reports: num(facts.entity?.fraud_reports),
-    disputes_lost: num(facts.entity?.disputes_lost),
-    first_seen_at: facts.entity?.first_seen_at ?? null,
-  });
-  const signals = new SignalsObject() as Record<string, number>;
-  // every signal of the policy is present, 0 when the score did not emit it (docs/rules.md)
-  for (const name of renv.signalNames) {
-    const v = Object.hasOwn(facts.signals ?? {}, name) ? facts.signals[name] : 0;
-    signals[name] = num(v);
-  }
-  const activation: Activation = {
+  const signals = Object.create(renv.signalDefaults) as Record<string, unknown>;
+  if (facts.signals) Object.assign(signals, facts.signals);
+  const context = facts.context ?? {};
+  return {
     entity_id: facts.entity_id,
     amount: num(facts.amount),
     currency: facts.currency,
     amount_ref: facts.amount_ref == null ? null : num(facts.amount_ref),
-    // a copy without a prototype chain to reach: members are the request's own, nothing else
-    context: Object.assign(Object.create(null) as Record<string, unknown>, facts.context ?? {}),
-    entity,
+    // cel-js reads only own members of a plain object; anything else is copied into one without a prototype
+    context: Object.getPrototypeOf(context) === Object.prototype ? context : Object.assign(Object.create(null) as Record<string, unknown>, context),
+    entity: new EntityObject(facts.entity),
     signals,
     score: num(facts.score),
     risk_level: facts.risk_level,
     safe_amount: facts.safe_amount == null ? null : num(facts.safe_amount),
   };
-  return activation;
 }
 
 /** CEL doubles are JS numbers; anything else (a stored string, undefined) becomes NaN, which compares false. */

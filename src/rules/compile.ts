@@ -4,7 +4,7 @@
 // evaluates without ever throwing: a run-time error is a rule that did not match.
 import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
 import { OUTCOMES, type Outcome, type RuleFacts } from '../trust/outcomes.ts';
-import { RULE_LIMITS, activationFor, ruleEnvironment, withLists, type Activation, type RuleEnvironment } from './cel-env.ts';
+import { RULE_LIMITS, activationFor, ruleEnvironment, runProgram, type Activation, type InListCall, type RuleEnvironment } from './cel-env.ts';
 import { inspectAst, lineColumn, resolvePath, type Inspection } from './engine-ast.ts';
 
 export interface RuleBody {
@@ -207,11 +207,12 @@ export function compileRule(stored: { id: string; version: number; status: 'acti
   const paths = condition.inspection.paths;
   const sites = condition.inspection.inLists;
 
+  const records = condition.inspection.listNames.length > 0;
   const run = (activation: Activation, lists: ListLookup): RuleEvaluation => {
     let matched: unknown;
-    let inLists: Array<{ name: string; value: string; result: boolean }>;
+    const inLists: InListCall[] | null = records ? [] : null;
     try {
-      ({ value: matched, inLists } = withLists(lists, () => condition.program(activation)));
+      matched = runProgram(condition.program, activation, lists, inLists);
     } catch (err) {
       return { matched: false, reads: {}, cap: null, error: `condition: ${summary(err)}` };
     }
@@ -223,7 +224,7 @@ export function compileRule(stored: { id: string; version: number; status: 'acti
     if (typeof cap === 'number') return { matched: true, reads, cap };
     let value: unknown;
     try {
-      value = withLists(lists, () => cap.program(activation)).value;
+      value = runProgram(cap.program, activation, lists, null);
     } catch (err) {
       return { matched: true, reads, cap: null, error: `cap: ${summary(err)}` };
     }
@@ -234,7 +235,7 @@ export function compileRule(stored: { id: string; version: number; status: 'acti
     return { matched: true, reads, cap: n };
   };
 
-  const readsOf = (activation: Activation, lists: ListLookup, inLists: ReadonlyArray<{ name: string; value: string; result: boolean }>): Record<string, unknown> => {
+  const readsOf = (activation: Activation, lists: ListLookup, inLists: readonly InListCall[] | null): Record<string, unknown> => {
     const reads: Record<string, unknown> = {};
     for (const p of paths) reads[p.key] = plain(resolvePath(activation, p.segments));
     const covered = new Set<string>();
@@ -246,7 +247,7 @@ export function compileRule(stored: { id: string; version: number; status: 'acti
       if (typeof value === 'string') covered.add(`${site.list}\u0000${value}`);
     }
     // calls whose value was computed: reported by the value they looked up
-    for (const call of inLists) {
+    for (const call of inLists ?? []) {
       if (!covered.has(`${call.name}\u0000${call.value}`)) reads[`in_list(${call.name}, ${JSON.stringify(call.value)})`] = call.result;
     }
     return reads;
@@ -281,9 +282,11 @@ function safeLookup(lists: ListLookup, name: string, value: string): boolean {
   }
 }
 
-/** A read value as JSON can carry it: entity and signals objects become plain objects. */
+/** A read value as JSON can carry it: entity and signals objects become plain objects (signals with their inherited 0s). */
 function plain(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? Number(v) : v;
   if (Array.isArray(v)) return v;
-  return { ...(v as Record<string, unknown>) };
+  const out: Record<string, unknown> = {};
+  for (const k in v as Record<string, unknown>) out[k] = (v as Record<string, unknown>)[k];
+  return out;
 }

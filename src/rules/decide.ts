@@ -37,6 +37,15 @@ function shape(m: Matched): MatchedRule {
   return out;
 }
 
+function report(onError: ((rule: CompiledRule, error: string) => void) | undefined, rule: CompiledRule, error: string): void {
+  if (!onError) return;
+  try {
+    onError(rule, error);
+  } catch {
+    // a metrics hook that fails must not fail the score
+  }
+}
+
 export function evaluateRules(
   rules: readonly CompiledRule[],
   facts: RuleFacts,
@@ -44,41 +53,32 @@ export function evaluateRules(
   lists: ListLookup,
   onError?: (rule: CompiledRule, error: string) => void,
 ): RuleVerdict {
-  const report = (rule: CompiledRule, error: string): void => {
-    if (!onError) return;
-    try {
-      onError(rule, error);
-    } catch {
-      // a metrics hook that fails must not fail the score
-    }
-  };
-  // one activation per environment (rules compiled for the same signal names share it)
-  const activations = new Map<RuleEnvironment, Activation>();
-  const evaluate = (rule: CompiledRule): RuleEvaluation => {
-    const internal = EVALUATE_WITH.get(rule);
-    if (!internal) return rule.evaluate(facts, lists);
-    try {
-      let activation = activations.get(internal.renv);
-      if (!activation) {
-        activation = activationFor(internal.renv, facts);
-        activations.set(internal.renv, activation);
-      }
-      return internal.run(activation, lists);
-    } catch (err) {
-      return { matched: false, reads: {}, cap: null, error: `condition: ${err instanceof Error ? err.message : String(err)}` };
-    }
-  };
-
+  // one activation per environment: rules compiled for the same signal names (all of them, in practice) share it
+  let lastEnv: RuleEnvironment | null = null;
+  let lastActivation: Activation | null = null;
   const active: Matched[] = [];
   const shadow: Matched[] = [];
   for (const rule of rules) {
     if (rule.status !== 'active' && rule.status !== 'shadow') continue;
-    const result = evaluate(rule);
-    if (result.error !== undefined) report(rule, result.error);
+    let result: RuleEvaluation;
+    const internal = EVALUATE_WITH.get(rule);
+    if (!internal) {
+      result = rule.evaluate(facts, lists);
+    } else {
+      try {
+        if (internal.renv !== lastEnv || lastActivation === null) {
+          lastEnv = internal.renv;
+          lastActivation = activationFor(internal.renv, facts);
+        }
+        result = internal.run(lastActivation, lists);
+      } catch (err) {
+        result = { matched: false, reads: {}, cap: null, error: `condition: ${err instanceof Error ? err.message : String(err)}` };
+      }
+    }
+    if (result.error !== undefined) report(onError, rule, result.error);
     if (!result.matched) continue;
     (rule.status === 'active' ? active : shadow).push({ rule, result });
   }
-
   const outcome = combineOutcome(policyOutcome, active.map((m) => m.rule));
   let safeAmount = facts.safe_amount;
   for (const m of active) {

@@ -230,8 +230,13 @@ export function lineColumn(input: string, offset: number): { line: number; colum
 export function resolvePath(activation: Record<string, unknown>, segments: readonly string[]): unknown {
   let cur: unknown = activation;
   for (const s of segments) {
-    if (cur === null || typeof cur !== 'object' || !Object.hasOwn(cur, s)) return null;
+    if (cur === null || typeof cur !== 'object' || FORBIDDEN_NAMES.has(s)) return null;
+    // signals inherit their 0 defaults from a prototype (cel-env.ts); everything else is own members
+    const proto: unknown = Object.getPrototypeOf(cur);
+    const inherited = proto !== Object.prototype && proto !== null && !Array.isArray(cur) && s in cur;
+    if (!Object.hasOwn(cur, s) && !inherited) return null;
     cur = (cur as Record<string, unknown>)[s];
+    if (typeof cur === 'function') return null;
   }
   return cur === undefined ? null : cur;
 }

@@ -28,6 +28,12 @@ describe('reads', () => {
     const r = rule({ condition: 'signals.chargebacks == 0', action: 'review' });
     assert.deepEqual(r.evaluate(facts(), lookup).reads, { 'signals.chargebacks': 0 });
   });
+  test('signals read whole carry every policy signal, absent ones at 0', () => {
+    const r = rule({ condition: 'signals.new_account == 1 && [signals].size() == 1', action: 'review' });
+    const reads = r.evaluate(facts(), lookup).reads as { signals: Record<string, number> };
+    assert.equal(reads.signals.velocity_trades, 0.7);
+    assert.equal(reads.signals.chargebacks, 0);
+  });
   test('has() of an absent member reads null; comprehension variables are not variables', () => {
     const r = rule({ condition: '!has(context.promo) && [1, 2].exists(amount, amount > 1)', action: 'review' });
     assert.deepEqual(r.evaluate(facts(), lookup).reads, { 'context.promo': null });
