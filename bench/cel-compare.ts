@@ -10,7 +10,8 @@ import { checkRule, compileRule } from '../src/rules/compile.ts';
 import { SIGNAL_NAMES } from '../src/policies/policy.ts';
 import type { RuleFacts } from '../src/trust/outcomes.ts';
 
-const CASE_TIMEOUT_MS = Number(process.env.CASE_TIMEOUT_MS ?? 15_000);
+// generous: on a loaded machine starting a tsx child alone can take seconds
+const CASE_TIMEOUT_MS = Number(process.env.CASE_TIMEOUT_MS ?? 30_000);
 
 const REPRESENTATIVE = {
   simple: 'amount > 1000.0 && context.payment_method == "card"',
