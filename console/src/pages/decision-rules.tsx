@@ -7,7 +7,7 @@ import { Link, fmtNumber } from '../ui.tsx';
 import type { Decision } from '../types.ts';
 import { ReadValue } from './rules-test.tsx';
 
-export interface DecisionRule {
+interface DecisionRule {
   id: string;
   name: string;
   version: number;

@@ -4,8 +4,7 @@ import { api, query } from '../api.ts';
 
 export const OUTCOMES = ['approve', 'review', 'hold', 'decline'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
-export const RULE_STATUSES = ['draft', 'shadow', 'active', 'retired'] as const;
-export type RuleStatus = (typeof RULE_STATUSES)[number];
+export type RuleStatus = 'draft' | 'shadow' | 'active' | 'retired';
 export const LIST_KINDS = ['entity', 'identifier', 'country', 'string', 'payment_method'] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
 
@@ -79,7 +78,7 @@ export interface RuleTestResult {
   without_inputs?: number;
 }
 
-export interface TestExample {
+interface TestExample {
   decision_id: string;
   reads: Record<string, unknown>;
   created_at?: string;

@@ -14,7 +14,7 @@ const shortDay = (day: string | undefined) => (day ? dayFmt.format(new Date(`${d
 const SHADOW = '#b56b00';
 
 /** The totals of a rule's days. */
-export function totals(days: DayCount[] | undefined): { matched: number; shadow: number } {
+function totals(days: DayCount[] | undefined): { matched: number; shadow: number } {
   return (days ?? []).reduce((t, d) => ({ matched: t.matched + d.matched, shadow: t.shadow + d.shadow_matched }), { matched: 0, shadow: 0 });
 }
 

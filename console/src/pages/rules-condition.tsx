@@ -55,7 +55,7 @@ export function useCheck(condition: string, cap: string): CheckState {
 }
 
 /** Line and column of a problem: its own fields, or as its message names them ("1:7", "line 1, column 7"). */
-export function position(p: FieldProblem): { line: number; column: number } | undefined {
+function position(p: FieldProblem): { line: number; column: number } | undefined {
   if (typeof p.line === 'number' && typeof p.column === 'number') return { line: p.line, column: p.column };
   const m = /line (\d+),? column (\d+)/i.exec(p.message) ?? /(?:^|\D)(\d+):(\d+)(?:\D|$)/.exec(p.message);
   return m ? { line: Number(m[1]), column: Number(m[2]) } : undefined;
@@ -107,7 +107,7 @@ export function insertAt(area: HTMLTextAreaElement | null, value: string, text: 
   const end = area?.selectionEnd ?? value.length;
   const before = value.slice(0, start);
   // a space between the variable and a word before it
-  const pad = before && !/[\s(!\[,]$/.test(before) ? ' ' : '';
+  const pad = before && !/[\s(![,]$/.test(before) ? ' ' : '';
   const next = before + pad + text + value.slice(end);
   return { value: next, cursor: start + pad.length + text.length };
 }

@@ -8,7 +8,7 @@ import { rulesApi, type Rule, type RuleStatus } from './rules-api.ts';
 type Step = { to: RuleStatus | 'retired'; label: string };
 
 /** The steps a rule in `status` can take, in the order the buttons show them. */
-export function nextSteps(status: RuleStatus): Step[] {
+function nextSteps(status: RuleStatus): Step[] {
   if (status === 'draft') return [{ to: 'shadow', label: 'Start shadow' }, { to: 'retired', label: 'Retire' }];
   if (status === 'shadow') return [{ to: 'active', label: 'Activate' }, { to: 'retired', label: 'Retire' }];
   if (status === 'active') return [{ to: 'shadow', label: 'Back to shadow' }, { to: 'retired', label: 'Retire' }];

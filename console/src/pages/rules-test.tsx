@@ -21,7 +21,7 @@ export function ReadValue({ v }: { v: unknown }) {
 }
 
 /** The variables a condition read, as `name = value` chips. */
-export function Reads({ reads }: { reads: Record<string, unknown> | null | undefined }) {
+function Reads({ reads }: { reads: Record<string, unknown> | null | undefined }) {
   const entries = Object.entries(reads ?? {});
   if (entries.length === 0) return <span class="muted">nothing recorded</span>;
   return (
