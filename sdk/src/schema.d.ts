@@ -250,6 +250,98 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The environment's lists by name, each with its count of present entries
+         * @description The environment's lists by name, each with its count of present entries. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        get: operations["listLists"];
+        put?: never;
+        /**
+         * Create a typed list (entity, identifier, country, string or payment_method)
+         * @description Create a typed list (entity, identifier, country, string or payment_method). Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        post: operations["createList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lists/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One list
+         * @description One list. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        get: operations["getList"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a list (its entries are kept for rule tests); 409 while an active or shadow rule names it, with those rules
+         * @description Delete a list (its entries are kept for rule tests); 409 while an active or shadow rule names it, with those rules. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        delete: operations["deleteList"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lists/{name}/entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A list's present entries by value (removed and expired ones are kept for rule tests, not shown)
+         * @description A list's present entries by value (removed and expired ones are kept for rule tests, not shown). Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        get: operations["listListEntries"];
+        put?: never;
+        /**
+         * Add 1–1000 values (with an optional reason and expiry); present ones are counted, not added again
+         * @description Entity and identifier values must be ids or hashes, never raw phone numbers, e-mails, IBANs or card numbers (400 raw_identifier_rejected); country values are ISO 3166-1 alpha-2, payment_method values the score request's. An environment's lists hold at most 1,000,000 present entries together (409 beyond; nothing of the request is added). Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        post: operations["addListEntries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lists/{name}/entries/{value}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a value from a list (the entry keeps its removal time and who removed it)
+         * @description Remove a value from a list (the entry keeps its removal time and who removed it). Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        delete: operations["removeListEntry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/network/matches": {
         parameters: {
             query?: never;
@@ -686,6 +778,178 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The environment's rules, newest first; status= filters
+         * @description The environment's rules, newest first; status= filters. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        get: operations["listRules"];
+        put?: never;
+        /**
+         * Create a rule (version 1), draft unless a status is given; its condition is type-checked
+         * @description Create a rule (version 1), draft unless a status is given; its condition is type-checked. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        post: operations["createRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A rule's current version
+         * @description A rule's current version. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        get: operations["getRule"];
+        put?: never;
+        post?: never;
+        /**
+         * Retire a rule: a last version, status retired, never evaluated again (final)
+         * @description Retire a rule: a last version, status retired, never evaluated again (final). Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        delete: operations["retireRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a rule: a new version with the fields given (null clears action, cap, description); status moves between draft, shadow and active; reason is kept
+         * @description Change a rule: a new version with the fields given (null clears action, cap, description); status moves between draft, shadow and active; reason is kept. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        patch: operations["updateRule"];
+        trace?: never;
+    };
+    "/api/v1/rules/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a stored rule's current version on the stored score decisions of a window
+         * @description Test a stored rule's current version on the stored score decisions of a window. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        post: operations["postRulesIdTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rules/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every version of a rule, newest first, with who changed it, when and why
+         * @description Every version of a rule, newest first, with who changed it, when and why. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        get: operations["listRuleVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rules/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Type-check a condition (and cap) as a save would, without saving: the console checks as one types
+         * @description Type-check a condition (and cap) as a save would, without saving: the console checks as one types. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        post: operations["checkRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rules/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Matches and shadow matches per rule per UTC day over the last `days` (default 30, at most 90)
+         * @description Read from the score decisions of the window with a matched or shadow-matched rule, newest first, at most 200,000 of them (truncated: true when the window held more); scored counts every score decision per day. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        get: operations["getRuleStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rules/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a rule on the stored score decisions of a window, before saving it
+         * @description Test a rule on the stored score decisions of a window, before saving it. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        post: operations["postRulesTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rules/variables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a condition can read, with types, descriptions and an example from the environment's most recent score decision
+         * @description What a condition can read, with types, descriptions and an example from the environment's most recent score decision. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        get: operations["listRuleVariables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/trust/entities/{entity_id}": {
         parameters: {
             query?: never;
@@ -1045,6 +1309,16 @@ export type components = {
         ActivatePolicyRequest: {
             confirm?: boolean;
         };
+        AddListEntriesRequest: {
+            /** Format: date-time */
+            expires_at?: string;
+            reason?: string;
+            values: string[];
+        };
+        AddListEntriesResponse: {
+            added: number;
+            already_present: number;
+        };
         AnalyzeDisputeRequest: {
             /** @description the caller's hash of the identifier */
             buyer_id: string;
@@ -1145,6 +1419,21 @@ export type components = {
             /** Format: date-time */
             until?: string;
         };
+        CheckRuleRequest: {
+            /** @description a number ≥ 0, or a CEL expression over the same variables returning one, in the request's currency */
+            cap?: number | string;
+            condition: string;
+        };
+        CheckRuleResponse: {
+            errors: {
+                column?: number;
+                field: string;
+                line?: number;
+                message: string;
+            }[];
+            reads: string[];
+            valid: boolean;
+        };
         ClearShadowPolicyResponse: {
             previous: string | null;
             shadow: null;
@@ -1162,6 +1451,23 @@ export type components = {
             role?: "service" | "operator" | "admin";
             scopes: ("keys:read" | "keys:write" | "trust:read" | "trust:write" | "dispute:analyze" | "audit:read" | "labels:write" | "policy:read" | "policy:write" | "webhooks:read" | "webhooks:write" | "network:admin" | "rules:read" | "rules:write" | "reviews:read" | "reviews:write")[];
         };
+        CreateListRequest: {
+            description?: string;
+            /** @enum {string} */
+            kind: "entity" | "identifier" | "country" | "string" | "payment_method";
+            name: string;
+        };
+        CreateListResponse: {
+            /** Format: date-time */
+            created_at: string;
+            created_by: string;
+            description: string | null;
+            /** @description present entries: not removed and not expired */
+            entries: number;
+            /** @enum {string} */
+            kind: "entity" | "identifier" | "country" | "string" | "payment_method";
+            name: string;
+        };
         CreatePolicyRequest: {
             [key: string]: unknown;
         };
@@ -1178,6 +1484,44 @@ export type components = {
             status: "active" | "shadow" | "candidate" | "retired";
             summary: string;
             version: string;
+        };
+        CreateRuleRequest: {
+            /** @enum {string} */
+            action?: "approve" | "review" | "hold" | "decline";
+            /** @description a number ≥ 0, or a CEL expression over the same variables returning one, in the request's currency */
+            cap?: number | string;
+            /** @description a CEL expression returning a bool (docs/rules.md, "Variables") (at most 2000 characters) */
+            condition: string;
+            description?: string;
+            /** @description only with action decline: no override approve lifts it */
+            final?: boolean;
+            name: string;
+            /** @description only with action approve: approve even when the policy or another rule says otherwise (a final decline still wins) */
+            override?: boolean;
+            /**
+             * @description default draft (not evaluated)
+             * @enum {string}
+             */
+            status?: "draft" | "shadow" | "active";
+        };
+        CreateRuleResponse: {
+            action: ("approve" | "review" | "hold" | "decline") | null;
+            cap: number | string | null;
+            condition: string;
+            /** Format: date-time */
+            created_at: string;
+            created_by: string;
+            description: string | null;
+            final: boolean;
+            id: string;
+            name: string;
+            override: boolean;
+            /** @enum {string} */
+            status: "draft" | "shadow" | "active" | "retired";
+            /** Format: date-time */
+            updated_at: string;
+            updated_by: string;
+            version: number;
         };
         CreateWebhookRequest: {
             description?: string;
@@ -1501,6 +1845,25 @@ export type components = {
             /** @description score decisions labelled by a review after the environment's latest fitted policy was made (all of them when none was) */
             review_labels_since_last_fit: number;
         };
+        GetRuleStatsResponse: {
+            data: {
+                days: {
+                    day: string;
+                    matched: number;
+                    shadow_matched: number;
+                }[];
+                name: string;
+                rule_id: string;
+            }[];
+            decisions_read: number;
+            scored: {
+                day: string;
+                decisions: number;
+            }[];
+            since: string;
+            truncated: boolean;
+            until: string;
+        };
         GetTrustEntitiesEntityIdGraphResponse: {
             edges: {
                 from: string;
@@ -1732,6 +2095,31 @@ export type components = {
             data: components["schemas"]["ApiKey"][];
             next_cursor: string | null;
         };
+        ListListEntriesResponse: {
+            data: {
+                /** Format: date-time */
+                added_at: string;
+                added_by: string;
+                expires_at: string | null;
+                reason: string | null;
+                value: string;
+            }[];
+            next_cursor: string | null;
+        };
+        ListListsResponse: {
+            data: {
+                /** Format: date-time */
+                created_at: string;
+                created_by: string;
+                description: string | null;
+                /** @description present entries: not removed and not expired */
+                entries: number;
+                /** @enum {string} */
+                kind: "entity" | "identifier" | "country" | "string" | "payment_method";
+                name: string;
+            }[];
+            next_cursor: string | null;
+        };
         ListPoliciesResponse: {
             data: {
                 /** Format: date-time */
@@ -1746,6 +2134,55 @@ export type components = {
                 version: string;
             }[];
             next_cursor: string | null;
+        };
+        ListRulesResponse: {
+            data: {
+                action: ("approve" | "review" | "hold" | "decline") | null;
+                cap: number | string | null;
+                condition: string;
+                /** Format: date-time */
+                created_at: string;
+                created_by: string;
+                description: string | null;
+                final: boolean;
+                id: string;
+                name: string;
+                override: boolean;
+                /** @enum {string} */
+                status: "draft" | "shadow" | "active" | "retired";
+                /** Format: date-time */
+                updated_at: string;
+                updated_by: string;
+                version: number;
+            }[];
+            next_cursor: string | null;
+        };
+        ListRuleVariablesResponse: {
+            data: {
+                description: string;
+                example?: unknown;
+                name: string;
+                type: string;
+            }[];
+        };
+        ListRuleVersionsResponse: {
+            data: {
+                action: ("approve" | "review" | "hold" | "decline") | null;
+                cap: number | string | null;
+                /** Format: date-time */
+                changed_at: string;
+                changed_by: string;
+                condition: string;
+                description: string | null;
+                final: boolean;
+                name: string;
+                override: boolean;
+                reason: string | null;
+                rule_id: string;
+                /** @enum {string} */
+                status: "draft" | "shadow" | "active" | "retired";
+                version: number;
+            }[];
         };
         ListWebhookDeliveriesResponse: {
             data: components["schemas"]["WebhookDelivery"][];
@@ -1871,6 +2308,89 @@ export type components = {
              * @enum {string}
              */
             status: "open" | "claimed" | "resolved";
+        };
+        PostRulesTestRequest: {
+            rule: {
+                /** @enum {string} */
+                action?: "approve" | "review" | "hold" | "decline";
+                /** @description a number ≥ 0, or a CEL expression over the same variables returning one, in the request's currency */
+                cap?: number | string;
+                /** @description a CEL expression returning a bool (docs/rules.md, "Variables") (at most 2000 characters) */
+                condition: string;
+                description?: string;
+                /** @description only with action decline: no override approve lifts it */
+                final?: boolean;
+                name: string;
+                /** @description only with action approve: approve even when the policy or another rule says otherwise (a final decline still wins) */
+                override?: boolean;
+            };
+            /** Format: date-time */
+            since?: string;
+            /** Format: date-time */
+            until?: string;
+        };
+        PostRulesTestResponse: {
+            /** @description the matched decisions' amounts summed per currency (`{"USDT": 1234.5, "EUR": 80}`); amounts of different currencies are never added together */
+            amount_matched: {
+                [key: string]: number;
+            };
+            /** @description decisions whose outcome the rule changes */
+            changed: number;
+            /** @description score decisions of the window replayed */
+            decisions: number;
+            /** @description decisions on which the condition failed at run time (no match, as in a live score) */
+            errors: number;
+            /** @description the most recent matched decisions (at most 20), newest first */
+            examples: {
+                /** @enum {string} */
+                after: "approve" | "review" | "hold" | "decline";
+                amount: number | null;
+                /** @enum {string} */
+                before: "approve" | "review" | "hold" | "decline";
+                /** Format: date-time */
+                created_at: string;
+                currency: string | null;
+                decision_id: string;
+                label: ("fraud" | "legit") | null;
+                /** @description the variables the condition read, with their values */
+                reads: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** @description labelled decisions: how many there are and how many the rule matches (a confusion matrix) */
+            labelled: {
+                fraud: {
+                    matched: number;
+                    total: number;
+                };
+                legit: {
+                    matched: number;
+                    total: number;
+                };
+            };
+            /** @description decisions the rule matches */
+            matched: number;
+            /** @description outcomes as decided, and with the rule active */
+            outcomes: {
+                after: {
+                    approve: number;
+                    decline: number;
+                    hold: number;
+                    review: number;
+                };
+                before: {
+                    approve: number;
+                    decline: number;
+                    hold: number;
+                    review: number;
+                };
+            };
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            /** @description decisions made before rule inputs were stored: the entity facts, amount_ref and any context beyond the request summary read as absent */
+            without_inputs: number;
         };
         /**
          * Problem
@@ -2134,6 +2654,20 @@ export type components = {
             }[];
         };
         ShadowPolicyRequest: Record<string, never>;
+        UpdateRuleRequest: {
+            action?: ("approve" | "review" | "hold" | "decline") | null;
+            cap?: (number | string) | null;
+            /** @description a CEL expression returning a bool (docs/rules.md, "Variables") (at most 2000 characters) */
+            condition?: string;
+            description?: string | null;
+            final?: boolean;
+            name?: string;
+            override?: boolean;
+            /** @description why, kept with the version */
+            reason?: string;
+            /** @enum {string} */
+            status?: "draft" | "shadow" | "active";
+        };
         /** Webhook */
         Webhook: {
             /** @description failed attempts in a row; a success resets it */
@@ -3369,6 +3903,558 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLists: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListListsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "mules",
+                 *       "kind": "entity",
+                 *       "description": "accounts seen moving stolen funds"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateListRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description URL of the created resource */
+                    Location?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateListResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateListResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listListEntries: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListListEntriesResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addListEntries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "values": [
+                 *         "a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6a81e4c09d7b6"
+                 *       ],
+                 *       "reason": "confirmed mule (case 4471)",
+                 *       "expires_at": "2027-06-30T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddListEntriesRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddListEntriesResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeListEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+                value: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
                     /** @description The request id, also the `request_id` of a problem document */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -5651,6 +6737,866 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GetReviewsStatsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRules: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                status?: "draft" | "shadow" | "active" | "retired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRulesResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "hold a first big card trade",
+                 *       "condition": "entity.completed_trades == 0.0 && context.payment_method == \"card\" && amount_ref != null && amount_ref > 2.0",
+                 *       "action": "hold",
+                 *       "status": "shadow",
+                 *       "description": "new buyers paying by card above twice the reference amount"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description URL of the created resource */
+                    Location?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateRuleResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateRuleResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retireRule: {
+        parameters: {
+            query?: {
+                reason?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateRuleResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "active",
+                 *       "reason": "a week in shadow: 3 matches, all fraud"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateRuleResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postRulesIdTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BacktestPolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostRulesTestResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRuleVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRuleVersionsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    checkRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "condition": "in_list(\"mules\", entity_id) || entity.chargebacks > 0.0"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CheckRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckRuleResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRuleStats: {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetRuleStatsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postRulesTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostRulesTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostRulesTestResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRuleVariables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRuleVariablesResponse"];
                 };
             };
             /** @description RFC 9457 problem details */
