@@ -17,6 +17,10 @@ import { backends, freshStore, type Backend } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
 import { TEST_TIMEOUT_MS, adminToken, call, createKey, sleep, startServer, waitFor, type ServerProcess } from '../helpers/processes.ts';
 
+// Generous bounds (never asserted on): on a loaded host, workers under tsx take a minute to start.
+const READY_MS = 180_000;
+const TIMEOUT_MS = TEST_TIMEOUT_MS + READY_MS;
+
 const dir = mkdtempSync(join(tmpdir(), 'vouch-reviews-kill-'));
 const policyFile = join(dir, 'policy.json');
 // Every level opens a review: low and medium review, high and critical hold (outcomes only grow in severity).
@@ -54,7 +58,7 @@ function scoringLoad(base: string, key: string) {
 }
 
 async function killWhileScoring(databaseUrl: string, workers: 1 | 2): Promise<void> {
-  let server: ServerProcess | undefined = await startServer({ env: { VOUCH_DATABASE_URL: databaseUrl, VOUCH_POLICY_FILE: policyFile }, workers });
+  let server: ServerProcess | undefined = await startServer({ env: { VOUCH_DATABASE_URL: databaseUrl, VOUCH_POLICY_FILE: policyFile }, workers, readyTimeoutMs: READY_MS });
   try {
     const token = await adminToken(server.url);
     const { key } = await createKey(server.url, token, ['trust:read'], 'scorer');
@@ -95,11 +99,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 for (const backend of backends()) {
   describe(`kill -9 while scoring, every outcome opening a review [${backend}]`, () => {
-    test('one process: decisions and reviews are stored together or not at all', { timeout: TEST_TIMEOUT_MS }, async () => {
+    test('one process: decisions and reviews are stored together or not at all', { timeout: TIMEOUT_MS }, async () => {
       await withDatabase(backend, (url) => killWhileScoring(url, 1));
     });
     if (backend === 'sqlite') {
-      test("two workers and the host's writer, the writer killed: the openings crossed the channel and committed with their decisions", { timeout: TEST_TIMEOUT_MS }, async () => {
+      test("two workers and the host's writer, the writer killed: the openings crossed the channel and committed with their decisions", { timeout: TIMEOUT_MS }, async () => {
         await withDatabase(backend, (url) => killWhileScoring(url, 2));
       });
     }
