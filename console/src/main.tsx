@@ -13,6 +13,8 @@ import { KeysPage } from './pages/keys.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { NetworkPage } from './pages/network.tsx';
 import { RulesSection } from './pages/rules.tsx';
+import { ReviewsSection } from './pages/reviews.tsx';
+import { ReviewsNavName } from './pages/reviews-nav.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
 
 /** Navigation, in order, with the scope each page needs to be shown. */
@@ -24,6 +26,7 @@ const PAGES: readonly { path: string; name: string; scope: string }[] = [
   { path: '/entities', name: 'Entities', scope: 'trust:read' },
   { path: '/policies', name: 'Policies', scope: 'policy:read' },
   { path: '/rules', name: 'Rules', scope: 'rules:read' },
+  { path: '/reviews', name: 'Reviews', scope: 'reviews:read' },
   { path: '/keys', name: 'Keys', scope: 'keys:read' },
   { path: '/webhooks', name: 'Webhooks', scope: 'webhooks:read' },
   { path: '/network', name: 'Network', scope: 'network:admin' },
@@ -80,6 +83,7 @@ function Shell({ session }: { session: Session }) {
   else if (page.path === '/keys') content = <KeysPage />;
   else if (page.path === '/network') content = <NetworkPage />;
   else if (page.path === '/rules') content = <RulesSection rest={id} />;
+  else if (page.path === '/reviews') content = <ReviewsSection rest={id} />;
   else content = <WebhooksPage />;
   return (
     <>
@@ -91,7 +95,7 @@ function Shell({ session }: { session: Session }) {
             {visible.map((p) => (
               <li key={p.path}>
                 <Link to={p.path} aria-current={p.path === section ? 'page' : undefined}>
-                  {p.name}
+                  {p.path === '/reviews' ? <ReviewsNavName path={path} /> : p.name}
                 </Link>
               </li>
             ))}

@@ -6,6 +6,7 @@ import { Confirm, Empty, ErrorBox, Field, Loader, Loading, fmtDate, localToIso, 
 import { type PolicyDetail, type PolicyList, type ShadowCleared } from '../types.ts';
 import { ReportView } from './policy-report.tsx';
 import { Activate, BacktestView, type Backtest } from './policy-activate.tsx';
+import { ReviewLabelsNote } from './reviews-nav.tsx';
 
 export function PoliciesPage() {
   const list = useLoad(() => api<PolicyList>('GET', '/api/v1/policies'), []);
@@ -37,6 +38,7 @@ export function PoliciesPage() {
   return (
     <section aria-labelledby="h-policies">
       <h1 id="h-policies">Policies</h1>
+      <ReviewLabelsNote />
       {message && <p class="ok-msg" role="status">{message}</p>}
       <ErrorBox error={error} what="The action failed" />
       <Loader state={list} feature="Policy management">

@@ -1,0 +1,57 @@
+// "Reviews 12" in the navigation: the open count from GET /api/v1/reviews/stats, read again on
+// every navigation and whenever this tab claims or resolves a review.
+import { useEffect, useState } from 'preact/hooks';
+import { hasScope } from '../api.ts';
+import { onReviewsChanged, reviewsApi } from './reviews-api.ts';
+
+export function useOpenCount(path: string): number | undefined {
+  const [open, setOpen] = useState<number>();
+  const [tick, setTick] = useState(0);
+  useEffect(() => onReviewsChanged(() => setTick((t) => t + 1)), []);
+  useEffect(() => {
+    if (!hasScope('reviews:read')) return;
+    let live = true;
+    reviewsApi.stats().then((s) => live && setOpen(s.open), () => {});
+    return () => void (live = false);
+  }, [path, tick]);
+  return open;
+}
+
+/** The link's text: "Reviews", then the open count (read out as "12 open"). */
+export function ReviewsNavName({ path }: { path: string }) {
+  const open = useOpenCount(path);
+  return (
+    <>
+      Reviews
+      {open !== undefined && (
+        <>
+          {' '}
+          <span class={open > 0 ? 'nav-count' : 'nav-count zero'} data-open={open}>{open}</span>
+          <span class="sr-only"> open</span>
+        </>
+      )}
+    </>
+  );
+}
+
+/**
+ * The policy page's line on what the desk taught: score decisions labelled by a review since the
+ * latest fitted policy was made (review_labels_since_last_fit), i.e. labels the next fit has that
+ * the last one did not. Nothing for a principal that may not read reviews.
+ */
+export function ReviewLabelsNote() {
+  const [n, setN] = useState<number>();
+  useEffect(() => {
+    if (!hasScope('reviews:read')) return;
+    let live = true;
+    reviewsApi.stats().then((s) => live && setN(s.review_labels_since_last_fit), () => {});
+    return () => void (live = false);
+  }, []);
+  if (n === undefined) return null;
+  return (
+    <p class="note review-labels" role="note" data-review-labels={n}>
+      <strong>{n.toLocaleString()}</strong> {n === 1 ? 'label' : 'labels'} of the next fit came from reviews since the last fit
+      {n === 0 ? ': resolve reviews on the Reviews page and their verdicts become labels.' : '.'}
+    </p>
+  );
+}
