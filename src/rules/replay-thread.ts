@@ -118,7 +118,7 @@ class ReplayThread {
 }
 
 /** Where the decisions come from: the worker reads them itself, or this thread feeds them. */
-export type ReplayInput =
+type ReplayInput =
   | { source: StoreSource; environment: Environment; window: ReplayWindow }
   | { entries: () => Promise<ListEntryRow[]>; pages: AsyncIterable<ReplayRow[]> };
 

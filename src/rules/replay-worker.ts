@@ -9,7 +9,7 @@ import { compileRule } from './compile.ts';
 import { evaluateRules } from './decide.ts';
 import { ListHistory } from './replay-lists.ts';
 import { columnsRead, RuleTestTally } from './replay.ts';
-import { listEntries, replayPages } from './replay-store.ts';
+import { listHistoryRows, replayPages } from './replay-store.ts';
 import { openReader } from '../policies/job-reader.ts';
 import type { ReplayTask, ToReplayWorker, FromReplayWorker } from './replay-thread.ts';
 import type { ListEntryRow } from './replay-lists.ts';
@@ -31,7 +31,7 @@ async function readAll(message: Extract<ToReplayWorker, { type: 'read' }>): Prom
   const db = openReader(message.source);
   try {
     const rule = compiled(task!);
-    const run = begin(await listEntries(db, message.environment, rule.lists), rule);
+    const run = begin(await listHistoryRows(db, message.environment, rule.lists), rule);
     for await (const page of replayPages(db, message.environment, message.window, columnsRead(task!.rule.body))) for (const row of page) run.add(row);
     return run.result();
   } finally {

@@ -43,7 +43,7 @@ export interface ReplaySettings {
   disputePrior: Policy['disputePrior'];
 }
 
-export interface RuleExample {
+interface RuleExample {
   decision_id: string;
   created_at: string;
   reads: Record<string, unknown>;
@@ -181,8 +181,12 @@ function storedRules(text: string | null): MatchedRule[] {
 }
 
 const counts = (): Record<Outcome, number> => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
-/** Sums of decimal amounts carry float noise; eight places keep every currency's minor unit (BTC's included). */
-const round8 = (x: number): number => Math.round(x * 1e8) / 1e8;
+/**
+ * Amounts are summed exactly, as integers of 10⁻⁸ (every currency's minor unit, BTC's included):
+ * a float sum of a million two-decimal amounts shows its error (3018604.09000001).
+ */
+const UNITS = 1e8;
+const units = (amount: number): bigint => BigInt(Math.round(amount * UNITS));
 
 /**
  * A rule test fed one decision at a time. The "after" outcome is the decision's outcome with the
@@ -200,7 +204,7 @@ export class RuleTestTally {
   private readonly before = counts();
   private readonly after = counts();
   private readonly labelled = { fraud: { matched: 0, total: 0 }, legit: { matched: 0, total: 0 } };
-  private readonly amounts = new Map<string, number>();
+  private readonly amounts = new Map<string, bigint>();
   /** a ring of the last MAX_EXAMPLES matches */
   private readonly examples: RuleExample[] = [];
   private nextExample = 0;
@@ -244,7 +248,7 @@ export class RuleTestTally {
     this.matched++;
     if (label) this.labelled[label].matched++;
     const currency = facts.currency === '' ? null : facts.currency;
-    if (currency !== null && amount !== null) this.amounts.set(currency, (this.amounts.get(currency) ?? 0) + amount);
+    if (currency !== null && amount !== null) this.amounts.set(currency, (this.amounts.get(currency) ?? 0n) + units(amount));
     const example: RuleExample = {
       decision_id: row.id, created_at: new Date(row.created_at).toISOString(), reads: match.reads, before, after, label, amount, currency,
     };
@@ -260,7 +264,7 @@ export class RuleTestTally {
       decisions: this.decisions, matched: this.matched, errors: this.errors, without_inputs: this.withoutInputs, changed: this.changed,
       outcomes: { before: { ...this.before }, after: { ...this.after } },
       labelled: { fraud: { ...this.labelled.fraud }, legit: { ...this.labelled.legit } },
-      amount_matched: Object.fromEntries([...this.amounts].sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => [c, round8(v)])),
+      amount_matched: Object.fromEntries([...this.amounts].sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => [c, Number(v) / UNITS])),
       examples: ordered.reverse(),
     };
   }

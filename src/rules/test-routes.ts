@@ -17,7 +17,7 @@ import { checkRule, listsNamed, type RuleBody } from './compile.ts';
 import { RuleBodySchema } from './schemas.ts';
 import { listKinds } from './repository.ts';
 import { columnsRead, UNSAVED_RULE_ID, type ReplaySettings, type RuleTestResult } from './replay.ts';
-import { listEntries, replayPages, type ReplayWindow } from './replay-store.ts';
+import { listHistoryRows, replayPages, type ReplayWindow } from './replay-store.ts';
 import { RuleTestBusyError, runRuleTest, type ReplayTask } from './replay-thread.ts';
 
 const DAY_MS = 86_400_000;
@@ -61,6 +61,9 @@ const RuleTestSchema = Type.Object({
   }), { maxItems: 20, description: 'the most recent matched decisions (at most 20), newest first' }),
 });
 
+/** The lists the condition and an expression cap name (the worker asks the compiled rule the same). */
+const listsIn = (body: RuleBody): string[] => [...new Set([...listsNamed(body.condition), ...(typeof body.cap === 'string' ? listsNamed(body.cap) : [])])];
+
 const responses = { 200: RuleTestSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema };
 
 function parseTime(value: string | undefined, field: string): number | undefined {
@@ -71,7 +74,7 @@ function parseTime(value: string | undefined, field: string): number | undefined
 }
 
 /** The window [since, until): by default the 30 days before now (or before `until`); at most 400 days. */
-export function testWindow(body: { since?: string; until?: string }, now: number): ReplayWindow {
+function testWindow(body: { since?: string; until?: string }, now: number): ReplayWindow {
   const until = parseTime(body.until, 'until') ?? now;
   const since = parseTime(body.since, 'since') ?? until - DEFAULT_DAYS * DAY_MS;
   const invalid = (field: string, message: string) => new ApiError(400, 'validation_failed', `${field} ${message}.`, { errors: [{ field, message }] });
@@ -96,7 +99,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
       result = await runRuleTest(environment, task, source
         ? { source, environment, window }
         // An in-memory SQLite store cannot be opened twice: this thread reads, the worker replays.
-        : { entries: () => listEntries(store.db, environment, listsNamed(task.rule.body.condition)), pages: replayPages(store.db, environment, window, columnsRead(task.rule.body)) });
+        : { entries: () => listHistoryRows(store.db, environment, listsIn(task.rule.body)), pages: replayPages(store.db, environment, window, columnsRead(task.rule.body)) });
     } catch (err) {
       if (err instanceof RuleTestBusyError) throw new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
       throw err;
@@ -141,7 +144,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
         if (!row) throw new ApiError(404, 'not_found', 'No rule with this id in this environment.');
         const body = JSON.parse(row.body) as RuleBody;
         // A stored rule may name a list deleted since: the test sees each list as it was, so any name passes here.
-        checked(body, new Map(listsNamed(body.condition).map((n) => [n, 'string'])));
+        checked(body, new Map(listsIn(body).map((n) => [n, 'string'])));
         return run(environment, { rule: { id: row.id, version: Number(row.version), body }, settings: settingsFor(environment) }, window);
       },
     }),

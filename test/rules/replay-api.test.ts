@@ -7,6 +7,8 @@ import { describeEachBackend, bearer, problem, type TestContext } from '../helpe
 import { storeSource } from '../../src/policies/job-reader.ts';
 import { RuleTestBusyError, runRuleTest, type ReplayTask } from '../../src/rules/replay-thread.ts';
 import { SIGNAL_NAMES, DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { listHistoryRows, replayPages } from '../../src/rules/replay-store.ts';
+import { columnsRead } from '../../src/rules/replay.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -181,5 +183,29 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     // The other environment is not held up, and the first still answers.
     assert.equal((await runRuleTest('test', task, { ...input, environment: 'test' })).decisions, 1);
     assert.equal((await first).decisions, 5);
+  });
+
+  test('pages fed by the serving thread (a store that cannot be opened twice) give what the worker reads itself', async () => {
+    const w = windowOf(6);
+    const at = (h: number) => w.since + h * HOUR;
+    const db = ctx().store.db;
+    await db.insertInto('lists').values({ id: 'lst_fed', environment: 'live', name: 'fed', kind: 'entity', description: null, created_at: w.since, created_by: 'x', deleted_at: null }).execute();
+    await db.insertInto('list_entries').values([
+      { list_id: 'lst_fed', value: 'ent-f', added_at: at(2), added_by: 'x', reason: null, expires_at: at(4), removed_at: null, removed_by: null },
+    ]).execute();
+    await insert(ctx(), [
+      { id: 'dec_f1', entity: 'ent-f', at: at(1) }, { id: 'dec_f2', entity: 'ent-f', at: at(3) }, { id: 'dec_f3', entity: 'ent-f', at: at(5) },
+      { id: 'dec_f4', at: at(3), amount: 5000, label: 'fraud' }, { id: 'dec_f5', at: at(3), amount: 5, label: 'legit' },
+    ]);
+    const body = { name: 'x', condition: 'in_list("fed", entity_id) || amount > 1000.0', action: 'decline' as const };
+    const task: ReplayTask = {
+      rule: { id: 'rul_fed', version: 1, body },
+      settings: { outcomes: { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' }, signalNames: SIGNAL_NAMES, disputePrior: DEFAULT_POLICY.disputePrior },
+    };
+    const own = await runRuleTest('live', task, { source: storeSource(ctx().store)!, environment: 'live', window: w });
+    // Pages of one decision: the page boundaries fall between every pair.
+    const fed = await runRuleTest('live', task, { entries: () => listHistoryRows(db, 'live', ['fed']), pages: replayPages(db, 'live', w, columnsRead(body), 1) });
+    assert.equal(own.matched, 2);
+    assert.deepEqual(fed, own);
   });
 });

@@ -106,6 +106,14 @@ describe('the tally', () => {
     assert.deepEqual(r.examples[0]!.reads, { amount: 900 });
   });
 
+  test('money is summed exactly, to the currency minor unit', () => {
+    const t = tally({ condition: 'amount > 0.0' });
+    for (let i = 0; i < 10; i++) t.add(row({ amount: 0.1, currency: 'BTC' }));
+    t.add(row({ amount: 0.2, currency: 'USDT' }));
+    t.add(row({ amount: 0.1, currency: 'USDT' }));
+    assert.deepEqual(t.result().amount_matched, { BTC: 1, USDT: 0.3 });
+  });
+
   test('a decision older than outcomes gets the policy outcome of its risk level', () => {
     const t = tally({ condition: 'amount > 0.0', action: 'review' });
     t.add(row({ outcome: null, riskLevel: 'critical' }));
