@@ -23,8 +23,8 @@ export const ReviewSampleRateSchema = Type.Number({ minimum: 0, maximum: 1 });
 export type OutcomeMap = Readonly<Record<RiskLevel, Outcome>>;
 export type ReviewHours = Readonly<{ review: number; hold: number }>;
 
-export const DEFAULT_OUTCOMES: OutcomeMap = Object.freeze({ low: 'approve', medium: 'approve', high: 'review', critical: 'decline' });
-export const DEFAULT_REVIEW_HOURS: ReviewHours = Object.freeze({ review: 24, hold: 4 });
+const DEFAULT_OUTCOMES: OutcomeMap = Object.freeze({ low: 'approve', medium: 'approve', high: 'review', critical: 'decline' });
+const DEFAULT_REVIEW_HOURS: ReviewHours = Object.freeze({ review: 24, hold: 4 });
 
 interface OutcomeFields {
   outcomes?: Static<typeof OutcomesSchema>;
