@@ -157,6 +157,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   audit: 'Stored decisions and their labels',
   policies: 'Scoring policies: versions, fitting, backtests, activation, shadow',
   webhooks: 'Event subscriptions and their deliveries',
+  rules: 'Rules on top of the score: outcomes and caps, versions, shadow, checks and stats',
+  lists: 'Typed lists the rules read, and their entries',
   ops: 'Health, readiness and metrics',
 };
 
