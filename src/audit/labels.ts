@@ -28,7 +28,7 @@ export const LabelSchema = Type.Object({
   note: Type.Optional(Type.String()),
 });
 
-export type LabelSource = 'api' | 'event' | 'review';
+type LabelSource = 'api' | 'event' | 'review';
 
 export interface LabelRecord {
   decision_id: string;

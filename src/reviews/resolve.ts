@@ -41,7 +41,7 @@ const listProblem = (message: string) => new ApiError(400, 'validation_failed', 
  * label gives none now: the fit counts it legit once its trade completes cleanly within
  * assume_legit_after_days, like any unlabelled decision (docs/learning.md).
  */
-export const resolutionLabel = (r: Resolution): 'fraud' | 'legit' | null => r.label ?? (r.resolution === 'decline' ? 'fraud' : null);
+const resolutionLabel = (r: Resolution): 'fraud' | 'legit' | null => r.label ?? (r.resolution === 'decline' ? 'fraud' : null);
 
 export async function resolveReview({ db, feed }: ResolveDeps, viewer: Viewer, id: string, body: Resolution): Promise<ReviewRecord> {
   const { principal, now } = viewer;

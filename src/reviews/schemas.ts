@@ -12,7 +12,7 @@ export const CLAIM_LAPSE_MS = 15 * 60_000;
 export const REVIEW_STATUSES = ['open', 'claimed', 'resolved'] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 export const REVIEW_OUTCOMES = ['approve', 'review', 'hold'] as const;
-export const RESOLUTIONS = ['approve', 'decline'] as const;
+const RESOLUTIONS = ['approve', 'decline'] as const;
 
 const time = Type.String({ format: 'date-time' });
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options: { description?: string } = {}) => Type.Union([t, Type.Null()], options);
@@ -111,7 +111,7 @@ function parse<T>(text: string | null | undefined, fallback: T): T {
 }
 
 /** Whether an unresolved claim still holds at `now` (a lapsed one reads as open). */
-export const claimHolds = (row: Pick<ReviewsTable, 'status' | 'claimed_at'>, now: number): boolean =>
+const claimHolds = (row: Pick<ReviewsTable, 'status' | 'claimed_at'>, now: number): boolean =>
   row.status === 'claimed' && row.claimed_at !== null && Number(row.claimed_at) > now - CLAIM_LAPSE_MS;
 
 export function reviewRecord(row: ReviewJoined, now: number): ReviewRecord {

@@ -56,7 +56,7 @@ export async function reviewStats(db: Kysely<Database>, environment: Environment
  * will have that the last one did not. A fit's lease row is gone once it ends (policies/jobs.ts),
  * so "the latest fit" is the latest policy a fit made (source 'fit', created when the fit finished).
  */
-export async function reviewLabelsSinceLastFit(db: Kysely<Database>, environment: Environment, owner: string | undefined): Promise<number> {
+async function reviewLabelsSinceLastFit(db: Kysely<Database>, environment: Environment, owner: string | undefined): Promise<number> {
   const fit = await db.selectFrom('policies').select((eb) => eb.fn.max('created_at').as('at'))
     .where('environment', '=', environment).where('source', '=', 'fit').executeTakeFirst();
   let q = db.selectFrom('decisions').select((eb) => eb.fn.countAll<string | number>().as('n'))
