@@ -116,7 +116,7 @@ class EntityObject {
  */
 class SignalsObject {}
 
-export const ENTITY_FIELDS = {
+const ENTITY_FIELDS = {
   account_age_days: 'double',
   completed_trades: 'double',
   chargebacks: 'double',
@@ -128,7 +128,7 @@ export const ENTITY_FIELDS = {
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The signal names a CEL type can carry as fields (identifiers); anything else could not be read anyway. */
-export function usableSignalNames(signalNames: readonly string[]): string[] {
+function usableSignalNames(signalNames: readonly string[]): string[] {
   return [...new Set(signalNames.filter((n) => IDENTIFIER.test(n) && n !== '__proto__' && n !== 'constructor'))].sort();
 }
 

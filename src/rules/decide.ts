@@ -13,7 +13,7 @@ interface Matched {
 }
 
 /** The outcome given the policy's and the matched rules' actions (docs/rules.md, "Precedence"). */
-export function combineOutcome(policyOutcome: Outcome, matched: ReadonlyArray<Pick<CompiledRule, 'action' | 'override' | 'final'>>): Outcome {
+function combineOutcome(policyOutcome: Outcome, matched: ReadonlyArray<Pick<CompiledRule, 'action' | 'override' | 'final'>>): Outcome {
   let finalDecline = false;
   let override = false;
   let outcome = policyOutcome;

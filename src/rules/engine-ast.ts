@@ -5,7 +5,7 @@
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { RULE_LIMITS, compileRegex } from './cel-env.ts';
 
-export const VARIABLE_NAMES: ReadonlySet<string> = new Set([
+const VARIABLE_NAMES: ReadonlySet<string> = new Set([
   'entity_id', 'amount', 'currency', 'amount_ref', 'context', 'entity', 'signals', 'score', 'risk_level', 'safe_amount',
 ]);
 
@@ -14,12 +14,12 @@ const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
 const FORBIDDEN_NAMES = new Set(['__proto__', 'constructor', 'prototype', '__defineGetter__', '__lookupGetter__']);
 
 /** A static path: a variable, then member names (`context.payment_method`, `signals.velocity_trades`). */
-export interface ReadPath {
+interface ReadPath {
   key: string;
   segments: readonly string[];
 }
 
-export interface InListSite {
+interface InListSite {
   list: string;
   /** the value's path when the value argument is one, else null (then the call is reported by value) */
   path: ReadPath | null;
