@@ -13,7 +13,7 @@ import { hash } from '../helpers/trust.ts';
 import { RevocationFeed } from '../../src/auth/revocation.ts';
 import { RuleRegistry } from '../../src/rules/registry.ts';
 import { createRule } from '../../src/rules/repository.ts';
-import { addListEntries, createList, deleteList, removeListEntry } from '../../src/rules/lists.ts';
+import { addListEntries, createList, deleteList, ListConflictError, removeListEntry } from '../../src/rules/lists.ts';
 import { importListFile } from '../../src/rules/cli.ts';
 import { checkOrThrow } from '../../src/rules/routes.ts';
 import type { RuleFacts } from '../../src/trust/outcomes.ts';
@@ -113,6 +113,20 @@ for (const backend of backends()) {
       // 'brief' was already present: it keeps its entry, without an expiry
       assert.equal(incremental.revision('live', now + 5000), full.revision('live', now + 5000));
       assert.deepEqual(incremental.summary('live'), full.summary('live'));
+    });
+
+    test('the bound on present entries: a batch that would pass it adds nothing (ListConflictError); expired entries do not count', async () => {
+      const db = fresh.store.db;
+      const now = Date.now();
+      await createList(db, feed, change(), { name: 'bounded', kind: 'string' });
+      const present = Number((await db.selectFrom('list_entries').innerJoin('lists', 'lists.id', 'list_entries.list_id').select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('lists.environment', '=', 'live').where('lists.deleted_at', 'is', null).where('removed_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now + 10_000)])).executeTakeFirstOrThrow()).n);
+      await addListEntries(db, 'live', 'bounded', ['short-1', 'short-2'], 'tester', { expiresAt: now + 5000, maxPresent: present + 2 }, now);
+      await assert.rejects(addListEntries(db, 'live', 'bounded', ['b1'], 'tester', { maxPresent: present + 2 }, now), ListConflictError);
+      assert.equal((await db.selectFrom('list_entries').select('value').where('value', '=', 'b1').execute()).length, 0);
+      // once the two short entries expired, there is room again
+      assert.deepEqual(await addListEntries(db, 'live', 'bounded', ['b1', 'b2'], 'tester', { maxPresent: present + 2 }, now + 10_000), { added: 2, already_present: 0 });
     });
 
     test('vouch lists import: CSV and NDJSON in batches, bad lines reported and the rest added', async () => {
