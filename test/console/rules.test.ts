@@ -212,6 +212,29 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     await signInAt(page, server.base, ADMIN_ID, ADMIN_SECRET);
   });
 
+  test('editing a rule saves its next version with the reason for the change; a cleared field is cleared', async () => {
+    await nav('Rules').click();
+    await page.locator(`tr[data-rule="${RULE}"]`).getByRole('link', { name: RULE }).click();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByRole('heading', { name: /saving makes version 4/ }).waitFor();
+    await page.getByLabel('Cap (optional)').fill('1000');
+    await page.getByLabel('Description (optional)').fill('big trades and known mules go to review');
+    await page.getByLabel('Why this change (optional)').fill('cap them while they wait');
+    await page.getByRole('button', { name: 'Save new version' }).click();
+    await page.getByText(`Saved version 4 of ${RULE}.`).waitFor();
+    assert.match(await page.locator('dl.facts').innerText(), /review\s+cap 1,000[\s\S]*big trades and known mules go to review/);
+    const versions = page.locator('table.versions tbody tr');
+    await until('four versions', async () => ((await versions.count()) === 4 ? true : undefined));
+    assert.match(await versions.nth(0).innerText(), /4\s+active[\s\S]*cap them while they wait/);
+    // the cap cleared again: the rule keeps only its action
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Cap (optional)').fill('');
+    await page.getByRole('button', { name: 'Save new version' }).click();
+    await page.getByText(`Saved version 5 of ${RULE}.`).waitFor();
+    const rule = (await api('GET', '/api/v1/rules?limit=10')).json().data.find((r: { name: string }) => r.name === RULE) as { cap: unknown; version: number; description: string };
+    assert.deepEqual([rule.version, rule.cap, rule.description], [5, null, 'big trades and known mules go to review']);
+  });
+
   test('no page broke the Content-Security-Policy', () => {
     assert.deepEqual(cspErrors, []);
   });

@@ -111,7 +111,7 @@ export function ListPage({ name }: { name: string }) {
         <Loader state={state} feature="This list">
           {(l) => (
             <>
-              <div class="title-row">
+              <div class="title-row spaced">
                 <h1 id="h-list">List <span class="mono">{l.name}</span></h1>
                 {write && <button type="button" class="danger" onClick={() => setDeleting(true)}>Delete list</button>}
               </div>

@@ -145,7 +145,7 @@ function RulePage({ id }: { id: string }) {
         <Loader state={state} feature="This rule">
           {(r) => (
             <>
-              <div class="title-row">
+              <div class="title-row spaced">
                 <h1 id="h-rule"><span class="mono">{r.name}</span> <StatusBadge status={r.status} /></h1>
                 <div class="actions">
                   {hasScope('rules:write') && r.status !== 'retired' && !editing && <button type="button" onClick={() => setEditing(true)}>Edit</button>}
