@@ -77,7 +77,8 @@ function QueuePage() {
   const move = (step: number) => {
     const to = Math.max(0, Math.min(rows.length - 1, at + step));
     setSelected(to);
-    document.querySelector(`tr[data-review="${rows[to]?.id}"]`)?.scrollIntoView({ block: 'nearest' });
+    // the row's link takes the focus: Enter opens it, and a screen reader reads where the selection is
+    document.querySelector<HTMLAnchorElement>(`tr[data-review="${rows[to]?.id}"] a`)?.focus();
   };
   const keys: KeyAction[] = [
     { key: 'J', does: 'next in the list', run: () => move(1) },
