@@ -6,11 +6,12 @@
 // the approvals (reason 'sample'), each resolved by a simulated reviewer who gives the true label
 // 95 % of the time. After 1, 2 and 4 weeks a candidate is fitted with fitCandidate on those review
 // labels alone, each turned into a training example by the fit's own trainingExample (so sampled
-// approvals weigh 1/r); it is replayed on every decision of half B (entities no fit saw) against
+// approvals weigh 1/r, which the fit puts in the bias alone: src/policies/intercept.ts); it is replayed on every decision of half B (entities no fit saw) against
 // the ground truth: ROC-AUC and the frauds caught at the best cut flagging ≤ 2 % of legitimate
 // trades; and its calibration error (does score/100 read as the fraud rate?). For scale: the hand-set policy, and a fit on the truth of every half-A decision of the
-// same weeks (what a desk labelling everything would give). Also `weighting off`: the same sampled
-// labels with weight 1, to show what the estimator itself does.
+// same weeks (what a desk labelling everything would give). Also `fully weighted`: the weights 1/r
+// in every parameter of the fit (the estimator before the two stages), and `weighting off`: the
+// same sampled labels with weight 1, to show what the estimator itself does.
 // The reviewer's verdicts and the sampling draws come from their own seeded streams, one value per
 // decision, so every rate sees the same verdicts and a higher rate samples a superset.
 // Options: --seeds 1,2,3 --entities N --days N (the first third builds history) --rates 0,0.02
@@ -18,7 +19,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
 import { computeMetrics, type Label } from '../../src/policies/metrics.ts';
-import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';
+import { fitCandidate, type CandidateOptions, type LabelledDecision } from '../../src/policies/report.ts';
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { LEFT_OUT, trainingExample } from '../../src/policies/labels.ts';
 import { outcomesOf } from '../../src/policies/outcome-policy.ts';
@@ -60,9 +61,9 @@ function measure(policy: Policy, heldOut: readonly OfflineDecision[], truth: rea
 }
 
 /** A candidate fitted on `labelled` and measured on the held-out half; null when the labels cannot support a fit. */
-function fitAndMeasure(labelled: LabelledDecision[], version: string, heldOut: readonly OfflineDecision[], truth: readonly Label[]): Figures | null {
+function fitAndMeasure(labelled: LabelledDecision[], version: string, heldOut: readonly OfflineDecision[], truth: readonly Label[], weighting?: CandidateOptions['weighting']): Figures | null {
   try {
-    const { policy } = fitCandidate(labelled, DEFAULT_POLICY, { version });
+    const { policy } = fitCandidate(labelled, DEFAULT_POLICY, { version, weighting });
     const fraud = labelled.filter((l) => l.label === 1).length;
     return { ...measure(policy, heldOut, truth), labels: { fraud, legit: labelled.length - fraud, sampled: labelled.filter((l) => l.sampled).length } };
   } catch (err) {
@@ -113,7 +114,9 @@ for (const seed of args.seeds.split(',').map(Number)) {
     const until = from + week * WEEK;
     const row: Row = { hand_set: measure(DEFAULT_POLICY, heldOut, truth) };
     for (const rate of rates) {
-      row[`rate ${rate}`] = fitAndMeasure(reviewLabels(desk, until, rate, verdictU, sampleU, true), `reviews-${seed}-${week}-${rate}`, heldOut, truth);
+      const weighted = reviewLabels(desk, until, rate, verdictU, sampleU, true);
+      row[`rate ${rate}`] = fitAndMeasure(weighted, `reviews-${seed}-${week}-${rate}`, heldOut, truth);
+      if (rate > 0) row[`rate ${rate}, fully weighted`] = fitAndMeasure(weighted, `full-${seed}-${week}-${rate}`, heldOut, truth, 'full');
       if (rate > 0) row[`rate ${rate}, weighting off`] = fitAndMeasure(reviewLabels(desk, until, rate, verdictU, sampleU, false), `unweighted-${seed}-${week}-${rate}`, heldOut, truth);
     }
     const everything = desk.filter((d) => d.at < until).map((d) => ({ entityId: d.entityId, features: d.features, label: (d.request.label === 'fraud' ? 1 : 0) as Label }));

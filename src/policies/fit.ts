@@ -44,7 +44,7 @@ export interface FitResult {
   converged: boolean;
 }
 
-const DEFAULT_LAMBDA = 1;
+export const DEFAULT_LAMBDA = 1;
 
 const softplus = (z: number): number => (z > 0 ? z + Math.log1p(Math.exp(-z)) : Math.log1p(Math.exp(z)));
 const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));

@@ -5,6 +5,7 @@ import { signalBounds, WEIGHT_LIMIT } from './features.ts';
 import { planShapes, SHAPEABLE, simplify, type Shapes } from './shapes.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import { fitSignalSamples, type SignalFit } from './signal-fit.ts';
+import type { Weighting } from './intercept.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 import { levelFigures, shareAtOrAbove, thresholdsForTarget, type LevelFigure, type OperatingTarget, type TargetOutcome } from './operating.ts';
 import type { ReplayPolicy } from './backtest.ts';
@@ -106,6 +107,8 @@ export interface CandidateOptions {
   onFitted?: () => void;
   /** fit shapes where the data allow (shapes.ts, knotsFromValues); default true, false: weights only */
   shapes?: boolean;
+  /** where sample weights enter the fit: the bias alone (default; intercept.ts) or `full` (a bench's comparison) */
+  weighting?: Weighting;
 }
 
 /** Four decimals keep a policy document readable; the bound clamp keeps the rounding valid. */
@@ -132,7 +135,7 @@ export function fitCandidate(decisions: readonly LabelledDecision[] | LabelledSp
     throw new InsufficientLabelsError(fraud, legit, `the train split (by entity) has ${train.fraud} fraud and ${train.count - train.fraud} legit decisions; a fit needs both`);
   }
   const plan = options.shapes === false ? undefined : planShapes(SIGNAL_NAMES, (j) => train.column(j), (n) => SHAPEABLE.has(n));
-  const fit = fitSignalSamples(train, { lambda: options.lambda, plan });
+  const fit = fitSignalSamples(train, { lambda: options.lambda, plan, weighting: options.weighting });
   options.onFitted?.();
   const { lower, upper } = signalBounds();
   const weights = Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, tidy(fit.weights[n], lower[i]!, upper[i]!)])) as Record<SignalName, number>;

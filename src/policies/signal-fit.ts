@@ -1,11 +1,12 @@
 // The fit of a policy's weights (docs/api.md, "Policies"): the labelled feature vectors in the
 // policy's signal order, each weight bounded to its signal's side of zero, and with a plan the
 // shapable signals expanded into ramp columns (shapes.ts) whose coefficients come back as shapes.
-// The optimiser itself is fit.ts.
+// The optimiser itself is fit.ts; with sampled labels' weights, in two stages (intercept.ts).
 import { SIGNAL_NAMES, type SignalName } from './policy.ts';
 import { WEIGHT_LIMIT, signalBounds, toRecord, toVector, type FeatureRecord } from './features.ts';
 import { collapse, columnSignals, expand, type ExpansionPlan, type Shapes } from './shapes.ts';
 import { arraySamples, fitSamples, InsufficientLabelsError, type FitOptions, type Samples } from './fit.ts';
+import { fitTwoStage, type Weighting } from './intercept.ts';
 
 export interface LabelledFeatures {
   features: FeatureRecord | readonly number[];
@@ -24,8 +25,13 @@ export interface SignalFit {
   converged: boolean;
 }
 
-/** What a fit of a policy's weights takes: the penalty and the stopping rule, and the shapes' plan. */
-type SignalFitOptions = Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> & { plan?: ExpansionPlan };
+/**
+ * What a fit of a policy's weights takes: the penalty and the stopping rule, the shapes' plan, and
+ * where the sample weights enter: the bias alone (default, intercept.ts: the weights fitted with
+ * each labelled row once, the bias re-estimated weighted) or, `full`, every parameter (the bench's
+ * comparison).
+ */
+type SignalFitOptions = Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> & { plan?: ExpansionPlan; weighting?: Weighting };
 
 /**
  * Fits a policy's bias and weights to labelled feature vectors: every weight within the schema's
@@ -64,10 +70,10 @@ function expandedSamples(data: Samples, plan: ExpansionPlan): Samples {
 
 /** fitSignalWeights over rows already in SIGNAL_NAMES order, each value as the model sums it. */
 export function fitSignalSamples(data: Samples, options: SignalFitOptions = {}): SignalFit {
-  const { plan, ...fitOptions } = options;
+  const { plan, weighting, ...fitOptions } = options;
   const signals = signalBounds();
   const column = plan ? columnSignals(plan) : signals.lower.map((_, j) => j);
-  const result = fitSamples(plan ? expandedSamples(data, plan) : data, {
+  const result = (weighting === 'full' ? fitSamples : fitTwoStage)(plan ? expandedSamples(data, plan) : data, {
     ...fitOptions,
     lower: column.map((j) => signals.lower[j]!),
     upper: column.map((j) => signals.upper[j]!),

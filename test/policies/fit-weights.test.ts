@@ -1,4 +1,5 @@
-// Sample weights in the fit (src/policies/fit.ts): the inverse-probability weights of sampled
+// Sample weights in the optimiser (src/policies/fit.ts; the policy fit weights only the bias with
+// them, intercept.ts and fit-two-stage.test.ts): the inverse-probability weights of sampled
 // review labels (docs/learning.md, "Labels from reviews") reach the optimiser as sᵢ·logloss. The
 // oracle here is independent of fit.ts: a weight of 2 must fit exactly like a duplicated row, and
 // the optimum must be the minimum of a weighted log-likelihood written out below and searched by

@@ -1,10 +1,12 @@
 // Labels from reviews in the fit (docs/learning.md, "Labels from reviews"): each decision's label
 // source, and the Horvitz–Thompson weight 1/rate of an approval drawn for review, with the
-// unsampled approvals it stands for left out; the fit job counts them by source in its report.
+// unsampled approvals it stands for left out (the policy fit puts that weight in the bias alone:
+// intercept.ts); the fit job counts them by source in its report.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LEFT_OUT, MAX_SAMPLE_WEIGHT, trainingExample, type ExampleSource } from '../../src/policies/labels.ts';
 import { fitLogistic, fitSamples } from '../../src/policies/fit.ts';
+import { fitIntercept, fitTwoStage } from '../../src/policies/intercept.ts';
 import { LabelledSplit } from '../../src/policies/samples.ts';
 import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
 import { jobWork, type FitOutput, type WireDecision } from '../../src/policies/job-tasks.ts';
@@ -38,10 +40,10 @@ test('each decision: its label, where it came from, and its weight', () => {
   for (const [name, source, expected] of cases) assert.deepEqual(trainingExample(source, rules), expected, name);
 });
 
-test('Horvitz–Thompson: one sampled approval in k, weighted k, fits as every approval would', () => {
+test('Horvitz–Thompson: one sampled approval in k, weighted k, stands for every approval', () => {
   // A population of approvals in runs of k alike rows; the draw keeps one of each run (rate 1/k).
-  // The weighted sampled rows' log-likelihood is then the population's, term for term, so the two
-  // fits must agree; the unsampled rows are left out (their labels would count twice).
+  // The weighted sampled rows' log-likelihood is then the population's, term for term; the
+  // unsampled rows are left out (their labels would count twice).
   const k = 8;
   const population: { x: number; y: 0 | 1 }[] = [];
   for (let g = 0; g < 60; g++) {
@@ -62,14 +64,24 @@ test('Horvitz–Thompson: one sampled approval in k, weighted k, fits as every a
   });
   assert.equal(split.count, 60);
   assert.deepEqual(split.tally.sampling, { decisions: 60, weight: 60 * k, left_out: 60 * (k - 1) });
-  const sampledFit = fitSamples(split.train, { lambda: 1 });
-  const full = fitLogistic(population.map((r) => SIGNAL_NAMES.map((n) => (n === name ? r.x : 0))), population.map((r) => r.y), { lambda: 1 });
-  assert.ok(Math.abs(sampledFit.bias - full.bias) < 1e-7, `${sampledFit.bias} vs ${full.bias}`);
-  assert.ok(Math.abs(sampledFit.weights[0]! - full.weights[0]!) < 1e-7);
-  // Unweighted, the 60 drawn rows meet the penalty as 60 rows, not as the 480 they stand for, and
-  // fit otherwise: the weights are what make the sample stand for the population.
-  const unweighted = fitSamples(LabelledSplit.of(population.filter((_, i) => i % k === 0).map((r, i) => ({ entityId: `u${i}`, features: { [name]: r.x }, label: r.y })), 0).train, { lambda: 1 });
-  assert.ok(Math.abs(unweighted.weights[0]! - full.weights[0]!) > 1e-4, 'the penalty weighs differently against 60 rows than against 480');
+  const vector = (x: number) => SIGNAL_NAMES.map((n) => (n === name ? x : 0));
+  const full = fitLogistic(population.map((r) => vector(r.x)), population.map((r) => r.y), { lambda: 1 });
+  // Every parameter weighted (fitSamples), the sample fits as the population does.
+  const weighted = fitSamples(split.train, { lambda: 1 });
+  assert.ok(Math.abs(weighted.bias - full.bias) < 1e-7, `${weighted.bias} vs ${full.bias}`);
+  assert.ok(Math.abs(weighted.weights[0]! - full.weights[0]!) < 1e-7);
+  // The policy fit's two stages (intercept.ts): the slope is the 60 drawn rows' unweighted fit, and
+  // the bias, re-estimated with the weights, makes the scores sum to the population's fraud count.
+  const drawnRows = population.filter((_, i) => i % k === 0);
+  const unweighted = fitLogistic(drawnRows.map((r) => vector(r.x)), drawnRows.map((r) => r.y), { lambda: 1 });
+  const twoStage = fitTwoStage(split.train, { lambda: 1 });
+  assert.ok(Math.abs(twoStage.weights[0]! - unweighted.weights[0]!) < 1e-12);
+  const predicted = population.reduce((sum, r) => sum + 1 / (1 + Math.exp(-(twoStage.bias + twoStage.weights[0]! * r.x))), 0);
+  const frauds = population.reduce((sum, r) => sum + r.y, 0);
+  assert.ok(Math.abs(predicted - frauds) < 1e-5, `${predicted} vs ${frauds}`);
+  // Given the population's slope, stage 2 recovers the population's bias from the sample alone.
+  const bias = fitIntercept(split.train, full.weights, 0).bias;
+  assert.ok(Math.abs(bias - full.bias) < 1e-6, `${bias} vs ${full.bias}`);
 });
 
 /** A stored decision as the fit job reads it; high values of the first risk signal for fraud. */
