@@ -87,7 +87,7 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     assert.match((await first.getAttribute('class')) ?? '', /overdue-row/);
     const due = first.locator('.due.overdue');
     assert.match(await due.innerText(), /Overdue by (59|60) min|Overdue by 1 h/);
-    assert.equal(await due.evaluate((el) => getComputedStyle(el).color), 'rgb(179, 38, 30)');
+    assert.equal(await page.evaluate(`getComputedStyle(document.querySelector('tr[data-review="${overdueId}"] .due.overdue')).color`), 'rgb(179, 38, 30)');
     // the hold (due in 4 h) before the two reviews (24 h)
     assert.match(await page.locator('table.review-queue tbody tr').nth(1).innerText(), /hold[\s\S]*very_big_trade/);
     assert.equal(await page.locator('[data-figure="open"]').innerText(), '4');
