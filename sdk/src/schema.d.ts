@@ -669,7 +669,7 @@ export type paths = {
          * The review queue: unresolved reviews due first, then resolved ones newest first
          * @description The review queue: unresolved reviews due first, then resolved ones newest first. Requires the `reviews:read` scope (an API key must have been issued with it).
          */
-        get: operations["getReviews"];
+        get: operations["listReviews"];
         put?: never;
         post?: never;
         delete?: never;
@@ -689,7 +689,7 @@ export type paths = {
          * A review with its decision (signals, matched rules and what they read), the entity's other open reviews and its labels
          * @description A review with its decision (signals, matched rules and what they read), the entity's other open reviews and its labels. Requires the `reviews:read` scope (an API key must have been issued with it).
          */
-        get: operations["getReviewsId"];
+        get: operations["getReview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -711,7 +711,7 @@ export type paths = {
          * Claim a review for 15 minutes (409 while another principal holds it)
          * @description Claim a review for 15 minutes (409 while another principal holds it). Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).
          */
-        post: operations["postReviewsIdClaim"];
+        post: operations["claimReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -731,7 +731,7 @@ export type paths = {
          * Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list
          * @description Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list. Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).
          */
-        post: operations["postReviewsIdResolve"];
+        post: operations["resolveReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -751,7 +751,7 @@ export type paths = {
          * Claim the open review due first (204 when none is open)
          * @description Claim the open review due first (204 when none is open). Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).
          */
-        post: operations["postReviewsNext"];
+        post: operations["claimNextReview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -769,7 +769,7 @@ export type paths = {
          * The queue in figures: open, overdue, resolved in 24 hours, time to resolve, verdicts
          * @description The queue in figures: open, overdue, resolved in 24 hours, time to resolve, verdicts. Requires the `reviews:read` scope (an API key must have been issued with it).
          */
-        get: operations["getReviewsStats"];
+        get: operations["getReviewStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1434,6 +1434,53 @@ export type components = {
             reads: string[];
             valid: boolean;
         };
+        ClaimNextReviewResponse: {
+            added_to_list: string | null;
+            amount: number | null;
+            /** @description the principal holding the claim (while it has not lapsed), or who resolved it */
+            assignee: string | null;
+            /** @description when the claim lapses (15 minutes after it was taken) unless resolved */
+            claim_expires_at: string | null;
+            claimed_at: string | null;
+            currency: string | null;
+            decision_id: string;
+            /** Format: date-time */
+            due_at: string;
+            entity_id: string;
+            id: string;
+            /** @description the label the resolution gave (given, or fraud for a decline); null for an approve without one */
+            label: ("fraud" | "legit") | null;
+            note: string | null;
+            /** Format: date-time */
+            opened_at: string;
+            /**
+             * @description the decision's outcome: review or hold, or approve for a sampled review
+             * @enum {string}
+             */
+            outcome: "approve" | "review" | "hold";
+            /** @description not resolved and past due_at */
+            overdue: boolean;
+            owner_client_id: string;
+            /**
+             * @description outcome: opened by the decision's outcome; sample: one of the policy's review_sample_rate of approvals
+             * @enum {string}
+             */
+            reason: "outcome" | "sample";
+            resolution: ("approve" | "decline") | null;
+            resolved_at: string | null;
+            resolved_by: string | null;
+            risk_level: string | null;
+            /** @description the active rules that matched, with the values they read; [] when none */
+            rules: unknown[];
+            /** @description the rate a sampled review was drawn at; null for reason outcome */
+            sample_rate: number | null;
+            score: number | null;
+            /**
+             * @description open (a lapsed claim reads as open), claimed, or resolved
+             * @enum {string}
+             */
+            status: "open" | "claimed" | "resolved";
+        };
         ClearShadowPolicyResponse: {
             previous: string | null;
             shadow: null;
@@ -1811,11 +1858,7 @@ export type components = {
                 updated_at: string;
             }[];
         };
-        GetReviewsResponse: {
-            data: components["schemas"]["Review"][];
-            next_cursor: string | null;
-        };
-        GetReviewsStatsResponse: {
+        GetReviewStatsResponse: {
             /** @description resolved reviews by verdict */
             agreement: {
                 approve: number;
@@ -2135,6 +2178,10 @@ export type components = {
             }[];
             next_cursor: string | null;
         };
+        ListReviewsResponse: {
+            data: components["schemas"]["Review"][];
+            next_cursor: string | null;
+        };
         ListRulesResponse: {
             data: {
                 action: ("approve" | "review" | "hold" | "decline") | null;
@@ -2253,61 +2300,6 @@ export type components = {
         PostNetworkV1EvaluateResponse: {
             evaluated: string[];
             proof: string;
-        };
-        PostReviewsIdResolveRequest: {
-            add_to_list?: string;
-            /** @enum {string} */
-            label?: "fraud" | "legit";
-            note?: string;
-            /** @enum {string} */
-            resolution: "approve" | "decline";
-        };
-        PostReviewsNextResponse: {
-            added_to_list: string | null;
-            amount: number | null;
-            /** @description the principal holding the claim (while it has not lapsed), or who resolved it */
-            assignee: string | null;
-            /** @description when the claim lapses (15 minutes after it was taken) unless resolved */
-            claim_expires_at: string | null;
-            claimed_at: string | null;
-            currency: string | null;
-            decision_id: string;
-            /** Format: date-time */
-            due_at: string;
-            entity_id: string;
-            id: string;
-            /** @description the label the resolution gave (given, or fraud for a decline); null for an approve without one */
-            label: ("fraud" | "legit") | null;
-            note: string | null;
-            /** Format: date-time */
-            opened_at: string;
-            /**
-             * @description the decision's outcome: review or hold, or approve for a sampled review
-             * @enum {string}
-             */
-            outcome: "approve" | "review" | "hold";
-            /** @description not resolved and past due_at */
-            overdue: boolean;
-            owner_client_id: string;
-            /**
-             * @description outcome: opened by the decision's outcome; sample: one of the policy's review_sample_rate of approvals
-             * @enum {string}
-             */
-            reason: "outcome" | "sample";
-            resolution: ("approve" | "decline") | null;
-            resolved_at: string | null;
-            resolved_by: string | null;
-            risk_level: string | null;
-            /** @description the active rules that matched, with the values they read; [] when none */
-            rules: unknown[];
-            /** @description the rate a sampled review was drawn at; null for reason outcome */
-            sample_rate: number | null;
-            score: number | null;
-            /**
-             * @description open (a lapsed claim reads as open), claimed, or resolved
-             * @enum {string}
-             */
-            status: "open" | "claimed" | "resolved";
         };
         PostRulesTestRequest: {
             rule: {
@@ -2442,6 +2434,14 @@ export type components = {
         RecordTrustEventsResponse: {
             accepted: number;
             duplicates: number;
+        };
+        ResolveReviewRequest: {
+            add_to_list?: string;
+            /** @enum {string} */
+            label?: "fraud" | "legit";
+            note?: string;
+            /** @enum {string} */
+            resolution: "approve" | "decline";
         };
         RetryWebhookDeliveryResponse: {
             attempts: number;
@@ -6286,7 +6286,7 @@ export interface operations {
             };
         };
     };
-    getReviews: {
+    listReviews: {
         parameters: {
             query?: {
                 /** @description a principal id, or 'me' */
@@ -6311,7 +6311,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetReviewsResponse"];
+                    "application/json": components["schemas"]["ListReviewsResponse"];
                 };
             };
             /** @description RFC 9457 problem details */
@@ -6362,7 +6362,7 @@ export interface operations {
             };
         };
     };
-    getReviewsId: {
+    getReview: {
         parameters: {
             query?: never;
             header?: never;
@@ -6470,7 +6470,7 @@ export interface operations {
             };
         };
     };
-    postReviewsIdClaim: {
+    claimReview: {
         parameters: {
             query?: never;
             header?: never;
@@ -6491,7 +6491,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostReviewsNextResponse"];
+                    "application/json": components["schemas"]["ClaimNextReviewResponse"];
                 };
             };
             /** @description RFC 9457 problem details */
@@ -6553,7 +6553,7 @@ export interface operations {
             };
         };
     };
-    postReviewsIdResolve: {
+    resolveReview: {
         parameters: {
             query?: never;
             header?: never;
@@ -6564,7 +6564,14 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PostReviewsIdResolveRequest"];
+                /**
+                 * @example {
+                 *       "resolution": "decline",
+                 *       "note": "payer name differs from the account holder; bank confirmed a recall",
+                 *       "add_to_list": "mules"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResolveReviewRequest"];
             };
         };
         responses: {
@@ -6578,7 +6585,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostReviewsNextResponse"];
+                    "application/json": components["schemas"]["ClaimNextReviewResponse"];
                 };
             };
             /** @description RFC 9457 problem details */
@@ -6640,7 +6647,7 @@ export interface operations {
             };
         };
     };
-    postReviewsNext: {
+    claimNextReview: {
         parameters: {
             query?: never;
             header?: never;
@@ -6659,7 +6666,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostReviewsNextResponse"];
+                    "application/json": components["schemas"]["ClaimNextReviewResponse"];
                 };
             };
             /** @description Default Response */
@@ -6719,7 +6726,7 @@ export interface operations {
             };
         };
     };
-    getReviewsStats: {
+    getReviewStats: {
         parameters: {
             query?: never;
             header?: never;
@@ -6736,7 +6743,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GetReviewsStatsResponse"];
+                    "application/json": components["schemas"]["GetReviewStatsResponse"];
                 };
             };
             /** @description RFC 9457 problem details */
