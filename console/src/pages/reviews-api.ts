@@ -4,10 +4,10 @@ import { api, query } from '../api.ts';
 import type { components, operations } from '../../../sdk/src/schema.d.ts';
 
 export type Review = components['schemas']['Review'];
-export type ReviewDetail = operations['getReviewsId']['responses'][200]['content']['application/json'];
-export type ReviewPage = components['schemas']['GetReviewsResponse'];
-export type ReviewStats = components['schemas']['GetReviewsStatsResponse'];
-export type Resolve = components['schemas']['PostReviewsIdResolveRequest'];
+export type ReviewDetail = operations['getReview']['responses'][200]['content']['application/json'];
+export type ReviewPage = components['schemas']['ListReviewsResponse'];
+export type ReviewStats = components['schemas']['GetReviewStatsResponse'];
+export type Resolve = components['schemas']['ResolveReviewRequest'];
 
 export interface ReviewFilters {
   status?: string;

@@ -169,7 +169,7 @@ function Labels({ r }: { r: ReviewDetail }) {
     <section class="panel" aria-labelledby="h-labels">
       <h2 id="h-labels">Labels</h2>
       <p>This decision: {l ? <><span class={`badge label-${l.label}`}>{l.label}</span> <small class="muted">({l.source}, {fmtDate(l.labelled_at)})</small></> : <span class="muted">none yet</span>}</p>
-      <p data-figure="entity-labels">The entity's other decisions: <span class="badge label-fraud">{fmtNumber(r.entity_labels.fraud)} fraud</span> <span class="badge label-legit">{fmtNumber(r.entity_labels.legit)} legit</span></p>
+      <p data-figure="entity-labels">The entity's other decisions: <span class={r.entity_labels.fraud > 0 ? 'badge label-fraud' : 'badge'}>{fmtNumber(r.entity_labels.fraud)} fraud</span> <span class={r.entity_labels.legit > 0 ? 'badge label-legit' : 'badge'}>{fmtNumber(r.entity_labels.legit)} legit</span></p>
     </section>
   );
 }
