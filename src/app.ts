@@ -146,6 +146,11 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   await liveRules.load();
   feed.on((kind, subject) => {
     if (kind === 'rules' && (ENVIRONMENTS as readonly string[]).includes(subject)) liveRules.changed(subject as Environment);
+    // An erasure rewrote an entity list's entry in place (trust/erasure-rules.ts): read the lists whole.
+    if (kind === 'entity') {
+      rules.rereadWhole();
+      for (const env of ENVIRONMENTS) liveRules.changed(env);
+    }
   });
   const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked, entityId, clientId) => pendingIdentifiers.add(environment, linked, entityId, clientId), decider ?? rules);
   const policies = new PolicyRegistry(store, policy);

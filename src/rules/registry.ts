@@ -60,6 +60,16 @@ export class RuleRegistry implements Decider {
    * first: a change committed during the load then moves it again, and the feed brings another
    * reload, so a cache key never names data older than what it was computed from.
    */
+  /**
+   * The next reload of each environment reads its list entries whole, not by delta: an erasure
+   * rewrites an entry's value in place (trust/erasure-rules.ts), which a delta cannot express.
+   */
+  rereadWhole(): void {
+    for (const env of ENVIRONMENTS) this.whole.add(env);
+  }
+
+  private readonly whole = new Set<Environment>();
+
   async reload(environment?: Environment): Promise<void> {
     for (const env of environment ? [environment] : ENVIRONMENTS) this.loaded[env] = await this.read(env);
   }
@@ -76,7 +86,7 @@ export class RuleRegistry implements Decider {
     const rows = await liveRules(db, environment);
     const names = await liveLists(db, environment);
     const ids = [...names.keys()];
-    const known = previous.revision >= 0;
+    const known = previous.revision >= 0 && !this.whole.delete(environment);
     const changes = known ? await entryChanges(db, ids, previous.revision) : await entryChanges(db, ids);
     const rules: CompiledRule[] = [];
     const skipped: Loaded['skipped'] = [];

@@ -1,7 +1,8 @@
 // Erasure of an entity (docs/api.md, "Erasure"; GDPR art. 17), an admin action: its events,
 // aggregates and identifier links go in one transaction; decisions stay for audit with the id
 // replaced by a salted digest (HMAC-SHA256 under a per-deployment salt kept in the store), and so do
-// other entities' rows that name it as a counterparty, label notes and stored idempotent responses.
+// other entities' rows that name it as a counterparty, label notes and stored idempotent responses,
+// and what the desk's rules, lists and reviews hold about it (erasure-rules.ts).
 // Its entries in the network's published set are withdrawn in the same transaction.
 // The same transaction records the erasure (who, when, how much; the digest, never the id) and
 // announces it to every `entity.erased` subscriber of the environment. Every instance drops its cached scores before its next request: the
@@ -24,6 +25,8 @@ import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { eraseFromNetwork } from '../network/erasure.ts';
 import { networkDb } from '../network/tables.ts';
 import { canonicalJson } from './cache.ts';
+import { containsJsonString, replaceDeep, replaceToken, replaceTokensDeep } from './erasure-text.ts';
+import { eraseFromRulesAndReviews } from './erasure-rules.ts';
 import { isFlagged } from './linkage.ts';
 import { EntityId, checkEntityParam } from './schemas.ts';
 import type { Environment, Principal } from '../auth/principal.ts';
@@ -42,37 +45,6 @@ async function erasureSalt(db: Kysely<Database>): Promise<string> {
 /** What an erased id becomes: stable per deployment (the same entity's decisions still group), not reversible without the salt. */
 function erasedId(salt: string, entityId: string): string {
   return `erased_${createHmac('sha256', salt).update(entityId, 'utf8').digest('hex')}`;
-}
-
-/** Every string equal to `from`, anywhere in a JSON value, replaced by `to`. */
-function replaceDeep(value: unknown, from: string, to: string): unknown {
-  if (typeof value === 'string') return value === from ? to : value;
-  if (Array.isArray(value)) return value.map((v) => replaceDeep(v, from, to));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceDeep(v, from, to)]));
-  }
-  return value;
-}
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/**
- * Free text with the id, as a whole token, replaced by the digest: a short id inside another word
- * is left alone, so erasing `ab` does not rewrite "about".
- */
-function replaceToken(text: string, from: string, to: string): string {
-  if (!text.includes(from)) return text;
-  return text.replace(new RegExp(`(?<![\\p{L}\\p{N}_-])${escapeRegExp(from)}(?![\\p{L}\\p{N}_-])`, 'gu'), to);
-}
-
-/** Every string in a JSON value with the id replaced as a token (stored responses: ids appear in details too). */
-function replaceTokensDeep(value: unknown, from: string, to: string): unknown {
-  if (typeof value === 'string') return replaceToken(value, from, to);
-  if (Array.isArray(value)) return value.map((v) => replaceTokensDeep(v, from, to));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceTokensDeep(v, from, to)]));
-  }
-  return value;
 }
 
 /** Flag fan-outs not yet expanded into webhook events name the entity in their facts and plan. */
@@ -94,11 +66,6 @@ async function scrubLabelNotes(trx: Transaction<Database>, env: Environment, id:
     const note = replaceToken(row.label_note ?? '', id, digest);
     if (note !== row.label_note) await trx.updateTable('decisions').set({ label_note: note }).where('id', '=', row.id).execute();
   }
-}
-
-/** A LIKE pattern matching text that contains the id as a JSON string (escape character `\`). */
-function containsJsonString(id: string): string {
-  return `%${JSON.stringify(id).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /**
@@ -197,6 +164,7 @@ async function eraseEntity(store: Store, feed: RevocationFeed, encryption: KeyEn
     await scrubJson(trx, env, 'webhook_events', id, digest, false);
     await scrubFanouts(trx, env, id, digest);
     await scrubLabelNotes(trx, env, id, digest);
+    await eraseFromRulesAndReviews(trx, env, id, digest);
     await rewriteStoredResponses(trx, encryption, env, (body) => {
       try {
         return JSON.stringify(replaceTokensDeep(JSON.parse(body), id, digest));
