@@ -12,7 +12,7 @@ export type RuleStatus = (typeof RULE_STATUSES)[number];
 /** The statuses a rule can be given; `retired` is reached only by DELETE, and is final. */
 const SETTABLE_STATUSES = ['draft', 'shadow', 'active'] as const;
 
-export const LIST_KINDS = ['entity', 'identifier', 'country', 'string', 'payment_method'] as const;
+const LIST_KINDS = ['entity', 'identifier', 'country', 'string', 'payment_method'] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
 
 /** Longer expressions are refused by the engine with their length named; the schema leaves room for that answer. */

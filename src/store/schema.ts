@@ -218,7 +218,7 @@ export interface RuleVersionsTable {
 }
 
 /** One counter per environment, moved by every rule or list change (part of the score cache key). */
-export interface RuleRevisionsTable {
+interface RuleRevisionsTable {
   environment: string;
   revision: number | string;
 }
@@ -235,7 +235,7 @@ export interface ListsTable {
 }
 
 /** A list entry is never deleted: removal and expiry are times, so a rule test sees the list as it was. */
-export interface ListEntriesTable {
+interface ListEntriesTable {
   list_id: string;
   value: string;
   added_at: number;

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { hasScope } from '../api.ts';
 import { onReviewsChanged, reviewsApi } from './reviews-api.ts';
 
-export function useOpenCount(path: string): number | undefined {
+function useOpenCount(path: string): number | undefined {
   const [open, setOpen] = useState<number>();
   const [tick, setTick] = useState(0);
   useEffect(() => onReviewsChanged(() => setTick((t) => t + 1)), []);
