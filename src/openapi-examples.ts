@@ -29,6 +29,11 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   checkRule: { condition: 'in_list("mules", entity_id) || entity.chargebacks > 0.0' },
   createList: { name: 'mules', kind: 'entity', description: 'accounts seen moving stolen funds' },
   addListEntries: { values: [SELLER], reason: 'confirmed mule (case 4471)', expires_at: '2027-06-30T00:00:00Z' },
+  testRule: {
+    rule: { name: 'decline listed mules', condition: 'has(context.counterparty_id) && in_list("mules", context.counterparty_id)', action: 'decline', final: true },
+    since: '2026-10-28T00:00:00Z',
+  },
+  testStoredRule: { since: '2026-10-28T00:00:00Z', until: '2026-11-27T00:00:00Z' },
   resolveReview: { resolution: 'decline', note: 'payer name differs from the account holder; bank confirmed a recall', add_to_list: 'mules' },
   scoreTrustBatch: {
     requests: [

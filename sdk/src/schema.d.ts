@@ -843,7 +843,7 @@ export type paths = {
          * Test a stored rule's current version on the stored score decisions of a window
          * @description Test a stored rule's current version on the stored score decisions of a window. Requires the `rules:read` scope (an API key must have been issued with it).
          */
-        post: operations["postRulesIdTest"];
+        post: operations["testStoredRule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -923,7 +923,7 @@ export type paths = {
          * Test a rule on the stored score decisions of a window, before saving it
          * @description Test a rule on the stored score decisions of a window, before saving it. Requires the `rules:read` scope (an API key must have been issued with it).
          */
-        post: operations["postRulesTest"];
+        post: operations["testRule"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2301,89 +2301,6 @@ export type components = {
             evaluated: string[];
             proof: string;
         };
-        PostRulesTestRequest: {
-            rule: {
-                /** @enum {string} */
-                action?: "approve" | "review" | "hold" | "decline";
-                /** @description a number ≥ 0, or a CEL expression over the same variables returning one, in the request's currency */
-                cap?: number | string;
-                /** @description a CEL expression returning a bool (docs/rules.md, "Variables") (at most 2000 characters) */
-                condition: string;
-                description?: string;
-                /** @description only with action decline: no override approve lifts it */
-                final?: boolean;
-                name: string;
-                /** @description only with action approve: approve even when the policy or another rule says otherwise (a final decline still wins) */
-                override?: boolean;
-            };
-            /** Format: date-time */
-            since?: string;
-            /** Format: date-time */
-            until?: string;
-        };
-        PostRulesTestResponse: {
-            /** @description the matched decisions' amounts summed per currency (`{"USDT": 1234.5, "EUR": 80}`); amounts of different currencies are never added together */
-            amount_matched: {
-                [key: string]: number;
-            };
-            /** @description decisions whose outcome the rule changes */
-            changed: number;
-            /** @description score decisions of the window replayed */
-            decisions: number;
-            /** @description decisions on which the condition failed at run time (no match, as in a live score) */
-            errors: number;
-            /** @description the most recent matched decisions (at most 20), newest first */
-            examples: {
-                /** @enum {string} */
-                after: "approve" | "review" | "hold" | "decline";
-                amount: number | null;
-                /** @enum {string} */
-                before: "approve" | "review" | "hold" | "decline";
-                /** Format: date-time */
-                created_at: string;
-                currency: string | null;
-                decision_id: string;
-                label: ("fraud" | "legit") | null;
-                /** @description the variables the condition read, with their values */
-                reads: {
-                    [key: string]: unknown;
-                };
-            }[];
-            /** @description labelled decisions: how many there are and how many the rule matches (a confusion matrix) */
-            labelled: {
-                fraud: {
-                    matched: number;
-                    total: number;
-                };
-                legit: {
-                    matched: number;
-                    total: number;
-                };
-            };
-            /** @description decisions the rule matches */
-            matched: number;
-            /** @description outcomes as decided, and with the rule active */
-            outcomes: {
-                after: {
-                    approve: number;
-                    decline: number;
-                    hold: number;
-                    review: number;
-                };
-                before: {
-                    approve: number;
-                    decline: number;
-                    hold: number;
-                    review: number;
-                };
-            };
-            /** Format: date-time */
-            since: string;
-            /** Format: date-time */
-            until: string;
-            /** @description decisions made before rule inputs were stored: the entity facts, amount_ref and any context beyond the request summary read as absent */
-            without_inputs: number;
-        };
         /**
          * Problem
          * @description RFC 9457 problem details
@@ -2654,6 +2571,89 @@ export type components = {
             }[];
         };
         ShadowPolicyRequest: Record<string, never>;
+        TestRuleRequest: {
+            rule: {
+                /** @enum {string} */
+                action?: "approve" | "review" | "hold" | "decline";
+                /** @description a number ≥ 0, or a CEL expression over the same variables returning one, in the request's currency */
+                cap?: number | string;
+                /** @description a CEL expression returning a bool (docs/rules.md, "Variables") (at most 2000 characters) */
+                condition: string;
+                description?: string;
+                /** @description only with action decline: no override approve lifts it */
+                final?: boolean;
+                name: string;
+                /** @description only with action approve: approve even when the policy or another rule says otherwise (a final decline still wins) */
+                override?: boolean;
+            };
+            /** Format: date-time */
+            since?: string;
+            /** Format: date-time */
+            until?: string;
+        };
+        TestRuleResponse: {
+            /** @description the matched decisions' amounts summed per currency (`{"USDT": 1234.5, "EUR": 80}`); amounts of different currencies are never added together */
+            amount_matched: {
+                [key: string]: number;
+            };
+            /** @description decisions whose outcome the rule changes */
+            changed: number;
+            /** @description score decisions of the window replayed */
+            decisions: number;
+            /** @description decisions on which the condition failed at run time (no match, as in a live score) */
+            errors: number;
+            /** @description the most recent matched decisions (at most 20), newest first */
+            examples: {
+                /** @enum {string} */
+                after: "approve" | "review" | "hold" | "decline";
+                amount: number | null;
+                /** @enum {string} */
+                before: "approve" | "review" | "hold" | "decline";
+                /** Format: date-time */
+                created_at: string;
+                currency: string | null;
+                decision_id: string;
+                label: ("fraud" | "legit") | null;
+                /** @description the variables the condition read, with their values */
+                reads: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** @description labelled decisions: how many there are and how many the rule matches (a confusion matrix) */
+            labelled: {
+                fraud: {
+                    matched: number;
+                    total: number;
+                };
+                legit: {
+                    matched: number;
+                    total: number;
+                };
+            };
+            /** @description decisions the rule matches */
+            matched: number;
+            /** @description outcomes as decided, and with the rule active */
+            outcomes: {
+                after: {
+                    approve: number;
+                    decline: number;
+                    hold: number;
+                    review: number;
+                };
+                before: {
+                    approve: number;
+                    decline: number;
+                    hold: number;
+                    review: number;
+                };
+            };
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            /** @description decisions made before rule inputs were stored: the entity facts, amount_ref and any context beyond the request summary read as absent */
+            without_inputs: number;
+        };
         UpdateRuleRequest: {
             action?: ("approve" | "review" | "hold" | "decline") | null;
             cap?: (number | string) | null;
@@ -7195,7 +7195,7 @@ export interface operations {
             };
         };
     };
-    postRulesIdTest: {
+    testStoredRule: {
         parameters: {
             query?: never;
             header?: never;
@@ -7206,6 +7206,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-10-28T00:00:00Z",
+                 *       "until": "2026-11-27T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BacktestPolicyRequest"];
             };
         };
@@ -7220,7 +7226,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostRulesTestResponse"];
+                    "application/json": components["schemas"]["TestRuleResponse"];
                 };
             };
             /** @description RFC 9457 problem details */
@@ -7501,7 +7507,7 @@ export interface operations {
             };
         };
     };
-    postRulesTest: {
+    testRule: {
         parameters: {
             query?: never;
             header?: never;
@@ -7510,7 +7516,18 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PostRulesTestRequest"];
+                /**
+                 * @example {
+                 *       "rule": {
+                 *         "name": "decline listed mules",
+                 *         "condition": "has(context.counterparty_id) && in_list(\"mules\", context.counterparty_id)",
+                 *         "action": "decline",
+                 *         "final": true
+                 *       },
+                 *       "since": "2026-10-28T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestRuleRequest"];
             };
         };
         responses: {
@@ -7524,7 +7541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostRulesTestResponse"];
+                    "application/json": components["schemas"]["TestRuleResponse"];
                 };
             };
             /** @description RFC 9457 problem details */

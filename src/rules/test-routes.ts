@@ -118,7 +118,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
     defineRoute<{ Body: Static<typeof TestBody> }>({
       method: 'POST',
       url: '/api/v1/rules/test',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'testRule' },
       schema: { tags, summary: 'Test a rule on the stored score decisions of a window, before saving it', body: TestBody, response: responses },
       handler: async (request) => {
         const environment = request.principal.environment;
@@ -132,7 +132,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
     defineRoute<{ Params: Static<typeof IdParams>; Body: Static<typeof SavedTestBody> }>({
       method: 'POST',
       url: '/api/v1/rules/:id/test',
-      config: { scope: 'rules:read' },
+      config: { scope: 'rules:read', operationId: 'testStoredRule' },
       schema: { tags, summary: "Test a stored rule's current version on the stored score decisions of a window", params: IdParams, body: SavedTestBody, response: responses },
       preValidation: async (request) => {
         request.body ??= {};
