@@ -81,7 +81,7 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...decisionRoutes({ db: store.db }),
     ...bulkLabelRoutes({ db: store.db, createRateLimit: s.createRateLimit, labelsPerMinute: config.labelsPerMinute }),
     ...policyRoutes({ store, feed: s.feed }),
-    ...ruleRoutes({ store, feed: s.feed }),
+    ...ruleRoutes({ store, feed: s.feed, createRateLimit: s.createRateLimit }),
     ...listRoutes({ store, feed: s.feed, requireHashedIds }),
     ...ruleTestRoutes({ store, policies: s.policies }),
     ...webhookRoutes({ store, encryption: s.encryption, allowPrivate: config.webhookAllowPrivate, ...s.webhooks }),

@@ -3,6 +3,7 @@
 // types, the variables with examples, and each rule's matches per day. Rules belong to an
 // environment and are shared by its clients, so there is no owner filter; the scope and role are.
 import { Type, type Static } from 'typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
@@ -72,11 +73,33 @@ function mapErrors(err: unknown): never {
 const Page = <T extends Parameters<typeof Type.Array>[0]>(item: T) => Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
 
-export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed }): RouteDefinition[] {
+/** Rule statistics a principal may ask for a minute (each reads up to STATS_MAX_ROWS decisions). */
+const STATS_PER_MINUTE = 30;
+
+export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; feed: RevocationFeed; createRateLimit: FastifyInstance['createRateLimit'] }): RouteDefinition[] {
   const db = store.db;
   const announce = (environment: Environment) => feed.announce(RULES_FEED_KIND, environment).catch(() => {});
   const tags = ['rules'];
   const change = (environment: Environment, by: string, reason?: string | null) => ({ environment, by, now: Date.now(), reason: reason ?? null });
+  // The stats read up to STATS_MAX_ROWS decisions: concurrent asks of one environment and window
+  // share one computation, and each principal may ask STATS_PER_MINUTE times a minute, so a client
+  // that loops cannot keep the store and the event loop busy with them.
+  const running = new Map<string, ReturnType<typeof ruleStats>>();
+  const statsBudget = createRateLimit({ max: STATS_PER_MINUTE, timeWindow: 60_000, keyGenerator: (request) => `rule-stats:${request.principal.id}` });
+  const stats = async (request: FastifyRequest, environment: Environment, days: number) => {
+    const allowed = await statsBudget(request);
+    if (!allowed.isAllowed && allowed.isExceeded) {
+      throw new ApiError(429, 'rate_limited', `At most ${STATS_PER_MINUTE} rule statistics a minute; ask again when the window resets.`, { headers: { 'retry-after': String(allowed.ttlInSeconds) } });
+    }
+    const key = `${environment} ${days}`;
+    let answer = running.get(key);
+    if (!answer) {
+      answer = ruleStats(db, environment, days, Date.now());
+      running.set(key, answer);
+      void answer.finally(() => running.delete(key)).catch(() => {});
+    }
+    return answer;
+  };
 
   return [
     defineRoute<{ Body: Static<typeof CreateRuleBody> }>({
@@ -142,7 +165,7 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
       schema: {
         tags,
         summary: 'Matches and shadow matches per rule per UTC day over the last `days` (default 30, at most 90)',
-        description: `Read from the score decisions of the window with a matched or shadow-matched rule, newest first, at most ${STATS_MAX_ROWS.toLocaleString('en')} of them (truncated: true when the window held more); scored counts every score decision per day. Requires the \`rules:read\` scope (an API key must have been issued with it).`,
+        description: `Read from the score decisions of the window with a matched or shadow-matched rule, newest first, at most ${STATS_MAX_ROWS.toLocaleString('en')} of them (truncated: true when the window held more); scored counts every score decision per day. At most ${STATS_PER_MINUTE} a minute per caller (429 with Retry-After beyond). Requires the \`rules:read\` scope (an API key must have been issued with it).`,
         querystring: StatsQuery,
         response: {
           200: Type.Object({
@@ -150,10 +173,11 @@ export function ruleRoutes({ store, feed }: { store: Store; feed: RevocationFeed
             scored: Type.Array(Type.Object({ day: Type.String(), decisions: Type.Integer() })),
             data: Type.Array(Type.Object({ rule_id: Type.String(), name: Type.String(), days: Type.Array(Type.Object({ day: Type.String(), matched: Type.Integer(), shadow_matched: Type.Integer() })) })),
           }),
+          429: ProblemSchema,
           ...problems,
         },
       },
-      handler: async (request) => ruleStats(db, request.principal.environment, request.query.days ?? 30, Date.now()),
+      handler: async (request) => stats(request, request.principal.environment, request.query.days ?? 30),
     }),
 
     defineRoute<{ Params: Static<typeof RuleIdParams> }>({
