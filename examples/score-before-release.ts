@@ -1,5 +1,8 @@
 // Score the counterparty before releasing escrow, and cap the release at `safe_amount`: instead of
-// refusing a risky trade outright, release only what the entity is trusted with.
+// refusing a risky trade outright, release only what the entity is trusted with. The outcome (the
+// desk's rules on top of the score, docs/rules.md) comes first: `hold` and `decline` release
+// nothing now (a hold waits for the desk's review), `approve` and `review` release up to
+// safe_amount (a review is looked at after the fact, as Radar's are).
 //   VOUCH_URL=… VOUCH_CLIENT_ID=… VOUCH_CLIENT_SECRET=… npx tsx examples/score-before-release.ts
 import type { ScoreResponse, VouchClient } from '../sdk/src/index.ts';
 import { clientFromEnv, hashId, runIfMain } from './env.ts';
@@ -60,6 +63,7 @@ export async function main(
     currency,
     context: { side: 'sell', payment_method: 'bank_transfer', trade_id: `trade-${Date.now()}` },
   });
+  if (score.outcome === 'hold' || score.outcome === 'decline') return { score, requested: amount, release: 0, held: amount };
   return { score, requested: amount, ...splitRelease(amount, score.safe_amount, currency) };
 }
 
