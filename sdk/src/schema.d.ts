@@ -899,7 +899,7 @@ export type paths = {
         };
         /**
          * Matches and shadow matches per rule per UTC day over the last `days` (default 30, at most 90)
-         * @description Read from the score decisions of the window with a matched or shadow-matched rule, newest first, at most 200,000 of them (truncated: true when the window held more); scored counts every score decision per day. Requires the `rules:read` scope (an API key must have been issued with it).
+         * @description Read from the score decisions of the window with a matched or shadow-matched rule, newest first, at most 200,000 of them (truncated: true when the window held more); scored counts every score decision per day. At most 30 a minute per caller (429 with Retry-After beyond). Requires the `rules:read` scope (an API key must have been issued with it).
          */
         get: operations["getRuleStats"];
         put?: never;
@@ -7497,6 +7497,25 @@ export interface operations {
             /** @description RFC 9457 problem details */
             404: {
                 headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     /** @description The request id, also the `request_id` of a problem document */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
