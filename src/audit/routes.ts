@@ -8,7 +8,7 @@ import type { Database, DecisionsTable } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import { findDecision, labelDecision, labelObject, LabelBody, LabelSchema } from './labels.ts';
-import { MatchedRuleSchema } from '../trust/schemas.ts';
+import { MatchedRuleSchema } from '../trust/outcome-schemas.ts';
 import { OUTCOMES, type MatchedRule, type ShadowMatch } from '../trust/outcomes.ts';
 
 const ShadowRuleSchema = Type.Object({

@@ -1,5 +1,7 @@
 // Row types of every table, as Kysely sees them. Times are epoch milliseconds (BIGINT).
 import type { Generated } from 'kysely';
+import type { ListEntriesTable, ListsTable, ReviewsTable, RuleRevisionsTable, RulesTable, RuleVersionsTable } from './schema-rules.ts';
+export type { ListsTable, ReviewsTable, RulesTable, RuleVersionsTable };
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable, WebhookFanoutsTable, WebhooksTable } from './schema-webhooks.ts';
 
 interface ClientsTable {
@@ -191,85 +193,6 @@ export interface DecisionsTable {
   rule_inputs?: string | null;
 }
 
-/** Rules (029_rules_reviews, docs/rules.md): each rule's current version. */
-export interface RulesTable {
-  id: string;
-  environment: string;
-  name: string;
-  version: number;
-  status: string;
-  body: string;
-  created_at: number;
-  created_by: string;
-  updated_at: number;
-  updated_by: string;
-}
-
-/** Every version of every rule as it was saved. */
-export interface RuleVersionsTable {
-  rule_id: string;
-  version: number;
-  environment: string;
-  status: string;
-  body: string;
-  changed_at: number;
-  changed_by: string;
-  reason: string | null;
-}
-
-/** One counter per environment, moved by every rule or list change (part of the score cache key). */
-interface RuleRevisionsTable {
-  environment: string;
-  revision: number | string;
-}
-
-export interface ListsTable {
-  id: string;
-  environment: string;
-  name: string;
-  kind: string;
-  description: string | null;
-  created_at: number;
-  created_by: string;
-  deleted_at: number | null;
-}
-
-/** A list entry is never deleted: removal and expiry are times, so a rule test sees the list as it was. */
-interface ListEntriesTable {
-  list_id: string;
-  value: string;
-  added_at: number;
-  added_by: string;
-  reason: string | null;
-  expires_at: number | null;
-  removed_at: number | null;
-  removed_by: string | null;
-  /** (030) the rule revision of the change that added, then removed, the entry: an instance reloads what changed since its revision */
-  changed_revision?: number | string | null;
-}
-
-/** Reviews (029_rules_reviews, docs/api.md "Reviews"): opened with their decision, in its commit. */
-export interface ReviewsTable {
-  id: string;
-  environment: string;
-  owner_client_id: string;
-  decision_id: string;
-  entity_id: string;
-  outcome: string;
-  reason: string;
-  sample_rate: number | null;
-  status: string;
-  opened_at: number;
-  due_at: number;
-  assignee: string | null;
-  claimed_at: number | null;
-  resolution: string | null;
-  resolution_label: string | null;
-  note: string | null;
-  added_to_list: string | null;
-  resolved_at: number | null;
-  resolved_by: string | null;
-}
 
 /** Policy versions (005_learning, docs/api.md, "Policies"). */
 export interface PoliciesTable {

@@ -9,6 +9,7 @@ export { StringEnum };
 import { isDigest, rawIdentifierIn } from '../lib/identifiers.ts';
 import { isCountryCode, isValidCurrency } from './currency.ts';
 import { PAYMENT_METHODS } from './types.ts';
+import { MatchedRuleSchema } from './outcome-schemas.ts';
 import { OUTCOMES } from './outcomes.ts';
 import { DISPUTE_REASONS } from '../disputes/types.ts';
 
@@ -83,17 +84,6 @@ export type ScoreBody = Static<typeof ScoreBody>;
 const SignalSchema = Type.Object({
   name: Type.String(), value: Type.Number(), weight: Type.Number(),
   description: Type.String({ description: 'one plain sentence of what was seen, with the figure' }),
-});
-/** A matched rule as a score and its decision show it (trust/outcomes.ts, MatchedRule). */
-export const MatchedRuleSchema = Type.Object({
-  id: Type.String({ description: 'the rule (GET /api/v1/rules/{id})' }),
-  name: Type.String(),
-  version: Type.Integer({ minimum: 1, description: 'the version of the rule that matched' }),
-  action: Type.Union([StringEnum(OUTCOMES), Type.Null()], { description: 'the outcome the rule asks for; null for a rule that only caps' }),
-  override: Type.Optional(Type.Boolean({ description: 'an approve that wins over every other outcome but a final decline' })),
-  final: Type.Optional(Type.Boolean({ description: 'a decline that no override can lift' })),
-  cap: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: "the cap it set on safe_amount, in the request's currency" })),
-  reads: Type.Record(Type.String(), Type.Unknown(), { description: 'the variables its condition read, with their values at this score' }),
 });
 
 export const ScoreResponse = Type.Object({
