@@ -222,7 +222,9 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     await page.getByLabel('Why this change (optional)').fill('cap them while they wait');
     await page.getByRole('button', { name: 'Save new version' }).click();
     await page.getByText(`Saved version 4 of ${RULE}.`).waitFor();
-    assert.match(await page.locator('dl.facts').innerText(), /review\s+cap 1,000[\s\S]*big trades and known mules go to review/);
+    // the saved message comes first; the facts follow when the rule is read again
+    const facts = /review\s+cap 1,000[\s\S]*big trades and known mules go to review/;
+    await until('the new facts', async () => (facts.test(await page.locator('dl.facts').innerText()) ? true : undefined));
     const versions = page.locator('table.versions tbody tr');
     await until('four versions', async () => ((await versions.count()) === 4 ? true : undefined));
     assert.match(await versions.nth(0).innerText(), /4\s+active[\s\S]*cap them while they wait/);
