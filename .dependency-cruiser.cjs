@@ -17,7 +17,10 @@ module.exports = {
       severity: 'error',
       comment: 'http, store and config serve every feature: a feature they need belongs in lib/ or is passed in.',
       from: { path: '^src/(http|store|config)/' },
-      to: { path: '^src/(auth|keys|trust|disputes|audit|policies|webhooks|network|console|rules|reviews)/', dependencyTypesNot: ['type-only'] },
+      to: {
+        path: '^src/(auth|keys|trust|disputes|audit|policies|webhooks|network|console|rules|reviews)/',
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'lib-imports-nothing-of-vouch',
@@ -28,7 +31,8 @@ module.exports = {
     {
       name: 'rules-and-reviews-are-on-top',
       severity: 'error',
-      comment: 'Rules and reviews build on scoring, policies and audit; those reach them only through seams the composition root fills (trust/outcomes.ts Decider).',
+      comment:
+        'Rules and reviews build on scoring, policies and audit; those reach them only through seams the composition root fills (trust/outcomes.ts Decider).',
       from: { path: '^src/(auth|keys|trust|disputes|audit|policies|webhooks|network|rings|http|store|config|lib)/' },
       to: { path: '^src/(rules|reviews)/' },
     },

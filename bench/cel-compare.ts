@@ -15,7 +15,8 @@ const CASE_TIMEOUT_MS = Number(process.env.CASE_TIMEOUT_MS ?? 30_000);
 
 const REPRESENTATIVE = {
   simple: 'amount > 1000.0 && context.payment_method == "card"',
-  medium: 'entity.completed_trades == 0.0 && amount_ref != null && amount_ref > 2.0 && has(context.country) && context.country in ["NG", "GH", "KE"]',
+  medium:
+    'entity.completed_trades == 0.0 && amount_ref != null && amount_ref > 2.0 && has(context.country) && context.country in ["NG", "GH", "KE"]',
   comprehension: 'signals.velocity_trades > 0.5 && context.items.exists(i, i > 100.0) && risk_level != "low"',
 };
 
@@ -25,7 +26,14 @@ const FACTS: RuleFacts = {
   currency: 'USDT',
   amount_ref: 3,
   context: { payment_method: 'card', country: 'NG', items: [5, 20, 150] },
-  entity: { account_age_days: 3, completed_trades: 0, chargebacks: 0, fraud_reports: 0, disputes_lost: 0, first_seen_at: null },
+  entity: {
+    account_age_days: 3,
+    completed_trades: 0,
+    chargebacks: 0,
+    fraud_reports: 0,
+    disputes_lost: 0,
+    first_seen_at: null,
+  },
   signals: { velocity_trades: 0.7 },
   score: 55,
   risk_level: 'medium',
@@ -68,7 +76,10 @@ function runCase(engine: Engine, name: string): unknown {
   if (engine === 'vouch') {
     const problems = checkRule({ name: 'x', condition: expr, action: 'hold' }, SIGNAL_NAMES, new Map());
     if (problems.length > 0) return { outcome: `refused at save: ${problems[0]!.message.slice(0, 90)}`, ms: ms() };
-    const rule = compileRule({ id: 'r', version: 1, status: 'active', body: { name: 'x', condition: expr, action: 'hold' } }, SIGNAL_NAMES);
+    const rule = compileRule(
+      { id: 'r', version: 1, status: 'active', body: { name: 'x', condition: expr, action: 'hold' } },
+      SIGNAL_NAMES,
+    );
     const out = rule.evaluate({ ...FACTS, context: { ...FACTS.context, payload: PAYLOAD } }, () => false);
     return { outcome: out.error ? `no match: ${out.error.slice(0, 80)}` : `matched=${out.matched}`, ms: ms() };
   }
@@ -100,12 +111,21 @@ function child(engine: Engine, name: string): { outcome: string; ms: number } {
     encoding: 'utf8',
     maxBuffer: 1 << 20,
   });
-  if (res.error || res.signal) return { outcome: `TIMEOUT (killed after ${CASE_TIMEOUT_MS / 1000} s)`, ms: Date.now() - started };
+  if (res.error || res.signal)
+    return { outcome: `TIMEOUT (killed after ${CASE_TIMEOUT_MS / 1000} s)`, ms: Date.now() - started };
   const line = res.stdout.trim().split('\n').pop() ?? '';
   try {
     return JSON.parse(line) as { outcome: string; ms: number };
   } catch {
-    return { outcome: `crashed: ${res.stderr.split('\n').find((l) => /Error/.test(l))?.slice(0, 90) ?? `exit ${res.status}`}`, ms: Date.now() - started };
+    return {
+      outcome: `crashed: ${
+        res.stderr
+          .split('\n')
+          .find((l) => /Error/.test(l))
+          ?.slice(0, 90) ?? `exit ${res.status}`
+      }`,
+      ms: Date.now() - started,
+    };
   }
 }
 
@@ -132,7 +152,9 @@ function perOp(fn: () => unknown, minMs = 300): number {
 }
 
 function main(): void {
-  console.log(`node ${process.version}, ${process.arch}; least of 25 rounds; per-case timeout ${CASE_TIMEOUT_MS / 1000} s\n`);
+  console.log(
+    `node ${process.version}, ${process.arch}; least of 25 rounds; per-case timeout ${CASE_TIMEOUT_MS / 1000} s\n`,
+  );
   const celjsEnv = new Environment({ unlistedVariablesAreDyn: true });
   const bufEnv = celEnv();
   const bufCtx = bufBindings();
@@ -141,18 +163,37 @@ function main(): void {
   for (const [name, expr] of Object.entries(REPRESENTATIVE)) {
     const rows: Array<[string, number, number, unknown]> = [];
     const bufProgram = bufPlan(bufEnv, bufParse(expr));
-    rows.push(['bufbuild', perOp(() => bufPlan(bufEnv, bufParse(expr)), 200) / 1e3, perOp(() => bufProgram(bufCtx as never)), bufProgram(bufCtx as never)]);
+    rows.push([
+      'bufbuild',
+      perOp(() => bufPlan(bufEnv, bufParse(expr)), 200) / 1e3,
+      perOp(() => bufProgram(bufCtx as never)),
+      bufProgram(bufCtx as never),
+    ]);
     const celProgram = celjsEnv.parse(expr);
-    rows.push(['cel-js', perOp(() => celjsEnv.parse(expr).check(), 200) / 1e3, perOp(() => celProgram(celCtx)), celProgram(celCtx)]);
+    rows.push([
+      'cel-js',
+      perOp(() => celjsEnv.parse(expr).check(), 200) / 1e3,
+      perOp(() => celProgram(celCtx)),
+      celProgram(celCtx),
+    ]);
     // the engine as scoring uses it: typed environment, save-time walk, reads on a match
     const body = { name: 'x', condition: expr, action: 'hold' as const };
     const rule = compileRule({ id: 'r', version: 1, status: 'active', body }, SIGNAL_NAMES);
-    rows.push(['vouch', perOp(() => compileRule({ id: 'r', version: 1, status: 'active', body }, SIGNAL_NAMES), 200) / 1e3, perOp(() => rule.evaluate(FACTS, () => false)), rule.evaluate(FACTS, () => false).matched]);
+    rows.push([
+      'vouch',
+      perOp(() => compileRule({ id: 'r', version: 1, status: 'active', body }, SIGNAL_NAMES), 200) / 1e3,
+      perOp(() => rule.evaluate(FACTS, () => false)),
+      rule.evaluate(FACTS, () => false).matched,
+    ]);
     for (const [engine, compile, evalNs, result] of rows) {
-      console.log(`${name.padEnd(16)} ${engine.padEnd(10)} ${compile.toFixed(1).padStart(10)} ${evalNs.toFixed(0).padStart(9)}   ${String(result)}`);
+      console.log(
+        `${name.padEnd(16)} ${engine.padEnd(10)} ${compile.toFixed(1).padStart(10)} ${evalNs.toFixed(0).padStart(9)}   ${String(result)}`,
+      );
     }
   }
-  console.log('\n(vouch eval includes building the activation per call; evaluateRules builds it once per score — see bench/rules-cost.ts)\n');
+  console.log(
+    '\n(vouch eval includes building the activation per call; evaluateRules builds it once per score — see bench/rules-cost.ts)\n',
+  );
   console.log('malicious case                                    engine     ms         outcome');
   for (const name of Object.keys(MALICIOUS)) {
     const engines: Engine[] = name.startsWith('re2_matches') ? ['vouch'] : ['bufbuild', 'cel-js', 'vouch'];

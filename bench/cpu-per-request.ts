@@ -18,9 +18,14 @@ import { benchCredentials, benchEnv, childPids, cpuSecondsOf, waitReady } from '
 
 const { values: args } = parseArgs({
   options: {
-    db: { type: 'string' }, workers: { type: 'string', default: '2' }, scenario: { type: 'string', default: 'score' },
-    duration: { type: 'string', default: '8' }, entities: { type: 'string', default: '20000' }, connections: { type: 'string', default: '20' },
-    pin: { type: 'boolean', default: false }, rules: { type: 'string', default: '0' },
+    db: { type: 'string' },
+    workers: { type: 'string', default: '2' },
+    scenario: { type: 'string', default: 'score' },
+    duration: { type: 'string', default: '8' },
+    entities: { type: 'string', default: '20000' },
+    connections: { type: 'string', default: '20' },
+    pin: { type: 'boolean', default: false },
+    rules: { type: 'string', default: '0' },
   },
 });
 if (!args.db || !existsSync(args.db)) throw new Error('--db: a store file loaded by npm run bench');
@@ -31,10 +36,13 @@ copyFileSync(args.db, db);
 // The key that seals the store's signing keys lives beside it.
 const keyFile = join(args.db, '..', 'vouch.key');
 if (existsSync(keyFile)) copyFileSync(keyFile, join(dir, 'vouch.key'));
-const START_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/).filter((t) => t.startsWith('--'));
+const START_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(/\s+/)
+  .filter((t) => t.startsWith('--'));
 const port = 19000 + Math.floor(Math.random() * 900);
 const child = fork('dist/cli.js', ['serve'], {
-  execArgv: START_FLAGS, stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  execArgv: START_FLAGS,
+  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   env: { ...process.env, ...benchEnv(port, `sqlite:${db}`, args.workers!) },
 });
 const base = `http://127.0.0.1:${port}`;
@@ -44,24 +52,44 @@ if (args.pin) {
   process.env.VOUCH_BENCH_WRK_CPU = '1';
 }
 if (!(await waitReady(base))) throw new Error('vouch did not start');
-if (args.pin) for (const pid of childPids(child.pid!)) execFileSync('taskset', ['-a', '-cp', '0', String(pid)], { stdio: 'ignore' });
+if (args.pin)
+  for (const pid of childPids(child.pid!))
+    execFileSync('taskset', ['-a', '-cp', '0', String(pid)], { stdio: 'ignore' });
 
 /** CPU seconds (user + system) of a process and its children. */
 const cpuSeconds = (pid: number) => cpuSecondsOf(pid) + childPids(pid).reduce((sum, c) => sum + cpuSecondsOf(c), 0);
 
 const { key, token } = await benchCredentials(base);
 await createRules(base, token, Number(args.rules));
-const options = { load: 'wrk' as const, url: base, entities: Number(args.entities), connections: Number(args.connections), auth: `x-api-key: ${key}` };
+const options = {
+  load: 'wrk' as const,
+  url: base,
+  entities: Number(args.entities),
+  connections: Number(args.connections),
+  auth: `x-api-key: ${key}`,
+};
 await closedLoop(scenario, { ...options, durationS: 2, seed: 1 });
 const cpu0 = cpuSeconds(child.pid!);
 const r = await closedLoop(scenario, { ...options, durationS: Number(args.duration), seed: 2 });
 const cpu = cpuSeconds(child.pid!) - cpu0;
 const items = scenario === 'batch' || scenario === 'events' ? BATCH : 1;
 const served = r.rps * Number(args.duration);
-console.log(JSON.stringify({
-  scenario, workers: Number(args.workers), pinned: args.pin, rules: Number(args.rules), rps: r.rps, items_per_s: r.rps * items, p50: r.p50, p99: r.p99, non2xx: r.non2xx, errors: r.errors,
-  cpu_s: Math.round(cpu * 100) / 100, cpu_us_per_item: Math.round((cpu / Math.max(served * items, 1)) * 1e6),
-}));
+console.log(
+  JSON.stringify({
+    scenario,
+    workers: Number(args.workers),
+    pinned: args.pin,
+    rules: Number(args.rules),
+    rps: r.rps,
+    items_per_s: r.rps * items,
+    p50: r.p50,
+    p99: r.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    cpu_s: Math.round(cpu * 100) / 100,
+    cpu_us_per_item: Math.round((cpu / Math.max(served * items, 1)) * 1e6),
+  }),
+);
 child.kill('SIGTERM');
 await new Promise((resolve) => child.once('exit', resolve));
 rmSync(dir, { recursive: true, force: true });
@@ -84,6 +112,11 @@ async function createRules(url: string, token: string, n: number): Promise<void>
     (i: number) => `risk_level == "critical" && entity.chargebacks > ${3 + i}`,
   ];
   for (let i = 0; i < n; i++) {
-    await post('/api/v1/rules', { name: `bench rule ${i}`, condition: shapes[i % shapes.length]!(i), action: i % 2 ? 'review' : 'decline', status: 'active' });
+    await post('/api/v1/rules', {
+      name: `bench rule ${i}`,
+      condition: shapes[i % shapes.length]!(i),
+      action: i % 2 ? 'review' : 'decline',
+      status: 'active',
+    });
   }
 }

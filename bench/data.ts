@@ -21,7 +21,13 @@ const CURRENCIES = ['USD', 'EUR', 'NGN', 'USDT', 'BTC'];
 const AMOUNT = { USD: 150, EUR: 140, NGN: 120_000, USDT: 150, BTC: 0.004 } as Record<string, number>;
 
 /** Yields batches of events in time order over the last `days` days. */
-export function* history(entities: number, events: number, batchSize = 1000, seed = 42, days = 180): Generator<TrustEvent[]> {
+export function* history(
+  entities: number,
+  events: number,
+  batchSize = 1000,
+  seed = 42,
+  days = 180,
+): Generator<TrustEvent[]> {
   const random = rng(seed);
   const now = Date.now();
   const span = days * 86_400_000;
@@ -37,17 +43,43 @@ export function* history(entities: number, events: number, batchSize = 1000, see
     if (r < 0.85) {
       const currency = CURRENCIES[e % CURRENCIES.length]!;
       const amount = Math.round(AMOUNT[currency]! * Math.exp((random() - 0.5) * 1.5) * 1e6) / 1e6;
-      ev = { event_id, type: 'trade.completed', entity_id: id, occurred_at, amount, currency, counterparty_id: entityId(Math.floor(random() * entities)) };
+      ev = {
+        event_id,
+        type: 'trade.completed',
+        entity_id: id,
+        occurred_at,
+        amount,
+        currency,
+        counterparty_id: entityId(Math.floor(random() * entities)),
+      };
     } else if (r < 0.93) ev = { event_id, type: 'trade.cancelled', entity_id: id, occurred_at };
     else if (r < 0.96) ev = { event_id, type: 'dispute.opened', entity_id: id, occurred_at };
-    else if (r < 0.985) ev = { event_id, type: 'dispute.resolved', entity_id: id, occurred_at, resolution: random() < 0.6 ? 'in_favor' : 'against' };
+    else if (r < 0.985)
+      ev = {
+        event_id,
+        type: 'dispute.resolved',
+        entity_id: id,
+        occurred_at,
+        resolution: random() < 0.6 ? 'in_favor' : 'against',
+      };
     else if (r < 0.99) ev = { event_id, type: 'chargeback', entity_id: id, occurred_at };
     else if (r < 0.993) ev = { event_id, type: 'fraud.reported', entity_id: id, occurred_at };
     else if (r < 0.994) ev = { event_id, type: 'entity.blocklisted', entity_id: id, occurred_at };
     else {
       // Devices and bank accounts shared by small clusters of entities.
       const cluster = Math.floor(random() * (entities / 4));
-      ev = { event_id, type: 'identifier.linked', entity_id: id, occurred_at, linked_identifiers: [{ type: random() < 0.5 ? 'device' : 'bank_account', hash: createHash('sha256').update(`id-${cluster}`).digest('hex') }] };
+      ev = {
+        event_id,
+        type: 'identifier.linked',
+        entity_id: id,
+        occurred_at,
+        linked_identifiers: [
+          {
+            type: random() < 0.5 ? 'device' : 'bank_account',
+            hash: createHash('sha256').update(`id-${cluster}`).digest('hex'),
+          },
+        ],
+      };
     }
     batch.push(ev);
     if (batch.length >= batchSize) {

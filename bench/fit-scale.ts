@@ -22,7 +22,15 @@ import { INTERACTIONS } from '../src/trust/features.ts';
 import type { WorkerProgress } from '../src/policies/job-thread.ts';
 import { mulberry32, type Random } from './quality/prng.ts';
 
-const { values: args } = parseArgs({ options: { decisions: { type: 'string', default: '1000000' }, db: { type: 'string' }, heap: { type: 'string', default: '1024' }, fit: { type: 'string' }, job: { type: 'string', default: 'fit' } } });
+const { values: args } = parseArgs({
+  options: {
+    decisions: { type: 'string', default: '1000000' },
+    db: { type: 'string' },
+    heap: { type: 'string', default: '1024' },
+    fit: { type: 'string' },
+    job: { type: 'string', default: 'fit' },
+  },
+});
 const N = Number(args.decisions);
 /** fit only the first this many of the stored decisions (a time window), to measure smaller sizes on one store */
 const FIT = args.fit === undefined ? N : Number(args.fit);
@@ -31,7 +39,11 @@ const MB = 2 ** 20;
 
 if (Math.abs(getHeapStatistics().heap_size_limit / MB - HEAP_MB) > 128) {
   // Re-run under the heap limit asked for; the worker thread inherits it.
-  const run = spawnSync(process.execPath, [`--max-old-space-size=${HEAP_MB}`, ...process.execArgv, process.argv[1]!, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const run = spawnSync(
+    process.execPath,
+    [`--max-old-space-size=${HEAP_MB}`, ...process.execArgv, process.argv[1]!, ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
   process.exit(run.status ?? 1);
 }
 
@@ -87,22 +99,35 @@ async function fill(): Promise<void> {
   const db = new BetterSqlite3(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
-  const insert = db.prepare(`insert into decisions (environment, id, kind, principal_id, owner_client_id, subject_id, request_digest, result, policy_version, created_at,
+  const insert =
+    db.prepare(`insert into decisions (environment, id, kind, principal_id, owner_client_id, subject_id, request_digest, result, policy_version, created_at,
     features, feature_set, trade_id, risk_level, label, label_source, request) values ('live', ?, 'score', 'bench', 'bench', ?, 'bench', '{}', ?, ?, ?, ?, ?, ?, ?, 'api', ?)`);
   const random = mulberry32(20);
   // The truth: the built-in policy's ranking, shifted so about 5 % of decisions are fraud.
   const truth = { ...DEFAULT_POLICY, bias: DEFAULT_POLICY.bias - 5 };
   const entities = Math.max(1, Math.floor(N / 5));
-  
+
   const many = db.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
       const f = features(random);
       const label = random() < replayScore(truth, f) / 100 ? 'fraud' : 'legit';
-      const entity = createHash('sha256').update(`e${Math.floor(random() * entities)}`).digest('hex');
+      const entity = createHash('sha256')
+        .update(`e${Math.floor(random() * entities)}`)
+        .digest('hex');
       const currency = CURRENCIES[i % CURRENCIES.length]!;
       const values = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, Math.round(f[n] * 1e4) / 1e4]));
-      insert.run(`d-${String(i).padStart(8, '0')}`, entity, DEFAULT_POLICY.version, START + i * 10, JSON.stringify(values), FEATURE_SET, `t-${i}`,
-        'low', label, JSON.stringify({ amount: Math.round(150 * Math.exp((random() - 0.5) * 1.5) * 100) / 100, currency }));
+      insert.run(
+        `d-${String(i).padStart(8, '0')}`,
+        entity,
+        DEFAULT_POLICY.version,
+        START + i * 10,
+        JSON.stringify(values),
+        FEATURE_SET,
+        `t-${i}`,
+        'low',
+        label,
+        JSON.stringify({ amount: Math.round(150 * Math.exp((random() - 0.5) * 1.5) * 100) / 100, currency }),
+      );
     }
   });
   for (let i = 0; i < N; i += 50_000) many(i, Math.min(N, i + 50_000));
@@ -129,15 +154,27 @@ try {
     store,
     onProgress: (p: WorkerProgress) => {
       peakHeap = Math.max(peakHeap, p.heapUsed);
-      if (phases[phases.length - 1]?.split(' ')[0] !== p.phase) phases.push(`${p.phase} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      if (phases[phases.length - 1]?.split(' ')[0] !== p.phase)
+        phases.push(`${p.phase} at ${((Date.now() - started) / 1000).toFixed(1)} s`);
     },
   };
   const window = { until: START + FIT * 10 };
   if (args.job === 'backtest') {
-    const result = await backtestFromStore(store.db, 'live', DEFAULT_POLICY, window, async () => DEFAULT_POLICY, options);
+    const result = await backtestFromStore(
+      store.db,
+      'live',
+      DEFAULT_POLICY,
+      window,
+      async () => DEFAULT_POLICY,
+      options,
+    );
     outcome = `replayed: ${result.decisions} decisions, ${result.labelled} labelled; ROC-AUC ${result.metrics.roc_auc?.toFixed(4)}`;
   } else {
-    const { report } = await fitFromStore(store.db, { environment: 'live', base: DEFAULT_POLICY, now: Date.now(), ...window }, options);
+    const { report } = await fitFromStore(
+      store.db,
+      { environment: 'live', base: DEFAULT_POLICY, now: Date.now(), ...window },
+      options,
+    );
     outcome = `fitted: ${report.labels.fraud} fraud, ${report.labels.legit} legit; holdout ROC-AUC ${report.metrics.candidate.roc_auc?.toFixed(4)} (base ${report.metrics.base.roc_auc?.toFixed(4)})`;
   }
 } catch (err) {
@@ -148,17 +185,23 @@ delay.disable();
 clearInterval(sampler);
 await store.close();
 const ms = (ns: number) => (ns / 1e6).toFixed(1);
-console.log(JSON.stringify({
-  job: args.job,
-  decisions: FIT,
-  stored: N,
-  heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / MB),
-  fill_s: filled / 1000,
-  fit_wall_s: wall / 1000,
-  phases,
-  worker_peak_heap_mb: peakHeap ? Math.round(peakHeap / MB) : null,
-  process_peak_rss_mb: Math.round(peakRss / MB),
-  process_rss_growth_mb: Math.round((peakRss - rssBefore) / MB),
-  event_loop_delay_ms: { max: ms(delay.max), p99: ms(delay.percentile(99)), mean: ms(delay.mean) },
-  outcome,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      job: args.job,
+      decisions: FIT,
+      stored: N,
+      heap_limit_mb: Math.round(getHeapStatistics().heap_size_limit / MB),
+      fill_s: filled / 1000,
+      fit_wall_s: wall / 1000,
+      phases,
+      worker_peak_heap_mb: peakHeap ? Math.round(peakHeap / MB) : null,
+      process_peak_rss_mb: Math.round(peakRss / MB),
+      process_rss_growth_mb: Math.round((peakRss - rssBefore) / MB),
+      event_loop_delay_ms: { max: ms(delay.max), p99: ms(delay.percentile(99)), mean: ms(delay.mean) },
+      outcome,
+    },
+    null,
+    2,
+  ),
+);

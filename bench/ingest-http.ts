@@ -24,14 +24,41 @@ const base = `http://127.0.0.1:${port}`;
 if (!(await waitReady(base))) throw new Error('vouch did not start');
 const { key } = await benchCredentials(base, ['trust:write']);
 let n = 0;
-const r = await new Promise<autocannon.Result>((res, rej) => autocannon({
-  url: base, connections: 20, duration: Number(process.env.DUR ?? 10),
-  requests: [{ method: 'POST', path: '/api/v1/trust/events', headers: { 'content-type': 'application/json', 'x-api-key': key },
-    setupRequest: (req) => ({ ...req, body: JSON.stringify({ events: Array.from({ length: 100 }, () => {
-      n += 1;
-      return { event_id: `live-${n}`, type: 'trade.completed', entity_id: entityId(n % 10_000), occurred_at: new Date().toISOString(), amount: 100, currency: 'USD' };
-    }) }) }) }],
-}, (e, x) => (e ? rej(e) : res(x))));
-console.log(`ingest: ${Math.round(r.requests.average * 100)} events/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non2xx ${r.non2xx}`);
+const r = await new Promise<autocannon.Result>((res, rej) =>
+  autocannon(
+    {
+      url: base,
+      connections: 20,
+      duration: Number(process.env.DUR ?? 10),
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/trust/events',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({
+              events: Array.from({ length: 100 }, () => {
+                n += 1;
+                return {
+                  event_id: `live-${n}`,
+                  type: 'trade.completed',
+                  entity_id: entityId(n % 10_000),
+                  occurred_at: new Date().toISOString(),
+                  amount: 100,
+                  currency: 'USD',
+                };
+              }),
+            }),
+          }),
+        },
+      ],
+    },
+    (e, x) => (e ? rej(e) : res(x)),
+  ),
+);
+console.log(
+  `ingest: ${Math.round(r.requests.average * 100)} events/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non2xx ${r.non2xx}`,
+);
 child.kill(process.env.EXECARGV ? 'SIGINT' : 'SIGTERM');
 await new Promise((done) => child.once('exit', done));

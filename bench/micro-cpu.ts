@@ -21,14 +21,30 @@ const currencies = ['USD', 'EUR', 'NGN', 'USDT', 'BTC'];
 const reqs: ScoreRequest[] = Array.from({ length: N }, (_, i) => {
   const e = Math.floor(random() * 10000);
   return {
-    entity_id: entityId(e), amount: Math.round(50 + random() * 500), currency: currencies[e % 5]!,
-    context: { counterparty_id: entityId(Math.floor(random() * 10000)), payment_method: i % 3 ? 'bank_transfer' : 'card', side: 'sell' },
+    entity_id: entityId(e),
+    amount: Math.round(50 + random() * 500),
+    currency: currencies[e % 5]!,
+    context: {
+      counterparty_id: entityId(Math.floor(random() * 10000)),
+      payment_method: i % 3 ? 'bank_transfer' : 'card',
+      side: 'sell',
+    },
   };
 });
 const texts = reqs.map((r) => JSON.stringify(r));
 const profiles: EntityProfile[] = [];
 for (const r of reqs) {
-  profiles.push((await loadProfile(store, { environment: 'live', entityId: r.entity_id, currency: r.currency, counterpartyId: r.context.counterparty_id, now })).profile);
+  profiles.push(
+    (
+      await loadProfile(store, {
+        environment: 'live',
+        entityId: r.entity_id,
+        currency: r.currency,
+        counterpartyId: r.context.counterparty_id,
+        now,
+      })
+    ).profile,
+  );
 }
 await store.close();
 
@@ -59,15 +75,26 @@ async function load(root: string) {
       return safe.safeAmountFrom(prepared, reqs[i]!.currency, policy);
     },
     newId: () => idGen.newId('dec'),
-    'looksLikeRawIdentifier x2': (i) => [ids.looksLikeRawIdentifier(reqs[i]!.entity_id), ids.looksLikeRawIdentifier(reqs[i]!.context.counterparty_id)],
+    'looksLikeRawIdentifier x2': (i) => [
+      ids.looksLikeRawIdentifier(reqs[i]!.entity_id),
+      ids.looksLikeRawIdentifier(reqs[i]!.context.counterparty_id),
+    ],
     // A freshly parsed body each time, as a request has (the parse is timed on both sides).
     'JSON.parse + ajv + checkScoreBody': (i) => {
       const body = JSON.parse(texts[i]!);
       validate(body);
       return schemas.checkScoreBody(body, policy.cryptoAssets, {});
     },
-    cacheKey: (i) => cache.cacheKey({ principalId: 'key_x', policyVersion: policy.version, entityId: reqs[i]!.entity_id, amount: reqs[i]!.amount, currency: reqs[i]!.currency, context: reqs[i]!.context }),
-    'requestDigest': (i) => cache.requestDigest(reqs[i]),
+    cacheKey: (i) =>
+      cache.cacheKey({
+        principalId: 'key_x',
+        policyVersion: policy.version,
+        entityId: reqs[i]!.entity_id,
+        amount: reqs[i]!.amount,
+        currency: reqs[i]!.currency,
+        context: reqs[i]!.context,
+      }),
+    requestDigest: (i) => cache.requestDigest(reqs[i]),
   };
   return steps;
 }

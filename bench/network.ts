@@ -64,15 +64,26 @@ interface Deployment {
 function benchPeer(): NetworkIdentity {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const oprf = generateOprfKey();
-  return { signingKey: String(publicKey.export({ format: 'jwk' }).x), privateKey, oprf, oprfPublicKey: b64(oprf.publicKey), createdAt: Date.now() };
+  return {
+    signingKey: String(publicKey.export({ format: 'jwk' }).x),
+    privateKey,
+    oprf,
+    oprfPublicKey: b64(oprf.publicKey),
+    createdAt: Date.now(),
+  };
 }
 
 async function deploy(name: string): Promise<Deployment> {
   const dir = mkdtempSync(join(tmpdir(), `vouch-bench-net-${name}-`));
   const server = await startServer({
     env: {
-      VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}`, VOUCH_NETWORK_ALLOW_PRIVATE: '1', VOUCH_NETWORK_NAME: name,
-      VOUCH_NETWORK_SYNC_SECONDS: '86400', VOUCH_TOKEN_TTL_SECONDS: '7200', VOUCH_RATE_LIMIT_PER_SECOND: '10000000', VOUCH_RATE_LIMIT_BURST: '20000000',
+      VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}`,
+      VOUCH_NETWORK_ALLOW_PRIVATE: '1',
+      VOUCH_NETWORK_NAME: name,
+      VOUCH_NETWORK_SYNC_SECONDS: '86400',
+      VOUCH_TOKEN_TTL_SECONDS: '7200',
+      VOUCH_RATE_LIMIT_PER_SECOND: '10000000',
+      VOUCH_RATE_LIMIT_BURST: '20000000',
     },
   });
   const token = await adminToken(server.url);
@@ -81,15 +92,28 @@ async function deploy(name: string): Promise<Deployment> {
 }
 
 const admin = async (d: Deployment, method: string, path: string, body?: unknown, timeoutMs = 600_000) => {
-  const res = await call(d.server.url, method, path, { headers: { authorization: `Bearer ${d.token}` }, ...(body === undefined ? {} : { body }), timeoutMs });
+  const res = await call(d.server.url, method, path, {
+    headers: { authorization: `Bearer ${d.token}` },
+    ...(body === undefined ? {} : { body }),
+    timeoutMs,
+  });
   if (res.status >= 300) throw new Error(`${d.name} ${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
   return res.body;
 };
 
 /** A signed peer request over node:http. */
-function peerCall(d: Deployment, peer: NetworkIdentity, method: 'GET' | 'POST', path: string, payload?: unknown): Promise<{ status: number; bytes: number; body: Record<string, unknown> }> {
+function peerCall(
+  d: Deployment,
+  peer: NetworkIdentity,
+  method: 'GET' | 'POST',
+  path: string,
+  payload?: unknown,
+): Promise<{ status: number; bytes: number; body: Record<string, unknown> }> {
   const body = payload === undefined ? '' : JSON.stringify(payload);
-  const headers = { ...signRequest(peer, d.signingKey, method, path, body), ...(body ? { 'content-type': 'application/json' } : {}) };
+  const headers = {
+    ...signRequest(peer, d.signingKey, method, path, body),
+    ...(body ? { 'content-type': 'application/json' } : {}),
+  };
   return new Promise((resolve, reject) => {
     const req = request(`${d.server.url}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -97,7 +121,11 @@ function peerCall(d: Deployment, peer: NetworkIdentity, method: 'GET' | 'POST', 
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         try {
-          resolve({ status: res.statusCode ?? 0, bytes: Buffer.byteLength(text), body: JSON.parse(text) as Record<string, unknown> });
+          resolve({
+            status: res.statusCode ?? 0,
+            bytes: Buffer.byteLength(text),
+            body: JSON.parse(text) as Record<string, unknown>,
+          });
         } catch (err) {
           reject(err as Error);
         }
@@ -113,14 +141,19 @@ async function flagPhones(d: Deployment, count: number, prefix: string): Promise
   const at = new Date(Date.now() - 3_600_000).toISOString();
   for (let i = 0; i < count; i += 1000) {
     const events = Array.from({ length: Math.min(1000, count - i) }, (_, j) => ({
-      event_id: `${prefix}-${i + j}`, type: 'fraud.reported', entity_id: hex(`${prefix}-entity-${i + j}`), occurred_at: at,
+      event_id: `${prefix}-${i + j}`,
+      type: 'fraud.reported',
+      entity_id: hex(`${prefix}-entity-${i + j}`),
+      occurred_at: at,
       linked_identifiers: [{ type: 'phone', hash: hex(`phone-${i + j}`) }],
     }));
     await admin(d, 'POST', '/api/v1/trust/events', { events });
   }
 }
 
-const PROBES = blindInputs(Array.from({ length: 1000 }, (_, i) => prfInput('phone', hex(`probe-${i}`)))).map((b) => b.blinded);
+const PROBES = blindInputs(Array.from({ length: 1000 }, (_, i) => prfInput('phone', hex(`probe-${i}`)))).map(
+  (b) => b.blinded,
+);
 
 /** Evaluate (with its batch proof) in this process, one core: before any server runs. */
 function pureEvaluate(): number {
@@ -137,7 +170,12 @@ function pureEvaluate(): number {
 async function evaluateThroughput(a: Deployment, pure: number): Promise<void> {
   const elements = PROBES;
   const peer = benchPeer();
-  await admin(a, 'POST', '/api/v1/network/peers', { name: 'bench-evaluate', url: 'http://127.0.0.1:9', signing_key: peer.signingKey, budget_per_day: 10_000_000 });
+  await admin(a, 'POST', '/api/v1/network/peers', {
+    name: 'bench-evaluate',
+    url: 'http://127.0.0.1:9',
+    signing_key: peer.signingKey,
+    budget_per_day: 10_000_000,
+  });
   const payload = { elements: elements.map(b64) };
   const first = await peerCall(a, peer, 'POST', '/network/v1/evaluate', payload);
   if (first.status !== 200) throw new Error(`evaluate: ${first.status} ${JSON.stringify(first.body)}`);
@@ -173,17 +211,26 @@ async function syncFigures(a: Deployment, b: Deployment, c: Deployment): Promise
   const ingestS = (performance.now() - t0) / 1000;
   // B holds 1,000 phones, 100 of them among A's flags.
   const at = new Date(Date.now() - 3_600_000).toISOString();
-  await admin(b, 'POST', '/api/v1/trust/events', { events: Array.from({ length: 1000 }, (_, i) => ({
-    event_id: `b-${i}`, type: 'identifier.linked', entity_id: hex(`b-entity-${i}`), occurred_at: at,
-    linked_identifiers: [{ type: 'phone', hash: hex(i < 100 ? `phone-${i * 7}` : `b-only-${i}`) }],
-  })) });
+  await admin(b, 'POST', '/api/v1/trust/events', {
+    events: Array.from({ length: 1000 }, (_, i) => ({
+      event_id: `b-${i}`,
+      type: 'identifier.linked',
+      entity_id: hex(`b-entity-${i}`),
+      occurred_at: at,
+      linked_identifiers: [{ type: 'phone', hash: hex(i < 100 ? `phone-${i * 7}` : `b-only-${i}`) }],
+    })),
+  });
 
   // The first pull starts A's publishing (one PRF evaluation per new flagged identifier, in
   // chunks of 500 in its worker thread) and is answered within seconds with what is ready; the
   // rest is published in the background. Meanwhile scores at A are timed: publishing must not
   // hold them (before: one write transaction held SQLite's lock for the whole publish).
   const peer = benchPeer();
-  await admin(a, 'POST', '/api/v1/network/peers', { name: 'bench-pull', url: 'http://127.0.0.1:9', signing_key: peer.signingKey });
+  await admin(a, 'POST', '/api/v1/network/peers', {
+    name: 'bench-pull',
+    url: 'http://127.0.0.1:9',
+    signing_key: peer.signingKey,
+  });
   const keyA = (await createKey(a.server.url, a.token, ['trust:read', 'trust:write'])).key;
   t0 = performance.now();
   let cpu0 = cpuSeconds(a.server.pid);
@@ -193,7 +240,10 @@ async function syncFigures(a: Deployment, b: Deployment, c: Deployment): Promise
   const scoreMs: number[] = [];
   for (let i = 0; ; i++) {
     const s0 = performance.now();
-    const scored = await call(a.server.url, 'POST', '/api/v1/trust/score', { headers: { 'x-api-key': keyA }, body: { entity_id: hex(`a-entity-${i % FLAGS}`), amount: 50, currency: 'USD' } });
+    const scored = await call(a.server.url, 'POST', '/api/v1/trust/score', {
+      headers: { 'x-api-key': keyA },
+      body: { entity_id: hex(`a-entity-${i % FLAGS}`), amount: 50, currency: 'USD' },
+    });
     if (scored.status !== 200) throw new Error(`score at A: ${scored.status}`);
     scoreMs.push(performance.now() - s0);
     const status = (await admin(a, 'GET', '/api/v1/network/status')) as { published: number };
@@ -203,7 +253,8 @@ async function syncFigures(a: Deployment, b: Deployment, c: Deployment): Promise
   const publishS = (performance.now() - t0) / 1000;
   const publishCpu = cpuSeconds(a.server.pid) - cpu0;
   scoreMs.sort((x, y) => x - y);
-  const pct = (q: number) => Math.round(scoreMs[Math.min(scoreMs.length - 1, Math.floor(q * scoreMs.length))]! * 10) / 10;
+  const pct = (q: number) =>
+    Math.round(scoreMs[Math.min(scoreMs.length - 1, Math.floor(q * scoreMs.length))]! * 10) / 10;
 
   // The whole set, pulled from the stored set in pages of 1,000 (as a sync does).
   t0 = performance.now();
@@ -223,23 +274,50 @@ async function syncFigures(a: Deployment, b: Deployment, c: Deployment): Promise
   const pullS = (performance.now() - t0) / 1000;
   const pullCpu = cpuSeconds(a.server.pid) - cpu0;
 
-  for (const [from, to] of [[b, a], [c, a], [a, b], [a, c]] as const) await admin(from, 'POST', '/api/v1/network/peers', { name: to.name, url: to.server.url, signing_key: to.signingKey });
+  for (const [from, to] of [
+    [b, a],
+    [c, a],
+    [a, b],
+    [a, c],
+  ] as const)
+    await admin(from, 'POST', '/api/v1/network/peers', {
+      name: to.name,
+      url: to.server.url,
+      signing_key: to.signingKey,
+    });
   t0 = performance.now();
   cpu0 = cpuSeconds(a.server.pid);
   const cpuB0 = cpuSeconds(b.server.pid);
-  const atB = (await admin(b, 'POST', '/api/v1/network/sync')) as { peers: Array<{ flags_pulled: number; matched: number; error?: string }> };
+  const atB = (await admin(b, 'POST', '/api/v1/network/sync')) as {
+    peers: Array<{ flags_pulled: number; matched: number; error?: string }>;
+  };
   const syncBS = (performance.now() - t0) / 1000;
-  const syncCpu = { a: Math.round((cpuSeconds(a.server.pid) - cpu0) * 10) / 10, b: Math.round((cpuSeconds(b.server.pid) - cpuB0) * 10) / 10 };
+  const syncCpu = {
+    a: Math.round((cpuSeconds(a.server.pid) - cpu0) * 10) / 10,
+    b: Math.round((cpuSeconds(b.server.pid) - cpuB0) * 10) / 10,
+  };
   t0 = performance.now();
-  const again = (await admin(b, 'POST', '/api/v1/network/sync')) as { peers: Array<{ flags_pulled: number; matched: number }> };
+  const again = (await admin(b, 'POST', '/api/v1/network/sync')) as {
+    peers: Array<{ flags_pulled: number; matched: number }>;
+  };
   const resyncS = (performance.now() - t0) / 1000;
   results.sync = {
-    flags: FLAGS, flags_ingest_s: Math.round(ingestS * 10) / 10,
-    first_page_s: Math.round(firstPageS * 10) / 10, publish_s: Math.round(publishS * 10) / 10, publish_cpu_s_at_a: Math.round(publishCpu * 10) / 10,
+    flags: FLAGS,
+    flags_ingest_s: Math.round(ingestS * 10) / 10,
+    first_page_s: Math.round(firstPageS * 10) / 10,
+    publish_s: Math.round(publishS * 10) / 10,
+    publish_cpu_s_at_a: Math.round(publishCpu * 10) / 10,
     score_ms_at_a_while_publishing: { n: scoreMs.length, p50: pct(0.5), p99: pct(0.99), max: pct(1) },
-    pull_all_pages_s: Math.round(pullS * 10) / 10, pull_cpu_s_at_a: Math.round(pullCpu * 10) / 10, pulled_entries: entries, pulled_bytes: bytes, bytes_per_entry: Math.round(bytes / Math.max(1, entries)),
-    b_full_sync_s: Math.round(syncBS * 10) / 10, b_full_sync_cpu_s: syncCpu, b_result: atB.peers,
-    b_incremental_sync_s: Math.round(resyncS * 100) / 100, b_incremental_result: again.peers,
+    pull_all_pages_s: Math.round(pullS * 10) / 10,
+    pull_cpu_s_at_a: Math.round(pullCpu * 10) / 10,
+    pulled_entries: entries,
+    pulled_bytes: bytes,
+    bytes_per_entry: Math.round(bytes / Math.max(1, entries)),
+    b_full_sync_s: Math.round(syncBS * 10) / 10,
+    b_full_sync_cpu_s: syncCpu,
+    b_result: atB.peers,
+    b_incremental_sync_s: Math.round(resyncS * 100) / 100,
+    b_incremental_result: again.peers,
   };
   log(`sync: ${JSON.stringify(results.sync)}`);
 }
@@ -247,9 +325,14 @@ async function syncFigures(a: Deployment, b: Deployment, c: Deployment): Promise
 async function scoreLatency(b: Deployment, label: string, key: string): Promise<OpenLoopResult> {
   let i = 0;
   const result = await openLoop({
-    url: b.server.url, rate: RATE, durationS: SECONDS, warmupS: 3,
+    url: b.server.url,
+    rate: RATE,
+    durationS: SECONDS,
+    warmupS: 3,
     request: () => ({
-      method: 'POST', path: '/api/v1/trust/score', headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      method: 'POST',
+      path: '/api/v1/trust/score',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
       body: JSON.stringify({ entity_id: hex(`b-entity-${i++ % 1000}`), amount: 50 + (i % 500), currency: 'USD' }),
     }),
   });
@@ -284,7 +367,11 @@ async function main(): Promise<void> {
       silent.closeAllConnections();
       silent.close();
     };
-    await admin(b, 'POST', '/api/v1/network/peers', { name: 'unreachable', url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, signing_key: benchPeer().signingKey });
+    await admin(b, 'POST', '/api/v1/network/peers', {
+      name: 'unreachable',
+      url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      signing_key: benchPeer().signingKey,
+    });
     await admin(b, 'POST', '/api/v1/network/sync');
     let syncing = true;
     let syncs = 0;
@@ -300,7 +387,12 @@ async function main(): Promise<void> {
     const waited = performance.now();
     await loop;
     log(`the last sync ended ${Math.round(performance.now() - waited)} ms after the scores`);
-    results.score = { rate: RATE, seconds: SECONDS, no_peer: none, three_peers_one_unreachable_syncing: { ...three, syncs_during: syncs } };
+    results.score = {
+      rate: RATE,
+      seconds: SECONDS,
+      no_peer: none,
+      three_peers_one_unreachable_syncing: { ...three, syncs_during: syncs },
+    };
     results.load_average_at_end = loadavg().map((l) => Math.round(l * 10) / 10);
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   } finally {

@@ -77,11 +77,22 @@ export async function openLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
         latencies.push(performance.now() - dueAt);
       }
     };
-    const r = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.path, headers: req.headers, agent, timeout: o.timeoutMs ?? 10_000 }, (res) => {
-      res.on('data', () => {});
-      res.on('end', () => finish(true, res.statusCode));
-      res.on('error', () => finish(false));
-    });
+    const r = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.path,
+        headers: req.headers,
+        agent,
+        timeout: o.timeoutMs ?? 10_000,
+      },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', () => finish(true, res.statusCode));
+        res.on('error', () => finish(false));
+      },
+    );
     r.on('timeout', () => r.destroy(new Error('timeout')));
     r.on('error', () => finish(false));
     r.end(req.body);

@@ -15,10 +15,20 @@ const before = process.memoryUsage();
 const cache = new ProfileCache(store);
 (globalThis as { keep?: unknown }).keep = cache; // alive through the last collection
 for (let i = 0; i < PROFILE_CACHE_ENTRIES / 2; i++) {
-  for (const currency of ['USD', 'EUR']) await cache.load({ environment: 'live', entityId: entityId(i), currency, counterpartyId: entityId(i + 1), now, ringFanout: 50 });
+  for (const currency of ['USD', 'EUR'])
+    await cache.load({
+      environment: 'live',
+      entityId: entityId(i),
+      currency,
+      counterpartyId: entityId(i + 1),
+      now,
+      ringFanout: 50,
+    });
 }
 gc();
 const after = process.memoryUsage();
 const perEntry = (after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers) / PROFILE_CACHE_ENTRIES;
-console.log(`${PROFILE_CACHE_ENTRIES} entries: ${perEntry.toFixed(0)} bytes each (heap and typed arrays), ${((perEntry * PROFILE_CACHE_ENTRIES) / 2 ** 20).toFixed(1)} MiB in all`);
+console.log(
+  `${PROFILE_CACHE_ENTRIES} entries: ${perEntry.toFixed(0)} bytes each (heap and typed arrays), ${((perEntry * PROFILE_CACHE_ENTRIES) / 2 ** 20).toFixed(1)} MiB in all`,
+);
 await store.close();

@@ -14,7 +14,8 @@ import { DEFAULT_POLICY } from '../src/policies/policy.ts';
 import { entityId, history, rng } from './data.ts';
 import { benchCredentials, benchEnv, waitReady } from './server.ts';
 
-const ENTITIES = 10_000, EVENTS = 100_000;
+const ENTITIES = 10_000,
+  EVENTS = 100_000;
 const path = '/work/prof/bench.db';
 const PG = process.env.PGURL;
 const dbUrl = PG ?? `sqlite:${path}`;
@@ -34,13 +35,16 @@ if (process.argv[3] !== 'reuse') {
   }
   const store = openStore(dbUrl);
   await store.migrate();
-  for (const batch of history(ENTITIES, EVENTS)) await ingestEvents(store, batch, DEFAULT_POLICY, { environment: 'live' });
+  for (const batch of history(ENTITIES, EVENTS))
+    await ingestEvents(store, batch, DEFAULT_POLICY, { environment: 'live' });
   await store.close();
 }
 const port = 18555;
 const child = fork('dist/cli.js', ['serve'], {
   // EXECARGV='--import ./bench/sqlwrap.mjs' times every SQLite statement instead of profiling.
-  execArgv: process.env.EXECARGV ? process.env.EXECARGV.split(' ') : ['--cpu-prof', '--cpu-prof-dir=' + (process.env.PROFDIR ?? '/work/prof')],
+  execArgv: process.env.EXECARGV
+    ? process.env.EXECARGV.split(' ')
+    : ['--cpu-prof', '--cpu-prof-dir=' + (process.env.PROFDIR ?? '/work/prof')],
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   env: { ...process.env, ...benchEnv(port, dbUrl, '1'), ...(PG ? { VOUCH_REDIS_URL: REDIS_URL } : {}) },
 });
@@ -49,14 +53,65 @@ if (!(await waitReady(base))) throw new Error('vouch did not start');
 const { token, key } = await benchCredentials(base);
 const random = rng(3);
 const hdr = mode === 'jwt' ? { authorization: `Bearer ${token}` } : { 'x-api-key': key };
-const item = () => ({ entity_id: entityId(Math.floor(random() * ENTITIES)), amount: Math.round(50 + random() * 500), currency: 'USD', context: { counterparty_id: entityId(Math.floor(random() * ENTITIES)), payment_method: 'bank_transfer', side: 'sell' } });
-const opts: autocannon.Options = mode === 'batch'
-  ? { url: base, requests: [{ method: 'POST', path: '/api/v1/trust/score/batch', headers: { 'content-type': 'application/json', ...hdr }, setupRequest: (req) => ({ ...req, body: JSON.stringify({ requests: Array.from({ length: 100 }, item) }) }) }] }
-  : mode === 'hit'
-  ? { url: `${base}/api/v1/trust/score`, method: 'POST', headers: { 'content-type': 'application/json', ...hdr }, body: JSON.stringify({ entity_id: entityId(7), amount: 100, currency: 'USD', context: { payment_method: 'bank_transfer' } }) }
-  : { url: base, requests: [{ method: 'POST', path: '/api/v1/trust/score', headers: { 'content-type': 'application/json', ...hdr },
-      setupRequest: (req) => ({ ...req, body: JSON.stringify(item()) }) }] };
-const r = await new Promise<autocannon.Result>((res, rej) => autocannon({ connections: 20, duration: Number(process.env.DUR ?? 10), ...opts }, (e, x) => (e ? rej(e) : res(x))));
-console.log(mode, 'rps', Math.round(r.requests.average), 'p50', r.latency.p50, 'p99', r.latency.p99, 'non2xx', r.non2xx);
+const item = () => ({
+  entity_id: entityId(Math.floor(random() * ENTITIES)),
+  amount: Math.round(50 + random() * 500),
+  currency: 'USD',
+  context: {
+    counterparty_id: entityId(Math.floor(random() * ENTITIES)),
+    payment_method: 'bank_transfer',
+    side: 'sell',
+  },
+});
+const opts: autocannon.Options =
+  mode === 'batch'
+    ? {
+        url: base,
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/v1/trust/score/batch',
+            headers: { 'content-type': 'application/json', ...hdr },
+            setupRequest: (req) => ({ ...req, body: JSON.stringify({ requests: Array.from({ length: 100 }, item) }) }),
+          },
+        ],
+      }
+    : mode === 'hit'
+      ? {
+          url: `${base}/api/v1/trust/score`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...hdr },
+          body: JSON.stringify({
+            entity_id: entityId(7),
+            amount: 100,
+            currency: 'USD',
+            context: { payment_method: 'bank_transfer' },
+          }),
+        }
+      : {
+          url: base,
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/v1/trust/score',
+              headers: { 'content-type': 'application/json', ...hdr },
+              setupRequest: (req) => ({ ...req, body: JSON.stringify(item()) }),
+            },
+          ],
+        };
+const r = await new Promise<autocannon.Result>((res, rej) =>
+  autocannon({ connections: 20, duration: Number(process.env.DUR ?? 10), ...opts }, (e, x) => (e ? rej(e) : res(x))),
+);
+console.log(
+  mode,
+  'rps',
+  Math.round(r.requests.average),
+  'p50',
+  r.latency.p50,
+  'p99',
+  r.latency.p99,
+  'non2xx',
+  r.non2xx,
+);
 child.kill('SIGINT');
 await new Promise((r) => child.once('exit', r));

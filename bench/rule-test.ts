@@ -25,14 +25,26 @@ import { mulberry32, type Random } from './quality/prng.ts';
 const RULES: Record<string, RuleBody> = {
   // the issue's kind of P2P rule: a large first trades by card from new accounts, or a known mule
   desk: {
-    name: 'new card trade over twice the tier, or a mule', action: 'hold',
-    condition: '(amount_ref != null && amount_ref > 2.0 && context.payment_method == "card" && entity.account_age_days < 30.0) || in_list("mules", entity_id)',
+    name: 'new card trade over twice the tier, or a mule',
+    action: 'hold',
+    condition:
+      '(amount_ref != null && amount_ref > 2.0 && context.payment_method == "card" && entity.account_age_days < 30.0) || in_list("mules", entity_id)',
   },
-  signals: { name: 'many flagged links', action: 'review', condition: 'signals.linked_flagged_entities >= 2.0 && score > 40.0' },
+  signals: {
+    name: 'many flagged links',
+    action: 'review',
+    condition: 'signals.linked_flagged_entities >= 2.0 && score > 40.0',
+  },
   amount: { name: 'large', action: 'decline', condition: 'amount > 1000.0' },
 };
 
-const { values: args } = parseArgs({ options: { decisions: { type: 'string', default: '1000000' }, db: { type: 'string' }, rule: { type: 'string', default: 'desk' } } });
+const { values: args } = parseArgs({
+  options: {
+    decisions: { type: 'string', default: '1000000' },
+    db: { type: 'string' },
+    rule: { type: 'string', default: 'desk' },
+  },
+});
 const N = Number(args.decisions);
 const path = args.db ?? `/tmp/vouch-rule-test-${N}.sqlite`;
 const MB = 2 ** 20;
@@ -46,7 +58,9 @@ const OUTCOME = { low: 'approve', medium: 'approve', high: 'review', critical: '
 const entityId = (k: number) => createHash('sha256').update(`e${k}`).digest('hex');
 
 function decision(i: number, random: Random, entities: number) {
-  const values = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, random() < 0.3 ? Math.round(random() * 3 * 1e4) / 1e4 : 0]));
+  const values = Object.fromEntries(
+    SIGNAL_NAMES.map((n) => [n, random() < 0.3 ? Math.round(random() * 3 * 1e4) / 1e4 : 0]),
+  );
   const level = LEVELS[Math.floor(random() * LEVELS.length)]!;
   const score = Math.round(random() * 1000) / 10;
   const amount = Math.round(150 * Math.exp((random() - 0.5) * 3) * 100) / 100;
@@ -55,22 +69,61 @@ function decision(i: number, random: Random, entities: number) {
   const entity = entityId(Math.floor(random() * entities));
   const shown = SIGNAL_NAMES.filter((n) => values[n]! > 0).slice(0, 6);
   const result = {
-    entity_id: entity, score, risk_level: level,
-    signals: shown.map((name) => ({ name, value: values[name], weight: 1.5, description: `The ${name.replace(/_/g, ' ')} figure was ${values[name]} on this trade.` })),
-    decision_id: `d-${String(i).padStart(8, '0')}`, policy_version: DEFAULT_POLICY.version, scored_at: new Date(START + i * STEP).toISOString(), safe_amount: Math.round(amount * 3),
+    entity_id: entity,
+    score,
+    risk_level: level,
+    signals: shown.map((name) => ({
+      name,
+      value: values[name],
+      weight: 1.5,
+      description: `The ${name.replace(/_/g, ' ')} figure was ${values[name]} on this trade.`,
+    })),
+    decision_id: `d-${String(i).padStart(8, '0')}`,
+    policy_version: DEFAULT_POLICY.version,
+    scored_at: new Date(START + i * STEP).toISOString(),
+    safe_amount: Math.round(amount * 3),
   };
-  const context = { payment_method: method, country: random() < 0.5 ? 'NG' : 'KE', side: random() < 0.5 ? 'buy' : 'sell', trade_id: `t-${i}` };
+  const context = {
+    payment_method: method,
+    country: random() < 0.5 ? 'NG' : 'KE',
+    side: random() < 0.5 ? 'buy' : 'sell',
+    trade_id: `t-${i}`,
+  };
   const age = random() < 0.3 ? Math.round(random() * 30 * 1e4) / 1e4 : Math.round(random() * 900 * 1e4) / 1e4;
   const inputs = {
-    amount_ref: amount / 100, context, safe_amount: result.safe_amount,
-    entity: { account_age_days: age, completed_trades: Math.floor(random() * 40), chargebacks: random() < 0.05 ? 1 : 0, fraud_reports: 0, disputes_lost: 0, first_seen_at: null },
+    amount_ref: amount / 100,
+    context,
+    safe_amount: result.safe_amount,
+    entity: {
+      account_age_days: age,
+      completed_trades: Math.floor(random() * 40),
+      chargebacks: random() < 0.05 ? 1 : 0,
+      fraud_reports: 0,
+      disputes_lost: 0,
+      first_seen_at: null,
+    },
   };
   const ruled = random() < 0.05;
   const outcome = ruled ? 'hold' : OUTCOME[level];
-  const rules = ruled ? JSON.stringify([{ id: 'rul_other', name: 'other', version: 3, action: 'hold', reads: { amount } }]) : null;
+  const rules = ruled
+    ? JSON.stringify([{ id: 'rul_other', name: 'other', version: 3, action: 'hold', reads: { amount } }])
+    : null;
   const label = random() < 0.05 ? (random() < 0.2 ? 'fraud' : 'legit') : null;
-  return [result.decision_id, entity, JSON.stringify(result), START + i * STEP, JSON.stringify(values), FEATURE_SET, `t-${i}`, level, label,
-    JSON.stringify({ amount, currency, ...context }), outcome, rules, JSON.stringify(inputs)];
+  return [
+    result.decision_id,
+    entity,
+    JSON.stringify(result),
+    START + i * STEP,
+    JSON.stringify(values),
+    FEATURE_SET,
+    `t-${i}`,
+    level,
+    label,
+    JSON.stringify({ amount, currency, ...context }),
+    outcome,
+    rules,
+    JSON.stringify(inputs),
+  ];
 }
 
 async function fill(): Promise<void> {
@@ -80,7 +133,8 @@ async function fill(): Promise<void> {
   const db = new BetterSqlite3(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
-  const insert = db.prepare(`insert into decisions (environment, id, kind, principal_id, owner_client_id, subject_id, request_digest, result, policy_version, created_at,
+  const insert =
+    db.prepare(`insert into decisions (environment, id, kind, principal_id, owner_client_id, subject_id, request_digest, result, policy_version, created_at,
     features, feature_set, trade_id, risk_level, label, label_source, request, outcome, rules, rule_inputs) values ('live', ?, 'score', 'bench', 'bench', ?, 'bench', ?, '${DEFAULT_POLICY.version}', ?, ?, ?, ?, ?, ?, 'api', ?, ?, ?, ?)`);
   const random = mulberry32(30);
   const entities = Math.max(1, Math.floor(N / 5));
@@ -89,12 +143,20 @@ async function fill(): Promise<void> {
   });
   for (let i = 0; i < N; i += 20_000) batch(i, Math.min(N, i + 20_000));
   // The mule list: 10,000 entities, each added somewhere in the window, a tenth removed later.
-  db.prepare(`insert into lists (id, environment, name, kind, created_at, created_by) values ('lst_mules', 'live', 'mules', 'entity', ?, 'bench')`).run(START);
-  const entry = db.prepare(`insert into list_entries (list_id, value, added_at, added_by, removed_at) values ('lst_mules', ?, ?, 'bench', ?)`);
+  db.prepare(
+    `insert into lists (id, environment, name, kind, created_at, created_by) values ('lst_mules', 'live', 'mules', 'entity', ?, 'bench')`,
+  ).run(START);
+  const entry = db.prepare(
+    `insert into list_entries (list_id, value, added_at, added_by, removed_at) values ('lst_mules', ?, ?, 'bench', ?)`,
+  );
   db.transaction(() => {
     for (let k = 0; k < 10_000; k++) {
       const added = START + Math.floor(random() * N * STEP);
-      entry.run(entityId(k * 7), added, random() < 0.1 ? added + Math.floor(random() * (START + N * STEP - added)) : null);
+      entry.run(
+        entityId(k * 7),
+        added,
+        random() < 0.1 ? added + Math.floor(random() * (START + N * STEP - added)) : null,
+      );
     }
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');
@@ -108,7 +170,10 @@ const store = openStore(`sqlite:${path}`);
 await store.migrate();
 const source = storeSource(store)!;
 const body = RULES[args.rule!]!;
-const task = { rule: { id: UNSAVED_RULE_ID, version: 0, body }, settings: { outcomes: { ...OUTCOME }, signalNames: SIGNAL_NAMES, disputePrior: DEFAULT_POLICY.disputePrior } };
+const task = {
+  rule: { id: UNSAVED_RULE_ID, version: 0, body },
+  settings: { outcomes: { ...OUTCOME }, signalNames: SIGNAL_NAMES, disputePrior: DEFAULT_POLICY.disputePrior },
+};
 // A first test over an empty window starts the worker (under tsx, compiling the sources takes
 // seconds of CPU): the figures below are the test's own, as on a server that has run one before.
 const warm = Date.now();
@@ -127,16 +192,39 @@ const cpuSeconds = () => {
   const d = process.cpuUsage(cpuStart);
   return Math.round((d.user + d.system) / 1e4) / 100;
 };
-const result = await runRuleTest('live', task, { source, environment: 'live', window: { since: START, until: START + N * STEP + 1 } });
+const result = await runRuleTest('live', task, {
+  source,
+  environment: 'live',
+  window: { since: START, until: START + N * STEP + 1 },
+});
 const wall = (Date.now() - started) / 1000;
 delay.disable();
 clearInterval(sampler);
 await store.close();
 const ms = (ns: number) => (ns / 1e6).toFixed(1);
-console.log(JSON.stringify({
-  rule: args.rule, decisions: result.decisions, cpu_s: cpuSeconds(), fill_s: filled / 1000, worker_start_s: warmup, wall_s: wall, decisions_per_s: Math.round(result.decisions / wall),
-  process_peak_rss_mb: Math.round(peakRss / MB), process_rss_growth_mb: Math.round((peakRss - rssBefore) / MB),
-  event_loop_delay_ms: { max: ms(delay.max), p99: ms(delay.percentile(99)) }, load_average_1m: load.toFixed(1),
-  matched: result.matched, errors: result.errors, changed: result.changed, labelled: result.labelled, outcomes: result.outcomes,
-  amount_matched: result.amount_matched, example: result.examples[0],
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      rule: args.rule,
+      decisions: result.decisions,
+      cpu_s: cpuSeconds(),
+      fill_s: filled / 1000,
+      worker_start_s: warmup,
+      wall_s: wall,
+      decisions_per_s: Math.round(result.decisions / wall),
+      process_peak_rss_mb: Math.round(peakRss / MB),
+      process_rss_growth_mb: Math.round((peakRss - rssBefore) / MB),
+      event_loop_delay_ms: { max: ms(delay.max), p99: ms(delay.percentile(99)) },
+      load_average_1m: load.toFixed(1),
+      matched: result.matched,
+      errors: result.errors,
+      changed: result.changed,
+      labelled: result.labelled,
+      outcomes: result.outcomes,
+      amount_matched: result.amount_matched,
+      example: result.examples[0],
+    },
+    null,
+    2,
+  ),
+);

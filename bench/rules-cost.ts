@@ -10,20 +10,32 @@ import type { RuleFacts } from '../src/trust/outcomes.ts';
 
 const TEMPLATES: Array<(i: number) => Omit<RuleBody, 'name'>> = [
   (i) => ({ condition: `amount > ${1000 + i * 250}.0 && context.payment_method == "card"`, action: 'review' }),
-  (i) => ({ condition: `entity.completed_trades == 0 && amount_ref != null && amount_ref > ${2 + i}.0`, action: 'hold' }),
+  (i) => ({
+    condition: `entity.completed_trades == 0 && amount_ref != null && amount_ref > ${2 + i}.0`,
+    action: 'hold',
+  }),
   (i) => ({ condition: `in_list("mules_${i % 3}", context.counterparty_id)`, action: 'decline', final: true }),
   (i) => ({ condition: `signals.velocity_trades > 0.${(i % 9) + 1} && risk_level != "low"`, action: 'review' }),
-  (i) => ({ condition: `has(context.country) && context.country in ["NG", "GH", "KE"] && entity.account_age_days < ${7 + i}.0`, cap: `amount_ref != null ? ${100 + i}.0 * amount_ref : 200.0` }),
+  (i) => ({
+    condition: `has(context.country) && context.country in ["NG", "GH", "KE"] && entity.account_age_days < ${7 + i}.0`,
+    cap: `amount_ref != null ? ${100 + i}.0 * amount_ref : 200.0`,
+  }),
   (i) => ({ condition: `score >= ${60 + (i % 40)} && currency == "USDT"`, action: 'hold' }),
   (i) => ({ condition: `entity.chargebacks > ${i % 4} || entity.fraud_reports > 0`, action: 'decline' }),
   (i) => ({ condition: `context.items.exists(x, x > ${100 * (i + 1)}.0)`, action: 'review' }),
   (i) => ({ condition: `re2_matches(entity_id, "^ent_test_${i}[0-9]+$")`, action: 'approve', override: true }),
-  (i) => ({ condition: `amount > ${500 + i}.0 && entity.completed_trades < 3 && signals.new_counterparty > 0.5`, cap: 300 + i }),
+  (i) => ({
+    condition: `amount > ${500 + i}.0 && entity.completed_trades < 3 && signals.new_counterparty > 0.5`,
+    cap: 300 + i,
+  }),
 ];
 
 function rules(n: number): CompiledRule[] {
   return Array.from({ length: n }, (_, i) => {
-    const body = { name: `rule ${i}`, ...TEMPLATES[i % TEMPLATES.length]!(Math.floor(i / TEMPLATES.length)) } as RuleBody;
+    const body = {
+      name: `rule ${i}`,
+      ...TEMPLATES[i % TEMPLATES.length]!(Math.floor(i / TEMPLATES.length)),
+    } as RuleBody;
     return compileRule({ id: `rul_${i}`, version: 1, status: 'active', body }, SIGNAL_NAMES);
   });
 }
@@ -34,8 +46,20 @@ function facts(k: number): RuleFacts {
     amount: 200 + (k % 40) * 100,
     currency: k % 3 === 0 ? 'EUR' : 'USDT',
     amount_ref: k % 5 === 0 ? null : 0.5 + (k % 7),
-    context: { payment_method: k % 2 ? 'card' : 'sepa', country: ['NG', 'DE', 'KE', 'FR'][k % 4]!, counterparty_id: `ent_cp${k % 50}`, items: [10, 20 + k % 30] },
-    entity: { account_age_days: k % 30, completed_trades: k % 4, chargebacks: k % 11 === 0 ? 1 : 0, fraud_reports: 0, disputes_lost: 0, first_seen_at: null },
+    context: {
+      payment_method: k % 2 ? 'card' : 'sepa',
+      country: ['NG', 'DE', 'KE', 'FR'][k % 4]!,
+      counterparty_id: `ent_cp${k % 50}`,
+      items: [10, 20 + (k % 30)],
+    },
+    entity: {
+      account_age_days: k % 30,
+      completed_trades: k % 4,
+      chargebacks: k % 11 === 0 ? 1 : 0,
+      fraud_reports: 0,
+      disputes_lost: 0,
+      first_seen_at: null,
+    },
     signals: Object.fromEntries(SIGNAL_NAMES.map((n, j) => [n, ((k + j) % 10) / 10])),
     score: k % 100,
     risk_level: ['low', 'medium', 'high', 'critical'][k % 4]!,
@@ -52,7 +76,11 @@ const lookup = (name: string, value: string): boolean => name.startsWith('mules_
  * core through caches and hyper-threads. min-µs: the least wall time over 400 rounds short enough
  * (~1 ms) to fit in one scheduler slice — the figure an idle machine would show.
  */
-function measure(set: CompiledRule[], inputs: RuleFacts[], perRound: number): { core: number; min: number; matched: number } {
+function measure(
+  set: CompiledRule[],
+  inputs: RuleFacts[],
+  perRound: number,
+): { core: number; min: number; matched: number } {
   let matched = 0;
   let k = 0;
   const once = (): void => {
@@ -83,6 +111,14 @@ console.log('active rules   core-µs   added    min-µs   added   matched/score'
 const base = measure([], inputs, 20_000);
 for (const n of [0, 10, 100]) {
   const r = n === 0 ? base : measure(rules(n), inputs, n === 100 ? 2_000 : 10_000);
-  const row = [r.core.toFixed(2), (r.core - base.core).toFixed(2), r.min.toFixed(2), (r.min - base.min).toFixed(2), r.matched.toFixed(2)];
-  console.log(`${String(n).padStart(12)}   ${row[0]!.padStart(7)}  ${row[1]!.padStart(6)}   ${row[2]!.padStart(7)}  ${row[3]!.padStart(6)}   ${row[4]!.padStart(13)}`);
+  const row = [
+    r.core.toFixed(2),
+    (r.core - base.core).toFixed(2),
+    r.min.toFixed(2),
+    (r.min - base.min).toFixed(2),
+    r.matched.toFixed(2),
+  ];
+  console.log(
+    `${String(n).padStart(12)}   ${row[0]!.padStart(7)}  ${row[1]!.padStart(6)}   ${row[2]!.padStart(7)}  ${row[3]!.padStart(6)}   ${row[4]!.padStart(13)}`,
+  );
 }

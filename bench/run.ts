@@ -40,7 +40,9 @@ const CONNECTIONS = Number(args.connections);
 if (args.load !== 'wrk' && args.load !== 'autocannon') throw new Error(`--load is wrk or autocannon, not ${args.load}`);
 const LOAD: Load = args.load;
 /** The node flags of `npm start` (package.json), so the bench runs Vouch exactly as it ships. */
-const START_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/).filter((t) => t.startsWith('--'));
+const START_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(/\s+/)
+  .filter((t) => t.startsWith('--'));
 const dir = join(process.cwd(), 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 
@@ -84,9 +86,17 @@ async function load(url: string, from: number, to: number) {
   return Math.round((to - from) / ((performance.now() - t0) / 1000));
 }
 
-function start(script: string, argv: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+function start(
+  script: string,
+  argv: string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = fork(script, argv, { env: { ...process.env, ...env }, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(script, argv, {
+      env: { ...process.env, ...env },
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     child.once('message', (m: { port: number }) => resolve({ child, port: m.port }));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
@@ -98,7 +108,11 @@ async function startVouch(url: string) {
   const child = fork('dist/cli.js', ['serve'], {
     execArgv: START_FLAGS,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...process.env, ...benchEnv(port, url, args.workers!), ...(args.backend === 'postgres' ? { VOUCH_REDIS_URL: REDIS_URL } : {}) },
+    env: {
+      ...process.env,
+      ...benchEnv(port, url, args.workers!),
+      ...(args.backend === 'postgres' ? { VOUCH_REDIS_URL: REDIS_URL } : {}),
+    },
   });
   if (await waitReady(`http://127.0.0.1:${port}`)) return { child, port };
   throw new Error('vouch did not start');
@@ -116,7 +130,10 @@ function peakRss(pid: number): { total_mb: number; worker_mb: number } {
   };
   const each = childPids(pid).map(read);
   // With one worker the process serves by itself: it is the worker.
-  return { total_mb: Math.round(read(pid) + each.reduce((a, b) => a + b, 0)), worker_mb: Math.round(each.length > 0 ? Math.max(...each) : read(pid)) };
+  return {
+    total_mb: Math.round(read(pid) + each.reduce((a, b) => a + b, 0)),
+    worker_mb: Math.round(each.length > 0 ? Math.max(...each) : read(pid)),
+  };
 }
 
 async function credentials(port: number) {
@@ -128,11 +145,27 @@ async function main() {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
   const url = databaseUrl();
   const results: Record<string, unknown> = {
-    date: new Date().toISOString(), node: process.version, backend: args.backend, workers: Number(args.workers), load: LOAD, node_flags: START_FLAGS,
-    entities: ENTITIES, events: EVENTS, duration_s: DURATION, connections: CONNECTIONS,
+    date: new Date().toISOString(),
+    node: process.version,
+    backend: args.backend,
+    workers: Number(args.workers),
+    load: LOAD,
+    node_flags: START_FLAGS,
+    entities: ENTITIES,
+    events: EVENTS,
+    duration_s: DURATION,
+    connections: CONNECTIONS,
   };
   const run = (scenario: Scenario, target: string, auth: string | undefined, seed: number, durationS = DURATION) =>
-    closedLoop(scenario, { load: LOAD, url: target, entities: ENTITIES, durationS, connections: CONNECTIONS, seed, ...(auth ? { auth } : {}) });
+    closedLoop(scenario, {
+      load: LOAD,
+      url: target,
+      entities: ENTITIES,
+      durationS,
+      connections: CONNECTIONS,
+      seed,
+      ...(auth ? { auth } : {}),
+    });
 
   process.stderr.write(`baseline: bare Fastify hello world (${LOAD})\n`);
   const baseline = async () => {
@@ -152,7 +185,14 @@ async function main() {
   let creds = await credentials(vouch.port);
   await run('score', `http://127.0.0.1:${vouch.port}`, `x-api-key: ${creds.key}`, 1, 3);
   process.stderr.write('fixed rate 1,000 req/s (open loop), small store\n');
-  results.fixed_rate_small = await fixedRate({ url: `http://127.0.0.1:${vouch.port}`, rate: 1000, durationS: DURATION, entities: ENTITIES, auth: `x-api-key: ${creds.key}`, seed: 2 });
+  results.fixed_rate_small = await fixedRate({
+    url: `http://127.0.0.1:${vouch.port}`,
+    rate: 1000,
+    durationS: DURATION,
+    entities: ENTITIES,
+    auth: `x-api-key: ${creds.key}`,
+    seed: 2,
+  });
   vouch.child.kill('SIGTERM');
   await new Promise((r) => vouch.child.once('exit', r));
 
@@ -171,7 +211,14 @@ async function main() {
   process.stderr.write('cache hits\n');
   results.score_cache_hit = await run('hit', target, key, 0);
   process.stderr.write('fixed rate 1,000 req/s (open loop), full store\n');
-  results.fixed_rate_full = await fixedRate({ url: target, rate: 1000, durationS: DURATION, entities: ENTITIES, auth: key, seed: 6 });
+  results.fixed_rate_full = await fixedRate({
+    url: target,
+    rate: 1000,
+    durationS: DURATION,
+    entities: ENTITIES,
+    auth: key,
+    seed: 6,
+  });
   process.stderr.write('dispute analysis\n');
   results.dispute_analyze = await run('dispute', target, key, 7);
   // The high-water mark after single scores and disputes (the issue 13 RSS figure), before the
@@ -202,20 +249,53 @@ async function main() {
   results.baseline_end = baseEnd;
   const ratio = (k: string) => Math.round(((results[k] as { rps: number }).rps / base.rps) * 1000) / 10;
   results.ratios_percent = {
-    score_api_key: ratio('score_api_key'), score_jwt: ratio('score_jwt'), score_cache_hit: ratio('score_cache_hit'), dispute_analyze: ratio('dispute_analyze'),
+    score_api_key: ratio('score_api_key'),
+    score_jwt: ratio('score_jwt'),
+    score_cache_hit: ratio('score_cache_hit'),
+    dispute_analyze: ratio('dispute_analyze'),
   };
   const fs = results.fixed_rate_small as { p50: number };
   const ff = results.fixed_rate_full as { p50: number; p99: number };
   results.p50_drift_percent = Math.round(((ff.p50 - fs.p50) / Math.max(fs.p50, 0.001)) * 1000) / 10;
   const out = args.out ?? join(dir, `bench-${args.backend}-w${args.workers}-${Date.now()}.json`);
   writeFileSync(out, JSON.stringify(results, null, 2));
-  console.table(Object.fromEntries(['baseline', 'score_api_key', 'score_jwt', 'score_cache_hit', 'dispute_analyze', 'score_batch', 'ingest', 'fixed_rate_small', 'fixed_rate_full'].map((k) => [k, results[k]])));
-  const { scores_per_s: batchScoresPerS, vs_single: batchVsSingle } = results.score_batch as { scores_per_s: number; vs_single: number };
+  console.table(
+    Object.fromEntries(
+      [
+        'baseline',
+        'score_api_key',
+        'score_jwt',
+        'score_cache_hit',
+        'dispute_analyze',
+        'score_batch',
+        'ingest',
+        'fixed_rate_small',
+        'fixed_rate_full',
+      ].map((k) => [k, results[k]]),
+    ),
+  );
+  const { scores_per_s: batchScoresPerS, vs_single: batchVsSingle } = results.score_batch as {
+    scores_per_s: number;
+    vs_single: number;
+  };
   const { events_per_s: ingestEventsPerS } = results.ingest as { events_per_s: number };
-  console.log(JSON.stringify({
-    ratios_percent: results.ratios_percent, p50_drift_percent: results.p50_drift_percent, peak_rss: results.peak_rss, peak_rss_scoring: results.peak_rss_scoring, peak_rss_batch: results.peak_rss_batch, load_events_per_s: results.load_events_per_s,
-    batch_scores_per_s: batchScoresPerS, batch_vs_single_score: batchVsSingle, ingest_events_per_s: ingestEventsPerS,
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        ratios_percent: results.ratios_percent,
+        p50_drift_percent: results.p50_drift_percent,
+        peak_rss: results.peak_rss,
+        peak_rss_scoring: results.peak_rss_scoring,
+        peak_rss_batch: results.peak_rss_batch,
+        load_events_per_s: results.load_events_per_s,
+        batch_scores_per_s: batchScoresPerS,
+        batch_vs_single_score: batchVsSingle,
+        ingest_events_per_s: ingestEventsPerS,
+      },
+      null,
+      2,
+    ),
+  );
   console.log(`written to ${out}`);
 }
 

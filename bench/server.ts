@@ -8,9 +8,16 @@ export const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789
 /** The server's environment for a bench: the admin above, no rate limit in the way, warnings only. */
 export function benchEnv(port: number, databaseUrl: string, workers: string): Record<string, string> {
   return {
-    NODE_ENV: 'production', PORT: String(port), VOUCH_DATABASE_URL: databaseUrl, VOUCH_LOG_LEVEL: 'warn', VOUCH_WORKERS: workers,
-    VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN.id, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN.secret,
-    VOUCH_RATE_LIMIT_PER_SECOND: '10000000', VOUCH_RATE_LIMIT_BURST: '20000000', VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
+    NODE_ENV: 'production',
+    PORT: String(port),
+    VOUCH_DATABASE_URL: databaseUrl,
+    VOUCH_LOG_LEVEL: 'warn',
+    VOUCH_WORKERS: workers,
+    VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN.id,
+    VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN.secret,
+    VOUCH_RATE_LIMIT_PER_SECOND: '10000000',
+    VOUCH_RATE_LIMIT_BURST: '20000000',
+    VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
   };
 }
 
@@ -19,16 +26,27 @@ export async function waitReady(base: string, tries = 600): Promise<boolean> {
   for (let i = 0; i < tries; i++) {
     try {
       if ((await fetch(`${base}/readyz`)).ok) return true;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return false;
 }
 
 /** The admin's token and a new API key with `scopes`. */
-export async function benchCredentials(base: string, scopes = ['trust:read', 'trust:write', 'dispute:analyze']): Promise<{ token: string; key: string }> {
+export async function benchCredentials(
+  base: string,
+  scopes = ['trust:read', 'trust:write', 'dispute:analyze'],
+): Promise<{ token: string; key: string }> {
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    (await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })).json() as Promise<Record<string, string>>;
+    (
+      await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      })
+    ).json() as Promise<Record<string, string>>;
   const token = (await post('/api/v1/auth/token', { client_id: ADMIN.id, client_secret: ADMIN.secret })).access_token!;
   const key = (await post('/api/v1/keys', { name: 'bench', scopes }, { authorization: `Bearer ${token}` })).key!;
   return { token, key };

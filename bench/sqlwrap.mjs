@@ -12,13 +12,30 @@ proto.prepare = function (text) {
     const f = stmt[m];
     stmt[m] = function (...a) {
       const t0 = performance.now();
-      try { return f.apply(this, a); } finally { const e = times.get(key) ?? [0, 0]; e[0] += performance.now() - t0; e[1] += 1; times.set(key, e); }
+      try {
+        return f.apply(this, a);
+      } finally {
+        const e = times.get(key) ?? [0, 0];
+        e[0] += performance.now() - t0;
+        e[1] += 1;
+        times.set(key, e);
+      }
     };
   }
   return stmt;
 };
 const dump = () => {
-  const out = [...times].sort((a, b) => b[1][0] - a[1][0]).slice(0, 25).map(([k, [ms, c]]) => `${(ms).toFixed(0).padStart(7)} ms ${String(c).padStart(7)}× ${(ms / c * 1000).toFixed(1).padStart(7)} µs  ${k}`).join('\n');
+  const out = [...times]
+    .sort((a, b) => b[1][0] - a[1][0])
+    .slice(0, 25)
+    .map(
+      ([k, [ms, c]]) =>
+        `${ms.toFixed(0).padStart(7)} ms ${String(c).padStart(7)}× ${((ms / c) * 1000).toFixed(1).padStart(7)} µs  ${k}`,
+    )
+    .join('\n');
   process.stderr.write(out + '\n');
 };
-process.on('SIGINT', () => { dump(); process.exit(0); });
+process.on('SIGINT', () => {
+  dump();
+  process.exit(0);
+});

@@ -51,7 +51,7 @@ export function runWrk(o: WrkOptions): Promise<WrkResult> {
     writeFileSync(idsFile, `${o.ids.join('\n')}\n`);
   }
   const env: Record<string, string> = {
-    ...process.env as Record<string, string>,
+    ...(process.env as Record<string, string>),
     VOUCH_BENCH_MODE: o.mode,
     VOUCH_BENCH_SEED: String(o.seed ?? 1),
     ...(idsFile ? { VOUCH_BENCH_IDS: idsFile } : {}),
@@ -71,7 +71,14 @@ export function runWrk(o: WrkOptions): Promise<WrkResult> {
       if (err) return reject(err);
       const line = stdout.split('\n').find((l) => l.startsWith('{"requests"'));
       if (!line) return reject(new Error(`wrk printed no result:\n${stdout}`));
-      const r = JSON.parse(line) as { requests: number; duration_us: number; p50_us: number; p99_us: number; non2xx: number; errors: number };
+      const r = JSON.parse(line) as {
+        requests: number;
+        duration_us: number;
+        p50_us: number;
+        p99_us: number;
+        non2xx: number;
+        errors: number;
+      };
       resolve({
         rps: Math.round(r.requests / (r.duration_us / 1e6)),
         p50: Math.round(r.p50_us / 10) / 100,

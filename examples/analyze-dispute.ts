@@ -10,12 +10,24 @@ export async function main(options: { client?: VouchClient } = {}): Promise<Disp
   const id = randomUUID();
   const result = await client.analyzeDispute({
     dispute_id: `dispute-${id}`,
-    trade: { trade_id: `trade-${id}`, amount: 750, currency: 'USDT', payment_method: 'bank_transfer', created_at: new Date(Date.now() - 3_600_000).toISOString() },
+    trade: {
+      trade_id: `trade-${id}`,
+      amount: 750,
+      currency: 'USDT',
+      payment_method: 'bank_transfer',
+      created_at: new Date(Date.now() - 3_600_000).toISOString(),
+    },
     buyer_id: hashId('buyer-alice'),
     seller_id: hashId('seller-bob'),
     opened_by: 'buyer',
     reason: 'asset_not_released',
-    evidence: { payment_proof_submitted: true, bank_reference_matches: true, payer_name_matches: false, seller_response_minutes: 45, messages_count: 6 },
+    evidence: {
+      payment_proof_submitted: true,
+      bank_reference_matches: true,
+      payer_name_matches: false,
+      seller_response_minutes: 45,
+      messages_count: 6,
+    },
   });
   // What an operator acts on:
   //   result.recommendation  release_to_buyer | return_to_seller | manual_review

@@ -35,12 +35,25 @@ export async function main(options: { client?: VouchClient; entityId?: string } 
 
   // 2. A new trade is scored (and let through).
   const tradeId = `${entity.slice(0, 16)}-t3`;
-  const score = await client.score({ entity_id: entity, amount: 300, currency: 'USDT', context: { trade_id: tradeId, payment_method: 'card' } });
+  const score = await client.score({
+    entity_id: entity,
+    amount: 300,
+    currency: 'USDT',
+    context: { trade_id: tradeId, payment_method: 'card' },
+  });
 
   // 3. The payment comes back: a chargeback on that trade. Sent with the trade_id, it labels the
   //    decision `fraud` by itself (source "event")...
   const chargeback = await client.sendEvents([
-    { event_id: `${tradeId}-chargeback`, type: 'chargeback', entity_id: entity, occurred_at: new Date().toISOString(), amount: 300, currency: 'USDT', trade_id: tradeId },
+    {
+      event_id: `${tradeId}-chargeback`,
+      type: 'chargeback',
+      entity_id: entity,
+      occurred_at: new Date().toISOString(),
+      amount: 300,
+      currency: 'USDT',
+      trade_id: tradeId,
+    },
   ]);
 
   // 4. ...and an operator's label (source "api") records the verdict with a note; it wins over event labels.

@@ -40,7 +40,11 @@ export function minorUnitDigits(currency: string): number {
  * 1635.7293968499998; counted in minor units the two add up to the amount exactly. The release is
  * rounded down, so it never exceeds safe_amount.
  */
-export function splitRelease(amount: number, safeAmount: number | null | undefined, currency: string): { release: number; held: number } {
+export function splitRelease(
+  amount: number,
+  safeAmount: number | null | undefined,
+  currency: string,
+): { release: number; held: number } {
   const scale = 10 ** minorUnitDigits(currency);
   const total = Math.round(amount * scale);
   // Rounded, then one unit less if that went above the cap: a value already on the grid
@@ -63,7 +67,8 @@ export async function main(
     currency,
     context: { side: 'sell', payment_method: 'bank_transfer', trade_id: `trade-${Date.now()}` },
   });
-  if (score.outcome === 'hold' || score.outcome === 'decline') return { score, requested: amount, release: 0, held: amount };
+  if (score.outcome === 'hold' || score.outcome === 'decline')
+    return { score, requested: amount, release: 0, held: amount };
   return { score, requested: amount, ...splitRelease(amount, score.safe_amount, currency) };
 }
 

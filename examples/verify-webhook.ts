@@ -16,7 +16,11 @@ export interface WebhookEvent {
  * The verified event, or a thrown error (bad signature, stale timestamp, missing headers).
  * Verify the raw body exactly as received: re-serialized JSON would not match the signature.
  */
-export function verifyWebhook(secret: string, headers: IncomingHttpHeaders | Record<string, string>, rawBody: string): WebhookEvent {
+export function verifyWebhook(
+  secret: string,
+  headers: IncomingHttpHeaders | Record<string, string>,
+  rawBody: string,
+): WebhookEvent {
   const pick = (name: string) => {
     const v = (headers as Record<string, string | string[] | undefined>)[name];
     return Array.isArray(v) ? (v[0] ?? '') : (v ?? '');

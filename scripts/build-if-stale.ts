@@ -11,7 +11,14 @@ const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 
 /** What `npm start` serves: the compiled CLI and the console's page. */
 const OUTPUTS = ['dist/cli.js', 'console/dist/index.html'];
-const SOURCE_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json', 'console/index.html', 'console/vite.config.ts', 'console/tsconfig.json'];
+const SOURCE_FILES = [
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package-lock.json',
+  'console/index.html',
+  'console/vite.config.ts',
+  'console/tsconfig.json',
+];
 const SOURCE_DIRS = ['src', 'console/src'];
 
 function mtime(path: string): number | undefined {
@@ -44,7 +51,10 @@ export function staleReason(root: string): string | undefined {
   const missing = outputs.find((o) => o.at === undefined);
   if (missing) return `${missing.file} is missing`;
   const built = Math.min(...outputs.map((o) => o.at!));
-  const sources = Math.max(...SOURCE_FILES.map((f) => mtime(join(root, f)) ?? 0), ...SOURCE_DIRS.map((d) => newestIn(join(root, d))));
+  const sources = Math.max(
+    ...SOURCE_FILES.map((f) => mtime(join(root, f)) ?? 0),
+    ...SOURCE_DIRS.map((d) => newestIn(join(root, d))),
+  );
   return sources > built ? 'sources changed since the last build' : undefined;
 }
 

@@ -75,17 +75,39 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
     redact: {
-      paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', '*.client_secret', '*.access_token', '*.key', '*.entity_id'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        'req.headers.cookie',
+        '*.client_secret',
+        '*.access_token',
+        '*.key',
+        '*.entity_id',
+      ],
       censor: '[redacted]',
     },
     serializers: {
       // The route pattern, never the raw URL: paths and query strings can carry identifiers.
-      req: (req: { method: string; routeOptions?: { url?: string }; id: string }) => ({ method: req.method, route: req.routeOptions?.url, id: req.id }),
+      req: (req: { method: string; routeOptions?: { url?: string }; id: string }) => ({
+        method: req.method,
+        route: req.routeOptions?.url,
+        id: req.id,
+      }),
     },
   };
 }
 
-export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: givenRedis, logger, requestTimeoutMs = REQUEST_TIMEOUT_MS, webhookWorker, decisionCommit, decider }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  store,
+  policy = DEFAULT_POLICY,
+  redis: givenRedis,
+  logger,
+  requestTimeoutMs = REQUEST_TIMEOUT_MS,
+  webhookWorker,
+  decisionCommit,
+  decider,
+}: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: BODY_LIMIT,
@@ -121,7 +143,11 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   const feed = new RevocationFeed(store);
   const keyEncryption = resolveKeyEncryption(config, store);
   const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, keyEncryption);
-  const tokens = new TokenService(ring, { ...tokenIssuers(config), audience: config.audience, ttlSeconds: config.tokenTtlSeconds }, (id) => isClientActive(store.db, id));
+  const tokens = new TokenService(
+    ring,
+    { ...tokenIssuers(config), audience: config.audience, ttlSeconds: config.tokenTtlSeconds },
+    (id) => isClientActive(store.db, id),
+  );
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {
     if (kind === 'client') tokens.markClientDeactivated(subject);
@@ -136,23 +162,42 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   verifier.start();
   const decisions = new DecisionWriter(store.db, decisionWebhooks, {
     ...(decisionCommit ? { commit: decisionCommit } : {}),
-    ...(store.checkpointIfDue ? { between: async () => { await store.checkpointIfDue!(); } } : {}),
+    ...(store.checkpointIfDue
+      ? {
+          between: async () => {
+            await store.checkpointIfDue!();
+          },
+        }
+      : {}),
   });
   // Identifiers a score names only in its context are resolved against the peers in the background.
-  const pendingIdentifiers = new PendingIdentifiers(networkDb(store.db), (err) => app.log.warn({ event: 'network_pending_failed', err }, 'could not queue identifiers for the network'), undefined, config.network.pendingPerClient);
+  const pendingIdentifiers = new PendingIdentifiers(
+    networkDb(store.db),
+    (err) => app.log.warn({ event: 'network_pending_failed', err }, 'could not queue identifiers for the network'),
+    undefined,
+    config.network.pendingPerClient,
+  );
   // Each environment's rules and lists (docs/rules.md), reloaded on any instance's change like policies.
   const rules = new RuleRegistry(store);
   const liveRules = new LiveRules(rules);
   await liveRules.load();
   feed.on((kind, subject) => {
-    if (kind === 'rules' && (ENVIRONMENTS as readonly string[]).includes(subject)) liveRules.changed(subject as Environment);
+    if (kind === 'rules' && (ENVIRONMENTS as readonly string[]).includes(subject))
+      liveRules.changed(subject as Environment);
     // An erasure rewrote an entity list's entry in place (trust/erasure-rules.ts): read the lists whole.
     if (kind === 'entity') {
       rules.rereadWhole();
       for (const env of ENVIRONMENTS) liveRules.changed(env);
     }
   });
-  const scoring = new ScoringService(store, policy.cacheTtlSeconds, decisions, redis?.client, (environment, linked, entityId, clientId) => pendingIdentifiers.add(environment, linked, entityId, clientId), decider ?? rules);
+  const scoring = new ScoringService(
+    store,
+    policy.cacheTtlSeconds,
+    decisions,
+    redis?.client,
+    (environment, linked, entityId, clientId) => pendingIdentifiers.add(environment, linked, entityId, clientId),
+    decider ?? rules,
+  );
   const policies = new PolicyRegistry(store, policy);
   const live = new LivePolicies(policies);
   await live.load();
@@ -180,7 +225,11 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   app.addHook('preParsing', async (request) => {
     const encoding = request.headers['content-encoding'];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      throw new ApiError(415, 'unsupported_media_type', 'Content-Encoding is not supported; send the body uncompressed.');
+      throw new ApiError(
+        415,
+        'unsupported_media_type',
+        'Content-Encoding is not supported; send the body uncompressed.',
+      );
     }
   });
   let closing = false;
@@ -207,13 +256,40 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
   live.install(app);
   liveRules.install(app);
   rules.meter(ruleErrorCounter(app.metrics));
-  const webhooks = startWebhookWorker(app, { store, encryption: keyEncryption, allowPrivate: config.webhookAllowPrivate, limits: config.webhooks, ...(webhookWorker ? { worker: webhookWorker } : {}) });
-  const network = await startNetwork(app, { store, encryption: keyEncryption, config, metrics: app.metrics, onChanged: () => scoring.forget(), pending: pendingIdentifiers });
+  const webhooks = startWebhookWorker(app, {
+    store,
+    encryption: keyEncryption,
+    allowPrivate: config.webhookAllowPrivate,
+    limits: config.webhooks,
+    ...(webhookWorker ? { worker: webhookWorker } : {}),
+  });
+  const network = await startNetwork(app, {
+    store,
+    encryption: keyEncryption,
+    config,
+    metrics: app.metrics,
+    onChanged: () => scoring.forget(),
+    pending: pendingIdentifiers,
+  });
   acceptFormsOnOauthRoutes(app);
   const table = routeTable({
-    config, store, metrics: app.metrics, createRateLimit: app.createRateLimit.bind(app), openapi: () => app.swagger(),
-    encryption: keyEncryption, feed, ring, tokens, verifier, scoring, policies, decisions, webhooks, network,
-    ping: () => store.ping(), degraded: () => (redis && !redis.ready() ? ['redis'] : []),
+    config,
+    store,
+    metrics: app.metrics,
+    createRateLimit: app.createRateLimit.bind(app),
+    openapi: () => app.swagger(),
+    encryption: keyEncryption,
+    feed,
+    ring,
+    tokens,
+    verifier,
+    scoring,
+    policies,
+    decisions,
+    webhooks,
+    network,
+    ping: () => store.ping(),
+    degraded: () => (redis && !redis.ready() ? ['redis'] : []),
   });
   for (const route of table) app.route(asRouteOptions(route));
   await app.register(swaggerUiPlugin);
@@ -225,7 +301,9 @@ export async function buildApp({ config, store, policy = DEFAULT_POLICY, redis: 
  * VOUCH_TRUST_PROXY as Fastify takes it. A hop count becomes "the nearest N addresses are
  * proxies" (Express's meaning): Fastify itself takes a bare number to trust nothing.
  */
-function trustProxyOption(value: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+function trustProxyOption(
+  value: Config['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof value !== 'number') return value;
   return (_address, hop) => hop < value;
 }

@@ -22,13 +22,22 @@ export async function servePrimary(config: Config, workers: number): Promise<voi
   // transaction, checkpointing between commits.
   let writer: DecisionWriter | undefined;
   if (store.dialect === 'sqlite') {
-    const decisions = new DecisionWriter(store.db, decisionWebhooks, { between: async () => { await store.checkpointIfDue!(); } });
+    const decisions = new DecisionWriter(store.db, decisionWebhooks, {
+      between: async () => {
+        await store.checkpointIfDue!();
+      },
+    });
     writer = decisions;
     const handlers = { decisions: decisionHandler(decisions), [EVENTS_KIND]: ingestionHandler(store) };
     cluster.on('message', (worker, message: unknown) => {
       void answerCall(handlers, message, (answer) => {
-        if (worker.isConnected()) worker.send(answer, (err: Error | null) => { void err; /* the worker is gone: so is its request */ });
-      }).catch(() => { /* the answer could not be sent: the worker is gone */ });
+        if (worker.isConnected())
+          worker.send(answer, (err: Error | null) => {
+            void err; /* the worker is gone: so is its request */
+          });
+      }).catch(() => {
+        /* the answer could not be sent: the worker is gone */
+      });
     });
   } else await store.close();
   /** Exits once what the workers handed to the writer is committed and the store closed. */
@@ -80,7 +89,10 @@ export async function servePrimary(config: Config, workers: number): Promise<voi
       }
       if (!served) {
         // Its last message (the reason) may still be on its way: read it first.
-        setTimeout(() => giveUp(`worker ${worker.process.pid} exited (${signal ?? code}) before it could serve; stopping`), 200);
+        setTimeout(
+          () => giveUp(`worker ${worker.process.pid} exited (${signal ?? code}) before it could serve; stopping`),
+          200,
+        );
         return;
       }
       process.stderr.write(`vouch: worker ${worker.process.pid} exited (${signal ?? code}); starting another\n`);
@@ -98,7 +110,10 @@ export async function servePrimary(config: Config, workers: number): Promise<voi
     // Each worker drains its in-flight requests, then exits. A message rather than a signal: the
     // workers may get the signal itself too (a process-group signal), and must see one stop only.
     for (const worker of alive) {
-      if (worker.isConnected()) worker.send(SHUTDOWN_MESSAGE, (err: Error | null) => { if (err) worker.process.kill('SIGTERM'); });
+      if (worker.isConnected())
+        worker.send(SHUTDOWN_MESSAGE, (err: Error | null) => {
+          if (err) worker.process.kill('SIGTERM');
+        });
       else worker.process.kill('SIGTERM');
     }
     const deadline = setTimeout(() => {

@@ -65,11 +65,22 @@ export function routeTable(s: Services): RouteDefinition[] {
   const requireHashedIds = config.requireHashedIds;
   const scores = scoreCounter(s.metrics);
   return [
-    ...healthRoutes({ ping: s.ping, degraded: s.degraded, metrics: s.metrics, ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}) }),
+    ...healthRoutes({
+      ping: s.ping,
+      degraded: s.degraded,
+      metrics: s.metrics,
+      ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
+    }),
     ...problemRoutes(),
     ...authRoutes({
-      db: store.db, tokens: s.tokens, ring: s.ring, metrics: s.metrics, createRateLimit: s.createRateLimit,
-      tokenPerMinute: config.rateLimit.tokenPerMinute, tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute, publicUrl: config.publicUrl,
+      db: store.db,
+      tokens: s.tokens,
+      ring: s.ring,
+      metrics: s.metrics,
+      createRateLimit: s.createRateLimit,
+      tokenPerMinute: config.rateLimit.tokenPerMinute,
+      tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute,
+      publicUrl: config.publicUrl,
     }),
     ...keyRoutes({ db: store.db, feed: s.feed, verifier: s.verifier }),
     ...trustRoutes({ store, scoring: s.scoring, policies: s.policies, requireHashedIds, metrics: s.metrics, scores }),
@@ -77,7 +88,13 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...timelineRoutes({ store, requireHashedIds }),
     ...ringRoutes({ store, policies: s.policies, requireHashedIds }),
     ...erasureRoutes({ store, feed: s.feed, decisions: s.decisions, encryption: s.encryption, requireHashedIds }),
-    ...disputeRoutes({ scoring: s.scoring, policies: s.policies, decisions: s.decisions, requireHashedIds, metrics: s.metrics }),
+    ...disputeRoutes({
+      scoring: s.scoring,
+      policies: s.policies,
+      decisions: s.decisions,
+      requireHashedIds,
+      metrics: s.metrics,
+    }),
     ...decisionRoutes({ db: store.db }),
     ...bulkLabelRoutes({ db: store.db, createRateLimit: s.createRateLimit, labelsPerMinute: config.labelsPerMinute }),
     ...policyRoutes({ store, feed: s.feed }),

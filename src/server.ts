@@ -42,8 +42,15 @@ export async function ensureBootstrapAdmin(store: Store, config: Config, log?: A
     // The bootstrap admin holds every scope, including scopes added by an upgrade since it was made.
     const missing = SCOPES.filter((scope) => !existing.scopes.includes(scope));
     if (existing.role === 'admin' && existing.status === 'active' && missing.length > 0) {
-      await store.db.updateTable('clients').set({ scopes: [...existing.scopes, ...missing].join(' ') }).where('id', '=', id).execute();
-      log?.info({ event: 'bootstrap_admin_scopes_added', client_id: id, scopes: missing.join(' ') }, 'bootstrap admin given the scopes added since it was created');
+      await store.db
+        .updateTable('clients')
+        .set({ scopes: [...existing.scopes, ...missing].join(' ') })
+        .where('id', '=', id)
+        .execute();
+      log?.info(
+        { event: 'bootstrap_admin_scopes_added', client_id: id, scopes: missing.join(' ') },
+        'bootstrap admin given the scopes added since it was created',
+      );
     }
     return false;
   }
@@ -72,7 +79,11 @@ export async function ensureSigningKey(store: Store, enc: KeyEncryption, log: Au
     // Clear-text keys of an older store are sealed and replaced, keys under
     // VOUCH_SECRET_KEY_PREVIOUS resealed; a store sealed under another KEK stops the start here.
     const replaced = await sealOrReplaceSigningKeys(trx, enc, log);
-    const current = await trx.selectFrom('signing_keys').select('kid').where('retired_at', 'is', null).executeTakeFirst();
+    const current = await trx
+      .selectFrom('signing_keys')
+      .select('kid')
+      .where('retired_at', 'is', null)
+      .executeTakeFirst();
     if (!current) await createSigningKey(trx, enc);
     return replaced;
   });
@@ -88,8 +99,16 @@ export async function ensureSigningKey(store: Store, enc: KeyEncryption, log: Au
 export const HOST_WRITER_ENV = 'VOUCH_HOST_WRITER';
 
 /** `checkpoints`: who checkpoints SQLite (store/db.ts); the process that writes the decisions finishes them. */
-export async function prepareStore(config: Config, log: AuthLog = lineLog(config.logLevel), checkpoints: StoreOptions['sqliteCheckpoints'] = 'writer'): Promise<Store> {
-  const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous, sqliteWalLimitBytes: config.sqliteWalLimitBytes, sqliteCheckpoints: checkpoints });
+export async function prepareStore(
+  config: Config,
+  log: AuthLog = lineLog(config.logLevel),
+  checkpoints: StoreOptions['sqliteCheckpoints'] = 'writer',
+): Promise<Store> {
+  const store = openStore(config.databaseUrl, {
+    sqliteSynchronous: config.sqliteSynchronous,
+    sqliteWalLimitBytes: config.sqliteWalLimitBytes,
+    sqliteCheckpoints: checkpoints,
+  });
   try {
     await store.migrate();
     await ensureSigningKey(store, resolveKeyEncryption(config, store), log);
@@ -111,10 +130,20 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     throw new ConfigError(`VOUCH_POLICY_FILE: ${err instanceof Error ? err.message : String(err)}`);
   }
   // A worker of a primary that writes the host's decisions (SQLite) neither writes them nor checkpoints.
-  const hostWriter = cluster.isWorker && process.env[HOST_WRITER_ENV] === '1' ? new HostWriter(primaryChannel()) : undefined;
+  const hostWriter =
+    cluster.isWorker && process.env[HOST_WRITER_ENV] === '1' ? new HostWriter(primaryChannel()) : undefined;
   const store = await prepareStore(config, undefined, hostWriter ? 'none' : 'writer');
-  if (hostWriter) ingestThrough(store, remoteIngestion((kind, payload) => hostWriter.call(kind, payload)));
-  const app = await buildApp({ config, store, policy, ...(hostWriter ? { decisionCommit: hostWriter.decisionCommit() } : {}) });
+  if (hostWriter)
+    ingestThrough(
+      store,
+      remoteIngestion((kind, payload) => hostWriter.call(kind, payload)),
+    );
+  const app = await buildApp({
+    config,
+    store,
+    policy,
+    ...(hostWriter ? { decisionCommit: hostWriter.decisionCommit() } : {}),
+  });
   app.addHook('onClose', async () => store.close());
   // While draining, responses close their connection: a keep-alive connection whose request
   // finishes during the drain would otherwise stay open for the keep-alive timeout
@@ -125,18 +154,25 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     if (draining) reply.header('connection', 'close');
     done(null, payload);
   });
-  const graceful = closeWithGrace({ delay: 10_000, ...(cluster.isWorker ? { skip: [...STOP_SIGNALS] } : {}) }, async ({ signal, err, manual }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error');
-    else app.log.info({ signal: signal ?? (manual ? 'primary' : undefined) }, 'shutting down; finishing in-flight requests');
-    draining = true;
-    // server.close() closes the connections idle at that moment only; these become idle later.
-    const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
-    try {
-      await app.close();
-    } finally {
-      clearInterval(reaper);
-    }
-  });
+  const graceful = closeWithGrace(
+    { delay: 10_000, ...(cluster.isWorker ? { skip: [...STOP_SIGNALS] } : {}) },
+    async ({ signal, err, manual }) => {
+      if (err) app.log.error({ err }, 'shutting down after an error');
+      else
+        app.log.info(
+          { signal: signal ?? (manual ? 'primary' : undefined) },
+          'shutting down; finishing in-flight requests',
+        );
+      draining = true;
+      // server.close() closes the connections idle at that moment only; these become idle later.
+      const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(reaper);
+      }
+    },
+  );
   if (cluster.isWorker) {
     // A worker is told to stop by its primary and, when the whole process group is signalled
     // (Ctrl-C in a terminal, systemd's default KillMode), by the same signal directly: the second
@@ -160,7 +196,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     if (cluster.isWorker && process.send) {
       // The primary prints the line once and stops; every worker would fail the same way, and
       // restarting them would only fail again.
-      await new Promise<void>((resolve) => process.send!({ type: STARTUP_FAILED_MESSAGE, message }, undefined, undefined, () => resolve()));
+      await new Promise<void>((resolve) =>
+        process.send!({ type: STARTUP_FAILED_MESSAGE, message }, undefined, undefined, () => resolve()),
+      );
       process.exit(1);
     }
     throw new Error(message);

@@ -36,7 +36,22 @@ if (lint) {
     process.exit(1);
   }
   console.log('openapi: redocly: 0 errors, 0 warnings');
-  const spectral = spawnSync('npx', ['--no-install', 'spectral', 'lint', '--ruleset', '.spectral.yaml', '--fail-severity', 'hint', '--format', 'text', out], { stdio: 'inherit', env });
+  const spectral = spawnSync(
+    'npx',
+    [
+      '--no-install',
+      'spectral',
+      'lint',
+      '--ruleset',
+      '.spectral.yaml',
+      '--fail-severity',
+      'hint',
+      '--format',
+      'text',
+      out,
+    ],
+    { stdio: 'inherit', env },
+  );
   if (spectral.status !== 0) {
     console.error('openapi: spectral reported problems');
     process.exit(1);

@@ -33,14 +33,16 @@ for (const seed of args.seeds.split(',').map(Number)) {
     const fraud = decisions.filter((d) => d.request.population === population && d.request.label === 'fraud');
     byPopulation[population] = `${fraud.filter((d) => d.score >= high).length}/${fraud.length}`;
   }
-  console.log(JSON.stringify({
-    seed,
-    policy: DEFAULT_POLICY.version,
-    requests: decisions.length,
-    fraud: labels.filter((y) => y === 1).length,
-    roc_auc: r4(computeMetrics(scores, labels).roc_auc ?? 0),
-    ...operatingFigures(scores, labels, DEFAULT_POLICY.thresholds),
-    share_at_98_or_more: r4(scores.filter((s) => s >= 98).length / Math.max(1, scores.length)),
-    recall_high_plus_by_population: byPopulation,
-  }));
+  console.log(
+    JSON.stringify({
+      seed,
+      policy: DEFAULT_POLICY.version,
+      requests: decisions.length,
+      fraud: labels.filter((y) => y === 1).length,
+      roc_auc: r4(computeMetrics(scores, labels).roc_auc ?? 0),
+      ...operatingFigures(scores, labels, DEFAULT_POLICY.thresholds),
+      share_at_98_or_more: r4(scores.filter((s) => s >= 98).length / Math.max(1, scores.length)),
+      recall_high_plus_by_population: byPopulation,
+    }),
+  );
 }

@@ -26,7 +26,11 @@ function caughtAt(scores: readonly number[], labels: readonly Label[], maxFpr: n
   return best;
 }
 
-export function operatingFigures(scores: readonly number[], labels: readonly Label[], thresholds: Pick<Thresholds, 'high'>): OperatingFigures {
+export function operatingFigures(
+  scores: readonly number[],
+  labels: readonly Label[],
+  thresholds: Pick<Thresholds, 'high'>,
+): OperatingFigures {
   let tp = 0;
   let fp = 0;
   let P = 0;
@@ -39,7 +43,11 @@ export function operatingFigures(scores: readonly number[], labels: readonly Lab
   const N = scores.length - P;
   const r = (x: number) => Number(x.toFixed(4));
   return {
-    high_plus: { recall: r(P ? tp / P : 0), false_positive_rate: r(N ? fp / N : 0), share_flagged: r(scores.length ? (tp + fp) / scores.length : 0) },
+    high_plus: {
+      recall: r(P ? tp / P : 0),
+      false_positive_rate: r(N ? fp / N : 0),
+      share_flagged: r(scores.length ? (tp + fp) / scores.length : 0),
+    },
     caught_at_fpr: { '0.01': r(caughtAt(scores, labels, 0.01)), '0.02': r(caughtAt(scores, labels, 0.02)) },
   };
 }

@@ -52,8 +52,14 @@ const { values: args } = parseArgs({
 });
 
 const BASE: Policy = args['no-rings']
-  // as bench/quality/rings.ts: the built-in policy without the rings and the −0.1 of bias they came with
-  ? { ...DEFAULT_POLICY, version: `${DEFAULT_POLICY.version}-no-rings`, bias: DEFAULT_POLICY.bias + 0.1, maxIdentifierFanout: 1, weights: { ...DEFAULT_POLICY.weights, ring_flagged_entities: 0, ring_size: 0 } }
+  ? // as bench/quality/rings.ts: the built-in policy without the rings and the −0.1 of bias they came with
+    {
+      ...DEFAULT_POLICY,
+      version: `${DEFAULT_POLICY.version}-no-rings`,
+      bias: DEFAULT_POLICY.bias + 0.1,
+      maxIdentifierFanout: 1,
+      weights: { ...DEFAULT_POLICY.weights, ring_flagged_entities: 0, ring_size: 0 },
+    }
   : DEFAULT_POLICY;
 
 /** Per population: recall at `high`+ on its fraud trades, and its legitimate trades scored `high`+. */
@@ -70,7 +76,10 @@ function segments(rows: Array<{ request: LabelledRequest; score: number }>, high
     }
   }
   const legit = rows.filter((r) => r.request.label === 'legit');
-  return { by_population: out, legit_flagged_share: Number((legit.filter((r) => r.score >= high).length / Math.max(1, legit.length)).toFixed(4)) };
+  return {
+    by_population: out,
+    legit_flagged_share: Number((legit.filter((r) => r.score >= high).length / Math.max(1, legit.length)).toFixed(4)),
+  };
 }
 
 const realNow = Date.now.bind(Date);
@@ -81,7 +90,12 @@ const ADMIN = { id: 'quality-admin', secret: 'quality-admin-secret-0123456789' }
 
 async function service(dir: string, name: string): Promise<{ app: FastifyInstance; store: Store; key: string }> {
   const config = {
-    ...loadConfig({ VOUCH_DATABASE_URL: `sqlite:${join(dir, `${name}.db`)}`, VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN.id, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN.secret, VOUCH_SECRET_KEY: 'q'.repeat(64) }),
+    ...loadConfig({
+      VOUCH_DATABASE_URL: `sqlite:${join(dir, `${name}.db`)}`,
+      VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN.id,
+      VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN.secret,
+      VOUCH_SECRET_KEY: 'q'.repeat(64),
+    }),
     rateLimit: { perSecond: 1e9, burst: 1e9, tokenPerMinute: 1e6, tokenFailuresPerMinute: 1e6 },
   };
   const store = openStore(config.databaseUrl);
@@ -89,31 +103,61 @@ async function service(dir: string, name: string): Promise<{ app: FastifyInstanc
   await ensureBootstrapAdmin(store, config);
   const app = await buildApp({ config, store, logger: false });
   await app.ready();
-  const token = (await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: ADMIN.id, client_secret: ADMIN.secret } })).json().access_token as string;
+  const token = (
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      payload: { client_id: ADMIN.id, client_secret: ADMIN.secret },
+    })
+  ).json().access_token as string;
   // An API key: it does not expire as the simulated clock runs ahead (a token would).
   const created = await app.inject({
-    method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${token}` },
-    payload: { name: 'quality', role: 'admin', scopes: ['trust:read', 'trust:write', 'audit:read', 'labels:write', 'policy:read', 'policy:write'] },
+    method: 'POST',
+    url: '/api/v1/keys',
+    headers: { authorization: `Bearer ${token}` },
+    payload: {
+      name: 'quality',
+      role: 'admin',
+      scopes: ['trust:read', 'trust:write', 'audit:read', 'labels:write', 'policy:read', 'policy:write'],
+    },
   });
   if (created.statusCode !== 201) throw new Error(`key: ${created.statusCode} ${created.body}`);
   return { app, store, key: created.json().key as string };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a driver reading the JSON bodies it just asked for
-async function call(app: FastifyInstance, key: string, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<any> {
-  const res = await app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload === undefined ? {} : { payload: payload as object }) });
+// a driver reading the JSON bodies it just asked for
+async function call(
+  app: FastifyInstance,
+  key: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  url: string,
+  payload?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<any> {
+  const res = await app.inject({
+    method,
+    url,
+    headers: { 'x-api-key': key },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body.slice(0, 500)}`);
   return res.json();
 }
 
 /** Replays the history in time order, scoring `requests` at their own times; returns each score. */
-async function replay(app: FastifyInstance, key: string, events: typeof market.events, requests: LabelledRequest[]): Promise<{ request: LabelledRequest; score: number; decisionId: string }[]> {
+async function replay(
+  app: FastifyInstance,
+  key: string,
+  events: typeof market.events,
+  requests: LabelledRequest[],
+): Promise<{ request: LabelledRequest; score: number; decisionId: string }[]> {
   const out: { request: LabelledRequest; score: number; decisionId: string }[] = [];
   let next = 0;
   const post = async (upTo: number) => {
     const batch: typeof market.events = [];
     while (next < events.length && Date.parse(events[next]!.occurred_at) <= upTo) batch.push(events[next++]!);
-    for (let i = 0; i < batch.length; i += 1000) await call(app, key, 'POST', '/api/v1/trust/events', { events: batch.slice(i, i + 1000) });
+    for (let i = 0; i < batch.length; i += 1000)
+      await call(app, key, 'POST', '/api/v1/trust/events', { events: batch.slice(i, i + 1000) });
   };
   for (const r of requests) {
     const at = Date.parse(r.at);
@@ -143,12 +187,23 @@ try {
   }
   const first = await replay(one.app, one.key, market.events, seen);
   if (args.labels === 'api') {
-    for (const d of first) await call(one.app, one.key, 'POST', `/api/v1/decisions/${d.decisionId}/label`, { label: d.request.label });
+    for (const d of first)
+      await call(one.app, one.key, 'POST', `/api/v1/decisions/${d.decisionId}/label`, { label: d.request.label });
   } else if (args.labels !== 'events') throw new Error('--labels must be api or events');
-  const labels = await one.store.db.selectFrom('decisions').select(({ fn }) => ['label', fn.countAll<number>().as('n')]).groupBy('label').execute();
-  const fitted = await call(one.app, one.key, 'POST', '/api/v1/policies/fit', { assume_legit_after_days: Number(args['assume-legit-after-days']) });
+  const labels = await one.store.db
+    .selectFrom('decisions')
+    .select(({ fn }) => ['label', fn.countAll<number>().as('n')])
+    .groupBy('label')
+    .execute();
+  const fitted = await call(one.app, one.key, 'POST', '/api/v1/policies/fit', {
+    assume_legit_after_days: Number(args['assume-legit-after-days']),
+  });
   if (args.report) {
-    const html = await one.app.inject({ method: 'GET', url: `/api/v1/policies/${fitted.version}/report`, headers: { 'x-api-key': one.key, accept: 'text/html' } });
+    const html = await one.app.inject({
+      method: 'GET',
+      url: `/api/v1/policies/${fitted.version}/report`,
+      headers: { 'x-api-key': one.key, accept: 'text/html' },
+    });
     writeFileSync(args.report, html.body);
   }
   await one.app.close();
@@ -163,26 +218,77 @@ try {
   if (BASE !== DEFAULT_POLICY) await call(two.app, two.key, 'POST', '/api/v1/policies', BASE);
   await call(two.app, two.key, 'POST', `/api/v1/policies/${BASE.version}/shadow`);
   const second = await replay(two.app, two.key, market.events, unseen);
-  const shadow = new Map((await two.store.db.selectFrom('decisions').select(['id', 'shadow_score']).where('kind', '=', 'score').execute()).map((r) => [r.id, Number(r.shadow_score)]));
+  const shadow = new Map(
+    (
+      await two.store.db.selectFrom('decisions').select(['id', 'shadow_score']).where('kind', '=', 'score').execute()
+    ).map((r) => [r.id, Number(r.shadow_score)]),
+  );
   await two.app.close();
   await two.store.close();
   const t2 = realNow();
 
   const truth = (rows: typeof first) => rows.map((r) => (r.request.label === 'fraud' ? 1 : 0) as Label);
-  const round = (m: ReturnType<typeof computeMetrics>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v === null ? null : Number(v.toFixed(4))]));
-  const before = computeMetrics(second.map((r) => shadow.get(r.decisionId)!), truth(second));
-  const after = computeMetrics(second.map((r) => r.score), truth(second));
+  const round = (m: ReturnType<typeof computeMetrics>) =>
+    Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v === null ? null : Number(v.toFixed(4))]));
+  const before = computeMetrics(
+    second.map((r) => shadow.get(r.decisionId)!),
+    truth(second),
+  );
+  const after = computeMetrics(
+    second.map((r) => r.score),
+    truth(second),
+  );
   const summary = {
-    market: { seed: Number(args.seed), entities: Number(args.entities), days: Number(args.days), events: market.events.length, requests: market.requests.length, start: market.start, end: market.end },
-    pass1: { scored: first.length, labelled_by: args.labels, fraud: truth(first).filter((y) => y === 1).length, labels: Object.fromEntries(labels.map((l) => [l.label ?? 'none', Number(l.n)])), hand_set_on_ground_truth: round(computeMetrics(first.map((r) => r.score), truth(first))) },
-    fit: { version: fitted.version, labels: fitted.report.labels, holdout: fitted.report.holdout, holdout_metrics: { base: round(fitted.report.metrics.base), candidate: round(fitted.report.metrics.candidate) }, bias: fitted.document.bias, weights: fitted.document.weights },
+    market: {
+      seed: Number(args.seed),
+      entities: Number(args.entities),
+      days: Number(args.days),
+      events: market.events.length,
+      requests: market.requests.length,
+      start: market.start,
+      end: market.end,
+    },
+    pass1: {
+      scored: first.length,
+      labelled_by: args.labels,
+      fraud: truth(first).filter((y) => y === 1).length,
+      labels: Object.fromEntries(labels.map((l) => [l.label ?? 'none', Number(l.n)])),
+      hand_set_on_ground_truth: round(
+        computeMetrics(
+          first.map((r) => r.score),
+          truth(first),
+        ),
+      ),
+    },
+    fit: {
+      version: fitted.version,
+      labels: fitted.report.labels,
+      holdout: fitted.report.holdout,
+      holdout_metrics: { base: round(fitted.report.metrics.base), candidate: round(fitted.report.metrics.candidate) },
+      bias: fitted.document.bias,
+      weights: fitted.document.weights,
+    },
     pass2_unseen_entities: {
-      scored: second.length, fraud: truth(second).filter((y) => y === 1).length, before_hand_set: round(before), after_fitted: round(after),
-      hand_set_segments: segments(second.map((r) => ({ request: r.request, score: shadow.get(r.decisionId)! })), BASE.thresholds.high),
+      scored: second.length,
+      fraud: truth(second).filter((y) => y === 1).length,
+      before_hand_set: round(before),
+      after_fitted: round(after),
+      hand_set_segments: segments(
+        second.map((r) => ({ request: r.request, score: shadow.get(r.decisionId)! })),
+        BASE.thresholds.high,
+      ),
       fitted_segments: segments(second, fitted.document.thresholds.high as number),
       operating: {
-        hand_set: operatingFigures(second.map((r) => shadow.get(r.decisionId)!), truth(second), BASE.thresholds),
-        fitted: operatingFigures(second.map((r) => r.score), truth(second), fitted.document.thresholds),
+        hand_set: operatingFigures(
+          second.map((r) => shadow.get(r.decisionId)!),
+          truth(second),
+          BASE.thresholds,
+        ),
+        fitted: operatingFigures(
+          second.map((r) => r.score),
+          truth(second),
+          fitted.document.thresholds,
+        ),
       },
     },
     seconds: { pass1: (t1 - t0) / 1000, pass2: (t2 - t1) / 1000 },
@@ -191,8 +297,10 @@ try {
   // A measurement, not a gate: it says which of issue 9's targets this run met.
   const aucUp = (after.roc_auc ?? 0) > (before.roc_auc ?? 1);
   const calibrated = (after.calibration_error ?? 1) <= 0.05;
-  console.log(`\nunseen entities: ROC-AUC ${before.roc_auc?.toFixed(4)} → ${after.roc_auc?.toFixed(4)} (${aucUp ? 'above' : 'NOT above'} the hand-set policy); `
-    + `calibration error ${before.calibration_error?.toFixed(4)} → ${after.calibration_error?.toFixed(4)} (${calibrated ? '≤ 0.05' : 'NOT ≤ 0.05'})`);
+  console.log(
+    `\nunseen entities: ROC-AUC ${before.roc_auc?.toFixed(4)} → ${after.roc_auc?.toFixed(4)} (${aucUp ? 'above' : 'NOT above'} the hand-set policy); ` +
+      `calibration error ${before.calibration_error?.toFixed(4)} → ${after.calibration_error?.toFixed(4)} (${calibrated ? '≤ 0.05' : 'NOT ≤ 0.05'})`,
+  );
 } finally {
   clock = undefined;
   rmSync(dir, { recursive: true, force: true });

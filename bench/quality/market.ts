@@ -45,7 +45,13 @@ export interface Market {
 
 export const DEFAULT_END = '2026-11-01T00:00:00Z';
 export const DEFAULT_MIX: Readonly<Record<Population, number>> = {
-  honest: 0.8, sloppy: 0.1, throwaway: 0.03, exit_scam: 0.015, chargeback: 0.02, triangulation: 0.015, mule: 0.02,
+  honest: 0.8,
+  sloppy: 0.1,
+  throwaway: 0.03,
+  exit_scam: 0.015,
+  chargeback: 0.02,
+  triangulation: 0.015,
+  mule: 0.02,
 };
 
 const COUNTRY_WEIGHTS = Object.fromEntries(COUNTRIES.map((c) => [c.country, c.weight])) as Record<string, number>;
@@ -61,14 +67,23 @@ const COUNTRY_WEIGHTS = Object.fromEntries(COUNTRIES.map((c) => [c.country, c.we
  * - 6% of honest and sloppy traders live in households of two or three sharing a device or a bank
  *   account: legitimate sharing the ring signals must not punish.
  */
-function crewsAndHouseholds(w: World, entities: Entity[], random: () => number, activation: (e: Entity) => number | undefined): void {
+function crewsAndHouseholds(
+  w: World,
+  entities: Entity[],
+  random: () => number,
+  activation: (e: Entity) => number | undefined,
+): void {
   const rings = new Map<number, Entity[]>();
-  for (const e of entities) if (e.population === 'mule') rings.set(activation(e)!, [...(rings.get(activation(e)!) ?? []), e]);
+  for (const e of entities)
+    if (e.population === 'mule') rings.set(activation(e)!, [...(rings.get(activation(e)!) ?? []), e]);
   for (const members of rings.values()) {
     const banks = Array.from({ length: Math.ceil(members.length / 2) + 1 }, () => w.newHash());
     const devices = Array.from({ length: Math.ceil(members.length / 2) + 1 }, () => w.newHash());
     members.forEach((e, i) => {
-      e.shared = [{ type: 'bank_account', hash: banks[Math.floor(i / 2)]! }, { type: 'device', hash: devices[Math.floor((i + 1) / 2)]! }];
+      e.shared = [
+        { type: 'bank_account', hash: banks[Math.floor(i / 2)]! },
+        { type: 'device', hash: devices[Math.floor((i + 1) / 2)]! },
+      ];
     });
   }
   const crews = entities.filter((e) => e.population === 'triangulation').sort((a, b) => a.createdAt - b.createdAt);
@@ -77,14 +92,17 @@ function crewsAndHouseholds(w: World, entities: Entity[], random: () => number, 
     const devices = [w.newHash(), w.newHash()];
     const drop = w.newHash();
     crews.slice(i, i + size).forEach((e, j) => {
-      e.shared = [{ type: 'device', hash: devices[j % 2]! }, ...(random() < 0.5 ? [{ type: 'bank_account' as const, hash: drop }] : [])];
+      e.shared = [
+        { type: 'device', hash: devices[j % 2]! },
+        ...(random() < 0.5 ? [{ type: 'bank_account' as const, hash: drop }] : []),
+      ];
     });
     i += size;
   }
   const people = entities.filter((e) => (e.population === 'honest' || e.population === 'sloppy') && random() < 0.06);
   for (let i = 0; i + 1 < people.length;) {
     const size = random() < 0.7 ? 2 : 3;
-    const shared = { type: random() < 0.6 ? 'device' as const : 'bank_account' as const, hash: w.newHash() };
+    const shared = { type: random() < 0.6 ? ('device' as const) : ('bank_account' as const), hash: w.newHash() };
     for (const e of people.slice(i, i + size)) e.shared = [shared];
     i += size;
   }
@@ -95,7 +113,8 @@ export function simulateMarket(options: MarketOptions): Market {
   const days = options.days ?? 60;
   const end = typeof options.end === 'number' ? options.end : Date.parse(options.end ?? DEFAULT_END);
   if (!Number.isInteger(count) || count < 10) throw new RangeError('simulateMarket: entities must be an integer ≥ 10');
-  if (!(days >= 1) || !Number.isFinite(end)) throw new RangeError('simulateMarket: days must be ≥ 1 and end a valid time');
+  if (!(days >= 1) || !Number.isFinite(end))
+    throw new RangeError('simulateMarket: days must be ≥ 1 and end a valid time');
   const start = end - days * DAY;
   const warmup = options.warmupDays ?? days / 3;
   const activity = options.activity ?? 1;
@@ -113,9 +132,17 @@ export function simulateMarket(options: MarketOptions): Market {
     const country = weighted(random, COUNTRY_WEIGHTS);
     const home = COUNTRIES.find((c) => c.country === country) as Country;
     const e: Entity = {
-      index, id: w.entityId(index), population, home, createdAt: start - u(0, 730) * DAY,
-      typicalUsd: logNormal(random, 150, 0.9), rate: Math.min(8, logNormal(random, 0.35, 0.9)) * activity,
-      methods: {}, partners: [], shared: [], goneAt: Infinity,
+      index,
+      id: w.entityId(index),
+      population,
+      home,
+      createdAt: start - u(0, 730) * DAY,
+      typicalUsd: logNormal(random, 150, 0.9),
+      rate: Math.min(8, logNormal(random, 0.35, 0.9)) * activity,
+      methods: {},
+      partners: [],
+      shared: [],
+      goneAt: Infinity,
     };
     if (population === 'honest' && random() < 0.15) e.createdAt = u(start, end);
     if (population === 'sloppy') e.rate *= 0.7;
@@ -139,7 +166,14 @@ export function simulateMarket(options: MarketOptions): Market {
       e.typicalUsd = logNormal(random, 250, 0.5);
     } else if (population === 'mule') {
       if (ring.left === 0) {
-        ring = { left: 3 + Math.floor(random() * 6), shared: [{ type: 'bank_account', hash: w.newHash() }, { type: 'device', hash: w.newHash() }], activation: u(w.requestsFrom, end) };
+        ring = {
+          left: 3 + Math.floor(random() * 6),
+          shared: [
+            { type: 'bank_account', hash: w.newHash() },
+            { type: 'device', hash: w.newHash() },
+          ],
+          activation: u(w.requestsFrom, end),
+        };
       }
       ring.left--;
       e.shared = ring.shared;
@@ -159,17 +193,32 @@ export function simulateMarket(options: MarketOptions): Market {
     pool.push(e);
     pools.byCountry.set(e.home.country, pool);
   }
-  if (pools.byCountry.size === 0) throw new RangeError('simulateMarket: the mix leaves no honest or sloppy trader to trade with');
+  if (pools.byCountry.size === 0)
+    throw new RangeError('simulateMarket: the mix leaves no honest or sloppy trader to trade with');
 
   for (const e of entities) {
     switch (e.population) {
-      case 'honest': trader(w, e, pools, false); break;
-      case 'sloppy': trader(w, e, pools, true); break;
-      case 'throwaway': throwaway(w, e, pools); break;
-      case 'exit_scam': exitScam(w, e, pools); break;
-      case 'chargeback': chargebackFraud(w, e, pools); break;
-      case 'triangulation': triangulation(w, e, pools); break;
-      case 'mule': mule(w, e, pools, activations.get(e)!); break;
+      case 'honest':
+        trader(w, e, pools, false);
+        break;
+      case 'sloppy':
+        trader(w, e, pools, true);
+        break;
+      case 'throwaway':
+        throwaway(w, e, pools);
+        break;
+      case 'exit_scam':
+        exitScam(w, e, pools);
+        break;
+      case 'chargeback':
+        chargebackFraud(w, e, pools);
+        break;
+      case 'triangulation':
+        triangulation(w, e, pools);
+        break;
+      case 'mule':
+        mule(w, e, pools, activations.get(e)!);
+        break;
     }
   }
 

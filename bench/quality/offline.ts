@@ -30,8 +30,13 @@ interface Bucket {
 export class OfflineHistory {
   /** entities and entity_currency, changed in place by applyEvent; the per-batch rows start empty */
   private readonly state: Pending = {
-    environment: 'live', entities: new Map(), currencies: new Map(),
-    buckets: new Map(), counterparties: new Map(), identifiers: new Map(), wasFlagged: new Map(),
+    environment: 'live',
+    entities: new Map(),
+    currencies: new Map(),
+    buckets: new Map(),
+    counterparties: new Map(),
+    identifiers: new Map(),
+    wasFlagged: new Map(),
   };
   /** entity_hourly: entity → bucket → trades and volume */
   private readonly buckets = new Map<string, Map<number, Bucket>>();
@@ -44,7 +49,16 @@ export class OfflineHistory {
   /** the same links, read through the ring plan as the store's rows are (src/rings/read.ts) */
   private readonly graph = new MemoryGraph((id) => {
     const e = this.state.entities.get(id);
-    return e && { entityId: id, fraudReports: e.fraud_reports, blocklisted: e.blocklisted === 1, chargebacks: e.chargebacks, disputesLost: e.disputes_lost, flaggedAt: e.flagged_at };
+    return (
+      e && {
+        entityId: id,
+        fraudReports: e.fraud_reports,
+        blocklisted: e.blocklisted === 1,
+        chargebacks: e.chargebacks,
+        disputesLost: e.disputes_lost,
+        flaggedAt: e.flagged_at,
+      }
+    );
   });
   private readonly fanout: number;
 
@@ -125,7 +139,10 @@ export class OfflineHistory {
     }
     const seeds = linked.map((l) => ({ idType: l.type, hash: l.hash }));
     const caps = { ...SCORE_CAPS, fanout: this.fanout };
-    const ring = sharedWith > 0 && this.graph.shares(id, seeds) ? walkRing(this.graph.neighbourhood(id, seeds, caps), caps.depth, caps.fanout) : null;
+    const ring =
+      sharedWith > 0 && this.graph.shares(id, seeds)
+        ? walkRing(this.graph.neighbourhood(id, seeds, caps), caps.depth, caps.fanout)
+        : null;
     const c = this.state.currencies.get(`${id}\u0000${request.currency}`);
     const cp = request.context.counterparty_id;
     return {
@@ -151,7 +168,9 @@ export class OfflineHistory {
         fraudulentLosses: e?.d_disputes_lost_fraudulent ?? 0,
       },
       velocity,
-      amountStats: c ? { n: c.trades, logMean: c.log_mean, logM2: c.log_m2, volume: c.volume } : { n: 0, logMean: 0, logM2: 0, volume: 0 },
+      amountStats: c
+        ? { n: c.trades, logMean: c.log_mean, logM2: c.log_m2, volume: c.volume }
+        : { n: 0, logMean: 0, logM2: 0, volume: 0 },
       counterpartyTrades: cp === undefined ? null : (this.counterparties.get(`${id}\0${cp}`) ?? 0),
       linkedFlaggedEntities: flaggedNeighbours,
       lastTradeAt: known && e.last_trade_at > 0 ? e.last_trade_at : null,
@@ -172,19 +191,33 @@ export interface OfflineDecision {
 }
 
 /** Replays the history in time order and scores every request at its own time under `policy`. */
-export function scoreOffline(events: readonly TrustEvent[], requests: readonly LabelledRequest[], policy: Policy = DEFAULT_POLICY): OfflineDecision[] {
+export function scoreOffline(
+  events: readonly TrustEvent[],
+  requests: readonly LabelledRequest[],
+  policy: Policy = DEFAULT_POLICY,
+): OfflineDecision[] {
   const history = new OfflineHistory(policy);
   const decisions: OfflineDecision[] = [];
   let next = 0;
   for (const r of requests) {
     const at = Date.parse(r.at);
     while (next < events.length && Date.parse(events[next]!.occurred_at) <= at) history.apply(events[next++]!);
-    const request: ScoreRequest = { entity_id: r.body.entity_id, amount: r.body.amount, currency: r.body.currency, context: r.body.context ?? {} };
+    const request: ScoreRequest = {
+      entity_id: r.body.entity_id,
+      amount: r.body.amount,
+      currency: r.body.currency,
+      context: r.body.context ?? {},
+    };
     const profile = history.profile(request, at);
     const result = scoreEntity(profile, request, policy, at);
     decisions.push({
-      at, entityId: request.entity_id, tradeId: String(request.context.trade_id ?? ''),
-      features: featureValues(profile, request, policy, at), score: result.score, riskLevel: result.riskLevel, request: r,
+      at,
+      entityId: request.entity_id,
+      tradeId: String(request.context.trade_id ?? ''),
+      features: featureValues(profile, request, policy, at),
+      score: result.score,
+      riskLevel: result.riskLevel,
+      request: r,
     });
   }
   return decisions;

@@ -12,11 +12,24 @@ export interface Pools {
   byCountry: Map<string, Entity[]>;
 }
 
-const HONEST_METHODS: Partial<Record<PaymentMethod, number>> = { bank_transfer: 55, mobile_money: 15, e_wallet: 12, card: 10, cash: 5, other: 3 };
+const HONEST_METHODS: Partial<Record<PaymentMethod, number>> = {
+  bank_transfer: 55,
+  mobile_money: 15,
+  e_wallet: 12,
+  card: 10,
+  cash: 5,
+  other: 3,
+};
 const uniform = (w: World, lo: number, hi: number): number => lo + w.random() * (hi - lo);
 
 /** A counterparty active at `t`: a repeat partner, else someone at home (or, sometimes, abroad). */
-export function counterparty(w: World, e: Entity, t: number, pools: Pools, options: { repeat?: number; abroad?: number } = {}): Entity {
+export function counterparty(
+  w: World,
+  e: Entity,
+  t: number,
+  pools: Pools,
+  options: { repeat?: number; abroad?: number } = {},
+): Entity {
   if (e.partners.length > 0 && chance(w.random, options.repeat ?? 0)) return pick(w.random, e.partners);
   let chosen: Entity | undefined;
   for (let attempt = 0; attempt < 6 && chosen === undefined; attempt++) {
@@ -25,7 +38,10 @@ export function counterparty(w: World, e: Entity, t: number, pools: Pools, optio
     const candidate = pool.length > 0 ? pick(w.random, pool) : undefined;
     if (candidate && candidate !== e && candidate.createdAt <= t) chosen = candidate;
   }
-  chosen ??= pick(w.random, [...pools.byCountry.values()].flat().filter((c) => c !== e));
+  chosen ??= pick(
+    w.random,
+    [...pools.byCountry.values()].flat().filter((c) => c !== e),
+  );
   if (e.partners.length < 8 && !e.partners.includes(chosen)) e.partners.push(chosen);
   return chosen;
 }
@@ -34,7 +50,10 @@ const activeFrom = (w: World, e: Entity) => Math.max(w.start, e.createdAt);
 const activeTo = (w: World, e: Entity) => Math.min(w.end, e.goneAt);
 
 function linkShared(w: World, e: Entity): void {
-  for (const s of e.shared) w.event(activeFrom(w, e) + uniform(w, 0, HOUR), 'identifier.linked', e, { linked_identifiers: [{ type: s.type, hash: s.hash }] });
+  for (const s of e.shared)
+    w.event(activeFrom(w, e) + uniform(w, 0, HOUR), 'identifier.linked', e, {
+      linked_identifiers: [{ type: s.type, hash: s.hash }],
+    });
 }
 
 /**
@@ -43,7 +62,10 @@ function linkShared(w: World, e: Entity): void {
  * same as without these links.
  */
 function linkQuietly(w: World, e: Entity): void {
-  for (const s of e.shared) w.event(activeFrom(w, e) + 60_000, 'identifier.linked', e, { linked_identifiers: [{ type: s.type, hash: s.hash }] });
+  for (const s of e.shared)
+    w.event(activeFrom(w, e) + 60_000, 'identifier.linked', e, {
+      linked_identifiers: [{ type: s.type, hash: s.hash }],
+    });
 }
 
 /** Honest traders (and, with more cancellations and disputes, sloppy ones): never fraud. */
@@ -53,7 +75,11 @@ export function trader(w: World, e: Entity, pools: Pools, sloppy: boolean): void
   const one = (at: number, factor: number) => {
     const disputed = chance(w.random, sloppy ? 0.07 : 0.01);
     w.trade({
-      entity: e, at, usd: w.size(e, factor), method: weighted(w.random, e.methods), fraud: null,
+      entity: e,
+      at,
+      usd: w.size(e, factor),
+      method: weighted(w.random, e.methods),
+      fraud: null,
       counterparty: counterparty(w, e, at, pools, { repeat: 0.5, abroad: 0.1 }),
       cancel: chance(w.random, sloppy ? 0.25 : 0.03),
       dispute: disputed ? (chance(w.random, sloppy ? 0.5 : 0.85) ? 'won' : 'lost') : undefined,
@@ -78,8 +104,13 @@ export function throwaway(w: World, e: Entity, pools: Pools): void {
   for (let i = 0; i < trades && at < e.goneAt; i++) {
     w.trade({
       // Cards and e-wallets mostly; a hijacked bank login sometimes.
-      entity: e, at, usd: w.size(e, uniform(w, 2, 8)), method: weighted(w.random, { card: 5, e_wallet: 3, bank_transfer: 2 }),
-      counterparty: counterparty(w, e, at, pools, { abroad: 0.4 }), fraud: chance(w.random, 0.7) ? 'chargeback' : 'reported', showLinked: chance(w.random, 0.3),
+      entity: e,
+      at,
+      usd: w.size(e, uniform(w, 2, 8)),
+      method: weighted(w.random, { card: 5, e_wallet: 3, bank_transfer: 2 }),
+      counterparty: counterparty(w, e, at, pools, { abroad: 0.4 }),
+      fraud: chance(w.random, 0.7) ? 'chargeback' : 'reported',
+      showLinked: chance(w.random, 0.3),
     });
     at += logNormal(w.random, 8 * HOUR, 1);
   }
@@ -89,12 +120,19 @@ export function throwaway(w: World, e: Entity, pools: Pools): void {
 /** Farms a reputation with many small trades, then cashes out in a burst far above its own size. */
 export function exitScam(w: World, e: Entity, pools: Pools): void {
   const from = activeFrom(w, e);
-  const exitAt = Math.max(w.requestsFrom, from + 20 * DAY) + w.random() * Math.max(0, w.end - Math.max(w.requestsFrom, from + 20 * DAY));
+  const exitAt =
+    Math.max(w.requestsFrom, from + 20 * DAY) +
+    w.random() * Math.max(0, w.end - Math.max(w.requestsFrom, from + 20 * DAY));
   e.goneAt = exitAt + 6 * HOUR;
   for (const at of w.arrivals(from, Math.min(exitAt, w.end), e.rate)) {
     w.trade({
-      entity: e, at, usd: w.size(e), method: chance(w.random, 0.7) ? 'bank_transfer' : 'mobile_money', fraud: null,
-      counterparty: counterparty(w, e, at, pools, { repeat: 0.4 }), cancel: chance(w.random, 0.01),
+      entity: e,
+      at,
+      usd: w.size(e),
+      method: chance(w.random, 0.7) ? 'bank_transfer' : 'mobile_money',
+      fraud: null,
+      counterparty: counterparty(w, e, at, pools, { repeat: 0.4 }),
+      cancel: chance(w.random, 0.01),
     });
   }
   const burst = 3 + Math.floor(w.random() * 6);
@@ -102,8 +140,12 @@ export function exitScam(w: World, e: Entity, pools: Pools): void {
   for (let i = 0; i < burst; i++) {
     const at = exitAt + (span * i) / burst;
     w.trade({
-      entity: e, at, usd: w.size(e, uniform(w, 3, 12), 0.3), method: chance(w.random, 0.6) ? 'bank_transfer' : 'e_wallet',
-      counterparty: counterparty(w, e, at, pools, { abroad: 0.2 }), fraud: 'reported',
+      entity: e,
+      at,
+      usd: w.size(e, uniform(w, 3, 12), 0.3),
+      method: chance(w.random, 0.6) ? 'bank_transfer' : 'e_wallet',
+      counterparty: counterparty(w, e, at, pools, { abroad: 0.2 }),
+      fraud: 'reported',
     });
   }
   if (chance(w.random, 0.7)) w.event(exitAt + uniform(w, 2, 6) * DAY, 'entity.blocklisted', e);
@@ -117,8 +159,12 @@ export function chargebackFraud(w: World, e: Entity, pools: Pools): void {
     const fraud = trades++ >= 2 && chance(w.random, 0.35);
     if (fraud && firstFraud === Infinity) firstFraud = at;
     w.trade({
-      entity: e, at, usd: w.size(e, fraud ? uniform(w, 1, 3) : 1), method: chance(w.random, 0.6) ? 'card' : 'e_wallet',
-      counterparty: counterparty(w, e, at, pools, { repeat: 0.2, abroad: 0.15 }), fraud: fraud ? 'chargeback' : null,
+      entity: e,
+      at,
+      usd: w.size(e, fraud ? uniform(w, 1, 3) : 1),
+      method: chance(w.random, 0.6) ? 'card' : 'e_wallet',
+      counterparty: counterparty(w, e, at, pools, { repeat: 0.2, abroad: 0.15 }),
+      fraud: fraud ? 'chargeback' : null,
     });
     // The platform blocks the account some weeks after its first reversal.
     if (firstFraud !== Infinity && at > firstFraud + 45 * DAY) {
@@ -138,8 +184,12 @@ export function triangulation(w: World, e: Entity, pools: Pools): void {
     const fraud = trades++ >= 2 && chance(w.random, 0.6);
     if (fraud && lostAt === Infinity) lostAt = at + 4 * DAY;
     w.trade({
-      entity: e, at, usd: w.size(e, fraud ? uniform(w, 1.5, 4) : 1), method: fraud ? 'bank_transfer' : weighted(w.random, HONEST_METHODS),
-      counterparty: counterparty(w, e, at, pools, { abroad: fraud ? 0.7 : 0.1 }), fraud: fraud ? 'third_party' : null,
+      entity: e,
+      at,
+      usd: w.size(e, fraud ? uniform(w, 1.5, 4) : 1),
+      method: fraud ? 'bank_transfer' : weighted(w.random, HONEST_METHODS),
+      counterparty: counterparty(w, e, at, pools, { abroad: fraud ? 0.7 : 0.1 }),
+      fraud: fraud ? 'third_party' : null,
     });
   }
 }
@@ -149,13 +199,25 @@ export function mule(w: World, e: Entity, pools: Pools, activation: number): voi
   linkShared(w, e);
   e.goneAt = Math.min(e.goneAt, activation + uniform(w, 5, 20) * DAY);
   for (const at of w.arrivals(activeFrom(w, e), Math.min(activation, w.end), e.rate)) {
-    w.trade({ entity: e, at, usd: w.size(e), method: weighted(w.random, HONEST_METHODS), fraud: null, counterparty: counterparty(w, e, at, pools, { repeat: 0.3 }) });
+    w.trade({
+      entity: e,
+      at,
+      usd: w.size(e),
+      method: weighted(w.random, HONEST_METHODS),
+      fraud: null,
+      counterparty: counterparty(w, e, at, pools, { repeat: 0.3 }),
+    });
   }
   for (const at of w.arrivals(activation, activeTo(w, e), e.rate * 4)) {
     const fraud = chance(w.random, 0.5);
     w.trade({
-      entity: e, at, usd: w.size(e, fraud ? 2 : 1), method: chance(w.random, 0.7) ? 'bank_transfer' : 'mobile_money',
-      counterparty: counterparty(w, e, at, pools, { abroad: 0.3 }), fraud: fraud ? 'reported' : null, showLinked: chance(w.random, 0.5),
+      entity: e,
+      at,
+      usd: w.size(e, fraud ? 2 : 1),
+      method: chance(w.random, 0.7) ? 'bank_transfer' : 'mobile_money',
+      counterparty: counterparty(w, e, at, pools, { abroad: 0.3 }),
+      fraud: fraud ? 'reported' : null,
+      showLinked: chance(w.random, 0.5),
     });
   }
   if (chance(w.random, 0.4)) w.event(e.goneAt + uniform(w, 1, 10) * DAY, 'entity.blocklisted', e);

@@ -21,7 +21,8 @@ export function normal(random: Random): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
-export const logNormal = (random: Random, median: number, sigma: number): number => median * Math.exp(sigma * normal(random));
+export const logNormal = (random: Random, median: number, sigma: number): number =>
+  median * Math.exp(sigma * normal(random));
 
 /** Exponential waiting time with the given mean. */
 export const exponential = (random: Random, mean: number): number => -Math.log(1 - random()) * mean;
@@ -34,7 +35,9 @@ export function pick<T>(random: Random, items: readonly T[]): T {
 
 /** Picks a key with probability proportional to its weight. */
 export function weighted<K extends string>(random: Random, table: Readonly<Partial<Record<K, number>>>): K {
-  const entries = (Object.entries(table) as [K, number | undefined][]).filter((e): e is [K, number] => e[1] !== undefined && e[1] > 0);
+  const entries = (Object.entries(table) as [K, number | undefined][]).filter(
+    (e): e is [K, number] => e[1] !== undefined && e[1] > 0,
+  );
   if (entries.length === 0) throw new RangeError('weighted: no positive weight');
   let r = random() * entries.reduce((a, [, w]) => a + w, 0);
   for (const [k, w] of entries) {

@@ -48,7 +48,12 @@ const weeks = args.weeks.split(',').map(Number);
 const accuracy = Number(args.accuracy);
 const half = (entity: string) => entityFraction(entity, 'vouch-quality-halves') < 0.5;
 
-interface Figures { roc_auc: number; caught_at_2pct_fpr: number; calibration_error: number; labels?: { fraud: number; legit: number; sampled: number } }
+interface Figures {
+  roc_auc: number;
+  caught_at_2pct_fpr: number;
+  calibration_error: number;
+  labels?: { fraud: number; legit: number; sampled: number };
+}
 
 function measure(policy: Policy, heldOut: readonly OfflineDecision[], truth: readonly Label[]): Figures {
   const scores = heldOut.map((d) => replayScore(policy, d.features));
@@ -61,11 +66,20 @@ function measure(policy: Policy, heldOut: readonly OfflineDecision[], truth: rea
 }
 
 /** A candidate fitted on `labelled` and measured on the held-out half; null when the labels cannot support a fit. */
-function fitAndMeasure(labelled: LabelledDecision[], version: string, heldOut: readonly OfflineDecision[], truth: readonly Label[], weighting?: CandidateOptions['weighting']): Figures | null {
+function fitAndMeasure(
+  labelled: LabelledDecision[],
+  version: string,
+  heldOut: readonly OfflineDecision[],
+  truth: readonly Label[],
+  weighting?: CandidateOptions['weighting'],
+): Figures | null {
   try {
     const { policy } = fitCandidate(labelled, DEFAULT_POLICY, { version, weighting });
     const fraud = labelled.filter((l) => l.label === 1).length;
-    return { ...measure(policy, heldOut, truth), labels: { fraud, legit: labelled.length - fraud, sampled: labelled.filter((l) => l.sampled).length } };
+    return {
+      ...measure(policy, heldOut, truth),
+      labels: { fraud, legit: labelled.length - fraud, sampled: labelled.filter((l) => l.sampled).length },
+    };
   } catch (err) {
     if (err instanceof InsufficientLabelsError) return null;
     throw err;
@@ -73,21 +87,45 @@ function fitAndMeasure(labelled: LabelledDecision[], version: string, heldOut: r
 }
 
 /** The review labels a desk has after `until`, as the fit's trainingExample weighs them at rate `rate`. */
-function reviewLabels(desk: readonly OfflineDecision[], until: number, rate: number, verdictU: Float64Array, sampleU: Float64Array, weighted: boolean): LabelledDecision[] {
+function reviewLabels(
+  desk: readonly OfflineDecision[],
+  until: number,
+  rate: number,
+  verdictU: Float64Array,
+  sampleU: Float64Array,
+  weighted: boolean,
+): LabelledDecision[] {
   const outcomes = outcomesOf(DEFAULT_POLICY);
   const out: LabelledDecision[] = [];
   desk.forEach((d, i) => {
     if (d.at >= until) return;
     const outcome = outcomes[d.riskLevel];
-    const opened = outcome === 'review' || outcome === 'hold' ? 'outcome' : outcome === 'approve' && sampleU[i]! < rate ? 'sample' : null;
+    const opened =
+      outcome === 'review' || outcome === 'hold'
+        ? 'outcome'
+        : outcome === 'approve' && sampleU[i]! < rate
+          ? 'sample'
+          : null;
     if (opened === null) return;
     const truth = d.request.label;
     const verdict = verdictU[i]! < accuracy ? truth : truth === 'fraud' ? 'legit' : 'fraud';
-    const example = trainingExample({
-      createdAt: d.at, entityId: d.entityId, tradeId: d.tradeId, label: verdict, labelSource: 'review', outcome,
-      review: { reason: opened, sampleRate: opened === 'sample' ? rate : null, resolution: verdict === 'fraud' ? 'decline' : 'approve' },
-      samplingRate: rate > 0 ? rate : null,
-    }, { now: until, completed: () => false });
+    const example = trainingExample(
+      {
+        createdAt: d.at,
+        entityId: d.entityId,
+        tradeId: d.tradeId,
+        label: verdict,
+        labelSource: 'review',
+        outcome,
+        review: {
+          reason: opened,
+          sampleRate: opened === 'sample' ? rate : null,
+          resolution: verdict === 'fraud' ? 'decline' : 'approve',
+        },
+        samplingRate: rate > 0 ? rate : null,
+      },
+      { now: until, completed: () => false },
+    );
     if (example === null || example === LEFT_OUT) return;
     out.push({ entityId: d.entityId, features: d.features, ...example, weight: weighted ? example.weight : 1 });
   });
@@ -116,33 +154,83 @@ for (const seed of args.seeds.split(',').map(Number)) {
     for (const rate of rates) {
       const weighted = reviewLabels(desk, until, rate, verdictU, sampleU, true);
       row[`rate ${rate}`] = fitAndMeasure(weighted, `reviews-${seed}-${week}-${rate}`, heldOut, truth);
-      if (rate > 0) row[`rate ${rate}, fully weighted`] = fitAndMeasure(weighted, `full-${seed}-${week}-${rate}`, heldOut, truth, 'full');
-      if (rate > 0) row[`rate ${rate}, weighting off`] = fitAndMeasure(reviewLabels(desk, until, rate, verdictU, sampleU, false), `unweighted-${seed}-${week}-${rate}`, heldOut, truth);
+      if (rate > 0)
+        row[`rate ${rate}, fully weighted`] = fitAndMeasure(
+          weighted,
+          `full-${seed}-${week}-${rate}`,
+          heldOut,
+          truth,
+          'full',
+        );
+      if (rate > 0)
+        row[`rate ${rate}, weighting off`] = fitAndMeasure(
+          reviewLabels(desk, until, rate, verdictU, sampleU, false),
+          `unweighted-${seed}-${week}-${rate}`,
+          heldOut,
+          truth,
+        );
     }
-    const everything = desk.filter((d) => d.at < until).map((d) => ({ entityId: d.entityId, features: d.features, label: (d.request.label === 'fraud' ? 1 : 0) as Label }));
+    const everything = desk
+      .filter((d) => d.at < until)
+      .map((d) => ({
+        entityId: d.entityId,
+        features: d.features,
+        label: (d.request.label === 'fraud' ? 1 : 0) as Label,
+      }));
     row['all truth'] = fitAndMeasure(everything, `truth-${seed}-${week}`, heldOut, truth);
     rows[week] = row;
   }
   results.push({ seed, rows });
-  if (args.json) console.log(JSON.stringify({ seed, requests: decisions.length, held_out: { decisions: heldOut.length, fraud: truth.filter((y) => y === 1).length }, weeks: rows }));
-  else console.error(`seed ${seed}: ${decisions.length} decisions, held-out half ${heldOut.length} (${truth.filter((y) => y === 1).length} fraud)`);
+  if (args.json)
+    console.log(
+      JSON.stringify({
+        seed,
+        requests: decisions.length,
+        held_out: { decisions: heldOut.length, fraud: truth.filter((y) => y === 1).length },
+        weeks: rows,
+      }),
+    );
+  else
+    console.error(
+      `seed ${seed}: ${decisions.length} decisions, held-out half ${heldOut.length} (${truth.filter((y) => y === 1).length} fraud)`,
+    );
 }
 
 if (!args.json) {
   const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
   const sd = (xs: number[]) => Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / Math.max(1, xs.length - 1));
-  const cell = (xs: number[], digits: number, scale = 1) => (xs.length === 0 ? '—'
-    : `${(mean(xs) * scale).toFixed(digits)} ± ${(sd(xs) * scale).toFixed(digits)} (${(Math.min(...xs) * scale).toFixed(digits)}–${(Math.max(...xs) * scale).toFixed(digits)})`);
+  const cell = (xs: number[], digits: number, scale = 1) =>
+    xs.length === 0
+      ? '—'
+      : `${(mean(xs) * scale).toFixed(digits)} ± ${(sd(xs) * scale).toFixed(digits)} (${(Math.min(...xs) * scale).toFixed(digits)}–${(Math.max(...xs) * scale).toFixed(digits)})`;
   const names = Object.keys(results[0]!.rows[weeks[0]!]!);
-  console.log(`| weeks | labels | fraud / legit labels (sampled) | ROC-AUC, held-out half | caught at ≤ 2 % FP (%) | calibration error | fits |`);
+  console.log(
+    `| weeks | labels | fraud / legit labels (sampled) | ROC-AUC, held-out half | caught at ≤ 2 % FP (%) | calibration error | fits |`,
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const week of weeks) {
     for (const name of names) {
       const got = results.map((r) => r.rows[week]![name]).filter((f): f is Figures => f !== null);
-      const labels = got.length > 0 && got[0]!.labels
-        ? `${Math.round(mean(got.map((f) => f.labels!.fraud)))} / ${Math.round(mean(got.map((f) => f.labels!.legit)))} (${Math.round(mean(got.map((f) => f.labels!.sampled)))})` : '';
-      console.log(`| ${week} | ${name} | ${labels} | ${cell(got.map((f) => f.roc_auc), 3)} | ${cell(got.map((f) => f.caught_at_2pct_fpr), 1, 100)} | ${cell(got.map((f) => f.calibration_error), 3)} | ${got.length}/${results.length} |`);
+      const labels =
+        got.length > 0 && got[0]!.labels
+          ? `${Math.round(mean(got.map((f) => f.labels!.fraud)))} / ${Math.round(mean(got.map((f) => f.labels!.legit)))} (${Math.round(mean(got.map((f) => f.labels!.sampled)))})`
+          : '';
+      console.log(
+        `| ${week} | ${name} | ${labels} | ${cell(
+          got.map((f) => f.roc_auc),
+          3,
+        )} | ${cell(
+          got.map((f) => f.caught_at_2pct_fpr),
+          1,
+          100,
+        )} | ${cell(
+          got.map((f) => f.calibration_error),
+          3,
+        )} | ${got.length}/${results.length} |`,
+      );
     }
   }
-  console.log(`\nmean ± sd (min–max) over seeds ${args.seeds}; ${args.entities} entities, ${args.days} days, reviewer right ${accuracy * 100} % of the time.`);
+  console.log(
+    `\nmean ± sd (min–max) over seeds ${args.seeds}; ${args.entities} entities, ${args.days} days, reviewer right ${accuracy * 100} % of the time.`,
+  );
 }

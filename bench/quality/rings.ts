@@ -32,7 +32,10 @@ const { values: args } = parseArgs({
 const RINGS_BIAS_SHIFT = -0.1;
 /** The built-in policy with the ring signals off, so a retune of the other weights moves both sides. */
 const NO_RINGS: Policy = {
-  ...DEFAULT_POLICY, version: `${DEFAULT_POLICY.version}-no-rings`, bias: DEFAULT_POLICY.bias - RINGS_BIAS_SHIFT, maxIdentifierFanout: 1,
+  ...DEFAULT_POLICY,
+  version: `${DEFAULT_POLICY.version}-no-rings`,
+  bias: DEFAULT_POLICY.bias - RINGS_BIAS_SHIFT,
+  maxIdentifierFanout: 1,
   weights: { ...DEFAULT_POLICY.weights, ring_flagged_entities: 0, ring_size: 0 },
 };
 const half = (entity: string) => entityFraction(entity, 'vouch-quality-halves') < 0.5;
@@ -43,35 +46,64 @@ function segments(rows: Array<{ d: OfflineDecision; score: number }>, high: numb
     const mine = rows.filter((r) => r.d.request.population === population);
     const fraud = mine.filter((r) => r.d.request.label === 'fraud');
     const legit = mine.filter((r) => r.d.request.label === 'legit');
-    by[population] = `recall ${fraud.filter((r) => r.score >= high).length}/${fraud.length}, false positives ${legit.filter((r) => r.score >= high).length}/${legit.length}`;
+    by[population] =
+      `recall ${fraud.filter((r) => r.score >= high).length}/${fraud.length}, false positives ${legit.filter((r) => r.score >= high).length}/${legit.length}`;
   }
   const legit = rows.filter((r) => r.d.request.label === 'legit');
   const flagged = legit.filter((r) => r.score >= high).length;
-  return { ...by, legit_flagged: `${flagged}/${legit.length} (${((100 * flagged) / Math.max(1, legit.length)).toFixed(2)}%)` };
+  return {
+    ...by,
+    legit_flagged: `${flagged}/${legit.length} (${((100 * flagged) / Math.max(1, legit.length)).toFixed(2)}%)`,
+  };
 }
 
 function evaluate(market: ReturnType<typeof simulateMarket>, base: Policy, seed: number) {
   const decisions = scoreOffline(market.events, market.requests, base);
   const seen = decisions.filter((d) => half(d.entityId));
   const unseen = decisions.filter((d) => !half(d.entityId));
-  const labelled = seen.map((d) => ({ entityId: d.entityId, features: d.features, label: (d.request.label === 'fraud' ? 1 : 0) as 0 | 1 }));
+  const labelled = seen.map((d) => ({
+    entityId: d.entityId,
+    features: d.features,
+    label: (d.request.label === 'fraud' ? 1 : 0) as 0 | 1,
+  }));
   const { policy: fitted } = fitCandidate(labelled, base, { version: `rings-${seed}` });
   const truth = unseen.map((d) => (d.request.label === 'fraud' ? 1 : 0) as 0 | 1);
   const fittedScores = unseen.map((d) => replayScore(fitted, d.features));
   const auc = (scores: number[]) => Number(computeMetrics(scores, truth).roc_auc?.toFixed(4));
   // computeMetrics ranks any numbers: the log-odds keep the order the integer score rounds away.
-  const logOdds = (p: Policy) => unseen.map((d) => SIGNAL_NAMES.reduce((z, n) => z + p.weights[n] * modelValue(d.features[n]), p.bias));
+  const logOdds = (p: Policy) =>
+    unseen.map((d) => SIGNAL_NAMES.reduce((z, n) => z + p.weights[n] * modelValue(d.features[n]), p.bias));
   return {
     roc_auc: { hand_set: auc(unseen.map((d) => d.score)), fitted: auc(fittedScores) },
     roc_auc_unrounded: { hand_set: auc(logOdds(base)), fitted: auc(logOdds(fitted)) },
     fitted_cut: fitted.thresholds.high,
-    hand_set: segments(unseen.map((d) => ({ d, score: d.score })), base.thresholds.high),
-    fitted: segments(unseen.map((d, i) => ({ d, score: fittedScores[i]! })), fitted.thresholds.high),
-    fitted_ring_weights: { ring_flagged_entities: Number(fitted.weights.ring_flagged_entities.toFixed(3)), ring_size: Number(fitted.weights.ring_size.toFixed(3)) },
+    hand_set: segments(
+      unseen.map((d) => ({ d, score: d.score })),
+      base.thresholds.high,
+    ),
+    fitted: segments(
+      unseen.map((d, i) => ({ d, score: fittedScores[i]! })),
+      fitted.thresholds.high,
+    ),
+    fitted_ring_weights: {
+      ring_flagged_entities: Number(fitted.weights.ring_flagged_entities.toFixed(3)),
+      ring_size: Number(fitted.weights.ring_size.toFixed(3)),
+    },
   };
 }
 
 for (const seed of args.seeds.split(',').map(Number)) {
   const market = simulateMarket({ seed, entities: Number(args.entities), days: Number(args.days) });
-  console.log(JSON.stringify({ seed, requests: market.requests.length, before: evaluate(market, NO_RINGS, seed), after: evaluate(market, DEFAULT_POLICY, seed) }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        seed,
+        requests: market.requests.length,
+        before: evaluate(market, NO_RINGS, seed),
+        after: evaluate(market, DEFAULT_POLICY, seed),
+      },
+      null,
+      2,
+    ),
+  );
 }

@@ -60,21 +60,48 @@ const { policy, report, fit } = fitCandidate(labelled, DEFAULT_POLICY, {
 const t3 = performance.now();
 
 /** Issue 10's features; weighted 0 they leave the policy as it was before them. */
-const P2P_FEATURES = ['cash_out_burst', 'dormant_reactivation', 'young_account_reversible_method', 'shared_identifier_entities', 'new_counterparty_large_trade'] as const;
+const P2P_FEATURES = [
+  'cash_out_burst',
+  'dormant_reactivation',
+  'young_account_reversible_method',
+  'shared_identifier_entities',
+  'new_counterparty_large_trade',
+] as const;
 let withoutP2p: ReturnType<typeof computeMetrics> | undefined;
 if (args['compare-p2p']) {
-  const before: Policy = { ...DEFAULT_POLICY, weights: { ...DEFAULT_POLICY.weights, ...Object.fromEntries(P2P_FEATURES.map((n) => [n, 0])) } };
-  withoutP2p = computeMetrics(scoreOffline(market.events, market.requests, before).map((d) => d.score), truth);
+  const before: Policy = {
+    ...DEFAULT_POLICY,
+    weights: { ...DEFAULT_POLICY.weights, ...Object.fromEntries(P2P_FEATURES.map((n) => [n, 0])) },
+  };
+  withoutP2p = computeMetrics(
+    scoreOffline(market.events, market.requests, before).map((d) => d.score),
+    truth,
+  );
 }
 
-console.log(JSON.stringify({
-  market: { events: market.events.length, requests: market.requests.length, fraud: truth.filter((y) => y === 1).length, start: market.start, end: market.end },
-  seconds: { simulate: (t1 - t0) / 1000, score: (t2 - t1) / 1000, fit: (t3 - t2) / 1000 },
-  default_policy_on_ground_truth: computeMetrics(decisions.map((d) => d.score), truth),
-  ...(withoutP2p ? { default_policy_without_p2p_features: withoutP2p } : {}),
-  fit: { iterations: fit.iterations, converged: fit.converged, bias: policy.bias },
-  report,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      market: {
+        events: market.events.length,
+        requests: market.requests.length,
+        fraud: truth.filter((y) => y === 1).length,
+        start: market.start,
+        end: market.end,
+      },
+      seconds: { simulate: (t1 - t0) / 1000, score: (t2 - t1) / 1000, fit: (t3 - t2) / 1000 },
+      default_policy_on_ground_truth: computeMetrics(
+        decisions.map((d) => d.score),
+        truth,
+      ),
+      ...(withoutP2p ? { default_policy_without_p2p_features: withoutP2p } : {}),
+      fit: { iterations: fit.iterations, converged: fit.converged, bias: policy.bias },
+      report,
+    },
+    null,
+    2,
+  ),
+);
 
 if (args.events) await writeNdjson(args.events, market.events);
 if (args.requests) await writeNdjson(args.requests, market.requests);

@@ -17,7 +17,9 @@ import { simulateMarket } from './market.ts';
 import { scoreOffline } from './offline.ts';
 import { INTERACTIONS } from '../../src/trust/features.ts';
 
-const INTERACTION_NAMES = [...Object.keys(INTERACTIONS), 'young_account_reversible_method'] as (keyof typeof INTERACTIONS | 'young_account_reversible_method')[];
+const INTERACTION_NAMES = [...Object.keys(INTERACTIONS), 'young_account_reversible_method'] as (
+  keyof typeof INTERACTIONS | 'young_account_reversible_method'
+)[];
 
 const { values: args } = parseArgs({
   options: {
@@ -41,7 +43,8 @@ function caughtAtFpr(scores: readonly number[], truth: readonly (0 | 1)[], fpr: 
   return 0;
 }
 
-const logOdds = (policy: Policy, f: Record<string, number>) => scoreValues(policy, f).signals.reduce((z, s) => z + s.weight * s.value, policy.bias);
+const logOdds = (policy: Policy, f: Record<string, number>) =>
+  scoreValues(policy, f).signals.reduce((z, s) => z + s.weight * s.value, policy.bias);
 
 function measure(policy: Policy, features: readonly Record<string, number>[], truth: readonly (0 | 1)[]) {
   const scores = features.map((f) => replayScore(policy, f));
@@ -52,7 +55,12 @@ function measure(policy: Policy, features: readonly Record<string, number>[], tr
   return {
     roc_auc: Number(m.roc_auc?.toFixed(4)),
     // the ranking before the score is rounded to an integer (ties at 0 and 100 cost the above)
-    roc_auc_log_odds: Number(rocAuc(features.map((f) => logOdds(policy, f)), truth)?.toFixed(4)),
+    roc_auc_log_odds: Number(
+      rocAuc(
+        features.map((f) => logOdds(policy, f)),
+        truth,
+      )?.toFixed(4),
+    ),
     average_precision: Number(m.average_precision?.toFixed(4)),
     brier: Number(m.brier?.toFixed(5)),
     high_threshold: high,
@@ -67,7 +75,11 @@ for (const seed of args.seeds.split(',').map(Number)) {
   const decisions = scoreOffline(market.events, market.requests, DEFAULT_POLICY);
   const seen = decisions.filter((d) => half(d.entityId));
   const unseen = decisions.filter((d) => !half(d.entityId));
-  const labelled = seen.map((d) => ({ entityId: d.entityId, features: d.features, label: (d.request.label === 'fraud' ? 1 : 0) as 0 | 1 }));
+  const labelled = seen.map((d) => ({
+    entityId: d.entityId,
+    features: d.features,
+    label: (d.request.label === 'fraud' ? 1 : 0) as 0 | 1,
+  }));
   const target = { level: 'high', max_false_positive_rate: 0.02 } as const;
   const started = performance.now();
   const linear = fitCandidate(labelled, DEFAULT_POLICY, { version: `linear-${seed}`, target, shapes: false }).policy;
@@ -76,15 +88,27 @@ for (const seed of args.seeds.split(',').map(Number)) {
   const shapedMs = performance.now() - linearMs - started;
   const truth = unseen.map((d) => (d.request.label === 'fraud' ? 1 : 0) as 0 | 1);
   const features = unseen.map((d) => d.features);
-  console.log(JSON.stringify({
-    seed,
-    requests: market.requests.length,
-    half_b: { decisions: unseen.length, fraud: truth.filter((t) => t === 1).length },
-    fit_ms: { linear: Math.round(linearMs), shaped: Math.round(shapedMs) },
-    hand_set: measure(DEFAULT_POLICY, features, truth),
-    linear: measure(linear, features, truth),
-    shaped: measure(shaped, features, truth),
-    interaction_weights: Object.fromEntries(INTERACTION_NAMES.map((n) => [n, { linear: linear.weights[n], shaped: shaped.weights[n] }])),
-    shaped_signals: SIGNAL_NAMES.filter((n) => shaped.shapes?.[n]).map((n) => ({ name: n, weight: shaped.weights[n], ...shaped.shapes![n] })),
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        seed,
+        requests: market.requests.length,
+        half_b: { decisions: unseen.length, fraud: truth.filter((t) => t === 1).length },
+        fit_ms: { linear: Math.round(linearMs), shaped: Math.round(shapedMs) },
+        hand_set: measure(DEFAULT_POLICY, features, truth),
+        linear: measure(linear, features, truth),
+        shaped: measure(shaped, features, truth),
+        interaction_weights: Object.fromEntries(
+          INTERACTION_NAMES.map((n) => [n, { linear: linear.weights[n], shaped: shaped.weights[n] }]),
+        ),
+        shaped_signals: SIGNAL_NAMES.filter((n) => shaped.shapes?.[n]).map((n) => ({
+          name: n,
+          weight: shaped.weights[n],
+          ...shaped.shapes![n],
+        })),
+      },
+      null,
+      2,
+    ),
+  );
 }

@@ -12,7 +12,13 @@ export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
 export type Population = 'honest' | 'sloppy' | 'throwaway' | 'exit_scam' | 'chargeback' | 'triangulation' | 'mule';
-export const FRAUD_POPULATIONS: readonly Population[] = ['throwaway', 'exit_scam', 'chargeback', 'triangulation', 'mule'];
+export const FRAUD_POPULATIONS: readonly Population[] = [
+  'throwaway',
+  'exit_scam',
+  'chargeback',
+  'triangulation',
+  'mule',
+];
 
 /** Country, its fiat currency and how many units of it one USD buys (rough, fixed). */
 export const COUNTRIES = [
@@ -84,7 +90,8 @@ export interface LabelledRequest {
 const hex = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** A uniform number in [0, 1) from a trade id and a purpose: decided without drawing from the market's generator. */
-const hashed = (tradeId: string, purpose: string): number => createHash('sha256').update(`${tradeId}:${purpose}`).digest().readUInt32BE(0) / 2 ** 32;
+const hashed = (tradeId: string, purpose: string): number =>
+  createHash('sha256').update(`${tradeId}:${purpose}`).digest().readUInt32BE(0) / 2 ** 32;
 
 /**
  * The reason a marketplace gives when a dispute goes against the entity (docs/api.md, "Events"):
@@ -127,7 +134,13 @@ export class World {
   /** Records an event at `t` (dropped if after the end: it has not happened yet). */
   event(t: number, type: TrustEvent['type'], entity: Entity, extra: Partial<TrustEvent> = {}): TrustEvent | null {
     if (t > this.end) return null;
-    const event = { event_id: `sim_${this.seed}_ev${this.seq}`, type, entity_id: entity.id, occurred_at: new Date(Math.floor(t)).toISOString(), ...extra } as TrustEvent;
+    const event = {
+      event_id: `sim_${this.seed}_ev${this.seq}`,
+      type,
+      entity_id: entity.id,
+      occurred_at: new Date(Math.floor(t)).toISOString(),
+      ...extra,
+    } as TrustEvent;
     this.events.push({ t, seq: this.seq++, event });
     return event;
   }
@@ -160,7 +173,13 @@ export class World {
     if (spec.dispute) {
       const opened = done + exponential(random, DAY);
       own(opened, 'dispute.opened');
-      own(opened + exponential(random, 3 * DAY) + HOUR, 'dispute.resolved', spec.dispute === 'won' ? { resolution: 'in_favor' } : { resolution: 'against', ...lossReason(tradeId, 'sloppy') });
+      own(
+        opened + exponential(random, 3 * DAY) + HOUR,
+        'dispute.resolved',
+        spec.dispute === 'won'
+          ? { resolution: 'in_favor' }
+          : { resolution: 'against', ...lossReason(tradeId, 'sloppy') },
+      );
     }
     if (spec.fraud === 'chargeback') {
       own(done + 5 * DAY + exponential(random, 20 * DAY), 'chargeback', money);
@@ -168,12 +187,18 @@ export class World {
     } else if (spec.fraud === 'reported') {
       const opened = done + exponential(random, 12 * HOUR) + HOUR;
       own(opened, 'dispute.opened');
-      own(opened + exponential(random, 2 * DAY) + HOUR, 'dispute.resolved', { resolution: 'against', ...lossReason(tradeId, 'reported') });
+      own(opened + exponential(random, 2 * DAY) + HOUR, 'dispute.resolved', {
+        resolution: 'against',
+        ...lossReason(tradeId, 'reported'),
+      });
       own(opened + exponential(random, 4 * DAY) + HOUR, 'fraud.reported');
     } else if (spec.fraud === 'third_party') {
       const opened = done + exponential(random, 3 * DAY) + HOUR;
       own(opened, 'dispute.opened');
-      own(opened + exponential(random, 4 * DAY) + HOUR, 'dispute.resolved', { resolution: 'against', ...lossReason(tradeId, 'third_party') });
+      own(opened + exponential(random, 4 * DAY) + HOUR, 'dispute.resolved', {
+        resolution: 'against',
+        ...lossReason(tradeId, 'third_party'),
+      });
       if (chance(random, 0.5)) own(opened + exponential(random, 10 * DAY), 'chargeback', money);
     }
 
@@ -188,9 +213,14 @@ export class World {
     };
     // Most marketplaces know the account's age; some never send it.
     if (chance(random, 0.7)) context.account_created_at = new Date(e.createdAt).toISOString();
-    if (spec.showLinked && e.shared.length > 0) context.linked_identifiers = e.shared.map((s) => ({ type: s.type, hash: s.hash }));
+    if (spec.showLinked && e.shared.length > 0)
+      context.linked_identifiers = e.shared.map((s) => ({ type: s.type, hash: s.hash }));
     const labelling = new Set<TrustEvent['type']>(['chargeback', 'fraud.reported']);
-    const eventLabel = outcome.some((ev) => labelling.has(ev.type) || (ev.type === 'dispute.resolved' && ev.resolution === 'against')) ? 'fraud' : null;
+    const eventLabel = outcome.some(
+      (ev) => labelling.has(ev.type) || (ev.type === 'dispute.resolved' && ev.resolution === 'against'),
+    )
+      ? 'fraud'
+      : null;
     this.requests.push({
       t: at,
       seq: this.seq++,
@@ -209,7 +239,8 @@ export class World {
   arrivals(from: number, to: number, rate: number): number[] {
     const times: number[] = [];
     if (rate <= 0) return times;
-    for (let t = from + exponential(this.random, DAY / rate); t < to; t += exponential(this.random, DAY / rate)) times.push(t);
+    for (let t = from + exponential(this.random, DAY / rate); t < to; t += exponential(this.random, DAY / rate))
+      times.push(t);
     return times;
   }
 

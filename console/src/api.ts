@@ -58,10 +58,19 @@ async function requestToken(clientId: string, clientSecret: string): Promise<voi
   secret = { clientId, clientSecret, token: body.access_token, expiresAt: Date.now() + body.expires_in * 1000 };
   clearTimeout(refreshTimer);
   // Renew at 80% of the lifetime, well before the service would refuse it.
-  refreshTimer = setTimeout(() => {
-    requestToken(clientId, clientSecret).catch(() => signOut());
-  }, Math.max(1, body.expires_in * 0.8) * 1000);
-  publish({ clientId, clientName: body.client_name, scopes: body.scopes, role: body.role, environment: body.environment });
+  refreshTimer = setTimeout(
+    () => {
+      requestToken(clientId, clientSecret).catch(() => signOut());
+    },
+    Math.max(1, body.expires_in * 0.8) * 1000,
+  );
+  publish({
+    clientId,
+    clientName: body.client_name,
+    scopes: body.scopes,
+    role: body.role,
+    environment: body.environment,
+  });
 }
 
 export function signIn(clientId: string, clientSecret: string): Promise<void> {
@@ -74,24 +83,48 @@ export function signOut(): void {
   publish(null);
 }
 
-async function send(method: string, path: string, body: unknown, token: string | undefined, accept = 'application/json'): Promise<Response> {
+async function send(
+  method: string,
+  path: string,
+  body: unknown,
+  token: string | undefined,
+  accept = 'application/json',
+): Promise<Response> {
   const headers: Record<string, string> = { accept };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+    res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
   } catch {
     throw new ApiProblem(0, 'network', 'The service could not be reached. Check the connection and retry.');
   }
   if (res.ok) return res;
-  let problem: { code?: string; detail?: string; title?: string; errors?: { field: string; message: string }[]; [k: string]: unknown } = {};
+  let problem: {
+    code?: string;
+    detail?: string;
+    title?: string;
+    errors?: { field: string; message: string }[];
+    [k: string]: unknown;
+  } = {};
   try {
     problem = (await res.json()) as typeof problem;
   } catch {
     // not a problem document (e.g. a proxy's page): fall back to the status line
   }
-  throw new ApiProblem(res.status, problem.code ?? 'error', problem.detail ?? problem.title ?? `${res.status} ${res.statusText}`, problem.errors ?? [], problem);
+  throw new ApiProblem(
+    res.status,
+    problem.code ?? 'error',
+    problem.detail ?? problem.title ?? `${res.status} ${res.statusText}`,
+    problem.errors ?? [],
+    problem,
+  );
 }
 
 /** Calls the API with the session's token; a 401 re-requests the token once (it may have just expired). */

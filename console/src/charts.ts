@@ -26,7 +26,8 @@ const LINE_CHARS = 16;
 /** A long snake_case name on two lines, split at the underscore nearest its middle. */
 function wrapName(name: string): string[] {
   let cut = -1;
-  for (let i = name.indexOf('_'); i >= 0; i = name.indexOf('_', i + 1)) if (cut < 0 || Math.abs(i - name.length / 2) < Math.abs(cut - name.length / 2)) cut = i;
+  for (let i = name.indexOf('_'); i >= 0; i = name.indexOf('_', i + 1))
+    if (cut < 0 || Math.abs(i - name.length / 2) < Math.abs(cut - name.length / 2)) cut = i;
   return cut < 0 ? [name] : [name.slice(0, cut + 1), name.slice(cut + 1)];
 }
 

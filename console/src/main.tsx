@@ -43,13 +43,29 @@ function SignIn() {
   return (
     <main class="signin">
       <h1>Vouch console</h1>
-      <p class="muted">Sign in with an API client's credentials. They and the session stay in this page's memory only: reloading or closing the page signs you out.</p>
+      <p class="muted">
+        Sign in with an API client's credentials. They and the session stay in this page's memory only: reloading or
+        closing the page signs you out.
+      </p>
       <form onSubmit={submit}>
         <Field label="Client ID">
-          <input name="client_id" autoComplete="username" required value={clientId} onInput={(e) => setClientId(e.currentTarget.value)} />
+          <input
+            name="client_id"
+            autoComplete="username"
+            required
+            value={clientId}
+            onInput={(e) => setClientId(e.currentTarget.value)}
+          />
         </Field>
         <Field label="Client secret">
-          <input name="client_secret" type="password" autoComplete="current-password" required value={clientSecret} onInput={(e) => setClientSecret(e.currentTarget.value)} />
+          <input
+            name="client_secret"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={clientSecret}
+            onInput={(e) => setClientSecret(e.currentTarget.value)}
+          />
         </Field>
         <ErrorBox error={error} what="Sign-in failed" />
         <button class="primary" type="submit" disabled={busy}>
@@ -74,7 +90,8 @@ function Shell({ session }: { session: Session }) {
   }, [page]);
   const id = decodeURIComponent(path.split('/').slice(2).join('/'));
   let content;
-  if (!page || !hasScope(page.scope)) content = visible.length ? null : <p>This client has none of the scopes the console's pages need.</p>;
+  if (!page || !hasScope(page.scope))
+    content = visible.length ? null : <p>This client has none of the scopes the console's pages need.</p>;
   else if (page.path === '/') content = <DashboardPage />;
   else if (page.path === '/decisions') content = id ? <DecisionPage id={id} /> : <DecisionsPage />;
   else if (page.path === '/disputes') content = id ? <DisputePage id={id} /> : <DisputesPage />;
@@ -87,7 +104,9 @@ function Shell({ session }: { session: Session }) {
   else content = <WebhooksPage />;
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
         <span class="brand">Vouch</span>
         <nav aria-label="Main">
@@ -102,11 +121,17 @@ function Shell({ session }: { session: Session }) {
           </ul>
         </nav>
         <div class="who">
-          {session.environment === 'test' && <span class="test-mode" title="This client's tokens read and write test data only">Test data</span>}
+          {session.environment === 'test' && (
+            <span class="test-mode" title="This client's tokens read and write test data only">
+              Test data
+            </span>
+          )}
           <span class="muted" title={`${session.clientId}: ${session.scopes.join(' ')}`}>
             <span class="client-name">{session.clientName}</span> · {session.role}
           </span>
-          <button type="button" onClick={() => signOut()}>Sign out</button>
+          <button type="button" onClick={() => signOut()}>
+            Sign out
+          </button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>

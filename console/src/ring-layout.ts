@@ -9,10 +9,18 @@ const MARGIN = 56;
 /** Room beside the outermost accounts for a label set to their side. */
 const LABEL_ROOM = 96;
 
-interface Placed { id: string; x: number; y: number; angle: number }
+interface Placed {
+  id: string;
+  x: number;
+  y: number;
+  angle: number;
+}
 
 /** The accounts by hops (hubs one hop out), and who links to whom. */
-function byHops(graph: EntityGraph, hubIds: string[]): { rings: Map<number, string[]>; deepest: number; neighbours: Map<string, string[]> } {
+function byHops(
+  graph: EntityGraph,
+  hubIds: string[],
+): { rings: Map<number, string[]>; deepest: number; neighbours: Map<string, string[]> } {
   const rings = new Map<number, string[]>();
   for (const n of graph.nodes) rings.set(n.distance, [...(rings.get(n.distance) ?? []), n.entity_id]);
   rings.set(1, [...(rings.get(1) ?? []), ...hubIds]);
@@ -48,7 +56,10 @@ export function placeRings(graph: EntityGraph, hubIds: string[], width: number, 
     const rx = ((width / 2 - MARGIN * 2) * d) / deepest;
     const ry = ((height / 2 - MARGIN) * d) / deepest;
     order.forEach((id, i) => {
-      const a = -Math.PI / 2 + (2 * Math.PI * i) / Math.max(1, order.length) + (d % 2 ? 0 : Math.PI / Math.max(2, order.length));
+      const a =
+        -Math.PI / 2 +
+        (2 * Math.PI * i) / Math.max(1, order.length) +
+        (d % 2 ? 0 : Math.PI / Math.max(2, order.length));
       angle.set(id, a);
       out.push({ id, x: cx + rx * Math.cos(a), y: cy + ry * Math.sin(a), angle: a });
     });
@@ -58,7 +69,8 @@ export function placeRings(graph: EntityGraph, hubIds: string[], width: number, 
   const [minY, maxY] = [Math.min(...out.map((p) => p.y)), Math.max(...out.map((p) => p.y))];
   const mx = Math.min(LABEL_ROOM, width / 4);
   const my = Math.min(MARGIN / 2, height / 4);
-  const to = (v: number, lo: number, hi: number, from: number, till: number) => (hi - lo < 1 ? (from + till) / 2 : from + ((v - lo) / (hi - lo)) * (till - from));
+  const to = (v: number, lo: number, hi: number, from: number, till: number) =>
+    hi - lo < 1 ? (from + till) / 2 : from + ((v - lo) / (hi - lo)) * (till - from);
   return out.map((p) => ({ ...p, x: to(p.x, minX, maxX, mx, width - mx), y: to(p.y, minY, maxY, my, height - my) }));
 }
 
@@ -66,12 +78,21 @@ type Box = { x1: number; y1: number; x2: number; y2: number };
 export const overlap = (a: Box, b: Box) => a.x1 < b.x2 && b.x1 < a.x2 && a.y1 < b.y2 && b.y1 < a.y2;
 
 /** Whether the segment p–q crosses the rectangle (Liang–Barsky clipping). */
-export function crosses(p: { x: number; y: number }, q: { x: number; y: number }, r: { x1: number; y1: number; x2: number; y2: number }): boolean {
+export function crosses(
+  p: { x: number; y: number },
+  q: { x: number; y: number },
+  r: { x1: number; y1: number; x2: number; y2: number },
+): boolean {
   let t0 = 0;
   let t1 = 1;
   const dx = q.x - p.x;
   const dy = q.y - p.y;
-  for (const [pp, qq] of [[-dx, p.x - r.x1], [dx, r.x2 - p.x], [-dy, p.y - r.y1], [dy, r.y2 - p.y]] as const) {
+  for (const [pp, qq] of [
+    [-dx, p.x - r.x1],
+    [dx, r.x2 - p.x],
+    [-dy, p.y - r.y1],
+    [dy, r.y2 - p.y],
+  ] as const) {
     if (pp === 0) {
       if (qq < 0) return false;
     } else {
@@ -86,14 +107,35 @@ export function crosses(p: { x: number; y: number }, q: { x: number; y: number }
 
 /** Where a node's label may go: the direction it lies in (screen angle, y down) and its style. */
 export const LABEL_SIDES = [
-  { angle: Math.PI / 2, style: { 'text-halign': 'center', 'text-valign': 'bottom', 'text-margin-x': 0, 'text-margin-y': 4 } },
-  { angle: -Math.PI / 2, style: { 'text-halign': 'center', 'text-valign': 'top', 'text-margin-x': 0, 'text-margin-y': -4 } },
+  {
+    angle: Math.PI / 2,
+    style: { 'text-halign': 'center', 'text-valign': 'bottom', 'text-margin-x': 0, 'text-margin-y': 4 },
+  },
+  {
+    angle: -Math.PI / 2,
+    style: { 'text-halign': 'center', 'text-valign': 'top', 'text-margin-x': 0, 'text-margin-y': -4 },
+  },
   { angle: 0, style: { 'text-halign': 'right', 'text-valign': 'center', 'text-margin-x': 4, 'text-margin-y': 0 } },
-  { angle: Math.PI, style: { 'text-halign': 'left', 'text-valign': 'center', 'text-margin-x': -4, 'text-margin-y': 0 } },
-  { angle: Math.PI / 4, style: { 'text-halign': 'right', 'text-valign': 'bottom', 'text-margin-x': 2, 'text-margin-y': 2 } },
-  { angle: (3 * Math.PI) / 4, style: { 'text-halign': 'left', 'text-valign': 'bottom', 'text-margin-x': -2, 'text-margin-y': 2 } },
-  { angle: -Math.PI / 4, style: { 'text-halign': 'right', 'text-valign': 'top', 'text-margin-x': 2, 'text-margin-y': -2 } },
-  { angle: (-3 * Math.PI) / 4, style: { 'text-halign': 'left', 'text-valign': 'top', 'text-margin-x': -2, 'text-margin-y': -2 } },
+  {
+    angle: Math.PI,
+    style: { 'text-halign': 'left', 'text-valign': 'center', 'text-margin-x': -4, 'text-margin-y': 0 },
+  },
+  {
+    angle: Math.PI / 4,
+    style: { 'text-halign': 'right', 'text-valign': 'bottom', 'text-margin-x': 2, 'text-margin-y': 2 },
+  },
+  {
+    angle: (3 * Math.PI) / 4,
+    style: { 'text-halign': 'left', 'text-valign': 'bottom', 'text-margin-x': -2, 'text-margin-y': 2 },
+  },
+  {
+    angle: -Math.PI / 4,
+    style: { 'text-halign': 'right', 'text-valign': 'top', 'text-margin-x': 2, 'text-margin-y': -2 },
+  },
+  {
+    angle: (-3 * Math.PI) / 4,
+    style: { 'text-halign': 'left', 'text-valign': 'top', 'text-margin-x': -2, 'text-margin-y': -2 },
+  },
 ];
 
 /** The smallest angle between `angle` and any of `links` (π when there are none). */
@@ -103,4 +145,3 @@ export function clearance(angle: number, links: number[]): number {
     return Math.min(least, d);
   }, Math.PI);
 }
-

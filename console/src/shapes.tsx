@@ -3,7 +3,16 @@
 // the report's weights table alone would read "weight 0" for a signal that does count. Each shaped
 // signal gets a small line chart of its contribution against its value, base beside candidate.
 import { useEffect, useRef } from 'preact/hooks';
-import { CategoryScale, Chart, Legend, LineController, LineElement, LinearScale, PointElement, Tooltip } from 'chart.js';
+import {
+  CategoryScale,
+  Chart,
+  Legend,
+  LineController,
+  LineElement,
+  LinearScale,
+  PointElement,
+  Tooltip,
+} from 'chart.js';
 import { fmtNumber } from './ui.tsx';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, CategoryScale, Tooltip, Legend);
@@ -38,7 +47,15 @@ function xs(shapes: Array<Shape | undefined>): number[] {
 }
 
 /** One shaped signal: contribution (log-odds) against value under the base and the candidate. */
-function ShapeChart({ name, weight, shapes }: { name: string; weight: { base: number; candidate: number }; shapes: { base?: Shape; candidate?: Shape } }) {
+function ShapeChart({
+  name,
+  weight,
+  shapes,
+}: {
+  name: string;
+  weight: { base: number; candidate: number };
+  shapes: { base?: Shape; candidate?: Shape };
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const key = JSON.stringify([name, weight, shapes]);
   const at = xs([shapes.base, shapes.candidate]);
@@ -51,17 +68,40 @@ function ShapeChart({ name, weight, shapes }: { name: string; weight: { base: nu
       type: 'line',
       data: {
         datasets: [
-          { label: 'base', data: line(weight.base, shapes.base), borderColor: '#9aa5b4', backgroundColor: '#9aa5b4', borderDash: [4, 3], pointRadius: 0, borderWidth: 2 },
-          { label: 'candidate', data: line(weight.candidate, shapes.candidate), borderColor: '#1f4e8c', backgroundColor: '#1f4e8c', pointRadius: 0, borderWidth: 2 },
+          {
+            label: 'base',
+            data: line(weight.base, shapes.base),
+            borderColor: '#9aa5b4',
+            backgroundColor: '#9aa5b4',
+            borderDash: [4, 3],
+            pointRadius: 0,
+            borderWidth: 2,
+          },
+          {
+            label: 'candidate',
+            data: line(weight.candidate, shapes.candidate),
+            borderColor: '#1f4e8c',
+            backgroundColor: '#1f4e8c',
+            pointRadius: 0,
+            borderWidth: 2,
+          },
         ],
       },
       options: {
-        responsive: true, maintainAspectRatio: false, animation: false, parsing: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        parsing: false,
         scales: {
           x: { type: 'linear', min: 0, max: end, title: { display: true, text: 'signal value' } },
           y: { title: { display: true, text: 'log-odds' } },
         },
-        plugins: { legend: { position: 'bottom', labels: { boxWidth: 14 } }, tooltip: { callbacks: { label: (c) => `${c.dataset.label}: ${fmtNumber(c.parsed.y)} at ${fmtNumber(c.parsed.x)}` } } },
+        plugins: {
+          legend: { position: 'bottom', labels: { boxWidth: 14 } },
+          tooltip: {
+            callbacks: { label: (c) => `${c.dataset.label}: ${fmtNumber(c.parsed.y)} at ${fmtNumber(c.parsed.x)}` },
+          },
+        },
       },
     });
     return () => chart.destroy();
@@ -71,15 +111,25 @@ function ShapeChart({ name, weight, shapes }: { name: string; weight: { base: nu
   return (
     <figure class="shape" data-signal={name}>
       <figcaption class="mono">{name}</figcaption>
-      <div class="shape-chart"><canvas ref={canvas} role="img" aria-label={summary} /></div>
+      <div class="shape-chart">
+        <canvas ref={canvas} role="img" aria-label={summary} />
+      </div>
       <p class="muted small">{summary}.</p>
     </figure>
   );
 }
 
 /** Every signal either policy shapes, one small chart each. */
-export function ShapesView({ weights, shapes }: { weights: Record<string, { base: number; candidate: number }>; shapes: { base: Shapes; candidate: Shapes } }) {
-  const names = [...new Set([...Object.keys(shapes.candidate), ...Object.keys(shapes.base)])].filter((n) => shapes.candidate[n] || shapes.base[n]);
+export function ShapesView({
+  weights,
+  shapes,
+}: {
+  weights: Record<string, { base: number; candidate: number }>;
+  shapes: { base: Shapes; candidate: Shapes };
+}) {
+  const names = [...new Set([...Object.keys(shapes.candidate), ...Object.keys(shapes.base)])].filter(
+    (n) => shapes.candidate[n] || shapes.base[n],
+  );
   if (names.length === 0) return null;
   return (
     <section aria-labelledby="h-shapes">
@@ -89,7 +139,14 @@ export function ShapesView({ weights, shapes }: { weights: Record<string, { base
         labels gave no evidence there), so it is drawn as a curve of its contribution against its value.
       </p>
       <div class="shapes">
-        {names.map((n) => <ShapeChart key={n} name={n} weight={weights[n] ?? { base: 0, candidate: 0 }} shapes={{ base: shapes.base[n], candidate: shapes.candidate[n] }} />)}
+        {names.map((n) => (
+          <ShapeChart
+            key={n}
+            name={n}
+            weight={weights[n] ?? { base: 0, candidate: 0 }}
+            shapes={{ base: shapes.base[n], candidate: shapes.candidate[n] }}
+          />
+        ))}
       </div>
     </section>
   );

@@ -3,7 +3,11 @@
 import type { components, operations } from '../../sdk/src/schema.d.ts';
 
 type Schemas = components['schemas'];
-type Created<Op extends keyof operations> = operations[Op]['responses'] extends { 201: { content: { 'application/json': infer B } } } ? B : never;
+type Created<Op extends keyof operations> = operations[Op]['responses'] extends {
+  201: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
 
 export type TokenResponse = Schemas['IssueTokenResponse'];
 export type Decision = Schemas['GetDecisionResponse'];

@@ -26,7 +26,11 @@ export function useRoute(): string {
   return path;
 }
 
-export function Link({ to, children, ...rest }: { to: string; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLAnchorElement>, 'href'>) {
+export function Link({
+  to,
+  children,
+  ...rest
+}: { to: string; children: ComponentChildren } & Omit<JSX.HTMLAttributes<HTMLAnchorElement>, 'href'>) {
   return (
     <a
       {...rest}
@@ -45,9 +49,12 @@ export function Link({ to, children, ...rest }: { to: string; children: Componen
 // ---- formatting for the user's locale
 const numberFmt = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 const dateFmt = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-export const fmtNumber = (n: number | null | undefined): string => (typeof n === 'number' && Number.isFinite(n) ? numberFmt.format(n) : '—');
+export const fmtNumber = (n: number | null | undefined): string =>
+  typeof n === 'number' && Number.isFinite(n) ? numberFmt.format(n) : '—';
 export const fmtPercent = (n: number | null | undefined): string =>
-  typeof n === 'number' ? new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 }).format(n) : '—';
+  typeof n === 'number'
+    ? new Intl.NumberFormat(undefined, { style: 'percent', maximumFractionDigits: 1 }).format(n)
+    : '—';
 export const fmtDate = (s: string | number | null | undefined): string => {
   if (s === null || s === undefined || s === '') return '—';
   const d = new Date(s);
@@ -100,7 +107,11 @@ export function toProblem(err: unknown): ApiProblem {
  * fails. A successful action usually closes what started it, so `busy` stays on after success
  * unless `settle` is set (a form that stays on screen and can act again).
  */
-export function useAction(options: { settle?: boolean } = {}): { busy: boolean; error: ApiProblem | undefined; run: (action: () => Promise<void>) => Promise<void> } {
+export function useAction(options: { settle?: boolean } = {}): {
+  busy: boolean;
+  error: ApiProblem | undefined;
+  run: (action: () => Promise<void>) => Promise<void>;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem>();
   const run = async (action: () => Promise<void>): Promise<void> => {
@@ -150,16 +161,34 @@ export const Empty = ({ children }: { children: ComponentChildren }) => (
 );
 
 /** Loading → error → content. */
-export function Loader<T>({ state, feature, children }: { state: Loaded<T>; feature: string; children: (data: T) => ComponentChildren }) {
+export function Loader<T>({
+  state,
+  feature,
+  children,
+}: {
+  state: Loaded<T>;
+  feature: string;
+  children: (data: T) => ComponentChildren;
+}) {
   if (state.error) return <ErrorBox error={state.error} what={`Could not load ${feature.toLowerCase()}`} />;
   if (state.data === undefined) return <Loading />;
   return <>{children(state.data)}</>;
 }
 
-export const LevelBadge = ({ level }: { level: string | undefined }) => (level ? <span class={`badge level-${level}`}>{level}</span> : <span>—</span>);
+export const LevelBadge = ({ level }: { level: string | undefined }) =>
+  level ? <span class={`badge level-${level}`}>{level}</span> : <span>—</span>;
 
 /** A modal confirmation built on <dialog>: focus moves into it and Escape cancels. */
-export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCancel, busy, wide }: {
+export function Confirm({
+  title,
+  children,
+  confirmLabel,
+  danger,
+  onConfirm,
+  onCancel,
+  busy,
+  wide,
+}: {
   title: string;
   /** room for tables side by side (the activation's two policies) */
   wide?: boolean;
@@ -177,11 +206,21 @@ export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCa
     return () => d?.close();
   }, []);
   return (
-    <dialog ref={ref} class={wide ? 'wide' : undefined} aria-labelledby="dialog-title" onCancel={(e) => { e.preventDefault(); onCancel(); }}>
+    <dialog
+      ref={ref}
+      class={wide ? 'wide' : undefined}
+      aria-labelledby="dialog-title"
+      onCancel={(e) => {
+        e.preventDefault();
+        onCancel();
+      }}
+    >
       <h2 id="dialog-title">{title}</h2>
       <div class="dialog-body">{children}</div>
       <div class="actions">
-        <button type="button" onClick={onCancel}>Cancel</button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
         <button type="button" class={danger ? 'danger' : 'primary'} disabled={busy} onClick={onConfirm}>
           {confirmLabel}
         </button>
@@ -217,8 +256,12 @@ export function SecretOnce({ label, value, onDone }: { label: string; value: str
           <span class="sr-only">{label}</span>
           <input ref={ref} readOnly value={value} class="mono" onFocus={(e) => e.currentTarget.select()} />
         </label>
-        <button type="button" onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>
-        <button type="button" onClick={onDone}>Done</button>
+        <button type="button" onClick={copy}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Done
+        </button>
       </div>
     </div>
   );
@@ -235,14 +278,31 @@ export function Field({ label, children, hint }: { label: string; children: Comp
 }
 
 /** A fieldset of checkboxes choosing a subset of `options` (scopes of a key, events of a webhook). */
-export function CheckboxGroup<T extends string>({ legend, options, chosen, onChange }: { legend: string; options: readonly T[]; chosen: T[]; onChange: (next: T[]) => void }) {
+export function CheckboxGroup<T extends string>({
+  legend,
+  options,
+  chosen,
+  onChange,
+}: {
+  legend: string;
+  options: readonly T[];
+  chosen: T[];
+  onChange: (next: T[]) => void;
+}) {
   return (
     <fieldset>
       <legend>{legend}</legend>
       <div class="checks">
         {options.map((option) => (
           <label key={option} class="inline">
-            <input type="checkbox" checked={chosen.includes(option)} onChange={(e) => onChange(e.currentTarget.checked ? [...chosen, option] : chosen.filter((x) => x !== option))} /> {option}
+            <input
+              type="checkbox"
+              checked={chosen.includes(option)}
+              onChange={(e) =>
+                onChange(e.currentTarget.checked ? [...chosen, option] : chosen.filter((x) => x !== option))
+              }
+            />{' '}
+            {option}
           </label>
         ))}
       </div>

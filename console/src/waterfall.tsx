@@ -17,7 +17,11 @@ const NEUTRAL = '#5f6b7a';
  * The bias from the stored policy when this client may read policies; otherwise solved from the score,
  * which is only possible when the score is not clamped at 0 or 100 (then the bias is unknown).
  */
-function useBias(policyVersion: string, score: number, signals: Signal[]): { bias: number | undefined; exact: boolean } {
+function useBias(
+  policyVersion: string,
+  score: number,
+  signals: Signal[],
+): { bias: number | undefined; exact: boolean } {
   const total = signals.reduce((s, x) => s + x.weight * x.value, 0);
   // the score is rounded: solve at its value, which is within half a point of the exact one
   const p = score / 100;
@@ -40,18 +44,32 @@ function useBias(policyVersion: string, score: number, signals: Signal[]): { bia
   return bias;
 }
 
-export function Waterfall({ score, signals, policyVersion }: { score: number; signals: Signal[]; policyVersion: string }) {
+export function Waterfall({
+  score,
+  signals,
+  policyVersion,
+}: {
+  score: number;
+  signals: Signal[];
+  policyVersion: string;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const { bias, exact } = useBias(policyVersion, score, signals);
   const steps: { label: string; from: number; to: number; color: string }[] = [];
-  if (bias !== undefined) steps.push({ label: exact ? 'bias' : 'bias (solved from the score)', from: 0, to: bias, color: NEUTRAL });
+  if (bias !== undefined)
+    steps.push({ label: exact ? 'bias' : 'bias (solved from the score)', from: 0, to: bias, color: NEUTRAL });
   let at = bias ?? 0;
   for (const s of signals) {
     const c = s.weight * s.value;
     steps.push({ label: s.name, from: at, to: at + c, color: c > 0 ? RISK : SAFE });
     at += c;
   }
-  steps.push({ label: bias === undefined ? 'signals in total' : `total → score ${fmtNumber(score)}`, from: 0, to: at, color: '#1f4e8c' });
+  steps.push({
+    label: bias === undefined ? 'signals in total' : `total → score ${fmtNumber(score)}`,
+    from: 0,
+    to: at,
+    color: '#1f4e8c',
+  });
   const summary =
     bias === undefined
       ? `The ${signals.length} signals add ${fmtNumber(at)} log-odds. The policy's bias is not shown: this client may not read policies (policy:read) and a score of ${score} is at the end of the scale.`
@@ -63,13 +81,15 @@ export function Waterfall({ score, signals, policyVersion }: { score: number; si
       type: 'bar',
       data: {
         labels: steps.map((s) => s.label),
-        datasets: [{
-          label: 'log-odds',
-          data: steps.map((s) => [s.from, s.to] as [number, number]),
-          backgroundColor: steps.map((s) => s.color),
-          borderSkipped: false,
-          barPercentage: 0.8,
-        }],
+        datasets: [
+          {
+            label: 'log-odds',
+            data: steps.map((s) => [s.from, s.to] as [number, number]),
+            backgroundColor: steps.map((s) => s.color),
+            borderSkipped: false,
+            barPercentage: 0.8,
+          },
+        ],
       },
       options: {
         indexAxis: 'y',
@@ -82,7 +102,9 @@ export function Waterfall({ score, signals, policyVersion }: { score: number; si
             callbacks: {
               label: (ctx) => {
                 const s = steps[ctx.dataIndex]!;
-                return (bias !== undefined && ctx.dataIndex === 0) || ctx.dataIndex === steps.length - 1 ? fmtNumber(s.to) : `${s.to - s.from > 0 ? '+' : ''}${fmtNumber(s.to - s.from)}`;
+                return (bias !== undefined && ctx.dataIndex === 0) || ctx.dataIndex === steps.length - 1
+                  ? fmtNumber(s.to)
+                  : `${s.to - s.from > 0 ? '+' : ''}${fmtNumber(s.to - s.from)}`;
               },
             },
           },
@@ -111,16 +133,36 @@ export function SignalTable({ r }: { r: ScoreResult }) {
       <table class="stack">
         <caption>Signals, largest contribution first (log-odds; positive is riskier)</caption>
         <thead>
-          <tr><th scope="col">Signal</th><th scope="col">What was seen</th><th scope="col" class="num">Value</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Contribution</th></tr>
+          <tr>
+            <th scope="col">Signal</th>
+            <th scope="col">What was seen</th>
+            <th scope="col" class="num">
+              Value
+            </th>
+            <th scope="col" class="num">
+              Weight
+            </th>
+            <th scope="col" class="num">
+              Contribution
+            </th>
+          </tr>
         </thead>
         <tbody>
           {r.signals.map((s) => (
             <tr key={s.name}>
-              <td data-label="Signal" class="mono">{s.name}</td>
+              <td data-label="Signal" class="mono">
+                {s.name}
+              </td>
               <td data-label="What was seen">{s.description}</td>
-              <td data-label="Value" class="num">{fmtNumber(s.value)}</td>
-              <td data-label="Weight" class="num">{fmtNumber(s.weight)}</td>
-              <td data-label="Contribution" class={`num ${s.weight * s.value > 0 ? 'risk' : 'safe'}`}>{(s.weight * s.value > 0 ? '+' : '') + fmtNumber(s.weight * s.value)}</td>
+              <td data-label="Value" class="num">
+                {fmtNumber(s.value)}
+              </td>
+              <td data-label="Weight" class="num">
+                {fmtNumber(s.weight)}
+              </td>
+              <td data-label="Contribution" class={`num ${s.weight * s.value > 0 ? 'risk' : 'safe'}`}>
+                {(s.weight * s.value > 0 ? '+' : '') + fmtNumber(s.weight * s.value)}
+              </td>
             </tr>
           ))}
         </tbody>

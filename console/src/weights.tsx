@@ -6,7 +6,13 @@ import { EVERY_LABEL, countDrawnLabels, rowsStyle } from './charts.ts';
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
 
 /** `shaped`: the candidate's shaped signals, named so on the axis (their weight is only a first slope). */
-export function WeightsChart({ weights, shaped = new Set() }: { weights: Record<string, { base: number; candidate: number }>; shaped?: ReadonlySet<string> }) {
+export function WeightsChart({
+  weights,
+  shaped = new Set(),
+}: {
+  weights: Record<string, { base: number; candidate: number }>;
+  shaped?: ReadonlySet<string>;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const names = Object.keys(weights);
   const key = JSON.stringify(weights);
@@ -22,7 +28,10 @@ export function WeightsChart({ weights, shaped = new Set() }: { weights: Record<
         ],
       },
       options: {
-        indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false,
+        indexAxis: 'y',
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
         scales: { x: { title: { display: true, text: 'weight (log-odds per unit)' } }, y: EVERY_LABEL },
       },
       plugins: [countDrawnLabels],
@@ -33,9 +42,16 @@ export function WeightsChart({ weights, shaped = new Set() }: { weights: Record<
     <figure class="waterfall">
       {/* a style property set through the DOM, which the CSP (no inline style attributes) allows */}
       <div class="chart rows" style={rowsStyle(names.length)}>
-        <canvas ref={canvas} role="img" aria-label={`Weights of ${names.length} signals, base policy against the candidate`} />
+        <canvas
+          ref={canvas}
+          role="img"
+          aria-label={`Weights of ${names.length} signals, base policy against the candidate`}
+        />
       </div>
-      <figcaption class="muted">Weights before (base) and after (candidate) the fit; the table below lists them. A shaped signal's weight is its slope up to its first knot: its curve is drawn below.</figcaption>
+      <figcaption class="muted">
+        Weights before (base) and after (candidate) the fit; the table below lists them. A shaped signal's weight is its
+        slope up to its first knot: its curve is drawn below.
+      </figcaption>
     </figure>
   );
 }

@@ -15,7 +15,9 @@ function canonicalPhone(raw: string): string {
   // "+44 (0)20 …": the national trunk prefix written after the country code is not dialled.
   s = s.replace(/^(\+\d{1,3})\(0\)/u, '$1').replace(/[()]/gu, '');
   if (!/^\+[1-9]\d{6,14}$/.test(s)) {
-    throw new TypeError('hashIdentifier: a phone number must be international (E.164): "+" or "00", the country code, then 7 to 15 digits in all');
+    throw new TypeError(
+      'hashIdentifier: a phone number must be international (E.164): "+" or "00", the country code, then 7 to 15 digits in all',
+    );
   }
   return s;
 }

@@ -14,8 +14,16 @@ import type { paths } from './schema.d.ts';
 export type { paths } from './schema.d.ts';
 export { canonicalIdentifier, hashIdentifier, type IdentifierType } from './identifiers.ts';
 
-type JsonBody<P extends keyof paths, M extends 'get' | 'post'> = paths[P][M] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
-type Ok<P extends keyof paths, M extends 'get' | 'post'> = paths[P][M] extends { responses: { 200: { content: { 'application/json': infer R } } } } ? R : never;
+type JsonBody<P extends keyof paths, M extends 'get' | 'post'> = paths[P][M] extends {
+  requestBody: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+type Ok<P extends keyof paths, M extends 'get' | 'post'> = paths[P][M] extends {
+  responses: { 200: { content: { 'application/json': infer R } } };
+}
+  ? R
+  : never;
 
 export type ScoreRequest = JsonBody<'/api/v1/trust/score', 'post'>;
 export type ScoreResponse = Ok<'/api/v1/trust/score', 'post'>;
@@ -184,7 +192,10 @@ function retryAfterMs(res: Response): number | undefined {
  * The transport under openapi-fetch: credentials, Idempotency-Key on POSTs, bounded retries on
  * network errors / 429 / 5xx / in-progress 409 (same key each time), one token refresh on a 401.
  */
-function transport(options: VouchClientOptions, tokens: TokenProvider | undefined): (request: Request) => Promise<Response> {
+function transport(
+  options: VouchClientOptions,
+  tokens: TokenProvider | undefined,
+): (request: Request) => Promise<Response> {
   const doFetch = options.fetch ?? globalThis.fetch;
   const retries = Math.max(0, Math.min(options.retry?.retries ?? 3, 10));
   const base = options.retry?.baseDelayMs ?? 200;
@@ -206,7 +217,14 @@ function transport(options: VouchClientOptions, tokens: TokenProvider | undefine
       }
       let res: Response;
       try {
-        res = await doFetch(new Request(request.url, { method: request.method, headers, ...(body !== undefined ? { body } : {}), signal: request.signal }));
+        res = await doFetch(
+          new Request(request.url, {
+            method: request.method,
+            headers,
+            ...(body !== undefined ? { body } : {}),
+            signal: request.signal,
+          }),
+        );
       } catch (err) {
         if (request.signal.aborted || attempt >= retries) throw err;
         await sleep(Math.min(max, base * 2 ** attempt * (0.5 + Math.random() / 2)));
@@ -250,7 +268,11 @@ export interface VouchClient {
 async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await call;
   if (!response.ok || data === undefined) {
-    const problem = (error && typeof error === 'object' ? error : { status: response.status, detail: String(error ?? response.statusText) }) as Problem;
+    const problem = (
+      error && typeof error === 'object'
+        ? error
+        : { status: response.status, detail: String(error ?? response.statusText) }
+    ) as Problem;
     throw new VouchError(response.status, problem);
   }
   return data;
@@ -258,8 +280,10 @@ async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Re
 
 export function createVouchClient(options: VouchClientOptions): VouchClient {
   const hasClient = Boolean(options.clientId && options.clientSecret);
-  if (!options.apiKey && !hasClient) throw new TypeError('createVouchClient: give apiKey, or clientId and clientSecret');
-  if (options.apiKey && hasClient) throw new TypeError('createVouchClient: give apiKey or client credentials, not both');
+  if (!options.apiKey && !hasClient)
+    throw new TypeError('createVouchClient: give apiKey, or clientId and clientSecret');
+  if (options.apiKey && hasClient)
+    throw new TypeError('createVouchClient: give apiKey or client credentials, not both');
   const tokens = hasClient
     ? new TokenProvider({
         baseUrl: options.baseUrl,
@@ -280,7 +304,12 @@ export function createVouchClient(options: VouchClientOptions): VouchClient {
     analyzeDispute: (body) => unwrap(raw.POST('/api/v1/dispute/analyze', { body })),
     getDecision: (id) => unwrap(raw.GET('/api/v1/decisions/{id}', { params: { path: { id } } })),
     labelDecision: (id, label, note) =>
-      unwrap(raw.POST('/api/v1/decisions/{id}/label', { params: { path: { id } }, body: { label, ...(note !== undefined ? { note } : {}) } })),
+      unwrap(
+        raw.POST('/api/v1/decisions/{id}/label', {
+          params: { path: { id } },
+          body: { label, ...(note !== undefined ? { note } : {}) },
+        }),
+      ),
     labelDecisions: (labels) => unwrap(raw.POST('/api/v1/labels', { body: { labels } })),
   };
 }

@@ -26,24 +26,42 @@ const CHUNK_ITEMS = 100;
 const LABELS_PER_UNIT = 10;
 
 /** One item: the single-label body plus the decision it labels (the single endpoint's path id). */
-const LabelItem = Type.Object({
-  decision_id: Type.String({ minLength: 1, maxLength: 64 }),
-  ...LabelBody.properties,
-}, { additionalProperties: false });
+const LabelItem = Type.Object(
+  {
+    decision_id: Type.String({ minLength: 1, maxLength: 64 }),
+    ...LabelBody.properties,
+  },
+  { additionalProperties: false },
+);
 
-const BulkBody = Type.Object({
-  labels: Type.Array(Type.Unknown({ description: 'a label: {decision_id, label: "fraud" | "legit", note?}, validated on its own' }), {
-    minItems: 1, maxItems: MAX_LABELS,
-  }),
-}, { additionalProperties: false });
+const BulkBody = Type.Object(
+  {
+    labels: Type.Array(
+      Type.Unknown({ description: 'a label: {decision_id, label: "fraud" | "legit", note?}, validated on its own' }),
+      {
+        minItems: 1,
+        maxItems: MAX_LABELS,
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const BulkResponse = Type.Object({
   results: Type.Array(Type.Union([LabelSchema, ProblemSchema]), {
-    description: 'the label record, or the problem document POST /api/v1/decisions/{id}/label would have answered, per item, in request order',
+    description:
+      'the label record, or the problem document POST /api/v1/decisions/{id}/label would have answered, per item, in request order',
   }),
 });
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
+const problems = {
+  400: ProblemSchema,
+  401: ProblemSchema,
+  403: ProblemSchema,
+  413: ProblemSchema,
+  415: ProblemSchema,
+  429: ProblemSchema,
+};
 
 type Item = Static<typeof LabelItem>;
 
@@ -61,7 +79,11 @@ export interface BulkLabelOptions {
 export function bulkLabelRoutes({ db, createRateLimit, labelsPerMinute }: BulkLabelOptions): RouteDefinition[] {
   const validate = compileBodyValidator(LabelItem);
   const units = Math.max(1, Math.floor(labelsPerMinute / LABELS_PER_UNIT));
-  const budget = createRateLimit({ max: units, timeWindow: 60_000, keyGenerator: (request) => `labels:${request.principal.id}` });
+  const budget = createRateLimit({
+    max: units,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `labels:${request.principal.id}`,
+  });
 
   /**
    * Charges `items` labels to the caller's budget, or throws 429. The counter takes one unit per
@@ -72,9 +94,14 @@ export function bulkLabelRoutes({ db, createRateLimit, labelsPerMinute }: BulkLa
     for (let i = 0; i < Math.ceil(items / LABELS_PER_UNIT); i++) {
       const result = await budget(request);
       if (result.isAllowed || !result.isExceeded) continue;
-      throw new ApiError(429, 'rate_limited', `Label budget of ${units * LABELS_PER_UNIT} labels a minute exceeded (this batch has ${items}); send it again when the window resets.`, {
-        headers: { 'retry-after': String(result.ttlInSeconds) },
-      });
+      throw new ApiError(
+        429,
+        'rate_limited',
+        `Label budget of ${units * LABELS_PER_UNIT} labels a minute exceeded (this batch has ${items}); send it again when the window resets.`,
+        {
+          headers: { 'retry-after': String(result.ttlInSeconds) },
+        },
+      );
     }
   }
 
@@ -87,7 +114,8 @@ export function bulkLabelRoutes({ db, createRateLimit, labelsPerMinute }: BulkLa
       schema: {
         tags: ['audit'],
         summary: `Label up to ${MAX_LABELS} score decisions in one call (each as the single-label endpoint would)`,
-        description: 'Each label counts against the caller\'s label budget (VOUCH_LABELS_PER_MINUTE, default 6,000 a minute): a batch beyond what is left of the minute gets 429 rate_limited with Retry-After and labels nothing. The labels are written in chunks of 100, one transaction each; on a store failure the earlier chunks stay written, and sending the batch again is safe. Requires the `labels:write` scope (an API key must have been issued with it).',
+        description:
+          "Each label counts against the caller's label budget (VOUCH_LABELS_PER_MINUTE, default 6,000 a minute): a batch beyond what is left of the minute gets 429 rate_limited with Retry-After and labels nothing. The labels are written in chunks of 100, one transaction each; on a store failure the earlier chunks stay written, and sending the batch again is safe. Requires the `labels:write` scope (an API key must have been issued with it).",
         body: BulkBody,
         response: { 200: BulkResponse, ...problems },
       },
@@ -95,32 +123,35 @@ export function bulkLabelRoutes({ db, createRateLimit, labelsPerMinute }: BulkLa
         const { principal } = request;
         const labels = request.body.labels;
         await charge(request, labels.length);
-        const problem = (err: ApiError): ProblemBody => problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
+        const problem = (err: ApiError): ProblemBody =>
+          problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
         const results: Array<LabelRecord | ProblemBody> = [];
         // In order, one after another: a decision labelled twice in a batch ends with the later label,
         // as two single calls would leave it.
         for (let start = 0; start < labels.length; start += CHUNK_ITEMS) {
           if (start > 0) await nextTurn();
           const chunk = labels.slice(start, start + CHUNK_ITEMS);
-          results.push(...await db.transaction().execute(async (trx) => {
-            const out: Array<LabelRecord | ProblemBody> = [];
-            for (const raw of chunk) {
-              const invalid = validate(raw);
-              if (invalid) {
-                out.push(problem(invalid));
-                continue;
+          results.push(
+            ...(await db.transaction().execute(async (trx) => {
+              const out: Array<LabelRecord | ProblemBody> = [];
+              for (const raw of chunk) {
+                const invalid = validate(raw);
+                if (invalid) {
+                  out.push(problem(invalid));
+                  continue;
+                }
+                const item = raw as Item;
+                try {
+                  out.push(await labelDecision(trx, principal, item.decision_id, item.label, item.note ?? null));
+                } catch (err) {
+                  // Anything but a refusal (a store failure) rolls this chunk back and ends the request.
+                  if (!(err instanceof ApiError)) throw err;
+                  out.push(problem(err));
+                }
               }
-              const item = raw as Item;
-              try {
-                out.push(await labelDecision(trx, principal, item.decision_id, item.label, item.note ?? null));
-              } catch (err) {
-                // Anything but a refusal (a store failure) rolls this chunk back and ends the request.
-                if (!(err instanceof ApiError)) throw err;
-                out.push(problem(err));
-              }
-            }
-            return out;
-          }));
+              return out;
+            })),
+          );
         }
         return { results };
       },

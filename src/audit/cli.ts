@@ -36,7 +36,8 @@ function credentialsFromEnv(env: NodeJS.ProcessEnv, usageError: (m: string) => E
     throw usageError('VOUCH_URL must be an absolute URL such as http://127.0.0.1:8080');
   }
   if (env.VOUCH_API_KEY) return { baseUrl, apiKey: env.VOUCH_API_KEY };
-  if (env.VOUCH_CLIENT_ID && env.VOUCH_CLIENT_SECRET) return { baseUrl, clientId: env.VOUCH_CLIENT_ID, clientSecret: env.VOUCH_CLIENT_SECRET };
+  if (env.VOUCH_CLIENT_ID && env.VOUCH_CLIENT_SECRET)
+    return { baseUrl, clientId: env.VOUCH_CLIENT_ID, clientSecret: env.VOUCH_CLIENT_SECRET };
   throw usageError('set VOUCH_API_KEY, or VOUCH_CLIENT_ID and VOUCH_CLIENT_SECRET (a credential with labels:write)');
 }
 
@@ -59,7 +60,9 @@ const describeProblem = (p: Problem): string =>
 
 /** Sends the labels and returns what became of each; `progress` hears after every chunk. */
 async function sendLabels(
-  credentials: Credentials, labels: readonly FileLabel[], progress: (done: number, failed: number) => void = () => {},
+  credentials: Credentials,
+  labels: readonly FileLabel[],
+  progress: (done: number, failed: number) => void = () => {},
 ): Promise<ImportSummary> {
   const summary: ImportSummary = { labelled: 0, failed: 0, failures: [] };
   const client = new LabelClient(credentials);
@@ -110,7 +113,9 @@ class LabelClient {
       let res: Response;
       try {
         res = await fetch(new URL('/api/v1/labels', this.credentials.baseUrl), {
-          method: 'POST', body, headers: { 'content-type': 'application/json', 'idempotency-key': key, ...(await this.auth()) },
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'application/json', 'idempotency-key': key, ...(await this.auth()) },
         });
       } catch (err) {
         if (attempt >= ATTEMPTS) throw new Error(`cannot reach ${this.credentials.baseUrl}: ${(err as Error).message}`);
@@ -137,10 +142,13 @@ class LabelClient {
     if (apiKey) return { 'x-api-key': apiKey };
     if (!this.token) {
       const res = await fetch(new URL('/api/v1/auth/token', baseUrl), {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: clientId, client_secret: clientSecret }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_id: clientId, client_secret: clientSecret }),
       });
       const text = await res.text();
-      if (res.status !== 200) throw new Error(`the token request answered ${res.status}: ${describeProblem(parseProblem(text))}`);
+      if (res.status !== 200)
+        throw new Error(`the token request answered ${res.status}: ${describeProblem(parseProblem(text))}`);
       this.token = (JSON.parse(text) as { access_token: string }).access_token;
     }
     return { authorization: `Bearer ${this.token}` };
@@ -157,7 +165,8 @@ function parseProblem(text: string): Problem {
 
 /** Retry-After when the service gives one (capped at 30 s), else 0.5 s, 1 s, 2 s, … */
 function wait(attempt: number, retryAfter: string | null): Promise<void> {
-  const seconds = retryAfter !== null && /^\d+$/.test(retryAfter) ? Math.min(30, Number(retryAfter)) : 0.5 * 2 ** (attempt - 1);
+  const seconds =
+    retryAfter !== null && /^\d+$/.test(retryAfter) ? Math.min(30, Number(retryAfter)) : 0.5 * 2 ** (attempt - 1);
   return new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 }
 
@@ -172,11 +181,20 @@ function labelProgress(total: number): (done: number, failed: number) => void {
 }
 
 export function registerLabelCommands(program: Command, { usageError, partialFailure }: LabelCliSupport): void {
-  program.command('labels').description('outcome labels of score decisions')
+  program
+    .command('labels')
+    .description('outcome labels of score decisions')
     .command('import')
-    .description('label decisions from a CSV (decision_id,label,note) or JSON Lines file through the HTTP API; exit status 1 if any failed')
+    .description(
+      'label decisions from a CSV (decision_id,label,note) or JSON Lines file through the HTTP API; exit status 1 if any failed',
+    )
     .argument('<file>', 'a .csv or .jsonl file, or - for standard input')
-    .addOption(new Option('--format <format>', 'csv or jsonl (default: from the file name, else its first line)').choices(['csv', 'jsonl']))
+    .addOption(
+      new Option('--format <format>', 'csv or jsonl (default: from the file name, else its first line)').choices([
+        'csv',
+        'jsonl',
+      ]),
+    )
     .action(async (file: string, options: { format?: LabelFormat }) => {
       const credentials = credentialsFromEnv(process.env, usageError);
       let text: string;

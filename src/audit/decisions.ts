@@ -22,26 +22,63 @@ export interface ReviewOpening {
 }
 
 /** A decision to store; only scores carry the cache columns (see trust/scoring.ts) and may open a review. */
-export type DecisionRow = Omit<DecisionsTable, 'cache_key' | 'cache_state'> & Partial<Pick<DecisionsTable, 'cache_key' | 'cache_state'>> & { review?: ReviewOpening | null };
+export type DecisionRow = Omit<DecisionsTable, 'cache_key' | 'cache_state'> &
+  Partial<Pick<DecisionsTable, 'cache_key' | 'cache_state'>> & { review?: ReviewOpening | null };
 
 /** The reviews row a decision's opening makes: open, unassigned, owned by the decision's client. */
 function reviewRow(row: DecisionRow): Insertable<ReviewsTable> {
   const review = row.review!;
   return {
-    id: review.id, environment: row.environment, owner_client_id: row.owner_client_id, decision_id: row.id, entity_id: row.subject_id,
-    outcome: review.outcome, reason: review.reason, sample_rate: review.sample_rate, status: 'open', opened_at: row.created_at, due_at: review.due_at,
-    assignee: null, claimed_at: null, resolution: null, resolution_label: null, note: null, added_to_list: null, resolved_at: null, resolved_by: null,
+    id: review.id,
+    environment: row.environment,
+    owner_client_id: row.owner_client_id,
+    decision_id: row.id,
+    entity_id: row.subject_id,
+    outcome: review.outcome,
+    reason: review.reason,
+    sample_rate: review.sample_rate,
+    status: 'open',
+    opened_at: row.created_at,
+    due_at: review.due_at,
+    assignee: null,
+    claimed_at: null,
+    resolution: null,
+    resolution_label: null,
+    note: null,
+    added_to_list: null,
+    resolved_at: null,
+    resolved_by: null,
   };
 }
 
 const MAX_BATCH = 500;
 const COLUMNS = [
-  'id', 'kind', 'environment', 'principal_id', 'owner_client_id', 'subject_id', 'request_digest', 'result', 'policy_version', 'created_at', 'cache_key', 'cache_state',
+  'id',
+  'kind',
+  'environment',
+  'principal_id',
+  'owner_client_id',
+  'subject_id',
+  'request_digest',
+  'result',
+  'policy_version',
+  'created_at',
+  'cache_key',
+  'cache_state',
   // scores only (docs/api.md, "Outcomes and labels"): see src/audit/learning.ts
-  'features', 'feature_set', 'trade_id', 'risk_level', 'shadow_version', 'shadow_score',
-  'request', 'network_peers',
+  'features',
+  'feature_set',
+  'trade_id',
+  'risk_level',
+  'shadow_version',
+  'shadow_score',
+  'request',
+  'network_peers',
   // scores only (029_rules_reviews): docs/rules.md
-  'outcome', 'rules', 'shadow_rules', 'rule_inputs',
+  'outcome',
+  'rules',
+  'shadow_rules',
+  'rule_inputs',
 ] as const;
 
 /** Work that must commit with some decisions (webhook events: src/webhooks/events.ts decisionWebhooks). */
@@ -67,9 +104,14 @@ export class DecisionWriter {
   private readonly inserts = new Map<number, PreparedQuery<unknown[], unknown>>();
   private readonly group: GroupCommit<DecisionRow, undefined>;
 
-  constructor(private readonly db: Kysely<Database>, private readonly hooks?: DecisionHooks, options: DecisionWriterOptions = {}) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly hooks?: DecisionHooks,
+    options: DecisionWriterOptions = {},
+  ) {
     this.group = new GroupCommit<DecisionRow, undefined>(options.commit ?? ((rows) => this.commit(rows)), {
-      maxWeight: MAX_BATCH, ...(options.between ? { between: options.between } : {}),
+      maxWeight: MAX_BATCH,
+      ...(options.between ? { between: options.between } : {}),
     });
   }
 
@@ -77,8 +119,17 @@ export class DecisionWriter {
     let query = this.inserts.get(rows.length);
     if (!query) {
       query = new PreparedQuery(this.db as never, rows.length * COLUMNS.length, (_db, ...args) =>
-        this.db.insertInto('decisions').values(rows.map((_, r) =>
-          Object.fromEntries(COLUMNS.map((c, i) => [c, args[r * COLUMNS.length + i]])) as unknown as DecisionsTable)));
+        this.db
+          .insertInto('decisions')
+          .values(
+            rows.map(
+              (_, r) =>
+                Object.fromEntries(
+                  COLUMNS.map((c, i) => [c, args[r * COLUMNS.length + i]]),
+                ) as unknown as DecisionsTable,
+            ),
+          ),
+      );
       this.inserts.set(rows.length, query);
     }
     return query.execute(...rows.flatMap((row) => COLUMNS.map((c) => row[c] ?? null)));
@@ -99,7 +150,12 @@ export class DecisionWriter {
       // The decisions, the reviews they open and their outbox rows commit together (or not at
       // all): no decision is ever stored without its review, nor a review without its decision.
       await this.db.transaction().execute(async (trx) => {
-        await trx.insertInto('decisions').values(rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as DecisionsTable)).execute();
+        await trx
+          .insertInto('decisions')
+          .values(
+            rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as DecisionsTable),
+          )
+          .execute();
         if (reviews.length > 0) await trx.insertInto('reviews').values(reviews.map(reviewRow)).execute();
         if (announce) await hooks.write(trx, rows);
       });

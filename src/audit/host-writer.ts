@@ -28,7 +28,8 @@ interface Answer {
   error?: string;
 }
 
-const isMessage = (m: unknown): m is Call & Answer => typeof m === 'object' && m !== null && (m as { type?: unknown }).type === MESSAGE;
+const isMessage = (m: unknown): m is Call & Answer =>
+  typeof m === 'object' && m !== null && (m as { type?: unknown }).type === MESSAGE;
 
 /** What the worker side needs of its channel to the primary (a cluster worker's `process`). */
 export interface WriterChannel {
@@ -53,7 +54,8 @@ export class HostWriter {
       const waiting = this.pending.get(message.id);
       if (!waiting) return;
       this.pending.delete(message.id);
-      if (message.error !== undefined) waiting.reject(new HostWriteError(`the host writer did not commit: ${message.error}`));
+      if (message.error !== undefined)
+        waiting.reject(new HostWriteError(`the host writer did not commit: ${message.error}`));
       else waiting.resolve(message.result);
     });
     channel.onClose(() => {
@@ -97,7 +99,11 @@ export function decisionHandler(writer: DecisionWriter): HostHandler {
 }
 
 /** The primary's side: answers one call with its handler's result, or the reason it failed. */
-export async function answerCall(handlers: Readonly<Record<string, HostHandler>>, message: unknown, answer: (answer: Answer) => void): Promise<boolean> {
+export async function answerCall(
+  handlers: Readonly<Record<string, HostHandler>>,
+  message: unknown,
+  answer: (answer: Answer) => void,
+): Promise<boolean> {
   if (!isMessage(message) || typeof message.kind !== 'string') return false;
   const handler = Object.hasOwn(handlers, message.kind) ? handlers[message.kind] : undefined;
   try {

@@ -21,7 +21,12 @@ export interface ParsedLabels {
 export function guessFormat(file: string, text: string): LabelFormat {
   if (/\.csv$/i.test(file)) return 'csv';
   if (/\.(jsonl|ndjson)$/i.test(file)) return 'jsonl';
-  return text.replace(/^\uFEFF/, '').trimStart().startsWith('{') ? 'jsonl' : 'csv';
+  return text
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .startsWith('{')
+    ? 'jsonl'
+    : 'csv';
 }
 
 export function parseLabels(text: string, format: LabelFormat): ParsedLabels {
@@ -115,7 +120,10 @@ function parseCsv(text: string): ParsedLabels {
   const [header, ...rows] = records;
   const columns = header?.fields.map((f) => f.trim().toLowerCase()) ?? [];
   if (!HEADERS.includes(columns.join(','))) {
-    return { labels: [], errors: [{ line: header?.line ?? 1, message: 'the first line must be the header decision_id,label,note' }] };
+    return {
+      labels: [],
+      errors: [{ line: header?.line ?? 1, message: 'the first line must be the header decision_id,label,note' }],
+    };
   }
   const out: ParsedLabels = { labels: [], errors: [] };
   for (const row of rows) {
@@ -124,7 +132,14 @@ function parseCsv(text: string): ParsedLabels {
       continue;
     }
     const [decisionId, label, note] = row.fields;
-    out.labels.push({ line: row.line, body: { decision_id: decisionId!.trim(), label: label!.trim(), ...(note !== undefined && note !== '' ? { note } : {}) } });
+    out.labels.push({
+      line: row.line,
+      body: {
+        decision_id: decisionId!.trim(),
+        label: label!.trim(),
+        ...(note !== undefined && note !== '' ? { note } : {}),
+      },
+    });
   }
   return out;
 }

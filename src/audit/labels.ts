@@ -14,17 +14,25 @@ import { RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage } from '../http
 import { rawIdentifierInText } from '../lib/identifiers.ts';
 
 /** What labelling one decision takes: POST /api/v1/decisions/{id}/label's body (OpenAPI: labelDecision). */
-export const LabelBody = Type.Object({
-  label: StringEnum(['fraud', 'legit'] as const),
-  note: Type.Optional(Type.String({ maxLength: 500 })),
-}, { additionalProperties: false });
+export const LabelBody = Type.Object(
+  {
+    label: StringEnum(['fraud', 'legit'] as const),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
 
 export const LabelSchema = Type.Object({
   decision_id: Type.String(),
   label: Type.Union([Type.Literal('fraud'), Type.Literal('legit')]),
-  source: Type.Union([Type.Literal('api'), Type.Literal('event'), Type.Literal('review')], { description: "api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, \"Reviews\")" }),
+  source: Type.Union([Type.Literal('api'), Type.Literal('event'), Type.Literal('review')], {
+    description:
+      'api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer\'s resolution (docs/api.md, "Reviews")',
+  }),
   labelled_at: Type.String({ format: 'date-time' }),
-  labelled_by: Type.Union([Type.String(), Type.Null()], { description: 'the principal (api, review: the reviewer) or the client that sent the event (event)' }),
+  labelled_by: Type.Union([Type.String(), Type.Null()], {
+    description: 'the principal (api, review: the reviewer) or the client that sent the event (event)',
+  }),
   note: Type.Optional(Type.String()),
 });
 
@@ -39,7 +47,10 @@ export interface LabelRecord {
   note?: string;
 }
 
-type LabelColumns = Pick<DecisionsTable, 'id' | 'label' | 'label_source' | 'label_note' | 'labelled_at' | 'labelled_by'>;
+type LabelColumns = Pick<
+  DecisionsTable,
+  'id' | 'label' | 'label_source' | 'label_note' | 'labelled_at' | 'labelled_by'
+>;
 
 export function labelObject(row: LabelColumns): LabelRecord | null {
   if (row.label !== 'fraud' && row.label !== 'legit') return null;
@@ -61,9 +72,14 @@ export function labelObject(row: LabelColumns): LabelRecord | null {
 export function checkLabelNote(note: string | undefined): void {
   if (note === undefined) return;
   const kind = rawIdentifierInText(note);
-  if (kind) throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: [{ field: 'note', message: rawIdentifierMessage(kind) }] });
+  if (kind)
+    throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, {
+      errors: [{ field: 'note', message: rawIdentifierMessage(kind) }],
+    });
   if (/\p{Cc}/u.test(note)) {
-    throw new ApiError(400, 'validation_failed', 'note must not contain control characters.', { errors: [{ field: 'note', message: 'must not contain control characters' }] });
+    throw new ApiError(400, 'validation_failed', 'note must not contain control characters.', {
+      errors: [{ field: 'note', message: 'must not contain control characters' }],
+    });
   }
 }
 
@@ -71,7 +87,11 @@ export function checkLabelNote(note: string | undefined): void {
  * The decision `id` as `principal` may see it: of its environment (test mode), and of its own
  * client unless it is an admin. Anything else does not exist for it: "not found", never "forbidden".
  */
-export function findDecision(db: Kysely<Database>, id: string, principal: Principal): Promise<Selectable<DecisionsTable> | undefined> {
+export function findDecision(
+  db: Kysely<Database>,
+  id: string,
+  principal: Principal,
+): Promise<Selectable<DecisionsTable> | undefined> {
   // Another environment's decision does not exist for the caller (test mode), admins included.
   let q = db.selectFrom('decisions').selectAll().where('id', '=', id).where('environment', '=', principal.environment);
   const owner = ownerFilter(principal);
@@ -84,19 +104,36 @@ export function findDecision(db: Kysely<Database>, id: string, principal: Princi
  * label record, or an ApiError (404 unknown or not the caller's; 409 a dispute analysis). The bulk
  * route (bulk-labels.ts) calls it per item, so the two never disagree.
  */
-export async function labelDecision(db: Kysely<Database>, principal: Principal, id: string, label: 'fraud' | 'legit', note: string | null): Promise<LabelRecord> {
+export async function labelDecision(
+  db: Kysely<Database>,
+  principal: Principal,
+  id: string,
+  label: 'fraud' | 'legit',
+  note: string | null,
+): Promise<LabelRecord> {
   checkLabelNote(note ?? undefined);
   const row = await findDecision(db, id, principal);
   if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
   if (row.kind !== 'score') {
-    throw new ApiError(409, 'conflict', 'A dispute analysis cannot be labelled; its outcome arrives as a dispute.resolved event.');
+    throw new ApiError(
+      409,
+      'conflict',
+      'A dispute analysis cannot be labelled; its outcome arrives as a dispute.resolved event.',
+    );
   }
   return applyApiLabel(db, row.id, label, note, principal.id);
 }
 
-async function applyApiLabel(db: Kysely<Database>, id: string, label: 'fraud' | 'legit', note: string | null, by: string): Promise<LabelRecord> {
+async function applyApiLabel(
+  db: Kysely<Database>,
+  id: string,
+  label: 'fraud' | 'legit',
+  note: string | null,
+  by: string,
+): Promise<LabelRecord> {
   const now = Date.now();
-  await db.updateTable('decisions')
+  await db
+    .updateTable('decisions')
     .set({ label, label_source: 'api', label_note: note, labelled_at: now, labelled_by: by })
     .where('id', '=', id)
     .execute();
@@ -129,7 +166,11 @@ function isFraudOutcome(ev: OutcomeEvent): boolean {
  * Returns how many decisions were labelled.
  */
 export async function labelFromEvents(
-  trx: Transaction<Database> | Kysely<Database>, environment: Environment, events: readonly OutcomeEvent[], clientId: string, now: number,
+  trx: Transaction<Database> | Kysely<Database>,
+  environment: Environment,
+  events: readonly OutcomeEvent[],
+  clientId: string,
+  now: number,
 ): Promise<number> {
   const seen = new Set<string>();
   let labelled = 0;
@@ -138,8 +179,15 @@ export async function labelFromEvents(
     const key = `${ev.entity_id}\0${ev.trade_id}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    let update = trx.updateTable('decisions')
-      .set({ label: 'fraud', label_source: 'event', label_note: null, labelled_at: now, labelled_by: clientId === '' ? null : clientId })
+    let update = trx
+      .updateTable('decisions')
+      .set({
+        label: 'fraud',
+        label_source: 'event',
+        label_note: null,
+        labelled_at: now,
+        labelled_by: clientId === '' ? null : clientId,
+      })
       .where('environment', '=', environment);
     if (clientId !== '') update = update.where('owner_client_id', '=', clientId);
     const result = await update
@@ -160,9 +208,15 @@ export async function labelFromEvents(
  * file): returns whether the decision was labelled.
  */
 export async function applyReviewLabel(
-  trx: Transaction<Database> | Kysely<Database>, decisionId: string, label: 'fraud' | 'legit', note: string | null, by: string, now: number,
+  trx: Transaction<Database> | Kysely<Database>,
+  decisionId: string,
+  label: 'fraud' | 'legit',
+  note: string | null,
+  by: string,
+  now: number,
 ): Promise<boolean> {
-  const result = await trx.updateTable('decisions')
+  const result = await trx
+    .updateTable('decisions')
     .set({ label, label_source: 'review', label_note: note, labelled_at: now, labelled_by: by })
     .where('id', '=', decisionId)
     .where((eb) => eb.or([eb('label_source', 'is', null), eb('label_source', '=', 'review')]))

@@ -13,7 +13,9 @@ import { OUTCOMES, type MatchedRule, type ShadowMatch } from '../trust/outcomes.
 
 const ShadowRuleSchema = Type.Object({
   ...MatchedRuleSchema.properties,
-  would_be_outcome: StringEnum(OUTCOMES, { description: 'the outcome the decision would have had with this rule active' }),
+  would_be_outcome: StringEnum(OUTCOMES, {
+    description: 'the outcome the decision would have had with this rule active',
+  }),
 });
 
 type Row = Selectable<DecisionsTable>;
@@ -29,40 +31,63 @@ const Decision = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   trade_id: Type.Union([Type.String(), Type.Null()], { description: "scores: the request's context.trade_id" }),
   features: Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()], {
-    description: "scores: every signal's value under the deciding policy, zeros included (docs/api.md, 'Outcomes and labels')",
+    description:
+      "scores: every signal's value under the deciding policy, zeros included (docs/api.md, 'Outcomes and labels')",
   }),
   request: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], {
-    description: "what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept)",
+    description:
+      "what was asked, without entity ids: a score's amount, currency and trade context; a dispute's trade, reason, opened_by, opened_at and evidence (null for decisions stored before it was kept)",
   }),
-  network_peers: Type.Union([
-    Type.Array(Type.Object({
-      id: Type.String({ description: 'the peer (GET /api/v1/network/peers/{id})' }),
-      name: Type.String(),
-      contribution: Type.Number({ description: "the peer's share of network_flags: half its weight × age decay (at most 0.5), scaled down alike where the peers together pass 1, so the shares add up to the value (decisions before 2026-11-27: weight × age decay, at most 1)" }),
-    })),
-    Type.Null(),
-  ], { description: "scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did" }),
+  network_peers: Type.Union(
+    [
+      Type.Array(
+        Type.Object({
+          id: Type.String({ description: 'the peer (GET /api/v1/network/peers/{id})' }),
+          name: Type.String(),
+          contribution: Type.Number({
+            description:
+              "the peer's share of network_flags: half its weight × age decay (at most 0.5), scaled down alike where the peers together pass 1, so the shares add up to the value (decisions before 2026-11-27: weight × age decay, at most 1)",
+          }),
+        }),
+      ),
+      Type.Null(),
+    ],
+    {
+      description:
+        'scores: the network peers whose flags made up the network_flags signal (docs/network.md); null when none did',
+    },
+  ),
   label: Type.Union([LabelSchema, Type.Null()]),
-  outcome: Type.Union([StringEnum(OUTCOMES), Type.Null()], { description: 'scores: approve, review, hold or decline (docs/rules.md); null for dispute analyses and scores stored before outcomes' }),
-  rules: Type.Union([Type.Array(MatchedRuleSchema), Type.Null()], { description: 'scores: the active rules that matched, with what their conditions read ([] when none; null before outcomes)' }),
+  outcome: Type.Union([StringEnum(OUTCOMES), Type.Null()], {
+    description:
+      'scores: approve, review, hold or decline (docs/rules.md); null for dispute analyses and scores stored before outcomes',
+  }),
+  rules: Type.Union([Type.Array(MatchedRuleSchema), Type.Null()], {
+    description:
+      'scores: the active rules that matched, with what their conditions read ([] when none; null before outcomes)',
+  }),
   shadow_rules: Type.Union([Type.Array(ShadowRuleSchema), Type.Null()], {
-    description: "scores: the shadow rules that matched, with the outcome each would have given had it been active; they changed nothing ([] when none; null before outcomes)",
+    description:
+      'scores: the shadow rules that matched, with the outcome each would have given had it been active; they changed nothing ([] when none; null before outcomes)',
   }),
 });
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
-const ListQuery = Type.Object({
-  kind: Type.Optional(StringEnum(['score', 'dispute'] as const)),
-  entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  risk_level: Type.Optional(StringEnum(['low', 'medium', 'high', 'critical'] as const)),
-  outcome: Type.Optional(StringEnum(OUTCOMES, { description: 'scores whose outcome is this' })),
-  label: Type.Optional(StringEnum(['fraud', 'legit', 'none'] as const)),
-  since: Type.Optional(Type.String({ format: 'date-time' })),
-  until: Type.Optional(Type.String({ format: 'date-time' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}\\.[A-Za-z0-9_]{1,64}$' })),
-}, { additionalProperties: false });
+const ListQuery = Type.Object(
+  {
+    kind: Type.Optional(StringEnum(['score', 'dispute'] as const)),
+    entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    risk_level: Type.Optional(StringEnum(['low', 'medium', 'high', 'critical'] as const)),
+    outcome: Type.Optional(StringEnum(OUTCOMES, { description: 'scores whose outcome is this' })),
+    label: Type.Optional(StringEnum(['fraud', 'legit', 'none'] as const)),
+    since: Type.Optional(Type.String({ format: 'date-time' })),
+    until: Type.Optional(Type.String({ format: 'date-time' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}\\.[A-Za-z0-9_]{1,64}$' })),
+  },
+  { additionalProperties: false },
+);
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
 
@@ -79,11 +104,18 @@ function decisionRecord(row: Row): Static<typeof Decision> {
     trade_id: row.trade_id ?? null,
     features: row.features ? (JSON.parse(row.features) as Record<string, number>) : null,
     request: row.request ? (JSON.parse(row.request) as Record<string, unknown>) : null,
-    network_peers: row.network_peers ? (JSON.parse(row.network_peers) as Array<{ id: string; name: string; contribution: number }>) : null,
+    network_peers: row.network_peers
+      ? (JSON.parse(row.network_peers) as Array<{ id: string; name: string; contribution: number }>)
+      : null,
     label: labelObject(row),
     outcome: (row.outcome ?? null) as Static<typeof Decision>['outcome'],
     rules: row.kind !== 'score' || !row.outcome ? null : row.rules ? (JSON.parse(row.rules) as MatchedRule[]) : [],
-    shadow_rules: row.kind !== 'score' || !row.outcome ? null : row.shadow_rules ? (JSON.parse(row.shadow_rules) as ShadowMatch[]) : [],
+    shadow_rules:
+      row.kind !== 'score' || !row.outcome
+        ? null
+        : row.shadow_rules
+          ? (JSON.parse(row.shadow_rules) as ShadowMatch[])
+          : [],
   };
 }
 
@@ -114,7 +146,10 @@ export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinitio
         tags: ['audit'],
         summary: 'Stored decisions, newest first, with filters',
         querystring: ListQuery,
-        response: { 200: Type.Object({ data: Type.Array(Decision), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
+        response: {
+          200: Type.Object({ data: Type.Array(Decision), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+          ...problems,
+        },
       },
       handler: async (request) => {
         const query = request.query;
@@ -128,15 +163,32 @@ export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinitio
         else if (query.label) q = q.where('label', '=', query.label);
         const since = query.since === undefined ? undefined : Date.parse(query.since);
         const until = query.until === undefined ? undefined : Date.parse(query.until);
-        if (Number.isNaN(since) || Number.isNaN(until)) throw new ApiError(400, 'invalid_request', 'since and until must be RFC 3339 times.');
+        if (Number.isNaN(since) || Number.isNaN(until))
+          throw new ApiError(400, 'invalid_request', 'since and until must be RFC 3339 times.');
         if (since !== undefined) q = q.where('created_at', '>=', since);
         if (until !== undefined) q = q.where('created_at', '<', until);
         const after = query.cursor ? decodeTimeKey(query.cursor) : undefined;
-        if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.key)])]));
+        if (after)
+          q = q.where((eb) =>
+            eb.or([
+              eb('created_at', '<', after.at),
+              eb.and([eb('created_at', '=', after.at), eb('id', '<', after.key)]),
+            ]),
+          );
         if (query.risk_level) q = q.where('risk_level', '=', query.risk_level);
         if (query.outcome) q = q.where('outcome', '=', query.outcome);
-        const page = pageOf(await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute(), limit);
-        return { data: page.rows.map(decisionRecord), next_cursor: nextCursor(page, (last) => encodeTimeKey({ at: Number(last.created_at), key: last.id })) };
+        const page = pageOf(
+          await q
+            .orderBy('created_at', 'desc')
+            .orderBy('id', 'desc')
+            .limit(limit + 1)
+            .execute(),
+          limit,
+        );
+        return {
+          data: page.rows.map(decisionRecord),
+          next_cursor: nextCursor(page, (last) => encodeTimeKey({ at: Number(last.created_at), key: last.id })),
+        };
       },
     }),
 

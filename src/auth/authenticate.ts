@@ -132,16 +132,26 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
     const limit = await checkLimit(request);
     if (!limit.isAllowed) {
       const reset = String(limit.ttlInSeconds);
-      reply.header('ratelimit-limit', String(limit.max)).header('ratelimit-remaining', String(limit.remaining)).header('ratelimit-reset', reset);
+      reply
+        .header('ratelimit-limit', String(limit.max))
+        .header('ratelimit-remaining', String(limit.remaining))
+        .header('ratelimit-reset', reset);
       if (limit.isExceeded) {
-        throw new ApiError(429, 'rate_limited', `Rate limit of ${options.rateLimit.perSecond}/s (burst ${options.rateLimit.burst}) exceeded.`, {
-          headers: { 'retry-after': reset },
-        });
+        throw new ApiError(
+          429,
+          'rate_limited',
+          `Rate limit of ${options.rateLimit.perSecond}/s (burst ${options.rateLimit.burst}) exceeded.`,
+          {
+            headers: { 'retry-after': reset },
+          },
+        );
       }
     }
     const role = request.routeOptions.config.role;
-    const refusal = !principal.scopes.has(scope) ? `This operation requires the ${scope} scope.`
-      : role && !roleAtLeast(principal.role, role) ? `This operation requires the ${scope} scope and role ${role === 'admin' ? 'admin' : `${role} or admin`}.`
+    const refusal = !principal.scopes.has(scope)
+      ? `This operation requires the ${scope} scope.`
+      : role && !roleAtLeast(principal.role, role)
+        ? `This operation requires the ${scope} scope and role ${role === 'admin' ? 'admin' : `${role} or admin`}.`
         : undefined;
     if (refusal) {
       events.failure(request, 'insufficient_scope', { principal_id: principal.id, client_id: principal.clientId });

@@ -45,7 +45,11 @@ export interface NewClient {
   environment?: Environment;
 }
 
-export async function createClient(db: Kysely<Database>, input: NewClient, log: AuthLog = silentLog): Promise<{ client: ClientRecord; secret: string }> {
+export async function createClient(
+  db: Kysely<Database>,
+  input: NewClient,
+  log: AuthLog = silentLog,
+): Promise<{ client: ClientRecord; secret: string }> {
   const secret = input.secret ?? generateSecret();
   const row: Row = {
     id: input.id ?? `cli_${generateSecret().slice(0, 22)}`,
@@ -58,7 +62,10 @@ export async function createClient(db: Kysely<Database>, input: NewClient, log: 
     deactivated_at: null,
   };
   await db.insertInto('clients').values(row).execute();
-  log.info({ event: 'client_created', client_id: row.id, role: row.role, scopes: row.scopes, environment: row.environment }, 'client created');
+  log.info(
+    { event: 'client_created', client_id: row.id, role: row.role, scopes: row.scopes, environment: row.environment },
+    'client created',
+  );
   return { client: toRecord(row), secret };
 }
 
@@ -73,12 +80,15 @@ export async function listClients(db: Kysely<Database>): Promise<ClientRecord[]>
   return rows.map(toRecord);
 }
 
-export type ClientCheck = { client: ClientRecord } | { client?: undefined; failure: 'unknown_client' | 'wrong_secret' | 'deactivated_client' };
+export type ClientCheck =
+  { client: ClientRecord } | { client?: undefined; failure: 'unknown_client' | 'wrong_secret' | 'deactivated_client' };
 
 /** Checks a secret in constant time; an unknown id still pays for a hash so timing reveals nothing. */
 export async function checkClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientCheck> {
   // Ids are [A-Za-z0-9_.-]; anything else cannot exist (and a NUL byte would make PostgreSQL fail).
-  const row = CLIENT_ID.test(id) ? await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst() : undefined;
+  const row = CLIENT_ID.test(id)
+    ? await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst()
+    : undefined;
   const presented = sha256Hex(secret);
   const ok = safeEqualHex(presented, row?.secret_hash ?? sha256Hex(`absent:${secret}`));
   if (!row) return { failure: 'unknown_client' };
@@ -87,7 +97,12 @@ export async function checkClient(db: Kysely<Database>, id: string, secret: stri
   return { client: toRecord(row) };
 }
 
-export async function deactivateClient(db: Kysely<Database>, feed: RevocationFeed, id: string, log: AuthLog = silentLog): Promise<ClientRecord | undefined> {
+export async function deactivateClient(
+  db: Kysely<Database>,
+  feed: RevocationFeed,
+  id: string,
+  log: AuthLog = silentLog,
+): Promise<ClientRecord | undefined> {
   if (!CLIENT_ID.test(id)) return undefined;
   const now = Date.now();
   let changed = false;

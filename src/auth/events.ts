@@ -40,27 +40,41 @@ export function lineLog(level: string, out: NodeJS.WritableStream = process.stdo
   const host = hostname();
   return {
     info(details, message) {
-      out.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, hostname: host, ...details, msg: message })}\n`);
+      out.write(
+        `${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, hostname: host, ...details, msg: message })}\n`,
+      );
     },
   };
 }
 
 export interface AuthEvents {
-  failure(request: FastifyRequest, reason: AuthFailureReason, ids?: { client_id?: string; principal_id?: string }): void;
+  failure(
+    request: FastifyRequest,
+    reason: AuthFailureReason,
+    ids?: { client_id?: string; principal_id?: string },
+  ): void;
   tokenIssued(request: FastifyRequest, clientId: string, scopes: readonly string[]): void;
 }
 
 export function authEvents(metrics: Metrics): AuthEvents {
-  const failures = metrics.counter('vouch_auth_failures_total', 'Failed authentications and authorisations by reason', ['reason']);
+  const failures = metrics.counter('vouch_auth_failures_total', 'Failed authentications and authorisations by reason', [
+    'reason',
+  ]);
   const issued = metrics.counter('vouch_tokens_issued_total', 'Access tokens issued by the token endpoint');
   return {
     failure(request, reason, ids = {}) {
       failures.inc({ reason });
-      request.log.info({ event: 'auth_failure', reason, route: request.routeOptions.url, ...ids }, 'authentication failed');
+      request.log.info(
+        { event: 'auth_failure', reason, route: request.routeOptions.url, ...ids },
+        'authentication failed',
+      );
     },
     tokenIssued(request, clientId, scopes) {
       issued.inc();
-      request.log.debug({ event: 'token_issued', client_id: clientId, scopes: scopes.join(' ') }, 'access token issued');
+      request.log.debug(
+        { event: 'token_issued', client_id: clientId, scopes: scopes.join(' ') },
+        'access token issued',
+      );
     },
   };
 }

@@ -20,11 +20,20 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 /** The listen hosts that mean "this machine's loopback" once a client connects: loopback, or every interface. */
 function reachableOnLoopback(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || bare === '::' || bare === '0.0.0.0' || /^127\.\d+\.\d+\.\d+$/.test(bare);
+  return (
+    bare === 'localhost' || bare === '::1' || bare === '::' || bare === '0.0.0.0' || /^127\.\d+\.\d+\.\d+$/.test(bare)
+  );
 }
 
-export function tokenIssuers(config: Pick<Config, 'issuer' | 'formerIssuers' | 'publicUrl' | 'host' | 'port'>): TokenIssuers {
+export function tokenIssuers(
+  config: Pick<Config, 'issuer' | 'formerIssuers' | 'publicUrl' | 'host' | 'port'>,
+): TokenIssuers {
   const derived = config.publicUrl === undefined && config.issuer === listenUrl(config.host, config.port);
-  const aliases = derived && reachableOnLoopback(config.host) ? LOOPBACK_NAMES.map((name) => `http://${name}:${config.port}`) : [];
-  return { issuer: config.issuer, aliases: aliases.filter((a) => a !== config.issuer), formerIssuers: config.formerIssuers };
+  const aliases =
+    derived && reachableOnLoopback(config.host) ? LOOPBACK_NAMES.map((name) => `http://${name}:${config.port}`) : [];
+  return {
+    issuer: config.issuer,
+    aliases: aliases.filter((a) => a !== config.issuer),
+    formerIssuers: config.formerIssuers,
+  };
 }

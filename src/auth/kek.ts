@@ -26,7 +26,9 @@ const KEY_FILE = 'vouch.key';
 
 /** Any secret of at least 32 characters becomes a uniform 256-bit AES key. */
 function deriveKek(secret: string): Kek {
-  const key = Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'vouch/kek/v1', 'signing-key encryption', 32));
+  const key = Buffer.from(
+    hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'vouch/kek/v1', 'signing-key encryption', 32),
+  );
   // A digest of the derived key, not the key: publishing it in rows reveals nothing usable.
   const id = createHash('sha256').update('vouch/kek-id/v1\0').update(key).digest('hex').slice(0, 16);
   return { id, key };
@@ -39,7 +41,8 @@ function readSecretFile(path: string, variable: string): string {
   } catch (err) {
     throw new ConfigError(`${variable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  if (text.length < MIN_SECRET) throw new ConfigError(`${variable}: ${path} must hold at least ${MIN_SECRET} characters`);
+  if (text.length < MIN_SECRET)
+    throw new ConfigError(`${variable}: ${path} must hold at least ${MIN_SECRET} characters`);
   return text;
 }
 
@@ -108,7 +111,8 @@ export function resolveKeyEncryption(
   const previous: Kek[] = [];
   const old = env.VOUCH_SECRET_KEY_PREVIOUS;
   if (old !== undefined && old !== '') {
-    if (old.length < MIN_SECRET) throw new ConfigError(`VOUCH_SECRET_KEY_PREVIOUS must be at least ${MIN_SECRET} characters`);
+    if (old.length < MIN_SECRET)
+      throw new ConfigError(`VOUCH_SECRET_KEY_PREVIOUS must be at least ${MIN_SECRET} characters`);
     previous.push(deriveKek(old));
   }
   return { current: deriveKek(secret), previous, source };
@@ -138,7 +142,9 @@ function parseStored(stored: string, kid: string): unknown {
   try {
     return JSON.parse(stored);
   } catch {
-    throw new SigningKeyDecryptionError(`signing key ${kid} is stored in a form this version cannot read: the row was altered`);
+    throw new SigningKeyDecryptionError(
+      `signing key ${kid} is stored in a form this version cannot read: the row was altered`,
+    );
   }
 }
 
@@ -154,6 +160,11 @@ export function unseal(stored: string, kid: string, enc: KeyEncryption): { jwk: 
         'or pass that one as VOUCH_SECRET_KEY_PREVIOUS to re-encrypt under the new key',
     );
   }
-  if (opened.reason === 'malformed') throw new SigningKeyDecryptionError(`signing key ${kid} is stored in a form this version cannot read: the row was altered`);
-  throw new SigningKeyDecryptionError(`signing key ${kid} fails its integrity check under key-encryption key ${opened.kekId}: the row was altered`);
+  if (opened.reason === 'malformed')
+    throw new SigningKeyDecryptionError(
+      `signing key ${kid} is stored in a form this version cannot read: the row was altered`,
+    );
+  throw new SigningKeyDecryptionError(
+    `signing key ${kid} fails its integrity check under key-encryption key ${opened.kekId}: the row was altered`,
+  );
 }

@@ -1,9 +1,22 @@
 // Who is calling, what they may do, and the role/scope rules that stop privilege escalation.
 
 export const SCOPES = [
-  'keys:read', 'keys:write', 'trust:read', 'trust:write', 'dispute:analyze', 'audit:read',
-  'labels:write', 'policy:read', 'policy:write', 'webhooks:read', 'webhooks:write', 'network:admin',
-  'rules:read', 'rules:write', 'reviews:read', 'reviews:write',
+  'keys:read',
+  'keys:write',
+  'trust:read',
+  'trust:write',
+  'dispute:analyze',
+  'audit:read',
+  'labels:write',
+  'policy:read',
+  'policy:write',
+  'webhooks:read',
+  'webhooks:write',
+  'network:admin',
+  'rules:read',
+  'rules:write',
+  'reviews:read',
+  'reviews:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -52,7 +65,13 @@ export function roleAtLeast(role: Role, floor: Role): boolean {
  * Scopes whose routes must also declare a role of at least operator (docs/api.md, "Scopes and roles"):
  * checked when routes register, so a new route cannot forget it.
  */
-export const OPERATOR_SCOPES: ReadonlySet<Scope> = new Set<Scope>(['policy:write', 'webhooks:write', 'network:admin', 'rules:write', 'reviews:write']);
+export const OPERATOR_SCOPES: ReadonlySet<Scope> = new Set<Scope>([
+  'policy:write',
+  'webhooks:write',
+  'network:admin',
+  'rules:write',
+  'reviews:write',
+]);
 
 export function parseScopes(stored: string): string[] {
   return stored.split(' ').filter(Boolean);

@@ -60,11 +60,19 @@ export class RevocationFeed {
     // catch-up on the next poll; a commit before it is in the reads.
     this.store.changes.poll();
     this.generation = this.store.changes.generation;
-    const row = await this.store.db.selectFrom('revocations').select(sql<number>`coalesce(max(seq), 0)`.as('seq')).executeTakeFirst();
+    const row = await this.store.db
+      .selectFrom('revocations')
+      .select(sql<number>`coalesce(max(seq), 0)`.as('seq'))
+      .executeTakeFirst();
     this.lastSeq = Number(row?.seq ?? 0);
     if (this.lookback > 0) {
       // Already reflected in what this process loads at start; a lower seq committed later is not.
-      const recent = await this.store.db.selectFrom('revocations').select('seq').where('seq', '>', this.lastSeq - this.lookback).where('seq', '<=', this.lastSeq).execute();
+      const recent = await this.store.db
+        .selectFrom('revocations')
+        .select('seq')
+        .where('seq', '>', this.lastSeq - this.lookback)
+        .where('seq', '<=', this.lastSeq)
+        .execute();
       for (const r of recent) this.applied.add(Number(r.seq));
     }
     if (this.store.pgConfig) await this.listen();
@@ -80,7 +88,10 @@ export class RevocationFeed {
     // was down at start, subscribe whenever the connection becomes ready. Messages missed while
     // it was down are covered by the catch-up.
     subscriber.on('ready', () => {
-      void subscriber.subscribe(CHANNEL).then(() => this.catchUp()).catch(() => {});
+      void subscriber
+        .subscribe(CHANNEL)
+        .then(() => this.catchUp())
+        .catch(() => {});
     });
     await subscriber.subscribe(CHANNEL).catch(() => {});
   }
@@ -140,11 +151,13 @@ export class RevocationFeed {
   private async runCheck(): Promise<void> {
     try {
       const floor = Math.max(0, this.lastSeq - this.lookback);
-      const row = await this.store.db.selectFrom('revocations')
+      const row = await this.store.db
+        .selectFrom('revocations')
         .select([sql<number>`count(*)`.as('n'), sql<number>`coalesce(max(seq), 0)`.as('top')])
         .where('seq', '>', floor)
         .executeTakeFirst();
-      if (this.failed || Number(row?.n ?? 0) !== this.applied.size || Number(row?.top ?? 0) !== this.lastSeq) await this.catchUp();
+      if (this.failed || Number(row?.n ?? 0) !== this.applied.size || Number(row?.top ?? 0) !== this.lastSeq)
+        await this.catchUp();
     } finally {
       this.checking = undefined;
     }
@@ -184,7 +197,12 @@ export class RevocationFeed {
 
   private async readNew(): Promise<void> {
     const floor = Math.max(0, this.lastSeq - this.lookback);
-    const rows = await this.store.db.selectFrom('revocations').selectAll().where('seq', '>', floor).orderBy('seq').execute();
+    const rows = await this.store.db
+      .selectFrom('revocations')
+      .selectAll()
+      .where('seq', '>', floor)
+      .orderBy('seq')
+      .execute();
     for (const row of rows) {
       const seq = Number(row.seq);
       if (this.applied.has(seq) || (this.lookback === 0 && seq <= this.lastSeq)) continue;

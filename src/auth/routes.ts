@@ -35,19 +35,26 @@ const TokenResponse = Type.Object({
   scopes: Type.Array(Type.String()),
   role: Type.String(),
   scope: Type.String({ description: 'the granted scopes, space-separated (RFC 6749 §5.1)' }),
-  environment: StringEnum(['live', 'test'] as const, { description: "the data the token reads and writes (test mode): the client's environment" }),
-  client_name: Type.String({ description: "the client's name, as given when it was created (what an operator console shows)" }),
+  environment: StringEnum(['live', 'test'] as const, {
+    description: "the data the token reads and writes (test mode): the client's environment",
+  }),
+  client_name: Type.String({
+    description: "the client's name, as given when it was created (what an operator console shows)",
+  }),
 });
 
-const ServerMetadata = Type.Object({
-  issuer: Type.String(),
-  token_endpoint: Type.String(),
-  jwks_uri: Type.String(),
-  grant_types_supported: Type.Array(Type.String()),
-  token_endpoint_auth_methods_supported: Type.Array(Type.String()),
-  scopes_supported: Type.Array(Type.String()),
-  response_types_supported: Type.Array(Type.String()),
-}, { description: 'RFC 8414 authorization server metadata' });
+const ServerMetadata = Type.Object(
+  {
+    issuer: Type.String(),
+    token_endpoint: Type.String(),
+    jwks_uri: Type.String(),
+    grant_types_supported: Type.Array(Type.String()),
+    token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+    scopes_supported: Type.Array(Type.String()),
+    response_types_supported: Type.Array(Type.String()),
+  },
+  { description: 'RFC 8414 authorization server metadata' },
+);
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
 
@@ -70,7 +77,9 @@ export interface AuthRouteOptions {
  * RFC 6749 §2.3.1: credentials in HTTP Basic, each form-url-encoded. Many clients (curl -u, most
  * HTTP libraries) send them unencoded; `raw` keeps that reading for a second attempt.
  */
-function basicCredentials(request: FastifyRequest): { id: string; secret: string; raw: { id: string; secret: string } } | undefined {
+function basicCredentials(
+  request: FastifyRequest,
+): { id: string; secret: string; raw: { id: string; secret: string } } | undefined {
   const header = request.headers.authorization;
   const match = header && /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);
   if (!match) return undefined;
@@ -93,7 +102,11 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
   // One limiter (and so one counter store) per dimension, created once: a limiter made per
   // request would start every count from zero.
   const clientOf = new WeakMap<FastifyRequest, string>();
-  const perIp = options.createRateLimit({ max: options.tokenPerMinute, timeWindow: 60_000, keyGenerator: (r) => `tok-ip:${limitSource(r.ip)}` });
+  const perIp = options.createRateLimit({
+    max: options.tokenPerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (r) => `tok-ip:${limitSource(r.ip)}`,
+  });
   // Failures count per client *and* source (an IPv6 /64 is one source): counted per client alone,
   // anyone who knows a client id (`admin`) could lock that client out of its own correct secret.
   // Generated secrets are 256-bit; an operator-chosen bootstrap secret should be long and random
@@ -106,8 +119,13 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
 
   function tooMany(limit: { max: number; ttlInSeconds: number }, reply: FastifyReply, what: string): ApiError {
     const reset = String(Math.max(1, limit.ttlInSeconds));
-    reply.header('ratelimit-limit', String(limit.max)).header('ratelimit-remaining', '0').header('ratelimit-reset', reset);
-    return new ApiError(429, 'rate_limited', `Too many ${what} (limit ${limit.max} per minute); retry later.`, { headers: { 'retry-after': reset } });
+    reply
+      .header('ratelimit-limit', String(limit.max))
+      .header('ratelimit-remaining', '0')
+      .header('ratelimit-reset', reset);
+    return new ApiError(429, 'rate_limited', `Too many ${what} (limit ${limit.max} per minute); retry later.`, {
+      headers: { 'retry-after': reset },
+    });
   }
   // RFC 8414: what discovery-based OAuth clients read to find the token endpoint. OpenID-style
   // clients (openid-client by default) look for the same document at openid-configuration.
@@ -118,25 +136,33 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
     ['/.well-known/oauth-authorization-server', 'OAuth 2.0 authorization server metadata (RFC 8414)'],
     ['/.well-known/openid-configuration', 'The same metadata where OpenID Connect discovery looks for it'],
   ] as const;
-  const metadataRoutes = metadataPaths.map(([path, summary]) => defineRoute({
-    method: 'GET',
-    url: path,
-    schema: { tags: ['auth'], summary, description: 'No credentials needed. Absolute URLs come from VOUCH_PUBLIC_URL when set, else from the request\'s host.', response: { 200: ServerMetadata } },
-    handler: async (request, reply) => {
-      const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
-      reply.header('cache-control', 'public, max-age=300');
-      return {
-        issuer: options.tokens.issuerFor(`${request.protocol}://${request.host}`),
-        token_endpoint: `${base}/api/v1/auth/token`,
-        jwks_uri: `${base}/.well-known/jwks.json`,
-        grant_types_supported: ['client_credentials'],
-        token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
-        scopes_supported: [...SCOPES],
-        // Required by RFC 8414 for servers with an authorization endpoint; this one has none.
-        response_types_supported: [],
-      };
-    },
-  }));
+  const metadataRoutes = metadataPaths.map(([path, summary]) =>
+    defineRoute({
+      method: 'GET',
+      url: path,
+      schema: {
+        tags: ['auth'],
+        summary,
+        description:
+          "No credentials needed. Absolute URLs come from VOUCH_PUBLIC_URL when set, else from the request's host.",
+        response: { 200: ServerMetadata },
+      },
+      handler: async (request, reply) => {
+        const base = options.publicUrl ?? `${request.protocol}://${request.host}`;
+        reply.header('cache-control', 'public, max-age=300');
+        return {
+          issuer: options.tokens.issuerFor(`${request.protocol}://${request.host}`),
+          token_endpoint: `${base}/api/v1/auth/token`,
+          jwks_uri: `${base}/.well-known/jwks.json`,
+          grant_types_supported: ['client_credentials'],
+          token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic'],
+          scopes_supported: [...SCOPES],
+          // Required by RFC 8414 for servers with an authorization endpoint; this one has none.
+          response_types_supported: [],
+        };
+      },
+    }),
+  );
 
   return [
     defineRoute<{ Body: TokenRequest }>({
@@ -146,7 +172,8 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
       schema: {
         tags: ['auth'],
         summary: 'Exchange client credentials for an access token',
-        description: 'JSON, or RFC 6749 form (grant_type=client_credentials) with the credentials in the body or in HTTP Basic (one of the two).',
+        description:
+          'JSON, or RFC 6749 form (grant_type=client_credentials) with the credentials in the body or in HTTP Basic (one of the two).',
         body: TokenRequest,
         response: { 200: TokenResponse, ...problems },
       },
@@ -168,16 +195,27 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
         }
         // RFC 6749 §2.3: one authentication method per request. A client_id repeated in the body
         // (some libraries add it) names the same client and is tolerated; a secret or another id is not.
-        if (basic && (body.client_secret !== undefined || (body.client_id !== undefined && body.client_id !== basic.id && body.client_id !== basic.raw.id))) {
+        if (
+          basic &&
+          (body.client_secret !== undefined ||
+            (body.client_id !== undefined && body.client_id !== basic.id && body.client_id !== basic.raw.id))
+        ) {
           events.failure(request, 'conflicting_credentials');
-          throw new ApiError(400, 'invalid_request', 'Send the client credentials either in HTTP Basic or in the body, not both.');
+          throw new ApiError(
+            400,
+            'invalid_request',
+            'Send the client credentials either in HTTP Basic or in the body, not both.',
+          );
         }
         const id = basic?.id ?? body.client_id;
         const secret = basic?.secret ?? body.client_secret;
         const missing: FieldError[] = [];
         if (!id) missing.push({ field: 'client_id', message: 'is required' });
         if (!secret) missing.push({ field: 'client_secret', message: 'is required' });
-        if (missing.length > 0) throw new ApiError(400, 'validation_failed', 'client_id and client_secret are required.', { errors: missing });
+        if (missing.length > 0)
+          throw new ApiError(400, 'validation_failed', 'client_id and client_secret are required.', {
+            errors: missing,
+          });
         clientOf.set(request, id!);
         const seen = await failures(request, { increment: false });
         if (!seen.isAllowed && seen.remaining === 0) {
@@ -198,19 +236,43 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
           await failures(request);
           // The id is logged only when such a client exists: an unknown one may be a misplaced secret.
           events.failure(request, check.failure, check.failure === 'unknown_client' ? {} : { client_id: checkedId });
-          const headers: Record<string, string> = basic ? { 'www-authenticate': 'Basic realm="vouch", error="invalid_client"' } : {};
-          throw new ApiError(401, 'invalid_client', 'Unknown client, wrong secret, or deactivated client.', { headers });
+          const headers: Record<string, string> = basic
+            ? { 'www-authenticate': 'Basic realm="vouch", error="invalid_client"' }
+            : {};
+          throw new ApiError(401, 'invalid_client', 'Unknown client, wrong secret, or deactivated client.', {
+            headers,
+          });
         }
         const { client } = check;
-        const requested = body.scope === undefined ? client.scopes : [...new Set(body.scope.split(' ').filter(Boolean))];
+        const requested =
+          body.scope === undefined ? client.scopes : [...new Set(body.scope.split(' ').filter(Boolean))];
         const notHeld = requested.filter((s) => !client.scopes.includes(s));
         if (notHeld.length > 0 || requested.length === 0) {
-          throw new ApiError(400, 'invalid_scope', `The client does not hold: ${notHeld.join(' ') || '(empty scope)'}.`);
+          throw new ApiError(
+            400,
+            'invalid_scope',
+            `The client does not hold: ${notHeld.join(' ') || '(empty scope)'}.`,
+          );
         }
-        const { token, expiresIn } = await options.tokens.issue(client.client_id, client.role, requested, client.environment, `${request.protocol}://${request.host}`);
+        const { token, expiresIn } = await options.tokens.issue(
+          client.client_id,
+          client.role,
+          requested,
+          client.environment,
+          `${request.protocol}://${request.host}`,
+        );
         events.tokenIssued(request, client.client_id, requested);
         reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-        return { access_token: token, token_type: 'Bearer' as const, expires_in: expiresIn, scopes: requested, role: client.role, scope: requested.join(' '), environment: client.environment, client_name: client.name };
+        return {
+          access_token: token,
+          token_type: 'Bearer' as const,
+          expires_in: expiresIn,
+          scopes: requested,
+          role: client.role,
+          scope: requested.join(' '),
+          environment: client.environment,
+          client_name: client.name,
+        };
       },
     }),
 

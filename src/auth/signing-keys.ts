@@ -27,13 +27,16 @@ export async function createSigningKey(db: Kysely<Database>, enc: KeyEncryption)
   const kid = randomUUID();
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
   const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'EdDSA' };
-  await db.insertInto('signing_keys').values({
-    kid,
-    private_jwk: seal(JSON.stringify(privateJwk), kid, enc.current),
-    public_jwk: JSON.stringify(publicJwk),
-    created_at: Date.now(),
-    retired_at: null,
-  }).execute();
+  await db
+    .insertInto('signing_keys')
+    .values({
+      kid,
+      private_jwk: seal(JSON.stringify(privateJwk), kid, enc.current),
+      public_jwk: JSON.stringify(publicJwk),
+      created_at: Date.now(),
+      retired_at: null,
+    })
+    .execute();
   return kid;
 }
 
@@ -45,7 +48,11 @@ const ringsByDb = new WeakMap<Kysely<Database>, Set<KeyRing>>();
  * current key); returns the new kid. Rings of this process on the same store switch to it on
  * their next use; other processes pick it up within 30 s (and verify its tokens at once).
  */
-export async function rotateSigningKey(db: Kysely<Database>, enc: KeyEncryption, log: AuthLog = silentLog): Promise<string> {
+export async function rotateSigningKey(
+  db: Kysely<Database>,
+  enc: KeyEncryption,
+  log: AuthLog = silentLog,
+): Promise<string> {
   const now = Date.now();
   const kid = await db.transaction().execute(async (trx) => {
     // A rotation under the wrong KEK (say, the CLI run without the service's VOUCH_SECRET_KEY)
@@ -66,14 +73,21 @@ export async function rotateSigningKey(db: Kysely<Database>, enc: KeyEncryption,
  * old pages and in every earlier backup, so it must not go on signing; it only verifies until its
  * tokens expire. Returns whether clear-text keys were found (the caller scrubs the file).
  */
-export async function sealOrReplaceSigningKeys(db: Kysely<Database>, enc: KeyEncryption, log: AuthLog = silentLog): Promise<boolean> {
+export async function sealOrReplaceSigningKeys(
+  db: Kysely<Database>,
+  enc: KeyEncryption,
+  log: AuthLog = silentLog,
+): Promise<boolean> {
   const rows = await db.selectFrom('signing_keys').select('private_jwk').execute();
   const clearText = rows.some((row) => isClearText(row.private_jwk));
   await sealSigningKeys(db, enc, log);
   if (clearText) {
     await db.updateTable('signing_keys').set({ retired_at: Date.now() }).where('retired_at', 'is', null).execute();
     const kid = await createSigningKey(db, enc);
-    log.info({ event: 'signing_key_replaced', kid, reason: 'clear_text_at_rest' }, 'signing keys stored in clear were sealed and retired; a new signing key replaces them (backups taken before hold the old private key, trusted only until its tokens expire)');
+    log.info(
+      { event: 'signing_key_replaced', kid, reason: 'clear_text_at_rest' },
+      'signing keys stored in clear were sealed and retired; a new signing key replaces them (backups taken before hold the old private key, trusted only until its tokens expire)',
+    );
   }
   return clearText;
 }
@@ -90,11 +104,19 @@ async function sealSigningKeys(db: Kysely<Database>, enc: KeyEncryption, log: Au
   for (const row of rows) {
     const { jwk, reseal } = unseal(row.private_jwk, row.kid, enc);
     if (!reseal) continue;
-    const result = await db.updateTable('signing_keys').set({ private_jwk: seal(jwk, row.kid, enc.current) })
-      .where('kid', '=', row.kid).where('private_jwk', '=', row.private_jwk).executeTakeFirst();
+    const result = await db
+      .updateTable('signing_keys')
+      .set({ private_jwk: seal(jwk, row.kid, enc.current) })
+      .where('kid', '=', row.kid)
+      .where('private_jwk', '=', row.private_jwk)
+      .executeTakeFirst();
     resealed += Number(result.numUpdatedRows);
   }
-  if (resealed > 0) log.info({ event: 'signing_keys_sealed', count: resealed, kek: enc.current.id }, 'signing keys encrypted under the current key-encryption key');
+  if (resealed > 0)
+    log.info(
+      { event: 'signing_keys_sealed', count: resealed, kek: enc.current.id },
+      'signing keys encrypted under the current key-encryption key',
+    );
   return resealed;
 }
 
@@ -175,7 +197,10 @@ export class KeyRing {
     if (Date.now() - this.lastLoad > 30_000) await this.reload();
     const current = this.current;
     if (!current) throw new Error('no active signing key');
-    current.privateKey ??= (await importJWK(JSON.parse(unseal(current.sealed, current.kid, this.enc).jwk) as JWK, 'EdDSA')) as Key;
+    current.privateKey ??= (await importJWK(
+      JSON.parse(unseal(current.sealed, current.kid, this.enc).jwk) as JWK,
+      'EdDSA',
+    )) as Key;
     return { kid: current.kid, key: current.privateKey };
   }
 

@@ -65,7 +65,13 @@ export class TokenService {
     return origin !== undefined && this.settings.aliases?.includes(origin) ? origin : this.settings.issuer;
   }
 
-  async issue(clientId: string, role: Role, scopes: string[], environment: Environment, origin?: string): Promise<{ token: string; expiresIn: number }> {
+  async issue(
+    clientId: string,
+    role: Role,
+    scopes: string[],
+    environment: Environment,
+    origin?: string,
+  ): Promise<{ token: string; expiresIn: number }> {
     const { kid, key } = await this.ring.signingKey();
     const now = Math.floor(Date.now() / 1000);
     const token = await new SignJWT({ client_id: clientId, scope: scopes.join(' '), role, environment })
@@ -135,7 +141,14 @@ export class TokenService {
         },
       );
       const { sub, client_id: clientId, scope, role, exp, iat } = payload;
-      if (typeof sub !== 'string' || clientId !== sub || typeof scope !== 'string' || typeof role !== 'string' || !isRole(role) || typeof exp !== 'number') {
+      if (
+        typeof sub !== 'string' ||
+        clientId !== sub ||
+        typeof scope !== 'string' ||
+        typeof role !== 'string' ||
+        !isRole(role) ||
+        typeof exp !== 'number'
+      ) {
         return undefined;
       }
       // A client's environment never changes, so the signed claim is as good as a lookup. Tokens
@@ -144,8 +157,20 @@ export class TokenService {
       const environment = payload.environment === undefined ? 'live' : payload.environment;
       if (!isEnvironment(environment)) return undefined;
       // We never issue a longer lifetime, nor date a token ahead (which would stretch it as well).
-      if (typeof iat !== 'number' || exp - iat > this.settings.ttlSeconds + LEEWAY_SECONDS || iat > Date.now() / 1000 + LEEWAY_SECONDS) return undefined;
-      const principal: Principal = { id: sub, kind: 'client', clientId: sub, role, scopes: new Set(scope.split(' ').filter(Boolean)), environment };
+      if (
+        typeof iat !== 'number' ||
+        exp - iat > this.settings.ttlSeconds + LEEWAY_SECONDS ||
+        iat > Date.now() / 1000 + LEEWAY_SECONDS
+      )
+        return undefined;
+      const principal: Principal = {
+        id: sub,
+        kind: 'client',
+        clientId: sub,
+        role,
+        scopes: new Set(scope.split(' ').filter(Boolean)),
+        environment,
+      };
       return { principal, expiresAt: (exp + LEEWAY_SECONDS) * 1000 };
     } catch {
       return undefined;

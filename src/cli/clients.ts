@@ -8,10 +8,14 @@ import { loadConfig } from '../config/env.ts';
 import { CommandFailure, cliLog, withStore } from './support.ts';
 
 function scopeList(raw: string): string[] {
-  const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (scopes.length === 0) throw new InvalidArgumentError('needs at least one scope');
   const unknown = scopes.filter((s) => !isScope(s));
-  if (unknown.length > 0) throw new InvalidArgumentError(`unknown scope(s): ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
+  if (unknown.length > 0)
+    throw new InvalidArgumentError(`unknown scope(s): ${unknown.join(', ')} (known: ${SCOPES.join(', ')})`);
   return scopes;
 }
 
@@ -30,8 +34,9 @@ function clientName(raw: string): string {
 }
 
 /** A cell as a terminal should show it: control characters (from rows stored before names were checked) escaped. */
-// eslint-disable-next-line no-control-regex
-const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const printable = (text: string) =>
+  // eslint-disable-next-line no-control-regex
+  text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 const COLUMNS: [string, (c: ClientRecord) => string][] = [
   ['CLIENT_ID', (c) => c.client_id],
@@ -46,7 +51,10 @@ const COLUMNS: [string, (c: ClientRecord) => string][] = [
 function clientTable(clients: readonly ClientRecord[]): string {
   const rows = [COLUMNS.map(([title]) => title), ...clients.map((c) => COLUMNS.map(([, cell]) => cell(c)))];
   const widths = COLUMNS.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+  return (
+    rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') +
+    '\n'
+  );
 }
 
 export function registerClientCommands(program: Command): void {
@@ -57,18 +65,31 @@ export function registerClientCommands(program: Command): void {
     .requiredOption('--name <name>', 'a name for people', clientName)
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')}`, role)
     .requiredOption('--scopes <a,b>', 'comma-separated scopes', scopeList)
-    .addOption(new Option('--environment <environment>', 'the data its tokens see: live, or test (test mode)').choices(ENVIRONMENTS).default('live'))
+    .addOption(
+      new Option('--environment <environment>', 'the data its tokens see: live, or test (test mode)')
+        .choices(ENVIRONMENTS)
+        .default('live'),
+    )
     .action(async (options: { name: string; role: Role; scopes: string[]; environment: Environment }) => {
       const config = loadConfig();
       await withStore(config, async (store) => {
-        const { client, secret } = await createClient(store.db, { name: options.name, role: options.role, scopes: options.scopes, environment: options.environment }, cliLog(config));
-        process.stdout.write(`client_id=${client.client_id}\nclient_secret=${secret}\n# the secret is shown once; store it now\n`);
+        const { client, secret } = await createClient(
+          store.db,
+          { name: options.name, role: options.role, scopes: options.scopes, environment: options.environment },
+          cliLog(config),
+        );
+        process.stdout.write(
+          `client_id=${client.client_id}\nclient_secret=${secret}\n# the secret is shown once; store it now\n`,
+        );
       });
     });
   clients
     .command('list')
     .description('list clients: a table with a header, or --json for scripts')
-    .option('--json', 'a JSON array of client records (client_id, name, role, scopes, status, environment, created_at, deactivated_at)')
+    .option(
+      '--json',
+      'a JSON array of client records (client_id, name, role, scopes, status, environment, created_at, deactivated_at)',
+    )
     .action(async (options: { json?: boolean }) => {
       await withStore(loadConfig(), async (store) => {
         const all = await listClients(store.db);
@@ -77,7 +98,9 @@ export function registerClientCommands(program: Command): void {
     });
   clients
     .command('deactivate')
-    .description('deactivate a client: its tokens and keys stop working at once (exit status 1 if there is no such client)')
+    .description(
+      'deactivate a client: its tokens and keys stop working at once (exit status 1 if there is no such client)',
+    )
     .argument('<client_id>')
     .action(async (id: string) => {
       const config = loadConfig();

@@ -35,7 +35,9 @@ async function startupHints(config: Config): Promise<void> {
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
   const lines = [`vouch: serving on ${base} (API reference: ${base}/docs)`];
-  const hasClient = config.bootstrapClientId !== undefined || (await withStore(config, async (store) => (await listClients(store.db)).length > 0));
+  const hasClient =
+    config.bootstrapClientId !== undefined ||
+    (await withStore(config, async (store) => (await listClients(store.db)).length > 0));
   if (!hasClient) {
     lines.push(
       'vouch: no API client exists yet. Create one, then exchange it for a token at POST /api/v1/auth/token:',
@@ -68,7 +70,12 @@ export function buildProgram(): Command {
   program
     .command('serve')
     .description('start the HTTP service (the same as npm start)')
-    .addOption(new Option('--workers <n>', 'worker processes sharing the port (default: VOUCH_WORKERS or one per core)').argParser(workerCount))
+    .addOption(
+      new Option(
+        '--workers <n>',
+        'worker processes sharing the port (default: VOUCH_WORKERS or one per core)',
+      ).argParser(workerCount),
+    )
     .action(serveCommand);
 
   program
@@ -90,7 +97,9 @@ export function buildProgram(): Command {
     .action(async () => {
       const config = loadConfig();
       await withStore(config, async (store) => {
-        process.stdout.write(`new signing key ${await rotateSigningKey(store.db, resolveKeyEncryption(config, store), cliLog(config))}\n`);
+        process.stdout.write(
+          `new signing key ${await rotateSigningKey(store.db, resolveKeyEncryption(config, store), cliLog(config))}\n`,
+        );
       });
     });
 
@@ -98,9 +107,15 @@ export function buildProgram(): Command {
     .command('events')
     .description('trust history')
     .command('import')
-    .description('load events from NDJSON (one event per line; - reads standard input); exit status 1 if any line was rejected')
+    .description(
+      'load events from NDJSON (one event per line; - reads standard input); exit status 1 if any line was rejected',
+    )
     .argument('<file>', 'an .ndjson file, or - for standard input')
-    .addOption(new Option('--environment <environment>', 'the data the events belong to: live, or test (test mode)').choices(ENVIRONMENTS).default('live'))
+    .addOption(
+      new Option('--environment <environment>', 'the data the events belong to: live, or test (test mode)')
+        .choices(ENVIRONMENTS)
+        .default('live'),
+    )
     .action(async (file: string, options: { environment: Environment }) => {
       const config = loadConfig();
       const { importEvents } = await import('../trust/import.ts');
@@ -108,11 +123,22 @@ export function buildProgram(): Command {
       if (summary.rejectedCount > 0) throw new PartialFailure(`${summary.rejectedCount} line(s) rejected`);
     });
 
-  registerPolicyCommands(program, { withStore, usageError: (message) => new UsageError(message), failure: (message) => new CommandFailure(message) });
+  registerPolicyCommands(program, {
+    withStore,
+    usageError: (message) => new UsageError(message),
+    failure: (message) => new CommandFailure(message),
+  });
   registerNetworkCommands(program, { withStore, usageError: (message) => new UsageError(message) });
-  registerLabelCommands(program, { usageError: (message) => new UsageError(message), partialFailure: (message) => new PartialFailure(message) });
+  registerLabelCommands(program, {
+    usageError: (message) => new UsageError(message),
+    partialFailure: (message) => new PartialFailure(message),
+  });
   registerReviewCommands(program, { withStore });
-  registerRuleCommands(program, { withStore, usageError: (message) => new UsageError(message), partialFailure: (message) => new PartialFailure(message) });
+  registerRuleCommands(program, {
+    withStore,
+    usageError: (message) => new UsageError(message),
+    partialFailure: (message) => new PartialFailure(message),
+  });
 
   return program;
 }

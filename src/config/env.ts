@@ -45,7 +45,14 @@ export interface Config {
   /** VOUCH_WEBHOOK_ALLOW_PRIVATE=1: webhooks may target private and loopback addresses, and http:// */
   webhookAllowPrivate: boolean;
   /** VOUCH_WEBHOOKS_PER_CLIENT and the delivery limits of src/webhooks/worker.ts (VOUCH_WEBHOOK_*) */
-  webhooks: { maxPerClient: number; concurrency: number; endpointConcurrency: number; clientConcurrency: number; breakerFailures: number; breakerCooldownMs: number };
+  webhooks: {
+    maxPerClient: number;
+    concurrency: number;
+    endpointConcurrency: number;
+    clientConcurrency: number;
+    breakerFailures: number;
+    breakerCooldownMs: number;
+  };
   /** VOUCH_SQLITE_SYNCHRONOUS: NORMAL (survives a process crash) or FULL (a power loss too) */
   sqliteSynchronous: 'normal' | 'full';
   /**
@@ -54,7 +61,14 @@ export interface Config {
    * VOUCH_NETWORK_MAX_FLAGS_PER_PEER (flags held per peer; absent: the default of src/network/limits.ts),
    * VOUCH_NETWORK_PENDING_PER_CLIENT (identifiers named only in one client's score requests that may wait for a peer; absent: src/network/pending.ts's)
    */
-  network: { name: string; allowPrivate: boolean; syncSeconds: number; commonEntityIds: boolean; maxFlagsPerPeer?: number; pendingPerClient?: number };
+  network: {
+    name: string;
+    allowPrivate: boolean;
+    syncSeconds: number;
+    commonEntityIds: boolean;
+    maxFlagsPerPeer?: number;
+    pendingPerClient?: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -109,12 +123,19 @@ function trustProxy(env: Env): false | number | string[] {
   // Trusting every hop would let any client name its own address in X-Forwarded-For (and so
   // dodge every per-IP limit): only a hop count or the proxies' own addresses are accepted.
   if (raw === '1' || raw === 'true') {
-    throw new ConfigError('VOUCH_TRUST_PROXY=1 would trust every hop (clients could choose their own address); use hops:N or the proxies\' addresses/CIDRs');
+    throw new ConfigError(
+      "VOUCH_TRUST_PROXY=1 would trust every hop (clients could choose their own address); use hops:N or the proxies' addresses/CIDRs",
+    );
   }
   if (/^hops:\d{1,2}$/.test(raw)) return Number(raw.slice(5));
-  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   if (entries.length === 0 || !entries.every((e) => PROXY_ENTRY.test(e))) {
-    throw new ConfigError(`VOUCH_TRUST_PROXY must be hops:N or a comma-separated list of addresses, CIDRs, loopback, linklocal or uniquelocal; got ${shown(raw)}`);
+    throw new ConfigError(
+      `VOUCH_TRUST_PROXY must be hops:N or a comma-separated list of addresses, CIDRs, loopback, linklocal or uniquelocal; got ${shown(raw)}`,
+    );
   }
   return entries;
 }
@@ -128,8 +149,16 @@ function publicUrl(env: Env): string | undefined {
   } catch {
     throw new ConfigError(`VOUCH_PUBLIC_URL must be an absolute http:// or https:// URL, got ${shown(raw)}`);
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.search || url.hash) {
-    throw new ConfigError(`VOUCH_PUBLIC_URL must be an http:// or https:// URL without credentials, query or fragment, got ${shown(raw)}`);
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash
+  ) {
+    throw new ConfigError(
+      `VOUCH_PUBLIC_URL must be an http:// or https:// URL without credentials, query or fragment, got ${shown(raw)}`,
+    );
   }
   return url.href.replace(/\/+$/, '');
 }
@@ -143,7 +172,10 @@ export function listenUrl(host: string, port: number): string {
 function corsOrigins(env: Env): string[] {
   const raw = optional(env, 'VOUCH_CORS_ORIGINS');
   if (raw === undefined) return [];
-  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   for (const entry of entries) {
     let url: URL | undefined;
     try {
@@ -153,7 +185,9 @@ function corsOrigins(env: Env): string[] {
     }
     // An origin is scheme://host[:port] and nothing else; '*' is refused (the contract echoes origins).
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== entry.replace(/\/$/, '')) {
-      throw new ConfigError(`VOUCH_CORS_ORIGINS must be a comma-separated list of origins (scheme://host[:port]), got ${shown(entry)}`);
+      throw new ConfigError(
+        `VOUCH_CORS_ORIGINS must be a comma-separated list of origins (scheme://host[:port]), got ${shown(entry)}`,
+      );
     }
   }
   if (entries.length === 0) throw new ConfigError('VOUCH_CORS_ORIGINS must list at least one origin when set');
@@ -195,9 +229,11 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const workersRaw = optional(env, 'VOUCH_WORKERS');
   const secretKey = optional(env, 'VOUCH_SECRET_KEY');
-  if (secretKey !== undefined && secretKey.length < 32) throw new ConfigError('VOUCH_SECRET_KEY must be at least 32 characters');
+  if (secretKey !== undefined && secretKey.length < 32)
+    throw new ConfigError('VOUCH_SECRET_KEY must be at least 32 characters');
   const metricsToken = optional(env, 'VOUCH_METRICS_TOKEN');
-  if (metricsToken !== undefined && metricsToken.length < 16) throw new ConfigError('VOUCH_METRICS_TOKEN must be at least 16 characters');
+  if (metricsToken !== undefined && metricsToken.length < 16)
+    throw new ConfigError('VOUCH_METRICS_TOKEN must be at least 16 characters');
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = text(env, 'HOST', '127.0.0.1');
   const publicBase = publicUrl(env);
@@ -232,7 +268,13 @@ export function loadConfig(env: Env = process.env): Config {
     requireHashedIds: flag(env, 'VOUCH_REQUIRE_HASHED_IDS'),
     metricsToken,
     maxConnections,
-    maxConnectionsPerSource: integer(env, 'VOUCH_MAX_CONNECTIONS_PER_SOURCE', Math.ceil(maxConnections / 4), 1, maxConnections),
+    maxConnectionsPerSource: integer(
+      env,
+      'VOUCH_MAX_CONNECTIONS_PER_SOURCE',
+      Math.ceil(maxConnections / 4),
+      1,
+      maxConnections,
+    ),
     keepAliveTimeoutMs: integer(env, 'VOUCH_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
     sqliteWalLimitBytes: integer(env, 'VOUCH_SQLITE_WAL_LIMIT_MB', 128, 1, 1_048_576) * 1024 * 1024,
     publicUrl: publicBase,
@@ -248,7 +290,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     sqliteSynchronous: sqliteSynchronous(env),
     network: {
-      name: text(env, 'VOUCH_NETWORK_NAME', 'vouch'), allowPrivate: flag(env, 'VOUCH_NETWORK_ALLOW_PRIVATE'), syncSeconds: integer(env, 'VOUCH_NETWORK_SYNC_SECONDS', 300, 1, 86_400),
+      name: text(env, 'VOUCH_NETWORK_NAME', 'vouch'),
+      allowPrivate: flag(env, 'VOUCH_NETWORK_ALLOW_PRIVATE'),
+      syncSeconds: integer(env, 'VOUCH_NETWORK_SYNC_SECONDS', 300, 1, 86_400),
       commonEntityIds: flag(env, 'VOUCH_NETWORK_COMMON_ENTITY_IDS'),
       maxFlagsPerPeer: integer(env, 'VOUCH_NETWORK_MAX_FLAGS_PER_PEER', 1_000_000, 1000, 100_000_000),
       pendingPerClient: integer(env, 'VOUCH_NETWORK_PENDING_PER_CLIENT', 1000, 10, 1_000_000),

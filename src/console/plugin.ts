@@ -43,7 +43,9 @@ export default async function consolePlugin(app: FastifyInstance, { root = CONSO
   };
 
   app.get('/console', { schema: { hide: true } }, (request, reply) => serve(request, reply, ''));
-  app.get('/console/*', { schema: { hide: true } }, (request, reply) => serve(request, reply, (request.params as { '*': string })['*']));
+  app.get('/console/*', { schema: { hide: true } }, (request, reply) =>
+    serve(request, reply, (request.params as { '*': string })['*']),
+  );
 }
 
 /** The path relative to root when it names a regular file inside root, else undefined. */
@@ -56,5 +58,8 @@ function builtFile(root: string, path: string): string | undefined {
   } catch {
     return undefined;
   }
-  return full.slice(root.length + 1).split(sep).join('/');
+  return full
+    .slice(root.length + 1)
+    .split(sep)
+    .join('/');
 }

@@ -9,16 +9,30 @@
 // a trade never paid, a silent party) and send a contested payment to a human.
 import { disputeSettings, type DisputePolicy } from './policy.ts';
 import {
-  add, compareFlags, finite, raise, toward, weighHistory,
-  type Contribution, type Findings, type RiskFlag, type Severity, type Side,
+  add,
+  compareFlags,
+  finite,
+  raise,
+  toward,
+  weighHistory,
+  type Contribution,
+  type Findings,
+  type RiskFlag,
+  type Severity,
+  type Side,
 } from './flags.ts';
 import { applyRules, parseTime, type RuleName } from './rules.ts';
 import { HIGH_CONFIDENCE, missingEvidence } from './evidence.ts';
 import type { DisputeAnalysis, DisputeInput, Parties, Recommendation } from './types.ts';
 
 export {
-  DISPUTE_REASONS, MISSING_EVIDENCE_CODES,
-  type DisputeAnalysis, type DisputeEvidence, type DisputeInput, type Parties, type PartyAssessment,
+  DISPUTE_REASONS,
+  MISSING_EVIDENCE_CODES,
+  type DisputeAnalysis,
+  type DisputeEvidence,
+  type DisputeInput,
+  type Parties,
+  type PartyAssessment,
 } from './types.ts';
 
 export interface DisputeExplanation {
@@ -33,7 +47,6 @@ export interface DisputeExplanation {
 }
 
 const MINUTE = 60_000;
-
 
 function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: number, acc: Findings): void {
   const e = input.evidence ?? {};
@@ -52,8 +65,14 @@ function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: number, 
   if (e.bank_reference_matches === true) add(acc, 'bank_reference_matches', 'buyer', 'evidence', w.bankReferenceMatch);
   if (e.bank_reference_matches === false) {
     add(acc, 'bank_reference_mismatch', 'buyer', 'evidence', -w.bankReferenceMismatch);
-    raise(acc, 'bank_reference_mismatch', 'high', 'buyer', 'buyer',
-      'The bank reference on the buyer\'s payment does not match this trade.');
+    raise(
+      acc,
+      'bank_reference_mismatch',
+      'high',
+      'buyer',
+      'buyer',
+      "The bank reference on the buyer's payment does not match this trade.",
+    );
   }
 
   // Third-party payment is decided by evidence when present; the reason alone is an allegation
@@ -63,18 +82,26 @@ function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: number, 
   if (e.payer_name_matches === false || thirdPartyClaim) {
     acc.releaseBlocked = true;
     if (e.payer_name_matches !== true) add(acc, 'payer_name_mismatch', 'buyer', 'evidence', -w.payerNameMismatch);
-    const seen = e.payer_name_matches === false
-      ? 'The name on the fiat payment does not match the buyer.'
-      : e.payer_name_matches === true
-        ? `The ${input.opened_by} alleges a third-party payment, although the payer name was reported as matching.`
-        : `The ${input.opened_by} reports that the fiat was paid by a third party.`;
+    const seen =
+      e.payer_name_matches === false
+        ? 'The name on the fiat payment does not match the buyer.'
+        : e.payer_name_matches === true
+          ? `The ${input.opened_by} alleges a third-party payment, although the payer name was reported as matching.`
+          : `The ${input.opened_by} reports that the fiat was paid by a third party.`;
     raise(acc, 'payer_name_mismatch', 'critical', 'buyer', 'buyer', seen);
   }
 
   if (e.seller_confirmed_receipt === true) {
     add(acc, 'seller_confirmed_receipt', 'seller', 'evidence', w.sellerConfirmedReceipt);
     acc.affirmativePayment = true;
-    raise(acc, 'seller_confirmed_receipt', 'low', 'seller', 'seller', 'The seller confirmed receiving the fiat payment.');
+    raise(
+      acc,
+      'seller_confirmed_receipt',
+      'low',
+      'seller',
+      'seller',
+      'The seller confirmed receiving the fiat payment.',
+    );
   } else if (e.seller_confirmed_receipt === false) {
     add(acc, 'seller_denied_receipt', 'seller', 'evidence', -w.sellerDeniedReceipt);
   }
@@ -83,11 +110,12 @@ function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: number, 
   if (e.payment_reversed === true || reversalClaim) {
     acc.releaseBlocked = true;
     if (e.payment_reversed !== false) add(acc, 'payment_reversed', 'trade', 'evidence', -w.paymentReversed);
-    const seen = e.payment_reversed === true
-      ? 'The fiat payment for this trade has been reversed.'
-      : e.payment_reversed === false
-        ? `The ${input.opened_by} alleges a reversed payment, although the evidence says it was not reversed.`
-        : `The ${input.opened_by} reports that the fiat payment was reversed.`;
+    const seen =
+      e.payment_reversed === true
+        ? 'The fiat payment for this trade has been reversed.'
+        : e.payment_reversed === false
+          ? `The ${input.opened_by} alleges a reversed payment, although the evidence says it was not reversed.`
+          : `The ${input.opened_by} reports that the fiat payment was reversed.`;
     raise(acc, 'payment_reversed', 'critical', 'trade', 'buyer', seen);
   }
 
@@ -98,11 +126,23 @@ function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: number, 
     const pct = Math.round((Math.abs(paid - amount) / amount) * 1000) / 10;
     if (paid < amount * (1 - policy.amountTolerance)) {
       add(acc, 'amount_short', 'trade', 'evidence', -w.amountShort);
-      raise(acc, 'amount_mismatch', 'high', 'trade', 'buyer',
-        `The buyer paid ${paid} ${cur} against a trade amount of ${amount} ${cur} (${pct}% short).`);
+      raise(
+        acc,
+        'amount_mismatch',
+        'high',
+        'trade',
+        'buyer',
+        `The buyer paid ${paid} ${cur} against a trade amount of ${amount} ${cur} (${pct}% short).`,
+      );
     } else if (paid > amount * (1 + policy.amountTolerance)) {
-      raise(acc, 'amount_mismatch', 'medium', 'trade', null,
-        `The buyer paid ${paid} ${cur} against a trade amount of ${amount} ${cur} (${pct}% over).`);
+      raise(
+        acc,
+        'amount_mismatch',
+        'medium',
+        'trade',
+        null,
+        `The buyer paid ${paid} ${cur} against a trade amount of ${amount} ${cur} (${pct}% over).`,
+      );
     } else {
       add(acc, 'amount_matches', 'trade', 'evidence', w.amountMatch);
     }
@@ -112,8 +152,14 @@ function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: number, 
     const minutes = e[`${side}_response_minutes`];
     if (finite(minutes) && minutes > policy.unresponsiveMinutes) {
       add(acc, `${side}_unresponsive`, side, 'conduct', toward(side) * w.unresponsive);
-      raise(acc, 'unresponsive_party', 'medium', side, side,
-        `The ${side} has not answered for ${Math.round(minutes)} minutes (limit ${policy.unresponsiveMinutes}).`);
+      raise(
+        acc,
+        'unresponsive_party',
+        'medium',
+        side,
+        side,
+        `The ${side} has not answered for ${Math.round(minutes)} minutes (limit ${policy.unresponsiveMinutes}).`,
+      );
     }
   }
 
@@ -124,8 +170,14 @@ function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: number, 
     if (gap >= 0 && gap < policy.fastDisputeMinutes * MINUTE) {
       const opener = input.opened_by;
       add(acc, 'fast_dispute', opener, 'conduct', toward(opener) * w.fastDispute);
-      raise(acc, 'fast_dispute', 'low', opener, opener,
-        `The ${opener} opened the dispute ${Math.round(gap / MINUTE)} minutes after the payment was marked as sent.`);
+      raise(
+        acc,
+        'fast_dispute',
+        'low',
+        opener,
+        opener,
+        `The ${opener} opened the dispute ${Math.round(gap / MINUTE)} minutes after the payment was marked as sent.`,
+      );
     }
   }
 }
@@ -168,7 +220,11 @@ function decide(input: DisputeInput, parties: Parties, policy: DisputePolicy, no
   // Nor does it overrule a seller who is answering and denies being paid: that is a person's call
   // (the contested_payment rule says so for a matching proof; weaker proof must not do better).
   const sellerMinutes = input.evidence?.seller_response_minutes;
-  const sellerAnswering = !(typeof sellerMinutes === 'number' && Number.isFinite(sellerMinutes) && sellerMinutes > policy.unresponsiveMinutes);
+  const sellerAnswering = !(
+    typeof sellerMinutes === 'number' &&
+    Number.isFinite(sellerMinutes) &&
+    sellerMinutes > policy.unresponsiveMinutes
+  );
   if (favoured === 'buyer' && input.evidence?.seller_confirmed_receipt === false && sellerAnswering) {
     reviewReasons.push('a responsive seller denies receiving the payment');
   }
@@ -202,7 +258,8 @@ function decide(input: DisputeInput, parties: Parties, policy: DisputePolicy, no
 
   confidence = round3(Math.min(1, Math.max(0, confidence)));
   // compared after rounding so the reported confidence and the decision always agree
-  if (reviewReasons.length === 0 && confidence < policy.confidenceFloor) reviewReasons.push('confidence below the floor');
+  if (reviewReasons.length === 0 && confidence < policy.confidenceFloor)
+    reviewReasons.push('confidence below the floor');
   if (reviewReasons.length > 0 || (recommendation === null && favoured === null)) recommendation = 'manual_review';
   recommendation ??= favoured === 'buyer' ? 'release_to_buyer' : 'return_to_seller';
 
@@ -216,17 +273,32 @@ function decide(input: DisputeInput, parties: Parties, policy: DisputePolicy, no
     contributions: acc.contributions,
     reviewReasons,
     rule: outcome?.rule ?? null,
-    mechanicallyClear: outcome?.basis === 'clear' && recommendation !== 'manual_review' && confidence >= HIGH_CONFIDENCE,
+    mechanicallyClear:
+      outcome?.basis === 'clear' && recommendation !== 'manual_review' && confidence >= HIGH_CONFIDENCE,
   };
 }
 
-export function explainDispute(input: DisputeInput, parties: Parties, policy: DisputePolicy, now: number): DisputeExplanation {
+export function explainDispute(
+  input: DisputeInput,
+  parties: Parties,
+  policy: DisputePolicy,
+  now: number,
+): DisputeExplanation {
   const { mechanicallyClear, analysis, ...rest } = decide(input, parties, policy, now);
-  const missing_evidence = missingEvidence(input, analysis, mechanicallyClear,
-    (alt) => decide(alt, parties, policy, now).analysis);
+  const missing_evidence = missingEvidence(
+    input,
+    analysis,
+    mechanicallyClear,
+    (alt) => decide(alt, parties, policy, now).analysis,
+  );
   return { ...rest, analysis: { ...analysis, missing_evidence } };
 }
 
-export function analyseDispute(input: DisputeInput, parties: Parties, policy: DisputePolicy, now: number): DisputeAnalysis {
+export function analyseDispute(
+  input: DisputeInput,
+  parties: Parties,
+  policy: DisputePolicy,
+  now: number,
+): DisputeAnalysis {
   return explainDispute(input, parties, policy, now).analysis;
 }

@@ -22,14 +22,18 @@ export const MISSING_EVIDENCE_FIELDS: Record<MissingEvidenceCode, keyof DisputeE
 };
 
 const ASK: Record<MissingEvidenceCode, Omit<MissingEvidence, 'code'>> = {
-  payment_proof: { party: 'buyer', message: 'Ask the buyer for proof of the fiat payment (a bank receipt or transfer confirmation).' },
+  payment_proof: {
+    party: 'buyer',
+    message: 'Ask the buyer for proof of the fiat payment (a bank receipt or transfer confirmation).',
+  },
   bank_reference: {
     party: 'buyer',
-    message: 'Ask the buyer for the payment\'s bank reference, to check that it matches this trade rather than another payment.',
+    message:
+      "Ask the buyer for the payment's bank reference, to check that it matches this trade rather than another payment.",
   },
   bank_statement_with_payer_name: {
     party: 'buyer',
-    message: 'Ask the buyer for a bank statement showing the payer\'s name, to rule out a third-party payment.',
+    message: "Ask the buyer for a bank statement showing the payer's name, to rule out a third-party payment.",
   },
   seller_receipt_confirmation: {
     party: 'seller',
@@ -37,12 +41,16 @@ const ASK: Record<MissingEvidenceCode, Omit<MissingEvidence, 'code'>> = {
   },
   seller_bank_statement: {
     party: 'seller',
-    message: 'Ask the seller for a bank statement covering the payment date, showing whether a matching payment arrived.',
+    message:
+      'Ask the seller for a bank statement covering the payment date, showing whether a matching payment arrived.',
   },
-  amount_paid: { party: 'trade', message: 'Establish the amount actually paid, from the payment proof or the bank statement.' },
+  amount_paid: {
+    party: 'trade',
+    message: 'Establish the amount actually paid, from the payment proof or the bank statement.',
+  },
   reversal_record: {
     party: 'seller',
-    message: 'Ask the seller for the bank\'s record of the reversal (chargeback or recall notice) for this payment.',
+    message: "Ask the seller for the bank's record of the reversal (chargeback or recall notice) for this payment.",
   },
 };
 
@@ -52,7 +60,9 @@ export interface Outcome {
 }
 
 const outcomeClass = (o: Outcome): string =>
-  o.recommendation === 'manual_review' ? 'manual' : `${o.recommendation}:${o.confidence >= HIGH_CONFIDENCE ? 'high' : 'normal'}`;
+  o.recommendation === 'manual_review'
+    ? 'manual'
+    : `${o.recommendation}:${o.confidence >= HIGH_CONFIDENCE ? 'high' : 'normal'}`;
 
 /** Items worth asking for in this dispute, before checking that an answer could matter. */
 function candidates(input: DisputeInput): MissingEvidenceCode[] {
@@ -89,7 +99,10 @@ export function missingEvidence(
   if (mechanicallyClear) return [];
   const now = outcomeClass(current);
   return candidates(input)
-    .filter((code) => answers(code, input).some((patch) =>
-      outcomeClass(decide({ ...input, evidence: { ...input.evidence, ...patch } })) !== now))
+    .filter((code) =>
+      answers(code, input).some(
+        (patch) => outcomeClass(decide({ ...input, evidence: { ...input.evidence, ...patch } })) !== now,
+      ),
+    )
     .map((code) => ({ code, ...ASK[code] }));
 }

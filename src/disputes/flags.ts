@@ -27,24 +27,18 @@ const FLAG_WHY = {
   bank_reference_mismatch:
     'A reference that does not match the trade is typical of edited or recycled payment screenshots and of ' +
     'payments made for a different trade.',
-  no_payment_proof:
-    'Without proof of payment the buyer\'s claim rests on their word alone.',
-  seller_confirmed_receipt:
-    'A seller who admits receiving the fiat has no valid reason to keep the crypto in escrow.',
+  no_payment_proof: "Without proof of payment the buyer's claim rests on their word alone.",
+  seller_confirmed_receipt: 'A seller who admits receiving the fiat has no valid reason to keep the crypto in escrow.',
   amount_mismatch:
     'A short payment does not settle the trade; an overpayment is a known lure for "refund the difference" scams ' +
     'followed by a reversal.',
-  prior_lost_disputes:
-    'Disputes lost before are the best predictor of another bad-faith claim or of non-performance.',
+  prior_lost_disputes: 'Disputes lost before are the best predictor of another bad-faith claim or of non-performance.',
   prior_fraudulent_losses:
     'Disputes lost for a fake payment proof, a third-party payment, an underpayment or no payment at all show ' +
     'that this party has already tried the very frauds an escrow dispute is used for.',
-  prior_fraud_reports:
-    'Fraud reports from other users make this party\'s statements less credible.',
-  prior_chargebacks:
-    'Past chargebacks or reversals are the strongest predictor of another reversal after release.',
-  blocklisted_party:
-    'The marketplace has blocklisted this party; its claims should not decide a release on their own.',
+  prior_fraud_reports: "Fraud reports from other users make this party's statements less credible.",
+  prior_chargebacks: 'Past chargebacks or reversals are the strongest predictor of another reversal after release.',
+  blocklisted_party: 'The marketplace has blocklisted this party; its claims should not decide a release on their own.',
   linked_to_flagged_entity:
     'Shared phones, bank accounts, e-mails or devices with flagged entities are typical of mule networks and ' +
     'multi-account fraud rings.',
@@ -52,9 +46,8 @@ const FLAG_WHY = {
     'A party that stops answering cannot substantiate its side; going silent is common in scams that wait for an ' +
     'automatic resolution.',
   amount_above_history:
-    'A trade far larger than the party\'s usual amounts is typical of account takeover or a one-off exit scam.',
-  new_account:
-    'New accounts have no track record and are cheap for fraudsters to create and abandon.',
+    "A trade far larger than the party's usual amounts is typical of account takeover or a one-off exit scam.",
+  new_account: 'New accounts have no track record and are cheap for fraudsters to create and abandon.',
   fast_dispute:
     'Bank transfers can take minutes to hours to arrive; a dispute opened this early may be premature or a ' +
     'pressure tactic.',
@@ -62,19 +55,19 @@ const FLAG_WHY = {
   // payment method and counterparty, which is why it can differ from a plain score without them.
   high_risk_party:
     'The counterparty-risk model rates this party as risky for this trade, from what it knows of the party together ' +
-    'with this trade\'s amount, payment method and counterparty.',
+    "with this trade's amount, payment method and counterparty.",
   // Escrow rules (docs/risk-flags.md, "Rules"): each says why the rule decides the way it does.
   underpayment:
     'An underpaid order is not released: the buyer must pay the rest or be refunded, so the crypto goes back to ' +
     'the seller and a partial payment never buys the whole amount.',
   reversal_after_confirmation:
     'A reversal cancels the earlier confirmation: the seller no longer holds the money, and a loss after a ' +
-    'release would be the seller\'s, so the crypto goes back to the seller.',
+    "release would be the seller's, so the crypto goes back to the seller.",
   contested_payment:
     'One of the two is mistaken or lying, and only bank records can settle it: reputation never decides a ' +
     'contested payment.',
   trade_expired_unpaid:
-    'A trade not paid within its payment window is closed in the seller\'s favour: there is no payment for the ' +
+    "A trade not paid within its payment window is closed in the seller's favour: there is no payment for the " +
     'escrow to settle.',
   buyer_unresponsive:
     'A buyer who stays silent without showing any payment has not substantiated one; the order is cancelled and ' +
@@ -136,18 +129,33 @@ export interface PartyRisk {
 
 /** The two signals that raised the score most, as the score explains them ("; "-separated). */
 function mainReasons(signals: readonly Signal[] | undefined): string {
-  return (signals ?? []).filter((s) => s.weight * s.value > 0).sort((a, b) => b.weight * b.value - a.weight * a.value)
-    .slice(0, 2).map((s) => s.description).join('; ');
+  return (signals ?? [])
+    .filter((s) => s.weight * s.value > 0)
+    .sort((a, b) => b.weight * b.value - a.weight * a.value)
+    .slice(0, 2)
+    .map((s) => s.description)
+    .join('; ');
 }
 
 const DAY = 86_400_000;
 
-export function add(acc: Findings, factor: string, party: FlagParty, kind: Contribution['kind'], logOdds: number): void {
+export function add(
+  acc: Findings,
+  factor: string,
+  party: FlagParty,
+  kind: Contribution['kind'],
+  logOdds: number,
+): void {
   if (logOdds !== 0) acc.contributions.push({ factor, party, kind, logOdds });
 }
 
 export function raise(
-  acc: Findings, code: FlagCode, severity: Severity, party: FlagParty, against: Side | null, seen: string,
+  acc: Findings,
+  code: FlagCode,
+  severity: Severity,
+  party: FlagParty,
+  against: Side | null,
+  seen: string,
 ): void {
   acc.flags.push({ code, severity, party, against, message: flagMessage(code, seen) });
 }
@@ -171,7 +179,9 @@ const LOSS_REASON_WORDS: Record<keyof LossReasonCounts, string> = {
 /** "2 earlier disputes for fake payment proof and 1 for underpaying": most frequent reason first. */
 function lossReasonPhrase(counts: LossReasonCounts): string {
   const order = Object.keys(LOSS_REASON_WORDS) as Array<keyof LossReasonCounts>;
-  const parts = order.filter((r) => counts[r] > 0).sort((a, b) => counts[b] - counts[a] || order.indexOf(a) - order.indexOf(b))
+  const parts = order
+    .filter((r) => counts[r] > 0)
+    .sort((a, b) => counts[b] - counts[a] || order.indexOf(a) - order.indexOf(b))
     .map((r, i) => `${i === 0 ? plural(counts[r], 'earlier dispute') : counts[r]} for ${LOSS_REASON_WORDS[r]}`);
   return parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
 }
@@ -193,8 +203,14 @@ export function weighHistory(
 
   if (p.disputesLost > 0) {
     add(acc, 'prior_lost_disputes', side, 'history', s * w.priorLostDispute * capped(p.disputesLost));
-    raise(acc, 'prior_lost_disputes', p.disputesLost >= policy.countCap ? 'high' : 'medium', side, side,
-      `${The} has lost ${plural(p.disputesLost, 'earlier dispute')}.`);
+    raise(
+      acc,
+      'prior_lost_disputes',
+      p.disputesLost >= policy.countCap ? 'high' : 'medium',
+      side,
+      side,
+      `${The} has lost ${plural(p.disputesLost, 'earlier dispute')}.`,
+    );
   }
   const lostFor = p.disputesLostFor;
   const fraudulentLosses = lostFor ? Object.values(lostFor).reduce((a, b) => a + b, 0) : 0;
@@ -205,13 +221,26 @@ export function weighHistory(
   }
   if (p.fraudReports > 0) {
     add(acc, 'prior_fraud_reports', side, 'history', s * w.priorFraudReport * capped(p.fraudReports));
-    raise(acc, 'prior_fraud_reports', 'high', side, side, `${The} has ${plural(p.fraudReports, 'fraud report')} on record.`);
+    raise(
+      acc,
+      'prior_fraud_reports',
+      'high',
+      side,
+      side,
+      `${The} has ${plural(p.fraudReports, 'fraud report')} on record.`,
+    );
   }
   if (p.chargebacks > 0) {
     add(acc, 'prior_chargebacks', side, 'history', s * w.priorChargeback * capped(p.chargebacks));
     // a buyer's reversals predict this payment being reversed; a seller's matter less here
-    raise(acc, 'prior_chargebacks', side === 'buyer' ? 'high' : 'medium', side, side,
-      `${The} has ${plural(p.chargebacks, 'chargeback or payment reversal')} on record.`);
+    raise(
+      acc,
+      'prior_chargebacks',
+      side === 'buyer' ? 'high' : 'medium',
+      side,
+      side,
+      `${The} has ${plural(p.chargebacks, 'chargeback or payment reversal')} on record.`,
+    );
   }
   if (p.blocklisted) {
     add(acc, 'blocklisted_party', side, 'history', s * w.blocklisted);
@@ -219,17 +248,24 @@ export function weighHistory(
   }
   if (p.linkedFlaggedEntities > 0) {
     add(acc, 'linked_to_flagged_entity', side, 'history', s * w.linkedFlaggedEntity * capped(p.linkedFlaggedEntities));
-    raise(acc, 'linked_to_flagged_entity', 'high', side, side,
+    raise(
+      acc,
+      'linked_to_flagged_entity',
+      'high',
+      side,
+      side,
       `${The} shares identifiers with ${p.linkedFlaggedEntities} fraud-reported or blocklisted ` +
-        `${p.linkedFlaggedEntities === 1 ? 'entity' : 'entities'}.`);
+        `${p.linkedFlaggedEntities === 1 ? 'entity' : 'entities'}.`,
+    );
   }
 
   const ageMs = p.firstSeenAt === null ? null : now - p.firstSeenAt;
   if (ageMs === null || ageMs < policy.newAccountDays * DAY) {
     add(acc, 'new_account', side, 'history', s * w.newAccount);
-    const seen = ageMs === null
-      ? `${The} has no recorded history.`
-      : `${The} was first seen ${Math.max(0, Math.floor(ageMs / DAY))} days ago (under ${policy.newAccountDays}).`;
+    const seen =
+      ageMs === null
+        ? `${The} has no recorded history.`
+        : `${The} was first seen ${Math.max(0, Math.floor(ageMs / DAY))} days ago (under ${policy.newAccountDays}).`;
     raise(acc, 'new_account', 'low', side, side, seen);
   }
 
@@ -241,9 +277,15 @@ export function weighHistory(
     if (z >= policy.amountSpikeZ) {
       add(acc, 'amount_above_history', side, 'history', s * w.amountAboveHistory);
       const typical = Math.round(Math.exp(logMean) * 100) / 100;
-      raise(acc, 'amount_above_history', 'medium', side, side,
+      raise(
+        acc,
+        'amount_above_history',
+        'medium',
+        side,
+        side,
         `This trade is ${z.toFixed(1)} standard deviations above the ${side}'s usual amount ` +
-          `(typically about ${typical} ${trade.currency} over ${n} trades).`);
+          `(typically about ${typical} ${trade.currency} over ${n} trades).`,
+      );
     }
   }
 
@@ -252,8 +294,15 @@ export function weighHistory(
     add(acc, 'high_risk_party', side, 'history', s * w.highRiskParty);
     const reasons = mainReasons(party.signals);
     // A party without history is risky from this trade alone; "its record" would contradict new_account.
-    const from = p.firstSeenAt === null ? 'from this trade alone (no recorded history)' : 'from its record and this trade';
-    raise(acc, 'high_risk_party', critical ? 'critical' : 'high', side, side,
-      `${The}'s risk score for this trade is ${Math.round(party.score)} (${party.riskLevel}), ${from}${reasons ? `, mostly: ${reasons}` : ''}.`);
+    const from =
+      p.firstSeenAt === null ? 'from this trade alone (no recorded history)' : 'from its record and this trade';
+    raise(
+      acc,
+      'high_risk_party',
+      critical ? 'critical' : 'high',
+      side,
+      side,
+      `${The}'s risk score for this trade is ${Math.round(party.score)} (${party.riskLevel}), ${from}${reasons ? `, mostly: ${reasons}` : ''}.`,
+    );
   }
 }

@@ -23,14 +23,18 @@ const DisputeWeightsSchema = Type.Object(
     fastDispute: weight('dispute opened very soon after payment (against the opener)'),
     priorLostDispute: weight('per dispute previously lost, up to countCap (against the party)'),
     // Optional so that policy documents written before it stay valid (fraudulentLossWeight).
-    priorFraudulentLoss: Type.Optional(weight('per dispute lost for fake proof, third-party payment, underpayment or no payment, up to countCap, on top of priorLostDispute (against the party)')),
+    priorFraudulentLoss: Type.Optional(
+      weight(
+        'per dispute lost for fake proof, third-party payment, underpayment or no payment, up to countCap, on top of priorLostDispute (against the party)',
+      ),
+    ),
     priorFraudReport: weight('per fraud report, up to countCap (against the party)'),
     priorChargeback: weight('per chargeback or reversal, up to countCap (against the party)'),
     blocklisted: weight('party is blocklisted (against the party)'),
     linkedFlaggedEntity: weight('per linked flagged entity, up to countCap (against the party)'),
     newAccount: weight('party is new or unknown (against the party)'),
-    amountAboveHistory: weight('trade far above the party\'s own history (against the party)'),
-    highRiskParty: weight('party\'s risk score is high or critical (against the party)'),
+    amountAboveHistory: weight("trade far above the party's own history (against the party)"),
+    highRiskParty: weight("party's risk score is high or critical (against the party)"),
   },
   { additionalProperties: false },
 );
@@ -53,12 +57,28 @@ export const DisputePolicySchema = Type.Object(
     reviewConfidenceCap: Type.Number({ minimum: 0, maximum: 1 }),
     // Added with the escrow rules (v2). Optional so that policy documents written before them
     // stay valid; an absent member takes the default below (see disputeSettings).
-    paymentWindowMinutes: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10_080,
-      description: 'a trade not marked paid this long after creation has expired unpaid' })),
-    clearCaseConfidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1,
-      description: 'confidence of a mechanically clear case (reversal, underpayment, unpaid or silent party)' })),
-    claimConfidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1,
-      description: 'confidence of a rule that rests on one party\'s claim (a reversal or short payment not yet evidenced)' })),
+    paymentWindowMinutes: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 10_080,
+        description: 'a trade not marked paid this long after creation has expired unpaid',
+      }),
+    ),
+    clearCaseConfidence: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description: 'confidence of a mechanically clear case (reversal, underpayment, unpaid or silent party)',
+      }),
+    ),
+    claimConfidence: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          "confidence of a rule that rests on one party's claim (a reversal or short payment not yet evidenced)",
+      }),
+    ),
     weights: DisputeWeightsSchema,
   },
   { additionalProperties: false },
@@ -117,7 +137,9 @@ export const DEFAULT_DISPUTE_POLICY: DisputePolicy = {
   },
 };
 
-export type DisputeRuleSettings = Required<Pick<DisputePolicy, 'paymentWindowMinutes' | 'clearCaseConfidence' | 'claimConfidence'>>;
+export type DisputeRuleSettings = Required<
+  Pick<DisputePolicy, 'paymentWindowMinutes' | 'clearCaseConfidence' | 'claimConfidence'>
+>;
 
 /** The v2 rule settings with the defaults filled in for policies that predate them. */
 export function disputeSettings(policy: DisputePolicy): DisputeRuleSettings {

@@ -14,7 +14,9 @@ import { analyseDispute, MISSING_EVIDENCE_CODES, type PartyAssessment } from './
 import { AnalyzeBody, checkDisputeBody } from './schemas.ts';
 
 const Party = Type.Object({
-  entity_id: Type.String(), score: Type.Integer(), risk_level: Type.String(),
+  entity_id: Type.String(),
+  score: Type.Integer(),
+  risk_level: Type.String(),
   safe_amount: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]),
 });
 const AnalyzeResponse = Type.Object({
@@ -22,18 +24,23 @@ const AnalyzeResponse = Type.Object({
   analysis_id: Type.String(),
   recommendation: StringEnum(['release_to_buyer', 'return_to_seller', 'manual_review'] as const),
   confidence: Type.Number({ minimum: 0, maximum: 1 }),
-  risk_flags: Type.Array(Type.Object({
-    code: Type.String(),
-    severity: StringEnum(['low', 'medium', 'high', 'critical'] as const),
-    party: StringEnum(['buyer', 'seller', 'trade'] as const),
-    message: Type.String(),
-  })),
+  risk_flags: Type.Array(
+    Type.Object({
+      code: Type.String(),
+      severity: StringEnum(['low', 'medium', 'high', 'critical'] as const),
+      party: StringEnum(['buyer', 'seller', 'trade'] as const),
+      message: Type.String(),
+    }),
+  ),
   parties: Type.Object({ buyer: Party, seller: Party }),
-  missing_evidence: Type.Array(Type.Object({
-    code: StringEnum(MISSING_EVIDENCE_CODES),
-    party: StringEnum(['buyer', 'seller', 'trade'] as const),
-    message: Type.String(),
-  }), { description: 'what the operator should ask for next; empty when nothing would change the recommendation' }),
+  missing_evidence: Type.Array(
+    Type.Object({
+      code: StringEnum(MISSING_EVIDENCE_CODES),
+      party: StringEnum(['buyer', 'seller', 'trade'] as const),
+      message: Type.String(),
+    }),
+    { description: 'what the operator should ask for next; empty when nothing would change the recommendation' },
+  ),
   policy_version: Type.String(),
 });
 
@@ -46,8 +53,16 @@ export interface DisputeRouteOptions {
   metrics: Metrics;
 }
 
-export function disputeRoutes({ scoring, policies, decisions, requireHashedIds = false, metrics }: DisputeRouteOptions): RouteDefinition[] {
-  const outcomes = metrics.counter('vouch_dispute_analyses_total', 'Dispute analyses by recommendation', ['recommendation']);
+export function disputeRoutes({
+  scoring,
+  policies,
+  decisions,
+  requireHashedIds = false,
+  metrics,
+}: DisputeRouteOptions): RouteDefinition[] {
+  const outcomes = metrics.counter('vouch_dispute_analyses_total', 'Dispute analyses by recommendation', [
+    'recommendation',
+  ]);
 
   return [
     defineRoute<{ Body: AnalyzeBody }>({
@@ -58,7 +73,15 @@ export function disputeRoutes({ scoring, policies, decisions, requireHashedIds =
         tags: ['disputes'],
         summary: 'Recommend who should get the escrowed funds, with confidence and operator-facing risk flags',
         body: AnalyzeBody,
-        response: { 200: AnalyzeResponse, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema },
+        response: {
+          200: AnalyzeResponse,
+          400: ProblemSchema,
+          401: ProblemSchema,
+          403: ProblemSchema,
+          413: ProblemSchema,
+          415: ProblemSchema,
+          429: ProblemSchema,
+        },
       },
       handler: async (request) => {
         const body = request.body;
@@ -68,12 +91,36 @@ export function disputeRoutes({ scoring, policies, decisions, requireHashedIds =
 
         const now = Date.now();
         const { amount, currency, payment_method } = body.trade;
-        const assess = async (entityId: string, counterparty: string): Promise<PartyAssessment & { safeAmount: number | null }> => {
-          const context: ScoreContext = { counterparty_id: counterparty, ...(payment_method ? { payment_method } : {}) };
-          const { profile, result, safeAmount } = await scoring.assess(environment, policy, entityId, amount, currency, context, now);
-          return { entityId, score: result.score, riskLevel: result.riskLevel, signals: result.signals, profile, safeAmount };
+        const assess = async (
+          entityId: string,
+          counterparty: string,
+        ): Promise<PartyAssessment & { safeAmount: number | null }> => {
+          const context: ScoreContext = {
+            counterparty_id: counterparty,
+            ...(payment_method ? { payment_method } : {}),
+          };
+          const { profile, result, safeAmount } = await scoring.assess(
+            environment,
+            policy,
+            entityId,
+            amount,
+            currency,
+            context,
+            now,
+          );
+          return {
+            entityId,
+            score: result.score,
+            riskLevel: result.riskLevel,
+            signals: result.signals,
+            profile,
+            safeAmount,
+          };
         };
-        const [buyer, seller] = await Promise.all([assess(body.buyer_id, body.seller_id), assess(body.seller_id, body.buyer_id)]);
+        const [buyer, seller] = await Promise.all([
+          assess(body.buyer_id, body.seller_id),
+          assess(body.seller_id, body.buyer_id),
+        ]);
         const analysis = analyseDispute(body, { buyer, seller }, policy.dispute, now);
 
         const response = {
@@ -83,8 +130,18 @@ export function disputeRoutes({ scoring, policies, decisions, requireHashedIds =
           confidence: analysis.confidence,
           risk_flags: analysis.risk_flags,
           parties: {
-            buyer: { entity_id: buyer.entityId, score: buyer.score, risk_level: buyer.riskLevel, safe_amount: buyer.safeAmount },
-            seller: { entity_id: seller.entityId, score: seller.score, risk_level: seller.riskLevel, safe_amount: seller.safeAmount },
+            buyer: {
+              entity_id: buyer.entityId,
+              score: buyer.score,
+              risk_level: buyer.riskLevel,
+              safe_amount: buyer.safeAmount,
+            },
+            seller: {
+              entity_id: seller.entityId,
+              score: seller.score,
+              risk_level: seller.riskLevel,
+              safe_amount: seller.safeAmount,
+            },
           },
           missing_evidence: analysis.missing_evidence,
           policy_version: policy.version,
@@ -101,7 +158,13 @@ export function disputeRoutes({ scoring, policies, decisions, requireHashedIds =
           policy_version: policy.version,
           created_at: now,
           // What the operator reviews beside the recommendation; the parties are in the result.
-          request: JSON.stringify({ trade: body.trade, reason: body.reason, opened_by: body.opened_by, opened_at: body.opened_at ?? new Date(now).toISOString(), evidence: body.evidence ?? {} }),
+          request: JSON.stringify({
+            trade: body.trade,
+            reason: body.reason,
+            opened_by: body.opened_by,
+            opened_at: body.opened_at ?? new Date(now).toISOString(),
+            evidence: body.evidence ?? {},
+          }),
         });
         outcomes.inc({ recommendation: response.recommendation });
         return response;

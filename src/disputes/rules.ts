@@ -45,12 +45,18 @@ export function applyRules(input: DisputeInput, policy: DisputePolicy, now: numb
   const paid = finite(e.amount_paid) ? e.amount_paid : null;
   const short = paid !== null && finite(amount) && paid < amount * (1 - policy.amountTolerance);
   const confirmed = e.seller_confirmed_receipt === true;
-  const matchingProof = e.payment_proof_submitted === true &&
+  const matchingProof =
+    e.payment_proof_submitted === true &&
     (e.bank_reference_matches === true || e.payer_name_matches === true) &&
-    e.bank_reference_matches !== false && e.payer_name_matches !== false;
+    e.bank_reference_matches !== false &&
+    e.payer_name_matches !== false;
   // anything that says a payment was made; the "no payment" rules need its absence
-  const paymentShown = e.payment_proof_submitted === true || confirmed || e.bank_reference_matches === true ||
-    e.payer_name_matches === true || (paid !== null && paid > 0);
+  const paymentShown =
+    e.payment_proof_submitted === true ||
+    confirmed ||
+    e.bank_reference_matches === true ||
+    e.payer_name_matches === true ||
+    (paid !== null && paid > 0);
   // read before this function raises its own flags: only the model's findings count here
   const againstBuyer = (sev: string) => acc.flags.some((f) => f.against === 'buyer' && f.severity === sev);
   const buyerCritical = againstBuyer('critical');
@@ -60,11 +66,22 @@ export function applyRules(input: DisputeInput, policy: DisputePolicy, now: numb
   // A reversal overrides any earlier confirmation: the seller no longer has the money.
   if (e.payment_reversed === true || (input.reason === 'payment_reversed' && e.payment_reversed !== false)) {
     if (confirmed) {
-      raise(acc, 'reversal_after_confirmation', 'critical', 'trade', 'buyer', e.payment_reversed === true
-        ? 'The seller confirmed receiving the fiat, and the payment was then reversed.'
-        : `The seller confirmed receiving the fiat, and the ${input.opened_by} now reports it reversed.`);
+      raise(
+        acc,
+        'reversal_after_confirmation',
+        'critical',
+        'trade',
+        'buyer',
+        e.payment_reversed === true
+          ? 'The seller confirmed receiving the fiat, and the payment was then reversed.'
+          : `The seller confirmed receiving the fiat, and the ${input.opened_by} now reports it reversed.`,
+      );
     }
-    out.push({ rule: 'payment_reversed', recommendation: 'return_to_seller', basis: e.payment_reversed === true ? 'clear' : 'claim' });
+    out.push({
+      rule: 'payment_reversed',
+      recommendation: 'return_to_seller',
+      basis: e.payment_reversed === true ? 'clear' : 'claim',
+    });
   }
 
   // A third-party payer is refused and the escrow returned (the seller refunds the payer).
@@ -84,42 +101,89 @@ export function applyRules(input: DisputeInput, policy: DisputePolicy, now: numb
         ? `The seller reports a wrong amount, although ${paid} ${cur} of the ${amount} ${cur} traded is reported as paid.`
         : `The seller reports that the buyer paid less than the ${amount} ${cur} traded${confirmed ? ', after confirming receipt' : ''}.`;
     raise(acc, 'underpayment', 'critical', 'trade', 'buyer', seen);
-    out.push(conflict
-      ? { rule: 'underpayment', recommendation: 'manual_review', basis: 'review', reviewReason: 'the reported underpayment conflicts with the other facts' }
-      : { rule: 'underpayment', recommendation: 'return_to_seller', basis: short ? 'clear' : 'claim' });
+    out.push(
+      conflict
+        ? {
+            rule: 'underpayment',
+            recommendation: 'manual_review',
+            basis: 'review',
+            reviewReason: 'the reported underpayment conflicts with the other facts',
+          }
+        : { rule: 'underpayment', recommendation: 'return_to_seller', basis: short ? 'clear' : 'claim' },
+    );
   }
 
   const decisive = out.length > 0;
-  if (!decisive && matchingProof && e.seller_confirmed_receipt !== false && silent(e.seller_response_minutes) &&
-      !acc.releaseBlocked && !buyerCritical) {
+  if (
+    !decisive &&
+    matchingProof &&
+    e.seller_confirmed_receipt !== false &&
+    silent(e.seller_response_minutes) &&
+    !acc.releaseBlocked &&
+    !buyerCritical
+  ) {
     // the seller's silence is already flagged (unresponsive_party); nothing new to raise
-    out.push({ rule: 'seller_silent_after_payment', recommendation: 'release_to_buyer', basis: 'clear', capped: buyerHigh });
+    out.push({
+      rule: 'seller_silent_after_payment',
+      recommendation: 'release_to_buyer',
+      basis: 'clear',
+      capped: buyerHigh,
+    });
   }
   if (!decisive && matchingProof && e.seller_confirmed_receipt === false && !silent(e.seller_response_minutes)) {
-    raise(acc, 'contested_payment', 'medium', 'trade', null,
-      'The buyer\'s proof of payment matches the trade; the seller is answering and denies receiving it.');
-    out.push({ rule: 'contested_payment', recommendation: 'manual_review', basis: 'review',
-      reviewReason: 'a matching proof of payment is contested by a responsive seller' });
+    raise(
+      acc,
+      'contested_payment',
+      'medium',
+      'trade',
+      null,
+      "The buyer's proof of payment matches the trade; the seller is answering and denies receiving it.",
+    );
+    out.push({
+      rule: 'contested_payment',
+      recommendation: 'manual_review',
+      basis: 'review',
+      reviewReason: 'a matching proof of payment is contested by a responsive seller',
+    });
   }
 
   if (!paymentShown) {
     const unmarked = input.trade.paid_at === undefined;
     if (e.payment_proof_submitted === false && unmarked) {
-      raise(acc, 'payment_not_marked', 'high', 'buyer', 'buyer', 'The buyer has not marked the trade as paid and has no proof of payment.');
+      raise(
+        acc,
+        'payment_not_marked',
+        'high',
+        'buyer',
+        'buyer',
+        'The buyer has not marked the trade as paid and has no proof of payment.',
+      );
       out.push({ rule: 'payment_not_marked', recommendation: 'return_to_seller', basis: 'clear' });
     }
     const created = parseTime(input.trade.created_at);
     const opened = parseTime(input.opened_at) ?? now;
     const window = settings.paymentWindowMinutes;
     if (unmarked && created !== null && opened - created > window * MINUTE) {
-      raise(acc, 'trade_expired_unpaid', 'high', 'trade', 'buyer',
+      raise(
+        acc,
+        'trade_expired_unpaid',
+        'high',
+        'trade',
+        'buyer',
         `The dispute was opened ${Math.round((opened - created) / MINUTE)} minutes after the trade was created, past its ` +
-          `${window}-minute payment window, and the trade was never marked as paid.`);
+          `${window}-minute payment window, and the trade was never marked as paid.`,
+      );
       out.push({ rule: 'trade_expired_unpaid', recommendation: 'return_to_seller', basis: 'clear' });
     }
     if (silent(e.buyer_response_minutes)) {
-      raise(acc, 'buyer_unresponsive', 'high', 'buyer', 'buyer',
-        `The buyer has not answered for ${Math.round(e.buyer_response_minutes)} minutes (limit ${limit}) and has shown no payment.`);
+      raise(
+        acc,
+        'buyer_unresponsive',
+        'high',
+        'buyer',
+        'buyer',
+        `The buyer has not answered for ${Math.round(e.buyer_response_minutes)} minutes (limit ${limit}) and has shown no payment.`,
+      );
       out.push({ rule: 'buyer_unresponsive', recommendation: 'return_to_seller', basis: 'clear' });
     }
   }

@@ -11,7 +11,8 @@ interface MetricsMessage {
   text?: string;
 }
 
-const isMetricsMessage = (m: unknown): m is MetricsMessage => typeof m === 'object' && m !== null && (m as { type?: unknown }).type === MESSAGE;
+const isMetricsMessage = (m: unknown): m is MetricsMessage =>
+  typeof m === 'object' && m !== null && (m as { type?: unknown }).type === MESSAGE;
 
 /** Primary: answers workers' requests for the whole cluster's metrics. */
 export function serveClusterMetrics(): void {

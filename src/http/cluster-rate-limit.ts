@@ -35,7 +35,8 @@ interface Answer {
   results: [number, number][];
 }
 
-const isMessage = (m: unknown): m is Request & Answer => typeof m === 'object' && m !== null && (m as { type?: unknown }).type === MESSAGE;
+const isMessage = (m: unknown): m is Request & Answer =>
+  typeof m === 'object' && m !== null && (m as { type?: unknown }).type === MESSAGE;
 
 // ---------------------------------------------------------------------------------------------
 // Primary
@@ -91,7 +92,8 @@ export function serveClusterRateLimits(): HostCounters {
     if (!isMessage(message) || !Array.isArray(message.ops)) return;
     const now = Date.now();
     const results = message.ops.map((op) => counters.apply(op, now));
-    if (worker.isConnected()) worker.send({ type: MESSAGE, id: message.id, results } satisfies Answer, (err: Error | null) => void err);
+    if (worker.isConnected())
+      worker.send({ type: MESSAGE, id: message.id, results } satisfies Answer, (err: Error | null) => void err);
   });
   return counters;
 }
@@ -176,7 +178,12 @@ class PrimaryChannel {
   }
 
   private countLocally(batch: Pending[]): void {
-    for (const { op: [key, window, readOnly], cb, local, max } of batch) {
+    for (const {
+      op: [key, window, readOnly],
+      cb,
+      local,
+      max,
+    } of batch) {
       const known = this.lastKnown.get(key);
       const base = known && known.until > Date.now() ? known.current : 0;
       const onTop: Callback = (err, result) => cb(err, result && { ...result, current: result.current + base });
@@ -202,7 +209,11 @@ const newLocal = () => new (LocalStore as never as new (...a: unknown[]) => Coun
 export class ClusterRateLimitStore implements CounterStore {
   private readonly local: CounterStore;
 
-  constructor(_params?: unknown, private readonly prefix = '', private readonly channel: PrimaryChannel = primaryChannel()) {
+  constructor(
+    _params?: unknown,
+    private readonly prefix = '',
+    private readonly channel: PrimaryChannel = primaryChannel(),
+  ) {
     this.local = newLocal();
   }
 
@@ -224,7 +235,10 @@ export class ClusterRateLimitStore implements CounterStore {
 }
 
 /** For tests: a store over a given channel function (a fake primary). */
-export function clusterStoreOver(send: (message: Request, cb: (err: Error | null) => void) => boolean): { store: ClusterRateLimitStore; receive(message: unknown): void } {
+export function clusterStoreOver(send: (message: Request, cb: (err: Error | null) => void) => boolean): {
+  store: ClusterRateLimitStore;
+  receive(message: unknown): void;
+} {
   const ch = new PrimaryChannel(send);
   return { store: new ClusterRateLimitStore(undefined, '', ch), receive: (m) => ch.receive(m) };
 }

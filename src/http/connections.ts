@@ -32,9 +32,20 @@ function plainAddress(address: string): string {
 }
 
 const PROXY_KEYWORDS: Record<string, Array<[string, number, 'ipv4' | 'ipv6']>> = {
-  loopback: [['127.0.0.0', 8, 'ipv4'], ['::1', 128, 'ipv6']],
-  linklocal: [['169.254.0.0', 16, 'ipv4'], ['fe80::', 10, 'ipv6']],
-  uniquelocal: [['10.0.0.0', 8, 'ipv4'], ['172.16.0.0', 12, 'ipv4'], ['192.168.0.0', 16, 'ipv4'], ['fc00::', 7, 'ipv6']],
+  loopback: [
+    ['127.0.0.0', 8, 'ipv4'],
+    ['::1', 128, 'ipv6'],
+  ],
+  linklocal: [
+    ['169.254.0.0', 16, 'ipv4'],
+    ['fe80::', 10, 'ipv6'],
+  ],
+  uniquelocal: [
+    ['10.0.0.0', 8, 'ipv4'],
+    ['172.16.0.0', 12, 'ipv4'],
+    ['192.168.0.0', 16, 'ipv4'],
+    ['fc00::', 7, 'ipv6'],
+  ],
 };
 
 /**
@@ -124,7 +135,10 @@ export function limitConnections(app: FastifyInstance, limits: ConnectionLimits)
     const now = Date.now();
     // At most one line a minute: a flood must not also flood the log.
     if (now - lastReport >= 60_000) {
-      app.log.warn({ event: 'connection_refused', reason, refused: refusedSinceReport, open: sockets.size }, 'connections refused: the process or one source is at its connection limit');
+      app.log.warn(
+        { event: 'connection_refused', reason, refused: refusedSinceReport, open: sockets.size },
+        'connections refused: the process or one source is at its connection limit',
+      );
       refusedSinceReport = 0;
       lastReport = now;
     }

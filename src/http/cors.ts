@@ -5,7 +5,16 @@ import cors from '@fastify/cors';
 
 const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-API-Key'];
 // What a browser script may read back: ids, pagination and retry hints, replays.
-const EXPOSED_HEADERS = ['Location', 'X-Request-Id', 'Idempotent-Replayed', 'Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'WWW-Authenticate'];
+const EXPOSED_HEADERS = [
+  'Location',
+  'X-Request-Id',
+  'Idempotent-Replayed',
+  'Retry-After',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'WWW-Authenticate',
+];
 
 export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
   if (origins.length === 0) return;

@@ -52,8 +52,13 @@ const VERBS: Record<string, string> = { get: 'get', post: 'post', put: 'put', pa
 function operationIdFor(method: string, path: string): string {
   const known = OPERATION_IDS[`${method.toUpperCase()} ${path}`];
   if (known) return known;
-  const words = path.replace(/^\/api\/v1\//, '').split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return (VERBS[method.toLowerCase()] ?? method.toLowerCase()) + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  const words = path
+    .replace(/^\/api\/v1\//, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return (
+    (VERBS[method.toLowerCase()] ?? method.toLowerCase()) + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')
+  );
 }
 
 const pascal = (id: string) => id[0]!.toUpperCase() + id.slice(1);
@@ -66,12 +71,17 @@ const RATE_LIMIT_HEADERS = {
   'Retry-After': header('Seconds to wait before retrying', { type: 'integer' }),
 };
 
-const canonical = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Json).sort(([a], [b]) => a.localeCompare(b))) : v));
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Json).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
 
 /** Completes the generated document (see the file comment). Exported for the tests. */
 function completeDocument(doc: Json, publicUrl?: string, examples: Record<string, unknown> = {}): Json {
-  const components = ((doc.components ??= {}) as Json);
-  const schemas = ((components.schemas ??= {}) as Record<string, Json>);
+  const components = (doc.components ??= {}) as Json;
+  const schemas = (components.schemas ??= {}) as Record<string, Json>;
   // Components named by their $id/title rather than def-N.
   const named: Record<string, Json> = {};
   const renamed = new Map<string, string>();
@@ -118,11 +128,11 @@ function completeDocument(doc: Json, publicUrl?: string, examples: Record<string
         media.schema = refTo(media.schema as Json, `${pascal(operationId)}Request`);
         if (examples[operationId] !== undefined) media.example = examples[operationId];
       }
-      const responses = ((op.responses ??= {}) as Record<string, Json>);
+      const responses = (op.responses ??= {}) as Record<string, Json>;
       const protectedOp = (op.security as unknown[]).length > 0;
       if (!Object.keys(responses).some((s) => /^4/.test(s))) responses['429'] = { description: 'Too many requests' };
       for (const [status, response] of Object.entries(responses)) {
-        const headers = ((response.headers ??= {}) as Json);
+        const headers = (response.headers ??= {}) as Json;
         headers['X-Request-Id'] = REQUEST_ID;
         if (/^[45]/.test(status)) {
           response.description ??= 'RFC 9457 problem details';
@@ -134,16 +144,23 @@ function completeDocument(doc: Json, publicUrl?: string, examples: Record<string
         }
         if (status === '201') headers.Location = header('URL of the created resource');
         if (method === 'post' && protectedOp && (status === '200' || status === '201')) {
-          headers['Idempotent-Replayed'] = header('`true` when this is the stored answer to an earlier request with the same Idempotency-Key', { type: 'string', enum: ['true'] });
+          headers['Idempotent-Replayed'] = header(
+            '`true` when this is the stored answer to an earlier request with the same Idempotency-Key',
+            { type: 'string', enum: ['true'] },
+          );
         }
         const content = response.content as Record<string, Json> | undefined;
-        if (/^2/.test(status)) for (const media of Object.values(content ?? {})) media.schema = refTo(media.schema as Json, `${pascal(operationId)}Response`);
+        if (/^2/.test(status))
+          for (const media of Object.values(content ?? {}))
+            media.schema = refTo(media.schema as Json, `${pascal(operationId)}Response`);
       }
     }
   }
   components.schemas = named;
   addTags(doc);
-  (doc.info as Json).contact = publicUrl ? { name: 'Vouch operators', url: `${publicUrl.replace(/\/+$/, '')}/docs` } : { name: 'Vouch operators' };
+  (doc.info as Json).contact = publicUrl
+    ? { name: 'Vouch operators', url: `${publicUrl.replace(/\/+$/, '')}/docs` }
+    : { name: 'Vouch operators' };
   doc.servers = publicUrl ? [{ url: publicUrl.replace(/\/+$/, '') || '/' }] : [{ url: '/' }];
   return doc;
 }
@@ -192,17 +209,29 @@ export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance
       info: {
         title: 'Vouch',
         version: '1.0.0',
-        description: 'Counterparty-risk scoring and dispute analysis for P2P crypto/fiat marketplaces. Errors are RFC 9457 problem documents.',
+        description:
+          'Counterparty-risk scoring and dispute analysis for P2P crypto/fiat marketplaces. Errors are RFC 9457 problem documents.',
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       },
       components: {
         securitySchemes: {
           oauth2: {
             type: 'oauth2',
-            description: 'OAuth 2.0 client credentials: POST the client id and secret to /api/v1/auth/token, send the access token as `Authorization: Bearer …`.',
-            flows: { clientCredentials: { tokenUrl: '/api/v1/auth/token', scopes: Object.fromEntries(options.scopes.map((s) => [s, `The ${s} scope`])) } },
+            description:
+              'OAuth 2.0 client credentials: POST the client id and secret to /api/v1/auth/token, send the access token as `Authorization: Bearer …`.',
+            flows: {
+              clientCredentials: {
+                tokenUrl: '/api/v1/auth/token',
+                scopes: Object.fromEntries(options.scopes.map((s) => [s, `The ${s} scope`])),
+              },
+            },
           },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An API key (vch_live_… or vch_test_…) with the scopes it was issued with.' },
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: 'An API key (vch_live_… or vch_test_…) with the scopes it was issued with.',
+          },
         },
       },
     },
@@ -218,7 +247,12 @@ export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance
       if (schema.description === undefined) extra.description = operationDescription(schema.summary, config);
       return { schema: { ...schema, ...extra } as typeof schema, url };
     },
-    transformObject: (documentObject) => completeDocument((documentObject as { openapiObject: Json }).openapiObject, options.publicUrl, options.examples) as never,
+    transformObject: (documentObject) =>
+      completeDocument(
+        (documentObject as { openapiObject: Json }).openapiObject,
+        options.publicUrl,
+        options.examples,
+      ) as never,
   });
 });
 const DOCS_CSP =

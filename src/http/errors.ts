@@ -9,10 +9,27 @@ import { schemaMismatch, toFieldErrors, type AjvLikeError } from './field-errors
 
 const STORE_DOWN_CODES = new Set([
   // the network: refused, reset, timed out, unresolvable (EAI_AGAIN: a container's name while its DNS entry is away), unroutable
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
   // PostgreSQL: shutting down / restarting / starting up, connection exceptions, too many clients (53300)
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300',
-  'SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '53300',
+  'SQLITE_BUSY',
+  'SQLITE_IOERR',
+  'SQLITE_CANTOPEN',
 ]);
 
 /** A lost or refused store connection: answer 503 and let the caller retry, never a wrong answer. */
@@ -20,7 +37,9 @@ export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && STORE_DOWN_CODES.has(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)|terminating connection/i.test(err.message);
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)|terminating connection/i.test(
+    err.message,
+  );
 }
 
 export function sendProblem(
@@ -85,7 +104,11 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
   let code: ProblemCode = 'invalid_request';
   let detail = 'The request is malformed.';
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    [status, code, detail] = [408, 'request_timeout', 'The request was not received in time; the connection is closed.'];
+    [status, code, detail] = [
+      408,
+      'request_timeout',
+      'The request was not received in time; the connection is closed.',
+    ];
   } else if (err.code === 'HPE_HEADER_OVERFLOW') {
     [status, code, detail] = [431, 'headers_too_large', 'The request headers are too large.'];
   } else if (err.code === 'HPE_INVALID_CONTENT_LENGTH' || err.code === 'HPE_UNEXPECTED_CONTENT_LENGTH') {
@@ -111,7 +134,8 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
  */
 function isClientAbort(error: FastifyError, request: FastifyRequest): boolean {
   if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') return true;
-  if (request.raw.aborted || request.raw.socket?.destroyed) return error.code === 'ECONNRESET' || /aborted|premature close/i.test(error.message);
+  if (request.raw.aborted || request.raw.socket?.destroyed)
+    return error.code === 'ECONNRESET' || /aborted|premature close/i.test(error.message);
   return error.code === 'ECONNRESET' && error.message === 'aborted';
 }
 
@@ -127,12 +151,22 @@ function byteSize(bytes: number): string {
 
 function tooLarge(request: FastifyRequest | undefined): string {
   const limit = request?.routeOptions?.bodyLimit;
-  return limit ? `The request body is larger than this endpoint accepts (${byteSize(limit)}, ${limit} bytes).` : 'The request body is larger than this endpoint accepts.';
+  return limit
+    ? `The request body is larger than this endpoint accepts (${byteSize(limit)}, ${limit} bytes).`
+    : 'The request body is larger than this endpoint accepts.';
 }
 
-function classify(error: FastifyError, request?: FastifyRequest): { status: number; code: ProblemCode; detail: string } {
+function classify(
+  error: FastifyError,
+  request?: FastifyRequest,
+): { status: number; code: ProblemCode; detail: string } {
   const status = error.statusCode ?? 500;
-  if (UNSTORABLE_TEXT.has(error.code)) return { status: 400, code: 'invalid_request', detail: 'The request contains characters that cannot be stored (such as NUL).' };
+  if (UNSTORABLE_TEXT.has(error.code))
+    return {
+      status: 400,
+      code: 'invalid_request',
+      detail: 'The request contains characters that cannot be stored (such as NUL).',
+    };
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { status: 413, code: 'payload_too_large', detail: tooLarge(request) };
@@ -145,11 +179,24 @@ function classify(error: FastifyError, request?: FastifyRequest): { status: numb
   }
   if (status === 413) return { status, code: 'payload_too_large', detail: tooLarge(request) };
   if (status === 415) return { status, code: 'unsupported_media_type', detail: 'Unsupported content type.' };
-  if (status === 429) return { status, code: 'rate_limited', detail: 'Rate limit exceeded; retry after the time in Retry-After.' };
-  if (status === 400) return { status, code: 'invalid_request', detail: error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError ? 'The body is not valid JSON.' : 'The request is malformed.' };
+  if (status === 429)
+    return { status, code: 'rate_limited', detail: 'Rate limit exceeded; retry after the time in Retry-After.' };
+  if (status === 400)
+    return {
+      status,
+      code: 'invalid_request',
+      detail:
+        error.code?.startsWith('FST_ERR_CTP') || error instanceof SyntaxError
+          ? 'The body is not valid JSON.'
+          : 'The request is malformed.',
+    };
   if (status === 404) return { status, code: 'not_found', detail: 'No such resource.' };
   if (status === 503) return { status, code: 'unavailable', detail: 'The service is temporarily unavailable.' };
-  return { status: 500, code: 'internal', detail: 'An unexpected error occurred; it has been logged with the request id.' };
+  return {
+    status: 500,
+    code: 'internal',
+    detail: 'An unexpected error occurred; it has been logged with the request id.',
+  };
 }
 
 export default fp(async function errorHandling(app: FastifyInstance) {
@@ -173,7 +220,13 @@ export default fp(async function errorHandling(app: FastifyInstance) {
       // there, the router declined for another reason, e.g. a trailing slash: that is a 404.)
       if (regex.test(path) && !methods.has(request.method)) {
         reply.header('allow', [...methods].join(', '));
-        return sendProblem(request, reply, 405, 'method_not_allowed', `${request.method} is not allowed here; use ${[...methods].join(', ')}.`);
+        return sendProblem(
+          request,
+          reply,
+          405,
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${[...methods].join(', ')}.`,
+        );
       }
     }
     return sendProblem(request, reply, 404, 'not_found', 'No such resource.');
@@ -182,12 +235,24 @@ export default fp(async function errorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       for (const [name, value] of Object.entries(error.options.headers ?? {})) reply.header(name, value);
-      return sendProblem(request, reply, error.status, error.code, error.detail, error.options.errors, error.options.oauthError, error.options.extensions);
+      return sendProblem(
+        request,
+        reply,
+        error.status,
+        error.code,
+        error.detail,
+        error.options.errors,
+        error.options.oauthError,
+        error.options.extensions,
+      );
     }
     if (error.validation) {
       // docs/api.md, "Errors": a body that breaks the schema is validation_failed; a bad query
       // parameter, path parameter or header is invalid_request. Both list the offending fields.
-      const problem = schemaMismatch(toFieldErrors(error.validationContext, error.validation as AjvLikeError[]), error.validationContext ?? 'request');
+      const problem = schemaMismatch(
+        toFieldErrors(error.validationContext, error.validation as AjvLikeError[]),
+        error.validationContext ?? 'request',
+      );
       return sendProblem(request, reply, problem.status, problem.code, problem.detail, problem.options.errors);
     }
     if (isClientAbort(error as FastifyError, request)) {

@@ -11,7 +11,10 @@ export interface AjvLikeError {
 }
 
 function fieldName(context: string | undefined, error: AjvLikeError): string {
-  const path = (error.instancePath ?? '').split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = (error.instancePath ?? '')
+    .split('/')
+    .filter(Boolean)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const extra = error.params?.missingProperty ?? error.params?.additionalProperty;
   if (typeof extra === 'string') path.push(extra);
   const joined = path.join('.');
@@ -24,7 +27,8 @@ const listValues = (values: unknown[]) => values.map((v) => (typeof v === 'strin
 function fieldMessage(error: AjvLikeError, allowed: Map<string, unknown[]>): string {
   if (error.keyword === 'additionalProperties') return 'is not a known field';
   if (error.keyword === 'required') return 'is required';
-  if (error.keyword === 'enum' && Array.isArray(error.params?.allowedValues)) return `must be one of: ${listValues(error.params.allowedValues)}`;
+  if (error.keyword === 'enum' && Array.isArray(error.params?.allowedValues))
+    return `must be one of: ${listValues(error.params.allowedValues)}`;
   if (error.keyword === 'const') {
     // A union of literals fails once per branch; name every allowed value in one message.
     const values = allowed.get(error.instancePath ?? '') ?? [error.params?.allowedValue];
@@ -67,7 +71,9 @@ export function summarise(errors: FieldError[]): string {
   if (missing.length === 1) parts.push(`missing field ${missing[0]}`);
   else if (missing.length > 1) {
     const named = missing.slice(0, 20).join(', ');
-    parts.push(`${missing.length} missing fields: ${named}${missing.length > 20 ? ` and ${missing.length - 20} more` : ''}`);
+    parts.push(
+      `${missing.length} missing fields: ${named}${missing.length > 20 ? ` and ${missing.length - 20} more` : ''}`,
+    );
   }
   for (const e of others.slice(0, 3)) parts.push(`${e.field} ${e.message}`);
   if (others.length > 3) parts.push(`and ${others.length - 3} more (see errors)`);
@@ -77,6 +83,9 @@ export function summarise(errors: FieldError[]): string {
 /** The problem for fields that break a schema; `context` is "body" or what else was checked (a path parameter, the query). */
 export function schemaMismatch(errors: FieldError[], context: string): ApiError {
   const listed = errors.slice(0, 50);
-  if (context === 'body') return new ApiError(400, 'validation_failed', `The request does not match the schema: ${summarise(errors)}.`, { errors: listed });
+  if (context === 'body')
+    return new ApiError(400, 'validation_failed', `The request does not match the schema: ${summarise(errors)}.`, {
+      errors: listed,
+    });
   return new ApiError(400, 'invalid_request', `Invalid ${context}: ${summarise(errors)}.`, { errors: listed });
 }

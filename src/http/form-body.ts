@@ -18,11 +18,15 @@ export function parseForm(body: string): Record<string, string | string[]> {
 }
 
 export function acceptFormsOnOauthRoutes(app: FastifyInstance): void {
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (request, body, done) => {
-    if (!request.routeOptions.config.oauth) {
-      done(new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.'), undefined);
-      return;
-    }
-    done(null, parseForm(body as string));
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_LIMIT },
+    (request, body, done) => {
+      if (!request.routeOptions.config.oauth) {
+        done(new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.'), undefined);
+        return;
+      }
+      done(null, parseForm(body as string));
+    },
+  );
 }

@@ -59,9 +59,15 @@ const REWRITE_PAGE = 500;
 
 /** The row of one claim, as a where-clause (the table's primary key). */
 function rowOf(id: ClaimId) {
-  return [(eb: ExpressionBuilder<Database, 'idempotency_keys'>) => eb.and([
-    eb('environment', '=', id.environment), eb('client_id', '=', id.clientId), eb('principal_id', '=', id.principalId), eb('idem_key', '=', id.key),
-  ])] as const;
+  return [
+    (eb: ExpressionBuilder<Database, 'idempotency_keys'>) =>
+      eb.and([
+        eb('environment', '=', id.environment),
+        eb('client_id', '=', id.clientId),
+        eb('principal_id', '=', id.principalId),
+        eb('idem_key', '=', id.key),
+      ]),
+  ] as const;
 }
 
 function headerCount(request: FastifyRequest): number {
@@ -80,7 +86,13 @@ function fingerprint(request: FastifyRequest): string {
     // A body nested deeper than the stack allows (a route without a body schema accepts any JSON).
     throw new ApiError(400, 'invalid_request', 'The request body nests too deeply.');
   }
-  return createHash('sha256').update(request.method).update('\0').update(request.url).update('\0').update(body).digest('hex');
+  return createHash('sha256')
+    .update(request.method)
+    .update('\0')
+    .update(request.url)
+    .update('\0')
+    .update(body)
+    .digest('hex');
 }
 
 const STORED_RESPONSES: Purpose = { subkey: { salt: 'vouch/idempotency/v1', info: 'stored responses' } };
@@ -106,19 +118,37 @@ function unseal(stored: string, claim: ClaimId, enc: KeyEncryption): StoredRespo
  * text keeps an erased id). The responses are sealed, so each is opened, rewritten and sealed again
  * under the current key; the scan covers the last 24 h of responses, in pages.
  */
-export async function rewriteStoredResponses(db: Kysely<Database> | Transaction<Database>, encryption: KeyEncryption, environment: Environment, rewrite: (body: string) => string): Promise<number> {
+export async function rewriteStoredResponses(
+  db: Kysely<Database> | Transaction<Database>,
+  encryption: KeyEncryption,
+  environment: Environment,
+  rewrite: (body: string) => string,
+): Promise<number> {
   let changed = 0;
   let after: { client_id: string; principal_id: string; idem_key: string } | undefined;
   for (;;) {
-    let q = db.selectFrom('idempotency_keys').select(['client_id', 'principal_id', 'idem_key', 'response']).where('environment', '=', environment).where('state', '=', 'done')
-      .orderBy('client_id').orderBy('principal_id').orderBy('idem_key').limit(REWRITE_PAGE);
+    let q = db
+      .selectFrom('idempotency_keys')
+      .select(['client_id', 'principal_id', 'idem_key', 'response'])
+      .where('environment', '=', environment)
+      .where('state', '=', 'done')
+      .orderBy('client_id')
+      .orderBy('principal_id')
+      .orderBy('idem_key')
+      .limit(REWRITE_PAGE);
     if (after) {
       const a = after;
-      q = q.where((eb) => eb.or([
-        eb('client_id', '>', a.client_id),
-        eb.and([eb('client_id', '=', a.client_id), eb('principal_id', '>', a.principal_id)]),
-        eb.and([eb('client_id', '=', a.client_id), eb('principal_id', '=', a.principal_id), eb('idem_key', '>', a.idem_key)]),
-      ]));
+      q = q.where((eb) =>
+        eb.or([
+          eb('client_id', '>', a.client_id),
+          eb.and([eb('client_id', '=', a.client_id), eb('principal_id', '>', a.principal_id)]),
+          eb.and([
+            eb('client_id', '=', a.client_id),
+            eb('principal_id', '=', a.principal_id),
+            eb('idem_key', '>', a.idem_key),
+          ]),
+        ]),
+      );
     }
     const rows = await q.execute();
     for (const row of rows) {
@@ -127,7 +157,11 @@ export async function rewriteStoredResponses(db: Kysely<Database> | Transaction<
       if (!stored) continue;
       const body = rewrite(stored.body);
       if (body === stored.body) continue;
-      await db.updateTable('idempotency_keys').set({ response: seal({ ...stored, body }, id, encryption.current) }).where(...rowOf(id)).execute();
+      await db
+        .updateTable('idempotency_keys')
+        .set({ response: seal({ ...stored, body }, id, encryption.current) })
+        .where(...rowOf(id))
+        .execute();
       changed++;
     }
     if (rows.length < REWRITE_PAGE) return changed;
@@ -146,19 +180,41 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
   function purgeExpired(now: number): void {
     if (now - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = now;
-    db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).execute().catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
+    db.deleteFrom('idempotency_keys')
+      .where('expires_at', '<=', now)
+      .execute()
+      .catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
   }
 
-  async function tryClaim({ environment, clientId, principalId, key }: ClaimId, print: string, now: number): Promise<boolean> {
-    const result = await db.insertInto('idempotency_keys')
-      .values({ environment, client_id: clientId, principal_id: principalId, idem_key: key, fingerprint: print, state: 'pending', response: null, created_at: now, expires_at: now + ttlMs })
+  async function tryClaim(
+    { environment, clientId, principalId, key }: ClaimId,
+    print: string,
+    now: number,
+  ): Promise<boolean> {
+    const result = await db
+      .insertInto('idempotency_keys')
+      .values({
+        environment,
+        client_id: clientId,
+        principal_id: principalId,
+        idem_key: key,
+        fingerprint: print,
+        state: 'pending',
+        response: null,
+        created_at: now,
+        expires_at: now + ttlMs,
+      })
       .onConflict((oc) => oc.columns(['environment', 'client_id', 'principal_id', 'idem_key']).doNothing())
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
   async function release(claim: Claim): Promise<void> {
-    await db.deleteFrom('idempotency_keys').where(...rowOf(claim)).where('state', '=', 'pending').execute();
+    await db
+      .deleteFrom('idempotency_keys')
+      .where(...rowOf(claim))
+      .where('state', '=', 'pending')
+      .execute();
   }
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -167,7 +223,11 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
     const raw = request.headers[HEADER];
     if (raw === undefined) return;
     if (typeof raw !== 'string' || headerCount(request) > 1 || !VALID_KEY.test(raw)) {
-      throw new ApiError(400, 'invalid_request', 'Idempotency-Key must be sent once, as 1-255 printable ASCII characters.');
+      throw new ApiError(
+        400,
+        'invalid_request',
+        'Idempotency-Key must be sent once, as 1-255 printable ASCII characters.',
+      );
     }
     const { clientId, environment, id: principalId } = request.principal;
     const id: ClaimId = { environment, clientId, principalId, key: raw };
@@ -179,40 +239,68 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
         request.idempotencyClaim = { ...id, settled: false };
         return;
       }
-      const row = await db.selectFrom('idempotency_keys').selectAll().where(...rowOf(id)).executeTakeFirst();
+      const row = await db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where(...rowOf(id))
+        .executeTakeFirst();
       if (!row) continue;
       if (row.expires_at <= now) {
-        await db.deleteFrom('idempotency_keys').where(...rowOf(id)).where('expires_at', '<=', now).execute();
+        await db
+          .deleteFrom('idempotency_keys')
+          .where(...rowOf(id))
+          .where('expires_at', '<=', now)
+          .execute();
         continue;
       }
       if (row.fingerprint !== print) {
-        throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with another request; use a new key for a new request.');
+        throw new ApiError(
+          422,
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used with another request; use a new key for a new request.',
+        );
       }
       if (row.state === 'pending') {
         // A claim whose request died with its instance would block the key for 24 h: take it over.
         if (row.created_at < now - staleAfterMs) {
-          const taken = await db.updateTable('idempotency_keys').set({ created_at: now }).where(...rowOf(id))
-            .where('state', '=', 'pending').where('created_at', '=', row.created_at).executeTakeFirst();
+          const taken = await db
+            .updateTable('idempotency_keys')
+            .set({ created_at: now })
+            .where(...rowOf(id))
+            .where('state', '=', 'pending')
+            .where('created_at', '=', row.created_at)
+            .executeTakeFirst();
           if (Number(taken.numUpdatedRows) > 0) {
             request.idempotencyClaim = { ...id, settled: false };
             return;
           }
           continue;
         }
-        throw new ApiError(409, 'conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.', { headers: { 'retry-after': '1' } });
+        throw new ApiError(
+          409,
+          'conflict',
+          'A request with this Idempotency-Key is still being processed; retry shortly.',
+          { headers: { 'retry-after': '1' } },
+        );
       }
       const stored = row.response === null ? undefined : unseal(row.response, id, encryption);
       if (!stored) {
         // Sealed under a key-encryption key this instance no longer has: the response cannot be
         // repeated, and running the operation again could duplicate it.
-        throw new ApiError(409, 'conflict', 'The response stored for this Idempotency-Key cannot be replayed here; use a new key.');
+        throw new ApiError(
+          409,
+          'conflict',
+          'The response stored for this Idempotency-Key cannot be replayed here; use a new key.',
+        );
       }
       reply.code(stored.status);
       for (const [name, value] of Object.entries(stored.headers)) reply.header(name, value);
       reply.header('idempotent-replayed', 'true');
       return reply.send(stored.body);
     }
-    throw new ApiError(409, 'conflict', 'This Idempotency-Key is contended; retry shortly.', { headers: { 'retry-after': '1' } });
+    throw new ApiError(409, 'conflict', 'This Idempotency-Key is contended; retry shortly.', {
+      headers: { 'retry-after': '1' },
+    });
   });
 
   // Every result but a server failure or a rate limit is kept (as Stripe does): a 4xx is what the
@@ -233,8 +321,11 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
         if (value !== undefined) headers[name] = String(value);
       }
       const body = typeof payload === 'string' ? payload : payload.toString('utf8');
-      await db.updateTable('idempotency_keys').set({ state: 'done', response: seal({ status, headers, body }, claim, encryption.current) })
-        .where(...rowOf(claim)).execute();
+      await db
+        .updateTable('idempotency_keys')
+        .set({ state: 'done', response: seal({ status, headers, body }, claim, encryption.current) })
+        .where(...rowOf(claim))
+        .execute();
     } catch (err) {
       // The operation ran: releasing the claim would let a retry run it again. The claim stays
       // pending (409 for a retry) until it is stale and taken over.

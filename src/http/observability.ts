@@ -28,7 +28,9 @@ export function requestId(request: { headers: Record<string, string | string[] |
   return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -85,8 +87,13 @@ export const observability = fp(async function observability(app: FastifyInstanc
   collectDefaultMetrics({ register: registry });
   shareWorkerMetrics(registry);
   // 'first': under `serve --workers N` the primary's aggregation would otherwise sum it to N.
-  new Gauge({ name: 'vouch_build_info', help: 'Always 1; the labels say which build runs', labelNames: ['version', 'node'], aggregator: 'first', registers: [registry] })
-    .set({ version: VERSION, node: process.version }, 1);
+  new Gauge({
+    name: 'vouch_build_info',
+    help: 'Always 1; the labels say which build runs',
+    labelNames: ['version', 'node'],
+    aggregator: 'first',
+    registers: [registry],
+  }).set({ version: VERSION, node: process.version }, 1);
   if (options.observeQueries) {
     const queries = new Histogram({
       name: 'vouch_store_query_seconds',
@@ -95,7 +102,9 @@ export const observability = fp(async function observability(app: FastifyInstanc
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     });
-    options.observeQueries((operation, seconds, failed) => queries.observe({ operation, outcome: failed ? 'error' : 'ok' }, seconds));
+    options.observeQueries((operation, seconds, failed) =>
+      queries.observe({ operation, outcome: failed ? 'error' : 'ok' }, seconds),
+    );
     app.addHook('onClose', async () => options.observeQueries?.(undefined));
   }
   if (options.observeRedis) {
@@ -106,7 +115,9 @@ export const observability = fp(async function observability(app: FastifyInstanc
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     });
-    options.observeRedis((command, seconds, failed) => commands.observe({ command, outcome: failed ? 'error' : 'ok' }, seconds));
+    options.observeRedis((command, seconds, failed) =>
+      commands.observe({ command, outcome: failed ? 'error' : 'ok' }, seconds),
+    );
     app.addHook('onClose', async () => options.observeRedis?.(undefined));
   }
   const duration = new Histogram({
@@ -138,7 +149,6 @@ export const observability = fp(async function observability(app: FastifyInstanc
       reply.elapsedTime / 1000,
     );
   });
-
 });
 
 export interface HealthRouteOptions {
@@ -182,7 +192,13 @@ export function healthRoutes(options: HealthRouteOptions): RouteDefinition[] {
       handler: async (request, reply) => {
         if (metricsToken && !bearerMatches(request.headers.authorization, metricsToken)) {
           reply.header('www-authenticate', 'Bearer realm="vouch-metrics"');
-          return sendProblem(request, reply, 401, 'unauthenticated', 'The metrics endpoint requires Authorization: Bearer <VOUCH_METRICS_TOKEN>.');
+          return sendProblem(
+            request,
+            reply,
+            401,
+            'unauthenticated',
+            'The metrics endpoint requires Authorization: Bearer <VOUCH_METRICS_TOKEN>.',
+          );
         }
         reply.type(registry.contentType);
         return (await clusterMetrics()) ?? registry.metrics();

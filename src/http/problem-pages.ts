@@ -52,7 +52,8 @@ export function problemRoutes(): RouteDefinition[] {
       schema: {
         tags: ['ops'],
         summary: 'Describe a problem type',
-        description: 'The page a problem document\'s `type` names: title, status and meaning of the code. HTML by default; JSON when the Accept header prefers application/json.',
+        description:
+          "The page a problem document's `type` names: title, status and meaning of the code. HTML by default; JSON when the Accept header prefers application/json.",
         params: Type.Object({ code: Type.String({ maxLength: 64 }) }),
       },
       handler: async (request, reply) => {
@@ -60,8 +61,12 @@ export function problemRoutes(): RouteDefinition[] {
         if (!Object.hasOwn(PROBLEMS, code)) throw new ApiError(404, 'not_found', 'No such problem type.');
         const info = PROBLEMS[code as ProblemCode];
         reply.header('cache-control', 'public, max-age=86400').header('vary', 'Accept');
-        if (wantsJson(request)) return reply.type('application/json').send({ type: `/problems/${code}`, code, ...info });
-        return reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'").send(page(code as ProblemCode));
+        if (wantsJson(request))
+          return reply.type('application/json').send({ type: `/problems/${code}`, code, ...info });
+        return reply
+          .type('text/html; charset=utf-8')
+          .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+          .send(page(code as ProblemCode));
       },
     }),
   ];

@@ -31,25 +31,113 @@ export interface ProblemInfo {
 }
 
 export const PROBLEMS: Record<ProblemCode, ProblemInfo> = {
-  invalid_request: { status: 400, title: 'Invalid request', meaning: 'The request is malformed: invalid JSON, a bad query or path parameter, a header sent twice, or both credential headers at once. The detail and errors name what to fix.' },
-  validation_failed: { status: 400, title: 'Validation failed', meaning: 'The body does not match the operation\'s schema (unknown top-level fields are rejected). errors lists each offending field with a message.' },
-  raw_identifier_rejected: { status: 400, title: 'Raw identifier rejected', meaning: 'An entity id looks like a raw phone number, e-mail address, IBAN or card number. Send a salted digest or an opaque id instead; raw personal data is never stored.' },
-  invalid_scope: { status: 400, title: 'Invalid scope', meaning: 'The token request asked for a scope the client does not hold. Request a subset of the client\'s scopes, or none to get all of them.' },
-  unauthenticated: { status: 401, title: 'Unauthenticated', meaning: 'Credentials are missing, malformed, unknown, expired or deactivated. Send Authorization: Bearer <token> or X-API-Key: <key>; fetch a new token when yours has expired.' },
-  invalid_client: { status: 401, title: 'Invalid client', meaning: 'The token endpoint did not accept the client credentials: unknown client, wrong secret, or a deactivated client.' },
-  insufficient_scope: { status: 403, title: 'Insufficient scope', meaning: 'The credentials are valid but lack the scope or role this operation needs, or a key would get more than its creator holds. WWW-Authenticate names the scope.' },
-  not_found: { status: 404, title: 'Not found', meaning: 'No such route, or a resource the caller may not see (existence is not revealed).' },
-  method_not_allowed: { status: 405, title: 'Method not allowed', meaning: 'The path exists but not with this method; the Allow header lists the methods it takes.' },
-  unsupported_media_type: { status: 415, title: 'Unsupported media type', meaning: 'Send the body as application/json (the token endpoint also takes application/x-www-form-urlencoded), uncompressed.' },
-  conflict: { status: 409, title: 'Conflict', meaning: 'The resource\'s state forbids the operation: for example rotating an inactive key, a per-client limit reached (100 active API keys, webhooks), a job already running, or an idempotent request still in progress.' },
-  payload_too_large: { status: 413, title: 'Payload too large', meaning: 'The body is over the operation\'s limit: 64 KiB, or 1 MiB for event ingestion and score batches. The detail names the limit; split the request.' },
-  idempotency_key_reused: { status: 422, title: 'Idempotency key reused', meaning: 'The Idempotency-Key was already used with a different body. Use a new key for a different request.' },
-  request_timeout: { status: 408, title: 'Request timeout', meaning: 'The request headers or body did not arrive within 10 seconds; the connection is closed.' },
-  headers_too_large: { status: 431, title: 'Request header fields too large', meaning: 'The request headers are larger than the server accepts.' },
-  rate_limited: { status: 429, title: 'Too many requests', meaning: 'The principal (or, for tokens, the source address) is over its rate limit. Wait for the time in Retry-After; RateLimit-* headers show the budget.' },
-  insufficient_labels: { status: 422, title: 'Insufficient labels', meaning: 'Fitting or backtesting a policy needs more labelled decisions than exist; label more decisions first.' },
-  internal: { status: 500, title: 'Internal error', meaning: 'An unexpected error. It has been logged with the request id; quote request_id when reporting it.' },
-  unavailable: { status: 503, title: 'Service unavailable', meaning: 'The store is unreachable or the server is shutting down. Retry shortly (Retry-After), on another instance if there is one.' },
+  invalid_request: {
+    status: 400,
+    title: 'Invalid request',
+    meaning:
+      'The request is malformed: invalid JSON, a bad query or path parameter, a header sent twice, or both credential headers at once. The detail and errors name what to fix.',
+  },
+  validation_failed: {
+    status: 400,
+    title: 'Validation failed',
+    meaning:
+      "The body does not match the operation's schema (unknown top-level fields are rejected). errors lists each offending field with a message.",
+  },
+  raw_identifier_rejected: {
+    status: 400,
+    title: 'Raw identifier rejected',
+    meaning:
+      'An entity id looks like a raw phone number, e-mail address, IBAN or card number. Send a salted digest or an opaque id instead; raw personal data is never stored.',
+  },
+  invalid_scope: {
+    status: 400,
+    title: 'Invalid scope',
+    meaning:
+      "The token request asked for a scope the client does not hold. Request a subset of the client's scopes, or none to get all of them.",
+  },
+  unauthenticated: {
+    status: 401,
+    title: 'Unauthenticated',
+    meaning:
+      'Credentials are missing, malformed, unknown, expired or deactivated. Send Authorization: Bearer <token> or X-API-Key: <key>; fetch a new token when yours has expired.',
+  },
+  invalid_client: {
+    status: 401,
+    title: 'Invalid client',
+    meaning:
+      'The token endpoint did not accept the client credentials: unknown client, wrong secret, or a deactivated client.',
+  },
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    meaning:
+      'The credentials are valid but lack the scope or role this operation needs, or a key would get more than its creator holds. WWW-Authenticate names the scope.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    meaning: 'No such route, or a resource the caller may not see (existence is not revealed).',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    meaning: 'The path exists but not with this method; the Allow header lists the methods it takes.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    meaning:
+      'Send the body as application/json (the token endpoint also takes application/x-www-form-urlencoded), uncompressed.',
+  },
+  conflict: {
+    status: 409,
+    title: 'Conflict',
+    meaning:
+      "The resource's state forbids the operation: for example rotating an inactive key, a per-client limit reached (100 active API keys, webhooks), a job already running, or an idempotent request still in progress.",
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    meaning:
+      "The body is over the operation's limit: 64 KiB, or 1 MiB for event ingestion and score batches. The detail names the limit; split the request.",
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: 'Idempotency key reused',
+    meaning: 'The Idempotency-Key was already used with a different body. Use a new key for a different request.',
+  },
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    meaning: 'The request headers or body did not arrive within 10 seconds; the connection is closed.',
+  },
+  headers_too_large: {
+    status: 431,
+    title: 'Request header fields too large',
+    meaning: 'The request headers are larger than the server accepts.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    meaning:
+      'The principal (or, for tokens, the source address) is over its rate limit. Wait for the time in Retry-After; RateLimit-* headers show the budget.',
+  },
+  insufficient_labels: {
+    status: 422,
+    title: 'Insufficient labels',
+    meaning: 'Fitting or backtesting a policy needs more labelled decisions than exist; label more decisions first.',
+  },
+  internal: {
+    status: 500,
+    title: 'Internal error',
+    meaning: 'An unexpected error. It has been logged with the request id; quote request_id when reporting it.',
+  },
+  unavailable: {
+    status: 503,
+    title: 'Service unavailable',
+    meaning:
+      'The store is unreachable or the server is shutting down. Retry shortly (Retry-After), on another instance if there is one.',
+  },
 };
 
 /** Every code an error body can carry. */
@@ -93,8 +181,21 @@ export interface ProblemBody {
   error_description?: string;
 }
 
-export function problemBody(status: number, code: ProblemCode, detail: string, requestId: string, errors?: FieldError[]): ProblemBody {
-  const body: ProblemBody = { type: `/problems/${code}`, title: PROBLEMS[code].title, status, detail, code, request_id: requestId };
+export function problemBody(
+  status: number,
+  code: ProblemCode,
+  detail: string,
+  requestId: string,
+  errors?: FieldError[],
+): ProblemBody {
+  const body: ProblemBody = {
+    type: `/problems/${code}`,
+    title: PROBLEMS[code].title,
+    status,
+    detail,
+    code,
+    request_id: requestId,
+  };
   if (errors && errors.length > 0) body.errors = errors;
   return body;
 }

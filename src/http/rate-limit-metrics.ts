@@ -18,11 +18,16 @@ function scopeOf(key: string): string {
   }
 }
 
-type Limiter = (request: FastifyRequest, options?: unknown) => Promise<{ isAllowed: boolean; isExceeded?: boolean; key?: string }>;
+type Limiter = (
+  request: FastifyRequest,
+  options?: unknown,
+) => Promise<{ isAllowed: boolean; isExceeded?: boolean; key?: string }>;
 
 /** Call after registering @fastify/rate-limit and before the plugins that make limiters. */
 export function meterRateLimits(app: FastifyInstance): void {
-  const limited = app.metrics.counter('vouch_rate_limited_total', 'Requests refused by a rate limit, by limiter', ['scope']);
+  const limited = app.metrics.counter('vouch_rate_limited_total', 'Requests refused by a rate limit, by limiter', [
+    'scope',
+  ]);
   const create = app.createRateLimit.bind(app) as unknown as (options?: unknown) => Limiter;
   (app as unknown as { createRateLimit: (options?: unknown) => Limiter }).createRateLimit = (options?: unknown) => {
     const limiter = create(options);

@@ -19,19 +19,42 @@ interface StoreParams {
  * `fallback` counts while Redis is unreachable: this process's own counters by default, or (in a
  * cluster worker) a store that counts for the whole host.
  */
-export function sharedRateLimitStore(redis: Redis, namespace = 'vouch-rl:', fallback?: new (params: StoreParams) => CounterStore) {
+export function sharedRateLimitStore(
+  redis: Redis,
+  namespace = 'vouch-rl:',
+  fallback?: new (params: StoreParams) => CounterStore,
+) {
   return class SharedRateLimitStore implements CounterStore {
     private readonly local: CounterStore;
     private readonly remote: CounterStore;
 
     constructor(params: StoreParams, stores?: { local: CounterStore; remote: CounterStore }) {
-      this.local = stores?.local ?? (fallback ? new fallback(params) : new (LocalStore as never as new (...a: unknown[]) => CounterStore)(params.continueExceeding, params.exponentialBackoff));
-      this.remote = stores?.remote ?? (new (RedisStore as never as new (...a: unknown[]) => CounterStore)(params.continueExceeding, params.exponentialBackoff, redis, namespace));
+      this.local =
+        stores?.local ??
+        (fallback
+          ? new fallback(params)
+          : new (LocalStore as never as new (...a: unknown[]) => CounterStore)(
+              params.continueExceeding,
+              params.exponentialBackoff,
+            ));
+      this.remote =
+        stores?.remote ??
+        new (RedisStore as never as new (...a: unknown[]) => CounterStore)(
+          params.continueExceeding,
+          params.exponentialBackoff,
+          redis,
+          namespace,
+        );
     }
 
     incr(key: string, cb: Callback, timeWindow: number, max: number): void {
       if (redis.status !== 'ready') return this.local.incr(key, cb, timeWindow, max);
-      this.remote.incr(key, (err, result) => (err ? this.local.incr(key, cb, timeWindow, max) : cb(null, result)), timeWindow, max);
+      this.remote.incr(
+        key,
+        (err, result) => (err ? this.local.incr(key, cb, timeWindow, max) : cb(null, result)),
+        timeWindow,
+        max,
+      );
     }
 
     read(key: string, cb: Callback, timeWindow: number, max: number): void {

@@ -4,8 +4,18 @@
 // by the authentication hook (scope and role, before anything else of the request runs), never
 // checked by hand in a handler; ownership filtering is `ownerFilter` below.
 import type {
-  FastifyReply, FastifyRequest, FastifySchema, FastifySchemaCompiler, HTTPMethods, RouteGenericInterface, RouteOptions,
-  onRequestHookHandler, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  FastifySchemaCompiler,
+  HTTPMethods,
+  RouteGenericInterface,
+  RouteOptions,
+  onRequestHookHandler,
+  onResponseHookHandler,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  preValidationHookHandler,
 } from 'fastify';
 import type { Principal, Role, Scope } from '../auth/principal.ts';
 
@@ -37,7 +47,9 @@ export interface RouteDefinition<G extends RouteGenericInterface = RouteGenericI
 }
 
 /** A typed route definition (the generic types the handler's request), stored untyped in the table. */
-export function defineRoute<G extends RouteGenericInterface = RouteGenericInterface>(definition: RouteDefinition<G>): RouteDefinition {
+export function defineRoute<G extends RouteGenericInterface = RouteGenericInterface>(
+  definition: RouteDefinition<G>,
+): RouteDefinition {
   return definition as unknown as RouteDefinition;
 }
 

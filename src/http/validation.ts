@@ -16,10 +16,16 @@ export const NO_RAW_IDENTIFIER = 'x-no-raw-identifier';
 /** Schema keyword: the words to show when the schema's `pattern` does not match. */
 export const PATTERN_MESSAGE = 'x-error';
 
-const KIND_WORDS: Record<RawIdentifierKind, string> = { iban: 'IBAN', card: 'card number', email: 'e-mail address', phone: 'phone number' };
+const KIND_WORDS: Record<RawIdentifierKind, string> = {
+  iban: 'IBAN',
+  card: 'card number',
+  email: 'e-mail address',
+  phone: 'phone number',
+};
 
 /** The message for a raw identifier of `kind`; the value itself is never part of it. */
-export const rawIdentifierMessage = (kind: RawIdentifierKind) => `looks like a raw ${KIND_WORDS[kind]}; send a hash of it instead`;
+export const rawIdentifierMessage = (kind: RawIdentifierKind) =>
+  `looks like a raw ${KIND_WORDS[kind]}; send a hash of it instead`;
 export const RAW_IDENTIFIER_DETAIL = 'Identifiers must be hashed by the caller before they are sent.';
 
 function make(options: Options): Ajv {
@@ -36,7 +42,9 @@ function make(options: Options): Ajv {
       // Remembered for the object holding the value, so the handler's own check of it is a lookup.
       const kind = enabled ? rawIdentifierIn(data, where?.parentData) : null;
       if (kind === null) return true;
-      (noRaw as { errors?: Partial<ErrorObject>[] }).errors = [{ keyword: NO_RAW_IDENTIFIER, message: rawIdentifierMessage(kind), params: { kind } }];
+      (noRaw as { errors?: Partial<ErrorObject>[] }).errors = [
+        { keyword: NO_RAW_IDENTIFIER, message: rawIdentifierMessage(kind), params: { kind } },
+      ];
       return false;
     },
   });
@@ -44,8 +52,13 @@ function make(options: Options): Ajv {
 }
 
 const TYPE_WORDS: Record<string, string> = {
-  string: 'must be a string', number: 'must be a number', integer: 'must be an integer', boolean: 'must be true or false',
-  object: 'must be an object', array: 'must be an array', null: 'must be null',
+  string: 'must be a string',
+  number: 'must be a number',
+  integer: 'must be an integer',
+  boolean: 'must be true or false',
+  object: 'must be an object',
+  array: 'must be an array',
+  null: 'must be null',
 };
 const FORMAT_WORDS: Record<string, string> = {
   'date-time': 'must be an RFC 3339 date-time such as 2024-05-01T12:00:00Z',
@@ -94,9 +107,17 @@ function reword(e: ErrorObject): string | undefined {
 }
 
 /** A JSON pointer as the dotted path the problem documents use (`/events/0/entity_id` → `events.0.entity_id`). */
-const dotted = (pointer: string) => pointer.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+const dotted = (pointer: string) =>
+  pointer
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.');
 
-type Validator = ((data: unknown, ctx?: unknown) => boolean | { error: Error }) & { errors?: ErrorObject[] | null; schemaEnv?: unknown };
+type Validator = ((data: unknown, ctx?: unknown) => boolean | { error: Error }) & {
+  errors?: ErrorObject[] | null;
+  schemaEnv?: unknown;
+};
 
 function wrap(validate: ValidateFunction): Validator {
   const wrapped: Validator = (data, ctx) => {
@@ -104,11 +125,20 @@ function wrap(validate: ValidateFunction): Validator {
     const errors = validate.errors ?? [];
     const raw = errors.filter((e) => e.keyword === NO_RAW_IDENTIFIER);
     if (raw.length > 0) {
-      const fieldErrors = raw.slice(0, 50).map((e) => ({ field: dotted(e.instancePath) || '(body)', message: e.message ?? 'looks like a raw identifier' }));
+      const fieldErrors = raw.slice(0, 50).map((e) => ({
+        field: dotted(e.instancePath) || '(body)',
+        message: e.message ?? 'looks like a raw identifier',
+      }));
       return { error: new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: fieldErrors }) };
     }
     // Only what errors.ts reads is kept: never the data (which may be long or sensitive).
-    wrapped.errors = errors.map((e) => ({ instancePath: e.instancePath, schemaPath: e.schemaPath, keyword: e.keyword, params: e.params, message: reword(e) }));
+    wrapped.errors = errors.map((e) => ({
+      instancePath: e.instancePath,
+      schemaPath: e.schemaPath,
+      keyword: e.keyword,
+      params: e.params,
+      message: reword(e),
+    }));
     return false;
   };
   // Fastify passes the parent object to an Ajv function (it has schemaEnv) so root defaults apply.
@@ -147,7 +177,9 @@ export function compileBodyValidator(schema: object): (data: unknown) => ApiErro
 export function installValidators(app: FastifyInstance): void {
   const strict = make({ coerceTypes: false, allErrors: true });
   const coercing = make({ coerceTypes: true, allErrors: false });
-  app.setValidatorCompiler(({ schema, httpPart }) => wrap((httpPart === 'body' ? strict : coercing).compile(schema as object)) as never);
+  app.setValidatorCompiler(
+    ({ schema, httpPart }) => wrap((httpPart === 'body' ? strict : coercing).compile(schema as object)) as never,
+  );
 }
 
 /**

@@ -79,22 +79,37 @@ export const MAX_ACTIVE_KEYS_PER_CLIENT = 100;
  * PostgreSQL locks those rows, SQLite takes its write lock before reading.
  */
 async function ensureRoom(trx: Kysely<Database>, owner: string, rotation: boolean): Promise<void> {
-  await trx.updateTable('clients').set((eb) => ({ name: eb.ref('name') })).where('id', '=', owner).execute();
+  await trx
+    .updateTable('clients')
+    .set((eb) => ({ name: eb.ref('name') }))
+    .where('id', '=', owner)
+    .execute();
   const now = Date.now();
-  const { n } = await trx.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('owner_client_id', '=', owner).where('deactivated_at', 'is', null)
+  const { n } = await trx
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('owner_client_id', '=', owner)
+    .where('deactivated_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .where('rotated_at', rotation ? 'is not' : 'is', null)
     .executeTakeFirstOrThrow();
   // A rotation has already marked its key as rotated, so that key is among those counted.
   if (rotation ? Number(n) > MAX_ACTIVE_KEYS_PER_CLIENT : Number(n) >= MAX_ACTIVE_KEYS_PER_CLIENT) {
-    throw new ApiError(409, 'conflict', rotation
-      ? `This client already has ${MAX_ACTIVE_KEYS_PER_CLIENT} rotated keys in their grace period; deactivate some of them or wait for them to expire, then rotate again.`
-      : `This client already has ${MAX_ACTIVE_KEYS_PER_CLIENT} active API keys, the most it may hold; deactivate one first.`);
+    throw new ApiError(
+      409,
+      'conflict',
+      rotation
+        ? `This client already has ${MAX_ACTIVE_KEYS_PER_CLIENT} rotated keys in their grace period; deactivate some of them or wait for them to expire, then rotate again.`
+        : `This client already has ${MAX_ACTIVE_KEYS_PER_CLIENT} active API keys, the most it may hold; deactivate one first.`,
+    );
   }
 }
 
-export async function insertKey(db: Kysely<Database>, input: NewKey, { rotation = false }: { rotation?: boolean } = {}): Promise<{ row: KeyRow; key: string }> {
+export async function insertKey(
+  db: Kysely<Database>,
+  input: NewKey,
+  { rotation = false }: { rotation?: boolean } = {},
+): Promise<{ row: KeyRow; key: string }> {
   if (!db.isTransaction) return db.transaction().execute((trx) => insertKey(trx, input, { rotation }));
   await ensureRoom(db, input.ownerClientId, rotation);
   const key = generateApiKey(input.environment);
@@ -118,7 +133,11 @@ export async function insertKey(db: Kysely<Database>, input: NewKey, { rotation 
 }
 
 /** `owner` undefined means the caller is an admin and sees every key. */
-export async function findKey(db: Kysely<Database>, id: string, owner: string | undefined): Promise<KeyRow | undefined> {
+export async function findKey(
+  db: Kysely<Database>,
+  id: string,
+  owner: string | undefined,
+): Promise<KeyRow | undefined> {
   let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
   if (owner !== undefined) query = query.where('owner_client_id', '=', owner);
   return query.executeTakeFirst();
@@ -140,14 +159,20 @@ export interface ListOptions {
 
 export async function listKeys(db: Kysely<Database>, options: ListOptions): Promise<Page<KeyRow>> {
   const now = Date.now();
-  let query = db.selectFrom('api_keys').selectAll().orderBy('id', 'desc').limit(options.limit + 1);
+  let query = db
+    .selectFrom('api_keys')
+    .selectAll()
+    .orderBy('id', 'desc')
+    .limit(options.limit + 1);
   if (options.owner !== undefined) query = query.where('owner_client_id', '=', options.owner);
   if (options.after !== undefined) query = query.where('id', '<', options.after);
   if (options.environment !== undefined) query = query.where('environment', '=', options.environment);
   if (options.status === 'inactive') query = query.where('deactivated_at', 'is not', null);
   if (options.status === 'expired') query = query.where('deactivated_at', 'is', null).where('expires_at', '<=', now);
   if (options.status === 'active') {
-    query = query.where('deactivated_at', 'is', null).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+    query = query
+      .where('deactivated_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
   }
   return pageOf(await query.execute(), options.limit);
 }
@@ -220,8 +245,12 @@ export async function rotateKey(
   let outcome: RotateOutcome;
   try {
     outcome = await db.transaction().execute(async (trx): Promise<RotateOutcome> => {
-      let claim = trx.updateTable('api_keys').set({ rotated_at: now }).where('id', '=', id)
-        .where('rotated_at', 'is', null).where('deactivated_at', 'is', null)
+      let claim = trx
+        .updateTable('api_keys')
+        .set({ rotated_at: now })
+        .where('id', '=', id)
+        .where('rotated_at', 'is', null)
+        .where('deactivated_at', 'is', null)
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
       if (owner !== undefined) claim = claim.where('owner_client_id', '=', owner);
       const claimed = Number((await claim.executeTakeFirst()).numUpdatedRows) === 1;
@@ -239,15 +268,19 @@ export async function rotateKey(
       const newExpiry = old.expires_at !== null && old.expires_at < expiresAt ? old.expires_at : expiresAt;
       await trx.updateTable('api_keys').set({ expires_at: newExpiry }).where('id', '=', id).execute();
       await feed.record(trx, 'key', id);
-      const { row, key } = await insertKey(trx, {
-        ownerClientId: old.owner_client_id,
-        name: old.name,
-        scopes: parseScopes(old.scopes),
-        role: old.role as Role,
-        environment: old.environment as ApiKeyEnv,
-        // The successor has the same expires_at (a rotation never extends a key's life).
-        expiresAt: old.expires_at,
-      }, { rotation: true });
+      const { row, key } = await insertKey(
+        trx,
+        {
+          ownerClientId: old.owner_client_id,
+          name: old.name,
+          scopes: parseScopes(old.scopes),
+          role: old.role as Role,
+          environment: old.environment as ApiKeyEnv,
+          // The successor has the same expires_at (a rotation never extends a key's life).
+          expiresAt: old.expires_at,
+        },
+        { rotation: true },
+      );
       return { kind: 'rotated', row, key, old: { ...old, expires_at: newExpiry } };
     });
   } catch (err) {
@@ -262,8 +295,12 @@ export async function recordKeyUsage(db: Kysely<Database>, usage: Map<string, nu
   if (usage.size === 0) return;
   await db.transaction().execute(async (trx) => {
     for (const [id, at] of usage) {
-      await trx.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id)
-        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)])).execute();
+      await trx
+        .updateTable('api_keys')
+        .set({ last_used_at: at })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+        .execute();
     }
   });
 }

@@ -10,47 +10,84 @@ import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
-import { ENVIRONMENTS, ROLES, SCOPES, parseScopes, roleAtMost, type Environment, type Principal, type Role } from '../auth/principal.ts';
+import {
+  ENVIRONMENTS,
+  ROLES,
+  SCOPES,
+  parseScopes,
+  roleAtMost,
+  type Environment,
+  type Principal,
+  type Role,
+} from '../auth/principal.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { KeyVerifier } from './verifier.ts';
-import { KEY_STATUSES, deactivateKey, findKey, insertKey, listKeys, rotateKey, toKeyRecord, type KeyRow } from './repository.ts';
+import {
+  KEY_STATUSES,
+  deactivateKey,
+  findKey,
+  insertKey,
+  listKeys,
+  rotateKey,
+  toKeyRecord,
+  type KeyRow,
+} from './repository.ts';
 
-const KeyRecord = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  prefix: Type.String(),
-  scopes: Type.Array(Type.String()),
-  role: Type.String(),
-  environment: Type.String(),
-  status: StringEnum(KEY_STATUSES),
-  owner_client_id: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
-  expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  deactivated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-}, { $id: 'ApiKey' });
+const KeyRecord = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    prefix: Type.String(),
+    scopes: Type.Array(Type.String()),
+    role: Type.String(),
+    environment: Type.String(),
+    status: StringEnum(KEY_STATUSES),
+    owner_client_id: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    deactivated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { $id: 'ApiKey' },
+);
 
-const CreatedKey = Type.Intersect([KeyRecord, Type.Object({ key: Type.String({ description: 'the secret; shown once' }) })]);
+const CreatedKey = Type.Intersect([
+  KeyRecord,
+  Type.Object({ key: Type.String({ description: 'the secret; shown once' }) }),
+]);
 
-const ListQuery = Type.Object({
-  status: Type.Optional(StringEnum(KEY_STATUSES)),
-  environment: Type.Optional(StringEnum(ENVIRONMENTS)),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  cursor: Type.Optional(Type.String({ pattern: '^key_[0-9A-HJKMNP-TV-Z]{26}$' })),
-}, { additionalProperties: false });
+const ListQuery = Type.Object(
+  {
+    status: Type.Optional(StringEnum(KEY_STATUSES)),
+    environment: Type.Optional(StringEnum(ENVIRONMENTS)),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ pattern: '^key_[0-9A-HJKMNP-TV-Z]{26}$' })),
+  },
+  { additionalProperties: false },
+);
 
-const CreateBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
-  role: Type.Optional(StringEnum(ROLES)),
-  environment: Type.Optional(StringEnum(ENVIRONMENTS, { description: "default: the caller's environment; a test caller may create only test keys" })),
-  expires_at: Type.Optional(Type.String({ format: 'date-time' })),
-}, { additionalProperties: false });
+const CreateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
+    role: Type.Optional(StringEnum(ROLES)),
+    environment: Type.Optional(
+      StringEnum(ENVIRONMENTS, {
+        description: "default: the caller's environment; a test caller may create only test keys",
+      }),
+    ),
+    expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  { additionalProperties: false },
+);
 
-const RotateBody = Type.Object({
-  grace_period_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800 })),
-}, { additionalProperties: false });
+const RotateBody = Type.Object(
+  {
+    grace_period_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800 })),
+  },
+  { additionalProperties: false },
+);
 
 // Any string: an id that cannot exist is as unknown as one that does not (404, not 400).
 const KeyParams = Type.Object({ key_id: Type.String({ description: 'key_<26-char ULID>' }) });
@@ -73,7 +110,8 @@ export interface KeyRouteOptions {
  * rotate or switch one off would reach production: like a higher role, it is refused with 403.
  */
 function environmentRefusal(principal: Principal, environment: string, action: string): string | undefined {
-  if (principal.environment === 'test' && environment !== 'test') return `A test-mode credential cannot ${action} a ${environment} key.`;
+  if (principal.environment === 'test' && environment !== 'test')
+    return `A test-mode credential cannot ${action} a ${environment} key.`;
   return undefined;
 }
 
@@ -86,10 +124,24 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
       method: 'GET',
       url: '/api/v1/keys',
       config: { scope: 'keys:read' },
-      schema: { tags: ['keys'], summary: 'List API keys, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(KeyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+      schema: {
+        tags: ['keys'],
+        summary: 'List API keys, newest first',
+        querystring: ListQuery,
+        response: {
+          200: Type.Object({ data: Type.Array(KeyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+          ...problems,
+        },
+      },
       handler: async (request) => {
         const { status, environment, limit = 50, cursor } = request.query;
-        const page = await listKeys(db, { owner: ownerFilter(request.principal), status, environment, limit, after: cursor });
+        const page = await listKeys(db, {
+          owner: ownerFilter(request.principal),
+          status,
+          environment,
+          limit,
+          after: cursor,
+        });
         return { data: page.rows.map(record), next_cursor: nextCursor(page, (last) => last.id) };
       },
     }),
@@ -98,17 +150,34 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
       method: 'POST',
       url: '/api/v1/keys',
       config: { scope: 'keys:write' },
-      schema: { tags: ['keys'], summary: 'Create an API key (the secret is returned once)', body: CreateBody, response: { 201: CreatedKey, ...problems } },
+      schema: {
+        tags: ['keys'],
+        summary: 'Create an API key (the secret is returned once)',
+        body: CreateBody,
+        response: { 201: CreatedKey, ...problems },
+      },
       handler: async (request, reply) => {
         const { principal } = request;
         const body = request.body;
         const role: Role = body.role ?? 'service';
         if (CONTROL_CHARS.test(body.name)) {
-          throw new ApiError(400, 'validation_failed', 'name must not contain control characters.', { errors: [{ field: 'name', message: 'must not contain control characters' }] });
+          throw new ApiError(400, 'validation_failed', 'name must not contain control characters.', {
+            errors: [{ field: 'name', message: 'must not contain control characters' }],
+          });
         }
         const excess = body.scopes.filter((s) => !principal.scopes.has(s));
-        if (excess.length > 0) throw new ApiError(403, 'insufficient_scope', `A key cannot hold scopes its creator lacks: ${excess.join(', ')}.`);
-        if (!roleAtMost(role, principal.role)) throw new ApiError(403, 'insufficient_scope', `A key cannot have a higher role than its creator (${principal.role}).`);
+        if (excess.length > 0)
+          throw new ApiError(
+            403,
+            'insufficient_scope',
+            `A key cannot hold scopes its creator lacks: ${excess.join(', ')}.`,
+          );
+        if (!roleAtMost(role, principal.role))
+          throw new ApiError(
+            403,
+            'insufficient_scope',
+            `A key cannot have a higher role than its creator (${principal.role}).`,
+          );
         const environment: Environment = body.environment ?? principal.environment;
         const crossing = environmentRefusal(principal, environment, 'create');
         if (crossing !== undefined) throw new ApiError(403, 'insufficient_scope', crossing);
@@ -116,11 +185,30 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
         if (body.expires_at !== undefined) {
           expiresAt = Date.parse(body.expires_at);
           if (!(expiresAt > Date.now())) {
-            throw new ApiError(400, 'validation_failed', 'expires_at must be in the future.', { errors: [{ field: 'expires_at', message: 'must be in the future' }] });
+            throw new ApiError(400, 'validation_failed', 'expires_at must be in the future.', {
+              errors: [{ field: 'expires_at', message: 'must be in the future' }],
+            });
           }
         }
-        const { row, key } = await insertKey(db, { ownerClientId: principal.clientId, name: body.name, scopes: body.scopes, role, environment, expiresAt });
-        request.log.info({ event: 'api_key_created', key_id: row.id, owner_client_id: row.owner_client_id, role, environment: row.environment, principal_id: principal.id }, 'API key created');
+        const { row, key } = await insertKey(db, {
+          ownerClientId: principal.clientId,
+          name: body.name,
+          scopes: body.scopes,
+          role,
+          environment,
+          expiresAt,
+        });
+        request.log.info(
+          {
+            event: 'api_key_created',
+            key_id: row.id,
+            owner_client_id: row.owner_client_id,
+            role,
+            environment: row.environment,
+            principal_id: principal.id,
+          },
+          'API key created',
+        );
         reply.code(201).header('location', `/api/v1/keys/${row.id}`);
         return { ...record(row), key };
       },
@@ -130,7 +218,12 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
       method: 'GET',
       url: '/api/v1/keys/:key_id',
       config: { scope: 'keys:read' },
-      schema: { tags: ['keys'], summary: 'Read one API key', params: KeyParams, response: { 200: KeyRecord, ...problems } },
+      schema: {
+        tags: ['keys'],
+        summary: 'Read one API key',
+        params: KeyParams,
+        response: { 200: KeyRecord, ...problems },
+      },
       handler: async (request) => {
         const id = request.params.key_id;
         if (!KEY_ID.test(id)) throw notFound();
@@ -144,18 +237,41 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
       method: 'DELETE',
       url: '/api/v1/keys/:key_id',
       config: { scope: 'keys:write' },
-      schema: { tags: ['keys'], summary: 'Deactivate an API key (idempotent)', params: KeyParams, response: { 200: KeyRecord, ...problems } },
+      schema: {
+        tags: ['keys'],
+        summary: 'Deactivate an API key (idempotent)',
+        params: KeyParams,
+        response: { 200: KeyRecord, ...problems },
+      },
       handler: async (request) => {
         const id = request.params.key_id;
         if (!KEY_ID.test(id)) throw notFound();
         const { principal } = request;
         // The same role ceiling as rotation: a service key must not switch off an admin's key.
-        const outcome = await deactivateKey(db, feed, id, ownerFilter(principal), (row) =>
-          environmentRefusal(principal, row.environment, 'deactivate')
-          ?? (roleAtMost(row.role as Role, principal.role) ? undefined : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`), principal.id);
+        const outcome = await deactivateKey(
+          db,
+          feed,
+          id,
+          ownerFilter(principal),
+          (row) =>
+            environmentRefusal(principal, row.environment, 'deactivate') ??
+            (roleAtMost(row.role as Role, principal.role)
+              ? undefined
+              : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`),
+          principal.id,
+        );
         if (outcome.kind === 'not_found') throw notFound();
         if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
-        if (outcome.changed) request.log.info({ event: 'api_key_deactivated', key_id: id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id }, 'API key deactivated');
+        if (outcome.changed)
+          request.log.info(
+            {
+              event: 'api_key_deactivated',
+              key_id: id,
+              owner_client_id: outcome.row.owner_client_id,
+              principal_id: principal.id,
+            },
+            'API key deactivated',
+          );
         return record(outcome.row);
       },
     }),
@@ -167,7 +283,13 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
       preValidation: async (request: FastifyRequest) => {
         request.body ??= {};
       },
-      schema: { tags: ['keys'], summary: 'Rotate an API key: a new key now, the old one expires after the grace period', params: KeyParams, body: RotateBody, response: { 201: CreatedKey, 409: ProblemSchema, ...problems } },
+      schema: {
+        tags: ['keys'],
+        summary: 'Rotate an API key: a new key now, the old one expires after the grace period',
+        params: KeyParams,
+        body: RotateBody,
+        response: { 201: CreatedKey, 409: ProblemSchema, ...problems },
+      },
       handler: async (request, reply) => {
         const grace = request.body?.grace_period_seconds ?? 86400;
         const id = request.params.key_id;
@@ -179,14 +301,27 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
           const crossing = environmentRefusal(principal, old.environment, 'rotate');
           if (crossing !== undefined) return crossing;
           const excess = parseScopes(old.scopes).filter((s) => !principal.scopes.has(s));
-          if (excess.length > 0) return `A key holding scopes the caller lacks cannot be rotated by it: ${excess.join(', ')}.`;
-          if (!roleAtMost(old.role as Role, principal.role)) return `A key with a higher role than the caller (${principal.role}) cannot be rotated by it.`;
+          if (excess.length > 0)
+            return `A key holding scopes the caller lacks cannot be rotated by it: ${excess.join(', ')}.`;
+          if (!roleAtMost(old.role as Role, principal.role))
+            return `A key with a higher role than the caller (${principal.role}) cannot be rotated by it.`;
           return undefined;
         });
         if (outcome.kind === 'not_found') throw notFound();
         if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
-        if (outcome.kind === 'conflict') throw new ApiError(409, 'conflict', 'Only an active key that has not been rotated yet can be rotated.');
-        request.log.info({ event: 'api_key_rotated', key_id: id, successor_id: outcome.row.id, owner_client_id: outcome.row.owner_client_id, principal_id: principal.id, grace_period_seconds: grace }, 'API key rotated');
+        if (outcome.kind === 'conflict')
+          throw new ApiError(409, 'conflict', 'Only an active key that has not been rotated yet can be rotated.');
+        request.log.info(
+          {
+            event: 'api_key_rotated',
+            key_id: id,
+            successor_id: outcome.row.id,
+            owner_client_id: outcome.row.owner_client_id,
+            principal_id: principal.id,
+            grace_period_seconds: grace,
+          },
+          'API key rotated',
+        );
         reply.code(201).header('location', `/api/v1/keys/${outcome.row.id}`);
         return { ...record(outcome.row), key: outcome.key };
       },

@@ -16,7 +16,10 @@ interface CachedKey {
 
 export class KeyVerifier {
   // Evicted entries leave the id index too, so both stay bounded.
-  private readonly byHash = new LRUCache<string, CachedKey>({ max: 100_000, dispose: (value) => this.hashById.delete(value.row.id) });
+  private readonly byHash = new LRUCache<string, CachedKey>({
+    max: 100_000,
+    dispose: (value) => this.hashById.delete(value.row.id),
+  });
   private readonly hashById = new Map<string, string>();
   /**
    * Digests of well-formed keys the store did not know, so a flood of made-up keys costs no
@@ -72,13 +75,21 @@ export class KeyVerifier {
       }
       cached = {
         row,
-        principal: { id: row.id, kind: 'api_key', clientId: row.owner_client_id, role: row.role as Role, scopes: new Set(parseScopes(row.scopes)), environment: row.environment === 'test' ? 'test' : 'live' },
+        principal: {
+          id: row.id,
+          kind: 'api_key',
+          clientId: row.owner_client_id,
+          role: row.role as Role,
+          scopes: new Set(parseScopes(row.scopes)),
+          environment: row.environment === 'test' ? 'test' : 'live',
+        },
       };
       this.byHash.set(hash, cached);
       this.hashById.set(row.id, hash);
     }
     const now = Date.now();
-    if (keyStatus(cached.row, now) !== 'active' || this.isClientDeactivated(cached.row.owner_client_id)) return undefined;
+    if (keyStatus(cached.row, now) !== 'active' || this.isClientDeactivated(cached.row.owner_client_id))
+      return undefined;
     this.pendingUsage.set(cached.row.id, now);
     return cached.principal;
   }

@@ -45,7 +45,13 @@ export function seal(plaintext: string, aad: string, kek: SealingKey, purpose: P
   const cipher = createCipheriv('aes-256-gcm', keyFor(kek, purpose), iv);
   cipher.setAAD(Buffer.from(aad, 'utf8'));
   const ct = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  const sealed: Sealed = { ...(purpose.marked ? { sealed: 'A256GCM' as const } : {}), kek: kek.id, iv: iv.toString('base64url'), ct: ct.toString('base64url'), tag: cipher.getAuthTag().toString('base64url') };
+  const sealed: Sealed = {
+    ...(purpose.marked ? { sealed: 'A256GCM' as const } : {}),
+    kek: kek.id,
+    iv: iv.toString('base64url'),
+    ct: ct.toString('base64url'),
+    tag: cipher.getAuthTag().toString('base64url'),
+  };
   return JSON.stringify(sealed);
 }
 
@@ -54,21 +60,35 @@ export type OpenResult =
   | { ok: false; reason: 'malformed' | 'unknown_kek' | 'integrity'; kekId?: string };
 
 /** Opens a sealed value with whichever of `keks` sealed it; says why when it cannot. */
-export function open(stored: string | Sealed, aad: string, keks: readonly SealingKey[], purpose: Purpose = {}): OpenResult {
+export function open(
+  stored: string | Sealed,
+  aad: string,
+  keks: readonly SealingKey[],
+  purpose: Purpose = {},
+): OpenResult {
   let value: Partial<Sealed>;
   try {
     value = typeof stored === 'string' ? (JSON.parse(stored) as Partial<Sealed>) : stored;
   } catch {
     return { ok: false, reason: 'malformed' };
   }
-  if (typeof value !== 'object' || value === null || typeof value.iv !== 'string' || typeof value.ct !== 'string' || typeof value.tag !== 'string') return { ok: false, reason: 'malformed' };
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    typeof value.iv !== 'string' ||
+    typeof value.ct !== 'string' ||
+    typeof value.tag !== 'string'
+  )
+    return { ok: false, reason: 'malformed' };
   const kek = keks.find((k) => k.id === value.kek);
   if (!kek) return { ok: false, reason: 'unknown_kek', ...(typeof value.kek === 'string' ? { kekId: value.kek } : {}) };
   try {
     const decipher = createDecipheriv('aes-256-gcm', keyFor(kek, purpose), Buffer.from(value.iv, 'base64url'));
     decipher.setAAD(Buffer.from(aad, 'utf8'));
     decipher.setAuthTag(Buffer.from(value.tag, 'base64url'));
-    const plaintext = Buffer.concat([decipher.update(Buffer.from(value.ct, 'base64url')), decipher.final()]).toString('utf8');
+    const plaintext = Buffer.concat([decipher.update(Buffer.from(value.ct, 'base64url')), decipher.final()]).toString(
+      'utf8',
+    );
     return { ok: true, plaintext, kek };
   } catch {
     return { ok: false, reason: 'integrity', kekId: kek.id };

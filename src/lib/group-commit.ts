@@ -56,7 +56,8 @@ export class GroupCommit<T, R> {
   private take(): Array<Waiter<T, R>> {
     let weight = 0;
     let n = 0;
-    while (n < this.queue.length && (n === 0 || weight + this.queue[n]!.weight <= this.options.maxWeight)) weight += this.queue[n++]!.weight;
+    while (n < this.queue.length && (n === 0 || weight + this.queue[n]!.weight <= this.options.maxWeight))
+      weight += this.queue[n++]!.weight;
     return this.queue.splice(0, n);
   }
 

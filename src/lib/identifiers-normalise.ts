@@ -49,7 +49,10 @@ const INVISIBLE = /^[\p{Cf}\p{Default_Ignorable_Code_Point}]$/u;
 // Modifier letters (U+30FC 'ー', U+02C9 'ˉ') read as dashes between digits; they become U+2010
 // rather than '-', which free text reads as part of a date (identifiers.ts).
 const MODIFIER_LETTER = /^\p{Lm}$/u;
-const ASTRAL_CLASSES: Array<[RegExp, string]> = [[/^\p{L}$/u, '\ua000'], [/^\p{N}$/u, '\u2160']];
+const ASTRAL_CLASSES: Array<[RegExp, string]> = [
+  [/^\p{L}$/u, '\ua000'],
+  [/^\p{N}$/u, '\u2160'],
+];
 
 /** One code point as the scanners see it: dropped, a stand-in of its class, or itself. */
 function fold(ch: string): string {
@@ -72,16 +75,29 @@ function decodePercent(s: string): string {
   return s.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => Buffer.from(run.replace(/%/g, ''), 'hex').toString('utf8'));
 }
 
-const NAMED_ENTITIES: Readonly<Record<string, string>> = { commat: '@', plus: '+', period: '.', nbsp: ' ', amp: '&', hyphen: '-', dash: '-', lpar: '(', rpar: ')' };
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  commat: '@',
+  plus: '+',
+  period: '.',
+  nbsp: ' ',
+  amp: '&',
+  hyphen: '-',
+  dash: '-',
+  lpar: '(',
+  rpar: ')',
+};
 
 /** HTML character references (`&#43;`, `&#x40;`, `&commat;`) as the characters they stand for. */
 function decodeEntities(s: string): string {
   if (!s.includes('&')) return s;
-  return s.replace(/&(?:#(\d{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([a-zA-Z]{2,8}));/g, (whole, dec?: string, hex?: string, name?: string) => {
-    if (name !== undefined) return NAMED_ENTITIES[name.toLowerCase()] ?? whole;
-    const cp = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
-    return cp <= 0x10ffff ? String.fromCodePoint(cp) : '\ufffd';
-  });
+  return s.replace(
+    /&(?:#(\d{1,7})|#[xX]([0-9A-Fa-f]{1,6})|([a-zA-Z]{2,8}));/g,
+    (whole, dec?: string, hex?: string, name?: string) => {
+      if (name !== undefined) return NAMED_ENTITIES[name.toLowerCase()] ?? whole;
+      const cp = dec !== undefined ? Number(dec) : parseInt(hex!, 16);
+      return cp <= 0x10ffff ? String.fromCodePoint(cp) : '\ufffd';
+    },
+  );
 }
 
 // Printable ASCII without '%' or '&' is already in its final form: the common case (hex digests).

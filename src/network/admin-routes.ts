@@ -7,7 +7,19 @@ import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { EntityId, checkEntityParam } from '../trust/schemas.ts';
 import type { NetworkIdentity } from './identity.ts';
-import { CreatePeerBody, PEER_ID, PeerInputError, PeerRecord, UpdatePeerBody, addPeer, findPeer, listPeers, removePeer, toPeerRecord, updatePeer } from './peers.ts';
+import {
+  CreatePeerBody,
+  PEER_ID,
+  PeerInputError,
+  PeerRecord,
+  UpdatePeerBody,
+  addPeer,
+  findPeer,
+  listPeers,
+  removePeer,
+  toPeerRecord,
+  updatePeer,
+} from './peers.ts';
 import type { PeerSyncResult } from './resolver.ts';
 import { entityNetworkIdentifiers, networkFlagsFor, networkFlagsSignal, type IdentifierRef } from './signal.ts';
 import { networkStatus } from './status.ts';
@@ -34,20 +46,49 @@ const liveOnly: onRequestHookHandler = async (request) => {
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 const Params = Type.Object({ peer_id: Type.String({ description: 'peer_<26-char ULID>' }) });
 const SyncResponse = Type.Object({
-  peers: Type.Array(Type.Object({ id: Type.String(), flags_pulled: Type.Integer(), matched: Type.Integer(), error: Type.Optional(Type.String()) })),
+  peers: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      flags_pulled: Type.Integer(),
+      matched: Type.Integer(),
+      error: Type.Optional(Type.String()),
+    }),
+  ),
 });
 const MatchesQuery = Type.Object({ entity_id: EntityId }, { additionalProperties: false });
-const MatchPeer = Type.Object({ id: Type.String(), name: Type.String(), weight: Type.Number(), kinds: Type.Record(Type.String(), Type.Integer()), latest_month: Type.String() });
-const MatchSignal = Type.Object({ name: Type.Literal('network_flags'), value: Type.Number(), description: Type.String() });
+const MatchPeer = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  weight: Type.Number(),
+  kinds: Type.Record(Type.String(), Type.Integer()),
+  latest_month: Type.String(),
+});
+const MatchSignal = Type.Object({
+  name: Type.Literal('network_flags'),
+  value: Type.Number(),
+  description: Type.String(),
+});
 const MatchesResponse = Type.Object({
   entity_id: Type.String(),
-  peers: Type.Array(MatchPeer, { description: 'the peers flagging an identifier events linked to the entity (or its own id under the common entity hashing): what every score of it counts' }),
+  peers: Type.Array(MatchPeer, {
+    description:
+      'the peers flagging an identifier events linked to the entity (or its own id under the common entity hashing): what every score of it counts',
+  }),
   signal: MatchSignal,
-  with_named_identifiers: Type.Object({
-    identifiers: Type.Integer({ description: 'identifiers score requests named for the entity in their context.linked_identifiers in the last 30 days, and no event linked' }),
-    peers: Type.Array(MatchPeer),
-    signal: MatchSignal,
-  }, { description: 'what a score counts whose request names those identifiers again (a score counts the ones its own request names, never those only another request named)' }),
+  with_named_identifiers: Type.Object(
+    {
+      identifiers: Type.Integer({
+        description:
+          'identifiers score requests named for the entity in their context.linked_identifiers in the last 30 days, and no event linked',
+      }),
+      peers: Type.Array(MatchPeer),
+      signal: MatchSignal,
+    },
+    {
+      description:
+        'what a score counts whose request names those identifiers again (a score counts the ones its own request names, never those only another request named)',
+    },
+  ),
 });
 
 const StatusResponse = Type.Object({
@@ -55,16 +96,31 @@ const StatusResponse = Type.Object({
   signing_key: Type.String(),
   oprf_public_key: Type.String(),
   published: Type.Integer({ description: 'entries this deployment publishes' }),
-  peers: Type.Array(Type.Intersect([PeerRecord, Type.Object({
-    last_error: Type.Union([Type.String(), Type.Null()]),
-    flags_held: Type.Integer(),
-    identifiers_resolved: Type.Integer(),
-    matched: Type.Integer(),
-    evaluations_today: Type.Integer({ description: 'evaluations this peer asked of this deployment in the last 24 hours (the budget\'s rolling window; the field keeps its former name)' }),
-  })])),
+  peers: Type.Array(
+    Type.Intersect([
+      PeerRecord,
+      Type.Object({
+        last_error: Type.Union([Type.String(), Type.Null()]),
+        flags_held: Type.Integer(),
+        identifiers_resolved: Type.Integer(),
+        matched: Type.Integer(),
+        evaluations_today: Type.Integer({
+          description:
+            "evaluations this peer asked of this deployment in the last 24 hours (the budget's rolling window; the field keeps its former name)",
+        }),
+      }),
+    ]),
+  ),
 });
 
-export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onChanged }: AdminRouteOptions): RouteDefinition[] {
+export function networkAdminRoutes({
+  db,
+  identity,
+  urlPolicy,
+  syncNow,
+  name,
+  onChanged,
+}: AdminRouteOptions): RouteDefinition[] {
   const notFound = () => new ApiError(404, 'not_found', 'No such peer.');
   const peerOr404 = async (id: string) => {
     const row = PEER_ID.test(id) ? await findPeer(db, id) : undefined;
@@ -77,7 +133,12 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       method: 'GET',
       url: '/api/v1/network/peers',
       config: ADMIN,
-      schema: { tags: ['network'], operationId: 'listNetworkPeers', summary: 'List peers, oldest first', response: { 200: Type.Object({ data: Type.Array(PeerRecord) }), ...problems } },
+      schema: {
+        tags: ['network'],
+        operationId: 'listNetworkPeers',
+        summary: 'List peers, oldest first',
+        response: { 200: Type.Object({ data: Type.Array(PeerRecord) }), ...problems },
+      },
       handler: async () => ({ data: (await listPeers(db)).map(toPeerRecord) }),
     }),
 
@@ -85,7 +146,13 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       method: 'POST',
       url: '/api/v1/network/peers',
       config: ADMIN,
-      schema: { tags: ['network'], operationId: 'createNetworkPeer', summary: 'Add a peer by URL and pinned signing key (nothing is sent to it before the next sync)', body: CreatePeerBody, response: { 201: PeerRecord, 409: ProblemSchema, ...problems } },
+      schema: {
+        tags: ['network'],
+        operationId: 'createNetworkPeer',
+        summary: 'Add a peer by URL and pinned signing key (nothing is sent to it before the next sync)',
+        body: CreatePeerBody,
+        response: { 201: PeerRecord, 409: ProblemSchema, ...problems },
+      },
       handler: async (request, reply) => {
         let row;
         try {
@@ -93,9 +160,14 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
         } catch (err) {
           if (!(err instanceof PeerInputError)) throw err;
           if (err.conflict) throw new ApiError(409, 'conflict', 'A peer with this signing key already exists.');
-          throw new ApiError(400, 'validation_failed', `${err.field} ${err.message}.`, { errors: [{ field: err.field, message: err.message }] });
+          throw new ApiError(400, 'validation_failed', `${err.field} ${err.message}.`, {
+            errors: [{ field: err.field, message: err.message }],
+          });
         }
-        request.log.info({ event: 'network_peer_added', peer_id: row.id, principal_id: request.principal.id }, 'network peer added');
+        request.log.info(
+          { event: 'network_peer_added', peer_id: row.id, principal_id: request.principal.id },
+          'network peer added',
+        );
         reply.code(201).header('location', `/api/v1/network/peers/${row.id}`);
         return toPeerRecord(row);
       },
@@ -105,7 +177,13 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       method: 'GET',
       url: '/api/v1/network/peers/:peer_id',
       config: ADMIN,
-      schema: { tags: ['network'], operationId: 'getNetworkPeer', summary: 'Read a peer', params: Params, response: { 200: PeerRecord, ...problems } },
+      schema: {
+        tags: ['network'],
+        operationId: 'getNetworkPeer',
+        summary: 'Read a peer',
+        params: Params,
+        response: { 200: PeerRecord, ...problems },
+      },
       handler: async (request) => toPeerRecord(await peerOr404(request.params.peer_id)),
     }),
 
@@ -113,12 +191,27 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       method: 'PATCH',
       url: '/api/v1/network/peers/:peer_id',
       config: ADMIN,
-      schema: { tags: ['network'], operationId: 'updateNetworkPeer', summary: "Change a peer's status (active or suspended), weight, published kinds or daily budget", params: Params, body: UpdatePeerBody, response: { 200: PeerRecord, ...problems } },
+      schema: {
+        tags: ['network'],
+        operationId: 'updateNetworkPeer',
+        summary: "Change a peer's status (active or suspended), weight, published kinds or daily budget",
+        params: Params,
+        body: UpdatePeerBody,
+        response: { 200: PeerRecord, ...problems },
+      },
       handler: async (request) => {
         const row = await peerOr404(request.params.peer_id);
         const updated = await updatePeer(db, row, request.body);
         await onChanged();
-        request.log.info({ event: 'network_peer_updated', peer_id: row.id, fields: Object.keys(request.body), principal_id: request.principal.id }, 'network peer updated');
+        request.log.info(
+          {
+            event: 'network_peer_updated',
+            peer_id: row.id,
+            fields: Object.keys(request.body),
+            principal_id: request.principal.id,
+          },
+          'network peer updated',
+        );
         return toPeerRecord(updated);
       },
     }),
@@ -127,12 +220,21 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       method: 'DELETE',
       url: '/api/v1/network/peers/:peer_id',
       config: ADMIN,
-      schema: { tags: ['network'], operationId: 'deleteNetworkPeer', summary: 'Remove a peer and everything pulled from it', params: Params, response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems } },
+      schema: {
+        tags: ['network'],
+        operationId: 'deleteNetworkPeer',
+        summary: 'Remove a peer and everything pulled from it',
+        params: Params,
+        response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems },
+      },
       handler: async (request) => {
         const row = await peerOr404(request.params.peer_id);
         await removePeer(db, row.id);
         await onChanged();
-        request.log.info({ event: 'network_peer_removed', peer_id: row.id, principal_id: request.principal.id }, 'network peer removed');
+        request.log.info(
+          { event: 'network_peer_removed', peer_id: row.id, principal_id: request.principal.id },
+          'network peer removed',
+        );
         return { id: row.id, deleted: true as const };
       },
     }),
@@ -141,10 +243,23 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       method: 'POST',
       url: '/api/v1/network/sync',
       config: ADMIN,
-      schema: { tags: ['network'], operationId: 'syncNetwork', summary: 'Sync with every active peer now: pull their flags, resolve pending identifiers', response: { 200: SyncResponse, ...problems } },
+      schema: {
+        tags: ['network'],
+        operationId: 'syncNetwork',
+        summary: 'Sync with every active peer now: pull their flags, resolve pending identifiers',
+        response: { 200: SyncResponse, ...problems },
+      },
       handler: async (request) => {
         const peers = await syncNow();
-        request.log.info({ event: 'network_synced', peers: peers.length, errors: peers.filter((p) => p.error).length, principal_id: request.principal.id }, 'network sync run');
+        request.log.info(
+          {
+            event: 'network_synced',
+            peers: peers.length,
+            errors: peers.filter((p) => p.error).length,
+            principal_id: request.principal.id,
+          },
+          'network sync run',
+        );
         return { peers };
       },
     }),
@@ -153,7 +268,13 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       method: 'GET',
       url: '/api/v1/network/status',
       config: ADMIN,
-      schema: { tags: ['network'], operationId: 'getNetworkStatus', summary: "This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used in the last 24 hours", response: { 200: StatusResponse, ...problems } },
+      schema: {
+        tags: ['network'],
+        operationId: 'getNetworkStatus',
+        summary:
+          "This deployment's network identity, and per peer its state, last sync, flags held, matches and budget used in the last 24 hours",
+        response: { 200: StatusResponse, ...problems },
+      },
       handler: async () => networkStatus(db, identity, name),
     }),
 
@@ -161,7 +282,14 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
       method: 'GET',
       url: '/api/v1/network/matches',
       config: ADMIN,
-      schema: { tags: ['network'], operationId: 'getNetworkMatches', summary: "Which active peers flag one of an entity's identifiers — those events linked and those score requests named for it — as of the last sync, and the network_flags signal", querystring: MatchesQuery, response: { 200: MatchesResponse, ...problems } },
+      schema: {
+        tags: ['network'],
+        operationId: 'getNetworkMatches',
+        summary:
+          "Which active peers flag one of an entity's identifiers — those events linked and those score requests named for it — as of the last sync, and the network_flags signal",
+        querystring: MatchesQuery,
+        response: { 200: MatchesResponse, ...problems },
+      },
       handler: async (request) => {
         const id = request.query.entity_id;
         checkEntityParam(id);
@@ -170,11 +298,21 @@ export function networkAdminRoutes({ db, identity, urlPolicy, syncNow, name, onC
           const flags = await networkFlagsFor(db, 'live', identifiers);
           const signal = networkFlagsSignal(flags);
           return {
-            peers: flags.map((f) => ({ id: f.peer_id, name: f.peer_name, weight: f.weight, kinds: f.kinds as Record<string, number>, latest_month: f.latest_month })),
+            peers: flags.map((f) => ({
+              id: f.peer_id,
+              name: f.peer_name,
+              weight: f.weight,
+              kinds: f.kinds as Record<string, number>,
+              latest_month: f.latest_month,
+            })),
             signal: { name: 'network_flags' as const, value: signal.value, description: signal.description },
           };
         };
-        return { entity_id: id, ...(await view(linked)), with_named_identifiers: { identifiers: named.length, ...(await view([...linked, ...named])) } };
+        return {
+          entity_id: id,
+          ...(await view(linked)),
+          with_named_identifiers: { identifiers: named.length, ...(await view([...linked, ...named])) },
+        };
       },
     }),
   ];

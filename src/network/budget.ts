@@ -24,27 +24,58 @@ export interface BudgetGrant {
 }
 
 /** Takes `count` evaluations from the peer's rolling 24-hour budget; nothing is taken when they do not fit. */
-export async function consumeBudget(db: NetworkDb, peer: Pick<NetworkPeersTable, 'id' | 'budget_per_day'>, count: number, now = Date.now()): Promise<BudgetGrant> {
+export async function consumeBudget(
+  db: NetworkDb,
+  peer: Pick<NetworkPeersTable, 'id' | 'budget_per_day'>,
+  count: number,
+  now = Date.now(),
+): Promise<BudgetGrant> {
   const budget = Number(peer.budget_per_day);
   const slot = slotKey(now);
   const from = windowStart(now);
   if (count <= budget) {
-    await db.insertInto('network_budget').values({ peer_id: peer.id, day: slot, used: 0 }).onConflict((oc) => oc.columns(['peer_id', 'day']).doNothing()).execute();
+    await db
+      .insertInto('network_budget')
+      .values({ peer_id: peer.id, day: slot, used: 0 })
+      .onConflict((oc) => oc.columns(['peer_id', 'day']).doNothing())
+      .execute();
     // One statement, conditional on the row it updates: concurrent requests (other instances too)
     // are serialised on this slot's row, and the earlier slots it sums no longer change.
-    const result = await db.updateTable('network_budget').set((eb) => ({ used: eb('used', '+', count) }))
-      .where('peer_id', '=', peer.id).where('day', '=', slot)
-      .where(sql<boolean>`used + ${count} + (select coalesce(sum(b.used), 0) from network_budget b where b.peer_id = ${peer.id} and b.day >= ${from} and b.day < ${slot}) <= ${budget}`)
+    const result = await db
+      .updateTable('network_budget')
+      .set((eb) => ({ used: eb('used', '+', count) }))
+      .where('peer_id', '=', peer.id)
+      .where('day', '=', slot)
+      .where(
+        sql<boolean>`used + ${count} + (select coalesce(sum(b.used), 0) from network_budget b where b.peer_id = ${peer.id} and b.day >= ${from} and b.day < ${slot}) <= ${budget}`,
+      )
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) return { granted: true, used: await usedInWindow(db, peer.id, now), retryAfterSeconds: 0 };
+    if (Number(result.numUpdatedRows) > 0)
+      return { granted: true, used: await usedInWindow(db, peer.id, now), retryAfterSeconds: 0 };
   }
-  return { granted: false, used: await usedInWindow(db, peer.id, now), retryAfterSeconds: await secondsUntilFits(db, peer.id, budget, count, now) };
+  return {
+    granted: false,
+    used: await usedInWindow(db, peer.id, now),
+    retryAfterSeconds: await secondsUntilFits(db, peer.id, budget, count, now),
+  };
 }
 
 /** Seconds until slots expire from the window enough for `count` more (a full day when it never fits). */
-async function secondsUntilFits(db: NetworkDb, peerId: string, budget: number, count: number, now: number): Promise<number> {
+async function secondsUntilFits(
+  db: NetworkDb,
+  peerId: string,
+  budget: number,
+  count: number,
+  now: number,
+): Promise<number> {
   if (count > budget) return 86_400;
-  const rows = await db.selectFrom('network_budget').select(['day', 'used']).where('peer_id', '=', peerId).where('day', '>=', windowStart(now)).orderBy('day').execute();
+  const rows = await db
+    .selectFrom('network_budget')
+    .select(['day', 'used'])
+    .where('peer_id', '=', peerId)
+    .where('day', '>=', windowStart(now))
+    .orderBy('day')
+    .execute();
   let used = rows.reduce((sum, row) => sum + Number(row.used), 0);
   for (const row of rows) {
     if (used + count <= budget) break;
@@ -66,8 +97,11 @@ export async function pruneBudgets(db: NetworkDb, now = Date.now()): Promise<voi
 
 /** Evaluations a peer has used in the last 24 hours (the window its budget is counted over). */
 export async function usedInWindow(db: NetworkDb, peerId: string, now = Date.now()): Promise<number> {
-  const row = await db.selectFrom('network_budget').select(sql<number | string | null>`sum(used)`.as('n'))
-    .where('peer_id', '=', peerId).where('day', '>=', windowStart(now)).executeTakeFirst();
+  const row = await db
+    .selectFrom('network_budget')
+    .select(sql<number | string | null>`sum(used)`.as('n'))
+    .where('peer_id', '=', peerId)
+    .where('day', '>=', windowStart(now))
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
-

@@ -17,13 +17,21 @@ const KEYS = {
 export type PeerDataTable = keyof typeof KEYS;
 
 /** Deletes the peer's rows of `table` in chunks; returns how many went. */
-export async function deletePeerRows(db: NetworkDb, table: PeerDataTable, peerId: string, chunk = DELETE_CHUNK): Promise<number> {
+export async function deletePeerRows(
+  db: NetworkDb,
+  table: PeerDataTable,
+  peerId: string,
+  chunk = DELETE_CHUNK,
+): Promise<number> {
   const keys = sql.join(KEYS[table].map((k) => sql.ref(k)));
   const from = sql.table(table);
   let deleted = 0;
   for (;;) {
     // A row value against a bounded sub-select: portable (SQLite ≥ 3.15, PostgreSQL) and one index range per chunk.
-    const result = await sql`delete from ${from} where peer_id = ${peerId} and (${keys}) in (select ${keys} from ${from} where peer_id = ${peerId} limit ${chunk})`.execute(db);
+    const result =
+      await sql`delete from ${from} where peer_id = ${peerId} and (${keys}) in (select ${keys} from ${from} where peer_id = ${peerId} limit ${chunk})`.execute(
+        db,
+      );
     const n = Number(result.numAffectedRows ?? 0);
     deleted += n;
     if (n < chunk) return deleted;

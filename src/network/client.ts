@@ -37,7 +37,16 @@ export interface CallLimits {
  * answer — not the silence between two bytes, so a peer dripping its answer cannot hold it longer.
  * The answer is parsed off the main thread, its nesting bounded.
  */
-export async function callPeer(identity: NetworkIdentity, peer: PeerTarget, method: 'GET' | 'POST', path: string, payload: unknown, policy: UrlPolicy, timeoutMs: number, limits: CallLimits = {}): Promise<PeerAnswer> {
+export async function callPeer(
+  identity: NetworkIdentity,
+  peer: PeerTarget,
+  method: 'GET' | 'POST',
+  path: string,
+  payload: unknown,
+  policy: UrlPolicy,
+  timeoutMs: number,
+  limits: CallLimits = {},
+): Promise<PeerAnswer> {
   const maxBytes = limits.maxBytes ?? SMALL_ANSWER_BYTES;
   const started = Date.now();
   const bySync = limits.deadlineAt !== undefined && limits.deadlineAt - started < timeoutMs;
@@ -52,44 +61,73 @@ export async function callPeer(identity: NetworkIdentity, peer: PeerTarget, meth
   const headers = signRequest(identity, peer.signing_key, method, signedPath, body);
   const { address, family } = destination;
   const lookup: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+        { address, family },
+      ]);
     else callback(null, address, family);
   };
   const client = url.protocol === 'https:' ? https : http;
-  const { status, text, responseHeaders } = await new Promise<{ status: number; text: string; responseHeaders: http.IncomingHttpHeaders }>((resolve, reject) => {
-    const request = client.request(url, {
-      method,
-      lookup,
-      agent: false,
-      headers: { ...headers, accept: 'application/json', 'user-agent': 'Vouch-Network/1', ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) },
-    }, (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const tooLarge = () => {
-        clearTimeout(deadline);
-        reject(new PeerCallError(`the answer is larger than the ${maxBytes} bytes this call allows`));
-        request.destroy();
-      };
-      if (Number(response.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) tooLarge();
-        else chunks.push(chunk);
-      });
-      response.on('end', () => {
-        clearTimeout(deadline);
-        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), responseHeaders: response.headers });
-      });
-      response.on('error', (err) => {
-        clearTimeout(deadline);
-        reject(new PeerCallError(err.message));
-      });
-    });
+  const { status, text, responseHeaders } = await new Promise<{
+    status: number;
+    text: string;
+    responseHeaders: http.IncomingHttpHeaders;
+  }>((resolve, reject) => {
+    const request = client.request(
+      url,
+      {
+        method,
+        lookup,
+        agent: false,
+        headers: {
+          ...headers,
+          accept: 'application/json',
+          'user-agent': 'Vouch-Network/1',
+          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const tooLarge = () => {
+          clearTimeout(deadline);
+          reject(new PeerCallError(`the answer is larger than the ${maxBytes} bytes this call allows`));
+          request.destroy();
+        };
+        if (Number(response.headers['content-length'] ?? 0) > maxBytes) return tooLarge();
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) tooLarge();
+          else chunks.push(chunk);
+        });
+        response.on('end', () => {
+          clearTimeout(deadline);
+          resolve({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            responseHeaders: response.headers,
+          });
+        });
+        response.on('error', (err) => {
+          clearTimeout(deadline);
+          reject(new PeerCallError(err.message));
+        });
+      },
+    );
     // The whole call, not an idle timeout: settled first, then the socket goes.
-    const deadline = setTimeout(() => {
-      reject(new PeerCallError(bySync ? `the deadline of the sync with this peer passed during the call (${allowedMs} ms left for it)` : `no complete answer within ${timeoutMs} ms`));
-      request.destroy();
-    }, Math.max(1, allowedMs - (Date.now() - started)));
+    const deadline = setTimeout(
+      () => {
+        reject(
+          new PeerCallError(
+            bySync
+              ? `the deadline of the sync with this peer passed during the call (${allowedMs} ms left for it)`
+              : `no complete answer within ${timeoutMs} ms`,
+          ),
+        );
+        request.destroy();
+      },
+      Math.max(1, allowedMs - (Date.now() - started)),
+    );
     request.on('error', (err) => {
       clearTimeout(deadline);
       reject(err instanceof PeerCallError ? err : new PeerCallError(err.message));
@@ -103,7 +141,9 @@ export async function callPeer(identity: NetworkIdentity, peer: PeerTarget, meth
   try {
     parsed = text ? await parseOff(text, MAX_JSON_DEPTH) : undefined;
   } catch (err) {
-    throw new PeerCallError(`the answer (HTTP ${status}) is not JSON of the protocol (${err instanceof Error ? err.message.slice(0, 80) : 'unreadable'})`);
+    throw new PeerCallError(
+      `the answer (HTTP ${status}) is not JSON of the protocol (${err instanceof Error ? err.message.slice(0, 80) : 'unreadable'})`,
+    );
   }
   return { status, body: parsed, headers: responseHeaders };
 }

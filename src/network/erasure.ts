@@ -7,14 +7,40 @@ import type { Dialect } from '../store/dialect.ts';
 import { withdrawErased, type Identifier } from './publisher.ts';
 import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
 
-export async function eraseFromNetwork(trx: NetworkDb, dialect: Dialect, entityId: string, identifiers: Identifier[]): Promise<void> {
+export async function eraseFromNetwork(
+  trx: NetworkDb,
+  dialect: Dialect,
+  entityId: string,
+  identifiers: Identifier[],
+): Promise<void> {
   await withdrawErased(trx, dialect, entityId, identifiers);
-  const queued = await trx.deleteFrom('network_pending').where('entity_id', '=', entityId).returning(['id_type', 'hash']).execute();
-  const candidates = [...identifiers, ...queued.map((q) => ({ idType: q.id_type, hash: q.hash })), { idType: ENTITY_TYPE, hash: entityId }];
+  const queued = await trx
+    .deleteFrom('network_pending')
+    .where('entity_id', '=', entityId)
+    .returning(['id_type', 'hash'])
+    .execute();
+  const candidates = [
+    ...identifiers,
+    ...queued.map((q) => ({ idType: q.id_type, hash: q.hash })),
+    { idType: ENTITY_TYPE, hash: entityId },
+  ];
   for (const id of candidates) {
-    const stillHeld = id.idType !== ENTITY_TYPE && await trx.selectFrom('identifiers').select(sql`1`.as('one')).where('environment', '=', 'live')
-      .where('id_type', '=', id.idType).where('hash', '=', id.hash).union(trx.selectFrom('network_pending').select(sql`1`.as('one'))
-        .where('id_type', '=', id.idType).where('hash', '=', id.hash)).executeTakeFirst();
+    const stillHeld =
+      id.idType !== ENTITY_TYPE &&
+      (await trx
+        .selectFrom('identifiers')
+        .select(sql`1`.as('one'))
+        .where('environment', '=', 'live')
+        .where('id_type', '=', id.idType)
+        .where('hash', '=', id.hash)
+        .union(
+          trx
+            .selectFrom('network_pending')
+            .select(sql`1`.as('one'))
+            .where('id_type', '=', id.idType)
+            .where('hash', '=', id.hash),
+        )
+        .executeTakeFirst());
     if (stillHeld) continue;
     await trx.deleteFrom('network_resolved').where('id_type', '=', id.idType).where('hash', '=', id.hash).execute();
     await trx.deleteFrom('network_matches').where('id_type', '=', id.idType).where('hash', '=', id.hash).execute();

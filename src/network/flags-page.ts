@@ -34,23 +34,51 @@ export function parseCursor(cursor: string | undefined): Cursor | undefined | nu
  * its first page was read, so that whatever changed during the pull (a withdrawal too) reaches the
  * peer at its next pull, however many syncs the pull took.
  */
-export async function flagsPage(db: NetworkDb, epochBase: number, peer: NetworkPeersTable, since: number, cursor: Cursor | undefined, limit: number): Promise<FlagsPage> {
-  const head = since === 0
-    ? cursor?.head ?? Number((await db.selectFrom('network_published').select(sql<number>`max(seq)`.as('m')).executeTakeFirst())?.m ?? 0)
-    : undefined;
+export async function flagsPage(
+  db: NetworkDb,
+  epochBase: number,
+  peer: NetworkPeersTable,
+  since: number,
+  cursor: Cursor | undefined,
+  limit: number,
+): Promise<FlagsPage> {
+  const head =
+    since === 0
+      ? (cursor?.head ??
+        Number(
+          (
+            await db
+              .selectFrom('network_published')
+              .select(sql<number>`max(seq)`.as('m'))
+              .executeTakeFirst()
+          )?.m ?? 0,
+        ))
+      : undefined;
   let query = db.selectFrom('network_published').select(['tag', 'label', 'label_key', 'seq']).where('seq', '>', since);
-  if (cursor) query = query.where((eb) => eb.or([eb('seq', '>', cursor.seq), eb.and([eb('seq', '=', cursor.seq), eb('tag', '>', cursor.tag)])]));
+  if (cursor)
+    query = query.where((eb) =>
+      eb.or([eb('seq', '>', cursor.seq), eb.and([eb('seq', '=', cursor.seq), eb('tag', '>', cursor.tag)])]),
+    );
   if (since === 0) query = query.where('label', 'is not', null);
-  const rows = await query.orderBy('seq').orderBy('tag').limit(limit + 1).execute();
+  const rows = await query
+    .orderBy('seq')
+    .orderBy('tag')
+    .limit(limit + 1)
+    .execute();
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   const kinds = new Set(publishedKinds(peer));
   const entries: FlagsPage['entries'] = page.map((row) => {
     const label = row.label === null ? undefined : (JSON.parse(row.label) as Label);
-    const shown = label ? Object.fromEntries(Object.entries(label.kinds).filter(([k]) => kinds.has(k as FlagKind))) : {};
+    const shown = label
+      ? Object.fromEntries(Object.entries(label.kinds).filter(([k]) => kinds.has(k as FlagKind)))
+      : {};
     const key = row.label_key === null ? undefined : fromB64(row.label_key, 32);
     if (!label || !key || Object.keys(shown).length === 0) return { tag: row.tag, withdrawn: true as const };
-    return { tag: row.tag, sealed: sealLabel({ kinds: shown, latest_month: label.latest_month }, Buffer.from(key), row.tag) };
+    return {
+      tag: row.tag,
+      sealed: sealLabel({ kinds: shown, latest_month: label.latest_month }, Buffer.from(key), row.tag),
+    };
   });
   const last = page[page.length - 1];
   const next = more && last ? `${Number(last.seq)}.${last.tag}${head === undefined ? '' : `.${head}`}` : null;

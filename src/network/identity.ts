@@ -30,7 +30,8 @@ export function ed25519PublicKey(raw: string): KeyObject | undefined {
   }
 }
 
-export const signText = (identity: NetworkIdentity, text: string): string => sign(null, Buffer.from(text, 'utf8'), identity.privateKey).toString('base64url');
+export const signText = (identity: NetworkIdentity, text: string): string =>
+  sign(null, Buffer.from(text, 'utf8'), identity.privateKey).toString('base64url');
 
 export function verifyText(publicKey: KeyObject, text: string, signature: string): boolean {
   const bytes = fromB64(signature, 64);
@@ -66,16 +67,24 @@ function generateRow(enc: KeyEncryption) {
 export async function loadIdentity(db: NetworkDb, enc: KeyEncryption): Promise<NetworkIdentity> {
   let row = await db.selectFrom('network_identity').selectAll().where('id', '=', 'self').executeTakeFirst();
   if (!row) {
-    await db.insertInto('network_identity').values(generateRow(enc)).onConflict((oc) => oc.column('id').doNothing()).execute();
+    await db
+      .insertInto('network_identity')
+      .values(generateRow(enc))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
     row = await db.selectFrom('network_identity').selectAll().where('id', '=', 'self').executeTakeFirstOrThrow();
   }
   const signing = unseal(row.signing_private, SIGNING_KID, enc);
   const secret = unseal(row.oprf_secret, OPRF_KID, enc);
   if (signing.reseal || secret.reseal) {
-    await db.updateTable('network_identity').set({
-      signing_private: seal(signing.jwk, SIGNING_KID, enc.current),
-      oprf_secret: seal(secret.jwk, OPRF_KID, enc.current),
-    }).where('id', '=', 'self').execute();
+    await db
+      .updateTable('network_identity')
+      .set({
+        signing_private: seal(signing.jwk, SIGNING_KID, enc.current),
+        oprf_secret: seal(secret.jwk, OPRF_KID, enc.current),
+      })
+      .where('id', '=', 'self')
+      .execute();
   }
   const privateKey = createPrivateKey({ key: JSON.parse(signing.jwk) as Record<string, string>, format: 'jwk' });
   return {
@@ -93,7 +102,11 @@ export async function loadIdentity(db: NetworkDb, enc: KeyEncryption): Promise<N
  * (src/trust/profile.ts), in whichever process made the change — the API's or the CLI's.
  */
 export async function announceNetworkChange(db: NetworkDb): Promise<void> {
-  await db.updateTable('network_identity').set((eb) => ({ state_version: eb('state_version', '+', 1) })).where('id', '=', 'self').execute();
+  await db
+    .updateTable('network_identity')
+    .set((eb) => ({ state_version: eb('state_version', '+', 1) }))
+    .where('id', '=', 'self')
+    .execute();
 }
 
 /** Stores the descriptor's name this deployment serves under, so another process (the CLI) shows the same. */

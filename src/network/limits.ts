@@ -3,7 +3,10 @@
 import { FLAG_KINDS } from './oprf.ts';
 
 /** Label JSON as sealLabel writes it, at its longest (every kind, counts at parseLabel's bound) and shortest. */
-const LABEL_JSON_MAX = JSON.stringify({ kinds: Object.fromEntries(FLAG_KINDS.map((k) => [k, 1e9])), latest_month: '9999-12' }).length;
+const LABEL_JSON_MAX = JSON.stringify({
+  kinds: Object.fromEntries(FLAG_KINDS.map((k) => [k, 1e9])),
+  latest_month: '9999-12',
+}).length;
 const SHORTEST_KIND = [...FLAG_KINDS].sort((a, b) => a.length - b.length)[0]!;
 const LABEL_JSON_MIN = JSON.stringify({ kinds: { [SHORTEST_KIND]: 1 }, latest_month: '2000-01' }).length;
 /** base64url (unpadded) of iv (12) ‖ ciphertext ‖ GCM tag (16). */
@@ -45,12 +48,15 @@ export interface SyncLimits {
 }
 
 /** The limits of the configuration (config.network). */
-export const syncLimits = (network: { maxFlagsPerPeer?: number | undefined }): SyncLimits => ({ maxFlagsPerPeer: network.maxFlagsPerPeer ?? MAX_FLAGS_PER_PEER });
+export const syncLimits = (network: { maxFlagsPerPeer?: number | undefined }): SyncLimits => ({
+  maxFlagsPerPeer: network.maxFlagsPerPeer ?? MAX_FLAGS_PER_PEER,
+});
 
 /** A peer's Retry-After (seconds, or an HTTP date), bounded. */
 export function retryAfterSeconds(value: unknown, now = Date.now()): number {
   let seconds = RETRY_AFTER_DEFAULT_S;
   if (typeof value === 'string' && /^\d{1,10}$/.test(value.trim())) seconds = Number(value.trim());
-  else if (typeof value === 'string' && Number.isFinite(Date.parse(value))) seconds = Math.ceil((Date.parse(value) - now) / 1000);
+  else if (typeof value === 'string' && Number.isFinite(Date.parse(value)))
+    seconds = Math.ceil((Date.parse(value) - now) / 1000);
   return Math.min(RETRY_AFTER_MAX_S, Math.max(1, seconds));
 }

@@ -28,18 +28,43 @@ function gauge(registry: Registry, name: string, help: string): Gauge {
 }
 
 export function networkMetrics(metrics: Metrics): NetworkMetrics {
-  const served = metrics.counter('vouch_network_requests_total', 'Peer requests answered, by endpoint and status class', ['endpoint', 'status']);
+  const served = metrics.counter(
+    'vouch_network_requests_total',
+    'Peer requests answered, by endpoint and status class',
+    ['endpoint', 'status'],
+  );
   const refused = metrics.counter('vouch_network_refused_total', 'Peer requests refused, by reason', ['reason']);
-  const evaluations = metrics.counter('vouch_network_evaluations_total', 'OPRF elements evaluated: served to peers, or asked of peers', ['direction']);
+  const evaluations = metrics.counter(
+    'vouch_network_evaluations_total',
+    'OPRF elements evaluated: served to peers, or asked of peers',
+    ['direction'],
+  );
   const syncs = metrics.counter('vouch_network_syncs_total', 'Syncs with a peer, by outcome', ['outcome']);
   const pulled = metrics.counter('vouch_network_flags_pulled_total', 'Flag entries pulled from peers');
-  const refusedGrowth = metrics.counter('vouch_network_peer_growth_refused_total', 'Pages of a peer\'s flags held back: its set would pass the cap, or grew abnormally in 24 hours', ['reason']);
-  const budgetRatio = (metrics.registry.getSingleMetric('vouch_network_budget_used_ratio') as Gauge | undefined)
-    ?? new Gauge({ name: 'vouch_network_budget_used_ratio', help: 'Share of a peer\'s evaluation budget it used in the last 24 hours', labelNames: ['peer_id'], registers: [metrics.registry] });
-  const budgetAlerts = metrics.counter('vouch_network_budget_alerts_total', 'Times a peer went past 80 % of its evaluation budget in 24 hours (enumeration alert)', ['peer_id']);
-  const pendingDropped = metrics.counter('vouch_network_pending_dropped_total', 'Identifiers named only in score requests, dropped over their client\'s quota of queued ones');
+  const refusedGrowth = metrics.counter(
+    'vouch_network_peer_growth_refused_total',
+    "Pages of a peer's flags held back: its set would pass the cap, or grew abnormally in 24 hours",
+    ['reason'],
+  );
+  const budgetRatio =
+    (metrics.registry.getSingleMetric('vouch_network_budget_used_ratio') as Gauge | undefined) ??
+    new Gauge({
+      name: 'vouch_network_budget_used_ratio',
+      help: "Share of a peer's evaluation budget it used in the last 24 hours",
+      labelNames: ['peer_id'],
+      registers: [metrics.registry],
+    });
+  const budgetAlerts = metrics.counter(
+    'vouch_network_budget_alerts_total',
+    'Times a peer went past 80 % of its evaluation budget in 24 hours (enumeration alert)',
+    ['peer_id'],
+  );
+  const pendingDropped = metrics.counter(
+    'vouch_network_pending_dropped_total',
+    "Identifiers named only in score requests, dropped over their client's quota of queued ones",
+  );
   const published = gauge(metrics.registry, 'vouch_network_flags_published', 'Entries this deployment publishes');
-  const matched = gauge(metrics.registry, 'vouch_network_matches', 'Local identifiers matched in peers\' flag sets');
+  const matched = gauge(metrics.registry, 'vouch_network_matches', "Local identifiers matched in peers' flag sets");
   return {
     served: (endpoint, status) => served.inc({ endpoint, status: `${Math.floor(status / 100)}xx` }),
     refused: (reason) => refused.inc({ reason }),

@@ -28,11 +28,16 @@ export const evaluateBlindedOff = (keys: OprfKeyPair, elements: string[]) =>
   submit<EvaluateAnswer>({ op: 'evaluate', secretKey: keys.secretKey, publicKey: keys.publicKey, elements });
 
 /** ownEntries (oprf.ts), in the worker: the publisher's PRF of new flagged identifiers. */
-export const ownEntriesOff = (secretKey: Uint8Array, inputs: Uint8Array[]) => submit<Array<{ tag: string; labelKey: string }>>({ op: 'own', secretKey, inputs });
+export const ownEntriesOff = (secretKey: Uint8Array, inputs: Uint8Array[]) =>
+  submit<Array<{ tag: string; labelKey: string }>>({ op: 'own', secretKey, inputs });
 
 /** blindInputs (oprf.ts), in the worker. */
 export const blindInputsOff = (inputs: Uint8Array[]) => submit<Blinded[]>({ op: 'blind', inputs });
 
 /** finalizeAll (oprf.ts), in the worker: undefined when the proof does not verify. */
-export const finalizeAllOff = async (items: Blinded[], evaluated: Uint8Array[], publicKey: Uint8Array, proof: Uint8Array) =>
-  (await submit<Uint8Array[] | null>({ op: 'finalize', items, evaluated, publicKey, proof })) ?? undefined;
+export const finalizeAllOff = async (
+  items: Blinded[],
+  evaluated: Uint8Array[],
+  publicKey: Uint8Array,
+  proof: Uint8Array,
+) => (await submit<Uint8Array[] | null>({ op: 'finalize', items, evaluated, publicKey, proof })) ?? undefined;

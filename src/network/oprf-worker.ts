@@ -8,7 +8,8 @@ import type { OprfJob, OprfReply } from './oprf-thread.ts';
 const port = parentPort!;
 
 function run(job: OprfJob): unknown {
-  if (job.op === 'evaluate') return evaluateElements({ secretKey: job.secretKey, publicKey: job.publicKey }, job.elements);
+  if (job.op === 'evaluate')
+    return evaluateElements({ secretKey: job.secretKey, publicKey: job.publicKey }, job.elements);
   if (job.op === 'blind') return blindInputs(job.inputs);
   if (job.op === 'own') return ownEntries(job.secretKey, job.inputs);
   return finalizeAll(job.items, job.evaluated, job.publicKey, job.proof) ?? null;

@@ -58,7 +58,10 @@ export function evaluateOwn(secretKey: Uint8Array, input: Uint8Array): Uint8Arra
  * proof that the same key as `publicKey` was used. Throws on an element that is not a valid,
  * non-identity ristretto255 encoding.
  */
-export function evaluateBlinded(keys: OprfKeyPair, elements: Uint8Array[]): { evaluated: Uint8Array[]; proof: Uint8Array } {
+export function evaluateBlinded(
+  keys: OprfKeyPair,
+  elements: Uint8Array[],
+): { evaluated: Uint8Array[]; proof: Uint8Array } {
   return suite.blindEvaluateBatch(keys.secretKey, keys.publicKey, elements);
 }
 
@@ -67,7 +70,10 @@ export function evaluateBlinded(keys: OprfKeyPair, elements: Uint8Array[]): { ev
  * that is not canonical base64url of a valid, non-identity ristretto255 encoding, or the answer
  * (base64url). Run in the worker thread (oprf-thread.ts).
  */
-export function evaluateElements(keys: OprfKeyPair, encoded: string[]): { evaluated: string[]; proof: string } | { bad: number } {
+export function evaluateElements(
+  keys: OprfKeyPair,
+  encoded: string[],
+): { evaluated: string[]; proof: string } | { bad: number } {
   const elements: Uint8Array[] = [];
   for (const [i, text] of encoded.entries()) {
     const bytes = fromB64(text, ELEMENT_BYTES);
@@ -100,19 +106,35 @@ export function blindInputs(inputs: Uint8Array[]): Blinded[] {
  * The asking side: checks the peer's proof against its pinned OPRF key and unblinds. Undefined
  * when the answer is malformed or the proof fails (the peer used another key, or lied).
  */
-export function finalizeAll(items: Blinded[], evaluated: Uint8Array[], publicKey: Uint8Array, proof: Uint8Array): Uint8Array[] | undefined {
+export function finalizeAll(
+  items: Blinded[],
+  evaluated: Uint8Array[],
+  publicKey: Uint8Array,
+  proof: Uint8Array,
+): Uint8Array[] | undefined {
   if (evaluated.length !== items.length || proof.length !== PROOF_BYTES) return undefined;
   try {
-    return suite.finalizeBatch(items.map((item, i) => ({ input: item.input, blind: item.blind, blinded: item.blinded, evaluated: evaluated[i]! })), publicKey, proof);
+    return suite.finalizeBatch(
+      items.map((item, i) => ({
+        input: item.input,
+        blind: item.blind,
+        blinded: item.blinded,
+        evaluated: evaluated[i]!,
+      })),
+      publicKey,
+      proof,
+    );
   } catch {
     return undefined;
   }
 }
 
-const derive = (prfOutput: Uint8Array, info: string) => Buffer.from(hkdfSync('sha256', prfOutput, Buffer.alloc(0), info, 32));
+const derive = (prfOutput: Uint8Array, info: string) =>
+  Buffer.from(hkdfSync('sha256', prfOutput, Buffer.alloc(0), info, 32));
 
 /** The public name of an entry: reveals nothing of the PRF output it comes from. */
-export const deriveTag = (prfOutput: Uint8Array): string => derive(prfOutput, 'vouch-network/v1 tag').toString('base64url');
+export const deriveTag = (prfOutput: Uint8Array): string =>
+  derive(prfOutput, 'vouch-network/v1 tag').toString('base64url');
 
 /** The key sealing the entry's label: only a holder of the same identifier can derive it. */
 export const deriveLabelKey = (prfOutput: Uint8Array): Buffer => derive(prfOutput, 'vouch-network/v1 label');
@@ -145,7 +167,9 @@ export function openLabel(sealed: string, key: Buffer, tag: string): Label | und
     const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
     decipher.setAAD(labelAad(tag));
     decipher.setAuthTag(bytes.subarray(bytes.length - 16));
-    const text = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString('utf8');
+    const text = Buffer.concat([decipher.update(bytes.subarray(12, bytes.length - 16)), decipher.final()]).toString(
+      'utf8',
+    );
     return parseLabel(JSON.parse(text) as unknown);
   } catch {
     return undefined;
@@ -159,7 +183,13 @@ export function parseLabel(value: unknown): Label | undefined {
   if (typeof month !== 'string' || !MONTH.test(month) || typeof kinds !== 'object' || kinds === null) return undefined;
   const out: Partial<Record<FlagKind, number>> = {};
   for (const [kind, count] of Object.entries(kinds)) {
-    if (!(FLAG_KINDS as readonly string[]).includes(kind) || !Number.isSafeInteger(count) || (count as number) < 1 || (count as number) > 1e9) return undefined;
+    if (
+      !(FLAG_KINDS as readonly string[]).includes(kind) ||
+      !Number.isSafeInteger(count) ||
+      (count as number) < 1 ||
+      (count as number) > 1e9
+    )
+      return undefined;
     out[kind as FlagKind] = count as number;
   }
   return Object.keys(out).length > 0 ? { kinds: out, latest_month: month } : undefined;

@@ -37,7 +37,14 @@ export function pageCache(now: () => number = Date.now): PageCache {
   };
   return {
     async get(db, key, compute) {
-      const head = Number((await db.selectFrom('network_published').select(sql<number | string | null>`max(seq)`.as('m')).executeTakeFirst())?.m ?? 0);
+      const head = Number(
+        (
+          await db
+            .selectFrom('network_published')
+            .select(sql<number | string | null>`max(seq)`.as('m'))
+            .executeTakeFirst()
+        )?.m ?? 0,
+      );
       const name = JSON.stringify([key.peerId, key.epoch, key.since, key.cursor ?? '', key.limit, head]);
       const hit = pages.get(name);
       if (hit && now() - hit.at <= CACHE_TTL_MS) return { page: hit.page, cached: true };

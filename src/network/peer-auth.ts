@@ -8,7 +8,12 @@ import { ApiError } from '../http/problem.ts';
 import { ed25519PublicKey, signText, verifyText, type NetworkIdentity } from './identity.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 
-export const HEADER = { key: 'vouch-peer-key', timestamp: 'vouch-timestamp', nonce: 'vouch-nonce', signature: 'vouch-signature' } as const;
+export const HEADER = {
+  key: 'vouch-peer-key',
+  timestamp: 'vouch-timestamp',
+  nonce: 'vouch-nonce',
+  signature: 'vouch-signature',
+} as const;
 
 /** How far a signed timestamp may be from this clock; nonces are kept twice as long. */
 const MAX_SKEW_SECONDS = 300;
@@ -17,8 +22,17 @@ const TIMESTAMP = /^\d{1,12}$/;
 
 const digest = (body: string | Buffer) => createHash('sha256').update(body).digest('base64url');
 
-function requestSigningText(recipientKey: string, method: string, path: string, timestamp: string, nonce: string, body: string | Buffer): string {
-  return ['vouch-network/v1 request', recipientKey, method.toUpperCase(), path, timestamp, nonce, digest(body)].join('\n');
+function requestSigningText(
+  recipientKey: string,
+  method: string,
+  path: string,
+  timestamp: string,
+  nonce: string,
+  body: string | Buffer,
+): string {
+  return ['vouch-network/v1 request', recipientKey, method.toUpperCase(), path, timestamp, nonce, digest(body)].join(
+    '\n',
+  );
 }
 
 function responseSigningText(status: number, requestNonce: string, timestamp: string, body: string | Buffer): string {
@@ -26,7 +40,13 @@ function responseSigningText(status: number, requestNonce: string, timestamp: st
 }
 
 /** Headers of a signed request from this deployment to the peer whose pinned signing key is `recipientKey`. */
-export function signRequest(identity: NetworkIdentity, recipientKey: string, method: string, path: string, body: string): Record<string, string> {
+export function signRequest(
+  identity: NetworkIdentity,
+  recipientKey: string,
+  method: string,
+  path: string,
+  body: string,
+): Record<string, string> {
   const timestamp = String(Math.floor(Date.now() / 1000));
   const nonce = randomBytes(18).toString('base64url');
   return {
@@ -38,11 +58,18 @@ export function signRequest(identity: NetworkIdentity, recipientKey: string, met
 }
 
 /** Whether an answer was signed by the pinned key, for this request's nonce, recently. */
-export function verifyResponse(pinnedKey: string, status: number, requestNonce: string, headers: Record<string, unknown>, body: string): boolean {
+export function verifyResponse(
+  pinnedKey: string,
+  status: number,
+  requestNonce: string,
+  headers: Record<string, unknown>,
+  body: string,
+): boolean {
   const key = ed25519PublicKey(pinnedKey);
   const timestamp = headers[HEADER.timestamp];
   const signature = headers[HEADER.signature];
-  if (!key || typeof timestamp !== 'string' || typeof signature !== 'string' || !TIMESTAMP.test(timestamp)) return false;
+  if (!key || typeof timestamp !== 'string' || typeof signature !== 'string' || !TIMESTAMP.test(timestamp))
+    return false;
   if (Math.abs(Date.now() / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS) return false;
   return verifyText(key, responseSigningText(status, requestNonce, timestamp, body), signature);
 }
@@ -60,7 +87,10 @@ declare module 'fastify' {
   }
 }
 
-const refuse = (detail: string) => new ApiError(401, 'unauthenticated', detail, { headers: { 'www-authenticate': 'Vouch-Signature realm="vouch-network"' } });
+const refuse = (detail: string) =>
+  new ApiError(401, 'unauthenticated', detail, {
+    headers: { 'www-authenticate': 'Vouch-Signature realm="vouch-network"' },
+  });
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name];
@@ -86,7 +116,12 @@ export interface PeerHooks {
  * The checks of signed peer requests and the signature on their answers, as route hooks (the JSON
  * parser keeps a peer route's raw body: see app.ts). `onRefused` counts refusals.
  */
-export function peerHooks(db: NetworkDb, identity: NetworkIdentity, onRefused: (reason: string) => void, onServed: (route: string, status: number) => void): PeerHooks {
+export function peerHooks(
+  db: NetworkDb,
+  identity: NetworkIdentity,
+  onRefused: (reason: string) => void,
+  onServed: (route: string, status: number) => void,
+): PeerHooks {
   return {
     async verifyPeer(request) {
       const key = header(request, HEADER.key);
@@ -95,7 +130,9 @@ export function peerHooks(db: NetworkDb, identity: NetworkIdentity, onRefused: (
       const signature = header(request, HEADER.signature);
       if (!key || !timestamp || !nonce || !signature || !TIMESTAMP.test(timestamp) || !NONCE.test(nonce)) {
         onRefused('unsigned');
-        throw refuse('A signed peer request is required (Vouch-Peer-Key, Vouch-Timestamp, Vouch-Nonce, Vouch-Signature).');
+        throw refuse(
+          'A signed peer request is required (Vouch-Peer-Key, Vouch-Timestamp, Vouch-Nonce, Vouch-Signature).',
+        );
       }
       const peer = await db.selectFrom('network_peers').selectAll().where('signing_key', '=', key).executeTakeFirst();
       if (!peer) {
@@ -119,12 +156,22 @@ export function peerHooks(db: NetworkDb, identity: NetworkIdentity, onRefused: (
       const nonce = header(request, HEADER.nonce)!;
       const key = ed25519PublicKey(peer.signing_key);
       // Signed for this deployment's own key: a request a peer received can't be replayed at another one.
-      const text = requestSigningText(identity.signingKey, request.method, request.url, timestamp, nonce, request.rawBody ?? '');
+      const text = requestSigningText(
+        identity.signingKey,
+        request.method,
+        request.url,
+        timestamp,
+        nonce,
+        request.rawBody ?? '',
+      );
       if (!key || !verifyText(key, text, header(request, HEADER.signature)!)) {
         onRefused('bad_signature');
-        throw refuse('The request signature does not verify under this peer\'s pinned key for this deployment (requests are signed for their recipient\'s key).');
+        throw refuse(
+          "The request signature does not verify under this peer's pinned key for this deployment (requests are signed for their recipient's key).",
+        );
       }
-      const inserted = await db.insertInto('network_nonces')
+      const inserted = await db
+        .insertInto('network_nonces')
         .values({ peer_id: peer.id, nonce, expires_at: (Number(timestamp) + 2 * MAX_SKEW_SECONDS) * 1000 })
         .onConflict((oc) => oc.columns(['peer_id', 'nonce']).doNothing())
         .executeTakeFirst();
@@ -139,7 +186,13 @@ export function peerHooks(db: NetworkDb, identity: NetworkIdentity, onRefused: (
       const nonce = header(request, HEADER.nonce);
       const timestamp = String(Math.floor(Date.now() / 1000));
       reply.header(HEADER.timestamp, timestamp);
-      reply.header(HEADER.signature, signText(identity, responseSigningText(reply.statusCode, nonce && NONCE.test(nonce) ? nonce : '', timestamp, payload)));
+      reply.header(
+        HEADER.signature,
+        signText(
+          identity,
+          responseSigningText(reply.statusCode, nonce && NONCE.test(nonce) ? nonce : '', timestamp, payload),
+        ),
+      );
       return payload;
     },
 

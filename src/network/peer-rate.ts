@@ -30,17 +30,26 @@ function requestUnits(request: FastifyRequest): number {
 export function peerRate(onRefused: (reason: string) => void): PeerRate {
   // Made on first use from the app the routes are registered on (the rate-limit plugin is registered before them).
   let limiter: Limiter | undefined;
-  const limiterOf = (request: FastifyRequest) => (limiter ??= request.server.createRateLimit({
-    max: PEER_UNITS_PER_WINDOW,
-    timeWindow: WINDOW_MS,
-    keyGenerator: (r) => `peer:${r.peer?.id ?? ''}`,
-  }));
+  const limiterOf = (request: FastifyRequest) =>
+    (limiter ??= request.server.createRateLimit({
+      max: PEER_UNITS_PER_WINDOW,
+      timeWindow: WINDOW_MS,
+      keyGenerator: (r) => `peer:${r.peer?.id ?? ''}`,
+    }));
   const refuse = (request: FastifyRequest, retryAfterSeconds: number) => {
     onRefused('rate');
-    request.log.warn({ event: 'network_peer_rate_exceeded', peer_id: request.peer?.id }, 'peer request refused: request rate');
-    return new ApiError(429, 'rate_limited', `This peer's request rate of ${PEER_UNITS_PER_WINDOW} units a minute (a flags page costs one per ${ENTRIES_PER_UNIT} entries asked) is used up.`, {
-      headers: { 'retry-after': String(Math.max(1, retryAfterSeconds)) },
-    });
+    request.log.warn(
+      { event: 'network_peer_rate_exceeded', peer_id: request.peer?.id },
+      'peer request refused: request rate',
+    );
+    return new ApiError(
+      429,
+      'rate_limited',
+      `This peer's request rate of ${PEER_UNITS_PER_WINDOW} units a minute (a flags page costs one per ${ENTRIES_PER_UNIT} entries asked) is used up.`,
+      {
+        headers: { 'retry-after': String(Math.max(1, retryAfterSeconds)) },
+      },
+    );
   };
   return {
     async refuseExhausted(request) {

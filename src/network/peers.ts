@@ -10,39 +10,79 @@ import { deletePeerData } from './chunks.ts';
 import { syncStateDb } from './sync-state.ts';
 
 const DEFAULT_BUDGET_PER_DAY = 2_000;
-const NO_CONTROL = { pattern: '^[^\\u0000-\\u001f\\u007f]*$', [PATTERN_MESSAGE]: 'must not contain control characters' };
-const SIGNING_KEY = Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', [PATTERN_MESSAGE]: 'must be a base64url Ed25519 public key (43 characters), as the peer\'s descriptor shows it', description: "the peer's Ed25519 public key (base64url), pinned" });
-const Publish = Type.Array(StringEnum(FLAG_KINDS), { uniqueItems: true, maxItems: FLAG_KINDS.length, description: 'which kinds this deployment shows that peer' });
-const Weight = Type.Number({ minimum: 0, maximum: 10, description: "the peer's weight in the network_flags signal (default 1)" });
-const Budget = Type.Integer({ minimum: 0, maximum: 10_000_000, description: 'evaluations the peer may ask for in any 24 hours (a rolling window; default 2000)' });
+const NO_CONTROL = {
+  pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+  [PATTERN_MESSAGE]: 'must not contain control characters',
+};
+const SIGNING_KEY = Type.String({
+  pattern: '^[A-Za-z0-9_-]{43}$',
+  [PATTERN_MESSAGE]: "must be a base64url Ed25519 public key (43 characters), as the peer's descriptor shows it",
+  description: "the peer's Ed25519 public key (base64url), pinned",
+});
+const Publish = Type.Array(StringEnum(FLAG_KINDS), {
+  uniqueItems: true,
+  maxItems: FLAG_KINDS.length,
+  description: 'which kinds this deployment shows that peer',
+});
+const Weight = Type.Number({
+  minimum: 0,
+  maximum: 10,
+  description: "the peer's weight in the network_flags signal (default 1)",
+});
+const Budget = Type.Integer({
+  minimum: 0,
+  maximum: 10_000_000,
+  description: 'evaluations the peer may ask for in any 24 hours (a rolling window; default 2000)',
+});
 
-export const PeerRecord = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  url: Type.String(),
-  signing_key: Type.String(),
-  status: StringEnum(['active', 'suspended'] as const),
-  weight: Type.Number(),
-  publish: Type.Array(Type.String()),
-  last_sync_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  budget_per_day: Type.Integer(),
-}, { $id: 'NetworkPeer' });
+export const PeerRecord = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    url: Type.String(),
+    signing_key: Type.String(),
+    status: StringEnum(['active', 'suspended'] as const),
+    weight: Type.Number(),
+    publish: Type.Array(Type.String()),
+    last_sync_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    budget_per_day: Type.Integer(),
+  },
+  { $id: 'NetworkPeer' },
+);
 
-export const CreatePeerBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100, ...NO_CONTROL }),
-  url: Type.String({ minLength: 1, maxLength: 2048 }),
-  signing_key: SIGNING_KEY,
-  publish: Type.Optional(Publish),
-  weight: Type.Optional(Weight),
-  budget_per_day: Type.Optional(Budget),
-}, { additionalProperties: false, examples: [{ name: 'marketplace-b', url: 'https://vouch.marketplace-b.example', signing_key: 'O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik', publish: [...FLAG_KINDS], weight: 1, budget_per_day: 2_000 }] });
+export const CreatePeerBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, ...NO_CONTROL }),
+    url: Type.String({ minLength: 1, maxLength: 2048 }),
+    signing_key: SIGNING_KEY,
+    publish: Type.Optional(Publish),
+    weight: Type.Optional(Weight),
+    budget_per_day: Type.Optional(Budget),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'marketplace-b',
+        url: 'https://vouch.marketplace-b.example',
+        signing_key: 'O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik',
+        publish: [...FLAG_KINDS],
+        weight: 1,
+        budget_per_day: 2_000,
+      },
+    ],
+  },
+);
 
-export const UpdatePeerBody = Type.Object({
-  status: Type.Optional(StringEnum(['active', 'suspended'] as const)),
-  weight: Type.Optional(Weight),
-  publish: Type.Optional(Publish),
-  budget_per_day: Type.Optional(Budget),
-}, { additionalProperties: false, minProperties: 1, examples: [{ status: 'suspended' }] });
+export const UpdatePeerBody = Type.Object(
+  {
+    status: Type.Optional(StringEnum(['active', 'suspended'] as const)),
+    weight: Type.Optional(Weight),
+    publish: Type.Optional(Publish),
+    budget_per_day: Type.Optional(Budget),
+  },
+  { additionalProperties: false, minProperties: 1, examples: [{ status: 'suspended' }] },
+);
 
 export const PEER_ID = /^peer_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -69,7 +109,8 @@ export async function listPeers(db: NetworkDb, status?: 'active'): Promise<Netwo
   return query.execute();
 }
 
-export const findPeer = (db: NetworkDb, id: string) => db.selectFrom('network_peers').selectAll().where('id', '=', id).executeTakeFirst();
+export const findPeer = (db: NetworkDb, id: string) =>
+  db.selectFrom('network_peers').selectAll().where('id', '=', id).executeTakeFirst();
 
 /**
  * Removes a peer and everything this deployment holds about it (pulled flags, resolutions,
@@ -81,7 +122,8 @@ export async function removePeer(db: NetworkDb, id: string): Promise<void> {
   await db.updateTable('network_peers').set({ status: 'suspended' }).where('id', '=', id).execute();
   await deletePeerData(db, id);
   await db.transaction().execute(async (trx) => {
-    for (const table of ['network_nonces', 'network_budget'] as const) await trx.deleteFrom(table).where('peer_id', '=', id).execute();
+    for (const table of ['network_nonces', 'network_budget'] as const)
+      await trx.deleteFrom(table).where('peer_id', '=', id).execute();
     await syncStateDb(trx).deleteFrom('network_peer_sync').where('peer_id', '=', id).execute();
     await trx.deleteFrom('network_peers').where('id', '=', id).execute();
   });
@@ -91,7 +133,11 @@ export async function removePeer(db: NetworkDb, id: string): Promise<void> {
 
 /** A peer that cannot be added as given: `field` names the input; `conflict` when its key is already a peer. */
 export class PeerInputError extends Error {
-  constructor(readonly field: string, message: string, readonly conflict = false) {
+  constructor(
+    readonly field: string,
+    message: string,
+    readonly conflict = false,
+  ) {
     super(message);
   }
 }
@@ -106,17 +152,38 @@ export interface NewPeer {
 }
 
 /** Adds a peer after the URL check (as for webhooks) and the key checks; nothing is sent to it here. */
-export async function addPeer(db: NetworkDb, ownKey: string, input: NewPeer, urlPolicy: UrlPolicy): Promise<NetworkPeersTable> {
+export async function addPeer(
+  db: NetworkDb,
+  ownKey: string,
+  input: NewPeer,
+  urlPolicy: UrlPolicy,
+): Promise<NetworkPeersTable> {
   const check = await checkDestination(input.url, urlPolicy);
   if (!check.ok) throw new PeerInputError('url', check.message);
-  if (!ed25519PublicKey(input.signing_key)) throw new PeerInputError('signing_key', 'must be an Ed25519 public key (base64url)');
-  if (input.signing_key === ownKey) throw new PeerInputError('signing_key', "must be another deployment's key, not this one's");
+  if (!ed25519PublicKey(input.signing_key))
+    throw new PeerInputError('signing_key', 'must be an Ed25519 public key (base64url)');
+  if (input.signing_key === ownKey)
+    throw new PeerInputError('signing_key', "must be another deployment's key, not this one's");
   const duplicate = () => new PeerInputError('signing_key', 'a peer with this signing key already exists', true);
-  if (await db.selectFrom('network_peers').select('id').where('signing_key', '=', input.signing_key).executeTakeFirst()) throw duplicate();
+  if (await db.selectFrom('network_peers').select('id').where('signing_key', '=', input.signing_key).executeTakeFirst())
+    throw duplicate();
   const row: NetworkPeersTable = {
-    id: newId('peer'), name: input.name, url: check.url.href.replace(/\/+$/, ''), signing_key: input.signing_key, oprf_public: null, status: 'active',
-    weight: input.weight ?? 1, publish: (input.publish ?? [...FLAG_KINDS]).join(' '), publish_epoch: 0, budget_per_day: input.budget_per_day ?? DEFAULT_BUDGET_PER_DAY,
-    flags_since: '', flags_epoch: '', flags_cursor: '', last_sync_at: null, last_error: null, created_at: Date.now(),
+    id: newId('peer'),
+    name: input.name,
+    url: check.url.href.replace(/\/+$/, ''),
+    signing_key: input.signing_key,
+    oprf_public: null,
+    status: 'active',
+    weight: input.weight ?? 1,
+    publish: (input.publish ?? [...FLAG_KINDS]).join(' '),
+    publish_epoch: 0,
+    budget_per_day: input.budget_per_day ?? DEFAULT_BUDGET_PER_DAY,
+    flags_since: '',
+    flags_epoch: '',
+    flags_cursor: '',
+    last_sync_at: null,
+    last_error: null,
+    created_at: Date.now(),
   };
   try {
     await db.insertInto('network_peers').values(row).execute();
@@ -135,7 +202,11 @@ export interface PeerChanges {
 }
 
 /** Applies an admin's changes; a change of the published kinds makes the peer's next pull start over. */
-export async function updatePeer(db: NetworkDb, row: NetworkPeersTable, { status, weight, publish, budget_per_day: budget }: PeerChanges): Promise<NetworkPeersTable> {
+export async function updatePeer(
+  db: NetworkDb,
+  row: NetworkPeersTable,
+  { status, weight, publish, budget_per_day: budget }: PeerChanges,
+): Promise<NetworkPeersTable> {
   const nextPublish = publish === undefined ? row.publish : publish.join(' ');
   const changes = {
     ...(status !== undefined ? { status } : {}),
@@ -143,6 +214,7 @@ export async function updatePeer(db: NetworkDb, row: NetworkPeersTable, { status
     ...(budget !== undefined ? { budget_per_day: budget } : {}),
     ...(nextPublish !== row.publish ? { publish: nextPublish, publish_epoch: Number(row.publish_epoch) + 1 } : {}),
   };
-  if (Object.keys(changes).length > 0) await db.updateTable('network_peers').set(changes).where('id', '=', row.id).execute();
+  if (Object.keys(changes).length > 0)
+    await db.updateTable('network_peers').set(changes).where('id', '=', row.id).execute();
   return (await findPeer(db, row.id)) ?? row;
 }

@@ -35,7 +35,8 @@ const MAX_REMEMBERED = 100_000;
 /** Rows per statement (SQLite's bound parameters, PostgreSQL's plan size). */
 const CHUNK = 200;
 
-const keyOf = (id: { type: string; hash: string; entityId: string }) => `${id.type}\u0000${id.hash}\u0000${id.entityId}`;
+const keyOf = (id: { type: string; hash: string; entityId: string }) =>
+  `${id.type}\u0000${id.hash}\u0000${id.entityId}`;
 
 export class PendingIdentifiers {
   private buffer = new Map<string, Queued>();
@@ -85,7 +86,12 @@ export class PendingIdentifiers {
     const batch = [...this.buffer.values()];
     this.buffer = new Map();
     this.buffered = new Map();
-    const active = await this.db.selectFrom('network_peers').select('id').where('status', '=', 'active').limit(1).executeTakeFirst();
+    const active = await this.db
+      .selectFrom('network_peers')
+      .select('id')
+      .where('status', '=', 'active')
+      .limit(1)
+      .executeTakeFirst();
     if (!active) return;
     const now = Date.now();
     const byClient = new Map<string, Queued[]>();
@@ -100,9 +106,19 @@ export class PendingIdentifiers {
       const { write, over } = await this.withinQuota(clientId, ids);
       dropped += over;
       for (let i = 0; i < write.length; i += CHUNK) {
-        const rows = write.slice(i, i + CHUNK).map((id) => ({ id_type: id.type, hash: id.hash, entity_id: id.entityId, client_id: clientId, seen_at: now }));
+        const rows = write.slice(i, i + CHUNK).map((id) => ({
+          id_type: id.type,
+          hash: id.hash,
+          entity_id: id.entityId,
+          client_id: clientId,
+          seen_at: now,
+        }));
         // A row another client queued first stays that client's: only its sighting is refreshed.
-        await this.db.insertInto('network_pending').values(rows).onConflict((oc) => oc.columns(['id_type', 'hash', 'entity_id']).doUpdateSet({ seen_at: now })).execute();
+        await this.db
+          .insertInto('network_pending')
+          .values(rows)
+          .onConflict((oc) => oc.columns(['id_type', 'hash', 'entity_id']).doUpdateSet({ seen_at: now }))
+          .execute();
       }
       kept.push(...write);
     }
@@ -116,15 +132,32 @@ export class PendingIdentifiers {
    * and new ones while the client's rows waiting for a peer stay within the quota; the rest are over.
    */
   private async withinQuota(clientId: string, ids: Queued[]): Promise<{ write: Queued[]; over: number }> {
-    const waiting = Number((await this.db.selectFrom('network_pending').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('client_id', '=', clientId).where('queued', '=', 1).executeTakeFirst())?.n ?? 0);
+    const waiting = Number(
+      (
+        await this.db
+          .selectFrom('network_pending')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('client_id', '=', clientId)
+          .where('queued', '=', 1)
+          .executeTakeFirst()
+      )?.n ?? 0,
+    );
     const room = this.quota - waiting;
     if (ids.length <= room) return { write: ids, over: 0 };
     const stored = new Set<string>();
     for (let i = 0; i < ids.length; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK);
-      const rows = await this.db.selectFrom('network_pending').select(['id_type', 'hash', 'entity_id'])
-        .where((eb) => eb.or(chunk.map((id) => eb.and([eb('id_type', '=', id.type), eb('hash', '=', id.hash), eb('entity_id', '=', id.entityId)])))).execute();
+      const rows = await this.db
+        .selectFrom('network_pending')
+        .select(['id_type', 'hash', 'entity_id'])
+        .where((eb) =>
+          eb.or(
+            chunk.map((id) =>
+              eb.and([eb('id_type', '=', id.type), eb('hash', '=', id.hash), eb('entity_id', '=', id.entityId)]),
+            ),
+          ),
+        )
+        .execute();
       for (const r of rows) stored.add(keyOf({ type: r.id_type, hash: r.hash, entityId: r.entity_id }));
     }
     const fresh = ids.filter((id) => !stored.has(keyOf(id)));
@@ -144,9 +177,14 @@ export class PendingIdentifiers {
  * later resolves the others too, in turn, but they no longer hold their client's room.
  */
 export async function settleQueue(db: NetworkDb): Promise<void> {
-  await db.updateTable('network_pending').set({ queued: 0 }).where('queued', '=', 1)
-    .where(sql<boolean>`not exists (select 1 from network_peers p where p.status = 'active' and not exists (
-      select 1 from network_resolved r where r.peer_id = p.id and r.id_type = network_pending.id_type and r.hash = network_pending.hash))`)
+  await db
+    .updateTable('network_pending')
+    .set({ queued: 0 })
+    .where('queued', '=', 1)
+    .where(
+      sql<boolean>`not exists (select 1 from network_peers p where p.status = 'active' and not exists (
+      select 1 from network_resolved r where r.peer_id = p.id and r.id_type = network_pending.id_type and r.hash = network_pending.hash))`,
+    )
     .execute();
 }
 
@@ -156,14 +194,30 @@ export async function settleQueue(db: NetworkDb): Promise<void> {
  * requests named, the clients taking turns — each client's most recently named first — so no
  * client's queue, however long, holds back another's.
  */
-export async function nextToResolve(db: NetworkDb, peerId: string, { entityIds, limit }: { entityIds: boolean; limit: number }): Promise<Array<{ id_type: string; hash: string }>> {
-  const unresolved = (type: string, hash: string) => sql<boolean>`not exists (select 1 from network_resolved r where r.peer_id = ${peerId} and r.id_type = ${sql.ref(type)} and r.hash = ${sql.ref(hash)})`;
+export async function nextToResolve(
+  db: NetworkDb,
+  peerId: string,
+  { entityIds, limit }: { entityIds: boolean; limit: number },
+): Promise<Array<{ id_type: string; hash: string }>> {
+  const unresolved = (type: string, hash: string) =>
+    sql<boolean>`not exists (select 1 from network_resolved r where r.peer_id = ${peerId} and r.id_type = ${sql.ref(type)} and r.hash = ${sql.ref(hash)})`;
   const linked = db.selectFrom('identifiers as i').select(['i.id_type', 'i.hash']).where('i.environment', '=', 'live');
   const held = entityIds
-    ? linked.union(db.selectFrom('entities as e').select([sql<string>`${ENTITY_TYPE}`.as('id_type'), 'e.entity_id as hash']).where('e.environment', '=', 'live'))
+    ? linked.union(
+        db
+          .selectFrom('entities as e')
+          .select([sql<string>`${ENTITY_TYPE}`.as('id_type'), 'e.entity_id as hash'])
+          .where('e.environment', '=', 'live'),
+      )
     : linked;
-  const first = await db.selectFrom(held.as('h')).select(['h.id_type', 'h.hash']).where(unresolved('h.id_type', 'h.hash'))
-    .orderBy('h.id_type').orderBy('h.hash').limit(limit).execute();
+  const first = await db
+    .selectFrom(held.as('h'))
+    .select(['h.id_type', 'h.hash'])
+    .where(unresolved('h.id_type', 'h.hash'))
+    .orderBy('h.id_type')
+    .orderBy('h.hash')
+    .limit(limit)
+    .execute();
   if (first.length >= limit) return first;
   const turns = await sql<{ id_type: string; hash: string }>`select t.id_type, t.hash from (
       select q.id_type, q.hash, q.client_id, row_number() over (partition by q.client_id order by max(q.seen_at) desc, q.id_type, q.hash) as turn
@@ -175,6 +229,8 @@ export async function nextToResolve(db: NetworkDb, peerId: string, { entityIds, 
     limit ${limit - first.length}`.execute(db);
   // An identifier several clients named comes up in each one's turn: asked once.
   const seen = new Set(first.map((r) => `${r.id_type}\u0000${r.hash}`));
-  const rest = turns.rows.filter((r) => !seen.has(`${r.id_type}\u0000${r.hash}`) && seen.add(`${r.id_type}\u0000${r.hash}`));
+  const rest = turns.rows.filter(
+    (r) => !seen.has(`${r.id_type}\u0000${r.hash}`) && seen.add(`${r.id_type}\u0000${r.hash}`),
+  );
   return [...first, ...rest];
 }

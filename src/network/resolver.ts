@@ -64,20 +64,42 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * send all its identifiers again (revealing their count), so a peer rotating its key at every
  * sync gets nothing re-sent, and adoptions are at least a day apart.
  */
-async function readDescriptor(deps: SyncDeps, peer: NetworkPeersTable, state: PeerSyncState, call: CallLimits): Promise<{ oprf?: string; note?: string }> {
-  const body = expectOk(await callPeer(deps.identity, peer, 'GET', '/network/v1/descriptor', undefined, deps.urlPolicy, deps.timeoutMs, call), 'descriptor');
-  if (body.signing_key !== peer.signing_key) throw new PeerCallError('descriptor: the peer now shows another signing key than the one pinned');
+async function readDescriptor(
+  deps: SyncDeps,
+  peer: NetworkPeersTable,
+  state: PeerSyncState,
+  call: CallLimits,
+): Promise<{ oprf?: string; note?: string }> {
+  const body = expectOk(
+    await callPeer(
+      deps.identity,
+      peer,
+      'GET',
+      '/network/v1/descriptor',
+      undefined,
+      deps.urlPolicy,
+      deps.timeoutMs,
+      call,
+    ),
+    'descriptor',
+  );
+  if (body.signing_key !== peer.signing_key)
+    throw new PeerCallError('descriptor: the peer now shows another signing key than the one pinned');
   const oprf = body.oprf_public_key;
-  if (typeof oprf !== 'string' || !fromB64(oprf, ELEMENT_BYTES)) throw new PeerCallError('descriptor: no valid oprf_public_key');
+  if (typeof oprf !== 'string' || !fromB64(oprf, ELEMENT_BYTES))
+    throw new PeerCallError('descriptor: no valid oprf_public_key');
   if (oprf === peer.oprf_public || peer.oprf_public === null) {
-    if (peer.oprf_public === null) await deps.db.updateTable('network_peers').set({ oprf_public: oprf }).where('id', '=', peer.id).execute();
+    if (peer.oprf_public === null)
+      await deps.db.updateTable('network_peers').set({ oprf_public: oprf }).where('id', '=', peer.id).execute();
     state.oprfSeen = null;
     return { oprf };
   }
   const now = Date.now();
   if (state.oprfSeen !== oprf) Object.assign(state, { oprfSeen: oprf, oprfSeenAt: now });
   if (now - state.oprfSeenAt < OPRF_KEY_HOLD_MS) {
-    return { note: `oprf_key: the peer shows a new OPRF key since ${iso(state.oprfSeenAt)}; nothing is resolved with it before the key has held a day (${iso(state.oprfSeenAt + OPRF_KEY_HOLD_MS)})` };
+    return {
+      note: `oprf_key: the peer shows a new OPRF key since ${iso(state.oprfSeenAt)}; nothing is resolved with it before the key has held a day (${iso(state.oprfSeenAt + OPRF_KEY_HOLD_MS)})`,
+    };
   }
   // The new key makes every stored resolution for this peer meaningless.
   await deletePeerRows(deps.db, 'network_resolved', peer.id);
@@ -91,21 +113,54 @@ async function readDescriptor(deps: SyncDeps, peer: NetworkPeersTable, state: Pe
  * in blinded batches; its 429 (the daily budget it grants us) ends this step, and no evaluation is
  * asked of it again before its Retry-After.
  */
-async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPublic: string, call: CallLimits): Promise<void> {
+async function resolvePending(
+  deps: SyncDeps,
+  peer: NetworkPeersTable,
+  oprfPublic: string,
+  call: CallLimits,
+): Promise<void> {
   const { db } = deps;
   const entityIds = deps.commonEntityIds === true;
   // Identifiers no longer held (erased, unlinked, no longer named by scores; entity ids when their
   // common hashing is off) are forgotten here too.
-  await db.deleteFrom('network_resolved').where('peer_id', '=', peer.id).where('id_type', '<>', ENTITY_TYPE)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('identifiers as i').select(sql`1`.as('one'))
-      .where('i.environment', '=', 'live').whereRef('i.id_type', '=', 'network_resolved.id_type').whereRef('i.hash', '=', 'network_resolved.hash'))))
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('network_pending as q').select(sql`1`.as('one'))
-      .whereRef('q.id_type', '=', 'network_resolved.id_type').whereRef('q.hash', '=', 'network_resolved.hash'))))
+  await db
+    .deleteFrom('network_resolved')
+    .where('peer_id', '=', peer.id)
+    .where('id_type', '<>', ENTITY_TYPE)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('identifiers as i')
+            .select(sql`1`.as('one'))
+            .where('i.environment', '=', 'live')
+            .whereRef('i.id_type', '=', 'network_resolved.id_type')
+            .whereRef('i.hash', '=', 'network_resolved.hash'),
+        ),
+      ),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('network_pending as q')
+            .select(sql`1`.as('one'))
+            .whereRef('q.id_type', '=', 'network_resolved.id_type')
+            .whereRef('q.hash', '=', 'network_resolved.hash'),
+        ),
+      ),
+    )
     .execute();
   let stale = db.deleteFrom('network_resolved').where('peer_id', '=', peer.id).where('id_type', '=', ENTITY_TYPE);
   if (entityIds) {
-    stale = stale.where(({ not, exists, selectFrom }) => not(exists(selectFrom('entities as e').select(sql`1`.as('one'))
-      .where('e.environment', '=', 'live').whereRef('e.entity_id', '=', 'network_resolved.hash'))));
+    stale = stale.where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('entities as e')
+            .select(sql`1`.as('one'))
+            .where('e.environment', '=', 'live')
+            .whereRef('e.entity_id', '=', 'network_resolved.hash'),
+        ),
+      ),
+    );
   }
   await stale.execute();
   const publicKey = fromB64(oprfPublic, ELEMENT_BYTES)!;
@@ -114,21 +169,42 @@ async function resolvePending(deps: SyncDeps, peer: NetworkPeersTable, oprfPubli
     const pending = await nextToResolve(db, peer.id, { entityIds, limit: EVALUATE_BATCH });
     if (pending.length === 0) return;
     const blinded = await blindInputsOff(pending.map((p) => prfInput(p.id_type, p.hash)));
-    const answer = await callPeer(deps.identity, peer, 'POST', '/network/v1/evaluate', { elements: blinded.map((b) => b64(b.blinded)) }, deps.urlPolicy, deps.timeoutMs,
-      { ...call, maxBytes: evaluateAnswerBytes(pending.length) });
+    const answer = await callPeer(
+      deps.identity,
+      peer,
+      'POST',
+      '/network/v1/evaluate',
+      { elements: blinded.map((b) => b64(b.blinded)) },
+      deps.urlPolicy,
+      deps.timeoutMs,
+      { ...call, maxBytes: evaluateAnswerBytes(pending.length) },
+    );
     if (answer.status === 429) throw busy(answer, 'evaluate', 'evaluate');
     const body = expectOk(answer, 'evaluate');
-    if (!Array.isArray(body.evaluated) || body.evaluated.length !== pending.length) throw new PeerCallError('evaluate: malformed answer');
+    if (!Array.isArray(body.evaluated) || body.evaluated.length !== pending.length)
+      throw new PeerCallError('evaluate: malformed answer');
     const evaluated = body.evaluated.map((e) => fromB64(e, ELEMENT_BYTES));
     const proof = fromB64(body.proof, 64);
     if (evaluated.some((e) => e === undefined) || !proof) throw new PeerCallError('evaluate: malformed answer');
     const outputs = await finalizeAllOff(blinded, evaluated as Uint8Array[], publicKey, proof);
-    if (!outputs) throw new PeerCallError('evaluate: the proof does not verify under the peer\'s OPRF key');
+    if (!outputs) throw new PeerCallError("evaluate: the proof does not verify under the peer's OPRF key");
     deps.metrics?.evaluations('asked', pending.length);
     const now = Date.now();
-    await db.insertInto('network_resolved').values(pending.map((p, i) => ({
-      peer_id: peer.id, id_type: p.id_type, hash: p.hash, oprf_public: oprfPublic, tag: deriveTag(outputs[i]!), label_key: deriveLabelKey(outputs[i]!).toString('base64url'), resolved_at: now,
-    }))).onConflict((oc) => oc.columns(['peer_id', 'id_type', 'hash']).doNothing()).execute();
+    await db
+      .insertInto('network_resolved')
+      .values(
+        pending.map((p, i) => ({
+          peer_id: peer.id,
+          id_type: p.id_type,
+          hash: p.hash,
+          oprf_public: oprfPublic,
+          tag: deriveTag(outputs[i]!),
+          label_key: deriveLabelKey(outputs[i]!).toString('base64url'),
+          resolved_at: now,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['peer_id', 'id_type', 'hash']).doNothing())
+      .execute();
   }
 }
 
@@ -143,16 +219,31 @@ async function match(db: NetworkDb, peer: NetworkPeersTable): Promise<number> {
   const matches: Array<{ peer_id: string; id_type: string; hash: string; label: string; matched_at: number }> = [];
   let after: { id_type: string; hash: string } | undefined;
   for (;;) {
-    let page = db.selectFrom('network_resolved as r')
+    let page = db
+      .selectFrom('network_resolved as r')
       .leftJoin('network_peer_flags as f', (j) => j.onRef('f.peer_id', '=', 'r.peer_id').onRef('f.tag', '=', 'r.tag'))
       .select(['r.id_type', 'r.hash', 'r.tag', 'r.label_key', 'f.sealed'])
       .where('r.peer_id', '=', peer.id);
     const from = after;
-    if (from) page = page.where((eb) => eb.or([eb('r.id_type', '>', from.id_type), eb.and([eb('r.id_type', '=', from.id_type), eb('r.hash', '>', from.hash)])]));
+    if (from)
+      page = page.where((eb) =>
+        eb.or([
+          eb('r.id_type', '>', from.id_type),
+          eb.and([eb('r.id_type', '=', from.id_type), eb('r.hash', '>', from.hash)]),
+        ]),
+      );
     const rows = await page.orderBy('r.id_type').orderBy('r.hash').limit(MATCH_CHUNK).execute();
     for (const row of rows) {
-      const label = row.sealed === null ? undefined : openLabel(row.sealed, Buffer.from(row.label_key, 'base64url'), row.tag);
-      if (label) matches.push({ peer_id: peer.id, id_type: row.id_type, hash: row.hash, label: JSON.stringify(label), matched_at: now });
+      const label =
+        row.sealed === null ? undefined : openLabel(row.sealed, Buffer.from(row.label_key, 'base64url'), row.tag);
+      if (label)
+        matches.push({
+          peer_id: peer.id,
+          id_type: row.id_type,
+          hash: row.hash,
+          label: JSON.stringify(label),
+          matched_at: now,
+        });
     }
     if (rows.length < MATCH_CHUNK) break;
     after = rows[rows.length - 1];
@@ -160,13 +251,25 @@ async function match(db: NetworkDb, peer: NetworkPeersTable): Promise<number> {
   }
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('network_matches').where('peer_id', '=', peer.id).execute();
-    for (let i = 0; i < matches.length; i += 500) await trx.insertInto('network_matches').values(matches.slice(i, i + 500)).execute();
+    for (let i = 0; i < matches.length; i += 500)
+      await trx
+        .insertInto('network_matches')
+        .values(matches.slice(i, i + 500))
+        .execute();
   });
   return matches.length;
 }
 
 const countMatches = async (db: NetworkDb, peerId: string) =>
-  Number((await db.selectFrom('network_matches').select(sql<number>`count(*)`.as('n')).where('peer_id', '=', peerId).executeTakeFirst())?.n ?? 0);
+  Number(
+    (
+      await db
+        .selectFrom('network_matches')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('peer_id', '=', peerId)
+        .executeTakeFirst()
+    )?.n ?? 0,
+  );
 
 /**
  * One sync with one peer, within its deadline. What holds part of it back without being a failure
@@ -178,19 +281,31 @@ async function syncPeer(deps: SyncDeps, peer: NetworkPeersTable): Promise<PeerSy
   const state = await readSyncState(db, peer.id);
   const call: CallLimits = { deadlineAt: Date.now() + (deps.peerDeadlineMs ?? PEER_SYNC_DEADLINE_MS) };
   const { pageSize, pagesPerSync } = deps.paging ?? { pageSize: FLAGS_PAGE, pagesPerSync: PAGES_PER_SYNC };
-  const pullDeps: PullDeps = { ...deps, maxFlagsPerPeer: deps.maxFlagsPerPeer ?? Number.MAX_SAFE_INTEGER, pageSize, pagesPerSync };
+  const pullDeps: PullDeps = {
+    ...deps,
+    maxFlagsPerPeer: deps.maxFlagsPerPeer ?? Number.MAX_SAFE_INTEGER,
+    pageSize,
+    pagesPerSync,
+  };
   const notes: string[] = [];
   const pull: PullResult = { pulled: 0 };
   let matched: number;
   try {
     const now = Date.now();
-    if (now < state.callsAfter) throw new PeerBusy('calls', 0, `rate_limited: the peer asked not to be called before ${iso(state.callsAfter)} (Retry-After)`);
+    if (now < state.callsAfter)
+      throw new PeerBusy(
+        'calls',
+        0,
+        `rate_limited: the peer asked not to be called before ${iso(state.callsAfter)} (Retry-After)`,
+      );
     const key = await readDescriptor(deps, peer, state, call);
     if (key.note) notes.push(key.note);
     await pullFlags(pullDeps, peer, state, call, pull);
     if (pull.stopped) notes.push(pull.stopped);
     if (key.oprf && now < state.evaluateAfter) {
-      notes.push(`budget: the peer refused more evaluations; none is asked before ${iso(state.evaluateAfter)} (its Retry-After)`);
+      notes.push(
+        `budget: the peer refused more evaluations; none is asked before ${iso(state.evaluateAfter)} (its Retry-After)`,
+      );
     } else if (key.oprf) {
       try {
         await resolvePending(deps, peer, key.oprf, call);
@@ -212,14 +327,21 @@ async function syncPeer(deps: SyncDeps, peer: NetworkPeersTable): Promise<PeerSy
   }
   const error = notes.length > 0 ? notes.join('; ') : null;
   await writeSyncState(db, peer.id, state);
-  await db.updateTable('network_peers').set({ last_sync_at: Date.now(), last_error: error }).where('id', '=', peer.id).execute();
+  await db
+    .updateTable('network_peers')
+    .set({ last_sync_at: Date.now(), last_error: error })
+    .where('id', '=', peer.id)
+    .execute();
   deps.metrics?.synced(error ? 'error' : 'ok', pull.pulled);
   return { id: peer.id, flags_pulled: pull.pulled, matched, ...(error ? { error } : {}) };
 }
 
 /** One sync with every active peer, a few at once; results in the peers' order. */
 export async function syncAll(deps: SyncDeps): Promise<PeerSyncResult[]> {
-  await deps.db.deleteFrom('network_pending').where('seen_at', '<', Date.now() - PENDING_RETENTION_MS).execute();
+  await deps.db
+    .deleteFrom('network_pending')
+    .where('seen_at', '<', Date.now() - PENDING_RETENTION_MS)
+    .execute();
   const peers = await listPeers(deps.db, 'active');
   const results: PeerSyncResult[] = new Array(peers.length);
   let next = 0;

@@ -54,7 +54,6 @@ export interface NetworkServices {
   onChanged: () => Promise<void>;
 }
 
-
 /** Runs one sync at a time in this process; a sync asked for while one runs starts after it. */
 function serialised(run: () => Promise<PeerSyncResult[]>): () => Promise<PeerSyncResult[]> {
   let tail: Promise<unknown> = Promise.resolve();
@@ -65,23 +64,57 @@ function serialised(run: () => Promise<PeerSyncResult[]>): () => Promise<PeerSyn
   };
 }
 
-export async function startNetwork(app: FastifyInstance, { store, encryption, config, peerTimeoutMs = CALL_DEADLINE_MS, onChanged = () => {}, metrics: appMetrics, pending }: NetworkOptions): Promise<NetworkServices> {
+export async function startNetwork(
+  app: FastifyInstance,
+  {
+    store,
+    encryption,
+    config,
+    peerTimeoutMs = CALL_DEADLINE_MS,
+    onChanged = () => {},
+    metrics: appMetrics,
+    pending,
+  }: NetworkOptions,
+): Promise<NetworkServices> {
   const db = networkDb(store.db);
   const identity = await loadIdentity(db, encryption);
   // The descriptor's name, where `vouch network status` (another process, maybe another environment) reads it.
   await recordName(db, config.network.name);
   const metrics = networkMetrics(appMetrics);
   pending.onDropped = (count) => metrics.pendingDropped(count);
-  const hooks = peerHooks(db, identity, (reason) => metrics.refused(reason), (route, status) => metrics.served(route, status));
-  const urlPolicy = { allowPrivate: config.network.allowPrivate, setting: 'VOUCH_NETWORK_ALLOW_PRIVATE' } satisfies UrlPolicy;
+  const hooks = peerHooks(
+    db,
+    identity,
+    (reason) => metrics.refused(reason),
+    (route, status) => metrics.served(route, status),
+  );
+  const urlPolicy = {
+    allowPrivate: config.network.allowPrivate,
+    setting: 'VOUCH_NETWORK_ALLOW_PRIVATE',
+  } satisfies UrlPolicy;
   const commonEntityIds = config.network.commonEntityIds;
-  const deps: SyncDeps = { db, identity, urlPolicy, timeoutMs: peerTimeoutMs, metrics, commonEntityIds, ...syncLimits(config.network), log: app.log };
+  const deps: SyncDeps = {
+    db,
+    identity,
+    urlPolicy,
+    timeoutMs: peerTimeoutMs,
+    metrics,
+    commonEntityIds,
+    ...syncLimits(config.network),
+    log: app.log,
+  };
   // One refresh of the published set at a time in this process; callers share it, and its failure is logged, not thrown.
   let refreshing: Promise<void> | undefined;
-  const refresh = () => (refreshing ??= refreshPublished(db, identity, { dialect: store.dialect, entityIds: commonEntityIds })
-    .then((r) => metrics.setPublished(r.published))
-    .catch((err: unknown) => app.log.warn({ event: 'network_publish_failed', err }, 'refreshing the published set failed; it is served as it was'))
-    .finally(() => (refreshing = undefined)));
+  const refresh = () =>
+    (refreshing ??= refreshPublished(db, identity, { dialect: store.dialect, entityIds: commonEntityIds })
+      .then((r) => metrics.setPublished(r.published))
+      .catch((err: unknown) =>
+        app.log.warn(
+          { event: 'network_publish_failed', err },
+          'refreshing the published set failed; it is served as it was',
+        ),
+      )
+      .finally(() => (refreshing = undefined)));
   // What scores read from the network may differ: the version in the store makes every instance's
   // cached scores stale (src/trust/profile.ts, state), and this one's are dropped at once.
   const changed = async () => {
@@ -93,11 +126,19 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
     await pending.flush();
     const results = await syncAll(deps);
     await settleQueue(db);
-    metrics.setMatched(Number((await db.selectFrom('network_matches').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst())?.n ?? 0));
+    metrics.setMatched(
+      Number(
+        (
+          await db
+            .selectFrom('network_matches')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirst()
+        )?.n ?? 0,
+      ),
+    );
     await changed();
     return results;
   });
-
 
   // The scheduled sync: one process of the deployment at a time holds it (a lease in the store).
   const periodMs = config.network.syncSeconds * 1000;
@@ -105,8 +146,12 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
   const tick = async () => {
     try {
       const now = Date.now();
-      const lease = await db.updateTable('network_identity').set({ sync_lease_until: now + Math.floor(periodMs * 0.9) })
-        .where('id', '=', 'self').where('sync_lease_until', '<', now).executeTakeFirst();
+      const lease = await db
+        .updateTable('network_identity')
+        .set({ sync_lease_until: now + Math.floor(periodMs * 0.9) })
+        .where('id', '=', 'self')
+        .where('sync_lease_until', '<', now)
+        .executeTakeFirst();
       if (Number(lease.numUpdatedRows) === 0) return;
       await pruneNonces(db);
       await pruneBudgets(db);
@@ -125,12 +170,40 @@ export async function startNetwork(app: FastifyInstance, { store, encryption, co
     if (timer) clearInterval(timer);
     pending.stop();
   });
-  return { db, refresh, commonEntityIds, identity, metrics, hooks, urlPolicy, syncNow, name: config.network.name, publicUrl: config.publicUrl, onChanged: changed };
+  return {
+    db,
+    refresh,
+    commonEntityIds,
+    identity,
+    metrics,
+    hooks,
+    urlPolicy,
+    syncNow,
+    name: config.network.name,
+    publicUrl: config.publicUrl,
+    onChanged: changed,
+  };
 }
 
 export function networkRoutes(n: NetworkServices): RouteDefinition[] {
   return [
-    ...peerRoutes({ db: n.db, refresh: n.refresh, commonEntityIds: n.commonEntityIds, identity: n.identity, metrics: n.metrics, hooks: n.hooks, name: n.name, publicUrl: n.publicUrl }),
-    ...networkAdminRoutes({ db: n.db, identity: n.identity, urlPolicy: n.urlPolicy, syncNow: n.syncNow, name: n.name, onChanged: n.onChanged }),
+    ...peerRoutes({
+      db: n.db,
+      refresh: n.refresh,
+      commonEntityIds: n.commonEntityIds,
+      identity: n.identity,
+      metrics: n.metrics,
+      hooks: n.hooks,
+      name: n.name,
+      publicUrl: n.publicUrl,
+    }),
+    ...networkAdminRoutes({
+      db: n.db,
+      identity: n.identity,
+      urlPolicy: n.urlPolicy,
+      syncNow: n.syncNow,
+      name: n.name,
+      onChanged: n.onChanged,
+    }),
   ];
 }

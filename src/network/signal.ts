@@ -40,13 +40,21 @@ function addMatch(byPeer: Map<string, PeerFlag>, row: MatchRow): void {
     label = undefined;
   }
   if (!label) return;
-  const entry = byPeer.get(row.peer_id) ?? { peer_id: row.peer_id, peer_name: row.name, weight: Number(row.weight), kinds: {}, latest_month: label.latest_month };
-  for (const [kind, count] of Object.entries(label.kinds) as Array<[FlagKind, number]>) entry.kinds[kind] = Math.max(entry.kinds[kind] ?? 0, count);
+  const entry = byPeer.get(row.peer_id) ?? {
+    peer_id: row.peer_id,
+    peer_name: row.name,
+    weight: Number(row.weight),
+    kinds: {},
+    latest_month: label.latest_month,
+  };
+  for (const [kind, count] of Object.entries(label.kinds) as Array<[FlagKind, number]>)
+    entry.kinds[kind] = Math.max(entry.kinds[kind] ?? 0, count);
   if (label.latest_month > entry.latest_month) entry.latest_month = label.latest_month;
   byPeer.set(row.peer_id, entry);
 }
 
-const byPeerId = (byPeer: Map<string, PeerFlag>): PeerFlag[] => [...byPeer.values()].sort((a, b) => a.peer_id.localeCompare(b.peer_id));
+const byPeerId = (byPeer: Map<string, PeerFlag>): PeerFlag[] =>
+  [...byPeer.values()].sort((a, b) => a.peer_id.localeCompare(b.peer_id));
 
 /**
  * The score's read of the network, folded into the profile query (src/trust/profile.ts): the
@@ -55,7 +63,12 @@ const byPeerId = (byPeer: Map<string, PeerFlag>): PeerFlag[] => [...byPeer.value
  * nothing is resolved under it otherwise), as one JSON array text — or null / '[]' when there are
  * none. Only the live environment takes part.
  */
-export function networkMatchesSql(dialect: Dialect, env: unknown, keys: RawBuilder<unknown>, entityId: unknown): RawBuilder<unknown> {
+export function networkMatchesSql(
+  dialect: Dialect,
+  env: unknown,
+  keys: RawBuilder<unknown>,
+  entityId: unknown,
+): RawBuilder<unknown> {
   const from = sql`from (${keys} union select cast(${sql.lit(ENTITY_TYPE)} as text), cast(${entityId} as text)) k
       join network_matches nm on nm.id_type = k.id_type and nm.hash = k.hash
       join network_peers np on np.id = nm.peer_id
@@ -83,7 +96,8 @@ export function parseNetworkMatches(text: string | null | undefined): PeerFlag[]
   if (!Array.isArray(rows)) return [];
   const byPeer = new Map<string, PeerFlag>();
   for (const row of rows as Array<Partial<MatchRow>>) {
-    if (typeof row?.peer_id === 'string' && typeof row.name === 'string' && typeof row.label === 'string') addMatch(byPeer, row as MatchRow);
+    if (typeof row?.peer_id === 'string' && typeof row.name === 'string' && typeof row.label === 'string')
+      addMatch(byPeer, row as MatchRow);
   }
   return byPeerId(byPeer);
 }
@@ -93,12 +107,17 @@ export function parseNetworkMatches(text: string | null | undefined): PeerFlag[]
  * the live environment takes part in the network: test data never matches. A suspended or
  * removed peer is left out at once.
  */
-export async function networkFlagsFor(db: NetworkDb, environment: string, identifiers: IdentifierRef[]): Promise<PeerFlag[]> {
+export async function networkFlagsFor(
+  db: NetworkDb,
+  environment: string,
+  identifiers: IdentifierRef[],
+): Promise<PeerFlag[]> {
   if (environment !== 'live' || identifiers.length === 0) return [];
   const byPeer = new Map<string, PeerFlag>();
   for (let i = 0; i < identifiers.length; i += 200) {
     const chunk = identifiers.slice(i, i + 200);
-    const rows = await db.selectFrom('network_matches as m')
+    const rows = await db
+      .selectFrom('network_matches as m')
       .innerJoin('network_peers as p', 'p.id', 'm.peer_id')
       .select(['m.peer_id', 'm.label', 'p.name', 'p.weight'])
       .where('p.status', '=', 'active')
@@ -119,7 +138,12 @@ export const PEER_CAP = 0.5;
 /** The signal's full value, reached only by independent peers agreeing (1 / PEER_CAP = two of them). */
 export const NETWORK_CAP = 1;
 
-const KIND_WORDS: Record<FlagKind, string> = { fraud_report: 'fraud report', chargeback: 'chargeback', blocklisted: 'blocklisting', dispute_lost: 'lost dispute' };
+const KIND_WORDS: Record<FlagKind, string> = {
+  fraud_report: 'fraud report',
+  chargeback: 'chargeback',
+  blocklisted: 'blocklisting',
+  dispute_lost: 'lost dispute',
+};
 
 /** Days from the end of the flag's month to `now` (a month's flags are at most that old). */
 function ageDays(month: string, now: number): number {
@@ -137,14 +161,24 @@ export interface NetworkSignal {
 
 export function networkFlagsSignal(flags: PeerFlag[], now = Date.now()): NetworkSignal {
   const peers = flags
-    .map((f) => ({ id: f.peer_id, name: f.peer_name, contribution: PEER_CAP * Math.min(1, Math.max(0, f.weight) * 2 ** (-ageDays(f.latest_month, now) / HALF_LIFE_DAYS)) }))
+    .map((f) => ({
+      id: f.peer_id,
+      name: f.peer_name,
+      contribution:
+        PEER_CAP * Math.min(1, Math.max(0, f.weight) * 2 ** (-ageDays(f.latest_month, now) / HALF_LIFE_DAYS)),
+    }))
     .filter((p) => p.contribution > 0);
-  if (peers.length === 0) return { value: 0, peers: [], description: 'no other marketplace flagged an identifier it uses' };
+  if (peers.length === 0)
+    return { value: 0, peers: [], description: 'no other marketplace flagged an identifier it uses' };
   const total = peers.reduce((sum, p) => sum + p.contribution, 0);
   const value = Math.min(NETWORK_CAP, total);
   // Beyond the cap each peer's share shrinks alike, so the decision's contributions add up to the value.
   const share = value / total;
-  const kinds = [...new Set(flags.filter((f) => peers.some((p) => p.id === f.peer_id)).flatMap((f) => Object.keys(f.kinds) as FlagKind[]))].sort();
+  const kinds = [
+    ...new Set(
+      flags.filter((f) => peers.some((p) => p.id === f.peer_id)).flatMap((f) => Object.keys(f.kinds) as FlagKind[]),
+    ),
+  ].sort();
   const newest = flags.reduce((m, f) => (f.latest_month > m ? f.latest_month : m), '0000-01');
   const within = ageDays(newest, now) <= 90 ? ' in the last 90 days' : ` (latest ${newest})`;
   const who = peers.length === 1 ? '1 other marketplace' : `${peers.length} other marketplaces`;
@@ -162,10 +196,23 @@ export function networkFlagsSignal(flags: PeerFlag[], now = Date.now()): Network
  * in their context (network_pending) — which a score counts only when its own request names them,
  * so that no client's request changes what another client's scores of the entity see.
  */
-export async function entityNetworkIdentifiers(db: NetworkDb, entityId: string): Promise<{ linked: IdentifierRef[]; named: IdentifierRef[] }> {
-  const stored = await db.selectFrom('identifiers').select(['id_type as type', 'hash']).where('environment', '=', 'live').where('entity_id', '=', entityId).execute();
+export async function entityNetworkIdentifiers(
+  db: NetworkDb,
+  entityId: string,
+): Promise<{ linked: IdentifierRef[]; named: IdentifierRef[] }> {
+  const stored = await db
+    .selectFrom('identifiers')
+    .select(['id_type as type', 'hash'])
+    .where('environment', '=', 'live')
+    .where('entity_id', '=', entityId)
+    .execute();
   const linked = [...stored, { type: ENTITY_TYPE, hash: entityId }];
   const known = new Set(linked.map((l) => `${l.type}\u0000${l.hash}`));
-  const queued = await db.selectFrom('network_pending').select(['id_type as type', 'hash']).where('entity_id', '=', entityId).distinct().execute();
+  const queued = await db
+    .selectFrom('network_pending')
+    .select(['id_type as type', 'hash'])
+    .where('entity_id', '=', entityId)
+    .distinct()
+    .execute();
   return { linked, named: queued.filter((q) => !known.has(`${q.type}\u0000${q.hash}`)) };
 }

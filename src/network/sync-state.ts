@@ -22,7 +22,9 @@ export interface NetworkPeerSyncTable {
   calls_after: number;
 }
 
-export type SyncStateDb = Kysely<NetworkDb extends Kysely<infer T> ? T & { network_peer_sync: NetworkPeerSyncTable } : never>;
+export type SyncStateDb = Kysely<
+  NetworkDb extends Kysely<infer T> ? T & { network_peer_sync: NetworkPeerSyncTable } : never
+>;
 
 export const syncStateDb = (db: NetworkDb): SyncStateDb => db.withTables<{ network_peer_sync: NetworkPeerSyncTable }>();
 
@@ -39,7 +41,11 @@ export interface PeerSyncState {
 
 /** The peer's state (a fresh one when it has never been synced). */
 export async function readSyncState(db: NetworkDb, peerId: string): Promise<PeerSyncState> {
-  const row = await syncStateDb(db).selectFrom('network_peer_sync').selectAll().where('peer_id', '=', peerId).executeTakeFirst();
+  const row = await syncStateDb(db)
+    .selectFrom('network_peer_sync')
+    .selectAll()
+    .where('peer_id', '=', peerId)
+    .executeTakeFirst();
   return {
     flagsHeld: Number(row?.flags_held ?? 0),
     growthSince: Number(row?.growth_since ?? 0),
@@ -55,9 +61,18 @@ export async function readSyncState(db: NetworkDb, peerId: string): Promise<Peer
 /** Writes the peer's state (all of it: one writer, the sync with that peer). */
 export async function writeSyncState(db: NetworkDb | Kysely<never>, peerId: string, s: PeerSyncState): Promise<void> {
   const row = {
-    flags_held: s.flagsHeld, growth_since: s.growthSince, growth_base: s.growthBase, growth_added: s.growthAdded,
-    oprf_seen: s.oprfSeen, oprf_seen_at: s.oprfSeenAt, evaluate_after: s.evaluateAfter, calls_after: s.callsAfter,
+    flags_held: s.flagsHeld,
+    growth_since: s.growthSince,
+    growth_base: s.growthBase,
+    growth_added: s.growthAdded,
+    oprf_seen: s.oprfSeen,
+    oprf_seen_at: s.oprfSeenAt,
+    evaluate_after: s.evaluateAfter,
+    calls_after: s.callsAfter,
   };
-  await syncStateDb(db as NetworkDb).insertInto('network_peer_sync').values({ peer_id: peerId, ...row })
-    .onConflict((oc) => oc.column('peer_id').doUpdateSet(row)).execute();
+  await syncStateDb(db as NetworkDb)
+    .insertInto('network_peer_sync')
+    .values({ peer_id: peerId, ...row })
+    .onConflict((oc) => oc.column('peer_id').doUpdateSet(row))
+    .execute();
 }

@@ -12,10 +12,21 @@ import { operatingMove, type OperatingMove } from './operating.ts';
 /** Recent decisions replayed: enough for a share to ±1 point, few enough to stay a short read. */
 const SAMPLE = 5000;
 
-export async function activationMove(db: Kysely<Database>, environment: Environment, active: Policy, next: Policy): Promise<OperatingMove> {
-  const rows = await db.selectFrom('decisions').select(['features', 'feature_set'])
-    .where('environment', '=', environment).where('kind', '=', 'score').where('features', 'is not', null)
-    .orderBy('created_at', 'desc').limit(SAMPLE).execute();
+export async function activationMove(
+  db: Kysely<Database>,
+  environment: Environment,
+  active: Policy,
+  next: Policy,
+): Promise<OperatingMove> {
+  const rows = await db
+    .selectFrom('decisions')
+    .select(['features', 'feature_set'])
+    .where('environment', '=', environment)
+    .where('kind', '=', 'score')
+    .where('features', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .limit(SAMPLE)
+    .execute();
   const before: number[] = [];
   const after: number[] = [];
   for (const r of rows) {
@@ -29,5 +40,8 @@ export async function activationMove(db: Kysely<Database>, environment: Environm
     before.push(replayScore(active, replayableFeatures(stored, setId, active.disputePrior)));
     after.push(replayScore(next, replayableFeatures(stored, setId, next.disputePrior)));
   }
-  return operatingMove({ version: active.version, high: active.thresholds.high, scores: before }, { version: next.version, high: next.thresholds.high, scores: after });
+  return operatingMove(
+    { version: active.version, high: active.thresholds.high, scores: before },
+    { version: next.version, high: next.thresholds.high, scores: after },
+  );
 }

@@ -67,14 +67,18 @@ export class BacktestTally {
     const row = this.levels[d.riskLevel];
     if (row === undefined) throw new RangeError(`backtest: unknown decided risk level ${String(d.riskLevel)}`);
     row[riskLevelFor(score, this.policy.thresholds)]++;
-    if (d.label === 0 || d.label === 1) this.outcomes.push({ score, label: d.label, amount: d.amount ?? null, currency: d.currency ?? null });
+    if (d.label === 0 || d.label === 1)
+      this.outcomes.push({ score, label: d.label, amount: d.amount ?? null, currency: d.currency ?? null });
   }
 
   result(): BacktestResult {
     const scores = this.outcomes.map((o) => o.score);
     const labels = this.outcomes.map((o) => o.label);
     return {
-      decisions: this.count, labelled: this.outcomes.length, metrics: computeMetrics(scores, labels), levels: this.levels,
+      decisions: this.count,
+      labelled: this.outcomes.length,
+      metrics: computeMetrics(scores, labels),
+      levels: this.levels,
       thresholds: levelFigures(this.outcomes, this.policy.thresholds),
     };
   }
@@ -92,7 +96,15 @@ export function backtest(policy: ReplayPolicy, decisions: Iterable<StoredDecisio
  * policy that changes any of these is an approximation; the caller should say so.
  */
 const FEATURE_PARAMETERS = [
-  'decayHalfLifeDays', 'disputePrior', 'paymentMethodRisk', 'newAccountDays', 'velocity', 'amount', 'linkedFlaggedCap', 'maxIdentifierFanout', 'newAccounts',
+  'decayHalfLifeDays',
+  'disputePrior',
+  'paymentMethodRisk',
+  'newAccountDays',
+  'velocity',
+  'amount',
+  'linkedFlaggedCap',
+  'maxIdentifierFanout',
+  'newAccounts',
 ] as const satisfies readonly (keyof Policy)[];
 
 /** Which FEATURE_PARAMETERS differ between two policies (empty: a replay is exact). */

@@ -26,14 +26,20 @@ export function curvePoints(scores: readonly number[], labels: readonly Label[])
   const points: CurvePoint[] = [{ threshold: 101, fpr: 0, tpr: 0, precision: 1, recall: 0 }];
   let tp = 0;
   let fp = 0;
-  for (let start = 0; start < order.length; ) {
+  for (let start = 0; start < order.length;) {
     let end = start;
     while (end + 1 < order.length && scores[order[end + 1]!] === scores[order[start]!]) end++;
     for (let k = start; k <= end; k++) {
       if (labels[order[k]!] === 1) tp++;
       else fp++;
     }
-    points.push({ threshold: scores[order[start]!]!, fpr: fp / N, tpr: tp / P, precision: tp / (tp + fp), recall: tp / P });
+    points.push({
+      threshold: scores[order[start]!]!,
+      fpr: fp / N,
+      tpr: tp / P,
+      precision: tp / (tp + fp),
+      recall: tp / P,
+    });
     start = end + 1;
   }
   return points;

@@ -33,17 +33,25 @@ const CENTRED_DISPUTE_RATE = 2;
  * tiers they are never below what set 3 gives (docs/decisions.md, "New-account tiers"). The stored
  * record is not modified.
  */
-export function replayableFeatures(stored: FeatureRecord, featureSet: number | null | undefined, prior: Policy['disputePrior']): FeatureRecord {
+export function replayableFeatures(
+  stored: FeatureRecord,
+  featureSet: number | null | undefined,
+  prior: Policy['disputePrior'],
+): FeatureRecord {
   const set = featureSet ?? 1;
   const current = withInteractions(stored);
   if (set >= FEATURE_SET) return current;
   let translated = current;
   const rate = current.dispute_rate;
   if (set < CENTRED_DISPUTE_RATE && rate !== undefined && Number.isFinite(rate)) {
-    translated = { ...translated, dispute_rate: modelValue(Math.max(0, rate - prior.alpha / (prior.alpha + prior.beta))) };
+    translated = {
+      ...translated,
+      dispute_rate: modelValue(Math.max(0, rate - prior.alpha / (prior.alpha + prior.beta))),
+    };
   }
   const size = current.ring_size;
-  if (size !== undefined && Number.isFinite(size)) translated = { ...translated, ring_size: modelValue(ringSizeFromFirstDefinition(size)) };
+  if (size !== undefined && Number.isFinite(size))
+    translated = { ...translated, ring_size: modelValue(ringSizeFromFirstDefinition(size)) };
   return translated;
 }
 
@@ -55,7 +63,11 @@ export function replayableFeatures(stored: FeatureRecord, featureSet: number | n
 function withInteractions(stored: FeatureRecord): FeatureRecord {
   const names = Object.keys(INTERACTIONS) as (keyof typeof INTERACTIONS)[];
   if (names.every((n) => stored[n] !== undefined)) return stored;
-  const parts = { new_counterparty: modelValue(stored.new_counterparty), payment_method_risk: modelValue(stored.payment_method_risk), cross_border: modelValue(stored.cross_border) };
+  const parts = {
+    new_counterparty: modelValue(stored.new_counterparty),
+    payment_method_risk: modelValue(stored.payment_method_risk),
+    cross_border: modelValue(stored.cross_border),
+  };
   const derived: FeatureRecord = { ...stored };
   for (const n of names) derived[n] ??= modelValue(INTERACTIONS[n](parts));
   return derived;
@@ -68,7 +80,9 @@ export const WEIGHT_LIMIT = 100;
 export function toVector(features: FeatureRecord | readonly number[]): number[] {
   if (Array.isArray(features)) {
     if (features.length !== SIGNAL_NAMES.length) {
-      throw new RangeError(`a feature vector needs ${SIGNAL_NAMES.length} values in SIGNAL_NAMES order, got ${features.length}`);
+      throw new RangeError(
+        `a feature vector needs ${SIGNAL_NAMES.length} values in SIGNAL_NAMES order, got ${features.length}`,
+      );
     }
     return features.map((v: number) => modelValue(v));
   }
@@ -101,7 +115,12 @@ export function toRecord(vector: readonly number[]): Record<SignalName, number> 
  * vector docs/api.md, "Outcomes and labels" stores with a score decision, computed afresh. A live
  * score has these already (trust/model.ts, evaluate) and hands them to learningColumns.
  */
-export function featureValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
+export function featureValues(
+  profile: EntityProfile,
+  request: ScoreRequest,
+  policy: Policy,
+  now: number,
+): Record<SignalName, number> {
   return signalValues(profile, request, policy, now);
 }
 
@@ -111,7 +130,12 @@ export function featureValues(profile: EntityProfile, request: ScoreRequest, pol
  * the trade id, the level for filtering, and the shadow policy's score replayed from the same
  * values (no extra store round trip).
  */
-export function learningColumns(values: Record<SignalName, number>, request: ScoreRequest, result: ScoreResult, shadow: Policy | null) {
+export function learningColumns(
+  values: Record<SignalName, number>,
+  request: ScoreRequest,
+  result: ScoreResult,
+  shadow: Policy | null,
+) {
   const tradeId = request.context.trade_id;
   return {
     features: JSON.stringify(values),

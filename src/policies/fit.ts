@@ -136,7 +136,8 @@ function validate(data: Samples): { total: number; positive: number } {
   let row = 0;
   for (const { n, x, y, s } of data.each()) {
     for (let i = 0; i < n; i++, row++) {
-      for (let j = i * d; j < (i + 1) * d; j++) if (!Number.isFinite(x[j]!)) throw new RangeError(`fit: row ${row} has a non-finite feature`);
+      for (let j = i * d; j < (i + 1) * d; j++)
+        if (!Number.isFinite(x[j]!)) throw new RangeError(`fit: row ${row} has a non-finite feature`);
       const w = s ? s[i]! : 1;
       if (!(Number.isFinite(w) && w >= 0)) throw new RangeError(`fit: row ${row} has an invalid sample weight`);
       if (y[i] !== 0 && y[i] !== 1) throw new RangeError(`fit: row ${row} has a label other than 0 or 1`);
@@ -153,9 +154,20 @@ function validate(data: Samples): { total: number; positive: number } {
 }
 
 /** Rows given as arrays, as one block. */
-export function arraySamples(X: readonly (readonly number[])[], y: readonly number[], s: readonly number[] | undefined, d: number): Samples {
-  if (X.length !== y.length || (s !== undefined && X.length !== s.length)) throw new RangeError('fit: X, y and the sample weights differ in length');
-  const block: SampleBlock = { n: X.length, x: new Float64Array(X.length * d), y: new Uint8Array(X.length), s: s ? Float64Array.from(s) : null };
+export function arraySamples(
+  X: readonly (readonly number[])[],
+  y: readonly number[],
+  s: readonly number[] | undefined,
+  d: number,
+): Samples {
+  if (X.length !== y.length || (s !== undefined && X.length !== s.length))
+    throw new RangeError('fit: X, y and the sample weights differ in length');
+  const block: SampleBlock = {
+    n: X.length,
+    x: new Float64Array(X.length * d),
+    y: new Uint8Array(X.length),
+    s: s ? Float64Array.from(s) : null,
+  };
   for (let i = 0; i < X.length; i++) {
     const row = X[i]!;
     if (row.length !== d) throw new RangeError(`fit: row ${i} has ${row.length} features, expected ${d}`);
@@ -201,14 +213,16 @@ export function fitSamples(data: Samples, options: FitOptions = {}): FitResult {
   for (let iteration = 0; iteration < maxIterations; iteration++) {
     const { g, H } = derivatives(p, theta);
     // A variable at a bound whose gradient pushes it further out is held there.
-    const projected = g.map((gk, k) =>
-      (theta[k]! <= lo[k]! && gk > 0) || (theta[k]! >= hi[k]! && gk < 0) ? 0 : gk);
+    const projected = g.map((gk, k) => ((theta[k]! <= lo[k]! && gk > 0) || (theta[k]! >= hi[k]! && gk < 0) ? 0 : gk));
     if (Math.max(...projected.map(Math.abs)) <= tolerance) {
       return { bias: theta[0]!, weights: theta.slice(1), loss: f, iterations: iteration, converged: true };
     }
     // ε-active set (Bertsekas 1982): variables near a bound and pushed towards it take a scaled
     // gradient step that the projection stops at the bound; the rest take the Newton step.
-    const eps = Math.min(1e-3, Math.max(...theta.map((t, k) => Math.abs(t - clamp(t - g[k]! / Math.max(1, total), lo[k]!, hi[k]!)))));
+    const eps = Math.min(
+      1e-3,
+      Math.max(...theta.map((t, k) => Math.abs(t - clamp(t - g[k]! / Math.max(1, total), lo[k]!, hi[k]!)))),
+    );
     const free: number[] = [];
     const direction = new Array<number>(d + 1).fill(0);
     for (let k = 0; k <= d; k++) {
@@ -217,10 +231,21 @@ export function fitSamples(data: Samples, options: FitOptions = {}): FitResult {
       else free.push(k);
     }
     if (free.length > 0) {
-      const step = solveSpd(free.map((a) => free.map((b) => H[a]![b]!)), free.map((k) => -g[k]!));
+      const step = solveSpd(
+        free.map((a) => free.map((b) => H[a]![b]!)),
+        free.map((k) => -g[k]!),
+      );
       free.forEach((k, i) => (direction[k] = step[i]!));
     }
-    const next = lineSearch(p, theta, f, g, direction) ?? lineSearch(p, theta, f, g, g.map((gk) => -gk / Math.max(1, total)));
+    const next =
+      lineSearch(p, theta, f, g, direction) ??
+      lineSearch(
+        p,
+        theta,
+        f,
+        g,
+        g.map((gk) => -gk / Math.max(1, total)),
+      );
     if (next === null) {
       // No descent along either path: θ is optimal to machine precision.
       return { bias: theta[0]!, weights: theta.slice(1), loss: f, iterations: iteration, converged: true };
@@ -228,7 +253,8 @@ export function fitSamples(data: Samples, options: FitOptions = {}): FitResult {
     const moved = next.theta.some((t, k) => t !== theta[k]);
     for (let k = 0; k <= d; k++) theta[k] = next.theta[k]!;
     f = next.f;
-    if (!moved) return { bias: theta[0]!, weights: theta.slice(1), loss: f, iterations: iteration + 1, converged: true };
+    if (!moved)
+      return { bias: theta[0]!, weights: theta.slice(1), loss: f, iterations: iteration + 1, converged: true };
   }
   return { bias: theta[0]!, weights: theta.slice(1), loss: f, iterations: maxIterations, converged: false };
 }
@@ -239,7 +265,13 @@ export function fitSamples(data: Samples, options: FitOptions = {}): FitResult {
  * step matters when a long Newton step in a flat direction is bent by the projection, where
  * halving alone would only ever earn tiny steps.
  */
-function lineSearch(p: Problem, theta: number[], f: number, g: number[], direction: number[]): { theta: number[]; f: number } | null {
+function lineSearch(
+  p: Problem,
+  theta: number[],
+  f: number,
+  g: number[],
+  direction: number[],
+): { theta: number[]; f: number } | null {
   const at = (alpha: number) => theta.map((t, k) => clamp(t + alpha * direction[k]!, p.lo[k]!, p.hi[k]!));
   const decrease = (candidate: number[]) => candidate.reduce((a, c, k) => a + g[k]! * (c - theta[k]!), 0);
   const full = at(1);

@@ -58,7 +58,12 @@ export interface InterceptFit {
  * that fall back to bisection when they leave the bracket; a bound is the optimum when the root
  * lies beyond it. `start` (stage 1's bias) is kept when its derivative is already ≤ tolerance.
  */
-export function fitIntercept(data: Samples, weights: readonly number[], start: number, options: { lo?: number; hi?: number; tolerance?: number } = {}): InterceptFit {
+export function fitIntercept(
+  data: Samples,
+  weights: readonly number[],
+  start: number,
+  options: { lo?: number; hi?: number; tolerance?: number } = {},
+): InterceptFit {
   const d = data.width;
   if (weights.length !== d) throw new RangeError(`intercept: ${weights.length} weights for ${d} columns`);
   const eta: number[] = [];
@@ -104,7 +109,8 @@ export function fitIntercept(data: Samples, weights: readonly number[], start: n
     iterations++;
     const newton = h > 0 ? b - g / h : Number.NaN;
     let next: number;
-    if (Number.isFinite(below) && Number.isFinite(above)) next = newton > below && newton < above ? newton : (below + above) / 2;
+    if (Number.isFinite(below) && Number.isFinite(above))
+      next = newton > below && newton < above ? newton : (below + above) / 2;
     else {
       next = Number.isFinite(newton) ? Math.min(b + reach, Math.max(b - reach, newton)) : b - Math.sign(g) * reach;
       reach *= 2;
@@ -128,8 +134,18 @@ export function fitIntercept(data: Samples, weights: readonly number[], start: n
 export function fitTwoStage(data: Samples, options: FitOptions = {}): FitResult {
   const first = fitSamples(unitWeights(data), options);
   if (unitOnly(data)) return first;
-  const second = fitIntercept(data, first.weights, first.bias, { lo: options.biasLower, hi: options.biasUpper, tolerance: options.tolerance });
+  const second = fitIntercept(data, first.weights, first.bias, {
+    lo: options.biasLower,
+    hi: options.biasUpper,
+    tolerance: options.tolerance,
+  });
   const lambda = options.lambda ?? DEFAULT_LAMBDA;
   const penalty = first.weights.reduce((f, w) => f + 0.5 * lambda * w * w, 0);
-  return { bias: second.bias, weights: first.weights, loss: second.loss + penalty, iterations: first.iterations + second.iterations, converged: first.converged };
+  return {
+    bias: second.bias,
+    weights: first.weights,
+    loss: second.loss + penalty,
+    iterations: first.iterations + second.iterations,
+    converged: first.converged,
+  };
 }

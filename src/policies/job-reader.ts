@@ -9,8 +9,7 @@ import type { Store } from '../store/db.ts';
 
 /** Where the worker reads from: plain data, so it crosses to the thread. */
 export type StoreSource =
-  | { dialect: 'sqlite'; path: string }
-  | { dialect: 'postgres'; connectionString?: string; options?: string };
+  { dialect: 'sqlite'; path: string } | { dialect: 'postgres'; connectionString?: string; options?: string };
 
 /** The store's source for a second connection; undefined when it has none (in-memory SQLite). */
 export function storeSource(store: Store): StoreSource | undefined {
@@ -31,7 +30,12 @@ export function openReader(source: StoreSource): Kysely<Database> {
     handle.pragma('busy_timeout = 5000');
     return new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
   }
-  const pool = new pg.Pool({ connectionString: source.connectionString, options: source.options, max: 1, connectionTimeoutMillis: 2000 });
+  const pool = new pg.Pool({
+    connectionString: source.connectionString,
+    options: source.options,
+    max: 1,
+    connectionTimeoutMillis: 2000,
+  });
   pool.on('error', () => {
     // A dropped connection fails the job's next query, which reports it.
   });

@@ -45,7 +45,15 @@ export interface WireDecision {
 
 export type JobTask =
   | { kind: 'backtest'; policy: Policy }
-  | { kind: 'fit'; base: Policy; version: string; now: number; assumeLegitAfterDays: number; holdoutFraction: number; target?: OperatingTarget };
+  | {
+      kind: 'fit';
+      base: Policy;
+      version: string;
+      now: number;
+      assumeLegitAfterDays: number;
+      holdoutFraction: number;
+      target?: OperatingTarget;
+    };
 
 export interface LiveFigures {
   decisions: number;
@@ -74,12 +82,16 @@ function requestMoney(row: Pick<WireDecision, 'request'>): { amount: number | nu
   if (row.request === null || row.request === undefined) return { amount: null, currency: null };
   try {
     const r = JSON.parse(row.request) as { amount?: unknown; currency?: unknown };
-    return { amount: typeof r.amount === 'number' && Number.isFinite(r.amount) ? r.amount : null, currency: typeof r.currency === 'string' ? r.currency : null };
+    return {
+      amount: typeof r.amount === 'number' && Number.isFinite(r.amount) ? r.amount : null,
+      currency: typeof r.currency === 'string' ? r.currency : null,
+    };
   } catch {
     return { amount: null, currency: null };
   }
 }
-const explicitLabel = (row: WireDecision): Label | null => (row.label === 'fraud' ? 1 : row.label === 'legit' ? 0 : null);
+const explicitLabel = (row: WireDecision): Label | null =>
+  row.label === 'fraud' ? 1 : row.label === 'legit' ? 0 : null;
 
 function backtestWork(policy: Policy): JobWork<BacktestOutput> {
   const tally = new BacktestTally(policy);
@@ -95,7 +107,12 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
         deciding.add(row.policy_version);
         const label = explicitLabel(row);
         if (label !== null) labelledCount++;
-        tally.add({ features: features(row, policy), label, riskLevel: (row.risk_level ?? 'low') as RiskLevel, ...requestMoney(row) });
+        tally.add({
+          features: features(row, policy),
+          label,
+          riskLevel: (row.risk_level ?? 'low') as RiskLevel,
+          ...requestMoney(row),
+        });
         if (row.shadow_version === policy.version && row.shadow_score !== null) {
           live++;
           if (label !== null) {
@@ -109,7 +126,8 @@ function backtestWork(policy: Policy): JobWork<BacktestOutput> {
     finish(phase) {
       phase?.('reporting');
       const result: BacktestOutput = { ...tally.result(), deciding: [...deciding].sort() };
-      if (live > 0) result.live = { decisions: live, labelled: liveLabels.length, metrics: computeMetrics(liveScores, liveLabels) };
+      if (live > 0)
+        result.live = { decisions: live, labelled: liveLabels.length, metrics: computeMetrics(liveScores, liveLabels) };
       return result;
     },
   };
@@ -124,23 +142,45 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
       for (const row of page) {
         const example = trainingExample(
           {
-            createdAt: row.created_at, entityId: row.subject_id, tradeId: row.trade_id, label: row.label as 'fraud' | 'legit' | null,
-            labelSource: row.label_source, outcome: row.outcome, samplingRate: row.sampling_rate,
-            review: row.review && { reason: row.review.reason, sampleRate: row.review.sample_rate, resolution: row.review.resolution },
+            createdAt: row.created_at,
+            entityId: row.subject_id,
+            tradeId: row.trade_id,
+            label: row.label as 'fraud' | 'legit' | null,
+            labelSource: row.label_source,
+            outcome: row.outcome,
+            samplingRate: row.sampling_rate,
+            review: row.review && {
+              reason: row.review.reason,
+              sampleRate: row.review.sample_rate,
+              resolution: row.review.resolution,
+            },
           },
           { now: task.now, assumeLegitAfterDays: task.assumeLegitAfterDays, completed: () => row.completed === true },
         );
         if (example === LEFT_OUT) labelled.leaveOut();
-        else if (example !== null) labelled.add({ entityId: row.subject_id, features: features(row, task.base), ...example, ...requestMoney(row) });
+        else if (example !== null)
+          labelled.add({
+            entityId: row.subject_id,
+            features: features(row, task.base),
+            ...example,
+            ...requestMoney(row),
+          });
       }
     },
     labelled: () => labelled.count,
     finish(phase) {
       phase?.('fitting');
-      const { policy, report, holdout } = fitCandidate(labelled, task.base, { version: task.version, target: task.target, onFitted: () => phase?.('reporting') });
+      const { policy, report, holdout } = fitCandidate(labelled, task.base, {
+        version: task.version,
+        target: task.target,
+        onFitted: () => phase?.('reporting'),
+      });
       // The plots are drawn from the scores behind the report's figures.
       const shapes = shapePlots((name) => labelled.holdout.largest(name), task.base, policy);
-      return { policy, report: { ...report, holdout_fraction: task.holdoutFraction, plots: plotsFromScores(holdout, shapes) } };
+      return {
+        policy,
+        report: { ...report, holdout_fraction: task.holdoutFraction, plots: plotsFromScores(holdout, shapes) },
+      };
     },
   };
 }
@@ -148,7 +188,8 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
 const DAY_MS = 86_400_000;
 
 /** A fit's decisions created before this may be labelled legit by a later trade.completed (strict). */
-export const completionCutoff = (task: Extract<JobTask, { kind: 'fit' }>): number => task.now - task.assumeLegitAfterDays * DAY_MS;
+export const completionCutoff = (task: Extract<JobTask, { kind: 'fit' }>): number =>
+  task.now - task.assumeLegitAfterDays * DAY_MS;
 
 export function jobWork(task: JobTask): JobWork<BacktestOutput | FitOutput> {
   return task.kind === 'fit' ? fitWork(task) : backtestWork(task.policy);
@@ -163,13 +204,15 @@ export interface WireError {
 }
 
 export function toWireError(err: unknown): WireError {
-  if (err instanceof InsufficientLabelsError) return { name: err.name, message: err.message, fraud: err.fraud, legit: err.legit };
+  if (err instanceof InsufficientLabelsError)
+    return { name: err.name, message: err.message, fraud: err.fraud, legit: err.legit };
   const e = err instanceof Error ? err : new Error(String(err));
   return { name: e.name, message: e.message };
 }
 
 export function fromWireError(wire: WireError): Error {
-  if (wire.name === 'InsufficientLabelsError') return new InsufficientLabelsError(wire.fraud ?? 0, wire.legit ?? 0, wire.message);
+  if (wire.name === 'InsufficientLabelsError')
+    return new InsufficientLabelsError(wire.fraud ?? 0, wire.legit ?? 0, wire.message);
   const err = new Error(`policy job: ${wire.message}`);
   err.name = wire.name;
   return err;

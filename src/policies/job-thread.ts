@@ -17,7 +17,12 @@ export type ToWorker =
   | { type: 'page'; rows: WireDecision[] }
   | { type: 'end' }
   | { type: 'read'; source: StoreSource; environment: Environment; window: Window };
-export type FromWorker = { type: 'ack' } | { type: 'held' } | { type: 'progress'; progress: WorkerProgress } | { type: 'result'; value: unknown } | { type: 'error'; error: WireError };
+export type FromWorker =
+  | { type: 'ack' }
+  | { type: 'held' }
+  | { type: 'progress'; progress: WorkerProgress }
+  | { type: 'result'; value: unknown }
+  | { type: 'error'; error: WireError };
 
 /** A job's progress as its worker reports it, with the worker's peak used heap so far (bytes). */
 export type WorkerProgress = JobProgress & { heapUsed: number };
@@ -99,7 +104,12 @@ class JobThread<T> {
   /** the last progress report's handling (its write to the lease row) */
   private reported: Promise<void> = Promise.resolve();
 
-  constructor(task: JobTask, private readonly signal?: AbortSignal, onProgress?: ProgressListener, total?: number | null) {
+  constructor(
+    task: JobTask,
+    private readonly signal?: AbortSignal,
+    onProgress?: ProgressListener,
+    total?: number | null,
+  ) {
     const hold = nextHold;
     nextHold = undefined;
     this.onMessage = (message) => {
@@ -173,7 +183,14 @@ class JobThread<T> {
 }
 
 /** Runs the job in a worker that reads the store over its own connection. */
-export async function runJobReading<T>(task: JobTask, source: StoreSource, environment: Environment, window: Window, signal?: AbortSignal, onProgress?: ProgressListener): Promise<T> {
+export async function runJobReading<T>(
+  task: JobTask,
+  source: StoreSource,
+  environment: Environment,
+  window: Window,
+  signal?: AbortSignal,
+  onProgress?: ProgressListener,
+): Promise<T> {
   const thread = new JobThread<T>(task, signal, onProgress);
   try {
     return await thread.read(source, environment, window);
@@ -186,7 +203,13 @@ export async function runJobReading<T>(task: JobTask, source: StoreSource, envir
  * Feeds every page to the thread and returns its result; the next page is read while the worker
  * folds in the current one. The thread is closed however the run ends.
  */
-export async function runJob<T>(task: JobTask, pages: AsyncIterable<WireDecision[]>, signal?: AbortSignal, onProgress?: ProgressListener, total?: number | null): Promise<T> {
+export async function runJob<T>(
+  task: JobTask,
+  pages: AsyncIterable<WireDecision[]>,
+  signal?: AbortSignal,
+  onProgress?: ProgressListener,
+  total?: number | null,
+): Promise<T> {
   const thread = new JobThread<T>(task, signal, onProgress, total);
   const reader = pages[Symbol.asyncIterator]();
   try {

@@ -32,14 +32,25 @@ const turnsDb = (db: Kysely<Database>): TurnsDb => db.withTables<{ policy_job_tu
 export class JobTurnError extends Error {
   readonly code = 'conflict';
   constructor(readonly retryAfterSeconds: number) {
-    super('The next fit or backtest of this environment is the turn of another client that was refused while the last one ran; try again later.');
+    super(
+      'The next fit or backtest of this environment is the turn of another client that was refused while the last one ran; try again later.',
+    );
     this.name = 'JobTurnError';
   }
 }
 
 /** Throws JobTurnError when a live turn belongs to another client that `claimant` does not outrank. */
-export async function checkTurn(db: Kysely<Database>, environment: Environment, claimant: Claimant, now: number): Promise<void> {
-  const row = await turnsDb(db).selectFrom('policy_job_turns').selectAll().where('environment', '=', environment).executeTakeFirst();
+export async function checkTurn(
+  db: Kysely<Database>,
+  environment: Environment,
+  claimant: Claimant,
+  now: number,
+): Promise<void> {
+  const row = await turnsDb(db)
+    .selectFrom('policy_job_turns')
+    .selectAll()
+    .where('environment', '=', environment)
+    .executeTakeFirst();
   if (!row) return;
   const reservedAt = Number(row.reserved_at);
   if (reservedAt < now - TURN_HOLD_MS || row.client_id === claimant.clientId) return;
@@ -49,7 +60,11 @@ export async function checkTurn(db: Kysely<Database>, environment: Environment, 
 
 /** The claimant got the slot: its turn, if it had one, is used up. */
 export async function endTurn(db: Kysely<Database>, environment: Environment, claimant: Claimant): Promise<void> {
-  await turnsDb(db).deleteFrom('policy_job_turns').where('environment', '=', environment).where('client_id', '=', claimant.clientId).execute();
+  await turnsDb(db)
+    .deleteFrom('policy_job_turns')
+    .where('environment', '=', environment)
+    .where('client_id', '=', claimant.clientId)
+    .execute();
 }
 
 /**
@@ -57,16 +72,27 @@ export async function endTurn(db: Kysely<Database>, environment: Environment, cl
  * unless another client's live turn stands that it does not outrank. One statement, so two
  * clients refused at once cannot both end up holding the turn.
  */
-export async function awaitTurn(db: Kysely<Database>, environment: Environment, claimant: Claimant, now: number): Promise<void> {
+export async function awaitTurn(
+  db: Kysely<Database>,
+  environment: Environment,
+  claimant: Claimant,
+  now: number,
+): Promise<void> {
   const admin = claimant.admin ? 1 : 0;
-  await turnsDb(db).insertInto('policy_job_turns')
+  await turnsDb(db)
+    .insertInto('policy_job_turns')
     .values({ environment, client_id: claimant.clientId, admin, reserved_at: now })
-    .onConflict((oc) => oc.column('environment')
-      .doUpdateSet({ client_id: claimant.clientId, admin, reserved_at: now })
-      .where((eb) => eb.or([
-        eb('policy_job_turns.reserved_at', '<', now - TURN_HOLD_MS),
-        eb('policy_job_turns.client_id', '=', claimant.clientId),
-        ...(claimant.admin ? [eb('policy_job_turns.admin', '=', 0)] : []),
-      ])))
+    .onConflict((oc) =>
+      oc
+        .column('environment')
+        .doUpdateSet({ client_id: claimant.clientId, admin, reserved_at: now })
+        .where((eb) =>
+          eb.or([
+            eb('policy_job_turns.reserved_at', '<', now - TURN_HOLD_MS),
+            eb('policy_job_turns.client_id', '=', claimant.clientId),
+            ...(claimant.admin ? [eb('policy_job_turns.admin', '=', 0)] : []),
+          ]),
+        ),
+    )
     .execute();
 }

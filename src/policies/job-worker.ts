@@ -24,7 +24,10 @@ let peakHeap = 0;
 
 function report(phase: JobPhase): void {
   peakHeap = Math.max(peakHeap, getHeapStatistics().used_heap_size);
-  reply({ type: 'progress', progress: { phase, decisionsRead: read, labelled: work?.labelled() ?? 0, total, heapUsed: peakHeap } });
+  reply({
+    type: 'progress',
+    progress: { phase, decisionsRead: read, labelled: work?.labelled() ?? 0, total, heapUsed: peakHeap },
+  });
 }
 
 function fold(rows: readonly WireDecision[]): void {

@@ -35,8 +35,13 @@ export interface JobProgress {
   total: number | null;
 }
 
-const progressColumns = (p: JobProgress, now: number) =>
-  ({ phase: p.phase, decisions_read: p.decisionsRead, labelled: p.labelled, total: p.total, updated_at: now });
+const progressColumns = (p: JobProgress, now: number) => ({
+  phase: p.phase,
+  decisions_read: p.decisionsRead,
+  labelled: p.labelled,
+  total: p.total,
+  updated_at: now,
+});
 const START: JobProgress = { phase: 'reading', decisionsRead: 0, labelled: 0, total: null };
 
 type JobsDb = Kysely<Database & { policy_jobs: PolicyJobsTable }>;
@@ -46,7 +51,9 @@ const jobsDb = (db: Kysely<Database>): JobsDb => db.withTables<{ policy_jobs: Po
 export class JobConflictError extends Error {
   readonly code = 'conflict';
   constructor(readonly running: { id: string; kind: string }) {
-    super(`A ${running.kind} (job ${running.id}) is already running in this environment; try again when it has finished.`);
+    super(
+      `A ${running.kind} (job ${running.id}) is already running in this environment; try again when it has finished.`,
+    );
     this.name = 'JobConflictError';
   }
 }
@@ -83,8 +90,13 @@ async function holder(db: JobsDb, environment: Environment): Promise<PolicyJobsT
   if (!row) return undefined;
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
-    ...row, started_at: Number(row.started_at), heartbeat_at: Number(row.heartbeat_at),
-    decisions_read: Number(row.decisions_read), labelled: Number(row.labelled), total: num(row.total), updated_at: num(row.updated_at),
+    ...row,
+    started_at: Number(row.started_at),
+    heartbeat_at: Number(row.heartbeat_at),
+    decisions_read: Number(row.decisions_read),
+    labelled: Number(row.labelled),
+    total: num(row.total),
+    updated_at: num(row.updated_at),
   };
 }
 
@@ -94,7 +106,12 @@ async function holder(db: JobsDb, environment: Environment): Promise<PolicyJobsT
  * waiting client's turn throws JobTurnError, and a claimant refused takes the next turn.
  */
 export async function acquireLease(
-  store: Kysely<Database>, environment: Environment, kind: JobKind, now = Date.now(), staleAfterMs = DEFAULT_LEASE.staleAfterMs, claimant?: Claimant,
+  store: Kysely<Database>,
+  environment: Environment,
+  kind: JobKind,
+  now = Date.now(),
+  staleAfterMs = DEFAULT_LEASE.staleAfterMs,
+  claimant?: Claimant,
 ): Promise<string> {
   if (!claimant) return claimLease(store, environment, kind, now, staleAfterMs);
   await checkTurn(store, environment, claimant, now);
@@ -108,24 +125,35 @@ export async function acquireLease(
   }
 }
 
-async function claimLease(store: Kysely<Database>, environment: Environment, kind: JobKind, now: number, staleAfterMs: number): Promise<string> {
+async function claimLease(
+  store: Kysely<Database>,
+  environment: Environment,
+  kind: JobKind,
+  now: number,
+  staleAfterMs: number,
+): Promise<string> {
   const db = jobsDb(store);
   const id = newJobId();
   // Each pass either claims the row or sees who holds it; a pass fails only when another claimant
   // moved the row between its two statements, so a few passes settle any race.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db.insertInto('policy_jobs')
+    const inserted = await db
+      .insertInto('policy_jobs')
       .values({ environment, job_id: id, kind, started_at: now, heartbeat_at: now, ...progressColumns(START, now) })
       .onConflict((oc) => oc.column('environment').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return id;
     const current = await holder(db, environment);
     if (!current) continue;
-    if (current.heartbeat_at >= now - staleAfterMs) throw new JobConflictError({ id: current.job_id, kind: current.kind });
+    if (current.heartbeat_at >= now - staleAfterMs)
+      throw new JobConflictError({ id: current.job_id, kind: current.kind });
     // Conditional on the stale row itself: of two instances taking over at once, one wins.
-    const taken = await db.updateTable('policy_jobs')
+    const taken = await db
+      .updateTable('policy_jobs')
       .set({ job_id: id, kind, started_at: now, heartbeat_at: now, ...progressColumns(START, now) })
-      .where('environment', '=', environment).where('job_id', '=', current.job_id).where('heartbeat_at', '=', current.heartbeat_at)
+      .where('environment', '=', environment)
+      .where('job_id', '=', current.job_id)
+      .where('heartbeat_at', '=', current.heartbeat_at)
       .executeTakeFirst();
     if (Number(taken.numUpdatedRows) > 0) return id;
   }
@@ -134,18 +162,35 @@ async function claimLease(store: Kysely<Database>, environment: Environment, kin
 }
 
 /** Refreshes the lease, and the progress when given; false when it is no longer this job's (it was taken over). */
-export async function renewLease(store: Kysely<Database>, environment: Environment, id: string, now = Date.now(), progress?: JobProgress): Promise<boolean> {
-  const result = await jobsDb(store).updateTable('policy_jobs').set({ heartbeat_at: now, ...(progress ? progressColumns(progress, now) : {}) })
-    .where('environment', '=', environment).where('job_id', '=', id).executeTakeFirst();
+export async function renewLease(
+  store: Kysely<Database>,
+  environment: Environment,
+  id: string,
+  now = Date.now(),
+  progress?: JobProgress,
+): Promise<boolean> {
+  const result = await jobsDb(store)
+    .updateTable('policy_jobs')
+    .set({ heartbeat_at: now, ...(progress ? progressColumns(progress, now) : {}) })
+    .where('environment', '=', environment)
+    .where('job_id', '=', id)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
 export async function releaseLease(store: Kysely<Database>, environment: Environment, id: string): Promise<void> {
-  await jobsDb(store).deleteFrom('policy_jobs').where('environment', '=', environment).where('job_id', '=', id).execute();
+  await jobsDb(store)
+    .deleteFrom('policy_jobs')
+    .where('environment', '=', environment)
+    .where('job_id', '=', id)
+    .execute();
 }
 
 /** The job holding the environment's lease, if any (for tests and operators). */
-export async function runningJob(store: Kysely<Database>, environment: Environment): Promise<{ id: string; kind: string; startedAt: number } | undefined> {
+export async function runningJob(
+  store: Kysely<Database>,
+  environment: Environment,
+): Promise<{ id: string; kind: string; startedAt: number } | undefined> {
   const row = await holder(jobsDb(store), environment);
   return row ? { id: row.job_id, kind: row.kind, startedAt: row.started_at } : undefined;
 }
@@ -161,12 +206,23 @@ export interface JobStatus extends JobProgress {
  * The environment's running job and its progress as last written; none when no job holds the
  * lease or its holder stopped beating (a dead instance's job is not running, whatever its row says).
  */
-export async function jobStatus(store: Kysely<Database>, environment: Environment, now = Date.now(), staleAfterMs = DEFAULT_LEASE.staleAfterMs): Promise<JobStatus | undefined> {
+export async function jobStatus(
+  store: Kysely<Database>,
+  environment: Environment,
+  now = Date.now(),
+  staleAfterMs = DEFAULT_LEASE.staleAfterMs,
+): Promise<JobStatus | undefined> {
   const row = await holder(jobsDb(store), environment);
   if (!row || row.heartbeat_at < now - staleAfterMs) return undefined;
   return {
-    id: row.job_id, kind: row.kind, startedAt: row.started_at, updatedAt: row.updated_at ?? row.heartbeat_at,
-    phase: row.phase as JobPhase, decisionsRead: row.decisions_read, labelled: row.labelled, total: row.total,
+    id: row.job_id,
+    kind: row.kind,
+    startedAt: row.started_at,
+    updatedAt: row.updated_at ?? row.heartbeat_at,
+    phase: row.phase as JobPhase,
+    decisionsRead: row.decisions_read,
+    labelled: row.labelled,
+    total: row.total,
   };
 }
 
@@ -195,18 +251,28 @@ export async function withLease<T>(
     return write;
   };
   const beat = setInterval(() => {
-    renew(latest).then(async (held) => {
-      if (held || lost.signal.aborted) return;
-      const now = await holder(jobsDb(db), environment);
-      lost.abort(new JobConflictError({ id: now?.job_id ?? 'unknown', kind: now?.kind ?? 'job' }));
-    // A failed heartbeat is retried at the next beat; only a lease seen taken ends the job.
-    }).catch(() => {});
+    renew(latest)
+      .then(async (held) => {
+        if (held || lost.signal.aborted) return;
+        const now = await holder(jobsDb(db), environment);
+        lost.abort(new JobConflictError({ id: now?.job_id ?? 'unknown', kind: now?.kind ?? 'job' }));
+        // A failed heartbeat is retried at the next beat; only a lease seen taken ends the job.
+      })
+      .catch(() => {});
   }, settings.heartbeatMs);
   const progress = (p: JobProgress): Promise<void> => {
     latest = p;
-    const now = p.phase !== written.phase || (written.decisionsRead === 0 && p.decisionsRead > 0) || (written.total === null && p.total !== null);
+    const now =
+      p.phase !== written.phase ||
+      (written.decisionsRead === 0 && p.decisionsRead > 0) ||
+      (written.total === null && p.total !== null);
     // A failed write is left to the next heartbeat, like a failed heartbeat.
-    return now ? renew(p).then(() => {}, () => {}) : Promise.resolve();
+    return now
+      ? renew(p).then(
+          () => {},
+          () => {},
+        )
+      : Promise.resolve();
   };
   try {
     return await work({ id, kind, environment, signal: lost.signal, progress });

@@ -29,14 +29,23 @@ export function trainingLabel(d: LabelSource, rules: LabelRules): Label | null {
   if (d.label === 'legit') return 0;
   const days = rules.assumeLegitAfterDays ?? DEFAULT_ASSUME_LEGIT_AFTER_DAYS;
   // "Older than N days" is strict: a decision exactly N days old is still waiting for its outcome.
-  if (typeof d.tradeId === 'string' && d.tradeId !== '' && rules.now - d.createdAt > days * DAY_MS && rules.completed(d.entityId, d.tradeId)) return 0;
+  if (
+    typeof d.tradeId === 'string' &&
+    d.tradeId !== '' &&
+    rules.now - d.createdAt > days * DAY_MS &&
+    rules.completed(d.entityId, d.tradeId)
+  )
+    return 0;
   return null;
 }
 
 /** An in-memory completion index over events (for tests and offline runs; a store would query). */
-export function completionIndex(events: Iterable<{ type: string; entity_id: string; trade_id?: string }>): (entityId: string, tradeId: string) => boolean {
+export function completionIndex(
+  events: Iterable<{ type: string; entity_id: string; trade_id?: string }>,
+): (entityId: string, tradeId: string) => boolean {
   const done = new Set<string>();
-  for (const e of events) if (e.type === 'trade.completed' && e.trade_id !== undefined) done.add(`${e.entity_id}\0${e.trade_id}`);
+  for (const e of events)
+    if (e.type === 'trade.completed' && e.trade_id !== undefined) done.add(`${e.entity_id}\0${e.trade_id}`);
   return (entityId, tradeId) => done.has(`${entityId}\0${tradeId}`);
 }
 
@@ -81,7 +90,8 @@ export interface TrainingExample {
   sampled: boolean;
 }
 
-const usableRate = (r: number | null | undefined): r is number => typeof r === 'number' && Number.isFinite(r) && r > 0 && r < 1;
+const usableRate = (r: number | null | undefined): r is number =>
+  typeof r === 'number' && Number.isFinite(r) && r > 0 && r < 1;
 
 /** An unsampled approval with a label that sampled approvals stand for (the report counts them). */
 export const LEFT_OUT = 'left_out';
@@ -101,8 +111,14 @@ export function trainingExample(d: ExampleSource, rules: LabelRules): TrainingEx
   // An approve resolution without a label is legit only through the assumption; it was still the
   // reviewer who said so, so it counts as a review label.
   const source: LabelOrigin = explicit
-    ? (d.labelSource === 'event' ? 'event' : d.labelSource === 'review' ? 'review' : 'api')
-    : (d.review?.resolution === 'approve' ? 'review' : 'assumed');
+    ? d.labelSource === 'event'
+      ? 'event'
+      : d.labelSource === 'review'
+        ? 'review'
+        : 'api'
+    : d.review?.resolution === 'approve'
+      ? 'review'
+      : 'assumed';
   if (d.outcome !== 'approve') return { label, source, weight: 1, sampled: false };
   const sampled = d.review?.reason === 'sample';
   const rate = sampled ? d.review!.sampleRate : d.samplingRate;

@@ -25,7 +25,7 @@ export function rocAuc(scores: readonly number[], labels: readonly Label[]): num
   if (P === 0 || N === 0) return null;
   const order = scores.map((_, i) => i).sort((a, b) => scores[a]! - scores[b]!);
   let rankSum = 0;
-  for (let start = 0; start < order.length; ) {
+  for (let start = 0; start < order.length;) {
     let end = start;
     while (end + 1 < order.length && scores[order[end + 1]!] === scores[order[start]!]) end++;
     const rank = (start + end) / 2 + 1; // ranks are 1-based
@@ -48,7 +48,7 @@ export function averagePrecision(scores: readonly number[], labels: readonly Lab
   let seen = 0;
   let lastRecall = 0;
   let ap = 0;
-  for (let start = 0; start < order.length; ) {
+  for (let start = 0; start < order.length;) {
     let end = start;
     while (end + 1 < order.length && scores[order[end + 1]!] === scores[order[start]!]) end++;
     for (let k = start; k <= end; k++) tp += labels[order[k]!]!;

@@ -71,24 +71,34 @@ class Cuts {
     this.total = this.flagged[0]!;
     this.frauds = this.caught[0]!;
   }
-  share(cut: number): number | null { return this.total > 0 ? this.flagged[cut]! / this.total : null; }
+  share(cut: number): number | null {
+    return this.total > 0 ? this.flagged[cut]! / this.total : null;
+  }
   fpr(cut: number): number | null {
     const legit = this.total - this.frauds;
     return legit > 0 ? (this.flagged[cut]! - this.caught[cut]!) / legit : null;
   }
-  precision(cut: number): number | null { return this.flagged[cut]! > 0 ? this.caught[cut]! / this.flagged[cut]! : null; }
+  precision(cut: number): number | null {
+    return this.flagged[cut]! > 0 ? this.caught[cut]! / this.flagged[cut]! : null;
+  }
 }
 
 /** Per level: what flagging every decision at or above its minimum score catches and holds. */
 export function levelFigures(outcomes: readonly ScoredOutcome[], thresholds: Thresholds): LevelFigure[] {
   const cuts = new Cuts(outcomes);
-  const mins: Record<RiskLevel, number> = { low: 0, medium: thresholds.medium, high: thresholds.high, critical: thresholds.critical };
+  const mins: Record<RiskLevel, number> = {
+    low: 0,
+    medium: thresholds.medium,
+    high: thresholds.high,
+    critical: thresholds.critical,
+  };
   return LEVELS.map((risk_level) => {
     const min = mins[risk_level];
     const volume_caught: Record<string, number> = {};
     const volume_held: Record<string, number> = {};
     for (const o of outcomes) {
-      if (o.score < min || typeof o.currency !== 'string' || typeof o.amount !== 'number' || !Number.isFinite(o.amount)) continue;
+      if (o.score < min || typeof o.currency !== 'string' || typeof o.amount !== 'number' || !Number.isFinite(o.amount))
+        continue;
       const into = o.label === 1 ? volume_caught : volume_held;
       into[o.currency] = (into[o.currency] ?? 0) + o.amount;
     }
@@ -124,7 +134,12 @@ export function shareAtOrAbove(scores: readonly number[], cut: number): number {
  * when none does, the cut that comes closest (the highest for a ceiling on flags, the most precise
  * for a precision floor), reported as not met.
  */
-export function cutForTarget(outcomes: readonly ScoredOutcome[], target: OperatingTarget, lo = 1, hi = 99): { cut: number; met: boolean } {
+export function cutForTarget(
+  outcomes: readonly ScoredOutcome[],
+  target: OperatingTarget,
+  lo = 1,
+  hi = 99,
+): { cut: number; met: boolean } {
   const cuts = new Cuts(outcomes);
   const meets = (c: number): boolean => {
     if (target.max_false_positive_rate !== undefined) return (cuts.fpr(c) ?? 0) <= target.max_false_positive_rate;
@@ -133,7 +148,9 @@ export function cutForTarget(outcomes: readonly ScoredOutcome[], target: Operati
       const p = cuts.precision(c);
       return p !== null && p >= target.min_precision;
     }
-    throw new RangeError('operating target: one of max_false_positive_rate, max_share_flagged, min_precision is required');
+    throw new RangeError(
+      'operating target: one of max_false_positive_rate, max_share_flagged, min_precision is required',
+    );
   };
   for (let c = lo; c <= hi; c++) if (meets(c)) return { cut: c, met: true };
   if (target.min_precision === undefined) return { cut: hi, met: false };
@@ -164,8 +181,15 @@ export function thresholdsForTarget(
   const shareOf = (cut: number) => shareAtOrAbove(baseScores, cut);
   const sameShare = (cut: number) => cutForTarget(candidate, { level: 'high', max_share_flagged: shareOf(cut) }).cut;
   // The target's cut leaves room for the levels on either side of it.
-  const chosen = target.level === 'high' ? cutForTarget(candidate, target, 1 + gap, 99 - gap) : cutForTarget(candidate, target, 1 + 2 * gap, 99);
-  let { medium, high, critical } = { medium: sameShare(base.medium), high: sameShare(base.high), critical: sameShare(base.critical) };
+  const chosen =
+    target.level === 'high'
+      ? cutForTarget(candidate, target, 1 + gap, 99 - gap)
+      : cutForTarget(candidate, target, 1 + 2 * gap, 99);
+  let { medium, high, critical } = {
+    medium: sameShare(base.medium),
+    high: sameShare(base.high),
+    critical: sameShare(base.critical),
+  };
   if (target.level === 'high') {
     high = chosen.cut;
     critical = Math.min(Math.max(critical, high + gap), 99);
@@ -203,14 +227,18 @@ export interface OperatingMove {
  */
 export const MOVE_LIMITS = { absolute: 0.02, relative: 0.25, relativeFloor: 0.005, minDecisions: 500 } as const;
 
-export function operatingMove(before: { version: string; high: number; scores: readonly number[] }, after: { version: string; high: number; scores: readonly number[] }): OperatingMove {
+export function operatingMove(
+  before: { version: string; high: number; scores: readonly number[] },
+  after: { version: string; high: number; scores: readonly number[] },
+): OperatingMove {
   const b = shareAtOrAbove(before.scores, before.high);
   const a = shareAtOrAbove(after.scores, after.high);
   const change = a - b;
   const size = Math.abs(change);
   const n = Math.min(before.scores.length, after.scores.length);
-  const exceeds = n >= MOVE_LIMITS.minDecisions
-    && (size > MOVE_LIMITS.absolute || (size > MOVE_LIMITS.relativeFloor && (b === 0 || size / b > MOVE_LIMITS.relative)));
+  const exceeds =
+    n >= MOVE_LIMITS.minDecisions &&
+    (size > MOVE_LIMITS.absolute || (size > MOVE_LIMITS.relativeFloor && (b === 0 || size / b > MOVE_LIMITS.relative)));
   return {
     decisions: n,
     before: { version: before.version, high: before.high, share_flagged_high: b },

@@ -7,12 +7,22 @@ import { OUTCOME_SEVERITY, type Outcome } from '../trust/outcomes.ts';
 import type { RiskLevel } from '../trust/types.ts';
 
 const strict = { additionalProperties: false } as const;
-const OutcomeValue = Type.Union([Type.Literal('approve'), Type.Literal('review'), Type.Literal('hold'), Type.Literal('decline')]);
+const OutcomeValue = Type.Union([
+  Type.Literal('approve'),
+  Type.Literal('review'),
+  Type.Literal('hold'),
+  Type.Literal('decline'),
+]);
 const Hours = Type.Number({ exclusiveMinimum: 0, maximum: 720 });
 
 /** risk level → outcome; a level left out takes its default */
 export const OutcomesSchema = Type.Object(
-  { low: Type.Optional(OutcomeValue), medium: Type.Optional(OutcomeValue), high: Type.Optional(OutcomeValue), critical: Type.Optional(OutcomeValue) },
+  {
+    low: Type.Optional(OutcomeValue),
+    medium: Type.Optional(OutcomeValue),
+    high: Type.Optional(OutcomeValue),
+    critical: Type.Optional(OutcomeValue),
+  },
   strict,
 );
 /** hours from a review's opening to its due time, by the outcome that opened it (a sampled approval waits as a review) */
@@ -23,7 +33,12 @@ export const ReviewSampleRateSchema = Type.Number({ minimum: 0, maximum: 1 });
 export type OutcomeMap = Readonly<Record<RiskLevel, Outcome>>;
 export type ReviewHours = Readonly<{ review: number; hold: number }>;
 
-const DEFAULT_OUTCOMES: OutcomeMap = Object.freeze({ low: 'approve', medium: 'approve', high: 'review', critical: 'decline' });
+const DEFAULT_OUTCOMES: OutcomeMap = Object.freeze({
+  low: 'approve',
+  medium: 'approve',
+  high: 'review',
+  critical: 'decline',
+});
 const DEFAULT_REVIEW_HOURS: ReviewHours = Object.freeze({ review: 24, hold: 4 });
 
 interface OutcomeFields {
@@ -67,7 +82,9 @@ export function outcomeProblems(policy: OutcomeFields): string[] {
     const level = LEVELS[i]!;
     const prev = LEVELS[i - 1]!;
     if (OUTCOME_SEVERITY[map[level]] < OUTCOME_SEVERITY[map[prev]]) {
-      problems.push(`/outcomes/${level}: must be at least as severe as outcomes.${prev} (${map[prev]}); decline > hold > review > approve`);
+      problems.push(
+        `/outcomes/${level}: must be at least as severe as outcomes.${prev} (${map[prev]}); decline > hold > review > approve`,
+      );
     }
   }
   return problems;

@@ -31,7 +31,11 @@ export interface PlotData {
 }
 
 function plotsFor(scores: number[], labels: (0 | 1)[]): PolicyPlots {
-  return { curve: curvePoints(scores, labels), calibration: calibrationBins(scores, labels), histogram: scoreHistogram(scores, labels) };
+  return {
+    curve: curvePoints(scores, labels),
+    calibration: calibrationBins(scores, labels),
+    histogram: scoreHistogram(scores, labels),
+  };
 }
 
 /** The contribution weight·value the score sums, as scoreValues computes it. */
@@ -48,21 +52,34 @@ export function shapePlots(largest: (name: SignalName) => number, base: Policy, 
     const end = Math.max(largest(name), 1.25 * knots.at(-1)!);
     const xs = new Set([0, end, ...knots, ...(base.shapes?.[name]?.knots ?? []).filter((k) => k < end)]);
     for (let i = 1; i < 8; i++) xs.add(modelValue((end * i) / 8));
-    const points = [...xs].sort((a, b) => a - b).map((value) => ({ value, base: contribution(base, name, value), candidate: contribution(candidate, name, value) }));
+    const points = [...xs]
+      .sort((a, b) => a - b)
+      .map((value) => ({
+        value,
+        base: contribution(base, name, value),
+        candidate: contribution(candidate, name, value),
+      }));
     return { name, knots, points };
   });
 }
 
 /** The plots from the scores the report was computed from (report.ts, holdoutScores), with the shapes' curves. */
 export function plotsFromScores(scores: HoldoutScores, shapes: ShapePlot[] = []): PlotData {
-  return { base: plotsFor(scores.base, scores.labels), candidate: plotsFor(scores.candidate, scores.labels), ...(shapes.length > 0 ? { shapes } : {}) };
+  return {
+    base: plotsFor(scores.base, scores.labels),
+    candidate: plotsFor(scores.candidate, scores.labels),
+    ...(shapes.length > 0 ? { shapes } : {}),
+  };
 }
 
 export function plotData(holdout: readonly LabelledDecision[], base: Policy, candidate: Policy): PlotData {
   const largest = (name: SignalName) => holdout.reduce((m, d) => Math.max(m, modelValue(d.features[name])), 0);
-  return plotsFromScores({
-    labels: holdout.map((d) => d.label),
-    base: holdout.map((d) => replayScore(base, d.features)),
-    candidate: holdout.map((d) => replayScore(candidate, d.features)),
-  }, shapePlots(largest, base, candidate));
+  return plotsFromScores(
+    {
+      labels: holdout.map((d) => d.label),
+      base: holdout.map((d) => replayScore(base, d.features)),
+      candidate: holdout.map((d) => replayScore(candidate, d.features)),
+    },
+    shapePlots(largest, base, candidate),
+  );
 }

@@ -3,7 +3,15 @@
 // each problem naming its field; and loading the built-in policy or VOUCH_POLICY_FILE.
 import { readFileSync } from 'node:fs';
 import { Value } from 'typebox/value';
-import { DEFAULT_POLICY, PolicySchema, SIGNAL_DIRECTIONS, SIGNAL_NAMES, deepFreeze, type Policy, type SignalName } from './policy.ts';
+import {
+  DEFAULT_POLICY,
+  PolicySchema,
+  SIGNAL_DIRECTIONS,
+  SIGNAL_NAMES,
+  deepFreeze,
+  type Policy,
+  type SignalName,
+} from './policy.ts';
 import { tierProblems } from './new-accounts.ts';
 import { outcomeProblems } from './outcome-policy.ts';
 
@@ -42,16 +50,23 @@ function semanticProblems(p: Policy): string[] {
       problems.push(`/weights/${name}: must be <= 0 (protective signal; a positive weight would break monotonicity)`);
     }
   }
-  for (const [name, shape] of Object.entries(p.shapes ?? {}) as [SignalName, NonNullable<Policy['shapes']>[SignalName]][]) {
+  for (const [name, shape] of Object.entries(p.shapes ?? {}) as [
+    SignalName,
+    NonNullable<Policy['shapes']>[SignalName],
+  ][]) {
     if (shape === undefined) continue;
     const at = `/shapes/${name}`;
-    if (shape.slopes.length !== shape.knots.length) problems.push(`${at}/slopes: must have one slope per knot (${shape.knots.length})`);
+    if (shape.slopes.length !== shape.knots.length)
+      problems.push(`${at}/slopes: must have one slope per knot (${shape.knots.length})`);
     shape.knots.forEach((k, i) => {
-      if (i > 0 && !(k > shape.knots[i - 1]!)) problems.push(`${at}/knots/${i}: must be greater than knots[${i - 1}] (knots are strictly increasing)`);
+      if (i > 0 && !(k > shape.knots[i - 1]!))
+        problems.push(`${at}/knots/${i}: must be greater than knots[${i - 1}] (knots are strictly increasing)`);
     });
     shape.slopes.forEach((s, i) => {
-      if (SIGNAL_DIRECTIONS[name] === 'risk' && s < 0) problems.push(`${at}/slopes/${i}: must be >= 0 (risk signal; a negative slope would break monotonicity)`);
-      if (SIGNAL_DIRECTIONS[name] === 'protective' && s > 0) problems.push(`${at}/slopes/${i}: must be <= 0 (protective signal; a positive slope would break monotonicity)`);
+      if (SIGNAL_DIRECTIONS[name] === 'risk' && s < 0)
+        problems.push(`${at}/slopes/${i}: must be >= 0 (risk signal; a negative slope would break monotonicity)`);
+      if (SIGNAL_DIRECTIONS[name] === 'protective' && s > 0)
+        problems.push(`${at}/slopes/${i}: must be <= 0 (protective signal; a positive slope would break monotonicity)`);
     });
   }
   const { medium, high, critical } = p.thresholds;

@@ -88,7 +88,10 @@ const ShapeSchema = Type.Object(
 );
 
 const ShapesSchema = Type.Object(
-  Object.fromEntries(SIGNAL_NAMES.map((n) => [n, Type.Optional(ShapeSchema)])) as Record<SignalName, ReturnType<typeof Type.Optional<typeof ShapeSchema>>>,
+  Object.fromEntries(SIGNAL_NAMES.map((n) => [n, Type.Optional(ShapeSchema)])) as Record<
+    SignalName,
+    ReturnType<typeof Type.Optional<typeof ShapeSchema>>
+  >,
   strict,
 );
 

@@ -17,7 +17,10 @@ export class PolicyRegistry {
   private readonly current: Record<Environment, LivePolicy>;
 
   /** `initial`: what both environments score with until `reload` reads the stored policies. */
-  constructor(private readonly store: Store, initial: Policy) {
+  constructor(
+    private readonly store: Store,
+    initial: Policy,
+  ) {
     this.current = { live: { active: initial, shadow: null }, test: { active: initial, shadow: null } };
   }
 

@@ -35,7 +35,8 @@ interface RecordLike {
 }
 
 const esc = (s: unknown): string => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const fmt = (x: number | null | undefined, digits = 3): string => (x === null || x === undefined ? '—' : x.toFixed(digits));
+const fmt = (x: number | null | undefined, digits = 3): string =>
+  x === null || x === undefined ? '—' : x.toFixed(digits);
 
 const COLORS = { domain: ['base', 'candidate'], range: ['#8c8c8c', '#1f6feb'] };
 const LABEL_COLORS = { domain: ['fraud', 'legit'], range: ['#d1242f', '#2da44e'] };
@@ -49,10 +50,13 @@ async function svg(spec: TopLevelSpec): Promise<string> {
   }
 }
 
-const base = (title: string) => ({ $schema: 'https://vega.github.io/schema/vega-lite/v5.json', title, width: 300, height: 260 }) as const;
+const base = (title: string) =>
+  ({ $schema: 'https://vega.github.io/schema/vega-lite/v5.json', title, width: 300, height: 260 }) as const;
 
 function rocSpec(plots: PlotData): TopLevelSpec {
-  const values = (['base', 'candidate'] as const).flatMap((p) => plots[p].curve.map((c) => ({ policy: p, fpr: c.fpr, tpr: c.tpr, threshold: c.threshold })));
+  const values = (['base', 'candidate'] as const).flatMap((p) =>
+    plots[p].curve.map((c) => ({ policy: p, fpr: c.fpr, tpr: c.tpr, threshold: c.threshold })),
+  );
   return {
     ...base('ROC (holdout)'),
     data: { values },
@@ -67,7 +71,11 @@ function rocSpec(plots: PlotData): TopLevelSpec {
 }
 
 function prSpec(plots: PlotData): TopLevelSpec {
-  const values = (['base', 'candidate'] as const).flatMap((p) => plots[p].curve.slice(1).map((c) => ({ policy: p, recall: c.recall, precision: c.precision, threshold: c.threshold })));
+  const values = (['base', 'candidate'] as const).flatMap((p) =>
+    plots[p].curve
+      .slice(1)
+      .map((c) => ({ policy: p, recall: c.recall, precision: c.precision, threshold: c.threshold })),
+  );
   return {
     ...base('Precision–recall (holdout)'),
     data: { values },
@@ -82,12 +90,24 @@ function prSpec(plots: PlotData): TopLevelSpec {
 }
 
 function calibrationSpec(plots: PlotData): TopLevelSpec {
-  const values = (['base', 'candidate'] as const).flatMap((p) => plots[p].calibration.filter((b) => b.count > 0)
-    .map((b) => ({ policy: p, predicted: b.mean_predicted, observed: b.observed_rate, count: b.count })));
+  const values = (['base', 'candidate'] as const).flatMap((p) =>
+    plots[p].calibration
+      .filter((b) => b.count > 0)
+      .map((b) => ({ policy: p, predicted: b.mean_predicted, observed: b.observed_rate, count: b.count })),
+  );
   return {
     ...base('Calibration: score/100 against observed fraud rate'),
     layer: [
-      { data: { values: [{ x: 0, y: 0 }, { x: 1, y: 1 }] }, mark: { type: 'line', strokeDash: [4, 4], color: '#bbbbbb' }, encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } } },
+      {
+        data: {
+          values: [
+            { x: 0, y: 0 },
+            { x: 1, y: 1 },
+          ],
+        },
+        mark: { type: 'line', strokeDash: [4, 4], color: '#bbbbbb' },
+        encoding: { x: { field: 'x', type: 'quantitative' }, y: { field: 'y', type: 'quantitative' } },
+      },
       {
         data: { values },
         mark: { type: 'line', point: true },
@@ -106,7 +126,12 @@ function histogramSpec(plots: PlotData, policy: 'base' | 'candidate'): TopLevelS
   // Shares within each label: fraud is rare, and in raw counts its bars would not show.
   const values = (['fraud', 'legit'] as const).flatMap((label) => {
     const total = h[label].reduce((a, n) => a + n, 0);
-    return h[label].map((count, b) => ({ label, bin: `${b * 10}–${b === 9 ? 100 : b * 10 + 9}`, count, share: total > 0 ? count / total : 0 }));
+    return h[label].map((count, b) => ({
+      label,
+      bin: `${b * 10}–${b === 9 ? 100 : b * 10 + 9}`,
+      count,
+      share: total > 0 ? count / total : 0,
+    }));
   });
   return {
     ...base(`Score distribution by label (${policy})`),
@@ -122,7 +147,9 @@ function histogramSpec(plots: PlotData, policy: 'base' | 'candidate'): TopLevelS
 }
 
 function shapeSpec(shape: ShapePlot): TopLevelSpec {
-  const values = (['base', 'candidate'] as const).flatMap((p) => shape.points.map((pt) => ({ policy: p, value: pt.value, contribution: pt[p] })));
+  const values = (['base', 'candidate'] as const).flatMap((p) =>
+    shape.points.map((pt) => ({ policy: p, value: pt.value, contribution: pt[p] })),
+  );
   return {
     ...base(`${shape.name}: contribution by value`),
     data: { values },
@@ -137,24 +164,37 @@ function shapeSpec(shape: ShapePlot): TopLevelSpec {
 
 function metricsTable(m: ReportLike['metrics']): string {
   const rows = (['roc_auc', 'average_precision', 'brier', 'calibration_error'] as const)
-    .map((k) => `<tr><th>${k}</th><td>${fmt(m.base[k])}</td><td>${fmt(m.candidate[k])}</td></tr>`).join('');
+    .map((k) => `<tr><th>${k}</th><td>${fmt(m.base[k])}</td><td>${fmt(m.candidate[k])}</td></tr>`)
+    .join('');
   return `<table><thead><tr><th>metric (holdout)</th><th>base</th><th>candidate</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function thresholdTable(t: ThresholdFigure[]): string {
-  const rows = t.map((f) => `<tr><th>${esc(f.risk_level)}</th><td>${f.min_score}</td><td>${fmt(f.share_flagged)}</td><td>${fmt(f.precision)}</td><td>${fmt(f.recall)}</td></tr>`).join('');
+  const rows = t
+    .map(
+      (f) =>
+        `<tr><th>${esc(f.risk_level)}</th><td>${f.min_score}</td><td>${fmt(f.share_flagged)}</td><td>${fmt(f.precision)}</td><td>${fmt(f.recall)}</td></tr>`,
+    )
+    .join('');
   return `<table><thead><tr><th>level</th><th>min score</th><th>share flagged</th><th>precision</th><th>recall</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function weightsTable(r: ReportLike): string {
-  const names = [...SIGNAL_NAMES.filter((n) => r.weights[n]), ...Object.keys(r.weights).filter((n) => !(SIGNAL_NAMES as string[]).includes(n))];
-  const bias = r.bias ? `<tr><th>(bias)</th><td>${fmt(r.bias.base, 4)}</td><td>${fmt(r.bias.candidate, 4)}</td><td>${fmt(r.bias.candidate - r.bias.base, 4)}</td></tr>` : '';
+  const names = [
+    ...SIGNAL_NAMES.filter((n) => r.weights[n]),
+    ...Object.keys(r.weights).filter((n) => !(SIGNAL_NAMES as string[]).includes(n)),
+  ];
+  const bias = r.bias
+    ? `<tr><th>(bias)</th><td>${fmt(r.bias.base, 4)}</td><td>${fmt(r.bias.candidate, 4)}</td><td>${fmt(r.bias.candidate - r.bias.base, 4)}</td></tr>`
+    : '';
   // A shaped signal's weight is its first slope; its curve is drawn under "Shaped signals".
   const shaped = (side: 'base' | 'candidate', n: string) => (r.shapes?.[side][n] ? ' (shaped)' : '');
-  const rows = names.map((n) => {
-    const w = r.weights[n]!;
-    return `<tr><th>${esc(n)}</th><td>${fmt(w.base, 4)}${shaped('base', n)}</td><td>${fmt(w.candidate, 4)}${shaped('candidate', n)}</td><td>${fmt(w.candidate - w.base, 4)}</td></tr>`;
-  }).join('');
+  const rows = names
+    .map((n) => {
+      const w = r.weights[n]!;
+      return `<tr><th>${esc(n)}</th><td>${fmt(w.base, 4)}${shaped('base', n)}</td><td>${fmt(w.candidate, 4)}${shaped('candidate', n)}</td><td>${fmt(w.candidate - w.base, 4)}</td></tr>`;
+    })
+    .join('');
   return `<table><thead><tr><th>signal</th><th>base</th><th>candidate</th><th>change</th></tr></thead><tbody>${bias}${rows}</tbody></table>`;
 }
 
@@ -162,11 +202,14 @@ function weightsTable(r: ReportLike): string {
 function sourcesLine(r: ReportLike): string {
   const sources = r.label_sources;
   if (!sources) return '';
-  const parts = Object.entries(sources).map(([k, n]) => `${esc(k)} ${Number(n)}`).join(', ');
+  const parts = Object.entries(sources)
+    .map(([k, n]) => `${esc(k)} ${Number(n)}`)
+    .join(', ');
   const s = r.sampling;
-  const sampled = s && s.decisions > 0
-    ? ` Sampled approvals: ${Number(s.decisions)} reviewed, weighted to stand for ${fmt(s.weight, 0)} approvals (${Number(s.left_out)} unsampled approvals left out for them).`
-    : '';
+  const sampled =
+    s && s.decisions > 0
+      ? ` Sampled approvals: ${Number(s.decisions)} reviewed, weighted to stand for ${fmt(s.weight, 0)} approvals (${Number(s.left_out)} unsampled approvals left out for them).`
+      : '';
   return ` By source: ${parts}.${sampled}`;
 }
 
@@ -178,13 +221,25 @@ thead th{background:#f6f8fa}.plots{display:flex;flex-wrap:wrap;gap:1rem}.plots f
 export async function reportHtml(record: RecordLike, report: ReportLike): Promise<string> {
   const plots = report.plots;
   const figures = plots
-    ? (await Promise.all([rocSpec(plots), prSpec(plots), calibrationSpec(plots), histogramSpec(plots, 'base'), histogramSpec(plots, 'candidate')].map(svg)))
-      .map((s) => `<figure>${s}</figure>`).join('')
+    ? (
+        await Promise.all(
+          [
+            rocSpec(plots),
+            prSpec(plots),
+            calibrationSpec(plots),
+            histogramSpec(plots, 'base'),
+            histogramSpec(plots, 'candidate'),
+          ].map(svg),
+        )
+      )
+        .map((s) => `<figure>${s}</figure>`)
+        .join('')
     : '<p class="note">This report was stored without plot data.</p>';
   const shapes = plots?.shapes ?? [];
-  const shapeFigures = shapes.length > 0
-    ? `<h2>Shaped signals</h2><p class="note">Each shaped signal's contribution to the log-odds against its value (docs/signals.md, "Shaped signals"); the weight shown in a score is the slope from 0 to the value.</p><div class="plots">${(await Promise.all(shapes.map((s) => svg(shapeSpec(s))))).map((s) => `<figure>${s}</figure>`).join('')}</div>`
-    : '';
+  const shapeFigures =
+    shapes.length > 0
+      ? `<h2>Shaped signals</h2><p class="note">Each shaped signal's contribution to the log-odds against its value (docs/signals.md, "Shaped signals"); the weight shown in a score is the slope from 0 to the value.</p><div class="plots">${(await Promise.all(shapes.map((s) => svg(shapeSpec(s))))).map((s) => `<figure>${s}</figure>`).join('')}</div>`
+      : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Vouch policy ${esc(record.version)}: report</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>

@@ -7,7 +7,14 @@ import { InsufficientLabelsError } from './fit.ts';
 import { fitSignalSamples, type SignalFit } from './signal-fit.ts';
 import type { Weighting } from './intercept.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
-import { levelFigures, shareAtOrAbove, thresholdsForTarget, type LevelFigure, type OperatingTarget, type TargetOutcome } from './operating.ts';
+import {
+  levelFigures,
+  shareAtOrAbove,
+  thresholdsForTarget,
+  type LevelFigure,
+  type OperatingTarget,
+  type TargetOutcome,
+} from './operating.ts';
 import type { ReplayPolicy } from './backtest.ts';
 import { LabelledSplit, type LabelledInput, type LabelTally, type SampleColumns } from './samples.ts';
 
@@ -51,11 +58,28 @@ export interface FitReport {
  * target, or by default `high` flagging the share of holdout decisions the base policy flags, so
  * activating a fit changes the ranking, not the workload. An empty holdout keeps the base's.
  */
-function operatingPoint(holdout: SampleColumns, scores: HoldoutScores, base: ReplayPolicy, requested?: OperatingTarget): { thresholds: ReplayPolicy['thresholds']; target: TargetOutcome } {
-  const target: OperatingTarget = requested ?? { level: 'high', max_share_flagged: shareAtOrAbove(scores.base, base.thresholds.high) };
+function operatingPoint(
+  holdout: SampleColumns,
+  scores: HoldoutScores,
+  base: ReplayPolicy,
+  requested?: OperatingTarget,
+): { thresholds: ReplayPolicy['thresholds']; target: TargetOutcome } {
+  const target: OperatingTarget = requested ?? {
+    level: 'high',
+    max_share_flagged: shareAtOrAbove(scores.base, base.thresholds.high),
+  };
   const source = requested ? 'request' : 'default';
-  if (holdout.count === 0) return { thresholds: base.thresholds, target: { target, source, met: false, min_score: base.thresholds[target.level] } };
-  const { thresholds, met } = thresholdsForTarget(holdout.outcomes(scores.candidate), scores.base, base.thresholds, target);
+  if (holdout.count === 0)
+    return {
+      thresholds: base.thresholds,
+      target: { target, source, met: false, min_score: base.thresholds[target.level] },
+    };
+  const { thresholds, met } = thresholdsForTarget(
+    holdout.outcomes(scores.candidate),
+    scores.base,
+    base.thresholds,
+    target,
+  );
   return { thresholds, target: { target, source, met, min_score: thresholds[target.level] } };
 }
 
@@ -82,12 +106,17 @@ export function fitReport(args: {
     sampling: { ...split.tally.sampling, weight: Math.round(split.tally.sampling.weight * 1e4) / 1e4 },
     train: { decisions: train.count, fraud: train.fraud },
     holdout: { decisions: holdout.count, fraud: holdout.fraud },
-    metrics: { base: computeMetrics(scores.base, scores.labels), candidate: computeMetrics(scores.candidate, scores.labels) },
+    metrics: {
+      base: computeMetrics(scores.base, scores.labels),
+      candidate: computeMetrics(scores.candidate, scores.labels),
+    },
     thresholds: levelFigures(holdout.outcomes(scores.candidate), candidate.thresholds),
     base_thresholds: levelFigures(holdout.outcomes(scores.base), base.thresholds),
     target: target ?? null,
     bias: { base: base.bias, candidate: candidate.bias },
-    weights: Object.fromEntries(SIGNAL_NAMES.map((n) => [n, { base: base.weights[n], candidate: candidate.weights[n] }])) as FitReport['weights'],
+    weights: Object.fromEntries(
+      SIGNAL_NAMES.map((n) => [n, { base: base.weights[n], candidate: candidate.weights[n] }]),
+    ) as FitReport['weights'],
     shapes: { base: base.shapes ?? {}, candidate: candidate.shapes ?? {} },
   };
 }
@@ -122,23 +151,45 @@ const tidy = (x: number, lo: number, hi: number): number => Math.min(hi, Math.ma
  * InsufficientLabelsError when either label has fewer than `minLabelsPerClass` decisions overall,
  * or the train split has none.
  */
-export function fitCandidate(decisions: readonly LabelledDecision[] | LabelledSplit, base: Policy, options: CandidateOptions): { policy: Policy; report: FitReport; fit: SignalFit; holdout: HoldoutScores } {
-  const split = decisions instanceof LabelledSplit ? decisions : LabelledSplit.of(decisions, options.holdoutFraction, options.salt);
+export function fitCandidate(
+  decisions: readonly LabelledDecision[] | LabelledSplit,
+  base: Policy,
+  options: CandidateOptions,
+): { policy: Policy; report: FitReport; fit: SignalFit; holdout: HoldoutScores } {
+  const split =
+    decisions instanceof LabelledSplit ? decisions : LabelledSplit.of(decisions, options.holdoutFraction, options.salt);
   const fraud = split.fraud;
   const legit = split.count - fraud;
   const min = options.minLabelsPerClass ?? MIN_LABELS_PER_CLASS;
   if (fraud < min || legit < min) {
-    throw new InsufficientLabelsError(fraud, legit, `a fit needs at least ${min} labelled decisions of each label; got ${fraud} fraud and ${legit} legit`);
+    throw new InsufficientLabelsError(
+      fraud,
+      legit,
+      `a fit needs at least ${min} labelled decisions of each label; got ${fraud} fraud and ${legit} legit`,
+    );
   }
   const { train, holdout } = split;
   if (train.fraud === 0 || train.fraud === train.count) {
-    throw new InsufficientLabelsError(fraud, legit, `the train split (by entity) has ${train.fraud} fraud and ${train.count - train.fraud} legit decisions; a fit needs both`);
+    throw new InsufficientLabelsError(
+      fraud,
+      legit,
+      `the train split (by entity) has ${train.fraud} fraud and ${train.count - train.fraud} legit decisions; a fit needs both`,
+    );
   }
-  const plan = options.shapes === false ? undefined : planShapes(SIGNAL_NAMES, (j) => train.column(j), (n) => SHAPEABLE.has(n));
+  const plan =
+    options.shapes === false
+      ? undefined
+      : planShapes(
+          SIGNAL_NAMES,
+          (j) => train.column(j),
+          (n) => SHAPEABLE.has(n),
+        );
   const fit = fitSignalSamples(train, { lambda: options.lambda, plan, weighting: options.weighting });
   options.onFitted?.();
   const { lower, upper } = signalBounds();
-  const weights = Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, tidy(fit.weights[n], lower[i]!, upper[i]!)])) as Record<SignalName, number>;
+  const weights = Object.fromEntries(
+    SIGNAL_NAMES.map((n, i) => [n, tidy(fit.weights[n], lower[i]!, upper[i]!)]),
+  ) as Record<SignalName, number>;
   const shapes: Shapes = {};
   SIGNAL_NAMES.forEach((n, i) => {
     const fitted = fit.shapes[n];
@@ -147,7 +198,13 @@ export function fitCandidate(decisions: readonly LabelledDecision[] | LabelledSp
   });
   // The candidate's shapes are the fit's alone: a base's shapes are not inherited.
   const { shapes: _baseShapes, ...rest } = base;
-  const fitted: Policy = { ...rest, version: options.version, bias: tidy(fit.bias, -WEIGHT_LIMIT, WEIGHT_LIMIT), weights, ...(Object.keys(shapes).length > 0 ? { shapes } : {}) };
+  const fitted: Policy = {
+    ...rest,
+    version: options.version,
+    bias: tidy(fit.bias, -WEIGHT_LIMIT, WEIGHT_LIMIT),
+    weights,
+    ...(Object.keys(shapes).length > 0 ? { shapes } : {}),
+  };
   // The thresholds do not change a score, so the fitted weights' scores are the candidate's.
   const scores = holdoutScores(holdout, base, fitted);
   const { thresholds, target } = operatingPoint(holdout, scores, base, options.target);

@@ -28,25 +28,61 @@ export function parseDocument(row: Pick<PolicyRow, 'document'>): Policy {
   return JSON.parse(row.document) as Policy;
 }
 
-export async function loadLivePolicies(db: Db, environment: Environment): Promise<{ active?: Policy; shadow?: Policy }> {
-  const rows = await db.selectFrom('policies').select(['status', 'document']).where('environment', '=', environment).where('status', 'in', ['active', 'shadow']).execute();
+export async function loadLivePolicies(
+  db: Db,
+  environment: Environment,
+): Promise<{ active?: Policy; shadow?: Policy }> {
+  const rows = await db
+    .selectFrom('policies')
+    .select(['status', 'document'])
+    .where('environment', '=', environment)
+    .where('status', 'in', ['active', 'shadow'])
+    .execute();
   const active = rows.find((r) => r.status === 'active');
   const shadow = rows.find((r) => r.status === 'shadow');
   return { ...(active ? { active: parseDocument(active) } : {}), ...(shadow ? { shadow: parseDocument(shadow) } : {}) };
 }
 
 export function getPolicy(db: Db, environment: Environment, version: string): Promise<PolicyRow | undefined> {
-  return db.selectFrom('policies').selectAll().where('environment', '=', environment).where('version', '=', version).executeTakeFirst();
+  return db
+    .selectFrom('policies')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('version', '=', version)
+    .executeTakeFirst();
 }
 
 export function activeRow(db: Db, environment: Environment): Promise<PolicyRow | undefined> {
-  return db.selectFrom('policies').selectAll().where('environment', '=', environment).where('status', '=', 'active').executeTakeFirst();
+  return db
+    .selectFrom('policies')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
 }
 
-export async function listPolicies(db: Db, environment: Environment, limit: number, after?: { at: number; version: string }): Promise<Page<PolicyRow>> {
+export async function listPolicies(
+  db: Db,
+  environment: Environment,
+  limit: number,
+  after?: { at: number; version: string },
+): Promise<Page<PolicyRow>> {
   let q = db.selectFrom('policies').selectAll().where('environment', '=', environment);
-  if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('version', '<', after.version)])]));
-  return pageOf(await q.orderBy('created_at', 'desc').orderBy('version', 'desc').limit(limit + 1).execute(), limit);
+  if (after)
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.at),
+        eb.and([eb('created_at', '=', after.at), eb('version', '<', after.version)]),
+      ]),
+    );
+  return pageOf(
+    await q
+      .orderBy('created_at', 'desc')
+      .orderBy('version', 'desc')
+      .limit(limit + 1)
+      .execute(),
+    limit,
+  );
 }
 
 export interface NewPolicy {
@@ -71,13 +107,26 @@ export async function insertPolicy(db: Db, environment: Environment, p: NewPolic
     document: JSON.stringify(p.policy),
     report: p.report === undefined ? null : JSON.stringify(p.report),
   };
-  const inserted = await db.insertInto('policies').values(row).onConflict((oc) => oc.columns(['environment', 'version']).doNothing()).returning('version').execute();
+  const inserted = await db
+    .insertInto('policies')
+    .values(row)
+    .onConflict((oc) => oc.columns(['environment', 'version']).doNothing())
+    .returning('version')
+    .execute();
   if (inserted.length === 0) throw new PolicyConflictError(`policy version ${p.policy.version} already exists`);
   return row;
 }
 
-async function recordChange(trx: Transaction<Database>, store: Store, environment: Environment, version: string): Promise<void> {
-  await trx.insertInto('revocations').values({ kind: POLICY_FEED_KIND, subject: `${environment}:${version}`, created_at: Date.now() }).execute();
+async function recordChange(
+  trx: Transaction<Database>,
+  store: Store,
+  environment: Environment,
+  version: string,
+): Promise<void> {
+  await trx
+    .insertInto('revocations')
+    .values({ kind: POLICY_FEED_KIND, subject: `${environment}:${version}`, created_at: Date.now() })
+    .execute();
   if (store.dialect === 'postgres') await sql`select pg_notify('vouch_revocations', '')`.execute(trx);
 }
 
@@ -94,7 +143,12 @@ export async function activatePolicy(store: Store, environment: Environment, ver
     await inEnvironment.set({ status: 'active' }).where('version', '=', version).execute();
     await recordChange(trx, store, environment, version);
     // Announced in the same transaction (the outbox), to every subscriber of that environment (docs/api.md, "Integration").
-    await enqueueWebhookEvent(trx, environment, 'policy.activated', { version, previous_version: previous?.version ?? null, source: row.source, activated_at: new Date().toISOString() });
+    await enqueueWebhookEvent(trx, environment, 'policy.activated', {
+      version,
+      previous_version: previous?.version ?? null,
+      source: row.source,
+      activated_at: new Date().toISOString(),
+    });
     return { ...row, status: 'active' };
   });
 }
@@ -105,7 +159,8 @@ export async function shadowPolicy(store: Store, environment: Environment, versi
     if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
     const row = await getPolicy(trx, environment, version);
     if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
-    if (row.status === 'active') throw new PolicyConflictError(`policy ${version} is the active policy; it cannot also be the shadow`);
+    if (row.status === 'active')
+      throw new PolicyConflictError(`policy ${version} is the active policy; it cannot also be the shadow`);
     if (row.status === 'shadow') return row;
     const inEnvironment = trx.updateTable('policies').where('environment', '=', environment);
     await inEnvironment.set({ status: 'candidate' }).where('status', '=', 'shadow').execute();
@@ -119,9 +174,19 @@ export async function shadowPolicy(store: Store, environment: Environment, versi
 export async function clearShadow(store: Store, environment: Environment): Promise<string | undefined> {
   return store.db.transaction().execute(async (trx) => {
     if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
-    const row = await trx.selectFrom('policies').select('version').where('environment', '=', environment).where('status', '=', 'shadow').executeTakeFirst();
+    const row = await trx
+      .selectFrom('policies')
+      .select('version')
+      .where('environment', '=', environment)
+      .where('status', '=', 'shadow')
+      .executeTakeFirst();
     if (!row) return undefined;
-    await trx.updateTable('policies').set({ status: 'candidate' }).where('environment', '=', environment).where('version', '=', row.version).execute();
+    await trx
+      .updateTable('policies')
+      .set({ status: 'candidate' })
+      .where('environment', '=', environment)
+      .where('version', '=', row.version)
+      .execute();
     await recordChange(trx, store, environment, row.version);
     return row.version;
   });
@@ -149,26 +214,39 @@ async function ensureEnvironmentPolicies(store: Store, environment: Environment,
     if (fromFile) {
       const existing = await getPolicy(trx, environment, configured.version);
       if (!existing) {
-        await insertPolicy(trx, environment, { policy: validatePolicy(configured, 'policy file'), source: 'file', createdBy: 'VOUCH_POLICY_FILE' });
+        await insertPolicy(trx, environment, {
+          policy: validatePolicy(configured, 'policy file'),
+          source: 'file',
+          createdBy: 'VOUCH_POLICY_FILE',
+        });
         activate = configured.version;
       }
     }
     if (!(await getPolicy(trx, environment, DEFAULT_POLICY.version))) {
       await insertPolicy(trx, environment, { policy: DEFAULT_POLICY, source: 'builtin' });
     }
-    if (!activate && !(await activeRow(trx, environment))) activate = fromFile ? configured.version : DEFAULT_POLICY.version;
+    if (!activate && !(await activeRow(trx, environment)))
+      activate = fromFile ? configured.version : DEFAULT_POLICY.version;
   });
   if (activate) await activatePolicy(store, environment, activate);
 }
 
 /** A short line for lists: what the policy is and, for a fit, how it did on the holdout. */
 export function summary(row: PolicyRow): string {
-  const report = row.report ? (JSON.parse(row.report) as { labels?: { fraud: number; legit: number }; metrics?: { candidate?: { roc_auc: number | null } } }) : undefined;
+  const report = row.report
+    ? (JSON.parse(row.report) as {
+        labels?: { fraud: number; legit: number };
+        metrics?: { candidate?: { roc_auc: number | null } };
+      })
+    : undefined;
   if (row.source === 'fit' && report?.labels) {
     const auc = report.metrics?.candidate?.roc_auc;
     return `fitted on ${report.labels.fraud} fraud and ${report.labels.legit} legit decisions from ${row.parent_version ?? 'the active policy'}; holdout ROC-AUC ${auc === null || auc === undefined ? 'n/a' : auc.toFixed(3)}`;
   }
   const doc = parseDocument(row);
-  const what = { builtin: 'the built-in policy', file: 'loaded from VOUCH_POLICY_FILE', upload: 'uploaded', fit: 'fitted' }[row.source as PolicySource] ?? row.source;
+  const what =
+    { builtin: 'the built-in policy', file: 'loaded from VOUCH_POLICY_FILE', upload: 'uploaded', fit: 'fitted' }[
+      row.source as PolicySource
+    ] ?? row.source;
   return `${what}; bias ${doc.bias}, thresholds ${doc.thresholds.medium}/${doc.thresholds.high}/${doc.thresholds.critical}`;
 }

@@ -30,8 +30,12 @@ export class SampleColumns implements Samples {
   private rows = 0;
   private frauds = 0;
 
-  get count(): number { return this.rows; }
-  get fraud(): number { return this.frauds; }
+  get count(): number {
+    return this.rows;
+  }
+  get fraud(): number {
+    return this.frauds;
+  }
 
   /**
    * Appends a decision: its values as the model sums them (modelValue), so a replay is exact, and
@@ -41,8 +45,12 @@ export class SampleColumns implements Samples {
     let block = this.blocks[this.blocks.length - 1];
     if (!block || block.n === BLOCK_ROWS) {
       block = {
-        n: 0, x: new Float64Array(BLOCK_ROWS * this.width), y: new Uint8Array(BLOCK_ROWS), s: new Float64Array(BLOCK_ROWS),
-        amount: new Float64Array(BLOCK_ROWS), currency: new Uint16Array(BLOCK_ROWS),
+        n: 0,
+        x: new Float64Array(BLOCK_ROWS * this.width),
+        y: new Uint8Array(BLOCK_ROWS),
+        s: new Float64Array(BLOCK_ROWS),
+        amount: new Float64Array(BLOCK_ROWS),
+        currency: new Uint16Array(BLOCK_ROWS),
       };
       this.blocks.push(block);
     }
@@ -127,7 +135,12 @@ export class SampleColumns implements Samples {
       for (let i = 0; i < b.n; i++, k++) {
         const amount = b.amount[i]!;
         const currency = b.currency[i]!;
-        out.push({ score: scores[k]!, label: b.y[i] as Label, amount: Number.isNaN(amount) ? null : amount, currency: currency === 0 ? null : this.currencies[currency - 1]! });
+        out.push({
+          score: scores[k]!,
+          label: b.y[i] as Label,
+          amount: Number.isNaN(amount) ? null : amount,
+          currency: currency === 0 ? null : this.currencies[currency - 1]!,
+        });
       }
     }
     return out;
@@ -171,7 +184,10 @@ export class LabelledSplit {
     sampling: { decisions: 0, weight: 0, left_out: 0 },
   };
 
-  constructor(private readonly fraction = DEFAULT_HOLDOUT_FRACTION, private readonly salt?: string) {
+  constructor(
+    private readonly fraction = DEFAULT_HOLDOUT_FRACTION,
+    private readonly salt?: string,
+  ) {
     if (!(fraction >= 0 && fraction <= 1)) throw new RangeError('split: the holdout fraction must be within 0 … 1');
   }
 
@@ -183,7 +199,8 @@ export class LabelledSplit {
       this.recent.set(d.entityId, held);
     }
     const weight = d.weight ?? 1;
-    if (!(Number.isFinite(weight) && weight >= 0)) throw new RangeError('split: a sample weight must be a finite number ≥ 0');
+    if (!(Number.isFinite(weight) && weight >= 0))
+      throw new RangeError('split: a sample weight must be a finite number ≥ 0');
     (held ? this.holdout : this.train).push(d.features, d.label, d.amount, d.currency, weight);
     if (d.source) this.tally.sources[d.source]++;
     if (d.sampled) {
@@ -197,8 +214,12 @@ export class LabelledSplit {
     this.tally.sampling.left_out++;
   }
 
-  get count(): number { return this.train.count + this.holdout.count; }
-  get fraud(): number { return this.train.fraud + this.holdout.fraud; }
+  get count(): number {
+    return this.train.count + this.holdout.count;
+  }
+  get fraud(): number {
+    return this.train.fraud + this.holdout.fraud;
+  }
 
   static of(rows: Iterable<LabelledInput>, fraction?: number, salt?: string): LabelledSplit {
     const split = new LabelledSplit(fraction, salt);

@@ -19,47 +19,73 @@ export const PolicyRecord = Type.Object(recordFields);
 export const PolicyDetail = Type.Object({ ...recordFields, document: Type.Unknown(), report: Type.Unknown() });
 
 export const Params = Type.Object({ version: Type.String({ minLength: 1, maxLength: 64 }) });
-export const ListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}\\.[\\x21-\\x7e]{1,64}$' })),
-}, { additionalProperties: false });
+export const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,16}\\.[\\x21-\\x7e]{1,64}$' })),
+  },
+  { additionalProperties: false },
+);
 const Time = Type.String({ format: 'date-time' });
-export const WindowBody = Type.Object({ since: Type.Optional(Time), until: Type.Optional(Time) }, { additionalProperties: false });
+export const WindowBody = Type.Object(
+  { since: Type.Optional(Time), until: Type.Optional(Time) },
+  { additionalProperties: false },
+);
 /** An operating point (docs/api.md, "Policies"): a level and exactly one limit, checked by checkTarget. */
-const TargetSchema = Type.Object({
-  level: StringEnum(['high', 'critical'] as const),
-  max_false_positive_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  max_share_flagged: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-  min_precision: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-}, { additionalProperties: false });
+const TargetSchema = Type.Object(
+  {
+    level: StringEnum(['high', 'critical'] as const),
+    max_false_positive_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    max_share_flagged: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    min_precision: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  },
+  { additionalProperties: false },
+);
 const LIMITS = ['max_false_positive_rate', 'max_share_flagged', 'min_precision'] as const;
 
 export function checkTarget(target: Static<typeof TargetSchema> | undefined): OperatingTarget | undefined {
   if (target === undefined) return undefined;
   const given = LIMITS.filter((k) => target[k] !== undefined);
   if (given.length !== 1) {
-    throw new ApiError(400, 'validation_failed', 'A target names exactly one of max_false_positive_rate, max_share_flagged, min_precision.', {
-      errors: [{ field: 'target', message: `must have exactly one of ${LIMITS.join(', ')} (got ${given.length})` }],
-    });
+    throw new ApiError(
+      400,
+      'validation_failed',
+      'A target names exactly one of max_false_positive_rate, max_share_flagged, min_precision.',
+      {
+        errors: [{ field: 'target', message: `must have exactly one of ${LIMITS.join(', ')} (got ${given.length})` }],
+      },
+    );
   }
   return target;
 }
 
-export const FitBody = Type.Object({
-  since: Type.Optional(Time),
-  until: Type.Optional(Time),
-  base_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  assume_legit_after_days: Type.Optional(Type.Number({ minimum: 0, maximum: 3650 })),
-  holdout_fraction: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 })),
-  target: Type.Optional(TargetSchema),
-}, { additionalProperties: false });
+export const FitBody = Type.Object(
+  {
+    since: Type.Optional(Time),
+    until: Type.Optional(Time),
+    base_version: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    assume_legit_after_days: Type.Optional(Type.Number({ minimum: 0, maximum: 3650 })),
+    holdout_fraction: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 })),
+    target: Type.Optional(TargetSchema),
+  },
+  { additionalProperties: false },
+);
 export const EmptyBody = Type.Object({}, { additionalProperties: false });
-export const ActivateBody = Type.Object({
-  /** activate even when the operating point moves beyond MOVE_LIMITS (operating.ts) */
-  confirm: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false });
+export const ActivateBody = Type.Object(
+  {
+    /** activate even when the operating point moves beyond MOVE_LIMITS (operating.ts) */
+    confirm: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
 const Side = Type.Object({ version: Type.String(), high: Type.Integer(), share_flagged_high: Type.Number() });
-const MoveSchema = Type.Object({ decisions: Type.Integer(), before: Side, after: Side, change: Type.Number(), exceeds: Type.Boolean() });
+const MoveSchema = Type.Object({
+  decisions: Type.Integer(),
+  before: Side,
+  after: Side,
+  change: Type.Number(),
+  exceeds: Type.Boolean(),
+});
 /** 409 when confirmation is needed: the problem plus the before/after figures. */
 export const ConfirmProblem = Type.Object({ ...ProblemSchema.properties, operating_point: Type.Optional(MoveSchema) });
 

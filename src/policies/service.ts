@@ -49,30 +49,50 @@ export interface JobOptions {
 }
 
 /** Runs a job in a worker thread while holding the environment's lease. */
-function runLeased<T>(db: Kysely<Database>, task: JobTask, environment: Environment, window: Window, options: JobOptions): Promise<T> {
+function runLeased<T>(
+  db: Kysely<Database>,
+  task: JobTask,
+  environment: Environment,
+  window: Window,
+  options: JobOptions,
+): Promise<T> {
   const source = options.store ? storeSource(options.store) : undefined;
   const only: Window = { since: window.since, until: window.until };
-  return withLease(db, environment, task.kind, async (job) => {
-    const onProgress = (p: WorkerProgress) => {
-      options.onProgress?.(p);
-      return job.progress({ phase: p.phase, decisionsRead: p.decisionsRead, labelled: p.labelled, total: p.total });
-    };
-    if (source) return runJobReading<T>(task, source, environment, only, job.signal, onProgress);
-    // Without a second connection (in-memory SQLite) the count is cheap: the store is small.
-    const total = await countDecisions(db, environment, only);
-    return runJob<T>(task, jobPages(db, task, environment, only), job.signal, onProgress, total);
-  }, options.lease, options.claimant);
+  return withLease(
+    db,
+    environment,
+    task.kind,
+    async (job) => {
+      const onProgress = (p: WorkerProgress) => {
+        options.onProgress?.(p);
+        return job.progress({ phase: p.phase, decisionsRead: p.decisionsRead, labelled: p.labelled, total: p.total });
+      };
+      if (source) return runJobReading<T>(task, source, environment, only, job.signal, onProgress);
+      // Without a second connection (in-memory SQLite) the count is cheap: the store is small.
+      const total = await countDecisions(db, environment, only);
+      return runJob<T>(task, jobPages(db, task, environment, only), job.signal, onProgress, total);
+    },
+    options.lease,
+    options.claimant,
+  );
 }
 
 /**
  * Fits a candidate in a worker thread. Throws InsufficientLabelsError (422) when the labels cannot
  * support a fit, JobConflictError (409) while another fit or backtest of the environment runs.
  */
-export async function fitFromStore(db: Kysely<Database>, request: FitRequest, options: JobOptions = {}): Promise<{ policy: Policy; report: StoredReport }> {
+export async function fitFromStore(
+  db: Kysely<Database>,
+  request: FitRequest,
+  options: JobOptions = {},
+): Promise<{ policy: Policy; report: StoredReport }> {
   const now = request.now ?? Date.now();
   const version = `fit-${new Date(now).toISOString().replace(/[-:]|\.\d+/g, '')}-${randomBytes(3).toString('hex')}`;
   const task: JobTask = {
-    kind: 'fit', base: request.base, version, now,
+    kind: 'fit',
+    base: request.base,
+    version,
+    now,
     assumeLegitAfterDays: request.assumeLegitAfterDays ?? DEFAULT_ASSUME_LEGIT_AFTER_DAYS,
     holdoutFraction: request.holdoutFraction ?? DEFAULT_HOLDOUT_FRACTION,
     ...(request.target ? { target: request.target } : {}),
@@ -97,7 +117,11 @@ export async function backtestFromStore(
   deciding: (version: string) => Promise<Policy | undefined>,
   options: JobOptions = {},
 ): Promise<BacktestBody> {
-  const { live, deciding: versions, ...result } = await runLeased<BacktestOutput>(db, { kind: 'backtest', policy }, environment, window, options);
+  const {
+    live,
+    deciding: versions,
+    ...result
+  } = await runLeased<BacktestOutput>(db, { kind: 'backtest', policy }, environment, window, options);
   const approximate = new Set<string>();
   for (const v of versions) {
     const p = await deciding(v);

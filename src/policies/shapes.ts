@@ -50,10 +50,23 @@ export function effectiveWeight(weight: number, shape: Shape | undefined, value:
  * they stay readable.
  */
 export const SHAPEABLE: ReadonlySet<SignalName> = new Set<SignalName>([
-  'completed_trades', 'dispute_rate', 'cancellation_rate', 'chargebacks', 'fraud_reports', 'new_account',
-  'velocity_trades', 'velocity_volume', 'amount_vs_history', 'linked_flagged_entities', 'cash_out_burst',
-  'dormant_reactivation', 'shared_identifier_entities', 'new_counterparty_large_trade', 'network_flags',
-  'ring_flagged_entities', 'ring_size',
+  'completed_trades',
+  'dispute_rate',
+  'cancellation_rate',
+  'chargebacks',
+  'fraud_reports',
+  'new_account',
+  'velocity_trades',
+  'velocity_volume',
+  'amount_vs_history',
+  'linked_flagged_entities',
+  'cash_out_burst',
+  'dormant_reactivation',
+  'shared_identifier_entities',
+  'new_counterparty_large_trade',
+  'network_flags',
+  'ring_flagged_entities',
+  'ring_size',
 ]);
 
 /**
@@ -110,7 +123,11 @@ function upperBound(sorted: ArrayLike<number>, x: number): number {
  * The plan for vectors in `names` order: the knot rule on each shapeable signal's column (its
  * values in row order, `column(j)`; `shapeable(name)` false: one linear column).
  */
-export function planShapes(names: readonly SignalName[], column: (j: number) => ArrayLike<number>, shapeable: (name: SignalName) => boolean = () => true): ExpansionPlan {
+export function planShapes(
+  names: readonly SignalName[],
+  column: (j: number) => ArrayLike<number>,
+  shapeable: (name: SignalName) => boolean = () => true,
+): ExpansionPlan {
   return names.map((name, j) => ({ name, knots: shapeable(name) ? knotsFromValues(column(j)) : [] }));
 }
 
@@ -121,8 +138,18 @@ export function planShapes(names: readonly SignalName[], column: (j: number) => 
  * matrix, no allocation per row), else into a new array.
  */
 export function expand(vector: ArrayLike<number>, plan: ExpansionPlan): number[];
-export function expand<T extends { [i: number]: number }>(vector: ArrayLike<number>, plan: ExpansionPlan, out: T, offset?: number): T;
-export function expand(vector: ArrayLike<number>, plan: ExpansionPlan, out: { [i: number]: number } = [], offset = 0): { [i: number]: number } {
+export function expand<T extends { [i: number]: number }>(
+  vector: ArrayLike<number>,
+  plan: ExpansionPlan,
+  out: T,
+  offset?: number,
+): T;
+export function expand(
+  vector: ArrayLike<number>,
+  plan: ExpansionPlan,
+  out: { [i: number]: number } = [],
+  offset = 0,
+): { [i: number]: number } {
   let c = offset;
   plan.forEach((p, j) => {
     const x = vector[j]!;

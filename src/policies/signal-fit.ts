@@ -31,7 +31,10 @@ export interface SignalFit {
  * each labelled row once, the bias re-estimated weighted) or, `full`, every parameter (the bench's
  * comparison).
  */
-type SignalFitOptions = Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> & { plan?: ExpansionPlan; weighting?: Weighting };
+type SignalFitOptions = Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> & {
+  plan?: ExpansionPlan;
+  weighting?: Weighting;
+};
 
 /**
  * Fits a policy's bias and weights to labelled feature vectors: every weight within the schema's
@@ -45,7 +48,15 @@ export function fitSignalWeights(rows: readonly LabelledFeatures[], options: Sig
   const legit = rows.filter((r) => r.label === 0 && (r.weight ?? 1) > 0).length;
   if (fraud === 0 || legit === 0) throw new InsufficientLabelsError(fraud, legit);
   const X = rows.map((r) => toVector(r.features));
-  return fitSignalSamples(arraySamples(X, rows.map((r) => r.label), rows.map((r) => r.weight ?? 1), SIGNAL_NAMES.length), options);
+  return fitSignalSamples(
+    arraySamples(
+      X,
+      rows.map((r) => r.label),
+      rows.map((r) => r.weight ?? 1),
+      SIGNAL_NAMES.length,
+    ),
+    options,
+  );
 }
 
 /**
@@ -61,7 +72,8 @@ function expandedSamples(data: Samples, plan: ExpansionPlan): Samples {
       let x = new Float64Array(0);
       for (const block of data.each()) {
         if (x.length < block.n * width) x = new Float64Array(block.n * width);
-        for (let i = 0; i < block.n; i++) expand(block.x.subarray(i * data.width, (i + 1) * data.width), plan, x, i * width);
+        for (let i = 0; i < block.n; i++)
+          expand(block.x.subarray(i * data.width, (i + 1) * data.width), plan, x, i * width);
         yield { n: block.n, x, y: block.y, s: block.s };
       }
     },

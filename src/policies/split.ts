@@ -27,7 +27,11 @@ export interface SplitOptions {
 }
 
 /** Splits rows by their entity, keeping the input order within each side. */
-export function splitByEntity<T>(rows: readonly T[], entityOf: (row: T) => string, options: SplitOptions = {}): { train: T[]; holdout: T[] } {
+export function splitByEntity<T>(
+  rows: readonly T[],
+  entityOf: (row: T) => string,
+  options: SplitOptions = {},
+): { train: T[]; holdout: T[] } {
   const fraction = options.fraction ?? DEFAULT_HOLDOUT_FRACTION;
   if (!(fraction >= 0 && fraction <= 1)) throw new RangeError('split: the holdout fraction must be within 0 … 1');
   const salt = options.salt ?? DEFAULT_SPLIT_SALT;

@@ -17,14 +17,19 @@ const PAGE = 2000;
 
 /** The score decisions a job over the window will read, counted once as it starts (its progress). */
 export async function countDecisions(db: Kysely<Database>, environment: Environment, window: Window): Promise<number> {
-  let q = db.selectFrom('decisions').select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
-    .where('environment', '=', environment).where('kind', '=', 'score').where('features', 'is not', null);
+  let q = db
+    .selectFrom('decisions')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+    .where('environment', '=', environment)
+    .where('kind', '=', 'score')
+    .where('features', 'is not', null);
   if (window.since !== undefined) q = q.where('created_at', '>=', window.since);
   if (window.until !== undefined) q = q.where('created_at', '<', window.until);
   return Number((await q.executeTakeFirstOrThrow()).n);
 }
 
-const num = (v: number | string | bigint | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+const num = (v: number | string | bigint | null | undefined): number | null =>
+  v === null || v === undefined ? null : Number(v);
 
 /**
  * Every score decision with stored features in the window, oldest first, a page at a time: each
@@ -33,15 +38,39 @@ const num = (v: number | string | bigint | null | undefined): number | null => (
  * source, the outcome, the review the decision opened (one at most: reviews.decision_id is
  * unique, so the join never repeats a decision) and the deciding policy's review sample rate.
  */
-async function* storedDecisions(db: Kysely<Database>, environment: Environment, window: Window, forFit: boolean): AsyncGenerator<WireDecision[]> {
+async function* storedDecisions(
+  db: Kysely<Database>,
+  environment: Environment,
+  window: Window,
+  forFit: boolean,
+): AsyncGenerator<WireDecision[]> {
   const rates = forFit ? await sampleRates(db, environment) : new Map<string, number>();
   let after: { at: number; id: string } | undefined;
   for (;;) {
-    let q = db.selectFrom('decisions')
-      .leftJoin('reviews', (join) => join.onRef('reviews.decision_id', '=', 'decisions.id').on('reviews.environment', '=', environment))
-      .select(['decisions.id', 'decisions.subject_id', 'decisions.created_at', 'decisions.features', 'decisions.feature_set', 'decisions.trade_id', 'decisions.risk_level',
-        'decisions.label', 'decisions.label_source', 'decisions.outcome', 'decisions.shadow_version', 'decisions.shadow_score', 'decisions.policy_version', 'decisions.request',
-        'reviews.reason as review_reason', 'reviews.sample_rate as review_sample_rate', 'reviews.resolution as review_resolution'])
+    let q = db
+      .selectFrom('decisions')
+      .leftJoin('reviews', (join) =>
+        join.onRef('reviews.decision_id', '=', 'decisions.id').on('reviews.environment', '=', environment),
+      )
+      .select([
+        'decisions.id',
+        'decisions.subject_id',
+        'decisions.created_at',
+        'decisions.features',
+        'decisions.feature_set',
+        'decisions.trade_id',
+        'decisions.risk_level',
+        'decisions.label',
+        'decisions.label_source',
+        'decisions.outcome',
+        'decisions.shadow_version',
+        'decisions.shadow_score',
+        'decisions.policy_version',
+        'decisions.request',
+        'reviews.reason as review_reason',
+        'reviews.sample_rate as review_sample_rate',
+        'reviews.resolution as review_resolution',
+      ])
       .where('decisions.environment', '=', environment)
       .where('decisions.kind', '=', 'score')
       .where('decisions.features', 'is not', null);
@@ -49,7 +78,12 @@ async function* storedDecisions(db: Kysely<Database>, environment: Environment, 
     if (window.until !== undefined) q = q.where('decisions.created_at', '<', window.until);
     if (after) {
       const { at, id } = after;
-      q = q.where((eb) => eb.or([eb('decisions.created_at', '>', at), eb.and([eb('decisions.created_at', '=', at), eb('decisions.id', '>', id)])]));
+      q = q.where((eb) =>
+        eb.or([
+          eb('decisions.created_at', '>', at),
+          eb.and([eb('decisions.created_at', '=', at), eb('decisions.id', '>', id)]),
+        ]),
+      );
     }
     const rows = await q.orderBy('decisions.created_at').orderBy('decisions.id').limit(PAGE).execute();
     if (rows.length > 0) {
@@ -65,13 +99,21 @@ async function* storedDecisions(db: Kysely<Database>, environment: Environment, 
         shadow_score: r.shadow_score === null || r.shadow_score === undefined ? null : Number(r.shadow_score),
         policy_version: r.policy_version,
         request: r.request ?? null,
-        ...(forFit ? {
-          label_source: r.label_source ?? null,
-          outcome: r.outcome ?? null,
-          review: r.review_reason === null || r.review_reason === undefined ? null
-            : { reason: r.review_reason, sample_rate: num(r.review_sample_rate), resolution: r.review_resolution ?? null },
-          sampling_rate: rates.get(r.policy_version) ?? null,
-        } : {}),
+        ...(forFit
+          ? {
+              label_source: r.label_source ?? null,
+              outcome: r.outcome ?? null,
+              review:
+                r.review_reason === null || r.review_reason === undefined
+                  ? null
+                  : {
+                      reason: r.review_reason,
+                      sample_rate: num(r.review_sample_rate),
+                      resolution: r.review_resolution ?? null,
+                    },
+              sampling_rate: rates.get(r.policy_version) ?? null,
+            }
+          : {}),
       }));
     }
     if (rows.length < PAGE) return;
@@ -85,7 +127,11 @@ async function* storedDecisions(db: Kysely<Database>, environment: Environment, 
  * rate says whether an unreviewed approval was passed over by the draw). Policies are few.
  */
 async function sampleRates(db: Kysely<Database>, environment: Environment): Promise<Map<string, number>> {
-  const rows = await db.selectFrom('policies').select(['version', 'document']).where('environment', '=', environment).execute();
+  const rows = await db
+    .selectFrom('policies')
+    .select(['version', 'document'])
+    .where('environment', '=', environment)
+    .execute();
   const rates = new Map<string, number>();
   for (const row of rows) {
     try {
@@ -102,17 +148,31 @@ async function sampleRates(db: Kysely<Database>, environment: Environment): Prom
  * Marks, on each page, the decisions that can only be labelled by a later trade.completed event
  * (unlabelled, with a trade id, older than assume_legit_after_days) and whose trade did complete.
  */
-async function* withCompletions(db: Kysely<Database>, environment: Environment, pages: AsyncIterable<WireDecision[]>, cutoff: number): AsyncGenerator<WireDecision[]> {
+async function* withCompletions(
+  db: Kysely<Database>,
+  environment: Environment,
+  pages: AsyncIterable<WireDecision[]>,
+  cutoff: number,
+): AsyncGenerator<WireDecision[]> {
   for await (const page of pages) {
-    const waiting = page.filter((r) => r.label === null && typeof r.trade_id === 'string' && r.trade_id !== '' && r.created_at < cutoff);
+    const waiting = page.filter(
+      (r) => r.label === null && typeof r.trade_id === 'string' && r.trade_id !== '' && r.created_at < cutoff,
+    );
     const entities = [...new Set(waiting.map((r) => r.subject_id))];
     const events: { type: string; entity_id: string; trade_id?: string }[] = [];
     for (let i = 0; i < entities.length; i += 500) {
       const chunk = entities.slice(i, i + 500);
-      const found = await db.selectFrom('events').select(['entity_id', 'payload']).where('environment', '=', environment).where('type', '=', 'trade.completed').where('entity_id', 'in', chunk).execute();
+      const found = await db
+        .selectFrom('events')
+        .select(['entity_id', 'payload'])
+        .where('environment', '=', environment)
+        .where('type', '=', 'trade.completed')
+        .where('entity_id', 'in', chunk)
+        .execute();
       for (const e of found) {
         const tradeId = (JSON.parse(e.payload) as { trade_id?: unknown }).trade_id;
-        if (typeof tradeId === 'string') events.push({ type: 'trade.completed', entity_id: e.entity_id, trade_id: tradeId });
+        if (typeof tradeId === 'string')
+          events.push({ type: 'trade.completed', entity_id: e.entity_id, trade_id: tradeId });
       }
     }
     const completed = completionIndex(events);
@@ -121,9 +181,13 @@ async function* withCompletions(db: Kysely<Database>, environment: Environment, 
   }
 }
 
-
 /** The pages a job folds in: a fit's also say which waiting decisions' trades completed. */
-export function jobPages(db: Kysely<Database>, task: JobTask, environment: Environment, window: Window): AsyncIterable<WireDecision[]> {
+export function jobPages(
+  db: Kysely<Database>,
+  task: JobTask,
+  environment: Environment,
+  window: Window,
+): AsyncIterable<WireDecision[]> {
   const pages = storedDecisions(db, environment, window, task.kind === 'fit');
   return task.kind === 'fit' ? withCompletions(db, environment, pages, completionCutoff(task)) : pages;
 }

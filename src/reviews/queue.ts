@@ -22,7 +22,8 @@ export interface Viewer {
 
 /** Reviews joined with the decision columns a record shows, as `viewer` may see them. */
 export function visibleReviews(db: Db, { principal }: Viewer): Query {
-  let q = db.selectFrom('reviews')
+  let q = db
+    .selectFrom('reviews')
     .innerJoin('decisions', 'decisions.id', 'reviews.decision_id')
     .selectAll('reviews')
     .select(['decisions.result', 'decisions.risk_level', 'decisions.request', 'decisions.rules'])
@@ -34,15 +35,18 @@ export function visibleReviews(db: Db, { principal }: Viewer): Query {
 
 /** Unresolved and free to claim at `now`: open, or claimed with the claim lapsed. */
 function claimable(q: Query, now: number): Query {
-  return q.where((eb) => eb.or([
-    eb('reviews.status', '=', 'open'),
-    eb.and([eb('reviews.status', '=', 'claimed'), eb('reviews.claimed_at', '<=', now - CLAIM_LAPSE_MS)]),
-  ]));
+  return q.where((eb) =>
+    eb.or([
+      eb('reviews.status', '=', 'open'),
+      eb.and([eb('reviews.status', '=', 'claimed'), eb('reviews.claimed_at', '<=', now - CLAIM_LAPSE_MS)]),
+    ]),
+  );
 }
 
 function withStatus(q: Query, status: ReviewStatus, now: number): Query {
   if (status === 'open') return claimable(q, now);
-  if (status === 'claimed') return q.where('reviews.status', '=', 'claimed').where('reviews.claimed_at', '>', now - CLAIM_LAPSE_MS);
+  if (status === 'claimed')
+    return q.where('reviews.status', '=', 'claimed').where('reviews.claimed_at', '>', now - CLAIM_LAPSE_MS);
   return q.where('reviews.status', '=', 'resolved');
 }
 
@@ -76,31 +80,54 @@ export function cursorOf(row: ReviewsTable): string {
 }
 
 /** One page of the queue; `after` must come from decodeCursor. */
-export async function listReviews(db: Db, viewer: Viewer, filter: ListFilter, after: Position | undefined): Promise<Page<ReviewJoined>> {
+export async function listReviews(
+  db: Db,
+  viewer: Viewer,
+  filter: ListFilter,
+  after: Position | undefined,
+): Promise<Page<ReviewJoined>> {
   const { now } = viewer;
   let base = visibleReviews(db, viewer);
   if (filter.outcome !== undefined) base = base.where('reviews.outcome', '=', filter.outcome);
   if (filter.entityId !== undefined) base = base.where('reviews.entity_id', '=', filter.entityId);
   if (filter.assignee !== undefined) {
-    base = base.where('reviews.assignee', '=', filter.assignee).where((eb) => eb.or([
-      eb('reviews.status', '=', 'resolved'),
-      eb.and([eb('reviews.status', '=', 'claimed'), eb('reviews.claimed_at', '>', now - CLAIM_LAPSE_MS)]),
-    ]));
+    base = base
+      .where('reviews.assignee', '=', filter.assignee)
+      .where((eb) =>
+        eb.or([
+          eb('reviews.status', '=', 'resolved'),
+          eb.and([eb('reviews.status', '=', 'claimed'), eb('reviews.claimed_at', '>', now - CLAIM_LAPSE_MS)]),
+        ]),
+      );
   }
   if (filter.status !== undefined) base = withStatus(base, filter.status, now);
-  const phases: Array<'u' | 'r'> = filter.status === 'resolved' ? ['r'] : filter.status !== undefined ? ['u'] : ['u', 'r'];
+  const phases: Array<'u' | 'r'> =
+    filter.status === 'resolved' ? ['r'] : filter.status !== undefined ? ['u'] : ['u', 'r'];
   const rows: ReviewJoined[] = [];
   for (const phase of phases) {
     if (after && phase === 'u' && after.phase === 'r') continue;
     const want = filter.limit + 1 - rows.length;
     if (want <= 0) break;
     const from = after && after.phase === phase ? after : undefined;
-    let q = phase === 'u' ? base.where('reviews.status', '<>', 'resolved') : base.where('reviews.status', '=', 'resolved');
+    let q =
+      phase === 'u' ? base.where('reviews.status', '<>', 'resolved') : base.where('reviews.status', '=', 'resolved');
     if (phase === 'u') {
-      if (from) q = q.where((eb) => eb.or([eb('reviews.due_at', '>', from.at), eb.and([eb('reviews.due_at', '=', from.at), eb('reviews.id', '>', from.id)])]));
+      if (from)
+        q = q.where((eb) =>
+          eb.or([
+            eb('reviews.due_at', '>', from.at),
+            eb.and([eb('reviews.due_at', '=', from.at), eb('reviews.id', '>', from.id)]),
+          ]),
+        );
       q = q.orderBy('reviews.due_at', 'asc').orderBy('reviews.id', 'asc');
     } else {
-      if (from) q = q.where((eb) => eb.or([eb('reviews.resolved_at', '<', from.at), eb.and([eb('reviews.resolved_at', '=', from.at), eb('reviews.id', '<', from.id)])]));
+      if (from)
+        q = q.where((eb) =>
+          eb.or([
+            eb('reviews.resolved_at', '<', from.at),
+            eb.and([eb('reviews.resolved_at', '=', from.at), eb('reviews.id', '<', from.id)]),
+          ]),
+        );
       q = q.orderBy('reviews.resolved_at', 'desc').orderBy('reviews.id', 'desc');
     }
     rows.push(...(await q.limit(want).execute()));
@@ -112,24 +139,35 @@ export function findReview(db: Db, viewer: Viewer, id: string): Promise<ReviewJo
   return visibleReviews(db, viewer).where('reviews.id', '=', id).executeTakeFirst();
 }
 
-export type ClaimOutcome = { kind: 'claimed'; row: ReviewJoined } | { kind: 'not_found' } | { kind: 'held'; by: string } | { kind: 'resolved' };
+export type ClaimOutcome =
+  { kind: 'claimed'; row: ReviewJoined } | { kind: 'not_found' } | { kind: 'held'; by: string } | { kind: 'resolved' };
 
 /**
  * Claims review `id` for the viewer: it must be open, its claim lapsed, or already the viewer's
  * (claiming again renews it). The UPDATE names the owner and environment too, so a review the
  * viewer cannot see is never touched.
  */
-export async function claimReview(db: Kysely<Database>, viewer: Viewer, id: string, renew = true): Promise<ClaimOutcome> {
+export async function claimReview(
+  db: Kysely<Database>,
+  viewer: Viewer,
+  id: string,
+  renew = true,
+): Promise<ClaimOutcome> {
   const { principal, now } = viewer;
-  let update = db.updateTable('reviews').set({ status: 'claimed', assignee: principal.id, claimed_at: now })
-    .where('id', '=', id).where('environment', '=', principal.environment)
-    .where((eb) => eb.or([
-      eb('status', '=', 'open'),
-      eb.and([eb('status', '=', 'claimed'), eb.or([
-        eb('claimed_at', '<=', now - CLAIM_LAPSE_MS),
-        ...(renew ? [eb('assignee', '=', principal.id)] : []),
-      ])]),
-    ]));
+  let update = db
+    .updateTable('reviews')
+    .set({ status: 'claimed', assignee: principal.id, claimed_at: now })
+    .where('id', '=', id)
+    .where('environment', '=', principal.environment)
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'open'),
+        eb.and([
+          eb('status', '=', 'claimed'),
+          eb.or([eb('claimed_at', '<=', now - CLAIM_LAPSE_MS), ...(renew ? [eb('assignee', '=', principal.id)] : [])]),
+        ]),
+      ]),
+    );
   const owner = ownerFilter(principal);
   if (owner !== undefined) update = update.where('owner_client_id', '=', owner);
   const changed = Number((await update.executeTakeFirst()).numUpdatedRows ?? 0);
@@ -152,7 +190,10 @@ const PASSES = 5;
 export async function claimNext(db: Kysely<Database>, viewer: Viewer): Promise<ReviewJoined | undefined> {
   for (let pass = 0; pass < PASSES; pass++) {
     const candidates = await claimable(visibleReviews(db, viewer), viewer.now)
-      .orderBy('reviews.due_at', 'asc').orderBy('reviews.id', 'asc').limit(CANDIDATES).execute();
+      .orderBy('reviews.due_at', 'asc')
+      .orderBy('reviews.id', 'asc')
+      .limit(CANDIDATES)
+      .execute();
     if (candidates.length === 0) return undefined;
     for (const candidate of candidates) {
       // Only from a free state: a review this caller already holds (say, from another tab) is not "next".

@@ -34,16 +34,23 @@ function listError(err: unknown): never {
   throw err;
 }
 
-const listProblem = (message: string) => new ApiError(400, 'validation_failed', `add_to_list ${message}.`, { errors: [{ field: 'add_to_list', message }] });
+const listProblem = (message: string) =>
+  new ApiError(400, 'validation_failed', `add_to_list ${message}.`, { errors: [{ field: 'add_to_list', message }] });
 
 /**
  * The label a resolution gives: the one asked for, or fraud for a decline. An approve without a
  * label gives none now: the fit counts it legit once its trade completes cleanly within
  * assume_legit_after_days, like any unlabelled decision (docs/learning.md).
  */
-const resolutionLabel = (r: Resolution): 'fraud' | 'legit' | null => r.label ?? (r.resolution === 'decline' ? 'fraud' : null);
+const resolutionLabel = (r: Resolution): 'fraud' | 'legit' | null =>
+  r.label ?? (r.resolution === 'decline' ? 'fraud' : null);
 
-export async function resolveReview({ db, feed }: ResolveDeps, viewer: Viewer, id: string, body: Resolution): Promise<ReviewRecord> {
+export async function resolveReview(
+  { db, feed }: ResolveDeps,
+  viewer: Viewer,
+  id: string,
+  body: Resolution,
+): Promise<ReviewRecord> {
   const { principal, now } = viewer;
   checkLabelNote(body.note);
   const note = body.note ?? null;
@@ -51,13 +58,28 @@ export async function resolveReview({ db, feed }: ResolveDeps, viewer: Viewer, i
   const listName = body.add_to_list;
 
   await db.transaction().execute(async (trx) => {
-    let update = trx.updateTable('reviews').set({
-      status: 'resolved', resolution: body.resolution, resolution_label: label, note, added_to_list: listName ?? null,
-      resolved_at: now, resolved_by: principal.id, assignee: principal.id,
-    })
-      .where('id', '=', id).where('environment', '=', principal.environment)
+    let update = trx
+      .updateTable('reviews')
+      .set({
+        status: 'resolved',
+        resolution: body.resolution,
+        resolution_label: label,
+        note,
+        added_to_list: listName ?? null,
+        resolved_at: now,
+        resolved_by: principal.id,
+        assignee: principal.id,
+      })
+      .where('id', '=', id)
+      .where('environment', '=', principal.environment)
       .where('status', '<>', 'resolved')
-      .where((eb) => eb.or([eb('status', '=', 'open'), eb('claimed_at', '<=', now - CLAIM_LAPSE_MS), eb('assignee', '=', principal.id)]));
+      .where((eb) =>
+        eb.or([
+          eb('status', '=', 'open'),
+          eb('claimed_at', '<=', now - CLAIM_LAPSE_MS),
+          eb('assignee', '=', principal.id),
+        ]),
+      );
     const owner = ownerFilter(principal);
     if (owner !== undefined) update = update.where('owner_client_id', '=', owner);
     const changed = Number((await update.executeTakeFirst()).numUpdatedRows ?? 0);
@@ -65,19 +87,43 @@ export async function resolveReview({ db, feed }: ResolveDeps, viewer: Viewer, i
     if (!row) throw new ApiError(404, 'not_found', 'No such review.');
     if (changed === 0) {
       if (row.status === 'resolved') throw new ApiError(409, 'conflict', 'This review is already resolved.');
-      throw new ApiError(409, 'conflict', `This review is claimed by ${row.assignee}; its claim lapses ${new Date(Number(row.claimed_at) + CLAIM_LAPSE_MS).toISOString()}.`);
+      throw new ApiError(
+        409,
+        'conflict',
+        `This review is claimed by ${row.assignee}; its claim lapses ${new Date(Number(row.claimed_at) + CLAIM_LAPSE_MS).toISOString()}.`,
+      );
     }
     // An API or event label stays (src/audit/labels.ts): the review is resolved all the same.
     if (label !== null) await applyReviewLabel(trx, row.decision_id, label, note, principal.id, now);
     if (listName !== undefined) {
-      const list = await trx.selectFrom('lists').select(['kind']).where('environment', '=', principal.environment)
-        .where('name', '=', listName).where('deleted_at', 'is', null).executeTakeFirst();
+      const list = await trx
+        .selectFrom('lists')
+        .select(['kind'])
+        .where('environment', '=', principal.environment)
+        .where('name', '=', listName)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       if (!list) throw listProblem('names no list of this environment');
-      if (list.kind !== 'entity') throw listProblem(`names a list of kind ${list.kind}; the entity can only be added to an entity list`);
+      if (list.kind !== 'entity')
+        throw listProblem(`names a list of kind ${list.kind}; the entity can only be added to an entity list`);
       // It moves the rules revision and writes the feed row and list.changed in this transaction.
-      await addListEntries(trx, principal.environment, listName, [row.entity_id], principal.id, { reason: `review ${id}`, feed }, now).catch(listError);
+      await addListEntries(
+        trx,
+        principal.environment,
+        listName,
+        [row.entity_id],
+        principal.id,
+        { reason: `review ${id}`, feed },
+        now,
+      ).catch(listError);
     }
-    await enqueueWebhookEvent(trx, principal.environment, 'review.resolved', reviewRecord(row, now) as unknown as Record<string, unknown>, { owner: row.owner_client_id, now });
+    await enqueueWebhookEvent(
+      trx,
+      principal.environment,
+      'review.resolved',
+      reviewRecord(row, now) as unknown as Record<string, unknown>,
+      { owner: row.owner_client_id, now },
+    );
   });
   // After the commit, so no instance reloads the lists before the entry exists.
   if (listName !== undefined) await feed.announce('rules', principal.environment);

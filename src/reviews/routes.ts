@@ -10,8 +10,26 @@ import type { Principal } from '../auth/principal.ts';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
-import { ListQuery, ResolveBody, ReviewDetailSchema, ReviewSchema, StatsSchema, reviewDecision, reviewRecord, type ReviewJoined } from './schemas.ts';
-import { claimNext, claimReview, cursorOf, decodeCursor, findReview, listReviews, visibleReviews, type Viewer } from './queue.ts';
+import {
+  ListQuery,
+  ResolveBody,
+  ReviewDetailSchema,
+  ReviewSchema,
+  StatsSchema,
+  reviewDecision,
+  reviewRecord,
+  type ReviewJoined,
+} from './schemas.ts';
+import {
+  claimNext,
+  claimReview,
+  cursorOf,
+  decodeCursor,
+  findReview,
+  listReviews,
+  visibleReviews,
+  type Viewer,
+} from './queue.ts';
 import { resolveReview } from './resolve.ts';
 import { reviewStats } from './stats.ts';
 
@@ -27,12 +45,27 @@ const viewer = (principal: Principal): Viewer => ({ principal, now: Date.now() }
 
 /** What a review's page shows beside it: its decision, the entity's other open reviews, and the entity's labels. */
 async function detail(db: Kysely<Database>, v: Viewer, row: ReviewJoined) {
-  const decision = await db.selectFrom('decisions').selectAll().where('id', '=', row.decision_id).executeTakeFirstOrThrow();
-  const others = await visibleReviews(db, v).where('reviews.entity_id', '=', row.entity_id).where('reviews.id', '<>', row.id)
-    .where('reviews.status', '<>', 'resolved').orderBy('reviews.due_at', 'asc').orderBy('reviews.id', 'asc').limit(20).execute();
-  let labels = db.selectFrom('decisions').select((eb) => ['label', eb.fn.countAll<string | number>().as('n')])
-    .where('environment', '=', v.principal.environment).where('kind', '=', 'score').where('subject_id', '=', row.entity_id)
-    .where('label', 'is not', null).groupBy('label');
+  const decision = await db
+    .selectFrom('decisions')
+    .selectAll()
+    .where('id', '=', row.decision_id)
+    .executeTakeFirstOrThrow();
+  const others = await visibleReviews(db, v)
+    .where('reviews.entity_id', '=', row.entity_id)
+    .where('reviews.id', '<>', row.id)
+    .where('reviews.status', '<>', 'resolved')
+    .orderBy('reviews.due_at', 'asc')
+    .orderBy('reviews.id', 'asc')
+    .limit(20)
+    .execute();
+  let labels = db
+    .selectFrom('decisions')
+    .select((eb) => ['label', eb.fn.countAll<string | number>().as('n')])
+    .where('environment', '=', v.principal.environment)
+    .where('kind', '=', 'score')
+    .where('subject_id', '=', row.entity_id)
+    .where('label', 'is not', null)
+    .groupBy('label');
   const owner = ownerFilter(v.principal);
   if (owner !== undefined) labels = labels.where('owner_client_id', '=', owner);
   const counts = { fraud: 0, legit: 0 };
@@ -52,18 +85,34 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
       url: '/api/v1/reviews',
       config: { scope: 'reviews:read', operationId: 'listReviews' },
       schema: {
-        tags: ['reviews'], summary: 'The review queue: unresolved reviews due first, then resolved ones newest first', querystring: ListQuery,
-        response: { 200: Type.Object({ data: Type.Array(ReviewSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
+        tags: ['reviews'],
+        summary: 'The review queue: unresolved reviews due first, then resolved ones newest first',
+        querystring: ListQuery,
+        response: {
+          200: Type.Object({ data: Type.Array(ReviewSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+          ...problems,
+        },
       },
       handler: async (request) => {
         const q = request.query;
         const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-        if (q.cursor !== undefined && !after) throw new ApiError(400, 'validation_failed', 'cursor is not one this listing returned.', { errors: [{ field: 'cursor', message: 'is not a cursor of this listing' }] });
+        if (q.cursor !== undefined && !after)
+          throw new ApiError(400, 'validation_failed', 'cursor is not one this listing returned.', {
+            errors: [{ field: 'cursor', message: 'is not a cursor of this listing' }],
+          });
         const v = viewer(request.principal);
-        const page = await listReviews(db, v, {
-          status: q.status, outcome: q.outcome, entityId: q.entity_id, limit: q.limit ?? 50,
-          assignee: q.assignee === 'me' ? request.principal.id : q.assignee,
-        }, after);
+        const page = await listReviews(
+          db,
+          v,
+          {
+            status: q.status,
+            outcome: q.outcome,
+            entityId: q.entity_id,
+            limit: q.limit ?? 50,
+            assignee: q.assignee === 'me' ? request.principal.id : q.assignee,
+          },
+          after,
+        );
         return { data: page.rows.map((r) => reviewRecord(r, v.now)), next_cursor: nextCursor(page, cursorOf) };
       },
     }),
@@ -72,15 +121,26 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
       method: 'GET',
       url: '/api/v1/reviews/stats',
       config: { scope: 'reviews:read', operationId: 'getReviewStats' },
-      schema: { tags: ['reviews'], summary: 'The queue in figures: open, overdue, resolved in 24 hours, time to resolve, verdicts', response: { 200: StatsSchema, ...problems } },
-      handler: async (request) => reviewStats(db, request.principal.environment, ownerFilter(request.principal), Date.now()),
+      schema: {
+        tags: ['reviews'],
+        summary: 'The queue in figures: open, overdue, resolved in 24 hours, time to resolve, verdicts',
+        response: { 200: StatsSchema, ...problems },
+      },
+      handler: async (request) =>
+        reviewStats(db, request.principal.environment, ownerFilter(request.principal), Date.now()),
     }),
 
     defineRoute<{ Params: Static<typeof Params> }>({
       method: 'GET',
       url: '/api/v1/reviews/:id',
       config: { scope: 'reviews:read', operationId: 'getReview' },
-      schema: { tags: ['reviews'], summary: "A review with its decision (signals, matched rules and what they read), the entity's other open reviews and its labels", params: Params, response: { 200: ReviewDetailSchema, ...problems } },
+      schema: {
+        tags: ['reviews'],
+        summary:
+          "A review with its decision (signals, matched rules and what they read), the entity's other open reviews and its labels",
+        params: Params,
+        response: { 200: ReviewDetailSchema, ...problems },
+      },
       handler: async (request) => {
         const v = viewer(request.principal);
         const row = await findReview(db, v, request.params.id);
@@ -93,12 +153,19 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
       method: 'POST',
       url: '/api/v1/reviews/next',
       config: { scope: 'reviews:write', role: 'operator', operationId: 'claimNextReview' },
-      schema: { tags: ['reviews'], summary: 'Claim the open review due first (204 when none is open)', response: { 200: ReviewSchema, 204: Type.Null(), ...problems } },
+      schema: {
+        tags: ['reviews'],
+        summary: 'Claim the open review due first (204 when none is open)',
+        response: { 200: ReviewSchema, 204: Type.Null(), ...problems },
+      },
       handler: async (request, reply) => {
         const v = viewer(request.principal);
         const row = await claimNext(db, v);
         if (!row) return reply.code(204).send();
-        request.log.info({ event: 'review_claimed', review_id: row.id, principal_id: v.principal.id }, 'review claimed');
+        request.log.info(
+          { event: 'review_claimed', review_id: row.id, principal_id: v.principal.id },
+          'review claimed',
+        );
         return reviewRecord(row, v.now);
       },
     }),
@@ -107,14 +174,22 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
       method: 'POST',
       url: '/api/v1/reviews/:id/claim',
       config: { scope: 'reviews:write', role: 'operator', operationId: 'claimReview' },
-      schema: { tags: ['reviews'], summary: 'Claim a review for 15 minutes (409 while another principal holds it)', params: Params, response: { 200: ReviewSchema, 409: ProblemSchema, ...problems } },
+      schema: {
+        tags: ['reviews'],
+        summary: 'Claim a review for 15 minutes (409 while another principal holds it)',
+        params: Params,
+        response: { 200: ReviewSchema, 409: ProblemSchema, ...problems },
+      },
       handler: async (request) => {
         const v = viewer(request.principal);
         const outcome = await claimReview(db, v, request.params.id);
         if (outcome.kind === 'not_found') throw notFound();
         if (outcome.kind === 'resolved') throw new ApiError(409, 'conflict', 'This review is already resolved.');
         if (outcome.kind === 'held') throw new ApiError(409, 'conflict', `This review is claimed by ${outcome.by}.`);
-        request.log.info({ event: 'review_claimed', review_id: outcome.row.id, principal_id: v.principal.id }, 'review claimed');
+        request.log.info(
+          { event: 'review_claimed', review_id: outcome.row.id, principal_id: v.principal.id },
+          'review claimed',
+        );
         return reviewRecord(outcome.row, v.now);
       },
     }),
@@ -124,13 +199,24 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
       url: '/api/v1/reviews/:id/resolve',
       config: { scope: 'reviews:write', role: 'operator', operationId: 'resolveReview' },
       schema: {
-        tags: ['reviews'], summary: "Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list",
-        params: Params, body: ResolveBody, response: { 200: ReviewSchema, 409: ProblemSchema, ...problems },
+        tags: ['reviews'],
+        summary: "Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list",
+        params: Params,
+        body: ResolveBody,
+        response: { 200: ReviewSchema, 409: ProblemSchema, ...problems },
       },
       handler: async (request) => {
         const v = viewer(request.principal);
         const record = await resolveReview({ db, feed }, v, request.params.id, request.body);
-        request.log.info({ event: 'review_resolved', review_id: record.id, resolution: record.resolution, principal_id: v.principal.id }, 'review resolved');
+        request.log.info(
+          {
+            event: 'review_resolved',
+            review_id: record.id,
+            resolution: record.resolution,
+            principal_id: v.principal.id,
+          },
+          'review resolved',
+        );
         return record;
       },
     }),

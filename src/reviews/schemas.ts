@@ -15,35 +15,54 @@ export const REVIEW_OUTCOMES = ['approve', 'review', 'hold'] as const;
 const RESOLUTIONS = ['approve', 'decline'] as const;
 
 const time = Type.String({ format: 'date-time' });
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options: { description?: string } = {}) => Type.Union([t, Type.Null()], options);
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, options: { description?: string } = {}) =>
+  Type.Union([t, Type.Null()], options);
 
-export const ReviewSchema = Type.Object({
-  id: Type.String(),
-  decision_id: Type.String(),
-  entity_id: Type.String(),
-  status: StringEnum(REVIEW_STATUSES, { description: 'open (a lapsed claim reads as open), claimed, or resolved' }),
-  outcome: StringEnum(REVIEW_OUTCOMES, { description: "the decision's outcome: review or hold, or approve for a sampled review" }),
-  reason: StringEnum(['outcome', 'sample'] as const, { description: "outcome: opened by the decision's outcome; sample: one of the policy's review_sample_rate of approvals" }),
-  sample_rate: nullable(Type.Number(), { description: 'the rate a sampled review was drawn at; null for reason outcome' }),
-  rules: Type.Array(Type.Unknown(), { description: 'the active rules that matched, with the values they read; [] when none' }),
-  score: nullable(Type.Integer()),
-  risk_level: nullable(Type.String()),
-  amount: nullable(Type.Number()),
-  currency: nullable(Type.String()),
-  opened_at: time,
-  due_at: time,
-  overdue: Type.Boolean({ description: 'not resolved and past due_at' }),
-  assignee: nullable(Type.String(), { description: 'the principal holding the claim (while it has not lapsed), or who resolved it' }),
-  claimed_at: nullable(time),
-  claim_expires_at: nullable(time, { description: 'when the claim lapses (15 minutes after it was taken) unless resolved' }),
-  resolution: nullable(StringEnum(RESOLUTIONS)),
-  label: nullable(StringEnum(['fraud', 'legit'] as const), { description: 'the label the resolution gave (given, or fraud for a decline); null for an approve without one' }),
-  note: nullable(Type.String()),
-  added_to_list: nullable(Type.String()),
-  resolved_at: nullable(time),
-  resolved_by: nullable(Type.String()),
-  owner_client_id: Type.String(),
-}, { $id: 'Review' });
+export const ReviewSchema = Type.Object(
+  {
+    id: Type.String(),
+    decision_id: Type.String(),
+    entity_id: Type.String(),
+    status: StringEnum(REVIEW_STATUSES, { description: 'open (a lapsed claim reads as open), claimed, or resolved' }),
+    outcome: StringEnum(REVIEW_OUTCOMES, {
+      description: "the decision's outcome: review or hold, or approve for a sampled review",
+    }),
+    reason: StringEnum(['outcome', 'sample'] as const, {
+      description:
+        "outcome: opened by the decision's outcome; sample: one of the policy's review_sample_rate of approvals",
+    }),
+    sample_rate: nullable(Type.Number(), {
+      description: 'the rate a sampled review was drawn at; null for reason outcome',
+    }),
+    rules: Type.Array(Type.Unknown(), {
+      description: 'the active rules that matched, with the values they read; [] when none',
+    }),
+    score: nullable(Type.Integer()),
+    risk_level: nullable(Type.String()),
+    amount: nullable(Type.Number()),
+    currency: nullable(Type.String()),
+    opened_at: time,
+    due_at: time,
+    overdue: Type.Boolean({ description: 'not resolved and past due_at' }),
+    assignee: nullable(Type.String(), {
+      description: 'the principal holding the claim (while it has not lapsed), or who resolved it',
+    }),
+    claimed_at: nullable(time),
+    claim_expires_at: nullable(time, {
+      description: 'when the claim lapses (15 minutes after it was taken) unless resolved',
+    }),
+    resolution: nullable(StringEnum(RESOLUTIONS)),
+    label: nullable(StringEnum(['fraud', 'legit'] as const), {
+      description: 'the label the resolution gave (given, or fraud for a decline); null for an approve without one',
+    }),
+    note: nullable(Type.String()),
+    added_to_list: nullable(Type.String()),
+    resolved_at: nullable(time),
+    resolved_by: nullable(Type.String()),
+    owner_client_id: Type.String(),
+  },
+  { $id: 'Review' },
+);
 export type ReviewRecord = Static<typeof ReviewSchema>;
 
 const ReviewDecision = Type.Object({
@@ -51,7 +70,10 @@ const ReviewDecision = Type.Object({
   created_at: time,
   policy_version: Type.String(),
   outcome: nullable(Type.String()),
-  result: Type.Unknown({ description: 'the score response as it was returned: score, risk_level, signals (each with its value, weight and description), safe_amount, rules' }),
+  result: Type.Unknown({
+    description:
+      'the score response as it was returned: score, risk_level, signals (each with its value, weight and description), safe_amount, rules',
+  }),
   features: nullable(Type.Record(Type.String(), Type.Number())),
   request: nullable(Type.Record(Type.String(), Type.Unknown())),
   rules: Type.Array(Type.Unknown(), { description: 'matched active rules with the values their condition read' }),
@@ -64,42 +86,62 @@ export const ReviewDetailSchema = Type.Intersect([
   ReviewSchema,
   Type.Object({
     decision: ReviewDecision,
-    other_open_reviews: Type.Array(ReviewSchema, { description: "the entity's other unresolved reviews visible to the caller, due first (at most 20)" }),
-    entity_labels: Type.Object({ fraud: Type.Integer(), legit: Type.Integer() }, { description: "labels on the entity's other score decisions visible to the caller" }),
+    other_open_reviews: Type.Array(ReviewSchema, {
+      description: "the entity's other unresolved reviews visible to the caller, due first (at most 20)",
+    }),
+    entity_labels: Type.Object(
+      { fraud: Type.Integer(), legit: Type.Integer() },
+      { description: "labels on the entity's other score decisions visible to the caller" },
+    ),
   }),
 ]);
 
-export const ListQuery = Type.Object({
-  status: Type.Optional(StringEnum(REVIEW_STATUSES)),
-  outcome: Type.Optional(StringEnum(REVIEW_OUTCOMES)),
-  assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "a principal id, or 'me'" })),
-  entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-  cursor: Type.Optional(Type.String({ maxLength: 200 })),
-}, { additionalProperties: false });
+export const ListQuery = Type.Object(
+  {
+    status: Type.Optional(StringEnum(REVIEW_STATUSES)),
+    outcome: Type.Optional(StringEnum(REVIEW_OUTCOMES)),
+    assignee: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "a principal id, or 'me'" })),
+    entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
 
-export const ResolveBody = Type.Object({
-  resolution: StringEnum(RESOLUTIONS),
-  label: Type.Optional(StringEnum(['fraud', 'legit'] as const)),
-  note: Type.Optional(Type.String({ maxLength: 500 })),
-  add_to_list: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })),
-}, { additionalProperties: false });
+export const ResolveBody = Type.Object(
+  {
+    resolution: StringEnum(RESOLUTIONS),
+    label: Type.Optional(StringEnum(['fraud', 'legit'] as const)),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+    add_to_list: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })),
+  },
+  { additionalProperties: false },
+);
 
 const outcomeCounts = Type.Object({ open: Type.Integer(), resolved: Type.Integer() });
 export const StatsSchema = Type.Object({
   open: Type.Integer({ description: 'unresolved (open or claimed)' }),
   overdue: Type.Integer({ description: 'unresolved and past due' }),
   resolved_24h: Type.Integer(),
-  median_minutes_to_resolve: nullable(Type.Number(), { description: 'opened to resolved, over the reviews resolved in the last 24 hours; null when none' }),
+  median_minutes_to_resolve: nullable(Type.Number(), {
+    description: 'opened to resolved, over the reviews resolved in the last 24 hours; null when none',
+  }),
   by_outcome: Type.Object({ review: outcomeCounts, hold: outcomeCounts, approve: outcomeCounts }),
-  agreement: Type.Object({ approve: Type.Integer(), decline: Type.Integer() }, { description: 'resolved reviews by verdict' }),
-  review_labels_since_last_fit: Type.Integer({ description: "score decisions labelled by a review after the environment's latest fitted policy was made (all of them when none was)" }),
+  agreement: Type.Object(
+    { approve: Type.Integer(), decline: Type.Integer() },
+    { description: 'resolved reviews by verdict' },
+  ),
+  review_labels_since_last_fit: Type.Integer({
+    description:
+      "score decisions labelled by a review after the environment's latest fitted policy was made (all of them when none was)",
+  }),
 });
 
 /** A review row joined with the decision columns its record shows. */
 export type ReviewJoined = ReviewsTable & Pick<DecisionsTable, 'result' | 'risk_level' | 'request' | 'rules'>;
 
-const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+const iso = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
 
 function parse<T>(text: string | null | undefined, fallback: T): T {
   if (!text) return fallback;

@@ -13,16 +13,29 @@ const DAY_MS = 86_400_000;
 const OUTCOMES = ['review', 'hold', 'approve'] as const;
 
 /** `owner` undefined: every client's reviews of the environment (an admin, or the CLI). */
-export async function reviewStats(db: Kysely<Database>, environment: Environment, owner: string | undefined, now: number): Promise<ReviewStats> {
+export async function reviewStats(
+  db: Kysely<Database>,
+  environment: Environment,
+  owner: string | undefined,
+  now: number,
+): Promise<ReviewStats> {
   let base = db.selectFrom('reviews').where('environment', '=', environment);
   if (owner !== undefined) base = base.where('owner_client_id', '=', owner);
 
-  const grouped = await base.select((eb) => ['outcome', 'status', 'resolution', eb.fn.countAll<string | number>().as('n')])
-    .groupBy(['outcome', 'status', 'resolution']).execute();
-  const overdue = await base.select((eb) => eb.fn.countAll<string | number>().as('n'))
-    .where('status', '<>', 'resolved').where('due_at', '<', now).executeTakeFirst();
-  const lastDay = await base.select(['opened_at', 'resolved_at'])
-    .where('status', '=', 'resolved').where('resolved_at', '>=', now - DAY_MS).execute();
+  const grouped = await base
+    .select((eb) => ['outcome', 'status', 'resolution', eb.fn.countAll<string | number>().as('n')])
+    .groupBy(['outcome', 'status', 'resolution'])
+    .execute();
+  const overdue = await base
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('status', '<>', 'resolved')
+    .where('due_at', '<', now)
+    .executeTakeFirst();
+  const lastDay = await base
+    .select(['opened_at', 'resolved_at'])
+    .where('status', '=', 'resolved')
+    .where('resolved_at', '>=', now - DAY_MS)
+    .execute();
 
   const byOutcome = Object.fromEntries(OUTCOMES.map((o) => [o, { open: 0, resolved: 0 }])) as ReviewStats['by_outcome'];
   const agreement = { approve: 0, decline: 0 };
@@ -38,7 +51,8 @@ export async function reviewStats(db: Kysely<Database>, environment: Environment
 
   const minutes = lastDay.map((r) => (Number(r.resolved_at) - Number(r.opened_at)) / 60_000).sort((a, b) => a - b);
   const mid = minutes.length >> 1;
-  const median = minutes.length === 0 ? null : minutes.length % 2 ? minutes[mid]! : (minutes[mid - 1]! + minutes[mid]!) / 2;
+  const median =
+    minutes.length === 0 ? null : minutes.length % 2 ? minutes[mid]! : (minutes[mid - 1]! + minutes[mid]!) / 2;
 
   return {
     open,
@@ -56,11 +70,23 @@ export async function reviewStats(db: Kysely<Database>, environment: Environment
  * will have that the last one did not. A fit's lease row is gone once it ends (policies/jobs.ts),
  * so "the latest fit" is the latest policy a fit made (source 'fit', created when the fit finished).
  */
-async function reviewLabelsSinceLastFit(db: Kysely<Database>, environment: Environment, owner: string | undefined): Promise<number> {
-  const fit = await db.selectFrom('policies').select((eb) => eb.fn.max('created_at').as('at'))
-    .where('environment', '=', environment).where('source', '=', 'fit').executeTakeFirst();
-  let q = db.selectFrom('decisions').select((eb) => eb.fn.countAll<string | number>().as('n'))
-    .where('environment', '=', environment).where('kind', '=', 'score').where('label_source', '=', 'review');
+async function reviewLabelsSinceLastFit(
+  db: Kysely<Database>,
+  environment: Environment,
+  owner: string | undefined,
+): Promise<number> {
+  const fit = await db
+    .selectFrom('policies')
+    .select((eb) => eb.fn.max('created_at').as('at'))
+    .where('environment', '=', environment)
+    .where('source', '=', 'fit')
+    .executeTakeFirst();
+  let q = db
+    .selectFrom('decisions')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('environment', '=', environment)
+    .where('kind', '=', 'score')
+    .where('label_source', '=', 'review');
   if (fit?.at !== null && fit?.at !== undefined) q = q.where('labelled_at', '>', Number(fit.at));
   if (owner !== undefined) q = q.where('owner_client_id', '=', owner);
   return Number((await q.executeTakeFirst())?.n ?? 0);

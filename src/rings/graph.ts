@@ -64,7 +64,11 @@ export const keyOf = (k: IdentifierKey): string => `${k.idType}\u0000${k.hash}`;
  * and receives its rows. Hubs (holders > fanout) are never expanded. Rows beyond a limit are not
  * read; the result says so (`truncated`).
  */
-export function* plan(root: string, seeds: readonly IdentifierKey[], caps: RingCaps): Generator<RingRequest, Neighbourhood, RingResponse> {
+export function* plan(
+  root: string,
+  seeds: readonly IdentifierKey[],
+  caps: RingCaps,
+): Generator<RingRequest, Neighbourhood, RingResponse> {
   const held: HeldIdentifier[] = [];
   const entities = new Map<string, RingEntity>();
   const heldKeys = new Set<string>();
@@ -74,7 +78,11 @@ export function* plan(root: string, seeds: readonly IdentifierKey[], caps: RingC
   let frontier = [root];
   const uniqueSeeds = [...new Map(seeds.map((s) => [keyOf(s), { idType: s.idType, hash: s.hash }])).values()];
   for (let hop = 0; hop < caps.depth && frontier.length > 0; hop++) {
-    const own = (yield { kind: 'identifiers', entityIds: frontier, limit: caps.identifiersPerHop + 1 }) as HeldIdentifier[];
+    const own = (yield {
+      kind: 'identifiers',
+      entityIds: frontier,
+      limit: caps.identifiersPerHop + 1,
+    }) as HeldIdentifier[];
     if (own.length > caps.identifiersPerHop) truncated = true;
     const candidates = own.slice(0, caps.identifiersPerHop);
     if (hop === 0 && uniqueSeeds.length > 0) {
@@ -94,7 +102,9 @@ export function* plan(root: string, seeds: readonly IdentifierKey[], caps: RingC
       toExpand.push({ idType: h.idType, hash: h.hash });
     }
     if (toExpand.length === 0) break;
-    const rows = (yield { kind: 'holders', identifiers: toExpand, limit: caps.entitiesPerHop + 1 }) as Array<HeldIdentifier & { entity: RingEntity }>;
+    const rows = (yield { kind: 'holders', identifiers: toExpand, limit: caps.entitiesPerHop + 1 }) as Array<
+      HeldIdentifier & { entity: RingEntity }
+    >;
     if (rows.length > caps.entitiesPerHop) truncated = true;
     const next: string[] = [];
     for (const r of rows.slice(0, caps.entitiesPerHop)) {
@@ -116,14 +126,20 @@ export function* plan(root: string, seeds: readonly IdentifierKey[], caps: RingC
 }
 
 /** Runs a plan against a synchronous source (an in-memory history). */
-export function collectSync(gen: Generator<RingRequest, Neighbourhood, RingResponse>, answer: (r: RingRequest) => RingResponse): Neighbourhood {
+export function collectSync(
+  gen: Generator<RingRequest, Neighbourhood, RingResponse>,
+  answer: (r: RingRequest) => RingResponse,
+): Neighbourhood {
   let step = gen.next(undefined as never);
   while (!step.done) step = gen.next(answer(step.value));
   return step.value;
 }
 
 /** Runs a plan against an asynchronous source (the store). */
-export async function collect(gen: Generator<RingRequest, Neighbourhood, RingResponse>, answer: (r: RingRequest) => Promise<RingResponse>): Promise<Neighbourhood> {
+export async function collect(
+  gen: Generator<RingRequest, Neighbourhood, RingResponse>,
+  answer: (r: RingRequest) => Promise<RingResponse>,
+): Promise<Neighbourhood> {
   let step = gen.next(undefined as never);
   while (!step.done) step = gen.next(await answer(step.value));
   return step.value;
@@ -155,14 +171,20 @@ export interface Ring {
   truncated: boolean;
 }
 
-const byDistanceThenId = (a: RingNode, b: RingNode) => a.distance - b.distance || (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0);
+const byDistanceThenId = (a: RingNode, b: RingNode) =>
+  a.distance - b.distance || (a.entityId < b.entityId ? -1 : a.entityId > b.entityId ? 1 : 0);
 
 /**
  * Distances from the root over non-hub identifiers (the root's own and the seeds), at most
  * `depth` hops and `maxNodes` nodes (the root included; nearest first). Each shared identifier
  * becomes a star of edges from its nearest holder, so k holders give k − 1 edges, not k².
  */
-export function walkRing(hood: Neighbourhood, depth: number, fanout: number, maxNodes = Number.POSITIVE_INFINITY): Ring {
+export function walkRing(
+  hood: Neighbourhood,
+  depth: number,
+  fanout: number,
+  maxNodes = Number.POSITIVE_INFINITY,
+): Ring {
   const byEntity = new Map<string, HeldIdentifier[]>();
   const byIdentifier = new Map<string, HeldIdentifier[]>();
   const hubs = new Map<string, { type: string; hash: string; entities: number }>();
@@ -175,7 +197,9 @@ export function walkRing(hood: Neighbourhood, depth: number, fanout: number, max
     byEntity.set(h.entityId, [...(byEntity.get(h.entityId) ?? []), h]);
     byIdentifier.set(key, [...(byIdentifier.get(key) ?? []), h]);
   }
-  const nodes = new Map<string, RingNode>([[hood.root, { entityId: hood.root, distance: 0, flags: [], flaggedAt: 0, via: [] }]]);
+  const nodes = new Map<string, RingNode>([
+    [hood.root, { entityId: hood.root, distance: 0, flags: [], flaggedAt: 0, via: [] }],
+  ]);
   let frontier = [hood.root];
   for (let d = 1; d <= depth && frontier.length > 0; d++) {
     const next: string[] = [];
@@ -185,7 +209,13 @@ export function walkRing(hood: Neighbourhood, depth: number, fanout: number, max
         for (const other of byIdentifier.get(keyOf(h)) ?? []) {
           if (nodes.has(other.entityId)) continue;
           const e = hood.entities.get(other.entityId);
-          nodes.set(other.entityId, { entityId: other.entityId, distance: d, flags: e ? flagsOf(e) : [], flaggedAt: e?.flaggedAt ?? 0, via: [...parent.via, h.idType] });
+          nodes.set(other.entityId, {
+            entityId: other.entityId,
+            distance: d,
+            flags: e ? flagsOf(e) : [],
+            flaggedAt: e?.flaggedAt ?? 0,
+            via: [...parent.via, h.idType],
+          });
           next.push(other.entityId);
         }
       }
@@ -197,10 +227,20 @@ export function walkRing(hood: Neighbourhood, depth: number, fanout: number, max
   const keptIds = new Map(kept.map((n) => [n.entityId, n]));
   const edges: Ring['edges'] = [];
   for (const holders of byIdentifier.values()) {
-    const inRing = holders.filter((h) => keptIds.has(h.entityId)).map((h) => keptIds.get(h.entityId)!).sort(byDistanceThenId);
+    const inRing = holders
+      .filter((h) => keptIds.has(h.entityId))
+      .map((h) => keptIds.get(h.entityId)!)
+      .sort(byDistanceThenId);
     const [centre, ...rest] = inRing;
-    for (const n of rest) edges.push({ from: centre!.entityId, to: n.entityId, type: holders[0]!.idType, hash: holders[0]!.hash });
+    for (const n of rest)
+      edges.push({ from: centre!.entityId, to: n.entityId, type: holders[0]!.idType, hash: holders[0]!.hash });
   }
   edges.sort((a, b) => (a.from + a.to + a.type + a.hash < b.from + b.to + b.type + b.hash ? -1 : 1));
-  return { root: hood.root, nodes: kept, edges, hubs: [...hubs.values()].sort((a, b) => b.entities - a.entities || (a.hash < b.hash ? -1 : 1)), truncated: hood.truncated || kept.length < ordered.length };
+  return {
+    root: hood.root,
+    nodes: kept,
+    edges,
+    hubs: [...hubs.values()].sort((a, b) => b.entities - a.entities || (a.hash < b.hash ? -1 : 1)),
+    truncated: hood.truncated || kept.length < ordered.length,
+  };
 }

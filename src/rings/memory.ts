@@ -1,7 +1,18 @@
 // An in-memory answer to the ring plan (src/rings/graph.ts), with the store's orderings and limits
 // (src/rings/read.ts): the quality bench's offline history reads rings through it, so its ring
 // signals are the ones the store would give.
-import { collectSync, keyOf, plan, type HeldIdentifier, type IdentifierKey, type Neighbourhood, type RingCaps, type RingEntity, type RingRequest, type RingResponse } from './graph.ts';
+import {
+  collectSync,
+  keyOf,
+  plan,
+  type HeldIdentifier,
+  type IdentifierKey,
+  type Neighbourhood,
+  type RingCaps,
+  type RingEntity,
+  type RingRequest,
+  type RingResponse,
+} from './graph.ts';
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -28,13 +39,17 @@ export class MemoryGraph {
     if (r.kind === 'identifiers') {
       const rows: HeldIdentifier[] = [];
       for (const e of [...r.entityIds].sort(cmp)) {
-        const own = [...(this.held.get(e)?.values() ?? [])].sort((a, b) => cmp(a.idType, b.idType) || cmp(a.hash, b.hash));
+        const own = [...(this.held.get(e)?.values() ?? [])].sort(
+          (a, b) => cmp(a.idType, b.idType) || cmp(a.hash, b.hash),
+        );
         for (const k of own) rows.push({ ...k, entityId: e, holders: this.holders.get(keyOf(k))!.size });
       }
       return rows.slice(0, r.limit);
     }
     if (r.kind === 'stats') {
-      return r.identifiers.filter((k) => this.holders.has(keyOf(k))).map((k) => ({ ...k, entityId: '', holders: this.holders.get(keyOf(k))!.size }));
+      return r.identifiers
+        .filter((k) => this.holders.has(keyOf(k)))
+        .map((k) => ({ ...k, entityId: '', holders: this.holders.get(keyOf(k))!.size }));
     }
     const rows: Array<HeldIdentifier & { entity: RingEntity }> = [];
     for (const k of [...r.identifiers].sort((a, b) => cmp(a.idType, b.idType) || cmp(a.hash, b.hash))) {

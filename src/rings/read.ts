@@ -7,7 +7,18 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../auth/principal.ts';
-import { collect, keyOf, plan, type HeldIdentifier, type IdentifierKey, type Neighbourhood, type RingCaps, type RingEntity, type RingRequest, type RingResponse } from './graph.ts';
+import {
+  collect,
+  keyOf,
+  plan,
+  type HeldIdentifier,
+  type IdentifierKey,
+  type Neighbourhood,
+  type RingCaps,
+  type RingEntity,
+  type RingRequest,
+  type RingResponse,
+} from './graph.ts';
 
 const n = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 
@@ -30,35 +41,88 @@ function pairFilter(ids: readonly IdentifierKey[]) {
 
 async function answer(db: Kysely<Database>, env: Environment, r: RingRequest): Promise<RingResponse> {
   if (r.kind === 'identifiers') {
-    const rows = await db.selectFrom('identifiers as i').crossJoin('identifier_stats as s')
-      .whereRef('s.environment', '=', 'i.environment').whereRef('s.id_type', '=', 'i.id_type').whereRef('s.hash', '=', 'i.hash')
+    const rows = await db
+      .selectFrom('identifiers as i')
+      .crossJoin('identifier_stats as s')
+      .whereRef('s.environment', '=', 'i.environment')
+      .whereRef('s.id_type', '=', 'i.id_type')
+      .whereRef('s.hash', '=', 'i.hash')
       .select(['i.id_type', 'i.hash', 'i.entity_id', 's.entities'])
-      .where('i.environment', '=', env).where('i.entity_id', 'in', r.entityIds)
-      .orderBy('i.entity_id').orderBy('i.id_type').orderBy('i.hash').limit(r.limit).execute();
-    return rows.map((x): HeldIdentifier => ({ idType: x.id_type, hash: x.hash, entityId: x.entity_id, holders: n(x.entities) }));
+      .where('i.environment', '=', env)
+      .where('i.entity_id', 'in', r.entityIds)
+      .orderBy('i.entity_id')
+      .orderBy('i.id_type')
+      .orderBy('i.hash')
+      .limit(r.limit)
+      .execute();
+    return rows.map((x): HeldIdentifier => ({
+      idType: x.id_type,
+      hash: x.hash,
+      entityId: x.entity_id,
+      holders: n(x.entities),
+    }));
   }
   const f = pairFilter(r.identifiers);
   if (r.kind === 'stats') {
-    const rows = await db.selectFrom('identifier_stats').select(['id_type', 'hash', 'entities']).where('environment', '=', env)
-      .where('id_type', 'in', f.types).where('hash', 'in', f.hashes).execute();
-    return rows.filter(f.wanted).map((x): HeldIdentifier => ({ idType: x.id_type, hash: x.hash, entityId: '', holders: n(x.entities) }));
+    const rows = await db
+      .selectFrom('identifier_stats')
+      .select(['id_type', 'hash', 'entities'])
+      .where('environment', '=', env)
+      .where('id_type', 'in', f.types)
+      .where('hash', 'in', f.hashes)
+      .execute();
+    return rows
+      .filter(f.wanted)
+      .map((x): HeldIdentifier => ({ idType: x.id_type, hash: x.hash, entityId: '', holders: n(x.entities) }));
   }
-  const rows = await db.selectFrom('identifiers as i').crossJoin('identifier_stats as s').crossJoin('entities as e')
-    .whereRef('s.environment', '=', 'i.environment').whereRef('s.id_type', '=', 'i.id_type').whereRef('s.hash', '=', 'i.hash')
-    .whereRef('e.environment', '=', 'i.environment').whereRef('e.entity_id', '=', 'i.entity_id')
-    .select(['i.id_type', 'i.hash', 'i.entity_id', 's.entities', 'e.fraud_reports', 'e.blocklisted', 'e.chargebacks', 'e.disputes_lost', 'e.flagged_at'])
-    .where('i.environment', '=', env).where('i.id_type', 'in', f.types).where('i.hash', 'in', f.hashes)
-    .orderBy('i.id_type').orderBy('i.hash').orderBy('i.entity_id').limit(r.limit).execute();
+  const rows = await db
+    .selectFrom('identifiers as i')
+    .crossJoin('identifier_stats as s')
+    .crossJoin('entities as e')
+    .whereRef('s.environment', '=', 'i.environment')
+    .whereRef('s.id_type', '=', 'i.id_type')
+    .whereRef('s.hash', '=', 'i.hash')
+    .whereRef('e.environment', '=', 'i.environment')
+    .whereRef('e.entity_id', '=', 'i.entity_id')
+    .select([
+      'i.id_type',
+      'i.hash',
+      'i.entity_id',
+      's.entities',
+      'e.fraud_reports',
+      'e.blocklisted',
+      'e.chargebacks',
+      'e.disputes_lost',
+      'e.flagged_at',
+    ])
+    .where('i.environment', '=', env)
+    .where('i.id_type', 'in', f.types)
+    .where('i.hash', 'in', f.hashes)
+    .orderBy('i.id_type')
+    .orderBy('i.hash')
+    .orderBy('i.entity_id')
+    .limit(r.limit)
+    .execute();
   return rows.filter(f.wanted).map((x) => {
     const entity: RingEntity = {
-      entityId: x.entity_id, fraudReports: n(x.fraud_reports), blocklisted: n(x.blocklisted) === 1,
-      chargebacks: n(x.chargebacks), disputesLost: n(x.disputes_lost), flaggedAt: n(x.flagged_at),
+      entityId: x.entity_id,
+      fraudReports: n(x.fraud_reports),
+      blocklisted: n(x.blocklisted) === 1,
+      chargebacks: n(x.chargebacks),
+      disputesLost: n(x.disputes_lost),
+      flaggedAt: n(x.flagged_at),
     };
     return { idType: x.id_type, hash: x.hash, entityId: x.entity_id, holders: n(x.entities), entity };
   });
 }
 
 /** The capped neighbourhood of `root` in `env`, read hop by hop. */
-export function readNeighbourhood(db: Kysely<Database>, env: Environment, root: string, seeds: readonly IdentifierKey[], caps: RingCaps): Promise<Neighbourhood> {
+export function readNeighbourhood(
+  db: Kysely<Database>,
+  env: Environment,
+  root: string,
+  seeds: readonly IdentifierKey[],
+  caps: RingCaps,
+): Promise<Neighbourhood> {
   return collect(plan(root, seeds, caps), (r) => answer(db, env, r));
 }

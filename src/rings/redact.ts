@@ -20,24 +20,52 @@ const LINK_EVENTS_READ = 10_000;
 const linkKey = (type: string, hash: string): string => `${type}\u0000${hash}`;
 
 /** Of `ids`, those the client sent events about or scored (indexed reads by entity). */
-async function entitiesSent(db: Kysely<Database>, env: Environment, clientId: string, ids: string[]): Promise<Set<string>> {
+async function entitiesSent(
+  db: Kysely<Database>,
+  env: Environment,
+  clientId: string,
+  ids: string[],
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const [events, decisions] = await Promise.all([
-    db.selectFrom('events').select('entity_id').distinct()
-      .where('environment', '=', env).where('entity_id', 'in', ids).where('client_id', '=', clientId).execute(),
-    db.selectFrom('decisions').select('subject_id').distinct()
-      .where('environment', '=', env).where('subject_id', 'in', ids).where('owner_client_id', '=', clientId).execute(),
+    db
+      .selectFrom('events')
+      .select('entity_id')
+      .distinct()
+      .where('environment', '=', env)
+      .where('entity_id', 'in', ids)
+      .where('client_id', '=', clientId)
+      .execute(),
+    db
+      .selectFrom('decisions')
+      .select('subject_id')
+      .distinct()
+      .where('environment', '=', env)
+      .where('subject_id', 'in', ids)
+      .where('owner_client_id', '=', clientId)
+      .execute(),
   ]);
   return new Set([...events.map((r) => r.entity_id), ...decisions.map((r) => r.subject_id)]);
 }
 
 /** The identifiers the client linked, in its own events, to the entities it sent. */
-async function identifiersSent(db: Kysely<Database>, env: Environment, clientId: string, entities: string[]): Promise<Set<string>> {
+async function identifiersSent(
+  db: Kysely<Database>,
+  env: Environment,
+  clientId: string,
+  entities: string[],
+): Promise<Set<string>> {
   const out = new Set<string>();
   if (entities.length === 0) return out;
-  const rows = await db.selectFrom('events').select('payload')
-    .where('environment', '=', env).where('entity_id', 'in', entities).where('client_id', '=', clientId)
-    .where('payload', 'like', '%"linked_identifiers"%').limit(LINK_EVENTS_READ).execute();
+  const rows = await db
+    .selectFrom('events')
+    .select('payload')
+    .where('environment', '=', env)
+    .where('entity_id', 'in', entities)
+    .where('client_id', '=', clientId)
+    .where('payload', 'like', '%"linked_identifiers"%')
+    .limit(LINK_EVENTS_READ)
+    .execute();
   for (const { payload } of rows) {
     let links: unknown;
     try {
@@ -57,7 +85,12 @@ async function identifiersSent(db: Kysely<Database>, env: Environment, clientId:
  * The graph as a non-admin of `clientId` may see it: the names it never sent replaced (entity ids
  * by `redacted-<n>`, stable within the answer, hashes by null). An admin's graph is `ring` as read.
  */
-export async function redactRing(db: Kysely<Database>, env: Environment, ring: Ring, clientId: string): Promise<RedactedRing> {
+export async function redactRing(
+  db: Kysely<Database>,
+  env: Environment,
+  ring: Ring,
+  clientId: string,
+): Promise<RedactedRing> {
   const others = ring.nodes.map((n) => n.entityId).filter((id) => id !== ring.root);
   const known = await entitiesSent(db, env, clientId, others);
   known.add(ring.root);
@@ -67,7 +100,8 @@ export async function redactRing(db: Kysely<Database>, env: Environment, ring: R
   const placeholder = (): string => {
     // An entity may be named anything, even like a placeholder: never give two nodes one name.
     let candidate: string;
-    do candidate = `redacted-${++hidden}`; while (known.has(candidate));
+    do candidate = `redacted-${++hidden}`;
+    while (known.has(candidate));
     return candidate;
   };
   for (const n of ring.nodes) names.set(n.entityId, known.has(n.entityId) ? n.entityId : placeholder());
@@ -92,4 +126,7 @@ export interface RedactedRing {
 }
 
 /** An admin's view: every name, nothing redacted. */
-export const unredacted = (ring: Ring): RedactedRing => ({ ...ring, nodes: ring.nodes.map((n) => ({ ...n, redacted: false })) });
+export const unredacted = (ring: Ring): RedactedRing => ({
+  ...ring,
+  nodes: ring.nodes.map((n) => ({ ...n, redacted: false })),
+});

@@ -93,7 +93,13 @@ const FLAG_WORDS: Record<RingFlag, string> = {
   dispute_lost: 'that lost a dispute',
 };
 
-const TYPE_WORDS: Record<string, string> = { phone: 'phone', bank_account: 'bank account', email: 'e-mail address', device: 'device', other: 'identifier' };
+const TYPE_WORDS: Record<string, string> = {
+  phone: 'phone',
+  bank_account: 'bank account',
+  email: 'e-mail address',
+  device: 'device',
+  other: 'identifier',
+};
 
 const ago = (days: number): string => (days < 1 ? 'today' : days === 1 ? '1 day ago' : `${days} days ago`);
 
@@ -104,7 +110,9 @@ export function describeRingFlagged(f: RingFacts): string {
   const through = s.via.map((t) => `a shared ${TYPE_WORDS[t] ?? 'identifier'}`).join(' and ');
   const head = `${s.distance === 1 ? '1 hop' : `${s.distance} hops`} from an account ${FLAG_WORDS[s.flags[0]!]} ${ago(s.daysAgo)}, through ${through}`;
   const others = f.flaggedCount - 1;
-  return others > 0 ? `${head} (${others} more flagged ${others === 1 ? 'account' : 'accounts'} within two hops)` : head;
+  return others > 0
+    ? `${head} (${others} more flagged ${others === 1 ? 'account' : 'accounts'} within two hops)`
+    : head;
 }
 
 /** "14 accounts within two hops through shared identifiers, 12 more than a household" */

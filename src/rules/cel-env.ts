@@ -44,7 +44,12 @@ let logNow: InListCall[] | null = null;
  * Synchronous, so evaluations cannot interleave; no closure or object is allocated per call, since
  * this runs once per rule per score.
  */
-export function runProgram(program: (activation: Activation) => unknown, activation: Activation, lookup: ListLookupFn, log: InListCall[] | null): unknown {
+export function runProgram(
+  program: (activation: Activation) => unknown,
+  activation: Activation,
+  lookup: ListLookupFn,
+  log: InListCall[] | null,
+): unknown {
   const previousLookup = lookupNow;
   const previousLog = logNow;
   lookupNow = lookup;
@@ -183,7 +188,9 @@ export function ruleEnvironment(signalNames: readonly string[]): RuleEnvironment
     .registerVariable('score', 'double')
     .registerVariable('risk_level', 'string')
     .registerVariable('safe_amount', 'dyn')
-    .registerFunction('in_list(string, string): bool', inList, { description: 'whether the value is on the named list' })
+    .registerFunction('in_list(string, string): bool', inList, {
+      description: 'whether the value is on the named list',
+    })
     .registerFunction('re2_matches(string, string): bool', re2Matches, {
       description: 'RE2 (linear-time) search of the text for the literal pattern',
     });
@@ -229,7 +236,10 @@ export function activationFor(renv: RuleEnvironment, facts: RuleFacts): Activati
     currency: facts.currency,
     amount_ref: facts.amount_ref == null ? null : num(facts.amount_ref),
     // cel-js reads only own members of a plain object; anything else is copied into one without a prototype
-    context: Object.getPrototypeOf(context) === Object.prototype ? context : Object.assign(Object.create(null) as Record<string, unknown>, context),
+    context:
+      Object.getPrototypeOf(context) === Object.prototype
+        ? context
+        : Object.assign(Object.create(null) as Record<string, unknown>, context),
     entity: new EntityObject(facts.entity),
     signals,
     score: num(facts.score),

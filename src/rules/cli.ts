@@ -46,15 +46,18 @@ function csvFields(line: string): string[] {
     else if (c === ',') {
       out.push(field);
       field = '';
-    }
-    else field += c;
+    } else field += c;
   }
   out.push(field);
   return out.map((f) => f.trim());
 }
 
 /** Reads the file's entries; a line that cannot be read is reported and skipped. */
-async function* readEntries(file: string, format: 'csv' | 'ndjson', rejected: (line: number, why: string) => void): AsyncGenerator<FileEntry> {
+async function* readEntries(
+  file: string,
+  format: 'csv' | 'ndjson',
+  rejected: (line: number, why: string) => void,
+): AsyncGenerator<FileEntry> {
   const input = file === '-' ? process.stdin : createReadStream(file, 'utf8');
   let header: string[] | undefined;
   let n = 0;
@@ -82,10 +85,19 @@ async function* readEntries(file: string, format: 'csv' | 'ndjson', rejected: (l
       }
     }
     const { value, reason, expires_at } = fields;
-    if (typeof value !== 'string' || value === '' || value.length > 256) { rejected(n, 'value must be a string of 1–256 characters'); continue; }
-    if (reason !== undefined && reason !== null && (typeof reason !== 'string' || reason.length > 1000)) { rejected(n, 'reason must be a string of at most 1000 characters'); continue; }
+    if (typeof value !== 'string' || value === '' || value.length > 256) {
+      rejected(n, 'value must be a string of 1–256 characters');
+      continue;
+    }
+    if (reason !== undefined && reason !== null && (typeof reason !== 'string' || reason.length > 1000)) {
+      rejected(n, 'reason must be a string of at most 1000 characters');
+      continue;
+    }
     const expiresAt = typeof expires_at === 'string' ? Date.parse(expires_at) : null;
-    if (expires_at !== undefined && expires_at !== null && (expiresAt === null || Number.isNaN(expiresAt))) { rejected(n, 'expires_at must be an RFC 3339 time'); continue; }
+    if (expires_at !== undefined && expires_at !== null && (expiresAt === null || Number.isNaN(expiresAt))) {
+      rejected(n, 'expires_at must be an RFC 3339 time');
+      continue;
+    }
     yield { line: n, value, reason: (reason as string | undefined) ?? null, expiresAt };
   }
 }
@@ -99,10 +111,17 @@ export interface ImportSummary {
 
 /** Imports FILE into the list, in batches of entries sharing a reason and expiry, at most 1,000 each. */
 export async function importListFile(
-  store: Store, environment: Environment, listName: string, file: string, format: 'csv' | 'ndjson', by: string, options: { requireHashedIds?: boolean } = {},
+  store: Store,
+  environment: Environment,
+  listName: string,
+  file: string,
+  format: 'csv' | 'ndjson',
+  by: string,
+  options: { requireHashedIds?: boolean } = {},
 ): Promise<ImportSummary> {
   const list = await getList(store.db, environment, listName);
-  if (!list) throw new Error(`no list ${listName} in the ${environment} environment (create it first: POST /api/v1/lists)`);
+  if (!list)
+    throw new Error(`no list ${listName} in the ${environment} environment (create it first: POST /api/v1/lists)`);
   const summary: ImportSummary = { added: 0, already_present: 0, rejected: 0, failures: [] };
   const reject = (line: number, reason: string) => {
     summary.rejected++;
@@ -113,7 +132,15 @@ export async function importListFile(
   const flush = async () => {
     if (batch.length === 0) return;
     const { reason, expiresAt } = batch[0]!;
-    const result = await addListEntries(store.db, environment, listName, batch.map((e) => e.value), by, { reason, expiresAt, feed, ...options }, Date.now());
+    const result = await addListEntries(
+      store.db,
+      environment,
+      listName,
+      batch.map((e) => e.value),
+      by,
+      { reason, expiresAt, feed, ...options },
+      Date.now(),
+    );
     summary.added += result.added;
     summary.already_present += result.already_present;
     batch = [];
@@ -127,41 +154,66 @@ export async function importListFile(
       reject(entry.line, [...err.raw, ...err.invalid].map((e) => e.message).join('; '));
       continue;
     }
-    if (entry.expiresAt !== null && entry.expiresAt <= Date.now()) { reject(entry.line, 'expires_at is in the past'); continue; }
+    if (entry.expiresAt !== null && entry.expiresAt <= Date.now()) {
+      reject(entry.line, 'expires_at is in the past');
+      continue;
+    }
     const first = batch[0];
-    if (first && (first.reason !== entry.reason || first.expiresAt !== entry.expiresAt || batch.length >= MAX_VALUES_PER_REQUEST)) await flush();
+    if (
+      first &&
+      (first.reason !== entry.reason || first.expiresAt !== entry.expiresAt || batch.length >= MAX_VALUES_PER_REQUEST)
+    )
+      await flush();
     batch.push(entry);
   }
   await flush();
   return summary;
 }
 
-const environmentOption = () => new Option('--environment <environment>', 'whose lists and rules: live, or test (test mode)').choices(ENVIRONMENTS).default('live');
+const environmentOption = () =>
+  new Option('--environment <environment>', 'whose lists and rules: live, or test (test mode)')
+    .choices(ENVIRONMENTS)
+    .default('live');
 
 export function registerRuleCommands(program: Command, support: RulesCliSupport): void {
   const lists = program.command('lists').description('the lists rules read (docs/api.md, "Rules and lists")');
   lists
     .command('import')
-    .description('add the values of a CSV file (a header with a value column; reason and expires_at optional) or NDJSON ({"value", "reason"?, "expires_at"?} per line) to a list, 1,000 a transaction; exit status 1 if any line was rejected')
+    .description(
+      'add the values of a CSV file (a header with a value column; reason and expires_at optional) or NDJSON ({"value", "reason"?, "expires_at"?} per line) to a list, 1,000 a transaction; exit status 1 if any line was rejected',
+    )
     .argument('<file>', 'a .csv or .ndjson file, or - for standard input')
     .requiredOption('--list <name>', 'the list to add to (it must exist)')
-    .addOption(new Option('--format <format>', 'csv or ndjson (default: from the file name; ndjson for -)').choices(['csv', 'ndjson']))
+    .addOption(
+      new Option('--format <format>', 'csv or ndjson (default: from the file name; ndjson for -)').choices([
+        'csv',
+        'ndjson',
+      ]),
+    )
     .option('--by <name>', 'who the entries are recorded as added by', 'cli')
     .addOption(environmentOption())
-    .action(async (file: string, options: { list: string; format?: 'csv' | 'ndjson'; by: string; environment: Environment }) => {
-      const config = loadConfig();
-      const format = options.format ?? (/\.csv$/i.test(file) ? 'csv' : 'ndjson');
-      const summary = await support.withStore(config, async (store) => {
-        try {
-          return await importListFile(store, options.environment, options.list, file, format, options.by, { requireHashedIds: config.requireHashedIds });
-        } catch (err) {
-          if (err instanceof Error && /^(no list|the CSV header)/.test(err.message)) throw support.usageError(err.message);
-          throw err;
-        }
-      });
-      process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-      if (summary.rejected > 0) throw support.partialFailure(`${summary.rejected} line(s) rejected`);
-    });
+    .action(
+      async (
+        file: string,
+        options: { list: string; format?: 'csv' | 'ndjson'; by: string; environment: Environment },
+      ) => {
+        const config = loadConfig();
+        const format = options.format ?? (/\.csv$/i.test(file) ? 'csv' : 'ndjson');
+        const summary = await support.withStore(config, async (store) => {
+          try {
+            return await importListFile(store, options.environment, options.list, file, format, options.by, {
+              requireHashedIds: config.requireHashedIds,
+            });
+          } catch (err) {
+            if (err instanceof Error && /^(no list|the CSV header)/.test(err.message))
+              throw support.usageError(err.message);
+            throw err;
+          }
+        });
+        process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+        if (summary.rejected > 0) throw support.partialFailure(`${summary.rejected} line(s) rejected`);
+      },
+    );
 
   const rules = program.command('rules').description('the rules of an environment (docs/rules.md)');
   rules
@@ -175,10 +227,16 @@ export function registerRuleCommands(program: Command, support: RulesCliSupport)
         process.stdout.write('id\tstatus\tversion\taction\tcap\tname\n');
         let after: string | undefined;
         for (;;) {
-          const page = await listRules(store.db, options.environment, { ...(options.status ? { status: options.status } : {}), limit: 200, ...(after ? { after } : {}) });
+          const page = await listRules(store.db, options.environment, {
+            ...(options.status ? { status: options.status } : {}),
+            limit: 200,
+            ...(after ? { after } : {}),
+          });
           for (const row of page.rows) {
             const body = parseBody(row);
-            process.stdout.write(`${row.id}\t${row.status}\t${row.version}\t${body.action ?? '-'}\t${body.cap ?? '-'}\t${body.name.replace(/[\t\n]/g, ' ')}\n`);
+            process.stdout.write(
+              `${row.id}\t${row.status}\t${row.version}\t${body.action ?? '-'}\t${body.cap ?? '-'}\t${body.name.replace(/[\t\n]/g, ' ')}\n`,
+            );
           }
           if (!page.more) break;
           after = page.rows[page.rows.length - 1]!.id;

@@ -4,7 +4,15 @@
 // evaluates without ever throwing: a run-time error is a rule that did not match.
 import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
 import { OUTCOMES, type Outcome, type RuleFacts } from '../trust/outcomes.ts';
-import { RULE_LIMITS, activationFor, ruleEnvironment, runProgram, type Activation, type InListCall, type RuleEnvironment } from './cel-env.ts';
+import {
+  RULE_LIMITS,
+  activationFor,
+  ruleEnvironment,
+  runProgram,
+  type Activation,
+  type InListCall,
+  type RuleEnvironment,
+} from './cel-env.ts';
 import { inspectAst, lineColumn, resolvePath, type Inspection } from './engine-ast.ts';
 
 export interface RuleBody {
@@ -40,7 +48,10 @@ export interface CompiledRule {
   final: boolean;
   lists: readonly string[];
   /** never throws: {matched:false, error} on a run-time error */
-  evaluate(facts: RuleFacts, lists: ListLookup): { matched: boolean; reads: Record<string, unknown>; cap: number | null; error?: string };
+  evaluate(
+    facts: RuleFacts,
+    lists: ListLookup,
+  ): { matched: boolean; reads: Record<string, unknown>; cap: number | null; error?: string };
 }
 
 export type RuleEvaluation = ReturnType<CompiledRule['evaluate']>;
@@ -56,13 +67,19 @@ type Expected = 'bool' | 'number';
  * Parses, type-checks and walks one expression. Problems name `field` and say where; a program is
  * returned only when there are none.
  */
-function checkExpression(renv: RuleEnvironment, field: string, source: unknown, expected: Expected): { problems: RuleProblem[]; checked?: Checked } {
+function checkExpression(
+  renv: RuleEnvironment,
+  field: string,
+  source: unknown,
+  expected: Expected,
+): { problems: RuleProblem[]; checked?: Checked } {
   const problem = (message: string, offset?: number): RuleProblem[] => {
     if (offset === undefined || typeof source !== 'string') return [{ field, message }];
     const { line, column } = lineColumn(source, offset);
     return [{ field, message: `line ${line}, column ${column}: ${message}`, line, column }];
   };
-  if (typeof source !== 'string' || source.trim() === '') return { problems: problem('must be a non-empty CEL expression') };
+  if (typeof source !== 'string' || source.trim() === '')
+    return { problems: problem('must be a non-empty CEL expression') };
   if (source.length > RULE_LIMITS.maxLength) {
     return { problems: problem(`is ${source.length} characters long; at most ${RULE_LIMITS.maxLength} are allowed`) };
   }
@@ -74,7 +91,8 @@ function checkExpression(renv: RuleEnvironment, field: string, source: unknown, 
   }
   // the walk first: a refused construct (matches, a deep chain) should be named as such, not as a type error
   const inspection = inspectAst(program.ast);
-  if (inspection.problems.length > 0) return { problems: inspection.problems.flatMap((p) => problem(p.message, p.start)) };
+  if (inspection.problems.length > 0)
+    return { problems: inspection.problems.flatMap((p) => problem(p.message, p.start)) };
   let result: ReturnType<ParseResult['check']>;
   try {
     result = program.check();
@@ -84,7 +102,12 @@ function checkExpression(renv: RuleEnvironment, field: string, source: unknown, 
   if (!result.valid) return { problems: problem(summary(result.error), errorOffset(result.error)) };
   const type = result.type ?? 'dyn';
   if (expected === 'bool' && type !== 'bool') {
-    return { problems: problem(`must return a bool, but returns ${type}${type === 'dyn' ? ' (compare it, e.g. `context.vip == true`)' : ''}`, 0) };
+    return {
+      problems: problem(
+        `must return a bool, but returns ${type}${type === 'dyn' ? ' (compare it, e.g. `context.vip == true`)' : ''}`,
+        0,
+      ),
+    };
   }
   if (expected === 'number' && type !== 'double' && type !== 'int' && type !== 'dyn') {
     return { problems: problem(`must return a number, but returns ${type}`, 0) };
@@ -125,27 +148,37 @@ function analyse(body: RuleBody, signalNames: readonly string[]): Analysis {
   if ((action === undefined || action === null) && !hasCap) {
     problems.push({ field: 'action', message: 'a rule needs an action, a cap, or both' });
   }
-  if (body.override === true && action !== 'approve') problems.push({ field: 'override', message: 'only an approve rule can override' });
-  if (body.final === true && action !== 'decline') problems.push({ field: 'final', message: 'only a decline rule can be final' });
+  if (body.override === true && action !== 'approve')
+    problems.push({ field: 'override', message: 'only an approve rule can override' });
+  if (body.final === true && action !== 'decline')
+    problems.push({ field: 'final', message: 'only a decline rule can be final' });
   const condition = checkExpression(renv, 'condition', body.condition, 'bool');
   problems.push(...condition.problems);
   let cap: Checked | number | undefined;
   if (typeof body.cap === 'number') {
-    if (!Number.isFinite(body.cap) || body.cap < 0) problems.push({ field: 'cap', message: 'must be a number ≥ 0 or an expression' });
+    if (!Number.isFinite(body.cap) || body.cap < 0)
+      problems.push({ field: 'cap', message: 'must be a number ≥ 0 or an expression' });
     else cap = body.cap;
   } else if (hasCap) {
     const c = checkExpression(renv, 'cap', body.cap, 'number');
     problems.push(...c.problems);
     cap = c.checked;
   }
-  return { problems, ...(condition.checked ? { condition: condition.checked } : {}), ...(cap !== undefined ? { cap } : {}) };
+  return {
+    problems,
+    ...(condition.checked ? { condition: condition.checked } : {}),
+    ...(cap !== undefined ? { cap } : {}),
+  };
 }
 
 /** Save-time check of a rule body: [] when valid. `lists` are the environment's lists, which in_list must name. */
 export function checkRule(body: RuleBody, signalNames: readonly string[], lists: ListKinds): RuleProblem[] {
   const analysis = analyse(body, signalNames);
   const problems = [...analysis.problems];
-  for (const [field, checked] of [['condition', analysis.condition], ['cap', analysis.cap]] as const) {
+  for (const [field, checked] of [
+    ['condition', analysis.condition],
+    ['cap', analysis.cap],
+  ] as const) {
     if (!checked || typeof checked === 'number') continue;
     for (const name of checked.inspection.listNames) {
       if (lists.has(name)) continue;
@@ -192,14 +225,22 @@ export function listsNamed(condition: string): string[] {
 }
 
 /** Internal: evaluation against a prepared activation, so evaluateRules builds it once per score. */
-export const EVALUATE_WITH = new WeakMap<CompiledRule, { renv: RuleEnvironment; run: (activation: Activation, lists: ListLookup) => RuleEvaluation }>();
+export const EVALUATE_WITH = new WeakMap<
+  CompiledRule,
+  { renv: RuleEnvironment; run: (activation: Activation, lists: ListLookup) => RuleEvaluation }
+>();
 
 /** Compiles a stored rule version; throws an Error listing the problems when it does not check. */
-export function compileRule(stored: { id: string; version: number; status: 'active' | 'shadow'; body: RuleBody }, signalNames: readonly string[]): CompiledRule {
+export function compileRule(
+  stored: { id: string; version: number; status: 'active' | 'shadow'; body: RuleBody },
+  signalNames: readonly string[],
+): CompiledRule {
   const { body } = stored;
   const analysis = analyse(body, signalNames);
   if (analysis.problems.length > 0 || !analysis.condition) {
-    throw new Error(`rule ${stored.id} v${stored.version} does not check: ${analysis.problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`);
+    throw new Error(
+      `rule ${stored.id} v${stored.version} does not check: ${analysis.problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`,
+    );
   }
   const renv = ruleEnvironment(signalNames);
   const condition = analysis.condition;
@@ -217,7 +258,9 @@ export function compileRule(stored: { id: string; version: number; status: 'acti
       return { matched: false, reads: {}, cap: null, error: `condition: ${summary(err)}` };
     }
     if (matched !== true) {
-      return matched === false ? { matched: false, reads: {}, cap: null } : { matched: false, reads: {}, cap: null, error: 'condition: did not return a bool' };
+      return matched === false
+        ? { matched: false, reads: {}, cap: null }
+        : { matched: false, reads: {}, cap: null, error: 'condition: did not return a bool' };
     }
     const reads = readsOf(activation, lists, inLists);
     if (cap === undefined) return { matched: true, reads, cap: null };
@@ -235,7 +278,11 @@ export function compileRule(stored: { id: string; version: number; status: 'acti
     return { matched: true, reads, cap: n };
   };
 
-  const readsOf = (activation: Activation, lists: ListLookup, inLists: readonly InListCall[] | null): Record<string, unknown> => {
+  const readsOf = (
+    activation: Activation,
+    lists: ListLookup,
+    inLists: readonly InListCall[] | null,
+  ): Record<string, unknown> => {
     const reads: Record<string, unknown> = {};
     for (const p of paths) reads[p.key] = plain(resolvePath(activation, p.segments));
     const covered = new Set<string>();
@@ -248,7 +295,8 @@ export function compileRule(stored: { id: string; version: number; status: 'acti
     }
     // calls whose value was computed: reported by the value they looked up
     for (const call of inLists ?? []) {
-      if (!covered.has(`${call.name}\u0000${call.value}`)) reads[`in_list(${call.name}, ${JSON.stringify(call.value)})`] = call.result;
+      if (!covered.has(`${call.name}\u0000${call.value}`))
+        reads[`in_list(${call.name}, ${JSON.stringify(call.value)})`] = call.result;
     }
     return reads;
   };
@@ -261,7 +309,12 @@ export function compileRule(stored: { id: string; version: number; status: 'acti
     action: body.action ?? null,
     override: body.override === true,
     final: body.final === true,
-    lists: [...new Set([...condition.inspection.listNames, ...(cap && typeof cap !== 'number' ? cap.inspection.listNames : [])])],
+    lists: [
+      ...new Set([
+        ...condition.inspection.listNames,
+        ...(cap && typeof cap !== 'number' ? cap.inspection.listNames : []),
+      ]),
+    ],
     evaluate(facts, lists) {
       try {
         return run(activationFor(renv, facts), lists);

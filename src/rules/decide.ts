@@ -3,7 +3,14 @@
 // approve wins unless a final decline matched too; the safe amount is the least of the policy's
 // and the matched caps. Shadow rules are evaluated with what they would have done, and change
 // nothing. Pure and never throwing: a score must not fail because of a rule.
-import { OUTCOME_SEVERITY, type MatchedRule, type Outcome, type RuleFacts, type RuleVerdict, type ShadowMatch } from '../trust/outcomes.ts';
+import {
+  OUTCOME_SEVERITY,
+  type MatchedRule,
+  type Outcome,
+  type RuleFacts,
+  type RuleVerdict,
+  type ShadowMatch,
+} from '../trust/outcomes.ts';
 import { activationFor, type Activation, type RuleEnvironment } from './cel-env.ts';
 import { EVALUATE_WITH, type CompiledRule, type ListLookup, type RuleEvaluation } from './compile.ts';
 
@@ -13,7 +20,10 @@ interface Matched {
 }
 
 /** The outcome given the policy's and the matched rules' actions (docs/rules.md, "Precedence"). */
-function combineOutcome(policyOutcome: Outcome, matched: ReadonlyArray<Pick<CompiledRule, 'action' | 'override' | 'final'>>): Outcome {
+function combineOutcome(
+  policyOutcome: Outcome,
+  matched: ReadonlyArray<Pick<CompiledRule, 'action' | 'override' | 'final'>>,
+): Outcome {
   let finalDecline = false;
   let override = false;
   let outcome = policyOutcome;
@@ -30,14 +40,24 @@ function combineOutcome(policyOutcome: Outcome, matched: ReadonlyArray<Pick<Comp
 
 function shape(m: Matched): MatchedRule {
   const { rule, result } = m;
-  const out: MatchedRule = { id: rule.id, name: rule.name, version: rule.version, action: rule.action, reads: result.reads };
+  const out: MatchedRule = {
+    id: rule.id,
+    name: rule.name,
+    version: rule.version,
+    action: rule.action,
+    reads: result.reads,
+  };
   if (rule.override) out.override = true;
   if (rule.final) out.final = true;
   if (result.cap !== null || result.error?.startsWith('cap:')) out.cap = result.cap;
   return out;
 }
 
-function report(onError: ((rule: CompiledRule, error: string) => void) | undefined, rule: CompiledRule, error: string): void {
+function report(
+  onError: ((rule: CompiledRule, error: string) => void) | undefined,
+  rule: CompiledRule,
+  error: string,
+): void {
   if (!onError) return;
   try {
     onError(rule, error);
@@ -72,14 +92,22 @@ export function evaluateRules(
         }
         result = internal.run(lastActivation, lists);
       } catch (err) {
-        result = { matched: false, reads: {}, cap: null, error: `condition: ${err instanceof Error ? err.message : String(err)}` };
+        result = {
+          matched: false,
+          reads: {},
+          cap: null,
+          error: `condition: ${err instanceof Error ? err.message : String(err)}`,
+        };
       }
     }
     if (result.error !== undefined) report(onError, rule, result.error);
     if (!result.matched) continue;
     (rule.status === 'active' ? active : shadow).push({ rule, result });
   }
-  const outcome = combineOutcome(policyOutcome, active.map((m) => m.rule));
+  const outcome = combineOutcome(
+    policyOutcome,
+    active.map((m) => m.rule),
+  );
   let safeAmount = facts.safe_amount;
   for (const m of active) {
     const cap = m.result.cap;

@@ -6,7 +6,16 @@ import type { ASTNode } from '@marcbachmann/cel-js';
 import { RULE_LIMITS, compileRegex } from './cel-env.ts';
 
 const VARIABLE_NAMES: ReadonlySet<string> = new Set([
-  'entity_id', 'amount', 'currency', 'amount_ref', 'context', 'entity', 'signals', 'score', 'risk_level', 'safe_amount',
+  'entity_id',
+  'amount',
+  'currency',
+  'amount_ref',
+  'context',
+  'entity',
+  'signals',
+  'score',
+  'risk_level',
+  'safe_amount',
 ]);
 
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
@@ -46,11 +55,20 @@ export function inspectAst(root: ASTNode): Inspection {
   };
   let tooDeep = false;
 
-  const visit = (node: ASTNode, depth: number, comprehension: number, bind: number, bound: ReadonlySet<string>): void => {
+  const visit = (
+    node: ASTNode,
+    depth: number,
+    comprehension: number,
+    bind: number,
+    bound: ReadonlySet<string>,
+  ): void => {
     if (tooDeep) return;
     if (depth > RULE_LIMITS.maxTreeDepth) {
       tooDeep = true;
-      out.problems.push({ message: `the expression is nested deeper than ${RULE_LIMITS.maxTreeDepth} levels`, start: node.start });
+      out.problems.push({
+        message: `the expression is nested deeper than ${RULE_LIMITS.maxTreeDepth} levels`,
+        start: node.start,
+      });
       return;
     }
     const next = depth + 1;
@@ -77,7 +95,11 @@ export function inspectAst(root: ASTNode): Inspection {
       case 'call': {
         const [fn, args] = node.args;
         if (fn === 'matches') {
-          out.problems.push({ message: 'matches() is not available (its regular expressions can run for minutes); use re2_matches(text, pattern)', start: node.start });
+          out.problems.push({
+            message:
+              'matches() is not available (its regular expressions can run for minutes); use re2_matches(text, pattern)',
+            start: node.start,
+          });
           return;
         }
         if (fn === 'in_list') checkInList(args, node, bound, out);
@@ -88,12 +110,19 @@ export function inspectAst(root: ASTNode): Inspection {
       case 'rcall': {
         const [fn, receiver, args] = node.args;
         if (fn === 'matches') {
-          out.problems.push({ message: 'matches() is not available (its regular expressions can run for minutes); use re2_matches(text, pattern)', start: node.start });
+          out.problems.push({
+            message:
+              'matches() is not available (its regular expressions can run for minutes); use re2_matches(text, pattern)',
+            start: node.start,
+          });
           return;
         }
         if (fn === 'bind' && receiver.op === 'id' && receiver.args === 'cel') {
           if (bind + 1 > RULE_LIMITS.maxBindNesting) {
-            out.problems.push({ message: `cel.bind may be nested at most ${RULE_LIMITS.maxBindNesting} deep`, start: node.start });
+            out.problems.push({
+              message: `cel.bind may be nested at most ${RULE_LIMITS.maxBindNesting} deep`,
+              start: node.start,
+            });
             return;
           }
           const variable = args[0];
@@ -105,7 +134,10 @@ export function inspectAst(root: ASTNode): Inspection {
         visit(receiver, next, comprehension, bind, bound);
         if (COMPREHENSIONS.has(fn) && args[0]?.op === 'id') {
           if (comprehension + 1 > RULE_LIMITS.maxComprehensionNesting) {
-            out.problems.push({ message: `a comprehension (${fn}) inside another is not allowed: its cost multiplies`, start: node.start });
+            out.problems.push({
+              message: `a comprehension (${fn}) inside another is not allowed: its cost multiplies`,
+              start: node.start,
+            });
             return;
           }
           const inner = new Set([...bound, args[0].args]);
@@ -133,7 +165,10 @@ export function inspectAst(root: ASTNode): Inspection {
   function checkInList(args: ASTNode[], node: ASTNode, bound: ReadonlySet<string>, acc: Inspection): void {
     const name = args[0];
     if (!name || name.op !== 'value' || typeof name.args !== 'string') {
-      acc.problems.push({ message: 'in_list needs the list name as a string literal, e.g. in_list("mules", entity_id)', start: (name ?? node).start });
+      acc.problems.push({
+        message: 'in_list needs the list name as a string literal, e.g. in_list("mules", entity_id)',
+        start: (name ?? node).start,
+      });
       return;
     }
     if (!acc.listNames.includes(name.args)) acc.listNames.push(name.args);
@@ -154,7 +189,10 @@ function checkPattern(pattern: ASTNode | undefined, node: ASTNode, acc: Inspecti
   try {
     compileRegex(pattern.args);
   } catch (err) {
-    acc.problems.push({ message: `invalid RE2 pattern: ${err instanceof Error ? err.message : String(err)}`, start: pattern.start });
+    acc.problems.push({
+      message: `invalid RE2 pattern: ${err instanceof Error ? err.message : String(err)}`,
+      start: pattern.start,
+    });
   }
 }
 

@@ -10,26 +10,66 @@ import type { Environment } from '../auth/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { Store } from '../store/db.ts';
 import {
-  addListEntries, createList, deleteList, getList, ListConflictError, listEntries, listLists, ListNotFoundError, ListValueError, MAX_PRESENT_ENTRIES, presentCounts,
-  removeListEntry, type ListRow,
+  addListEntries,
+  createList,
+  deleteList,
+  getList,
+  ListConflictError,
+  listEntries,
+  listLists,
+  ListNotFoundError,
+  ListValueError,
+  MAX_PRESENT_ENTRIES,
+  presentCounts,
+  removeListEntry,
+  type ListRow,
 } from './lists.ts';
 import { RULES_FEED_KIND } from './repository.ts';
-import { AddEntriesBody, CreateListBody, EntriesQuery, EntryParams, EntrySchema, ListParams, ListSchema, ListsQuery, MAX_VALUES_PER_REQUEST, type ListKind } from './schemas.ts';
+import {
+  AddEntriesBody,
+  CreateListBody,
+  EntriesQuery,
+  EntryParams,
+  EntrySchema,
+  ListParams,
+  ListSchema,
+  ListsQuery,
+  MAX_VALUES_PER_REQUEST,
+  type ListKind,
+} from './schemas.ts';
 
 const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
 function listView(row: ListRow, entries: number): Static<typeof ListSchema> {
-  return { name: row.name, kind: row.kind as ListKind, description: row.description, entries, created_at: iso(row.created_at), created_by: row.created_by };
+  return {
+    name: row.name,
+    kind: row.kind as ListKind,
+    description: row.description,
+    entries,
+    created_at: iso(row.created_at),
+    created_by: row.created_by,
+  };
 }
 
 function mapErrors(err: unknown): never {
-  if (err instanceof ListNotFoundError) throw new ApiError(404, 'not_found', err.message.startsWith('no list') ? 'No such list in this environment.' : 'No such entry on this list.');
+  if (err instanceof ListNotFoundError)
+    throw new ApiError(
+      404,
+      'not_found',
+      err.message.startsWith('no list') ? 'No such list in this environment.' : 'No such entry on this list.',
+    );
   if (err instanceof ListConflictError) {
     throw new ApiError(409, 'conflict', err.message, err.rules.length > 0 ? { extensions: { rules: err.rules } } : {});
   }
   if (err instanceof ListValueError) {
-    if (err.raw.length > 0) throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: err.raw });
-    throw new ApiError(400, 'validation_failed', `The values do not fit the list's kind: ${err.invalid[0]!.field} ${err.invalid[0]!.message}`, { errors: err.invalid });
+    if (err.raw.length > 0)
+      throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: err.raw });
+    throw new ApiError(
+      400,
+      'validation_failed',
+      `The values do not fit the list's kind: ${err.invalid[0]!.field} ${err.invalid[0]!.message}`,
+      { errors: err.invalid },
+    );
   }
   throw err;
 }
@@ -37,10 +77,22 @@ function mapErrors(err: unknown): never {
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
 const ConflictProblem = Type.Object({
   ...ProblemSchema.properties,
-  rules: Type.Optional(Type.Array(Type.Object({ id: Type.String(), name: Type.String(), status: Type.String() }), { description: 'the active or shadow rules naming the list' })),
+  rules: Type.Optional(
+    Type.Array(Type.Object({ id: Type.String(), name: Type.String(), status: Type.String() }), {
+      description: 'the active or shadow rules naming the list',
+    }),
+  ),
 });
 
-export function listRoutes({ store, feed, requireHashedIds = false }: { store: Store; feed: RevocationFeed; requireHashedIds?: boolean }): RouteDefinition[] {
+export function listRoutes({
+  store,
+  feed,
+  requireHashedIds = false,
+}: {
+  store: Store;
+  feed: RevocationFeed;
+  requireHashedIds?: boolean;
+}): RouteDefinition[] {
   const db = store.db;
   const announce = (environment: Environment) => feed.announce(RULES_FEED_KIND, environment).catch(() => {});
   const tags = ['lists'];
@@ -57,7 +109,12 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
       method: 'POST',
       url: '/api/v1/lists',
       config: { scope: 'rules:write', role: 'operator', operationId: 'createList' },
-      schema: { tags, summary: 'Create a typed list (entity, identifier, country, string or payment_method)', body: CreateListBody, response: { 201: ListSchema, 409: ProblemSchema, ...problems } },
+      schema: {
+        tags,
+        summary: 'Create a typed list (entity, identifier, country, string or payment_method)',
+        body: CreateListBody,
+        response: { 201: ListSchema, 409: ProblemSchema, ...problems },
+      },
       handler: async (request, reply) => {
         const { environment, id } = request.principal;
         const row = await createList(db, feed, change(environment, id), request.body).catch(mapErrors);
@@ -71,12 +128,27 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
       method: 'GET',
       url: '/api/v1/lists',
       config: { scope: 'rules:read', operationId: 'listLists' },
-      schema: { tags, summary: "The environment's lists by name, each with its count of present entries", querystring: ListsQuery, response: { 200: Type.Object({ data: Type.Array(ListSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+      schema: {
+        tags,
+        summary: "The environment's lists by name, each with its count of present entries",
+        querystring: ListsQuery,
+        response: {
+          200: Type.Object({ data: Type.Array(ListSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+          ...problems,
+        },
+      },
       handler: async (request) => {
         const { limit = 100, cursor } = request.query;
         const page = await listLists(db, request.principal.environment, limit, cursor);
-        const counts = await presentCounts(db, page.rows.map((r) => r.id), Date.now());
-        return { data: page.rows.map((r) => listView(r, counts.get(r.id) ?? 0)), next_cursor: nextCursor(page, (last) => last.name) };
+        const counts = await presentCounts(
+          db,
+          page.rows.map((r) => r.id),
+          Date.now(),
+        );
+        return {
+          data: page.rows.map((r) => listView(r, counts.get(r.id) ?? 0)),
+          next_cursor: nextCursor(page, (last) => last.name),
+        };
       },
     }),
 
@@ -97,8 +169,11 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
       url: '/api/v1/lists/:name',
       config: { scope: 'rules:write', role: 'operator', operationId: 'deleteList' },
       schema: {
-        tags, summary: 'Delete a list (its entries are kept for rule tests); 409 while an active or shadow rule names it, with those rules',
-        params: ListParams, response: { 204: Type.Null(), 409: ConflictProblem, ...problems },
+        tags,
+        summary:
+          'Delete a list (its entries are kept for rule tests); 409 while an active or shadow rule names it, with those rules',
+        params: ListParams,
+        response: { 204: Type.Null(), 409: ConflictProblem, ...problems },
       },
       handler: async (request, reply) => {
         const { environment, id } = request.principal;
@@ -116,16 +191,32 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
         tags,
         summary: `Add 1–${MAX_VALUES_PER_REQUEST} values (with an optional reason and expiry); present ones are counted, not added again`,
         description: `Entity and identifier values must be ids or hashes, never raw phone numbers, e-mails, IBANs or card numbers (400 raw_identifier_rejected); country values are ISO 3166-1 alpha-2, payment_method values the score request's. An environment's lists hold at most ${MAX_PRESENT_ENTRIES.toLocaleString('en')} present entries together (409 beyond; nothing of the request is added). Requires the \`rules:write\` scope and role operator or admin (an API key must have been issued with it).`,
-        params: ListParams, body: AddEntriesBody,
-        response: { 200: Type.Object({ added: Type.Integer(), already_present: Type.Integer() }), 409: ProblemSchema, ...problems },
+        params: ListParams,
+        body: AddEntriesBody,
+        response: {
+          200: Type.Object({ added: Type.Integer(), already_present: Type.Integer() }),
+          409: ProblemSchema,
+          ...problems,
+        },
       },
       handler: async (request) => {
         const { environment, id } = request.principal;
         const { values, reason, expires_at } = request.body;
         const now = Date.now();
         const expiresAt = expires_at === undefined ? null : Date.parse(expires_at);
-        if (expiresAt !== null && !(expiresAt > now)) throw new ApiError(400, 'validation_failed', 'expires_at must be in the future.', { errors: [{ field: 'expires_at', message: 'must be in the future' }] });
-        const result = await addListEntries(db, environment, request.params.name, values, id, { reason: reason ?? null, expiresAt, feed, requireHashedIds }, now).catch(mapErrors);
+        if (expiresAt !== null && !(expiresAt > now))
+          throw new ApiError(400, 'validation_failed', 'expires_at must be in the future.', {
+            errors: [{ field: 'expires_at', message: 'must be in the future' }],
+          });
+        const result = await addListEntries(
+          db,
+          environment,
+          request.params.name,
+          values,
+          id,
+          { reason: reason ?? null, expiresAt, feed, requireHashedIds },
+          now,
+        ).catch(mapErrors);
         await announce(environment);
         return result;
       },
@@ -136,15 +227,27 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
       url: '/api/v1/lists/:name/entries',
       config: { scope: 'rules:read', operationId: 'listListEntries' },
       schema: {
-        tags, summary: "A list's present entries by value (removed and expired ones are kept for rule tests, not shown)",
-        params: ListParams, querystring: EntriesQuery, response: { 200: Type.Object({ data: Type.Array(EntrySchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
+        tags,
+        summary: "A list's present entries by value (removed and expired ones are kept for rule tests, not shown)",
+        params: ListParams,
+        querystring: EntriesQuery,
+        response: {
+          200: Type.Object({ data: Type.Array(EntrySchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+          ...problems,
+        },
       },
       handler: async (request) => {
         const row = await requireList(request.principal.environment, request.params.name);
         const { limit = 100, cursor } = request.query;
         const page = await listEntries(db, row.id, Date.now(), limit, cursor);
         return {
-          data: page.rows.map((e) => ({ value: e.value, reason: e.reason, added_at: iso(e.added_at), added_by: e.added_by, expires_at: e.expires_at === null ? null : iso(e.expires_at) })),
+          data: page.rows.map((e) => ({
+            value: e.value,
+            reason: e.reason,
+            added_at: iso(e.added_at),
+            added_by: e.added_by,
+            expires_at: e.expires_at === null ? null : iso(e.expires_at),
+          })),
           next_cursor: nextCursor(page, (last) => last.value),
         };
       },
@@ -154,10 +257,17 @@ export function listRoutes({ store, feed, requireHashedIds = false }: { store: S
       method: 'DELETE',
       url: '/api/v1/lists/:name/entries/:value',
       config: { scope: 'rules:write', role: 'operator', operationId: 'removeListEntry' },
-      schema: { tags, summary: "Remove a value from a list (the entry keeps its removal time and who removed it)", params: EntryParams, response: { 204: Type.Null(), ...problems } },
+      schema: {
+        tags,
+        summary: 'Remove a value from a list (the entry keeps its removal time and who removed it)',
+        params: EntryParams,
+        response: { 204: Type.Null(), ...problems },
+      },
       handler: async (request, reply) => {
         const { environment, id } = request.principal;
-        await removeListEntry(db, feed, change(environment, id), request.params.name, request.params.value).catch(mapErrors);
+        await removeListEntry(db, feed, change(environment, id), request.params.name, request.params.value).catch(
+          mapErrors,
+        );
         await announce(environment);
         return reply.code(204).send();
       },

@@ -26,13 +26,19 @@ export const MAX_PRESENT_ENTRIES = 1_000_000;
 
 export class ListNotFoundError extends Error {}
 export class ListConflictError extends Error {
-  constructor(message: string, readonly rules: ReadonlyArray<{ id: string; name: string; status: string }> = []) {
+  constructor(
+    message: string,
+    readonly rules: ReadonlyArray<{ id: string; name: string; status: string }> = [],
+  ) {
     super(message);
   }
 }
 /** Values a list of its kind cannot hold: raw identifiers (400 raw_identifier_rejected) or malformed values. */
 export class ListValueError extends Error {
-  constructor(readonly raw: FieldError[], readonly invalid: FieldError[]) {
+  constructor(
+    readonly raw: FieldError[],
+    readonly invalid: FieldError[],
+  ) {
     super([...raw, ...invalid].map((e) => `${e.field} ${e.message}`).join('; '));
   }
 }
@@ -59,31 +65,54 @@ export function normaliseValues(kind: ListKind, values: readonly string[], optio
   }
   out.forEach((v, i) => {
     if (/[\p{Cc}]/u.test(v)) invalid.push({ field: `values.${i}`, message: 'must not contain control characters' });
-    else if (kind === 'country' && !isCountryCode(v)) invalid.push({ field: `values.${i}`, message: 'is not an assigned ISO 3166-1 alpha-2 country code' });
-    else if (kind === 'payment_method' && !(PAYMENT_METHODS as readonly string[]).includes(v)) invalid.push({ field: `values.${i}`, message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
+    else if (kind === 'country' && !isCountryCode(v))
+      invalid.push({ field: `values.${i}`, message: 'is not an assigned ISO 3166-1 alpha-2 country code' });
+    else if (kind === 'payment_method' && !(PAYMENT_METHODS as readonly string[]).includes(v))
+      invalid.push({ field: `values.${i}`, message: `must be one of ${PAYMENT_METHODS.join(', ')}` });
   });
   if (raw.length > 0 || invalid.length > 0) throw new ListValueError(raw.slice(0, 50), invalid.slice(0, 50));
   return out;
 }
 
 export function getList(db: Db, environment: Environment, name: string): Promise<ListRow | undefined> {
-  return db.selectFrom('lists').selectAll().where('environment', '=', environment).where('name', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('lists')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('name', '=', name)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /** By name; the cursor is the last name. */
-export async function listLists(db: Db, environment: Environment, limit: number, after?: string): Promise<Page<ListRow>> {
+export async function listLists(
+  db: Db,
+  environment: Environment,
+  limit: number,
+  after?: string,
+): Promise<Page<ListRow>> {
   let q = db.selectFrom('lists').selectAll().where('environment', '=', environment).where('deleted_at', 'is', null);
   if (after !== undefined) q = q.where('name', '>', after);
-  return pageOf(await q.orderBy('name').limit(limit + 1).execute(), limit);
+  return pageOf(
+    await q
+      .orderBy('name')
+      .limit(limit + 1)
+      .execute(),
+    limit,
+  );
 }
 
 /** Present entries per list id, at `now`. */
 export async function presentCounts(db: Db, listIds: readonly string[], now: number): Promise<Map<string, number>> {
   if (listIds.length === 0) return new Map();
-  const rows = await db.selectFrom('list_entries').select(['list_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('list_id', 'in', [...listIds]).where('removed_at', 'is', null)
+  const rows = await db
+    .selectFrom('list_entries')
+    .select(['list_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('list_id', 'in', [...listIds])
+    .where('removed_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .groupBy('list_id').execute();
+    .groupBy('list_id')
+    .execute();
   return new Map(rows.map((r) => [r.list_id, Number(r.n)]));
 }
 
@@ -93,12 +122,18 @@ export async function presentCounts(db: Db, listIds: readonly string[], now: num
  * bound, is the cheap one; only above it are expiries looked at.
  */
 async function overBound(db: Db, environment: Environment, now: number, max: number): Promise<boolean> {
-  const inEnvironment = db.selectFrom('list_entries').innerJoin('lists', 'lists.id', 'list_entries.list_id')
+  const inEnvironment = db
+    .selectFrom('list_entries')
+    .innerJoin('lists', 'lists.id', 'list_entries.list_id')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('lists.environment', '=', environment).where('lists.deleted_at', 'is', null).where('list_entries.removed_at', 'is', null);
+    .where('lists.environment', '=', environment)
+    .where('lists.deleted_at', 'is', null)
+    .where('list_entries.removed_at', 'is', null);
   const upper = Number((await inEnvironment.executeTakeFirst())?.n ?? 0);
   if (upper <= max) return false;
-  const row = await inEnvironment.where((eb) => eb.or([eb('list_entries.expires_at', 'is', null), eb('list_entries.expires_at', '>', now)])).executeTakeFirst();
+  const row = await inEnvironment
+    .where((eb) => eb.or([eb('list_entries.expires_at', 'is', null), eb('list_entries.expires_at', '>', now)]))
+    .executeTakeFirst();
   return Number(row?.n ?? 0) > max;
 }
 
@@ -111,15 +146,41 @@ interface Change {
 type ListChange = 'created' | 'deleted' | 'entries_added' | 'entry_removed';
 
 /** list.changed: counts, never the values (an entity list holds entity ids). */
-function listChanged(trx: Db, environment: Environment, list: Pick<ListRow, 'name' | 'kind'>, change: ListChange, by: string, now: number, extra: Record<string, unknown> = {}) {
-  return enqueueWebhookEvent(trx, environment, 'list.changed', { list: list.name, kind: list.kind, change, ...extra, changed_by: by, changed_at: new Date(now).toISOString() }, { now });
+function listChanged(
+  trx: Db,
+  environment: Environment,
+  list: Pick<ListRow, 'name' | 'kind'>,
+  change: ListChange,
+  by: string,
+  now: number,
+  extra: Record<string, unknown> = {},
+) {
+  return enqueueWebhookEvent(
+    trx,
+    environment,
+    'list.changed',
+    { list: list.name, kind: list.kind, change, ...extra, changed_by: by, changed_at: new Date(now).toISOString() },
+    { now },
+  );
 }
 
-export async function createList(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, c: Change, input: { name: string; kind: ListKind; description?: string }): Promise<ListRow> {
+export async function createList(
+  db: Kysely<Database>,
+  feed: Pick<RevocationFeed, 'record'>,
+  c: Change,
+  input: { name: string; kind: ListKind; description?: string },
+): Promise<ListRow> {
   return ruleChange(db, feed, c.environment, async (trx) => {
     if (await getList(trx, c.environment, input.name)) throw new ListConflictError(`a list named ${input.name} exists`);
     const row: ListRow = {
-      id: newId('lst'), environment: c.environment, name: input.name, kind: input.kind, description: input.description ?? null, created_at: c.now, created_by: c.by, deleted_at: null,
+      id: newId('lst'),
+      environment: c.environment,
+      name: input.name,
+      kind: input.kind,
+      description: input.description ?? null,
+      created_at: c.now,
+      created_by: c.by,
+      deleted_at: null,
     };
     await trx.insertInto('lists').values(row).execute();
     await listChanged(trx, c.environment, row, 'created', c.by, c.now);
@@ -128,12 +189,21 @@ export async function createList(db: Kysely<Database>, feed: Pick<RevocationFeed
 }
 
 /** Deletes the list (its entries stay, for rule tests); ListConflictError while an active or shadow rule names it. */
-export async function deleteList(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, c: Change, name: string): Promise<ListRow> {
+export async function deleteList(
+  db: Kysely<Database>,
+  feed: Pick<RevocationFeed, 'record'>,
+  c: Change,
+  name: string,
+): Promise<ListRow> {
   return ruleChange(db, feed, c.environment, async (trx) => {
     const row = await getList(trx, c.environment, name);
     if (!row) throw new ListNotFoundError(`no list ${name}`);
     const naming = await rulesNamingList(trx, c.environment, name);
-    if (naming.length > 0) throw new ListConflictError(`list ${name} is named by ${naming.length} active or shadow rule(s): ${naming.map((r) => r.name).join(', ')}`, naming);
+    if (naming.length > 0)
+      throw new ListConflictError(
+        `list ${name} is named by ${naming.length} active or shadow rule(s): ${naming.map((r) => r.name).join(', ')}`,
+        naming,
+      );
     await trx.updateTable('lists').set({ deleted_at: c.now }).where('id', '=', row.id).execute();
     await listChanged(trx, c.environment, row, 'deleted', c.by, c.now);
     return { ...row, deleted_at: c.now };
@@ -158,9 +228,16 @@ interface AddOptions extends ValueOptions {
  * ListConflictError beyond MAX_PRESENT_ENTRIES (the whole call then changes nothing).
  */
 export async function addListEntries(
-  db: Kysely<Database> | Transaction<Database>, environment: Environment, listName: string, values: readonly string[], by: string, options: AddOptions, now: number,
+  db: Kysely<Database> | Transaction<Database>,
+  environment: Environment,
+  listName: string,
+  values: readonly string[],
+  by: string,
+  options: AddOptions,
+  now: number,
 ): Promise<{ added: number; already_present: number }> {
-  if (!db.isTransaction) return db.transaction().execute((trx) => addListEntries(trx, environment, listName, values, by, options, now));
+  if (!db.isTransaction)
+    return db.transaction().execute((trx) => addListEntries(trx, environment, listName, values, by, options, now));
   const trx = db;
   const revision = await bumpRevision(trx, environment);
   const list = await getList(trx, environment, listName);
@@ -168,47 +245,89 @@ export async function addListEntries(
   const wanted = [...new Set(normaliseValues(list.kind as ListKind, values, options))];
   const present = new Map<string, number | null>();
   for (const part of chunks(wanted)) {
-    const rows = await trx.selectFrom('list_entries').select(['value', 'expires_at', 'added_at']).where('list_id', '=', list.id).where('removed_at', 'is', null).where('value', 'in', part).execute();
+    const rows = await trx
+      .selectFrom('list_entries')
+      .select(['value', 'expires_at', 'added_at'])
+      .where('list_id', '=', list.id)
+      .where('removed_at', 'is', null)
+      .where('value', 'in', part)
+      .execute();
     for (const r of rows) present.set(r.value, r.expires_at === null ? null : Number(r.expires_at));
   }
   const expired = [...present].filter(([, exp]) => exp !== null && exp <= now).map(([v]) => v);
   // An expired entry ends at its expiry (replay reads the earlier of removal and expiry); the new one starts now.
   for (const part of chunks(expired)) {
-    await trx.updateTable('list_entries').set({ removed_at: now, removed_by: by, changed_revision: revision }).where('list_id', '=', list.id).where('removed_at', 'is', null).where('value', 'in', part).execute();
+    await trx
+      .updateTable('list_entries')
+      .set({ removed_at: now, removed_by: by, changed_revision: revision })
+      .where('list_id', '=', list.id)
+      .where('removed_at', 'is', null)
+      .where('value', 'in', part)
+      .execute();
   }
   const renewed = new Set(expired);
   const fresh = wanted.filter((v) => !present.has(v) || renewed.has(v));
   // An entry of the value removed in this very millisecond holds (list, value, now): the new one starts a millisecond later.
   const taken = new Map<string, number>();
   for (const part of chunks(fresh)) {
-    const rows = await trx.selectFrom('list_entries').select(['value', (eb) => eb.fn.max('added_at').as('at')])
-      .where('list_id', '=', list.id).where('value', 'in', part).where('added_at', '>=', now).groupBy('value').execute();
+    const rows = await trx
+      .selectFrom('list_entries')
+      .select(['value', (eb) => eb.fn.max('added_at').as('at')])
+      .where('list_id', '=', list.id)
+      .where('value', 'in', part)
+      .where('added_at', '>=', now)
+      .groupBy('value')
+      .execute();
     for (const r of rows) taken.set(r.value, Number(r.at) + 1);
   }
   const rows = fresh.map((value) => ({
-    list_id: list.id, value, added_at: taken.get(value) ?? now, added_by: by, reason: options.reason ?? null, expires_at: options.expiresAt ?? null, removed_at: null, removed_by: null, changed_revision: revision,
+    list_id: list.id,
+    value,
+    added_at: taken.get(value) ?? now,
+    added_by: by,
+    reason: options.reason ?? null,
+    expires_at: options.expiresAt ?? null,
+    removed_at: null,
+    removed_by: null,
+    changed_revision: revision,
   }));
   for (const part of chunks(rows, 100)) await trx.insertInto('list_entries').values(part).execute();
   const max = options.maxPresent ?? MAX_PRESENT_ENTRIES;
   if (rows.length > 0 && (await overBound(trx, environment, now, max))) {
-    throw new ListConflictError(`the lists of this environment would hold more than ${max.toLocaleString('en')} present entries; remove some first`);
+    throw new ListConflictError(
+      `the lists of this environment would hold more than ${max.toLocaleString('en')} present entries; remove some first`,
+    );
   }
   const result = { added: rows.length, already_present: wanted.length - rows.length };
   await listChanged(trx, environment, list, 'entries_added', by, now, result);
   if (options.feed) await options.feed.record(trx, RULES_FEED_KIND, environment);
   // Without the feed object (a caller outside the app): the row alone; processes poll for it before each request.
-  else await trx.insertInto('revocations').values({ kind: RULES_FEED_KIND, subject: environment, created_at: now }).execute();
+  else
+    await trx
+      .insertInto('revocations')
+      .values({ kind: RULES_FEED_KIND, subject: environment, created_at: now })
+      .execute();
   return result;
 }
 
 /** Marks the value's present entry removed; ListNotFoundError when the list or a present entry is missing. */
-export async function removeListEntry(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, c: Change, listName: string, value: string): Promise<void> {
+export async function removeListEntry(
+  db: Kysely<Database>,
+  feed: Pick<RevocationFeed, 'record'>,
+  c: Change,
+  listName: string,
+  value: string,
+): Promise<void> {
   await ruleChange(db, feed, c.environment, async (trx, revision) => {
     const list = await getList(trx, c.environment, listName);
     if (!list) throw new ListNotFoundError(`no list ${listName}`);
     const stored = list.kind === 'country' ? value.toUpperCase() : value;
-    const done = await trx.updateTable('list_entries').set({ removed_at: c.now, removed_by: c.by, changed_revision: revision })
-      .where('list_id', '=', list.id).where('value', '=', stored).where('removed_at', 'is', null)
+    const done = await trx
+      .updateTable('list_entries')
+      .set({ removed_at: c.now, removed_by: c.by, changed_revision: revision })
+      .where('list_id', '=', list.id)
+      .where('value', '=', stored)
+      .where('removed_at', 'is', null)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', c.now)]))
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) throw new ListNotFoundError(`${value} is not on list ${listName}`);
@@ -219,18 +338,42 @@ export async function removeListEntry(db: Kysely<Database>, feed: Pick<Revocatio
 type EntryRow = { value: string; reason: string | null; added_at: number; added_by: string; expires_at: number | null };
 
 /** The list's present entries at `now`, by value; the cursor is the last value. */
-export async function listEntries(db: Db, listId: string, now: number, limit: number, after?: string): Promise<Page<EntryRow>> {
-  let q = db.selectFrom('list_entries').select(['value', 'reason', 'added_at', 'added_by', 'expires_at'])
-    .where('list_id', '=', listId).where('removed_at', 'is', null)
+export async function listEntries(
+  db: Db,
+  listId: string,
+  now: number,
+  limit: number,
+  after?: string,
+): Promise<Page<EntryRow>> {
+  let q = db
+    .selectFrom('list_entries')
+    .select(['value', 'reason', 'added_at', 'added_by', 'expires_at'])
+    .where('list_id', '=', listId)
+    .where('removed_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
   if (after !== undefined) q = q.where('value', '>', after);
-  const rows = await q.orderBy('value').limit(limit + 1).execute();
-  return pageOf(rows.map((r) => ({ ...r, added_at: Number(r.added_at), expires_at: r.expires_at === null ? null : Number(r.expires_at) })), limit);
+  const rows = await q
+    .orderBy('value')
+    .limit(limit + 1)
+    .execute();
+  return pageOf(
+    rows.map((r) => ({
+      ...r,
+      added_at: Number(r.added_at),
+      expires_at: r.expires_at === null ? null : Number(r.expires_at),
+    })),
+    limit,
+  );
 }
 
 /** The environment's lists (id → name), which the registry keys its entries by. */
 export async function liveLists(db: Db, environment: Environment): Promise<Map<string, string>> {
-  const rows = await db.selectFrom('lists').select(['id', 'name']).where('environment', '=', environment).where('deleted_at', 'is', null).execute();
+  const rows = await db
+    .selectFrom('lists')
+    .select(['id', 'name'])
+    .where('environment', '=', environment)
+    .where('deleted_at', 'is', null)
+    .execute();
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 
@@ -250,9 +393,18 @@ export interface EntryChange {
 export async function entryChanges(db: Db, listIds: readonly string[], since?: number): Promise<EntryChange[]> {
   const out: EntryChange[] = [];
   for (const part of chunks(listIds)) {
-    let q = db.selectFrom('list_entries').select(['list_id', 'value', 'expires_at', 'removed_at']).where('list_id', 'in', part);
+    let q = db
+      .selectFrom('list_entries')
+      .select(['list_id', 'value', 'expires_at', 'removed_at'])
+      .where('list_id', 'in', part);
     q = since === undefined ? q.where('removed_at', 'is', null) : q.where('changed_revision', '>', since);
-    for (const r of await q.execute()) out.push({ list_id: r.list_id, value: r.value, expires_at: r.expires_at === null ? null : Number(r.expires_at), present: r.removed_at === null });
+    for (const r of await q.execute())
+      out.push({
+        list_id: r.list_id,
+        value: r.value,
+        expires_at: r.expires_at === null ? null : Number(r.expires_at),
+        present: r.removed_at === null,
+      });
   }
   return out;
 }

@@ -29,7 +29,15 @@ interface Loaded {
   skipped: Array<{ id: string; error: string }>;
 }
 
-const empty = (): Loaded => ({ revision: -1, rules: [], entries: new Map(), lists: new Map(), expiring: new Map(), expiries: new Float64Array(0), skipped: [] });
+const empty = (): Loaded => ({
+  revision: -1,
+  rules: [],
+  entries: new Map(),
+  lists: new Map(),
+  expiring: new Map(),
+  expiries: new Float64Array(0),
+  skipped: [],
+});
 
 /** How many of the ascending `times` are ≤ now. */
 function countUpTo(times: Float64Array, now: number): number {
@@ -47,12 +55,16 @@ export class RuleRegistry implements Decider {
   private readonly loaded: Record<Environment, Loaded> = { live: empty(), test: empty() };
   private errors: Counter<'rule'> | undefined;
 
-  constructor(private readonly store: Store, private readonly signalNames: readonly string[] = SIGNAL_NAMES) {}
+  constructor(
+    private readonly store: Store,
+    private readonly signalNames: readonly string[] = SIGNAL_NAMES,
+  ) {}
 
   /** Run-time errors (and rules that no longer compile) are counted here: vouch_rule_errors_total{rule}. */
   meter(errors: Counter<'rule'>): void {
     this.errors = errors;
-    for (const environment of ENVIRONMENTS) for (const s of this.loaded[environment].skipped) errors.inc({ rule: s.id });
+    for (const environment of ENVIRONMENTS)
+      for (const s of this.loaded[environment].skipped) errors.inc({ rule: s.id });
   }
 
   /**
@@ -92,7 +104,12 @@ export class RuleRegistry implements Decider {
     const skipped: Loaded['skipped'] = [];
     for (const row of rows) {
       try {
-        rules.push(compileRule({ id: row.id, version: row.version, status: row.status as 'active' | 'shadow', body: parseBody(row) }, this.signalNames));
+        rules.push(
+          compileRule(
+            { id: row.id, version: row.version, status: row.status as 'active' | 'shadow', body: parseBody(row) },
+            this.signalNames,
+          ),
+        );
       } catch (err) {
         // A rule saved under another engine or signal set: skipped, never a failed score.
         skipped.push({ id: row.id, error: err instanceof Error ? err.message : String(err) });
@@ -112,7 +129,8 @@ export class RuleRegistry implements Decider {
 
   decide(environment: Environment, facts: RuleFacts, policyOutcome: Outcome, now: number): RuleVerdict {
     const l = this.loaded[environment];
-    if (l.rules.length === 0) return { outcome: policyOutcome, rules: [], shadow_rules: [], safe_amount: facts.safe_amount };
+    if (l.rules.length === 0)
+      return { outcome: policyOutcome, rules: [], shadow_rules: [], safe_amount: facts.safe_amount };
     const lookup: ListLookup = (name, value) => {
       const until = l.lists.get(name)?.get(value);
       return until !== undefined && until > now;

@@ -22,12 +22,28 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
 
 /** `read`: whether the rule needs the feature vector and the score response (replay.ts, columnsRead); null when not read. */
 export async function* replayPages(
-  db: Kysely<Database>, environment: Environment, window: ReplayWindow, read: { features: boolean; result: boolean }, page = REPLAY_PAGE,
+  db: Kysely<Database>,
+  environment: Environment,
+  window: ReplayWindow,
+  read: { features: boolean; result: boolean },
+  page = REPLAY_PAGE,
 ): AsyncGenerator<ReplayRow[]> {
   let after: { at: number; id: string } | undefined;
   for (;;) {
-    let q = db.selectFrom('decisions')
-      .select(['id', 'subject_id', 'created_at', 'request', 'feature_set', 'risk_level', 'outcome', 'rules', 'label', 'rule_inputs'])
+    let q = db
+      .selectFrom('decisions')
+      .select([
+        'id',
+        'subject_id',
+        'created_at',
+        'request',
+        'feature_set',
+        'risk_level',
+        'outcome',
+        'rules',
+        'label',
+        'rule_inputs',
+      ])
       .$if(read.features, (qb) => qb.select('features'))
       .$if(read.result, (qb) => qb.select('result'))
       .where('environment', '=', environment)
@@ -46,9 +62,18 @@ export async function* replayPages(
     const rows = await q.orderBy('created_at').orderBy('id').limit(page).execute();
     if (rows.length > 0) {
       yield rows.map((r) => ({
-        id: r.id, subject_id: r.subject_id, created_at: Number(r.created_at), request: r.request ?? null, features: r.features ?? null,
-        feature_set: num(r.feature_set), result: r.result ?? null, risk_level: r.risk_level ?? null, outcome: r.outcome ?? null, rules: r.rules ?? null,
-        label: r.label ?? null, rule_inputs: r.rule_inputs ?? null,
+        id: r.id,
+        subject_id: r.subject_id,
+        created_at: Number(r.created_at),
+        request: r.request ?? null,
+        features: r.features ?? null,
+        feature_set: num(r.feature_set),
+        result: r.result ?? null,
+        risk_level: r.risk_level ?? null,
+        outcome: r.outcome ?? null,
+        rules: r.rules ?? null,
+        label: r.label ?? null,
+        rule_inputs: r.rule_inputs ?? null,
       }));
     }
     if (rows.length < page) return;
@@ -61,15 +86,32 @@ export async function* replayPages(
  * Every entry ever made, in the environment, to a list of one of these names — deleted lists'
  * included, with their deletion time, since a decision made before the deletion saw them.
  */
-export async function listHistoryRows(db: Kysely<Database>, environment: Environment, names: readonly string[]): Promise<ListEntryRow[]> {
+export async function listHistoryRows(
+  db: Kysely<Database>,
+  environment: Environment,
+  names: readonly string[],
+): Promise<ListEntryRow[]> {
   if (names.length === 0) return [];
-  const rows = await db.selectFrom('list_entries')
+  const rows = await db
+    .selectFrom('list_entries')
     .innerJoin('lists', 'lists.id', 'list_entries.list_id')
-    .select(['lists.name as list', 'list_entries.value', 'list_entries.added_at', 'list_entries.removed_at', 'list_entries.expires_at', 'lists.deleted_at as list_deleted_at'])
+    .select([
+      'lists.name as list',
+      'list_entries.value',
+      'list_entries.added_at',
+      'list_entries.removed_at',
+      'list_entries.expires_at',
+      'lists.deleted_at as list_deleted_at',
+    ])
     .where('lists.environment', '=', environment)
     .where('lists.name', 'in', [...names])
     .execute();
   return rows.map((r) => ({
-    list: r.list, value: r.value, added_at: Number(r.added_at), removed_at: num(r.removed_at), expires_at: num(r.expires_at), list_deleted_at: num(r.list_deleted_at),
+    list: r.list,
+    value: r.value,
+    added_at: Number(r.added_at),
+    removed_at: num(r.removed_at),
+    expires_at: num(r.expires_at),
+    list_deleted_at: num(r.list_deleted_at),
   }));
 }

@@ -25,7 +25,8 @@ export type ToReplayWorker =
   | { type: 'page'; rows: ReplayRow[] }
   | { type: 'end' }
   | { type: 'read'; source: StoreSource; environment: Environment; window: ReplayWindow };
-export type FromReplayWorker = { type: 'ack' } | { type: 'result'; value: unknown } | { type: 'error'; message: string };
+export type FromReplayWorker =
+  { type: 'ack' } | { type: 'result'; value: unknown } | { type: 'error'; message: string };
 
 /** Another rule test of the environment is running. */
 export class RuleTestBusyError extends Error {
@@ -85,7 +86,8 @@ class ReplayThread {
     else waiting?.resolve(message);
   };
   private readonly onError = (err: Error) => this.fail(err);
-  private readonly onExit = (code: number) => this.fail(new Error(`rule test: the worker thread stopped (exit code ${code})`));
+  private readonly onExit = (code: number) =>
+    this.fail(new Error(`rule test: the worker thread stopped (exit code ${code})`));
 
   constructor(task: ReplayTask) {
     this.worker.on('message', this.onMessage).on('error', this.onError).on('exit', this.onExit);
@@ -126,14 +128,23 @@ type ReplayInput =
  * Runs one rule test in a worker thread; RuleTestBusyError at once when another test of
  * `environment` runs in this process.
  */
-export async function runRuleTest(environment: Environment, task: ReplayTask, input: ReplayInput): Promise<RuleTestResult> {
+export async function runRuleTest(
+  environment: Environment,
+  task: ReplayTask,
+  input: ReplayInput,
+): Promise<RuleTestResult> {
   if (running.has(environment)) throw new RuleTestBusyError();
   running.add(environment);
   let thread: ReplayThread | undefined;
   try {
     thread = new ReplayThread(task);
     if ('source' in input) {
-      const reply = await thread.request({ type: 'read', source: input.source, environment: input.environment, window: input.window });
+      const reply = await thread.request({
+        type: 'read',
+        source: input.source,
+        environment: input.environment,
+        window: input.window,
+      });
       return (reply as Extract<FromReplayWorker, { type: 'result' }>).value as RuleTestResult;
     }
     await thread.request({ type: 'lists', entries: await input.entries() });

@@ -21,7 +21,8 @@ let task: ReplayTask | undefined;
 let tally: RuleTestTally | undefined;
 
 /** The tested rule as if it were active (a draft or a shadow rule is tested for what it would do). */
-const compiled = (t: ReplayTask) => compileRule({ id: t.rule.id, version: t.rule.version, status: 'active', body: t.rule.body }, t.settings.signalNames);
+const compiled = (t: ReplayTask) =>
+  compileRule({ id: t.rule.id, version: t.rule.version, status: 'active', body: t.rule.body }, t.settings.signalNames);
 
 function begin(entries: readonly ListEntryRow[], rule = compiled(task!)): RuleTestTally {
   return new RuleTestTally(rule, new ListHistory(entries), task!.settings, evaluateRules);
@@ -32,7 +33,8 @@ async function readAll(message: Extract<ToReplayWorker, { type: 'read' }>): Prom
   try {
     const rule = compiled(task!);
     const run = begin(await listHistoryRows(db, message.environment, rule.lists), rule);
-    for await (const page of replayPages(db, message.environment, message.window, columnsRead(task!.rule.body))) for (const row of page) run.add(row);
+    for await (const page of replayPages(db, message.environment, message.window, columnsRead(task!.rule.body)))
+      for (const row of page) run.add(row);
     return run.result();
   } finally {
     await db.destroy();

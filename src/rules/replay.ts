@@ -132,7 +132,10 @@ export function columnsRead(body: Pick<RuleBody, 'condition' | 'cap'>): { featur
 }
 
 /** The facts a live score gave its rules, rebuilt from a stored decision; missing facts are absent. */
-export function factsOf(row: ReplayRow, settings: ReplaySettings): { facts: RuleFacts; complete: boolean; amount: number | null } {
+export function factsOf(
+  row: ReplayRow,
+  settings: ReplaySettings,
+): { facts: RuleFacts; complete: boolean; amount: number | null } {
   const request = parse(row.request) ?? {};
   const inputs = parse(row.rule_inputs);
   // Today's definitions of the signals (features.ts), since the rule is written against them.
@@ -164,8 +167,14 @@ export function factsOf(row: ReplayRow, settings: ReplaySettings): { facts: Rule
 /** A stored matched rule, standing in for itself in the precedence: it matched, with its action. */
 function asMatched(stored: MatchedRule): CompiledRule {
   return {
-    id: stored.id, name: stored.name, version: stored.version, status: 'active', action: stored.action ?? null,
-    override: stored.override === true, final: stored.final === true, lists: [],
+    id: stored.id,
+    name: stored.name,
+    version: stored.version,
+    status: 'active',
+    action: stored.action ?? null,
+    override: stored.override === true,
+    final: stored.final === true,
+    lists: [],
     evaluate: () => ({ matched: true, reads: {}, cap: null }),
   } as CompiledRule;
 }
@@ -174,13 +183,16 @@ function storedRules(text: string | null): MatchedRule[] {
   if (text === null) return [];
   try {
     const v = JSON.parse(text) as unknown;
-    return Array.isArray(v) ? (v as MatchedRule[]).filter((r) => r !== null && typeof r === 'object' && typeof r.id === 'string') : [];
+    return Array.isArray(v)
+      ? (v as MatchedRule[]).filter((r) => r !== null && typeof r === 'object' && typeof r.id === 'string')
+      : [];
   } catch {
     return [];
   }
 }
 
-const counts = (): Record<Outcome, number> => Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+const counts = (): Record<Outcome, number> =>
+  Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
 /**
  * Amounts are summed exactly, as integers of 10⁻⁸ (every currency's minor unit, BTC's included):
  * a float sum of a million two-decimal amounts shows its error (3018604.09000001).
@@ -235,7 +247,13 @@ export class RuleTestTally {
     const others = stored.filter((r) => r.id !== this.rule.id && r.action !== null).map(asMatched);
     const lookup: ListLookup = this.lists.at(row.created_at);
     this.failed = false;
-    const verdict = this.decide([...others, this.rule], facts, replaced ? this.policyOutcome(row) : before, lookup, this.onError);
+    const verdict = this.decide(
+      [...others, this.rule],
+      facts,
+      replaced ? this.policyOutcome(row) : before,
+      lookup,
+      this.onError,
+    );
     if (this.failed) this.errors++;
     const match = verdict.rules.find((r) => r.id === this.rule.id);
     const after = match || replaced ? verdict.outcome : before;
@@ -248,9 +266,17 @@ export class RuleTestTally {
     this.matched++;
     if (label) this.labelled[label].matched++;
     const currency = facts.currency === '' ? null : facts.currency;
-    if (currency !== null && amount !== null) this.amounts.set(currency, (this.amounts.get(currency) ?? 0n) + units(amount));
+    if (currency !== null && amount !== null)
+      this.amounts.set(currency, (this.amounts.get(currency) ?? 0n) + units(amount));
     const example: RuleExample = {
-      decision_id: row.id, created_at: new Date(row.created_at).toISOString(), reads: match.reads, before, after, label, amount, currency,
+      decision_id: row.id,
+      created_at: new Date(row.created_at).toISOString(),
+      reads: match.reads,
+      before,
+      after,
+      label,
+      amount,
+      currency,
     };
     if (this.examples.length < MAX_EXAMPLES) this.examples.push(example);
     else this.examples[this.nextExample] = example;
@@ -259,12 +285,21 @@ export class RuleTestTally {
 
   result(): RuleTestResult {
     // The ring's oldest entry is at nextExample once it is full: rotate, then newest first.
-    const ordered = this.examples.length < MAX_EXAMPLES ? [...this.examples] : [...this.examples.slice(this.nextExample), ...this.examples.slice(0, this.nextExample)];
+    const ordered =
+      this.examples.length < MAX_EXAMPLES
+        ? [...this.examples]
+        : [...this.examples.slice(this.nextExample), ...this.examples.slice(0, this.nextExample)];
     return {
-      decisions: this.decisions, matched: this.matched, errors: this.errors, without_inputs: this.withoutInputs, changed: this.changed,
+      decisions: this.decisions,
+      matched: this.matched,
+      errors: this.errors,
+      without_inputs: this.withoutInputs,
+      changed: this.changed,
       outcomes: { before: { ...this.before }, after: { ...this.after } },
       labelled: { fraud: { ...this.labelled.fraud }, legit: { ...this.labelled.legit } },
-      amount_matched: Object.fromEntries([...this.amounts].sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => [c, Number(v) / UNITS])),
+      amount_matched: Object.fromEntries(
+        [...this.amounts].sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => [c, Number(v) / UNITS]),
+      ),
       examples: ordered.reverse(),
     };
   }

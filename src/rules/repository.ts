@@ -26,7 +26,12 @@ export class RuleConflictError extends Error {}
 
 /** Moves the environment's counter and returns its new value: the first write of every rule or list change. */
 export async function bumpRevision(trx: Db, environment: Environment): Promise<number> {
-  const row = await trx.updateTable('rule_revisions').set((eb) => ({ revision: eb('revision', '+', 1) })).where('environment', '=', environment).returning('revision').executeTakeFirst();
+  const row = await trx
+    .updateTable('rule_revisions')
+    .set((eb) => ({ revision: eb('revision', '+', 1) }))
+    .where('environment', '=', environment)
+    .returning('revision')
+    .executeTakeFirst();
   if (row) return Number(row.revision);
   // an environment the migration did not seed (it seeds live and test)
   await trx.insertInto('rule_revisions').values({ environment, revision: 1 }).execute();
@@ -34,7 +39,11 @@ export async function bumpRevision(trx: Db, environment: Environment): Promise<n
 }
 
 export async function currentRevision(db: Db, environment: Environment): Promise<number> {
-  const row = await db.selectFrom('rule_revisions').select('revision').where('environment', '=', environment).executeTakeFirst();
+  const row = await db
+    .selectFrom('rule_revisions')
+    .select('revision')
+    .where('environment', '=', environment)
+    .executeTakeFirst();
   return Number(row?.revision ?? 0);
 }
 
@@ -43,7 +52,10 @@ export async function currentRevision(db: Db, environment: Environment): Promise
  * row recorded last, all in one transaction. The caller announces on the feed after it returns.
  */
 export async function ruleChange<T>(
-  db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, environment: Environment, change: (trx: Transaction<Database>, revision: number) => Promise<T>,
+  db: Kysely<Database>,
+  feed: Pick<RevocationFeed, 'record'>,
+  environment: Environment,
+  change: (trx: Transaction<Database>, revision: number) => Promise<T>,
 ): Promise<T> {
   return db.transaction().execute(async (trx) => {
     const revision = await bumpRevision(trx, environment);
@@ -70,38 +82,79 @@ function storedBody(body: RuleBody): RuleBody {
 
 /** The environment's lists (name → kind), which a condition's in_list may name. */
 export async function listKinds(db: Db, environment: Environment): Promise<ListKinds> {
-  const rows = await db.selectFrom('lists').select(['name', 'kind']).where('environment', '=', environment).where('deleted_at', 'is', null).execute();
+  const rows = await db
+    .selectFrom('lists')
+    .select(['name', 'kind'])
+    .where('environment', '=', environment)
+    .where('deleted_at', 'is', null)
+    .execute();
   return new Map(rows.map((r) => [r.name, r.kind]));
 }
 
 export function getRule(db: Db, environment: Environment, id: string): Promise<RuleRow | undefined> {
-  return db.selectFrom('rules').selectAll().where('environment', '=', environment).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('rules')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Newest first; the cursor is the last rule's id (ids sort by creation time). */
-export async function listRules(db: Db, environment: Environment, options: { status?: RuleStatus; limit: number; after?: string }): Promise<Page<RuleRow>> {
+export async function listRules(
+  db: Db,
+  environment: Environment,
+  options: { status?: RuleStatus; limit: number; after?: string },
+): Promise<Page<RuleRow>> {
   let q = db.selectFrom('rules').selectAll().where('environment', '=', environment);
   if (options.status) q = q.where('status', '=', options.status);
   if (options.after) q = q.where('id', '<', options.after);
-  return pageOf(await q.orderBy('id', 'desc').limit(options.limit + 1).execute(), options.limit);
+  return pageOf(
+    await q
+      .orderBy('id', 'desc')
+      .limit(options.limit + 1)
+      .execute(),
+    options.limit,
+  );
 }
 
 export function listVersions(db: Db, environment: Environment, id: string): Promise<RuleVersionRow[]> {
-  return db.selectFrom('rule_versions').selectAll().where('environment', '=', environment).where('rule_id', '=', id).orderBy('version', 'desc').execute();
+  return db
+    .selectFrom('rule_versions')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('rule_id', '=', id)
+    .orderBy('version', 'desc')
+    .execute();
 }
 
 /** The rules a score evaluates: active and shadow, of one environment. */
 export function liveRules(db: Db, environment: Environment): Promise<RuleRow[]> {
-  return db.selectFrom('rules').selectAll().where('environment', '=', environment).where('status', 'in', ['active', 'shadow']).orderBy('id').execute();
+  return db
+    .selectFrom('rules')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('status', 'in', ['active', 'shadow'])
+    .orderBy('id')
+    .execute();
 }
 
 /** The active and shadow rules whose condition (or cap) names the list: they keep it from being deleted. */
-export async function rulesNamingList(db: Db, environment: Environment, name: string): Promise<Array<{ id: string; name: string; status: string }>> {
+export async function rulesNamingList(
+  db: Db,
+  environment: Environment,
+  name: string,
+): Promise<Array<{ id: string; name: string; status: string }>> {
   const rows = await liveRules(db, environment);
-  return rows.filter((r) => {
-    const body = parseBody(r);
-    return listsNamed(body.condition).includes(name) || (typeof body.cap === 'string' && listsNamed(body.cap).includes(name));
-  }).map((r) => ({ id: r.id, name: parseBody(r).name, status: r.status }));
+  return rows
+    .filter((r) => {
+      const body = parseBody(r);
+      return (
+        listsNamed(body.condition).includes(name) ||
+        (typeof body.cap === 'string' && listsNamed(body.cap).includes(name))
+      );
+    })
+    .map((r) => ({ id: r.id, name: parseBody(r).name, status: r.status }));
 }
 
 interface Change {
@@ -112,29 +165,74 @@ interface Change {
 }
 
 async function writeVersion(trx: Transaction<Database>, row: RuleRow, reason: string | null): Promise<void> {
-  await trx.insertInto('rule_versions').values({
-    rule_id: row.id, version: row.version, environment: row.environment, status: row.status, body: row.body, changed_at: row.updated_at, changed_by: row.updated_by, reason,
-  }).execute();
+  await trx
+    .insertInto('rule_versions')
+    .values({
+      rule_id: row.id,
+      version: row.version,
+      environment: row.environment,
+      status: row.status,
+      body: row.body,
+      changed_at: row.updated_at,
+      changed_by: row.updated_by,
+      reason,
+    })
+    .execute();
 }
 
-async function announceWebhook(trx: Transaction<Database>, row: RuleRow, change: 'created' | 'updated' | 'retired', previousStatus: string | null, reason: string | null): Promise<void> {
+async function announceWebhook(
+  trx: Transaction<Database>,
+  row: RuleRow,
+  change: 'created' | 'updated' | 'retired',
+  previousStatus: string | null,
+  reason: string | null,
+): Promise<void> {
   const body = parseBody(row);
   // The environment's rules are shared by its clients: every subscriber of the type hears (owner null).
-  await enqueueWebhookEvent(trx, row.environment as Environment, 'rule.changed', {
-    rule_id: row.id, name: body.name, version: row.version, status: row.status, previous_status: previousStatus, change,
-    action: body.action ?? null, changed_by: row.updated_by, changed_at: new Date(Number(row.updated_at)).toISOString(), reason,
-  }, { now: Number(row.updated_at) });
+  await enqueueWebhookEvent(
+    trx,
+    row.environment as Environment,
+    'rule.changed',
+    {
+      rule_id: row.id,
+      name: body.name,
+      version: row.version,
+      status: row.status,
+      previous_status: previousStatus,
+      change,
+      action: body.action ?? null,
+      changed_by: row.updated_by,
+      changed_at: new Date(Number(row.updated_at)).toISOString(),
+      reason,
+    },
+    { now: Number(row.updated_at) },
+  );
 }
 
 /** `check` throws when the body does not check against the environment's lists (read in the same transaction). */
 export type BodyCheck = (body: RuleBody, lists: ListKinds) => void;
 
-export async function createRule(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, c: Change, body: RuleBody, status: RuleStatus, check: BodyCheck): Promise<RuleRow> {
+export async function createRule(
+  db: Kysely<Database>,
+  feed: Pick<RevocationFeed, 'record'>,
+  c: Change,
+  body: RuleBody,
+  status: RuleStatus,
+  check: BodyCheck,
+): Promise<RuleRow> {
   return ruleChange(db, feed, c.environment, async (trx) => {
     check(body, await listKinds(trx, c.environment));
     const row: RuleRow = {
-      id: newId('rul'), environment: c.environment, name: body.name, version: 1, status, body: JSON.stringify(storedBody(body)),
-      created_at: c.now, created_by: c.by, updated_at: c.now, updated_by: c.by,
+      id: newId('rul'),
+      environment: c.environment,
+      name: body.name,
+      version: 1,
+      status,
+      body: JSON.stringify(storedBody(body)),
+      created_at: c.now,
+      created_by: c.by,
+      updated_at: c.now,
+      updated_by: c.by,
     };
     await trx.insertInto('rules').values(row).execute();
     await writeVersion(trx, row, c.reason ?? null);
@@ -151,24 +249,56 @@ interface RulePatch extends Partial<{ [K in keyof RuleBody]: RuleBody[K] | null 
  * A new version: the fields given replace the current ones (null clears action, cap or
  * description). A retired rule is final (RuleConflictError); `retire` makes one.
  */
-export async function updateRule(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, c: Change, id: string, patch: RulePatch, check: BodyCheck | null): Promise<RuleRow> {
+export async function updateRule(
+  db: Kysely<Database>,
+  feed: Pick<RevocationFeed, 'record'>,
+  c: Change,
+  id: string,
+  patch: RulePatch,
+  check: BodyCheck | null,
+): Promise<RuleRow> {
   return ruleChange(db, feed, c.environment, async (trx) => {
     const current = await getRule(trx, c.environment, id);
     if (!current) throw new RuleNotFoundError(`no rule ${id}`);
-    if (current.status === 'retired') throw new RuleConflictError(`rule ${id} is retired; a retired rule cannot change (create a new one)`);
+    if (current.status === 'retired')
+      throw new RuleConflictError(`rule ${id} is retired; a retired rule cannot change (create a new one)`);
     const { status, ...fields } = patch;
     const merged = { ...parseBody(current) } as Record<string, unknown>;
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) merged[k] = v;
     const body = storedBody(merged as unknown as RuleBody);
     if (check) check(body, await listKinds(trx, c.environment));
-    const row: RuleRow = { ...current, name: body.name, version: current.version + 1, status: status ?? current.status, body: JSON.stringify(body), updated_at: c.now, updated_by: c.by };
-    await trx.updateTable('rules').set({ name: row.name, version: row.version, status: row.status, body: row.body, updated_at: row.updated_at, updated_by: row.updated_by }).where('id', '=', id).execute();
+    const row: RuleRow = {
+      ...current,
+      name: body.name,
+      version: current.version + 1,
+      status: status ?? current.status,
+      body: JSON.stringify(body),
+      updated_at: c.now,
+      updated_by: c.by,
+    };
+    await trx
+      .updateTable('rules')
+      .set({
+        name: row.name,
+        version: row.version,
+        status: row.status,
+        body: row.body,
+        updated_at: row.updated_at,
+        updated_by: row.updated_by,
+      })
+      .where('id', '=', id)
+      .execute();
     await writeVersion(trx, row, c.reason ?? null);
     await announceWebhook(trx, row, status === 'retired' ? 'retired' : 'updated', current.status, c.reason ?? null);
     return row;
   });
 }
 
-export function retireRule(db: Kysely<Database>, feed: Pick<RevocationFeed, 'record'>, c: Change, id: string): Promise<RuleRow> {
+export function retireRule(
+  db: Kysely<Database>,
+  feed: Pick<RevocationFeed, 'record'>,
+  c: Change,
+  id: string,
+): Promise<RuleRow> {
   return updateRule(db, feed, c, id, { status: 'retired' }, null);
 }

@@ -15,11 +15,33 @@ import { checkRule, type RuleBody, type RuleProblem } from './compile.ts';
 import { inspectAst } from './engine-ast.ts';
 import { ruleEnvironment } from './cel-env.ts';
 import {
-  createRule, getRule, listKinds, listRules, listVersions, parseBody, retireRule, RuleConflictError, RuleNotFoundError, RULES_FEED_KIND, updateRule,
-  type BodyCheck, type RuleRow, type RuleVersionRow,
+  createRule,
+  getRule,
+  listKinds,
+  listRules,
+  listVersions,
+  parseBody,
+  retireRule,
+  RuleConflictError,
+  RuleNotFoundError,
+  RULES_FEED_KIND,
+  updateRule,
+  type BodyCheck,
+  type RuleRow,
+  type RuleVersionRow,
 } from './repository.ts';
 import {
-  CheckBody, CreateRuleBody, FieldProblem, PatchRuleBody, RetireQuery, RuleIdParams, RuleListQuery, RuleSchema, RuleVersionSchema, StatsQuery, type RuleStatus,
+  CheckBody,
+  CreateRuleBody,
+  FieldProblem,
+  PatchRuleBody,
+  RetireQuery,
+  RuleIdParams,
+  RuleListQuery,
+  RuleSchema,
+  RuleVersionSchema,
+  StatsQuery,
+  type RuleStatus,
 } from './schemas.ts';
 import { ruleStats, STATS_MAX_ROWS, variables } from './stats.ts';
 
@@ -27,22 +49,38 @@ const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
 function bodyView(body: RuleBody) {
   return {
-    name: body.name, condition: body.condition, action: body.action ?? null, override: body.override === true, final: body.final === true,
-    cap: body.cap ?? null, description: body.description ?? null,
+    name: body.name,
+    condition: body.condition,
+    action: body.action ?? null,
+    override: body.override === true,
+    final: body.final === true,
+    cap: body.cap ?? null,
+    description: body.description ?? null,
   };
 }
 
 function ruleView(row: RuleRow): Static<typeof RuleSchema> {
   return {
-    id: row.id, ...bodyView(parseBody(row)), version: row.version, status: row.status as RuleStatus,
-    created_at: iso(row.created_at), created_by: row.created_by, updated_at: iso(row.updated_at), updated_by: row.updated_by,
+    id: row.id,
+    ...bodyView(parseBody(row)),
+    version: row.version,
+    status: row.status as RuleStatus,
+    created_at: iso(row.created_at),
+    created_by: row.created_by,
+    updated_at: iso(row.updated_at),
+    updated_by: row.updated_by,
   };
 }
 
 function versionView(row: RuleVersionRow): Static<typeof RuleVersionSchema> {
   return {
-    rule_id: row.rule_id, ...bodyView(JSON.parse(row.body) as RuleBody), version: row.version, status: row.status as RuleStatus,
-    changed_at: iso(row.changed_at), changed_by: row.changed_by, reason: row.reason,
+    rule_id: row.rule_id,
+    ...bodyView(JSON.parse(row.body) as RuleBody),
+    version: row.version,
+    status: row.status as RuleStatus,
+    changed_at: iso(row.changed_at),
+    changed_by: row.changed_by,
+    reason: row.reason,
   };
 }
 
@@ -51,14 +89,25 @@ const problemList = (problems: RuleProblem[]) => problems.map((p) => ({ field: p
 /** The engine's save-time check, as a 400 whose errors name the field and the line:column. */
 export const checkOrThrow: BodyCheck = (body, lists) => {
   const problems = checkRule(body, SIGNAL_NAMES, lists);
-  if (problems.length > 0) throw new ApiError(400, 'validation_failed', `The rule does not check: ${problems[0]!.field} ${problems[0]!.message}`, { errors: problemList(problems) });
+  if (problems.length > 0)
+    throw new ApiError(
+      400,
+      'validation_failed',
+      `The rule does not check: ${problems[0]!.field} ${problems[0]!.message}`,
+      { errors: problemList(problems) },
+    );
 };
 
 /** The variables a condition reads, as paths (entity.account_age_days, in_list(…)). */
 function readsOf(condition: string): string[] {
   try {
     const inspection = inspectAst(ruleEnvironment(SIGNAL_NAMES).env.parse(condition).ast);
-    return [...new Set([...inspection.paths.map((p) => p.key), ...inspection.inLists.map((s) => `in_list(${s.list}${s.path ? `, ${s.path.key}` : ''})`)])];
+    return [
+      ...new Set([
+        ...inspection.paths.map((p) => p.key),
+        ...inspection.inLists.map((s) => `in_list(${s.list}${s.path ? `, ${s.path.key}` : ''})`),
+      ]),
+    ];
   } catch {
     return [];
   }
@@ -70,26 +119,49 @@ function mapErrors(err: unknown): never {
   throw err;
 }
 
-const Page = <T extends Parameters<typeof Type.Array>[0]>(item: T) => Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+const Page = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
+  Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
 
 /** Rule statistics a principal may ask for a minute (each reads up to STATS_MAX_ROWS decisions). */
 const STATS_PER_MINUTE = 30;
 
-export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; feed: RevocationFeed; createRateLimit: FastifyInstance['createRateLimit'] }): RouteDefinition[] {
+export function ruleRoutes({
+  store,
+  feed,
+  createRateLimit,
+}: {
+  store: Store;
+  feed: RevocationFeed;
+  createRateLimit: FastifyInstance['createRateLimit'];
+}): RouteDefinition[] {
   const db = store.db;
   const announce = (environment: Environment) => feed.announce(RULES_FEED_KIND, environment).catch(() => {});
   const tags = ['rules'];
-  const change = (environment: Environment, by: string, reason?: string | null) => ({ environment, by, now: Date.now(), reason: reason ?? null });
+  const change = (environment: Environment, by: string, reason?: string | null) => ({
+    environment,
+    by,
+    now: Date.now(),
+    reason: reason ?? null,
+  });
   // The stats read up to STATS_MAX_ROWS decisions: concurrent asks of one environment and window
   // share one computation, and each principal may ask STATS_PER_MINUTE times a minute, so a client
   // that loops cannot keep the store and the event loop busy with them.
   const running = new Map<string, ReturnType<typeof ruleStats>>();
-  const statsBudget = createRateLimit({ max: STATS_PER_MINUTE, timeWindow: 60_000, keyGenerator: (request) => `rule-stats:${request.principal.id}` });
+  const statsBudget = createRateLimit({
+    max: STATS_PER_MINUTE,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `rule-stats:${request.principal.id}`,
+  });
   const stats = async (request: FastifyRequest, environment: Environment, days: number) => {
     const allowed = await statsBudget(request);
     if (!allowed.isAllowed && allowed.isExceeded) {
-      throw new ApiError(429, 'rate_limited', `At most ${STATS_PER_MINUTE} rule statistics a minute; ask again when the window resets.`, { headers: { 'retry-after': String(allowed.ttlInSeconds) } });
+      throw new ApiError(
+        429,
+        'rate_limited',
+        `At most ${STATS_PER_MINUTE} rule statistics a minute; ask again when the window resets.`,
+        { headers: { 'retry-after': String(allowed.ttlInSeconds) } },
+      );
     }
     const key = `${environment} ${days}`;
     let answer = running.get(key);
@@ -106,7 +178,12 @@ export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; fee
       method: 'POST',
       url: '/api/v1/rules',
       config: { scope: 'rules:write', role: 'operator', operationId: 'createRule' },
-      schema: { tags, summary: 'Create a rule (version 1), draft unless a status is given; its condition is type-checked', body: CreateRuleBody, response: { 201: RuleSchema, ...problems } },
+      schema: {
+        tags,
+        summary: 'Create a rule (version 1), draft unless a status is given; its condition is type-checked',
+        body: CreateRuleBody,
+        response: { 201: RuleSchema, ...problems },
+      },
       handler: async (request, reply) => {
         const { status = 'draft', ...body } = request.body;
         const { environment, id } = request.principal;
@@ -121,10 +198,19 @@ export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; fee
       method: 'GET',
       url: '/api/v1/rules',
       config: { scope: 'rules:read', operationId: 'listRules' },
-      schema: { tags, summary: "The environment's rules, newest first; status= filters", querystring: RuleListQuery, response: { 200: Page(RuleSchema), ...problems } },
+      schema: {
+        tags,
+        summary: "The environment's rules, newest first; status= filters",
+        querystring: RuleListQuery,
+        response: { 200: Page(RuleSchema), ...problems },
+      },
       handler: async (request) => {
         const { status, limit = 50, cursor } = request.query;
-        const page = await listRules(db, request.principal.environment, { ...(status ? { status } : {}), limit, ...(cursor ? { after: cursor } : {}) });
+        const page = await listRules(db, request.principal.environment, {
+          ...(status ? { status } : {}),
+          limit,
+          ...(cursor ? { after: cursor } : {}),
+        });
         return { data: page.rows.map(ruleView), next_cursor: nextCursor(page, (last) => last.id) };
       },
     }),
@@ -134,15 +220,25 @@ export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; fee
       url: '/api/v1/rules/check',
       config: { scope: 'rules:read', operationId: 'checkRule' },
       schema: {
-        tags, summary: 'Type-check a condition (and cap) as a save would, without saving: the console checks as one types',
+        tags,
+        summary: 'Type-check a condition (and cap) as a save would, without saving: the console checks as one types',
         body: CheckBody,
-        response: { 200: Type.Object({ valid: Type.Boolean(), errors: Type.Array(FieldProblem), reads: Type.Array(Type.String()) }), ...problems },
+        response: {
+          200: Type.Object({
+            valid: Type.Boolean(),
+            errors: Type.Array(FieldProblem),
+            reads: Type.Array(Type.String()),
+          }),
+          ...problems,
+        },
       },
       handler: async (request) => {
         const { condition, cap } = request.body;
         // A placeholder action: the check is of the expressions, not of whether the rule does something yet.
         const body: RuleBody = { name: 'check', condition, ...(cap !== undefined ? { cap } : { action: 'review' }) };
-        const errors = checkRule(body, SIGNAL_NAMES, await listKinds(db, request.principal.environment)).filter((p) => p.field === 'condition' || p.field === 'cap');
+        const errors = checkRule(body, SIGNAL_NAMES, await listKinds(db, request.principal.environment)).filter(
+          (p) => p.field === 'condition' || p.field === 'cap',
+        );
         return { valid: errors.length === 0, errors, reads: errors.length === 0 ? readsOf(condition) : [] };
       },
     }),
@@ -152,8 +248,22 @@ export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; fee
       url: '/api/v1/rules/variables',
       config: { scope: 'rules:read', operationId: 'listRuleVariables' },
       schema: {
-        tags, summary: "What a condition can read, with types, descriptions and an example from the environment's most recent score decision",
-        response: { 200: Type.Object({ data: Type.Array(Type.Object({ name: Type.String(), type: Type.String(), description: Type.String(), example: Type.Optional(Type.Unknown()) })) }), ...problems },
+        tags,
+        summary:
+          "What a condition can read, with types, descriptions and an example from the environment's most recent score decision",
+        response: {
+          200: Type.Object({
+            data: Type.Array(
+              Type.Object({
+                name: Type.String(),
+                type: Type.String(),
+                description: Type.String(),
+                example: Type.Optional(Type.Unknown()),
+              }),
+            ),
+          }),
+          ...problems,
+        },
       },
       handler: async (request) => ({ data: await variables(db, request.principal.environment, SIGNAL_NAMES) }),
     }),
@@ -169,9 +279,20 @@ export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; fee
         querystring: StatsQuery,
         response: {
           200: Type.Object({
-            since: Type.String(), until: Type.String(), decisions_read: Type.Integer(), truncated: Type.Boolean(),
+            since: Type.String(),
+            until: Type.String(),
+            decisions_read: Type.Integer(),
+            truncated: Type.Boolean(),
             scored: Type.Array(Type.Object({ day: Type.String(), decisions: Type.Integer() })),
-            data: Type.Array(Type.Object({ rule_id: Type.String(), name: Type.String(), days: Type.Array(Type.Object({ day: Type.String(), matched: Type.Integer(), shadow_matched: Type.Integer() })) })),
+            data: Type.Array(
+              Type.Object({
+                rule_id: Type.String(),
+                name: Type.String(),
+                days: Type.Array(
+                  Type.Object({ day: Type.String(), matched: Type.Integer(), shadow_matched: Type.Integer() }),
+                ),
+              }),
+            ),
           }),
           429: ProblemSchema,
           ...problems,
@@ -184,7 +305,12 @@ export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; fee
       method: 'GET',
       url: '/api/v1/rules/:id',
       config: { scope: 'rules:read', operationId: 'getRule' },
-      schema: { tags, summary: "A rule's current version", params: RuleIdParams, response: { 200: RuleSchema, ...problems } },
+      schema: {
+        tags,
+        summary: "A rule's current version",
+        params: RuleIdParams,
+        response: { 200: RuleSchema, ...problems },
+      },
       handler: async (request) => {
         const row = await getRule(db, request.principal.environment, request.params.id);
         if (!row) throw new ApiError(404, 'not_found', 'No such rule in this environment.');
@@ -197,14 +323,28 @@ export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; fee
       url: '/api/v1/rules/:id',
       config: { scope: 'rules:write', role: 'operator', operationId: 'updateRule' },
       schema: {
-        tags, summary: 'Change a rule: a new version with the fields given (null clears action, cap, description); status moves between draft, shadow and active; reason is kept',
-        params: RuleIdParams, body: PatchRuleBody, response: { 200: RuleSchema, 409: ProblemSchema, ...problems },
+        tags,
+        summary:
+          'Change a rule: a new version with the fields given (null clears action, cap, description); status moves between draft, shadow and active; reason is kept',
+        params: RuleIdParams,
+        body: PatchRuleBody,
+        response: { 200: RuleSchema, 409: ProblemSchema, ...problems },
       },
       handler: async (request) => {
         const { reason, ...patch } = request.body;
-        if (Object.keys(patch).length === 0) throw new ApiError(400, 'validation_failed', 'Nothing to change.', { errors: [{ field: '(body)', message: 'must change at least one field' }] });
+        if (Object.keys(patch).length === 0)
+          throw new ApiError(400, 'validation_failed', 'Nothing to change.', {
+            errors: [{ field: '(body)', message: 'must change at least one field' }],
+          });
         const { environment, id } = request.principal;
-        const row = await updateRule(db, feed, change(environment, id, reason), request.params.id, patch as Parameters<typeof updateRule>[4], checkOrThrow).catch(mapErrors);
+        const row = await updateRule(
+          db,
+          feed,
+          change(environment, id, reason),
+          request.params.id,
+          patch as Parameters<typeof updateRule>[4],
+          checkOrThrow,
+        ).catch(mapErrors);
         await announce(environment);
         return ruleView(row);
       },
@@ -214,10 +354,18 @@ export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; fee
       method: 'DELETE',
       url: '/api/v1/rules/:id',
       config: { scope: 'rules:write', role: 'operator', operationId: 'retireRule' },
-      schema: { tags, summary: 'Retire a rule: a last version, status retired, never evaluated again (final)', params: RuleIdParams, querystring: RetireQuery, response: { 200: RuleSchema, 409: ProblemSchema, ...problems } },
+      schema: {
+        tags,
+        summary: 'Retire a rule: a last version, status retired, never evaluated again (final)',
+        params: RuleIdParams,
+        querystring: RetireQuery,
+        response: { 200: RuleSchema, 409: ProblemSchema, ...problems },
+      },
       handler: async (request) => {
         const { environment, id } = request.principal;
-        const row = await retireRule(db, feed, change(environment, id, request.query.reason), request.params.id).catch(mapErrors);
+        const row = await retireRule(db, feed, change(environment, id, request.query.reason), request.params.id).catch(
+          mapErrors,
+        );
         await announce(environment);
         return ruleView(row);
       },
@@ -227,7 +375,12 @@ export function ruleRoutes({ store, feed, createRateLimit }: { store: Store; fee
       method: 'GET',
       url: '/api/v1/rules/:id/versions',
       config: { scope: 'rules:read', operationId: 'listRuleVersions' },
-      schema: { tags, summary: "Every version of a rule, newest first, with who changed it, when and why", params: RuleIdParams, response: { 200: Type.Object({ data: Type.Array(RuleVersionSchema) }), ...problems } },
+      schema: {
+        tags,
+        summary: 'Every version of a rule, newest first, with who changed it, when and why',
+        params: RuleIdParams,
+        response: { 200: Type.Object({ data: Type.Array(RuleVersionSchema) }), ...problems },
+      },
       handler: async (request) => {
         const rows = await listVersions(db, request.principal.environment, request.params.id);
         if (rows.length === 0) throw new ApiError(404, 'not_found', 'No such rule in this environment.');

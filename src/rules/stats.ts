@@ -22,9 +22,19 @@ const parse = (text: string | null | undefined): Record<string, unknown> | null 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /** The facts a stored score decision gave its rules, from its columns (request, features, result, rule_inputs). */
-async function latestFacts(db: Db, environment: Environment, signalNames: readonly string[]): Promise<RuleFacts | undefined> {
-  const row = await db.selectFrom('decisions').select(['subject_id', 'request', 'features', 'result', 'risk_level', 'rule_inputs'])
-    .where('environment', '=', environment).where('kind', '=', 'score').orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+async function latestFacts(
+  db: Db,
+  environment: Environment,
+  signalNames: readonly string[],
+): Promise<RuleFacts | undefined> {
+  const row = await db
+    .selectFrom('decisions')
+    .select(['subject_id', 'request', 'features', 'result', 'risk_level', 'rule_inputs'])
+    .where('environment', '=', environment)
+    .where('kind', '=', 'score')
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   if (!row) return undefined;
   const request = parse(row.request) ?? {};
   const result = parse(row.result) ?? {};
@@ -55,7 +65,11 @@ interface VariableView {
 }
 
 /** RULE_VARIABLES with `signals.<name>` expanded to each signal, and examples when a decision exists. */
-export async function variables(db: Db, environment: Environment, signalNames: readonly string[]): Promise<VariableView[]> {
+export async function variables(
+  db: Db,
+  environment: Environment,
+  signalNames: readonly string[],
+): Promise<VariableView[]> {
   const facts = await latestFacts(db, environment, signalNames);
   const out: VariableView[] = [];
   const withExample = (v: Omit<VariableView, 'example'>): VariableView => {
@@ -65,7 +79,8 @@ export async function variables(db: Db, environment: Environment, signalNames: r
   };
   for (const v of RULE_VARIABLES) {
     if (v.name === 'signals.<name>') {
-      for (const s of signalNames) out.push(withExample({ name: `signals.${s}`, type: v.type, description: `the signal ${s}; ${v.description}` }));
+      for (const s of signalNames)
+        out.push(withExample({ name: `signals.${s}`, type: v.type, description: `the signal ${s}; ${v.description}` }));
     } else {
       out.push(withExample({ ...v }));
     }
@@ -95,10 +110,16 @@ const dayOf = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOSt
 /** Matches per rule and UTC day over the last `days` days, from the decisions whose rules or shadow_rules are set. */
 export async function ruleStats(db: Db, environment: Environment, days: number, now: number): Promise<RuleStats> {
   const since = (Math.floor(now / DAY_MS) - days + 1) * DAY_MS;
-  const rows = await db.selectFrom('decisions').select(['created_at', 'rules', 'shadow_rules'])
-    .where('environment', '=', environment).where('kind', '=', 'score').where('created_at', '>=', since)
+  const rows = await db
+    .selectFrom('decisions')
+    .select(['created_at', 'rules', 'shadow_rules'])
+    .where('environment', '=', environment)
+    .where('kind', '=', 'score')
+    .where('created_at', '>=', since)
     .where((eb) => eb.or([eb('rules', 'is not', null), eb('shadow_rules', 'is not', null)]))
-    .orderBy('created_at', 'desc').limit(STATS_MAX_ROWS + 1).execute();
+    .orderBy('created_at', 'desc')
+    .limit(STATS_MAX_ROWS + 1)
+    .execute();
   const truncated = rows.length > STATS_MAX_ROWS;
   const byRule = new Map<string, { name: string; days: Map<string, { matched: number; shadow_matched: number }> }>();
   const count = (list: string | null | undefined, day: string, key: 'matched' | 'shadow_matched') => {
@@ -126,18 +147,26 @@ export async function ruleStats(db: Db, environment: Environment, days: number, 
   }
   // Integer division on both stores: the UTC day number (a literal, so select and group by are one expression).
   const dayNumber = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
-  const perDay = await db.selectFrom('decisions')
+  const perDay = await db
+    .selectFrom('decisions')
     .select((eb) => [dayNumber.as('day'), eb.fn.countAll<number>().as('n')])
-    .where('environment', '=', environment).where('kind', '=', 'score').where('created_at', '>=', since)
-    .groupBy(dayNumber).execute();
+    .where('environment', '=', environment)
+    .where('kind', '=', 'score')
+    .where('created_at', '>=', since)
+    .groupBy(dayNumber)
+    .execute();
   return {
     since: new Date(since).toISOString(),
     until: new Date(now).toISOString(),
-    scored: perDay.map((r) => ({ day: dayOf(Math.floor(Number(r.day)) * DAY_MS), decisions: Number(r.n) })).sort((a, b) => a.day.localeCompare(b.day)),
+    scored: perDay
+      .map((r) => ({ day: dayOf(Math.floor(Number(r.day)) * DAY_MS), decisions: Number(r.n) }))
+      .sort((a, b) => a.day.localeCompare(b.day)),
     decisions_read: Math.min(rows.length, STATS_MAX_ROWS),
     truncated,
     data: [...byRule].map(([rule_id, r]) => ({
-      rule_id, name: r.name, days: [...r.days].map(([day, c]) => ({ day, ...c })).sort((a, b) => a.day.localeCompare(b.day)),
+      rule_id,
+      name: r.name,
+      days: [...r.days].map(([day, c]) => ({ day, ...c })).sort((a, b) => a.day.localeCompare(b.day)),
     })),
   };
 }

@@ -26,12 +26,20 @@ const DEFAULT_DAYS = 30;
 const MAX_DAYS = 400;
 
 const Time = Type.String({ format: 'date-time' });
-const TestBody = Type.Object({ rule: RuleBodySchema, since: Type.Optional(Time), until: Type.Optional(Time) }, { additionalProperties: false });
-const SavedTestBody = Type.Object({ since: Type.Optional(Time), until: Type.Optional(Time) }, { additionalProperties: false });
+const TestBody = Type.Object(
+  { rule: RuleBodySchema, since: Type.Optional(Time), until: Type.Optional(Time) },
+  { additionalProperties: false },
+);
+const SavedTestBody = Type.Object(
+  { since: Type.Optional(Time), until: Type.Optional(Time) },
+  { additionalProperties: false },
+);
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 const Count = Type.Integer({ minimum: 0 });
-const OutcomeCounts = Type.Object(Object.fromEntries(OUTCOMES.map((o) => [o, Count])) as Record<(typeof OUTCOMES)[number], typeof Count>);
+const OutcomeCounts = Type.Object(
+  Object.fromEntries(OUTCOMES.map((o) => [o, Count])) as Record<(typeof OUTCOMES)[number], typeof Count>,
+);
 const Cell = Type.Object({ matched: Count, total: Count });
 const OutcomeName = StringEnum(OUTCOMES);
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -41,35 +49,66 @@ const RuleTestSchema = Type.Object({
   until: Time,
   decisions: Type.Integer({ minimum: 0, description: 'score decisions of the window replayed' }),
   matched: Type.Integer({ minimum: 0, description: 'decisions the rule matches' }),
-  errors: Type.Integer({ minimum: 0, description: 'decisions on which the condition failed at run time (no match, as in a live score)' }),
-  without_inputs: Type.Integer({ minimum: 0, description: 'decisions made before rule inputs were stored: the entity facts, amount_ref and any context beyond the request summary read as absent' }),
-  changed: Type.Integer({ minimum: 0, description: "decisions whose outcome the rule changes" }),
-  outcomes: Type.Object({ before: OutcomeCounts, after: OutcomeCounts }, { description: 'outcomes as decided, and with the rule active' }),
-  labelled: Type.Object({ fraud: Cell, legit: Cell }, { description: 'labelled decisions: how many there are and how many the rule matches (a confusion matrix)' }),
-  amount_matched: Type.Record(Type.String(), Type.Number(), {
-    description: "the matched decisions' amounts summed per currency (`{\"USDT\": 1234.5, \"EUR\": 80}`); amounts of different currencies are never added together",
+  errors: Type.Integer({
+    minimum: 0,
+    description: 'decisions on which the condition failed at run time (no match, as in a live score)',
   }),
-  examples: Type.Array(Type.Object({
-    decision_id: Type.String(),
-    created_at: Time,
-    reads: Type.Record(Type.String(), Type.Unknown(), { description: 'the variables the condition read, with their values' }),
-    before: OutcomeName,
-    after: OutcomeName,
-    label: Nullable(StringEnum(['fraud', 'legit'] as const)),
-    amount: Nullable(Type.Number()),
-    currency: Nullable(Type.String()),
-  }), { maxItems: 20, description: 'the most recent matched decisions (at most 20), newest first' }),
+  without_inputs: Type.Integer({
+    minimum: 0,
+    description:
+      'decisions made before rule inputs were stored: the entity facts, amount_ref and any context beyond the request summary read as absent',
+  }),
+  changed: Type.Integer({ minimum: 0, description: 'decisions whose outcome the rule changes' }),
+  outcomes: Type.Object(
+    { before: OutcomeCounts, after: OutcomeCounts },
+    { description: 'outcomes as decided, and with the rule active' },
+  ),
+  labelled: Type.Object(
+    { fraud: Cell, legit: Cell },
+    { description: 'labelled decisions: how many there are and how many the rule matches (a confusion matrix)' },
+  ),
+  amount_matched: Type.Record(Type.String(), Type.Number(), {
+    description:
+      'the matched decisions\' amounts summed per currency (`{"USDT": 1234.5, "EUR": 80}`); amounts of different currencies are never added together',
+  }),
+  examples: Type.Array(
+    Type.Object({
+      decision_id: Type.String(),
+      created_at: Time,
+      reads: Type.Record(Type.String(), Type.Unknown(), {
+        description: 'the variables the condition read, with their values',
+      }),
+      before: OutcomeName,
+      after: OutcomeName,
+      label: Nullable(StringEnum(['fraud', 'legit'] as const)),
+      amount: Nullable(Type.Number()),
+      currency: Nullable(Type.String()),
+    }),
+    { maxItems: 20, description: 'the most recent matched decisions (at most 20), newest first' },
+  ),
 });
 
 /** The lists the condition and an expression cap name (the worker asks the compiled rule the same). */
-const listsIn = (body: RuleBody): string[] => [...new Set([...listsNamed(body.condition), ...(typeof body.cap === 'string' ? listsNamed(body.cap) : [])])];
+const listsIn = (body: RuleBody): string[] => [
+  ...new Set([...listsNamed(body.condition), ...(typeof body.cap === 'string' ? listsNamed(body.cap) : [])]),
+];
 
-const responses = { 200: RuleTestSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema };
+const responses = {
+  200: RuleTestSchema,
+  400: ProblemSchema,
+  401: ProblemSchema,
+  403: ProblemSchema,
+  404: ProblemSchema,
+  409: ProblemSchema,
+};
 
 function parseTime(value: string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined;
   const t = Date.parse(value);
-  if (Number.isNaN(t)) throw new ApiError(400, 'validation_failed', `${field} must be an RFC 3339 time.`, { errors: [{ field, message: 'must be an RFC 3339 time' }] });
+  if (Number.isNaN(t))
+    throw new ApiError(400, 'validation_failed', `${field} must be an RFC 3339 time.`, {
+      errors: [{ field, message: 'must be an RFC 3339 time' }],
+    });
   return t;
 }
 
@@ -77,7 +116,8 @@ function parseTime(value: string | undefined, field: string): number | undefined
 function testWindow(body: { since?: string; until?: string }, now: number): ReplayWindow {
   const until = parseTime(body.until, 'until') ?? now;
   const since = parseTime(body.since, 'since') ?? until - DEFAULT_DAYS * DAY_MS;
-  const invalid = (field: string, message: string) => new ApiError(400, 'validation_failed', `${field} ${message}.`, { errors: [{ field, message }] });
+  const invalid = (field: string, message: string) =>
+    new ApiError(400, 'validation_failed', `${field} ${message}.`, { errors: [{ field, message }] });
   if (since >= until) throw invalid('since', 'must be before until');
   if (until - since > MAX_DAYS * DAY_MS) throw invalid('since', `must be at most ${MAX_DAYS} days before until`);
   return { since, until };
@@ -92,16 +132,28 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
     return { outcomes: { ...outcomesOf(policy) }, signalNames: SIGNAL_NAMES, disputePrior: policy.disputePrior };
   };
 
-  async function run(environment: Environment, task: ReplayTask, window: ReplayWindow): Promise<Static<typeof RuleTestSchema>> {
+  async function run(
+    environment: Environment,
+    task: ReplayTask,
+    window: ReplayWindow,
+  ): Promise<Static<typeof RuleTestSchema>> {
     const source = storeSource(store);
     let result: RuleTestResult;
     try {
-      result = await runRuleTest(environment, task, source
-        ? { source, environment, window }
-        // An in-memory SQLite store cannot be opened twice: this thread reads, the worker replays.
-        : { entries: () => listHistoryRows(store.db, environment, listsIn(task.rule.body)), pages: replayPages(store.db, environment, window, columnsRead(task.rule.body)) });
+      result = await runRuleTest(
+        environment,
+        task,
+        source
+          ? { source, environment, window }
+          : // An in-memory SQLite store cannot be opened twice: this thread reads, the worker replays.
+            {
+              entries: () => listHistoryRows(store.db, environment, listsIn(task.rule.body)),
+              pages: replayPages(store.db, environment, window, columnsRead(task.rule.body)),
+            },
+      );
     } catch (err) {
-      if (err instanceof RuleTestBusyError) throw new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
+      if (err instanceof RuleTestBusyError)
+        throw new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
       throw err;
     }
     return { since: new Date(window.since).toISOString(), until: new Date(window.until).toISOString(), ...result };
@@ -111,7 +163,12 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
     const problems = checkRule(body, SIGNAL_NAMES, lists);
     if (problems.length === 0) return;
     const errors = problems.map((p) => ({ field: `rule.${p.field}`, message: p.message }));
-    throw new ApiError(400, 'validation_failed', `The rule does not check: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+    throw new ApiError(
+      400,
+      'validation_failed',
+      `The rule does not check: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+      { errors },
+    );
   };
 
   return [
@@ -119,13 +176,22 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
       method: 'POST',
       url: '/api/v1/rules/test',
       config: { scope: 'rules:read', operationId: 'testRule' },
-      schema: { tags, summary: 'Test a rule on the stored score decisions of a window, before saving it', body: TestBody, response: responses },
+      schema: {
+        tags,
+        summary: 'Test a rule on the stored score decisions of a window, before saving it',
+        body: TestBody,
+        response: responses,
+      },
       handler: async (request) => {
         const environment = request.principal.environment;
         const window = testWindow(request.body, Date.now());
         const body = request.body.rule as RuleBody;
         checked(body, await listKinds(store.db, environment));
-        return run(environment, { rule: { id: UNSAVED_RULE_ID, version: 0, body }, settings: settingsFor(environment) }, window);
+        return run(
+          environment,
+          { rule: { id: UNSAVED_RULE_ID, version: 0, body }, settings: settingsFor(environment) },
+          window,
+        );
       },
     }),
 
@@ -133,19 +199,34 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
       method: 'POST',
       url: '/api/v1/rules/:id/test',
       config: { scope: 'rules:read', operationId: 'testStoredRule' },
-      schema: { tags, summary: "Test a stored rule's current version on the stored score decisions of a window", params: IdParams, body: SavedTestBody, response: responses },
+      schema: {
+        tags,
+        summary: "Test a stored rule's current version on the stored score decisions of a window",
+        params: IdParams,
+        body: SavedTestBody,
+        response: responses,
+      },
       preValidation: async (request) => {
         request.body ??= {};
       },
       handler: async (request) => {
         const environment = request.principal.environment;
         const window = testWindow(request.body, Date.now());
-        const row = await store.db.selectFrom('rules').select(['id', 'version', 'body']).where('environment', '=', environment).where('id', '=', request.params.id).executeTakeFirst();
+        const row = await store.db
+          .selectFrom('rules')
+          .select(['id', 'version', 'body'])
+          .where('environment', '=', environment)
+          .where('id', '=', request.params.id)
+          .executeTakeFirst();
         if (!row) throw new ApiError(404, 'not_found', 'No rule with this id in this environment.');
         const body = JSON.parse(row.body) as RuleBody;
         // A stored rule may name a list deleted since: the test sees each list as it was, so any name passes here.
         checked(body, new Map(listsIn(body).map((n) => [n, 'string'])));
-        return run(environment, { rule: { id: row.id, version: Number(row.version), body }, settings: settingsFor(environment) }, window);
+        return run(
+          environment,
+          { rule: { id: row.id, version: Number(row.version), body }, settings: settingsFor(environment) },
+          window,
+        );
       },
     }),
   ];

@@ -12,28 +12,63 @@ export const RULE_VARIABLES: ReadonlyArray<{ name: string; type: string; descrip
   {
     name: 'amount_ref',
     type: 'double or null (dyn)',
-    description: "the amount over the currency's reference amount; null when the currency has none (test `amount_ref != null` first)",
+    description:
+      "the amount over the currency's reference amount; null when the currency has none (test `amount_ref != null` first)",
   },
   {
     name: 'context',
     type: 'map(string, dyn)',
-    description: "the request's context as sent (context.payment_method, context.country, …); an absent member is an error unless guarded by has(context.x)",
+    description:
+      "the request's context as sent (context.payment_method, context.country, …); an absent member is an error unless guarded by has(context.x)",
   },
   { name: 'entity.account_age_days', type: 'double', description: 'days since the entity was first seen' },
   { name: 'entity.completed_trades', type: 'double', description: 'trades the entity completed' },
   { name: 'entity.chargebacks', type: 'double', description: 'chargebacks recorded against the entity' },
   { name: 'entity.fraud_reports', type: 'double', description: 'fraud reports against the entity' },
   { name: 'entity.disputes_lost', type: 'double', description: 'disputes the entity lost' },
-  { name: 'entity.first_seen_at', type: 'string or null (dyn)', description: 'ISO 8601 time the entity was first seen; null for a new entity' },
-  { name: 'signals.<name>', type: 'double', description: "each signal of the active policy by name, 0 when the score did not emit it (the same names as the score's explanation)" },
+  {
+    name: 'entity.first_seen_at',
+    type: 'string or null (dyn)',
+    description: 'ISO 8601 time the entity was first seen; null for a new entity',
+  },
+  {
+    name: 'signals.<name>',
+    type: 'double',
+    description:
+      "each signal of the active policy by name, 0 when the score did not emit it (the same names as the score's explanation)",
+  },
   { name: 'score', type: 'double', description: "the policy's score, 0–100 (rules never change it)" },
   { name: 'risk_level', type: 'string', description: "the policy's risk level: low, medium, high or critical" },
-  { name: 'safe_amount', type: 'double or null (dyn)', description: "the policy's safe amount before any rule's cap; null when it has none" },
-  { name: 'in_list(name, value)', type: 'function (string, string) → bool', description: 'whether value is a present entry of the list name (a string literal naming a list of this environment)' },
-  { name: 're2_matches(text, pattern)', type: 'function (string, string) → bool', description: 'whether text contains a match of the RE2 pattern (a string literal; linear time)' },
+  {
+    name: 'safe_amount',
+    type: 'double or null (dyn)',
+    description: "the policy's safe amount before any rule's cap; null when it has none",
+  },
+  {
+    name: 'in_list(name, value)',
+    type: 'function (string, string) → bool',
+    description:
+      'whether value is a present entry of the list name (a string literal naming a list of this environment)',
+  },
+  {
+    name: 're2_matches(text, pattern)',
+    type: 'function (string, string) → bool',
+    description: 'whether text contains a match of the RE2 pattern (a string literal; linear time)',
+  },
 ];
 
-const VARIABLE_ROOTS = new Set(['entity_id', 'amount', 'currency', 'amount_ref', 'context', 'entity', 'signals', 'score', 'risk_level', 'safe_amount']);
+const VARIABLE_ROOTS = new Set([
+  'entity_id',
+  'amount',
+  'currency',
+  'amount_ref',
+  'context',
+  'entity',
+  'signals',
+  'score',
+  'risk_level',
+  'safe_amount',
+]);
 
 /**
  * The value `name` (a variable or a path such as `entity.account_age_days`, `signals.velocity_trades`,
@@ -43,7 +78,12 @@ const VARIABLE_ROOTS = new Set(['entity_id', 'amount', 'currency', 'amount_ref',
 export function variableExample(name: string, facts: RuleFacts): unknown {
   const segments = name.split('.');
   const root = segments[0];
-  if (root === undefined || !VARIABLE_ROOTS.has(root) || segments.some((s) => s === '' || s === '__proto__' || s === 'constructor' || s === 'prototype')) return undefined;
+  if (
+    root === undefined ||
+    !VARIABLE_ROOTS.has(root) ||
+    segments.some((s) => s === '' || s === '__proto__' || s === 'constructor' || s === 'prototype')
+  )
+    return undefined;
   if (root === 'signals' && segments.length === 2) {
     // every signal of the policy reads 0 when absent; an unknown name is simply not shown
     const value = facts.signals && Object.hasOwn(facts.signals, segments[1]!) ? facts.signals[segments[1]!] : undefined;

@@ -94,9 +94,16 @@ export interface Checkpointer {
  * Starts checkpointing `path` (a WAL-mode database file) every `intervalMs`. Should the worker die,
  * `onFailure` runs so that the caller can hand checkpoints back to SQLite.
  */
-export function startCheckpointer(path: string, onFailure: () => void, { intervalMs = 250, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES, delegateMs = 0 }: CheckpointerOptions = {}): Checkpointer {
+export function startCheckpointer(
+  path: string,
+  onFailure: () => void,
+  { intervalMs = 250, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES, delegateMs = 0 }: CheckpointerOptions = {},
+): Checkpointer {
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { path, module, intervalMs, walLimitBytes, truncateWaitMs: TRUNCATE_WAIT_MS, delegateMs } });
+  const worker = new Worker(WORKER, {
+    eval: true,
+    workerData: { path, module, intervalMs, walLimitBytes, truncateWaitMs: TRUNCATE_WAIT_MS, delegateMs },
+  });
   let failed = false;
   let due = false;
   worker.on('message', (message) => {
@@ -117,7 +124,9 @@ export function startCheckpointer(path: string, onFailure: () => void, { interva
     async stop() {
       if (failed) return;
       const closed = new Promise<void>((resolve) => {
-        worker.on('message', (message) => { if (message === 'closed') resolve(); });
+        worker.on('message', (message) => {
+          if (message === 'closed') resolve();
+        });
         worker.once('exit', () => resolve());
       });
       worker.postMessage('stop');

@@ -50,7 +50,11 @@ function queryTiming(): { log: (event: LogEvent) => void; observe(observer: Quer
     log(event) {
       if (!current) return;
       const kind = event.query.query.kind;
-      const operation = kind.endsWith('QueryNode') ? kind.slice(0, -'QueryNode'.length).toLowerCase() : kind === 'RawNode' ? 'raw' : 'other';
+      const operation = kind.endsWith('QueryNode')
+        ? kind.slice(0, -'QueryNode'.length).toLowerCase()
+        : kind === 'RawNode'
+          ? 'raw'
+          : 'other';
       current(operation, event.queryDurationMillis / 1000, event.level === 'error');
     },
     observe(observer) {
@@ -104,7 +108,14 @@ function restrictSqliteFiles(path: string): void {
   }
 }
 
-function openSqlite(path: string, { sqliteSynchronous: synchronous = 'normal', sqliteWalLimitBytes: walLimitBytes, sqliteCheckpoints: checkpoints = 'thread' }: StoreOptions): Store {
+function openSqlite(
+  path: string,
+  {
+    sqliteSynchronous: synchronous = 'normal',
+    sqliteWalLimitBytes: walLimitBytes,
+    sqliteCheckpoints: checkpoints = 'thread',
+  }: StoreOptions,
+): Store {
   if (path !== ':memory:' && path !== '') restrictSqliteFiles(path);
   const handle = new BetterSqlite3(path);
   handle.pragma('journal_mode = WAL');
@@ -164,7 +175,11 @@ function openSqlite(path: string, { sqliteSynchronous: synchronous = 'normal', s
       // PASSIVE waits for nobody. Run by the only writer between its commits, it copies what the
       // thread left; once it has copied everything, the next commit starts the WAL over from its
       // beginning (unless a reader still reads an old snapshot: then the next pause tries again).
-      const { rows } = await sql<{ busy: number; log: number; checkpointed: number }>`pragma wal_checkpoint(PASSIVE)`.execute(db);
+      const { rows } = await sql<{
+        busy: number;
+        log: number;
+        checkpointed: number;
+      }>`pragma wal_checkpoint(PASSIVE)`.execute(db);
       const status = rows[0];
       if (status && status.busy === 0 && status.log === status.checkpointed) checkpointer.caughtUp();
       return true;
@@ -190,10 +205,16 @@ function preparesHotShapes(client: pg.PoolClient): void {
   if (target[PREPARES]) return;
   target[PREPARES] = true;
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (text: unknown, values?: unknown, ...rest: unknown[]) => {
-    if (typeof text !== 'string' || !Array.isArray(values) || !PREPARED_TEXTS.has(text)) return query(text, values, ...rest);
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (
+    text: unknown,
+    values?: unknown,
+    ...rest: unknown[]
+  ) => {
+    if (typeof text !== 'string' || !Array.isArray(values) || !PREPARED_TEXTS.has(text))
+      return query(text, values, ...rest);
     let name = statementNames.get(text);
-    if (!name) statementNames.set(text, (name = `vouch_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
+    if (!name)
+      statementNames.set(text, (name = `vouch_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
     return query({ name, text, values }, ...rest);
   };
 }

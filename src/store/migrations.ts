@@ -57,7 +57,11 @@ function initial(dialect: Dialect): Migration {
         .addColumn('last_used_at', 'bigint')
         .addColumn('deactivated_at', 'bigint')
         .execute();
-      await db.schema.createIndex('api_keys_owner_created').on('api_keys').columns(['owner_client_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('api_keys_owner_created')
+        .on('api_keys')
+        .columns(['owner_client_id', 'created_at'])
+        .execute();
       await db.schema.createIndex('api_keys_created').on('api_keys').columns(['created_at', 'id']).execute();
 
       await db.schema
@@ -212,12 +216,16 @@ class CodeMigrations implements MigrationProvider {
 export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in any schema unless told which; several Vouch
   // schemas may share a PostgreSQL database, so pin it to the current one.
-  const migrationTableSchema = dialect === 'postgres'
-    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-    : undefined;
-  const migrator = new Migrator({ db, provider: new CodeMigrations(dialect), ...(migrationTableSchema ? { migrationTableSchema } : {}) });
+  const migrationTableSchema =
+    dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: new CodeMigrations(dialect),
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
-

@@ -43,7 +43,12 @@ export class PreparedQuery<A extends unknown[], R> {
 
   async execute(...args: A): Promise<R[]> {
     if (this.text === undefined) this.prepare();
-    const result = await this.db.executeQuery<R>(CompiledQuery.raw(this.text!, this.order.map((i) => args[i])));
+    const result = await this.db.executeQuery<R>(
+      CompiledQuery.raw(
+        this.text!,
+        this.order.map((i) => args[i]),
+      ),
+    );
     return result.rows;
   }
 }

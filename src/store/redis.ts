@@ -72,17 +72,23 @@ function watch(redis: Redis): NodeJS.Timeout {
       return;
     }
     checking = true;
-    redis.ping().then(() => {
-      failures = 0;
-    }, () => {
-      failures += 1;
-      if (failures >= 2 && redis.status === 'ready') {
-        failures = 0;
-        redis.disconnect(true);
-      }
-    }).finally(() => {
-      checking = false;
-    });
+    redis
+      .ping()
+      .then(
+        () => {
+          failures = 0;
+        },
+        () => {
+          failures += 1;
+          if (failures >= 2 && redis.status === 'ready') {
+            failures = 0;
+            redis.disconnect(true);
+          }
+        },
+      )
+      .finally(() => {
+        checking = false;
+      });
   }, HEALTH_CHECK_MS);
   timer.unref();
   return timer;

@@ -1,8 +1,21 @@
 // Row types of every table, as Kysely sees them. Times are epoch milliseconds (BIGINT).
 import type { Generated } from 'kysely';
-import type { ListEntriesTable, ListsTable, ReviewsTable, RuleRevisionsTable, RulesTable, RuleVersionsTable } from './schema-rules.ts';
+import type {
+  ListEntriesTable,
+  ListsTable,
+  ReviewsTable,
+  RuleRevisionsTable,
+  RulesTable,
+  RuleVersionsTable,
+} from './schema-rules.ts';
 export type { ListsTable, ReviewsTable, RulesTable, RuleVersionsTable };
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEventsTable, WebhookFanoutsTable, WebhooksTable } from './schema-webhooks.ts';
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEventsTable,
+  WebhookFanoutsTable,
+  WebhooksTable,
+} from './schema-webhooks.ts';
 
 interface ClientsTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
@@ -192,7 +205,6 @@ export interface DecisionsTable {
   /** scores only: what a rule reads that the features do not hold (amount_ref, context, entity facts, the policy's safe amount), JSON */
   rule_inputs?: string | null;
 }
-
 
 /** Policy versions (005_learning, docs/api.md, "Policies"). */
 export interface PoliciesTable {

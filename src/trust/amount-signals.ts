@@ -7,7 +7,11 @@ import { cashOutBurst, newCounterpartyLarge } from './features.ts';
 const clip = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
 
 /** The signals whose value depends on the request's amount (non-decreasing in it). */
-export const AMOUNT_SIGNALS = ['amount_vs_history', 'cash_out_burst', 'new_counterparty_large_trade'] as const satisfies readonly SignalName[];
+export const AMOUNT_SIGNALS = [
+  'amount_vs_history',
+  'cash_out_burst',
+  'new_counterparty_large_trade',
+] as const satisfies readonly SignalName[];
 export type AmountSignal = (typeof AMOUNT_SIGNALS)[number];
 
 /** What the amount-dependent signals need, fixed for one entity and context. */

@@ -19,15 +19,30 @@ const MAX_BATCH = 100;
  */
 const CONCURRENCY = MAX_BATCH;
 
-const BatchBody = Type.Object({
-  requests: Type.Array(Type.Unknown({ description: 'a score request, as POST /api/v1/trust/score takes it' }), { minItems: 1, maxItems: MAX_BATCH }),
-}, { additionalProperties: false });
+const BatchBody = Type.Object(
+  {
+    requests: Type.Array(Type.Unknown({ description: 'a score request, as POST /api/v1/trust/score takes it' }), {
+      minItems: 1,
+      maxItems: MAX_BATCH,
+    }),
+  },
+  { additionalProperties: false },
+);
 
 const BatchResponse = Type.Object({
-  results: Type.Array(Type.Union([ScoreResponse, ProblemSchema]), { description: 'a score response or a problem document per request, in request order' }),
+  results: Type.Array(Type.Union([ScoreResponse, ProblemSchema]), {
+    description: 'a score response or a problem document per request, in request order',
+  }),
 });
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
+const problems = {
+  400: ProblemSchema,
+  401: ProblemSchema,
+  403: ProblemSchema,
+  413: ProblemSchema,
+  415: ProblemSchema,
+  429: ProblemSchema,
+};
 
 export interface BatchOptions {
   scoring: ScoringService;

@@ -66,7 +66,15 @@ export function requestDigest(value: unknown): string {
  * docs/rules.md), so they are part of the key too: only when present, so the common request pays
  * nothing for them.
  */
-const KNOWN_CONTEXT = ['counterparty_id', 'side', 'payment_method', 'country', 'counterparty_country', 'account_created_at', 'trade_id'] as const;
+const KNOWN_CONTEXT = [
+  'counterparty_id',
+  'side',
+  'payment_method',
+  'country',
+  'counterparty_country',
+  'account_created_at',
+  'trade_id',
+] as const;
 const KEYED_APART: ReadonlySet<string> = new Set<string>([...KNOWN_CONTEXT, 'linked_identifiers']);
 
 /** The context's unknown members, canonical JSON, or '' when it has none. */
@@ -106,7 +114,18 @@ export function cacheKey(k: CacheKeyInput): string {
   // Order and repeats of linked identifiers do not change the score.
   const linked = given && given.length > 0 ? [...new Set(given.map((l) => `${l.type}\u0000${l.hash}`))].sort() : [];
   // A complete JSON array, then the unknown members (if any): unambiguous.
-  const material = JSON.stringify([k.principalId, k.environment, k.policyVersion, k.rulesRevision, k.entityId, k.amount, k.currency, known, linked]) + otherMembers(k.context);
+  const material =
+    JSON.stringify([
+      k.principalId,
+      k.environment,
+      k.policyVersion,
+      k.rulesRevision,
+      k.entityId,
+      k.amount,
+      k.currency,
+      known,
+      linked,
+    ]) + otherMembers(k.context);
   return sha256(material, 'base64url');
 }
 
@@ -134,11 +153,14 @@ export class ScoreCache {
     });
     // The sweep holds the cache weakly: a cache nobody uses any more is collected, and its sweep stops.
     const ref = new WeakRef(this.lru);
-    const timer: NodeJS.Timeout = setInterval(() => {
-      const lru = ref.deref();
-      if (lru) lru.purgeStale();
-      else clearInterval(timer);
-    }, Math.max(1000, ttl));
+    const timer: NodeJS.Timeout = setInterval(
+      () => {
+        const lru = ref.deref();
+        if (lru) lru.purgeStale();
+        else clearInterval(timer);
+      },
+      Math.max(1000, ttl),
+    );
     timer.unref();
   }
 
@@ -149,7 +171,9 @@ export class ScoreCache {
   set(key: string, entry: Omit<CachedScore, 'size'>, ttlMs?: number): void {
     if (ttlMs !== undefined && ttlMs <= 0) return;
     // Strings count two bytes a character (V8 keeps some as one); the rest is the entry object.
-    const size = 2 * (entry.json.length + key.length + entry.entityId.length + entry.principalId.length + entry.state.length) + 128;
+    const size =
+      2 * (entry.json.length + key.length + entry.entityId.length + entry.principalId.length + entry.state.length) +
+      128;
     this.lru.set(key, { ...entry, size }, ttlMs === undefined ? undefined : { ttl: ttlMs });
   }
 

@@ -47,7 +47,8 @@ function num(x: number): string {
   return Number.isInteger(r) ? String(r) : r.toFixed(1);
 }
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${num(n)} ${Math.round(n * 10) === 10 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`): string =>
+  `${num(n)} ${Math.round(n * 10) === 10 ? one : many}`;
 
 /** "5×", "1.5×", "120×": one decimal below 10, whole above, "over 1000×" beyond. */
 function times(r: number): string {
@@ -68,8 +69,13 @@ function days(d: number): string {
 }
 
 const METHOD_WORDS: Readonly<Record<string, string>> = {
-  bank_transfer: 'a bank transfer', card: 'card', mobile_money: 'mobile money', cash: 'cash',
-  e_wallet: 'an e-wallet', crypto: 'crypto', other: 'another method',
+  bank_transfer: 'a bank transfer',
+  card: 'card',
+  mobile_money: 'mobile money',
+  cash: 'cash',
+  e_wallet: 'an e-wallet',
+  crypto: 'crypto',
+  other: 'another method',
 };
 const method = (m: string): string => METHOD_WORDS[m] ?? 'an unnamed method';
 /** Currency codes come from a validated list (ISO 4217 or the policy's assets); anything else is not shown. */
@@ -81,7 +87,9 @@ const money = (x: number): string => Number(x.toPrecision(6)).toString();
 /** ", above its tier's limit of USD 250" when the amount exceeds a tier limit, else nothing. */
 function beyondLimit(f: Facts): string {
   const limit = f.tierLimit ?? 0;
-  return limit > 0 && f.amount !== undefined && f.amount > limit ? `, above its tier's limit of ${currency(f.currency)}${money(limit)}` : '';
+  return limit > 0 && f.amount !== undefined && f.amount > limit
+    ? `, above its tier's limit of ${currency(f.currency)}${money(limit)}`
+    : '';
 }
 
 function amountRatio(f: Facts): number {
@@ -89,14 +97,20 @@ function amountRatio(f: Facts): number {
 }
 
 const LOSS_WORDS: Readonly<Record<keyof LossReasonCounts, string>> = {
-  fake_proof: 'fake payment proof', third_party_payment: 'a third-party payment', underpayment: 'underpaying', no_payment: 'not paying',
+  fake_proof: 'fake payment proof',
+  third_party_payment: 'a third-party payment',
+  underpayment: 'underpaying',
+  no_payment: 'not paying',
 };
 
 /** "lost 2 disputes for fake payment proof"; several reasons: "lost 3 disputes for fraud: 2 for fake payment proof, 1 for not paying". */
 function describeFraudulentLosses(f: Facts): string {
   const by = f.disputesLostFor;
-  const reasons = by ? (Object.keys(LOSS_WORDS) as Array<keyof LossReasonCounts>).filter((r) => Number.isFinite(by[r]) && by[r] > 0) : [];
-  if (!by || reasons.length === 0) return 'lost disputes for fraud (a fake proof, a third-party payment, underpaying or not paying)';
+  const reasons = by
+    ? (Object.keys(LOSS_WORDS) as Array<keyof LossReasonCounts>).filter((r) => Number.isFinite(by[r]) && by[r] > 0)
+    : [];
+  if (!by || reasons.length === 0)
+    return 'lost disputes for fraud (a fake proof, a third-party payment, underpaying or not paying)';
   const total = reasons.reduce((a, r) => a + by[r], 0);
   if (reasons.length === 1) return `lost ${plural(total, 'dispute')} for ${LOSS_WORDS[reasons[0]!]}`;
   return `lost ${plural(total, 'dispute')} for fraud: ${reasons.map((r) => `${num(by[r])} for ${LOSS_WORDS[r]}`).join(', ')}`;

@@ -12,27 +12,63 @@ import { containsJsonString, replaceDeep, replaceToken } from './erasure-text.ts
 
 const RULE_COLUMNS = ['rules', 'shadow_rules', 'rule_inputs'] as const;
 
-export async function eraseFromRulesAndReviews(trx: Transaction<Database>, env: Environment, id: string, digest: string): Promise<void> {
-  const lists = await trx.selectFrom('lists').select('id').where('environment', '=', env).where('kind', '=', 'entity').execute();
+export async function eraseFromRulesAndReviews(
+  trx: Transaction<Database>,
+  env: Environment,
+  id: string,
+  digest: string,
+): Promise<void> {
+  const lists = await trx
+    .selectFrom('lists')
+    .select('id')
+    .where('environment', '=', env)
+    .where('kind', '=', 'entity')
+    .execute();
   if (lists.length > 0) {
-    const changed = await trx.updateTable('list_entries').set({ value: digest })
-      .where('list_id', 'in', lists.map((l) => l.id)).where('value', '=', id).executeTakeFirst();
+    const changed = await trx
+      .updateTable('list_entries')
+      .set({ value: digest })
+      .where(
+        'list_id',
+        'in',
+        lists.map((l) => l.id),
+      )
+      .where('value', '=', id)
+      .executeTakeFirst();
     // The revision is part of every score's cache key: no cached score read the entry as it was.
     if (Number(changed.numUpdatedRows) > 0) {
-      await trx.updateTable('rule_revisions').set((eb) => ({ revision: eb('revision', '+', 1) })).where('environment', '=', env).execute();
+      await trx
+        .updateTable('rule_revisions')
+        .set((eb) => ({ revision: eb('revision', '+', 1) }))
+        .where('environment', '=', env)
+        .execute();
     }
   }
-  await trx.updateTable('reviews').set({ entity_id: digest }).where('environment', '=', env).where('entity_id', '=', id).execute();
+  await trx
+    .updateTable('reviews')
+    .set({ entity_id: digest })
+    .where('environment', '=', env)
+    .where('entity_id', '=', id)
+    .execute();
   const pattern = `%${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const notes = await trx.selectFrom('reviews').select(['id', 'note']).where('environment', '=', env).where(sql<boolean>`note like ${pattern} escape '\\'`).execute();
+  const notes = await trx
+    .selectFrom('reviews')
+    .select(['id', 'note'])
+    .where('environment', '=', env)
+    .where(sql<boolean>`note like ${pattern} escape '\\'`)
+    .execute();
   for (const row of notes) {
     const note = replaceToken(row.note ?? '', id, digest);
     if (note !== row.note) await trx.updateTable('reviews').set({ note }).where('id', '=', row.id).execute();
   }
   const json = containsJsonString(id);
   for (const column of RULE_COLUMNS) {
-    const rows = await trx.selectFrom('decisions').select(['id', `${column} as text`]).where('environment', '=', env)
-      .where(sql<boolean>`${sql.ref(column)} like ${json} escape '\\'`).execute();
+    const rows = await trx
+      .selectFrom('decisions')
+      .select(['id', `${column} as text`])
+      .where('environment', '=', env)
+      .where(sql<boolean>`${sql.ref(column)} like ${json} escape '\\'`)
+      .execute();
     for (const row of rows) {
       if (row.text === null || row.text === undefined) continue;
       let parsed: unknown;
@@ -42,7 +78,12 @@ export async function eraseFromRulesAndReviews(trx: Transaction<Database>, env: 
         continue;
       }
       const text = JSON.stringify(replaceDeep(parsed, id, digest));
-      if (text !== row.text) await trx.updateTable('decisions').set({ [column]: text }).where('id', '=', row.id).execute();
+      if (text !== row.text)
+        await trx
+          .updateTable('decisions')
+          .set({ [column]: text })
+          .where('id', '=', row.id)
+          .execute();
     }
   }
 }

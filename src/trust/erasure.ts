@@ -36,9 +36,16 @@ const CHUNK = 200;
 
 /** The deployment's salt, created once (the first erasure) and shared by every instance through the store. */
 async function erasureSalt(db: Kysely<Database>): Promise<string> {
-  await db.insertInto('settings').values({ name: SALT_SETTING, value: randomBytes(32).toString('hex') })
-    .onConflict((oc) => oc.column('name').doNothing()).execute();
-  const row = await db.selectFrom('settings').select('value').where('name', '=', SALT_SETTING).executeTakeFirstOrThrow();
+  await db
+    .insertInto('settings')
+    .values({ name: SALT_SETTING, value: randomBytes(32).toString('hex') })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('settings')
+    .select('value')
+    .where('name', '=', SALT_SETTING)
+    .executeTakeFirstOrThrow();
   return row.value;
 }
 
@@ -50,21 +57,42 @@ function erasedId(salt: string, entityId: string): string {
 /** Flag fan-outs not yet expanded into webhook events name the entity in their facts and plan. */
 async function scrubFanouts(trx: Transaction<Database>, env: Environment, id: string, digest: string): Promise<void> {
   const pattern = containsJsonString(id);
-  const rows = await trx.selectFrom('webhook_fanouts').select(['id', 'facts', 'plan']).where('environment', '=', env)
-    .where((eb) => eb.or([sql<boolean>`facts like ${pattern} escape '\\'`, sql<boolean>`plan like ${pattern} escape '\\'`])).execute();
+  const rows = await trx
+    .selectFrom('webhook_fanouts')
+    .select(['id', 'facts', 'plan'])
+    .where('environment', '=', env)
+    .where((eb) =>
+      eb.or([sql<boolean>`facts like ${pattern} escape '\\'`, sql<boolean>`plan like ${pattern} escape '\\'`]),
+    )
+    .execute();
   for (const row of rows) {
     const rewrite = (text: string) => JSON.stringify(replaceDeep(JSON.parse(text), id, digest));
-    await trx.updateTable('webhook_fanouts').set({ facts: rewrite(row.facts), plan: row.plan === null ? null : rewrite(row.plan) }).where('id', '=', row.id).execute();
+    await trx
+      .updateTable('webhook_fanouts')
+      .set({ facts: rewrite(row.facts), plan: row.plan === null ? null : rewrite(row.plan) })
+      .where('id', '=', row.id)
+      .execute();
   }
 }
 
 /** Label notes that name the id (operators write free text) name the digest instead. */
-async function scrubLabelNotes(trx: Transaction<Database>, env: Environment, id: string, digest: string): Promise<void> {
+async function scrubLabelNotes(
+  trx: Transaction<Database>,
+  env: Environment,
+  id: string,
+  digest: string,
+): Promise<void> {
   const pattern = `%${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows = await trx.selectFrom('decisions').select(['id', 'label_note']).where('environment', '=', env).where(sql<boolean>`label_note like ${pattern} escape '\\'`).execute();
+  const rows = await trx
+    .selectFrom('decisions')
+    .select(['id', 'label_note'])
+    .where('environment', '=', env)
+    .where(sql<boolean>`label_note like ${pattern} escape '\\'`)
+    .execute();
   for (const row of rows) {
     const note = replaceToken(row.label_note ?? '', id, digest);
-    if (note !== row.label_note) await trx.updateTable('decisions').set({ label_note: note }).where('id', '=', row.id).execute();
+    if (note !== row.label_note)
+      await trx.updateTable('decisions').set({ label_note: note }).where('id', '=', row.id).execute();
   }
 }
 
@@ -72,13 +100,36 @@ async function scrubLabelNotes(trx: Transaction<Database>, env: Environment, id:
  * Rows of `table` whose JSON column mentions the id: rewritten with the digest. The LIKE is only a
  * filter (SQLite's is case-insensitive); the replacement is exact.
  */
-async function scrubJson(trx: Transaction<Database>, env: Environment, table: 'events' | 'decisions' | 'webhook_events', id: string, digest: string, canonical: boolean): Promise<void> {
+async function scrubJson(
+  trx: Transaction<Database>,
+  env: Environment,
+  table: 'events' | 'decisions' | 'webhook_events',
+  id: string,
+  digest: string,
+  canonical: boolean,
+): Promise<void> {
   const pattern = containsJsonString(id);
-  const rows = table === 'events'
-    ? await trx.selectFrom('events').select(['client_id', 'event_id', 'payload as text']).where('environment', '=', env).where(sql<boolean>`payload like ${pattern} escape '\\'`).execute()
-    : table === 'decisions'
-      ? await trx.selectFrom('decisions').select(['id', 'result as text']).where('environment', '=', env).where(sql<boolean>`result like ${pattern} escape '\\'`).execute()
-      : await trx.selectFrom('webhook_events').select(['id', 'data as text']).where('environment', '=', env).where(sql<boolean>`data like ${pattern} escape '\\'`).execute();
+  const rows =
+    table === 'events'
+      ? await trx
+          .selectFrom('events')
+          .select(['client_id', 'event_id', 'payload as text'])
+          .where('environment', '=', env)
+          .where(sql<boolean>`payload like ${pattern} escape '\\'`)
+          .execute()
+      : table === 'decisions'
+        ? await trx
+            .selectFrom('decisions')
+            .select(['id', 'result as text'])
+            .where('environment', '=', env)
+            .where(sql<boolean>`result like ${pattern} escape '\\'`)
+            .execute()
+        : await trx
+            .selectFrom('webhook_events')
+            .select(['id', 'data as text'])
+            .where('environment', '=', env)
+            .where(sql<boolean>`data like ${pattern} escape '\\'`)
+            .execute();
   for (const row of rows) {
     let parsed: unknown;
     try {
@@ -91,36 +142,90 @@ async function scrubJson(trx: Transaction<Database>, env: Environment, table: 'e
     if (text === row.text) continue;
     if (table === 'events') {
       const r = row as { client_id: string; event_id: string };
-      await trx.updateTable('events').set({ payload: text }).where('environment', '=', env).where('client_id', '=', r.client_id).where('event_id', '=', r.event_id).execute();
+      await trx
+        .updateTable('events')
+        .set({ payload: text })
+        .where('environment', '=', env)
+        .where('client_id', '=', r.client_id)
+        .where('event_id', '=', r.event_id)
+        .execute();
     } else if (table === 'decisions') {
-      await trx.updateTable('decisions').set({ result: text }).where('id', '=', (row as { id: string }).id).execute();
+      await trx
+        .updateTable('decisions')
+        .set({ result: text })
+        .where('id', '=', (row as { id: string }).id)
+        .execute();
     } else {
-      await trx.updateTable('webhook_events').set({ data: text }).where('id', '=', (row as { id: string }).id).execute();
+      await trx
+        .updateTable('webhook_events')
+        .set({ data: text })
+        .where('id', '=', (row as { id: string }).id)
+        .execute();
     }
   }
 }
 
 /** Other entities' counterparty rows naming the erased one now name its digest (merged if that row exists). */
-async function scrubCounterparties(trx: Transaction<Database>, env: Environment, id: string, digest: string): Promise<void> {
-  const rows = await trx.selectFrom('entity_counterparties').selectAll().where('environment', '=', env).where('counterparty_id', '=', id).execute();
+async function scrubCounterparties(
+  trx: Transaction<Database>,
+  env: Environment,
+  id: string,
+  digest: string,
+): Promise<void> {
+  const rows = await trx
+    .selectFrom('entity_counterparties')
+    .selectAll()
+    .where('environment', '=', env)
+    .where('counterparty_id', '=', id)
+    .execute();
   for (let i = 0; i < rows.length; i += CHUNK) {
-    const batch = rows.slice(i, i + CHUNK).map((r) => ({ environment: env, entity_id: r.entity_id, counterparty_id: digest, trades: Number(r.trades) }));
-    await trx.insertInto('entity_counterparties').values(batch).onConflict((oc) => oc.columns(['environment', 'entity_id', 'counterparty_id']).doUpdateSet({
-      trades: sql`entity_counterparties.trades + excluded.trades`,
-    })).execute();
+    const batch = rows
+      .slice(i, i + CHUNK)
+      .map((r) => ({ environment: env, entity_id: r.entity_id, counterparty_id: digest, trades: Number(r.trades) }));
+    await trx
+      .insertInto('entity_counterparties')
+      .values(batch)
+      .onConflict((oc) =>
+        oc.columns(['environment', 'entity_id', 'counterparty_id']).doUpdateSet({
+          trades: sql`entity_counterparties.trades + excluded.trades`,
+        }),
+      )
+      .execute();
   }
-  await trx.deleteFrom('entity_counterparties').where('environment', '=', env).where('counterparty_id', '=', id).execute();
+  await trx
+    .deleteFrom('entity_counterparties')
+    .where('environment', '=', env)
+    .where('counterparty_id', '=', id)
+    .execute();
 }
 
 /** The entity's identifier links go; each identifier's holder counts drop and its version moves (cached scores of the other holders re-check). */
-async function removeIdentifiers(trx: Transaction<Database>, env: Environment, id: string, flagged: boolean): Promise<Array<{ id_type: string; hash: string }>> {
-  const held = await trx.selectFrom('identifiers').select(['id_type', 'hash']).where('environment', '=', env).where('entity_id', '=', id).orderBy('id_type').orderBy('hash').execute();
+async function removeIdentifiers(
+  trx: Transaction<Database>,
+  env: Environment,
+  id: string,
+  flagged: boolean,
+): Promise<Array<{ id_type: string; hash: string }>> {
+  const held = await trx
+    .selectFrom('identifiers')
+    .select(['id_type', 'hash'])
+    .where('environment', '=', env)
+    .where('entity_id', '=', id)
+    .orderBy('id_type')
+    .orderBy('hash')
+    .execute();
   for (const h of held) {
-    await trx.updateTable('identifier_stats').set({
-      entities: sql`entities - 1`,
-      flagged_entities: flagged ? sql`flagged_entities - 1` : sql`flagged_entities`,
-      version: sql`version + 1`,
-    }).where('environment', '=', env).where('id_type', '=', h.id_type).where('hash', '=', h.hash).execute();
+    await trx
+      .updateTable('identifier_stats')
+      .set({
+        entities: sql`entities - 1`,
+        flagged_entities: flagged ? sql`flagged_entities - 1` : sql`flagged_entities`,
+        version: sql`version + 1`,
+      })
+      .where('environment', '=', env)
+      .where('id_type', '=', h.id_type)
+      .where('hash', '=', h.hash)
+      .execute();
   }
   await trx.deleteFrom('identifiers').where('environment', '=', env).where('entity_id', '=', id).execute();
   return held;
@@ -132,7 +237,13 @@ interface ErasureResult {
   erasureId: string;
 }
 
-async function eraseEntity(store: Store, feed: RevocationFeed, encryption: KeyEncryption, principal: Principal, id: string): Promise<ErasureResult> {
+async function eraseEntity(
+  store: Store,
+  feed: RevocationFeed,
+  encryption: KeyEncryption,
+  principal: Principal,
+  id: string,
+): Promise<ErasureResult> {
   const env = principal.environment;
   const erasureId = newId('era');
   const digest = erasedId(await erasureSalt(store.db), id);
@@ -142,11 +253,21 @@ async function eraseEntity(store: Store, feed: RevocationFeed, encryption: KeyEn
   const eventsDeleted = await store.db.transaction().execute(async (trx) => {
     // PostgreSQL: the entity row is locked first, as ingestion locks it, so a concurrent batch for
     // this entity runs entirely before or entirely after the erasure.
-    let entity = trx.selectFrom('entities').select(['fraud_reports', 'blocklisted']).where('environment', '=', env).where('entity_id', '=', id);
+    let entity = trx
+      .selectFrom('entities')
+      .select(['fraud_reports', 'blocklisted'])
+      .where('environment', '=', env)
+      .where('entity_id', '=', id);
     if (store.dialect === 'postgres') entity = entity.forUpdate();
     const row = await entity.executeTakeFirst();
-    const flagged = row ? isFlagged({ fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted) }) : false;
-    const deleted = await trx.deleteFrom('events').where('environment', '=', env).where('entity_id', '=', id).executeTakeFirst();
+    const flagged = row
+      ? isFlagged({ fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted) })
+      : false;
+    const deleted = await trx
+      .deleteFrom('events')
+      .where('environment', '=', env)
+      .where('entity_id', '=', id)
+      .executeTakeFirst();
     const held = await removeIdentifiers(trx, env, id, flagged);
     for (const table of ['entity_currency', 'entity_hourly', 'entity_counterparties'] as const) {
       await trx.deleteFrom(table).where('environment', '=', env).where('entity_id', '=', id).execute();
@@ -154,11 +275,22 @@ async function eraseEntity(store: Store, feed: RevocationFeed, encryption: KeyEn
     await trx.deleteFrom('entities').where('environment', '=', env).where('entity_id', '=', id).execute();
     // Only the live environment takes part in the network (docs/network.md): its published
     // entries, queued identifiers and peers' answers about it go now, not at the next sync.
-    if (env === 'live') await eraseFromNetwork(networkDb(trx), store.dialect, id, held.map((h) => ({ idType: h.id_type, hash: h.hash })));
+    if (env === 'live')
+      await eraseFromNetwork(
+        networkDb(trx),
+        store.dialect,
+        id,
+        held.map((h) => ({ idType: h.id_type, hash: h.hash })),
+      );
     await scrubCounterparties(trx, env, id, digest);
     // Other entities' events that name it (a trade's or dispute's counterparty), stored canonical.
     await scrubJson(trx, env, 'events', id, digest, true);
-    await trx.updateTable('decisions').set({ subject_id: digest }).where('environment', '=', env).where('subject_id', '=', id).execute();
+    await trx
+      .updateTable('decisions')
+      .set({ subject_id: digest })
+      .where('environment', '=', env)
+      .where('subject_id', '=', id)
+      .execute();
     await scrubJson(trx, env, 'decisions', id, digest, false);
     // Webhook events not yet delivered (or kept in the log) name it too.
     await scrubJson(trx, env, 'webhook_events', id, digest, false);
@@ -174,11 +306,32 @@ async function eraseEntity(store: Store, feed: RevocationFeed, encryption: KeyEn
     });
     const count = Number(deleted.numDeletedRows);
     const erasedAt = Date.now();
-    await trx.insertInto('erasures').values({ id: erasureId, environment: env, entity_digest: digest, principal_id: principal.id, client_id: principal.clientId, events_deleted: count, erased_at: erasedAt }).execute();
+    await trx
+      .insertInto('erasures')
+      .values({
+        id: erasureId,
+        environment: env,
+        entity_digest: digest,
+        principal_id: principal.id,
+        client_id: principal.clientId,
+        events_deleted: count,
+        erased_at: erasedAt,
+      })
+      .execute();
     // Every client's data about the entity went, so every subscriber of the environment hears of it.
-    await enqueueWebhookEvent(trx, env, 'entity.erased', {
-      erasure_id: erasureId, entity_id: digest, events_deleted: count, erased_by: principal.id, erased_at: new Date(erasedAt).toISOString(),
-    }, { now: erasedAt });
+    await enqueueWebhookEvent(
+      trx,
+      env,
+      'entity.erased',
+      {
+        erasure_id: erasureId,
+        entity_id: digest,
+        events_deleted: count,
+        erased_by: principal.id,
+        erased_at: new Date(erasedAt).toISOString(),
+      },
+      { now: erasedAt },
+    );
     await feed.record(trx, 'entity', digest);
     return count;
   });
@@ -203,7 +356,13 @@ export interface ErasureRouteOptions {
   requireHashedIds?: boolean;
 }
 
-export function erasureRoutes({ store, feed, decisions, encryption, requireHashedIds = false }: ErasureRouteOptions): RouteDefinition[] {
+export function erasureRoutes({
+  store,
+  feed,
+  decisions,
+  encryption,
+  requireHashedIds = false,
+}: ErasureRouteOptions): RouteDefinition[] {
   return [
     defineRoute<{ Params: Static<typeof Params> }>({
       method: 'DELETE',
@@ -211,9 +370,16 @@ export function erasureRoutes({ store, feed, decisions, encryption, requireHashe
       config: { scope: 'trust:write', role: 'admin' },
       schema: {
         tags: ['trust'],
-        summary: "Erase an entity (role admin): its events, aggregates and identifier links; its decisions keep a salted digest in place of the id",
+        summary:
+          'Erase an entity (role admin): its events, aggregates and identifier links; its decisions keep a salted digest in place of the id',
         params: Params,
-        response: { 200: ErasureResponse, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema },
+        response: {
+          200: ErasureResponse,
+          400: ProblemSchema,
+          401: ProblemSchema,
+          403: ProblemSchema,
+          429: ProblemSchema,
+        },
       },
       handler: async (request) => {
         const { principal } = request;
@@ -225,7 +391,17 @@ export function erasureRoutes({ store, feed, decisions, encryption, requireHashe
         // instance forget its cached scores and profiles before it returns, as every other instance
         // does before its next request.
         const { eventsDeleted, digest, erasureId } = await eraseEntity(store, feed, encryption, principal, id);
-        request.log.info({ event: 'entity_erased', erasure_id: erasureId, entity_digest: digest, environment: principal.environment, events_deleted: eventsDeleted, principal_id: principal.id }, 'entity erased');
+        request.log.info(
+          {
+            event: 'entity_erased',
+            erasure_id: erasureId,
+            entity_digest: digest,
+            environment: principal.environment,
+            events_deleted: eventsDeleted,
+            principal_id: principal.id,
+          },
+          'entity erased',
+        );
         return { entity_id: id, events_deleted: eventsDeleted };
       },
     }),

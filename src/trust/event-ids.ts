@@ -22,8 +22,11 @@ export class EventConflictError extends Error {
  */
 function comparable(event: TrustEvent): string {
   const at = Date.parse(event.occurred_at);
-  const linked = event.linked_identifiers && [...event.linked_identifiers].sort((a, b) =>
-    a.type === b.type ? (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0) : a.type < b.type ? -1 : 1);
+  const linked =
+    event.linked_identifiers &&
+    [...event.linked_identifiers].sort((a, b) =>
+      a.type === b.type ? (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0) : a.type < b.type ? -1 : 1,
+    );
   return canonicalJson({
     ...event,
     ...(Number.isFinite(at) ? { occurred_at: new Date(at).toISOString() } : {}),
@@ -64,20 +67,48 @@ function samePayload(stored: string, canonical: string): boolean {
  * when its payload is the same; otherwise EventConflictError names every such event.
  */
 export async function insertEventRows(
-  trx: Transaction<Database>, environment: Environment, events: readonly TrustEvent[], payloads: readonly string[], first: ReadonlyMap<string, number>,
-  ordered: readonly number[], clientId: string, now: number,
+  trx: Transaction<Database>,
+  environment: Environment,
+  events: readonly TrustEvent[],
+  payloads: readonly string[],
+  first: ReadonlyMap<string, number>,
+  ordered: readonly number[],
+  clientId: string,
+  now: number,
 ): Promise<Set<string>> {
   const fresh = new Set<string>();
   for (const batch of chunks(ordered)) {
-    const inserted = await trx.insertInto('events').values(batch.map((i) => {
-      const ev = events[i]!;
-      return { environment, client_id: clientId, event_id: ev.event_id, entity_id: ev.entity_id, type: ev.type, occurred_at: Date.parse(ev.occurred_at), payload: payloads[i]!, ingested_at: now };
-    })).onConflict((oc) => oc.columns(['environment', 'client_id', 'event_id']).doNothing()).returning('event_id').execute();
+    const inserted = await trx
+      .insertInto('events')
+      .values(
+        batch.map((i) => {
+          const ev = events[i]!;
+          return {
+            environment,
+            client_id: clientId,
+            event_id: ev.event_id,
+            entity_id: ev.entity_id,
+            type: ev.type,
+            occurred_at: Date.parse(ev.occurred_at),
+            payload: payloads[i]!,
+            ingested_at: now,
+          };
+        }),
+      )
+      .onConflict((oc) => oc.columns(['environment', 'client_id', 'event_id']).doNothing())
+      .returning('event_id')
+      .execute();
     for (const r of inserted) fresh.add(r.event_id);
   }
   const conflicts: Array<{ index: number; eventId: string }> = [];
   for (const ids of chunks([...first.keys()].filter((id) => !fresh.has(id)))) {
-    const stored = await trx.selectFrom('events').select(['event_id', 'payload']).where('environment', '=', environment).where('client_id', '=', clientId).where('event_id', 'in', ids).execute();
+    const stored = await trx
+      .selectFrom('events')
+      .select(['event_id', 'payload'])
+      .where('environment', '=', environment)
+      .where('client_id', '=', clientId)
+      .where('event_id', 'in', ids)
+      .execute();
     for (const row of stored) {
       const index = first.get(row.event_id)!;
       if (!samePayload(row.payload, payloads[index]!)) conflicts.push({ index, eventId: row.event_id });

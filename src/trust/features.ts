@@ -18,7 +18,8 @@ const SHARED_IDENTIFIER_CAP = 31;
  * DORMANT_AFTER_DAYS, 0 while within it, capped. No trade yet (or an unknown time): 0.
  */
 export function dormancy(lastTradeAt: number | null | undefined, now: number): { value: number; gapDays: number } {
-  if (lastTradeAt === null || lastTradeAt === undefined || !Number.isFinite(lastTradeAt) || lastTradeAt <= 0) return { value: 0, gapDays: 0 };
+  if (lastTradeAt === null || lastTradeAt === undefined || !Number.isFinite(lastTradeAt) || lastTradeAt <= 0)
+    return { value: 0, gapDays: 0 };
   const gapDays = Math.max(0, now - lastTradeAt) / DAY_MS;
   return { value: clip(Math.log2(Math.max(1, gapDays / DORMANT_AFTER_DAYS)), 0, DORMANT_CAP), gapDays };
 }
@@ -56,7 +57,8 @@ export function cashOutBurst(amountExcess: number, burst: number): number {
 const REVERSIBLE_ABOVE = 0.3;
 
 /** Reversibility on a 0 … 1 scale: the method risk above REVERSIBLE_ABOVE, rescaled. */
-const reversibility = (methodRisk: number): number => clip((methodRisk - REVERSIBLE_ABOVE) / (1 - REVERSIBLE_ABOVE), 0, 1);
+const reversibility = (methodRisk: number): number =>
+  clip((methodRisk - REVERSIBLE_ABOVE) / (1 - REVERSIBLE_ABOVE), 0, 1);
 
 /**
  * The interactions of issue 20 (docs/signals.md, "Interactions"): products of other signals'

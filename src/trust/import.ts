@@ -35,8 +35,15 @@ function progressBar(done: number, total: number, lines: number): string {
  * `environment` is the partition the events go to (default live; test mode, docs/api.md, "Integration").
  */
 export async function importFile(
-  store: Store, path: string, config: Pick<Config, 'policyFile'> & Partial<Pick<Config, 'requireHashedIds'>>, progress: (line: string) => void = () => {},
-  { clientId = '', environment = 'live', stdin = process.stdin }: { clientId?: string; environment?: Environment; stdin?: Readable } = {},
+  store: Store,
+  path: string,
+  config: Pick<Config, 'policyFile'> & Partial<Pick<Config, 'requireHashedIds'>>,
+  progress: (line: string) => void = () => {},
+  {
+    clientId = '',
+    environment = 'live',
+    stdin = process.stdin,
+  }: { clientId?: string; environment?: Environment; stdin?: Readable } = {},
 ): Promise<ImportSummary> {
   const policy = loadPolicy(config.policyFile);
   const check = compileBodyCheck(TrustEvent);
@@ -88,7 +95,10 @@ export async function importFile(
       continue;
     }
     const schemaErrors = check(parsed);
-    const errs = schemaErrors.length > 0 ? { raw: [], validation: schemaErrors } : eventErrors(parsed as TrustEvent, '', policy.cryptoAssets, Date.now(), { requireHashedIds });
+    const errs =
+      schemaErrors.length > 0
+        ? { raw: [], validation: schemaErrors }
+        : eventErrors(parsed as TrustEvent, '', policy.cryptoAssets, Date.now(), { requireHashedIds });
     // The API's own wording: the raw-identifier error wins, as it does over HTTP.
     const first = errs.raw[0] ?? errs.validation[0];
     if (first) {
@@ -110,12 +120,20 @@ export async function importFile(
 }
 
 export async function importEvents(
-  store: Store, path: string, config: Pick<Config, 'policyFile'> & Partial<Pick<Config, 'requireHashedIds'>>, environment: Environment = 'live',
+  store: Store,
+  path: string,
+  config: Pick<Config, 'policyFile'> & Partial<Pick<Config, 'requireHashedIds'>>,
+  environment: Environment = 'live',
 ): Promise<ImportSummary> {
   const tty = process.stderr.isTTY === true;
-  const summary = await importFile(store, path, config, tty ? (s) => process.stderr.write(s) : () => {}, { environment });
-  process.stdout.write(`accepted ${summary.accepted}, duplicates ${summary.duplicates}, rejected ${summary.rejectedCount}\n`);
+  const summary = await importFile(store, path, config, tty ? (s) => process.stderr.write(s) : () => {}, {
+    environment,
+  });
+  process.stdout.write(
+    `accepted ${summary.accepted}, duplicates ${summary.duplicates}, rejected ${summary.rejectedCount}\n`,
+  );
   for (const r of summary.rejected) process.stdout.write(`  line ${r.line}: ${r.reason}\n`);
-  if (summary.rejectedCount > summary.rejected.length) process.stdout.write(`  … and ${summary.rejectedCount - summary.rejected.length} more\n`);
+  if (summary.rejectedCount > summary.rejected.length)
+    process.stdout.write(`  … and ${summary.rejectedCount - summary.rejected.length} more\n`);
   return summary;
 }

@@ -14,7 +14,9 @@ type WireResult = { ok: IngestResult } | { conflicts: Array<{ index: number; eve
 export const EVENTS_KIND = 'events';
 
 /** The worker's side: commits a batch through `call` (HostWriter.call). */
-export function remoteIngestion(call: (kind: string, payload: unknown) => Promise<unknown>): (batch: PreparedBatch) => Promise<IngestResult> {
+export function remoteIngestion(
+  call: (kind: string, payload: unknown) => Promise<unknown>,
+): (batch: PreparedBatch) => Promise<IngestResult> {
   return async (batch) => {
     const wire: WireBatch = { ...batch, first: [...batch.first] };
     const answer = (await call(EVENTS_KIND, wire)) as WireResult;

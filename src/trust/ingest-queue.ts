@@ -30,7 +30,10 @@ export class GroupCommitQueue<B, R> {
     private readonly committed: (results: readonly R[]) => void,
     { maxEvents = 1000, between }: GroupCommitOptions = {},
   ) {
-    this.group = new GroupCommit((batches) => this.commit(batches), { maxWeight: maxEvents, ...(between ? { between } : {}) });
+    this.group = new GroupCommit((batches) => this.commit(batches), {
+      maxWeight: maxEvents,
+      ...(between ? { between } : {}),
+    });
   }
 
   /** Resolves with the batch's own result once it is committed; rejects with its own error. */

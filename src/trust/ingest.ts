@@ -24,8 +24,21 @@ const DAY_MS = 86_400_000;
 export const BUCKET_MS = 600_000;
 
 type Entity = EntitiesTable;
-type Decayed = 'd_trades_completed' | 'd_trades_cancelled' | 'd_disputes_lost' | 'd_chargebacks' | 'd_fraud_reports' | 'd_disputes_lost_fraudulent';
-const DECAYED: Decayed[] = ['d_trades_completed', 'd_trades_cancelled', 'd_disputes_lost', 'd_chargebacks', 'd_fraud_reports', 'd_disputes_lost_fraudulent'];
+type Decayed =
+  | 'd_trades_completed'
+  | 'd_trades_cancelled'
+  | 'd_disputes_lost'
+  | 'd_chargebacks'
+  | 'd_fraud_reports'
+  | 'd_disputes_lost_fraudulent';
+const DECAYED: Decayed[] = [
+  'd_trades_completed',
+  'd_trades_cancelled',
+  'd_disputes_lost',
+  'd_chargebacks',
+  'd_fraud_reports',
+  'd_disputes_lost_fraudulent',
+];
 
 /** Adds one occurrence at time t to a decayed counter, keeping every counter relative to decay_at. */
 function bumpDecayed(e: Entity, field: Decayed, t: number, halfLifeMs: number): void {
@@ -41,7 +54,10 @@ function bumpDecayed(e: Entity, field: Decayed, t: number, halfLifeMs: number): 
 
 /** Disputes involve both parties: an event naming the counterparty updates it too (mirrored). */
 const MIRRORED: ReadonlySet<string> = new Set(['dispute.opened', 'dispute.resolved']);
-export const mirroredParty = (ev: TrustEvent) => (MIRRORED.has(ev.type) && ev.counterparty_id !== undefined && ev.counterparty_id !== ev.entity_id ? ev.counterparty_id : undefined);
+export const mirroredParty = (ev: TrustEvent) =>
+  MIRRORED.has(ev.type) && ev.counterparty_id !== undefined && ev.counterparty_id !== ev.entity_id
+    ? ev.counterparty_id
+    : undefined;
 
 function seen(p: Pending, id: string, t: number): Entity {
   const e = p.entities.get(id)!;
@@ -83,7 +99,13 @@ export function applyEvent(p: Pending, ev: TrustEvent, t: number, now: number, h
   const other = mirroredParty(ev);
   const counterparty = other === undefined ? undefined : seen(p, other, t);
   for (const l of ev.linked_identifiers ?? []) {
-    p.identifiers.set(`${l.type}\u0000${l.hash}\u0000${ev.entity_id}`, { environment: p.environment, id_type: l.type, hash: l.hash, entity_id: ev.entity_id, created_at: now });
+    p.identifiers.set(`${l.type}\u0000${l.hash}\u0000${ev.entity_id}`, {
+      environment: p.environment,
+      id_type: l.type,
+      hash: l.hash,
+      entity_id: ev.entity_id,
+      created_at: now,
+    });
   }
   switch (ev.type) {
     case 'trade.completed': {
@@ -92,11 +114,22 @@ export function applyEvent(p: Pending, ev: TrustEvent, t: number, now: number, h
       bumpDecayed(e, 'd_trades_completed', t, halfLifeMs);
       // A trade reported without its amount still counts as a trade (and towards velocity); only
       // the amount and volume statistics, which need the figure, leave it out.
-      const amount = ev.amount !== undefined && ev.currency !== undefined && Number.isFinite(ev.amount) && ev.amount > 0 ? ev.amount : undefined;
+      const amount =
+        ev.amount !== undefined && ev.currency !== undefined && Number.isFinite(ev.amount) && ev.amount > 0
+          ? ev.amount
+          : undefined;
       const currency = amount === undefined ? '' : ev.currency!;
       if (amount !== undefined) {
         const key = `${ev.entity_id}\u0000${currency}`;
-        const c = p.currencies.get(key) ?? { environment: p.environment, entity_id: ev.entity_id, currency, trades: 0, volume: 0, log_mean: 0, log_m2: 0 };
+        const c = p.currencies.get(key) ?? {
+          environment: p.environment,
+          entity_id: ev.entity_id,
+          currency,
+          trades: 0,
+          volume: 0,
+          log_mean: 0,
+          log_m2: 0,
+        };
         // Welford's online mean and variance of ln(amount).
         const x = Math.log(amount);
         c.trades += 1;
@@ -110,14 +143,26 @@ export function applyEvent(p: Pending, ev: TrustEvent, t: number, now: number, h
         // Amount-less trades share the '' currency bucket: counted as trades, never as volume.
         const bucket = Math.floor(t / BUCKET_MS);
         const bkey = `${ev.entity_id}\u0000${bucket}\u0000${currency}`;
-        const b = p.buckets.get(bkey) ?? { environment: p.environment, entity_id: ev.entity_id, bucket, currency, trades: 0, volume: 0 };
+        const b = p.buckets.get(bkey) ?? {
+          environment: p.environment,
+          entity_id: ev.entity_id,
+          bucket,
+          currency,
+          trades: 0,
+          volume: 0,
+        };
         b.trades += 1;
         b.volume += amount ?? 0;
         p.buckets.set(bkey, b);
       }
       if (ev.counterparty_id !== undefined) {
         const ckey = `${ev.entity_id}\u0000${ev.counterparty_id}`;
-        const cp = p.counterparties.get(ckey) ?? { environment: p.environment, entity_id: ev.entity_id, counterparty_id: ev.counterparty_id, trades: 0 };
+        const cp = p.counterparties.get(ckey) ?? {
+          environment: p.environment,
+          entity_id: ev.entity_id,
+          counterparty_id: ev.counterparty_id,
+          trades: 0,
+        };
         cp.trades += 1;
         p.counterparties.set(ckey, cp);
       }
@@ -183,7 +228,12 @@ const ATTEMPTS = 5;
  * each in its own savepoint; on PostgreSQL each batch is its own transaction, run again when the
  * server reports a deadlock or serialization failure.
  */
-export async function ingestEvents(store: Store, events: TrustEvent[], policy: Policy, options: IngestOptions): Promise<IngestResult> {
+export async function ingestEvents(
+  store: Store,
+  events: TrustEvent[],
+  policy: Policy,
+  options: IngestOptions,
+): Promise<IngestResult> {
   const batch = prepareBatch(events, policy, options);
   if (store.dialect === 'sqlite') {
     const host = hostWriters.get(store);
@@ -224,10 +274,21 @@ export function commitPrepared(store: Store, batch: PreparedBatch): Promise<Inge
 function ingestQueue(store: Store): { submit(batch: PreparedBatch): Promise<IngestResult> } {
   let queue = queues.get(store);
   if (!queue) {
-    queue = new GroupCommitQueue<PreparedBatch, IngestResult>(store.db, (trx, batch) => ingestInTransaction(trx, batch, false), (results) => {
-      // Cached scores in this process are checked against this before they are served.
-      if (results.some((r) => r.accepted > 0)) store.changes.localWrite();
-    }, store.checkpointIfDue ? { between: async () => { await store.checkpointIfDue!(); } } : {});
+    queue = new GroupCommitQueue<PreparedBatch, IngestResult>(
+      store.db,
+      (trx, batch) => ingestInTransaction(trx, batch, false),
+      (results) => {
+        // Cached scores in this process are checked against this before they are served.
+        if (results.some((r) => r.accepted > 0)) store.changes.localWrite();
+      },
+      store.checkpointIfDue
+        ? {
+            between: async () => {
+              await store.checkpointIfDue!();
+            },
+          }
+        : {},
+    );
     queues.set(store, queue);
   }
   const q = queue;
@@ -251,30 +312,60 @@ export interface PreparedBatch {
 /** Throws EventConflictError when the batch uses one event_id for two different events. */
 function prepareBatch(events: TrustEvent[], policy: Policy, options: IngestOptions): PreparedBatch {
   const { payloads, first } = batchEventIds(events);
-  return { events, payloads, first, halfLifeMs: policy.decayHalfLifeDays * DAY_MS, fanout: policy.maxIdentifierFanout, environment: options.environment, clientId: options.clientId ?? '', now: options.now ?? Date.now() };
+  return {
+    events,
+    payloads,
+    first,
+    halfLifeMs: policy.decayHalfLifeDays * DAY_MS,
+    fanout: policy.maxIdentifierFanout,
+    environment: options.environment,
+    clientId: options.clientId ?? '',
+    now: options.now ?? Date.now(),
+  };
 }
 
 /**
  * Stores one batch inside the caller's transaction. `lockEntities` (PostgreSQL) takes the batch's
  * entity rows in one global order first, so concurrent batches wait rather than deadlock.
  */
-async function ingestInTransaction(trx: Transaction<Database>, batch: PreparedBatch, lockEntities: boolean): Promise<IngestResult> {
+async function ingestInTransaction(
+  trx: Transaction<Database>,
+  batch: PreparedBatch,
+  lockEntities: boolean,
+): Promise<IngestResult> {
   const { events, payloads, first, halfLifeMs, fanout, environment, clientId, now } = batch;
   // Inserted in event_id order: concurrent batches sharing events lock them in the same order.
-  const ordered = [...first.values()].sort((a, b) => (events[a]!.event_id < events[b]!.event_id ? -1 : events[a]!.event_id > events[b]!.event_id ? 1 : 0));
+  const ordered = [...first.values()].sort((a, b) =>
+    events[a]!.event_id < events[b]!.event_id ? -1 : events[a]!.event_id > events[b]!.event_id ? 1 : 0,
+  );
   // Throws EventConflictError: the batch's other events roll back with it.
   const fresh = await insertEventRows(trx, environment, events, payloads, first, ordered, clientId, now);
-  const accepted = [...first.values()].filter((i) => fresh.has(events[i]!.event_id))
+  const accepted = [...first.values()]
+    .filter((i) => fresh.has(events[i]!.event_id))
     .map((i) => ({ ev: events[i]!, t: Date.parse(events[i]!.occurred_at) }))
     .sort((a, b) => a.t - b.t);
   if (accepted.length > 0) {
-    const entityIds = [...new Set(accepted.flatMap((a) => [a.ev.entity_id, mirroredParty(a.ev) ?? a.ev.entity_id]))].sort();
+    const entityIds = [
+      ...new Set(accepted.flatMap((a) => [a.ev.entity_id, mirroredParty(a.ev) ?? a.ev.entity_id])),
+    ].sort();
     const state = await loadState(trx, environment, entityIds, lockEntities);
-    const pending: Pending = { environment, ...state, buckets: new Map(), counterparties: new Map(), identifiers: new Map() };
+    const pending: Pending = {
+      environment,
+      ...state,
+      buckets: new Map(),
+      counterparties: new Map(),
+      identifiers: new Map(),
+    };
     for (const { ev, t } of accepted) applyEvent(pending, ev, t, now, halfLifeMs);
     await writeState(trx, pending, Math.floor(now / BUCKET_MS));
     // Outcome events label the decisions of their trade (docs/api.md, "Outcomes and labels"), in this transaction.
-    await labelFromEvents(trx, environment, accepted.map((a) => a.ev), clientId, now);
+    await labelFromEvents(
+      trx,
+      environment,
+      accepted.map((a) => a.ev),
+      clientId,
+      now,
+    );
     // entity.flagged webhooks: one fan-out row in this transaction, expanded by the webhook worker (src/webhooks/fanout.ts).
     await announceFlags(trx, environment, clientId, flagFacts(accepted.map((a) => a.ev)), fanout);
   }

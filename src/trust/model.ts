@@ -9,7 +9,14 @@
 import { SIGNAL_NAMES, type Policy, type SignalName } from '../policies/policy.ts';
 import { modelValue, riskLevelFor, scoreValues } from '../policies/arithmetic.ts';
 import { describeSignal, type Facts } from './descriptions.ts';
-import { disputeExcess, dormancy, fraudulentLossesValue, INTERACTIONS, sharedIdentifierValue, youngReversible } from './features.ts';
+import {
+  disputeExcess,
+  dormancy,
+  fraudulentLossesValue,
+  INTERACTIONS,
+  sharedIdentifierValue,
+  youngReversible,
+} from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
 import { PEER_CAP, networkFlagsSignal, type NetworkSignal } from '../network/signal.ts';
@@ -68,16 +75,26 @@ function sameCountry(a: unknown, b: unknown): boolean | null {
  * later is a warning sign unless it is put here.
  */
 const NOT_WARNING_SIGNS: ReadonlySet<SignalName> = new Set<SignalName>([
-  'completed_trades', 'new_account', 'cold_start', 'new_counterparty', 'payment_method_risk', 'cross_border',
-  'young_account_reversible_method', 'reversible_new_counterparty', 'cross_border_new_counterparty',
+  'completed_trades',
+  'new_account',
+  'cold_start',
+  'new_counterparty',
+  'payment_method_risk',
+  'cross_border',
+  'young_account_reversible_method',
+  'reversible_new_counterparty',
+  'cross_border_new_counterparty',
 ]);
 /**
  * network_flags is a warning sign only once independent peers agree (above one peer's cap): a lone
  * peer, honest or not, moves a score through its own term alone (docs/network.md, "The signal").
  */
-const isWarning = (name: Exclude<SignalName, AmountSignal>, value: number): boolean => (name === 'network_flags' ? value > PEER_CAP : modelValue(value) !== 0);
-const WARNING_SIGNS = SIGNAL_NAMES.filter((name): name is Exclude<SignalName, AmountSignal> =>
-  !NOT_WARNING_SIGNS.has(name) && !(AMOUNT_SIGNALS as readonly SignalName[]).includes(name));
+const isWarning = (name: Exclude<SignalName, AmountSignal>, value: number): boolean =>
+  name === 'network_flags' ? value > PEER_CAP : modelValue(value) !== 0;
+const WARNING_SIGNS = SIGNAL_NAMES.filter(
+  (name): name is Exclude<SignalName, AmountSignal> =>
+    !NOT_WARNING_SIGNS.has(name) && !(AMOUNT_SIGNALS as readonly SignalName[]).includes(name),
+);
 
 export interface Prepared {
   /** raw values of every signal that does not depend on the amount */
@@ -142,7 +159,11 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   const network = networkFlagsSignal(profile.networkFlags ?? [], now);
   const ring = profile.ring ? ringFacts(profile.ring, now, policy.decayHalfLifeDays) : NO_RING;
   // From the parts' rounded values, as replayableFeatures derives them for older vectors.
-  const parts = { new_counterparty: newCounterparty ? 1 : 0, payment_method_risk: modelValue(methodRisk), cross_border: sameCountry(ctx.country, ctx.counterparty_country) === false ? 1 : 0 };
+  const parts = {
+    new_counterparty: newCounterparty ? 1 : 0,
+    payment_method_risk: modelValue(methodRisk),
+    cross_border: sameCountry(ctx.country, ctx.counterparty_country) === false ? 1 : 0,
+  };
 
   const fixed: Prepared['fixed'] = {
     completed_trades: Math.log2(1 + trades),
@@ -175,8 +196,16 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
   return {
     fixed,
     terms: {
-      hasHistory, logMean, std, newCounterparty, burst, limit: tier.limit, clean,
-      toleranceSigma: policy.amount.toleranceSigma, cap: policy.amount.cap, noHistoryValue: policy.amount.noHistoryValue,
+      hasHistory,
+      logMean,
+      std,
+      newCounterparty,
+      burst,
+      limit: tier.limit,
+      clean,
+      toleranceSigma: policy.amount.toleranceSigma,
+      cap: policy.amount.cap,
+      noHistoryValue: policy.amount.noHistoryValue,
     },
     facts: {
       tradesCompleted: count(profile.tradesCompleted),
@@ -215,7 +244,9 @@ function amountArray(prepared: Prepared, amount: number): number[] {
 }
 
 /** Per SIGNAL_NAMES position: the index in AMOUNT_SIGNALS, or -1 for a fixed signal. */
-const AMOUNT_SLOT: readonly number[] = SIGNAL_NAMES.map((name) => (AMOUNT_SIGNALS as readonly SignalName[]).indexOf(name));
+const AMOUNT_SLOT: readonly number[] = SIGNAL_NAMES.map((name) =>
+  (AMOUNT_SIGNALS as readonly SignalName[]).indexOf(name),
+);
 
 /** Every signal's value as the model sums it (modelValue), zeros included, in SIGNAL_NAMES order. */
 function roundedValues(fixed: Prepared['fixed'], amounts: readonly number[]): Record<SignalName, number> {
@@ -243,8 +274,17 @@ export function evaluate(profile: EntityProfile, request: ScoreRequest, policy: 
   const prepared = prepare(profile, request, policy, now);
   const values = roundedValues(prepared.fixed, amountArray(prepared, request.amount));
   const { signals: parts, score } = scoreValues(policy, values);
-  const signals: Signal[] = parts.map((s) => ({ name: s.name, value: s.value, weight: s.weight, description: describeSignal(s.name, s.value, prepared.facts) }));
-  return { result: { score, riskLevel: riskLevelFor(score, policy.thresholds), signals, policyVersion: policy.version }, values, prepared };
+  const signals: Signal[] = parts.map((s) => ({
+    name: s.name,
+    value: s.value,
+    weight: s.weight,
+    description: describeSignal(s.name, s.value, prepared.facts),
+  }));
+  return {
+    result: { score, riskLevel: riskLevelFor(score, policy.thresholds), signals, policyVersion: policy.version },
+    values,
+    prepared,
+  };
 }
 
 export function scoreEntity(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): ScoreResult {
@@ -261,7 +301,12 @@ export function computeSignals(profile: EntityProfile, request: ScoreRequest, po
  * included, in SIGNAL_NAMES order. Weights play no part in a value, so this is the same for every
  * policy that shares the other settings.
  */
-export function signalValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
+export function signalValues(
+  profile: EntityProfile,
+  request: ScoreRequest,
+  policy: Policy,
+  now: number,
+): Record<SignalName, number> {
   const prepared = prepare(profile, request, policy, now);
   return roundedValues(prepared.fixed, amountArray(prepared, request.amount));
 }

@@ -82,5 +82,10 @@ export interface Decider {
 /** Scoring without rules: the policy's outcome and its safe amount. */
 export const POLICY_ONLY: Decider = {
   revision: () => '0',
-  decide: (_environment, facts, policyOutcome) => ({ outcome: policyOutcome, rules: [], shadow_rules: [], safe_amount: facts.safe_amount }),
+  decide: (_environment, facts, policyOutcome) => ({
+    outcome: policyOutcome,
+    rules: [],
+    shadow_rules: [],
+    safe_amount: facts.safe_amount,
+  }),
 };

@@ -26,7 +26,19 @@ import { PreparedQuery } from '../store/prepared.ts';
 import type { Environment } from '../auth/principal.ts';
 import type { Ring } from '../rings/graph.ts';
 import { BUCKET_MS } from './ingest.ts';
-import { counterpartyTradesSql, loadProfile, profileFromRow, readProfileRow, readRing, STATE_COLUMNS, stateJoins, stateOf, type LoadedProfile, type ProfileQuery, type ProfileRow } from './profile.ts';
+import {
+  counterpartyTradesSql,
+  loadProfile,
+  profileFromRow,
+  readProfileRow,
+  readRing,
+  STATE_COLUMNS,
+  stateJoins,
+  stateOf,
+  type LoadedProfile,
+  type ProfileQuery,
+  type ProfileRow,
+} from './profile.ts';
 
 /**
  * Entries kept per process: ≈ 0.9 KB each with its key and slot (bench/profile-cache-memory.ts),
@@ -37,11 +49,42 @@ export const PROFILE_CACHE_ENTRIES = 20_000;
 
 /** The row's numeric columns, in the order an entry keeps them. */
 const COLUMNS = [
-  'version', 'first_seen_at', 'last_event_at', 'trades_completed', 'trades_cancelled', 'disputes_opened', 'disputes_won', 'disputes_lost',
-  'chargebacks', 'fraud_reports', 'blocklisted', 'decay_at', 'd_trades_completed', 'd_trades_cancelled', 'd_disputes_lost', 'd_chargebacks',
-  'd_fraud_reports', 'd_disputes_lost_fraudulent', 'c_trades', 'c_volume', 'c_log_mean', 'c_log_m2', 'trades_hour', 'trades_day', 'volume_day',
-  'counterparty_trades', 'linked_flagged', 'linked_holders', 'last_trade_at', 'linked_version', 'own_identifiers',
-  'disputes_lost_third_party_payment', 'disputes_lost_fake_proof', 'disputes_lost_underpayment', 'disputes_lost_no_payment', 'net_version',
+  'version',
+  'first_seen_at',
+  'last_event_at',
+  'trades_completed',
+  'trades_cancelled',
+  'disputes_opened',
+  'disputes_won',
+  'disputes_lost',
+  'chargebacks',
+  'fraud_reports',
+  'blocklisted',
+  'decay_at',
+  'd_trades_completed',
+  'd_trades_cancelled',
+  'd_disputes_lost',
+  'd_chargebacks',
+  'd_fraud_reports',
+  'd_disputes_lost_fraudulent',
+  'c_trades',
+  'c_volume',
+  'c_log_mean',
+  'c_log_m2',
+  'trades_hour',
+  'trades_day',
+  'volume_day',
+  'counterparty_trades',
+  'linked_flagged',
+  'linked_holders',
+  'last_trade_at',
+  'linked_version',
+  'own_identifiers',
+  'disputes_lost_third_party_payment',
+  'disputes_lost_fake_proof',
+  'disputes_lost_underpayment',
+  'disputes_lost_no_payment',
+  'net_version',
 ] as const satisfies ReadonlyArray<Exclude<keyof ProfileRow, 'network'>>;
 
 const WIDTH = COLUMNS.length;
@@ -103,10 +146,17 @@ interface Entry {
 
 const counterpartyQueries = new WeakMap<Store, PreparedQuery<unknown[], { trades: number }>>();
 
-async function counterpartyTrades(store: Store, environment: Environment, entityId: string, counterpartyId: string): Promise<number | null> {
+async function counterpartyTrades(
+  store: Store,
+  environment: Environment,
+  entityId: string,
+  counterpartyId: string,
+): Promise<number | null> {
   let query = counterpartyQueries.get(store);
   if (!query) {
-    query = new PreparedQuery(store.db as never, 3, (_db, env, id, counterparty) => sql<{ trades: number }>`${counterpartyTradesSql(env, id, counterparty)}`.compile(store.db));
+    query = new PreparedQuery(store.db as never, 3, (_db, env, id, counterparty) =>
+      sql<{ trades: number }>`${counterpartyTradesSql(env, id, counterparty)}`.compile(store.db),
+    );
     counterpartyQueries.set(store, query);
   }
   const [row] = await query.execute(environment, entityId, counterpartyId);
@@ -122,12 +172,19 @@ interface CheckRow {
 const checkQueries = new WeakMap<Store, PreparedQuery<unknown[], CheckRow>>();
 
 /** The entity's state now (as profile.ts currentState reads it) and its trade count with the counterparty, in one query. */
-async function readCheck(store: Store, environment: Environment, entityId: string, counterpartyId: string): Promise<CheckRow> {
+async function readCheck(
+  store: Store,
+  environment: Environment,
+  entityId: string,
+  counterpartyId: string,
+): Promise<CheckRow> {
   let query = checkQueries.get(store);
   if (!query) {
-    query = new PreparedQuery(store.db as never, 3, (_db, env, id, counterparty) => sql<CheckRow>`
+    query = new PreparedQuery(store.db as never, 3, (_db, env, id, counterparty) =>
+      sql<CheckRow>`
       select ${STATE_COLUMNS}, (${counterpartyTradesSql(env, id, counterparty)}) as counterparty_trades
-      from (select 1 as one) q ${stateJoins(env, id, [])}`.compile(store.db));
+      from (select 1 as one) q ${stateJoins(env, id, [])}`.compile(store.db),
+    );
     checkQueries.set(store, query);
   }
   const [row] = await query.execute(environment, entityId, counterpartyId);
@@ -138,7 +195,10 @@ export class ProfileCache {
   private readonly entries: LRUCache<string, Entry>;
   private readonly rows: RowSlots;
 
-  constructor(private readonly store: Store, maxEntries = PROFILE_CACHE_ENTRIES) {
+  constructor(
+    private readonly store: Store,
+    maxEntries = PROFILE_CACHE_ENTRIES,
+  ) {
     const rows = (this.rows = new RowSlots(maxEntries));
     this.entries = new LRUCache<string, Entry>({ max: maxEntries, dispose: (entry) => rows.release(entry.slot) });
   }
@@ -159,19 +219,36 @@ export class ProfileCache {
     const key = `${q.environment}\n${q.entityId}\n${q.currency}\n${Math.floor(q.now / BUCKET_MS)}\n${q.ringFanout ?? ''}`;
     const entry = entries.get(key);
     if (entry && changes.supported && entry.generation === generation) {
-      if (q.counterpartyId === undefined || q.counterpartyId === entry.counterpartyId) return profileFromRow(rows.read(entry.slot, entry.network), q, entry.ring);
+      if (q.counterpartyId === undefined || q.counterpartyId === entry.counterpartyId)
+        return profileFromRow(rows.read(entry.slot, entry.network), q, entry.ring);
       const trades = await counterpartyTrades(this.store, q.environment, q.entityId, q.counterpartyId);
       return profileFromRow(rows.read(entry.slot, entry.network, trades), q, entry.ring);
     }
     if (entry && !changes.supported && entry.ring === null) {
       const check = await readCheck(this.store, q.environment, q.entityId, q.counterpartyId ?? '');
       // The check ran after the entry's read: an unchanged state means nothing the row holds has changed since.
-      if (stateOf(check) === entry.state) return profileFromRow(rows.read(entry.slot, entry.network, check.counterparty_trades === null ? null : Number(check.counterparty_trades)), q, null);
+      if (stateOf(check) === entry.state)
+        return profileFromRow(
+          rows.read(
+            entry.slot,
+            entry.network,
+            check.counterparty_trades === null ? null : Number(check.counterparty_trades),
+          ),
+          q,
+          null,
+        );
     }
     const row = await readProfileRow(this.store, q);
     const ring = await readRing(this.store, q, row);
     if (changes.supported || ring === null) {
-      entries.set(key, { slot: rows.write(row), network: row.network, ring, generation, state: stateOf(row), counterpartyId: q.counterpartyId });
+      entries.set(key, {
+        slot: rows.write(row),
+        network: row.network,
+        ring,
+        generation,
+        state: stateOf(row),
+        counterpartyId: q.counterpartyId,
+      });
     } else entries.delete(key);
     return profileFromRow(row, q, ring);
   }

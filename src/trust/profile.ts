@@ -80,8 +80,11 @@ export interface ProfileQuery {
 const n = (v: number | string | null | undefined) => (v === null || v === undefined ? 0 : Number(v));
 
 /** LoadedProfile.state from the versions a query read. */
-export const stateOf = (row: { version: number | string | null; linked_version: number | string | null; net_version: number | string | null } | undefined): string =>
-  `${n(row?.version)}.${n(row?.linked_version)}.${n(row?.net_version)}`;
+export const stateOf = (
+  row:
+    | { version: number | string | null; linked_version: number | string | null; net_version: number | string | null }
+    | undefined,
+): string => `${n(row?.version)}.${n(row?.linked_version)}.${n(row?.net_version)}`;
 
 /**
  * The identifiers a score looks at: the entity's stored ones and those the request names
@@ -89,8 +92,11 @@ export const stateOf = (row: { version: number | string | null; linked_version: 
  * argument like the others, so one compiled shape serves both environments.
  */
 function identifierKeys(env: unknown, id: unknown, pairs: unknown[]) {
-  const viaRequest = Array.from({ length: pairs.length / 2 }, (_, i) => sql`
-    union select cast(${pairs[2 * i]} as text), cast(${pairs[2 * i + 1]} as text)`);
+  const viaRequest = Array.from(
+    { length: pairs.length / 2 },
+    (_, i) => sql`
+    union select cast(${pairs[2 * i]} as text), cast(${pairs[2 * i + 1]} as text)`,
+  );
   return sql`select m.id_type, m.hash from identifiers m where m.environment = ${env} and m.entity_id = ${id}${sql.join(viaRequest, sql``)}`;
 }
 
@@ -124,8 +130,11 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
   if (!shapes) profileShapes.set(store, (shapes = new Map()));
   let query = shapes.get(linked);
   if (!query) {
-    query = new PreparedQuery<unknown[], ProfileRow>(store.db as never, 6 + 2 * linked, (_db, env, id, currency, counterparty, hourFrom, dayFrom, ...pairs) => {
-      return sql<ProfileRow>`
+    query = new PreparedQuery<unknown[], ProfileRow>(
+      store.db as never,
+      6 + 2 * linked,
+      (_db, env, id, currency, counterparty, hourFrom, dayFrom, ...pairs) => {
+        return sql<ProfileRow>`
         select ${STATE_COLUMNS}, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
           e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
           e.last_trade_at, e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports, e.d_disputes_lost_fraudulent,
@@ -141,7 +150,8 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
         from (select 1 as one) q ${stateJoins(env, id, pairs)}
         left join entity_currency c on c.environment = ${env} and c.entity_id = ${id} and c.currency = ${currency}
       `.compile(store.db);
-    });
+      },
+    );
     shapes.set(linked, query);
   }
   return query;
@@ -157,7 +167,13 @@ export async function readProfileRow(store: Store, q: ProfileQuery): Promise<Pro
   const bucket = Math.floor(q.now / BUCKET_MS);
   const linked = q.linked ?? [];
   const rows = await profileQuery(store, linked.length).execute(
-    q.environment, q.entityId, q.currency, q.counterpartyId ?? '', bucket - 5, bucket - 143, ...linked.flatMap((l) => [l.type, l.hash]),
+    q.environment,
+    q.entityId,
+    q.currency,
+    q.counterpartyId ?? '',
+    bucket - 5,
+    bucket - 143,
+    ...linked.flatMap((l) => [l.type, l.hash]),
   );
   return rows[0]!;
 }
@@ -166,7 +182,13 @@ export async function readProfileRow(store: Store, q: ProfileQuery): Promise<Pro
 export async function readRing(store: Store, q: ProfileQuery, row: ProfileRow): Promise<Ring | null> {
   if (q.ringFanout === undefined || sharedWith(row) === 0) return null;
   const caps = { ...SCORE_CAPS, fanout: q.ringFanout };
-  const hood = await readNeighbourhood(store.db, q.environment, q.entityId, (q.linked ?? []).map((l) => ({ idType: l.type, hash: l.hash })), caps);
+  const hood = await readNeighbourhood(
+    store.db,
+    q.environment,
+    q.entityId,
+    (q.linked ?? []).map((l) => ({ idType: l.type, hash: l.hash })),
+    caps,
+  );
   return walkRing(hood, caps.depth, caps.fanout);
 }
 
@@ -211,7 +233,11 @@ export function profileFromRow(row: ProfileRow, q: ProfileQuery, ring: Ring | nu
       fraudReports: n(row.fraud_reports),
       blocklisted: n(row.blocklisted) === 1,
       decayed,
-      velocity: { tradesLastHour: n(row.trades_hour), tradesLastDay: n(row.trades_day), volumeLastDay: n(row.volume_day) },
+      velocity: {
+        tradesLastHour: n(row.trades_hour),
+        tradesLastDay: n(row.trades_day),
+        volumeLastDay: n(row.volume_day),
+      },
       amountStats: { n: n(row.c_trades), logMean: n(row.c_log_mean), logM2: n(row.c_log_m2), volume: n(row.c_volume) },
       counterpartyTrades: q.counterpartyId === undefined ? null : n(row.counterparty_trades),
       linkedFlaggedEntities: linkedFlagged,
@@ -230,13 +256,20 @@ const stateShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], Stat
  * The current state (see LoadedProfile.state) of an entity and the request's identifiers, for
  * validating a cached score: one query, by primary keys.
  */
-export async function currentState(store: Store, environment: Environment, entityId: string, linked: readonly LinkedIdentifier[] = []): Promise<string> {
+export async function currentState(
+  store: Store,
+  environment: Environment,
+  entityId: string,
+  linked: readonly LinkedIdentifier[] = [],
+): Promise<string> {
   let shapes = stateShapes.get(store);
   if (!shapes) stateShapes.set(store, (shapes = new Map()));
   let query = shapes.get(linked.length);
   if (!query) {
-    query = new PreparedQuery(store.db as never, 2 + 2 * linked.length, (_db, env, id, ...pairs) => sql<StateRow>`
-      select ${STATE_COLUMNS} from (select 1 as one) q ${stateJoins(env, id, pairs)}`.compile(store.db));
+    query = new PreparedQuery(store.db as never, 2 + 2 * linked.length, (_db, env, id, ...pairs) =>
+      sql<StateRow>`
+      select ${STATE_COLUMNS} from (select 1 as one) q ${stateJoins(env, id, pairs)}`.compile(store.db),
+    );
     shapes.set(linked.length, query);
   }
   const [row] = await query.execute(environment, entityId, ...linked.flatMap((l) => [l.type, l.hash]));

@@ -9,11 +9,16 @@ import { EventConflictError, ingestEvents } from './ingest.ts';
 import { CachedAnswer, type ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { documentedOnly, scoreValidator } from './score-validation.ts';
-import {
-  EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents,
-} from './schemas.ts';
+import { EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents } from './schemas.ts';
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
+const problems = {
+  400: ProblemSchema,
+  401: ProblemSchema,
+  403: ProblemSchema,
+  413: ProblemSchema,
+  415: ProblemSchema,
+  429: ProblemSchema,
+};
 
 const EntityAggregates = Type.Object({
   entity_id: Type.String(),
@@ -28,11 +33,13 @@ const EntityAggregates = Type.Object({
   chargebacks: Type.Integer(),
   fraud_reports: Type.Integer(),
   blocklisted: Type.Boolean(),
-  linked_identifiers: Type.Array(Type.Object({
-    type: Type.String(),
-    hash: Type.String(),
-    entities: Type.Integer({ minimum: 0, description: 'how many entities hold this identifier (this one included)' }),
-  })),
+  linked_identifiers: Type.Array(
+    Type.Object({
+      type: Type.String(),
+      hash: Type.String(),
+      entities: Type.Integer({ minimum: 0, description: 'how many entities hold this identifier (this one included)' }),
+    }),
+  ),
 });
 
 export interface TrustRouteOptions {
@@ -48,11 +55,24 @@ export interface TrustRouteOptions {
 }
 
 /** Scores returned by the single and the batch route, by level and cache use. */
-export const scoreCounter = (metrics: Metrics) => metrics.counter('vouch_scores_total', 'Scores returned, by risk level and cache use', ['risk_level', 'cached']) as Counter<'risk_level' | 'cached'>;
+export const scoreCounter = (metrics: Metrics) =>
+  metrics.counter('vouch_scores_total', 'Scores returned, by risk level and cache use', [
+    'risk_level',
+    'cached',
+  ]) as Counter<'risk_level' | 'cached'>;
 
-export function trustRoutes({ store, scoring, policies, requireHashedIds = false, metrics, scores }: TrustRouteOptions): RouteDefinition[] {
+export function trustRoutes({
+  store,
+  scoring,
+  policies,
+  requireHashedIds = false,
+  metrics,
+  scores,
+}: TrustRouteOptions): RouteDefinition[] {
   const validateScore = scoreValidator({ requireHashedIds });
-  const ingested = metrics.counter('vouch_events_ingested_total', 'Events accepted or skipped as duplicates', ['outcome']);
+  const ingested = metrics.counter('vouch_events_ingested_total', 'Events accepted or skipped as duplicates', [
+    'outcome',
+  ]);
   const EntityParams = Type.Object({ entity_id: EntityId });
 
   return [
@@ -65,7 +85,11 @@ export function trustRoutes({ store, scoring, policies, requireHashedIds = false
         tags: ['trust'],
         summary: "Record history events (idempotent by the client's event_id; up to 1000 per call)",
         body: EventsBody,
-        response: { 200: Type.Object({ accepted: Type.Integer(), duplicates: Type.Integer() }), 409: ProblemSchema, ...problems },
+        response: {
+          200: Type.Object({ accepted: Type.Integer(), duplicates: Type.Integer() }),
+          409: ProblemSchema,
+          ...problems,
+        },
       },
       handler: async (request) => {
         // A batch is all or nothing: nothing is stored unless every event is valid.
@@ -77,8 +101,18 @@ export function trustRoutes({ store, scoring, policies, requireHashedIds = false
           result = await ingestEvents(store, request.body.events, policy, { environment, clientId });
         } catch (err) {
           if (!(err instanceof EventConflictError)) throw err;
-          const errors = err.conflicts.slice(0, 50).map((c) => ({ field: `events.${c.index}.event_id`, message: 'was already used for a different event' }));
-          throw new ApiError(409, 'conflict', `An event_id was reused with a different payload (${errors.map((e) => e.field).slice(0, 3).join(', ')}); nothing was stored.`, { errors });
+          const errors = err.conflicts
+            .slice(0, 50)
+            .map((c) => ({ field: `events.${c.index}.event_id`, message: 'was already used for a different event' }));
+          throw new ApiError(
+            409,
+            'conflict',
+            `An event_id was reused with a different payload (${errors
+              .map((e) => e.field)
+              .slice(0, 3)
+              .join(', ')}); nothing was stored.`,
+            { errors },
+          );
         }
         ingested.inc({ outcome: 'accepted' }, result.accepted);
         ingested.inc({ outcome: 'duplicate' }, result.duplicates);
@@ -126,15 +160,38 @@ export function trustRoutes({ store, scoring, policies, requireHashedIds = false
         const id = request.params.entity_id;
         checkEntityParam(id, { requireHashedIds });
         const { environment } = request.principal;
-        const row = await store.db.selectFrom('entities').selectAll().where('environment', '=', environment).where('entity_id', '=', id).executeTakeFirst();
-        if (!row || Number(row.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
+        const row = await store.db
+          .selectFrom('entities')
+          .selectAll()
+          .where('environment', '=', environment)
+          .where('entity_id', '=', id)
+          .executeTakeFirst();
+        if (!row || Number(row.version) === 0)
+          throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
         const [currencies, identifiers] = await Promise.all([
-          store.db.selectFrom('entity_currency').select(['currency', 'volume']).where('environment', '=', environment).where('entity_id', '=', id).orderBy('currency').execute(),
+          store.db
+            .selectFrom('entity_currency')
+            .select(['currency', 'volume'])
+            .where('environment', '=', environment)
+            .where('entity_id', '=', id)
+            .orderBy('currency')
+            .execute(),
           // The sharing count comes from identifier_stats in the same query: no scan of the other holders.
-          store.db.selectFrom('identifiers')
-            .leftJoin('identifier_stats', (join) => join.onRef('identifier_stats.environment', '=', 'identifiers.environment').onRef('identifier_stats.id_type', '=', 'identifiers.id_type').onRef('identifier_stats.hash', '=', 'identifiers.hash'))
+          store.db
+            .selectFrom('identifiers')
+            .leftJoin('identifier_stats', (join) =>
+              join
+                .onRef('identifier_stats.environment', '=', 'identifiers.environment')
+                .onRef('identifier_stats.id_type', '=', 'identifiers.id_type')
+                .onRef('identifier_stats.hash', '=', 'identifiers.hash'),
+            )
             .select(['identifiers.id_type', 'identifiers.hash', 'identifier_stats.entities'])
-            .where('identifiers.environment', '=', environment).where('identifiers.entity_id', '=', id).orderBy('identifiers.id_type').orderBy('identifiers.hash').limit(100).execute(),
+            .where('identifiers.environment', '=', environment)
+            .where('identifiers.entity_id', '=', id)
+            .orderBy('identifiers.id_type')
+            .orderBy('identifiers.hash')
+            .limit(100)
+            .execute(),
         ]);
         const iso = (ms: number) => new Date(Number(ms)).toISOString();
         return {
@@ -151,7 +208,11 @@ export function trustRoutes({ store, scoring, policies, requireHashedIds = false
           fraud_reports: Number(row.fraud_reports),
           blocklisted: Number(row.blocklisted) === 1,
           // A missing stats row (never expected) still counts this entity itself.
-          linked_identifiers: identifiers.map((i) => ({ type: i.id_type, hash: i.hash, entities: Math.max(1, Number(i.entities ?? 1)) })),
+          linked_identifiers: identifiers.map((i) => ({
+            type: i.id_type,
+            hash: i.hash,
+            entities: Math.max(1, Number(i.entities ?? 1)),
+          })),
         };
       },
     }),

@@ -24,7 +24,8 @@ const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
  * `context`, for a rule that trusts it).
  */
 export function entityFacts(profile: EntityProfile, now: number): EntityFacts {
-  const first = profile.known && profile.firstSeenAt !== null && Number.isFinite(profile.firstSeenAt) ? profile.firstSeenAt : null;
+  const first =
+    profile.known && profile.firstSeenAt !== null && Number.isFinite(profile.firstSeenAt) ? profile.firstSeenAt : null;
   return {
     account_age_days: first === null ? 0 : round4(Math.max(0, now - first) / DAY_MS),
     completed_trades: count(profile.tradesCompleted),
@@ -42,7 +43,15 @@ export function amountRef(policy: Policy, amount: number, currency: string): num
 }
 
 /** Everything a rule condition reads for this score; `values` (every signal of the policy, zeros included) is used as is. */
-export function ruleFacts(profile: EntityProfile, request: ScoreRequest, policy: Policy, result: ScoreResult, values: Record<SignalName, number>, safeAmount: number | null, now: number): RuleFacts {
+export function ruleFacts(
+  profile: EntityProfile,
+  request: ScoreRequest,
+  policy: Policy,
+  result: ScoreResult,
+  values: Record<SignalName, number>,
+  safeAmount: number | null,
+  now: number,
+): RuleFacts {
   return {
     entity_id: request.entity_id,
     amount: request.amount,
@@ -72,7 +81,12 @@ export function ruleColumns(facts: RuleFacts, verdict: RuleVerdict) {
     outcome: verdict.outcome,
     rules: verdict.rules.length > 0 ? JSON.stringify(verdict.rules) : null,
     shadow_rules: verdict.shadow_rules.length > 0 ? JSON.stringify(verdict.shadow_rules) : null,
-    rule_inputs: JSON.stringify({ amount_ref: facts.amount_ref, context: facts.context, entity: facts.entity, safe_amount: facts.safe_amount }),
+    rule_inputs: JSON.stringify({
+      amount_ref: facts.amount_ref,
+      context: facts.context,
+      entity: facts.entity,
+      safe_amount: facts.safe_amount,
+    }),
   };
 }
 
@@ -82,12 +96,29 @@ export function ruleColumns(facts: RuleFacts, verdict: RuleVerdict) {
  * (reason 'sample', due as a review), so labels also come from what nothing flagged.
  * `random` is injectable for tests.
  */
-export function reviewOpening(policy: Policy, outcome: Outcome, now: number, random: () => number = Math.random): ReviewOpening | null {
+export function reviewOpening(
+  policy: Policy,
+  outcome: Outcome,
+  now: number,
+  random: () => number = Math.random,
+): ReviewOpening | null {
   if (outcome === 'review' || outcome === 'hold') {
-    return { id: newId('rev'), outcome, reason: 'outcome', sample_rate: null, due_at: now + reviewHoursOf(policy)[outcome] * HOUR_MS };
+    return {
+      id: newId('rev'),
+      outcome,
+      reason: 'outcome',
+      sample_rate: null,
+      due_at: now + reviewHoursOf(policy)[outcome] * HOUR_MS,
+    };
   }
   if (outcome !== 'approve') return null;
   const rate = reviewSampleRateOf(policy);
   if (rate <= 0 || !(random() < rate)) return null;
-  return { id: newId('rev'), outcome: 'approve', reason: 'sample', sample_rate: rate, due_at: now + reviewHoursOf(policy).review * HOUR_MS };
+  return {
+    id: newId('rev'),
+    outcome: 'approve',
+    reason: 'sample',
+    sample_rate: rate,
+    due_at: now + reviewHoursOf(policy).review * HOUR_MS,
+  };
 }

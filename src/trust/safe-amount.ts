@@ -111,7 +111,9 @@ function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => num
   const v = [0, 0, 0];
   return (amount) => {
     amountValuesInto(prepared.terms, amount, v);
-    return logisticScore(fixedZ + contribution(policy, a0, v[0]!) + contribution(policy, a1, v[1]!) + contribution(policy, a2, v[2]!));
+    return logisticScore(
+      fixedZ + contribution(policy, a0, v[0]!) + contribution(policy, a1, v[1]!) + contribution(policy, a2, v[2]!),
+    );
   };
 }
 
@@ -135,15 +137,22 @@ export function safeAmountFrom(prepared: Prepared, currency: string, policy: Pol
   const t = prepared.terms;
   // Every amount signal is at its cap from ln a = mean + std·(tolerance + cap) on (the history's excess).
   // With a tier limit, the excess over the limit saturates from limit·e^(std·cap) on.
-  const saturated = Math.max(Math.exp(t.logMean + t.std * (t.toleranceSigma + t.cap)), t.limit * Math.exp(t.std * t.cap));
+  const saturated = Math.max(
+    Math.exp(t.logMean + t.std * (t.toleranceSigma + t.cap)),
+    t.limit * Math.exp(t.std * t.cap),
+  );
   const top = t.hasHistory ? Math.min(MAX_UNITS, Math.max(2, Math.ceil(saturated * scale) + 1)) : MAX_UNITS;
 
   const found = locate((amount) => fast(amount) < high, at, top);
   // Checked with the exact score; in the rare case the fast sum sat on a rounding boundary, redo it exactly.
-  const ok = found === null ? exact(Infinity)
-    : found === 0 ? !exact(at(1))
-      : found === top ? exact(at(top))
-        : exact(at(found)) && !exact(at(found + 1));
+  const ok =
+    found === null
+      ? exact(Infinity)
+      : found === 0
+        ? !exact(at(1))
+        : found === top
+          ? exact(at(top))
+          : exact(at(found)) && !exact(at(found + 1));
   const units = ok ? found : locate(exact, at, top);
   return units === null ? null : at(units);
 }
@@ -169,6 +178,12 @@ function locate(below: (amount: number) => boolean, at: (units: number) => numbe
 }
 
 /** Checks a safe amount against the full model (used by tests and by the docs' worked examples). */
-export function scoreForAmount(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number, amount: number): number {
+export function scoreForAmount(
+  profile: EntityProfile,
+  request: ScoreRequest,
+  policy: Policy,
+  now: number,
+  amount: number,
+): number {
   return scoreFromSignals(policy.bias, computeSignals(profile, { ...request, amount }, policy, now));
 }

@@ -2,7 +2,13 @@
 // (currency and country lists, raw identifiers, context depth, date floor, hashed-id mode).
 import { Type, type Static } from 'typebox';
 import { ApiError, type FieldError } from '../http/problem.ts';
-import { NO_RAW_IDENTIFIER, PATTERN_MESSAGE, RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage } from '../http/validation.ts';
+import {
+  NO_RAW_IDENTIFIER,
+  PATTERN_MESSAGE,
+  RAW_IDENTIFIER_DETAIL,
+  StringEnum,
+  rawIdentifierMessage,
+} from '../http/validation.ts';
 import { schemaMismatch } from '../http/field-errors.ts';
 
 export { StringEnum };
@@ -44,10 +50,15 @@ export const Currency = Type.String({
   minLength: 2,
   maxLength: 10,
   pattern: '^[A-Z0-9]+$',
-  [PATTERN_MESSAGE]: 'must be upper-case letters and digits: an ISO 4217 code such as USD, or a crypto asset such as BTC',
+  [PATTERN_MESSAGE]:
+    'must be upper-case letters and digits: an ISO 4217 code such as USD, or a crypto asset such as BTC',
   description: 'upper-case ISO 4217 code or a crypto asset of the policy',
 });
-const Country = Type.String({ pattern: '^[A-Z]{2}$', [PATTERN_MESSAGE]: 'must be an upper-case ISO 3166-1 alpha-2 country code such as DE', description: 'ISO 3166-1 alpha-2' });
+const Country = Type.String({
+  pattern: '^[A-Z]{2}$',
+  [PATTERN_MESSAGE]: 'must be an upper-case ISO 3166-1 alpha-2 country code such as DE',
+  description: 'ISO 3166-1 alpha-2',
+});
 const Amount = Type.Number({ exclusiveMinimum: 0, maximum: 1e15 });
 
 /**
@@ -57,7 +68,10 @@ const Amount = Type.Number({ exclusiveMinimum: 0, maximum: 1e15 });
 export const MAX_LINKED_IDENTIFIERS = 20;
 const IDENTIFIER_TYPES = ['phone', 'bank_account', 'email', 'device', 'other'] as const;
 const LinkedIdentifiers = Type.Array(
-  Type.Object({ type: StringEnum(IDENTIFIER_TYPES), hash: HashedIdentifier({ minLength: 8 }) }, { additionalProperties: false }),
+  Type.Object(
+    { type: StringEnum(IDENTIFIER_TYPES), hash: HashedIdentifier({ minLength: 8 }) },
+    { additionalProperties: false },
+  ),
   { maxItems: MAX_LINKED_IDENTIFIERS },
 );
 
@@ -82,7 +96,9 @@ export const ScoreBody = Type.Object(
 export type ScoreBody = Static<typeof ScoreBody>;
 
 const SignalSchema = Type.Object({
-  name: Type.String(), value: Type.Number(), weight: Type.Number(),
+  name: Type.String(),
+  value: Type.Number(),
+  weight: Type.Number(),
   description: Type.String({ description: 'one plain sentence of what was seen, with the figure' }),
 });
 
@@ -96,18 +112,29 @@ export const ScoreResponse = Type.Object({
   policy_version: Type.String(),
   scored_at: Type.String({ format: 'date-time' }),
   safe_amount: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
-    description: "largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold, lowered to the least cap of the matched rules (a rule never raises it); null: none reaches it and no rule capped it; 0: even the smallest does",
+    description:
+      "largest amount (request's currency, minor units, rounded down) scoring below the policy's high threshold, lowered to the least cap of the matched rules (a rule never raises it); null: none reaches it and no rule capped it; 0: even the smallest does",
   }),
   outcome: StringEnum(OUTCOMES, {
-    description: "what to do with the trade (docs/rules.md): the policy's outcome for the risk level (default low/medium approve, high review, critical decline), made more severe by a matched rule's action (decline > hold > review > approve), or approve by a matched override rule unless a final decline rule also matched",
+    description:
+      "what to do with the trade (docs/rules.md): the policy's outcome for the risk level (default low/medium approve, high review, critical decline), made more severe by a matched rule's action (decline > hold > review > approve), or approve by a matched override rule unless a final decline rule also matched",
   }),
-  rules: Type.Array(MatchedRuleSchema, { description: 'the active rules whose condition matched, in evaluation order; [] when none did' }),
+  rules: Type.Array(MatchedRuleSchema, {
+    description: 'the active rules whose condition matched, in evaluation order; [] when none did',
+  }),
 });
 export type ScoreResponse = Static<typeof ScoreResponse>;
 
 const EVENT_TYPES = [
-  'trade.completed', 'trade.cancelled', 'dispute.opened', 'dispute.resolved', 'chargeback',
-  'fraud.reported', 'entity.blocklisted', 'entity.unblocklisted', 'identifier.linked',
+  'trade.completed',
+  'trade.cancelled',
+  'dispute.opened',
+  'dispute.resolved',
+  'chargeback',
+  'fraud.reported',
+  'entity.blocklisted',
+  'entity.unblocklisted',
+  'identifier.linked',
 ] as const;
 type EventType = (typeof EVENT_TYPES)[number];
 
@@ -137,8 +164,10 @@ export const TrustEvent = Type.Object(
 );
 export type TrustEvent = Static<typeof TrustEvent>;
 
-export const EventsBody = Type.Object({ events: Type.Array(TrustEvent, { minItems: 1, maxItems: 1000 }) }, { additionalProperties: false });
-
+export const EventsBody = Type.Object(
+  { events: Type.Array(TrustEvent, { minItems: 1, maxItems: 1000 }) },
+  { additionalProperties: false },
+);
 
 const MAX_CONTEXT_DEPTH = 5;
 
@@ -157,7 +186,8 @@ const EARLIEST_MS = Date.parse(EARLIEST_DATE);
 export function dateErrors(field: string, value: string | undefined): FieldError[] {
   if (value === undefined) return [];
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) return [{ field, message: 'must be an RFC 3339 date-time with a full offset (Z or ±hh:mm) and seconds 00-59' }];
+  if (Number.isNaN(ms))
+    return [{ field, message: 'must be an RFC 3339 date-time with a full offset (Z or ±hh:mm) and seconds 00-59' }];
   if (ms < EARLIEST_MS) return [{ field, message: `must not be before ${EARLIEST_DATE}` }];
   return [];
 }
@@ -177,7 +207,9 @@ export function depth(value: unknown, level = 1): number {
 }
 
 export function contextDepthErrors(field: string, context: unknown): FieldError[] {
-  return context !== undefined && depth(context) > MAX_CONTEXT_DEPTH ? [{ field, message: `nests deeper than ${MAX_CONTEXT_DEPTH} levels` }] : [];
+  return context !== undefined && depth(context) > MAX_CONTEXT_DEPTH
+    ? [{ field, message: `nests deeper than ${MAX_CONTEXT_DEPTH} levels` }]
+    : [];
 }
 
 /**
@@ -197,13 +229,19 @@ export function rawIdentifierErrors(fields: Array<[string, string | undefined, o
 const NOT_A_DIGEST = 'must be a hex or base64url digest of at least 32 characters';
 
 /** VOUCH_REQUIRE_HASHED_IDS: field errors for identifiers that are not digests. */
-export function hashedIdErrors(fields: Array<[string, string | undefined, object?]>, options: CheckOptions): FieldError[] {
+export function hashedIdErrors(
+  fields: Array<[string, string | undefined, object?]>,
+  options: CheckOptions,
+): FieldError[] {
   if (!options.requireHashedIds) return [];
-  return fields.filter(([, value]) => value !== undefined && !isDigest(value)).map(([field]) => ({ field, message: NOT_A_DIGEST }));
+  return fields
+    .filter(([, value]) => value !== undefined && !isDigest(value))
+    .map(([field]) => ({ field, message: NOT_A_DIGEST }));
 }
 
 export function throwRawIdentifiers(errors: FieldError[]): void {
-  if (errors.length > 0) throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: errors.slice(0, 50) });
+  if (errors.length > 0)
+    throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: errors.slice(0, 50) });
 }
 
 export function throwValidation(errors: FieldError[]): void {
@@ -213,7 +251,9 @@ export function throwValidation(errors: FieldError[]): void {
 }
 
 function countryErrors(field: string, code: string | undefined): FieldError[] {
-  return code !== undefined && !isCountryCode(code) ? [{ field, message: 'is not an assigned ISO 3166-1 alpha-2 country code' }] : [];
+  return code !== undefined && !isCountryCode(code)
+    ? [{ field, message: 'is not an assigned ISO 3166-1 alpha-2 country code' }]
+    : [];
 }
 
 /** Checks of a score request beyond its schema; a raw identifier is reported before anything else. */
@@ -222,14 +262,22 @@ export function checkScoreBody(body: ScoreBody, cryptoAssets: readonly string[],
   const ids: Array<[string, string | undefined, object]> = [
     ['entity_id', body.entity_id, body],
     ['context.counterparty_id', ctx.counterparty_id, ctx],
-    ...(ctx.linked_identifiers ?? []).map((l, i): [string, string, object] => [`context.linked_identifiers.${i}.hash`, l.hash, l]),
+    ...(ctx.linked_identifiers ?? []).map((l, i): [string, string, object] => [
+      `context.linked_identifiers.${i}.hash`,
+      l.hash,
+      l,
+    ]),
   ];
   throwRawIdentifiers(rawIdentifierErrors(ids));
   const errors: FieldError[] = [];
-  if (!isValidCurrency(body.currency, cryptoAssets)) errors.push({ field: 'currency', message: 'is not an ISO 4217 code or a supported crypto asset' });
+  if (!isValidCurrency(body.currency, cryptoAssets))
+    errors.push({ field: 'currency', message: 'is not an ISO 4217 code or a supported crypto asset' });
   errors.push(...contextDepthErrors('context', body.context));
   errors.push(...dateErrors('context.account_created_at', ctx.account_created_at));
-  errors.push(...countryErrors('context.country', ctx.country), ...countryErrors('context.counterparty_country', ctx.counterparty_country));
+  errors.push(
+    ...countryErrors('context.country', ctx.country),
+    ...countryErrors('context.counterparty_country', ctx.counterparty_country),
+  );
   errors.push(...hashedIdErrors(ids, options));
   throwValidation(errors);
 }
@@ -248,10 +296,19 @@ const NEEDS: Partial<Record<EventType, Array<keyof TrustEvent>>> = {
 };
 
 /** Per-event checks beyond the schema; `prefix` locates the event in a batch (e.g. "events.3"). */
-export function eventErrors(event: TrustEvent, prefix: string, cryptoAssets: readonly string[], now = Date.now(), options: CheckOptions = {}): { validation: FieldError[]; raw: FieldError[] } {
+export function eventErrors(
+  event: TrustEvent,
+  prefix: string,
+  cryptoAssets: readonly string[],
+  now = Date.now(),
+  options: CheckOptions = {},
+): { validation: FieldError[]; raw: FieldError[] } {
   const validation: FieldError[] = dateErrors(`${prefix}.occurred_at`, event.occurred_at);
   if (Date.parse(event.occurred_at) > now + MAX_EVENT_SKEW_MS) {
-    validation.push({ field: `${prefix}.occurred_at`, message: `must not be more than ${MAX_EVENT_SKEW_MS / 60_000} minutes in the future` });
+    validation.push({
+      field: `${prefix}.occurred_at`,
+      message: `must not be more than ${MAX_EVENT_SKEW_MS / 60_000} minutes in the future`,
+    });
   }
   for (const field of NEEDS[event.type] ?? []) {
     if (event[field] === undefined || (Array.isArray(event[field]) && (event[field] as unknown[]).length === 0)) {
@@ -265,12 +322,19 @@ export function eventErrors(event: TrustEvent, prefix: string, cryptoAssets: rea
     validation.push({ field: `${prefix}.currency`, message: 'is not an ISO 4217 code or a supported crypto asset' });
   }
   if ((event.amount === undefined) !== (event.currency === undefined)) {
-    validation.push({ field: `${prefix}.${event.amount === undefined ? 'amount' : 'currency'}`, message: 'amount and currency go together' });
+    validation.push({
+      field: `${prefix}.${event.amount === undefined ? 'amount' : 'currency'}`,
+      message: 'amount and currency go together',
+    });
   }
   const ids: Array<[string, string | undefined, object]> = [
     [`${prefix}.entity_id`, event.entity_id, event],
     [`${prefix}.counterparty_id`, event.counterparty_id, event],
-    ...(event.linked_identifiers ?? []).map((l, i): [string, string, object] => [`${prefix}.linked_identifiers.${i}.hash`, l.hash, l]),
+    ...(event.linked_identifiers ?? []).map((l, i): [string, string, object] => [
+      `${prefix}.linked_identifiers.${i}.hash`,
+      l.hash,
+      l,
+    ]),
   ];
   validation.push(...hashedIdErrors(ids, options));
   return { validation, raw: rawIdentifierErrors(ids) };

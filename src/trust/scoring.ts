@@ -47,15 +47,23 @@ interface SharedRow {
  */
 const sharedQueries = new WeakMap<Store, Map<number, PreparedQuery<unknown[], SharedRow>>>();
 
-async function sharedDecision(store: Store, environment: Environment, decisionId: string, entityId: string, linked: readonly LinkedIdentifier[]): Promise<(SharedRow & { state: string }) | undefined> {
+async function sharedDecision(
+  store: Store,
+  environment: Environment,
+  decisionId: string,
+  entityId: string,
+  linked: readonly LinkedIdentifier[],
+): Promise<(SharedRow & { state: string }) | undefined> {
   let shapes = sharedQueries.get(store);
   if (!shapes) sharedQueries.set(store, (shapes = new Map()));
   let query = shapes.get(linked.length);
   if (!query) {
-    query = new PreparedQuery(store.db as never, 3 + 2 * linked.length, (_db, env, id, entity, ...pairs) => sql<SharedRow>`
+    query = new PreparedQuery(store.db as never, 3 + 2 * linked.length, (_db, env, id, entity, ...pairs) =>
+      sql<SharedRow>`
       select d.principal_id, d.cache_key, d.cache_state, d.result, ${STATE_COLUMNS}
       from decisions d ${stateJoins(env, entity, pairs)}
-      where d.id = ${id} and d.kind = 'score' and d.environment = ${env}`.compile(store.db));
+      where d.id = ${id} and d.kind = 'score' and d.environment = ${env}`.compile(store.db),
+    );
     shapes.set(linked.length, query);
   }
   const [row] = await query.execute(environment, decisionId, entityId, ...linked.flatMap((l) => [l.type, l.hash]));
@@ -80,7 +88,10 @@ function requestSummary(body: ScoreBody): Record<string, unknown> {
  */
 export class CachedAnswer {
   readonly json: string;
-  constructor(stored: string, readonly riskLevel: string) {
+  constructor(
+    stored: string,
+    readonly riskLevel: string,
+  ) {
     this.json = `${stored.slice(0, -1)},"cached":true}`;
   }
 
@@ -105,7 +116,12 @@ export class ScoringService {
     /** shared with the other instances when configured; scores are validated against the store either way */
     private readonly redis?: Redis,
     /** told of the identifiers a request names, and the client that sent it (it queues them for the network and returns at once) */
-    private readonly linkedSeen: (environment: Environment, linked: readonly LinkedIdentifier[], entityId: string, clientId: string) => void = () => {},
+    private readonly linkedSeen: (
+      environment: Environment,
+      linked: readonly LinkedIdentifier[],
+      entityId: string,
+      clientId: string,
+    ) => void = () => {},
     /**
      * The rules of each environment (docs/rules.md), handed in by the composition root: every score
      * decides its outcome through it. Without one, the policy's outcome map decides alone.
@@ -126,7 +142,13 @@ export class ScoringService {
   }
 
   /** The caller's own decision for this key from the shared cache, if still valid. */
-  private async sharedGet(key: string, principal: Principal, entityId: string, linked: readonly LinkedIdentifier[], ttlMs: number): Promise<{ body: StoredScore; json: string; state: string } | undefined> {
+  private async sharedGet(
+    key: string,
+    principal: Principal,
+    entityId: string,
+    linked: readonly LinkedIdentifier[],
+    ttlMs: number,
+  ): Promise<{ body: StoredScore; json: string; state: string } | undefined> {
     if (!this.redis || this.redis.status !== 'ready') return undefined;
     let pointer: string | null;
     try {
@@ -136,7 +158,8 @@ export class ScoringService {
     }
     if (!pointer || !DECISION_ID.test(pointer)) return undefined;
     const row = await sharedDecision(this.store, principal.environment, pointer, entityId, linked);
-    if (!row || row.principal_id !== principal.id || row.cache_key !== key || row.cache_state !== row.state) return undefined;
+    if (!row || row.principal_id !== principal.id || row.cache_key !== key || row.cache_state !== row.state)
+      return undefined;
     const body = JSON.parse(row.result) as StoredScore;
     // Redis expires the pointer with the TTL; a pointer that outlived it (a changed TTL, a hand-made
     // entry) must not revive an old decision.
@@ -150,9 +173,23 @@ export class ScoringService {
   }
 
   /** Profile and model output for one entity under `policy`, without caching or audit (the dispute analyser's input). */
-  async assess(environment: Environment, policy: Policy, entityId: string, amount: number, currency: string, context: ScoreContext, now: number): Promise<{ profile: EntityProfile; result: ScoreResult; safeAmount: number | null }> {
+  async assess(
+    environment: Environment,
+    policy: Policy,
+    entityId: string,
+    amount: number,
+    currency: string,
+    context: ScoreContext,
+    now: number,
+  ): Promise<{ profile: EntityProfile; result: ScoreResult; safeAmount: number | null }> {
     const { profile } = await this.profiles.load({
-      environment, entityId, currency, counterpartyId: context.counterparty_id, linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST), now, ringFanout: policy.maxIdentifierFanout,
+      environment,
+      entityId,
+      currency,
+      counterpartyId: context.counterparty_id,
+      linked: context.linked_identifiers?.slice(0, MAX_LINKED_PER_REQUEST),
+      now,
+      ringFanout: policy.maxIdentifierFanout,
     });
     const { result, prepared } = evaluate(profile, { entity_id: entityId, amount, currency, context }, policy, now);
     return { profile, result, safeAmount: safeAmountFrom(prepared, currency, policy) };
@@ -170,9 +207,16 @@ export class ScoringService {
     const linked = context.linked_identifiers ?? [];
     // The schema caps the list too; this holds for every caller of the service.
     if (linked.length > MAX_LINKED_PER_REQUEST) {
-      throw new ApiError(400, 'validation_failed', `context.linked_identifiers must have at most ${MAX_LINKED_PER_REQUEST} items.`, {
-        errors: [{ field: 'context.linked_identifiers', message: `must have at most ${MAX_LINKED_PER_REQUEST} items` }],
-      });
+      throw new ApiError(
+        400,
+        'validation_failed',
+        `context.linked_identifiers must have at most ${MAX_LINKED_PER_REQUEST} items.`,
+        {
+          errors: [
+            { field: 'context.linked_identifiers', message: `must have at most ${MAX_LINKED_PER_REQUEST} items` },
+          ],
+        },
+      );
     }
     const request = { entity_id: body.entity_id, amount: body.amount, currency: body.currency, context };
     const { environment } = principal;
@@ -184,8 +228,14 @@ export class ScoringService {
     // "Trust scoring"); and by the rules' revision, so a rule or list change is never answered from
     // the cache, here or in the shared one.
     const key = cacheKey({
-      principalId: principal.id, environment, policyVersion: policy.version, rulesRevision: decider.revision(environment, now),
-      entityId: body.entity_id, amount: body.amount, currency: body.currency, context,
+      principalId: principal.id,
+      environment,
+      policyVersion: policy.version,
+      rulesRevision: decider.revision(environment, now),
+      entityId: body.entity_id,
+      amount: body.amount,
+      currency: body.currency,
+      context,
     });
     // While the shared cache is configured but Redis is unreachable the cache is off altogether
     // (issue 5: "cache off, cached: false"): every instance answers from the store until Redis is back.
@@ -196,7 +246,8 @@ export class ScoringService {
       if (hit && hit.principalId === principal.id && hit.entityId === body.entity_id) {
         changes.poll();
         // Nothing committed since the entry was confirmed: it cannot be stale, no query needed.
-        if (changes.supported && hit.generation === changes.generation) return new CachedAnswer(hit.json, hit.riskLevel);
+        if (changes.supported && hit.generation === changes.generation)
+          return new CachedAnswer(hit.json, hit.riskLevel);
         const generation = changes.generation;
         if (hit.state === (await currentState(this.store, environment, body.entity_id, linked))) {
           hit.generation = generation;
@@ -208,7 +259,18 @@ export class ScoringService {
         const shared = await this.sharedGet(key, principal, body.entity_id, linked, ttlMs);
         if (shared) {
           // Adopted for what is left of its TTL; its state was just checked against the store.
-          this.cache.set(key, { json: shared.json, entityId: body.entity_id, riskLevel: shared.body.risk_level, principalId: principal.id, state: shared.state, generation }, ttlMs - (Date.now() - Date.parse(shared.body.scored_at)));
+          this.cache.set(
+            key,
+            {
+              json: shared.json,
+              entityId: body.entity_id,
+              riskLevel: shared.body.risk_level,
+              principalId: principal.id,
+              state: shared.state,
+              generation,
+            },
+            ttlMs - (Date.now() - Date.parse(shared.body.scored_at)),
+          );
           return { ...shared.body, cached: true };
         }
       }
@@ -217,12 +279,26 @@ export class ScoringService {
     this.linkedSeen(environment, linked, body.entity_id, principal.clientId);
     const generation = changes.generation;
     const { profile, state } = await this.profiles.load({
-      environment, entityId: body.entity_id, currency: body.currency, counterpartyId: context.counterparty_id, linked, now, ringFanout: policy.maxIdentifierFanout,
+      environment,
+      entityId: body.entity_id,
+      currency: body.currency,
+      counterpartyId: context.counterparty_id,
+      linked,
+      now,
+      ringFanout: policy.maxIdentifierFanout,
     });
     const { result, values, prepared } = evaluate(profile, request, policy, now);
     // The outcome (docs/rules.md): the policy's for the level, then the environment's rules, which
     // may make it more severe (or approve it, by override) and cap the safe amount, never raise it.
-    const facts = ruleFacts(profile, request, policy, result, values, safeAmountFrom(prepared, body.currency, policy), now);
+    const facts = ruleFacts(
+      profile,
+      request,
+      policy,
+      result,
+      values,
+      safeAmountFrom(prepared, body.currency, policy),
+      now,
+    );
     const verdict = decider.decide(environment, facts, policyOutcome(policy, result.riskLevel), now);
     const stored: StoredScore = {
       entity_id: body.entity_id,
@@ -257,7 +333,11 @@ export class ScoringService {
       review: reviewOpening(policy, verdict.outcome, now),
     });
     if (cacheable) {
-      this.cache.set(key, { json, entityId: body.entity_id, riskLevel: stored.risk_level, principalId: principal.id, state, generation }, ttlMs);
+      this.cache.set(
+        key,
+        { json, entityId: body.entity_id, riskLevel: stored.risk_level, principalId: principal.id, state, generation },
+        ttlMs,
+      );
       this.sharedSet(key, stored.decision_id, ttlMs);
     }
     return { ...stored, cached: false };

@@ -17,7 +17,12 @@ export interface Tier {
  * the tiers met are a prefix and an older account, or one with more completed trades, never gets a
  * lower limit. Non-finite or negative inputs count as 0.
  */
-export function tierFor(policy: Pick<Policy, 'newAccounts'>, currency: string, ageDays: number, completedTrades: number): Tier {
+export function tierFor(
+  policy: Pick<Policy, 'newAccounts'>,
+  currency: string,
+  ageDays: number,
+  completedTrades: number,
+): Tier {
   const { referenceAmounts, tiers } = newAccountsOf(policy);
   const age = Number.isFinite(ageDays) && ageDays > 0 ? ageDays : 0;
   const trades = Number.isFinite(completedTrades) && completedTrades > 0 ? completedTrades : 0;

@@ -24,13 +24,20 @@ const TimelineEvent = Type.Object({
 });
 
 const Params = Type.Object({ entity_id: EntityId });
-const Query = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$' })),
-}, { additionalProperties: false });
+const Query = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z0-9_-]+$' })),
+  },
+  { additionalProperties: false },
+);
 
 /** Position after which the next page starts: the last item's sort key (client_id breaks ties between clients' equal event ids). */
-interface Position { at: number; eventId: string; clientId: string }
+interface Position {
+  at: number;
+  eventId: string;
+  clientId: string;
+}
 
 // Opaque to callers: base64url of a JSON triple. Malformed ones are a 400, never a 5xx.
 const encodeCursor = (p: Position) => Buffer.from(JSON.stringify([p.at, p.eventId, p.clientId])).toString('base64url');
@@ -41,17 +48,31 @@ function decodeCursor(cursor: string): Position {
   } catch {
     parsed = undefined;
   }
-  if (Array.isArray(parsed) && parsed.length === 3 && Number.isSafeInteger(parsed[0]) && typeof parsed[1] === 'string' && typeof parsed[2] === 'string'
-    && parsed[1].length <= 256 && parsed[2].length <= 256) {
+  if (
+    Array.isArray(parsed) &&
+    parsed.length === 3 &&
+    Number.isSafeInteger(parsed[0]) &&
+    typeof parsed[1] === 'string' &&
+    typeof parsed[2] === 'string' &&
+    parsed[1].length <= 256 &&
+    parsed[2].length <= 256
+  ) {
     return { at: parsed[0] as number, eventId: parsed[1], clientId: parsed[2] };
   }
-  throw new ApiError(400, 'invalid_request', 'Invalid query parameter: cursor is not one this endpoint returned.', { errors: [{ field: 'cursor', message: 'is not a valid cursor' }] });
+  throw new ApiError(400, 'invalid_request', 'Invalid query parameter: cursor is not one this endpoint returned.', {
+    errors: [{ field: 'cursor', message: 'is not a valid cursor' }],
+  });
 }
 
 const OPTIONAL = ['counterparty_id', 'trade_id', 'resolution', 'currency'] as const;
 
 /** The timeline fields of a stored payload (canonical JSON of the event as it was sent). */
-function item(row: { event_id: string; type: string; occurred_at: number | string; payload: string }): Static<typeof TimelineEvent> {
+function item(row: {
+  event_id: string;
+  type: string;
+  occurred_at: number | string;
+  payload: string;
+}): Static<typeof TimelineEvent> {
   let payload: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(row.payload) as unknown;
@@ -59,13 +80,23 @@ function item(row: { event_id: string; type: string; occurred_at: number | strin
   } catch {
     // An unreadable payload still shows its type and time.
   }
-  const out: Static<typeof TimelineEvent> = { event_id: row.event_id, type: row.type, occurred_at: new Date(Number(row.occurred_at)).toISOString() };
+  const out: Static<typeof TimelineEvent> = {
+    event_id: row.event_id,
+    type: row.type,
+    occurred_at: new Date(Number(row.occurred_at)).toISOString(),
+  };
   if (typeof payload.amount === 'number' && Number.isFinite(payload.amount)) out.amount = payload.amount;
   for (const key of OPTIONAL) if (typeof payload[key] === 'string') out[key] = payload[key];
   return out;
 }
 
-export function timelineRoutes({ store, requireHashedIds }: { store: Store; requireHashedIds: boolean }): RouteDefinition[] {
+export function timelineRoutes({
+  store,
+  requireHashedIds,
+}: {
+  store: Store;
+  requireHashedIds: boolean;
+}): RouteDefinition[] {
   return [
     defineRoute<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>({
       method: 'GET',
@@ -76,7 +107,10 @@ export function timelineRoutes({ store, requireHashedIds }: { store: Store; requ
         summary: "An entity's events, newest first (a non-admin sees its own client's events only)",
         params: Params,
         querystring: Query,
-        response: { 200: Type.Object({ data: Type.Array(TimelineEvent), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems },
+        response: {
+          200: Type.Object({ data: Type.Array(TimelineEvent), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+          ...problems,
+        },
       },
       handler: async (request) => {
         const id = request.params.entity_id;
@@ -84,22 +118,48 @@ export function timelineRoutes({ store, requireHashedIds }: { store: Store; requ
         const { limit = 50, cursor } = request.query;
         const after = cursor === undefined ? undefined : decodeCursor(cursor);
         const { environment } = request.principal;
-        const entity = await store.db.selectFrom('entities').select('version').where('environment', '=', environment).where('entity_id', '=', id).executeTakeFirst();
-        if (!entity || Number(entity.version) === 0) throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
-        let q = store.db.selectFrom('events').select(['client_id', 'event_id', 'type', 'occurred_at', 'payload']).where('environment', '=', environment).where('entity_id', '=', id);
+        const entity = await store.db
+          .selectFrom('entities')
+          .select('version')
+          .where('environment', '=', environment)
+          .where('entity_id', '=', id)
+          .executeTakeFirst();
+        if (!entity || Number(entity.version) === 0)
+          throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
+        let q = store.db
+          .selectFrom('events')
+          .select(['client_id', 'event_id', 'type', 'occurred_at', 'payload'])
+          .where('environment', '=', environment)
+          .where('entity_id', '=', id);
         const owner = ownerFilter(request.principal);
         if (owner !== undefined) q = q.where('client_id', '=', owner);
         if (after) {
-          q = q.where((eb) => eb.or([
-            eb('occurred_at', '<', after.at),
-            eb.and([eb('occurred_at', '=', after.at), eb('event_id', '<', after.eventId)]),
-            eb.and([eb('occurred_at', '=', after.at), eb('event_id', '=', after.eventId), eb('client_id', '<', after.clientId)]),
-          ]));
+          q = q.where((eb) =>
+            eb.or([
+              eb('occurred_at', '<', after.at),
+              eb.and([eb('occurred_at', '=', after.at), eb('event_id', '<', after.eventId)]),
+              eb.and([
+                eb('occurred_at', '=', after.at),
+                eb('event_id', '=', after.eventId),
+                eb('client_id', '<', after.clientId),
+              ]),
+            ]),
+          );
         }
-        const page = pageOf(await q.orderBy('occurred_at', 'desc').orderBy('event_id', 'desc').orderBy('client_id', 'desc').limit(limit + 1).execute(), limit);
+        const page = pageOf(
+          await q
+            .orderBy('occurred_at', 'desc')
+            .orderBy('event_id', 'desc')
+            .orderBy('client_id', 'desc')
+            .limit(limit + 1)
+            .execute(),
+          limit,
+        );
         return {
           data: page.rows.map(item),
-          next_cursor: nextCursor(page, (last) => encodeCursor({ at: Number(last.occurred_at), eventId: last.event_id, clientId: last.client_id })),
+          next_cursor: nextCursor(page, (last) =>
+            encodeCursor({ at: Number(last.occurred_at), eventId: last.event_id, clientId: last.client_id }),
+          ),
         };
       },
     }),

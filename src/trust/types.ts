@@ -3,7 +3,15 @@
 import type { PeerFlag } from '../network/signal.ts';
 import type { Ring } from '../rings/graph.ts';
 
-export const PAYMENT_METHODS = ['bank_transfer', 'card', 'mobile_money', 'cash', 'e_wallet', 'crypto', 'other'] as const;
+export const PAYMENT_METHODS = [
+  'bank_transfer',
+  'card',
+  'mobile_money',
+  'cash',
+  'e_wallet',
+  'crypto',
+  'other',
+] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 export interface LinkedIdentifier {

@@ -56,13 +56,20 @@ function pick(candidates: Candidate[], limit: number, limits: ClaimLimits): Cand
 }
 
 function dueCandidates(db: Kysely<Database> | Transaction<Database>, now: number, window: number, limits: ClaimLimits) {
-  let query = db.selectFrom('webhook_deliveries as d').innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+  let query = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
     .select(['d.id', 'd.webhook_id', 'd.event_id', 'd.attempts', 'w.owner_client_id', 'w.consecutive_failures'])
-    .where('d.status', '=', 'pending').where('d.next_attempt_at', '<=', now).where('d.lease_until', '<', now)
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', now)
+    .where('d.lease_until', '<', now)
     .where('w.paused_until', '<=', now)
-    .orderBy('d.next_attempt_at').limit(window);
-  if (limits.excludeWebhooks && limits.excludeWebhooks.length > 0) query = query.where('d.webhook_id', 'not in', [...limits.excludeWebhooks]);
-  if (limits.excludeOwners && limits.excludeOwners.length > 0) query = query.where('w.owner_client_id', 'not in', [...limits.excludeOwners]);
+    .orderBy('d.next_attempt_at')
+    .limit(window);
+  if (limits.excludeWebhooks && limits.excludeWebhooks.length > 0)
+    query = query.where('d.webhook_id', 'not in', [...limits.excludeWebhooks]);
+  if (limits.excludeOwners && limits.excludeOwners.length > 0)
+    query = query.where('w.owner_client_id', 'not in', [...limits.excludeOwners]);
   return query;
 }
 
@@ -71,25 +78,55 @@ function dueCandidates(db: Kysely<Database> | Transaction<Database>, now: number
  * SKIP LOCKED and leased in one transaction, so concurrent workers claim disjoint sets. SQLite:
  * each row by a conditional update, which one writer at a time makes exclusive.
  */
-export async function claimDue(db: Kysely<Database>, dialect: Dialect, limit: number, leaseMs: number, limits: ClaimLimits = {}, now = Date.now()): Promise<ClaimedDelivery[]> {
+export async function claimDue(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  limit: number,
+  leaseMs: number,
+  limits: ClaimLimits = {},
+  now = Date.now(),
+): Promise<ClaimedDelivery[]> {
   const until = now + leaseMs;
   // A few more candidates than slots: some may belong to an endpoint with room for fewer.
   const window = Math.min(limit * 4, 400);
-  const toClaim = (c: Candidate): ClaimedDelivery => ({ id: c.id, webhook_id: c.webhook_id, event_id: c.event_id, attempts: Number(c.attempts), owner_client_id: c.owner_client_id, consecutive_failures: Number(c.consecutive_failures), lease_until: until });
+  const toClaim = (c: Candidate): ClaimedDelivery => ({
+    id: c.id,
+    webhook_id: c.webhook_id,
+    event_id: c.event_id,
+    attempts: Number(c.attempts),
+    owner_client_id: c.owner_client_id,
+    consecutive_failures: Number(c.consecutive_failures),
+    lease_until: until,
+  });
   if (dialect === 'postgres') {
     return db.transaction().execute(async (trx) => {
-      const candidates = await dueCandidates(trx, now, window, limits).modifyEnd(sql`for update of d skip locked`).execute();
+      const candidates = await dueCandidates(trx, now, window, limits)
+        .modifyEnd(sql`for update of d skip locked`)
+        .execute();
       const picked = pick(candidates, limit, limits);
       if (picked.length === 0) return [];
-      await trx.updateTable('webhook_deliveries').set({ lease_until: until }).where('id', 'in', picked.map((p) => p.id)).execute();
+      await trx
+        .updateTable('webhook_deliveries')
+        .set({ lease_until: until })
+        .where(
+          'id',
+          'in',
+          picked.map((p) => p.id),
+        )
+        .execute();
       return picked.map(toClaim);
     });
   }
   const picked = pick(await dueCandidates(db, now, window, limits).execute(), limit, limits);
   const claimed: ClaimedDelivery[] = [];
   for (const row of picked) {
-    const result = await db.updateTable('webhook_deliveries').set({ lease_until: until })
-      .where('id', '=', row.id).where('status', '=', 'pending').where('lease_until', '<', now).executeTakeFirst();
+    const result = await db
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: until })
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .where('lease_until', '<', now)
+      .executeTakeFirst();
     if (Number(result.numUpdatedRows) > 0) claimed.push(toClaim(row));
   }
   return claimed;
@@ -117,28 +154,58 @@ export interface Breaker {
  * a failure counts towards opening it, and each failure while it is at the threshold (the probe
  * after a cool-down) pauses it again.
  */
-export async function recordAttempt(db: Kysely<Database>, claim: ClaimedDelivery, outcome: AttemptOutcome, nextAt: number | undefined, breaker?: Breaker, now = Date.now()): Promise<void> {
+export async function recordAttempt(
+  db: Kysely<Database>,
+  claim: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  nextAt: number | undefined,
+  breaker?: Breaker,
+  now = Date.now(),
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const status = outcome.success ? 'succeeded' : nextAt === undefined ? 'failed' : 'pending';
-    await trx.updateTable('webhook_deliveries').set({
-      status,
-      attempts: sql`attempts + 1`,
-      next_attempt_at: nextAt ?? now,
-      lease_until: 0,
-      last_attempt_at: now,
-      last_status_code: outcome.statusCode,
-      last_error: outcome.error,
-      delivered_at: outcome.success ? now : null,
-    }).where('id', '=', claim.id).where('lease_until', '=', claim.lease_until).execute();
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status,
+        attempts: sql`attempts + 1`,
+        next_attempt_at: nextAt ?? now,
+        lease_until: 0,
+        last_attempt_at: now,
+        last_status_code: outcome.statusCode,
+        last_error: outcome.error,
+        delivered_at: outcome.success ? now : null,
+      })
+      .where('id', '=', claim.id)
+      .where('lease_until', '=', claim.lease_until)
+      .execute();
     // The attempt happened whatever became of the lease: the log and the breaker record it.
-    await trx.insertInto('webhook_attempts').values({ delivery_id: claim.id, attempted_at: now, status_code: outcome.statusCode, error: outcome.error, duration_ms: Math.round(outcome.durationMs) }).execute();
+    await trx
+      .insertInto('webhook_attempts')
+      .values({
+        delivery_id: claim.id,
+        attempted_at: now,
+        status_code: outcome.statusCode,
+        error: outcome.error,
+        duration_ms: Math.round(outcome.durationMs),
+      })
+      .execute();
     if (outcome.success) {
-      await trx.updateTable('webhooks').set({ consecutive_failures: 0, paused_until: 0 }).where('id', '=', claim.webhook_id).where('consecutive_failures', '>', 0).execute();
+      await trx
+        .updateTable('webhooks')
+        .set({ consecutive_failures: 0, paused_until: 0 })
+        .where('id', '=', claim.webhook_id)
+        .where('consecutive_failures', '>', 0)
+        .execute();
     } else if (breaker) {
-      await trx.updateTable('webhooks').set({
-        consecutive_failures: sql`consecutive_failures + 1`,
-        paused_until: sql`case when consecutive_failures + 1 >= ${breaker.failures} then ${now + breaker.cooldownMs} else paused_until end`,
-      }).where('id', '=', claim.webhook_id).execute();
+      await trx
+        .updateTable('webhooks')
+        .set({
+          consecutive_failures: sql`consecutive_failures + 1`,
+          paused_until: sql`case when consecutive_failures + 1 >= ${breaker.failures} then ${now + breaker.cooldownMs} else paused_until end`,
+        })
+        .where('id', '=', claim.webhook_id)
+        .execute();
     }
   });
 }

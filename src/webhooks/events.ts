@@ -24,7 +24,10 @@ interface DecisionLike {
   result: string;
 }
 
-type DecisionEventType = Extract<WebhookEventType, 'decision.high_risk' | 'decision.review_required' | 'decision.declined' | 'dispute.analyzed'>;
+type DecisionEventType = Extract<
+  WebhookEventType,
+  'decision.high_risk' | 'decision.review_required' | 'decision.declined' | 'dispute.analyzed'
+>;
 
 const HIGH_LEVELS = new Set(['high', 'critical']);
 const REVIEW_OUTCOMES = new Set(['review', 'hold']);
@@ -72,7 +75,10 @@ function decisionEvents(row: DecisionLike): Array<{ type: DecisionEventType; dat
   const { cached: _cached, ...data } = result;
   return types.map((type) => ({
     type,
-    data: type === 'decision.review_required' ? { ...data, decision_id: row.id, review_id: row.review?.id ?? null } : { ...data, decision_id: row.id },
+    data:
+      type === 'decision.review_required'
+        ? { ...data, decision_id: row.id, review_id: row.review?.id ?? null }
+        : { ...data, decision_id: row.id },
   }));
 }
 
@@ -88,24 +94,47 @@ export const decisionWebhooks = {
     const wanted = rows.flatMap((r) => decisionEventTypes(r).map((type) => ({ environment: r.environment, type })));
     if (wanted.length === 0) return false;
     const types = [...new Set(wanted.map((w) => w.type))];
-    const hooks = await db.selectFrom('webhooks').select(['environment', 'events'])
-      .where((eb) => eb.or(types.map((t) => eb('events', 'like', `%${t}%`)))).execute();
-    return wanted.some((w) => hooks.some((h) => h.environment === w.environment && h.events.split(' ').includes(w.type)));
+    const hooks = await db
+      .selectFrom('webhooks')
+      .select(['environment', 'events'])
+      .where((eb) => eb.or(types.map((t) => eb('events', 'like', `%${t}%`))))
+      .execute();
+    return wanted.some((w) =>
+      hooks.some((h) => h.environment === w.environment && h.events.split(' ').includes(w.type)),
+    );
   },
   async write(trx: Transaction<Database>, rows: readonly DecisionLike[]): Promise<void> {
     for (const row of rows) {
       for (const event of decisionEvents(row)) {
-        await enqueueWebhookEvent(trx, row.environment === 'test' ? 'test' : 'live', event.type, event.data, { owner: row.owner_client_id });
+        await enqueueWebhookEvent(trx, row.environment === 'test' ? 'test' : 'live', event.type, event.data, {
+          owner: row.owner_client_id,
+        });
       }
     }
   },
 };
 
-export async function announceKeyDeactivated(trx: Transaction<Database>, key: { id: string; name: string; prefix: string; owner_client_id: string; environment: string }, at: number, by: string): Promise<void> {
-  await enqueueWebhookEvent(trx, key.environment === 'test' ? 'test' : 'live', 'key.deactivated', {
-    key_id: key.id, name: key.name, prefix: key.prefix, environment: key.environment, owner_client_id: key.owner_client_id,
-    deactivated_at: new Date(at).toISOString(), deactivated_by: by,
-  }, { owner: key.owner_client_id, now: at });
+export async function announceKeyDeactivated(
+  trx: Transaction<Database>,
+  key: { id: string; name: string; prefix: string; owner_client_id: string; environment: string },
+  at: number,
+  by: string,
+): Promise<void> {
+  await enqueueWebhookEvent(
+    trx,
+    key.environment === 'test' ? 'test' : 'live',
+    'key.deactivated',
+    {
+      key_id: key.id,
+      name: key.name,
+      prefix: key.prefix,
+      environment: key.environment,
+      owner_client_id: key.owner_client_id,
+      deactivated_at: new Date(at).toISOString(),
+      deactivated_by: by,
+    },
+    { owner: key.owner_client_id, now: at },
+  );
 }
 
 /**
@@ -115,13 +144,21 @@ export async function announceKeyDeactivated(trx: Transaction<Database>, key: { 
  * entities sharing a device thus commits one extra row, not tens of thousands, while it holds the
  * write lock; the row commits with the facts, so nothing acknowledged is lost.
  */
-export async function announceFlags(trx: Transaction<Database>, environment: Environment, clientId: string, facts: readonly FlagFact[], fanout: number): Promise<void> {
-  if (facts.length === 0 || clientId === '' || !(await hasSubscribers(trx, environment, 'entity.flagged', clientId))) return;
+export async function announceFlags(
+  trx: Transaction<Database>,
+  environment: Environment,
+  clientId: string,
+  facts: readonly FlagFact[],
+  fanout: number,
+): Promise<void> {
+  if (facts.length === 0 || clientId === '' || !(await hasSubscribers(trx, environment, 'entity.flagged', clientId)))
+    return;
   await insertFanout(trx, environment, clientId, coalesceFacts(facts), fanout);
 }
 
 /** The flagging facts among a batch's newly accepted events. */
 export function flagFacts(events: ReadonlyArray<{ type: string; entity_id: string; occurred_at: string }>): FlagFact[] {
-  return events.filter((e) => e.type === 'fraud.reported' || e.type === 'entity.blocklisted')
+  return events
+    .filter((e) => e.type === 'fraud.reported' || e.type === 'entity.blocklisted')
     .map((e) => ({ entityId: e.entity_id, reason: e.type as FlagFact['reason'], occurredAt: e.occurred_at }));
 }

@@ -47,11 +47,17 @@ export function coalesceFacts(facts: readonly FlagFact[]): CoalescedFact[] {
   for (const f of facts) {
     const known = byEntity.get(f.entityId);
     if (!known) {
-      byEntity.set(f.entityId, { entity_id: f.entityId, reason: f.reason, reasons: [f.reason], occurred_at: f.occurredAt });
+      byEntity.set(f.entityId, {
+        entity_id: f.entityId,
+        reason: f.reason,
+        reasons: [f.reason],
+        occurred_at: f.occurredAt,
+      });
       continue;
     }
     if (!known.reasons.includes(f.reason)) known.reasons.push(f.reason);
-    if (Date.parse(f.occurredAt) > Date.parse(known.occurred_at)) Object.assign(known, { reason: f.reason, occurred_at: f.occurredAt });
+    if (Date.parse(f.occurredAt) > Date.parse(known.occurred_at))
+      Object.assign(known, { reason: f.reason, occurred_at: f.occurredAt });
   }
   return [...byEntity.values()].map((f) => ({ ...f, reasons: [...f.reasons].sort() }));
 }
@@ -61,8 +67,26 @@ export function coalesceFacts(facts: readonly FlagFact[]): CoalescedFact[] {
  * the deciding policy's maxIdentifierFanout: identifiers with more holders are hubs, whose holders
  * are not neighbours (docs/api.md, "Rings").
  */
-export async function insertFanout(trx: Transaction<Database>, environment: Environment, clientId: string, facts: CoalescedFact[], fanout: number, now = Date.now()): Promise<void> {
-  await trx.insertInto('webhook_fanouts').values({ id: newId('wfo'), environment, owner_client_id: clientId, type: 'entity.flagged', facts: JSON.stringify({ facts, fanout }), plan: null, created_at: now }).execute();
+export async function insertFanout(
+  trx: Transaction<Database>,
+  environment: Environment,
+  clientId: string,
+  facts: CoalescedFact[],
+  fanout: number,
+  now = Date.now(),
+): Promise<void> {
+  await trx
+    .insertInto('webhook_fanouts')
+    .values({
+      id: newId('wfo'),
+      environment,
+      owner_client_id: clientId,
+      type: 'entity.flagged',
+      facts: JSON.stringify({ facts, fanout }),
+      plan: null,
+      created_at: now,
+    })
+    .execute();
 }
 
 /** Rows stored before the fanout was recorded hold the bare list: they take the built-in policy's. */
@@ -90,13 +114,28 @@ interface Neighbour {
  * Neighbours are the ring's first hop (src/rings/graph.ts): holders of a shared identifier that
  * is not a hub.
  */
-async function planEvents(db: Kysely<Database>, environment: Environment, facts: CoalescedFact[], fanout: number): Promise<Array<Record<string, unknown>>> {
+async function planEvents(
+  db: Kysely<Database>,
+  environment: Environment,
+  facts: CoalescedFact[],
+  fanout: number,
+): Promise<Array<Record<string, unknown>>> {
   const flagged = new Map(facts.map((f) => [f.entity_id, f]));
   const holders = new Map<string, { type: string; hash: string; flagged: string[] }>();
   for (const ids of chunks([...flagged.keys()])) {
-    const rows = await db.selectFrom('identifiers as i')
-      .innerJoin('identifier_stats as s', (j) => j.onRef('s.environment', '=', 'i.environment').onRef('s.id_type', '=', 'i.id_type').onRef('s.hash', '=', 'i.hash'))
-      .select(['i.id_type', 'i.hash', 'i.entity_id']).where('i.environment', '=', environment).where('i.entity_id', 'in', ids).where('s.entities', '<=', fanout).execute();
+    const rows = await db
+      .selectFrom('identifiers as i')
+      .innerJoin('identifier_stats as s', (j) =>
+        j
+          .onRef('s.environment', '=', 'i.environment')
+          .onRef('s.id_type', '=', 'i.id_type')
+          .onRef('s.hash', '=', 'i.hash'),
+      )
+      .select(['i.id_type', 'i.hash', 'i.entity_id'])
+      .where('i.environment', '=', environment)
+      .where('i.entity_id', 'in', ids)
+      .where('s.entities', '<=', fanout)
+      .execute();
     for (const r of rows) {
       const key = `${r.id_type}\u0000${r.hash}`;
       const h = holders.get(key) ?? { type: r.id_type, hash: r.hash, flagged: [] };
@@ -113,22 +152,36 @@ async function planEvents(db: Kysely<Database>, environment: Environment, facts:
       break;
     }
     const limit = ident.flagged.length + MAX_NEIGHBOURS_PER_IDENTIFIER + 1;
-    const rows = await db.selectFrom('identifiers').select('entity_id').where('environment', '=', environment)
-      .where('id_type', '=', ident.type).where('hash', '=', ident.hash).orderBy('entity_id').limit(limit).execute();
+    const rows = await db
+      .selectFrom('identifiers')
+      .select('entity_id')
+      .where('environment', '=', environment)
+      .where('id_type', '=', ident.type)
+      .where('hash', '=', ident.hash)
+      .orderBy('entity_id')
+      .limit(limit)
+      .execute();
     const others = rows.map((r) => r.entity_id).filter((id) => !flagged.has(id));
     if (rows.length === limit || others.length > MAX_NEIGHBOURS_PER_IDENTIFIER) truncated = true;
     const source = flagged.get([...ident.flagged].sort()[0]!)!;
     for (const id of others.slice(0, MAX_NEIGHBOURS_PER_IDENTIFIER)) {
       const known = neighbours.get(id);
       if (known) known.links += 1;
-      else if (neighbours.size < MAX_NEIGHBOURS_PER_REQUEST) neighbours.set(id, { flagged: source, via: { type: ident.type, hash: ident.hash }, links: 1 });
+      else if (neighbours.size < MAX_NEIGHBOURS_PER_REQUEST)
+        neighbours.set(id, { flagged: source, via: { type: ident.type, hash: ident.hash }, links: 1 });
       else truncated = true;
     }
     if (truncated && neighbours.size >= MAX_NEIGHBOURS_PER_REQUEST) break;
   }
   const own = facts.map((f) => ({ ...f, flagged_entity_id: f.entity_id, via: null, linked_truncated: truncated }));
   const linked = [...neighbours.entries()].map(([id, n]) => ({
-    entity_id: id, reason: n.flagged.reason, reasons: n.flagged.reasons, occurred_at: n.flagged.occurred_at, flagged_entity_id: n.flagged.entity_id, via: n.via, flagged_links: n.links,
+    entity_id: id,
+    reason: n.flagged.reason,
+    reasons: n.flagged.reasons,
+    occurred_at: n.flagged.occurred_at,
+    flagged_entity_id: n.flagged.entity_id,
+    via: n.via,
+    flagged_links: n.links,
   }));
   return [...own, ...linked];
 }
@@ -145,23 +198,50 @@ interface Claimed {
 }
 
 /** Claims the oldest fan-out row no worker holds (PostgreSQL: SKIP LOCKED; SQLite: a conditional update). */
-async function claimFanout(db: Kysely<Database>, dialect: Dialect, leaseMs: number, now: number): Promise<Claimed | undefined> {
+async function claimFanout(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  leaseMs: number,
+  now: number,
+): Promise<Claimed | undefined> {
   const until = now + leaseMs;
   let row;
   if (dialect === 'postgres') {
-    row = (await sql<Record<string, unknown>>`
+    row = (
+      await sql<Record<string, unknown>>`
       update webhook_fanouts set lease_until = ${until}
       where id = (select id from webhook_fanouts where lease_until < ${now} order by created_at limit 1 for update skip locked)
-      returning id, environment, owner_client_id, facts, plan, progress, created_at`.execute(db)).rows[0];
+      returning id, environment, owner_client_id, facts, plan, progress, created_at`.execute(db)
+    ).rows[0];
   } else {
-    const due = await db.selectFrom('webhook_fanouts').select('id').where('lease_until', '<', now).orderBy('created_at').limit(1).executeTakeFirst();
-    const taken = due && await db.updateTable('webhook_fanouts').set({ lease_until: until }).where('id', '=', due.id).where('lease_until', '<', now).executeTakeFirst();
-    if (taken && Number(taken.numUpdatedRows) > 0) row = await db.selectFrom('webhook_fanouts').selectAll().where('id', '=', due!.id).executeTakeFirst();
+    const due = await db
+      .selectFrom('webhook_fanouts')
+      .select('id')
+      .where('lease_until', '<', now)
+      .orderBy('created_at')
+      .limit(1)
+      .executeTakeFirst();
+    const taken =
+      due &&
+      (await db
+        .updateTable('webhook_fanouts')
+        .set({ lease_until: until })
+        .where('id', '=', due.id)
+        .where('lease_until', '<', now)
+        .executeTakeFirst());
+    if (taken && Number(taken.numUpdatedRows) > 0)
+      row = await db.selectFrom('webhook_fanouts').selectAll().where('id', '=', due!.id).executeTakeFirst();
   }
   if (!row) return undefined;
   return {
-    id: String(row.id), environment: row.environment === 'test' ? 'test' : 'live', owner: String(row.owner_client_id), facts: String(row.facts),
-    plan: row.plan === null ? null : String(row.plan), progress: Number(row.progress), created_at: Number(row.created_at), lease: until,
+    id: String(row.id),
+    environment: row.environment === 'test' ? 'test' : 'live',
+    owner: String(row.owner_client_id),
+    facts: String(row.facts),
+    plan: row.plan === null ? null : String(row.plan),
+    progress: Number(row.progress),
+    created_at: Number(row.created_at),
+    lease: until,
   };
 }
 
@@ -177,12 +257,23 @@ export async function expandOneFanout(db: Kysely<Database>, dialect: Dialect, le
   let plan: Plan;
   if (claim.plan !== null) plan = JSON.parse(claim.plan) as Plan;
   else {
-    const hooks = await db.selectFrom('webhooks').select(['id', 'events']).where('environment', '=', claim.environment).where('owner_client_id', '=', claim.owner)
-      .where('created_at', '<=', claim.created_at).where('events', 'like', '%entity.flagged%').execute();
+    const hooks = await db
+      .selectFrom('webhooks')
+      .select(['id', 'events'])
+      .where('environment', '=', claim.environment)
+      .where('owner_client_id', '=', claim.owner)
+      .where('created_at', '<=', claim.created_at)
+      .where('events', 'like', '%entity.flagged%')
+      .execute();
     const webhooks = hooks.filter((w) => w.events.split(' ').includes('entity.flagged')).map((w) => w.id);
     const { facts, fanout } = parseFacts(claim.facts);
     plan = { webhooks, events: webhooks.length === 0 ? [] : await planEvents(db, claim.environment, facts, fanout) };
-    const stored = await db.updateTable('webhook_fanouts').set({ plan: JSON.stringify(plan) }).where('id', '=', claim.id).where('lease_until', '=', claim.lease).executeTakeFirst();
+    const stored = await db
+      .updateTable('webhook_fanouts')
+      .set({ plan: JSON.stringify(plan) })
+      .where('id', '=', claim.id)
+      .where('lease_until', '=', claim.lease)
+      .executeTakeFirst();
     if (Number(stored.numUpdatedRows) === 0) return true;
   }
   try {
@@ -190,14 +281,29 @@ export async function expandOneFanout(db: Kysely<Database>, dialect: Dialect, le
       const last = from + SLICE >= plan.events.length;
       await db.transaction().execute(async (trx) => {
         const mine = last
-          ? await trx.deleteFrom('webhook_fanouts').where('id', '=', claim.id).where('lease_until', '=', claim.lease).executeTakeFirst()
-          : await trx.updateTable('webhook_fanouts').set({ progress: from + SLICE }).where('id', '=', claim.id).where('lease_until', '=', claim.lease).executeTakeFirst();
+          ? await trx
+              .deleteFrom('webhook_fanouts')
+              .where('id', '=', claim.id)
+              .where('lease_until', '=', claim.lease)
+              .executeTakeFirst()
+          : await trx
+              .updateTable('webhook_fanouts')
+              .set({ progress: from + SLICE })
+              .where('id', '=', claim.id)
+              .where('lease_until', '=', claim.lease)
+              .executeTakeFirst();
         const changed = 'numDeletedRows' in mine ? mine.numDeletedRows : mine.numUpdatedRows;
         if (Number(changed) === 0) throw new LeaseLost();
         const slice = plan.events.slice(from, from + SLICE);
         // A webhook deleted since the plan was made gets nothing.
-        const alive = plan.webhooks.length === 0 || slice.length === 0 ? [] : (await trx.selectFrom('webhooks').select('id').where('id', 'in', plan.webhooks).execute()).map((w) => w.id);
-        if (alive.length > 0) await writeEvents(trx, claim.environment, 'entity.flagged', claim.owner, slice, alive, Date.now());
+        const alive =
+          plan.webhooks.length === 0 || slice.length === 0
+            ? []
+            : (await trx.selectFrom('webhooks').select('id').where('id', 'in', plan.webhooks).execute()).map(
+                (w) => w.id,
+              );
+        if (alive.length > 0)
+          await writeEvents(trx, claim.environment, 'entity.flagged', claim.owner, slice, alive, Date.now());
       });
       if (last) return true;
     }

@@ -23,9 +23,16 @@ export interface WebhookServices {
 
 export function startWebhookWorker(app: FastifyInstance, options: WebhooksOptions): WebhookServices {
   const { maxPerClient = 20, ...limits } = options.limits ?? {};
-  const worker = new DeliveryWorker({ store: options.store, encryption: options.encryption, allowPrivate: options.allowPrivate, log: app.log }, { ...limits, ...options.worker });
+  const worker = new DeliveryWorker(
+    { store: options.store, encryption: options.encryption, allowPrivate: options.allowPrivate, log: app.log },
+    { ...limits, ...options.worker },
+  );
   if (options.worker?.enabled !== false) app.addHook('onReady', async () => worker.start());
   // preClose: in-flight deliveries finish (and are recorded) while the store is still open.
   app.addHook('preClose', async () => worker.stop());
-  return { worker, maxPerClient, ...(options.worker?.urlPolicy?.resolve ? { resolve: options.worker.urlPolicy.resolve } : {}) };
+  return {
+    worker,
+    maxPerClient,
+    ...(options.worker?.urlPolicy?.resolve ? { resolve: options.worker.urlPolicy.resolve } : {}),
+  };
 }

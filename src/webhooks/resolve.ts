@@ -19,7 +19,11 @@ const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA']);
  * the operator's own network, which is otherwise refused anyway.
  */
 export async function resolveDestination(host: string, allowPrivate: boolean): Promise<Address[]> {
-  if (/(^|\.)localhost\.?$/i.test(host)) return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
+  if (/(^|\.)localhost\.?$/i.test(host))
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ];
   const system = () => lookup(host, { all: true, verbatim: true });
   if (!host.includes('.')) {
     if (allowPrivate) return system();
@@ -31,7 +35,9 @@ export async function resolveDestination(host: string, allowPrivate: boolean): P
     ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
   ];
   if (addresses.length > 0) return addresses;
-  const unknown = [v4, v6].every((r) => r.status === 'rejected' && NO_SUCH_NAME.has(String((r.reason as { code?: unknown }).code)));
+  const unknown = [v4, v6].every(
+    (r) => r.status === 'rejected' && NO_SUCH_NAME.has(String((r.reason as { code?: unknown }).code)),
+  );
   if (allowPrivate && unknown) return system();
   throw v4.status === 'rejected' ? v4.reason : new Error('no address');
 }

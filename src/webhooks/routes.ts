@@ -12,13 +12,32 @@ import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { newId } from '../lib/ids.ts';
 import { checkDestination } from './ssrf.ts';
 import { generateWebhookSecret, sealSecret } from './signer.ts';
-import { deleteWebhook, findDelivery, findWebhook, insertWebhookCapped, listDeliveries, listWebhooks, scheduleRetry } from './repository.ts';
-import { CreateWebhookBody, CreatedWebhook, DeliveryRecord, ListQuery, WebhookRecord, toDeliveryRecord, toWebhookRecord } from './schemas.ts';
+import {
+  deleteWebhook,
+  findDelivery,
+  findWebhook,
+  insertWebhookCapped,
+  listDeliveries,
+  listWebhooks,
+  scheduleRetry,
+} from './repository.ts';
+import {
+  CreateWebhookBody,
+  CreatedWebhook,
+  DeliveryRecord,
+  ListQuery,
+  WebhookRecord,
+  toDeliveryRecord,
+  toWebhookRecord,
+} from './schemas.ts';
 import type { DeliveryWorker } from './worker.ts';
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 const WebhookParams = Type.Object({ webhook_id: Type.String({ description: 'whk_<26-char ULID>' }) });
-const DeliveryParams = Type.Object({ webhook_id: Type.String(), delivery_id: Type.String({ description: 'whd_<26-char ULID>' }) });
+const DeliveryParams = Type.Object({
+  webhook_id: Type.String(),
+  delivery_id: Type.String({ description: 'whd_<26-char ULID>' }),
+});
 const WEBHOOK_ID = /^whk_[0-9A-HJKMNP-TV-Z]{26}$/;
 const DELIVERY_ID = /^whd_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -33,7 +52,14 @@ export interface WebhookRouteOptions {
   resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
 }
 
-export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerClient, resolve }: WebhookRouteOptions): RouteDefinition[] {
+export function webhookRoutes({
+  store,
+  encryption,
+  allowPrivate,
+  worker,
+  maxPerClient,
+  resolve,
+}: WebhookRouteOptions): RouteDefinition[] {
   const { db } = store;
   const notFound = () => new ApiError(404, 'not_found', 'No such webhook.');
   const visible = async (request: FastifyRequest, id: string) => {
@@ -48,20 +74,53 @@ export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerC
       method: 'POST',
       url: '/api/v1/webhooks',
       config: { scope: 'webhooks:write', role: 'operator' },
-      schema: { tags: ['webhooks'], summary: 'Subscribe an endpoint to events (the signing secret is returned once)', body: CreateWebhookBody, response: { 201: CreatedWebhook, 409: ProblemSchema, ...problems } },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Subscribe an endpoint to events (the signing secret is returned once)',
+        body: CreateWebhookBody,
+        response: { 201: CreatedWebhook, 409: ProblemSchema, ...problems },
+      },
       handler: async (request, reply) => {
         const { url, events, description } = request.body;
-        const check = await checkDestination(url, { allowPrivate, setting: 'VOUCH_WEBHOOK_ALLOW_PRIVATE', ...(resolve ? { resolve } : {}) });
-        if (!check.ok) throw new ApiError(400, 'validation_failed', `url ${check.message}.`, { errors: [{ field: 'url', message: check.message }] });
+        const check = await checkDestination(url, {
+          allowPrivate,
+          setting: 'VOUCH_WEBHOOK_ALLOW_PRIVATE',
+          ...(resolve ? { resolve } : {}),
+        });
+        if (!check.ok)
+          throw new ApiError(400, 'validation_failed', `url ${check.message}.`, {
+            errors: [{ field: 'url', message: check.message }],
+          });
         const id = newId('whk');
         const secret = generateWebhookSecret();
         const row = {
-          id, environment: request.principal.environment, owner_client_id: request.principal.clientId, url: check.url.href, events: events.join(' '), description: description ?? null,
-          secret: sealSecret(secret, id, encryption.current), created_at: Date.now(),
+          id,
+          environment: request.principal.environment,
+          owner_client_id: request.principal.clientId,
+          url: check.url.href,
+          events: events.join(' '),
+          description: description ?? null,
+          secret: sealSecret(secret, id, encryption.current),
+          created_at: Date.now(),
         };
         const stored = await insertWebhookCapped(db, store.dialect, row, maxPerClient);
-        if (!stored) throw new ApiError(409, 'conflict', `This client already has ${maxPerClient} webhooks (live and test together), the most it may have; delete one first.`);
-        request.log.info({ event: 'webhook_created', webhook_id: id, owner_client_id: row.owner_client_id, environment: row.environment, events, principal_id: request.principal.id }, 'webhook created');
+        if (!stored)
+          throw new ApiError(
+            409,
+            'conflict',
+            `This client already has ${maxPerClient} webhooks (live and test together), the most it may have; delete one first.`,
+          );
+        request.log.info(
+          {
+            event: 'webhook_created',
+            webhook_id: id,
+            owner_client_id: row.owner_client_id,
+            environment: row.environment,
+            events,
+            principal_id: request.principal.id,
+          },
+          'webhook created',
+        );
         reply.code(201).header('location', `/api/v1/webhooks/${id}`);
         return { ...toWebhookRecord(stored), secret };
       },
@@ -71,10 +130,24 @@ export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerC
       method: 'GET',
       url: '/api/v1/webhooks',
       config: { scope: 'webhooks:read' },
-      schema: { tags: ['webhooks'], summary: 'List webhooks, newest first', querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(WebhookRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'List webhooks, newest first',
+        querystring: ListQuery,
+        response: {
+          200: Type.Object({ data: Type.Array(WebhookRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+          ...problems,
+        },
+      },
       handler: async (request) => {
         const { limit = 50, cursor } = request.query;
-        const page = await listWebhooks(db, request.principal.environment, ownerFilter(request.principal), limit, cursor);
+        const page = await listWebhooks(
+          db,
+          request.principal.environment,
+          ownerFilter(request.principal),
+          limit,
+          cursor,
+        );
         return { data: page.rows.map(toWebhookRecord), next_cursor: nextCursor(page, (last) => last.id) };
       },
     }),
@@ -83,7 +156,12 @@ export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerC
       method: 'GET',
       url: '/api/v1/webhooks/:webhook_id',
       config: { scope: 'webhooks:read' },
-      schema: { tags: ['webhooks'], summary: 'Read a webhook', params: WebhookParams, response: { 200: WebhookRecord, ...problems } },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Read a webhook',
+        params: WebhookParams,
+        response: { 200: WebhookRecord, ...problems },
+      },
       handler: async (request) => toWebhookRecord(await visible(request, request.params.webhook_id)),
     }),
 
@@ -91,11 +169,19 @@ export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerC
       method: 'DELETE',
       url: '/api/v1/webhooks/:webhook_id',
       config: { scope: 'webhooks:write', role: 'operator' },
-      schema: { tags: ['webhooks'], summary: 'Delete a webhook (pending deliveries are dropped)', params: WebhookParams, response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems } },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Delete a webhook (pending deliveries are dropped)',
+        params: WebhookParams,
+        response: { 200: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }), ...problems },
+      },
       handler: async (request) => {
         const row = await visible(request, request.params.webhook_id);
         await deleteWebhook(db, row.id);
-        request.log.info({ event: 'webhook_deleted', webhook_id: row.id, principal_id: request.principal.id }, 'webhook deleted');
+        request.log.info(
+          { event: 'webhook_deleted', webhook_id: row.id, principal_id: request.principal.id },
+          'webhook deleted',
+        );
         return { id: row.id, deleted: true as const };
       },
     }),
@@ -104,7 +190,16 @@ export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerC
       method: 'GET',
       url: '/api/v1/webhooks/:webhook_id/deliveries',
       config: { scope: 'webhooks:read' },
-      schema: { tags: ['webhooks'], summary: "A webhook's deliveries, newest first", params: WebhookParams, querystring: ListQuery, response: { 200: Type.Object({ data: Type.Array(DeliveryRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }), ...problems } },
+      schema: {
+        tags: ['webhooks'],
+        summary: "A webhook's deliveries, newest first",
+        params: WebhookParams,
+        querystring: ListQuery,
+        response: {
+          200: Type.Object({ data: Type.Array(DeliveryRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+          ...problems,
+        },
+      },
       handler: async (request) => {
         const row = await visible(request, request.params.webhook_id);
         const { limit = 50, cursor } = request.query;
@@ -117,12 +212,26 @@ export function webhookRoutes({ store, encryption, allowPrivate, worker, maxPerC
       method: 'POST',
       url: '/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry',
       config: { scope: 'webhooks:write', role: 'operator' },
-      schema: { tags: ['webhooks'], summary: 'Send a delivery again now (same webhook-id)', params: DeliveryParams, response: { 202: DeliveryRecord, 409: ProblemSchema, ...problems } },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Send a delivery again now (same webhook-id)',
+        params: DeliveryParams,
+        response: { 202: DeliveryRecord, 409: ProblemSchema, ...problems },
+      },
       handler: async (request, reply) => {
         const row = await visible(request, request.params.webhook_id);
         const deliveryId = request.params.delivery_id;
-        if (!DELIVERY_ID.test(deliveryId) || !(await findDelivery(db, request.principal.environment, row.id, deliveryId))) throw new ApiError(404, 'not_found', 'No such delivery.');
-        if (!(await scheduleRetry(db, deliveryId))) throw new ApiError(409, 'conflict', 'This delivery is being attempted right now; retry when it has finished.');
+        if (
+          !DELIVERY_ID.test(deliveryId) ||
+          !(await findDelivery(db, request.principal.environment, row.id, deliveryId))
+        )
+          throw new ApiError(404, 'not_found', 'No such delivery.');
+        if (!(await scheduleRetry(db, deliveryId)))
+          throw new ApiError(
+            409,
+            'conflict',
+            'This delivery is being attempted right now; retry when it has finished.',
+          );
         worker.kick();
         reply.code(202);
         return toDeliveryRecord((await findDelivery(db, request.principal.environment, row.id, deliveryId))!);

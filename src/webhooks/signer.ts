@@ -25,7 +25,12 @@ export function unsealSecret(stored: string, webhookId: string, enc: KeyEncrypti
 }
 
 /** The headers of one delivery attempt; every attempt of an event keeps its webhook-id. */
-export function signedHeaders(secret: string, messageId: string, timestamp: Date, body: string): Record<string, string> {
+export function signedHeaders(
+  secret: string,
+  messageId: string,
+  timestamp: Date,
+  body: string,
+): Record<string, string> {
   return {
     'webhook-id': messageId,
     'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),

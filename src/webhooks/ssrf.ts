@@ -8,17 +8,36 @@ import { resolveDestination } from './resolve.ts';
 
 const blocked4 = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked4.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked4.addSubnet(net, prefix, 'ipv4');
 // Inside 2000::/3 (the only global unicast space; everything outside it — ::/8 with the mapped,
 // translated and compatible forms, fc00::/7 unique-local, fe80::/10, ff00::/8 — is refused unless
 // it embeds a public IPv4 address as below): Teredo and ORCHID (2001::/23), documentation, and
 // 6to4 (2002::/16, deprecated by RFC 7526, whose relays would carry the packet to any IPv4 address
 // it embeds, private ones included).
 const blocked6 = new BlockList();
-for (const [net, prefix] of [['2001::', 23], ['2001:db8::', 32], ['2002::', 16], ['3fff::', 20]] as const) blocked6.addSubnet(net, prefix, 'ipv6');
+for (const [net, prefix] of [
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['3fff::', 20],
+] as const)
+  blocked6.addSubnet(net, prefix, 'ipv6');
 
 /** The eight 16-bit groups of an IPv6 address (a trailing dotted quad and a zone allowed), or undefined. */
 function ipv6Groups(address: string): number[] | undefined {
@@ -31,7 +50,8 @@ function ipv6Groups(address: string): number[] | undefined {
   }
   const halves = text.split('::');
   if (halves.length > 2) return undefined;
-  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)));
+  const parse = (part: string) =>
+    part === '' ? [] : part.split(':').map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN));
   const head = parse(halves[0]!);
   const tail = halves.length === 2 ? parse(halves[1]!) : [];
   const fill = 8 - head.length - tail.length;
@@ -73,7 +93,8 @@ export interface UrlPolicy {
 
 /** Why a destination is refused: its syntax, a name that does not resolve, or a non-public address. */
 type RefusalReason = 'syntax' | 'unresolved' | 'private';
-export type UrlCheck = { ok: true; url: URL; address: string; family: number } | { ok: false; reason: RefusalReason; message: string };
+export type UrlCheck =
+  { ok: true; url: URL; address: string; family: number } | { ok: false; reason: RefusalReason; message: string };
 
 /** How a refusal that a setting would lift says so: a first-time user's loopback URL must not be a dead end. */
 function liftedBy(policy: UrlPolicy): string {
@@ -83,7 +104,10 @@ function liftedBy(policy: UrlPolicy): string {
 }
 
 /** The URL's syntax (for creation: answered as validation_failed) — no name resolution. */
-function checkUrlSyntax(raw: string, policy: UrlPolicy): { ok: true; url: URL } | { ok: false; reason: 'syntax'; message: string } {
+function checkUrlSyntax(
+  raw: string,
+  policy: UrlPolicy,
+): { ok: true; url: URL } | { ok: false; reason: 'syntax'; message: string } {
   let url: URL;
   try {
     url = new URL(raw);
@@ -91,9 +115,16 @@ function checkUrlSyntax(raw: string, policy: UrlPolicy): { ok: true; url: URL } 
     return { ok: false, reason: 'syntax', message: 'must be an absolute URL' };
   }
   if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
-    return { ok: false, reason: 'syntax', message: policy.allowPrivate ? 'must be an https:// or http:// URL' : `must be an https:// URL (http:// is allowed with ${liftedBy(policy)})` };
+    return {
+      ok: false,
+      reason: 'syntax',
+      message: policy.allowPrivate
+        ? 'must be an https:// or http:// URL'
+        : `must be an https:// URL (http:// is allowed with ${liftedBy(policy)})`,
+    };
   }
-  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'syntax', message: 'must not contain credentials' };
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, reason: 'syntax', message: 'must not contain credentials' };
   if (url.hostname === '') return { ok: false, reason: 'syntax', message: 'must name a host' };
   return { ok: true, url };
 }
@@ -115,7 +146,11 @@ export async function checkDestination(raw: string, policy: UrlPolicy): Promise<
   if (addresses.length === 0) return { ok: false, reason: 'unresolved', message: 'does not resolve to an address' };
   // Every address must be public: a name with one private answer could be made to use it.
   if (!policy.allowPrivate && addresses.some((a) => !isPublicAddress(a.address))) {
-    return { ok: false, reason: 'private', message: `must not point to a private, loopback or link-local address (allowed with ${liftedBy(policy)})` };
+    return {
+      ok: false,
+      reason: 'private',
+      message: `must not point to a private, loopback or link-local address (allowed with ${liftedBy(policy)})`,
+    };
   }
   return { ok: true, url: syntax.url, address: addresses[0]!.address, family: addresses[0]!.family };
 }

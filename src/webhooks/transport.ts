@@ -19,12 +19,24 @@ function categorize(err: unknown): FailureCategory {
   const code = String((err as { code?: unknown }).code ?? '');
   if (code === 'ECONNREFUSED') return 'refused';
   if (code === 'ETIMEDOUT') return 'timeout';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NODATA' || code === 'EAI_NONAME') return 'dns';
+  if (
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'EAI_FAIL' ||
+    code === 'EAI_NODATA' ||
+    code === 'EAI_NONAME'
+  )
+    return 'dns';
   if (TLS_CODE.test(code)) return 'tls';
   return 'connection';
 }
 
-const failure = (error: FailureCategory, statusCode: number | null = null): AttemptOutcome => ({ statusCode, error, durationMs: 0, success: false });
+const failure = (error: FailureCategory, statusCode: number | null = null): AttemptOutcome => ({
+  statusCode,
+  error,
+  durationMs: 0,
+  success: false,
+});
 
 export interface PostResult {
   outcome: AttemptOutcome;
@@ -33,7 +45,13 @@ export interface PostResult {
 }
 
 /** One POST to the checked address; redirects are not followed (a 3xx is a failure). */
-export async function postOnce(rawUrl: string, headers: Record<string, string>, body: string, policy: UrlPolicy, timeoutMs: number): Promise<PostResult> {
+export async function postOnce(
+  rawUrl: string,
+  headers: Record<string, string>,
+  body: string,
+  policy: UrlPolicy,
+  timeoutMs: number,
+): Promise<PostResult> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<PostResult>((resolve) => {
@@ -49,32 +67,60 @@ export async function postOnce(rawUrl: string, headers: Record<string, string>, 
   }
 }
 
-async function attempt(rawUrl: string, headers: Record<string, string>, body: string, policy: UrlPolicy, signal: AbortSignal): Promise<PostResult> {
+async function attempt(
+  rawUrl: string,
+  headers: Record<string, string>,
+  body: string,
+  policy: UrlPolicy,
+  signal: AbortSignal,
+): Promise<PostResult> {
   const destination = await checkDestination(rawUrl, policy);
-  if (!destination.ok) return { outcome: failure(destination.reason === 'unresolved' ? 'dns' : 'blocked'), code: destination.message };
+  if (!destination.ok)
+    return { outcome: failure(destination.reason === 'unresolved' ? 'dns' : 'blocked'), code: destination.message };
   if (signal.aborted) return { outcome: failure('timeout') };
   const { url, address, family } = destination;
   // The connection goes to the address just checked, never to a second DNS answer.
   const lookup: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+        { address, family },
+      ]);
     else callback(null, address, family);
   };
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<PostResult>((resolve) => {
-    const request = client.request(url, {
-      method: 'POST',
-      lookup,
-      agent: false,
-      signal,
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Vouch-Webhooks/1' },
-    }, (response) => {
-      const status = response.statusCode ?? 0;
-      const ok = status >= 200 && status < 300;
-      response.resume();
-      response.on('end', () => resolve({ outcome: { statusCode: status, error: ok ? null : `http_${status}`, durationMs: 0, success: ok } }));
-      response.on('error', (err) => resolve({ outcome: failure('connection', status), code: String((err as { code?: unknown }).code ?? '') }));
-    });
-    request.on('error', (err) => resolve({ outcome: failure(signal.aborted ? 'timeout' : categorize(err)), code: String((err as { code?: unknown }).code ?? '') }));
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        lookup,
+        agent: false,
+        signal,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'Vouch-Webhooks/1',
+        },
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
+        response.resume();
+        response.on('end', () =>
+          resolve({ outcome: { statusCode: status, error: ok ? null : `http_${status}`, durationMs: 0, success: ok } }),
+        );
+        response.on('error', (err) =>
+          resolve({ outcome: failure('connection', status), code: String((err as { code?: unknown }).code ?? '') }),
+        );
+      },
+    );
+    request.on('error', (err) =>
+      resolve({
+        outcome: failure(signal.aborted ? 'timeout' : categorize(err)),
+        code: String((err as { code?: unknown }).code ?? ''),
+      }),
+    );
     request.end(body);
   });
 }

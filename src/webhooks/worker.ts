@@ -38,7 +38,13 @@ export interface DeliveryLimits {
   breakerCooldownMs: number;
 }
 
-const DEFAULT_LIMITS: DeliveryLimits = { concurrency: 64, endpointConcurrency: 2, clientConcurrency: 16, breakerFailures: 5, breakerCooldownMs: 60_000 };
+const DEFAULT_LIMITS: DeliveryLimits = {
+  concurrency: 64,
+  endpointConcurrency: 2,
+  clientConcurrency: 16,
+  breakerFailures: 5,
+  breakerCooldownMs: 60_000,
+};
 
 export interface WorkerOptions extends Partial<DeliveryLimits> {
   /** how often to look for due deliveries and pending fan-outs */
@@ -80,7 +86,10 @@ export class DeliveryWorker {
   private readonly breaker: Breaker;
   private readonly urlPolicy: UrlPolicy;
 
-  constructor(private readonly deps: Deps, options: WorkerOptions = {}) {
+  constructor(
+    private readonly deps: Deps,
+    options: WorkerOptions = {},
+  ) {
     this.pollMs = options.pollMs ?? 1000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.leaseMs = options.leaseMs ?? Math.max(30_000, this.timeoutMs * 3);
@@ -88,8 +97,11 @@ export class DeliveryWorker {
     this.batch = options.batch ?? 10;
     const limit = <K extends keyof DeliveryLimits>(name: K) => options[name] ?? DEFAULT_LIMITS[name];
     this.limits = {
-      concurrency: limit('concurrency'), endpointConcurrency: limit('endpointConcurrency'), clientConcurrency: limit('clientConcurrency'),
-      breakerFailures: limit('breakerFailures'), breakerCooldownMs: limit('breakerCooldownMs'),
+      concurrency: limit('concurrency'),
+      endpointConcurrency: limit('endpointConcurrency'),
+      clientConcurrency: limit('clientConcurrency'),
+      breakerFailures: limit('breakerFailures'),
+      breakerCooldownMs: limit('breakerCooldownMs'),
     };
     this.breaker = { failures: this.limits.breakerFailures, cooldownMs: this.limits.breakerCooldownMs };
     this.urlPolicy = { allowPrivate: deps.allowPrivate, ...options.urlPolicy };
@@ -128,9 +140,11 @@ export class DeliveryWorker {
     const { db, dialect } = this.deps.store;
     this.expanding = (async () => {
       while (!this.stopped && (await expandOneFanout(db, dialect, this.leaseMs))) this.fill();
-    })().catch((err: unknown) => this.deps.log.warn({ err }, 'webhook fan-out failed')).finally(() => {
-      this.expanding = undefined;
-    });
+    })()
+      .catch((err: unknown) => this.deps.log.warn({ err }, 'webhook fan-out failed'))
+      .finally(() => {
+        this.expanding = undefined;
+      });
   }
 
   /** Claims into free slots until none is free or nothing more is due; one claim loop at a time. */
@@ -141,10 +155,12 @@ export class DeliveryWorker {
       return;
     }
     this.fillAgain = false;
-    this.filling = this.claimIntoFreeSlots().catch((err: unknown) => this.deps.log.warn({ err }, 'webhook delivery claim failed')).finally(() => {
-      this.filling = undefined;
-      if (this.fillAgain) this.fill();
-    });
+    this.filling = this.claimIntoFreeSlots()
+      .catch((err: unknown) => this.deps.log.warn({ err }, 'webhook delivery claim failed'))
+      .finally(() => {
+        this.filling = undefined;
+        if (this.fillAgain) this.fill();
+      });
   }
 
   private async claimIntoFreeSlots(): Promise<void> {
@@ -159,7 +175,8 @@ export class DeliveryWorker {
         excludeWebhooks: [...full(this.perEndpoint, endpointConcurrency), ...this.probing],
         excludeOwners: full(this.perClient, clientConcurrency),
         // An endpoint at the breaker's threshold whose cool-down has ended gets one probe at a time.
-        roomFor: (webhookId, failures) => (failures >= breakerFailures ? 1 : endpointConcurrency) - (this.perEndpoint.get(webhookId) ?? 0),
+        roomFor: (webhookId, failures) =>
+          (failures >= breakerFailures ? 1 : endpointConcurrency) - (this.perEndpoint.get(webhookId) ?? 0),
         roomForClient: (owner) => clientConcurrency - (this.perClient.get(owner) ?? 0),
       });
       if (claimed.length === 0) return;
@@ -187,15 +204,28 @@ export class DeliveryWorker {
   private async deliver(claim: ClaimedDelivery): Promise<void> {
     const { db } = this.deps.store;
     const [webhook, event] = await Promise.all([
-      db.selectFrom('webhooks').select(['id', 'url', 'secret', 'environment']).where('id', '=', claim.webhook_id).executeTakeFirst(),
+      db
+        .selectFrom('webhooks')
+        .select(['id', 'url', 'secret', 'environment'])
+        .where('id', '=', claim.webhook_id)
+        .executeTakeFirst(),
       db.selectFrom('webhook_events').selectAll().where('id', '=', claim.event_id).executeTakeFirst(),
     ]);
     const started = performance.now();
     // Enqueueing pairs a webhook only with events of its environment; a delivery that pairs them
     // otherwise (a row written by hand, a future bug) must never carry test data to a live endpoint.
     if (!webhook || !event || webhook.environment !== event.environment) {
-      await recordAttempt(db, claim, { statusCode: null, error: 'invalid_delivery', durationMs: 0, success: false }, undefined);
-      if (webhook && event) this.deps.log.warn({ event: 'webhook_environment_mismatch', delivery_id: claim.id, webhook_id: claim.webhook_id }, 'webhook delivery refused: environments differ');
+      await recordAttempt(
+        db,
+        claim,
+        { statusCode: null, error: 'invalid_delivery', durationMs: 0, success: false },
+        undefined,
+      );
+      if (webhook && event)
+        this.deps.log.warn(
+          { event: 'webhook_environment_mismatch', delivery_id: claim.id, webhook_id: claim.webhook_id },
+          'webhook delivery refused: environments differ',
+        );
       return;
     }
     const secret = unsealSecret(webhook.secret, webhook.id, this.deps.encryption);
@@ -206,14 +236,36 @@ export class DeliveryWorker {
       outcome = { statusCode: null, error: 'secret_unavailable', durationMs: 0, success: false };
     } else {
       const timestamp = new Date();
-      const body = JSON.stringify({ type: event.type, timestamp: timestamp.toISOString(), data: JSON.parse(event.data) as unknown });
-      ({ outcome, code } = await postOnce(webhook.url, signedHeaders(secret, event.id, timestamp, body), body, this.urlPolicy, this.timeoutMs));
+      const body = JSON.stringify({
+        type: event.type,
+        timestamp: timestamp.toISOString(),
+        data: JSON.parse(event.data) as unknown,
+      });
+      ({ outcome, code } = await postOnce(
+        webhook.url,
+        signedHeaders(secret, event.id, timestamp, body),
+        body,
+        this.urlPolicy,
+        this.timeoutMs,
+      ));
     }
     outcome.durationMs = performance.now() - started;
     const attempt = claim.attempts + 1;
     const nextAt = outcome.success || attempt > this.delays.length ? undefined : Date.now() + this.delays[attempt - 1]!;
     await recordAttempt(db, claim, outcome, nextAt, this.breaker);
-    if (!outcome.success) this.deps.log.info({ event: 'webhook_attempt_failed', delivery_id: claim.id, webhook_id: claim.webhook_id, attempt, status_code: outcome.statusCode, error: outcome.error, code }, 'webhook delivery failed');
+    if (!outcome.success)
+      this.deps.log.info(
+        {
+          event: 'webhook_attempt_failed',
+          delivery_id: claim.id,
+          webhook_id: claim.webhook_id,
+          attempt,
+          status_code: outcome.statusCode,
+          error: outcome.error,
+          code,
+        },
+        'webhook delivery failed',
+      );
   }
 }
 
@@ -223,4 +275,5 @@ function bump(counts: Map<string, number>, key: string, by: number): void {
   else counts.delete(key);
 }
 
-const full = (counts: Map<string, number>, limit: number) => [...counts.entries()].filter(([, n]) => n >= limit).map(([key]) => key);
+const full = (counts: Map<string, number>, limit: number) =>
+  [...counts.entries()].filter(([, n]) => n >= limit).map(([key]) => key);

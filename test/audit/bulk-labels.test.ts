@@ -7,18 +7,33 @@ import { hash, score, postEvents, tradeHistory } from '../helpers/trust.ts';
 import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
 
 const bulk = (ctx: TestContext, token: string, payload: unknown, headers: Record<string, string> = {}) =>
-  ctx.inject({ method: 'POST', url: '/api/v1/labels', headers: { ...bearer(token), ...headers }, payload: payload as Record<string, unknown> });
+  ctx.inject({
+    method: 'POST',
+    url: '/api/v1/labels',
+    headers: { ...bearer(token), ...headers },
+    payload: payload as Record<string, unknown>,
+  });
 const single = (ctx: TestContext, token: string, id: string, payload: unknown) =>
-  ctx.inject({ method: 'POST', url: `/api/v1/decisions/${encodeURIComponent(id)}/label`, headers: bearer(token), payload: payload as Record<string, unknown> });
+  ctx.inject({
+    method: 'POST',
+    url: `/api/v1/decisions/${encodeURIComponent(id)}/label`,
+    headers: bearer(token),
+    payload: payload as Record<string, unknown>,
+  });
 const decision = async (ctx: TestContext, token: string, id: string) =>
   (await ctx.inject({ method: 'GET', url: `/api/v1/decisions/${id}`, headers: bearer(token) })).json();
 
 /** A problem document without what differs between two requests (its request id). */
-const comparable = (p: Record<string, unknown>) => Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'request_id'));
+const comparable = (p: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'request_id'));
 
 async function login(ctx: TestContext, scopes: string[]) {
   const c = await ctx.client(scopes);
-  const res = await ctx.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: c.id, client_secret: c.secret } });
+  const res = await ctx.inject({
+    method: 'POST',
+    url: '/api/v1/auth/token',
+    payload: { client_id: c.id, client_secret: c.secret },
+  });
   assert.equal(res.statusCode, 200, res.body);
   return { id: c.id, token: res.json().access_token as string };
 }
@@ -29,7 +44,12 @@ describeEachBackend('labels in bulk', (ctx) => {
   let analysisId = '';
   const entity = hash('bulk-label-subject');
   const scored = async (who: { token: string }) => {
-    const res = await score(ctx(), who.token, { entity_id: entity, amount: 100 + Math.random(), currency: 'USD', context: {} });
+    const res = await score(ctx(), who.token, {
+      entity_id: entity,
+      amount: 100 + Math.random(),
+      currency: 'USD',
+      context: {},
+    });
     assert.equal(res.statusCode, 200, res.body);
     return res.json().decision_id as string;
   };
@@ -39,8 +59,17 @@ describeEachBackend('labels in bulk', (ctx) => {
     other = await login(ctx(), ['trust:read', 'audit:read', 'labels:write']);
     await postEvents(ctx(), owner.token, tradeHistory(entity, 5, 30));
     const analysed = await ctx().inject({
-      method: 'POST', url: '/api/v1/dispute/analyze', headers: bearer(owner.token),
-      payload: { dispute_id: 'dsp-bulk-label', trade: { trade_id: 't', amount: 10, currency: 'EUR' }, buyer_id: hash('blb'), seller_id: hash('bls'), opened_by: 'buyer', reason: 'other' },
+      method: 'POST',
+      url: '/api/v1/dispute/analyze',
+      headers: bearer(owner.token),
+      payload: {
+        dispute_id: 'dsp-bulk-label',
+        trade: { trade_id: 't', amount: 10, currency: 'EUR' },
+        buyer_id: hash('blb'),
+        seller_id: hash('bls'),
+        opened_by: 'buyer',
+        reason: 'other',
+      },
     });
     assert.equal(analysed.statusCode, 200, analysed.body);
     analysisId = analysed.json().analysis_id;
@@ -56,7 +85,11 @@ describeEachBackend('labels in bulk', (ctx) => {
       { decision_id: mine, label: 'fraud', note: 'n'.repeat(501) },
       { decision_id: mine, label: 'fraud', extra: true },
     ];
-    const items = [{ decision_id: mine, label: 'fraud', note: 'chargeback confirmed' }, ...refused, { decision_id: mineToo, label: 'legit' }];
+    const items = [
+      { decision_id: mine, label: 'fraud', note: 'chargeback confirmed' },
+      ...refused,
+      { decision_id: mineToo, label: 'legit' },
+    ];
     const res = await bulk(ctx(), owner.token, { labels: items });
     assert.equal(res.statusCode, 200, res.body);
     const { results } = res.json() as { results: Record<string, unknown>[] };
@@ -91,15 +124,23 @@ describeEachBackend('labels in bulk', (ctx) => {
 
   test('a decision named twice ends with the later label, as two single calls would leave it', async () => {
     const id = await scored(owner);
-    const res = await bulk(ctx(), owner.token, { labels: [{ decision_id: id, label: 'fraud' }, { decision_id: id, label: 'legit', note: 'reversed on appeal' }] });
+    const res = await bulk(ctx(), owner.token, {
+      labels: [
+        { decision_id: id, label: 'fraud' },
+        { decision_id: id, label: 'legit', note: 'reversed on appeal' },
+      ],
+    });
     assert.equal(res.statusCode, 200, res.body);
-    assert.deepEqual(res.json().results.map((r: { label: string }) => r.label), ['fraud', 'legit']);
+    assert.deepEqual(
+      res.json().results.map((r: { label: string }) => r.label),
+      ['fraud', 'legit'],
+    );
     const shown = (await decision(ctx(), owner.token, id)).label;
     assert.equal(shown.label, 'legit');
     assert.equal(shown.note, 'reversed on appeal');
   });
 
-  test('an admin labels any client\'s decision, as with the single endpoint', async () => {
+  test("an admin labels any client's decision, as with the single endpoint", async () => {
     const id = await scored(other);
     const res = await bulk(ctx(), await ctx().token(), { labels: [{ decision_id: id, label: 'fraud' }] });
     assert.equal(res.statusCode, 200, res.body);
@@ -110,13 +151,29 @@ describeEachBackend('labels in bulk', (ctx) => {
     const id = await scored(owner);
     problem(await bulk(ctx(), owner.token, { labels: [] }), 400, 'validation_failed');
     problem(await bulk(ctx(), owner.token, {}), 400, 'validation_failed');
-    problem(await bulk(ctx(), owner.token, { labels: [{ decision_id: id, label: 'fraud' }], more: 1 }), 400, 'validation_failed');
+    problem(
+      await bulk(ctx(), owner.token, { labels: [{ decision_id: id, label: 'fraud' }], more: 1 }),
+      400,
+      'validation_failed',
+    );
     const tooMany = Array.from({ length: 1001 }, () => ({ decision_id: id, label: 'legit' }));
     const over = problem(await bulk(ctx(), owner.token, { labels: tooMany }), 400, 'validation_failed');
     assert.match(JSON.stringify(over.errors), /at most 1000 items/);
     const readOnly = await login(ctx(), ['audit:read']);
-    problem(await bulk(ctx(), readOnly.token, { labels: [{ decision_id: id, label: 'fraud' }] }), 403, 'insufficient_scope');
-    problem(await ctx().inject({ method: 'POST', url: '/api/v1/labels', payload: { labels: [{ decision_id: id, label: 'fraud' }] } }), 401, 'unauthenticated');
+    problem(
+      await bulk(ctx(), readOnly.token, { labels: [{ decision_id: id, label: 'fraud' }] }),
+      403,
+      'insufficient_scope',
+    );
+    problem(
+      await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/labels',
+        payload: { labels: [{ decision_id: id, label: 'fraud' }] },
+      }),
+      401,
+      'unauthenticated',
+    );
     const big = Array.from({ length: 3 }, () => ({ decision_id: id, label: 'legit', note: 'x'.repeat(400_000) }));
     const tooLarge = await bulk(ctx(), owner.token, { labels: big });
     assert.equal(tooLarge.statusCode, 413, tooLarge.body);
@@ -128,25 +185,59 @@ describeEachBackend('labels in bulk', (ctx) => {
 async function storedDecisions(ctx: TestContext, clientId: string, count: number): Promise<string[]> {
   const features = JSON.stringify(Object.fromEntries(SIGNAL_NAMES.map((n) => [n, 0])));
   const rows = Array.from({ length: count }, (_, i) => ({
-    id: `dec_bulk_${i}`, kind: 'score', environment: 'live', principal_id: clientId, owner_client_id: clientId, subject_id: hash(`bulk-e${i}`),
-    request_digest: 'd', result: '{}', policy_version: 'v', created_at: Date.now() - 1000, features, feature_set: 2,
+    id: `dec_bulk_${i}`,
+    kind: 'score',
+    environment: 'live',
+    principal_id: clientId,
+    owner_client_id: clientId,
+    subject_id: hash(`bulk-e${i}`),
+    request_digest: 'd',
+    result: '{}',
+    policy_version: 'v',
+    created_at: Date.now() - 1000,
+    features,
+    feature_set: 2,
   }));
-  for (let i = 0; i < rows.length; i += 200) await ctx.store.db.insertInto('decisions').values(rows.slice(i, i + 200) as never).execute();
+  for (let i = 0; i < rows.length; i += 200)
+    await ctx.store.db
+      .insertInto('decisions')
+      .values(rows.slice(i, i + 200) as never)
+      .execute();
   return rows.map((r) => r.id);
 }
 
-describeEachBackend('labels in bulk and the rate limit', (ctx) => {
-  test('1,000 labels in one call count as one request against the principal\'s budget', async () => {
-    const c = await ctx().client(['labels:write', 'audit:read']);
-    const token = (await ctx().inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: c.id, client_secret: c.secret } })).json().access_token as string;
-    const ids = await storedDecisions(ctx(), c.id, 1000);
-    const res = await bulk(ctx(), token, { labels: ids.map((id, i) => ({ decision_id: id, label: i % 10 === 0 ? 'fraud' : 'legit' })) });
-    assert.equal(res.statusCode, 200, res.body.slice(0, 500));
-    assert.equal(res.headers['ratelimit-limit'], '3');
-    assert.equal(res.headers['ratelimit-remaining'], '2');
-    const results = res.json().results as { decision_id: string; label: string }[];
-    assert.deepEqual(results.map((r) => r.decision_id), ids);
-    const labelled = await ctx().store.db.selectFrom('decisions').select(({ fn }) => fn.countAll<number>().as('n')).where('id', 'in', ids).where('label', 'is not', null).executeTakeFirstOrThrow();
-    assert.equal(Number(labelled.n), 1000);
-  });
-}, { rateLimit: { perSecond: 1, burst: 3, tokenPerMinute: 100_000, tokenFailuresPerMinute: 100_000 } });
+describeEachBackend(
+  'labels in bulk and the rate limit',
+  (ctx) => {
+    test("1,000 labels in one call count as one request against the principal's budget", async () => {
+      const c = await ctx().client(['labels:write', 'audit:read']);
+      const token = (
+        await ctx().inject({
+          method: 'POST',
+          url: '/api/v1/auth/token',
+          payload: { client_id: c.id, client_secret: c.secret },
+        })
+      ).json().access_token as string;
+      const ids = await storedDecisions(ctx(), c.id, 1000);
+      const res = await bulk(ctx(), token, {
+        labels: ids.map((id, i) => ({ decision_id: id, label: i % 10 === 0 ? 'fraud' : 'legit' })),
+      });
+      assert.equal(res.statusCode, 200, res.body.slice(0, 500));
+      assert.equal(res.headers['ratelimit-limit'], '3');
+      assert.equal(res.headers['ratelimit-remaining'], '2');
+      const results = res.json().results as { decision_id: string; label: string }[];
+      assert.deepEqual(
+        results.map((r) => r.decision_id),
+        ids,
+      );
+      const labelled = await ctx()
+        .store.db.selectFrom('decisions')
+        .select(({ fn }) => fn.countAll<number>().as('n'))
+        .where('id', 'in', ids)
+        .where('label', 'is not', null)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(labelled.n), 1000);
+    });
+  },
+  { rateLimit: { perSecond: 1, burst: 3, tokenPerMinute: 100_000, tokenFailuresPerMinute: 100_000 } },
+);

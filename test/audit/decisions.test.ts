@@ -11,7 +11,11 @@ const decision = (ctx: TestContext, headers: Record<string, string>, id: string)
 
 async function login(ctx: TestContext, scopes: string[], role: Role = 'service') {
   const c = await ctx.client(scopes, role);
-  const res = await ctx.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: c.id, client_secret: c.secret } });
+  const res = await ctx.inject({
+    method: 'POST',
+    url: '/api/v1/auth/token',
+    payload: { client_id: c.id, client_secret: c.secret },
+  });
   assert.equal(res.statusCode, 200, res.body);
   return { id: c.id, token: res.json().access_token as string };
 }
@@ -23,12 +27,27 @@ describeEachBackend('audit decisions access', (ctx) => {
 
   before(async () => {
     owner = await login(ctx(), ['trust:read', 'dispute:analyze', 'audit:read', 'keys:write']);
-    const scored = await score(ctx(), owner.token, { entity_id: hash('audit-subject'), amount: 10, currency: 'EUR', context: { trade_id: 'trd-9', payment_method: 'card', counterparty_id: hash('audit-cp') } });
+    const scored = await score(ctx(), owner.token, {
+      entity_id: hash('audit-subject'),
+      amount: 10,
+      currency: 'EUR',
+      context: { trade_id: 'trd-9', payment_method: 'card', counterparty_id: hash('audit-cp') },
+    });
     assert.equal(scored.statusCode, 200, scored.body);
     scoreId = scored.json().decision_id;
     const analysed = await ctx().inject({
-      method: 'POST', url: '/api/v1/dispute/analyze', headers: bearer(owner.token),
-      payload: { dispute_id: 'dsp-audit', trade: { trade_id: 't', amount: 10, currency: 'EUR' }, buyer_id: hash('ab'), seller_id: hash('as'), opened_by: 'buyer', reason: 'other', evidence: { payment_proof_submitted: true } },
+      method: 'POST',
+      url: '/api/v1/dispute/analyze',
+      headers: bearer(owner.token),
+      payload: {
+        dispute_id: 'dsp-audit',
+        trade: { trade_id: 't', amount: 10, currency: 'EUR' },
+        buyer_id: hash('ab'),
+        seller_id: hash('as'),
+        opened_by: 'buyer',
+        reason: 'other',
+        evidence: { payment_proof_submitted: true },
+      },
     });
     assert.equal(analysed.statusCode, 200, analysed.body);
     analysisId = analysed.json().analysis_id;
@@ -45,7 +64,7 @@ describeEachBackend('audit decisions access', (ctx) => {
     assert.equal(a.json().subject_id, 'dsp-audit');
   });
 
-  test('a decision shows what was asked, without entity ids: amount, currency and trade context; a dispute\'s trade, reason, opener and evidence', async () => {
+  test("a decision shows what was asked, without entity ids: amount, currency and trade context; a dispute's trade, reason, opener and evidence", async () => {
     const s = (await decision(ctx(), bearer(owner.token), scoreId)).json();
     assert.deepEqual(s.request, { amount: 10, currency: 'EUR', payment_method: 'card', trade_id: 'trd-9' });
     const a = (await decision(ctx(), bearer(owner.token), analysisId)).json();
@@ -61,7 +80,11 @@ describeEachBackend('audit decisions access', (ctx) => {
       const other = await login(ctx(), ['audit:read', 'trust:read'], role);
       for (const id of [scoreId, analysisId]) {
         const body = problem(await decision(ctx(), bearer(other.token), id), 404, 'not_found');
-        const unknown = problem(await decision(ctx(), bearer(other.token), `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`), 404, 'not_found');
+        const unknown = problem(
+          await decision(ctx(), bearer(other.token), `${id.slice(0, -1)}${id.endsWith('0') ? '1' : '0'}`),
+          404,
+          'not_found',
+        );
         assert.equal(body.detail, unknown.detail, 'a foreign decision looks exactly like a missing one');
       }
     }
@@ -71,7 +94,10 @@ describeEachBackend('audit decisions access', (ctx) => {
     const bootstrap = await ctx().token();
     const created = await login(ctx(), ['audit:read'], 'admin');
     for (const token of [bootstrap, created.token]) {
-      for (const [id, kind] of [[scoreId, 'score'], [analysisId, 'dispute_analysis']] as const) {
+      for (const [id, kind] of [
+        [scoreId, 'score'],
+        [analysisId, 'dispute_analysis'],
+      ] as const) {
         const res = await decision(ctx(), bearer(token), id);
         assert.equal(res.statusCode, 200, res.body);
         assert.equal(res.json().kind, kind);
@@ -81,10 +107,20 @@ describeEachBackend('audit decisions access', (ctx) => {
   });
 
   test("an API key's decisions belong to the client that owns the key: 200 for it, 404 for others", async () => {
-    const created = await ctx().inject({ method: 'POST', url: '/api/v1/keys', headers: bearer(owner.token), payload: { name: 'audit-key', scopes: ['trust:read', 'audit:read'] } });
+    const created = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/keys',
+      headers: bearer(owner.token),
+      payload: { name: 'audit-key', scopes: ['trust:read', 'audit:read'] },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const { key, id: keyId } = created.json();
-    const scored = await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', headers: { 'x-api-key': key }, payload: { entity_id: hash('key-subject'), amount: 5, currency: 'USD' } });
+    const scored = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/trust/score',
+      headers: { 'x-api-key': key },
+      payload: { entity_id: hash('key-subject'), amount: 5, currency: 'USD' },
+    });
     assert.equal(scored.statusCode, 200, scored.body);
     const id = scored.json().decision_id;
     for (const headers of [{ 'x-api-key': key }, bearer(owner.token)]) {

@@ -8,7 +8,11 @@ import { hash, score, postEvents, event, tradeHistory } from '../helpers/trust.t
 
 async function login(ctx: TestContext, scopes: string[]) {
   const c = await ctx.client(scopes);
-  const res = await ctx.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: c.id, client_secret: c.secret } });
+  const res = await ctx.inject({
+    method: 'POST',
+    url: '/api/v1/auth/token',
+    payload: { client_id: c.id, client_secret: c.secret },
+  });
   assert.equal(res.statusCode, 200, res.body);
   return { id: c.id, token: res.json().access_token as string };
 }
@@ -26,23 +30,30 @@ describeEachBackend('outcome event labels stay with the sending client', (ctx) =
   });
 
   const scored = async (who: { token: string }, tradeId: string) => {
-    const res = await score(ctx(), who.token, { entity_id: entity, amount: 120, currency: 'USD', context: { trade_id: tradeId } });
+    const res = await score(ctx(), who.token, {
+      entity_id: entity,
+      amount: 120,
+      currency: 'USD',
+      context: { trade_id: tradeId },
+    });
     assert.equal(res.statusCode, 200, res.body);
     return res.json().decision_id as string;
   };
   const labelOf = async (who: { token: string }, id: string) =>
     (await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${id}`, headers: bearer(who.token) })).json().label;
 
-  test('a dispute.resolved from one client labels its own decision of the trade, never the other client\'s', async () => {
+  test("a dispute.resolved from one client labels its own decision of the trade, never the other client's", async () => {
     const mine = await scored(a, 'shared-trade-1');
     const theirs = await scored(b, 'shared-trade-1');
-    await postEvents(ctx(), a.token, [event('dispute.resolved', entity, { trade_id: 'shared-trade-1', resolution: 'against' }, 1000)]);
+    await postEvents(ctx(), a.token, [
+      event('dispute.resolved', entity, { trade_id: 'shared-trade-1', resolution: 'against' }, 1000),
+    ]);
     const own = await labelOf(a, mine);
     assert.deepEqual([own?.label, own?.source, own?.labelled_by], ['fraud', 'event', a.id]);
     assert.equal(await labelOf(b, theirs), null);
   });
 
-  test('a chargeback or fraud report from one client leaves the other client\'s decisions of that trade alone', async () => {
+  test("a chargeback or fraud report from one client leaves the other client's decisions of that trade alone", async () => {
     const theirs = await scored(b, 'shared-trade-2');
     await postEvents(ctx(), a.token, [
       event('chargeback', entity, { trade_id: 'shared-trade-2', amount: 10, currency: 'USD' }, 1000),

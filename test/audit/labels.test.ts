@@ -11,15 +11,26 @@ import type { Role } from '../../src/auth/principal.ts';
 
 async function login(ctx: TestContext, scopes: string[], role: Role = 'service') {
   const c = await ctx.client(scopes, role);
-  const res = await ctx.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: c.id, client_secret: c.secret } });
+  const res = await ctx.inject({
+    method: 'POST',
+    url: '/api/v1/auth/token',
+    payload: { client_id: c.id, client_secret: c.secret },
+  });
   assert.equal(res.statusCode, 200, res.body);
   return { id: c.id, token: res.json().access_token as string };
 }
 
 const label = (ctx: TestContext, token: string, id: string, payload: unknown) =>
-  ctx.inject({ method: 'POST', url: `/api/v1/decisions/${id}/label`, headers: bearer(token), payload: payload as Record<string, unknown> });
-const get = (ctx: TestContext, token: string, id: string) => ctx.inject({ method: 'GET', url: `/api/v1/decisions/${id}`, headers: bearer(token) });
-const list = (ctx: TestContext, token: string, query: string) => ctx.inject({ method: 'GET', url: `/api/v1/decisions?${query}`, headers: bearer(token) });
+  ctx.inject({
+    method: 'POST',
+    url: `/api/v1/decisions/${id}/label`,
+    headers: bearer(token),
+    payload: payload as Record<string, unknown>,
+  });
+const get = (ctx: TestContext, token: string, id: string) =>
+  ctx.inject({ method: 'GET', url: `/api/v1/decisions/${id}`, headers: bearer(token) });
+const list = (ctx: TestContext, token: string, query: string) =>
+  ctx.inject({ method: 'GET', url: `/api/v1/decisions?${query}`, headers: bearer(token) });
 
 describeEachBackend('decision labels and list', (ctx) => {
   let owner: { id: string; token: string };
@@ -34,8 +45,17 @@ describeEachBackend('decision labels and list', (ctx) => {
     adminTokenValue = await ctx().token();
     await postEvents(ctx(), owner.token, tradeHistory(entity, 5, 30));
     const analysed = await ctx().inject({
-      method: 'POST', url: '/api/v1/dispute/analyze', headers: bearer(owner.token),
-      payload: { dispute_id: 'dsp-label', trade: { trade_id: 't', amount: 10, currency: 'EUR' }, buyer_id: hash('lb'), seller_id: hash('ls'), opened_by: 'buyer', reason: 'other' },
+      method: 'POST',
+      url: '/api/v1/dispute/analyze',
+      headers: bearer(owner.token),
+      payload: {
+        dispute_id: 'dsp-label',
+        trade: { trade_id: 't', amount: 10, currency: 'EUR' },
+        buyer_id: hash('lb'),
+        seller_id: hash('ls'),
+        opened_by: 'buyer',
+        reason: 'other',
+      },
     });
     assert.equal(analysed.statusCode, 200, analysed.body);
     analysisId = analysed.json().analysis_id;
@@ -43,7 +63,12 @@ describeEachBackend('decision labels and list', (ctx) => {
 
   const adminToken = async () => adminTokenValue;
   async function scored(tradeId?: string, who = owner, entityId = entity): Promise<string> {
-    const res = await score(ctx(), who.token, { entity_id: entityId, amount: 100 + Math.random(), currency: 'USD', context: tradeId ? { trade_id: tradeId, payment_method: 'card' } : {} });
+    const res = await score(ctx(), who.token, {
+      entity_id: entityId,
+      amount: 100 + Math.random(),
+      currency: 'USD',
+      context: tradeId ? { trade_id: tradeId, payment_method: 'card' } : {},
+    });
     assert.equal(res.statusCode, 200, res.body);
     return res.json().decision_id as string;
   }
@@ -54,11 +79,15 @@ describeEachBackend('decision labels and list', (ctx) => {
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.deepEqual(Object.keys(body.features).sort(), [...SIGNAL_NAMES].sort());
-    assert.ok(Object.values(body.features).some((v) => v === 0), 'zero values are kept');
+    assert.ok(
+      Object.values(body.features).some((v) => v === 0),
+      'zero values are kept',
+    );
     assert.equal(body.trade_id, 'trade-features');
     assert.equal(body.label, null);
     // Every returned signal's value is the stored feature's value.
-    for (const s of body.result.signals as { name: string; value: number }[]) assert.equal(body.features[s.name], s.value);
+    for (const s of body.result.signals as { name: string; value: number }[])
+      assert.equal(body.features[s.name], s.value);
   });
 
   test('POST label: 200 {decision_id, label, source api, labelled_at, labelled_by}; relabelling replaces it', async () => {
@@ -92,18 +121,34 @@ describeEachBackend('decision labels and list', (ctx) => {
 
   test('bad label bodies: 400 validation_failed; no credentials 401; without labels:write 403', async () => {
     const id = await scored();
-    for (const payload of [{}, { label: 'maybe' }, { label: 'fraud', note: 'x'.repeat(501) }, { label: 'fraud', extra: 1 }]) {
+    for (const payload of [
+      {},
+      { label: 'maybe' },
+      { label: 'fraud', note: 'x'.repeat(501) },
+      { label: 'fraud', extra: 1 },
+    ]) {
       problem(await label(ctx(), owner.token, id, payload), 400, 'validation_failed');
     }
-    problem(await ctx().inject({ method: 'POST', url: `/api/v1/decisions/${id}/label`, payload: { label: 'fraud' } }), 401, 'unauthenticated');
+    problem(
+      await ctx().inject({ method: 'POST', url: `/api/v1/decisions/${id}/label`, payload: { label: 'fraud' } }),
+      401,
+      'unauthenticated',
+    );
     const reader = await login(ctx(), ['audit:read']);
     problem(await label(ctx(), reader.token, id, { label: 'fraud' }), 403, 'insufficient_scope');
   });
 
   test('an outcome event with the trade_id labels every decision of that trade fraud (source event), never one labelled through the API', async () => {
-    const [a, b, c, unrelated] = [await scored('trade-ev'), await scored('trade-ev'), await scored('trade-ev'), await scored('trade-ev-other')];
+    const [a, b, c, unrelated] = [
+      await scored('trade-ev'),
+      await scored('trade-ev'),
+      await scored('trade-ev'),
+      await scored('trade-ev-other'),
+    ];
     assert.equal((await label(ctx(), owner.token, c, { label: 'legit' })).statusCode, 200);
-    await postEvents(ctx(), owner.token, [event('chargeback', entity, { trade_id: 'trade-ev', amount: 10, currency: 'USD' }, 1000)]);
+    await postEvents(ctx(), owner.token, [
+      event('chargeback', entity, { trade_id: 'trade-ev', amount: 10, currency: 'USD' }, 1000),
+    ]);
     for (const id of [a, b]) {
       const l = (await get(ctx(), owner.token, id)).json().label;
       assert.equal(l.label, 'fraud');
@@ -142,10 +187,16 @@ describeEachBackend('decision labels and list', (ctx) => {
     assert.equal((await label(ctx(), owner.token, ids[1]!, { label: 'fraud' })).statusCode, 200);
     const all = await list(ctx(), owner.token, `entity_id=${mine}`);
     assert.equal(all.statusCode, 200, all.body);
-    assert.deepEqual(all.json().data.map((d: { id: string }) => d.id), [...ids].reverse());
+    assert.deepEqual(
+      all.json().data.map((d: { id: string }) => d.id),
+      [...ids].reverse(),
+    );
     assert.equal(all.json().next_cursor, null);
     const fraud = (await list(ctx(), owner.token, `entity_id=${mine}&label=fraud`)).json().data;
-    assert.deepEqual(fraud.map((d: { id: string }) => d.id), [ids[1]]);
+    assert.deepEqual(
+      fraud.map((d: { id: string }) => d.id),
+      [ids[1]],
+    );
     assert.equal((await list(ctx(), owner.token, `entity_id=${mine}&label=none`)).json().data.length, 4);
     const level = (await get(ctx(), owner.token, ids[0]!)).json().result.risk_level;
     assert.ok((await list(ctx(), owner.token, `entity_id=${mine}&risk_level=${level}`)).json().data.length >= 1);
@@ -153,7 +204,9 @@ describeEachBackend('decision labels and list', (ctx) => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { data: { id: string }[]; next_cursor: string | null } = (await list(ctx(), owner.token, `entity_id=${mine}&limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json();
+      const page: { data: { id: string }[]; next_cursor: string | null } = (
+        await list(ctx(), owner.token, `entity_id=${mine}&limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json();
       seen.push(...page.data.map((d) => d.id));
       cursor = page.next_cursor;
     } while (cursor);
@@ -163,11 +216,23 @@ describeEachBackend('decision labels and list', (ctx) => {
     // The admin sees the other client's decision too.
     assert.equal((await list(ctx(), adminTokenValue, `entity_id=${mine}`)).json().data.length, 6);
     const future = new Date(Date.now() + 3_600_000).toISOString();
-    assert.equal((await list(ctx(), owner.token, `entity_id=${mine}&since=${encodeURIComponent(future)}`)).json().data.length, 0);
+    assert.equal(
+      (await list(ctx(), owner.token, `entity_id=${mine}&since=${encodeURIComponent(future)}`)).json().data.length,
+      0,
+    );
   });
 
   test('GET /decisions: bad query 400 invalid_request; 401 without credentials; 403 without audit:read', async () => {
-    for (const q of ['limit=0', 'limit=101', 'kind=other', 'label=maybe', 'since=yesterday', 'cursor=%27', 'risk_level=extreme', 'bogus=1']) {
+    for (const q of [
+      'limit=0',
+      'limit=101',
+      'kind=other',
+      'label=maybe',
+      'since=yesterday',
+      'cursor=%27',
+      'risk_level=extreme',
+      'bogus=1',
+    ]) {
       problem(await list(ctx(), owner.token, q), 400, 'invalid_request');
     }
     problem(await ctx().inject({ method: 'GET', url: '/api/v1/decisions' }), 401, 'unauthenticated');
@@ -177,19 +242,50 @@ describeEachBackend('decision labels and list', (ctx) => {
 
   test('fuzzed query strings on the decision and policy lists never get a 5xx', async () => {
     const key = fc.constantFrom('kind', 'entity_id', 'risk_level', 'label', 'since', 'until', 'limit', 'cursor', 'x');
-    const val = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('1', '0', '-1', '101', '1e3', 'none', 'score', 'dispute', '9999999999999999.dec_x', '.', '2026-01-01T00:00:00Z', '%00', '%ZZ'));
-    await fc.assert(fc.asyncProperty(fc.array(fc.tuple(key, val), { maxLength: 4 }), async (pairs) => {
-      const query = pairs.map(([k, v]) => `${k}=${/^%/.test(v) ? v : encodeURIComponent(v)}`).join('&');
-      wellBehaved(await list(ctx(), owner.token, query), `decisions?${query}`);
-      wellBehaved(await ctx().inject({ method: 'GET', url: `/api/v1/policies?${query}`, headers: bearer(await adminToken()) }), `policies?${query}`);
-    }), { numRuns: 60 });
+    const val = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom(
+        '1',
+        '0',
+        '-1',
+        '101',
+        '1e3',
+        'none',
+        'score',
+        'dispute',
+        '9999999999999999.dec_x',
+        '.',
+        '2026-01-01T00:00:00Z',
+        '%00',
+        '%ZZ',
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(key, val), { maxLength: 4 }), async (pairs) => {
+        const query = pairs.map(([k, v]) => `${k}=${/^%/.test(v) ? v : encodeURIComponent(v)}`).join('&');
+        wellBehaved(await list(ctx(), owner.token, query), `decisions?${query}`);
+        wellBehaved(
+          await ctx().inject({ method: 'GET', url: `/api/v1/policies?${query}`, headers: bearer(await adminToken()) }),
+          `policies?${query}`,
+        );
+      }),
+      { numRuns: 60 },
+    );
   });
 
   test('fuzzed label bodies never get a 5xx', async () => {
     const id = await scored('trade-fuzz');
-    await fc.assert(fc.asyncProperty(bodies(['label', 'note']), async (text) => {
-      const res = await ctx().inject({ method: 'POST', url: `/api/v1/decisions/${id}/label`, headers: { ...bearer(owner.token), ...JSON_TYPE }, payload: text });
-      wellBehaved(res, text);
-    }), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(bodies(['label', 'note']), async (text) => {
+        const res = await ctx().inject({
+          method: 'POST',
+          url: `/api/v1/decisions/${id}/label`,
+          headers: { ...bearer(owner.token), ...JSON_TYPE },
+          payload: text,
+        });
+        wellBehaved(res, text);
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -9,7 +9,12 @@ import { labelFromEvents } from '../../src/audit/labels.ts';
 const SCOPES = ['trust:read', 'trust:write', 'audit:read', 'labels:write'];
 
 async function key(ctx: TestContext, admin: string, environment: 'live' | 'test'): Promise<string> {
-  const res = await ctx.inject({ method: 'POST', url: '/api/v1/keys', headers: bearer(admin), payload: { name: `audit-${environment}`, scopes: SCOPES, environment } });
+  const res = await ctx.inject({
+    method: 'POST',
+    url: '/api/v1/keys',
+    headers: bearer(admin),
+    payload: { name: `audit-${environment}`, scopes: SCOPES, environment },
+  });
   assert.equal(res.statusCode, 201, res.body);
   return res.json().key as string;
 }
@@ -20,9 +25,25 @@ describeEachBackend('audit in test mode', (ctx) => {
   let liveId = '';
   let testId = '';
   const entity = hash('tm-audit-subject');
-  const get = (token: string, id: string) => ctx().inject({ method: 'GET', url: `/api/v1/decisions/${id}`, headers: bearer(token) });
-  const ids = async (token: string) => ((await ctx().inject({ method: 'GET', url: `/api/v1/decisions?entity_id=${entity}&limit=100`, headers: bearer(token) })).json().data as { id: string }[]).map((d) => d.id);
-  const label = (token: string, id: string, value: string) => ctx().inject({ method: 'POST', url: `/api/v1/decisions/${id}/label`, headers: bearer(token), payload: { label: value } });
+  const get = (token: string, id: string) =>
+    ctx().inject({ method: 'GET', url: `/api/v1/decisions/${id}`, headers: bearer(token) });
+  const ids = async (token: string) =>
+    (
+      (
+        await ctx().inject({
+          method: 'GET',
+          url: `/api/v1/decisions?entity_id=${entity}&limit=100`,
+          headers: bearer(token),
+        })
+      ).json().data as { id: string }[]
+    ).map((d) => d.id);
+  const label = (token: string, id: string, value: string) =>
+    ctx().inject({
+      method: 'POST',
+      url: `/api/v1/decisions/${id}/label`,
+      headers: bearer(token),
+      payload: { label: value },
+    });
 
   before(async () => {
     // One owner for both keys, so only the environment separates them.
@@ -30,7 +51,12 @@ describeEachBackend('audit in test mode', (ctx) => {
     live = await key(ctx(), admin, 'live');
     testKey = await key(ctx(), admin, 'test');
     const scored = async (token: string) => {
-      const res = await score(ctx(), token, { entity_id: entity, amount: 100 + Math.random(), currency: 'USD', context: { trade_id: 'tm-trade' } });
+      const res = await score(ctx(), token, {
+        entity_id: entity,
+        amount: 100 + Math.random(),
+        currency: 'USD',
+        context: { trade_id: 'tm-trade' },
+      });
       assert.equal(res.statusCode, 200, res.body);
       return res.json().decision_id as string;
     };
@@ -58,12 +84,20 @@ describeEachBackend('audit in test mode', (ctx) => {
     assert.equal((await label(testKey, testId, 'fraud')).statusCode, 200);
     assert.equal((await get(live, liveId)).json().label, null, 'a test label leaves the live decision alone');
     assert.equal((await label(live, liveId, 'legit')).statusCode, 200);
-    assert.equal((await get(testKey, testId)).json().label.label, 'fraud', 'a live label leaves the test decision alone');
+    assert.equal(
+      (await get(testKey, testId)).json().label.label,
+      'fraud',
+      'a live label leaves the test decision alone',
+    );
   });
 
   test('event labels reach only decisions of the event’s environment', async () => {
     const db = ctx().store.db;
-    await db.updateTable('decisions').set({ label: null, label_source: null }).where('id', 'in', [liveId, testId]).execute();
+    await db
+      .updateTable('decisions')
+      .set({ label: null, label_source: null })
+      .where('id', 'in', [liveId, testId])
+      .execute();
     const outcome = [{ type: 'chargeback', entity_id: entity, trade_id: 'tm-trade' }];
     assert.equal(await labelFromEvents(db, 'test', outcome, ADMIN_ID, Date.now()), 1);
     assert.equal((await get(live, liveId)).json().label, null);

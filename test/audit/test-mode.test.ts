@@ -14,8 +14,15 @@ async function adminKeys(ctx: TestContext): Promise<Record<Env, string>> {
   const admin = await ctx.token();
   const make = async (environment: Env) => {
     const res = await ctx.inject({
-      method: 'POST', url: '/api/v1/keys', headers: bearer(admin),
-      payload: { name: `audit-${environment}`, role: 'admin', environment, scopes: ['trust:read', 'dispute:analyze', 'audit:read', 'labels:write'] },
+      method: 'POST',
+      url: '/api/v1/keys',
+      headers: bearer(admin),
+      payload: {
+        name: `audit-${environment}`,
+        role: 'admin',
+        environment,
+        scopes: ['trust:read', 'dispute:analyze', 'audit:read', 'labels:write'],
+      },
     });
     assert.equal(res.statusCode, 201, res.body);
     return res.json().key as string;
@@ -36,12 +43,20 @@ describeEachBackend('test mode: decisions and labels are partitioned by environm
     const other = OTHER[env];
     test(`a ${env} score and dispute analysis: listed and readable in ${env}, 404 and unlisted in ${other}, and not labellable from ${other}`, async () => {
       const entity = hash(`audit-tm-${env}`);
-      const scored = await call(env, 'POST', '/api/v1/trust/score', { entity_id: entity, amount: 100, currency: 'USD' });
+      const scored = await call(env, 'POST', '/api/v1/trust/score', {
+        entity_id: entity,
+        amount: 100,
+        currency: 'USD',
+      });
       assert.equal(scored.statusCode, 200, scored.body);
       const id = scored.json().decision_id as string;
       const analysed = await call(env, 'POST', '/api/v1/dispute/analyze', {
-        dispute_id: `d-${env}`, trade: { trade_id: `t-${env}`, amount: 100, currency: 'USD' },
-        buyer_id: entity, seller_id: hash(`audit-tm-seller-${env}`), opened_by: 'buyer', reason: 'asset_not_released',
+        dispute_id: `d-${env}`,
+        trade: { trade_id: `t-${env}`, amount: 100, currency: 'USD' },
+        buyer_id: entity,
+        seller_id: hash(`audit-tm-seller-${env}`),
+        opened_by: 'buyer',
+        reason: 'asset_not_released',
       });
       assert.equal(analysed.statusCode, 200, analysed.body);
       const analysisId = analysed.json().analysis_id as string;
@@ -62,7 +77,9 @@ describeEachBackend('test mode: decisions and labels are partitioned by environm
       assert.equal(unlabelled.json().label, null, `a ${other} caller's label did not land`);
       const labelled = await call(env, 'POST', `/api/v1/decisions/${id}/label`, { label: 'legit' });
       assert.equal(labelled.statusCode, 200, labelled.body);
-      const filtered = (await call(other, 'GET', '/api/v1/decisions?label=legit&limit=100')).json().data as Array<{ id: string }>;
+      const filtered = (await call(other, 'GET', '/api/v1/decisions?label=legit&limit=100')).json().data as Array<{
+        id: string;
+      }>;
       assert.ok(!filtered.some((d) => d.id === id));
     });
   }

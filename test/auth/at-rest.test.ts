@@ -2,7 +2,16 @@
 // signing keys are sealed under a key-encryption key, so a copy of the database alone cannot sign.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync, chmodSync, existsSync, readFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  chmodSync,
+  existsSync,
+  readFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, decodeProtectedHeader, SignJWT } from 'jose';
@@ -72,7 +81,10 @@ for (const backend of backends()) {
         const stored = JSON.parse(row.private_jwk) as Record<string, unknown>;
         assert.ok(!('d' in stored));
         assert.equal(stored.sealed, 'A256GCM');
-        const d = String((JSON.parse(unseal(row.private_jwk, row.kid, resolveKeyEncryption(config, fresh.store)).jwk) as { d: string }).d);
+        const d = String(
+          (JSON.parse(unseal(row.private_jwk, row.kid, resolveKeyEncryption(config, fresh.store)).jwk) as { d: string })
+            .d,
+        );
         assert.equal(Buffer.from(d, 'base64url').length, 32);
         assert.ok(!row.private_jwk.includes(d));
         assert.ok(!row.private_jwk.includes(Buffer.from(d, 'base64url').toString('hex')));
@@ -84,15 +96,34 @@ for (const backend of backends()) {
     test('a store sealed under one KEK, started with another: a clear error naming the key-encryption key, nothing signed', async () => {
       const fresh = await freshStore(backend);
       try {
-        await ensureSigningKey(fresh.store, resolveKeyEncryption({ secretKey: SECRET_A, secretKeyFile: undefined }, fresh.store));
+        await ensureSigningKey(
+          fresh.store,
+          resolveKeyEncryption({ secretKey: SECRET_A, secretKeyFile: undefined }, fresh.store),
+        );
         const before = await fresh.store.db.selectFrom('signing_keys').selectAll().execute();
         await assert.rejects(
           buildApp({ config: testConfig({ secretKey: SECRET_B }), store: fresh.store, logger: false }),
-          (err: unknown) => err instanceof SigningKeyDecryptionError && err instanceof ConfigError && /key-encryption key/.test(err.message) && /VOUCH_SECRET_KEY/.test(err.message),
+          (err: unknown) =>
+            err instanceof SigningKeyDecryptionError &&
+            err instanceof ConfigError &&
+            /key-encryption key/.test(err.message) &&
+            /VOUCH_SECRET_KEY/.test(err.message),
         );
-        await assert.rejects(ensureSigningKey(fresh.store, resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, fresh.store)), SigningKeyDecryptionError);
+        await assert.rejects(
+          ensureSigningKey(
+            fresh.store,
+            resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, fresh.store),
+          ),
+          SigningKeyDecryptionError,
+        );
         // `vouch signing-keys rotate` under the wrong KEK fails too, rather than mixing two KEKs.
-        await assert.rejects(rotateSigningKey(fresh.store.db, resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, fresh.store)), SigningKeyDecryptionError);
+        await assert.rejects(
+          rotateSigningKey(
+            fresh.store.db,
+            resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, fresh.store),
+          ),
+          SigningKeyDecryptionError,
+        );
         // Nothing was rewritten or added under the wrong key.
         assert.deepEqual(await fresh.store.db.selectFrom('signing_keys').selectAll().execute(), before);
       } finally {
@@ -107,13 +138,16 @@ for (const backend of backends()) {
         const kid = 'legacy-key';
         const privateJwk = await exportJWK(privateKey);
         const clear = JSON.stringify({ ...privateJwk, kid, alg: 'EdDSA' });
-        await fresh.store.db.insertInto('signing_keys').values({
-          kid,
-          private_jwk: clear,
-          public_jwk: JSON.stringify({ ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' }),
-          created_at: Date.now(),
-          retired_at: null,
-        }).execute();
+        await fresh.store.db
+          .insertInto('signing_keys')
+          .values({
+            kid,
+            private_jwk: clear,
+            public_jwk: JSON.stringify({ ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' }),
+            created_at: Date.now(),
+            retired_at: null,
+          })
+          .execute();
         // As in a store that has held the key for a while: the clear row is in the main file, not only the WAL.
         if (backend === 'sqlite') await sql`pragma wal_checkpoint(truncate)`.execute(fresh.store.db);
         const config = testConfig({ secretKey: SECRET_A });
@@ -122,29 +156,61 @@ for (const backend of backends()) {
         if (backend === 'sqlite') {
           const path = fresh.url.slice('sqlite:'.length);
           for (const file of [path, `${path}-wal`]) {
-            if (existsSync(file)) assert.ok(!readFileSync(file).includes(String(privateJwk.d)), `${file} still holds the clear private key`);
+            if (existsSync(file))
+              assert.ok(
+                !readFileSync(file).includes(String(privateJwk.d)),
+                `${file} still holds the clear private key`,
+              );
           }
         }
         const app = await buildApp({ config, store: fresh.store, logger: false });
         try {
-          const row = await fresh.store.db.selectFrom('signing_keys').selectAll().where('kid', '=', kid).executeTakeFirstOrThrow();
+          const row = await fresh.store.db
+            .selectFrom('signing_keys')
+            .selectAll()
+            .where('kid', '=', kid)
+            .executeTakeFirstOrThrow();
           assert.notEqual(row.private_jwk, clear);
           assert.ok(!('d' in (JSON.parse(row.private_jwk) as object)));
           assert.ok(row.retired_at !== null, 'the key that was stored in clear no longer signs');
           assert.equal(unseal(row.private_jwk, kid, resolveKeyEncryption(config, fresh.store)).jwk, clear);
           const { createClient } = await import('../../src/auth/clients.ts');
-          const { client, secret } = await createClient(fresh.store.db, { name: 'c', role: 'service', scopes: ['keys:read'] });
-          const res = await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: client.client_id, client_secret: secret } });
+          const { client, secret } = await createClient(fresh.store.db, {
+            name: 'c',
+            role: 'service',
+            scopes: ['keys:read'],
+          });
+          const res = await app.inject({
+            method: 'POST',
+            url: '/api/v1/auth/token',
+            payload: { client_id: client.client_id, client_secret: secret },
+          });
           assert.equal(res.statusCode, 200);
           const token = res.json().access_token as string;
           assert.notEqual(decodeProtectedHeader(token).kid, kid);
-          assert.equal((await app.inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(token) })).statusCode, 200);
+          assert.equal(
+            (await app.inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(token) })).statusCode,
+            200,
+          );
           // A token the old key signed before the upgrade still works until it expires.
           const now = Math.floor(Date.now() / 1000);
-          const old = await new SignJWT({ client_id: client.client_id, scope: 'keys:read', role: 'service', jti: 'legacy-token' })
-            .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'at+jwt' }).setIssuer(config.issuer).setAudience(config.audience)
-            .setSubject(client.client_id).setIssuedAt(now).setExpirationTime(now + 600).sign(privateKey);
-          assert.equal((await app.inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(old) })).statusCode, 200);
+          const old = await new SignJWT({
+            client_id: client.client_id,
+            scope: 'keys:read',
+            role: 'service',
+            jti: 'legacy-token',
+          })
+            .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'at+jwt' })
+            .setIssuer(config.issuer)
+            .setAudience(config.audience)
+            .setSubject(client.client_id)
+            .setIssuedAt(now)
+            .setExpirationTime(now + 600)
+            .sign(privateKey);
+          assert.equal(
+            (await app.inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(old) })).statusCode,
+            200,
+          );
         } finally {
           await app.close();
         }
@@ -176,14 +242,19 @@ for (const backend of backends()) {
       try {
         const oldEnc = resolveKeyEncryption({ secretKey: SECRET_A, secretKeyFile: undefined }, fresh.store);
         await ensureSigningKey(fresh.store, oldEnc);
-        const rotating = resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, fresh.store, { VOUCH_SECRET_KEY_PREVIOUS: SECRET_A });
+        const rotating = resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, fresh.store, {
+          VOUCH_SECRET_KEY_PREVIOUS: SECRET_A,
+        });
         await ensureSigningKey(fresh.store, rotating);
         const rows = await fresh.store.db.selectFrom('signing_keys').selectAll().execute();
         assert.ok(rows.every((r) => (JSON.parse(r.private_jwk) as { kek: string }).kek === rotating.current.id));
         const app = await buildApp({ config: testConfig({ secretKey: SECRET_B }), store: fresh.store, logger: false });
         await app.close();
         // The old key alone no longer opens the store.
-        await assert.rejects(buildApp({ config: testConfig({ secretKey: SECRET_A }), store: fresh.store, logger: false }), SigningKeyDecryptionError);
+        await assert.rejects(
+          buildApp({ config: testConfig({ secretKey: SECRET_A }), store: fresh.store, logger: false }),
+          SigningKeyDecryptionError,
+        );
       } finally {
         await fresh.drop();
       }
@@ -205,7 +276,10 @@ describe('key-encryption key sources', () => {
       copyFileSync(path, stolen);
       rmSync(`${stolen}-wal`, { force: true });
       rmSync(`${stolen}-shm`, { force: true });
-      await assert.rejects(prepareStore({ ...testConfig(), databaseUrl: `sqlite:${stolen}` }, silentLog), (err: unknown) => err instanceof SigningKeyDecryptionError && /key-encryption key/.test((err as Error).message));
+      await assert.rejects(
+        prepareStore({ ...testConfig(), databaseUrl: `sqlite:${stolen}` }, silentLog),
+        (err: unknown) => err instanceof SigningKeyDecryptionError && /key-encryption key/.test((err as Error).message),
+      );
       // With the original key file beside it, it starts.
       copyFileSync(join(root, 'a', 'vouch.key'), join(root, 'b', 'vouch.key'));
       const ok = await prepareStore({ ...testConfig(), databaseUrl: `sqlite:${stolen}` }, silentLog);
@@ -221,13 +295,34 @@ describe('key-encryption key sources', () => {
       const store = { sqlite: undefined };
       const file = join(root, 'kek');
       writeFileSync(file, `${SECRET_A}\n`, { mode: 0o600 });
-      assert.equal(resolveKeyEncryption({ secretKey: undefined, secretKeyFile: file }, store, {}).current.id, resolveKeyEncryption({ secretKey: SECRET_A, secretKeyFile: undefined }, store, {}).current.id);
-      assert.equal(resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: file }, store, {}).current.id, resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, store, {}).current.id);
-      assert.throws(() => resolveKeyEncryption({ secretKey: undefined, secretKeyFile: join(root, 'missing') }, store, {}), /VOUCH_SECRET_KEY_FILE/);
+      assert.equal(
+        resolveKeyEncryption({ secretKey: undefined, secretKeyFile: file }, store, {}).current.id,
+        resolveKeyEncryption({ secretKey: SECRET_A, secretKeyFile: undefined }, store, {}).current.id,
+      );
+      assert.equal(
+        resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: file }, store, {}).current.id,
+        resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, store, {}).current.id,
+      );
+      assert.throws(
+        () => resolveKeyEncryption({ secretKey: undefined, secretKeyFile: join(root, 'missing') }, store, {}),
+        /VOUCH_SECRET_KEY_FILE/,
+      );
       writeFileSync(join(root, 'short'), 'too short');
-      assert.throws(() => resolveKeyEncryption({ secretKey: undefined, secretKeyFile: join(root, 'short') }, store, {}), /at least 32/);
-      assert.throws(() => resolveKeyEncryption({ secretKey: SECRET_A, secretKeyFile: undefined }, store, { VOUCH_SECRET_KEY_PREVIOUS: 'short' }), /VOUCH_SECRET_KEY_PREVIOUS/);
-      assert.notEqual(resolveKeyEncryption({ secretKey: SECRET_A, secretKeyFile: undefined }, store, {}).current.id, resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, store, {}).current.id);
+      assert.throws(
+        () => resolveKeyEncryption({ secretKey: undefined, secretKeyFile: join(root, 'short') }, store, {}),
+        /at least 32/,
+      );
+      assert.throws(
+        () =>
+          resolveKeyEncryption({ secretKey: SECRET_A, secretKeyFile: undefined }, store, {
+            VOUCH_SECRET_KEY_PREVIOUS: 'short',
+          }),
+        /VOUCH_SECRET_KEY_PREVIOUS/,
+      );
+      assert.notEqual(
+        resolveKeyEncryption({ secretKey: SECRET_A, secretKeyFile: undefined }, store, {}).current.id,
+        resolveKeyEncryption({ secretKey: SECRET_B, secretKeyFile: undefined }, store, {}).current.id,
+      );
       assert.ok(!existsSync(join(root, 'vouch.key')));
     } finally {
       rmSync(root, { recursive: true, force: true });

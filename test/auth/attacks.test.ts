@@ -32,7 +32,17 @@ describeEachBackend('bearer token attacks', (ctx) => {
 
   test('alg none token: 401 invalid_token', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const claims = { iss: 'vouch', aud: 'vouch-api', sub: ADMIN_ID, client_id: ADMIN_ID, iat: now, exp: now + 600, jti: randomUUID(), scope: 'keys:read', role: 'admin' };
+    const claims = {
+      iss: 'vouch',
+      aud: 'vouch-api',
+      sub: ADMIN_ID,
+      client_id: ADMIN_ID,
+      iat: now,
+      exp: now + 600,
+      jti: randomUUID(),
+      scope: 'keys:read',
+      role: 'admin',
+    };
     for (const alg of ['none', 'None', 'NONE']) {
       const token = `${b64url({ alg, typ: 'at+jwt', kid: signing.kid })}.${b64url(claims)}.`;
       invalidToken(await get(token));
@@ -44,11 +54,21 @@ describeEachBackend('bearer token attacks', (ctx) => {
   test('HS256 token signed with the public key bytes as the HMAC secret: 401 invalid_token', async () => {
     const raw = Buffer.from(String(signing.publicJwk.x), 'base64url');
     const jwksText = (await ctx().inject({ method: 'GET', url: '/.well-known/jwks.json' })).body;
-    for (const secret of [new Uint8Array(raw), new TextEncoder().encode(String(signing.publicJwk.x)), new TextEncoder().encode(JSON.stringify(signing.publicJwk)), new TextEncoder().encode(jwksText)]) {
+    for (const secret of [
+      new Uint8Array(raw),
+      new TextEncoder().encode(String(signing.publicJwk.x)),
+      new TextEncoder().encode(JSON.stringify(signing.publicJwk)),
+      new TextEncoder().encode(jwksText),
+    ]) {
       const now = Math.floor(Date.now() / 1000);
       const token = await new SignJWT({ client_id: ADMIN_ID, scope: 'keys:read', role: 'admin' })
         .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: signing.kid })
-        .setIssuer('vouch').setAudience('vouch-api').setSubject(ADMIN_ID).setIssuedAt(now).setExpirationTime(now + 600).setJti(randomUUID())
+        .setIssuer('vouch')
+        .setAudience('vouch-api')
+        .setSubject(ADMIN_ID)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
+        .setJti(randomUUID())
         .sign(secret);
       invalidToken(await get(token));
     }
@@ -60,15 +80,28 @@ describeEachBackend('bearer token attacks', (ctx) => {
     const widened = tamper(token, (c) => {
       c.scope = 'keys:read keys:write audit:read';
     });
-    const res = await ctx().inject({ method: 'POST', url: KEYS, headers: bearer(widened), payload: { name: 'x', scopes: ['keys:read'] } });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: KEYS,
+      headers: bearer(widened),
+      payload: { name: 'x', scopes: ['keys:read'] },
+    });
     invalidToken(res);
-    invalidToken(await get(tamper(token, (c) => {
-      c.role = 'admin';
-    })));
-    invalidToken(await get(tamper(token, (c) => {
-      c.sub = ADMIN_ID;
-      c.client_id = ADMIN_ID;
-    })));
+    invalidToken(
+      await get(
+        tamper(token, (c) => {
+          c.role = 'admin';
+        }),
+      ),
+    );
+    invalidToken(
+      await get(
+        tamper(token, (c) => {
+          c.sub = ADMIN_ID;
+          c.client_id = ADMIN_ID;
+        }),
+      ),
+    );
     // A flipped signature byte is caught too.
     const sig = token.slice(token.lastIndexOf('.') + 1);
     const flipped = Buffer.from(sig, 'base64url');
@@ -124,9 +157,20 @@ describeEachBackend('bearer token attacks', (ctx) => {
   test('deactivated client (by another process, as `vouch clients deactivate` does): its token 401 invalid_token on the next request', async () => {
     const c = await ctx().client(['keys:read', 'keys:write']);
     const token = await ctx().token(['keys:read', 'keys:write']);
-    const own = (await ctx().inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: c.id, client_secret: c.secret } })).json().access_token as string;
+    const own = (
+      await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/auth/token',
+        payload: { client_id: c.id, client_secret: c.secret },
+      })
+    ).json().access_token as string;
     assert.equal((await get(own)).statusCode, 200);
-    const created = await ctx().inject({ method: 'POST', url: KEYS, headers: bearer(own), payload: { name: 'k', scopes: ['keys:read'] } });
+    const created = await ctx().inject({
+      method: 'POST',
+      url: KEYS,
+      headers: bearer(own),
+      payload: { name: 'k', scopes: ['keys:read'] },
+    });
     const apiKey = created.json().key as string;
     assert.equal((await ctx().inject({ method: 'GET', url: KEYS, headers: { 'x-api-key': apiKey } })).statusCode, 200);
 
@@ -150,17 +194,32 @@ describeEachBackend('bearer token attacks', (ctx) => {
   });
 
   test('non-Bearer Authorization scheme (Basic): 401 with a plain Bearer challenge', async () => {
-    const res = await ctx().inject({ method: 'GET', url: KEYS, headers: { authorization: `Basic ${Buffer.from('admin-test:secret').toString('base64')}` } });
+    const res = await ctx().inject({
+      method: 'GET',
+      url: KEYS,
+      headers: { authorization: `Basic ${Buffer.from('admin-test:secret').toString('base64')}` },
+    });
     problem(res, 401, 'unauthenticated');
     assert.equal(header(res, 'www-authenticate'), 'Bearer realm="vouch"');
     const digest = await ctx().inject({ method: 'GET', url: KEYS, headers: { authorization: 'Digest username="a"' } });
     problem(digest, 401, 'unauthenticated');
     // "Bearerx" is another scheme, not a Bearer token.
-    problem(await ctx().inject({ method: 'GET', url: KEYS, headers: { authorization: 'Bearerxyz abc' } }), 401, 'unauthenticated');
+    problem(
+      await ctx().inject({ method: 'GET', url: KEYS, headers: { authorization: 'Bearerxyz abc' } }),
+      401,
+      'unauthenticated',
+    );
   });
 
   test('Bearer with a malformed or empty token: 401 invalid_token', async () => {
-    for (const value of ['Bearer', 'Bearer ', 'Bearer a b', 'Bearer {json}', 'Bearer not.a.jwt', 'bearer eyJ.eyJ.sig']) {
+    for (const value of [
+      'Bearer',
+      'Bearer ',
+      'Bearer a b',
+      'Bearer {json}',
+      'Bearer not.a.jwt',
+      'bearer eyJ.eyJ.sig',
+    ]) {
       invalidToken(await ctx().inject({ method: 'GET', url: KEYS, headers: { authorization: value } }));
     }
   });
@@ -173,18 +232,41 @@ describeEachBackend('bearer token attacks', (ctx) => {
 
   test('both Authorization and X-API-Key: 400 invalid_request', async () => {
     const token = await ctx().token();
-    const key = (await ctx().inject({ method: 'POST', url: KEYS, headers: bearer(token), payload: { name: 'both', scopes: ['keys:read'] } })).json().key as string;
-    problem(await ctx().inject({ method: 'GET', url: KEYS, headers: { ...bearer(token), 'x-api-key': key } }), 400, 'invalid_request');
+    const key = (
+      await ctx().inject({
+        method: 'POST',
+        url: KEYS,
+        headers: bearer(token),
+        payload: { name: 'both', scopes: ['keys:read'] },
+      })
+    ).json().key as string;
+    problem(
+      await ctx().inject({ method: 'GET', url: KEYS, headers: { ...bearer(token), 'x-api-key': key } }),
+      400,
+      'invalid_request',
+    );
     // Even when one of them is garbage.
-    problem(await ctx().inject({ method: 'GET', url: KEYS, headers: { authorization: 'Bearer x', 'x-api-key': 'y' } }), 400, 'invalid_request');
+    problem(
+      await ctx().inject({ method: 'GET', url: KEYS, headers: { authorization: 'Bearer x', 'x-api-key': 'y' } }),
+      400,
+      'invalid_request',
+    );
   });
 
   test('token without keys:read: 403 insufficient_scope with WWW-Authenticate naming the scope', async () => {
     const token = await ctx().token(['trust:read']);
     const res = await get(token);
     problem(res, 403, 'insufficient_scope');
-    assert.equal(header(res, 'www-authenticate'), 'Bearer realm="vouch", error="insufficient_scope", scope="keys:read"');
-    const write = await ctx().inject({ method: 'POST', url: KEYS, headers: bearer(await ctx().token(['keys:read'])), payload: { name: 'x', scopes: ['keys:read'] } });
+    assert.equal(
+      header(res, 'www-authenticate'),
+      'Bearer realm="vouch", error="insufficient_scope", scope="keys:read"',
+    );
+    const write = await ctx().inject({
+      method: 'POST',
+      url: KEYS,
+      headers: bearer(await ctx().token(['keys:read'])),
+      payload: { name: 'x', scopes: ['keys:read'] },
+    });
     problem(write, 403, 'insufficient_scope');
     assert.match(header(write, 'www-authenticate'), /scope="keys:write"/);
   });

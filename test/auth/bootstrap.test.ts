@@ -14,11 +14,19 @@ for (const backend of backends()) {
       try {
         const config = testConfig();
         assert.equal(await ensureBootstrapAdmin(fresh.store, config), true);
-        await fresh.store.db.updateTable('clients').set({ scopes: 'keys:read keys:write trust:read' }).where('id', '=', ADMIN_ID).execute();
+        await fresh.store.db
+          .updateTable('clients')
+          .set({ scopes: 'keys:read keys:write trust:read' })
+          .where('id', '=', ADMIN_ID)
+          .execute();
         assert.equal(await ensureBootstrapAdmin(fresh.store, config), false);
         assert.deepEqual([...(await findClient(fresh.store.db, ADMIN_ID))!.scopes].sort(), [...SCOPES].sort());
 
-        await fresh.store.db.updateTable('clients').set({ scopes: 'keys:read', deactivated_at: Date.now() }).where('id', '=', ADMIN_ID).execute();
+        await fresh.store.db
+          .updateTable('clients')
+          .set({ scopes: 'keys:read', deactivated_at: Date.now() })
+          .where('id', '=', ADMIN_ID)
+          .execute();
         await ensureBootstrapAdmin(fresh.store, config);
         assert.deepEqual((await findClient(fresh.store.db, ADMIN_ID))!.scopes, ['keys:read']);
       } finally {

@@ -9,7 +9,8 @@ import { listeningWithDefaults } from './support.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { tokenIssuers } from '../../src/auth/issuer.ts';
 
-const issOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iss: string }).iss;
+const issOf = (token: string) =>
+  (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iss: string }).iss;
 
 for (const backend of backends()) {
   test(`discovery and a client-credentials grant work at http://127.0.0.1:PORT and http://localhost:PORT, and the tokens verify through either name [${backend}]`, async (t) => {
@@ -17,13 +18,22 @@ for (const backend of backends()) {
     const tokens: Record<string, string> = {};
     for (const base of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
       const issuer = new URL(base);
-      const response = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true });
+      const response = await oauth.discoveryRequest(issuer, {
+        algorithm: 'oauth2',
+        [oauth.allowInsecureRequests]: true,
+      });
       // processDiscoveryResponse throws OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED when `issuer` differs from the URL used.
       const as = await oauth.processDiscoveryResponse(issuer, response);
       assert.equal(as.issuer, base);
       assert.equal(as.token_endpoint, `${base}/api/v1/auth/token`);
       const client: oauth.Client = { client_id: ADMIN_ID };
-      const grant = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(ADMIN_SECRET), new URLSearchParams({ scope: 'keys:read' }), { [oauth.allowInsecureRequests]: true });
+      const grant = await oauth.clientCredentialsGrantRequest(
+        as,
+        client,
+        oauth.ClientSecretPost(ADMIN_SECRET),
+        new URLSearchParams({ scope: 'keys:read' }),
+        { [oauth.allowInsecureRequests]: true },
+      );
       const result = await oauth.processClientCredentialsResponse(as, client, grant);
       assert.equal(issOf(result.access_token), base, 'the token is issued under the name it was asked through');
       tokens[base] = result.access_token;
@@ -35,7 +45,9 @@ for (const backend of backends()) {
       }
     }
     // A Host header naming anything else gets the configured issuer, never its own name.
-    const forged = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`, { headers: { host: `evil.example:${port}` } });
+    const forged = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`, {
+      headers: { host: `evil.example:${port}` },
+    });
     assert.equal(((await forged.json()) as { issuer: string }).issuer, config.issuer);
   });
 }
@@ -48,7 +60,11 @@ test('the accepted issuers: loopback names of the listen port only when nothing 
   const everywhere = tokenIssuers(loadConfig({ HOST: '0.0.0.0', PORT: '8080' }));
   assert.equal(everywhere.issuer, 'http://localhost:8080');
   assert.deepEqual(everywhere.aliases, ['http://127.0.0.1:8080', 'http://[::1]:8080']);
-  assert.deepEqual(tokenIssuers(loadConfig({ HOST: '10.1.2.3' })).aliases, [], 'a non-loopback listen address has no aliases');
+  assert.deepEqual(
+    tokenIssuers(loadConfig({ HOST: '10.1.2.3' })).aliases,
+    [],
+    'a non-loopback listen address has no aliases',
+  );
   assert.deepEqual(tokenIssuers(loadConfig({ VOUCH_PUBLIC_URL: 'https://risk.example.com' })).aliases, []);
   assert.deepEqual(tokenIssuers(loadConfig({ VOUCH_ISSUER: 'https://issuer.example' })).aliases, []);
 });

@@ -35,7 +35,12 @@ describeEachBackend('JWKS and signing-key rotation', (ctx) => {
     const token = await ctx().token();
     const set = await jwks();
     assert.equal(decodeProtectedHeader(token).kid, set.keys[0]!.kid);
-    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(set), { issuer: ctx().config.issuer, audience: 'vouch-api', typ: 'at+jwt', algorithms: ['EdDSA'] });
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(set), {
+      issuer: ctx().config.issuer,
+      audience: 'vouch-api',
+      typ: 'at+jwt',
+      algorithms: ['EdDSA'],
+    });
     assert.equal(payload.sub, 'admin-test');
     assert.equal(protectedHeader.alg, 'EdDSA');
   });
@@ -49,13 +54,20 @@ describeEachBackend('JWKS and signing-key rotation', (ctx) => {
     const newToken = await ctx().token(['keys:read']);
     assert.equal(decodeProtectedHeader(newToken).kid, newKid);
     // The old token was never verified before, so this is a real signature check with the retired key.
-    assert.equal((await ctx().inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(oldToken) })).statusCode, 200);
-    assert.equal((await ctx().inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(newToken) })).statusCode, 200);
+    assert.equal(
+      (await ctx().inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(oldToken) })).statusCode,
+      200,
+    );
+    assert.equal(
+      (await ctx().inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(newToken) })).statusCode,
+      200,
+    );
 
     const set = await jwks();
     assert.deepEqual(set.keys.map((k) => k.kid).sort(), [oldKid, newKid].sort());
     const local = createLocalJWKSet(set);
-    for (const token of [oldToken, newToken]) await jwtVerify(token, local, { issuer: ctx().config.issuer, audience: 'vouch-api' });
+    for (const token of [oldToken, newToken])
+      await jwtVerify(token, local, { issuer: ctx().config.issuer, audience: 'vouch-api' });
 
     const rows = await ctx().store.db.selectFrom('signing_keys').select(['kid', 'retired_at']).execute();
     assert.equal(rows.filter((r) => r.retired_at === null).length, 1, 'exactly one current key');
@@ -71,10 +83,18 @@ describeEachBackend('JWKS and signing-key rotation', (ctx) => {
     await ctx().store.db.updateTable('signing_keys').set({ retired_at: longAgo }).where('kid', '=', kid).execute();
     const { KeyRing } = await import('../../src/auth/signing-keys.ts');
     const { TokenService } = await import('../../src/auth/tokens.ts');
-    const ring = new KeyRing(ctx().store.db, (ctx().config.tokenTtlSeconds + 60) * 1000, resolveKeyEncryption(ctx().config, ctx().store));
+    const ring = new KeyRing(
+      ctx().store.db,
+      (ctx().config.tokenTtlSeconds + 60) * 1000,
+      resolveKeyEncryption(ctx().config, ctx().store),
+    );
     await ring.init();
     assert.ok(!(await ring.jwks()).keys.some((k) => k.kid === kid));
-    const service = new TokenService(ring, { issuer: 'vouch', audience: 'vouch-api', ttlSeconds: 900 }, async () => true);
+    const service = new TokenService(
+      ring,
+      { issuer: 'vouch', audience: 'vouch-api', ttlSeconds: 900 },
+      async () => true,
+    );
     assert.equal(await service.verify(token), undefined);
   });
 });

@@ -17,8 +17,16 @@ import { freshStore, ADMIN_ID, ADMIN_SECRET, type Backend } from '../helpers/app
  * The current private signing key, as a server process would load it: unsealed with the KEK the
  * app resolves for this store and config (the stored row holds it encrypted).
  */
-export async function currentSigningKey(store: Store, config: Pick<Config, 'secretKey' | 'secretKeyFile'>): Promise<{ kid: string; key: CryptoKey | KeyObject | Uint8Array; publicJwk: JWK }> {
-  const row = await store.db.selectFrom('signing_keys').selectAll().where('retired_at', 'is', null).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+export async function currentSigningKey(
+  store: Store,
+  config: Pick<Config, 'secretKey' | 'secretKeyFile'>,
+): Promise<{ kid: string; key: CryptoKey | KeyObject | Uint8Array; publicJwk: JWK }> {
+  const row = await store.db
+    .selectFrom('signing_keys')
+    .selectAll()
+    .where('retired_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirstOrThrow();
   const { jwk } = unseal(row.private_jwk, row.kid, resolveKeyEncryption(config, store));
   const key = (await importJWK(JSON.parse(jwk) as JWK, 'EdDSA')) as CryptoKey | KeyObject | Uint8Array;
   return { kid: row.kid, key, publicJwk: JSON.parse(row.public_jwk) as JWK };
@@ -30,7 +38,11 @@ export interface ForgeOptions {
 }
 
 /** A token with every RFC 9068 claim the service issues, each overridable. */
-export async function signToken(key: CryptoKey | KeyObject | Uint8Array, kid: string, { header = {}, claims = {} }: ForgeOptions = {}): Promise<string> {
+export async function signToken(
+  key: CryptoKey | KeyObject | Uint8Array,
+  kid: string,
+  { header = {}, claims = {} }: ForgeOptions = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   const payload = {
     // The test apps' issuer: the default, the listen address as a URL.
@@ -45,10 +57,13 @@ export async function signToken(key: CryptoKey | KeyObject | Uint8Array, kid: st
     role: 'admin',
     ...claims,
   };
-  return new SignJWT(payload).setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid, ...header } as { alg: string }).sign(key);
+  return new SignJWT(payload)
+    .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid, ...header } as { alg: string })
+    .sign(key);
 }
 
-export const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+export const b64url = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 /** Replaces the payload of a compact JWS and keeps its header and signature. */
 export function tamper(token: string, change: (claims: Record<string, unknown>) => void): string {
@@ -107,9 +122,19 @@ export async function freePort(): Promise<number> {
  * A server listening with the configuration a new user gets (no VOUCH_ISSUER, no VOUCH_PUBLIC_URL)
  * on a free port, with the bootstrap admin; closed and its store dropped after the test.
  */
-export async function listeningWithDefaults(t: TestContext, backend: Backend): Promise<{ app: FastifyInstance; config: Config; port: number }> {
+export async function listeningWithDefaults(
+  t: TestContext,
+  backend: Backend,
+): Promise<{ app: FastifyInstance; config: Config; port: number }> {
   const port = await freePort();
-  const config = { ...loadConfig({ PORT: String(port), VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN_ID, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET }), rateLimit: { perSecond: 1000, burst: 1000, tokenPerMinute: 1000, tokenFailuresPerMinute: 1000 } };
+  const config = {
+    ...loadConfig({
+      PORT: String(port),
+      VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN_ID,
+      VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET,
+    }),
+    rateLimit: { perSecond: 1000, burst: 1000, tokenPerMinute: 1000, tokenFailuresPerMinute: 1000 },
+  };
   const fresh = await freshStore(backend);
   await ensureBootstrapAdmin(fresh.store, config);
   const app = await buildApp({ config, store: fresh.store, logger: false });

@@ -26,9 +26,14 @@ function usages(span: string): { paths: string[][]; options: string[] } {
 /** The spans that show a command: the README's CLI table cells, and "vouch …" anywhere in both files. */
 function documented(): string[] {
   const cli = README.slice(README.indexOf('\n## CLI\n'), README.indexOf('\n## ', README.indexOf('\n## CLI\n') + 1));
-  const cells = cli.split('\n').filter((l) => l.startsWith('| `')).flatMap((l) => [...l.split(/(?<!\\)\|/)[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+  const cells = cli
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .flatMap((l) => [...l.split(/(?<!\\)\|/)[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
   const table = cells.filter((c) => /^[a-z]/.test(c));
-  const mentions = [README, LEARNING].flatMap((text) => [...text.matchAll(/\bvouch ([a-z][^`\n)"]*)/g)].map((m) => m[1]!));
+  const mentions = [README, LEARNING].flatMap((text) =>
+    [...text.matchAll(/\bvouch ([a-z][^`\n)"]*)/g)].map((m) => m[1]!),
+  );
   return [...table, ...mentions];
 }
 
@@ -45,7 +50,10 @@ test('the docs show the CLI: commands from the table and the prose are found', (
   const spans = documented();
   assert.ok(spans.length >= 15, `found ${spans.length} mentions`);
   for (const expected of ['serve', 'clients list', 'policy fit', 'events import']) {
-    assert.ok(spans.some((s) => s.startsWith(expected)), `the docs mention vouch ${expected}`);
+    assert.ok(
+      spans.some((s) => s.startsWith(expected)),
+      `the docs mention vouch ${expected}`,
+    );
   }
 });
 
@@ -59,7 +67,11 @@ test('every documented vouch command exists, with every option shown beside it',
       // A group ("vouch policy") stands for each of its commands.
       for (const leaf of command.commands.length > 0 ? command.commands : [command]) {
         const known = new Set([...leaf.options.map((o) => o.long), '--help']);
-        for (const option of options) assert.ok(known.has(option), `vouch ${[...path, ...(leaf === command ? [] : [leaf.name()])].join(' ')} has no ${option} (from "${span}")`);
+        for (const option of options)
+          assert.ok(
+            known.has(option),
+            `vouch ${[...path, ...(leaf === command ? [] : [leaf.name()])].join(' ')} has no ${option} (from "${span}")`,
+          );
       }
     }
   }

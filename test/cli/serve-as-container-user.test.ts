@@ -7,7 +7,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,17 +27,40 @@ import { freePort, waitFor } from '../helpers/processes.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NOBODY = 65534;
 const ADMIN = { id: 'image-admin', secret: 'image-admin-secret-0123456789' };
-const skip = process.getuid?.() !== 0 ? 'runs a process as another user: needs root' : !existsSync('/usr/bin/setpriv') ? 'setpriv not found' : false;
+const skip =
+  process.getuid?.() !== 0
+    ? 'runs a process as another user: needs root'
+    : !existsSync('/usr/bin/setpriv')
+      ? 'setpriv not found'
+      : false;
 
 /** What the image runs (its CMD, `node … dist/cli.js serve`), from the sources, as `nobody`. */
 function serveAsNobody(cwd: string, env: Record<string, string>) {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_') && k !== 'PORT' && k !== 'HOST' && k !== 'NODE_TEST_CONTEXT'));
-  const child = spawn('/usr/bin/setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', process.execPath, '--import', import.meta.resolve('tsx'), join(ROOT, 'src/cli.ts'), 'serve'], {
-    cwd,
-    env: { ...inherited, VOUCH_LOG_LEVEL: 'warn', VOUCH_WORKERS: '1', ...env },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('VOUCH_') && k !== 'PORT' && k !== 'HOST' && k !== 'NODE_TEST_CONTEXT',
+    ),
+  );
+  const child = spawn(
+    '/usr/bin/setpriv',
+    [
+      `--reuid=${NOBODY}`,
+      `--regid=${NOBODY}`,
+      '--clear-groups',
+      '--',
+      process.execPath,
+      '--import',
+      import.meta.resolve('tsx'),
+      join(ROOT, 'src/cli.ts'),
+      'serve',
+    ],
+    {
+      cwd,
+      env: { ...inherited, VOUCH_LOG_LEVEL: 'warn', VOUCH_WORKERS: '1', ...env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdout.resume();
@@ -40,7 +73,12 @@ function serveAsNobody(cwd: string, env: Record<string, string>) {
     }
   };
   process.once('exit', kill);
-  return { exited, stderr: () => stderr, running: () => child.exitCode === null && child.signalCode === null, stop: async () => (kill(), await exited) };
+  return {
+    exited,
+    stderr: () => stderr,
+    running: () => child.exitCode === null && child.signalCode === null,
+    stop: async () => (kill(), await exited),
+  };
 }
 
 /** A root-owned directory standing for the image's /app, and a directory owned by the user standing for the volume. */
@@ -69,58 +107,93 @@ test('the image layout is what this test reproduces: /app/data points at /data, 
 });
 
 for (const backend of backends()) {
-  test(`as a non-root user in a root-owned directory, serve starts with its generated key on the volume and starts again from it [${backend}]`, { skip, timeout: 180_000 }, async (t) => {
-    const { base, app, volume } = imageLayout(true);
-    let fresh: TestStore | undefined;
-    t.after(async () => {
-      await fresh?.drop();
-      rmSync(base, { recursive: true, force: true });
-    });
-    let databaseUrl = `sqlite:${join(volume, 'vouch.db')}`;
-    if (backend === 'postgres') {
-      fresh = await freshStore(backend);
-      databaseUrl = fresh.url;
-    }
-    const port = await freePort();
-    const env = { VOUCH_DATABASE_URL: databaseUrl, HOST: '127.0.0.1', PORT: String(port), VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN.id, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN.secret };
-    const start = async () => {
-      const server = serveAsNobody(app, env);
-      await waitFor('the server to be ready', async () => {
-        if (!server.running()) throw new Error(`exited early: ${server.stderr()}`);
-        const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) });
-        return res.status === 200;
-      }, 90_000, 200);
-      return server;
-    };
-    const first = await start();
-    const key = statSync(join(volume, 'vouch.key'));
-    assert.equal(key.uid, NOBODY, 'the generated key belongs to the user');
-    assert.equal(key.mode & 0o777, 0o600);
-    const tokenRes = await fetch(`http://localhost:${port}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: ADMIN.id, client_secret: ADMIN.secret }) });
-    const token = ((await tokenRes.json()) as { access_token: string }).access_token;
-    await first.stop();
-    // A re-created container: a new process, the same volume. A new key would not open the stored signing keys.
-    const second = await start();
-    t.after(() => second.stop());
-    const res = await fetch(`http://127.0.0.1:${port}/api/v1/keys`, { headers: { authorization: `Bearer ${token}` } });
-    assert.equal(res.status, 200, 'a token of the first start verifies after the re-create');
-  });
+  test(
+    `as a non-root user in a root-owned directory, serve starts with its generated key on the volume and starts again from it [${backend}]`,
+    { skip, timeout: 180_000 },
+    async (t) => {
+      const { base, app, volume } = imageLayout(true);
+      let fresh: TestStore | undefined;
+      t.after(async () => {
+        await fresh?.drop();
+        rmSync(base, { recursive: true, force: true });
+      });
+      let databaseUrl = `sqlite:${join(volume, 'vouch.db')}`;
+      if (backend === 'postgres') {
+        fresh = await freshStore(backend);
+        databaseUrl = fresh.url;
+      }
+      const port = await freePort();
+      const env = {
+        VOUCH_DATABASE_URL: databaseUrl,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN.id,
+        VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN.secret,
+      };
+      const start = async () => {
+        const server = serveAsNobody(app, env);
+        await waitFor(
+          'the server to be ready',
+          async () => {
+            if (!server.running()) throw new Error(`exited early: ${server.stderr()}`);
+            const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2000) });
+            return res.status === 200;
+          },
+          90_000,
+          200,
+        );
+        return server;
+      };
+      const first = await start();
+      const key = statSync(join(volume, 'vouch.key'));
+      assert.equal(key.uid, NOBODY, 'the generated key belongs to the user');
+      assert.equal(key.mode & 0o777, 0o600);
+      const tokenRes = await fetch(`http://localhost:${port}/api/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_id: ADMIN.id, client_secret: ADMIN.secret }),
+      });
+      const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+      await first.stop();
+      // A re-created container: a new process, the same volume. A new key would not open the stored signing keys.
+      const second = await start();
+      t.after(() => second.stop());
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/keys`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(res.status, 200, 'a token of the first start verifies after the re-create');
+    },
+  );
 }
 
-test('over PostgreSQL, without the data volume and without VOUCH_SECRET_KEY, serve fails with one line naming the file and the settings', { skip: skip || (!process.env.VOUCH_TEST_POSTGRES_URL && 'VOUCH_TEST_POSTGRES_URL is not set'), timeout: 120_000 }, async (t) => {
-  const { base, app } = imageLayout(false);
-  const fresh = await freshStore('postgres');
-  t.after(async () => {
-    await fresh.drop();
-    rmSync(base, { recursive: true, force: true });
-  });
-  const server = serveAsNobody(app, { VOUCH_DATABASE_URL: fresh.url, HOST: '127.0.0.1', PORT: String(await freePort()) });
-  const code = await Promise.race([server.exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 60_000))]);
-  if (code === 'running') await server.stop();
-  assert.notEqual(code, 'running', 'the start fails rather than serving without a key');
-  assert.notEqual(code, 0);
-  const lines = server.stderr().trim().split('\n');
-  assert.equal(lines.length, 1, server.stderr());
-  assert.match(lines[0]!, new RegExp(`cannot create the key-encryption key file ${join(app, 'data', 'vouch.key')} \\(EACCES\\)`));
-  assert.match(lines[0]!, /VOUCH_SECRET_KEY/);
-});
+test(
+  'over PostgreSQL, without the data volume and without VOUCH_SECRET_KEY, serve fails with one line naming the file and the settings',
+  { skip: skip || (!process.env.VOUCH_TEST_POSTGRES_URL && 'VOUCH_TEST_POSTGRES_URL is not set'), timeout: 120_000 },
+  async (t) => {
+    const { base, app } = imageLayout(false);
+    const fresh = await freshStore('postgres');
+    t.after(async () => {
+      await fresh.drop();
+      rmSync(base, { recursive: true, force: true });
+    });
+    const server = serveAsNobody(app, {
+      VOUCH_DATABASE_URL: fresh.url,
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+    });
+    const code = await Promise.race([
+      server.exited,
+      new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 60_000)),
+    ]);
+    if (code === 'running') await server.stop();
+    assert.notEqual(code, 'running', 'the start fails rather than serving without a key');
+    assert.notEqual(code, 0);
+    const lines = server.stderr().trim().split('\n');
+    assert.equal(lines.length, 1, server.stderr());
+    assert.match(
+      lines[0]!,
+      new RegExp(`cannot create the key-encryption key file ${join(app, 'data', 'vouch.key')} \\(EACCES\\)`),
+    );
+    assert.match(lines[0]!, /VOUCH_SECRET_KEY/);
+  },
+);

@@ -29,7 +29,7 @@ function tree(files: Record<string, number>): string {
   return root;
 }
 
-test('npm start\'s prestart is the staleness check, not an unconditional build', () => {
+test("npm start's prestart is the staleness check, not an unconditional build", () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   assert.equal(pkg.scripts.prestart, 'tsx scripts/build-if-stale.ts');
   assert.match(pkg.scripts.start!, /dist\/cli\.js serve$/);
@@ -40,7 +40,14 @@ test('a clean clone (no dist/) builds; outputs newer than every source do not; a
   t.after(() => rmSync(clean, { recursive: true, force: true }));
   assert.equal(staleReason(clean), 'dist/cli.js is missing');
 
-  const built = { 'src/cli.ts': 1000, 'src/trust/model.ts': 1000, 'console/src/main.tsx': 1000, 'tsconfig.json': 1000, 'dist/cli.js': 2000, 'console/dist/index.html': 2000 };
+  const built = {
+    'src/cli.ts': 1000,
+    'src/trust/model.ts': 1000,
+    'console/src/main.tsx': 1000,
+    'tsconfig.json': 1000,
+    'dist/cli.js': 2000,
+    'console/dist/index.html': 2000,
+  };
   const fresh = tree(built);
   t.after(() => rmSync(fresh, { recursive: true, force: true }));
   assert.equal(staleReason(fresh), undefined);

@@ -31,7 +31,10 @@ test('loadConfig with an empty environment: the docs/api.md, "Running it" defaul
 test('the default issuer is the public URL, else the listen address (IPv6 in brackets); VOUCH_ISSUER wins', () => {
   assert.equal(loadConfig({ PORT: '9000', HOST: '10.1.2.3' }).issuer, 'http://10.1.2.3:9000');
   assert.equal(loadConfig({ HOST: '::1' }).issuer, 'http://[::1]:8080');
-  assert.equal(loadConfig({ VOUCH_PUBLIC_URL: 'https://risk.example.com/vouch/' }).issuer, 'https://risk.example.com/vouch');
+  assert.equal(
+    loadConfig({ VOUCH_PUBLIC_URL: 'https://risk.example.com/vouch/' }).issuer,
+    'https://risk.example.com/vouch',
+  );
   assert.equal(loadConfig({ VOUCH_PUBLIC_URL: 'https://risk.example.com', VOUCH_ISSUER: 'vouch' }).issuer, 'vouch');
   // Tokens issued under the former default stay valid while no issuer is chosen explicitly.
   assert.deepEqual(loadConfig({}).formerIssuers, ['vouch']);
@@ -39,11 +42,18 @@ test('the default issuer is the public URL, else the listen address (IPv6 in bra
 });
 
 test('connection and WAL limits are read; the per-source default follows the cap', () => {
-  const config = loadConfig({ VOUCH_MAX_CONNECTIONS: '50', VOUCH_KEEP_ALIVE_TIMEOUT_MS: '2500', VOUCH_SQLITE_WAL_LIMIT_MB: '16' });
+  const config = loadConfig({
+    VOUCH_MAX_CONNECTIONS: '50',
+    VOUCH_KEEP_ALIVE_TIMEOUT_MS: '2500',
+    VOUCH_SQLITE_WAL_LIMIT_MB: '16',
+  });
   assert.equal(config.maxConnectionsPerSource, 13);
   assert.equal(config.keepAliveTimeoutMs, 2500);
   assert.equal(config.sqliteWalLimitBytes, 16 * 1024 * 1024);
-  assert.equal(loadConfig({ VOUCH_MAX_CONNECTIONS: '50', VOUCH_MAX_CONNECTIONS_PER_SOURCE: '5' }).maxConnectionsPerSource, 5);
+  assert.equal(
+    loadConfig({ VOUCH_MAX_CONNECTIONS: '50', VOUCH_MAX_CONNECTIONS_PER_SOURCE: '5' }).maxConnectionsPerSource,
+    5,
+  );
 });
 
 test('loadConfig with every variable set: each is read', () => {
@@ -113,7 +123,10 @@ const BAD: [Record<string, string>, string][] = [
   [{ VOUCH_TOKEN_TTL_SECONDS: '86401' }, 'VOUCH_TOKEN_TTL_SECONDS'],
   [{ VOUCH_TOKEN_TTL_SECONDS: '15m' }, 'VOUCH_TOKEN_TTL_SECONDS'],
   [{ VOUCH_BOOTSTRAP_CLIENT_ID: 'admin', VOUCH_BOOTSTRAP_CLIENT_SECRET: 'short' }, 'VOUCH_BOOTSTRAP_CLIENT_SECRET'],
-  [{ VOUCH_BOOTSTRAP_CLIENT_ID: 'has space', VOUCH_BOOTSTRAP_CLIENT_SECRET: 'long-enough-secret-123' }, 'VOUCH_BOOTSTRAP_CLIENT_ID'],
+  [
+    { VOUCH_BOOTSTRAP_CLIENT_ID: 'has space', VOUCH_BOOTSTRAP_CLIENT_SECRET: 'long-enough-secret-123' },
+    'VOUCH_BOOTSTRAP_CLIENT_ID',
+  ],
   [{ VOUCH_BOOTSTRAP_CLIENT_ID: 'admin' }, 'VOUCH_BOOTSTRAP_CLIENT_SECRET'],
   [{ VOUCH_BOOTSTRAP_CLIENT_SECRET: 'long-enough-secret-123' }, 'VOUCH_BOOTSTRAP_CLIENT_ID'],
   [{ VOUCH_ISSUER: '' }, 'VOUCH_ISSUER'],
@@ -151,19 +164,31 @@ for (const [env, variable] of BAD) {
 
 test('a bad value with a newline or a very long value still gives a one-line, bounded message', () => {
   for (const value of ['80\n80', 'x'.repeat(10_000), '8080\r\nInjected: yes', '\u2028']) {
-    assert.throws(() => loadConfig({ PORT: value }), (err: unknown) => {
-      assert.ok(err instanceof ConfigError);
-      assert.ok(!/[\r\n\u2028\u2029]/.test(err.message), JSON.stringify(err.message));
-      assert.ok(err.message.length < 120, err.message);
-      assert.ok(err.message.startsWith('PORT'));
-      return true;
-    });
+    assert.throws(
+      () => loadConfig({ PORT: value }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.ok(!/[\r\n\u2028\u2029]/.test(err.message), JSON.stringify(err.message));
+        assert.ok(err.message.length < 120, err.message);
+        assert.ok(err.message.startsWith('PORT'));
+        return true;
+      },
+    );
   }
-  assert.throws(() => loadConfig({ VOUCH_LOG_LEVEL: 'info\nfatal' }), (err: unknown) => err instanceof ConfigError && !err.message.includes('\n'));
+  assert.throws(
+    () => loadConfig({ VOUCH_LOG_LEVEL: 'info\nfatal' }),
+    (err: unknown) => err instanceof ConfigError && !err.message.includes('\n'),
+  );
 });
 
 test('empty optional variables count as unset', () => {
-  const config = loadConfig({ VOUCH_REDIS_URL: '', VOUCH_POLICY_FILE: '', PORT: '', VOUCH_BOOTSTRAP_CLIENT_ID: '', VOUCH_BOOTSTRAP_CLIENT_SECRET: '' });
+  const config = loadConfig({
+    VOUCH_REDIS_URL: '',
+    VOUCH_POLICY_FILE: '',
+    PORT: '',
+    VOUCH_BOOTSTRAP_CLIENT_ID: '',
+    VOUCH_BOOTSTRAP_CLIENT_SECRET: '',
+  });
   assert.equal(config.redisUrl, undefined);
   assert.equal(config.policyFile, undefined);
   assert.equal(config.port, 8080);

@@ -23,9 +23,22 @@ function newest(path: string): number {
 /** Runs the Vite build unless console/dist is newer than every source file. */
 export function ensureConsoleBuilt(): void {
   const built = join(ROOT, 'console', 'dist', 'index.html');
-  const sources = Math.max(newest(join(ROOT, 'console', 'src')), newest(join(ROOT, 'console', 'index.html')), newest(join(ROOT, 'console', 'vite.config.ts')));
+  const sources = Math.max(
+    newest(join(ROOT, 'console', 'src')),
+    newest(join(ROOT, 'console', 'index.html')),
+    newest(join(ROOT, 'console', 'vite.config.ts')),
+  );
   if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join(ROOT, 'console', 'vite.config.ts')], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
+      'build',
+      '--config',
+      join(ROOT, 'console', 'vite.config.ts'),
+    ],
+    { cwd: ROOT, stdio: 'pipe' },
+  );
 }
 
 export type Server = TestContext & { close(): Promise<void>; base: string };
@@ -48,7 +61,11 @@ export const WIDE = { width: 1400, height: 900 };
 export const NARROW = { width: 390, height: 844 };
 
 /** A tab at the desktop size that collects every Content-Security-Policy violation it reports. */
-export async function openTab(browser: Browser, base: string, locale = 'en-GB'): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
+export async function openTab(
+  browser: Browser,
+  base: string,
+  locale = 'en-GB',
+): Promise<{ context: BrowserContext; page: Page; cspErrors: string[] }> {
   const context = await browser.newContext({ viewport: WIDE, locale });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
   const page = await context.newPage();
@@ -69,7 +86,8 @@ export async function signIn(page: Page, base: string, id = ADMIN_ID, secret = A
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
 
-export const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
+export const nav = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 
 /**
  * Polls `probe` until it returns a value (not undefined): waiting for a condition, never for a fixed
@@ -88,7 +106,9 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
 /** How far the page, or any scrolling table in it, extends past its box sideways (0: nothing is cut off). */
 export async function sidewaysOverflow(page: Page): Promise<number> {
   // a string: evaluated in the page, whose DOM types this (Node) project does not load
-  return page.evaluate("Math.max(...[document.documentElement, ...document.querySelectorAll('.table-wrap')].map((b) => b.scrollWidth - b.clientWidth))") as Promise<number>;
+  return page.evaluate(
+    "Math.max(...[document.documentElement, ...document.querySelectorAll('.table-wrap')].map((b) => b.scrollWidth - b.clientWidth))",
+  ) as Promise<number>;
 }
 
 /**
@@ -119,7 +139,8 @@ export async function shots(page: Page, name: string): Promise<void> {
   const broken = await brokenHeaders(page);
   await page.setViewportSize(WIDE);
   if (overflow > 0) throw new Error(`${name}: at 390 px wide the page or a table is cut off by ${overflow}px`);
-  if (broken.length > 0) throw new Error(`${name}: at 390 px wide these headers break inside a word: ${broken.join(' | ')}`);
+  if (broken.length > 0)
+    throw new Error(`${name}: at 390 px wide these headers break inside a word: ${broken.join(' | ')}`);
 }
 
 export async function shot(page: Page, name: string): Promise<void> {

@@ -8,10 +8,24 @@ import type { Browser, Page } from 'playwright-core';
 import { bearer } from '../helpers/app.ts';
 import { hash, postEvents, tradeHistory } from '../helpers/trust.ts';
 import type { Config } from '../../src/config/env.ts';
-import { CHROMIUM, ensureConsoleBuilt, launch, nav as navIn, openTab, shots, signIn, startServer, until, type Server } from './browser.ts';
+import {
+  CHROMIUM,
+  ensureConsoleBuilt,
+  launch,
+  nav as navIn,
+  openTab,
+  shots,
+  signIn,
+  startServer,
+  until,
+  type Server,
+} from './browser.ts';
 
 // In CI a missing browser is a failure (the browser tests must run there); elsewhere it is said plainly.
-const skip = existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
+const skip =
+  existsSync(CHROMIUM) || process.env.CI
+    ? false
+    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const HOOK_URL = 'http://127.0.0.1:9/vouch-hook'; // the discard port: nothing listens, so the connection is refused
 
 describe('operator console administration pages in chromium', { skip }, () => {
@@ -21,7 +35,8 @@ describe('operator console administration pages in chromium', { skip }, () => {
   let admin: string;
   let cspErrors: string[] = [];
 
-  const api = async (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) => server.inject({ method, url, headers: bearer(admin), ...(payload ? { payload: payload as object } : {}) });
+  const api = async (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) =>
+    server.inject({ method, url, headers: bearer(admin), ...(payload ? { payload: payload as object } : {}) });
   const nav = (name: string) => navIn(page, name);
 
   before(async () => {
@@ -29,7 +44,10 @@ describe('operator console administration pages in chromium', { skip }, () => {
     // VOUCH_WEBHOOK_ALLOW_PRIVATE=1, so a loopback URL can be registered without DNS
     server = await startServer({ webhookAllowPrivate: true } as Partial<Config>);
     admin = await server.token();
-    await postEvents(server, admin, [...tradeHistory(hash('admin-buyer'), 3, 10), ...tradeHistory(hash('admin-seller'), 5, 40)]);
+    await postEvents(server, admin, [
+      ...tradeHistory(hash('admin-buyer'), 3, 10),
+      ...tradeHistory(hash('admin-seller'), 5, 40),
+    ]);
     browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
     await signIn(page, server.base);
@@ -43,10 +61,17 @@ describe('operator console administration pages in chromium', { skip }, () => {
   test('Policies: each version with its summary; no report download for an unfitted policy; shadow ended after a confirmation; activation confirms with the backtest', async () => {
     await nav('Policies').click();
     await page.getByRole('heading', { name: 'Policies', level: 1 }).waitFor();
-    const listed = (await api('GET', '/api/v1/policies')).json() as { data: { version: string; status: string; summary: string }[] };
+    const listed = (await api('GET', '/api/v1/policies')).json() as {
+      data: { version: string; status: string; summary: string }[];
+    };
     const active = listed.data.find((p) => p.status === 'active')!;
-    const activeRow = page.getByRole('row').filter({ has: page.getByRole('cell', { name: active.version, exact: true }) });
-    assert.match(await activeRow.innerText(), new RegExp(active.summary.slice(0, 30).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    const activeRow = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('cell', { name: active.version, exact: true }) });
+    assert.match(
+      await activeRow.innerText(),
+      new RegExp(active.summary.slice(0, 30).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    );
     // the built-in policy was not fitted: a report panel without a download button
     await page.getByRole('button', { name: `Report of ${active.version}` }).click();
     await page.getByText('This policy was not fitted, so it has no report.').waitFor();
@@ -55,7 +80,9 @@ describe('operator console administration pages in chromium', { skip }, () => {
 
     const doc = (await api('GET', `/api/v1/policies/${active.version}`)).json().document as Record<string, unknown>;
     const version = `${active.version}-console`;
-    await page.getByLabel('Policy document (JSON)').fill(JSON.stringify({ ...doc, version, bias: Number(doc.bias) + 0.5 }));
+    await page
+      .getByLabel('Policy document (JSON)')
+      .fill(JSON.stringify({ ...doc, version, bias: Number(doc.bias) + 0.5 }));
     await page.getByRole('button', { name: 'Upload as candidate' }).click();
     await page.getByText(`Policy ${version} stored as a candidate.`).waitFor();
     await page.getByRole('button', { name: `Shadow ${version}` }).click();
@@ -99,7 +126,10 @@ describe('operator console administration pages in chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Rotate console-test' }).click();
     await page.getByRole('dialog').getByLabel('Grace period (seconds)').fill('0');
     await page.getByRole('dialog').getByRole('button', { name: 'Rotate' }).click();
-    const rotated = await page.getByRole('region', { name: /Secret of the rotated key/ }).locator('input').inputValue();
+    const rotated = await page
+      .getByRole('region', { name: /Secret of the rotated key/ })
+      .locator('input')
+      .inputValue();
     assert.notEqual(rotated, secret);
     await page.getByRole('button', { name: 'Done' }).click();
     await page.locator('tbody tr').nth(1).waitFor();
@@ -112,7 +142,16 @@ describe('operator console administration pages in chromium', { skip }, () => {
     await dialog.waitFor({ state: 'detached' });
     await page.locator('tbody .status-inactive').first().waitFor();
     assert.equal(await deactivatable.count(), before - 1);
-    assert.equal((await server.inject({ method: 'GET', url: `/api/v1/trust/entities/${hash('admin-buyer')}`, headers: { 'x-api-key': rotated } })).statusCode, 401);
+    assert.equal(
+      (
+        await server.inject({
+          method: 'GET',
+          url: `/api/v1/trust/entities/${hash('admin-buyer')}`,
+          headers: { 'x-api-key': rotated },
+        })
+      ).statusCode,
+      401,
+    );
     await shots(page, '23-keys');
   });
 
@@ -123,19 +162,28 @@ describe('operator console administration pages in chromium', { skip }, () => {
     await page.getByLabel('Endpoint URL').fill(HOOK_URL);
     await page.getByLabel('dispute.analyzed').check();
     await page.getByRole('button', { name: 'Create', exact: true }).click();
-    const secret = await page.getByRole('region', { name: /Signing secret/ }).locator('input').inputValue();
+    const secret = await page
+      .getByRole('region', { name: /Signing secret/ })
+      .locator('input')
+      .inputValue();
     assert.match(secret, /^whsec_/);
     await page.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('cell', { name: HOOK_URL }).waitFor();
     const hook = ((await api('GET', '/api/v1/webhooks')).json() as { data: { id: string }[] }).data[0]!;
     const analysed = await api('POST', '/api/v1/dispute/analyze', {
-      dispute_id: 'dsp_hook', trade: { trade_id: 'trade_hook', amount: 50, currency: 'USD' },
-      buyer_id: hash('admin-buyer'), seller_id: hash('admin-seller'), opened_by: 'buyer', reason: 'payment_not_received',
+      dispute_id: 'dsp_hook',
+      trade: { trade_id: 'trade_hook', amount: 50, currency: 'USD' },
+      buyer_id: hash('admin-buyer'),
+      seller_id: hash('admin-seller'),
+      opened_by: 'buyer',
+      reason: 'payment_not_received',
     });
     assert.equal(analysed.statusCode, 200, analysed.body);
     // the worker's first attempt at the refused port
     const attempted = await until('a delivery attempt', async () => {
-      const list = (await api('GET', `/api/v1/webhooks/${hook.id}/deliveries`)).json() as { data: { last_attempt_at: string | null; last_error: string | null }[] };
+      const list = (await api('GET', `/api/v1/webhooks/${hook.id}/deliveries`)).json() as {
+        data: { last_attempt_at: string | null; last_error: string | null }[];
+      };
       return list.data.find((d) => d.last_attempt_at !== null);
     });
     assert.ok(attempted.last_error, 'a refused connection records an error');

@@ -9,10 +9,26 @@ import type { Browser, Page } from 'playwright-core';
 import { ADMIN_ID, ADMIN_SECRET, bearer } from '../helpers/app.ts';
 import { createClient } from '../../src/auth/clients.ts';
 import { event, hash, postEvents, tradeHistory } from '../helpers/trust.ts';
-import { CHROMIUM, NARROW, WIDE, ensureConsoleBuilt, launch, nav as navIn, openTab, shots, sidewaysOverflow, signIn as signInAt, type Server, startServer } from './browser.ts';
+import {
+  CHROMIUM,
+  NARROW,
+  WIDE,
+  ensureConsoleBuilt,
+  launch,
+  nav as navIn,
+  openTab,
+  shots,
+  sidewaysOverflow,
+  signIn as signInAt,
+  type Server,
+  startServer,
+} from './browser.ts';
 
 // In CI a missing browser is a failure (the browser tests must run there); elsewhere it is said plainly.
-const skip = existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
+const skip =
+  existsSync(CHROMIUM) || process.env.CI
+    ? false
+    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const NAV = ['Dashboard', 'Decisions', 'Disputes', 'Entities', 'Policies', 'Keys', 'Webhooks'];
 const RISKY = hash('console-risky-entity');
 const BUSY = hash('console-busy-entity');
@@ -29,17 +45,24 @@ describe('operator console in chromium', { skip }, () => {
   let analysisId: string;
   let cspErrors: string[] = [];
 
-  const api = async (method: 'GET' | 'POST', url: string, payload?: unknown) => server.inject({ method, url, headers: bearer(admin), ...(payload ? { payload: payload as object } : {}) });
-  const analyse = (disputeId: string, extra: Record<string, unknown> = {}) => api('POST', '/api/v1/dispute/analyze', {
-    dispute_id: disputeId,
-    trade: { trade_id: `trade_${disputeId}`, amount: 500, currency: 'USD' },
-    buyer_id: BUYER,
-    seller_id: SELLER,
-    opened_by: 'buyer',
-    reason: 'asset_not_released',
-    evidence: { payment_proof_submitted: true, bank_reference_matches: true, seller_confirmed_receipt: false, seller_response_minutes: 20 },
-    ...extra,
-  });
+  const api = async (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    server.inject({ method, url, headers: bearer(admin), ...(payload ? { payload: payload as object } : {}) });
+  const analyse = (disputeId: string, extra: Record<string, unknown> = {}) =>
+    api('POST', '/api/v1/dispute/analyze', {
+      dispute_id: disputeId,
+      trade: { trade_id: `trade_${disputeId}`, amount: 500, currency: 'USD' },
+      buyer_id: BUYER,
+      seller_id: SELLER,
+      opened_by: 'buyer',
+      reason: 'asset_not_released',
+      evidence: {
+        payment_proof_submitted: true,
+        bank_reference_matches: true,
+        seller_confirmed_receipt: false,
+        seller_response_minutes: 20,
+      },
+      ...extra,
+    });
 
   before(async () => {
     ensureConsoleBuilt();
@@ -51,24 +74,41 @@ describe('operator console in chromium', { skip }, () => {
       event('chargeback', RISKY, { amount: 300, currency: 'USD' }),
       event('identifier.linked', RISKY, { linked_identifiers: [{ type: 'phone', hash: hash('phone-1') }] }),
       // a second holder of the same phone, for the Entities page's sharing count
-      event('identifier.linked', hash('console-ring-mate'), { linked_identifiers: [{ type: 'phone', hash: hash('phone-1') }] }),
+      event('identifier.linked', hash('console-ring-mate'), {
+        linked_identifiers: [{ type: 'phone', hash: hash('phone-1') }],
+      }),
       // more events than the timeline's first page (50)
       ...Array.from({ length: 53 }, (_, i) => event('trade.cancelled', BUSY, {}, (i + 1) * 60_000)),
       ...tradeHistory(BUYER, 3, 10),
       ...tradeHistory(SELLER, 12, 60),
     ]);
-    const scored = await api('POST', '/api/v1/trust/score', { entity_id: RISKY, amount: 400, currency: 'USD', context: { payment_method: 'card', country: 'DE', counterparty_country: 'NG', trade_id: 'trade_console_risky' } });
+    const scored = await api('POST', '/api/v1/trust/score', {
+      entity_id: RISKY,
+      amount: 400,
+      currency: 'USD',
+      context: { payment_method: 'card', country: 'DE', counterparty_country: 'NG', trade_id: 'trade_console_risky' },
+    });
     assert.equal(scored.statusCode, 200, scored.body);
     decisionId = scored.json().decision_id;
-    notedId = (await api('POST', '/api/v1/trust/score', { entity_id: BUYER, amount: 100, currency: 'EUR' })).json().decision_id;
-    assert.equal((await api('POST', `/api/v1/decisions/${notedId}/label`, { label: 'legit', note: 'paid out, bank confirmed' })).statusCode, 200);
+    notedId = (await api('POST', '/api/v1/trust/score', { entity_id: BUYER, amount: 100, currency: 'EUR' })).json()
+      .decision_id;
+    assert.equal(
+      (await api('POST', `/api/v1/decisions/${notedId}/label`, { label: 'legit', note: 'paid out, bank confirmed' }))
+        .statusCode,
+      200,
+    );
     // the same dispute analysed twice: the list shows it once
     assert.equal((await analyse('dsp_console_1', { evidence: { payment_proof_submitted: true } })).statusCode, 200);
     const analysed = await analyse('dsp_console_1');
     assert.equal(analysed.statusCode, 200, analysed.body);
     analysisId = analysed.json().analysis_id;
     assert.equal(analysed.json().recommendation, 'manual_review');
-    await analyse('dsp_console_2', { opened_by: 'seller', reason: 'payment_reversed', trade: { trade_id: 'trade_console_2', amount: 80, currency: 'USD' }, evidence: { payment_reversed: true } });
+    await analyse('dsp_console_2', {
+      opened_by: 'seller',
+      reason: 'payment_reversed',
+      trade: { trade_id: 'trade_console_2', amount: 80, currency: 'USD' },
+      evidence: { payment_reversed: true },
+    });
 
     browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
@@ -86,7 +126,7 @@ describe('operator console in chromium', { skip }, () => {
     await page.getByLabel('Client ID').waitFor();
   };
 
-  test('sign-in: a wrong secret shows the problem detail; the right one shows every page link, the client\'s name, and stores nothing', async () => {
+  test("sign-in: a wrong secret shows the problem detail; the right one shows every page link, the client's name, and stores nothing", async () => {
     await page.goto(`${server.base}/console`);
     await shots(page, '00-sign-in');
     await page.getByLabel('Client ID').fill(ADMIN_ID);
@@ -104,7 +144,9 @@ describe('operator console in chromium', { skip }, () => {
 
   test('the token is renewed before it expires, with the credentials kept in memory', async () => {
     // 80% of the 8 s lifetime after the last token; waited for as an event, not slept for
-    const renewal = await page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/api/v1/auth/token'), { timeout: 30_000 });
+    const renewal = await page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/api/v1/auth/token'), {
+      timeout: 30_000,
+    });
     assert.equal((await renewal.response())?.status(), 200);
   });
 
@@ -148,7 +190,10 @@ describe('operator console in chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Fraud' }).click();
     await page.locator('dl.facts').getByText('fraud', { exact: true }).waitFor();
     await page.locator('dl.facts').getByText('“card owner disputed the payment”').waitFor();
-    assert.equal((await api('GET', `/api/v1/decisions/${decisionId}`)).json().label.note, 'card owner disputed the payment');
+    assert.equal(
+      (await api('GET', `/api/v1/decisions/${decisionId}`)).json().label.note,
+      'card owner disputed the payment',
+    );
     await nav('Decisions').click();
     await page.getByLabel('Label').selectOption('fraud');
     const filtered = page.waitForResponse((r) => r.url().includes('label=fraud'));
@@ -176,12 +221,18 @@ describe('operator console in chromium', { skip }, () => {
     await page.getByLabel('Analysis ID').fill(analysisId);
     await page.getByRole('button', { name: 'Open analysis' }).click();
     await page.getByRole('heading', { name: 'Risk flags' }).waitFor();
-    assert.match(await page.locator('.cards').innerText(), /Buyer[\s\S]*Score[\s\S]*Safe amount:? (no limit|(US)?\$[\d.,]+)[\s\S]*Seller[\s\S]*Score/);
+    assert.match(
+      await page.locator('.cards').innerText(),
+      /Buyer[\s\S]*Score[\s\S]*Safe amount:? (no limit|(US)?\$[\d.,]+)[\s\S]*Seller[\s\S]*Score/,
+    );
     const disputeFacts = await page.locator('dl.facts').innerText();
     assert.match(disputeFacts, /Trade\s+trade_dsp_console_1 · (US)?\$500\.00/);
     assert.match(disputeFacts, /Reason\s+asset not released/);
     assert.match(disputeFacts, /Opened by\s+the buyer/);
-    assert.match(await page.locator('ul.evidence').innerText(), /payment proof submitted: yes[\s\S]*seller confirmed receipt: no[\s\S]*seller response minutes: 20/);
+    assert.match(
+      await page.locator('ul.evidence').innerText(),
+      /payment proof submitted: yes[\s\S]*seller confirmed receipt: no[\s\S]*seller response minutes: 20/,
+    );
     assert.ok((await page.locator('ul.flags li').count()) >= 1);
     await page.getByRole('heading', { name: 'Missing evidence' }).waitFor();
     await page.locator('dl.facts').getByText('open', { exact: true }).waitFor();
@@ -199,7 +250,10 @@ describe('operator console in chromium', { skip }, () => {
     // opened afresh, the analysis is still marked resolved
     await nav('Disputes').click();
     await page.locator(`a[href="/console/disputes/${analysisId}"]`).click();
-    await page.locator('dl.facts').getByText(/resolved in favour of the seller/).waitFor();
+    await page
+      .locator('dl.facts')
+      .getByText(/resolved in favour of the seller/)
+      .waitFor();
     assert.match(await page.locator('.cards').innerText(), /Buyer lost[\s\S]*Seller won/);
     await shots(page, '04-dispute-resolved');
   });
@@ -243,7 +297,10 @@ describe('operator console in chromium', { skip }, () => {
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     await nav('Decisions').click();
     await page.getByRole('heading', { name: 'Decisions', level: 1 }).waitFor();
-    assert.match(await page.getByRole('note').innerText(), /Decisions are recorded per client: test sees only the decisions made with its own credentials/);
+    assert.match(
+      await page.getByRole('note').innerText(),
+      /Decisions are recorded per client: test sees only the decisions made with its own credentials/,
+    );
     await page.getByText(/No decisions yet\. .* made with this client's credentials/).waitFor();
     await shots(page, '06-operator-decisions');
     await nav('Disputes').click();
@@ -261,14 +318,23 @@ describe('operator console in chromium', { skip }, () => {
 
   test('a test-mode client: the header says "Test data", and a live decision cannot be opened', async () => {
     await signOut();
-    const { client, secret } = await createClient(server.store.db, { name: 'console-test-mode', role: 'operator', scopes: ['audit:read', 'trust:read'], environment: 'test' });
+    const { client, secret } = await createClient(server.store.db, {
+      name: 'console-test-mode',
+      role: 'operator',
+      scopes: ['audit:read', 'trust:read'],
+      environment: 'test',
+    });
     await signIn(client.client_id, secret);
     await page.getByText('Test data', { exact: true }).waitFor();
     assert.equal(await page.locator('header .client-name').innerText(), 'console-test-mode');
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     await nav('Decisions').click();
     await page.getByRole('heading', { name: 'Decisions', level: 1 }).waitFor();
-    assert.equal(await page.locator(`a[href="/console/decisions/${decisionId}"]`).count(), 0, 'the live decision is not listed');
+    assert.equal(
+      await page.locator(`a[href="/console/decisions/${decisionId}"]`).count(),
+      0,
+      'the live decision is not listed',
+    );
     await page.getByLabel('Decision ID').fill(decisionId);
     await page.getByRole('button', { name: 'Open decision' }).click();
     await page.getByText('No decision with this id is visible to this client').waitFor();

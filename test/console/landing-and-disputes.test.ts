@@ -8,9 +8,22 @@ import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { bearer } from '../helpers/app.ts';
 import { event, hash, postEvents, tradeHistory } from '../helpers/trust.ts';
-import { CHROMIUM, ensureConsoleBuilt, launch, nav as navIn, openTab, shots, signIn, startServer, type Server } from './browser.ts';
+import {
+  CHROMIUM,
+  ensureConsoleBuilt,
+  launch,
+  nav as navIn,
+  openTab,
+  shots,
+  signIn,
+  startServer,
+  type Server,
+} from './browser.ts';
 
-const skip = existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
+const skip =
+  existsSync(CHROMIUM) || process.env.CI
+    ? false
+    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const RISKY = hash('landing-risky');
 const CLEAN = hash('landing-clean');
 const NEW_BUYER = hash('landing-buyer-without-history');
@@ -23,7 +36,8 @@ describe('console landing page, lists and a dispute of a buyer without history',
   let admin: string;
   let analysisId: string;
   const failed: string[] = [];
-  const api = (method: 'GET' | 'POST', url: string, payload?: object) => server.inject({ method, url, headers: bearer(admin), ...(payload ? { payload } : {}) });
+  const api = (method: 'GET' | 'POST', url: string, payload?: object) =>
+    server.inject({ method, url, headers: bearer(admin), ...(payload ? { payload } : {}) });
   const nav = (name: string) => navIn(page, name);
 
   before(async () => {
@@ -38,15 +52,24 @@ describe('console landing page, lists and a dispute of a buyer without history',
       ...tradeHistory(SELLER, 12, 120),
     ]);
     const scores = [
-      { entity_id: RISKY, amount: 400, currency: 'USD', context: { payment_method: 'card', country: 'DE', counterparty_country: 'NG' } },
+      {
+        entity_id: RISKY,
+        amount: 400,
+        currency: 'USD',
+        context: { payment_method: 'card', country: 'DE', counterparty_country: 'NG' },
+      },
       { entity_id: CLEAN, amount: 120, currency: 'EUR' },
       { entity_id: CLEAN, amount: 80, currency: 'EUR' },
     ];
     for (const body of scores) assert.equal((await api('POST', '/api/v1/trust/score', body)).statusCode, 200);
     // the README's dispute: a buyer the service has never seen, a 750 USDT transfer
     const analysed = await api('POST', '/api/v1/dispute/analyze', {
-      dispute_id: 'dsp_landing_1', trade: { trade_id: 'trade_landing_1', amount: 750, currency: 'USDT' },
-      buyer_id: NEW_BUYER, seller_id: SELLER, opened_by: 'buyer', reason: 'asset_not_released',
+      dispute_id: 'dsp_landing_1',
+      trade: { trade_id: 'trade_landing_1', amount: 750, currency: 'USDT' },
+      buyer_id: NEW_BUYER,
+      seller_id: SELLER,
+      opened_by: 'buyer',
+      reason: 'asset_not_released',
       evidence: { payment_proof_submitted: true },
     });
     assert.equal(analysed.statusCode, 200, analysed.body);
@@ -64,7 +87,9 @@ describe('console landing page, lists and a dispute of a buyer without history',
   });
 
   test('sign-in lands on the dashboard: scores and dispute analyses today, the share scored high or critical', async () => {
-    const listed = (await api('GET', '/api/v1/decisions?kind=score')).json().data as { result: { risk_level: string } }[];
+    const listed = (await api('GET', '/api/v1/decisions?kind=score')).json().data as {
+      result: { risk_level: string };
+    }[];
     const high = listed.filter((d) => ['high', 'critical'].includes(d.result.risk_level)).length;
     assert.ok(high >= 1 && high < listed.length, `a mix of levels (${high} of ${listed.length} high+)`);
     await signIn(page, server.base);
@@ -80,7 +105,7 @@ describe('console landing page, lists and a dispute of a buyer without history',
     await shots(page, '50-dashboard');
   });
 
-  test('Decisions: the id field names both prefixes (dec_ and dan_); the list shows amount, currency and a dispute\'s reason', async () => {
+  test("Decisions: the id field names both prefixes (dec_ and dan_); the list shows amount, currency and a dispute's reason", async () => {
     await nav('Decisions').click();
     assert.equal(await page.getByLabel('Decision ID').getAttribute('placeholder'), 'dec_… or dan_…');
     await page.locator('tbody tr').nth(3).waitFor();
@@ -91,7 +116,7 @@ describe('console landing page, lists and a dispute of a buyer without history',
     await shots(page, '51-decisions-amounts');
   });
 
-  test('Disputes: amount, currency and reason on the row; each party\'s score and level badge stay on one line', async () => {
+  test("Disputes: amount, currency and reason on the row; each party's score and level badge stay on one line", async () => {
     await nav('Disputes').click();
     const row = page.locator('tbody tr').first();
     await row.waitFor();
@@ -118,10 +143,19 @@ describe('console landing page, lists and a dispute of a buyer without history',
     await page.getByText('Resolution recorded.').waitFor();
     await nav('Disputes').click();
     await page.locator(`a[href="/console/disputes/${analysisId}"]`).click();
-    await page.locator('dl.facts').getByText(/resolved in favour of the seller/).waitFor();
+    await page
+      .locator('dl.facts')
+      .getByText(/resolved in favour of the seller/)
+      .waitFor();
     assert.deepEqual(failed, [], 'no request of the page failed');
-    const events = (await api('GET', `/api/v1/trust/entities/${NEW_BUYER}/events`)).json().data as { type: string; trade_id?: string }[];
-    assert.deepEqual(events.map((e) => [e.type, e.trade_id]), [['dispute.resolved', 'trade_landing_1']]);
+    const events = (await api('GET', `/api/v1/trust/entities/${NEW_BUYER}/events`)).json().data as {
+      type: string;
+      trade_id?: string;
+    }[];
+    assert.deepEqual(
+      events.map((e) => [e.type, e.trade_id]),
+      [['dispute.resolved', 'trade_landing_1']],
+    );
     await shots(page, '53-dispute-new-buyer');
   });
 });

@@ -46,9 +46,16 @@ describe('console static serving', () => {
   });
 
   test('a path escaping the build directory never serves a file outside it', async () => {
-    for (const url of ['/console/..%2f..%2fpackage.json', '/console/%2e%2e/%2e%2e/package.json', '/console/assets/..%2f..%2f..%2fpackage.json']) {
+    for (const url of [
+      '/console/..%2f..%2fpackage.json',
+      '/console/%2e%2e/%2e%2e/package.json',
+      '/console/assets/..%2f..%2f..%2fpackage.json',
+    ]) {
       const res = await ctx.inject({ method: 'GET', url });
-      assert.ok(res.statusCode === 200 || res.statusCode === 400 || res.statusCode === 404, `${url}: ${res.statusCode}`);
+      assert.ok(
+        res.statusCode === 200 || res.statusCode === 400 || res.statusCode === 404,
+        `${url}: ${res.statusCode}`,
+      );
       assert.doesNotMatch(res.body, /"dependencies"/, url);
     }
   });
@@ -58,7 +65,11 @@ test('an unbuilt console answers 503 unavailable saying to run npm run build', a
   const app = Fastify({ logger: false });
   await app.register(consolePlugin, { root: join(tmpdir(), 'vouch-console-not-built') });
   const res = await app.inject({ method: 'GET', url: '/console/keys' });
-  const body = problem(Object.assign(res, { headers: { ...res.headers, 'x-request-id': String(JSON.parse(res.body).request_id) } }), 503, 'unavailable');
+  const body = problem(
+    Object.assign(res, { headers: { ...res.headers, 'x-request-id': String(JSON.parse(res.body).request_id) } }),
+    503,
+    'unavailable',
+  );
   assert.match(String(body.detail), /npm run build/);
   assert.equal(res.headers['content-security-policy'], CONSOLE_CSP);
   await app.close();

@@ -12,15 +12,38 @@ import type { Browser, Page } from 'playwright-core';
 import { ADMIN_ID, ADMIN_SECRET, bearer } from '../helpers/app.ts';
 import { event, hash, postEvents, tradeHistory } from '../helpers/trust.ts';
 import { HOUR, seedReviews } from '../reviews/support.ts';
-import { CHROMIUM, ensureConsoleBuilt, launch, openTab, shots, signIn as signInAt, startServer, until, type Server } from './browser.ts';
+import {
+  CHROMIUM,
+  ensureConsoleBuilt,
+  launch,
+  openTab,
+  shots,
+  signIn as signInAt,
+  startServer,
+  until,
+  type Server,
+} from './browser.ts';
 
-const skip = existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
+const skip =
+  existsSync(CHROMIUM) || process.env.CI
+    ? false
+    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const BUYER = hash('reviews-console-buyer');
 const MATE = hash('reviews-console-ring-mate');
 const WHALE = hash('reviews-console-whale');
 const SMALL = hash('reviews-console-small');
 
-interface ReviewJson { id: string; status: string; resolution: string | null; label: string | null; note: string | null; added_to_list: string | null; entity_id: string; outcome: string; assignee: string | null }
+interface ReviewJson {
+  id: string;
+  status: string;
+  resolution: string | null;
+  label: string | null;
+  note: string | null;
+  added_to_list: string | null;
+  entity_id: string;
+  outcome: string;
+  assignee: string | null;
+}
 
 describe('operator console: Reviews in chromium', { skip }, () => {
   let server: Server;
@@ -30,39 +53,59 @@ describe('operator console: Reviews in chromium', { skip }, () => {
   let overdueId: string;
   let cspErrors: string[] = [];
 
-  const api = (method: 'GET' | 'POST', url: string, payload?: object) => server.inject({ method, url, headers: bearer(admin), ...(payload ? { payload } : {}) });
+  const api = (method: 'GET' | 'POST', url: string, payload?: object) =>
+    server.inject({ method, url, headers: bearer(admin), ...(payload ? { payload } : {}) });
   const score = async (entity: string, amount: number) => {
-    const res = await api('POST', '/api/v1/trust/score', { entity_id: entity, amount, currency: 'USD', context: { payment_method: 'bank_transfer', country: 'DE' } });
+    const res = await api('POST', '/api/v1/trust/score', {
+      entity_id: entity,
+      amount,
+      currency: 'USD',
+      context: { payment_method: 'bank_transfer', country: 'DE' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     return res.json() as { decision_id: string; outcome: string };
   };
   const reviews = async (query = '') => (await api('GET', `/api/v1/reviews${query}`)).json().data as ReviewJson[];
   const navLink = () => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Reviews/ });
   const navCount = async () => navLink().locator('.nav-count').getAttribute('data-open');
-  const countIs = (n: number) => until(`the navigation to say ${n} open`, async () => ((await navCount()) === String(n) ? true : undefined));
-  const queueIds = async () => page.locator('table.review-queue tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-review')));
+  const countIs = (n: number) =>
+    until(`the navigation to say ${n} open`, async () => ((await navCount()) === String(n) ? true : undefined));
+  const queueIds = async () =>
+    page.locator('table.review-queue tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-review')));
 
   before(async () => {
     ensureConsoleBuilt();
     server = await startServer();
     admin = await server.token();
     await postEvents(server, admin, [
-      ...tradeHistory(BUYER, 30, 200, 1000), ...tradeHistory(WHALE, 40, 300, 3000), ...tradeHistory(SMALL, 6, 30), ...tradeHistory(MATE, 2, 5),
+      ...tradeHistory(BUYER, 30, 200, 1000),
+      ...tradeHistory(WHALE, 40, 300, 3000),
+      ...tradeHistory(SMALL, 6, 30),
+      ...tradeHistory(MATE, 2, 5),
       event('identifier.linked', BUYER, { linked_identifiers: [{ type: 'phone', hash: hash('reviews-phone') }] }),
       event('identifier.linked', MATE, { linked_identifiers: [{ type: 'phone', hash: hash('reviews-phone') }] }),
     ]);
     // active rules decide the outcomes: over 1,000 USD is reviewed, over 5,000 held
-    for (const [name, condition, action] of [['big_trade', 'amount > 1000.0', 'review'], ['very_big_trade', 'amount > 5000.0', 'hold']] as const) {
+    for (const [name, condition, action] of [
+      ['big_trade', 'amount > 1000.0', 'review'],
+      ['very_big_trade', 'amount > 5000.0', 'hold'],
+    ] as const) {
       const res = await api('POST', '/api/v1/rules', { name, condition, action, status: 'active' });
       assert.equal(res.statusCode, 201, res.body);
     }
-    assert.equal((await api('POST', '/api/v1/lists', { name: 'desk_blocks', kind: 'entity', description: 'declined at review' })).statusCode, 201);
+    assert.equal(
+      (await api('POST', '/api/v1/lists', { name: 'desk_blocks', kind: 'entity', description: 'declined at review' }))
+        .statusCode,
+      201,
+    );
     assert.equal((await score(BUYER, 2000)).outcome, 'review');
     assert.equal((await score(BUYER, 1500)).outcome, 'review');
     assert.equal((await score(WHALE, 6000)).outcome, 'hold');
     assert.equal((await score(SMALL, 50)).outcome, 'approve');
     // one overdue review, opened the way a score opens one (a decision carrying its review), due an hour ago
-    const [row] = await seedReviews(server.store.db, [{ owner: ADMIN_ID, entity: SMALL, outcome: 'review', dueIn: -HOUR }]);
+    const [row] = await seedReviews(server.store.db, [
+      { owner: ADMIN_ID, entity: SMALL, outcome: 'review', dueIn: -HOUR },
+    ]);
     overdueId = row!.review!.id;
     browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
@@ -87,7 +130,12 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     assert.match((await first.getAttribute('class')) ?? '', /overdue-row/);
     const due = first.locator('.due.overdue');
     assert.match(await due.innerText(), /Overdue by (59|60) min|Overdue by 1 h/);
-    assert.equal(await page.evaluate(`getComputedStyle(document.querySelector('tr[data-review="${overdueId}"] .due.overdue')).color`), 'rgb(179, 38, 30)');
+    assert.equal(
+      await page.evaluate(
+        `getComputedStyle(document.querySelector('tr[data-review="${overdueId}"] .due.overdue')).color`,
+      ),
+      'rgb(179, 38, 30)',
+    );
     // the hold (due in 4 h) before the two reviews (24 h)
     assert.match(await page.locator('table.review-queue tbody tr').nth(1).innerText(), /hold[\s\S]*very_big_trade/);
     assert.equal(await page.locator('[data-figure="open"]').innerText(), '4');
@@ -132,12 +180,18 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     await page.getByRole('heading', { name: `Review ${held.id}` }).waitFor();
     const rule = page.locator('.decision-rules li', { hasText: 'very_big_trade' });
     assert.match(await rule.innerText(), /hold[\s\S]*amount = 6000/);
-    assert.match(await page.locator('.decision-rules li', { hasText: 'big_trade' }).first().innerText(), /amount = 6000/);
+    assert.match(
+      await page.locator('.decision-rules li', { hasText: 'big_trade' }).first().innerText(),
+      /amount = 6000/,
+    );
     await page.locator('.waterfall canvas').waitFor();
     await page.getByRole('heading', { name: 'Flagged by other marketplaces' }).waitFor();
     await page.getByRole('heading', { name: "The entity's ring" }).waitFor();
     await page.getByRole('heading', { name: 'Resolve' }).waitFor();
-    await page.getByLabel('Add the entity to a list (optional)').locator('option[value="desk_blocks"]').waitFor({ state: 'attached' });
+    await page
+      .getByLabel('Add the entity to a list (optional)')
+      .locator('option[value="desk_blocks"]')
+      .waitFor({ state: 'attached' });
     await shots(page, '61-review-whale');
 
     // the buyer's review: its other review and its ring (the account sharing its phone) in view
@@ -145,7 +199,9 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     const buyer = (await reviews()).filter((r) => r.entity_id === BUYER);
     await page.locator(`tr[data-review="${buyer[0]!.id}"]`).getByRole('link').click();
     await page.locator(`tr[data-other-review="${buyer[1]!.id}"]`).waitFor();
-    await until('the ring drawn', async () => ((await page.locator('.ring-drawing').getAttribute('data-nodes')) ? true : undefined));
+    await until('the ring drawn', async () =>
+      (await page.locator('.ring-drawing').getAttribute('data-nodes')) ? true : undefined,
+    );
     assert.equal(await page.locator('table.ring tbody tr').count(), 1);
     assert.match(await page.locator('[data-figure="entity-labels"]').innerText(), /0 fraud\s+0 legit/);
     // L goes to the list; the form resolves
@@ -156,13 +212,21 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     await page.getByLabel('Note (optional)').fill('shares a phone with a mule account');
     await shots(page, '61-review');
     await page.getByRole('button', { name: /^Decline/ }).click();
-    await page.getByText(`Review ${buyer[0]!.id} declined: the decision is labelled fraud, the entity added to desk_blocks.`).waitFor();
+    await page
+      .getByText(`Review ${buyer[0]!.id} declined: the decision is labelled fraud, the entity added to desk_blocks.`)
+      .waitFor();
     await countIs(2);
     assert.equal(await page.locator(`tr[data-review="${buyer[0]!.id}"]`).count(), 0);
     const done = (await reviews('?status=resolved')).find((r) => r.id === buyer[0]!.id)!;
-    assert.deepEqual([done.resolution, done.label, done.note, done.added_to_list], ['decline', 'fraud', 'shares a phone with a mule account', 'desk_blocks']);
+    assert.deepEqual(
+      [done.resolution, done.label, done.note, done.added_to_list],
+      ['decline', 'fraud', 'shares a phone with a mule account', 'desk_blocks'],
+    );
     const entries = (await api('GET', '/api/v1/lists/desk_blocks/entries')).json().data as Array<{ value: string }>;
-    assert.deepEqual(entries.map((e) => e.value), [BUYER]);
+    assert.deepEqual(
+      entries.map((e) => e.value),
+      [BUYER],
+    );
     await shots(page, '62-review-resolved-queue');
     // the remaining buyer review shows the resolved one among the entity's other reviews, and its label
     await page.locator(`tr[data-review="${buyer[1]!.id}"]`).getByRole('link').click();

@@ -6,11 +6,33 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { event, hash, postEvents } from '../helpers/trust.ts';
-import { CHROMIUM, NARROW, WIDE, ensureConsoleBuilt, launch, openTab, shot, signIn, startServer, until, type Server } from './browser.ts';
+import {
+  CHROMIUM,
+  NARROW,
+  WIDE,
+  ensureConsoleBuilt,
+  launch,
+  openTab,
+  shot,
+  signIn,
+  startServer,
+  until,
+  type Server,
+} from './browser.ts';
 
-const skip = existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
-const [A, B, C, D, E] = ['a', 'b', 'c', 'd', 'e'].map((x) => hash(`legible-ring-${x}`)) as [string, string, string, string, string];
-const link = (e: string, type: string, h: string) => event('identifier.linked', e, { linked_identifiers: [{ type, hash: hash(h) }] });
+const skip =
+  existsSync(CHROMIUM) || process.env.CI
+    ? false
+    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
+const [A, B, C, D, E] = ['a', 'b', 'c', 'd', 'e'].map((x) => hash(`legible-ring-${x}`)) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+];
+const link = (e: string, type: string, h: string) =>
+  event('identifier.linked', e, { linked_identifiers: [{ type, hash: hash(h) }] });
 
 describe('the ring drawing is legible', { skip }, () => {
   let server: Server;
@@ -24,9 +46,15 @@ describe('the ring drawing is legible', { skip }, () => {
     // A shares a device with B and a phone with D; B a bank account with C and an email with E;
     // C (two hops out) and D are flagged; a hub of 30 accounts is not followed
     await postEvents(server, admin, [
-      link(A, 'device', 'lr-dev'), link(B, 'device', 'lr-dev'), link(B, 'bank_account', 'lr-bank'), link(C, 'bank_account', 'lr-bank'),
-      link(B, 'email', 'lr-mail'), link(E, 'email', 'lr-mail'),
-      link(A, 'phone', 'lr-phone'), link(D, 'phone', 'lr-phone'), link(A, 'other', 'lr-hub'),
+      link(A, 'device', 'lr-dev'),
+      link(B, 'device', 'lr-dev'),
+      link(B, 'bank_account', 'lr-bank'),
+      link(C, 'bank_account', 'lr-bank'),
+      link(B, 'email', 'lr-mail'),
+      link(E, 'email', 'lr-mail'),
+      link(A, 'phone', 'lr-phone'),
+      link(D, 'phone', 'lr-phone'),
+      link(A, 'other', 'lr-hub'),
       ...Array.from({ length: 30 }, (_, i) => link(hash(`legible-ring-hub-${i}`), 'other', 'lr-hub')),
       event('fraud.reported', C, {}, 9 * 86_400_000),
       event('chargeback', D, { amount: 80, currency: 'USD' }),
@@ -48,17 +76,27 @@ describe('the ring drawing is legible', { skip }, () => {
       const drawing = page.locator('.ring-drawing');
       await until('the drawing measured at this size', async () => {
         const width = await drawing.evaluate((d) => d.clientWidth);
-        return (await drawing.getAttribute('data-fill')) !== null && (await drawing.getAttribute('data-width')) === String(width) ? true : undefined;
+        return (await drawing.getAttribute('data-fill')) !== null &&
+          (await drawing.getAttribute('data-width')) === String(width)
+          ? true
+          : undefined;
       });
       await shot(page, `70-ring-legible-${size.width}`);
-      const figures = await drawing.evaluate((d) => ({ font: Number(d.dataset.edgeFontPx), fill: Number(d.dataset.fill), crossings: Number(d.dataset.crossings), overlaps: Number(d.dataset.overlaps), nodes: Number(d.dataset.nodes) }));
+      const figures = await drawing.evaluate((d) => ({
+        font: Number(d.dataset.edgeFontPx),
+        fill: Number(d.dataset.fill),
+        crossings: Number(d.dataset.crossings),
+        overlaps: Number(d.dataset.overlaps),
+        nodes: Number(d.dataset.nodes),
+      }));
       assert.equal(figures.nodes, 6, 'A, B, C, D, E and the hub');
       assert.ok(figures.font >= 11, `edge labels drawn at ${figures.font}px`);
-      assert.equal(figures.crossings, 0, 'no link crosses an account\'s label');
+      assert.equal(figures.crossings, 0, "no link crosses an account's label");
       assert.equal(figures.overlaps, 0, 'no two labels overlap');
       assert.ok(figures.fill >= 0.5, `the drawing covers ${Math.round(figures.fill * 100)} % of its box`);
       const legend = await page.getByRole('list', { name: 'Legend' }).innerText();
-      for (const item of ['this entity', 'linked account', 'flagged', 'hub', 'shared identifier']) assert.match(legend, new RegExp(item));
+      for (const item of ['this entity', 'linked account', 'flagged', 'hub', 'shared identifier'])
+        assert.match(legend, new RegExp(item));
     });
   }
 });

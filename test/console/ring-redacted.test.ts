@@ -5,13 +5,27 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { event, hash, postEvents } from '../helpers/trust.ts';
-import { CHROMIUM, WIDE, ensureConsoleBuilt, launch, openTab, shot, signIn, startServer, type Server } from './browser.ts';
+import {
+  CHROMIUM,
+  WIDE,
+  ensureConsoleBuilt,
+  launch,
+  openTab,
+  shot,
+  signIn,
+  startServer,
+  type Server,
+} from './browser.ts';
 
-const skip = existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
+const skip =
+  existsSync(CHROMIUM) || process.env.CI
+    ? false
+    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const [OWN, OTHER] = ['own', 'other'].map((x) => hash(`redacted-ring-${x}`)) as [string, string];
-const link = (e: string, h: string) => event('identifier.linked', e, { linked_identifiers: [{ type: 'device', hash: hash(h) }] });
+const link = (e: string, h: string) =>
+  event('identifier.linked', e, { linked_identifiers: [{ type: 'device', hash: hash(h) }] });
 
-describe('a non-admin\'s ring in the console', { skip }, () => {
+describe("a non-admin's ring in the console", { skip }, () => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -21,7 +35,11 @@ describe('a non-admin\'s ring in the console', { skip }, () => {
     ensureConsoleBuilt();
     server = await startServer();
     operator = await server.client(['trust:read', 'trust:write'], 'operator');
-    const res = await server.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: operator.id, client_secret: operator.secret } });
+    const res = await server.inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      payload: { client_id: operator.id, client_secret: operator.secret },
+    });
     const own = res.json().access_token as string;
     // the operator's client sent OWN; the admin's client sent OTHER, which shares OWN's device
     await postEvents(server, own, [link(OWN, 'rr-device')]);
@@ -38,14 +56,14 @@ describe('a non-admin\'s ring in the console', { skip }, () => {
     await server?.close();
   });
 
-  test('another client\'s account is listed as redacted, with no link and no raw id', async () => {
+  test("another client's account is listed as redacted, with no link and no raw id", async () => {
     const row = page.locator('table.ring tbody tr');
     await row.first().waitFor();
     assert.equal(await row.count(), 1);
     const cell = row.first().locator('td').first();
     assert.match(await cell.innerText(), /^redacted-\d+$/);
     assert.equal(await cell.locator('a').count(), 0, 'a redacted account is not a link');
-    assert.ok(!(await page.content()).includes(OTHER), 'the other client\'s entity id is nowhere on the page');
+    assert.ok(!(await page.content()).includes(OTHER), "the other client's entity id is nowhere on the page");
     await shot(page, '71-ring-redacted-1400');
   });
 });

@@ -6,11 +6,25 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { event, hash, postEvents } from '../helpers/trust.ts';
-import { CHROMIUM, ensureConsoleBuilt, launch, openTab, shots, signIn, startServer, until, type Server } from './browser.ts';
+import {
+  CHROMIUM,
+  ensureConsoleBuilt,
+  launch,
+  openTab,
+  shots,
+  signIn,
+  startServer,
+  until,
+  type Server,
+} from './browser.ts';
 
-const skip = existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
+const skip =
+  existsSync(CHROMIUM) || process.env.CI
+    ? false
+    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const [A, B, C, D] = ['a', 'b', 'c', 'd'].map((x) => hash(`console-ring-${x}`)) as [string, string, string, string];
-const link = (e: string, type: string, h: string) => event('identifier.linked', e, { linked_identifiers: [{ type, hash: hash(h) }] });
+const link = (e: string, type: string, h: string) =>
+  event('identifier.linked', e, { linked_identifiers: [{ type, hash: hash(h) }] });
 
 describe('the entity page draws the ring', { skip }, () => {
   let server: Server;
@@ -23,8 +37,13 @@ describe('the entity page draws the ring', { skip }, () => {
     server = await startServer();
     const admin = await server.token();
     await postEvents(server, admin, [
-      link(A, 'device', 'ring-dev'), link(B, 'device', 'ring-dev'), link(B, 'bank_account', 'ring-bank'), link(C, 'bank_account', 'ring-bank'),
-      link(A, 'phone', 'ring-phone'), link(D, 'phone', 'ring-phone'), link(A, 'other', 'ring-hub'),
+      link(A, 'device', 'ring-dev'),
+      link(B, 'device', 'ring-dev'),
+      link(B, 'bank_account', 'ring-bank'),
+      link(C, 'bank_account', 'ring-bank'),
+      link(A, 'phone', 'ring-phone'),
+      link(D, 'phone', 'ring-phone'),
+      link(A, 'other', 'ring-hub'),
       ...Array.from({ length: 30 }, (_, i) => link(hash(`console-ring-hub-${i}`), 'other', 'ring-hub')),
       event('fraud.reported', C, {}, 9 * 86_400_000),
       event('chargeback', D, { amount: 80, currency: 'USD' }),
@@ -41,7 +60,10 @@ describe('the entity page draws the ring', { skip }, () => {
   test('an admin sees the ring drawn and listed; a click on an account opens its page', async () => {
     await signIn(page, server.base, undefined, undefined, `/entities/${A}`);
     await page.getByRole('heading', { name: 'Ring' }).waitFor();
-    const drawn = await until('the drawing', async () => (await page.locator('.ring-drawing').getAttribute('data-nodes')) ?? undefined);
+    const drawn = await until(
+      'the drawing',
+      async () => (await page.locator('.ring-drawing').getAttribute('data-nodes')) ?? undefined,
+    );
     assert.equal(drawn, '5', 'A, B, C, D and one hub satellite');
     const rows = page.locator('table.ring tbody tr');
     assert.equal(await rows.count(), 3);
@@ -54,7 +76,9 @@ describe('the entity page draws the ring', { skip }, () => {
     await page.locator(`table.ring a[title="${B}"]`).click();
     await page.waitForURL(new RegExp(`/console/entities/${B}$`));
     await page.getByRole('heading', { name: 'Ring' }).waitFor();
-    await until('B\'s ring: A and C one hop away, D two', async () => ((await page.locator('table.ring tbody tr').count()) === 3 ? true : undefined));
+    await until("B's ring: A and C one hop away, D two", async () =>
+      (await page.locator('table.ring tbody tr').count()) === 3 ? true : undefined,
+    );
   });
 
   test('a service-role client is not shown the ring', async () => {

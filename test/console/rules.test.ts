@@ -11,9 +11,23 @@ import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_ID, ADMIN_SECRET, bearer } from '../helpers/app.ts';
 import { hash, postEvents, tradeHistory } from '../helpers/trust.ts';
-import { CHROMIUM, ensureConsoleBuilt, launch, nav as navIn, openTab, shots, signIn as signInAt, startServer, until, type Server } from './browser.ts';
+import {
+  CHROMIUM,
+  ensureConsoleBuilt,
+  launch,
+  nav as navIn,
+  openTab,
+  shots,
+  signIn as signInAt,
+  startServer,
+  until,
+  type Server,
+} from './browser.ts';
 
-const skip = existsSync(CHROMIUM) || process.env.CI ? false : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
+const skip =
+  existsSync(CHROMIUM) || process.env.CI
+    ? false
+    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const BIG = hash('rules-console-big-spender');
 const SMALL = hash('rules-console-small-spender');
 const MULE = hash('rules-console-mule');
@@ -27,28 +41,45 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
   let fraudId: string;
   let cspErrors: string[] = [];
 
-  const api = (method: 'GET' | 'POST', url: string, payload?: object) => server.inject({ method, url, headers: bearer(admin), ...(payload ? { payload } : {}) });
+  const api = (method: 'GET' | 'POST', url: string, payload?: object) =>
+    server.inject({ method, url, headers: bearer(admin), ...(payload ? { payload } : {}) });
   const scoreOf = async (entity: string, amount: number) => {
-    const res = await api('POST', '/api/v1/trust/score', { entity_id: entity, amount, currency: 'USD', context: { payment_method: 'bank_transfer', country: 'DE' } });
+    const res = await api('POST', '/api/v1/trust/score', {
+      entity_id: entity,
+      amount,
+      currency: 'USD',
+      context: { payment_method: 'bank_transfer', country: 'DE' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     return res.json() as { decision_id: string; outcome: string; rules: Array<{ name: string }> };
   };
   /** Within the page (a reload would sign out): pushState and the popstate the router listens to. */
-  const go = (path: string) => page.evaluate(`history.pushState(null, '', ${JSON.stringify(`/console${path}`)}); window.dispatchEvent(new PopStateEvent('popstate'))`);
+  const go = (path: string) =>
+    page.evaluate(
+      `history.pushState(null, '', ${JSON.stringify(`/console${path}`)}); window.dispatchEvent(new PopStateEvent('popstate'))`,
+    );
   const nav = (name: string) => navIn(page, name);
 
   before(async () => {
     ensureConsoleBuilt();
     server = await startServer();
     admin = await server.token();
-    await postEvents(server, admin, [...tradeHistory(BIG, 8, 40), ...tradeHistory(SMALL, 8, 40), ...tradeHistory(MULE, 2, 5)]);
+    await postEvents(server, admin, [
+      ...tradeHistory(BIG, 8, 40),
+      ...tradeHistory(SMALL, 8, 40),
+      ...tradeHistory(MULE, 2, 5),
+    ]);
     // five decisions to replay a rule on: three over 300 USD (one labelled fraud, one legit), two under
     fraudId = (await scoreOf(BIG, 400)).decision_id;
     const legitId = (await scoreOf(BIG, 350)).decision_id;
     await scoreOf(BIG, 500);
     await scoreOf(SMALL, 100);
     const smallLegit = (await scoreOf(SMALL, 50)).decision_id;
-    for (const [id, label] of [[fraudId, 'fraud'], [legitId, 'legit'], [smallLegit, 'legit']] as const) {
+    for (const [id, label] of [
+      [fraudId, 'fraud'],
+      [legitId, 'legit'],
+      [smallLegit, 'legit'],
+    ] as const) {
       assert.equal((await api('POST', `/api/v1/decisions/${id}/label`, { label })).statusCode, 200);
     }
     browser = await launch();
@@ -87,11 +118,17 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     await page.locator(`tr[data-value="${other}"]`).waitFor({ state: 'detached' });
     assert.equal(await page.locator('[data-figure="entries"]').innerText(), '1');
     const entries = (await api('GET', '/api/v1/lists/mules/entries')).json().data as Array<{ value: string }>;
-    assert.deepEqual(entries.map((e) => e.value), [MULE]);
+    assert.deepEqual(
+      entries.map((e) => e.value),
+      [MULE],
+    );
     await shots(page, '53-list');
     await page.getByRole('link', { name: '← All lists' }).click();
     await page.locator('tr[data-list="mules"]').waitFor();
-    assert.match(await page.locator('tr[data-list="mules"]').innerText(), /mules\s+entity\s+1\s+Accounts seen moving stolen funds/);
+    assert.match(
+      await page.locator('tr[data-list="mules"]').innerText(),
+      /mules\s+entity\s+1\s+Accounts seen moving stolen funds/,
+    );
     await shots(page, '52-lists');
   });
 
@@ -111,7 +148,9 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     assert.match(text, /amout/, text);
     assert.equal(await condition.getAttribute('aria-invalid'), 'true');
     // the variables beside the editor, with a type and an example from the latest decision
-    const amountVar = page.locator('.var-list li').filter({ has: page.getByRole('button', { name: 'amount', exact: true }) });
+    const amountVar = page
+      .locator('.var-list li')
+      .filter({ has: page.getByRole('button', { name: 'amount', exact: true }) });
     assert.match(await amountVar.innerText(), /double[\s\S]*e\.g\. 50/);
     await condition.fill('amount > 300.0 || ');
     await condition.press('End');
@@ -124,7 +163,10 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Test on the last 30 days' }).click();
     const result = page.locator('[data-testid="rule-test"]');
     // the replay runs in a worker thread: its answer, or the problem it met, is waited for
-    await page.locator('.test-result [data-testid="rule-test"], .test-result .error').first().waitFor({ timeout: 60_000 });
+    await page
+      .locator('.test-result [data-testid="rule-test"], .test-result .error')
+      .first()
+      .waitFor({ timeout: 60_000 });
     assert.equal(await page.locator('.test-result .error').count(), 0, await page.locator('.test-result').innerText());
     assert.equal(await result.locator('[data-figure="decisions"]').innerText(), '5');
     assert.equal(await result.locator('[data-figure="matched"]').innerText(), '3');
@@ -134,7 +176,9 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     assert.match(await result.locator('table.confusion tr[data-label="legit"]').innerText(), /legit\s+1\s+1\s+2/);
     // three examples, each linking to its decision, with what the condition read
     assert.equal(await result.locator('table.examples tbody tr').count(), 3);
-    const fraudRow = result.locator('table.examples tr').filter({ has: page.locator(`a[href="/console/decisions/${fraudId}"]`) });
+    const fraudRow = result
+      .locator('table.examples tr')
+      .filter({ has: page.locator(`a[href="/console/decisions/${fraudId}"]`) });
     assert.match(await fraudRow.innerText(), /amount = 400/);
     await shots(page, '51-rule-editor-test');
     await page.getByRole('button', { name: 'Save as draft' }).click();
@@ -163,7 +207,10 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     await row.locator('.badge', { hasText: 'active' }).waitFor();
     const decided = await scoreOf(BIG, 450);
     assert.equal(decided.outcome, 'review');
-    assert.deepEqual(decided.rules.map((r) => r.name), [RULE]);
+    assert.deepEqual(
+      decided.rules.map((r) => r.name),
+      [RULE],
+    );
     await go(`/decisions/${decided.decision_id}`);
     await page.getByRole('heading', { name: /Why this outcome/ }).waitFor();
     assert.match(await page.locator('dl.facts').innerText(), /Outcome\s+review/);
@@ -175,12 +222,16 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     await page.getByLabel('Outcome').selectOption('review');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForFunction('document.querySelectorAll("tbody tr").length === 1');
-    const listed = page.locator('tbody tr').filter({ has: page.locator(`a[href="/console/decisions/${decided.decision_id}"]`) });
+    const listed = page
+      .locator('tbody tr')
+      .filter({ has: page.locator(`a[href="/console/decisions/${decided.decision_id}"]`) });
     assert.match(await listed.locator('td[data-label="Outcome"]').innerText(), /^review\s+score \d+/);
 
     // the rules list: 1 match and 1 shadow match today
     await nav('Rules').click();
-    await until('the active match counted', async () => ((await row.locator('.hit-chart').getAttribute('data-matched')) === '1' ? true : undefined));
+    await until('the active match counted', async () =>
+      (await row.locator('.hit-chart').getAttribute('data-matched')) === '1' ? true : undefined,
+    );
     await shots(page, '50-rules');
     await row.getByRole('link', { name: RULE }).click();
     const versions = page.locator('table.versions tbody tr');
@@ -202,7 +253,8 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     assert.equal(await row.getByRole('button').count(), 0);
     await row.getByRole('link', { name: RULE }).click();
     await page.getByRole('heading', { name: 'Versions' }).waitFor();
-    for (const name of ['Edit', `Retire: ${RULE}`, `Back to shadow: ${RULE}`]) assert.equal(await page.getByRole('button', { name }).count(), 0, name);
+    for (const name of ['Edit', `Retire: ${RULE}`, `Back to shadow: ${RULE}`])
+      assert.equal(await page.getByRole('button', { name }).count(), 0, name);
     await nav('Rules').click();
     await page.getByRole('navigation', { name: 'Rules and lists' }).getByRole('link', { name: 'Lists' }).click();
     await page.locator('tr[data-list="mules"]').getByRole('link', { name: 'mules' }).click();
@@ -224,7 +276,9 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     await page.getByText(`Saved version 4 of ${RULE}.`).waitFor();
     // the saved message comes first; the facts follow when the rule is read again
     const facts = /review\s+cap 1,000[\s\S]*big trades and known mules go to review/;
-    await until('the new facts', async () => (facts.test(await page.locator('dl.facts').innerText()) ? true : undefined));
+    await until('the new facts', async () =>
+      facts.test(await page.locator('dl.facts').innerText()) ? true : undefined,
+    );
     const versions = page.locator('table.versions tbody tr');
     await until('four versions', async () => ((await versions.count()) === 4 ? true : undefined));
     assert.match(await versions.nth(0).innerText(), /4\s+active[\s\S]*cap them while they wait/);
@@ -233,7 +287,9 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     await page.getByLabel('Cap (optional)').fill('');
     await page.getByRole('button', { name: 'Save new version' }).click();
     await page.getByText(`Saved version 5 of ${RULE}.`).waitFor();
-    const rule = (await api('GET', '/api/v1/rules?limit=10')).json().data.find((r: { name: string }) => r.name === RULE) as { cap: unknown; version: number; description: string };
+    const rule = (await api('GET', '/api/v1/rules?limit=10'))
+      .json()
+      .data.find((r: { name: string }) => r.name === RULE) as { cap: unknown; version: number; description: string };
     assert.deepEqual([rule.version, rule.cap, rule.description], [5, null, 'big trades and known mules go to review']);
   });
 

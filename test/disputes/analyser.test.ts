@@ -42,7 +42,8 @@ function cleanProfile(over: Partial<EntityProfile> = {}): EntityProfile {
   };
 }
 
-const levelOf = (score: number): RiskLevel => (score < 30 ? 'low' : score < 60 ? 'medium' : score < 85 ? 'high' : 'critical');
+const levelOf = (score: number): RiskLevel =>
+  score < 30 ? 'low' : score < 60 ? 'medium' : score < 85 ? 'high' : 'critical';
 function party(over: Partial<EntityProfile> = {}, score = 10): PartyAssessment {
   const profile = cleanProfile(over);
   return { entityId: profile.entityId, score, riskLevel: levelOf(score), signals: [], profile };
@@ -51,9 +52,14 @@ const cleanParties = () => ({ buyer: party({ entityId: 'buyer_h' }), seller: par
 
 function dispute(evidence: DisputeEvidence | undefined, over: Partial<DisputeInput> = {}): DisputeInput {
   return {
-    dispute_id: 'dsp_1', trade: { trade_id: 'trd_1', amount: 500, currency: 'USD' },
-    buyer_id: 'buyer_h', seller_id: 'seller_h', opened_by: 'buyer', reason: 'asset_not_released',
-    ...(evidence === undefined ? {} : { evidence }), ...over,
+    dispute_id: 'dsp_1',
+    trade: { trade_id: 'trd_1', amount: 500, currency: 'USD' },
+    buyer_id: 'buyer_h',
+    seller_id: 'seller_h',
+    opened_by: 'buyer',
+    reason: 'asset_not_released',
+    ...(evidence === undefined ? {} : { evidence }),
+    ...over,
   };
 }
 const run = (input: DisputeInput, parties = cleanParties(), policy: DisputePolicy = P) =>
@@ -99,10 +105,12 @@ describe('dispute scenarios', () => {
   });
 
   test('fake-proof pattern → return_to_seller or manual_review', () => {
-    const a = run(dispute(
-      { payment_proof_submitted: true, bank_reference_matches: false, seller_confirmed_receipt: false },
-      { reason: 'payment_not_received', opened_by: 'seller' },
-    ));
+    const a = run(
+      dispute(
+        { payment_proof_submitted: true, bank_reference_matches: false, seller_confirmed_receipt: false },
+        { reason: 'payment_not_received', opened_by: 'seller' },
+      ),
+    );
     assert.ok(['return_to_seller', 'manual_review'].includes(a.recommendation), a.recommendation);
     assert.equal(flag(a, 'bank_reference_mismatch')?.severity, 'high');
   });
@@ -118,7 +126,11 @@ describe('dispute scenarios', () => {
   test('conflicting evidence (proof and reference vs seller denial and a buyer who lost disputes) → manual_review', () => {
     for (const lost of [1, 2, 3]) {
       const parties = { ...cleanParties(), buyer: party({ disputesLost: lost }) };
-      const input = dispute({ payment_proof_submitted: true, bank_reference_matches: true, seller_confirmed_receipt: false });
+      const input = dispute({
+        payment_proof_submitted: true,
+        bank_reference_matches: true,
+        seller_confirmed_receipt: false,
+      });
       const a = run(input, parties);
       assert.equal(a.recommendation, 'manual_review', `lost=${lost}`);
       assert.ok(codes(a).includes('prior_lost_disputes'));
@@ -148,7 +160,7 @@ describe('flag rules', () => {
     assert.equal(flag(run(dispute({ ...GOOD, amount_paid: 500 })), 'amount_mismatch'), undefined);
   });
 
-  test('amount_above_history uses the party\'s Welford log-amount statistics', () => {
+  test("amount_above_history uses the party's Welford log-amount statistics", () => {
     const logs = [4, 4.2, 3.8, 4.1, 3.9, 4, 4.05, 3.95].map((x) => x);
     const mean = logs.reduce((s, x) => s + x, 0) / logs.length;
     const m2 = logs.reduce((s, x) => s + (x - mean) ** 2, 0);
@@ -167,7 +179,8 @@ describe('flag rules', () => {
     };
     const input = dispute(GOOD, {
       trade: { trade_id: 't', amount: 500, currency: 'USD', paid_at: new Date(NOW - 10 * 60_000).toISOString() },
-      opened_by: 'seller', reason: 'payment_not_received',
+      opened_by: 'seller',
+      reason: 'payment_not_received',
     });
     const a = run(input, parties);
     const by = (code: string, p: string) => a.risk_flags.find((f) => f.code === code && f.party === p);
@@ -198,7 +211,10 @@ describe('flag rules', () => {
       buyer: party({ disputesLost: 4, fraudReports: 1, chargebacks: 2, blocklisted: true, firstSeenAt: null }, 90),
       seller: party({ disputesLost: 1 }),
     };
-    const a = run(dispute({ payer_name_matches: false, bank_reference_matches: false, payment_reversed: true }), parties);
+    const a = run(
+      dispute({ payer_name_matches: false, bank_reference_matches: false, payment_reversed: true }),
+      parties,
+    );
     assert.deepEqual([...a.risk_flags].sort(compareFlags), a.risk_flags);
     assert.equal(a.risk_flags[0]?.severity, 'critical');
     for (const f of a.risk_flags) {
@@ -220,88 +236,159 @@ describe('flag rules', () => {
 // monotonicity property to be exercised, while every combination stays reachable.
 const mostly = (value: boolean, weight: number) =>
   fc.oneof({ arbitrary: fc.constant(value), weight }, { arbitrary: fc.constant(!value), weight: 1 });
-const evidenceArb: fc.Arbitrary<DisputeEvidence> = fc.record({
-  payment_proof_submitted: mostly(true, 3), bank_reference_matches: mostly(true, 3), payer_name_matches: mostly(true, 4),
-  seller_confirmed_receipt: mostly(true, 2), payment_reversed: mostly(false, 4),
-  amount_paid: fc.oneof(fc.constant(500), fc.double({ min: 0, max: 2000, noNaN: true })),
-  buyer_response_minutes: fc.integer({ min: 0, max: 600 }), seller_response_minutes: fc.integer({ min: 0, max: 600 }),
-  messages_count: fc.integer({ min: 0, max: 50 }),
-}, { requiredKeys: [] });
+const evidenceArb: fc.Arbitrary<DisputeEvidence> = fc.record(
+  {
+    payment_proof_submitted: mostly(true, 3),
+    bank_reference_matches: mostly(true, 3),
+    payer_name_matches: mostly(true, 4),
+    seller_confirmed_receipt: mostly(true, 2),
+    payment_reversed: mostly(false, 4),
+    amount_paid: fc.oneof(fc.constant(500), fc.double({ min: 0, max: 2000, noNaN: true })),
+    buyer_response_minutes: fc.integer({ min: 0, max: 600 }),
+    seller_response_minutes: fc.integer({ min: 0, max: 600 }),
+    messages_count: fc.integer({ min: 0, max: 50 }),
+  },
+  { requiredKeys: [] },
+);
 
-const riskyPartyArb: fc.Arbitrary<PartyAssessment> = fc.record({
-  disputesLost: fc.integer({ min: 0, max: 5 }), fraudReports: fc.integer({ min: 0, max: 4 }),
-  chargebacks: fc.integer({ min: 0, max: 4 }), blocklisted: mostly(false, 3), linkedFlaggedEntities: fc.integer({ min: 0, max: 3 }),
-  firstSeenAt: fc.option(fc.integer({ min: 0, max: 800 }).map((d) => NOW - d * DAY), { nil: null }),
-  amountStats: fc.record({ n: fc.integer({ min: 0, max: 40 }), logMean: fc.double({ min: 0, max: 9, noNaN: true }),
-    logM2: fc.double({ min: 0, max: 40, noNaN: true }), volume: fc.constant(0) }),
-  score: fc.integer({ min: 0, max: 100 }),
-}).map(({ score, ...over }) => party(over, score));
+const riskyPartyArb: fc.Arbitrary<PartyAssessment> = fc
+  .record({
+    disputesLost: fc.integer({ min: 0, max: 5 }),
+    fraudReports: fc.integer({ min: 0, max: 4 }),
+    chargebacks: fc.integer({ min: 0, max: 4 }),
+    blocklisted: mostly(false, 3),
+    linkedFlaggedEntities: fc.integer({ min: 0, max: 3 }),
+    firstSeenAt: fc.option(
+      fc.integer({ min: 0, max: 800 }).map((d) => NOW - d * DAY),
+      { nil: null },
+    ),
+    amountStats: fc.record({
+      n: fc.integer({ min: 0, max: 40 }),
+      logMean: fc.double({ min: 0, max: 9, noNaN: true }),
+      logM2: fc.double({ min: 0, max: 40, noNaN: true }),
+      volume: fc.constant(0),
+    }),
+    score: fc.integer({ min: 0, max: 100 }),
+  })
+  .map(({ score, ...over }) => party(over, score));
 const partyArb = fc.oneof({ arbitrary: riskyPartyArb, weight: 1 }, { arbitrary: fc.constant(party()), weight: 1 });
 
-const inputArb: fc.Arbitrary<DisputeInput> = fc.record({
-  evidence: fc.option(evidenceArb, { nil: undefined }), reason: fc.constantFrom(...DISPUTE_REASONS),
-  opened_by: fc.constantFrom('buyer' as const, 'seller' as const), amount: fc.double({ min: 1, max: 1000, noNaN: true }),
-  paidMinutesAgo: fc.option(fc.integer({ min: 0, max: 120 }), { nil: undefined }),
-}).map(({ evidence, reason, opened_by, amount, paidMinutesAgo }) => dispute(evidence, {
-  reason, opened_by,
-  trade: { trade_id: 't', amount, currency: 'USD',
-    ...(paidMinutesAgo === undefined ? {} : { paid_at: new Date(NOW - paidMinutesAgo * 60_000).toISOString() }) },
-}));
+const inputArb: fc.Arbitrary<DisputeInput> = fc
+  .record({
+    evidence: fc.option(evidenceArb, { nil: undefined }),
+    reason: fc.constantFrom(...DISPUTE_REASONS),
+    opened_by: fc.constantFrom('buyer' as const, 'seller' as const),
+    amount: fc.double({ min: 1, max: 1000, noNaN: true }),
+    paidMinutesAgo: fc.option(fc.integer({ min: 0, max: 120 }), { nil: undefined }),
+  })
+  .map(({ evidence, reason, opened_by, amount, paidMinutesAgo }) =>
+    dispute(evidence, {
+      reason,
+      opened_by,
+      trade: {
+        trade_id: 't',
+        amount,
+        currency: 'USD',
+        ...(paidMinutesAgo === undefined ? {} : { paid_at: new Date(NOW - paidMinutesAgo * 60_000).toISOString() }),
+      },
+    }),
+  );
 const partiesArb = fc.record({ buyer: partyArb, seller: partyArb });
 
-const policyArb: fc.Arbitrary<DisputePolicy> = fc.record({
-  confidenceFloor: fc.double({ min: 0, max: 1, noNaN: true }), conflictPenalty: fc.double({ min: 0, max: 1, noNaN: true }),
-  highFlagConfidenceCap: fc.double({ min: 0, max: 1, noNaN: true }),
-}).map((over) => ({ ...P, ...over }));
+const policyArb: fc.Arbitrary<DisputePolicy> = fc
+  .record({
+    confidenceFloor: fc.double({ min: 0, max: 1, noNaN: true }),
+    conflictPenalty: fc.double({ min: 0, max: 1, noNaN: true }),
+    highFlagConfidenceCap: fc.double({ min: 0, max: 1, noNaN: true }),
+  })
+  .map((over) => ({ ...P, ...over }));
 
 type Worsen = (i: DisputeInput, p: { buyer: PartyAssessment; seller: PartyAssessment }) => void;
 const worsenings: Record<string, Worsen> = {
-  payer_name_false: (i) => { i.evidence = { ...i.evidence, payer_name_matches: false }; },
-  reference_false: (i) => { i.evidence = { ...i.evidence, bank_reference_matches: false }; },
-  reversed_true: (i) => { i.evidence = { ...i.evidence, payment_reversed: true }; },
-  seller_denies: (i) => { if (i.evidence?.seller_confirmed_receipt === undefined) i.evidence = { ...i.evidence, seller_confirmed_receipt: false }; },
-  buyer_fraud_report: (_i, p) => { p.buyer.profile.fraudReports += 1; },
-  buyer_lost_dispute: (_i, p) => { p.buyer.profile.disputesLost += 1; },
-  buyer_chargeback: (_i, p) => { p.buyer.profile.chargebacks += 1; },
+  payer_name_false: (i) => {
+    i.evidence = { ...i.evidence, payer_name_matches: false };
+  },
+  reference_false: (i) => {
+    i.evidence = { ...i.evidence, bank_reference_matches: false };
+  },
+  reversed_true: (i) => {
+    i.evidence = { ...i.evidence, payment_reversed: true };
+  },
+  seller_denies: (i) => {
+    if (i.evidence?.seller_confirmed_receipt === undefined)
+      i.evidence = { ...i.evidence, seller_confirmed_receipt: false };
+  },
+  buyer_fraud_report: (_i, p) => {
+    p.buyer.profile.fraudReports += 1;
+  },
+  buyer_lost_dispute: (_i, p) => {
+    p.buyer.profile.disputesLost += 1;
+  },
+  buyer_chargeback: (_i, p) => {
+    p.buyer.profile.chargebacks += 1;
+  },
 };
 const releaseConfidence = (a: DisputeAnalysis) => (a.recommendation === 'release_to_buyer' ? a.confidence : 0);
 
 describe('dispute properties', () => {
   test('negative evidence against the buyer never makes release more likely or more confident', () => {
-    fc.assert(fc.property(inputArb, partiesArb, policyArb, fc.constantFrom(...Object.keys(worsenings)), (input, parties, policy, w) => {
-      const before = explainDispute(input, parties, policy, NOW);
-      const [i2, p2] = structuredClone([input, parties] as const) as [DisputeInput, typeof parties];
-      worsenings[w]!(i2, p2);
-      const after = explainDispute(i2, p2, policy, NOW);
-      assert.ok(after.buyerProbability <= before.buyerProbability + 1e-12, `${w}: p rose`);
-      assert.ok(releaseConfidence(after.analysis) <= releaseConfidence(before.analysis), `${w}: release confidence rose`);
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(
+        inputArb,
+        partiesArb,
+        policyArb,
+        fc.constantFrom(...Object.keys(worsenings)),
+        (input, parties, policy, w) => {
+          const before = explainDispute(input, parties, policy, NOW);
+          const [i2, p2] = structuredClone([input, parties] as const) as [DisputeInput, typeof parties];
+          worsenings[w]!(i2, p2);
+          const after = explainDispute(i2, p2, policy, NOW);
+          assert.ok(after.buyerProbability <= before.buyerProbability + 1e-12, `${w}: p rose`);
+          assert.ok(
+            releaseConfidence(after.analysis) <= releaseConfidence(before.analysis),
+            `${w}: release confidence rose`,
+          );
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 
   test('deterministic: the same input gives a deep-equal output', () => {
-    fc.assert(fc.property(inputArb, partiesArb, (input, parties) => {
-      assert.deepEqual(run(input, parties), run(structuredClone(input), structuredClone(parties)));
-    }));
+    fc.assert(
+      fc.property(inputArb, partiesArb, (input, parties) => {
+        assert.deepEqual(run(input, parties), run(structuredClone(input), structuredClone(parties)));
+      }),
+    );
   });
 
   test('confidence is in [0,1] with 3 decimals; below the floor is always manual_review', () => {
-    fc.assert(fc.property(inputArb, partiesArb, policyArb, (input, parties, policy) => {
-      const x = explainDispute(input, parties, policy, NOW);
-      const a = x.analysis;
-      assert.equal(x.reviewReasons.length > 0, a.recommendation === 'manual_review');
-      assert.ok(a.confidence >= 0 && a.confidence <= 1);
-      assert.equal(Math.round(a.confidence * 1000) / 1000, a.confidence);
-      if (a.confidence < policy.confidenceFloor) assert.equal(a.recommendation, 'manual_review');
-      assert.deepEqual([...a.risk_flags].sort(compareFlags), a.risk_flags);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(inputArb, partiesArb, policyArb, (input, parties, policy) => {
+        const x = explainDispute(input, parties, policy, NOW);
+        const a = x.analysis;
+        assert.equal(x.reviewReasons.length > 0, a.recommendation === 'manual_review');
+        assert.ok(a.confidence >= 0 && a.confidence <= 1);
+        assert.equal(Math.round(a.confidence * 1000) / 1000, a.confidence);
+        if (a.confidence < policy.confidenceFloor) assert.equal(a.recommendation, 'manual_review');
+        assert.deepEqual([...a.risk_flags].sort(compareFlags), a.risk_flags);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test('hard rules hold for arbitrary inputs: reversal or third-party payment never releases', () => {
-    fc.assert(fc.property(inputArb, partiesArb, fc.constantFrom('reversed', 'third_party'), (input, parties, kind) => {
-      const e = { ...input.evidence, ...(kind === 'reversed' ? { payment_reversed: true } : { payer_name_matches: false }) };
-      const a = run({ ...input, evidence: e }, parties);
-      assert.notEqual(a.recommendation, 'release_to_buyer');
-      assert.ok(a.risk_flags.some((f) => f.severity === 'critical'));
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(inputArb, partiesArb, fc.constantFrom('reversed', 'third_party'), (input, parties, kind) => {
+        const e = {
+          ...input.evidence,
+          ...(kind === 'reversed' ? { payment_reversed: true } : { payer_name_matches: false }),
+        };
+        const a = run({ ...input, evidence: e }, parties);
+        assert.notEqual(a.recommendation, 'release_to_buyer');
+        assert.ok(a.risk_flags.some((f) => f.severity === 'critical'));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -6,11 +6,25 @@ import { describeEachBackend, bearer, problem, type TestContext } from '../helpe
 import { event, hash, postEvents, tradeHistory } from '../helpers/trust.ts';
 import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 
-interface Flag { code: string; severity: string; party: string; message: string }
-interface Party { entity_id: string; score: number; risk_level: string }
+interface Flag {
+  code: string;
+  severity: string;
+  party: string;
+  message: string;
+}
+interface Party {
+  entity_id: string;
+  score: number;
+  risk_level: string;
+}
 interface Analysis {
-  dispute_id: string; analysis_id: string; recommendation: string; confidence: number;
-  risk_flags: Flag[]; parties: { buyer: Party; seller: Party }; policy_version: string;
+  dispute_id: string;
+  analysis_id: string;
+  recommendation: string;
+  confidence: number;
+  risk_flags: Flag[];
+  parties: { buyer: Party; seller: Party };
+  policy_version: string;
   missing_evidence: Array<{ code: string; party: string; message: string }>;
 }
 
@@ -20,27 +34,46 @@ const SELLER = hash('dispute-clean-seller');
 const DAY = 86_400_000;
 
 let seq = 0;
-function dispute(evidence: Record<string, unknown> | undefined, over: Record<string, unknown> = {}): Record<string, unknown> {
+function dispute(
+  evidence: Record<string, unknown> | undefined,
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
   seq += 1;
   return {
     dispute_id: `dsp-${process.pid}-${seq}`,
     // paid two hours ago, so the dispute is not "unusually fast"
-    trade: { trade_id: `trd-${seq}`, amount: 100, currency: 'USD', payment_method: 'bank_transfer', created_at: new Date(Date.now() - 3 * 3_600_000).toISOString(), paid_at: new Date(Date.now() - 2 * 3_600_000).toISOString() },
-    buyer_id: BUYER, seller_id: SELLER, opened_by: 'buyer', reason: 'asset_not_released',
+    trade: {
+      trade_id: `trd-${seq}`,
+      amount: 100,
+      currency: 'USD',
+      payment_method: 'bank_transfer',
+      created_at: new Date(Date.now() - 3 * 3_600_000).toISOString(),
+      paid_at: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+    },
+    buyer_id: BUYER,
+    seller_id: SELLER,
+    opened_by: 'buyer',
+    reason: 'asset_not_released',
     ...(evidence === undefined ? {} : { evidence }),
     ...over,
   };
 }
 
 const analyze = (ctx: TestContext, token: string | null, payload: unknown) =>
-  ctx.inject({ method: 'POST', url: '/api/v1/dispute/analyze', headers: token ? bearer(token) : {}, payload: payload as Record<string, unknown> });
+  ctx.inject({
+    method: 'POST',
+    url: '/api/v1/dispute/analyze',
+    headers: token ? bearer(token) : {},
+    payload: payload as Record<string, unknown>,
+  });
 
 async function ok(ctx: TestContext, token: string, payload: Record<string, unknown>): Promise<Analysis> {
   const res = await analyze(ctx, token, payload);
   assert.equal(res.statusCode, 200, res.body);
   return res.json() as Analysis;
 }
-const flag = (a: Analysis, code: string, party?: string) => a.risk_flags.find((f) => f.code === code && (party === undefined || f.party === party));
+const flag = (a: Analysis, code: string, party?: string) =>
+  a.risk_flags.find((f) => f.code === code && (party === undefined || f.party === party));
 const fields = (body: Record<string, unknown>) => (body.errors as Array<{ field: string }>).map((e) => e.field);
 
 describeEachBackend('dispute analysis over HTTP', (ctx) => {
@@ -56,7 +89,10 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
     const a = await ok(ctx(), admin, dispute({ ...GOOD, seller_confirmed_receipt: true, amount_paid: 100 }));
     assert.equal(a.recommendation, 'release_to_buyer');
     assert.ok(a.confidence >= 0.9, `confidence ${a.confidence}`);
-    assert.ok(!a.risk_flags.some((f) => f.severity === 'high' || f.severity === 'critical'), JSON.stringify(a.risk_flags));
+    assert.ok(
+      !a.risk_flags.some((f) => f.severity === 'high' || f.severity === 'critical'),
+      JSON.stringify(a.risk_flags),
+    );
     assert.equal(a.parties.buyer.risk_level, 'low');
     assert.equal(a.parties.seller.risk_level, 'low');
   });
@@ -89,16 +125,27 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
   });
 
   test('fake-proof pattern (proof, reference mismatch, seller denies): return_to_seller or manual_review', async () => {
-    const a = await ok(ctx(), admin, dispute(
-      { payment_proof_submitted: true, bank_reference_matches: false, seller_confirmed_receipt: false },
-      { reason: 'payment_not_received', opened_by: 'seller' },
-    ));
+    const a = await ok(
+      ctx(),
+      admin,
+      dispute(
+        { payment_proof_submitted: true, bank_reference_matches: false, seller_confirmed_receipt: false },
+        { reason: 'payment_not_received', opened_by: 'seller' },
+      ),
+    );
     assert.ok(['return_to_seller', 'manual_review'].includes(a.recommendation), a.recommendation);
     assert.equal(flag(a, 'bank_reference_mismatch')?.severity, 'high');
   });
 
   test('unresponsive seller with good buyer evidence: release_to_buyer', async () => {
-    const a = await ok(ctx(), admin, dispute({ ...GOOD, seller_response_minutes: 300, buyer_response_minutes: 5 }, { reason: 'unresponsive_counterparty' }));
+    const a = await ok(
+      ctx(),
+      admin,
+      dispute(
+        { ...GOOD, seller_response_minutes: 300, buyer_response_minutes: 5 },
+        { reason: 'unresponsive_counterparty' },
+      ),
+    );
     assert.equal(a.recommendation, 'release_to_buyer', JSON.stringify(a));
     assert.ok(a.confidence >= DEFAULT_POLICY.dispute.confidenceFloor);
     const f = flag(a, 'unresponsive_party');
@@ -107,7 +154,11 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
   });
 
   test('conflicting evidence (proof and matching reference vs a seller who denies receipt): manual_review', async () => {
-    const a = await ok(ctx(), admin, dispute({ payment_proof_submitted: true, bank_reference_matches: true, seller_confirmed_receipt: false }));
+    const a = await ok(
+      ctx(),
+      admin,
+      dispute({ payment_proof_submitted: true, bank_reference_matches: true, seller_confirmed_receipt: false }),
+    );
     assert.equal(a.recommendation, 'manual_review', JSON.stringify(a));
     assert.ok(a.confidence < DEFAULT_POLICY.dispute.confidenceFloor);
   });
@@ -133,7 +184,10 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
     assert.match(flag(a, 'prior_fraud_reports', 'buyer')?.message ?? '', /1 fraud report\b/);
     assert.match(flag(a, 'prior_lost_disputes', 'buyer')?.message ?? '', /lost 2 earlier disputes/);
     assert.equal(flag(a, 'prior_fraud_reports', 'seller'), undefined);
-    assert.ok(a.parties.buyer.score > a.parties.seller.score, `buyer ${a.parties.buyer.score} vs seller ${a.parties.seller.score}`);
+    assert.ok(
+      a.parties.buyer.score > a.parties.seller.score,
+      `buyer ${a.parties.buyer.score} vs seller ${a.parties.seller.score}`,
+    );
     assert.equal(a.parties.buyer.entity_id, shady);
     assert.notEqual(a.recommendation, 'release_to_buyer');
     // the same evidence with the clean buyer leans further towards the buyer
@@ -151,12 +205,24 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
   test('response shape: dispute_id, analysis_id dan_…, parties with entity_id/score/risk_level, policy_version', async () => {
     const body = dispute({ ...GOOD, seller_confirmed_receipt: true });
     const a = await ok(ctx(), admin, body);
-    assert.deepEqual(Object.keys(a).sort(), ['analysis_id', 'confidence', 'dispute_id', 'missing_evidence', 'parties', 'policy_version', 'recommendation', 'risk_flags']);
+    assert.deepEqual(Object.keys(a).sort(), [
+      'analysis_id',
+      'confidence',
+      'dispute_id',
+      'missing_evidence',
+      'parties',
+      'policy_version',
+      'recommendation',
+      'risk_flags',
+    ]);
     assert.deepEqual(a.missing_evidence, [], 'a clean, confirmed case needs nothing more');
     assert.equal(a.dispute_id, body.dispute_id);
     assert.match(a.analysis_id, /^dan_[0-9A-Z]{26}$/);
     assert.equal(a.policy_version, DEFAULT_POLICY.version);
-    for (const [side, id] of [['buyer', BUYER], ['seller', SELLER]] as const) {
+    for (const [side, id] of [
+      ['buyer', BUYER],
+      ['seller', SELLER],
+    ] as const) {
       const p = a.parties[side];
       assert.deepEqual(Object.keys(p).sort(), ['entity_id', 'risk_level', 'safe_amount', 'score']);
       assert.equal(p.entity_id, id);
@@ -171,7 +237,13 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
   });
 
   test('the same input gives the same recommendation, confidence and flags (and a new analysis_id)', async () => {
-    const body = dispute({ payment_proof_submitted: true, bank_reference_matches: false, seller_confirmed_receipt: false, amount_paid: 90, seller_response_minutes: 30 });
+    const body = dispute({
+      payment_proof_submitted: true,
+      bank_reference_matches: false,
+      seller_confirmed_receipt: false,
+      amount_paid: 90,
+      seller_response_minutes: 30,
+    });
     const a = await ok(ctx(), admin, body);
     const b = await ok(ctx(), admin, body);
     assert.notEqual(a.analysis_id, b.analysis_id);
@@ -180,11 +252,19 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
 
   test('the analysis is stored: GET /api/v1/decisions/{analysis_id} with audit:read returns kind dispute_analysis', async () => {
     const client = await ctx().client(['dispute:analyze', 'audit:read']);
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: client.id, client_secret: client.secret } });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      payload: { client_id: client.id, client_secret: client.secret },
+    });
     const token = res.json().access_token as string;
     const body = dispute({ ...GOOD, seller_confirmed_receipt: true });
     const a = await ok(ctx(), token, body);
-    const got = await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${a.analysis_id}`, headers: bearer(token) });
+    const got = await ctx().inject({
+      method: 'GET',
+      url: `/api/v1/decisions/${a.analysis_id}`,
+      headers: bearer(token),
+    });
     assert.equal(got.statusCode, 200, got.body);
     const d = got.json();
     assert.equal(d.id, a.analysis_id);
@@ -196,7 +276,15 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
     assert.deepEqual(d.result, a);
     assert.ok(!Number.isNaN(Date.parse(d.created_at)));
     // dispute:analyze alone does not read decisions
-    problem(await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${a.analysis_id}`, headers: bearer(await ctx().token(['dispute:analyze'])) }), 403, 'insufficient_scope');
+    problem(
+      await ctx().inject({
+        method: 'GET',
+        url: `/api/v1/decisions/${a.analysis_id}`,
+        headers: bearer(await ctx().token(['dispute:analyze'])),
+      }),
+      403,
+      'insufficient_scope',
+    );
   });
 
   test('a later dispute.resolved feeds the outcome back: disputes_won for one party, disputes_lost for the other', async () => {
@@ -205,7 +293,10 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
     // The seller's one loss must be above the prior's 1 in 10 to move its score (docs/signals.md:
     // dispute_rate counts only the excess), so it has 5 trades, not 20.
     await postEvents(ctx(), admin, [...tradeHistory(buyer, 20, 200), ...tradeHistory(seller, 5, 200)]);
-    const body = dispute({ ...GOOD, seller_response_minutes: 400 }, { buyer_id: buyer, seller_id: seller, reason: 'unresponsive_counterparty' });
+    const body = dispute(
+      { ...GOOD, seller_response_minutes: 400 },
+      { buyer_id: buyer, seller_id: seller, reason: 'unresponsive_counterparty' },
+    );
     const first = await ok(ctx(), admin, body);
     assert.equal(flag(first, 'prior_lost_disputes'), undefined);
     const tradeId = (body.trade as { trade_id: string }).trade_id;
@@ -214,14 +305,18 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
       event('dispute.opened', buyer, { trade_id: tradeId, counterparty_id: seller }, 60_000),
       event('dispute.resolved', buyer, { trade_id: tradeId, counterparty_id: seller, resolution: 'in_favor' }, 1000),
     ]);
-    const get = async (id: string) => (await ctx().inject({ method: 'GET', url: `/api/v1/trust/entities/${id}`, headers: bearer(admin) })).json();
+    const get = async (id: string) =>
+      (await ctx().inject({ method: 'GET', url: `/api/v1/trust/entities/${id}`, headers: bearer(admin) })).json();
     const [b, s] = [await get(buyer), await get(seller)];
     assert.deepEqual([b.disputes_opened, b.disputes_won, b.disputes_lost], [1, 1, 0]);
     assert.deepEqual([s.disputes_opened, s.disputes_won, s.disputes_lost], [1, 0, 1]);
     const second = await ok(ctx(), admin, { ...body, dispute_id: `${String(body.dispute_id)}-again` });
     assert.match(flag(second, 'prior_lost_disputes', 'seller')?.message ?? '', /lost 1 earlier dispute\b/);
     assert.equal(flag(second, 'prior_lost_disputes', 'buyer'), undefined);
-    assert.ok(second.parties.seller.score > first.parties.seller.score, `${first.parties.seller.score} → ${second.parties.seller.score}`);
+    assert.ok(
+      second.parties.seller.score > first.parties.seller.score,
+      `${first.parties.seller.score} → ${second.parties.seller.score}`,
+    );
   });
 
   test('validation errors: 400 validation_failed naming the field', async () => {
@@ -229,7 +324,10 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
     const without = (k: string) => Object.fromEntries(Object.entries(base).filter(([key]) => key !== k));
     const trade = base.trade as Record<string, unknown>;
     const cases: Array<[unknown, string]> = [
-      ...['dispute_id', 'trade', 'buyer_id', 'seller_id', 'opened_by', 'reason'].map((k): [unknown, string] => [without(k), k]),
+      ...['dispute_id', 'trade', 'buyer_id', 'seller_id', 'opened_by', 'reason'].map((k): [unknown, string] => [
+        without(k),
+        k,
+      ]),
       [{ ...base, trade: { ...trade, trade_id: undefined } }, 'trade.trade_id'],
       [{ ...base, trade: { amount: 1, currency: 'USD' } }, 'trade.trade_id'],
       [{ ...base, trade: { trade_id: 't' } }, 'trade.amount'],
@@ -264,13 +362,25 @@ describeEachBackend('dispute analysis over HTTP', (ctx) => {
     ];
     for (const [payload, field] of cases) {
       const body = problem(await analyze(ctx(), admin, payload), 400, 'validation_failed');
-      assert.ok(fields(body).includes(field), `${JSON.stringify(payload).slice(0, 100)}… → ${fields(body).join(',')} (want ${field})`);
+      assert.ok(
+        fields(body).includes(field),
+        `${JSON.stringify(payload).slice(0, 100)}… → ${fields(body).join(',')} (want ${field})`,
+      );
     }
   });
 
   test('a raw identifier as buyer_id or seller_id: 400 raw_identifier_rejected, never echoed', async () => {
-    for (const [key, raw] of [['buyer_id', '+44 7700 900123'], ['buyer_id', 'alice@example.com'], ['seller_id', 'GB82 WEST 1234 5698 7654 32'], ['seller_id', '4111-1111-1111-1111']] as const) {
-      const body = problem(await analyze(ctx(), admin, dispute({ ...GOOD }, { [key]: raw })), 400, 'raw_identifier_rejected');
+    for (const [key, raw] of [
+      ['buyer_id', '+44 7700 900123'],
+      ['buyer_id', 'alice@example.com'],
+      ['seller_id', 'GB82 WEST 1234 5698 7654 32'],
+      ['seller_id', '4111-1111-1111-1111'],
+    ] as const) {
+      const body = problem(
+        await analyze(ctx(), admin, dispute({ ...GOOD }, { [key]: raw })),
+        400,
+        'raw_identifier_rejected',
+      );
       assert.deepEqual(fields(body), [key]);
       assert.ok(!JSON.stringify(body).includes(raw));
     }

@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
 
-interface FieldErr { field: string; message: string }
+interface FieldErr {
+  field: string;
+  message: string;
+}
 const errorsOf = (body: Record<string, unknown>) => body.errors as FieldErr[];
 const fields = (body: Record<string, unknown>) => errorsOf(body).map((e) => e.field);
 
@@ -15,24 +18,45 @@ function dispute(over: Record<string, unknown> = {}, trade: Record<string, unkno
   seq += 1;
   return {
     dispute_id: `dsp-val-${process.pid}-${seq}`,
-    trade: { trade_id: `trd-val-${seq}`, amount: 100, currency: 'USD', paid_at: new Date(Date.now() - 2 * 3_600_000).toISOString(), ...trade },
-    buyer_id: hash('val-buyer'), seller_id: hash('val-seller'), opened_by: 'buyer', reason: 'asset_not_released',
+    trade: {
+      trade_id: `trd-val-${seq}`,
+      amount: 100,
+      currency: 'USD',
+      paid_at: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+      ...trade,
+    },
+    buyer_id: hash('val-buyer'),
+    seller_id: hash('val-seller'),
+    opened_by: 'buyer',
+    reason: 'asset_not_released',
     ...over,
   };
 }
 const analyze = (ctx: TestContext, token: string, payload: Record<string, unknown>) =>
   ctx.inject({ method: 'POST', url: '/api/v1/dispute/analyze', headers: bearer(token), payload });
 const analyzeText = (ctx: TestContext, token: string, payload: string) =>
-  ctx.inject({ method: 'POST', url: '/api/v1/dispute/analyze', headers: { ...bearer(token), 'content-type': 'application/json' }, payload });
+  ctx.inject({
+    method: 'POST',
+    url: '/api/v1/dispute/analyze',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    payload,
+  });
 
 describeEachBackend('dispute validation', (ctx) => {
   let admin = '';
   const token = async () => (admin ||= await ctx().token());
 
   test('context nests at most 5 levels: 6 levels is 400 validation_failed, 5 is 200', async () => {
-    const body = problem(await analyze(ctx(), await token(), dispute({ context: { a: { b: { c: { d: { e: { f: 1 } } } } } } })), 400, 'validation_failed');
+    const body = problem(
+      await analyze(ctx(), await token(), dispute({ context: { a: { b: { c: { d: { e: { f: 1 } } } } } } })),
+      400,
+      'validation_failed',
+    );
     assert.deepEqual(errorsOf(body), [{ field: 'context', message: 'nests deeper than 5 levels' }]);
-    assert.equal((await analyze(ctx(), await token(), dispute({ context: { a: { b: { c: { d: 1 } } } } }))).statusCode, 200);
+    assert.equal(
+      (await analyze(ctx(), await token(), dispute({ context: { a: { b: { c: { d: 1 } } } } }))).statusCode,
+      200,
+    );
   });
 
   test('a 64 KiB body of nested arrays in the context, or as the whole body: 400, never a 5xx', async () => {
@@ -70,33 +94,54 @@ describeEachBackend('dispute validation', (ctx) => {
     ];
     for (const [payload, field] of cases) {
       const body = problem(await analyze(ctx(), await token(), payload), 400, 'validation_failed');
-      assert.deepEqual(errorsOf(body).find((e) => e.field === field), { field, message: 'must not be before 2009-01-01T00:00:00Z' }, JSON.stringify(body.errors));
+      assert.deepEqual(
+        errorsOf(body).find((e) => e.field === field),
+        { field, message: 'must not be before 2009-01-01T00:00:00Z' },
+        JSON.stringify(body.errors),
+      );
     }
   });
 
   test('detail names every missing field', async () => {
     const body = problem(await analyze(ctx(), await token(), {}), 400, 'validation_failed');
-    for (const f of ['dispute_id', 'trade', 'buyer_id', 'seller_id', 'opened_by', 'reason']) assert.match(String(body.detail), new RegExp(`\\b${f}\\b`), String(body.detail));
-    const cur = problem(await analyze(ctx(), await token(), dispute({}, { currency: 'usd' })), 400, 'validation_failed');
+    for (const f of ['dispute_id', 'trade', 'buyer_id', 'seller_id', 'opened_by', 'reason'])
+      assert.match(String(body.detail), new RegExp(`\\b${f}\\b`), String(body.detail));
+    const cur = problem(
+      await analyze(ctx(), await token(), dispute({}, { currency: 'usd' })),
+      400,
+      'validation_failed',
+    );
     assert.doesNotMatch(JSON.stringify(cur), /pattern|\^\[/);
   });
 
   test('a raw identifier and another error: raw_identifier_rejected wins, never echoed', async () => {
     const raw = 'tel:+14155552671';
-    const body = problem(await analyze(ctx(), await token(), dispute({ buyer_id: raw, reason: 'nope' }, { currency: 'usd' })), 400, 'raw_identifier_rejected');
+    const body = problem(
+      await analyze(ctx(), await token(), dispute({ buyer_id: raw, reason: 'nope' }, { currency: 'usd' })),
+      400,
+      'raw_identifier_rejected',
+    );
     assert.deepEqual(fields(body), ['buyer_id']);
     assert.ok(!JSON.stringify(body).includes('4155552671'));
   });
 });
 
-describeEachBackend('dispute validation with VOUCH_REQUIRE_HASHED_IDS=1', (ctx) => {
-  test('buyer_id and seller_id must be digests of >= 32 characters: 400 validation_failed', async () => {
-    const admin = await ctx().token();
-    const body = problem(await analyze(ctx(), admin, dispute({ buyer_id: 'buyer-1', seller_id: 'f'.repeat(31) })), 400, 'validation_failed');
-    assert.deepEqual(errorsOf(body), [
-      { field: 'buyer_id', message: 'must be a hex or base64url digest of at least 32 characters' },
-      { field: 'seller_id', message: 'must be a hex or base64url digest of at least 32 characters' },
-    ]);
-    assert.equal((await analyze(ctx(), admin, dispute())).statusCode, 200);
-  });
-}, { requireHashedIds: true });
+describeEachBackend(
+  'dispute validation with VOUCH_REQUIRE_HASHED_IDS=1',
+  (ctx) => {
+    test('buyer_id and seller_id must be digests of >= 32 characters: 400 validation_failed', async () => {
+      const admin = await ctx().token();
+      const body = problem(
+        await analyze(ctx(), admin, dispute({ buyer_id: 'buyer-1', seller_id: 'f'.repeat(31) })),
+        400,
+        'validation_failed',
+      );
+      assert.deepEqual(errorsOf(body), [
+        { field: 'buyer_id', message: 'must be a hex or base64url digest of at least 32 characters' },
+        { field: 'seller_id', message: 'must be a hex or base64url digest of at least 32 characters' },
+      ]);
+      assert.equal((await analyze(ctx(), admin, dispute())).statusCode, 200);
+    });
+  },
+  { requireHashedIds: true },
+);

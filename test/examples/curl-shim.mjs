@@ -40,7 +40,11 @@ if (body !== undefined) headers['content-type'] ??= 'application/x-www-form-urle
 try {
   const res = await fetch(target, { method: method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
   const text = await res.text();
-  if (process.env.CURL_SHIM_LOG) appendFileSync(process.env.CURL_SHIM_LOG, `${JSON.stringify({ url: target.href, status: res.status, body: text })}\n`);
+  if (process.env.CURL_SHIM_LOG)
+    appendFileSync(
+      process.env.CURL_SHIM_LOG,
+      `${JSON.stringify({ url: target.href, status: res.status, body: text })}\n`,
+    );
   process.stdout.write(text);
 } catch (err) {
   process.stderr.write(`curl (test stand-in): ${err.cause?.code ?? err.message}\n`);

@@ -32,8 +32,16 @@ interface Run {
 
 /** Our environment without VOUCH_*, PORT, HOST or the test runner's marker; npm kept offline. */
 function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const kept = Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_') && k !== 'PORT' && k !== 'HOST' && k !== 'NODE_TEST_CONTEXT');
-  return { ...Object.fromEntries(kept), npm_config_offline: 'true', npm_config_update_notifier: 'false', NO_UPDATE_NOTIFIER: '1', ...extra };
+  const kept = Object.entries(process.env).filter(
+    ([k]) => !k.startsWith('VOUCH_') && k !== 'PORT' && k !== 'HOST' && k !== 'NODE_TEST_CONTEXT',
+  );
+  return {
+    ...Object.fromEntries(kept),
+    npm_config_offline: 'true',
+    npm_config_update_notifier: 'false',
+    NO_UPDATE_NOTIFIER: '1',
+    ...extra,
+  };
 }
 
 function bash(script: string, env: NodeJS.ProcessEnv): Promise<Run> {
@@ -45,7 +53,9 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<Run> {
 }
 
 test('the README blocks run every example in examples/, and nothing else', () => {
-  const scripts = readdirSync(new URL('../../examples/', import.meta.url)).filter((f) => f.endsWith('.ts') && f !== 'env.ts').map((f) => f.slice(0, -3));
+  const scripts = readdirSync(new URL('../../examples/', import.meta.url))
+    .filter((f) => f.endsWith('.ts') && f !== 'env.ts')
+    .map((f) => f.slice(0, -3));
   const webhookLines = (WEBHOOK_BLOCK ?? '').split('\n');
   assert.deepEqual([...new Set([...LINES, ...webhookLines].filter(isExample).map(exampleOf))].sort(), scripts.sort());
 });
@@ -55,7 +65,7 @@ test('the examples default to the address the server listens on by default', () 
   assert.equal(DEFAULT_URL, `http://${config.host}:${config.port}`);
 });
 
-test('an example without credentials exits 1 with one message saying how to get them (the README\'s command), no stack trace', async () => {
+test("an example without credentials exits 1 with one message saying how to get them (the README's command), no stack trace", async () => {
   const line = LINES.find((l) => exampleOf(l) === 'feed-outcomes');
   assert.ok(line);
   const create = /npx vouch clients create [^)"]+/.exec(BLOCK ?? '')?.[0].trim();
@@ -77,7 +87,13 @@ describe('README: the examples, run as written against a real server', { timeout
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'vouch-examples-'));
     // Webhooks to 127.0.0.1 (the receiver example) need VOUCH_WEBHOOK_ALLOW_PRIVATE=1, as the README says.
-    server = await startServer({ env: { VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}`, VOUCH_WEBHOOK_ALLOW_PRIVATE: '1', VOUCH_LOG_LEVEL: 'warn' } });
+    server = await startServer({
+      env: {
+        VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}`,
+        VOUCH_WEBHOOK_ALLOW_PRIVATE: '1',
+        VOUCH_LOG_LEVEL: 'warn',
+      },
+    });
   });
   after(async () => {
     receiver.stop?.();
@@ -94,12 +110,23 @@ describe('README: the examples, run as written against a real server', { timeout
 
   test('the set-up lines make a client and export VOUCH_URL, VOUCH_CLIENT_ID, VOUCH_CLIENT_SECRET (nothing but the credentials on the terminal)', async () => {
     const setup = LINES.slice(0, LINES.findIndex(isExample));
-    assert.ok(setup.some((l) => l.includes(`localhost:${README_PORT}`)), 'VOUCH_URL names the port npm start listens on');
+    assert.ok(
+      setup.some((l) => l.includes(`localhost:${README_PORT}`)),
+      'VOUCH_URL names the port npm start listens on',
+    );
     // The same store as the server: the README runs both from one directory (the default database).
-    const run = await bash(`${setup.map(local).join('\n')}\nenv`, baseEnv({ VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}` }));
+    const run = await bash(
+      `${setup.map(local).join('\n')}\nenv`,
+      baseEnv({ VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}` }),
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, '');
-    exported = Object.fromEntries(run.stdout.split('\n').filter((l) => /^VOUCH_(URL|CLIENT_ID|CLIENT_SECRET)=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    exported = Object.fromEntries(
+      run.stdout
+        .split('\n')
+        .filter((l) => /^VOUCH_(URL|CLIENT_ID|CLIENT_SECRET)=/.test(l))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
     assert.equal(exported.VOUCH_URL, `http://localhost:${server.port}`);
     assert.match(exported.VOUCH_CLIENT_ID ?? '', /^cli_/);
     assert.match(exported.VOUCH_CLIENT_SECRET ?? '', /^[A-Za-z0-9_-]{43}$/);
@@ -110,10 +137,22 @@ describe('README: the examples, run as written against a real server', { timeout
     const port = await freePort();
     assert.ok(WEBHOOK_BLOCK.includes('PORT=9000') && WEBHOOK_BLOCK.includes('127.0.0.1:9000/'), WEBHOOK_BLOCK);
     assert.ok(WEBHOOK_BLOCK.includes('/api/v1/webhooks'), 'the README creates the webhook the receiver needs');
-    const script = WEBHOOK_BLOCK.replaceAll('PORT=9000', `PORT=${port}`).replaceAll('127.0.0.1:9000/', `127.0.0.1:${port}/`);
+    const script = WEBHOOK_BLOCK.replaceAll('PORT=9000', `PORT=${port}`).replaceAll(
+      '127.0.0.1:9000/',
+      `127.0.0.1:${port}/`,
+    );
     // The variables the set-up lines left in the reader's shell: VOUCH, client_id, client_secret.
-    const shell = { VOUCH: exported.VOUCH_URL!, client_id: exported.VOUCH_CLIENT_ID!, client_secret: exported.VOUCH_CLIENT_SECRET! };
-    const child = spawn('bash', ['-e', '-c', script], { cwd: ROOT, env: baseEnv({ ...exported, ...shell, ...curlShim() }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const shell = {
+      VOUCH: exported.VOUCH_URL!,
+      client_id: exported.VOUCH_CLIENT_ID!,
+      client_secret: exported.VOUCH_CLIENT_SECRET!,
+    };
+    const child = spawn('bash', ['-e', '-c', script], {
+      cwd: ROOT,
+      env: baseEnv({ ...exported, ...shell, ...curlShim() }),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.on('data', (c: Buffer) => (receiver.output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (receiver.output += c.toString()));
     receiver.stop = () => {
@@ -125,17 +164,28 @@ describe('README: the examples, run as written against a real server', { timeout
     };
     // Were this test process to die first, the receiver (npx, tsx and node) must not outlive it.
     process.once('exit', receiver.stop);
-    await waitFor('the receiver to listen', () => receiver.output.includes(`"listening": "http://127.0.0.1:${port}/vouch-webhooks"`), 60_000);
+    await waitFor(
+      'the receiver to listen',
+      () => receiver.output.includes(`"listening": "http://127.0.0.1:${port}/vouch-webhooks"`),
+      60_000,
+    );
   });
 
   const checks: Record<string, (out: Record<string, unknown>) => void> = {
     'score-before-release': (out) => {
       const score = out.score as { decision_id: string; safe_amount: number | null };
       assert.match(score.decision_id, /^dec_/);
-      assert.equal(out.release, score.safe_amount === null ? out.requested : Math.min(out.requested as number, score.safe_amount));
+      assert.equal(
+        out.release,
+        score.safe_amount === null ? out.requested : Math.min(out.requested as number, score.safe_amount),
+      );
       // Money as a person reads it: on the currency's grid (USDT: 8 decimals), never 1635.7293968499998.
-      for (const key of ['release', 'held']) assert.match(String(out[key]), /^\d+(\.\d{1,8})?$/, `${key}: ${String(out[key])}`);
-      assert.equal(Math.round(((out.release as number) + (out.held as number)) * 1e8), Math.round((out.requested as number) * 1e8));
+      for (const key of ['release', 'held'])
+        assert.match(String(out[key]), /^\d+(\.\d{1,8})?$/, `${key}: ${String(out[key])}`);
+      assert.equal(
+        Math.round(((out.release as number) + (out.held as number)) * 1e8),
+        Math.round((out.requested as number) * 1e8),
+      );
     },
     'feed-outcomes': (out) => {
       assert.deepEqual(out.history, { accepted: 2, duplicates: 0 });
@@ -148,7 +198,10 @@ describe('README: the examples, run as written against a real server', { timeout
     },
     'analyze-dispute': (out) => {
       assert.match(String(out.analysis_id), /^dan_/);
-      assert.ok(['release_to_buyer', 'return_to_seller', 'manual_review'].includes(String(out.recommendation)), String(out.recommendation));
+      assert.ok(
+        ['release_to_buyer', 'return_to_seller', 'manual_review'].includes(String(out.recommendation)),
+        String(out.recommendation),
+      );
       assert.ok(Array.isArray(out.risk_flags) && Array.isArray(out.missing_evidence));
     },
   };
@@ -166,6 +219,10 @@ describe('README: the examples, run as written against a real server', { timeout
 
   test('the receiver printed the dispute analysis it verified (it prints only what verifies)', async () => {
     assert.ok(receiver.stop, 'the receiver runs');
-    await waitFor('the dispute.analyzed webhook', () => /^webhook \S+: dispute\.analyzed$/m.test(receiver.output), 60_000);
+    await waitFor(
+      'the dispute.analyzed webhook',
+      () => /^webhook \S+: dispute\.analyzed$/m.test(receiver.output),
+      60_000,
+    );
   });
 });

@@ -65,9 +65,13 @@ function assertMatchesShown(actual: string, shown: string, what: string): void {
     if (!(err instanceof SyntaxError)) throw err;
   }
   const values = valuesByKey(parsed);
-  for (const [, key] of shown.matchAll(/"(\w+)":/g)) assert.ok(values.has(key!), `${what}: the README shows "${key}", the server did not return it:\n${actual}`);
+  for (const [, key] of shown.matchAll(/"(\w+)":/g))
+    assert.ok(values.has(key!), `${what}: the README shows "${key}", the server did not return it:\n${actual}`);
   for (const [, key, word] of shown.matchAll(/"(\w+)":"([^"\d…]+)"/g)) {
-    assert.ok(values.get(key!)?.includes(word), `${what}: the README shows "${key}":"${word}", the server returned ${JSON.stringify(values.get(key!))}`);
+    assert.ok(
+      values.get(key!)?.includes(word),
+      `${what}: the README shows "${key}":"${word}", the server returned ${JSON.stringify(values.get(key!))}`,
+    );
   }
 }
 
@@ -80,7 +84,9 @@ describe('README: a first score in three calls, against a real server', { timeou
     const startLine = commandLine(start!.trim());
     assert.deepEqual(startLine.argv, ['npm', 'start'], 'the README starts the server with npm start');
     // `npm start` builds and serves on 8080; the test serves the same sources (via tsx) on a free port.
-    server = await startServer({ env: { VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}`, VOUCH_LOG_LEVEL: 'warn', ...startLine.env } });
+    server = await startServer({
+      env: { VOUCH_DATABASE_URL: `sqlite:${join(dir, 'vouch.db')}`, VOUCH_LOG_LEVEL: 'warn', ...startLine.env },
+    });
   });
   after(async () => {
     await server?.stop();
@@ -99,17 +105,28 @@ describe('README: a first score in three calls, against a real server', { timeou
     writeFileSync(log, '');
     const env = { ...process.env, PATH: `${dir}:${process.env.PATH ?? ''}`, CURL_SHIM_LOG: log };
     const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile('bash', ['-e', '-c', script.replaceAll(`localhost:${README_PORT}`, `localhost:${server.port}`)], { env, timeout: 60_000 }, (err, _stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stderr });
-      });
+      execFile(
+        'bash',
+        ['-e', '-c', script.replaceAll(`localhost:${README_PORT}`, `localhost:${server.port}`)],
+        { env, timeout: 60_000 },
+        (err, _stdout, stderr) => {
+          resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stderr });
+        },
+      );
     });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, '');
 
-    const made = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as CurlCall);
+    const made = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as CurlCall);
     const shown = shownOutputs(script);
     assert.equal(made.length, shown.length, 'every curl of the README ran once');
-    assert.deepEqual(made.map((c) => new URL(c.url).pathname), ['/api/v1/auth/token', '/api/v1/trust/events', '/api/v1/trust/score', '/api/v1/dispute/analyze']);
+    assert.deepEqual(
+      made.map((c) => new URL(c.url).pathname),
+      ['/api/v1/auth/token', '/api/v1/trust/events', '/api/v1/trust/score', '/api/v1/dispute/analyze'],
+    );
     for (const [i, call] of made.entries()) {
       assert.ok(call.status >= 200 && call.status < 300, `${call.url}: ${call.status} ${call.body}`);
       const expected = shown[i];
@@ -117,6 +134,9 @@ describe('README: a first score in three calls, against a real server', { timeou
     }
     // The token call shows no output; what it printed went into $TOKEN and the next calls used it.
     assert.equal(shown[0], undefined);
-    assert.ok(shown.slice(1).every((s) => s !== undefined), 'the README shows the output of the other calls');
+    assert.ok(
+      shown.slice(1).every((s) => s !== undefined),
+      'the README shows the output of the other calls',
+    );
   });
 });

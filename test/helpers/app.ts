@@ -90,14 +90,22 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 /** What a suite may hand the app besides the configuration (e.g. a fixed Decider for outcomes tests). */
 export type AppExtras = Pick<AppOptions, 'decider' | 'webhookWorker'>;
 
-export async function startApp(backend: Backend, overrides: Partial<Config> = {}, extras: AppExtras = {}): Promise<TestContext & { close(): Promise<void> }> {
+export async function startApp(
+  backend: Backend,
+  overrides: Partial<Config> = {},
+  extras: AppExtras = {},
+): Promise<TestContext & { close(): Promise<void> }> {
   const fresh = await freshStore(backend);
   const config = testConfig(overrides);
   await ensureBootstrapAdmin(fresh.store, config);
   const app = await buildApp({ config, store: fresh.store, logger: false, ...extras });
   await app.ready();
   const tokenFor = async (id: string, secret: string, scope?: string) => {
-    const res = await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: id, client_secret: secret, ...(scope ? { scope } : {}) } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      payload: { client_id: id, client_secret: secret, ...(scope ? { scope } : {}) },
+    });
     if (res.statusCode !== 200) throw new Error(`token request failed: ${res.statusCode} ${res.body}`);
     return res.json().access_token as string;
   };
@@ -128,7 +136,12 @@ export async function startApp(backend: Backend, overrides: Partial<Config> = {}
  * Runs `body` once per backend with a fresh app shared by the suite's tests. The context is
  * read through the getter because it exists only once `before` has run.
  */
-export function describeEachBackend(title: string, body: (ctx: () => TestContext, backend: Backend) => void, overrides: Partial<Config> = {}, extras: AppExtras = {}): void {
+export function describeEachBackend(
+  title: string,
+  body: (ctx: () => TestContext, backend: Backend) => void,
+  overrides: Partial<Config> = {},
+  extras: AppExtras = {},
+): void {
   for (const backend of backends()) {
     describe(`${title} [${backend}]`, () => {
       let ctx: (TestContext & { close(): Promise<void> }) | undefined;
@@ -152,9 +165,17 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** Asserts the RFC 9457 shape and returns the body. */
 export function problem(res: LightMyRequestResponse, status: number, code: string): Record<string, unknown> {
   if (res.statusCode !== status) throw new Error(`expected ${status} ${code}, got ${res.statusCode}: ${res.body}`);
-  if (!String(res.headers['content-type']).startsWith('application/problem+json')) throw new Error(`not problem+json: ${res.headers['content-type']}`);
+  if (!String(res.headers['content-type']).startsWith('application/problem+json'))
+    throw new Error(`not problem+json: ${res.headers['content-type']}`);
   const body = res.json() as Record<string, unknown>;
-  if (body.code !== code || body.status !== status || typeof body.title !== 'string' || typeof body.detail !== 'string' || body.type !== `/problems/${code}` || typeof body.request_id !== 'string') {
+  if (
+    body.code !== code ||
+    body.status !== status ||
+    typeof body.title !== 'string' ||
+    typeof body.detail !== 'string' ||
+    body.type !== `/problems/${code}` ||
+    typeof body.request_id !== 'string'
+  ) {
     throw new Error(`bad problem body: ${res.body}`);
   }
   if (res.headers['x-request-id'] !== body.request_id) throw new Error('X-Request-Id does not match request_id');

@@ -27,11 +27,25 @@ export async function twoInstances(backend: Backend): Promise<TwoInstances> {
   const a = await buildApp({ config, store: fresh.store, logger: false });
   const b = await buildApp({ config, store: second, logger: false });
   await Promise.all([a.ready(), b.ready()]);
-  const token = (await a.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: ADMIN_ID, client_secret: ADMIN_SECRET } })).json().access_token as string;
+  const token = (
+    await a.inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      payload: { client_id: ADMIN_ID, client_secret: ADMIN_SECRET },
+    })
+  ).json().access_token as string;
   return {
-    fresh, a, b, token,
+    fresh,
+    a,
+    b,
+    token,
     async key(name, environment, role, scopes) {
-      const res = await a.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${token}` }, payload: { name, role, environment, scopes } });
+      const res = await a.inject({
+        method: 'POST',
+        url: '/api/v1/keys',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { name, role, environment, scopes },
+      });
       assert.equal(res.statusCode, 201, res.body);
       return res.json().key as string;
     },

@@ -10,7 +10,10 @@ import { MIGRATIONS } from '../../src/store/migrations.ts';
 import type { Backend } from './app.ts';
 
 /** Every migration whose name sorts before `firstMissing` (e.g. '006') is applied; none after. */
-export async function storeMigratedBefore(backend: Backend, firstMissing: string): Promise<{ store: Store; drop(): Promise<void> }> {
+export async function storeMigratedBefore(
+  backend: Backend,
+  firstMissing: string,
+): Promise<{ store: Store; drop(): Promise<void> }> {
   const tag = randomBytes(6).toString('hex');
   let store: Store;
   let drop: () => Promise<void>;
@@ -38,8 +41,16 @@ export async function storeMigratedBefore(backend: Backend, firstMissing: string
       await c.end();
     };
   }
-  const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < firstMissing).map(([name, make]) => [name, make(backend)]));
-  const migrator = new Migrator({ db: store.db as Kysely<unknown>, provider: { getMigrations: async () => before }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const before = Object.fromEntries(
+    Object.entries(MIGRATIONS)
+      .filter(([name]) => name < firstMissing)
+      .map(([name, make]) => [name, make(backend)]),
+  );
+  const migrator = new Migrator({
+    db: store.db as Kysely<unknown>,
+    provider: { getMigrations: async () => before },
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
   return { store, drop };

@@ -94,7 +94,12 @@ export function connectionRefused(port: number, timeoutMs = 2000): Promise<boole
 }
 
 /** Polls `check` until it returns true (or a value), failing after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | false | undefined> | T | false | undefined, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | false | undefined> | T | false | undefined,
+  timeoutMs = 15_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -105,7 +110,9 @@ export async function waitFor<T>(what: string, check: () => Promise<T | false | 
       lastError = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`,
+      );
     }
     await sleep(everyMs);
   }
@@ -118,7 +125,12 @@ export interface Exit {
 
 /** Spawns a process as the leader of a new process group, keeping the tail of its output. */
 function spawnGroup(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string }) {
-  const child: ChildProcess = spawn(command, args, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(command, args, {
+    cwd: options.cwd ?? ROOT,
+    env: options.env ?? process.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-64 * 1024);
@@ -188,14 +200,26 @@ export const ADMIN = { id: 'scale-admin', secret: 'scale-admin-secret-0123456789
 
 /** The environment of a child process: ours without VOUCH_*, PORT, HOST or the test runner's markers. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_') && k !== 'PORT' && k !== 'HOST' && k !== 'NODE_TEST_CONTEXT'));
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('VOUCH_') && k !== 'PORT' && k !== 'HOST' && k !== 'NODE_TEST_CONTEXT',
+    ),
+  );
   return { ...base, ...extra };
 }
 
 /** Runs a `vouch` command (not serve) to completion with the given VOUCH_* variables. */
-export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: childEnv(env), timeout: timeoutMs });
+    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      cwd: ROOT,
+      env: childEnv(env),
+      timeout: timeoutMs,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: unknown; stdout?: string; stderr?: string };
@@ -215,7 +239,11 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     PORT: String(port),
     HOST: '127.0.0.1',
   });
-  const proc = spawnGroup(process.execPath, ['--import', 'tsx', CLI, 'serve', '--workers', String(options.workers ?? 1)], { env });
+  const proc = spawnGroup(
+    process.execPath,
+    ['--import', 'tsx', CLI, 'serve', '--workers', String(options.workers ?? 1)],
+    { env },
+  );
   const url = `http://127.0.0.1:${port}`;
   const server: ServerProcess = {
     port,
@@ -251,12 +279,17 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     },
   };
   try {
-    await waitFor(`vouch on port ${port} to be ready`, async () => {
-      if (!proc.isRunning()) throw new Error(`vouch exited early:\n${proc.output()}`);
-      const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      return res.status === 200;
-    }, options.readyTimeoutMs ?? 60_000, 100);
+    await waitFor(
+      `vouch on port ${port} to be ready`,
+      async () => {
+        if (!proc.isRunning()) throw new Error(`vouch exited early:\n${proc.output()}`);
+        const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) });
+        await res.arrayBuffer();
+        return res.status === 200;
+      },
+      options.readyTimeoutMs ?? 60_000,
+      100,
+    );
   } catch (err) {
     await proc.killGroup();
     throw new Error(`${(err as Error).message}\n--- output ---\n${proc.output()}`);
@@ -294,7 +327,9 @@ export function redisCommand(port: number, ...args: string[]): Promise<string> {
       socket.destroy();
       reject(new Error('redis did not answer'));
     }, 2000);
-    socket.on('connect', () => socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`));
+    socket.on('connect', () =>
+      socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`),
+    );
     socket.on('data', (chunk) => {
       data += chunk.toString();
       if (data.includes('\r\n')) {
@@ -314,12 +349,34 @@ export async function startRedis(): Promise<RedisProcess> {
   const port = await freePort();
   let proc: ReturnType<typeof spawnGroup> | undefined;
   const launch = async () => {
-    proc = spawnGroup('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'], { cwd: tmpdir() });
+    proc = spawnGroup(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'no',
+        '--loglevel',
+        'warning',
+      ],
+      { cwd: tmpdir() },
+    );
     const current = proc;
-    await waitFor(`redis-server on port ${port}`, async () => {
-      if (!current.isRunning()) throw new Error(`redis-server exited:\n${current.output()}`);
-      return (await redisCommand(port, 'PING')).startsWith('+PONG');
-    }, 15_000, 50);
+    await waitFor(
+      `redis-server on port ${port}`,
+      async () => {
+        if (!current.isRunning()) throw new Error(`redis-server exited:\n${current.output()}`);
+        return (await redisCommand(port, 'PING')).startsWith('+PONG');
+      },
+      15_000,
+      50,
+    );
   };
   await launch();
   return {
@@ -361,7 +418,9 @@ function postgresBinDir(): string | undefined {
   if (process.env.VOUCH_TEST_PG_BIN) return process.env.VOUCH_TEST_PG_BIN;
   const base = '/usr/lib/postgresql';
   if (existsSync(base)) {
-    const versions = readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(base)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const v of versions) if (existsSync(join(base, v, 'bin', 'initdb'))) return join(base, v, 'bin');
   }
   return hasBinary('initdb') ? '' : undefined;
@@ -369,9 +428,11 @@ function postgresBinDir(): string | undefined {
 
 /** Why a throwaway cluster cannot be made here, or undefined when it can. */
 export function postgresUnavailable(): string | undefined {
-  if (postgresBinDir() === undefined) return 'PostgreSQL server binaries (initdb, pg_ctl) not found; set VOUCH_TEST_PG_BIN';
+  if (postgresBinDir() === undefined)
+    return 'PostgreSQL server binaries (initdb, pg_ctl) not found; set VOUCH_TEST_PG_BIN';
   if (process.getuid?.() === 0 && !hasBinary('runuser')) return 'running as root without runuser';
-  if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status !== 0) return 'running as root and there is no postgres OS user';
+  if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres'], { stdio: 'ignore' }).status !== 0)
+    return 'running as root and there is no postgres OS user';
   return undefined;
 }
 
@@ -436,7 +497,8 @@ export async function startPostgres(): Promise<PostgresCluster> {
     },
     start,
     async destroy() {
-      if (existsSync(join(data, 'postmaster.pid'))) await pg('pg_ctl', ['-D', data, 'stop', '-m', 'immediate', '-w', '-t', '60'], dir).catch(() => '');
+      if (existsSync(join(data, 'postmaster.pid')))
+        await pg('pg_ctl', ['-D', data, 'stop', '-m', 'immediate', '-w', '-t', '60'], dir).catch(() => '');
       rmSync(dir, { recursive: true, force: true });
       leftovers.delete(cleanup);
     },
@@ -454,7 +516,12 @@ export interface Reply {
 }
 
 /** One request with a JSON body (if any); never throws on an HTTP status, only on a network error. */
-export async function call(base: string, method: string, path: string, options: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {}): Promise<Reply> {
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {},
+): Promise<Reply> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
@@ -475,7 +542,12 @@ export async function call(base: string, method: string, path: string, options: 
  * As `call`, but a 429 is waited out (Retry-After) and the request sent again: for the set-up
  * requests of tests that run with a low rate limit.
  */
-export async function patientCall(base: string, method: string, path: string, options: Parameters<typeof call>[3] = {}): Promise<Reply> {
+export async function patientCall(
+  base: string,
+  method: string,
+  path: string,
+  options: Parameters<typeof call>[3] = {},
+): Promise<Reply> {
   for (let attempt = 0; ; attempt++) {
     const res = await call(base, method, path, options);
     if (res.status !== 429 || attempt >= 20) return res;
@@ -485,14 +557,24 @@ export async function patientCall(base: string, method: string, path: string, op
 
 /** An access token for the bootstrap admin of a server started by startServer. */
 export async function adminToken(base: string): Promise<string> {
-  const res = await patientCall(base, 'POST', '/api/v1/auth/token', { body: { client_id: ADMIN.id, client_secret: ADMIN.secret } });
+  const res = await patientCall(base, 'POST', '/api/v1/auth/token', {
+    body: { client_id: ADMIN.id, client_secret: ADMIN.secret },
+  });
   if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
   return res.body.access_token as string;
 }
 
 /** Creates an API key (as the admin) and returns its id and secret. */
-export async function createKey(base: string, token: string, scopes: string[], name = 'scale test'): Promise<{ id: string; key: string }> {
-  const res = await patientCall(base, 'POST', '/api/v1/keys', { headers: { authorization: `Bearer ${token}` }, body: { name, scopes } });
+export async function createKey(
+  base: string,
+  token: string,
+  scopes: string[],
+  name = 'scale test',
+): Promise<{ id: string; key: string }> {
+  const res = await patientCall(base, 'POST', '/api/v1/keys', {
+    headers: { authorization: `Bearer ${token}` },
+    body: { name, scopes },
+  });
   if (res.status !== 201) throw new Error(`create key: ${res.status} ${res.text}`);
   return { id: res.body.id as string, key: res.body.key as string };
 }
@@ -500,8 +582,10 @@ export async function createKey(base: string, token: string, scopes: string[], n
 /** Asserts an RFC 9457 problem with the given status and code; returns the body. */
 export function expectProblem(res: Reply, status: number, code: string): Record<string, unknown> {
   if (res.status !== status) throw new Error(`expected ${status} ${code}, got ${res.status}: ${res.text}`);
-  if (!String(res.headers.get('content-type')).startsWith('application/problem+json')) throw new Error(`not problem+json: ${res.headers.get('content-type')}`);
-  if (res.body.code !== code || res.body.status !== status || res.body.type !== `/problems/${code}`) throw new Error(`bad problem body: ${res.text}`);
+  if (!String(res.headers.get('content-type')).startsWith('application/problem+json'))
+    throw new Error(`not problem+json: ${res.headers.get('content-type')}`);
+  if (res.body.code !== code || res.body.status !== status || res.body.type !== `/problems/${code}`)
+    throw new Error(`bad problem body: ${res.text}`);
   return res.body;
 }
 
@@ -511,7 +595,13 @@ export function expectProblem(res: Reply, status: number, code: string): Record<
  */
 export function halfSentRequest(port: number, path: string, headers: Record<string, string>, body: unknown) {
   const payload = Buffer.from(JSON.stringify(body));
-  const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length } });
+  const req = httpRequest({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path,
+    headers: { ...headers, 'content-type': 'application/json', 'content-length': payload.length },
+  });
   const response = new Promise<{ status: number; text: string; at: number }>((resolve, reject) => {
     req.on('response', (res) => {
       let text = '';

@@ -11,13 +11,25 @@ export const NOW = Date.parse('2026-11-21T12:00:00Z');
 
 export function freshProfile(): EntityProfile {
   return {
-    entityId: 'e1', known: false, firstSeenAt: null, lastEventAt: null,
-    tradesCompleted: 0, tradesCancelled: 0, disputesOpened: 0, disputesWon: 0, disputesLost: 0,
-    chargebacks: 0, fraudReports: 0, blocklisted: false,
+    entityId: 'e1',
+    known: false,
+    firstSeenAt: null,
+    lastEventAt: null,
+    tradesCompleted: 0,
+    tradesCancelled: 0,
+    disputesOpened: 0,
+    disputesWon: 0,
+    disputesLost: 0,
+    chargebacks: 0,
+    fraudReports: 0,
+    blocklisted: false,
     decayed: { at: NOW, tradesCompleted: 0, tradesCancelled: 0, disputesLost: 0, chargebacks: 0, fraudReports: 0 },
     velocity: { tradesLastHour: 0, tradesLastDay: 0, volumeLastDay: 0 },
     amountStats: { n: 0, logMean: 0, logM2: 0, volume: 0 },
-    counterpartyTrades: null, linkedFlaggedEntities: 0, lastTradeAt: null, sharedIdentifierEntities: 0,
+    counterpartyTrades: null,
+    linkedFlaggedEntities: 0,
+    lastTradeAt: null,
+    sharedIdentifierEntities: 0,
   };
 }
 
@@ -53,7 +65,15 @@ export const profileArb: fc.Arbitrary<EntityProfile> = fc.record({
   chargebacks: fc.nat({ max: 50 }),
   fraudReports: fc.nat({ max: 50 }),
   blocklisted: fc.boolean(),
-  decayed: fc.record({ at: time, tradesCompleted: cnt, tradesCancelled: cnt, disputesLost: cnt, chargebacks: cnt, fraudReports: cnt, fraudulentLosses: fc.double({ min: 0, max: 20, noNaN: true }) }),
+  decayed: fc.record({
+    at: time,
+    tradesCompleted: cnt,
+    tradesCancelled: cnt,
+    disputesLost: cnt,
+    chargebacks: cnt,
+    fraudReports: cnt,
+    fraudulentLosses: fc.double({ min: 0, max: 20, noNaN: true }),
+  }),
   velocity: fc.record({
     tradesLastHour: fc.nat({ max: 200 }),
     tradesLastDay: fc.nat({ max: 2000 }),
@@ -82,7 +102,10 @@ export const contextArb = fc.record(
     payment_method: fc.constantFrom(...PAYMENT_METHODS),
     country: fc.constantFrom('NG', 'GB', 'us'),
     counterparty_country: fc.constantFrom('NG', 'GB', 'US'),
-    account_created_at: fc.oneof(time.map((t) => new Date(t).toISOString()), fc.constant('not a date')),
+    account_created_at: fc.oneof(
+      time.map((t) => new Date(t).toISOString()),
+      fc.constant('not a date'),
+    ),
   },
   { requiredKeys: [] },
 );

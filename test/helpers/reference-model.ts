@@ -30,7 +30,12 @@ export function referenceAssemble(raw: Record<SignalName, number>, policy: Polic
 }
 
 /** computeSignals before issue 13: one record of every raw value, assembled, then described. */
-export function referenceComputeSignals(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Signal[] {
+export function referenceComputeSignals(
+  profile: EntityProfile,
+  request: ScoreRequest,
+  policy: Policy,
+  now: number,
+): Signal[] {
   const prepared = prepare(profile, request, policy, now);
   const raw = { ...prepared.fixed, ...amountValues(prepared.terms, request.amount) };
   const signals = referenceAssemble(raw, policy);
@@ -39,12 +44,20 @@ export function referenceComputeSignals(profile: EntityProfile, request: ScoreRe
   return signals;
 }
 
-const PROBE_WEIGHTS = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk' ? 1 : -1])) as Policy['weights'];
+const PROBE_WEIGHTS = Object.fromEntries(
+  SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk' ? 1 : -1]),
+) as Policy['weights'];
 
 /** featureValues before issue 13: computeSignals under unit weights. */
-export function referenceFeatureValues(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): Record<SignalName, number> {
+export function referenceFeatureValues(
+  profile: EntityProfile,
+  request: ScoreRequest,
+  policy: Policy,
+  now: number,
+): Record<SignalName, number> {
   const values = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, 0])) as Record<SignalName, number>;
-  for (const s of computeSignals(profile, request, { ...policy, weights: PROBE_WEIGHTS }, now)) values[s.name as SignalName] = s.value;
+  for (const s of computeSignals(profile, request, { ...policy, weights: PROBE_WEIGHTS }, now))
+    values[s.name as SignalName] = s.value;
   return values;
 }
 
@@ -65,11 +78,16 @@ const contribution = (weight: number, raw: number) => weight * (Number.isFinite(
 
 function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
   let fixedZ = policy.bias;
-  for (const [name, raw] of Object.entries(prepared.fixed) as [SignalName, number][]) fixedZ += contribution(policy.weights[name], raw);
+  for (const [name, raw] of Object.entries(prepared.fixed) as [SignalName, number][])
+    fixedZ += contribution(policy.weights[name], raw);
   const w = AMOUNT_SIGNALS.map((n) => policy.weights[n]);
   return (amount) => {
     const v = amountValues(prepared.terms, amount);
-    const z = fixedZ + contribution(w[0]!, v[AMOUNT_SIGNALS[0]]) + contribution(w[1]!, v[AMOUNT_SIGNALS[1]]) + contribution(w[2]!, v[AMOUNT_SIGNALS[2]]);
+    const z =
+      fixedZ +
+      contribution(w[0]!, v[AMOUNT_SIGNALS[0]]) +
+      contribution(w[1]!, v[AMOUNT_SIGNALS[1]]) +
+      contribution(w[2]!, v[AMOUNT_SIGNALS[2]]);
     return Math.round(100 / (1 + Math.exp(-z)));
   };
 }
@@ -89,7 +107,12 @@ function locate(below: (amount: number) => boolean, at: (units: number) => numbe
 }
 
 /** safeAmount before issue 13. */
-export function referenceSafeAmount(profile: EntityProfile, request: ScoreRequest, policy: Policy, now: number): number | null {
+export function referenceSafeAmount(
+  profile: EntityProfile,
+  request: ScoreRequest,
+  policy: Policy,
+  now: number,
+): number | null {
   const high = policy.thresholds.high;
   const prepared = prepare(profile, request, policy, now);
   const scale = 10 ** minorUnitDigits(request.currency, policy.cryptoAssets);
@@ -97,13 +120,20 @@ export function referenceSafeAmount(profile: EntityProfile, request: ScoreReques
   const exact = (amount: number) => scoreAt(prepared, policy, amount) < high;
   const fast = fastScorer(prepared, policy);
   const t = prepared.terms;
-  const saturated = Math.max(Math.exp(t.logMean + t.std * (t.toleranceSigma + t.cap)), t.limit * Math.exp(t.std * t.cap));
+  const saturated = Math.max(
+    Math.exp(t.logMean + t.std * (t.toleranceSigma + t.cap)),
+    t.limit * Math.exp(t.std * t.cap),
+  );
   const top = t.hasHistory ? Math.min(MAX_UNITS, Math.max(2, Math.ceil(saturated * scale) + 1)) : MAX_UNITS;
   const found = locate((amount) => fast(amount) < high, at, top);
-  const ok = found === null ? exact(Infinity)
-    : found === 0 ? !exact(at(1))
-      : found === top ? exact(at(top))
-        : exact(at(found)) && !exact(at(found + 1));
+  const ok =
+    found === null
+      ? exact(Infinity)
+      : found === 0
+        ? !exact(at(1))
+        : found === top
+          ? exact(at(top))
+          : exact(at(found)) && !exact(at(found + 1));
   const units = ok ? found : locate(exact, at, top);
   return units === null ? null : at(units);
 }

@@ -33,7 +33,10 @@ test('worker side: the increments of one event-loop turn travel as one message, 
   assert.equal(sent.length, 1, 'one message for the whole turn');
   assert.equal(sent[0]!.ops.length, 5);
   fake.receive({ type: 'vouch:rate-limit', id: sent[0]!.id, results: sent[0]!.ops.map((op) => counters.apply(op)) });
-  assert.deepEqual((await results).map((r) => r.current), [1, 2, 3, 4, 5]);
+  assert.deepEqual(
+    (await results).map((r) => r.current),
+    [1, 2, 3, 4, 5],
+  );
   // Route limits carry their route in the key, as with Redis.
   const child = fake.store.child({ routeInfo: { method: 'GET', url: '/x' } });
   const pending = new Promise<Result>((resolve) => child.incr('k', (_e, r) => resolve(r!), 1000, 10));
@@ -76,7 +79,9 @@ test('worker side: after an event-loop stall the answer that arrived with the ti
   // timeout comes first (a big SQLite batch): the timer and the answer become due together.
   setImmediate(() => fake.receive({ type: 'vouch:rate-limit', id: sent[0]!.id, results: [[52, 800]] }));
   const until = Date.now() + 400;
-  while (Date.now() < until) { /* stall */ }
+  while (Date.now() < until) {
+    /* stall */
+  }
   assert.deepEqual(await pending, { current: 52, ttl: 800 });
 });
 

@@ -11,7 +11,9 @@ import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config/env.ts';
 import { trustedProxies } from '../../src/http/connections.ts';
 
-async function listening(overrides: Partial<Config>): Promise<{ app: FastifyInstance; port: number; close(): Promise<void> }> {
+async function listening(
+  overrides: Partial<Config>,
+): Promise<{ app: FastifyInstance; port: number; close(): Promise<void> }> {
   const fresh: TestStore = await freshStore('sqlite');
   const app = await buildApp({ config: testConfig(overrides), store: fresh.store, logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -49,10 +51,12 @@ async function open(port: number, source = '127.0.0.1'): Promise<Client> {
       waiting = undefined;
     }
   });
-  const closed = new Promise<void>((resolve) => socket.once('close', () => {
-    waiting?.(undefined);
-    resolve();
-  }));
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      waiting?.(undefined);
+      resolve();
+    }),
+  );
   await new Promise<void>((resolve) => {
     socket.once('connect', resolve);
     socket.once('close', resolve);
@@ -84,7 +88,7 @@ describe('idle keep-alive connections', () => {
     for (const s of servers) await s.close();
   });
 
-  test('an idle keep-alive connection is closed after VOUCH_KEEP_ALIVE_TIMEOUT_MS (default 5 s, not Fastify\'s 72 s)', async () => {
+  test("an idle keep-alive connection is closed after VOUCH_KEEP_ALIVE_TIMEOUT_MS (default 5 s, not Fastify's 72 s)", async () => {
     const server = await listening({ keepAliveTimeoutMs: 300 });
     servers.push(server);
     assert.equal(server.app.server.keepAliveTimeout, 300);
@@ -154,14 +158,16 @@ describe('connections per source', () => {
     const c = await open(server!.port, '127.0.0.60');
     clients.push(c);
     assert.equal(await c.get(), 200);
-    assert.ok(await within(a.closed, 2000), 'the source\'s longest-idle connection made room');
+    assert.ok(await within(a.closed, 2000), "the source's longest-idle connection made room");
   });
 });
 
 test('trusted proxies are not limited per source: VOUCH_TRUST_PROXY addresses, CIDRs and keywords', () => {
   const list = trustedProxies(['10.0.0.0/8', '192.0.2.7', 'loopback', '2001:db8::/32']);
-  for (const address of ['10.1.2.3', '::ffff:10.1.2.3', '192.0.2.7', '127.0.0.1', '::1', '2001:db8::5']) assert.equal(list(address), true, address);
-  for (const address of ['192.0.2.8', '11.0.0.1', '2001:db9::1', 'not-an-address']) assert.equal(list(address), false, address);
+  for (const address of ['10.1.2.3', '::ffff:10.1.2.3', '192.0.2.7', '127.0.0.1', '::1', '2001:db8::5'])
+    assert.equal(list(address), true, address);
+  for (const address of ['192.0.2.8', '11.0.0.1', '2001:db9::1', 'not-an-address'])
+    assert.equal(list(address), false, address);
   assert.equal(trustedProxies(false)('127.0.0.1'), false);
   assert.equal(trustedProxies(2)('203.0.113.9'), true);
 });

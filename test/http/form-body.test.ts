@@ -17,14 +17,29 @@ test('repeated fields become arrays (the schema refuses them) and __proto__ stay
 describeEachBackend('form bodies', (ctx) => {
   test('a form body on a JSON route is 415 unsupported_media_type, even with valid credentials', async () => {
     const token = await ctx().token();
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', headers: { ...bearer(token), 'content-type': 'application/x-www-form-urlencoded' }, payload: 'entity_id=abc&amount=1&currency=USD' });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/trust/score',
+      headers: { ...bearer(token), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'entity_id=abc&amount=1&currency=USD',
+    });
     problem(res, 415, 'unsupported_media_type');
   });
 
   test('the token endpoint takes a form; a repeated credential field is a 400, not one value silently winning', async () => {
-    const ok = await ctx().inject({ method: 'POST', url: '/api/v1/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials&client_id=admin-test&client_secret=' + encodeURIComponent('x') });
+    const ok = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'grant_type=client_credentials&client_id=admin-test&client_secret=' + encodeURIComponent('x'),
+    });
     assert.equal(ok.statusCode, 401, ok.body);
-    const repeated = await ctx().inject({ method: 'POST', url: '/api/v1/auth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'grant_type=client_credentials&client_id=a&client_id=b&client_secret=s' });
+    const repeated = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'grant_type=client_credentials&client_id=a&client_id=b&client_secret=s',
+    });
     assert.equal(repeated.statusCode, 400, repeated.body);
   });
 });

@@ -21,10 +21,24 @@ describeEachBackend('Idempotency-Key in test mode', (ctx) => {
     // One client holding a live and a test key: only the environment tells their requests apart.
     const client = await ctx().client(['keys:read', 'keys:write', 'trust:read'], 'operator');
     clientId = client.id;
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: client.id, client_secret: client.secret } });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      payload: { client_id: client.id, client_secret: client.secret },
+    });
     liveToken = res.json().access_token as string;
     for (const env of ENVS) {
-      const made = await ctx().inject({ method: 'POST', url: '/api/v1/keys', headers: bearer(liveToken), payload: { name: `idem-${env}`, scopes: ['keys:read', 'keys:write', 'trust:read'], role: 'operator', environment: env } });
+      const made = await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/keys',
+        headers: bearer(liveToken),
+        payload: {
+          name: `idem-${env}`,
+          scopes: ['keys:read', 'keys:write', 'trust:read'],
+          role: 'operator',
+          environment: env,
+        },
+      });
       assert.equal(made.statusCode, 201, made.body);
       key[env] = made.json().key as string;
       keyId[env] = made.json().id as string;
@@ -44,13 +58,24 @@ describeEachBackend('Idempotency-Key in test mode', (ctx) => {
       assert.notEqual(first.json().id, second.json().id);
       assert.equal(first.json().environment, env);
       assert.equal(second.json().environment, other(env));
-      for (const [e, original] of [[env, first], [other(env), second]] as const) {
+      for (const [e, original] of [
+        [env, first],
+        [other(env), second],
+      ] as const) {
         const again = await post(e, '/api/v1/keys', idem, body);
         assert.equal(again.headers['idempotent-replayed'], 'true');
         assert.equal(again.json().id, original.json().id);
       }
-      const rows = await ctx().store.db.selectFrom('idempotency_keys').select(['environment', 'client_id']).where('idem_key', '=', idem).orderBy('environment').execute();
-      assert.deepEqual(rows, [{ environment: 'live', client_id: clientId }, { environment: 'test', client_id: clientId }]);
+      const rows = await ctx()
+        .store.db.selectFrom('idempotency_keys')
+        .select(['environment', 'client_id'])
+        .where('idem_key', '=', idem)
+        .orderBy('environment')
+        .execute();
+      assert.deepEqual(rows, [
+        { environment: 'live', client_id: clientId },
+        { environment: 'test', client_id: clientId },
+      ]);
     });
 
     test(`a key used in ${env} with one body is free in ${other(env)} for another (no 422), and stays bound in ${env}`, async () => {
@@ -58,11 +83,19 @@ describeEachBackend('Idempotency-Key in test mode', (ctx) => {
       const entity = `idem-entity-${env}`;
       const first = await post(env, '/api/v1/trust/score', idem, { entity_id: entity, amount: 10, currency: 'USD' });
       assert.equal(first.statusCode, 200, first.body);
-      const elsewhere = await post(other(env), '/api/v1/trust/score', idem, { entity_id: entity, amount: 99, currency: 'USD' });
+      const elsewhere = await post(other(env), '/api/v1/trust/score', idem, {
+        entity_id: entity,
+        amount: 99,
+        currency: 'USD',
+      });
       assert.equal(elsewhere.statusCode, 200, elsewhere.body);
       assert.equal(elsewhere.headers['idempotent-replayed'], undefined);
       assert.notEqual(elsewhere.json().decision_id, first.json().decision_id);
-      problem(await post(env, '/api/v1/trust/score', idem, { entity_id: entity, amount: 99, currency: 'USD' }), 422, 'idempotency_key_reused');
+      problem(
+        await post(env, '/api/v1/trust/score', idem, { entity_id: entity, amount: 99, currency: 'USD' }),
+        422,
+        'idempotency_key_reused',
+      );
       const replay = await post(env, '/api/v1/trust/score', idem, { entity_id: entity, amount: 10, currency: 'USD' });
       assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.equal(replay.json().decision_id, first.json().decision_id);
@@ -71,18 +104,40 @@ describeEachBackend('Idempotency-Key in test mode', (ctx) => {
     test(`a request in flight in ${env} does not hold the same key in ${other(env)} (no 409)`, async () => {
       const idem = `cross-inflight-${env}`;
       const now = Date.now();
-      await ctx().store.db.insertInto('idempotency_keys').values({ environment: env, client_id: clientId, principal_id: keyId[env], idem_key: idem, fingerprint: 'x', state: 'pending', response: null, created_at: now, expires_at: now + 86_400_000 }).execute();
+      await ctx()
+        .store.db.insertInto('idempotency_keys')
+        .values({
+          environment: env,
+          client_id: clientId,
+          principal_id: keyId[env],
+          idem_key: idem,
+          fingerprint: 'x',
+          state: 'pending',
+          response: null,
+          created_at: now,
+          expires_at: now + 86_400_000,
+        })
+        .execute();
       const res = await post(other(env), '/api/v1/keys', idem, { name: `idem-inflight-${env}`, scopes: ['keys:read'] });
       assert.equal(res.statusCode, 201, res.body);
       // The pending claim is still there, untouched: only its own environment sees it.
-      problem(await post(env, '/api/v1/keys', idem, { name: `idem-inflight-${env}`, scopes: ['keys:read'] }), 422, 'idempotency_key_reused');
+      problem(
+        await post(env, '/api/v1/keys', idem, { name: `idem-inflight-${env}`, scopes: ['keys:read'] }),
+        422,
+        'idempotency_key_reused',
+      );
     });
   }
 
   test('a live token and a test key of one client: the same key is two requests', async () => {
     const idem = 'cross-token';
     const body = { name: 'idem-token', scopes: ['keys:read'] };
-    const live = await ctx().inject({ method: 'POST', url: '/api/v1/keys', headers: { ...bearer(liveToken), 'idempotency-key': idem }, payload: body });
+    const live = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/keys',
+      headers: { ...bearer(liveToken), 'idempotency-key': idem },
+      payload: body,
+    });
     const sandbox = await post('test', '/api/v1/keys', idem, body);
     assert.equal(live.statusCode, 201);
     assert.equal(sandbox.statusCode, 201);
@@ -95,7 +150,12 @@ describeEachBackend('Idempotency-Key in test mode', (ctx) => {
     const idem = 'cross-moved';
     const body = { name: 'idem-moved', scopes: ['keys:read'] };
     assert.equal((await post('test', '/api/v1/keys', idem, body)).statusCode, 201);
-    await ctx().store.db.updateTable('idempotency_keys').set({ environment: 'live', principal_id: keyId.live }).where('environment', '=', 'test').where('idem_key', '=', idem).execute();
+    await ctx()
+      .store.db.updateTable('idempotency_keys')
+      .set({ environment: 'live', principal_id: keyId.live })
+      .where('environment', '=', 'test')
+      .where('idem_key', '=', idem)
+      .execute();
     // Sealed for the test partition and its principal: refused rather than shown to a live caller.
     problem(await post('live', '/api/v1/keys', idem, body), 409, 'conflict');
   });

@@ -12,8 +12,14 @@ const KEYS = '/api/v1/keys';
 describeEachBackend('Idempotency-Key', (ctx) => {
   let admin: string;
   const create = (key: string | undefined, payload: object, token = admin) =>
-    ctx().inject({ method: 'POST', url: KEYS, headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) }, payload });
-  const countKeys = async (name: string) => (await ctx().store.db.selectFrom('api_keys').select('id').where('name', '=', name).execute()).length;
+    ctx().inject({
+      method: 'POST',
+      url: KEYS,
+      headers: { ...bearer(token), ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      payload,
+    });
+  const countKeys = async (name: string) =>
+    (await ctx().store.db.selectFrom('api_keys').select('id').where('name', '=', name).execute()).length;
 
   before(async () => {
     admin = await ctx().token();
@@ -36,7 +42,11 @@ describeEachBackend('Idempotency-Key', (ctx) => {
 
   test('the stored response is sealed: the secret it carries is not in the store in clear', async () => {
     const first = await create('sealed-1', { name: 'idem-sealed', scopes: ['keys:read'] });
-    const rows = await ctx().store.db.selectFrom('idempotency_keys').selectAll().where('idem_key', '=', 'sealed-1').execute();
+    const rows = await ctx()
+      .store.db.selectFrom('idempotency_keys')
+      .selectAll()
+      .where('idem_key', '=', 'sealed-1')
+      .execute();
     assert.equal(rows.length, 1);
     assert.ok(!JSON.stringify(rows).includes(first.json().key));
   });
@@ -49,7 +59,12 @@ describeEachBackend('Idempotency-Key', (ctx) => {
 
   test('same key on another path: 422 idempotency_key_reused', async () => {
     const made = (await create('path-1', { name: 'idem-p', scopes: ['keys:read'] })).json();
-    const res = await ctx().inject({ method: 'POST', url: `${KEYS}/${made.id}/rotate`, headers: { ...bearer(admin), 'idempotency-key': 'path-1' }, payload: {} });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: `${KEYS}/${made.id}/rotate`,
+      headers: { ...bearer(admin), 'idempotency-key': 'path-1' },
+      payload: {},
+    });
     problem(res, 422, 'idempotency_key_reused');
   });
 
@@ -72,12 +87,30 @@ describeEachBackend('Idempotency-Key', (ctx) => {
 
   test('a pending claim for another body: 422; concurrent identical requests: one effect, the others 409 or replayed', async () => {
     const now = Date.now();
-    await ctx().store.db.insertInto('idempotency_keys').values({ environment: 'live', client_id: 'admin-test', principal_id: 'admin-test', idem_key: 'inflight-1', fingerprint: 'x', state: 'pending', response: null, created_at: now, expires_at: now + 86_400_000 }).execute();
+    await ctx()
+      .store.db.insertInto('idempotency_keys')
+      .values({
+        environment: 'live',
+        client_id: 'admin-test',
+        principal_id: 'admin-test',
+        idem_key: 'inflight-1',
+        fingerprint: 'x',
+        state: 'pending',
+        response: null,
+        created_at: now,
+        expires_at: now + 86_400_000,
+      })
+      .execute();
     const res = await create('inflight-1', { name: 'idem-f', scopes: ['keys:read'] });
     problem(res, 422, 'idempotency_key_reused');
-    const concurrent = await Promise.all([0, 1, 2, 3].map(() => create('inflight-2', { name: 'idem-g', scopes: ['keys:read'] })));
+    const concurrent = await Promise.all(
+      [0, 1, 2, 3].map(() => create('inflight-2', { name: 'idem-g', scopes: ['keys:read'] })),
+    );
     const statuses = concurrent.map((r) => r.statusCode).sort();
-    assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join());
+    assert.ok(
+      statuses.every((s) => s === 201 || s === 409),
+      statuses.join(),
+    );
     for (const r of concurrent) if (r.statusCode === 409) assert.equal(r.headers['retry-after'], '1');
     assert.equal(await countKeys('idem-g'), 1);
     const fresh = concurrent.filter((r) => r.statusCode === 201 && r.headers['idempotent-replayed'] === undefined);
@@ -87,9 +120,17 @@ describeEachBackend('Idempotency-Key', (ctx) => {
   test('a pending claim that matches: 409 conflict; once stale it is taken over', async () => {
     const first = await create('stale-1', { name: 'idem-s', scopes: ['keys:read'] });
     assert.equal(first.statusCode, 201);
-    await ctx().store.db.updateTable('idempotency_keys').set({ state: 'pending', response: null, created_at: Date.now() }).where('idem_key', '=', 'stale-1').execute();
+    await ctx()
+      .store.db.updateTable('idempotency_keys')
+      .set({ state: 'pending', response: null, created_at: Date.now() })
+      .where('idem_key', '=', 'stale-1')
+      .execute();
     problem(await create('stale-1', { name: 'idem-s', scopes: ['keys:read'] }), 409, 'conflict');
-    await ctx().store.db.updateTable('idempotency_keys').set({ created_at: Date.now() - 120_000 }).where('idem_key', '=', 'stale-1').execute();
+    await ctx()
+      .store.db.updateTable('idempotency_keys')
+      .set({ created_at: Date.now() - 120_000 })
+      .where('idem_key', '=', 'stale-1')
+      .execute();
     assert.equal((await create('stale-1', { name: 'idem-s', scopes: ['keys:read'] })).statusCode, 201);
     assert.equal(await countKeys('idem-s'), 2);
   });
@@ -102,7 +143,11 @@ describeEachBackend('Idempotency-Key', (ctx) => {
     problem(replay, 403, 'insufficient_scope');
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     await create('expire-1', { name: 'idem-e', scopes: ['keys:read'] });
-    await ctx().store.db.updateTable('idempotency_keys').set({ expires_at: Date.now() - 1 }).where('idem_key', '=', 'expire-1').execute();
+    await ctx()
+      .store.db.updateTable('idempotency_keys')
+      .set({ expires_at: Date.now() - 1 })
+      .where('idem_key', '=', 'expire-1')
+      .execute();
     const rerun = await create('expire-1', { name: 'idem-e', scopes: ['keys:read'] });
     assert.equal(rerun.statusCode, 201);
     assert.equal(rerun.headers['idempotent-replayed'], undefined);
@@ -112,7 +157,12 @@ describeEachBackend('Idempotency-Key', (ctx) => {
   test('the token endpoint ignores Idempotency-Key', async () => {
     const c = await ctx().client(['keys:read', 'trust:read']);
     for (const scope of ['keys:read', 'trust:read']) {
-      const res = await ctx().inject({ method: 'POST', url: '/api/v1/auth/token', headers: { 'idempotency-key': 'tok-1' }, payload: { client_id: c.id, client_secret: c.secret, scope } });
+      const res = await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/auth/token',
+        headers: { 'idempotency-key': 'tok-1' },
+        payload: { client_id: c.id, client_secret: c.secret, scope },
+      });
       assert.equal(res.statusCode, 200);
       assert.equal(res.json().scope, scope);
     }
@@ -129,20 +179,37 @@ describeEachBackend('Idempotency-Key', (ctx) => {
   });
 
   test('fuzzed Idempotency-Key values never cause a 5xx', async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ unit: 'binary-ascii', maxLength: 300 }), async (key) => {
-      if (/[\r\n\0]/.test(key)) return;
-      const res = await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', headers: { ...bearer(admin), 'idempotency-key': key }, payload: { entity_id: 'b'.repeat(64), amount: 1, currency: 'USD' } });
-      wellBehaved(res, JSON.stringify(key));
-    }), { numRuns: 60 });
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'binary-ascii', maxLength: 300 }), async (key) => {
+        if (/[\r\n\0]/.test(key)) return;
+        const res = await ctx().inject({
+          method: 'POST',
+          url: '/api/v1/trust/score',
+          headers: { ...bearer(admin), 'idempotency-key': key },
+          payload: { entity_id: 'b'.repeat(64), amount: 1, currency: 'USD' },
+        });
+        wellBehaved(res, JSON.stringify(key));
+      }),
+      { numRuns: 60 },
+    );
   });
 
   test('shared by instances: the same key sent to two apps on one store runs once; the other replays', async () => {
     const other = await buildApp({ config: ctx().config, store: ctx().store, logger: false });
     await other.ready();
     try {
-      const send = (app: typeof other) => app.inject({ method: 'POST', url: KEYS, headers: { ...bearer(admin), 'idempotency-key': 'two-apps' }, payload: { name: 'idem-two', scopes: ['keys:read'] } });
+      const send = (app: typeof other) =>
+        app.inject({
+          method: 'POST',
+          url: KEYS,
+          headers: { ...bearer(admin), 'idempotency-key': 'two-apps' },
+          payload: { name: 'idem-two', scopes: ['keys:read'] },
+        });
       const [a, b] = await Promise.all([send(ctx().app), send(other)]);
-      assert.ok([a.statusCode, b.statusCode].every((s) => s === 201 || s === 409), `${a.statusCode} ${b.statusCode}`);
+      assert.ok(
+        [a.statusCode, b.statusCode].every((s) => s === 201 || s === 409),
+        `${a.statusCode} ${b.statusCode}`,
+      );
       const later = await send(other);
       assert.equal(later.statusCode, 201);
       assert.equal(later.headers['idempotent-replayed'], 'true');

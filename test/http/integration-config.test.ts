@@ -11,7 +11,11 @@ test('defaults: no public URL, CORS off, private webhooks refused', () => {
 });
 
 test('valid values are read; a trailing slash is dropped', () => {
-  const config = loadConfig({ VOUCH_PUBLIC_URL: 'https://risk.example.com/vouch/', VOUCH_CORS_ORIGINS: 'https://a.example, http://localhost:3000', VOUCH_WEBHOOK_ALLOW_PRIVATE: '1' });
+  const config = loadConfig({
+    VOUCH_PUBLIC_URL: 'https://risk.example.com/vouch/',
+    VOUCH_CORS_ORIGINS: 'https://a.example, http://localhost:3000',
+    VOUCH_WEBHOOK_ALLOW_PRIVATE: '1',
+  });
   assert.equal(config.publicUrl, 'https://risk.example.com/vouch');
   assert.deepEqual(config.corsOrigins, ['https://a.example', 'http://localhost:3000']);
   assert.equal(config.webhookAllowPrivate, true);
@@ -28,6 +32,10 @@ test('bad values stop with a ConfigError naming the variable', () => {
     ['VOUCH_CORS_ORIGINS', ','],
     ['VOUCH_WEBHOOK_ALLOW_PRIVATE', 'yes'],
   ] as const) {
-    assert.throws(() => loadConfig({ [name]: value }), (e: unknown) => e instanceof ConfigError && e.message.startsWith(name), `${name}=${value}`);
+    assert.throws(
+      () => loadConfig({ [name]: value }),
+      (e: unknown) => e instanceof ConfigError && e.message.startsWith(name),
+      `${name}=${value}`,
+    );
   }
 });

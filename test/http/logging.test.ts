@@ -36,18 +36,30 @@ for (const backend of backends()) {
     });
 
     test('secrets, access tokens and API keys never appear in the logs (info and trace), across successes and failures', async () => {
-      const { client, secret } = await createClient(fresh.store.db, { name: 'logged', role: 'service', scopes: ['keys:read', 'keys:write'] });
+      const { client, secret } = await createClient(fresh.store.db, {
+        name: 'logged',
+        role: 'service',
+        scopes: ['keys:read', 'keys:write'],
+      });
       const secrets: string[] = [ADMIN_SECRET, secret];
 
       // Token requests: JSON, form, Basic, and failures that echo nothing.
-      const json = await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: ADMIN_ID, client_secret: ADMIN_SECRET } });
+      const json = await app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/token',
+        payload: { client_id: ADMIN_ID, client_secret: ADMIN_SECRET },
+      });
       assert.equal(json.statusCode, 200);
       const adminToken = json.json().access_token as string;
       const form = await app.inject({
         method: 'POST',
         url: '/api/v1/auth/token',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret }).toString(),
+        payload: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: client.client_id,
+          client_secret: secret,
+        }).toString(),
       });
       assert.equal(form.statusCode, 200);
       const basic = await app.inject({
@@ -60,23 +72,90 @@ for (const backend of backends()) {
       const clientToken = basic.json().access_token as string;
       const wrongSecret = 'wrong-secret-that-must-not-be-logged';
       secrets.push(wrongSecret);
-      assert.equal((await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: client.client_id, client_secret: wrongSecret } })).statusCode, 401);
-      assert.equal((await app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_secret: wrongSecret, extra: wrongSecret } })).statusCode, 400);
+      assert.equal(
+        (
+          await app.inject({
+            method: 'POST',
+            url: '/api/v1/auth/token',
+            payload: { client_id: client.client_id, client_secret: wrongSecret },
+          })
+        ).statusCode,
+        401,
+      );
+      assert.equal(
+        (
+          await app.inject({
+            method: 'POST',
+            url: '/api/v1/auth/token',
+            payload: { client_secret: wrongSecret, extra: wrongSecret },
+          })
+        ).statusCode,
+        400,
+      );
 
       // Key creation (the response carries the key) and use of the key and of the tokens.
-      const created = await app.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${clientToken}` }, payload: { name: 'logged key', scopes: ['keys:read'] } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/api/v1/keys',
+        headers: { authorization: `Bearer ${clientToken}` },
+        payload: { name: 'logged key', scopes: ['keys:read'] },
+      });
       assert.equal(created.statusCode, 201);
       const apiKey = created.json().key as string;
-      const rotated = await app.inject({ method: 'POST', url: `/api/v1/keys/${created.json().id}/rotate`, headers: { authorization: `Bearer ${adminToken}` }, payload: { grace_period_seconds: 60 } });
+      const rotated = await app.inject({
+        method: 'POST',
+        url: `/api/v1/keys/${created.json().id}/rotate`,
+        headers: { authorization: `Bearer ${adminToken}` },
+        payload: { grace_period_seconds: 60 },
+      });
       assert.equal(rotated.statusCode, 201);
       const rotatedKey = rotated.json().key as string;
-      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/keys?limit=5', headers: { 'x-api-key': apiKey } })).statusCode, 200);
-      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/keys', headers: { authorization: `Bearer ${adminToken}` } })).statusCode, 200);
-      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/keys', headers: { 'x-api-key': `${apiKey.slice(0, -1)}${apiKey.endsWith('x') ? 'y' : 'x'}` } })).statusCode, 401);
-      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/keys', headers: { authorization: `Bearer ${adminToken}x` } })).statusCode, 401);
+      assert.equal(
+        (await app.inject({ method: 'GET', url: '/api/v1/keys?limit=5', headers: { 'x-api-key': apiKey } })).statusCode,
+        200,
+      );
+      assert.equal(
+        (await app.inject({ method: 'GET', url: '/api/v1/keys', headers: { authorization: `Bearer ${adminToken}` } }))
+          .statusCode,
+        200,
+      );
+      assert.equal(
+        (
+          await app.inject({
+            method: 'GET',
+            url: '/api/v1/keys',
+            headers: { 'x-api-key': `${apiKey.slice(0, -1)}${apiKey.endsWith('x') ? 'y' : 'x'}` },
+          })
+        ).statusCode,
+        401,
+      );
+      assert.equal(
+        (await app.inject({ method: 'GET', url: '/api/v1/keys', headers: { authorization: `Bearer ${adminToken}x` } }))
+          .statusCode,
+        401,
+      );
       // A key pasted where it does not belong: in the body and the query string.
-      assert.equal((await app.inject({ method: 'POST', url: '/api/v1/keys', headers: { authorization: `Bearer ${adminToken}` }, payload: { name: 'x', scopes: ['keys:read'], key: apiKey } })).statusCode, 400);
-      assert.equal((await app.inject({ method: 'GET', url: `/api/v1/keys?cursor=${apiKey}`, headers: { authorization: `Bearer ${adminToken}` } })).statusCode, 400);
+      assert.equal(
+        (
+          await app.inject({
+            method: 'POST',
+            url: '/api/v1/keys',
+            headers: { authorization: `Bearer ${adminToken}` },
+            payload: { name: 'x', scopes: ['keys:read'], key: apiKey },
+          })
+        ).statusCode,
+        400,
+      );
+      assert.equal(
+        (
+          await app.inject({
+            method: 'GET',
+            url: `/api/v1/keys?cursor=${apiKey}`,
+            headers: { authorization: `Bearer ${adminToken}` },
+          })
+        ).statusCode,
+        400,
+      );
 
       const output = lines.join('');
       assert.ok(lines.length > 10, 'the logger captured the requests');

@@ -13,10 +13,24 @@ interface Operation {
 interface Doc {
   servers: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, { type: string; flows?: { clientCredentials?: { tokenUrl: string; scopes: Record<string, string> } }; in?: string; name?: string }> };
+  components: {
+    schemas: Record<string, unknown>;
+    securitySchemes: Record<
+      string,
+      {
+        type: string;
+        flows?: { clientCredentials?: { tokenUrl: string; scopes: Record<string, string> } };
+        in?: string;
+        name?: string;
+      }
+    >;
+  };
 }
 
-const operations = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, method, op })));
+const operations = (doc: Doc) =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, method, op })),
+  );
 
 describe('OpenAPI document', () => {
   let ctx: (TestContext & { close(): Promise<void> }) | undefined;
@@ -47,8 +61,12 @@ describe('OpenAPI document', () => {
         assert.ok(response.headers?.['X-Request-Id'], `${name} ${status} documents no X-Request-Id`);
         if (/^2/.test(status)) continue;
         assert.deepEqual(Object.keys(response.content ?? {}), ['application/problem+json'], `${name} ${status}`);
-        assert.deepEqual(response.content!['application/problem+json'], { schema: { $ref: '#/components/schemas/Problem' } });
-        if (status === '429') for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']) assert.ok(response.headers[h], `${name} 429 lacks ${h}`);
+        assert.deepEqual(response.content!['application/problem+json'], {
+          schema: { $ref: '#/components/schemas/Problem' },
+        });
+        if (status === '429')
+          for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'])
+            assert.ok(response.headers[h], `${name} 429 lacks ${h}`);
       }
       if (op.responses['201']) assert.ok(op.responses['201'].headers?.Location, `${name} 201 lacks Location`);
     }
@@ -56,7 +74,8 @@ describe('OpenAPI document', () => {
 
   test('every request body has an example', () => {
     for (const { name, op } of operations(doc)) {
-      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) assert.ok(media.example !== undefined, `${name} ${type} has no example`);
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {}))
+        assert.ok(media.example !== undefined, `${name} ${type} has no example`);
     }
   });
 
@@ -90,7 +109,8 @@ describe('OpenAPI document', () => {
     const createWebhook = doc.paths['/api/v1/webhooks']!.post as Operation & { description: string };
     assert.match(createWebhook.description, /`webhooks:write` scope and role operator or admin/);
     const tags = (doc as Doc & { tags: { name: string; description: string }[] }).tags.map((t) => t.name);
-    for (const { op } of operations(doc)) for (const tag of (op as Operation & { tags?: string[] }).tags ?? []) assert.ok(tags.includes(tag), tag);
+    for (const { op } of operations(doc))
+      for (const tag of (op as Operation & { tags?: string[] }).tags ?? []) assert.ok(tags.includes(tag), tag);
   });
 
   test('servers: "/" without a public URL, the public URL when configured', async () => {

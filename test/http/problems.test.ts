@@ -35,7 +35,11 @@ describeEachBackend('problem type pages', (ctx) => {
     assert.ok(emitted.size >= 12, `the scan found only ${[...emitted.keys()].join(', ')}`);
     for (const [code, statuses] of emitted) {
       assert.ok(Object.hasOwn(PROBLEMS, code), `${code} is emitted but has no problem page`);
-      assert.deepEqual([...statuses], [PROBLEMS[code as ProblemCode].status], `${code} is sent with ${[...statuses].join(', ')}`);
+      assert.deepEqual(
+        [...statuses],
+        [PROBLEMS[code as ProblemCode].status],
+        `${code} is sent with ${[...statuses].join(', ')}`,
+      );
     }
   });
 
@@ -51,11 +55,23 @@ describeEachBackend('problem type pages', (ctx) => {
   });
 
   test('with Accept: application/json the same facts come as JSON', async () => {
-    const res = await ctx().inject({ method: 'GET', url: '/problems/payload_too_large', headers: { accept: 'application/json' } });
+    const res = await ctx().inject({
+      method: 'GET',
+      url: '/problems/payload_too_large',
+      headers: { accept: 'application/json' },
+    });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^application\/json/);
-    assert.deepEqual(res.json(), { type: '/problems/payload_too_large', code: 'payload_too_large', ...PROBLEMS.payload_too_large });
-    const browser = await ctx().inject({ method: 'GET', url: '/problems/conflict', headers: { accept: 'text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8' } });
+    assert.deepEqual(res.json(), {
+      type: '/problems/payload_too_large',
+      code: 'payload_too_large',
+      ...PROBLEMS.payload_too_large,
+    });
+    const browser = await ctx().inject({
+      method: 'GET',
+      url: '/problems/conflict',
+      headers: { accept: 'text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8' },
+    });
     assert.match(String(browser.headers['content-type']), /^text\/html/);
   });
 
@@ -82,7 +98,16 @@ describeEachBackend('a 413 names the limit', (ctx) => {
     ];
     for (const [url, limit, detail] of cases) {
       const payload = JSON.stringify({ name: 'x'.repeat(limit) });
-      const body = problem(await ctx().inject({ method: 'POST', url, headers: { ...bearer(token), 'content-type': 'application/json' }, payload }), 413, 'payload_too_large');
+      const body = problem(
+        await ctx().inject({
+          method: 'POST',
+          url,
+          headers: { ...bearer(token), 'content-type': 'application/json' },
+          payload,
+        }),
+        413,
+        'payload_too_large',
+      );
       assert.match(String(body.detail), detail, url);
     }
   });

@@ -30,12 +30,17 @@ async function logging(level: string): Promise<{ app: FastifyInstance; lines: Li
       done();
     },
   });
-  const app = await buildApp({ config, store: fresh.store, logger: { ...(loggerOptions(level) as object), level, stream } });
+  const app = await buildApp({
+    config,
+    store: fresh.store,
+    logger: { ...(loggerOptions(level) as object), level, stream },
+  });
   await app.ready();
   return { app, lines, fresh };
 }
 
-const completed = (lines: Line[], route: string) => lines.filter((l) => l.msg === 'request completed' && l.req?.route === route);
+const completed = (lines: Line[], route: string) =>
+  lines.filter((l) => l.msg === 'request completed' && l.req?.route === route);
 
 describe('request log levels', () => {
   let debug: Awaited<ReturnType<typeof logging>>;
@@ -56,18 +61,36 @@ describe('request log levels', () => {
       assert.equal((await info.app.inject({ method: 'GET', url })).statusCode, 200);
       assert.equal((await debug.app.inject({ method: 'GET', url })).statusCode, 200);
       assert.deepEqual(completed(info.lines, url), [], `${url} logged at info`);
-      assert.deepEqual(completed(debug.lines, url).map((l) => LEVELS[l.level]), ['debug'], url);
+      assert.deepEqual(
+        completed(debug.lines, url).map((l) => LEVELS[l.level]),
+        ['debug'],
+        url,
+      );
     }
   });
 
   test('a success is logged at debug, a client error at info with its status', async () => {
-    const token = await debug.app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: 'admin-test', client_secret: 'admin-test-secret-0123456789' } });
-    const ok = await debug.app.inject({ method: 'GET', url: '/api/v1/keys', headers: bearer(token.json().access_token as string) });
+    const token = await debug.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      payload: { client_id: 'admin-test', client_secret: 'admin-test-secret-0123456789' },
+    });
+    const ok = await debug.app.inject({
+      method: 'GET',
+      url: '/api/v1/keys',
+      headers: bearer(token.json().access_token as string),
+    });
     assert.equal(ok.statusCode, 200);
     const refused = await debug.app.inject({ method: 'GET', url: '/api/v1/keys' });
     assert.equal(refused.statusCode, 401);
     const lines = completed(debug.lines, '/api/v1/keys');
-    assert.deepEqual(lines.map((l) => [l.res?.statusCode, LEVELS[l.level]]), [[200, 'debug'], [401, 'info']]);
+    assert.deepEqual(
+      lines.map((l) => [l.res?.statusCode, LEVELS[l.level]]),
+      [
+        [200, 'debug'],
+        [401, 'info'],
+      ],
+    );
     // The incoming line is trace only: not at debug.
     assert.equal(debug.lines.filter((l) => l.msg === 'incoming request').length, 0);
   });

@@ -165,7 +165,10 @@ test('encodeUlid: the same characters as the BigInt encoding, also one step on (
       assert.equal(encodeUlid(time, hi, lo), referenceCrockford(BigInt(time), 10) + referenceCrockford(random, 16));
       if (random + 1n < 1n << 80n) {
         const [h, l] = lo < 2 ** 40 - 1 ? [hi, lo + 1] : [hi + 1, 0];
-        assert.equal(encodeUlid(time, h, l), referenceCrockford(BigInt(time), 10) + referenceCrockford(random + 1n, 16));
+        assert.equal(
+          encodeUlid(time, h, l),
+          referenceCrockford(BigInt(time), 10) + referenceCrockford(random + 1n, 16),
+        );
       }
     }),
     { numRuns: 2000 },

@@ -7,7 +7,20 @@ import { sha256Hex } from '../../src/lib/digest.ts';
 import { SCOPES } from '../../src/auth/principal.ts';
 
 const KEYS = '/api/v1/keys';
-const RECORD_FIELDS = ['created_at', 'deactivated_at', 'environment', 'expires_at', 'id', 'last_used_at', 'name', 'owner_client_id', 'prefix', 'role', 'scopes', 'status'];
+const RECORD_FIELDS = [
+  'created_at',
+  'deactivated_at',
+  'environment',
+  'expires_at',
+  'id',
+  'last_used_at',
+  'name',
+  'owner_client_id',
+  'prefix',
+  'role',
+  'scopes',
+  'status',
+];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -15,7 +28,8 @@ type KeyRecord = Record<string, unknown> & { id: string; key?: string; status: s
 
 describeEachBackend('API key endpoints', (ctx) => {
   let admin: string;
-  const create = (token: string, payload: object) => ctx().inject({ method: 'POST', url: KEYS, headers: bearer(token), payload });
+  const create = (token: string, payload: object) =>
+    ctx().inject({ method: 'POST', url: KEYS, headers: bearer(token), payload });
   const list = async (token: string, query = '') => {
     const res = await ctx().inject({ method: 'GET', url: `${KEYS}${query}`, headers: bearer(token) });
     assert.equal(res.statusCode, 200, res.body);
@@ -41,14 +55,20 @@ describeEachBackend('API key endpoints', (ctx) => {
     assert.equal(body.status, 'active');
     assert.equal(body.owner_client_id, ADMIN_ID);
     assert.match(String(body.created_at), ISO);
-    assert.ok(Date.parse(String(body.created_at)) >= before - 5 && Date.parse(String(body.created_at)) <= Date.now() + 5);
+    assert.ok(
+      Date.parse(String(body.created_at)) >= before - 5 && Date.parse(String(body.created_at)) <= Date.now() + 5,
+    );
     assert.equal(body.expires_at, null);
     assert.equal(body.last_used_at, null);
     assert.equal(body.deactivated_at, null);
     assert.deepEqual(parseApiKey(body.key), { env: 'live' });
     assert.equal(body.prefix, body.key.slice(0, 16));
     // Only the digest is stored; listings never show the key again.
-    const row = await ctx().store.db.selectFrom('api_keys').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
+    const row = await ctx()
+      .store.db.selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', body.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.key_hash, sha256Hex(body.key));
     assert.ok(!Object.values(row).includes(body.key));
     const listed = (await list(admin)).data.find((k) => k.id === body.id)!;
@@ -58,7 +78,13 @@ describeEachBackend('API key endpoints', (ctx) => {
 
   test('create with role, environment test and expires_at: 201 with a vch_test_ key and the expiry echoed', async () => {
     const expires = new Date(Date.now() + 3_600_000).toISOString();
-    const res = await create(admin, { name: 'staging', scopes: ['keys:read'], role: 'operator', environment: 'test', expires_at: expires });
+    const res = await create(admin, {
+      name: 'staging',
+      scopes: ['keys:read'],
+      role: 'operator',
+      environment: 'test',
+      expires_at: expires,
+    });
     assert.equal(res.statusCode, 201);
     const body = res.json() as KeyRecord & { key: string };
     assert.equal(body.role, 'operator');
@@ -83,15 +109,25 @@ describeEachBackend('API key endpoints', (ctx) => {
     // A client of its own, so the listing holds exactly this test's keys.
     const token = await ctx().token(['keys:read', 'keys:write']);
     const ids: string[] = [];
-    for (const name of ['one', 'two', 'three']) ids.push(((await create(token, { name, scopes: ['keys:read'] })).json() as KeyRecord).id);
+    for (const name of ['one', 'two', 'three'])
+      ids.push(((await create(token, { name, scopes: ['keys:read'] })).json() as KeyRecord).id);
     const first = await list(token, '?limit=2');
-    assert.deepEqual(first.data.map((k) => k.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      first.data.map((k) => k.id),
+      [ids[2], ids[1]],
+    );
     assert.equal(first.next_cursor, ids[1]);
     const second = await list(token, `?limit=2&cursor=${first.next_cursor}`);
-    assert.deepEqual(second.data.map((k) => k.id), [ids[0]]);
+    assert.deepEqual(
+      second.data.map((k) => k.id),
+      [ids[0]],
+    );
     assert.equal(second.next_cursor, null);
     const all = await list(token);
-    assert.deepEqual(all.data.map((k) => k.name), ['three', 'two', 'one']);
+    assert.deepEqual(
+      all.data.map((k) => k.name),
+      ['three', 'two', 'one'],
+    );
     assert.equal(all.next_cursor, null);
     // Exactly a full page: no further cursor.
     assert.equal((await list(token, '?limit=3')).next_cursor, null);
@@ -101,9 +137,18 @@ describeEachBackend('API key endpoints', (ctx) => {
     const token = await ctx().token(['keys:read', 'keys:write']);
     const a = (await create(token, { name: 'a', scopes: ['keys:read'] })).json() as KeyRecord;
     const b = (await create(token, { name: 'b', scopes: ['keys:read'] })).json() as KeyRecord;
-    assert.equal((await ctx().inject({ method: 'DELETE', url: `${KEYS}/${a.id}`, headers: bearer(token) })).statusCode, 200);
-    assert.deepEqual((await list(token, '?status=inactive')).data.map((k) => k.id), [a.id]);
-    assert.deepEqual((await list(token, '?status=active')).data.map((k) => k.id), [b.id]);
+    assert.equal(
+      (await ctx().inject({ method: 'DELETE', url: `${KEYS}/${a.id}`, headers: bearer(token) })).statusCode,
+      200,
+    );
+    assert.deepEqual(
+      (await list(token, '?status=inactive')).data.map((k) => k.id),
+      [a.id],
+    );
+    assert.deepEqual(
+      (await list(token, '?status=active')).data.map((k) => k.id),
+      [b.id],
+    );
     assert.deepEqual((await list(token, '?status=expired')).data, []);
   });
 
@@ -111,16 +156,36 @@ describeEachBackend('API key endpoints', (ctx) => {
     for (const limit of ['0', '101', 'abc', '1.5', '', '-1']) {
       const res = await ctx().inject({ method: 'GET', url: `${KEYS}?limit=${limit}`, headers: bearer(admin) });
       const body = problem(res, 400, 'invalid_request');
-      assert.ok((body.errors as { field: string }[]).some((e) => e.field === 'querystring.limit'), `limit=${limit}: ${res.body}`);
+      assert.ok(
+        (body.errors as { field: string }[]).some((e) => e.field === 'querystring.limit'),
+        `limit=${limit}: ${res.body}`,
+      );
     }
   });
 
   test('list with a bad cursor, status or unknown parameter: 400 invalid_request', async () => {
-    for (const query of ['cursor=zzz', 'cursor=key_01ARZ3NDEKTSV4RRFFQ69G5FAVX', `cursor=${encodeURIComponent("key_' or 1=1 --")}`, 'status=deleted', 'status=active&status=inactive', 'owner=someone']) {
-      problem(await ctx().inject({ method: 'GET', url: `${KEYS}?${query}`, headers: bearer(admin) }), 400, 'invalid_request');
+    for (const query of [
+      'cursor=zzz',
+      'cursor=key_01ARZ3NDEKTSV4RRFFQ69G5FAVX',
+      `cursor=${encodeURIComponent("key_' or 1=1 --")}`,
+      'status=deleted',
+      'status=active&status=inactive',
+      'owner=someone',
+    ]) {
+      problem(
+        await ctx().inject({ method: 'GET', url: `${KEYS}?${query}`, headers: bearer(admin) }),
+        400,
+        'invalid_request',
+      );
     }
-    const body = problem(await ctx().inject({ method: 'GET', url: `${KEYS}?status=deleted`, headers: bearer(admin) }), 400, 'invalid_request');
-    assert.deepEqual(body.errors, [{ field: 'querystring.status', message: 'must be one of: active, expired, inactive' }]);
+    const body = problem(
+      await ctx().inject({ method: 'GET', url: `${KEYS}?status=deleted`, headers: bearer(admin) }),
+      400,
+      'invalid_request',
+    );
+    assert.deepEqual(body.errors, [
+      { field: 'querystring.status', message: 'must be one of: active, expired, inactive' },
+    ]);
   });
 
   test('DELETE: 200 with the record now inactive; repeating it: 200 with the same record', async () => {
@@ -137,22 +202,44 @@ describeEachBackend('API key endpoints', (ctx) => {
   });
 
   test('DELETE or rotate an unknown or malformed key id: 404 not_found', async () => {
-    for (const id of ['key_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'nope', 'key_%00', encodeURIComponent("' or 1=1 --"), 'x'.repeat(90)]) {
+    for (const id of [
+      'key_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+      'nope',
+      'key_%00',
+      encodeURIComponent("' or 1=1 --"),
+      'x'.repeat(90),
+    ]) {
       problem(await ctx().inject({ method: 'DELETE', url: `${KEYS}/${id}`, headers: bearer(admin) }), 404, 'not_found');
-      problem(await ctx().inject({ method: 'POST', url: `${KEYS}/${id}/rotate`, headers: bearer(admin), payload: {} }), 404, 'not_found');
+      problem(
+        await ctx().inject({ method: 'POST', url: `${KEYS}/${id}/rotate`, headers: bearer(admin), payload: {} }),
+        404,
+        'not_found',
+      );
     }
   });
 
   test('DELETE with an id longer than the router accepts: 404 not_found', async () => {
-    problem(await ctx().inject({ method: 'DELETE', url: `${KEYS}/${'k'.repeat(200)}`, headers: bearer(admin) }), 404, 'not_found');
+    problem(
+      await ctx().inject({ method: 'DELETE', url: `${KEYS}/${'k'.repeat(200)}`, headers: bearer(admin) }),
+      404,
+      'not_found',
+    );
   });
 
   test('create with expires_at in the past or now: 400 validation_failed naming expires_at', async () => {
     for (const expires of [new Date(Date.now() - 1000).toISOString(), '2001-01-01T00:00:00Z']) {
-      const body = problem(await create(admin, { name: 'old', scopes: ['keys:read'], expires_at: expires }), 400, 'validation_failed');
+      const body = problem(
+        await create(admin, { name: 'old', scopes: ['keys:read'], expires_at: expires }),
+        400,
+        'validation_failed',
+      );
       assert.deepEqual(body.errors, [{ field: 'expires_at', message: 'must be in the future' }]);
     }
-    const bad = problem(await create(admin, { name: 'old', scopes: ['keys:read'], expires_at: 'tomorrow' }), 400, 'validation_failed');
+    const bad = problem(
+      await create(admin, { name: 'old', scopes: ['keys:read'], expires_at: 'tomorrow' }),
+      400,
+      'validation_failed',
+    );
     assert.equal((bad.errors as { field: string }[])[0]!.field, 'expires_at');
   });
 
@@ -173,21 +260,37 @@ describeEachBackend('API key endpoints', (ctx) => {
     ];
     for (const [payload, field, message] of cases) {
       const body = problem(await create(admin, payload), 400, 'validation_failed');
-      assert.ok((body.errors as { field: string; message: string }[]).some((e) => e.field === field && e.message === message), `${JSON.stringify(payload)}: ${JSON.stringify(body.errors)}`);
+      assert.ok(
+        (body.errors as { field: string; message: string }[]).some((e) => e.field === field && e.message === message),
+        `${JSON.stringify(payload)}: ${JSON.stringify(body.errors)}`,
+      );
     }
   });
 
   test('rotate: 201 with a new key of the same name, scopes, role and environment; old key expires after the grace period', async () => {
-    const old = (await create(admin, { name: 'rotating', scopes: ['keys:read', 'trust:read'], role: 'operator', environment: 'test' })).json() as KeyRecord & { key: string };
+    const old = (
+      await create(admin, {
+        name: 'rotating',
+        scopes: ['keys:read', 'trust:read'],
+        role: 'operator',
+        environment: 'test',
+      })
+    ).json() as KeyRecord & { key: string };
     const before = Date.now();
-    const res = await ctx().inject({ method: 'POST', url: `${KEYS}/${old.id}/rotate`, headers: bearer(admin), payload: { grace_period_seconds: 3600 } });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: `${KEYS}/${old.id}/rotate`,
+      headers: bearer(admin),
+      payload: { grace_period_seconds: 3600 },
+    });
     assert.equal(res.statusCode, 201);
     const fresh = res.json() as KeyRecord & { key: string };
     assert.deepEqual(Object.keys(fresh).sort(), [...RECORD_FIELDS, 'key'].sort());
     assert.equal(res.headers.location, `${KEYS}/${fresh.id}`);
     assert.notEqual(fresh.id, old.id);
     assert.notEqual(fresh.key, old.key);
-    for (const field of ['name', 'scopes', 'role', 'environment', 'owner_client_id']) assert.deepEqual(fresh[field], old[field], field);
+    for (const field of ['name', 'scopes', 'role', 'environment', 'owner_client_id'])
+      assert.deepEqual(fresh[field], old[field], field);
     assert.equal(fresh.status, 'active');
     assert.equal(fresh.expires_at, null);
     assert.deepEqual(parseApiKey(fresh.key), { env: 'test' });
@@ -208,8 +311,18 @@ describeEachBackend('API key endpoints', (ctx) => {
 
   test('rotate with a bad grace period (-1, 604801, 1.5, "60", unknown field): 400 validation_failed', async () => {
     const old = (await create(admin, { name: 'bad grace', scopes: ['keys:read'] })).json() as KeyRecord;
-    for (const payload of [{ grace_period_seconds: -1 }, { grace_period_seconds: 604801 }, { grace_period_seconds: 1.5 }, { grace_period_seconds: '60' }, { grace: 1 }]) {
-      problem(await ctx().inject({ method: 'POST', url: `${KEYS}/${old.id}/rotate`, headers: bearer(admin), payload }), 400, 'validation_failed');
+    for (const payload of [
+      { grace_period_seconds: -1 },
+      { grace_period_seconds: 604801 },
+      { grace_period_seconds: 1.5 },
+      { grace_period_seconds: '60' },
+      { grace: 1 },
+    ]) {
+      problem(
+        await ctx().inject({ method: 'POST', url: `${KEYS}/${old.id}/rotate`, headers: bearer(admin), payload }),
+        400,
+        'validation_failed',
+      );
     }
     // Nothing happened to the key.
     assert.equal((await list(admin)).data.find((k) => k.id === old.id)!.expires_at, null);
@@ -218,7 +331,17 @@ describeEachBackend('API key endpoints', (ctx) => {
   test('an old key keeps a shorter expiry it already had when rotated with a long grace: 201', async () => {
     const soon = new Date(Date.now() + 600_000).toISOString();
     const old = (await create(admin, { name: 'short', scopes: ['keys:read'], expires_at: soon })).json() as KeyRecord;
-    assert.equal((await ctx().inject({ method: 'POST', url: `${KEYS}/${old.id}/rotate`, headers: bearer(admin), payload: { grace_period_seconds: 604800 } })).statusCode, 201);
+    assert.equal(
+      (
+        await ctx().inject({
+          method: 'POST',
+          url: `${KEYS}/${old.id}/rotate`,
+          headers: bearer(admin),
+          payload: { grace_period_seconds: 604800 },
+        })
+      ).statusCode,
+      201,
+    );
     assert.equal((await list(admin)).data.find((k) => k.id === old.id)!.expires_at, soon);
   });
 });

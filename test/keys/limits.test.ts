@@ -11,8 +11,15 @@ const KEYS = '/api/v1/keys';
 describeEachBackend('API keys per client', (ctx) => {
   let token: string;
   let other: string;
-  const create = (as: string, name: string) => ctx().inject({ method: 'POST', url: KEYS, headers: bearer(as), payload: { name, scopes: ['keys:read'] } });
-  const rotate = (as: string, id: string) => ctx().inject({ method: 'POST', url: `${KEYS}/${id}/rotate`, headers: bearer(as), payload: { grace_period_seconds: 3600 } });
+  const create = (as: string, name: string) =>
+    ctx().inject({ method: 'POST', url: KEYS, headers: bearer(as), payload: { name, scopes: ['keys:read'] } });
+  const rotate = (as: string, id: string) =>
+    ctx().inject({
+      method: 'POST',
+      url: `${KEYS}/${id}/rotate`,
+      headers: bearer(as),
+      payload: { grace_period_seconds: 3600 },
+    });
   const ids: string[] = [];
 
   before(async () => {
@@ -40,7 +47,10 @@ describeEachBackend('API keys per client', (ctx) => {
   });
 
   test('deactivating a key makes room for one more', async () => {
-    assert.equal((await ctx().inject({ method: 'DELETE', url: `${KEYS}/${ids[1]}`, headers: bearer(token) })).statusCode, 200);
+    assert.equal(
+      (await ctx().inject({ method: 'DELETE', url: `${KEYS}/${ids[1]}`, headers: bearer(token) })).statusCode,
+      200,
+    );
     const res = await create(token, 'room again');
     assert.equal(res.statusCode, 201, res.body);
     ids[1] = res.json().id as string;
@@ -66,9 +76,12 @@ describeEachBackend('API keys per client', (ctx) => {
 describeEachBackend('API keys per client, created concurrently', (ctx) => {
   test('concurrent creations never take a client past the cap', async () => {
     const token = await ctx().token(['keys:read', 'keys:write']);
-    const create = (name: string) => ctx().inject({ method: 'POST', url: KEYS, headers: bearer(token), payload: { name, scopes: ['keys:read'] } });
+    const create = (name: string) =>
+      ctx().inject({ method: 'POST', url: KEYS, headers: bearer(token), payload: { name, scopes: ['keys:read'] } });
     for (let i = 0; i < MAX_ACTIVE_KEYS_PER_CLIENT - 5; i++) assert.equal((await create(`k${i}`)).statusCode, 201);
-    const statuses = (await Promise.all(Array.from({ length: 12 }, (_, i) => create(`race${i}`)))).map((r) => r.statusCode);
+    const statuses = (await Promise.all(Array.from({ length: 12 }, (_, i) => create(`race${i}`)))).map(
+      (r) => r.statusCode,
+    );
     assert.equal(statuses.filter((s) => s === 201).length, 5, statuses.join(' '));
     assert.equal(statuses.filter((s) => s === 409).length, 7, statuses.join(' '));
   });

@@ -7,29 +7,50 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { looksLikeRawIdentifier, rawIdentifierInText } from '../../src/lib/identifiers.ts';
-import { composedDisguise, composedDisguiseForText, corpus, INVISIBLE, legitimateId, refusedAs } from '../helpers/disguises.ts';
+import {
+  composedDisguise,
+  composedDisguiseForText,
+  corpus,
+  INVISIBLE,
+  legitimateId,
+  refusedAs,
+} from '../helpers/disguises.ts';
 
 const show = (v: string) => JSON.stringify(v);
 
 test('corpus: every disguised raw identifier is refused, as the kind it is', () => {
   assert.ok(corpus.refused.length >= 80);
   const missed = corpus.refused.filter((e) => !refusedAs(e.kind, looksLikeRawIdentifier(e.value)));
-  assert.deepEqual(missed.map((e) => `${show(e.value)} (${e.why}): ${looksLikeRawIdentifier(e.value)}`), []);
+  assert.deepEqual(
+    missed.map((e) => `${show(e.value)} (${e.why}): ${looksLikeRawIdentifier(e.value)}`),
+    [],
+  );
 });
 
 test('corpus: every legitimate id passes', () => {
   const refused = corpus.accepted.filter((e) => looksLikeRawIdentifier(e.value) !== null);
-  assert.deepEqual(refused.map((e) => `${show(e.value)} (${e.why}): ${looksLikeRawIdentifier(e.value)}`), []);
+  assert.deepEqual(
+    refused.map((e) => `${show(e.value)} (${e.why}): ${looksLikeRawIdentifier(e.value)}`),
+    [],
+  );
 });
 
 test('corpus: free text refuses what ids refuse, and identifiers inside sentences', () => {
-  const missed = [...corpus.refused, ...corpus.text_refused].filter((e) => !refusedAs(e.kind, rawIdentifierInText(e.value)));
-  assert.deepEqual(missed.map((e) => `${show(e.value)}: ${rawIdentifierInText(e.value)}`), []);
+  const missed = [...corpus.refused, ...corpus.text_refused].filter(
+    (e) => !refusedAs(e.kind, rawIdentifierInText(e.value)),
+  );
+  assert.deepEqual(
+    missed.map((e) => `${show(e.value)}: ${rawIdentifierInText(e.value)}`),
+    [],
+  );
 });
 
 test('corpus: ordinary prose with short numbers, dates, times, amounts and ids passes as free text', () => {
   const refused = [...corpus.text_accepted, ...corpus.accepted].filter((e) => rawIdentifierInText(e.value) !== null);
-  assert.deepEqual(refused.map((e) => `${show(e.value)}: ${rawIdentifierInText(e.value)}`), []);
+  assert.deepEqual(
+    refused.map((e) => `${show(e.value)}: ${rawIdentifierInText(e.value)}`),
+    [],
+  );
 });
 
 test('the disguises of the issue, one by one', () => {
@@ -59,7 +80,8 @@ test('a digit run joined to an unknown word by weak punctuation stays part of an
     assert.equal(looksLikeRawIdentifier(`1234567${joiner}user`), null, joiner);
   }
   // ...while a strong joiner (whitespace, brackets, ':' or '=') makes it a value of its own.
-  for (const joiner of [' ', ':', '=', '(', ' = ']) assert.equal(looksLikeRawIdentifier(`user${joiner}4155552671`), 'phone', show(joiner));
+  for (const joiner of [' ', ':', '=', '(', ' = '])
+    assert.equal(looksLikeRawIdentifier(`user${joiner}4155552671`), 'phone', show(joiner));
 });
 
 test('property: a valid phone, e-mail, IBAN or card under random stacked disguises is always refused', () => {
@@ -73,7 +95,10 @@ test('property: a valid phone, e-mail, IBAN or card under random stacked disguis
 });
 
 test('property: the same inside a sentence of free text is refused', () => {
-  const sentence = fc.tuple(fc.constantFrom('', 'Buyer said ', 'call me at ', 'note: ', 'chargeback 3 of 5 on 2026-11-20, '), fc.constantFrom('', ' please', '. Thanks!', ', 2 of 3 lost'));
+  const sentence = fc.tuple(
+    fc.constantFrom('', 'Buyer said ', 'call me at ', 'note: ', 'chargeback 3 of 5 on 2026-11-20, '),
+    fc.constantFrom('', ' please', '. Thanks!', ', 2 of 3 lost'),
+  );
   fc.assert(
     fc.property(composedDisguiseForText, sentence, ({ kind, text }, [before, after]) => {
       const note = `${before}${text}${after}`;
@@ -93,7 +118,16 @@ test('property: legitimate ids (digests, ULIDs, UUIDs, prefixed short or glued n
 });
 
 test('property: a disguise wrapped around a legitimate id does not make it a raw identifier', () => {
-  const wrapper = fc.constantFrom(['', ''], ['"', '"'], ['(', ')'], ['%20', ''], ['\u3164', '\u3164'], ['#', ''], ['', '.'], ['<', '>']);
+  const wrapper = fc.constantFrom(
+    ['', ''],
+    ['"', '"'],
+    ['(', ')'],
+    ['%20', ''],
+    ['\u3164', '\u3164'],
+    ['#', ''],
+    ['', '.'],
+    ['<', '>'],
+  );
   fc.assert(
     fc.property(legitimateId, wrapper, (id, [open, close]) => {
       assert.equal(looksLikeRawIdentifier(`${open}${id}${close}`), null, show(`${open}${id}${close}`));
@@ -104,41 +138,134 @@ test('property: a disguise wrapped around a legitimate id does not make it a raw
 
 test('property: any string gets an answer of the four kinds or null, and the same answer twice', () => {
   const piece = fc.oneof(
-    fc.constantFrom('\ud83d\ude00', '𝟏', '\ud835', '\ude00', ' ', '-', '+', '#', '(', ')', '<', '>', '"', '«', '»', ':', '=', '%', '%2', '%2B', '%40', '&#', '&#43;',
-      '@', '.', 'xn--', 'tel:', 'phone=', 'card_', 'IBAN', 'GB82', 'WEST', '1234', '4111', '٣', '\u3164', '\u200b', 'ä', 'x', 'exp', '.com'),
+    fc.constantFrom(
+      '\ud83d\ude00',
+      '𝟏',
+      '\ud835',
+      '\ude00',
+      ' ',
+      '-',
+      '+',
+      '#',
+      '(',
+      ')',
+      '<',
+      '>',
+      '"',
+      '«',
+      '»',
+      ':',
+      '=',
+      '%',
+      '%2',
+      '%2B',
+      '%40',
+      '&#',
+      '&#43;',
+      '@',
+      '.',
+      'xn--',
+      'tel:',
+      'phone=',
+      'card_',
+      'IBAN',
+      'GB82',
+      'WEST',
+      '1234',
+      '4111',
+      '٣',
+      '\u3164',
+      '\u200b',
+      'ä',
+      'x',
+      'exp',
+      '.com',
+    ),
     fc.string({ unit: 'binary', maxLength: 3 }),
     fc.string({ unit: 'grapheme', maxLength: 3 }),
     fc.stringMatching(/^[0-9a-f]{0,64}$/),
   );
   fc.assert(
-    fc.property(fc.array(piece, { maxLength: 14 }).map((parts) => parts.join('')), (value) => {
-      const kind = looksLikeRawIdentifier(value);
-      assert.ok(kind === null || ['phone', 'email', 'iban', 'card'].includes(kind));
-      assert.equal(looksLikeRawIdentifier(value), kind);
-      const inText = rawIdentifierInText(value);
-      assert.ok(inText === null || ['phone', 'email', 'iban', 'card'].includes(inText));
-    }),
+    fc.property(
+      fc.array(piece, { maxLength: 14 }).map((parts) => parts.join('')),
+      (value) => {
+        const kind = looksLikeRawIdentifier(value);
+        assert.ok(kind === null || ['phone', 'email', 'iban', 'card'].includes(kind));
+        assert.equal(looksLikeRawIdentifier(value), kind);
+        const inText = rawIdentifierInText(value);
+        assert.ok(inText === null || ['phone', 'email', 'iban', 'card'].includes(inText));
+      },
+    ),
     { numRuns: 5000 },
   );
 });
 
 test('property: prose with short numbers, dates, times, amounts and ids between its words passes as free text', () => {
   // Two-letter words that are IBAN country codes ("at", "de", "es", "it", "no") come before numbers.
-  const word = fc.constantFrom('the', 'buyer', 'paid', 'at', 'de', 'es', 'it', 'no', 'be', 'is', 'on', 'of', 'am', 'pm', 'chargeback', 'refund', 'lost', 'won',
-    'dispute', 'USD', 'EUR', 'x', 'exp', 'phone', 'card', 'mobile', 'call', 'ref', 'ticket', '(see', 'notes)');
+  const word = fc.constantFrom(
+    'the',
+    'buyer',
+    'paid',
+    'at',
+    'de',
+    'es',
+    'it',
+    'no',
+    'be',
+    'is',
+    'on',
+    'of',
+    'am',
+    'pm',
+    'chargeback',
+    'refund',
+    'lost',
+    'won',
+    'dispute',
+    'USD',
+    'EUR',
+    'x',
+    'exp',
+    'phone',
+    'card',
+    'mobile',
+    'call',
+    'ref',
+    'ticket',
+    '(see',
+    'notes)',
+  );
   const number = fc.oneof(
     fc.integer({ min: 0, max: 999_999 }).map(String),
-    fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((d) => d.toISOString()),
-    fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)),
-    fc.tuple(fc.integer({ min: 1, max: 31 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 2000, max: 2099 }), fc.constantFrom('.', '/', '-'))
+    fc
+      .date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true })
+      .map((d) => d.toISOString()),
+    fc
+      .date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10)),
+    fc
+      .tuple(
+        fc.integer({ min: 1, max: 31 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 2000, max: 2099 }),
+        fc.constantFrom('.', '/', '-'),
+      )
       .map(([d, m, y, sep]) => `${d}${sep}${m}${sep}${y}`),
-    fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.boolean()).map(([h, m, s]) => `${h}:${String(m).padStart(2, '0')}${s ? ':07' : ''}`),
-    fc.integer({ min: 1_000, max: 999_999_999 }).map((n) => `${n.toLocaleString('en-US')}.${String(n % 100).padStart(2, '0')}`),
+    fc
+      .tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.boolean())
+      .map(([h, m, s]) => `${h}:${String(m).padStart(2, '0')}${s ? ':07' : ''}`),
+    fc
+      .integer({ min: 1_000, max: 999_999_999 })
+      .map((n) => `${n.toLocaleString('en-US')}.${String(n % 100).padStart(2, '0')}`),
     fc.integer({ min: 0, max: 99_999_999 }).map((n) => `${(n / 100).toFixed(2)}`),
     fc.integer({ min: 0, max: 100 }).map((n) => `${n}%`),
     legitimateId,
   );
-  const sentence = fc.array(fc.tuple(word, fc.option(number), fc.constantFrom(' ', ', ', '; ', '. ', ': ')), { minLength: 1, maxLength: 12 })
+  const sentence = fc
+    .array(fc.tuple(word, fc.option(number), fc.constantFrom(' ', ', ', '; ', '. ', ': ')), {
+      minLength: 1,
+      maxLength: 12,
+    })
     .map((parts) => parts.map(([w, n, p]) => (n === null ? `${w}${p}` : `${w} ${n}${p}`)).join(''));
   fc.assert(
     fc.property(sentence, (note) => {

@@ -50,7 +50,15 @@ test('IBANs are refused (mod-97 valid, any case, spaces allowed)', () => {
 });
 
 test('card numbers are refused, and reported as card before phone', () => {
-  for (const v of ['4111111111111111', '4111 1111 1111 1111', '4111-1111-1111-1111', '5500005555555559', '378282246310005', '6011000990139424', '4222222222222']) {
+  for (const v of [
+    '4111111111111111',
+    '4111 1111 1111 1111',
+    '4111-1111-1111-1111',
+    '5500005555555559',
+    '378282246310005',
+    '6011000990139424',
+    '4222222222222',
+  ]) {
     assert.equal(looksLikeRawIdentifier(v), 'card', v);
   }
   // 16 digits failing Luhn: neither a card nor (too long) a phone.
@@ -113,7 +121,6 @@ test('property: random 32-char hex (MD5) and 21–22 char base64url ids are neve
   );
 });
 
-
 test('property: random Luhn-valid card numbers (13–19 digits, optional grouping) are flagged card', () => {
   fc.assert(
     fc.property(
@@ -150,7 +157,8 @@ test('long adversarial input gets the right answer', () => {
     [`${'a'.repeat(10000)}4155552671`, null],
     [`${' '.repeat(10000)}4155552671${' '.repeat(10000)}`, 'phone'],
   ];
-  for (const [value, kind] of cases) assert.equal(looksLikeRawIdentifier(value), kind, `${JSON.stringify(value.slice(0, 20))}…`);
+  for (const [value, kind] of cases)
+    assert.equal(looksLikeRawIdentifier(value), kind, `${JSON.stringify(value.slice(0, 20))}…`);
 });
 
 // Issue 8, item 8: trivial disguises must not get a raw identifier past the detector.
@@ -194,7 +202,10 @@ test('disguised raw identifiers are refused (schemes, display names, full-width,
     ['GB82.WEST.1234.5698.7654.32', 'iban'],
     ['GB82_WEST_1234_5698_7654_32', 'iban'],
     ['GB82/WEST/1234/5698/7654/32', 'iban'],
-    ['\uff27\uff22\uff18\uff12\uff37\uff25\uff33\uff34\uff11\uff12\uff13\uff14\uff15\uff16\uff19\uff18\uff17\uff16\uff15\uff14\uff13\uff12', 'iban'],
+    [
+      '\uff27\uff22\uff18\uff12\uff37\uff25\uff33\uff34\uff11\uff12\uff13\uff14\uff15\uff16\uff19\uff18\uff17\uff16\uff15\uff14\uff13\uff12',
+      'iban',
+    ],
     ['GB\u0668\u0662WEST12345698765432', 'iban'],
   ];
   for (const [v, kind] of cases) assert.equal(looksLikeRawIdentifier(v), kind, JSON.stringify(v));
@@ -220,10 +231,26 @@ test('normalisation does not turn opaque ids into raw identifiers', () => {
 
 test('isDigest: hex and base64url digests of at least 32 characters only', () => {
   const sha = createHash('sha256').update('x').digest();
-  for (const v of [sha.toString('hex'), sha.toString('hex').toUpperCase(), sha.toString('base64url'), createHash('md5').update('x').digest('hex'), `${sha.toString('base64url')}=`]) {
+  for (const v of [
+    sha.toString('hex'),
+    sha.toString('hex').toUpperCase(),
+    sha.toString('base64url'),
+    createHash('md5').update('x').digest('hex'),
+    `${sha.toString('base64url')}=`,
+  ]) {
     assert.equal(isDigest(v), true, v);
   }
-  for (const v of ['', 'abc', 'f'.repeat(31), sha.toString('base64'), newId('usr'), 'alice@example.com', `${'a'.repeat(40)} `, `${'a'.repeat(40)}\u0000`, 'a'.repeat(40) + '==='] ) {
+  for (const v of [
+    '',
+    'abc',
+    'f'.repeat(31),
+    sha.toString('base64'),
+    newId('usr'),
+    'alice@example.com',
+    `${'a'.repeat(40)} `,
+    `${'a'.repeat(40)}\u0000`,
+    'a'.repeat(40) + '===',
+  ]) {
     assert.equal(isDigest(v), false, v);
   }
 });
@@ -249,33 +276,67 @@ test('property: random hex and base64url digests (32–88 chars) are never flagg
 
 test('review findings: quotes and brackets, trailing punctuation, edge separators, URI parameters, extensions and labels do not hide a raw identifier', () => {
   const cases: Array<[string, string]> = [
-    ['"a@b.com"', 'email'], ['(a@b.com)', 'email'], ['[a@b.com]', 'email'], ["'a@b.com'", 'email'],
-    ['(4111 1111 1111 1111)', 'card'], ['(GB82 WEST 1234 5698 7654 32)', 'iban'],
-    ['a@b.com,', 'email'], ['a@b.com;', 'email'], ['a@b.com>', 'email'],
-    ['-4111-1111-1111-1111-', 'card'], ['#4111111111111111', 'card'], ['+4111111111111111', 'card'], ['-GB82WEST12345698765432', 'iban'],
-    ['tel:+1-415-555-0100;ext=12', 'phone'], ['mailto:a@b.com?subject=hi', 'email'],
-    ['+1 415 555 0100 x12', 'phone'], ['+1 415 555 0100 ext. 12', 'phone'], ['phone: +14155550100', 'phone'],
-    ['tel +14155550100', 'phone'], ['whatsapp:+14155550100', 'phone'], ['card:4111111111111111', 'card'],
+    ['"a@b.com"', 'email'],
+    ['(a@b.com)', 'email'],
+    ['[a@b.com]', 'email'],
+    ["'a@b.com'", 'email'],
+    ['(4111 1111 1111 1111)', 'card'],
+    ['(GB82 WEST 1234 5698 7654 32)', 'iban'],
+    ['a@b.com,', 'email'],
+    ['a@b.com;', 'email'],
+    ['a@b.com>', 'email'],
+    ['-4111-1111-1111-1111-', 'card'],
+    ['#4111111111111111', 'card'],
+    ['+4111111111111111', 'card'],
+    ['-GB82WEST12345698765432', 'iban'],
+    ['tel:+1-415-555-0100;ext=12', 'phone'],
+    ['mailto:a@b.com?subject=hi', 'email'],
+    ['+1 415 555 0100 x12', 'phone'],
+    ['+1 415 555 0100 ext. 12', 'phone'],
+    ['phone: +14155550100', 'phone'],
+    ['tel +14155550100', 'phone'],
+    ['whatsapp:+14155550100', 'phone'],
+    ['card:4111111111111111', 'card'],
   ];
   for (const [value, kind] of cases) {
     const found = looksLikeRawIdentifier(value);
     assert.ok(found === kind || (kind === 'phone' && found === 'card'), `${value}: ${found}`);
   }
   // and still not an order number glued to its word, a labelled hash or a URL
-  for (const value of ['order#1234567', 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', 'https://example.com/u/42', 'usr_01HZX3K9Q2W8E5R7T6Y4U1I0OP']) {
+  for (const value of [
+    'order#1234567',
+    'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+    'https://example.com/u/42',
+    'usr_01HZX3K9Q2W8E5R7T6Y4U1I0OP',
+  ]) {
     assert.equal(looksLikeRawIdentifier(value), null, value);
   }
 });
 
 test('rawIdentifierIn: the verdict of looksLikeRawIdentifier, whatever the holder has seen before', () => {
   fc.assert(
-    fc.property(fc.array(fc.oneof(fc.constantFrom('alice@example.com', '+14155552671', '4111 1111 1111 1111', 'GB82 WEST 1234 5698 7654 32'), fc.stringMatching(/^[0-9a-f]{8,64}$/), fc.string()), { maxLength: 20 }), (values) => {
-      const holder = {};
-      for (const round of [1, 2]) {
-        for (const v of values) assert.equal(rawIdentifierIn(v, holder), looksLikeRawIdentifier(v), `${JSON.stringify(v)} (round ${round})`);
-      }
-      for (const v of values) assert.equal(rawIdentifierIn(v, undefined), looksLikeRawIdentifier(v));
-    }),
+    fc.property(
+      fc.array(
+        fc.oneof(
+          fc.constantFrom('alice@example.com', '+14155552671', '4111 1111 1111 1111', 'GB82 WEST 1234 5698 7654 32'),
+          fc.stringMatching(/^[0-9a-f]{8,64}$/),
+          fc.string(),
+        ),
+        { maxLength: 20 },
+      ),
+      (values) => {
+        const holder = {};
+        for (const round of [1, 2]) {
+          for (const v of values)
+            assert.equal(
+              rawIdentifierIn(v, holder),
+              looksLikeRawIdentifier(v),
+              `${JSON.stringify(v)} (round ${round})`,
+            );
+        }
+        for (const v of values) assert.equal(rawIdentifierIn(v, undefined), looksLikeRawIdentifier(v));
+      },
+    ),
     { numRuns: 300 },
   );
 });

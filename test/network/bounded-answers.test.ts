@@ -12,28 +12,59 @@ import { checkFlagsPage } from '../../src/network/pull.ts';
 import { randomBytes } from 'node:crypto';
 
 const label = fc.record({
-  kinds: fc.dictionary(fc.constantFrom(...FLAG_KINDS), fc.integer({ min: 1, max: 1e9 }), { minKeys: 1, noNullPrototype: true }),
-  latest_month: fc.tuple(fc.integer({ min: 2000, max: 9999 }), fc.integer({ min: 1, max: 12 })).map(([y, m]) => `${y}-${String(m).padStart(2, '0')}`),
+  kinds: fc.dictionary(fc.constantFrom(...FLAG_KINDS), fc.integer({ min: 1, max: 1e9 }), {
+    minKeys: 1,
+    noNullPrototype: true,
+  }),
+  latest_month: fc
+    .tuple(fc.integer({ min: 2000, max: 9999 }), fc.integer({ min: 1, max: 12 }))
+    .map(([y, m]) => `${y}-${String(m).padStart(2, '0')}`),
 });
 
 test('every label sealed as the protocol says passes the page check, and opens', () => {
-  fc.assert(fc.property(label, (l) => {
-    const key = randomBytes(32);
-    const tag = randomBytes(32).toString('base64url');
-    const sealed = sealLabel(l as Label, key, tag);
-    assert.ok(sealed.length >= SEALED_MIN_CHARS && sealed.length <= SEALED_MAX_CHARS, `${sealed.length}`);
-    const page = checkFlagsPage({ epoch: '1.0', since: '1', next_cursor: null, entries: [{ tag, sealed }] }, 1);
-    assert.equal(page.held.get(tag), sealed);
-    assert.deepEqual(openLabel(sealed, key, tag), { kinds: { ...l.kinds }, latest_month: l.latest_month });
-  }), { numRuns: 200 });
+  fc.assert(
+    fc.property(label, (l) => {
+      const key = randomBytes(32);
+      const tag = randomBytes(32).toString('base64url');
+      const sealed = sealLabel(l as Label, key, tag);
+      assert.ok(sealed.length >= SEALED_MIN_CHARS && sealed.length <= SEALED_MAX_CHARS, `${sealed.length}`);
+      const page = checkFlagsPage({ epoch: '1.0', since: '1', next_cursor: null, entries: [{ tag, sealed }] }, 1);
+      assert.equal(page.held.get(tag), sealed);
+      assert.deepEqual(openLabel(sealed, key, tag), { kinds: { ...l.kinds }, latest_month: l.latest_month });
+    }),
+    { numRuns: 200 },
+  );
 });
 
-test('a page check names what is wrong and never echoes the peer\'s bytes', () => {
+test("a page check names what is wrong and never echoes the peer's bytes", () => {
   const tag = randomBytes(32).toString('base64url');
-  assert.throws(() => checkFlagsPage({ epoch: '1.0', since: '1', entries: [{ tag, withdrawn: true }, { tag, withdrawn: true }] }, 1), /2 entries where at most 1 were asked/);
-  assert.throws(() => checkFlagsPage({ epoch: '1.0', since: '1', entries: [{ tag: `${tag}<script>`, withdrawn: true }] }, 1), (err: Error) => !err.message.includes('<script>'));
-  assert.throws(() => checkFlagsPage({ epoch: '1.0', since: '1', entries: [{ tag, withdrawn: true, sealed: 'x'.repeat(120) }] }, 1), /neither a sealed label/);
-  assert.deepEqual([...checkFlagsPage({ epoch: '1.0', since: '1', entries: [{ tag, withdrawn: true }] }, 1).withdrawn], [tag]);
+  assert.throws(
+    () =>
+      checkFlagsPage(
+        {
+          epoch: '1.0',
+          since: '1',
+          entries: [
+            { tag, withdrawn: true },
+            { tag, withdrawn: true },
+          ],
+        },
+        1,
+      ),
+    /2 entries where at most 1 were asked/,
+  );
+  assert.throws(
+    () => checkFlagsPage({ epoch: '1.0', since: '1', entries: [{ tag: `${tag}<script>`, withdrawn: true }] }, 1),
+    (err: Error) => !err.message.includes('<script>'),
+  );
+  assert.throws(
+    () => checkFlagsPage({ epoch: '1.0', since: '1', entries: [{ tag, withdrawn: true, sealed: 'x'.repeat(120) }] }, 1),
+    /neither a sealed label/,
+  );
+  assert.deepEqual(
+    [...checkFlagsPage({ epoch: '1.0', since: '1', entries: [{ tag, withdrawn: true }] }, 1).withdrawn],
+    [tag],
+  );
 });
 
 test('nesting past the bound is refused before parsing, in place and in the worker thread', async () => {
@@ -47,7 +78,7 @@ test('nesting past the bound is refused before parsing, in place and in the work
   await assert.rejects(parseOff(`{"a":"${'x'.repeat(40_000)}`, 8));
 });
 
-test('a peer\'s Retry-After: seconds or an HTTP date, at least a second, at most a day', () => {
+test("a peer's Retry-After: seconds or an HTTP date, at least a second, at most a day", () => {
   assert.equal(retryAfterSeconds('3600'), 3600);
   assert.equal(retryAfterSeconds('0'), 1);
   assert.equal(retryAfterSeconds('999999999'), RETRY_AFTER_MAX_S);

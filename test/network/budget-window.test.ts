@@ -21,7 +21,10 @@ describeEachBackend('Budget over a rolling 24 hours', (ctx) => {
     assert.equal(afterMidnight.granted, false);
     assert.equal(afterMidnight.used, 10);
     // Given back when the slot of 23:50 leaves the window: 24 h 10 min after 23:50, not before 24 h.
-    assert.ok(afterMidnight.retryAfterSeconds > 23 * 3600 && afterMidnight.retryAfterSeconds <= 24 * 3600, String(afterMidnight.retryAfterSeconds));
+    assert.ok(
+      afterMidnight.retryAfterSeconds > 23 * 3600 && afterMidnight.retryAfterSeconds <= 24 * 3600,
+      String(afterMidnight.retryAfterSeconds),
+    );
     assert.equal((await consumeBudget(db(), peer, 1, spent + 24 * HOUR - MIN)).granted, false);
     const back = await consumeBudget(db(), peer, 10, spent + 24 * HOUR + 10 * MIN);
     assert.deepEqual([back.granted, back.used], [true, 10]);
@@ -54,6 +57,9 @@ describeEachBackend('Budget over a rolling 24 hours', (ctx) => {
     assert.equal((await consumeBudget(db(), peer, 2, now)).granted, false);
     assert.equal((await consumeBudget(db(), peer, 1, now)).granted, true);
     await pruneBudgets(db(), now + 48 * HOUR);
-    assert.equal((await db().selectFrom('network_budget').select('day').where('peer_id', '=', peer.id).execute()).length, 0);
+    assert.equal(
+      (await db().selectFrom('network_budget').select('day').where('peer_id', '=', peer.id).execute()).length,
+      0,
+    );
   });
 });

@@ -18,19 +18,42 @@ test('vouch network: peers, status and sync from a terminal', { timeout: 180_000
   assert.equal(none.code, 0, none.stderr);
   assert.deepEqual(JSON.parse(none.stdout), { peers: [] });
 
-  const refused = await runCli(['network', 'peers', 'add', '--name', 'b', '--url', 'http://127.0.0.1:9', '--signing-key', key], env);
+  const refused = await runCli(
+    ['network', 'peers', 'add', '--name', 'b', '--url', 'http://127.0.0.1:9', '--signing-key', key],
+    env,
+  );
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /url must be an https:\/\/ URL/);
 
   const port = await freePort();
-  const added = await runCli(['network', 'peers', 'add', '--name', 'b', '--url', `http://127.0.0.1:${port}`, '--signing-key', key, '--publish', 'chargeback,fraud_report', '--budget', '50'], { ...env, VOUCH_NETWORK_ALLOW_PRIVATE: '1' });
+  const added = await runCli(
+    [
+      'network',
+      'peers',
+      'add',
+      '--name',
+      'b',
+      '--url',
+      `http://127.0.0.1:${port}`,
+      '--signing-key',
+      key,
+      '--publish',
+      'chargeback,fraud_report',
+      '--budget',
+      '50',
+    ],
+    { ...env, VOUCH_NETWORK_ALLOW_PRIVATE: '1' },
+  );
   assert.equal(added.code, 0, added.stderr);
   const peer = JSON.parse(added.stdout) as { id: string; publish: string[]; budget_per_day: number; status: string };
   assert.deepEqual([peer.publish, peer.budget_per_day, peer.status], [['chargeback', 'fraud_report'], 50, 'active']);
 
   const list = await runCli(['network', 'peers', 'list'], env);
   assert.equal(list.stdout.split('\n')[0], 'id\tstatus\tname\turl\tweight\tpublish\tlast_sync_at');
-  assert.match(list.stdout, new RegExp(`^${peer.id}\tactive\tb\thttp://127.0.0.1:${port}\t1\tchargeback,fraud_report\t-$`, 'm'));
+  assert.match(
+    list.stdout,
+    new RegExp(`^${peer.id}\tactive\tb\thttp://127.0.0.1:${port}\t1\tchargeback,fraud_report\t-$`, 'm'),
+  );
 
   const failed = await runCli(['network', 'sync'], { ...env, VOUCH_NETWORK_ALLOW_PRIVATE: '1' });
   assert.equal(failed.code, 1);
@@ -46,5 +69,9 @@ test('vouch network: peers, status and sync from a terminal', { timeout: 180_000
 
   assert.equal((await runCli(['network', 'peers', 'remove', peer.id], env)).code, 0);
   assert.equal((await runCli(['network', 'peers', 'remove', peer.id], env)).code, 2);
-  assert.equal((await runCli(['network', 'peers', 'list'], env)).stdout, 'id\tstatus\tname\turl\tweight\tpublish\tlast_sync_at\n', 'the header alone');
+  assert.equal(
+    (await runCli(['network', 'peers', 'list'], env)).stdout,
+    'id\tstatus\tname\turl\tweight\tpublish\tlast_sync_at\n',
+    'the header alone',
+  );
 });

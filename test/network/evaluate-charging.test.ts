@@ -11,13 +11,24 @@ import { generateOprfKey } from '../../src/network/oprf.ts';
 import { networkDb } from '../../src/network/tables.ts';
 import { signedInject, standInPeer } from './support.ts';
 
-const alerts = (metrics: string, peerId: string) => Number(new RegExp(`vouch_network_budget_alerts_total\\{peer_id="${peerId}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+const alerts = (metrics: string, peerId: string) =>
+  Number(new RegExp(`vouch_network_budget_alerts_total\\{peer_id="${peerId}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
 
 describeEachBackend('Evaluate requests are charged', (ctx) => {
   let element: string;
   const addPeer = async (budget: number) => {
     const peer = standInPeer();
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/network/peers', headers: bearer(await ctx().token()), payload: { name: `p${budget}`, url: 'https://93.184.216.34', signing_key: peer.signingKey, budget_per_day: budget } });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/network/peers',
+      headers: bearer(await ctx().token()),
+      payload: {
+        name: `p${budget}`,
+        url: 'https://93.184.216.34',
+        signing_key: peer.signingKey,
+        budget_per_day: budget,
+      },
+    });
     assert.equal(res.statusCode, 201, res.body);
     element ??= (await ctx().inject({ method: 'GET', url: '/network/v1/descriptor' })).json().oprf_public_key as string;
     return { peer, id: res.json().id as string };
@@ -26,15 +37,34 @@ describeEachBackend('Evaluate requests are charged', (ctx) => {
   test('a batch refused for one bad element is charged in full, and the budget it spent is gone', async () => {
     const { peer, id } = await addPeer(1000);
     const elements = Array.from({ length: 1000 }, (_, i) => (i === 500 ? 'A'.repeat(43) : element));
-    const refused = problem(await signedInject(ctx(), peer, 'POST', '/network/v1/evaluate', { elements }), 400, 'validation_failed');
-    assert.deepEqual((refused.errors as Array<{ field: string }>).map((e) => e.field), ['/elements/500']);
+    const refused = problem(
+      await signedInject(ctx(), peer, 'POST', '/network/v1/evaluate', { elements }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      (refused.errors as Array<{ field: string }>).map((e) => e.field),
+      ['/elements/500'],
+    );
     assert.equal(await usedInWindow(networkDb(ctx().store.db), id), 1000);
-    problem(await signedInject(ctx(), peer, 'POST', '/network/v1/evaluate', { elements: [element] }), 429, 'rate_limited');
+    problem(
+      await signedInject(ctx(), peer, 'POST', '/network/v1/evaluate', { elements: [element] }),
+      429,
+      'rate_limited',
+    );
   });
 
   test('a peer that passes 80 % of its budget is alerted on once', async () => {
     const { peer, id } = await addPeer(10);
-    const evaluate = async (n: number) => assert.equal((await signedInject(ctx(), peer, 'POST', '/network/v1/evaluate', { elements: Array.from({ length: n }, () => element) })).statusCode, 200);
+    const evaluate = async (n: number) =>
+      assert.equal(
+        (
+          await signedInject(ctx(), peer, 'POST', '/network/v1/evaluate', {
+            elements: Array.from({ length: n }, () => element),
+          })
+        ).statusCode,
+        200,
+      );
     const metrics = async () => (await ctx().inject({ method: 'GET', url: '/metrics' })).body;
     await evaluate(7);
     assert.equal(alerts(await metrics(), id), 0);

@@ -9,8 +9,20 @@ import type { FlagsPage } from '../../src/network/flags-page.ts';
 import { networkDb } from '../../src/network/tables.ts';
 import { signedInject, standInPeer } from './support.ts';
 
-const page = (entries: number): FlagsPage => ({ epoch: '1.0', entries: Array.from({ length: entries }, (_, i) => ({ tag: `t${i}`, withdrawn: true as const })), next_cursor: null, since: '0' });
-const key = (over: Partial<PageKey> = {}): PageKey => ({ peerId: 'p', epoch: '0:chargeback', since: 0, cursor: undefined, limit: 1000, ...over });
+const page = (entries: number): FlagsPage => ({
+  epoch: '1.0',
+  entries: Array.from({ length: entries }, (_, i) => ({ tag: `t${i}`, withdrawn: true as const })),
+  next_cursor: null,
+  since: '0',
+});
+const key = (over: Partial<PageKey> = {}): PageKey => ({
+  peerId: 'p',
+  epoch: '0:chargeback',
+  since: 0,
+  cursor: undefined,
+  limit: 1000,
+  ...over,
+});
 
 describeEachBackend('Flags pages from a cache', (ctx) => {
   test('the same page is computed once; another peer, limit or cursor is not the same page; entries expire', async () => {
@@ -22,7 +34,13 @@ describeEachBackend('Flags pages from a cache', (ctx) => {
     assert.equal((await cache.get(db, key(), compute)).cached, false);
     const again = await cache.get(db, key(), compute);
     assert.deepEqual([again.cached, again.page.entries.length, computed], [true, 1, 1]);
-    for (const other of [key({ peerId: 'q' }), key({ limit: 999 }), key({ cursor: '5.x' }), key({ since: 3 }), key({ epoch: '1:chargeback' })]) {
+    for (const other of [
+      key({ peerId: 'q' }),
+      key({ limit: 999 }),
+      key({ cursor: '5.x' }),
+      key({ since: 3 }),
+      key({ epoch: '1:chargeback' }),
+    ]) {
       assert.equal((await cache.get(db, other, compute)).cached, false);
     }
     clock += 31_000;
@@ -46,12 +64,30 @@ describeEachBackend('Flags pages from a cache', (ctx) => {
   test('over HTTP: the same page twice is the same answer; a new flag and an erasure are served at once', async () => {
     const admin = await ctx().token();
     const peer = standInPeer();
-    const added = await ctx().inject({ method: 'POST', url: '/api/v1/network/peers', headers: bearer(admin), payload: { name: 'puller', url: 'https://93.184.216.34', signing_key: peer.signingKey } });
+    const added = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/network/peers',
+      headers: bearer(admin),
+      payload: { name: 'puller', url: 'https://93.184.216.34', signing_key: peer.signingKey },
+    });
     assert.equal(added.statusCode, 201, added.body);
     const flag = async (n: number) => {
-      const res = await ctx().inject({ method: 'POST', url: '/api/v1/trust/events', headers: bearer(admin), payload: { events: [
-        { event_id: `cache-${n}`, type: 'fraud.reported', entity_id: `c${n}`.repeat(32), occurred_at: '2026-10-03T10:00:00Z', linked_identifiers: [{ type: 'phone', hash: `${n}f`.repeat(32) }] },
-      ] } });
+      const res = await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/trust/events',
+        headers: bearer(admin),
+        payload: {
+          events: [
+            {
+              event_id: `cache-${n}`,
+              type: 'fraud.reported',
+              entity_id: `c${n}`.repeat(32),
+              occurred_at: '2026-10-03T10:00:00Z',
+              linked_identifiers: [{ type: 'phone', hash: `${n}f`.repeat(32) }],
+            },
+          ],
+        },
+      });
       assert.equal(res.statusCode, 200, res.body);
     };
     const pull = async () => {
@@ -67,10 +103,17 @@ describeEachBackend('Flags pages from a cache', (ctx) => {
     await flag(2);
     const grown = await pull();
     assert.equal(grown.entries.length, 2);
-    const erased = await ctx().inject({ method: 'DELETE', url: `/api/v1/trust/entities/${'c1'.repeat(32)}`, headers: bearer(admin) });
+    const erased = await ctx().inject({
+      method: 'DELETE',
+      url: `/api/v1/trust/entities/${'c1'.repeat(32)}`,
+      headers: bearer(admin),
+    });
     assert.equal(erased.statusCode, 200, erased.body);
     const after = await pull();
     assert.equal(after.entries.length, 1);
-    assert.ok(!after.entries.some((e) => first.entries.some((f) => f.tag === e.tag)), 'the erased identifier is no longer served');
+    assert.ok(
+      !after.entries.some((e) => first.entries.some((f) => f.tag === e.tag)),
+      'the erased identifier is no longer served',
+    );
   });
 });

@@ -7,7 +7,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signText, type NetworkIdentity } from '../../src/network/identity.ts';
-import { b64, evaluateBlinded, fromB64, generateOprfKey, ownEntries, prfInput, sealLabel, type Label } from '../../src/network/oprf.ts';
+import {
+  b64,
+  evaluateBlinded,
+  fromB64,
+  generateOprfKey,
+  ownEntries,
+  prfInput,
+  sealLabel,
+  type Label,
+} from '../../src/network/oprf.ts';
 import { standInPeer } from './support.ts';
 
 export interface Answer {
@@ -44,7 +53,10 @@ export interface HostilePeer {
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 /** An entry of the right shape that opens for nobody. */
-export const junkEntry = (sealedBytes = 12 + 60 + 16) => ({ tag: b64(randomBytes(32)), sealed: randomBytes(sealedBytes).toString('base64url') });
+export const junkEntry = (sealedBytes = 12 + 60 + 16) => ({
+  tag: b64(randomBytes(32)),
+  sealed: randomBytes(sealedBytes).toString('base64url'),
+});
 
 export async function hostilePeer(events: string[] = [], name = 'M'): Promise<HostilePeer> {
   const identity = standInPeer();
@@ -64,15 +76,33 @@ export async function hostilePeer(events: string[] = [], name = 'M'): Promise<Ho
       const [own] = ownEntries(identity.oprf.secretKey, [prfInput(type, hash)]);
       return { tag: own!.tag, sealed: sealLabel(label, Buffer.from(own!.labelKey, 'base64url'), own!.tag) };
     },
-    close: () => new Promise((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
   const honest = (endpoint: string, query: URLSearchParams, body: unknown): Answer => {
-    if (endpoint === 'descriptor') return { body: { name, signing_key: identity.signingKey, oprf_public_key: identity.oprfPublicKey, endpoints: {}, common_entity_ids: false } };
-    if (endpoint === 'flags') return { body: { epoch: '1.0', entries: peer.entries.slice(0, Number(query.get('limit') ?? 1000)), next_cursor: null, since: '1' } };
-    const elements = ((body as { elements: string[] }).elements).map((e) => fromB64(e, 32)!);
+    if (endpoint === 'descriptor')
+      return {
+        body: {
+          name,
+          signing_key: identity.signingKey,
+          oprf_public_key: identity.oprfPublicKey,
+          endpoints: {},
+          common_entity_ids: false,
+        },
+      };
+    if (endpoint === 'flags')
+      return {
+        body: {
+          epoch: '1.0',
+          entries: peer.entries.slice(0, Number(query.get('limit') ?? 1000)),
+          next_cursor: null,
+          since: '1',
+        },
+      };
+    const elements = (body as { elements: string[] }).elements.map((e) => fromB64(e, 32)!);
     const { evaluated, proof } = evaluateBlinded(identity.oprf, elements);
     return { body: { evaluated: evaluated.map(b64), proof: b64(proof) } };
   };
@@ -91,9 +121,17 @@ export async function hostilePeer(events: string[] = [], name = 'M'): Promise<Ho
       const text = answer.text ?? JSON.stringify(answer.body ?? {});
       const nonce = String(req.headers['vouch-nonce'] ?? '');
       const timestamp = String(Math.floor(Date.now() / 1000));
-      const signature = signText(identity, ['vouch-network/v1 response', String(status), nonce, timestamp, digest(text)].join('\n'));
+      const signature = signText(
+        identity,
+        ['vouch-network/v1 response', String(status), nonce, timestamp, digest(text)].join('\n'),
+      );
       const send = () => {
-        res.writeHead(status, { 'content-type': 'application/json', 'vouch-timestamp': timestamp, 'vouch-signature': signature, ...answer.headers });
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'vouch-timestamp': timestamp,
+          'vouch-signature': signature,
+          ...answer.headers,
+        });
         if (!answer.dripMs) return res.end(text);
         let i = 0;
         const timer = setInterval(() => {

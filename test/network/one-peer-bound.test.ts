@@ -12,7 +12,12 @@ import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 import { standInPeer } from './support.ts';
 
 const VICTIM = 'b4'.repeat(32);
-const IDS = [{ type: 'phone', hash: '1a'.repeat(32) }, { type: 'email', hash: '2b'.repeat(32) }, { type: 'bank_account', hash: '3c'.repeat(32) }, { type: 'device', hash: '4d'.repeat(32) }];
+const IDS = [
+  { type: 'phone', hash: '1a'.repeat(32) },
+  { type: 'email', hash: '2b'.repeat(32) },
+  { type: 'bank_account', hash: '3c'.repeat(32) },
+  { type: 'device', hash: '4d'.repeat(32) },
+];
 const MONTH = new Date().toISOString().slice(0, 7);
 const WEIGHT = DEFAULT_POLICY.weights.network_flags;
 const logit = (score: number) => Math.log(score / (100 - score));
@@ -22,32 +27,77 @@ describeEachBackend('one peer moves a score by at most half the weight', (ctx) =
   const peers: Record<string, string> = {};
   const db = () => networkDb(ctx().store.db);
   const score = async () => {
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', headers: bearer(admin), payload: { entity_id: VICTIM, amount: 100, currency: 'USD' } });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/trust/score',
+      headers: bearer(admin),
+      payload: { entity_id: VICTIM, amount: 100, currency: 'USD' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json() as { score: number; signals: Array<{ name: string; value: number; weight: number }> };
     return { score: body.score, network: body.signals.find((s) => s.name === 'network_flags')?.value ?? 0 };
   };
   const flagAll = async (peer: string, ids: typeof IDS, kinds: Record<string, number>) => {
-    await db().insertInto('network_matches').values(ids.map((id) => ({ peer_id: peers[peer]!, id_type: id.type, hash: id.hash, label: JSON.stringify({ kinds, latest_month: MONTH }), matched_at: Date.now() }))).execute();
-    await db().updateTable('network_identity').set((eb) => ({ state_version: eb('state_version', '+', 1) })).execute();
+    await db()
+      .insertInto('network_matches')
+      .values(
+        ids.map((id) => ({
+          peer_id: peers[peer]!,
+          id_type: id.type,
+          hash: id.hash,
+          label: JSON.stringify({ kinds, latest_month: MONTH }),
+          matched_at: Date.now(),
+        })),
+      )
+      .execute();
+    await db()
+      .updateTable('network_identity')
+      .set((eb) => ({ state_version: eb('state_version', '+', 1) }))
+      .execute();
     ctx().store.changes.localWrite();
   };
   const unflag = async (peer: string) => {
     await db().deleteFrom('network_matches').where('peer_id', '=', peers[peer]!).execute();
-    await db().updateTable('network_identity').set((eb) => ({ state_version: eb('state_version', '+', 1) })).execute();
+    await db()
+      .updateTable('network_identity')
+      .set((eb) => ({ state_version: eb('state_version', '+', 1) }))
+      .execute();
     ctx().store.changes.localWrite();
   };
 
   before(async () => {
     admin = await ctx().token();
     for (const [i, name] of ['honest', 'second', 'third', 'malicious'].entries()) {
-      const res = await ctx().inject({ method: 'POST', url: '/api/v1/network/peers', headers: bearer(admin), payload: { name, url: `https://93.184.216.${40 + i}`, signing_key: standInPeer().signingKey, weight: name === 'malicious' ? 10 : 1 } });
+      const res = await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/network/peers',
+        headers: bearer(admin),
+        payload: {
+          name,
+          url: `https://93.184.216.${40 + i}`,
+          signing_key: standInPeer().signingKey,
+          weight: name === 'malicious' ? 10 : 1,
+        },
+      });
       assert.equal(res.statusCode, 201, res.body);
       peers[name] = res.json().id;
     }
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/trust/events', headers: bearer(admin), payload: { events: [
-      { event_id: 'victim-linked', type: 'identifier.linked', entity_id: VICTIM, occurred_at: new Date(Date.now() - 60_000).toISOString(), linked_identifiers: IDS },
-    ] } });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/trust/events',
+      headers: bearer(admin),
+      payload: {
+        events: [
+          {
+            event_id: 'victim-linked',
+            type: 'identifier.linked',
+            entity_id: VICTIM,
+            occurred_at: new Date(Date.now() - 60_000).toISOString(),
+            linked_identifiers: IDS,
+          },
+        ],
+      },
+    });
     assert.equal(res.statusCode, 200, res.body);
   });
 
@@ -59,7 +109,10 @@ describeEachBackend('one peer moves a score by at most half the weight', (ctx) =
     await unflag('malicious');
     assert.equal(attacked.network, PEER_CAP);
     // Scores are whole numbers: allow their rounding, nothing more.
-    assert.ok(logit(attacked.score - 0.5) - logit(clean.score + 0.5) <= PEER_CAP * WEIGHT + 1e-9, `${clean.score} -> ${attacked.score}`);
+    assert.ok(
+      logit(attacked.score - 0.5) - logit(clean.score + 0.5) <= PEER_CAP * WEIGHT + 1e-9,
+      `${clean.score} -> ${attacked.score}`,
+    );
   });
 
   test('beside an honest peer, the malicious one adds at most half the weight to the term (it added the full weight before), and no more than any agreeing peer', async () => {
@@ -69,7 +122,10 @@ describeEachBackend('one peer moves a score by at most half the weight', (ctx) =
     await flagAll('malicious', IDS, { fraud_report: 50, chargeback: 50 });
     const withMalicious = await score();
     await unflag('malicious');
-    assert.ok(withMalicious.network - honest.network <= PEER_CAP + 1e-9, `${honest.network} -> ${withMalicious.network}`);
+    assert.ok(
+      withMalicious.network - honest.network <= PEER_CAP + 1e-9,
+      `${honest.network} -> ${withMalicious.network}`,
+    );
     // Weight 10, every identifier, any counts: the same as one ordinary peer agreeing.
     await flagAll('second', IDS.slice(1, 2), { fraud_report: 1 });
     const withSecond = await score();

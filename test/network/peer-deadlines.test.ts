@@ -28,13 +28,27 @@ for (const backend of backends()) {
       slow = await hostilePeer(events, 'slow');
       fast = await hostilePeer(events, 'fast');
       const token = await B.token();
-      for (const [name, peer] of [['slow', slow], ['fast', fast]] as const) {
-        const res = await B.inject({ method: 'POST', url: '/api/v1/network/peers', headers: bearer(token), payload: { name, url: peer.url, signing_key: peer.identity.signingKey } });
+      for (const [name, peer] of [
+        ['slow', slow],
+        ['fast', fast],
+      ] as const) {
+        const res = await B.inject({
+          method: 'POST',
+          url: '/api/v1/network/peers',
+          headers: bearer(token),
+          payload: { name, url: peer.url, signing_key: peer.identity.signingKey },
+        });
         assert.equal(res.statusCode, 201, res.body);
         ids[name] = res.json().id;
       }
       const db = networkDb(B.store.db);
-      deps = { db, identity: await loadIdentity(db, resolveKeyEncryption(B.config, B.store)), urlPolicy: { allowPrivate: true }, timeoutMs: 1000, paging: { pageSize: 10, pagesPerSync: 100 } };
+      deps = {
+        db,
+        identity: await loadIdentity(db, resolveKeyEncryption(B.config, B.store)),
+        urlPolicy: { allowPrivate: true },
+        timeoutMs: 1000,
+        paging: { pageSize: 10, pagesPerSync: 100 },
+      };
     });
     after(async () => {
       await slow.close();
@@ -42,7 +56,7 @@ for (const backend of backends()) {
       await B.close();
     });
 
-    test('a peer dripping its answer a byte at a time is cut off at the call\'s timeout, while the other peer syncs meanwhile', async () => {
+    test("a peer dripping its answer a byte at a time is cut off at the call's timeout, while the other peer syncs meanwhile", async () => {
       // A byte every 50 ms: never idle for the 1 s timeout, and 30 s to send the whole of it.
       slow.on.descriptor = () => ({ text: JSON.stringify({ padding: 'x'.repeat(600) }), dripMs: 50 });
       fast.entries = [junkEntry()];
@@ -53,18 +67,40 @@ for (const backend of backends()) {
       assert.equal(results.find((r) => r.id === ids.fast)!.error, undefined);
       // The slow peer sees its connection go once our side has dropped it.
       for (let i = 0; i < 100 && !events.includes('slow:closed'); i++) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(events.indexOf('fast:flags') >= 0 && events.indexOf('fast:flags') < events.indexOf('slow:closed'), `the fast peer was synced while the slow one dripped: ${events.join(' ')}`);
+      assert.ok(
+        events.indexOf('fast:flags') >= 0 && events.indexOf('fast:flags') < events.indexOf('slow:closed'),
+        `the fast peer was synced while the slow one dripped: ${events.join(' ')}`,
+      );
     });
 
     test('a sync with one peer ends at its deadline, however many calls within their own timeout it is made of', async () => {
       slow.on = {};
       // Each page answers within the call's timeout but the pull would take 100 of them.
-      slow.on.flags = (q) => ({ body: { epoch: '1.0', entries: [junkEntry()], next_cursor: `c${Number(q.get('cursor')?.slice(1) ?? 0) + 1}`, since: '0' }, delayMs: 100 });
+      slow.on.flags = (q) => ({
+        body: {
+          epoch: '1.0',
+          entries: [junkEntry()],
+          next_cursor: `c${Number(q.get('cursor')?.slice(1) ?? 0) + 1}`,
+          since: '0',
+        },
+        delayMs: 100,
+      });
       const [bySlow] = (await syncAll({ ...deps, peerDeadlineMs: 1500 })).filter((r) => r.id === ids.slow);
       assert.match(bySlow!.error ?? '', /deadline of the sync with this peer/);
-      assert.ok(bySlow!.flags_pulled > 0 && slow.calls.flags! < 100, `the pull stopped early (${bySlow!.flags_pulled} entries of ${slow.calls.flags} pages)`);
-      const row = await deps.db.selectFrom('network_peers').select('flags_cursor').where('id', '=', ids.slow!).executeTakeFirstOrThrow();
-      assert.notEqual(row.flags_cursor, '', 'the pages applied before the deadline stay, and the next sync resumes after them');
+      assert.ok(
+        bySlow!.flags_pulled > 0 && slow.calls.flags! < 100,
+        `the pull stopped early (${bySlow!.flags_pulled} entries of ${slow.calls.flags} pages)`,
+      );
+      const row = await deps.db
+        .selectFrom('network_peers')
+        .select('flags_cursor')
+        .where('id', '=', ids.slow!)
+        .executeTakeFirstOrThrow();
+      assert.notEqual(
+        row.flags_cursor,
+        '',
+        'the pages applied before the deadline stay, and the next sync resumes after them',
+      );
     });
   });
 }

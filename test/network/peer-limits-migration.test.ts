@@ -12,11 +12,27 @@ for (const backend of backends()) {
   test(`025_network_peer_limits counts the flags each peer already has [${backend}]`, async (t) => {
     const { store, drop } = await storeMigratedBefore(backend, '025');
     t.after(drop);
-    for (const [peer, n] of [['peer_a', 3], ['peer_b', 1]] as const) {
-      for (let i = 0; i < n; i++) await sql`insert into network_peer_flags (peer_id, tag, sealed) values (${peer}, ${`t${i}`}, 's')`.execute(store.db);
+    for (const [peer, n] of [
+      ['peer_a', 3],
+      ['peer_b', 1],
+    ] as const) {
+      for (let i = 0; i < n; i++)
+        await sql`insert into network_peer_flags (peer_id, tag, sealed) values (${peer}, ${`t${i}`}, 's')`.execute(
+          store.db,
+        );
     }
     await store.migrate();
-    const rows = await syncStateDb(networkDb(store.db)).selectFrom('network_peer_sync').select(['peer_id', 'flags_held', 'growth_since']).orderBy('peer_id').execute();
-    assert.deepEqual(rows.map((r) => [r.peer_id, Number(r.flags_held), Number(r.growth_since)]), [['peer_a', 3, 0], ['peer_b', 1, 0]]);
+    const rows = await syncStateDb(networkDb(store.db))
+      .selectFrom('network_peer_sync')
+      .select(['peer_id', 'flags_held', 'growth_since'])
+      .orderBy('peer_id')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [r.peer_id, Number(r.flags_held), Number(r.growth_since)]),
+      [
+        ['peer_a', 3, 0],
+        ['peer_b', 1, 0],
+      ],
+    );
   });
 }

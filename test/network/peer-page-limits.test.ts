@@ -26,25 +26,49 @@ for (const backend of backends()) {
     let peerId = '';
     const warnings: Array<Record<string, unknown>> = [];
     let deps: SyncDeps;
-    const held = async () => (await db.selectFrom('network_peer_flags').select('tag').where('peer_id', '=', peerId).execute()).length;
+    const held = async () =>
+      (await db.selectFrom('network_peer_flags').select('tag').where('peer_id', '=', peerId).execute()).length;
     const sync = async (extra: Partial<SyncDeps> = {}) => (await syncAll({ ...deps, ...extra }))[0]!;
 
     before(async () => {
       B = await startApp(backend, { network: { ...testConfig().network, allowPrivate: true } });
       M = await hostilePeer();
       const token = await B.token();
-      const res = await B.inject({ method: 'POST', url: '/api/v1/network/peers', headers: bearer(token), payload: { name: 'M', url: M.url, signing_key: M.identity.signingKey } });
+      const res = await B.inject({
+        method: 'POST',
+        url: '/api/v1/network/peers',
+        headers: bearer(token),
+        payload: { name: 'M', url: M.url, signing_key: M.identity.signingKey },
+      });
       assert.equal(res.statusCode, 201, res.body);
       peerId = res.json().id;
-      const linked = await B.inject({ method: 'POST', url: '/api/v1/trust/events', headers: bearer(token), payload: { events: [
-        { event_id: 'e-1', type: 'identifier.linked', entity_id: hash(1), occurred_at: new Date(Date.now() - 60_000).toISOString(), linked_identifiers: [{ type: 'phone', hash: hash(2) }] },
-      ] } });
+      const linked = await B.inject({
+        method: 'POST',
+        url: '/api/v1/trust/events',
+        headers: bearer(token),
+        payload: {
+          events: [
+            {
+              event_id: 'e-1',
+              type: 'identifier.linked',
+              entity_id: hash(1),
+              occurred_at: new Date(Date.now() - 60_000).toISOString(),
+              linked_identifiers: [{ type: 'phone', hash: hash(2) }],
+            },
+          ],
+        },
+      });
       assert.equal(linked.statusCode, 200, linked.body);
       db = networkDb(B.store.db);
       identity = await loadIdentity(db, resolveKeyEncryption(B.config, B.store));
       deps = {
-        db, identity, urlPolicy: { allowPrivate: true }, timeoutMs: 10_000, paging: { pageSize: 10, pagesPerSync: 5 },
-        metrics: networkMetrics(B.app.metrics), log: { warn: (obj) => warnings.push(obj as Record<string, unknown>) },
+        db,
+        identity,
+        urlPolicy: { allowPrivate: true },
+        timeoutMs: 10_000,
+        paging: { pageSize: 10, pagesPerSync: 5 },
+        metrics: networkMetrics(B.app.metrics),
+        log: { warn: (obj) => warnings.push(obj as Record<string, unknown>) },
       };
     });
     after(async () => {
@@ -61,7 +85,9 @@ for (const backend of backends()) {
     });
 
     test('a page with more entries than were asked is refused whole', async () => {
-      M.on.flags = () => ({ body: { epoch: '1.0', entries: Array.from({ length: 25 }, () => junkEntry()), next_cursor: null, since: '1' } });
+      M.on.flags = () => ({
+        body: { epoch: '1.0', entries: Array.from({ length: 25 }, () => junkEntry()), next_cursor: null, since: '1' },
+      });
       const result = await sync();
       assert.match(result.error ?? '', /25 entries where at most 10 were asked/);
       assert.equal(await held(), 0);
@@ -76,11 +102,21 @@ for (const backend of backends()) {
       }
     });
 
-    test('an answer of megabytes is cut off at the page\'s size; one nested thousands deep is refused before it is parsed', async () => {
-      M.on.flags = () => ({ text: JSON.stringify({ epoch: '1.0', entries: [junkEntry()], next_cursor: null, since: '1', padding: 'x'.repeat(16 * 1024 * 1024) }) });
+    test("an answer of megabytes is cut off at the page's size; one nested thousands deep is refused before it is parsed", async () => {
+      M.on.flags = () => ({
+        text: JSON.stringify({
+          epoch: '1.0',
+          entries: [junkEntry()],
+          next_cursor: null,
+          since: '1',
+          padding: 'x'.repeat(16 * 1024 * 1024),
+        }),
+      });
       assert.match((await sync()).error ?? '', /larger than the \d+ bytes this call allows/);
       // Within the page's size (7.6 KB for 10 entries), but 3,000 deep.
-      M.on.flags = () => ({ text: `{"epoch":"1.0","since":"1","next_cursor":null,"entries":[${'['.repeat(3000)}${']'.repeat(3000)}]}` });
+      M.on.flags = () => ({
+        text: `{"epoch":"1.0","since":"1","next_cursor":null,"entries":[${'['.repeat(3000)}${']'.repeat(3000)}]}`,
+      });
       assert.match((await sync()).error ?? '', /nested deeper than 8/);
       assert.equal(await held(), 0);
     });
@@ -89,11 +125,16 @@ for (const backend of backends()) {
       M.entries = Array.from({ length: 10 }, () => junkEntry());
       assert.equal((await sync({ maxFlagsPerPeer: 15 })).error, undefined);
       M.entries = Array.from({ length: 10 }, () => junkEntry());
-      M.on.flags = (q) => ({ body: { epoch: '1.0', entries: M.entries.slice(0, Number(q.get('limit'))), next_cursor: null, since: '2' } });
+      M.on.flags = (q) => ({
+        body: { epoch: '1.0', entries: M.entries.slice(0, Number(q.get('limit'))), next_cursor: null, since: '2' },
+      });
       const result = await sync({ maxFlagsPerPeer: 15 });
       assert.match(result.error ?? '', /would pass the 15 flags held per peer \(VOUCH_NETWORK_MAX_FLAGS_PER_PEER\)/);
       assert.equal(await held(), 10);
-      assert.deepEqual(warnings.map((w) => [w.event, w.peer_id, w.reason]), [['network_peer_growth', peerId, 'cap']]);
+      assert.deepEqual(
+        warnings.map((w) => [w.event, w.peer_id, w.reason]),
+        [['network_peer_growth', peerId, 'cap']],
+      );
       assert.match(await B.app.metrics.registry.metrics(), /vouch_network_peer_growth_refused_total\{reason="cap"\} 1/);
     });
 
@@ -101,8 +142,15 @@ for (const backend of backends()) {
       M.entries = Array.from({ length: 6 }, () => junkEntry());
       assert.equal((await sync()).error, undefined);
       // The window already counts 9,996 new flags: six updates pass, four new ones pass, the fifth waits.
-      await syncStateDb(db).updateTable('network_peer_sync').set({ growth_added: 9_996 }).where('peer_id', '=', peerId).execute();
-      M.entries = [...M.entries.map((e) => ({ ...e, sealed: junkEntry().sealed })), ...Array.from({ length: 4 }, () => junkEntry())];
+      await syncStateDb(db)
+        .updateTable('network_peer_sync')
+        .set({ growth_added: 9_996 })
+        .where('peer_id', '=', peerId)
+        .execute();
+      M.entries = [
+        ...M.entries.map((e) => ({ ...e, sealed: junkEntry().sealed })),
+        ...Array.from({ length: 4 }, () => junkEntry()),
+      ];
       M.on.flags = () => ({ body: { epoch: '1.0', entries: M.entries, next_cursor: null, since: '2' } });
       assert.equal((await sync()).error, undefined);
       assert.equal(await held(), 10);
@@ -112,7 +160,11 @@ for (const backend of backends()) {
       assert.equal(await held(), 10);
       assert.equal(warnings.at(-1)?.reason, 'growth');
       assert.equal(warnings.at(-1)?.peer_id, peerId);
-      const state = await syncStateDb(db).selectFrom('network_peer_sync').selectAll().where('peer_id', '=', peerId).executeTakeFirstOrThrow();
+      const state = await syncStateDb(db)
+        .selectFrom('network_peer_sync')
+        .selectAll()
+        .where('peer_id', '=', peerId)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(state.flags_held), 10);
     });
   });

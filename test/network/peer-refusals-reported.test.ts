@@ -26,14 +26,27 @@ for (const backend of backends()) {
       assert.equal(res.statusCode, 200, res.body);
       return (res.json().peers as Array<{ id: string; error?: string; matched: number }>).find((p) => p.id === peerId)!;
     };
-    const lastError = async () => (await db.selectFrom('network_peers').select('last_error').where('id', '=', peerId).executeTakeFirstOrThrow()).last_error;
-    const resolvedKeys = async () => [...new Set((await db.selectFrom('network_resolved').select('oprf_public').where('peer_id', '=', peerId).execute()).map((r) => r.oprf_public))];
+    const lastError = async () =>
+      (await db.selectFrom('network_peers').select('last_error').where('id', '=', peerId).executeTakeFirstOrThrow())
+        .last_error;
+    const resolvedKeys = async () => [
+      ...new Set(
+        (await db.selectFrom('network_resolved').select('oprf_public').where('peer_id', '=', peerId).execute()).map(
+          (r) => r.oprf_public,
+        ),
+      ),
+    ];
 
     before(async () => {
       B = await startApp(backend, { network: { ...testConfig().network, allowPrivate: true } });
       M = await hostilePeer();
       token = await B.token();
-      const res = await B.inject({ method: 'POST', url: '/api/v1/network/peers', headers: bearer(token), payload: { name: 'M', url: M.url, signing_key: M.identity.signingKey } });
+      const res = await B.inject({
+        method: 'POST',
+        url: '/api/v1/network/peers',
+        headers: bearer(token),
+        payload: { name: 'M', url: M.url, signing_key: M.identity.signingKey },
+      });
       assert.equal(res.statusCode, 201, res.body);
       peerId = res.json().id;
       db = networkDb(B.store.db);
@@ -50,16 +63,33 @@ for (const backend of backends()) {
     let n = 0;
     const link = async () => {
       n++;
-      const res = await B.inject({ method: 'POST', url: '/api/v1/trust/events', headers: bearer(token), payload: { events: [
-        { event_id: `e-${n}`, type: 'identifier.linked', entity_id: hash(n), occurred_at: new Date(Date.now() - 60_000).toISOString(), linked_identifiers: [{ type: 'phone', hash: hash(1000 + n) }] },
-      ] } });
+      const res = await B.inject({
+        method: 'POST',
+        url: '/api/v1/trust/events',
+        headers: bearer(token),
+        payload: {
+          events: [
+            {
+              event_id: `e-${n}`,
+              type: 'identifier.linked',
+              entity_id: hash(n),
+              occurred_at: new Date(Date.now() - 60_000).toISOString(),
+              linked_identifiers: [{ type: 'phone', hash: hash(1000 + n) }],
+            },
+          ],
+        },
+      });
       assert.equal(res.statusCode, 200, res.body);
       return hash(1000 + n);
     };
 
     test('a 429 on evaluate is `budget` with its Retry-After, in the answer and last_error; the peer is not asked again before it, while its flags still match', async () => {
       const phone = await link();
-      M.on.evaluate = () => ({ status: 429, body: { type: '/problems/rate_limited', title: 'Too many requests', status: 429, detail: 'budget used up' }, headers: { 'retry-after': '3600' } });
+      M.on.evaluate = () => ({
+        status: 429,
+        body: { type: '/problems/rate_limited', title: 'Too many requests', status: 429, detail: 'budget used up' },
+        headers: { 'retry-after': '3600' },
+      });
       const first = await sync();
       assert.match(first.error ?? '', /^budget: .*Retry-After: 3600 s/);
       assert.equal(await lastError(), first.error);
@@ -69,7 +99,11 @@ for (const backend of backends()) {
       assert.equal(M.calls.evaluate, 1, 'not asked again before its Retry-After');
       assert.equal(M.calls.flags, 2, 'its flags are still pulled');
       // Once the Retry-After has passed, the peer is asked again, and what it flagged matches.
-      await syncStateDb(db).updateTable('network_peer_sync').set({ evaluate_after: Date.now() - 1 }).where('peer_id', '=', peerId).execute();
+      await syncStateDb(db)
+        .updateTable('network_peer_sync')
+        .set({ evaluate_after: Date.now() - 1 })
+        .where('peer_id', '=', peerId)
+        .execute();
       M.on = {};
       M.entries = [M.flag('phone', phone)];
       const third = await sync();
@@ -93,22 +127,38 @@ for (const backend of backends()) {
       assert.equal(M.calls.evaluate ?? 0, evaluations, 'no identifier re-sent');
       assert.deepEqual(await resolvedKeys(), before);
       // The same new key a day later: adopted, and the identifiers are resolved under it.
-      await syncStateDb(db).updateTable('network_peer_sync').set({ oprf_seen_at: Date.now() - DAY - 1000 }).where('peer_id', '=', peerId).execute();
+      await syncStateDb(db)
+        .updateTable('network_peer_sync')
+        .set({ oprf_seen_at: Date.now() - DAY - 1000 })
+        .where('peer_id', '=', peerId)
+        .execute();
       const adopted = await sync();
       assert.equal(adopted.error, undefined);
       assert.deepEqual(await resolvedKeys(), [M.identity.oprfPublicKey]);
-      assert.equal((await db.selectFrom('network_peers').select('oprf_public').where('id', '=', peerId).executeTakeFirstOrThrow()).oprf_public, M.identity.oprfPublicKey);
+      assert.equal(
+        (await db.selectFrom('network_peers').select('oprf_public').where('id', '=', peerId).executeTakeFirstOrThrow())
+          .oprf_public,
+        M.identity.oprfPublicKey,
+      );
     });
 
     test('a 429 on another call stops every call to the peer until its Retry-After, and says so', async () => {
-      M.on.flags = () => ({ status: 429, body: { type: '/problems/rate_limited', title: 'Too many requests', status: 429 }, headers: { 'retry-after': '120' } });
+      M.on.flags = () => ({
+        status: 429,
+        body: { type: '/problems/rate_limited', title: 'Too many requests', status: 429 },
+        headers: { 'retry-after': '120' },
+      });
       const first = await sync();
       assert.match(first.error ?? '', /^rate_limited: the peer refused flags \(HTTP 429, Retry-After: 120 s\)/);
       const calls = { ...M.calls };
       const second = await sync();
       assert.match(second.error ?? '', /^rate_limited: the peer asked not to be called before/);
       assert.deepEqual(M.calls, calls, 'no call before its Retry-After');
-      await syncStateDb(db).updateTable('network_peer_sync').set({ calls_after: 0 }).where('peer_id', '=', peerId).execute();
+      await syncStateDb(db)
+        .updateTable('network_peer_sync')
+        .set({ calls_after: 0 })
+        .where('peer_id', '=', peerId)
+        .execute();
     });
   });
 }

@@ -19,16 +19,24 @@ test('VOUCH_NETWORK_PENDING_PER_CLIENT: 1000 by default, 10 to 1,000,000', () =>
   assert.throws(() => loadConfig({ VOUCH_NETWORK_PENDING_PER_CLIENT: '5' }), ConfigError);
 });
 
-describeEachBackend('a client\'s quota of queued identifiers', (ctx) => {
+describeEachBackend("a client's quota of queued identifiers", (ctx) => {
   test('over the quota: dropped and counted; others unaffected; room again once the peers resolved them', async () => {
     const db = networkDb(ctx().store.db);
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/network/peers', headers: bearer(await ctx().token()), payload: { name: 'p', url: 'https://93.184.216.34', signing_key: standInPeer().signingKey } });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/network/peers',
+      headers: bearer(await ctx().token()),
+      payload: { name: 'p', url: 'https://93.184.216.34', signing_key: standInPeer().signingKey },
+    });
     assert.equal(res.statusCode, 201, res.body);
     const peerId = res.json().id as string;
     let dropped = 0;
     const pending = new PendingIdentifiers(db, (err) => assert.fail(String(err)), 60_000, 3);
     pending.onDropped = (n) => (dropped += n);
-    const rows = async (client: string) => (await db.selectFrom('network_pending').select('hash').where('client_id', '=', client).orderBy('hash').execute()).map((r) => r.hash);
+    const rows = async (client: string) =>
+      (
+        await db.selectFrom('network_pending').select('hash').where('client_id', '=', client).orderBy('hash').execute()
+      ).map((r) => r.hash);
 
     pending.add('live', [ID(1), ID(2), ID(3), ID(4), ID(5)], ENTITY, 'noisy');
     pending.add('live', [ID(9)], ENTITY, 'quiet');
@@ -45,10 +53,33 @@ describeEachBackend('a client\'s quota of queued identifiers', (ctx) => {
     await fresh.flush();
     assert.deepEqual(await rows('noisy'), [ID(1).hash, ID(2).hash, ID(3).hash]);
     assert.equal(dropped, 3);
-    assert.ok(Number((await db.selectFrom('network_pending').select('seen_at').where('hash', '=', ID(1).hash).executeTakeFirstOrThrow()).seen_at) > 1);
+    assert.ok(
+      Number(
+        (
+          await db
+            .selectFrom('network_pending')
+            .select('seen_at')
+            .where('hash', '=', ID(1).hash)
+            .executeTakeFirstOrThrow()
+        ).seen_at,
+      ) > 1,
+    );
 
     // The sync had the peer resolve two of them: they stop counting, and two new ones fit.
-    await db.insertInto('network_resolved').values([ID(1), ID(2)].map((id) => ({ peer_id: peerId, id_type: id.type, hash: id.hash, oprf_public: 'k', tag: 't', label_key: 'l', resolved_at: Date.now() }))).execute();
+    await db
+      .insertInto('network_resolved')
+      .values(
+        [ID(1), ID(2)].map((id) => ({
+          peer_id: peerId,
+          id_type: id.type,
+          hash: id.hash,
+          oprf_public: 'k',
+          tag: 't',
+          label_key: 'l',
+          resolved_at: Date.now(),
+        })),
+      )
+      .execute();
     await settleQueue(db);
     const after = new PendingIdentifiers(db, (err) => assert.fail(String(err)), 60_000, 3);
     after.onDropped = (n) => (dropped += n);

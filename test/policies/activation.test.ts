@@ -8,12 +8,18 @@ import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/po
 import { FEATURE_SET } from '../../src/policies/features.ts';
 import { mulberry32 } from '../../bench/quality/prng.ts';
 
-const doc = (version: string, changes: Partial<Policy> = {}): Policy => JSON.parse(JSON.stringify({ ...DEFAULT_POLICY, version, ...changes })) as Policy;
+const doc = (version: string, changes: Partial<Policy> = {}): Policy =>
+  JSON.parse(JSON.stringify({ ...DEFAULT_POLICY, version, ...changes })) as Policy;
 
 describeEachBackend('operating points over HTTP', (ctx) => {
   let token = '';
   const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
-    ctx().inject({ method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+    ctx().inject({
+      method,
+      url,
+      headers: bearer(token),
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
 
   before(async () => {
     token = await ctx().token();
@@ -27,18 +33,36 @@ describeEachBackend('operating points over HTTP', (ctx) => {
       features.completed_trades = Math.round(next() * 6e4) / 1e4;
       const fraud = features.chargebacks + features.new_account + 0.5 * next() > 1.6;
       return {
-        id: `op-${i}`, kind: 'score', environment: 'live', principal_id: 'p', owner_client_id: 'c', subject_id: `entity-${i % 400}`,
-        request_digest: 'd', result: '{}', policy_version: DEFAULT_POLICY.version, created_at: t0 + i * 1000,
-        features: JSON.stringify(features), feature_set: FEATURE_SET, risk_level: 'low',
+        id: `op-${i}`,
+        kind: 'score',
+        environment: 'live',
+        principal_id: 'p',
+        owner_client_id: 'c',
+        subject_id: `entity-${i % 400}`,
+        request_digest: 'd',
+        result: '{}',
+        policy_version: DEFAULT_POLICY.version,
+        created_at: t0 + i * 1000,
+        features: JSON.stringify(features),
+        feature_set: FEATURE_SET,
+        risk_level: 'low',
         request: JSON.stringify({ amount: 10 + (i % 5), currency: i % 3 === 0 ? 'EUR' : 'USD' }),
-        label: fraud ? 'fraud' : 'legit', label_source: 'api', labelled_at: t0,
+        label: fraud ? 'fraud' : 'legit',
+        label_source: 'api',
+        labelled_at: t0,
       };
     });
-    for (let i = 0; i < rows.length; i += 200) await ctx().store.db.insertInto('decisions').values(rows.slice(i, i + 200) as never).execute();
+    for (let i = 0; i < rows.length; i += 200)
+      await ctx()
+        .store.db.insertInto('decisions')
+        .values(rows.slice(i, i + 200) as never)
+        .execute();
   });
 
-  test('fit with a target: the candidate\'s high threshold meets it on the holdout; the report gives counts and money per level', async () => {
-    const res = await call('POST', '/api/v1/policies/fit', { target: { level: 'high', max_false_positive_rate: 0.05 } });
+  test("fit with a target: the candidate's high threshold meets it on the holdout; the report gives counts and money per level", async () => {
+    const res = await call('POST', '/api/v1/policies/fit', {
+      target: { level: 'high', max_false_positive_rate: 0.05 },
+    });
     assert.equal(res.statusCode, 201, res.body);
     const { report, document } = res.json();
     assert.deepEqual(report.target.target, { level: 'high', max_false_positive_rate: 0.05 });
@@ -54,16 +78,39 @@ describeEachBackend('operating points over HTTP', (ctx) => {
 
   test('a target needs exactly one limit and a known level: 400 validation_failed', async () => {
     problem(await call('POST', '/api/v1/policies/fit', { target: { level: 'high' } }), 400, 'validation_failed');
-    problem(await call('POST', '/api/v1/policies/fit', { target: { level: 'high', max_share_flagged: 0.1, min_precision: 0.2 } }), 400, 'validation_failed');
-    problem(await call('POST', '/api/v1/policies/fit', { target: { level: 'medium', max_share_flagged: 0.1 } }), 400, 'validation_failed');
-    problem(await call('POST', '/api/v1/policies/fit', { target: { level: 'high', max_false_positive_rate: 2 } }), 400, 'validation_failed');
+    problem(
+      await call('POST', '/api/v1/policies/fit', {
+        target: { level: 'high', max_share_flagged: 0.1, min_precision: 0.2 },
+      }),
+      400,
+      'validation_failed',
+    );
+    problem(
+      await call('POST', '/api/v1/policies/fit', { target: { level: 'medium', max_share_flagged: 0.1 } }),
+      400,
+      'validation_failed',
+    );
+    problem(
+      await call('POST', '/api/v1/policies/fit', { target: { level: 'high', max_false_positive_rate: 2 } }),
+      400,
+      'validation_failed',
+    );
   });
 
   test('the backtest shows the same per-level figures before activation', async () => {
     const res = await call('POST', `/api/v1/policies/${DEFAULT_POLICY.version}/backtest`, {});
     assert.equal(res.statusCode, 200, res.body);
-    const levels = res.json().thresholds as { risk_level: string; flagged: number; frauds_caught: number; false_positives: number; volume_caught: Record<string, number> }[];
-    assert.deepEqual(levels.map((l) => l.risk_level), ['low', 'medium', 'high', 'critical']);
+    const levels = res.json().thresholds as {
+      risk_level: string;
+      flagged: number;
+      frauds_caught: number;
+      false_positives: number;
+      volume_caught: Record<string, number>;
+    }[];
+    assert.deepEqual(
+      levels.map((l) => l.risk_level),
+      ['low', 'medium', 'high', 'critical'],
+    );
     assert.equal(levels[0]!.flagged, 800);
     for (const l of levels) assert.equal(l.flagged, l.frauds_caught + l.false_positives);
   });
@@ -72,9 +119,18 @@ describeEachBackend('operating points over HTTP', (ctx) => {
     assert.equal((await call('POST', '/api/v1/policies', doc('op-same', { cacheTtlSeconds: 31 }))).statusCode, 201);
     const same = await call('POST', '/api/v1/policies/op-same/activate');
     assert.equal(same.statusCode, 200, same.body);
-    assert.equal((await call('POST', '/api/v1/policies', doc('op-wide', { thresholds: { medium: 1, high: 2, critical: 3 } }))).statusCode, 201);
+    assert.equal(
+      (await call('POST', '/api/v1/policies', doc('op-wide', { thresholds: { medium: 1, high: 2, critical: 3 } })))
+        .statusCode,
+      201,
+    );
     const asked = problem(await call('POST', '/api/v1/policies/op-wide/activate', {}), 409, 'conflict');
-    const move = asked.operating_point as { decisions: number; before: { version: string; share_flagged_high: number }; after: { share_flagged_high: number }; exceeds: boolean };
+    const move = asked.operating_point as {
+      decisions: number;
+      before: { version: string; share_flagged_high: number };
+      after: { share_flagged_high: number };
+      exceeds: boolean;
+    };
     assert.equal(move.before.version, 'op-same');
     assert.equal(move.after.share_flagged_high, 1);
     assert.ok(move.before.share_flagged_high < 0.5);

@@ -30,7 +30,10 @@ describe('one arithmetic for the live score and every replay', () => {
         assert.equal(replayScore(other, stored), live.score);
         const replayed = backtest(other, [{ features: stored, riskLevel: result.riskLevel }]);
         assert.equal(replayed.levels[result.riskLevel][riskLevelFor(live.score, other.thresholds)], 1);
-        assert.deepEqual(scoreValues(other, stored).signals, live.signals.map(({ name, value, weight }) => ({ name, value, weight })));
+        assert.deepEqual(
+          scoreValues(other, stored).signals,
+          live.signals.map(({ name, value, weight }) => ({ name, value, weight })),
+        );
       }),
       { numRuns: 400 },
     );
@@ -38,8 +41,17 @@ describe('one arithmetic for the live score and every replay', () => {
 
   test('any stored values, raw or rounded, replay the same: rounding is idempotent, non-finite counts as 0 (property)', () => {
     // Signal values are bounded (logarithms, rates, caps); far beyond any of them value·10⁴ would overflow.
-    const raw = fc.oneof(fc.double({ min: -1e6, max: 1e6 }), fc.constantFrom(undefined, Number.NaN, Infinity, -Infinity));
-    const record = fc.record(Object.fromEntries(SIGNAL_NAMES.map((n) => [n, raw])) as Record<(typeof SIGNAL_NAMES)[number], fc.Arbitrary<number | undefined>>, { requiredKeys: [] });
+    const raw = fc.oneof(
+      fc.double({ min: -1e6, max: 1e6 }),
+      fc.constantFrom(undefined, Number.NaN, Infinity, -Infinity),
+    );
+    const record = fc.record(
+      Object.fromEntries(SIGNAL_NAMES.map((n) => [n, raw])) as Record<
+        (typeof SIGNAL_NAMES)[number],
+        fc.Arbitrary<number | undefined>
+      >,
+      { requiredKeys: [] },
+    );
     fc.assert(
       fc.property(record, anyPolicy, (values, policy) => {
         const rounded = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, modelValue(values[n])])) as FeatureRecord;

@@ -1,7 +1,13 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/policies/policy.ts';
+import {
+  DEFAULT_POLICY,
+  SIGNAL_DIRECTIONS,
+  SIGNAL_NAMES,
+  type Policy,
+  type SignalName,
+} from '../../src/policies/policy.ts';
 import { scoreEntity } from '../../src/trust/model.ts';
 import { featureValues } from '../../src/policies/features.ts';
 import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
@@ -12,7 +18,6 @@ import { profileArb } from '../helpers/profiles.ts';
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const time = fc.integer({ min: NOW - 3 * 365 * DAY, max: NOW + DAY });
-
 
 const requestArb: fc.Arbitrary<ScoreRequest> = fc.record({
   entity_id: fc.constant('e1'),
@@ -34,29 +39,49 @@ const requestArb: fc.Arbitrary<ScoreRequest> = fc.record({
 const policyArb: fc.Arbitrary<Policy> = fc
   .record({
     bias: fc.double({ min: -100, max: 100, noNaN: true }),
-    weights: fc.record(Object.fromEntries(SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk'
-      ? fc.oneof(fc.constant(0), fc.double({ min: 0, max: 100, noNaN: true }))
-      : fc.oneof(fc.constant(0), fc.double({ min: -100, max: 0, noNaN: true }))])) as Record<SignalName, fc.Arbitrary<number>>),
+    weights: fc.record(
+      Object.fromEntries(
+        SIGNAL_NAMES.map((n) => [
+          n,
+          SIGNAL_DIRECTIONS[n] === 'risk'
+            ? fc.oneof(fc.constant(0), fc.double({ min: 0, max: 100, noNaN: true }))
+            : fc.oneof(fc.constant(0), fc.double({ min: -100, max: 0, noNaN: true })),
+        ]),
+      ) as Record<SignalName, fc.Arbitrary<number>>,
+    ),
   })
   .map(({ bias, weights }) => ({ ...DEFAULT_POLICY, version: 'replay', bias, weights }));
 
 /** What the decision stores (§8): every signal's value. */
-const storedFeatures = (profile: EntityProfile, request: ScoreRequest) => featureValues(profile, request, DEFAULT_POLICY, NOW);
+const storedFeatures = (profile: EntityProfile, request: ScoreRequest) =>
+  featureValues(profile, request, DEFAULT_POLICY, NOW);
 
 describe('replayScore', () => {
   test('reproduces the live score exactly under the deciding policy (property)', () => {
-    fc.assert(fc.property(profileArb, requestArb, (profile, request) => {
-      assert.equal(replayScore(DEFAULT_POLICY, storedFeatures(profile, request)), scoreEntity(profile, request, DEFAULT_POLICY, NOW).score);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(profileArb, requestArb, (profile, request) => {
+        assert.equal(
+          replayScore(DEFAULT_POLICY, storedFeatures(profile, request)),
+          scoreEntity(profile, request, DEFAULT_POLICY, NOW).score,
+        );
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test('reproduces the live score and signals of any other weights and bias exactly (property)', () => {
-    fc.assert(fc.property(profileArb, requestArb, policyArb, (profile, request, policy) => {
-      const features = storedFeatures(profile, request);
-      const live = scoreEntity(profile, request, policy, NOW);
-      assert.deepEqual(scoreValues(policy, features).signals, live.signals.map(({ description: _description, ...s }) => s));
-      assert.equal(replayScore(policy, features), live.score);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(profileArb, requestArb, policyArb, (profile, request, policy) => {
+        const features = storedFeatures(profile, request);
+        const live = scoreEntity(profile, request, policy, NOW);
+        assert.deepEqual(
+          scoreValues(policy, features).signals,
+          live.signals.map(({ description: _description, ...s }) => s),
+        );
+        assert.equal(replayScore(policy, features), live.score);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   test('raw stored values are rounded as the model rounds them; missing and non-finite count as 0', () => {
@@ -71,7 +96,11 @@ describe('replayScore', () => {
 describe('backtest', () => {
   const policy = { ...DEFAULT_POLICY, bias: 0, weights: { ...DEFAULT_POLICY.weights, chargebacks: 1 } };
   // chargebacks value v alone: score = round(100 σ(v))
-  const at = (v: number, riskLevel: StoredDecision['riskLevel'], label?: 0 | 1 | null): StoredDecision => ({ features: { chargebacks: v }, riskLevel, label });
+  const at = (v: number, riskLevel: StoredDecision['riskLevel'], label?: 0 | 1 | null): StoredDecision => ({
+    features: { chargebacks: v },
+    riskLevel,
+    label,
+  });
 
   test('counts, level transitions and metrics on a hand fixture', () => {
     const decisions = [
@@ -121,7 +150,10 @@ describe('featureParameterChanges', () => {
   test('new-account tiers: a policy without them scores with the defaults, so only other tiers count as a change', () => {
     const { newAccounts: _, ...preTiers } = DEFAULT_POLICY;
     assert.deepEqual(featureParameterChanges(DEFAULT_POLICY, preTiers as Policy), []);
-    const wider = { ...DEFAULT_POLICY, newAccounts: { ...DEFAULT_POLICY.newAccounts!, referenceAmounts: { USD: 2000 } } };
+    const wider = {
+      ...DEFAULT_POLICY,
+      newAccounts: { ...DEFAULT_POLICY.newAccounts!, referenceAmounts: { USD: 2000 } },
+    };
     assert.deepEqual(featureParameterChanges(preTiers as Policy, wider), ['newAccounts']);
   });
 });

@@ -15,7 +15,12 @@ for (const backend of backends()) {
     t.after(() => fresh.drop());
     const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_')));
     const stdout = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, [BIN, 'policy', 'list'], { env: { ...base, VOUCH_DATABASE_URL: fresh.url }, timeout: 60_000 }, (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out)));
+      execFile(
+        process.execPath,
+        [BIN, 'policy', 'list'],
+        { env: { ...base, VOUCH_DATABASE_URL: fresh.url }, timeout: 60_000 },
+        (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out)),
+      );
     });
     const [header, ...rows] = stdout.trimEnd().split('\n');
     assert.equal(header, 'version\tstatus\tsource\tcreated_at\tsummary');

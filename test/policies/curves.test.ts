@@ -16,22 +16,27 @@ describe('curvePoints', () => {
   });
 
   test('the trapezoid area under the ROC points is rocAuc, the PR step sum is averagePrecision (property)', () => {
-    const arb = fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.constantFrom<Label>(0, 1)), { minLength: 2, maxLength: 60 });
-    fc.assert(fc.property(arb, (rows) => {
-      const scores = rows.map(([s]) => s);
-      const labels = rows.map(([, y]) => y);
-      const points = curvePoints(scores, labels);
-      const auc = rocAuc(scores, labels);
-      if (auc === null) return assert.deepEqual(points, []);
-      let area = 0;
-      let ap = 0;
-      for (let i = 1; i < points.length; i++) {
-        area += ((points[i]!.fpr - points[i - 1]!.fpr) * (points[i]!.tpr + points[i - 1]!.tpr)) / 2;
-        ap += (points[i]!.recall - points[i - 1]!.recall) * points[i]!.precision;
-      }
-      assert.ok(Math.abs(area - auc) < 1e-9);
-      assert.ok(Math.abs(ap - averagePrecision(scores, labels)!) < 1e-9);
-    }));
+    const arb = fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.constantFrom<Label>(0, 1)), {
+      minLength: 2,
+      maxLength: 60,
+    });
+    fc.assert(
+      fc.property(arb, (rows) => {
+        const scores = rows.map(([s]) => s);
+        const labels = rows.map(([, y]) => y);
+        const points = curvePoints(scores, labels);
+        const auc = rocAuc(scores, labels);
+        if (auc === null) return assert.deepEqual(points, []);
+        let area = 0;
+        let ap = 0;
+        for (let i = 1; i < points.length; i++) {
+          area += ((points[i]!.fpr - points[i - 1]!.fpr) * (points[i]!.tpr + points[i - 1]!.tpr)) / 2;
+          ap += (points[i]!.recall - points[i - 1]!.recall) * points[i]!.precision;
+        }
+        assert.ok(Math.abs(area - auc) < 1e-9);
+        assert.ok(Math.abs(ap - averagePrecision(scores, labels)!) < 1e-9);
+      }),
+    );
   });
 });
 

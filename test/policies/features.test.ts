@@ -13,18 +13,44 @@ const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 
 const profile: EntityProfile = {
-  entityId: 'e1', known: true, firstSeenAt: NOW - 40 * DAY, lastEventAt: NOW - DAY,
-  tradesCompleted: 12, tradesCancelled: 2, disputesOpened: 1, disputesWon: 0, disputesLost: 1, chargebacks: 1, fraudReports: 0, blocklisted: false,
-  decayed: { at: NOW - DAY, tradesCompleted: 11.5, tradesCancelled: 1.9, disputesLost: 1, chargebacks: 1, fraudReports: 0 },
+  entityId: 'e1',
+  known: true,
+  firstSeenAt: NOW - 40 * DAY,
+  lastEventAt: NOW - DAY,
+  tradesCompleted: 12,
+  tradesCancelled: 2,
+  disputesOpened: 1,
+  disputesWon: 0,
+  disputesLost: 1,
+  chargebacks: 1,
+  fraudReports: 0,
+  blocklisted: false,
+  decayed: {
+    at: NOW - DAY,
+    tradesCompleted: 11.5,
+    tradesCancelled: 1.9,
+    disputesLost: 1,
+    chargebacks: 1,
+    fraudReports: 0,
+  },
   velocity: { tradesLastHour: 0, tradesLastDay: 1, volumeLastDay: 80 },
   amountStats: { n: 12, logMean: Math.log(100), logM2: 2, volume: 1200 },
-  counterpartyTrades: 0, linkedFlaggedEntities: 0,
+  counterpartyTrades: 0,
+  linkedFlaggedEntities: 0,
 };
-const request: ScoreRequest = { entity_id: 'e1', amount: 900, currency: 'USD', context: { counterparty_id: 'c', payment_method: 'card', country: 'NG', counterparty_country: 'GB' } };
+const request: ScoreRequest = {
+  entity_id: 'e1',
+  amount: 900,
+  currency: 'USD',
+  context: { counterparty_id: 'c', payment_method: 'card', country: 'NG', counterparty_country: 'GB' },
+};
 
 describe('featureValues', () => {
   test('has every signal, zeros included, even those the deciding policy weighs 0', () => {
-    const zeroed: Policy = { ...DEFAULT_POLICY, weights: { ...DEFAULT_POLICY.weights, chargebacks: 0, payment_method_risk: 0 } };
+    const zeroed: Policy = {
+      ...DEFAULT_POLICY,
+      weights: { ...DEFAULT_POLICY.weights, chargebacks: 0, payment_method_risk: 0 },
+    };
     const values = featureValues(profile, request, zeroed, NOW);
     assert.deepEqual(Object.keys(values), SIGNAL_NAMES);
     assert.ok(values.chargebacks > 0.99 && values.chargebacks <= 1); // one chargeback, decayed for a day
@@ -35,7 +61,11 @@ describe('featureValues', () => {
 
   test('replaying the stored values under any weights gives the live score of those weights', () => {
     const values = featureValues(profile, request, DEFAULT_POLICY, NOW);
-    const other: Policy = { ...DEFAULT_POLICY, bias: -1, weights: { ...DEFAULT_POLICY.weights, chargebacks: 0, amount_vs_history: 3 } };
+    const other: Policy = {
+      ...DEFAULT_POLICY,
+      bias: -1,
+      weights: { ...DEFAULT_POLICY.weights, chargebacks: 0, amount_vs_history: 3 },
+    };
     assert.equal(replayScore(other, values), scoreEntity(profile, request, other, NOW).score);
     assert.equal(replayScore(DEFAULT_POLICY, values), scoreEntity(profile, request, DEFAULT_POLICY, NOW).score);
   });

@@ -33,13 +33,25 @@ const zero = () => Object.fromEntries(SIGNAL_NAMES.map((n) => [n, 0])) as Record
 /** 6,000 decisions of 2,500 entities, labelled by a fixed logistic truth; some without money. */
 function fixture(): LabelledDecision[] {
   const random = mulberry32(2020);
-  const truth = { bias: -9.5, weights: { ...zero(), ...Object.fromEntries(RECORDED.map((n, i) => [n, ((i % 5) - 1) * 0.7])) } };
+  const truth = {
+    bias: -9.5,
+    weights: { ...zero(), ...Object.fromEntries(RECORDED.map((n, i) => [n, ((i % 5) - 1) * 0.7])) },
+  };
   return Array.from({ length: 6000 }, (_, i) => {
-    const f = { ...zero(), ...Object.fromEntries(RECORDED.map((n, j) => [n, random() < 0.3 + 0.02 * j ? 0 : Math.round(random() * 3e6) / 1e6])) };
+    const f = {
+      ...zero(),
+      ...Object.fromEntries(
+        RECORDED.map((n, j) => [n, random() < 0.3 + 0.02 * j ? 0 : Math.round(random() * 3e6) / 1e6]),
+      ),
+    };
     const p = replayScore(truth, f) / 100;
-    const entityId = createHash('sha256').update(`e${Math.floor(random() * 2500)}`).digest('hex');
+    const entityId = createHash('sha256')
+      .update(`e${Math.floor(random() * 2500)}`)
+      .digest('hex');
     return {
-      entityId, features: f, label: random() < p ? 1 : 0,
+      entityId,
+      features: f,
+      label: random() < p ? 1 : 0,
       amount: i % 3 === 0 ? null : Math.round(random() * 1e5) / 100,
       currency: i % 3 === 0 ? null : ['EUR', 'USD', 'BTC'][i % 3 === 1 ? 0 : i % 2]!,
     };
@@ -48,12 +60,18 @@ function fixture(): LabelledDecision[] {
 
 /** Fixed here (not the built-in policy, which is retuned from time to time) so the recorded report stays valid. */
 const base: Policy = {
-  ...DEFAULT_POLICY, version: 'base', bias: -3, thresholds: { medium: 30, high: 60, critical: 85 },
-  weights: Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, (i % 3) * 0.5 * (n === 'completed_trades' ? -1 : 1)])) as Record<SignalName, number>,
+  ...DEFAULT_POLICY,
+  version: 'base',
+  bias: -3,
+  thresholds: { medium: 30, high: 60, critical: 85 },
+  weights: Object.fromEntries(
+    SIGNAL_NAMES.map((n, i) => [n, (i % 3) * 0.5 * (n === 'completed_trades' ? -1 : 1)]),
+  ) as Record<SignalName, number>,
 };
 
 const close = (actual: Record<string, number>, expected: Record<string, number>, what: string) => {
-  for (const [k, v] of Object.entries(expected)) assert.ok(Math.abs(actual[k]! - v) <= 1e-9, `${what} ${k}: ${actual[k]} vs ${v}`);
+  for (const [k, v] of Object.entries(expected))
+    assert.ok(Math.abs(actual[k]! - v) <= 1e-9, `${what} ${k}: ${actual[k]} vs ${v}`);
 };
 
 describe('the compact fit', () => {
@@ -81,14 +99,28 @@ describe('the compact fit', () => {
     assert.deepEqual(stream, whole);
   });
 
-  test('the split as decisions stream in is splitByEntity\'s, order kept; money and currencies round-trip', () => {
+  test("the split as decisions stream in is splitByEntity's, order kept; money and currencies round-trip", () => {
     const split = LabelledSplit.of(rows, 0.3);
     const expected = splitByEntity(rows, (r) => r.entityId, { fraction: 0.3 });
     assert.equal(split.train.count, expected.train.length);
     assert.equal(split.holdout.count, expected.holdout.length);
-    assert.deepEqual(split.holdout.labels(), expected.holdout.map((r) => r.label));
+    assert.deepEqual(
+      split.holdout.labels(),
+      expected.holdout.map((r) => r.label),
+    );
     const scores = split.holdout.scores(base);
-    assert.deepEqual(scores, expected.holdout.map((r) => replayScore(base, r.features)));
-    assert.deepEqual(split.holdout.outcomes(scores), expected.holdout.map((r, i) => ({ score: scores[i], label: r.label, amount: r.amount ?? null, currency: r.currency ?? null })));
+    assert.deepEqual(
+      scores,
+      expected.holdout.map((r) => replayScore(base, r.features)),
+    );
+    assert.deepEqual(
+      split.holdout.outcomes(scores),
+      expected.holdout.map((r, i) => ({
+        score: scores[i],
+        label: r.label,
+        amount: r.amount ?? null,
+        currency: r.currency ?? null,
+      })),
+    );
   });
 });

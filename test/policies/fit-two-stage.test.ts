@@ -26,10 +26,11 @@ test('stage 2: the bias is the brute-force minimum of the weighted log-likelihoo
   assert.ok(Math.abs(fit.weights[0]! - plain.weights[0]!) < 1e-12, `${fit.weights[0]} vs ${plain.weights[0]}`);
   const w = fit.weights[0]!;
   // Σ sᵢ·[log(1 + e^{b + w·xᵢ}) − yᵢ·(b + w·xᵢ)], written out independently of intercept.ts.
-  const nll = (b: number) => X.reduce((sum, [x], i) => {
-    const z = b + w * x!;
-    return sum + s[i]! * (Math.log(1 + Math.exp(z)) - y[i]! * z);
-  }, 0);
+  const nll = (b: number) =>
+    X.reduce((sum, [x], i) => {
+      const z = b + w * x!;
+      return sum + s[i]! * (Math.log(1 + Math.exp(z)) - y[i]! * z);
+    }, 0);
   let best = { b: 0, f: Infinity };
   for (let b = -8; b <= 8; b += 0.001) {
     const f = nll(b);
@@ -63,9 +64,19 @@ test('every weight 1: the two-stage fit is the plain fit, and stage 2 alone keep
   }
   // A zero weight keeps its row out of both stages, as the plain fit without that row.
   const zeroed = s.map((w, i) => (i === 3 ? 0 : w));
-  const without = fitTwoStage(arraySamples(X.filter((_, i) => i !== 3), y.filter((_, i) => i !== 3), s.filter((_, i) => i !== 3), 1), { lambda });
+  const without = fitTwoStage(
+    arraySamples(
+      X.filter((_, i) => i !== 3),
+      y.filter((_, i) => i !== 3),
+      s.filter((_, i) => i !== 3),
+      1,
+    ),
+    { lambda },
+  );
   const withZero = fitTwoStage(arraySamples(X, y, zeroed, 1), { lambda });
-  assert.ok(Math.abs(withZero.bias - without.bias) < 1e-9 && Math.abs(withZero.weights[0]! - without.weights[0]!) < 1e-12);
+  assert.ok(
+    Math.abs(withZero.bias - without.bias) < 1e-9 && Math.abs(withZero.weights[0]! - without.weights[0]!) < 1e-12,
+  );
 });
 
 test('stage 2 within bounds: a root beyond a bound stops at the bound', () => {
@@ -81,15 +92,23 @@ test('the policy fit puts the sample weights in the bias by default; `full` weig
   const name = SIGNAL_NAMES.find((n) => n === 'chargebacks') ?? SIGNAL_NAMES[0]!;
   const rows = Array.from({ length: 200 }, (_, i) => {
     const v = i % 4;
-    const fraud = (i % 9 === 0 || (v >= 2 && i % 3 === 0)) ? 1 : 0;
-    return { entityId: `e${i}`, features: { [name]: v }, label: fraud as 0 | 1, weight: fraud === 0 && v === 0 && i % 2 === 0 ? 50 : 1 };
+    const fraud = i % 9 === 0 || (v >= 2 && i % 3 === 0) ? 1 : 0;
+    return {
+      entityId: `e${i}`,
+      features: { [name]: v },
+      label: fraud as 0 | 1,
+      weight: fraud === 0 && v === 0 && i % 2 === 0 ? 50 : 1,
+    };
   });
   const train = LabelledSplit.of(rows, 0).train;
-  const unweighted = LabelledSplit.of(rows.map((r) => ({ ...r, weight: 1 })), 0).train;
+  const unweighted = LabelledSplit.of(
+    rows.map((r) => ({ ...r, weight: 1 })),
+    0,
+  ).train;
   const twoStage = fitSignalSamples(train);
   const plain = fitSignalSamples(unweighted);
   const full = fitSignalSamples(train, { weighting: 'full' });
-  assert.equal(twoStage.weights[name], plain.weights[name], 'the ranking is the unweighted fit\'s');
+  assert.equal(twoStage.weights[name], plain.weights[name], "the ranking is the unweighted fit's");
   assert.ok(twoStage.bias < plain.bias - 0.1, `${twoStage.bias} vs ${plain.bias}`);
   assert.notEqual(full.weights[name], plain.weights[name], 'fully weighted, the slope moves too');
 });

@@ -32,15 +32,18 @@ test('the weighted optimum is the minimum of the weighted log-likelihood (brute 
   const s = [1, 3, 0.5, 1, 2, 1, 1, 4, 1, 0.25];
   const lambda = 0.2;
   // Σ sᵢ·[log(1 + e^{b + w·xᵢ}) − yᵢ·(b + w·xᵢ)] + (λ/2)·w², written out independently of fit.ts.
-  const nll = (b: number, w: number) => X.reduce((sum, [x], i) => {
-    const z = b + w * x!;
-    return sum + s[i]! * (Math.log(1 + Math.exp(z)) - y[i]! * z);
-  }, 0) + (lambda / 2) * w * w;
+  const nll = (b: number, w: number) =>
+    X.reduce((sum, [x], i) => {
+      const z = b + w * x!;
+      return sum + s[i]! * (Math.log(1 + Math.exp(z)) - y[i]! * z);
+    }, 0) +
+    (lambda / 2) * w * w;
   let best = { b: 0, w: 0, f: Infinity };
-  for (let b = -4; b <= 4; b += 0.01) for (let w = -4; w <= 4; w += 0.01) {
-    const f = nll(b, w);
-    if (f < best.f) best = { b, w, f };
-  }
+  for (let b = -4; b <= 4; b += 0.01)
+    for (let w = -4; w <= 4; w += 0.01) {
+      const f = nll(b, w);
+      if (f < best.f) best = { b, w, f };
+    }
   const fit = fitLogistic(X, y, { sampleWeights: s, lambda });
   assert.ok(Math.abs(fit.bias - best.b) < 0.02, `bias ${fit.bias} vs grid ${best.b}`);
   assert.ok(Math.abs(fit.weights[0]! - best.w) < 0.02, `weight ${fit.weights[0]} vs grid ${best.w}`);
@@ -52,13 +55,20 @@ test('the weighted optimum is the minimum of the weighted log-likelihood (brute 
 test('weights pushed through the compact columns (samples.ts) fit as the array rows do', () => {
   const rows = Array.from({ length: 80 }, (_, i) => {
     const v = (i % 10) / 4; // 4 decimals: the columns keep values as the model sums them
-    return { v, label: (i % 3 === 0 ? 1 : (i % 7 === 0 ? 1 : 0)) as 0 | 1, weight: i % 5 === 0 ? 50 : 1 };
+    return { v, label: (i % 3 === 0 ? 1 : i % 7 === 0 ? 1 : 0) as 0 | 1, weight: i % 5 === 0 ? 50 : 1 };
   });
   const name = SIGNAL_NAMES[0]!;
-  const split = LabelledSplit.of(rows.map((r, i) => ({ entityId: `e${i}`, features: { [name]: r.v }, label: r.label, weight: r.weight })), 0);
+  const split = LabelledSplit.of(
+    rows.map((r, i) => ({ entityId: `e${i}`, features: { [name]: r.v }, label: r.label, weight: r.weight })),
+    0,
+  );
   const compact = fitSamples(split.train, { lambda: 1 });
   const X23 = rows.map((r) => SIGNAL_NAMES.map((n) => (n === name ? r.v : 0)));
-  const arrays = fitLogistic(X23, rows.map((r) => r.label), { sampleWeights: rows.map((r) => r.weight), lambda: 1 });
+  const arrays = fitLogistic(
+    X23,
+    rows.map((r) => r.label),
+    { sampleWeights: rows.map((r) => r.weight), lambda: 1 },
+  );
   assert.ok(Math.abs(compact.bias - arrays.bias) < 1e-12);
   assert.ok(Math.abs(compact.weights[0]! - arrays.weights[0]!) < 1e-12);
   assert.deepEqual(split.train.weights().slice(0, 6), [50, 1, 1, 1, 1, 50]);
@@ -66,5 +76,8 @@ test('weights pushed through the compact columns (samples.ts) fit as the array r
 
 test('a weight that is not a finite number ≥ 0 is refused', () => {
   assert.throws(() => LabelledSplit.of([{ entityId: 'e', features: {}, label: 1, weight: -1 }], 0), /sample weight/);
-  assert.throws(() => LabelledSplit.of([{ entityId: 'e', features: {}, label: 1, weight: Number.NaN }], 0), /sample weight/);
+  assert.throws(
+    () => LabelledSplit.of([{ entityId: 'e', features: {}, label: 1, weight: Number.NaN }], 0),
+    /sample weight/,
+  );
 });

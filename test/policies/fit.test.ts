@@ -79,7 +79,10 @@ describe('fitLogistic', () => {
   });
 
   test('no positives or no negatives throws InsufficientLabelsError', () => {
-    assert.throws(() => fitLogistic([[1], [2]], [0, 0]), (e: unknown) => e instanceof InsufficientLabelsError && e.fraud === 0 && e.legit === 2);
+    assert.throws(
+      () => fitLogistic([[1], [2]], [0, 0]),
+      (e: unknown) => e instanceof InsufficientLabelsError && e.fraud === 0 && e.legit === 2,
+    );
     assert.throws(() => fitLogistic([[1], [2]], [1, 1]), InsufficientLabelsError);
     assert.throws(() => fitLogistic([], []), InsufficientLabelsError);
     // A label carried only by zero-weight rows does not count.
@@ -89,27 +92,48 @@ describe('fitLogistic', () => {
   test('with λ > 0 the result is the constrained minimum: no feasible perturbation lowers the objective (property)', () => {
     const value = fc.oneof(fc.constant(0), fc.constant(1), fc.double({ min: -1e3, max: 1e3, noNaN: true }));
     const data = fc.integer({ min: 1, max: 5 }).chain((d) =>
-      fc.array(fc.record({ x: fc.array(value, { minLength: d, maxLength: d }), y: fc.constantFrom<0 | 1>(0, 1) }), { minLength: 2, maxLength: 40 }));
+      fc.array(fc.record({ x: fc.array(value, { minLength: d, maxLength: d }), y: fc.constantFrom<0 | 1>(0, 1) }), {
+        minLength: 2,
+        maxLength: 40,
+      }),
+    );
     const softplus = (z: number) => (z > 0 ? z + Math.log1p(Math.exp(-z)) : Math.log1p(Math.exp(z)));
-    fc.assert(fc.property(data, fc.constantFrom(1e-6, 1e-3, 1, 1e4), fc.integer(), (rows, lambda, seed) => {
-      if (!rows.some((r) => r.y === 1) || !rows.some((r) => r.y === 0)) return;
-      const d = rows[0]!.x.length;
-      const bounds = { lower: Array<number>(d).fill(0), upper: Array<number>(d).fill(100), biasLower: -100, biasUpper: 100 };
-      const fit = fitLogistic(rows.map((r) => r.x), rows.map((r) => r.y), { lambda, ...bounds });
-      const f = (b: number, w: number[]) => rows.reduce((a, r) => {
-        const z = b + r.x.reduce((s, v, j) => s + v * w[j]!, 0);
-        return a + softplus(z) - r.y * z;
-      }, 0) + (lambda / 2) * w.reduce((a, v) => a + v * v, 0);
-      assert.ok(fit.converged);
-      assert.ok(Math.abs(f(fit.bias, fit.weights) - fit.loss) <= 1e-9 * Math.max(1, fit.loss));
-      const random = mulberry32(seed);
-      for (let k = 0; k < 20; k++) {
-        const step = 10 ** -(1 + Math.floor(random() * 4));
-        const b = Math.min(100, Math.max(-100, fit.bias + step * (random() - 0.5)));
-        const w = fit.weights.map((v) => Math.min(100, Math.max(0, v + step * (random() - 0.5))));
-        assert.ok(f(b, w) >= fit.loss - 1e-7 * Math.max(1, fit.loss), `perturbation lowered ${fit.loss} to ${f(b, w)}`);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(data, fc.constantFrom(1e-6, 1e-3, 1, 1e4), fc.integer(), (rows, lambda, seed) => {
+        if (!rows.some((r) => r.y === 1) || !rows.some((r) => r.y === 0)) return;
+        const d = rows[0]!.x.length;
+        const bounds = {
+          lower: Array<number>(d).fill(0),
+          upper: Array<number>(d).fill(100),
+          biasLower: -100,
+          biasUpper: 100,
+        };
+        const fit = fitLogistic(
+          rows.map((r) => r.x),
+          rows.map((r) => r.y),
+          { lambda, ...bounds },
+        );
+        const f = (b: number, w: number[]) =>
+          rows.reduce((a, r) => {
+            const z = b + r.x.reduce((s, v, j) => s + v * w[j]!, 0);
+            return a + softplus(z) - r.y * z;
+          }, 0) +
+          (lambda / 2) * w.reduce((a, v) => a + v * v, 0);
+        assert.ok(fit.converged);
+        assert.ok(Math.abs(f(fit.bias, fit.weights) - fit.loss) <= 1e-9 * Math.max(1, fit.loss));
+        const random = mulberry32(seed);
+        for (let k = 0; k < 20; k++) {
+          const step = 10 ** -(1 + Math.floor(random() * 4));
+          const b = Math.min(100, Math.max(-100, fit.bias + step * (random() - 0.5)));
+          const w = fit.weights.map((v) => Math.min(100, Math.max(0, v + step * (random() - 0.5))));
+          assert.ok(
+            f(b, w) >= fit.loss - 1e-7 * Math.max(1, fit.loss),
+            `perturbation lowered ${fit.loss} to ${f(b, w)}`,
+          );
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test('bad input is refused with a RangeError', () => {
@@ -132,26 +156,41 @@ describe('fitSignalWeights', () => {
   const row = (values: number[]) => Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, values[i] ?? 0]));
 
   test('the same data gives an identical result', () => {
-    const { X, y } = synthetic(3000, -2, SIGNAL_NAMES.map((n) => (SIGNAL_DIRECTIONS[n] === 'risk' ? 0.5 : -0.5)), 5);
+    const { X, y } = synthetic(
+      3000,
+      -2,
+      SIGNAL_NAMES.map((n) => (SIGNAL_DIRECTIONS[n] === 'risk' ? 0.5 : -0.5)),
+      5,
+    );
     const rows = X.map((x, i) => ({ features: row(x), label: y[i]! }));
     assert.deepEqual(fitSignalWeights(rows), fitSignalWeights(rows.map((r) => ({ ...r }))));
   });
 
   test('never breaks a sign constraint, on any data (property)', () => {
     const value = fc.double({ min: -50, max: 50, noNaN: true });
-    const rowArb = fc.record({ values: fc.array(value, { minLength: SIGNAL_NAMES.length, maxLength: SIGNAL_NAMES.length }), label: fc.constantFrom<0 | 1>(0, 1) });
+    const rowArb = fc.record({
+      values: fc.array(value, { minLength: SIGNAL_NAMES.length, maxLength: SIGNAL_NAMES.length }),
+      label: fc.constantFrom<0 | 1>(0, 1),
+    });
     fc.assert(
-      fc.property(fc.array(rowArb, { minLength: 2, maxLength: 60 }), fc.double({ min: 0, max: 10, noNaN: true }), (rows, lambda) => {
-        if (!rows.some((r) => r.label === 1) || !rows.some((r) => r.label === 0)) return;
-        const fit = fitSignalWeights(rows.map((r) => ({ features: row(r.values), label: r.label })), { lambda });
-        assert.ok(Number.isFinite(fit.bias) && Math.abs(fit.bias) <= 100);
-        for (const n of SIGNAL_NAMES) {
-          const w = fit.weights[n];
-          assert.ok(Number.isFinite(w) && Math.abs(w) <= 100, `${n} = ${w}`);
-          if (SIGNAL_DIRECTIONS[n] === 'risk') assert.ok(w >= 0, `${n} = ${w}`);
-          else assert.ok(w <= 0, `${n} = ${w}`);
-        }
-      }),
+      fc.property(
+        fc.array(rowArb, { minLength: 2, maxLength: 60 }),
+        fc.double({ min: 0, max: 10, noNaN: true }),
+        (rows, lambda) => {
+          if (!rows.some((r) => r.label === 1) || !rows.some((r) => r.label === 0)) return;
+          const fit = fitSignalWeights(
+            rows.map((r) => ({ features: row(r.values), label: r.label })),
+            { lambda },
+          );
+          assert.ok(Number.isFinite(fit.bias) && Math.abs(fit.bias) <= 100);
+          for (const n of SIGNAL_NAMES) {
+            const w = fit.weights[n];
+            assert.ok(Number.isFinite(w) && Math.abs(w) <= 100, `${n} = ${w}`);
+            if (SIGNAL_DIRECTIONS[n] === 'risk') assert.ok(w >= 0, `${n} = ${w}`);
+            else assert.ok(w <= 0, `${n} = ${w}`);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -27,15 +27,29 @@ for (const backend of backends()) {
 
     const auth = () => ({ authorization: `Bearer ${token}` });
     const scoreOn = (app: FastifyInstance, entity: string) =>
-      app.inject({ method: 'POST', url: '/api/v1/trust/score', headers: auth(), payload: { entity_id: hash(entity), amount: 10, currency: 'USD' } });
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/trust/score',
+        headers: auth(),
+        payload: { entity_id: hash(entity), amount: 10, currency: 'USD' },
+      });
 
     test('activate on A: B scores with the new version on its next request, never from its cache of the old one', async () => {
       const before = await scoreOn(b, 'instances-1');
       assert.equal(before.json().policy_version, DEFAULT_POLICY.version);
       assert.equal((await scoreOn(b, 'instances-1')).json().cached, true);
-      const upload = await a.inject({ method: 'POST', url: '/api/v1/policies', headers: auth(), payload: { ...JSON.parse(JSON.stringify(DEFAULT_POLICY)), version: 'instances-2', bias: -1.5 } });
+      const upload = await a.inject({
+        method: 'POST',
+        url: '/api/v1/policies',
+        headers: auth(),
+        payload: { ...JSON.parse(JSON.stringify(DEFAULT_POLICY)), version: 'instances-2', bias: -1.5 },
+      });
       assert.equal(upload.statusCode, 201, upload.body);
-      const activated = await a.inject({ method: 'POST', url: '/api/v1/policies/instances-2/activate', headers: auth() });
+      const activated = await a.inject({
+        method: 'POST',
+        url: '/api/v1/policies/instances-2/activate',
+        headers: auth(),
+      });
       assert.equal(activated.statusCode, 200, activated.body);
       const after = await scoreOn(b, 'instances-1');
       assert.equal(after.json().policy_version, 'instances-2');
@@ -44,11 +58,20 @@ for (const backend of backends()) {
     });
 
     test('shadow set on B is stored with scores made on A from its next request', async () => {
-      await b.inject({ method: 'POST', url: '/api/v1/policies', headers: auth(), payload: { ...JSON.parse(JSON.stringify(DEFAULT_POLICY)), version: 'instances-shadow' } });
+      await b.inject({
+        method: 'POST',
+        url: '/api/v1/policies',
+        headers: auth(),
+        payload: { ...JSON.parse(JSON.stringify(DEFAULT_POLICY)), version: 'instances-shadow' },
+      });
       const set = await b.inject({ method: 'POST', url: '/api/v1/policies/instances-shadow/shadow', headers: auth() });
       assert.equal(set.statusCode, 200, set.body);
       const scored = await scoreOn(a, 'instances-4');
-      const row = await fresh.store.db.selectFrom('decisions').select('shadow_version').where('id', '=', scored.json().decision_id).executeTakeFirstOrThrow();
+      const row = await fresh.store.db
+        .selectFrom('decisions')
+        .select('shadow_version')
+        .where('id', '=', scored.json().decision_id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.shadow_version, 'instances-shadow');
     });
 

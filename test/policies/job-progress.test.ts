@@ -30,13 +30,32 @@ async function seedLabelled(store: Store, environment: Environment, count: numbe
     const features = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, Math.round(next() * 1e4) / 1e4]));
     const label = i % 2 === 0 ? (features.chargebacks! + 0.3 * next() > 0.8 ? 'fraud' : 'legit') : null;
     rows.push({
-      environment, id: `${environment}-p-${String(i).padStart(6, '0')}`, kind: 'score', principal_id: 'seed', owner_client_id: ADMIN_ID,
-      subject_id: `entity-${i % 900}`, request_digest: 'seed', result: '{}', policy_version: DEFAULT_POLICY.version, created_at: AT + i * 1_000,
-      cache_key: null, cache_state: null, features: JSON.stringify(features), feature_set: FEATURE_SET, trade_id: null,
-      risk_level: 'low', label, label_source: label ? 'api' : null, request: JSON.stringify({ amount: 100 + i, currency: 'EUR' }),
+      environment,
+      id: `${environment}-p-${String(i).padStart(6, '0')}`,
+      kind: 'score',
+      principal_id: 'seed',
+      owner_client_id: ADMIN_ID,
+      subject_id: `entity-${i % 900}`,
+      request_digest: 'seed',
+      result: '{}',
+      policy_version: DEFAULT_POLICY.version,
+      created_at: AT + i * 1_000,
+      cache_key: null,
+      cache_state: null,
+      features: JSON.stringify(features),
+      feature_set: FEATURE_SET,
+      trade_id: null,
+      risk_level: 'low',
+      label,
+      label_source: label ? 'api' : null,
+      request: JSON.stringify({ amount: 100 + i, currency: 'EUR' }),
     });
   }
-  for (let i = 0; i < rows.length; i += 500) await store.db.insertInto('decisions').values(rows.slice(i, i + 500)).execute();
+  for (let i = 0; i < rows.length; i += 500)
+    await store.db
+      .insertInto('decisions')
+      .values(rows.slice(i, i + 500))
+      .execute();
 }
 
 for (const backend of backends()) {
@@ -46,7 +65,8 @@ for (const backend of backends()) {
     let a: FastifyInstance;
     let b: FastifyInstance;
     const key = { reader: '', operator: '', testReader: '' };
-    const get = (app: FastifyInstance, apiKey: string, url: string) => app.inject({ method: 'GET', url, headers: { 'x-api-key': apiKey } });
+    const get = (app: FastifyInstance, apiKey: string, url: string) =>
+      app.inject({ method: 'GET', url, headers: { 'x-api-key': apiKey } });
 
     before(async () => {
       world = await twoInstances(backend);
@@ -64,7 +84,12 @@ for (const backend of backends()) {
       assert.deepEqual(idle.json(), { data: [] });
 
       const hold = holdNextJob();
-      const fit = a.inject({ method: 'POST', url: '/api/v1/policies/fit', headers: { 'x-api-key': key.operator }, payload: {} });
+      const fit = a.inject({
+        method: 'POST',
+        url: '/api/v1/policies/fit',
+        headers: { 'x-api-key': key.operator },
+        payload: {},
+      });
       await hold.reached;
 
       const listed = await get(b, key.reader, '/api/v1/policy-jobs');
@@ -82,11 +107,24 @@ for (const backend of backends()) {
       const one = await get(a, key.reader, `/api/v1/policy-jobs/${String(job.id)}`);
       assert.equal(one.statusCode, 200, one.body);
       assert.deepEqual(one.json(), job);
-      assert.deepEqual((await get(a, key.testReader, '/api/v1/policy-jobs')).json(), { data: [] }, 'the test environment has no job');
+      assert.deepEqual(
+        (await get(a, key.testReader, '/api/v1/policy-jobs')).json(),
+        { data: [] },
+        'the test environment has no job',
+      );
       problem(await get(a, key.testReader, `/api/v1/policy-jobs/${String(job.id)}`), 404, 'not_found');
 
       // A backtest is an operator's (docs/api.md, "Scopes and roles").
-      const conflict = problem(await b.inject({ method: 'POST', url: `/api/v1/policies/${DEFAULT_POLICY.version}/backtest`, headers: { 'x-api-key': key.operator }, payload: {} }), 409, 'conflict');
+      const conflict = problem(
+        await b.inject({
+          method: 'POST',
+          url: `/api/v1/policies/${DEFAULT_POLICY.version}/backtest`,
+          headers: { 'x-api-key': key.operator },
+          payload: {},
+        }),
+        409,
+        'conflict',
+      );
       assert.deepEqual(conflict.job, { id: job.id, kind: 'fit' }, 'the problem names the running job');
 
       hold.release();
@@ -97,18 +135,33 @@ for (const backend of backends()) {
     });
 
     test('vouch policy fit|backtest --progress: the progress on standard error, line by line without a terminal; standard output is the JSON result alone', async () => {
-      const vouch = (args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_'))), VOUCH_DATABASE_URL: fresh.url };
-        execFile(process.execPath, [BIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
-          resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) }));
-      });
+      const vouch = (args: string[]) =>
+        new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+          const env = {
+            ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_'))),
+            VOUCH_DATABASE_URL: fresh.url,
+          };
+          execFile(process.execPath, [BIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+            resolve({
+              code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+              stdout: String(stdout),
+              stderr: String(stderr),
+            }),
+          );
+        });
       const fit = await vouch(['policy', 'fit', '--progress']);
       assert.equal(fit.code, 0, fit.stderr);
       assert.equal(JSON.parse(fit.stdout).source, 'fit', 'standard output parses as the fitted policy');
       const lines = fit.stderr.trim().split('\n');
       assert.match(lines[0]!, /^fit: \[\.+\] {3}0 % reading 0\/4,500 decisions, 0 labelled$/, 'the count comes first');
-      assert.ok(lines.some((l) => /^fit: fitting, 4,500 decisions read, 2,250 labelled$/.test(l)), fit.stderr);
-      assert.ok(lines.some((l) => /^fit: reporting, /.test(l)), fit.stderr);
+      assert.ok(
+        lines.some((l) => /^fit: fitting, 4,500 decisions read, 2,250 labelled$/.test(l)),
+        fit.stderr,
+      );
+      assert.ok(
+        lines.some((l) => /^fit: reporting, /.test(l)),
+        fit.stderr,
+      );
       assert.equal(lines[lines.length - 1], 'fit: done, 4,500 decisions read, 2,250 labelled');
 
       const bt = await vouch(['policy', 'backtest', DEFAULT_POLICY.version, '--progress']);
@@ -126,17 +179,49 @@ for (const backend of backends()) {
       assert.equal((await a.inject({ method: 'GET', url: '/api/v1/policy-jobs' })).statusCode, 401);
     });
 
-    test('the heartbeat writes the progress; a dead holder\'s job is not shown as running', async () => {
+    test("the heartbeat writes the progress; a dead holder's job is not shown as running", async () => {
       const now = Date.now();
       const id = await acquireLease(fresh.store.db, 'test', 'backtest', now);
       assert.deepEqual(await jobStatus(fresh.store.db, 'test', now), {
-        id, kind: 'backtest', startedAt: now, updatedAt: now, phase: 'reading', decisionsRead: 0, labelled: 0, total: null,
+        id,
+        kind: 'backtest',
+        startedAt: now,
+        updatedAt: now,
+        phase: 'reading',
+        decisionsRead: 0,
+        labelled: 0,
+        total: null,
       });
-      assert.equal(await renewLease(fresh.store.db, 'test', id, now + 5_000, { phase: 'reporting', decisionsRead: 42, labelled: 7, total: 42 }), true);
+      assert.equal(
+        await renewLease(fresh.store.db, 'test', id, now + 5_000, {
+          phase: 'reporting',
+          decisionsRead: 42,
+          labelled: 7,
+          total: 42,
+        }),
+        true,
+      );
       const status = await jobStatus(fresh.store.db, 'test', now + 5_000);
-      assert.deepEqual(status, { id, kind: 'backtest', startedAt: now, updatedAt: now + 5_000, phase: 'reporting', decisionsRead: 42, labelled: 7, total: 42 });
-      assert.equal(await jobStatus(fresh.store.db, 'test', now + 5_000 + 31_000), undefined, 'stale: its instance stopped beating');
-      await fresh.store.db.withTables<{ policy_jobs: { environment: string } }>().deleteFrom('policy_jobs').where('environment', '=', 'test').execute();
+      assert.deepEqual(status, {
+        id,
+        kind: 'backtest',
+        startedAt: now,
+        updatedAt: now + 5_000,
+        phase: 'reporting',
+        decisionsRead: 42,
+        labelled: 7,
+        total: 42,
+      });
+      assert.equal(
+        await jobStatus(fresh.store.db, 'test', now + 5_000 + 31_000),
+        undefined,
+        'stale: its instance stopped beating',
+      );
+      await fresh.store.db
+        .withTables<{ policy_jobs: { environment: string } }>()
+        .deleteFrom('policy_jobs')
+        .where('environment', '=', 'test')
+        .execute();
     });
   });
 }
@@ -146,8 +231,19 @@ for (const backend of backends()) {
     const { store, drop } = await storeMigratedBefore(backend, '021');
     t.after(drop);
     const now = Date.now();
-    await sql`insert into policy_jobs (environment, job_id, kind, started_at, heartbeat_at) values ('live', 'job_old', 'fit', ${now}, ${now})`.execute(store.db);
+    await sql`insert into policy_jobs (environment, job_id, kind, started_at, heartbeat_at) values ('live', 'job_old', 'fit', ${now}, ${now})`.execute(
+      store.db,
+    );
     await store.migrate();
-    assert.deepEqual(await jobStatus(store.db, 'live', now), { id: 'job_old', kind: 'fit', startedAt: now, updatedAt: now, phase: 'reading', decisionsRead: 0, labelled: 0, total: null });
+    assert.deepEqual(await jobStatus(store.db, 'live', now), {
+      id: 'job_old',
+      kind: 'fit',
+      startedAt: now,
+      updatedAt: now,
+      phase: 'reading',
+      decisionsRead: 0,
+      labelled: 0,
+      total: null,
+    });
   });
 }

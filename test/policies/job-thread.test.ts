@@ -31,28 +31,50 @@ async function* pages(rows: WireDecision[], size: number): AsyncGenerator<WireDe
 }
 
 describe('policy job thread', () => {
-  test('a backtest fed in pages equals the in-process replay, with the shadow policy\'s live figures', async () => {
+  test("a backtest fed in pages equals the in-process replay, with the shadow policy's live figures", async () => {
     const rows = decisions(1_000);
     const result = await runJob<BacktestOutput>({ kind: 'backtest', policy: DEFAULT_POLICY }, pages(rows, 64));
     const { live, deciding, ...replayed } = result;
     assert.deepEqual(deciding, [DEFAULT_POLICY.version, 'older'].sort());
     const label = (r: WireDecision) => (r.label === 'fraud' ? 1 : r.label === 'legit' ? 0 : null);
-    assert.deepEqual(replayed, backtest(DEFAULT_POLICY, rows.map((r) => ({ features: JSON.parse(r.features), label: label(r), riskLevel: r.risk_level as 'low' }))));
+    assert.deepEqual(
+      replayed,
+      backtest(
+        DEFAULT_POLICY,
+        rows.map((r) => ({ features: JSON.parse(r.features), label: label(r), riskLevel: r.risk_level as 'low' })),
+      ),
+    );
     assert.equal(live?.decisions, 500);
     assert.equal(live?.labelled, rows.filter((r) => r.shadow_version !== null && label(r) !== null).length);
   });
 
-  test('too few labels: the fit\'s InsufficientLabelsError crosses the thread with its counts; the worker serves the next job', async () => {
+  test("too few labels: the fit's InsufficientLabelsError crosses the thread with its counts; the worker serves the next job", async () => {
     const rows = decisions(20);
-    const fit = { kind: 'fit' as const, base: DEFAULT_POLICY, version: 'fit-x', now: 1e13, assumeLegitAfterDays: 60, holdoutFraction: 0.3 };
-    await assert.rejects(runJob(fit, pages(rows, 8)), (err: unknown) => err instanceof InsufficientLabelsError && err.fraud === 7 && err.legit === 7);
-    assert.equal((await runJob<BacktestOutput>({ kind: 'backtest', policy: DEFAULT_POLICY }, pages(rows, 8))).decisions, 20);
+    const fit = {
+      kind: 'fit' as const,
+      base: DEFAULT_POLICY,
+      version: 'fit-x',
+      now: 1e13,
+      assumeLegitAfterDays: 60,
+      holdoutFraction: 0.3,
+    };
+    await assert.rejects(
+      runJob(fit, pages(rows, 8)),
+      (err: unknown) => err instanceof InsufficientLabelsError && err.fraud === 7 && err.legit === 7,
+    );
+    assert.equal(
+      (await runJob<BacktestOutput>({ kind: 'backtest', policy: DEFAULT_POLICY }, pages(rows, 8))).decisions,
+      20,
+    );
   });
 
   test('a page the worker cannot read fails the job, and the next job gets a sound worker', async () => {
     const bad = [...decisions(3), { ...decisions(1)[0]!, features: '{not json' }];
     await assert.rejects(runJob({ kind: 'backtest', policy: DEFAULT_POLICY }, pages(bad, 2)), /policy job: .*JSON/);
-    assert.equal((await runJob<BacktestOutput>({ kind: 'backtest', policy: DEFAULT_POLICY }, pages(decisions(5), 2))).decisions, 5);
+    assert.equal(
+      (await runJob<BacktestOutput>({ kind: 'backtest', policy: DEFAULT_POLICY }, pages(decisions(5), 2))).decisions,
+      5,
+    );
   });
 
   test('a failing store read ends the job and its worker', async () => {
@@ -61,6 +83,9 @@ describe('policy job thread', () => {
       throw new Error('the store went away');
     }
     await assert.rejects(runJob({ kind: 'backtest', policy: DEFAULT_POLICY }, failing()), /the store went away/);
-    assert.equal((await runJob<BacktestOutput>({ kind: 'backtest', policy: DEFAULT_POLICY }, pages(decisions(3), 2))).decisions, 3);
+    assert.equal(
+      (await runJob<BacktestOutput>({ kind: 'backtest', policy: DEFAULT_POLICY }, pages(decisions(3), 2))).decisions,
+      3,
+    );
   });
 });

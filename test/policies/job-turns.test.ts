@@ -13,7 +13,11 @@ describeEachBackend('backtests need role operator', (ctx) => {
   test('a policy:read service key gets 403 insufficient_scope; an operator with policy:read runs the backtest', async () => {
     const url = `/api/v1/policies/${DEFAULT_POLICY.version}/backtest`;
     const service = await ctx().token(['policy:read'], 'service');
-    const refused = problem(await ctx().inject({ method: 'POST', url, headers: bearer(service), payload: {} }), 403, 'insufficient_scope');
+    const refused = problem(
+      await ctx().inject({ method: 'POST', url, headers: bearer(service), payload: {} }),
+      403,
+      'insufficient_scope',
+    );
     assert.match(String(refused.detail), /role operator/);
     const operator = await ctx().token(['policy:read'], 'operator');
     const ran = await ctx().inject({ method: 'POST', url, headers: bearer(operator), payload: {} });
@@ -41,7 +45,10 @@ for (const backend of backends()) {
       await assert.rejects(acquireLease(db, 'live', 'fit', now + 1, undefined, b), JobConflictError);
       await releaseLease(db, 'live', first);
       // The slot is free, but it is b's turn: a, asking again at once, is refused with a time to retry.
-      await assert.rejects(acquireLease(db, 'live', 'backtest', now + 2, undefined, a), (err: unknown) => err instanceof JobTurnError && err.retryAfterSeconds > 0);
+      await assert.rejects(
+        acquireLease(db, 'live', 'backtest', now + 2, undefined, a),
+        (err: unknown) => err instanceof JobTurnError && err.retryAfterSeconds > 0,
+      );
       assert.equal(await runningJob(db, 'live'), undefined);
       const second = await acquireLease(db, 'live', 'fit', now + 3, undefined, b);
       await releaseLease(db, 'live', second);
@@ -58,7 +65,7 @@ for (const backend of backends()) {
       await releaseLease(db, 'live', await acquireLease(db, 'live', 'backtest', now + 2 + TURN_HOLD_MS, undefined, a));
     });
 
-    test('an admin never waits behind a non-admin\'s turn, and an admin\'s turn outranks it', async () => {
+    test("an admin never waits behind a non-admin's turn, and an admin's turn outranks it", async () => {
       const db = fresh.store.db;
       const now = Date.now() + 10 * TURN_HOLD_MS;
       const first = await acquireLease(db, 'live', 'backtest', now, undefined, a);
@@ -75,7 +82,7 @@ for (const backend of backends()) {
       await releaseLease(db, 'live', await acquireLease(db, 'live', 'fit', now + 6, undefined, admin));
     });
 
-    test('the host\'s own jobs (the CLI, no claimant) are never held back by a turn', async () => {
+    test("the host's own jobs (the CLI, no claimant) are never held back by a turn", async () => {
       const db = fresh.store.db;
       const now = Date.now() + 20 * TURN_HOLD_MS;
       const first = await acquireLease(db, 'test', 'backtest', now, undefined, a);

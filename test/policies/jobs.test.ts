@@ -46,30 +46,72 @@ async function seed(store: Store, environment: Environment, count: number): Prom
     const tradeId = i % 2 === 0 ? `trade-${i}` : null;
     const label = i % 3 === 0 ? (risky ? 'fraud' : 'legit') : null;
     decisions.push({
-      environment, id: `${environment}-d-${String(i).padStart(6, '0')}`, kind: 'score', principal_id: 'seed', owner_client_id: ADMIN_ID,
-      subject_id: subject, request_digest: 'seed', result: '{}', policy_version: DEFAULT_POLICY.version, created_at: SEEDED_AT + Math.floor(i / 4) * 1_000,
-      cache_key: null, cache_state: null, features: JSON.stringify(features), feature_set: FEATURE_SET, trade_id: tradeId,
-      risk_level: (['low', 'medium', 'high', 'critical'] as const)[i % 4], label, label_source: label ? 'api' : null,
+      environment,
+      id: `${environment}-d-${String(i).padStart(6, '0')}`,
+      kind: 'score',
+      principal_id: 'seed',
+      owner_client_id: ADMIN_ID,
+      subject_id: subject,
+      request_digest: 'seed',
+      result: '{}',
+      policy_version: DEFAULT_POLICY.version,
+      created_at: SEEDED_AT + Math.floor(i / 4) * 1_000,
+      cache_key: null,
+      cache_state: null,
+      features: JSON.stringify(features),
+      feature_set: FEATURE_SET,
+      trade_id: tradeId,
+      risk_level: (['low', 'medium', 'high', 'critical'] as const)[i % 4],
+      label,
+      label_source: label ? 'api' : null,
     });
     if (label === null && tradeId !== null && i % 5 === 0) {
-      events.push({ environment, client_id: '', event_id: `ev-${environment}-${i}`, entity_id: subject, type: 'trade.completed', occurred_at: SEEDED_AT, payload: JSON.stringify({ trade_id: tradeId }), ingested_at: SEEDED_AT });
+      events.push({
+        environment,
+        client_id: '',
+        event_id: `ev-${environment}-${i}`,
+        entity_id: subject,
+        type: 'trade.completed',
+        occurred_at: SEEDED_AT,
+        payload: JSON.stringify({ trade_id: tradeId }),
+        ingested_at: SEEDED_AT,
+      });
     }
   }
-  for (let i = 0; i < decisions.length; i += 500) await store.db.insertInto('decisions').values(decisions.slice(i, i + 500)).execute();
-  for (let i = 0; i < events.length; i += 500) await store.db.insertInto('events').values(events.slice(i, i + 500)).execute();
+  for (let i = 0; i < decisions.length; i += 500)
+    await store.db
+      .insertInto('decisions')
+      .values(decisions.slice(i, i + 500))
+      .execute();
+  for (let i = 0; i < events.length; i += 500)
+    await store.db
+      .insertInto('events')
+      .values(events.slice(i, i + 500))
+      .execute();
 }
 
 /** The stored decisions in the reader's order, as the in-process replay and fit take them. */
 async function stored(store: Store, environment: Environment) {
-  return store.db.selectFrom('decisions').select(['subject_id', 'features', 'label', 'risk_level', 'trade_id'])
-    .where('environment', '=', environment).where('kind', '=', 'score').where('features', 'is not', null)
-    .orderBy('created_at').orderBy('id').execute();
+  return store.db
+    .selectFrom('decisions')
+    .select(['subject_id', 'features', 'label', 'risk_level', 'trade_id'])
+    .where('environment', '=', environment)
+    .where('kind', '=', 'score')
+    .where('features', 'is not', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 const expectedBacktest = async (store: Store, environment: Environment) =>
-  backtest(DEFAULT_POLICY, (await stored(store, environment)).map((r) => ({
-    features: JSON.parse(r.features!), label: r.label === 'fraud' ? 1 : r.label === 'legit' ? 0 : null, riskLevel: r.risk_level as 'low',
-  })));
+  backtest(
+    DEFAULT_POLICY,
+    (await stored(store, environment)).map((r) => ({
+      features: JSON.parse(r.features!),
+      label: r.label === 'fraud' ? 1 : r.label === 'legit' ? 0 : null,
+      riskLevel: r.risk_level as 'low',
+    })),
+  );
 
 for (const backend of backends()) {
   describe(`policy jobs: one per environment, off the event loop [${backend}]`, () => {
@@ -116,7 +158,10 @@ for (const backend of backends()) {
       ];
       for (const [what, res] of conflicts) {
         const body = problem(res, 409, 'conflict');
-        assert.ok(String(body.detail).includes(running.id), `${what}: the detail names ${running.id}: ${String(body.detail)}`);
+        assert.ok(
+          String(body.detail).includes(running.id),
+          `${what}: the detail names ${running.id}: ${String(body.detail)}`,
+        );
       }
 
       const other = await post(b, key.testReader, backtestUrl);
@@ -138,32 +183,59 @@ for (const backend of backends()) {
     });
 
     test('a lease whose heartbeat went stale (its instance died) is taken over; a fresh one is not', async () => {
-      const jobs = fresh.store.db.withTables<{ policy_jobs: { environment: string; job_id: string; kind: string; started_at: number; heartbeat_at: number } }>();
+      const jobs = fresh.store.db.withTables<{
+        policy_jobs: { environment: string; job_id: string; kind: string; started_at: number; heartbeat_at: number };
+      }>();
       const now = Date.now();
-      await jobs.insertInto('policy_jobs').values({ environment: 'live', job_id: 'job_elsewhere', kind: 'fit', started_at: now, heartbeat_at: now }).execute();
+      await jobs
+        .insertInto('policy_jobs')
+        .values({ environment: 'live', job_id: 'job_elsewhere', kind: 'fit', started_at: now, heartbeat_at: now })
+        .execute();
       const body = problem(await post(a, key.reader, backtestUrl), 409, 'conflict');
       assert.match(String(body.detail), /job_elsewhere/);
       assert.match(String(body.detail), /\bfit\b/);
-      await jobs.updateTable('policy_jobs').set({ heartbeat_at: now - DEFAULT_LEASE.staleAfterMs - 1_000 }).where('environment', '=', 'live').execute();
+      await jobs
+        .updateTable('policy_jobs')
+        .set({ heartbeat_at: now - DEFAULT_LEASE.staleAfterMs - 1_000 })
+        .where('environment', '=', 'live')
+        .execute();
       const res = await post(a, key.reader, backtestUrl);
       assert.equal(res.statusCode, 200, res.body);
-      assert.equal(await runningJob(fresh.store.db, 'live'), undefined, 'the dead job\'s row went with the takeover');
+      assert.equal(await runningJob(fresh.store.db, 'live'), undefined, "the dead job's row went with the takeover");
     });
 
     test('a fit through the worker equals the in-process fit over the same labelled decisions (labels and completed trades)', async () => {
       const res = await post(b, key.operator, '/api/v1/policies/fit', { holdout_fraction: 0.3 });
       assert.equal(res.statusCode, 201, res.body);
-      const completed = new Set((await fresh.store.db.selectFrom('events').select(['entity_id', 'payload']).where('environment', '=', 'live').where('type', '=', 'trade.completed').execute())
-        .map((e) => `${e.entity_id}\0${(JSON.parse(e.payload) as { trade_id: string }).trade_id}`));
+      const completed = new Set(
+        (
+          await fresh.store.db
+            .selectFrom('events')
+            .select(['entity_id', 'payload'])
+            .where('environment', '=', 'live')
+            .where('type', '=', 'trade.completed')
+            .execute()
+        ).map((e) => `${e.entity_id}\0${(JSON.parse(e.payload) as { trade_id: string }).trade_id}`),
+      );
       const labelled: LabelledDecision[] = [];
       for (const r of await stored(fresh.store, 'live')) {
-        const label = r.label === 'fraud' ? 1 : r.label === 'legit' ? 0 : r.trade_id && completed.has(`${r.subject_id}\0${r.trade_id}`) ? 0 : null;
+        const label =
+          r.label === 'fraud'
+            ? 1
+            : r.label === 'legit'
+              ? 0
+              : r.trade_id && completed.has(`${r.subject_id}\0${r.trade_id}`)
+                ? 0
+                : null;
         // The source as the report counts it: this test's labels are the API's; the rest legit assumed from a completed trade.
         const source = r.label ? ('api' as const) : ('assumed' as const);
         if (label !== null) labelled.push({ entityId: r.subject_id, features: JSON.parse(r.features!), label, source });
       }
       assert.ok(labelled.length > LIVE_DECISIONS / 3, 'completed trades added legit labels');
-      const { policy, report } = fitCandidate(labelled, DEFAULT_POLICY, { version: res.json().version, holdoutFraction: 0.3 });
+      const { policy, report } = fitCandidate(labelled, DEFAULT_POLICY, {
+        version: res.json().version,
+        holdoutFraction: 0.3,
+      });
       assert.deepEqual(res.json().document, policy);
       const { holdout_fraction: fraction, plots, ...figures } = res.json().report;
       assert.equal(fraction, 0.3);

@@ -29,7 +29,13 @@ describe('trainingLabel', () => {
   });
 
   test('assume_legit_after_days is honoured', () => {
-    assert.equal(trainingLabel({ createdAt: NOW - 8 * DAY, entityId: 'e1', tradeId: 't1' }, { ...rules, assumeLegitAfterDays: 7 }), 0);
-    assert.equal(trainingLabel({ createdAt: NOW - 6 * DAY, entityId: 'e1', tradeId: 't1' }, { ...rules, assumeLegitAfterDays: 7 }), null);
+    assert.equal(
+      trainingLabel({ createdAt: NOW - 8 * DAY, entityId: 'e1', tradeId: 't1' }, { ...rules, assumeLegitAfterDays: 7 }),
+      0,
+    );
+    assert.equal(
+      trainingLabel({ createdAt: NOW - 6 * DAY, entityId: 'e1', tradeId: 't1' }, { ...rules, assumeLegitAfterDays: 7 }),
+      null,
+    );
   });
 });

@@ -3,7 +3,15 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
-import { acquireLease, DEFAULT_LEASE, JobConflictError, releaseLease, renewLease, runningJob, withLease } from '../../src/policies/jobs.ts';
+import {
+  acquireLease,
+  DEFAULT_LEASE,
+  JobConflictError,
+  releaseLease,
+  renewLease,
+  runningJob,
+  withLease,
+} from '../../src/policies/jobs.ts';
 
 for (const backend of backends()) {
   describe(`policy job lease [${backend}]`, () => {
@@ -19,7 +27,10 @@ for (const backend of backends()) {
       const db = fresh.store.db;
       const now = Date.now();
       const first = await acquireLease(db, 'live', 'fit', now);
-      await assert.rejects(acquireLease(db, 'live', 'backtest', now + 1), (err: unknown) => err instanceof JobConflictError && err.running.id === first && err.running.kind === 'fit');
+      await assert.rejects(
+        acquireLease(db, 'live', 'backtest', now + 1),
+        (err: unknown) => err instanceof JobConflictError && err.running.id === first && err.running.kind === 'fit',
+      );
       const other = await acquireLease(db, 'test', 'backtest', now);
       assert.notEqual(other, first, 'the other environment has its own lease');
       assert.equal(await renewLease(db, 'live', first, now + 10), true);
@@ -36,11 +47,14 @@ for (const backend of backends()) {
     });
 
     test('of claims racing for a free environment, exactly one wins and the others name it', async () => {
-      const results = await Promise.allSettled(Array.from({ length: 6 }, () => acquireLease(fresh.store.db, 'live', 'backtest')));
+      const results = await Promise.allSettled(
+        Array.from({ length: 6 }, () => acquireLease(fresh.store.db, 'live', 'backtest')),
+      );
       const won = results.filter((r): r is PromiseFulfilledResult<string> => r.status === 'fulfilled');
       assert.equal(won.length, 1, JSON.stringify(results.map((r) => r.status)));
       for (const r of results) {
-        if (r.status === 'rejected') assert.ok(r.reason instanceof JobConflictError && r.reason.running.id === won[0]!.value, String(r.reason));
+        if (r.status === 'rejected')
+          assert.ok(r.reason instanceof JobConflictError && r.reason.running.id === won[0]!.value, String(r.reason));
       }
       await releaseLease(fresh.store.db, 'live', won[0]!.value);
     });
@@ -48,11 +62,24 @@ for (const backend of backends()) {
     test('a job whose lease is taken over is aborted with a conflict naming the taker; its end leaves the taker in place', async () => {
       const db = fresh.store.db;
       const jobs = db.withTables<{ policy_jobs: { environment: string; job_id: string } }>();
-      const run = withLease(db, 'live', 'fit', async (job) => {
-        await jobs.updateTable('policy_jobs').set({ job_id: 'job_taker' }).where('environment', '=', 'live').where('job_id', '=', job.id).execute();
-        // The next heartbeat finds the row gone to another job.
-        await new Promise((_, reject) => job.signal.addEventListener('abort', () => reject(job.signal.reason as Error)));
-      }, { heartbeatMs: 5, staleAfterMs: DEFAULT_LEASE.staleAfterMs });
+      const run = withLease(
+        db,
+        'live',
+        'fit',
+        async (job) => {
+          await jobs
+            .updateTable('policy_jobs')
+            .set({ job_id: 'job_taker' })
+            .where('environment', '=', 'live')
+            .where('job_id', '=', job.id)
+            .execute();
+          // The next heartbeat finds the row gone to another job.
+          await new Promise((_, reject) =>
+            job.signal.addEventListener('abort', () => reject(job.signal.reason as Error)),
+          );
+        },
+        { heartbeatMs: 5, staleAfterMs: DEFAULT_LEASE.staleAfterMs },
+      );
       await assert.rejects(run, (err: unknown) => err instanceof JobConflictError && err.running.id === 'job_taker');
       assert.equal((await runningJob(db, 'live'))?.id, 'job_taker');
       await releaseLease(db, 'live', 'job_taker');
@@ -60,10 +87,13 @@ for (const backend of backends()) {
 
     test('the lease is released however the job ends', async () => {
       const db = fresh.store.db;
-      await assert.rejects(withLease(db, 'live', 'backtest', async () => {
-        assert.ok(await runningJob(db, 'live'), 'held while running');
-        throw new Error('the job failed');
-      }), /the job failed/);
+      await assert.rejects(
+        withLease(db, 'live', 'backtest', async () => {
+          assert.ok(await runningJob(db, 'live'), 'held while running');
+          throw new Error('the job failed');
+        }),
+        /the job failed/,
+      );
       assert.equal(await runningJob(db, 'live'), undefined);
       assert.equal(await withLease(db, 'live', 'backtest', async (job) => job.kind), 'backtest');
       assert.equal(await runningJob(db, 'live'), undefined);

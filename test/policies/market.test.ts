@@ -63,16 +63,31 @@ describe('simulateMarket', () => {
     const share = fraud.length / big.requests.length;
     assert.ok(share > 0.01 && share < 0.08, `fraud share ${share}`);
     assert.ok(fraud.every((r) => FRAUD_POPULATIONS.includes(r.population)));
-    for (const p of FRAUD_POPULATIONS) assert.ok(fraud.some((r) => r.population === p), `no fraud from ${p}`);
+    for (const p of FRAUD_POPULATIONS)
+      assert.ok(
+        fraud.some((r) => r.population === p),
+        `no fraud from ${p}`,
+      );
     // Most fraud is labelled by an event before the end; the rest is still in flight, as in life.
     assert.ok(fraud.filter((r) => r.eventLabel === 'fraud').length > fraud.length / 2);
     const kinds = new Set(big.events.map((e) => e.type));
-    for (const t of ['trade.completed', 'trade.cancelled', 'dispute.opened', 'dispute.resolved', 'chargeback', 'fraud.reported', 'entity.blocklisted', 'identifier.linked']) {
+    for (const t of [
+      'trade.completed',
+      'trade.cancelled',
+      'dispute.opened',
+      'dispute.resolved',
+      'chargeback',
+      'fraud.reported',
+      'entity.blocklisted',
+      'identifier.linked',
+    ]) {
       assert.ok(kinds.has(t as never), `no ${t} event`);
     }
     // Mule rings share identifiers across several entities.
     const linked = new Map<string, Set<string>>();
-    for (const e of big.events) for (const l of e.linked_identifiers ?? []) linked.set(l.hash, (linked.get(l.hash) ?? new Set()).add(e.entity_id));
+    for (const e of big.events)
+      for (const l of e.linked_identifiers ?? [])
+        linked.set(l.hash, (linked.get(l.hash) ?? new Set()).add(e.entity_id));
     assert.ok([...linked.values()].some((s) => s.size >= 3));
   });
 

@@ -2,7 +2,13 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  averagePrecision, brierScore, calibrationBins, calibrationError, computeMetrics, rocAuc, type Label,
+  averagePrecision,
+  brierScore,
+  calibrationBins,
+  calibrationError,
+  computeMetrics,
+  rocAuc,
+  type Label,
 } from '../../src/policies/metrics.ts';
 
 const close = (actual: number | null, expected: number, eps = 1e-12) =>
@@ -30,16 +36,24 @@ describe('rocAuc', () => {
   });
 
   test('equals the brute-force pair count on random data (property)', () => {
-    const arb = fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.constantFrom<Label>(0, 1)), { minLength: 1, maxLength: 80 });
-    fc.assert(fc.property(arb, (rows) => {
-      const pos = rows.filter(([, y]) => y === 1).map(([s]) => s);
-      const neg = rows.filter(([, y]) => y === 0).map(([s]) => s);
-      const auc = rocAuc(rows.map(([s]) => s), rows.map(([, y]) => y));
-      if (pos.length === 0 || neg.length === 0) return assert.equal(auc, null);
-      let wins = 0;
-      for (const p of pos) for (const n of neg) wins += p > n ? 1 : p === n ? 0.5 : 0;
-      close(auc, wins / (pos.length * neg.length), 1e-9);
-    }));
+    const arb = fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.constantFrom<Label>(0, 1)), {
+      minLength: 1,
+      maxLength: 80,
+    });
+    fc.assert(
+      fc.property(arb, (rows) => {
+        const pos = rows.filter(([, y]) => y === 1).map(([s]) => s);
+        const neg = rows.filter(([, y]) => y === 0).map(([s]) => s);
+        const auc = rocAuc(
+          rows.map(([s]) => s),
+          rows.map(([, y]) => y),
+        );
+        if (pos.length === 0 || neg.length === 0) return assert.equal(auc, null);
+        let wins = 0;
+        for (const p of pos) for (const n of neg) wins += p > n ? 1 : p === n ? 0.5 : 0;
+        close(auc, wins / (pos.length * neg.length), 1e-9);
+      }),
+    );
   });
 });
 
@@ -77,7 +91,10 @@ describe('brierScore and calibrationError', () => {
 
   test('bin edges: 9 is in the first bin, 10 in the second, 100 in the last', () => {
     const bins = calibrationBins([9, 10, 90, 100], [0, 0, 1, 1]);
-    assert.deepEqual(bins.map((b) => b.count), [1, 1, 0, 0, 0, 0, 0, 0, 0, 2]);
+    assert.deepEqual(
+      bins.map((b) => b.count),
+      [1, 1, 0, 0, 0, 0, 0, 0, 0, 2],
+    );
     assert.equal(bins[9]!.upper, 100);
     assert.equal(bins[4]!.mean_predicted, null);
   });

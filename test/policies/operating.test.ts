@@ -1,7 +1,14 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { cutForTarget, levelFigures, MOVE_LIMITS, operatingMove, thresholdsForTarget, type ScoredOutcome } from '../../src/policies/operating.ts';
+import {
+  cutForTarget,
+  levelFigures,
+  MOVE_LIMITS,
+  operatingMove,
+  thresholdsForTarget,
+  type ScoredOutcome,
+} from '../../src/policies/operating.ts';
 
 const outcome = fc.record({ score: fc.integer({ min: 0, max: 100 }), label: fc.constantFrom(0 as const, 1 as const) });
 
@@ -27,32 +34,46 @@ describe('operating points', () => {
   });
 
   test('cutForTarget: the lowest cut that meets a ceiling, so one lower would break it', () => {
-    fc.assert(fc.property(fc.array(outcome, { minLength: 1, maxLength: 200 }), fc.double({ min: 0, max: 1, noNaN: true }), (rows, limit) => {
-      const { cut, met } = cutForTarget(rows, { level: 'high', max_share_flagged: limit });
-      const share = (c: number) => rows.filter((r) => r.score >= c).length / rows.length;
-      if (met) {
-        assert.ok(share(cut) <= limit);
-        if (cut > 1) assert.ok(share(cut - 1) > limit);
-      } else assert.equal(cut, 99);
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(outcome, { minLength: 1, maxLength: 200 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (rows, limit) => {
+          const { cut, met } = cutForTarget(rows, { level: 'high', max_share_flagged: limit });
+          const share = (c: number) => rows.filter((r) => r.score >= c).length / rows.length;
+          if (met) {
+            assert.ok(share(cut) <= limit);
+            if (cut > 1) assert.ok(share(cut - 1) > limit);
+          } else assert.equal(cut, 99);
+        },
+      ),
+    );
   });
 
   test('thresholdsForTarget keeps medium < high < critical within 1–99 for any target', () => {
-    fc.assert(fc.property(
-      fc.array(outcome, { minLength: 1, maxLength: 100 }),
-      fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 1, maxLength: 100 }),
-      fc.constantFrom('high' as const, 'critical' as const),
-      fc.double({ min: 0, max: 1, noNaN: true }),
-      (rows, baseScores, level, limit) => {
-        const { thresholds: t } = thresholdsForTarget(rows, baseScores, { medium: 30, high: 60, critical: 85 }, { level, max_false_positive_rate: limit });
-        assert.ok(t.medium >= 1 && t.medium < t.high && t.high < t.critical && t.critical <= 99, JSON.stringify(t));
-      },
-    ));
+    fc.assert(
+      fc.property(
+        fc.array(outcome, { minLength: 1, maxLength: 100 }),
+        fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 1, maxLength: 100 }),
+        fc.constantFrom('high' as const, 'critical' as const),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (rows, baseScores, level, limit) => {
+          const { thresholds: t } = thresholdsForTarget(
+            rows,
+            baseScores,
+            { medium: 30, high: 60, critical: 85 },
+            { level, max_false_positive_rate: limit },
+          );
+          assert.ok(t.medium >= 1 && t.medium < t.high && t.high < t.critical && t.critical <= 99, JSON.stringify(t));
+        },
+      ),
+    );
   });
 
   test('operatingMove asks for confirmation beyond 2 points or 25 %, and never on too few decisions', () => {
     const scores = (n: number, flagged: number) => Array.from({ length: n }, (_, i) => (i < flagged ? 80 : 10));
-    const move = (b: number, a: number, n = 1000) => operatingMove({ version: 'a', high: 60, scores: scores(n, b) }, { version: 'b', high: 60, scores: scores(n, a) });
+    const move = (b: number, a: number, n = 1000) =>
+      operatingMove({ version: 'a', high: 60, scores: scores(n, b) }, { version: 'b', high: 60, scores: scores(n, a) });
     assert.equal(move(100, 115).exceeds, false); // 10 % → 11.5 %: 1.5 points, 15 %
     assert.equal(move(100, 125).exceeds, true); // 2.5 points
     assert.equal(move(40, 55).exceeds, true); // 4 % → 5.5 %: 37.5 % of itself

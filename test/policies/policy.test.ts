@@ -74,36 +74,98 @@ describe('policy', () => {
   });
 
   test('a risk weight below zero is rejected, naming the weight', () => {
-    rejects(variant((p) => (p.weights.chargebacks = -1)), '/weights/chargebacks', '>= 0');
+    rejects(
+      variant((p) => (p.weights.chargebacks = -1)),
+      '/weights/chargebacks',
+      '>= 0',
+    );
   });
 
   test('a protective weight above zero is rejected, naming the weight', () => {
-    rejects(variant((p) => (p.weights.completed_trades = 0.5)), '/weights/completed_trades', '<= 0');
+    rejects(
+      variant((p) => (p.weights.completed_trades = 0.5)),
+      '/weights/completed_trades',
+      '<= 0',
+    );
   });
 
   test('thresholds must be strictly increasing within 1..99', () => {
-    rejects(variant((p) => (p.thresholds = { medium: 60, high: 60, critical: 85 })), '/thresholds/high');
-    rejects(variant((p) => (p.thresholds = { medium: 30, high: 90, critical: 85 })), '/thresholds/critical');
-    rejects(variant((p) => (p.thresholds.medium = 0)), '/thresholds/medium');
-    rejects(variant((p) => (p.thresholds.critical = 100)), '/thresholds/critical');
-    rejects(variant((p) => (p.thresholds.high = 60.5)), '/thresholds/high');
+    rejects(
+      variant((p) => (p.thresholds = { medium: 60, high: 60, critical: 85 })),
+      '/thresholds/high',
+    );
+    rejects(
+      variant((p) => (p.thresholds = { medium: 30, high: 90, critical: 85 })),
+      '/thresholds/critical',
+    );
+    rejects(
+      variant((p) => (p.thresholds.medium = 0)),
+      '/thresholds/medium',
+    );
+    rejects(
+      variant((p) => (p.thresholds.critical = 100)),
+      '/thresholds/critical',
+    );
+    rejects(
+      variant((p) => (p.thresholds.high = 60.5)),
+      '/thresholds/high',
+    );
   });
 
   test('unknown fields are rejected, top-level and nested', () => {
-    rejects(variant((p) => (p.extra = true)), '/extra', 'unknown field');
-    rejects(variant((p) => (p.weights.typo_signal = 1)), '/weights/typo_signal', 'unknown field');
-    rejects(variant((p) => (p.dispute.surprise = 1)), '/dispute/surprise', 'unknown field');
+    rejects(
+      variant((p) => (p.extra = true)),
+      '/extra',
+      'unknown field',
+    );
+    rejects(
+      variant((p) => (p.weights.typo_signal = 1)),
+      '/weights/typo_signal',
+      'unknown field',
+    );
+    rejects(
+      variant((p) => (p.dispute.surprise = 1)),
+      '/dispute/surprise',
+      'unknown field',
+    );
   });
 
   test('missing and mistyped fields are rejected', () => {
-    rejects(variant((p) => delete p.weights.blocklisted), '/weights/blocklisted', 'missing');
-    rejects(variant((p) => delete p.version), '/version', 'missing');
-    rejects(variant((p) => (p.paymentMethodRisk.card = 1.5)), '/paymentMethodRisk/card');
-    rejects(variant((p) => (p.decayHalfLifeDays = 0)), '/decayHalfLifeDays');
-    rejects(variant((p) => (p.disputePrior.alpha = 'one')), '/disputePrior/alpha');
-    rejects(variant((p) => (p.cryptoAssets = ['BTC', 'btc'])), '/cryptoAssets/1');
-    rejects(variant((p) => (p.cryptoAssets = ['BTC', 'BTC'])), '/cryptoAssets/1', 'duplicate');
-    rejects(variant((p) => (p.dispute.confidenceFloor = 2)), '/dispute/confidenceFloor');
+    rejects(
+      variant((p) => delete p.weights.blocklisted),
+      '/weights/blocklisted',
+      'missing',
+    );
+    rejects(
+      variant((p) => delete p.version),
+      '/version',
+      'missing',
+    );
+    rejects(
+      variant((p) => (p.paymentMethodRisk.card = 1.5)),
+      '/paymentMethodRisk/card',
+    );
+    rejects(
+      variant((p) => (p.decayHalfLifeDays = 0)),
+      '/decayHalfLifeDays',
+    );
+    rejects(
+      variant((p) => (p.disputePrior.alpha = 'one')),
+      '/disputePrior/alpha',
+    );
+    rejects(
+      variant((p) => (p.cryptoAssets = ['BTC', 'btc'])),
+      '/cryptoAssets/1',
+    );
+    rejects(
+      variant((p) => (p.cryptoAssets = ['BTC', 'BTC'])),
+      '/cryptoAssets/1',
+      'duplicate',
+    );
+    rejects(
+      variant((p) => (p.dispute.confidenceFloor = 2)),
+      '/dispute/confidenceFloor',
+    );
     rejects([1, 2, 3], 'must be object');
   });
 
@@ -113,7 +175,10 @@ describe('policy', () => {
 
   test('an unreadable file is rejected, naming the path', () => {
     const missing = join(dir, 'nope.json');
-    assert.throws(() => loadPolicy(missing), (err: Error) => err.message.includes(missing) && !err.message.includes('\n'));
+    assert.throws(
+      () => loadPolicy(missing),
+      (err: Error) => err.message.includes(missing) && !err.message.includes('\n'),
+    );
   });
 
   test('validatePolicy accepts in-memory documents and never mutates them', () => {

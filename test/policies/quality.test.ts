@@ -17,13 +17,19 @@ describe('offline learning loop on the simulated market', () => {
   const truth = decisions.map((d) => (d.request.label === 'fraud' ? 1 : 0) as 0 | 1);
 
   test('the default policy ranks the simulated fraud well above chance', () => {
-    const m = computeMetrics(decisions.map((d) => d.score), truth);
+    const m = computeMetrics(
+      decisions.map((d) => d.score),
+      truth,
+    );
     assert.ok(m.roc_auc! > 0.85, `AUC ${m.roc_auc}`);
     assert.ok(m.average_precision! > 0.2, `AP ${m.average_precision}`);
   });
 
   test('replaying the deciding policy on the stored features gives back every decided level', () => {
-    const result = backtest(DEFAULT_POLICY, decisions.map((d) => ({ features: d.features, riskLevel: d.riskLevel })));
+    const result = backtest(
+      DEFAULT_POLICY,
+      decisions.map((d) => ({ features: d.features, riskLevel: d.riskLevel })),
+    );
     for (const [from, row] of Object.entries(result.levels)) {
       for (const [to, n] of Object.entries(row)) if (from !== to) assert.equal(n, 0, `${from} → ${to}`);
     }
@@ -34,7 +40,10 @@ describe('offline learning loop on the simulated market', () => {
     const completed = completionIndex(market.events);
     const labelled: LabelledDecision[] = [];
     for (const d of decisions) {
-      const label = trainingLabel({ createdAt: d.at, entityId: d.entityId, tradeId: d.tradeId, label: d.request.eventLabel }, { now, completed, assumeLegitAfterDays: 14 });
+      const label = trainingLabel(
+        { createdAt: d.at, entityId: d.entityId, tradeId: d.tradeId, label: d.request.eventLabel },
+        { now, completed, assumeLegitAfterDays: 14 },
+      );
       if (label !== null) labelled.push({ entityId: d.entityId, features: d.features, label });
     }
     const { report } = fitCandidate(labelled, DEFAULT_POLICY, { version: 'sim-fit' });
@@ -42,6 +51,9 @@ describe('offline learning loop on the simulated market', () => {
     assert.ok(report.labels.fraud >= 30 && report.holdout.fraud > 0);
     assert.ok(candidate.calibration_error! <= 0.05, `ECE ${candidate.calibration_error}`);
     assert.ok(candidate.brier! <= base.brier!, `Brier ${candidate.brier} vs ${base.brier}`);
-    assert.ok(candidate.average_precision! >= base.average_precision! - 0.02, `AP ${candidate.average_precision} vs ${base.average_precision}`);
+    assert.ok(
+      candidate.average_precision! >= base.average_precision! - 0.02,
+      `AP ${candidate.average_precision} vs ${base.average_precision}`,
+    );
   });
 });

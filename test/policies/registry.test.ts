@@ -19,7 +19,10 @@ for (const backend of backends()) {
         assert.equal(registry.shadow('test'), null);
 
         await ensurePolicies(store, { ...DEFAULT_POLICY, version: 'configured-1' });
-        await insertPolicy(store.db, 'test', { policy: { ...DEFAULT_POLICY, version: 'shadow-1', bias: -2 }, source: 'upload' });
+        await insertPolicy(store.db, 'test', {
+          policy: { ...DEFAULT_POLICY, version: 'shadow-1', bias: -2 },
+          source: 'upload',
+        });
         await shadowPolicy(store, 'test', 'shadow-1');
         await registry.reload();
         assert.equal(registry.active('live').version, 'configured-1');
@@ -29,7 +32,10 @@ for (const backend of backends()) {
 
         // A request's pair, read once, is not changed under it by a later reload.
         const pair = registry.get('live');
-        await insertPolicy(store.db, 'live', { policy: { ...DEFAULT_POLICY, version: 'active-2', bias: 1 }, source: 'upload' });
+        await insertPolicy(store.db, 'live', {
+          policy: { ...DEFAULT_POLICY, version: 'active-2', bias: 1 },
+          source: 'upload',
+        });
         await activatePolicy(store, 'live', 'active-2');
         const live = new LivePolicies(registry);
         live.changed();

@@ -1,7 +1,13 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/policies/policy.ts';
+import {
+  DEFAULT_POLICY,
+  SIGNAL_DIRECTIONS,
+  SIGNAL_NAMES,
+  type Policy,
+  type SignalName,
+} from '../../src/policies/policy.ts';
 import { validatePolicy } from '../../src/policies/policy-document.ts';
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { fitCandidate, fitReport, type LabelledDecision } from '../../src/policies/report.ts';
@@ -54,12 +60,22 @@ function decisions(n: number, entities: number, truth: Policy, seed: number): La
   return Array.from({ length: n }, () => {
     const f = features(random);
     const p = replayScore(truth, f) / 100; // the truth's own (rounded) probability
-    const entityId = createHash('sha256').update(`e${Math.floor(random() * entities)}`).digest('hex');
+    const entityId = createHash('sha256')
+      .update(`e${Math.floor(random() * entities)}`)
+      .digest('hex');
     return { entityId, features: f, label: random() < p ? 1 : 0 };
   });
 }
 
-const naive: Policy = { ...DEFAULT_POLICY, version: 'naive', bias: 0, weights: Object.fromEntries(SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk' ? 1 : -1])) as Record<SignalName, number> };
+const naive: Policy = {
+  ...DEFAULT_POLICY,
+  version: 'naive',
+  bias: 0,
+  weights: Object.fromEntries(SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk' ? 1 : -1])) as Record<
+    SignalName,
+    number
+  >,
+};
 
 describe('fitCandidate', () => {
   const data = decisions(20_000, 8000, DEFAULT_POLICY, 17);
@@ -85,7 +101,10 @@ describe('fitCandidate', () => {
     // The generator's dispute_rate is the first definition's (about 0.1 for a newcomer, the prior's
     // mean), so the bias trades against 0.1·dispute_rate; their sum is what the data identify.
     const intercept = (p: Policy) => p.bias + 0.1 * p.weights.dispute_rate;
-    assert.ok(Math.abs(intercept(policy) - intercept(DEFAULT_POLICY)) < 0.5, `bias ${policy.bias}, dispute_rate ${policy.weights.dispute_rate}`);
+    assert.ok(
+      Math.abs(intercept(policy) - intercept(DEFAULT_POLICY)) < 0.5,
+      `bias ${policy.bias}, dispute_rate ${policy.weights.dispute_rate}`,
+    );
     const { base, candidate } = report.metrics;
     assert.ok(candidate.roc_auc! > base.roc_auc!);
     assert.ok(candidate.average_precision! > base.average_precision!);
@@ -100,8 +119,24 @@ describe('fitCandidate', () => {
     assert.equal(report.train.fraud + report.holdout.fraud, fraud);
     assert.ok(Math.abs(report.holdout.decisions / data.length - 0.3) < 0.03);
     const { medium, high, critical } = policy.thresholds;
-    assert.deepEqual(report.thresholds.map((t) => [t.risk_level, t.min_score]), [['low', 0], ['medium', medium], ['high', high], ['critical', critical]]);
-    assert.deepEqual(report.base_thresholds.map((t) => [t.risk_level, t.min_score]), [['low', 0], ['medium', 30], ['high', 60], ['critical', 85]]);
+    assert.deepEqual(
+      report.thresholds.map((t) => [t.risk_level, t.min_score]),
+      [
+        ['low', 0],
+        ['medium', medium],
+        ['high', high],
+        ['critical', critical],
+      ],
+    );
+    assert.deepEqual(
+      report.base_thresholds.map((t) => [t.risk_level, t.min_score]),
+      [
+        ['low', 0],
+        ['medium', 30],
+        ['high', 60],
+        ['critical', 85],
+      ],
+    );
     assert.deepEqual(report.weights.chargebacks, { base: 1, candidate: policy.weights.chargebacks });
     assert.deepEqual(report.bias, { base: 0, candidate: policy.bias });
     // Stored and served as JSON: a NaN or Infinity would silently become null, an undefined vanish.
@@ -109,7 +144,11 @@ describe('fitCandidate', () => {
   });
 
   test('the same data gives the same candidate and report', () => {
-    const again = fitCandidate(data.map((d) => ({ ...d })), naive, { version: 'fit-1', shapes: false });
+    const again = fitCandidate(
+      data.map((d) => ({ ...d })),
+      naive,
+      { version: 'fit-1', shapes: false },
+    );
     assert.deepEqual(again.policy, policy);
     assert.deepEqual(again.report, report);
   });
@@ -117,21 +156,27 @@ describe('fitCandidate', () => {
   test('fewer than 30 decisions of a label throws InsufficientLabelsError', () => {
     const legitOnly = data.filter((d) => d.label === 0);
     const fraud29 = data.filter((d) => d.label === 1).slice(0, 29);
-    assert.throws(() => fitCandidate([...legitOnly, ...fraud29], naive, { version: 'x' }), (e: unknown) => e instanceof InsufficientLabelsError && e.fraud === 29);
+    assert.throws(
+      () => fitCandidate([...legitOnly, ...fraud29], naive, { version: 'x' }),
+      (e: unknown) => e instanceof InsufficientLabelsError && e.fraud === 29,
+    );
   });
 
   test('a train split without fraud throws InsufficientLabelsError, not a broken fit', () => {
     // All fraud from one entity, which the split places in the holdout (fraction 1 puts everything there).
-    const oneEntity = data.slice(0, 200).map((d, i) => ({ ...d, entityId: i < 40 ? 'fraudster' : `e${i}`, label: (i < 40 ? 1 : 0) as 0 | 1 }));
+    const oneEntity = data
+      .slice(0, 200)
+      .map((d, i) => ({ ...d, entityId: i < 40 ? 'fraudster' : `e${i}`, label: (i < 40 ? 1 : 0) as 0 | 1 }));
     assert.throws(() => fitCandidate(oneEntity, naive, { version: 'x', holdoutFraction: 1 }), InsufficientLabelsError);
   });
 });
 
 describe('fitCandidate: operating points', () => {
   const data = decisions(20_000, 8000, DEFAULT_POLICY, 17);
-  const highFigure = (r: ReturnType<typeof fitCandidate>['report']) => r.thresholds.find((t) => t.risk_level === 'high')!;
+  const highFigure = (r: ReturnType<typeof fitCandidate>['report']) =>
+    r.thresholds.find((t) => t.risk_level === 'high')!;
 
-  test('by default the candidate flags at high+ the largest share of the holdout not above the base policy\'s', () => {
+  test("by default the candidate flags at high+ the largest share of the holdout not above the base policy's", () => {
     const { policy, report } = fitCandidate(data, naive, { version: 'fit-default' });
     const base = report.base_thresholds.find((t) => t.risk_level === 'high')!.share_flagged!;
     const cand = highFigure(report).share_flagged!;
@@ -142,8 +187,14 @@ describe('fitCandidate: operating points', () => {
   });
 
   test('max_false_positive_rate: the high threshold is the lowest whose holdout FPR meets it', () => {
-    const strict = fitCandidate(data, naive, { version: 'fit-fpr', target: { level: 'high', max_false_positive_rate: 0.02 } });
-    const loose = fitCandidate(data, naive, { version: 'fit-fpr2', target: { level: 'high', max_false_positive_rate: 0.2 } });
+    const strict = fitCandidate(data, naive, {
+      version: 'fit-fpr',
+      target: { level: 'high', max_false_positive_rate: 0.02 },
+    });
+    const loose = fitCandidate(data, naive, {
+      version: 'fit-fpr2',
+      target: { level: 'high', max_false_positive_rate: 0.2 },
+    });
     assert.ok(highFigure(strict.report).false_positive_rate! <= 0.02);
     assert.ok(highFigure(loose.report).false_positive_rate! <= 0.2);
     assert.equal(strict.report.target?.met, true);
@@ -154,15 +205,24 @@ describe('fitCandidate: operating points', () => {
   });
 
   test('max_share_flagged and min_precision are met on the holdout; an unreachable precision is reported as not met', () => {
-    const share = fitCandidate(data, naive, { version: 'fit-share', target: { level: 'high', max_share_flagged: 0.1 } });
+    const share = fitCandidate(data, naive, {
+      version: 'fit-share',
+      target: { level: 'high', max_share_flagged: 0.1 },
+    });
     assert.equal(share.report.target?.met, true, JSON.stringify(share.report.thresholds));
     assert.ok(highFigure(share.report).share_flagged! <= 0.1);
-    const precise = fitCandidate(data, naive, { version: 'fit-prec', target: { level: 'critical', min_precision: 0.3 } });
+    const precise = fitCandidate(data, naive, {
+      version: 'fit-prec',
+      target: { level: 'critical', min_precision: 0.3 },
+    });
     assert.equal(precise.report.target?.met, true, JSON.stringify(precise.report.thresholds));
     const critical = precise.report.thresholds.find((t) => t.risk_level === 'critical')!;
     assert.ok(critical.precision! >= 0.3, `precision ${critical.precision}`);
     assert.ok(precise.policy.thresholds.high < precise.policy.thresholds.critical);
-    const impossible = fitCandidate(data, naive, { version: 'fit-imp', target: { level: 'high', min_precision: 1.01 } });
+    const impossible = fitCandidate(data, naive, {
+      version: 'fit-imp',
+      target: { level: 'high', min_precision: 1.01 },
+    });
     assert.equal(impossible.report.target?.met, false);
     assert.doesNotThrow(() => validatePolicy(impossible.policy));
   });

@@ -21,21 +21,84 @@ const flagged = (resolution: string | null) => ({ reason: 'outcome', sampleRate:
 
 test('each decision: its label, where it came from, and its weight', () => {
   const cases: Array<[string, ExampleSource, ReturnType<typeof trainingExample>]> = [
-    ['api label on a review outcome', { ...base, label: 'fraud', labelSource: 'api', outcome: 'review' }, { label: 1, source: 'api', weight: 1, sampled: false }],
-    ['event label', { ...base, label: 'fraud', labelSource: 'event', outcome: 'approve' }, { label: 1, source: 'event', weight: 1, sampled: false }],
-    ['a row stored before sources', { ...base, label: 'legit' }, { label: 0, source: 'api', weight: 1, sampled: false }],
-    ['review label on a flagged decision', { ...base, label: 'fraud', labelSource: 'review', outcome: 'review', review: flagged('decline') }, { label: 1, source: 'review', weight: 1, sampled: false }],
-    ['approve without a label, old and completed', { ...base, outcome: 'hold', review: flagged('approve') }, { label: 0, source: 'review', weight: 1, sampled: false }],
-    ['assumed legit, no sampling', { ...base, outcome: 'approve' }, { label: 0, source: 'assumed', weight: 1, sampled: false }],
-    ['sampled approval, review label', { ...base, label: 'fraud', labelSource: 'review', outcome: 'approve', review: sampled('decline'), samplingRate: 0.02 }, { label: 1, source: 'review', weight: 50, sampled: true }],
-    ['sampled approval, approve resolution made legit', { ...base, outcome: 'approve', review: sampled('approve', 0.25) }, { label: 0, source: 'review', weight: 4, sampled: true }],
-    ['sampled at a tiny rate: the cap', { ...base, label: 'legit', labelSource: 'review', outcome: 'approve', review: sampled('approve', 1e-6) }, { label: 0, source: 'review', weight: MAX_SAMPLE_WEIGHT, sampled: true }],
-    ['sampled approval with an event label: known whatever the draw', { ...base, label: 'fraud', labelSource: 'event', outcome: 'approve', review: sampled(null) }, { label: 1, source: 'event', weight: 1, sampled: true }],
+    [
+      'api label on a review outcome',
+      { ...base, label: 'fraud', labelSource: 'api', outcome: 'review' },
+      { label: 1, source: 'api', weight: 1, sampled: false },
+    ],
+    [
+      'event label',
+      { ...base, label: 'fraud', labelSource: 'event', outcome: 'approve' },
+      { label: 1, source: 'event', weight: 1, sampled: false },
+    ],
+    [
+      'a row stored before sources',
+      { ...base, label: 'legit' },
+      { label: 0, source: 'api', weight: 1, sampled: false },
+    ],
+    [
+      'review label on a flagged decision',
+      { ...base, label: 'fraud', labelSource: 'review', outcome: 'review', review: flagged('decline') },
+      { label: 1, source: 'review', weight: 1, sampled: false },
+    ],
+    [
+      'approve without a label, old and completed',
+      { ...base, outcome: 'hold', review: flagged('approve') },
+      { label: 0, source: 'review', weight: 1, sampled: false },
+    ],
+    [
+      'assumed legit, no sampling',
+      { ...base, outcome: 'approve' },
+      { label: 0, source: 'assumed', weight: 1, sampled: false },
+    ],
+    [
+      'sampled approval, review label',
+      {
+        ...base,
+        label: 'fraud',
+        labelSource: 'review',
+        outcome: 'approve',
+        review: sampled('decline'),
+        samplingRate: 0.02,
+      },
+      { label: 1, source: 'review', weight: 50, sampled: true },
+    ],
+    [
+      'sampled approval, approve resolution made legit',
+      { ...base, outcome: 'approve', review: sampled('approve', 0.25) },
+      { label: 0, source: 'review', weight: 4, sampled: true },
+    ],
+    [
+      'sampled at a tiny rate: the cap',
+      { ...base, label: 'legit', labelSource: 'review', outcome: 'approve', review: sampled('approve', 1e-6) },
+      { label: 0, source: 'review', weight: MAX_SAMPLE_WEIGHT, sampled: true },
+    ],
+    [
+      'sampled approval with an event label: known whatever the draw',
+      { ...base, label: 'fraud', labelSource: 'event', outcome: 'approve', review: sampled(null) },
+      { label: 1, source: 'event', weight: 1, sampled: true },
+    ],
     ['unsampled approval under sampling, assumed legit', { ...base, outcome: 'approve', samplingRate: 0.02 }, LEFT_OUT],
-    ['unsampled approval under sampling, event label', { ...base, label: 'fraud', labelSource: 'event', outcome: 'approve', samplingRate: 0.02 }, { label: 1, source: 'event', weight: 1, sampled: false }],
-    ['unsampled approval under sampling, too young for a label', { ...base, createdAt: NOW - DAY, outcome: 'approve', samplingRate: 0.02 }, null],
-    ['approve resolution, too young', { ...base, createdAt: NOW - DAY, outcome: 'review', review: flagged('approve') }, null],
-    ['a review or decline is never left out for sampling', { ...base, outcome: 'decline', samplingRate: 0.02 }, { label: 0, source: 'assumed', weight: 1, sampled: false }],
+    [
+      'unsampled approval under sampling, event label',
+      { ...base, label: 'fraud', labelSource: 'event', outcome: 'approve', samplingRate: 0.02 },
+      { label: 1, source: 'event', weight: 1, sampled: false },
+    ],
+    [
+      'unsampled approval under sampling, too young for a label',
+      { ...base, createdAt: NOW - DAY, outcome: 'approve', samplingRate: 0.02 },
+      null,
+    ],
+    [
+      'approve resolution, too young',
+      { ...base, createdAt: NOW - DAY, outcome: 'review', review: flagged('approve') },
+      null,
+    ],
+    [
+      'a review or decline is never left out for sampling',
+      { ...base, outcome: 'decline', samplingRate: 0.02 },
+      { label: 0, source: 'assumed', weight: 1, sampled: false },
+    ],
   ];
   for (const [name, source, expected] of cases) assert.deepEqual(trainingExample(source, rules), expected, name);
 });
@@ -55,17 +118,28 @@ test('Horvitz–Thompson: one sampled approval in k, weighted k, stands for ever
   const name = SIGNAL_NAMES[0]!;
   population.forEach((row, i) => {
     const drawn = i % k === 0;
-    const example = trainingExample({
-      ...base, label: drawn ? (row.y ? 'fraud' : 'legit') : null, labelSource: drawn ? 'review' : null, outcome: 'approve',
-      review: drawn ? sampled(row.y ? 'decline' : 'approve', 1 / k) : null, samplingRate: 1 / k,
-    }, rules);
+    const example = trainingExample(
+      {
+        ...base,
+        label: drawn ? (row.y ? 'fraud' : 'legit') : null,
+        labelSource: drawn ? 'review' : null,
+        outcome: 'approve',
+        review: drawn ? sampled(row.y ? 'decline' : 'approve', 1 / k) : null,
+        samplingRate: 1 / k,
+      },
+      rules,
+    );
     if (example === LEFT_OUT) split.leaveOut();
     else if (example) split.add({ entityId: `e${i}`, features: { [name]: row.x }, ...example });
   });
   assert.equal(split.count, 60);
   assert.deepEqual(split.tally.sampling, { decisions: 60, weight: 60 * k, left_out: 60 * (k - 1) });
   const vector = (x: number) => SIGNAL_NAMES.map((n) => (n === name ? x : 0));
-  const full = fitLogistic(population.map((r) => vector(r.x)), population.map((r) => r.y), { lambda: 1 });
+  const full = fitLogistic(
+    population.map((r) => vector(r.x)),
+    population.map((r) => r.y),
+    { lambda: 1 },
+  );
   // Every parameter weighted (fitSamples), the sample fits as the population does.
   const weighted = fitSamples(split.train, { lambda: 1 });
   assert.ok(Math.abs(weighted.bias - full.bias) < 1e-7, `${weighted.bias} vs ${full.bias}`);
@@ -73,10 +147,17 @@ test('Horvitz–Thompson: one sampled approval in k, weighted k, stands for ever
   // The policy fit's two stages (intercept.ts): the slope is the 60 drawn rows' unweighted fit, and
   // the bias, re-estimated with the weights, makes the scores sum to the population's fraud count.
   const drawnRows = population.filter((_, i) => i % k === 0);
-  const unweighted = fitLogistic(drawnRows.map((r) => vector(r.x)), drawnRows.map((r) => r.y), { lambda: 1 });
+  const unweighted = fitLogistic(
+    drawnRows.map((r) => vector(r.x)),
+    drawnRows.map((r) => r.y),
+    { lambda: 1 },
+  );
   const twoStage = fitTwoStage(split.train, { lambda: 1 });
   assert.ok(Math.abs(twoStage.weights[0]! - unweighted.weights[0]!) < 1e-12);
-  const predicted = population.reduce((sum, r) => sum + 1 / (1 + Math.exp(-(twoStage.bias + twoStage.weights[0]! * r.x))), 0);
+  const predicted = population.reduce(
+    (sum, r) => sum + 1 / (1 + Math.exp(-(twoStage.bias + twoStage.weights[0]! * r.x))),
+    0,
+  );
   const frauds = population.reduce((sum, r) => sum + r.y, 0);
   assert.ok(Math.abs(predicted - frauds) < 1e-5, `${predicted} vs ${frauds}`);
   // Given the population's slope, stage 2 recovers the population's bias from the sample alone.
@@ -88,9 +169,18 @@ test('Horvitz–Thompson: one sampled approval in k, weighted k, stands for ever
 function row(i: number, fields: Partial<WireDecision>, fraudLike: boolean): WireDecision {
   const name = SIGNAL_NAMES.find((n) => n === 'chargebacks') ?? SIGNAL_NAMES[0]!;
   return {
-    subject_id: `ent-${i}`, created_at: OLD, features: JSON.stringify({ [name]: fraudLike ? 1 + (i % 3) : i % 2 }), feature_set: 3,
-    trade_id: `t-${i}`, risk_level: 'high', label: null, shadow_version: null, shadow_score: null, policy_version: DEFAULT_POLICY.version,
-    completed: true, ...fields,
+    subject_id: `ent-${i}`,
+    created_at: OLD,
+    features: JSON.stringify({ [name]: fraudLike ? 1 + (i % 3) : i % 2 }),
+    feature_set: 3,
+    trade_id: `t-${i}`,
+    risk_level: 'high',
+    label: null,
+    shadow_version: null,
+    shadow_score: null,
+    policy_version: DEFAULT_POLICY.version,
+    completed: true,
+    ...fields,
   };
 }
 
@@ -99,13 +189,48 @@ test('the fit job counts its labels by source and reports the sampled approvals'
   let i = 0;
   for (let n = 0; n < 35; n++) rows.push(row(i++, { label: 'fraud', label_source: 'api', outcome: 'review' }, true));
   for (let n = 0; n < 10; n++) rows.push(row(i++, { label: 'fraud', label_source: 'event', outcome: 'approve' }, true));
-  for (let n = 0; n < 20; n++) rows.push(row(i++, { label: 'legit', label_source: 'review', outcome: 'review', review: { reason: 'outcome', sample_rate: null, resolution: 'approve' } }, false));
-  for (let n = 0; n < 12; n++) rows.push(row(i++, { outcome: 'hold', review: { reason: 'outcome', sample_rate: null, resolution: 'approve' } }, false));
+  for (let n = 0; n < 20; n++)
+    rows.push(
+      row(
+        i++,
+        {
+          label: 'legit',
+          label_source: 'review',
+          outcome: 'review',
+          review: { reason: 'outcome', sample_rate: null, resolution: 'approve' },
+        },
+        false,
+      ),
+    );
+  for (let n = 0; n < 12; n++)
+    rows.push(
+      row(i++, { outcome: 'hold', review: { reason: 'outcome', sample_rate: null, resolution: 'approve' } }, false),
+    );
   for (let n = 0; n < 15; n++) rows.push(row(i++, { outcome: 'approve' }, false));
   for (let n = 0; n < 30; n++) rows.push(row(i++, { outcome: 'approve', sampling_rate: 0.1 }, false));
-  for (let n = 0; n < 5; n++) rows.push(row(i++, { label: 'legit', label_source: 'review', outcome: 'approve', sampling_rate: 0.1, review: { reason: 'sample', sample_rate: 0.1, resolution: 'approve' } }, false));
+  for (let n = 0; n < 5; n++)
+    rows.push(
+      row(
+        i++,
+        {
+          label: 'legit',
+          label_source: 'review',
+          outcome: 'approve',
+          sampling_rate: 0.1,
+          review: { reason: 'sample', sample_rate: 0.1, resolution: 'approve' },
+        },
+        false,
+      ),
+    );
   for (let n = 0; n < 3; n++) rows.push(row(i++, { outcome: 'approve', created_at: NOW - DAY }, false));
-  const work = jobWork({ kind: 'fit', base: DEFAULT_POLICY, version: 'fit-test', now: NOW, assumeLegitAfterDays: 60, holdoutFraction: 0.3 });
+  const work = jobWork({
+    kind: 'fit',
+    base: DEFAULT_POLICY,
+    version: 'fit-test',
+    now: NOW,
+    assumeLegitAfterDays: 60,
+    holdoutFraction: 0.3,
+  });
   work.add(rows.slice(0, 60));
   work.add(rows.slice(60));
   assert.equal(work.labelled(), 35 + 10 + 20 + 12 + 15 + 5);

@@ -12,12 +12,17 @@ import type { Role } from '../../src/auth/principal.ts';
 
 async function login(ctx: TestContext, scopes: string[], role: Role = 'service') {
   const c = await ctx.client(scopes, role);
-  const res = await ctx.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: c.id, client_secret: c.secret } });
+  const res = await ctx.inject({
+    method: 'POST',
+    url: '/api/v1/auth/token',
+    payload: { client_id: c.id, client_secret: c.secret },
+  });
   assert.equal(res.statusCode, 200, res.body);
   return { id: c.id, token: res.json().access_token as string };
 }
 
-const doc = (version: string, changes: Partial<Policy> = {}): Policy => JSON.parse(JSON.stringify({ ...DEFAULT_POLICY, version, ...changes })) as Policy;
+const doc = (version: string, changes: Partial<Policy> = {}): Policy =>
+  JSON.parse(JSON.stringify({ ...DEFAULT_POLICY, version, ...changes })) as Policy;
 
 describeEachBackend('policies API', (ctx) => {
   let operator = '';
@@ -25,10 +30,21 @@ describeEachBackend('policies API', (ctx) => {
   let scorer = '';
   let admin = '';
   const call = (method: 'GET' | 'POST' | 'DELETE', url: string, token: string, payload?: unknown) =>
-    ctx().inject({ method, url, headers: bearer(token), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+    ctx().inject({
+      method,
+      url,
+      headers: bearer(token),
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
 
   before(async () => {
-    operator = (await login(ctx(), ['policy:read', 'policy:write', 'trust:read', 'trust:write', 'audit:read', 'labels:write'], 'operator')).token;
+    operator = (
+      await login(
+        ctx(),
+        ['policy:read', 'policy:write', 'trust:read', 'trust:write', 'audit:read', 'labels:write'],
+        'operator',
+      )
+    ).token;
     reader = (await login(ctx(), ['policy:read'])).token;
     scorer = (await login(ctx(), ['trust:read', 'trust:write', 'audit:read', 'labels:write'])).token;
     admin = await ctx().token();
@@ -56,11 +72,29 @@ describeEachBackend('policies API', (ctx) => {
     assert.equal(created.json().source, 'upload');
     assert.equal(created.headers.location, '/api/v1/policies/upload-1');
     problem(await call('POST', '/api/v1/policies', operator, doc('upload-1')), 409, 'conflict');
-    const bad = problem(await call('POST', '/api/v1/policies', operator, { ...doc('upload-bad'), weights: { ...DEFAULT_POLICY.weights, chargebacks: -1 }, extra: 1 }), 400, 'validation_failed');
+    const bad = problem(
+      await call('POST', '/api/v1/policies', operator, {
+        ...doc('upload-bad'),
+        weights: { ...DEFAULT_POLICY.weights, chargebacks: -1 },
+        extra: 1,
+      }),
+      400,
+      'validation_failed',
+    );
     const fields = (bad.errors as { field: string }[]).map((e) => e.field);
     assert.ok(fields.includes('extra') || fields.includes('weights.chargebacks'), JSON.stringify(bad.errors));
-    const badSign = problem(await call('POST', '/api/v1/policies', operator, { ...doc('upload-bad2'), weights: { ...DEFAULT_POLICY.weights, chargebacks: -1 } }), 400, 'validation_failed');
-    assert.deepEqual((badSign.errors as { field: string }[]).map((e) => e.field), ['weights.chargebacks']);
+    const badSign = problem(
+      await call('POST', '/api/v1/policies', operator, {
+        ...doc('upload-bad2'),
+        weights: { ...DEFAULT_POLICY.weights, chargebacks: -1 },
+      }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      (badSign.errors as { field: string }[]).map((e) => e.field),
+      ['weights.chargebacks'],
+    );
     const service = (await login(ctx(), ['policy:read', 'policy:write'], 'service')).token;
     problem(await call('POST', '/api/v1/policies', service, doc('upload-2')), 403, 'insufficient_scope');
     // The role is checked before the body: a service principal learns nothing from validation.
@@ -69,7 +103,11 @@ describeEachBackend('policies API', (ctx) => {
     problem(await call('DELETE', '/api/v1/policies/shadow', service), 403, 'insufficient_scope');
     problem(await ctx().inject({ method: 'DELETE', url: '/api/v1/policies/shadow' }), 401, 'unauthenticated');
     problem(await call('POST', '/api/v1/policies', reader, doc('upload-2')), 403, 'insufficient_scope');
-    problem(await ctx().inject({ method: 'POST', url: '/api/v1/policies', payload: doc('upload-2') }), 401, 'unauthenticated');
+    problem(
+      await ctx().inject({ method: 'POST', url: '/api/v1/policies', payload: doc('upload-2') }),
+      401,
+      'unauthenticated',
+    );
     problem(await ctx().inject({ method: 'GET', url: '/api/v1/policies' }), 401, 'unauthenticated');
     problem(await call('GET', '/api/v1/policies', scorer), 403, 'insufficient_scope');
   });
@@ -92,7 +130,10 @@ describeEachBackend('policies API', (ctx) => {
     problem(await call('POST', '/api/v1/policies/nope/activate', operator), 404, 'not_found');
     problem(await call('POST', '/api/v1/policies/activate-1/activate', reader), 403, 'insufficient_scope');
     // The activated policy's cache TTL applies to the entries made under it (here: none kept).
-    assert.equal((await call('POST', '/api/v1/policies', operator, doc('activate-ttl0', { cacheTtlSeconds: 0 }))).statusCode, 201);
+    assert.equal(
+      (await call('POST', '/api/v1/policies', operator, doc('activate-ttl0', { cacheTtlSeconds: 0 }))).statusCode,
+      201,
+    );
     assert.equal((await call('POST', '/api/v1/policies/activate-ttl0/activate', operator)).statusCode, 200);
     assert.equal((await score(ctx(), scorer, body)).json().cached, false);
     await new Promise((r) => setTimeout(r, 20));
@@ -111,13 +152,20 @@ describeEachBackend('policies API', (ctx) => {
     assert.equal(res.statusCode, 200);
     assert.ok(!JSON.stringify(res.json()).includes('shadow'), 'the response never carries the shadow score');
     const id = res.json().decision_id as string;
-    const row = await ctx().store.db.selectFrom('decisions').select(['shadow_version', 'shadow_score']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await ctx()
+      .store.db.selectFrom('decisions')
+      .select(['shadow_version', 'shadow_score'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.shadow_version, 'shadow-1');
     assert.equal(typeof Number(row.shadow_score), 'number');
     assert.ok(Number(row.shadow_score) > res.json().score, 'bias +1 scores higher');
     const shown = await call('GET', `/api/v1/decisions/${id}`, admin);
     // (its shadow_rules are the rules' shadow matches, docs/rules.md: not the shadow policy)
-    assert.ok(!/shadow_version|shadow_score|shadow-1/.test(shown.body), 'the stored decision view never shows it either');
+    assert.ok(
+      !/shadow_version|shadow_score|shadow-1/.test(shown.body),
+      'the stored decision view never shows it either',
+    );
     assert.deepEqual(shown.json().shadow_rules, []);
     // A backtest of the shadow policy includes its live scores.
     const bt = await call('POST', '/api/v1/policies/shadow-1/backtest', operator, {});
@@ -127,7 +175,11 @@ describeEachBackend('policies API', (ctx) => {
     assert.equal(ended.statusCode, 200, ended.body);
     assert.equal(ended.json().previous, 'shadow-1');
     const later = await score(ctx(), scorer, { entity_id: hash('shadow-subject-2'), amount: 70, currency: 'USD' });
-    const row2 = await ctx().store.db.selectFrom('decisions').select(['shadow_version']).where('id', '=', later.json().decision_id).executeTakeFirstOrThrow();
+    const row2 = await ctx()
+      .store.db.selectFrom('decisions')
+      .select(['shadow_version'])
+      .where('id', '=', later.json().decision_id)
+      .executeTakeFirstOrThrow();
     assert.equal(row2.shadow_version, null);
     problem(await call('POST', '/api/v1/policies/nope/shadow', operator), 404, 'not_found');
   });
@@ -144,8 +196,16 @@ describeEachBackend('policies API', (ctx) => {
     }
     for (let i = 0; i < events.length; i += 500) await postEvents(ctx(), scorer, events.slice(i, i + 500));
     for (let i = 0; i < 40; i++) {
-      for (const [kind, label] of [['good', 'legit'], ['bad', 'fraud']] as const) {
-        const res = await score(ctx(), scorer, { entity_id: hash(`fit-${kind}-${i}`), amount: 100, currency: 'USD', context: { payment_method: kind === 'bad' ? 'card' : 'bank_transfer', trade_id: `t-${kind}-${i}` } });
+      for (const [kind, label] of [
+        ['good', 'legit'],
+        ['bad', 'fraud'],
+      ] as const) {
+        const res = await score(ctx(), scorer, {
+          entity_id: hash(`fit-${kind}-${i}`),
+          amount: 100,
+          currency: 'USD',
+          context: { payment_method: kind === 'bad' ? 'card' : 'bank_transfer', trade_id: `t-${kind}-${i}` },
+        });
         assert.equal(res.statusCode, 200, res.body);
         const l = await call('POST', `/api/v1/decisions/${res.json().decision_id}/label`, scorer, { label });
         assert.equal(l.statusCode, 200, l.body);
@@ -162,32 +222,62 @@ describeEachBackend('policies API', (ctx) => {
     assert.equal(body.parent_version, DEFAULT_POLICY.version);
     const report = body.report;
     assert.ok(report.labels.fraud >= 40 && report.labels.legit >= 40, JSON.stringify(report.labels));
-    for (const m of ['base', 'candidate']) for (const k of ['roc_auc', 'average_precision', 'brier', 'calibration_error']) assert.ok(k in report.metrics[m]);
+    for (const m of ['base', 'candidate'])
+      for (const k of ['roc_auc', 'average_precision', 'brier', 'calibration_error']) assert.ok(k in report.metrics[m]);
     assert.ok(Array.isArray(report.thresholds) && report.thresholds.length === 4);
-    assert.ok(report.weights.chargebacks.candidate >= 0 && report.weights.completed_trades.candidate <= 0, 'signs kept');
+    assert.ok(
+      report.weights.chargebacks.candidate >= 0 && report.weights.completed_trades.candidate <= 0,
+      'signs kept',
+    );
     assert.equal(report.holdout.decisions + report.train.decisions, report.labels.fraud + report.labels.legit);
 
     // Backtest of the candidate equals the pure replay over the stored features.
     const bt = await call('POST', `/api/v1/policies/${body.version}/backtest`, operator, {});
     assert.equal(bt.statusCode, 200, bt.body);
-    const stored = await ctx().store.db.selectFrom('decisions').select(['features', 'label', 'risk_level']).where('environment', '=', 'live').where('kind', '=', 'score').where('features', 'is not', null).orderBy('created_at').orderBy('id').execute();
-    const expected = backtest(body.document, stored.map((r) => ({ features: JSON.parse(r.features!), label: r.label === 'fraud' ? 1 : r.label === 'legit' ? 0 : null, riskLevel: r.risk_level as 'low' })));
+    const stored = await ctx()
+      .store.db.selectFrom('decisions')
+      .select(['features', 'label', 'risk_level'])
+      .where('environment', '=', 'live')
+      .where('kind', '=', 'score')
+      .where('features', 'is not', null)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    const expected = backtest(
+      body.document,
+      stored.map((r) => ({
+        features: JSON.parse(r.features!),
+        label: r.label === 'fraud' ? 1 : r.label === 'legit' ? 0 : null,
+        riskLevel: r.risk_level as 'low',
+      })),
+    );
     assert.equal(bt.json().decisions, expected.decisions);
     assert.equal(bt.json().labelled, expected.labelled);
     assert.deepEqual(bt.json().levels, expected.levels);
     assert.deepEqual(bt.json().metrics, expected.metrics);
     problem(await call('POST', '/api/v1/policies/nope/backtest', operator, {}), 404, 'not_found');
-    problem(await call('POST', `/api/v1/policies/${body.version}/backtest`, operator, { since: 'yesterday' }), 400, 'validation_failed');
+    problem(
+      await call('POST', `/api/v1/policies/${body.version}/backtest`, operator, { since: 'yesterday' }),
+      400,
+      'validation_failed',
+    );
 
     // The report: JSON, and a self-contained HTML page with inline SVG plots.
     const json = await call('GET', `/api/v1/policies/${body.version}/report`, reader);
     assert.equal(json.statusCode, 200, json.body);
     assert.deepEqual(json.json().report.metrics, report.metrics);
-    const html = await ctx().inject({ method: 'GET', url: `/api/v1/policies/${body.version}/report`, headers: { ...bearer(reader), accept: 'text/html' } });
+    const html = await ctx().inject({
+      method: 'GET',
+      url: `/api/v1/policies/${body.version}/report`,
+      headers: { ...bearer(reader), accept: 'text/html' },
+    });
     assert.equal(html.statusCode, 200, html.body.slice(0, 300));
     assert.match(String(html.headers['content-type']), /^text\/html/);
     assert.ok((html.body.match(/<svg/g) ?? []).length >= 5, 'five plots');
-    assert.ok(!/<script|https?:\/\/(?!www\.w3\.org)/i.test(html.body.replace(/xmlns(:\w+)?="[^"]*"/g, '')), 'no script and no network reference');
+    assert.ok(
+      !/<script|https?:\/\/(?!www\.w3\.org)/i.test(html.body.replace(/xmlns(:\w+)?="[^"]*"/g, '')),
+      'no script and no network reference',
+    );
     problem(await call('GET', `/api/v1/policies/${DEFAULT_POLICY.version}/report`, reader), 404, 'not_found');
   });
 
@@ -199,10 +289,18 @@ describeEachBackend('policies API', (ctx) => {
       [`/api/v1/policies/${DEFAULT_POLICY.version}/activate`, ['version']],
     ];
     for (const [url, keys] of cases) {
-      await fc.assert(fc.asyncProperty(bodies(keys), async (text) => {
-        const res = await ctx().inject({ method: 'POST', url, headers: { ...bearer(operator), ...JSON_TYPE }, payload: text });
-        wellBehaved(res, `${url} ${text}`);
-      }), { numRuns: 40 });
+      await fc.assert(
+        fc.asyncProperty(bodies(keys), async (text) => {
+          const res = await ctx().inject({
+            method: 'POST',
+            url,
+            headers: { ...bearer(operator), ...JSON_TYPE },
+            payload: text,
+          });
+          wellBehaved(res, `${url} ${text}`);
+        }),
+        { numRuns: 40 },
+      );
     }
   });
 });

@@ -12,7 +12,10 @@ describe('splitByEntity', () => {
   test('the same data splits the same way', () => {
     const a = splitByEntity(rows, (r) => r.entity);
     const b = splitByEntity([...rows], (r) => r.entity);
-    assert.deepEqual(a.holdout.map((r) => r.id), b.holdout.map((r) => r.id));
+    assert.deepEqual(
+      a.holdout.map((r) => r.id),
+      b.holdout.map((r) => r.id),
+    );
     assert.equal(a.train.length + a.holdout.length, rows.length);
   });
 
@@ -36,7 +39,10 @@ describe('splitByEntity', () => {
     const half = splitByEntity(some, (r) => r.entity, { fraction: 0.5 }).holdout.length / some.length;
     assert.ok(Math.abs(half - 0.5) < 0.05);
     const other = splitByEntity(some, (r) => r.entity, { salt: 'other' });
-    assert.notDeepEqual(other.holdout.map((r) => r.id), splitByEntity(some, (r) => r.entity).holdout.map((r) => r.id));
+    assert.notDeepEqual(
+      other.holdout.map((r) => r.id),
+      splitByEntity(some, (r) => r.entity).holdout.map((r) => r.id),
+    );
   });
 
   test('a fraction outside 0 … 1 is refused', () => {
@@ -45,10 +51,12 @@ describe('splitByEntity', () => {
   });
 
   test('adding data never moves an entity across (property)', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1 }), (id) => {
-      const f = entityFraction(id);
-      assert.ok(f >= 0 && f < 1);
-      assert.equal(entityFraction(id), f);
-    }));
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), (id) => {
+        const f = entityFraction(id);
+        assert.ok(f >= 0 && f < 1);
+        assert.equal(entityFraction(id), f);
+      }),
+    );
   });
 });

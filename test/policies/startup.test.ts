@@ -7,7 +7,11 @@ import { backends, freshStore, type TestStore } from '../helpers/app.ts';
 import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
 import { activatePolicy, ensurePolicies, getPolicy } from '../../src/policies/repository.ts';
 
-const file = (version: string): Policy => ({ ...(JSON.parse(JSON.stringify(DEFAULT_POLICY)) as Policy), version, bias: -2 });
+const file = (version: string): Policy => ({
+  ...(JSON.parse(JSON.stringify(DEFAULT_POLICY)) as Policy),
+  version,
+  bias: -2,
+});
 
 for (const backend of backends()) {
   describe(`policies at start [${backend}]`, () => {
@@ -16,7 +20,8 @@ for (const backend of backends()) {
       fresh = await freshStore(backend);
     });
     after(async () => fresh?.drop());
-    const status = async (v: string, environment: 'live' | 'test' = 'live') => (await getPolicy(fresh.store.db, environment, v))?.status;
+    const status = async (v: string, environment: 'live' | 'test' = 'live') =>
+      (await getPolicy(fresh.store.db, environment, v))?.status;
 
     test('first start without a file: the built-in policy stored and active; again: unchanged', async () => {
       await ensurePolicies(fresh.store);
@@ -35,8 +40,15 @@ for (const backend of backends()) {
       assert.equal(await status(DEFAULT_POLICY.version), 'active', 'a restart keeps the operator’s activation');
       await ensurePolicies(fresh.store, file('file-2'));
       assert.equal(await status('file-2'), 'active');
-      const feed = await fresh.store.db.selectFrom('revocations').select('subject').where('kind', '=', 'policy').execute();
-      assert.ok(feed.some((r) => r.subject === 'live:file-2'), 'other instances learn of it through the feed');
+      const feed = await fresh.store.db
+        .selectFrom('revocations')
+        .select('subject')
+        .where('kind', '=', 'policy')
+        .execute();
+      assert.ok(
+        feed.some((r) => r.subject === 'live:file-2'),
+        'other instances learn of it through the feed',
+      );
     });
 
     test('test mode starts from what live starts from, and then goes its own way', async () => {

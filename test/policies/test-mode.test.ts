@@ -14,8 +14,15 @@ async function operatorKeys(ctx: TestContext): Promise<Record<Env, string>> {
   const admin = await ctx.token();
   const make = async (environment: Env) => {
     const res = await ctx.inject({
-      method: 'POST', url: '/api/v1/keys', headers: bearer(admin),
-      payload: { name: `pol-${environment}`, role: 'operator', environment, scopes: ['policy:read', 'policy:write', 'trust:read', 'trust:write', 'audit:read', 'labels:write'] },
+      method: 'POST',
+      url: '/api/v1/keys',
+      headers: bearer(admin),
+      payload: {
+        name: `pol-${environment}`,
+        role: 'operator',
+        environment,
+        scopes: ['policy:read', 'policy:write', 'trust:read', 'trust:write', 'audit:read', 'labels:write'],
+      },
     });
     assert.equal(res.statusCode, 201, res.body);
     return res.json().key as string;
@@ -23,12 +30,21 @@ async function operatorKeys(ctx: TestContext): Promise<Record<Env, string>> {
   return { live: await make('live'), test: await make('test') };
 }
 
-const doc = (version: string, overrides: Record<string, unknown> = {}) => ({ ...DEFAULT_POLICY, version, ...overrides });
+const doc = (version: string, overrides: Record<string, unknown> = {}) => ({
+  ...DEFAULT_POLICY,
+  version,
+  ...overrides,
+});
 
 describeEachBackend('test mode: policies are partitioned by environment', (ctx) => {
   let key: Record<Env, string>;
   const call = (env: Env, method: 'GET' | 'POST' | 'DELETE', url: string, payload?: unknown) =>
-    ctx().inject({ method, url, headers: { 'x-api-key': key[env] }, ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+    ctx().inject({
+      method,
+      url,
+      headers: { 'x-api-key': key[env] },
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
   const scoreVersion = async (env: Env, entity: string) => {
     const res = await call(env, 'POST', '/api/v1/trust/score', { entity_id: entity, amount: 100, currency: 'USD' });
     assert.equal(res.statusCode, 200, res.body);
@@ -55,7 +71,11 @@ describeEachBackend('test mode: policies are partitioned by environment', (ctx) 
       problem(await call(other, 'GET', `/api/v1/policies/${version}`), 404, 'not_found');
       const listed = (await call(other, 'GET', '/api/v1/policies?limit=100')).json().data as Array<{ version: string }>;
       assert.ok(!listed.some((p) => p.version === version));
-      assert.ok(((await call(env, 'GET', '/api/v1/policies?limit=100')).json().data as Array<{ version: string }>).some((p) => p.version === version));
+      assert.ok(
+        ((await call(env, 'GET', '/api/v1/policies?limit=100')).json().data as Array<{ version: string }>).some(
+          (p) => p.version === version,
+        ),
+      );
       problem(await call(env, 'POST', '/api/v1/policies', doc(version)), 409, 'conflict');
       assert.equal((await call(other, 'POST', '/api/v1/policies', doc(version))).statusCode, 201);
     });
@@ -86,13 +106,22 @@ describeEachBackend('test mode: policies are partitioned by environment', (ctx) 
   test('fit: labelled decisions in test feed a test fit (201) and never a live one (422 insufficient_labels)', async () => {
     const events = [];
     for (let i = 0; i < 35; i++) {
-      events.push(event('trade.completed', hash(`tm-fit-good-${i}`), { amount: 100, currency: 'USD' }, 30 * 86_400_000));
+      events.push(
+        event('trade.completed', hash(`tm-fit-good-${i}`), { amount: 100, currency: 'USD' }, 30 * 86_400_000),
+      );
       events.push(event('chargeback', hash(`tm-fit-bad-${i}`), { amount: 50, currency: 'USD' }, 3_600_000));
     }
     assert.equal((await call('test', 'POST', '/api/v1/trust/events', { events })).statusCode, 200);
     for (let i = 0; i < 35; i++) {
-      for (const [kind, label] of [['good', 'legit'], ['bad', 'fraud']] as const) {
-        const scored = await call('test', 'POST', '/api/v1/trust/score', { entity_id: hash(`tm-fit-${kind}-${i}`), amount: 100, currency: 'USD' });
+      for (const [kind, label] of [
+        ['good', 'legit'],
+        ['bad', 'fraud'],
+      ] as const) {
+        const scored = await call('test', 'POST', '/api/v1/trust/score', {
+          entity_id: hash(`tm-fit-${kind}-${i}`),
+          amount: 100,
+          currency: 'USD',
+        });
         const labelled = await call('test', 'POST', `/api/v1/decisions/${scored.json().decision_id}/label`, { label });
         assert.equal(labelled.statusCode, 200, labelled.body);
       }

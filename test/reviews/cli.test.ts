@@ -14,11 +14,23 @@ for (const backend of backends()) {
     before(async () => {
       fresh = await freshStore(backend);
       rows = await seedReviews(fresh.store.db, [
-        { owner: 'client-a', outcome: 'hold', dueIn: -HOUR }, { owner: 'client-b', outcome: 'review', dueIn: HOUR }, { owner: 'client-a', outcome: 'review', dueIn: 2 * HOUR },
+        { owner: 'client-a', outcome: 'hold', dueIn: -HOUR },
+        { owner: 'client-b', outcome: 'review', dueIn: HOUR },
+        { owner: 'client-a', outcome: 'review', dueIn: 2 * HOUR },
         { owner: 'client-a', environment: 'test' },
       ]);
-      await fresh.store.db.updateTable('reviews').set({ status: 'resolved', resolution: 'decline', resolution_label: 'fraud', resolved_at: Date.now(), resolved_by: 'key_x', assignee: 'key_x' })
-        .where('id', '=', rows[2]!.review!.id).execute();
+      await fresh.store.db
+        .updateTable('reviews')
+        .set({
+          status: 'resolved',
+          resolution: 'decline',
+          resolution_label: 'fraud',
+          resolved_at: Date.now(),
+          resolved_by: 'key_x',
+          assignee: 'key_x',
+        })
+        .where('id', '=', rows[2]!.review!.id)
+        .execute();
     });
     after(async () => {
       await fresh.drop();
@@ -29,17 +41,47 @@ for (const backend of backends()) {
       const out = await runCli(['reviews', 'list'], env());
       assert.equal(out.code, 0, out.stderr);
       const lines = out.stdout.trim().split('\n');
-      assert.equal(lines[0], 'id\tstatus\toutcome\tdue_at\toverdue\tscore\tamount\tcurrency\tassignee\tresolution\tentity_id');
-      assert.deepEqual(lines.slice(1).map((l) => l.split('\t')[0]), [rows[0]!, rows[1]!, rows[2]!].map((r) => r.review!.id));
-      assert.deepEqual(lines[1]!.split('\t').slice(1, 5).map((c, i) => (i === 2 ? typeof c : c)), ['open', 'hold', 'string', 'yes']);
+      assert.equal(
+        lines[0],
+        'id\tstatus\toutcome\tdue_at\toverdue\tscore\tamount\tcurrency\tassignee\tresolution\tentity_id',
+      );
+      assert.deepEqual(
+        lines.slice(1).map((l) => l.split('\t')[0]),
+        [rows[0]!, rows[1]!, rows[2]!].map((r) => r.review!.id),
+      );
+      assert.deepEqual(
+        lines[1]!
+          .split('\t')
+          .slice(1, 5)
+          .map((c, i) => (i === 2 ? typeof c : c)),
+        ['open', 'hold', 'string', 'yes'],
+      );
       const held = await runCli(['reviews', 'list', '--outcome', 'hold', '--json'], env());
       assert.equal(held.code, 0, held.stderr);
-      const records = held.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; outcome: string; owner_client_id: string });
-      assert.deepEqual(records.map((r) => r.id), [rows[0]!.review!.id]);
+      const records = held.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; outcome: string; owner_client_id: string });
+      assert.deepEqual(
+        records.map((r) => r.id),
+        [rows[0]!.review!.id],
+      );
       const resolved = await runCli(['reviews', 'list', '--status', 'resolved', '--json'], env());
-      assert.deepEqual(resolved.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { resolution: string }).resolution), ['decline']);
+      assert.deepEqual(
+        resolved.stdout
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { resolution: string }).resolution),
+        ['decline'],
+      );
       const testMode = await runCli(['reviews', 'list', '--environment', 'test', '--json'], env());
-      assert.deepEqual(testMode.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id), [rows[3]!.review!.id]);
+      assert.deepEqual(
+        testMode.stdout
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { id: string }).id),
+        [rows[3]!.review!.id],
+      );
       const bad = await runCli(['reviews', 'list', '--status', 'pending'], env());
       assert.notEqual(bad.code, 0);
     });

@@ -15,7 +15,16 @@ import { openStore } from '../../src/store/db.ts';
 import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 import { backends, freshStore, type Backend } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
-import { TEST_TIMEOUT_MS, adminToken, call, createKey, sleep, startServer, waitFor, type ServerProcess } from '../helpers/processes.ts';
+import {
+  TEST_TIMEOUT_MS,
+  adminToken,
+  call,
+  createKey,
+  sleep,
+  startServer,
+  waitFor,
+  type ServerProcess,
+} from '../helpers/processes.ts';
 
 // Generous bounds (never asserted on): on a loaded host, workers under tsx take a minute to start.
 const READY_MS = 180_000;
@@ -24,10 +33,14 @@ const TIMEOUT_MS = TEST_TIMEOUT_MS + READY_MS;
 const dir = mkdtempSync(join(tmpdir(), 'vouch-reviews-kill-'));
 const policyFile = join(dir, 'policy.json');
 // Every level opens a review: low and medium review, high and critical hold (outcomes only grow in severity).
-writeFileSync(policyFile, JSON.stringify({
-  ...(JSON.parse(JSON.stringify(DEFAULT_POLICY)) as object), version: `reviews-kill-${randomBytes(3).toString('hex')}`,
-  outcomes: { low: 'review', medium: 'review', high: 'hold', critical: 'hold' },
-}));
+writeFileSync(
+  policyFile,
+  JSON.stringify({
+    ...(JSON.parse(JSON.stringify(DEFAULT_POLICY)) as object),
+    version: `reviews-kill-${randomBytes(3).toString('hex')}`,
+    outcomes: { low: 'review', medium: 'review', high: 'hold', critical: 'hold' },
+  }),
+);
 
 /** Scores from four loops until stopped; the decision ids of every 200. */
 function scoringLoad(base: string, key: string) {
@@ -37,9 +50,16 @@ function scoringLoad(base: string, key: string) {
   const loops = Array.from({ length: 4 }, async (_, c) => {
     for (let n = 0; n < 5000 && !stopping; n++) {
       try {
-        const res = await call(base, 'POST', '/api/v1/trust/score', { headers: { 'x-api-key': key }, body: { entity_id: hash(`${tag}-${c}-${n}`), amount: 100 + n, currency: 'USD' }, timeoutMs: 10_000 });
+        const res = await call(base, 'POST', '/api/v1/trust/score', {
+          headers: { 'x-api-key': key },
+          body: { entity_id: hash(`${tag}-${c}-${n}`), amount: 100 + n, currency: 'USD' },
+          timeoutMs: 10_000,
+        });
         if (res.status === 200) {
-          assert.ok(res.body.outcome === 'review' || res.body.outcome === 'hold', `outcome ${String(res.body.outcome)}`);
+          assert.ok(
+            res.body.outcome === 'review' || res.body.outcome === 'hold',
+            `outcome ${String(res.body.outcome)}`,
+          );
           acknowledged.push(res.body.decision_id as string);
         }
       } catch (err) {
@@ -58,7 +78,11 @@ function scoringLoad(base: string, key: string) {
 }
 
 async function killWhileScoring(databaseUrl: string, workers: 1 | 2): Promise<void> {
-  let server: ServerProcess | undefined = await startServer({ env: { VOUCH_DATABASE_URL: databaseUrl, VOUCH_POLICY_FILE: policyFile }, workers, readyTimeoutMs: READY_MS });
+  let server: ServerProcess | undefined = await startServer({
+    env: { VOUCH_DATABASE_URL: databaseUrl, VOUCH_POLICY_FILE: policyFile },
+    workers,
+    readyTimeoutMs: READY_MS,
+  });
   try {
     const token = await adminToken(server.url);
     const { key } = await createKey(server.url, token, ['trust:read'], 'scorer');
@@ -75,17 +99,33 @@ async function killWhileScoring(databaseUrl: string, workers: 1 | 2): Promise<vo
       const acknowledged = [...load.acknowledged];
       for (let i = 0; i < acknowledged.length; i += 500) {
         const part = acknowledged.slice(i, i + 500);
-        const withReview = await store.db.selectFrom('decisions').innerJoin('reviews', 'reviews.decision_id', 'decisions.id')
-          .select('decisions.id').where('decisions.id', 'in', part).execute();
+        const withReview = await store.db
+          .selectFrom('decisions')
+          .innerJoin('reviews', 'reviews.decision_id', 'decisions.id')
+          .select('decisions.id')
+          .where('decisions.id', 'in', part)
+          .execute();
         assert.equal(withReview.length, part.length, 'every acknowledged decision is stored with its review');
       }
-      const orphans = await store.db.selectFrom('reviews').leftJoin('decisions', 'decisions.id', 'reviews.decision_id')
-        .select('reviews.id').where('decisions.id', 'is', null).execute();
+      const orphans = await store.db
+        .selectFrom('reviews')
+        .leftJoin('decisions', 'decisions.id', 'reviews.decision_id')
+        .select('reviews.id')
+        .where('decisions.id', 'is', null)
+        .execute();
       assert.deepEqual(orphans, [], 'a review without its decision');
-      const unreviewed = await store.db.selectFrom('decisions').leftJoin('reviews', 'reviews.decision_id', 'decisions.id')
-        .select('decisions.id').where('decisions.outcome', 'in', ['review', 'hold']).where('reviews.id', 'is', null).execute();
+      const unreviewed = await store.db
+        .selectFrom('decisions')
+        .leftJoin('reviews', 'reviews.decision_id', 'decisions.id')
+        .select('decisions.id')
+        .where('decisions.outcome', 'in', ['review', 'hold'])
+        .where('reviews.id', 'is', null)
+        .execute();
       assert.deepEqual(unreviewed, [], 'a review or hold decision without its review');
-      const stored = await store.db.selectFrom('reviews').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+      const stored = await store.db
+        .selectFrom('reviews')
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow();
       assert.ok(Number(stored.n) >= acknowledged.length);
     } finally {
       await store.close();
@@ -103,9 +143,13 @@ for (const backend of backends()) {
       await withDatabase(backend, (url) => killWhileScoring(url, 1));
     });
     if (backend === 'sqlite') {
-      test("two workers and the host's writer, the writer killed: the openings crossed the channel and committed with their decisions", { timeout: TIMEOUT_MS }, async () => {
-        await withDatabase(backend, (url) => killWhileScoring(url, 2));
-      });
+      test(
+        "two workers and the host's writer, the writer killed: the openings crossed the channel and committed with their decisions",
+        { timeout: TIMEOUT_MS },
+        async () => {
+          await withDatabase(backend, (url) => killWhileScoring(url, 2));
+        },
+      );
     }
   });
 }

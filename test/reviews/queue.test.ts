@@ -37,50 +37,99 @@ describeEachBackend('review queue', (ctx) => {
     assert.equal(rows.filter((r) => r.review).length, 4);
     const res = await get(`${REVIEWS}?limit=100`, bearer(a.token));
     assert.equal(res.statusCode, 200, res.body);
-    const data = res.json().data as Array<{ id: string; due_at: string; status: string; overdue: boolean; score: number; amount: number; currency: string; rules: unknown[]; decision_id: string }>;
+    const data = res.json().data as Array<{
+      id: string;
+      due_at: string;
+      status: string;
+      overdue: boolean;
+      score: number;
+      amount: number;
+      currency: string;
+      rules: unknown[];
+      decision_id: string;
+    }>;
     const mine = data.filter((d) => rows.some((r) => r.review?.id === d.id));
-    assert.deepEqual(mine.map((d) => d.id), [rows[1], rows[2], rows[0], rows[3]].map((r) => r!.review!.id));
-    assert.deepEqual(mine.map((d) => d.overdue), [true, false, false, false]);
+    assert.deepEqual(
+      mine.map((d) => d.id),
+      [rows[1], rows[2], rows[0], rows[3]].map((r) => r!.review!.id),
+    );
+    assert.deepEqual(
+      mine.map((d) => d.overdue),
+      [true, false, false, false],
+    );
     assert.equal(mine[0]!.score, 72);
     assert.equal(mine[0]!.amount, 25_000);
     assert.equal(mine[0]!.currency, 'EUR');
     assert.equal(mine[0]!.rules.length, 1);
     assert.equal(mine[0]!.decision_id, rows[1]!.id);
     const sorted = [...data].filter((d) => d.status !== 'resolved').map((d) => Date.parse(d.due_at));
-    assert.deepEqual(sorted, [...sorted].sort((x, y) => x - y));
+    assert.deepEqual(
+      sorted,
+      [...sorted].sort((x, y) => x - y),
+    );
 
     const holds = (await get(`${REVIEWS}?outcome=hold`, bearer(a.token))).json().data as Array<{ outcome: string }>;
     assert.ok(holds.length >= 2 && holds.every((h) => h.outcome === 'hold'));
-    const ofEntity = (await get(`${REVIEWS}?entity_id=${entity}`, bearer(a.token))).json().data as Array<{ id: string }>;
-    assert.deepEqual(ofEntity.map((r) => r.id), [rows[2]!.review!.id, rows[0]!.review!.id]);
+    const ofEntity = (await get(`${REVIEWS}?entity_id=${entity}`, bearer(a.token))).json().data as Array<{
+      id: string;
+    }>;
+    assert.deepEqual(
+      ofEntity.map((r) => r.id),
+      [rows[2]!.review!.id, rows[0]!.review!.id],
+    );
 
     // Resolve one: it moves behind the unresolved ones.
-    assert.equal((await post(`${REVIEWS}/${rows[3]!.review!.id}/resolve`, asKey(keys[0]!), { resolution: 'approve' })).statusCode, 200);
+    assert.equal(
+      (await post(`${REVIEWS}/${rows[3]!.review!.id}/resolve`, asKey(keys[0]!), { resolution: 'approve' })).statusCode,
+      200,
+    );
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = (await get(`${REVIEWS}?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, bearer(a.token))).json() as { data: Array<{ id: string; status: string }>; next_cursor: string | null };
+      const page = (
+        await get(`${REVIEWS}?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, bearer(a.token))
+      ).json() as { data: Array<{ id: string; status: string }>; next_cursor: string | null };
       seen.push(...page.data.map((d) => d.id));
       cursor = page.next_cursor;
     } while (cursor);
     assert.equal(new Set(seen).size, seen.length, 'no row twice');
     assert.deepEqual(seen.slice().sort(), data.map((d) => d.id).sort());
-    assert.equal(seen.indexOf(rows[3]!.review!.id), seen.length - 1 - seen.slice().reverse().findIndex((id) => id === rows[3]!.review!.id));
-    const resolved = (await get(`${REVIEWS}?status=resolved`, bearer(a.token))).json().data as Array<{ id: string; status: string; resolution: string }>;
-    assert.ok(resolved.some((r) => r.id === rows[3]!.review!.id && r.status === 'resolved' && r.resolution === 'approve'));
+    assert.equal(
+      seen.indexOf(rows[3]!.review!.id),
+      seen.length -
+        1 -
+        seen
+          .slice()
+          .reverse()
+          .findIndex((id) => id === rows[3]!.review!.id),
+    );
+    const resolved = (await get(`${REVIEWS}?status=resolved`, bearer(a.token))).json().data as Array<{
+      id: string;
+      status: string;
+      resolution: string;
+    }>;
+    assert.ok(
+      resolved.some((r) => r.id === rows[3]!.review!.id && r.status === 'resolved' && r.resolution === 'approve'),
+    );
     problem(await get(`${REVIEWS}?cursor=nonsense`, bearer(a.token)), 400, 'validation_failed');
   });
 
   test("a review's page has its decision (signals, matched rules with their reads), the entity's other open reviews and labels", async () => {
     const entity = hash('queue-detail');
-    const [first, second] = await seedReviews(ctx().store.db, [{ owner: a.id, entity }, { owner: a.id, entity, outcome: 'hold' }]);
+    const [first, second] = await seedReviews(ctx().store.db, [
+      { owner: a.id, entity },
+      { owner: a.id, entity, outcome: 'hold' },
+    ]);
     const res = await get(`${REVIEWS}/${first!.review!.id}`, bearer(a.token));
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.equal(body.decision.id, first!.id);
     assert.equal(body.decision.result.signals[0].name, 'chargebacks');
     assert.deepEqual(body.decision.rules[0].reads, { amount: 25_000 });
-    assert.deepEqual(body.other_open_reviews.map((r: { id: string }) => r.id), [second!.review!.id]);
+    assert.deepEqual(
+      body.other_open_reviews.map((r: { id: string }) => r.id),
+      [second!.review!.id],
+    );
     assert.deepEqual(body.entity_labels, { fraud: 0, legit: 0 });
     assert.equal(body.status, 'open');
     assert.equal(body.reason, 'outcome');
@@ -97,7 +146,11 @@ describeEachBackend('review queue', (ctx) => {
     problem(await post(`${REVIEWS}/${id}/claim`, asKey(keys[1]!)), 409, 'conflict');
     problem(await post(`${REVIEWS}/${id}/resolve`, asKey(keys[1]!), { resolution: 'decline' }), 409, 'conflict');
     // The claim was taken 15 minutes ago: it has lapsed, the review reads as open and anyone may take it.
-    await ctx().store.db.updateTable('reviews').set({ claimed_at: Date.now() - CLAIM_LAPSE_MS - 1000 }).where('id', '=', id).execute();
+    await ctx()
+      .store.db.updateTable('reviews')
+      .set({ claimed_at: Date.now() - CLAIM_LAPSE_MS - 1000 })
+      .where('id', '=', id)
+      .execute();
     const lapsed = (await get(`${REVIEWS}/${id}`, bearer(a.token))).json();
     assert.equal(lapsed.status, 'open');
     assert.equal(lapsed.assignee, null);
@@ -111,7 +164,11 @@ describeEachBackend('review queue', (ctx) => {
 
   test('next claims the claimable review due first, skipping held ones; 204 when none is left', async () => {
     const c = await desk(ctx());
-    const [later, sooner, held] = await seedReviews(ctx().store.db, [{ owner: c.id, dueIn: 3 * HOUR }, { owner: c.id, dueIn: HOUR }, { owner: c.id, dueIn: -HOUR }]);
+    const [later, sooner, held] = await seedReviews(ctx().store.db, [
+      { owner: c.id, dueIn: 3 * HOUR },
+      { owner: c.id, dueIn: HOUR },
+      { owner: c.id, dueIn: -HOUR },
+    ]);
     const [k1, k2] = await reviewerKeys(ctx(), c.token, 2);
     assert.equal((await post(`${REVIEWS}/${held!.review!.id}/claim`, asKey(k1!))).statusCode, 200);
     const n1 = await post(`${REVIEWS}/next`, asKey(k2!));
@@ -143,7 +200,10 @@ describeEachBackend('review queue', (ctx) => {
     const [ofA] = await seedReviews(ctx().store.db, [{ owner: a.id, dueIn: -10 * HOUR }]);
     const [ofB] = await seedReviews(ctx().store.db, [{ owner: b.id, dueIn: -20 * HOUR }]);
     const idA = ofA!.review!.id;
-    const listedByB = (await get(`${REVIEWS}?limit=100`, bearer(b.token))).json().data as Array<{ id: string; owner_client_id: string }>;
+    const listedByB = (await get(`${REVIEWS}?limit=100`, bearer(b.token))).json().data as Array<{
+      id: string;
+      owner_client_id: string;
+    }>;
     assert.ok(listedByB.every((r) => r.owner_client_id === b.id));
     assert.ok(listedByB.some((r) => r.id === ofB!.review!.id));
     const hidden = problem(await get(`${REVIEWS}/${idA}`, bearer(b.token)), 404, 'not_found');
@@ -158,7 +218,9 @@ describeEachBackend('review queue', (ctx) => {
       assert.equal(next.json().owner_client_id, b.id);
     }
     // Nor by paging from a cursor placed before A's review, nor by its entity.
-    const paged = (await get(`${REVIEWS}?cursor=u.0.rev_0`, bearer(b.token))).json().data as Array<{ owner_client_id: string }>;
+    const paged = (await get(`${REVIEWS}?cursor=u.0.rev_0`, bearer(b.token))).json().data as Array<{
+      owner_client_id: string;
+    }>;
     assert.ok(paged.every((r) => r.owner_client_id === b.id));
     assert.deepEqual((await get(`${REVIEWS}?entity_id=${ofA!.subject_id}`, bearer(b.token))).json().data, []);
     // A's review is untouched.
@@ -176,7 +238,9 @@ describeEachBackend('review queue', (ctx) => {
   test('test mode: a live credential, admin included, sees no test review', async () => {
     const [live] = await seedReviews(ctx().store.db, [{ owner: a.id }]);
     const [testReview] = await seedReviews(ctx().store.db, [{ owner: a.id, environment: 'test' }]);
-    const liveIds = ((await get(`${REVIEWS}?limit=100`, bearer(a.token))).json().data as Array<{ id: string }>).map((r) => r.id);
+    const liveIds = ((await get(`${REVIEWS}?limit=100`, bearer(a.token))).json().data as Array<{ id: string }>).map(
+      (r) => r.id,
+    );
     assert.ok(liveIds.includes(live!.review!.id) && !liveIds.includes(testReview!.review!.id));
     problem(await get(`${REVIEWS}/${testReview!.review!.id}`, bearer(admin)), 404, 'not_found');
   });

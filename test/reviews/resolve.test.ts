@@ -19,7 +19,12 @@ describeEachBackend('review resolution', (ctx) => {
 
   const resolve = (id: string, payload: Record<string, unknown>, headers: Record<string, string> = asKey(key)) =>
     ctx().inject({ method: 'POST', url: `${REVIEWS}/${id}/resolve`, headers, payload });
-  const decision = async (id: string) => ctx().store.db.selectFrom('decisions').select(['label', 'label_source', 'labelled_by', 'label_note']).where('id', '=', id).executeTakeFirstOrThrow();
+  const decision = async (id: string) =>
+    ctx()
+      .store.db.selectFrom('decisions')
+      .select(['label', 'label_source', 'labelled_by', 'label_note'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
 
   test('decline labels the decision fraud (source review, by the reviewer); the label shows on the decision', async () => {
     const [row] = await seedReviews(ctx().store.db, [{ owner: a.id }]);
@@ -31,8 +36,13 @@ describeEachBackend('review resolution', (ctx) => {
     assert.equal(body.label, 'fraud');
     assert.equal(body.note, 'stolen card pattern');
     assert.equal(body.resolved_by, keyId);
-    assert.deepEqual({ ...(await decision(row!.id)) }, { label: 'fraud', label_source: 'review', labelled_by: keyId, label_note: 'stolen card pattern' });
-    const viewed = (await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${row!.id}`, headers: bearer(a.token) })).json();
+    assert.deepEqual(
+      { ...(await decision(row!.id)) },
+      { label: 'fraud', label_source: 'review', labelled_by: keyId, label_note: 'stolen card pattern' },
+    );
+    const viewed = (
+      await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${row!.id}`, headers: bearer(a.token) })
+    ).json();
     assert.equal(viewed.label.source, 'review');
     assert.equal(viewed.label.labelled_by, keyId);
   });
@@ -48,30 +58,79 @@ describeEachBackend('review resolution', (ctx) => {
   });
 
   test('an API label is never overwritten by a review; an event label is not either, and an event replaces a review label', async () => {
-    const [apiLabelled, eventLabelled, reviewed] = await seedReviews(ctx().store.db, [{ owner: a.id }, { owner: a.id }, { owner: a.id }]);
-    const labelled = await ctx().inject({ method: 'POST', url: `/api/v1/decisions/${apiLabelled!.id}/label`, headers: bearer(a.token), payload: { label: 'legit' } });
+    const [apiLabelled, eventLabelled, reviewed] = await seedReviews(ctx().store.db, [
+      { owner: a.id },
+      { owner: a.id },
+      { owner: a.id },
+    ]);
+    const labelled = await ctx().inject({
+      method: 'POST',
+      url: `/api/v1/decisions/${apiLabelled!.id}/label`,
+      headers: bearer(a.token),
+      payload: { label: 'legit' },
+    });
     assert.equal(labelled.statusCode, 200, labelled.body);
-    assert.equal((await resolve(apiLabelled!.review!.id, { resolution: 'decline' })).statusCode, 200, 'the review resolves all the same');
-    assert.deepEqual({ ...(await decision(apiLabelled!.id)) }, { label: 'legit', label_source: 'api', labelled_by: a.id, label_note: null });
+    assert.equal(
+      (await resolve(apiLabelled!.review!.id, { resolution: 'decline' })).statusCode,
+      200,
+      'the review resolves all the same',
+    );
+    assert.deepEqual(
+      { ...(await decision(apiLabelled!.id)) },
+      { label: 'legit', label_source: 'api', labelled_by: a.id, label_note: null },
+    );
 
-    await ctx().store.db.updateTable('decisions').set({ trade_id: 'trade-ev' }).where('id', 'in', [eventLabelled!.id, reviewed!.id]).execute();
-    assert.equal(await labelFromEvents(ctx().store.db, 'live', [{ type: 'chargeback', entity_id: eventLabelled!.subject_id, trade_id: 'trade-ev' }], a.id, Date.now()), 1);
+    await ctx()
+      .store.db.updateTable('decisions')
+      .set({ trade_id: 'trade-ev' })
+      .where('id', 'in', [eventLabelled!.id, reviewed!.id])
+      .execute();
+    assert.equal(
+      await labelFromEvents(
+        ctx().store.db,
+        'live',
+        [{ type: 'chargeback', entity_id: eventLabelled!.subject_id, trade_id: 'trade-ev' }],
+        a.id,
+        Date.now(),
+      ),
+      1,
+    );
     await resolve(eventLabelled!.review!.id, { resolution: 'approve', label: 'legit' });
     assert.equal((await decision(eventLabelled!.id)).label_source, 'event');
 
     await resolve(reviewed!.review!.id, { resolution: 'approve', label: 'legit' });
     assert.equal((await decision(reviewed!.id)).label_source, 'review');
-    assert.equal(await labelFromEvents(ctx().store.db, 'live', [{ type: 'chargeback', entity_id: reviewed!.subject_id, trade_id: 'trade-ev' }], a.id, Date.now()), 1);
-    assert.deepEqual({ label: (await decision(reviewed!.id)).label, source: (await decision(reviewed!.id)).label_source }, { label: 'fraud', source: 'event' });
+    assert.equal(
+      await labelFromEvents(
+        ctx().store.db,
+        'live',
+        [{ type: 'chargeback', entity_id: reviewed!.subject_id, trade_id: 'trade-ev' }],
+        a.id,
+        Date.now(),
+      ),
+      1,
+    );
+    assert.deepEqual(
+      { label: (await decision(reviewed!.id)).label, source: (await decision(reviewed!.id)).label_source },
+      { label: 'fraud', source: 'event' },
+    );
   });
 
   test('a resolved review cannot be resolved again (409), and a bad body is 400 naming the field', async () => {
     const [row] = await seedReviews(ctx().store.db, [{ owner: a.id }]);
     problem(await resolve(row!.review!.id, { resolution: 'maybe' }), 400, 'validation_failed');
     problem(await resolve(row!.review!.id, { resolution: 'approve', note: 'x'.repeat(501) }), 400, 'validation_failed');
-    const raw = problem(await resolve(row!.review!.id, { resolution: 'approve', note: 'call him at +44 7700 900123' }), 400, 'raw_identifier_rejected');
+    const raw = problem(
+      await resolve(row!.review!.id, { resolution: 'approve', note: 'call him at +44 7700 900123' }),
+      400,
+      'raw_identifier_rejected',
+    );
     assert.equal((raw.errors as Array<{ field: string }>)[0]!.field, 'note');
-    const missing = problem(await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'no-such-list' }), 400, 'validation_failed');
+    const missing = problem(
+      await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'no-such-list' }),
+      400,
+      'validation_failed',
+    );
     assert.equal((missing.errors as Array<{ field: string }>)[0]!.field, 'add_to_list');
     // Refused bodies changed nothing.
     assert.equal((await decision(row!.id)).label, null);
@@ -80,14 +139,28 @@ describeEachBackend('review resolution', (ctx) => {
     assert.equal((await decision(row!.id)).label, null, 'the second resolution labelled nothing');
   });
 
-  test('review.resolved is written to the outbox with the resolution, for the review\'s client only', async () => {
+  test("review.resolved is written to the outbox with the resolution, for the review's client only", async () => {
     const now = Date.now();
-    await ctx().store.db.insertInto('webhooks').values({
-      environment: 'live', id: 'whk_reviews_a', owner_client_id: a.id, url: 'http://127.0.0.1:9/hook', events: 'review.resolved', description: null, secret: 's', created_at: now,
-    }).execute();
+    await ctx()
+      .store.db.insertInto('webhooks')
+      .values({
+        environment: 'live',
+        id: 'whk_reviews_a',
+        owner_client_id: a.id,
+        url: 'http://127.0.0.1:9/hook',
+        events: 'review.resolved',
+        description: null,
+        secret: 's',
+        created_at: now,
+      })
+      .execute();
     const [row] = await seedReviews(ctx().store.db, [{ owner: a.id }]);
     assert.equal((await resolve(row!.review!.id, { resolution: 'decline' })).statusCode, 200);
-    const events = await ctx().store.db.selectFrom('webhook_events').selectAll().where('type', '=', 'review.resolved').execute();
+    const events = await ctx()
+      .store.db.selectFrom('webhook_events')
+      .selectAll()
+      .where('type', '=', 'review.resolved')
+      .execute();
     const ours = events.filter((e) => (JSON.parse(e.data) as { id: string }).id === row!.review!.id);
     assert.equal(ours.length, 1);
     assert.equal(ours[0]!.owner_client_id, a.id);
@@ -102,12 +175,23 @@ describeEachBackend('review resolution', (ctx) => {
     const c = await desk(ctx());
     const [k] = await reviewerKeys(ctx(), c.token, 1);
     const rows = await seedReviews(ctx().store.db, [
-      { owner: c.id, outcome: 'review', dueIn: -HOUR }, { owner: c.id, outcome: 'hold' }, { owner: c.id, outcome: 'approve' },
-      { owner: c.id, outcome: 'review' }, { owner: c.id, outcome: 'hold' },
+      { owner: c.id, outcome: 'review', dueIn: -HOUR },
+      { owner: c.id, outcome: 'hold' },
+      { owner: c.id, outcome: 'approve' },
+      { owner: c.id, outcome: 'review' },
+      { owner: c.id, outcome: 'hold' },
     ]);
     // Two resolved, opened 10 and 30 minutes before their resolution.
-    await ctx().store.db.updateTable('reviews').set({ opened_at: Date.now() - 10 * 60_000 }).where('id', '=', rows[3]!.review!.id).execute();
-    await ctx().store.db.updateTable('reviews').set({ opened_at: Date.now() - 30 * 60_000 }).where('id', '=', rows[4]!.review!.id).execute();
+    await ctx()
+      .store.db.updateTable('reviews')
+      .set({ opened_at: Date.now() - 10 * 60_000 })
+      .where('id', '=', rows[3]!.review!.id)
+      .execute();
+    await ctx()
+      .store.db.updateTable('reviews')
+      .set({ opened_at: Date.now() - 30 * 60_000 })
+      .where('id', '=', rows[4]!.review!.id)
+      .execute();
     assert.equal((await resolve(rows[3]!.review!.id, { resolution: 'approve' }, asKey(k!))).statusCode, 200);
     assert.equal((await resolve(rows[4]!.review!.id, { resolution: 'decline' }, asKey(k!))).statusCode, 200);
     const stats = (await ctx().inject({ method: 'GET', url: `${REVIEWS}/stats`, headers: bearer(c.token) })).json();
@@ -115,29 +199,65 @@ describeEachBackend('review resolution', (ctx) => {
     assert.equal(stats.overdue, 1);
     assert.equal(stats.resolved_24h, 2);
     assert.ok(Math.abs(stats.median_minutes_to_resolve - 20) < 1, `median ${stats.median_minutes_to_resolve}`);
-    assert.deepEqual(stats.by_outcome, { review: { open: 1, resolved: 1 }, hold: { open: 1, resolved: 1 }, approve: { open: 1, resolved: 0 } });
+    assert.deepEqual(stats.by_outcome, {
+      review: { open: 1, resolved: 1 },
+      hold: { open: 1, resolved: 1 },
+      approve: { open: 1, resolved: 0 },
+    });
     assert.deepEqual(stats.agreement, { approve: 1, decline: 1 });
     assert.equal(stats.review_labels_since_last_fit, 1, 'the decline labelled its decision');
     // A fit made after that label: none since.
-    await ctx().store.db.insertInto('policies').values({
-      environment: 'live', version: `fit-${Date.now()}`, status: 'candidate', source: 'fit', parent_version: null, document: '{}', report: null, created_at: Date.now() + 1000, created_by: 'test',
-    }).execute();
-    assert.equal((await ctx().inject({ method: 'GET', url: `${REVIEWS}/stats`, headers: bearer(c.token) })).json().review_labels_since_last_fit, 0);
+    await ctx()
+      .store.db.insertInto('policies')
+      .values({
+        environment: 'live',
+        version: `fit-${Date.now()}`,
+        status: 'candidate',
+        source: 'fit',
+        parent_version: null,
+        document: '{}',
+        report: null,
+        created_at: Date.now() + 1000,
+        created_by: 'test',
+      })
+      .execute();
+    assert.equal(
+      (await ctx().inject({ method: 'GET', url: `${REVIEWS}/stats`, headers: bearer(c.token) })).json()
+        .review_labels_since_last_fit,
+      0,
+    );
   });
-  test('add_to_list adds the entity to an entity list of the environment, in the resolution\'s commit; another kind or an unknown list: 400, nothing resolved', async () => {
+  test("add_to_list adds the entity to an entity list of the environment, in the resolution's commit; another kind or an unknown list: 400, nothing resolved", async () => {
     const admin = await ctx().token();
-    for (const payload of [{ name: 'review-blocked', kind: 'entity' }, { name: 'review-countries', kind: 'country' }]) {
+    for (const payload of [
+      { name: 'review-blocked', kind: 'entity' },
+      { name: 'review-countries', kind: 'country' },
+    ]) {
       const made = await ctx().inject({ method: 'POST', url: '/api/v1/lists', headers: bearer(admin), payload });
       assert.equal(made.statusCode, 201, made.body);
     }
     const [row] = await seedReviews(ctx().store.db, [{ owner: a.id }]);
-    const wrongKind = problem(await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'review-countries' }), 400, 'validation_failed');
+    const wrongKind = problem(
+      await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'review-countries' }),
+      400,
+      'validation_failed',
+    );
     assert.equal((wrongKind.errors as Array<{ field: string }>)[0]!.field, 'add_to_list');
-    assert.equal((await ctx().inject({ method: 'GET', url: `${REVIEWS}/${row!.review!.id}`, headers: bearer(a.token) })).json().status, 'open', 'the refused resolution changed nothing');
+    assert.equal(
+      (await ctx().inject({ method: 'GET', url: `${REVIEWS}/${row!.review!.id}`, headers: bearer(a.token) })).json()
+        .status,
+      'open',
+      'the refused resolution changed nothing',
+    );
     const done = await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'review-blocked' });
     assert.equal(done.statusCode, 200, done.body);
     assert.equal(done.json().added_to_list, 'review-blocked');
-    const entries = (await ctx().inject({ method: 'GET', url: '/api/v1/lists/review-blocked/entries', headers: bearer(admin) })).json().data as Array<{ value: string }>;
-    assert.deepEqual(entries.map((e) => e.value), [row!.subject_id]);
+    const entries = (
+      await ctx().inject({ method: 'GET', url: '/api/v1/lists/review-blocked/entries', headers: bearer(admin) })
+    ).json().data as Array<{ value: string }>;
+    assert.deepEqual(
+      entries.map((e) => e.value),
+      [row!.subject_id],
+    );
   });
 });

@@ -32,17 +32,41 @@ export function decisionRow(seed: Seed, now = Date.now()): DecisionRow {
   const score = seed.score ?? 72;
   const id = newId('dec');
   return {
-    id, kind: 'score', environment: seed.environment ?? 'live', principal_id: seed.owner, owner_client_id: seed.owner, subject_id: entity,
-    request_digest: 'digest', policy_version: 'test-policy', created_at: now, risk_level: 'high',
-    result: JSON.stringify({ entity_id: entity, score, risk_level: 'high', signals: [{ name: 'chargebacks', value: 1, weight: 30, description: 'one chargeback' }], decision_id: id, outcome, rules: [] }),
+    id,
+    kind: 'score',
+    environment: seed.environment ?? 'live',
+    principal_id: seed.owner,
+    owner_client_id: seed.owner,
+    subject_id: entity,
+    request_digest: 'digest',
+    policy_version: 'test-policy',
+    created_at: now,
+    risk_level: 'high',
+    result: JSON.stringify({
+      entity_id: entity,
+      score,
+      risk_level: 'high',
+      signals: [{ name: 'chargebacks', value: 1, weight: 30, description: 'one chargeback' }],
+      decision_id: id,
+      outcome,
+      rules: [],
+    }),
     request: JSON.stringify({ amount: 25_000, currency: 'EUR' }),
     features: JSON.stringify({ chargebacks: 1 }),
     outcome,
-    rules: JSON.stringify([{ id: 'rul_x', name: 'big first trade', version: 1, action: outcome, reads: { amount: 25_000 } }]),
-    review: seed.review === false ? null : {
-      id: newId('rev'), outcome, reason: outcome === 'approve' ? 'sample' : 'outcome', sample_rate: outcome === 'approve' ? 0.02 : null,
-      due_at: now + (seed.dueIn ?? (outcome === 'hold' ? 4 : 24) * HOUR),
-    },
+    rules: JSON.stringify([
+      { id: 'rul_x', name: 'big first trade', version: 1, action: outcome, reads: { amount: 25_000 } },
+    ]),
+    review:
+      seed.review === false
+        ? null
+        : {
+            id: newId('rev'),
+            outcome,
+            reason: outcome === 'approve' ? 'sample' : 'outcome',
+            sample_rate: outcome === 'approve' ? 0.02 : null,
+            due_at: now + (seed.dueIn ?? (outcome === 'hold' ? 4 : 24) * HOUR),
+          },
   };
 }
 
@@ -56,9 +80,17 @@ export async function seedReviews(db: Kysely<Database>, seeds: readonly Seed[]):
 }
 
 /** A client with the review scopes (and keys:write, to make its reviewers' keys), and its token. */
-export async function desk(ctx: TestContext, role: Role = 'operator', scopes = ['reviews:read', 'reviews:write', 'keys:write', 'audit:read', 'labels:write']): Promise<{ id: string; token: string }> {
+export async function desk(
+  ctx: TestContext,
+  role: Role = 'operator',
+  scopes = ['reviews:read', 'reviews:write', 'keys:write', 'audit:read', 'labels:write'],
+): Promise<{ id: string; token: string }> {
   const c = await ctx.client(scopes, role);
-  const res = await ctx.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: c.id, client_secret: c.secret } });
+  const res = await ctx.inject({
+    method: 'POST',
+    url: '/api/v1/auth/token',
+    payload: { client_id: c.id, client_secret: c.secret },
+  });
   assert.equal(res.statusCode, 200, res.body);
   return { id: c.id, token: res.json().access_token as string };
 }
@@ -72,7 +104,12 @@ export async function reviewerKeys(ctx: TestContext, token: string, n: number): 
 
 /** One reviewer key of the desk's client: the secret, and the key id (the principal a review names). */
 export async function reviewerKey(ctx: TestContext, token: string): Promise<{ key: string; id: string }> {
-  const res = await ctx.inject({ method: 'POST', url: '/api/v1/keys', headers: bearer(token), payload: { name: 'reviewer', scopes: ['reviews:read', 'reviews:write'], role: 'operator' } });
+  const res = await ctx.inject({
+    method: 'POST',
+    url: '/api/v1/keys',
+    headers: bearer(token),
+    payload: { name: 'reviewer', scopes: ['reviews:read', 'reviews:write'], role: 'operator' },
+  });
   assert.equal(res.statusCode, 201, res.body);
   return { key: res.json().key as string, id: res.json().id as string };
 }

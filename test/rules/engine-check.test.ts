@@ -6,9 +6,15 @@ import { checkRule, compileRule, listsNamed, type RuleBody } from '../../src/rul
 import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
 import { LISTS, facts, lookup, rule } from './engine-support.ts';
 
-const check = (condition: string, more: Partial<RuleBody> = {}) => checkRule({ name: 'r', condition, action: 'hold', ...more }, SIGNAL_NAMES, LISTS);
+const check = (condition: string, more: Partial<RuleBody> = {}) =>
+  checkRule({ name: 'r', condition, action: 'hold', ...more }, SIGNAL_NAMES, LISTS);
 
-function refused(condition: string, pattern: RegExp, at?: { line: number; column: number }, more: Partial<RuleBody> = {}) {
+function refused(
+  condition: string,
+  pattern: RegExp,
+  at?: { line: number; column: number },
+  more: Partial<RuleBody> = {},
+) {
   const problems = check(condition, more);
   assert.equal(problems.length, 1, JSON.stringify(problems));
   const [p] = problems;
@@ -39,33 +45,50 @@ describe('valid rules check', () => {
 
 describe('refused when saved, with field and position', () => {
   test('a syntax error', () => refused('amount >', /Unexpected token/, { line: 1, column: 9 }));
-  test('an unknown variable, on the second line', () => refused('amount > 1000 &&\n  amout < 5', /Unknown variable: amout/, { line: 2, column: 3 }));
+  test('an unknown variable, on the second line', () =>
+    refused('amount > 1000 &&\n  amout < 5', /Unknown variable: amout/, { line: 2, column: 3 }));
   test('an unknown entity field', () => refused('entity.age > 3', /age/, { line: 1, column: 8 }));
   test('an unknown signal', () => refused('signals.velocity > 0.5', /velocity/, { line: 1, column: 9 }));
   test('a type error', () => refused('amount + "x" == "y"', /overload|type/i, { line: 1, column: 1 }));
-  test('a non-bool condition', () => refused('amount', /must return a bool, but returns double/, { line: 1, column: 1 }));
+  test('a non-bool condition', () =>
+    refused('amount', /must return a bool, but returns double/, { line: 1, column: 1 }));
   test('a dyn condition', () => refused('context.vip', /must return a bool, but returns dyn/));
   test('too long', () => refused(`amount > 1 || ${'score > 1 || '.repeat(200)}true`, /characters long; at most 2000/));
-  test('too deep for the parser', () => refused(`${'('.repeat(40)}true${')'.repeat(40)}`, /maxDepth/, { line: 1, column: 33 }));
+  test('too deep for the parser', () =>
+    refused(`${'('.repeat(40)}true${')'.repeat(40)}`, /maxDepth/, { line: 1, column: 33 }));
   test('too many nodes', () => refused(`${'-'.repeat(1990)}1.0 > 0.0`, /maxAstNodes/));
-  test('a list literal over 100 items', () => refused(`amount in [${Array.from({ length: 101 }, (_, i) => `${i}.0`).join(',')}]`, /maxListElements/));
-  test('matches (JS RegExp, can backtrack for minutes)', () => refused('entity_id.matches("^(a+)+$")', /re2_matches/, { line: 1, column: 1 }));
-  test('matches as a function', () => refused('true && matches(entity_id, "a")', /re2_matches/, { line: 1, column: 9 }));
-  test('a nested comprehension', () => refused('context.items.exists(a, context.items.exists(b, a == b))', /inside another/, { line: 1, column: 25 }));
-  test('a nested comprehension inside a map body', () => refused('context.items.map(a, context.items.filter(b, b > a)).size() > 0', /inside another/));
-  test('prototype access by member', () => refused('has(context.__proto__)', /'__proto__' cannot be read/, { line: 1, column: 5 }));
+  test('a list literal over 100 items', () =>
+    refused(`amount in [${Array.from({ length: 101 }, (_, i) => `${i}.0`).join(',')}]`, /maxListElements/));
+  test('matches (JS RegExp, can backtrack for minutes)', () =>
+    refused('entity_id.matches("^(a+)+$")', /re2_matches/, { line: 1, column: 1 }));
+  test('matches as a function', () =>
+    refused('true && matches(entity_id, "a")', /re2_matches/, { line: 1, column: 9 }));
+  test('a nested comprehension', () =>
+    refused('context.items.exists(a, context.items.exists(b, a == b))', /inside another/, { line: 1, column: 25 }));
+  test('a nested comprehension inside a map body', () =>
+    refused('context.items.map(a, context.items.filter(b, b > a)).size() > 0', /inside another/));
+  test('prototype access by member', () =>
+    refused('has(context.__proto__)', /'__proto__' cannot be read/, { line: 1, column: 5 }));
   test('prototype access by index', () => refused('context["constructor"] == 1', /'constructor' cannot be read/));
-  test('a prototype map key', () => refused('{"__proto__": 1}.size() == 1', /cannot be a map key/, { line: 1, column: 2 }));
-  test('deep cel.bind', () => refused('cel.bind(a, entity_id + entity_id, cel.bind(b, a + a, cel.bind(c, b + b, c.size() > 9)))', /cel.bind/));
-  test('in_list with a computed name', () => refused('in_list(currency, entity_id)', /string literal/, { line: 1, column: 9 }));
-  test('in_list naming no list', () => refused('amount > 1 && in_list("muels", entity_id)', /no list named "muels"/, { line: 1, column: 23 }));
-  test('re2_matches with a computed pattern', () => refused('re2_matches(entity_id, currency)', /pattern as a string literal/, { line: 1, column: 24 }));
-  test('re2_matches with an invalid pattern', () => refused('re2_matches(entity_id, "(a")', /invalid RE2 pattern/, { line: 1, column: 24 }));
-  test('re2_matches with a backreference (not RE2)', () => refused('re2_matches(entity_id, "(a)\\\\1")', /invalid RE2 pattern/));
+  test('a prototype map key', () =>
+    refused('{"__proto__": 1}.size() == 1', /cannot be a map key/, { line: 1, column: 2 }));
+  test('deep cel.bind', () =>
+    refused('cel.bind(a, entity_id + entity_id, cel.bind(b, a + a, cel.bind(c, b + b, c.size() > 9)))', /cel.bind/));
+  test('in_list with a computed name', () =>
+    refused('in_list(currency, entity_id)', /string literal/, { line: 1, column: 9 }));
+  test('in_list naming no list', () =>
+    refused('amount > 1 && in_list("muels", entity_id)', /no list named "muels"/, { line: 1, column: 23 }));
+  test('re2_matches with a computed pattern', () =>
+    refused('re2_matches(entity_id, currency)', /pattern as a string literal/, { line: 1, column: 24 }));
+  test('re2_matches with an invalid pattern', () =>
+    refused('re2_matches(entity_id, "(a")', /invalid RE2 pattern/, { line: 1, column: 24 }));
+  test('re2_matches with a backreference (not RE2)', () =>
+    refused('re2_matches(entity_id, "(a)\\\\1")', /invalid RE2 pattern/));
 });
 
 describe('the other fields', () => {
-  const field = (body: Partial<RuleBody>) => checkRule({ name: 'r', condition: 'true', ...body }, SIGNAL_NAMES, LISTS).map((p) => p.field);
+  const field = (body: Partial<RuleBody>) =>
+    checkRule({ name: 'r', condition: 'true', ...body }, SIGNAL_NAMES, LISTS).map((p) => p.field);
   test('neither action nor cap', () => assert.deepEqual(field({}), ['action']));
   test('an unknown action', () => assert.deepEqual(field({ action: 'block' as never }), ['action']));
   test('override only on approve', () => assert.deepEqual(field({ action: 'review', override: true }), ['override']));
@@ -74,18 +97,36 @@ describe('the other fields', () => {
   test('a negative cap', () => assert.deepEqual(field({ cap: -1 }), ['cap']));
   test('a cap expression must be a number', () => {
     const problems = checkRule({ name: 'r', condition: 'true', cap: 'currency' }, SIGNAL_NAMES, LISTS);
-    assert.deepEqual(problems.map((p) => [p.field, p.line, p.column]), [['cap', 1, 1]]);
+    assert.deepEqual(
+      problems.map((p) => [p.field, p.line, p.column]),
+      [['cap', 1, 1]],
+    );
     assert.match(problems[0]!.message, /must return a number, but returns string/);
   });
   test('a cap expression with an unknown variable names cap and where', () => {
     const problems = checkRule({ name: 'r', condition: 'true', cap: 'amount * limit' }, SIGNAL_NAMES, LISTS);
-    assert.deepEqual(problems.map((p) => [p.field, p.line, p.column]), [['cap', 1, 10]]);
+    assert.deepEqual(
+      problems.map((p) => [p.field, p.line, p.column]),
+      [['cap', 1, 10]],
+    );
   });
   test('compileRule throws on a body that does not check', () => {
-    assert.throws(() => compileRule({ id: 'rul_x', version: 2, status: 'active', body: { name: 'r', condition: 'amount >', action: 'hold' } }, SIGNAL_NAMES), /rul_x v2 does not check: condition: line 1/);
+    assert.throws(
+      () =>
+        compileRule(
+          { id: 'rul_x', version: 2, status: 'active', body: { name: 'r', condition: 'amount >', action: 'hold' } },
+          SIGNAL_NAMES,
+        ),
+      /rul_x v2 does not check: condition: line 1/,
+    );
   });
   test('listsNamed', () => {
-    assert.deepEqual(listsNamed('in_list("mules", entity_id) || in_list("high_risk_countries", context.country) || in_list("mules", currency)'), ['mules', 'high_risk_countries']);
+    assert.deepEqual(
+      listsNamed(
+        'in_list("mules", entity_id) || in_list("high_risk_countries", context.country) || in_list("mules", currency)',
+      ),
+      ['mules', 'high_risk_countries'],
+    );
     assert.deepEqual(listsNamed('amount >'), []);
   });
 });
@@ -102,7 +143,10 @@ describe('the malicious set', () => {
     refused(`size([${Array(900).fill('1').join(',')}]) > 0`, /maxListElements/);
   });
   test('a long operator chain within the length is refused by the tree depth', () => {
-    refused(`${Array(200).fill('score > 1.0').join(' || ')}`.slice(0, 2000).replace(/ \|\| [^|]*$/, ''), /nested deeper than|maxAstNodes/);
+    refused(
+      `${Array(200).fill('score > 1.0').join(' || ')}`.slice(0, 2000).replace(/ \|\| [^|]*$/, ''),
+      /nested deeper than|maxAstNodes/,
+    );
   });
   test('three nested comprehensions are refused', () => {
     refused('context.items.all(a, context.items.all(b, context.items.all(c, a + b + c > 0)))', /inside another/);

@@ -8,21 +8,36 @@ import { facts, lookup, rule } from './engine-support.ts';
 
 describe('reads', () => {
   test('variables and member paths, with their values', () => {
-    const r = rule({ condition: 'amount > 1000 && context.payment_method == "card" && entity.account_age_days < 7.0 && signals.velocity_trades > 0.5', action: 'hold' });
+    const r = rule({
+      condition:
+        'amount > 1000 && context.payment_method == "card" && entity.account_age_days < 7.0 && signals.velocity_trades > 0.5',
+      action: 'hold',
+    });
     assert.deepEqual(r.evaluate(facts(), lookup), {
       matched: true,
-      reads: { amount: 1500, 'context.payment_method': 'card', 'entity.account_age_days': 3, 'signals.velocity_trades': 0.7 },
+      reads: {
+        amount: 1500,
+        'context.payment_method': 'card',
+        'entity.account_age_days': 3,
+        'signals.velocity_trades': 0.7,
+      },
       cap: null,
     });
   });
   test('in_list records the value path and the lookup result', () => {
     const r = rule({ condition: 'in_list("mules", context.counterparty_id)', action: 'decline' });
-    assert.deepEqual(r.evaluate(facts(), lookup).reads, { 'context.counterparty_id': 'ent_mule9', 'in_list(mules, context.counterparty_id)': true });
+    assert.deepEqual(r.evaluate(facts(), lookup).reads, {
+      'context.counterparty_id': 'ent_mule9',
+      'in_list(mules, context.counterparty_id)': true,
+    });
     assert.deepEqual(r.lists, ['mules']);
   });
   test('in_list over a computed value is reported by the value looked up', () => {
     const r = rule({ condition: 'in_list("high_risk_countries", context.country.upperAscii())', action: 'review' });
-    assert.deepEqual(r.evaluate(facts({ context: { country: 'ng' } }), lookup).reads, { 'context.country': 'ng', 'in_list(high_risk_countries, "NG")': true });
+    assert.deepEqual(r.evaluate(facts({ context: { country: 'ng' } }), lookup).reads, {
+      'context.country': 'ng',
+      'in_list(high_risk_countries, "NG")': true,
+    });
   });
   test('a signal the score did not emit reads 0', () => {
     const r = rule({ condition: 'signals.chargebacks == 0', action: 'review' });
@@ -40,14 +55,19 @@ describe('reads', () => {
   });
   test('an index with a literal is a path; a computed index reads its base', () => {
     const r = rule({ condition: 'context["payment method"] == "card" && context.items[0] > 1.0', action: 'review' });
-    assert.deepEqual(r.evaluate(facts({ context: { 'payment method': 'card', items: [2, 3] } }), lookup).reads, { 'context["payment method"]': 'card', 'context.items': [2, 3] });
+    assert.deepEqual(r.evaluate(facts({ context: { 'payment method': 'card', items: [2, 3] } }), lookup).reads, {
+      'context["payment method"]': 'card',
+      'context.items': [2, 3],
+    });
   });
   test('reads are the same through evaluateRules, for rules and shadow rules', () => {
     const a = rule({ condition: 'score > 50.0', action: 'review' });
     const s = rule({ condition: 'risk_level == "medium"', action: 'hold' }, 'shadow');
     const v = evaluateRules([a, s], facts(), 'approve', lookup);
     assert.deepEqual(v.rules, [{ id: a.id, name: a.name, version: 1, action: 'review', reads: { score: 55 } }]);
-    assert.deepEqual(v.shadow_rules, [{ id: s.id, name: s.name, version: 1, action: 'hold', reads: { risk_level: 'medium' }, would_be_outcome: 'hold' }]);
+    assert.deepEqual(v.shadow_rules, [
+      { id: s.id, name: s.name, version: 1, action: 'hold', reads: { risk_level: 'medium' }, would_be_outcome: 'hold' },
+    ]);
   });
   test('the entity object reads as a plain object', () => {
     const r = rule({ condition: 'entity.chargebacks == 0 && [entity].size() == 1', action: 'review' });
@@ -73,14 +93,20 @@ describe('run-time errors are no match', () => {
     assert.ok(out.error);
   });
   test('in_list with a non-string value', () => {
-    const out = rule({ condition: 'in_list("mules", context.counterparty_id)', action: 'decline' }).evaluate(facts({ context: { counterparty_id: 42 } }), lookup);
+    const out = rule({ condition: 'in_list("mules", context.counterparty_id)', action: 'decline' }).evaluate(
+      facts({ context: { counterparty_id: 42 } }),
+      lookup,
+    );
     assert.equal(out.matched, false);
     assert.ok(out.error);
   });
   test('a lookup that throws is an absent entry, not a thrown score', () => {
-    const out = rule({ condition: 'in_list("mules", context.counterparty_id)', action: 'decline' }).evaluate(facts(), () => {
-      throw new Error('store down');
-    });
+    const out = rule({ condition: 'in_list("mules", context.counterparty_id)', action: 'decline' }).evaluate(
+      facts(),
+      () => {
+        throw new Error('store down');
+      },
+    );
     assert.deepEqual(out, { matched: false, reads: {}, cap: null });
   });
   test('evaluateRules reports errors through onError and keeps scoring, even when onError throws', () => {
@@ -97,7 +123,10 @@ describe('run-time errors are no match', () => {
   });
   test('odd facts (missing signals, a string amount) do not throw', () => {
     const odd = { ...facts(), signals: undefined, amount: '12' } as unknown as ReturnType<typeof facts>;
-    const out = rule({ condition: 'amount > 1.0 || signals.velocity_trades > 0.0', action: 'review' }).evaluate(odd, lookup);
+    const out = rule({ condition: 'amount > 1.0 || signals.velocity_trades > 0.0', action: 'review' }).evaluate(
+      odd,
+      lookup,
+    );
     assert.equal(out.matched, false);
   });
   test('the facts object is not cached: a refilled object is read afresh', () => {

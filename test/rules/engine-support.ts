@@ -15,7 +15,14 @@ export function facts(over: Partial<RuleFacts> = {}): RuleFacts {
     currency: 'USDT',
     amount_ref: 3,
     context: { payment_method: 'card', country: 'NG', counterparty_id: 'ent_mule9' },
-    entity: { account_age_days: 3, completed_trades: 0, chargebacks: 0, fraud_reports: 0, disputes_lost: 0, first_seen_at: '2026-11-24T10:00:00Z' },
+    entity: {
+      account_age_days: 3,
+      completed_trades: 0,
+      chargebacks: 0,
+      fraud_reports: 0,
+      disputes_lost: 0,
+      first_seen_at: '2026-11-24T10:00:00Z',
+    },
     signals: { velocity_trades: 0.7, new_account: 1 },
     score: 55,
     risk_level: 'medium',
@@ -25,7 +32,11 @@ export function facts(over: Partial<RuleFacts> = {}): RuleFacts {
 }
 
 let seq = 0;
-export function rule(body: Partial<RuleBody> & { condition: string }, status: 'active' | 'shadow' = 'active', version = 1): CompiledRule {
+export function rule(
+  body: Partial<RuleBody> & { condition: string },
+  status: 'active' | 'shadow' = 'active',
+  version = 1,
+): CompiledRule {
   seq += 1;
   return compileRule({ id: `rul_${seq}`, version, status, body: { name: `rule ${seq}`, ...body } }, SIGNAL_NAMES);
 }

@@ -19,9 +19,24 @@ import { checkOrThrow } from '../../src/rules/routes.ts';
 import type { RuleFacts } from '../../src/trust/outcomes.ts';
 
 const facts = (over: Partial<RuleFacts> = {}): RuleFacts => ({
-  entity_id: hash('registry'), amount: 50, currency: 'USD', amount_ref: null, context: {},
-  entity: { account_age_days: 3, completed_trades: 0, chargebacks: 0, fraud_reports: 0, disputes_lost: 0, first_seen_at: null },
-  signals: {}, score: 10, risk_level: 'low', safe_amount: 500, ...over,
+  entity_id: hash('registry'),
+  amount: 50,
+  currency: 'USD',
+  amount_ref: null,
+  context: {},
+  entity: {
+    account_age_days: 3,
+    completed_trades: 0,
+    chargebacks: 0,
+    fraud_reports: 0,
+    disputes_lost: 0,
+    first_seen_at: null,
+  },
+  signals: {},
+  score: 10,
+  risk_level: 'low',
+  safe_amount: 500,
+  ...over,
 });
 
 for (const backend of backends()) {
@@ -44,15 +59,55 @@ for (const backend of backends()) {
     test('decides with active rules and lists; counts run-time errors and skipped rules by rule id', async () => {
       const db = fresh.store.db;
       await createList(db, feed, change(), { name: 'deny', kind: 'entity' });
-      const deny = await createRule(db, feed, change(), { name: 'deny', condition: 'in_list("deny", entity_id)', action: 'decline' }, 'active', checkOrThrow);
-      const fragile = await createRule(db, feed, change(), { name: 'fragile', condition: 'context.channel == "web"', action: 'review' }, 'active', checkOrThrow);
-      await createRule(db, feed, change(), { name: 'drafted', condition: 'amount > 1.0', action: 'decline' }, 'draft', checkOrThrow);
+      const deny = await createRule(
+        db,
+        feed,
+        change(),
+        { name: 'deny', condition: 'in_list("deny", entity_id)', action: 'decline' },
+        'active',
+        checkOrThrow,
+      );
+      const fragile = await createRule(
+        db,
+        feed,
+        change(),
+        { name: 'fragile', condition: 'context.channel == "web"', action: 'review' },
+        'active',
+        checkOrThrow,
+      );
+      await createRule(
+        db,
+        feed,
+        change(),
+        { name: 'drafted', condition: 'amount > 1.0', action: 'decline' },
+        'draft',
+        checkOrThrow,
+      );
       // a stored rule that does not compile (saved under another engine, say)
-      await db.insertInto('rules').values({ id: 'rul_broken', environment: 'live', name: 'broken', version: 1, status: 'active', body: JSON.stringify({ name: 'broken', condition: 'nope >', action: 'decline' }), created_at: 1, created_by: 'x', updated_at: 1, updated_by: 'x' }).execute();
+      await db
+        .insertInto('rules')
+        .values({
+          id: 'rul_broken',
+          environment: 'live',
+          name: 'broken',
+          version: 1,
+          status: 'active',
+          body: JSON.stringify({ name: 'broken', condition: 'nope >', action: 'decline' }),
+          created_at: 1,
+          created_by: 'x',
+          updated_at: 1,
+          updated_by: 'x',
+        })
+        .execute();
       const registry = new RuleRegistry(fresh.store);
       await registry.reload();
       const metrics = new Registry();
-      const errors = new Counter({ name: 'vouch_rule_errors_total', help: 'h', labelNames: ['rule'], registers: [metrics] });
+      const errors = new Counter({
+        name: 'vouch_rule_errors_total',
+        help: 'h',
+        labelNames: ['rule'],
+        registers: [metrics],
+      });
       registry.meter(errors as Counter<'rule'>);
       assert.deepEqual(registry.summary('live'), { revision: 4, rules: 2, skipped: 1, entries: 0 });
       const now = Date.now();
@@ -106,7 +161,15 @@ for (const backend of backends()) {
       await incremental.reload('live');
       const full = new RuleRegistry(fresh.store);
       await full.reload();
-      for (const [list, value, present] of [['churn', 'keep', true], ['churn', 'drop', false], ['churn', 'again', true], ['churn', 'new', true], ['churn', 'brief', true], ['doomed', 'd1', false], ['doomed', 'd2', true]] as const) {
+      for (const [list, value, present] of [
+        ['churn', 'keep', true],
+        ['churn', 'drop', false],
+        ['churn', 'again', true],
+        ['churn', 'new', true],
+        ['churn', 'brief', true],
+        ['doomed', 'd1', false],
+        ['doomed', 'd2', true],
+      ] as const) {
         assert.equal(incremental.has('live', list, value, now), present, `${list} ${value}`);
         assert.equal(full.has('live', list, value, now), present, `${list} ${value} (full)`);
       }
@@ -119,14 +182,38 @@ for (const backend of backends()) {
       const db = fresh.store.db;
       const now = Date.now();
       await createList(db, feed, change(), { name: 'bounded', kind: 'string' });
-      const present = Number((await db.selectFrom('list_entries').innerJoin('lists', 'lists.id', 'list_entries.list_id').select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('lists.environment', '=', 'live').where('lists.deleted_at', 'is', null).where('removed_at', 'is', null)
-        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now + 10_000)])).executeTakeFirstOrThrow()).n);
-      await addListEntries(db, 'live', 'bounded', ['short-1', 'short-2'], 'tester', { expiresAt: now + 5000, maxPresent: present + 2 }, now);
-      await assert.rejects(addListEntries(db, 'live', 'bounded', ['b1'], 'tester', { maxPresent: present + 2 }, now), ListConflictError);
+      const present = Number(
+        (
+          await db
+            .selectFrom('list_entries')
+            .innerJoin('lists', 'lists.id', 'list_entries.list_id')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('lists.environment', '=', 'live')
+            .where('lists.deleted_at', 'is', null)
+            .where('removed_at', 'is', null)
+            .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now + 10_000)]))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+      await addListEntries(
+        db,
+        'live',
+        'bounded',
+        ['short-1', 'short-2'],
+        'tester',
+        { expiresAt: now + 5000, maxPresent: present + 2 },
+        now,
+      );
+      await assert.rejects(
+        addListEntries(db, 'live', 'bounded', ['b1'], 'tester', { maxPresent: present + 2 }, now),
+        ListConflictError,
+      );
       assert.equal((await db.selectFrom('list_entries').select('value').where('value', '=', 'b1').execute()).length, 0);
       // once the two short entries expired, there is room again
-      assert.deepEqual(await addListEntries(db, 'live', 'bounded', ['b1', 'b2'], 'tester', { maxPresent: present + 2 }, now + 10_000), { added: 2, already_present: 0 });
+      assert.deepEqual(
+        await addListEntries(db, 'live', 'bounded', ['b1', 'b2'], 'tester', { maxPresent: present + 2 }, now + 10_000),
+        { added: 2, already_present: 0 },
+      );
     });
 
     test('vouch lists import: CSV and NDJSON in batches, bad lines reported and the rest added', async () => {
@@ -135,16 +222,36 @@ for (const backend of backends()) {
       const csv = join(dir, 'countries.csv');
       writeFileSync(csv, 'value,reason\nNG,"sanctions, 2026"\ngh,\nXX,typo\n\nNG,again\n');
       const first = await importListFile(fresh.store, 'live', 'imported', csv, 'csv', 'cli');
-      assert.deepEqual({ ...first, failures: first.failures.map((f) => f.line) }, { added: 2, already_present: 1, rejected: 1, failures: [4] });
+      assert.deepEqual(
+        { ...first, failures: first.failures.map((f) => f.line) },
+        { added: 2, already_present: 1, rejected: 1, failures: [4] },
+      );
       const nd = join(dir, 'more.ndjson');
-      const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ value: `v${i}`, reason: i < 1200 ? 'one' : 'two' }));
+      const lines = Array.from({ length: 2500 }, (_, i) =>
+        JSON.stringify({ value: `v${i}`, reason: i < 1200 ? 'one' : 'two' }),
+      );
       await createList(db, feed, change(), { name: 'bulk', kind: 'string' });
-      writeFileSync(nd, `${lines.join('\n')}\nnot json\n${JSON.stringify({ value: 'late', expires_at: '2001-01-01T00:00:00Z' })}\n`);
+      writeFileSync(
+        nd,
+        `${lines.join('\n')}\nnot json\n${JSON.stringify({ value: 'late', expires_at: '2001-01-01T00:00:00Z' })}\n`,
+      );
       const second = await importListFile(fresh.store, 'live', 'bulk', nd, 'ndjson', 'cli');
       assert.equal(second.added, 2500);
       assert.equal(second.rejected, 2);
-      const reasons = await db.selectFrom('list_entries').select(['reason', (eb) => eb.fn.countAll<number>().as('n')]).where('value', 'like', 'v%').groupBy('reason').orderBy('reason').execute();
-      assert.deepEqual(reasons.map((r) => [r.reason, Number(r.n)]), [['one', 1200], ['two', 1300]]);
+      const reasons = await db
+        .selectFrom('list_entries')
+        .select(['reason', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('value', 'like', 'v%')
+        .groupBy('reason')
+        .orderBy('reason')
+        .execute();
+      assert.deepEqual(
+        reasons.map((r) => [r.reason, Number(r.n)]),
+        [
+          ['one', 1200],
+          ['two', 1300],
+        ],
+      );
       await assert.rejects(importListFile(fresh.store, 'live', 'missing', nd, 'ndjson', 'cli'), /no list missing/);
     });
   });

@@ -27,19 +27,55 @@ interface Stored {
 
 let seq = 0;
 async function insert(ctx: TestContext, rows: Stored[]): Promise<void> {
-  await ctx.store.db.insertInto('decisions').values(rows.map((r) => {
-    const level = r.level ?? 'low';
-    const amount = r.amount ?? 100;
-    return {
-      environment: r.environment ?? 'live', id: r.id, kind: 'score', principal_id: 'p', owner_client_id: 'c', subject_id: r.entity ?? `ent-${seq++}`,
-      request_digest: 'd', policy_version: 'v1', created_at: r.at, cache_key: null, cache_state: null,
-      result: JSON.stringify({ entity_id: r.entity ?? 'x', score: level === 'critical' ? 90 : 10, risk_level: level, signals: [], safe_amount: 500 }),
-      request: JSON.stringify({ amount, currency: r.currency ?? 'USDT', payment_method: 'card' }),
-      features: JSON.stringify({ velocity_trades: 1 }), feature_set: 3, risk_level: level, outcome: r.outcome === undefined ? 'approve' : r.outcome,
-      label: r.label ?? null, label_source: r.label ? 'api' : null,
-      rule_inputs: JSON.stringify({ amount_ref: amount / 100, context: { payment_method: 'card' }, entity: { account_age_days: 2, completed_trades: 0, chargebacks: 0, fraud_reports: 0, disputes_lost: 0, first_seen_at: null }, safe_amount: 500 }),
-    };
-  })).execute();
+  await ctx.store.db
+    .insertInto('decisions')
+    .values(
+      rows.map((r) => {
+        const level = r.level ?? 'low';
+        const amount = r.amount ?? 100;
+        return {
+          environment: r.environment ?? 'live',
+          id: r.id,
+          kind: 'score',
+          principal_id: 'p',
+          owner_client_id: 'c',
+          subject_id: r.entity ?? `ent-${seq++}`,
+          request_digest: 'd',
+          policy_version: 'v1',
+          created_at: r.at,
+          cache_key: null,
+          cache_state: null,
+          result: JSON.stringify({
+            entity_id: r.entity ?? 'x',
+            score: level === 'critical' ? 90 : 10,
+            risk_level: level,
+            signals: [],
+            safe_amount: 500,
+          }),
+          request: JSON.stringify({ amount, currency: r.currency ?? 'USDT', payment_method: 'card' }),
+          features: JSON.stringify({ velocity_trades: 1 }),
+          feature_set: 3,
+          risk_level: level,
+          outcome: r.outcome === undefined ? 'approve' : r.outcome,
+          label: r.label ?? null,
+          label_source: r.label ? 'api' : null,
+          rule_inputs: JSON.stringify({
+            amount_ref: amount / 100,
+            context: { payment_method: 'card' },
+            entity: {
+              account_age_days: 2,
+              completed_trades: 0,
+              chargebacks: 0,
+              fraud_reports: 0,
+              disputes_lost: 0,
+              first_seen_at: null,
+            },
+            safe_amount: 500,
+          }),
+        };
+      }),
+    )
+    .execute();
 }
 
 describeEachBackend('testing a rule on the past', (ctx) => {
@@ -49,9 +85,13 @@ describeEachBackend('testing a rule on the past', (ctx) => {
   // from the last 30 days, which the default-window test uses).
   const windowOf = (n: number) => ({ since: now - 40 * DAY * (n + 1), until: now - 40 * DAY * (n + 1) + 20 * DAY });
   const iso = (t: number) => new Date(t).toISOString();
-  const post = (url: string, payload: Record<string, unknown>, t = token) => ctx().inject({ method: 'POST', url, headers: bearer(t), payload });
+  const post = (url: string, payload: Record<string, unknown>, t = token) =>
+    ctx().inject({ method: 'POST', url, headers: bearer(t), payload });
   const testRule = (rule: Record<string, unknown>, window?: { since: number; until: number }) =>
-    post('/api/v1/rules/test', { rule: { name: 'under test', action: 'decline', ...rule }, ...(window ? { since: iso(window.since), until: iso(window.until) } : {}) });
+    post('/api/v1/rules/test', {
+      rule: { name: 'under test', action: 'decline', ...rule },
+      ...(window ? { since: iso(window.since), until: iso(window.until) } : {}),
+    });
 
   before(async () => {
     token = await ctx().token(['rules:read']);
@@ -77,7 +117,10 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     assert.deepEqual(body.outcomes.after, { approve: 1, review: 0, hold: 3, decline: 1 });
     assert.deepEqual(body.labelled, { fraud: { matched: 1, total: 2 }, legit: { matched: 1, total: 1 } });
     assert.deepEqual(body.amount_matched, { EUR: 2000, USDT: 2700.5 });
-    assert.deepEqual(body.examples.map((e: { decision_id: string }) => e.decision_id), ['dec_a3', 'dec_a2', 'dec_a1']);
+    assert.deepEqual(
+      body.examples.map((e: { decision_id: string }) => e.decision_id),
+      ['dec_a3', 'dec_a2', 'dec_a1'],
+    );
     assert.deepEqual(body.examples[0].reads, { amount: 1200.5 });
     assert.equal(body.examples[0].before, 'review');
     assert.equal(body.examples[0].after, 'hold');
@@ -87,7 +130,14 @@ describeEachBackend('testing a rule on the past', (ctx) => {
 
   test('at most 20 examples, the most recent', async () => {
     const w = windowOf(2);
-    await insert(ctx(), Array.from({ length: 25 }, (_, i) => ({ id: `dec_b${String(i).padStart(2, '0')}`, at: w.since + (i + 1) * HOUR, amount: 2000 })));
+    await insert(
+      ctx(),
+      Array.from({ length: 25 }, (_, i) => ({
+        id: `dec_b${String(i).padStart(2, '0')}`,
+        at: w.since + (i + 1) * HOUR,
+        amount: 2000,
+      })),
+    );
     const body = (await testRule({ condition: 'amount > 1000.0' }, w)).json();
     assert.equal(body.matched, 25);
     assert.equal(body.examples.length, 20);
@@ -105,12 +155,21 @@ describeEachBackend('testing a rule on the past', (ctx) => {
       { id: 'dec_c_until', at: w.until, amount: 2000 },
     ]);
     const body = (await testRule({ condition: 'amount > 1000.0' }, w)).json();
-    assert.deepEqual(body.examples.map((e: { decision_id: string }) => e.decision_id), ['dec_c_last', 'dec_c_first']);
+    assert.deepEqual(
+      body.examples.map((e: { decision_id: string }) => e.decision_id),
+      ['dec_c_last', 'dec_c_first'],
+    );
 
-    await insert(ctx(), [{ id: 'dec_c_recent', at: now - 2 * DAY, amount: 777 }, { id: 'dec_c_old', at: now - 31 * DAY, amount: 777 }]);
+    await insert(ctx(), [
+      { id: 'dec_c_recent', at: now - 2 * DAY, amount: 777 },
+      { id: 'dec_c_old', at: now - 31 * DAY, amount: 777 },
+    ]);
     const fallback = await testRule({ condition: 'amount == 777.0' });
     assert.equal(fallback.statusCode, 200, fallback.body);
-    assert.deepEqual(fallback.json().examples.map((e: { decision_id: string }) => e.decision_id), ['dec_c_recent']);
+    assert.deepEqual(
+      fallback.json().examples.map((e: { decision_id: string }) => e.decision_id),
+      ['dec_c_recent'],
+    );
     assert.ok(Math.abs(Date.parse(fallback.json().until) - Date.parse(fallback.json().since) - 30 * DAY) < 1000);
 
     const long = await testRule({ condition: 'amount > 1.0' }, { since: now - 401 * DAY, until: now });
@@ -123,11 +182,44 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     const w = windowOf(4);
     const at = (h: number) => w.since + h * HOUR;
     const db = ctx().store.db;
-    await db.insertInto('lists').values({ id: 'lst_mules', environment: 'live', name: 'mules', kind: 'entity', description: null, created_at: w.since - DAY, created_by: 'x', deleted_at: null }).execute();
-    await db.insertInto('list_entries').values([
-      { list_id: 'lst_mules', value: 'ent-late', added_at: at(10), added_by: 'x', reason: null, expires_at: null, removed_at: null, removed_by: null },
-      { list_id: 'lst_mules', value: 'ent-gone', added_at: at(0), added_by: 'x', reason: null, expires_at: null, removed_at: at(10), removed_by: 'x' },
-    ]).execute();
+    await db
+      .insertInto('lists')
+      .values({
+        id: 'lst_mules',
+        environment: 'live',
+        name: 'mules',
+        kind: 'entity',
+        description: null,
+        created_at: w.since - DAY,
+        created_by: 'x',
+        deleted_at: null,
+      })
+      .execute();
+    await db
+      .insertInto('list_entries')
+      .values([
+        {
+          list_id: 'lst_mules',
+          value: 'ent-late',
+          added_at: at(10),
+          added_by: 'x',
+          reason: null,
+          expires_at: null,
+          removed_at: null,
+          removed_by: null,
+        },
+        {
+          list_id: 'lst_mules',
+          value: 'ent-gone',
+          added_at: at(0),
+          added_by: 'x',
+          reason: null,
+          expires_at: null,
+          removed_at: at(10),
+          removed_by: 'x',
+        },
+      ])
+      .execute();
     await insert(ctx(), [
       { id: 'dec_d_late_before', entity: 'ent-late', at: at(5) },
       { id: 'dec_d_late_after', entity: 'ent-late', at: at(15) },
@@ -138,17 +230,35 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.equal(body.decisions, 4);
-    assert.deepEqual(body.examples.map((e: { decision_id: string }) => e.decision_id), ['dec_d_late_after', 'dec_d_gone_before']);
+    assert.deepEqual(
+      body.examples.map((e: { decision_id: string }) => e.decision_id),
+      ['dec_d_late_after', 'dec_d_gone_before'],
+    );
     assert.deepEqual(body.examples[0].reads, { entity_id: 'ent-late', 'in_list(mules, entity_id)': true });
   });
 
   test("a stored rule's current version: POST /rules/{id}/test; an unknown id is 404", async () => {
     const w = windowOf(5);
-    await insert(ctx(), [{ id: 'dec_e1', at: w.since + HOUR, amount: 3000 }, { id: 'dec_e2', at: w.since + 2 * HOUR, amount: 30 }]);
+    await insert(ctx(), [
+      { id: 'dec_e1', at: w.since + HOUR, amount: 3000 },
+      { id: 'dec_e2', at: w.since + 2 * HOUR, amount: 30 },
+    ]);
     const body = JSON.stringify({ name: 'big', condition: 'amount > 2000.0', action: 'review' });
-    await ctx().store.db.insertInto('rules').values({
-      id: 'rul_stored', environment: 'live', name: 'big', version: 2, status: 'draft', body, created_at: now, created_by: 'x', updated_at: now, updated_by: 'x',
-    }).execute();
+    await ctx()
+      .store.db.insertInto('rules')
+      .values({
+        id: 'rul_stored',
+        environment: 'live',
+        name: 'big',
+        version: 2,
+        status: 'draft',
+        body,
+        created_at: now,
+        created_by: 'x',
+        updated_at: now,
+        updated_by: 'x',
+      })
+      .execute();
     const res = await post('/api/v1/rules/rul_stored/test', { since: iso(w.since), until: iso(w.until) });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().matched, 1);
@@ -161,21 +271,34 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     const errors = problem(res, 400, 'validation_failed').errors as { field: string; message: string }[];
     assert.equal(errors[0]!.field, 'rule.condition');
     assert.match(errors[0]!.message, /line 1, column \d+/);
-    const unknown = (problem(await testRule({ condition: 'amount > 1.0 && nope == 1.0' }), 400, 'validation_failed').errors as { field: string; message: string }[])[0]!;
+    const unknown = (
+      problem(await testRule({ condition: 'amount > 1.0 && nope == 1.0' }), 400, 'validation_failed').errors as {
+        field: string;
+        message: string;
+      }[]
+    )[0]!;
     assert.equal(unknown.field, 'rule.condition');
     assert.match(unknown.message, /nope/);
   });
 
   test('a caller without rules:read is 403', async () => {
     const other = await ctx().token(['trust:read']);
-    problem(await post('/api/v1/rules/test', { rule: { name: 'x', condition: 'amount > 1.0', action: 'decline' } }, other), 403, 'insufficient_scope');
+    problem(
+      await post('/api/v1/rules/test', { rule: { name: 'x', condition: 'amount > 1.0', action: 'decline' } }, other),
+      403,
+      'insufficient_scope',
+    );
   });
 
   test('one rule test per environment at a time: a second is refused while the first runs', async () => {
     const source = storeSource(ctx().store)!;
     const task: ReplayTask = {
       rule: { id: 'rul_x', version: 1, body: { name: 'x', condition: 'amount > 1.0', action: 'decline' } },
-      settings: { outcomes: { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' }, signalNames: SIGNAL_NAMES, disputePrior: DEFAULT_POLICY.disputePrior },
+      settings: {
+        outcomes: { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' },
+        signalNames: SIGNAL_NAMES,
+        disputePrior: DEFAULT_POLICY.disputePrior,
+      },
     };
     const input = { source, environment: 'live' as const, window: windowOf(1) };
     const first = runRuleTest('live', task, input);
@@ -189,22 +312,56 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     const w = windowOf(6);
     const at = (h: number) => w.since + h * HOUR;
     const db = ctx().store.db;
-    await db.insertInto('lists').values({ id: 'lst_fed', environment: 'live', name: 'fed', kind: 'entity', description: null, created_at: w.since, created_by: 'x', deleted_at: null }).execute();
-    await db.insertInto('list_entries').values([
-      { list_id: 'lst_fed', value: 'ent-f', added_at: at(2), added_by: 'x', reason: null, expires_at: at(4), removed_at: null, removed_by: null },
-    ]).execute();
+    await db
+      .insertInto('lists')
+      .values({
+        id: 'lst_fed',
+        environment: 'live',
+        name: 'fed',
+        kind: 'entity',
+        description: null,
+        created_at: w.since,
+        created_by: 'x',
+        deleted_at: null,
+      })
+      .execute();
+    await db
+      .insertInto('list_entries')
+      .values([
+        {
+          list_id: 'lst_fed',
+          value: 'ent-f',
+          added_at: at(2),
+          added_by: 'x',
+          reason: null,
+          expires_at: at(4),
+          removed_at: null,
+          removed_by: null,
+        },
+      ])
+      .execute();
     await insert(ctx(), [
-      { id: 'dec_f1', entity: 'ent-f', at: at(1) }, { id: 'dec_f2', entity: 'ent-f', at: at(3) }, { id: 'dec_f3', entity: 'ent-f', at: at(5) },
-      { id: 'dec_f4', at: at(3), amount: 5000, label: 'fraud' }, { id: 'dec_f5', at: at(3), amount: 5, label: 'legit' },
+      { id: 'dec_f1', entity: 'ent-f', at: at(1) },
+      { id: 'dec_f2', entity: 'ent-f', at: at(3) },
+      { id: 'dec_f3', entity: 'ent-f', at: at(5) },
+      { id: 'dec_f4', at: at(3), amount: 5000, label: 'fraud' },
+      { id: 'dec_f5', at: at(3), amount: 5, label: 'legit' },
     ]);
     const body = { name: 'x', condition: 'in_list("fed", entity_id) || amount > 1000.0', action: 'decline' as const };
     const task: ReplayTask = {
       rule: { id: 'rul_fed', version: 1, body },
-      settings: { outcomes: { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' }, signalNames: SIGNAL_NAMES, disputePrior: DEFAULT_POLICY.disputePrior },
+      settings: {
+        outcomes: { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' },
+        signalNames: SIGNAL_NAMES,
+        disputePrior: DEFAULT_POLICY.disputePrior,
+      },
     };
     const own = await runRuleTest('live', task, { source: storeSource(ctx().store)!, environment: 'live', window: w });
     // Pages of one decision: the page boundaries fall between every pair.
-    const fed = await runRuleTest('live', task, { entries: () => listHistoryRows(db, 'live', ['fed']), pages: replayPages(db, 'live', w, columnsRead(body), 1) });
+    const fed = await runRuleTest('live', task, {
+      entries: () => listHistoryRows(db, 'live', ['fed']),
+      pages: replayPages(db, 'live', w, columnsRead(body), 1),
+    });
     assert.equal(own.matched, 2);
     assert.deepEqual(fed, own);
   });

@@ -4,27 +4,62 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListHistory, type ListEntryRow } from '../../src/rules/replay-lists.ts';
-import { factsOf, RuleTestTally, MAX_EXAMPLES, UNSAVED_RULE_ID, type ReplayRow, type ReplaySettings } from '../../src/rules/replay.ts';
+import {
+  factsOf,
+  RuleTestTally,
+  MAX_EXAMPLES,
+  UNSAVED_RULE_ID,
+  type ReplayRow,
+  type ReplaySettings,
+} from '../../src/rules/replay.ts';
 import { compileRule, type RuleBody } from '../../src/rules/compile.ts';
 import { evaluateRules } from '../../src/rules/decide.ts';
 import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
 
 const T0 = Date.UTC(2026, 9, 1);
 const HOUR = 3_600_000;
-const settings: ReplaySettings = { outcomes: { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' }, signalNames: SIGNAL_NAMES, disputePrior: { alpha: 1, beta: 9 } };
-const entity = { account_age_days: 3, completed_trades: 0, chargebacks: 0, fraud_reports: 0, disputes_lost: 0, first_seen_at: null };
+const settings: ReplaySettings = {
+  outcomes: { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' },
+  signalNames: SIGNAL_NAMES,
+  disputePrior: { alpha: 1, beta: 9 },
+};
+const entity = {
+  account_age_days: 3,
+  completed_trades: 0,
+  chargebacks: 0,
+  fraud_reports: 0,
+  disputes_lost: 0,
+  first_seen_at: null,
+};
 
 let seq = 0;
 function row(over: Partial<ReplayRow> & { amount?: number; currency?: string; riskLevel?: string } = {}): ReplayRow {
   const { amount = 100, currency = 'USDT', riskLevel = 'low', ...rest } = over;
   seq++;
   return {
-    id: `dec_${String(seq).padStart(6, '0')}`, subject_id: `ent-${seq % 7}`, created_at: T0 + seq * HOUR,
+    id: `dec_${String(seq).padStart(6, '0')}`,
+    subject_id: `ent-${seq % 7}`,
+    created_at: T0 + seq * HOUR,
     request: JSON.stringify({ amount, currency, payment_method: 'card' }),
-    features: JSON.stringify({ velocity_trades: 0.5 }), feature_set: 3,
-    result: JSON.stringify({ entity_id: 'x', score: 42.5, risk_level: riskLevel, signals: [{ name: 'a', score: 1 }], safe_amount: 250 }),
-    risk_level: riskLevel, outcome: 'approve', rules: null, label: null,
-    rule_inputs: JSON.stringify({ amount_ref: amount / 100, context: { payment_method: 'card', country: 'NG' }, entity, safe_amount: 250 }),
+    features: JSON.stringify({ velocity_trades: 0.5 }),
+    feature_set: 3,
+    result: JSON.stringify({
+      entity_id: 'x',
+      score: 42.5,
+      risk_level: riskLevel,
+      signals: [{ name: 'a', score: 1 }],
+      safe_amount: 250,
+    }),
+    risk_level: riskLevel,
+    outcome: 'approve',
+    rules: null,
+    label: null,
+    rule_inputs: JSON.stringify({
+      amount_ref: amount / 100,
+      context: { payment_method: 'card', country: 'NG' },
+      entity,
+      safe_amount: 250,
+    }),
     ...rest,
   };
 }
@@ -35,7 +70,15 @@ const tally = (body: Partial<RuleBody> & { condition: string }, lists: ListEntry
   new RuleTestTally(rule(body, id), new ListHistory(lists), settings, evaluateRules);
 
 describe('lists as they were', () => {
-  const entry = (over: Partial<ListEntryRow>): ListEntryRow => ({ list: 'mules', value: 'v', added_at: T0, removed_at: null, expires_at: null, list_deleted_at: null, ...over });
+  const entry = (over: Partial<ListEntryRow>): ListEntryRow => ({
+    list: 'mules',
+    value: 'v',
+    added_at: T0,
+    removed_at: null,
+    expires_at: null,
+    list_deleted_at: null,
+    ...over,
+  });
 
   test('an entry counts from its adding, up to its removal, its expiry or its list deletion', () => {
     const h = new ListHistory([
@@ -55,7 +98,10 @@ describe('lists as they were', () => {
 
   test('a value removed and added again counts in both intervals, not between', () => {
     const h = new ListHistory([entry({ added_at: T0, removed_at: T0 + 10 }), entry({ added_at: T0 + 20 })]);
-    assert.deepEqual([T0 + 5, T0 + 15, T0 + 25].map((t) => h.has('mules', 'v', t)), [true, false, true]);
+    assert.deepEqual(
+      [T0 + 5, T0 + 15, T0 + 25].map((t) => h.has('mules', 'v', t)),
+      [true, false, true],
+    );
   });
 });
 
@@ -143,8 +189,22 @@ describe('the tally', () => {
 
   test('in_list reads each list as it was at the decision', () => {
     const lists: ListEntryRow[] = [
-      { list: 'mules', value: 'ent-late', added_at: T0 + 1000 * HOUR, removed_at: null, expires_at: null, list_deleted_at: null },
-      { list: 'mules', value: 'ent-gone', added_at: T0, removed_at: T0 + 1000 * HOUR, expires_at: null, list_deleted_at: null },
+      {
+        list: 'mules',
+        value: 'ent-late',
+        added_at: T0 + 1000 * HOUR,
+        removed_at: null,
+        expires_at: null,
+        list_deleted_at: null,
+      },
+      {
+        list: 'mules',
+        value: 'ent-gone',
+        added_at: T0,
+        removed_at: T0 + 1000 * HOUR,
+        expires_at: null,
+        list_deleted_at: null,
+      },
     ];
     const t = tally({ condition: 'in_list("mules", entity_id)' }, lists);
     const early = (subject: string) => row({ subject_id: subject, created_at: T0 + 10 * HOUR });
@@ -172,7 +232,13 @@ describe('the tally', () => {
     const { examples, matched } = t.result();
     assert.equal(matched, 45);
     assert.equal(examples.length, MAX_EXAMPLES);
-    assert.deepEqual(examples.map((e) => e.decision_id), rows.slice(-MAX_EXAMPLES).reverse().map((r) => r.id));
+    assert.deepEqual(
+      examples.map((e) => e.decision_id),
+      rows
+        .slice(-MAX_EXAMPLES)
+        .reverse()
+        .map((r) => r.id),
+    );
     assert.deepEqual(examples[0]!.reads, { amount: 45 });
   });
 });

@@ -9,7 +9,8 @@ describeEachBackend('rule statistics budget', (ctx) => {
   test('the 31st ask of a minute is 429 with Retry-After; another principal is still answered', async () => {
     const looping = await ctx().token(['rules:read']);
     const other = await ctx().token(['rules:read']);
-    const ask = (token: string) => ctx().inject({ method: 'GET', url: '/api/v1/rules/stats?days=7', headers: bearer(token) });
+    const ask = (token: string) =>
+      ctx().inject({ method: 'GET', url: '/api/v1/rules/stats?days=7', headers: bearer(token) });
     const answers = await Promise.all(Array.from({ length: 30 }, () => ask(looping)));
     assert.deepEqual([...new Set(answers.map((r) => r.statusCode))], [200]);
     const refused = await ask(looping);

@@ -11,13 +11,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { DecisionWriter, type DecisionRow } from '../../src/audit/decisions.ts';
-import { HostWriteError, HostWriter, answerCall, decisionHandler, type WriterChannel } from '../../src/audit/host-writer.ts';
+import {
+  HostWriteError,
+  HostWriter,
+  answerCall,
+  decisionHandler,
+  type WriterChannel,
+} from '../../src/audit/host-writer.ts';
 import { hash, event } from '../helpers/trust.ts';
 import { ingestionHandler, remoteIngestion } from '../../src/trust/ingest-host.ts';
 import { EventConflictError, ingestEvents, ingestThrough } from '../../src/trust/ingest.ts';
 import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
-import { TEST_TIMEOUT_MS, adminToken, call, createKey, sleep, startServer, waitFor, type ServerProcess } from '../helpers/processes.ts';
+import {
+  TEST_TIMEOUT_MS,
+  adminToken,
+  call,
+  createKey,
+  sleep,
+  startServer,
+  waitFor,
+  type ServerProcess,
+} from '../helpers/processes.ts';
 
 function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -26,8 +41,16 @@ function tempDir(prefix: string): string {
 let serial = 0;
 function row(id = `d-${randomBytes(6).toString('hex')}-${serial++}`): DecisionRow {
   return {
-    id, kind: 'score', environment: 'live', principal_id: 'p', owner_client_id: 'c', subject_id: hash(id),
-    request_digest: 'digest', result: '{}', policy_version: 'v1', created_at: Date.now(),
+    id,
+    kind: 'score',
+    environment: 'live',
+    principal_id: 'p',
+    owner_client_id: 'c',
+    subject_id: hash(id),
+    request_digest: 'digest',
+    result: '{}',
+    policy_version: 'v1',
+    created_at: Date.now(),
   };
 }
 
@@ -41,9 +64,12 @@ function linked(writer: DecisionWriter): { channel: WriterChannel; cut(): void; 
       send: (message: unknown) => {
         // Structured as the cluster channel sends it: JSON, asynchronously.
         const copy = JSON.parse(JSON.stringify(message)) as unknown;
-        setImmediate(() => void answerCall({ decisions: decisionHandler(writer) }, copy, (answer) => {
-          if (!state.hold) setImmediate(() => listeners.forEach((l) => l(JSON.parse(JSON.stringify(answer)))));
-        }));
+        setImmediate(
+          () =>
+            void answerCall({ decisions: decisionHandler(writer) }, copy, (answer) => {
+              if (!state.hold) setImmediate(() => listeners.forEach((l) => l(JSON.parse(JSON.stringify(answer)))));
+            }),
+        );
       },
       onMessage: (l: (m: unknown) => void) => listeners.push(l),
       onClose: (l: () => void) => closers.push(l),
@@ -54,7 +80,8 @@ function linked(writer: DecisionWriter): { channel: WriterChannel; cut(): void; 
 }
 
 async function stored(store: Store, ids: string[]): Promise<Set<string>> {
-  const rows = ids.length === 0 ? [] : await store.db.selectFrom('decisions').select('id').where('id', 'in', ids).execute();
+  const rows =
+    ids.length === 0 ? [] : await store.db.selectFrom('decisions').select('id').where('id', 'in', ids).execute();
   return new Set(rows.map((r) => r.id));
 }
 
@@ -73,22 +100,39 @@ describe('host writer protocol [sqlite]', () => {
 
   test('rows are acknowledged once committed; the rows of several workers in one turn share a commit', async () => {
     const host = new DecisionWriter(store.db);
-    const a = new DecisionWriter(store.db, undefined, { commit: new HostWriter(linked(host).channel).decisionCommit() });
-    const b = new DecisionWriter(store.db, undefined, { commit: new HostWriter(linked(host).channel).decisionCommit() });
+    const a = new DecisionWriter(store.db, undefined, {
+      commit: new HostWriter(linked(host).channel).decisionCommit(),
+    });
+    const b = new DecisionWriter(store.db, undefined, {
+      commit: new HostWriter(linked(host).channel).decisionCommit(),
+    });
     const rows = Array.from({ length: 20 }, () => row());
     await Promise.all(rows.map((r, i) => (i % 2 ? a : b).write(r)));
-    assert.equal((await stored(store, rows.map((r) => r.id))).size, 20);
+    assert.equal(
+      (
+        await stored(
+          store,
+          rows.map((r) => r.id),
+        )
+      ).size,
+      20,
+    );
   });
 
   test('a failed commit fails exactly the rows it held; the groups before and after it commit', async () => {
     const host = new DecisionWriter(store.db);
-    const worker = new DecisionWriter(store.db, undefined, { commit: new HostWriter(linked(host).channel).decisionCommit() });
+    const worker = new DecisionWriter(store.db, undefined, {
+      commit: new HostWriter(linked(host).channel).decisionCommit(),
+    });
     const first = row();
     await worker.write(first);
     // A group whose insert fails (a decision id already stored): both of its rows fail…
     const clash = [row(first.id), row()];
     const results = await Promise.allSettled(clash.map((r) => worker.write(r)));
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected'],
+    );
     assert.ok((results[0] as PromiseRejectedResult).reason instanceof HostWriteError);
     // …nothing of it is stored, and the next group commits.
     const after = row();
@@ -106,7 +150,10 @@ describe('host writer protocol [sqlite]', () => {
     await sleep(20);
     link.cut();
     const outcomes = await pending;
-    assert.deepEqual(outcomes.map((o) => o.status), ['rejected', 'rejected', 'rejected']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['rejected', 'rejected', 'rejected'],
+    );
     await assert.rejects(worker.write(row()), HostWriteError);
   });
 });
@@ -122,10 +169,13 @@ describe('event batches through the host writer [sqlite]', () => {
     worker = openStore(`sqlite:${join(dir, 'vouch.db')}`, { sqliteCheckpoints: 'none' });
     const handler = ingestionHandler(host);
     // JSON both ways, as over the cluster channel.
-    ingestThrough(worker, remoteIngestion(async (kind, payload) => {
-      assert.equal(kind, 'events');
-      return JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(payload)))));
-    }));
+    ingestThrough(
+      worker,
+      remoteIngestion(async (kind, payload) => {
+        assert.equal(kind, 'events');
+        return JSON.parse(JSON.stringify(await handler(JSON.parse(JSON.stringify(payload)))));
+      }),
+    );
   });
   after(async () => {
     await worker.close();
@@ -135,13 +185,29 @@ describe('event batches through the host writer [sqlite]', () => {
 
   test('a batch is committed by the host, a retry is a duplicate, a reused id with another payload is the conflict', async () => {
     const entity = hash(`host-ingest-${randomBytes(3).toString('hex')}`);
-    const events = [event('trade.completed', entity, { amount: 10, currency: 'USD' }), event('chargeback', entity)] as unknown as TrustEvent[];
-    assert.deepEqual(await ingestEvents(worker, events, DEFAULT_POLICY, { environment: 'live', clientId: 'c' }), { accepted: 2, duplicates: 0 });
-    assert.deepEqual(await ingestEvents(worker, events, DEFAULT_POLICY, { environment: 'live', clientId: 'c' }), { accepted: 0, duplicates: 2 });
-    const row = await worker.db.selectFrom('entities').select(['trades_completed', 'chargebacks']).where('entity_id', '=', entity).executeTakeFirstOrThrow();
+    const events = [
+      event('trade.completed', entity, { amount: 10, currency: 'USD' }),
+      event('chargeback', entity),
+    ] as unknown as TrustEvent[];
+    assert.deepEqual(await ingestEvents(worker, events, DEFAULT_POLICY, { environment: 'live', clientId: 'c' }), {
+      accepted: 2,
+      duplicates: 0,
+    });
+    assert.deepEqual(await ingestEvents(worker, events, DEFAULT_POLICY, { environment: 'live', clientId: 'c' }), {
+      accepted: 0,
+      duplicates: 2,
+    });
+    const row = await worker.db
+      .selectFrom('entities')
+      .select(['trades_completed', 'chargebacks'])
+      .where('entity_id', '=', entity)
+      .executeTakeFirstOrThrow();
     assert.deepEqual({ ...row }, { trades_completed: 1, chargebacks: 1 });
     const reused = [{ ...events[0]!, amount: 99 }];
-    await assert.rejects(ingestEvents(worker, reused, DEFAULT_POLICY, { environment: 'live', clientId: 'c' }), (err) => err instanceof EventConflictError && err.conflicts[0]?.index === 0);
+    await assert.rejects(
+      ingestEvents(worker, reused, DEFAULT_POLICY, { environment: 'live', clientId: 'c' }),
+      (err) => err instanceof EventConflictError && err.conflicts[0]?.index === 0,
+    );
   });
 });
 
@@ -160,7 +226,9 @@ function scoringLoad(base: string, key: string, tag: string): Load {
     for (let n = 0; n < 5000 && !stopping; n++) {
       try {
         const res = await call(base, 'POST', '/api/v1/trust/score', {
-          headers: { 'x-api-key': key }, body: { entity_id: hash(`${tag}-${c}-${n}`), amount: 100 + n, currency: 'USD' }, timeoutMs: 10_000,
+          headers: { 'x-api-key': key },
+          body: { entity_id: hash(`${tag}-${c}-${n}`), amount: 100 + n, currency: 'USD' },
+          timeoutMs: 10_000,
         });
         if (res.status === 200) acknowledged.push(res.body.decision_id as string);
       } catch {
@@ -198,7 +266,8 @@ async function killUnderScoring(dir: string, what: 'worker' | 'writer' | 'host')
     const store = openStore(databaseUrl);
     try {
       const present = new Set<string>();
-      for (let i = 0; i < acknowledged.length; i += 500) for (const id of await stored(store, acknowledged.slice(i, i + 500))) present.add(id);
+      for (let i = 0; i < acknowledged.length; i += 500)
+        for (const id of await stored(store, acknowledged.slice(i, i + 500))) present.add(id);
       const lost = acknowledged.filter((id) => !present.has(id));
       assert.deepEqual(lost, [], `${lost.length} of ${acknowledged.length} acknowledged decisions lost`);
     } finally {

@@ -28,7 +28,12 @@ describe('SDK against a real server', () => {
     await ctx.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
     creds = await ctx.client(SCOPES);
-    client = createVouchClient({ baseUrl: base, clientId: creds.id, clientSecret: creds.secret, retry: { baseDelayMs: 1 } });
+    client = createVouchClient({
+      baseUrl: base,
+      clientId: creds.id,
+      clientSecret: creds.secret,
+      retry: { baseDelayMs: 1 },
+    });
   });
   after(async () => {
     await ctx?.close();
@@ -43,7 +48,16 @@ describe('SDK against a real server', () => {
 
     // Thin history (one small trade): a large trade is capped at safe_amount, not refused.
     const thin = hashId(`thin-${randomUUID()}`);
-    await client.sendEvents([{ event_id: `${thin.slice(0, 12)}-t1`, type: 'trade.completed', entity_id: thin, occurred_at: new Date(Date.now() - 3_600_000).toISOString(), amount: 20, currency: 'USDT' }]);
+    await client.sendEvents([
+      {
+        event_id: `${thin.slice(0, 12)}-t1`,
+        type: 'trade.completed',
+        entity_id: thin,
+        occurred_at: new Date(Date.now() - 3_600_000).toISOString(),
+        amount: 20,
+        currency: 'USDT',
+      },
+    ]);
     const capped = await scoreExample.main({ client, entityId: thin, amount: 50_000 });
     const safe = capped.score.safe_amount;
     assert.ok(safe !== null && safe > 0 && safe < 50_000, `safe_amount ${safe}`);
@@ -54,7 +68,14 @@ describe('SDK against a real server', () => {
     const risky = hashId(`risky-${randomUUID()}`);
     const now = Date.now();
     await client.sendEvents(
-      [1, 2, 3].map((n) => ({ event_id: `${risky.slice(0, 12)}-cb${n}`, type: 'chargeback' as const, entity_id: risky, occurred_at: new Date(now - n * 86_400_000).toISOString(), amount: 50, currency: 'USDT' })),
+      [1, 2, 3].map((n) => ({
+        event_id: `${risky.slice(0, 12)}-cb${n}`,
+        type: 'chargeback' as const,
+        entity_id: risky,
+        occurred_at: new Date(now - n * 86_400_000).toISOString(),
+        amount: 50,
+        currency: 'USDT',
+      })),
     );
     const refused = await scoreExample.main({ client, entityId: risky, amount: 500 });
     assert.equal(refused.score.safe_amount, 0);
@@ -88,13 +109,21 @@ describe('SDK against a real server', () => {
     const secret = generateWebhookSecret();
     const receiver = await webhookExample.main({ secret, port: 0 });
     try {
-      const body = JSON.stringify({ type: 'decision.high_risk', timestamp: new Date().toISOString(), data: { decision_id: 'dec_1', entity_id: hashId('x') } });
+      const body = JSON.stringify({
+        type: 'decision.high_risk',
+        timestamp: new Date().toISOString(),
+        data: { decision_id: 'dec_1', entity_id: hashId('x') },
+      });
       const headers = signedHeaders(secret, `msg_${randomUUID()}`, new Date(), body);
-      const post = (h: Record<string, string>, b: string) => fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', ...h }, body: b });
+      const post = (h: Record<string, string>, b: string) =>
+        fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', ...h }, body: b });
       assert.equal((await post(headers, body)).status, 204);
       assert.equal((await post(headers, body)).status, 204); // a retry of the same delivery
       assert.equal((await post(headers, body.replace('dec_1', 'dec_2'))).status, 400);
-      assert.equal((await post(signedHeaders(generateWebhookSecret(), headers['webhook-id']!, new Date(), body), body)).status, 400);
+      assert.equal(
+        (await post(signedHeaders(generateWebhookSecret(), headers['webhook-id']!, new Date(), body), body)).status,
+        400,
+      );
       assert.equal(receiver.received.length, 1);
       assert.equal(receiver.received[0]?.type, 'decision.high_risk');
       assert.equal(receiver.rejected, 2);
@@ -116,14 +145,25 @@ describe('SDK against a real server', () => {
   test('a bad request throws VouchError with the problem body', async () => {
     await assert.rejects(
       client.score({ entity_id: '+1 (555) 123-4567', amount: 10, currency: 'USD' }),
-      (err: unknown) => err instanceof VouchError && err.status === 400 && err.code === 'raw_identifier_rejected' && typeof err.requestId === 'string',
+      (err: unknown) =>
+        err instanceof VouchError &&
+        err.status === 400 &&
+        err.code === 'raw_identifier_rejected' &&
+        typeof err.requestId === 'string',
     );
     await assert.rejects(
       client.score({ entity_id: hashId('a'), amount: -1, currency: 'USD' }),
-      (err: unknown) => err instanceof VouchError && err.code === 'validation_failed' && Array.isArray(err.errors) && err.errors.length > 0,
+      (err: unknown) =>
+        err instanceof VouchError &&
+        err.code === 'validation_failed' &&
+        Array.isArray(err.errors) &&
+        err.errors.length > 0,
     );
     const denied = createVouchClient({ baseUrl: base, clientId: creds.id, clientSecret: 'wrong-secret-0123456789' });
-    await assert.rejects(denied.score({ entity_id: hashId('a'), amount: 1, currency: 'USD' }), (err: unknown) => err instanceof VouchError && err.status === 401 && err.code === 'invalid_client');
+    await assert.rejects(
+      denied.score({ entity_id: hashId('a'), amount: 1, currency: 'USD' }),
+      (err: unknown) => err instanceof VouchError && err.status === 401 && err.code === 'invalid_client',
+    );
   });
 
   test('a POST whose response is lost is retried with the same Idempotency-Key and replayed', async () => {
@@ -141,11 +181,24 @@ describe('SDK against a real server', () => {
       }
       return res;
     };
-    const c = createVouchClient({ baseUrl: base, clientId: creds.id, clientSecret: creds.secret, fetch: lossy, retry: { baseDelayMs: 1 } });
+    const c = createVouchClient({
+      baseUrl: base,
+      clientId: creds.id,
+      clientSecret: creds.secret,
+      fetch: lossy,
+      retry: { baseDelayMs: 1 },
+    });
 
     // Events: the retry replays the first answer (accepted 1), not a second ingest (duplicates 1).
     const entity = hashId(`idem-${randomUUID()}`);
-    const event = { event_id: `${entity.slice(0, 12)}-e1`, type: 'trade.completed' as const, entity_id: entity, occurred_at: new Date().toISOString(), amount: 10, currency: 'USDT' };
+    const event = {
+      event_id: `${entity.slice(0, 12)}-e1`,
+      type: 'trade.completed' as const,
+      entity_id: entity,
+      occurred_at: new Date().toISOString(),
+      amount: 10,
+      currency: 'USDT',
+    };
     const { data, response } = await c.raw.POST('/api/v1/trust/events', { body: { events: [event] } });
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('idempotent-replayed'), 'true');
@@ -157,7 +210,9 @@ describe('SDK against a real server', () => {
     // Score: one decision stored, however many attempts.
     lose = 1;
     sent.length = 0;
-    const scored = await c.raw.POST('/api/v1/trust/score', { body: { entity_id: entity, amount: 25, currency: 'USDT' } });
+    const scored = await c.raw.POST('/api/v1/trust/score', {
+      body: { entity_id: entity, amount: 25, currency: 'USDT' },
+    });
     assert.equal(scored.response.headers.get('idempotent-replayed'), 'true');
     const keys = sent.filter((s) => s.path === '/api/v1/trust/score').map((s) => s.key);
     assert.equal(keys.length, 2);
@@ -182,23 +237,48 @@ describe('SDK against a real server', () => {
       const req = new Request(input, init);
       if (new URL(req.url).pathname === '/api/v1/auth/token') return fetch(req);
       keys.push(req.headers.get('idempotency-key'));
-      if (keys.length <= times) return new Response(JSON.stringify({ code: { 429: 'rate_limited', 409: 'conflict' }[status] ?? 'unavailable', status }), { status, headers: { 'content-type': 'application/problem+json', 'retry-after': '0' } });
+      if (keys.length <= times)
+        return new Response(
+          JSON.stringify({ code: { 429: 'rate_limited', 409: 'conflict' }[status] ?? 'unavailable', status }),
+          { status, headers: { 'content-type': 'application/problem+json', 'retry-after': '0' } },
+        );
       return fetch(req);
     };
-    const ok = createVouchClient({ baseUrl: base, clientId: creds.id, clientSecret: creds.secret, fetch: failing(503, 2), retry: { baseDelayMs: 1 } });
+    const ok = createVouchClient({
+      baseUrl: base,
+      clientId: creds.id,
+      clientSecret: creds.secret,
+      fetch: failing(503, 2),
+      retry: { baseDelayMs: 1 },
+    });
     const scored = await ok.score({ entity_id: hashId('retry'), amount: 5, currency: 'USDT' });
     assert.match(scored.decision_id, /\S/);
     assert.equal(keys.length, 3);
     assert.equal(new Set(keys).size, 1);
 
     keys.length = 0;
-    const never = createVouchClient({ baseUrl: base, clientId: creds.id, clientSecret: creds.secret, fetch: failing(429, 100), retry: { retries: 2, baseDelayMs: 1 } });
-    await assert.rejects(never.score({ entity_id: hashId('retry'), amount: 5, currency: 'USDT' }), (err: unknown) => err instanceof VouchError && err.status === 429 && err.code === 'rate_limited');
+    const never = createVouchClient({
+      baseUrl: base,
+      clientId: creds.id,
+      clientSecret: creds.secret,
+      fetch: failing(429, 100),
+      retry: { retries: 2, baseDelayMs: 1 },
+    });
+    await assert.rejects(
+      never.score({ entity_id: hashId('retry'), amount: 5, currency: 'USDT' }),
+      (err: unknown) => err instanceof VouchError && err.status === 429 && err.code === 'rate_limited',
+    );
     assert.equal(keys.length, 3);
 
     // 409 with Retry-After: the keyed first attempt is still running; the same key is sent again.
     keys.length = 0;
-    const busy = createVouchClient({ baseUrl: base, clientId: creds.id, clientSecret: creds.secret, fetch: failing(409, 1), retry: { baseDelayMs: 1 } });
+    const busy = createVouchClient({
+      baseUrl: base,
+      clientId: creds.id,
+      clientSecret: creds.secret,
+      fetch: failing(409, 1),
+      retry: { baseDelayMs: 1 },
+    });
     await busy.score({ entity_id: hashId('busy'), amount: 5, currency: 'USDT' });
     assert.equal(keys.length, 2);
     assert.equal(new Set(keys).size, 1);
@@ -220,7 +300,13 @@ describe('SDK against a real server', () => {
       }
       return fetch(req);
     };
-    const c = createVouchClient({ baseUrl: base, clientId: creds.id, clientSecret: creds.secret, fetch: spy, token: { now: () => clock } });
+    const c = createVouchClient({
+      baseUrl: base,
+      clientId: creds.id,
+      clientSecret: creds.secret,
+      fetch: spy,
+      token: { now: () => clock },
+    });
     const entity = hashId('token-refresh');
     await c.score({ entity_id: entity, amount: 1, currency: 'USDT' });
     await c.score({ entity_id: entity, amount: 2, currency: 'USDT' });
@@ -239,7 +325,11 @@ describe('SDK against a real server', () => {
 
   test('an API key client, and the examples read the environment', async () => {
     const admin = await ctx.token();
-    const res = await fetch(`${base}/api/v1/keys`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'sdk', scopes: ['trust:read', 'audit:read'] }) });
+    const res = await fetch(`${base}/api/v1/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'sdk', scopes: ['trust:read', 'audit:read'] }),
+    });
     assert.equal(res.status, 201);
     const { key } = (await res.json()) as { key: string };
     const viaEnv = clientFromEnv({ VOUCH_URL: base, VOUCH_API_KEY: key });
@@ -252,11 +342,24 @@ describe('SDK against a real server', () => {
   });
 
   test('an example runs as a script, configured by VOUCH_* variables', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../examples/score-before-release.ts', import.meta.url))], {
-      env: { PATH: process.env.PATH ?? '', VOUCH_URL: base, VOUCH_CLIENT_ID: creds.id, VOUCH_CLIENT_SECRET: creds.secret },
-      timeout: 60_000,
-    });
-    const plan = JSON.parse(stdout) as { score: { decision_id: string; safe_amount: number | null }; requested: number; release: number };
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(new URL('../../examples/score-before-release.ts', import.meta.url))],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          VOUCH_URL: base,
+          VOUCH_CLIENT_ID: creds.id,
+          VOUCH_CLIENT_SECRET: creds.secret,
+        },
+        timeout: 60_000,
+      },
+    );
+    const plan = JSON.parse(stdout) as {
+      score: { decision_id: string; safe_amount: number | null };
+      requested: number;
+      release: number;
+    };
     assert.match(plan.score.decision_id, /^dec_/);
     assert.equal(plan.release, scoreExample.capRelease(plan.requested, plan.score.safe_amount));
   });

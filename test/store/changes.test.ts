@@ -48,7 +48,15 @@ describe('ChangeWatcher on SQLite', () => {
     await nextTurn();
     changes.poll();
     const before = changes.generation;
-    const event = { event_id: 'ch-1', type: 'trade.completed' as const, entity_id: hash('e1'), occurred_at: new Date().toISOString(), amount: 10, currency: 'USD', counterparty_id: hash('e2') };
+    const event = {
+      event_id: 'ch-1',
+      type: 'trade.completed' as const,
+      entity_id: hash('e1'),
+      occurred_at: new Date().toISOString(),
+      amount: 10,
+      currency: 'USD',
+      counterparty_id: hash('e2'),
+    };
     await ingestEvents(other, [event], DEFAULT_POLICY, { environment: 'live' });
     await nextTurn();
     assert.equal(changes.poll(), true);
@@ -60,19 +68,57 @@ describe('ChangeWatcher on SQLite', () => {
 
   test('a commit that stores only decisions, or touches a table no cache reads, leaves the generation alone', async () => {
     assert.equal(await moved(() => sql`insert into t (x) values (1)`.execute(other.db)), false);
-    assert.equal(await moved(() => other.db.insertInto('decisions').values({
-      id: 'dec_changes_test', kind: 'score', environment: 'live', principal_id: 'key_x', owner_client_id: 'c', subject_id: hash('e1'),
-      request_digest: hash('r'), result: '{}', policy_version: 'v', created_at: Date.now(),
-    } as never).execute()), false);
+    assert.equal(
+      await moved(() =>
+        other.db
+          .insertInto('decisions')
+          .values({
+            id: 'dec_changes_test',
+            kind: 'score',
+            environment: 'live',
+            principal_id: 'key_x',
+            owner_client_id: 'c',
+            subject_id: hash('e1'),
+            request_digest: hash('r'),
+            result: '{}',
+            policy_version: 'v',
+            created_at: Date.now(),
+          } as never)
+          .execute(),
+      ),
+      false,
+    );
   });
 
   test('each table the caches read moves it: an identifier linked, the network state, the revocation feed', async () => {
-    const linked = { event_id: 'ch-2', type: 'identifier.linked' as const, entity_id: hash('e3'), occurred_at: new Date().toISOString(), linked_identifiers: [{ type: 'device' as const, hash: hash('d1') }] };
+    const linked = {
+      event_id: 'ch-2',
+      type: 'identifier.linked' as const,
+      entity_id: hash('e3'),
+      occurred_at: new Date().toISOString(),
+      linked_identifiers: [{ type: 'device' as const, hash: hash('d1') }],
+    };
     assert.equal(await moved(() => ingestEvents(other, [linked], DEFAULT_POLICY, { environment: 'live' })), true);
-    assert.equal(await moved(() => sql`update identifier_stats set flagged_entities = flagged_entities`.execute(other.db)), true);
-    assert.equal(await moved(() => other.db.insertInto('revocations').values({ kind: 'key', subject: 'key_x', created_at: Date.now() } as never).execute()), true);
-    await sql`insert into network_identity (id, signing_private, signing_public, oprf_secret, oprf_public, created_at) values ('self', 'x', 'x', 'x', 'x', 0)`.execute(other.db);
-    assert.equal(await moved(() => sql`update network_identity set state_version = state_version + 1`.execute(other.db)), true);
+    assert.equal(
+      await moved(() => sql`update identifier_stats set flagged_entities = flagged_entities`.execute(other.db)),
+      true,
+    );
+    assert.equal(
+      await moved(() =>
+        other.db
+          .insertInto('revocations')
+          .values({ kind: 'key', subject: 'key_x', created_at: Date.now() } as never)
+          .execute(),
+      ),
+      true,
+    );
+    await sql`insert into network_identity (id, signing_private, signing_public, oprf_secret, oprf_public, created_at) values ('self', 'x', 'x', 'x', 'x', 0)`.execute(
+      other.db,
+    );
+    assert.equal(
+      await moved(() => sql`update network_identity set state_version = state_version + 1`.execute(other.db)),
+      true,
+    );
   });
 
   test('data_version is read once per turn: later polls of the same turn do not query', async () => {

@@ -49,7 +49,10 @@ test('written pages reach the database file without any checkpoint on the servin
       for (let i = 0; i < 2000; i++) insert.run(randomBytes(512).toString('hex'));
     })();
     // The main file grows only when a checkpoint copies the WAL into it: nobody but the worker does.
-    assert.ok(await until(() => statSync(path).size > before + 1_000_000, 5000), 'the worker checkpointed the WAL into the database file');
+    assert.ok(
+      await until(() => statSync(path).size > before + 1_000_000, 5000),
+      'the worker checkpointed the WAL into the database file',
+    );
     // A reader on another connection sees every row (the WAL and the file agree).
     const other = new BetterSqlite3(path, { readonly: true });
     assert.equal((other.prepare('select count(*) as n from filler').get() as { n: number }).n, 2000);
@@ -66,7 +69,10 @@ test('written pages reach the database file without any checkpoint on the servin
 });
 
 test('VOUCH_SQLITE_SYNCHRONOUS=full syncs every commit (synchronous 2); the default is NORMAL (1)', async () => {
-  for (const [option, expected] of [[undefined, 1], ['full', 2]] as const) {
+  for (const [option, expected] of [
+    [undefined, 1],
+    ['full', 2],
+  ] as const) {
     const { path, cleanup } = paths();
     const store = openStore(`sqlite:${path}`, option ? { sqliteSynchronous: option } : {});
     try {
@@ -89,13 +95,16 @@ test('an in-memory store starts no checkpointer (nothing to copy) and keeps SQLi
 
 test('a checkpointer that cannot run hands checkpoints back (onFailure), and stopping it then still returns', async () => {
   let failed = false;
-  const checkpointer = startCheckpointer(join(tmpdir(), `vouch-absent-${randomBytes(6).toString('hex')}`, 'x.db'), () => {
-    failed = true;
-  }, { intervalMs: 10 });
+  const checkpointer = startCheckpointer(
+    join(tmpdir(), `vouch-absent-${randomBytes(6).toString('hex')}`, 'x.db'),
+    () => {
+      failed = true;
+    },
+    { intervalMs: 10 },
+  );
   assert.ok(await until(() => failed, 5000), 'onFailure ran');
   await checkpointer.stop();
 });
-
 
 /**
  * A database whose WAL holds `rows` rows of 1 KB, written as the serving connection writes: no
@@ -120,7 +129,10 @@ test('a WAL past VOUCH_SQLITE_WAL_LIMIT_MB is checkpointed and truncated (TRUNCA
   assert.ok(statSync(`${path}-wal`).size > 3 * limit, 'the WAL starts well past the limit');
   const checkpointer = startCheckpointer(path, () => {}, { intervalMs: 20, walLimitBytes: limit });
   try {
-    assert.ok(await until(() => statSync(`${path}-wal`).size <= limit, 5000), `the WAL is still ${statSync(`${path}-wal`).size} bytes`);
+    assert.ok(
+      await until(() => statSync(`${path}-wal`).size <= limit, 5000),
+      `the WAL is still ${statSync(`${path}-wal`).size} bytes`,
+    );
     // Nothing was lost, and the writer carries on in the truncated WAL.
     insert.run('after');
     assert.equal((writer.prepare('select count(*) as n from filler').get() as { n: number }).n, 4001);
@@ -162,7 +174,10 @@ test('the store passes its WAL limit (VOUCH_SQLITE_WAL_LIMIT_MB) to the checkpoi
   const store = openStore(`sqlite:${path}`, { sqliteWalLimitBytes: 512 * 1024 });
   try {
     fillWal(store.sqlite!);
-    assert.ok(await until(() => statSync(`${path}-wal`).size <= 512 * 1024, 5000), `the WAL is still ${statSync(`${path}-wal`).size} bytes`);
+    assert.ok(
+      await until(() => statSync(`${path}-wal`).size <= 512 * 1024, 5000),
+      `the WAL is still ${statSync(`${path}-wal`).size} bytes`,
+    );
   } finally {
     await store.close();
     cleanup();
@@ -201,7 +216,10 @@ test('with a writer that never gets to it, the checkpoint thread truncates the W
   const store = openStore(`sqlite:${path}`, { sqliteWalLimitBytes: 512 * 1024, sqliteCheckpoints: 'writer' });
   try {
     fillWal(store.sqlite!);
-    assert.ok(await until(() => statSync(`${path}-wal`).size <= 512 * 1024, 10_000), `the WAL is still ${statSync(`${path}-wal`).size} bytes`);
+    assert.ok(
+      await until(() => statSync(`${path}-wal`).size <= 512 * 1024, 10_000),
+      `the WAL is still ${statSync(`${path}-wal`).size} bytes`,
+    );
   } finally {
     await store.close();
     cleanup();

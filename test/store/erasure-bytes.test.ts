@@ -23,7 +23,12 @@ describeEachBackend('erasure leaves no bytes of the entity', (ctx, backend) => {
       event('identifier.linked', entity, { linked_identifiers: [{ type: 'phone', hash: phone }] }),
       event('chargeback', entity, { trade_id: 'erasure-bytes-trade', amount: 10, currency: 'USD' }),
     ]);
-    const scored = await score(ctx(), admin, { entity_id: entity, amount: 50, currency: 'USD', context: { trade_id: 'erasure-bytes-trade' } });
+    const scored = await score(ctx(), admin, {
+      entity_id: entity,
+      amount: 50,
+      currency: 'USD',
+      context: { trade_id: 'erasure-bytes-trade' },
+    });
     assert.equal(scored.statusCode, 200, scored.body);
   });
 
@@ -33,7 +38,11 @@ describeEachBackend('erasure leaves no bytes of the entity', (ctx, backend) => {
       ctx().store.sqlite!.pragma('wal_checkpoint(TRUNCATE)');
       assert.ok(readFileSync(ctx().store.sqlite!.name).includes(entity), 'the test must start with the id on disk');
     }
-    const res = await ctx().inject({ method: 'DELETE', url: `/api/v1/trust/entities/${entity}`, headers: bearer(admin) });
+    const res = await ctx().inject({
+      method: 'DELETE',
+      url: `/api/v1/trust/entities/${entity}`,
+      headers: bearer(admin),
+    });
     assert.equal(res.statusCode, 200, res.body);
     if (backend === 'sqlite') {
       const handle = ctx().store.sqlite!;
@@ -44,9 +53,15 @@ describeEachBackend('erasure leaves no bytes of the entity', (ctx, backend) => {
       }
       return;
     }
-    const tables = await sql<{ tablename: string }>`select tablename from pg_tables where schemaname = current_schema()`.execute(ctx().store.db);
+    const tables = await sql<{
+      tablename: string;
+    }>`select tablename from pg_tables where schemaname = current_schema()`.execute(ctx().store.db);
     for (const { tablename } of tables.rows) {
-      const rows = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(tablename)} t where t::text like ${`%${entity}%`}`.execute(ctx().store.db);
+      const rows = await sql<{
+        n: number;
+      }>`select count(*)::int as n from ${sql.table(tablename)} t where t::text like ${`%${entity}%`}`.execute(
+        ctx().store.db,
+      );
       assert.equal(rows.rows[0]!.n, 0, `${tablename} still names the erased entity`);
     }
   });

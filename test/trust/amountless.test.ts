@@ -17,16 +17,38 @@ describeEachBackend('trade.completed without amount', (ctx) => {
     const id = hash(`amountless-${Date.now()}`);
     const at = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
     const events = [
-      { event_id: `al-1-${id}`, type: 'trade.completed', entity_id: id, occurred_at: at(50), amount: 100, currency: 'USD', counterparty_id: hash('al-cp') },
-      { event_id: `al-2-${id}`, type: 'trade.completed', entity_id: id, occurred_at: at(40), counterparty_id: hash('al-cp') },
+      {
+        event_id: `al-1-${id}`,
+        type: 'trade.completed',
+        entity_id: id,
+        occurred_at: at(50),
+        amount: 100,
+        currency: 'USD',
+        counterparty_id: hash('al-cp'),
+      },
+      {
+        event_id: `al-2-${id}`,
+        type: 'trade.completed',
+        entity_id: id,
+        occurred_at: at(40),
+        counterparty_id: hash('al-cp'),
+      },
       { event_id: `al-3-${id}`, type: 'trade.completed', entity_id: id, occurred_at: at(30), currency: 'USD' },
     ] as TrustEvent[];
     assert.deepEqual(await ingestEvents(ctx().store, events, DEFAULT_POLICY, LIVE), { accepted: 3, duplicates: 0 });
     const token = await ctx().token();
-    const agg = (await ctx().inject({ method: 'GET', url: `/api/v1/trust/entities/${id}`, headers: bearer(token) })).json();
+    const agg = (
+      await ctx().inject({ method: 'GET', url: `/api/v1/trust/entities/${id}`, headers: bearer(token) })
+    ).json();
     assert.equal(agg.trades_completed, 3);
     assert.deepEqual(agg.volume_completed, { USD: 100 });
-    const { profile } = await loadProfile(ctx().store, { environment: 'live', entityId: id, currency: 'USD', counterpartyId: hash('al-cp'), now: Date.now() });
+    const { profile } = await loadProfile(ctx().store, {
+      environment: 'live',
+      entityId: id,
+      currency: 'USD',
+      counterpartyId: hash('al-cp'),
+      now: Date.now(),
+    });
     assert.equal(profile.tradesCompleted, 3);
     assert.equal(profile.velocity.tradesLastHour, 3);
     assert.equal(profile.velocity.volumeLastDay, 100);
@@ -34,7 +56,12 @@ describeEachBackend('trade.completed without amount', (ctx) => {
     assert.ok(Number.isFinite(profile.amountStats.logMean) && Number.isFinite(profile.amountStats.logM2));
     assert.equal(profile.counterpartyTrades, 2);
     // and it scores normally
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', headers: bearer(token), payload: { entity_id: id, amount: 100, currency: 'USD' } });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/trust/score',
+      headers: bearer(token),
+      payload: { entity_id: id, amount: 100, currency: 'USD' },
+    });
     assert.equal(res.statusCode, 200, res.body);
   });
 });

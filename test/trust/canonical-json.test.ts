@@ -17,21 +17,47 @@ function referenceCanonicalJson(value: unknown): string {
 
 test('canonicalJson: the same text as before for any value, sparse arrays and undefined members included', () => {
   fc.assert(
-    fc.property(fc.anything({ withSparseArray: true, withNullPrototype: true, withObjectString: true, maxDepth: 4 }), (value) => {
-      assert.equal(canonicalJson(value), referenceCanonicalJson(value));
-    }),
+    fc.property(
+      fc.anything({ withSparseArray: true, withNullPrototype: true, withObjectString: true, maxDepth: 4 }),
+      (value) => {
+        assert.equal(canonicalJson(value), referenceCanonicalJson(value));
+      },
+    ),
     { numRuns: 2000 },
   );
-  // eslint-disable-next-line no-sparse-arrays
-  assert.equal(canonicalJson([, 1, undefined, { b: undefined, a: [2, ,] }]), referenceCanonicalJson([, 1, undefined, { b: undefined, a: [2, ,] }]));
+  /* eslint-disable no-sparse-arrays */
+  assert.equal(
+    canonicalJson([, 1, undefined, { b: undefined, a: [2, ,] }]),
+    referenceCanonicalJson([, 1, undefined, { b: undefined, a: [2, ,] }]),
+  );
+  /* eslint-enable no-sparse-arrays */
 });
 
 test('sha256Hex and cacheKey: the digests createHash gives', () => {
   fc.assert(
     fc.property(fc.string({ unit: 'binary' }), fc.string(), fc.double({ noNaN: true }), (s, id, amount) => {
       assert.equal(sha256Hex(s), createHash('sha256').update(s, 'utf8').digest('hex'));
-      const input = { principalId: id, environment: 'live' as const, policyVersion: 'v1', rulesRevision: '7', entityId: s, amount, currency: 'USD', context: { trade_id: id, linked_identifiers: [{ type: 'device' as const, hash: s }] } };
-      const material = JSON.stringify([id, 'live', 'v1', '7', s, amount, 'USD', [null, null, null, null, null, null, id], [`device\u0000${s}`]]);
+      const input = {
+        principalId: id,
+        environment: 'live' as const,
+        policyVersion: 'v1',
+        rulesRevision: '7',
+        entityId: s,
+        amount,
+        currency: 'USD',
+        context: { trade_id: id, linked_identifiers: [{ type: 'device' as const, hash: s }] },
+      };
+      const material = JSON.stringify([
+        id,
+        'live',
+        'v1',
+        '7',
+        s,
+        amount,
+        'USD',
+        [null, null, null, null, null, null, id],
+        [`device\u0000${s}`],
+      ]);
       assert.equal(cacheKey(input), createHash('sha256').update(material).digest('base64url'));
     }),
     { numRuns: 500 },

@@ -30,7 +30,17 @@ describeEachBackend('trust entity aggregates', (ctx) => {
       event('dispute.resolved', id, { trade_id: 't3', resolution: 'against' }, 5 * HOUR),
       event('chargeback', id, { amount: 100, currency: 'USD' }, 4 * HOUR),
       event('fraud.reported', id, {}, 3 * HOUR),
-      event('identifier.linked', id, { linked_identifiers: [{ type: 'phone', hash: phone }, { type: 'device', hash: device }] }, 2 * HOUR),
+      event(
+        'identifier.linked',
+        id,
+        {
+          linked_identifiers: [
+            { type: 'phone', hash: phone },
+            { type: 'device', hash: device },
+          ],
+        },
+        2 * HOUR,
+      ),
       event('entity.blocklisted', id, {}, 2 * HOUR),
     ];
     assert.deepEqual(await postEvents(ctx(), await token(), events), { accepted: events.length, duplicates: 0 });
@@ -50,7 +60,10 @@ describeEachBackend('trust entity aggregates', (ctx) => {
       chargebacks: 1,
       fraud_reports: 1,
       blocklisted: true,
-      linked_identifiers: [{ type: 'device', hash: device, entities: 1 }, { type: 'phone', hash: phone, entities: 1 }],
+      linked_identifiers: [
+        { type: 'device', hash: device, entities: 1 },
+        { type: 'phone', hash: phone, entities: 1 },
+      ],
     });
 
     // entity.unblocklisted, newer than the blocklisting: no longer blocklisted
@@ -61,9 +74,23 @@ describeEachBackend('trust entity aggregates', (ctx) => {
     assert.equal(after.first_seen_at, body.first_seen_at);
     // linked_identifiers on any event type join the graph too; re-linking is not a duplicate row
     const bank = hash('bank-all-types');
-    await postEvents(ctx(), await token(), [event('trade.cancelled', id, { linked_identifiers: [{ type: 'bank_account', hash: bank }, { type: 'phone', hash: phone }] }, HOUR)]);
+    await postEvents(ctx(), await token(), [
+      event(
+        'trade.cancelled',
+        id,
+        {
+          linked_identifiers: [
+            { type: 'bank_account', hash: bank },
+            { type: 'phone', hash: phone },
+          ],
+        },
+        HOUR,
+      ),
+    ]);
     assert.deepEqual((await entity(ctx(), await token(), id)).json().linked_identifiers, [
-      { type: 'bank_account', hash: bank, entities: 1 }, { type: 'device', hash: device, entities: 1 }, { type: 'phone', hash: phone, entities: 1 },
+      { type: 'bank_account', hash: bank, entities: 1 },
+      { type: 'device', hash: device, entities: 1 },
+      { type: 'phone', hash: phone, entities: 1 },
     ]);
   });
 
@@ -84,7 +111,10 @@ describeEachBackend('trust entity aggregates', (ctx) => {
 
     // Within one batch the array order does not matter either.
     const same = hash('same-batch-block');
-    await postEvents(ctx(), await token(), [event('entity.blocklisted', same, {}, HOUR), event('entity.unblocklisted', same, {}, 2 * HOUR)]);
+    await postEvents(ctx(), await token(), [
+      event('entity.blocklisted', same, {}, HOUR),
+      event('entity.unblocklisted', same, {}, 2 * HOUR),
+    ]);
     body = (await entity(ctx(), await token(), same)).json();
     assert.equal(body.blocklisted, true);
   });
@@ -92,14 +122,19 @@ describeEachBackend('trust entity aggregates', (ctx) => {
   test('never-seen entity: 404 not_found; an entity only named as a counterparty is not known either', async () => {
     problem(await entity(ctx(), await token(), hash('never-seen')), 404, 'not_found');
     const cp = hash('only-a-counterparty');
-    await postEvents(ctx(), await token(), [event('trade.completed', hash('has-a-counterparty'), { amount: 1, currency: 'USD', counterparty_id: cp })]);
+    await postEvents(ctx(), await token(), [
+      event('trade.completed', hash('has-a-counterparty'), { amount: 1, currency: 'USD', counterparty_id: cp }),
+    ]);
     problem(await entity(ctx(), await token(), cp), 404, 'not_found');
   });
 
   test('a raw identifier in the path: 400 raw_identifier_rejected, never echoed', async () => {
     for (const raw of ['+15551234567', 'alice@example.com', 'DE89 3704 0044 0532 0130 00', '4111 1111 1111 1111']) {
       const body = problem(await entity(ctx(), await token(), raw), 400, 'raw_identifier_rejected');
-      assert.deepEqual((body.errors as Array<{ field: string }>).map((e) => e.field), ['entity_id']);
+      assert.deepEqual(
+        (body.errors as Array<{ field: string }>).map((e) => e.field),
+        ['entity_id'],
+      );
       assert.ok(!JSON.stringify(body).includes(raw));
     }
   });

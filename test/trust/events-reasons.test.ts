@@ -12,9 +12,18 @@ const post = (ctx: TestContext, token: string, events: unknown[]) =>
 const fields = (body: Record<string, unknown>) => (body.errors as Array<{ field: string }>).map((e) => e.field);
 
 async function lossCounts(ctx: TestContext, id: string) {
-  const row = await ctx.store.db.selectFrom('entities')
-    .select(['disputes_lost', 'disputes_lost_third_party_payment', 'disputes_lost_fake_proof', 'disputes_lost_underpayment', 'disputes_lost_no_payment'])
-    .where('environment', '=', 'live').where('entity_id', '=', id).executeTakeFirstOrThrow();
+  const row = await ctx.store.db
+    .selectFrom('entities')
+    .select([
+      'disputes_lost',
+      'disputes_lost_third_party_payment',
+      'disputes_lost_fake_proof',
+      'disputes_lost_underpayment',
+      'disputes_lost_no_payment',
+    ])
+    .where('environment', '=', 'live')
+    .where('entity_id', '=', id)
+    .executeTakeFirstOrThrow();
   return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)]));
 }
 
@@ -26,7 +35,9 @@ describeEachBackend('dispute.resolved reasons', (ctx) => {
     const reasons = [...new Set([...DISPUTE_REASONS, ...FRAUDULENT_LOSS_REASONS])];
     assert.equal(reasons.length, 10);
     const id = hash('reasons-all');
-    const batch = reasons.map((reason, i) => event('dispute.resolved', id, { trade_id: `t-${i}`, resolution: i % 2 ? 'against' : 'in_favor', reason }));
+    const batch = reasons.map((reason, i) =>
+      event('dispute.resolved', id, { trade_id: `t-${i}`, resolution: i % 2 ? 'against' : 'in_favor', reason }),
+    );
     assert.deepEqual(await postEvents(ctx(), await token(), batch), { accepted: reasons.length, duplicates: 0 });
   });
 
@@ -34,11 +45,22 @@ describeEachBackend('dispute.resolved reasons', (ctx) => {
     const id = hash('reasons-bad');
     for (const reason of ['stolen_card', '', 'FAKE_PROOF', 3]) {
       const res = await post(ctx(), await token(), [event('dispute.resolved', id, { resolution: 'against', reason })]);
-      assert.deepEqual([...new Set(fields(problem(res, 400, 'validation_failed')))], ['events.0.reason'], String(reason));
+      assert.deepEqual(
+        [...new Set(fields(problem(res, 400, 'validation_failed')))],
+        ['events.0.reason'],
+        String(reason),
+      );
     }
-    const res = await post(ctx(), await token(), [event('trade.completed', id, { amount: 5, currency: 'EUR' }), event('chargeback', id, { reason: 'fake_proof' })]);
+    const res = await post(ctx(), await token(), [
+      event('trade.completed', id, { amount: 5, currency: 'EUR' }),
+      event('chargeback', id, { reason: 'fake_proof' }),
+    ]);
     assert.deepEqual(fields(problem(res, 400, 'validation_failed')), ['events.1.reason']);
-    assert.equal((await ctx().inject({ method: 'GET', url: `/api/v1/trust/entities/${id}`, headers: bearer(await token()) })).statusCode, 404);
+    assert.equal(
+      (await ctx().inject({ method: 'GET', url: `/api/v1/trust/entities/${id}`, headers: bearer(await token()) }))
+        .statusCode,
+      404,
+    );
   });
 
   test('the loser counts its fraud-naming losses per reason, mirrored to the counterparty, once per event', async () => {
@@ -50,18 +72,38 @@ describeEachBackend('dispute.resolved reasons', (ctx) => {
       event('dispute.resolved', a, { trade_id: 'r3', resolution: 'against', reason: 'asset_not_released' }),
       event('dispute.resolved', a, { trade_id: 'r4', resolution: 'against' }),
       // a won: the counterparty b lost, and the reason is b's
-      event('dispute.resolved', a, { trade_id: 'r5', resolution: 'in_favor', counterparty_id: b, reason: 'third_party_payment' }),
-      event('dispute.resolved', b, { trade_id: 'r6', resolution: 'against', counterparty_id: a, reason: 'underpayment' }),
+      event('dispute.resolved', a, {
+        trade_id: 'r5',
+        resolution: 'in_favor',
+        counterparty_id: b,
+        reason: 'third_party_payment',
+      }),
+      event('dispute.resolved', b, {
+        trade_id: 'r6',
+        resolution: 'against',
+        counterparty_id: a,
+        reason: 'underpayment',
+      }),
     ];
     assert.deepEqual(await postEvents(ctx(), await token(), batch), { accepted: 6, duplicates: 0 });
     // a re-send counts nothing twice
     assert.deepEqual(await postEvents(ctx(), await token(), batch), { accepted: 0, duplicates: 6 });
-    await postEvents(ctx(), await token(), [event('dispute.resolved', b, { trade_id: 'r7', resolution: 'against', reason: 'no_payment' })]);
+    await postEvents(ctx(), await token(), [
+      event('dispute.resolved', b, { trade_id: 'r7', resolution: 'against', reason: 'no_payment' }),
+    ]);
     assert.deepEqual(await lossCounts(ctx(), a), {
-      disputes_lost: 4, disputes_lost_third_party_payment: 0, disputes_lost_fake_proof: 2, disputes_lost_underpayment: 0, disputes_lost_no_payment: 0,
+      disputes_lost: 4,
+      disputes_lost_third_party_payment: 0,
+      disputes_lost_fake_proof: 2,
+      disputes_lost_underpayment: 0,
+      disputes_lost_no_payment: 0,
     });
     assert.deepEqual(await lossCounts(ctx(), b), {
-      disputes_lost: 3, disputes_lost_third_party_payment: 1, disputes_lost_fake_proof: 0, disputes_lost_underpayment: 1, disputes_lost_no_payment: 1,
+      disputes_lost: 3,
+      disputes_lost_third_party_payment: 1,
+      disputes_lost_fake_proof: 0,
+      disputes_lost_underpayment: 1,
+      disputes_lost_no_payment: 1,
     });
   });
 });

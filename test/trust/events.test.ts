@@ -8,7 +8,12 @@ import { event, hash, postEvents } from '../helpers/trust.ts';
 type Ev = Record<string, unknown>;
 
 const post = (ctx: TestContext, token: string, payload: unknown) =>
-  ctx.inject({ method: 'POST', url: '/api/v1/trust/events', headers: bearer(token), payload: payload as Record<string, unknown> });
+  ctx.inject({
+    method: 'POST',
+    url: '/api/v1/trust/events',
+    headers: bearer(token),
+    payload: payload as Record<string, unknown>,
+  });
 const entity = (ctx: TestContext, token: string, id: string) =>
   ctx.inject({ method: 'GET', url: `/api/v1/trust/entities/${encodeURIComponent(id)}`, headers: bearer(token) });
 const fields = (body: Record<string, unknown>) => (body.errors as Array<{ field: string }>).map((e) => e.field);
@@ -27,7 +32,11 @@ describeEachBackend('trust events ingestion', (ctx) => {
     assert.deepEqual(await postEvents(ctx(), await token(), batch), { accepted: 3, duplicates: 0 });
     assert.deepEqual(await postEvents(ctx(), await token(), batch), { accepted: 0, duplicates: 3 });
     // the same id with different content is no duplicate: 409 conflict (docs/api.md, "Trust scoring", issue 8 item 7)
-    const body = problem(await post(ctx(), await token(), { events: [{ ...batch[2], type: 'fraud.reported' }] }), 409, 'conflict');
+    const body = problem(
+      await post(ctx(), await token(), { events: [{ ...batch[2], type: 'fraud.reported' }] }),
+      409,
+      'conflict',
+    );
     assert.deepEqual(fields(body), ['events.0.event_id']);
     const agg = (await entity(ctx(), await token(), id)).json();
     assert.equal(agg.trades_completed, 2);
@@ -45,11 +54,26 @@ describeEachBackend('trust events ingestion', (ctx) => {
   });
 
   test('aggregates do not depend on how events are split into batches, their order, or re-sends (property)', async () => {
-    const types = ['trade.completed', 'trade.cancelled', 'dispute.opened', 'dispute.resolved', 'chargeback', 'fraud.reported'] as const;
+    const types = [
+      'trade.completed',
+      'trade.cancelled',
+      'dispute.opened',
+      'dispute.resolved',
+      'chargeback',
+      'fraud.reported',
+    ] as const;
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ type: fc.constantFrom(...types), amount: fc.integer({ min: 1, max: 1000 }), won: fc.boolean(), ageMin: fc.integer({ min: 1, max: 100_000 }) }), { minLength: 1, maxLength: 12 }),
+        fc.array(
+          fc.record({
+            type: fc.constantFrom(...types),
+            amount: fc.integer({ min: 1, max: 1000 }),
+            won: fc.boolean(),
+            ageMin: fc.integer({ min: 1, max: 100_000 }),
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
         fc.integer({ min: 1, max: 5 }),
         fc.infiniteStream(fc.boolean()),
         async (specs, batchSize, resend) => {
@@ -58,11 +82,15 @@ describeEachBackend('trust events ingestion', (ctx) => {
           const one = hash(`${tag}-one`);
           const many = hash(`${tag}-many`);
           const base = Date.now();
-          const make = (id: string) => specs.map((s, i) => ({
-            event_id: `${tag}-${id.slice(0, 6)}-${i}`, type: s.type, entity_id: id, occurred_at: new Date(base - s.ageMin * 60_000).toISOString(),
-            ...(s.type === 'trade.completed' ? { amount: s.amount, currency: 'USD' } : {}),
-            ...(s.type === 'dispute.resolved' ? { resolution: s.won ? 'in_favor' : 'against' } : {}),
-          }));
+          const make = (id: string) =>
+            specs.map((s, i) => ({
+              event_id: `${tag}-${id.slice(0, 6)}-${i}`,
+              type: s.type,
+              entity_id: id,
+              occurred_at: new Date(base - s.ageMin * 60_000).toISOString(),
+              ...(s.type === 'trade.completed' ? { amount: s.amount, currency: 'USD' } : {}),
+              ...(s.type === 'dispute.resolved' ? { resolution: s.won ? 'in_favor' : 'against' } : {}),
+            }));
           await postEvents(ctx(), await token(), make(one));
           const reversed = make(many).reverse();
           for (let i = 0; i < reversed.length; i += batchSize) {
@@ -72,7 +100,19 @@ describeEachBackend('trust events ingestion', (ctx) => {
           }
           const a = (await entity(ctx(), await token(), one)).json();
           const b = (await entity(ctx(), await token(), many)).json();
-          for (const k of ['first_seen_at', 'last_event_at', 'trades_completed', 'trades_cancelled', 'volume_completed', 'disputes_opened', 'disputes_won', 'disputes_lost', 'chargebacks', 'fraud_reports', 'blocklisted']) {
+          for (const k of [
+            'first_seen_at',
+            'last_event_at',
+            'trades_completed',
+            'trades_cancelled',
+            'volume_completed',
+            'disputes_opened',
+            'disputes_won',
+            'disputes_lost',
+            'chargebacks',
+            'fraud_reports',
+            'blocklisted',
+          ]) {
             assert.deepEqual(b[k], a[k], k);
           }
         },
@@ -84,12 +124,23 @@ describeEachBackend('trust events ingestion', (ctx) => {
   test('concurrent batches flagging entities that share identifiers all succeed (200, no deadlock) and every event counts', async () => {
     const ring = Array.from({ length: 6 }, (_, i) => hash(`ring-${i}`));
     const device = hash('ring-device');
-    await postEvents(ctx(), await token(), ring.map((id) => event('identifier.linked', id, { linked_identifiers: [{ type: 'device', hash: device }] })));
+    await postEvents(
+      ctx(),
+      await token(),
+      ring.map((id) => event('identifier.linked', id, { linked_identifiers: [{ type: 'device', hash: device }] })),
+    );
     // each batch flags three ring members in its own order, so every batch bumps the others' neighbours
-    const batches = Array.from({ length: 24 }, (_, k) => [0, 1, 2].map((j) => ring[(k * 5 + j * (k % 2 ? 1 : 5)) % ring.length]!)
-      .map((id) => event(k % 3 === 0 ? 'entity.blocklisted' : 'fraud.reported', id)));
+    const batches = Array.from({ length: 24 }, (_, k) =>
+      [0, 1, 2]
+        .map((j) => ring[(k * 5 + j * (k % 2 ? 1 : 5)) % ring.length]!)
+        .map((id) => event(k % 3 === 0 ? 'entity.blocklisted' : 'fraud.reported', id)),
+    );
     const results = await Promise.all(batches.map(async (events) => post(ctx(), await token(), { events })));
-    assert.deepEqual(results.map((r) => r.statusCode), results.map(() => 200), results.find((r) => r.statusCode !== 200)?.body);
+    assert.deepEqual(
+      results.map((r) => r.statusCode),
+      results.map(() => 200),
+      results.find((r) => r.statusCode !== 200)?.body,
+    );
     const reports = batches.flat().filter((e) => e.type === 'fraud.reported');
     let total = 0;
     for (const id of ring) total += (await entity(ctx(), await token(), id)).json().fraud_reports;
@@ -118,7 +169,11 @@ describeEachBackend('trust events ingestion', (ctx) => {
     assert.deepEqual(await postEvents(ctx(), await token(), [respelled]), { accepted: 0, duplicates: 1 });
     // two different events under one id in one batch: 409 naming the second, nothing stored
     const twin = event('chargeback', id);
-    const clash = problem(await post(ctx(), await token(), { events: [twin, { ...twin, type: 'fraud.reported' }] }), 409, 'conflict');
+    const clash = problem(
+      await post(ctx(), await token(), { events: [twin, { ...twin, type: 'fraud.reported' }] }),
+      409,
+      'conflict',
+    );
     assert.deepEqual(fields(clash), ['events.1.event_id']);
     assert.equal((await entity(ctx(), await token(), id)).json().chargebacks, 0);
   });
@@ -148,7 +203,11 @@ describeEachBackend('trust events ingestion', (ctx) => {
       [event('chargeback', 'carol@example.com'), 400, 'raw_identifier_rejected'],
     ];
     for (const [bad, status, code] of invalid) {
-      for (const batch of [[...good, bad], [bad, ...good], [good[0]!, bad, good[1]!]]) {
+      for (const batch of [
+        [...good, bad],
+        [bad, ...good],
+        [good[0]!, bad, good[1]!],
+      ]) {
         problem(await post(ctx(), await token(), { events: batch }), status, code);
       }
     }
@@ -167,7 +226,10 @@ describeEachBackend('trust events ingestion', (ctx) => {
       [event('dispute.resolved', id, { resolution: 'draw' }), ['events.1.resolution']],
       [event('identifier.linked', id), ['events.1.linked_identifiers']],
       [event('identifier.linked', id, { linked_identifiers: [] }), ['events.1.linked_identifiers']],
-      [event('identifier.linked', id, { linked_identifiers: [{ type: 'passport', hash: hash('p') }] }), ['events.1.linked_identifiers.0.type']],
+      [
+        event('identifier.linked', id, { linked_identifiers: [{ type: 'passport', hash: hash('p') }] }),
+        ['events.1.linked_identifiers.0.type'],
+      ],
       [event('chargeback', id, { amount: 5 }), ['events.1.currency']],
       [event('trade.completed', id, { amount: 5, currency: 'usd' }), ['events.1.currency']],
       [event('trade.completed', id, { amount: 5, currency: 'ZZZ' }), ['events.1.currency']],
@@ -184,14 +246,24 @@ describeEachBackend('trust events ingestion', (ctx) => {
     ];
     for (const [bad, expected] of cases) {
       const body = problem(await post(ctx(), await token(), { events: [ok, bad] }), 400, 'validation_failed');
-      for (const f of expected) assert.ok(fields(body).includes(f), `${JSON.stringify(bad).slice(0, 120)} → ${fields(body).join(',')}`);
+      for (const f of expected)
+        assert.ok(fields(body).includes(f), `${JSON.stringify(bad).slice(0, 120)} → ${fields(body).join(',')}`);
     }
     problem(await entity(ctx(), await token(), id), 404, 'not_found');
     // a minute of clock skew is tolerated
-    assert.deepEqual(await postEvents(ctx(), await token(), [event('chargeback', hash('skewed-clock'), {}, -60_000)]), { accepted: 1, duplicates: 0 });
+    assert.deepEqual(await postEvents(ctx(), await token(), [event('chargeback', hash('skewed-clock'), {}, -60_000)]), {
+      accepted: 1,
+      duplicates: 0,
+    });
     // an unknown top-level member and an empty or missing list are refused as well
-    assert.ok(fields(problem(await post(ctx(), await token(), { events: [ok], extra: 1 }), 400, 'validation_failed')).includes('extra'));
-    assert.ok(fields(problem(await post(ctx(), await token(), { events: [] }), 400, 'validation_failed')).includes('events'));
+    assert.ok(
+      fields(problem(await post(ctx(), await token(), { events: [ok], extra: 1 }), 400, 'validation_failed')).includes(
+        'extra',
+      ),
+    );
+    assert.ok(
+      fields(problem(await post(ctx(), await token(), { events: [] }), 400, 'validation_failed')).includes('events'),
+    );
     assert.ok(fields(problem(await post(ctx(), await token(), {}), 400, 'validation_failed')).includes('events'));
   });
 
@@ -199,8 +271,21 @@ describeEachBackend('trust events ingestion', (ctx) => {
     const id = hash('raw-check');
     const cases: Array<[Ev, string, string]> = [
       [event('chargeback', '+44 7700 900123'), 'events.0.entity_id', '+44 7700 900123'],
-      [event('trade.completed', id, { amount: 1, currency: 'USD', counterparty_id: 'bob@example.com' }), 'events.0.counterparty_id', 'bob@example.com'],
-      [event('identifier.linked', id, { linked_identifiers: [{ type: 'device', hash: hash('d') }, { type: 'bank_account', hash: 'DE89370400440532013000' }] }), 'events.0.linked_identifiers.1.hash', 'DE89370400440532013000'],
+      [
+        event('trade.completed', id, { amount: 1, currency: 'USD', counterparty_id: 'bob@example.com' }),
+        'events.0.counterparty_id',
+        'bob@example.com',
+      ],
+      [
+        event('identifier.linked', id, {
+          linked_identifiers: [
+            { type: 'device', hash: hash('d') },
+            { type: 'bank_account', hash: 'DE89370400440532013000' },
+          ],
+        }),
+        'events.0.linked_identifiers.1.hash',
+        'DE89370400440532013000',
+      ],
       [event('chargeback', '4111111111111111'), 'events.0.entity_id', '4111111111111111'],
     ];
     for (const [ev, field, value] of cases) {
@@ -214,30 +299,67 @@ describeEachBackend('trust events ingestion', (ctx) => {
   test('more than 1000 events: 400 validation_failed; exactly 1000: 200', async () => {
     const id = hash('thousand');
     const many = Array.from({ length: 1001 }, () => event('trade.cancelled', id));
-    assert.ok(fields(problem(await post(ctx(), await token(), { events: many }), 400, 'validation_failed')).includes('events'));
+    assert.ok(
+      fields(problem(await post(ctx(), await token(), { events: many }), 400, 'validation_failed')).includes('events'),
+    );
     assert.deepEqual(await postEvents(ctx(), await token(), many.slice(0, 1000)), { accepted: 1000, duplicates: 0 });
     assert.equal((await entity(ctx(), await token(), id)).json().trades_cancelled, 1000);
   });
 
   test('a body over 64 KiB but under 1 MiB is accepted for events (200) though not for scoring (413); over 1 MiB: 413', async () => {
     const id = hash('big-batch');
-    const padded = Array.from({ length: 400 }, (_, i) => event('trade.completed', id, { amount: 10, currency: 'USD', trade_id: `t-${i}-${'x'.repeat(200)}` }));
+    const padded = Array.from({ length: 400 }, (_, i) =>
+      event('trade.completed', id, { amount: 10, currency: 'USD', trade_id: `t-${i}-${'x'.repeat(200)}` }),
+    );
     const payload = JSON.stringify({ events: padded });
     assert.ok(payload.length > 64 * 1024 && payload.length < 1024 * 1024, `${payload.length}`);
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/trust/events', headers: { ...bearer(await token()), 'content-type': 'application/json' }, payload });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/trust/events',
+      headers: { ...bearer(await token()), 'content-type': 'application/json' },
+      payload,
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.deepEqual(res.json(), { accepted: 400, duplicates: 0 });
 
-    const bigScore = JSON.stringify({ entity_id: id, amount: 1, currency: 'USD', context: { note: 'x'.repeat(70 * 1024) } });
-    problem(await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', headers: { ...bearer(await token()), 'content-type': 'application/json' }, payload: bigScore }), 413, 'payload_too_large');
+    const bigScore = JSON.stringify({
+      entity_id: id,
+      amount: 1,
+      currency: 'USD',
+      context: { note: 'x'.repeat(70 * 1024) },
+    });
+    problem(
+      await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/trust/score',
+        headers: { ...bearer(await token()), 'content-type': 'application/json' },
+        payload: bigScore,
+      }),
+      413,
+      'payload_too_large',
+    );
 
     const huge = JSON.stringify({ events: [event('chargeback', id, { trade_id: 'y'.repeat(1024 * 1024) })] });
-    problem(await ctx().inject({ method: 'POST', url: '/api/v1/trust/events', headers: { ...bearer(await token()), 'content-type': 'application/json' }, payload: huge }), 413, 'payload_too_large');
+    problem(
+      await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/trust/events',
+        headers: { ...bearer(await token()), 'content-type': 'application/json' },
+        payload: huge,
+      }),
+      413,
+      'payload_too_large',
+    );
     assert.equal((await entity(ctx(), await token(), id)).json().chargebacks, 0);
   });
 
   test('malformed JSON: 400 invalid_request', async () => {
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/trust/events', headers: { ...bearer(await token()), 'content-type': 'application/json' }, payload: '{"events": [' });
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/trust/events',
+      headers: { ...bearer(await token()), 'content-type': 'application/json' },
+      payload: '{"events": [',
+    });
     problem(res, 400, 'invalid_request');
   });
 
@@ -247,7 +369,15 @@ describeEachBackend('trust events ingestion', (ctx) => {
     const res = await post(ctx(), reader, { events: [event('fraud.reported', id)] });
     problem(res, 403, 'insufficient_scope');
     assert.match(String(res.headers['www-authenticate']), /trust:write/);
-    problem(await ctx().inject({ method: 'POST', url: '/api/v1/trust/events', payload: { events: [event('fraud.reported', id)] } }), 401, 'unauthenticated');
+    problem(
+      await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/trust/events',
+        payload: { events: [event('fraud.reported', id)] },
+      }),
+      401,
+      'unauthenticated',
+    );
     problem(await entity(ctx(), await token(), id), 404, 'not_found');
     // and the writer alone cannot read aggregates back
     const writer = await ctx().token(['trust:write']);

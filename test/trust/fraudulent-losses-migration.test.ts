@@ -14,14 +14,33 @@ for (const backend of backends()) {
       const { d_disputes_lost_fraudulent: _new, ...old } = { ...blankEntity('live', entity_id), version: 1, ...extra };
       return old;
     };
-    await store.db.insertInto('entities').values([
-      // 4 losses decayed to 2, two of them for a fraud: 1
-      row('faded', { disputes_lost: 4, d_disputes_lost: 2, disputes_lost_fake_proof: 1, disputes_lost_no_payment: 1 }),
-      row('no-reason', { disputes_lost: 3, d_disputes_lost: 3 }),
-      row('clean', {}),
-    ] as never).execute();
+    await store.db
+      .insertInto('entities')
+      .values([
+        // 4 losses decayed to 2, two of them for a fraud: 1
+        row('faded', {
+          disputes_lost: 4,
+          d_disputes_lost: 2,
+          disputes_lost_fake_proof: 1,
+          disputes_lost_no_payment: 1,
+        }),
+        row('no-reason', { disputes_lost: 3, d_disputes_lost: 3 }),
+        row('clean', {}),
+      ] as never)
+      .execute();
     await store.migrate();
-    const rows = await store.db.selectFrom('entities').select(['entity_id', 'd_disputes_lost_fraudulent']).orderBy('entity_id').execute();
-    assert.deepEqual(rows.map((r) => [r.entity_id, Number(r.d_disputes_lost_fraudulent)]), [['clean', 0], ['faded', 1], ['no-reason', 0]]);
+    const rows = await store.db
+      .selectFrom('entities')
+      .select(['entity_id', 'd_disputes_lost_fraudulent'])
+      .orderBy('entity_id')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [r.entity_id, Number(r.d_disputes_lost_fraudulent)]),
+      [
+        ['clean', 0],
+        ['faded', 1],
+        ['no-reason', 0],
+      ],
+    );
   });
 }

@@ -16,8 +16,15 @@ const fieldsOf = (body: Record<string, unknown>) => (body.errors as Array<{ fiel
 describeEachBackend('free-text fields: label notes and policy versions', (ctx) => {
   let operator = '';
   before(async () => {
-    const c = await ctx().client(['trust:read', 'audit:read', 'labels:write', 'policy:read', 'policy:write'], 'operator');
-    const res = await ctx().inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: c.id, client_secret: c.secret } });
+    const c = await ctx().client(
+      ['trust:read', 'audit:read', 'labels:write', 'policy:read', 'policy:write'],
+      'operator',
+    );
+    const res = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      payload: { client_id: c.id, client_secret: c.secret },
+    });
     operator = res.json().access_token as string;
   });
 
@@ -27,13 +34,25 @@ describeEachBackend('free-text fields: label notes and policy versions', (ctx) =
     return res.json().decision_id as string;
   }
   const label = (id: string, note: string) =>
-    ctx().inject({ method: 'POST', url: `/api/v1/decisions/${id}/label`, headers: bearer(operator), payload: { label: 'fraud', note } });
+    ctx().inject({
+      method: 'POST',
+      url: `/api/v1/decisions/${id}/label`,
+      headers: bearer(operator),
+      payload: { label: 'fraud', note },
+    });
   const storedLabel = async (id: string) =>
-    (await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${id}`, headers: bearer(operator) })).json().label as { note?: string } | null;
+    (await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${id}`, headers: bearer(operator) })).json().label as {
+      note?: string;
+    } | null;
 
   test('a note with a raw identifier in it: 400 raw_identifier_rejected naming note, never echoed, the label not stored', async () => {
     const id = await decision(ctx());
-    for (const note of ['call me at +1 415 555 2671', 'buyer is alice@example.com', ...corpus.text_refused.map((e) => e.value), ...corpus.refused.map((e) => e.value)]) {
+    for (const note of [
+      'call me at +1 415 555 2671',
+      'buyer is alice@example.com',
+      ...corpus.text_refused.map((e) => e.value),
+      ...corpus.refused.map((e) => e.value),
+    ]) {
       const res = await label(id, note);
       const body = problem(res, 400, 'raw_identifier_rejected');
       assert.deepEqual(fieldsOf(body), ['note'], note);
@@ -62,7 +81,13 @@ describeEachBackend('free-text fields: label notes and policy versions', (ctx) =
   });
 
   test('a policy version with a control character: 400 validation_failed naming version, nothing stored; a plain one: 201', async () => {
-    const upload = (version: string) => ctx().inject({ method: 'POST', url: '/api/v1/policies', headers: bearer(operator), payload: { ...DEFAULT_POLICY, version } });
+    const upload = (version: string) =>
+      ctx().inject({
+        method: 'POST',
+        url: '/api/v1/policies',
+        headers: bearer(operator),
+        payload: { ...DEFAULT_POLICY, version },
+      });
     for (const control of CONTROL) {
       const body = problem(await upload(`v1${control}2`), 400, 'validation_failed');
       assert.deepEqual(fieldsOf(body), ['version'], JSON.stringify(control));

@@ -16,9 +16,23 @@ const BOB = hash('import-bob');
 const PHONE = hash('import-phone');
 const at = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
 
-const good1 = { event_id: 'imp-1', type: 'trade.completed', entity_id: ALICE, occurred_at: at(5), amount: 120, currency: 'USD', counterparty_id: BOB };
+const good1 = {
+  event_id: 'imp-1',
+  type: 'trade.completed',
+  entity_id: ALICE,
+  occurred_at: at(5),
+  amount: 120,
+  currency: 'USD',
+  counterparty_id: BOB,
+};
 const good2 = { event_id: 'imp-2', type: 'fraud.reported', entity_id: BOB, occurred_at: at(4) };
-const good3 = { event_id: 'imp-3', type: 'identifier.linked', entity_id: ALICE, occurred_at: at(3), linked_identifiers: [{ type: 'phone', hash: PHONE }] };
+const good3 = {
+  event_id: 'imp-3',
+  type: 'identifier.linked',
+  entity_id: ALICE,
+  occurred_at: at(3),
+  linked_identifiers: [{ type: 'phone', hash: PHONE }],
+};
 
 // line: content
 const LINES: string[] = [
@@ -30,7 +44,13 @@ const LINES: string[] = [
   /* 6 */ JSON.stringify({ ...good2, event_id: 'imp-bad-type', type: 'trade.exploded' }),
   /* 7 */ JSON.stringify({ ...good2, event_id: 'imp-raw', entity_id: 'mallory@example.com' }),
   // (a trade.completed without amount and currency is valid, docs/api.md, "Trust scoring"; a currency without an amount is not)
-  /* 8 */ JSON.stringify({ event_id: 'imp-no-amount', type: 'trade.completed', entity_id: ALICE, occurred_at: at(2), currency: 'USD' }),
+  /* 8 */ JSON.stringify({
+    event_id: 'imp-no-amount',
+    type: 'trade.completed',
+    entity_id: ALICE,
+    occurred_at: at(2),
+    currency: 'USD',
+  }),
   /* 9 */ '   ',
   /* 10 */ JSON.stringify(good3),
   /* 11 */ '42',
@@ -60,7 +80,10 @@ for (const backend of backends()) {
         assert.equal(summary.accepted, 3);
         assert.equal(summary.duplicates, 1);
         assert.equal(summary.rejectedCount, REJECTED_LINES.length);
-        assert.deepEqual(summary.rejected.map((r) => r.line), REJECTED_LINES);
+        assert.deepEqual(
+          summary.rejected.map((r) => r.line),
+          REJECTED_LINES,
+        );
         const reason = (line: number) => summary.rejected.find((r) => r.line === line)?.reason ?? '';
         assert.match(reason(5), /JSON/);
         assert.match(reason(6), /type/);
@@ -70,15 +93,27 @@ for (const backend of backends()) {
         assert.match(reason(12), /occurred_at/);
         assert.ok(drawn.at(-1)?.includes('100%'), 'the progress bar ends at 100%');
 
-        const stored = await fresh.store.db.selectFrom('events').select(['event_id', 'entity_id']).orderBy('event_id').execute();
+        const stored = await fresh.store.db
+          .selectFrom('events')
+          .select(['event_id', 'entity_id'])
+          .orderBy('event_id')
+          .execute();
         assert.deepEqual(stored, [
           { event_id: 'imp-1', entity_id: ALICE },
           { event_id: 'imp-2', entity_id: BOB },
           { event_id: 'imp-3', entity_id: ALICE },
         ]);
-        const alice = await fresh.store.db.selectFrom('entities').selectAll().where('entity_id', '=', ALICE).executeTakeFirstOrThrow();
+        const alice = await fresh.store.db
+          .selectFrom('entities')
+          .selectAll()
+          .where('entity_id', '=', ALICE)
+          .executeTakeFirstOrThrow();
         assert.equal(Number(alice.trades_completed), 1);
-        const bob = await fresh.store.db.selectFrom('entities').selectAll().where('entity_id', '=', BOB).executeTakeFirstOrThrow();
+        const bob = await fresh.store.db
+          .selectFrom('entities')
+          .selectAll()
+          .where('entity_id', '=', BOB)
+          .executeTakeFirstOrThrow();
         assert.equal(Number(bob.fraud_reports), 1);
         const ids = await fresh.store.db.selectFrom('identifiers').select(['id_type', 'hash', 'entity_id']).execute();
         assert.deepEqual(ids, [{ id_type: 'phone', hash: PHONE, entity_id: ALICE }]);
@@ -86,7 +121,18 @@ for (const backend of backends()) {
         // importing the same file again changes nothing: every good line is now a duplicate
         const again = await importFile(fresh.store, file, { policyFile: undefined });
         assert.deepEqual([again.accepted, again.duplicates, again.rejectedCount], [0, 4, REJECTED_LINES.length]);
-        assert.equal(Number((await fresh.store.db.selectFrom('entities').select('trades_completed').where('entity_id', '=', ALICE).executeTakeFirstOrThrow()).trades_completed), 1);
+        assert.equal(
+          Number(
+            (
+              await fresh.store.db
+                .selectFrom('entities')
+                .select('trades_completed')
+                .where('entity_id', '=', ALICE)
+                .executeTakeFirstOrThrow()
+            ).trades_completed,
+          ),
+          1,
+        );
       } finally {
         await fresh.drop();
       }
@@ -99,12 +145,15 @@ for (const backend of backends()) {
     test('a line reusing an event_id for a different event is rejected on its own; the rest of its batch is stored', async () => {
       const file = join(dir, `reused-${backend}.ndjson`);
       const stored = { ...good1, event_id: 'imp-reused-0' };
-      writeFileSync(file, [
-        JSON.stringify({ ...good1, event_id: 'imp-reused-1' }),
-        JSON.stringify({ ...good1, event_id: 'imp-reused-1', amount: 999 }),
-        JSON.stringify(good2),
-        JSON.stringify({ ...stored, type: 'chargeback', amount: undefined, currency: undefined }),
-      ].join('\n'));
+      writeFileSync(
+        file,
+        [
+          JSON.stringify({ ...good1, event_id: 'imp-reused-1' }),
+          JSON.stringify({ ...good1, event_id: 'imp-reused-1', amount: 999 }),
+          JSON.stringify(good2),
+          JSON.stringify({ ...stored, type: 'chargeback', amount: undefined, currency: undefined }),
+        ].join('\n'),
+      );
       const fresh = await freshStore(backend);
       try {
         // imp-reused-0 was imported before, as a trade
@@ -114,8 +163,15 @@ for (const backend of backends()) {
         const summary = await importFile(fresh.store, file, { policyFile: undefined });
         assert.deepEqual([summary.accepted, summary.duplicates], [2, 0]);
         assert.deepEqual(summary.rejected.map((r) => r.line).sort(), [2, 4]);
-        assert.ok(summary.rejected.every((r) => /already used for a different event/.test(r.reason)), JSON.stringify(summary.rejected));
-        const alice = await fresh.store.db.selectFrom('entities').selectAll().where('entity_id', '=', ALICE).executeTakeFirstOrThrow();
+        assert.ok(
+          summary.rejected.every((r) => /already used for a different event/.test(r.reason)),
+          JSON.stringify(summary.rejected),
+        );
+        const alice = await fresh.store.db
+          .selectFrom('entities')
+          .selectAll()
+          .where('entity_id', '=', ALICE)
+          .executeTakeFirstOrThrow();
         assert.deepEqual([Number(alice.trades_completed), Number(alice.chargebacks)], [2, 0]);
       } finally {
         await fresh.drop();
@@ -131,19 +187,30 @@ describe('vouch events import (CLI)', () => {
     const db = join(dir, 'cli.db');
     const res = spawnSync(process.execPath, ['bin/vouch.js', 'events', 'import', file], {
       cwd: join(import.meta.dirname, '..', '..'),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VOUCH_DATABASE_URL: `sqlite:${db}`, VOUCH_LOG_LEVEL: 'error' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? dir,
+        VOUCH_DATABASE_URL: `sqlite:${db}`,
+        VOUCH_LOG_LEVEL: 'error',
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });
     assert.equal(res.status, 1, `exit ${res.status}: ${res.stderr}`);
     const lines = res.stdout.trim().split('\n');
     assert.equal(lines[0], `accepted 3, duplicates 1, rejected ${REJECTED_LINES.length}`);
-    assert.deepEqual(lines.slice(1).map((l) => Number(/^ {2}line (\d+): /.exec(l)?.[1])), REJECTED_LINES);
+    assert.deepEqual(
+      lines.slice(1).map((l) => Number(/^ {2}line (\d+): /.exec(l)?.[1])),
+      REJECTED_LINES,
+    );
     assert.ok(!res.stdout.includes('mallory') && !res.stderr.includes('mallory'));
     const store = openStore(`sqlite:${db}`);
     try {
       const stored = await store.db.selectFrom('events').select('event_id').orderBy('event_id').execute();
-      assert.deepEqual(stored.map((r) => r.event_id), ['imp-1', 'imp-2', 'imp-3']);
+      assert.deepEqual(
+        stored.map((r) => r.event_id),
+        ['imp-1', 'imp-2', 'imp-3'],
+      );
     } finally {
       await store.close();
     }
@@ -152,12 +219,18 @@ describe('vouch events import (CLI)', () => {
     const file = join(dir, 'cli-env.ndjson');
     writeFileSync(file, `${JSON.stringify(good1)}\n`);
     const db = join(dir, 'cli-env.db');
-    const run = (...extra: string[]) => spawnSync(process.execPath, ['bin/vouch.js', 'events', 'import', file, ...extra], {
-      cwd: join(import.meta.dirname, '..', '..'),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, VOUCH_DATABASE_URL: `sqlite:${db}`, VOUCH_LOG_LEVEL: 'error' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const run = (...extra: string[]) =>
+      spawnSync(process.execPath, ['bin/vouch.js', 'events', 'import', file, ...extra], {
+        cwd: join(import.meta.dirname, '..', '..'),
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? dir,
+          VOUCH_DATABASE_URL: `sqlite:${db}`,
+          VOUCH_LOG_LEVEL: 'error',
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
     for (const extra of [[], ['--environment', 'test']]) {
       const res = run(...extra);
       assert.equal(res.status, 0, `exit ${res.status}: ${res.stderr}`);
@@ -166,10 +239,28 @@ describe('vouch events import (CLI)', () => {
     assert.notEqual(run('--environment', 'staging').status, 0, 'an unknown environment is refused');
     const store = openStore(`sqlite:${db}`);
     try {
-      const stored = await store.db.selectFrom('events').select(['environment', 'event_id']).orderBy('environment').execute();
-      assert.deepEqual(stored.map((r) => [r.environment, r.event_id]), [['live', 'imp-1'], ['test', 'imp-1']]);
-      const alice = await store.db.selectFrom('entities').select('environment').where('entity_id', '=', ALICE).orderBy('environment').execute();
-      assert.deepEqual(alice.map((r) => r.environment), ['live', 'test']);
+      const stored = await store.db
+        .selectFrom('events')
+        .select(['environment', 'event_id'])
+        .orderBy('environment')
+        .execute();
+      assert.deepEqual(
+        stored.map((r) => [r.environment, r.event_id]),
+        [
+          ['live', 'imp-1'],
+          ['test', 'imp-1'],
+        ],
+      );
+      const alice = await store.db
+        .selectFrom('entities')
+        .select('environment')
+        .where('entity_id', '=', ALICE)
+        .orderBy('environment')
+        .execute();
+      assert.deepEqual(
+        alice.map((r) => r.environment),
+        ['live', 'test'],
+      );
     } finally {
       await store.close();
     }

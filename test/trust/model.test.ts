@@ -57,7 +57,6 @@ const signal = (p: EntityProfile, name: string, r: ScoreRequest = REQ) =>
 // ---------- arbitraries ----------
 const time = fc.integer({ min: NOW - 3 * 365 * DAY, max: NOW + DAY });
 
-
 const requestArb: fc.Arbitrary<ScoreRequest> = fc.record({
   entity_id: fc.constant('e1'),
   amount: fc.double({ min: 1e-6, max: 1e10, noNaN: true }),
@@ -288,7 +287,10 @@ describe('scoring model: signals', () => {
     p.disputesLost = 4;
     // (4 + 1) / (10 + 1 + 9) − 1 / (1 + 9)
     assert.equal(signal(p, 'dispute_rate')?.value, 0.15);
-    assert.equal(signal(p, 'dispute_rate')?.description, '4 lost disputes out of 10 trades, more than the 10% expected');
+    assert.equal(
+      signal(p, 'dispute_rate')?.description,
+      '4 lost disputes out of 10 trades, more than the 10% expected',
+    );
     // exactly the prior's rate: nothing
     p.decayed.disputesLost = 1;
     assert.equal(signal(p, 'dispute_rate'), undefined);
@@ -364,7 +366,10 @@ describe('scoring model: signals', () => {
     assert.equal(signal(p, 'amount_vs_history', { ...REQ, amount: 1000 }), undefined);
     assert.ok((signal(p, 'amount_vs_history', { ...REQ, amount: 10_000 })?.value ?? 0) > 2);
     p.chargebacks = p.decayed.chargebacks = 1;
-    assert.ok((signal(p, 'amount_vs_history', { ...REQ, amount: 1000 })?.value ?? 0) > 2, 'a warning sign: the amount is judged against its own history alone');
+    assert.ok(
+      (signal(p, 'amount_vs_history', { ...REQ, amount: 1000 })?.value ?? 0) > 2,
+      'a warning sign: the amount is judged against its own history alone',
+    );
     // within the first tier's USD 250: nothing; beyond it, ln(amount / 250) / minLogStd
     assert.equal(signal(freshProfile(), 'amount_vs_history'), undefined);
     assert.equal(signal(freshProfile(), 'amount_vs_history', { ...REQ, amount: 500 })?.value, 1.3863);
@@ -372,7 +377,10 @@ describe('scoring model: signals', () => {
     assert.equal(signal(freshProfile(), 'amount_vs_history', { ...REQ, currency: 'XOF' }), undefined);
     const reported = { ...freshProfile(), known: true, firstSeenAt: NOW - DAY, fraudReports: 1 };
     reported.decayed = { ...reported.decayed, fraudReports: 1 };
-    assert.equal(signal(reported, 'amount_vs_history', { ...REQ, currency: 'XOF' })?.value, DEFAULT_POLICY.amount.noHistoryValue);
+    assert.equal(
+      signal(reported, 'amount_vs_history', { ...REQ, currency: 'XOF' })?.value,
+      DEFAULT_POLICY.amount.noHistoryValue,
+    );
   });
 
   test('velocity: a burst far above the entity norm is flagged, its usual pace is not', () => {
@@ -389,8 +397,14 @@ describe('riskLevelFor', () => {
   test('default boundaries', () => {
     const t = DEFAULT_POLICY.thresholds;
     const cases: [number, string][] = [
-      [0, 'low'], [29, 'low'], [30, 'medium'], [59, 'medium'],
-      [60, 'high'], [84, 'high'], [85, 'critical'], [100, 'critical'],
+      [0, 'low'],
+      [29, 'low'],
+      [30, 'medium'],
+      [59, 'medium'],
+      [60, 'high'],
+      [84, 'high'],
+      [85, 'critical'],
+      [100, 'critical'],
     ];
     for (const [s, level] of cases) assert.equal(riskLevelFor(s, t), level, `score ${s}`);
   });

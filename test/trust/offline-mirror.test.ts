@@ -21,7 +21,8 @@ for (const backend of backends()) {
     before(async () => {
       t = await freshStore(backend);
       const events = [...market.events].sort((a, b) => Date.parse(a.occurred_at) - Date.parse(b.occurred_at));
-      for (let i = 0; i < events.length; i += 1000) await ingestEvents(t.store, events.slice(i, i + 1000), DEFAULT_POLICY, { environment: 'live', now });
+      for (let i = 0; i < events.length; i += 1000)
+        await ingestEvents(t.store, events.slice(i, i + 1000), DEFAULT_POLICY, { environment: 'live', now });
       for (const ev of events) offline.apply(ev);
     });
     after(async () => t?.drop());
@@ -29,17 +30,33 @@ for (const backend of backends()) {
     test('every entity, and requests naming linked identifiers: the same last trade, holders and flagged neighbours', async () => {
       const requests: ScoreRequest[] = [
         ...market.entities.map((e) => ({ entity_id: e.entity_id, amount: 100, currency: 'USD', context: {} })),
-        ...market.requests.filter((r) => r.body.context?.linked_identifiers).slice(0, 40)
-          .map((r) => ({ entity_id: r.body.entity_id, amount: r.body.amount, currency: r.body.currency, context: r.body.context ?? {} })),
+        ...market.requests
+          .filter((r) => r.body.context?.linked_identifiers)
+          .slice(0, 40)
+          .map((r) => ({
+            entity_id: r.body.entity_id,
+            amount: r.body.amount,
+            currency: r.body.currency,
+            context: r.body.context ?? {},
+          })),
       ];
       assert.ok(requests.length > 130);
       let shared = 0;
       for (const r of requests) {
-        const { profile: stored } = await loadProfile(t.store, { environment: 'live', entityId: r.entity_id, currency: r.currency, linked: r.context.linked_identifiers, now });
+        const { profile: stored } = await loadProfile(t.store, {
+          environment: 'live',
+          entityId: r.entity_id,
+          currency: r.currency,
+          linked: r.context.linked_identifiers,
+          now,
+        });
         const mirror = offline.profile(r, now);
         const pick = (p: typeof stored) => ({
-          known: p.known, tradesCompleted: p.tradesCompleted, lastTradeAt: p.lastTradeAt ?? null,
-          sharedIdentifierEntities: p.sharedIdentifierEntities ?? 0, linkedFlaggedEntities: p.linkedFlaggedEntities,
+          known: p.known,
+          tradesCompleted: p.tradesCompleted,
+          lastTradeAt: p.lastTradeAt ?? null,
+          sharedIdentifierEntities: p.sharedIdentifierEntities ?? 0,
+          linkedFlaggedEntities: p.linkedFlaggedEntities,
         });
         assert.deepEqual(pick(mirror), pick(stored), r.entity_id);
         if ((stored.sharedIdentifierEntities ?? 0) > 0) shared++;

@@ -15,13 +15,29 @@ describeEachBackend('outcomes from stored rules', (ctx) => {
       assert.equal(res.statusCode, 201, res.body);
       return res.json() as { id: string; version: number };
     };
-    const request = { entity_id: hash('stored-rules'), currency: 'USD', amount: 120, context: { ...AT_LEVEL.low.context, promo: 'spring' } };
+    const request = {
+      entity_id: hash('stored-rules'),
+      currency: 'USD',
+      amount: 120,
+      context: { ...AT_LEVEL.low.context, promo: 'spring' },
+    };
     const before = (await score(ctx(), token, request)).json();
     assert.equal(before.outcome, 'approve');
     assert.equal((await score(ctx(), token, request)).json().cached, true);
 
-    const hold = await rule({ name: 'promo-hold', condition: "has(context.promo) && context.promo == 'spring' && amount_ref > 0.1", action: 'hold', cap: 25, status: 'active' });
-    await rule({ name: 'promo-watch', condition: "context.payment_method == 'bank_transfer'", action: 'decline', status: 'shadow' });
+    const hold = await rule({
+      name: 'promo-hold',
+      condition: "has(context.promo) && context.promo == 'spring' && amount_ref > 0.1",
+      action: 'hold',
+      cap: 25,
+      status: 'active',
+    });
+    await rule({
+      name: 'promo-watch',
+      condition: "context.payment_method == 'bank_transfer'",
+      action: 'decline',
+      status: 'shadow',
+    });
     const after = (await score(ctx(), token, request)).json();
     assert.equal(after.cached, false, 'a rule change is never answered from the cache');
     assert.equal(after.outcome, 'hold');
@@ -33,10 +49,19 @@ describeEachBackend('outcomes from stored rules', (ctx) => {
     assert.equal(after.rules[0].version, 1);
     assert.equal(after.rules[0].action, 'hold');
     assert.equal(after.rules[0].reads['context.promo'], 'spring');
-    const view = (await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${after.decision_id}`, headers: bearer(token) })).json();
+    const view = (
+      await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${after.decision_id}`, headers: bearer(token) })
+    ).json();
     assert.equal(view.outcome, 'hold');
-    assert.deepEqual(view.shadow_rules.map((r: { name: string; would_be_outcome: string }) => [r.name, r.would_be_outcome]), [['promo-watch', 'decline']]);
-    const review = await ctx().store.db.selectFrom('reviews').select(['outcome', 'reason']).where('decision_id', '=', after.decision_id).executeTakeFirst();
+    assert.deepEqual(
+      view.shadow_rules.map((r: { name: string; would_be_outcome: string }) => [r.name, r.would_be_outcome]),
+      [['promo-watch', 'decline']],
+    );
+    const review = await ctx()
+      .store.db.selectFrom('reviews')
+      .select(['outcome', 'reason'])
+      .where('decision_id', '=', after.decision_id)
+      .executeTakeFirst();
     assert.deepEqual(review, { outcome: 'hold', reason: 'outcome' });
 
     const other = (await score(ctx(), token, { ...request, context: { ...request.context, promo: 'autumn' } })).json();

@@ -3,13 +3,30 @@
 // handed. Its revision moves when a test says so, as a rule or list change moves the real one.
 import type { Environment } from '../../src/auth/principal.ts';
 import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
-import { OUTCOME_SEVERITY, type Decider, type MatchedRule, type Outcome, type RuleFacts, type RuleVerdict } from '../../src/trust/outcomes.ts';
+import {
+  OUTCOME_SEVERITY,
+  type Decider,
+  type MatchedRule,
+  type Outcome,
+  type RuleFacts,
+  type RuleVerdict,
+} from '../../src/trust/outcomes.ts';
 import { bearer, type TestContext } from '../helpers/app.ts';
 
 export const CAP = 50;
 
-const rule = (name: string, action: Outcome | null, facts: RuleFacts, extra: Partial<MatchedRule> = {}): MatchedRule => ({
-  id: `rul_${name}`, name, version: 2, action, reads: { 'context.rule': facts.context.rule, amount: facts.amount }, ...extra,
+const rule = (
+  name: string,
+  action: Outcome | null,
+  facts: RuleFacts,
+  extra: Partial<MatchedRule> = {},
+): MatchedRule => ({
+  id: `rul_${name}`,
+  name,
+  version: 2,
+  action,
+  reads: { 'context.rule': facts.context.rule, amount: facts.amount },
+  ...extra,
 });
 
 export class TestDecider implements Decider {
@@ -25,7 +42,8 @@ export class TestDecider implements Decider {
     this.calls += 1;
     this.last = { environment, facts, policyOutcome, now };
     const none: RuleVerdict = { outcome: policyOutcome, rules: [], shadow_rules: [], safe_amount: facts.safe_amount };
-    const worst = (action: Outcome) => (OUTCOME_SEVERITY[action] > OUTCOME_SEVERITY[policyOutcome] ? action : policyOutcome);
+    const worst = (action: Outcome) =>
+      OUTCOME_SEVERITY[action] > OUTCOME_SEVERITY[policyOutcome] ? action : policyOutcome;
     switch (facts.context.rule) {
       case 'decline':
       case 'hold':
@@ -46,11 +64,21 @@ export class TestDecider implements Decider {
 }
 
 /** Uploads `changes` over the built-in policy as a new version and activates it. */
-export async function activatePolicy(ctx: TestContext, token: string, version: string, changes: Partial<Policy>): Promise<void> {
+export async function activatePolicy(
+  ctx: TestContext,
+  token: string,
+  version: string,
+  changes: Partial<Policy>,
+): Promise<void> {
   const doc = { ...structuredClone(DEFAULT_POLICY), version, ...changes };
   const created = await ctx.inject({ method: 'POST', url: '/api/v1/policies', headers: bearer(token), payload: doc });
   if (created.statusCode !== 201) throw new Error(`policy upload: ${created.statusCode} ${created.body}`);
-  const active = await ctx.inject({ method: 'POST', url: `/api/v1/policies/${version}/activate`, headers: bearer(token), payload: { confirm: true } });
+  const active = await ctx.inject({
+    method: 'POST',
+    url: `/api/v1/policies/${version}/activate`,
+    headers: bearer(token),
+    payload: { confirm: true },
+  });
   if (active.statusCode !== 200) throw new Error(`policy activation: ${active.statusCode} ${active.body}`);
 }
 

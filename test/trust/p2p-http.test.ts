@@ -9,7 +9,12 @@ import { event, hash, postEvents, score, tradeHistory } from '../helpers/trust.t
 import { storeMigratedBefore } from '../helpers/migrations.ts';
 
 const DAY = 86_400_000;
-interface Sig { name: string; value: number; weight: number; description: string }
+interface Sig {
+  name: string;
+  value: number;
+  weight: number;
+  description: string;
+}
 
 describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
   const veteran = hash('p2p-veteran');
@@ -23,10 +28,18 @@ describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
     assert.equal(typeof body.safe_amount, 'number', JSON.stringify(body));
-    assert.ok(body.safe_amount > 100 && Math.round(body.safe_amount * 100) === body.safe_amount * 100, `safe_amount ${body.safe_amount}`);
+    assert.ok(
+      body.safe_amount > 100 && Math.round(body.safe_amount * 100) === body.safe_amount * 100,
+      `safe_amount ${body.safe_amount}`,
+    );
     const at = await score(ctx(), token, { entity_id: veteran, amount: body.safe_amount, currency: 'USD', context });
     assert.ok(at.json().score < 60, `at safe_amount: ${at.json().score}`);
-    const above = await score(ctx(), token, { entity_id: veteran, amount: Math.round(body.safe_amount * 100 + 1) / 100, currency: 'USD', context });
+    const above = await score(ctx(), token, {
+      entity_id: veteran,
+      amount: Math.round(body.safe_amount * 100 + 1) / 100,
+      currency: 'USD',
+      context,
+    });
     assert.ok(above.json().score >= 60, `a cent above: ${above.json().score}`);
     assert.equal(at.json().safe_amount, body.safe_amount, 'the safe amount does not depend on the amount asked');
   });
@@ -34,7 +47,12 @@ describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
   test('every signal has a plain description with no identifier; cached and audited responses carry the same', async () => {
     const token = await ctx().token();
     // 2000: beyond the clean veteran's tier limit (USD 1000), within which the amount would cost nothing
-    const req = { entity_id: veteran, amount: 2000, currency: 'USD', context: { counterparty_id: newCp, payment_method: 'card', country: 'DE', counterparty_country: 'NG' } };
+    const req = {
+      entity_id: veteran,
+      amount: 2000,
+      currency: 'USD',
+      context: { counterparty_id: newCp, payment_method: 'card', country: 'DE', counterparty_country: 'NG' },
+    };
     const first = (await score(ctx(), token, req)).json();
     assert.ok(first.signals.length >= 5);
     for (const s of first.signals as Sig[]) {
@@ -49,7 +67,11 @@ describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
     assert.equal(cached.cached, true);
     assert.equal(cached.safe_amount, first.safe_amount);
     assert.deepEqual(cached.signals, first.signals);
-    const audit = await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${first.decision_id}`, headers: bearer(token) });
+    const audit = await ctx().inject({
+      method: 'GET',
+      url: `/api/v1/decisions/${first.decision_id}`,
+      headers: bearer(token),
+    });
     assert.equal(audit.statusCode, 200, audit.body);
     const stored = JSON.stringify(audit.json());
     assert.ok(stored.includes('"safe_amount"') && stored.includes(amount!.description), stored.slice(0, 400));
@@ -71,9 +93,14 @@ describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
   test('dormant account: the last completed trade 100 days ago gives dormant_reactivation, described in days', async () => {
     const token = await ctx().token();
     const sleeper = hash('p2p-sleeper');
-    const trades = Array.from({ length: 12 }, (_, i) => event('trade.completed', sleeper, { amount: 100, currency: 'USD' }, (100 + i * 5) * DAY));
+    const trades = Array.from({ length: 12 }, (_, i) =>
+      event('trade.completed', sleeper, { amount: 100, currency: 'USD' }, (100 + i * 5) * DAY),
+    );
     // A late outcome event moves last_event_at, not the last trade.
-    await postEvents(ctx(), token, [...trades, event('identifier.linked', sleeper, { linked_identifiers: [{ type: 'email', hash: hash('sleeper-mail') }] }, DAY)]);
+    await postEvents(ctx(), token, [
+      ...trades,
+      event('identifier.linked', sleeper, { linked_identifiers: [{ type: 'email', hash: hash('sleeper-mail') }] }, DAY),
+    ]);
     const body = (await score(ctx(), token, { entity_id: sleeper, amount: 100, currency: 'USD' })).json();
     const s = (body.signals as Sig[]).find((x) => x.name === 'dormant_reactivation');
     assert.ok(s, JSON.stringify(body.signals));
@@ -85,25 +112,45 @@ describeEachBackend('safe_amount and descriptions over HTTP', (ctx) => {
     const token = await ctx().token();
     const device = hash('p2p-shared-device');
     const holders = ['a', 'b', 'c', 'd'].map((x) => hash(`p2p-holder-${x}`));
-    await postEvents(ctx(), token, holders.map((h) => event('identifier.linked', h, { linked_identifiers: [{ type: 'device', hash: device }] })));
+    await postEvents(
+      ctx(),
+      token,
+      holders.map((h) => event('identifier.linked', h, { linked_identifiers: [{ type: 'device', hash: device }] })),
+    );
     const body = (await score(ctx(), token, { entity_id: holders[0], amount: 10, currency: 'USD' })).json();
     const s = (body.signals as Sig[]).find((x) => x.name === 'shared_identifier_entities');
     assert.equal(s?.value, 2, JSON.stringify(body.signals));
     assert.equal(s?.description, 'identifiers shared with 3 other entities');
     // Named only in the request, by an entity that does not hold it: all four holders count.
-    const outsider = (await score(ctx(), token, { entity_id: hash('p2p-outsider'), amount: 10, currency: 'USD', context: { linked_identifiers: [{ type: 'device', hash: device }] } })).json();
-    assert.equal((outsider.signals as Sig[]).find((x) => x.name === 'shared_identifier_entities')?.value, Math.round(Math.log2(5) * 1e4) / 1e4);
+    const outsider = (
+      await score(ctx(), token, {
+        entity_id: hash('p2p-outsider'),
+        amount: 10,
+        currency: 'USD',
+        context: { linked_identifiers: [{ type: 'device', hash: device }] },
+      })
+    ).json();
+    assert.equal(
+      (outsider.signals as Sig[]).find((x) => x.name === 'shared_identifier_entities')?.value,
+      Math.round(Math.log2(5) * 1e4) / 1e4,
+    );
   });
 
-  test('dispute analysis: each party carries safe_amount at the trade\'s currency and context', async () => {
+  test("dispute analysis: each party carries safe_amount at the trade's currency and context", async () => {
     const token = await ctx().token();
     const seller = hash('p2p-dispute-seller');
     await postEvents(ctx(), token, tradeHistory(seller, 60, 120));
     const res = await ctx().inject({
-      method: 'POST', url: '/api/v1/dispute/analyze', headers: bearer(token),
+      method: 'POST',
+      url: '/api/v1/dispute/analyze',
+      headers: bearer(token),
       payload: {
-        dispute_id: 'p2p-dsp-1', trade: { trade_id: 'p2p-trd-1', amount: 100, currency: 'USD', payment_method: 'bank_transfer' },
-        buyer_id: hash('p2p-dispute-buyer'), seller_id: seller, opened_by: 'buyer', reason: 'asset_not_released',
+        dispute_id: 'p2p-dsp-1',
+        trade: { trade_id: 'p2p-trd-1', amount: 100, currency: 'USD', payment_method: 'bank_transfer' },
+        buyer_id: hash('p2p-dispute-buyer'),
+        seller_id: seller,
+        opened_by: 'buyer',
+        reason: 'asset_not_released',
       },
     });
     assert.equal(res.statusCode, 200, res.body);
@@ -131,14 +178,59 @@ for (const backend of backends()) {
       const { store, drop } = await storeBefore006(backend);
       cleanups.push(drop);
       const [a, b] = [hash('m6-a'), hash('m6-b')];
-      const blank = { version: 1, first_seen_at: 1, last_event_at: 1, trades_completed: 0, trades_cancelled: 0, disputes_opened: 0, disputes_won: 0, disputes_lost: 0, chargebacks: 0, fraud_reports: 0, blocklisted: 0, blocklist_changed_at: 0, decay_at: 1, d_trades_completed: 0, d_trades_cancelled: 0, d_disputes_lost: 0, d_chargebacks: 0, d_fraud_reports: 0 };
+      const blank = {
+        version: 1,
+        first_seen_at: 1,
+        last_event_at: 1,
+        trades_completed: 0,
+        trades_cancelled: 0,
+        disputes_opened: 0,
+        disputes_won: 0,
+        disputes_lost: 0,
+        chargebacks: 0,
+        fraud_reports: 0,
+        blocklisted: 0,
+        blocklist_changed_at: 0,
+        decay_at: 1,
+        d_trades_completed: 0,
+        d_trades_cancelled: 0,
+        d_disputes_lost: 0,
+        d_chargebacks: 0,
+        d_fraud_reports: 0,
+      };
       const db = store.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-      await db.insertInto('entities').values([{ ...blank, entity_id: a }, { ...blank, entity_id: b }]).execute();
-      const ev = (id: string, type: string, t: number) => ({ client_id: 'c', event_id: `${id}-${type}-${t}`, entity_id: id, type, occurred_at: t, payload: '{}', ingested_at: 1 });
-      await db.insertInto('events').values([ev(a, 'trade.completed', 1_000), ev(a, 'trade.completed', 5_000), ev(a, 'chargeback', 9_000), ev(b, 'trade.cancelled', 7_000)]).execute();
+      await db
+        .insertInto('entities')
+        .values([
+          { ...blank, entity_id: a },
+          { ...blank, entity_id: b },
+        ])
+        .execute();
+      const ev = (id: string, type: string, t: number) => ({
+        client_id: 'c',
+        event_id: `${id}-${type}-${t}`,
+        entity_id: id,
+        type,
+        occurred_at: t,
+        payload: '{}',
+        ingested_at: 1,
+      });
+      await db
+        .insertInto('events')
+        .values([
+          ev(a, 'trade.completed', 1_000),
+          ev(a, 'trade.completed', 5_000),
+          ev(a, 'chargeback', 9_000),
+          ev(b, 'trade.cancelled', 7_000),
+        ])
+        .execute();
       const applied = await store.migrate();
       assert.equal(applied[0], '006_p2p_features');
-      const rows = await store.db.selectFrom('entities').select(['entity_id', 'last_trade_at']).orderBy('entity_id').execute();
+      const rows = await store.db
+        .selectFrom('entities')
+        .select(['entity_id', 'last_trade_at'])
+        .orderBy('entity_id')
+        .execute();
       const got = Object.fromEntries(rows.map((r) => [r.entity_id, Number(r.last_trade_at)]));
       assert.deepEqual(got, { [a]: 5_000, [b]: 0 });
     });

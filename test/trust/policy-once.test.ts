@@ -18,7 +18,14 @@ import { trustRoutes } from '../../src/trust/routes.ts';
 import { batchRoutes } from '../../src/trust/batch.ts';
 import type { Store } from '../../src/store/db.ts';
 
-const principal: Principal = { id: 'key_1', kind: 'api_key', clientId: 'client_1', role: 'service', scopes: new Set(['trust:read']), environment: 'test' };
+const principal: Principal = {
+  id: 'key_1',
+  kind: 'api_key',
+  clientId: 'client_1',
+  role: 'service',
+  scopes: new Set(['trust:read']),
+  environment: 'test',
+};
 const pair: LivePolicy = { active: { ...DEFAULT_POLICY, version: 'handed-1' }, shadow: null };
 
 /** A registry that counts its reads. */
@@ -39,14 +46,22 @@ const reply = {} as FastifyReply;
 function handler(routes: RouteDefinition[], url: string) {
   const route = routes.find((r) => r.url === url && r.method === 'POST');
   assert.ok(route, url);
-  return (body: unknown) => route.handler({ body, principal, id: 'req-1' } as unknown as FastifyRequest, reply) as Promise<Record<string, unknown>>;
+  return (body: unknown) =>
+    route.handler({ body, principal, id: 'req-1' } as unknown as FastifyRequest, reply) as Promise<
+      Record<string, unknown>
+    >;
 }
 
 describe('the score routes read the policies once and hand them on', () => {
   test('POST /api/v1/trust/score: one read, the same pair handed to the scoring service', async () => {
     const { registry, reads } = countingRegistry();
     const handed: LivePolicy[] = [];
-    const scoring = { answer: async (_b: unknown, _p: Principal, live: LivePolicy) => (handed.push(live), { risk_level: 'low', cached: false }) } as unknown as ScoringService;
+    const scoring = {
+      answer: async (_b: unknown, _p: Principal, live: LivePolicy) => (
+        handed.push(live),
+        { risk_level: 'low', cached: false }
+      ),
+    } as unknown as ScoringService;
     const routes = trustRoutes({ store: {} as Store, scoring, policies: registry, metrics, scores });
     await handler(routes, '/api/v1/trust/score')({ entity_id: hash('a'), amount: 10, currency: 'USD' });
     assert.equal(reads.count, 1);
@@ -57,7 +72,12 @@ describe('the score routes read the policies once and hand them on', () => {
   test('POST /api/v1/trust/score/batch: one read for the whole batch, every item scored with it', async () => {
     const { registry, reads } = countingRegistry();
     const handed: LivePolicy[] = [];
-    const scoring = { score: async (_b: unknown, _p: Principal, live: LivePolicy) => (handed.push(live), { risk_level: 'low', cached: false }) } as unknown as ScoringService;
+    const scoring = {
+      score: async (_b: unknown, _p: Principal, live: LivePolicy) => (
+        handed.push(live),
+        { risk_level: 'low', cached: false }
+      ),
+    } as unknown as ScoringService;
     const routes = batchRoutes({ scoring, policies: registry, check: {}, scores });
     const item = (n: string) => ({ entity_id: hash(n), amount: 10, currency: 'USD' });
     await handler(routes, '/api/v1/trust/score/batch')({ requests: [item('a'), item('b'), item('c')] });
@@ -76,13 +96,23 @@ for (const backend of backends()) {
         const scoring = new Scoring(store, 30, decisions);
         const active = { ...DEFAULT_POLICY, version: 'handed-2', bias: 3 };
         const shadow = { ...DEFAULT_POLICY, version: 'shadow-2', bias: -3 };
-        const response = await scoring.score({ entity_id: hash('someone'), amount: 10, currency: 'USD' }, principal, { active, shadow });
+        const response = await scoring.score({ entity_id: hash('someone'), amount: 10, currency: 'USD' }, principal, {
+          active,
+          shadow,
+        });
         assert.equal(response.policy_version, 'handed-2');
         assert.ok(response.score > 90, `bias 3 scores high: ${response.score}`);
-        const row = await store.db.selectFrom('decisions').select(['policy_version', 'shadow_version', 'shadow_score']).where('id', '=', response.decision_id).executeTakeFirstOrThrow();
+        const row = await store.db
+          .selectFrom('decisions')
+          .select(['policy_version', 'shadow_version', 'shadow_score'])
+          .where('id', '=', response.decision_id)
+          .executeTakeFirstOrThrow();
         assert.equal(row.policy_version, 'handed-2');
         assert.equal(row.shadow_version, 'shadow-2');
-        const asActive = await scoring.score({ entity_id: hash('someone'), amount: 10, currency: 'USD' }, principal, { active: shadow, shadow: null });
+        const asActive = await scoring.score({ entity_id: hash('someone'), amount: 10, currency: 'USD' }, principal, {
+          active: shadow,
+          shadow: null,
+        });
         assert.equal(Number(row.shadow_score), asActive.score);
         assert.ok(asActive.score < response.score);
       } finally {

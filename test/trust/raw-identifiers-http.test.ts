@@ -23,11 +23,22 @@ function send(ctx: TestContext, token: string, where: Where, id: string) {
   const headers = bearer(token);
   const base = { entity_id: hash('raw-http'), amount: 25, currency: 'USD' };
   if (where === 'event' || where === 'event_linked') {
-    const ev = where === 'event' ? event('chargeback', id) : event('identifier.linked', hash('raw-http'), { linked_identifiers: [{ type: 'phone', hash: id }] });
+    const ev =
+      where === 'event'
+        ? event('chargeback', id)
+        : event('identifier.linked', hash('raw-http'), { linked_identifiers: [{ type: 'phone', hash: id }] });
     return ctx.inject({ method: 'POST', url: '/api/v1/trust/events', headers, payload: { events: [ev] } });
   }
-  const body = where === 'entity_id' ? { ...base, entity_id: id }
-    : { ...base, context: where === 'counterparty_id' ? { counterparty_id: id } : { linked_identifiers: [{ type: 'phone', hash: id }] } };
+  const body =
+    where === 'entity_id'
+      ? { ...base, entity_id: id }
+      : {
+          ...base,
+          context:
+            where === 'counterparty_id'
+              ? { counterparty_id: id }
+              : { linked_identifiers: [{ type: 'phone', hash: id }] },
+        };
   return ctx.inject({ method: 'POST', url: '/api/v1/trust/score', headers, payload: body });
 }
 
@@ -36,7 +47,10 @@ async function storedRows(ctx: TestContext): Promise<number> {
   const db = ctx.store.db;
   let total = 0;
   for (const table of ['events', 'entities', 'identifiers', 'decisions'] as const) {
-    const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     total += Number(row.n);
   }
   return total;
@@ -54,8 +68,13 @@ describeEachBackend('raw identifiers in disguise over HTTP', (ctx) => {
   async function assertRefused(where: Where, raw: string): Promise<void> {
     const res = await send(ctx(), token, where, raw);
     const body = problem(res, 400, 'raw_identifier_rejected');
-    assert.deepEqual((body.errors as Array<{ field: string }>).map((e) => e.field), [FIELD[where]], `${where}: ${JSON.stringify(raw)}`);
-    if (raw.trim().length >= 4) assert.ok(!echoed(res.body, raw), `the raw value is never echoed: ${JSON.stringify(raw)}`);
+    assert.deepEqual(
+      (body.errors as Array<{ field: string }>).map((e) => e.field),
+      [FIELD[where]],
+      `${where}: ${JSON.stringify(raw)}`,
+    );
+    if (raw.trim().length >= 4)
+      assert.ok(!echoed(res.body, raw), `the raw value is never echoed: ${JSON.stringify(raw)}`);
   }
 
   test('corpus: every disguised raw identifier is refused in every place an id goes, and nothing is stored', async () => {

@@ -10,7 +10,8 @@ import { anyPolicy, freshProfile, NOW, profileArb, requestArb, veteranProfile } 
 import { referenceSafeAmount } from '../helpers/reference-model.ts';
 
 const REQ: ScoreRequest = { entity_id: 'e1', amount: 100, currency: 'USD', context: {} };
-const at = (p: EntityProfile, r: ScoreRequest, policy: Policy, amount: number) => scoreForAmount(p, r, policy, NOW, amount);
+const at = (p: EntityProfile, r: ScoreRequest, policy: Policy, amount: number) =>
+  scoreForAmount(p, r, policy, NOW, amount);
 
 /** Whether x is the double nearest to a whole number of minor units (k / 10^digits). */
 function onGrid(x: number, digits: number): boolean {
@@ -35,7 +36,11 @@ describe('safe_amount: properties', () => {
           assert.ok(at(p, r, policy, safe) < high, `score at safe_amount ${safe} reaches ${high}`);
           const units = Math.round(safe * 10 ** digits);
           // Beyond the grid's end the largest representable amount is returned (documented).
-          if (units < MAX_UNITS) assert.ok(at(p, r, policy, (units + 1) / 10 ** digits) >= high, `one unit above ${safe} still below ${high}`);
+          if (units < MAX_UNITS)
+            assert.ok(
+              at(p, r, policy, (units + 1) / 10 ** digits) >= high,
+              `one unit above ${safe} still below ${high}`,
+            );
         }
       }),
       { numRuns: 400 },
@@ -57,7 +62,10 @@ describe('safe_amount: properties', () => {
   test('does not depend on the requested amount', () => {
     fc.assert(
       fc.property(profileArb, requestArb, fc.double({ min: 1e-3, max: 1e9, noNaN: true }), (p, r, other) => {
-        assert.equal(safeAmount(p, r, DEFAULT_POLICY, NOW), safeAmount(p, { ...r, amount: other }, DEFAULT_POLICY, NOW));
+        assert.equal(
+          safeAmount(p, r, DEFAULT_POLICY, NOW),
+          safeAmount(p, { ...r, amount: other }, DEFAULT_POLICY, NOW),
+        );
       }),
       { numRuns: 100 },
     );
@@ -126,7 +134,10 @@ describe('safe_amount: edge cases and worked examples', () => {
   });
 
   test('amount weights at zero: the amount never matters, so null or 0 only', () => {
-    const policy = { ...DEFAULT_POLICY, weights: { ...DEFAULT_POLICY.weights, amount_vs_history: 0, cash_out_burst: 0, new_counterparty_large_trade: 0 } };
+    const policy = {
+      ...DEFAULT_POLICY,
+      weights: { ...DEFAULT_POLICY.weights, amount_vs_history: 0, cash_out_burst: 0, new_counterparty_large_trade: 0 },
+    };
     assert.equal(safeAmount(veteranProfile(), REQ, policy, NOW), null);
     const blocked = { ...veteranProfile(), blocklisted: true };
     assert.equal(safeAmount(blocked, REQ, policy, NOW), 0);
@@ -165,14 +176,36 @@ describe('safe_amount: edge cases and worked examples', () => {
     const p = veteranProfile();
     p.counterpartyTrades = 0;
     const plain = safeAmount(p, { ...REQ, context: { counterparty_id: 'cp' } }, DEFAULT_POLICY, NOW)!;
-    const risky = safeAmount(p, { ...REQ, context: { counterparty_id: 'cp', payment_method: 'card', account_created_at: new Date(NOW - 86_400_000).toISOString() } }, DEFAULT_POLICY, NOW);
+    const risky = safeAmount(
+      p,
+      {
+        ...REQ,
+        context: {
+          counterparty_id: 'cp',
+          payment_method: 'card',
+          account_created_at: new Date(NOW - 86_400_000).toISOString(),
+        },
+      },
+      DEFAULT_POLICY,
+      NOW,
+    );
     assert.ok(risky !== null && risky < plain, `${risky} vs ${plain}`);
   });
 
   test('a threshold beyond 2^51 minor units: the last amount of the grid, still below high', () => {
-    const p = { ...freshProfile(), known: true, firstSeenAt: NOW - 400 * 86_400_000, amountStats: { n: 2, logMean: 0, logM2: 13.4, volume: 0 } };
+    const p = {
+      ...freshProfile(),
+      known: true,
+      firstSeenAt: NOW - 400 * 86_400_000,
+      amountStats: { n: 2, logMean: 0, logM2: 13.4, volume: 0 },
+    };
     const weights = Object.fromEntries(Object.keys(DEFAULT_POLICY.weights).map((k) => [k, 0])) as Policy['weights'];
-    const policy = { ...DEFAULT_POLICY, bias: 0, weights: { ...weights, amount_vs_history: 0.5102 }, thresholds: { medium: 1, high: 89, critical: 99 } };
+    const policy = {
+      ...DEFAULT_POLICY,
+      bias: 0,
+      weights: { ...weights, amount_vs_history: 0.5102 },
+      thresholds: { medium: 1, high: 89, critical: 99 },
+    };
     const r = { ...REQ, currency: 'ETH' };
     assert.equal(safeAmount(p, r, policy, NOW), MAX_UNITS / 1e8);
     assert.ok(at(p, r, policy, MAX_UNITS / 1e8) < 89);

@@ -29,16 +29,28 @@ describeEachBackend('trust scoring end to end', (ctx) => {
     const phone = hash('+15550001111');
     const device = hash('device-42');
     await postEvents(ctx(), token, tradeHistory(clean, 200, 365));
-    await postEvents(ctx(), token, [...tradeHistory(blocked, 200, 365), event('entity.blocklisted', blocked, {}, 1000)]);
+    await postEvents(ctx(), token, [
+      ...tradeHistory(blocked, 200, 365),
+      event('entity.blocklisted', blocked, {}, 1000),
+    ]);
     await postEvents(ctx(), token, [
       event('fraud.reported', fraudster),
-      event('identifier.linked', fraudster, { linked_identifiers: [{ type: 'phone', hash: phone }, { type: 'device', hash: device }] }),
+      event('identifier.linked', fraudster, {
+        linked_identifiers: [
+          { type: 'phone', hash: phone },
+          { type: 'device', hash: device },
+        ],
+      }),
     ]);
-    await postEvents(ctx(), token, [...tradeHistory(linked, 20, 60), event('identifier.linked', linked, { linked_identifiers: [{ type: 'phone', hash: phone }] })]);
+    await postEvents(ctx(), token, [
+      ...tradeHistory(linked, 20, 60),
+      event('identifier.linked', linked, { linked_identifiers: [{ type: 'phone', hash: phone }] }),
+    ]);
     const control = hash('same-history-no-link');
     await postEvents(ctx(), token, tradeHistory(control, 20, 60));
 
-    const s = async (id: string) => (await score(ctx(), token, { entity_id: id, amount: 100, currency: 'USD', context: {} })).json();
+    const s = async (id: string) =>
+      (await score(ctx(), token, { entity_id: id, amount: 100, currency: 'USD', context: {} })).json();
     const [c, b, l, k] = [await s(clean), await s(blocked), await s(linked), await s(control)];
     assert.ok(c.score < 20, `clean ${c.score}`);
     assert.equal(c.risk_level, 'low');
@@ -46,20 +58,33 @@ describeEachBackend('trust scoring end to end', (ctx) => {
     assert.equal(b.risk_level, 'critical');
     assert.equal(b.signals[0].name, 'blocklisted');
     assert.ok(l.score >= k.score + 10, `linked ${l.score} vs same history unlinked ${k.score}`);
-    assert.ok(l.signals.some((x: { name: string; value: number }) => x.name === 'linked_flagged_entities' && x.value === 1));
+    assert.ok(
+      l.signals.some((x: { name: string; value: number }) => x.name === 'linked_flagged_entities' && x.value === 1),
+    );
   });
 
   test('signals reproduce the score: round(100·σ(bias + Σ w·v)), sorted, none zero', async () => {
     const token = await ctx().token();
-    const res = await score(ctx(), token, { entity_id: hash('clean-veteran'), amount: 5000, currency: 'USD', context: { payment_method: 'card', country: 'DE', counterparty_country: 'NG', counterparty_id: hash('new-cp') } });
+    const res = await score(ctx(), token, {
+      entity_id: hash('clean-veteran'),
+      amount: 5000,
+      currency: 'USD',
+      context: { payment_method: 'card', country: 'DE', counterparty_country: 'NG', counterparty_id: hash('new-cp') },
+    });
     const body = res.json();
     const { DEFAULT_POLICY } = await import('../../src/policies/policy.ts');
-    const z = body.signals.reduce((acc: number, s: { value: number; weight: number }) => acc + s.value * s.weight, DEFAULT_POLICY.bias);
+    const z = body.signals.reduce(
+      (acc: number, s: { value: number; weight: number }) => acc + s.value * s.weight,
+      DEFAULT_POLICY.bias,
+    );
     assert.equal(body.score, Math.round(100 / (1 + Math.exp(-z))));
     const contributions = body.signals.map((s: { value: number; weight: number }) => Math.abs(s.value * s.weight));
     assert.ok(contributions.every((c: number, i: number) => c > 0 && (i === 0 || contributions[i - 1] >= c)));
     for (const name of ['payment_method_risk', 'cross_border', 'new_counterparty', 'amount_vs_history']) {
-      assert.ok(body.signals.some((s: { name: string }) => s.name === name), `missing ${name}`);
+      assert.ok(
+        body.signals.some((s: { name: string }) => s.name === name),
+        `missing ${name}`,
+      );
     }
   });
 
@@ -116,7 +141,10 @@ describeEachBackend('trust scoring end to end', (ctx) => {
       [{ ...base, context: { payment_method: 'barter' } }, 'context.payment_method'],
       [{ ...base, context: { country: 'germany' } }, 'context.country'],
       [{ ...base, context: { account_created_at: 'yesterday' } }, 'context.account_created_at'],
-      [{ ...base, context: { linked_identifiers: [{ type: 'ssn', hash: hash('x') }] } }, 'context.linked_identifiers.0.type'],
+      [
+        { ...base, context: { linked_identifiers: [{ type: 'ssn', hash: hash('x') }] } },
+        'context.linked_identifiers.0.type',
+      ],
       [{ ...base, context: { a: { b: { c: { d: { e: { f: 1 } } } } } } }, 'context'],
       [{ ...base, extra: true }, 'extra'],
     ];
@@ -132,21 +160,59 @@ describeEachBackend('trust scoring end to end', (ctx) => {
 
   test('raw identifiers of each kind are refused with 400 raw_identifier_rejected; a SHA-256 is accepted', async () => {
     const token = await ctx().token();
-    const raw = ['+44 7700 900123', '(555) 123-4567', 'alice@example.com', 'DE89 3704 0044 0532 0130 00', '4111 1111 1111 1111'];
+    const raw = [
+      '+44 7700 900123',
+      '(555) 123-4567',
+      'alice@example.com',
+      'DE89 3704 0044 0532 0130 00',
+      '4111 1111 1111 1111',
+    ];
     for (const value of raw) {
-      const body = problem(await score(ctx(), token, { entity_id: value, amount: 10, currency: 'EUR' }), 400, 'raw_identifier_rejected');
+      const body = problem(
+        await score(ctx(), token, { entity_id: value, amount: 10, currency: 'EUR' }),
+        400,
+        'raw_identifier_rejected',
+      );
       assert.ok(!JSON.stringify(body).includes(value), 'the raw value is never echoed');
     }
-    const cp = problem(await score(ctx(), token, { entity_id: hash('ok'), amount: 10, currency: 'EUR', context: { counterparty_id: 'bob@example.com' } }), 400, 'raw_identifier_rejected');
-    assert.deepEqual((cp.errors as Array<{ field: string }>).map((e) => e.field), ['context.counterparty_id']);
-    problem(await score(ctx(), token, { entity_id: hash('ok'), amount: 10, currency: 'EUR', context: { linked_identifiers: [{ type: 'phone', hash: '+15551234567' }] } }), 400, 'raw_identifier_rejected');
-    assert.equal((await score(ctx(), token, { entity_id: hash('+15551234567'), amount: 10, currency: 'BTC' })).statusCode, 200);
+    const cp = problem(
+      await score(ctx(), token, {
+        entity_id: hash('ok'),
+        amount: 10,
+        currency: 'EUR',
+        context: { counterparty_id: 'bob@example.com' },
+      }),
+      400,
+      'raw_identifier_rejected',
+    );
+    assert.deepEqual(
+      (cp.errors as Array<{ field: string }>).map((e) => e.field),
+      ['context.counterparty_id'],
+    );
+    problem(
+      await score(ctx(), token, {
+        entity_id: hash('ok'),
+        amount: 10,
+        currency: 'EUR',
+        context: { linked_identifiers: [{ type: 'phone', hash: '+15551234567' }] },
+      }),
+      400,
+      'raw_identifier_rejected',
+    );
+    assert.equal(
+      (await score(ctx(), token, { entity_id: hash('+15551234567'), amount: 10, currency: 'BTC' })).statusCode,
+      200,
+    );
   });
 
   test('the decision is readable by id with audit:read (200) and not without it (403)', async () => {
     const token = await ctx().token();
     const scored = (await score(ctx(), token, { entity_id: hash('audited'), amount: 42, currency: 'USDT' })).json();
-    const res = await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${scored.decision_id}`, headers: bearer(token) });
+    const res = await ctx().inject({
+      method: 'GET',
+      url: `/api/v1/decisions/${scored.decision_id}`,
+      headers: bearer(token),
+    });
     assert.equal(res.statusCode, 200);
     const decision = res.json();
     assert.equal(decision.kind, 'score');
@@ -155,13 +221,33 @@ describeEachBackend('trust scoring end to end', (ctx) => {
     assert.deepEqual(decision.result.signals, scored.signals);
     assert.match(decision.request_digest, /^[0-9a-f]{64}$/);
     const reader = await ctx().token(['trust:read']);
-    problem(await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${scored.decision_id}`, headers: bearer(reader) }), 403, 'insufficient_scope');
-    problem(await ctx().inject({ method: 'GET', url: '/api/v1/decisions/dec_unknown', headers: bearer(token) }), 404, 'not_found');
+    problem(
+      await ctx().inject({ method: 'GET', url: `/api/v1/decisions/${scored.decision_id}`, headers: bearer(reader) }),
+      403,
+      'insufficient_scope',
+    );
+    problem(
+      await ctx().inject({ method: 'GET', url: '/api/v1/decisions/dec_unknown', headers: bearer(token) }),
+      404,
+      'not_found',
+    );
   });
 
   test('scoring requires trust:read: 403 insufficient_scope; no credentials: 401', async () => {
     const writer = await ctx().token(['trust:write']);
-    problem(await score(ctx(), writer, { entity_id: hash('x'), amount: 1, currency: 'USD' }), 403, 'insufficient_scope');
-    problem(await ctx().inject({ method: 'POST', url: '/api/v1/trust/score', payload: { entity_id: hash('x'), amount: 1, currency: 'USD' } }), 401, 'unauthenticated');
+    problem(
+      await score(ctx(), writer, { entity_id: hash('x'), amount: 1, currency: 'USD' }),
+      403,
+      'insufficient_scope',
+    );
+    problem(
+      await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/trust/score',
+        payload: { entity_id: hash('x'), amount: 1, currency: 'USD' },
+      }),
+      401,
+      'unauthenticated',
+    );
   });
 });

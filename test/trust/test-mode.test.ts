@@ -16,8 +16,15 @@ async function keys(ctx: TestContext): Promise<Keys> {
   const admin = await ctx.token();
   const make = async (environment: Env) => {
     const res = await ctx.inject({
-      method: 'POST', url: '/api/v1/keys', headers: bearer(admin),
-      payload: { name: `tm-${environment}`, role: 'admin', environment, scopes: ['trust:read', 'trust:write', 'dispute:analyze'] },
+      method: 'POST',
+      url: '/api/v1/keys',
+      headers: bearer(admin),
+      payload: {
+        name: `tm-${environment}`,
+        role: 'admin',
+        environment,
+        scopes: ['trust:read', 'trust:write', 'dispute:analyze'],
+      },
     });
     assert.equal(res.statusCode, 201, res.body);
     return res.json().key as string;
@@ -26,7 +33,8 @@ async function keys(ctx: TestContext): Promise<Keys> {
 }
 
 const as = (key: string) => ({ 'x-api-key': key });
-const post = (ctx: TestContext, key: string, url: string, payload: Record<string, unknown>) => ctx.inject({ method: 'POST', url, headers: as(key), payload });
+const post = (ctx: TestContext, key: string, url: string, payload: Record<string, unknown>) =>
+  ctx.inject({ method: 'POST', url, headers: as(key), payload });
 const get = (ctx: TestContext, key: string, url: string) => ctx.inject({ method: 'GET', url, headers: as(key) });
 
 async function events(ctx: TestContext, key: string, list: Record<string, unknown>[]) {
@@ -36,12 +44,30 @@ async function events(ctx: TestContext, key: string, list: Record<string, unknow
 }
 
 async function score(ctx: TestContext, key: string, entity: string, extra: Record<string, unknown> = {}) {
-  const res = await post(ctx, key, '/api/v1/trust/score', { entity_id: entity, amount: 100, currency: 'USD', ...extra });
+  const res = await post(ctx, key, '/api/v1/trust/score', {
+    entity_id: entity,
+    amount: 100,
+    currency: 'USD',
+    ...extra,
+  });
   assert.equal(res.statusCode, 200, res.body);
-  return res.json() as { score: number; decision_id: string; cached: boolean; signals: Array<{ name: string; value: number }> };
+  return res.json() as {
+    score: number;
+    decision_id: string;
+    cached: boolean;
+    signals: Array<{ name: string; value: number }>;
+  };
 }
 
-const trades = (entity: string, n = 5) => Array.from({ length: n }, (_, i) => event('trade.completed', entity, { amount: 100, currency: 'USD', counterparty_id: hash(`tm-cp-${i}`) }, 3 * 86_400_000 + i * 60_000));
+const trades = (entity: string, n = 5) =>
+  Array.from({ length: n }, (_, i) =>
+    event(
+      'trade.completed',
+      entity,
+      { amount: 100, currency: 'USD', counterparty_id: hash(`tm-cp-${i}`) },
+      3 * 86_400_000 + i * 60_000,
+    ),
+  );
 
 describeEachBackend('test mode: trust and disputes are partitioned by environment', (ctx) => {
   let key: Keys;
@@ -90,7 +116,9 @@ describeEachBackend('test mode: trust and disputes are partitioned by environmen
       const entity = (await get(ctx(), key[env], `/api/v1/trust/entities/${shared}`)).json();
       assert.equal(entity.trades_completed, 3);
       assert.equal(entity.fraud_reports, 0);
-      const timeline = (await get(ctx(), key[env], `/api/v1/trust/entities/${shared}/events`)).json() as { data: Array<{ event_id: string }> };
+      const timeline = (await get(ctx(), key[env], `/api/v1/trust/entities/${shared}/events`)).json() as {
+        data: Array<{ event_id: string }>;
+      };
       assert.deepEqual(timeline.data.map((e) => e.event_id).sort(), mine.map((e) => e.event_id as string).sort());
     });
 
@@ -99,17 +127,31 @@ describeEachBackend('test mode: trust and disputes are partitioned by environmen
       await events(ctx(), key.live, trades(entity, 2));
       await events(ctx(), key.test, trades(entity, 4));
       await score(ctx(), key[other], entity);
-      const erased = await ctx().inject({ method: 'DELETE', url: `/api/v1/trust/entities/${entity}`, headers: as(key[env]) });
+      const erased = await ctx().inject({
+        method: 'DELETE',
+        url: `/api/v1/trust/entities/${entity}`,
+        headers: as(key[env]),
+      });
       assert.equal(erased.statusCode, 200, erased.body);
       assert.equal(erased.json().events_deleted, env === 'live' ? 2 : 4);
       problem(await get(ctx(), key[env], `/api/v1/trust/entities/${entity}`), 404, 'not_found');
       const kept = await get(ctx(), key[other], `/api/v1/trust/entities/${entity}`);
       assert.equal(kept.statusCode, 200);
       assert.equal(kept.json().trades_completed, env === 'live' ? 4 : 2);
-      const timeline = (await get(ctx(), key[other], `/api/v1/trust/entities/${entity}/events`)).json() as { data: unknown[] };
+      const timeline = (await get(ctx(), key[other], `/api/v1/trust/entities/${entity}/events`)).json() as {
+        data: unknown[];
+      };
       assert.equal(timeline.data.length, env === 'live' ? 4 : 2);
-      const decisions = await ctx().store.db.selectFrom('decisions').select('environment').where('subject_id', '=', entity).execute();
-      assert.deepEqual(decisions.map((d) => d.environment), [other], `the ${other} decision keeps the entity id`);
+      const decisions = await ctx()
+        .store.db.selectFrom('decisions')
+        .select('environment')
+        .where('subject_id', '=', entity)
+        .execute();
+      assert.deepEqual(
+        decisions.map((d) => d.environment),
+        [other],
+        `the ${other} decision keeps the entity id`,
+      );
     });
 
     test(`linked identifiers: an ${other} entity sharing a hash with a flagged ${env} entity is not linked to it`, async () => {
@@ -118,13 +160,25 @@ describeEachBackend('test mode: trust and disputes are partitioned by environmen
       const holder = hash(`tm-holder-${env}`);
       await events(ctx(), key[env], [event('fraud.reported', flagged, { linked_identifiers: [device] })]);
       await events(ctx(), key[other], [event('identifier.linked', holder, { linked_identifiers: [device] })]);
-      const linked = (await get(ctx(), key[other], `/api/v1/trust/entities/${holder}`)).json() as { linked_identifiers: Array<{ entities: number }> };
-      assert.deepEqual(linked.linked_identifiers.map((l) => l.entities), [1]);
-      const flaggedSignal = (s: { signals: Array<{ name: string; value: number }> }) => s.signals.find((x) => x.name === 'linked_flagged_entities')?.value ?? 0;
-      assert.equal(flaggedSignal(await score(ctx(), key[other], holder, { context: { linked_identifiers: [device] } })), 0);
+      const linked = (await get(ctx(), key[other], `/api/v1/trust/entities/${holder}`)).json() as {
+        linked_identifiers: Array<{ entities: number }>;
+      };
+      assert.deepEqual(
+        linked.linked_identifiers.map((l) => l.entities),
+        [1],
+      );
+      const flaggedSignal = (s: { signals: Array<{ name: string; value: number }> }) =>
+        s.signals.find((x) => x.name === 'linked_flagged_entities')?.value ?? 0;
+      assert.equal(
+        flaggedSignal(await score(ctx(), key[other], holder, { context: { linked_identifiers: [device] } })),
+        0,
+      );
       // The same link in the flagged entity's own environment is seen.
       await events(ctx(), key[env], [event('identifier.linked', holder, { linked_identifiers: [device] })]);
-      assert.equal(flaggedSignal(await score(ctx(), key[env], holder, { context: { linked_identifiers: [device] } })), 1);
+      assert.equal(
+        flaggedSignal(await score(ctx(), key[env], holder, { context: { linked_identifiers: [device] } })),
+        1,
+      );
     });
 
     test(`POST /trust/events: a ${env} fraud outcome of a trade does not label the ${other} decision of that trade`, async () => {
@@ -132,7 +186,14 @@ describeEachBackend('test mode: trust and disputes are partitioned by environmen
       const tradeId = `tm-label-trade-${env}`;
       const scored = await score(ctx(), key[other], entity, { context: { trade_id: tradeId } });
       await events(ctx(), key[env], [event('fraud.reported', entity, { trade_id: tradeId })]);
-      const label = async () => (await ctx().store.db.selectFrom('decisions').select('label').where('id', '=', scored.decision_id).executeTakeFirstOrThrow()).label;
+      const label = async () =>
+        (
+          await ctx()
+            .store.db.selectFrom('decisions')
+            .select('label')
+            .where('id', '=', scored.decision_id)
+            .executeTakeFirstOrThrow()
+        ).label;
       assert.equal(await label(), null);
       await events(ctx(), key[other], [event('fraud.reported', entity, { trade_id: tradeId })]);
       assert.equal(await label(), 'fraud', 'the same outcome in its own environment labels it');
@@ -142,8 +203,19 @@ describeEachBackend('test mode: trust and disputes are partitioned by environmen
       const buyer = hash(`tm-buyer-${env}`);
       const seller = hash(`tm-seller-${env}`);
       const body = (n: number) => ({
-        dispute_id: `tm-dsp-${env}-${n}`, buyer_id: buyer, seller_id: seller, opened_by: 'buyer', reason: 'asset_not_released',
-        trade: { trade_id: `tm-trd-${env}-${n}`, amount: 100, currency: 'USD', payment_method: 'bank_transfer', created_at: new Date(Date.now() - 3 * 3_600_000).toISOString(), paid_at: new Date(Date.now() - 2 * 3_600_000).toISOString() },
+        dispute_id: `tm-dsp-${env}-${n}`,
+        buyer_id: buyer,
+        seller_id: seller,
+        opened_by: 'buyer',
+        reason: 'asset_not_released',
+        trade: {
+          trade_id: `tm-trd-${env}-${n}`,
+          amount: 100,
+          currency: 'USD',
+          payment_method: 'bank_transfer',
+          created_at: new Date(Date.now() - 3 * 3_600_000).toISOString(),
+          paid_at: new Date(Date.now() - 2 * 3_600_000).toISOString(),
+        },
       });
       const analyze = async (k: string, n: number) => {
         const res = await post(ctx(), k, '/api/v1/dispute/analyze', body(n));
@@ -162,13 +234,28 @@ describeEachBackend('test mode: trust and disputes are partitioned by environmen
     await events(ctx(), key.live, trades(entity));
     await events(ctx(), key.test, trades(entity));
     const live = await score(ctx(), key.live, entity);
-    assert.equal((await score(ctx(), key.live, entity)).decision_id, live.decision_id, 'the live caller is served its cached decision');
+    assert.equal(
+      (await score(ctx(), key.live, entity)).decision_id,
+      live.decision_id,
+      'the live caller is served its cached decision',
+    );
     const testScore = await score(ctx(), key.test, entity);
     assert.equal(testScore.cached, false);
     assert.notEqual(testScore.decision_id, live.decision_id);
     assert.equal((await score(ctx(), key.live, entity)).decision_id, live.decision_id);
-    const rows = await ctx().store.db.selectFrom('decisions').select(['id', 'environment']).where('id', 'in', [live.decision_id, testScore.decision_id]).orderBy('environment').execute();
-    assert.deepEqual(rows.map((r) => [r.id, r.environment]), [[live.decision_id, 'live'], [testScore.decision_id, 'test']]);
+    const rows = await ctx()
+      .store.db.selectFrom('decisions')
+      .select(['id', 'environment'])
+      .where('id', 'in', [live.decision_id, testScore.decision_id])
+      .orderBy('environment')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [r.id, r.environment]),
+      [
+        [live.decision_id, 'live'],
+        [testScore.decision_id, 'test'],
+      ],
+    );
   });
 
   test('POST /trust/score/batch: each environment scores the same entity from its own history', async () => {
@@ -176,7 +263,9 @@ describeEachBackend('test mode: trust and disputes are partitioned by environmen
     await events(ctx(), key.live, trades(entity));
     await events(ctx(), key.test, [...trades(entity), event('fraud.reported', entity)]);
     const batch = async (k: string) => {
-      const res = await post(ctx(), k, '/api/v1/trust/score/batch', { requests: [{ entity_id: entity, amount: 100, currency: 'USD' }] });
+      const res = await post(ctx(), k, '/api/v1/trust/score/batch', {
+        requests: [{ entity_id: entity, amount: 100, currency: 'USD' }],
+      });
       assert.equal(res.statusCode, 200, res.body);
       return (res.json() as { results: Array<{ score: number }> }).results[0]!.score;
     };

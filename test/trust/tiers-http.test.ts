@@ -10,7 +10,10 @@ import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
 import { insertPolicy } from '../../src/policies/repository.ts';
 
 const newcomerBody = (entity: string, amount: number, method = 'bank_transfer') => ({
-  entity_id: hash(entity), amount, currency: 'USD', context: { counterparty_id: hash(`${entity}-cp`), payment_method: method },
+  entity_id: hash(entity),
+  amount,
+  currency: 'USD',
+  context: { counterparty_id: hash(`${entity}-cp`), payment_method: method },
 });
 
 describeEachBackend('new-account tiers over HTTP', (ctx) => {
@@ -23,7 +26,10 @@ describeEachBackend('new-account tiers over HTTP', (ctx) => {
     assert.equal(body.score, 21);
     assert.equal(body.risk_level, 'low');
     assert.equal(body.safe_amount, 399.18);
-    assert.ok(!body.signals.some((s: { name: string }) => s.name === 'amount_vs_history'), 'an amount within the tier limit carries no amount risk');
+    assert.ok(
+      !body.signals.some((s: { name: string }) => s.name === 'amount_vs_history'),
+      'an amount within the tier limit carries no amount risk',
+    );
   });
 
   test('the riskiest clean newcomer (card) within its limit is medium; two chargebacks take safe_amount to 0', async () => {
@@ -32,7 +38,10 @@ describeEachBackend('new-account tiers over HTTP', (ctx) => {
     assert.equal(clean.statusCode, 200, clean.body);
     assert.equal(clean.json().risk_level, 'medium');
     assert.ok(clean.json().safe_amount >= 250);
-    await postEvents(ctx(), token, [event('chargeback', hash('tiers-card'), { amount: 80, currency: 'USD' }), event('chargeback', hash('tiers-card'), { amount: 90, currency: 'USD' })]);
+    await postEvents(ctx(), token, [
+      event('chargeback', hash('tiers-card'), { amount: 80, currency: 'USD' }),
+      event('chargeback', hash('tiers-card'), { amount: 90, currency: 'USD' }),
+    ]);
     const flagged = await score(ctx(), token, newcomerBody('tiers-card', 250, 'card'));
     assert.equal(flagged.json().safe_amount, 0);
     assert.equal(flagged.json().risk_level, 'critical');
@@ -44,7 +53,13 @@ describeEachBackend('new-account tiers over HTTP', (ctx) => {
     // stored as an older release stored it (not through the upload route, which would also accept it)
     await insertPolicy(ctx().store.db, 'live', { policy: old, source: 'upload' });
     const token = await ctx().token();
-    const activate = (version: string) => ctx().inject({ method: 'POST', url: `/api/v1/policies/${version}/activate`, headers: bearer(token), payload: { confirm: true } });
+    const activate = (version: string) =>
+      ctx().inject({
+        method: 'POST',
+        url: `/api/v1/policies/${version}/activate`,
+        headers: bearer(token),
+        payload: { confirm: true },
+      });
     assert.equal((await activate('pre-tiers-1')).statusCode, 200);
     try {
       const res = await score(ctx(), token, newcomerBody('tiers-old-policy', 200));

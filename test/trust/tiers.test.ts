@@ -35,7 +35,13 @@ const cleanProfileArb: fc.Arbitrary<EntityProfile> = fc
     p.tradesCompleted = p.known ? g.trades : 0;
     p.decayed.tradesCompleted = p.tradesCompleted * g.decayedShare;
     p.lastTradeAt = p.tradesCompleted > 0 ? NOW - Math.min(g.lastTradeDaysAgo, g.ageDays) * DAY : null;
-    if (p.tradesCompleted > 0) p.amountStats = { n: p.tradesCompleted, logMean: g.logMean, logM2: g.logVar * Math.max(0, p.tradesCompleted - 1), volume: p.tradesCompleted * Math.exp(g.logMean) };
+    if (p.tradesCompleted > 0)
+      p.amountStats = {
+        n: p.tradesCompleted,
+        logMean: g.logMean,
+        logM2: g.logVar * Math.max(0, p.tradesCompleted - 1),
+        volume: p.tradesCompleted * Math.exp(g.logMean),
+      };
     p.counterpartyTrades = g.counterpartyTrades;
     return p;
   });
@@ -75,27 +81,46 @@ describe('new-account tiers: the guarantees (default policy)', () => {
     );
   });
 
-  test('an older account or more completed trades never lowers the limit (any policy\'s tiers grow together)', () => {
+  test("an older account or more completed trades never lowers the limit (any policy's tiers grow together)", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...LISTED), fc.double({ min: 0, max: 500, noNaN: true }), fc.double({ min: 0, max: 500, noNaN: true }), fc.nat({ max: 100 }), fc.nat({ max: 100 }), (cur, age, moreAge, trades, moreTrades) => {
-        const base = tierFor(DEFAULT_POLICY, cur, age, trades);
-        const older = tierFor(DEFAULT_POLICY, cur, age + moreAge, trades + moreTrades);
-        assert.ok(older.limit >= base.limit && older.index >= base.index);
-      }),
+      fc.property(
+        fc.constantFrom(...LISTED),
+        fc.double({ min: 0, max: 500, noNaN: true }),
+        fc.double({ min: 0, max: 500, noNaN: true }),
+        fc.nat({ max: 100 }),
+        fc.nat({ max: 100 }),
+        (cur, age, moreAge, trades, moreTrades) => {
+          const base = tierFor(DEFAULT_POLICY, cur, age, trades);
+          const older = tierFor(DEFAULT_POLICY, cur, age + moreAge, trades + moreTrades);
+          assert.ok(older.limit >= base.limit && older.index >= base.index);
+        },
+      ),
     );
   });
 
   test('an older account (context.account_created_at) never raises the score', () => {
     fc.assert(
-      fc.property(profileArb, requestArb, fc.integer({ min: 0, max: 400 }), fc.integer({ min: 1, max: 400 }), (p, r, ageDays, moreDays) => {
-        const at = (days: number) => scoreEntity(p, { ...r, context: { ...r.context, account_created_at: new Date(NOW - days * DAY).toISOString() } }, DEFAULT_POLICY, NOW).score;
-        assert.ok(at(ageDays + moreDays) <= at(ageDays));
-      }),
+      fc.property(
+        profileArb,
+        requestArb,
+        fc.integer({ min: 0, max: 400 }),
+        fc.integer({ min: 1, max: 400 }),
+        (p, r, ageDays, moreDays) => {
+          const at = (days: number) =>
+            scoreEntity(
+              p,
+              { ...r, context: { ...r.context, account_created_at: new Date(NOW - days * DAY).toISOString() } },
+              DEFAULT_POLICY,
+              NOW,
+            ).score;
+          assert.ok(at(ageDays + moreDays) <= at(ageDays));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
-  test('more chargebacks never lower the score, tiers or not (losing the tier\'s excuse only adds amount risk)', () => {
+  test("more chargebacks never lower the score, tiers or not (losing the tier's excuse only adds amount risk)", () => {
     fc.assert(
       fc.property(fc.oneof(cleanProfileArb, profileArb), requestArb, fc.integer({ min: 1, max: 5 }), (p, r, extra) => {
         const worse = structuredClone(p);
@@ -110,7 +135,12 @@ describe('new-account tiers: the guarantees (default policy)', () => {
 
 describe('new-account tiers: worked examples', () => {
   const newcomer = () => ({ ...freshProfile(), counterpartyTrades: 0 });
-  const bank = (amount: number, currency = 'USD'): ScoreRequest => ({ entity_id: 'e1', amount, currency, context: { counterparty_id: 'cp', payment_method: 'bank_transfer' } });
+  const bank = (amount: number, currency = 'USD'): ScoreRequest => ({
+    entity_id: 'e1',
+    amount,
+    currency,
+    context: { counterparty_id: 'cp', payment_method: 'bank_transfer' },
+  });
 
   test('a clean never-seen entity, bank transfer, new counterparty, USD 200: low, safe_amount 399.18 (limit 250)', () => {
     const r = scoreEntity(newcomer(), bank(200), DEFAULT_POLICY, NOW);
@@ -121,8 +151,14 @@ describe('new-account tiers: worked examples', () => {
   });
 
   test('tiers by age × completed trades: 250, then 500 at 30 days and 3 trades, 1000 at 60 days and 10', () => {
-    assert.deepEqual([0, 29.9, 30, 59, 60, 400].map((d) => tierFor(DEFAULT_POLICY, 'USD', d, 3).limit), [250, 250, 500, 500, 500, 500]);
-    assert.deepEqual([0, 2, 3, 9, 10].map((n) => tierFor(DEFAULT_POLICY, 'USD', 90, n).limit), [250, 250, 500, 500, 1000]);
+    assert.deepEqual(
+      [0, 29.9, 30, 59, 60, 400].map((d) => tierFor(DEFAULT_POLICY, 'USD', d, 3).limit),
+      [250, 250, 500, 500, 500, 500],
+    );
+    assert.deepEqual(
+      [0, 2, 3, 9, 10].map((n) => tierFor(DEFAULT_POLICY, 'USD', 90, n).limit),
+      [250, 250, 500, 500, 1000],
+    );
     assert.equal(tierFor(DEFAULT_POLICY, 'NGN', 90, 10).limit, 1_500_000);
     assert.equal(tierFor(DEFAULT_POLICY, 'BTC', 0, 0).limit, 0.0025);
   });
@@ -132,13 +168,23 @@ describe('new-account tiers: worked examples', () => {
     p.known = true;
     p.firstSeenAt = NOW - 5 * DAY;
     p.chargebacks = p.decayed.chargebacks = 2;
-    const r: ScoreRequest = { entity_id: 'e1', amount: 10, currency: 'USD', context: { counterparty_id: 'cp', payment_method: 'card' } };
+    const r: ScoreRequest = {
+      entity_id: 'e1',
+      amount: 10,
+      currency: 'USD',
+      context: { counterparty_id: 'cp', payment_method: 'card' },
+    };
     assert.equal(prepare(p, r, DEFAULT_POLICY, NOW).terms.clean, false);
     assert.equal(safeAmount(p, r, DEFAULT_POLICY, NOW), 0);
   });
 
   test('a dispute lost for a fraud is a warning sign on its own: the record is not clean and the tier no longer excuses the amount', () => {
-    const r: ScoreRequest = { entity_id: 'e1', amount: 240, currency: 'USD', context: { counterparty_id: 'cp', payment_method: 'bank_transfer' } };
+    const r: ScoreRequest = {
+      entity_id: 'e1',
+      amount: 240,
+      currency: 'USD',
+      context: { counterparty_id: 'cp', payment_method: 'bank_transfer' },
+    };
     const clean = newcomer();
     clean.known = true;
     clean.firstSeenAt = NOW - 5 * DAY;
@@ -151,7 +197,9 @@ describe('new-account tiers: worked examples', () => {
 
   test('an unlisted currency has no tier limit: without history the amount is not judged; noHistoryValue only with a warning sign', () => {
     assert.equal(limitOf(newcomer(), bank(100, 'XOF')), 0);
-    const value = (p: EntityProfile, amount: number) => scoreEntity(p, bank(amount, 'XOF'), DEFAULT_POLICY, NOW).signals.find((s) => s.name === 'amount_vs_history')?.value;
+    const value = (p: EntityProfile, amount: number) =>
+      scoreEntity(p, bank(amount, 'XOF'), DEFAULT_POLICY, NOW).signals.find((s) => s.name === 'amount_vs_history')
+        ?.value;
     assert.equal(value(newcomer(), 1), undefined);
     assert.equal(value(newcomer(), 1e9), undefined);
     // σ(−2.7 + 0.6 + 0.2 + 0.3 + 0.3) = 21, whatever the amount: null
@@ -187,17 +235,48 @@ describe('new-account tiers: the policy document', () => {
 
   test('tiers must grow together and start at nothing; reference amounts are positive, per currency code', () => {
     const withTiers = (newAccounts: unknown) => ({ ...JSON.parse(JSON.stringify(DEFAULT_POLICY)), newAccounts });
-    assert.throws(() => validatePolicy(withTiers({ ...DEFAULT_NEW_ACCOUNTS, tiers: [{ minAgeDays: 1, minCompletedTrades: 0, limitMultiple: 1 }] })), /newAccounts\/tiers\/0: the first tier/);
     assert.throws(
-      () => validatePolicy(withTiers({ ...DEFAULT_NEW_ACCOUNTS, tiers: [{ minAgeDays: 0, minCompletedTrades: 0, limitMultiple: 1 }, { minAgeDays: 30, minCompletedTrades: 3, limitMultiple: 0.5 }] })),
+      () =>
+        validatePolicy(
+          withTiers({ ...DEFAULT_NEW_ACCOUNTS, tiers: [{ minAgeDays: 1, minCompletedTrades: 0, limitMultiple: 1 }] }),
+        ),
+      /newAccounts\/tiers\/0: the first tier/,
+    );
+    assert.throws(
+      () =>
+        validatePolicy(
+          withTiers({
+            ...DEFAULT_NEW_ACCOUNTS,
+            tiers: [
+              { minAgeDays: 0, minCompletedTrades: 0, limitMultiple: 1 },
+              { minAgeDays: 30, minCompletedTrades: 3, limitMultiple: 0.5 },
+            ],
+          }),
+        ),
       /newAccounts\/tiers\/1\/limitMultiple: must be >= the previous tier's \(1\)/,
     );
     assert.throws(
-      () => validatePolicy(withTiers({ ...DEFAULT_NEW_ACCOUNTS, tiers: [{ minAgeDays: 0, minCompletedTrades: 0, limitMultiple: 1 }, { minAgeDays: 30, minCompletedTrades: 0, limitMultiple: 2 }, { minAgeDays: 20, minCompletedTrades: 5, limitMultiple: 2 }] })),
+      () =>
+        validatePolicy(
+          withTiers({
+            ...DEFAULT_NEW_ACCOUNTS,
+            tiers: [
+              { minAgeDays: 0, minCompletedTrades: 0, limitMultiple: 1 },
+              { minAgeDays: 30, minCompletedTrades: 0, limitMultiple: 2 },
+              { minAgeDays: 20, minCompletedTrades: 5, limitMultiple: 2 },
+            ],
+          }),
+        ),
       /newAccounts\/tiers\/2\/minAgeDays/,
     );
-    assert.throws(() => validatePolicy(withTiers({ ...DEFAULT_NEW_ACCOUNTS, referenceAmounts: { USD: 0 } })), /referenceAmounts/);
-    assert.throws(() => validatePolicy(withTiers({ ...DEFAULT_NEW_ACCOUNTS, referenceAmounts: { usd: 10 } })), /referenceAmounts/);
+    assert.throws(
+      () => validatePolicy(withTiers({ ...DEFAULT_NEW_ACCOUNTS, referenceAmounts: { USD: 0 } })),
+      /referenceAmounts/,
+    );
+    assert.throws(
+      () => validatePolicy(withTiers({ ...DEFAULT_NEW_ACCOUNTS, referenceAmounts: { usd: 10 } })),
+      /referenceAmounts/,
+    );
     assert.throws(() => validatePolicy(withTiers({ ...DEFAULT_NEW_ACCOUNTS, extra: 1 })), /unknown field/);
   });
 });

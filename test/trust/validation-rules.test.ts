@@ -7,10 +7,23 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../../src/http/problem.ts';
 import { summarise } from '../../src/http/field-errors.ts';
 import { isCountryCode } from '../../src/trust/currency.ts';
-import { checkEvents, checkScoreBody, dateErrors, depth, eventErrors, type TrustEvent } from '../../src/trust/schemas.ts';
+import {
+  checkEvents,
+  checkScoreBody,
+  dateErrors,
+  depth,
+  eventErrors,
+  type TrustEvent,
+} from '../../src/trust/schemas.ts';
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex');
-const ev = (over: Partial<TrustEvent> = {}): TrustEvent => ({ event_id: 'e1', type: 'trade.completed', entity_id: hash('a'), occurred_at: new Date().toISOString(), ...over });
+const ev = (over: Partial<TrustEvent> = {}): TrustEvent => ({
+  event_id: 'e1',
+  type: 'trade.completed',
+  entity_id: hash('a'),
+  occurred_at: new Date().toISOString(),
+  ...over,
+});
 const thrown = (fn: () => void): ApiError => {
   try {
     fn();
@@ -23,22 +36,47 @@ const thrown = (fn: () => void): ApiError => {
 
 test('trade.completed needs neither amount nor currency, but the two go together', () => {
   assert.deepEqual(eventErrors(ev(), 'events.0', []), { validation: [], raw: [] });
-  assert.deepEqual(eventErrors(ev({ amount: 5 }), 'events.0', []).validation.map((e) => e.field), ['events.0.currency']);
-  assert.deepEqual(eventErrors(ev({ currency: 'USD' }), 'events.0', []).validation.map((e) => e.field), ['events.0.amount']);
+  assert.deepEqual(
+    eventErrors(ev({ amount: 5 }), 'events.0', []).validation.map((e) => e.field),
+    ['events.0.currency'],
+  );
+  assert.deepEqual(
+    eventErrors(ev({ currency: 'USD' }), 'events.0', []).validation.map((e) => e.field),
+    ['events.0.amount'],
+  );
 });
 
 test('a raw identifier anywhere in a batch wins over every other error', () => {
-  const err = thrown(() => checkEvents([ev({ currency: 'usd', amount: 1 }), ev({ entity_id: 'tel:+14155552671', occurred_at: '0001-01-01T00:00:00Z' })], []));
+  const err = thrown(() =>
+    checkEvents(
+      [ev({ currency: 'usd', amount: 1 }), ev({ entity_id: 'tel:+14155552671', occurred_at: '0001-01-01T00:00:00Z' })],
+      [],
+    ),
+  );
   assert.equal(err.code, 'raw_identifier_rejected');
-  assert.deepEqual(err.options.errors, [{ field: 'events.1.entity_id', message: 'looks like a raw phone number; send a hash of it instead' }]);
-  const score = thrown(() => checkScoreBody({ entity_id: hash('x'), amount: 1, currency: 'ZZZ', context: { counterparty_id: 'John <a@b.com>', country: 'ZZ' } }, []));
+  assert.deepEqual(err.options.errors, [
+    { field: 'events.1.entity_id', message: 'looks like a raw phone number; send a hash of it instead' },
+  ]);
+  const score = thrown(() =>
+    checkScoreBody(
+      {
+        entity_id: hash('x'),
+        amount: 1,
+        currency: 'ZZZ',
+        context: { counterparty_id: 'John <a@b.com>', country: 'ZZ' },
+      },
+      [],
+    ),
+  );
   assert.equal(score.code, 'raw_identifier_rejected');
   assert.ok(!JSON.stringify(score.options).includes('a@b.com'));
 });
 
 test('dates: unreadable, before 2009-01-01, or fine', () => {
   assert.equal(dateErrors('f', '2016-12-31T23:59:60Z')[0]?.message.includes('RFC 3339'), true);
-  assert.deepEqual(dateErrors('f', '0001-01-01T00:00:00Z'), [{ field: 'f', message: 'must not be before 2009-01-01T00:00:00Z' }]);
+  assert.deepEqual(dateErrors('f', '0001-01-01T00:00:00Z'), [
+    { field: 'f', message: 'must not be before 2009-01-01T00:00:00Z' },
+  ]);
   assert.deepEqual(dateErrors('f', '2008-12-31T23:59:59.999Z').length, 1);
   assert.deepEqual(dateErrors('f', '2009-01-01T00:00:00Z'), []);
   assert.deepEqual(dateErrors('f', undefined), []);
@@ -58,11 +96,30 @@ test('country codes: assigned ISO 3166-1 alpha-2 (and XK)', () => {
 });
 
 test('hashed-id mode: entity, counterparty and linked hashes must be digests of >= 32 characters', () => {
-  const err = thrown(() => checkScoreBody({ entity_id: 'user_1', amount: 1, currency: 'USD', context: { counterparty_id: hash('c'), linked_identifiers: [{ type: 'device', hash: 'device-12' }] } }, [], { requireHashedIds: true }));
+  const err = thrown(() =>
+    checkScoreBody(
+      {
+        entity_id: 'user_1',
+        amount: 1,
+        currency: 'USD',
+        context: { counterparty_id: hash('c'), linked_identifiers: [{ type: 'device', hash: 'device-12' }] },
+      },
+      [],
+      { requireHashedIds: true },
+    ),
+  );
   assert.equal(err.code, 'validation_failed');
-  assert.deepEqual(err.options.errors?.map((e) => e.field), ['entity_id', 'context.linked_identifiers.0.hash']);
+  assert.deepEqual(
+    err.options.errors?.map((e) => e.field),
+    ['entity_id', 'context.linked_identifiers.0.hash'],
+  );
   assert.doesNotThrow(() => checkScoreBody({ entity_id: 'user_1', amount: 1, currency: 'USD' }, []));
-  assert.deepEqual(eventErrors(ev({ entity_id: 'short' }), 'e', [], Date.now(), { requireHashedIds: true }).validation.map((e) => e.field), ['e.entity_id']);
+  assert.deepEqual(
+    eventErrors(ev({ entity_id: 'short' }), 'e', [], Date.now(), { requireHashedIds: true }).validation.map(
+      (e) => e.field,
+    ),
+    ['e.entity_id'],
+  );
 });
 
 test('summarise names every missing field and counts the other problems beyond three', () => {
@@ -70,7 +127,10 @@ test('summarise names every missing field and counts the other problems beyond t
   assert.equal(summarise(missing), '6 missing fields: f0, f1, f2, f3, f4, f5');
   assert.equal(summarise([missing[0]!]), 'missing field f0');
   const other = Array.from({ length: 5 }, (_, i) => ({ field: `g${i}`, message: 'is bad' }));
-  assert.equal(summarise([...other, missing[1]!]), 'missing field f1; g0 is bad; g1 is bad; g2 is bad; and 2 more (see errors)');
+  assert.equal(
+    summarise([...other, missing[1]!]),
+    'missing field f1; g0 is bad; g1 is bad; g2 is bad; and 2 more (see errors)',
+  );
   const many = Array.from({ length: 25 }, (_, i) => ({ field: `m${i}`, message: 'is required' }));
   assert.match(summarise(many), /^25 missing fields: m0, .*m19 and 5 more$/);
 });

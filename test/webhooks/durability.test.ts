@@ -13,7 +13,9 @@ async function backlog(world: Awaited<ReturnType<typeof webhookWorld>>, count: n
   const ids: string[] = [];
   // One transaction per event, as the facts that announce them commit.
   for (let i = 0; i < count; i++) {
-    const id = await world.fresh.store.db.transaction().execute((trx) => enqueueWebhookEvent(trx, 'live', 'policy.activated', { version: `v${i}` }));
+    const id = await world.fresh.store.db
+      .transaction()
+      .execute((trx) => enqueueWebhookEvent(trx, 'live', 'policy.activated', { version: `v${i}` }));
     ids.push(id!);
   }
   return ids;
@@ -43,7 +45,14 @@ for (const backend of backends()) {
     });
     receiver.fallback = { status: 200, delayMs: 30 };
     const admin = await world.token(world.app);
-    const hook = (await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['policy.activated'] } })).json();
+    const hook = (
+      await world.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: bearer(admin),
+        payload: { url: receiver.url, events: ['policy.activated'] },
+      })
+    ).json();
     const ids = await backlog(world, 30);
     await receiver.waitFor((r) => r.length >= 6);
     await world.app.close();
@@ -65,7 +74,14 @@ for (const backend of backends()) {
       await world.close();
     });
     const admin = await world.token(world.app);
-    const hook = (await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['policy.activated'] } })).json();
+    const hook = (
+      await world.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: bearer(admin),
+        payload: { url: receiver.url, events: ['policy.activated'] },
+      })
+    ).json();
     const ids = await backlog(world, 8);
     // A worker claims five and is killed before it sends anything (or records anything).
     const claimed = await claimDue(world.fresh.store.db, world.fresh.store.dialect, 5, 3000);
@@ -88,7 +104,14 @@ for (const backend of backends()) {
     });
     receiver.fallback = { status: 200, delayMs: 5 };
     const admin = await world.token(world.app);
-    const hook = (await world.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(admin), payload: { url: receiver.url, events: ['policy.activated'] } })).json();
+    const hook = (
+      await world.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: bearer(admin),
+        payload: { url: receiver.url, events: ['policy.activated'] },
+      })
+    ).json();
     const ids = await backlog(world, 40);
     const busy = { ...FAST_WORKER, batch: 3, pollMs: 5, timeoutMs: 10_000 };
     await Promise.all([world.spawn(busy), world.spawn(busy), world.spawn(busy)]);

@@ -31,9 +31,20 @@ async function blackHole(): Promise<{ url: string; open: () => number; close: ()
   };
 }
 
-async function operator(world: WebhookWorld & { app: import('fastify').FastifyInstance }, name: string): Promise<{ id: string; token: string }> {
-  const { client, secret } = await createClient(world.fresh.store.db, { name, role: 'operator', scopes: ['webhooks:read', 'webhooks:write'] });
-  const res = await world.app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: client.client_id, client_secret: secret } });
+async function operator(
+  world: WebhookWorld & { app: import('fastify').FastifyInstance },
+  name: string,
+): Promise<{ id: string; token: string }> {
+  const { client, secret } = await createClient(world.fresh.store.db, {
+    name,
+    role: 'operator',
+    scopes: ['webhooks:read', 'webhooks:write'],
+  });
+  const res = await world.app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/token',
+    payload: { client_id: client.client_id, client_secret: secret },
+  });
   return { id: client.client_id, token: res.json().access_token as string };
 }
 
@@ -48,7 +59,11 @@ const until = async (what: string, predicate: () => Promise<boolean>, timeoutMs 
 for (const backend of backends()) {
   test(`20 webhooks on a receiver that never answers do not hold up another client's delivery [${backend}]`, async (t) => {
     // The slow attempts outlive the test: none of them can finish before the fast one.
-    const world = await webhookWorld(backend, {}, { pollMs: 25, timeoutMs: 120_000, leaseMs: 300_000, retryDelaysMs: [60_000], breakerFailures: 1000 });
+    const world = await webhookWorld(
+      backend,
+      {},
+      { pollMs: 25, timeoutMs: 120_000, leaseMs: 300_000, retryDelaysMs: [60_000], breakerFailures: 1000 },
+    );
     const hole = await blackHole();
     const receiver = await startReceiver();
     t.after(async () => {
@@ -59,26 +74,63 @@ for (const backend of backends()) {
     const slow = await operator(world, 'slow tenant');
     const fast = await operator(world, 'fast tenant');
     for (let i = 0; i < 20; i++) {
-      const res = await world.app.inject({ method: 'POST', url: HOOKS, headers: bearer(slow.token), payload: { url: hole.url, events: ['key.deactivated'] } });
+      const res = await world.app.inject({
+        method: 'POST',
+        url: HOOKS,
+        headers: bearer(slow.token),
+        payload: { url: hole.url, events: ['key.deactivated'] },
+      });
       assert.equal(res.statusCode, 201, res.body);
     }
-    assert.equal((await world.app.inject({ method: 'POST', url: HOOKS, headers: bearer(fast.token), payload: { url: receiver.url, events: ['key.deactivated'] } })).statusCode, 201);
+    assert.equal(
+      (
+        await world.app.inject({
+          method: 'POST',
+          url: HOOKS,
+          headers: bearer(fast.token),
+          payload: { url: receiver.url, events: ['key.deactivated'] },
+        })
+      ).statusCode,
+      201,
+    );
     const { db } = world.fresh.store;
-    const announce = (owner: string, n: number) => db.transaction().execute((trx) => enqueueWebhookEvent(trx, 'live', 'key.deactivated', { key_id: `key-${owner}-${n}` }, { owner }));
+    const announce = (owner: string, n: number) =>
+      db
+        .transaction()
+        .execute((trx) =>
+          enqueueWebhookEvent(trx, 'live', 'key.deactivated', { key_id: `key-${owner}-${n}` }, { owner }),
+        );
     for (let i = 0; i < 3; i++) await announce(slow.id, i);
     // The worker is busy with the slow client's 60 deliveries before the fast one exists.
     await until('the black hole holds requests', async () => hole.open() >= 10);
     await announce(fast.id, 0);
     await receiver.waitFor((r) => r.length >= 1, 10_000);
     const slowHooks = db.selectFrom('webhooks').select('id').where('owner_client_id', '=', slow.id);
-    const settled = await db.selectFrom('webhook_deliveries').select('id').where('webhook_id', 'in', slowHooks).where('attempts', '>', 0).execute();
+    const settled = await db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('webhook_id', 'in', slowHooks)
+      .where('attempts', '>', 0)
+      .execute();
     assert.equal(settled.length, 0, 'the fast delivery arrived while every slow one was still unanswered');
     // One client holds at most its share of the worker (VOUCH_WEBHOOK_CLIENT_CONCURRENCY, 16).
     assert.ok(hole.open() <= 16, `the slow client holds ${hole.open()} connections`);
   });
 
   test(`an endpoint that keeps failing is paused for a cool-down; its deliveries wait, and a manual retry lets one through [${backend}]`, async (t) => {
-    const world = await webhookWorld(backend, {}, { pollMs: 25, timeoutMs: 2000, leaseMs: 5000, retryDelaysMs: [50, 50, 50, 50, 50], breakerFailures: 3, breakerCooldownMs: 600_000, endpointConcurrency: 1 });
+    const world = await webhookWorld(
+      backend,
+      {},
+      {
+        pollMs: 25,
+        timeoutMs: 2000,
+        leaseMs: 5000,
+        retryDelaysMs: [50, 50, 50, 50, 50],
+        breakerFailures: 3,
+        breakerCooldownMs: 600_000,
+        endpointConcurrency: 1,
+      },
+    );
     const receiver = await startReceiver();
     t.after(async () => {
       await receiver.close();
@@ -86,10 +138,24 @@ for (const backend of backends()) {
     });
     receiver.fallback = { status: 500 };
     const admin = await world.token(world.app);
-    const hook = (await world.app.inject({ method: 'POST', url: HOOKS, headers: bearer(admin), payload: { url: receiver.url, events: ['policy.activated'] } })).json() as { id: string };
+    const hook = (
+      await world.app.inject({
+        method: 'POST',
+        url: HOOKS,
+        headers: bearer(admin),
+        payload: { url: receiver.url, events: ['policy.activated'] },
+      })
+    ).json() as { id: string };
     const { db } = world.fresh.store;
-    for (let i = 0; i < 4; i++) await db.transaction().execute((trx) => enqueueWebhookEvent(trx, 'live', 'policy.activated', { version: `v${i}` }));
-    const read = async () => (await world.app.inject({ method: 'GET', url: `${HOOKS}/${hook.id}`, headers: bearer(admin) })).json() as { consecutive_failures: number; paused_until: string | null };
+    for (let i = 0; i < 4; i++)
+      await db
+        .transaction()
+        .execute((trx) => enqueueWebhookEvent(trx, 'live', 'policy.activated', { version: `v${i}` }));
+    const read = async () =>
+      (await world.app.inject({ method: 'GET', url: `${HOOKS}/${hook.id}`, headers: bearer(admin) })).json() as {
+        consecutive_failures: number;
+        paused_until: string | null;
+      };
     await until('the circuit opens', async () => (await read()).paused_until !== null);
     assert.equal(receiver.received.length, 3, 'three failures in a row, then nothing');
     await new Promise((r) => setTimeout(r, 400));
@@ -97,16 +163,33 @@ for (const backend of backends()) {
     const state = await read();
     assert.equal(state.consecutive_failures, 3);
     assert.ok(Date.parse(state.paused_until!) > Date.now());
-    const log = (await world.app.inject({ method: 'GET', url: `${HOOKS}/${hook.id}/deliveries`, headers: bearer(admin) })).json().data as Array<{ id: string; status: string; attempts: number; last_error: string | null }>;
+    const log = (
+      await world.app.inject({ method: 'GET', url: `${HOOKS}/${hook.id}/deliveries`, headers: bearer(admin) })
+    ).json().data as Array<{ id: string; status: string; attempts: number; last_error: string | null }>;
     assert.equal(log.length, 4);
-    assert.deepEqual(log.map((d) => d.status), ['pending', 'pending', 'pending', 'pending'], 'nothing is given up while paused');
-    assert.equal(log.reduce((n, d) => n + d.attempts, 0), 3);
+    assert.deepEqual(
+      log.map((d) => d.status),
+      ['pending', 'pending', 'pending', 'pending'],
+      'nothing is given up while paused',
+    );
+    assert.equal(
+      log.reduce((n, d) => n + d.attempts, 0),
+      3,
+    );
     assert.ok(log.filter((d) => d.attempts > 0).every((d) => d.last_error === 'http_500'));
     // The receiver is fixed; the operator retries one: it goes now, and its success closes the circuit.
     receiver.fallback = { status: 204 };
-    const retry = await world.app.inject({ method: 'POST', url: `${HOOKS}/${hook.id}/deliveries/${log[0]!.id}/retry`, headers: bearer(admin) });
+    const retry = await world.app.inject({
+      method: 'POST',
+      url: `${HOOKS}/${hook.id}/deliveries/${log[0]!.id}/retry`,
+      headers: bearer(admin),
+    });
     assert.equal(retry.statusCode, 202, retry.body);
-    await until('every delivery succeeds', async () => (await db.selectFrom('webhook_deliveries').select('status').where('webhook_id', '=', hook.id).execute()).every((d) => d.status === 'succeeded'));
+    await until('every delivery succeeds', async () =>
+      (await db.selectFrom('webhook_deliveries').select('status').where('webhook_id', '=', hook.id).execute()).every(
+        (d) => d.status === 'succeeded',
+      ),
+    );
     assert.deepEqual(await read().then((s) => [s.consecutive_failures, s.paused_until]), [0, null]);
   });
 
@@ -115,7 +198,13 @@ for (const backend of backends()) {
     t.after(() => world.close());
     const mine = await operator(world, 'busy');
     const other = await operator(world, 'other');
-    const create = (token: string) => world.app.inject({ method: 'POST', url: HOOKS, headers: bearer(token), payload: { url: 'http://127.0.0.1:9/x', events: ['entity.flagged'] } });
+    const create = (token: string) =>
+      world.app.inject({
+        method: 'POST',
+        url: HOOKS,
+        headers: bearer(token),
+        payload: { url: 'http://127.0.0.1:9/x', events: ['entity.flagged'] },
+      });
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
       const res = await create(mine.token);
@@ -125,9 +214,16 @@ for (const backend of backends()) {
     const refused = problem(await create(mine.token), 409, 'conflict');
     assert.match(String(refused.detail), /20 webhooks/);
     assert.equal((await create(other.token)).statusCode, 201, 'the cap is per client');
-    assert.equal((await world.app.inject({ method: 'DELETE', url: `${HOOKS}/${ids[0]}`, headers: bearer(mine.token) })).statusCode, 200);
+    assert.equal(
+      (await world.app.inject({ method: 'DELETE', url: `${HOOKS}/${ids[0]}`, headers: bearer(mine.token) })).statusCode,
+      200,
+    );
     assert.equal((await create(mine.token)).statusCode, 201);
-    const count = await world.fresh.store.db.selectFrom('webhooks').select('id').where('owner_client_id', '=', mine.id).execute();
+    const count = await world.fresh.store.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('owner_client_id', '=', mine.id)
+      .execute();
     assert.equal(count.length, 20);
   });
 
@@ -137,19 +233,43 @@ for (const backend of backends()) {
       if (resolving === 'hang') return new Promise<never>(() => undefined);
       return [{ address: '127.0.0.1', family: 4 }];
     };
-    const world = await webhookWorld(backend, {}, { pollMs: 25, timeoutMs: 300, leaseMs: 5000, retryDelaysMs: [], breakerFailures: 1000, urlPolicy: { resolve } });
+    const world = await webhookWorld(
+      backend,
+      {},
+      { pollMs: 25, timeoutMs: 300, leaseMs: 5000, retryDelaysMs: [], breakerFailures: 1000, urlPolicy: { resolve } },
+    );
     t.after(() => world.close());
     const admin = await world.token(world.app);
     const closed = await blackHole();
     const port = new URL(closed.url).port;
     await closed.close();
-    const refusedHook = (await world.app.inject({ method: 'POST', url: HOOKS, headers: bearer(admin), payload: { url: `http://127.0.0.1:${port}/x`, events: ['policy.activated'] } })).json() as { id: string };
-    const slowDns = (await world.app.inject({ method: 'POST', url: HOOKS, headers: bearer(admin), payload: { url: 'http://hooks.example/x', events: ['policy.activated'] } })).json() as { id: string };
+    const refusedHook = (
+      await world.app.inject({
+        method: 'POST',
+        url: HOOKS,
+        headers: bearer(admin),
+        payload: { url: `http://127.0.0.1:${port}/x`, events: ['policy.activated'] },
+      })
+    ).json() as { id: string };
+    const slowDns = (
+      await world.app.inject({
+        method: 'POST',
+        url: HOOKS,
+        headers: bearer(admin),
+        payload: { url: 'http://hooks.example/x', events: ['policy.activated'] },
+      })
+    ).json() as { id: string };
     resolving = 'hang';
-    await world.fresh.store.db.transaction().execute((trx) => enqueueWebhookEvent(trx, 'live', 'policy.activated', { version: 'v1' }));
-    const deliveries = async (id: string) => (await world.app.inject({ method: 'GET', url: `${HOOKS}/${id}/deliveries`, headers: bearer(admin) }));
+    await world.fresh.store.db
+      .transaction()
+      .execute((trx) => enqueueWebhookEvent(trx, 'live', 'policy.activated', { version: 'v1' }));
+    const deliveries = async (id: string) =>
+      await world.app.inject({ method: 'GET', url: `${HOOKS}/${id}/deliveries`, headers: bearer(admin) });
     await until('both deliveries fail', async () => {
-      const all = [...(await deliveries(refusedHook.id)).json().data, ...(await deliveries(slowDns.id)).json().data] as Array<{ status: string }>;
+      const all = [
+        ...(await deliveries(refusedHook.id)).json().data,
+        ...(await deliveries(slowDns.id)).json().data,
+      ] as Array<{ status: string }>;
       return all.length === 2 && all.every((d) => d.status === 'failed');
     });
     const refused = await deliveries(refusedHook.id);
@@ -161,9 +281,30 @@ for (const backend of backends()) {
 
 test('the delivery limits come from VOUCH_WEBHOOK* variables, with defaults; a bad value stops the start', async () => {
   const { loadConfig, ConfigError } = await import('../../src/config/env.ts');
-  assert.deepEqual(loadConfig({}).webhooks, { maxPerClient: 20, concurrency: 64, endpointConcurrency: 2, clientConcurrency: 16, breakerFailures: 5, breakerCooldownMs: 60_000 });
-  const set = loadConfig({ VOUCH_WEBHOOKS_PER_CLIENT: '5', VOUCH_WEBHOOK_CONCURRENCY: '8', VOUCH_WEBHOOK_ENDPOINT_CONCURRENCY: '1', VOUCH_WEBHOOK_CLIENT_CONCURRENCY: '4', VOUCH_WEBHOOK_BREAKER_FAILURES: '3', VOUCH_WEBHOOK_BREAKER_COOLDOWN_SECONDS: '30' }).webhooks;
-  assert.deepEqual(set, { maxPerClient: 5, concurrency: 8, endpointConcurrency: 1, clientConcurrency: 4, breakerFailures: 3, breakerCooldownMs: 30_000 });
+  assert.deepEqual(loadConfig({}).webhooks, {
+    maxPerClient: 20,
+    concurrency: 64,
+    endpointConcurrency: 2,
+    clientConcurrency: 16,
+    breakerFailures: 5,
+    breakerCooldownMs: 60_000,
+  });
+  const set = loadConfig({
+    VOUCH_WEBHOOKS_PER_CLIENT: '5',
+    VOUCH_WEBHOOK_CONCURRENCY: '8',
+    VOUCH_WEBHOOK_ENDPOINT_CONCURRENCY: '1',
+    VOUCH_WEBHOOK_CLIENT_CONCURRENCY: '4',
+    VOUCH_WEBHOOK_BREAKER_FAILURES: '3',
+    VOUCH_WEBHOOK_BREAKER_COOLDOWN_SECONDS: '30',
+  }).webhooks;
+  assert.deepEqual(set, {
+    maxPerClient: 5,
+    concurrency: 8,
+    endpointConcurrency: 1,
+    clientConcurrency: 4,
+    breakerFailures: 3,
+    breakerCooldownMs: 30_000,
+  });
   assert.throws(() => loadConfig({ VOUCH_WEBHOOK_ENDPOINT_CONCURRENCY: '0' }), ConfigError);
   assert.throws(() => loadConfig({ VOUCH_WEBHOOKS_PER_CLIENT: 'many' }), ConfigError);
 });

@@ -13,8 +13,12 @@ for (const backend of backends()) {
     t.after(drop);
     const now = Date.now();
     await sql`insert into webhooks (id, environment, owner_client_id, url, events, description, secret, created_at)
-      values ('whk_old', 'live', 'cli_old', 'https://93.184.216.34/x', 'entity.flagged', null, '{}', ${now})`.execute(store.db);
-    await sql`insert into webhook_events (id, environment, type, owner_client_id, data, created_at) values ('msg_old', 'live', 'entity.flagged', 'cli_old', '{}', ${now})`.execute(store.db);
+      values ('whk_old', 'live', 'cli_old', 'https://93.184.216.34/x', 'entity.flagged', null, '{}', ${now})`.execute(
+      store.db,
+    );
+    await sql`insert into webhook_events (id, environment, type, owner_client_id, data, created_at) values ('msg_old', 'live', 'entity.flagged', 'cli_old', '{}', ${now})`.execute(
+      store.db,
+    );
     await sql`insert into webhook_deliveries (id, webhook_id, event_id, status, attempts, next_attempt_at, lease_until, created_at)
       values ('whd_old', 'whk_old', 'msg_old', 'pending', 0, ${now}, 0, ${now})`.execute(store.db);
     await store.migrate();
@@ -23,6 +27,9 @@ for (const backend of backends()) {
     assert.equal(Number(hook.paused_until), 0);
     assert.deepEqual(await store.db.selectFrom('webhook_fanouts').selectAll().execute(), []);
     const claimed = await claimDue(store.db, store.dialect, 5, 1000);
-    assert.deepEqual(claimed.map((c) => [c.id, c.owner_client_id]), [['whd_old', 'cli_old']]);
+    assert.deepEqual(
+      claimed.map((c) => [c.id, c.owner_client_id]),
+      [['whd_old', 'cli_old']],
+    );
   });
 }

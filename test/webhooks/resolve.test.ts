@@ -31,15 +31,26 @@ async function nameServer(answers: Record<string, string>, silent: string[]) {
     header.writeUInt16BE(answers[name] === undefined ? 0x8183 : 0x8180, 2);
     header.writeUInt16BE(1, 4);
     header.writeUInt16BE(address ? 1 : 0, 6);
-    const answer = address ? Buffer.concat([Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4]), Buffer.from(address.split('.').map(Number))]) : Buffer.alloc(0);
+    const answer = address
+      ? Buffer.concat([
+          Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4]),
+          Buffer.from(address.split('.').map(Number)),
+        ])
+      : Buffer.alloc(0);
     socket.send(Buffer.concat([header, question, answer]), peer.port, peer.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return { port: socket.address().port, asked, close: () => new Promise<void>((resolve) => socket.close(() => resolve())) };
+  return {
+    port: socket.address().port,
+    asked,
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
 }
 
 test('destination names are asked of the name servers through c-ares; one that never answers holds no pool thread', async (t) => {
-  const server = await nameServer({ 'hooks.example.test': '93.184.216.34', 'inside.example.test': '10.0.0.8' }, ['silent.example.test']);
+  const server = await nameServer({ 'hooks.example.test': '93.184.216.34', 'inside.example.test': '10.0.0.8' }, [
+    'silent.example.test',
+  ]);
   const previous = destinationResolver.getServers();
   destinationResolver.setServers([`127.0.0.1:${server.port}`]);
   t.after(async () => {
@@ -56,7 +67,9 @@ test('destination names are asked of the name servers through c-ares; one that n
 
   // More silent lookups than the pool has threads; work on the pool still runs meanwhile.
   let settled = 0;
-  const silent = Array.from({ length: 8 }, () => checkDestination('https://silent.example.test/x', { allowPrivate: false }).finally(() => (settled += 1)));
+  const silent = Array.from({ length: 8 }, () =>
+    checkDestination('https://silent.example.test/x', { allowPrivate: false }).finally(() => (settled += 1)),
+  );
   await promisify(pbkdf2)('secret', 'salt', 1000, 32, 'sha256');
   assert.equal(settled, 0, 'the pool job finished while every silent lookup was still waiting');
   for (const result of await Promise.all(silent)) assert.equal(!result.ok && result.reason, 'unresolved');

@@ -11,7 +11,13 @@ import { freshStore, testConfig, ADMIN_ID, ADMIN_SECRET, type Backend, type Test
 // The circuit breaker is out of the way here (its own tests set it): these tests count retries.
 // The lease is far above any attempt, even on a loaded machine: only a test that means to let a
 // lease run out (with a claim of its own) ever sees one end.
-export const FAST_WORKER: WorkerOptions = { pollMs: 25, timeoutMs: 400, leaseMs: 10_000, retryDelaysMs: [50, 50, 50, 50, 50], breakerFailures: 1000 };
+export const FAST_WORKER: WorkerOptions = {
+  pollMs: 25,
+  timeoutMs: 400,
+  leaseMs: 10_000,
+  retryDelaysMs: [50, 50, 50, 50, 50],
+  breakerFailures: 1000,
+};
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -32,12 +38,21 @@ export interface Receiver {
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const receiver: Partial<Receiver> & { received: Received[]; script: Receiver['script']; fallback: Receiver['fallback'] } = { received: [], script: [], fallback: { status: 200 } };
+  const receiver: Partial<Receiver> & {
+    received: Received[];
+    script: Receiver['script'];
+    fallback: Receiver['fallback'];
+  } = { received: [], script: [], fallback: { status: 200 } };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      receiver.received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), path: req.url ?? '' });
+      receiver.received.push({
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+        path: req.url ?? '',
+      });
       const answer = receiver.script.shift() ?? receiver.fallback;
       setTimeout(() => {
         if (!res.destroyed) res.writeHead(answer.status, { 'content-type': 'text/plain' }).end('ok');
@@ -54,7 +69,8 @@ export async function startReceiver(): Promise<Receiver> {
   receiver.waitFor = async (predicate, timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(receiver.received)) {
-      if (Date.now() > deadline) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${receiver.received.length} received)`);
+      if (Date.now() > deadline)
+        throw new Error(`receiver: condition not met within ${timeoutMs} ms (${receiver.received.length} received)`);
       await new Promise((r) => setTimeout(r, 20));
     }
   };
@@ -66,8 +82,9 @@ export async function startReceiver(): Promise<Receiver> {
  * loaded machine an attempt can outlive the test worker's 400 ms timeout and be sent again with the
  * same webhook-id, which is a retry, not a second event.
  */
-export const distinctDeliveries = (received: readonly Received[]): Received[] =>
-  [...new Map(received.map((r) => [`${r.path} ${String(r.headers['webhook-id'])}`, r])).values()];
+export const distinctDeliveries = (received: readonly Received[]): Received[] => [
+  ...new Map(received.map((r) => [`${r.path} ${String(r.headers['webhook-id'])}`, r])).values(),
+];
 
 export interface WebhookWorld {
   fresh: TestStore;
@@ -79,7 +96,11 @@ export interface WebhookWorld {
   close(): Promise<void>;
 }
 
-export async function webhookWorld(backend: Backend, overrides: Partial<Config> = {}, worker: WorkerOptions & { enabled?: boolean } = FAST_WORKER): Promise<WebhookWorld & { app: FastifyInstance }> {
+export async function webhookWorld(
+  backend: Backend,
+  overrides: Partial<Config> = {},
+  worker: WorkerOptions & { enabled?: boolean } = FAST_WORKER,
+): Promise<WebhookWorld & { app: FastifyInstance }> {
   const fresh = await freshStore(backend);
   const config = testConfig({ webhookAllowPrivate: true, ...overrides });
   await ensureBootstrapAdmin(fresh.store, config);
@@ -92,9 +113,17 @@ export async function webhookWorld(backend: Backend, overrides: Partial<Config> 
   };
   const app = await spawn();
   return {
-    fresh, config, apps, app, spawn,
+    fresh,
+    config,
+    apps,
+    app,
+    spawn,
     async token(on: FastifyInstance, scope?: string) {
-      const res = await on.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { client_id: ADMIN_ID, client_secret: ADMIN_SECRET, ...(scope ? { scope } : {}) } });
+      const res = await on.inject({
+        method: 'POST',
+        url: '/api/v1/auth/token',
+        payload: { client_id: ADMIN_ID, client_secret: ADMIN_SECRET, ...(scope ? { scope } : {}) },
+      });
       return res.json().access_token as string;
     },
     async close() {

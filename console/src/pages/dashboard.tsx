@@ -38,30 +38,56 @@ async function today(kind: 'score' | 'dispute', since: string): Promise<Today> {
 const count = (t: Today) => (t.more ? `${fmtNumber(t.rows.length)}+` : fmtNumber(t.rows.length));
 
 function Scores({ t }: { t: Today }) {
-  const high = t.rows.filter((d) => ['high', 'critical'].includes(String((d.result as Partial<ScoreResult>).risk_level))).length;
+  const high = t.rows.filter((d) =>
+    ['high', 'critical'].includes(String((d.result as Partial<ScoreResult>).risk_level)),
+  ).length;
   const critical = t.rows.filter((d) => (d.result as Partial<ScoreResult>).risk_level === 'critical').length;
   const share = t.rows.length ? high / t.rows.length : null;
   return (
     <>
-      <div><dt>Scores today</dt><dd class="big" data-figure="scores-today">{count(t)}</dd></div>
+      <div>
+        <dt>Scores today</dt>
+        <dd class="big" data-figure="scores-today">
+          {count(t)}
+        </dd>
+      </div>
       <div>
         <dt>Scored high or critical</dt>
-        <dd class="big" data-figure="high-share">{fmtPercent(share)}</dd>
-        <dd class="muted small">{t.rows.length ? `${fmtNumber(high)} of ${fmtNumber(t.rows.length)}${t.more ? ' latest' : ''}, ${fmtNumber(critical)} critical` : 'no scores yet today'}</dd>
+        <dd class="big" data-figure="high-share">
+          {fmtPercent(share)}
+        </dd>
+        <dd class="muted small">
+          {t.rows.length
+            ? `${fmtNumber(high)} of ${fmtNumber(t.rows.length)}${t.more ? ' latest' : ''}, ${fmtNumber(critical)} critical`
+            : 'no scores yet today'}
+        </dd>
       </div>
     </>
   );
 }
 
 function Disputes({ t }: { t: Today }) {
-  const review = new Set(t.rows.filter((d) => (d.result as Partial<DisputeResult>).recommendation === 'manual_review').map((d) => d.subject_id)).size;
+  const review = new Set(
+    t.rows
+      .filter((d) => (d.result as Partial<DisputeResult>).recommendation === 'manual_review')
+      .map((d) => d.subject_id),
+  ).size;
   return (
     <>
-      <div><dt>Dispute analyses today</dt><dd class="big" data-figure="disputes-today">{count(t)}</dd></div>
+      <div>
+        <dt>Dispute analyses today</dt>
+        <dd class="big" data-figure="disputes-today">
+          {count(t)}
+        </dd>
+      </div>
       <div>
         <dt>Recommended for manual review</dt>
-        <dd class="big" data-figure="manual-review">{fmtNumber(review)}</dd>
-        <dd class="muted small">disputes analysed today whose recommendation is a human's call: <Link to="/disputes">Disputes</Link></dd>
+        <dd class="big" data-figure="manual-review">
+          {fmtNumber(review)}
+        </dd>
+        <dd class="muted small">
+          disputes analysed today whose recommendation is a human's call: <Link to="/disputes">Disputes</Link>
+        </dd>
       </div>
     </>
   );
@@ -79,13 +105,34 @@ function Network() {
           const active = s.peers.filter((p) => p.status === 'active');
           const failing = active.filter((p) => p.last_error);
           const last = Math.max(0, ...s.peers.map((p) => (p.last_sync_at ? Date.parse(p.last_sync_at) : 0)));
-          if (s.peers.length === 0) return <p data-figure="network">No peers: the network is off. <Link to="/network">Network</Link></p>;
+          if (s.peers.length === 0)
+            return (
+              <p data-figure="network">
+                No peers: the network is off. <Link to="/network">Network</Link>
+              </p>
+            );
           return (
             <dl class="facts" data-figure="network">
-              <div><dt>Peers active</dt><dd class="big">{fmtNumber(active.length)} <small class="muted">of {fmtNumber(s.peers.length)}</small></dd></div>
-              <div><dt>Last sync</dt><dd>{last ? fmtDate(last) : <span class="muted">never</span>}</dd></div>
-              <div><dt>Last attempt failed</dt><dd class={failing.length ? 'risk' : undefined}>{failing.length ? failing.map((p) => p.name).join(', ') : 'none'}</dd></div>
-              <div><dt>Flags matched</dt><dd>{fmtNumber(s.peers.reduce((n, p) => n + p.matched, 0))}</dd></div>
+              <div>
+                <dt>Peers active</dt>
+                <dd class="big">
+                  {fmtNumber(active.length)} <small class="muted">of {fmtNumber(s.peers.length)}</small>
+                </dd>
+              </div>
+              <div>
+                <dt>Last sync</dt>
+                <dd>{last ? fmtDate(last) : <span class="muted">never</span>}</dd>
+              </div>
+              <div>
+                <dt>Last attempt failed</dt>
+                <dd class={failing.length ? 'risk' : undefined}>
+                  {failing.length ? failing.map((p) => p.name).join(', ') : 'none'}
+                </dd>
+              </div>
+              <div>
+                <dt>Flags matched</dt>
+                <dd>{fmtNumber(s.peers.reduce((n, p) => n + p.matched, 0))}</dd>
+              </div>
             </dl>
           );
         }}
@@ -104,12 +151,31 @@ export function DashboardPage() {
       <p class="muted">Today: since midnight ({fmtDate(since)}, this browser's time zone).</p>
       <PerClientNote what="decisions" />
       <dl class="facts dashboard">
-        {scores.data ? <Scores t={scores.data} /> : <div><Loading what="Counting today's scores" /></div>}
-        {disputes.data ? <Disputes t={disputes.data} /> : <div><Loading what="Counting today's disputes" /></div>}
+        {scores.data ? (
+          <Scores t={scores.data} />
+        ) : (
+          <div>
+            <Loading what="Counting today's scores" />
+          </div>
+        )}
+        {disputes.data ? (
+          <Disputes t={disputes.data} />
+        ) : (
+          <div>
+            <Loading what="Counting today's disputes" />
+          </div>
+        )}
       </dl>
       <ErrorBox error={scores.error ?? disputes.error} what="Could not read today's decisions" />
-      {(scores.data?.more || disputes.data?.more) && <p class="muted">More than {fmtNumber(MAX_PAGES * 100)} decisions of a kind today: the figures marked + cover the latest {fmtNumber(MAX_PAGES * 100)}.</p>}
-      <p><Link to="/decisions">All decisions</Link> · <Link to="/disputes">All disputes</Link></p>
+      {(scores.data?.more || disputes.data?.more) && (
+        <p class="muted">
+          More than {fmtNumber(MAX_PAGES * 100)} decisions of a kind today: the figures marked + cover the latest{' '}
+          {fmtNumber(MAX_PAGES * 100)}.
+        </p>
+      )}
+      <p>
+        <Link to="/decisions">All decisions</Link> · <Link to="/disputes">All disputes</Link>
+      </p>
       {hasScope('network:admin') && <Network />}
     </section>
   );

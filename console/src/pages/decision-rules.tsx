@@ -29,14 +29,22 @@ export interface DecisionOutcome {
 
 export const outcomeOf = (d: Decision): DecisionOutcome => {
   const x = d as unknown as DecisionOutcome & { result?: DecisionOutcome };
-  return { outcome: x.outcome ?? x.result?.outcome ?? null, rules: x.rules ?? x.result?.rules ?? null, shadow_rules: x.shadow_rules ?? null };
+  return {
+    outcome: x.outcome ?? x.result?.outcome ?? null,
+    rules: x.rules ?? x.result?.rules ?? null,
+    shadow_rules: x.shadow_rules ?? null,
+  };
 };
 
 export const OutcomeBadge = ({ outcome }: { outcome: string | null | undefined }) =>
   outcome ? <span class={`badge outcome-${outcome}`}>{outcome}</span> : <span class="muted">not recorded</span>;
 
 function RuleName({ r }: { r: DecisionRule }) {
-  const name = <><span class="mono">{r.name}</span> <small class="muted">v{r.version}</small></>;
+  const name = (
+    <>
+      <span class="mono">{r.name}</span> <small class="muted">v{r.version}</small>
+    </>
+  );
   return hasScope('rules:read') ? <Link to={`/rules/${encodeURIComponent(r.id)}`}>{name}</Link> : name;
 }
 
@@ -51,10 +59,18 @@ function RuleRows({ rules, shadow }: { rules: DecisionRule[]; shadow: boolean })
             {r.override && <small class="flag">override</small>}
             {r.final && <small class="flag">final</small>}
             {typeof r.cap === 'number' && <small>cap {fmtNumber(r.cap)}</small>}
-            {shadow && r.would_be_outcome && <small class="would-be">would have made it <span class={`badge outcome-${r.would_be_outcome}`}>{r.would_be_outcome}</span></small>}
+            {shadow && r.would_be_outcome && (
+              <small class="would-be">
+                would have made it <span class={`badge outcome-${r.would_be_outcome}`}>{r.would_be_outcome}</span>
+              </small>
+            )}
           </div>
           <ul class="reads">
-            {Object.entries(r.reads ?? {}).map(([k, v]) => <li key={k}><span class="mono">{k}</span> = <ReadValue v={v} /></li>)}
+            {Object.entries(r.reads ?? {}).map(([k, v]) => (
+              <li key={k}>
+                <span class="mono">{k}</span> = <ReadValue v={v} />
+              </li>
+            ))}
           </ul>
         </li>
       ))}
@@ -70,7 +86,9 @@ export function DecisionRules({ d }: { d: Decision }) {
   if (!o.outcome && rules.length === 0 && shadow.length === 0) return null;
   return (
     <section aria-labelledby="h-decision-rules" class="decision-outcome">
-      <h2 id="h-decision-rules">Why this outcome: <OutcomeBadge outcome={o.outcome} /></h2>
+      <h2 id="h-decision-rules">
+        Why this outcome: <OutcomeBadge outcome={o.outcome} />
+      </h2>
       {rules.length === 0 ? (
         <p class="muted">No rule matched: the outcome is the policy's for this risk level.</p>
       ) : (
@@ -81,7 +99,9 @@ export function DecisionRules({ d }: { d: Decision }) {
       )}
       {shadow.length > 0 && (
         <>
-          <h3>Shadow rules that matched <small class="muted">(evaluated, not applied)</small></h3>
+          <h3>
+            Shadow rules that matched <small class="muted">(evaluated, not applied)</small>
+          </h3>
           <RuleRows rules={shadow} shadow />
         </>
       )}

@@ -2,8 +2,30 @@
 // resolved; and recording the resolution as a dispute.resolved event naming both parties.
 import { useState } from 'preact/hooks';
 import { api, hasScope, query } from '../api.ts';
-import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtMoney, fmtNumber, fmtPercent, toProblem, useAction, useLoad } from '../ui.tsx';
-import { SEVERITIES, type Decision, type DisputeResult, type Entity, type EntityEventList, type EventsSent, type Party } from '../types.ts';
+import {
+  Empty,
+  ErrorBox,
+  Field,
+  LevelBadge,
+  Link,
+  Loader,
+  fmtDate,
+  fmtMoney,
+  fmtNumber,
+  fmtPercent,
+  toProblem,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
+import {
+  SEVERITIES,
+  type Decision,
+  type DisputeResult,
+  type Entity,
+  type EntityEventList,
+  type EventsSent,
+  type Party,
+} from '../types.ts';
 import { SafeAmount, type DisputeRequest } from './decision-facts.tsx';
 
 type Side = 'buyer' | 'seller';
@@ -31,16 +53,25 @@ const resolutionEventId = (disputeId: string) => `console:${disputeId}:resolved`
 async function findResolution(r: DisputeResult): Promise<Resolution | null> {
   const eventId = resolutionEventId(r.dispute_id);
   const isNew = (side: Side) => r.risk_flags.some((f) => f.code === 'new_account' && f.party === side);
-  for (const [loser, winner] of [['seller', 'buyer'], ['buyer', 'seller']] as const) {
+  for (const [loser, winner] of [
+    ['seller', 'buyer'],
+    ['buyer', 'seller'],
+  ] as const) {
     if (isNew(loser) && !isNew(winner)) {
-      const other = await api<Entity>('GET', `/api/v1/trust/entities/${encodeURIComponent(r.parties[winner].entity_id)}`).catch((err: unknown) => {
+      const other = await api<Entity>(
+        'GET',
+        `/api/v1/trust/entities/${encodeURIComponent(r.parties[winner].entity_id)}`,
+      ).catch((err: unknown) => {
         if (toProblem(err).status === 404) return null;
         throw err;
       });
       if (!other || other.disputes_won === 0) continue;
     }
     try {
-      const page = await api<EntityEventList>('GET', `/api/v1/trust/entities/${encodeURIComponent(r.parties[loser].entity_id)}/events${query({ limit: 100 })}`);
+      const page = await api<EntityEventList>(
+        'GET',
+        `/api/v1/trust/entities/${encodeURIComponent(r.parties[loser].entity_id)}/events${query({ limit: 100 })}`,
+      );
       const found = page.data.find((e) => e.event_id === eventId);
       if (found) return { winner, at: found.occurred_at };
     } catch (err) {
@@ -56,13 +87,27 @@ export function DisputePage({ id }: { id: string }) {
   const state = useLoad(() => api<Decision>('GET', `/api/v1/decisions/${encodeURIComponent(id)}`), [id]);
   return (
     <section aria-labelledby="h-dispute">
-      <p><Link to="/disputes">← All disputes</Link></p>
+      <p>
+        <Link to="/disputes">← All disputes</Link>
+      </p>
       <h1 id="h-dispute">Dispute analysis</h1>
       {state.error?.status === 404 ? (
-        <Empty>No analysis with this id is visible to this client. Check the id (an analysis_id), or sign in as the client that made it.</Empty>
+        <Empty>
+          No analysis with this id is visible to this client. Check the id (an analysis_id), or sign in as the client
+          that made it.
+        </Empty>
       ) : (
         <Loader state={state} feature="This analysis">
-          {(d) => (d.kind === 'dispute_analysis' ? <DisputeView key={d.id} d={d} /> : <p>This is a score: <Link to={`/decisions/${encodeURIComponent(d.id)}`}>open it on the Decisions page</Link>.</p>)}
+          {(d) =>
+            d.kind === 'dispute_analysis' ? (
+              <DisputeView key={d.id} d={d} />
+            ) : (
+              <p>
+                This is a score:{' '}
+                <Link to={`/decisions/${encodeURIComponent(d.id)}`}>open it on the Decisions page</Link>.
+              </p>
+            )
+          }
         </Loader>
       )}
     </section>
@@ -80,23 +125,80 @@ function DisputeView({ d }: { d: Decision }) {
   return (
     <>
       <dl class="facts">
-        <div><dt>Dispute</dt><dd class="mono">{r.dispute_id}</dd></div>
-        {asked?.trade && <div><dt>Trade</dt><dd><span class="mono">{asked.trade.trade_id}</span> · {fmtMoney(asked.trade.amount, currency)}{asked.trade.payment_method ? ` · ${asked.trade.payment_method.replace(/_/g, ' ')}` : ''}</dd></div>}
-        {asked?.reason && <div><dt>Reason</dt><dd>{asked.reason.replace(/_/g, ' ')}</dd></div>}
-        {asked?.opened_by && <div><dt>Opened by</dt><dd>the {asked.opened_by}{asked.opened_at ? ` (${fmtDate(asked.opened_at)})` : ''}</dd></div>}
-        <div><dt>Status</dt><dd><Status resolution={resolution} known={canSee && !recorded.loading} /></dd></div>
-        <div><dt>Recommendation</dt><dd><Recommendation r={r} /></dd></div>
-        <div><dt>Confidence</dt><dd>{fmtPercent(r.confidence)}</dd></div>
-        <div><dt>Analysed</dt><dd>{fmtDate(d.created_at)}</dd></div>
-        <div><dt>Policy</dt><dd class="mono">{r.policy_version}</dd></div>
+        <div>
+          <dt>Dispute</dt>
+          <dd class="mono">{r.dispute_id}</dd>
+        </div>
+        {asked?.trade && (
+          <div>
+            <dt>Trade</dt>
+            <dd>
+              <span class="mono">{asked.trade.trade_id}</span> · {fmtMoney(asked.trade.amount, currency)}
+              {asked.trade.payment_method ? ` · ${asked.trade.payment_method.replace(/_/g, ' ')}` : ''}
+            </dd>
+          </div>
+        )}
+        {asked?.reason && (
+          <div>
+            <dt>Reason</dt>
+            <dd>{asked.reason.replace(/_/g, ' ')}</dd>
+          </div>
+        )}
+        {asked?.opened_by && (
+          <div>
+            <dt>Opened by</dt>
+            <dd>
+              the {asked.opened_by}
+              {asked.opened_at ? ` (${fmtDate(asked.opened_at)})` : ''}
+            </dd>
+          </div>
+        )}
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <Status resolution={resolution} known={canSee && !recorded.loading} />
+          </dd>
+        </div>
+        <div>
+          <dt>Recommendation</dt>
+          <dd>
+            <Recommendation r={r} />
+          </dd>
+        </div>
+        <div>
+          <dt>Confidence</dt>
+          <dd>{fmtPercent(r.confidence)}</dd>
+        </div>
+        <div>
+          <dt>Analysed</dt>
+          <dd>{fmtDate(d.created_at)}</dd>
+        </div>
+        <div>
+          <dt>Policy</dt>
+          <dd class="mono">{r.policy_version}</dd>
+        </div>
       </dl>
       {asked && <Evidence evidence={asked.evidence ?? {}} />}
       <ErrorBox error={recorded.error} what="Could not check whether it was resolved" />
-      {resolved && <p class="ok-msg" role="status">Resolution recorded.</p>}
+      {resolved && (
+        <p class="ok-msg" role="status">
+          Resolution recorded.
+        </p>
+      )}
       <h2>Parties</h2>
       <div class="cards">
-        <PartyCard role="Buyer" currency={currency} p={r.parties.buyer} won={resolution ? resolution.winner === 'buyer' : undefined} />
-        <PartyCard role="Seller" currency={currency} p={r.parties.seller} won={resolution ? resolution.winner === 'seller' : undefined} />
+        <PartyCard
+          role="Buyer"
+          currency={currency}
+          p={r.parties.buyer}
+          won={resolution ? resolution.winner === 'buyer' : undefined}
+        />
+        <PartyCard
+          role="Seller"
+          currency={currency}
+          p={r.parties.seller}
+          won={resolution ? resolution.winner === 'seller' : undefined}
+        />
       </div>
       <h2>Risk flags</h2>
       {r.risk_flags.length === 0 ? (
@@ -104,11 +206,17 @@ function DisputeView({ d }: { d: Decision }) {
       ) : (
         SEVERITIES.filter((s) => r.risk_flags.some((f) => f.severity === s)).map((s) => (
           <div key={s} class="flag-group">
-            <h3><span class={`badge level-${s}`}>{s}</span></h3>
+            <h3>
+              <span class={`badge level-${s}`}>{s}</span>
+            </h3>
             <ul class="flags">
-              {r.risk_flags.filter((f) => f.severity === s).map((f) => (
-                <li key={f.code + f.party}><span class="mono">{f.code}</span> <span class="muted">({f.party})</span>: {f.message}</li>
-              ))}
+              {r.risk_flags
+                .filter((f) => f.severity === s)
+                .map((f) => (
+                  <li key={f.code + f.party}>
+                    <span class="mono">{f.code}</span> <span class="muted">({f.party})</span>: {f.message}
+                  </li>
+                ))}
             </ul>
           </div>
         ))
@@ -118,16 +226,28 @@ function DisputeView({ d }: { d: Decision }) {
         <Empty>Nothing more to ask for: no further evidence would change the recommendation.</Empty>
       ) : (
         <ul class="flags">
-          {r.missing_evidence.map((m) => <li key={m.code + m.party}><span class="mono">{m.code}</span> <span class="muted">({m.party})</span>: {m.message}</li>)}
+          {r.missing_evidence.map((m) => (
+            <li key={m.code + m.party}>
+              <span class="mono">{m.code}</span> <span class="muted">({m.party})</span>: {m.message}
+            </li>
+          ))}
         </ul>
       )}
-      {hasScope('trust:write') && !resolution && <Resolve r={r} tradeId={asked?.trade?.trade_id} onResolved={setResolved} />}
+      {hasScope('trust:write') && !resolution && (
+        <Resolve r={r} tradeId={asked?.trade?.trade_id} onResolved={setResolved} />
+      )}
     </>
   );
 }
 
 function Status({ resolution, known }: { resolution: Resolution | null; known: boolean }) {
-  if (resolution) return <><span class="badge status-resolved">resolved</span> in favour of the {resolution.winner} <small class="muted">({fmtDate(resolution.at)})</small></>;
+  if (resolution)
+    return (
+      <>
+        <span class="badge status-resolved">resolved</span> in favour of the {resolution.winner}{' '}
+        <small class="muted">({fmtDate(resolution.at)})</small>
+      </>
+    );
   return known ? <span class="badge status-open">open</span> : <span class="muted">—</span>;
 }
 
@@ -137,28 +257,64 @@ function Evidence({ evidence }: { evidence: Record<string, boolean | number> }) 
   return (
     <>
       <h2>Evidence submitted</h2>
-      {entries.length === 0 ? <Empty>No evidence was submitted with the dispute.</Empty> : (
+      {entries.length === 0 ? (
+        <Empty>No evidence was submitted with the dispute.</Empty>
+      ) : (
         <ul class="evidence">
-          {entries.map(([name, value]) => <li key={name}>{name.replace(/_/g, ' ')}: <strong>{typeof value === 'boolean' ? (value ? 'yes' : 'no') : fmtNumber(value)}</strong></li>)}
+          {entries.map(([name, value]) => (
+            <li key={name}>
+              {name.replace(/_/g, ' ')}:{' '}
+              <strong>{typeof value === 'boolean' ? (value ? 'yes' : 'no') : fmtNumber(value)}</strong>
+            </li>
+          ))}
         </ul>
       )}
     </>
   );
 }
 
-function PartyCard({ role, p, won, currency }: { role: string; p: Party; won: boolean | undefined; currency: string | undefined }) {
+function PartyCard({
+  role,
+  p,
+  won,
+  currency,
+}: {
+  role: string;
+  p: Party;
+  won: boolean | undefined;
+  currency: string | undefined;
+}) {
   return (
     <div class="card">
-      <h3>{role} {won !== undefined && <span class={`badge ${won ? 'label-legit' : 'label-fraud'}`}>{won ? 'won' : 'lost'}</span>}</h3>
-      <p class="mono trunc"><Link to={`/entities/${encodeURIComponent(p.entity_id)}`}>{p.entity_id}</Link></p>
-      <p>Score <strong class="big">{fmtNumber(p.score)}</strong> <LevelBadge level={p.risk_level} /></p>
-      <p class="muted">Safe amount: <SafeAmount amount={p.safe_amount} currency={currency} of="trade's" /></p>
+      <h3>
+        {role}{' '}
+        {won !== undefined && (
+          <span class={`badge ${won ? 'label-legit' : 'label-fraud'}`}>{won ? 'won' : 'lost'}</span>
+        )}
+      </h3>
+      <p class="mono trunc">
+        <Link to={`/entities/${encodeURIComponent(p.entity_id)}`}>{p.entity_id}</Link>
+      </p>
+      <p>
+        Score <strong class="big">{fmtNumber(p.score)}</strong> <LevelBadge level={p.risk_level} />
+      </p>
+      <p class="muted">
+        Safe amount: <SafeAmount amount={p.safe_amount} currency={currency} of="trade's" />
+      </p>
     </div>
   );
 }
 
 /** Records who the dispute was resolved for: one dispute.resolved event per party, each naming the other. */
-function Resolve({ r, tradeId: disputed, onResolved }: { r: DisputeResult; tradeId: string | undefined; onResolved: (resolution: Resolution) => void }) {
+function Resolve({
+  r,
+  tradeId: disputed,
+  onResolved,
+}: {
+  r: DisputeResult;
+  tradeId: string | undefined;
+  onResolved: (resolution: Resolution) => void;
+}) {
   const [winner, setWinner] = useState<Side | ''>('');
   // the disputed trade, as the analysis was asked: its id labels the loser's scores of that trade
   const [tradeId, setTradeId] = useState(disputed ?? '');
@@ -189,17 +345,42 @@ function Resolve({ r, tradeId: disputed, onResolved }: { r: DisputeResult; trade
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="h-resolve">
       <h2 id="h-resolve">Record the resolution</h2>
-      <p class="muted">Sends a <code>dispute.resolved</code> event naming both parties, so the outcome feeds both histories.</p>
+      <p class="muted">
+        Sends a <code>dispute.resolved</code> event naming both parties, so the outcome feeds both histories.
+      </p>
       <fieldset>
         <legend>Resolved in favour of</legend>
-        <label class="inline"><input type="radio" name="winner" value="buyer" checked={winner === 'buyer'} onChange={() => setWinner('buyer')} /> Buyer</label>
-        <label class="inline"><input type="radio" name="winner" value="seller" checked={winner === 'seller'} onChange={() => setWinner('seller')} /> Seller</label>
+        <label class="inline">
+          <input
+            type="radio"
+            name="winner"
+            value="buyer"
+            checked={winner === 'buyer'}
+            onChange={() => setWinner('buyer')}
+          />{' '}
+          Buyer
+        </label>
+        <label class="inline">
+          <input
+            type="radio"
+            name="winner"
+            value="seller"
+            checked={winner === 'seller'}
+            onChange={() => setWinner('seller')}
+          />{' '}
+          Seller
+        </label>
       </fieldset>
-      <Field label="Trade ID (optional)" hint="The disputed trade. When given, the losing party's scores for this trade are labelled fraud.">
+      <Field
+        label="Trade ID (optional)"
+        hint="The disputed trade. When given, the losing party's scores for this trade are labelled fraud."
+      >
         <input name="trade_id" value={tradeId} onInput={(e) => setTradeId(e.currentTarget.value)} />
       </Field>
       <ErrorBox error={error} what="Could not record the resolution" />
-      <button class="primary" type="submit" disabled={busy || !winner}>Record resolution</button>
+      <button class="primary" type="submit" disabled={busy || !winner}>
+        Record resolution
+      </button>
     </form>
   );
 }

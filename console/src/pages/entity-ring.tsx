@@ -21,7 +21,12 @@ function markCytoscapeStylesheet(): void {
 }
 
 const short = (id: string) => (id.length > 12 ? `${id.slice(0, 6)}…${id.slice(-4)}` : id);
-const FLAG_WORDS: Record<string, string> = { fraud_reported: 'fraud report', blocklisted: 'blocklisted', chargeback: 'chargeback', dispute_lost: 'lost dispute' };
+const FLAG_WORDS: Record<string, string> = {
+  fraud_reported: 'fraud report',
+  blocklisted: 'blocklisted',
+  chargeback: 'chargeback',
+  dispute_lost: 'lost dispute',
+};
 
 function RingDrawing({ graph }: { graph: EntityGraph }) {
   const box = useRef<HTMLDivElement>(null);
@@ -29,7 +34,8 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
     let cy: import('cytoscape').Core | undefined;
     let gone = false;
     // Labels keep their size on screen; the tests read the figures from the box's data attributes.
-    const labelBox = (n: import('cytoscape').NodeSingular) => n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
+    const labelBox = (n: import('cytoscape').NodeSingular) =>
+      n.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
     const crossingsOf = (r: { x1: number; y1: number; x2: number; y2: number; w: number }) =>
       r.w > 0 ? cy!.edges().filter((e) => crosses(e.source().position(), e.target().position(), r)).length : 0;
     // Labels keep their size on screen, whatever the zoom the fit chose.
@@ -65,15 +71,30 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
       const drawn = cy.elements().renderedBoundingBox({ includeLabels: true });
       Object.assign(box.current.dataset, {
         edgeFontPx: String(Math.round(parseFloat(String(cy.edges().first().style('font-size'))) * z * 10) / 10),
-        fill: String(Math.round((100 * (drawn.w * drawn.h)) / (box.current.clientWidth * box.current.clientHeight)) / 100),
+        fill: String(
+          Math.round((100 * (drawn.w * drawn.h)) / (box.current.clientWidth * box.current.clientHeight)) / 100,
+        ),
         crossings: String(cy.nodes().reduce((n, node) => n + crossingsOf(labelBox(node)), 0)),
-        overlaps: String(cy.nodes().reduce((n, node) => n + cy!.nodes().filter((o) => o.id() !== node.id() && overlap(labelBox(node), labelBox(o))).length, 0) / 2),
+        overlaps: String(
+          cy
+            .nodes()
+            .reduce(
+              (n, node) =>
+                n + cy!.nodes().filter((o) => o.id() !== node.id() && overlap(labelBox(node), labelBox(o))).length,
+              0,
+            ) / 2,
+        ),
         width: String(box.current.clientWidth),
       });
     };
     const draw = () => {
       if (!cy || !box.current) return;
-      const placed = placeRings(graph, graph.hubs.map((_, i) => `hub-${i}`), box.current.clientWidth, box.current.clientHeight);
+      const placed = placeRings(
+        graph,
+        graph.hubs.map((_, i) => `hub-${i}`),
+        box.current.clientWidth,
+        box.current.clientHeight,
+      );
       for (const p of placed) cy.getElementById(p.id).position({ x: p.x, y: p.y });
       cy.resize();
       // the fit depends on the labels' sides and sizes, and they on its zoom: twice settles it
@@ -91,22 +112,87 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
     void import('cytoscape').then(({ default: cytoscape }) => {
       if (gone || !box.current) return;
       markCytoscapeStylesheet();
-      const hubs = graph.hubs.map((h, i) => ({ data: { id: `hub-${i}`, label: `${h.type} hub · ${fmtNumber(h.entities)} accounts` }, classes: 'hub' }));
+      const hubs = graph.hubs.map((h, i) => ({
+        data: { id: `hub-${i}`, label: `${h.type} hub · ${fmtNumber(h.entities)} accounts` },
+        classes: 'hub',
+      }));
       cy = cytoscape({
         container: box.current,
         elements: [
           // the entity itself goes unlabelled: the legend names it, and the middle has no room beside its links
-          ...graph.nodes.map((n) => ({ data: { id: n.entity_id, label: n.distance === 0 ? '' : short(n.entity_id) }, classes: [n.distance === 0 ? 'root' : '', n.flagged ? 'flagged' : ''].join(' ').trim() })),
-          ...graph.edges.map((e, i) => ({ data: { id: `e${i}`, source: e.from, target: e.to, label: e.type.replace(/_/g, ' ') } })),
+          ...graph.nodes.map((n) => ({
+            data: { id: n.entity_id, label: n.distance === 0 ? '' : short(n.entity_id) },
+            classes: [n.distance === 0 ? 'root' : '', n.flagged ? 'flagged' : ''].join(' ').trim(),
+          })),
+          ...graph.edges.map((e, i) => ({
+            data: { id: `e${i}`, source: e.from, target: e.to, label: e.type.replace(/_/g, ' ') },
+          })),
           ...hubs,
-          ...hubs.map((h) => ({ data: { id: `${h.data.id}-link`, source: graph.entity_id, target: h.data.id }, classes: 'hub-link' })),
+          ...hubs.map((h) => ({
+            data: { id: `${h.data.id}-link`, source: graph.entity_id, target: h.data.id },
+            classes: 'hub-link',
+          })),
         ],
         style: [
-          { selector: 'node', style: { label: 'data(label)', 'font-size': LABEL_PX, 'background-color': '#1f4e8c', color: '#1c2430', 'text-valign': 'bottom', 'text-margin-y': 4, width: 18, height: 18, 'text-background-color': '#fff', 'text-background-opacity': 0.9, 'text-background-shape': 'roundrectangle', 'z-index': 2 } },
-          { selector: 'node.root', style: { 'background-color': '#1c2430', width: 26, height: 26, 'font-weight': 'bold' } },
-          { selector: 'node.flagged', style: { 'background-color': '#b3261e', shape: 'diamond', width: 24, height: 24, color: '#8c1d18', 'font-weight': 'bold' } },
-          { selector: 'node.hub', style: { 'background-color': '#d7dce3', 'border-color': '#8a94a3', 'border-width': 1, shape: 'round-rectangle', width: 16, height: 16, color: '#5b6675' } },
-          { selector: 'edge', style: { label: 'data(label)', 'font-size': LABEL_PX, color: '#3d4756', width: 1.5, 'line-color': '#8a94a3', 'curve-style': 'straight', 'text-background-color': '#fff', 'text-background-opacity': 1, 'text-rotation': 'autorotate', 'z-index': 1 } },
+          {
+            selector: 'node',
+            style: {
+              label: 'data(label)',
+              'font-size': LABEL_PX,
+              'background-color': '#1f4e8c',
+              color: '#1c2430',
+              'text-valign': 'bottom',
+              'text-margin-y': 4,
+              width: 18,
+              height: 18,
+              'text-background-color': '#fff',
+              'text-background-opacity': 0.9,
+              'text-background-shape': 'roundrectangle',
+              'z-index': 2,
+            },
+          },
+          {
+            selector: 'node.root',
+            style: { 'background-color': '#1c2430', width: 26, height: 26, 'font-weight': 'bold' },
+          },
+          {
+            selector: 'node.flagged',
+            style: {
+              'background-color': '#b3261e',
+              shape: 'diamond',
+              width: 24,
+              height: 24,
+              color: '#8c1d18',
+              'font-weight': 'bold',
+            },
+          },
+          {
+            selector: 'node.hub',
+            style: {
+              'background-color': '#d7dce3',
+              'border-color': '#8a94a3',
+              'border-width': 1,
+              shape: 'round-rectangle',
+              width: 16,
+              height: 16,
+              color: '#5b6675',
+            },
+          },
+          {
+            selector: 'edge',
+            style: {
+              label: 'data(label)',
+              'font-size': LABEL_PX,
+              color: '#3d4756',
+              width: 1.5,
+              'line-color': '#8a94a3',
+              'curve-style': 'straight',
+              'text-background-color': '#fff',
+              'text-background-opacity': 1,
+              'text-rotation': 'autorotate',
+              'z-index': 1,
+            },
+          },
           { selector: 'edge.hub-link', style: { 'line-style': 'dashed', 'line-color': '#b5bfcc' } },
         ],
         layout: { name: 'preset' },
@@ -119,7 +205,8 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
         const id = String(evt.target.id());
         // A redacted account (another client's, docs/api.md "Rings") has no page to open.
         const hidden = graph.nodes.some((n) => n.entity_id === id && n.redacted);
-        if (!id.startsWith('hub-') && id !== graph.entity_id && !hidden) navigate(`/entities/${encodeURIComponent(id)}`);
+        if (!id.startsWith('hub-') && id !== graph.entity_id && !hidden)
+          navigate(`/entities/${encodeURIComponent(id)}`);
       });
       draw();
       box.current.dataset.nodes = String(cy.nodes().length);
@@ -132,13 +219,30 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
   }, [graph]);
   return (
     <>
-      <div ref={box} class="ring-drawing" role="img" aria-label={`The entity's ring: ${graph.nodes.length - 1} linked accounts, ${graph.nodes.filter((n) => n.flagged).length} flagged, ${graph.hubs.length} hubs`} />
+      <div
+        ref={box}
+        class="ring-drawing"
+        role="img"
+        aria-label={`The entity's ring: ${graph.nodes.length - 1} linked accounts, ${graph.nodes.filter((n) => n.flagged).length} flagged, ${graph.hubs.length} hubs`}
+      />
       <ul class="ring-legend" aria-label="Legend">
-        <li><span class="swatch root" aria-hidden="true" /> this entity</li>
-        <li><span class="swatch account" aria-hidden="true" /> linked account (click to open)</li>
-        <li><span class="swatch flagged" aria-hidden="true" /> flagged: fraud report, chargeback, blocklisted or lost dispute</li>
-        <li><span class="swatch hub" aria-hidden="true" /> hub: an identifier shared too widely to follow</li>
-        <li><span class="swatch line" aria-hidden="true" /> a shared identifier, named on the line; rings outwards are hops</li>
+        <li>
+          <span class="swatch root" aria-hidden="true" /> this entity
+        </li>
+        <li>
+          <span class="swatch account" aria-hidden="true" /> linked account (click to open)
+        </li>
+        <li>
+          <span class="swatch flagged" aria-hidden="true" /> flagged: fraud report, chargeback, blocklisted or lost
+          dispute
+        </li>
+        <li>
+          <span class="swatch hub" aria-hidden="true" /> hub: an identifier shared too widely to follow
+        </li>
+        <li>
+          <span class="swatch line" aria-hidden="true" /> a shared identifier, named on the line; rings outwards are
+          hops
+        </li>
       </ul>
     </>
   );
@@ -146,14 +250,26 @@ function RingDrawing({ graph }: { graph: EntityGraph }) {
 
 export function EntityRing({ id }: { id: string }) {
   const [depth, setDepth] = useState(2);
-  const state = useLoad(() => api<EntityGraph>('GET', `/api/v1/trust/entities/${encodeURIComponent(id)}/graph${query({ depth })}`), [id, depth]);
+  const state = useLoad(
+    () => api<EntityGraph>('GET', `/api/v1/trust/entities/${encodeURIComponent(id)}/graph${query({ depth })}`),
+    [id, depth],
+  );
   if (state.error?.status === 403) return <Empty>Rings are shown to operator and admin principals only.</Empty>;
   return (
     <Loader state={state} feature="The ring">
       {(g) => (
         <>
           <div class="row">
-            <label>Hops <select value={depth} onChange={(e) => setDepth(Number(e.currentTarget.value))}>{[1, 2, 3].map((d) => <option key={d} value={d}>{d}</option>)}</select></label>
+            <label>
+              Hops{' '}
+              <select value={depth} onChange={(e) => setDepth(Number(e.currentTarget.value))}>
+                {[1, 2, 3].map((d) => (
+                  <option key={d} value={d}>
+                    {d}
+                  </option>
+                ))}
+              </select>
+            </label>
             {g.truncated && <span class="muted">More accounts are linked than shown (at most 200).</span>}
           </div>
           {g.nodes.length <= 1 && g.hubs.length === 0 ? (
@@ -163,25 +279,52 @@ export function EntityRing({ id }: { id: string }) {
               <RingDrawing graph={g} />
               <div class="table-wrap">
                 <table class="ring">
-                  <thead><tr><th scope="col">Account</th><th scope="col" class="num">Hops</th><th scope="col">Flagged</th></tr></thead>
+                  <thead>
+                    <tr>
+                      <th scope="col">Account</th>
+                      <th scope="col" class="num">
+                        Hops
+                      </th>
+                      <th scope="col">Flagged</th>
+                    </tr>
+                  </thead>
                   <tbody>
-                    {g.nodes.filter((n) => n.distance > 0).map((n) => (
-                      <tr key={n.entity_id}>
-                        <td class="mono trunc">
-                          {n.redacted ? (
-                            <span class="muted" title="Another client's account: its id is withheld">{n.entity_id}</span>
-                          ) : (
-                            <Link to={`/entities/${encodeURIComponent(n.entity_id)}`} title={n.entity_id}>{short(n.entity_id)}</Link>
-                          )}
-                        </td>
-                        <td class="num">{n.distance}</td>
-                        <td>{n.flagged ? <span class="badge level-critical">{n.flags.map((f) => FLAG_WORDS[f] ?? f).join(', ')}</span> : '—'}</td>
-                      </tr>
-                    ))}
+                    {g.nodes
+                      .filter((n) => n.distance > 0)
+                      .map((n) => (
+                        <tr key={n.entity_id}>
+                          <td class="mono trunc">
+                            {n.redacted ? (
+                              <span class="muted" title="Another client's account: its id is withheld">
+                                {n.entity_id}
+                              </span>
+                            ) : (
+                              <Link to={`/entities/${encodeURIComponent(n.entity_id)}`} title={n.entity_id}>
+                                {short(n.entity_id)}
+                              </Link>
+                            )}
+                          </td>
+                          <td class="num">{n.distance}</td>
+                          <td>
+                            {n.flagged ? (
+                              <span class="badge level-critical">
+                                {n.flags.map((f) => FLAG_WORDS[f] ?? f).join(', ')}
+                              </span>
+                            ) : (
+                              '—'
+                            )}
+                          </td>
+                        </tr>
+                      ))}
                   </tbody>
                 </table>
               </div>
-              {g.hubs.length > 0 && <p class="muted">Hubs, not followed: {g.hubs.map((h) => `${h.type} shared by ${fmtNumber(h.entities)} accounts`).join('; ')}.</p>}
+              {g.hubs.length > 0 && (
+                <p class="muted">
+                  Hubs, not followed:{' '}
+                  {g.hubs.map((h) => `${h.type} shared by ${fmtNumber(h.entities)} accounts`).join('; ')}.
+                </p>
+              )}
             </>
           )}
         </>

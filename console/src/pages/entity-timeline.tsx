@@ -9,9 +9,16 @@ const RESOLUTIONS: Record<string, string> = { in_favor: 'in its favour', against
 const short = (s: string) => (s.length > 14 ? `${s.slice(0, 12)}…` : s);
 
 export function EntityTimeline({ id }: { id: string }) {
-  const url = (cursor?: string) => `/api/v1/trust/entities/${encodeURIComponent(id)}/events${query({ limit: 50, cursor })}`;
+  const url = (cursor?: string) =>
+    `/api/v1/trust/entities/${encodeURIComponent(id)}/events${query({ limit: 50, cursor })}`;
   const first = useLoad(() => api<EntityEventList>('GET', url()), [id]);
-  const [extra, setExtra] = useState<{ id: string; rows: EntityEvent[]; cursor: string | null; error?: ApiProblem; busy?: boolean }>();
+  const [extra, setExtra] = useState<{
+    id: string;
+    rows: EntityEvent[];
+    cursor: string | null;
+    error?: ApiProblem;
+    busy?: boolean;
+  }>();
   const more = extra?.id === id ? extra : undefined;
   const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
   const loadMore = async () => {
@@ -35,17 +42,44 @@ export function EntityTimeline({ id }: { id: string }) {
               <table class="timeline stack">
                 <caption class="muted">Newest first{rows.length > 1 ? ` · ${rows.length} shown` : ''}</caption>
                 <thead>
-                  <tr><th scope="col">When</th><th scope="col">Event</th><th scope="col" class="num">Amount</th><th scope="col">Counterparty</th><th scope="col">Trade</th><th scope="col">Resolution</th></tr>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Event</th>
+                    <th scope="col" class="num">
+                      Amount
+                    </th>
+                    <th scope="col">Counterparty</th>
+                    <th scope="col">Trade</th>
+                    <th scope="col">Resolution</th>
+                  </tr>
                 </thead>
                 <tbody>
                   {rows.map((ev) => (
                     <tr key={ev.occurred_at + ev.event_id}>
-                      <td data-label="When"><time dateTime={ev.occurred_at}>{fmtDate(ev.occurred_at)}</time></td>
-                      <td data-label="Event"><code>{ev.type}</code></td>
-                      <td data-label="Amount" class="num">{ev.amount === undefined ? '—' : fmtMoney(ev.amount, ev.currency)}</td>
-                      <td data-label="Counterparty" class="mono">{ev.counterparty_id ? <Link to={`/entities/${encodeURIComponent(ev.counterparty_id)}`} title={ev.counterparty_id}>{short(ev.counterparty_id)}</Link> : '—'}</td>
-                      <td data-label="Trade" class="mono trunc" title={ev.trade_id}>{ev.trade_id ?? '—'}</td>
-                      <td data-label="Resolution">{ev.resolution ? (RESOLUTIONS[ev.resolution] ?? ev.resolution) : '—'}</td>
+                      <td data-label="When">
+                        <time dateTime={ev.occurred_at}>{fmtDate(ev.occurred_at)}</time>
+                      </td>
+                      <td data-label="Event">
+                        <code>{ev.type}</code>
+                      </td>
+                      <td data-label="Amount" class="num">
+                        {ev.amount === undefined ? '—' : fmtMoney(ev.amount, ev.currency)}
+                      </td>
+                      <td data-label="Counterparty" class="mono">
+                        {ev.counterparty_id ? (
+                          <Link to={`/entities/${encodeURIComponent(ev.counterparty_id)}`} title={ev.counterparty_id}>
+                            {short(ev.counterparty_id)}
+                          </Link>
+                        ) : (
+                          '—'
+                        )}
+                      </td>
+                      <td data-label="Trade" class="mono trunc" title={ev.trade_id}>
+                        {ev.trade_id ?? '—'}
+                      </td>
+                      <td data-label="Resolution">
+                        {ev.resolution ? (RESOLUTIONS[ev.resolution] ?? ev.resolution) : '—'}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

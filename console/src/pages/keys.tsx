@@ -2,7 +2,19 @@
 import { useState } from 'preact/hooks';
 import { api, currentSession, hasScope, query } from '../api.ts';
 import type { Key, KeyList, KeyWithSecret } from '../types.ts';
-import { CheckboxGroup, Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, localToIso, useAction, useLoad } from '../ui.tsx';
+import {
+  CheckboxGroup,
+  Confirm,
+  Empty,
+  ErrorBox,
+  Field,
+  Loader,
+  SecretOnce,
+  fmtDate,
+  localToIso,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
 
 const ROLES = ['service', 'operator', 'admin'];
 
@@ -28,7 +40,11 @@ export function KeysPage() {
     <section aria-labelledby="h-keys">
       <div class="title-row">
         <h1 id="h-keys">API keys</h1>
-        {write && !creating && <button class="primary" type="button" onClick={() => setCreating(true)}>Create key</button>}
+        {write && !creating && (
+          <button class="primary" type="button" onClick={() => setCreating(true)}>
+            Create key
+          </button>
+        )}
       </div>
       {secret && <SecretOnce label={secret.label} value={secret.value} onDone={() => setSecret(undefined)} />}
       {creating && (
@@ -54,7 +70,16 @@ export function KeysPage() {
       <Loader state={list} feature="Key management">
         {(page) => {
           const all = [...page.data, ...more.extra];
-          if (all.length === 0) return <Empty>{status ? `No ${status} keys.` : write ? 'No keys yet. Create one with “Create key”; its secret is shown once.' : 'No keys yet.'}</Empty>;
+          if (all.length === 0)
+            return (
+              <Empty>
+                {status
+                  ? `No ${status} keys.`
+                  : write
+                    ? 'No keys yet. Create one with “Create key”; its secret is shown once.'
+                    : 'No keys yet.'}
+              </Empty>
+            );
           return (
             <>
               <div class="table-wrap">
@@ -62,25 +87,57 @@ export function KeysPage() {
                   <caption class="sr-only">API keys, newest first</caption>
                   <thead>
                     <tr>
-                      <th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Status</th><th scope="col">Role</th><th scope="col">Scopes</th>
-                      <th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th>{write && <th scope="col">Actions</th>}
+                      <th scope="col">Name</th>
+                      <th scope="col">Prefix</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Role</th>
+                      <th scope="col">Scopes</th>
+                      <th scope="col">Created</th>
+                      <th scope="col">Expires</th>
+                      <th scope="col">Last used</th>
+                      {write && <th scope="col">Actions</th>}
                     </tr>
                   </thead>
                   <tbody>
                     {all.map((k) => (
                       <tr key={k.id}>
-                        <td data-label="Name">{k.name} <small class="muted">{k.environment}</small></td>
-                        <td data-label="Prefix" class="mono">{k.prefix}…</td>
-                        <td data-label="Status"><span class={`badge status-${k.status}`}>{k.status}</span></td>
+                        <td data-label="Name">
+                          {k.name} <small class="muted">{k.environment}</small>
+                        </td>
+                        <td data-label="Prefix" class="mono">
+                          {k.prefix}…
+                        </td>
+                        <td data-label="Status">
+                          <span class={`badge status-${k.status}`}>{k.status}</span>
+                        </td>
                         <td data-label="Role">{k.role}</td>
-                        <td data-label="Scopes" class="scopes">{k.scopes.join(' ')}</td>
+                        <td data-label="Scopes" class="scopes">
+                          {k.scopes.join(' ')}
+                        </td>
                         <td data-label="Created">{fmtDate(k.created_at)}</td>
                         <td data-label="Expires">{fmtDate(k.expires_at)}</td>
                         <td data-label="Last used">{fmtDate(k.last_used_at)}</td>
                         {write && (
                           <td data-label="" class="actions">
-                            {k.status === 'active' && <button type="button" aria-label={`Rotate ${k.name}`} onClick={() => setAction({ kind: 'rotate', key: k })}>Rotate</button>}
-                            {k.status !== 'inactive' && <button type="button" class="danger" aria-label={`Deactivate ${k.name}`} onClick={() => setAction({ kind: 'deactivate', key: k })}>Deactivate</button>}
+                            {k.status === 'active' && (
+                              <button
+                                type="button"
+                                aria-label={`Rotate ${k.name}`}
+                                onClick={() => setAction({ kind: 'rotate', key: k })}
+                              >
+                                Rotate
+                              </button>
+                            )}
+                            {k.status !== 'inactive' && (
+                              <button
+                                type="button"
+                                class="danger"
+                                aria-label={`Deactivate ${k.name}`}
+                                onClick={() => setAction({ kind: 'deactivate', key: k })}
+                              >
+                                Deactivate
+                              </button>
+                            )}
                           </td>
                         )}
                       </tr>
@@ -88,12 +145,24 @@ export function KeysPage() {
                   </tbody>
                 </table>
               </div>
-              {cursor && <button type="button" onClick={loadMore}>Load more</button>}
+              {cursor && (
+                <button type="button" onClick={loadMore}>
+                  Load more
+                </button>
+              )}
             </>
           );
         }}
       </Loader>
-      {action?.kind === 'deactivate' && <Deactivate k={action.key} onClose={(changed) => { setAction(undefined); if (changed) refresh(); }} />}
+      {action?.kind === 'deactivate' && (
+        <Deactivate
+          k={action.key}
+          onClose={(changed) => {
+            setAction(undefined);
+            if (changed) refresh();
+          }}
+        />
+      )}
       {action?.kind === 'rotate' && (
         <Rotate
           k={action.key}
@@ -122,7 +191,17 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: KeyWithSecret) => v
   const { busy, error, run } = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    void run(async () => onCreated(await api<KeyWithSecret>('POST', '/api/v1/keys', { name, scopes, role, environment, ...(expires ? { expires_at: localToIso(expires) } : {}) })));
+    void run(async () =>
+      onCreated(
+        await api<KeyWithSecret>('POST', '/api/v1/keys', {
+          name,
+          scopes,
+          role,
+          environment,
+          ...(expires ? { expires_at: localToIso(expires) } : {}),
+        }),
+      ),
+    );
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="h-create-key">
@@ -134,7 +213,11 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: KeyWithSecret) => v
       <div class="row">
         <Field label="Role">
           <select value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-            {ROLES.filter((_, i) => i <= maxRole).map((r) => <option key={r} value={r}>{r}</option>)}
+            {ROLES.filter((_, i) => i <= maxRole).map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
           </select>
         </Field>
         <Field label="Environment">
@@ -149,8 +232,12 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: KeyWithSecret) => v
       </div>
       <ErrorBox error={error} what="Could not create the key" />
       <div class="actions">
-        <button class="primary" type="submit" disabled={busy || scopes.length === 0 || !name.trim()}>Create</button>
-        <button type="button" onClick={onCancel}>Cancel</button>
+        <button class="primary" type="submit" disabled={busy || scopes.length === 0 || !name.trim()}>
+          Create
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );
@@ -165,12 +252,17 @@ function Deactivate({ k, onClose }: { k: Key; onClose: (changed: boolean) => voi
       danger
       busy={busy}
       onCancel={() => onClose(false)}
-      onConfirm={() => run(async () => {
-        await api('DELETE', `/api/v1/keys/${encodeURIComponent(k.id)}`);
-        onClose(true);
-      })}
+      onConfirm={() =>
+        run(async () => {
+          await api('DELETE', `/api/v1/keys/${encodeURIComponent(k.id)}`);
+          onClose(true);
+        })
+      }
     >
-      <p>The key <span class="mono">{k.prefix}…</span> will be refused on its very next request, on every instance. This cannot be undone.</p>
+      <p>
+        The key <span class="mono">{k.prefix}…</span> will be refused on its very next request, on every instance. This
+        cannot be undone.
+      </p>
       <ErrorBox error={error} what="Could not deactivate" />
     </Confirm>
   );
@@ -185,7 +277,15 @@ function Rotate({ k, onClose }: { k: Key; onClose: (created?: KeyWithSecret) => 
       confirmLabel="Rotate"
       busy={busy}
       onCancel={() => onClose()}
-      onConfirm={() => run(async () => onClose(await api<KeyWithSecret>('POST', `/api/v1/keys/${encodeURIComponent(k.id)}/rotate`, { grace_period_seconds: Number(grace) })))}
+      onConfirm={() =>
+        run(async () =>
+          onClose(
+            await api<KeyWithSecret>('POST', `/api/v1/keys/${encodeURIComponent(k.id)}/rotate`, {
+              grace_period_seconds: Number(grace),
+            }),
+          ),
+        )
+      }
     >
       <p>A new key with the same name, scopes and role is created; the old one keeps working for the grace period.</p>
       <Field label="Grace period (seconds)" hint="0 refuses the old key at once; at most 604800 (7 days).">

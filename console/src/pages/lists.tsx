@@ -3,7 +3,21 @@
 // in_list(name, value); entries are never deleted, only removed, so a rule test sees them as they were.
 import { useState } from 'preact/hooks';
 import { hasScope, type ApiProblem } from '../api.ts';
-import { Confirm, Empty, ErrorBox, Field, Link, Loader, fmtDate, fmtNumber, localToIso, navigate, toProblem, useAction, useLoad } from '../ui.tsx';
+import {
+  Confirm,
+  Empty,
+  ErrorBox,
+  Field,
+  Link,
+  Loader,
+  fmtDate,
+  fmtNumber,
+  localToIso,
+  navigate,
+  toProblem,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
 import { LIST_KINDS, listsApi, type ListEntry, type ListKind, type RuleList } from './rules-api.ts';
 import { RulesTabs } from './rules-parts.tsx';
 
@@ -23,26 +37,59 @@ export function ListsPage() {
     <section aria-labelledby="h-lists">
       <div class="title-row">
         <h1 id="h-lists">Lists</h1>
-        {write && !creating && <button class="primary" type="button" onClick={() => setCreating(true)}>New list</button>}
+        {write && !creating && (
+          <button class="primary" type="button" onClick={() => setCreating(true)}>
+            New list
+          </button>
+        )}
       </div>
       <RulesTabs current="lists" />
-      <p class="muted intro">A rule reads a list with <code>in_list("name", value)</code>. An entry may expire; a removed entry stays on record, so a test on the past sees the list as it was.</p>
-      {creating && <CreateList onCancel={() => setCreating(false)} onCreated={(l) => navigate(`/rules/lists/${encodeURIComponent(l.name)}`)} />}
+      <p class="muted intro">
+        A rule reads a list with <code>in_list("name", value)</code>. An entry may expire; a removed entry stays on
+        record, so a test on the past sees the list as it was.
+      </p>
+      {creating && (
+        <CreateList
+          onCancel={() => setCreating(false)}
+          onCreated={(l) => navigate(`/rules/lists/${encodeURIComponent(l.name)}`)}
+        />
+      )}
       <Loader state={list} feature="The lists">
         {(page) =>
           page.data.length === 0 ? (
-            <Empty>No lists yet. {write ? 'Create one for the entities, identifiers, countries or payment methods your rules should single out.' : ''}</Empty>
+            <Empty>
+              No lists yet.{' '}
+              {write
+                ? 'Create one for the entities, identifiers, countries or payment methods your rules should single out.'
+                : ''}
+            </Empty>
           ) : (
             <div class="table-wrap">
               <table class="stack lists-table">
                 <caption class="sr-only">Lists of this environment</caption>
-                <thead><tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col" class="num">Entries</th><th scope="col">Description</th><th scope="col">Created</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col" class="num">
+                      Entries
+                    </th>
+                    <th scope="col">Description</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {page.data.map((l) => (
                     <tr key={l.name} data-list={l.name}>
-                      <td data-label="Name"><Link to={`/rules/lists/${encodeURIComponent(l.name)}`} class="mono">{l.name}</Link></td>
+                      <td data-label="Name">
+                        <Link to={`/rules/lists/${encodeURIComponent(l.name)}`} class="mono">
+                          {l.name}
+                        </Link>
+                      </td>
                       <td data-label="Kind">{l.kind.replace('_', ' ')}</td>
-                      <td data-label="Entries" class="num">{fmtNumber(l.entries)}</td>
+                      <td data-label="Entries" class="num">
+                        {fmtNumber(l.entries)}
+                      </td>
                       <td data-label="Description">{l.description || <span class="muted">none</span>}</td>
                       <td data-label="Created">{fmtDate(l.created_at)}</td>
                     </tr>
@@ -64,28 +111,57 @@ function CreateList({ onCreated, onCancel }: { onCreated: (l: RuleList) => void;
   const { busy, error, run } = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
-    void run(async () => onCreated(await listsApi.create({ name: name.trim(), kind, ...(description.trim() ? { description: description.trim() } : {}) })));
+    void run(async () =>
+      onCreated(
+        await listsApi.create({
+          name: name.trim(),
+          kind,
+          ...(description.trim() ? { description: description.trim() } : {}),
+        }),
+      ),
+    );
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="h-create-list">
       <h2 id="h-create-list">Create a list</h2>
       <div class="editor-row">
         <Field label="List name" hint="1–64 letters, digits, _ or -">
-          <input name="list_name" required pattern="[A-Za-z0-9_\-]{1,64}" maxLength={64} class="mono" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            name="list_name"
+            required
+            pattern="[A-Za-z0-9_\-]{1,64}"
+            maxLength={64}
+            class="mono"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </Field>
         <Field label="Kind" hint={KIND_HINT[kind]}>
           <select name="kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as ListKind)}>
-            {LIST_KINDS.map((k) => <option key={k} value={k}>{k.replace('_', ' ')}</option>)}
+            {LIST_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {k.replace('_', ' ')}
+              </option>
+            ))}
           </select>
         </Field>
       </div>
       <Field label="Description (optional)">
-        <input name="list_description" maxLength={500} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+        <input
+          name="list_description"
+          maxLength={500}
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
+        />
       </Field>
       <ErrorBox error={error} what="Could not create the list" />
       <div class="actions">
-        <button class="primary" type="submit" disabled={busy}>Create list</button>
-        <button type="button" onClick={onCancel}>Cancel</button>
+        <button class="primary" type="submit" disabled={busy}>
+          Create list
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );
@@ -104,7 +180,9 @@ export function ListPage({ name }: { name: string }) {
   };
   return (
     <section aria-labelledby="h-list">
-      <p><Link to="/rules/lists">← All lists</Link></p>
+      <p>
+        <Link to="/rules/lists">← All lists</Link>
+      </p>
       {state.error?.status === 404 ? (
         <Empty>No list named “{name}” in this environment.</Empty>
       ) : (
@@ -112,20 +190,61 @@ export function ListPage({ name }: { name: string }) {
           {(l) => (
             <>
               <div class="title-row spaced">
-                <h1 id="h-list">List <span class="mono">{l.name}</span></h1>
-                {write && <button type="button" class="danger" onClick={() => setDeleting(true)}>Delete list</button>}
+                <h1 id="h-list">
+                  List <span class="mono">{l.name}</span>
+                </h1>
+                {write && (
+                  <button type="button" class="danger" onClick={() => setDeleting(true)}>
+                    Delete list
+                  </button>
+                )}
               </div>
               <dl class="facts">
-                <div><dt>Kind</dt><dd>{l.kind.replace('_', ' ')} <small class="muted">({KIND_HINT[l.kind] ?? l.kind})</small></dd></div>
-                <div><dt>Entries</dt><dd class="big" data-figure="entries">{fmtNumber(l.entries)}</dd></div>
-                <div><dt>Created</dt><dd>{fmtDate(l.created_at)}{l.created_by && <small class="muted"> by {l.created_by}</small>}</dd></div>
-                {l.description && <div class="wide"><dt>Description</dt><dd>{l.description}</dd></div>}
+                <div>
+                  <dt>Kind</dt>
+                  <dd>
+                    {l.kind.replace('_', ' ')} <small class="muted">({KIND_HINT[l.kind] ?? l.kind})</small>
+                  </dd>
+                </div>
+                <div>
+                  <dt>Entries</dt>
+                  <dd class="big" data-figure="entries">
+                    {fmtNumber(l.entries)}
+                  </dd>
+                </div>
+                <div>
+                  <dt>Created</dt>
+                  <dd>
+                    {fmtDate(l.created_at)}
+                    {l.created_by && <small class="muted"> by {l.created_by}</small>}
+                  </dd>
+                </div>
+                {l.description && (
+                  <div class="wide">
+                    <dt>Description</dt>
+                    <dd>{l.description}</dd>
+                  </div>
+                )}
               </dl>
-              <p class="muted">In a condition: <code>{`in_list("${l.name}", …)`}</code></p>
-              {message && <p class="ok-msg" role="status">{message}</p>}
+              <p class="muted">
+                In a condition: <code>{`in_list("${l.name}", …)`}</code>
+              </p>
+              {message && (
+                <p class="ok-msg" role="status">
+                  {message}
+                </p>
+              )}
               {write && <AddEntries list={l} onAdded={refresh} />}
               <Entries list={l} tick={tick} onRemoved={refresh} />
-              {deleting && <DeleteList list={l} onClose={(done) => { setDeleting(false); if (done) navigate('/rules/lists'); }} />}
+              {deleting && (
+                <DeleteList
+                  list={l}
+                  onClose={(done) => {
+                    setDeleting(false);
+                    if (done) navigate('/rules/lists');
+                  }}
+                />
+              )}
             </>
           )}
         </Loader>
@@ -139,13 +258,26 @@ function AddEntries({ list, onAdded }: { list: RuleList; onAdded: (m: string) =>
   const [reason, setReason] = useState('');
   const [expires, setExpires] = useState('');
   const { busy, error, run } = useAction({ settle: true });
-  const values = [...new Set(text.split('\n').map((v) => v.trim()).filter(Boolean))];
+  const values = [
+    ...new Set(
+      text
+        .split('\n')
+        .map((v) => v.trim())
+        .filter(Boolean),
+    ),
+  ];
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () => {
-      const r = await listsApi.add(list.name, { values, ...(reason.trim() ? { reason: reason.trim() } : {}), ...(expires ? { expires_at: localToIso(expires)! } : {}) });
+      const r = await listsApi.add(list.name, {
+        values,
+        ...(reason.trim() ? { reason: reason.trim() } : {}),
+        ...(expires ? { expires_at: localToIso(expires)! } : {}),
+      });
       setText('');
-      onAdded(`Added ${fmtNumber(r.added)} ${r.added === 1 ? 'entry' : 'entries'}${r.already_present ? `; ${fmtNumber(r.already_present)} already present` : ''}.`);
+      onAdded(
+        `Added ${fmtNumber(r.added)} ${r.added === 1 ? 'entry' : 'entries'}${r.already_present ? `; ${fmtNumber(r.already_present)} already present` : ''}.`,
+      );
     });
   };
   return (
@@ -159,7 +291,12 @@ function AddEntries({ list, onAdded }: { list: RuleList; onAdded: (m: string) =>
           <input name="reason" maxLength={500} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
         </Field>
         <Field label="Expires (optional)">
-          <input name="expires_at" type="datetime-local" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />
+          <input
+            name="expires_at"
+            type="datetime-local"
+            value={expires}
+            onInput={(e) => setExpires(e.currentTarget.value)}
+          />
         </Field>
       </div>
       <ErrorBox error={error} what="Could not add the entries" />
@@ -172,7 +309,13 @@ function AddEntries({ list, onAdded }: { list: RuleList; onAdded: (m: string) =>
 
 function Entries({ list, tick, onRemoved }: { list: RuleList; tick: number; onRemoved: (m: string) => void }) {
   const first = useLoad(() => listsApi.entries(list.name), [list.name, tick]);
-  const [more, setMore] = useState<{ tick: number; rows: ListEntry[]; cursor: string | null; busy?: boolean; error?: ApiProblem }>();
+  const [more, setMore] = useState<{
+    tick: number;
+    rows: ListEntry[];
+    cursor: string | null;
+    busy?: boolean;
+    error?: ApiProblem;
+  }>();
   const [removing, setRemoving] = useState<ListEntry>();
   const extra = more?.tick === tick ? more : undefined;
   const rows = [...(first.data?.data ?? []), ...(extra?.rows ?? [])];
@@ -200,28 +343,69 @@ function Entries({ list, tick, onRemoved }: { list: RuleList; tick: number; onRe
               <div class="table-wrap">
                 <table class="stack entries">
                   <caption class="sr-only">Entries of {list.name}</caption>
-                  <thead><tr><th scope="col">Value</th><th scope="col">Reason</th><th scope="col">Added</th><th scope="col">Expires</th>{write && <th scope="col">Actions</th>}</tr></thead>
+                  <thead>
+                    <tr>
+                      <th scope="col">Value</th>
+                      <th scope="col">Reason</th>
+                      <th scope="col">Added</th>
+                      <th scope="col">Expires</th>
+                      {write && <th scope="col">Actions</th>}
+                    </tr>
+                  </thead>
                   <tbody>
                     {rows.map((e) => (
                       <tr key={e.value} data-value={e.value}>
-                        <td data-label="Value" class="mono value-cell">{e.value}</td>
+                        <td data-label="Value" class="mono value-cell">
+                          {e.value}
+                        </td>
                         <td data-label="Reason">{e.reason || <span class="muted">none</span>}</td>
-                        <td data-label="Added">{fmtDate(e.added_at)}{e.added_by && <small class="muted by"> by {e.added_by}</small>}</td>
-                        <td data-label="Expires">{e.expires_at ? fmtDate(e.expires_at) : <span class="muted">never</span>}</td>
-                        {write && <td data-label="" class="actions"><button type="button" class="danger" aria-label={`Remove ${e.value}`} onClick={() => setRemoving(e)}>Remove</button></td>}
+                        <td data-label="Added">
+                          {fmtDate(e.added_at)}
+                          {e.added_by && <small class="muted by"> by {e.added_by}</small>}
+                        </td>
+                        <td data-label="Expires">
+                          {e.expires_at ? fmtDate(e.expires_at) : <span class="muted">never</span>}
+                        </td>
+                        {write && (
+                          <td data-label="" class="actions">
+                            <button
+                              type="button"
+                              class="danger"
+                              aria-label={`Remove ${e.value}`}
+                              onClick={() => setRemoving(e)}
+                            >
+                              Remove
+                            </button>
+                          </td>
+                        )}
                       </tr>
                     ))}
                   </tbody>
                 </table>
               </div>
-              <p class="muted small">{fmtNumber(rows.length)} shown{cursor ? '' : ' (all)'}</p>
+              <p class="muted small">
+                {fmtNumber(rows.length)} shown{cursor ? '' : ' (all)'}
+              </p>
               <ErrorBox error={extra?.error} what="Could not load more" />
-              {cursor && <button type="button" onClick={loadMore} disabled={extra?.busy}>{extra?.busy ? 'Loading…' : 'Load more'}</button>}
+              {cursor && (
+                <button type="button" onClick={loadMore} disabled={extra?.busy}>
+                  {extra?.busy ? 'Loading…' : 'Load more'}
+                </button>
+              )}
             </>
           )
         }
       </Loader>
-      {removing && <RemoveEntry list={list} entry={removing} onClose={(done) => { setRemoving(undefined); if (done) onRemoved(`Removed ${done}.`); }} />}
+      {removing && (
+        <RemoveEntry
+          list={list}
+          entry={removing}
+          onClose={(done) => {
+            setRemoving(undefined);
+            if (done) onRemoved(`Removed ${done}.`);
+          }}
+        />
+      )}
     </section>
   );
 }
@@ -229,11 +413,23 @@ function Entries({ list, tick, onRemoved }: { list: RuleList; tick: number; onRe
 function RemoveEntry({ list, entry, onClose }: { list: RuleList; entry: ListEntry; onClose: (done?: string) => void }) {
   const { busy, error, run } = useAction();
   return (
-    <Confirm title="Remove this entry?" confirmLabel="Remove" danger busy={busy} onCancel={() => onClose()} onConfirm={() => void run(async () => {
-      await listsApi.removeEntry(list.name, entry.value);
-      onClose(entry.value);
-    })}>
-      <p><span class="mono value-cell">{entry.value}</span> leaves <span class="mono">{list.name}</span> from the next score on. The entry stays on record, so tests on earlier decisions still see it.</p>
+    <Confirm
+      title="Remove this entry?"
+      confirmLabel="Remove"
+      danger
+      busy={busy}
+      onCancel={() => onClose()}
+      onConfirm={() =>
+        void run(async () => {
+          await listsApi.removeEntry(list.name, entry.value);
+          onClose(entry.value);
+        })
+      }
+    >
+      <p>
+        <span class="mono value-cell">{entry.value}</span> leaves <span class="mono">{list.name}</span> from the next
+        score on. The entry stays on record, so tests on earlier decisions still see it.
+      </p>
       <ErrorBox error={error} what="Could not remove" />
     </Confirm>
   );
@@ -242,11 +438,23 @@ function RemoveEntry({ list, entry, onClose }: { list: RuleList; entry: ListEntr
 function DeleteList({ list, onClose }: { list: RuleList; onClose: (done: boolean) => void }) {
   const { busy, error, run } = useAction();
   return (
-    <Confirm title={`Delete the list ${list.name}?`} confirmLabel="Delete list" danger busy={busy} onCancel={() => onClose(false)} onConfirm={() => void run(async () => {
-      await listsApi.remove(list.name);
-      onClose(true);
-    })}>
-      <p>Rules can no longer read it. A list that an active or shadow rule names cannot be deleted: retire the rule first.</p>
+    <Confirm
+      title={`Delete the list ${list.name}?`}
+      confirmLabel="Delete list"
+      danger
+      busy={busy}
+      onCancel={() => onClose(false)}
+      onConfirm={() =>
+        void run(async () => {
+          await listsApi.remove(list.name);
+          onClose(true);
+        })
+      }
+    >
+      <p>
+        Rules can no longer read it. A list that an active or shadow rule names cannot be deleted: retire the rule
+        first.
+      </p>
       <ErrorBox error={error} what="Could not delete the list" />
     </Confirm>
   );

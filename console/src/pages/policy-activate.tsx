@@ -30,19 +30,37 @@ interface LevelFigure {
 
 /** How many stored decisions would move from each decided level to each level under this policy. */
 function LevelChanges({ levels }: { levels: Record<string, Record<string, number>> }) {
-  const moved = LEVELS.reduce((n, from) => n + LEVELS.reduce((m, to) => m + (from !== to ? (levels[from]?.[to] ?? 0) : 0), 0), 0);
+  const moved = LEVELS.reduce(
+    (n, from) => n + LEVELS.reduce((m, to) => m + (from !== to ? (levels[from]?.[to] ?? 0) : 0), 0),
+    0,
+  );
   return (
     <div class="table-wrap">
       <table class="matrix">
-        <caption>Level changes: rows as decided, columns under this policy ({fmtNumber(moved)} decisions change level)</caption>
-        <thead><tr><th scope="col">decided ↓ / new →</th>{LEVELS.map((l) => <th key={l} scope="col" class="num">{l}</th>)}</tr></thead>
+        <caption>
+          Level changes: rows as decided, columns under this policy ({fmtNumber(moved)} decisions change level)
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">decided ↓ / new →</th>
+            {LEVELS.map((l) => (
+              <th key={l} scope="col" class="num">
+                {l}
+              </th>
+            ))}
+          </tr>
+        </thead>
         <tbody>
           {LEVELS.map((from) => (
             <tr key={from}>
               <th scope="row">{from}</th>
               {LEVELS.map((to) => {
                 const n = levels[from]?.[to] ?? 0;
-                return <td key={to} class={`num ${n && from !== to ? 'changed' : ''}`}>{fmtNumber(n)}</td>;
+                return (
+                  <td key={to} class={`num ${n && from !== to ? 'changed' : ''}`}>
+                    {fmtNumber(n)}
+                  </td>
+                );
               })}
             </tr>
           ))}
@@ -53,13 +71,23 @@ function LevelChanges({ levels }: { levels: Record<string, Record<string, number
 }
 
 const BacktestMetrics = ({ b }: { b: Backtest }) => (
-  <div class="table-wrap"><table class="stack"><caption>Metrics on the labelled decisions</caption><MetricsHead /><tbody><MetricsRow name={b.version} m={b.metrics} /></tbody></table></div>
+  <div class="table-wrap">
+    <table class="stack">
+      <caption>Metrics on the labelled decisions</caption>
+      <MetricsHead />
+      <tbody>
+        <MetricsRow name={b.version} m={b.metrics} />
+      </tbody>
+    </table>
+  </div>
 );
 
 export function BacktestView({ b }: { b: Backtest }) {
   return (
     <>
-      <p>{fmtNumber(b.decisions)} stored score decisions replayed, {fmtNumber(b.labelled)} of them labelled.</p>
+      <p>
+        {fmtNumber(b.decisions)} stored score decisions replayed, {fmtNumber(b.labelled)} of them labelled.
+      </p>
       <LevelChanges levels={b.levels} />
       <BacktestMetrics b={b} />
     </>
@@ -82,10 +110,18 @@ function SideBySide({ active, candidate }: { active: Backtest; candidate: Backte
   const levels = LEVELS.filter((l) => l !== 'low');
   const figure = (b: Backtest, level: string) => b.thresholds?.find((t) => t.risk_level === level);
   const cells = (name: string, f: LevelFigure | undefined) => [
-    <td key={`${name}-min`} data-label={`${name}: from score`} class="num">{fmtNumber(f?.min_score)}</td>,
-    <td key={`${name}-flagged`} data-label={`${name}: flagged`} class="num">{f ? `${fmtNumber(f.flagged)} (${fmtPercent(f.share_flagged)})` : '—'}</td>,
-    <td key={`${name}-precision`} data-label={`${name}: precision`} class="num">{fmtPercent(f?.precision)}</td>,
-    <td key={`${name}-recall`} data-label={`${name}: recall`} class="num">{fmtPercent(f?.recall)}</td>,
+    <td key={`${name}-min`} data-label={`${name}: from score`} class="num">
+      {fmtNumber(f?.min_score)}
+    </td>,
+    <td key={`${name}-flagged`} data-label={`${name}: flagged`} class="num">
+      {f ? `${fmtNumber(f.flagged)} (${fmtPercent(f.share_flagged)})` : '—'}
+    </td>,
+    <td key={`${name}-precision`} data-label={`${name}: precision`} class="num">
+      {fmtPercent(f?.precision)}
+    </td>,
+    <td key={`${name}-recall`} data-label={`${name}: recall`} class="num">
+      {fmtPercent(f?.recall)}
+    </td>,
   ];
   return (
     <>
@@ -93,19 +129,47 @@ function SideBySide({ active, candidate }: { active: Backtest; candidate: Backte
         <table class="stack compare-metrics">
           <caption>Metrics on the labelled decisions: the active policy against {candidate.version}</caption>
           <MetricsHead />
-          <tbody><MetricsRow name={`${active.version} (active)`} m={active.metrics} /><MetricsRow name={`${candidate.version} (candidate)`} m={candidate.metrics} /></tbody>
+          <tbody>
+            <MetricsRow name={`${active.version} (active)`} m={active.metrics} />
+            <MetricsRow name={`${candidate.version} (candidate)`} m={candidate.metrics} />
+          </tbody>
         </table>
       </div>
       {active.thresholds && candidate.thresholds && (
         <div class="table-wrap">
           <table class="stack compare-levels">
-            <caption>Per level on the {fmtNumber(candidate.labelled)} labelled decisions: active ({active.version}) against candidate ({candidate.version})</caption>
+            <caption>
+              Per level on the {fmtNumber(candidate.labelled)} labelled decisions: active ({active.version}) against
+              candidate ({candidate.version})
+            </caption>
             <thead>
-              <tr><th scope="col">Level</th>{['Active', 'Candidate'].flatMap((w) => [<th key={`${w}1`} scope="col" class="num">{w}: from score</th>, <th key={`${w}2`} scope="col" class="num">{w}: flagged</th>, <th key={`${w}3`} scope="col" class="num">{w}: precision</th>, <th key={`${w}4`} scope="col" class="num">{w}: recall</th>])}</tr>
+              <tr>
+                <th scope="col">Level</th>
+                {['Active', 'Candidate'].flatMap((w) => [
+                  <th key={`${w}1`} scope="col" class="num">
+                    {w}: from score
+                  </th>,
+                  <th key={`${w}2`} scope="col" class="num">
+                    {w}: flagged
+                  </th>,
+                  <th key={`${w}3`} scope="col" class="num">
+                    {w}: precision
+                  </th>,
+                  <th key={`${w}4`} scope="col" class="num">
+                    {w}: recall
+                  </th>,
+                ])}
+              </tr>
             </thead>
             <tbody>
               {levels.map((l) => (
-                <tr key={l}><th scope="row" data-label="Level">{l}</th>{cells('Active', figure(active, l))}{cells('Candidate', figure(candidate, l))}</tr>
+                <tr key={l}>
+                  <th scope="row" data-label="Level">
+                    {l}
+                  </th>
+                  {cells('Active', figure(active, l))}
+                  {cells('Candidate', figure(candidate, l))}
+                </tr>
               ))}
             </tbody>
           </table>
@@ -116,14 +180,25 @@ function SideBySide({ active, candidate }: { active: Backtest; candidate: Backte
 }
 
 /** Both replays, one after the other: fits and backtests run one at a time per environment (a second at once gets 409). */
-async function replayBoth(version: string, active: string | undefined): Promise<{ candidate: Backtest; active?: Backtest }> {
+async function replayBoth(
+  version: string,
+  active: string | undefined,
+): Promise<{ candidate: Backtest; active?: Backtest }> {
   const replay = (v: string) => api<Backtest>('POST', `/api/v1/policies/${encodeURIComponent(v)}/backtest`, {});
   const candidate = await replay(version);
   return active && active !== version ? { candidate, active: await replay(active) } : { candidate };
 }
 
 /** Activation after a confirmation: the backtest's level changes, and a second click when the operating point moves (409 operating_point). */
-export function Activate({ version, active, onClose }: { version: string; active: string | undefined; onClose: (done: boolean) => void }) {
+export function Activate({
+  version,
+  active,
+  onClose,
+}: {
+  version: string;
+  active: string | undefined;
+  onClose: (done: boolean) => void;
+}) {
   const bt = useLoad(() => replayBoth(version, active), [version, active]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem>();
@@ -152,11 +227,17 @@ export function Activate({ version, active, onClose }: { version: string; active
         }
       }}
     >
-      <p>Every instance scores with it from its next request on; the active policy is retired. Replayed on the stored decisions, it would decide:</p>
+      <p>
+        Every instance scores with it from its next request on; the active policy is retired. Replayed on the stored
+        decisions, it would decide:
+      </p>
       <Loader state={bt} feature="Backtesting">
         {(b) => (
           <>
-            <p>{fmtNumber(b.candidate.decisions)} stored score decisions replayed, {fmtNumber(b.candidate.labelled)} of them labelled.</p>
+            <p>
+              {fmtNumber(b.candidate.decisions)} stored score decisions replayed, {fmtNumber(b.candidate.labelled)} of
+              them labelled.
+            </p>
             <LevelChanges levels={b.candidate.levels} />
             {b.active ? <SideBySide active={b.active} candidate={b.candidate} /> : <BacktestMetrics b={b.candidate} />}
           </>
@@ -164,8 +245,9 @@ export function Activate({ version, active, onClose }: { version: string; active
       </Loader>
       {move && (
         <p role="alert" class="attention" data-testid="operating-point-move">
-          The operating point moves: {move.after.version} would flag {pct(move.after.share_flagged_high)} of the {move.decisions} most recent
-          decisions high or above, against {pct(move.before.share_flagged_high)} under {move.before.version}. Confirm to activate it anyway.
+          The operating point moves: {move.after.version} would flag {pct(move.after.share_flagged_high)} of the{' '}
+          {move.decisions} most recent decisions high or above, against {pct(move.before.share_flagged_high)} under{' '}
+          {move.before.version}. Confirm to activate it anyway.
         </p>
       )}
       <ErrorBox error={error} what="Could not activate" />

@@ -19,7 +19,8 @@ export interface ReviewFilters {
 const enc = encodeURIComponent;
 
 export const reviewsApi = {
-  list: (f: ReviewFilters, cursor?: string | null, limit = 50) => api<ReviewPage>('GET', `/api/v1/reviews${query({ ...f, limit, cursor })}`),
+  list: (f: ReviewFilters, cursor?: string | null, limit = 50) =>
+    api<ReviewPage>('GET', `/api/v1/reviews${query({ ...f, limit, cursor })}`),
   get: (id: string) => api<ReviewDetail>('GET', `/api/v1/reviews/${enc(id)}`),
   stats: () => api<ReviewStats>('GET', '/api/v1/reviews/stats'),
   /** the review claimed, or undefined when none is open (204) */

@@ -21,10 +21,20 @@ export function useKeys(actions: KeyAction[]): void {
   current.current = actions;
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e.target) || document.querySelector('dialog[open]')) return;
+      if (
+        e.defaultPrevented ||
+        e.ctrlKey ||
+        e.metaKey ||
+        e.altKey ||
+        typing(e.target) ||
+        document.querySelector('dialog[open]')
+      )
+        return;
       // Enter on a focused link or button is that element's own; the desk's Enter is for the page
       if (e.key === 'Enter' && (e.target as HTMLElement | null)?.closest?.('a, button')) return;
-      const action = current.current.find((a) => (a.key.length === 1 ? a.key.toLowerCase() === e.key.toLowerCase() : a.key === e.key));
+      const action = current.current.find((a) =>
+        a.key.length === 1 ? a.key.toLowerCase() === e.key.toLowerCase() : a.key === e.key,
+      );
       if (!action) return;
       e.preventDefault();
       action.run();
@@ -39,7 +49,9 @@ export function KeyLegend({ actions }: { actions: KeyAction[] }) {
   return (
     <ul class="key-legend" aria-label="Keyboard">
       {actions.map((a) => (
-        <li key={a.key}><kbd>{a.key}</kbd> {a.does}</li>
+        <li key={a.key}>
+          <kbd>{a.key}</kbd> {a.does}
+        </li>
       ))}
     </ul>
   );

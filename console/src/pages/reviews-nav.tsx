@@ -11,7 +11,10 @@ function useOpenCount(path: string): number | undefined {
   useEffect(() => {
     if (!hasScope('reviews:read')) return;
     let live = true;
-    reviewsApi.stats().then((s) => live && setOpen(s.open), () => {});
+    reviewsApi.stats().then(
+      (s) => live && setOpen(s.open),
+      () => {},
+    );
     return () => void (live = false);
   }, [path, tick]);
   return open;
@@ -26,7 +29,9 @@ export function ReviewsNavName({ path }: { path: string }) {
       {open !== undefined && (
         <>
           {' '}
-          <span class={open > 0 ? 'nav-count' : 'nav-count zero'} data-open={open}>{open}</span>
+          <span class={open > 0 ? 'nav-count' : 'nav-count zero'} data-open={open}>
+            {open}
+          </span>
           <span class="sr-only"> open</span>
         </>
       )}
@@ -44,13 +49,17 @@ export function ReviewLabelsNote() {
   useEffect(() => {
     if (!hasScope('reviews:read')) return;
     let live = true;
-    reviewsApi.stats().then((s) => live && setN(s.review_labels_since_last_fit), () => {});
+    reviewsApi.stats().then(
+      (s) => live && setN(s.review_labels_since_last_fit),
+      () => {},
+    );
     return () => void (live = false);
   }, []);
   if (n === undefined) return null;
   return (
     <p class="note review-labels" role="note" data-review-labels={n}>
-      <strong>{n.toLocaleString()}</strong> {n === 1 ? 'label' : 'labels'} of the next fit came from reviews since the last fit
+      <strong>{n.toLocaleString()}</strong> {n === 1 ? 'label' : 'labels'} of the next fit came from reviews since the
+      last fit
       {n === 0 ? ': resolve reviews on the Reviews page and their verdicts become labels.' : '.'}
     </p>
   );

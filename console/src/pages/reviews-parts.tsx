@@ -17,7 +17,10 @@ export function takeFlash(): string | undefined {
 
 /** Claims the review due first and opens it: shared by the queue and a review's page. */
 export function useNext(): { busy: boolean; error?: ApiProblem; none: boolean; next: () => void } {
-  const [state, setState] = useState<{ busy: boolean; error?: ApiProblem; none: boolean }>({ busy: false, none: false });
+  const [state, setState] = useState<{ busy: boolean; error?: ApiProblem; none: boolean }>({
+    busy: false,
+    none: false,
+  });
   const next = () => {
     if (state.busy) return;
     setState({ busy: true, none: false });
@@ -42,18 +45,38 @@ export function span(at: string, now = Date.now()): string {
 /** When a review is due: "in 3 h", or in red "Overdue by 20 min"; the date itself on hover. */
 export function Due({ r }: { r: Review }) {
   if (r.status === 'resolved') return <span class="muted">{fmtDate(r.due_at)}</span>;
-  return r.overdue
-    ? <span class="due overdue" title={fmtDate(r.due_at)}><strong>Overdue</strong> by {span(r.due_at)}</span>
-    : <span class="due" title={fmtDate(r.due_at)}>in {span(r.due_at)}</span>;
+  return r.overdue ? (
+    <span class="due overdue" title={fmtDate(r.due_at)}>
+      <strong>Overdue</strong> by {span(r.due_at)}
+    </span>
+  ) : (
+    <span class="due" title={fmtDate(r.due_at)}>
+      in {span(r.due_at)}
+    </span>
+  );
 }
 
 /** Open, claimed by whom (and till when), or resolved and how. */
 export function ReviewStatus({ r }: { r: Review }) {
   const me = currentSession()?.clientId;
   if (r.status === 'resolved') {
-    return <><span class={`badge resolution-${r.resolution}`}>{r.resolution === 'decline' ? 'declined' : 'approved'}</span>{r.label && <> <span class={`badge label-${r.label}`}>{r.label}</span></>}</>;
+    return (
+      <>
+        <span class={`badge resolution-${r.resolution}`}>{r.resolution === 'decline' ? 'declined' : 'approved'}</span>
+        {r.label && (
+          <>
+            {' '}
+            <span class={`badge label-${r.label}`}>{r.label}</span>
+          </>
+        )}
+      </>
+    );
   }
-  if (r.status === 'claimed') return <span class="badge status-claimed" title={`until ${fmtDate(r.claim_expires_at)}`}>{r.assignee === me ? 'claimed by you' : `claimed by ${r.assignee}`}</span>;
+  if (r.status === 'claimed')
+    return (
+      <span class="badge status-claimed" title={`until ${fmtDate(r.claim_expires_at)}`}>
+        {r.assignee === me ? 'claimed by you' : `claimed by ${r.assignee}`}
+      </span>
+    );
   return <span class="badge status-open">open</span>;
 }
-

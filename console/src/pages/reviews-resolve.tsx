@@ -14,7 +14,14 @@ export interface Verdict {
 }
 export const NO_VERDICT: Verdict = { label: '', note: '', list: '' };
 
-export function ResolveForm({ verdict, onChange, onResolve, busy, disabled, listRef }: {
+export function ResolveForm({
+  verdict,
+  onChange,
+  onResolve,
+  busy,
+  disabled,
+  listRef,
+}: {
   verdict: Verdict;
   onChange: (v: Verdict) => void;
   onResolve: (resolution: 'approve' | 'decline') => void;
@@ -23,12 +30,24 @@ export function ResolveForm({ verdict, onChange, onResolve, busy, disabled, list
   disabled?: string;
   listRef: RefObject<HTMLSelectElement>;
 }) {
-  const lists = useLoad(async () => (hasScope('rules:read') ? (await listsApi.list()).data.filter((l) => l.kind === 'entity') : []), []);
-  const set = (k: keyof Verdict) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement }) => onChange({ ...verdict, [k]: e.currentTarget.value });
+  const lists = useLoad(
+    async () => (hasScope('rules:read') ? (await listsApi.list()).data.filter((l) => l.kind === 'entity') : []),
+    [],
+  );
+  const set =
+    (k: keyof Verdict) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement }) =>
+      onChange({ ...verdict, [k]: e.currentTarget.value });
   return (
     <form class="resolve-form panel" aria-labelledby="h-resolve" onSubmit={(e) => e.preventDefault()}>
       <h2 id="h-resolve">Resolve</h2>
-      <Field label="Label" hint={verdict.label ? undefined : 'Decline labels the decision fraud; approve labels it legit once its trade completes cleanly.'}>
+      <Field
+        label="Label"
+        hint={
+          verdict.label
+            ? undefined
+            : 'Decline labels the decision fraud; approve labels it legit once its trade completes cleanly.'
+        }
+      >
         <select name="label" value={verdict.label} onChange={set('label')}>
           <option value="">from the verdict</option>
           <option value="fraud">fraud</option>
@@ -36,18 +55,64 @@ export function ResolveForm({ verdict, onChange, onResolve, busy, disabled, list
         </select>
       </Field>
       <Field label="Note (optional)">
-        <textarea name="note" rows={3} maxLength={500} value={verdict.note} placeholder="what decided it, for whoever reads this later" onInput={set('note')} />
+        <textarea
+          name="note"
+          rows={3}
+          maxLength={500}
+          value={verdict.note}
+          placeholder="what decided it, for whoever reads this later"
+          onInput={set('note')}
+        />
       </Field>
-      <Field label="Add the entity to a list (optional)" hint={lists.data && lists.data.length === 0 ? (hasScope('rules:read') ? 'No entity list exists yet: create one on the Rules page.' : 'Naming lists needs rules:read.') : undefined}>
-        <select name="add_to_list" ref={listRef} value={verdict.list} onChange={set('list')} disabled={!lists.data?.length}>
+      <Field
+        label="Add the entity to a list (optional)"
+        hint={
+          lists.data && lists.data.length === 0
+            ? hasScope('rules:read')
+              ? 'No entity list exists yet: create one on the Rules page.'
+              : 'Naming lists needs rules:read.'
+            : undefined
+        }
+      >
+        <select
+          name="add_to_list"
+          ref={listRef}
+          value={verdict.list}
+          onChange={set('list')}
+          disabled={!lists.data?.length}
+        >
           <option value="">none</option>
-          {(lists.data ?? []).map((l) => <option key={l.name} value={l.name}>{l.name}</option>)}
+          {(lists.data ?? []).map((l) => (
+            <option key={l.name} value={l.name}>
+              {l.name}
+            </option>
+          ))}
         </select>
       </Field>
-      {disabled && <p class="note" role="note">{disabled}</p>}
+      {disabled && (
+        <p class="note" role="note">
+          {disabled}
+        </p>
+      )}
       <div class="actions verdicts">
-        <button type="button" class="ok" disabled={busy || !!disabled} onClick={() => onResolve('approve')} aria-keyshortcuts="a">Approve <kbd>A</kbd></button>
-        <button type="button" class="danger" disabled={busy || !!disabled} onClick={() => onResolve('decline')} aria-keyshortcuts="d">Decline <kbd>D</kbd></button>
+        <button
+          type="button"
+          class="ok"
+          disabled={busy || !!disabled}
+          onClick={() => onResolve('approve')}
+          aria-keyshortcuts="a"
+        >
+          Approve <kbd>A</kbd>
+        </button>
+        <button
+          type="button"
+          class="danger"
+          disabled={busy || !!disabled}
+          onClick={() => onResolve('decline')}
+          aria-keyshortcuts="d"
+        >
+          Decline <kbd>D</kbd>
+        </button>
       </div>
     </form>
   );

@@ -5,7 +5,20 @@
 import './reviews.css';
 import { useState } from 'preact/hooks';
 import { hasScope, type ApiProblem } from '../api.ts';
-import { Empty, ErrorBox, Field, Link, Loader, fmtDate, fmtMoney, fmtNumber, LevelBadge, navigate, toProblem, useLoad } from '../ui.tsx';
+import {
+  Empty,
+  ErrorBox,
+  Field,
+  Link,
+  Loader,
+  fmtDate,
+  fmtMoney,
+  fmtNumber,
+  LevelBadge,
+  navigate,
+  toProblem,
+  useLoad,
+} from '../ui.tsx';
 import { OutcomeBadge } from './decision-rules.tsx';
 import { rememberOrder, reviewsApi, type Review, type ReviewFilters, type ReviewStats } from './reviews-api.ts';
 import { KeyLegend, useKeys, type KeyAction } from './reviews-keys.tsx';
@@ -18,9 +31,20 @@ export function ReviewsSection({ rest }: { rest: string }) {
 }
 
 /** "unresolved" is no status asked, the resolved rows (listed after the unresolved ones) left out. */
-const STATUSES = { unresolved: 'Unresolved', open: 'Open', claimed: 'Claimed', resolved: 'Resolved', '': 'Any' } as const;
+const STATUSES = {
+  unresolved: 'Unresolved',
+  open: 'Open',
+  claimed: 'Claimed',
+  resolved: 'Resolved',
+  '': 'Any',
+} as const;
 type StatusChoice = keyof typeof STATUSES;
-interface Filters { status: StatusChoice; outcome: string; assignee: string; entity_id: string }
+interface Filters {
+  status: StatusChoice;
+  outcome: string;
+  assignee: string;
+  entity_id: string;
+}
 const DEFAULT: Filters = { status: 'unresolved', outcome: '', assignee: '', entity_id: '' };
 
 function apiFilters(f: Filters): ReviewFilters {
@@ -37,11 +61,36 @@ const ruleNames = (r: Review): string[] => (r.rules as Array<{ name?: string }>)
 function Figures({ s }: { s: ReviewStats }) {
   return (
     <dl class="facts review-figures">
-      <div><dt>Open</dt><dd class="big" data-figure="open">{fmtNumber(s.open)}</dd></div>
-      <div class={s.overdue > 0 ? 'overdue-box' : undefined}><dt>Overdue</dt><dd class="big" data-figure="overdue">{fmtNumber(s.overdue)}</dd></div>
-      <div><dt>Resolved, 24 h</dt><dd class="big" data-figure="resolved">{fmtNumber(s.resolved_24h)}</dd></div>
-      <div><dt>Median time to resolve</dt><dd class="big">{s.median_minutes_to_resolve === null ? '—' : `${fmtNumber(s.median_minutes_to_resolve)} min`}</dd></div>
-      <div><dt>Verdicts</dt><dd>{fmtNumber(s.agreement.approve)} approved · {fmtNumber(s.agreement.decline)} declined</dd></div>
+      <div>
+        <dt>Open</dt>
+        <dd class="big" data-figure="open">
+          {fmtNumber(s.open)}
+        </dd>
+      </div>
+      <div class={s.overdue > 0 ? 'overdue-box' : undefined}>
+        <dt>Overdue</dt>
+        <dd class="big" data-figure="overdue">
+          {fmtNumber(s.overdue)}
+        </dd>
+      </div>
+      <div>
+        <dt>Resolved, 24 h</dt>
+        <dd class="big" data-figure="resolved">
+          {fmtNumber(s.resolved_24h)}
+        </dd>
+      </div>
+      <div>
+        <dt>Median time to resolve</dt>
+        <dd class="big">
+          {s.median_minutes_to_resolve === null ? '—' : `${fmtNumber(s.median_minutes_to_resolve)} min`}
+        </dd>
+      </div>
+      <div>
+        <dt>Verdicts</dt>
+        <dd>
+          {fmtNumber(s.agreement.approve)} approved · {fmtNumber(s.agreement.decline)} declined
+        </dd>
+      </div>
     </dl>
   );
 }
@@ -61,7 +110,8 @@ function QueuePage() {
   const all = [...(first.data?.data ?? []), ...(extra?.rows ?? [])];
   const rows = unresolvedOnly ? all.filter((r) => r.status !== 'resolved') : all;
   // unresolved rows come first: once a resolved one is listed, no unresolved one follows
-  const cursor = unresolvedOnly && rows.length < all.length ? null : extra ? extra.cursor : (first.data?.next_cursor ?? null);
+  const cursor =
+    unresolvedOnly && rows.length < all.length ? null : extra ? extra.cursor : (first.data?.next_cursor ?? null);
   rememberOrder(rows.map((r) => r.id));
   const at = Math.min(selected, Math.max(0, rows.length - 1));
   const { next, busy, error, none } = useNext();
@@ -83,30 +133,59 @@ function QueuePage() {
   const keys: KeyAction[] = [
     { key: 'J', does: 'next in the list', run: () => move(1) },
     { key: 'K', does: 'previous', run: () => move(-1) },
-    { key: 'Enter', does: 'open the selected review', run: () => rows[at] && navigate(`/reviews/${encodeURIComponent(rows[at]!.id)}`) },
+    {
+      key: 'Enter',
+      does: 'open the selected review',
+      run: () => rows[at] && navigate(`/reviews/${encodeURIComponent(rows[at]!.id)}`),
+    },
     ...(write ? [{ key: 'N', does: 'claim the next review due and open it', run: next }] : []),
   ];
   useKeys(keys);
-  const set = (k: keyof Filters) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setDraft({ ...draft, [k]: e.currentTarget.value });
+  const set = (k: keyof Filters) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
+    setDraft({ ...draft, [k]: e.currentTarget.value });
   return (
     <section aria-labelledby="h-reviews" class="reviews">
       <div class="title-row">
         <h1 id="h-reviews">Reviews</h1>
-        {write && <button class="primary" type="button" disabled={busy} onClick={next} aria-keyshortcuts="n">{busy ? 'Claiming…' : 'Next'}</button>}
+        {write && (
+          <button class="primary" type="button" disabled={busy} onClick={next} aria-keyshortcuts="n">
+            {busy ? 'Claiming…' : 'Next'}
+          </button>
+        )}
       </div>
       <p class="muted intro">
-        Scores whose outcome is <em>review</em> or <em>hold</em>, and the sampled approvals, wait here, due first. A verdict labels the decision
-        (source <em>review</em>), so the desk's work is what the next fit learns from.
+        Scores whose outcome is <em>review</em> or <em>hold</em>, and the sampled approvals, wait here, due first. A
+        verdict labels the decision (source <em>review</em>), so the desk's work is what the next fit learns from.
         {!write && ' This client may read the queue (reviews:read) but not claim or resolve (reviews:write).'}
       </p>
-      {message && <p class="ok-msg" role="status">{message}</p>}
-      {none && <p class="ok-msg" role="status">No open review is left to claim.</p>}
+      {message && (
+        <p class="ok-msg" role="status">
+          {message}
+        </p>
+      )}
+      {none && (
+        <p class="ok-msg" role="status">
+          No open review is left to claim.
+        </p>
+      )}
       <ErrorBox error={error} what="Could not claim the next review" />
       {stats.data && <Figures s={stats.data} />}
-      <form class="filters" aria-label="Filter reviews" onSubmit={(e) => { e.preventDefault(); setSelected(0); setFilters(draft); }}>
+      <form
+        class="filters"
+        aria-label="Filter reviews"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setSelected(0);
+          setFilters(draft);
+        }}
+      >
         <Field label="Status">
           <select value={draft.status} onChange={set('status')}>
-            {(Object.keys(STATUSES) as StatusChoice[]).map((s) => <option key={s} value={s}>{STATUSES[s]}</option>)}
+            {(Object.keys(STATUSES) as StatusChoice[]).map((s) => (
+              <option key={s} value={s}>
+                {STATUSES[s]}
+              </option>
+            ))}
           </select>
         </Field>
         <Field label="Outcome">
@@ -124,15 +203,30 @@ function QueuePage() {
           <input value={draft.entity_id} placeholder="hashed entity id" onInput={set('entity_id')} />
         </Field>
         <div class="actions">
-          <button class="primary" type="submit">Apply filters</button>
-          <button type="button" onClick={() => { setDraft(DEFAULT); setFilters(DEFAULT); setSelected(0); }}>Clear</button>
+          <button class="primary" type="submit">
+            Apply filters
+          </button>
+          <button
+            type="button"
+            onClick={() => {
+              setDraft(DEFAULT);
+              setFilters(DEFAULT);
+              setSelected(0);
+            }}
+          >
+            Clear
+          </button>
         </div>
       </form>
       <KeyLegend actions={keys} />
       <Loader state={first} feature="The review queue">
         {() =>
           rows.length === 0 ? (
-            <Empty>{key === JSON.stringify(DEFAULT) ? 'The queue is empty: no review is waiting. Scores whose outcome is review or hold open one here.' : 'No review matches these filters.'}</Empty>
+            <Empty>
+              {key === JSON.stringify(DEFAULT)
+                ? 'The queue is empty: no review is waiting. Scores whose outcome is review or hold open one here.'
+                : 'No review matches these filters.'}
+            </Empty>
           ) : (
             <>
               <div class="table-wrap">
@@ -140,28 +234,78 @@ function QueuePage() {
                   <caption class="sr-only">Reviews, due first; J and K move the selection, Enter opens it</caption>
                   <thead>
                     <tr>
-                      <th scope="col">Due</th><th scope="col">Review</th><th scope="col">Outcome</th><th scope="col" class="num">Score</th>
-                      <th scope="col" class="num">Amount</th><th scope="col">Entity</th><th scope="col">Rules</th><th scope="col">Status</th>
+                      <th scope="col">Due</th>
+                      <th scope="col">Review</th>
+                      <th scope="col">Outcome</th>
+                      <th scope="col" class="num">
+                        Score
+                      </th>
+                      <th scope="col" class="num">
+                        Amount
+                      </th>
+                      <th scope="col">Entity</th>
+                      <th scope="col">Rules</th>
+                      <th scope="col">Status</th>
                     </tr>
                   </thead>
                   <tbody>
                     {rows.map((r, i) => (
-                      <tr key={r.id} data-review={r.id} class={[i === at ? 'selected' : '', r.overdue ? 'overdue-row' : ''].join(' ').trim() || undefined} aria-current={i === at ? 'true' : undefined} onClick={() => setSelected(i)}>
-                        <td data-label="Due"><Due r={r} /></td>
-                        <td data-label="Review"><Link to={`/reviews/${encodeURIComponent(r.id)}`} class="mono">{r.id}</Link><div class="muted small">opened {fmtDate(r.opened_at)}</div></td>
-                        <td data-label="Outcome"><OutcomeBadge outcome={r.outcome} />{r.reason === 'sample' && <small class="muted"> sampled</small>}</td>
-                        <td data-label="Score" class="num">{fmtNumber(r.score)} <LevelBadge level={r.risk_level ?? undefined} /></td>
-                        <td data-label="Amount" class="num nowrap">{fmtMoney(r.amount, r.currency ?? undefined)}</td>
-                        <td data-label="Entity" class="mono trunc" title={r.entity_id}>{r.entity_id}</td>
-                        <td data-label="Rules">{ruleNames(r).length ? ruleNames(r).map((n) => <span key={n} class="mono rule-chip">{n}</span>) : <span class="muted">policy</span>}</td>
-                        <td data-label="Status"><ReviewStatus r={r} /></td>
+                      <tr
+                        key={r.id}
+                        data-review={r.id}
+                        class={
+                          [i === at ? 'selected' : '', r.overdue ? 'overdue-row' : ''].join(' ').trim() || undefined
+                        }
+                        aria-current={i === at ? 'true' : undefined}
+                        onClick={() => setSelected(i)}
+                      >
+                        <td data-label="Due">
+                          <Due r={r} />
+                        </td>
+                        <td data-label="Review">
+                          <Link to={`/reviews/${encodeURIComponent(r.id)}`} class="mono">
+                            {r.id}
+                          </Link>
+                          <div class="muted small">opened {fmtDate(r.opened_at)}</div>
+                        </td>
+                        <td data-label="Outcome">
+                          <OutcomeBadge outcome={r.outcome} />
+                          {r.reason === 'sample' && <small class="muted"> sampled</small>}
+                        </td>
+                        <td data-label="Score" class="num">
+                          {fmtNumber(r.score)} <LevelBadge level={r.risk_level ?? undefined} />
+                        </td>
+                        <td data-label="Amount" class="num nowrap">
+                          {fmtMoney(r.amount, r.currency ?? undefined)}
+                        </td>
+                        <td data-label="Entity" class="mono trunc" title={r.entity_id}>
+                          {r.entity_id}
+                        </td>
+                        <td data-label="Rules">
+                          {ruleNames(r).length ? (
+                            ruleNames(r).map((n) => (
+                              <span key={n} class="mono rule-chip">
+                                {n}
+                              </span>
+                            ))
+                          ) : (
+                            <span class="muted">policy</span>
+                          )}
+                        </td>
+                        <td data-label="Status">
+                          <ReviewStatus r={r} />
+                        </td>
                       </tr>
                     ))}
                   </tbody>
                 </table>
               </div>
               <ErrorBox error={extra?.error} what="Could not load more" />
-              {cursor && <button type="button" onClick={() => void loadMore()}>Load more</button>}
+              {cursor && (
+                <button type="button" onClick={() => void loadMore()}>
+                  Load more
+                </button>
+              )}
             </>
           )
         }

@@ -125,9 +125,14 @@ export const rulesApi = {
   get: (id: string) => api<Rule>('GET', `/api/v1/rules/${enc(id)}`),
   versions: (id: string) => api<Page<RuleVersion>>('GET', `/api/v1/rules/${enc(id)}/versions`),
   create: (body: RuleBody & { status?: RuleStatus }) => api<Rule>('POST', '/api/v1/rules', body),
-  update: (id: string, body: { [K in keyof RuleBody]?: RuleBody[K] | null } & { status?: RuleStatus; reason?: string }) => api<Rule>('PATCH', `/api/v1/rules/${enc(id)}`, body),
-  retire: (id: string, reason?: string) => api<Rule | undefined>('DELETE', `/api/v1/rules/${enc(id)}${query({ reason })}`),
-  check: (condition: string, cap?: number | string) => api<RuleCheck>('POST', '/api/v1/rules/check', { condition, ...(cap !== undefined ? { cap } : {}) }),
+  update: (
+    id: string,
+    body: { [K in keyof RuleBody]?: RuleBody[K] | null } & { status?: RuleStatus; reason?: string },
+  ) => api<Rule>('PATCH', `/api/v1/rules/${enc(id)}`, body),
+  retire: (id: string, reason?: string) =>
+    api<Rule | undefined>('DELETE', `/api/v1/rules/${enc(id)}${query({ reason })}`),
+  check: (condition: string, cap?: number | string) =>
+    api<RuleCheck>('POST', '/api/v1/rules/check', { condition, ...(cap !== undefined ? { cap } : {}) }),
   variables: () => api<{ data: RuleVariable[] }>('GET', '/api/v1/rules/variables'),
   stats: (days: number) => api<unknown>('GET', `/api/v1/rules/stats${query({ days })}`),
   test: (rule: RuleBody, since: string) => api<RuleTestResult>('POST', '/api/v1/rules/test', { rule, since }),
@@ -137,12 +142,15 @@ export const rulesApi = {
 export const listsApi = {
   list: () => api<Page<RuleList>>('GET', '/api/v1/lists?limit=200'),
   get: (name: string) => api<RuleList>('GET', `/api/v1/lists/${enc(name)}`),
-  create: (body: { name: string; kind: ListKind; description?: string }) => api<RuleList>('POST', '/api/v1/lists', body),
+  create: (body: { name: string; kind: ListKind; description?: string }) =>
+    api<RuleList>('POST', '/api/v1/lists', body),
   remove: (name: string) => api<unknown>('DELETE', `/api/v1/lists/${enc(name)}`),
-  entries: (name: string, cursor?: string | null) => api<Page<ListEntry>>('GET', `/api/v1/lists/${enc(name)}/entries${query({ limit: 50, cursor })}`),
+  entries: (name: string, cursor?: string | null) =>
+    api<Page<ListEntry>>('GET', `/api/v1/lists/${enc(name)}/entries${query({ limit: 50, cursor })}`),
   add: (name: string, body: { values: string[]; reason?: string; expires_at?: string }) =>
     api<{ added: number; already_present: number }>('POST', `/api/v1/lists/${enc(name)}/entries`, body),
-  removeEntry: (name: string, value: string) => api<unknown>('DELETE', `/api/v1/lists/${enc(name)}/entries/${enc(value)}`),
+  removeEntry: (name: string, value: string) =>
+    api<unknown>('DELETE', `/api/v1/lists/${enc(name)}/entries/${enc(value)}`),
 };
 
 export interface Stats {
@@ -156,10 +164,22 @@ export interface Stats {
 
 /** GET /api/v1/rules/stats: `{scored: [{day, decisions}], truncated, data: [{rule_id, days: [{day, matched, shadow_matched}]}]}`. */
 export function parseStats(raw: unknown): Stats {
-  const r = (raw ?? {}) as { data?: { rule_id: string; days?: DayCount[] }[]; scored?: { day: string; decisions: number }[]; truncated?: boolean };
+  const r = (raw ?? {}) as {
+    data?: { rule_id: string; days?: DayCount[] }[];
+    scored?: { day: string; decisions: number }[];
+    truncated?: boolean;
+  };
   const byRule = new Map<string, DayCount[]>();
-  for (const rule of r.data ?? []) byRule.set(rule.rule_id, [...(rule.days ?? [])].sort((a, b) => a.day.localeCompare(b.day)));
-  return { byRule, scored: new Map((r.scored ?? []).map((d) => [d.day.slice(0, 10), d.decisions])), truncated: r.truncated === true };
+  for (const rule of r.data ?? [])
+    byRule.set(
+      rule.rule_id,
+      [...(rule.days ?? [])].sort((a, b) => a.day.localeCompare(b.day)),
+    );
+  return {
+    byRule,
+    scored: new Map((r.scored ?? []).map((d) => [d.day.slice(0, 10), d.decisions])),
+    truncated: r.truncated === true,
+  };
 }
 
 /** The last `days` UTC days, oldest first, as YYYY-MM-DD. */

@@ -15,14 +15,29 @@ const SHADOW = '#b56b00';
 
 /** The totals of a rule's days. */
 function totals(days: DayCount[] | undefined): { matched: number; shadow: number } {
-  return (days ?? []).reduce((t, d) => ({ matched: t.matched + d.matched, shadow: t.shadow + d.shadow_matched }), { matched: 0, shadow: 0 });
+  return (days ?? []).reduce((t, d) => ({ matched: t.matched + d.matched, shadow: t.shadow + d.shadow_matched }), {
+    matched: 0,
+    shadow: 0,
+  });
 }
 
 /**
  * A rule's matches per day, real and shadow; with `scored` (score decisions per day) the totals name
  * the hit rate: the share of the window's score decisions it matched.
  */
-export function HitChart({ name, days, scored, span = 30, large = false }: { name: string; days: DayCount[] | undefined; scored?: Map<string, number>; span?: number; large?: boolean }) {
+export function HitChart({
+  name,
+  days,
+  scored,
+  span = 30,
+  large = false,
+}: {
+  name: string;
+  days: DayCount[] | undefined;
+  scored?: Map<string, number>;
+  span?: number;
+  large?: boolean;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const labels = lastDays(span);
   const byDay = new Map((days ?? []).map((d) => [d.day.slice(0, 10), d]));
@@ -39,8 +54,22 @@ export function HitChart({ name, days, scored, span = 30, large = false }: { nam
       data: {
         labels,
         datasets: [
-          { label: 'matched', data: matched, backgroundColor: MATCHED, barPercentage: 1, categoryPercentage: 0.85, minBarLength: 0 },
-          { label: 'shadow matches', data: shadow, backgroundColor: SHADOW, barPercentage: 1, categoryPercentage: 0.85, minBarLength: 0 },
+          {
+            label: 'matched',
+            data: matched,
+            backgroundColor: MATCHED,
+            barPercentage: 1,
+            categoryPercentage: 0.85,
+            minBarLength: 0,
+          },
+          {
+            label: 'shadow matches',
+            data: shadow,
+            backgroundColor: SHADOW,
+            barPercentage: 1,
+            categoryPercentage: 0.85,
+            minBarLength: 0,
+          },
         ],
       },
       options: {
@@ -49,8 +78,17 @@ export function HitChart({ name, days, scored, span = 30, large = false }: { nam
         animation: false,
         interaction: { mode: 'index', intersect: false },
         scales: {
-          x: { display: large, ticks: { maxTicksLimit: 7, maxRotation: 0, autoSkipPadding: 12, callback: (_v, i) => shortDay(labels[i]) } },
-          y: { display: large, beginAtZero: true, suggestedMax: 1, ticks: { precision: 0 }, title: { display: large, text: 'decisions a day' } },
+          x: {
+            display: large,
+            ticks: { maxTicksLimit: 7, maxRotation: 0, autoSkipPadding: 12, callback: (_v, i) => shortDay(labels[i]) },
+          },
+          y: {
+            display: large,
+            beginAtZero: true,
+            suggestedMax: 1,
+            ticks: { precision: 0 },
+            title: { display: large, text: 'decisions a day' },
+          },
         },
         plugins: {
           legend: { display: large, position: 'bottom', labels: { boxWidth: 14 } },
@@ -63,11 +101,15 @@ export function HitChart({ name, days, scored, span = 30, large = false }: { nam
   const summary = `${name}: ${fmtNumber(t.matched)} matched${rate(t.matched)} and ${fmtNumber(t.shadow)} shadow matches${rate(t.shadow)} in the last ${span} days${scored ? `, of ${fmtNumber(decisions)} score decisions` : ''}`;
   return (
     <div class={large ? 'hit-chart large' : 'hit-chart'} data-matched={t.matched} data-shadow={t.shadow}>
-      <div class="hit-canvas"><canvas ref={canvas} role="img" aria-label={summary} /></div>
+      <div class="hit-canvas">
+        <canvas ref={canvas} role="img" aria-label={summary} />
+      </div>
       <small class="hit-totals">
-        <span class="hit-key matched" aria-hidden="true" />{fmtNumber(t.matched)} matched{rate(t.matched)}
+        <span class="hit-key matched" aria-hidden="true" />
+        {fmtNumber(t.matched)} matched{rate(t.matched)}
         {' · '}
-        <span class="hit-key shadow" aria-hidden="true" />{fmtNumber(t.shadow)} shadow{rate(t.shadow)}
+        <span class="hit-key shadow" aria-hidden="true" />
+        {fmtNumber(t.shadow)} shadow{rate(t.shadow)}
         {large && scored && <> · of {fmtNumber(decisions)} score decisions</>}
       </small>
     </div>

@@ -44,7 +44,8 @@ export function useCheck(condition: string, cap: string): CheckState {
           if (id !== seq.current) return;
           // a 400 with errors is an answer about the condition, not a failed check
           const problem = err as { status?: number; errors?: FieldProblem[]; detail?: string };
-          if (problem.status === 400 && problem.errors?.length) setState({ for: key, busy: false, result: { valid: false, errors: problem.errors } });
+          if (problem.status === 400 && problem.errors?.length)
+            setState({ for: key, busy: false, result: { valid: false, errors: problem.errors } });
           else setState({ for: key, busy: false, failed: problem.detail ?? String(err) });
         },
       );
@@ -75,7 +76,12 @@ export function Problems({ id, problems, source }: { id: string; problems: Field
         const line = at ? lines[at.line - 1] : undefined;
         return (
           <li key={i}>
-            {at && <strong class="mono at" title={`line ${at.line}, column ${at.column}`}>{`${at.line}:${at.column}`}</strong>}{' '}
+            {at && (
+              <strong
+                class="mono at"
+                title={`line ${at.line}, column ${at.column}`}
+              >{`${at.line}:${at.column}`}</strong>
+            )}{' '}
             {p.field !== 'condition' && p.field !== 'cap' && <code>{p.field}</code>} {withoutPosition(p.message)}
             {line !== undefined && at && (
               <pre class="caret" aria-hidden="true">{`${line}\n${' '.repeat(Math.max(0, at.column - 1))}^`}</pre>
@@ -89,20 +95,48 @@ export function Problems({ id, problems, source }: { id: string; problems: Field
 
 /** What the check says when the condition is fine, or is being checked. */
 export function CheckStatus({ state, current }: { state: CheckState; current: string }) {
-  if (state.failed) return <p class="check-status muted" role="status">Could not check the condition: {state.failed}</p>;
-  if (state.busy || state.for !== current) return <p class="check-status muted" role="status" aria-live="polite">Checking…</p>;
+  if (state.failed)
+    return (
+      <p class="check-status muted" role="status">
+        Could not check the condition: {state.failed}
+      </p>
+    );
+  if (state.busy || state.for !== current)
+    return (
+      <p class="check-status muted" role="status" aria-live="polite">
+        Checking…
+      </p>
+    );
   if (!state.result) return null;
   if (!state.result.valid) return null;
   const reads = state.result.reads ?? [];
   return (
     <p class="check-status ok" role="status" aria-live="polite">
-      ✓ The condition checks{reads.length > 0 ? <>: it reads {reads.map((r, i) => <span key={r}>{i > 0 ? ', ' : ''}<code>{r}</code></span>)}</> : ''}.
+      ✓ The condition checks
+      {reads.length > 0 ? (
+        <>
+          : it reads{' '}
+          {reads.map((r, i) => (
+            <span key={r}>
+              {i > 0 ? ', ' : ''}
+              <code>{r}</code>
+            </span>
+          ))}
+        </>
+      ) : (
+        ''
+      )}
+      .
     </p>
   );
 }
 
 /** Inserts `text` at the textarea's cursor (replacing a selection) and returns the new value. */
-export function insertAt(area: HTMLTextAreaElement | null, value: string, text: string): { value: string; cursor: number } {
+export function insertAt(
+  area: HTMLTextAreaElement | null,
+  value: string,
+  text: string,
+): { value: string; cursor: number } {
   const start = area?.selectionStart ?? value.length;
   const end = area?.selectionEnd ?? value.length;
   const before = value.slice(0, start);
@@ -118,12 +152,20 @@ function example(v: RuleVariable): string {
 }
 
 /** The variables a condition may read, filterable; a click on one inserts it. */
-export function VariablesPanel({ onInsert, area }: { onInsert: (name: string) => void; area: RefObject<HTMLTextAreaElement> }) {
+export function VariablesPanel({
+  onInsert,
+  area,
+}: {
+  onInsert: (name: string) => void;
+  area: RefObject<HTMLTextAreaElement>;
+}) {
   const state = useLoad(() => rulesApi.variables(), []);
   const [filter, setFilter] = useState('');
   const shown = useMemo(() => {
     const f = filter.trim().toLowerCase();
-    return (state.data?.data ?? []).filter((v) => !f || v.name.toLowerCase().includes(f) || v.description.toLowerCase().includes(f));
+    return (state.data?.data ?? []).filter(
+      (v) => !f || v.name.toLowerCase().includes(f) || v.description.toLowerCase().includes(f),
+    );
   }, [state.data, filter]);
   return (
     <aside class="variables" aria-labelledby="h-variables">
@@ -131,17 +173,36 @@ export function VariablesPanel({ onInsert, area }: { onInsert: (name: string) =>
       <p class="muted small">Click one to insert it at the cursor. Examples are from a recent decision.</p>
       <label class="field">
         <span class="sr-only">Filter variables</span>
-        <input type="search" placeholder="Filter variables" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+        <input
+          type="search"
+          placeholder="Filter variables"
+          value={filter}
+          onInput={(e) => setFilter(e.currentTarget.value)}
+        />
       </label>
       <Loader state={state} feature="The variables">
         {() => (
           <ul class="var-list">
             {shown.map((v) => (
               <li key={v.name}>
-                <button type="button" class="var-name mono" title={`Insert ${v.name}`} onClick={() => { onInsert(v.name); area.current?.focus(); }}>{v.name}</button>
+                <button
+                  type="button"
+                  class="var-name mono"
+                  title={`Insert ${v.name}`}
+                  onClick={() => {
+                    onInsert(v.name);
+                    area.current?.focus();
+                  }}
+                >
+                  {v.name}
+                </button>
                 <span class="var-type mono">{v.type}</span>
                 <span class="var-desc">{v.description}</span>
-                {example(v) && <span class="var-example">e.g. <span class="mono">{example(v)}</span></span>}
+                {example(v) && (
+                  <span class="var-example">
+                    e.g. <span class="mono">{example(v)}</span>
+                  </span>
+                )}
               </li>
             ))}
             {shown.length === 0 && <li class="muted">No variable matches “{filter}”.</li>}

@@ -50,7 +50,15 @@ function toBody(d: Draft): RuleBody {
   };
 }
 
-export function RuleEditor({ rule, onSaved, onCancel }: { rule?: Rule; onSaved: (r: Rule) => void; onCancel: () => void }) {
+export function RuleEditor({
+  rule,
+  onSaved,
+  onCancel,
+}: {
+  rule?: Rule;
+  onSaved: (r: Rule) => void;
+  onCancel: () => void;
+}) {
   const [d, setD] = useState<Draft>(() => fromRule(rule));
   const area = useRef<HTMLTextAreaElement>(null);
   const check = useCheck(d.condition, d.cap);
@@ -82,25 +90,50 @@ export function RuleEditor({ rule, onSaved, onCancel }: { rule?: Rule; onSaved: 
     e.preventDefault();
     void save.run(async () => {
       // a PATCH clears with null what the form left empty (docs/api.md, "Rules and lists")
-      const patch = { action: null, cap: null, description: null, override: false, final: false, ...body, ...(d.reason.trim() ? { reason: d.reason.trim() } : {}) };
-      const saved = rule
-        ? await rulesApi.update(rule.id, patch)
-        : await rulesApi.create({ ...body, status: 'draft' });
+      const patch = {
+        action: null,
+        cap: null,
+        description: null,
+        override: false,
+        final: false,
+        ...body,
+        ...(d.reason.trim() ? { reason: d.reason.trim() } : {}),
+      };
+      const saved = rule ? await rulesApi.update(rule.id, patch) : await rulesApi.create({ ...body, status: 'draft' });
       onSaved(saved);
     });
   };
 
   return (
     <form class="panel rule-editor" onSubmit={submit} aria-labelledby="h-rule-editor">
-      <h2 id="h-rule-editor" class={rule ? undefined : 'sr-only'}>{rule ? <>Edit <span class="mono">{rule.name}</span> <small class="muted">(saving makes version {rule.version + 1})</small></> : 'The rule'}</h2>
+      <h2 id="h-rule-editor" class={rule ? undefined : 'sr-only'}>
+        {rule ? (
+          <>
+            Edit <span class="mono">{rule.name}</span>{' '}
+            <small class="muted">(saving makes version {rule.version + 1})</small>
+          </>
+        ) : (
+          'The rule'
+        )}
+      </h2>
       <div class="editor-grid">
         <div class="editor-main">
           <Field label="Name">
-            <input name="name" required maxLength={120} value={d.name} placeholder="first_card_trade_over_limit" onInput={(e) => set('name', e.currentTarget.value)} />
+            <input
+              name="name"
+              required
+              maxLength={120}
+              value={d.name}
+              placeholder="first_card_trade_over_limit"
+              onInput={(e) => set('name', e.currentTarget.value)}
+            />
           </Field>
           <label class="field">
             <span>Condition</span>
-            <small class="muted">A CEL expression that is true when the rule applies, e.g. <code>amount_ref &gt; 2.0 &amp;&amp; entity.completed_trades == 0</code></small>
+            <small class="muted">
+              A CEL expression that is true when the rule applies, e.g.{' '}
+              <code>amount_ref &gt; 2.0 &amp;&amp; entity.completed_trades == 0</code>
+            </small>
             <textarea
               ref={area}
               name="condition"
@@ -115,51 +148,100 @@ export function RuleEditor({ rule, onSaved, onCancel }: { rule?: Rule; onSaved: 
             />
           </label>
           <Problems id="condition-errors" problems={conditionProblems} source={d.condition} />
-          {conditionProblems.length === 0 && capProblems.length === 0 && d.condition.trim() && <CheckStatus state={check} current={current} />}
+          {conditionProblems.length === 0 && capProblems.length === 0 && d.condition.trim() && (
+            <CheckStatus state={check} current={current} />
+          )}
           <div class="editor-row">
             <Field label="Action">
-              <select name="action" value={d.action} onChange={(e) => set('action', e.currentTarget.value as Outcome | '')}>
+              <select
+                name="action"
+                value={d.action}
+                onChange={(e) => set('action', e.currentTarget.value as Outcome | '')}
+              >
                 <option value="">none (cap only)</option>
-                {OUTCOMES.map((o) => <option key={o} value={o}>{o}</option>)}
+                {OUTCOMES.map((o) => (
+                  <option key={o} value={o}>
+                    {o}
+                  </option>
+                ))}
               </select>
             </Field>
-            <Field label="Cap (optional)" hint="A number or an expression, in the request's currency; it never raises the safe amount.">
-              <input name="cap" class="mono" value={d.cap} placeholder="200 or safe_amount / 2" aria-invalid={capProblems.length > 0} onInput={(e) => set('cap', e.currentTarget.value)} />
+            <Field
+              label="Cap (optional)"
+              hint="A number or an expression, in the request's currency; it never raises the safe amount."
+            >
+              <input
+                name="cap"
+                class="mono"
+                value={d.cap}
+                placeholder="200 or safe_amount / 2"
+                aria-invalid={capProblems.length > 0}
+                onInput={(e) => set('cap', e.currentTarget.value)}
+              />
             </Field>
           </div>
           <Problems id="cap-errors" problems={capProblems} source={d.cap} />
           {d.action === 'approve' && (
             <label class="inline">
-              <input type="checkbox" checked={d.override} onChange={(e) => set('override', e.currentTarget.checked)} /> Override: approve even when the policy or another rule says otherwise (a final decline still wins)
+              <input type="checkbox" checked={d.override} onChange={(e) => set('override', e.currentTarget.checked)} />{' '}
+              Override: approve even when the policy or another rule says otherwise (a final decline still wins)
             </label>
           )}
           {d.action === 'decline' && (
             <label class="inline">
-              <input type="checkbox" checked={d.final} onChange={(e) => set('final', e.currentTarget.checked)} /> Final: no override approve can lift this decline
+              <input type="checkbox" checked={d.final} onChange={(e) => set('final', e.currentTarget.checked)} /> Final:
+              no override approve can lift this decline
             </label>
           )}
           <Field label="Description (optional)">
-            <input name="description" maxLength={500} value={d.description} onInput={(e) => set('description', e.currentTarget.value)} />
+            <input
+              name="description"
+              maxLength={500}
+              value={d.description}
+              onInput={(e) => set('description', e.currentTarget.value)}
+            />
           </Field>
           {rule && (
             <Field label="Why this change (optional)" hint="Kept with the version, beside who saved it and when.">
-              <input name="reason" maxLength={500} value={d.reason} onInput={(e) => set('reason', e.currentTarget.value)} />
+              <input
+                name="reason"
+                maxLength={500}
+                value={d.reason}
+                onInput={(e) => set('reason', e.currentTarget.value)}
+              />
             </Field>
           )}
-          {!body.action && body.cap === undefined && body.condition.trim() && <p class="muted small">A rule needs an action, a cap, or both.</p>}
+          {!body.action && body.cap === undefined && body.condition.trim() && (
+            <p class="muted small">A rule needs an action, a cap, or both.</p>
+          )}
           <ErrorBox error={save.error} what="Could not save the rule" />
           <div class="actions">
-            <button type="button" disabled={incomplete || test?.busy} onClick={runTest}>{test?.busy ? 'Testing…' : `Test on the last ${TEST_DAYS} days`}</button>
-            <button type="submit" class="primary" disabled={incomplete || save.busy}>{rule ? 'Save new version' : 'Save as draft'}</button>
-            <button type="button" onClick={onCancel}>Cancel</button>
+            <button type="button" disabled={incomplete || test?.busy} onClick={runTest}>
+              {test?.busy ? 'Testing…' : `Test on the last ${TEST_DAYS} days`}
+            </button>
+            <button type="submit" class="primary" disabled={incomplete || save.busy}>
+              {rule ? 'Save new version' : 'Save as draft'}
+            </button>
+            <button type="button" onClick={onCancel}>
+              Cancel
+            </button>
           </div>
         </div>
         <VariablesPanel onInsert={insert} area={area} />
       </div>
       {test && (
         <section class="test-result" aria-labelledby="h-rule-test" aria-busy={test.busy}>
-          <h3 id="h-rule-test">Test on the last {TEST_DAYS} days{test.of !== bodyKey && !test.busy ? <small class="muted"> (of an earlier edit: test again)</small> : null}</h3>
-          {test.busy ? <Loading what="Replaying the rule on stored decisions" /> : test.error ? <ErrorBox error={test.error} what="The test failed" /> : test.result ? <RuleTestView r={test.result} /> : null}
+          <h3 id="h-rule-test">
+            Test on the last {TEST_DAYS} days
+            {test.of !== bodyKey && !test.busy ? <small class="muted"> (of an earlier edit: test again)</small> : null}
+          </h3>
+          {test.busy ? (
+            <Loading what="Replaying the rule on stored decisions" />
+          ) : test.error ? (
+            <ErrorBox error={test.error} what="The test failed" />
+          ) : test.result ? (
+            <RuleTestView r={test.result} />
+          ) : null}
         </section>
       )}
     </form>

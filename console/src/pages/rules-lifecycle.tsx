@@ -9,16 +9,30 @@ type Step = { to: RuleStatus | 'retired'; label: string };
 
 /** The steps a rule in `status` can take, in the order the buttons show them. */
 function nextSteps(status: RuleStatus): Step[] {
-  if (status === 'draft') return [{ to: 'shadow', label: 'Start shadow' }, { to: 'retired', label: 'Retire' }];
-  if (status === 'shadow') return [{ to: 'active', label: 'Activate' }, { to: 'retired', label: 'Retire' }];
-  if (status === 'active') return [{ to: 'shadow', label: 'Back to shadow' }, { to: 'retired', label: 'Retire' }];
+  if (status === 'draft')
+    return [
+      { to: 'shadow', label: 'Start shadow' },
+      { to: 'retired', label: 'Retire' },
+    ];
+  if (status === 'shadow')
+    return [
+      { to: 'active', label: 'Activate' },
+      { to: 'retired', label: 'Retire' },
+    ];
+  if (status === 'active')
+    return [
+      { to: 'shadow', label: 'Back to shadow' },
+      { to: 'retired', label: 'Retire' },
+    ];
   return [];
 }
 
 const WHAT: Record<string, string> = {
-  shadow: 'It will be evaluated on every score from the next one on, and its matches stored on the decisions as shadow rules, without changing any outcome or limit.',
+  shadow:
+    'It will be evaluated on every score from the next one on, and its matches stored on the decisions as shadow rules, without changing any outcome or limit.',
   active: 'From the next score on, on every instance, its action and cap apply to every decision it matches.',
-  retired: 'It stops being evaluated from the next score on. Its versions stay readable, and decisions keep naming the version they used.',
+  retired:
+    'It stops being evaluated from the next score on. Its versions stay readable, and decisions keep naming the version they used.',
 };
 
 /** The lifecycle buttons of one rule; nothing for a principal without rules:write. */
@@ -40,7 +54,13 @@ export function Lifecycle({ rule, onChanged }: { rule: Rule; onChanged: (message
   return (
     <>
       {steps.map((s) => (
-        <button key={s.to} type="button" class={s.to === 'retired' ? 'danger' : s.to === 'active' ? 'primary' : undefined} aria-label={`${s.label}: ${rule.name}`} onClick={() => setStep(s)}>
+        <button
+          key={s.to}
+          type="button"
+          class={s.to === 'retired' ? 'danger' : s.to === 'active' ? 'primary' : undefined}
+          aria-label={`${s.label}: ${rule.name}`}
+          onClick={() => setStep(s)}
+        >
           {s.label}
         </button>
       ))}
@@ -50,12 +70,20 @@ export function Lifecycle({ rule, onChanged }: { rule: Rule; onChanged: (message
           confirmLabel={step.label}
           danger={step.to === 'retired'}
           busy={busy}
-          onCancel={() => { setStep(undefined); setReason(''); }}
+          onCancel={() => {
+            setStep(undefined);
+            setReason('');
+          }}
           onConfirm={() => void act(step)}
         >
           <p>{WHAT[step.to]}</p>
           <Field label="Why (optional)" hint="Kept with the rule's versions, beside who changed it and when.">
-            <input name="lifecycle_reason" maxLength={1000} value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
+            <input
+              name="lifecycle_reason"
+              maxLength={1000}
+              value={reason}
+              onInput={(e) => setReason(e.currentTarget.value)}
+            />
           </Field>
           <ErrorBox error={error} what="The change was refused" />
         </Confirm>

@@ -6,8 +6,12 @@ import type { Rule } from './rules-api.ts';
 export function RulesTabs({ current }: { current: 'rules' | 'lists' }) {
   return (
     <nav class="tabs" aria-label="Rules and lists">
-      <Link to="/rules" aria-current={current === 'rules' ? 'page' : undefined}>Rules</Link>
-      <Link to="/rules/lists" aria-current={current === 'lists' ? 'page' : undefined}>Lists</Link>
+      <Link to="/rules" aria-current={current === 'rules' ? 'page' : undefined}>
+        Rules
+      </Link>
+      <Link to="/rules/lists" aria-current={current === 'lists' ? 'page' : undefined}>
+        Lists
+      </Link>
     </nav>
   );
 }
@@ -19,10 +23,18 @@ export function ActionText({ rule }: { rule: Pick<Rule, 'action' | 'override' | 
   const cap = rule.cap === undefined || rule.cap === null || rule.cap === '' ? null : rule.cap;
   return (
     <span class="action-text">
-      {rule.action ? <span class={`badge outcome-${rule.action}`}>{rule.action}</span> : cap === null ? <span class="muted">nothing</span> : null}
+      {rule.action ? (
+        <span class={`badge outcome-${rule.action}`}>{rule.action}</span>
+      ) : cap === null ? (
+        <span class="muted">nothing</span>
+      ) : null}
       {rule.override && <small class="flag"> override</small>}
       {rule.final && <small class="flag"> final</small>}
-      {cap !== null && <span class="cap">{rule.action ? ' ' : ''}cap <span class="mono">{typeof cap === 'number' ? fmtNumber(cap) : cap}</span></span>}
+      {cap !== null && (
+        <span class="cap">
+          {rule.action ? ' ' : ''}cap <span class="mono">{typeof cap === 'number' ? fmtNumber(cap) : cap}</span>
+        </span>
+      )}
     </span>
   );
 }

@@ -41,21 +41,35 @@ function RulesPage() {
     <section aria-labelledby="h-rules">
       <div class="title-row">
         <h1 id="h-rules">Rules</h1>
-        {write && <button class="primary" type="button" onClick={() => navigate('/rules/new')}>New rule</button>}
+        {write && (
+          <button class="primary" type="button" onClick={() => navigate('/rules/new')}>
+            New rule
+          </button>
+        )}
       </div>
       <RulesTabs current="rules" />
       <p class="muted intro">
-        Rules decide on top of the score: the most severe of the policy's outcome and the matched rules' actions wins, an
-        override approve beats all but a final decline, and a cap can only lower the safe amount. A shadow rule is evaluated on
-        every score without changing it.
+        Rules decide on top of the score: the most severe of the policy's outcome and the matched rules' actions wins,
+        an override approve beats all but a final decline, and a cap can only lower the safe amount. A shadow rule is
+        evaluated on every score without changing it.
       </p>
-      {message && <p class="ok-msg" role="status">{message}</p>}
+      {message && (
+        <p class="ok-msg" role="status">
+          {message}
+        </p>
+      )}
       <ErrorBox error={stats.error} what="Could not load the rules' matches" />
       <Loader state={list} feature="The rules">
         {(page) => {
           const retired = page.data.filter((r) => r.status === 'retired');
           const shown = showRetired ? page.data : page.data.filter((r) => r.status !== 'retired');
-          if (page.data.length === 0) return <Empty>No rules yet. {write ? 'Write one with “New rule”: test it on the last 30 days before saving it as a draft.' : ''}</Empty>;
+          if (page.data.length === 0)
+            return (
+              <Empty>
+                No rules yet.{' '}
+                {write ? 'Write one with “New rule”: test it on the last 30 days before saving it as a draft.' : ''}
+              </Empty>
+            );
           return (
             <>
               <RulesTable rules={shown} stats={stats.data} onChanged={changed} />
@@ -72,7 +86,15 @@ function RulesPage() {
   );
 }
 
-function RulesTable({ rules, stats, onChanged }: { rules: Rule[]; stats: Stats | undefined; onChanged: (m: string) => void }) {
+function RulesTable({
+  rules,
+  stats,
+  onChanged,
+}: {
+  rules: Rule[];
+  stats: Stats | undefined;
+  onChanged: (m: string) => void;
+}) {
   const write = hasScope('rules:write');
   return (
     <div class="table-wrap">
@@ -82,7 +104,9 @@ function RulesTable({ rules, stats, onChanged }: { rules: Rule[]; stats: Stats |
           <tr>
             <th scope="col">Rule</th>
             <th scope="col">Status</th>
-            <th scope="col" class="num">Version</th>
+            <th scope="col" class="num">
+              Version
+            </th>
             <th scope="col">Does</th>
             <th scope="col">Last {TEST_DAYS} days</th>
             <th scope="col">Updated</th>
@@ -93,15 +117,36 @@ function RulesTable({ rules, stats, onChanged }: { rules: Rule[]; stats: Stats |
           {rules.map((r) => (
             <tr key={r.id} data-rule={r.name}>
               <td data-label="Rule" class="rule-name">
-                <Link to={`/rules/${encodeURIComponent(r.id)}`} class="mono">{r.name}</Link>
+                <Link to={`/rules/${encodeURIComponent(r.id)}`} class="mono">
+                  {r.name}
+                </Link>
                 {r.description && <small class="muted desc">{r.description}</small>}
               </td>
-              <td data-label="Status"><StatusBadge status={r.status} /></td>
-              <td data-label="Version" class="num">{r.version}</td>
-              <td data-label="Does"><ActionText rule={r} /></td>
-              <td data-label="Matches" class="hits">{stats ? <HitChart name={r.name} days={stats.byRule.get(r.id)} scored={stats.scored} /> : <span class="muted">—</span>}</td>
-              <td data-label="Updated" class="updated"><span class="nowrap">{fmtDate(r.updated_at ?? r.created_at)}</span>{r.updated_by && <small class="muted by"> by {r.updated_by}</small>}</td>
-              {write && <td data-label="" class="actions"><Lifecycle rule={r} onChanged={onChanged} /></td>}
+              <td data-label="Status">
+                <StatusBadge status={r.status} />
+              </td>
+              <td data-label="Version" class="num">
+                {r.version}
+              </td>
+              <td data-label="Does">
+                <ActionText rule={r} />
+              </td>
+              <td data-label="Matches" class="hits">
+                {stats ? (
+                  <HitChart name={r.name} days={stats.byRule.get(r.id)} scored={stats.scored} />
+                ) : (
+                  <span class="muted">—</span>
+                )}
+              </td>
+              <td data-label="Updated" class="updated">
+                <span class="nowrap">{fmtDate(r.updated_at ?? r.created_at)}</span>
+                {r.updated_by && <small class="muted by"> by {r.updated_by}</small>}
+              </td>
+              {write && (
+                <td data-label="" class="actions">
+                  <Lifecycle rule={r} onChanged={onChanged} />
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -113,10 +158,15 @@ function RulesTable({ rules, stats, onChanged }: { rules: Rule[]; stats: Stats |
 function NewRulePage() {
   return (
     <section aria-labelledby="h-new-rule">
-      <p><Link to="/rules">← All rules</Link></p>
+      <p>
+        <Link to="/rules">← All rules</Link>
+      </p>
       <h1 id="h-new-rule">New rule</h1>
       {hasScope('rules:write') ? (
-        <RuleEditor onSaved={(r) => navigate(`/rules/${encodeURIComponent(r.id)}`)} onCancel={() => navigate('/rules')} />
+        <RuleEditor
+          onSaved={(r) => navigate(`/rules/${encodeURIComponent(r.id)}`)}
+          onCancel={() => navigate('/rules')}
+        />
       ) : (
         <Empty>Writing rules needs the rules:write scope and the operator role.</Empty>
       )}
@@ -138,7 +188,9 @@ function RulePage({ id }: { id: string }) {
   };
   return (
     <section aria-labelledby="h-rule">
-      <p><Link to="/rules">← All rules</Link></p>
+      <p>
+        <Link to="/rules">← All rules</Link>
+      </p>
       {state.error?.status === 404 ? (
         <Empty>No rule with this id in this environment.</Empty>
       ) : (
@@ -146,20 +198,36 @@ function RulePage({ id }: { id: string }) {
           {(r) => (
             <>
               <div class="title-row spaced">
-                <h1 id="h-rule"><span class="mono">{r.name}</span> <StatusBadge status={r.status} /></h1>
+                <h1 id="h-rule">
+                  <span class="mono">{r.name}</span> <StatusBadge status={r.status} />
+                </h1>
                 <div class="actions">
-                  {hasScope('rules:write') && r.status !== 'retired' && !editing && <button type="button" onClick={() => setEditing(true)}>Edit</button>}
+                  {hasScope('rules:write') && r.status !== 'retired' && !editing && (
+                    <button type="button" onClick={() => setEditing(true)}>
+                      Edit
+                    </button>
+                  )}
                   <Lifecycle rule={r} onChanged={changed} />
                 </div>
               </div>
-              {message && <p class="ok-msg" role="status">{message}</p>}
+              {message && (
+                <p class="ok-msg" role="status">
+                  {message}
+                </p>
+              )}
               {editing ? (
-                <RuleEditor rule={r} onSaved={(s) => changed(`Saved version ${s.version} of ${s.name}.`)} onCancel={() => setEditing(false)} />
+                <RuleEditor
+                  rule={r}
+                  onSaved={(s) => changed(`Saved version ${s.version} of ${s.name}.`)}
+                  onCancel={() => setEditing(false)}
+                />
               ) : (
                 <RuleFacts r={r} />
               )}
               <h2>Matches over the last {TEST_DAYS} days</h2>
-              <Loader state={stats} feature="The rule's matches">{(s) => <HitChart name={r.name} days={s.byRule.get(r.id)} scored={s.scored} large />}</Loader>
+              <Loader state={stats} feature="The rule's matches">
+                {(s) => <HitChart name={r.name} days={s.byRule.get(r.id)} scored={s.scored} large />}
+              </Loader>
               {!editing && <SavedTest rule={r} />}
               <Versions id={r.id} tick={versionsTick} />
             </>
@@ -174,10 +242,29 @@ function RuleFacts({ r }: { r: Rule }) {
   return (
     <>
       <dl class="facts">
-        <div><dt>Version</dt><dd class="big">{r.version}</dd></div>
-        <div><dt>Does</dt><dd><ActionText rule={r} /></dd></div>
-        <div><dt>Updated</dt><dd>{fmtDate(r.updated_at ?? r.created_at)}{r.updated_by && <small class="muted"> by {r.updated_by}</small>}</dd></div>
-        {r.description && <div class="wide"><dt>Description</dt><dd>{r.description}</dd></div>}
+        <div>
+          <dt>Version</dt>
+          <dd class="big">{r.version}</dd>
+        </div>
+        <div>
+          <dt>Does</dt>
+          <dd>
+            <ActionText rule={r} />
+          </dd>
+        </div>
+        <div>
+          <dt>Updated</dt>
+          <dd>
+            {fmtDate(r.updated_at ?? r.created_at)}
+            {r.updated_by && <small class="muted"> by {r.updated_by}</small>}
+          </dd>
+        </div>
+        {r.description && (
+          <div class="wide">
+            <dt>Description</dt>
+            <dd>{r.description}</dd>
+          </div>
+        )}
       </dl>
       <h2>Condition</h2>
       <pre class="condition-view mono">{r.condition}</pre>
@@ -199,7 +286,13 @@ function SavedTest({ rule }: { rule: Rule }) {
   return (
     <section aria-labelledby="h-saved-test">
       <h2 id="h-saved-test">Test on the last {TEST_DAYS} days</h2>
-      {!test && <p><button type="button" onClick={run}>Test version {rule.version} on the last {TEST_DAYS} days</button></p>}
+      {!test && (
+        <p>
+          <button type="button" onClick={run}>
+            Test version {rule.version} on the last {TEST_DAYS} days
+          </button>
+        </p>
+      )}
       {test?.busy && <Loading what="Replaying the rule on stored decisions" />}
       {test?.error && <ErrorBox error={test.error} what="The test failed" />}
       {test?.result && <RuleTestView r={test.result} />}
@@ -221,20 +314,47 @@ function Versions({ id, tick }: { id: string; tick: number }) {
           <div class="table-wrap">
             <table class="stack versions">
               <caption class="sr-only">Every version of this rule, newest first</caption>
-              <thead><tr><th scope="col" class="num">Version</th><th scope="col">Status</th><th scope="col">When</th><th scope="col">Who</th><th scope="col">Why</th><th scope="col">Rule</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col" class="num">
+                    Version
+                  </th>
+                  <th scope="col">Status</th>
+                  <th scope="col">When</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">Why</th>
+                  <th scope="col">Rule</th>
+                </tr>
+              </thead>
               <tbody>
-                {[...page.data].sort((a, b) => b.version - a.version).map((v, i, all) => (
-                  <tr key={`${v.version}-${i}`}>
-                    <td data-label="Version" class="num">{v.version}</td>
-                    <td data-label="Status"><StatusBadge status={v.status} /></td>
-                    <td data-label="When">{fmtDate(v.changed_at)}</td>
-                    <td data-label="Who" class="mono who-cell">{v.changed_by ?? '—'}</td>
-                    <td data-label="Why">{v.reason || <span class="muted">none given</span>}</td>
-                    <td data-label="Rule">
-                      {all[i + 1] && sameBody(v, all[i + 1]!) ? <span class="muted">unchanged: {all[i + 1]!.status} → {v.status}</span> : <><code class="cond-cell">{v.condition}</code> <ActionText rule={v} /></>}
-                    </td>
-                  </tr>
-                ))}
+                {[...page.data]
+                  .sort((a, b) => b.version - a.version)
+                  .map((v, i, all) => (
+                    <tr key={`${v.version}-${i}`}>
+                      <td data-label="Version" class="num">
+                        {v.version}
+                      </td>
+                      <td data-label="Status">
+                        <StatusBadge status={v.status} />
+                      </td>
+                      <td data-label="When">{fmtDate(v.changed_at)}</td>
+                      <td data-label="Who" class="mono who-cell">
+                        {v.changed_by ?? '—'}
+                      </td>
+                      <td data-label="Why">{v.reason || <span class="muted">none given</span>}</td>
+                      <td data-label="Rule">
+                        {all[i + 1] && sameBody(v, all[i + 1]!) ? (
+                          <span class="muted">
+                            unchanged: {all[i + 1]!.status} → {v.status}
+                          </span>
+                        ) : (
+                          <>
+                            <code class="cond-cell">{v.condition}</code> <ActionText rule={v} />
+                          </>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
               </tbody>
             </table>
           </div>

@@ -2,9 +2,27 @@
 import { useState } from 'preact/hooks';
 import { api, hasScope, type ApiProblem } from '../api.ts';
 import type { Delivery, DeliveryList, Webhook, WebhookEvent, WebhookList, WebhookWithSecret } from '../types.ts';
-import { CheckboxGroup, Confirm, Empty, ErrorBox, Field, Loader, SecretOnce, fmtDate, toProblem, useAction, useLoad } from '../ui.tsx';
+import {
+  CheckboxGroup,
+  Confirm,
+  Empty,
+  ErrorBox,
+  Field,
+  Loader,
+  SecretOnce,
+  fmtDate,
+  toProblem,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
 
-const EVENTS: readonly WebhookEvent[] = ['decision.high_risk', 'dispute.analyzed', 'entity.flagged', 'policy.activated', 'key.deactivated'];
+const EVENTS: readonly WebhookEvent[] = [
+  'decision.high_risk',
+  'dispute.analyzed',
+  'entity.flagged',
+  'policy.activated',
+  'key.deactivated',
+];
 
 /** What a delivery's last_error category means (docs/api.md, webhooks); an unknown one is shown as sent. */
 const FAILURES: Record<string, string> = {
@@ -39,29 +57,69 @@ export function WebhooksPage() {
     <section aria-labelledby="h-webhooks">
       <div class="title-row">
         <h1 id="h-webhooks">Webhooks</h1>
-        {write && !creating && <button class="primary" type="button" onClick={() => setCreating(true)}>Create webhook</button>}
+        {write && !creating && (
+          <button class="primary" type="button" onClick={() => setCreating(true)}>
+            Create webhook
+          </button>
+        )}
       </div>
-      {secret && <SecretOnce label="Signing secret of the new webhook" value={secret} onDone={() => setSecret(undefined)} />}
-      {creating && <CreateWebhook onCancel={() => setCreating(false)} onCreated={(s) => { setCreating(false); setSecret(s); list.reload(); }} />}
+      {secret && (
+        <SecretOnce label="Signing secret of the new webhook" value={secret} onDone={() => setSecret(undefined)} />
+      )}
+      {creating && (
+        <CreateWebhook
+          onCancel={() => setCreating(false)}
+          onCreated={(s) => {
+            setCreating(false);
+            setSecret(s);
+            list.reload();
+          }}
+        />
+      )}
       <Loader state={list} feature="Webhooks">
         {(page) =>
           page.data.length === 0 ? (
-            <Empty>No webhooks yet. {write ? 'Create one to be told about high-risk decisions, analysed disputes and flagged entities.' : ''}</Empty>
+            <Empty>
+              No webhooks yet.{' '}
+              {write ? 'Create one to be told about high-risk decisions, analysed disputes and flagged entities.' : ''}
+            </Empty>
           ) : (
             <div class="table-wrap">
               <table class="stack">
                 <caption class="sr-only">Webhook endpoints</caption>
-                <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Description</th><th scope="col">Created</th><th scope="col">Actions</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">URL</th>
+                    <th scope="col">Events</th>
+                    <th scope="col">Description</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {page.data.map((w) => (
                     <tr key={w.id}>
-                      <td data-label="URL" class="mono url">{w.url}</td>
-                      <td data-label="Events" class="scopes">{w.events.join(' ')}</td>
+                      <td data-label="URL" class="mono url">
+                        {w.url}
+                      </td>
+                      <td data-label="Events" class="scopes">
+                        {w.events.join(' ')}
+                      </td>
                       <td data-label="Description">{w.description || <span class="muted">none</span>}</td>
                       <td data-label="Created">{fmtDate(w.created_at)}</td>
                       <td data-label="" class="actions">
-                        <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? undefined : w.id)}>Deliveries</button>
-                        {write && <button type="button" class="danger" onClick={() => setRemoving(w)}>Delete</button>}
+                        <button
+                          type="button"
+                          aria-expanded={open === w.id}
+                          onClick={() => setOpen(open === w.id ? undefined : w.id)}
+                        >
+                          Deliveries
+                        </button>
+                        {write && (
+                          <button type="button" class="danger" onClick={() => setRemoving(w)}>
+                            Delete
+                          </button>
+                        )}
                       </td>
                     </tr>
                   ))}
@@ -72,7 +130,15 @@ export function WebhooksPage() {
         }
       </Loader>
       {open && <Deliveries id={open} />}
-      {removing && <DeleteWebhook w={removing} onClose={(changed) => { setRemoving(undefined); if (changed) list.reload(); }} />}
+      {removing && (
+        <DeleteWebhook
+          w={removing}
+          onClose={(changed) => {
+            setRemoving(undefined);
+            if (changed) list.reload();
+          }}
+        />
+      )}
     </section>
   );
 }
@@ -85,7 +151,11 @@ function CreateWebhook({ onCreated, onCancel }: { onCreated: (secret: string) =>
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () => {
-      const created = await api<WebhookWithSecret>('POST', '/api/v1/webhooks', { url, events, ...(description ? { description } : {}) });
+      const created = await api<WebhookWithSecret>('POST', '/api/v1/webhooks', {
+        url,
+        events,
+        ...(description ? { description } : {}),
+      });
       onCreated(created.secret);
     });
   };
@@ -101,8 +171,12 @@ function CreateWebhook({ onCreated, onCancel }: { onCreated: (secret: string) =>
       </Field>
       <ErrorBox error={error} what="Could not create the webhook" />
       <div class="actions">
-        <button class="primary" type="submit" disabled={busy || events.length === 0}>Create</button>
-        <button type="button" onClick={onCancel}>Cancel</button>
+        <button class="primary" type="submit" disabled={busy || events.length === 0}>
+          Create
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );
@@ -126,7 +200,11 @@ function Deliveries({ id }: { id: string }) {
     <section class="panel" aria-labelledby="h-deliveries">
       <h2 id="h-deliveries">Deliveries</h2>
       <ErrorBox error={error} what="Could not retry" />
-      {retried && <p class="ok-msg" role="status">Delivery queued for another attempt.</p>}
+      {retried && (
+        <p class="ok-msg" role="status">
+          Delivery queued for another attempt.
+        </p>
+      )}
       <Loader state={list} feature="Delivery history">
         {(page) =>
           page.data.length === 0 ? (
@@ -134,16 +212,42 @@ function Deliveries({ id }: { id: string }) {
           ) : (
             <div class="table-wrap">
               <table class="stack">
-                <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Last response</th><th scope="col">Next attempt</th><th scope="col">Actions</th></tr></thead>
+                <thead>
+                  <tr>
+                    <th scope="col">Event</th>
+                    <th scope="col">Status</th>
+                    <th scope="col" class="num">
+                      Attempts
+                    </th>
+                    <th scope="col">Last response</th>
+                    <th scope="col">Next attempt</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {page.data.map((d) => (
                     <tr key={d.id}>
-                      <td data-label="Event">{d.event_type} <small class="muted">{fmtDate(d.created_at)}</small></td>
-                      <td data-label="Status"><span class={`badge delivery-${d.status}`}>{d.status}</span></td>
-                      <td data-label="Attempts" class="num">{d.attempts}</td>
-                      <td data-label="Last response" class="last-response" title={d.last_error ?? undefined}>{lastResponse(d)} {d.last_attempt_at && <small class="muted">{fmtDate(d.last_attempt_at)}</small>}</td>
+                      <td data-label="Event">
+                        {d.event_type} <small class="muted">{fmtDate(d.created_at)}</small>
+                      </td>
+                      <td data-label="Status">
+                        <span class={`badge delivery-${d.status}`}>{d.status}</span>
+                      </td>
+                      <td data-label="Attempts" class="num">
+                        {d.attempts}
+                      </td>
+                      <td data-label="Last response" class="last-response" title={d.last_error ?? undefined}>
+                        {lastResponse(d)}{' '}
+                        {d.last_attempt_at && <small class="muted">{fmtDate(d.last_attempt_at)}</small>}
+                      </td>
                       <td data-label="Next attempt">{d.status === 'pending' ? fmtDate(d.next_attempt_at) : '—'}</td>
-                      <td data-label="">{hasScope('webhooks:write') && <button type="button" onClick={() => retry(d)}>Retry</button>}</td>
+                      <td data-label="">
+                        {hasScope('webhooks:write') && (
+                          <button type="button" onClick={() => retry(d)}>
+                            Retry
+                          </button>
+                        )}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -159,11 +263,22 @@ function Deliveries({ id }: { id: string }) {
 function DeleteWebhook({ w, onClose }: { w: Webhook; onClose: (changed: boolean) => void }) {
   const { busy, error, run } = useAction();
   return (
-    <Confirm title="Delete this webhook?" confirmLabel="Delete" danger busy={busy} onCancel={() => onClose(false)} onConfirm={() => run(async () => {
-      await api('DELETE', `/api/v1/webhooks/${encodeURIComponent(w.id)}`);
-      onClose(true);
-    })}>
-      <p>No further events will be sent to <span class="mono">{w.url}</span>.</p>
+    <Confirm
+      title="Delete this webhook?"
+      confirmLabel="Delete"
+      danger
+      busy={busy}
+      onCancel={() => onClose(false)}
+      onConfirm={() =>
+        run(async () => {
+          await api('DELETE', `/api/v1/webhooks/${encodeURIComponent(w.id)}`);
+          onClose(true);
+        })
+      }
+    >
+      <p>
+        No further events will be sent to <span class="mono">{w.url}</span>.
+      </p>
       <ErrorBox error={error} what="Could not delete" />
     </Confirm>
   );

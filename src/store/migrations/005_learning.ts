@@ -8,15 +8,31 @@ export function learning(_dialect: Dialect): Migration {
     async up(db: Kysely<unknown>) {
       // SQLite takes one column per ALTER TABLE statement.
       for (const [name, type] of [
-        ['features', 'text'], ['trade_id', 'text'], ['risk_level', 'text'], ['shadow_version', 'text'], ['shadow_score', 'integer'],
-        ['label', 'text'], ['label_source', 'text'], ['label_note', 'text'], ['labelled_at', 'bigint'], ['labelled_by', 'text'],
+        ['features', 'text'],
+        ['trade_id', 'text'],
+        ['risk_level', 'text'],
+        ['shadow_version', 'text'],
+        ['shadow_score', 'integer'],
+        ['label', 'text'],
+        ['label_source', 'text'],
+        ['label_note', 'text'],
+        ['labelled_at', 'bigint'],
+        ['labelled_by', 'text'],
       ] as const) {
         await db.schema.alterTable('decisions').addColumn(name, type).execute();
       }
       // Event labels find the decisions of one entity's trade; the list pages newest first.
-      await db.schema.createIndex('decisions_subject_trade').on('decisions').columns(['subject_id', 'trade_id']).execute();
+      await db.schema
+        .createIndex('decisions_subject_trade')
+        .on('decisions')
+        .columns(['subject_id', 'trade_id'])
+        .execute();
       await db.schema.createIndex('decisions_created').on('decisions').columns(['created_at', 'id']).execute();
-      await db.schema.createIndex('decisions_owner_created').on('decisions').columns(['owner_client_id', 'created_at', 'id']).execute();
+      await db.schema
+        .createIndex('decisions_owner_created')
+        .on('decisions')
+        .columns(['owner_client_id', 'created_at', 'id'])
+        .execute();
 
       await db.schema
         .createTable('policies')

@@ -7,7 +7,10 @@ import type { Dialect } from '../dialect.ts';
 export function p2pFeatures(_dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('entities').addColumn('last_trade_at', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('entities')
+        .addColumn('last_trade_at', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
       await sql`
         update entities set last_trade_at = coalesce((
           select max(ev.occurred_at) from events ev where ev.entity_id = entities.entity_id and ev.type = 'trade.completed'

@@ -17,7 +17,11 @@ export function webhooks(dialect: Dialect): Migration {
         .addColumn('secret', 'text', (c) => c.notNull())
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('webhooks_owner_created').on('webhooks').columns(['owner_client_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('webhooks_owner_created')
+        .on('webhooks')
+        .columns(['owner_client_id', 'created_at'])
+        .execute();
       await db.schema
         .createTable('webhook_events')
         .addColumn('id', 'text', (c) => c.primaryKey())
@@ -41,18 +45,32 @@ export function webhooks(dialect: Dialect): Migration {
         .addColumn('delivered_at', 'bigint')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
-      await db.schema.createIndex('webhook_deliveries_webhook').on('webhook_deliveries').columns(['webhook_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .columns(['status', 'next_attempt_at'])
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_webhook')
+        .on('webhook_deliveries')
+        .columns(['webhook_id', 'created_at'])
+        .execute();
       await db.schema
         .createTable('webhook_attempts')
-        .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+        .addColumn('seq', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
+          dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+        )
         .addColumn('delivery_id', 'text', (c) => c.notNull())
         .addColumn('attempted_at', 'bigint', (c) => c.notNull())
         .addColumn('status_code', 'integer')
         .addColumn('error', 'text')
         .addColumn('duration_ms', 'integer', (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('webhook_attempts_delivery').on('webhook_attempts').columns(['delivery_id', 'seq']).execute();
+      await db.schema
+        .createIndex('webhook_attempts_delivery')
+        .on('webhook_attempts')
+        .columns(['delivery_id', 'seq'])
+        .execute();
     },
   };
 }

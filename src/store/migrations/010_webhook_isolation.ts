@@ -9,8 +9,14 @@ import type { Dialect } from '../dialect.ts';
 export function webhookIsolation(_dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('webhooks').addColumn('consecutive_failures', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable('webhooks').addColumn('paused_until', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('webhooks')
+        .addColumn('consecutive_failures', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('webhooks')
+        .addColumn('paused_until', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema
         .createTable('webhook_fanouts')
         .addColumn('id', 'text', (c) => c.primaryKey())

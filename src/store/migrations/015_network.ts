@@ -99,7 +99,11 @@ export function network(_dialect: Dialect): Migration {
         .addColumn('matched_at', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('network_matches_pk', ['peer_id', 'id_type', 'hash'])
         .execute();
-      await db.schema.createIndex('network_matches_identifier').on('network_matches').columns(['id_type', 'hash']).execute();
+      await db.schema
+        .createIndex('network_matches_identifier')
+        .on('network_matches')
+        .columns(['id_type', 'hash'])
+        .execute();
     },
   };
 }

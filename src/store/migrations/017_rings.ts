@@ -9,7 +9,10 @@ import type { Dialect } from '../dialect.ts';
 export function rings(_dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('entities').addColumn('flagged_at', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('entities')
+        .addColumn('flagged_at', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
       await sql`
         update entities set flagged_at = coalesce((
           select max(ev.occurred_at) from events ev

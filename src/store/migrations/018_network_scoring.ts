@@ -9,7 +9,10 @@ export function networkScoring(_dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('decisions').addColumn('network_peers', 'text').execute();
-      await db.schema.alterTable('network_identity').addColumn('state_version', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('network_identity')
+        .addColumn('state_version', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema
         .createTable('network_pending')
         .addColumn('id_type', 'text', (c) => c.notNull())

@@ -5,13 +5,21 @@
 import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
-const LOSS_REASON_COLUMNS = ['disputes_lost_third_party_payment', 'disputes_lost_fake_proof', 'disputes_lost_underpayment', 'disputes_lost_no_payment'] as const;
+const LOSS_REASON_COLUMNS = [
+  'disputes_lost_third_party_payment',
+  'disputes_lost_fake_proof',
+  'disputes_lost_underpayment',
+  'disputes_lost_no_payment',
+] as const;
 
 export function lossReasons(_dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
       for (const column of LOSS_REASON_COLUMNS) {
-        await db.schema.alterTable('entities').addColumn(column, 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable('entities')
+          .addColumn(column, 'bigint', (c) => c.notNull().defaultTo(0))
+          .execute();
       }
     },
   };

@@ -10,18 +10,38 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
 /** The event types that change what an entity publishes (their partial index must name the same list). */
-export const PUBLISH_EVENT_TYPES = ['fraud.reported', 'chargeback', 'entity.blocklisted', 'entity.unblocklisted', 'dispute.resolved'] as const;
+export const PUBLISH_EVENT_TYPES = [
+  'fraud.reported',
+  'chargeback',
+  'entity.blocklisted',
+  'entity.unblocklisted',
+  'dispute.resolved',
+] as const;
 
 export function networkIncremental(_dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('network_identity').addColumn('published_through', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('network_identity')
+        .addColumn('published_through', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema.alterTable('network_published').addColumn('id_type', 'text').execute();
-      await db.schema.alterTable('network_peers').addColumn('flags_cursor', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('network_peers')
+        .addColumn('flags_cursor', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
       // Only the few event types that flag or unflag pay for this index; ingestion of trades does not.
-      await db.schema.createIndex('events_publish').on('events').columns(['environment', 'ingested_at'])
-        .where(sql.ref('type'), 'in', [...PUBLISH_EVENT_TYPES]).execute();
-      await db.schema.createIndex('identifiers_created').on('identifiers').columns(['environment', 'created_at']).execute();
+      await db.schema
+        .createIndex('events_publish')
+        .on('events')
+        .columns(['environment', 'ingested_at'])
+        .where(sql.ref('type'), 'in', [...PUBLISH_EVENT_TYPES])
+        .execute();
+      await db.schema
+        .createIndex('identifiers_created')
+        .on('identifiers')
+        .columns(['environment', 'created_at'])
+        .execute();
 
       // network_pending gains the entity in its key: the queue is recreated, its rows kept (entity '').
       await db.schema.alterTable('network_pending').renameTo('network_pending_018').execute();
@@ -36,7 +56,9 @@ export function networkIncremental(_dialect: Dialect): Migration {
         .execute();
       await db.schema.createIndex('network_pending_seen').on('network_pending').column('seen_at').execute();
       await db.schema.createIndex('network_pending_entity').on('network_pending').column('entity_id').execute();
-      await sql`insert into network_pending (id_type, hash, entity_id, seen_at) select id_type, hash, '', seen_at from network_pending_018`.execute(db);
+      await sql`insert into network_pending (id_type, hash, entity_id, seen_at) select id_type, hash, '', seen_at from network_pending_018`.execute(
+        db,
+      );
       await db.schema.dropTable('network_pending_018').execute();
     },
   };

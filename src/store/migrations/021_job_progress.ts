@@ -8,9 +8,18 @@ import type { Dialect } from '../dialect.ts';
 export function jobProgress(_dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('policy_jobs').addColumn('phase', 'text', (c) => c.notNull().defaultTo('reading')).execute();
-      await db.schema.alterTable('policy_jobs').addColumn('decisions_read', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable('policy_jobs').addColumn('labelled', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('policy_jobs')
+        .addColumn('phase', 'text', (c) => c.notNull().defaultTo('reading'))
+        .execute();
+      await db.schema
+        .alterTable('policy_jobs')
+        .addColumn('decisions_read', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('policy_jobs')
+        .addColumn('labelled', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema.alterTable('policy_jobs').addColumn('total', 'bigint').execute();
       await db.schema.alterTable('policy_jobs').addColumn('updated_at', 'bigint').execute();
     },

@@ -10,13 +10,18 @@ import type { Dialect } from '../dialect.ts';
 export function fraudulentLosses(_dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('entities').addColumn('d_disputes_lost_fraudulent', 'double precision', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('entities')
+        .addColumn('d_disputes_lost_fraudulent', 'double precision', (c) => c.notNull().defaultTo(0))
+        .execute();
       await sql`
         update entities set d_disputes_lost_fraudulent = d_disputes_lost
           * cast(disputes_lost_third_party_payment + disputes_lost_fake_proof + disputes_lost_underpayment + disputes_lost_no_payment as double precision)
           / cast(disputes_lost as double precision)
         where disputes_lost > 0
-          and disputes_lost_third_party_payment + disputes_lost_fake_proof + disputes_lost_underpayment + disputes_lost_no_payment > 0`.execute(db);
+          and disputes_lost_third_party_payment + disputes_lost_fake_proof + disputes_lost_underpayment + disputes_lost_no_payment > 0`.execute(
+        db,
+      );
     },
   };
 }

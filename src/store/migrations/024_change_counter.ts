@@ -21,15 +21,20 @@ export function changeCounter(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
       if (dialect !== 'sqlite') return;
-      await db.schema.createTable('store_changes')
+      await db.schema
+        .createTable('store_changes')
         .addColumn('id', 'integer', (c) => c.primaryKey())
         .addColumn('n', 'bigint', (c) => c.notNull())
         .execute();
       await sql`insert into store_changes (id, n) values (1, 0)`.execute(db);
       for (const [table, operations] of WATCHED) {
         for (const operation of operations) {
-          await sql.raw(`create trigger store_changes_${table}_${operation} after ${operation} on ${table}
-            begin update store_changes set n = n + 1 where id = 1; end`).execute(db);
+          await sql
+            .raw(
+              `create trigger store_changes_${table}_${operation} after ${operation} on ${table}
+            begin update store_changes set n = n + 1 where id = 1; end`,
+            )
+            .execute(db);
         }
       }
     },

@@ -23,7 +23,9 @@ export function networkPeerLimits(_dialect: Dialect): Migration {
         .addColumn('calls_after', 'bigint', (c) => c.notNull().defaultTo(0))
         .execute();
       // The flags already pulled count towards the cap from the first sync on.
-      await sql`insert into network_peer_sync (peer_id, flags_held) select peer_id, count(*) from network_peer_flags group by peer_id`.execute(db);
+      await sql`insert into network_peer_sync (peer_id, flags_held) select peer_id, count(*) from network_peer_flags group by peer_id`.execute(
+        db,
+      );
     },
   };
 }

@@ -9,10 +9,23 @@ import type { Dialect } from '../dialect.ts';
 export function networkFairness(_dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('network_pending').addColumn('client_id', 'text', (c) => c.notNull().defaultTo('')).execute();
-      await db.schema.alterTable('network_pending').addColumn('queued', 'integer', (c) => c.notNull().defaultTo(1)).execute();
-      await db.schema.createIndex('network_pending_client').on('network_pending').columns(['client_id', 'queued']).execute();
-      await db.schema.alterTable('network_identity').addColumn('name', 'text', (c) => c.notNull().defaultTo('')).execute();
+      await db.schema
+        .alterTable('network_pending')
+        .addColumn('client_id', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('network_pending')
+        .addColumn('queued', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema
+        .createIndex('network_pending_client')
+        .on('network_pending')
+        .columns(['client_id', 'queued'])
+        .execute();
+      await db.schema
+        .alterTable('network_identity')
+        .addColumn('name', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
     },
   };
 }

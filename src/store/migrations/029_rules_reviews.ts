@@ -77,7 +77,9 @@ export function rulesAndReviews(_dialect: Dialect): Migration {
         .addPrimaryKeyConstraint('list_entries_pk', ['list_id', 'value', 'added_at'])
         .execute();
       // At most one present entry per value.
-      await sql`create unique index list_entries_present on list_entries (list_id, value) where removed_at is null`.execute(db);
+      await sql`create unique index list_entries_present on list_entries (list_id, value) where removed_at is null`.execute(
+        db,
+      );
 
       await db.schema.alterTable('decisions').addColumn('outcome', 'text').execute();
       await db.schema.alterTable('decisions').addColumn('rules', 'text').execute();
@@ -109,7 +111,11 @@ export function rulesAndReviews(_dialect: Dialect): Migration {
         .addColumn('resolved_by', 'text')
         .execute();
       await db.schema.createIndex('reviews_queue').on('reviews').columns(['environment', 'status', 'due_at']).execute();
-      await db.schema.createIndex('reviews_owner').on('reviews').columns(['environment', 'owner_client_id', 'status', 'due_at']).execute();
+      await db.schema
+        .createIndex('reviews_owner')
+        .on('reviews')
+        .columns(['environment', 'owner_client_id', 'status', 'due_at'])
+        .execute();
       await db.schema.createIndex('reviews_entity').on('reviews').columns(['environment', 'entity_id']).execute();
     },
   };

@@ -11,7 +11,11 @@ export function listEntryRevisions(_dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('list_entries').addColumn('changed_revision', 'bigint').execute();
-      await db.schema.createIndex('list_entries_changed').on('list_entries').columns(['list_id', 'changed_revision']).execute();
+      await db.schema
+        .createIndex('list_entries_changed')
+        .on('list_entries')
+        .columns(['list_id', 'changed_revision'])
+        .execute();
     },
   };
 }
