@@ -2,9 +2,40 @@
 // (http, store, config) never imports a feature, the ground floor (lib) imports nothing of Vouch,
 // and src/ never imports tests, benchmarks or the console. Type-only imports are exempt: they
 // vanish at run time and do not order module loading.
+
+// The folders of src/ in floors, the ground first (docs/architecture.md). A folder imports only
+// folders on floors below its own, type-only imports included: two folders never import each
+// other, and the model's vocabulary (model/) stays below every feature.
+const FLOORS = [
+  ['lib', 'config'],
+  ['store'],
+  ['http'],
+  ['model'],
+  ['auth', 'audit'],
+  ['webhooks'],
+  ['keys', 'network', 'policies'],
+  ['rings'],
+  ['trust'],
+  ['disputes', 'rules'],
+  ['reviews'],
+  ['console', 'cli'],
+];
+const floorRules = FLOORS.slice(0, -1).map((floor, i) => ({
+  name: `floor-${i + 1}-imports-down`,
+  severity: 'error',
+  comment: `${floor.join(', ')} import only the floors below them`,
+  from: { path: `^src/(${floor.join('|')})/` },
+  to: {
+    path: `^src/(${FLOORS.slice(i + 1)
+      .flat()
+      .join('|')})/`,
+  },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...floorRules,
     {
       name: 'no-cycle',
       severity: 'error',

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Environment } from '@marcbachmann/cel-js';
 import { celEnv, parse as bufParse, plan as bufPlan } from '@bufbuild/cel';
 import { checkRule, compileRule } from '../src/rules/compile.ts';
-import { SIGNAL_NAMES } from '../src/policies/policy.ts';
-import type { RuleFacts } from '../src/trust/outcomes.ts';
+import { SIGNAL_NAMES } from '../src/model/policy.ts';
+import type { RuleFacts } from '../src/model/outcomes.ts';
 
 // generous: on a loaded machine starting a tsx child alone can take seconds
 const CASE_TIMEOUT_MS = Number(process.env.CASE_TIMEOUT_MS ?? 30_000);

@@ -14,11 +14,11 @@ import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import { openStore } from '../src/store/db.ts';
-import { DEFAULT_POLICY, SIGNAL_NAMES, type SignalName } from '../src/policies/policy.ts';
-import { replayScore } from '../src/policies/arithmetic.ts';
-import { FEATURE_SET } from '../src/policies/features.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES, type SignalName } from '../src/model/policy.ts';
+import { replayScore } from '../src/model/arithmetic.ts';
+import { FEATURE_SET } from '../src/model/feature-vector.ts';
 import { backtestFromStore, fitFromStore } from '../src/policies/service.ts';
-import { INTERACTIONS } from '../src/trust/features.ts';
+import { INTERACTIONS } from '../src/model/features.ts';
 import type { WorkerProgress } from '../src/policies/job-thread.ts';
 import { mulberry32, type Random } from './quality/prng.ts';
 

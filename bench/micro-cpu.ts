@@ -5,9 +5,9 @@
 //   git archive main src | tar -x -C /tmp/base && ln -s $PWD/node_modules /tmp/base/
 //   BASE=/tmp/base npx tsx bench/micro-cpu.ts
 import { openStore } from '../src/store/db.ts';
-import { DEFAULT_POLICY } from '../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../src/model/policy.ts';
 import { loadProfile } from '../src/trust/profile.ts';
-import type { EntityProfile, ScoreRequest } from '../src/trust/types.ts';
+import type { EntityProfile, ScoreRequest } from '../src/model/types.ts';
 import { entityId, rng } from './data.ts';
 
 const DB = process.env.DB ?? '/work/prof/bench.db';
@@ -61,7 +61,7 @@ async function load(root: string) {
   const results: Array<{ result: unknown; values: unknown }> = new Array(N);
   const policy = DEFAULT_POLICY;
   const steps: Record<string, (i: number) => unknown> = {
-    // evaluate: the score and the values and prepared terms it hands on (src/trust/model.ts).
+    // evaluate: the score and the values and prepared terms it hands on (src/model/signal-model.ts).
     scoreEntity: (i) => (results[i] = model.evaluate(profiles[i], reqs[i], policy, now)),
     safeAmount: (i) => safe.safeAmount(profiles[i], reqs[i], policy, now),
     learningColumns: (i) => features.learningColumns(results[i]!.values, reqs[i], results[i]!.result, null),

@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { openStore } from '../src/store/db.ts';
 import { ingestEvents } from '../src/trust/ingest.ts';
 import { checkEvents } from '../src/trust/schemas.ts';
-import { DEFAULT_POLICY } from '../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../src/model/policy.ts';
 import { history } from './data.ts';
 
 const path = process.env.DB ?? '/tmp/vouch-ingest.db';

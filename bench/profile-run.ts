@@ -10,7 +10,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { openStore } from '../src/store/db.ts';
 import { ingestEvents } from '../src/trust/ingest.ts';
-import { DEFAULT_POLICY } from '../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../src/model/policy.ts';
 import { entityId, history, rng } from './data.ts';
 import { benchCredentials, benchEnv, waitReady } from './server.ts';
 

@@ -5,8 +5,8 @@
 // reads), some look up lists, one in ten carries a cap expression. Run: `tsx bench/rules-cost.ts`.
 import { compileRule, type CompiledRule, type RuleBody } from '../src/rules/compile.ts';
 import { evaluateRules } from '../src/rules/decide.ts';
-import { SIGNAL_NAMES } from '../src/policies/policy.ts';
-import type { RuleFacts } from '../src/trust/outcomes.ts';
+import { SIGNAL_NAMES } from '../src/model/policy.ts';
+import type { RuleFacts } from '../src/model/outcomes.ts';
 
 const TEMPLATES: Array<(i: number) => Omit<RuleBody, 'name'>> = [
   (i) => ({ condition: `amount > ${1000 + i * 250}.0 && context.payment_method == "card"`, action: 'review' }),

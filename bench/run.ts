@@ -14,7 +14,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { openStore } from '../src/store/db.ts';
 import { ingestEvents } from '../src/trust/ingest.ts';
-import { DEFAULT_POLICY } from '../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../src/model/policy.ts';
 import { history } from './data.ts';
 import { BATCH, closedLoop, fixedRate, type Load, type Scenario } from './scenarios.ts';
 import { wrkAvailable } from './wrk.ts';

@@ -1,10 +1,10 @@
 // `npx tsx bench/safe-amount.ts`: how long safe_amount takes in-process, on a veteran (200 trades
 // of ~100 USD over a year) trading with a new counterparty by bank transfer. Timings live here, not
 // in the tests, which a busy shared machine would make flaky.
-import { DEFAULT_POLICY } from '../src/policies/policy.ts';
-import { decayFactor } from '../src/trust/model.ts';
+import { DEFAULT_POLICY } from '../src/model/policy.ts';
+import { decayFactor } from '../src/model/signal-model.ts';
 import { safeAmount } from '../src/trust/safe-amount.ts';
-import type { EntityProfile, ScoreRequest } from '../src/trust/types.ts';
+import type { EntityProfile, ScoreRequest } from '../src/model/types.ts';
 
 const DAY = 86_400_000;
 const now = Date.parse('2026-11-21T12:00:00Z');

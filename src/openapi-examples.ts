@@ -1,7 +1,7 @@
 // Request-body examples for the OpenAPI document, keyed by operationId: what Swagger UI's
 // "Try it out" opens with. Identifiers are hashed (64 hex characters), never raw phone numbers or
 // e-mail addresses, which the API refuses.
-import { DEFAULT_POLICY } from './policies/policy.ts';
+import { DEFAULT_POLICY } from './model/policy.ts';
 
 const h = (seed: string) => seed.repeat(64 / seed.length).slice(0, 64);
 const BUYER = h('3f9a1c7e5b2d');

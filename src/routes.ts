@@ -10,7 +10,7 @@ import type { Metrics } from './http/observability.ts';
 import { healthRoutes } from './http/observability.ts';
 import { problemRoutes } from './http/problem-pages.ts';
 import { docsRoutes } from './http/docs.ts';
-import type { KeyEncryption } from './auth/kek.ts';
+import type { KeyEncryption } from './lib/envelope.ts';
 import type { KeyRing } from './auth/signing-keys.ts';
 import type { RevocationFeed } from './auth/revocation.ts';
 import type { TokenService } from './auth/tokens.ts';

@@ -11,11 +11,12 @@ import { remoteIngestion } from './trust/ingest-host.ts';
 import { ingestThrough } from './trust/ingest.ts';
 import { buildApp } from './app.ts';
 import { createClient, findClient } from './auth/clients.ts';
-import { SCOPES } from './auth/principal.ts';
+import { SCOPES } from './lib/principal.ts';
 import { createSigningKey, sealOrReplaceSigningKeys } from './auth/signing-keys.ts';
-import { resolveKeyEncryption, type KeyEncryption } from './auth/kek.ts';
+import { resolveKeyEncryption } from './auth/kek.ts';
+import { type KeyEncryption } from './lib/envelope.ts';
 import { lineLog, silentLog, type AuthLog } from './auth/events.ts';
-import { loadPolicy } from './policies/policy-document.ts';
+import { loadPolicy } from './model/policy-document.ts';
 import { ensurePolicies } from './policies/repository.ts';
 
 /** The signals that stop a serving process gracefully. */

@@ -5,7 +5,7 @@
 // review budget impossible) and recall at `high`+ per fraud population. No fit: the hand-set
 // policy scores every request at its own time (bench/quality/offline.ts).
 import { parseArgs } from 'node:util';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { computeMetrics } from '../../src/policies/metrics.ts';
 import { FRAUD_POPULATIONS } from './world.ts';
 import { operatingFigures } from './figures.ts';

@@ -2,7 +2,7 @@
 // sees, on ground truth. `caught_at_fpr`: the largest share of frauds any score cut catches while
 // flagging at most that share of legitimate trades (ties enter together, as a threshold must).
 import type { Label } from '../../src/policies/metrics.ts';
-import type { Thresholds } from '../../src/policies/policy.ts';
+import type { Thresholds } from '../../src/model/policy.ts';
 
 export interface OperatingFigures {
   high_plus: { recall: number; false_positive_rate: number; share_flagged: number };

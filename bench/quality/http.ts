@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/env.ts';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { buildApp } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';

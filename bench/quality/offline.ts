@@ -4,14 +4,14 @@
 // this file only keeps the rows a batch writes (what aggregate-state.ts's writeState stores) and
 // reads them back as src/trust/profile.ts's query does. It is a model of the store for benchmarks,
 // not a second implementation to serve from: the HTTP quality run is the reference.
-import { DEFAULT_POLICY, type Policy, type SignalName } from '../../src/policies/policy.ts';
-import { featureValues } from '../../src/policies/features.ts';
-import { scoreEntity } from '../../src/trust/model.ts';
+import { DEFAULT_POLICY, type Policy, type SignalName } from '../../src/model/policy.ts';
+import { featureValues } from '../../src/model/feature-vector.ts';
+import { scoreEntity } from '../../src/model/signal-model.ts';
 import { applyEvent, BUCKET_MS, mirroredParty } from '../../src/trust/ingest.ts';
 import { blankEntity, type Pending } from '../../src/trust/aggregate-state.ts';
 import { isFlagged } from '../../src/trust/linkage.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
-import type { EntityProfile, LinkedIdentifier, RiskLevel, ScoreRequest } from '../../src/trust/types.ts';
+import type { EntityProfile, LinkedIdentifier, RiskLevel, ScoreRequest } from '../../src/model/types.ts';
 import type { LabelledRequest } from './world.ts';
 import { MemoryGraph } from '../../src/rings/memory.ts';
 import { walkRing } from '../../src/rings/graph.ts';

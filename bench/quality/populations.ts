@@ -3,7 +3,7 @@
 // patterns follow the ones operators report: throw-away accounts, reputation-farming exit scams,
 // chargeback fraud on reversible rails, triangulation through third-party payers, and mule rings
 // that share bank accounts and devices.
-import type { PaymentMethod } from '../../src/trust/types.ts';
+import type { PaymentMethod } from '../../src/model/types.ts';
 import { chance, logNormal, pick, weighted } from './prng.ts';
 import { COUNTRIES, DAY, HOUR, type Entity, type World } from './world.ts';
 

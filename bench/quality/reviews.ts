@@ -17,13 +17,13 @@
 // Options: --seeds 1,2,3 --entities N --days N (the first third builds history) --rates 0,0.02
 //          --weeks 1,2,4 --accuracy 0.95 --json (one JSON line per seed, no table)
 import { parseArgs } from 'node:util';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
 import { computeMetrics, type Label } from '../../src/policies/metrics.ts';
 import { fitCandidate, type CandidateOptions, type LabelledDecision } from '../../src/policies/report.ts';
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { LEFT_OUT, trainingExample } from '../../src/policies/labels.ts';
-import { outcomesOf } from '../../src/policies/outcome-policy.ts';
-import { replayScore } from '../../src/policies/arithmetic.ts';
+import { outcomesOf } from '../../src/model/outcome-policy.ts';
+import { replayScore } from '../../src/model/arithmetic.ts';
 import { entityFraction } from '../../src/policies/split.ts';
 import { simulateMarket } from './market.ts';
 import { scoreOffline, type OfflineDecision } from './offline.ts';

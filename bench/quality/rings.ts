@@ -12,10 +12,10 @@
 // some 60 legitimate trades, and one fraud scored 0 ties with some 9,000 legitimate ones (−0.002
 // AUC): `cut` and the unrounded AUC show how much of a difference is that resolution (docs/signals.md, "Rings").
 import { parseArgs } from 'node:util';
-import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
 import { computeMetrics } from '../../src/policies/metrics.ts';
 import { fitCandidate } from '../../src/policies/report.ts';
-import { modelValue, replayScore } from '../../src/policies/arithmetic.ts';
+import { modelValue, replayScore } from '../../src/model/arithmetic.ts';
 import { entityFraction } from '../../src/policies/split.ts';
 import { simulateMarket } from './market.ts';
 import { scoreOffline, type OfflineDecision } from './offline.ts';

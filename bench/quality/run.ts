@@ -9,7 +9,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
 import { completionIndex, trainingLabel } from '../../src/policies/labels.ts';
 import { computeMetrics } from '../../src/policies/metrics.ts';
 import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';

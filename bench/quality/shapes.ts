@@ -8,14 +8,14 @@
 // at `high`+ under each candidate's own thresholds, and frauds caught at the best cut flagging
 // ≤ 2 % of legitimate trades.
 import { parseArgs } from 'node:util';
-import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
 import { computeMetrics, rocAuc } from '../../src/policies/metrics.ts';
 import { fitCandidate } from '../../src/policies/report.ts';
-import { replayScore, scoreValues } from '../../src/policies/arithmetic.ts';
+import { replayScore, scoreValues } from '../../src/model/arithmetic.ts';
 import { entityFraction } from '../../src/policies/split.ts';
 import { simulateMarket } from './market.ts';
 import { scoreOffline } from './offline.ts';
-import { INTERACTIONS } from '../../src/trust/features.ts';
+import { INTERACTIONS } from '../../src/model/features.ts';
 
 const INTERACTION_NAMES = [...Object.keys(INTERACTIONS), 'young_account_reversible_method'] as (
   keyof typeof INTERACTIONS | 'young_account_reversible_method'

@@ -4,7 +4,7 @@
 // into the request a marketplace would send before releasing funds and the events that follow.
 import { createHash } from 'node:crypto';
 import type { ScoreBody, TrustEvent } from '../../src/trust/schemas.ts';
-import type { PaymentMethod } from '../../src/trust/types.ts';
+import type { PaymentMethod } from '../../src/model/types.ts';
 import { chance, exponential, logNormal, type Random } from './prng.ts';
 
 export const MINUTE = 60_000;

@@ -7,7 +7,7 @@
 import { Type } from 'typebox';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
-import type { Environment, Principal } from '../auth/principal.ts';
+import type { Environment, Principal } from '../lib/principal.ts';
 import { ownerFilter } from '../http/route.ts';
 import { ApiError } from '../http/problem.ts';
 import { RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage } from '../http/validation.ts';

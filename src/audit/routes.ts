@@ -8,8 +8,8 @@ import type { Database, DecisionsTable } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import { findDecision, labelDecision, labelObject, LabelBody, LabelSchema } from './labels.ts';
-import { MatchedRuleSchema } from '../trust/outcome-schemas.ts';
-import { OUTCOMES, type MatchedRule, type ShadowMatch } from '../trust/outcomes.ts';
+import { MatchedRuleSchema } from '../model/outcome-schemas.ts';
+import { OUTCOMES, type MatchedRule, type ShadowMatch } from '../model/outcomes.ts';
 
 const ShadowRuleSchema = Type.Object({
   ...MatchedRuleSchema.properties,

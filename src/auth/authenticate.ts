@@ -3,9 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../http/problem.ts';
-import { OPERATOR_SCOPES, roleAtLeast, type Principal, type Role, type Scope } from './principal.ts';
+import { OPERATOR_SCOPES, roleAtLeast, type Principal, type Role, type Scope } from '../lib/principal.ts';
 import type { TokenService } from './tokens.ts';
-import type { KeyVerifier } from '../keys/verifier.ts';
 import type { RevocationFeed } from './revocation.ts';
 import { authEvents, type AuthEvents } from './events.ts';
 
@@ -25,7 +24,8 @@ declare module 'fastify' {
 
 interface AuthOptions {
   tokens: TokenService;
-  keys: KeyVerifier;
+  /** the API-key check (src/keys/verifier.ts), handed in so that auth does not import keys */
+  keys: { verify(raw: string): Promise<Principal | undefined> };
   feed: RevocationFeed;
   rateLimit: { perSecond: number; burst: number };
 }

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { generateSecret, safeEqualHex, sha256Hex } from '../lib/digest.ts';
-import { parseScopes, type Environment, type Role } from './principal.ts';
+import { parseScopes, type Environment, type Role } from '../lib/principal.ts';
 import type { RevocationFeed } from './revocation.ts';
 import { silentLog, type AuthLog } from './events.ts';
 

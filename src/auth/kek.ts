@@ -8,18 +8,10 @@ import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSyn
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, type Config } from '../config/env.ts';
 import type { Store } from '../store/db.ts';
-import { open, seal as sealWith, type Purpose, type SealingKey } from '../lib/envelope.ts';
+import { open, seal as sealWith, type KeyEncryption, type Purpose, type SealingKey } from '../lib/envelope.ts';
 
 /** names the KEK in every sealed row: a wrong KEK is reported as such, never decrypts garbage */
 export type Kek = SealingKey;
-
-export interface KeyEncryption {
-  current: Kek;
-  /** accepted for decryption only; their rows are re-sealed under `current` at start */
-  previous: Kek[];
-  /** where the KEK came from, for messages (never the secret itself) */
-  source: string;
-}
 
 const MIN_SECRET = 32;
 const KEY_FILE = 'vouch.key';

@@ -13,7 +13,7 @@ import { limitSource } from '../lib/source.ts';
 import { authEvents } from './events.ts';
 import { credentialHeaderCounts } from './authenticate.ts';
 import type { KeyRing } from './signing-keys.ts';
-import { SCOPES } from './principal.ts';
+import { SCOPES } from '../lib/principal.ts';
 import type { TokenService } from './tokens.ts';
 
 const TokenRequest = Type.Object(

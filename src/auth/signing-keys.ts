@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey, type KeyObject } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { isClearText, seal, unseal, type KeyEncryption } from './kek.ts';
+import { isClearText, seal, unseal } from './kek.ts';
+import { type KeyEncryption } from '../lib/envelope.ts';
 import { silentLog, type AuthLog } from './events.ts';
 
 type Key = CryptoKey | KeyObject;

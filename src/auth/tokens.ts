@@ -8,7 +8,7 @@ import { SignJWT, jwtVerify, errors as joseErrors, type JWTPayload } from 'jose'
 import { LRUCache } from 'lru-cache';
 import { sha256Hex } from '../lib/digest.ts';
 import type { KeyRing } from './signing-keys.ts';
-import { isEnvironment, isRole, type Environment, type Principal, type Role } from './principal.ts';
+import { isEnvironment, isRole, type Environment, type Principal, type Role } from '../lib/principal.ts';
 
 export interface TokenSettings {
   issuer: string;

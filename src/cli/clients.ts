@@ -2,7 +2,7 @@
 // the command's result only (the credentials, the table); audit lines follow cliLog's rule.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { createClient, deactivateClient, listClients, type ClientRecord } from '../auth/clients.ts';
-import { ENVIRONMENTS, ROLES, SCOPES, isRole, isScope, type Environment, type Role } from '../auth/principal.ts';
+import { ENVIRONMENTS, ROLES, SCOPES, isRole, isScope, type Environment, type Role } from '../lib/principal.ts';
 import { RevocationFeed } from '../auth/revocation.ts';
 import { loadConfig } from '../config/env.ts';
 import { CommandFailure, cliLog, withStore } from './support.ts';

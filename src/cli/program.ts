@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, type Config } from '../config/env.ts';
 import { listClients } from '../auth/clients.ts';
-import { SCOPES, ENVIRONMENTS, type Environment } from '../auth/principal.ts';
+import { SCOPES, ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 import { rotateSigningKey } from '../auth/signing-keys.ts';
 import { resolveKeyEncryption } from '../auth/kek.ts';
 import { registerPolicyCommands } from '../policies/cli.ts';

@@ -7,7 +7,7 @@
 // can only turn its decision into manual_review, never produce a release. The escrow rules
 // (rules.ts) then decide the cases platforms decide mechanically (a reversal, an underpayment,
 // a trade never paid, a silent party) and send a contested payment to a human.
-import { disputeSettings, type DisputePolicy } from './policy.ts';
+import { disputeSettings, type DisputePolicy } from '../model/dispute-policy.ts';
 import {
   add,
   compareFlags,
@@ -25,8 +25,8 @@ import { applyRules, parseTime, type RuleName } from './rules.ts';
 import { HIGH_CONFIDENCE, missingEvidence } from './evidence.ts';
 import type { DisputeAnalysis, DisputeInput, Parties, Recommendation } from './types.ts';
 
+export { DISPUTE_REASONS } from '../model/dispute-reasons.ts';
 export {
-  DISPUTE_REASONS,
   MISSING_EVIDENCE_CODES,
   type DisputeAnalysis,
   type DisputeEvidence,

@@ -2,8 +2,8 @@
 // The analyser supplies what it saw; this file supplies why an operator should care, so the
 // reasoning stays identical across disputes and can be documented once (docs/risk-flags.md).
 // The party-history rules live here too: they are pure flag rules over a profile.
-import type { EntityProfile, LossReasonCounts, RiskLevel, Signal } from '../trust/types.ts';
-import { fraudulentLossWeight, type DisputePolicy } from './policy.ts';
+import type { EntityProfile, LossReasonCounts, RiskLevel, Signal } from '../model/types.ts';
+import { fraudulentLossWeight, type DisputePolicy } from '../model/dispute-policy.ts';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 export type FlagParty = 'buyer' | 'seller' | 'trade';

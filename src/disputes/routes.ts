@@ -9,7 +9,7 @@ import type { ScoringService } from '../trust/scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { requestDigest } from '../trust/cache.ts';
 import { StringEnum } from '../trust/schemas.ts';
-import type { ScoreContext } from '../trust/types.ts';
+import type { ScoreContext } from '../model/types.ts';
 import { analyseDispute, MISSING_EVIDENCE_CODES, type PartyAssessment } from './analyser.ts';
 import { AnalyzeBody, checkDisputeBody } from './schemas.ts';
 

@@ -2,7 +2,7 @@
 // evidence says (docs/risk-flags.md, "Rules"). Pure. Every rule that fires raises a flag saying
 // what was seen and why it decides; the analyser turns the chosen outcome into a confidence.
 import { finite, raise, type Findings } from './flags.ts';
-import { disputeSettings, type DisputePolicy } from './policy.ts';
+import { disputeSettings, type DisputePolicy } from '../model/dispute-policy.ts';
 import type { DisputeInput, Recommendation } from './types.ts';
 
 export type RuleName =

@@ -1,22 +1,20 @@
 // The body of POST /api/v1/dispute/analyze and the checks JSON Schema cannot express.
 import { Type, type Static } from 'typebox';
 import type { FieldError } from '../http/problem.ts';
-import { isValidCurrency } from '../trust/currency.ts';
+import { isValidCurrency } from '../model/currency.ts';
+import { StringEnum, contextDepthErrors, dateErrors } from '../trust/schemas.ts';
 import {
   Currency,
   EntityId,
   Identifier,
   Rfc3339,
-  StringEnum,
-  contextDepthErrors,
-  dateErrors,
   hashedIdErrors,
   rawIdentifierErrors,
   throwRawIdentifiers,
   throwValidation,
   type CheckOptions,
-} from '../trust/schemas.ts';
-import { PAYMENT_METHODS } from '../trust/types.ts';
+} from '../model/identifier-schemas.ts';
+import { PAYMENT_METHODS } from '../model/types.ts';
 import { DISPUTE_REASONS } from './analyser.ts';
 
 const Minutes = Type.Number({ minimum: 0, maximum: 10_000_000 });

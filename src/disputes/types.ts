@@ -1,17 +1,9 @@
 // Types of the dispute analyser's input and output, shared by the model, the rules and the
 // missing-evidence catalogue (kept apart so those modules do not import each other in a cycle).
-import type { EntityProfile, RiskLevel, Signal } from '../trust/types.ts';
+import type { EntityProfile, RiskLevel, Signal } from '../model/types.ts';
 import type { RiskFlag, Side } from './flags.ts';
+import type { DISPUTE_REASONS } from '../model/dispute-reasons.ts';
 
-export const DISPUTE_REASONS = [
-  'payment_not_received',
-  'asset_not_released',
-  'wrong_amount',
-  'third_party_payment',
-  'payment_reversed',
-  'unresponsive_counterparty',
-  'other',
-] as const;
 type DisputeReason = (typeof DISPUTE_REASONS)[number];
 
 /** Every member optional: absent means "not provided", never false. */

@@ -11,9 +11,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Kek, KeyEncryption } from '../auth/kek.ts';
-import { open, seal as sealWith, type Purpose } from '../lib/envelope.ts';
-import type { Environment } from '../auth/principal.ts';
+import { open, seal as sealWith, type KeyEncryption, type Purpose, type SealingKey as Kek } from '../lib/envelope.ts';
+import type { Environment } from '../lib/principal.ts';
 import { ApiError } from './problem.ts';
 
 declare module 'fastify' {

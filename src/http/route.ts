@@ -17,7 +17,7 @@ import type {
   preHandlerHookHandler,
   preValidationHookHandler,
 } from 'fastify';
-import type { Principal, Role, Scope } from '../auth/principal.ts';
+import type { Principal, Role, Scope } from '../lib/principal.ts';
 
 interface RouteAccess {
   /** the scope the route requires; a route without one is public */

@@ -5,7 +5,7 @@ import { ApiError } from '../http/problem.ts';
 import type { Database } from '../store/schema.ts';
 import { announceKeyDeactivated } from '../webhooks/events.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
-import { parseScopes, type Role } from '../auth/principal.ts';
+import { parseScopes, type Role } from '../lib/principal.ts';
 import { apiKeyPrefix, generateApiKey, type ApiKeyEnv } from './format.ts';
 import { sha256Hex } from '../lib/digest.ts';
 import { newId } from '../lib/ids.ts';

@@ -19,7 +19,7 @@ import {
   type Environment,
   type Principal,
   type Role,
-} from '../auth/principal.ts';
+} from '../lib/principal.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { KeyVerifier } from './verifier.ts';

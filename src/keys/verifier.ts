@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../store/schema.ts';
-import { parseScopes, type Principal, type Role } from '../auth/principal.ts';
+import { parseScopes, type Principal, type Role } from '../lib/principal.ts';
 import { parseApiKey } from './format.ts';
 import { sha256Hex } from '../lib/digest.ts';
 import { findKeyByHash, keyStatus, recordKeyUsage, type KeyRow } from './repository.ts';

@@ -94,3 +94,12 @@ export function open(
     return { ok: false, reason: 'integrity', kekId: kek.id };
   }
 }
+
+/** The key-encryption keys (src/auth/kek.ts): the one that seals, and older ones that still open. */
+export interface KeyEncryption {
+  current: SealingKey;
+  /** accepted for decryption only; their rows are re-sealed under `current` at start */
+  previous: SealingKey[];
+  /** where the KEK came from, for messages (never the secret itself) */
+  source: string;
+}

@@ -5,7 +5,7 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
-import { EntityId, checkEntityParam } from '../trust/schemas.ts';
+import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
 import type { NetworkIdentity } from './identity.ts';
 import {
   CreatePeerBody,
@@ -21,7 +21,8 @@ import {
   updatePeer,
 } from './peers.ts';
 import type { PeerSyncResult } from './resolver.ts';
-import { entityNetworkIdentifiers, networkFlagsFor, networkFlagsSignal, type IdentifierRef } from './signal.ts';
+import { entityNetworkIdentifiers, networkFlagsFor, type IdentifierRef } from './signal.ts';
+import { networkFlagsSignal } from '../model/network-signal.ts';
 import { networkStatus } from './status.ts';
 import type { NetworkDb } from './tables.ts';
 

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../config/env.ts';
 import { resolveKeyEncryption } from '../auth/kek.ts';
 import type { Store } from '../store/db.ts';
 import { announceNetworkChange, loadIdentity, servedName } from './identity.ts';
-import { FLAG_KINDS, type FlagKind } from './oprf.ts';
+import { FLAG_KINDS, type FlagKind } from '../model/network-signal.ts';
 import {
   PEER_ID,
   PeerInputError,

@@ -2,7 +2,8 @@
 // (network_published): entries changed after `since`, in sequence order, each label cut down to
 // the kinds published to the calling peer and sealed for this answer. Nothing is recomputed here.
 import { sql } from 'kysely';
-import { fromB64, sealLabel, type FlagKind, type Label } from './oprf.ts';
+import { fromB64, sealLabel, type Label } from './oprf.ts';
+import { type FlagKind } from '../model/network-signal.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 import { publishedKinds } from './peers.ts';
 

@@ -2,7 +2,8 @@
 // an OPRF key pair. Created once per store; the private halves are sealed under the
 // key-encryption key (auth/kek.ts), so a copy of the database alone cannot impersonate it.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { seal, unseal, type KeyEncryption } from '../auth/kek.ts';
+import { seal, unseal } from '../auth/kek.ts';
+import { type KeyEncryption } from '../lib/envelope.ts';
 import { b64, fromB64, generateOprfKey, type OprfKeyPair } from './oprf.ts';
 import type { NetworkDb } from './tables.ts';
 

@@ -1,6 +1,6 @@
 // What a peer may make the syncing side read, store and wait for (docs/network.md, "A peer's
 // limits"): every figure a hostile peer could otherwise choose is fixed here.
-import { FLAG_KINDS } from './oprf.ts';
+import { FLAG_KINDS } from '../model/network-signal.ts';
 
 /** Label JSON as sealLabel writes it, at its longest (every kind, counts at parseLabel's bound) and shortest. */
 const LABEL_JSON_MAX = JSON.stringify({

@@ -7,8 +7,7 @@ const suite = ristretto255_oprf.voprf;
 /** RFC 9497 Evaluate (the server's own, non-interactive PRF); present at runtime, absent from the typings. */
 const direct = suite as unknown as { evaluate(secretKey: Uint8Array, input: Uint8Array): Uint8Array };
 
-export const FLAG_KINDS = ['fraud_report', 'chargeback', 'blocklisted', 'dispute_lost'] as const;
-export type FlagKind = (typeof FLAG_KINDS)[number];
+import { FLAG_KINDS, type FlagKind } from '../model/network-signal.ts';
 
 /** ristretto255 elements and scalars are 32 bytes; a batch proof is two scalars. */
 export const ELEMENT_BYTES = 32;

@@ -4,7 +4,7 @@ import { PATTERN_MESSAGE, StringEnum } from '../http/validation.ts';
 import { newId } from '../lib/ids.ts';
 import { checkDestination, type UrlPolicy } from '../webhooks/ssrf.ts';
 import { ed25519PublicKey } from './identity.ts';
-import { FLAG_KINDS, type FlagKind } from './oprf.ts';
+import { FLAG_KINDS, type FlagKind } from '../model/network-signal.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 import { deletePeerData } from './chunks.ts';
 import { syncStateDb } from './sync-state.ts';

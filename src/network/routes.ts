@@ -4,7 +4,7 @@
 // no peer, a sync contacts nobody and the peer endpoints refuse every caller.
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/db.ts';
-import type { KeyEncryption } from '../auth/kek.ts';
+import type { KeyEncryption } from '../lib/envelope.ts';
 import type { Config } from '../config/env.ts';
 import { announceNetworkChange, loadIdentity, recordName } from './identity.ts';
 import { networkMetrics } from './metrics.ts';

@@ -3,10 +3,10 @@
 // workload at `high` would move before it happens (operating.ts, operatingMove, holds the rule).
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
-import type { Policy } from './policy.ts';
-import { replayScore } from './arithmetic.ts';
-import { replayableFeatures, type FeatureRecord } from './features.ts';
+import type { Environment } from '../lib/principal.ts';
+import type { Policy } from '../model/policy.ts';
+import { replayScore } from '../model/arithmetic.ts';
+import { replayableFeatures, type FeatureRecord } from '../model/feature-vector.ts';
 import { operatingMove, type OperatingMove } from './operating.ts';
 
 /** Recent decisions replayed: enough for a share to ±1 point, few enough to stay a short read. */

@@ -2,11 +2,11 @@
 // value of every signal, so any weights and bias can be replayed on it exactly: the replay is
 // the live model's own arithmetic (arithmetic.ts, scoreValues), summation order included.
 import { isDeepStrictEqual } from 'node:util';
-import type { Policy, SignalName, Thresholds } from './policy.ts';
-import { newAccountsOf } from './new-accounts.ts';
-import { replayScore, riskLevelFor } from './arithmetic.ts';
-import type { RiskLevel } from '../trust/types.ts';
-import type { FeatureRecord } from './features.ts';
+import type { Policy, SignalName, Thresholds } from '../model/policy.ts';
+import { newAccountsOf } from '../model/new-accounts.ts';
+import { replayScore, riskLevelFor } from '../model/arithmetic.ts';
+import type { RiskLevel } from '../model/types.ts';
+import type { FeatureRecord } from '../model/feature-vector.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 import { levelFigures, type LevelFigure, type ScoredOutcome } from './operating.ts';
 

@@ -3,10 +3,10 @@
 // the revocation feed, like one made over HTTP. Output is JSON (or tab-separated for `list`).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
+import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 import { loadConfig, type Config } from '../config/env.ts';
-import { type Policy } from './policy.ts';
-import { validatePolicy } from './policy-document.ts';
+import { type Policy } from '../model/policy.ts';
+import { validatePolicy } from '../model/policy-document.ts';
 import type { Store } from '../store/db.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import {

@@ -2,10 +2,10 @@
 // in the job's worker thread (job-worker.ts), away from the event loop; it is plain code with no
 // I/O, so the same results come out as when it ran on the request path. What it keeps between
 // pages: a backtest, the labelled scores its metrics need; a fit, the labelled decisions it fits.
-import type { Policy } from './policy.ts';
-import type { RiskLevel } from '../trust/types.ts';
+import type { Policy } from '../model/policy.ts';
+import type { RiskLevel } from '../model/types.ts';
 import { BacktestTally, type BacktestResult } from './backtest.ts';
-import { replayableFeatures, type FeatureRecord } from './features.ts';
+import { replayableFeatures, type FeatureRecord } from '../model/feature-vector.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import { LEFT_OUT, trainingExample } from './labels.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';

@@ -5,7 +5,7 @@
 // over (runJob), one at a time, each acknowledged, so at most two are ever in flight.
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from '../lib/worker-thread.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import { fromWireError, type JobTask, type WireDecision, type WireError } from './job-tasks.ts';
 import type { StoreSource } from './job-reader.ts';
 import type { Window } from './stored.ts';

@@ -6,7 +6,7 @@
 // (TURN_HOLD_MS after its last refused attempt). An admin's turn outranks a non-admin's, and an
 // admin never waits behind a non-admin's turn, so admins are not starved by the clients they run.
 import type { Kysely } from 'kysely';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { Database } from '../store/schema.ts';
 
 /** Who asks for the slot; the CLI's jobs (the host's operator) name none and are never held back. */

@@ -6,7 +6,7 @@
 // job's progress (migration 021), written with the heartbeat, so any instance can show it.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { Database } from '../store/schema.ts';
 import { awaitTurn, checkTurn, endTurn, type Claimant } from './job-turns.ts';
 

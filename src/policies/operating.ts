@@ -1,9 +1,9 @@
 // Operating points (docs/api.md, "Policies"): what each risk level flags on labelled decisions,
 // in counts and in money, and the level thresholds that meet a desk's target on a fit's holdout.
 // Pure: the fit (report.ts) and the backtest (backtest.ts) feed it scores, labels and amounts.
-import type { Thresholds } from './policy.ts';
+import type { Thresholds } from '../model/policy.ts';
 import type { Label } from './metrics.ts';
-import type { RiskLevel } from '../trust/types.ts';
+import type { RiskLevel } from '../model/types.ts';
 
 /** One labelled, scored decision; amount and currency when the decision kept its request. */
 export interface ScoredOutcome {

@@ -3,8 +3,8 @@
 // fit's holdout, and each shaped signal's contribution curve. Scores are integers 0–100, so each
 // curve has at most 102 points: small enough to keep with the report, which is then drawn without
 // reading any decision again.
-import { SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
-import { modelValue, replayScore, weightAt } from './arithmetic.ts';
+import { SIGNAL_NAMES, type Policy, type SignalName } from '../model/policy.ts';
+import { modelValue, replayScore, weightAt } from '../model/arithmetic.ts';
 import { curvePoints, scoreHistogram, type CurvePoint, type ScoreHistogram } from './curves.ts';
 import { calibrationBins, type CalibrationBin } from './metrics.ts';
 import type { HoldoutScores, LabelledDecision } from './report.ts';

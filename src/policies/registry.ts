@@ -2,8 +2,8 @@
 // environment: the active policy and the shadow policy scored beside it (stored, never returned).
 // Scoring, the batch route, ingestion and dispute analysis read it; live.ts reloads it from the
 // store when another instance (or this one) activates or shadows a policy.
-import type { Policy } from './policy.ts';
-import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
+import type { Policy } from '../model/policy.ts';
+import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 import type { Store } from '../store/db.ts';
 import { loadLivePolicies } from './repository.ts';
 

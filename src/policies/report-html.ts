@@ -3,7 +3,7 @@
 // and works offline. Every value is escaped before it reaches the markup.
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { SIGNAL_NAMES } from './policy.ts';
+import { SIGNAL_NAMES } from '../model/policy.ts';
 import type { Metrics } from './metrics.ts';
 import type { LevelFigure } from './operating.ts';
 import type { PlotData, ShapePlot } from './plots.ts';

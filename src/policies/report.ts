@@ -1,8 +1,8 @@
 // The report of a fitted policy (docs/api.md, "Policies") and the one call that produces a candidate from
 // labelled decisions: split by entity, fit on the train side, measure both policies on the holdout.
-import { SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
-import { signalBounds, WEIGHT_LIMIT } from './features.ts';
-import { planShapes, SHAPEABLE, simplify, type Shapes } from './shapes.ts';
+import { SIGNAL_NAMES, type Policy, type SignalName } from '../model/policy.ts';
+import { signalBounds, WEIGHT_LIMIT } from '../model/feature-vector.ts';
+import { planShapes, SHAPEABLE, simplify, type Shapes } from '../model/shapes.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import { fitSignalSamples, type SignalFit } from './signal-fit.ts';
 import type { Weighting } from './intercept.ts';

@@ -5,12 +5,12 @@
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
-import { DEFAULT_POLICY, type Policy } from './policy.ts';
-import { validatePolicy } from './policy-document.ts';
+import { DEFAULT_POLICY, type Policy } from '../model/policy.ts';
+import { validatePolicy } from '../model/policy-document.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
-import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
+import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 
 type PolicyStatus = 'active' | 'shadow' | 'candidate' | 'retired';
 type PolicySource = 'builtin' | 'file' | 'upload' | 'fit';

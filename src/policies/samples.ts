@@ -4,9 +4,9 @@
 // plain Float64Arrays, never copied to grow), a label byte, its sample weight, its amount and a
 // currency index: 217 bytes with today's 23 signals, outside the JS heap. The train / holdout side is decided as the
 // decision arrives (the entity split of split.ts), so the two sides are two such columns.
-import { SIGNAL_NAMES, type SignalName } from './policy.ts';
-import { modelValue, replayScore } from './arithmetic.ts';
-import type { FeatureRecord } from './features.ts';
+import { SIGNAL_NAMES, type SignalName } from '../model/policy.ts';
+import { modelValue, replayScore } from '../model/arithmetic.ts';
+import type { FeatureRecord } from '../model/feature-vector.ts';
 import type { SampleBlock, Samples } from './fit.ts';
 import type { Label } from './metrics.ts';
 import { LABEL_ORIGINS, type LabelOrigin } from './labels.ts';

@@ -4,9 +4,9 @@
 // (job-thread.ts) that reads the store a page at a time (docs/decisions.md).
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Policy } from './policy.ts';
+import type { Policy } from '../model/policy.ts';
 import type { Database } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { Store } from '../store/db.ts';
 import { featureParameterChanges, type BacktestResult } from './backtest.ts';
 import { DEFAULT_ASSUME_LEGIT_AFTER_DAYS } from './labels.ts';

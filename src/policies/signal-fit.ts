@@ -2,9 +2,9 @@
 // policy's signal order, each weight bounded to its signal's side of zero, and with a plan the
 // shapable signals expanded into ramp columns (shapes.ts) whose coefficients come back as shapes.
 // The optimiser itself is fit.ts; with sampled labels' weights, in two stages (intercept.ts).
-import { SIGNAL_NAMES, type SignalName } from './policy.ts';
-import { WEIGHT_LIMIT, signalBounds, toRecord, toVector, type FeatureRecord } from './features.ts';
-import { collapse, columnSignals, expand, type ExpansionPlan, type Shapes } from './shapes.ts';
+import { SIGNAL_NAMES, type SignalName } from '../model/policy.ts';
+import { WEIGHT_LIMIT, signalBounds, toRecord, toVector, type FeatureRecord } from '../model/feature-vector.ts';
+import { collapse, columnSignals, expand, type ExpansionPlan, type Shapes } from '../model/shapes.ts';
 import { arraySamples, fitSamples, InsufficientLabelsError, type FitOptions, type Samples } from './fit.ts';
 import { fitTwoStage, type Weighting } from './intercept.ts';
 

@@ -2,11 +2,11 @@
 // job's worker thread over its own connection, or by the main thread feeding the worker when the
 // store cannot be opened twice (an in-memory SQLite database).
 import type { Kysely } from 'kysely';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { Database } from '../store/schema.ts';
 import { completionIndex } from './labels.ts';
 import { completionCutoff, type JobTask, type WireDecision } from './job-tasks.ts';
-import { reviewSampleRateOf } from './outcome-policy.ts';
+import { reviewSampleRateOf } from '../model/outcome-policy.ts';
 
 export interface Window {
   since?: number;

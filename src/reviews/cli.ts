@@ -3,7 +3,7 @@
 // they see every client's reviews of the environment (as an admin does over HTTP), and change
 // nothing: claiming and resolving are a reviewer's acts, over the API or the console.
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { ENVIRONMENTS, type Environment, type Principal } from '../auth/principal.ts';
+import { ENVIRONMENTS, type Environment, type Principal } from '../lib/principal.ts';
 import { loadConfig, type Config } from '../config/env.ts';
 import type { Store } from '../store/db.ts';
 import { REVIEW_OUTCOMES, REVIEW_STATUSES, reviewRecord, type ReviewStatus } from './schemas.ts';

@@ -6,7 +6,7 @@
 // lock held between statements.
 import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database, ReviewsTable } from '../store/schema.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../lib/principal.ts';
 import { ownerFilter } from '../http/route.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
 import { CLAIM_LAPSE_MS, type ReviewJoined, type ReviewStatus } from './schemas.ts';

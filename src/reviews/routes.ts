@@ -6,7 +6,7 @@ import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../lib/principal.ts';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';

@@ -3,7 +3,7 @@
 // resolutions only (a day of a desk's work is small; the median is taken here, portably).
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { Static } from 'typebox';
 import type { StatsSchema } from './schemas.ts';
 

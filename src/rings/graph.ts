@@ -4,7 +4,7 @@
 // request, so the score, the graph endpoint and the webhook fan-out read the same capped
 // neighbourhood. `walkRing` turns the rows into distances, edges and hubs.
 
-export type RingFlag = 'fraud_reported' | 'blocklisted' | 'chargeback' | 'dispute_lost';
+import type { Ring, RingFlag, RingNode } from '../model/ring.ts';
 
 export interface IdentifierKey {
   idType: string;
@@ -152,23 +152,6 @@ export function flagsOf(e: RingEntity): RingFlag[] {
   if (e.chargebacks > 0) flags.push('chargeback');
   if (e.disputesLost > 0) flags.push('dispute_lost');
   return flags;
-}
-
-interface RingNode {
-  entityId: string;
-  distance: number;
-  flags: RingFlag[];
-  flaggedAt: number;
-  /** identifier types on one shortest path from the root, root side first */
-  via: string[];
-}
-
-export interface Ring {
-  root: string;
-  nodes: RingNode[];
-  edges: Array<{ from: string; to: string; type: string; hash: string }>;
-  hubs: Array<{ type: string; hash: string; entities: number }>;
-  truncated: boolean;
 }
 
 const byDistanceThenId = (a: RingNode, b: RingNode) =>

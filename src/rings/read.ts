@@ -6,7 +6,7 @@
 // long IN list; PostgreSQL plans both forms alike.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import {
   collect,
   keyOf,

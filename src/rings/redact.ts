@@ -7,8 +7,8 @@
 // linked_identifiers becomes null. The entity the caller asked about is always named: it sent it.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
-import type { Ring } from './graph.ts';
+import type { Environment } from '../lib/principal.ts';
+import type { Ring } from '../model/ring.ts';
 
 /**
  * Events read to learn which identifiers the client linked: past this many, the rest count as

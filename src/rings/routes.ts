@@ -7,7 +7,7 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { Store } from '../store/db.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
-import { EntityId, checkEntityParam } from '../trust/schemas.ts';
+import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
 import { flagsOf, walkRing, type RingCaps } from './graph.ts';
 import { readNeighbourhood } from './read.ts';
 import { redactRing, unredacted } from './redact.ts';

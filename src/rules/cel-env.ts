@@ -5,7 +5,7 @@
 // around each evaluation (cel-js functions are called with their arguments only).
 import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from '@bufbuild/re2';
-import type { RuleFacts } from '../trust/outcomes.ts';
+import type { RuleFacts } from '../model/outcomes.ts';
 
 /** Save-time bounds (docs/rules.md, "Limits"). cel-js has no run-time cost limit, so the shape is bounded instead. */
 export const RULE_LIMITS = {

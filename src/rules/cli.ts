@@ -6,7 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
-import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
+import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 import { RevocationFeed } from '../auth/revocation.ts';
 import { loadConfig, type Config } from '../config/env.ts';
 import type { Store } from '../store/db.ts';

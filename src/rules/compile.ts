@@ -3,7 +3,7 @@
 // cel-js cannot bound by itself is refused by the AST walk of engine-ast.ts. A compiled rule
 // evaluates without ever throwing: a run-time error is a rule that did not match.
 import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
-import { OUTCOMES, type Outcome, type RuleFacts } from '../trust/outcomes.ts';
+import { OUTCOMES, type Outcome, type RuleFacts } from '../model/outcomes.ts';
 import {
   RULE_LIMITS,
   activationFor,

@@ -10,7 +10,7 @@ import {
   type RuleFacts,
   type RuleVerdict,
   type ShadowMatch,
-} from '../trust/outcomes.ts';
+} from '../model/outcomes.ts';
 import { activationFor, type Activation, type RuleEnvironment } from './cel-env.ts';
 import { EVALUATE_WITH, type CompiledRule, type ListLookup, type RuleEvaluation } from './compile.ts';
 

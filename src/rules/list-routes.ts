@@ -6,7 +6,7 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { RAW_IDENTIFIER_DETAIL } from '../http/validation.ts';
 import { nextCursor } from '../lib/pagination.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { Store } from '../store/db.ts';
 import {

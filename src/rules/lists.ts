@@ -6,16 +6,16 @@
 // (repository.ts ruleChange), so every instance applies it from its next request.
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, ListsTable } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { FieldError } from '../http/problem.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
-import { isCountryCode } from '../trust/currency.ts';
-import { PAYMENT_METHODS } from '../trust/types.ts';
-import { hashedIdErrors, rawIdentifierErrors } from '../trust/schemas.ts';
+import { isCountryCode } from '../model/currency.ts';
+import { PAYMENT_METHODS } from '../model/types.ts';
+import { hashedIdErrors, rawIdentifierErrors } from '../model/identifier-schemas.ts';
 import { bumpRevision, ruleChange, rulesNamingList, RULES_FEED_KIND, type Db } from './repository.ts';
 import type { ListKind } from './schemas.ts';
 

@@ -4,7 +4,7 @@
 // request (auth/revocation.ts) and, when it reports such a row, reloads that environment before
 // the request runs — the same pattern as policies/live.ts.
 import type { FastifyInstance } from 'fastify';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { RuleRegistry } from './registry.ts';
 
 export class LiveRules {

@@ -4,10 +4,10 @@
 // (any instance's change), before the next request runs. Scoring reaches this only through the
 // Decider seam (trust/outcomes.ts), handed to it by the composition root.
 import type { Counter } from 'prom-client';
-import { ENVIRONMENTS, type Environment } from '../auth/principal.ts';
+import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 import type { Store } from '../store/db.ts';
-import type { Decider, Outcome, RuleFacts, RuleVerdict } from '../trust/outcomes.ts';
-import { SIGNAL_NAMES } from '../policies/policy.ts';
+import type { Decider, Outcome, RuleFacts, RuleVerdict } from '../model/outcomes.ts';
+import { SIGNAL_NAMES } from '../model/policy.ts';
 import { compileRule, type CompiledRule, type ListLookup } from './compile.ts';
 import { evaluateRules } from './decide.ts';
 import { currentRevision, liveRules, parseBody } from './repository.ts';

@@ -4,7 +4,7 @@
 // and the entries, present or not, of the lists the rule names. Used by the worker over its own
 // connection, or by the main thread when the store cannot be opened twice (in-memory SQLite).
 import type { Kysely } from 'kysely';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { Database } from '../store/schema.ts';
 import type { ReplayRow } from './replay.ts';
 import type { ListEntryRow } from './replay-lists.ts';

@@ -6,7 +6,7 @@
 // Retry-After) rather than queued, so a desk clicking "test" twice never doubles the work.
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from '../lib/worker-thread.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { StoreSource } from '../policies/job-reader.ts';
 import type { RuleBody } from './compile.ts';
 import type { ReplayRow, ReplaySettings, RuleTestResult } from './replay.ts';

@@ -4,13 +4,13 @@
 // rule runs on them with the lists as they were at that decision's time (replay-lists.ts). The
 // tally keeps counts, money per currency and twenty examples: a million decisions cost the same
 // memory as a hundred. No I/O here; replay-worker.ts feeds it pages off the event loop.
-import { OUTCOMES, type MatchedRule, type Outcome, type RuleFacts, type EntityFacts } from '../trust/outcomes.ts';
+import { OUTCOMES, type MatchedRule, type Outcome, type RuleFacts, type EntityFacts } from '../model/outcomes.ts';
 import type { ASTNode } from '@marcbachmann/cel-js';
 import type { CompiledRule, ListLookup, RuleBody } from './compile.ts';
 import { ruleEnvironment } from './cel-env.ts';
 import type { evaluateRules } from './decide.ts';
-import { replayableFeatures, type FeatureRecord } from '../policies/features.ts';
-import type { Policy } from '../policies/policy.ts';
+import { replayableFeatures, type FeatureRecord } from '../model/feature-vector.ts';
+import type { Policy } from '../model/policy.ts';
 import type { ListHistory } from './replay-lists.ts';
 
 /** A stored score decision as the store gives it: JSON columns still text (they cross to the worker). */

@@ -6,7 +6,7 @@
 // the revocation feed (every process reloads before its next request: live.ts) and the webhook.
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, RulesTable, RuleVersionsTable } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { newId } from '../lib/ids.ts';

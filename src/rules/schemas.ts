@@ -4,7 +4,7 @@
 // field and the line:column where it applies. The OpenAPI document and the SDK come from these.
 import { Type } from 'typebox';
 import { PATTERN_MESSAGE, StringEnum } from '../http/validation.ts';
-import { OUTCOMES } from '../trust/outcomes.ts';
+import { OUTCOMES } from '../model/outcomes.ts';
 import { RULE_LIMITS } from './cel-env.ts';
 
 export const RULE_STATUSES = ['draft', 'shadow', 'active', 'retired'] as const;

@@ -1,8 +1,8 @@
 // What the console shows beside the rules (docs/api.md, "Rules and lists"): each variable with an
 // example value from the environment's most recent score decision, and each rule's matches per day.
 import { sql } from 'kysely';
-import type { Environment } from '../auth/principal.ts';
-import type { EntityFacts, MatchedRule, RuleFacts } from '../trust/outcomes.ts';
+import type { Environment } from '../lib/principal.ts';
+import type { EntityFacts, MatchedRule, RuleFacts } from '../model/outcomes.ts';
 import { RULE_VARIABLES, variableExample } from './variables.ts';
 import type { Db } from './repository.ts';
 

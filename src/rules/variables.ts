@@ -2,7 +2,7 @@
 // Types are CEL's: every number is a double (integer literals mix with them), nullable values are
 // `dyn` so that `x != null && x > 2` type-checks. `signals.*` is expanded by the caller from the
 // policy's signal names.
-import type { RuleFacts } from '../trust/outcomes.ts';
+import type { RuleFacts } from '../model/outcomes.ts';
 import { resolvePath } from './engine-ast.ts';
 
 export const RULE_VARIABLES: ReadonlyArray<{ name: string; type: string; description: string }> = [

@@ -177,7 +177,7 @@ export interface DecisionsTable {
   cache_state: string | null;
   /** scores only (005_learning): every signal's value, JSON, full double precision (docs/api.md, "Outcomes and labels") */
   features?: string | null;
-  /** scores only (013_feature_set): the definition `features` follows; null = the first (src/policies/features.ts) */
+  /** scores only (013_feature_set): the definition `features` follows; null = the first (src/model/feature-vector.ts) */
   feature_set?: number | null;
   /** scores only: the request's context.trade_id */
   trade_id?: string | null;

@@ -2,7 +2,7 @@
 // amount statistics, ten-minute velocity buckets, counterparty pair counts and linked identifiers.
 import { sql, type Transaction } from 'kysely';
 import type { Database, EntitiesTable, EntityCurrencyTable } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import { chunks } from '../store/chunks.ts';
 import { isFlagged, writeIdentifiers } from './linkage.ts';
 

@@ -8,7 +8,8 @@ import type { Counter } from 'prom-client';
 import { ApiError, ProblemSchema, problemBody, type ProblemBody } from '../http/problem.ts';
 import type { ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
-import { ScoreResponse, type CheckOptions, type ScoreBody } from './schemas.ts';
+import { ScoreResponse, type ScoreBody } from './schemas.ts';
+import { type CheckOptions } from '../model/identifier-schemas.ts';
 import { scoreValidator } from './score-validation.ts';
 
 const MAX_BATCH = 100;

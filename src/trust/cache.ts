@@ -10,7 +10,7 @@
 // entries, and one client never receives another's decision.
 import { sha256, sha256Hex } from '../lib/digest.ts';
 import { LRUCache } from 'lru-cache';
-import type { ScoreContext } from './types.ts';
+import type { ScoreContext } from '../model/types.ts';
 
 export interface CachedScore {
   /**

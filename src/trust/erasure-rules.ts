@@ -7,7 +7,7 @@
 // when the erasure's `entity` row arrives on the feed (src/app.ts).
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import { containsJsonString, replaceDeep, replaceToken } from './erasure-text.ts';
 
 const RULE_COLUMNS = ['rules', 'shadow_rules', 'rule_inputs'] as const;

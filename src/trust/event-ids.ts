@@ -6,7 +6,7 @@ import type { Database } from '../store/schema.ts';
 import { chunks } from '../store/chunks.ts';
 import { canonicalJson } from './cache.ts';
 import type { TrustEvent } from './schemas.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 
 /** An event id this client already used for a different event (or twice in one batch, differently). */
 export class EventConflictError extends Error {

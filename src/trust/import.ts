@@ -5,11 +5,11 @@ import type { Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
 import { compileBodyCheck } from '../http/validation.ts';
 import type { Config } from '../config/env.ts';
-import { loadPolicy } from '../policies/policy-document.ts';
+import { loadPolicy } from '../model/policy-document.ts';
 import type { Store } from '../store/db.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
 import { TrustEvent, eventErrors } from './schemas.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 
 const BATCH = 1000;
 const SHOWN_REJECTS = 50;

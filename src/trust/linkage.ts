@@ -5,7 +5,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database, EntitiesTable, IdentifiersTable } from '../store/schema.ts';
 import { chunks } from '../store/chunks.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 
 type Flaggable = Pick<EntitiesTable, 'entity_id' | 'fraud_reports' | 'blocklisted'>;
 

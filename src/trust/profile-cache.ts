@@ -23,8 +23,8 @@ import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Store } from '../store/db.ts';
 import { PreparedQuery } from '../store/prepared.ts';
-import type { Environment } from '../auth/principal.ts';
-import type { Ring } from '../rings/graph.ts';
+import type { Environment } from '../lib/principal.ts';
+import type { Ring } from '../model/ring.ts';
 import { BUCKET_MS } from './ingest.ts';
 import {
   counterpartyTradesSql,

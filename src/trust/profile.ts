@@ -5,12 +5,13 @@
 import { sql } from 'kysely';
 import type { Store } from '../store/db.ts';
 import { PreparedQuery } from '../store/prepared.ts';
-import type { DecayedCounts, EntityProfile, LinkedIdentifier } from './types.ts';
+import type { DecayedCounts, EntityProfile, LinkedIdentifier } from '../model/types.ts';
 import { BUCKET_MS } from './ingest.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import { networkMatchesSql, networkVersionSql, parseNetworkMatches } from '../network/signal.ts';
 import { readNeighbourhood, SCORE_CAPS } from '../rings/read.ts';
-import { walkRing, type Ring } from '../rings/graph.ts';
+import { walkRing } from '../rings/graph.ts';
+import type { Ring } from '../model/ring.ts';
 
 export interface ProfileRow {
   version: number | null;

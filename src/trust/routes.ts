@@ -9,7 +9,8 @@ import { EventConflictError, ingestEvents } from './ingest.ts';
 import { CachedAnswer, type ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { documentedOnly, scoreValidator } from './score-validation.ts';
-import { EntityId, EventsBody, ScoreBody, ScoreResponse, checkEntityParam, checkEvents } from './schemas.ts';
+import { EventsBody, ScoreBody, ScoreResponse, checkEvents } from './schemas.ts';
+import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
 
 const problems = {
   400: ProblemSchema,

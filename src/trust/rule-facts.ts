@@ -2,13 +2,13 @@
 // computed: no query, no second pass over the profile. Also the part of it a decision stores as
 // `rule_inputs` (what the features, the request and the result do not already hold), so a rule can
 // be replayed on a stored decision exactly, and the review a decision's outcome opens.
-import type { Policy, SignalName } from '../policies/policy.ts';
-import { newAccountsOf } from '../policies/new-accounts.ts';
-import { outcomesOf, reviewHoursOf, reviewSampleRateOf } from '../policies/outcome-policy.ts';
+import type { Policy, SignalName } from '../model/policy.ts';
+import { newAccountsOf } from '../model/new-accounts.ts';
+import { outcomesOf, reviewHoursOf, reviewSampleRateOf } from '../model/outcome-policy.ts';
 import type { ReviewOpening } from '../audit/decisions.ts';
 import { newId } from '../lib/ids.ts';
-import type { EntityFacts, Outcome, RuleFacts, RuleVerdict } from './outcomes.ts';
-import type { EntityProfile, RiskLevel, ScoreRequest, ScoreResult } from './types.ts';
+import type { EntityFacts, Outcome, RuleFacts, RuleVerdict } from '../model/outcomes.ts';
+import type { EntityProfile, RiskLevel, ScoreRequest, ScoreResult } from '../model/types.ts';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

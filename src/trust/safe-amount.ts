@@ -10,11 +10,11 @@
 // re-evaluating only those signals on top of the rest summed once, finds the step (about fifty
 // evaluations of three logarithms); two full-model scores then confirm it.
 import cc from 'currency-codes';
-import type { Policy, SignalName } from '../policies/policy.ts';
-import { bySize, logisticScore, modelValue, scoreFromSignals, weightAt } from '../policies/arithmetic.ts';
-import { computeSignals, prepare, type Prepared } from './model.ts';
-import { AMOUNT_SIGNALS, amountValuesInto } from './amount-signals.ts';
-import type { EntityProfile, ScoreRequest } from './types.ts';
+import type { Policy, SignalName } from '../model/policy.ts';
+import { bySize, logisticScore, modelValue, scoreFromSignals, weightAt } from '../model/arithmetic.ts';
+import { computeSignals, prepare, type Prepared } from '../model/signal-model.ts';
+import { AMOUNT_SIGNALS, amountValuesInto } from '../model/amount-signals.ts';
+import type { EntityProfile, ScoreRequest } from '../model/types.ts';
 
 /** ISO 4217 minor-unit digits by code (currency-codes searches its list on every call). */
 const isoDigits = new Map<string, number>();

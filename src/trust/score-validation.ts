@@ -6,7 +6,8 @@
 // checked twice or against two readings of the policy.
 import type { FastifySchemaCompiler } from 'fastify';
 import { compileBodyValidator } from '../http/validation.ts';
-import { ScoreBody, checkScoreBody, type CheckOptions } from './schemas.ts';
+import { ScoreBody, checkScoreBody } from './schemas.ts';
+import { type CheckOptions } from '../model/identifier-schemas.ts';
 
 /** Throws the problem the request deserves (400 raw_identifier_rejected or validation_failed), else returns the body typed. */
 export type ScoreValidator = (body: unknown, cryptoAssets: readonly string[]) => ScoreBody;

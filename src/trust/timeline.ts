@@ -8,7 +8,7 @@ import { nextCursor, pageOf } from '../lib/pagination.ts';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
-import { EntityId, checkEntityParam } from './schemas.ts';
+import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
 
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
 

@@ -8,7 +8,7 @@ import { enqueueWebhookEvent, hasSubscribers, type WebhookEventType } from './re
 import { coalesceFacts, insertFanout, type FlagFact } from './fanout.ts';
 
 export type { FlagFact };
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 
 interface DecisionLike {
   id: string;

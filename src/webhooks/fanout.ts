@@ -7,7 +7,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Dialect } from '../store/dialect.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
 import { writeEvents } from './repository.ts';

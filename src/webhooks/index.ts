@@ -1,7 +1,7 @@
 // The webhook delivery worker, running while the app is up; the routes (routes.ts) are listed in src/routes.ts.
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/db.ts';
-import type { KeyEncryption } from '../auth/kek.ts';
+import type { KeyEncryption } from '../lib/envelope.ts';
 import { DeliveryWorker, type DeliveryLimits, type WorkerOptions } from './worker.ts';
 
 export interface WebhooksOptions {

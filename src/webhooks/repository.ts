@@ -8,7 +8,7 @@ import type { Dialect } from '../store/dialect.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 
 export const WEBHOOK_EVENT_TYPES = [
   'decision.high_risk',

@@ -7,7 +7,7 @@ import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts
 import { nextCursor } from '../lib/pagination.ts';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
-import type { KeyEncryption } from '../auth/kek.ts';
+import type { KeyEncryption } from '../lib/envelope.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { newId } from '../lib/ids.ts';
 import { checkDestination } from './ssrf.ts';

@@ -2,7 +2,8 @@
 // webhook-* headers, and the secret sealed at rest (a copy of the store alone cannot forge deliveries).
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import type { Kek, KeyEncryption } from '../auth/kek.ts';
+import type { Kek } from '../auth/kek.ts';
+import type { KeyEncryption } from '../lib/envelope.ts';
 import { open, seal, type Purpose } from '../lib/envelope.ts';
 
 /** 32 random bytes, base64, with the spec's `whsec_` prefix. */

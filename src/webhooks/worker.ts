@@ -11,7 +11,7 @@
 // instead of being hammered; its deliveries wait, keep their attempts, and are not lost.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Store } from '../store/db.ts';
-import type { KeyEncryption } from '../auth/kek.ts';
+import type { KeyEncryption } from '../lib/envelope.ts';
 import type { UrlPolicy } from './ssrf.ts';
 import { signedHeaders, unsealSecret } from './signer.ts';
 import { claimDue, recordAttempt, type AttemptOutcome, type Breaker, type ClaimedDelivery } from './claims.ts';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, describeEachBackend, problem, type TestContext } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
 
 let seq = 0;
 /** Score decisions written straight to the store, so creating them costs no budget. */

@@ -4,7 +4,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { hash, score, postEvents, tradeHistory } from '../helpers/trust.ts';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
 
 const bulk = (ctx: TestContext, token: string, payload: unknown, headers: Record<string, string> = {}) =>
   ctx.inject({

@@ -4,7 +4,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { hash, score } from '../helpers/trust.ts';
-import type { Role } from '../../src/auth/principal.ts';
+import type { Role } from '../../src/lib/principal.ts';
 
 const decision = (ctx: TestContext, headers: Record<string, string>, id: string) =>
   ctx.inject({ method: 'GET', url: `/api/v1/decisions/${id}`, headers });

@@ -11,7 +11,7 @@ import { describeEachBackend, bearer, ADMIN_ID, ADMIN_SECRET } from '../helpers/
 import { hash, score } from '../helpers/trust.ts';
 import { runCli } from '../helpers/processes.ts';
 import { guessFormat, parseLabels } from '../../src/audit/label-file.ts';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
 
 describe('label files', () => {
   test('CSV: header decision_id,label,note; RFC 4180 quoting; CRLF; an empty note is left out', () => {

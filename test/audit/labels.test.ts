@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { hash, score, postEvents, event, tradeHistory } from '../helpers/trust.ts';
 import { bodies, JSON_TYPE, wellBehaved } from '../helpers/fuzz.ts';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
-import type { Role } from '../../src/auth/principal.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
+import type { Role } from '../../src/lib/principal.ts';
 
 async function login(ctx: TestContext, scopes: string[], role: Role = 'service') {
   const c = await ctx.client(scopes, role);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { backends, freshStore, testConfig, ADMIN_ID } from '../helpers/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { findClient } from '../../src/auth/clients.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
+import { SCOPES } from '../../src/lib/principal.ts';
 
 for (const backend of backends()) {
   describe(`bootstrap admin [${backend}]`, () => {

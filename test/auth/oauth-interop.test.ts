@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
 import { describeEachBackend, backends, startApp, problem, ADMIN_ID, ADMIN_SECRET } from '../helpers/app.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
+import { SCOPES } from '../../src/lib/principal.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { currentSigningKey, freePort, listeningWithDefaults, signToken } from './support.ts';
 

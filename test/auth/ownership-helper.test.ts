@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ownerFilter } from '../../src/http/route.ts';
-import type { Principal } from '../../src/auth/principal.ts';
+import type { Principal } from '../../src/lib/principal.ts';
 
 const srcRoot = join(import.meta.dirname, '..', '..', 'src');
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
 import { describeEachBackend, bearer, problem, ADMIN_ID } from '../helpers/app.ts';
 import { createClient } from '../../src/auth/clients.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
+import { SCOPES } from '../../src/lib/principal.ts';
 import { event, hash, postEvents } from '../helpers/trust.ts';
 import { currentSigningKey, signToken, tamper } from './support.ts';
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { describeEachBackend, bearer, problem, ADMIN_ID, ADMIN_SECRET } from '../helpers/app.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
+import { SCOPES } from '../../src/lib/principal.ts';
 import { header } from './support.ts';
 
 const TOKEN = '/api/v1/auth/token';

@@ -42,7 +42,7 @@ test('a clean clone (no dist/) builds; outputs newer than every source do not; a
 
   const built = {
     'src/cli.ts': 1000,
-    'src/trust/model.ts': 1000,
+    'src/model/signal-model.ts': 1000,
     'console/src/main.tsx': 1000,
     'tsconfig.json': 1000,
     'dist/cli.js': 2000,
@@ -52,7 +52,7 @@ test('a clean clone (no dist/) builds; outputs newer than every source do not; a
   t.after(() => rmSync(fresh, { recursive: true, force: true }));
   assert.equal(staleReason(fresh), undefined);
 
-  for (const changed of ['src/trust/model.ts', 'console/src/main.tsx', 'tsconfig.json']) {
+  for (const changed of ['src/model/signal-model.ts', 'console/src/main.tsx', 'tsconfig.json']) {
     const root = tree({ ...built, [changed]: 3000 });
     t.after(() => rmSync(root, { recursive: true, force: true }));
     assert.equal(staleReason(root), 'sources changed since the last build', changed);

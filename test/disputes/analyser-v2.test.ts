@@ -16,8 +16,8 @@ import {
 } from '../../src/disputes/analyser.ts';
 import { FLAG_CODES } from '../../src/disputes/flags.ts';
 import { MISSING_EVIDENCE_FIELDS } from '../../src/disputes/evidence.ts';
-import { DEFAULT_DISPUTE_POLICY, DisputePolicySchema, type DisputePolicy } from '../../src/disputes/policy.ts';
-import type { EntityProfile, RiskLevel } from '../../src/trust/types.ts';
+import { DEFAULT_DISPUTE_POLICY, DisputePolicySchema, type DisputePolicy } from '../../src/model/dispute-policy.ts';
+import type { EntityProfile, RiskLevel } from '../../src/model/types.ts';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');
 const DAY = 86_400_000;

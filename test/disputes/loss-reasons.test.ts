@@ -4,8 +4,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { explainDispute, type DisputeInput, type PartyAssessment } from '../../src/disputes/analyser.ts';
-import { DEFAULT_DISPUTE_POLICY, type DisputePolicy } from '../../src/disputes/policy.ts';
-import type { EntityProfile, LossReasonCounts } from '../../src/trust/types.ts';
+import { DEFAULT_DISPUTE_POLICY, type DisputePolicy } from '../../src/model/dispute-policy.ts';
+import type { EntityProfile, LossReasonCounts } from '../../src/model/types.ts';
 import { describeEachBackend, bearer } from '../helpers/app.ts';
 import { event, hash, postEvents, tradeHistory } from '../helpers/trust.ts';
 

@@ -12,7 +12,7 @@ import { openStore, type Store } from '../../src/store/db.ts';
 import { buildApp, type AppOptions } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { createClient } from '../../src/auth/clients.ts';
-import type { Role } from '../../src/auth/principal.ts';
+import type { Role } from '../../src/lib/principal.ts';
 
 export const ADMIN_ID = 'admin-test';
 export const ADMIN_SECRET = 'admin-test-secret-0123456789';

@@ -6,7 +6,7 @@ import { freshStore, testConfig, ADMIN_ID, ADMIN_SECRET, type Backend, type Test
 import { openStore } from '../../src/store/db.ts';
 import { buildApp } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
-import type { Environment } from '../../src/auth/principal.ts';
+import type { Environment } from '../../src/lib/principal.ts';
 
 export interface TwoInstances {
   fresh: TestStore;

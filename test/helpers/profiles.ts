@@ -2,9 +2,9 @@
 // features, descriptions). Shapes and ranges follow test/trust/model.test.ts, plus the fields
 // issue 10 added (lastTradeAt, sharedIdentifierEntities).
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
-import { decayFactor } from '../../src/trust/model.ts';
-import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
+import { decayFactor } from '../../src/model/signal-model.ts';
+import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/model/types.ts';
 
 export const DAY = 86_400_000;
 export const NOW = Date.parse('2026-11-21T12:00:00Z');

@@ -1,13 +1,13 @@
 // The model's derived computations as they were before issue 13 made them cheaper, kept verbatim
 // as references: the property tests check that the faster code gives exactly the same numbers.
 import cc from 'currency-codes';
-import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/policies/policy.ts';
-import { computeSignals, prepare, type Prepared } from '../../src/trust/model.ts';
-import { AMOUNT_SIGNALS, amountValues } from '../../src/trust/amount-signals.ts';
-import { describeSignal } from '../../src/trust/descriptions.ts';
-import type { EntityProfile, ScoreRequest, Signal } from '../../src/trust/types.ts';
+import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/model/policy.ts';
+import { computeSignals, prepare, type Prepared } from '../../src/model/signal-model.ts';
+import { AMOUNT_SIGNALS, amountValues } from '../../src/model/amount-signals.ts';
+import { describeSignal } from '../../src/model/descriptions.ts';
+import type { EntityProfile, ScoreRequest, Signal } from '../../src/model/types.ts';
 
-// The rounding and the sum as the model did them before issue 19 moved them to src/policies/arithmetic.ts.
+// The rounding and the sum as the model did them before issue 19 moved them to src/model/arithmetic.ts.
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
 function scoreFromSignals(bias: number, signals: readonly Signal[]): number {
   let z = bias;

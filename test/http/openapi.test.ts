@@ -2,7 +2,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestContext } from '../helpers/app.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
+import { SCOPES } from '../../src/lib/principal.ts';
 
 interface Operation {
   operationId?: string;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, ADMIN_ID } from '../helpers/app.ts';
 import { parseApiKey } from '../../src/keys/format.ts';
 import { sha256Hex } from '../../src/lib/digest.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
+import { SCOPES } from '../../src/lib/principal.ts';
 
 const KEYS = '/api/v1/keys';
 const RECORD_FIELDS = [

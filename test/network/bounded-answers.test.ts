@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { parseBounded } from '../../src/network/bounded-json.ts';
 import { parseOff } from '../../src/network/json-thread.ts';
 import { RETRY_AFTER_MAX_S, retryAfterSeconds, SEALED_MAX_CHARS, SEALED_MIN_CHARS } from '../../src/network/limits.ts';
-import { FLAG_KINDS, openLabel, sealLabel, type Label } from '../../src/network/oprf.ts';
+import { openLabel, sealLabel, type Label } from '../../src/network/oprf.ts';
+import { FLAG_KINDS } from '../../src/model/network-signal.ts';
 import { checkFlagsPage } from '../../src/network/pull.ts';
 import { randomBytes } from 'node:crypto';
 

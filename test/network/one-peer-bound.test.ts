@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { bearer, describeEachBackend } from '../helpers/app.ts';
 import { networkDb } from '../../src/network/tables.ts';
-import { PEER_CAP } from '../../src/network/signal.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { PEER_CAP } from '../../src/model/network-signal.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { standInPeer } from './support.ts';
 
 const VICTIM = 'b4'.repeat(32);

@@ -16,9 +16,9 @@ import {
   openLabel,
   prfInput,
   sealLabel,
-  FLAG_KINDS,
   type Label,
 } from '../../src/network/oprf.ts';
+import { FLAG_KINDS } from '../../src/model/network-signal.ts';
 
 const hex = (s: string) => Uint8Array.from(Buffer.from(s, 'hex'));
 const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import { bearer, describeEachBackend } from '../helpers/app.ts';
 import { networkDb } from '../../src/network/tables.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { standInPeer } from './support.ts';
 
 const PHONE = '5e1f'.repeat(16);

@@ -4,10 +4,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { HALF_LIFE_DAYS, NETWORK_CAP, PEER_CAP, networkFlagsSignal, type PeerFlag } from '../../src/network/signal.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
-import { scoreEntity } from '../../src/trust/model.ts';
-import type { EntityProfile } from '../../src/trust/types.ts';
+import {
+  HALF_LIFE_DAYS,
+  NETWORK_CAP,
+  PEER_CAP,
+  networkFlagsSignal,
+  type PeerFlag,
+} from '../../src/model/network-signal.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
+import { scoreEntity } from '../../src/model/signal-model.ts';
+import type { EntityProfile } from '../../src/model/types.ts';
 import { NOW as PROFILE_NOW, freshProfile, veteranProfile } from '../helpers/profiles.ts';
 
 const NOW = Date.UTC(2026, 10, 20);

@@ -4,8 +4,8 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
-import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
-import { FEATURE_SET } from '../../src/policies/features.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
+import { FEATURE_SET } from '../../src/model/feature-vector.ts';
 import { mulberry32 } from '../../bench/quality/prng.ts';
 
 const doc = (version: string, changes: Partial<Policy> = {}): Policy =>

@@ -1,14 +1,14 @@
-// The score's arithmetic is one function (src/policies/arithmetic.ts, scoreValues): the live
+// The score's arithmetic is one function (src/model/arithmetic.ts, scoreValues): the live
 // score, the feature vector it stores, the shadow score stored beside it and the backtest's
 // replay of the stored vector all agree to the last bit, for any profile, request and policies.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
-import { modelValue, replayScore, riskLevelFor, scoreValues } from '../../src/policies/arithmetic.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
+import { modelValue, replayScore, riskLevelFor, scoreValues } from '../../src/model/arithmetic.ts';
 import { backtest } from '../../src/policies/backtest.ts';
-import { learningColumns, type FeatureRecord } from '../../src/policies/features.ts';
-import { evaluate } from '../../src/trust/model.ts';
+import { learningColumns, type FeatureRecord } from '../../src/model/feature-vector.ts';
+import { evaluate } from '../../src/model/signal-model.ts';
 import { anyPolicy, NOW, policyArb, profileArb, requestArb } from '../helpers/profiles.ts';
 
 describe('one arithmetic for the live score and every replay', () => {

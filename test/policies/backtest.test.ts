@@ -7,12 +7,12 @@ import {
   SIGNAL_NAMES,
   type Policy,
   type SignalName,
-} from '../../src/policies/policy.ts';
-import { scoreEntity } from '../../src/trust/model.ts';
-import { featureValues } from '../../src/policies/features.ts';
-import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
+} from '../../src/model/policy.ts';
+import { scoreEntity } from '../../src/model/signal-model.ts';
+import { featureValues } from '../../src/model/feature-vector.ts';
+import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/model/types.ts';
 import { backtest, featureParameterChanges, type StoredDecision } from '../../src/policies/backtest.ts';
-import { replayScore, scoreValues } from '../../src/policies/arithmetic.ts';
+import { replayScore, scoreValues } from '../../src/model/arithmetic.ts';
 import { profileArb } from '../helpers/profiles.ts';
 
 const DAY = 86_400_000;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { fitCandidate } from '../../src/policies/report.ts';
 import { plotData } from '../../src/policies/plots.ts';
 import { insertPolicy } from '../../src/policies/repository.ts';

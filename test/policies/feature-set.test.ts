@@ -3,8 +3,8 @@
 // are translated when fitted or replayed, never rewritten.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
-import { FEATURE_SET, replayableFeatures, type FeatureRecord } from '../../src/policies/features.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
+import { FEATURE_SET, replayableFeatures, type FeatureRecord } from '../../src/model/feature-vector.ts';
 import { backtestFromStore } from '../../src/policies/service.ts';
 import { describeEachBackend } from '../helpers/app.ts';
 import { hash, score } from '../helpers/trust.ts';

@@ -1,10 +1,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
-import { evaluate, scoreEntity } from '../../src/trust/model.ts';
-import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';
-import { featureValues, learningColumns, signalBounds, toVector } from '../../src/policies/features.ts';
-import { replayScore } from '../../src/policies/arithmetic.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
+import { evaluate, scoreEntity } from '../../src/model/signal-model.ts';
+import type { EntityProfile, ScoreRequest } from '../../src/model/types.ts';
+import { featureValues, learningColumns, signalBounds, toVector } from '../../src/model/feature-vector.ts';
+import { replayScore } from '../../src/model/arithmetic.ts';
 import fc from 'fast-check';
 import { anyPolicy, NOW as ANY_NOW, profileArb, requestArb } from '../helpers/profiles.ts';
 import { referenceFeatureValues } from '../helpers/reference-model.ts';

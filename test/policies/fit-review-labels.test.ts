@@ -5,7 +5,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer } from '../helpers/app.ts';
 import { hash, score, postEvents, event, tradeHistory } from '../helpers/trust.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 
 const DAY = 86_400_000;
 

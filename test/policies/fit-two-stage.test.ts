@@ -9,7 +9,7 @@ import { arraySamples, fitLogistic } from '../../src/policies/fit.ts';
 import { fitIntercept, fitTwoStage } from '../../src/policies/intercept.ts';
 import { fitSignalSamples } from '../../src/policies/signal-fit.ts';
 import { LabelledSplit } from '../../src/policies/samples.ts';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
 
 // Not separable (each x has both labels), so every optimum is finite.
 const X = [[0], [0], [1], [1], [2], [2], [3], [3], [0.5], [2.5], [1.5], [0]];

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fitLogistic, fitSamples } from '../../src/policies/fit.ts';
 import { LabelledSplit } from '../../src/policies/samples.ts';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
 
 // Not separable (each x has both labels), so the unpenalised optimum is finite.
 const X = [[0], [0], [1], [1], [2], [2], [3], [3], [0.5], [2.5]];

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { SIGNAL_DIRECTIONS, SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { SIGNAL_DIRECTIONS, SIGNAL_NAMES } from '../../src/model/policy.ts';
 import { fitLogistic, InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { fitSignalWeights } from '../../src/policies/signal-fit.ts';
 import { mulberry32, normal } from '../../bench/quality/prng.ts';

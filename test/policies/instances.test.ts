@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { backends, testConfig, type TestStore } from '../helpers/app.ts';
 import { twoInstances, type TwoInstances } from '../helpers/instances.ts';
 import { buildApp } from '../../src/app.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { hash } from '../helpers/trust.ts';
 
 for (const backend of backends()) {

@@ -3,11 +3,11 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, type Policy, type SignalName } from '../../src/policies/policy.ts';
-import { replayScore } from '../../src/policies/arithmetic.ts';
-import { FEATURE_SET, replayableFeatures } from '../../src/policies/features.ts';
-import { INTERACTIONS } from '../../src/trust/features.ts';
-import { evaluate } from '../../src/trust/model.ts';
+import { DEFAULT_POLICY, type Policy, type SignalName } from '../../src/model/policy.ts';
+import { replayScore } from '../../src/model/arithmetic.ts';
+import { FEATURE_SET, replayableFeatures } from '../../src/model/feature-vector.ts';
+import { INTERACTIONS } from '../../src/model/features.ts';
+import { evaluate } from '../../src/model/signal-model.ts';
 import { freshProfile, NOW, policyArb, profileArb, requestArb } from '../helpers/profiles.ts';
 
 const NAMES = Object.keys(INTERACTIONS) as (keyof typeof INTERACTIONS)[];

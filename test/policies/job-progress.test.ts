@@ -9,11 +9,11 @@ import type { FastifyInstance } from 'fastify';
 import { backends, problem, ADMIN_ID, type TestStore } from '../helpers/app.ts';
 import { type Store } from '../../src/store/db.ts';
 import { twoInstances, type TwoInstances } from '../helpers/instances.ts';
-import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
-import { FEATURE_SET } from '../../src/policies/features.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/model/policy.ts';
+import { FEATURE_SET } from '../../src/model/feature-vector.ts';
 import { holdNextJob } from '../../src/policies/job-thread.ts';
 import { acquireLease, jobStatus, renewLease } from '../../src/policies/jobs.ts';
-import type { Environment } from '../../src/auth/principal.ts';
+import type { Environment } from '../../src/lib/principal.ts';
 import { sql } from 'kysely';
 import { storeMigratedBefore } from '../helpers/migrations.ts';
 

@@ -2,11 +2,11 @@
 // keep their kind across the thread boundary, and a failed worker never reused.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/model/policy.ts';
 import { backtest } from '../../src/policies/backtest.ts';
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { runJob } from '../../src/policies/job-thread.ts';
-import { FEATURE_SET } from '../../src/policies/features.ts';
+import { FEATURE_SET } from '../../src/model/feature-vector.ts';
 import type { BacktestOutput, WireDecision } from '../../src/policies/job-tasks.ts';
 
 const LEVELS = ['low', 'medium', 'high', 'critical'] as const;

@@ -5,7 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, bearer, describeEachBackend, freshStore, problem, type TestStore } from '../helpers/app.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { acquireLease, JobConflictError, releaseLease, runningJob } from '../../src/policies/jobs.ts';
 import { JobTurnError, TURN_HOLD_MS } from '../../src/policies/job-turns.ts';
 

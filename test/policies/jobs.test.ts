@@ -7,13 +7,13 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { backends, problem, ADMIN_ID, type TestStore } from '../helpers/app.ts';
 import { type Store } from '../../src/store/db.ts';
 import { twoInstances, type TwoInstances } from '../helpers/instances.ts';
-import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
-import { FEATURE_SET } from '../../src/policies/features.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/model/policy.ts';
+import { FEATURE_SET } from '../../src/model/feature-vector.ts';
 import { backtest } from '../../src/policies/backtest.ts';
 import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';
 import { holdNextJob } from '../../src/policies/job-thread.ts';
 import { DEFAULT_LEASE, runningJob } from '../../src/policies/jobs.ts';
-import type { Environment } from '../../src/auth/principal.ts';
+import type { Environment } from '../../src/lib/principal.ts';
 
 const DAY = 86_400_000;
 // Old enough that every unlabelled decision with a completed trade counts as legit (60 days).

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Value } from 'typebox/value';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { checkScoreBody, eventErrors, ScoreBody, TrustEvent } from '../../src/trust/schemas.ts';
 import { FRAUD_POPULATIONS, simulateMarket } from '../../bench/quality/market.ts';
 

@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_DISPUTE_POLICY } from '../../src/disputes/policy.ts';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES } from '../../src/policies/policy.ts';
-import { loadPolicy, validatePolicy } from '../../src/policies/policy-document.ts';
+import { DEFAULT_DISPUTE_POLICY } from '../../src/model/dispute-policy.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES } from '../../src/model/policy.ts';
+import { loadPolicy, validatePolicy } from '../../src/model/policy-document.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vouch-policy-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@
 // holdout. A guard on the simulation (it must carry signal the model can see) and on the loop.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { backtest } from '../../src/policies/backtest.ts';
 import { completionIndex, trainingLabel } from '../../src/policies/labels.ts';
 import { computeMetrics } from '../../src/policies/metrics.ts';

@@ -3,7 +3,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, freshStore } from '../helpers/app.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { PolicyRegistry } from '../../src/policies/registry.ts';
 import { LivePolicies } from '../../src/policies/live.ts';
 import { activatePolicy, ensurePolicies, insertPolicy, shadowPolicy } from '../../src/policies/repository.ts';

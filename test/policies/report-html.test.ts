@@ -2,7 +2,7 @@
 // escaped; the plot data is the holdout's and agrees with the report's figures.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { fitCandidate } from '../../src/policies/report.ts';
 import { plotData } from '../../src/policies/plots.ts';
 import { splitByEntity } from '../../src/policies/split.ts';

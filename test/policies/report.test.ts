@@ -7,11 +7,11 @@ import {
   SIGNAL_NAMES,
   type Policy,
   type SignalName,
-} from '../../src/policies/policy.ts';
-import { validatePolicy } from '../../src/policies/policy-document.ts';
+} from '../../src/model/policy.ts';
+import { validatePolicy } from '../../src/model/policy-document.ts';
 import { InsufficientLabelsError } from '../../src/policies/fit.ts';
 import { fitCandidate, fitReport, type LabelledDecision } from '../../src/policies/report.ts';
-import { replayScore } from '../../src/policies/arithmetic.ts';
+import { replayScore } from '../../src/model/arithmetic.ts';
 import { LabelledSplit } from '../../src/policies/samples.ts';
 import { mulberry32, type Random } from '../../bench/quality/prng.ts';
 

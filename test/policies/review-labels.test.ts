@@ -8,7 +8,7 @@ import { LEFT_OUT, MAX_SAMPLE_WEIGHT, trainingExample, type ExampleSource } from
 import { fitLogistic, fitSamples } from '../../src/policies/fit.ts';
 import { fitIntercept, fitTwoStage } from '../../src/policies/intercept.ts';
 import { LabelledSplit } from '../../src/policies/samples.ts';
-import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/model/policy.ts';
 import { jobWork, type FitOutput, type WireDecision } from '../../src/policies/job-tasks.ts';
 
 const DAY = 86_400_000;

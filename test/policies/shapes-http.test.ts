@@ -4,8 +4,8 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
 import { hash, score, postEvents, tradeHistory } from '../helpers/trust.ts';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
-import { replayScore, scoreFromSignals } from '../../src/policies/arithmetic.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
+import { replayScore, scoreFromSignals } from '../../src/model/arithmetic.ts';
 
 const shaped = (version: string, shapes: unknown): Policy =>
   JSON.parse(JSON.stringify({ ...DEFAULT_POLICY, version, shapes })) as Policy;

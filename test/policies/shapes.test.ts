@@ -1,4 +1,4 @@
-// Shaped signals (docs/signals.md, "Shaped signals"; src/policies/shapes.ts): monotone by
+// Shaped signals (docs/signals.md, "Shaped signals"; src/model/shapes.ts): monotone by
 // construction, the explanation still sums to the score, replay = live, a policy without shapes
 // scores as before, the schema refuses a non-monotone shape, and the fit learns a bend.
 import { test, describe } from 'node:test';
@@ -10,8 +10,8 @@ import {
   SIGNAL_NAMES,
   type Policy,
   type SignalName,
-} from '../../src/policies/policy.ts';
-import { validatePolicy } from '../../src/policies/policy-document.ts';
+} from '../../src/model/policy.ts';
+import { validatePolicy } from '../../src/model/policy-document.ts';
 import {
   bySize,
   logisticScore,
@@ -21,7 +21,7 @@ import {
   scoreValues,
   type Contribution,
   type SignalValues,
-} from '../../src/policies/arithmetic.ts';
+} from '../../src/model/arithmetic.ts';
 import {
   collapse,
   effectiveWeight,
@@ -30,9 +30,9 @@ import {
   knotsFromValues,
   planShapes,
   type Shape,
-} from '../../src/policies/shapes.ts';
+} from '../../src/model/shapes.ts';
 import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';
-import { evaluate } from '../../src/trust/model.ts';
+import { evaluate } from '../../src/model/signal-model.ts';
 import { safeAmount, scoreForAmount, minorUnitDigits, MAX_UNITS } from '../../src/trust/safe-amount.ts';
 import { mulberry32 } from '../../bench/quality/prng.ts';
 import { NOW, policyArb, profileArb, requestArb } from '../helpers/profiles.ts';

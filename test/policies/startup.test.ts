@@ -4,7 +4,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
 import { activatePolicy, ensurePolicies, getPolicy } from '../../src/policies/repository.ts';
 
 const file = (version: string): Policy => ({

@@ -4,7 +4,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { hash, score } from '../helpers/trust.ts';
-import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
 
 const SCOPES = ['policy:read', 'policy:write', 'trust:read', 'trust:write', 'audit:read', 'labels:write'];
 const doc = (version: string, bias: number): Policy =>

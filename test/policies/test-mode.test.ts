@@ -2,7 +2,7 @@
 // policy and fit data. Crossed in both directions with an operator key of each environment.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { bearer, describeEachBackend, problem, type TestContext } from '../helpers/app.ts';
 import { event, hash } from '../helpers/trust.ts';
 

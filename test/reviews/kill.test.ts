@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openStore } from '../../src/store/db.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { backends, freshStore, type Backend } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
 import {

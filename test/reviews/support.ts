@@ -8,7 +8,7 @@ import { DecisionWriter, type DecisionRow } from '../../src/audit/decisions.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { bearer, type TestContext } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
-import type { Role } from '../../src/auth/principal.ts';
+import type { Role } from '../../src/lib/principal.ts';
 
 export const REVIEWS = '/api/v1/reviews';
 export const HOUR = 3_600_000;

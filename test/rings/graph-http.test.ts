@@ -5,7 +5,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, describeEachBackend, problem, type TestContext } from '../helpers/app.ts';
 import { event, hash, postEvents, score } from '../helpers/trust.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 
 const DAY = 86_400_000;
 const link = (entity: string, type: string, h: string, age = 20 * DAY) =>

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { bearer, describeEachBackend, type TestContext } from '../helpers/app.ts';
 import { event, hash } from '../helpers/trust.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 
 const FANOUT = 3;
 const ENTITIES = 6;

@@ -4,11 +4,12 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
-import { evaluate } from '../../src/trust/model.ts';
-import { plan, walkRing, collectSync, type Ring, type RingFlag, type RingRequest } from '../../src/rings/graph.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/model/policy.ts';
+import { evaluate } from '../../src/model/signal-model.ts';
+import { plan, walkRing, collectSync, type RingRequest } from '../../src/rings/graph.ts';
+import type { Ring, RingFlag } from '../../src/model/ring.ts';
 import { MemoryGraph } from '../../src/rings/memory.ts';
-import { HOUSEHOLD, ringFacts, ringSizeFromFirstDefinition, ringSizeValue } from '../../src/rings/signals.ts';
+import { HOUSEHOLD, ringFacts, ringSizeFromFirstDefinition, ringSizeValue } from '../../src/model/ring-signals.ts';
 import { anyPolicy, DAY, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
 
 const FLAGS: RingFlag[] = ['fraud_reported', 'blocklisted', 'chargeback', 'dispute_lost'];

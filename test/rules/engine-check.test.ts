@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkRule, compileRule, listsNamed, type RuleBody } from '../../src/rules/compile.ts';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
 import { LISTS, facts, lookup, rule } from './engine-support.ts';
 
 const check = (condition: string, more: Partial<RuleBody> = {}) =>

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { evaluateRules } from '../../src/rules/decide.ts';
 import type { CompiledRule } from '../../src/rules/compile.ts';
-import { OUTCOMES, OUTCOME_SEVERITY, type Outcome } from '../../src/trust/outcomes.ts';
+import { OUTCOMES, OUTCOME_SEVERITY, type Outcome } from '../../src/model/outcomes.ts';
 import { facts, lookup, rule } from './engine-support.ts';
 
 const T = 'true';

@@ -1,7 +1,7 @@
 // Shared fixtures for the rules-engine tests: facts as a score builds them, and compiled rules.
 import { compileRule, type CompiledRule, type RuleBody } from '../../src/rules/compile.ts';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
-import type { RuleFacts } from '../../src/trust/outcomes.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
+import type { RuleFacts } from '../../src/model/outcomes.ts';
 
 export const LISTS = new Map([
   ['mules', 'entity'],

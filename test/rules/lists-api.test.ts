@@ -6,7 +6,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, describeEachBackend, problem, type TestContext } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
-import type { Environment, Role } from '../../src/auth/principal.ts';
+import type { Environment, Role } from '../../src/lib/principal.ts';
 import { addListEntries } from '../../src/rules/lists.ts';
 
 const ALL = ['rules:read', 'rules:write', 'trust:read', 'trust:write', 'webhooks:write'];

@@ -16,7 +16,7 @@ import { createRule } from '../../src/rules/repository.ts';
 import { addListEntries, createList, deleteList, ListConflictError, removeListEntry } from '../../src/rules/lists.ts';
 import { importListFile } from '../../src/rules/cli.ts';
 import { checkOrThrow } from '../../src/rules/routes.ts';
-import type { RuleFacts } from '../../src/trust/outcomes.ts';
+import type { RuleFacts } from '../../src/model/outcomes.ts';
 
 const facts = (over: Partial<RuleFacts> = {}): RuleFacts => ({
   entity_id: hash('registry'),

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { storeSource } from '../../src/policies/job-reader.ts';
 import { RuleTestBusyError, runRuleTest, type ReplayTask } from '../../src/rules/replay-thread.ts';
-import { SIGNAL_NAMES, DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { SIGNAL_NAMES, DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { listHistoryRows, replayPages } from '../../src/rules/replay-store.ts';
 import { columnsRead } from '../../src/rules/replay.ts';
 

@@ -14,7 +14,7 @@ import {
 } from '../../src/rules/replay.ts';
 import { compileRule, type RuleBody } from '../../src/rules/compile.ts';
 import { evaluateRules } from '../../src/rules/decide.ts';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
 
 const T0 = Date.UTC(2026, 9, 1);
 const HOUR = 3_600_000;

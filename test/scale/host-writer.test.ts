@@ -21,7 +21,7 @@ import {
 import { hash, event } from '../helpers/trust.ts';
 import { ingestionHandler, remoteIngestion } from '../../src/trust/ingest-host.ts';
 import { EventConflictError, ingestEvents, ingestThrough } from '../../src/trust/ingest.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 import {
   TEST_TIMEOUT_MS,

@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { freshStore, type TestStore } from '../helpers/app.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { ingestEvents } from '../../src/trust/ingest.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex');
 

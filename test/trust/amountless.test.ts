@@ -7,7 +7,7 @@ import { describeEachBackend, bearer } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
 import { ingestEvents } from '../../src/trust/ingest.ts';
 import { loadProfile } from '../../src/trust/profile.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 
 const LIVE = { environment: 'live' } as const;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isValidCurrency } from '../../src/trust/currency.ts';
+import { isValidCurrency } from '../../src/model/currency.ts';
 
 const CRYPTO = ['BTC', 'ETH', 'USDT', 'USDC', 'BNB', 'SOL', 'TRX', 'XRP', 'LTC', 'DAI'] as const;
 

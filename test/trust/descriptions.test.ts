@@ -3,10 +3,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/policies/policy.ts';
-import { computeSignals } from '../../src/trust/model.ts';
-import type { ScoreRequest } from '../../src/trust/types.ts';
-import type { Ring } from '../../src/rings/graph.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/model/policy.ts';
+import { computeSignals } from '../../src/model/signal-model.ts';
+import type { ScoreRequest } from '../../src/model/types.ts';
+import type { Ring } from '../../src/model/ring.ts';
 import {
   anyPolicy,
   contextArb,

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { event, hash, postEvents } from '../helpers/trust.ts';
-import { DISPUTE_REASONS } from '../../src/disputes/types.ts';
+import { DISPUTE_REASONS } from '../../src/model/dispute-reasons.ts';
 import { FRAUDULENT_LOSS_REASONS } from '../../src/trust/schemas.ts';
 
 const post = (ctx: TestContext, token: string, events: unknown[]) =>

@@ -1,11 +1,11 @@
-// The P2P features of issue 10 (src/trust/features.ts, docs/signals.md "P2P patterns"): each is
+// The P2P features of issue 10 (src/model/features.ts, docs/signals.md "P2P patterns"): each is
 // monotone in its risk input under any valid policy, with a worked example of its value.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
-import { computeSignals, scoreEntity } from '../../src/trust/model.ts';
-import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
+import { computeSignals, scoreEntity } from '../../src/model/signal-model.ts';
+import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/model/types.ts';
 import { anyPolicy, DAY, freshProfile, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
 
 const RUNS = { numRuns: 300 };

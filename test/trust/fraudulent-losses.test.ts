@@ -5,10 +5,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_NAMES, type SignalName } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, SIGNAL_NAMES, type SignalName } from '../../src/model/policy.ts';
 import { fitSignalWeights } from '../../src/policies/signal-fit.ts';
-import { evaluate } from '../../src/trust/model.ts';
-import type { EntityProfile } from '../../src/trust/types.ts';
+import { evaluate } from '../../src/model/signal-model.ts';
+import type { EntityProfile } from '../../src/model/types.ts';
 import { describeEachBackend } from '../helpers/app.ts';
 import { anyPolicy, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
 import { event, hash, postEvents, score } from '../helpers/trust.ts';

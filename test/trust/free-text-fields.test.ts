@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { corpus } from '../helpers/disguises.ts';
 import { hash, score } from '../helpers/trust.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 
 const CONTROL = ['\u0000', '\u0007', '\u0008', '\t', '\n', '\r', '\u001b[31m', '\u007f', '\u0085', '\u009b'];
 

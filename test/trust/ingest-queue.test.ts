@@ -6,7 +6,7 @@ import { sql, type Transaction } from 'kysely';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
 import { GroupCommitQueue } from '../../src/trust/ingest-queue.ts';
 import { EventConflictError, ingestEvents } from '../../src/trust/ingest.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import type { Database } from '../../src/store/schema.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 import { event, hash } from '../helpers/trust.ts';

@@ -7,7 +7,7 @@ import { describeEachBackend, problem } from '../helpers/app.ts';
 import { event, hash, postEvents, score } from '../helpers/trust.ts';
 import { ingestEvents } from '../../src/trust/ingest.ts';
 import { loadProfile } from '../../src/trust/profile.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { backfillIdentifierStats } from '../../src/store/migrations/002_identifier_stats.ts';
 import type { Store } from '../../src/store/db.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';

@@ -10,7 +10,7 @@ import { buildApp } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { hash } from '../helpers/trust.ts';
 import { ingestEvents } from '../../src/trust/ingest.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 import { storeMigratedBefore } from '../helpers/migrations.ts';
 

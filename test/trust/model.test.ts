@@ -1,10 +1,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy } from '../../src/policies/policy.ts';
-import { computeSignals, decayFactor, scoreEntity } from '../../src/trust/model.ts';
-import { riskLevelFor } from '../../src/policies/arithmetic.ts';
-import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
+import { DEFAULT_POLICY, SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
+import { computeSignals, decayFactor, scoreEntity } from '../../src/model/signal-model.ts';
+import { riskLevelFor } from '../../src/model/arithmetic.ts';
+import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/model/types.ts';
 import { profileArb } from '../helpers/profiles.ts';
 import { referenceComputeSignals } from '../helpers/reference-model.ts';
 

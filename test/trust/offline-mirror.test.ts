@@ -4,12 +4,12 @@
 import { test, describe, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { ingestEvents } from '../../src/trust/ingest.ts';
 import { loadProfile } from '../../src/trust/profile.ts';
 import { simulateMarket } from '../../bench/quality/market.ts';
 import { OfflineHistory } from '../../bench/quality/offline.ts';
-import type { ScoreRequest } from '../../src/trust/types.ts';
+import type { ScoreRequest } from '../../src/model/types.ts';
 
 const market = simulateMarket({ seed: 7, entities: 120, days: 30, mix: { throwaway: 0.15, mule: 0.15 } });
 const now = Date.parse(market.end);

@@ -2,11 +2,11 @@
 // defaults, checked where every policy document is checked, and the review a score's outcome opens.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
-import { validatePolicy } from '../../src/policies/policy-document.ts';
-import { outcomesOf, reviewHoursOf, reviewSampleRateOf } from '../../src/policies/outcome-policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
+import { validatePolicy } from '../../src/model/policy-document.ts';
+import { outcomesOf, reviewHoursOf, reviewSampleRateOf } from '../../src/model/outcome-policy.ts';
 import { amountRef, entityFacts, reviewOpening } from '../../src/trust/rule-facts.ts';
-import type { EntityProfile } from '../../src/trust/types.ts';
+import type { EntityProfile } from '../../src/model/types.ts';
 
 const HOUR = 3_600_000;
 const withFields = (fields: Record<string, unknown>) => ({

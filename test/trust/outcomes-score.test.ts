@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, describeEachBackend } from '../helpers/app.ts';
 import { event, hash, postEvents, score } from '../helpers/trust.ts';
-import { SIGNAL_NAMES } from '../../src/policies/policy.ts';
+import { SIGNAL_NAMES } from '../../src/model/policy.ts';
 import { AT_LEVEL, CAP, TestDecider } from './outcomes-support.ts';
 
 const DEFAULTS = { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' } as const;

@@ -1,8 +1,8 @@
 // A Decider for the outcomes tests: it reads the request's `context.rule` (an unknown context
 // member, as a rule may read any) and answers as a set of rules would, and it records what it was
 // handed. Its revision moves when a test says so, as a rule or list change moves the real one.
-import type { Environment } from '../../src/auth/principal.ts';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
+import type { Environment } from '../../src/lib/principal.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
 import {
   OUTCOME_SEVERITY,
   type Decider,
@@ -10,7 +10,7 @@ import {
   type Outcome,
   type RuleFacts,
   type RuleVerdict,
-} from '../../src/trust/outcomes.ts';
+} from '../../src/model/outcomes.ts';
 import { bearer, type TestContext } from '../helpers/app.ts';
 
 export const CAP = 50;

@@ -13,7 +13,7 @@ import { openStore, type Store } from '../../src/store/db.ts';
 import { ingestEvents } from '../../src/trust/ingest.ts';
 import { loadProfile, type ProfileQuery } from '../../src/trust/profile.ts';
 import { ProfileCache } from '../../src/trust/profile-cache.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));

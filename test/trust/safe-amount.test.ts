@@ -2,10 +2,10 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
-import { evaluate } from '../../src/trust/model.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
+import { evaluate } from '../../src/model/signal-model.ts';
 import { MAX_UNITS, minorUnitDigits, safeAmount, safeAmountFrom, scoreForAmount } from '../../src/trust/safe-amount.ts';
-import type { EntityProfile, ScoreRequest } from '../../src/trust/types.ts';
+import type { EntityProfile, ScoreRequest } from '../../src/model/types.ts';
 import { anyPolicy, freshProfile, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
 import { referenceSafeAmount } from '../helpers/reference-model.ts';
 

@@ -72,7 +72,7 @@ describeEachBackend('trust scoring end to end', (ctx) => {
       context: { payment_method: 'card', country: 'DE', counterparty_country: 'NG', counterparty_id: hash('new-cp') },
     });
     const body = res.json();
-    const { DEFAULT_POLICY } = await import('../../src/policies/policy.ts');
+    const { DEFAULT_POLICY } = await import('../../src/model/policy.ts');
     const z = body.signals.reduce(
       (acc: number, s: { value: number; weight: number }) => acc + s.value * s.weight,
       DEFAULT_POLICY.bias,

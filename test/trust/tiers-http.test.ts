@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearer, describeEachBackend } from '../helpers/app.ts';
 import { event, hash, postEvents, score } from '../helpers/trust.ts';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
 import { insertPolicy } from '../../src/policies/repository.ts';
 
 const newcomerBody = (entity: string, amount: number, method = 'bank_transfer') => ({

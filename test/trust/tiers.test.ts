@@ -4,13 +4,13 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DEFAULT_POLICY, type Policy } from '../../src/policies/policy.ts';
-import { validatePolicy } from '../../src/policies/policy-document.ts';
-import { DEFAULT_NEW_ACCOUNTS, newAccountsOf } from '../../src/policies/new-accounts.ts';
-import { prepare, scoreEntity } from '../../src/trust/model.ts';
+import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
+import { validatePolicy } from '../../src/model/policy-document.ts';
+import { DEFAULT_NEW_ACCOUNTS, newAccountsOf } from '../../src/model/new-accounts.ts';
+import { prepare, scoreEntity } from '../../src/model/signal-model.ts';
 import { safeAmount, scoreForAmount } from '../../src/trust/safe-amount.ts';
-import { tierFor } from '../../src/trust/tiers.ts';
-import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/trust/types.ts';
+import { tierFor } from '../../src/model/tiers.ts';
+import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/model/types.ts';
 import { DAY, freshProfile, NOW, profileArb, requestArb } from '../helpers/profiles.ts';
 
 const HIGH = DEFAULT_POLICY.thresholds.high;

@@ -7,7 +7,7 @@ import { describeEachBackend, bearer, problem, type TestContext } from '../helpe
 import { RUNS, nasty, wellBehaved } from '../helpers/fuzz.ts';
 import { event, hash, postEvents } from '../helpers/trust.ts';
 import { ingestEvents } from '../../src/trust/ingest.ts';
-import { DEFAULT_POLICY } from '../../src/policies/policy.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 
 const LIVE = { environment: 'live' } as const;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../src/http/problem.ts';
 import { summarise } from '../../src/http/field-errors.ts';
-import { isCountryCode } from '../../src/trust/currency.ts';
+import { isCountryCode } from '../../src/model/currency.ts';
 import {
   checkEvents,
   checkScoreBody,

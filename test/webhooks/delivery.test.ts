@@ -108,7 +108,7 @@ for (const backend of backends()) {
       'policy.activated: activating an uploaded policy sends one signed event naming the new and the previous version',
       async () => {
         const hook = await subscribe(['policy.activated']);
-        const { DEFAULT_POLICY } = await import('../../src/policies/policy.ts');
+        const { DEFAULT_POLICY } = await import('../../src/model/policy.ts');
         const version = `hook-${backend}-${Date.now()}`;
         const up = await world.app.inject({
           method: 'POST',

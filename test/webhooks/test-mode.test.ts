@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { backends, bearer, problem } from '../helpers/app.ts';
-import { SCOPES } from '../../src/auth/principal.ts';
+import { SCOPES } from '../../src/lib/principal.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { startReceiver, webhookWorld, type Receiver, type WebhookWorld } from './support.ts';
 

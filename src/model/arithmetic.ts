@@ -1,11 +1,11 @@
 // The score's arithmetic (docs/api.md, "Trust scoring"): signal values → contributions → score →
-// level. The one implementation: the live model (src/trust/model.ts), the shadow score stored with
+// level. The one implementation: the live model (src/model/signal-model.ts), the shadow score stored with
 // a decision, the backtest and the fit's reports all call `scoreValues`, so a replay from stored
 // feature values gives the live score to the last floating-point bit (the same rounding, the same
 // summation order). src/trust/safe-amount.ts re-sums the same terms, in the same order, built from
 // `modelValue` and `bySize` here.
 import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from './policy.ts';
-import type { RiskLevel } from '../trust/types.ts';
+import type { RiskLevel } from './types.ts';
 import { effectiveWeight } from './shapes.ts';
 
 /** What a score needs from a policy: shapes are optional (none: every signal linear). */

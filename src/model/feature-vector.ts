@@ -3,10 +3,10 @@
 // what the live score saw.
 import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
 import { modelValue, replayScore, type SignalValues } from './arithmetic.ts';
-import { signalValues } from '../trust/model.ts';
-import { INTERACTIONS } from '../trust/features.ts';
-import type { EntityProfile, ScoreRequest, ScoreResult } from '../trust/types.ts';
-import { ringSizeFromFirstDefinition } from '../rings/signals.ts';
+import { signalValues } from './signal-model.ts';
+import { INTERACTIONS } from './features.ts';
+import type { EntityProfile, ScoreRequest, ScoreResult } from './types.ts';
+import { ringSizeFromFirstDefinition } from './ring-signals.ts';
 
 /** A stored feature vector: every signal's value; a missing name counts as 0. */
 export type FeatureRecord = SignalValues;
@@ -14,10 +14,10 @@ export type FeatureRecord = SignalValues;
 /**
  * The definition of the values live scoring stores now (the decisions' `feature_set`). 1 (stored
  * as null): `dispute_rate` was the Beta-smoothed rate itself, the prior's mean included; 2: the
- * rate's excess over the prior mean, floored at 0 (src/trust/features.ts, disputeExcess); 3: the
+ * rate's excess over the prior mean, floored at 0 (src/model/features.ts, disputeExcess); 3: the
  * amount signals measure a clean entity's amount against its new-account tier limit too
- * (src/trust/amount-signals.ts), and `ring_size` counts only the entities beyond a household
- * (src/rings/signals.ts, HOUSEHOLD).
+ * (src/model/amount-signals.ts), and `ring_size` counts only the entities beyond a household
+ * (src/model/ring-signals.ts, HOUSEHOLD).
  */
 export const FEATURE_SET = 3;
 
@@ -73,7 +73,7 @@ function withInteractions(stored: FeatureRecord): FeatureRecord {
   return derived;
 }
 
-/** The schema's range for every weight and for the bias (src/policies/policy.ts). */
+/** The schema's range for every weight and for the bias (src/model/policy.ts). */
 export const WEIGHT_LIMIT = 100;
 
 /** The vector in SIGNAL_NAMES order, each value as the model sums it. */

@@ -1,5 +1,5 @@
 // New-account tiers in the policy (docs/signals.md, "New accounts"): per-currency reference amounts
-// and tiers by account age and completed trades. The model's use of them is src/trust/tiers.ts.
+// and tiers by account age and completed trades. The model's use of them is src/model/tiers.ts.
 import { Type, type Static } from 'typebox';
 
 const strict = { additionalProperties: false } as const;

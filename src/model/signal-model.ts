@@ -5,9 +5,9 @@
 // The signals are computed in two parts: those that do not depend on the request's amount (once
 // per request) and those that do (amount-signals.ts). safe-amount.ts inverts the score over the second
 // part alone, so it needs no second profile and no re-computation of the rest. The sum itself
-// (values → contributions → score → level) is src/policies/arithmetic.ts's, the one every replay uses.
-import { SIGNAL_NAMES, type Policy, type SignalName } from '../policies/policy.ts';
-import { modelValue, riskLevelFor, scoreValues } from '../policies/arithmetic.ts';
+// (values → contributions → score → level) is src/model/arithmetic.ts's, the one every replay uses.
+import { SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
+import { modelValue, riskLevelFor, scoreValues } from './arithmetic.ts';
 import { describeSignal, type Facts } from './descriptions.ts';
 import {
   disputeExcess,
@@ -19,8 +19,8 @@ import {
 } from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
-import { PEER_CAP, networkFlagsSignal, type NetworkSignal } from '../network/signal.ts';
-import { NO_RING, ringFacts, ringFlaggedValue, ringSizeValue } from '../rings/signals.ts';
+import { PEER_CAP, networkFlagsSignal, type NetworkSignal } from './network-signal.ts';
+import { NO_RING, ringFacts, ringFlaggedValue, ringSizeValue } from './ring-signals.ts';
 import { tierFor } from './tiers.ts';
 
 const DAY_MS = 86_400_000;

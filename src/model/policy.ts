@@ -2,8 +2,8 @@
 // patch over the defaults: the `version` stamped on every decision must identify every number
 // that produced it, so nothing may be filled in silently.
 import { Type, type Static } from 'typebox';
-import { DEFAULT_DISPUTE_POLICY, DisputePolicySchema } from '../disputes/policy.ts';
-import { PAYMENT_METHODS } from '../trust/types.ts';
+import { DEFAULT_DISPUTE_POLICY, DisputePolicySchema } from './dispute-policy.ts';
+import { PAYMENT_METHODS } from './types.ts';
 import { CurrencyCode, DEFAULT_NEW_ACCOUNTS, NewAccountsSchema } from './new-accounts.ts';
 import { OutcomesSchema, ReviewHoursSchema, ReviewSampleRateSchema } from './outcome-policy.ts';
 
@@ -29,7 +29,7 @@ export const SIGNAL_DIRECTIONS = {
   payment_method_risk: 'risk',
   cross_border: 'risk',
   linked_flagged_entities: 'risk',
-  // P2P patterns (issue 10; src/trust/features.ts)
+  // P2P patterns (issue 10; src/model/features.ts)
   cash_out_burst: 'risk',
   dormant_reactivation: 'risk',
   young_account_reversible_method: 'risk',
@@ -37,14 +37,14 @@ export const SIGNAL_DIRECTIONS = {
   new_counterparty_large_trade: 'risk',
   // the network (issue 22; docs/network.md): other marketplaces' flags on its identifiers
   network_flags: 'risk',
-  // Rings (issue 21; src/rings/signals.ts): flagged entities and entities within two hops
+  // Rings (issue 21; src/model/ring-signals.ts): flagged entities and entities within two hops
   ring_flagged_entities: 'risk',
   ring_size: 'risk',
-  // Interactions (issue 20; src/trust/features.ts INTERACTIONS): products of the signals above
+  // Interactions (issue 20; src/model/features.ts INTERACTIONS): products of the signals above
   reversible_new_counterparty: 'risk',
   cross_border_new_counterparty: 'risk',
   // Dispute reasons (issue 20 item 7): disputes lost for a third-party payment, a fake proof, an
-  // underpayment or no payment (src/trust/features.ts)
+  // underpayment or no payment (src/model/features.ts)
   fraudulent_dispute_losses: 'risk',
 } as const satisfies Record<string, 'risk' | 'protective'>;
 
@@ -75,7 +75,7 @@ const PaymentMethodRiskSchema = Type.Object(
 const MAX_KNOTS = 8;
 
 /**
- * A shaped signal (src/policies/shapes.ts, docs/signals.md "Shaped signals"): the weight is the
+ * A shaped signal (src/model/shapes.ts, docs/signals.md "Shaped signals"): the weight is the
  * slope from 0 to knots[0]; slopes[i] the slope from knots[i] on. semanticProblems checks the order
  * and the signs.
  */
@@ -179,7 +179,7 @@ export function deepFreeze<T>(value: T): T {
  * 2026-11-26.1 added the new-account tiers (newAccounts) and retuned bias and the non-ring weights
  * (docs/signals.md, "New accounts" and "The 2026-11-26.1 retune"), the two interactions (weights 0)
  * of docs/signals.md, "Interactions", fraudulent_dispute_losses (disputes lost for a fraud), and
- * ring_size counting only the entities beyond a household (src/rings/signals.ts).
+ * ring_size counting only the entities beyond a household (src/model/ring-signals.ts).
  */
 export const DEFAULT_POLICY: Policy = deepFreeze({
   version: '2026-11-26.1',

@@ -2,9 +2,9 @@
 // only from counts, durations, ratios and the fixed vocabularies (currency code, payment method),
 // never from an identifier, so a description can be shown to an operator or a counterparty and
 // logged without leaking who was linked to whom. Templates are listed in docs/signals.md.
-import type { SignalName } from '../policies/policy.ts';
+import type { SignalName } from './policy.ts';
 import type { LossReasonCounts } from './types.ts';
-import { describeRingFlagged, describeRingSize, type RingFacts } from '../rings/signals.ts';
+import { describeRingFlagged, describeRingSize, type RingFacts } from './ring-signals.ts';
 
 /** The raw figures behind the signals, gathered by the model (model.ts prepare). */
 export interface Facts {
@@ -36,7 +36,7 @@ export interface Facts {
   tierLimit?: number;
   /** network_flags' sentence, built from counts, kinds and a month only (network/signal.ts) */
   network?: string;
-  /** the ring within two hops (src/rings/signals.ts); absent = none */
+  /** the ring within two hops (src/model/ring-signals.ts); absent = none */
   ring?: RingFacts;
 }
 

@@ -3,8 +3,8 @@
 // the share of approvals sampled for review. All optional in a document: a policy that predates
 // them, or leaves a member out, gets the defaults below, so stored policies stay valid.
 import { Type, type Static } from 'typebox';
-import { OUTCOME_SEVERITY, type Outcome } from '../trust/outcomes.ts';
-import type { RiskLevel } from '../trust/types.ts';
+import { OUTCOME_SEVERITY, type Outcome } from './outcomes.ts';
+import type { RiskLevel } from './types.ts';
 
 const strict = { additionalProperties: false } as const;
 const OutcomeValue = Type.Union([

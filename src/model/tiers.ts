@@ -2,8 +2,8 @@
 // limits): the policy's reference amount per currency times the multiple of the entity's tier. A
 // clean entity's amounts within the limit carry no amount risk (amount-signals.ts), which is what
 // gives it a safe_amount of at least the limit.
-import type { Policy } from '../policies/policy.ts';
-import { newAccountsOf } from '../policies/new-accounts.ts';
+import type { Policy } from './policy.ts';
+import { newAccountsOf } from './new-accounts.ts';
 
 export interface Tier {
   /** index in the policy's tiers (0: a brand-new account) */

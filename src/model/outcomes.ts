@@ -2,7 +2,7 @@
 // it. Trust owns only these shapes and the seam (`Decider`); the rules themselves live in
 // src/rules, above trust, and are handed to the scoring service by the composition root, so trust
 // never imports the feature that builds on it.
-import type { Environment } from '../auth/principal.ts';
+import type { Environment } from '../lib/principal.ts';
 
 export const OUTCOMES = ['approve', 'review', 'hold', 'decline'] as const;
 export type Outcome = (typeof OUTCOMES)[number];

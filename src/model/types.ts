@@ -1,7 +1,7 @@
 // Types shared by the scoring model (pure), the history store and the routes.
 // All times are epoch milliseconds; the model never reads the clock itself.
-import type { PeerFlag } from '../network/signal.ts';
-import type { Ring } from '../rings/graph.ts';
+import type { PeerFlag } from './network-signal.ts';
+import type { Ring } from './ring.ts';
 
 export const PAYMENT_METHODS = [
   'bank_transfer',

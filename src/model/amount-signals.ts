@@ -1,7 +1,7 @@
 // The signals that depend on the request's amount, apart from the rest of the model: they are
 // the part safe-amount.ts evaluates again and again while it searches for the largest safe amount,
 // so they are computed from fixed per-entity terms, and also without allocating.
-import type { SignalName } from '../policies/policy.ts';
+import type { SignalName } from './policy.ts';
 import { cashOutBurst, newCounterpartyLarge } from './features.ts';
 
 const clip = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));

@@ -1,7 +1,7 @@
 // The ring signals (docs/signals.md, "Rings"), from a walked ring: pure. Their shape constants are
-// fixed here, not in the policy document, like the P2P features' (src/trust/features.ts); the
+// fixed here, not in the policy document, like the P2P features' (src/model/features.ts); the
 // built-in policy version names them.
-import type { Ring, RingFlag } from './graph.ts';
+import type { Ring, RingFlag } from './ring.ts';
 
 const DAY_MS = 86_400_000;
 /** A flagged entity one hop away counts 1, two hops away a half. */
