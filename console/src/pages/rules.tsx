@@ -11,7 +11,8 @@ import { HitChart } from './rules-chart.tsx';
 import { Lifecycle } from './rules-lifecycle.tsx';
 import { RuleEditor, TEST_DAYS, testSince } from './rules-editor.tsx';
 import { RuleTestView } from './rules-test.tsx';
-import { ListPage, ListsPage } from './lists.tsx';
+import { ListsPage } from './lists.tsx';
+import { ListPage } from './list-page.tsx';
 import { ActionText, RulesTabs, StatusBadge } from './rules-parts.tsx';
 
 /** /rules, /rules/new, /rules/{id}, /rules/lists, /rules/lists/{name}: `rest` is what follows /rules/. */
