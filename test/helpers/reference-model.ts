@@ -1,13 +1,20 @@
-// The model's derived computations as they were before issue 13 made them cheaper, kept verbatim
-// as references: the property tests check that the faster code gives exactly the same numbers.
-import cc from 'currency-codes';
+// Reference computations for the property tests, written from the docs rather than from the code
+// they check, so that a bug in the code is not repeated here:
+// - the sum (docs/signals.md, "Formula"): values rounded to 4 decimals, zero contributions left out,
+//   sorted by |weight·value| then name, round(100·σ(bias + Σ weight·value));
+// - the three amount signals (docs/signals.md, the `amount_vs_history`, `cash_out_burst` and
+//   `new_counterparty_large_trade` rows) on the entity's amount-free terms;
+// - safe_amount (docs/decisions.md, "safe_amount precision"): the largest amount on the currency's
+//   minor-unit grid that scores below `high`, found on that reference score alone.
+// The amount-free signal values and their terms still come from the model's `prepare`; the worked
+// examples of test/trust/model.test.ts are what check those.
 import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/model/policy.ts';
 import { computeSignals, prepare, type Prepared } from '../../src/model/signal-model.ts';
-import { AMOUNT_SIGNALS, amountValues } from '../../src/model/amount-signals.ts';
+import type { AmountSignal } from '../../src/model/amount-signals.ts';
 import { describeSignal } from '../../src/model/descriptions.ts';
 import type { EntityProfile, ScoreRequest, Signal } from '../../src/model/types.ts';
 
-// The rounding and the sum as the model did them before issue 19 moved them to src/model/arithmetic.ts.
+// The rounding and the sum as docs/signals.md, "Formula" states them.
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
 function scoreFromSignals(bias: number, signals: readonly Signal[]): number {
   let z = bias;
@@ -15,7 +22,7 @@ function scoreFromSignals(bias: number, signals: readonly Signal[]): number {
   return Math.round(100 / (1 + Math.exp(-z)));
 }
 
-/** assembleSignals before issue 13 (Object.entries, an inline comparator). */
+/** The signals a score lists, from raw values: rounded, the zero contributions left out, in summing order. */
 export function referenceAssemble(raw: Record<SignalName, number>, policy: Policy): Signal[] {
   const signals: Signal[] = [];
   for (const [name, rawValue] of Object.entries(raw) as [SignalName, number][]) {
@@ -29,7 +36,7 @@ export function referenceAssemble(raw: Record<SignalName, number>, policy: Polic
   });
 }
 
-/** computeSignals before issue 13: one record of every raw value, assembled, then described. */
+/** computeSignals the plain way: one record of every raw value, assembled, then described. */
 export function referenceComputeSignals(
   profile: EntityProfile,
   request: ScoreRequest,
@@ -37,7 +44,7 @@ export function referenceComputeSignals(
   now: number,
 ): Signal[] {
   const prepared = prepare(profile, request, policy, now);
-  const raw = { ...prepared.fixed, ...amountValues(prepared.terms, request.amount) };
+  const raw = { ...prepared.fixed, ...referenceAmountValues(prepared.terms, request.amount) };
   const signals = referenceAssemble(raw, policy);
   const facts = { ...prepared.facts, amount: request.amount };
   for (const s of signals) s.description = describeSignal(s.name as SignalName, s.value, facts);
@@ -61,79 +68,78 @@ export function referenceFeatureValues(
   return values;
 }
 
-function minorUnitDigits(currency: string, cryptoAssets: readonly string[]): number {
-  if (cryptoAssets.includes(currency)) return 8;
-  const digits = cc.code(currency)?.digits;
-  return typeof digits === 'number' && Number.isInteger(digits) && digits >= 0 && digits <= 8 ? digits : 2;
-}
+const clip = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));
 
-const MAX_UNITS = 2 ** 51;
-
-function scoreAt(prepared: Prepared, policy: Policy, amount: number): number {
-  const raw = { ...prepared.fixed, ...amountValues(prepared.terms, amount) } as Record<SignalName, number>;
-  return scoreFromSignals(policy.bias, referenceAssemble(raw, policy));
-}
-
-const contribution = (weight: number, raw: number) => weight * (Number.isFinite(raw) ? round4(raw) : 0);
-
-function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
-  let fixedZ = policy.bias;
-  for (const [name, raw] of Object.entries(prepared.fixed) as [SignalName, number][])
-    fixedZ += contribution(policy.weights[name], raw);
-  const w = AMOUNT_SIGNALS.map((n) => policy.weights[n]);
-  return (amount) => {
-    const v = amountValues(prepared.terms, amount);
-    const z =
-      fixedZ +
-      contribution(w[0]!, v[AMOUNT_SIGNALS[0]]) +
-      contribution(w[1]!, v[AMOUNT_SIGNALS[1]]) +
-      contribution(w[2]!, v[AMOUNT_SIGNALS[2]]);
-    return Math.round(100 / (1 + Math.exp(-z)));
+/**
+ * The amount signals from the docs' table. The excess is how many standard deviations ln(amount)
+ * lies beyond the history's mean and the free first σ; for a clean entity never more than
+ * ln(amount / tier limit) / std (an amount within the limit costs nothing); without a history, the
+ * excess over the tier limit alone (0 without a reference amount), and amount_vs_history at least
+ * noHistoryValue for an entity with a warning sign. Each capped at the policy's amount cap.
+ */
+export function referenceAmountValues(t: Prepared['terms'], amount: number): Record<AmountSignal, number> {
+  let excess = 0;
+  if (amount > 0) {
+    const overLimit = t.limit > 0 ? clip(Math.log(amount / t.limit) / t.std, 0, t.cap) : null;
+    if (!t.hasHistory) excess = overLimit ?? 0;
+    else {
+      const own = clip((Math.log(amount) - t.logMean) / t.std - t.toleranceSigma, 0, t.cap);
+      excess = t.clean && overLimit !== null ? Math.min(own, overLimit) : own;
+    }
+  }
+  return {
+    amount_vs_history: t.hasHistory || t.clean ? excess : Math.max(t.noHistoryValue, excess),
+    cash_out_burst: Math.sqrt(excess * t.burst),
+    new_counterparty_large_trade: t.newCounterparty ? excess : 0,
   };
 }
 
-function locate(below: (amount: number) => boolean, at: (units: number) => number, top: number): number | null {
-  if (below(Infinity)) return null;
-  if (!below(at(1))) return 0;
-  if (below(at(top))) return top;
-  let lo = 1;
-  let hi = top;
-  while (hi - lo > 1) {
-    const mid = lo + Math.floor((hi - lo) / 2);
-    if (below(at(mid))) lo = mid;
-    else hi = mid;
-  }
-  return lo;
+/** The score the model gives the entity and context of `prepared` at `amount`, from the reference sum. */
+export function referenceScoreAt(prepared: Prepared, policy: Policy, amount: number): number {
+  const raw = { ...prepared.fixed, ...referenceAmountValues(prepared.terms, amount) };
+  return scoreFromSignals(policy.bias, referenceAssemble(raw, policy));
 }
 
-/** safeAmount before issue 13. */
+/**
+ * ISO 4217 minor units of the fiat currencies the tests quote (the standard's table, not a
+ * library's); the policy's crypto assets are quoted to 8 decimals (docs/decisions.md).
+ */
+const ISO_DIGITS: Readonly<Record<string, number>> = { USD: 2, EUR: 2, GBP: 2, NGN: 2, JPY: 0, XOF: 0, BHD: 3 };
+function referenceDigits(currency: string, policy: Policy): number {
+  if (policy.cryptoAssets.includes(currency)) return 8;
+  const digits = ISO_DIGITS[currency];
+  if (digits === undefined) throw new Error(`the reference does not know ${currency}'s minor unit`);
+  return digits;
+}
+
+/** The grid ends at 2^51 minor units (docs/decisions.md, "safe_amount precision"). */
+const LAST_UNIT = 2 ** 51;
+
+/**
+ * safe_amount by its definition, searched on the reference score over the whole grid: null when
+ * no amount at all reaches `high` (the largest double stands for every amount: each amount signal
+ * is non-decreasing and capped); 0 when one minor unit already does; the grid's last amount when
+ * it is still below; else the unit k with k below and k + 1 not, by bisection (the score is
+ * non-decreasing in the amount: a property test checks that on the same reference score).
+ */
 export function referenceSafeAmount(
   profile: EntityProfile,
   request: ScoreRequest,
   policy: Policy,
   now: number,
 ): number | null {
-  const high = policy.thresholds.high;
   const prepared = prepare(profile, request, policy, now);
-  const scale = 10 ** minorUnitDigits(request.currency, policy.cryptoAssets);
-  const at = (units: number) => units / scale;
-  const exact = (amount: number) => scoreAt(prepared, policy, amount) < high;
-  const fast = fastScorer(prepared, policy);
-  const t = prepared.terms;
-  const saturated = Math.max(
-    Math.exp(t.logMean + t.std * (t.toleranceSigma + t.cap)),
-    t.limit * Math.exp(t.std * t.cap),
-  );
-  const top = t.hasHistory ? Math.min(MAX_UNITS, Math.max(2, Math.ceil(saturated * scale) + 1)) : MAX_UNITS;
-  const found = locate((amount) => fast(amount) < high, at, top);
-  const ok =
-    found === null
-      ? exact(Infinity)
-      : found === 0
-        ? !exact(at(1))
-        : found === top
-          ? exact(at(top))
-          : exact(at(found)) && !exact(at(found + 1));
-  const units = ok ? found : locate(exact, at, top);
-  return units === null ? null : at(units);
+  const scale = 10 ** referenceDigits(request.currency, policy);
+  const below = (amount: number) => referenceScoreAt(prepared, policy, amount) < policy.thresholds.high;
+  if (below(Number.MAX_VALUE)) return null;
+  if (!below(1 / scale)) return 0;
+  if (below(LAST_UNIT / scale)) return LAST_UNIT / scale;
+  let lo = 1;
+  let hi = LAST_UNIT;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (below(mid / scale)) lo = mid;
+    else hi = mid;
+  }
+  return lo / scale;
 }

@@ -3,11 +3,11 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
-import { evaluate } from '../../src/model/signal-model.ts';
+import { evaluate, prepare } from '../../src/model/signal-model.ts';
 import { MAX_UNITS, minorUnitDigits, safeAmount, safeAmountFrom, scoreForAmount } from '../../src/trust/safe-amount.ts';
 import type { EntityProfile, ScoreRequest } from '../../src/model/types.ts';
 import { anyPolicy, freshProfile, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
-import { referenceSafeAmount } from '../helpers/reference-model.ts';
+import { referenceSafeAmount, referenceScoreAt } from '../helpers/reference-model.ts';
 
 const REQ: ScoreRequest = { entity_id: 'e1', amount: 100, currency: 'USD', context: {} };
 const at = (p: EntityProfile, r: ScoreRequest, policy: Policy, amount: number) =>
@@ -47,7 +47,7 @@ describe('safe_amount: properties', () => {
     );
   });
 
-  test('the same answer as the implementation before issue 13 (which sorted every signal list in full)', () => {
+  test('the same answer as a plain search of the whole grid on the reference score', () => {
     fc.assert(
       fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
         const expected = referenceSafeAmount(p, r, policy, NOW);
@@ -56,6 +56,49 @@ describe('safe_amount: properties', () => {
         assert.equal(safeAmountFrom(evaluate(p, r, policy, NOW).prepared, r.currency, policy), expected);
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  test('the reference score is the model score at every amount, and never falls as the amount grows', () => {
+    const amount = fc.double({ min: 1e-8, max: 1e16, noNaN: true });
+    fc.assert(
+      fc.property(profileArb, requestArb, anyPolicy, amount, amount, (p, r, policy, a, b) => {
+        const prepared = prepare(p, r, policy, NOW);
+        const [small, large] = a <= b ? [a, b] : [b, a];
+        assert.equal(referenceScoreAt(prepared, policy, small), at(p, r, policy, small));
+        assert.ok(referenceScoreAt(prepared, policy, small) <= referenceScoreAt(prepared, policy, large));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test('amount_vs_history alone: the closed form, to one minor unit', () => {
+    // Only amount_vs_history weighs, in XOF (whole francs, no reference amount, so no tier limit):
+    // score = round(100·σ(b + w·v)), v = round4(clip((ln a − m)/s − 1, 0, 4)). Since Math.round rounds
+    // half up, the score stays below high while b + w·v < logit((high − ½)/100), that is while
+    // v < V; on the 4-decimal grid, while (ln a − m)/s − 1 < (⌈10⁴V⌉ − ½)/10⁴.
+    const zero = Object.fromEntries(Object.keys(DEFAULT_POLICY.weights).map((k) => [k, 0])) as Policy['weights'];
+    const params = fc.record({
+      m: fc.double({ min: 0, max: Math.log(1e6), noNaN: true }),
+      s: fc.double({ min: 0.5, max: 2, noNaN: true }),
+      w: fc.double({ min: 0.1, max: 5, noNaN: true }),
+      bias: fc.double({ min: -6, max: 2, noNaN: true }),
+      high: fc.integer({ min: 2, max: 98 }),
+    });
+    fc.assert(
+      fc.property(params, ({ m, s, w, bias, high }) => {
+        const p = veteranProfile();
+        p.amountStats = { n: 200, logMean: m, logM2: 199 * s * s, volume: 200 * Math.exp(m) };
+        const policy = { ...DEFAULT_POLICY, bias, weights: { ...zero, amount_vs_history: w } };
+        policy.thresholds = { medium: 1, high, critical: 99 };
+        const v = (Math.log((high - 0.5) / 100 / (1 - (high - 0.5) / 100)) - bias) / w;
+        const grid = (Math.ceil(v * 1e4) - 0.5) / 1e4;
+        const expected = v > 4 ? null : v <= 0 ? 0 : Math.max(0, Math.ceil(Math.exp(m + s * (1 + grid))) - 1);
+        const safe = safeAmount(p, { ...REQ, currency: 'XOF' }, policy, NOW);
+        if (expected === null || safe === null) assert.equal(safe, expected);
+        else assert.ok(Math.abs(safe - expected) <= 1, `safe ${safe}, closed form ${expected}`);
+      }),
+      { numRuns: 500 },
     );
   });
 
