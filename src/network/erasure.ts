@@ -3,17 +3,18 @@
 // their next pull), the identifiers queued because scores for it named them go, and what peers said
 // about its identifiers (resolutions and matches) goes unless another live entity still holds them.
 import { sql } from 'kysely';
-import type { Dialect } from '../store/dialect.ts';
-import { withdrawErased, type Identifier } from './publisher.ts';
+import type { Store } from '../store/db.ts';
+import { withdrawErased } from './publisher.ts';
+import type { Identifier } from './publish-plan.ts';
 import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
 
 export async function eraseFromNetwork(
   trx: NetworkDb,
-  dialect: Dialect,
+  store: Store,
   entityId: string,
   identifiers: Identifier[],
 ): Promise<void> {
-  await withdrawErased(trx, dialect, entityId, identifiers);
+  await withdrawErased(trx, store, entityId, identifiers);
   const queued = await trx
     .deleteFrom('network_pending')
     .where('entity_id', '=', entityId)

@@ -9,19 +9,17 @@
 // in chunks of 500, each chunk's PRF work done before its write transaction (in the worker thread
 // when it is more than a few), each chunk written in its own short transaction. Pulls read the
 // stored set; they never recompute it.
-import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
-import type { Dialect } from '../store/dialect.ts';
-import { PUBLISH_EVENT_TYPES } from '../store/migrations/020_network_incremental.ts';
-import { ownEntries, prfInput, type Label } from './oprf.ts';
-import { type FlagKind } from '../model/network-signal.ts';
+import type { Store } from '../store/db.ts';
+import { lockingRows } from '../store/row-locks.ts';
+import { ownEntries, prfInput } from './oprf.ts';
 import { ownEntriesOff } from './oprf-thread.ts';
 import type { NetworkIdentity } from './identity.ts';
-import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
+import { ENTITY_TYPE, networkDb, type NetworkDb } from './tables.ts';
+import { changedSince, diff, flaggedNow, type Identifier } from './publish-plan.ts';
 
 const CHUNK = 500;
-const QUERY_CHUNK = 200;
 /** Up to this many new entries a chunk evaluates inline (a few ms each); more go to the worker thread. */
 const INLINE_PRF = 16;
 /**
@@ -31,148 +29,34 @@ const INLINE_PRF = 16;
 const MARGIN_MS = 120_000;
 const ENTITY_IDS_SETTING = 'network_published_entity_ids';
 
-export interface Identifier {
-  idType: string;
-  hash: string;
-}
-
-/** A local name for an identifier in the published set: its hash is not kept there. */
-const sourceOf = (id: Identifier) =>
-  createHash('sha256').update(`vouch-network/v1 source\0${id.idType}\0${id.hash}`).digest('base64url');
-const keyOf = (id: Identifier) => `${id.idType}\0${id.hash}`;
-
-const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
-
-interface FlagRow {
-  fraud_reports: number | string;
-  chargebacks: number | string;
-  blocklisted: number | string;
-  disputes_lost: number | string;
-  flagged_at: number | string;
-  last_event_at: number | string;
-}
-
-function addTo(label: Label, row: FlagRow): void {
-  const add = (kind: FlagKind, count: number) => {
-    if (count > 0) label.kinds[kind] = (label.kinds[kind] ?? 0) + count;
-  };
-  add('fraud_report', Number(row.fraud_reports));
-  add('chargeback', Number(row.chargebacks));
-  add('blocklisted', Number(row.blocklisted));
-  add('dispute_lost', Number(row.disputes_lost));
-  // flagged_at dates the latest flag (017_rings); a lost dispute known only from the winner's side is dated by the last event.
-  const month = monthOf(Number(row.flagged_at) > 0 ? Number(row.flagged_at) : Number(row.last_event_at));
-  if (month > label.latest_month) label.latest_month = month;
-}
-
-const FLAG_COLUMNS = [
-  'e.fraud_reports',
-  'e.chargebacks',
-  'e.blocklisted',
-  'e.disputes_lost',
-  'e.flagged_at',
-  'e.last_event_at',
-] as const;
-/** The holder (entities as e) has a flag of a kind a label carries. */
-const FLAGGED_HOLDER = sql<boolean>`(e.fraud_reports > 0 or e.chargebacks > 0 or e.blocklisted = 1 or e.disputes_lost > 0)`;
-
-/** The labels `ids` carry now: summed over their flagged live holders (the `entity` type: that entity's own). */
-async function labelsFor(db: NetworkDb, ids: Identifier[], entityIds: boolean): Promise<Map<string, Label>> {
-  const labels = new Map<string, Label>();
-  const add = (id: Identifier, row: FlagRow) => {
-    const label = labels.get(keyOf(id)) ?? { kinds: {}, latest_month: '0000-01' };
-    addTo(label, row);
-    labels.set(keyOf(id), label);
-  };
-  const byType = new Map<string, string[]>();
-  for (const id of ids) {
-    const hashes = byType.get(id.idType);
-    if (hashes) hashes.push(id.hash);
-    else byType.set(id.idType, [id.hash]);
-  }
-  for (const [idType, hashes] of byType) {
-    if (idType === ENTITY_TYPE && !entityIds) continue;
-    for (let i = 0; i < hashes.length; i += QUERY_CHUNK) {
-      const chunk = hashes.slice(i, i + QUERY_CHUNK);
-      if (idType === ENTITY_TYPE) {
-        const rows = await db
-          .selectFrom('entities as e')
-          .select(['e.entity_id', ...FLAG_COLUMNS])
-          .where('e.environment', '=', 'live')
-          .where('e.entity_id', 'in', chunk)
-          .where(FLAGGED_HOLDER)
-          .execute();
-        for (const row of rows) add({ idType, hash: row.entity_id }, row);
-      } else {
-        const rows = await db
-          .selectFrom('identifiers as i')
-          .innerJoin('entities as e', (j) =>
-            j.onRef('e.environment', '=', 'i.environment').onRef('e.entity_id', '=', 'i.entity_id'),
-          )
-          .select(['i.hash', ...FLAG_COLUMNS])
-          .where('i.environment', '=', 'live')
-          .where('i.id_type', '=', idType)
-          .where('i.hash', 'in', chunk)
-          .where(FLAGGED_HOLDER)
-          .execute();
-        for (const row of rows) add({ idType, hash: row.hash }, row);
-      }
-    }
-  }
-  return labels;
-}
-
-const canonical = (label: Label) =>
-  JSON.stringify({ kinds: Object.fromEntries(Object.entries(label.kinds).sort()), latest_month: label.latest_month });
-
 type Prf = Map<string, { tag: string; labelKey: string }>;
-
-/** What a chunk needs: entries to add (they need a PRF), to relabel, to withdraw. */
-async function diff(db: NetworkDb, ids: Identifier[], entityIds: boolean) {
-  const labels = await labelsFor(db, ids, entityIds);
-  const sources = ids.map(sourceOf);
-  const stored = new Map<string, { tag: string; label: string | null }>();
-  for (let i = 0; i < sources.length; i += QUERY_CHUNK) {
-    const rows = await db
-      .selectFrom('network_published')
-      .select(['tag', 'source', 'label'])
-      .where('source', 'in', sources.slice(i, i + QUERY_CHUNK))
-      .execute();
-    for (const row of rows) stored.set(row.source!, { tag: row.tag, label: row.label });
-  }
-  const fresh: Array<{ id: Identifier; source: string; label: string }> = [];
-  const relabel: Array<{ tag: string; label: string }> = [];
-  const withdraw: string[] = [];
-  ids.forEach((id, i) => {
-    const label = labels.get(keyOf(id));
-    const held = stored.get(sources[i]!);
-    if (!label) {
-      if (held) withdraw.push(held.tag);
-    } else if (!held) fresh.push({ id, source: sources[i]!, label: canonical(label) });
-    else if (held.label !== canonical(label)) relabel.push({ tag: held.tag, label: canonical(label) });
-  });
-  return { fresh, relabel, withdraw, wanted: sources.filter((_, i) => labels.has(keyOf(ids[i]!))) };
-}
 
 /**
  * Brings the rows of `ids` in line with the history, in one short transaction; `prf` holds the
  * tags of new entries (computed before). Answers false when an entry turned out to need a PRF it
  * was not given (the history changed meanwhile): the caller leaves it to the next refresh.
  */
-const write = (db: NetworkDb, dialect: Dialect, ids: Identifier[], entityIds: boolean, prf: Prf) =>
-  db.transaction().execute((trx) => writeIn(trx, dialect, ids, entityIds, prf));
+const write = (store: Store, ids: Identifier[], entityIds: boolean, prf: Prf) =>
+  networkDb(store.db)
+    .transaction()
+    .execute((trx) => writeIn(trx, store, ids, entityIds, prf));
+
+/**
+ * The identity row orders the writers of the set, so sequence numbers commit in order (a store that
+ * runs one write transaction at a time orders them without it).
+ */
+const orderWriters = (trx: NetworkDb, store: Store) =>
+  lockingRows(store, trx.selectFrom('network_identity').select('id').where('id', '=', 'self')).execute();
 
 /** write, inside the caller's transaction. */
 async function writeIn(
   trx: NetworkDb,
-  dialect: Dialect,
+  store: Store,
   ids: Identifier[],
   entityIds: boolean,
   prf: Prf,
 ): Promise<{ changed: number; complete: boolean }> {
-  // On PostgreSQL the identity row orders the writers, so sequence numbers commit in order.
-  if (dialect === 'postgres')
-    await trx.selectFrom('network_identity').select('id').where('id', '=', 'self').forUpdate().execute();
+  await orderWriters(trx, store);
   const { fresh, relabel, withdraw } = await diff(trx, ids, entityIds);
   let seq = Number(
     (
@@ -231,77 +115,6 @@ async function writeIn(
   return { changed: withdraw.length + relabel.length + rows.length, complete: rows.length === fresh.length };
 }
 
-/** Identifiers whose published entry may have changed since `since` (ingestion time). */
-async function changedSince(db: NetworkDb, since: number, entityIds: boolean): Promise<Identifier[]> {
-  const ids = new Map<string, Identifier>();
-  const put = (id: Identifier) => ids.set(keyOf(id), id);
-  const entities = new Set<string>();
-  // The types as literals: SQLite uses the partial index (020) only when the query names the same list, not parameters.
-  const events = await db
-    .selectFrom('events')
-    .select(['entity_id', 'type', 'payload'])
-    .where('environment', '=', 'live')
-    .where(sql<boolean>`type in (${sql.join(PUBLISH_EVENT_TYPES.map((t) => sql.lit(t)))})`)
-    .where('ingested_at', '>=', since)
-    .execute();
-  for (const ev of events) {
-    entities.add(ev.entity_id);
-    // A dispute resolved in the entity's favour is a loss of its counterparty.
-    if (ev.type !== 'dispute.resolved') continue;
-    try {
-      const other = (JSON.parse(ev.payload) as { counterparty_id?: unknown }).counterparty_id;
-      if (typeof other === 'string') entities.add(other);
-    } catch {
-      // a payload that is not JSON names no counterparty
-    }
-  }
-  const linked = await db
-    .selectFrom('identifiers')
-    .select(['id_type', 'hash'])
-    .where('environment', '=', 'live')
-    .where('created_at', '>=', since)
-    .execute();
-  for (const l of linked) put({ idType: l.id_type, hash: l.hash });
-  const list = [...entities];
-  for (let i = 0; i < list.length; i += QUERY_CHUNK) {
-    const chunk = list.slice(i, i + QUERY_CHUNK);
-    const held = await db
-      .selectFrom('identifiers')
-      .select(['id_type', 'hash'])
-      .where('environment', '=', 'live')
-      .where('entity_id', 'in', chunk)
-      .execute();
-    for (const h of held) put({ idType: h.id_type, hash: h.hash });
-    if (entityIds) for (const e of chunk) put({ idType: ENTITY_TYPE, hash: e });
-  }
-  return [...ids.values()];
-}
-
-/** Every identifier the live history flags now (a refresh from the start). */
-async function flaggedNow(db: NetworkDb, entityIds: boolean): Promise<Identifier[]> {
-  const rows = await db
-    .selectFrom('identifiers as i')
-    .innerJoin('entities as e', (j) =>
-      j.onRef('e.environment', '=', 'i.environment').onRef('e.entity_id', '=', 'i.entity_id'),
-    )
-    .select(['i.id_type', 'i.hash'])
-    .distinct()
-    .where('i.environment', '=', 'live')
-    .where(FLAGGED_HOLDER)
-    .execute();
-  const ids = rows.map((r) => ({ idType: r.id_type, hash: r.hash }));
-  if (entityIds) {
-    const entities = await db
-      .selectFrom('entities as e')
-      .select('e.entity_id')
-      .where('e.environment', '=', 'live')
-      .where(FLAGGED_HOLDER)
-      .execute();
-    for (const e of entities) ids.push({ idType: ENTITY_TYPE, hash: e.entity_id });
-  }
-  return ids;
-}
-
 export interface RefreshResult {
   /** entries published now */
   published: number;
@@ -311,7 +124,6 @@ export interface RefreshResult {
 }
 
 export interface PublishOptions {
-  dialect: Dialect;
   /** entity ids follow the members' common hashing: publish flagged entities under the `entity` type */
   entityIds: boolean;
 }
@@ -322,10 +134,11 @@ export interface PublishOptions {
  * flagged). Chunks of 500 identifiers; the PRF of new ones before each chunk's transaction.
  */
 export async function refreshPublished(
-  db: NetworkDb,
+  store: Store,
   identity: NetworkIdentity,
-  { dialect, entityIds }: PublishOptions,
+  { entityIds }: PublishOptions,
 ): Promise<RefreshResult> {
+  const db = networkDb(store.db);
   const started = Date.now();
   const self = await db
     .selectFrom('network_identity')
@@ -356,12 +169,12 @@ export async function refreshPublished(
           ? ownEntries(identity.oprf.secretKey, inputs)
           : await ownEntriesOff(identity.oprf.secretKey, inputs);
     const prf: Prf = new Map(planned.fresh.map((f, j) => [f.source, outputs[j]!]));
-    const result = await write(db, dialect, chunk, entityIds, prf);
+    const result = await write(store, chunk, entityIds, prf);
     changed += result.changed;
     complete &&= result.complete;
     await yieldToLoop();
   }
-  if (full) changed += await withdrawUnwanted(db, dialect, wanted, started);
+  if (full) changed += await withdrawUnwanted(store, wanted, started);
   if (complete) {
     await db.updateTable('network_identity').set({ published_through: started }).where('id', '=', 'self').execute();
     await db
@@ -383,12 +196,8 @@ export async function refreshPublished(
 }
 
 /** A refresh from the start: entries published before it began and no longer wanted become tombstones. */
-async function withdrawUnwanted(
-  db: NetworkDb,
-  dialect: Dialect,
-  wanted: Set<string>,
-  started: number,
-): Promise<number> {
+async function withdrawUnwanted(store: Store, wanted: Set<string>, started: number): Promise<number> {
+  const db = networkDb(store.db);
   const rows = await db
     .selectFrom('network_published')
     .select(['tag', 'source'])
@@ -398,8 +207,7 @@ async function withdrawUnwanted(
   const gone = rows.filter((r) => !wanted.has(r.source!)).map((r) => r.tag);
   for (let i = 0; i < gone.length; i += CHUNK) {
     await db.transaction().execute(async (trx) => {
-      if (dialect === 'postgres')
-        await trx.selectFrom('network_identity').select('id').where('id', '=', 'self').forUpdate().execute();
+      await orderWriters(trx, store);
       let seq = Number(
         (
           await trx
@@ -428,10 +236,10 @@ async function withdrawUnwanted(
  */
 export async function withdrawErased(
   trx: NetworkDb,
-  dialect: Dialect,
+  store: Store,
   entityId: string,
   identifiers: Identifier[],
 ): Promise<void> {
   const ids = [...identifiers, { idType: ENTITY_TYPE, hash: entityId }];
-  for (let i = 0; i < ids.length; i += CHUNK) await writeIn(trx, dialect, ids.slice(i, i + CHUNK), true, new Map());
+  for (let i = 0; i < ids.length; i += CHUNK) await writeIn(trx, store, ids.slice(i, i + CHUNK), true, new Map());
 }

@@ -106,7 +106,7 @@ export async function startNetwork(
   // One refresh of the published set at a time in this process; callers share it, and its failure is logged, not thrown.
   let refreshing: Promise<void> | undefined;
   const refresh = () =>
-    (refreshing ??= refreshPublished(db, identity, { dialect: store.dialect, entityIds: commonEntityIds })
+    (refreshing ??= refreshPublished(store, identity, { entityIds: commonEntityIds })
       .then((r) => metrics.setPublished(r.published))
       .catch((err: unknown) =>
         app.log.warn(

@@ -8,7 +8,8 @@ import { parseLabel } from './oprf.ts';
 import type { FlagKind, PeerFlag } from '../model/network-signal.ts';
 import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
 import { sql, type RawBuilder } from 'kysely';
-import type { Dialect } from '../store/dialect.ts';
+import type { Store } from '../store/db.ts';
+import { jsonRowsSql } from '../store/json-rows.ts';
 
 export interface IdentifierRef {
   type: string;
@@ -55,18 +56,17 @@ const byPeerId = (byPeer: Map<string, PeerFlag>): PeerFlag[] =>
  * none. Only the live environment takes part.
  */
 export function networkMatchesSql(
-  dialect: Dialect,
+  store: Store,
   env: unknown,
   keys: RawBuilder<unknown>,
   entityId: unknown,
-): RawBuilder<unknown> {
+): RawBuilder<string | null> {
   const from = sql`from (${keys} union select cast(${sql.lit(ENTITY_TYPE)} as text), cast(${entityId} as text)) k
       join network_matches nm on nm.id_type = k.id_type and nm.hash = k.hash
       join network_peers np on np.id = nm.peer_id
       where np.status = 'active' and ${env} = 'live'`;
-  return dialect === 'postgres'
-    ? sql`(select cast(json_agg(json_build_object('peer_id', nm.peer_id, 'name', np.name, 'weight', np.weight, 'label', nm.label)) as text) ${from})`
-    : sql`(select json_group_array(json_object('peer_id', nm.peer_id, 'name', np.name, 'weight', np.weight, 'label', nm.label)) ${from})`;
+  const fields = { peer_id: sql`nm.peer_id`, name: sql`np.name`, weight: sql`np.weight`, label: sql`nm.label` };
+  return jsonRowsSql(store, fields, from);
 }
 
 /**

@@ -15,6 +15,8 @@ import { Type, type Static } from 'typebox';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
+import { lockingRows } from '../store/row-locks.ts';
+import { foldWriteAheadLog, zeroDeletedBytes } from '../store/secure-delete.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import { ProblemSchema } from '../http/problem.ts';
@@ -24,15 +26,14 @@ import { newId } from '../lib/ids.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { eraseFromNetwork } from '../network/erasure.ts';
 import { networkDb } from '../network/tables.ts';
-import { canonicalJson } from './cache.ts';
-import { containsJsonString, replaceDeep, replaceToken, replaceTokensDeep } from './erasure-text.ts';
+import { replaceToken, replaceTokensDeep } from './erasure-text.ts';
+import { scrubCounterparties, scrubFanouts, scrubJson, scrubLabelNotes } from './erasure-scrub.ts';
 import { eraseFromRulesAndReviews } from './erasure-rules.ts';
 import { isFlagged } from './linkage.ts';
 import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
 import type { Environment, Principal } from '../lib/principal.ts';
 
 const SALT_SETTING = 'erasure_salt';
-const CHUNK = 200;
 
 /** The deployment's salt, created once (the first erasure) and shared by every instance through the store. */
 async function erasureSalt(db: Kysely<Database>): Promise<string> {
@@ -52,151 +53,6 @@ async function erasureSalt(db: Kysely<Database>): Promise<string> {
 /** What an erased id becomes: stable per deployment (the same entity's decisions still group), not reversible without the salt. */
 function erasedId(salt: string, entityId: string): string {
   return `erased_${createHmac('sha256', salt).update(entityId, 'utf8').digest('hex')}`;
-}
-
-/** Flag fan-outs not yet expanded into webhook events name the entity in their facts and plan. */
-async function scrubFanouts(trx: Transaction<Database>, env: Environment, id: string, digest: string): Promise<void> {
-  const pattern = containsJsonString(id);
-  const rows = await trx
-    .selectFrom('webhook_fanouts')
-    .select(['id', 'facts', 'plan'])
-    .where('environment', '=', env)
-    .where((eb) =>
-      eb.or([sql<boolean>`facts like ${pattern} escape '\\'`, sql<boolean>`plan like ${pattern} escape '\\'`]),
-    )
-    .execute();
-  for (const row of rows) {
-    const rewrite = (text: string) => JSON.stringify(replaceDeep(JSON.parse(text), id, digest));
-    await trx
-      .updateTable('webhook_fanouts')
-      .set({ facts: rewrite(row.facts), plan: row.plan === null ? null : rewrite(row.plan) })
-      .where('id', '=', row.id)
-      .execute();
-  }
-}
-
-/** Label notes that name the id (operators write free text) name the digest instead. */
-async function scrubLabelNotes(
-  trx: Transaction<Database>,
-  env: Environment,
-  id: string,
-  digest: string,
-): Promise<void> {
-  const pattern = `%${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows = await trx
-    .selectFrom('decisions')
-    .select(['id', 'label_note'])
-    .where('environment', '=', env)
-    .where(sql<boolean>`label_note like ${pattern} escape '\\'`)
-    .execute();
-  for (const row of rows) {
-    const note = replaceToken(row.label_note ?? '', id, digest);
-    if (note !== row.label_note)
-      await trx.updateTable('decisions').set({ label_note: note }).where('id', '=', row.id).execute();
-  }
-}
-
-/**
- * Rows of `table` whose JSON column mentions the id: rewritten with the digest. The LIKE is only a
- * filter (SQLite's is case-insensitive); the replacement is exact.
- */
-async function scrubJson(
-  trx: Transaction<Database>,
-  env: Environment,
-  table: 'events' | 'decisions' | 'webhook_events',
-  id: string,
-  digest: string,
-  canonical: boolean,
-): Promise<void> {
-  const pattern = containsJsonString(id);
-  const rows =
-    table === 'events'
-      ? await trx
-          .selectFrom('events')
-          .select(['client_id', 'event_id', 'payload as text'])
-          .where('environment', '=', env)
-          .where(sql<boolean>`payload like ${pattern} escape '\\'`)
-          .execute()
-      : table === 'decisions'
-        ? await trx
-            .selectFrom('decisions')
-            .select(['id', 'result as text'])
-            .where('environment', '=', env)
-            .where(sql<boolean>`result like ${pattern} escape '\\'`)
-            .execute()
-        : await trx
-            .selectFrom('webhook_events')
-            .select(['id', 'data as text'])
-            .where('environment', '=', env)
-            .where(sql<boolean>`data like ${pattern} escape '\\'`)
-            .execute();
-  for (const row of rows) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(row.text);
-    } catch {
-      continue;
-    }
-    const replaced = replaceDeep(parsed, id, digest);
-    const text = canonical ? canonicalJson(replaced) : JSON.stringify(replaced);
-    if (text === row.text) continue;
-    if (table === 'events') {
-      const r = row as { client_id: string; event_id: string };
-      await trx
-        .updateTable('events')
-        .set({ payload: text })
-        .where('environment', '=', env)
-        .where('client_id', '=', r.client_id)
-        .where('event_id', '=', r.event_id)
-        .execute();
-    } else if (table === 'decisions') {
-      await trx
-        .updateTable('decisions')
-        .set({ result: text })
-        .where('id', '=', (row as { id: string }).id)
-        .execute();
-    } else {
-      await trx
-        .updateTable('webhook_events')
-        .set({ data: text })
-        .where('id', '=', (row as { id: string }).id)
-        .execute();
-    }
-  }
-}
-
-/** Other entities' counterparty rows naming the erased one now name its digest (merged if that row exists). */
-async function scrubCounterparties(
-  trx: Transaction<Database>,
-  env: Environment,
-  id: string,
-  digest: string,
-): Promise<void> {
-  const rows = await trx
-    .selectFrom('entity_counterparties')
-    .selectAll()
-    .where('environment', '=', env)
-    .where('counterparty_id', '=', id)
-    .execute();
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const batch = rows
-      .slice(i, i + CHUNK)
-      .map((r) => ({ environment: env, entity_id: r.entity_id, counterparty_id: digest, trades: Number(r.trades) }));
-    await trx
-      .insertInto('entity_counterparties')
-      .values(batch)
-      .onConflict((oc) =>
-        oc.columns(['environment', 'entity_id', 'counterparty_id']).doUpdateSet({
-          trades: sql`entity_counterparties.trades + excluded.trades`,
-        }),
-      )
-      .execute();
-  }
-  await trx
-    .deleteFrom('entity_counterparties')
-    .where('environment', '=', env)
-    .where('counterparty_id', '=', id)
-    .execute();
 }
 
 /** The entity's identifier links go; each identifier's holder counts drop and its version moves (cached scores of the other holders re-check). */
@@ -247,19 +103,20 @@ async function eraseEntity(
   const env = principal.environment;
   const erasureId = newId('era');
   const digest = erasedId(await erasureSalt(store.db), id);
-  // SQLite keeps deleted rows' bytes in free pages and in the WAL: zero them as they are freed
-  // (the setting stays on for this connection), and fold the WAL into the file afterwards.
-  store.sqlite?.pragma('secure_delete = ON');
+  // Deleted rows' bytes must not outlive them in the store's free pages or log: zeroed as they are
+  // freed, and the log folded into the file afterwards.
+  zeroDeletedBytes(store);
   const eventsDeleted = await store.db.transaction().execute(async (trx) => {
-    // PostgreSQL: the entity row is locked first, as ingestion locks it, so a concurrent batch for
-    // this entity runs entirely before or entirely after the erasure.
-    let entity = trx
-      .selectFrom('entities')
-      .select(['fraud_reports', 'blocklisted'])
-      .where('environment', '=', env)
-      .where('entity_id', '=', id);
-    if (store.dialect === 'postgres') entity = entity.forUpdate();
-    const row = await entity.executeTakeFirst();
+    // The entity row is locked first, as ingestion locks it, so a concurrent batch for this entity
+    // runs entirely before or entirely after the erasure.
+    const row = await lockingRows(
+      store,
+      trx
+        .selectFrom('entities')
+        .select(['fraud_reports', 'blocklisted'])
+        .where('environment', '=', env)
+        .where('entity_id', '=', id),
+    ).executeTakeFirst();
     const flagged = row
       ? isFlagged({ fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted) })
       : false;
@@ -278,7 +135,7 @@ async function eraseEntity(
     if (env === 'live')
       await eraseFromNetwork(
         networkDb(trx),
-        store.dialect,
+        store,
         id,
         held.map((h) => ({ idType: h.id_type, hash: h.hash })),
       );
@@ -336,11 +193,7 @@ async function eraseEntity(
     return count;
   });
   store.changes.localWrite();
-  try {
-    store.sqlite?.pragma('wal_checkpoint(TRUNCATE)');
-  } catch {
-    // Another process reading: its next checkpoint folds the frames in.
-  }
+  foldWriteAheadLog(store);
   await feed.announce('entity', digest);
   return { eventsDeleted, digest, erasureId };
 }

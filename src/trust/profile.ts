@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Store } from '../store/db.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 import type { DecayedCounts, EntityProfile, LinkedIdentifier } from '../model/types.ts';
-import { BUCKET_MS } from './ingest.ts';
+import { BUCKET_MS } from './apply-event.ts';
 import type { Environment } from '../lib/principal.ts';
 import { networkMatchesSql, networkVersionSql, parseNetworkMatches } from '../network/signal.ts';
 import { readNeighbourhood, SCORE_CAPS } from '../rings/read.ts';
@@ -147,7 +147,7 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
           (${counterpartyTradesSql(env, id, counterparty)}) as counterparty_trades,
           l.flagged as linked_flagged, l.holders as linked_holders,
           (select count(*) from identifiers o where o.environment = ${env} and o.entity_id = ${id}) as own_identifiers,
-          ${networkMatchesSql(store.dialect, env, identifierKeys(env, id, pairs), id)} as network
+          ${networkMatchesSql(store, env, identifierKeys(env, id, pairs), id)} as network
         from (select 1 as one) q ${stateJoins(env, id, pairs)}
         left join entity_currency c on c.environment = ${env} and c.entity_id = ${id} and c.currency = ${currency}
       `.compile(store.db);

@@ -25,7 +25,7 @@ describeEachBackend('the published set, incremental', (ctx) => {
   let identity: NetworkIdentity;
   const peer = standInPeer();
   const db = () => networkDb(ctx().store.db);
-  const refresh = (entityIds = false) => refreshPublished(db(), identity, { dialect: ctx().store.dialect, entityIds });
+  const refresh = (entityIds = false) => refreshPublished(ctx().store, identity, { entityIds });
   const events = async (list: object[]) => {
     const res = await ctx().inject({
       method: 'POST',

@@ -1,0 +1,204 @@
+// What a refresh of the published set (publisher.ts) looks at, and what it would change: the
+// identifiers whose history changed since a watermark (or every flagged one, from the start), the
+// label each carries now, summed over its flagged live holders, and how that differs from the
+// entry stored for it.
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import { PUBLISH_EVENT_TYPES } from '../store/migrations/020_network_incremental.ts';
+import type { Label } from './oprf.ts';
+import { type FlagKind } from '../model/network-signal.ts';
+import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
+
+const QUERY_CHUNK = 200;
+
+export interface Identifier {
+  idType: string;
+  hash: string;
+}
+
+/** A local name for an identifier in the published set: its hash is not kept there. */
+export const sourceOf = (id: Identifier) =>
+  createHash('sha256').update(`vouch-network/v1 source\0${id.idType}\0${id.hash}`).digest('base64url');
+const keyOf = (id: Identifier) => `${id.idType}\0${id.hash}`;
+
+const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
+
+interface FlagRow {
+  fraud_reports: number | string;
+  chargebacks: number | string;
+  blocklisted: number | string;
+  disputes_lost: number | string;
+  flagged_at: number | string;
+  last_event_at: number | string;
+}
+
+function addTo(label: Label, row: FlagRow): void {
+  const add = (kind: FlagKind, count: number) => {
+    if (count > 0) label.kinds[kind] = (label.kinds[kind] ?? 0) + count;
+  };
+  add('fraud_report', Number(row.fraud_reports));
+  add('chargeback', Number(row.chargebacks));
+  add('blocklisted', Number(row.blocklisted));
+  add('dispute_lost', Number(row.disputes_lost));
+  // flagged_at dates the latest flag (017_rings); a lost dispute known only from the winner's side is dated by the last event.
+  const month = monthOf(Number(row.flagged_at) > 0 ? Number(row.flagged_at) : Number(row.last_event_at));
+  if (month > label.latest_month) label.latest_month = month;
+}
+
+const FLAG_COLUMNS = [
+  'e.fraud_reports',
+  'e.chargebacks',
+  'e.blocklisted',
+  'e.disputes_lost',
+  'e.flagged_at',
+  'e.last_event_at',
+] as const;
+/** The holder (entities as e) has a flag of a kind a label carries. */
+const FLAGGED_HOLDER = sql<boolean>`(e.fraud_reports > 0 or e.chargebacks > 0 or e.blocklisted = 1 or e.disputes_lost > 0)`;
+
+/** The labels `ids` carry now: summed over their flagged live holders (the `entity` type: that entity's own). */
+async function labelsFor(db: NetworkDb, ids: Identifier[], entityIds: boolean): Promise<Map<string, Label>> {
+  const labels = new Map<string, Label>();
+  const add = (id: Identifier, row: FlagRow) => {
+    const label = labels.get(keyOf(id)) ?? { kinds: {}, latest_month: '0000-01' };
+    addTo(label, row);
+    labels.set(keyOf(id), label);
+  };
+  const byType = new Map<string, string[]>();
+  for (const id of ids) {
+    const hashes = byType.get(id.idType);
+    if (hashes) hashes.push(id.hash);
+    else byType.set(id.idType, [id.hash]);
+  }
+  for (const [idType, hashes] of byType) {
+    if (idType === ENTITY_TYPE && !entityIds) continue;
+    for (let i = 0; i < hashes.length; i += QUERY_CHUNK) {
+      const chunk = hashes.slice(i, i + QUERY_CHUNK);
+      if (idType === ENTITY_TYPE) {
+        const rows = await db
+          .selectFrom('entities as e')
+          .select(['e.entity_id', ...FLAG_COLUMNS])
+          .where('e.environment', '=', 'live')
+          .where('e.entity_id', 'in', chunk)
+          .where(FLAGGED_HOLDER)
+          .execute();
+        for (const row of rows) add({ idType, hash: row.entity_id }, row);
+      } else {
+        const rows = await db
+          .selectFrom('identifiers as i')
+          .innerJoin('entities as e', (j) =>
+            j.onRef('e.environment', '=', 'i.environment').onRef('e.entity_id', '=', 'i.entity_id'),
+          )
+          .select(['i.hash', ...FLAG_COLUMNS])
+          .where('i.environment', '=', 'live')
+          .where('i.id_type', '=', idType)
+          .where('i.hash', 'in', chunk)
+          .where(FLAGGED_HOLDER)
+          .execute();
+        for (const row of rows) add({ idType, hash: row.hash }, row);
+      }
+    }
+  }
+  return labels;
+}
+
+const canonical = (label: Label) =>
+  JSON.stringify({ kinds: Object.fromEntries(Object.entries(label.kinds).sort()), latest_month: label.latest_month });
+
+/** What a chunk needs: entries to add (they need a PRF), to relabel, to withdraw. */
+export async function diff(db: NetworkDb, ids: Identifier[], entityIds: boolean) {
+  const labels = await labelsFor(db, ids, entityIds);
+  const sources = ids.map(sourceOf);
+  const stored = new Map<string, { tag: string; label: string | null }>();
+  for (let i = 0; i < sources.length; i += QUERY_CHUNK) {
+    const rows = await db
+      .selectFrom('network_published')
+      .select(['tag', 'source', 'label'])
+      .where('source', 'in', sources.slice(i, i + QUERY_CHUNK))
+      .execute();
+    for (const row of rows) stored.set(row.source!, { tag: row.tag, label: row.label });
+  }
+  const fresh: Array<{ id: Identifier; source: string; label: string }> = [];
+  const relabel: Array<{ tag: string; label: string }> = [];
+  const withdraw: string[] = [];
+  ids.forEach((id, i) => {
+    const label = labels.get(keyOf(id));
+    const held = stored.get(sources[i]!);
+    if (!label) {
+      if (held) withdraw.push(held.tag);
+    } else if (!held) fresh.push({ id, source: sources[i]!, label: canonical(label) });
+    else if (held.label !== canonical(label)) relabel.push({ tag: held.tag, label: canonical(label) });
+  });
+  return { fresh, relabel, withdraw, wanted: sources.filter((_, i) => labels.has(keyOf(ids[i]!))) };
+}
+
+/** Identifiers whose published entry may have changed since `since` (ingestion time). */
+export async function changedSince(db: NetworkDb, since: number, entityIds: boolean): Promise<Identifier[]> {
+  const ids = new Map<string, Identifier>();
+  const put = (id: Identifier) => ids.set(keyOf(id), id);
+  const entities = new Set<string>();
+  // The types as literals: SQLite uses the partial index (020) only when the query names the same list, not parameters.
+  const events = await db
+    .selectFrom('events')
+    .select(['entity_id', 'type', 'payload'])
+    .where('environment', '=', 'live')
+    .where(sql<boolean>`type in (${sql.join(PUBLISH_EVENT_TYPES.map((t) => sql.lit(t)))})`)
+    .where('ingested_at', '>=', since)
+    .execute();
+  for (const ev of events) {
+    entities.add(ev.entity_id);
+    // A dispute resolved in the entity's favour is a loss of its counterparty.
+    if (ev.type !== 'dispute.resolved') continue;
+    try {
+      const other = (JSON.parse(ev.payload) as { counterparty_id?: unknown }).counterparty_id;
+      if (typeof other === 'string') entities.add(other);
+    } catch {
+      // a payload that is not JSON names no counterparty
+    }
+  }
+  const linked = await db
+    .selectFrom('identifiers')
+    .select(['id_type', 'hash'])
+    .where('environment', '=', 'live')
+    .where('created_at', '>=', since)
+    .execute();
+  for (const l of linked) put({ idType: l.id_type, hash: l.hash });
+  const list = [...entities];
+  for (let i = 0; i < list.length; i += QUERY_CHUNK) {
+    const chunk = list.slice(i, i + QUERY_CHUNK);
+    const held = await db
+      .selectFrom('identifiers')
+      .select(['id_type', 'hash'])
+      .where('environment', '=', 'live')
+      .where('entity_id', 'in', chunk)
+      .execute();
+    for (const h of held) put({ idType: h.id_type, hash: h.hash });
+    if (entityIds) for (const e of chunk) put({ idType: ENTITY_TYPE, hash: e });
+  }
+  return [...ids.values()];
+}
+
+/** Every identifier the live history flags now (a refresh from the start). */
+export async function flaggedNow(db: NetworkDb, entityIds: boolean): Promise<Identifier[]> {
+  const rows = await db
+    .selectFrom('identifiers as i')
+    .innerJoin('entities as e', (j) =>
+      j.onRef('e.environment', '=', 'i.environment').onRef('e.entity_id', '=', 'i.entity_id'),
+    )
+    .select(['i.id_type', 'i.hash'])
+    .distinct()
+    .where('i.environment', '=', 'live')
+    .where(FLAGGED_HOLDER)
+    .execute();
+  const ids = rows.map((r) => ({ idType: r.id_type, hash: r.hash }));
+  if (entityIds) {
+    const entities = await db
+      .selectFrom('entities as e')
+      .select('e.entity_id')
+      .where('e.environment', '=', 'live')
+      .where(FLAGGED_HOLDER)
+      .execute();
+    for (const e of entities) ids.push({ idType: ENTITY_TYPE, hash: e.entity_id });
+  }
+  return ids;
+}

@@ -1,0 +1,160 @@
+// What an erasure (erasure.ts) rewrites rather than deletes: rows that name the erased id beside
+// other data — other entities' events, counterparty rows, decisions, webhook events and fan-outs,
+// label notes — name its digest instead. A LIKE finds candidate rows; the replacement is exact.
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { Environment } from '../lib/principal.ts';
+import { canonicalJson } from './cache.ts';
+import { containsJsonString, replaceDeep, replaceToken } from './erasure-text.ts';
+
+const CHUNK = 200;
+
+/** Flag fan-outs not yet expanded into webhook events name the entity in their facts and plan. */
+export async function scrubFanouts(
+  trx: Transaction<Database>,
+  env: Environment,
+  id: string,
+  digest: string,
+): Promise<void> {
+  const pattern = containsJsonString(id);
+  const rows = await trx
+    .selectFrom('webhook_fanouts')
+    .select(['id', 'facts', 'plan'])
+    .where('environment', '=', env)
+    .where((eb) =>
+      eb.or([sql<boolean>`facts like ${pattern} escape '\\'`, sql<boolean>`plan like ${pattern} escape '\\'`]),
+    )
+    .execute();
+  for (const row of rows) {
+    const rewrite = (text: string) => JSON.stringify(replaceDeep(JSON.parse(text), id, digest));
+    await trx
+      .updateTable('webhook_fanouts')
+      .set({ facts: rewrite(row.facts), plan: row.plan === null ? null : rewrite(row.plan) })
+      .where('id', '=', row.id)
+      .execute();
+  }
+}
+
+/** Label notes that name the id (operators write free text) name the digest instead. */
+export async function scrubLabelNotes(
+  trx: Transaction<Database>,
+  env: Environment,
+  id: string,
+  digest: string,
+): Promise<void> {
+  const pattern = `%${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await trx
+    .selectFrom('decisions')
+    .select(['id', 'label_note'])
+    .where('environment', '=', env)
+    .where(sql<boolean>`label_note like ${pattern} escape '\\'`)
+    .execute();
+  for (const row of rows) {
+    const note = replaceToken(row.label_note ?? '', id, digest);
+    if (note !== row.label_note)
+      await trx.updateTable('decisions').set({ label_note: note }).where('id', '=', row.id).execute();
+  }
+}
+
+/**
+ * Rows of `table` whose JSON column mentions the id: rewritten with the digest. The LIKE is only a
+ * filter (SQLite's is case-insensitive); the replacement is exact.
+ */
+export async function scrubJson(
+  trx: Transaction<Database>,
+  env: Environment,
+  table: 'events' | 'decisions' | 'webhook_events',
+  id: string,
+  digest: string,
+  canonical: boolean,
+): Promise<void> {
+  const pattern = containsJsonString(id);
+  const rows =
+    table === 'events'
+      ? await trx
+          .selectFrom('events')
+          .select(['client_id', 'event_id', 'payload as text'])
+          .where('environment', '=', env)
+          .where(sql<boolean>`payload like ${pattern} escape '\\'`)
+          .execute()
+      : table === 'decisions'
+        ? await trx
+            .selectFrom('decisions')
+            .select(['id', 'result as text'])
+            .where('environment', '=', env)
+            .where(sql<boolean>`result like ${pattern} escape '\\'`)
+            .execute()
+        : await trx
+            .selectFrom('webhook_events')
+            .select(['id', 'data as text'])
+            .where('environment', '=', env)
+            .where(sql<boolean>`data like ${pattern} escape '\\'`)
+            .execute();
+  for (const row of rows) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(row.text);
+    } catch {
+      continue;
+    }
+    const replaced = replaceDeep(parsed, id, digest);
+    const text = canonical ? canonicalJson(replaced) : JSON.stringify(replaced);
+    if (text === row.text) continue;
+    if (table === 'events') {
+      const r = row as { client_id: string; event_id: string };
+      await trx
+        .updateTable('events')
+        .set({ payload: text })
+        .where('environment', '=', env)
+        .where('client_id', '=', r.client_id)
+        .where('event_id', '=', r.event_id)
+        .execute();
+    } else if (table === 'decisions') {
+      await trx
+        .updateTable('decisions')
+        .set({ result: text })
+        .where('id', '=', (row as { id: string }).id)
+        .execute();
+    } else {
+      await trx
+        .updateTable('webhook_events')
+        .set({ data: text })
+        .where('id', '=', (row as { id: string }).id)
+        .execute();
+    }
+  }
+}
+
+/** Other entities' counterparty rows naming the erased one now name its digest (merged if that row exists). */
+export async function scrubCounterparties(
+  trx: Transaction<Database>,
+  env: Environment,
+  id: string,
+  digest: string,
+): Promise<void> {
+  const rows = await trx
+    .selectFrom('entity_counterparties')
+    .selectAll()
+    .where('environment', '=', env)
+    .where('counterparty_id', '=', id)
+    .execute();
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const batch = rows
+      .slice(i, i + CHUNK)
+      .map((r) => ({ environment: env, entity_id: r.entity_id, counterparty_id: digest, trades: Number(r.trades) }));
+    await trx
+      .insertInto('entity_counterparties')
+      .values(batch)
+      .onConflict((oc) =>
+        oc.columns(['environment', 'entity_id', 'counterparty_id']).doUpdateSet({
+          trades: sql`entity_counterparties.trades + excluded.trades`,
+        }),
+      )
+      .execute();
+  }
+  await trx
+    .deleteFrom('entity_counterparties')
+    .where('environment', '=', env)
+    .where('counterparty_id', '=', id)
+    .execute();
+}
