@@ -6,14 +6,15 @@
 // a live and a test credential, or by two keys of one client, names different requests, neither
 // replayed nor refused because of the other. The hook runs after authentication has checked the
 // route's scope and role, so a response replays only to a principal that may run the operation.
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { open, seal as sealWith, type KeyEncryption, type Purpose, type SealingKey as Kek } from '../lib/envelope.ts';
+import type { KeyEncryption } from '../lib/envelope.ts';
 import type { Environment } from '../lib/principal.ts';
 import { ApiError } from './problem.ts';
+import { fingerprint, idempotencyKey } from './idempotency-key.ts';
+import { openResponse, sealResponse, type ClaimId } from './idempotency-seal.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,14 +22,9 @@ declare module 'fastify' {
   }
 }
 
-interface Claim {
-  environment: Environment;
-  clientId: string;
-  principalId: string;
-  key: string;
+interface Claim extends ClaimId {
   settled: boolean;
 }
-type ClaimId = Omit<Claim, 'settled'>;
 
 interface IdempotencyOptions {
   db: Kysely<Database>;
@@ -40,14 +36,6 @@ interface IdempotencyOptions {
   staleAfterMs?: number;
 }
 
-interface StoredResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-const HEADER = 'idempotency-key';
-const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 /**
  * Headers a replay repeats; the rest (rate limits) belongs to the new request. X-Request-Id is the
  * original one: the replayed body is the original response, and a problem's request_id must match it.
@@ -67,49 +55,6 @@ function rowOf(id: ClaimId) {
         eb('idem_key', '=', id.key),
       ]),
   ] as const;
-}
-
-function headerCount(request: FastifyRequest): number {
-  let n = 0;
-  const raw = request.raw.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === HEADER) n++;
-  return n;
-}
-
-/** Method, path and body: the same key with anything else is a reuse (422). */
-function fingerprint(request: FastifyRequest): string {
-  let body: string;
-  try {
-    body = JSON.stringify(request.body ?? null);
-  } catch {
-    // A body nested deeper than the stack allows (a route without a body schema accepts any JSON).
-    throw new ApiError(400, 'invalid_request', 'The request body nests too deeply.');
-  }
-  return createHash('sha256')
-    .update(request.method)
-    .update('\0')
-    .update(request.url)
-    .update('\0')
-    .update(body)
-    .digest('hex');
-}
-
-const STORED_RESPONSES: Purpose = { subkey: { salt: 'vouch/idempotency/v1', info: 'stored responses' } };
-/** Binds a sealed response to its row (environment, client, principal, key), so it cannot be moved to another. */
-const aad = (id: ClaimId) => `vouch/idempotency/v2/${id.environment}/${id.clientId}/${id.principalId}\0${id.key}`;
-
-function seal(value: StoredResponse, claim: ClaimId, kek: Kek): string {
-  return sealWith(JSON.stringify(value), aad(claim), kek, STORED_RESPONSES);
-}
-
-function unseal(stored: string, claim: ClaimId, enc: KeyEncryption): StoredResponse | undefined {
-  const opened = open(stored, aad(claim), [enc.current, ...enc.previous], STORED_RESPONSES);
-  if (!opened.ok) return undefined;
-  try {
-    return JSON.parse(opened.plaintext) as StoredResponse;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -152,13 +97,13 @@ export async function rewriteStoredResponses(
     const rows = await q.execute();
     for (const row of rows) {
       const id: ClaimId = { environment, clientId: row.client_id, principalId: row.principal_id, key: row.idem_key };
-      const stored = row.response === null ? undefined : unseal(row.response, id, encryption);
+      const stored = row.response === null ? undefined : openResponse(row.response, id, encryption);
       if (!stored) continue;
       const body = rewrite(stored.body);
       if (body === stored.body) continue;
       await db
         .updateTable('idempotency_keys')
-        .set({ response: seal({ ...stored, body }, id, encryption.current) })
+        .set({ response: sealResponse({ ...stored, body }, id, encryption.current) })
         .where(...rowOf(id))
         .execute();
       changed++;
@@ -219,15 +164,8 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const { config } = request.routeOptions;
     if (request.method !== 'POST' || !config.scope || config.oauth) return;
-    const raw = request.headers[HEADER];
+    const raw = idempotencyKey(request);
     if (raw === undefined) return;
-    if (typeof raw !== 'string' || headerCount(request) > 1 || !VALID_KEY.test(raw)) {
-      throw new ApiError(
-        400,
-        'invalid_request',
-        'Idempotency-Key must be sent once, as 1-255 printable ASCII characters.',
-      );
-    }
     const { clientId, environment, id: principalId } = request.principal;
     const id: ClaimId = { environment, clientId, principalId, key: raw };
     const print = fingerprint(request);
@@ -282,7 +220,7 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
           { headers: { 'retry-after': '1' } },
         );
       }
-      const stored = row.response === null ? undefined : unseal(row.response, id, encryption);
+      const stored = row.response === null ? undefined : openResponse(row.response, id, encryption);
       if (!stored) {
         // Sealed under a key-encryption key this instance no longer has: the response cannot be
         // repeated, and running the operation again could duplicate it.
@@ -322,7 +260,7 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
       const body = typeof payload === 'string' ? payload : payload.toString('utf8');
       await db
         .updateTable('idempotency_keys')
-        .set({ state: 'done', response: seal({ status, headers, body }, claim, encryption.current) })
+        .set({ state: 'done', response: sealResponse({ status, headers, body }, claim, encryption.current) })
         .where(...rowOf(claim))
         .execute();
     } catch (err) {

@@ -19,9 +19,10 @@ import {
 } from './features.ts';
 import { AMOUNT_SIGNALS, amountValuesInto, type AmountSignal, type AmountTerms } from './amount-signals.ts';
 import type { EntityProfile, ScoreRequest, ScoreResult, Signal } from './types.ts';
-import { PEER_CAP, networkFlagsSignal, type NetworkSignal } from './network-signal.ts';
+import { networkFlagsSignal, type NetworkSignal } from './network-signal.ts';
 import { NO_RING, ringFacts, ringFlaggedValue, ringSizeValue } from './ring-signals.ts';
 import { tierFor } from './tiers.ts';
+import { showsWarningSign } from './warning-signs.ts';
 
 const DAY_MS = 86_400_000;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -65,36 +66,6 @@ function sameCountry(a: unknown, b: unknown): boolean | null {
   if (typeof a !== 'string' || typeof b !== 'string' || a === '' || b === '') return null;
   return a.toUpperCase() === b.toUpperCase();
 }
-
-/**
- * What a clean record may show (docs/signals.md, "New accounts"): being new, its trades (a
- * protective count), the request's context and the products of those. Every other signal that
- * does not depend on the amount is a warning sign: one of them non-zero (as summed), or a burst in
- * the day's trades, and the tier limit no longer excuses an amount: it is judged against the
- * entity's own history alone, as before the tiers. Listed as the exceptions, so that a signal added
- * later is a warning sign unless it is put here.
- */
-const NOT_WARNING_SIGNS: ReadonlySet<SignalName> = new Set<SignalName>([
-  'completed_trades',
-  'new_account',
-  'cold_start',
-  'new_counterparty',
-  'payment_method_risk',
-  'cross_border',
-  'young_account_reversible_method',
-  'reversible_new_counterparty',
-  'cross_border_new_counterparty',
-]);
-/**
- * network_flags is a warning sign only once independent peers agree (above one peer's cap): a lone
- * peer, honest or not, moves a score through its own term alone (docs/network.md, "The signal").
- */
-const isWarning = (name: Exclude<SignalName, AmountSignal>, value: number): boolean =>
-  name === 'network_flags' ? value > PEER_CAP : modelValue(value) !== 0;
-const WARNING_SIGNS = SIGNAL_NAMES.filter(
-  (name): name is Exclude<SignalName, AmountSignal> =>
-    !NOT_WARNING_SIGNS.has(name) && !(AMOUNT_SIGNALS as readonly SignalName[]).includes(name),
-);
 
 export interface Prepared {
   /** raw values of every signal that does not depend on the amount */
@@ -190,7 +161,7 @@ export function prepare(profile: EntityProfile, request: ScoreRequest, policy: P
     reversible_new_counterparty: INTERACTIONS.reversible_new_counterparty(parts),
     cross_border_new_counterparty: INTERACTIONS.cross_border_new_counterparty(parts),
   };
-  const clean = burst === 0 && !WARNING_SIGNS.some((name) => isWarning(name, fixed[name]));
+  const clean = burst === 0 && !showsWarningSign(fixed);
   const tier = tierFor(policy, request.currency, age, count(profile.tradesCompleted));
 
   return {

@@ -1,10 +1,9 @@
 // One sync with each active peer (docs/network.md, "Using it"): read its signed descriptor (its OPRF
 // key), pull its flag set incrementally (pull.ts), have it evaluate — blinded — the local
 // identifiers not yet resolved under that key, then look every resolved identifier's tag up in the
-// pulled set and keep the labels that open. Runs in the background only; scoring reads the stored
-// matches. Peers are synced a few at once, each within its own deadline (docs/network.md, "A
+// pulled set and keep the labels that open (matches.ts). Runs in the background only; scoring reads
+// the stored matches. Peers are synced a few at once, each within its own deadline (docs/network.md, "A
 // peer's limits"), so a slow or hostile peer holds one slot and never the others.
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { callPeer, PeerCallError, type CallLimits } from './client.ts';
@@ -12,9 +11,10 @@ import { deletePeerRows } from './chunks.ts';
 import type { NetworkIdentity } from './identity.ts';
 import { evaluateAnswerBytes, OPRF_KEY_HOLD_MS, PEER_SYNC_DEADLINE_MS, SYNC_CONCURRENCY } from './limits.ts';
 import type { NetworkMetrics } from './metrics.ts';
-import { b64, deriveLabelKey, deriveTag, ELEMENT_BYTES, fromB64, openLabel, prfInput } from './oprf.ts';
+import { b64, deriveLabelKey, deriveTag, ELEMENT_BYTES, fromB64, prfInput } from './oprf.ts';
 import { blindInputsOff, finalizeAllOff } from './oprf-thread.ts';
 import { listPeers } from './peers.ts';
+import { countMatches, matchResolved } from './matches.ts';
 import { nextToResolve, PENDING_RETENTION_MS } from './pending.ts';
 import { busy, expectOk, PeerBusy, pullFlags, type PullDeps, type PullResult } from './pull.ts';
 import { readSyncState, writeSyncState, type PeerSyncState } from './sync-state.ts';
@@ -26,8 +26,6 @@ const FLAGS_PAGE = 1000;
 /** Bounds one sync's work per peer: pages pulled (the rest at the next sync, from the stored cursor), and evaluate calls made. */
 const PAGES_PER_SYNC = 100;
 const MAX_BATCHES = 100;
-/** Labels opened between two yields to the event loop while matching. */
-const MATCH_CHUNK = 500;
 
 export interface SyncDeps {
   db: NetworkDb;
@@ -209,69 +207,6 @@ async function resolvePending(
 }
 
 /**
- * Replaces the peer's matches by the resolved identifiers whose tag is in its set and whose label
- * opens. The resolved identifiers are walked 500 at a time in key order (each page one short
- * indexed read), yielding to the event loop between pages, so that a large set of identifiers or
- * of new flags does not hold the process's scores.
- */
-async function match(db: NetworkDb, peer: NetworkPeersTable): Promise<number> {
-  const now = Date.now();
-  const matches: Array<{ peer_id: string; id_type: string; hash: string; label: string; matched_at: number }> = [];
-  let after: { id_type: string; hash: string } | undefined;
-  for (;;) {
-    let page = db
-      .selectFrom('network_resolved as r')
-      .leftJoin('network_peer_flags as f', (j) => j.onRef('f.peer_id', '=', 'r.peer_id').onRef('f.tag', '=', 'r.tag'))
-      .select(['r.id_type', 'r.hash', 'r.tag', 'r.label_key', 'f.sealed'])
-      .where('r.peer_id', '=', peer.id);
-    const from = after;
-    if (from)
-      page = page.where((eb) =>
-        eb.or([
-          eb('r.id_type', '>', from.id_type),
-          eb.and([eb('r.id_type', '=', from.id_type), eb('r.hash', '>', from.hash)]),
-        ]),
-      );
-    const rows = await page.orderBy('r.id_type').orderBy('r.hash').limit(MATCH_CHUNK).execute();
-    for (const row of rows) {
-      const label =
-        row.sealed === null ? undefined : openLabel(row.sealed, Buffer.from(row.label_key, 'base64url'), row.tag);
-      if (label)
-        matches.push({
-          peer_id: peer.id,
-          id_type: row.id_type,
-          hash: row.hash,
-          label: JSON.stringify(label),
-          matched_at: now,
-        });
-    }
-    if (rows.length < MATCH_CHUNK) break;
-    after = rows[rows.length - 1];
-    await yieldToLoop();
-  }
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('network_matches').where('peer_id', '=', peer.id).execute();
-    for (let i = 0; i < matches.length; i += 500)
-      await trx
-        .insertInto('network_matches')
-        .values(matches.slice(i, i + 500))
-        .execute();
-  });
-  return matches.length;
-}
-
-const countMatches = async (db: NetworkDb, peerId: string) =>
-  Number(
-    (
-      await db
-        .selectFrom('network_matches')
-        .select(sql<number>`count(*)`.as('n'))
-        .where('peer_id', '=', peerId)
-        .executeTakeFirst()
-    )?.n ?? 0,
-  );
-
-/**
  * One sync with one peer, within its deadline. What holds part of it back without being a failure
  * of the peer's protocol — its budget (429), a new OPRF key not yet adopted, its cap or daily
  * growth reached — is reported in `error` while the rest of the sync (matching what is held) runs.
@@ -315,7 +250,7 @@ async function syncPeer(deps: SyncDeps, peer: NetworkPeersTable): Promise<PeerSy
         notes.push(err.message);
       }
     }
-    matched = await match(db, peer);
+    matched = await matchResolved(db, peer);
   } catch (err) {
     if (!(err instanceof PeerCallError)) throw err;
     if (err instanceof PeerBusy && err.seconds > 0) state.callsAfter = Date.now() + err.seconds * 1000;

@@ -2,8 +2,8 @@
 // on the store directly, as `vouch clients` does; an activation reaches running instances through
 // the revocation feed, like one made over HTTP. Output is JSON (or tab-separated for `list`).
 import { readFileSync, writeFileSync } from 'node:fs';
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
+import type { Command } from 'commander';
+import type { Environment } from '../lib/principal.ts';
 import { loadConfig, type Config } from '../config/env.ts';
 import { type Policy } from '../model/policy.ts';
 import { validatePolicy } from '../model/policy-document.ts';
@@ -24,37 +24,10 @@ import {
   type PolicyRow,
 } from './repository.ts';
 import { policyDetail, policyRecord } from './routes.ts';
-import { backtestFromStore, fitFromStore, type JobOptions } from './service.ts';
-import { jobProgressBar, withJobProgress } from './cli-progress.ts';
-import type { WorkerProgress } from './job-thread.ts';
-import { DEFAULT_LEASE } from './jobs.ts';
 import { activationMove } from './activation.ts';
-import type { OperatingMove, OperatingTarget } from './operating.ts';
-
-type FitTargetOptions = {
-  targetLevel?: 'high' | 'critical';
-  maxFalsePositiveRate?: number;
-  maxShareFlagged?: number;
-  minPrecision?: number;
-};
-
-/** The fit's operating-point target from its options: at most one limit. */
-function targetFrom(o: FitTargetOptions, usageError: (m: string) => Error): OperatingTarget | undefined {
-  const limits = {
-    max_false_positive_rate: o.maxFalsePositiveRate,
-    max_share_flagged: o.maxShareFlagged,
-    min_precision: o.minPrecision,
-  };
-  const given = Object.entries(limits).filter(([, v]) => v !== undefined);
-  if (given.length > 1)
-    throw usageError('give at most one of --max-false-positive-rate, --max-share-flagged, --min-precision');
-  if (given.length === 0) {
-    if (o.targetLevel !== undefined)
-      throw usageError('--target-level needs one of --max-false-positive-rate, --max-share-flagged, --min-precision');
-    return undefined;
-  }
-  return { level: o.targetLevel ?? 'high', [given[0]![0]]: given[0]![1] } as OperatingTarget;
-}
+import type { OperatingMove } from './operating.ts';
+import { environmentOption, print, type Env } from './cli-options.ts';
+import { registerJobCommands } from './cli-jobs.ts';
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 const describeMove = (m: OperatingMove): string =>
@@ -79,42 +52,6 @@ export interface PolicyCliSupport {
   /** understood, but it cannot be done: not found, a conflict, too few labels (exit status 1) */
   failure: (message: string) => Error;
 }
-
-const print = (value: unknown): void => {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-};
-
-function time(raw: string): string {
-  if (Number.isNaN(Date.parse(raw))) throw new InvalidArgumentError('must be an RFC 3339 time');
-  return raw;
-}
-function number(min: number, max: number) {
-  return (raw: string): number => {
-    const n = Number(raw);
-    if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
-      throw new InvalidArgumentError(`must be a number from ${min} to ${max}`);
-    return n;
-  };
-}
-
-/** Every policy command acts on one environment's versions (test mode); live unless told. */
-const environmentOption = () =>
-  new Option('--environment <environment>', 'whose policies: live, or test (test mode)')
-    .choices(ENVIRONMENTS)
-    .default('live');
-type Env = { environment: Environment };
-type Progress = { progress?: boolean };
-
-/**
- * The job's worker reads the store over its own connection, so this process's event loop is free
- * to draw the progress; the heartbeat (and with it the progress GET /api/v1/policy-jobs shows)
- * comes every second.
- */
-const jobOptions = (store: Store, progress?: ReturnType<typeof jobProgressBar>): JobOptions => ({
-  store,
-  lease: { ...DEFAULT_LEASE, heartbeatMs: 1_000 },
-  ...(progress ? { onProgress: (p: WorkerProgress) => progress.onProgress(p) } : {}),
-});
 
 export function registerPolicyCommands(program: Command, { withStore, usageError, failure }: PolicyCliSupport): void {
   const run = <T>(fn: (store: Store) => Promise<T>) =>
@@ -201,122 +138,7 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
     .action((version: string, o: Env) =>
       run(async (store) => print(parseDocument(await row(store, o.environment, version)))),
     );
-  policy
-    .command('fit')
-    .description('fit a candidate to the labelled score decisions; prints it with its report')
-    .option('--since <time>', 'decisions made at or after (RFC 3339)', time)
-    .option('--until <time>', 'decisions made before (RFC 3339)', time)
-    .option('--base-version <version>', 'the policy to start from (default: the active one)')
-    .option(
-      '--assume-legit-after-days <n>',
-      'an unlabelled decision this old whose trade completed counts as legit (default 60)',
-      number(0, 3650),
-    )
-    .option('--holdout-fraction <x>', 'share of entities held out for the report (default 0.3)', number(0.01, 0.99))
-    .addOption(
-      new Option('--target-level <level>', 'the level an operating-point target sets (default high)').choices([
-        'high',
-        'critical',
-      ]),
-    )
-    .option(
-      '--max-false-positive-rate <x>',
-      'target: at most this share of legitimate holdout decisions flagged at the level',
-      number(0, 1),
-    )
-    .option(
-      '--max-share-flagged <x>',
-      'target: at most this share of holdout decisions flagged at the level (a review budget)',
-      number(0, 1),
-    )
-    .option(
-      '--min-precision <x>',
-      'target: at least this share of fraud among the decisions flagged at the level',
-      number(0, 1),
-    )
-    .addOption(environmentOption())
-    .option('--progress', "draw the job's progress on standard error (the default when it is a terminal)")
-    .action(
-      (
-        o: Env &
-          FitTargetOptions &
-          Progress & {
-            since?: string;
-            until?: string;
-            baseVersion?: string;
-            assumeLegitAfterDays?: number;
-            holdoutFraction?: number;
-          },
-      ) =>
-        run(async (store) => {
-          const target = targetFrom(o, usageError);
-          const base = o.baseVersion
-            ? await row(store, o.environment, o.baseVersion)
-            : await activeRow(store.db, o.environment);
-          if (!base) throw failure('there is no active policy to fit from');
-          const progress = o.progress || process.stderr.isTTY === true ? jobProgressBar('fit') : undefined;
-          const { policy: fitted, report } = await withJobProgress(
-            progress,
-            fitFromStore(
-              store.db,
-              {
-                environment: o.environment,
-                base: parseDocument(base),
-                since: o.since === undefined ? undefined : Date.parse(o.since),
-                until: o.until === undefined ? undefined : Date.parse(o.until),
-                assumeLegitAfterDays: o.assumeLegitAfterDays,
-                holdoutFraction: o.holdoutFraction,
-                target,
-              },
-              jobOptions(store, progress),
-            ),
-          );
-          print(
-            policyDetail(
-              await insertPolicy(store.db, o.environment, {
-                policy: fitted,
-                source: 'fit',
-                parentVersion: base.version,
-                createdBy: 'cli',
-                report,
-              }),
-            ),
-          );
-        }),
-    );
-  policy
-    .command('backtest')
-    .description('replay a version on the stored score decisions (JSON)')
-    .argument('<version>')
-    .option('--since <time>', 'decisions made at or after (RFC 3339)', time)
-    .option('--until <time>', 'decisions made before (RFC 3339)', time)
-    .option('--progress', "draw the job's progress on standard error (the default when it is a terminal)")
-    .addOption(environmentOption())
-    .action((version: string, o: Env & Progress & { since?: string; until?: string }) =>
-      run(async (store) => {
-        const target = parseDocument(await row(store, o.environment, version));
-        const progress = o.progress || process.stderr.isTTY === true ? jobProgressBar('backtest') : undefined;
-        print(
-          await withJobProgress(
-            progress,
-            backtestFromStore(
-              store.db,
-              o.environment,
-              target,
-              {
-                since: o.since === undefined ? undefined : Date.parse(o.since),
-                until: o.until === undefined ? undefined : Date.parse(o.until),
-              },
-              async (v) => {
-                const r = await getPolicy(store.db, o.environment, v);
-                return r ? parseDocument(r) : undefined;
-              },
-              jobOptions(store, progress),
-            ),
-          ),
-        );
-      }),
-    );
+  registerJobCommands(policy, { run, row, usageError, failure });
   policy
     .command('activate')
     .description(

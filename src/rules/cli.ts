@@ -10,7 +10,8 @@ import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 import { RevocationFeed } from '../auth/revocation.ts';
 import { loadConfig, type Config } from '../config/env.ts';
 import type { Store } from '../store/db.ts';
-import { addListEntries, getList, ListValueError, normaliseValues } from './lists.ts';
+import { addListEntries, ListValueError, normaliseValues } from './lists.ts';
+import { getList } from './list-reads.ts';
 import { listRules, parseBody } from './repository.ts';
 import { MAX_VALUES_PER_REQUEST, RULE_STATUSES, type ListKind, type RuleStatus } from './schemas.ts';
 

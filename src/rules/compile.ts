@@ -2,7 +2,6 @@
 // type-checked against the variables of docs/rules.md and the policy's signal names; everything
 // cel-js cannot bound by itself is refused by the AST walk of engine-ast.ts. A compiled rule
 // evaluates without ever throwing: a run-time error is a rule that did not match.
-import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
 import { OUTCOMES, type Outcome, type RuleFacts } from '../model/outcomes.ts';
 import {
   RULE_LIMITS,
@@ -13,7 +12,8 @@ import {
   type InListCall,
   type RuleEnvironment,
 } from './cel-env.ts';
-import { inspectAst, lineColumn, resolvePath, type Inspection } from './engine-ast.ts';
+import { inspectAst, lineColumn, resolvePath } from './engine-ast.ts';
+import { checkExpression, errorSummary, findListLiteral, type Checked, type RuleProblem } from './check-expression.ts';
 
 export interface RuleBody {
   name: string;
@@ -23,15 +23,6 @@ export interface RuleBody {
   final?: boolean;
   cap?: number | string;
   description?: string;
-}
-
-export interface RuleProblem {
-  /** 'condition' | 'cap' | 'action' | 'override' | 'final' */
-  field: string;
-  /** names line:column when the problem has a position */
-  message: string;
-  line?: number;
-  column?: number;
 }
 
 /** list name → kind, of the environment */
@@ -55,81 +46,6 @@ export interface CompiledRule {
 }
 
 export type RuleEvaluation = ReturnType<CompiledRule['evaluate']>;
-
-interface Checked {
-  program: ParseResult;
-  inspection: Inspection;
-}
-
-type Expected = 'bool' | 'number';
-
-/**
- * Parses, type-checks and walks one expression. Problems name `field` and say where; a program is
- * returned only when there are none.
- */
-function checkExpression(
-  renv: RuleEnvironment,
-  field: string,
-  source: unknown,
-  expected: Expected,
-): { problems: RuleProblem[]; checked?: Checked } {
-  const problem = (message: string, offset?: number): RuleProblem[] => {
-    if (offset === undefined || typeof source !== 'string') return [{ field, message }];
-    const { line, column } = lineColumn(source, offset);
-    return [{ field, message: `line ${line}, column ${column}: ${message}`, line, column }];
-  };
-  if (typeof source !== 'string' || source.trim() === '')
-    return { problems: problem('must be a non-empty CEL expression') };
-  if (source.length > RULE_LIMITS.maxLength) {
-    return { problems: problem(`is ${source.length} characters long; at most ${RULE_LIMITS.maxLength} are allowed`) };
-  }
-  let program: ParseResult;
-  try {
-    program = renv.env.parse(source);
-  } catch (err) {
-    return { problems: problem(summary(err), errorOffset(err)) };
-  }
-  // the walk first: a refused construct (matches, a deep chain) should be named as such, not as a type error
-  const inspection = inspectAst(program.ast);
-  if (inspection.problems.length > 0)
-    return { problems: inspection.problems.flatMap((p) => problem(p.message, p.start)) };
-  let result: ReturnType<ParseResult['check']>;
-  try {
-    result = program.check();
-  } catch (err) {
-    return { problems: problem(summary(err), errorOffset(err)) };
-  }
-  if (!result.valid) return { problems: problem(summary(result.error), errorOffset(result.error)) };
-  const type = result.type ?? 'dyn';
-  if (expected === 'bool' && type !== 'bool') {
-    return {
-      problems: problem(
-        `must return a bool, but returns ${type}${type === 'dyn' ? ' (compare it, e.g. `context.vip == true`)' : ''}`,
-        0,
-      ),
-    };
-  }
-  if (expected === 'number' && type !== 'double' && type !== 'int' && type !== 'dyn') {
-    return { problems: problem(`must return a number, but returns ${type}`, 0) };
-  }
-  return { problems: [], checked: { program, inspection } };
-}
-
-function summary(err: unknown): string {
-  if (err && typeof err === 'object') {
-    const e = err as { summary?: unknown; message?: unknown };
-    if (typeof e.summary === 'string' && e.summary) return e.summary;
-    if (typeof e.message === 'string') return e.message.split('\n')[0] ?? 'invalid expression';
-  }
-  return String(err);
-}
-
-function errorOffset(err: unknown): number | undefined {
-  if (!err || typeof err !== 'object') return undefined;
-  const e = err as { range?: { start?: unknown }; node?: { start?: unknown } };
-  const start = e.range?.start ?? e.node?.start;
-  return typeof start === 'number' ? start : undefined;
-}
 
 interface Analysis {
   problems: RuleProblem[];
@@ -195,25 +111,6 @@ export function checkRule(body: RuleBody, signalNames: readonly string[], lists:
   return problems;
 }
 
-function findListLiteral(node: ASTNode, name: string): number | undefined {
-  const stack: ASTNode[] = [node];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (n.op === 'call' && n.args[0] === 'in_list') {
-      const first = n.args[1][0];
-      if (first?.op === 'value' && first.args === name) return first.start;
-    }
-    if (n.op === 'value' || n.op === 'id') continue;
-    const args = n.args as unknown;
-    const push = (v: unknown): void => {
-      if (Array.isArray(v)) v.forEach(push);
-      else if (v && typeof v === 'object' && 'op' in v) stack.push(v as ASTNode);
-    };
-    push(args);
-  }
-  return undefined;
-}
-
 /** The list names a condition's in_list calls name (string literals); [] when it does not parse. */
 export function listsNamed(condition: string): string[] {
   if (typeof condition !== 'string' || condition.length > RULE_LIMITS.maxLength) return [];
@@ -255,7 +152,7 @@ export function compileRule(
     try {
       matched = runProgram(condition.program, activation, lists, inLists);
     } catch (err) {
-      return { matched: false, reads: {}, cap: null, error: `condition: ${summary(err)}` };
+      return { matched: false, reads: {}, cap: null, error: `condition: ${errorSummary(err)}` };
     }
     if (matched !== true) {
       return matched === false
@@ -269,7 +166,7 @@ export function compileRule(
     try {
       value = runProgram(cap.program, activation, lists, null);
     } catch (err) {
-      return { matched: true, reads, cap: null, error: `cap: ${summary(err)}` };
+      return { matched: true, reads, cap: null, error: `cap: ${errorSummary(err)}` };
     }
     const n = typeof value === 'bigint' ? Number(value) : value;
     if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
@@ -319,7 +216,7 @@ export function compileRule(
       try {
         return run(activationFor(renv, facts), lists);
       } catch (err) {
-        return { matched: false, reads: {}, cap: null, error: `condition: ${summary(err)}` };
+        return { matched: false, reads: {}, cap: null, error: `condition: ${errorSummary(err)}` };
       }
     },
   };

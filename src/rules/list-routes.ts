@@ -13,17 +13,13 @@ import {
   addListEntries,
   createList,
   deleteList,
-  getList,
   ListConflictError,
-  listEntries,
-  listLists,
   ListNotFoundError,
   ListValueError,
   MAX_PRESENT_ENTRIES,
-  presentCounts,
   removeListEntry,
-  type ListRow,
 } from './lists.ts';
+import { getList, listEntries, listLists, presentCounts, type ListRow } from './list-reads.ts';
 import { RULES_FEED_KIND } from './repository.ts';
 import {
   AddEntriesBody,

@@ -4,22 +4,20 @@
 // keeps its entries for the same reason (deleted_at), and its name can be taken again. Every change
 // moves the environment's rule_revisions and records a `rules` feed row in its transaction
 // (repository.ts ruleChange), so every instance applies it from its next request.
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database, ListsTable } from '../store/schema.ts';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { FieldError } from '../http/problem.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
-import { pageOf, type Page } from '../lib/pagination.ts';
 import { isCountryCode } from '../model/currency.ts';
 import { PAYMENT_METHODS } from '../model/types.ts';
 import { hashedIdErrors, rawIdentifierErrors } from '../model/identifier-schemas.ts';
 import { bumpRevision, ruleChange, rulesNamingList, RULES_FEED_KIND, type Db } from './repository.ts';
 import type { ListKind } from './schemas.ts';
-
-export type ListRow = Selectable<ListsTable>;
+import { getList, type ListRow } from './list-reads.ts';
 
 /** Present entries (not removed, not expired) an environment may hold over all its lists. */
 export const MAX_PRESENT_ENTRIES = 1_000_000;
@@ -72,48 +70,6 @@ export function normaliseValues(kind: ListKind, values: readonly string[], optio
   });
   if (raw.length > 0 || invalid.length > 0) throw new ListValueError(raw.slice(0, 50), invalid.slice(0, 50));
   return out;
-}
-
-export function getList(db: Db, environment: Environment, name: string): Promise<ListRow | undefined> {
-  return db
-    .selectFrom('lists')
-    .selectAll()
-    .where('environment', '=', environment)
-    .where('name', '=', name)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-}
-
-/** By name; the cursor is the last name. */
-export async function listLists(
-  db: Db,
-  environment: Environment,
-  limit: number,
-  after?: string,
-): Promise<Page<ListRow>> {
-  let q = db.selectFrom('lists').selectAll().where('environment', '=', environment).where('deleted_at', 'is', null);
-  if (after !== undefined) q = q.where('name', '>', after);
-  return pageOf(
-    await q
-      .orderBy('name')
-      .limit(limit + 1)
-      .execute(),
-    limit,
-  );
-}
-
-/** Present entries per list id, at `now`. */
-export async function presentCounts(db: Db, listIds: readonly string[], now: number): Promise<Map<string, number>> {
-  if (listIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('list_entries')
-    .select(['list_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('list_id', 'in', [...listIds])
-    .where('removed_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .groupBy('list_id')
-    .execute();
-  return new Map(rows.map((r) => [r.list_id, Number(r.n)]));
 }
 
 /**
@@ -333,78 +289,4 @@ export async function removeListEntry(
     if (Number(done.numUpdatedRows) === 0) throw new ListNotFoundError(`${value} is not on list ${listName}`);
     await listChanged(trx, c.environment, list, 'entry_removed', c.by, c.now, { removed: 1 });
   });
-}
-
-type EntryRow = { value: string; reason: string | null; added_at: number; added_by: string; expires_at: number | null };
-
-/** The list's present entries at `now`, by value; the cursor is the last value. */
-export async function listEntries(
-  db: Db,
-  listId: string,
-  now: number,
-  limit: number,
-  after?: string,
-): Promise<Page<EntryRow>> {
-  let q = db
-    .selectFrom('list_entries')
-    .select(['value', 'reason', 'added_at', 'added_by', 'expires_at'])
-    .where('list_id', '=', listId)
-    .where('removed_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
-  if (after !== undefined) q = q.where('value', '>', after);
-  const rows = await q
-    .orderBy('value')
-    .limit(limit + 1)
-    .execute();
-  return pageOf(
-    rows.map((r) => ({
-      ...r,
-      added_at: Number(r.added_at),
-      expires_at: r.expires_at === null ? null : Number(r.expires_at),
-    })),
-    limit,
-  );
-}
-
-/** The environment's lists (id → name), which the registry keys its entries by. */
-export async function liveLists(db: Db, environment: Environment): Promise<Map<string, string>> {
-  const rows = await db
-    .selectFrom('lists')
-    .select(['id', 'name'])
-    .where('environment', '=', environment)
-    .where('deleted_at', 'is', null)
-    .execute();
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
-export interface EntryChange {
-  list_id: string;
-  value: string;
-  expires_at: number | null;
-  /** false: the entry was removed (its value is absent unless another entry of it is present) */
-  present: boolean;
-}
-
-/**
- * The entries of these lists: every present one (`since` undefined: expired ones included, so the
- * registry counts expiries alike on every instance), or every one changed after revision `since`,
- * removed ones included.
- */
-export async function entryChanges(db: Db, listIds: readonly string[], since?: number): Promise<EntryChange[]> {
-  const out: EntryChange[] = [];
-  for (const part of chunks(listIds)) {
-    let q = db
-      .selectFrom('list_entries')
-      .select(['list_id', 'value', 'expires_at', 'removed_at'])
-      .where('list_id', 'in', part);
-    q = since === undefined ? q.where('removed_at', 'is', null) : q.where('changed_revision', '>', since);
-    for (const r of await q.execute())
-      out.push({
-        list_id: r.list_id,
-        value: r.value,
-        expires_at: r.expires_at === null ? null : Number(r.expires_at),
-        present: r.removed_at === null,
-      });
-  }
-  return out;
 }

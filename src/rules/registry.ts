@@ -11,7 +11,7 @@ import { SIGNAL_NAMES } from '../model/policy.ts';
 import { compileRule, type CompiledRule, type ListLookup } from './compile.ts';
 import { evaluateRules } from './decide.ts';
 import { currentRevision, liveRules, parseBody } from './repository.ts';
-import { entryChanges, liveLists, type EntryChange } from './lists.ts';
+import { entryChanges, liveLists, type EntryChange } from './list-reads.ts';
 
 interface Loaded {
   /** rule_revisions of the environment when it was loaded */

@@ -11,7 +11,8 @@ import type { Environment } from '../lib/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { Store } from '../store/db.ts';
 import { SIGNAL_NAMES } from '../model/policy.ts';
-import { checkRule, type RuleBody, type RuleProblem } from './compile.ts';
+import { checkRule, type RuleBody } from './compile.ts';
+import type { RuleProblem } from './check-expression.ts';
 import { inspectAst } from './engine-ast.ts';
 import { ruleEnvironment } from './cel-env.ts';
 import {

@@ -1,0 +1,108 @@
+// One CEL expression of a rule (its condition or its cap) parsed, walked and type-checked, with
+// each problem placed at its line and column of the source, as the rule editor shows it.
+import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
+import { RULE_LIMITS, type RuleEnvironment } from './cel-env.ts';
+import { inspectAst, lineColumn, type Inspection } from './engine-ast.ts';
+
+export interface RuleProblem {
+  /** 'condition' | 'cap' | 'action' | 'override' | 'final' */
+  field: string;
+  /** names line:column when the problem has a position */
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface Checked {
+  program: ParseResult;
+  inspection: Inspection;
+}
+
+type Expected = 'bool' | 'number';
+
+/**
+ * Parses, type-checks and walks one expression. Problems name `field` and say where; a program is
+ * returned only when there are none.
+ */
+export function checkExpression(
+  renv: RuleEnvironment,
+  field: string,
+  source: unknown,
+  expected: Expected,
+): { problems: RuleProblem[]; checked?: Checked } {
+  const problem = (message: string, offset?: number): RuleProblem[] => {
+    if (offset === undefined || typeof source !== 'string') return [{ field, message }];
+    const { line, column } = lineColumn(source, offset);
+    return [{ field, message: `line ${line}, column ${column}: ${message}`, line, column }];
+  };
+  if (typeof source !== 'string' || source.trim() === '')
+    return { problems: problem('must be a non-empty CEL expression') };
+  if (source.length > RULE_LIMITS.maxLength) {
+    return { problems: problem(`is ${source.length} characters long; at most ${RULE_LIMITS.maxLength} are allowed`) };
+  }
+  let program: ParseResult;
+  try {
+    program = renv.env.parse(source);
+  } catch (err) {
+    return { problems: problem(errorSummary(err), errorOffset(err)) };
+  }
+  // the walk first: a refused construct (matches, a deep chain) should be named as such, not as a type error
+  const inspection = inspectAst(program.ast);
+  if (inspection.problems.length > 0)
+    return { problems: inspection.problems.flatMap((p) => problem(p.message, p.start)) };
+  let result: ReturnType<ParseResult['check']>;
+  try {
+    result = program.check();
+  } catch (err) {
+    return { problems: problem(errorSummary(err), errorOffset(err)) };
+  }
+  if (!result.valid) return { problems: problem(errorSummary(result.error), errorOffset(result.error)) };
+  const type = result.type ?? 'dyn';
+  if (expected === 'bool' && type !== 'bool') {
+    return {
+      problems: problem(
+        `must return a bool, but returns ${type}${type === 'dyn' ? ' (compare it, e.g. `context.vip == true`)' : ''}`,
+        0,
+      ),
+    };
+  }
+  if (expected === 'number' && type !== 'double' && type !== 'int' && type !== 'dyn') {
+    return { problems: problem(`must return a number, but returns ${type}`, 0) };
+  }
+  return { problems: [], checked: { program, inspection } };
+}
+
+export function errorSummary(err: unknown): string {
+  if (err && typeof err === 'object') {
+    const e = err as { summary?: unknown; message?: unknown };
+    if (typeof e.summary === 'string' && e.summary) return e.summary;
+    if (typeof e.message === 'string') return e.message.split('\n')[0] ?? 'invalid expression';
+  }
+  return String(err);
+}
+
+function errorOffset(err: unknown): number | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as { range?: { start?: unknown }; node?: { start?: unknown } };
+  const start = e.range?.start ?? e.node?.start;
+  return typeof start === 'number' ? start : undefined;
+}
+
+export function findListLiteral(node: ASTNode, name: string): number | undefined {
+  const stack: ASTNode[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.op === 'call' && n.args[0] === 'in_list') {
+      const first = n.args[1][0];
+      if (first?.op === 'value' && first.args === name) return first.start;
+    }
+    if (n.op === 'value' || n.op === 'id') continue;
+    const args = n.args as unknown;
+    const push = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(push);
+      else if (v && typeof v === 'object' && 'op' in v) stack.push(v as ASTNode);
+    };
+    push(args);
+  }
+  return undefined;
+}
