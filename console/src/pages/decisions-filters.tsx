@@ -1,6 +1,6 @@
 // The Decisions page's filter form: a draft the operator edits, applied on submit.
 import { LEVELS } from '../types.ts';
-import { Field } from '../ui.tsx';
+import { Field, FilterForm } from '../ui.tsx';
 import { OUTCOMES } from './rules-api.ts';
 
 export interface Filters {
@@ -34,12 +34,12 @@ export function DecisionFilters({
   const set = (k: keyof Filters) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
     setDraft({ ...draft, [k]: e.currentTarget.value });
   return (
-    <form
-      class="filters"
-      aria-label="Filter decisions"
-      onSubmit={(e) => {
-        e.preventDefault();
-        apply(draft);
+    <FilterForm
+      label="Filter decisions"
+      onApply={() => apply(draft)}
+      onClear={() => {
+        setDraft(NO_FILTERS);
+        apply(NO_FILTERS);
       }}
     >
       <Field label="Kind">
@@ -86,20 +86,6 @@ export function DecisionFilters({
       <Field label="Until">
         <input type="datetime-local" value={draft.until} onInput={set('until')} />
       </Field>
-      <div class="actions">
-        <button class="primary" type="submit">
-          Apply filters
-        </button>
-        <button
-          type="button"
-          onClick={() => {
-            setDraft(NO_FILTERS);
-            apply(NO_FILTERS);
-          }}
-        >
-          Clear
-        </button>
-      </div>
-    </form>
+    </FilterForm>
   );
 }

@@ -8,7 +8,6 @@ import { hasScope, type ApiProblem } from '../api.ts';
 import {
   Empty,
   ErrorBox,
-  Field,
   Link,
   Loader,
   fmtDate,
@@ -20,7 +19,8 @@ import {
   useLoad,
 } from '../ui.tsx';
 import { OutcomeBadge } from './decision-rules.tsx';
-import { rememberOrder, reviewsApi, type Review, type ReviewFilters, type ReviewStats } from './reviews-api.ts';
+import { rememberOrder, reviewsApi, type Review, type ReviewStats } from './reviews-api.ts';
+import { QueueFilters, DEFAULT, apiFilters, type Filters } from './reviews-filters.tsx';
 import { KeyLegend, useKeys, type KeyAction } from './reviews-keys.tsx';
 import { ReviewPage } from './reviews-view.tsx';
 import { Due, ReviewStatus, takeFlash, useNext } from './reviews-parts.tsx';
@@ -28,32 +28,6 @@ import { Due, ReviewStatus, takeFlash, useNext } from './reviews-parts.tsx';
 /** /reviews and /reviews/{id}: `rest` is what follows /reviews/. */
 export function ReviewsSection({ rest }: { rest: string }) {
   return rest ? <ReviewPage id={rest} /> : <QueuePage />;
-}
-
-/** "unresolved" is no status asked, the resolved rows (listed after the unresolved ones) left out. */
-const STATUSES = {
-  unresolved: 'Unresolved',
-  open: 'Open',
-  claimed: 'Claimed',
-  resolved: 'Resolved',
-  '': 'Any',
-} as const;
-type StatusChoice = keyof typeof STATUSES;
-interface Filters {
-  status: StatusChoice;
-  outcome: string;
-  assignee: string;
-  entity_id: string;
-}
-const DEFAULT: Filters = { status: 'unresolved', outcome: '', assignee: '', entity_id: '' };
-
-function apiFilters(f: Filters): ReviewFilters {
-  return {
-    status: f.status === 'unresolved' || f.status === '' ? undefined : f.status,
-    outcome: f.outcome || undefined,
-    assignee: f.assignee.trim() || undefined,
-    entity_id: f.entity_id.trim() || undefined,
-  };
 }
 
 const ruleNames = (r: Review): string[] => (r.rules as Array<{ name?: string }>).map((x) => x.name ?? '?');
@@ -141,8 +115,6 @@ function QueuePage() {
     ...(write ? [{ key: 'N', does: 'claim the next review due and open it', run: next }] : []),
   ];
   useKeys(keys);
-  const set = (k: keyof Filters) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
-    setDraft({ ...draft, [k]: e.currentTarget.value });
   return (
     <section aria-labelledby="h-reviews" class="reviews">
       <div class="title-row">
@@ -170,54 +142,14 @@ function QueuePage() {
       )}
       <ErrorBox error={error} what="Could not claim the next review" />
       {stats.data && <Figures s={stats.data} />}
-      <form
-        class="filters"
-        aria-label="Filter reviews"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <QueueFilters
+        draft={draft}
+        setDraft={setDraft}
+        apply={(f) => {
           setSelected(0);
-          setFilters(draft);
+          setFilters(f);
         }}
-      >
-        <Field label="Status">
-          <select value={draft.status} onChange={set('status')}>
-            {(Object.keys(STATUSES) as StatusChoice[]).map((s) => (
-              <option key={s} value={s}>
-                {STATUSES[s]}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Outcome">
-          <select value={draft.outcome} onChange={set('outcome')}>
-            <option value="">Any</option>
-            <option value="review">review</option>
-            <option value="hold">hold</option>
-            <option value="approve">approve (sampled)</option>
-          </select>
-        </Field>
-        <Field label="Assignee">
-          <input value={draft.assignee} placeholder="a client id, or me" onInput={set('assignee')} />
-        </Field>
-        <Field label="Entity">
-          <input value={draft.entity_id} placeholder="hashed entity id" onInput={set('entity_id')} />
-        </Field>
-        <div class="actions">
-          <button class="primary" type="submit">
-            Apply filters
-          </button>
-          <button
-            type="button"
-            onClick={() => {
-              setDraft(DEFAULT);
-              setFilters(DEFAULT);
-              setSelected(0);
-            }}
-          >
-            Clear
-          </button>
-        </div>
-      </form>
+      />
       <KeyLegend actions={keys} />
       <Loader state={first} feature="The review queue">
         {() =>

@@ -1,0 +1,78 @@
+// The review queue's filters: a draft the operator edits, applied on submit, and what the API is asked.
+import { Field, FilterForm } from '../ui.tsx';
+import type { ReviewFilters } from './reviews-api.ts';
+
+/** "unresolved" is no status asked, the resolved rows (listed after the unresolved ones) left out. */
+const STATUSES = {
+  unresolved: 'Unresolved',
+  open: 'Open',
+  claimed: 'Claimed',
+  resolved: 'Resolved',
+  '': 'Any',
+} as const;
+type StatusChoice = keyof typeof STATUSES;
+export interface Filters {
+  status: StatusChoice;
+  outcome: string;
+  assignee: string;
+  entity_id: string;
+}
+export const DEFAULT: Filters = { status: 'unresolved', outcome: '', assignee: '', entity_id: '' };
+
+/** The filters as the API is asked them. */
+export function apiFilters(f: Filters): ReviewFilters {
+  return {
+    status: f.status === 'unresolved' || f.status === '' ? undefined : f.status,
+    outcome: f.outcome || undefined,
+    assignee: f.assignee.trim() || undefined,
+    entity_id: f.entity_id.trim() || undefined,
+  };
+}
+
+/** The queue's filter form. */
+export function QueueFilters({
+  draft,
+  setDraft,
+  apply,
+}: {
+  draft: Filters;
+  setDraft: (draft: Filters) => void;
+  apply: (filters: Filters) => void;
+}) {
+  const set = (k: keyof Filters) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
+    setDraft({ ...draft, [k]: e.currentTarget.value });
+  return (
+    <FilterForm
+      label="Filter reviews"
+      onApply={() => apply(draft)}
+      onClear={() => {
+        setDraft(DEFAULT);
+        apply(DEFAULT);
+      }}
+    >
+      <Field label="Status">
+        <select value={draft.status} onChange={set('status')}>
+          {(Object.keys(STATUSES) as StatusChoice[]).map((s) => (
+            <option key={s} value={s}>
+              {STATUSES[s]}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Outcome">
+        <select value={draft.outcome} onChange={set('outcome')}>
+          <option value="">Any</option>
+          <option value="review">review</option>
+          <option value="hold">hold</option>
+          <option value="approve">approve (sampled)</option>
+        </select>
+      </Field>
+      <Field label="Assignee">
+        <input value={draft.assignee} placeholder="a client id, or me" onInput={set('assignee')} />
+      </Field>
+      <Field label="Entity">
+        <input value={draft.entity_id} placeholder="hashed entity id" onInput={set('entity_id')} />
+      </Field>
+    </FilterForm>
+  );
+}

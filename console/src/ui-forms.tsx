@@ -1,0 +1,169 @@
+// Shared form pieces: a labelled field, a checkbox group, a page's filter form, a confirmation
+// dialog and a secret shown once.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+export function Field({ label, children, hint }: { label: string; children: ComponentChildren; hint?: string }) {
+  return (
+    <label class="field">
+      <span>{label}</span>
+      {children}
+      {hint && <small class="muted">{hint}</small>}
+    </label>
+  );
+}
+/** A fieldset of checkboxes choosing a subset of `options` (scopes of a key, events of a webhook). */
+export function CheckboxGroup<T extends string>({
+  legend,
+  options,
+  chosen,
+  onChange,
+}: {
+  legend: string;
+  options: readonly T[];
+  chosen: T[];
+  onChange: (next: T[]) => void;
+}) {
+  return (
+    <fieldset>
+      <legend>{legend}</legend>
+      <div class="checks">
+        {options.map((option) => (
+          <label key={option} class="inline">
+            <input
+              type="checkbox"
+              checked={chosen.includes(option)}
+              onChange={(e) =>
+                onChange(e.currentTarget.checked ? [...chosen, option] : chosen.filter((x) => x !== option))
+              }
+            />{' '}
+            {option}
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+/** A page's filter form: its fields, then "Apply filters" (submit) and "Clear". */
+export function FilterForm({
+  label,
+  onApply,
+  onClear,
+  children,
+}: {
+  label: string;
+  onApply: () => void;
+  onClear: () => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      class="filters"
+      aria-label={label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onApply();
+      }}
+    >
+      {children}
+      <div class="actions">
+        <button class="primary" type="submit">
+          Apply filters
+        </button>
+        <button type="button" onClick={onClear}>
+          Clear
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** A modal confirmation built on <dialog>: focus moves into it and Escape cancels. */
+export function Confirm({
+  title,
+  children,
+  confirmLabel,
+  danger,
+  onConfirm,
+  onCancel,
+  busy,
+  wide,
+}: {
+  title: string;
+  /** room for tables side by side (the activation's two policies) */
+  wide?: boolean;
+  children: ComponentChildren;
+  confirmLabel: string;
+  danger?: boolean;
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (d && !d.open) d.showModal();
+    return () => d?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      class={wide ? 'wide' : undefined}
+      aria-labelledby="dialog-title"
+      onCancel={(e) => {
+        e.preventDefault();
+        onCancel();
+      }}
+    >
+      <h2 id="dialog-title">{title}</h2>
+      <div class="dialog-body">{children}</div>
+      <div class="actions">
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" class={danger ? 'danger' : 'primary'} disabled={busy} onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** A secret shown exactly once, with a copy button that also works over plain HTTP. */
+export function SecretOnce({ label, value, onDone }: { label: string; value: string; onDone: () => void }) {
+  const ref = useRef<HTMLInputElement>(null);
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      // navigator.clipboard exists only in secure contexts (https or localhost)
+      if (navigator.clipboard && window.isSecureContext) await navigator.clipboard.writeText(value);
+      else {
+        ref.current?.select();
+        document.execCommand('copy');
+      }
+      setCopied(true);
+    } catch {
+      ref.current?.select();
+    }
+  };
+  return (
+    <div class="secret" role="region" aria-label={label}>
+      <p>
+        <strong>{label}</strong>: copy it now. It is shown only once and cannot be retrieved later.
+      </p>
+      <div class="row">
+        <label class="grow">
+          <span class="sr-only">{label}</span>
+          <input ref={ref} readOnly value={value} class="mono" onFocus={(e) => e.currentTarget.select()} />
+        </label>
+        <button type="button" onClick={copy}>
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Done
+        </button>
+      </div>
+    </div>
+  );
+}
