@@ -83,7 +83,9 @@ export function DecisionsPage() {
         empty={
           filtered
             ? 'No decision matches these filters. Widen the time range or clear a filter.'
-            : `No decisions yet. Every POST /api/v1/trust/score and /api/v1/dispute/analyze call${ownOnly() ? " made with this client's credentials" : ''} is recorded here.`
+            : 'No decisions yet. Every POST /api/v1/trust/score and /api/v1/dispute/analyze call' +
+              (ownOnly() ? " made with this client's credentials" : '') +
+              ' is recorded here.'
         }
       />
     </section>

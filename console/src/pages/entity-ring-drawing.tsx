@@ -213,7 +213,10 @@ export function RingDrawing({ graph }: { graph: EntityGraph }) {
         ref={box}
         class="ring-drawing"
         role="img"
-        aria-label={`The entity's ring: ${graph.nodes.length - 1} linked accounts, ${graph.nodes.filter((n) => n.flagged).length} flagged, ${graph.hubs.length} hubs`}
+        aria-label={
+          `The entity's ring: ${graph.nodes.length - 1} linked accounts, ` +
+          `${graph.nodes.filter((n) => n.flagged).length} flagged, ${graph.hubs.length} hubs`
+        }
       />
       <ul class="ring-legend" aria-label="Legend">
         <li>

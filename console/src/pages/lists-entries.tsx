@@ -40,7 +40,9 @@ export function AddEntries({ list, onAdded }: { list: RuleList; onAdded: (m: str
       });
       setText('');
       onAdded(
-        `Added ${fmtNumber(r.added)} ${r.added === 1 ? 'entry' : 'entries'}${r.already_present ? `; ${fmtNumber(r.already_present)} already present` : ''}.`,
+        `Added ${fmtNumber(r.added)} ${r.added === 1 ? 'entry' : 'entries'}` +
+          (r.already_present ? `; ${fmtNumber(r.already_present)} already present` : '') +
+          '.',
       );
     });
   };

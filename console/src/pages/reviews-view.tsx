@@ -88,7 +88,10 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
       });
       reviewsChanged();
       flashOnQueue(
-        `Review ${done.id} ${resolution === 'decline' ? 'declined' : 'approved'}${done.label ? `: the decision is labelled ${done.label}` : ''}${done.added_to_list ? `, the entity added to ${done.added_to_list}` : ''}.`,
+        `Review ${done.id} ${resolution === 'decline' ? 'declined' : 'approved'}` +
+          (done.label ? `: the decision is labelled ${done.label}` : '') +
+          (done.added_to_list ? `, the entity added to ${done.added_to_list}` : '') +
+          '.',
       );
       navigate('/reviews');
     });
@@ -234,7 +237,8 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
                 listRef={listRef}
                 disabled={
                   heldByOther
-                    ? `Claimed by ${r.assignee} until ${fmtDate(r.claim_expires_at)}: it can be resolved once the claim lapses.`
+                    ? `Claimed by ${r.assignee} until ${fmtDate(r.claim_expires_at)}: ` +
+                      'it can be resolved once the claim lapses.'
                     : undefined
                 }
               />
