@@ -5,9 +5,7 @@
 // tally keeps counts, money per currency and twenty examples: a million decisions cost the same
 // memory as a hundred. No I/O here; replay-worker.ts feeds it pages off the event loop.
 import { OUTCOMES, type MatchedRule, type Outcome, type RuleFacts, type EntityFacts } from '../model/outcomes.ts';
-import type { ASTNode } from '@marcbachmann/cel-js';
-import type { CompiledRule, ListLookup, RuleBody } from './compile.ts';
-import { ruleEnvironment } from './cel-env.ts';
+import type { CompiledRule, ListLookup } from './compile.ts';
 import type { evaluateRules } from './decide.ts';
 import { replayableFeatures, type FeatureRecord } from '../model/feature-vector.ts';
 import type { Policy } from '../model/policy.ts';
@@ -20,7 +18,7 @@ export interface ReplayRow {
   created_at: number;
   /** the request summary {amount, currency, side, payment_method, country, …}; null before it was kept */
   request: string | null;
-  /** null too when the rule reads no signal (the column is then not read: see columnsRead) */
+  /** null too when the rule reads no signal (the column is then not read: replay-columns.ts) */
   features: string | null;
   feature_set: number | null;
   /** the score response as answered (score, risk_level, safe_amount); null when the rule reads neither */
@@ -99,36 +97,6 @@ function numberIn(text: string | null, pattern: RegExp): number | null {
   const m = pattern.exec(text);
   if (!m || m[1] === 'null') return null;
   return finite(Number(m[1]));
-}
-
-/**
- * Which of the two large columns a rule needs: the feature vector for `signals`, the score
- * response for `score` and `safe_amount`. Reading them is most of a test's cost (a stored score
- * response is about a kilobyte), so a rule that reads neither skips them. Every identifier of the
- * condition and the cap counts, bound comprehension variables included: the answer may read a
- * column needlessly, never miss one. A body that does not parse needs both (it is refused anyway).
- */
-export function columnsRead(body: Pick<RuleBody, 'condition' | 'cap'>): { features: boolean; result: boolean } {
-  const names = new Set<string>();
-  try {
-    const env = ruleEnvironment([]).env;
-    for (const source of [body.condition, typeof body.cap === 'string' ? body.cap : undefined]) {
-      if (source === undefined) continue;
-      const stack: unknown[] = [env.parse(source).ast];
-      while (stack.length > 0) {
-        const node = stack.pop();
-        if (Array.isArray(node)) stack.push(...(node as unknown[]));
-        else if (node !== null && typeof node === 'object' && 'op' in node) {
-          const n = node as ASTNode;
-          if (n.op === 'id') names.add(n.args as string);
-          else if (n.op !== 'value') stack.push(n.args);
-        }
-      }
-    }
-  } catch {
-    return { features: true, result: true };
-  }
-  return { features: names.has('signals'), result: names.has('score') || names.has('safe_amount') };
 }
 
 /** The facts a live score gave its rules, rebuilt from a stored decision; missing facts are absent. */

@@ -16,7 +16,8 @@ import { OUTCOMES } from '../model/outcomes.ts';
 import { checkRule, listsNamed, type RuleBody } from './compile.ts';
 import { RuleBodySchema } from './schemas.ts';
 import { listKinds } from './repository.ts';
-import { columnsRead, UNSAVED_RULE_ID, type ReplaySettings, type RuleTestResult } from './replay.ts';
+import { UNSAVED_RULE_ID, type ReplaySettings, type RuleTestResult } from './replay.ts';
+import { columnsRead } from './replay-columns.ts';
 import { listHistoryRows, replayPages, type ReplayWindow } from './replay-store.ts';
 import { RuleTestBusyError, runRuleTest, type ReplayTask } from './replay-thread.ts';
 

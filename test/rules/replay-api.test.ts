@@ -8,7 +8,7 @@ import { storeSource } from '../../src/policies/job-reader.ts';
 import { RuleTestBusyError, runRuleTest, type ReplayTask } from '../../src/rules/replay-thread.ts';
 import { SIGNAL_NAMES, DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { listHistoryRows, replayPages } from '../../src/rules/replay-store.ts';
-import { columnsRead } from '../../src/rules/replay.ts';
+import { columnsRead } from '../../src/rules/replay-columns.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
