@@ -6,7 +6,6 @@ import { computeSignals, decayFactor, scoreEntity } from '../../src/model/signal
 import { riskLevelFor } from '../../src/model/arithmetic.ts';
 import { PAYMENT_METHODS, type EntityProfile, type ScoreRequest } from '../../src/model/types.ts';
 import { profileArb } from '../helpers/profiles.ts';
-import { referenceComputeSignals } from '../helpers/reference-model.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -407,22 +406,5 @@ describe('riskLevelFor', () => {
       [100, 'critical'],
     ];
     for (const [s, level] of cases) assert.equal(riskLevelFor(s, t), level, `score ${s}`);
-  });
-});
-
-describe('the model as computed before issue 13', () => {
-  test('computeSignals and scoreEntity give the same signals, descriptions and score as the reference', () => {
-    fc.assert(
-      fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
-        const expected = referenceComputeSignals(p, r, policy, NOW);
-        assert.deepStrictEqual(computeSignals(p, r, policy, NOW), expected);
-        const result = scoreEntity(p, r, policy, NOW);
-        assert.deepStrictEqual(result.signals, expected);
-        let z = policy.bias;
-        for (const s of expected) z += s.weight * s.value;
-        assert.equal(result.score, Math.round(100 / (1 + Math.exp(-z))));
-      }),
-      { numRuns: 1000 },
-    );
   });
 });

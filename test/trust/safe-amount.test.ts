@@ -8,6 +8,7 @@ import { MAX_UNITS, minorUnitDigits, safeAmount, safeAmountFrom, scoreForAmount 
 import type { EntityProfile, ScoreRequest } from '../../src/model/types.ts';
 import { anyPolicy, freshProfile, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
 import { referenceSafeAmount, referenceScoreAt } from '../helpers/reference-model.ts';
+import { marketPolicyArb, marketProfileArb } from '../helpers/market-profiles.ts';
 
 const REQ: ScoreRequest = { entity_id: 'e1', amount: 100, currency: 'USD', context: {} };
 const at = (p: EntityProfile, r: ScoreRequest, policy: Policy, amount: number) =>
@@ -54,6 +55,15 @@ describe('safe_amount: properties', () => {
         assert.equal(safeAmount(p, r, policy, NOW), expected);
         // From the prepared terms the score was computed with, handed on by evaluate.
         assert.equal(safeAmountFrom(evaluate(p, r, policy, NOW).prepared, r.currency, policy), expected);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test('the same answer as the plain search for entities as a marketplace shows them (the step in play)', () => {
+    fc.assert(
+      fc.property(marketProfileArb, requestArb, marketPolicyArb, (p, r, policy) => {
+        assert.equal(safeAmount(p, r, policy, NOW), referenceSafeAmount(p, r, policy, NOW));
       }),
       { numRuns: 1000 },
     );
