@@ -29,10 +29,10 @@ import {
   findKey,
   insertKey,
   listKeys,
-  rotateKey,
   toKeyRecord,
   type KeyRow,
 } from './repository.ts';
+import { rotateKey } from './rotation.ts';
 
 const KeyRecord = Type.Object(
   {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { KyselyPlugin } from 'kysely';
 import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
 import { generateApiKey } from '../../src/keys/format.ts';
-import { rotateKey } from '../../src/keys/repository.ts';
+import { rotateKey } from '../../src/keys/rotation.ts';
 import { KeyVerifier } from '../../src/keys/verifier.ts';
 import { RevocationFeed } from '../../src/auth/revocation.ts';
 import { secondStore } from '../auth/support.ts';
