@@ -12,7 +12,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Store } from '../store/db.ts';
-import { lockingRows } from '../store/row-locks.ts';
+import { lockForUpdate } from '../store/locks.ts';
 import { ownEntries, prfInput } from './oprf.ts';
 import { ownEntriesOff } from './oprf-thread.ts';
 import type { NetworkIdentity } from './identity.ts';
@@ -46,7 +46,7 @@ const write = (store: Store, ids: Identifier[], entityIds: boolean, prf: Prf) =>
  * runs one write transaction at a time orders them without it).
  */
 const orderWriters = (trx: NetworkDb, store: Store) =>
-  lockingRows(store, trx.selectFrom('network_identity').select('id').where('id', '=', 'self')).execute();
+  lockForUpdate(store, trx.selectFrom('network_identity').select('id').where('id', '=', 'self')).execute();
 
 /** write, inside the caller's transaction. */
 async function writeIn(

@@ -15,7 +15,7 @@ import { Type, type Static } from 'typebox';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
-import { lockingRows } from '../store/row-locks.ts';
+import { lockForUpdate } from '../store/locks.ts';
 import { foldWriteAheadLog, zeroDeletedBytes } from '../store/secure-delete.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
@@ -109,7 +109,7 @@ async function eraseEntity(
   const eventsDeleted = await store.db.transaction().execute(async (trx) => {
     // The entity row is locked first, as ingestion locks it, so a concurrent batch for this entity
     // runs entirely before or entirely after the erasure.
-    const row = await lockingRows(
+    const row = await lockForUpdate(
       store,
       trx
         .selectFrom('entities')
