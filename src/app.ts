@@ -14,40 +14,26 @@ import { swaggerPlugin, swaggerUiPlugin } from './http/docs.ts';
 import { asRouteOptions } from './http/route.ts';
 import { acceptFormsOnOauthRoutes } from './http/form-body.ts';
 import { routeTable } from './routes.ts';
+import { startServices } from './app-services.ts';
+import { missingUnscopedRoutes } from './http/public-routes.ts';
 import { REQUEST_EXAMPLES } from './openapi-examples.ts';
 import { ProblemSchema } from './http/problem.ts';
-import { RevocationFeed } from './auth/revocation.ts';
-import { KeyRing } from './auth/signing-keys.ts';
-import { resolveKeyEncryption } from './auth/kek.ts';
-import { TokenService } from './auth/tokens.ts';
-import { tokenIssuers } from './auth/issuer.ts';
-import { deactivatedClientIds, isClientActive } from './auth/clients.ts';
-import { ENVIRONMENTS, SCOPES, type Environment } from './lib/principal.ts';
+import { SCOPES } from './lib/principal.ts';
 import authenticate from './auth/authenticate.ts';
-import { KeyVerifier } from './keys/verifier.ts';
 import { DEFAULT_POLICY, type Policy } from './model/policy.ts';
-import { DecisionWriter, type DecisionCommit } from './audit/decisions.ts';
-import { ScoringService } from './trust/scoring.ts';
+import type { DecisionCommit } from './audit/decisions.ts';
 import type { Decider } from './model/outcomes.ts';
 import { startWebhookWorker } from './webhooks/index.ts';
-import { decisionWebhooks } from './webhooks/events.ts';
 import type { WorkerOptions } from './webhooks/worker.ts';
-import { openRedis, type SharedRedis } from './store/redis.ts';
+import type { SharedRedis } from './store/redis.ts';
 import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { ClusterRateLimitStore } from './http/cluster-rate-limit.ts';
 import { meterRateLimits } from './http/rate-limit-metrics.ts';
-import { LivePolicies } from './policies/live.ts';
-import { RuleRegistry } from './rules/registry.ts';
-import { LiveRules } from './rules/live.ts';
 import { ruleErrorCounter } from './rules/metrics.ts';
-import { PolicyRegistry } from './policies/registry.ts';
-import { ensurePolicies } from './policies/repository.ts';
 import { registerCors } from './http/cors.ts';
 import idempotency from './http/idempotency.ts';
 import consolePlugin from './console/plugin.ts';
 import { startNetwork } from './network/routes.ts';
-import { PendingIdentifiers } from './network/pending.ts';
-import { networkDb } from './network/tables.ts';
 
 export interface AppOptions {
   config: Config;
@@ -138,82 +124,8 @@ export async function buildApp({
   installValidators(app);
   app.addSchema(ProblemSchema);
 
-  // Services shared by the routes; each is closed with the app.
-  const redis = givenRedis ?? (config.redisUrl ? openRedis(config.redisUrl) : undefined);
-  const feed = new RevocationFeed(store);
-  const keyEncryption = resolveKeyEncryption(config, store);
-  const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, keyEncryption);
-  const tokens = new TokenService(
-    ring,
-    { ...tokenIssuers(config), audience: config.audience, ttlSeconds: config.tokenTtlSeconds },
-    (id) => isClientActive(store.db, id),
-  );
-  const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
-  feed.on((kind, subject) => {
-    if (kind === 'client') tokens.markClientDeactivated(subject);
-    else if (kind === 'key') verifier.forget(subject);
-  });
-  await ring.init();
-  // Policies live in the store (docs/api.md, "Policies"); the given one is the configured (file) policy.
-  await ensurePolicies(store, policy);
-  for (const id of await deactivatedClientIds(store.db)) tokens.markClientDeactivated(id);
-  await feed.start();
-  if (redis) await feed.attachRedis(redis.client, redis.subscriber);
-  verifier.start();
-  const decisions = new DecisionWriter(store.db, decisionWebhooks, {
-    ...(decisionCommit ? { commit: decisionCommit } : {}),
-    ...(store.checkpointIfDue
-      ? {
-          between: async () => {
-            await store.checkpointIfDue!();
-          },
-        }
-      : {}),
-  });
-  // Identifiers a score names only in its context are resolved against the peers in the background.
-  const pendingIdentifiers = new PendingIdentifiers(
-    networkDb(store.db),
-    (err) => app.log.warn({ event: 'network_pending_failed', err }, 'could not queue identifiers for the network'),
-    undefined,
-    config.network.pendingPerClient,
-  );
-  // Each environment's rules and lists (docs/rules.md), reloaded on any instance's change like policies.
-  const rules = new RuleRegistry(store);
-  const liveRules = new LiveRules(rules);
-  await liveRules.load();
-  feed.on((kind, subject) => {
-    if (kind === 'rules' && (ENVIRONMENTS as readonly string[]).includes(subject))
-      liveRules.changed(subject as Environment);
-    // An erasure rewrote an entity list's entry in place (trust/erasure-rules.ts): read the lists whole.
-    if (kind === 'entity') {
-      rules.rereadWhole();
-      for (const env of ENVIRONMENTS) liveRules.changed(env);
-    }
-  });
-  const scoring = new ScoringService(
-    store,
-    policy.cacheTtlSeconds,
-    decisions,
-    redis?.client,
-    (environment, linked, entityId, clientId) => pendingIdentifiers.add(environment, linked, entityId, clientId),
-    decider ?? rules,
-  );
-  const policies = new PolicyRegistry(store, policy);
-  const live = new LivePolicies(policies);
-  await live.load();
-  feed.on((kind) => {
-    if (kind === 'policy') live.changed();
-  });
-  // An erasure on any instance: no cached score or profile computed from the erased data is served again.
-  feed.on((kind) => {
-    if (kind === 'entity') scoring.forget();
-  });
-  app.addHook('onClose', async () => {
-    await decisions.drain();
-    await verifier.stop().catch(() => {});
-    await feed.stop();
-    if (redis && !givenRedis) await redis.close();
-  });
+  const services = await startServices(app, { config, store, policy, givenRedis, decisionCommit, decider });
+  const { redis, feed, keyEncryption, ring, tokens, verifier, decisions, scoring, policies } = services;
 
   await app.register(errorHandling);
   await app.register(observability, {
@@ -253,9 +165,9 @@ export async function buildApp({
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
   await app.register(idempotency, { db: store.db, encryption: keyEncryption });
 
-  live.install(app);
-  liveRules.install(app);
-  rules.meter(ruleErrorCounter(app.metrics));
+  services.live.install(app);
+  services.liveRules.install(app);
+  services.rules.meter(ruleErrorCounter(app.metrics));
   const webhooks = startWebhookWorker(app, {
     store,
     encryption: keyEncryption,
@@ -269,7 +181,7 @@ export async function buildApp({
     config,
     metrics: app.metrics,
     onChanged: () => scoring.forget(),
-    pending: pendingIdentifiers,
+    pending: services.pendingIdentifiers,
   });
   acceptFormsOnOauthRoutes(app);
   const table = routeTable({
@@ -291,9 +203,14 @@ export async function buildApp({
     ping: () => store.ping(),
     degraded: () => (redis && !redis.ready() ? ['redis'] : []),
   });
+  // The auth hook refuses, as each route registers, one that declares no scope and is not a public route.
   for (const route of table) app.route(asRouteOptions(route));
+  app.decorate('routeTable', table);
   await app.register(swaggerUiPlugin);
   await app.register(consolePlugin);
+  const stale = missingUnscopedRoutes((method, url) => app.hasRoute({ method, url }));
+  if (stale.length > 0)
+    throw new Error(`Listed as public in src/http/public-routes.ts but not served: ${stale.join(', ')}`);
   return app;
 }
 

@@ -1,7 +1,9 @@
 // Every route of the API, in the order it registers. Each entry is a feature's list of route
 // definitions (src/http/route.ts): method, url, schema, the scope and role it needs, and the
 // handler. A new route goes into its feature's routes file and, for a new feature, one line here.
-// Not listed: the static files of the console and of Swagger UI, which their plugins serve.
+// A route declares its scope (and role); one without a scope must be on the list of public routes
+// (src/http/public-routes.ts), else the app does not start. Not in this table: the static files
+// of the console and of Swagger UI, which their plugins serve (public, and listed there too).
 import type { Config } from './config/env.ts';
 import type { Store } from './store/db.ts';
 import type { FastifyInstance } from 'fastify';
@@ -36,6 +38,13 @@ import type { WebhookServices } from './webhooks/index.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { networkRoutes, type NetworkServices } from './network/routes.ts';
 import { reviewRoutes } from './reviews/routes.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the table as buildApp registered it (the shared route-security test walks it) */
+    routeTable: readonly RouteDefinition[];
+  }
+}
 
 /** The services the routes are built from, made once by buildApp. */
 export interface Services {

@@ -1,8 +1,11 @@
-// The auth layer: runs before body parsing on every route that declares a scope, so an
-// unauthenticated caller learns nothing about validation. One of two credentials, never both.
+// The auth layer: runs before body parsing on every route, so an unauthenticated caller learns nothing about
+// validation. Closed by default: a route that declares a scope needs a credential holding it (one of two, never
+// both); a route without one passes only if http/public-routes.ts lists it, and the app does not start with any
+// other (docs/api.md, "Public routes").
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../http/problem.ts';
+import { undeclaredAccess, unscopedAccess } from '../http/public-routes.ts';
 import { OPERATOR_SCOPES, roleAtLeast, type Principal, type Role, type Scope } from '../lib/principal.ts';
 import type { TokenService } from './tokens.ts';
 import type { RevocationFeed } from './revocation.ts';
@@ -10,10 +13,11 @@ import { authEvents, type AuthEvents } from './events.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** who is calling: set before anything else runs on every route that declares a scope (the only ones that read it) */
     principal: Principal;
   }
   interface FastifyContextConfig {
-    /** the scope a route requires; routes without one are public */
+    /** the scope a route requires; a route without one must be listed in http/public-routes.ts */
     scope?: Scope;
     /** the lowest role a route admits (checked with the scope, before idempotent replays and handlers) */
     role?: Role;
@@ -113,10 +117,13 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
     keyGenerator: (request) => `p:${request.principal.id}`,
   });
 
-  app.decorateRequest('principal', null as unknown as Principal);
+  // No value until the hook below sets it: routes without a scope have no principal.
+  app.decorateRequest('principal');
   const events = authEvents(app.metrics);
 
   app.addHook('onRoute', (route) => {
+    const undeclared = undeclaredAccess(route);
+    if (undeclared) throw new Error(undeclared);
     const config = route.config as { scope?: Scope; role?: Role } | undefined;
     if (config?.role && !config.scope) throw new Error(`${route.method} ${route.url}: a role needs a scope`);
     if (config?.scope && OPERATOR_SCOPES.has(config.scope) && !(config.role && roleAtLeast(config.role, 'operator'))) {
@@ -126,7 +133,15 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const scope = request.routeOptions.config.scope;
-    if (!scope) return;
+    if (!scope) {
+      // No route matched: the not-found handler answers, and reveals nothing.
+      if (request.is404) return;
+      // A peer route's own onRequest hook checks the peer's signature (network/peer-auth.ts).
+      const access = unscopedAccess(request.method, request.routeOptions.url);
+      if (access === 'public' || (access === 'peer' && request.routeOptions.config.peer === true)) return;
+      // Unreachable while onRoute refuses such routes; were one registered around it, it serves nobody.
+      throw new Error(`${request.method} ${request.routeOptions.url}: no scope and not a public route`);
+    }
     const principal = await resolvePrincipal(request, options, events);
     request.principal = principal;
     const limit = await checkLimit(request);
