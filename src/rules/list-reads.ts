@@ -5,7 +5,7 @@ import type { ListsTable } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import { chunks } from '../store/chunks.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
-import type { Db } from './repository.ts';
+import type { Db } from './revisions.ts';
 
 export type ListRow = Selectable<ListsTable>;
 

@@ -20,7 +20,7 @@ import {
   removeListEntry,
 } from './lists.ts';
 import { getList, listEntries, listLists, presentCounts, type ListRow } from './list-reads.ts';
-import { RULES_FEED_KIND } from './repository.ts';
+import { RULES_FEED_KIND } from './revisions.ts';
 import {
   AddEntriesBody,
   CreateListBody,

@@ -3,7 +3,7 @@
 // a rule test reads each list as it was at each decision's time (replay-lists.ts). A deleted list
 // keeps its entries for the same reason (deleted_at), and its name can be taken again. Every change
 // moves the environment's rule_revisions and records a `rules` feed row in its transaction
-// (repository.ts ruleChange), so every instance applies it from its next request.
+// (revisions.ts ruleChange), so every instance applies it from its next request.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
@@ -15,7 +15,8 @@ import { newId } from '../lib/ids.ts';
 import { isCountryCode } from '../model/currency.ts';
 import { PAYMENT_METHODS } from '../model/types.ts';
 import { hashedIdErrors, rawIdentifierErrors } from '../model/identifier-schemas.ts';
-import { bumpRevision, ruleChange, rulesNamingList, RULES_FEED_KIND, type Db } from './repository.ts';
+import { rulesNamingList } from './repository.ts';
+import { bumpRevision, ruleChange, RULES_FEED_KIND, type Db } from './revisions.ts';
 import type { ListKind } from './schemas.ts';
 import { getList, type ListRow } from './list-reads.ts';
 

@@ -10,7 +10,8 @@ import type { Decider, Outcome, RuleFacts, RuleVerdict } from '../model/outcomes
 import { SIGNAL_NAMES } from '../model/policy.ts';
 import { compileRule, type CompiledRule, type ListLookup } from './compile.ts';
 import { evaluateRules } from './decide.ts';
-import { currentRevision, liveRules, parseBody } from './repository.ts';
+import { liveRules, parseBody } from './repository.ts';
+import { currentRevision } from './revisions.ts';
 import { entryChanges, liveLists, type EntryChange } from './list-reads.ts';
 
 interface Loaded {

@@ -3,7 +3,8 @@
 // or a list runs in one transaction that first moves the environment's rule_revisions counter —
 // which also serialises the environment's rule and list changes (the row's write lock), so a list
 // cannot be deleted while a rule naming it is saved — then writes the change, a `rules` row on
-// the revocation feed (every process reloads before its next request: live.ts) and the webhook.
+// the revocation feed (every process reloads before its next request: revisions.ts, live.ts) and the
+// webhook.
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, RulesTable, RuleVersionsTable } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
@@ -13,57 +14,13 @@ import { newId } from '../lib/ids.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
 import { listsNamed, type ListKinds, type RuleBody } from './compile.ts';
 import type { RuleStatus } from './schemas.ts';
+import { ruleChange, type Db } from './revisions.ts';
 
-export type Db = Kysely<Database> | Transaction<Database>;
 export type RuleRow = Selectable<RulesTable>;
 export type RuleVersionRow = Selectable<RuleVersionsTable>;
 
-/** The feed's kind for rule and list changes; its subject is the environment. */
-export const RULES_FEED_KIND = 'rules';
-
 export class RuleNotFoundError extends Error {}
 export class RuleConflictError extends Error {}
-
-/** Moves the environment's counter and returns its new value: the first write of every rule or list change. */
-export async function bumpRevision(trx: Db, environment: Environment): Promise<number> {
-  const row = await trx
-    .updateTable('rule_revisions')
-    .set((eb) => ({ revision: eb('revision', '+', 1) }))
-    .where('environment', '=', environment)
-    .returning('revision')
-    .executeTakeFirst();
-  if (row) return Number(row.revision);
-  // an environment the migration did not seed (it seeds live and test)
-  await trx.insertInto('rule_revisions').values({ environment, revision: 1 }).execute();
-  return 1;
-}
-
-export async function currentRevision(db: Db, environment: Environment): Promise<number> {
-  const row = await db
-    .selectFrom('rule_revisions')
-    .select('revision')
-    .where('environment', '=', environment)
-    .executeTakeFirst();
-  return Number(row?.revision ?? 0);
-}
-
-/**
- * Runs `change` as one rule or list change of the environment: the counter moved first, the feed
- * row recorded last, all in one transaction. The caller announces on the feed after it returns.
- */
-export async function ruleChange<T>(
-  db: Kysely<Database>,
-  feed: Pick<RevocationFeed, 'record'>,
-  environment: Environment,
-  change: (trx: Transaction<Database>, revision: number) => Promise<T>,
-): Promise<T> {
-  return db.transaction().execute(async (trx) => {
-    const revision = await bumpRevision(trx, environment);
-    const result = await change(trx, revision);
-    await feed.record(trx, RULES_FEED_KIND, environment);
-    return result;
-  });
-}
 
 export function parseBody(row: Pick<RuleRow, 'body'>): RuleBody {
   return JSON.parse(row.body) as RuleBody;

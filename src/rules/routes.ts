@@ -25,12 +25,12 @@ import {
   retireRule,
   RuleConflictError,
   RuleNotFoundError,
-  RULES_FEED_KIND,
   updateRule,
   type BodyCheck,
   type RuleRow,
   type RuleVersionRow,
 } from './repository.ts';
+import { RULES_FEED_KIND } from './revisions.ts';
 import {
   CheckBody,
   CreateRuleBody,

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Environment } from '../lib/principal.ts';
 import type { EntityFacts, MatchedRule, RuleFacts } from '../model/outcomes.ts';
 import { RULE_VARIABLES, variableExample } from './variables.ts';
-import type { Db } from './repository.ts';
+import type { Db } from './revisions.ts';
 
 const DAY_MS = 86_400_000;
 /** The most decisions with a match the stats read: the newest first, so a busy window is cut at its oldest end. */
