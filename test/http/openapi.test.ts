@@ -3,9 +3,11 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startApp, type TestContext } from '../helpers/app.ts';
 import { SCOPES } from '../../src/lib/principal.ts';
+import { UNSCOPED_ROUTES } from '../../src/http/public-routes.ts';
 
 interface Operation {
   operationId?: string;
+  summary?: string;
   security?: Record<string, string[]>[];
   requestBody?: { content: Record<string, { example?: unknown; schema?: unknown }> };
   responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
@@ -31,6 +33,11 @@ const operations = (doc: Doc) =>
   Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, method, op })),
   );
+
+/** A listed route as the document names its operation ("GET /problems/{code}"). */
+const documentName = (r: { method: string; url: string }) =>
+  `${r.method} ${r.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+const UNSCOPED = new Set(UNSCOPED_ROUTES.map(documentName));
 
 describe('OpenAPI document', () => {
   let ctx: (TestContext & { close(): Promise<void> }) | undefined;
@@ -90,11 +97,22 @@ describe('OpenAPI document', () => {
     for (const { name, op } of operations(doc)) {
       assert.ok(Array.isArray(op.security), `${name} declares no security`);
       if (op.security.length === 0) continue;
+      assert.ok(!UNSCOPED.has(name), `${name} is a public route but documents security`);
       const [scope] = op.security[0]!.oauth2 ?? [];
       assert.ok(scope && (SCOPES as readonly string[]).includes(scope), name);
       assert.deepEqual(op.security, [{ oauth2: [scope] }, { apiKey: [] }]);
     }
     assert.ok(operations(doc).filter(({ op }) => op.security!.length > 0).length >= 20);
+  });
+
+  test('exactly the listed public routes, and the peer-signed ones, document no security', () => {
+    const open = operations(doc).filter(({ op }) => op.security?.length === 0);
+    // The list, less what the document hides: its own JSON, and what plugins serve (Swagger UI, console, CORS).
+    const documented = UNSCOPED_ROUTES.filter((r) => !r.plugin && r.url !== '/api/v1/openapi.json');
+    assert.deepEqual(open.map(({ name }) => name).sort(), documented.map(documentName).sort());
+    const peerSigned = new Set(documented.filter((r) => r.access === 'peer').map(documentName));
+    for (const { name, op } of open)
+      if (peerSigned.has(name)) assert.match(op.summary ?? '', /signed peer request/, name);
   });
 
   test('every operation has a description naming its scope and, where one is declared, its role; tags are listed globally', () => {
