@@ -17,7 +17,7 @@ export interface Identifier {
 }
 
 /** A local name for an identifier in the published set: its hash is not kept there. */
-export const sourceOf = (id: Identifier) =>
+const sourceOf = (id: Identifier) =>
   createHash('sha256').update(`vouch-network/v1 source\0${id.idType}\0${id.hash}`).digest('base64url');
 const keyOf = (id: Identifier) => `${id.idType}\0${id.hash}`;
 
