@@ -8,8 +8,8 @@
 //   minor-unit grid that scores below `high`, found on that reference score alone.
 // The amount-free signal values and their terms still come from the model's `prepare`; the worked
 // examples of test/trust/model.test.ts are what check those.
-import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from '../../src/model/policy.ts';
-import { computeSignals, prepare, type Prepared } from '../../src/model/signal-model.ts';
+import { SIGNAL_NAMES, type Policy, type SignalName } from '../../src/model/policy.ts';
+import { prepare, type Prepared } from '../../src/model/signal-model.ts';
 import type { AmountSignal } from '../../src/model/amount-signals.ts';
 import { describeSignal } from '../../src/model/descriptions.ts';
 import type { EntityProfile, ScoreRequest, Signal } from '../../src/model/types.ts';
@@ -51,21 +51,22 @@ export function referenceComputeSignals(
   return signals;
 }
 
-const PROBE_WEIGHTS = Object.fromEntries(
-  SIGNAL_NAMES.map((n) => [n, SIGNAL_DIRECTIONS[n] === 'risk' ? 1 : -1]),
-) as Policy['weights'];
-
-/** featureValues before issue 13: computeSignals under unit weights. */
+/**
+ * Every signal's value as a decision stores it (docs/api.md, "Outcomes and labels"): in
+ * SIGNAL_NAMES order, zeros included, each rounded as the sum takes it.
+ */
 export function referenceFeatureValues(
   profile: EntityProfile,
   request: ScoreRequest,
   policy: Policy,
   now: number,
 ): Record<SignalName, number> {
-  const values = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, 0])) as Record<SignalName, number>;
-  for (const s of computeSignals(profile, request, { ...policy, weights: PROBE_WEIGHTS }, now))
-    values[s.name as SignalName] = s.value;
-  return values;
+  const prepared = prepare(profile, request, policy, now);
+  const raw: Record<string, number> = { ...prepared.fixed, ...referenceAmountValues(prepared.terms, request.amount) };
+  return Object.fromEntries(SIGNAL_NAMES.map((n) => [n, Number.isFinite(raw[n]) ? round4(raw[n]!) : 0])) as Record<
+    SignalName,
+    number
+  >;
 }
 
 const clip = (x: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, x));

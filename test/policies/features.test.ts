@@ -8,6 +8,7 @@ import { replayScore } from '../../src/model/arithmetic.ts';
 import fc from 'fast-check';
 import { anyPolicy, NOW as ANY_NOW, profileArb, requestArb } from '../helpers/profiles.ts';
 import { referenceFeatureValues } from '../helpers/reference-model.ts';
+import { marketProfileArb } from '../helpers/market-profiles.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -71,10 +72,10 @@ describe('featureValues', () => {
   });
 });
 
-describe('featureValues: the same values as before issue 13 (computeSignals under unit weights)', () => {
+describe('featureValues: the values of the reference written from the docs', () => {
   test('computed afresh, and handed on by the evaluation that scored the same inputs', () => {
     fc.assert(
-      fc.property(profileArb, requestArb, anyPolicy, (p, r, policy) => {
+      fc.property(fc.oneof(profileArb, marketProfileArb), requestArb, anyPolicy, (p, r, policy) => {
         const expected = referenceFeatureValues(p, r, policy, ANY_NOW);
         assert.deepStrictEqual(featureValues(p, r, policy, ANY_NOW), expected);
         const { values } = evaluate(p, r, policy, ANY_NOW);
