@@ -106,7 +106,7 @@ export function bulkLabelRoutes({ db, createRateLimit, labelsPerMinute }: BulkLa
   }
 
   return [
-    defineRoute<{ Body: Static<typeof BulkBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/labels',
       config: ROUTE_CONFIG,

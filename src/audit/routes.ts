@@ -121,7 +121,7 @@ function decisionRecord(row: Row): Static<typeof Decision> {
 
 export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinition[] {
   return [
-    defineRoute<{ Params: Static<typeof Params> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/decisions/:id',
       config: { scope: 'audit:read' },
@@ -138,7 +138,7 @@ export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinitio
       },
     }),
 
-    defineRoute<{ Querystring: Static<typeof ListQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/decisions',
       config: { scope: 'audit:read' },
@@ -192,7 +192,7 @@ export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinitio
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params>; Body: Static<typeof LabelBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/decisions/:id/label',
       config: { scope: 'labels:write' },

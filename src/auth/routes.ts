@@ -165,7 +165,7 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
   );
 
   return [
-    defineRoute<{ Body: TokenRequest }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/auth/token',
       config: { oauth: true },

@@ -65,7 +65,7 @@ export function disputeRoutes({
   ]);
 
   return [
-    defineRoute<{ Body: AnalyzeBody }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/dispute/analyze',
       config: { scope: 'dispute:analyze' },

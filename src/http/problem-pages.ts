@@ -46,7 +46,7 @@ See the <a href="/docs">API reference</a>.</p>
 
 export function problemRoutes(): RouteDefinition[] {
   return [
-    defineRoute<{ Params: { code: string } }>({
+    defineRoute({
       method: 'GET',
       url: '/problems/:code',
       schema: {

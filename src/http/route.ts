@@ -3,12 +3,17 @@
 // order they register, and the app registers that one table. Authorisation is read from `config`
 // by the authentication hook (scope and role, before anything else of the request runs), never
 // checked by hand in a handler; ownership filtering is `ownerFilter` below.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
+  ContextConfigDefault,
   FastifyReply,
   FastifyRequest,
   FastifySchema,
   FastifySchemaCompiler,
   HTTPMethods,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
   RouteGenericInterface,
   RouteOptions,
   onRequestHookHandler,
@@ -17,6 +22,7 @@ import type {
   preHandlerHookHandler,
   preValidationHookHandler,
 } from 'fastify';
+import { Type } from 'typebox';
 import type { Principal, Role, Scope } from '../lib/principal.ts';
 
 interface RouteAccess {
@@ -30,32 +36,81 @@ interface RouteAccess {
   operationId?: string;
 }
 
-export interface RouteDefinition<G extends RouteGenericInterface = RouteGenericInterface> {
+interface RouteFields {
   method: HTTPMethods | HTTPMethods[];
   url: string;
   config?: RouteAccess & Record<string, unknown>;
-  schema?: FastifySchema;
   bodyLimit?: number;
-  /** only for a body the handler validates itself, in one step with what depends on the policy */
-  validatorCompiler?: FastifySchemaCompiler<unknown>;
   onRequest?: onRequestHookHandler;
   preValidation?: preValidationHookHandler;
   preHandler?: preHandlerHookHandler;
   onSend?: onSendHookHandler;
   onResponse?: onResponseHookHandler;
-  handler: (request: FastifyRequest<G>, reply: FastifyReply) => unknown;
 }
 
-/** A typed route definition (the generic types the handler's request), stored untyped in the table. */
-export function defineRoute<G extends RouteGenericInterface = RouteGenericInterface>(
-  definition: RouteDefinition<G>,
-): RouteDefinition {
-  return definition as unknown as RouteDefinition;
+/** The request as the handler sees it: body, params, querystring and headers are the schema's static types. */
+export type SchemaRequest<S extends FastifySchema> = FastifyRequest<
+  RouteGenericInterface,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  S,
+  TypeBoxTypeProvider
+>;
+
+/** The reply of a route with schema S: what it sends is checked against the schema's responses. */
+export type SchemaReply<S extends FastifySchema> = FastifyReply<
+  RouteGenericInterface,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  ContextConfigDefault,
+  S,
+  TypeBoxTypeProvider
+>;
+
+/** A route as written: the handler's types come from its schema, which Fastify validates the request against. */
+interface TypedRouteDefinition<S extends FastifySchema> extends RouteFields {
+  schema?: S;
+  validatorCompiler?: never;
+  handler: (request: SchemaRequest<S>, reply: SchemaReply<S>) => unknown;
 }
+
+/**
+ * A route whose body the handler validates itself, in one step with what depends on the policy:
+ * the body's schema only documents it, so the handler receives the body unknown.
+ */
+interface SelfValidatedRouteDefinition<S extends FastifySchema> extends RouteFields {
+  schema?: S;
+  validatorCompiler: FastifySchemaCompiler<unknown>;
+  handler: (request: SchemaRequest<Omit<S, 'body'>>, reply: SchemaReply<S>) => unknown;
+}
+
+/**
+ * A route as the table holds it, whatever its schema. The handler is a method so that a typed one
+ * is accepted here: Fastify validates the request against the schema before calling it, which is
+ * what makes the handler's narrower request type true at run time.
+ */
+export interface RouteDefinition extends RouteFields {
+  schema?: FastifySchema;
+  validatorCompiler?: FastifySchemaCompiler<unknown>;
+  handler(request: FastifyRequest, reply: FastifyReply): unknown;
+}
+
+/** A route whose handler is typed by its schema, stored in the table's general form. */
+export function defineRoute<const S extends FastifySchema>(
+  definition: SelfValidatedRouteDefinition<S>,
+): RouteDefinition;
+export function defineRoute<const S extends FastifySchema>(definition: TypedRouteDefinition<S>): RouteDefinition;
+export function defineRoute(definition: RouteDefinition): RouteDefinition {
+  return definition;
+}
+
+/** The schema of a 204: documented as null, sent without a payload (`reply.code(204).send()`). */
+export const NoContent = Type.Unsafe<undefined>(Type.Null());
 
 /** The table's entries as Fastify registers them. */
 export function asRouteOptions(definition: RouteDefinition): RouteOptions {
-  return definition as unknown as RouteOptions;
+  return definition;
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { FastifyRequest } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { nextCursor } from '../lib/pagination.ts';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
@@ -23,15 +23,7 @@ import {
 import { StringEnum } from '../http/validation.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { KeyVerifier } from './verifier.ts';
-import {
-  KEY_STATUSES,
-  deactivateKey,
-  findKey,
-  insertKey,
-  listKeys,
-  toKeyRecord,
-  type KeyRow,
-} from './repository.ts';
+import { KEY_STATUSES, deactivateKey, findKey, insertKey, listKeys, toKeyRecord, type KeyRow } from './repository.ts';
 import { rotateKey } from './rotation.ts';
 
 const KeyRecord = Type.Object(
@@ -120,7 +112,7 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
   const notFound = () => new ApiError(404, 'not_found', 'No such key.');
 
   return [
-    defineRoute<{ Querystring: Static<typeof ListQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/keys',
       config: { scope: 'keys:read' },
@@ -146,7 +138,7 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
       },
     }),
 
-    defineRoute<{ Body: Static<typeof CreateBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/keys',
       config: { scope: 'keys:write' },
@@ -214,7 +206,7 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
       },
     }),
 
-    defineRoute<{ Params: Static<typeof KeyParams> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/keys/:key_id',
       config: { scope: 'keys:read' },
@@ -233,7 +225,7 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
       },
     }),
 
-    defineRoute<{ Params: Static<typeof KeyParams> }>({
+    defineRoute({
       method: 'DELETE',
       url: '/api/v1/keys/:key_id',
       config: { scope: 'keys:write' },
@@ -276,7 +268,7 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
       },
     }),
 
-    defineRoute<{ Params: Static<typeof KeyParams>; Body: Static<typeof RotateBody> | undefined }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/keys/:key_id/rotate',
       config: { scope: 'keys:write' },

@@ -2,7 +2,7 @@
 // what the network says about one entity (docs/network.md, "Admin API").
 import type { onRequestHookHandler } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
@@ -143,7 +143,7 @@ export function networkAdminRoutes({
       handler: async () => ({ data: (await listPeers(db)).map(toPeerRecord) }),
     }),
 
-    defineRoute<{ Body: Static<typeof CreatePeerBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/network/peers',
       config: ADMIN,
@@ -174,7 +174,7 @@ export function networkAdminRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/network/peers/:peer_id',
       config: ADMIN,
@@ -188,7 +188,7 @@ export function networkAdminRoutes({
       handler: async (request) => toPeerRecord(await peerOr404(request.params.peer_id)),
     }),
 
-    defineRoute<{ Params: Static<typeof Params>; Body: Static<typeof UpdatePeerBody> }>({
+    defineRoute({
       method: 'PATCH',
       url: '/api/v1/network/peers/:peer_id',
       config: ADMIN,
@@ -217,7 +217,7 @@ export function networkAdminRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params> }>({
+    defineRoute({
       method: 'DELETE',
       url: '/api/v1/network/peers/:peer_id',
       config: ADMIN,
@@ -279,7 +279,7 @@ export function networkAdminRoutes({
       handler: async () => networkStatus(db, identity, name),
     }),
 
-    defineRoute<{ Querystring: Static<typeof MatchesQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/network/matches',
       config: ADMIN,

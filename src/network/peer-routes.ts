@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { PeerHooks } from './peer-auth.ts';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
@@ -129,7 +129,7 @@ export function peerRoutes({
       },
     }),
 
-    defineRoute<{ Querystring: Static<typeof FlagsQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/network/v1/flags',
       config: { peer: true },
@@ -181,7 +181,7 @@ export function peerRoutes({
       },
     }),
 
-    defineRoute<{ Body: Static<typeof EvaluateBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/network/v1/evaluate',
       config: { peer: true },

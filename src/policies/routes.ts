@@ -137,7 +137,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
   const tags = ['policies'];
 
   return [
-    defineRoute<{ Querystring: Static<typeof ListQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/policies',
       config: { scope: 'policy:read' },
@@ -181,7 +181,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       },
     }),
 
-    defineRoute<{ Params: Static<typeof JobParams> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/policy-jobs/:job_id',
       config: { scope: 'policy:read' },
@@ -203,7 +203,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/policies/:version',
       config: { scope: 'policy:read' },
@@ -217,7 +217,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
         policyDetail(await requireRow(store, request.principal.environment, request.params.version)),
     }),
 
-    defineRoute<{ Body: Record<string, unknown> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/policies',
       config: { scope: 'policy:write', role: 'operator' },
@@ -245,7 +245,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       },
     }),
 
-    defineRoute<{ Body: Static<typeof FitBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/policies/fit',
       preValidation: emptyIsObject,
@@ -295,7 +295,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params>; Body: Static<typeof WindowBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/policies/:version/backtest',
       preValidation: emptyIsObject,
@@ -328,7 +328,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params>; Body: Static<typeof ActivateBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/policies/:version/activate',
       preValidation: emptyIsObject,
@@ -363,7 +363,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/policies/:version/shadow',
       preValidation: emptyIsObject,
@@ -401,7 +401,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/policies/:version/report',
       config: { scope: 'policy:read' },

@@ -2,12 +2,12 @@
 // and resolving need reviews:write with role operator or admin. A review belongs to the client
 // whose decision opened it: a non-admin sees only its client's (another client's is "not found"),
 // an admin sees every client's of its environment.
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { Principal } from '../lib/principal.ts';
-import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
+import { NoContent, defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
 import {
@@ -80,7 +80,7 @@ async function detail(db: Kysely<Database>, v: Viewer, row: ReviewJoined) {
 
 export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[] {
   return [
-    defineRoute<{ Querystring: Static<typeof ListQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/reviews',
       config: { scope: 'reviews:read', operationId: 'listReviews' },
@@ -130,7 +130,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
         reviewStats(db, request.principal.environment, ownerFilter(request.principal), Date.now()),
     }),
 
-    defineRoute<{ Params: Static<typeof Params> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/reviews/:id',
       config: { scope: 'reviews:read', operationId: 'getReview' },
@@ -156,7 +156,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
       schema: {
         tags: ['reviews'],
         summary: 'Claim the open review due first (204 when none is open)',
-        response: { 200: ReviewSchema, 204: Type.Null(), ...problems },
+        response: { 200: ReviewSchema, 204: NoContent, ...problems },
       },
       handler: async (request, reply) => {
         const v = viewer(request.principal);
@@ -170,7 +170,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/reviews/:id/claim',
       config: { scope: 'reviews:write', role: 'operator', operationId: 'claimReview' },
@@ -194,7 +194,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
       },
     }),
 
-    defineRoute<{ Params: Static<typeof Params>; Body: Static<typeof ResolveBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/reviews/:id/resolve',
       config: { scope: 'reviews:write', role: 'operator', operationId: 'resolveReview' },

@@ -2,7 +2,7 @@
 // counterparty, for an operator. Read with the same capped plan as the score, deeper and wider;
 // hubs (the policy's maxIdentifierFanout) are listed, never followed. Only the caller's
 // environment's rows are read (docs/api.md, "Integration" test mode).
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { Store } from '../store/db.ts';
@@ -95,7 +95,7 @@ export interface RingRouteOptions {
 
 export function ringRoutes({ store, policies, requireHashedIds = false }: RingRouteOptions): RouteDefinition[] {
   return [
-    defineRoute<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/trust/entities/:entity_id/graph',
       config: { scope: 'trust:read', role: 'operator' },

@@ -2,7 +2,7 @@
 // clients like its rules, and their entries (added 1–1,000 at a time, removed one by one, never
 // deleted from the store). Every change reaches every instance before its next request (the feed).
 import { Type, type Static } from 'typebox';
-import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { NoContent, defineRoute, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { RAW_IDENTIFIER_DETAIL } from '../http/validation.ts';
 import { nextCursor } from '../lib/pagination.ts';
@@ -101,7 +101,7 @@ export function listRoutes({
   }
 
   return [
-    defineRoute<{ Body: Static<typeof CreateListBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/lists',
       config: { scope: 'rules:write', role: 'operator', operationId: 'createList' },
@@ -120,7 +120,7 @@ export function listRoutes({
       },
     }),
 
-    defineRoute<{ Querystring: Static<typeof ListsQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/lists',
       config: { scope: 'rules:read', operationId: 'listLists' },
@@ -148,7 +148,7 @@ export function listRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof ListParams> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/lists/:name',
       config: { scope: 'rules:read', operationId: 'getList' },
@@ -160,7 +160,7 @@ export function listRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof ListParams> }>({
+    defineRoute({
       method: 'DELETE',
       url: '/api/v1/lists/:name',
       config: { scope: 'rules:write', role: 'operator', operationId: 'deleteList' },
@@ -169,7 +169,7 @@ export function listRoutes({
         summary:
           'Delete a list (its entries are kept for rule tests); 409 while an active or shadow rule names it, with those rules',
         params: ListParams,
-        response: { 204: Type.Null(), 409: ConflictProblem, ...problems },
+        response: { 204: NoContent, 409: ConflictProblem, ...problems },
       },
       handler: async (request, reply) => {
         const { environment, id } = request.principal;
@@ -179,7 +179,7 @@ export function listRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof ListParams>; Body: Static<typeof AddEntriesBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/lists/:name/entries',
       config: { scope: 'rules:write', role: 'operator', operationId: 'addListEntries' },
@@ -218,7 +218,7 @@ export function listRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof ListParams>; Querystring: Static<typeof EntriesQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/lists/:name/entries',
       config: { scope: 'rules:read', operationId: 'listListEntries' },
@@ -249,7 +249,7 @@ export function listRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof EntryParams> }>({
+    defineRoute({
       method: 'DELETE',
       url: '/api/v1/lists/:name/entries/:value',
       config: { scope: 'rules:write', role: 'operator', operationId: 'removeListEntry' },
@@ -257,7 +257,7 @@ export function listRoutes({
         tags,
         summary: 'Remove a value from a list (the entry keeps its removal time and who removed it)',
         params: EntryParams,
-        response: { 204: Type.Null(), ...problems },
+        response: { 204: NoContent, ...problems },
       },
       handler: async (request, reply) => {
         const { environment, id } = request.principal;

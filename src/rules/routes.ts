@@ -175,7 +175,7 @@ export function ruleRoutes({
   };
 
   return [
-    defineRoute<{ Body: Static<typeof CreateRuleBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/rules',
       config: { scope: 'rules:write', role: 'operator', operationId: 'createRule' },
@@ -195,7 +195,7 @@ export function ruleRoutes({
       },
     }),
 
-    defineRoute<{ Querystring: Static<typeof RuleListQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/rules',
       config: { scope: 'rules:read', operationId: 'listRules' },
@@ -216,7 +216,7 @@ export function ruleRoutes({
       },
     }),
 
-    defineRoute<{ Body: Static<typeof CheckBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/rules/check',
       config: { scope: 'rules:read', operationId: 'checkRule' },
@@ -269,7 +269,7 @@ export function ruleRoutes({
       handler: async (request) => ({ data: await variables(db, request.principal.environment, SIGNAL_NAMES) }),
     }),
 
-    defineRoute<{ Querystring: Static<typeof StatsQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/rules/stats',
       config: { scope: 'rules:read', operationId: 'getRuleStats' },
@@ -302,7 +302,7 @@ export function ruleRoutes({
       handler: async (request) => stats(request, request.principal.environment, request.query.days ?? 30),
     }),
 
-    defineRoute<{ Params: Static<typeof RuleIdParams> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/rules/:id',
       config: { scope: 'rules:read', operationId: 'getRule' },
@@ -319,7 +319,7 @@ export function ruleRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof RuleIdParams>; Body: Static<typeof PatchRuleBody> }>({
+    defineRoute({
       method: 'PATCH',
       url: '/api/v1/rules/:id',
       config: { scope: 'rules:write', role: 'operator', operationId: 'updateRule' },
@@ -351,7 +351,7 @@ export function ruleRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof RuleIdParams>; Querystring: Static<typeof RetireQuery> }>({
+    defineRoute({
       method: 'DELETE',
       url: '/api/v1/rules/:id',
       config: { scope: 'rules:write', role: 'operator', operationId: 'retireRule' },
@@ -372,7 +372,7 @@ export function ruleRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof RuleIdParams> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/rules/:id/versions',
       config: { scope: 'rules:read', operationId: 'listRuleVersions' },

@@ -173,7 +173,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
   };
 
   return [
-    defineRoute<{ Body: Static<typeof TestBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/rules/test',
       config: { scope: 'rules:read', operationId: 'testRule' },
@@ -196,7 +196,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
       },
     }),
 
-    defineRoute<{ Params: Static<typeof IdParams>; Body: Static<typeof SavedTestBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/rules/:id/test',
       config: { scope: 'rules:read', operationId: 'testStoredRule' },

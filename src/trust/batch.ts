@@ -56,7 +56,7 @@ export function batchRoutes({ scoring, policies, check, scores }: BatchOptions):
   const validate = scoreValidator(check);
 
   return [
-    defineRoute<{ Body: Static<typeof BatchBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/trust/score/batch',
       config: { scope: 'trust:read' },

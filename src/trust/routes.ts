@@ -1,8 +1,9 @@
 // /api/v1/trust: events in, scores out, aggregates for inspection.
+import type { FastifyReply } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { Metrics } from '../http/observability.ts';
 import type { Counter } from 'prom-client';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { EventConflictError, ingestEvents } from './ingest.ts';
@@ -77,7 +78,7 @@ export function trustRoutes({
   const EntityParams = Type.Object({ entity_id: EntityId });
 
   return [
-    defineRoute<{ Body: Static<typeof EventsBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/trust/events',
       config: { scope: 'trust:write' },
@@ -121,7 +122,7 @@ export function trustRoutes({
       },
     }),
 
-    defineRoute<{ Body: ScoreBody }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/trust/score',
       config: { scope: 'trust:read' },
@@ -132,7 +133,8 @@ export function trustRoutes({
         body: ScoreBody,
         response: { 200: ScoreResponse, ...problems },
       },
-      handler: async (request, reply) => {
+      // The reply is the general one: a cached answer is the score already serialised, a JSON string.
+      handler: async (request, reply: FastifyReply) => {
         // Read once: the body is validated (one step, score-validation.ts) and scored with the same policies.
         const live = policies.get(request.principal.environment);
         const body = validateScore(request.body, live.active.cryptoAssets);
@@ -147,7 +149,7 @@ export function trustRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof EntityParams> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/trust/entities/:entity_id',
       config: { scope: 'trust:read' },

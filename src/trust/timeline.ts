@@ -98,7 +98,7 @@ export function timelineRoutes({
   requireHashedIds: boolean;
 }): RouteDefinition[] {
   return [
-    defineRoute<{ Params: Static<typeof Params>; Querystring: Static<typeof Query> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/trust/entities/:entity_id/events',
       config: { scope: 'trust:read' },
