@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { nextCursor } from '../lib/pagination.ts';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../lib/envelope.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
@@ -70,7 +70,7 @@ export function webhookRoutes({
   };
 
   return [
-    defineRoute<{ Body: Static<typeof CreateWebhookBody> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/webhooks',
       config: { scope: 'webhooks:write', role: 'operator' },
@@ -126,7 +126,7 @@ export function webhookRoutes({
       },
     }),
 
-    defineRoute<{ Querystring: Static<typeof ListQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/webhooks',
       config: { scope: 'webhooks:read' },
@@ -152,7 +152,7 @@ export function webhookRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof WebhookParams> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/webhooks/:webhook_id',
       config: { scope: 'webhooks:read' },
@@ -165,7 +165,7 @@ export function webhookRoutes({
       handler: async (request) => toWebhookRecord(await visible(request, request.params.webhook_id)),
     }),
 
-    defineRoute<{ Params: Static<typeof WebhookParams> }>({
+    defineRoute({
       method: 'DELETE',
       url: '/api/v1/webhooks/:webhook_id',
       config: { scope: 'webhooks:write', role: 'operator' },
@@ -186,7 +186,7 @@ export function webhookRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof WebhookParams>; Querystring: Static<typeof ListQuery> }>({
+    defineRoute({
       method: 'GET',
       url: '/api/v1/webhooks/:webhook_id/deliveries',
       config: { scope: 'webhooks:read' },
@@ -208,7 +208,7 @@ export function webhookRoutes({
       },
     }),
 
-    defineRoute<{ Params: Static<typeof DeliveryParams> }>({
+    defineRoute({
       method: 'POST',
       url: '/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/retry',
       config: { scope: 'webhooks:write', role: 'operator' },
