@@ -7,7 +7,8 @@ import { newAccountsOf } from '../model/new-accounts.ts';
 import { outcomesOf, reviewHoursOf, reviewSampleRateOf } from '../model/outcome-policy.ts';
 import type { ReviewOpening } from '../audit/decisions.ts';
 import { newId } from '../lib/ids.ts';
-import type { EntityFacts, Outcome, RuleFacts, RuleVerdict } from '../model/outcomes.ts';
+import type { Decider, EntityFacts, Outcome, RuleFacts, RuleVerdict } from '../model/outcomes.ts';
+import type { Environment } from '../lib/principal.ts';
 import type { EntityProfile, RiskLevel, ScoreRequest, ScoreResult } from '../model/types.ts';
 
 const DAY_MS = 86_400_000;
@@ -121,4 +122,27 @@ export function reviewOpening(
     sample_rate: rate,
     due_at: now + reviewHoursOf(policy).review * HOUR_MS,
   };
+}
+
+/** What a score computed before its rules run. */
+export interface Scored {
+  profile: EntityProfile;
+  request: ScoreRequest;
+  policy: Policy;
+  result: ScoreResult;
+  values: Record<SignalName, number>;
+  /** the policy's safe amount, before any rule's cap */
+  safeAmount: number | null;
+}
+
+/**
+ * A score's outcome (docs/rules.md): the policy's for the level, then the environment's rules,
+ * which may make it more severe (or approve it, by override) and cap the safe amount, never raise
+ * it; with the rule columns and the review the decision stores.
+ */
+export function decideOutcome(decider: Decider, environment: Environment, scored: Scored, now: number) {
+  const { profile, request, policy, result, values, safeAmount } = scored;
+  const facts = ruleFacts(profile, request, policy, result, values, safeAmount, now);
+  const verdict = decider.decide(environment, facts, policyOutcome(policy, result.riskLevel), now);
+  return { verdict, columns: ruleColumns(facts, verdict), review: reviewOpening(policy, verdict.outcome, now) };
 }
