@@ -32,7 +32,7 @@ export interface Facts {
   sharedEntities: number;
   dormantDays: number;
   amount?: number;
-  /** the entity's tier limit in the request's currency (trust/tiers.ts); 0 or absent: none */
+  /** the entity's tier limit in the request's currency (model/tiers.ts); 0 or absent: none */
   tierLimit?: number;
   /** network_flags' sentence, built from counts, kinds and a month only (network/signal.ts) */
   network?: string;

@@ -113,7 +113,7 @@ export function toRecord(vector: readonly number[]): Record<SignalName, number> 
 /**
  * Every signal's value as the model sums it (rounded to 4 decimals), zeros included: the feature
  * vector docs/api.md, "Outcomes and labels" stores with a score decision, computed afresh. A live
- * score has these already (trust/model.ts, evaluate) and hands them to learningColumns.
+ * score has these already (model/signal-model.ts, evaluate) and hands them to learningColumns.
  */
 export function featureValues(
   profile: EntityProfile,

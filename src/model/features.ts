@@ -63,7 +63,7 @@ const reversibility = (methodRisk: number): number =>
 /**
  * The interactions of issue 20 (docs/signals.md, "Interactions"): products of other signals'
  * values as the model sums them (rounded), so a vector stored before they existed replays them
- * from its stored parts (policies/features.ts, replayableFeatures) to the same number.
+ * from its stored parts (model/feature-vector.ts, replayableFeatures) to the same number.
  */
 export const INTERACTIONS = {
   /** a first trade with this counterparty, paid by a reversible method: new_counterparty × reversibility */

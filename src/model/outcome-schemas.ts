@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { StringEnum } from '../http/validation.ts';
 import { OUTCOMES } from './outcomes.ts';
 
-/** A matched rule as a score and its decision show it (trust/outcomes.ts, MatchedRule). */
+/** A matched rule as a score and its decision show it (model/outcomes.ts, MatchedRule). */
 export const MatchedRuleSchema = Type.Object({
   id: Type.String({ description: 'the rule (GET /api/v1/rules/{id})' }),
   name: Type.String(),

@@ -2,7 +2,7 @@
 // shadow rules and the present entries of the environment's lists, in memory, so a score evaluates
 // its rules without a query. live.ts reloads an environment when a `rules` row arrives on the feed
 // (any instance's change), before the next request runs. Scoring reaches this only through the
-// Decider seam (trust/outcomes.ts), handed to it by the composition root.
+// Decider seam (model/outcomes.ts), handed to it by the composition root.
 import type { Counter } from 'prom-client';
 import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 import type { Store } from '../store/db.ts';

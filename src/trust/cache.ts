@@ -100,7 +100,7 @@ export interface CacheKeyInput {
   currency: string;
   context: ScoreContext;
   /**
-   * The rules' revision for the environment (trust/outcomes.ts, Decider.revision): a rule or list
+   * The rules' revision for the environment (model/outcomes.ts, Decider.revision): a rule or list
    * change, or a list entry's expiry, moves it, so no cached score outlives a change.
    */
   rulesRevision: string;

@@ -53,7 +53,7 @@ const term = (policy: Policy, name: SignalName, raw: number): Term => {
   const weight = weightAt(policy, name, value);
   return { name, value, weight, size: Math.abs(weight * value) };
 };
-/** bySize (policies/arithmetic.ts) on precomputed sizes: larger first, ties by name. */
+/** bySize (model/arithmetic.ts) on precomputed sizes: larger first, ties by name. */
 const before = (a: Term, b: Term): boolean => (a.size !== b.size ? a.size > b.size : a.name < b.name);
 
 /**
