@@ -49,9 +49,9 @@ for (const r of reqs) {
 await store.close();
 
 async function load(root: string) {
-  const model = await import(`${root}/src/trust/model.ts`);
+  const model = await import(`${root}/src/model/signal-model.ts`);
   const safe = await import(`${root}/src/trust/safe-amount.ts`);
-  const features = await import(`${root}/src/policies/features.ts`);
+  const features = await import(`${root}/src/model/feature-vector.ts`);
   const idGen = await import(`${root}/src/lib/ids.ts`);
   const ids = await import(`${root}/src/lib/identifiers.ts`);
   const schemas = await import(`${root}/src/trust/schemas.ts`);
