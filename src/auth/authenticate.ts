@@ -13,7 +13,7 @@ import { authEvents, type AuthEvents } from './events.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** who is calling: set before anything else runs on every route that declares a scope (the only ones that read it) */
+    /** who is calling: set first on every route that declares a scope (the only routes that read it) */
     principal: Principal;
   }
   interface FastifyContextConfig {

@@ -69,7 +69,7 @@ export const UNSCOPED_ROUTES: readonly UnscopedRoute[] = [
 const listed = new Map(UNSCOPED_ROUTES.map((r) => [`${r.method} ${r.url}`, r.access]));
 const key = (method: string, url: string) => `${method === 'HEAD' ? 'GET' : method} ${url}`;
 
-/** How a route without a scope is authenticated: not at all (`public`), by its peer's signature, or undefined: refused. */
+/** How a route without a scope is authenticated: not at all (`public`), by a peer's signature, or not (refused). */
 export function unscopedAccess(method: string, url: string | undefined): Access | undefined {
   return url === undefined ? undefined : listed.get(key(method, url));
 }

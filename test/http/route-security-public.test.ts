@@ -53,7 +53,7 @@ describeEachBackend('the public routes', (ctx) => {
     }
   });
 
-  test('peer routes: no signature is 401 with the signature challenge, and an API credential does not open them', async () => {
+  test('peer routes: no signature is 401 with its challenge; an API credential does not open them', async () => {
     const admin = await ctx().token();
     const peerRoutes = UNSCOPED_ROUTES.filter((r) => r.access === 'peer');
     assert.equal(peerRoutes.length, 2);
@@ -73,7 +73,7 @@ describeEachBackend('the public routes', (ctx) => {
 });
 
 describe('the app does not start with a route whose authorisation is undeclared', () => {
-  test('an unlisted route without a scope, or a peer route not listed, stops buildApp; a scoped one registers', async () => {
+  test('an unlisted route without a scope, or peer route, stops buildApp; a scoped one registers', async () => {
     const fresh = await freshStore('sqlite');
     const app = await buildApp({ config: testConfig(), store: fresh.store, logger: false });
     try {
