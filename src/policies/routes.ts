@@ -1,18 +1,14 @@
-// Policy versions over HTTP (docs/api.md, "Policies"): list, show, upload, fit, backtest, activate, shadow and
-// the report (JSON, or a self-contained HTML page of plots).
-import type { FastifyRequest } from 'fastify';
+// Changing policy versions over HTTP (docs/api.md, "Policies"): upload, fit, backtest, activate, shadow, and
+// the report (JSON, or a self-contained HTML page of plots). Listing and showing are read-routes.ts.
+import { Type } from 'typebox';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { decodeTimeKey, encodeTimeKey, nextCursor } from '../lib/pagination.ts';
-import { Type, type Static } from 'typebox';
 import { type Policy } from '../model/policy.ts';
 import { validatePolicy } from '../model/policy-document.ts';
 import type { Store } from '../store/db.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
-import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
+import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { Environment } from '../lib/principal.ts';
 import { InsufficientLabelsError } from './fit.ts';
-import { JobConflictError, jobStatus, type JobStatus } from './jobs.ts';
-import { JobTurnError, type Claimant } from './job-turns.ts';
 import {
   ActivateBody,
   checkTarget,
@@ -20,12 +16,8 @@ import {
   EmptyBody,
   FitBody,
   JobConflictProblem,
-  JobParams,
-  JobSchema,
-  ListQuery,
   Params,
   PolicyDetail,
-  PolicyRecord,
   problems,
   WindowBody,
 } from './schemas.ts';
@@ -36,99 +28,25 @@ import {
   clearShadow,
   getPolicy,
   insertPolicy,
-  listPolicies,
   parseDocument,
-  PolicyConflictError,
-  PolicyNotFoundError,
   POLICY_FEED_KIND,
   shadowPolicy,
-  summary,
-  type PolicyRow,
 } from './repository.ts';
 import { backtestFromStore, fitFromStore } from './service.ts';
+import { policyReadRoutes } from './read-routes.ts';
+import {
+  claimantOf,
+  emptyIsObject,
+  mapErrors,
+  parseTime,
+  policyDetail,
+  policyFieldErrors,
+  policyRecord,
+  requireRow,
+} from './route-support.ts';
 
-export function policyRecord(row: PolicyRow): Static<typeof PolicyRecord> {
-  return {
-    version: row.version,
-    status: row.status as Static<typeof PolicyRecord>['status'],
-    source: row.source as Static<typeof PolicyRecord>['source'],
-    parent_version: row.parent_version,
-    created_at: new Date(Number(row.created_at)).toISOString(),
-    created_by: row.created_by,
-    summary: summary(row),
-  };
-}
-
-export function policyDetail(row: PolicyRow): Static<typeof PolicyDetail> {
-  return {
-    ...policyRecord(row),
-    document: parseDocument(row),
-    report: row.report ? (JSON.parse(row.report) as unknown) : null,
-  };
-}
-
-/** No body, or an empty one, is `{}` (docs/api.md, "Policies": "no body, or {}"). */
-async function emptyIsObject(request: FastifyRequest): Promise<void> {
-  request.body ??= {};
-}
-
-/** validatePolicy's one-line message, split into the fields it names. */
-function policyFieldErrors(message: string): FieldError[] {
-  const body = message.replace(/^invalid [^:]*: /, '').replace(/ \(and \d+ more\)$/, '');
-  return body.split(/; (?=\/)/).map((part) => {
-    const m = /^(\/[^:]*): (.*)$/.exec(part);
-    const field = m ? m[1]!.replace(/^\//, '').replace(/\//g, '.') || '(body)' : '(body)';
-    return { field, message: m ? m[2]! : part };
-  });
-}
-
-function parseTime(value: string | undefined, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  const t = Date.parse(value);
-  if (Number.isNaN(t))
-    throw new ApiError(400, 'validation_failed', `${field} must be an RFC 3339 time.`, {
-      errors: [{ field, message: 'must be an RFC 3339 time' }],
-    });
-  return t;
-}
-
-async function requireRow(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
-  const row = await getPolicy(store.db, environment, version);
-  if (!row) throw new ApiError(404, 'not_found', 'No such policy version.');
-  return row;
-}
-
-function jobView(job: JobStatus): Static<typeof JobSchema> {
-  return {
-    id: job.id,
-    kind: job.kind as Static<typeof JobSchema>['kind'],
-    started_at: new Date(job.startedAt).toISOString(),
-    updated_at: new Date(job.updatedAt).toISOString(),
-    phase: job.phase,
-    decisions_read: job.decisionsRead,
-    labelled: job.labelled,
-    total: job.total,
-    fraction: job.total === null ? null : job.total === 0 ? 1 : Math.min(1, job.decisionsRead / job.total),
-  };
-}
-
-function mapErrors(err: unknown): never {
-  if (err instanceof PolicyNotFoundError) throw new ApiError(404, 'not_found', 'No such policy version.');
-  if (err instanceof PolicyConflictError) throw new ApiError(409, 'conflict', err.message);
-  // One fit or backtest per environment at a time (docs/decisions.md): the problem names the running job.
-  if (err instanceof JobConflictError)
-    throw new ApiError(409, 'conflict', err.message, { extensions: { job: err.running } });
-  // The free slot is another waiting client's turn (job-turns.ts): no job to name, a time to retry.
-  if (err instanceof JobTurnError)
-    throw new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
-  throw err;
-}
-
-/** Who asks for the job slot, for its fair share (job-turns.ts): one turn per client, admins first. */
-const claimantOf = (request: FastifyRequest): Claimant => ({
-  clientId: request.principal.clientId,
-  admin: request.principal.role === 'admin',
-});
+// The records are the CLI's too (cli.ts, cli-jobs.ts).
+export { policyDetail, policyRecord } from './route-support.ts';
 
 export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFeed }): RouteDefinition[] {
   const db = store.db;
@@ -137,85 +55,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
   const tags = ['policies'];
 
   return [
-    defineRoute({
-      method: 'GET',
-      url: '/api/v1/policies',
-      config: { scope: 'policy:read' },
-      schema: {
-        tags,
-        summary: 'Policy versions, newest first',
-        querystring: ListQuery,
-        response: {
-          200: Type.Object({ data: Type.Array(PolicyRecord), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
-          ...problems,
-        },
-      },
-      handler: async (request) => {
-        const { limit = 50, cursor } = request.query;
-        const position = cursor ? decodeTimeKey(cursor) : undefined;
-        const page = await listPolicies(
-          db,
-          request.principal.environment,
-          limit,
-          position && { at: position.at, version: position.key },
-        );
-        return {
-          data: page.rows.map(policyRecord),
-          next_cursor: nextCursor(page, (last) => encodeTimeKey({ at: Number(last.created_at), key: last.version })),
-        };
-      },
-    }),
-
-    defineRoute({
-      method: 'GET',
-      url: '/api/v1/policy-jobs',
-      config: { scope: 'policy:read' },
-      schema: {
-        tags,
-        summary: "The fit or backtest running in the caller's environment, with its progress (none or one)",
-        response: { 200: Type.Object({ data: Type.Array(JobSchema) }), ...problems },
-      },
-      handler: async (request) => {
-        const job = await jobStatus(db, request.principal.environment);
-        return { data: job ? [jobView(job)] : [] };
-      },
-    }),
-
-    defineRoute({
-      method: 'GET',
-      url: '/api/v1/policy-jobs/:job_id',
-      config: { scope: 'policy:read' },
-      schema: {
-        tags,
-        summary: 'A running fit or backtest and its progress; 404 once it has finished',
-        params: JobParams,
-        response: { 200: JobSchema, ...problems },
-      },
-      handler: async (request) => {
-        const job = await jobStatus(db, request.principal.environment);
-        if (!job || job.id !== request.params.job_id)
-          throw new ApiError(
-            404,
-            'not_found',
-            'No such running job: it is unknown, of another environment, or finished.',
-          );
-        return jobView(job);
-      },
-    }),
-
-    defineRoute({
-      method: 'GET',
-      url: '/api/v1/policies/:version',
-      config: { scope: 'policy:read' },
-      schema: {
-        tags,
-        summary: 'One policy version with its document and report',
-        params: Params,
-        response: { 200: PolicyDetail, ...problems },
-      },
-      handler: async (request) =>
-        policyDetail(await requireRow(store, request.principal.environment, request.params.version)),
-    }),
+    ...policyReadRoutes({ store }),
 
     defineRoute({
       method: 'POST',

@@ -1,0 +1,101 @@
+// What the policy routes share: the records they answer with, the job view, and the mapping of the
+// repository's and the job slot's errors to problems.
+import type { FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
+import type { Store } from '../store/db.ts';
+import { ApiError, type FieldError } from '../http/problem.ts';
+import type { Environment } from '../lib/principal.ts';
+import { JobConflictError, type JobStatus } from './jobs.ts';
+import { JobTurnError, type Claimant } from './job-turns.ts';
+import type { JobSchema, PolicyDetail, PolicyRecord } from './schemas.ts';
+import {
+  getPolicy,
+  parseDocument,
+  PolicyConflictError,
+  PolicyNotFoundError,
+  summary,
+  type PolicyRow,
+} from './repository.ts';
+
+export function policyRecord(row: PolicyRow): Static<typeof PolicyRecord> {
+  return {
+    version: row.version,
+    status: row.status as Static<typeof PolicyRecord>['status'],
+    source: row.source as Static<typeof PolicyRecord>['source'],
+    parent_version: row.parent_version,
+    created_at: new Date(Number(row.created_at)).toISOString(),
+    created_by: row.created_by,
+    summary: summary(row),
+  };
+}
+
+export function policyDetail(row: PolicyRow): Static<typeof PolicyDetail> {
+  return {
+    ...policyRecord(row),
+    document: parseDocument(row),
+    report: row.report ? (JSON.parse(row.report) as unknown) : null,
+  };
+}
+
+/** No body, or an empty one, is `{}` (docs/api.md, "Policies": "no body, or {}"). */
+export async function emptyIsObject(request: FastifyRequest): Promise<void> {
+  request.body ??= {};
+}
+
+/** validatePolicy's one-line message, split into the fields it names. */
+export function policyFieldErrors(message: string): FieldError[] {
+  const body = message.replace(/^invalid [^:]*: /, '').replace(/ \(and \d+ more\)$/, '');
+  return body.split(/; (?=\/)/).map((part) => {
+    const m = /^(\/[^:]*): (.*)$/.exec(part);
+    const field = m ? m[1]!.replace(/^\//, '').replace(/\//g, '.') || '(body)' : '(body)';
+    return { field, message: m ? m[2]! : part };
+  });
+}
+
+export function parseTime(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const t = Date.parse(value);
+  if (Number.isNaN(t))
+    throw new ApiError(400, 'validation_failed', `${field} must be an RFC 3339 time.`, {
+      errors: [{ field, message: 'must be an RFC 3339 time' }],
+    });
+  return t;
+}
+
+export async function requireRow(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
+  const row = await getPolicy(store.db, environment, version);
+  if (!row) throw new ApiError(404, 'not_found', 'No such policy version.');
+  return row;
+}
+
+export function jobView(job: JobStatus): Static<typeof JobSchema> {
+  return {
+    id: job.id,
+    kind: job.kind as Static<typeof JobSchema>['kind'],
+    started_at: new Date(job.startedAt).toISOString(),
+    updated_at: new Date(job.updatedAt).toISOString(),
+    phase: job.phase,
+    decisions_read: job.decisionsRead,
+    labelled: job.labelled,
+    total: job.total,
+    fraction: job.total === null ? null : job.total === 0 ? 1 : Math.min(1, job.decisionsRead / job.total),
+  };
+}
+
+export function mapErrors(err: unknown): never {
+  if (err instanceof PolicyNotFoundError) throw new ApiError(404, 'not_found', 'No such policy version.');
+  if (err instanceof PolicyConflictError) throw new ApiError(409, 'conflict', err.message);
+  // One fit or backtest per environment at a time (docs/decisions.md): the problem names the running job.
+  if (err instanceof JobConflictError)
+    throw new ApiError(409, 'conflict', err.message, { extensions: { job: err.running } });
+  // The free slot is another waiting client's turn (job-turns.ts): no job to name, a time to retry.
+  if (err instanceof JobTurnError)
+    throw new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
+  throw err;
+}
+
+/** Who asks for the job slot, for its fair share (job-turns.ts): one turn per client, admins first. */
+export const claimantOf = (request: FastifyRequest): Claimant => ({
+  clientId: request.principal.clientId,
+  admin: request.principal.role === 'admin',
+});
