@@ -11,7 +11,7 @@
 // leaves the live entity of the same id, its events and its decisions as they were, and vice versa.
 import { createHmac, randomBytes } from 'node:crypto';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
@@ -217,7 +217,7 @@ export function erasureRoutes({
   requireHashedIds = false,
 }: ErasureRouteOptions): RouteDefinition[] {
   return [
-    defineRoute<{ Params: Static<typeof Params> }>({
+    defineRoute({
       method: 'DELETE',
       url: '/api/v1/trust/entities/:entity_id',
       config: { scope: 'trust:write', role: 'admin' },
