@@ -16,14 +16,24 @@ import type { EntityProfile, ScoreRequest, Signal } from '../../src/model/types.
 
 // The rounding and the sum as docs/signals.md, "Formula" states them.
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
-function scoreFromSignals(bias: number, signals: readonly Signal[]): number {
+function scoreFromSignals(bias: number, signals: readonly Pick<Signal, 'weight' | 'value'>[]): number {
   let z = bias;
   for (const s of signals) z += s.weight * s.value;
   return Math.round(100 / (1 + Math.exp(-z)));
 }
 
+/** A linear policy's score on signal values (absent ones 0): the terms in summing order, and the score. */
+export function referenceLinearScore(
+  policy: Pick<Policy, 'bias' | 'weights'>,
+  values: Partial<Record<SignalName, number>>,
+) {
+  const raw = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, values[n] ?? 0])) as Record<SignalName, number>;
+  const signals = referenceAssemble(raw, policy).map(({ name, value, weight }) => ({ name, value, weight }));
+  return { signals, score: scoreFromSignals(policy.bias, signals) };
+}
+
 /** The signals a score lists, from raw values: rounded, the zero contributions left out, in summing order. */
-export function referenceAssemble(raw: Record<SignalName, number>, policy: Policy): Signal[] {
+export function referenceAssemble(raw: Record<SignalName, number>, policy: Pick<Policy, 'weights'>): Signal[] {
   const signals: Signal[] = [];
   for (const [name, rawValue] of Object.entries(raw) as [SignalName, number][]) {
     const value = Number.isFinite(rawValue) ? round4(rawValue) : 0;

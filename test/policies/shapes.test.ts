@@ -12,16 +12,7 @@ import {
   type SignalName,
 } from '../../src/model/policy.ts';
 import { validatePolicy } from '../../src/model/policy-document.ts';
-import {
-  bySize,
-  logisticScore,
-  modelValue,
-  replayScore,
-  scoreFromSignals,
-  scoreValues,
-  type Contribution,
-  type SignalValues,
-} from '../../src/model/arithmetic.ts';
+import { replayScore, scoreFromSignals, scoreValues, type SignalValues } from '../../src/model/arithmetic.ts';
 import {
   collapse,
   effectiveWeight,
@@ -36,6 +27,7 @@ import { evaluate } from '../../src/model/signal-model.ts';
 import { safeAmount, scoreForAmount, minorUnitDigits, MAX_UNITS } from '../../src/trust/safe-amount.ts';
 import { mulberry32 } from '../../bench/quality/prng.ts';
 import { NOW, policyArb, profileArb, requestArb } from '../helpers/profiles.ts';
+import { referenceLinearScore } from '../helpers/reference-model.ts';
 
 const sign = (name: SignalName) => (SIGNAL_DIRECTIONS[name] === 'protective' ? -1 : 1);
 const magnitude = fc.oneof(fc.constant(0), fc.double({ min: 0, max: 20, noNaN: true }));
@@ -61,23 +53,6 @@ const shapedPolicyArb: fc.Arbitrary<Policy> = fc
 const valuesArb: fc.Arbitrary<SignalValues> = fc
   .tuple(...SIGNAL_NAMES.map(() => fc.oneof(fc.constant(0), fc.double({ min: 0, max: 12, noNaN: true }))))
   .map((vs) => Object.fromEntries(SIGNAL_NAMES.map((n, i) => [n, vs[i]!])));
-
-/** The arithmetic before shapes existed (weights[name]·value, bySize order), for the "as before" property. */
-function linearScore(
-  policy: Pick<Policy, 'bias' | 'weights'>,
-  values: SignalValues,
-): { signals: Contribution[]; score: number } {
-  const signals: Contribution[] = [];
-  for (const name of SIGNAL_NAMES) {
-    const value = modelValue(values[name]);
-    const weight = policy.weights[name];
-    if (weight * value !== 0) signals.push({ name, value, weight });
-  }
-  signals.sort(bySize);
-  let z = policy.bias;
-  for (const s of signals) z += s.weight * s.value;
-  return { signals, score: logisticScore(z) };
-}
 
 describe('shaped signals: properties', () => {
   test("g(0) = 0 and g is monotone in x in the signal's direction", () => {
@@ -136,7 +111,7 @@ describe('shaped signals: properties', () => {
   test('a policy without shapes scores exactly as the linear arithmetic did (random policies and values)', () => {
     fc.assert(
       fc.property(policyArb, valuesArb, (policy, values) => {
-        assert.deepEqual(scoreValues(policy, values), linearScore(policy, values));
+        assert.deepEqual(scoreValues(policy, values), referenceLinearScore(policy, values));
       }),
       { numRuns: 500 },
     );
