@@ -4,7 +4,8 @@
 // already has enough deliveries in flight for, so one slow endpoint cannot fill a worker.
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Dialect } from '../store/dialect.ts';
+import type { Store } from '../store/db.ts';
+import { claimRows } from '../store/claims.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -74,13 +75,11 @@ function dueCandidates(db: Kysely<Database> | Transaction<Database>, now: number
 }
 
 /**
- * Claims up to `limit` due deliveries for `leaseMs`. PostgreSQL: the candidates are locked with
- * SKIP LOCKED and leased in one transaction, so concurrent workers claim disjoint sets. SQLite:
- * each row by a conditional update, which one writer at a time makes exclusive.
+ * Claims up to `limit` due deliveries for `leaseMs`: concurrent workers claim disjoint sets
+ * (store/claims.ts says how each store keeps them apart).
  */
 export async function claimDue(
-  db: Kysely<Database>,
-  dialect: Dialect,
+  store: Pick<Store, 'db' | 'dialect'>,
   limit: number,
   leaseMs: number,
   limits: ClaimLimits = {},
@@ -89,7 +88,31 @@ export async function claimDue(
   const until = now + leaseMs;
   // A few more candidates than slots: some may belong to an endpoint with room for fewer.
   const window = Math.min(limit * 4, 400);
-  const toClaim = (c: Candidate): ClaimedDelivery => ({
+  const claimed = await claimRows(
+    store,
+    {
+      choose: async (db, skipLocked) =>
+        pick(await skipLocked(dueCandidates(db, now, window, limits)).execute(), limit, limits),
+      async take(db, picked) {
+        const leased = await db
+          .updateTable('webhook_deliveries')
+          .set({ lease_until: until })
+          .where(
+            'id',
+            'in',
+            picked.map((p) => p.id),
+          )
+          .where('status', '=', 'pending')
+          .where('lease_until', '<', now)
+          .returning('id')
+          .execute();
+        const ids = new Set(leased.map((r) => r.id));
+        return picked.filter((p) => ids.has(p.id));
+      },
+    },
+    'd',
+  );
+  return claimed.map((c) => ({
     id: c.id,
     webhook_id: c.webhook_id,
     event_id: c.event_id,
@@ -97,39 +120,7 @@ export async function claimDue(
     owner_client_id: c.owner_client_id,
     consecutive_failures: Number(c.consecutive_failures),
     lease_until: until,
-  });
-  if (dialect === 'postgres') {
-    return db.transaction().execute(async (trx) => {
-      const candidates = await dueCandidates(trx, now, window, limits)
-        .modifyEnd(sql`for update of d skip locked`)
-        .execute();
-      const picked = pick(candidates, limit, limits);
-      if (picked.length === 0) return [];
-      await trx
-        .updateTable('webhook_deliveries')
-        .set({ lease_until: until })
-        .where(
-          'id',
-          'in',
-          picked.map((p) => p.id),
-        )
-        .execute();
-      return picked.map(toClaim);
-    });
-  }
-  const picked = pick(await dueCandidates(db, now, window, limits).execute(), limit, limits);
-  const claimed: ClaimedDelivery[] = [];
-  for (const row of picked) {
-    const result = await db
-      .updateTable('webhook_deliveries')
-      .set({ lease_until: until })
-      .where('id', '=', row.id)
-      .where('status', '=', 'pending')
-      .where('lease_until', '<', now)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) claimed.push(toClaim(row));
-  }
-  return claimed;
+  }));
 }
 
 export interface AttemptOutcome {

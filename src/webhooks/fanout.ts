@@ -4,9 +4,10 @@
 // of them — bounded below: at most one event per entity and request, each delivered once per webhook), stores the plan, and writes it into the outbox a slice per transaction,
 // so neither the ingest commit nor any later one holds the write lock for long. A worker that dies
 // midway leaves the row, its plan and its progress; the next holder continues where it stopped.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Dialect } from '../store/dialect.ts';
+import type { Store } from '../store/db.ts';
+import { claimRows } from '../store/claims.ts';
 import type { Environment } from '../lib/principal.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
@@ -186,59 +187,30 @@ async function planEvents(
   return [...own, ...linked];
 }
 
-interface Claimed {
-  id: string;
-  environment: Environment;
-  owner: string;
-  facts: string;
-  plan: string | null;
-  progress: number;
-  created_at: number;
-  lease: number;
-}
-
-/** Claims the oldest fan-out row no worker holds (PostgreSQL: SKIP LOCKED; SQLite: a conditional update). */
-async function claimFanout(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  leaseMs: number,
-  now: number,
-): Promise<Claimed | undefined> {
+/** Claims the oldest fan-out row no worker holds, for `leaseMs` (store/claims.ts). */
+async function claimFanout(store: Pick<Store, 'db' | 'dialect'>, leaseMs: number, now: number) {
   const until = now + leaseMs;
-  let row;
-  if (dialect === 'postgres') {
-    row = (
-      await sql<Record<string, unknown>>`
-      update webhook_fanouts set lease_until = ${until}
-      where id = (select id from webhook_fanouts where lease_until < ${now} order by created_at limit 1 for update skip locked)
-      returning id, environment, owner_client_id, facts, plan, progress, created_at`.execute(db)
-    ).rows[0];
-  } else {
-    const due = await db
-      .selectFrom('webhook_fanouts')
-      .select('id')
-      .where('lease_until', '<', now)
-      .orderBy('created_at')
-      .limit(1)
-      .executeTakeFirst();
-    const taken =
-      due &&
-      (await db
+  const [row] = await claimRows(store, {
+    choose: (db, skipLocked) =>
+      skipLocked(
+        db.selectFrom('webhook_fanouts').select('id').where('lease_until', '<', now).orderBy('created_at').limit(1),
+      ).execute(),
+    take: (db, [due]) =>
+      db
         .updateTable('webhook_fanouts')
         .set({ lease_until: until })
-        .where('id', '=', due.id)
+        .where('id', '=', due!.id)
         .where('lease_until', '<', now)
-        .executeTakeFirst());
-    if (taken && Number(taken.numUpdatedRows) > 0)
-      row = await db.selectFrom('webhook_fanouts').selectAll().where('id', '=', due!.id).executeTakeFirst();
-  }
+        .returning(['id', 'environment', 'owner_client_id', 'facts', 'plan', 'progress', 'created_at'])
+        .execute(),
+  });
   if (!row) return undefined;
   return {
-    id: String(row.id),
-    environment: row.environment === 'test' ? 'test' : 'live',
-    owner: String(row.owner_client_id),
-    facts: String(row.facts),
-    plan: row.plan === null ? null : String(row.plan),
+    id: row.id,
+    environment: (row.environment === 'test' ? 'test' : 'live') as Environment,
+    owner: row.owner_client_id,
+    facts: row.facts,
+    plan: row.plan,
     progress: Number(row.progress),
     created_at: Number(row.created_at),
     lease: until,
@@ -251,8 +223,9 @@ class LeaseLost extends Error {}
  * Expands one pending fan-out row, if any: returns whether one was found (the worker then looks
  * for the next, and delivers what it wrote).
  */
-export async function expandOneFanout(db: Kysely<Database>, dialect: Dialect, leaseMs: number): Promise<boolean> {
-  const claim = await claimFanout(db, dialect, leaseMs, Date.now());
+export async function expandOneFanout(store: Pick<Store, 'db' | 'dialect'>, leaseMs: number): Promise<boolean> {
+  const { db } = store;
+  const claim = await claimFanout(store, leaseMs, Date.now());
   if (!claim) return false;
   let plan: Plan;
   if (claim.plan !== null) plan = JSON.parse(claim.plan) as Plan;

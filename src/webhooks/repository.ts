@@ -1,10 +1,11 @@
 // Webhook storage: subscriptions (capped per client), the outbox (enqueueWebhookEvent, called
 // inside the transaction of the fact it announces; writeEvents for the fan-out worker), and the
 // delivery log. Claiming and recording attempts is in claims.ts.
-import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../store/schema-webhooks.ts';
-import type { Dialect } from '../store/dialect.ts';
+import type { Store } from '../store/db.ts';
+import { advisoryXactLock } from '../store/locks.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
@@ -138,19 +139,17 @@ class AtCap extends Error {}
  * Stores a webhook unless its client already has `max` (VOUCH_WEBHOOKS_PER_CLIENT, 20 by default), counted over
  * both environments: they share the client's delivery capacity. Returns undefined at the cap.
  * The row is written before the count, so the transaction holds the write lock (SQLite) while it
- * counts; PostgreSQL serialises a client's creations with a transaction-scoped advisory lock. Two
- * creations at once therefore cannot both take the last place.
+ * counts; where writers run side by side (PostgreSQL), the advisory lock on the client serialises
+ * its creations. Two creations at once therefore cannot both take the last place.
  */
 export async function insertWebhookCapped(
-  db: Kysely<Database>,
-  dialect: Dialect,
+  store: Pick<Store, 'db' | 'dialect'>,
   row: Insertable<WebhooksTable>,
   max: number,
 ): Promise<WebhookRow | undefined> {
   try {
-    return await db.transaction().execute(async (trx) => {
-      if (dialect === 'postgres')
-        await sql`select pg_advisory_xact_lock(hashtext(${`vouch/webhooks/${row.owner_client_id}`}))`.execute(trx);
+    return await store.db.transaction().execute(async (trx) => {
+      await advisoryXactLock(store, trx, `vouch/webhooks/${row.owner_client_id}`);
       await trx.insertInto('webhooks').values(row).execute();
       const { count } = await trx
         .selectFrom('webhooks')

@@ -103,7 +103,7 @@ export function webhookRoutes({
           secret: sealSecret(secret, id, encryption.current),
           created_at: Date.now(),
         };
-        const stored = await insertWebhookCapped(db, store.dialect, row, maxPerClient);
+        const stored = await insertWebhookCapped(store, row, maxPerClient);
         if (!stored)
           throw new ApiError(
             409,

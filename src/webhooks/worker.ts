@@ -137,9 +137,9 @@ export class DeliveryWorker {
   /** Fan-out rows are expanded one at a time, beside deliveries, never in their way. */
   private expand(): void {
     if (this.expanding || this.stopped) return;
-    const { db, dialect } = this.deps.store;
+    const { store } = this.deps;
     this.expanding = (async () => {
-      while (!this.stopped && (await expandOneFanout(db, dialect, this.leaseMs))) this.fill();
+      while (!this.stopped && (await expandOneFanout(store, this.leaseMs))) this.fill();
     })()
       .catch((err: unknown) => this.deps.log.warn({ err }, 'webhook fan-out failed'))
       .finally(() => {
@@ -164,12 +164,12 @@ export class DeliveryWorker {
   }
 
   private async claimIntoFreeSlots(): Promise<void> {
-    const { db, dialect } = this.deps.store;
+    const { store } = this.deps;
     const { concurrency, endpointConcurrency, clientConcurrency, breakerFailures } = this.limits;
     while (!this.stopped) {
       const free = concurrency - this.inFlight.size;
       if (free <= 0) return;
-      const claimed = await claimDue(db, dialect, Math.min(free, this.batch), this.leaseMs, {
+      const claimed = await claimDue(store, Math.min(free, this.batch), this.leaseMs, {
         // Every endpoint and client without room is left out of the query itself, so a backlog of
         // theirs never fills the candidates and hides other endpoints' due deliveries.
         excludeWebhooks: [...full(this.perEndpoint, endpointConcurrency), ...this.probing],

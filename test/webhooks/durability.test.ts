@@ -84,7 +84,7 @@ for (const backend of backends()) {
     ).json();
     const ids = await backlog(world, 8);
     // A worker claims five and is killed before it sends anything (or records anything).
-    const claimed = await claimDue(world.fresh.store.db, world.fresh.store.dialect, 5, 3000);
+    const claimed = await claimDue(world.fresh.store, 5, 3000);
     assert.equal(claimed.length, 5);
     await world.spawn(FAST_WORKER);
     await receiver.waitFor((r) => r.length >= 3);

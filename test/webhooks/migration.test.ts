@@ -26,7 +26,7 @@ for (const backend of backends()) {
     assert.equal(Number(hook.consecutive_failures), 0);
     assert.equal(Number(hook.paused_until), 0);
     assert.deepEqual(await store.db.selectFrom('webhook_fanouts').selectAll().execute(), []);
-    const claimed = await claimDue(store.db, store.dialect, 5, 1000);
+    const claimed = await claimDue(store, 5, 1000);
     assert.deepEqual(
       claimed.map((c) => [c.id, c.owner_client_id]),
       [['whd_old', 'cli_old']],
