@@ -1,9 +1,9 @@
 // Rules over HTTP (docs/api.md, "Rules and lists"): create, list, show, change (each change a new
-// version), retire, the versions; and what the console needs to write one: the type-check as one
-// types, the variables with examples, and each rule's matches per day. Rules belong to an
-// environment and are shared by its clients, so there is no owner filter; the scope and role are.
+// version), retire, the versions; what the console needs to write one is authoring-routes.ts.
+// Rules belong to an environment and are shared by its clients, so there is no owner filter; the
+// scope and role are.
 import { Type, type Static } from 'typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
@@ -13,12 +13,9 @@ import type { Store } from '../store/db.ts';
 import { SIGNAL_NAMES } from '../model/policy.ts';
 import { checkRule, type RuleBody } from './compile.ts';
 import type { RuleProblem } from './check-expression.ts';
-import { inspectAst } from './engine-ast.ts';
-import { ruleEnvironment } from './cel-env.ts';
 import {
   createRule,
   getRule,
-  listKinds,
   listRules,
   listVersions,
   parseBody,
@@ -32,19 +29,16 @@ import {
 } from './repository.ts';
 import { RULES_FEED_KIND } from './revisions.ts';
 import {
-  CheckBody,
   CreateRuleBody,
-  FieldProblem,
   PatchRuleBody,
   RetireQuery,
   RuleIdParams,
   RuleListQuery,
   RuleSchema,
   RuleVersionSchema,
-  StatsQuery,
   type RuleStatus,
 } from './schemas.ts';
-import { ruleStats, STATS_MAX_ROWS, variables } from './stats.ts';
+import { ruleAuthoringRoutes } from './authoring-routes.ts';
 
 const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
@@ -99,21 +93,6 @@ export const checkOrThrow: BodyCheck = (body, lists) => {
     );
 };
 
-/** The variables a condition reads, as paths (entity.account_age_days, in_list(…)). */
-function readsOf(condition: string): string[] {
-  try {
-    const inspection = inspectAst(ruleEnvironment(SIGNAL_NAMES).env.parse(condition).ast);
-    return [
-      ...new Set([
-        ...inspection.paths.map((p) => p.key),
-        ...inspection.inLists.map((s) => `in_list(${s.list}${s.path ? `, ${s.path.key}` : ''})`),
-      ]),
-    ];
-  } catch {
-    return [];
-  }
-}
-
 function mapErrors(err: unknown): never {
   if (err instanceof RuleNotFoundError) throw new ApiError(404, 'not_found', 'No such rule in this environment.');
   if (err instanceof RuleConflictError) throw new ApiError(409, 'conflict', err.message);
@@ -123,9 +102,6 @@ function mapErrors(err: unknown): never {
 const Page = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
   Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
-
-/** Rule statistics a principal may ask for a minute (each reads up to STATS_MAX_ROWS decisions). */
-const STATS_PER_MINUTE = 30;
 
 export function ruleRoutes({
   store,
@@ -145,34 +121,6 @@ export function ruleRoutes({
     now: Date.now(),
     reason: reason ?? null,
   });
-  // The stats read up to STATS_MAX_ROWS decisions: concurrent asks of one environment and window
-  // share one computation, and each principal may ask STATS_PER_MINUTE times a minute, so a client
-  // that loops cannot keep the store and the event loop busy with them.
-  const running = new Map<string, ReturnType<typeof ruleStats>>();
-  const statsBudget = createRateLimit({
-    max: STATS_PER_MINUTE,
-    timeWindow: 60_000,
-    keyGenerator: (request) => `rule-stats:${request.principal.id}`,
-  });
-  const stats = async (request: FastifyRequest, environment: Environment, days: number) => {
-    const allowed = await statsBudget(request);
-    if (!allowed.isAllowed && allowed.isExceeded) {
-      throw new ApiError(
-        429,
-        'rate_limited',
-        `At most ${STATS_PER_MINUTE} rule statistics a minute; ask again when the window resets.`,
-        { headers: { 'retry-after': String(allowed.ttlInSeconds) } },
-      );
-    }
-    const key = `${environment} ${days}`;
-    let answer = running.get(key);
-    if (!answer) {
-      answer = ruleStats(db, environment, days, Date.now());
-      running.set(key, answer);
-      void answer.finally(() => running.delete(key)).catch(() => {});
-    }
-    return answer;
-  };
 
   return [
     defineRoute({
@@ -216,91 +164,7 @@ export function ruleRoutes({
       },
     }),
 
-    defineRoute({
-      method: 'POST',
-      url: '/api/v1/rules/check',
-      config: { scope: 'rules:read', operationId: 'checkRule' },
-      schema: {
-        tags,
-        summary: 'Type-check a condition (and cap) as a save would, without saving: the console checks as one types',
-        body: CheckBody,
-        response: {
-          200: Type.Object({
-            valid: Type.Boolean(),
-            errors: Type.Array(FieldProblem),
-            reads: Type.Array(Type.String()),
-          }),
-          ...problems,
-        },
-      },
-      handler: async (request) => {
-        const { condition, cap } = request.body;
-        // A placeholder action: the check is of the expressions, not of whether the rule does something yet.
-        const body: RuleBody = { name: 'check', condition, ...(cap !== undefined ? { cap } : { action: 'review' }) };
-        const errors = checkRule(body, SIGNAL_NAMES, await listKinds(db, request.principal.environment)).filter(
-          (p) => p.field === 'condition' || p.field === 'cap',
-        );
-        return { valid: errors.length === 0, errors, reads: errors.length === 0 ? readsOf(condition) : [] };
-      },
-    }),
-
-    defineRoute({
-      method: 'GET',
-      url: '/api/v1/rules/variables',
-      config: { scope: 'rules:read', operationId: 'listRuleVariables' },
-      schema: {
-        tags,
-        summary:
-          "What a condition can read, with types, descriptions and an example from the environment's most recent score decision",
-        response: {
-          200: Type.Object({
-            data: Type.Array(
-              Type.Object({
-                name: Type.String(),
-                type: Type.String(),
-                description: Type.String(),
-                example: Type.Optional(Type.Unknown()),
-              }),
-            ),
-          }),
-          ...problems,
-        },
-      },
-      handler: async (request) => ({ data: await variables(db, request.principal.environment, SIGNAL_NAMES) }),
-    }),
-
-    defineRoute({
-      method: 'GET',
-      url: '/api/v1/rules/stats',
-      config: { scope: 'rules:read', operationId: 'getRuleStats' },
-      schema: {
-        tags,
-        summary: 'Matches and shadow matches per rule per UTC day over the last `days` (default 30, at most 90)',
-        description: `Read from the score decisions of the window with a matched or shadow-matched rule, newest first, at most ${STATS_MAX_ROWS.toLocaleString('en')} of them (truncated: true when the window held more); scored counts every score decision per day. At most ${STATS_PER_MINUTE} a minute per caller (429 with Retry-After beyond). Requires the \`rules:read\` scope (an API key must have been issued with it).`,
-        querystring: StatsQuery,
-        response: {
-          200: Type.Object({
-            since: Type.String(),
-            until: Type.String(),
-            decisions_read: Type.Integer(),
-            truncated: Type.Boolean(),
-            scored: Type.Array(Type.Object({ day: Type.String(), decisions: Type.Integer() })),
-            data: Type.Array(
-              Type.Object({
-                rule_id: Type.String(),
-                name: Type.String(),
-                days: Type.Array(
-                  Type.Object({ day: Type.String(), matched: Type.Integer(), shadow_matched: Type.Integer() }),
-                ),
-              }),
-            ),
-          }),
-          429: ProblemSchema,
-          ...problems,
-        },
-      },
-      handler: async (request) => stats(request, request.principal.environment, request.query.days ?? 30),
-    }),
+    ...ruleAuthoringRoutes({ store, createRateLimit }),
 
     defineRoute({
       method: 'GET',
