@@ -16,7 +16,8 @@ import type { EntityProfile, ScoreRequest, Signal } from '../../src/model/types.
 
 // The rounding and the sum as docs/signals.md, "Formula" states them.
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4 + 0;
-function scoreFromSignals(bias: number, signals: readonly Pick<Signal, 'weight' | 'value'>[]): number {
+/** The score a response's explanation gives: bias plus each weight·value in the order listed, through the formula. */
+export function referenceScoreFromSignals(bias: number, signals: readonly Pick<Signal, 'weight' | 'value'>[]): number {
   let z = bias;
   for (const s of signals) z += s.weight * s.value;
   return Math.round(100 / (1 + Math.exp(-z)));
@@ -29,7 +30,7 @@ export function referenceLinearScore(
 ) {
   const raw = Object.fromEntries(SIGNAL_NAMES.map((n) => [n, values[n] ?? 0])) as Record<SignalName, number>;
   const signals = referenceAssemble(raw, policy).map(({ name, value, weight }) => ({ name, value, weight }));
-  return { signals, score: scoreFromSignals(policy.bias, signals) };
+  return { signals, score: referenceScoreFromSignals(policy.bias, signals) };
 }
 
 /** The signals a score lists, from raw values: rounded, the zero contributions left out, in summing order. */
@@ -108,7 +109,7 @@ export function referenceAmountValues(t: Prepared['terms'], amount: number): Rec
 /** The score the model gives the entity and context of `prepared` at `amount`, from the reference sum. */
 export function referenceScoreAt(prepared: Prepared, policy: Policy, amount: number): number {
   const raw = { ...prepared.fixed, ...referenceAmountValues(prepared.terms, amount) };
-  return scoreFromSignals(policy.bias, referenceAssemble(raw, policy));
+  return referenceScoreFromSignals(policy.bias, referenceAssemble(raw, policy));
 }
 
 /**

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
 import { hash, score, postEvents, tradeHistory } from '../helpers/trust.ts';
 import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
-import { replayScore, scoreFromSignals } from '../../src/model/arithmetic.ts';
+import { replayScore } from '../../src/model/arithmetic.ts';
+import { referenceScoreFromSignals } from '../helpers/reference-model.ts';
 
 const shaped = (version: string, shapes: unknown): Policy =>
   JSON.parse(JSON.stringify({ ...DEFAULT_POLICY, version, shapes })) as Policy;
@@ -87,7 +88,7 @@ describeEachBackend('shaped policies over HTTP', (ctx) => {
       const trades = signals.find((s) => s.name === 'completed_trades');
       assert.ok(trades && trades.value > 2, 'completed_trades is past its first knot');
       assert.notEqual(trades.weight, DEFAULT_POLICY.weights.completed_trades, 'the effective slope, not the first one');
-      assert.equal(scoreFromSignals(policy.bias, signals), body.score, 'the explanation sums to the score');
+      assert.equal(referenceScoreFromSignals(policy.bias, signals), body.score, 'the explanation sums to the score');
       const row = await ctx()
         .store.db.selectFrom('decisions')
         .select(['features'])

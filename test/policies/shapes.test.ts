@@ -12,7 +12,7 @@ import {
   type SignalName,
 } from '../../src/model/policy.ts';
 import { validatePolicy } from '../../src/model/policy-document.ts';
-import { replayScore, scoreFromSignals, scoreValues, type SignalValues } from '../../src/model/arithmetic.ts';
+import { replayScore, scoreValues, type SignalValues } from '../../src/model/arithmetic.ts';
 import {
   collapse,
   effectiveWeight,
@@ -27,7 +27,7 @@ import { evaluate } from '../../src/model/signal-model.ts';
 import { safeAmount, scoreForAmount, minorUnitDigits, MAX_UNITS } from '../../src/trust/safe-amount.ts';
 import { mulberry32 } from '../../bench/quality/prng.ts';
 import { NOW, policyArb, profileArb, requestArb } from '../helpers/profiles.ts';
-import { referenceLinearScore } from '../helpers/reference-model.ts';
+import { referenceLinearScore, referenceScoreFromSignals } from '../helpers/reference-model.ts';
 
 const sign = (name: SignalName) => (SIGNAL_DIRECTIONS[name] === 'protective' ? -1 : 1);
 const magnitude = fc.oneof(fc.constant(0), fc.double({ min: 0, max: 20, noNaN: true }));
@@ -92,7 +92,7 @@ describe('shaped signals: properties', () => {
     fc.assert(
       fc.property(shapedPolicyArb, valuesArb, (policy, values) => {
         const { signals, score } = scoreValues(policy, values);
-        assert.equal(scoreFromSignals(policy.bias, signals), score);
+        assert.equal(referenceScoreFromSignals(policy.bias, signals), score);
         for (const s of signals) {
           const shape = policy.shapes?.[s.name];
           const g = shape ? evaluateShape(policy.weights[s.name], shape, s.value) : policy.weights[s.name] * s.value;
@@ -124,7 +124,7 @@ describe('shaped signals: properties', () => {
         const live = evaluate(profile, request, policy, NOW);
         const stored = JSON.parse(JSON.stringify(live.values)) as SignalValues;
         assert.equal(replayScore(policy, stored), live.result.score);
-        assert.equal(scoreFromSignals(policy.bias, live.result.signals), live.result.score);
+        assert.equal(referenceScoreFromSignals(policy.bias, live.result.signals), live.result.score);
       }),
       { numRuns: 300 },
     );
