@@ -10,85 +10,22 @@ import { Type } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
-import {
-  ENVIRONMENTS,
-  ROLES,
-  SCOPES,
-  parseScopes,
-  roleAtMost,
-  type Environment,
-  type Principal,
-  type Role,
-} from '../lib/principal.ts';
-import { StringEnum } from '../http/validation.ts';
+import { parseScopes, roleAtMost, type Environment, type Principal, type Role } from '../lib/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { KeyVerifier } from './verifier.ts';
-import { KEY_STATUSES, deactivateKey, findKey, insertKey, listKeys, toKeyRecord, type KeyRow } from './repository.ts';
+import { deactivateKey, findKey, insertKey, listKeys, toKeyRecord, type KeyRow } from './repository.ts';
 import { rotateKey } from './rotation.ts';
-
-const KeyRecord = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    prefix: Type.String(),
-    scopes: Type.Array(Type.String()),
-    role: Type.String(),
-    environment: Type.String(),
-    status: StringEnum(KEY_STATUSES),
-    owner_client_id: Type.String(),
-    created_at: Type.String({ format: 'date-time' }),
-    expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    deactivated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  },
-  { $id: 'ApiKey' },
-);
-
-const CreatedKey = Type.Intersect([
+import {
+  CONTROL_CHARS,
+  CreateBody,
+  CreatedKey,
+  KEY_ID,
+  KeyParams,
   KeyRecord,
-  Type.Object({ key: Type.String({ description: 'the secret; shown once' }) }),
-]);
-
-const ListQuery = Type.Object(
-  {
-    status: Type.Optional(StringEnum(KEY_STATUSES)),
-    environment: Type.Optional(StringEnum(ENVIRONMENTS)),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    cursor: Type.Optional(Type.String({ pattern: '^key_[0-9A-HJKMNP-TV-Z]{26}$' })),
-  },
-  { additionalProperties: false },
-);
-
-const CreateBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true }),
-    role: Type.Optional(StringEnum(ROLES)),
-    environment: Type.Optional(
-      StringEnum(ENVIRONMENTS, {
-        description: "default: the caller's environment; a test caller may create only test keys",
-      }),
-    ),
-    expires_at: Type.Optional(Type.String({ format: 'date-time' })),
-  },
-  { additionalProperties: false },
-);
-
-const RotateBody = Type.Object(
-  {
-    grace_period_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800 })),
-  },
-  { additionalProperties: false },
-);
-
-// Any string: an id that cannot exist is as unknown as one that does not (404, not 400).
-const KeyParams = Type.Object({ key_id: Type.String({ description: 'key_<26-char ULID>' }) });
-const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
-// C0 controls and DEL: invisible in listings and logs, and PostgreSQL text cannot hold NUL.
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
-
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+  ListQuery,
+  problems,
+  RotateBody,
+} from './route-schemas.ts';
 
 export interface KeyRouteOptions {
   db: Kysely<Database>;
