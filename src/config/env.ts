@@ -26,7 +26,10 @@ export interface Config {
   bootstrapClientSecret: string | undefined;
   tokenTtlSeconds: number;
   issuer: string;
-  /** also accepted as `iss`: the old default, `vouch`, while VOUCH_ISSUER is unset (tokens issued before the upgrade) */
+  /**
+   * also accepted as `iss`: the old default, `vouch`, while VOUCH_ISSUER is unset (tokens issued
+   * before the upgrade)
+   */
   formerIssuers: string[];
   audience: string;
   policyFile: string | undefined;
@@ -48,7 +51,10 @@ export interface Config {
   metricsToken: string | undefined;
   /** VOUCH_MAX_CONNECTIONS: open connections per serving process (idle keep-alive ones are reclaimed first) */
   maxConnections: number;
-  /** VOUCH_MAX_CONNECTIONS_PER_SOURCE: connections one address (IPv6: one /64) may hold; default a quarter of the cap */
+  /**
+   * VOUCH_MAX_CONNECTIONS_PER_SOURCE: connections one address (IPv6: one /64) may hold; default a
+   * quarter of the cap
+   */
   maxConnectionsPerSource: number;
   /** VOUCH_KEEP_ALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this long */
   keepAliveTimeoutMs: number;
@@ -72,10 +78,13 @@ export interface Config {
   /** VOUCH_SQLITE_SYNCHRONOUS: NORMAL (survives a process crash) or FULL (a power loss too) */
   sqliteSynchronous: 'normal' | 'full';
   /**
-   * the network (docs/network.md): VOUCH_NETWORK_NAME, VOUCH_NETWORK_ALLOW_PRIVATE=1 (peers on private addresses and http://), VOUCH_NETWORK_SYNC_SECONDS,
-   * VOUCH_NETWORK_COMMON_ENTITY_IDS=1 (the admin declares that entity ids follow the members' common hashing: they are published and resolved),
+   * the network (docs/network.md): VOUCH_NETWORK_NAME, VOUCH_NETWORK_ALLOW_PRIVATE=1 (peers on private
+   * addresses and http://), VOUCH_NETWORK_SYNC_SECONDS,
+   * VOUCH_NETWORK_COMMON_ENTITY_IDS=1 (the admin declares that entity ids follow the members' common
+   * hashing: they are published and resolved),
    * VOUCH_NETWORK_MAX_FLAGS_PER_PEER (flags held per peer; absent: the default of src/network/limits.ts),
-   * VOUCH_NETWORK_PENDING_PER_CLIENT (identifiers named only in one client's score requests that may wait for a peer; absent: src/network/pending.ts's)
+   * VOUCH_NETWORK_PENDING_PER_CLIENT (identifiers named only in one client's score requests that may
+   * wait for a peer; absent: src/network/pending.ts's)
    */
   network: {
     name: string;
@@ -87,7 +96,10 @@ export interface Config {
   };
 }
 
-/** The listen address as a URL origin (an IPv6 literal in brackets); an unspecified address (0.0.0.0, ::) is no URL a client can use, localhost is. */
+/**
+ * The listen address as a URL origin (an IPv6 literal in brackets); an unspecified address (0.0.0.0,
+ * ::) is no URL a client can use, localhost is.
+ */
 export function listenUrl(host: string, port: number): string {
   if (host === '0.0.0.0' || host === '::' || host === '[::]') return `http://localhost:${port}`;
   return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;

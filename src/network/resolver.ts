@@ -23,7 +23,10 @@ import { ENTITY_TYPE, type NetworkDb, type NetworkPeersTable } from './tables.ts
 const EVALUATE_BATCH = 1000;
 /** A page of a peer's flags: one signed call with its own deadline, well within it at any set size. */
 const FLAGS_PAGE = 1000;
-/** Bounds one sync's work per peer: pages pulled (the rest at the next sync, from the stored cursor), and evaluate calls made. */
+/**
+ * Bounds one sync's work per peer: pages pulled (the rest at the next sync, from the stored cursor),
+ * and evaluate calls made.
+ */
 const PAGES_PER_SYNC = 100;
 const MAX_BATCHES = 100;
 

@@ -232,7 +232,10 @@ function safeLookup(lists: ListLookup, name: string, value: string): boolean {
   }
 }
 
-/** A read value as JSON can carry it: entity and signals objects become plain objects (signals with their inherited 0s). */
+/**
+ * A read value as JSON can carry it: entity and signals objects become plain objects (signals with
+ * their inherited 0s).
+ */
 function plain(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? Number(v) : v;
   if (Array.isArray(v)) return v;

@@ -224,7 +224,8 @@ export async function addListEntries(
   }
   const renewed = new Set(expired);
   const fresh = wanted.filter((v) => !present.has(v) || renewed.has(v));
-  // An entry of the value removed in this very millisecond holds (list, value, now): the new one starts a millisecond later.
+  // An entry of the value removed in this very millisecond holds (list, value, now): the new one
+  // starts a millisecond later.
   const taken = new Map<string, number>();
   for (const part of chunks(fresh)) {
     const rows = await trx
