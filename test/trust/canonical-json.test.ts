@@ -1,11 +1,13 @@
 // canonicalJson, cacheKey and sha256Hex as computed before issue 13 (arrays of parts joined; a
 // Hash object per digest): the faster versions must give the very same strings, since request
-// digests and cache keys are stored with decisions.
+// digests and cache keys are stored with decisions. That earlier code is kept as the reference for
+// odd values (sparse arrays, undefined members); what canonical means is checked on its own terms:
+// the text reads back as the value, key order does not matter, and a worked example.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { cacheKey, canonicalJson } from '../../src/trust/cache.ts';
+import { cacheKey, canonicalJson, requestDigest } from '../../src/trust/cache.ts';
 import { sha256Hex } from '../../src/lib/digest.ts';
 
 function referenceCanonicalJson(value: unknown): string {
@@ -31,6 +33,30 @@ test('canonicalJson: the same text as before for any value, sparse arrays and un
     referenceCanonicalJson([, 1, undefined, { b: undefined, a: [2, ,] }]),
   );
   /* eslint-enable no-sparse-arrays */
+});
+
+/** The same value with every object's keys inserted in reverse order. */
+function reversedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const entries = Object.entries(value).reverse();
+  return Object.fromEntries(entries.map(([k, v]) => [k, reversedKeys(v)]));
+}
+
+test('canonicalJson of a JSON value: reads back as the value, whatever order its keys were written in', () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (value) => {
+      const text = canonicalJson(value);
+      assert.deepStrictEqual(JSON.parse(text), JSON.parse(JSON.stringify(value)));
+      assert.equal(canonicalJson(reversedKeys(value)), text);
+    }),
+    { numRuns: 1000 },
+  );
+  // Keys sorted by UTF-16 code unit at every level (so "10" before "9", unlike JSON.stringify's integer keys).
+  const request = { b: [1, { d: null, c: 'x' }], a: true, 9: 2, 10: 1, é: 0 };
+  const text = '{"10":1,"9":2,"a":true,"b":[1,{"c":"x","d":null}],"é":0}';
+  assert.equal(canonicalJson(request), text);
+  assert.equal(requestDigest(request), createHash('sha256').update(text, 'utf8').digest('hex'));
 });
 
 test('sha256Hex and cacheKey: the digests createHash gives', () => {
