@@ -1,5 +1,6 @@
 // Builds the Fastify application. Plugins register in a fixed order: cross-cutting HTTP
 // behaviour first (ids, validation, errors, metrics, docs), then the auth layer, then features.
+// The services they share start in app-services.ts; the routes are the one table of routes.ts.
 import cluster from 'node:cluster';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
