@@ -49,7 +49,7 @@ interface RouteFields {
 }
 
 /** The request as the handler sees it: body, params, querystring and headers are the schema's static types. */
-export type SchemaRequest<S extends FastifySchema> = FastifyRequest<
+type SchemaRequest<S extends FastifySchema> = FastifyRequest<
   RouteGenericInterface,
   RawServerDefault,
   RawRequestDefaultExpression,
@@ -58,7 +58,7 @@ export type SchemaRequest<S extends FastifySchema> = FastifyRequest<
 >;
 
 /** The reply of a route with schema S: what it sends is checked against the schema's responses. */
-export type SchemaReply<S extends FastifySchema> = FastifyReply<
+type SchemaReply<S extends FastifySchema> = FastifyReply<
   RouteGenericInterface,
   RawServerDefault,
   RawRequestDefaultExpression,
