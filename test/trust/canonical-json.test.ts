@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { cacheKey, canonicalJson, requestDigest } from '../../src/trust/cache.ts';
+import { cacheKey, canonicalJson, requestDigest, type CacheKeyInput } from '../../src/trust/cache.ts';
 import { sha256Hex } from '../../src/lib/digest.ts';
 
 function referenceCanonicalJson(value: unknown): string {
@@ -88,4 +88,52 @@ test('sha256Hex and cacheKey: the digests createHash gives', () => {
     }),
     { numRuns: 500 },
   );
+});
+
+test('cacheKey: the same for the same decision inputs written differently, another for any input changed', () => {
+  const links = [
+    { type: 'device' as const, hash: 'a'.repeat(64) },
+    { type: 'phone' as const, hash: 'b'.repeat(64) },
+  ];
+  const context = {
+    counterparty_id: 'cp',
+    payment_method: 'card' as const,
+    device_os: 'ios',
+    linked_identifiers: links,
+  };
+  const base: CacheKeyInput = {
+    principalId: 'p1',
+    environment: 'live',
+    policyVersion: 'v1',
+    rulesRevision: '7',
+    entityId: 'e1',
+    amount: 100,
+    currency: 'USD',
+    context,
+  };
+  const key = cacheKey(base);
+  // Context members in another order, linked identifiers reversed and one repeated.
+  const rewritten = {
+    linked_identifiers: [links[1]!, links[0]!, links[1]!],
+    device_os: 'ios',
+    payment_method: 'card' as const,
+    counterparty_id: 'cp',
+  };
+  assert.equal(cacheKey({ ...base, context: rewritten }), key);
+  const changes: Partial<CacheKeyInput>[] = [
+    { principalId: 'p2' },
+    { environment: 'test' },
+    { policyVersion: 'v2' },
+    { rulesRevision: '8' },
+    { entityId: 'e2' },
+    { amount: 100.01 },
+    { currency: 'EUR' },
+    { context: { ...context, payment_method: 'bank_transfer' } },
+    { context: { ...context, country: 'NG' } },
+    { context: { ...context, trade_id: 't1' } },
+    { context: { ...context, device_os: 'android' } },
+    { context: { ...context, linked_identifiers: [links[0]!] } },
+  ];
+  const keys = changes.map((change) => cacheKey({ ...base, ...change }));
+  assert.equal(new Set([key, ...keys]).size, changes.length + 1, 'every change gives its own key');
 });
