@@ -6,11 +6,12 @@
 // not seen. A PostgreSQL NOTIFY and, with Redis, a pub/sub message bring those rows in ahead of
 // time, so that check rarely finds anything; on their own they can arrive after the next request
 // (tens of ms under load), which the contract does not allow.
-import pg from 'pg';
 import type { Redis } from 'ioredis';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
+import { listen, notify, type Listening } from '../store/locks.ts';
+import { lateCommitWindow } from '../store/sequences.ts';
 
 /**
  * 'policy': an activation or shadow change; 'entity': an erasure (subject: the erased id's
@@ -22,13 +23,6 @@ export type RevocationListener = (kind: RevocationKind, subject: string) => void
 
 const CHANNEL = 'vouch_revocations';
 const noop = () => {};
-/**
- * PostgreSQL takes a bigserial value at insert, not at commit: a transaction that inserted seq 10
- * can commit after one that inserted seq 11 has been read. Each catch-up there looks again this
- * far below the highest seq seen (and skips the rows already applied), so a late commit is never
- * missed. SQLite has one writer at a time, so its seqs commit in order.
- */
-const PG_LOOKBACK = 200;
 
 export class RevocationFeed {
   private readonly listeners: RevocationListener[] = [];
@@ -41,7 +35,7 @@ export class RevocationFeed {
   private failed = false;
   /** the store's change generation (changes.ts) when the last catch-up began */
   private generation = 0;
-  private listener: pg.Client | undefined;
+  private listening: Listening | undefined;
   private stopped = false;
   private publisher: Redis | undefined;
   private catchingUp: Promise<void> | undefined;
@@ -75,7 +69,8 @@ export class RevocationFeed {
         .execute();
       for (const r of recent) this.applied.add(Number(r.seq));
     }
-    if (this.store.pgConfig) await this.listen();
+    // Anything revoked while nobody listened is read at each (re)connect.
+    if (!this.stopped) this.listening = await listen(this.store, CHANNEL, () => this.catchUp());
   }
 
   /** With Redis, revocations also travel over pub/sub: the fastest path between instances. */
@@ -98,13 +93,13 @@ export class RevocationFeed {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.listener?.end().catch(() => {});
+    await this.listening?.stop();
   }
 
   /** Writes the revocation inside the caller's transaction, so it exists exactly when the change does. */
   async record(trx: Transaction<Database> | Kysely<Database>, kind: RevocationKind, subject: string): Promise<void> {
     await trx.insertInto('revocations').values({ kind, subject, created_at: Date.now() }).execute();
-    if (this.store.dialect === 'postgres') await sql`select pg_notify(${CHANNEL}, '')`.execute(trx);
+    await notify(this.store, trx, CHANNEL);
   }
 
   /** After commit: this process applies the change at once, before the response leaves. */
@@ -117,10 +112,11 @@ export class RevocationFeed {
   /**
    * Before each authenticated request: applies every revocation committed before the request
    * arrived. SQLite: reads new rows only when the file changed (another process committed, or
-   * this one wrote) or a failed catch-up is owed. PostgreSQL: asks the store (see check).
+   * this one wrote) or a failed catch-up is owed. A store without that signal (PostgreSQL) is
+   * asked (see check).
    */
   poll(): Promise<void> | undefined {
-    if (this.store.dialect === 'postgres') return this.check();
+    if (!this.store.changes.supported) return this.check();
     // The generation, not poll()'s result: poll() reports a change once, to whichever caller
     // looks first, and the score cache looks too.
     const changes = this.store.changes;
@@ -163,8 +159,9 @@ export class RevocationFeed {
     }
   }
 
+  /** Each catch-up looks again this far below the highest seq seen, for late commits (store/sequences.ts). */
   private get lookback(): number {
-    return this.store.dialect === 'postgres' ? PG_LOOKBACK : 0;
+    return lateCommitWindow(this.store);
   }
 
   private emit(kind: RevocationKind, subject: string): void {
@@ -212,29 +209,6 @@ export class RevocationFeed {
     }
     if (this.lookback > 0) {
       for (const seq of this.applied) if (seq <= this.lastSeq - this.lookback) this.applied.delete(seq);
-    }
-  }
-
-  private async listen(): Promise<void> {
-    if (this.stopped || !this.store.pgConfig) return;
-    const client = new pg.Client(this.store.pgConfig);
-    const retry = () => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      client.end().catch(() => {});
-      if (!this.stopped) setTimeout(() => void this.listen(), 500).unref();
-    };
-    client.on('error', retry);
-    client.on('end', retry);
-    client.on('notification', () => void this.catchUp().catch(() => {}));
-    this.listener = client;
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-      // Anything revoked while we were not listening.
-      await this.catchUp();
-    } catch {
-      retry();
     }
   }
 }

@@ -3,12 +3,13 @@
 // written with a `policy` row in the revocation feed, in the same transaction, so every process
 // reloads before its next request (src/policies/live.ts).
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import { isDeepStrictEqual } from 'node:util';
 import { DEFAULT_POLICY, type Policy } from '../model/policy.ts';
 import { validatePolicy } from '../model/policy-document.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
+import { advisoryXactLock, notify } from '../store/locks.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
 import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 
@@ -127,13 +128,13 @@ async function recordChange(
     .insertInto('revocations')
     .values({ kind: POLICY_FEED_KIND, subject: `${environment}:${version}`, created_at: Date.now() })
     .execute();
-  if (store.dialect === 'postgres') await sql`select pg_notify('vouch_revocations', '')`.execute(trx);
+  await notify(store, trx, 'vouch_revocations');
 }
 
 /** Makes `version` the active policy; the previous one is retired. Returns the new row. */
 export async function activatePolicy(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
   return store.db.transaction().execute(async (trx) => {
-    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
+    await advisoryXactLock(store, trx, POLICY_LOCK);
     const row = await getPolicy(trx, environment, version);
     if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
     if (row.status === 'active') return row;
@@ -156,7 +157,7 @@ export async function activatePolicy(store: Store, environment: Environment, ver
 /** Makes `version` the shadow policy (the previous shadow goes back to candidate). */
 export async function shadowPolicy(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
   return store.db.transaction().execute(async (trx) => {
-    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
+    await advisoryXactLock(store, trx, POLICY_LOCK);
     const row = await getPolicy(trx, environment, version);
     if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
     if (row.status === 'active')
@@ -173,7 +174,7 @@ export async function shadowPolicy(store: Store, environment: Environment, versi
 /** Ends shadow mode; returns the version that was the shadow, if any. */
 export async function clearShadow(store: Store, environment: Environment): Promise<string | undefined> {
   return store.db.transaction().execute(async (trx) => {
-    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
+    await advisoryXactLock(store, trx, POLICY_LOCK);
     const row = await trx
       .selectFrom('policies')
       .select('version')
@@ -192,7 +193,7 @@ export async function clearShadow(store: Store, environment: Environment): Promi
   });
 }
 
-/** Serializes policy status changes on PostgreSQL ("vpol"). */
+/** Serializes policy status changes where writers run side by side (PostgreSQL; store/locks.ts): "vpol". */
 const POLICY_LOCK = 0x76706f6c;
 
 /**
@@ -210,7 +211,7 @@ async function ensureEnvironmentPolicies(store: Store, environment: Environment,
   const fromFile = configured !== undefined && !isDeepStrictEqual(configured, DEFAULT_POLICY);
   let activate: string | undefined;
   await store.db.transaction().execute(async (trx) => {
-    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${POLICY_LOCK})`.execute(trx);
+    await advisoryXactLock(store, trx, POLICY_LOCK);
     if (fromFile) {
       const existing = await getPolicy(trx, environment, configured.version);
       if (!existing) {

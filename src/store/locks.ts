@@ -2,6 +2,7 @@
 // (and one process's connection serves all its requests), so what these serialise there is
 // already serialised, and its readers learn of commits from data_version (changes.ts), not from a
 // notification. Features call these and never ask which store runs.
+import pg from 'pg';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 import type { Store } from './db.ts';
@@ -28,4 +29,53 @@ export async function notify(store: StoreKind, trx: Kysely<Database>, channel: s
 /** The query's rows stay locked against other writers until the transaction ends (PostgreSQL FOR UPDATE). */
 export function lockForUpdate<Query extends { forUpdate(): Query }>(store: StoreKind, query: Query): Query {
   return store.dialect === 'postgres' ? query.forUpdate() : query;
+}
+
+export interface Listening {
+  stop(): Promise<void>;
+}
+
+/**
+ * Calls `wake` on every notification on `channel` (PostgreSQL LISTEN, on a connection of its own,
+ * reconnected 500 ms after it drops), and after each (re)connect, since anything notified while
+ * nobody listened was missed. Resolves once the first attempt has listened (and woken) or failed;
+ * undefined when the store has no notifications (SQLite).
+ */
+export async function listen(
+  store: Pick<Store, 'pgConfig'>,
+  channel: string,
+  wake: () => Promise<void>,
+): Promise<Listening | undefined> {
+  const config = store.pgConfig;
+  if (!config) return undefined;
+  let stopped = false;
+  let current: pg.Client | undefined;
+  const connect = async (): Promise<void> => {
+    if (stopped) return;
+    const client = new pg.Client(config);
+    const retry = () => {
+      if (current !== client) return;
+      current = undefined;
+      client.end().catch(() => {});
+      if (!stopped) setTimeout(() => void connect(), 500).unref();
+    };
+    client.on('error', retry);
+    client.on('end', retry);
+    client.on('notification', () => void wake().catch(() => {}));
+    current = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+      await wake();
+    } catch {
+      retry();
+    }
+  };
+  await connect();
+  return {
+    async stop() {
+      stopped = true;
+      await current?.end().catch(() => {});
+    },
+  };
 }
