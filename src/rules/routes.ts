@@ -207,7 +207,7 @@ export function ruleRoutes({
           feed,
           change(environment, id, reason),
           request.params.id,
-          patch as Parameters<typeof updateRule>[4],
+          patch,
           checkOrThrow,
         ).catch(mapErrors);
         await announce(environment);

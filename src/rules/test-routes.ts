@@ -186,7 +186,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
       handler: async (request) => {
         const environment = request.principal.environment;
         const window = testWindow(request.body, Date.now());
-        const body = request.body.rule as RuleBody;
+        const body: RuleBody = request.body.rule;
         checked(body, await listKinds(store.db, environment));
         return run(
           environment,
