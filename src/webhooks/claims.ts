@@ -79,7 +79,7 @@ function dueCandidates(db: Kysely<Database> | Transaction<Database>, now: number
  * (store/claims.ts says how each store keeps them apart).
  */
 export async function claimDue(
-  store: Pick<Store, 'db' | 'dialect'>,
+  store: Store,
   limit: number,
   leaseMs: number,
   limits: ClaimLimits = {},

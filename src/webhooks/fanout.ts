@@ -188,7 +188,7 @@ async function planEvents(
 }
 
 /** Claims the oldest fan-out row no worker holds, for `leaseMs` (store/claims.ts). */
-async function claimFanout(store: Pick<Store, 'db' | 'dialect'>, leaseMs: number, now: number) {
+async function claimFanout(store: Store, leaseMs: number, now: number) {
   const until = now + leaseMs;
   const [row] = await claimRows(store, {
     choose: (db, skipLocked) =>
@@ -223,7 +223,7 @@ class LeaseLost extends Error {}
  * Expands one pending fan-out row, if any: returns whether one was found (the worker then looks
  * for the next, and delivers what it wrote).
  */
-export async function expandOneFanout(store: Pick<Store, 'db' | 'dialect'>, leaseMs: number): Promise<boolean> {
+export async function expandOneFanout(store: Store, leaseMs: number): Promise<boolean> {
   const { db } = store;
   const claim = await claimFanout(store, leaseMs, Date.now());
   if (!claim) return false;

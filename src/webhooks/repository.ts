@@ -143,7 +143,7 @@ class AtCap extends Error {}
  * its creations. Two creations at once therefore cannot both take the last place.
  */
 export async function insertWebhookCapped(
-  store: Pick<Store, 'db' | 'dialect'>,
+  store: Store,
   row: Insertable<WebhooksTable>,
   max: number,
 ): Promise<WebhookRow | undefined> {
