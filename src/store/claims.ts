@@ -6,7 +6,7 @@ import type { Database } from './schema.ts';
 import type { Store } from './db.ts';
 
 /** Applies the claim's row locks to the query that reads the candidates (it must be applied). */
-export type SkipLocked = <Query extends { modifyEnd(modifier: Expression<unknown>): Query }>(query: Query) => Query;
+type SkipLocked = <Query extends { modifyEnd(modifier: Expression<unknown>): Query }>(query: Query) => Query;
 
 export interface Claim<Candidate, Taken = Candidate> {
   /** The rows to take: read with `skipLocked`, then chosen among (e.g. within each endpoint's room). */
