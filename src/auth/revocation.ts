@@ -71,6 +71,8 @@ export class RevocationFeed {
     }
     // Anything revoked while nobody listened is read at each (re)connect.
     if (!this.stopped) this.listening = await listen(this.store, CHANNEL, () => this.catchUp());
+    // stop() may have run while the first connection was being made.
+    if (this.stopped) await this.listening?.stop();
   }
 
   /** With Redis, revocations also travel over pub/sub: the fastest path between instances. */
