@@ -16,7 +16,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { openStore } from '../src/store/db.ts';
 import { DEFAULT_POLICY, SIGNAL_NAMES } from '../src/model/policy.ts';
 import { FEATURE_SET } from '../src/model/feature-vector.ts';
-import { storeSource } from '../src/policies/job-reader.ts';
+import { storeSource } from '../src/store/readers.ts';
 import { runRuleTest } from '../src/rules/replay-thread.ts';
 import { UNSAVED_RULE_ID } from '../src/rules/replay.ts';
 import type { RuleBody } from '../src/rules/compile.ts';

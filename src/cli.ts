@@ -2,7 +2,7 @@
 // commander's: `--help` on any command prints its usage and runs nothing; configuration is read
 // only once a command actually runs, so help works whatever the environment holds.
 import { CommanderError } from 'commander';
-import { ConfigError } from './config/env.ts';
+import { ConfigError } from './config/env-values.ts';
 import { buildProgram } from './cli/program.ts';
 import { UsageError } from './cli/support.ts';
 

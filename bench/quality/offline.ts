@@ -7,7 +7,7 @@
 import { DEFAULT_POLICY, type Policy, type SignalName } from '../../src/model/policy.ts';
 import { featureValues } from '../../src/model/feature-vector.ts';
 import { scoreEntity } from '../../src/model/signal-model.ts';
-import { applyEvent, BUCKET_MS, mirroredParty } from '../../src/trust/ingest.ts';
+import { applyEvent, BUCKET_MS, mirroredParty } from '../../src/trust/apply-event.ts';
 import { blankEntity, type Pending } from '../../src/trust/aggregate-state.ts';
 import { isFlagged } from '../../src/trust/linkage.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';

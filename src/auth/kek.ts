@@ -6,7 +6,8 @@
 import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError, type Config } from '../config/env.ts';
+import { type Config } from '../config/env.ts';
+import { ConfigError } from '../config/env-values.ts';
 import type { Store } from '../store/db.ts';
 import { open, seal as sealWith, type KeyEncryption, type Purpose, type SealingKey } from '../lib/envelope.ts';
 

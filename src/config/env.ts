@@ -15,7 +15,6 @@ import {
 } from './env-values.ts';
 
 // Exported here too: whoever calls loadConfig catches its error from the same module.
-export { ConfigError };
 
 export interface Config {
   port: number;

@@ -59,17 +59,10 @@ function amountVsHistory(t: AmountTerms, excess: number): number {
   return Math.max(t.noHistoryValue, excess);
 }
 
-/** Raw values of the amount-dependent signals; each is non-decreasing in `amount` (+∞ gives the caps). */
-export function amountValues(t: AmountTerms, amount: number): Record<AmountSignal, number> {
-  const excess = amountExcess(t, amount);
-  return {
-    amount_vs_history: amountVsHistory(t, excess),
-    cash_out_burst: cashOutBurst(excess, t.burst),
-    new_counterparty_large_trade: newCounterpartyLarge(t.newCounterparty, excess),
-  };
-}
-
-/** amountValues into `out`, in AMOUNT_SIGNALS order, without allocating (safe-amount.ts's search). */
+/**
+ * Raw values of the amount-dependent signals, into `out` in AMOUNT_SIGNALS order without allocating
+ * (safe-amount.ts's search); each is non-decreasing in `amount` (+∞ gives the caps).
+ */
 export function amountValuesInto(t: AmountTerms, amount: number, out: number[]): void {
   const excess = amountExcess(t, amount);
   out[0] = amountVsHistory(t, excess);

@@ -5,7 +5,7 @@ import { Option } from 'commander';
 import type { Environment } from '../lib/principal.ts';
 import type { Store } from '../store/db.ts';
 import { activeRow, getPolicy, insertPolicy, parseDocument, type PolicyRow } from './repository.ts';
-import { policyDetail } from './routes.ts';
+import { policyDetail } from './route-support.ts';
 import { backtestFromStore, fitFromStore, type JobOptions } from './service.ts';
 import { jobProgressBar, withJobProgress } from './cli-progress.ts';
 import type { WorkerProgress } from './job-thread.ts';

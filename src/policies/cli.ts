@@ -23,7 +23,7 @@ import {
   shadowPolicy,
   type PolicyRow,
 } from './repository.ts';
-import { policyDetail, policyRecord } from './routes.ts';
+import { policyDetail, policyRecord } from './route-support.ts';
 import { activationMove } from './activation.ts';
 import type { OperatingMove } from './operating.ts';
 import { environmentOption, print, type Env } from './cli-options.ts';

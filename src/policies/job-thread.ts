@@ -7,7 +7,7 @@ import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from '../lib/worker-thread.ts';
 import type { Environment } from '../lib/principal.ts';
 import { fromWireError, type JobTask, type WireDecision, type WireError } from './job-tasks.ts';
-import type { StoreSource } from './job-reader.ts';
+import type { StoreSource } from '../store/readers.ts';
 import type { Window } from './stored.ts';
 import type { JobProgress } from './jobs.ts';
 

@@ -1,5 +1,5 @@
 // The worker thread of fits and backtests (issue 18), one job at a time. `start` names the job;
-// then either `read` (the worker reads the store over a connection of its own, see job-reader.ts)
+// then either `read` (the worker reads the store over a connection of its own, see store/readers.ts)
 // or a series of `page`s fed by the main thread, each answered once it is folded in so the
 // reader never runs ahead, and `end`. The result (or the job's error) is the last reply.
 // The worker reports its progress after every page and at every phase (job-thread.ts passes it to
@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
 import { jobWork, toWireError, type JobTask, type WireDecision } from './job-tasks.ts';
-import { openReader } from './job-reader.ts';
+import { openReader } from '../store/readers.ts';
 import { countDecisions, jobPages } from './stored.ts';
 import type { ToWorker, FromWorker } from './job-thread.ts';
 import type { JobPhase } from './jobs.ts';

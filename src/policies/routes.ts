@@ -46,7 +46,6 @@ import {
 } from './route-support.ts';
 
 // The records are the CLI's too (cli.ts, cli-jobs.ts).
-export { policyDetail, policyRecord } from './route-support.ts';
 
 export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFeed }): RouteDefinition[] {
   const db = store.db;

@@ -12,7 +12,7 @@ import { featureParameterChanges, type BacktestResult } from './backtest.ts';
 import { DEFAULT_ASSUME_LEGIT_AFTER_DAYS } from './labels.ts';
 import { DEFAULT_HOLDOUT_FRACTION } from './split.ts';
 import type { BacktestOutput, FitOutput, JobTask, LiveFigures, StoredReport } from './job-tasks.ts';
-import { storeSource } from './job-reader.ts';
+import { storeSource } from '../store/readers.ts';
 import type { OperatingTarget } from './operating.ts';
 import { runJob, runJobReading, type WorkerProgress } from './job-thread.ts';
 import { withLease, type LeaseSettings } from './jobs.ts';

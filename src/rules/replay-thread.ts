@@ -7,7 +7,7 @@
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from '../lib/worker-thread.ts';
 import type { Environment } from '../lib/principal.ts';
-import type { StoreSource } from '../policies/job-reader.ts';
+import type { StoreSource } from '../store/readers.ts';
 import type { RuleBody } from './compile.ts';
 import type { ReplayRow, ReplaySettings, RuleTestResult } from './replay.ts';
 import type { ListEntryRow } from './replay-lists.ts';

@@ -1,7 +1,7 @@
 // The worker thread of rule tests (docs/rules.md, "Testing a rule"): a million stored decisions
 // cost tens of seconds of JSON parsing and rule evaluation, which on the event loop would stall
 // every request. `start` names the rule and the settings; then either `read` (the worker reads
-// the store over a connection of its own, policies/job-reader.ts) or the list entries and a series
+// the store over a connection of its own, store/readers.ts) or the list entries and a series
 // of `page`s fed by the main thread, each acknowledged once folded in, and `end`. The result (or
 // the error) is the last reply. The rule is compiled here: a compiled rule does not cross threads.
 import { parentPort } from 'node:worker_threads';
@@ -11,7 +11,7 @@ import { ListHistory } from './replay-lists.ts';
 import { RuleTestTally } from './replay.ts';
 import { columnsRead } from './replay-columns.ts';
 import { listHistoryRows, replayPages } from './replay-store.ts';
-import { openReader } from '../policies/job-reader.ts';
+import { openReader } from '../store/readers.ts';
 import type { ReplayTask, ToReplayWorker, FromReplayWorker } from './replay-thread.ts';
 import type { ListEntryRow } from './replay-lists.ts';
 

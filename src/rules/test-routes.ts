@@ -11,7 +11,7 @@ import type { Environment } from '../lib/principal.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { SIGNAL_NAMES } from '../model/policy.ts';
 import { outcomesOf } from '../model/outcome-policy.ts';
-import { storeSource } from '../policies/job-reader.ts';
+import { storeSource } from '../store/readers.ts';
 import { OUTCOMES } from '../model/outcomes.ts';
 import { checkRule, listsNamed, type RuleBody } from './compile.ts';
 import { RuleBodySchema } from './schemas.ts';

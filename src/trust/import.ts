@@ -7,7 +7,8 @@ import { compileBodyCheck } from '../http/validation.ts';
 import type { Config } from '../config/env.ts';
 import { loadPolicy } from '../model/policy-document.ts';
 import type { Store } from '../store/db.ts';
-import { EventConflictError, ingestEvents } from './ingest.ts';
+import { ingestEvents } from './ingest.ts';
+import { EventConflictError } from './event-ids.ts';
 import { TrustEvent, eventErrors } from './schemas.ts';
 import type { Environment } from '../lib/principal.ts';
 

@@ -22,9 +22,7 @@ export interface IngestResult {
   duplicates: number;
 }
 
-export { EventConflictError } from './event-ids.ts';
 // Read by scoring and the offline quality bench, which knew them here before apply-event.ts held them.
-export { applyEvent, BUCKET_MS, mirroredParty } from './apply-event.ts';
 
 export interface IngestOptions {
   /** the partition every row read and written belongs to (docs/api.md, "Integration" test mode) */

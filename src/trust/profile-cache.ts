@@ -25,7 +25,7 @@ import type { Store } from '../store/db.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { Ring } from '../model/ring.ts';
-import { BUCKET_MS } from './ingest.ts';
+import { BUCKET_MS } from './apply-event.ts';
 import {
   counterpartyTradesSql,
   loadProfile,

@@ -44,7 +44,7 @@ export function amountRef(policy: Policy, amount: number, currency: string): num
 }
 
 /** Everything a rule condition reads for this score; `values` (every signal of the policy, zeros included) is used as is. */
-export function ruleFacts(
+function ruleFacts(
   profile: EntityProfile,
   request: ScoreRequest,
   policy: Policy,
@@ -68,7 +68,7 @@ export function ruleFacts(
 }
 
 /** The policy's outcome for a risk level (its `outcomes` map, defaults filled in). */
-export function policyOutcome(policy: Policy, level: RiskLevel): Outcome {
+function policyOutcome(policy: Policy, level: RiskLevel): Outcome {
   return outcomesOf(policy)[level];
 }
 
@@ -77,7 +77,7 @@ export function policyOutcome(policy: Policy, level: RiskLevel): Outcome {
  * request and result: `{amount_ref, context, entity, safe_amount}` (the policy's safe amount,
  * before any rule's cap).
  */
-export function ruleColumns(facts: RuleFacts, verdict: RuleVerdict) {
+function ruleColumns(facts: RuleFacts, verdict: RuleVerdict) {
   return {
     outcome: verdict.outcome,
     rules: verdict.rules.length > 0 ? JSON.stringify(verdict.rules) : null,

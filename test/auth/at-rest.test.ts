@@ -21,7 +21,7 @@ import { openStore } from '../../src/store/db.ts';
 import { buildApp } from '../../src/app.ts';
 import { ensureSigningKey, prepareStore } from '../../src/server.ts';
 import { resolveKeyEncryption, unseal, SigningKeyDecryptionError } from '../../src/auth/kek.ts';
-import { ConfigError } from '../../src/config/env.ts';
+import { ConfigError } from '../../src/config/env-values.ts';
 import { silentLog } from '../../src/auth/events.ts';
 import { KeyRing, rotateSigningKey } from '../../src/auth/signing-keys.ts';
 

@@ -2,7 +2,8 @@
 // naming the variable for every bad value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../../src/config/env.ts';
+import { loadConfig } from '../../src/config/env.ts';
+import { ConfigError } from '../../src/config/env-values.ts';
 
 test('loadConfig with an empty environment: the docs/api.md, "Running it" defaults', () => {
   const config = loadConfig({});

@@ -1,7 +1,8 @@
 // VOUCH_PUBLIC_URL, VOUCH_CORS_ORIGINS and VOUCH_WEBHOOK_ALLOW_PRIVATE: read, defaulted and validated (docs/api.md, "Running it").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig } from '../../src/config/env.ts';
+import { loadConfig } from '../../src/config/env.ts';
+import { ConfigError } from '../../src/config/env-values.ts';
 
 test('defaults: no public URL, CORS off, private webhooks refused', () => {
   const config = loadConfig({});

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bearer, describeEachBackend } from '../helpers/app.ts';
-import { ConfigError, loadConfig } from '../../src/config/env.ts';
+import { loadConfig } from '../../src/config/env.ts';
+import { ConfigError } from '../../src/config/env-values.ts';
 import { PendingIdentifiers, settleQueue } from '../../src/network/pending.ts';
 import { networkDb } from '../../src/network/tables.ts';
 import { standInPeer } from './support.ts';

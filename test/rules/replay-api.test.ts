@@ -4,7 +4,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
-import { storeSource } from '../../src/policies/job-reader.ts';
+import { storeSource } from '../../src/store/readers.ts';
 import { RuleTestBusyError, runRuleTest, type ReplayTask } from '../../src/rules/replay-thread.ts';
 import { SIGNAL_NAMES, DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { listHistoryRows, replayPages } from '../../src/rules/replay-store.ts';

@@ -20,7 +20,8 @@ import {
 } from '../../src/audit/host-writer.ts';
 import { hash, event } from '../helpers/trust.ts';
 import { ingestionHandler, remoteIngestion } from '../../src/trust/ingest-host.ts';
-import { EventConflictError, ingestEvents, ingestThrough } from '../../src/trust/ingest.ts';
+import { ingestEvents, ingestThrough } from '../../src/trust/ingest.ts';
+import { EventConflictError } from '../../src/trust/event-ids.ts';
 import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 import {

@@ -280,7 +280,8 @@ for (const backend of backends()) {
 }
 
 test('the delivery limits come from VOUCH_WEBHOOK* variables, with defaults; a bad value stops the start', async () => {
-  const { loadConfig, ConfigError } = await import('../../src/config/env.ts');
+  const { loadConfig } = await import('../../src/config/env.ts');
+  const { ConfigError } = await import('../../src/config/env-values.ts');
   assert.deepEqual(loadConfig({}).webhooks, {
     maxPerClient: 20,
     concurrency: 64,
