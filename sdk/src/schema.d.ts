@@ -1233,7 +1233,7 @@ export type paths = {
         put?: never;
         /**
          * Evaluate blinded elements under this deployment's OPRF key, with a VOPRF batch proof (signed peer request)
-         * @description Evaluate blinded elements under this deployment's OPRF key, with a VOPRF batch proof (signed peer request). Public: no credentials.
+         * @description Evaluate blinded elements under this deployment's OPRF key, with a VOPRF batch proof (signed peer request). For network members: a signed peer request, no API credential.
          */
         post: operations["postNetworkV1Evaluate"];
         delete?: never;
@@ -1251,7 +1251,7 @@ export type paths = {
         };
         /**
          * Flag entries published to the calling peer, changed since `since` (signed peer request)
-         * @description Flag entries published to the calling peer, changed since `since` (signed peer request). Public: no credentials.
+         * @description Flag entries published to the calling peer, changed since `since` (signed peer request). For network members: a signed peer request, no API credential.
          */
         get: operations["getNetworkV1Flags"];
         put?: never;

@@ -179,8 +179,13 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   ops: 'Health, readiness and metrics',
 };
 
-function operationDescription(summary: unknown, config: { scope?: string; role?: string } | undefined): string {
+function operationDescription(
+  summary: unknown,
+  config: { scope?: string; role?: string; peer?: boolean } | undefined,
+): string {
   const what = typeof summary === 'string' && summary ? `${summary.replace(/\.$/, '')}.` : '';
+  // A peer route takes no API credential: a member's signed request (docs/network.md), checked by the route itself.
+  if (config?.peer) return `${what} For network members: a signed peer request, no API credential.`.trim();
   if (!config?.scope) return `${what} Public: no credentials.`.trim();
   const role = config.role ? ` and role ${config.role === 'admin' ? 'admin' : `${config.role} or admin`}` : '';
   return `${what} Requires the \`${config.scope}\` scope${role} (an API key must have been issued with it).`.trim();
