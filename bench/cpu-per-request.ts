@@ -1,13 +1,11 @@
-// `npx tsx bench/cpu-per-request.ts --db FILE [--workers N] [--scenario score|hit|dispute|batch|events] [--duration S] [--entities N] [--pin] [--rules N]`:
-// the server's CPU time per request (every process of `vouch serve`: the primary and its
-// workers, user + system, from /proc) beside throughput and latency, under wrk. On a machine
-// shared with other work, throughput and latency measure the neighbours as much as Vouch; CPU per
-// request much less so. Runs on a copy of FILE (a store loaded by `npm run bench`), so every run
-// starts from the same state. Needs `npm run build` (it runs dist/cli.js as `npm start` does).
-// --pin: the server (every process and thread) on core 0 and wrk on core 1 (taskset), so the load
-// generator never shares the server's core. --rules N: N active rules in the live environment
-// (conditions that read the request, the entity, signals and a list, and rarely match), to
-// measure what rules add to a score.
+// `npx tsx bench/cpu-per-request.ts --db FILE [--workers N] [--scenario score|hit|dispute|batch|events] [--duration S]
+// [--entities N] [--pin] [--rules N]`: the server's CPU time per request (every process of `vouch serve`: the primary
+// and its workers, user + system, from /proc) beside throughput and latency, under wrk. On a machine shared with other
+// work, throughput and latency measure the neighbours as much as Vouch; CPU per request much less so. Runs on a copy of
+// FILE (a store loaded by `npm run bench`), so every run starts from the same state. Needs `npm run build` (it runs
+// dist/cli.js as `npm start` does). --pin: the server (every process and thread) on core 0 and wrk on core 1 (taskset),
+// so the load generator never shares the server's core. --rules N: N active rules in the live environment (conditions
+// that read the request, the entity, signals and a list, and rarely match), to measure what rules add to a score.
 import { execFileSync, fork } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,11 +1,10 @@
-// A fit at scale (issue 20 item 5): fills a SQLite store with N labelled score decisions (direct
-// inserts, realistic feature vectors), then fits through the route's own job path (the lease, the
-// worker thread reading over its own connection) and prints the wall time, the worker's peak heap
-// and the serving thread's event-loop delay.
-//   npx tsx bench/fit-scale.ts --decisions 1000000 [--fit 300000] [--job fit|backtest] [--db /tmp/vouch-fit-scale-1000000.sqlite] [--heap 1024]
-// It runs itself under --max-old-space-size=1024 (what `npm start` gives every thread, workers
-// included) unless --heap says otherwise. The store file is kept and reused by the next run of the
-// same size.
+// A fit at scale (issue 20 item 5): fills a SQLite store with N labelled score decisions (direct inserts, realistic
+// feature vectors), then fits through the route's own job path (the lease, the worker thread reading over its own
+// connection) and prints the wall time, the worker's peak heap and the serving thread's event-loop delay.
+//   npx tsx bench/fit-scale.ts --decisions 1000000 [--fit 300000] [--job fit|backtest] [--db
+//     /tmp/vouch-fit-scale-1000000.sqlite] [--heap 1024]
+// It runs itself under --max-old-space-size=1024 (what `npm start` gives every thread, workers included) unless --heap
+// says otherwise. The store file is kept and reused by the next run of the same size.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

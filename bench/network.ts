@@ -204,7 +204,10 @@ async function evaluateThroughput(a: Deployment, pure: number): Promise<void> {
   log(`evaluate: ${JSON.stringify(results.evaluate)}`);
 }
 
-/** A sync of `FLAGS` flags: A publishes them (in the background, scores timed meanwhile); a stand-in peer pulls them (bytes); B and C sync (time). */
+/**
+ * A sync of `FLAGS` flags: A publishes them (in the background, scores timed meanwhile); a stand-in peer pulls them
+ * (bytes); B and C sync (time).
+ */
 async function syncFigures(a: Deployment, b: Deployment, c: Deployment): Promise<void> {
   let t0 = performance.now();
   await flagPhones(a, FLAGS, 'a');

@@ -61,7 +61,9 @@ export function childPids(pid: number): number[] {
   }
 }
 
-/** User + system CPU seconds of one process (/proc/PID/stat fields 14 and 15, in ticks of 1/100 s); 0 once it is gone. */
+/**
+ * User + system CPU seconds of one process (/proc/PID/stat fields 14 and 15, in ticks of 1/100 s); 0 once it is gone.
+ */
 export function cpuSecondsOf(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');

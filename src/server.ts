@@ -97,7 +97,10 @@ export async function ensureSigningKey(store: Store, enc: KeyEncryption, log: Au
   }
 }
 
-/** Set by the primary in its workers' environment when it is the host's SQLite writer (cluster.ts, audit/host-writer.ts). */
+/**
+ * Set by the primary in its workers' environment when it is the host's SQLite writer (cluster.ts,
+ * audit/host-writer.ts).
+ */
 export const HOST_WRITER_ENV = 'VOUCH_HOST_WRITER';
 
 /** `checkpoints`: who checkpoints SQLite (store/db.ts); the process that writes the decisions finishes them. */

@@ -1,14 +1,13 @@
-// A seeded simulation of a P2P fiat/crypto market for the policy-quality run: an event history in
-// the shape POST /api/v1/trust/events takes, and the score requests a marketplace would send before
-// releasing funds, each with its ground truth and the outcome events that later arrive. The same
-// seed and options give the same output, byte for byte.
+// A seeded simulation of a P2P fiat/crypto market for the policy-quality run: an event history in the shape POST
+// /api/v1/trust/events takes, and the score requests a marketplace would send before releasing funds, each with its
+// ground truth and the outcome events that later arrive. The same seed and options give the same output, byte for byte.
 //
 //   const { events, requests } = simulateMarket({ seed: 1, entities: 2000, days: 60 });
 //
-// Every outcome event is also in `events`, so a run may post the history in time order (labels
-// then arrive as docs/api.md, "Outcomes and labels" derives them) or use `label` directly. `eventLabel` differs from the
-// ground truth where real data would too: a sloppy trader's lost dispute labels a legit trade
-// fraud, and fraud whose chargeback lands after `end` is not labelled yet.
+// Every outcome event is also in `events`, so a run may post the history in time order (labels then arrive as
+// docs/api.md, "Outcomes and labels" derives them) or use `label` directly. `eventLabel` differs from the ground truth
+// where real data would too: a sloppy trader's lost dispute labels a legit trade fraud, and fraud whose chargeback
+// lands after `end` is not labelled yet.
 import type { TrustEvent } from '../../src/trust/schemas.ts';
 import { logNormal, mulberry32, weighted } from './prng.ts';
 import { chargebackFraud, exitScam, mule, throwaway, trader, triangulation, type Pools } from './populations.ts';

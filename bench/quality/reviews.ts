@@ -1,20 +1,19 @@
-// `npx tsx bench/quality/reviews.ts --seeds 1,2,3`: a fit on review labels only, with and without
-// review_sample_rate (issue 31, "Measure"; docs/learning.md, "Labels from reviews"). Offline on the
-// simulated market (bench/quality/offline.ts), no HTTP: the built-in policy scores every request at
-// its own time and its outcome map decides (low/medium approve, high review, critical decline).
-// A desk works the reviews of half A's entities: every `review` outcome, plus at rate r a share of
-// the approvals (reason 'sample'), each resolved by a simulated reviewer who gives the true label
-// 95 % of the time. After 1, 2 and 4 weeks a candidate is fitted with fitCandidate on those review
-// labels alone, each turned into a training example by the fit's own trainingExample (so sampled
-// approvals weigh 1/r, which the fit puts in the bias alone: src/policies/intercept.ts); it is replayed on every decision of half B (entities no fit saw) against
-// the ground truth: ROC-AUC and the frauds caught at the best cut flagging ≤ 2 % of legitimate
-// trades; and its calibration error (does score/100 read as the fraud rate?). For scale: the hand-set policy, and a fit on the truth of every half-A decision of the
-// same weeks (what a desk labelling everything would give). Also `fully weighted`: the weights 1/r
-// in every parameter of the fit (the estimator before the two stages), and `weighting off`: the
-// same sampled labels with weight 1, to show what the estimator itself does.
-// The reviewer's verdicts and the sampling draws come from their own seeded streams, one value per
-// decision, so every rate sees the same verdicts and a higher rate samples a superset.
-// Options: --seeds 1,2,3 --entities N --days N (the first third builds history) --rates 0,0.02
+// `npx tsx bench/quality/reviews.ts --seeds 1,2,3`: a fit on review labels only, with and without review_sample_rate
+// (issue 31, "Measure"; docs/learning.md, "Labels from reviews"). Offline on the simulated market
+// (bench/quality/offline.ts), no HTTP: the built-in policy scores every request at its own time and its outcome map
+// decides (low/medium approve, high review, critical decline). A desk works the reviews of half A's entities: every
+// `review` outcome, plus at rate r a share of the approvals (reason 'sample'), each resolved by a simulated reviewer
+// who gives the true label 95 % of the time. After 1, 2 and 4 weeks a candidate is fitted with fitCandidate on those
+// review labels alone, each turned into a training example by the fit's own trainingExample (so sampled approvals weigh
+// 1/r, which the fit puts in the bias alone: src/policies/intercept.ts); it is replayed on every decision of half B
+// (entities no fit saw) against the ground truth: ROC-AUC and the frauds caught at the best cut flagging ≤ 2 % of
+// legitimate trades; and its calibration error (does score/100 read as the fraud rate?). For scale: the hand-set
+// policy, and a fit on the truth of every half-A decision of the same weeks (what a desk labelling everything would
+// give). Also `fully weighted`: the weights 1/r in every parameter of the fit (the estimator before the two stages),
+// and `weighting off`: the same sampled labels with weight 1, to show what the estimator itself does. The reviewer's
+// verdicts and the sampling draws come from their own seeded streams, one value per decision, so every rate sees the
+// same verdicts and a higher rate samples a superset. Options: --seeds 1,2,3 --entities N --days N (the first third
+// builds history) --rates 0,0.02
 //          --weeks 1,2,4 --accuracy 0.95 --json (one JSON line per seed, no table)
 import { parseArgs } from 'node:util';
 import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';

@@ -1,12 +1,11 @@
-// `npx tsx bench/quality/shapes.ts --seeds 1,2,3`: shaped signals against one slope per signal on
-// the simulated market, offline (bench/quality/offline.ts), as rings.ts does for the ring signals.
-// Per seed the built-in policy scores every request; two candidates are fitted on half A's
-// decisions labelled with their outcome, both with the operating point {level: high,
-// max_false_positive_rate: 0.02} set on their own holdout: `linear` (shapes off) and `shaped` (the
-// fit's default). Both are replayed on half B, entities neither fit saw. Reported on half B:
-// ROC-AUC (of the integer score, and of the log-odds before rounding), average precision, Brier score of the score read as a probability, frauds caught and legitimate trades flagged
-// at `high`+ under each candidate's own thresholds, and frauds caught at the best cut flagging
-// ≤ 2 % of legitimate trades.
+// `npx tsx bench/quality/shapes.ts --seeds 1,2,3`: shaped signals against one slope per signal on the simulated market,
+// offline (bench/quality/offline.ts), as rings.ts does for the ring signals. Per seed the built-in policy scores every
+// request; two candidates are fitted on half A's decisions labelled with their outcome, both with the operating point
+// {level: high, max_false_positive_rate: 0.02} set on their own holdout: `linear` (shapes off) and `shaped` (the fit's
+// default). Both are replayed on half B, entities neither fit saw. Reported on half B: ROC-AUC (of the integer score,
+// and of the log-odds before rounding), average precision, Brier score of the score read as a probability, frauds
+// caught and legitimate trades flagged at `high`+ under each candidate's own thresholds, and frauds caught at the best
+// cut flagging ≤ 2 % of legitimate trades.
 import { parseArgs } from 'node:util';
 import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
 import { computeMetrics, rocAuc } from '../../src/policies/metrics.ts';

@@ -89,7 +89,9 @@ export class HostWriter {
 /** What the primary does with one kind of call: resolves with the answer once committed. */
 export type HostHandler = (payload: unknown) => Promise<unknown>;
 
-/** The primary's decision handler: each row through `writer`, whose group commit joins every worker's rows of one turn. */
+/**
+ * The primary's decision handler: each row through `writer`, whose group commit joins every worker's rows of one turn.
+ */
 export function decisionHandler(writer: DecisionWriter): HostHandler {
   return async (payload) => {
     const rows = payload as DecisionRow[];

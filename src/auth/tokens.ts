@@ -60,7 +60,10 @@ export class TokenService {
     private readonly clientIsActive: ClientLookup,
   ) {}
 
-  /** The issuer for a request that came to `origin` (scheme://host:port): an alias when it is one, else the configured issuer. */
+  /**
+   * The issuer for a request that came to `origin` (scheme://host:port): an alias when it is one, else the configured
+   * issuer.
+   */
   issuerFor(origin: string | undefined): string {
     return origin !== undefined && this.settings.aliases?.includes(origin) ? origin : this.settings.issuer;
   }

@@ -8,7 +8,8 @@ import { ApiError, problemBody, type FieldError, type ProblemCode } from './prob
 import { schemaMismatch, toFieldErrors, type AjvLikeError } from './field-errors.ts';
 
 const STORE_DOWN_CODES = new Set([
-  // the network: refused, reset, timed out, unresolvable (EAI_AGAIN: a container's name while its DNS entry is away), unroutable
+  // the network: refused, reset, timed out, unresolvable (EAI_AGAIN: a container's name while its DNS entry is away),
+  // unroutable
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',

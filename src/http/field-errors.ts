@@ -80,7 +80,10 @@ export function summarise(errors: FieldError[]): string {
   return parts.join('; ');
 }
 
-/** The problem for fields that break a schema; `context` is "body" or what else was checked (a path parameter, the query). */
+/**
+ * The problem for fields that break a schema; `context` is "body" or what else was checked (a path parameter, the
+ * query).
+ */
 export function schemaMismatch(errors: FieldError[], context: string): ApiError {
   const listed = errors.slice(0, 50);
   if (context === 'body')

@@ -23,7 +23,10 @@ export type Scope = (typeof SCOPES)[number];
 export const ROLES = ['service', 'operator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** The data partition a caller works in (docs/api.md, "Integration" test mode): `vch_test_` keys and test clients see only test data. */
+/**
+ * The data partition a caller works in (docs/api.md, "Integration" test mode): `vch_test_` keys and test clients see
+ * only test data.
+ */
 export const ENVIRONMENTS = ['live', 'test'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 

@@ -27,9 +27,14 @@ export interface AmountTerms {
   newCounterparty: boolean;
   /** ln of the day's completed trades over the entity's own daily norm + 1, ≥ 0, capped */
   burst: number;
-  /** the entity's tier limit in the request's currency (docs/signals.md, "New accounts"); 0: the currency has no reference amount */
+  /**
+   * the entity's tier limit in the request's currency (docs/signals.md, "New accounts"); 0: the currency has no
+   * reference amount
+   */
   limit: number;
-  /** no warning sign at all (model.ts, WARNING_SIGNS): only then does an amount within the limit carry no amount risk */
+  /**
+   * no warning sign at all (model.ts, WARNING_SIGNS): only then does an amount within the limit carry no amount risk
+   */
   clean: boolean;
 }
 

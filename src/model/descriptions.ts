@@ -103,7 +103,10 @@ const LOSS_WORDS: Readonly<Record<keyof LossReasonCounts, string>> = {
   no_payment: 'not paying',
 };
 
-/** "lost 2 disputes for fake payment proof"; several reasons: "lost 3 disputes for fraud: 2 for fake payment proof, 1 for not paying". */
+/**
+ * "lost 2 disputes for fake payment proof"; several reasons: "lost 3 disputes for fraud: 2 for fake payment proof, 1
+ * for not paying".
+ */
 function describeFraudulentLosses(f: Facts): string {
   const by = f.disputesLostFor;
   const reasons = by

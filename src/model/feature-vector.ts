@@ -1,6 +1,6 @@
-// Feature vectors of stored score decisions (docs/api.md, "Outcomes and labels"), in the one order every learning module
-// uses: SIGNAL_NAMES. The values are the ones the model sums, so a fit and a replay see exactly
-// what the live score saw.
+// Feature vectors of stored score decisions (docs/api.md, "Outcomes and labels"), in the one order every learning
+// module uses: SIGNAL_NAMES. The values are the ones the model sums, so a fit and a replay see exactly what the live
+// score saw.
 import { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
 import { modelValue, replayScore, type SignalValues } from './arithmetic.ts';
 import { signalValues } from './signal-model.ts';

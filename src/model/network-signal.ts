@@ -41,7 +41,9 @@ function ageDays(month: string, now: number): number {
 }
 
 export interface NetworkSignal {
-  /** the feature value: min(NETWORK_CAP, Σ c_p), with c_p = PEER_CAP · min(1, weight_p · 2^(−age_p / HALF_LIFE_DAYS)) */
+  /**
+   * the feature value: min(NETWORK_CAP, Σ c_p), with c_p = PEER_CAP · min(1, weight_p · 2^(−age_p / HALF_LIFE_DAYS))
+   */
   value: number;
   /** the contributing peers (weight > 0), for the decision record: their shares of `value` (they sum to it) */
   peers: Array<{ id: string; name: string; contribution: number }>;

@@ -11,7 +11,10 @@ export const CurrencyCode = '^[A-Z][A-Z0-9]{1,9}$';
 
 export const NewAccountsSchema = Type.Object(
   {
-    /** per currency (ISO 4217 or a crypto asset of the list), the amount a tier's limitMultiple multiplies; an unlisted currency has no tier limit */
+    /**
+     * per currency (ISO 4217 or a crypto asset of the list), the amount a tier's limitMultiple multiplies; an unlisted
+     * currency has no tier limit
+     */
     referenceAmounts: Type.Record(Type.String({ pattern: CurrencyCode }), Positive(), {
       maxProperties: 400,
       additionalProperties: false,

@@ -25,7 +25,9 @@ export const OutcomesSchema = Type.Object(
   },
   strict,
 );
-/** hours from a review's opening to its due time, by the outcome that opened it (a sampled approval waits as a review) */
+/**
+ * hours from a review's opening to its due time, by the outcome that opened it (a sampled approval waits as a review)
+ */
 export const ReviewHoursSchema = Type.Object({ review: Type.Optional(Hours), hold: Type.Optional(Hours) }, strict);
 /** the share of approvals that open a review anyway (reason 'sample'), so labels also come from the unflagged */
 export const ReviewSampleRateSchema = Type.Number({ minimum: 0, maximum: 1 });

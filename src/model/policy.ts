@@ -146,9 +146,15 @@ export const PolicySchema = Type.Object(
     /** identifiers held by more entities than this are hubs: shown in a ring, never traversed (1: no ring) */
     maxIdentifierFanout: Type.Integer({ minimum: 1, maximum: 10_000 }),
     dispute: DisputePolicySchema,
-    /** trust tiers for new accounts (docs/signals.md, "New accounts"); absent in policies that predate them: the defaults */
+    /**
+     * trust tiers for new accounts (docs/signals.md, "New accounts"); absent in policies that predate them: the
+     * defaults
+     */
     newAccounts: Type.Optional(NewAccountsSchema),
-    /** risk level → outcome when no rule says otherwise (docs/rules.md); absent: low/medium approve, high review, critical decline */
+    /**
+     * risk level → outcome when no rule says otherwise (docs/rules.md); absent: low/medium approve, high review,
+     * critical decline
+     */
     outcomes: Type.Optional(OutcomesSchema),
     /** hours a review may wait before it is due, by outcome (docs/api.md, "Reviews"); absent: review 24, hold 4 */
     reviewHours: Type.Optional(ReviewHoursSchema),

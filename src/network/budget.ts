@@ -12,7 +12,9 @@ const SLOT_MS = 600_000;
 const WINDOW_SLOTS = 24 * 6 + 1;
 
 const slotKey = (ms: number) => new Date(ms).toISOString().slice(0, 15);
-/** The oldest slot still counted at `now` (a row of the former per-day format for today sorts inside the window too). */
+/**
+ * The oldest slot still counted at `now` (a row of the former per-day format for today sorts inside the window too).
+ */
 const windowStart = (now: number) => slotKey(now - (WINDOW_SLOTS - 1) * SLOT_MS);
 
 export interface BudgetGrant {

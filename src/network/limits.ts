@@ -16,13 +16,18 @@ export const SEALED_MAX_CHARS = sealedChars(LABEL_JSON_MAX);
 
 /** One entry of a flags page at its longest, with room for the whitespace another encoder may add. */
 const ENTRY_BYTES = `{"tag":"${'x'.repeat(43)}","sealed":"${'x'.repeat(SEALED_MAX_CHARS)}"},`.length + 64;
-/** The largest flags page a peer may send when `limit` entries were asked (the rest of the answer is a few short fields). */
+/**
+ * The largest flags page a peer may send when `limit` entries were asked (the rest of the answer is a few short
+ * fields).
+ */
 export const flagsPageBytes = (limit: number): number => 4096 + limit * ENTRY_BYTES;
 /** An evaluate answer: one 32-byte element (44 characters quoted) per element asked, and the proof. */
 export const evaluateAnswerBytes = (elements: number): number => 4096 + elements * 64;
 /** A descriptor, or a problem answer of any call. */
 export const SMALL_ANSWER_BYTES = 16 * 1024;
-/** Arrays and objects nested deeper than this are refused before they are parsed (the protocol's answers nest 3 deep). */
+/**
+ * Arrays and objects nested deeper than this are refused before they are parsed (the protocol's answers nest 3 deep).
+ */
 export const MAX_JSON_DEPTH = 8;
 
 /** The whole of one call (connection, request, every byte of the answer), and of one sync with one peer. */
@@ -39,7 +44,9 @@ export const DAILY_GROWTH_FLOOR = 10_000;
 export const OPRF_KEY_HOLD_MS = 86_400_000;
 /** Rows deleted per short transaction when a peer's pulled data goes (removal, a new epoch, a new key). */
 export const DELETE_CHUNK = 2000;
-/** Retry-After as a peer may set it: missing or unreadable is a minute, and no peer stops us asking for more than a day. */
+/**
+ * Retry-After as a peer may set it: missing or unreadable is a minute, and no peer stops us asking for more than a day.
+ */
 const RETRY_AFTER_DEFAULT_S = 60;
 export const RETRY_AFTER_MAX_S = 86_400;
 

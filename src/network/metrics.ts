@@ -11,7 +11,10 @@ export interface NetworkMetrics {
   evaluations(direction: 'served' | 'asked', count: number): void;
   /** one sync with a peer: its outcome, and the flags pulled */
   synced(outcome: 'ok' | 'error', flagsPulled: number): void;
-  /** a peer's page held back: its set would pass the cap of flags held per peer, or grew faster than its history allows (an alert) */
+  /**
+   * a peer's page held back: its set would pass the cap of flags held per peer, or grew faster than its history allows
+   * (an alert)
+   */
   flagsRefused(reason: 'cap' | 'growth'): void;
   /** a peer's evaluations in the last 24 hours against its budget; `alert` when this request took it past 80 % */
   budgetUsed(peerId: string, used: number, budget: number, alert: boolean): void;

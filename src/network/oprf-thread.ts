@@ -17,7 +17,10 @@ type Job = OprfJob extends infer J ? (J extends OprfJob ? Omit<J, 'id'> : never)
 const thread = new LazyWorker<Job>(import.meta.url, 'oprf-worker');
 const submit = <T>(job: Job): Promise<T> => thread.submit<T>(job);
 
-/** What a peer's evaluate request gets: the answer (base64url), or the index of the first element that is not a valid one. */
+/**
+ * What a peer's evaluate request gets: the answer (base64url), or the index of the first element that is not a valid
+ * one.
+ */
 export type EvaluateAnswer = { evaluated: string[]; proof: string } | { bad: number };
 
 /**

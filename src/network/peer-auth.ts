@@ -1,7 +1,7 @@
-// Peer-to-peer authentication (docs/network.md, "Signed requests"): every request a peer sends to
-// /network/v1/* is signed with its Ed25519 key over the recipient's signing key, the method, path,
-// timestamp, nonce and body digest (a request signed for one peer is refused by every other); every answer is signed by this deployment over the status, the request's nonce, a
-// timestamp and the body digest, so a peer can trust what it pulled.
+// Peer-to-peer authentication (docs/network.md, "Signed requests"): every request a peer sends to /network/v1/* is
+// signed with its Ed25519 key over the recipient's signing key, the method, path, timestamp, nonce and body digest (a
+// request signed for one peer is refused by every other); every answer is signed by this deployment over the status,
+// the request's nonce, a timestamp and the body digest, so a peer can trust what it pulled.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 import { ApiError } from '../http/problem.ts';
@@ -82,7 +82,10 @@ declare module 'fastify' {
     rawBody?: string;
   }
   interface FastifyContextConfig {
-    /** a peer-to-peer route (signed requests, peer-routes.ts): the JSON parser keeps its body as received, for the signature */
+    /**
+     * a peer-to-peer route (signed requests, peer-routes.ts): the JSON parser keeps its body as received, for the
+     * signature
+     */
     peer?: boolean;
   }
 }

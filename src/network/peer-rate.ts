@@ -15,9 +15,14 @@ const ENTRIES_PER_UNIT = 1000;
 type Limiter = ReturnType<FastifyRequest['server']['createRateLimit']>;
 
 export interface PeerRate {
-  /** before the body is read: a peer already past its allowance is refused without costing anything more (nothing is counted) */
+  /**
+   * before the body is read: a peer already past its allowance is refused without costing anything more (nothing is
+   * counted)
+   */
   refuseExhausted: (request: FastifyRequest) => Promise<void>;
-  /** once the signature and nonce are verified, so no one but the peer spends its allowance: counts this request's units */
+  /**
+   * once the signature and nonce are verified, so no one but the peer spends its allowance: counts this request's units
+   */
   spend: (request: FastifyRequest) => Promise<void>;
 }
 

@@ -71,7 +71,9 @@ const Descriptor = Type.Object({
   }),
 });
 
-/** How long a pull's first page waits for the published set to be brought up to date before it serves the set as stored. */
+/**
+ * How long a pull's first page waits for the published set to be brought up to date before it serves the set as stored.
+ */
 const PULL_WAITS_MS = 3000;
 /** Past this share of its budget in 24 hours, a peer is alerted on (docs/network.md, "What the budget bounds"). */
 const BUDGET_ALERT_SHARE = 0.8;
@@ -86,7 +88,8 @@ export function peerRoutes({
   hooks,
   metrics,
 }: PeerRouteOptions): RouteDefinition[] {
-  // A signed request from an active peer, within its request rate, answered signed; the descriptor is public, answered signed.
+  // A signed request from an active peer, within its request rate, answered signed; the descriptor is public, answered
+  // signed.
   const rate = peerRate((reason) => metrics.refused(reason));
   const signedPeerRequest = {
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {

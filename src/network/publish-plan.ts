@@ -40,7 +40,8 @@ function addTo(label: Label, row: FlagRow): void {
   add('chargeback', Number(row.chargebacks));
   add('blocklisted', Number(row.blocklisted));
   add('dispute_lost', Number(row.disputes_lost));
-  // flagged_at dates the latest flag (017_rings); a lost dispute known only from the winner's side is dated by the last event.
+  // flagged_at dates the latest flag (017_rings); a lost dispute known only from the winner's side is dated by the last
+  // event.
   const month = monthOf(Number(row.flagged_at) > 0 ? Number(row.flagged_at) : Number(row.last_event_at));
   if (month > label.latest_month) label.latest_month = month;
 }

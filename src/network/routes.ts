@@ -32,7 +32,10 @@ export interface NetworkOptions {
   config: Pick<Config, 'network' | 'publicUrl'>;
   /** per-call timeout towards peers (tests shorten it) */
   peerTimeoutMs?: number;
-  /** called when what the network says may have changed (a sync ran, a peer was changed or removed): cached scores are stale */
+  /**
+   * called when what the network says may have changed (a sync ran, a peer was changed or removed): cached scores are
+   * stale
+   */
   onChanged?: () => void;
   metrics: Metrics;
   /** identifiers named only in score requests, for the sync to resolve */
@@ -103,7 +106,8 @@ export async function startNetwork(
     ...syncLimits(config.network),
     log: app.log,
   };
-  // One refresh of the published set at a time in this process; callers share it, and its failure is logged, not thrown.
+  // One refresh of the published set at a time in this process; callers share it, and its failure is logged, not
+  // thrown.
   let refreshing: Promise<void> | undefined;
   const refresh = () =>
     (refreshing ??= refreshPublished(store, identity, { entityIds: commonEntityIds })

@@ -97,12 +97,12 @@ const usableRate = (r: number | null | undefined): r is number =>
 export const LEFT_OUT = 'left_out';
 
 /**
- * A decision as a training example (docs/learning.md, "Labels from reviews"); null when it has no
- * label, LEFT_OUT when it has one but sampled approvals stand for it. Approvals made while the policy sampled them for review are a population of their
- * own: a label that arrives whether or not the decision was sampled (api, event) counts with
- * weight 1; otherwise only a sampled approval counts, with weight 1/rate (Horvitz–Thompson), and
- * an unsampled one is left out, since its only label would be the assumed legit whose bias the
- * sampling exists to remove. Every other decision counts with weight 1, as trainingLabel says.
+ * A decision as a training example (docs/learning.md, "Labels from reviews"); null when it has no label, LEFT_OUT when
+ * it has one but sampled approvals stand for it. Approvals made while the policy sampled them for review are a
+ * population of their own: a label that arrives whether or not the decision was sampled (api, event) counts with weight
+ * 1; otherwise only a sampled approval counts, with weight 1/rate (Horvitz–Thompson), and an unsampled one is left out,
+ * since its only label would be the assumed legit whose bias the sampling exists to remove. Every other decision counts
+ * with weight 1, as trainingLabel says.
  */
 export function trainingExample(d: ExampleSource, rules: LabelRules): TrainingExample | typeof LEFT_OUT | null {
   const label = trainingLabel(d, rules);

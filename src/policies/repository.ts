@@ -143,7 +143,8 @@ export async function activatePolicy(store: Store, environment: Environment, ver
     await inEnvironment.set({ status: 'retired' }).where('status', '=', 'active').execute();
     await inEnvironment.set({ status: 'active' }).where('version', '=', version).execute();
     await recordChange(trx, store, environment, version);
-    // Announced in the same transaction (the outbox), to every subscriber of that environment (docs/api.md, "Integration").
+    // Announced in the same transaction (the outbox), to every subscriber of that environment (docs/api.md,
+    // "Integration").
     await enqueueWebhookEvent(trx, environment, 'policy.activated', {
       version,
       previous_version: previous?.version ?? null,

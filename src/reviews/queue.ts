@@ -178,7 +178,10 @@ export async function claimReview(
   return { kind: 'held', by: row.assignee ?? '' };
 }
 
-/** Candidates read per pass, and passes: a lost race moves on to the next candidate, a pass that lost them all reads again. */
+/**
+ * Candidates read per pass, and passes: a lost race moves on to the next candidate, a pass that lost them all reads
+ * again.
+ */
 const CANDIDATES = 20;
 const PASSES = 5;
 

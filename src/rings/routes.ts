@@ -129,7 +129,8 @@ export function ringRoutes({ store, policies, requireHashedIds = false }: RingRo
           caps.fanout,
           GRAPH_MAX_NODES,
         );
-        // Another client's accounts and identifiers keep their place in the graph, not their names (src/rings/redact.ts).
+        // Another client's accounts and identifiers keep their place in the graph, not their names
+        // (src/rings/redact.ts).
         const owner = ownerFilter(request.principal);
         const ring = owner === undefined ? unredacted(read) : await redactRing(store.db, environment, read, owner);
         const rootFlags = flagsOf({

@@ -145,7 +145,10 @@ export interface RuleEnvironment {
 }
 
 const ENVIRONMENTS = new Map<string, RuleEnvironment>();
-/** By array identity first: callers pass the same policy array over and over, and normalising it costs more than a parse. */
+/**
+ * By array identity first: callers pass the same policy array over and over, and normalising it costs more than a
+ * parse.
+ */
 const BY_ARRAY = new WeakMap<readonly string[], RuleEnvironment>();
 
 /**
@@ -180,7 +183,8 @@ export function ruleEnvironment(signalNames: readonly string[]): RuleEnvironment
     .registerVariable('entity_id', 'string')
     .registerVariable('amount', 'double')
     .registerVariable('currency', 'string')
-    // double or null: `dyn`, so `amount_ref != null && amount_ref > 2` checks; a comparison with null is a run-time error (no match)
+    // double or null: `dyn`, so `amount_ref != null && amount_ref > 2` checks; a comparison with null is a run-time
+    // error (no match)
     .registerVariable('amount_ref', 'dyn')
     .registerVariable('context', 'map<string, dyn>')
     .registerVariable('entity', 'Entity')

@@ -20,7 +20,10 @@ const REPLAY_PAGE = 1000;
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
-/** `read`: whether the rule needs the feature vector and the score response (replay-columns.ts, columnsRead); null when not read. */
+/**
+ * `read`: whether the rule needs the feature vector and the score response (replay-columns.ts, columnsRead); null when
+ * not read.
+ */
 export async function* replayPages(
   db: Kysely<Database>,
   environment: Environment,

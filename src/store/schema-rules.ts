@@ -55,7 +55,10 @@ export interface ListEntriesTable {
   expires_at: number | null;
   removed_at: number | null;
   removed_by: string | null;
-  /** (030) the rule revision of the change that added, then removed, the entry: an instance reloads what changed since its revision */
+  /**
+   * (030) the rule revision of the change that added, then removed, the entry: an instance reloads what changed since
+   * its revision
+   */
   changed_revision?: number | string | null;
 }
 

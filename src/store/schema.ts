@@ -175,15 +175,22 @@ export interface DecisionsTable {
   cache_key: string | null;
   /** scores only: the store state (entity and identifier versions) it was computed from */
   cache_state: string | null;
-  /** scores only (005_learning): every signal's value, JSON, full double precision (docs/api.md, "Outcomes and labels") */
+  /**
+   * scores only (005_learning): every signal's value, JSON, full double precision (docs/api.md, "Outcomes and labels")
+   */
   features?: string | null;
-  /** scores only (013_feature_set): the definition `features` follows; null = the first (src/model/feature-vector.ts) */
+  /**
+   * scores only (013_feature_set): the definition `features` follows; null = the first (src/model/feature-vector.ts)
+   */
   feature_set?: number | null;
   /** scores only: the request's context.trade_id */
   trade_id?: string | null;
   /** what was asked, JSON, without entity ids (016_decision_request): see audit/routes.ts */
   request?: string | null;
-  /** scores only (018_network_scoring): the peers whose flags made up network_flags, JSON [{id, name, contribution}]; null when none */
+  /**
+   * scores only (018_network_scoring): the peers whose flags made up network_flags, JSON [{id, name, contribution}];
+   * null when none
+   */
   network_peers?: string | null;
   /** scores only: the result's risk level, for filtering */
   risk_level?: string | null;
@@ -202,7 +209,10 @@ export interface DecisionsTable {
   rules?: string | null;
   /** scores only: the matched shadow rules with their would-be outcome, JSON; never changed the outcome */
   shadow_rules?: string | null;
-  /** scores only: what a rule reads that the features do not hold (amount_ref, context, entity facts, the policy's safe amount), JSON */
+  /**
+   * scores only: what a rule reads that the features do not hold (amount_ref, context, entity facts, the policy's safe
+   * amount), JSON
+   */
   rule_inputs?: string | null;
 }
 

@@ -1,14 +1,13 @@
-// Erasure of an entity (docs/api.md, "Erasure"; GDPR art. 17), an admin action: its events,
-// aggregates and identifier links go in one transaction; decisions stay for audit with the id
-// replaced by a salted digest (HMAC-SHA256 under a per-deployment salt kept in the store), and so do
-// other entities' rows that name it as a counterparty, label notes and stored idempotent responses,
-// and what the desk's rules, lists and reviews hold about it (erasure-rules.ts).
-// Its entries in the network's published set are withdrawn in the same transaction.
-// The same transaction records the erasure (who, when, how much; the digest, never the id) and
-// announces it to every `entity.erased` subscriber of the environment. Every instance drops its cached scores before its next request: the
-// erasure travels on the revocation feed, which each authenticated request polls first.
-// Everything is within the caller's environment (docs/api.md, "Integration" test mode): erasing a test entity
-// leaves the live entity of the same id, its events and its decisions as they were, and vice versa.
+// Erasure of an entity (docs/api.md, "Erasure"; GDPR art. 17), an admin action: its events, aggregates and identifier
+// links go in one transaction; decisions stay for audit with the id replaced by a salted digest (HMAC-SHA256 under a
+// per-deployment salt kept in the store), and so do other entities' rows that name it as a counterparty, label notes
+// and stored idempotent responses, and what the desk's rules, lists and reviews hold about it (erasure-rules.ts). Its
+// entries in the network's published set are withdrawn in the same transaction. The same transaction records the
+// erasure (who, when, how much; the digest, never the id) and announces it to every `entity.erased` subscriber of the
+// environment. Every instance drops its cached scores before its next request: the erasure travels on the revocation
+// feed, which each authenticated request polls first. Everything is within the caller's environment (docs/api.md,
+// "Integration" test mode): erasing a test entity leaves the live entity of the same id, its events and its decisions
+// as they were, and vice versa.
 import { createHmac, randomBytes } from 'node:crypto';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type } from 'typebox';
@@ -50,12 +49,18 @@ async function erasureSalt(db: Kysely<Database>): Promise<string> {
   return row.value;
 }
 
-/** What an erased id becomes: stable per deployment (the same entity's decisions still group), not reversible without the salt. */
+/**
+ * What an erased id becomes: stable per deployment (the same entity's decisions still group), not reversible without
+ * the salt.
+ */
 function erasedId(salt: string, entityId: string): string {
   return `erased_${createHmac('sha256', salt).update(entityId, 'utf8').digest('hex')}`;
 }
 
-/** The entity's identifier links go; each identifier's holder counts drop and its version moves (cached scores of the other holders re-check). */
+/**
+ * The entity's identifier links go; each identifier's holder counts drop and its version moves (cached scores of the
+ * other holders re-check).
+ */
 async function removeIdentifiers(
   trx: Transaction<Database>,
   env: Environment,

@@ -172,7 +172,8 @@ async function ingestInTransaction(
       clientId,
       now,
     );
-    // entity.flagged webhooks: one fan-out row in this transaction, expanded by the webhook worker (src/webhooks/fanout.ts).
+    // entity.flagged webhooks: one fan-out row in this transaction, expanded by the webhook worker
+    // (src/webhooks/fanout.ts).
     await announceFlags(trx, environment, clientId, flagFacts(accepted.map((a) => a.ev)), fanout);
   }
   return { accepted: accepted.length, duplicates: events.length - accepted.length };

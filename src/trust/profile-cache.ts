@@ -171,7 +171,9 @@ interface CheckRow {
 }
 const checkQueries = new WeakMap<Store, PreparedQuery<unknown[], CheckRow>>();
 
-/** The entity's state now (as profile.ts currentState reads it) and its trade count with the counterparty, in one query. */
+/**
+ * The entity's state now (as profile.ts currentState reads it) and its trade count with the counterparty, in one query.
+ */
 async function readCheck(
   store: Store,
   environment: Environment,

@@ -74,7 +74,10 @@ export interface ProfileQuery {
   counterpartyId?: string | undefined;
   linked?: LinkedIdentifier[] | undefined;
   now: number;
-  /** read the entity's ring (two hops, capped) with this hub fanout (the policy's maxIdentifierFanout); absent: no ring read */
+  /**
+   * read the entity's ring (two hops, capped) with this hub fanout (the policy's maxIdentifierFanout); absent: no ring
+   * read
+   */
   ringFanout?: number | undefined;
 }
 

@@ -43,7 +43,10 @@ export function amountRef(policy: Policy, amount: number, currency: string): num
   return Object.hasOwn(referenceAmounts, currency) ? amount / referenceAmounts[currency]! : null;
 }
 
-/** Everything a rule condition reads for this score; `values` (every signal of the policy, zeros included) is used as is. */
+/**
+ * Everything a rule condition reads for this score; `values` (every signal of the policy, zeros included) is used as
+ * is.
+ */
 function ruleFacts(
   profile: EntityProfile,
   request: ScoreRequest,

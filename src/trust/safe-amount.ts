@@ -126,7 +126,9 @@ export function safeAmount(profile: EntityProfile, request: ScoreRequest, policy
   return safeAmountFrom(prepare(profile, request, policy, now), request.currency, policy);
 }
 
-/** safeAmount from the prepared terms a score was computed with (model.ts, evaluate): no second pass over the profile. */
+/**
+ * safeAmount from the prepared terms a score was computed with (model.ts, evaluate): no second pass over the profile.
+ */
 export function safeAmountFrom(prepared: Prepared, currency: string, policy: Policy): number | null {
   const high = policy.thresholds.high;
   const scale = 10 ** minorUnitDigits(currency, policy.cryptoAssets);

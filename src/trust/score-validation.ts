@@ -9,7 +9,10 @@ import { compileBodyValidator } from '../http/validation.ts';
 import { ScoreBody, checkScoreBody } from './schemas.ts';
 import { type CheckOptions } from '../model/identifier-schemas.ts';
 
-/** Throws the problem the request deserves (400 raw_identifier_rejected or validation_failed), else returns the body typed. */
+/**
+ * Throws the problem the request deserves (400 raw_identifier_rejected or validation_failed), else returns the body
+ * typed.
+ */
 export type ScoreValidator = (body: unknown, cryptoAssets: readonly string[]) => ScoreBody;
 
 export function scoreValidator(options: CheckOptions): ScoreValidator {

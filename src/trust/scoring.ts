@@ -112,7 +112,9 @@ export class ScoringService {
     this.profiles.clear();
   }
 
-  /** Profile and model output for one entity under `policy`, without caching or audit (the dispute analyser's input). */
+  /**
+   * Profile and model output for one entity under `policy`, without caching or audit (the dispute analyser's input).
+   */
   async assess(
     environment: Environment,
     policy: Policy,

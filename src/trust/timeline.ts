@@ -32,7 +32,10 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-/** Position after which the next page starts: the last item's sort key (client_id breaks ties between clients' equal event ids). */
+/**
+ * Position after which the next page starts: the last item's sort key (client_id breaks ties between clients' equal
+ * event ids).
+ */
 interface Position {
   at: number;
   eventId: string;

@@ -1,7 +1,7 @@
-// The facts other modules announce, built where they happen and written to the outbox in their
-// transaction: high-risk, review-required and declined scores and dispute analyses (from the decision writer), flagged entities
-// (from ingestion, through the fan-out row of fanout.ts), deactivated keys. policy.activated is
-// enqueued by policy activation itself.
+// The facts other modules announce, built where they happen and written to the outbox in their transaction: high-risk,
+// review-required and declined scores and dispute analyses (from the decision writer), flagged entities (from
+// ingestion, through the fan-out row of fanout.ts), deactivated keys. policy.activated is enqueued by policy activation
+// itself.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { enqueueWebhookEvent, hasSubscribers, type WebhookEventType } from './repository.ts';
@@ -71,7 +71,8 @@ function decisionEvents(row: DecisionLike): Array<{ type: DecisionEventType; dat
   const result = parsed(row);
   if (!result) return [];
   if (row.kind === 'dispute_analysis') return [{ type: 'dispute.analyzed', data: result }];
-  // Everything the response carried (score, level, signals, outcome, matched rules, policy), minus the per-request flag.
+  // Everything the response carried (score, level, signals, outcome, matched rules, policy), minus the per-request
+  // flag.
   const { cached: _cached, ...data } = result;
   return types.map((type) => ({
     type,

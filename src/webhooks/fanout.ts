@@ -1,9 +1,9 @@
-// The outbox of the outbox for entity.flagged. Ingestion commits one row per request with its
-// flag facts (one per entity); the delivery worker claims the row with a lease, plans the events
-// (one per flagged entity and one per neighbour — an entity sharing a non-hub identifier with one
-// of them — bounded below: at most one event per entity and request, each delivered once per webhook), stores the plan, and writes it into the outbox a slice per transaction,
-// so neither the ingest commit nor any later one holds the write lock for long. A worker that dies
-// midway leaves the row, its plan and its progress; the next holder continues where it stopped.
+// The outbox of the outbox for entity.flagged. Ingestion commits one row per request with its flag facts (one per
+// entity); the delivery worker claims the row with a lease, plans the events (one per flagged entity and one per
+// neighbour — an entity sharing a non-hub identifier with one of them — bounded below: at most one event per entity and
+// request, each delivered once per webhook), stores the plan, and writes it into the outbox a slice per transaction, so
+// neither the ingest commit nor any later one holds the write lock for long. A worker that dies midway leaves the row,
+// its plan and its progress; the next holder continues where it stopped.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';

@@ -82,7 +82,10 @@ export const value = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 8 }), scalar, { maxKeys: 4 }),
 );
 
-/** JSON text with exactly the given keys, in order, duplicates and `__proto__` included (JSON.stringify would drop them). */
+/**
+ * JSON text with exactly the given keys, in order, duplicates and `__proto__` included (JSON.stringify would drop
+ * them).
+ */
 export const objectText = (entries: [string, unknown][]) =>
   `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v) ?? 'null'}`).join(',')}}`;
 

@@ -96,7 +96,8 @@ test('worker side: counting locally goes on from the count the primary last gave
   await new Promise((r) => setImmediate(r));
   fake.receive({ type: 'vouch:rate-limit', id: sent[0]!.id, results: [[51, 50_000]] });
   assert.equal((await first).current, 51);
-  // The primary goes silent (the later messages are never answered): the next increments are counted here, on top of 51.
+  // The primary goes silent (the later messages are never answered): the next increments are counted here, on top of
+  // 51.
   assert.equal((await incr(fake.store, 'p:seed', 60_000, 60)).current, 52);
   assert.equal((await incr(fake.store, 'p:seed', 60_000, 60)).current, 53);
 });

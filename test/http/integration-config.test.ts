@@ -1,4 +1,5 @@
-// VOUCH_PUBLIC_URL, VOUCH_CORS_ORIGINS and VOUCH_WEBHOOK_ALLOW_PRIVATE: read, defaulted and validated (docs/api.md, "Running it").
+// VOUCH_PUBLIC_URL, VOUCH_CORS_ORIGINS and VOUCH_WEBHOOK_ALLOW_PRIVATE: read, defaulted and validated (docs/api.md,
+// "Running it").
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config/env.ts';

@@ -1,4 +1,5 @@
-// GET /api/v1/keys/{key_id} and an API key sent as Authorization: Bearer vch_… (docs/api.md, "Authentication", §4, §10).
+// GET /api/v1/keys/{key_id} and an API key sent as Authorization: Bearer vch_… (docs/api.md, "Authentication", §4,
+// §10).
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

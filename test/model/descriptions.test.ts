@@ -28,7 +28,10 @@ const ALL_ON = {
     SIGNAL_NAMES.map((n) => [n, n === 'completed_trades' ? -1 : 1]),
   ) as typeof DEFAULT_POLICY.weights,
 };
-/** A ring: the root, an unflagged neighbour through a device, and behind it an account reported for fraud 9 days ago through a bank account. */
+/**
+ * A ring: the root, an unflagged neighbour through a device, and behind it an account reported for fraud 9 days ago
+ * through a bank account.
+ */
 const ring = (): Ring => ({
   root: 'e1',
   edges: [],

@@ -41,7 +41,10 @@ export async function recipientKey(ctx: TestContext): Promise<string> {
   return row.signing_public;
 }
 
-/** A request to /network/v1 signed by `peer` for the app under test, or for `recipient` (headers may be overridden to forge one). */
+/**
+ * A request to /network/v1 signed by `peer` for the app under test, or for `recipient` (headers may be overridden to
+ * forge one).
+ */
 export async function signedInject(
   ctx: TestContext,
   peer: NetworkIdentity,

@@ -227,7 +227,8 @@ for (const backend of backends()) {
               : r.trade_id && completed.has(`${r.subject_id}\0${r.trade_id}`)
                 ? 0
                 : null;
-        // The source as the report counts it: this test's labels are the API's; the rest legit assumed from a completed trade.
+        // The source as the report counts it: this test's labels are the API's; the rest legit assumed from a completed
+        // trade.
         const source = r.label ? ('api' as const) : ('assumed' as const);
         if (label !== null) labelled.push({ entityId: r.subject_id, features: JSON.parse(r.features!), label, source });
       }

@@ -81,8 +81,8 @@ describe('brierScore and calibrationError', () => {
   });
 
   test('calibration error follows docs/api.md, "Policies" on a hand-computed fixture', () => {
-    // bin 1 (10–19): scores 10, 10, 15 → mean p 0.11(6), fraud 1 of 3; bin 9 (90–100): 95, 100 → mean p 0.975, fraud 2 of 2;
-    // bin 3: 30 → 0.3, fraud 0 of 1.
+    // bin 1 (10–19): scores 10, 10, 15 → mean p 0.11(6), fraud 1 of 3; bin 9 (90–100): 95, 100 → mean p 0.975, fraud 2
+    // of 2; bin 3: 30 → 0.3, fraud 0 of 1.
     const scores = [10, 10, 15, 95, 100, 30];
     const labels: Label[] = [1, 0, 0, 1, 1, 0];
     const expected = (3 / 6) * Math.abs(35 / 300 - 1 / 3) + (2 / 6) * Math.abs(0.975 - 1) + (1 / 6) * 0.3;

@@ -90,7 +90,8 @@ describeEachBackend('reviews opened with their decisions', (ctx) => {
     const writer = new DecisionWriter(ctx().store.db);
     const first = decisionRow({ owner: 'client-fail' });
     await writer.write(first);
-    // A group whose decision insert fails (an id already stored) after nothing, and one whose review insert fails (a review id already stored).
+    // A group whose decision insert fails (an id already stored) after nothing, and one whose review insert fails (a
+    // review id already stored).
     const clash = [{ ...decisionRow({ owner: 'client-fail' }), id: first.id }, decisionRow({ owner: 'client-fail' })];
     const reviewClash = [decisionRow({ owner: 'client-fail' }), decisionRow({ owner: 'client-fail' })];
     reviewClash[1]!.review = { ...reviewClash[1]!.review!, id: first.review!.id };

@@ -38,7 +38,8 @@ describeEachBackend('rings: the entity graph', (ctx) => {
 
   before(async () => {
     admin = await ctx().token();
-    // The operator's own client sent the history: it sees every name (another client's are redacted, graph-redaction.test.ts).
+    // The operator's own client sent the history: it sees every name (another client's are redacted,
+    // graph-redaction.test.ts).
     operator = await ctx().token(['trust:read', 'trust:write'], 'operator');
     await postEvents(ctx(), operator, [
       link(a, 'device', device),

@@ -228,7 +228,8 @@ describeEachBackend('rings: the graph matches a from-scratch recomputation', (ct
               404,
             );
         }
-        // identifier_stats: holders, and of those the fraud-reported or blocklisted ones (linked_flagged_entities' meaning).
+        // identifier_stats: holders, and of those the fraud-reported or blocklisted ones (linked_flagged_entities'
+        // meaning).
         for (let i = 0; i < IDENTIFIERS; i++) {
           const row = await c.store.db
             .selectFrom('identifier_stats')

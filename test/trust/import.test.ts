@@ -43,7 +43,8 @@ const LINES: string[] = [
   /* 5 */ '{"event_id": "imp-broken", "type": "chargeback",',
   /* 6 */ JSON.stringify({ ...good2, event_id: 'imp-bad-type', type: 'trade.exploded' }),
   /* 7 */ JSON.stringify({ ...good2, event_id: 'imp-raw', entity_id: 'mallory@example.com' }),
-  // (a trade.completed without amount and currency is valid, docs/api.md, "Trust scoring"; a currency without an amount is not)
+  // (a trade.completed without amount and currency is valid, docs/api.md, "Trust scoring"; a currency without an amount
+  // is not)
   /* 8 */ JSON.stringify({
     event_id: 'imp-no-amount',
     type: 'trade.completed',

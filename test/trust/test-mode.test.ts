@@ -11,7 +11,10 @@ type Keys = Record<Env, string>;
 const OTHER: Record<Env, Env> = { live: 'test', test: 'live' };
 const ENVS: Env[] = ['live', 'test'];
 
-/** An admin-role key of the admin client in each environment (erasure needs role admin): the same client, so only the environment separates them. */
+/**
+ * An admin-role key of the admin client in each environment (erasure needs role admin): the same client, so only the
+ * environment separates them.
+ */
 async function keys(ctx: TestContext): Promise<Keys> {
   const admin = await ctx.token();
   const make = async (environment: Env) => {

@@ -101,7 +101,8 @@ for (const backend of backends()) {
     });
     const culprit = hash(`cap-culprit-${backend}`);
     const devices = Array.from({ length: 6 }, (_, d) => ({ type: 'device', hash: hash(`cap-device-${backend}-${d}`) }));
-    // Six devices, each shared with 21 other accounts (no hub at the default fanout of 25); one account shares the first two.
+    // Six devices, each shared with 21 other accounts (no hub at the default fanout of 25); one account shares the
+    // first two.
     const links = [event('identifier.linked', culprit, { linked_identifiers: devices })];
     devices.forEach((device, d) => {
       for (let i = 0; i < 21; i++)

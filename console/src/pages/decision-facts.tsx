@@ -26,7 +26,10 @@ export const disputeRequest = (d: Decision): DisputeRequest | null =>
 /** snake_case API words as text ("asset_not_released" → "asset not released") */
 export const words = (s: string | undefined): string | undefined => s?.replace(/_/g, ' ');
 
-/** The amount and currency asked: a score's request, a dispute's trade; "not recorded" for decisions stored before requests were kept. */
+/**
+ * The amount and currency asked: a score's request, a dispute's trade; "not recorded" for decisions stored before
+ * requests were kept.
+ */
 export function tradeAmount(d: Decision) {
   const asked = isDispute(d) ? disputeRequest(d)?.trade : ((d.request ?? null) as ScoreRequest | null);
   if (asked?.amount === undefined) return <span class="muted">not recorded</span>;

@@ -179,7 +179,9 @@ function SideBySide({ active, candidate }: { active: Backtest; candidate: Backte
   );
 }
 
-/** Both replays, one after the other: fits and backtests run one at a time per environment (a second at once gets 409). */
+/**
+ * Both replays, one after the other: fits and backtests run one at a time per environment (a second at once gets 409).
+ */
 async function replayBoth(
   version: string,
   active: string | undefined,
@@ -189,7 +191,10 @@ async function replayBoth(
   return active && active !== version ? { candidate, active: await replay(active) } : { candidate };
 }
 
-/** Activation after a confirmation: the backtest's level changes, and a second click when the operating point moves (409 operating_point). */
+/**
+ * Activation after a confirmation: the backtest's level changes, and a second click when the operating point moves (409
+ * operating_point).
+ */
 export function Activate({
   version,
   active,

@@ -162,7 +162,10 @@ export interface Stats {
   truncated: boolean;
 }
 
-/** GET /api/v1/rules/stats: `{scored: [{day, decisions}], truncated, data: [{rule_id, days: [{day, matched, shadow_matched}]}]}`. */
+/**
+ * GET /api/v1/rules/stats: `{scored: [{day, decisions}], truncated, data: [{rule_id, days: [{day, matched,
+ * shadow_matched}]}]}`.
+ */
 export function parseStats(raw: unknown): Stats {
   const r = (raw ?? {}) as {
     data?: { rule_id: string; days?: DayCount[] }[];

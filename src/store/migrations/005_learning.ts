@@ -1,5 +1,5 @@
-// The learning loop (docs/api.md, "Outcomes and labels", §9): score decisions keep their feature vector, trade id, label
-// and the shadow policy's score; policies live in the store as versions.
+// The learning loop (docs/api.md, "Outcomes and labels", §9): score decisions keep their feature vector, trade id,
+// label and the shadow policy's score; policies live in the store as versions.
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
