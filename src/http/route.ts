@@ -26,7 +26,7 @@ import { Type } from 'typebox';
 import type { Principal, Role, Scope } from '../lib/principal.ts';
 
 interface RouteAccess {
-  /** the scope the route requires; a route without one is public */
+  /** the scope the route requires; a route without one must be listed in http/public-routes.ts */
   scope?: Scope;
   /** the lowest role admitted, checked with the scope */
   role?: Role;
