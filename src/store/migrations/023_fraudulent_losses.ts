@@ -16,8 +16,7 @@ export function fraudulentLosses(_dialect: Dialect): Migration {
         .execute();
       await sql`
         update entities set d_disputes_lost_fraudulent = d_disputes_lost
-          * cast(disputes_lost_third_party_payment + disputes_lost_fake_proof + disputes_lost_underpayment +
-          * disputes_lost_no_payment as double precision)
+          * cast(disputes_lost_third_party_payment + disputes_lost_fake_proof + disputes_lost_underpayment + disputes_lost_no_payment as double precision)
           / cast(disputes_lost as double precision)
         where disputes_lost > 0
           and disputes_lost_third_party_payment + disputes_lost_fake_proof + disputes_lost_underpayment + disputes_lost_no_payment > 0`.execute(
