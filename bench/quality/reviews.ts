@@ -13,8 +13,7 @@
 // and `weighting off`: the same sampled labels with weight 1, to show what the estimator itself does. The reviewer's
 // verdicts and the sampling draws come from their own seeded streams, one value per decision, so every rate sees the
 // same verdicts and a higher rate samples a superset. Options: --seeds 1,2,3 --entities N --days N (the first third
-// builds history) --rates 0,0.02
-//          --weeks 1,2,4 --accuracy 0.95 --json (one JSON line per seed, no table)
+// builds history) --rates 0,0.02 --weeks 1,2,4 --accuracy 0.95 --json (one JSON line per seed, no table)
 import { parseArgs } from 'node:util';
 import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
 import { computeMetrics, type Label } from '../../src/policies/metrics.ts';
