@@ -19,7 +19,7 @@ function tree(files: Record<string, number>): string {
     utimesSync(path, at, at);
   }
   // Directories' own mtimes are part of the comparison (a deleted source changes them): date them too.
-  for (const dir of ['src', 'src/trust', 'console/src']) {
+  for (const dir of ['src', 'src/model', 'console/src']) {
     try {
       utimesSync(join(root, dir), 1000, 1000);
     } catch {
