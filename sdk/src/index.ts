@@ -13,6 +13,8 @@ import type { paths } from './schema.d.ts';
 
 export type { paths } from './schema.d.ts';
 export { canonicalIdentifier, hashIdentifier, type IdentifierType } from './identifiers.ts';
+export { VouchError, type Problem } from './errors.ts';
+import { VouchError, problemOf, type Problem } from './errors.ts';
 
 type JsonBody<P extends keyof paths, M extends 'get' | 'post'> = paths[P][M] extends {
   requestBody: { content: { 'application/json': infer B } };
@@ -48,50 +50,6 @@ export interface LabelItem {
 export type TokenResponse = Ok<'/api/v1/auth/token', 'post'>;
 
 export const TOKEN_PATH = '/api/v1/auth/token';
-
-/** An RFC 9457 problem body as the service sends it. */
-export interface Problem {
-  type?: string;
-  title?: string;
-  status?: number;
-  detail?: string;
-  code?: string;
-  request_id?: string;
-  errors?: { field: string; message: string }[];
-  [member: string]: unknown;
-}
-
-/** A non-2xx answer from the service (or a token request that failed). */
-export class VouchError extends Error {
-  readonly status: number;
-  readonly code: string | undefined;
-  readonly detail: string | undefined;
-  readonly errors: { field: string; message: string }[] | undefined;
-  readonly requestId: string | undefined;
-  readonly problem: Problem;
-
-  constructor(status: number, problem: Problem) {
-    super(`${status} ${problem.code ?? 'error'}: ${problem.detail ?? problem.title ?? 'request failed'}`);
-    this.name = 'VouchError';
-    this.status = status;
-    this.problem = problem;
-    this.code = problem.code;
-    this.detail = problem.detail;
-    this.errors = problem.errors;
-    this.requestId = problem.request_id;
-  }
-}
-
-async function problemOf(res: Response): Promise<Problem> {
-  const text = await res.text().catch(() => '');
-  try {
-    const body = JSON.parse(text) as unknown;
-    if (body && typeof body === 'object') return body as Problem;
-  } catch {
-    // not JSON: fall through
-  }
-  return { status: res.status, detail: text || res.statusText };
-}
 
 export interface TokenProviderOptions {
   baseUrl: string;
