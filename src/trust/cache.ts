@@ -111,16 +111,6 @@ export function cacheKey(k: CacheKeyInput): string {
   return sha256(keyMaterial(k), 'base64url');
 }
 
-/**
- * A score's cache key and its stored request digest (docs/api.md, "Decisions"), computed in one
- * pass over the request.
- */
-export function requestKeys(k: CacheKeyInput, request: unknown): { key: string; digest: string } {
-  const canonical = canonicalJson(request);
-  const material = keyMaterial(k);
-  return { key: sha256(material, 'base64url'), digest: sha256Hex(canonical) };
-}
-
 function keyMaterial(k: CacheKeyInput): string {
   // Known members are strings (schema-checked), so a positional array is unambiguous (absent = null).
   const known = KNOWN_CONTEXT.map((name) => k.context[name] ?? null);

@@ -10,7 +10,7 @@ import { evaluate } from '../model/signal-model.ts';
 import { safeAmountFrom } from './safe-amount.ts';
 import { learningColumns } from '../model/feature-vector.ts';
 import { ProfileCache } from './profile-cache.ts';
-import { requestKeys } from './cache.ts';
+import { cacheKey, requestDigest } from './cache.ts';
 import { AnswerCache, type AnswerLookup } from './answer-cache.ts';
 import { newId } from '../lib/ids.ts';
 import type { ScoreBody, ScoreResponse } from './schemas.ts';
@@ -33,9 +33,9 @@ function requestSummary(body: ScoreBody): Record<string, unknown> {
 
 /**
  * The request as the model reads it, checked for every caller of the service (the schema caps the
- * linked identifiers too), and the summary its decision keeps.
+ * linked identifiers too).
  */
-function scoreRequest(body: ScoreBody): { request: ScoreRequest; linked: LinkedIdentifier[]; summary: string } {
+function scoreRequest(body: ScoreBody): { request: ScoreRequest; linked: LinkedIdentifier[] } {
   const context: ScoreContext = body.context ?? {};
   const linked = context.linked_identifiers ?? [];
   if (linked.length > MAX_LINKED_PER_REQUEST) {
@@ -45,7 +45,7 @@ function scoreRequest(body: ScoreBody): { request: ScoreRequest; linked: LinkedI
     });
   }
   const request = { entity_id: body.entity_id, amount: body.amount, currency: body.currency, context };
-  return { request, linked, summary: JSON.stringify(requestSummary(body)) };
+  return { request, linked };
 }
 
 /**
@@ -145,30 +145,28 @@ export class ScoringService {
 
   /**
    * As `score`, but a cache hit comes back as its stored text (a route sends it as it is). One pass,
-   * in order: the request, its keys, the answers already given, the profile, the model, the rules,
-   * the durable decision, the cache (docs/architecture.md, "A score's walk").
+   * in order: the request, its cache key, the answers already given, the profile, the model, the
+   * rules, the durable decision (its request digest and summary only now: a hit needs neither), the
+   * cache (docs/architecture.md, "The score path").
    */
   async answer(body: ScoreBody, principal: Principal, policies: LivePolicy): Promise<ScoreResponse | CachedAnswer> {
-    const { request, linked, summary } = scoreRequest(body);
+    const { request, linked } = scoreRequest(body);
     const { environment } = principal;
     const policy = policies.active;
     const now = Date.now();
     // Keyed per principal: a hit is always the caller's own, already audited decision (docs/api.md,
     // "Trust scoring"); and by the rules' revision, so a rule or list change is never answered from
     // the cache, here or in the shared one.
-    const { key, digest } = requestKeys(
-      {
-        principalId: principal.id,
-        environment,
-        policyVersion: policy.version,
-        rulesRevision: this.decider.revision(environment, now),
-        entityId: request.entity_id,
-        amount: request.amount,
-        currency: request.currency,
-        context: request.context,
-      },
-      request,
-    );
+    const key = cacheKey({
+      principalId: principal.id,
+      environment,
+      policyVersion: policy.version,
+      rulesRevision: this.decider.revision(environment, now),
+      entityId: request.entity_id,
+      amount: request.amount,
+      currency: request.currency,
+      context: request.context,
+    });
     const lookup: AnswerLookup = {
       key,
       principal,
@@ -222,13 +220,13 @@ export class ScoringService {
       principal_id: principal.id,
       owner_client_id: principal.clientId,
       subject_id: request.entity_id,
-      request_digest: digest,
+      request_digest: requestDigest(request),
       result: json,
       policy_version: stored.policy_version,
       created_at: now,
       cache_key: key,
       cache_state: state,
-      request: summary,
+      request: JSON.stringify(requestSummary(body)),
       network_peers: prepared.network.peers.length > 0 ? JSON.stringify(prepared.network.peers) : null,
       ...learningColumns(values, request, result, policies.shadow),
       ...columns,
