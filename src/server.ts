@@ -3,10 +3,11 @@
 import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import { type Config } from './config/env.ts';
 import { ConfigError } from './config/env-values.ts';
 import { openStore, type Store, type StoreOptions } from './store/db.ts';
+import { advisoryXactLock } from './store/locks.ts';
+import { rewriteWithoutDeletedBytes } from './store/secure-delete.ts';
 import { HostWriter, primaryChannel } from './audit/host-writer.ts';
 import { remoteIngestion } from './trust/ingest-host.ts';
 import { ingestThrough } from './trust/ingest.ts';
@@ -67,7 +68,7 @@ export async function ensureBootstrapAdmin(store: Store, config: Config, log?: A
   }
 }
 
-/** An arbitrary constant: the PostgreSQL advisory lock that serializes instances starting together. */
+/** An arbitrary constant: the advisory lock that serializes instances starting together (store/locks.ts). */
 const STARTUP_LOCK = 0x766f7563; // "vouc"
 
 /**
@@ -77,7 +78,7 @@ const STARTUP_LOCK = 0x766f7563; // "vouc"
  */
 export async function ensureSigningKey(store: Store, enc: KeyEncryption, log: AuthLog = silentLog): Promise<void> {
   const replacedClearText = await store.db.transaction().execute(async (trx) => {
-    if (store.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${STARTUP_LOCK})`.execute(trx);
+    await advisoryXactLock(store, trx, STARTUP_LOCK);
     // Clear-text keys of an older store are sealed and replaced, keys under
     // VOUCH_SECRET_KEY_PREVIOUS resealed; a store sealed under another KEK stops the start here.
     const replaced = await sealOrReplaceSigningKeys(trx, enc, log);
@@ -89,12 +90,8 @@ export async function ensureSigningKey(store: Store, enc: KeyEncryption, log: Au
     if (!current) await createSigningKey(trx, enc);
     return replaced;
   });
-  if (replacedClearText && store.dialect === 'sqlite') {
-    // Rewrite the file so the clear-text bytes survive neither in free pages nor in the WAL.
-    await sql`pragma secure_delete = on`.execute(store.db);
-    await sql`vacuum`.execute(store.db);
-    await sql`pragma wal_checkpoint(truncate)`.execute(store.db);
-  }
+  // Rewrite the file so the clear-text bytes survive neither in free pages nor in the WAL.
+  if (replacedClearText) rewriteWithoutDeletedBytes(store);
 }
 
 /**

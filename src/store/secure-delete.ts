@@ -18,3 +18,14 @@ export function foldWriteAheadLog(store: Store): void {
     // Another process reading: its next checkpoint folds the frames in.
   }
 }
+
+/**
+ * The whole file rewritten without the bytes of rows already deleted (SQLite: secure_delete, VACUUM,
+ * the WAL folded in), for clear text found after the fact. Nothing to do elsewhere.
+ */
+export function rewriteWithoutDeletedBytes(store: Store): void {
+  if (!store.sqlite) return;
+  zeroDeletedBytes(store);
+  store.sqlite.exec('VACUUM');
+  foldWriteAheadLog(store);
+}
