@@ -24,24 +24,44 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '20' },
     pin: { type: 'boolean', default: false },
     rules: { type: 'string', default: '0' },
+    prof: { type: 'string' },
+    'node-flag': { type: 'string', multiple: true, default: [] },
+    // --keep: leave the copy the server wrote to (its path is printed), to look at what it stored.
+    keep: { type: 'boolean', default: false },
+    // --redis URL: the shared cache and rate limits in Redis (with a postgres:// --db).
+    redis: { type: 'string' },
   },
 });
-if (!args.db || !existsSync(args.db)) throw new Error('--db: a store file loaded by npm run bench');
+// --db postgres://…: that database (loaded by bench/run.ts --backend postgres), used as it is: it keeps the
+// decisions a run writes. Only Vouch's processes are measured, not PostgreSQL's or Redis's.
+const postgres = args.db?.startsWith('postgres://') ?? false;
+if (!args.db || (!postgres && !existsSync(args.db))) throw new Error('--db: a store file loaded by npm run bench');
 const scenario = args.scenario as Scenario;
 const dir = mkdtempSync(join(tmpdir(), 'vouch-cpu-'));
 const db = join(dir, 'bench.db');
-copyFileSync(args.db, db);
-// The key that seals the store's signing keys lives beside it.
-const keyFile = join(args.db, '..', 'vouch.key');
-if (existsSync(keyFile)) copyFileSync(keyFile, join(dir, 'vouch.key'));
+if (!postgres) {
+  copyFileSync(args.db, db);
+  // The key that seals the store's signing keys lives beside it.
+  const keyFile = join(args.db, '..', 'vouch.key');
+  if (existsSync(keyFile)) copyFileSync(keyFile, join(dir, 'vouch.key'));
+}
 const START_FLAGS = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
   .split(/\s+/)
   .filter((t) => t.startsWith('--'));
 const port = 19000 + Math.floor(Math.random() * 900);
-const child = fork('dist/cli.js', ['serve'], {
-  execArgv: START_FLAGS,
+// --scenario hello: the baseline, a bare Fastify route (bench/hello.ts) pinned and measured the same way.
+const hello = scenario === 'hello';
+// --prof DIR: a CPU profile of the server (read it with bench/profile-top.ts).
+// --node-flag F (repeatable): more node flags, e.g. --node-flag=--import=./bench/sqlwrap.mjs to time every statement.
+const profFlags = [...(args.prof ? ['--cpu-prof', `--cpu-prof-dir=${args.prof}`] : []), ...args['node-flag']!];
+const child = fork(hello ? 'bench/hello.ts' : 'dist/cli.js', hello ? [] : ['serve'], {
+  execArgv: hello ? ['--import', 'tsx', ...profFlags] : [...START_FLAGS, ...profFlags],
   stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  env: { ...process.env, ...benchEnv(port, `sqlite:${db}`, args.workers!) },
+  env: {
+    ...process.env,
+    ...benchEnv(port, postgres ? args.db : `sqlite:${db}`, args.workers!),
+    ...(args.redis ? { VOUCH_REDIS_URL: args.redis } : {}),
+  },
 });
 const base = `http://127.0.0.1:${port}`;
 if (args.pin) {
@@ -49,7 +69,7 @@ if (args.pin) {
   execFileSync('taskset', ['-a', '-cp', '0', String(child.pid)], { stdio: 'ignore' });
   process.env.VOUCH_BENCH_WRK_CPU = '1';
 }
-if (!(await waitReady(base))) throw new Error('vouch did not start');
+if (!(await waitReady(base, 600, hello ? '/' : '/readyz'))) throw new Error('vouch did not start');
 if (args.pin)
   for (const pid of childPids(child.pid!))
     execFileSync('taskset', ['-a', '-cp', '0', String(pid)], { stdio: 'ignore' });
@@ -57,7 +77,7 @@ if (args.pin)
 /** CPU seconds (user + system) of a process and its children. */
 const cpuSeconds = (pid: number) => cpuSecondsOf(pid) + childPids(pid).reduce((sum, c) => sum + cpuSecondsOf(c), 0);
 
-const { key, token } = await benchCredentials(base);
+const { key, token } = hello ? { key: '', token: '' } : await benchCredentials(base);
 await createRules(base, token, Number(args.rules));
 const options = {
   load: 'wrk' as const,
@@ -90,7 +110,8 @@ console.log(
 );
 child.kill('SIGTERM');
 await new Promise((resolve) => child.once('exit', resolve));
-rmSync(dir, { recursive: true, force: true });
+if (args.keep) console.error(`kept ${db}`);
+else rmSync(dir, { recursive: true, force: true });
 
 /** N active rules that read a little of everything and rarely match (a desk's rule set on an ordinary day). */
 async function createRules(url: string, token: string, n: number): Promise<void> {

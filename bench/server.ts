@@ -22,10 +22,10 @@ export function benchEnv(port: number, databaseUrl: string, workers: string): Re
 }
 
 /** Waits until /readyz answers (a minute: on a shared machine the workers can take 20 s); false if it never did. */
-export async function waitReady(base: string, tries = 600): Promise<boolean> {
+export async function waitReady(base: string, tries = 600, path = '/readyz'): Promise<boolean> {
   for (let i = 0; i < tries; i++) {
     try {
-      if ((await fetch(`${base}/readyz`)).ok) return true;
+      if ((await fetch(`${base}${path}`)).ok) return true;
     } catch {
       /* not up yet */
     }

@@ -7,7 +7,8 @@ const proto = Database.prototype;
 const prepare = proto.prepare;
 proto.prepare = function (text) {
   const stmt = prepare.call(this, text);
-  const key = text.replace(/\s+/g, ' ').slice(0, 110);
+  const flat = text.replace(/\s+/g, ' ');
+  const key = flat.length > 150 ? `${flat.slice(0, 70)} … ${flat.slice(-80)}` : flat;
   for (const m of ['run', 'all', 'get', 'iterate']) {
     const f = stmt[m];
     stmt[m] = function (...a) {
@@ -35,7 +36,8 @@ const dump = () => {
     .join('\n');
   process.stderr.write(out + '\n');
 };
-process.on('SIGINT', () => {
-  dump();
-  process.exit(0);
-});
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    dump();
+    process.exit(0);
+  });

@@ -135,24 +135,26 @@ export async function buildApp({
   });
   await registerCors(app, config.corsOrigins);
   // A compressed body would reach the JSON parser as binary: refuse it plainly.
-  app.addHook('preParsing', async (request) => {
+  // Callback hooks here and below: every request runs them, and an async hook costs a promise each.
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const encoding = request.headers['content-encoding'];
     if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      throw new ApiError(
-        415,
-        'unsupported_media_type',
-        'Content-Encoding is not supported; send the body uncompressed.',
+      done(
+        new ApiError(415, 'unsupported_media_type', 'Content-Encoding is not supported; send the body uncompressed.'),
       );
+      return;
     }
+    done(null, payload);
   });
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
-    if (!closing) return;
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!closing) return done();
     reply.header('connection', 'close').header('retry-after', '1');
-    return sendProblem(request, reply, 503, 'unavailable', 'The server is shutting down; retry on another instance.');
+    // The reply is sent: the request goes no further (done is not called).
+    void sendProblem(request, reply, 503, 'unavailable', 'The server is shutting down; retry on another instance.');
   });
   // With Redis the counters are shared by every instance; without it (or while it is down), the
   // workers of `serve --workers N` count together in their primary.

@@ -3,7 +3,7 @@
 // commit per request.
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Database, DecisionsTable, ReviewsTable } from '../store/schema.ts';
-import { PreparedQuery } from '../store/prepared.ts';
+import { insertRows } from '../store/row-inserts.ts';
 import { GroupCommit, type Outcome } from '../lib/group-commit.ts';
 
 /**
@@ -50,6 +50,28 @@ function reviewRow(row: DecisionRow): Insertable<ReviewsTable> {
     resolved_by: null,
   };
 }
+
+const REVIEW_COLUMNS = [
+  'id',
+  'environment',
+  'owner_client_id',
+  'decision_id',
+  'entity_id',
+  'outcome',
+  'reason',
+  'sample_rate',
+  'status',
+  'opened_at',
+  'due_at',
+  'assignee',
+  'claimed_at',
+  'resolution',
+  'resolution_label',
+  'note',
+  'added_to_list',
+  'resolved_at',
+  'resolved_by',
+] as const satisfies ReadonlyArray<keyof Insertable<ReviewsTable>>;
 
 const MAX_BATCH = 500;
 const COLUMNS = [
@@ -100,8 +122,6 @@ export interface DecisionWriterOptions {
 }
 
 export class DecisionWriter {
-  /** one compiled multi-row insert per batch size seen */
-  private readonly inserts = new Map<number, PreparedQuery<unknown[], unknown>>();
   private readonly group: GroupCommit<DecisionRow, undefined>;
 
   constructor(
@@ -115,26 +135,6 @@ export class DecisionWriter {
     });
   }
 
-  private insert(rows: DecisionRow[]): Promise<unknown> {
-    let query = this.inserts.get(rows.length);
-    if (!query) {
-      query = new PreparedQuery(this.db as never, rows.length * COLUMNS.length, (_db, ...args) =>
-        this.db
-          .insertInto('decisions')
-          .values(
-            rows.map(
-              (_, r) =>
-                Object.fromEntries(
-                  COLUMNS.map((c, i) => [c, args[r * COLUMNS.length + i]]),
-                ) as unknown as DecisionsTable,
-            ),
-          ),
-      );
-      this.inserts.set(rows.length, query);
-    }
-    return query.execute(...rows.flatMap((row) => COLUMNS.map((c) => row[c] ?? null)));
-  }
-
   /** Resolves once the row is committed. */
   async write(row: DecisionRow): Promise<void> {
     await this.group.submit(row);
@@ -145,21 +145,15 @@ export class DecisionWriter {
     const hooks = this.hooks;
     const announcing = hooks ? rows.filter((r) => hooks.relevant(r)) : [];
     const announce = hooks !== undefined && announcing.length > 0 && (await hooks.anySubscriber(this.db, announcing));
-    const reviews = rows.filter((r) => r.review);
-    if (announce || reviews.length > 0) {
-      // The decisions, the reviews they open and their outbox rows commit together (or not at
-      // all): no decision is ever stored without its review, nor a review without its decision.
-      await this.db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('decisions')
-          .values(
-            rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c] ?? null])) as unknown as DecisionsTable),
-          )
-          .execute();
-        if (reviews.length > 0) await trx.insertInto('reviews').values(reviews.map(reviewRow)).execute();
-        if (announce) await hooks.write(trx, rows);
-      });
-    } else await this.insert([...rows]); // the common case stays one prepared multi-row insert
+    const reviews = rows.filter((r) => r.review).map(reviewRow);
+    // The decisions, the reviews they open and their outbox rows commit together (or not at all):
+    // no decision is ever stored without its review, nor a review without its decision. The inserts
+    // are compiled once per chunk size (store/row-inserts.ts), not built per group.
+    await this.db.transaction().execute(async (trx) => {
+      await insertRows(this.db, trx, 'decisions', COLUMNS, rows);
+      if (reviews.length > 0) await insertRows(this.db, trx, 'reviews', REVIEW_COLUMNS, reviews);
+      if (announce) await hooks.write(trx, rows);
+    });
     return rows.map(() => ({ ok: true, result: undefined }));
   }
 

@@ -242,15 +242,28 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
 
   // Every result but a server failure or a rate limit is kept (as Stripe does): a 4xx is what the
   // same request would get again, while a 5xx may succeed on retry, so its claim is released.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const claim = request.idempotencyClaim;
-    if (!claim || claim.settled) return payload;
+    // A callback hook: almost every request has no claim, and an async hook costs a promise each.
+    if (!claim || claim.settled) return done(null, payload);
+    settle(request, reply, payload, claim).then(
+      () => done(null, payload),
+      (err: Error) => done(err),
+    );
+  });
+
+  const settle = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    claim: Claim,
+  ): Promise<void> => {
     claim.settled = true;
     const status = reply.statusCode;
     try {
       if (status >= 500 || status === 429 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
         await release(claim);
-        return payload;
+        return;
       }
       const headers: Record<string, string> = {};
       for (const name of REPLAYED_HEADERS) {
@@ -268,15 +281,15 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
       // pending (409 for a retry) until it is stale and taken over.
       request.log.warn({ err }, 'idempotency response not stored');
     }
-    return payload;
-  });
-
-  const abandon = async (request: FastifyRequest) => {
-    const claim = request.idempotencyClaim;
-    if (!claim || claim.settled) return;
-    claim.settled = true;
-    await release(claim).catch(() => {});
   };
-  app.addHook('onResponse', abandon);
-  app.addHook('onRequestAbort', abandon);
+
+  /** A claim its response never settled (an abort, an error before onSend) is released. */
+  const abandon = (request: FastifyRequest, done: () => void) => {
+    const claim = request.idempotencyClaim;
+    if (!claim || claim.settled) return done();
+    claim.settled = true;
+    release(claim).then(done, () => done());
+  };
+  app.addHook('onResponse', (request, _reply, done) => abandon(request, done));
+  app.addHook('onRequestAbort', (request, done) => abandon(request, done));
 });

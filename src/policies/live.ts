@@ -42,9 +42,11 @@ export class LivePolicies {
 
   /** Runs after authentication (which polls the feed), before any handler. */
   install(app: FastifyInstance): void {
-    app.addHook('preHandler', async () => {
+    // A callback hook: it runs on every request, and nothing is pending almost always.
+    app.addHook('preHandler', (_request, _reply, done) => {
       const pending = this.pending;
-      if (pending) await pending;
+      if (pending) pending.then(() => done(), done);
+      else done();
     });
   }
 }

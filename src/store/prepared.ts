@@ -42,8 +42,13 @@ export class PreparedQuery<A extends unknown[], R> {
   }
 
   async execute(...args: A): Promise<R[]> {
+    return this.executeIn(this.db, ...args);
+  }
+
+  /** As `execute`, on `executor`: a transaction of the same store, so the statement joins it. */
+  async executeIn(executor: { executeQuery: Kysely<never>['executeQuery'] }, ...args: A): Promise<R[]> {
     if (this.text === undefined) this.prepare();
-    const result = await this.db.executeQuery<R>(
+    const result = await executor.executeQuery<R>(
       CompiledQuery.raw(
         this.text!,
         this.order.map((i) => args[i]),
