@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { BATCH, closedLoop, type Scenario } from './scenarios.ts';
+import { BATCH, closedLoop, fixedRate, type Scenario } from './scenarios.ts';
 import { benchCredentials, benchEnv, childPids, cpuSecondsOf, waitReady } from './server.ts';
 
 const { values: args } = parseArgs({
@@ -30,6 +30,9 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     // --redis URL: the shared cache and rate limits in Redis (with a postgres:// --db).
     redis: { type: 'string' },
+    // --rate N: score requests offered at N a second, open loop (bench/open-loop.ts), instead of wrk's closed loop;
+    // the generator runs here, on core 1 with --pin.
+    rate: { type: 'string' },
   },
 });
 // --db postgres://…: that database (loaded by bench/run.ts --backend postgres), used as it is: it keeps the
@@ -88,7 +91,11 @@ const options = {
 };
 await closedLoop(scenario, { ...options, durationS: 2, seed: 1 });
 const cpu0 = cpuSeconds(child.pid!);
-const r = await closedLoop(scenario, { ...options, durationS: Number(args.duration), seed: 2 });
+if (args.rate && args.pin) execFileSync('taskset', ['-cp', '1', String(process.pid)], { stdio: 'ignore' });
+const open = args.rate
+  ? await fixedRate({ ...options, rate: Number(args.rate), durationS: Number(args.duration), seed: 2 })
+  : undefined;
+const r = open ?? (await closedLoop(scenario, { ...options, durationS: Number(args.duration), seed: 2 }));
 const cpu = cpuSeconds(child.pid!) - cpu0;
 const items = scenario === 'batch' || scenario === 'events' ? BATCH : 1;
 const served = r.rps * Number(args.duration);
@@ -102,6 +109,9 @@ console.log(
     items_per_s: r.rps * items,
     p50: r.p50,
     p99: r.p99,
+    ...(open
+      ? { offered: open.offered_rps, p90: open.p90, p999: open.p999, max: open.max, late: open.late_sends }
+      : {}),
     non2xx: r.non2xx,
     errors: r.errors,
     cpu_s: Math.round(cpu * 100) / 100,
