@@ -3,7 +3,7 @@
 // commit per request.
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Database, DecisionsTable, ReviewsTable } from '../store/schema.ts';
-import { insertRows } from '../store/row-inserts.ts';
+import { insertRows, insertRowsAtomically } from '../store/row-inserts.ts';
 import { GroupCommit, type Outcome } from '../lib/group-commit.ts';
 
 /**
@@ -146,6 +146,15 @@ export class DecisionWriter {
     const announcing = hooks ? rows.filter((r) => hooks.relevant(r)) : [];
     const announce = hooks !== undefined && announcing.length > 0 && (await hooks.anySubscriber(this.db, announcing));
     const reviews = rows.filter((r) => r.review).map(reviewRow);
+    // Nothing to announce, on SQLite with the connection free: the group in one synchronous transaction.
+    if (
+      !announce &&
+      insertRowsAtomically(this.db, [
+        { table: 'decisions', columns: COLUMNS, rows },
+        { table: 'reviews', columns: REVIEW_COLUMNS, rows: reviews },
+      ])
+    )
+      return rows.map(() => ({ ok: true, result: undefined }));
     // The decisions, the reviews they open and their outbox rows commit together (or not at all):
     // no decision is ever stored without its review, nor a review without its decision. The inserts
     // are compiled once per chunk size (store/row-inserts.ts), not built per group.

@@ -83,7 +83,7 @@ export function disputeRoutes({
           429: ProblemSchema,
         },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const body = request.body;
         const { environment } = request.principal;
         const policy = policies.active(environment);
@@ -146,6 +146,8 @@ export function disputeRoutes({
           missing_evidence: analysis.missing_evidence,
           policy_version: policy.version,
         };
+        // Serialised once: the stored result is the response's text, sent as it is.
+        const json = JSON.stringify(response);
         await decisions.write({
           id: response.analysis_id,
           kind: 'dispute_analysis',
@@ -154,7 +156,7 @@ export function disputeRoutes({
           owner_client_id: request.principal.clientId,
           subject_id: body.dispute_id,
           request_digest: requestDigest(body),
-          result: JSON.stringify(response),
+          result: json,
           policy_version: policy.version,
           created_at: now,
           // What the operator reviews beside the recommendation; the parties are in the result.
@@ -167,7 +169,7 @@ export function disputeRoutes({
           }),
         });
         outcomes.inc({ recommendation: response.recommendation });
-        return response;
+        return reply.type('application/json; charset=utf-8').send(json as unknown as typeof response);
       },
     }),
   ];

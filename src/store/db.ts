@@ -10,6 +10,7 @@ import { migrate } from './migrations.ts';
 import { ChangeWatcher } from './changes.ts';
 import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { PREPARED_TEXTS } from './prepared.ts';
+import { registerDirect } from './direct.ts';
 import { createHash } from 'node:crypto';
 import type { Dialect } from './dialect.ts';
 
@@ -37,6 +38,13 @@ export interface Store {
   observeQueries?(observer: QueryObserver | undefined): void;
 }
 
+/** A statement's kind as the query histogram labels Kysely's: its first word when a known one, else raw. */
+const OPERATIONS = new Set(['select', 'insert', 'update', 'delete']);
+const operationOf = (text: string) => {
+  const word = /^\s*(\w+)/.exec(text)?.[1]?.toLowerCase() ?? '';
+  return OPERATIONS.has(word) ? word : 'raw';
+};
+
 /** A query's kind (select, insert, update, delete, raw, …), its duration, and whether it failed. */
 type QueryObserver = (operation: string, seconds: number, failed: boolean) => void;
 
@@ -44,9 +52,17 @@ type QueryObserver = (operation: string, seconds: number, failed: boolean) => vo
  * Kysely's `log` hook, which times every query anyway once it is set: the observer is looked up
  * per query, so the app can attach (and detach) its metrics after the store is open.
  */
-function queryTiming(): { log: (event: LogEvent) => void; observe(observer: QueryObserver | undefined): void } {
+function queryTiming(): {
+  log: (event: LogEvent) => void;
+  observe(observer: QueryObserver | undefined): void;
+  /** a query run outside Kysely (direct.ts) */
+  report: QueryObserver;
+} {
   let current: QueryObserver | undefined;
   return {
+    report(operation, seconds, failed) {
+      current?.(operation, seconds, failed);
+    },
     log(event) {
       if (!current) return;
       const kind = event.query.query.kind;
@@ -160,6 +176,26 @@ function openSqlite(
   };
   const timing = queryTiming();
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), log: timing.log });
+  const run = (text: string, parameters: readonly unknown[]): unknown[] => {
+    const stmt = database.prepare(text);
+    const start = performance.now();
+    let failed = true;
+    try {
+      const rows = stmt.reader ? stmt.all(...parameters) : (stmt.run(...parameters), []);
+      failed = false;
+      return rows;
+    } finally {
+      timing.report(operationOf(text), (performance.now() - start) / 1000, failed);
+    }
+  };
+  registerDirect(db, {
+    run: (text, parameters) => (handle.inTransaction ? undefined : run(text, parameters)),
+    atomically(work) {
+      if (handle.inTransaction) return false;
+      handle.transaction(() => work(run))();
+      return true;
+    },
+  });
   return {
     db,
     dialect: 'sqlite',
@@ -188,6 +224,8 @@ function openSqlite(
     async close() {
       await checkpointer?.stop();
       await db.destroy();
+      // Kysely closes the handle only if it ever ran a query: the direct path (direct.ts) may have run them all.
+      if (handle.open) handle.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 // Compiles a query shape once and reuses its SQL text: building and compiling a Kysely query
 // costs more than running a point lookup, and the hot paths run the same few shapes.
 import { CompiledQuery, type Kysely } from 'kysely';
+import { directOf } from './direct.ts';
 
 interface Compilable<R> {
   compile(): CompiledQuery<R>;
@@ -41,19 +42,23 @@ export class PreparedQuery<A extends unknown[], R> {
     PREPARED_TEXTS.add(compiled.sql);
   }
 
+  /** The statement's text and its parameters for `args`, to run elsewhere (direct.ts). */
+  bind(...args: A): { text: string; parameters: unknown[] } {
+    if (this.text === undefined) this.prepare();
+    return { text: this.text!, parameters: this.order.map((i) => args[i]) };
+  }
+
   async execute(...args: A): Promise<R[]> {
     return this.executeIn(this.db, ...args);
   }
 
   /** As `execute`, on `executor`: a transaction of the same store, so the statement joins it. */
   async executeIn(executor: { executeQuery: Kysely<never>['executeQuery'] }, ...args: A): Promise<R[]> {
-    if (this.text === undefined) this.prepare();
-    const result = await executor.executeQuery<R>(
-      CompiledQuery.raw(
-        this.text!,
-        this.order.map((i) => args[i]),
-      ),
-    );
+    const { text, parameters } = this.bind(...args);
+    // SQLite with no transaction open: the statement itself, synchronously (direct.ts).
+    const rows = directOf(executor)?.run(text, parameters);
+    if (rows) return rows as R[];
+    const result = await executor.executeQuery<R>(CompiledQuery.raw(text, parameters));
     return result.rows;
   }
 }

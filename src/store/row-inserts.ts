@@ -4,6 +4,7 @@
 // per group size.
 import type { Kysely } from 'kysely';
 import { PreparedQuery } from './prepared.ts';
+import { directOf } from './direct.ts';
 import type { Database } from './schema.ts';
 
 const CHUNKS = [64, 16, 4, 1] as const;
@@ -38,6 +39,50 @@ function shape(
   return query;
 }
 
+/** Rows for one table, as insertRows takes them. */
+export interface RowGroup {
+  table: keyof Database;
+  columns: readonly string[];
+  rows: readonly object[];
+}
+
+/** The chunks of `rows`, each a compiled shape and its values. */
+function* chunks(
+  db: Kysely<Database>,
+  table: keyof Database,
+  columns: readonly string[],
+  rows: readonly object[],
+): Generator<{ query: PreparedQuery<unknown[], unknown>; values: unknown[] }> {
+  let at = 0;
+  for (const size of CHUNKS) {
+    while (rows.length - at >= size) {
+      const values: unknown[] = [];
+      for (let r = at; r < at + size; r++) {
+        const row = rows[r] as Record<string, unknown>;
+        for (const c of columns) values.push(row[c] ?? null);
+      }
+      yield { query: shape(db, table, columns, size), values };
+      at += size;
+    }
+  }
+}
+
+/**
+ * SQLite with no transaction open: every group's rows in one transaction, synchronously (direct.ts).
+ * False, and nothing written, where that cannot be done: the caller inserts through a transaction.
+ */
+export function insertRowsAtomically(db: Kysely<Database>, groups: readonly RowGroup[]): boolean {
+  const direct = directOf(db);
+  if (!direct) return false;
+  return direct.atomically((run) => {
+    for (const group of groups)
+      for (const { query, values } of chunks(db, group.table, group.columns, group.rows)) {
+        const { text, parameters } = query.bind(...values);
+        run(text, parameters);
+      }
+  });
+}
+
 /**
  * Inserts `rows` (each a record holding `columns`; a missing value is NULL) into `table` through
  * `executor` (the store, or a transaction of it to join), in chunks of the fixed sizes.
@@ -49,16 +94,5 @@ export async function insertRows<T extends object>(
   columns: readonly (keyof T & string)[],
   rows: readonly T[],
 ): Promise<void> {
-  let at = 0;
-  for (const size of CHUNKS) {
-    while (rows.length - at >= size) {
-      const values: unknown[] = [];
-      for (let r = at; r < at + size; r++) {
-        const row = rows[r] as Record<string, unknown>;
-        for (const c of columns) values.push(row[c] ?? null);
-      }
-      await shape(db, table, columns, size).executeIn(executor, ...values);
-      at += size;
-    }
-  }
+  for (const { query, values } of chunks(db, table, columns, rows)) await query.executeIn(executor, ...values);
 }

@@ -134,15 +134,15 @@ export function trustRoutes({
         body: ScoreBody,
         response: { 200: ScoreResponse, ...problems },
       },
-      // The reply is the general one: a cached answer is the score already serialised, a JSON string.
+      // The reply is the general one: an answer is the score already serialised, a JSON string.
       handler: async (request, reply: FastifyReply) => {
         // Read once: the body is validated (one step, score-validation.ts) and scored with the same policies.
         const live = policies.get(request.principal.environment);
         const body = validateScore(request.body, live.active.cryptoAssets);
-        const answer = await scoring.answer(body, request.principal, live);
+        const answer = await scoring.answer(body, request.principal, live, true);
         if (answer instanceof CachedAnswer) {
-          scores.inc({ risk_level: answer.riskLevel, cached: 'true' });
-          // A JSON string is sent as it is (no serialiser runs on it).
+          scores.inc({ risk_level: answer.riskLevel, cached: String(answer.cached) });
+          // A JSON string is sent as it is (no serialiser runs on it): the text the decision was stored as.
           return reply.type('application/json; charset=utf-8').send(answer.json);
         }
         scores.inc({ risk_level: answer.risk_level, cached: 'false' });

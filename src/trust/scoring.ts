@@ -59,8 +59,10 @@ export class CachedAnswer {
   constructor(
     stored: string,
     readonly riskLevel: string,
+    /** false: a score computed for this request, sent as the text it was stored as (no second serialisation) */
+    readonly cached = true,
   ) {
-    this.json = `${stored.slice(0, -1)},"cached":true}`;
+    this.json = `${stored.slice(0, -1)},"cached":${cached}}`;
   }
 
   get response(): ScoreResponse {
@@ -149,7 +151,13 @@ export class ScoringService {
    * rules, the durable decision (its request digest and summary only now: a hit needs neither), the
    * cache (docs/architecture.md, "The score path").
    */
-  async answer(body: ScoreBody, principal: Principal, policies: LivePolicy): Promise<ScoreResponse | CachedAnswer> {
+  async answer(
+    body: ScoreBody,
+    principal: Principal,
+    policies: LivePolicy,
+    /** a computed score comes back as its stored text too, for a route to send as it is */
+    asText = false,
+  ): Promise<ScoreResponse | CachedAnswer> {
     const { request, linked } = scoreRequest(body);
     const { environment } = principal;
     const policy = policies.active;
@@ -234,6 +242,6 @@ export class ScoringService {
     });
     if (cacheable)
       this.answers.remember(lookup, { json, riskLevel: stored.risk_level, state, generation }, stored.decision_id);
-    return { ...stored, cached: false };
+    return asText ? new CachedAnswer(json, stored.risk_level, false) : { ...stored, cached: false };
   }
 }
