@@ -22,6 +22,7 @@ import {
   signIn as signInAt,
   type Server,
   startServer,
+  until,
 } from './browser.ts';
 
 // In CI a missing browser is a failure (the browser tests must run there); elsewhere it is said plainly.
@@ -199,7 +200,8 @@ describe('operator console in chromium', { skip }, () => {
     const filtered = page.waitForResponse((r) => r.url().includes('label=fraud'));
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await filtered;
-    await page.waitForFunction('document.querySelectorAll("tbody tr").length === 1');
+    // Polled from here: a string predicate would be evaluated in the page, which the console's CSP forbids.
+    await until('one row', async () => ((await page.locator('tbody tr').count()) === 1 ? true : undefined));
     await page.locator(`a[href="/console/decisions/${decisionId}"]`).waitFor();
     await page.getByLabel('Label').selectOption('legit');
     await page.getByRole('button', { name: 'Apply filters' }).click();

@@ -221,7 +221,8 @@ describe('operator console: Rules and Lists in chromium', { skip }, () => {
     await nav('Decisions').click();
     await page.getByLabel('Outcome').selectOption('review');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.waitForFunction('document.querySelectorAll("tbody tr").length === 1');
+    // Polled from here: a string predicate would be evaluated in the page, which the console's CSP forbids.
+    await until('one row', async () => ((await page.locator('tbody tr').count()) === 1 ? true : undefined));
     const listed = page
       .locator('tbody tr')
       .filter({ has: page.locator(`a[href="/console/decisions/${decided.decision_id}"]`) });

@@ -8,7 +8,17 @@ import { existsSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
 import { ADMIN_ID, bearer } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
-import { CHROMIUM, ensureConsoleBuilt, launch, openTab, shots, signIn, startServer, type Server } from './browser.ts';
+import {
+  CHROMIUM,
+  ensureConsoleBuilt,
+  launch,
+  openTab,
+  shots,
+  signIn,
+  startServer,
+  until,
+  type Server,
+} from './browser.ts';
 
 // In CI a missing browser is a failure (the browser tests must run there); elsewhere it is said plainly.
 const skip =
@@ -118,7 +128,8 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     const filtered = page.waitForResponse((r) => r.url().includes('label=fraud'));
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await filtered;
-    await page.waitForFunction('document.querySelectorAll("tbody tr").length === 1');
+    // Polled from here: a string predicate would be evaluated in the page, which the console's CSP forbids.
+    await until('one row', async () => ((await page.locator('tbody tr').count()) === 1 ? true : undefined));
     await page.locator(`a[href="/console/decisions/${decisionId}"]`).waitFor();
     assert.ok(
       seen.some((q) => /label=fraud/.test(q) && /risk_level=high/.test(q)),
