@@ -41,7 +41,15 @@ function countingRegistry() {
 
 const metrics = { counter: () => ({ inc() {} }) } as unknown as Metrics;
 const scores = { inc() {} } as never;
-const reply = {} as FastifyReply;
+/** Enough of a reply for a route that sends its answer as text. */
+const reply = {
+  type() {
+    return this;
+  },
+  send(payload: unknown) {
+    return payload;
+  },
+} as unknown as FastifyReply;
 
 function handler(routes: RouteDefinition[], url: string) {
   const route = routes.find((r) => r.url === url && r.method === 'POST');
@@ -73,7 +81,7 @@ describe('the score routes read the policies once and hand them on', () => {
     const { registry, reads } = countingRegistry();
     const handed: LivePolicy[] = [];
     const scoring = {
-      score: async (_b: unknown, _p: Principal, live: LivePolicy) => (
+      answer: async (_b: unknown, _p: Principal, live: LivePolicy) => (
         handed.push(live),
         { risk_level: 'low', cached: false }
       ),
