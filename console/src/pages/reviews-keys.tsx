@@ -1,6 +1,6 @@
 // The review desk's keyboard: single keys, shown on the page beside what they do, ignored while
 // one types in a field, holds a modifier, or has a dialog open.
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 
 export interface KeyAction {
   key: string;
@@ -19,7 +19,8 @@ function typing(target: EventTarget | null): boolean {
 export function useKeys(actions: KeyAction[]): void {
   const current = useRef(actions);
   current.current = actions;
-  useEffect(() => {
+  // Bound before the page is painted (a layout effect): a key pressed as soon as the page shows is never lost.
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (
         e.defaultPrevented ||
