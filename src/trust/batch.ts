@@ -6,7 +6,7 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Counter } from 'prom-client';
 import { ApiError, ProblemSchema, problemBody } from '../http/problem.ts';
-import { CachedAnswer, type ScoringService } from './scoring.ts';
+import { AnswerText, type ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { ScoreResponse, type ScoreBody } from './schemas.ts';
 import { type CheckOptions } from '../model/identifier-schemas.ts';
@@ -96,7 +96,7 @@ export function batchRoutes({ scoring, policies, check, scores }: BatchOptions):
             const { index, body } = valid[next++]!;
             try {
               const answer = await scoring.answer(body, request.principal, live, true);
-              if (answer instanceof CachedAnswer) {
+              if (answer instanceof AnswerText) {
                 scores.inc({ risk_level: answer.riskLevel, cached: String(answer.cached) });
                 results[index] = answer.json;
               } else {

@@ -49,12 +49,12 @@ function scoreRequest(body: ScoreBody): { request: ScoreRequest; linked: LinkedI
 }
 
 /**
- * A cache hit as the score route sends it: the stored decision's JSON marked as served from the
- * cache, neither parsed nor serialised again. The stored JSON is the response (less `cached`) as
- * the miss that computed it was answered, so the text is what the schema's serialiser would write,
- * members in another order. Parsing it and serialising it again was a tenth of a hit's cost.
+ * An answer as the score routes send it: the stored decision's JSON with `cached` added, neither
+ * parsed nor serialised again — a cache hit's, or (asked for with `asText`) the score just computed.
+ * The stored JSON is the response less `cached`, so the text is what the schema's serialiser would
+ * write, members in another order. Parsing and serialising again was a tenth of a hit's cost.
  */
-export class CachedAnswer {
+export class AnswerText {
   readonly json: string;
   constructor(
     stored: string,
@@ -142,7 +142,7 @@ export class ScoringService {
   /** `policies`: the caller's environment's, read once for the request (src/policies/registry.ts). */
   async score(body: ScoreBody, principal: Principal, policies: LivePolicy): Promise<ScoreResponse> {
     const answer = await this.answer(body, principal, policies);
-    return answer instanceof CachedAnswer ? answer.response : answer;
+    return answer instanceof AnswerText ? answer.response : answer;
   }
 
   /**
@@ -157,7 +157,7 @@ export class ScoringService {
     policies: LivePolicy,
     /** a computed score comes back as its stored text too, for a route to send as it is */
     asText = false,
-  ): Promise<ScoreResponse | CachedAnswer> {
+  ): Promise<ScoreResponse | AnswerText> {
     const { request, linked } = scoreRequest(body);
     const { environment } = principal;
     const policy = policies.active;
@@ -186,7 +186,7 @@ export class ScoringService {
     const found = cacheable ? await this.answers.find(lookup) : undefined;
     if (found)
       return 'local' in found
-        ? new CachedAnswer(found.local.json, found.local.riskLevel)
+        ? new AnswerText(found.local.json, found.local.riskLevel)
         : { ...found.shared, cached: true };
 
     this.linkedSeen(environment, linked, request.entity_id, principal.clientId);
@@ -242,6 +242,6 @@ export class ScoringService {
     });
     if (cacheable)
       this.answers.remember(lookup, { json, riskLevel: stored.risk_level, state, generation }, stored.decision_id);
-    return asText ? new CachedAnswer(json, stored.risk_level, false) : { ...stored, cached: false };
+    return asText ? new AnswerText(json, stored.risk_level, false) : { ...stored, cached: false };
   }
 }
