@@ -6,7 +6,7 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Counter } from 'prom-client';
 import { ApiError, ProblemSchema, problemBody } from '../http/problem.ts';
-import { AnswerText, type ScoringService } from './scoring.ts';
+import type { ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { ScoreResponse, type ScoreBody } from './schemas.ts';
 import { type CheckOptions } from '../model/identifier-schemas.ts';
@@ -96,13 +96,8 @@ export function batchRoutes({ scoring, policies, check, scores }: BatchOptions):
             const { index, body } = valid[next++]!;
             try {
               const answer = await scoring.answer(body, request.principal, live, true);
-              if (answer instanceof AnswerText) {
-                scores.inc({ risk_level: answer.riskLevel, cached: String(answer.cached) });
-                results[index] = answer.json;
-              } else {
-                scores.inc({ risk_level: answer.risk_level, cached: String(answer.cached) });
-                results[index] = JSON.stringify(answer);
-              }
+              scores.inc({ risk_level: answer.riskLevel, cached: String(answer.cached) });
+              results[index] = answer.json;
             } catch (err) {
               // A store failure fails the whole call (503/500) rather than answering a partial batch.
               if (!(err instanceof ApiError)) throw err;

@@ -8,7 +8,7 @@ import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { ingestEvents } from './ingest.ts';
 import { EventConflictError } from './event-ids.ts';
-import { AnswerText, type ScoringService } from './scoring.ts';
+import type { ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { documentedOnly, scoreValidator } from './score-validation.ts';
 import { EventsBody, ScoreBody, ScoreResponse, checkEvents } from './schemas.ts';
@@ -140,13 +140,9 @@ export function trustRoutes({
         const live = policies.get(request.principal.environment);
         const body = validateScore(request.body, live.active.cryptoAssets);
         const answer = await scoring.answer(body, request.principal, live, true);
-        if (answer instanceof AnswerText) {
-          scores.inc({ risk_level: answer.riskLevel, cached: String(answer.cached) });
-          // A JSON string is sent as it is (no serialiser runs on it): the text the decision was stored as.
-          return reply.type('application/json; charset=utf-8').send(answer.json);
-        }
-        scores.inc({ risk_level: answer.risk_level, cached: 'false' });
-        return answer;
+        scores.inc({ risk_level: answer.riskLevel, cached: String(answer.cached) });
+        // A JSON string is sent as it is (no serialiser runs on it): the text the decision was stored as.
+        return reply.type('application/json; charset=utf-8').send(answer.json);
       },
     }),
 

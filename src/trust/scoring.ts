@@ -146,16 +146,19 @@ export class ScoringService {
   }
 
   /**
-   * As `score`, but a cache hit comes back as its stored text (a route sends it as it is). One pass,
+   * As `score`, but a cache hit comes back as its stored text, and with `asText` every answer does
+   * (a route sends it as it is). One pass,
    * in order: the request, its cache key, the answers already given, the profile, the model, the
    * rules, the durable decision (its request digest and summary only now: a hit needs neither), the
    * cache (docs/architecture.md, "The score path").
    */
+  async answer(body: ScoreBody, principal: Principal, policies: LivePolicy, asText: true): Promise<AnswerText>;
+  async answer(body: ScoreBody, principal: Principal, policies: LivePolicy): Promise<ScoreResponse | AnswerText>;
   async answer(
     body: ScoreBody,
     principal: Principal,
     policies: LivePolicy,
-    /** a computed score comes back as its stored text too, for a route to send as it is */
+    /** every answer as its stored text (a computed score and a shared hit too), for a route to send as it is */
     asText = false,
   ): Promise<ScoreResponse | AnswerText> {
     const { request, linked } = scoreRequest(body);
@@ -184,10 +187,12 @@ export class ScoringService {
     };
     const cacheable = this.answers.usable();
     const found = cacheable ? await this.answers.find(lookup) : undefined;
-    if (found)
-      return 'local' in found
-        ? new AnswerText(found.local.json, found.local.riskLevel)
+    if (found) {
+      if ('local' in found) return new AnswerText(found.local.json, found.local.riskLevel);
+      return asText
+        ? new AnswerText(JSON.stringify(found.shared), found.shared.risk_level)
         : { ...found.shared, cached: true };
+    }
 
     this.linkedSeen(environment, linked, request.entity_id, principal.clientId);
     const generation = this.store.changes.generation;

@@ -4,9 +4,10 @@
 // when Kysely never ran a query.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { freshStore, type TestStore } from '../helpers/app.ts';
-import { openStore } from '../../src/store/db.ts';
+import { openStore, type Store } from '../../src/store/db.ts';
+import type { Database } from '../../src/store/schema.ts';
 import { PreparedQuery } from '../../src/store/prepared.ts';
 import { insertRows, insertRowsAtomically } from '../../src/store/row-inserts.ts';
 import { directOf } from '../../src/store/direct.ts';
@@ -23,6 +24,29 @@ const list = (name: string) => ({
   deleted_at: null,
 });
 
+/**
+ * A transaction of `store` that has run `first` and stays open until `release` is called, then commits
+ * (or, with `rollBack`, fails: `done` rejects with "rolled back").
+ */
+async function holdTransaction(
+  store: Store,
+  first: (trx: Transaction<Database>) => Promise<void>,
+  rollBack = false,
+): Promise<{ release: () => void; done: Promise<void> }> {
+  let inside: () => void = () => {};
+  const opened = new Promise<void>((resolve) => (inside = resolve));
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const done = store.db.transaction().execute(async (trx) => {
+    await first(trx);
+    inside();
+    await held;
+    if (rollBack) throw new Error('rolled back');
+  });
+  await opened;
+  return { release, done };
+}
+
 describe('the direct path on SQLite', () => {
   let s: TestStore;
   let count: PreparedQuery<[string], { n: number }>;
@@ -37,17 +61,13 @@ describe('the direct path on SQLite', () => {
   });
 
   test('a read while another transaction is open waits for it, and never sees its uncommitted rows', async () => {
-    let inside: () => void = () => {};
-    const opened = new Promise<void>((resolve) => (inside = resolve));
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const writer = s.store.db.transaction().execute(async (trx) => {
-      await insertRows(s.store.db, trx, 'lists', COLUMNS, [list('pending-a')]);
-      inside();
-      await held;
-      throw new Error('rolled back');
-    });
-    await opened;
+    const { release, done: writer } = await holdTransaction(
+      s.store,
+      async (trx) => {
+        await insertRows(s.store.db, trx, 'lists', COLUMNS, [list('pending-a')]);
+      },
+      true,
+    );
     assert.equal(directOf(s.store.db)?.run('select 1 as one', []), undefined, 'the direct path declines');
     const read = count.execute('pending-%');
     // Nothing is read until the transaction ends (it is rolled back): then none of its rows.
@@ -57,16 +77,9 @@ describe('the direct path on SQLite', () => {
   });
 
   test('grouped inserts decline while a transaction is open and write nothing', async () => {
-    let inside: () => void = () => {};
-    const opened = new Promise<void>((resolve) => (inside = resolve));
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const other = s.store.db.transaction().execute(async (trx) => {
+    const { release, done: other } = await holdTransaction(s.store, async (trx) => {
       await sql`select 1`.execute(trx);
-      inside();
-      await held;
     });
-    await opened;
     assert.equal(
       insertRowsAtomically(s.store.db, [{ table: 'lists', columns: COLUMNS, rows: [list('declined')] }]),
       false,

@@ -12,7 +12,7 @@ import type { Principal } from '../../src/lib/principal.ts';
 import type { Metrics } from '../../src/http/observability.ts';
 import type { RouteDefinition } from '../../src/http/route.ts';
 import type { ScoringService } from '../../src/trust/scoring.ts';
-import { ScoringService as Scoring } from '../../src/trust/scoring.ts';
+import { AnswerText, ScoringService as Scoring } from '../../src/trust/scoring.ts';
 import { DecisionWriter } from '../../src/audit/decisions.ts';
 import { trustRoutes } from '../../src/trust/routes.ts';
 import { batchRoutes } from '../../src/trust/batch.ts';
@@ -67,7 +67,7 @@ describe('the score routes read the policies once and hand them on', () => {
     const scoring = {
       answer: async (_b: unknown, _p: Principal, live: LivePolicy) => (
         handed.push(live),
-        { risk_level: 'low', cached: false }
+        new AnswerText('{"risk_level":"low"}', 'low', false)
       ),
     } as unknown as ScoringService;
     const routes = trustRoutes({ store: {} as Store, scoring, policies: registry, metrics, scores });
@@ -83,7 +83,7 @@ describe('the score routes read the policies once and hand them on', () => {
     const scoring = {
       answer: async (_b: unknown, _p: Principal, live: LivePolicy) => (
         handed.push(live),
-        { risk_level: 'low', cached: false }
+        new AnswerText('{"risk_level":"low"}', 'low', false)
       ),
     } as unknown as ScoringService;
     const routes = batchRoutes({ scoring, policies: registry, check: {}, scores });
