@@ -24,6 +24,8 @@ import { PolicyRegistry } from './policies/registry.ts';
 import { ensurePolicies } from './policies/repository.ts';
 import { RuleRegistry } from './rules/registry.ts';
 import { LiveRules } from './rules/live.ts';
+import { suspendRule } from './rules/repository.ts';
+import { RULE_LIMITS } from './rules/cel-env.ts';
 import { PendingIdentifiers } from './network/pending.ts';
 import { networkDb } from './network/tables.ts';
 
@@ -97,6 +99,14 @@ export async function startServices(
   );
   // Each environment's rules and lists (docs/rules.md), reloaded on any instance's change like policies.
   const rules = new RuleRegistry(store);
+  rules.suspendWith(async (environment, rule, ms) => {
+    const reason = `suspended: ${RULE_LIMITS.suspendAfter} evaluations in a row over the run-time budget of ${RULE_LIMITS.runtimeBudgetMs} ms (last ${ms.toFixed(1)} ms)`;
+    app.log.warn(
+      { event: 'rule_suspended', rule: rule.id, version: rule.version, name: rule.name, environment, ms },
+      'a rule kept exceeding its run-time budget and was set to draft',
+    );
+    await suspendRule(store.db, feed, { environment, by: 'vouch', now: Date.now(), reason }, rule.id, rule.version);
+  });
   const liveRules = new LiveRules(rules);
   await liveRules.load();
   feed.on((kind, subject) => {

@@ -21,6 +21,7 @@ import type { KeyVerifier } from './keys/verifier.ts';
 import { keyRoutes } from './keys/routes.ts';
 import type { ScoringService } from './trust/scoring.ts';
 import type { PolicyRegistry } from './policies/registry.ts';
+import { reviewListOpen } from './model/outcome-policy.ts';
 import { scoreCounter, trustRoutes } from './trust/routes.ts';
 import { batchRoutes } from './trust/batch.ts';
 import { timelineRoutes } from './trust/timeline.ts';
@@ -112,7 +113,11 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...ruleTestRoutes({ store, policies: s.policies }),
     ...webhookRoutes({ store, encryption: s.encryption, allowPrivate: config.webhookAllowPrivate, ...s.webhooks }),
     ...networkRoutes(s.network),
-    ...reviewRoutes({ db: store.db, feed: s.feed }),
+    ...reviewRoutes({
+      db: store.db,
+      feed: s.feed,
+      reviewListOpen: (environment, list) => reviewListOpen(s.policies.active(environment), list),
+    }),
     ...docsRoutes({ document: s.openapi }),
   ];
 }

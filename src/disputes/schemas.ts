@@ -2,7 +2,8 @@
 import { Type, type Static } from 'typebox';
 import type { FieldError } from '../http/problem.ts';
 import { isValidCurrency } from '../model/currency.ts';
-import { StringEnum, contextDepthErrors, dateErrors } from '../trust/schemas.ts';
+import { StringEnum, dateErrors } from '../trust/schemas.ts';
+import { contextBoundErrors } from '../trust/context-checks.ts';
 import {
   Currency,
   EntityId,
@@ -66,7 +67,7 @@ function semanticErrors(body: AnalyzeBody, cryptoAssets: readonly string[]): Fie
     ...dateErrors('trade.created_at', body.trade.created_at),
     ...dateErrors('trade.paid_at', body.trade.paid_at),
     ...dateErrors('opened_at', body.opened_at),
-    ...contextDepthErrors('context', body.context),
+    ...contextBoundErrors('context', body.context),
   ];
   if (!isValidCurrency(body.trade.currency, cryptoAssets))
     errors.push({ field: 'trade.currency', message: 'is not an ISO 4217 code or a supported crypto asset' });

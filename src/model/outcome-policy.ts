@@ -32,6 +32,14 @@ export const ReviewHoursSchema = Type.Object({ review: Type.Optional(Hours), hol
 /** the share of approvals that open a review anyway (reason 'sample'), so labels also come from the unflagged */
 export const ReviewSampleRateSchema = Type.Number({ minimum: 0, maximum: 1 });
 
+/**
+ * the entity lists a reviewer without `rules:write` may add a review's entity to (add_to_list); absent: none
+ */
+export const ReviewListsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }), {
+  maxItems: 50,
+  uniqueItems: true,
+});
+
 export type OutcomeMap = Readonly<Record<RiskLevel, Outcome>>;
 export type ReviewHours = Readonly<{ review: number; hold: number }>;
 
@@ -47,6 +55,7 @@ interface OutcomeFields {
   outcomes?: Static<typeof OutcomesSchema>;
   reviewHours?: Static<typeof ReviewHoursSchema>;
   reviewSampleRate?: number;
+  reviewLists?: readonly string[];
 }
 
 // Policies are frozen and long-lived: the filled-in maps are computed once per policy object.
@@ -71,6 +80,11 @@ export function reviewHoursOf(policy: OutcomeFields): ReviewHours {
 
 export function reviewSampleRateOf(policy: OutcomeFields): number {
   return policy.reviewSampleRate ?? 0;
+}
+
+/** Whether the policy opens the list to reviewers who cannot write rules (docs/api.md, "Reviews"). */
+export function reviewListOpen(policy: OutcomeFields, list: string): boolean {
+  return policy.reviewLists?.includes(list) === true;
 }
 
 const LEVELS = ['low', 'medium', 'high', 'critical'] as const;

@@ -5,7 +5,7 @@ import { Type, type Static } from 'typebox';
 import { DEFAULT_DISPUTE_POLICY, DisputePolicySchema } from './dispute-policy.ts';
 import { PAYMENT_METHODS } from './types.ts';
 import { CurrencyCode, DEFAULT_NEW_ACCOUNTS, NewAccountsSchema } from './new-accounts.ts';
-import { OutcomesSchema, ReviewHoursSchema, ReviewSampleRateSchema } from './outcome-policy.ts';
+import { OutcomesSchema, ReviewHoursSchema, ReviewListsSchema, ReviewSampleRateSchema } from './outcome-policy.ts';
 
 /**
  * Every signal the model can emit, with the sign its weight must have. The sign constraint is
@@ -160,6 +160,8 @@ export const PolicySchema = Type.Object(
     reviewHours: Type.Optional(ReviewHoursSchema),
     /** the share of approvals that open a review anyway, against selection bias; absent: 0 */
     reviewSampleRate: Type.Optional(ReviewSampleRateSchema),
+    /** the entity lists a reviewer without rules:write may add a review's entity to; absent: none */
+    reviewLists: Type.Optional(ReviewListsSchema),
   },
   strict,
 );

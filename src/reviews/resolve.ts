@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
+import type { Environment } from '../lib/principal.ts';
 import { ownerFilter } from '../http/route.ts';
 import { ApiError } from '../http/problem.ts';
 import { applyReviewLabel, checkLabelNote } from '../audit/labels.ts';
@@ -24,6 +25,21 @@ export interface Resolution {
 export interface ResolveDeps {
   db: Kysely<Database>;
   feed: RevocationFeed;
+  /** whether the environment's active policy opens the list to reviewers (its `reviewLists`) */
+  reviewListOpen: (environment: Environment, list: string) => boolean;
+}
+
+/**
+ * add_to_list writes a list every score of the environment reads: it needs rules:write, or a list the
+ * active policy opens to reviewers. The refusal does not say whether the list exists.
+ */
+function checkListWrite(deps: ResolveDeps, principal: Viewer['principal'], list: string): void {
+  if (principal.scopes.has('rules:write') || deps.reviewListOpen(principal.environment, list)) return;
+  throw new ApiError(
+    403,
+    'insufficient_scope',
+    'add_to_list needs the rules:write scope, or a list the active policy opens to reviewers (reviewLists).',
+  );
 }
 
 /** What addListEntries refuses, as the list routes answer it. */
@@ -46,13 +62,15 @@ const resolutionLabel = (r: Resolution): 'fraud' | 'legit' | null =>
   r.label ?? (r.resolution === 'decline' ? 'fraud' : null);
 
 export async function resolveReview(
-  { db, feed }: ResolveDeps,
+  deps: ResolveDeps,
   viewer: Viewer,
   id: string,
   body: Resolution,
 ): Promise<ReviewRecord> {
+  const { db, feed } = deps;
   const { principal, now } = viewer;
   checkLabelNote(body.note);
+  if (body.add_to_list !== undefined) checkListWrite(deps, principal, body.add_to_list);
   const note = body.note ?? null;
   const label = resolutionLabel(body);
   const listName = body.add_to_list;

@@ -6,7 +6,7 @@ import { Type } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
-import type { Principal } from '../lib/principal.ts';
+import type { Environment, Principal } from '../lib/principal.ts';
 import { NoContent, defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
@@ -36,6 +36,8 @@ import { reviewStats } from './stats.ts';
 export interface ReviewRouteOptions {
   db: Kysely<Database>;
   feed: RevocationFeed;
+  /** whether the environment's active policy opens a list to reviewers (its `reviewLists`) */
+  reviewListOpen: (environment: Environment, list: string) => boolean;
 }
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -78,7 +80,7 @@ async function detail(db: Kysely<Database>, v: Viewer, row: ReviewJoined) {
   };
 }
 
-export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[] {
+export function reviewRoutes({ db, feed, reviewListOpen }: ReviewRouteOptions): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
@@ -207,7 +209,7 @@ export function reviewRoutes({ db, feed }: ReviewRouteOptions): RouteDefinition[
       },
       handler: async (request) => {
         const v = viewer(request.principal);
-        const record = await resolveReview({ db, feed }, v, request.params.id, request.body);
+        const record = await resolveReview({ db, feed, reviewListOpen }, v, request.params.id, request.body);
         request.log.info(
           {
             event: 'review_resolved',

@@ -2,7 +2,7 @@
 // the variables a condition can read with examples, and each rule's matches per day.
 import { Type } from 'typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { Store } from '../store/db.ts';
@@ -53,6 +53,7 @@ export function ruleAuthoringRoutes({
     keyGenerator: (request) => `rule-stats:${request.principal.id}`,
   });
   const stats = async (request: FastifyRequest, environment: Environment, days: number) => {
+    const owner = ownerFilter(request.principal);
     const allowed = await statsBudget(request);
     if (!allowed.isAllowed && allowed.isExceeded) {
       throw new ApiError(
@@ -62,10 +63,10 @@ export function ruleAuthoringRoutes({
         { headers: { 'retry-after': String(allowed.ttlInSeconds) } },
       );
     }
-    const key = `${environment} ${days}`;
+    const key = `${environment} ${days} ${owner ?? '*'}`;
     let answer = running.get(key);
     if (!answer) {
-      answer = ruleStats(db, environment, days, Date.now());
+      answer = ruleStats(db, environment, days, Date.now(), owner);
       running.set(key, answer);
       void answer.finally(() => running.delete(key)).catch(() => {});
     }
@@ -123,7 +124,9 @@ export function ruleAuthoringRoutes({
           ...problems,
         },
       },
-      handler: async (request) => ({ data: await variables(db, request.principal.environment, SIGNAL_NAMES) }),
+      handler: async (request) => ({
+        data: await variables(db, request.principal.environment, SIGNAL_NAMES, ownerFilter(request.principal)),
+      }),
     }),
 
     defineRoute({

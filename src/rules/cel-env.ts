@@ -7,8 +7,24 @@ import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from '@bufbuild/re2';
 import type { RuleFacts } from '../model/outcomes.ts';
 
-/** Save-time bounds (docs/rules.md, "Limits"). cel-js has no run-time cost limit, so the shape is bounded instead. */
+/**
+ * Save-time bounds (docs/rules.md, "Limits" and "Cost"). cel-js has no run-time cost limit, so the
+ * shape and the estimated worst-case cost (cost.ts) are bounded when saved, and the run-time budget
+ * (registry.ts) is the second line.
+ */
 export const RULE_LIMITS = {
+  /** estimated worst-case units of one evaluation of a condition or a cap (cost.ts; ≈ 1 ms) */
+  maxCost: 200_000,
+  /**
+   * run time of one rule's evaluation beyond which it counts as no match (the second line, for what
+   * the estimate missed); rules estimated under `timedFromCost` cannot reach it and are not timed
+   */
+  runtimeBudgetMs: 5,
+  timedFromCost: 20_000,
+  /** consecutive evaluations over the run-time budget after which a rule is suspended (set to draft) */
+  suspendAfter: 3,
+  /** active and shadow rules per environment: every score evaluates all of them */
+  maxLiveRules: 200,
   /** characters of a condition or cap expression */
   maxLength: 2_000,
   /** parser nesting: parentheses, calls, selects, indexes, aggregates */

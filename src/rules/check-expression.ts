@@ -3,6 +3,7 @@
 import type { ASTNode, ParseResult } from '@marcbachmann/cel-js';
 import { RULE_LIMITS, type RuleEnvironment } from './cel-env.ts';
 import { inspectAst, lineColumn, type Inspection } from './engine-ast.ts';
+import { estimateCost } from './cost.ts';
 
 export interface RuleProblem {
   /** 'condition' | 'cap' | 'action' | 'override' | 'final' */
@@ -16,6 +17,8 @@ export interface RuleProblem {
 export interface Checked {
   program: ParseResult;
   inspection: Inspection;
+  /** estimated worst-case units of one evaluation (cost.ts) */
+  cost: number;
 }
 
 type Expected = 'bool' | 'number';
@@ -69,7 +72,21 @@ export function checkExpression(
   if (expected === 'number' && type !== 'double' && type !== 'int' && type !== 'dyn') {
     return { problems: problem(`must return a number, but returns ${type}`, 0) };
   }
-  return { problems: [], checked: { program, inspection } };
+  const { cost } = estimateCost(program.ast);
+  if (cost > RULE_LIMITS.maxCost) {
+    return {
+      problems: problem(
+        `its worst-case cost is estimated at ${formatUnits(cost)} units, over the budget of ${formatUnits(RULE_LIMITS.maxCost)} ` +
+          '(a comprehension over a list or string the rule builds, or over long inputs, multiplies it; see "Cost" in docs/rules.md)',
+        0,
+      ),
+    };
+  }
+  return { problems: [], checked: { program, inspection, cost } };
+}
+
+function formatUnits(n: number): string {
+  return Number.isFinite(n) && n < 1e15 ? Math.round(n).toLocaleString('en-US') : 'more than 10^15';
 }
 
 export function errorSummary(err: unknown): string {

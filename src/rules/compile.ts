@@ -38,6 +38,8 @@ export interface CompiledRule {
   override: boolean;
   final: boolean;
   lists: readonly string[];
+  /** estimated worst-case units of one evaluation, condition and cap (cost.ts) */
+  cost: number;
   /** never throws: {matched:false, error} on a run-time error */
   evaluate(
     facts: RuleFacts,
@@ -206,6 +208,7 @@ export function compileRule(
     action: body.action ?? null,
     override: body.override === true,
     final: body.final === true,
+    cost: condition.cost + (cap && typeof cap !== 'number' ? cap.cost : 0),
     lists: [
       ...new Set([
         ...condition.inspection.listNames,
@@ -232,14 +235,27 @@ function safeLookup(lists: ListLookup, name: string, value: string): boolean {
   }
 }
 
+/** Reads kept per value (docs/rules.md, "Limits"): a longer string is cut, a larger list or map replaced. */
+export const READ_BOUNDS = { maxString: 256, maxJson: 1_024 } as const;
+
 /**
- * A read value as JSON can carry it: entity and signals objects become plain objects (signals with
- * their inherited 0s).
+ * A read value as JSON can carry it, bounded: entity and signals objects become plain objects (signals with
+ * their inherited 0s); a string over READ_BOUNDS.maxString is cut with a marker, a list or map whose JSON
+ * is over READ_BOUNDS.maxJson is replaced by a note of its size — a rule must not turn a request into a
+ * response or a stored row many times its size.
  */
 function plain(v: unknown): unknown {
+  if (typeof v === 'string')
+    return v.length > READ_BOUNDS.maxString ? `${v.slice(0, READ_BOUNDS.maxString)}…[${v.length} characters]` : v;
   if (v === null || typeof v !== 'object') return typeof v === 'bigint' ? Number(v) : v;
-  if (Array.isArray(v)) return v;
-  const out: Record<string, unknown> = {};
-  for (const k in v as Record<string, unknown>) out[k] = (v as Record<string, unknown>)[k];
-  return out;
+  let out: unknown = v;
+  if (!Array.isArray(v)) {
+    const copy: Record<string, unknown> = {};
+    for (const k in v as Record<string, unknown>) copy[k] = (v as Record<string, unknown>)[k];
+    out = copy;
+  }
+  const json = JSON.stringify(out, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x)) ?? '';
+  return json.length > READ_BOUNDS.maxJson
+    ? `[${Array.isArray(v) ? 'list' : 'map'} of ${json.length} characters]`
+    : out;
 }

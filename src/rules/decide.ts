@@ -11,7 +11,7 @@ import {
   type RuleVerdict,
   type ShadowMatch,
 } from '../model/outcomes.ts';
-import { activationFor, type Activation, type RuleEnvironment } from './cel-env.ts';
+import { RULE_LIMITS, activationFor, type Activation, type RuleEnvironment } from './cel-env.ts';
 import { EVALUATE_WITH, type CompiledRule, type ListLookup, type RuleEvaluation } from './compile.ts';
 
 interface Matched {
@@ -36,6 +36,22 @@ function combineOutcome(
   if (finalDecline) return 'decline';
   if (override) return 'approve';
   return outcome;
+}
+
+/** characters of `reads` (as JSON) kept per decision, over all its matched rules (docs/rules.md, "Limits") */
+export const MAX_DECISION_READS = 16_384;
+
+/** Cuts the reads of the matched rules once the decision's budget is spent (in rule order). */
+function boundReads(matched: Matched[], budget: { left: number }): void {
+  for (const m of matched) {
+    const size = JSON.stringify(m.result.reads).length;
+    if (size <= budget.left) {
+      budget.left -= size;
+      continue;
+    }
+    budget.left = 0;
+    m.result = { ...m.result, reads: { '…': `not kept: ${size} characters over the decision's reads budget` } };
+  }
 }
 
 function shape(m: Matched): MatchedRule {
@@ -66,44 +82,78 @@ function report(
   }
 }
 
+/**
+ * The run-time budget's second line (docs/rules.md, "Cost"): a rule whose estimate allows a slow
+ * evaluation is timed, and told whether it stayed within the budget. Rules estimated as cheap are
+ * never timed, so the common rule pays nothing for it.
+ */
+export interface RuleGuard {
+  within(rule: CompiledRule): void;
+  exceeded(rule: CompiledRule, ms: number): void;
+}
+
+function evaluateOne(
+  rule: CompiledRule,
+  facts: RuleFacts,
+  lists: ListLookup,
+  shared: { env: RuleEnvironment | null; activation: Activation | null },
+): RuleEvaluation {
+  const internal = EVALUATE_WITH.get(rule);
+  if (!internal) return rule.evaluate(facts, lists);
+  try {
+    if (internal.renv !== shared.env || shared.activation === null) {
+      shared.env = internal.renv;
+      shared.activation = activationFor(internal.renv, facts);
+    }
+    return internal.run(shared.activation, lists);
+  } catch (err) {
+    return {
+      matched: false,
+      reads: {},
+      cap: null,
+      error: `condition: ${err instanceof Error ? err.message : String(err)}`,
+    };
+  }
+}
+
 export function evaluateRules(
   rules: readonly CompiledRule[],
   facts: RuleFacts,
   policyOutcome: Outcome,
   lists: ListLookup,
   onError?: (rule: CompiledRule, error: string) => void,
+  guard?: RuleGuard,
 ): RuleVerdict {
   // one activation per environment: rules compiled for the same signal names (all of them, in practice) share it
-  let lastEnv: RuleEnvironment | null = null;
-  let lastActivation: Activation | null = null;
+  const shared: { env: RuleEnvironment | null; activation: Activation | null } = { env: null, activation: null };
   const active: Matched[] = [];
   const shadow: Matched[] = [];
   for (const rule of rules) {
     if (rule.status !== 'active' && rule.status !== 'shadow') continue;
     let result: RuleEvaluation;
-    const internal = EVALUATE_WITH.get(rule);
-    if (!internal) {
-      result = rule.evaluate(facts, lists);
+    if (guard === undefined || !(rule.cost >= RULE_LIMITS.timedFromCost)) {
+      result = evaluateOne(rule, facts, lists, shared);
     } else {
-      try {
-        if (internal.renv !== lastEnv || lastActivation === null) {
-          lastEnv = internal.renv;
-          lastActivation = activationFor(internal.renv, facts);
-        }
-        result = internal.run(lastActivation, lists);
-      } catch (err) {
+      const started = performance.now();
+      result = evaluateOne(rule, facts, lists, shared);
+      const ms = performance.now() - started;
+      if (ms > RULE_LIMITS.runtimeBudgetMs) {
         result = {
           matched: false,
           reads: {},
           cap: null,
-          error: `condition: ${err instanceof Error ? err.message : String(err)}`,
+          error: `run time ${ms.toFixed(1)} ms over the budget of ${RULE_LIMITS.runtimeBudgetMs} ms`,
         };
-      }
+        guard.exceeded(rule, ms);
+      } else guard.within(rule);
     }
     if (result.error !== undefined) report(onError, rule, result.error);
     if (!result.matched) continue;
     (rule.status === 'active' ? active : shadow).push({ rule, result });
   }
+  const readBudget = { left: MAX_DECISION_READS };
+  boundReads(active, readBudget);
+  boundReads(shadow, readBudget);
   const outcome = combineOutcome(
     policyOutcome,
     active.map((m) => m.rule),

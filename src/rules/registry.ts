@@ -9,7 +9,8 @@ import type { Store } from '../store/db.ts';
 import type { Decider, Outcome, RuleFacts, RuleVerdict } from '../model/outcomes.ts';
 import { SIGNAL_NAMES } from '../model/policy.ts';
 import { compileRule, type CompiledRule, type ListLookup } from './compile.ts';
-import { evaluateRules } from './decide.ts';
+import { evaluateRules, type RuleGuard } from './decide.ts';
+import { RULE_LIMITS } from './cel-env.ts';
 import { liveRules, parseBody } from './repository.ts';
 import { currentRevision } from './revisions.ts';
 import { entryChanges, liveLists, type EntryChange } from './list-reads.ts';
@@ -52,9 +53,21 @@ function countUpTo(times: Float64Array, now: number): number {
   return lo;
 }
 
+/** Called once when a rule kept exceeding the run-time budget: it should be set to draft, with `rule.changed`. */
+export type SuspendRule = (environment: Environment, rule: CompiledRule, ms: number) => Promise<void>;
+
 export class RuleRegistry implements Decider {
   private readonly loaded: Record<Environment, Loaded> = { live: empty(), test: empty() };
   private errors: Counter<'rule'> | undefined;
+  /** consecutive evaluations over the run-time budget, by `<id> v<version>` */
+  private readonly overBudget = new Map<string, number>();
+  /** rule versions this process stopped evaluating, until the store's status catches up */
+  private readonly suspended = new Set<string>();
+  private suspend: SuspendRule | undefined;
+  private readonly guards: Record<Environment, RuleGuard> = {
+    live: this.guardFor('live'),
+    test: this.guardFor('test'),
+  };
 
   constructor(
     private readonly store: Store,
@@ -66,6 +79,31 @@ export class RuleRegistry implements Decider {
     this.errors = errors;
     for (const environment of ENVIRONMENTS)
       for (const s of this.loaded[environment].skipped) errors.inc({ rule: s.id });
+  }
+
+  /** How a rule that keeps exceeding the run-time budget is suspended (the composition root writes it). */
+  suspendWith(suspend: SuspendRule): void {
+    this.suspend = suspend;
+  }
+
+  private guardFor(environment: Environment): RuleGuard {
+    return {
+      within: (rule) => {
+        if (this.overBudget.size > 0) this.overBudget.delete(versionKey(rule));
+      },
+      exceeded: (rule, ms) => {
+        const key = versionKey(rule);
+        const count = (this.overBudget.get(key) ?? 0) + 1;
+        this.overBudget.set(key, count);
+        if (count < RULE_LIMITS.suspendAfter || this.suspended.has(key)) return;
+        this.suspended.add(key);
+        const l = this.loaded[environment];
+        l.rules = l.rules.filter((r) => r !== rule);
+        this.suspend?.(environment, rule, ms).catch(() => {
+          // the store refused (it is down, or the rule changed meanwhile): this process keeps it out
+        });
+      },
+    };
   }
 
   /**
@@ -103,7 +141,15 @@ export class RuleRegistry implements Decider {
     const changes = known ? await entryChanges(db, ids, previous.revision) : await entryChanges(db, ids);
     const rules: CompiledRule[] = [];
     const skipped: Loaded['skipped'] = [];
+    // a rule whose version and status did not change is not compiled again (a change costs one compile)
+    const compiled = new Map(previous.rules.map((r) => [`${versionKey(r)} ${r.status}`, r]));
     for (const row of rows) {
+      if (this.suspended.has(`${row.id} v${row.version}`)) continue;
+      const reused = compiled.get(`${row.id} v${row.version} ${row.status}`);
+      if (reused) {
+        rules.push(reused);
+        continue;
+      }
       try {
         rules.push(
           compileRule(
@@ -136,7 +182,14 @@ export class RuleRegistry implements Decider {
       const until = l.lists.get(name)?.get(value);
       return until !== undefined && until > now;
     };
-    return evaluateRules(l.rules, facts, policyOutcome, lookup, (rule) => this.errors?.inc({ rule: rule.id }));
+    return evaluateRules(
+      l.rules,
+      facts,
+      policyOutcome,
+      lookup,
+      (rule) => this.errors?.inc({ rule: rule.id }),
+      this.guards[environment],
+    );
   }
 
   /** Whether `value` is a present entry of the list at `now`, as a rule's in_list reads it. */
@@ -153,6 +206,8 @@ export class RuleRegistry implements Decider {
     return { revision: l.revision, rules: l.rules.length, skipped: l.skipped.length, entries };
   }
 }
+
+const versionKey = (rule: Pick<CompiledRule, 'id' | 'version'>): string => `${rule.id} v${rule.version}`;
 
 /**
  * Applies entry changes in place (synchronously: a score never sees half of them). Removals

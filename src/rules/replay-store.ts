@@ -13,6 +13,8 @@ import type { ListEntryRow } from './replay-lists.ts';
 export interface ReplayWindow {
   since: number;
   until: number;
+  /** only this client's decisions (docs/api.md, "Whose data"); absent for an admin, who replays every client's */
+  owner?: string;
 }
 
 /** Pages of 1000: big enough that a page's round trip is small beside its work, small enough to hold two. */
@@ -57,6 +59,7 @@ export async function* replayPages(
       // near the end of 100,000 decisions, and twice the read time over 200,000).
       .where('created_at', '>=', after ? after.at : window.since)
       .where('created_at', '<', window.until);
+    if (window.owner !== undefined) q = q.where('owner_client_id', '=', window.owner);
     if (after) {
       const { at, id } = after;
       // With created_at >= at, "after (at, id)" is: a later time, or the same time and a later id.

@@ -143,6 +143,7 @@ function asMatched(stored: MatchedRule): CompiledRule {
     override: stored.override === true,
     final: stored.final === true,
     lists: [],
+    cost: 0,
     evaluate: () => ({ matched: true, reads: {}, cap: null }),
   } as CompiledRule;
 }

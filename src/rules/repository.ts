@@ -15,6 +15,7 @@ import { pageOf, type Page } from '../lib/pagination.ts';
 import { listsNamed, type ListKinds, type RuleBody } from './compile.ts';
 import type { RuleStatus } from './schemas.ts';
 import { ruleChange, type Db } from './revisions.ts';
+import { RULE_LIMITS } from './cel-env.ts';
 
 export type RuleRow = Selectable<RulesTable>;
 export type RuleVersionRow = Selectable<RuleVersionsTable>;
@@ -94,6 +95,27 @@ export function liveRules(db: Db, environment: Environment): Promise<RuleRow[]> 
     .where('status', 'in', ['active', 'shadow'])
     .orderBy('id')
     .execute();
+}
+
+const isLive = (status: string): boolean => status === 'active' || status === 'shadow';
+
+/**
+ * Every score evaluates every active and shadow rule, so an environment holds at most
+ * RULE_LIMITS.maxLiveRules of them (docs/rules.md, "Limits"). Runs inside the change's transaction,
+ * which holds the environment's revision lock, so two concurrent activations cannot both pass.
+ */
+async function checkLiveRuleRoom(trx: Db, environment: Environment): Promise<void> {
+  const row = await trx
+    .selectFrom('rules')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+    .where('environment', '=', environment)
+    .where('status', 'in', ['active', 'shadow'])
+    .executeTakeFirst();
+  if (Number(row?.n ?? 0) >= RULE_LIMITS.maxLiveRules) {
+    throw new RuleConflictError(
+      `the environment already has ${RULE_LIMITS.maxLiveRules} active and shadow rules, the most it may have; set one to draft or retire it first`,
+    );
+  }
 }
 
 /** The active and shadow rules whose condition (or cap) names the list: they keep it from being deleted. */
@@ -179,6 +201,7 @@ export async function createRule(
 ): Promise<RuleRow> {
   return ruleChange(db, feed, c.environment, async (trx) => {
     check(body, await listKinds(trx, c.environment));
+    if (isLive(status)) await checkLiveRuleRoom(trx, c.environment);
     const row: RuleRow = {
       id: newId('rul'),
       environment: c.environment,
@@ -224,6 +247,7 @@ export async function updateRule(
     for (const [k, v] of Object.entries(fields)) if (v !== undefined) merged[k] = v;
     const body = storedBody(merged as unknown as RuleBody);
     if (check) check(body, await listKinds(trx, c.environment));
+    if (status !== undefined && isLive(status) && !isLive(current.status)) await checkLiveRuleRoom(trx, c.environment);
     const row: RuleRow = {
       ...current,
       name: body.name,
@@ -258,4 +282,20 @@ export function retireRule(
   id: string,
 ): Promise<RuleRow> {
   return updateRule(db, feed, c, id, { status: 'retired' }, null);
+}
+
+/**
+ * Sets a rule that kept exceeding the run-time budget to draft (docs/rules.md, "Cost"), with
+ * `rule.changed` and the reason in its versions — unless it changed since the version that did.
+ */
+export async function suspendRule(
+  db: Kysely<Database>,
+  feed: Pick<RevocationFeed, 'record'>,
+  c: Change,
+  id: string,
+  version: number,
+): Promise<RuleRow | null> {
+  const current = await getRule(db, c.environment, id);
+  if (!current || current.version !== version || !isLive(current.status)) return null;
+  return updateRule(db, feed, c, id, { status: 'draft' }, null);
 }

@@ -26,12 +26,14 @@ async function latestFacts(
   db: Db,
   environment: Environment,
   signalNames: readonly string[],
+  owner: string | undefined,
 ): Promise<RuleFacts | undefined> {
   const row = await db
     .selectFrom('decisions')
     .select(['subject_id', 'request', 'features', 'result', 'risk_level', 'rule_inputs'])
     .where('environment', '=', environment)
     .where('kind', '=', 'score')
+    .$if(owner !== undefined, (q) => q.where('owner_client_id', '=', owner!))
     .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();
@@ -64,13 +66,17 @@ interface VariableView {
   example?: unknown;
 }
 
-/** RULE_VARIABLES with `signals.<name>` expanded to each signal, and examples when a decision exists. */
+/**
+ * RULE_VARIABLES with `signals.<name>` expanded to each signal, and examples when a decision exists:
+ * the latest of the caller's own decisions (`owner`; undefined for an admin, who reads every client's).
+ */
 export async function variables(
   db: Db,
   environment: Environment,
   signalNames: readonly string[],
+  owner: string | undefined,
 ): Promise<VariableView[]> {
-  const facts = await latestFacts(db, environment, signalNames);
+  const facts = await latestFacts(db, environment, signalNames, owner);
   const out: VariableView[] = [];
   const withExample = (v: Omit<VariableView, 'example'>): VariableView => {
     if (!facts || v.name.includes('(')) return v;
@@ -107,8 +113,17 @@ interface RuleStats {
 
 const dayOf = (ms: number) => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
 
-/** Matches per rule and UTC day over the last `days` days, from the decisions whose rules or shadow_rules are set. */
-export async function ruleStats(db: Db, environment: Environment, days: number, now: number): Promise<RuleStats> {
+/**
+ * Matches per rule and UTC day over the last `days` days, from the decisions whose rules or shadow_rules are set —
+ * the caller's own decisions (`owner`), or every client's for an admin (undefined).
+ */
+export async function ruleStats(
+  db: Db,
+  environment: Environment,
+  days: number,
+  now: number,
+  owner: string | undefined,
+): Promise<RuleStats> {
   const since = (Math.floor(now / DAY_MS) - days + 1) * DAY_MS;
   const rows = await db
     .selectFrom('decisions')
@@ -116,6 +131,7 @@ export async function ruleStats(db: Db, environment: Environment, days: number, 
     .where('environment', '=', environment)
     .where('kind', '=', 'score')
     .where('created_at', '>=', since)
+    .$if(owner !== undefined, (q) => q.where('owner_client_id', '=', owner!))
     .where((eb) => eb.or([eb('rules', 'is not', null), eb('shadow_rules', 'is not', null)]))
     .orderBy('created_at', 'desc')
     .limit(STATS_MAX_ROWS + 1)
@@ -153,6 +169,7 @@ export async function ruleStats(db: Db, environment: Environment, days: number, 
     .where('environment', '=', environment)
     .where('kind', '=', 'score')
     .where('created_at', '>=', since)
+    .$if(owner !== undefined, (q) => q.where('owner_client_id', '=', owner!))
     .groupBy(dayNumber)
     .execute();
   return {

@@ -3,7 +3,7 @@
 // rule's current version. The replay runs in a worker thread (replay-thread.ts); this file checks
 // the request, picks the window and the policy's settings, and maps the outcome to a response.
 import { Type, type Static } from 'typebox';
-import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { Store } from '../store/db.ts';
@@ -114,14 +114,15 @@ function parseTime(value: string | undefined, field: string): number | undefined
 }
 
 /** The window [since, until): by default the 30 days before now (or before `until`); at most 400 days. */
-function testWindow(body: { since?: string; until?: string }, now: number): ReplayWindow {
+function testWindow(body: { since?: string; until?: string }, now: number, owner: string | undefined): ReplayWindow {
   const until = parseTime(body.until, 'until') ?? now;
   const since = parseTime(body.since, 'since') ?? until - DEFAULT_DAYS * DAY_MS;
   const invalid = (field: string, message: string) =>
     new ApiError(400, 'validation_failed', `${field} ${message}.`, { errors: [{ field, message }] });
   if (since >= until) throw invalid('since', 'must be before until');
   if (until - since > MAX_DAYS * DAY_MS) throw invalid('since', `must be at most ${MAX_DAYS} days before until`);
-  return { since, until };
+  // a client replays its own decisions, as every other read of decisions (docs/api.md, "Whose data")
+  return owner === undefined ? { since, until } : { since, until, owner };
 }
 
 export function ruleTestRoutes({ store, policies }: { store: Store; policies: PolicyRegistry }): RouteDefinition[] {
@@ -185,7 +186,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
       },
       handler: async (request) => {
         const environment = request.principal.environment;
-        const window = testWindow(request.body, Date.now());
+        const window = testWindow(request.body, Date.now(), ownerFilter(request.principal));
         const body: RuleBody = request.body.rule;
         checked(body, await listKinds(store.db, environment));
         return run(
@@ -212,7 +213,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
       },
       handler: async (request) => {
         const environment = request.principal.environment;
-        const window = testWindow(request.body, Date.now());
+        const window = testWindow(request.body, Date.now(), ownerFilter(request.principal));
         const row = await store.db
           .selectFrom('rules')
           .select(['id', 'version', 'body'])

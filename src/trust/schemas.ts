@@ -10,6 +10,7 @@ import { PAYMENT_METHODS } from '../model/types.ts';
 import { MatchedRuleSchema } from '../model/outcome-schemas.ts';
 import { OUTCOMES } from '../model/outcomes.ts';
 import { DISPUTE_REASONS } from '../model/dispute-reasons.ts';
+import { contextBoundErrors, contextRawIdentifierErrors } from './context-checks.ts';
 import {
   Currency,
   EntityId,
@@ -55,7 +56,11 @@ const ScoreContext = Type.Object(
     trade_id: Type.Optional(Identifier(256)),
     linked_identifiers: Type.Optional(LinkedIdentifiers),
   },
-  { additionalProperties: true, description: 'trade context; unknown members are accepted and ignored' },
+  {
+    additionalProperties: true,
+    description:
+      'trade context (at most 16,384 characters as JSON, 5 levels, strings of 1,024, lists and maps of 100); members not defined here are stored with the decision and readable by rules, so raw identifiers are refused in them too',
+  },
 );
 
 export const ScoreBody = Type.Object(
@@ -138,8 +143,6 @@ export const EventsBody = Type.Object(
   { additionalProperties: false },
 );
 
-const MAX_CONTEXT_DEPTH = 5;
-
 /**
  * The earliest date an event or account may carry. No P2P crypto trade predates Bitcoin, and a
  * year-1 date would make a new account look decades old.
@@ -161,26 +164,6 @@ export function dateErrors(field: string, value: string | undefined): FieldError
   return [];
 }
 
-/**
- * How deep `value` nests, counting `value` itself as `level`; stops counting past the limit, so
- * the recursion is never deeper than MAX_CONTEXT_DEPTH + 2 whatever the input.
- */
-export function depth(value: unknown, level = 1): number {
-  if (level > MAX_CONTEXT_DEPTH + 1 || value === null || typeof value !== 'object') return level;
-  let max = level;
-  for (const child of Object.values(value)) {
-    max = Math.max(max, depth(child, level + 1));
-    if (max > MAX_CONTEXT_DEPTH + 1) break;
-  }
-  return max;
-}
-
-export function contextDepthErrors(field: string, context: unknown): FieldError[] {
-  return context !== undefined && depth(context) > MAX_CONTEXT_DEPTH
-    ? [{ field, message: `nests deeper than ${MAX_CONTEXT_DEPTH} levels` }]
-    : [];
-}
-
 function countryErrors(field: string, code: string | undefined): FieldError[] {
   return code !== undefined && !isCountryCode(code)
     ? [{ field, message: 'is not an assigned ISO 3166-1 alpha-2 country code' }]
@@ -199,11 +182,11 @@ export function checkScoreBody(body: ScoreBody, cryptoAssets: readonly string[],
       l,
     ]),
   ];
-  throwRawIdentifiers(rawIdentifierErrors(ids));
+  throwRawIdentifiers([...rawIdentifierErrors(ids), ...contextRawIdentifierErrors('context', body.context)]);
   const errors: FieldError[] = [];
   if (!isValidCurrency(body.currency, cryptoAssets))
     errors.push({ field: 'currency', message: 'is not an ISO 4217 code or a supported crypto asset' });
-  errors.push(...contextDepthErrors('context', body.context));
+  errors.push(...contextBoundErrors('context', body.context));
   errors.push(...dateErrors('context.account_created_at', ctx.account_created_at));
   errors.push(
     ...countryErrors('context.country', ctx.country),

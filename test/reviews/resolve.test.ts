@@ -5,16 +5,34 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
 import { labelFromEvents } from '../../src/audit/labels.ts';
+import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { HOUR, REVIEWS, asKey, desk, reviewerKey, reviewerKeys, seedReviews } from './support.ts';
 
 describeEachBackend('review resolution', (ctx) => {
   let a: { id: string; token: string };
   let key = '';
   let keyId = '';
+  /** a reviewer key that may also write lists (rules:write) */
+  let listWriter = '';
 
   before(async () => {
-    a = await desk(ctx());
+    a = await desk(ctx(), 'operator', [
+      'reviews:read',
+      'reviews:write',
+      'keys:write',
+      'audit:read',
+      'labels:write',
+      'rules:write',
+    ]);
     ({ key, id: keyId } = await reviewerKey(ctx(), a.token));
+    const made = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/keys',
+      headers: bearer(a.token),
+      payload: { name: 'list writer', scopes: ['reviews:read', 'reviews:write', 'rules:write'], role: 'operator' },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    listWriter = made.json().key as string;
   });
 
   const resolve = (id: string, payload: Record<string, unknown>, headers: Record<string, string> = asKey(key)) =>
@@ -127,7 +145,7 @@ describeEachBackend('review resolution', (ctx) => {
     );
     assert.equal((raw.errors as Array<{ field: string }>)[0]!.field, 'note');
     const missing = problem(
-      await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'no-such-list' }),
+      await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'no-such-list' }, asKey(listWriter)),
       400,
       'validation_failed',
     );
@@ -238,7 +256,7 @@ describeEachBackend('review resolution', (ctx) => {
     }
     const [row] = await seedReviews(ctx().store.db, [{ owner: a.id }]);
     const wrongKind = problem(
-      await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'review-countries' }),
+      await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'review-countries' }, asKey(listWriter)),
       400,
       'validation_failed',
     );
@@ -249,7 +267,11 @@ describeEachBackend('review resolution', (ctx) => {
       'open',
       'the refused resolution changed nothing',
     );
-    const done = await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'review-blocked' });
+    const done = await resolve(
+      row!.review!.id,
+      { resolution: 'decline', add_to_list: 'review-blocked' },
+      asKey(listWriter),
+    );
     assert.equal(done.statusCode, 200, done.body);
     assert.equal(done.json().added_to_list, 'review-blocked');
     const entries = (
@@ -259,5 +281,51 @@ describeEachBackend('review resolution', (ctx) => {
       entries.map((e) => e.value),
       [row!.subject_id],
     );
+  });
+  test('add_to_list without rules:write: 403 whether or not the list exists, unless the active policy opens it (reviewLists)', async () => {
+    const admin = await ctx().token();
+    for (const name of ['reviewer-open', 'reviewer-closed']) {
+      const made = await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/lists',
+        headers: bearer(admin),
+        payload: { name, kind: 'entity' },
+      });
+      assert.equal(made.statusCode, 201, made.body);
+    }
+    const [row] = await seedReviews(ctx().store.db, [{ owner: a.id }]);
+    const closed = problem(
+      await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'reviewer-closed' }),
+      403,
+      'insufficient_scope',
+    );
+    const unknown = problem(
+      await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'no-such-list' }),
+      403,
+      'insufficient_scope',
+    );
+    assert.equal(closed.detail, unknown.detail, 'the refusal does not tell whether the list exists');
+    const version = `review-lists-${Date.now()}`;
+    const posted = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/policies',
+      headers: bearer(admin),
+      payload: { ...DEFAULT_POLICY, version, reviewLists: ['reviewer-open'] },
+    });
+    assert.equal(posted.statusCode, 201, posted.body);
+    const activated = await ctx().inject({
+      method: 'POST',
+      url: `/api/v1/policies/${version}/activate`,
+      headers: bearer(admin),
+    });
+    assert.equal(activated.statusCode, 200, activated.body);
+    problem(
+      await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'reviewer-closed' }),
+      403,
+      'insufficient_scope',
+    );
+    const done = await resolve(row!.review!.id, { resolution: 'decline', add_to_list: 'reviewer-open' });
+    assert.equal(done.statusCode, 200, done.body);
+    assert.equal(done.json().added_to_list, 'reviewer-open');
   });
 });

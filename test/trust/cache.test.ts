@@ -105,7 +105,7 @@ describeEachBackend('score cache over HTTP', (ctx) => {
         entity_id: id,
         amount: 10,
         currency: 'USD',
-        context: { note: 'a'.repeat(20_000), device: { os: 'ios', v: 17 } },
+        context: { note: 'a'.repeat(1_000), device: { os: 'ios', v: 17 } },
       })
     ).json();
     const second = (
@@ -113,7 +113,7 @@ describeEachBackend('score cache over HTTP', (ctx) => {
         entity_id: id,
         amount: 10,
         currency: 'USD',
-        context: { device: { v: 17, os: 'ios' }, note: 'a'.repeat(20_000) },
+        context: { device: { v: 17, os: 'ios' }, note: 'a'.repeat(1_000) },
       })
     ).json();
     const third = (
@@ -121,7 +121,7 @@ describeEachBackend('score cache over HTTP', (ctx) => {
         entity_id: id,
         amount: 10,
         currency: 'USD',
-        context: { note: 'b'.repeat(20_000), device: { os: 'ios', v: 17 } },
+        context: { note: 'b'.repeat(1_000), device: { os: 'ios', v: 17 } },
       })
     ).json();
     assert.equal(first.cached, false);

@@ -7,14 +7,8 @@ import { createHash } from 'node:crypto';
 import { ApiError } from '../../src/http/problem.ts';
 import { summarise } from '../../src/http/field-errors.ts';
 import { isCountryCode } from '../../src/model/currency.ts';
-import {
-  checkEvents,
-  checkScoreBody,
-  dateErrors,
-  depth,
-  eventErrors,
-  type TrustEvent,
-} from '../../src/trust/schemas.ts';
+import { checkEvents, checkScoreBody, dateErrors, eventErrors, type TrustEvent } from '../../src/trust/schemas.ts';
+import { contextBoundErrors, contextRawIdentifierErrors } from '../../src/trust/context-checks.ts';
 
 const hash = (s: string) => createHash('sha256').update(s).digest('hex');
 const ev = (over: Partial<TrustEvent> = {}): TrustEvent => ({
@@ -82,12 +76,40 @@ test('dates: unreadable, before 2009-01-01, or fine', () => {
   assert.deepEqual(dateErrors('f', undefined), []);
 });
 
-test('depth stays shallow (never recurses past the limit) on 100 000 levels of nesting', () => {
+test('the context check stays shallow (never recurses past the limit) on 100 000 levels of nesting', () => {
   const n = 100_000;
   const deep = JSON.parse(`${'['.repeat(n)}${']'.repeat(n)}`) as unknown;
-  assert.ok(depth(deep) > 5);
-  assert.ok(depth(JSON.parse(`{"a":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`)) > 5);
-  assert.equal(depth({ a: { b: { c: { d: 1 } } } }), 5); // as before: the leaf counts as a level
+  assert.match(contextBoundErrors('context', deep)[0]!.message, /deeper than 5/);
+  const objects = JSON.parse(`{"a":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`) as unknown;
+  assert.match(contextBoundErrors('context', objects)[0]!.message, /deeper than 5/);
+  // as before: the leaf counts as a level
+  assert.deepEqual(contextBoundErrors('context', { a: { b: { c: { d: 1 } } } }), []);
+  assert.equal(contextBoundErrors('context', { a: { b: { c: { d: { e: 1 } } } } }).length, 1);
+});
+
+test('the context is bounded in string length, list and map size, and serialised size, each named', () => {
+  assert.deepEqual(contextBoundErrors('context', { note: 'x'.repeat(1_024), items: Array(100).fill(1) }), []);
+  assert.deepEqual(contextBoundErrors('context', { a: { note: 'x'.repeat(1_025) } }), [
+    { field: 'context.a.note', message: 'is 1025 characters long; at most 1024' },
+  ]);
+  assert.equal(contextBoundErrors('context', { items: Array(101).fill(1) })[0]!.field, 'context.items');
+  const wide = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, 1]));
+  assert.match(contextBoundErrors('context', wide)[0]!.message, /101 members/);
+  const big = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, 'x'.repeat(1_000)]));
+  assert.match(contextBoundErrors('context', big)[0]!.message, /characters as JSON; at most 16384/);
+});
+
+test('raw identifiers in context members Vouch does not define are refused, at their path', () => {
+  const errors = contextRawIdentifierErrors('context', {
+    payment_method: 'card',
+    reference: '+44 7700 900123',
+    buyer: { email: 'someone@example.com' },
+    note: 'paid on 2026-11-20, 1,250.00 USD',
+  });
+  assert.deepEqual(
+    errors.map((e) => e.field),
+    ['context.reference', 'context.buyer.email'],
+  );
 });
 
 test('country codes: assigned ISO 3166-1 alpha-2 (and XK)', () => {
