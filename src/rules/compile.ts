@@ -236,7 +236,7 @@ function safeLookup(lists: ListLookup, name: string, value: string): boolean {
 }
 
 /** Reads kept per value (docs/rules.md, "Limits"): a longer string is cut, a larger list or map replaced. */
-export const READ_BOUNDS = { maxString: 256, maxJson: 1_024 } as const;
+const READ_BOUNDS = { maxString: 256, maxJson: 1_024 } as const;
 
 /**
  * A read value as JSON can carry it, bounded: entity and signals objects become plain objects (signals with

@@ -53,6 +53,22 @@ function join(a: Shape, b: Shape): Shape {
   };
 }
 
+/**
+ * An upper bound on the states of a pattern's automaton: its length, times every counted
+ * repetition's largest count (`[a-z]{500}` is 500 states, not 10 characters; nested or not, the
+ * product bounds them).
+ */
+export function patternStates(pattern: string): number {
+  let states = Math.max(1, pattern.length);
+  for (const m of pattern.matchAll(/\{(\d{1,6})(?:,(\d{0,6}))?\}/g)) {
+    const low = Number(m[1]);
+    const high = m[2] === undefined ? low : m[2] === '' ? low + 1 : Number(m[2]);
+    states *= Math.max(1, high);
+    if (states > 1e12) return 1e12;
+  }
+  return states;
+}
+
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 
 export interface CostEstimate {
@@ -168,8 +184,8 @@ export function estimateCost(root: ASTNode): CostEstimate {
         return { cost: cost + (es[1]?.shape.chars ?? 0), shape: SCALAR };
       case 're2_matches': {
         // RE2 simulates the pattern's automaton over the text: characters × (1 + states / 16)
-        const pattern = es[1]?.shape.chars ?? 0;
-        return { cost: cost + first.chars * (1 + Math.ceil(pattern / 16)), shape: SCALAR };
+        const pattern = args[1]?.op === 'value' && typeof args[1].args === 'string' ? args[1].args : '';
+        return { cost: cost + first.chars * (1 + Math.ceil(patternStates(pattern) / 16)), shape: SCALAR };
       }
       case 'string':
         return { cost: cost + first.chars + 32, shape: note(string(Math.max(first.chars, 32))) };

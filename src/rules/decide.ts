@@ -39,7 +39,7 @@ function combineOutcome(
 }
 
 /** characters of `reads` (as JSON) kept per decision, over all its matched rules (docs/rules.md, "Limits") */
-export const MAX_DECISION_READS = 16_384;
+const MAX_DECISION_READS = 16_384;
 
 /** Cuts the reads of the matched rules once the decision's budget is spent (in rule order). */
 function boundReads(matched: Matched[], budget: { left: number }): void {

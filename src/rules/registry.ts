@@ -69,6 +69,11 @@ export class RuleRegistry implements Decider {
     test: this.guardFor('test'),
   };
 
+  /** The run-time budget's guard of an environment, as decide() uses it (tests drive it directly). */
+  guardOf(environment: Environment): RuleGuard {
+    return this.guards[environment];
+  }
+
   constructor(
     private readonly store: Store,
     private readonly signalNames: readonly string[] = SIGNAL_NAMES,

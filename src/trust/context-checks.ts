@@ -78,17 +78,20 @@ export function contextBoundErrors(field: string, context: unknown): FieldError[
 export function contextRawIdentifierErrors(field: string, context: unknown): FieldError[] {
   if (context === null || typeof context !== 'object' || Array.isArray(context)) return [];
   const errors: FieldError[] = [];
-  const walk = (value: unknown, path: string): void => {
-    if (errors.length >= 5) return;
+  // runs before the bounds are checked (a raw identifier is reported first): it stops where they would
+  const walk = (value: unknown, path: string, level: number): void => {
+    if (errors.length >= 5 || level > CONTEXT_BOUNDS.maxDepth) return;
     if (typeof value === 'string') {
+      if (value.length > CONTEXT_BOUNDS.maxString) return;
       const kind = rawIdentifierInText(value);
       if (kind) errors.push({ field: path, message: rawIdentifierMessage(kind) });
       return;
     }
     if (value === null || typeof value !== 'object') return;
-    if (Array.isArray(value)) value.forEach((v, i) => walk(v, fieldOf(path, i)));
-    else for (const [k, v] of Object.entries(value)) walk(v, fieldOf(path, k));
+    const entries = Object.entries(value);
+    if (entries.length > Math.max(CONTEXT_BOUNDS.maxItems, CONTEXT_BOUNDS.maxMembers)) return;
+    for (const [k, v] of entries) walk(v, fieldOf(path, Array.isArray(value) ? Number(k) : k), level + 1);
   };
-  for (const [k, v] of Object.entries(context)) if (!DEFINED.has(k)) walk(v, fieldOf(field, k));
+  for (const [k, v] of Object.entries(context)) if (!DEFINED.has(k)) walk(v, fieldOf(field, k), 2);
   return errors;
 }

@@ -23,6 +23,7 @@ interface Stored {
   outcome?: string | null;
   label?: 'fraud' | 'legit' | null;
   environment?: 'live' | 'test';
+  owner?: string;
 }
 
 let seq = 0;
@@ -38,7 +39,7 @@ async function insert(ctx: TestContext, rows: Stored[]): Promise<void> {
           id: r.id,
           kind: 'score',
           principal_id: 'p',
-          owner_client_id: 'c',
+          owner_client_id: r.owner ?? 'c',
           subject_id: r.entity ?? `ent-${seq++}`,
           request_digest: 'd',
           policy_version: 'v1',
@@ -94,7 +95,8 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     });
 
   before(async () => {
-    token = await ctx().token(['rules:read']);
+    // an admin replays every client's decisions; a client its own (the last test)
+    token = await ctx().token(['rules:read'], 'admin');
   });
 
   test('counts, outcomes before and after, the labelled matrix, money per currency and examples with reads', async () => {
@@ -364,5 +366,50 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     });
     assert.equal(own.matched, 2);
     assert.deepEqual(fed, own);
+  });
+
+  test("a client's rule test, variables and stats read only its own decisions (an admin's read every client's)", async () => {
+    const w = windowOf(7);
+    const mine = await ctx().client(['rules:read']);
+    const tokenOf = async (c: { id: string; secret: string }) =>
+      (
+        await ctx().inject({
+          method: 'POST',
+          url: '/api/v1/auth/token',
+          payload: { client_id: c.id, client_secret: c.secret },
+        })
+      ).json().access_token as string;
+    const own = await tokenOf(mine);
+    await insert(ctx(), [
+      { id: 'dec_own1', at: w.since + HOUR, amount: 1500, owner: mine.id, entity: 'ent-own' },
+      { id: 'dec_other1', at: w.since + 2 * HOUR, amount: 1600, entity: 'ent-theirs' },
+      { id: 'dec_other2', at: w.since + 3 * HOUR, amount: 1700, entity: 'ent-theirs' },
+    ]);
+    const rule = {
+      rule: { name: 'big', condition: 'amount > 1000.0', action: 'hold' },
+      since: iso(w.since),
+      until: iso(w.until),
+    };
+    const asClient = (await post('/api/v1/rules/test', rule, own)).json();
+    assert.equal(asClient.decisions, 1);
+    assert.deepEqual(
+      asClient.examples.map((e: { decision_id: string }) => e.decision_id),
+      ['dec_own1'],
+    );
+    const asAdmin = (await post('/api/v1/rules/test', rule)).json();
+    assert.equal(asAdmin.decisions, 3);
+    const variables = (
+      await ctx().inject({ method: 'GET', url: '/api/v1/rules/variables', headers: bearer(own) })
+    ).json().data as Array<{ name: string; example?: unknown }>;
+    const entityId = variables.find((v) => v.name === 'entity_id');
+    assert.ok(entityId?.example === undefined || entityId.example === 'ent-own', JSON.stringify(entityId));
+    await insert(ctx(), [
+      { id: 'dec_own_recent', at: now - HOUR, owner: mine.id },
+      { id: 'dec_other_recent', at: now - HOUR },
+    ]);
+    const stats = await ctx().inject({ method: 'GET', url: '/api/v1/rules/stats?days=2', headers: bearer(own) });
+    assert.equal(stats.statusCode, 200, stats.body);
+    const scored = (stats.json().scored as Array<{ decisions: number }>).reduce((n, d) => n + d.decisions, 0);
+    assert.equal(scored, 1, 'the stats count only its own decisions');
   });
 });
