@@ -2496,7 +2496,7 @@ export type components = {
         };
         ScoreTrustRequest: {
             amount: number;
-            /** @description trade context; unknown members are accepted and ignored */
+            /** @description trade context (at most 16,384 characters as JSON, 5 levels, strings of 1,024, lists and maps of 100); members not defined here are stored with the decision and readable by rules, so raw identifiers are refused in them too */
             context?: {
                 /** Format: date-time */
                 account_created_at?: string;
