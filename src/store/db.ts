@@ -257,6 +257,10 @@ function preparesHotShapes(client: pg.PoolClient): void {
   };
 }
 
+export function ignoreClientErrors(client: pg.PoolClient): void {
+  client.on('error', () => {});
+}
+
 function openPostgres(url: string, options: StoreOptions): Store {
   const pgConfig: pg.ClientConfig = {
     connectionString: url,
@@ -268,8 +272,13 @@ function openPostgres(url: string, options: StoreOptions): Store {
     connectionTimeoutMillis: 2000,
     idleTimeoutMillis: 30_000,
   });
-  // A dropped connection must not crash the process; the next query reports the outage.
+  // A dropped connection must not crash the process; the next query reports the outage. The pool
+  // listens for errors on idle clients only: a client checked out between two queries (a Kysely
+  // transaction, a connection being set up) that loses its server emits 'error' on itself, which
+  // with no listener is an uncaught exception (a PostgreSQL restart under load took every process
+  // down). The pool drops such a client when it is released (it is no longer queryable).
   pool.on('error', () => {});
+  pool.on('connect', ignoreClientErrors);
   pool.on('connect', preparesHotShapes);
   const timing = queryTiming();
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: timing.log });

@@ -6,7 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema.ts';
-import type { Store } from './db.ts';
+import { ignoreClientErrors, type Store } from './db.ts';
 
 /** Where the worker reads from: plain data, so it crosses to the thread. */
 export type StoreSource =
@@ -40,5 +40,6 @@ export function openReader(source: StoreSource): Kysely<Database> {
   pool.on('error', () => {
     // A dropped connection fails the job's next query, which reports it.
   });
+  pool.on('connect', ignoreClientErrors);
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
