@@ -24,7 +24,7 @@ import { PolicyRegistry } from './policies/registry.ts';
 import { ensurePolicies } from './policies/repository.ts';
 import { RuleRegistry } from './rules/registry.ts';
 import { LiveRules } from './rules/live.ts';
-import { suspendRule } from './rules/repository.ts';
+import { suspendRule } from './rules/suspension.ts';
 import { RULE_LIMITS } from './rules/cel-env.ts';
 import { PendingIdentifiers } from './network/pending.ts';
 import { networkDb } from './network/tables.ts';

@@ -14,3 +14,18 @@ export const CONTEXT_BOUNDS = {
   /** members of any object inside the context */
   maxMembers: 100,
 } as const;
+
+/**
+ * The context members Vouch defines, each with a schema of its own (docs/api.md, "Trust scoring"); every
+ * other member is the caller's free text, which rules may read.
+ */
+export const DEFINED_CONTEXT_MEMBERS: ReadonlySet<string> = new Set([
+  'counterparty_id',
+  'side',
+  'payment_method',
+  'country',
+  'counterparty_country',
+  'account_created_at',
+  'trade_id',
+  'linked_identifiers',
+]);

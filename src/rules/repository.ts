@@ -97,7 +97,7 @@ export function liveRules(db: Db, environment: Environment): Promise<RuleRow[]> 
     .execute();
 }
 
-const isLive = (status: string): boolean => status === 'active' || status === 'shadow';
+export const isLive = (status: string): boolean => status === 'active' || status === 'shadow';
 
 /**
  * Every score evaluates every active and shadow rule, so an environment holds at most
@@ -136,7 +136,7 @@ export async function rulesNamingList(
     .map((r) => ({ id: r.id, name: parseBody(r).name, status: r.status }));
 }
 
-interface Change {
+export interface Change {
   environment: Environment;
   by: string;
   now: number;
@@ -282,20 +282,4 @@ export function retireRule(
   id: string,
 ): Promise<RuleRow> {
   return updateRule(db, feed, c, id, { status: 'retired' }, null);
-}
-
-/**
- * Sets a rule that kept exceeding the run-time budget to draft (docs/rules.md, "Cost"), with
- * `rule.changed` and the reason in its versions — unless it changed since the version that did.
- */
-export async function suspendRule(
-  db: Kysely<Database>,
-  feed: Pick<RevocationFeed, 'record'>,
-  c: Change,
-  id: string,
-  version: number,
-): Promise<RuleRow | null> {
-  const current = await getRule(db, c.environment, id);
-  if (!current || current.version !== version || !isLive(current.status)) return null;
-  return updateRule(db, feed, c, id, { status: 'draft' }, null);
 }

@@ -8,6 +8,7 @@
 // (cacheKey): a fixed 43-character key whatever the request carries, so unknown context members
 // (up to 64 KiB of them) can neither make keys expensive to hash and compare nor split or collide
 // entries, and one client never receives another's decision.
+import { DEFINED_CONTEXT_MEMBERS } from '../model/context-bounds.ts';
 import { sha256, sha256Hex } from '../lib/digest.ts';
 import { LRUCache } from 'lru-cache';
 import type { ScoreContext } from '../model/types.ts';
@@ -75,7 +76,7 @@ const KNOWN_CONTEXT = [
   'account_created_at',
   'trade_id',
 ] as const;
-const KEYED_APART: ReadonlySet<string> = new Set<string>([...KNOWN_CONTEXT, 'linked_identifiers']);
+const KEYED_APART = DEFINED_CONTEXT_MEMBERS;
 
 /** The context's unknown members, canonical JSON, or '' when it has none. */
 function otherMembers(context: ScoreContext): string {

@@ -3,22 +3,10 @@
 // rule condition can be handed (docs/rules.md, "Cost"), and raw identifiers in the members Vouch
 // does not define — free text a caller chose to send, stored with the decision and shown to rules,
 // reviewers and webhooks, so a phone number there is refused as it is in a note.
-import { CONTEXT_BOUNDS } from '../model/context-bounds.ts';
+import { CONTEXT_BOUNDS, DEFINED_CONTEXT_MEMBERS } from '../model/context-bounds.ts';
 import { rawIdentifierInText } from '../lib/identifiers.ts';
 import { rawIdentifierMessage } from '../http/validation.ts';
 import type { FieldError } from '../http/problem.ts';
-
-/** The context members Vouch defines, each checked by its own schema. */
-const DEFINED = new Set([
-  'counterparty_id',
-  'side',
-  'payment_method',
-  'country',
-  'counterparty_country',
-  'account_created_at',
-  'trade_id',
-  'linked_identifiers',
-]);
 
 const fieldOf = (path: string, key: string | number): string =>
   typeof key === 'number' || /^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
@@ -92,6 +80,6 @@ export function contextRawIdentifierErrors(field: string, context: unknown): Fie
     if (entries.length > Math.max(CONTEXT_BOUNDS.maxItems, CONTEXT_BOUNDS.maxMembers)) return;
     for (const [k, v] of entries) walk(v, fieldOf(path, Array.isArray(value) ? Number(k) : k), level + 1);
   };
-  for (const [k, v] of Object.entries(context)) if (!DEFINED.has(k)) walk(v, fieldOf(field, k), 2);
+  for (const [k, v] of Object.entries(context)) if (!DEFINED_CONTEXT_MEMBERS.has(k)) walk(v, fieldOf(field, k), 2);
   return errors;
 }

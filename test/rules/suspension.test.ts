@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
 import { RevocationFeed } from '../../src/auth/revocation.ts';
 import { RuleRegistry } from '../../src/rules/registry.ts';
-import { RuleConflictError, createRule, getRule, suspendRule, updateRule } from '../../src/rules/repository.ts';
+import { RuleConflictError, createRule, getRule, updateRule } from '../../src/rules/repository.ts';
+import { suspendRule } from '../../src/rules/suspension.ts';
 import { RULE_LIMITS } from '../../src/rules/cel-env.ts';
 import { checkOrThrow } from '../../src/rules/routes.ts';
 
