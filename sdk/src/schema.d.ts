@@ -313,7 +313,7 @@ export type paths = {
         put?: never;
         /**
          * Add 1–1000 values (with an optional reason and expiry); present ones are counted, not added again
-         * @description Entity and identifier values must be ids or hashes, never raw phone numbers, e-mails, IBANs or card numbers (400 raw_identifier_rejected); country values are ISO 3166-1 alpha-2, payment_method values the score request's. An environment's lists hold at most 1,000,000 present entries together (409 beyond; nothing of the request is added). Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         * @description Entity and identifier values must be ids or hashes, never raw phone numbers, e-mails, IBANs or card numbers (400 raw_identifier_rejected); country values are ISO 3166-1 alpha-2, payment_method values the score request's. An environment's lists hold at most 500,000 present entries and 33,554,432 characters of their values together (409 beyond; nothing of the request is added). Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
          */
         post: operations["addListEntries"];
         delete?: never;

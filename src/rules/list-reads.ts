@@ -102,18 +102,27 @@ export interface EntryChange {
 }
 
 /**
- * The entries of these lists: every present one (`since` undefined: expired ones included, so the
- * registry counts expiries alike on every instance), or every one changed after revision `since`,
- * removed ones included.
+ * The entries of these lists: every present one at `now` (`since` undefined), or every one changed
+ * after revision `since`, removed and expired ones included.
  */
-export async function entryChanges(db: Db, listIds: readonly string[], since?: number): Promise<EntryChange[]> {
+export async function entryChanges(
+  db: Db,
+  listIds: readonly string[],
+  since?: number,
+  now = Date.now(),
+): Promise<EntryChange[]> {
   const out: EntryChange[] = [];
   for (const part of chunks(listIds)) {
     let q = db
       .selectFrom('list_entries')
       .select(['list_id', 'value', 'expires_at', 'removed_at'])
       .where('list_id', 'in', part);
-    q = since === undefined ? q.where('removed_at', 'is', null) : q.where('changed_revision', '>', since);
+    q =
+      since === undefined
+        ? q
+            .where('removed_at', 'is', null)
+            .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        : q.where('changed_revision', '>', since);
     for (const r of await q.execute())
       out.push({
         list_id: r.list_id,

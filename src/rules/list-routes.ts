@@ -16,9 +16,9 @@ import {
   ListConflictError,
   ListNotFoundError,
   ListValueError,
-  MAX_PRESENT_ENTRIES,
   removeListEntry,
 } from './lists.ts';
+import { LIST_BOUND } from './list-bound.ts';
 import { getList, listEntries, listLists, presentCounts, type ListRow } from './list-reads.ts';
 import { RULES_FEED_KIND } from './revisions.ts';
 import {
@@ -186,7 +186,7 @@ export function listRoutes({
       schema: {
         tags,
         summary: `Add 1–${MAX_VALUES_PER_REQUEST} values (with an optional reason and expiry); present ones are counted, not added again`,
-        description: `Entity and identifier values must be ids or hashes, never raw phone numbers, e-mails, IBANs or card numbers (400 raw_identifier_rejected); country values are ISO 3166-1 alpha-2, payment_method values the score request's. An environment's lists hold at most ${MAX_PRESENT_ENTRIES.toLocaleString('en')} present entries together (409 beyond; nothing of the request is added). Requires the \`rules:write\` scope and role operator or admin (an API key must have been issued with it).`,
+        description: `Entity and identifier values must be ids or hashes, never raw phone numbers, e-mails, IBANs or card numbers (400 raw_identifier_rejected); country values are ISO 3166-1 alpha-2, payment_method values the score request's. An environment's lists hold at most ${LIST_BOUND.entries.toLocaleString('en')} present entries and ${LIST_BOUND.chars.toLocaleString('en')} characters of their values together (409 beyond; nothing of the request is added). Requires the \`rules:write\` scope and role operator or admin (an API key must have been issued with it).`,
         params: ListParams,
         body: AddEntriesBody,
         response: {

@@ -19,9 +19,7 @@ import { rulesNamingList } from './repository.ts';
 import { bumpRevision, ruleChange, RULES_FEED_KIND, type Db } from './revisions.ts';
 import type { ListKind } from './schemas.ts';
 import { getList, type ListRow } from './list-reads.ts';
-
-/** Present entries (not removed, not expired) an environment may hold over all its lists. */
-export const MAX_PRESENT_ENTRIES = 1_000_000;
+import { charsOf, LIST_BOUND, moveHeld, overBound, type ListBound } from './list-bound.ts';
 
 export class ListNotFoundError extends Error {}
 export class ListConflictError extends Error {
@@ -73,27 +71,6 @@ export function normaliseValues(kind: ListKind, values: readonly string[], optio
   return out;
 }
 
-/**
- * Whether the environment's lists hold more than `max` present entries. The first count (not
- * removed, expired ones included) needs no entry's expiry, so the usual answer, far below the
- * bound, is the cheap one; only above it are expiries looked at.
- */
-async function overBound(db: Db, environment: Environment, now: number, max: number): Promise<boolean> {
-  const inEnvironment = db
-    .selectFrom('list_entries')
-    .innerJoin('lists', 'lists.id', 'list_entries.list_id')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('lists.environment', '=', environment)
-    .where('lists.deleted_at', 'is', null)
-    .where('list_entries.removed_at', 'is', null);
-  const upper = Number((await inEnvironment.executeTakeFirst())?.n ?? 0);
-  if (upper <= max) return false;
-  const row = await inEnvironment
-    .where((eb) => eb.or([eb('list_entries.expires_at', 'is', null), eb('list_entries.expires_at', '>', now)]))
-    .executeTakeFirst();
-  return Number(row?.n ?? 0) > max;
-}
-
 interface Change {
   environment: Environment;
   by: string;
@@ -138,6 +115,8 @@ export async function createList(
       created_at: c.now,
       created_by: c.by,
       deleted_at: null,
+      held_entries: 0,
+      held_chars: 0,
     };
     await trx.insertInto('lists').values(row).execute();
     await listChanged(trx, c.environment, row, 'created', c.by, c.now);
@@ -173,8 +152,8 @@ interface AddOptions extends ValueOptions {
   expiresAt?: number | null;
   /** records the feed row through it (with PostgreSQL's NOTIFY); else the row is written directly */
   feed?: Pick<RevocationFeed, 'record'>;
-  /** the environment's bound (tests lower it); MAX_PRESENT_ENTRIES */
-  maxPresent?: number;
+  /** the environment's bound (tests lower it); LIST_BOUND */
+  bound?: ListBound;
 }
 
 /**
@@ -182,7 +161,7 @@ interface AddOptions extends ValueOptions {
  * counts as already_present and keeps its entry; one whose entry expired gets a new entry. Moves
  * rule_revisions and writes the `rules` feed row in the transaction it is given (or its own);
  * the caller announces on the feed after commit. Throws ListNotFoundError, ListValueError, or
- * ListConflictError beyond MAX_PRESENT_ENTRIES (the whole call then changes nothing).
+ * ListConflictError beyond LIST_BOUND (the whole call then changes nothing).
  */
 export async function addListEntries(
   db: Kysely<Database> | Transaction<Database>,
@@ -250,10 +229,12 @@ export async function addListEntries(
     changed_revision: revision,
   }));
   for (const part of chunks(rows, 100)) await trx.insertInto('list_entries').values(part).execute();
-  const max = options.maxPresent ?? MAX_PRESENT_ENTRIES;
-  if (rows.length > 0 && (await overBound(trx, environment, now, max))) {
+  await moveHeld(trx, list.id, rows.length - expired.length, charsOf(fresh) - charsOf(expired));
+  const bound = options.bound ?? LIST_BOUND;
+  if (rows.length > 0 && (await overBound(trx, environment, now, bound))) {
     throw new ListConflictError(
-      `the lists of this environment would hold more than ${max.toLocaleString('en')} present entries; remove some first`,
+      `the lists of this environment would hold more than ${bound.entries.toLocaleString('en')} present entries ` +
+        `or ${bound.chars.toLocaleString('en')} characters of values; remove some first`,
     );
   }
   const result = { added: rows.length, already_present: wanted.length - rows.length };
@@ -289,6 +270,7 @@ export async function removeListEntry(
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', c.now)]))
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) throw new ListNotFoundError(`${value} is not on list ${listName}`);
+    await moveHeld(trx, list.id, -1, -stored.length);
     await listChanged(trx, c.environment, list, 'entry_removed', c.by, c.now, { removed: 1 });
   });
 }

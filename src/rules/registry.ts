@@ -14,6 +14,7 @@ import { RULE_LIMITS } from './cel-env.ts';
 import { liveRules, parseBody } from './repository.ts';
 import { currentRevision } from './revisions.ts';
 import { entryChanges, liveLists, type EntryChange } from './list-reads.ts';
+import { MinHeap } from '../lib/min-heap.ts';
 
 interface Loaded {
   /** rule_revisions of the environment when it was loaded */
@@ -23,10 +24,11 @@ interface Loaded {
   entries: Map<string, Map<string, number>>;
   /** list name → its values (the maps of `entries`), rebuilt at each reload */
   lists: Map<string, Map<string, number>>;
-  /** `<list id> <value>` → expiry, for the entries that have one */
-  expiring: Map<string, number>;
-  /** the expiry times of every present entry, ascending: how many passed by `now` is part of the revision */
-  expiries: Float64Array;
+  /**
+   * the expiry of every entry that has one, as [list id, value] (the strings `entries` holds, not
+   * copies); pairs of entries since removed or renewed stay until popped, and are dropped then
+   */
+  due: MinHeap<readonly [string, string]>;
   /** stored active or shadow rules that no longer compile (skipped) */
   skipped: Array<{ id: string; error: string }>;
 }
@@ -36,21 +38,30 @@ const empty = (): Loaded => ({
   rules: [],
   entries: new Map(),
   lists: new Map(),
-  expiring: new Map(),
-  expiries: new Float64Array(0),
+  due: new MinHeap(),
   skipped: [],
 });
 
-/** How many of the ascending `times` are ≤ now. */
-function countUpTo(times: Float64Array, now: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid]! <= now) lo = mid + 1;
-    else hi = mid;
+/** Expired entries dropped from memory per call on the scoring path; a larger backlog waits for the next ones. */
+const PRUNE_PER_CALL = 5_000;
+
+/**
+ * Drops the entries that expired by `now` from memory (at most `max`); true when none is left due.
+ * The store keeps them, for rule tests on the past.
+ */
+function pruneExpired(l: Loaded, now: number, max: number): boolean {
+  for (let n = 0; n < max; n++) {
+    const next = l.due.peek();
+    if (next === undefined || next > now) return true;
+    const {
+      time,
+      item: [list, value],
+    } = l.due.pop()!;
+    const values = l.entries.get(list);
+    if (values?.get(value) === time) values.delete(value);
   }
-  return lo;
+  const next = l.due.peek();
+  return next === undefined || next > now;
 }
 
 /** Called once when a rule kept exceeding the run-time budget: it should be set to draft, with `rule.changed`. */
@@ -143,7 +154,10 @@ export class RuleRegistry implements Decider {
     const names = await liveLists(db, environment);
     const ids = [...names.keys()];
     const known = previous.revision >= 0 && !this.whole.delete(environment);
-    const changes = known ? await entryChanges(db, ids, previous.revision) : await entryChanges(db, ids);
+    const now = Date.now();
+    const changes = known
+      ? await entryChanges(db, ids, previous.revision)
+      : await entryChanges(db, ids, undefined, now);
     const rules: CompiledRule[] = [];
     const skipped: Loaded['skipped'] = [];
     // a rule whose version and status did not change is not compiled again (a change costs one compile)
@@ -169,14 +183,22 @@ export class RuleRegistry implements Decider {
       }
     }
     const next: Loaded = known ? { ...previous, revision, rules, skipped } : { ...empty(), revision, rules, skipped };
-    applyChanges(next, names, changes);
+    applyChanges(next, names, changes, now);
+    pruneExpired(next, now, Infinity);
     return next;
   }
 
-  /** `<rule_revisions>.<entries expired by now>`: the same on every instance that loaded the same revision. */
+  /**
+   * `<rule_revisions>.<the next expiry after now>`: two scores with the same revision have no
+   * expiry between them, so the same lists, on any instance that loaded it, whenever it loaded
+   * (the entries that expired before a load are not held, and not needed to say what is next).
+   * While more expired entries are held than one call drops, it names `now` itself: no cache key
+   * is shared across an expiry that is not yet dropped.
+   */
   revision(environment: Environment, now: number): string {
     const l = this.loaded[environment];
-    return `${l.revision}.${countUpTo(l.expiries, now)}`;
+    if (!pruneExpired(l, now, PRUNE_PER_CALL)) return `${l.revision}.~${now}`;
+    return `${l.revision}.${l.due.peek() ?? 'never'}`;
   }
 
   decide(environment: Environment, facts: RuleFacts, policyOutcome: Outcome, now: number): RuleVerdict {
@@ -219,23 +241,35 @@ const versionKey = (rule: Pick<CompiledRule, 'id' | 'version'>): string => `${ru
  * first: a value has at most one present entry at a time, so whatever is present after them is
  * the value's one entry, whichever order its changes were made in.
  */
-function applyChanges(l: Loaded, names: ReadonlyMap<string, string>, changes: readonly EntryChange[]): void {
+function applyChanges(
+  l: Loaded,
+  names: ReadonlyMap<string, string>,
+  changes: readonly EntryChange[],
+  now: number,
+): void {
   for (const id of [...l.entries.keys()]) if (!names.has(id)) l.entries.delete(id);
-  for (const key of [...l.expiring.keys()]) if (!names.has(key.slice(0, key.indexOf(' ')))) l.expiring.delete(key);
+  // an entry read already expired is the value's one entry, gone: as a removal
+  const gone = (c: EntryChange) => !c.present || (c.expires_at !== null && c.expires_at <= now);
+  for (const c of changes) if (gone(c)) l.entries.get(c.list_id)?.delete(c.value);
   for (const c of changes) {
-    if (c.present) continue;
-    l.entries.get(c.list_id)?.delete(c.value);
-    l.expiring.delete(`${c.list_id} ${c.value}`);
-  }
-  for (const c of changes) {
-    if (!c.present) continue;
+    if (gone(c)) continue;
     let values = l.entries.get(c.list_id);
     if (!values) l.entries.set(c.list_id, (values = new Map()));
     values.set(c.value, c.expires_at ?? Infinity);
-    if (c.expires_at === null) l.expiring.delete(`${c.list_id} ${c.value}`);
-    else l.expiring.set(`${c.list_id} ${c.value}`, c.expires_at);
+    if (c.expires_at !== null) l.due.push(c.expires_at, [c.list_id, c.value]);
   }
   l.lists = new Map();
-  for (const [id, name] of names) l.lists.set(name, l.entries.get(id) ?? new Map());
-  l.expiries = Float64Array.from(l.expiring.values()).sort();
+  let held = 0;
+  for (const [id, name] of names) {
+    const values = l.entries.get(id) ?? new Map<string, number>();
+    l.lists.set(name, values);
+    held += values.size;
+  }
+  // pairs of entries since removed or renewed are dropped only when due: rebuilt when they could outnumber the rest
+  if (l.due.size > 2 * held + 1024) l.due = MinHeap.of(expiringPairs(l.entries));
+}
+
+function* expiringPairs(entries: Loaded['entries']): Generator<[number, readonly [string, string]]> {
+  for (const [list, values] of entries)
+    for (const [value, until] of values) if (until !== Infinity) yield [until, [list, value]];
 }

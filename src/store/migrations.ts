@@ -26,6 +26,7 @@ import { networkFairness } from './migrations/027_network_fairness.ts';
 import { policyJobTurns } from './migrations/028_policy_job_turns.ts';
 import { rulesAndReviews } from './migrations/029_rules_reviews.ts';
 import { listEntryRevisions } from './migrations/030_list_entry_revisions.ts';
+import { listHeld } from './migrations/031_list_held.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -204,6 +205,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '028_policy_job_turns': policyJobTurns,
   '029_rules_reviews': rulesAndReviews,
   '030_list_entry_revisions': listEntryRevisions,
+  '031_list_held': listHeld,
 };
 
 class CodeMigrations implements MigrationProvider {

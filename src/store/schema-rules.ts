@@ -1,6 +1,7 @@
 // Row types of the rules, lists and reviews tables (029_rules_reviews, 030_list_entry_revisions):
 // a desk's rules and their versions, the revision counter, typed lists and their entries, and the
 // review queue. Times are epoch ms.
+import type { Generated } from 'kysely';
 
 /** Rules (029_rules_reviews, docs/rules.md): each rule's current version. */
 export interface RulesTable {
@@ -43,6 +44,9 @@ export interface ListsTable {
   created_at: number;
   created_by: string;
   deleted_at: number | null;
+  /** (031) entries not removed (expired ones until swept) and their values' characters */
+  held_entries: Generated<number | string>;
+  held_chars: Generated<number | string>;
 }
 
 /** A list entry is never deleted: removal and expiry are times, so a rule test sees the list as it was. */

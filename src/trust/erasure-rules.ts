@@ -25,16 +25,28 @@ export async function eraseFromRulesAndReviews(
     .where('kind', '=', 'entity')
     .execute();
   if (lists.length > 0) {
+    const ids = lists.map((l) => l.id);
+    // what each list holds (031_list_held) counts its values' characters: the digest's length replaces the id's
+    const held = await trx
+      .selectFrom('list_entries')
+      .select(['list_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('list_id', 'in', ids)
+      .where('value', '=', id)
+      .where('removed_at', 'is', null)
+      .groupBy('list_id')
+      .execute();
     const changed = await trx
       .updateTable('list_entries')
       .set({ value: digest })
-      .where(
-        'list_id',
-        'in',
-        lists.map((l) => l.id),
-      )
+      .where('list_id', 'in', ids)
       .where('value', '=', id)
       .executeTakeFirst();
+    for (const row of held)
+      await trx
+        .updateTable('lists')
+        .set((eb) => ({ held_chars: eb('held_chars', '+', Number(row.n) * (digest.length - id.length)) }))
+        .where('id', '=', row.list_id)
+        .execute();
     // The revision is part of every score's cache key: no cached score read the entry as it was.
     if (Number(changed.numUpdatedRows) > 0) {
       await trx

@@ -39,6 +39,17 @@ const facts = (over: Partial<RuleFacts> = {}): RuleFacts => ({
   ...over,
 });
 
+/** What the live environment's lists hold, as the bound reads it. */
+async function heldIn(db: TestStore['store']['db']): Promise<{ entries: number; chars: number }> {
+  const row = await db
+    .selectFrom('lists')
+    .select((eb) => [eb.fn.sum<number>('held_entries').as('entries'), eb.fn.sum<number>('held_chars').as('chars')])
+    .where('environment', '=', 'live')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { entries: Number(row.entries ?? 0), chars: Number(row.chars ?? 0) };
+}
+
 for (const backend of backends()) {
   describe(`rule registry and list import [${backend}]`, () => {
     let fresh: TestStore;
@@ -126,16 +137,22 @@ for (const backend of backends()) {
       assert.equal(registry.decide('test', facts(), 'approve', now).rules.length, 0);
     });
 
-    test('an expiry moves the revision at its time, the same on an instance that loaded after it', async () => {
+    test('an expiry moves the revision at its time and leaves memory; an instance that loaded after it names the same revision', async () => {
       const db = fresh.store.db;
       await createList(db, feed, change(), { name: 'brief', kind: 'string' });
       const now = Date.now();
       await addListEntries(db, 'live', 'brief', ['a'], 'tester', { expiresAt: now + 60_000 }, now);
+      await addListEntries(db, 'live', 'brief', ['gone'], 'tester', { expiresAt: now - 5_000 }, now - 10_000);
       const early = new RuleRegistry(fresh.store);
       await early.reload();
       const [revision] = early.revision('live', now).split('.');
-      assert.equal(early.revision('live', now), `${revision}.0`);
-      assert.equal(early.revision('live', now + 60_000), `${revision}.1`);
+      assert.equal(early.revision('live', now), `${revision}.${now + 60_000}`);
+      assert.equal(early.revision('live', now + 59_999), `${revision}.${now + 60_000}`);
+      const held = early.summary('live').entries;
+      assert.ok(early.has('live', 'brief', 'a', now));
+      assert.equal(early.has('live', 'brief', 'gone', now - 6_000), false, 'expired before the load: never held');
+      assert.equal(early.revision('live', now + 60_000), `${revision}.never`);
+      assert.equal(early.summary('live').entries, held - 1, 'the expired entry left memory');
       const late = new RuleRegistry(fresh.store);
       await late.reload();
       assert.equal(late.revision('live', now + 120_000), early.revision('live', now + 120_000));
@@ -178,42 +195,65 @@ for (const backend of backends()) {
       assert.deepEqual(incremental.summary('live'), full.summary('live'));
     });
 
-    test('the bound on present entries: a batch that would pass it adds nothing (ListConflictError); expired entries do not count', async () => {
+    test('the bound on present entries: a batch that would pass it adds nothing (ListConflictError); expired entries are swept, kept at their expiry', async () => {
       const db = fresh.store.db;
       const now = Date.now();
       await createList(db, feed, change(), { name: 'bounded', kind: 'string' });
-      const present = Number(
-        (
-          await db
-            .selectFrom('list_entries')
-            .innerJoin('lists', 'lists.id', 'list_entries.list_id')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .where('lists.environment', '=', 'live')
-            .where('lists.deleted_at', 'is', null)
-            .where('removed_at', 'is', null)
-            .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now + 10_000)]))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+      // what an earlier test left expired is swept by the first add that would pass the bound
+      const expired = await db
+        .selectFrom('list_entries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('removed_at', 'is', null)
+        .where('expires_at', '<=', now)
+        .executeTakeFirstOrThrow();
+      const held = await heldIn(db);
+      const bound = { entries: held.entries - Number(expired.n) + 2, chars: Number.MAX_SAFE_INTEGER };
       await addListEntries(
         db,
         'live',
         'bounded',
         ['short-1', 'short-2'],
         'tester',
-        { expiresAt: now + 5000, maxPresent: present + 2 },
+        { expiresAt: now + 5000, bound },
         now,
       );
-      await assert.rejects(
-        addListEntries(db, 'live', 'bounded', ['b1'], 'tester', { maxPresent: present + 2 }, now),
-        ListConflictError,
-      );
+      await assert.rejects(addListEntries(db, 'live', 'bounded', ['b1'], 'tester', { bound }, now), ListConflictError);
       assert.equal((await db.selectFrom('list_entries').select('value').where('value', '=', 'b1').execute()).length, 0);
       // once the two short entries expired, there is room again
+      assert.deepEqual(await addListEntries(db, 'live', 'bounded', ['b1', 'b2'], 'tester', { bound }, now + 10_000), {
+        added: 2,
+        already_present: 0,
+      });
+      const swept = await db
+        .selectFrom('list_entries')
+        .select(['value', 'removed_at', 'removed_by'])
+        .where('value', 'like', 'short-%')
+        .orderBy('value')
+        .execute();
       assert.deepEqual(
-        await addListEntries(db, 'live', 'bounded', ['b1', 'b2'], 'tester', { maxPresent: present + 2 }, now + 10_000),
-        { added: 2, already_present: 0 },
+        swept.map((r) => [r.value, Number(r.removed_at), r.removed_by]),
+        [
+          ['short-1', now + 5000, 'expiry'],
+          ['short-2', now + 5000, 'expiry'],
+        ],
       );
+      assert.equal((await heldIn(db)).entries, bound.entries);
+    });
+
+    test("the bound on values' characters: long values fill it before the count does", async () => {
+      const db = fresh.store.db;
+      const now = Date.now();
+      await createList(db, feed, change(), { name: 'long-values', kind: 'string' });
+      const held = await heldIn(db);
+      const bound = { entries: Number.MAX_SAFE_INTEGER, chars: held.chars + 600 };
+      await addListEntries(db, 'live', 'long-values', ['a'.repeat(256), 'b'.repeat(256)], 'tester', { bound }, now);
+      await assert.rejects(
+        addListEntries(db, 'live', 'long-values', ['c'.repeat(256)], 'tester', { bound }, now),
+        /characters of values/,
+      );
+      await removeListEntry(db, feed, change(), 'long-values', 'a'.repeat(256));
+      assert.deepEqual(await heldIn(db), { entries: held.entries + 1, chars: held.chars + 256 });
+      await addListEntries(db, 'live', 'long-values', ['c'.repeat(256)], 'tester', { bound }, now + 1);
     });
 
     test('vouch lists import: CSV and NDJSON in batches, bad lines reported and the rest added', async () => {
