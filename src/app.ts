@@ -22,7 +22,8 @@ import { ProblemSchema } from './http/problem.ts';
 import { SCOPES } from './lib/principal.ts';
 import authenticate from './auth/authenticate.ts';
 import { DEFAULT_POLICY, type Policy } from './model/policy.ts';
-import type { DecisionCommit } from './audit/decisions.ts';
+import { answeredClaim, type DecisionCommit } from './audit/decisions.ts';
+import { AnswerText } from './trust/scoring.ts';
 import type { Decider } from './model/outcomes.ts';
 import { startWebhookWorker } from './webhooks/index.ts';
 import type { WorkerOptions } from './webhooks/worker.ts';
@@ -166,7 +167,19 @@ export async function buildApp({
   meterRateLimits(app);
   await app.register(swaggerPlugin, { publicUrl: config.publicUrl, scopes: SCOPES, examples: REQUEST_EXAMPLES });
   await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
-  await app.register(idempotency, { db: store.db, encryption: keyEncryption });
+  await app.register(idempotency, {
+    db: store.db,
+    encryption: keyEncryption,
+    // a retry of a decision whose stored response was lost gets the decision, never a second one
+    recover: async (environment, claim) => {
+      const found = await answeredClaim(store.db, environment, claim);
+      if (!found) return undefined;
+      return {
+        status: 200,
+        body: found.kind === 'score' ? new AnswerText(found.result, '', false).json : found.result,
+      };
+    },
+  });
 
   services.live.install(app);
   services.liveRules.install(app);

@@ -101,6 +101,8 @@ const COLUMNS = [
   'rules',
   'shadow_rules',
   'rule_inputs',
+  // 032_decision_claims: a retry of a claim left pending finds its decision (http/idempotency.ts)
+  'claim',
 ] as const;
 
 /** Work that must commit with some decisions (webhook events: src/webhooks/events.ts decisionWebhooks). */
@@ -170,4 +172,21 @@ export class DecisionWriter {
   drain(): Promise<void> {
     return this.group.drain();
   }
+}
+
+/**
+ * What the decision made under an Idempotency-Key claim answered (032_decision_claims), or
+ * undefined: its kind and stored result, the response's text (a score's without `cached`).
+ */
+export async function answeredClaim(
+  db: Kysely<Database>,
+  environment: string,
+  claim: string,
+): Promise<{ kind: string; result: string } | undefined> {
+  return db
+    .selectFrom('decisions')
+    .select(['kind', 'result'])
+    .where('claim', '=', claim)
+    .where('environment', '=', environment)
+    .executeTakeFirst();
 }

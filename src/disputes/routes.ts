@@ -1,5 +1,6 @@
 // POST /api/v1/dispute/analyze: both parties' scores from their history, then the pure analyser.
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { claimOf } from '../http/idempotency.ts';
 import type { Metrics } from '../http/observability.ts';
 import { Type } from 'typebox';
 import { ProblemSchema } from '../http/problem.ts';
@@ -167,6 +168,7 @@ export function disputeRoutes({
             opened_at: body.opened_at ?? new Date(now).toISOString(),
             evidence: body.evidence ?? {},
           }),
+          claim: claimOf(request) ?? null,
         });
         outcomes.inc({ recommendation: response.recommendation });
         return reply.type('application/json; charset=utf-8').send(json as unknown as typeof response);

@@ -15,6 +15,7 @@ import type { Environment } from '../lib/principal.ts';
 import { ApiError } from './problem.ts';
 import { fingerprint, idempotencyKey } from './idempotency-key.ts';
 import { openResponse, sealResponse, type ClaimId } from './idempotency-seal.ts';
+import { sha256Hex } from '../lib/digest.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,7 +25,25 @@ declare module 'fastify' {
 
 interface Claim extends ClaimId {
   settled: boolean;
+  /** what a decision made under this claim stores (claimDigest) */
+  digest: string;
 }
+
+/** The digest a decision stores of the claim it answered (032_decision_claims): never the key itself. */
+function claimDigest(id: ClaimId): string {
+  return sha256Hex(JSON.stringify([id.environment, id.clientId, id.principalId, id.key]));
+}
+
+/** The request's claim, as its decision stores it; undefined without an Idempotency-Key. */
+export function claimOf(request: FastifyRequest): string | undefined {
+  return request.idempotencyClaim?.digest;
+}
+
+/** A response rebuilt from what the operation stored (a decision), when the stored response was lost. */
+export type RecoverAnswer = (
+  environment: Environment,
+  claim: string,
+) => Promise<{ status: number; body: string } | undefined>;
 
 interface IdempotencyOptions {
   db: Kysely<Database>;
@@ -34,6 +53,11 @@ interface IdempotencyOptions {
   ttlMs?: number;
   /** a claim older than this whose request never finished (a crashed instance) may be taken over */
   staleAfterMs?: number;
+  /**
+   * A pending claim whose operation committed but whose response was never stored (a crash or a
+   * dropped connection in between) is answered from what the operation stored, not run again.
+   */
+  recover?: RecoverAnswer;
 }
 
 /**
@@ -173,7 +197,7 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
     purgeExpired(now);
     for (let attempt = 0; attempt < 3; attempt++) {
       if (await tryClaim(id, print, now)) {
-        request.idempotencyClaim = { ...id, settled: false };
+        request.idempotencyClaim = { ...id, settled: false, digest: claimDigest(id) };
         return;
       }
       const row = await db
@@ -198,6 +222,19 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
         );
       }
       if (row.state === 'pending') {
+        const answered = await options.recover?.(environment, claimDigest(id));
+        if (answered) {
+          const response = { ...answered, headers: { 'content-type': 'application/json; charset=utf-8' } };
+          await db
+            .updateTable('idempotency_keys')
+            .set({ state: 'done', response: sealResponse(response, id, encryption.current) })
+            .where(...rowOf(id))
+            .where('state', '=', 'pending')
+            .execute();
+          reply.code(response.status).header('content-type', response.headers['content-type']);
+          reply.header('idempotent-replayed', 'true');
+          return reply.send(response.body);
+        }
         // A claim whose request died with its instance would block the key for 24 h: take it over.
         if (row.created_at < now - staleAfterMs) {
           const taken = await db
@@ -208,7 +245,7 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
             .where('created_at', '=', row.created_at)
             .executeTakeFirst();
           if (Number(taken.numUpdatedRows) > 0) {
-            request.idempotencyClaim = { ...id, settled: false };
+            request.idempotencyClaim = { ...id, settled: false, digest: claimDigest(id) };
             return;
           }
           continue;

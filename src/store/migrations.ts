@@ -27,6 +27,7 @@ import { policyJobTurns } from './migrations/028_policy_job_turns.ts';
 import { rulesAndReviews } from './migrations/029_rules_reviews.ts';
 import { listEntryRevisions } from './migrations/030_list_entry_revisions.ts';
 import { listHeld } from './migrations/031_list_held.ts';
+import { decisionClaims } from './migrations/032_decision_claims.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -206,6 +207,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '029_rules_reviews': rulesAndReviews,
   '030_list_entry_revisions': listEntryRevisions,
   '031_list_held': listHeld,
+  '032_decision_claims': decisionClaims,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -214,6 +214,8 @@ export interface DecisionsTable {
    * amount), JSON
    */
   rule_inputs?: string | null;
+  /** (032) the digest of the Idempotency-Key claim the decision answered (http/idempotency.ts), or null */
+  claim?: string | null;
 }
 
 /** Policy versions (005_learning, docs/api.md, "Policies"). */

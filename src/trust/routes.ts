@@ -1,6 +1,7 @@
 // /api/v1/trust: events in, scores out, aggregates for inspection.
 import type { FastifyReply } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
+import { claimOf } from '../http/idempotency.ts';
 import type { Metrics } from '../http/observability.ts';
 import type { Counter } from 'prom-client';
 import { Type } from 'typebox';
@@ -139,7 +140,7 @@ export function trustRoutes({
         // Read once: the body is validated (one step, score-validation.ts) and scored with the same policies.
         const live = policies.get(request.principal.environment);
         const body = validateScore(request.body, live.active.cryptoAssets);
-        const answer = await scoring.answer(body, request.principal, live, true);
+        const answer = await scoring.answer(body, request.principal, live, true, claimOf(request));
         scores.inc({ risk_level: answer.riskLevel, cached: String(answer.cached) });
         // A JSON string is sent as it is (no serialiser runs on it): the text the decision was stored as.
         return reply.type('application/json; charset=utf-8').send(answer.json);

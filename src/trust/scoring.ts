@@ -152,7 +152,13 @@ export class ScoringService {
    * rules, the durable decision (its request digest and summary only now: a hit needs neither), the
    * cache (docs/architecture.md, "The score path").
    */
-  async answer(body: ScoreBody, principal: Principal, policies: LivePolicy, asText: true): Promise<AnswerText>;
+  async answer(
+    body: ScoreBody,
+    principal: Principal,
+    policies: LivePolicy,
+    asText: true,
+    claim?: string,
+  ): Promise<AnswerText>;
   async answer(body: ScoreBody, principal: Principal, policies: LivePolicy): Promise<ScoreResponse | AnswerText>;
   async answer(
     body: ScoreBody,
@@ -160,6 +166,8 @@ export class ScoringService {
     policies: LivePolicy,
     /** every answer as its stored text (a computed score and a shared hit too), for a route to send as it is */
     asText = false,
+    /** the request's Idempotency-Key claim (its digest), stored with a new decision so a retry finds it */
+    claim?: string,
   ): Promise<ScoreResponse | AnswerText> {
     const { request, linked } = scoreRequest(body);
     const { environment } = principal;
@@ -244,6 +252,7 @@ export class ScoringService {
       ...learningColumns(values, request, result, policies.shadow),
       ...columns,
       review,
+      claim: claim ?? null,
     });
     if (cacheable)
       this.answers.remember(lookup, { json, riskLevel: stored.risk_level, state, generation }, stored.decision_id);

@@ -178,6 +178,53 @@ describeEachBackend('Idempotency-Key', (ctx) => {
     assert.deepEqual(again.json(), first.json());
   });
 
+  test('a decision whose stored response was lost (crash or dropped connection after its commit): the retry gets it, never a second decision', async () => {
+    const db = ctx().store.db;
+    const lose = (key: string, createdAt: number) =>
+      db
+        .updateTable('idempotency_keys')
+        .set({ state: 'pending', response: null, created_at: createdAt })
+        .where('idem_key', '=', key)
+        .execute();
+    const decisions = async (kind: string) =>
+      (await db.selectFrom('decisions').select('id').where('kind', '=', kind).execute()).length;
+    const score = { entity_id: 'c'.repeat(64), amount: 120, currency: 'USD', context: { trade_id: 'lost-1' } };
+    const dispute = {
+      dispute_id: 'dsp-lost-1',
+      trade: { trade_id: 'trd-lost-1', amount: 100, currency: 'USD', payment_method: 'bank_transfer' },
+      buyer_id: 'd'.repeat(64),
+      seller_id: 'e'.repeat(64),
+      opened_by: 'buyer',
+      reason: 'asset_not_released',
+    };
+    for (const [url, payload, kind] of [
+      ['/api/v1/trust/score', score, 'score'],
+      ['/api/v1/dispute/analyze', dispute, 'dispute_analysis'],
+    ] as const) {
+      const key = `lost-${kind}`;
+      const headers = { ...bearer(admin), 'idempotency-key': key };
+      const first = await ctx().inject({ method: 'POST', url, headers, payload });
+      assert.equal(first.statusCode, 200, first.body);
+      const stored = await decisions(kind);
+      // fresh (its request could still be running) and stale (taken over before): both answered from the decision
+      for (const createdAt of [Date.now(), Date.now() - 120_000]) {
+        await lose(key, createdAt);
+        const again = await ctx().inject({ method: 'POST', url, headers, payload });
+        assert.equal(again.statusCode, 200, again.body);
+        assert.equal(again.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(again.json(), first.json());
+        assert.equal(await decisions(kind), stored, `${kind}: no second decision`);
+      }
+      // and the recovered response is stored: the next retry replays it as any other
+      const row = await db
+        .selectFrom('idempotency_keys')
+        .select('state')
+        .where('idem_key', '=', key)
+        .executeTakeFirst();
+      assert.equal(row?.state, 'done');
+    }
+  });
+
   test('fuzzed Idempotency-Key values never cause a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'binary-ascii', maxLength: 300 }), async (key) => {
