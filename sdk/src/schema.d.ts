@@ -7286,6 +7286,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description RFC 9457 problem details */
+            503: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listRuleVersions: {
@@ -7611,6 +7622,17 @@ export interface operations {
             };
             /** @description RFC 9457 problem details */
             409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            503: {
                 headers: {
                     /** @description The request id, also the `request_id` of a problem document */
                     "X-Request-Id"?: string;

@@ -40,10 +40,7 @@ export function claimOf(request: FastifyRequest): string | undefined {
 }
 
 /** A response rebuilt from what the operation stored (a decision), when the stored response was lost. */
-export type RecoverAnswer = (
-  environment: Environment,
-  claim: string,
-) => Promise<{ status: number; body: string } | undefined>;
+type RecoverAnswer = (environment: Environment, claim: string) => Promise<{ status: number; body: string } | undefined>;
 
 interface IdempotencyOptions {
   db: Kysely<Database>;

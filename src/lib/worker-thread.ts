@@ -1,18 +1,18 @@
 // Worker threads for work that would hold the event loop (the OPRF, peers' answers, policy jobs).
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
  * A worker whose entry is `name` beside the calling module (`callerUrl`, its import.meta.url): the
  * compiled .js in dist/; under tsx (tests, dev) the .ts source, loaded through tsx's loader, which a
  * worker does not inherit from its parent.
  */
-export function spawnWorker(callerUrl: string, name: string): Worker {
-  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl));
+export function spawnWorker(callerUrl: string, name: string, options: WorkerOptions = {}): Worker {
+  if (!callerUrl.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, callerUrl), options);
   const entry = new URL(`./${name}.ts`, callerUrl).href;
   const tsx = import.meta.resolve('tsx/esm/api');
   return new Worker(
     `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`,
-    { eval: true },
+    { ...options, eval: true },
   );
 }
 

@@ -2,8 +2,10 @@
 // (replay-worker.ts) that reads the store a page at a time over a connection of its own; when the
 // store cannot be opened twice (in-memory SQLite), this thread reads the pages and hands them
 // over one at a time, each acknowledged, so at most two are in flight. One rule test per
-// environment at a time in this process: a second is refused (RuleTestBusyError, 409 with
-// Retry-After) rather than queued, so a desk clicking "test" twice never doubles the work.
+// environment at a time in this process (and across processes: test-lease.ts): a second is refused
+// (RuleTestBusyError, 409 with Retry-After) rather than queued, so a desk clicking "test" twice
+// never doubles the work. A test is stopped (its worker ended) at its time limit, when its caller
+// goes away, or when its worker fails (out of its own bounded heap): RuleTestStoppedError.
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from '../lib/worker-thread.ts';
 import type { Environment } from '../lib/principal.ts';
@@ -38,6 +40,25 @@ export class RuleTestBusyError extends Error {
   }
 }
 
+/** A rule test was stopped: past its time limit, cancelled by its caller, or its worker failed. */
+export class RuleTestStoppedError extends Error {
+  constructor(
+    readonly reason: 'time' | 'cancelled' | 'failed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RuleTestStoppedError';
+  }
+}
+
+/** What bounds one rule test (docs/rules.md, "Testing a rule"). */
+export const RULE_TEST_LIMITS = {
+  /** wall time; a year of a busy desk's decisions replays in well under a minute */
+  timeMs: 120_000,
+  /** the worker's own heap: a test that needs more fails alone, never the process */
+  heapMb: 512,
+};
+
 const running = new Set<Environment>();
 
 // A worker takes most of a second to start (it loads the CEL library), so one that finished a
@@ -53,7 +74,9 @@ function takeWorker(): Worker {
     worker.ref();
     return worker;
   }
-  const worker = spawnWorker(import.meta.url, 'replay-worker');
+  const worker = spawnWorker(import.meta.url, 'replay-worker', {
+    resourceLimits: { maxOldGenerationSizeMb: RULE_TEST_LIMITS.heapMb },
+  });
   worker.on('error', () => {});
   worker.on('exit', () => {
     if (idle?.worker === worker) {
@@ -85,16 +108,18 @@ class ReplayThread {
     if (message.type === 'error') waiting?.reject(new Error(`rule test: ${message.message}`));
     else waiting?.resolve(message);
   };
-  private readonly onError = (err: Error) => this.fail(err);
+  private readonly onError = (err: Error) =>
+    this.fail(new RuleTestStoppedError('failed', `The rule test failed in its worker (${err.message}).`));
   private readonly onExit = (code: number) =>
-    this.fail(new Error(`rule test: the worker thread stopped (exit code ${code})`));
+    this.fail(new RuleTestStoppedError('failed', `The rule test's worker stopped (exit code ${code}).`));
 
   constructor(task: ReplayTask) {
     this.worker.on('message', this.onMessage).on('error', this.onError).on('exit', this.onExit);
     this.worker.postMessage({ type: 'start', task } satisfies ToReplayWorker);
   }
 
-  private fail(err: Error): void {
+  /** Ends the test: what it waits for rejects with `err`, and its worker is ended at close. */
+  fail(err: Error): void {
     this.failure ??= err;
     const waiting = this.waiting;
     this.waiting = undefined;
@@ -124,20 +149,44 @@ type ReplayInput =
   | { source: StoreSource; environment: Environment; window: ReplayWindow }
   | { entries: () => Promise<ListEntryRow[]>; pages: AsyncIterable<ReplayRow[]> };
 
+interface RunOptions {
+  /** aborted when the caller went away */
+  signal?: AbortSignal;
+  /** RULE_TEST_LIMITS.timeMs unless told (tests) */
+  timeMs?: number;
+}
+
 /**
  * Runs one rule test in a worker thread; RuleTestBusyError at once when another test of
- * `environment` runs in this process.
+ * `environment` runs in this process, RuleTestStoppedError when it was stopped.
  */
 export async function runRuleTest(
   environment: Environment,
   task: ReplayTask,
   input: ReplayInput,
+  { signal, timeMs = RULE_TEST_LIMITS.timeMs }: RunOptions = {},
 ): Promise<RuleTestResult> {
   if (running.has(environment)) throw new RuleTestBusyError();
   running.add(environment);
   let thread: ReplayThread | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const cancel = () =>
+    thread?.fail(new RuleTestStoppedError('cancelled', 'The caller went away; the rule test was stopped.'));
   try {
     thread = new ReplayThread(task);
+    const seconds = Math.round(timeMs / 1000);
+    timer = setTimeout(
+      () =>
+        thread?.fail(
+          new RuleTestStoppedError(
+            'time',
+            `The rule test ran past its limit of ${seconds} s and was stopped; test a shorter window (since, until).`,
+          ),
+        ),
+      timeMs,
+    );
+    if (signal?.aborted) cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
     if ('source' in input) {
       const reply = await thread.request({
         type: 'read',
@@ -166,6 +215,8 @@ export async function runRuleTest(
     const reply = await thread.request({ type: 'end' });
     return (reply as Extract<FromReplayWorker, { type: 'result' }>).value as RuleTestResult;
   } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', cancel);
     await thread?.close();
     running.delete(environment);
   }

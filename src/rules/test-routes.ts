@@ -3,6 +3,7 @@
 // rule's current version. The replay runs in a worker thread (replay-thread.ts); this file checks
 // the request, picks the window and the policy's settings, and maps the outcome to a response.
 import { Type, type Static } from 'typebox';
+import type { FastifyReply } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
@@ -19,7 +20,14 @@ import { listKinds } from './repository.ts';
 import { UNSAVED_RULE_ID, type ReplaySettings, type RuleTestResult } from './replay.ts';
 import { columnsRead } from './replay-columns.ts';
 import { listHistoryRows, replayPages, type ReplayWindow } from './replay-store.ts';
-import { RuleTestBusyError, runRuleTest, type ReplayTask } from './replay-thread.ts';
+import {
+  RULE_TEST_LIMITS,
+  RuleTestBusyError,
+  RuleTestStoppedError,
+  runRuleTest,
+  type ReplayTask,
+} from './replay-thread.ts';
+import { claimTestLease, releaseTestLease } from './test-lease.ts';
 
 const DAY_MS = 86_400_000;
 /** A test looks back 30 days unless told otherwise, and never over more than 400 (a year and its season). */
@@ -101,6 +109,7 @@ const responses = {
   403: ProblemSchema,
   404: ProblemSchema,
   409: ProblemSchema,
+  503: ProblemSchema,
 };
 
 function parseTime(value: string | undefined, field: string): number | undefined {
@@ -111,6 +120,26 @@ function parseTime(value: string | undefined, field: string): number | undefined
       errors: [{ field, message: 'must be an RFC 3339 time' }],
     });
   return t;
+}
+
+/** A crashed holder's lease outlives the test it ran by this much at most. */
+const LEASE_MARGIN_MS = 10_000;
+
+const busy = (err: RuleTestBusyError) =>
+  new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
+
+/**
+ * A stopped test is the caller's to change (a shorter window) or to retry: never a 500. Past its time
+ * limit or failed in its worker: 503; cancelled: the caller is gone, 400 for the log.
+ */
+function stopped(err: RuleTestStoppedError): ApiError {
+  if (err.reason === 'cancelled') return new ApiError(400, 'invalid_request', err.message);
+  return new ApiError(
+    503,
+    'unavailable',
+    err.message,
+    err.reason === 'failed' ? { headers: { 'retry-after': '5' } } : {},
+  );
 }
 
 /** The window [since, until): by default the 30 days before now (or before `until`); at most 400 days. */
@@ -138,8 +167,17 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
     environment: Environment,
     task: ReplayTask,
     window: ReplayWindow,
+    reply: FastifyReply,
   ): Promise<Static<typeof RuleTestSchema>> {
     const source = storeSource(store);
+    const lease = await claimTestLease(store.db, environment, Date.now(), RULE_TEST_LIMITS.timeMs + LEASE_MARGIN_MS);
+    if (!lease) throw busy(new RuleTestBusyError());
+    // the caller went away (its connection closed before the response): the test stops
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableFinished) gone.abort();
+    };
+    reply.raw.on('close', onClose);
     let result: RuleTestResult;
     try {
       result = await runRuleTest(
@@ -152,11 +190,15 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
               entries: () => listHistoryRows(store.db, environment, listsIn(task.rule.body)),
               pages: replayPages(store.db, environment, window, columnsRead(task.rule.body)),
             },
+        { signal: gone.signal },
       );
     } catch (err) {
-      if (err instanceof RuleTestBusyError)
-        throw new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
+      if (err instanceof RuleTestBusyError) throw busy(err);
+      if (err instanceof RuleTestStoppedError) throw stopped(err);
       throw err;
+    } finally {
+      reply.raw.off('close', onClose);
+      await releaseTestLease(store.db, lease);
     }
     return { since: new Date(window.since).toISOString(), until: new Date(window.until).toISOString(), ...result };
   }
@@ -184,7 +226,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
         body: TestBody,
         response: responses,
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const environment = request.principal.environment;
         const window = testWindow(request.body, Date.now(), ownerFilter(request.principal));
         const body: RuleBody = request.body.rule;
@@ -193,6 +235,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
           environment,
           { rule: { id: UNSAVED_RULE_ID, version: 0, body }, settings: settingsFor(environment) },
           window,
+          reply,
         );
       },
     }),
@@ -211,7 +254,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
       preValidation: async (request) => {
         request.body ??= {};
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const environment = request.principal.environment;
         const window = testWindow(request.body, Date.now(), ownerFilter(request.principal));
         const row = await store.db
@@ -228,6 +271,7 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
           environment,
           { rule: { id: row.id, version: Number(row.version), body }, settings: settingsFor(environment) },
           window,
+          reply,
         );
       },
     }),

@@ -28,6 +28,7 @@ import { rulesAndReviews } from './migrations/029_rules_reviews.ts';
 import { listEntryRevisions } from './migrations/030_list_entry_revisions.ts';
 import { listHeld } from './migrations/031_list_held.ts';
 import { decisionClaims } from './migrations/032_decision_claims.ts';
+import { ruleTestLeases } from './migrations/033_rule_test_leases.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -208,6 +209,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '030_list_entry_revisions': listEntryRevisions,
   '031_list_held': listHeld,
   '032_decision_claims': decisionClaims,
+  '033_rule_test_leases': ruleTestLeases,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -88,3 +88,10 @@ export interface ReviewsTable {
   resolved_at: number | null;
   resolved_by: string | null;
 }
+
+/** (033) the environment's running rule test, across processes: the row is the claim, until it expires */
+export interface RuleTestLeasesTable {
+  environment: string;
+  holder: string;
+  expires_at: number | string;
+}

@@ -5,6 +5,7 @@ import type {
   ListsTable,
   ReviewsTable,
   RuleRevisionsTable,
+  RuleTestLeasesTable,
   RulesTable,
   RuleVersionsTable,
 } from './schema-rules.ts';
@@ -287,6 +288,7 @@ export interface Database {
   rule_revisions: RuleRevisionsTable;
   lists: ListsTable;
   list_entries: ListEntriesTable;
+  rule_test_leases: RuleTestLeasesTable;
   reviews: ReviewsTable;
   policies: PoliciesTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -5,7 +5,12 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { storeSource } from '../../src/store/readers.ts';
-import { RuleTestBusyError, runRuleTest, type ReplayTask } from '../../src/rules/replay-thread.ts';
+import {
+  RuleTestBusyError,
+  RuleTestStoppedError,
+  runRuleTest,
+  type ReplayTask,
+} from '../../src/rules/replay-thread.ts';
 import { SIGNAL_NAMES, DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { listHistoryRows, replayPages } from '../../src/rules/replay-store.ts';
 import { columnsRead } from '../../src/rules/replay-columns.ts';
@@ -308,6 +313,55 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     // The other environment is not held up, and the first still answers.
     assert.equal((await runRuleTest('test', task, { ...input, environment: 'test' })).decisions, 1);
     assert.equal((await first).decisions, 5);
+  });
+
+  test('a rule test stops at its time limit and when its caller goes away; its worker ends, and the next test runs', async () => {
+    const task: ReplayTask = {
+      rule: { id: 'rul_x', version: 1, body: { name: 'x', condition: 'amount > 1.0', action: 'decline' } },
+      settings: {
+        outcomes: { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' },
+        signalNames: SIGNAL_NAMES,
+        disputePrior: DEFAULT_POLICY.disputePrior,
+      },
+    };
+    const input = { source: storeSource(ctx().store)!, environment: 'live' as const, window: windowOf(1) };
+    // a worker takes far longer than 1 ms to start: the limit passes first
+    await assert.rejects(
+      runRuleTest('live', task, input, { timeMs: 1 }),
+      (err: unknown) =>
+        err instanceof RuleTestStoppedError && err.reason === 'time' && /limit of 0 s/.test(err.message),
+    );
+    const gone = new AbortController();
+    const cancelled = runRuleTest('live', task, input, { signal: gone.signal });
+    gone.abort();
+    await assert.rejects(
+      cancelled,
+      (err: unknown) => err instanceof RuleTestStoppedError && err.reason === 'cancelled',
+    );
+    assert.ok((await runRuleTest('live', task, input)).decisions >= 0);
+  });
+
+  test("one rule test per environment across processes: another process's lease is 409 until it expires", async () => {
+    const db = ctx().store.db;
+    const rule = { rule: { name: 'x', condition: 'amount > 1.0', action: 'decline' } };
+    await db
+      .insertInto('rule_test_leases')
+      .values({ environment: 'live', holder: 'rtl_elsewhere', expires_at: Date.now() + 60_000 })
+      .execute();
+    const res = problem(await post('/api/v1/rules/test', rule), 409, 'conflict');
+    assert.match(String(res.detail), /already running/);
+    // a holder that died: its lease expires, and is taken over
+    await db
+      .updateTable('rule_test_leases')
+      .set({ expires_at: Date.now() - 1 })
+      .where('environment', '=', 'live')
+      .execute();
+    assert.equal((await post('/api/v1/rules/test', rule)).statusCode, 200);
+    assert.equal(
+      (await db.selectFrom('rule_test_leases').select('holder').execute()).length,
+      0,
+      'released after each test',
+    );
   });
 
   test('pages fed by the serving thread (a store that cannot be opened twice) give what the worker reads itself', async () => {
