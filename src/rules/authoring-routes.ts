@@ -12,7 +12,8 @@ import { inspectAst } from './engine-ast.ts';
 import { ruleEnvironment } from './cel-env.ts';
 import { listKinds } from './repository.ts';
 import { CheckBody, FieldProblem, StatsQuery } from './schemas.ts';
-import { ruleStats, STATS_MAX_ROWS, variables } from './stats.ts';
+import { STATS_MAX_ROWS, variables, type RuleStats } from './stats.ts';
+import { ruleStatsOff } from './stats-thread.ts';
 
 /** The variables a condition reads, as paths (entity.account_age_days, in_list(…)). */
 function readsOf(condition: string): string[] {
@@ -43,10 +44,10 @@ export function ruleAuthoringRoutes({
 }): RouteDefinition[] {
   const db = store.db;
   const tags = ['rules'];
-  // The stats read up to STATS_MAX_ROWS decisions: concurrent asks of one environment and window
-  // share one computation, and each principal may ask STATS_PER_MINUTE times a minute, so a client
-  // that loops cannot keep the store and the event loop busy with them.
-  const running = new Map<string, ReturnType<typeof ruleStats>>();
+  // The stats read up to STATS_MAX_ROWS decisions, in a worker thread (stats-thread.ts): concurrent
+  // asks of one environment and window share one computation, and each principal may ask
+  // STATS_PER_MINUTE times a minute, so a client that loops cannot keep the store busy with them.
+  const running = new Map<string, Promise<RuleStats>>();
   const statsBudget = createRateLimit({
     max: STATS_PER_MINUTE,
     timeWindow: 60_000,
@@ -66,7 +67,7 @@ export function ruleAuthoringRoutes({
     const key = `${environment} ${days} ${owner ?? '*'}`;
     let answer = running.get(key);
     if (!answer) {
-      answer = ruleStats(db, environment, days, Date.now(), owner);
+      answer = ruleStatsOff(store, environment, days, Date.now(), owner);
       running.set(key, answer);
       void answer.finally(() => running.delete(key)).catch(() => {});
     }

@@ -100,7 +100,7 @@ interface RuleDays {
   days: Array<{ day: string; matched: number; shadow_matched: number }>;
 }
 
-interface RuleStats {
+export interface RuleStats {
   since: string;
   until: string;
   /** score decisions per day in the window (the denominator of a hit rate) */
