@@ -30,7 +30,7 @@ import { ringRoutes } from './rings/routes.ts';
 import { disputeRoutes } from './disputes/routes.ts';
 import type { DecisionWriter } from './audit/decisions.ts';
 import { decisionRoutes } from './audit/routes.ts';
-import { bulkLabelRoutes } from './audit/bulk-labels.ts';
+import { bulkLabelRoutes, labelBudget } from './audit/bulk-labels.ts';
 import { policyRoutes } from './policies/routes.ts';
 import { ruleRoutes } from './rules/routes.ts';
 import { listRoutes } from './rules/list-routes.ts';
@@ -73,6 +73,8 @@ export interface Services {
 export function routeTable(s: Services): RouteDefinition[] {
   const { config, store } = s;
   const requireHashedIds = config.requireHashedIds;
+  // one budget for every way a principal labels in bulk: batches and review resolutions
+  const labels = labelBudget(s.createRateLimit, config.labelsPerMinute);
   const scores = scoreCounter(s.metrics);
   return [
     ...healthRoutes({
@@ -106,7 +108,7 @@ export function routeTable(s: Services): RouteDefinition[] {
       metrics: s.metrics,
     }),
     ...decisionRoutes({ db: store.db }),
-    ...bulkLabelRoutes({ db: store.db, createRateLimit: s.createRateLimit, labelsPerMinute: config.labelsPerMinute }),
+    ...bulkLabelRoutes({ db: store.db, budget: labels }),
     ...policyRoutes({ store, feed: s.feed }),
     ...ruleRoutes({ store, feed: s.feed, createRateLimit: s.createRateLimit }),
     ...listRoutes({ store, feed: s.feed, requireHashedIds }),
@@ -117,6 +119,7 @@ export function routeTable(s: Services): RouteDefinition[] {
       db: store.db,
       feed: s.feed,
       reviewListOpen: (environment, list) => reviewListOpen(s.policies.active(environment), list),
+      chargeLabel: (request) => labels.charge(request, 1),
     }),
     ...docsRoutes({ document: s.openapi }),
   ];

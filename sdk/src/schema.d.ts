@@ -729,7 +729,7 @@ export type paths = {
         put?: never;
         /**
          * Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list
-         * @description Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list. Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).
+         * @description A resolution that labels the decision spends one label of the caller's budget (VOUCH_LABELS_PER_MINUTE, shared with POST /api/v1/labels): 429 rate_limited with Retry-After beyond it, and nothing is resolved.
          */
         post: operations["resolveReview"];
         delete?: never;
@@ -6637,6 +6637,25 @@ export interface operations {
             /** @description RFC 9457 problem details */
             409: {
                 headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     /** @description The request id, also the `request_id` of a problem document */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;

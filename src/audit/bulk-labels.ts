@@ -70,40 +70,50 @@ const ROUTE_CONFIG = { scope: 'labels:write' as const, operationId: 'labelDecisi
 
 export interface BulkLabelOptions {
   db: Kysely<Database>;
-  /** @fastify/rate-limit's limiter factory (the app's createRateLimit), whose counters the host shares */
-  createRateLimit: FastifyInstance['createRateLimit'];
-  /** labels one principal may send per minute (VOUCH_LABELS_PER_MINUTE, at least one full batch) */
-  labelsPerMinute: number;
+  /** labelBudget(): VOUCH_LABELS_PER_MINUTE per principal, on the app's rate-limit counters (shared by the host) */
+  budget: LabelBudget;
 }
 
-export function bulkLabelRoutes({ db, createRateLimit, labelsPerMinute }: BulkLabelOptions): RouteDefinition[] {
-  const validate = compileBodyValidator(LabelItem);
+/** A principal's budget of labels a minute, spent by batches here and by review resolutions (reviews/routes.ts). */
+export interface LabelBudget {
+  /** Charges `items` labels to the caller's budget, or throws 429 rate_limited with Retry-After. */
+  charge(request: FastifyRequest, items: number): Promise<void>;
+}
+
+export function labelBudget(
+  createRateLimit: FastifyInstance['createRateLimit'],
+  labelsPerMinute: number,
+): LabelBudget {
   const units = Math.max(1, Math.floor(labelsPerMinute / LABELS_PER_UNIT));
   const budget = createRateLimit({
     max: units,
     timeWindow: 60_000,
     keyGenerator: (request) => `labels:${request.principal.id}`,
   });
+  return {
+    /**
+     * The counter takes one unit per call, so a batch takes its units one by one, stopping at the
+     * first refused: a refused batch spends what was left of the window, never more, and is
+     * logged once. A single label takes a whole unit.
+     */
+    async charge(request, items) {
+      for (let i = 0; i < Math.ceil(items / LABELS_PER_UNIT); i++) {
+        const result = await budget(request);
+        if (result.isAllowed || !result.isExceeded) continue;
+        throw new ApiError(
+          429,
+          'rate_limited',
+          `Label budget of ${units * LABELS_PER_UNIT} labels a minute exceeded (this request has ${items}); send it again when the window resets.`,
+          { headers: { 'retry-after': String(result.ttlInSeconds) } },
+        );
+      }
+    },
+  };
+}
 
-  /**
-   * Charges `items` labels to the caller's budget, or throws 429. The counter takes one unit per
-   * call, so a batch takes its units one by one, stopping at the first refused: a refused batch
-   * spends what was left of the window, never more, and is logged once.
-   */
-  async function charge(request: FastifyRequest, items: number): Promise<void> {
-    for (let i = 0; i < Math.ceil(items / LABELS_PER_UNIT); i++) {
-      const result = await budget(request);
-      if (result.isAllowed || !result.isExceeded) continue;
-      throw new ApiError(
-        429,
-        'rate_limited',
-        `Label budget of ${units * LABELS_PER_UNIT} labels a minute exceeded (this batch has ${items}); send it again when the window resets.`,
-        {
-          headers: { 'retry-after': String(result.ttlInSeconds) },
-        },
-      );
-    }
-  }
+export function bulkLabelRoutes({ db, budget }: BulkLabelOptions): RouteDefinition[] {
+  const validate = compileBodyValidator(LabelItem);
+  const charge = (request: FastifyRequest, items: number) => budget.charge(request, items);
 
   return [
     defineRoute({

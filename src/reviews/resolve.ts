@@ -58,7 +58,7 @@ const listProblem = (message: string) =>
  * label gives none now: the fit counts it legit once its trade completes cleanly within
  * assume_legit_after_days, like any unlabelled decision (docs/learning.md).
  */
-const resolutionLabel = (r: Resolution): 'fraud' | 'legit' | null =>
+export const resolutionLabel = (r: Resolution): 'fraud' | 'legit' | null =>
   r.label ?? (r.resolution === 'decline' ? 'fraud' : null);
 
 export async function resolveReview(

@@ -2,6 +2,7 @@
 // and resolving need reviews:write with role operator or admin. A review belongs to the client
 // whose decision opened it: a non-admin sees only its client's (another client's is "not found"),
 // an admin sees every client's of its environment.
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
@@ -30,7 +31,7 @@ import {
   visibleReviews,
   type Viewer,
 } from './queue.ts';
-import { resolveReview } from './resolve.ts';
+import { resolutionLabel, resolveReview } from './resolve.ts';
 import { reviewStats } from './stats.ts';
 
 export interface ReviewRouteOptions {
@@ -38,6 +39,8 @@ export interface ReviewRouteOptions {
   feed: RevocationFeed;
   /** whether the environment's active policy opens a list to reviewers (its `reviewLists`) */
   reviewListOpen: (environment: Environment, list: string) => boolean;
+  /** a resolution that labels its decision spends one of the caller's labels a minute (429 beyond) */
+  chargeLabel: (request: FastifyRequest) => Promise<void>;
 }
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -80,7 +83,7 @@ async function detail(db: Kysely<Database>, v: Viewer, row: ReviewJoined) {
   };
 }
 
-export function reviewRoutes({ db, feed, reviewListOpen }: ReviewRouteOptions): RouteDefinition[] {
+export function reviewRoutes({ db, feed, reviewListOpen, chargeLabel }: ReviewRouteOptions): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
@@ -203,12 +206,15 @@ export function reviewRoutes({ db, feed, reviewListOpen }: ReviewRouteOptions): 
       schema: {
         tags: ['reviews'],
         summary: "Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list",
+        description:
+          "A resolution that labels the decision spends one label of the caller's budget (VOUCH_LABELS_PER_MINUTE, shared with POST /api/v1/labels): 429 rate_limited with Retry-After beyond it, and nothing is resolved.",
         params: Params,
         body: ResolveBody,
-        response: { 200: ReviewSchema, 409: ProblemSchema, ...problems },
+        response: { 200: ReviewSchema, 409: ProblemSchema, 429: ProblemSchema, ...problems },
       },
       handler: async (request) => {
         const v = viewer(request.principal);
+        if (resolutionLabel(request.body) !== null) await chargeLabel(request);
         const record = await resolveReview({ db, feed, reviewListOpen }, v, request.params.id, request.body);
         request.log.info(
           {

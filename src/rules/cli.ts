@@ -30,25 +30,37 @@ interface FileEntry {
   expiresAt: number | null;
 }
 
-/** One CSV record's fields (RFC 4180 quoting; a record does not span lines). */
-function csvFields(line: string): string[] {
+/**
+ * One CSV record's fields (RFC 4180 quoting; a record does not span lines), or why it cannot be
+ * read: a quote left open, or text after a closing quote, is refused rather than taken as a value.
+ */
+function csvFields(line: string): string[] | { error: string } {
   const out: string[] = [];
   let field = '';
   let quoted = false;
+  let closed = false;
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
     if (quoted) {
       if (c === '"' && line[i + 1] === '"') {
         field += '"';
         i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"' && field === '') quoted = true;
-    else if (c === ',') {
+      } else if (c === '"') {
+        quoted = false;
+        closed = true;
+      } else field += c;
+    } else if (c === ',') {
       out.push(field);
+      field = '';
+      closed = false;
+    } else if (closed) {
+      if (c.trim() !== '') return { error: `text after a closing quote at column ${i + 1}` };
+    } else if (c === '"' && field.trim() === '') {
+      quoted = true;
       field = '';
     } else field += c;
   }
+  if (quoted) return { error: 'a quote is not closed (a record does not span lines)' };
   out.push(field);
   return out.map((f) => f.trim());
 }
@@ -68,12 +80,17 @@ async function* readEntries(
     if (text.trim() === '') continue;
     let fields: Record<string, unknown>;
     if (format === 'csv') {
+      const cells = csvFields(text);
+      if (!Array.isArray(cells)) {
+        if (!header) throw new Error(`the CSV header cannot be read: ${cells.error}`);
+        rejected(n, cells.error);
+        continue;
+      }
       if (!header) {
-        header = csvFields(text).map((h) => h.toLowerCase());
+        header = cells.map((h) => h.toLowerCase());
         if (!header.includes('value')) throw new Error('the CSV header has no value column');
         continue;
       }
-      const cells = csvFields(text);
       fields = Object.fromEntries(header.map((h, i) => [h, cells[i] === '' ? undefined : cells[i]]));
     } else {
       try {
@@ -110,7 +127,7 @@ export interface ImportSummary {
   failures: Array<{ line: number; reason: string }>;
 }
 
-/** Imports FILE into the list, in batches of entries sharing a reason and expiry, at most 1,000 each. */
+/** Imports FILE into the list, in batches of at most 1,000 entries, each with its own reason and expiry. */
 export async function importListFile(
   store: Store,
   environment: Environment,
@@ -130,42 +147,42 @@ export async function importListFile(
   };
   const feed = new RevocationFeed(store);
   let batch: FileEntry[] = [];
+  const inBatch = new Set<string>();
   const flush = async () => {
     if (batch.length === 0) return;
-    const { reason, expiresAt } = batch[0]!;
     const result = await addListEntries(
       store.db,
       environment,
       listName,
       batch.map((e) => e.value),
       by,
-      { reason, expiresAt, feed, ...options },
+      { entries: new Map(batch.map((e) => [e.value, e])), feed, ...options },
       Date.now(),
     );
     summary.added += result.added;
     summary.already_present += result.already_present;
     batch = [];
+    inBatch.clear();
   };
-  for await (const entry of readEntries(file, format, reject)) {
+  for await (const read of readEntries(file, format, reject)) {
+    let entry: FileEntry;
     try {
-      // checked one by one, so one bad line is reported and the rest of its batch still goes in
-      normaliseValues(list.kind as ListKind, [entry.value], options);
+      // checked one by one, so one bad line is reported and the rest of its batch still goes in;
+      // keyed as the list stores it (a country upper-cased)
+      entry = { ...read, value: normaliseValues(list.kind as ListKind, [read.value], options)[0]! };
     } catch (err) {
       if (!(err instanceof ListValueError)) throw err;
-      reject(entry.line, [...err.raw, ...err.invalid].map((e) => e.message).join('; '));
+      reject(read.line, [...err.raw, ...err.invalid].map((e) => e.message).join('; '));
       continue;
     }
     if (entry.expiresAt !== null && entry.expiresAt <= Date.now()) {
       reject(entry.line, 'expires_at is in the past');
       continue;
     }
-    const first = batch[0];
-    if (
-      first &&
-      (first.reason !== entry.reason || first.expiresAt !== entry.expiresAt || batch.length >= MAX_VALUES_PER_REQUEST)
-    )
-      await flush();
+    // a value repeated in the file goes to the next batch, where it counts as already present
+    if (batch.length >= MAX_VALUES_PER_REQUEST || inBatch.has(entry.value)) await flush();
     batch.push(entry);
+    inBatch.add(entry.value);
   }
   await flush();
   return summary;

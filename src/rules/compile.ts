@@ -2,6 +2,7 @@
 // type-checked against the variables of docs/rules.md and the policy's signal names; everything
 // cel-js cannot bound by itself is refused by the AST walk of engine-ast.ts. A compiled rule
 // evaluates without ever throwing: a run-time error is a rule that did not match.
+import { HIDDEN_CHARACTERS_MESSAGE, hasHiddenCharacters } from '../lib/plain-text.ts';
 import { OUTCOMES, type Outcome, type RuleFacts } from '../model/outcomes.ts';
 import {
   RULE_LIMITS,
@@ -93,6 +94,11 @@ function analyse(body: RuleBody, signalNames: readonly string[]): Analysis {
 export function checkRule(body: RuleBody, signalNames: readonly string[], lists: ListKinds): RuleProblem[] {
   const analysis = analyse(body, signalNames);
   const problems = [...analysis.problems];
+  // checked when saved, not when compiled: a stored rule keeps working whatever its name holds
+  if (typeof body.name === 'string' && hasHiddenCharacters(body.name))
+    problems.push({ field: 'name', message: HIDDEN_CHARACTERS_MESSAGE });
+  if (typeof body.description === 'string' && hasHiddenCharacters(body.description, { lines: true }))
+    problems.push({ field: 'description', message: HIDDEN_CHARACTERS_MESSAGE });
   for (const [field, checked] of [
     ['condition', analysis.condition],
     ['cap', analysis.cap],

@@ -19,6 +19,7 @@ import {
   removeListEntry,
 } from './lists.ts';
 import { LIST_BOUND } from './list-bound.ts';
+import { HIDDEN_CHARACTERS_MESSAGE, hasHiddenCharacters } from '../lib/plain-text.ts';
 import { getList, listEntries, listLists, presentCounts, type ListRow } from './list-reads.ts';
 import { RULES_FEED_KIND } from './revisions.ts';
 import {
@@ -113,6 +114,11 @@ export function listRoutes({
       },
       handler: async (request, reply) => {
         const { environment, id } = request.principal;
+        const { description } = request.body;
+        if (description !== undefined && hasHiddenCharacters(description, { lines: true }))
+          throw new ApiError(400, 'validation_failed', `description ${HIDDEN_CHARACTERS_MESSAGE}.`, {
+            errors: [{ field: 'description', message: HIDDEN_CHARACTERS_MESSAGE }],
+          });
         const row = await createList(db, feed, change(environment, id), request.body).catch(mapErrors);
         await announce(environment);
         reply.code(201).header('location', `/api/v1/lists/${encodeURIComponent(row.name)}`);

@@ -12,6 +12,7 @@ import type { FieldError } from '../http/problem.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
+import { HIDDEN_CHARACTERS_MESSAGE, hasHiddenCharacters } from '../lib/plain-text.ts';
 import { isCountryCode } from '../model/currency.ts';
 import { PAYMENT_METHODS } from '../model/types.ts';
 import { hashedIdErrors, rawIdentifierErrors } from '../model/identifier-schemas.ts';
@@ -61,7 +62,7 @@ export function normaliseValues(kind: ListKind, values: readonly string[], optio
     invalid.push(...hashedIdErrors(fields, options));
   }
   out.forEach((v, i) => {
-    if (/[\p{Cc}]/u.test(v)) invalid.push({ field: `values.${i}`, message: 'must not contain control characters' });
+    if (hasHiddenCharacters(v)) invalid.push({ field: `values.${i}`, message: HIDDEN_CHARACTERS_MESSAGE });
     else if (kind === 'country' && !isCountryCode(v))
       invalid.push({ field: `values.${i}`, message: 'is not an assigned ISO 3166-1 alpha-2 country code' });
     else if (kind === 'payment_method' && !(PAYMENT_METHODS as readonly string[]).includes(v))
@@ -150,6 +151,8 @@ interface AddOptions extends ValueOptions {
   reason?: string | null;
   /** ms */
   expiresAt?: number | null;
+  /** a reason and expiry of each value's own, by the value as stored (a file's lines); else the two above */
+  entries?: ReadonlyMap<string, { reason: string | null; expiresAt: number | null }>;
   /** records the feed row through it (with PostgreSQL's NOTIFY); else the row is written directly */
   feed?: Pick<RevocationFeed, 'record'>;
   /** the environment's bound (tests lower it); LIST_BOUND */
@@ -222,8 +225,8 @@ export async function addListEntries(
     value,
     added_at: taken.get(value) ?? now,
     added_by: by,
-    reason: options.reason ?? null,
-    expires_at: options.expiresAt ?? null,
+    reason: (options.entries?.get(value) ?? options).reason ?? null,
+    expires_at: (options.entries?.get(value) ?? options).expiresAt ?? null,
     removed_at: null,
     removed_by: null,
     changed_revision: revision,

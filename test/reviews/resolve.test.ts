@@ -75,6 +75,36 @@ describeEachBackend('review resolution', (ctx) => {
     assert.equal((await decision(odd!.id)).label, 'legit');
   });
 
+  test("a resolution that labels spends the reviewer's label budget (VOUCH_LABELS_PER_MINUTE): 429 once bulk labels spent it; one without a label does not", async () => {
+    const made = await ctx().inject({
+      method: 'POST',
+      url: '/api/v1/keys',
+      headers: bearer(a.token),
+      payload: { name: 'labeller', scopes: ['reviews:read', 'reviews:write', 'labels:write'], role: 'operator' },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    const labeller = asKey(made.json().key as string);
+    const batch = Array.from({ length: 1000 }, (_, i) => ({ decision_id: `dec_none_${i}`, label: 'fraud' }));
+    for (let spent = 0; spent < ctx().config.labelsPerMinute; spent += 1000) {
+      const res = await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/labels',
+        headers: labeller,
+        payload: { labels: batch },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    const [labelled, plain] = await seedReviews(ctx().store.db, [{ owner: a.id }, { owner: a.id }]);
+    const refused = problem(
+      await resolve(labelled!.review!.id, { resolution: 'decline' }, labeller),
+      429,
+      'rate_limited',
+    );
+    assert.match(String(refused.detail), /labels a minute/);
+    assert.equal((await decision(labelled!.id)).label, null, 'nothing resolved, nothing labelled');
+    assert.equal((await resolve(plain!.review!.id, { resolution: 'approve' }, labeller)).statusCode, 200);
+  });
+
   test('an API label is never overwritten by a review; an event label is not either, and an event replaces a review label', async () => {
     const [apiLabelled, eventLabelled, reviewed] = await seedReviews(ctx().store.db, [
       { owner: a.id },

@@ -16,6 +16,7 @@ import { createRule } from '../../src/rules/repository.ts';
 import { addListEntries, createList, deleteList, ListConflictError, removeListEntry } from '../../src/rules/lists.ts';
 import { importListFile } from '../../src/rules/cli.ts';
 import { checkOrThrow } from '../../src/rules/routes.ts';
+import { HIDDEN_CHARACTERS_MESSAGE } from '../../src/lib/plain-text.ts';
 import type { RuleFacts } from '../../src/model/outcomes.ts';
 
 const facts = (over: Partial<RuleFacts> = {}): RuleFacts => ({
@@ -260,36 +261,64 @@ for (const backend of backends()) {
       const db = fresh.store.db;
       await createList(db, feed, change(), { name: 'imported', kind: 'country' });
       const csv = join(dir, 'countries.csv');
-      writeFileSync(csv, 'value,reason\nNG,"sanctions, 2026"\ngh,\nXX,typo\n\nNG,again\n');
+      writeFileSync(
+        csv,
+        'value,reason\nNG,"sanctions, 2026"\ngh,\nXX,typo\n\nNG,again\n"FR,open quote\n"D"E,after the quote\nDE\u200b,zero-width\n',
+      );
       const first = await importListFile(fresh.store, 'live', 'imported', csv, 'csv', 'cli');
       assert.deepEqual(
-        { ...first, failures: first.failures.map((f) => f.line) },
-        { added: 2, already_present: 1, rejected: 1, failures: [4] },
+        { ...first, failures: first.failures.map((f) => [f.line, f.reason]) },
+        {
+          added: 2,
+          already_present: 1,
+          rejected: 4,
+          failures: [
+            [4, 'is not an assigned ISO 3166-1 alpha-2 country code'],
+            [7, 'a quote is not closed (a record does not span lines)'],
+            [8, 'text after a closing quote at column 4'],
+            [9, HIDDEN_CHARACTERS_MESSAGE],
+          ],
+        },
       );
       const nd = join(dir, 'more.ndjson');
+      // a reason per line: still 1,000 lines a transaction (each moves the revision once)
       const lines = Array.from({ length: 2500 }, (_, i) =>
-        JSON.stringify({ value: `v${i}`, reason: i < 1200 ? 'one' : 'two' }),
+        JSON.stringify({ value: `v${i}`, reason: i < 1200 ? 'one' : i < 1300 ? 'two' : `case ${i}` }),
       );
       await createList(db, feed, change(), { name: 'bulk', kind: 'string' });
       writeFileSync(
         nd,
         `${lines.join('\n')}\nnot json\n${JSON.stringify({ value: 'late', expires_at: '2001-01-01T00:00:00Z' })}\n`,
       );
+      const revision = async () =>
+        Number(
+          (
+            await db
+              .selectFrom('rule_revisions')
+              .select('revision')
+              .where('environment', '=', 'live')
+              .executeTakeFirstOrThrow()
+          ).revision,
+        );
+      const before = await revision();
       const second = await importListFile(fresh.store, 'live', 'bulk', nd, 'ndjson', 'cli');
       assert.equal(second.added, 2500);
       assert.equal(second.rejected, 2);
+      assert.equal((await revision()) - before, 3, 'three transactions for 2,500 lines');
       const reasons = await db
         .selectFrom('list_entries')
         .select(['reason', (eb) => eb.fn.countAll<number>().as('n')])
         .where('value', 'like', 'v%')
+        .where('reason', 'in', ['one', 'two', 'case 2499'])
         .groupBy('reason')
         .orderBy('reason')
         .execute();
       assert.deepEqual(
         reasons.map((r) => [r.reason, Number(r.n)]),
         [
+          ['case 2499', 1],
           ['one', 1200],
-          ['two', 1300],
+          ['two', 100],
         ],
       );
       await assert.rejects(importListFile(fresh.store, 'live', 'missing', nd, 'ndjson', 'cli'), /no list missing/);

@@ -130,6 +130,43 @@ describeEachBackend(
       problem(await call(live, 'PATCH', `/api/v1/rules/${rule.id}`, {}), 400, 'validation_failed');
     });
 
+    test('names, descriptions and list values with bidi overrides or zero-width characters: 400 naming the field', async () => {
+      const fieldsOf = (res: Awaited<ReturnType<typeof call>>) =>
+        (problem(res, 400, 'validation_failed').errors as Array<{ field: string }>).map((e) => e.field);
+      // U+202E shows "enilced" as "decline"
+      assert.deepEqual(
+        fieldsOf(
+          await call(live, 'POST', '/api/v1/rules', {
+            name: 'allow \u202eenilced',
+            description: 'zero\u200bwidth',
+            condition: 'amount > 1.0',
+            action: 'review',
+          }),
+        ),
+        ['name', 'description'],
+      );
+      const rule = await create({
+        name: 'plain',
+        description: 'two\nlines',
+        condition: 'amount > 1.0',
+        action: 'review',
+      });
+      assert.deepEqual(fieldsOf(await call(live, 'PATCH', `/api/v1/rules/${rule.id}`, { name: 'pl\u2066ain' })), [
+        'name',
+      ]);
+      assert.deepEqual(
+        fieldsOf(
+          await call(live, 'POST', '/api/v1/lists', { name: 'hidden', kind: 'string', description: 'a\u200db' }),
+        ),
+        ['description'],
+      );
+      assert.equal((await call(live, 'POST', '/api/v1/lists', { name: 'hidden', kind: 'string' })).statusCode, 201);
+      assert.deepEqual(
+        fieldsOf(await call(live, 'POST', '/api/v1/lists/hidden/entries', { values: ['ok', 'sp\ufeffoof'] })),
+        ['values.1'],
+      );
+    });
+
     test('a condition that does not check: 400 validation_failed naming condition and line:column; neither action nor cap: 400', async () => {
       const unknown = problem(
         await call(live, 'POST', '/api/v1/rules', {
