@@ -80,10 +80,7 @@ export interface LabelBudget {
   charge(request: FastifyRequest, items: number): Promise<void>;
 }
 
-export function labelBudget(
-  createRateLimit: FastifyInstance['createRateLimit'],
-  labelsPerMinute: number,
-): LabelBudget {
+export function labelBudget(createRateLimit: FastifyInstance['createRateLimit'], labelsPerMinute: number): LabelBudget {
   const units = Math.max(1, Math.floor(labelsPerMinute / LABELS_PER_UNIT));
   const budget = createRateLimit({
     max: units,
