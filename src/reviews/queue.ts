@@ -1,9 +1,6 @@
-// The review queue in the store (docs/api.md, "Reviews"): listing, reading one, and claiming. Every
-// read is scoped to the caller's environment and, unless it is an admin, to its client: another
-// client's review does not exist for it. A claim is one conditional UPDATE whose WHERE holds the
-// state it was taken from (open, a lapsed claim, or the caller's own claim), checked by the rows
-// it changed, so of two principals claiming at once exactly one wins on either store, with no
-// lock held between statements.
+// The review queue in the store (docs/api.md, "Reviews"): listing and reading one (claims.ts
+// claims and releases). Every read is scoped to the caller's environment and, unless it is an
+// admin, to its client: another client's review does not exist for it.
 import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database, ReviewsTable } from '../store/schema.ts';
 import type { Principal } from '../lib/principal.ts';
@@ -34,7 +31,7 @@ export function visibleReviews(db: Db, { principal }: Viewer): Query {
 }
 
 /** Unresolved and free to claim at `now`: open, or claimed with the claim lapsed. */
-function claimable(q: Query, now: number): Query {
+export function claimable(q: Query, now: number): Query {
   return q.where((eb) =>
     eb.or([
       eb('reviews.status', '=', 'open'),
@@ -137,72 +134,4 @@ export async function listReviews(
 
 export function findReview(db: Db, viewer: Viewer, id: string): Promise<ReviewJoined | undefined> {
   return visibleReviews(db, viewer).where('reviews.id', '=', id).executeTakeFirst();
-}
-
-export type ClaimOutcome =
-  { kind: 'claimed'; row: ReviewJoined } | { kind: 'not_found' } | { kind: 'held'; by: string } | { kind: 'resolved' };
-
-/**
- * Claims review `id` for the viewer: it must be open, its claim lapsed, or already the viewer's
- * (claiming again renews it). The UPDATE names the owner and environment too, so a review the
- * viewer cannot see is never touched.
- */
-export async function claimReview(
-  db: Kysely<Database>,
-  viewer: Viewer,
-  id: string,
-  renew = true,
-): Promise<ClaimOutcome> {
-  const { principal, now } = viewer;
-  let update = db
-    .updateTable('reviews')
-    .set({ status: 'claimed', assignee: principal.id, claimed_at: now })
-    .where('id', '=', id)
-    .where('environment', '=', principal.environment)
-    .where((eb) =>
-      eb.or([
-        eb('status', '=', 'open'),
-        eb.and([
-          eb('status', '=', 'claimed'),
-          eb.or([eb('claimed_at', '<=', now - CLAIM_LAPSE_MS), ...(renew ? [eb('assignee', '=', principal.id)] : [])]),
-        ]),
-      ]),
-    );
-  const owner = ownerFilter(principal);
-  if (owner !== undefined) update = update.where('owner_client_id', '=', owner);
-  const changed = Number((await update.executeTakeFirst()).numUpdatedRows ?? 0);
-  const row = await findReview(db, viewer, id);
-  if (!row) return { kind: 'not_found' };
-  if (changed > 0) return { kind: 'claimed', row };
-  if (row.status === 'resolved') return { kind: 'resolved' };
-  return { kind: 'held', by: row.assignee ?? '' };
-}
-
-/**
- * Candidates read per pass, and passes: a lost race moves on to the next candidate, a pass that lost them all reads
- * again.
- */
-const CANDIDATES = 20;
-const PASSES = 5;
-
-/**
- * Claims the claimable review due first for the viewer, or undefined when none is left. Each
- * candidate is claimed conditionally; losing it to another caller moves on to the next, so
- * concurrent callers spread over the queue and none gets a review twice.
- */
-export async function claimNext(db: Kysely<Database>, viewer: Viewer): Promise<ReviewJoined | undefined> {
-  for (let pass = 0; pass < PASSES; pass++) {
-    const candidates = await claimable(visibleReviews(db, viewer), viewer.now)
-      .orderBy('reviews.due_at', 'asc')
-      .orderBy('reviews.id', 'asc')
-      .limit(CANDIDATES)
-      .execute();
-    if (candidates.length === 0) return undefined;
-    for (const candidate of candidates) {
-      // Only from a free state: a review this caller already holds (say, from another tab) is not "next".
-      const outcome = await claimReview(db, viewer, candidate.id, false);
-      if (outcome.kind === 'claimed') return outcome.row;
-    }
-  }
-  return undefined;
 }

@@ -13,6 +13,7 @@ import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
 import {
   ListQuery,
+  NextBody,
   ResolveBody,
   ReviewDetailSchema,
   ReviewSchema,
@@ -21,9 +22,8 @@ import {
   reviewRecord,
   type ReviewJoined,
 } from './schemas.ts';
+import { claimNext, claimReview, QueueContendedError, releaseReview } from './claims.ts';
 import {
-  claimNext,
-  claimReview,
   cursorOf,
   decodeCursor,
   findReview,
@@ -160,12 +160,23 @@ export function reviewRoutes({ db, feed, reviewListOpen, chargeLabel }: ReviewRo
       config: { scope: 'reviews:write', role: 'operator', operationId: 'claimNextReview' },
       schema: {
         tags: ['reviews'],
-        summary: 'Claim the open review due first (204 when none is open)',
-        response: { 200: ReviewSchema, 204: NoContent, ...problems },
+        summary: 'Claim the open review due first, of those the filters keep (204 when none is open)',
+        description:
+          'Optional body `{"outcome", "entity_id"}`: the queue filters of GET /api/v1/reviews. 204 means no review is left to claim; 503 with Retry-After means every one this call tried went to other reviewers first (ask again).',
+        body: NextBody,
+        response: { 200: ReviewSchema, 204: NoContent, 503: ProblemSchema, ...problems },
+      },
+      preValidation: async (request) => {
+        request.body ??= {};
       },
       handler: async (request, reply) => {
         const v = viewer(request.principal);
-        const row = await claimNext(db, v);
+        const filter = { outcome: request.body.outcome, entityId: request.body.entity_id };
+        const row = await claimNext(db, v, filter).catch((err: unknown) => {
+          if (err instanceof QueueContendedError)
+            throw new ApiError(503, 'unavailable', err.message, { headers: { 'retry-after': '1' } });
+          throw err;
+        });
         if (!row) return reply.code(204).send();
         request.log.info(
           { event: 'review_claimed', review_id: row.id, principal_id: v.principal.id },
@@ -194,6 +205,30 @@ export function reviewRoutes({ db, feed, reviewListOpen, chargeLabel }: ReviewRo
         request.log.info(
           { event: 'review_claimed', review_id: outcome.row.id, principal_id: v.principal.id },
           'review claimed',
+        );
+        return reviewRecord(outcome.row, v.now);
+      },
+    }),
+
+    defineRoute({
+      method: 'POST',
+      url: '/api/v1/reviews/:id/release',
+      config: { scope: 'reviews:write', role: 'operator', operationId: 'releaseReview' },
+      schema: {
+        tags: ['reviews'],
+        summary: "Give a claim back: the review is open again for anyone's next (409 while another principal holds it)",
+        params: Params,
+        response: { 200: ReviewSchema, 409: ProblemSchema, ...problems },
+      },
+      handler: async (request) => {
+        const v = viewer(request.principal);
+        const outcome = await releaseReview(db, v, request.params.id);
+        if (outcome.kind === 'not_found') throw notFound();
+        if (outcome.kind === 'resolved') throw new ApiError(409, 'conflict', 'This review is already resolved.');
+        if (outcome.kind === 'held') throw new ApiError(409, 'conflict', `This review is claimed by ${outcome.by}.`);
+        request.log.info(
+          { event: 'review_released', review_id: outcome.row.id, principal_id: v.principal.id },
+          'review released',
         );
         return reviewRecord(outcome.row, v.now);
       },

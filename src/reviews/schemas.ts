@@ -108,6 +108,15 @@ export const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** POST /api/v1/reviews/next: the queue filters that choose what "next" is among. */
+export const NextBody = Type.Object(
+  {
+    outcome: Type.Optional(StringEnum(REVIEW_OUTCOMES)),
+    entity_id: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  },
+  { additionalProperties: false },
+);
+
 export const ResolveBody = Type.Object(
   {
     resolution: StringEnum(RESOLUTIONS),

@@ -184,6 +184,33 @@ describeEachBackend('review queue', (ctx) => {
     assert.deepEqual(mine.map((r) => r.id).sort(), [sooner!.review!.id, later!.review!.id].sort());
   });
 
+  test('next takes the queue filters (outcome, entity_id); a claim is released by its holder, not by another reviewer', async () => {
+    const c = await desk(ctx());
+    const entity = hash('next-filter');
+    const [review, hold, mineByEntity] = await seedReviews(ctx().store.db, [
+      { owner: c.id, dueIn: -HOUR, outcome: 'review' },
+      { owner: c.id, dueIn: HOUR, outcome: 'hold' },
+      { owner: c.id, dueIn: 2 * HOUR, outcome: 'review', entity },
+    ]);
+    const [k1, k2] = await reviewerKeys(ctx(), c.token, 2);
+    const holds = await post(`${REVIEWS}/next`, asKey(k1!), { outcome: 'hold' });
+    assert.equal(holds.json().id, hold!.review!.id, 'the hold, though a review is due sooner');
+    assert.equal(
+      (await post(`${REVIEWS}/next`, asKey(k1!), { entity_id: entity })).json().id,
+      mineByEntity!.review!.id,
+    );
+    assert.equal((await post(`${REVIEWS}/next`, asKey(k1!), { outcome: 'hold' })).statusCode, 204);
+    problem(await post(`${REVIEWS}/next`, asKey(k1!), { outcome: 'nope' }), 400, 'validation_failed');
+    // release: another reviewer cannot; the holder can, and the review is next for anyone again
+    problem(await post(`${REVIEWS}/${hold!.review!.id}/release`, asKey(k2!)), 409, 'conflict');
+    const released = await post(`${REVIEWS}/${hold!.review!.id}/release`, asKey(k1!));
+    assert.equal(released.statusCode, 200, released.body);
+    assert.deepEqual([released.json().status, released.json().assignee], ['open', null]);
+    assert.equal((await post(`${REVIEWS}/next`, asKey(k2!), { outcome: 'hold' })).json().id, hold!.review!.id);
+    assert.equal((await post(`${REVIEWS}/next`, asKey(k2!))).json().id, review!.review!.id);
+    problem(await post(`${REVIEWS}/${review!.review!.id}/release`, bearer(b.token)), 404, 'not_found');
+  });
+
   test('authorisation: reading needs reviews:read, working the queue reviews:write and role operator', async () => {
     const [row] = await seedReviews(ctx().store.db, [{ owner: a.id }]);
     const reader = await desk(ctx(), 'operator', ['reviews:read']);
