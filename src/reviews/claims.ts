@@ -84,7 +84,11 @@ export async function claimNext(
     let q = claimable(visibleReviews(db, viewer), viewer.now);
     if (filter.outcome !== undefined) q = q.where('reviews.outcome', '=', filter.outcome);
     if (filter.entityId !== undefined) q = q.where('reviews.entity_id', '=', filter.entityId);
-    const candidates = await q.orderBy('reviews.due_at', 'asc').orderBy('reviews.id', 'asc').limit(CANDIDATES).execute();
+    const candidates = await q
+      .orderBy('reviews.due_at', 'asc')
+      .orderBy('reviews.id', 'asc')
+      .limit(CANDIDATES)
+      .execute();
     if (candidates.length === 0) return undefined;
     const start = pass === 0 ? 0 : Math.floor(Math.random() * candidates.length);
     for (let i = 0; i < candidates.length; i++) {
@@ -117,9 +121,7 @@ export async function releaseReview(db: Kysely<Database>, viewer: Viewer, id: st
   if (owner !== undefined)
     update = update
       .where('owner_client_id', '=', owner)
-      .where((eb) =>
-        eb.or([eb('assignee', '=', principal.id), eb('claimed_at', '<=', viewer.now - CLAIM_LAPSE_MS)]),
-      );
+      .where((eb) => eb.or([eb('assignee', '=', principal.id), eb('claimed_at', '<=', viewer.now - CLAIM_LAPSE_MS)]));
   await update.execute();
   const row = await findReview(db, viewer, id);
   if (!row) return { kind: 'not_found' };

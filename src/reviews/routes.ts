@@ -23,14 +23,7 @@ import {
   type ReviewJoined,
 } from './schemas.ts';
 import { claimNext, claimReview, QueueContendedError, releaseReview } from './claims.ts';
-import {
-  cursorOf,
-  decodeCursor,
-  findReview,
-  listReviews,
-  visibleReviews,
-  type Viewer,
-} from './queue.ts';
+import { cursorOf, decodeCursor, findReview, listReviews, visibleReviews, type Viewer } from './queue.ts';
 import { resolutionLabel, resolveReview } from './resolve.ts';
 import { reviewStats } from './stats.ts';
 
