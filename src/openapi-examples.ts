@@ -80,6 +80,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     since: '2026-10-28T00:00:00Z',
   },
   testStoredRule: { since: '2026-10-28T00:00:00Z', until: '2026-11-27T00:00:00Z' },
+  claimNextReview: { outcome: 'hold' },
   resolveReview: {
     resolution: 'decline',
     note: 'payer name differs from the account holder; bank confirmed a recall',

@@ -749,7 +749,7 @@ export type paths = {
         put?: never;
         /**
          * Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list
-         * @description A resolution that labels the decision spends one label of the caller's budget (VOUCH_LABELS_PER_MINUTE, shared with POST /api/v1/labels): 429 rate_limited with Retry-After beyond it, and nothing is resolved.
+         * @description A resolution that labels the decision spends one label of the caller's budget (VOUCH_LABELS_PER_MINUTE, shared with POST /api/v1/labels): 429 rate_limited with Retry-After beyond it, and nothing is resolved. Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).
          */
         post: operations["resolveReview"];
         delete?: never;
@@ -769,7 +769,7 @@ export type paths = {
         put?: never;
         /**
          * Claim the open review due first, of those the filters keep (204 when none is open)
-         * @description Optional body `{"outcome", "entity_id"}`: the queue filters of GET /api/v1/reviews. 204 means no review is left to claim; 503 with Retry-After means every one this call tried went to other reviewers first (ask again).
+         * @description Optional body `{"outcome", "entity_id"}`: the queue filters of GET /api/v1/reviews. 204 means no review is left to claim; 503 with Retry-After means every one this call tried went to other reviewers first (ask again). Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).
          */
         post: operations["claimNextReview"];
         delete?: never;
@@ -2469,6 +2469,8 @@ export type components = {
                  */
                 outcome: "approve" | "review" | "hold" | "decline";
                 policy_version: string;
+                /** @description the review this decision opened (its outcome is review or hold: GET /api/v1/reviews/{id}); absent when it opened none. An approval drawn for review_sample_rate opens a review without saying so here. */
+                review_id?: string;
                 /** @enum {string} */
                 risk_level: "low" | "medium" | "high" | "critical";
                 /** @description the active rules whose condition matched, in evaluation order; [] when none did */
@@ -2559,6 +2561,8 @@ export type components = {
              */
             outcome: "approve" | "review" | "hold" | "decline";
             policy_version: string;
+            /** @description the review this decision opened (its outcome is review or hold: GET /api/v1/reviews/{id}); absent when it opened none. An approval drawn for review_sample_rate opens a review without saying so here. */
+            review_id?: string;
             /** @enum {string} */
             risk_level: "low" | "medium" | "high" | "critical";
             /** @description the active rules whose condition matched, in evaluation order; [] when none did */
@@ -6783,6 +6787,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "hold"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ClaimNextReviewRequest"];
             };
         };

@@ -155,7 +155,7 @@ export function reviewRoutes({ db, feed, reviewListOpen, chargeLabel }: ReviewRo
         tags: ['reviews'],
         summary: 'Claim the open review due first, of those the filters keep (204 when none is open)',
         description:
-          'Optional body `{"outcome", "entity_id"}`: the queue filters of GET /api/v1/reviews. 204 means no review is left to claim; 503 with Retry-After means every one this call tried went to other reviewers first (ask again).',
+          'Optional body `{"outcome", "entity_id"}`: the queue filters of GET /api/v1/reviews. 204 means no review is left to claim; 503 with Retry-After means every one this call tried went to other reviewers first (ask again). Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).',
         body: NextBody,
         response: { 200: ReviewSchema, 204: NoContent, 503: ProblemSchema, ...problems },
       },
@@ -235,7 +235,7 @@ export function reviewRoutes({ db, feed, reviewListOpen, chargeLabel }: ReviewRo
         tags: ['reviews'],
         summary: "Resolve a review: approve or decline, the decision's label, and optionally add the entity to a list",
         description:
-          "A resolution that labels the decision spends one label of the caller's budget (VOUCH_LABELS_PER_MINUTE, shared with POST /api/v1/labels): 429 rate_limited with Retry-After beyond it, and nothing is resolved.",
+          "A resolution that labels the decision spends one label of the caller's budget (VOUCH_LABELS_PER_MINUTE, shared with POST /api/v1/labels): 429 rate_limited with Retry-After beyond it, and nothing is resolved. Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).",
         params: Params,
         body: ResolveBody,
         response: { 200: ReviewSchema, 409: ProblemSchema, 429: ProblemSchema, ...problems },

@@ -96,6 +96,12 @@ export const ScoreResponse = Type.Object({
   rules: Type.Array(MatchedRuleSchema, {
     description: 'the active rules whose condition matched, in evaluation order; [] when none did',
   }),
+  review_id: Type.Optional(
+    Type.String({
+      description:
+        'the review this decision opened (its outcome is review or hold: GET /api/v1/reviews/{id}); absent when it opened none. An approval drawn for review_sample_rate opens a review without saying so here.',
+    }),
+  ),
 });
 export type ScoreResponse = Static<typeof ScoreResponse>;
 

@@ -232,6 +232,8 @@ export class ScoringService {
       safe_amount: verdict.safe_amount,
       outcome: verdict.outcome,
       rules: verdict.rules,
+      // a sampled approval's review is the desk's own measurement, not the caller's to act on
+      ...(review?.reason === 'outcome' ? { review_id: review.id } : {}),
     };
     const json = JSON.stringify(stored);
     await this.decisions.write({

@@ -45,6 +45,7 @@ describeEachBackend(
         rules: Array<{ id: string; version: number; reads: Record<string, unknown> }>;
         decision_id: string;
         cached?: boolean;
+        review_id?: string;
       };
     };
 
@@ -273,8 +274,22 @@ describeEachBackend(
       assert.equal(declined.rules[0]!.id, rule.id);
       assert.equal(declined.rules[0]!.version, 2);
       assert.deepEqual(declined.rules[0]!.reads, { amount: 77.5 });
+      assert.equal(declined.review_id, undefined, 'a decline opens no review');
+      // a hold opens a review, and the score names it (docs/api.md, "Reviews")
+      await call(live, 'PATCH', `/api/v1/rules/${rule.id}`, { action: 'hold' });
+      const held = await scoreOf(live, entity, 77.5);
+      assert.equal(held.outcome, 'hold');
+      assert.match(String(held.review_id), /^rev_/);
+      const review = await ctx()
+        .store.db.selectFrom('reviews')
+        .select(['decision_id', 'outcome'])
+        .where('id', '=', String(held.review_id))
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(review, { decision_id: held.decision_id, outcome: 'hold' });
       await call(live, 'PATCH', `/api/v1/rules/${rule.id}`, { status: 'draft' });
-      assert.equal((await scoreOf(live, entity, 77.5)).outcome, 'approve');
+      const approved = await scoreOf(live, entity, 77.5);
+      assert.equal(approved.outcome, 'approve');
+      assert.equal(approved.review_id, undefined);
       // the test environment never saw it
       assert.equal((await scoreOf(testKey, entity, 77.5)).outcome, 'approve');
     });
