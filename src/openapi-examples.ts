@@ -81,6 +81,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   testStoredRule: { since: '2026-10-28T00:00:00Z', until: '2026-11-27T00:00:00Z' },
   claimNextReview: { outcome: 'hold' },
+  derivePolicy: { version: 'default-v2-sampled', changes: { reviewSampleRate: 0.02 } },
   resolveReview: {
     resolution: 'decline',
     note: 'payer name differs from the account holder; bank confirmed a recall',

@@ -538,6 +538,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/policies/{version}/derive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new candidate: this version with a few fields changed (a JSON merge patch), e.g. reviewSampleRate
+         * @description A new candidate: this version with a few fields changed (a JSON merge patch), e.g. reviewSampleRate. Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        post: operations["derivePolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/policies/{version}/report": {
         parameters: {
             query?: never;
@@ -1551,7 +1571,7 @@ export type components = {
             parent_version: string | null;
             report: unknown;
             /** @enum {string} */
-            source: "builtin" | "file" | "upload" | "fit";
+            source: "builtin" | "file" | "upload" | "fit" | "derived";
             /** @enum {string} */
             status: "active" | "shadow" | "candidate" | "retired";
             summary: string;
@@ -1604,6 +1624,14 @@ export type components = {
             /** @enum {boolean} */
             deleted: true;
             id: string;
+        };
+        DerivePolicyRequest: {
+            /** @description a JSON merge patch (RFC 7396) of the policy document: members to change; null removes one (its default applies) */
+            changes: {
+                [key: string]: unknown;
+            };
+            /** @description the new version */
+            version: string;
         };
         EraseEntityResponse: {
             entity_id: string;
@@ -2195,7 +2223,7 @@ export type components = {
                 created_by: string | null;
                 parent_version: string | null;
                 /** @enum {string} */
-                source: "builtin" | "file" | "upload" | "fit";
+                source: "builtin" | "file" | "upload" | "fit" | "derived";
                 /** @enum {string} */
                 status: "active" | "shadow" | "candidate" | "retired";
                 summary: string;
@@ -5784,6 +5812,103 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    derivePolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "version": "default-v2-sampled",
+                 *       "changes": {
+                 *         "reviewSampleRate": 0.02
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DerivePolicyRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description URL of the created resource */
+                    Location?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePolicyResponse"];
                 };
             };
             /** @description RFC 9457 problem details */

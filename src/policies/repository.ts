@@ -14,7 +14,7 @@ import { pageOf, type Page } from '../lib/pagination.ts';
 import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 
 type PolicyStatus = 'active' | 'shadow' | 'candidate' | 'retired';
-type PolicySource = 'builtin' | 'file' | 'upload' | 'fit';
+type PolicySource = 'builtin' | 'file' | 'upload' | 'fit' | 'derived';
 export type PolicyRow = Selectable<PoliciesTable>;
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -247,8 +247,12 @@ export function summary(row: PolicyRow): string {
   }
   const doc = parseDocument(row);
   const what =
-    { builtin: 'the built-in policy', file: 'loaded from VOUCH_POLICY_FILE', upload: 'uploaded', fit: 'fitted' }[
-      row.source as PolicySource
-    ] ?? row.source;
+    {
+      builtin: 'the built-in policy',
+      file: 'loaded from VOUCH_POLICY_FILE',
+      upload: 'uploaded',
+      fit: 'fitted',
+      derived: `derived from ${row.parent_version ?? 'another version'}`,
+    }[row.source as PolicySource] ?? row.source;
   return `${what}; bias ${doc.bias}, thresholds ${doc.thresholds.medium}/${doc.thresholds.high}/${doc.thresholds.critical}`;
 }

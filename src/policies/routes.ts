@@ -34,6 +34,7 @@ import {
 } from './repository.ts';
 import { backtestFromStore, fitFromStore } from './service.ts';
 import { policyReadRoutes } from './read-routes.ts';
+import { policyDeriveRoutes } from './derive-routes.ts';
 import {
   claimantOf,
   emptyIsObject,
@@ -55,6 +56,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
 
   return [
     ...policyReadRoutes({ store }),
+    ...policyDeriveRoutes({ store }),
 
     defineRoute({
       method: 'POST',

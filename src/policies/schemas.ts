@@ -9,7 +9,7 @@ import type { OperatingTarget } from './operating.ts';
 const recordFields = {
   version: Type.String(),
   status: StringEnum(['active', 'shadow', 'candidate', 'retired'] as const),
-  source: StringEnum(['builtin', 'file', 'upload', 'fit'] as const),
+  source: StringEnum(['builtin', 'file', 'upload', 'fit', 'derived'] as const),
   parent_version: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
   created_by: Type.Union([Type.String(), Type.Null()]),

@@ -142,6 +142,56 @@ describeEachBackend('policies API', (ctx) => {
     assert.equal((await call('POST', `/api/v1/policies/${DEFAULT_POLICY.version}/activate`, operator)).statusCode, 200);
   });
 
+  test('derive: a new candidate from a version with a few fields changed (merge patch); invalid 400 naming changes.<field>; 409 on a taken version', async () => {
+    const base = DEFAULT_POLICY.version;
+    const made = await call('POST', `/api/v1/policies/${base}/derive`, operator, {
+      version: 'sampled-5pc',
+      changes: { reviewSampleRate: 0.05, reviewHours: { hold: 2 } },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    assert.equal(made.headers.location, '/api/v1/policies/sampled-5pc');
+    const body = made.json();
+    assert.deepEqual([body.status, body.source, body.parent_version], ['candidate', 'derived', base]);
+    const expected = { ...DEFAULT_POLICY, version: 'sampled-5pc', reviewSampleRate: 0.05 } as Record<string, unknown>;
+    expected.reviewHours = { ...((DEFAULT_POLICY as { reviewHours?: object }).reviewHours ?? {}), hold: 2 };
+    assert.deepEqual(body.document, expected, 'everything else as the base');
+    const invalid = problem(
+      await call('POST', `/api/v1/policies/${base}/derive`, operator, {
+        version: 'bad-rate',
+        changes: { reviewSampleRate: 2 },
+      }),
+      400,
+      'validation_failed',
+    );
+    assert.deepEqual(
+      (invalid.errors as Array<{ field: string }>).map((e) => e.field),
+      ['changes.reviewSampleRate'],
+    );
+    problem(
+      await call('POST', `/api/v1/policies/${base}/derive`, operator, {
+        version: 'proto',
+        changes: JSON.parse('{"__proto__": {}}'),
+      }),
+      400,
+      'invalid_request', // refused by the body parser before any merge
+    );
+    problem(
+      await call('POST', `/api/v1/policies/${base}/derive`, operator, { version: 'sampled-5pc', changes: {} }),
+      409,
+      'conflict',
+    );
+    problem(
+      await call('POST', '/api/v1/policies/nope/derive', operator, { version: 'x', changes: {} }),
+      404,
+      'not_found',
+    );
+    problem(
+      await call('POST', `/api/v1/policies/${base}/derive`, reader, { version: 'x', changes: {} }),
+      403,
+      'insufficient_scope',
+    );
+  });
+
   test('shadow: every score also stores the shadow score, never returned; DELETE ends it', async () => {
     assert.equal((await call('POST', '/api/v1/policies', operator, doc('shadow-1', { bias: 1 }))).statusCode, 201);
     const set = await call('POST', '/api/v1/policies/shadow-1/shadow', operator);
@@ -287,6 +337,7 @@ describeEachBackend('policies API', (ctx) => {
       ['/api/v1/policies/fit', ['since', 'until', 'base_version', 'assume_legit_after_days', 'holdout_fraction']],
       [`/api/v1/policies/${DEFAULT_POLICY.version}/backtest`, ['since', 'until']],
       [`/api/v1/policies/${DEFAULT_POLICY.version}/activate`, ['version']],
+      [`/api/v1/policies/${DEFAULT_POLICY.version}/derive`, ['version', 'changes']],
     ];
     for (const [url, keys] of cases) {
       await fc.assert(
