@@ -2629,6 +2629,8 @@ export type components = {
         };
         ShadowPolicyRequest: Record<string, never>;
         TestRuleRequest: {
+            /** @description leave out the decisions whose outcome was one of these (e.g. ["decline", "hold"]: what the policy and the other rules already stop), to see what this rule adds */
+            exclude_outcomes?: ("approve" | "review" | "hold" | "decline")[];
             rule: {
                 /** @enum {string} */
                 action?: "approve" | "review" | "hold" | "decline";
@@ -2653,6 +2655,27 @@ export type components = {
             amount_matched: {
                 [key: string]: number;
             };
+            /** @description `changed` and `amount_matched` of the fraud, legit and unlabelled decisions apart */
+            by_label: {
+                fraud: {
+                    amount_matched: {
+                        [key: string]: number;
+                    };
+                    changed: number;
+                };
+                legit: {
+                    amount_matched: {
+                        [key: string]: number;
+                    };
+                    changed: number;
+                };
+                unlabelled: {
+                    amount_matched: {
+                        [key: string]: number;
+                    };
+                    changed: number;
+                };
+            };
             /** @description decisions whose outcome the rule changes */
             changed: number;
             /** @description score decisions of the window replayed */
@@ -2676,6 +2699,8 @@ export type components = {
                     [key: string]: unknown;
                 };
             }[];
+            /** @description decisions left out by `exclude_outcomes` */
+            excluded: number;
             /** @description labelled decisions: how many there are and how many the rule matches (a confusion matrix) */
             labelled: {
                 fraud: {
@@ -2710,6 +2735,14 @@ export type components = {
             until: string;
             /** @description decisions made before rule inputs were stored: the entity facts, amount_ref and any context beyond the request summary read as absent */
             without_inputs: number;
+        };
+        TestStoredRuleRequest: {
+            /** @description leave out the decisions whose outcome was one of these (e.g. ["decline", "hold"]: what the policy and the other rules already stop), to see what this rule adds */
+            exclude_outcomes?: ("approve" | "review" | "hold" | "decline")[];
+            /** Format: date-time */
+            since?: string;
+            /** Format: date-time */
+            until?: string;
         };
         UpdateRuleRequest: {
             action?: ("approve" | "review" | "hold" | "decline") | null;
@@ -7488,7 +7521,7 @@ export interface operations {
                  *       "until": "2026-11-27T00:00:00Z"
                  *     }
                  */
-                "application/json": components["schemas"]["BacktestPolicyRequest"];
+                "application/json": components["schemas"]["TestStoredRuleRequest"];
             };
         };
         responses: {

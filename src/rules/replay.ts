@@ -39,7 +39,12 @@ export interface ReplaySettings {
   outcomes: Record<string, Outcome>;
   signalNames: readonly string[];
   disputePrior: Policy['disputePrior'];
+  /** decisions whose outcome before was one of these are left out (what the policy already stops) */
+  exclude?: readonly Outcome[];
 }
+
+type LabelKey = 'fraud' | 'legit' | 'unlabelled';
+const LABEL_KEYS: readonly LabelKey[] = ['fraud', 'legit', 'unlabelled'];
 
 interface RuleExample {
   decision_id: string;
@@ -65,6 +70,10 @@ export interface RuleTestResult {
   labelled: { fraud: { matched: number; total: number }; legit: { matched: number; total: number } };
   /** the matched decisions' amounts summed per currency (amounts of different currencies never add up) */
   amount_matched: Record<string, number>;
+  /** `changed` and `amount_matched` of the fraud, legit and unlabelled decisions apart */
+  by_label: Record<LabelKey, { changed: number; amount_matched: Record<string, number> }>;
+  /** decisions left out because their outcome before was one the test excludes */
+  excluded: number;
   /** the most recent matched decisions, newest first, with what the condition read */
   examples: RuleExample[];
 }
@@ -176,6 +185,13 @@ const units = (amount: number): bigint => BigInt(Math.round(amount * UNITS));
  * the tested rule (an earlier version), that version is replaced, and the outcome is decided
  * again from the policy's outcome for the decision's risk level.
  */
+/** Sums per currency, in units, as money: sorted by currency, never adding two currencies. */
+function money(sums: ReadonlyArray<[string, bigint]>): Record<string, number> {
+  const total = new Map<string, bigint>();
+  for (const [c, v] of sums) total.set(c, (total.get(c) ?? 0n) + v);
+  return Object.fromEntries([...total].sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => [c, Number(v) / UNITS]));
+}
+
 export class RuleTestTally {
   private decisions = 0;
   private matched = 0;
@@ -185,7 +201,13 @@ export class RuleTestTally {
   private readonly before = counts();
   private readonly after = counts();
   private readonly labelled = { fraud: { matched: 0, total: 0 }, legit: { matched: 0, total: 0 } };
-  private readonly amounts = new Map<string, bigint>();
+  private readonly amounts: Record<LabelKey, Map<string, bigint>> = {
+    fraud: new Map(),
+    legit: new Map(),
+    unlabelled: new Map(),
+  };
+  private readonly changedBy: Record<LabelKey, number> = { fraud: 0, legit: 0, unlabelled: 0 };
+  private excluded = 0;
   /** a ring of the last MAX_EXAMPLES matches */
   private readonly examples: RuleExample[] = [];
   private nextExample = 0;
@@ -211,6 +233,10 @@ export class RuleTestTally {
     const { facts, complete, amount } = factsOf(row, this.settings);
     if (!complete) this.withoutInputs++;
     const before = isOutcome(row.outcome) ? row.outcome : this.policyOutcome(row);
+    if (this.settings.exclude?.includes(before)) {
+      this.excluded++;
+      return;
+    }
     const stored = row.outcome === null ? [] : storedRules(row.rules);
     const replaced = stored.some((r) => r.id === this.rule.id);
     const others = stored.filter((r) => r.id !== this.rule.id && r.action !== null).map(asMatched);
@@ -228,15 +254,20 @@ export class RuleTestTally {
     const after = match || replaced ? verdict.outcome : before;
     this.before[before]++;
     this.after[after]++;
-    if (after !== before) this.changed++;
     const label = row.label === 'fraud' || row.label === 'legit' ? row.label : null;
+    if (after !== before) {
+      this.changed++;
+      this.changedBy[label ?? 'unlabelled']++;
+    }
     if (label) this.labelled[label].total++;
     if (!match) return;
     this.matched++;
     if (label) this.labelled[label].matched++;
     const currency = facts.currency === '' ? null : facts.currency;
-    if (currency !== null && amount !== null)
-      this.amounts.set(currency, (this.amounts.get(currency) ?? 0n) + units(amount));
+    if (currency !== null && amount !== null) {
+      const sums = this.amounts[label ?? 'unlabelled'];
+      sums.set(currency, (sums.get(currency) ?? 0n) + units(amount));
+    }
     const example: RuleExample = {
       decision_id: row.id,
       created_at: new Date(row.created_at).toISOString(),
@@ -266,9 +297,11 @@ export class RuleTestTally {
       changed: this.changed,
       outcomes: { before: { ...this.before }, after: { ...this.after } },
       labelled: { fraud: { ...this.labelled.fraud }, legit: { ...this.labelled.legit } },
-      amount_matched: Object.fromEntries(
-        [...this.amounts].sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => [c, Number(v) / UNITS]),
-      ),
+      amount_matched: money(LABEL_KEYS.flatMap((k) => [...this.amounts[k]])),
+      by_label: Object.fromEntries(
+        LABEL_KEYS.map((k) => [k, { changed: this.changedBy[k], amount_matched: money([...this.amounts[k]]) }]),
+      ) as RuleTestResult['by_label'],
+      excluded: this.excluded,
       examples: ordered.reverse(),
     };
   }

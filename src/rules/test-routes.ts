@@ -2,20 +2,18 @@
 // rule"): POST /api/v1/rules/test with a rule body, POST /api/v1/rules/{id}/test for a stored
 // rule's current version. The replay runs in a worker thread (replay-thread.ts); this file checks
 // the request, picks the window and the policy's settings, and maps the outcome to a response.
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
-import { StringEnum } from '../http/validation.ts';
 import type { Store } from '../store/db.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { SIGNAL_NAMES } from '../model/policy.ts';
 import { outcomesOf } from '../model/outcome-policy.ts';
 import { storeSource } from '../store/readers.ts';
-import { OUTCOMES } from '../model/outcomes.ts';
+import type { Outcome } from '../model/outcomes.ts';
 import { checkRule, listsNamed, type RuleBody } from './compile.ts';
-import { RuleBodySchema } from './schemas.ts';
 import { listKinds } from './repository.ts';
 import { UNSAVED_RULE_ID, type ReplaySettings, type RuleTestResult } from './replay.ts';
 import { columnsRead } from './replay-columns.ts';
@@ -28,74 +26,12 @@ import {
   type ReplayTask,
 } from './replay-thread.ts';
 import { claimTestLease, releaseTestLease } from './test-lease.ts';
+import { IdParams, RuleTestSchema, SavedTestBody, TestBody } from './test-schemas.ts';
 
 const DAY_MS = 86_400_000;
 /** A test looks back 30 days unless told otherwise, and never over more than 400 (a year and its season). */
 const DEFAULT_DAYS = 30;
 const MAX_DAYS = 400;
-
-const Time = Type.String({ format: 'date-time' });
-const TestBody = Type.Object(
-  { rule: RuleBodySchema, since: Type.Optional(Time), until: Type.Optional(Time) },
-  { additionalProperties: false },
-);
-const SavedTestBody = Type.Object(
-  { since: Type.Optional(Time), until: Type.Optional(Time) },
-  { additionalProperties: false },
-);
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-
-const Count = Type.Integer({ minimum: 0 });
-const OutcomeCounts = Type.Object(
-  Object.fromEntries(OUTCOMES.map((o) => [o, Count])) as Record<(typeof OUTCOMES)[number], typeof Count>,
-);
-const Cell = Type.Object({ matched: Count, total: Count });
-const OutcomeName = StringEnum(OUTCOMES);
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-
-const RuleTestSchema = Type.Object({
-  since: Time,
-  until: Time,
-  decisions: Type.Integer({ minimum: 0, description: 'score decisions of the window replayed' }),
-  matched: Type.Integer({ minimum: 0, description: 'decisions the rule matches' }),
-  errors: Type.Integer({
-    minimum: 0,
-    description: 'decisions on which the condition failed at run time (no match, as in a live score)',
-  }),
-  without_inputs: Type.Integer({
-    minimum: 0,
-    description:
-      'decisions made before rule inputs were stored: the entity facts, amount_ref and any context beyond the request summary read as absent',
-  }),
-  changed: Type.Integer({ minimum: 0, description: 'decisions whose outcome the rule changes' }),
-  outcomes: Type.Object(
-    { before: OutcomeCounts, after: OutcomeCounts },
-    { description: 'outcomes as decided, and with the rule active' },
-  ),
-  labelled: Type.Object(
-    { fraud: Cell, legit: Cell },
-    { description: 'labelled decisions: how many there are and how many the rule matches (a confusion matrix)' },
-  ),
-  amount_matched: Type.Record(Type.String(), Type.Number(), {
-    description:
-      'the matched decisions\' amounts summed per currency (`{"USDT": 1234.5, "EUR": 80}`); amounts of different currencies are never added together',
-  }),
-  examples: Type.Array(
-    Type.Object({
-      decision_id: Type.String(),
-      created_at: Time,
-      reads: Type.Record(Type.String(), Type.Unknown(), {
-        description: 'the variables the condition read, with their values',
-      }),
-      before: OutcomeName,
-      after: OutcomeName,
-      label: Nullable(StringEnum(['fraud', 'legit'] as const)),
-      amount: Nullable(Type.Number()),
-      currency: Nullable(Type.String()),
-    }),
-    { maxItems: 20, description: 'the most recent matched decisions (at most 20), newest first' },
-  ),
-});
 
 /** The lists the condition and an expression cap name (the worker asks the compiled rule the same). */
 const listsIn = (body: RuleBody): string[] => [
@@ -157,10 +93,15 @@ function testWindow(body: { since?: string; until?: string }, now: number, owner
 export function ruleTestRoutes({ store, policies }: { store: Store; policies: PolicyRegistry }): RouteDefinition[] {
   const tags = ['rules'];
 
-  const settingsFor = (environment: Environment): ReplaySettings => {
+  const settingsFor = (environment: Environment, exclude: readonly Outcome[] = []): ReplaySettings => {
     const policy = policies.active(environment);
     // Decisions made before outcomes existed get the one the active policy gives their risk level.
-    return { outcomes: { ...outcomesOf(policy) }, signalNames: SIGNAL_NAMES, disputePrior: policy.disputePrior };
+    return {
+      outcomes: { ...outcomesOf(policy) },
+      signalNames: SIGNAL_NAMES,
+      disputePrior: policy.disputePrior,
+      exclude,
+    };
   };
 
   async function run(
@@ -233,7 +174,10 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
         checked(body, await listKinds(store.db, environment));
         return run(
           environment,
-          { rule: { id: UNSAVED_RULE_ID, version: 0, body }, settings: settingsFor(environment) },
+          {
+            rule: { id: UNSAVED_RULE_ID, version: 0, body },
+            settings: settingsFor(environment, request.body.exclude_outcomes),
+          },
           window,
           reply,
         );
@@ -269,7 +213,10 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
         checked(body, new Map(listsIn(body).map((n) => [n, 'string'])));
         return run(
           environment,
-          { rule: { id: row.id, version: Number(row.version), body }, settings: settingsFor(environment) },
+          {
+            rule: { id: row.id, version: Number(row.version), body },
+            settings: settingsFor(environment, request.body.exclude_outcomes),
+          },
           window,
           reply,
         );

@@ -124,6 +124,25 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     assert.deepEqual(body.outcomes.after, { approve: 1, review: 0, hold: 3, decline: 1 });
     assert.deepEqual(body.labelled, { fraud: { matched: 1, total: 2 }, legit: { matched: 1, total: 1 } });
     assert.deepEqual(body.amount_matched, { EUR: 2000, USDT: 2700.5 });
+    assert.deepEqual(body.by_label, {
+      fraud: { changed: 1, amount_matched: { USDT: 1500 } },
+      legit: { changed: 1, amount_matched: { EUR: 2000 } },
+      unlabelled: { changed: 1, amount_matched: { USDT: 1200.5 } },
+    });
+    assert.equal(body.excluded, 0);
+    // what the rule adds beyond what is already reviewed or declined
+    const beyond = await post('/api/v1/rules/test', {
+      rule: { name: 'under test', condition: 'amount > 1000.0', action: 'hold' },
+      since: iso(w.since),
+      until: iso(w.until),
+      exclude_outcomes: ['review', 'decline'],
+    });
+    assert.equal(beyond.statusCode, 200, beyond.body);
+    assert.deepEqual(
+      [beyond.json().decisions, beyond.json().excluded, beyond.json().matched, beyond.json().amount_matched],
+      [5, 2, 2, { EUR: 2000, USDT: 1500 }],
+    );
+    assert.deepEqual(beyond.json().outcomes.before, { approve: 3, review: 0, hold: 0, decline: 0 });
     assert.deepEqual(
       body.examples.map((e: { decision_id: string }) => e.decision_id),
       ['dec_a3', 'dec_a2', 'dec_a1'],
