@@ -9,7 +9,7 @@ import type { Store } from './store/db.ts';
 import errorHandling, { clientErrorHandler, frameworkErrorHandler, sendProblem } from './http/errors.ts';
 import { ApiError } from './http/problem.ts';
 import { installValidators } from './http/validation.ts';
-import { limitConnections, trustedProxies } from './http/connections.ts';
+import { holdIdleConnections, limitConnections, trustedProxies } from './http/connections.ts';
 import { LeveledRequestLog, observability, requestId } from './http/observability.ts';
 import { swaggerPlugin, swaggerUiPlugin } from './http/docs.ts';
 import { asRouteOptions } from './http/route.ts';
@@ -150,6 +150,7 @@ export async function buildApp({
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    if (app.server.listening) holdIdleConnections(app.server);
   });
   app.addHook('onRequest', (request, reply, done) => {
     if (!closing) return done();

@@ -4,7 +4,7 @@
 // that are doing something hold their place: when the process is full, the connection idle the
 // longest is closed to make room; one source (an address, an IPv6 /64) may hold only a share of
 // the cap; and idle connections close after a short keep-alive timeout anyway.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { BlockList, isIPv4, isIPv6, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/env.ts';
@@ -166,4 +166,23 @@ export function limitConnections(app: FastifyInstance, limits: ConnectionLimits)
       if (tracked.inFlight === 0 && sockets.has(socket) && !socket.destroyed) setIdle(socket, tracked, true);
     });
   });
+}
+
+/** How long a drain keeps idle keep-alive connections open to answer what arrives on them. */
+export const DRAIN_IDLE_GRACE_MS = 1000;
+
+/**
+ * At the start of a drain, Node closes every idle keep-alive connection at once, so a request a
+ * client was sending on one at that moment meets a reset. Held for `graceMs` instead, a request
+ * arriving on one gets the drain's 503 with `Connection: close` (app.ts) and can go elsewhere;
+ * then the idle ones are closed, and a connection that goes idle meanwhile times out by then.
+ */
+export function holdIdleConnections(server: Server, graceMs = DRAIN_IDLE_GRACE_MS): void {
+  const closeIdle = server.closeIdleConnections.bind(server);
+  server.closeIdleConnections = () => {};
+  server.keepAliveTimeout = Math.min(server.keepAliveTimeout || graceMs, graceMs);
+  setTimeout(() => {
+    server.closeIdleConnections = closeIdle;
+    closeIdle();
+  }, graceMs).unref();
 }

@@ -33,6 +33,28 @@ const STORE_DOWN_CODES = new Set([
   'SQLITE_CANTOPEN',
 ]);
 
+/** The store cannot write for want of space: SQLite's SQLITE_FULL, the OS's ENOSPC, PostgreSQL's disk_full. */
+const STORE_FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', '53100']);
+/** How long a process reads as not ready after its store refused a write for want of space. */
+const STORE_FULL_UNREADY_MS = 30_000;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** when a write last failed for want of space (ms), for GET /readyz */
+    storeFull: { at: number };
+  }
+}
+
+export function isStoreFull(err: unknown): boolean {
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && STORE_FULL_CODES.has(code);
+}
+
+/** Whether a write failed for want of space within the last 30 s (GET /readyz then answers 503). */
+export function storeRecentlyFull(app: FastifyInstance, now = Date.now()): boolean {
+  return now - app.storeFull.at < STORE_FULL_UNREADY_MS;
+}
+
 /** A lost or refused store connection: answer 503 and let the caller retry, never a wrong answer. */
 export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
@@ -201,6 +223,8 @@ function classify(
 }
 
 export default fp(async function errorHandling(app: FastifyInstance) {
+  // one object for the app and every plugin context under it
+  app.decorate('storeFull', { at: -Infinity });
   const methodsByPattern = new Map<string, { regex: RegExp; methods: Set<string> }>();
   app.addHook('onRoute', (route) => {
     const url = route.url ?? route.path;
@@ -259,6 +283,12 @@ export default fp(async function errorHandling(app: FastifyInstance) {
     if (isClientAbort(error as FastifyError, request)) {
       request.log.info({ code: (error as FastifyError).code }, 'client aborted the request');
       return sendProblem(request, reply, 400, 'invalid_request', 'The request was aborted by the client.');
+    }
+    if (isStoreFull(error)) {
+      request.server.storeFull.at = Date.now();
+      request.log.error({ err: { message: error.message, code: (error as FastifyError).code } }, 'store full');
+      reply.header('retry-after', '30');
+      return sendProblem(request, reply, 503, 'unavailable', 'The store has no space left to write; retry later.');
     }
     if (isStoreUnavailable(error)) {
       request.log.warn({ err: { message: error.message, code: (error as FastifyError).code } }, 'store unavailable');

@@ -5,7 +5,7 @@ import { LogController, type FastifyInstance, type FastifyReply, type FastifyReq
 import fp from 'fastify-plugin';
 import { defineRoute, type RouteDefinition } from './route.ts';
 import { Registry, Histogram, Counter, Gauge, collectDefaultMetrics } from 'prom-client';
-import { sendProblem } from './errors.ts';
+import { sendProblem, storeRecentlyFull } from './errors.ts';
 import { clusterMetrics, shareWorkerMetrics } from './cluster-metrics.ts';
 
 /** The process's metrics: the registry /metrics serves, and counters features create on it. */
@@ -183,6 +183,11 @@ export function healthRoutes(options: HealthRouteOptions): RouteDefinition[] {
           await options.ping();
         } catch {
           return sendProblem(request, reply, 503, 'unavailable', 'The store is unreachable.');
+        }
+        // a store that answers but cannot write: a load balancer should send writes elsewhere
+        if (storeRecentlyFull(request.server)) {
+          reply.header('retry-after', '30');
+          return sendProblem(request, reply, 503, 'unavailable', 'The store has no space left to write.');
         }
         const degraded = options.degraded?.() ?? [];
         return { status: degraded.length === 0 ? 'ready' : 'degraded', degraded };
