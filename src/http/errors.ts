@@ -45,7 +45,7 @@ declare module 'fastify' {
   }
 }
 
-export function isStoreFull(err: unknown): boolean {
+function isStoreFull(err: unknown): boolean {
   const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
   return typeof code === 'string' && STORE_FULL_CODES.has(code);
 }
