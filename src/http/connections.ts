@@ -169,7 +169,7 @@ export function limitConnections(app: FastifyInstance, limits: ConnectionLimits)
 }
 
 /** How long a drain keeps idle keep-alive connections open to answer what arrives on them. */
-export const DRAIN_IDLE_GRACE_MS = 1000;
+const DRAIN_IDLE_GRACE_MS = 1000;
 
 /**
  * At the start of a drain, Node closes every idle keep-alive connection at once, so a request a
