@@ -609,7 +609,7 @@ export type paths = {
         put?: never;
         /**
          * Fit a candidate policy to the labelled score decisions
-         * @description Fit a candidate policy to the labelled score decisions. Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
+         * @description Answers 201 with a new candidate, or 200 with an existing fitted candidate of the same base when the fit gives the same policy again (no new labels). Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
          */
         post: operations["fitPolicy"];
         delete?: never;
@@ -6182,6 +6182,19 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatePolicyResponse"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {

@@ -118,6 +118,29 @@ export async function insertPolicy(db: Db, environment: Environment, p: NewPolic
   return row;
 }
 
+/**
+ * A fitted candidate of `parent` whose document is `policy`'s but for its version: a fit run again
+ * on the same labels gives the same policy, and storing it twice only buries the first.
+ */
+export async function sameFitCandidate(
+  db: Db,
+  environment: Environment,
+  parent: string,
+  policy: Policy,
+): Promise<PolicyRow | undefined> {
+  const rows = await db
+    .selectFrom('policies')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('source', '=', 'fit')
+    .where('status', '=', 'candidate')
+    .where('parent_version', '=', parent)
+    .execute();
+  const content = (p: Policy) => JSON.stringify({ ...p, version: '' });
+  const wanted = content(policy);
+  return rows.find((row) => content(parseDocument(row)) === wanted);
+}
+
 async function recordChange(
   trx: Transaction<Database>,
   store: Store,

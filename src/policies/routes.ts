@@ -30,6 +30,7 @@ import {
   insertPolicy,
   parseDocument,
   POLICY_FEED_KIND,
+  sameFitCandidate,
   shadowPolicy,
 } from './repository.ts';
 import { backtestFromStore, fitFromStore } from './service.ts';
@@ -95,7 +96,9 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
         tags,
         summary: 'Fit a candidate policy to the labelled score decisions',
         body: FitBody,
-        response: { 201: PolicyDetail, 409: JobConflictProblem, 422: ProblemSchema, ...problems },
+        description:
+          'Answers 201 with a new candidate, or 200 with an existing fitted candidate of the same base when the fit gives the same policy again (no new labels). Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).',
+        response: { 200: PolicyDetail, 201: PolicyDetail, 409: JobConflictProblem, 422: ProblemSchema, ...problems },
       },
       handler: async (request, reply) => {
         const body = request.body ?? {};
@@ -120,6 +123,11 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
             },
             { store, claimant: claimantOf(request) },
           );
+          const same = await sameFitCandidate(db, environment, baseRow.version, policy);
+          if (same) {
+            reply.header('location', `/api/v1/policies/${encodeURIComponent(same.version)}`);
+            return policyDetail(same);
+          }
           const row = await insertPolicy(db, environment, {
             policy,
             source: 'fit',

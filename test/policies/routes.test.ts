@@ -280,6 +280,11 @@ describeEachBackend('policies API', (ctx) => {
       'signs kept',
     );
     assert.equal(report.holdout.decisions + report.train.decisions, report.labels.fraud + report.labels.legit);
+    // the same fit again, with no new labels: the same candidate, not a second copy
+    const again = await call('POST', '/api/v1/policies/fit', operator, { holdout_fraction: 0.3 });
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(again.json().version, body.version);
+    assert.equal(again.headers.location, `/api/v1/policies/${encodeURIComponent(body.version)}`);
 
     // Backtest of the candidate equals the pure replay over the stored features.
     const bt = await call('POST', `/api/v1/policies/${body.version}/backtest`, operator, {});
