@@ -2714,6 +2714,8 @@ export type components = {
             };
             /** @description decisions the rule matches */
             matched: number;
+            /** @description what to know when reading the figures, e.g. that a list the rule reads got its first entry after some of the decisions (a test reads each list as it was at each decision) */
+            notes: string[];
             /** @description outcomes as decided, and with the rule active */
             outcomes: {
                 after: {

@@ -53,13 +53,14 @@ export function checkExpression(
   const inspection = inspectAst(program.ast);
   if (inspection.problems.length > 0)
     return { problems: inspection.problems.flatMap((p) => problem(p.message, p.start)) };
-  let result: ReturnType<ParseResult['check']>;
-  try {
-    result = program.check();
-  } catch (err) {
-    return { problems: problem(errorSummary(err), errorOffset(err)) };
+  const typeError = checkTypes(program);
+  if (typeError) {
+    // every clause of a && / || chain that fails on its own, each at its place; else the whole's error
+    const clauses = clauseErrors(renv, source, program.ast);
+    if (clauses.length > 0) return { problems: clauses.flatMap((c) => problem(c.message, c.offset)) };
+    return { problems: problem(typeError.message, typeError.offset) };
   }
-  if (!result.valid) return { problems: problem(errorSummary(result.error), errorOffset(result.error)) };
+  const result = program.check();
   const type = result.type ?? 'dyn';
   if (expected === 'bool' && type !== 'bool') {
     return {
@@ -85,17 +86,57 @@ export function checkExpression(
   return { problems: [], checked: { program, inspection, cost } };
 }
 
+function checkTypes(program: ParseResult): { message: string; offset: number | undefined } | undefined {
+  try {
+    const result = program.check();
+    return result.valid ? undefined : { message: errorSummary(result.error), offset: errorOffset(result.error) };
+  } catch (err) {
+    return { message: errorSummary(err), offset: errorOffset(err) };
+  }
+}
+
+/** The operands of the && / || chains at the top of an expression, as parsed nodes. */
+function clausesOf(node: ASTNode, out: ASTNode[] = []): ASTNode[] {
+  if ((node.op === '&&' || node.op === '||') && out.length < 32) {
+    for (const child of node.args as ASTNode[]) clausesOf(child, out);
+  } else out.push(node);
+  return out;
+}
+
+/** Each clause type-checked on its own (its source text), with its errors placed in the whole. */
+function clauseErrors(
+  renv: RuleEnvironment,
+  source: string,
+  root: ASTNode,
+): Array<{ message: string; offset: number }> {
+  const clauses = clausesOf(root);
+  if (clauses.length < 2) return [];
+  const out: Array<{ message: string; offset: number }> = [];
+  for (const clause of clauses) {
+    let error: ReturnType<typeof checkTypes>;
+    try {
+      error = checkTypes(renv.env.parse(source.slice(clause.start, clause.end)));
+    } catch {
+      continue;
+    }
+    if (error) out.push({ message: error.message, offset: clause.start + (error.offset ?? 0) });
+  }
+  return out;
+}
+
 function formatUnits(n: number): string {
   return Number.isFinite(n) && n < 1e15 ? Math.round(n).toLocaleString('en-US') : 'more than 10^15';
 }
 
+/** cel-js's message in the style of the others: lower-case, no trailing full stop. */
 export function errorSummary(err: unknown): string {
+  let text = String(err);
   if (err && typeof err === 'object') {
     const e = err as { summary?: unknown; message?: unknown };
-    if (typeof e.summary === 'string' && e.summary) return e.summary;
-    if (typeof e.message === 'string') return e.message.split('\n')[0] ?? 'invalid expression';
+    if (typeof e.summary === 'string' && e.summary) text = e.summary;
+    else if (typeof e.message === 'string') text = e.message.split('\n')[0] || 'invalid expression';
   }
-  return String(err);
+  return text.charAt(0).toLowerCase() + text.slice(1).replace(/\.$/, '');
 }
 
 function errorOffset(err: unknown): number | undefined {

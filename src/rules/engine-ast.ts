@@ -4,6 +4,7 @@
 // condition reads — computed once when a rule is compiled, so `reads` costs nothing to locate.
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { RULE_LIMITS, compileRegex } from './cel-env.ts';
+import { PAYMENT_METHODS } from '../model/types.ts';
 
 const VARIABLE_NAMES: ReadonlySet<string> = new Set([
   'entity_id',
@@ -17,6 +18,9 @@ const VARIABLE_NAMES: ReadonlySet<string> = new Set([
   'risk_level',
   'safe_amount',
 ]);
+
+/** Variables whose values the score request's schema fixes. */
+const ENUM_VARIABLES: ReadonlyMap<string, readonly string[]> = new Map([['context.payment_method', PAYMENT_METHODS]]);
 
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter']);
 /** Names that lead out of a value into JavaScript's object machinery. */
@@ -158,6 +162,7 @@ export function inspectAst(root: ASTNode): Inspection {
         for (const child of children(node)) visit(child, next, comprehension, bind, bound);
         return;
       default:
+        if (node.op === '==' || node.op === '!=' || node.op === 'in') checkEnumLiterals(node, bound, out);
         for (const child of children(node)) visit(child, next, comprehension, bind, bound);
     }
   };
@@ -179,6 +184,25 @@ export function inspectAst(root: ASTNode): Inspection {
 
   visit(root, 0, 0, 0, new Set());
   return out;
+}
+
+/**
+ * A literal compared with a variable of fixed values (`context.payment_method == "paypal"`) that
+ * is not one of them: the rule would save and never match. Refused, naming the literal.
+ */
+function checkEnumLiterals(node: ASTNode, bound: ReadonlySet<string>, acc: Inspection): void {
+  const [left, right] = node.args as [ASTNode, ASTNode];
+  const [variable, other] = left.op === 'value' ? [right, left] : [left, right];
+  const values = ENUM_VARIABLES.get(staticPath(variable, bound)?.key ?? '');
+  if (!values) return;
+  const literals = node.op === 'in' && other.op === 'list' ? (other.args as ASTNode[]) : [other];
+  for (const literal of literals) {
+    if (literal.op !== 'value' || typeof literal.args !== 'string' || values.includes(literal.args)) continue;
+    acc.problems.push({
+      message: `${staticPath(variable, bound)!.key} is never "${literal.args}": it is one of ${values.join(', ')}`,
+      start: literal.start,
+    });
+  }
 }
 
 function checkPattern(pattern: ASTNode | undefined, node: ASTNode, acc: Inspection): void {

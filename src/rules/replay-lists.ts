@@ -20,6 +20,7 @@ type Interval = readonly [from: number, to: number];
 
 export class ListHistory {
   private readonly lists = new Map<string, Map<string, Interval[]>>();
+  private readonly first = new Map<string, number>();
 
   constructor(rows: Iterable<ListEntryRow>) {
     for (const row of rows) this.add(row);
@@ -28,6 +29,7 @@ export class ListHistory {
   private add(row: ListEntryRow): void {
     const to = Math.min(row.removed_at ?? Infinity, row.expires_at ?? Infinity, row.list_deleted_at ?? Infinity);
     if (!(to > row.added_at)) return;
+    this.first.set(row.list, Math.min(this.first.get(row.list) ?? Infinity, row.added_at));
     let values = this.lists.get(row.list);
     if (!values) this.lists.set(row.list, (values = new Map()));
     const intervals = values.get(row.value);
@@ -41,6 +43,11 @@ export class ListHistory {
     if (!intervals) return false;
     for (const [from, to] of intervals) if (from <= at && at < to) return true;
     return false;
+  }
+
+  /** When the list of this name got its first entry (ms), or undefined when it never had one. */
+  firstEntryAt(name: string): number | undefined {
+    return this.first.get(name);
   }
 
   /** The lookup a compiled rule calls, fixed at one decision's time. */

@@ -170,14 +170,22 @@ export async function runRuleTest(
   running.add(environment);
   let thread: ReplayThread | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const cancel = () =>
-    thread?.fail(new RuleTestStoppedError('cancelled', 'The caller went away; the rule test was stopped.'));
+  // A stop ends the test whatever it waits for: the worker, or a page of the store that never comes.
+  let stop: (err: RuleTestStoppedError) => void = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    stop = (err) => {
+      thread?.fail(err);
+      reject(err);
+    };
+  });
+  stopped.catch(() => {});
+  const cancel = () => stop(new RuleTestStoppedError('cancelled', 'The caller went away; the rule test was stopped.'));
   try {
     thread = new ReplayThread(task);
     const seconds = Math.round(timeMs / 1000);
     timer = setTimeout(
       () =>
-        thread?.fail(
+        stop(
           new RuleTestStoppedError(
             'time',
             `The rule test ran past its limit of ${seconds} s and was stopped; test a shorter window (since, until).`,
@@ -187,37 +195,41 @@ export async function runRuleTest(
     );
     if (signal?.aborted) cancel();
     signal?.addEventListener('abort', cancel, { once: true });
-    if ('source' in input) {
-      const reply = await thread.request({
-        type: 'read',
-        source: input.source,
-        environment: input.environment,
-        window: input.window,
-      });
-      return (reply as Extract<FromReplayWorker, { type: 'result' }>).value as RuleTestResult;
-    }
-    await thread.request({ type: 'lists', entries: await input.entries() });
-    const reader = input.pages[Symbol.asyncIterator]();
-    try {
-      // The next page is read while the worker folds in the current one.
-      let next = reader.next();
-      for (;;) {
-        const { value, done } = await next;
-        if (done) break;
-        const folded = thread.request({ type: 'page', rows: value });
-        next = reader.next();
-        next.catch(() => {});
-        await folded;
-      }
-    } finally {
-      await reader.return?.();
-    }
-    const reply = await thread.request({ type: 'end' });
-    return (reply as Extract<FromReplayWorker, { type: 'result' }>).value as RuleTestResult;
+    return await Promise.race([replay(thread, input), stopped]);
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', cancel);
     await thread?.close();
     running.delete(environment);
   }
+}
+
+async function replay(thread: ReplayThread, input: ReplayInput): Promise<RuleTestResult> {
+  if ('source' in input) {
+    const reply = await thread.request({
+      type: 'read',
+      source: input.source,
+      environment: input.environment,
+      window: input.window,
+    });
+    return (reply as Extract<FromReplayWorker, { type: 'result' }>).value as RuleTestResult;
+  }
+  await thread.request({ type: 'lists', entries: await input.entries() });
+  const reader = input.pages[Symbol.asyncIterator]();
+  try {
+    // The next page is read while the worker folds in the current one.
+    let next = reader.next();
+    for (;;) {
+      const { value, done } = await next;
+      if (done) break;
+      const folded = thread.request({ type: 'page', rows: value });
+      next = reader.next();
+      next.catch(() => {});
+      await folded;
+    }
+  } finally {
+    await reader.return?.();
+  }
+  const reply = await thread.request({ type: 'end' });
+  return (reply as Extract<FromReplayWorker, { type: 'result' }>).value as RuleTestResult;
 }

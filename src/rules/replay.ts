@@ -74,6 +74,8 @@ export interface RuleTestResult {
   by_label: Record<LabelKey, { changed: number; amount_matched: Record<string, number> }>;
   /** decisions left out because their outcome before was one the test excludes */
   excluded: number;
+  /** what a reader of the figures should know (a list the rule reads was empty for some decisions) */
+  notes: string[];
   /** the most recent matched decisions, newest first, with what the condition read */
   examples: RuleExample[];
 }
@@ -208,6 +210,7 @@ export class RuleTestTally {
   };
   private readonly changedBy: Record<LabelKey, number> = { fraud: 0, legit: 0, unlabelled: 0 };
   private excluded = 0;
+  private earliest = Infinity;
   /** a ring of the last MAX_EXAMPLES matches */
   private readonly examples: RuleExample[] = [];
   private nextExample = 0;
@@ -230,6 +233,7 @@ export class RuleTestTally {
 
   add(row: ReplayRow): void {
     this.decisions++;
+    this.earliest = Math.min(this.earliest, row.created_at);
     const { facts, complete, amount } = factsOf(row, this.settings);
     if (!complete) this.withoutInputs++;
     const before = isOutcome(row.outcome) ? row.outcome : this.policyOutcome(row);
@@ -283,6 +287,24 @@ export class RuleTestTally {
     this.nextExample = (this.nextExample + 1) % MAX_EXAMPLES;
   }
 
+  /** A list filled after the decisions it is tested on is why a list rule matches few or none. */
+  private notes(): string[] {
+    if (this.decisions === 0) return [];
+    const out: string[] = [];
+    for (const list of this.rule.lists) {
+      const first = this.lists.firstEntryAt(list);
+      if (first === undefined)
+        out.push(
+          `list "${list}" had no entries at any decision's time: each decision reads the lists as they were then`,
+        );
+      else if (first > this.earliest)
+        out.push(
+          `list "${list}" got its first entry at ${new Date(first).toISOString()}: decisions before it read it empty`,
+        );
+    }
+    return out;
+  }
+
   result(): RuleTestResult {
     // The ring's oldest entry is at nextExample once it is full: rotate, then newest first.
     const ordered =
@@ -302,6 +324,7 @@ export class RuleTestTally {
         LABEL_KEYS.map((k) => [k, { changed: this.changedBy[k], amount_matched: money([...this.amounts[k]]) }]),
       ) as RuleTestResult['by_label'],
       excluded: this.excluded,
+      notes: this.notes(),
       examples: ordered.reverse(),
     };
   }

@@ -64,6 +64,10 @@ export const RuleTestSchema = Type.Object({
     { description: '`changed` and `amount_matched` of the fraud, legit and unlabelled decisions apart' },
   ),
   excluded: Type.Integer({ minimum: 0, description: 'decisions left out by `exclude_outcomes`' }),
+  notes: Type.Array(Type.String(), {
+    description:
+      'what to know when reading the figures, e.g. that a list the rule reads got its first entry after some of the decisions (a test reads each list as it was at each decision)',
+  }),
   examples: Type.Array(
     Type.Object({
       decision_id: Type.String(),

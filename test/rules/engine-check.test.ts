@@ -44,9 +44,25 @@ describe('valid rules check', () => {
 });
 
 describe('refused when saved, with field and position', () => {
-  test('a syntax error', () => refused('amount >', /Unexpected token/, { line: 1, column: 9 }));
+  test('a syntax error', () => refused('amount >', /unexpected token/, { line: 1, column: 9 }));
   test('an unknown variable, on the second line', () =>
-    refused('amount > 1000 &&\n  amout < 5', /Unknown variable: amout/, { line: 2, column: 3 }));
+    refused('amount > 1000 &&\n  amout < 5', /unknown variable: amout/, { line: 2, column: 3 }));
+  test('every clause that fails on its own, each at its place, in one style', () =>
+    assert.deepEqual(
+      check('nope > 1 && amount > "x" || other < 2').map((p) => p.message),
+      [
+        'line 1, column 1: unknown variable: nope',
+        'line 1, column 13: no such overload: double > string',
+        'line 1, column 29: unknown variable: other',
+      ],
+    ));
+  test('a literal a variable of fixed values never holds (a method the score request does not accept)', () =>
+    assert.deepEqual(
+      check('context.payment_method in ["card", "paypal"] || context.payment_method == "cash"').map((p) => p.message),
+      [
+        'line 1, column 36: context.payment_method is never "paypal": it is one of bank_transfer, card, mobile_money, cash, e_wallet, crypto, other',
+      ],
+    ));
   test('an unknown entity field', () => refused('entity.age > 3', /age/, { line: 1, column: 8 }));
   test('an unknown signal', () => refused('signals.velocity > 0.5', /velocity/, { line: 1, column: 9 }));
   test('a type error', () => refused('amount + "x" == "y"', /overload|type/i, { line: 1, column: 1 }));

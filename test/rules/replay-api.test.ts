@@ -261,6 +261,39 @@ describeEachBackend('testing a rule on the past', (ctx) => {
       ['dec_d_late_after', 'dec_d_gone_before'],
     );
     assert.deepEqual(body.examples[0].reads, { entity_id: 'ent-late', 'in_list(mules, entity_id)': true });
+    assert.deepEqual(body.notes, []);
+    // a list filled after the decisions: the figures say why it matched none
+    await db
+      .insertInto('lists')
+      .values({
+        id: 'lst_fresh',
+        environment: 'live',
+        name: 'fresh',
+        kind: 'entity',
+        description: null,
+        created_at: at(20),
+        created_by: 'x',
+        deleted_at: null,
+      })
+      .execute();
+    await db
+      .insertInto('list_entries')
+      .values({
+        list_id: 'lst_fresh',
+        value: 'ent-late',
+        added_at: at(20),
+        added_by: 'x',
+        reason: null,
+        expires_at: null,
+        removed_at: null,
+        removed_by: null,
+      })
+      .execute();
+    const fresh = (await testRule({ condition: 'in_list("fresh", entity_id)' }, w)).json();
+    assert.equal(fresh.matched, 0);
+    assert.deepEqual(fresh.notes, [
+      `list "fresh" got its first entry at ${iso(at(20))}: decisions before it read it empty`,
+    ]);
   });
 
   test("a stored rule's current version: POST /rules/{id}/test; an unknown id is 404", async () => {
@@ -344,9 +377,15 @@ describeEachBackend('testing a rule on the past', (ctx) => {
       },
     };
     const input = { source: storeSource(ctx().store)!, environment: 'live' as const, window: windowOf(1) };
-    // a worker takes far longer than 1 ms to start: the limit passes first
+    // a store whose pages never come: only the limit ends the test
+    const stalled = {
+      entries: async () => [],
+      pages: {
+        [Symbol.asyncIterator]: () => ({ next: () => new Promise<IteratorResult<never>>(() => {}) }),
+      },
+    };
     await assert.rejects(
-      runRuleTest('live', task, input, { timeMs: 1 }),
+      runRuleTest('live', task, stalled, { timeMs: 50 }),
       (err: unknown) =>
         err instanceof RuleTestStoppedError && err.reason === 'time' && /limit of 0 s/.test(err.message),
     );
