@@ -79,7 +79,10 @@ export function FilterForm({
   );
 }
 
-/** A modal confirmation built on <dialog>: focus moves into it and Escape cancels. */
+/**
+ * A modal confirmation built on <dialog>: focus moves into it (to Cancel, the first button, unless
+ * `focusConfirm`) and Escape cancels.
+ */
 export function Confirm({
   title,
   children,
@@ -89,10 +92,13 @@ export function Confirm({
   onCancel,
   busy,
   wide,
+  focusConfirm,
 }: {
   title: string;
   /** room for tables side by side (the activation's two policies) */
   wide?: boolean;
+  /** Enter confirms: for a dialog a keyboard shortcut opened, whose next key is the explicit yes */
+  focusConfirm?: boolean;
   children: ComponentChildren;
   confirmLabel: string;
   danger?: boolean;
@@ -101,9 +107,11 @@ export function Confirm({
   onCancel: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const yes = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     const d = ref.current;
     if (d && !d.open) d.showModal();
+    if (focusConfirm) yes.current?.focus();
     return () => d?.close();
   }, []);
   return (
@@ -122,7 +130,7 @@ export function Confirm({
         <button type="button" onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" class={danger ? 'danger' : 'primary'} disabled={busy} onClick={onConfirm}>
+        <button ref={yes} type="button" class={danger ? 'danger' : 'primary'} disabled={busy} onClick={onConfirm}>
           {confirmLabel}
         </button>
       </div>

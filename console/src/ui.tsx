@@ -2,6 +2,7 @@
 // The form pieces (fields, filters, confirmations) are in ui-forms.tsx and exported from here too.
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import cc from 'currency-codes';
 import { ApiProblem } from './api.ts';
 export { CheckboxGroup, Confirm, Field, FilterForm, SecretOnce } from './ui-forms.tsx';
 
@@ -62,16 +63,34 @@ export const fmtDate = (s: string | number | null | undefined): string => {
   const d = new Date(s);
   return Number.isNaN(d.getTime()) ? String(s) : dateFmt.format(d);
 };
-export function fmtMoney(amount: number | null | undefined, currency?: string): string {
-  if (amount === null || amount === undefined) return '—';
-  if (currency && /^[A-Z]{3}$/.test(currency)) {
-    try {
-      return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(amount);
-    } catch {
-      // a crypto ticker that looks like an ISO code: plain number below
-    }
+/**
+ * Digits after the point for `currency`: ISO 4217's minor unit from the list the service checks
+ * currencies against (currency-codes: JPY 0, USD 2, BHD 3); undefined for a crypto asset, which the
+ * service quotes to 8 decimals (docs/api.md, "Trust scoring": safe amounts in minor units).
+ */
+function minorDigits(currency: string): number | undefined {
+  const digits = cc.code(currency)?.digits;
+  return typeof digits === 'number' && Number.isInteger(digits) && digits >= 0 && digits <= 8 ? digits : undefined;
+}
+const moneyFmts = new Map<string, Intl.NumberFormat>();
+/**
+ * Money, one way on every page: the amount in the currency's minor units, then its code ("600.00 USD",
+ * "1,200 JPY", "0.015 BTC"); the code rather than a symbol, since "$" alone names a dozen currencies.
+ * A crypto asset shows at least 2 decimals and up to its 8.
+ */
+export function fmtMoney(amount: number | null | undefined, currency?: string | null): string {
+  if (typeof amount !== 'number' || !Number.isFinite(amount)) return '—';
+  if (!currency) return fmtNumber(amount);
+  let fmt = moneyFmts.get(currency);
+  if (!fmt) {
+    const digits = minorDigits(currency);
+    fmt = new Intl.NumberFormat(undefined, {
+      minimumFractionDigits: digits ?? 2,
+      maximumFractionDigits: digits ?? 8,
+    });
+    if (moneyFmts.size < 256) moneyFmts.set(currency, fmt);
   }
-  return `${fmtNumber(amount)}${currency ? ` ${currency}` : ''}`;
+  return `${fmt.format(amount)} ${currency}`;
 }
 /** datetime-local input value → RFC 3339 UTC, or undefined when empty. */
 export const localToIso = (v: string): string | undefined => (v ? new Date(v).toISOString() : undefined);

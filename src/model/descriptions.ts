@@ -52,7 +52,8 @@ const plural = (n: number, one: string, many = `${one}s`): string =>
 
 /** "5×", "1.5×", "120×": one decimal below 10, whole above, "over 1000×" beyond. */
 function times(r: number): string {
-  if (!Number.isFinite(r) || r <= 0) return '0×';
+  if (Number.isNaN(r) || r <= 0) return '0×';
+  if (r < 0.1) return 'under 0.1×';
   if (r > 1000) return 'over 1000×';
   if (r >= 10) return `${Math.round(r)}×`;
   return `${(Math.round(r * 10) / 10).toString()}×`;
@@ -142,7 +143,9 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
     case 'velocity_trades':
       return `${plural(f.tradesLastDay, 'trade')} in the last day (${num(f.tradesLastHour)} in the last hour) against its usual ${num(f.tradesPerDay)} a day`;
     case 'velocity_volume':
-      return `${times(f.dayVolumeRatio)} its usual daily ${currency(f.currency)}volume in the last day`;
+      return f.dayVolumeRatio > 0
+        ? `${times(f.dayVolumeRatio)} its usual daily ${currency(f.currency)}volume in the last day`
+        : `more ${currency(f.currency)}volume in the last day than its history allows, with no daily norm to compare`;
     case 'amount_vs_history':
       return f.typicalAmount > 0
         ? `${times(amountRatio(f))} its usual ${currency(f.currency)}amount${beyondLimit(f)}`
@@ -156,7 +159,9 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
     case 'linked_flagged_entities':
       return `an identifier shared with ${plural(f.linkedFlagged, 'reported or blocklisted entity', 'reported or blocklisted entities')}`;
     case 'cash_out_burst':
-      return `${times(amountRatio(f))} its usual amount during a burst of ${plural(f.tradesLastDay, 'trade')} in a day (usually ${num(f.tradesPerDay)})`;
+      return f.typicalAmount > 0
+        ? `${times(amountRatio(f))} its usual amount during a burst of ${plural(f.tradesLastDay, 'trade')} in a day (usually ${num(f.tradesPerDay)})`
+        : `a burst of ${plural(f.tradesLastDay, 'trade')} in a day (usually ${num(f.tradesPerDay)}), with no earlier amount to compare`;
     case 'dormant_reactivation':
       return `trading again after ${days(f.dormantDays)} without a completed trade`;
     case 'young_account_reversible_method':
@@ -164,7 +169,9 @@ export function describeSignal(name: SignalName, value: number, f: Facts): strin
     case 'shared_identifier_entities':
       return `identifiers shared with ${plural(f.sharedEntities, 'other entity', 'other entities')}`;
     case 'new_counterparty_large_trade':
-      return `a first trade with this counterparty at ${times(amountRatio(f))} its usual amount`;
+      return f.typicalAmount > 0
+        ? `a first trade with this counterparty at ${times(amountRatio(f))} its usual amount`
+        : 'a first trade with this counterparty, and no earlier trade to compare its amount with';
     case 'network_flags':
       return f.network ?? 'an identifier it uses was flagged by other marketplaces';
     case 'fraudulent_dispute_losses':

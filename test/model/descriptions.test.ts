@@ -98,6 +98,8 @@ describe('signal descriptions: properties', () => {
               );
             }
             assert.ok(!/[0-9a-f]{12,}/i.test(s.description), `${s.name} has a hash-like run: ${s.description}`);
+            // a party with no history has no "usual amount" to be a multiple of
+            assert.ok(!/(^|\D)0×/.test(s.description), `${s.name} says 0×: ${s.description}`);
           }
         },
       ),

@@ -33,12 +33,7 @@ export const words = (s: string | undefined): string | undefined => s?.replace(/
 export function tradeAmount(d: Decision) {
   const asked = isDispute(d) ? disputeRequest(d)?.trade : ((d.request ?? null) as ScoreRequest | null);
   if (asked?.amount === undefined) return <span class="muted">not recorded</span>;
-  // the code rather than a symbol: "$" alone names a dozen currencies
-  return (
-    <span class="nowrap">
-      {fmtNumber(asked.amount)} {asked.currency ?? ''}
-    </span>
-  );
+  return <span class="nowrap">{fmtMoney(asked.amount, asked.currency)}</span>;
 }
 
 /**

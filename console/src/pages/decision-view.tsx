@@ -134,7 +134,7 @@ function ScoreView({ d }: { d: Decision }) {
         </div>
       </dl>
       {hasScope('labels:write') && (
-        <div class="actions" role="group" aria-label="Label this decision">
+        <div class="actions label-actions" role="group" aria-label="Label this decision">
           <Field label="Note (optional)">
             <input
               value={note}

@@ -23,6 +23,14 @@ export function EntityRing({ id }: { id: string }) {
     [id, depth],
   );
   if (state.error?.status === 403) return <Empty>Rings are shown to operator and admin principals only.</Empty>;
+  // 404: no event about this entity yet (docs/api.md, "Rings"), e.g. a first trade under review:
+  // nothing links it to anyone, which is a fact about the entity, not a failure
+  if (state.error?.status === 404)
+    return (
+      <Empty>
+        No history for this entity yet: no event about it was recorded, so nothing links it to another account.
+      </Empty>
+    );
   return (
     <Loader state={state} feature="The ring">
       {(g) => (

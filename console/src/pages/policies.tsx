@@ -8,7 +8,7 @@ import { type PolicyList, type ShadowCleared } from '../types.ts';
 import { ReportView } from './policy-report.tsx';
 import { Activate, BacktestView, type Backtest } from './policy-activate.tsx';
 import { Fit, Upload } from './policy-candidates.tsx';
-import { ReviewLabelsNote } from './reviews-nav.tsx';
+import { ReviewLabelsNote } from './policy-labels.tsx';
 
 export function PoliciesPage() {
   const list = useLoad(() => api<PolicyList>('GET', '/api/v1/policies'), []);
@@ -43,7 +43,7 @@ export function PoliciesPage() {
   return (
     <section aria-labelledby="h-policies">
       <h1 id="h-policies">Policies</h1>
-      <ReviewLabelsNote />
+      <ReviewLabelsNote policies={list.data} />
       {message && (
         <p class="ok-msg" role="status">
           {message}

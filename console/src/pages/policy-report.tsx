@@ -6,6 +6,7 @@ import { Empty, ErrorBox, Loader, fmtNumber, fmtPercent, toProblem, useLoad } fr
 import { WeightsChart } from '../weights.tsx';
 import type { PolicyDetail } from '../types.ts';
 import { ShapesView, type Shape, type Shapes } from '../shapes.tsx';
+import { LabelSourcesView, type LabelSources, type Sampling } from './policy-labels.tsx';
 
 // The OpenAPI document types a policy's report (and a backtest) as `unknown`: their shape is read here.
 export type Metrics = {
@@ -16,6 +17,9 @@ export type Metrics = {
 };
 interface Report {
   labels?: { fraud: number; legit: number };
+  /** labelled decisions by where their label came from; absent in reports written before sources */
+  label_sources?: LabelSources;
+  sampling?: Sampling;
   holdout?: { decisions: number; fraud: number };
   metrics?: { base: Metrics; candidate: Metrics };
   thresholds?: { risk_level: string; min_score: number; share_flagged: number; precision: number; recall: number }[];
@@ -136,6 +140,7 @@ export function ReportView({ version, onClose }: { version: string; onClose: () 
                   {fmtNumber(r.holdout?.decisions)} decisions ({fmtNumber(r.holdout?.fraud)} fraud).
                 </p>
               )}
+              {r.label_sources && <LabelSourcesView sources={r.label_sources} sampling={r.sampling} />}
               {r.metrics && (
                 <div class="table-wrap">
                   <table class="stack">

@@ -38,29 +38,3 @@ export function ReviewsNavName({ path }: { path: string }) {
     </>
   );
 }
-
-/**
- * The policy page's line on what the desk taught: score decisions labelled by a review since the
- * latest fitted policy was made (review_labels_since_last_fit), i.e. labels the next fit has that
- * the last one did not. Nothing for a principal that may not read reviews.
- */
-export function ReviewLabelsNote() {
-  const [n, setN] = useState<number>();
-  useEffect(() => {
-    if (!hasScope('reviews:read')) return;
-    let live = true;
-    reviewsApi.stats().then(
-      (s) => live && setN(s.review_labels_since_last_fit),
-      () => {},
-    );
-    return () => void (live = false);
-  }, []);
-  if (n === undefined) return null;
-  return (
-    <p class="note review-labels" role="note" data-review-labels={n}>
-      <strong>{n.toLocaleString()}</strong> {n === 1 ? 'label' : 'labels'} of the next fit came from reviews since the
-      last fit
-      {n === 0 ? ': resolve reviews on the Reviews page and their verdicts become labels.' : '.'}
-    </p>
-  );
-}

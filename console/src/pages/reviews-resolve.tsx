@@ -1,11 +1,15 @@
 // A review's verdict: approve or decline, the label it gives the decision (by default: decline →
 // fraud; approve → legit only once the trade completes cleanly), a note, and optionally the entity
-// added to an entity list. A and D resolve from the keyboard with what the form holds; L moves to
-// the list.
+// added to an entity list. Approve and Decline, by button or by the A and D keys, only open a
+// confirmation saying what the verdict will do; Enter or its button confirms, Escape goes back (a
+// verdict labels the decision and may list the entity: one stray key must not do that). L moves to
+// the list. A resolved review's verdict: Resolved.
 import type { RefObject } from 'preact';
-import { hasScope } from '../api.ts';
-import { Field, useLoad } from '../ui.tsx';
+import { hasScope, type ApiProblem } from '../api.ts';
+import { Confirm, ErrorBox, Field, fmtDate, useLoad } from '../ui.tsx';
 import { listsApi } from './rules-api.ts';
+import type { Review } from './reviews-api.ts';
+import { ReviewStatus } from './reviews-parts.tsx';
 
 export interface Verdict {
   label: '' | 'fraud' | 'legit';
@@ -115,5 +119,79 @@ export function ResolveForm({
         </button>
       </div>
     </form>
+  );
+}
+
+/** What the verdict will do, asked before it is sent (POST /api/v1/reviews/{id}/resolve). */
+export function ResolveConfirm({
+  resolution,
+  verdict,
+  busy,
+  error,
+  onConfirm,
+  onCancel,
+}: {
+  resolution: 'approve' | 'decline';
+  verdict: Verdict;
+  busy: boolean;
+  error: ApiProblem | undefined;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const decline = resolution === 'decline';
+  const label = verdict.label || (decline ? 'fraud' : '');
+  const note = verdict.note.trim();
+  return (
+    <Confirm
+      title={decline ? 'Decline this trade?' : 'Approve this trade?'}
+      confirmLabel={decline ? 'Decline' : 'Approve'}
+      danger={decline}
+      busy={busy}
+      focusConfirm
+      onConfirm={onConfirm}
+      onCancel={onCancel}
+    >
+      <ul class="verdict-effects">
+        <li>
+          {label ? (
+            <>
+              The decision is labelled <span class={`badge label-${label}`}>{label}</span>
+              {verdict.label ? '' : ', a decline’s default'} (unless an API or event label already holds it).
+            </>
+          ) : (
+            'No label now: the decision counts as legit once its trade completes cleanly.'
+          )}
+        </li>
+        {verdict.list && (
+          <li>
+            The entity is added to the list <span class="mono">{verdict.list}</span>, which rules read from the next
+            score on.
+          </li>
+        )}
+        {note && <li class="label-note">“{note}”</li>}
+        <li>A resolved review cannot be reopened.</li>
+      </ul>
+      <p class="muted small">
+        <kbd>Enter</kbd> {decline ? 'declines' : 'approves'}, <kbd>Esc</kbd> goes back to the review.
+      </p>
+      <ErrorBox error={error} what="The review could not be resolved" />
+    </Confirm>
+  );
+}
+
+export function Resolved({ r }: { r: Review }) {
+  return (
+    <div class="panel resolved" role="status">
+      <h2>Resolved</h2>
+      <p>
+        <ReviewStatus r={r} /> by <span class="mono">{r.resolved_by}</span>, {fmtDate(r.resolved_at)}
+      </p>
+      {r.note && <p class="label-note">“{r.note}”</p>}
+      {r.added_to_list && (
+        <p>
+          The entity was added to the list <span class="mono">{r.added_to_list}</span>.
+        </p>
+      )}
+    </div>
   );
 }

@@ -1,8 +1,9 @@
-// One review (GET /api/v1/reviews/{id}): what is due and who holds it, the decision's matched rules
-// with the values they read, its waterfall and signals, the peers whose flags it carried, the
-// entity's ring, its other reviews and labels, and beside them the verdict (reviews-resolve.tsx).
-// The labels, peers and other reviews it shows beside the decision are in reviews-evidence.tsx.
-// Keys: J/K the next/previous review of the queue, A approve, D decline, L the list, N claim next.
+// One review (GET /api/v1/reviews/{id}): what is due and who holds it, the trade's amount and
+// context (reviews-context.tsx), the decision's matched rules with the values they read, its
+// waterfall and signals, the peers whose flags it carried, the entity's ring, its other reviews and
+// labels, and beside them the verdict (reviews-resolve.tsx). The labels, peers and other reviews it
+// shows beside the decision are in reviews-evidence.tsx. Keys: J/K the next/previous review of the
+// queue, A approve and D decline (each asking first), L the list, N claim next.
 import { useRef, useState } from 'preact/hooks';
 import { currentSession, hasScope, type ApiProblem } from '../api.ts';
 import {
@@ -23,10 +24,11 @@ import { SignalTable, Waterfall } from '../waterfall.tsx';
 import { SafeAmount } from './decision-facts.tsx';
 import { DecisionRules, OutcomeBadge } from './decision-rules.tsx';
 import { EntityRing } from './entity-ring.tsx';
-import { neighbour, reviewsApi, reviewsChanged, type Review, type ReviewDetail } from './reviews-api.ts';
+import { neighbour, reviewsApi, reviewsChanged, type ReviewDetail } from './reviews-api.ts';
 import { EntityReviews, Labels, Network } from './reviews-evidence.tsx';
 import { KeyLegend, useKeys, type KeyAction } from './reviews-keys.tsx';
-import { NO_VERDICT, ResolveForm, type Verdict } from './reviews-resolve.tsx';
+import { NO_VERDICT, ResolveConfirm, ResolveForm, Resolved, type Verdict } from './reviews-resolve.tsx';
+import { TradeContext } from './reviews-context.tsx';
 import { Due, ReviewStatus, flashOnQueue, span, useNext } from './reviews-parts.tsx';
 
 export function ReviewPage({ id }: { id: string }) {
@@ -54,6 +56,8 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
   const write = hasScope('reviews:write');
   const me = currentSession()?.clientId;
   const [verdict, setVerdict] = useState<Verdict>(NO_VERDICT);
+  // the verdict asked for, awaiting its confirmation
+  const [asking, setAsking] = useState<'approve' | 'decline'>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem>();
   const listRef = useRef<HTMLSelectElement>(null);
@@ -77,8 +81,14 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
       reviewsChanged();
       reload();
     });
+  const mayResolve = write && unresolved && !heldByOther;
+  const ask = (resolution: 'approve' | 'decline') => {
+    if (!mayResolve || busy) return;
+    setError(undefined);
+    setAsking(resolution);
+  };
   const resolve = (resolution: 'approve' | 'decline') => {
-    if (!write || !unresolved || heldByOther || busy) return;
+    if (!mayResolve || busy) return;
     void act(async () => {
       const done = await reviewsApi.resolve(r.id, {
         resolution,
@@ -103,10 +113,10 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
   const keys: KeyAction[] = [
     { key: 'J', does: 'next review in the queue', run: () => go(1) },
     { key: 'K', does: 'previous', run: () => go(-1) },
-    ...(write && unresolved && !heldByOther
+    ...(mayResolve
       ? [
-          { key: 'A', does: 'approve', run: () => resolve('approve') },
-          { key: 'D', does: 'decline', run: () => resolve('decline') },
+          { key: 'A', does: 'approve…', run: () => ask('approve') },
+          { key: 'D', does: 'decline…', run: () => ask('decline') },
           { key: 'L', does: 'choose a list to add the entity to', run: () => listRef.current?.focus() },
         ]
       : []),
@@ -192,8 +202,9 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
             <dd class="mono trunc">{r.decision.trade_id}</dd>
           </div>
         )}
+        <TradeContext request={r.decision.request} shownTradeId={r.decision.trade_id} />
       </dl>
-      <ErrorBox error={error} what="The review action failed" />
+      {!asking && <ErrorBox error={error} what="The review action failed" />}
       <ErrorBox error={nextReview.error} what="Could not claim the next review" />
       {nextReview.none && (
         <p class="ok-msg" role="status">
@@ -232,7 +243,7 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
               <ResolveForm
                 verdict={verdict}
                 onChange={setVerdict}
-                onResolve={resolve}
+                onResolve={ask}
                 busy={busy}
                 listRef={listRef}
                 disabled={
@@ -252,23 +263,19 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
           <Labels r={r} />
         </aside>
       </div>
-    </>
-  );
-}
-
-function Resolved({ r }: { r: Review }) {
-  return (
-    <div class="panel resolved" role="status">
-      <h2>Resolved</h2>
-      <p>
-        <ReviewStatus r={r} /> by <span class="mono">{r.resolved_by}</span>, {fmtDate(r.resolved_at)}
-      </p>
-      {r.note && <p class="label-note">“{r.note}”</p>}
-      {r.added_to_list && (
-        <p>
-          The entity was added to the list <span class="mono">{r.added_to_list}</span>.
-        </p>
+      {asking && (
+        <ResolveConfirm
+          resolution={asking}
+          verdict={verdict}
+          busy={busy}
+          error={error}
+          onConfirm={() => resolve(asking)}
+          onCancel={() => {
+            setAsking(undefined);
+            setError(undefined);
+          }}
+        />
       )}
-    </div>
+    </>
   );
 }

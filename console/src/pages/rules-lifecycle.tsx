@@ -39,7 +39,8 @@ const WHAT: Record<string, string> = {
 export function Lifecycle({ rule, onChanged }: { rule: Rule; onChanged: (message: string) => void }) {
   const [step, setStep] = useState<Step>();
   const [reason, setReason] = useState('');
-  const { busy, error, run } = useAction();
+  // settled: these buttons stay on screen after a change, for the next one
+  const { busy, error, run } = useAction({ settle: true });
   if (!hasScope('rules:write')) return null;
   const steps = nextSteps(rule.status);
   const act = (s: Step) =>

@@ -2,6 +2,7 @@
 // their matches over the last 30 days (shadow matches beside real ones). A rule's page: rule-page.tsx.
 // Lists: lists.tsx.
 import './rules.css';
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { hasScope } from '../api.ts';
 import { Empty, ErrorBox, Link, Loader, fmtDate, navigate, useLoad } from '../ui.tsx';
@@ -113,7 +114,7 @@ function RulesTable({
             <tr key={r.id} data-rule={r.name}>
               <td data-label="Rule" class="rule-name">
                 <Link to={`/rules/${encodeURIComponent(r.id)}`} class="mono">
-                  {r.name}
+                  <Breakable name={r.name} />
                 </Link>
                 {r.description && <small class="muted desc">{r.description}</small>}
               </td>
@@ -139,7 +140,9 @@ function RulesTable({
               </td>
               {write && (
                 <td data-label="" class="actions">
-                  <Lifecycle rule={r} onChanged={onChanged} />
+                  <div class="row-actions">
+                    <Lifecycle rule={r} onChanged={onChanged} />
+                  </div>
                 </td>
               )}
             </tr>
@@ -149,6 +152,18 @@ function RulesTable({
     </div>
   );
 }
+
+/** A rule's name that may wrap after its underscores, so a long one does not widen the table. */
+const Breakable = ({ name }: { name: string }) => (
+  <>
+    {name.split(/(?<=_)/).map((part, i) => (
+      <Fragment key={i}>
+        {i > 0 && <wbr />}
+        {part}
+      </Fragment>
+    ))}
+  </>
+);
 
 function NewRulePage() {
   return (
