@@ -147,3 +147,41 @@ export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
+
+/**
+ * The visible, empty inputs and text areas whose placeholder does not fit their box: an input's is
+ * one line, measured in the input's font; a text area's wraps, and must fit its rows.
+ */
+export async function clippedPlaceholders(page: Page): Promise<string[]> {
+  return page.evaluate(`[...document.querySelectorAll('input[placeholder], textarea[placeholder]')]
+    .filter((el) => el.offsetParent !== null && !el.value && el.placeholder)
+    .filter((el) => {
+      const style = getComputedStyle(el);
+      const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      if (el.tagName === 'INPUT') {
+        const ctx = document.createElement('canvas').getContext('2d');
+        ctx.font = style.font;
+        return ctx.measureText(el.placeholder).width > room + 0.5;
+      }
+      const probe = document.createElement('div');
+      probe.style.cssText = 'position:absolute;visibility:hidden;white-space:pre-wrap;overflow-wrap:break-word';
+      probe.style.font = style.font;
+      probe.style.lineHeight = style.lineHeight;
+      probe.style.width = room + 'px';
+      probe.textContent = el.placeholder;
+      document.body.append(probe);
+      const height = probe.scrollHeight;
+      probe.remove();
+      return height > el.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom) + 0.5;
+    })
+    .map((el) => (el.name || el.tagName.toLowerCase()) + ': ' + el.placeholder)`) as Promise<string[]>;
+}
+
+/** Every width from 360 to 1400 px, 20 apart, then back to the desktop size: what fits only at some widths. */
+export async function acrossWidths(page: Page, check: (width: number) => Promise<void>): Promise<void> {
+  for (let width = 360; width <= 1400; width += 20) {
+    await page.setViewportSize({ width, height: 900 });
+    await check(width);
+  }
+  await page.setViewportSize(WIDE);
+}

@@ -110,8 +110,8 @@ describe('console landing page, lists and a dispute of a buyer without history',
     assert.equal(await page.getByLabel('Decision ID').getAttribute('placeholder'), 'dec_… or dan_…');
     await page.locator('tbody tr').nth(3).waitFor();
     const amounts = await page.locator('td[data-label="Amount"]').allInnerTexts();
-    assert.deepEqual(amounts.map((a) => a.trim()).sort(), ['120 EUR', '400 USD', '750 USDT', '80 EUR']);
-    const dispute = page.locator('tbody tr').filter({ hasText: '750 USDT' });
+    assert.deepEqual(amounts.map((a) => a.trim()).sort(), ['120.00 EUR', '400.00 USD', '750.00 USDT', '80.00 EUR']);
+    const dispute = page.locator('tbody tr').filter({ hasText: '750.00 USDT' });
     assert.equal((await dispute.locator('td[data-label="Reason"]').innerText()).trim(), 'asset not released');
     await shots(page, '51-decisions-amounts');
   });
@@ -120,7 +120,7 @@ describe('console landing page, lists and a dispute of a buyer without history',
     await nav('Disputes').click();
     const row = page.locator('tbody tr').first();
     await row.waitFor();
-    assert.equal((await row.locator('td[data-label="Amount"]').innerText()).trim(), '750 USDT');
+    assert.equal((await row.locator('td[data-label="Amount"]').innerText()).trim(), '750.00 USDT');
     assert.match(await row.locator('td[data-label="Reason"]').innerText(), /^asset not released · by the buyer$/);
     const badges = row.locator('td[data-label="Buyer / seller"] .badge');
     assert.equal(await badges.count(), 2);

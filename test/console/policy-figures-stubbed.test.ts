@@ -307,7 +307,7 @@ describe('console policy figures, narrow tables and details against contract-sha
     await page.getByRole('heading', { name: 'Flagged by other marketplaces' }).waitFor();
     assert.match(
       await page.locator('dl.facts').innerText(),
-      /Safe amount\s+(US)?\$0\.00\s+no amount would score below high/,
+      /Safe amount\s+0\.00 USD\s+no amount would score below high/,
     );
     assert.equal(await page.locator('.peers-list').innerText(), "market-b: 0.5 of the signal's 0.5 (+0.95 log-odds)");
     assert.match(

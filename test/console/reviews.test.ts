@@ -2,8 +2,9 @@
 // whose outcome active rules made review or hold (and one overdue row opened the way scores open
 // them), the open count beside "Reviews" in the navigation, the queue due first with the overdue
 // one in red, J/K/Enter, "Next" claiming the review due first, a decline with the D key and one
-// with the form (label, note, add to list), each leaving the queue and lowering the count, the
-// policy page's review labels since the last fit, and a reviews:read principal's read-only queue.
+// with the form (label, note, add to list), each confirmed in a dialog, leaving the queue and
+// lowering the count, the policy page's review labels (no fit yet), and a reviews:read principal's
+// read-only queue. The confirmation itself: review-desk.test.ts.
 // Screenshots at 1400×900 and 390 px wide: 60-reviews-queue, 61-review, 62-review-resolved-queue.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -160,12 +161,14 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     await page.locator('table.review-queue tbody tr').nth(3).waitFor();
   });
 
-  test('Next claims the review due first and opens it; D declines it: it leaves the queue and the count drops', async () => {
+  test('Next claims the review due first and opens it; D and Enter decline it: it leaves the queue and the count drops', async () => {
     await page.getByRole('button', { name: 'Next', exact: true }).click();
     await page.getByRole('heading', { name: `Review ${overdueId}` }).waitFor();
     await page.getByText('claimed by you').first().waitFor();
     assert.equal((await reviews()).find((r) => r.id === overdueId)?.assignee, ADMIN_ID);
     await page.keyboard.press('d');
+    await page.getByRole('dialog').getByRole('heading', { name: 'Decline this trade?' }).waitFor();
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Reviews', level: 1 }).waitFor();
     await page.getByText(`Review ${overdueId} declined: the decision is labelled fraud.`).waitFor();
     await countIs(3);
@@ -212,6 +215,7 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     await page.getByLabel('Note (optional)').fill('shares a phone with a mule account');
     await shots(page, '61-review');
     await page.getByRole('button', { name: /^Decline/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Decline', exact: true }).click();
     await page
       .getByText(`Review ${buyer[0]!.id} declined: the decision is labelled fraud, the entity added to desk_blocks.`)
       .waitFor();
@@ -234,12 +238,15 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     assert.match(await page.locator('[data-figure="entity-labels"]').innerText(), /1 fraud/);
   });
 
-  test('the policy page says how many labels of the next fit came from reviews', async () => {
+  test('the policy page says how many review labels there are, and that no policy was fitted yet', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Policies', exact: true }).click();
     const note = page.locator('[data-review-labels]');
     await note.waitFor();
     assert.equal(await note.getAttribute('data-review-labels'), '2');
-    assert.match(await note.innerText(), /2 labels of the next fit came from reviews since the last fit/);
+    assert.match(
+      await note.innerText(),
+      /^2 review labels so far, and no policy was fitted yet: a first fit learns from them\.$/,
+    );
     await countIs(2);
   });
 
@@ -267,6 +274,7 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     assert.equal(await page.getByRole('heading', { name: 'Resolve' }).count(), 0);
     assert.doesNotMatch(await page.getByRole('list', { name: 'Keyboard' }).innerText(), /approve|decline/);
     await page.keyboard.press('d');
+    assert.equal(await page.getByRole('dialog').count(), 0, 'no confirmation for a reader');
     assert.equal((await reviews()).filter((r) => r.status !== 'resolved').length, 2);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signInAt(page, server.base, ADMIN_ID, ADMIN_SECRET);

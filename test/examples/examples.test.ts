@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config/env.ts';
 import { DEFAULT_URL, MISSING_CREDENTIALS } from '../../examples/env.ts';
-import { freePort, startServer, waitFor, type ServerProcess } from '../helpers/processes.ts';
+import { connectionRefused, freePort, startServer, waitFor, type ServerProcess } from '../helpers/processes.ts';
 import { section, shellBlocks } from './readme.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,6 +58,30 @@ test('the README blocks run every example in examples/, and nothing else', () =>
     .map((f) => f.slice(0, -3));
   const webhookLines = (WEBHOOK_BLOCK ?? '').split('\n');
   assert.deepEqual([...new Set([...LINES, ...webhookLines].filter(isExample).map(exampleOf))].sort(), scripts.sort());
+});
+
+test("the README's receiver is one process: killing the job it starts frees its port", async () => {
+  const line = (WEBHOOK_BLOCK ?? '').split('\n').find((l) => exampleOf(l) === 'verify-webhook');
+  assert.ok(line && /&\s*(#|$)/.test(line), 'the receiver is started in the background');
+  const port = await freePort();
+  const start = line.replace('PORT=9000', `PORT=${port}`).replace(/&\s*#.*$/, '&');
+  // as a reader's shell runs it: the job started, then `kill %1` (here: the job's pid)
+  const run = spawn('bash', ['-c', `${start}\necho "pid $!"\nwait`], {
+    cwd: ROOT,
+    env: baseEnv({ WHSEC: `whsec_${Buffer.alloc(24, 7).toString('base64')}` }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  run.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  run.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  try {
+    await waitFor('the receiver to listen', () => output.includes(`127.0.0.1:${port}/vouch-webhooks`), 60_000);
+    const pid = Number(/^pid (\d+)$/m.exec(output)?.[1]);
+    process.kill(pid, 'SIGTERM');
+    await waitFor('the port to be free', () => connectionRefused(port, 1000), 10_000);
+  } finally {
+    run.kill('SIGKILL');
+  }
 });
 
 test('the examples default to the address the server listens on by default', () => {

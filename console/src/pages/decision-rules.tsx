@@ -6,6 +6,7 @@ import { hasScope } from '../api.ts';
 import { Link, fmtNumber } from '../ui.tsx';
 import type { Decision } from '../types.ts';
 import { ReadValue } from './rules-test.tsx';
+import { Breakable } from './rules-parts.tsx';
 
 interface DecisionRule {
   id: string;
@@ -42,7 +43,10 @@ export const OutcomeBadge = ({ outcome }: { outcome: string | null | undefined }
 function RuleName({ r }: { r: DecisionRule }) {
   const name = (
     <>
-      <span class="mono">{r.name}</span> <small class="muted">v{r.version}</small>
+      <span class="mono">
+        <Breakable name={r.name} />
+      </span>{' '}
+      <small class="muted">v{r.version}</small>
     </>
   );
   return hasScope('rules:read') ? <Link to={`/rules/${encodeURIComponent(r.id)}`}>{name}</Link> : name;

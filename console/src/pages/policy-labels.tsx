@@ -98,7 +98,7 @@ export function ReviewLabelsNote({ policies }: { policies: PolicyList | undefine
     text = (
       <>
         {count} since the last fit, <span class="mono">{fit.version}</span> on {fmtDate(fit.created_at)}
-        {n > 0 ? ': the next fit learns from them, the last one did not.' : '.'}
+        {n > 0 ? `: the next fit learns from ${n === 1 ? 'it' : 'them'}, the last one did not.` : '.'}
         {fitReview !== undefined &&
           ` That fit learned from ${fmtNumber(fitReview)} review ${fitReview === 1 ? 'label' : 'labels'}.`}
       </>
@@ -106,7 +106,12 @@ export function ReviewLabelsNote({ policies }: { policies: PolicyList | undefine
   // no fit on the first page, but more pages: whether one was ever made is not known here
   else if (policies.next_cursor !== null)
     text = <>{count} after the latest fit (or in all, if no policy was ever fitted).</>;
-  else if (n > 0) text = <>{count} so far, and no policy was fitted yet: a first fit learns from them.</>;
+  else if (n > 0)
+    text = (
+      <>
+        {count} so far, and no policy was fitted yet: a first fit learns from {n === 1 ? 'it' : 'them'}.
+      </>
+    );
   else text = <>{count} yet: resolve reviews on the Reviews page and their verdicts become labels.</>;
   return (
     <p class="note review-labels" role="note" data-review-labels={n}>

@@ -24,6 +24,7 @@ import { QueueFilters, DEFAULT, apiFilters, type Filters } from './reviews-filte
 import { KeyLegend, useKeys, type KeyAction } from './reviews-keys.tsx';
 import { ReviewPage } from './reviews-view.tsx';
 import { Due, ReviewStatus, takeFlash, useNext } from './reviews-parts.tsx';
+import { Breakable } from './rules-parts.tsx';
 
 /** /reviews and /reviews/{id}: `rest` is what follows /reviews/. */
 export function ReviewsSection({ rest }: { rest: string }) {
@@ -217,7 +218,7 @@ function QueuePage() {
                           {ruleNames(r).length ? (
                             ruleNames(r).map((n) => (
                               <span key={n} class="mono rule-chip">
-                                {n}
+                                <Breakable name={n} />
                               </span>
                             ))
                           ) : (

@@ -8,7 +8,7 @@ import { HitChart } from './rules-chart.tsx';
 import { Lifecycle } from './rules-lifecycle.tsx';
 import { RuleEditor, TEST_DAYS, testSince } from './rules-editor.tsx';
 import { RuleTestView } from './rules-test.tsx';
-import { ActionText, StatusBadge } from './rules-parts.tsx';
+import { ActionText, Breakable, StatusBadge } from './rules-parts.tsx';
 
 /** Every rule's matches over the last 30 days, for the rules list and a rule's page. */
 export function useStats() {
@@ -39,7 +39,10 @@ export function RulePage({ id }: { id: string }) {
             <>
               <div class="title-row spaced">
                 <h1 id="h-rule">
-                  <span class="mono">{r.name}</span> <StatusBadge status={r.status} />
+                  <span class="mono">
+                    <Breakable name={r.name} />
+                  </span>{' '}
+                  <StatusBadge status={r.status} />
                 </h1>
                 <div class="actions">
                   {hasScope('rules:write') && r.status !== 'retired' && !editing && (

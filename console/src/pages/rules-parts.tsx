@@ -1,4 +1,5 @@
 // What the Rules and Lists pages share: their tabs, a rule's status badge and what a rule does.
+import { Fragment } from 'preact';
 import { Link, fmtNumber } from '../ui.tsx';
 import type { Rule } from './rules-api.ts';
 
@@ -38,3 +39,18 @@ export function ActionText({ rule }: { rule: Pick<Rule, 'action' | 'override' | 
     </span>
   );
 }
+
+/**
+ * A rule's name that may wrap after its underscores: names run to 120 characters, and one that
+ * cannot wrap widens its table or box past a phone's screen.
+ */
+export const Breakable = ({ name }: { name: string }) => (
+  <>
+    {name.split(/(?<=_)/).map((part, i) => (
+      <Fragment key={i}>
+        {i > 0 && <wbr />}
+        {part}
+      </Fragment>
+    ))}
+  </>
+);

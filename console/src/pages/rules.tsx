@@ -2,7 +2,6 @@
 // their matches over the last 30 days (shadow matches beside real ones). A rule's page: rule-page.tsx.
 // Lists: lists.tsx.
 import './rules.css';
-import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { hasScope } from '../api.ts';
 import { Empty, ErrorBox, Link, Loader, fmtDate, navigate, useLoad } from '../ui.tsx';
@@ -13,7 +12,7 @@ import { RuleEditor, TEST_DAYS } from './rules-editor.tsx';
 import { ListsPage } from './lists.tsx';
 import { ListPage } from './list-page.tsx';
 import { RulePage, useStats } from './rule-page.tsx';
-import { ActionText, RulesTabs, StatusBadge } from './rules-parts.tsx';
+import { ActionText, Breakable, RulesTabs, StatusBadge } from './rules-parts.tsx';
 
 /** /rules, /rules/new, /rules/{id}, /rules/lists, /rules/lists/{name}: `rest` is what follows /rules/. */
 export function RulesSection({ rest }: { rest: string }) {
@@ -152,18 +151,6 @@ function RulesTable({
     </div>
   );
 }
-
-/** A rule's name that may wrap after its underscores, so a long one does not widen the table. */
-const Breakable = ({ name }: { name: string }) => (
-  <>
-    {name.split(/(?<=_)/).map((part, i) => (
-      <Fragment key={i}>
-        {i > 0 && <wbr />}
-        {part}
-      </Fragment>
-    ))}
-  </>
-);
 
 function NewRulePage() {
   return (
