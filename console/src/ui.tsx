@@ -64,9 +64,9 @@ export const fmtDate = (s: string | number | null | undefined): string => {
   return Number.isNaN(d.getTime()) ? String(s) : dateFmt.format(d);
 };
 /**
- * Digits after the point for `currency`: ISO 4217's minor unit from the list the service checks
- * currencies against (currency-codes: JPY 0, USD 2, BHD 3); undefined for a crypto asset, which the
- * service quotes to 8 decimals (docs/api.md, "Trust scoring": safe amounts in minor units).
+ * Digits after the point for `currency`: ISO 4217's minor unit, from the list the service checks
+ * currencies against and rounds safe amounts with (currency-codes: JPY 0, USD 2, BHD 3); undefined
+ * for a crypto asset, which the service quotes to 8 decimals.
  */
 function minorDigits(currency: string): number | undefined {
   const digits = cc.code(currency)?.digits;

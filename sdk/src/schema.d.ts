@@ -2491,6 +2491,15 @@ export type components = {
                 cached: boolean;
                 decision_id: string;
                 entity_id: string;
+                /** @description with the policy's economics: what each outcome is expected to cost the desk, in the economics' currency; the least is the policy's outcome (before rules) */
+                expected_costs?: {
+                    approve: number;
+                    currency: string;
+                    decline: number;
+                    review: number;
+                };
+                /** @description with the policy's economics: the probability that this trade is fraud, σ of the policy's log-odds (docs/api.md, "Decisions by money") */
+                fraud_probability?: number;
                 /**
                  * @description what to do with the trade (docs/rules.md): the policy's outcome for the risk level (default low/medium approve, high review, critical decline), made more severe by a matched rule's action (decline > hold > review > approve), or approve by a matched override rule unless a final decline rule also matched
                  * @enum {string}
@@ -2583,6 +2592,15 @@ export type components = {
             cached: boolean;
             decision_id: string;
             entity_id: string;
+            /** @description with the policy's economics: what each outcome is expected to cost the desk, in the economics' currency; the least is the policy's outcome (before rules) */
+            expected_costs?: {
+                approve: number;
+                currency: string;
+                decline: number;
+                review: number;
+            };
+            /** @description with the policy's economics: the probability that this trade is fraud, σ of the policy's log-odds (docs/api.md, "Decisions by money") */
+            fraud_probability?: number;
             /**
              * @description what to do with the trade (docs/rules.md): the policy's outcome for the risk level (default low/medium approve, high review, critical decline), made more severe by a matched rule's action (decline > hold > review > approve), or approve by a matched override rule unless a final decline rule also matched
              * @enum {string}

@@ -1,6 +1,7 @@
 // The versioned scoring policy (docs/api.md, "Trust scoring"). A policy file is a complete document, never a
 // patch over the defaults: the `version` stamped on every decision must identify every number
 // that produced it, so nothing may be filled in silently.
+import { EconomicsSchema } from './economics.ts';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_DISPUTE_POLICY, DisputePolicySchema } from './dispute-policy.ts';
 import { PAYMENT_METHODS } from './types.ts';
@@ -162,6 +163,8 @@ export const PolicySchema = Type.Object(
     reviewSampleRate: Type.Optional(ReviewSampleRateSchema),
     /** the entity lists a reviewer without rules:write may add a review's entity to; absent: none */
     reviewLists: Type.Optional(ReviewListsSchema),
+    /** docs/api.md, "Decisions by money": with it, the outcome is the one of least expected cost */
+    economics: Type.Optional(EconomicsSchema),
   },
   strict,
 );

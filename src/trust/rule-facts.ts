@@ -4,6 +4,7 @@
 // be replayed on a stored decision exactly, and the review a decision's outcome opens.
 import type { Policy, SignalName } from '../model/policy.ts';
 import { newAccountsOf } from '../model/new-accounts.ts';
+import { decideByMoney } from '../model/economics.ts';
 import { outcomesOf, reviewHoursOf, reviewSampleRateOf } from '../model/outcome-policy.ts';
 import type { ReviewOpening } from '../audit/decisions.ts';
 import { newId } from '../lib/ids.ts';
@@ -146,6 +147,17 @@ export interface Scored {
 export function decideOutcome(decider: Decider, environment: Environment, scored: Scored, now: number) {
   const { profile, request, policy, result, values, safeAmount } = scored;
   const facts = ruleFacts(profile, request, policy, result, values, safeAmount, now);
-  const verdict = decider.decide(environment, facts, policyOutcome(policy, result.riskLevel), now);
-  return { verdict, columns: ruleColumns(facts, verdict), review: reviewOpening(policy, verdict.outcome, now) };
+  // with economics, the policy's outcome is the one of least expected cost (docs/api.md, "Decisions by money")
+  const money = policy.economics
+    ? decideByMoney(
+        policy.economics,
+        policy.bias,
+        result.signals,
+        request.amount,
+        request.currency,
+        newAccountsOf(policy).referenceAmounts,
+      )
+    : undefined;
+  const verdict = decider.decide(environment, facts, money?.outcome ?? policyOutcome(policy, result.riskLevel), now);
+  return { verdict, money, columns: ruleColumns(facts, verdict), review: reviewOpening(policy, verdict.outcome, now) };
 }

@@ -15,6 +15,15 @@ import { bySize, logisticScore, modelValue, scoreFromSignals, weightAt } from '.
 import { computeSignals, prepare, type Prepared } from '../model/signal-model.ts';
 import { AMOUNT_SIGNALS, amountValuesInto } from '../model/amount-signals.ts';
 import type { EntityProfile, ScoreRequest } from '../model/types.ts';
+import {
+  costModelOf,
+  expectedCosts,
+  inCostCurrency,
+  leastCost,
+  probabilityOf,
+  type Economics,
+} from '../model/economics.ts';
+import { newAccountsOf } from '../model/new-accounts.ts';
 
 /** ISO 4217 minor-unit digits by code (currency-codes searches its list on every call). */
 const isoDigits = new Map<string, number>();
@@ -97,11 +106,11 @@ const contribution = (policy: Policy, name: SignalName, raw: number) => {
 };
 
 /**
- * The same score with the fixed part summed once, in name order: equal to the exact score except
- * when z lies within a few ulps of a rounding boundary (the sum's order differs). Used to find the
- * step quickly; the answer is then checked with the exact score.
+ * The log-odds with the fixed part summed once, in name order: the exact sum's up to a few ulps
+ * (the order differs), so its rounded score can differ only on a rounding boundary. Used to find
+ * the step quickly (then checked with the exact score), and as p's log-odds for decisions by money.
  */
-function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
+function fastLogOdds(prepared: Prepared, policy: Policy): (amount: number) => number {
   let fixedZ = policy.bias;
   for (const key in prepared.fixed) {
     const name = key as keyof Prepared['fixed'];
@@ -111,10 +120,45 @@ function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => num
   const v = [0, 0, 0];
   return (amount) => {
     amountValuesInto(prepared.terms, amount, v);
-    return logisticScore(
-      fixedZ + contribution(policy, a0, v[0]!) + contribution(policy, a1, v[1]!) + contribution(policy, a2, v[2]!),
-    );
+    return fixedZ + contribution(policy, a0, v[0]!) + contribution(policy, a1, v[1]!) + contribution(policy, a2, v[2]!);
   };
+}
+
+function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
+  const z = fastLogOdds(prepared, policy);
+  return (amount) => logisticScore(z(amount));
+}
+
+/**
+ * With the policy's economics (docs/api.md, "Decisions by money"): the largest amount, in minor
+ * units of `currency` rounded down, whose least-cost outcome is approve — p moves with the amount
+ * through the amount signals, so it is found by the same bisection; null when every amount is
+ * approved, 0 when not one minor unit is. Undefined when the amount cannot be put in the cost
+ * currency (the threshold's safe amount then stands).
+ */
+function safeAmountByCost(
+  prepared: Prepared,
+  currency: string,
+  policy: Policy,
+  economics: Economics,
+): number | null | undefined {
+  const model = costModelOf(economics);
+  const unit = inCostCurrency(1, currency, model, newAccountsOf(policy).referenceAmounts);
+  if (unit === null || !(unit > 0) || !Number.isFinite(unit)) return undefined;
+  const z = fastLogOdds(prepared, policy);
+  const scale = 10 ** minorUnitDigits(currency, policy.cryptoAssets);
+  const approved = (amount: number): boolean => {
+    const p = probabilityOf(z(amount));
+    if (amount === Infinity) {
+      // as the amount grows, each cost grows as its slope: approve stays cheapest when its slope is the least
+      const approve = p * model.lossRate;
+      const decline = (1 - p) * model.declineRate;
+      return approve <= decline && approve <= (1 - model.reviewerAccuracy) * (approve + decline);
+    }
+    return leastCost(expectedCosts(p, amount * unit, model), model.reviewGainMin) === 'approve';
+  };
+  const units = locate(approved, (u) => u / scale, MAX_UNITS);
+  return units === null ? null : units / scale;
 }
 
 /**
@@ -130,6 +174,10 @@ export function safeAmount(profile: EntityProfile, request: ScoreRequest, policy
  * safeAmount from the prepared terms a score was computed with (model.ts, evaluate): no second pass over the profile.
  */
 export function safeAmountFrom(prepared: Prepared, currency: string, policy: Policy): number | null {
+  if (policy.economics) {
+    const byCost = safeAmountByCost(prepared, currency, policy, policy.economics);
+    if (byCost !== undefined) return byCost;
+  }
   const high = policy.thresholds.high;
   const scale = 10 ** minorUnitDigits(currency, policy.cryptoAssets);
   const at = (units: number) => units / scale;

@@ -96,6 +96,28 @@ export const ScoreResponse = Type.Object({
   rules: Type.Array(MatchedRuleSchema, {
     description: 'the active rules whose condition matched, in evaluation order; [] when none did',
   }),
+  fraud_probability: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        'with the policy\'s economics: the probability that this trade is fraud, σ of the policy\'s log-odds (docs/api.md, "Decisions by money")',
+    }),
+  ),
+  expected_costs: Type.Optional(
+    Type.Object(
+      {
+        approve: Type.Number(),
+        review: Type.Number(),
+        decline: Type.Number(),
+        currency: Type.String(),
+      },
+      {
+        description:
+          "with the policy's economics: what each outcome is expected to cost the desk, in the economics' currency; the least is the policy's outcome (before rules)",
+      },
+    ),
+  ),
   review_id: Type.Optional(
     Type.String({
       description:

@@ -215,7 +215,7 @@ export class ScoringService {
     });
     const { result, values, prepared } = evaluate(profile, request, policy, now);
     const safeAmount = safeAmountFrom(prepared, request.currency, policy);
-    const { verdict, columns, review } = decideOutcome(
+    const { verdict, money, columns, review } = decideOutcome(
       this.decider,
       environment,
       { profile, request, policy, result, values, safeAmount },
@@ -234,6 +234,7 @@ export class ScoringService {
       rules: verdict.rules,
       // a sampled approval's review is the desk's own measurement, not the caller's to act on
       ...(review?.reason === 'outcome' ? { review_id: review.id } : {}),
+      ...(money ? { fraud_probability: money.fraud_probability, expected_costs: money.expected_costs } : {}),
     };
     const json = JSON.stringify(stored);
     await this.decisions.write({

@@ -118,6 +118,7 @@ describe('operator console: the review desk asks before it resolves, in chromium
       TRADE,
     );
     assert.equal(await page.locator('#injected').count(), 0);
+    assert.equal(await facts.locator('[data-context="trade_id"]').count(), 0, 'the trade id is not shown twice');
     await shots(page, '65-review-context');
   });
 
@@ -169,7 +170,24 @@ describe('operator console: the review desk asks before it resolves, in chromium
   });
 
   test('the ring of an entity never seen before is "no history yet", not an error; the note placeholder is whole', async () => {
+    // members a stored request may carry beyond today's summary are shown as text too
+    const counterparty = hash('review-desk-counterparty');
+    await page.route(`**/api/v1/reviews/${newcomer.id}`, async (route) => {
+      const body = await (await route.fetch()).json();
+      body.decision.request = {
+        ...body.decision.request,
+        counterparty_id: counterparty,
+        channel: '<b id=injected>x</b>',
+      };
+      await route.fulfill({ json: body });
+    });
     await go(`/reviews/${newcomer.id}`);
+    await page.locator('[data-context="channel"]').waitFor();
+    assert.equal(await page.locator('[data-context="channel"] dd').innerText(), '<b id=injected>x</b>');
+    assert.equal(await page.locator('#injected').count(), 0);
+    const link = page.locator('[data-context="counterparty_id"] a');
+    assert.equal(await link.getAttribute('href'), `/console/entities/${counterparty}`);
+    await page.unrouteAll();
     await page.getByRole('heading', { name: "The entity's ring" }).waitFor();
     await page.getByText('No history for this entity yet').waitFor();
     assert.equal(await page.locator('.error, [role="alert"]').count(), 0);

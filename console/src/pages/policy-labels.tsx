@@ -13,7 +13,7 @@ export interface Sampling {
   left_out: number;
 }
 
-/** The four sources docs/learning.md ("Labels from reviews") names, in its order, with what each is. */
+/** The four sources docs/api.md ("Policies") names, in its order, with what each is. */
 const SOURCES: [string, string, string][] = [
   ['api', 'From the API', 'labelled through POST /decisions/{id}/label'],
   ['event', 'From events', 'a chargeback, a lost dispute or a fraud report'],

@@ -16,6 +16,8 @@ const NAMES: Record<string, string> = {
 };
 const ORDER = Object.keys(NAMES);
 const COUNTRIES = new Set(['country', 'counterparty_country']);
+/** a member's name as a label: "sales_channel" → "Sales channel" */
+const title = (k: string) => k.charAt(0).toUpperCase() + (words(k.slice(1)) ?? '');
 
 let regions: Intl.DisplayNames | undefined;
 /** "Germany (DE)" for an ISO 3166-1 code the browser can name; the code alone otherwise. */
@@ -75,7 +77,7 @@ export function TradeContext({
     <>
       {members.map(([k, v]) => (
         <div key={k} data-context={k} class={k === 'counterparty_id' ? 'wide' : undefined}>
-          <dt>{NAMES[k] ?? words(k)}</dt>
+          <dt>{NAMES[k] ?? title(k)}</dt>
           <dd class={k === 'counterparty_id' ? 'trunc' : undefined}>
             <Value name={k} value={v} />
           </dd>

@@ -199,7 +199,9 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
         {r.decision.trade_id && (
           <div>
             <dt>Trade</dt>
-            <dd class="mono trunc">{r.decision.trade_id}</dd>
+            <dd class="mono trunc" title={r.decision.trade_id}>
+              {r.decision.trade_id}
+            </dd>
           </div>
         )}
         <TradeContext request={r.decision.request} shownTradeId={r.decision.trade_id} />
