@@ -74,28 +74,28 @@ export async function eraseFromRulesAndReviews(
     if (note !== row.note) await trx.updateTable('reviews').set({ note }).where('id', '=', row.id).execute();
   }
   const json = containsJsonString(id);
-  for (const column of RULE_COLUMNS) {
-    const rows = await trx
-      .selectFrom('decisions')
-      .select(['id', `${column} as text`])
-      .where('environment', '=', env)
-      .where(sql<boolean>`${sql.ref(column)} like ${json} escape '\\'`)
-      .execute();
-    for (const row of rows) {
-      if (row.text === null || row.text === undefined) continue;
+  // One pass over the environment's decisions for the three columns, not one per column.
+  const rows = await trx
+    .selectFrom('decisions')
+    .select(['id', 'rules', 'shadow_rules', 'rule_inputs'])
+    .where('environment', '=', env)
+    .where((eb) => eb.or(RULE_COLUMNS.map((column) => sql<boolean>`${sql.ref(column)} like ${json} escape '\\'`)))
+    .execute();
+  for (const row of rows) {
+    const changes: Partial<Record<(typeof RULE_COLUMNS)[number], string>> = {};
+    for (const column of RULE_COLUMNS) {
+      const before = row[column];
+      if (before === null || before === undefined) continue;
       let parsed: unknown;
       try {
-        parsed = JSON.parse(row.text);
+        parsed = JSON.parse(before);
       } catch {
         continue;
       }
       const text = JSON.stringify(replaceDeep(parsed, id, digest));
-      if (text !== row.text)
-        await trx
-          .updateTable('decisions')
-          .set({ [column]: text })
-          .where('id', '=', row.id)
-          .execute();
+      if (text !== before) changes[column] = text;
     }
+    if (Object.keys(changes).length > 0)
+      await trx.updateTable('decisions').set(changes).where('id', '=', row.id).execute();
   }
 }
