@@ -21,6 +21,7 @@ import {
   inCostCurrency,
   leastCost,
   probabilityOf,
+  type CostModel,
   type Economics,
 } from '../model/economics.ts';
 import { newAccountsOf } from '../model/new-accounts.ts';
@@ -157,8 +158,47 @@ function safeAmountByCost(
     }
     return leastCost(expectedCosts(p, amount * unit, model), model.reviewGainMin) === 'approve';
   };
-  const units = locate(approved, (u) => u / scale, MAX_UNITS);
-  return units === null ? null : units / scale;
+  // With p held still, the boundary has a closed form; p moves little with the amount, so a few
+  // rounds of it land on the boundary, which two tests confirm. Else (p moved too much) the bisection.
+  const units = nearBoundary(model, (amount) => probabilityOf(z(amount)), unit, scale, approved);
+  if (units !== undefined) return units === null ? null : units / scale;
+  const found = locate(approved, (u) => u / scale, MAX_UNITS);
+  return found === null ? null : found / scale;
+}
+
+/**
+ * The largest amount (cost currency) approved at a fixed p: approve ≤ decline, and a review does not
+ * save its gain over approve. Infinity when no amount is too large.
+ */
+function approvedUpTo(m: CostModel, p: number): number {
+  const a = p * m.lossRate - (1 - p) * m.declineRate;
+  const byDecline = a > 0 ? ((1 - p) * m.declineFixed) / a : Infinity;
+  const b = m.reviewerAccuracy * p * m.lossRate - (1 - m.reviewerAccuracy) * (1 - p) * m.declineRate;
+  const byReview =
+    b > 0 ? (m.reviewCost + m.reviewGainMin + (1 - m.reviewerAccuracy) * (1 - p) * m.declineFixed) / b : Infinity;
+  return Math.min(byDecline, byReview);
+}
+
+/** The boundary in minor units by the closed form's fixed point, when the exact test confirms it; else undefined. */
+function nearBoundary(
+  m: CostModel,
+  pAt: (amount: number) => number,
+  unit: number,
+  scale: number,
+  approved: (amount: number) => boolean,
+): number | null | undefined {
+  let amount = 1 / scale;
+  for (let round = 0; round < 4; round++) {
+    const next = approvedUpTo(m, pAt(amount)) / unit;
+    if (!Number.isFinite(next)) return approved(Infinity) ? null : undefined;
+    amount = Math.max(next, 1 / scale);
+  }
+  const units = Math.min(MAX_UNITS, Math.floor(amount * scale));
+  for (const u of [units, units - 1, units + 1]) {
+    if (u < 1 || u >= MAX_UNITS) continue;
+    if (approved(u / scale) && !approved((u + 1) / scale)) return u;
+  }
+  return undefined;
 }
 
 /**
