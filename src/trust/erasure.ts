@@ -19,7 +19,7 @@ import { foldWriteAheadLog, zeroDeletedBytes } from '../store/secure-delete.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import { ProblemSchema } from '../http/problem.ts';
-import { rewriteStoredResponses } from '../http/idempotency.ts';
+import { rewriteStoredResponses } from '../http/idempotency-rows.ts';
 import type { KeyEncryption } from '../lib/envelope.ts';
 import { newId } from '../lib/ids.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
