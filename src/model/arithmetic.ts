@@ -88,3 +88,10 @@ export function scoreValues(policy: ScoringPolicy, values: SignalValues): { sign
 export function replayScore(policy: ScoringPolicy, values: SignalValues): number {
   return scoreValues(policy, values).score;
 }
+
+/** The summed log-odds z behind replayScore (the same terms in the same order): p = σ(z). */
+export function replayLogOdds(policy: ScoringPolicy, values: SignalValues): number {
+  let z = policy.bias;
+  for (const s of scoreValues(policy, values).signals) z += s.weight * s.value;
+  return z;
+}

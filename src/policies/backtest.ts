@@ -4,11 +4,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Policy, SignalName, Thresholds } from '../model/policy.ts';
 import { newAccountsOf } from '../model/new-accounts.ts';
-import { replayScore, riskLevelFor } from '../model/arithmetic.ts';
+import { logisticScore, replayLogOdds, riskLevelFor } from '../model/arithmetic.ts';
 import type { RiskLevel } from '../model/types.ts';
 import type { FeatureRecord } from '../model/feature-vector.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
 import { levelFigures, type LevelFigure, type ScoredOutcome } from './operating.ts';
+import { replayedOutcomes, type ReplayedMoney } from './cost-fit.ts';
+import type { DeskOutcomes } from './desk-outcomes.ts';
 
 /** The parts of a policy a replay needs. */
 export interface ReplayPolicy {
@@ -17,6 +19,10 @@ export interface ReplayPolicy {
   /** shaped signals (shapes.ts); absent: every signal linear */
   shapes?: Policy['shapes'];
   thresholds: Thresholds;
+  /** what the policy decides by (docs/api.md, "Decisions by money"); absent: the defaults */
+  outcomes?: Policy['outcomes'];
+  economics?: Policy['economics'];
+  newAccounts?: Policy['newAccounts'];
 }
 
 export interface StoredDecision {
@@ -41,6 +47,8 @@ export interface BacktestResult {
   levels: Record<RiskLevel, Record<RiskLevel, number>>;
   /** per level under the replayed policy, on the labelled decisions: counts and money */
   thresholds: LevelFigure[];
+  /** the desk's figures for the policy's decisions on the labelled decisions (cost-fit.ts, replayedOutcomes) */
+  outcomes: DeskOutcomes;
 }
 
 const emptyMatrix = (): Record<RiskLevel, Record<RiskLevel, number>> =>
@@ -57,18 +65,23 @@ const emptyMatrix = (): Record<RiskLevel, Record<RiskLevel, number>> =>
 export class BacktestTally {
   private readonly levels = emptyMatrix();
   private readonly outcomes: ScoredOutcome[] = [];
+  private readonly money: ReplayedMoney[] = [];
   private count = 0;
 
   constructor(private readonly policy: ReplayPolicy) {}
 
   add(d: StoredDecision): void {
     this.count++;
-    const score = replayScore(this.policy, d.features);
+    const z = replayLogOdds(this.policy, d.features);
+    const score = logisticScore(z);
     const row = this.levels[d.riskLevel];
     if (row === undefined) throw new RangeError(`backtest: unknown decided risk level ${String(d.riskLevel)}`);
     row[riskLevelFor(score, this.policy.thresholds)]++;
-    if (d.label === 0 || d.label === 1)
-      this.outcomes.push({ score, label: d.label, amount: d.amount ?? null, currency: d.currency ?? null });
+    if (d.label === 0 || d.label === 1) {
+      const money = { label: d.label, amount: d.amount ?? null, currency: d.currency ?? null };
+      this.outcomes.push({ score, ...money });
+      this.money.push({ z, ...money });
+    }
   }
 
   result(): BacktestResult {
@@ -80,6 +93,7 @@ export class BacktestTally {
       metrics: computeMetrics(scores, labels),
       levels: this.levels,
       thresholds: levelFigures(this.outcomes, this.policy.thresholds),
+      outcomes: replayedOutcomes(this.policy, this.money),
     };
   }
 }

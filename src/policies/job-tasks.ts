@@ -14,6 +14,8 @@ import { fitCandidate, type FitReport } from './report.ts';
 import { LabelledSplit } from './samples.ts';
 import type { OperatingTarget } from './operating.ts';
 import type { JobPhase } from './jobs.ts';
+import type { Economics } from '../model/economics.ts';
+import type { CostInputs } from './cost-fit.ts';
 
 /** A stored score decision as the store gives it; the feature vector still JSON text. */
 export interface WireDecision {
@@ -53,6 +55,8 @@ export type JobTask =
       assumeLegitAfterDays: number;
       holdoutFraction: number;
       target?: OperatingTarget;
+      /** the cost objective's economics (docs/api.md, "Decisions by money"); absent: the target objective */
+      economics?: Economics;
     };
 
 export interface LiveFigures {
@@ -137,9 +141,15 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
   // Compact columns, split by entity as the decisions arrive (samples.ts): a million labelled
   // decisions fit in the worker's heap.
   const labelled = new LabelledSplit(task.holdoutFraction);
+  const seen = { decisions: 0, first: Infinity, last: -Infinity };
+  const reviewerChecks = { reviews: 0, agreed: 0 };
   return {
     add(page) {
       for (const row of page) {
+        seen.decisions++;
+        seen.first = Math.min(seen.first, row.created_at);
+        seen.last = Math.max(seen.last, row.created_at);
+        checkReviewer(row, reviewerChecks);
         const example = trainingExample(
           {
             createdAt: row.created_at,
@@ -174,6 +184,7 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
         version: task.version,
         target: task.target,
         onFitted: () => phase?.('reporting'),
+        ...(task.economics ? { cost: costInputs(task.economics, seen, reviewerChecks) } : {}),
       });
       // The plots are drawn from the scores behind the report's figures.
       const shapes = shapePlots((name) => labelled.holdout.largest(name), task.base, policy);
@@ -186,6 +197,26 @@ function fitWork(task: Extract<JobTask, { kind: 'fit' }>): JobWork<FitOutput> {
 }
 
 const DAY_MS = 86_400_000;
+
+/** A resolved review whose decision was later labelled by an event or the API: did the reviewer agree? */
+function checkReviewer(row: WireDecision, checks: { reviews: number; agreed: number }): void {
+  const resolution = row.review?.resolution;
+  if ((resolution !== 'approve' && resolution !== 'decline') || (row.label !== 'fraud' && row.label !== 'legit'))
+    return;
+  if (row.label_source !== 'event' && row.label_source !== 'api') return;
+  checks.reviews++;
+  if ((resolution === 'decline') === (row.label === 'fraud')) checks.agreed++;
+}
+
+/** The decision rate over the decisions the fit read (at least a day), and the reviewers' record. */
+function costInputs(
+  economics: Economics,
+  seen: { decisions: number; first: number; last: number },
+  reviewerChecks: { reviews: number; agreed: number },
+): CostInputs {
+  const days = seen.decisions > 0 ? Math.max(1, (seen.last - seen.first) / DAY_MS) : null;
+  return { economics, decisionsPerDay: days === null ? null : seen.decisions / days, reviewerChecks };
+}
 
 /** A fit's decisions created before this may be labelled legit by a later trade.completed (strict). */
 export const completionCutoff = (task: Extract<JobTask, { kind: 'fit' }>): number =>

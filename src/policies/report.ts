@@ -17,6 +17,7 @@ import {
 } from './operating.ts';
 import type { ReplayPolicy } from './backtest.ts';
 import { LabelledSplit, type LabelledInput, type LabelTally, type SampleColumns } from './samples.ts';
+import { costObjective, type CostInputs, type CostReport } from './cost-fit.ts';
 
 /** A labelled decision handed over whole (tests, the quality bench); the job streams into a LabelledSplit. */
 export type LabelledDecision = LabelledInput;
@@ -51,6 +52,13 @@ export interface FitReport {
   weights: Record<SignalName, { base: number; candidate: number }>;
   /** the shaped signals of each policy (docs/signals.md, "Shaped signals"); {} when none */
   shapes: { base: Shapes; candidate: Shapes };
+  /** with the cost objective (docs/api.md, "Decisions by money"): the desk's figures and the frontier */
+  objective?: CostReport['objective'];
+  economics?: CostReport['economics'];
+  capacity?: CostReport['capacity'];
+  reviewer_accuracy?: CostReport['reviewer_accuracy'];
+  outcomes?: CostReport['outcomes'];
+  frontier?: CostReport['frontier'];
 }
 
 /**
@@ -138,6 +146,8 @@ export interface CandidateOptions {
   shapes?: boolean;
   /** where sample weights enter the fit: the bias alone (default; intercept.ts) or `full` (a bench's comparison) */
   weighting?: Weighting;
+  /** the cost objective: the candidate's economics set from these, and the desk's figures reported */
+  cost?: CostInputs;
 }
 
 /** Four decimals keep a policy document readable; the bound clamp keeps the rounding valid. */
@@ -208,6 +218,20 @@ export function fitCandidate(
   // The thresholds do not change a score, so the fitted weights' scores are the candidate's.
   const scores = holdoutScores(holdout, base, fitted);
   const { thresholds, target } = operatingPoint(holdout, scores, base, options.target);
-  const policy: Policy = { ...fitted, thresholds };
-  return { policy, report: fitReport({ split, base, candidate: policy, target, scores }), fit, holdout: scores };
+  const leveled: Policy = { ...fitted, thresholds };
+  if (!options.cost)
+    return {
+      policy: leveled,
+      report: fitReport({ split, base, candidate: leveled, target, scores }),
+      fit,
+      holdout: scores,
+    };
+  const cost = costObjective(split, base, leveled, options.cost);
+  const policy: Policy = { ...leveled, economics: cost.economics };
+  return {
+    policy,
+    report: { ...fitReport({ split, base, candidate: policy, target, scores }), ...cost },
+    fit,
+    holdout: scores,
+  };
 }

@@ -34,6 +34,7 @@ import {
   shadowPolicy,
 } from './repository.ts';
 import { backtestFromStore, fitFromStore } from './service.ts';
+import { fitEconomics } from './cost-fit.ts';
 import { policyReadRoutes } from './read-routes.ts';
 import { policyDeriveRoutes } from './derive-routes.ts';
 import {
@@ -109,17 +110,20 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
             ? await requireRow(store, environment, body.base_version)
             : await activeRow(db, environment);
         if (!baseRow) throw new ApiError(409, 'conflict', 'There is no active policy to fit from.');
+        const base = parseDocument(baseRow);
+        const economics = fitEconomics(body, base);
         try {
           const { policy, report } = await fitFromStore(
             db,
             {
               environment,
-              base: parseDocument(baseRow),
+              base,
               since: parseTime(body.since, 'since'),
               until: parseTime(body.until, 'until'),
               assumeLegitAfterDays: body.assume_legit_after_days,
               holdoutFraction: body.holdout_fraction,
               target,
+              economics,
             },
             { store, claimant: claimantOf(request) },
           );

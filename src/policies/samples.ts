@@ -5,7 +5,7 @@
 // currency index: 217 bytes with today's 23 signals, outside the JS heap. The train / holdout side is decided as the
 // decision arrives (the entity split of split.ts), so the two sides are two such columns.
 import { SIGNAL_NAMES, type SignalName } from '../model/policy.ts';
-import { modelValue, replayScore } from '../model/arithmetic.ts';
+import { logisticScore, modelValue, replayLogOdds } from '../model/arithmetic.ts';
 import type { FeatureRecord } from '../model/feature-vector.ts';
 import type { SampleBlock, Samples } from './fit.ts';
 import type { Label } from './metrics.ts';
@@ -114,14 +114,19 @@ export class SampleColumns implements Samples {
   }
 
   /** Every row's score under `policy`: the live arithmetic (replayScore) on the row's values. */
-  scores(policy: Parameters<typeof replayScore>[0]): number[] {
+  scores(policy: Parameters<typeof replayLogOdds>[0]): number[] {
+    return this.logOdds(policy).map(logisticScore);
+  }
+
+  /** Every row's log-odds under `policy` (replayLogOdds): p = σ(z), for the decisions by money. */
+  logOdds(policy: Parameters<typeof replayLogOdds>[0]): number[] {
     const record = {} as Record<SignalName, number>;
     const out: number[] = [];
     for (const b of this.blocks) {
       for (let i = 0; i < b.n; i++) {
         const offset = i * this.width;
         for (let j = 0; j < this.width; j++) record[SIGNAL_NAMES[j]!] = b.x[offset + j]!;
-        out.push(replayScore(policy, record));
+        out.push(replayLogOdds(policy, record));
       }
     }
     return out;

@@ -5,6 +5,7 @@ import { Type, type Static } from 'typebox';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { OperatingTarget } from './operating.ts';
+import { EconomicsSchema } from '../model/economics.ts';
 
 const recordFields = {
   version: Type.String(),
@@ -67,6 +68,10 @@ export const FitBody = Type.Object(
     assume_legit_after_days: Type.Optional(Type.Number({ minimum: 0, maximum: 3650 })),
     holdout_fraction: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 })),
     target: Type.Optional(TargetSchema),
+    /** docs/api.md, "Decisions by money": `cost` sets the candidate's economics from the desk's costs and capacity */
+    objective: Type.Optional(StringEnum(['cost', 'target'] as const)),
+    /** the desk's costs for the cost objective; default: the base policy's, else the documented defaults */
+    economics: Type.Optional(EconomicsSchema),
   },
   { additionalProperties: false },
 );

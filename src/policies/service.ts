@@ -2,6 +2,7 @@
 // decisions that kept their feature vector take part; features are never recomputed from today's
 // history. Each job holds its environment's lease (jobs.ts) and runs in a worker thread
 // (job-thread.ts) that reads the store a page at a time (docs/decisions.md).
+import type { Economics } from '../model/economics.ts';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Policy } from '../model/policy.ts';
@@ -29,6 +30,8 @@ export interface FitRequest extends Window {
   holdoutFraction?: number;
   /** the operating point for the candidate's thresholds (default: the base's share flagged at high) */
   target?: OperatingTarget;
+  /** the cost objective's economics (cost-fit.ts, fitEconomics); absent: thresholds by the target alone */
+  economics?: Economics;
   now?: number;
 }
 
@@ -96,6 +99,7 @@ export async function fitFromStore(
     assumeLegitAfterDays: request.assumeLegitAfterDays ?? DEFAULT_ASSUME_LEGIT_AFTER_DAYS,
     holdoutFraction: request.holdoutFraction ?? DEFAULT_HOLDOUT_FRACTION,
     ...(request.target ? { target: request.target } : {}),
+    ...(request.economics ? { economics: request.economics } : {}),
   };
   return runLeased<FitOutput>(db, task, request.environment, request, options);
 }
