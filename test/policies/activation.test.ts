@@ -115,6 +115,52 @@ describeEachBackend('operating points over HTTP', (ctx) => {
     for (const l of levels) assert.equal(l.flagged, l.frauds_caught + l.false_positives);
   });
 
+  test('the cost objective: economics from the capacity, the desk outcomes of base and candidate, a frontier; backtests report outcomes', async () => {
+    const economics = {
+      currency: 'USD',
+      declineCost: { rate: 0.01, fixed: 1 },
+      reviewCost: 0.5,
+      reviewsPerDay: 100,
+    };
+    const res = await call('POST', '/api/v1/policies/fit', { objective: 'cost', economics });
+    assert.equal(res.statusCode, 201, res.body);
+    const { report, document, version } = res.json();
+    assert.equal(report.objective, 'cost');
+    assert.deepEqual(
+      { ...document.economics, reviewGainMin: undefined, reviewerAccuracy: undefined },
+      {
+        ...economics,
+        reviewGainMin: undefined,
+        reviewerAccuracy: undefined,
+      },
+    );
+    assert.ok(document.economics.reviewGainMin >= 0);
+    assert.equal(document.economics.reviewerAccuracy, 0.95, 'no resolved reviews to measure: the stated default');
+    // 800 decisions within a day count as a day: 100 reviews a day is 1/8 of the decisions
+    assert.deepEqual(report.capacity, { reviews_per_day: 100, decisions_per_day: 800, review_share: 0.125 });
+    for (const side of ['base', 'candidate'])
+      for (const k of ['stopped_fraud', 'legit_friction', 'fraud_money_passed', 'reviews_per_1k', 'expected_cost'])
+        assert.equal(typeof report.outcomes[side][k], 'number', `${side}.${k}`);
+    assert.ok(report.outcomes.candidate.reviews_per_1k <= 125 * 1.5, JSON.stringify(report.outcomes.candidate));
+    assert.equal(report.frontier.length, 20);
+    const backtest = await call('POST', `/api/v1/policies/${version}/backtest`, {});
+    assert.equal(backtest.statusCode, 200, backtest.body);
+    assert.equal(backtest.json().outcomes.decisions, 800);
+    assert.equal(backtest.json().outcomes.currency, 'USD');
+    const byDefault = await call('POST', '/api/v1/policies/fit', { objective: 'cost' });
+    assert.equal(byDefault.statusCode, 201, byDefault.body);
+    assert.deepEqual(byDefault.json().document.economics.declineCost, { rate: 0.01, fixed: 20 });
+    const target = await call('POST', '/api/v1/policies/fit', { objective: 'target' });
+    assert.equal(target.json().document.economics, undefined);
+    assert.equal(target.json().report.outcomes, undefined);
+    const bad = problem(
+      await call('POST', '/api/v1/policies/fit', { economics: { ...economics, reviewerAccuracy: 0.3 } }),
+      400,
+      'validation_failed',
+    );
+    assert.match(JSON.stringify(bad.errors), /reviewerAccuracy/);
+  });
+
   test('activation: a small move activates at once; a large one answers 409 with before/after until confirmed', async () => {
     assert.equal((await call('POST', '/api/v1/policies', doc('op-same', { cacheTtlSeconds: 31 }))).statusCode, 201);
     const same = await call('POST', '/api/v1/policies/op-same/activate');
