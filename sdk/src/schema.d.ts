@@ -1640,7 +1640,27 @@ export type components = {
         FitPolicyRequest: {
             assume_legit_after_days?: number;
             base_version?: string;
+            economics?: {
+                currency: string;
+                declineCost: {
+                    /** @description per turned-away trade */
+                    fixed: number;
+                    rate: number;
+                };
+                lossRate?: number;
+                rates?: {
+                    [key: string]: number;
+                };
+                /** @description one review */
+                reviewCost: number;
+                reviewerAccuracy?: number;
+                /** @description in `currency` */
+                reviewGainMin?: number;
+                reviewsPerDay?: number;
+            };
             holdout_fraction?: number;
+            /** @enum {string} */
+            objective?: "cost" | "target";
             /** Format: date-time */
             since?: string;
             target?: {
@@ -6195,7 +6215,19 @@ export interface operations {
                  *       "since": "2026-08-01T00:00:00Z",
                  *       "until": "2026-11-01T00:00:00Z",
                  *       "assume_legit_after_days": 30,
-                 *       "holdout_fraction": 0.2
+                 *       "holdout_fraction": 0.2,
+                 *       "objective": "cost",
+                 *       "economics": {
+                 *         "currency": "USD",
+                 *         "lossRate": 1,
+                 *         "declineCost": {
+                 *           "rate": 0.01,
+                 *           "fixed": 20
+                 *         },
+                 *         "reviewCost": 3,
+                 *         "reviewerAccuracy": 0.95,
+                 *         "reviewsPerDay": 400
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["FitPolicyRequest"];
