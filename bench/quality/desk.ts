@@ -10,6 +10,7 @@
 // Economics: loss 1, decline 1 % + 20 USD, review 3 USD, reviewer right 95 % of the time. Every figure is after
 // review (a review catches a fraud, or clears an honest trade, 95 % of the time) except "not approved" and
 // "declined outright". Options: --seeds 1,2,3 --entities N --days N --capacity R (reviews per 1,000) --json
+// --mix '{"honest":0.6,"sloppy":0.2,…}' (the populations' shares: a harder market than the default)
 import { parseArgs } from 'node:util';
 import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
 import { replayLogOdds } from '../../src/model/arithmetic.ts';
@@ -28,6 +29,8 @@ const { values: args } = parseArgs({
     entities: { type: 'string', default: '2000' },
     days: { type: 'string', default: '90' },
     capacity: { type: 'string', default: '100' },
+    /** the populations' shares as JSON (bench/quality/market.ts DEFAULT_MIX), e.g. a harder market */
+    mix: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -63,7 +66,12 @@ function rowsOf(decisions: readonly OfflineDecision[], policy: Policy): DeskRow[
 }
 
 function runSeed(seed: number): SeedResult {
-  const market = simulateMarket({ seed, entities: Number(args.entities), days: Number(args.days) });
+  const market = simulateMarket({
+    seed,
+    entities: Number(args.entities),
+    days: Number(args.days),
+    ...(args.mix ? { mix: JSON.parse(args.mix) as Record<string, number> } : {}),
+  });
   const decisions = scoreOffline(market.events, market.requests);
   const inA = (d: OfflineDecision) => entityFraction(d.entityId, 'vouch-quality-halves') < 0.5;
   const history = decisions.filter(inA);

@@ -17,7 +17,7 @@ export interface DeskRow {
   amount: number | null;
 }
 
-export type DeskAction = 'approve' | 'review' | 'decline';
+type DeskAction = 'approve' | 'review' | 'decline';
 export type Decide = (z: number, amount: number | null) => DeskAction;
 
 /** The policy's level → outcome map on the score σ(z); a hold waits for a person, so it counts as a review. */
