@@ -48,6 +48,8 @@ const { values: args } = parseArgs({
     /** the policy before the ring signals: its bias, ring weights 0 and maxIdentifierFanout 1 (no identifier
      *  is traversed, so the ring values are 0 and the fit cannot use them either) */
     'no-rings': { type: 'boolean', default: false },
+    /** cost: the fit asks for the cost objective with bench/quality/desk.ts's economics and 100 reviews per 1,000 */
+    objective: { type: 'string', default: 'target' },
   },
 });
 
@@ -195,8 +197,20 @@ try {
     .select(({ fn }) => ['label', fn.countAll<number>().as('n')])
     .groupBy('label')
     .execute();
+  const days = (Date.parse(market.end) - Date.parse(seen[0]!.at)) / 86_400_000;
   const fitted = await call(one.app, one.key, 'POST', '/api/v1/policies/fit', {
     assume_legit_after_days: Number(args['assume-legit-after-days']),
+    ...(args.objective === 'cost'
+      ? {
+          objective: 'cost',
+          economics: {
+            currency: 'USD',
+            declineCost: { rate: 0.01, fixed: 20 },
+            reviewCost: 3,
+            reviewsPerDay: Math.round((0.1 * seen.length) / days),
+          },
+        }
+      : {}),
   });
   if (args.report) {
     const html = await one.app.inject({
@@ -267,6 +281,9 @@ try {
       holdout_metrics: { base: round(fitted.report.metrics.base), candidate: round(fitted.report.metrics.candidate) },
       bias: fitted.document.bias,
       weights: fitted.document.weights,
+      ...(fitted.report.outcomes
+        ? { economics: fitted.document.economics, capacity: fitted.report.capacity, outcomes: fitted.report.outcomes }
+        : {}),
     },
     pass2_unseen_entities: {
       scored: second.length,

@@ -161,7 +161,8 @@ export function gainForCapacity(rows: readonly DeskRow[], model: CostModel, shar
       // the threshold sits between the last gain taken and this one, rounded up to a cent's hundredth
       const above = gains[i]!.gain;
       const taken = i > 0 ? gains[i - 1]!.gain : above * 2 + 1;
-      return Math.ceil(((above + taken) / 2) * 1e4) / 1e4;
+      // (bounded as the policy schema bounds a cost, so a fitted document always validates)
+      return Math.min(1e12, Math.ceil(((above + taken) / 2) * 1e4) / 1e4);
     }
     used += w;
     i = j;
