@@ -189,3 +189,14 @@ export function installValidators(app: FastifyInstance): void {
 export function StringEnum<const T extends readonly string[]>(values: T, options: object = {}) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
+
+/** A time in a request body or query (RFC 3339) as epoch ms; 400 naming `field` when it is not one. */
+export function parseTime(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const t = Date.parse(value);
+  if (Number.isNaN(t))
+    throw new ApiError(400, 'validation_failed', `${field} must be an RFC 3339 time.`, {
+      errors: [{ field, message: 'must be an RFC 3339 time' }],
+    });
+  return t;
+}

@@ -52,16 +52,6 @@ export function policyFieldErrors(message: string): FieldError[] {
   });
 }
 
-export function parseTime(value: string | undefined, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  const t = Date.parse(value);
-  if (Number.isNaN(t))
-    throw new ApiError(400, 'validation_failed', `${field} must be an RFC 3339 time.`, {
-      errors: [{ field, message: 'must be an RFC 3339 time' }],
-    });
-  return t;
-}
-
 export async function requireRow(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
   const row = await getPolicy(store.db, environment, version);
   if (!row) throw new ApiError(404, 'not_found', 'No such policy version.');

@@ -35,13 +35,13 @@ import {
 } from './repository.ts';
 import { backtestFromStore, fitFromStore } from './service.ts';
 import { fitEconomics } from './cost-fit.ts';
+import { parseTime } from '../http/validation.ts';
 import { policyReadRoutes } from './read-routes.ts';
 import { policyDeriveRoutes } from './derive-routes.ts';
 import {
   claimantOf,
   emptyIsObject,
   mapErrors,
-  parseTime,
   policyDetail,
   policyFieldErrors,
   policyRecord,

@@ -2,6 +2,7 @@
 // rule"): POST /api/v1/rules/test with a rule body, POST /api/v1/rules/{id}/test for a stored
 // rule's current version. The replay runs in a worker thread (replay-thread.ts); this file checks
 // the request, picks the window and the policy's settings, and maps the outcome to a response.
+import { parseTime } from '../http/validation.ts';
 import type { Static } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
@@ -47,16 +48,6 @@ const responses = {
   409: ProblemSchema,
   503: ProblemSchema,
 };
-
-function parseTime(value: string | undefined, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  const t = Date.parse(value);
-  if (Number.isNaN(t))
-    throw new ApiError(400, 'validation_failed', `${field} must be an RFC 3339 time.`, {
-      errors: [{ field, message: 'must be an RFC 3339 time' }],
-    });
-  return t;
-}
 
 /** A crashed holder's lease outlives the test it ran by this much at most. */
 const LEASE_MARGIN_MS = 10_000;
