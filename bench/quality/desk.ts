@@ -32,6 +32,8 @@ const { values: args } = parseArgs({
     /** the populations' shares as JSON (bench/quality/market.ts DEFAULT_MIX), e.g. a harder market */
     mix: { type: 'string' },
     json: { type: 'boolean', default: false },
+    /** --no-pairs: the cost fit without its search for pairwise terms */
+    'no-pairs': { type: 'boolean', default: false },
   },
 });
 
@@ -52,6 +54,8 @@ interface SeedResult {
   roc_auc: Record<Way, number | null>;
   outcomes: Record<Way, DeskOutcomes>;
   review_gain_min: number;
+  /** the pairs the cost fit tried and kept (docs/signals.md, "Pairs") */
+  pairs: unknown;
 }
 
 function rowsOf(decisions: readonly OfflineDecision[], policy: Policy): DeskRow[] {
@@ -90,10 +94,12 @@ function runSeed(seed: number): SeedResult {
     version: `target-${seed}`,
     target: { level: 'high', max_false_positive_rate: 0.02 },
   }).policy;
-  const cost = fitCandidate(labelled, DEFAULT_POLICY, {
+  const costFit = fitCandidate(labelled, DEFAULT_POLICY, {
     version: `cost-${seed}`,
     cost: { economics, decisionsPerDay },
-  }).policy;
+    pairs: !args['no-pairs'],
+  });
+  const cost = costFit.policy;
   const model = costModelOf(cost.economics!);
   const ways: Record<Way, { policy: Policy; decide: ReturnType<typeof byLevel> }> = {
     'hand-set': { policy: DEFAULT_POLICY, decide: byLevel(DEFAULT_POLICY) },
@@ -113,6 +119,7 @@ function runSeed(seed: number): SeedResult {
     result.outcomes[way] = deskOutcomes(rows, decide, costModelOf(ECONOMICS));
   }
   result.review_gain_min = model.reviewGainMin;
+  result.pairs = costFit.report.pairs?.search ?? null;
   return result;
 }
 
@@ -121,6 +128,7 @@ const results = seeds.map(runSeed);
 if (args.json) {
   for (const r of results) console.log(JSON.stringify(r));
 } else {
+  for (const r of results) console.log(`seed ${r.seed} pairs: ${JSON.stringify(r.pairs)}`);
   const pct = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)} %`);
   const columns: Array<[string, (o: DeskOutcomes) => string]> = [
     ['stopped', (o) => pct(o.stopped_fraud)],

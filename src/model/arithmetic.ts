@@ -7,9 +7,10 @@
 import { SIGNAL_NAMES, type Policy, type SignalName, type Thresholds } from './policy.ts';
 import type { RiskLevel } from './types.ts';
 import { effectiveWeight } from './shapes.ts';
+import { pairName, pairValue, type PairName } from './pairs.ts';
 
-/** What a score needs from a policy: shapes are optional (none: every signal linear). */
-export type ScoringPolicy = Pick<Policy, 'bias' | 'weights' | 'shapes'>;
+/** What a score needs from a policy: shapes and pairs are optional (none: every signal linear, alone). */
+export type ScoringPolicy = Pick<Policy, 'bias' | 'weights' | 'shapes' | 'pairs'>;
 
 /** Signal values by name; a missing name counts as 0 (a stored feature vector, or the model's own). */
 export type SignalValues = Partial<Record<SignalName, number>>;
@@ -19,7 +20,8 @@ export type SignalValues = Partial<Record<SignalName, number>>;
  * weight is its effective slope at the value, so weight·value is still the term summed.
  */
 export interface Contribution {
-  name: SignalName;
+  /** a signal, or a pair's term "a*b" (pairs.ts) */
+  name: SignalName | PairName;
   value: number;
   weight: number;
 }
@@ -79,6 +81,11 @@ export function scoreValues(policy: ScoringPolicy, values: SignalValues): { sign
     const value = modelValue(values[name]);
     const weight = weightAt(policy, name, value);
     if (weight * value !== 0) signals.push({ name, value, weight });
+  }
+  // a pair's parts as the model sums them (modelValue), so a replay gives the live term
+  for (const pair of policy.pairs ?? []) {
+    const value = pairValue(modelValue(values[pair.signals[0]]), modelValue(values[pair.signals[1]]));
+    if (pair.weight * value !== 0) signals.push({ name: pairName(pair), value, weight: pair.weight });
   }
   signals.sort(bySize);
   return { signals, score: scoreFromSignals(policy.bias, signals) };

@@ -12,6 +12,7 @@ import {
   type Policy,
   type SignalName,
 } from './policy.ts';
+import { pairProblems } from './pairs.ts';
 import { tierProblems } from './new-accounts.ts';
 import { outcomeProblems } from './outcome-policy.ts';
 
@@ -69,6 +70,7 @@ function semanticProblems(p: Policy): string[] {
         problems.push(`${at}/slopes/${i}: must be <= 0 (protective signal; a positive slope would break monotonicity)`);
     });
   }
+  problems.push(...pairProblems(p.pairs));
   const { medium, high, critical } = p.thresholds;
   if (!(medium < high)) problems.push(`/thresholds/high: must be greater than thresholds.medium (${medium})`);
   if (!(high < critical)) problems.push(`/thresholds/critical: must be greater than thresholds.high (${high})`);

@@ -2,55 +2,15 @@
 // patch over the defaults: the `version` stamped on every decision must identify every number
 // that produced it, so nothing may be filled in silently.
 import { EconomicsSchema } from './economics.ts';
+import { SIGNAL_NAMES, type SignalName } from './signal-names.ts';
+import { PairsSchema } from './pairs.ts';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_DISPUTE_POLICY, DisputePolicySchema } from './dispute-policy.ts';
 import { PAYMENT_METHODS } from './types.ts';
 import { CurrencyCode, DEFAULT_NEW_ACCOUNTS, NewAccountsSchema } from './new-accounts.ts';
 import { OutcomesSchema, ReviewHoursSchema, ReviewListsSchema, ReviewSampleRateSchema } from './outcome-policy.ts';
 
-/**
- * Every signal the model can emit, with the sign its weight must have. The sign constraint is
- * what makes the monotonicity guarantees (docs/signals.md) hold for any valid policy: each signal
- * value moves in one direction as its history input grows, so a weight of the wrong sign would
- * let, say, an extra chargeback lower the score.
- */
-export const SIGNAL_DIRECTIONS = {
-  completed_trades: 'protective',
-  dispute_rate: 'risk',
-  cancellation_rate: 'risk',
-  chargebacks: 'risk',
-  fraud_reports: 'risk',
-  blocklisted: 'risk',
-  new_account: 'risk',
-  cold_start: 'risk',
-  velocity_trades: 'risk',
-  velocity_volume: 'risk',
-  amount_vs_history: 'risk',
-  new_counterparty: 'risk',
-  payment_method_risk: 'risk',
-  cross_border: 'risk',
-  linked_flagged_entities: 'risk',
-  // P2P patterns (issue 10; src/model/features.ts)
-  cash_out_burst: 'risk',
-  dormant_reactivation: 'risk',
-  young_account_reversible_method: 'risk',
-  shared_identifier_entities: 'risk',
-  new_counterparty_large_trade: 'risk',
-  // the network (issue 22; docs/network.md): other marketplaces' flags on its identifiers
-  network_flags: 'risk',
-  // Rings (issue 21; src/model/ring-signals.ts): flagged entities and entities within two hops
-  ring_flagged_entities: 'risk',
-  ring_size: 'risk',
-  // Interactions (issue 20; src/model/features.ts INTERACTIONS): products of the signals above
-  reversible_new_counterparty: 'risk',
-  cross_border_new_counterparty: 'risk',
-  // Dispute reasons (issue 20 item 7): disputes lost for a third-party payment, a fake proof, an
-  // underpayment or no payment (src/model/features.ts)
-  fraudulent_dispute_losses: 'risk',
-} as const satisfies Record<string, 'risk' | 'protective'>;
-
-export type SignalName = keyof typeof SIGNAL_DIRECTIONS;
-export const SIGNAL_NAMES = Object.keys(SIGNAL_DIRECTIONS) as SignalName[];
+export { SIGNAL_DIRECTIONS, SIGNAL_NAMES, type SignalName } from './signal-names.ts';
 
 const strict = { additionalProperties: false } as const;
 const Finite = (opts: { minimum?: number; maximum?: number; exclusiveMinimum?: number } = {}) => Type.Number(opts);
@@ -165,6 +125,8 @@ export const PolicySchema = Type.Object(
     reviewLists: Type.Optional(ReviewListsSchema),
     /** docs/api.md, "Decisions by money": with it, the outcome is the one of least expected cost */
     economics: Type.Optional(EconomicsSchema),
+    /** pairwise terms (docs/signals.md, "Pairs"): weight·(a·b) of two risk signals, as a fit learns them */
+    pairs: Type.Optional(PairsSchema),
   },
   strict,
 );

@@ -6,6 +6,7 @@
 // per request) and those that do (amount-signals.ts). safe-amount.ts inverts the score over the second
 // part alone, so it needs no second profile and no re-computation of the rest. The sum itself
 // (values → contributions → score → level) is src/model/arithmetic.ts's, the one every replay uses.
+import { describePair, isPairName } from './pairs.ts';
 import { SIGNAL_NAMES, type Policy, type SignalName } from './policy.ts';
 import { modelValue, riskLevelFor, scoreValues } from './arithmetic.ts';
 import { describeSignal, type Facts } from './descriptions.ts';
@@ -249,7 +250,7 @@ export function evaluate(profile: EntityProfile, request: ScoreRequest, policy: 
     name: s.name,
     value: s.value,
     weight: s.weight,
-    description: describeSignal(s.name, s.value, prepared.facts),
+    description: isPairName(s.name) ? describePair(s.name) : describeSignal(s.name, s.value, prepared.facts),
   }));
   return {
     result: { score, riskLevel: riskLevelFor(score, policy.thresholds), signals, policyVersion: policy.version },

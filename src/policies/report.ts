@@ -18,6 +18,8 @@ import {
 import type { ReplayPolicy } from './backtest.ts';
 import { LabelledSplit, type LabelledInput, type LabelTally, type SampleColumns } from './samples.ts';
 import { costObjective, type CostInputs, type CostReport } from './cost-fit.ts';
+import { searchPairs, type PairSearch } from './pair-search.ts';
+import type { Pair } from '../model/pairs.ts';
 
 /** A labelled decision handed over whole (tests, the quality bench); the job streams into a LabelledSplit. */
 export type LabelledDecision = LabelledInput;
@@ -52,6 +54,8 @@ export interface FitReport {
   weights: Record<SignalName, { base: number; candidate: number }>;
   /** the shaped signals of each policy (docs/signals.md, "Shaped signals"); {} when none */
   shapes: { base: Shapes; candidate: Shapes };
+  /** the pairs of each policy and the search for the candidate's (docs/signals.md, "Pairs"), when one ran */
+  pairs?: { base: Pair[]; candidate: Pair[]; search: PairSearch };
   /** with the cost objective (docs/api.md, "Decisions by money"): the desk's figures and the frontier */
   objective?: CostReport['objective'];
   economics?: CostReport['economics'];
@@ -148,6 +152,8 @@ export interface CandidateOptions {
   weighting?: Weighting;
   /** the cost objective: the candidate's economics set from these, and the desk's figures reported */
   cost?: CostInputs;
+  /** search for pairwise terms (pair-search.ts); default: with the cost objective */
+  pairs?: boolean;
 }
 
 /** Four decimals keep a policy document readable; the bound clamp keeps the rounding valid. */
@@ -194,8 +200,58 @@ export function fitCandidate(
           (j) => train.column(j),
           (n) => SHAPEABLE.has(n),
         );
-  const fit = fitSignalSamples(train, { lambda: options.lambda, plan, weighting: options.weighting });
+  const refit = (pairs: ReadonlyArray<readonly [SignalName, SignalName]>) => {
+    const result = fitSignalSamples(train, { lambda: options.lambda, plan, weighting: options.weighting, pairs });
+    return { result, policy: candidateOf(base, options.version, result, pairs) };
+  };
+  let { result: fit, policy: fitted } = refit([]);
+  let pairSearch: PairSearch | undefined;
+  if (options.pairs ?? options.cost !== undefined) {
+    const fits = new Map<Policy, SignalFit>([[fitted, fit]]);
+    const found = searchPairs(split, fitted, (pairs) => {
+      const next = refit(pairs);
+      fits.set(next.policy, next.result);
+      return next.policy;
+    });
+    fitted = found.policy;
+    fit = fits.get(fitted)!;
+    pairSearch = found.search;
+  }
   options.onFitted?.();
+  // The thresholds do not change a score, so the fitted weights' scores are the candidate's.
+  const scores = holdoutScores(holdout, base, fitted);
+  const { thresholds, target } = operatingPoint(holdout, scores, base, options.target);
+  const leveled: Policy = { ...fitted, thresholds };
+  if (!options.cost)
+    return {
+      policy: leveled,
+      report: withPairs(fitReport({ split, base, candidate: leveled, target, scores }), base, leveled, pairSearch),
+      fit,
+      holdout: scores,
+    };
+  const cost = costObjective(split, base, leveled, options.cost);
+  const policy: Policy = { ...leveled, economics: cost.economics };
+  return {
+    policy,
+    report: {
+      ...withPairs(fitReport({ split, base, candidate: policy, target, scores }), base, policy, pairSearch),
+      ...cost,
+    },
+    fit,
+    holdout: scores,
+  };
+}
+
+/**
+ * The base with a fit's bias, weights, shapes and pairs (four decimals, within their bounds); the
+ * base's own shapes and pairs are not inherited: the candidate's are the fit's alone.
+ */
+function candidateOf(
+  base: Policy,
+  version: string,
+  fit: SignalFit,
+  pairs: ReadonlyArray<readonly [SignalName, SignalName]>,
+): Policy {
   const { lower, upper } = signalBounds();
   const weights = Object.fromEntries(
     SIGNAL_NAMES.map((n, i) => [n, tidy(fit.weights[n], lower[i]!, upper[i]!)]),
@@ -206,32 +262,25 @@ export function fitCandidate(
     const shape = fitted && simplify(weights[n], fitted, (x) => tidy(x, lower[i]!, upper[i]!));
     if (shape) shapes[n] = shape;
   });
-  // The candidate's shapes are the fit's alone: a base's shapes are not inherited.
-  const { shapes: _baseShapes, ...rest } = base;
-  const fitted: Policy = {
+  const kept: Pair[] = pairs
+    .map((signals, k) => ({
+      signals: [signals[0], signals[1]] as Pair['signals'],
+      weight: tidy(fit.pairs[k]!, 0, WEIGHT_LIMIT),
+    }))
+    .filter((p) => p.weight > 0);
+  const { shapes: _baseShapes, pairs: _basePairs, ...rest } = base;
+  return {
     ...rest,
-    version: options.version,
+    version,
     bias: tidy(fit.bias, -WEIGHT_LIMIT, WEIGHT_LIMIT),
     weights,
     ...(Object.keys(shapes).length > 0 ? { shapes } : {}),
+    ...(kept.length > 0 ? { pairs: kept } : {}),
   };
-  // The thresholds do not change a score, so the fitted weights' scores are the candidate's.
-  const scores = holdoutScores(holdout, base, fitted);
-  const { thresholds, target } = operatingPoint(holdout, scores, base, options.target);
-  const leveled: Policy = { ...fitted, thresholds };
-  if (!options.cost)
-    return {
-      policy: leveled,
-      report: fitReport({ split, base, candidate: leveled, target, scores }),
-      fit,
-      holdout: scores,
-    };
-  const cost = costObjective(split, base, leveled, options.cost);
-  const policy: Policy = { ...leveled, economics: cost.economics };
-  return {
-    policy,
-    report: { ...fitReport({ split, base, candidate: policy, target, scores }), ...cost },
-    fit,
-    holdout: scores,
-  };
+}
+
+/** The report's pairs: each policy's, and the search that chose the candidate's (when one ran). */
+function withPairs(report: FitReport, base: Policy, candidate: Policy, search: PairSearch | undefined): FitReport {
+  if (!search) return report;
+  return { ...report, pairs: { base: base.pairs ?? [], candidate: candidate.pairs ?? [], search } };
 }

@@ -5,6 +5,7 @@
 import { SIGNAL_NAMES, type SignalName } from '../model/policy.ts';
 import { WEIGHT_LIMIT, signalBounds, toRecord, toVector, type FeatureRecord } from '../model/feature-vector.ts';
 import { collapse, columnSignals, expand, type ExpansionPlan, type Shapes } from '../model/shapes.ts';
+import { pairValue } from '../model/pairs.ts';
 import { arraySamples, fitSamples, InsufficientLabelsError, type FitOptions, type Samples } from './fit.ts';
 import { fitTwoStage, type Weighting } from './intercept.ts';
 
@@ -18,6 +19,8 @@ export interface LabelledFeatures {
 export interface SignalFit {
   bias: number;
   weights: Record<SignalName, number>;
+  /** the pairs' weights (pairs.ts), in the order asked for; empty without pairs */
+  pairs: number[];
   /** the shapes fitted under a plan (shapes.ts); empty without one */
   shapes: Shapes;
   loss: number;
@@ -34,6 +37,8 @@ export interface SignalFit {
 type SignalFitOptions = Pick<FitOptions, 'lambda' | 'maxIterations' | 'tolerance'> & {
   plan?: ExpansionPlan;
   weighting?: Weighting;
+  /** pairs of signals whose product gets a column of its own (pairs.ts), weight ≥ 0 */
+  pairs?: ReadonlyArray<readonly [SignalName, SignalName]>;
 };
 
 /**
@@ -60,20 +65,31 @@ export function fitSignalWeights(rows: readonly LabelledFeatures[], options: Sig
 }
 
 /**
- * The rows as a plan's columns: each block expanded as it is visited, into one buffer reused for
- * every block of a pass, so a large fit never holds its expanded matrix (a shaped fit has about
- * three times the columns) and the sums are the same as over a matrix expanded once.
+ * The rows as the fit's columns: a plan's ramp columns (or the values as they are), then one column
+ * per pair, each block built as it is visited into one buffer reused for every block of a pass, so a
+ * large fit never holds its expanded matrix (a shaped fit has about three times the columns) and
+ * the sums are the same as over a matrix expanded once.
  */
-function expandedSamples(data: Samples, plan: ExpansionPlan): Samples {
-  const width = columnSignals(plan).length;
+function fitColumns(
+  data: Samples,
+  plan: ExpansionPlan | undefined,
+  pairs: ReadonlyArray<readonly [number, number]>,
+): Samples {
+  if (!plan && pairs.length === 0) return data;
+  const base = plan ? columnSignals(plan).length : data.width;
+  const width = base + pairs.length;
   return {
     width,
     *each() {
       let x = new Float64Array(0);
       for (const block of data.each()) {
         if (x.length < block.n * width) x = new Float64Array(block.n * width);
-        for (let i = 0; i < block.n; i++)
-          expand(block.x.subarray(i * data.width, (i + 1) * data.width), plan, x, i * width);
+        for (let i = 0; i < block.n; i++) {
+          const row = block.x.subarray(i * data.width, (i + 1) * data.width);
+          if (plan) expand(row, plan, x, i * width);
+          else x.set(row, i * width);
+          pairs.forEach(([a, b], k) => (x[i * width + base + k] = pairValue(row[a]!, row[b]!)));
+        }
         yield { n: block.n, x, y: block.y, s: block.s };
       }
     },
@@ -82,17 +98,27 @@ function expandedSamples(data: Samples, plan: ExpansionPlan): Samples {
 
 /** fitSignalWeights over rows already in SIGNAL_NAMES order, each value as the model sums it. */
 export function fitSignalSamples(data: Samples, options: SignalFitOptions = {}): SignalFit {
-  const { plan, weighting, ...fitOptions } = options;
+  const { plan, weighting, pairs = [], ...fitOptions } = options;
   const signals = signalBounds();
   const column = plan ? columnSignals(plan) : signals.lower.map((_, j) => j);
-  const result = (weighting === 'full' ? fitSamples : fitTwoStage)(plan ? expandedSamples(data, plan) : data, {
-    ...fitOptions,
-    lower: column.map((j) => signals.lower[j]!),
-    upper: column.map((j) => signals.upper[j]!),
-    biasLower: -WEIGHT_LIMIT,
-    biasUpper: WEIGHT_LIMIT,
-  });
-  if (!plan) return { ...result, weights: toRecord(result.weights), shapes: {} };
-  const { weights, shapes } = collapse(plan, result.weights);
-  return { ...result, weights: toRecord(weights), shapes };
+  const index = (n: SignalName) => SIGNAL_NAMES.indexOf(n);
+  const result = (weighting === 'full' ? fitSamples : fitTwoStage)(
+    fitColumns(
+      data,
+      plan,
+      pairs.map(([a, b]) => [index(a), index(b)] as const),
+    ),
+    {
+      ...fitOptions,
+      lower: [...column.map((j) => signals.lower[j]!), ...pairs.map(() => 0)],
+      upper: [...column.map((j) => signals.upper[j]!), ...pairs.map(() => WEIGHT_LIMIT)],
+      biasLower: -WEIGHT_LIMIT,
+      biasUpper: WEIGHT_LIMIT,
+    },
+  );
+  const own = result.weights.slice(0, column.length);
+  const pairWeights = result.weights.slice(column.length);
+  if (!plan) return { ...result, weights: toRecord(own), pairs: pairWeights, shapes: {} };
+  const { weights, shapes } = collapse(plan, own);
+  return { ...result, weights: toRecord(weights), pairs: pairWeights, shapes };
 }

@@ -25,6 +25,7 @@ import {
   type Economics,
 } from '../model/economics.ts';
 import { newAccountsOf } from '../model/new-accounts.ts';
+import { pairName, pairValue, type PairName } from '../model/pairs.ts';
 
 /** ISO 4217 minor-unit digits by code (currency-codes searches its list on every call). */
 const isoDigits = new Map<string, number>();
@@ -49,9 +50,9 @@ export function minorUnitDigits(currency: string, cryptoAssets: readonly string[
  */
 export const MAX_UNITS = 2 ** 51;
 
-/** One signal of the sum: its value as summed, its weight, and |weight·value| (the sort key). */
+/** One signal (or pair) of the sum: its value as summed, its weight, and |weight·value| (the sort key). */
 interface Term {
-  name: SignalName;
+  name: SignalName | PairName;
   value: number;
   weight: number;
   size: number;
@@ -79,6 +80,8 @@ function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => nu
     const t = term(policy, name, prepared.fixed[name]);
     if (t.weight * t.value !== 0) fixed.push(t);
   }
+  const pairs = pairParts(prepared, policy);
+  for (const p of pairs.fixed) if (p.weight * p.value !== 0) fixed.push(p);
   fixed.sort((a, b) => bySize(a, b));
   const values = [0, 0, 0];
   const moving: Term[] = [];
@@ -87,6 +90,10 @@ function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => nu
     moving.length = 0;
     for (let i = 0; i < AMOUNT_SIGNALS.length; i++) {
       const t = term(policy, AMOUNT_SIGNALS[i]!, values[i]!);
+      if (t.weight * t.value !== 0) moving.push(t);
+    }
+    for (const p of pairs.moving) {
+      const t = p.at(values);
       if (t.weight * t.value !== 0) moving.push(t);
     }
     moving.sort((a, b) => bySize(a, b));
@@ -99,6 +106,36 @@ function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => nu
     while (i < fixed.length) z += fixed[i]!.weight * fixed[i++]!.value;
     return logisticScore(z);
   };
+}
+
+const AMOUNT_INDEX = new Map<SignalName, number>(AMOUNT_SIGNALS.map((n, i) => [n, i]));
+
+/**
+ * The policy's pairs (docs/signals.md, "Pairs") as terms: those of two fixed signals once, those
+ * with an amount signal as a function of the amount signals' raw values (amountValuesInto's order).
+ */
+function pairParts(
+  prepared: Prepared,
+  policy: Policy,
+): { fixed: Term[]; moving: Array<{ at: (amountValues: readonly number[]) => Term }> } {
+  const fixed: Term[] = [];
+  const moving: Array<{ at: (amountValues: readonly number[]) => Term }> = [];
+  const fixedValue = (n: SignalName) => modelValue(prepared.fixed[n as keyof Prepared['fixed']]);
+  for (const pair of policy.pairs ?? []) {
+    const name = pairName(pair);
+    const [a, b] = pair.signals.map((n) => AMOUNT_INDEX.get(n) ?? -1) as [number, number];
+    const made = (value: number): Term => ({ name, value, weight: pair.weight, size: Math.abs(pair.weight * value) });
+    if (a < 0 && b < 0) {
+      fixed.push(made(pairValue(fixedValue(pair.signals[0]), fixedValue(pair.signals[1]))));
+      continue;
+    }
+    const va = a < 0 ? fixedValue(pair.signals[0]) : 0;
+    const vb = b < 0 ? fixedValue(pair.signals[1]) : 0;
+    moving.push({
+      at: (v) => made(pairValue(a < 0 ? va : modelValue(v[a]), b < 0 ? vb : modelValue(v[b]))),
+    });
+  }
+  return { fixed, moving };
 }
 
 const contribution = (policy: Policy, name: SignalName, raw: number) => {
@@ -117,11 +154,19 @@ function fastLogOdds(prepared: Prepared, policy: Policy): (amount: number) => nu
     const name = key as keyof Prepared['fixed'];
     fixedZ += contribution(policy, name, prepared.fixed[name]);
   }
+  const pairs = pairParts(prepared, policy);
+  for (const p of pairs.fixed) fixedZ += p.weight * p.value;
   const [a0, a1, a2] = AMOUNT_SIGNALS;
   const v = [0, 0, 0];
   return (amount) => {
     amountValuesInto(prepared.terms, amount, v);
-    return fixedZ + contribution(policy, a0, v[0]!) + contribution(policy, a1, v[1]!) + contribution(policy, a2, v[2]!);
+    let z =
+      fixedZ + contribution(policy, a0, v[0]!) + contribution(policy, a1, v[1]!) + contribution(policy, a2, v[2]!);
+    for (const p of pairs.moving) {
+      const t = p.at(v);
+      z += t.weight * t.value;
+    }
+    return z;
   };
 }
 

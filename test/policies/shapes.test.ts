@@ -93,15 +93,16 @@ describe('shaped signals: properties', () => {
       fc.property(shapedPolicyArb, valuesArb, (policy, values) => {
         const { signals, score } = scoreValues(policy, values);
         assert.equal(referenceScoreFromSignals(policy.bias, signals), score);
-        for (const s of signals) {
-          const shape = policy.shapes?.[s.name];
-          const g = shape ? evaluateShape(policy.weights[s.name], shape, s.value) : policy.weights[s.name] * s.value;
+        for (const { name, ...s } of signals) {
+          const n = name as SignalName;
+          const shape = policy.shapes?.[n];
+          const g = shape ? evaluateShape(policy.weights[n], shape, s.value) : policy.weights[n] * s.value;
           assert.ok(
             Math.abs(s.weight * s.value - g) <= 1e-12 * Math.max(1, Math.abs(g)),
-            `${s.name}: ${s.weight}·${s.value} vs ${g}`,
+            `${n}: ${s.weight}·${s.value} vs ${g}`,
           );
           // Below the first knot a shaped signal's weight is the policy's own, bit for bit.
-          if (shape && s.value <= shape.knots[0]!) assert.equal(s.weight, policy.weights[s.name]);
+          if (shape && s.value <= shape.knots[0]!) assert.equal(s.weight, policy.weights[n]);
         }
       }),
       { numRuns: 500 },
