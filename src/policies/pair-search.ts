@@ -62,7 +62,7 @@ export function rankPairs(train: SampleColumns, additive: Policy, limit = TRIED)
 }
 
 /** Mean log-loss of `policy` on a side, each row at its sample weight. */
-export function meanLogLoss(side: SampleColumns, policy: Policy): number {
+function meanLogLoss(side: SampleColumns, policy: Policy): number {
   const z = side.logOdds(policy);
   let loss = 0;
   let total = 0;
@@ -80,7 +80,7 @@ export function meanLogLoss(side: SampleColumns, policy: Policy): number {
   return total > 0 ? loss / total : 0;
 }
 
-export interface PairTrial {
+interface PairTrial {
   signals: PairSignals;
   /** the holdout's mean log-loss with this pair added to those kept before it */
   holdout_log_loss: number;
