@@ -97,7 +97,7 @@ function Shell({ session }: { session: Session }) {
   else if (page.path === '/decisions') content = id ? <DecisionPage id={id} /> : <DecisionsPage />;
   else if (page.path === '/disputes') content = id ? <DisputePage id={id} /> : <DisputesPage />;
   else if (page.path === '/entities') content = <EntitiesPage id={id} />;
-  else if (page.path === '/policies') content = <PoliciesPage />;
+  else if (page.path === '/policies') content = <PoliciesPage version={id || undefined} />;
   else if (page.path === '/keys') content = <KeysPage />;
   else if (page.path === '/network') content = <NetworkPage />;
   else if (page.path === '/rules') content = <RulesSection rest={id} />;

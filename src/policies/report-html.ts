@@ -7,11 +7,12 @@ import { SIGNAL_NAMES } from '../model/policy.ts';
 import type { Metrics } from './metrics.ts';
 import type { LevelFigure } from './operating.ts';
 import type { PlotData, ShapePlot } from './plots.ts';
+import { frontierSpec, moneySection, type MoneyReportLike } from './report-money.ts';
 
 /** The columns of a level's figures the page shows (older reports stored only these). */
 type ThresholdFigure = Pick<LevelFigure, 'risk_level' | 'min_score' | 'share_flagged' | 'precision' | 'recall'>;
 
-interface ReportLike {
+interface ReportLike extends MoneyReportLike {
   labels: { fraud: number; legit: number };
   /** absent in reports stored before labels were counted by source */
   label_sources?: Record<string, number>;
@@ -216,7 +217,7 @@ function sourcesLine(r: ReportLike): string {
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2rem;color:#1f2328;max-width:1100px}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0}
 th,td{border:1px solid #d0d7de;padding:.25rem .6rem;text-align:right}th:first-child{text-align:left}
-thead th{background:#f6f8fa}.plots{display:flex;flex-wrap:wrap;gap:1rem}.plots figure{margin:0}.note{color:#59636e}`;
+thead th{background:#f6f8fa}tr.own th,tr.own td{background:#fff1f0;font-weight:600}table.frontier td{white-space:nowrap}.plots{display:flex;flex-wrap:wrap;gap:1rem}.plots figure{margin:0}.note{color:#59636e}`;
 
 export async function reportHtml(record: RecordLike, report: ReportLike): Promise<string> {
   const plots = report.plots;
@@ -240,6 +241,9 @@ export async function reportHtml(record: RecordLike, report: ReportLike): Promis
     shapes.length > 0
       ? `<h2>Shaped signals</h2><p class="note">Each shaped signal's contribution to the log-odds against its value (docs/signals.md, "Shaped signals"); the weight shown in a score is the slope from 0 to the value.</p><div class="plots">${(await Promise.all(shapes.map((s) => svg(shapeSpec(s))))).map((s) => `<figure>${s}</figure>`).join('')}</div>`
       : '';
+  // a cost fit's figures and frontier (report-money.ts); nothing for a fit without the cost objective
+  const frontier = report.outcomes ? frontierSpec(report) : undefined;
+  const money = moneySection(report, frontier ? await svg(frontier) : undefined);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Vouch policy ${esc(record.version)}: report</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
@@ -250,6 +254,7 @@ Labels: ${report.labels.fraud} fraud, ${report.labels.legit} legit.${sourcesLine
 <h2>Holdout metrics</h2>${metricsTable(report.metrics)}
 <h2>Plots</h2><div class="plots">${figures}</div>
 <h2>What each level would flag (candidate, holdout)</h2>${thresholdTable(report.thresholds)}
+${money}
 <h2>Weights</h2>${weightsTable(report)}
 ${shapeFigures}
 <p class="note">Scores are 100·σ(bias + Σ weight·value), a shaped signal's weight being its effective slope at the value; every figure above is on the holdout, which the fit never saw.</p>

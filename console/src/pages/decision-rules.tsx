@@ -37,6 +37,10 @@ export const outcomeOf = (d: Decision): DecisionOutcome => {
   };
 };
 
+/** Whether the policy decided by money (its economics): the result then carries the expected costs. */
+const byMoney = (d: Decision): boolean =>
+  Boolean((d as unknown as { result?: { expected_costs?: unknown } }).result?.expected_costs);
+
 export const OutcomeBadge = ({ outcome }: { outcome: string | null | undefined }) =>
   outcome ? <span class={`badge outcome-${outcome}`}>{outcome}</span> : <span class="muted">not recorded</span>;
 
@@ -94,7 +98,11 @@ export function DecisionRules({ d }: { d: Decision }) {
         Why this outcome: <OutcomeBadge outcome={o.outcome} />
       </h2>
       {rules.length === 0 ? (
-        <p class="muted">No rule matched: the outcome is the policy's for this risk level.</p>
+        <p class="muted">
+          {byMoney(d)
+            ? "No rule matched: the outcome is the policy's least-cost choice."
+            : "No rule matched: the outcome is the policy's for this risk level."}
+        </p>
       ) : (
         <>
           <h3>Rules that matched</h3>

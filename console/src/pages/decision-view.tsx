@@ -18,6 +18,7 @@ import { isDispute, type Decision, type Label, type ScoreResult } from '../types
 import { SignalTable, Waterfall } from '../waterfall.tsx';
 import { NetworkPeers, SafeAmount, type ScoreRequest } from './decision-facts.tsx';
 import { DecisionRules, OutcomeBadge, outcomeOf } from './decision-rules.tsx';
+import { MoneyWhy } from './decision-money.tsx';
 
 export function DecisionPage({ id }: { id: string }) {
   const state = useLoad(() => api<Decision>('GET', `/api/v1/decisions/${encodeURIComponent(id)}`), [id]);
@@ -152,6 +153,7 @@ function ScoreView({ d }: { d: Decision }) {
         </div>
       )}
       <ErrorBox error={error} what="Could not label" />
+      <MoneyWhy result={{ ...r, outcome: outcomeOf(d).outcome }} rules={outcomeOf(d).rules} />
       <DecisionRules d={d} />
       {d.network_peers && d.network_peers.length > 0 && (
         <NetworkPeers peers={d.network_peers} signal={r.signals.find((s) => s.name === 'network_flags')} />

@@ -1,16 +1,22 @@
 // Policies: versions and their status; upload, fit, backtest, shadow and activate (after a
-// confirmation showing how the backtest moves decisions between levels); the fit report.
+// confirmation showing how the backtest moves decisions between levels); the fit report; a
+// version's economics at /policies/{version} (policy-economics.tsx), where a candidate derived from
+// the economics form or from a point of a fit's frontier is shown.
 // Uploading and fitting a candidate are in policy-candidates.tsx.
 import { useState } from 'preact/hooks';
 import { api, hasScope, type ApiProblem } from '../api.ts';
-import { Confirm, Empty, ErrorBox, Loader, Loading, fmtDate, toProblem, useLoad } from '../ui.tsx';
+import { Confirm, Empty, ErrorBox, Loader, Loading, fmtDate, navigate, toProblem, useLoad } from '../ui.tsx';
 import { type PolicyList, type ShadowCleared } from '../types.ts';
 import { ReportView } from './policy-report.tsx';
 import { Activate, BacktestView, type Backtest } from './policy-activate.tsx';
 import { Fit, Upload } from './policy-candidates.tsx';
 import { ReviewLabelsNote } from './policy-labels.tsx';
+import { EconomicsPanel } from './policy-economics.tsx';
 
-export function PoliciesPage() {
+const policyPath = (version: string) => `/policies/${encodeURIComponent(version)}`;
+
+/** `version`: the version whose economics are open (the path /policies/{version}). */
+export function PoliciesPage({ version }: { version?: string }) {
   const list = useLoad(() => api<PolicyList>('GET', '/api/v1/policies'), []);
   const [backtest, setBacktest] = useState<{ version: string; result?: Backtest; error?: ApiProblem }>();
   const [activating, setActivating] = useState<string>();
@@ -18,7 +24,14 @@ export function PoliciesPage() {
   const [report, setReport] = useState<string>();
   const [message, setMessage] = useState<string>();
   const [error, setError] = useState<ApiProblem>();
+  const [derived, setDerived] = useState<{ version: string; note: string }>();
   const write = hasScope('policy:write');
+  const showDerived = (v: string, note: string) => {
+    setDerived({ version: v, note });
+    setReport(undefined);
+    list.reload();
+    navigate(policyPath(v));
+  };
   const runBacktest = async (version: string) => {
     setBacktest({ version });
     try {
@@ -99,6 +112,13 @@ export function PoliciesPage() {
                         >
                           Report
                         </button>
+                        <button
+                          type="button"
+                          aria-label={`Economics of ${p.version}`}
+                          onClick={() => navigate(policyPath(p.version))}
+                        >
+                          Economics
+                        </button>
                         {write && p.status !== 'active' && p.status !== 'shadow' && (
                           <button type="button" aria-label={`Shadow ${p.version}`} onClick={() => shadow(p.version)}>
                             Shadow
@@ -133,6 +153,19 @@ export function PoliciesPage() {
           )
         }
       </Loader>
+      {version && (
+        <EconomicsPanel
+          version={version}
+          note={derived?.version === version ? derived.note : undefined}
+          onClose={() => navigate('/policies')}
+          onDerived={(v) =>
+            showDerived(
+              v,
+              `Candidate ${v} derived from ${version} with these economics: backtest it, then activate it.`,
+            )
+          }
+        />
+      )}
       {backtest && !activating && (
         <section class="panel" aria-labelledby="h-backtest">
           <h2 id="h-backtest">
@@ -147,7 +180,18 @@ export function PoliciesPage() {
           )}
         </section>
       )}
-      {report && <ReportView version={report} onClose={() => setReport(undefined)} />}
+      {report && (
+        <ReportView
+          version={report}
+          onClose={() => setReport(undefined)}
+          onDerived={(v, from) =>
+            showDerived(
+              v,
+              `Candidate ${v} derived from ${from} at the frontier point chosen: backtest it, then activate it.`,
+            )
+          }
+        />
+      )}
       {write && (
         <div class="cards">
           <Upload

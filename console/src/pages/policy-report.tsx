@@ -7,6 +7,8 @@ import { WeightsChart } from '../weights.tsx';
 import type { PolicyDetail } from '../types.ts';
 import { ShapesView, type Shape, type Shapes } from '../shapes.tsx';
 import { LabelSourcesView, type LabelSources, type Sampling } from './policy-labels.tsx';
+import type { CostReport } from '../money.ts';
+import { MoneyReport } from './policy-money.tsx';
 
 // The OpenAPI document types a policy's report (and a backtest) as `unknown`: their shape is read here.
 export type Metrics = {
@@ -15,7 +17,7 @@ export type Metrics = {
   brier: number | null;
   calibration_error: number | null;
 };
-interface Report {
+interface Report extends CostReport {
   labels?: { fraud: number; legit: number };
   /** labelled decisions by where their label came from; absent in reports written before sources */
   label_sources?: LabelSources;
@@ -100,7 +102,16 @@ export const MetricsHead = () => (
   </thead>
 );
 
-export function ReportView({ version, onClose }: { version: string; onClose: () => void }) {
+export function ReportView({
+  version,
+  onClose,
+  onDerived,
+}: {
+  version: string;
+  onClose: () => void;
+  /** a candidate derived from a point of the frontier */
+  onDerived: (version: string, from: string) => void;
+}) {
   const state = useLoad(() => api<PolicyDetail>('GET', `/api/v1/policies/${encodeURIComponent(version)}`), [version]);
   const [error, setError] = useState<ApiProblem>();
   // The HTML report is self-contained (inline plots): it is downloaded and opened as a file, since
@@ -197,6 +208,7 @@ export function ReportView({ version, onClose }: { version: string; onClose: () 
                 </div>
               )}
               {r.target && <TargetLine t={r.target} />}
+              <MoneyReport r={r} version={p.version} onDerived={(v) => onDerived(v, p.version)} />
               {r.weights && Object.keys(r.weights).length > 0 && (
                 <WeightsChart weights={r.weights} shaped={new Set(Object.keys(r.shapes?.candidate ?? {}))} />
               )}
@@ -239,7 +251,8 @@ export function ReportView({ version, onClose }: { version: string; onClose: () 
                   Download the HTML report with plots
                 </button>{' '}
                 <small class="muted">
-                  ROC, precision–recall, calibration, score distributions; opens in any browser, offline.
+                  ROC, precision–recall, calibration, score distributions{r.frontier ? ', the frontier' : ''}; opens in
+                  any browser, offline.
                 </small>
               </p>
               <ErrorBox error={error} what="Could not fetch the HTML report" />

@@ -22,7 +22,8 @@ import {
 import type { Decision, ScoreResult } from '../types.ts';
 import { SignalTable, Waterfall } from '../waterfall.tsx';
 import { SafeAmount } from './decision-facts.tsx';
-import { DecisionRules, OutcomeBadge } from './decision-rules.tsx';
+import { DecisionRules, OutcomeBadge, outcomeOf } from './decision-rules.tsx';
+import { MoneyWhy } from './decision-money.tsx';
 import { EntityRing } from './entity-ring.tsx';
 import { neighbour, reviewsApi, reviewsChanged, type ReviewDetail } from './reviews-api.ts';
 import { EntityReviews, Labels, Network } from './reviews-evidence.tsx';
@@ -215,6 +216,7 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
       )}
       <div class="review-grid">
         <div class="review-main">
+          <MoneyWhy result={result} rules={outcomeOf(r.decision as unknown as Decision).rules} />
           <DecisionRules d={r.decision as unknown as Decision} />
           <h2>Why this score</h2>
           {signals.length === 0 ? (
