@@ -13,6 +13,7 @@ import { resolveKeyEncryption } from './auth/kek.ts';
 import { TokenService } from './auth/tokens.ts';
 import { tokenIssuers } from './auth/issuer.ts';
 import { deactivatedClientIds, isClientActive } from './auth/clients.ts';
+import { activePerson } from './people/sessions.ts';
 import { KeyVerifier } from './keys/verifier.ts';
 import type { Policy } from './model/policy.ts';
 import type { Decider } from './model/outcomes.ts';
@@ -67,6 +68,7 @@ export async function startServices(
     ring,
     { ...tokenIssuers(config), audience: config.audience, ttlSeconds: config.tokenTtlSeconds },
     (id) => isClientActive(store.db, id),
+    (id) => activePerson(store.db, id),
   );
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
   feed.on((kind, subject) => {

@@ -21,6 +21,7 @@ import { REQUEST_EXAMPLES } from './openapi-examples.ts';
 import { ProblemSchema } from './http/problem.ts';
 import { SCOPES } from './lib/principal.ts';
 import authenticate from './auth/authenticate.ts';
+import { resolveSession, sessionToken } from './people/sessions.ts';
 import { DEFAULT_POLICY, type Policy } from './model/policy.ts';
 import { answeredClaim, type DecisionCommit } from './audit/decisions.ts';
 import { AnswerText } from './trust/scoring.ts';
@@ -167,7 +168,17 @@ export async function buildApp({
   await app.register(rateLimit, { global: false, ...(counterStore ? { store: counterStore } : {}) });
   meterRateLimits(app);
   await app.register(swaggerPlugin, { publicUrl: config.publicUrl, scopes: SCOPES, examples: REQUEST_EXAMPLES });
-  await app.register(authenticate, { tokens, keys: verifier, feed, rateLimit: config.rateLimit });
+  await app.register(authenticate, {
+    tokens,
+    keys: verifier,
+    feed,
+    rateLimit: config.rateLimit,
+    // a person's console session (docs/api.md, "People")
+    sessions: {
+      has: (request) => sessionToken(request) !== undefined,
+      resolve: async (request) => (await resolveSession(store.db, request, sessionToken(request)!))?.principal,
+    },
+  });
   await app.register(idempotency, {
     db: store.db,
     encryption: keyEncryption,

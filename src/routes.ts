@@ -39,6 +39,7 @@ import type { WebhookServices } from './webhooks/index.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { networkRoutes, type NetworkServices } from './network/routes.ts';
 import { reviewRoutes } from './reviews/routes.ts';
+import { peopleRoutes } from './people/routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -93,6 +94,13 @@ export function routeTable(s: Services): RouteDefinition[] {
       tokenPerMinute: config.rateLimit.tokenPerMinute,
       tokenFailuresPerMinute: config.rateLimit.tokenFailuresPerMinute,
       publicUrl: config.publicUrl,
+    }),
+    ...peopleRoutes({
+      store,
+      publicUrl: config.publicUrl,
+      createRateLimit: s.createRateLimit,
+      loginsPerMinute: config.rateLimit.tokenFailuresPerMinute,
+      issueToken: (p, origin) => s.tokens.issue(p.id, p.role, [...p.scopes], p.environment, origin, p.personRole),
     }),
     ...keyRoutes({ db: store.db, feed: s.feed, verifier: s.verifier }),
     ...trustRoutes({ store, scoring: s.scoring, policies: s.policies, requireHashedIds, metrics: s.metrics, scores }),

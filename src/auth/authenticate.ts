@@ -10,6 +10,7 @@ import { OPERATOR_SCOPES, roleAtLeast, type Principal, type Role, type Scope } f
 import type { TokenService } from './tokens.ts';
 import type { RevocationFeed } from './revocation.ts';
 import { authEvents, type AuthEvents } from './events.ts';
+import { personRoleAtLeast, personRoleNeeded, type PersonRole } from '../lib/person-roles.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -32,6 +33,14 @@ interface AuthOptions {
   keys: { verify(raw: string): Promise<Principal | undefined> };
   feed: RevocationFeed;
   rateLimit: { perSecond: number; burst: number };
+  /**
+   * The console's session cookie (src/people/sessions.ts), handed in so that auth does not import
+   * people: `has` says whether a request carries one, `resolve` gives its person or undefined.
+   */
+  sessions?: {
+    has(request: FastifyRequest): boolean;
+    resolve(request: FastifyRequest): Promise<Principal | undefined>;
+  };
 }
 
 const BEARER_SCHEME = /^Bearer(?: |$)/i;
@@ -83,6 +92,14 @@ async function resolvePrincipal(request: FastifyRequest, options: AuthOptions, e
       throw unauthenticated('The API key is invalid, expired or deactivated.', true);
     }
     return principal;
+  }
+  if (authorization === undefined && options.sessions?.has(request)) {
+    const person = await options.sessions.resolve(request);
+    if (!person) {
+      events.failure(request, 'invalid_session');
+      throw unauthenticated('The session has ended: sign in again.', false);
+    }
+    return person;
   }
   if (authorization === undefined) {
     events.failure(request, 'missing_credentials');
@@ -163,11 +180,13 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
       }
     }
     const role = request.routeOptions.config.role;
-    const refusal = !principal.scopes.has(scope)
-      ? `This operation requires the ${scope} scope.`
-      : role && !roleAtLeast(principal.role, role)
-        ? `This operation requires the ${scope} scope and role ${role === 'admin' ? 'admin' : `${role} or admin`}.`
-        : undefined;
+    const refusal = principal.personRole
+      ? personRefusal(principal.personRole, scope, role)
+      : !principal.scopes.has(scope)
+        ? `This operation requires the ${scope} scope.`
+        : role && !roleAtLeast(principal.role, role)
+          ? `This operation requires the ${scope} scope and role ${role === 'admin' ? 'admin' : `${role} or admin`}.`
+          : undefined;
     if (refusal) {
       events.failure(request, 'insufficient_scope', { principal_id: principal.id, client_id: principal.clientId });
       // A missing role answers like a missing scope (docs/api.md, "Errors"): the challenge names the route's scope.
@@ -177,3 +196,9 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
     }
   });
 });
+
+/** A person is admitted by their role (docs/api.md, "People", the table of roles), not by a machine role. */
+function personRefusal(role: PersonRole, scope: Scope, routeRole: Role | undefined): string | undefined {
+  const needed = personRoleNeeded(scope, routeRole);
+  return personRoleAtLeast(role, needed) ? undefined : `This operation needs the ${needed} role or above.`;
+}

@@ -18,7 +18,10 @@ type AuthFailureReason =
   | 'unknown_client'
   | 'wrong_secret'
   | 'deactivated_client'
-  | 'token_lockout';
+  | 'token_lockout'
+  | 'invalid_session'
+  | 'wrong_password'
+  | 'user_lockout';
 
 /** The little of a pino logger the store-level functions need (the CLI may pass none). */
 export interface AuthLog {

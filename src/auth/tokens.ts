@@ -26,7 +26,12 @@ interface Claims extends JWTPayload {
   role?: unknown;
   /** 'live' | 'test': the client's environment (test mode) */
   environment?: unknown;
+  /** a person's token (docs/api.md, "People"): their role when it was issued; the live one decides */
+  person_role?: unknown;
 }
+
+/** A person as the store has them now: a token of theirs stands for this, not for its claims. */
+export type PersonLookup = (userId: string) => Promise<Principal | undefined>;
 
 const LEEWAY_SECONDS = 30;
 /** Compact JWS, three base64url parts and nothing else (no padding, no other alphabet). */
@@ -58,6 +63,8 @@ export class TokenService {
     private readonly ring: KeyRing,
     private readonly settings: TokenSettings,
     private readonly clientIsActive: ClientLookup,
+    /** without it, person tokens are refused */
+    private readonly person?: PersonLookup,
   ) {}
 
   /**
@@ -74,10 +81,12 @@ export class TokenService {
     scopes: string[],
     environment: Environment,
     origin?: string,
+    personRole?: string,
   ): Promise<{ token: string; expiresIn: number }> {
     const { kid, key } = await this.ring.signingKey();
     const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ client_id: clientId, scope: scopes.join(' '), role, environment })
+    const claims = { client_id: clientId, scope: scopes.join(' '), role, environment };
+    const token = await new SignJWT(personRole === undefined ? claims : { ...claims, person_role: personRole })
       .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', kid })
       .setIssuer(this.issuerFor(origin))
       .setAudience(this.settings.audience)
@@ -109,10 +118,13 @@ export class TokenService {
     } else {
       if (!canonical(token)) return undefined;
       const checked = await this.verifySignature(token);
-      if (!checked || !(await this.isActive(checked.principal.clientId))) return undefined;
+      if (!checked) return undefined;
+      if (checked.principal.kind !== 'user' && !(await this.isActive(checked.principal.clientId))) return undefined;
       principal = checked.principal;
       this.verified.set(digest, checked);
     }
+    // A person's role and status are read at every request: a demotion or a deactivation holds at once.
+    if (principal.kind === 'user') return this.person ? this.person(principal.id) : undefined;
     return this.deactivatedClients.has(principal.clientId) ? undefined : principal;
   }
 
@@ -168,7 +180,7 @@ export class TokenService {
         return undefined;
       const principal: Principal = {
         id: sub,
-        kind: 'client',
+        kind: payload.person_role === undefined ? 'client' : 'user',
         clientId: sub,
         role,
         scopes: new Set(scope.split(' ').filter(Boolean)),

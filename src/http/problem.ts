@@ -9,6 +9,7 @@ export type ProblemCode =
   | 'unauthenticated'
   | 'invalid_client'
   | 'insufficient_scope'
+  | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
   | 'unsupported_media_type'
@@ -72,6 +73,12 @@ export const PROBLEMS: Record<ProblemCode, ProblemInfo> = {
     title: 'Insufficient scope',
     meaning:
       'The credentials are valid but lack the scope or role this operation needs, or a key would get more than its creator holds. WWW-Authenticate names the scope.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    meaning:
+      'The caller is known but may not do this: a console request without its CSRF token, or a person approving their own pending change (docs/api.md, "People").',
   },
   not_found: {
     status: 404,

@@ -118,5 +118,6 @@ export function asRouteOptions(definition: RouteDefinition): RouteOptions {
  * environment; the principal's own client for anyone else (whose other rows are "not found").
  */
 export function ownerFilter(principal: Principal): string | undefined {
-  return principal.role === 'admin' ? undefined : principal.clientId;
+  // people see their environment's data by role (docs/api.md, "People"); machines, what they own
+  return principal.role === 'admin' || principal.kind === 'user' ? undefined : principal.clientId;
 }

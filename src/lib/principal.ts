@@ -17,6 +17,10 @@ export const SCOPES = [
   'rules:write',
   'reviews:read',
   'reviews:write',
+  'users:read',
+  'users:write',
+  'settings:read',
+  'settings:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -37,9 +41,14 @@ export function isEnvironment(value: unknown): value is Environment {
 const RANK: Record<Role, number> = { service: 0, operator: 1, admin: 2 };
 
 export interface Principal {
-  /** client_id for a JWT, key id for an API key: what rate limits and audit records name */
+  /** client_id for a JWT, key id for an API key, user id for a person: what rate limits and audit records name */
   id: string;
-  kind: 'client' | 'api_key';
+  /** a machine (client token or API key) or a person (docs/api.md, "People": session or user token) */
+  kind: 'client' | 'api_key' | 'user';
+  /** a person's name, shown with what they did */
+  name?: string;
+  /** a person's role (person-roles.ts); the route check uses it instead of `role` */
+  personRole?: 'viewer' | 'analyst' | 'operator' | 'admin';
   /** the client that owns this principal (itself for a JWT) */
   clientId: string;
   role: Role;
@@ -74,8 +83,25 @@ export const OPERATOR_SCOPES: ReadonlySet<Scope> = new Set<Scope>([
   'network:admin',
   'rules:write',
   'reviews:write',
+  'users:write',
+  'settings:write',
 ]);
 
 export function parseScopes(stored: string): string[] {
   return stored.split(' ').filter(Boolean);
 }
+
+/** Who did something, as every change names it (docs/api.md, "People"): a person or a machine client. */
+export interface Actor {
+  type: 'user' | 'client';
+  id: string;
+  name: string;
+}
+
+/** The actor a principal acts as: a person by their user id and name; a client or API key by its id. */
+export function actorOf(p: Principal): Actor {
+  return p.kind === 'user'
+    ? { type: 'user', id: p.id, name: p.name ?? p.id }
+    : { type: 'client', id: p.id, name: p.name ?? p.id };
+}
+

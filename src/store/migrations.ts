@@ -29,6 +29,7 @@ import { listEntryRevisions } from './migrations/030_list_entry_revisions.ts';
 import { listHeld } from './migrations/031_list_held.ts';
 import { decisionClaims } from './migrations/032_decision_claims.ts';
 import { ruleTestLeases } from './migrations/033_rule_test_leases.ts';
+import { people } from './migrations/034_people.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -210,6 +211,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '031_list_held': listHeld,
   '032_decision_claims': decisionClaims,
   '033_rule_test_leases': ruleTestLeases,
+  '034_people': people,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -10,6 +10,7 @@ import type {
   RuleVersionsTable,
 } from './schema-rules.ts';
 export type { ListsTable, ReviewsTable, RulesTable, RuleVersionsTable };
+import type { AuditLogTable, PendingChangesTable, UserSessionsTable, UsersTable } from './schema-people.ts';
 import type {
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
@@ -299,4 +300,8 @@ export interface Database {
   webhook_fanouts: WebhookFanoutsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  users: UsersTable;
+  user_sessions: UserSessionsTable;
+  audit_log: AuditLogTable;
+  pending_changes: PendingChangesTable;
 }

@@ -1,0 +1,68 @@
+// The audit log's table (migration 034_people): appended to, never updated or deleted by Vouch.
+// Appends are serialised (PostgreSQL: an advisory lock; SQLite has one writer), so each entry
+// follows the last one and the chain (chain.ts) has one order.
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { Store } from '../store/db.ts';
+import { advisoryXactLock } from '../store/locks.ts';
+import { newId } from '../lib/ids.ts';
+import type { Actor, Environment } from '../lib/principal.ts';
+import { entryHash, GENESIS } from './chain.ts';
+
+/** What a change says about itself; before/after are the changed fields (no secrets, no raw identifiers). */
+export interface AuditEvent {
+  environment: Environment;
+  actor: Actor;
+  /** e.g. "user.login", "user.login_failed", "user.invited", "user.role_changed", "policy.activated" */
+  action: string;
+  /** what was changed: "user:usr_…", "policy:v7", "rule:rul_…" */
+  target?: string | null;
+  before?: unknown;
+  after?: unknown;
+  at?: number;
+}
+
+const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
+
+/** Appends one entry inside `trx` (the caller's transaction, so the change and its entry commit together). */
+export async function appendAudit(
+  store: Pick<Store, 'dialect'>,
+  trx: Transaction<Database>,
+  event: AuditEvent,
+): Promise<{ id: string; seq: number; hash: string }> {
+  await advisoryXactLock(store, trx, 'vouch:audit_log');
+  const last = await trx
+    .selectFrom('audit_log')
+    .select(['seq', 'hash'])
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const entry = {
+    seq: last ? Number(last.seq) + 1 : 1,
+    id: newId('aud'),
+    environment: event.environment,
+    at: event.at ?? Date.now(),
+    actor: JSON.stringify({ type: event.actor.type, id: event.actor.id, name: event.actor.name }),
+    action: event.action,
+    target: event.target ?? null,
+    before: json(event.before),
+    after: json(event.after),
+  };
+  const prevHash = last ? last.hash : GENESIS;
+  const hash = entryHash(prevHash, entry);
+  await trx
+    .insertInto('audit_log')
+    .values({ ...entry, actor_id: event.actor.id, prev_hash: prevHash, hash })
+    .execute();
+  return { id: entry.id, seq: entry.seq, hash };
+}
+
+/** Appends one entry in a transaction of its own (a change already committed, or none: a failed login). */
+export async function recordAudit(store: Store, event: AuditEvent): Promise<void> {
+  await store.db.transaction().execute((trx) => appendAudit(store, trx, event));
+}
+
+/** Entries from `afterSeq` on, in order: the chain's walk (and the list, filtered). */
+export function auditPage(db: Kysely<Database>, afterSeq: number, limit: number) {
+  return db.selectFrom('audit_log').selectAll().where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+}

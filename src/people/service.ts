@@ -1,0 +1,188 @@
+// People at the desk (docs/api.md, "People"): invitations, accepting them, signing in with the
+// lockout, role changes and deactivation, each written to the audit log with who did it. The
+// routes and the CLI (`vouch users …`) both call these; they throw PeopleError, which the routes map.
+import { randomBytes } from 'node:crypto';
+import type { Store } from '../store/db.ts';
+import { sha256Hex } from '../lib/digest.ts';
+import { newId } from '../lib/ids.ts';
+import type { Actor } from '../lib/principal.ts';
+import type { PersonRole } from '../lib/person-roles.ts';
+import { recordAudit } from '../audit-log/repository.ts';
+import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.ts';
+import {
+  countFailedLogin,
+  insertUser,
+  revokeUserSessions,
+  updateUser,
+  userByEmail,
+  userById,
+  userByInvitation,
+  type UserRow,
+} from './repository.ts';
+
+export const INVITATION_TTL_MS = 72 * 3_600_000;
+/** Consecutive wrong passwords before the account locks, and for how long (ASVS 2.2.1). */
+export const LOCKOUT = { failures: 5, ms: 15 * 60_000 } as const;
+
+export type PeopleErrorKind = 'conflict' | 'not_found' | 'invalid_invitation' | 'wrong_credentials' | 'locked';
+
+export class PeopleError extends Error {
+  constructor(
+    readonly kind: PeopleErrorKind,
+    message: string,
+    /** locked: when it may be tried again */
+    readonly retryAt?: number,
+  ) {
+    super(message);
+    this.name = 'PeopleError';
+  }
+}
+
+/** A user as the API shows them: never a hash, a digest or a secret. */
+export interface UserView {
+  id: string;
+  email: string;
+  name: string;
+  role: PersonRole;
+  status: 'invited' | 'active' | 'deactivated';
+  created_at: string;
+}
+
+export function userView(row: UserRow): UserView {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role as PersonRole,
+    status: row.status as UserView['status'],
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+/** E-mail addresses compare case-insensitively (what a person types at sign-in is not their invitation's case). */
+export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+function newInvitation(now: number): { token: string; digest: string; expiresAt: number } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, digest: sha256Hex(token), expiresAt: now + INVITATION_TTL_MS };
+}
+
+export async function inviteUser(
+  store: Store,
+  actor: Actor,
+  input: { email: string; name: string; role: PersonRole },
+  now = Date.now(),
+): Promise<{ user: UserView; token: string; expiresAt: number }> {
+  const email = normaliseEmail(input.email);
+  if (await userByEmail(store.db, email)) throw new PeopleError('conflict', `A user with e-mail ${email} exists.`);
+  const invitation = newInvitation(now);
+  const row: UserRow = {
+    id: newId('usr'),
+    email,
+    name: input.name,
+    role: input.role,
+    status: 'invited',
+    password_hash: null,
+    invitation_digest: invitation.digest,
+    invitation_expires_at: invitation.expiresAt,
+    failed_logins: 0,
+    locked_until: null,
+    totp_secret: null,
+    created_at: now,
+    created_by: JSON.stringify(actor),
+    updated_at: now,
+  };
+  try {
+    await insertUser(store.db, row);
+  } catch (err) {
+    // the unique e-mail: another invitation of the same address won the race
+    if (await userByEmail(store.db, email)) throw new PeopleError('conflict', `A user with e-mail ${email} exists.`);
+    throw err;
+  }
+  await recordAudit(store, {
+    environment: 'live',
+    actor,
+    action: 'user.invited',
+    target: `user:${row.id}`,
+    after: { email, name: input.name, role: input.role },
+    at: now,
+  });
+  return { user: userView(row), token: invitation.token, expiresAt: invitation.expiresAt };
+}
+
+/** Sets the password of an invited user and activates them; the token works once. */
+export async function acceptInvitation(store: Store, token: string, password: string, now = Date.now()) {
+  const row = await userByInvitation(store.db, sha256Hex(token));
+  if (!row || row.status !== 'invited' || (row.invitation_expires_at ?? 0) <= now)
+    throw new PeopleError('invalid_invitation', 'The invitation is unknown, used or expired: ask for a new one.');
+  const passwordHash = await hashPassword(password);
+  await updateUser(store.db, row.id, {
+    password_hash: passwordHash,
+    status: 'active',
+    invitation_digest: null,
+    invitation_expires_at: null,
+    updated_at: now,
+  });
+  const actor: Actor = { type: 'user', id: row.id, name: row.name };
+  await recordAudit(store, { environment: 'live', actor, action: 'user.activated', target: `user:${row.id}`, at: now });
+  return userView({ ...row, status: 'active' });
+}
+
+/**
+ * Checks an e-mail and password. A wrong password counts towards the lockout; a locked account
+ * answers `locked` whatever the password, until its time is up. An unknown address costs the
+ * same hash as a known one and fails the same way, so a login does not reveal who has an account.
+ */
+export async function checkLogin(store: Store, emailInput: string, password: string, now = Date.now()) {
+  const email = normaliseEmail(emailInput);
+  const row = await userByEmail(store.db, email);
+  if (row && row.locked_until !== null && row.locked_until > now)
+    throw new PeopleError('locked', 'Too many failed sign-ins: the account is locked for a while.', row.locked_until);
+  const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_HASH);
+  if (!row || !ok || row.status !== 'active') {
+    if (row) await countFailedLogin(store.db, row.id, LOCKOUT.failures, now + LOCKOUT.ms);
+    await recordAudit(store, {
+      environment: 'live',
+      actor: row ? { type: 'user', id: row.id, name: row.name } : { type: 'user', id: 'unknown', name: 'unknown' },
+      action: 'user.login_failed',
+      target: row ? `user:${row.id}` : null,
+      after: row ? { status: row.status } : { email_digest: sha256Hex(email).slice(0, 16) },
+      at: now,
+    });
+    throw new PeopleError('wrong_credentials', 'Wrong e-mail or password.');
+  }
+  if (row.failed_logins > 0 || row.locked_until !== null)
+    await updateUser(store.db, row.id, { failed_logins: 0, locked_until: null });
+  return row;
+}
+
+export async function changeUser(
+  store: Store,
+  actor: Actor,
+  id: string,
+  changes: { role?: PersonRole; status?: 'active' | 'deactivated'; name?: string },
+  now = Date.now(),
+): Promise<UserView> {
+  const row = await userById(store.db, id);
+  if (!row) throw new PeopleError('not_found', 'No such user.');
+  const next: Partial<UserRow> = { updated_at: now };
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  for (const key of ['role', 'status', 'name'] as const) {
+    const value = changes[key];
+    if (value === undefined || value === row[key]) continue;
+    // an invited user becomes active by accepting the invitation, never by a PATCH
+    if (key === 'status' && value === 'active' && row.status === 'invited') continue;
+    next[key] = value;
+    before[key] = row[key];
+    after[key] = value;
+  }
+  if (Object.keys(after).length === 0) return userView(row);
+  await updateUser(store.db, id, next);
+  // a new role or a deactivation ends the sessions that were opened under the old one
+  if (after.role !== undefined || after.status === 'deactivated') await revokeUserSessions(store.db, id, now);
+  const action =
+    after.status === 'deactivated' ? 'user.deactivated' : after.role ? 'user.role_changed' : 'user.changed';
+  await recordAudit(store, { environment: 'live', actor, action, target: `user:${id}`, before, after, at: now });
+  return userView({ ...row, ...next });
+}
