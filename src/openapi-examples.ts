@@ -145,6 +145,13 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
   backtestPolicy: { since: '2026-10-01T00:00:00Z', until: '2026-11-01T00:00:00Z' },
   activatePolicy: {},
   shadowPolicy: {},
+  inviteUser: { email: 'ana@desk.example', name: 'Ana Lima', role: 'analyst' },
+  changeUser: { role: 'operator' },
+  acceptInvitation: {
+    token: 'kP3x9Qe0vT1-6yJd2Wm8sLr4Zc7Ab5Nh0Fg2Ui4Oq6E',
+    password: 'a long and unguessable passphrase',
+  },
+  login: { email: 'ana@desk.example', password: 'a long and unguessable passphrase' },
   createWebhook: {
     url: 'https://example.com/hooks/vouch',
     events: ['decision.high_risk', 'dispute.analyzed'],

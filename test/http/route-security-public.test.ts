@@ -47,8 +47,9 @@ describeEachBackend('the public routes', (ctx) => {
         url,
         ...(entry.method === 'POST' ? { payload: {} } : {}),
       });
-      // The token endpoint answers a request without client credentials as a bad request, not a missing one.
-      const expected = entry.method === 'POST' ? 400 : 200;
+      // The token endpoint answers a request without client credentials as a bad request, not a missing one;
+      // signing out without a session has nothing to end and clears the cookie anyway.
+      const expected = entry.url === '/api/v1/auth/logout' ? 204 : entry.method === 'POST' ? 400 : 200;
       assert.equal(res.statusCode, expected, `${named(entry.method, entry.url)}: ${res.body}`);
     }
   });
