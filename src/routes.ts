@@ -100,6 +100,7 @@ export function routeTable(s: Services): RouteDefinition[] {
       publicUrl: config.publicUrl,
       createRateLimit: s.createRateLimit,
       loginsPerMinute: config.rateLimit.tokenFailuresPerMinute,
+      encryption: s.encryption,
       issueToken: (p, origin) => s.tokens.issue(p.id, p.role, [...p.scopes], p.environment, origin, p.personRole),
     }),
     ...keyRoutes({ db: store.db, feed: s.feed, verifier: s.verifier }),

@@ -9,6 +9,7 @@ import type { Actor } from '../lib/principal.ts';
 import type { PersonRole } from '../lib/person-roles.ts';
 import { recordAudit } from '../audit-log/repository.ts';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.ts';
+import { disableTotp } from './totp.ts';
 import {
   countFailedLogin,
   insertUser,
@@ -24,7 +25,8 @@ export const INVITATION_TTL_MS = 72 * 3_600_000;
 /** Consecutive wrong passwords before the account locks, and for how long (ASVS 2.2.1). */
 export const LOCKOUT = { failures: 5, ms: 15 * 60_000 } as const;
 
-export type PeopleErrorKind = 'conflict' | 'not_found' | 'invalid_invitation' | 'wrong_credentials' | 'locked';
+export type PeopleErrorKind =
+  'conflict' | 'not_found' | 'invalid_invitation' | 'wrong_credentials' | 'locked' | 'second_factor_required';
 
 export class PeopleError extends Error {
   constructor(
@@ -45,6 +47,8 @@ export interface UserView {
   name: string;
   role: PersonRole;
   status: 'invited' | 'active' | 'deactivated';
+  /** whether they sign in with a second factor (TOTP) */
+  second_factor: boolean;
   created_at: string;
 }
 
@@ -55,6 +59,7 @@ export function userView(row: UserRow): UserView {
     name: row.name,
     role: row.role as PersonRole,
     status: row.status as UserView['status'],
+    second_factor: row.totp_enabled_at !== null,
     created_at: new Date(row.created_at).toISOString(),
   };
 }
@@ -88,6 +93,10 @@ export async function inviteUser(
     failed_logins: 0,
     locked_until: null,
     totp_secret: null,
+    totp_pending: null,
+    totp_enabled_at: null,
+    totp_last_step: null,
+    recovery_codes: null,
     created_at: now,
     created_by: JSON.stringify(actor),
     updated_at: now,
@@ -133,20 +142,32 @@ export async function acceptInvitation(store: Store, token: string, password: st
  * answers `locked` whatever the password, until its time is up. An unknown address costs the
  * same hash as a known one and fails the same way, so a login does not reveal who has an account.
  */
-export async function checkLogin(store: Store, emailInput: string, password: string, now = Date.now()) {
+export async function checkLogin(
+  store: Store,
+  emailInput: string,
+  password: string,
+  /** the second factor, for a person who has one: a missing one asks for it, a wrong one counts as a failure */
+  secondFactor?: (row: UserRow) => Promise<'ok' | 'missing' | 'wrong'>,
+  now = Date.now(),
+) {
   const email = normaliseEmail(emailInput);
   const row = await userByEmail(store.db, email);
   if (row && row.locked_until !== null && row.locked_until > now)
     throw new PeopleError('locked', 'Too many failed sign-ins: the account is locked for a while.', row.locked_until);
   const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_HASH);
-  if (!row || !ok || row.status !== 'active') {
+  const second = row && ok && row.status === 'active' && row.totp_enabled_at !== null && secondFactor;
+  const factor = second ? await second(row) : 'ok';
+  if (factor === 'missing') throw new PeopleError('second_factor_required', 'This account needs its second factor.');
+  if (!row || !ok || row.status !== 'active' || factor === 'wrong') {
     if (row) await countFailedLogin(store.db, row.id, LOCKOUT.failures, now + LOCKOUT.ms);
     await recordAudit(store, {
       environment: 'live',
       actor: row ? { type: 'user', id: row.id, name: row.name } : { type: 'user', id: 'unknown', name: 'unknown' },
       action: 'user.login_failed',
       target: row ? `user:${row.id}` : null,
-      after: row ? { status: row.status } : { email_digest: sha256Hex(email).slice(0, 16) },
+      after: row
+        ? { status: row.status, ...(factor === 'wrong' ? { second_factor: 'wrong' } : {}) }
+        : { email_digest: sha256Hex(email).slice(0, 16) },
       at: now,
     });
     throw new PeopleError('wrong_credentials', 'Wrong e-mail or password.');
@@ -160,11 +181,22 @@ export async function changeUser(
   store: Store,
   actor: Actor,
   id: string,
-  changes: { role?: PersonRole; status?: 'active' | 'deactivated'; name?: string },
+  changes: { role?: PersonRole; status?: 'active' | 'deactivated'; name?: string; second_factor?: 'off' },
   now = Date.now(),
 ): Promise<UserView> {
   const row = await userById(store.db, id);
   if (!row) throw new PeopleError('not_found', 'No such user.');
+  if (changes.second_factor === 'off' && row.totp_enabled_at !== null) {
+    // an admin resetting a lost device: the person enrols again at their next sign-in
+    await disableTotp(store.db, id, now);
+    await recordAudit(store, {
+      environment: 'live',
+      actor,
+      action: 'user.second_factor_reset',
+      target: `user:${id}`,
+      at: now,
+    });
+  }
   const next: Partial<UserRow> = { updated_at: now };
   const before: Record<string, unknown> = {};
   const after: Record<string, unknown> = {};

@@ -30,6 +30,7 @@ import { listHeld } from './migrations/031_list_held.ts';
 import { decisionClaims } from './migrations/032_decision_claims.ts';
 import { ruleTestLeases } from './migrations/033_rule_test_leases.ts';
 import { people } from './migrations/034_people.ts';
+import { totp } from './migrations/035_totp.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -212,6 +213,7 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '032_decision_claims': decisionClaims,
   '033_rule_test_leases': ruleTestLeases,
   '034_people': people,
+  '035_totp': totp,
 };
 
 class CodeMigrations implements MigrationProvider {

@@ -12,7 +12,14 @@ export interface UsersTable {
   invitation_expires_at: number | null;
   failed_logins: number;
   locked_until: number | null;
+  /** sealed TOTP secrets (035_totp): the confirmed one, and one being enrolled */
   totp_secret: string | null;
+  totp_pending: string | null;
+  totp_enabled_at: number | null;
+  /** the last 30-second step a code was accepted at: a code works once */
+  totp_last_step: number | null;
+  /** JSON array of the unused recovery codes' SHA-256 digests */
+  recovery_codes: string | null;
   created_at: number;
   /** the actor who invited the user, as JSON */
   created_by: string;
