@@ -184,9 +184,11 @@ export async function changeUser(
   changes: { role?: PersonRole; status?: 'active' | 'deactivated'; name?: string; second_factor?: 'off' },
   now = Date.now(),
 ): Promise<UserView> {
-  const row = await userById(store.db, id);
-  if (!row) throw new PeopleError('not_found', 'No such user.');
+  const found = await userById(store.db, id);
+  if (!found) throw new PeopleError('not_found', 'No such user.');
+  let row = found;
   if (changes.second_factor === 'off' && row.totp_enabled_at !== null) {
+    row = { ...row, totp_secret: null, totp_enabled_at: null };
     // an admin resetting a lost device: the person enrols again at their next sign-in
     await disableTotp(store.db, id, now);
     await recordAudit(store, {
