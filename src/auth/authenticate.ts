@@ -200,5 +200,7 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
 /** A person is admitted by their role (docs/api.md, "People", the table of roles), not by a machine role. */
 function personRefusal(role: PersonRole, scope: Scope, routeRole: Role | undefined): string | undefined {
   const needed = personRoleNeeded(scope, routeRole);
-  return personRoleAtLeast(role, needed) ? undefined : `This operation needs the ${needed} role or above.`;
+  return personRoleAtLeast(role, needed)
+    ? undefined
+    : `This operation requires the ${scope} scope, which a person holds from the ${needed} role up.`;
 }

@@ -9,6 +9,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { describeEachBackend, bearer, problem, type TestContext } from '../helpers/app.ts';
 import { SCOPES, roleAtLeast, type Role, type Scope } from '../../src/lib/principal.ts';
 import type { RouteDefinition } from '../../src/http/route.ts';
+import { PERSON_ROLES, personRoleAtLeast, personRoleNeeded, type PersonRole } from '../../src/lib/person-roles.ts';
+import { person } from '../helpers/people.ts';
 
 interface ProtectedRoute {
   name: string;
@@ -147,6 +149,33 @@ describeEachBackend('every route that declares a scope', (ctx) => {
           const res = await call(ctx(), route, bearer(await tokenFor([...SCOPES], role)));
           assertRefusedForScope(res, route, `role ${role}`);
           assert.match(String(problem(res, 403, 'insufficient_scope').detail), new RegExp(`role ${route.role}`));
+        }
+      });
+    }
+  });
+
+  test('people: each role passes exactly the routes its row of the roles table admits (docs/api.md, "People")', async (t) => {
+    const admin = await ctx().token();
+    const tokens = new Map<PersonRole, string>();
+    for (const role of PERSON_ROLES) {
+      const p = await person(ctx(), role, admin);
+      const res = await ctx().inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { email: p.email, password: p.password, token: true },
+      });
+      tokens.set(role, res.json().access_token as string);
+    }
+    for (const route of routes()) {
+      await t.test(route.name, async () => {
+        const needed = personRoleNeeded(route.scope, route.role);
+        for (const role of PERSON_ROLES) {
+          const res = await call(ctx(), route, bearer(tokens.get(role)!));
+          if (!personRoleAtLeast(role, needed)) assertRefusedForScope(res, route, `person ${role}`);
+          else {
+            assert.notEqual(res.statusCode, 401, `${route.name} (person ${role}): ${res.body}`);
+            if (res.statusCode === 403) assert.notEqual(res.json().code, 'insufficient_scope', res.body);
+          }
         }
       });
     }
