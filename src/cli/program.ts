@@ -13,7 +13,7 @@ import { registerLabelCommands } from '../audit/cli.ts';
 import { registerReviewCommands } from '../reviews/cli.ts';
 import { registerRuleCommands } from '../rules/cli.ts';
 import { registerClientCommands } from './clients.ts';
-import { registerUserCommands } from '../people/cli.ts';
+import { registerUserCommands } from './users.ts';
 import { CommandFailure, EXIT_CODES_HELP, PartialFailure, UsageError, cliLog, withStore } from './support.ts';
 
 function packageVersion(): string {

@@ -6,9 +6,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../config/env.ts';
 import type { Actor } from '../lib/principal.ts';
 import { isPersonRole, PERSON_ROLES, type PersonRole } from '../lib/person-roles.ts';
-import { CommandFailure, withStore } from '../cli/support.ts';
-import { listUsers } from './repository.ts';
-import { changeUser, inviteUser, PeopleError, userView, type UserView } from './service.ts';
+import { CommandFailure, withStore } from './support.ts';
+import { listUsers } from '../people/repository.ts';
+import { changeUser, inviteUser, PeopleError, userView, type UserView } from '../people/service.ts';
 
 /** What the log names as the actor of a command typed at the machine (the operating-system user when known). */
 function cliActor(env: NodeJS.ProcessEnv = process.env): Actor {
