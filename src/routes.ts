@@ -40,6 +40,7 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { networkRoutes, type NetworkServices } from './network/routes.ts';
 import { reviewRoutes } from './reviews/routes.ts';
 import { peopleRoutes } from './people/routes.ts';
+import { ssoRoutes } from './people/sso-routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -103,6 +104,7 @@ export function routeTable(s: Services): RouteDefinition[] {
       encryption: s.encryption,
       issueToken: (p, origin) => s.tokens.issue(p.id, p.role, [...p.scopes], p.environment, origin, p.personRole),
     }),
+    ...ssoRoutes({ store, config, encryption: s.encryption, createRateLimit: s.createRateLimit }),
     ...keyRoutes({ db: store.db, feed: s.feed, verifier: s.verifier }),
     ...trustRoutes({ store, scoring: s.scoring, policies: s.policies, requireHashedIds, metrics: s.metrics, scores }),
     ...batchRoutes({ scoring: s.scoring, policies: s.policies, check: { requireHashedIds }, scores }),

@@ -13,6 +13,7 @@ import {
   trustProxy,
   type Env,
 } from './env-values.ts';
+import { isPersonRole, PERSON_ROLES, type PersonRole } from '../lib/person-roles.ts';
 
 // Exported here too: whoever calls loadConfig catches its error from the same module.
 
@@ -93,6 +94,23 @@ export interface Config {
     maxFlagsPerPeer?: number;
     pendingPerClient?: number;
   };
+  /** single sign-on through an OpenID Connect provider (VOUCH_OIDC_*); undefined without VOUCH_OIDC_ISSUER */
+  oidc: OidcConfig | undefined;
+}
+
+/** Single sign-on (docs/api.md, "People"); the redirect URI is VOUCH_PUBLIC_URL + /api/v1/auth/sso/callback. */
+export interface OidcConfig {
+  /** VOUCH_OIDC_ISSUER: https://, or http:// on a loopback host (a provider on the same machine) */
+  issuer: string;
+  clientId: string;
+  /** VOUCH_OIDC_CLIENT_SECRET; unset: a public client (PKCE only) */
+  clientSecret: string | undefined;
+  /** VOUCH_OIDC_ROLE_CLAIM: the claim whose value (or highest known value of a list) is the person's role */
+  roleClaim: string;
+  /** VOUCH_OIDC_DEFAULT_ROLE: the role of a person whose claim is absent or unknown; unset: refused */
+  defaultRole: PersonRole | undefined;
+  /** VOUCH_OIDC_ALLOWED_DOMAINS: e-mail domains (lower case) that may sign in; empty: any */
+  allowedDomains: string[];
 }
 
 /**
@@ -207,5 +225,69 @@ export function loadConfig(env: Env = process.env): Config {
       maxFlagsPerPeer: integer(env, 'VOUCH_NETWORK_MAX_FLAGS_PER_PEER', 1_000_000, 1000, 100_000_000),
       pendingPerClient: integer(env, 'VOUCH_NETWORK_PENDING_PER_CLIENT', 1000, 10, 1_000_000),
     },
+    oidc: oidcConfig(env, publicBase),
+  };
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** VOUCH_OIDC_*: off without the issuer; with it, the client id and VOUCH_PUBLIC_URL (the redirect URI's base). */
+function oidcConfig(env: Env, publicBase: string | undefined): OidcConfig | undefined {
+  const issuer = optional(env, 'VOUCH_OIDC_ISSUER');
+  const others = ['CLIENT_ID', 'CLIENT_SECRET', 'ROLE_CLAIM', 'DEFAULT_ROLE', 'ALLOWED_DOMAINS'].map(
+    (n) => `VOUCH_OIDC_${n}`,
+  );
+  if (issuer === undefined) {
+    const stray = others.find((name) => optional(env, name) !== undefined);
+    // a half-configured SSO would silently be off
+    if (stray) throw new ConfigError(`VOUCH_OIDC_ISSUER must be set when ${stray} is`);
+    return undefined;
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(issuer);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    !(url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash
+  ) {
+    throw new ConfigError(
+      `VOUCH_OIDC_ISSUER must be an https:// URL (http:// only on localhost) without credentials, query or fragment, got ${shown(issuer)}`,
+    );
+  }
+  const clientId = optional(env, 'VOUCH_OIDC_CLIENT_ID');
+  if (clientId === undefined) throw new ConfigError('VOUCH_OIDC_CLIENT_ID must be set when VOUCH_OIDC_ISSUER is');
+  // the redirect URI the provider has registered: never derived from a request's Host header
+  if (publicBase === undefined) throw new ConfigError('VOUCH_PUBLIC_URL must be set when VOUCH_OIDC_ISSUER is');
+  const roleClaim = text(env, 'VOUCH_OIDC_ROLE_CLAIM', 'vouch_role');
+  if (!/^\S{1,256}$/.test(roleClaim))
+    throw new ConfigError(`VOUCH_OIDC_ROLE_CLAIM must be a claim name without spaces, got ${shown(roleClaim)}`);
+  const defaultRole = optional(env, 'VOUCH_OIDC_DEFAULT_ROLE');
+  if (defaultRole !== undefined && !isPersonRole(defaultRole)) {
+    throw new ConfigError(
+      `VOUCH_OIDC_DEFAULT_ROLE must be one of ${PERSON_ROLES.join(', ')}, got ${shown(defaultRole)}`,
+    );
+  }
+  const allowedDomains = (optional(env, 'VOUCH_OIDC_ALLOWED_DOMAINS') ?? '')
+    .split(',')
+    .map((d) => d.trim().toLowerCase().replace(/^@/, ''))
+    .filter((d) => d !== '');
+  const bad = allowedDomains.find((d) => !DOMAIN.test(d));
+  if (bad !== undefined)
+    throw new ConfigError(`VOUCH_OIDC_ALLOWED_DOMAINS must be comma-separated e-mail domains, got ${shown(bad)}`);
+  return {
+    issuer,
+    clientId,
+    clientSecret: optional(env, 'VOUCH_OIDC_CLIENT_SECRET'),
+    roleClaim,
+    defaultRole,
+    allowedDomains,
   };
 }

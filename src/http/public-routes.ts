@@ -18,6 +18,11 @@ export interface UnscopedRoute {
   plugin?: 'swagger-ui' | 'console' | 'cors';
   /** registered only under some configuration (so its absence is not a stale entry) */
   optional?: boolean;
+  /**
+   * a browser navigation that answers a redirect, not an API operation: left out of the OpenAPI document, and
+   * 404 while its feature is not configured (single sign-on)
+   */
+  navigation?: boolean;
 }
 
 const route = (method: UnscopedRoute['method'], url: string, access: Access, reason: string): UnscopedRoute => ({
@@ -45,6 +50,20 @@ export const UNSCOPED_ROUTES: readonly UnscopedRoute[] = [
     'an invited person sets a password: checks the one-time token',
   ),
   route('POST', '/api/v1/auth/logout', 'public', 'ends the session its own cookie names (CSRF-checked); nothing else'),
+  route('GET', '/api/v1/auth/sso', 'public', 'whether single sign-on is on and its issuer, for the sign-in page'),
+  {
+    ...route('GET', '/api/v1/auth/sso/start', 'public', "begins single sign-on: a redirect to the provider's sign-in"),
+    navigation: true,
+  },
+  {
+    ...route(
+      'GET',
+      '/api/v1/auth/sso/callback',
+      'public',
+      "the provider's redirect back: checks its own sealed state cookie, PKCE and the provider's ID token",
+    ),
+    navigation: true,
+  },
   route('GET', '/.well-known/jwks.json', 'public', 'the public keys that verify access tokens'),
   route('GET', '/.well-known/oauth-authorization-server', 'public', 'OAuth discovery (RFC 8414)'),
   route('GET', '/.well-known/openid-configuration', 'public', 'the same metadata, where OpenID discovery looks'),
