@@ -152,6 +152,8 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     password: 'a long and unguessable passphrase',
   },
   login: { email: 'ana@desk.example', password: 'a long and unguessable passphrase' },
+  confirmTotp: { code: '492039' },
+  disableTotp: { code: '492039' },
   createWebhook: {
     url: 'https://example.com/hooks/vouch',
     events: ['decision.high_risk', 'dispute.analyzed'],
