@@ -159,4 +159,7 @@ export const REQUEST_EXAMPLES: Record<string, unknown> = {
     events: ['decision.high_risk', 'dispute.analyzed'],
     description: 'Risk team alerts',
   },
+  putSettings: { four_eyes: ['rules', 'policies', 'lists'] },
+  approveChange: { note: 'Checked the backtest: fine to go live.' },
+  rejectChange: { note: 'Too broad: it would hold every new account.' },
 };

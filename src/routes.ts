@@ -39,6 +39,11 @@ import type { WebhookServices } from './webhooks/index.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { networkRoutes, type NetworkServices } from './network/routes.ts';
 import { reviewRoutes } from './reviews/routes.ts';
+import { deskRoutes } from './reviews/desk-routes.ts';
+import { auditLogRoutes } from './audit-log/routes.ts';
+import { changeRoutes } from './changes/routes.ts';
+import { ruleAppliers } from './rules/four-eyes.ts';
+import { policyAppliers } from './policies/changes.ts';
 import { peopleRoutes } from './people/routes.ts';
 import { ssoRoutes } from './people/sso-routes.ts';
 
@@ -105,7 +110,7 @@ export function routeTable(s: Services): RouteDefinition[] {
       issueToken: (p, origin) => s.tokens.issue(p.id, p.role, [...p.scopes], p.environment, origin, p.personRole),
     }),
     ...ssoRoutes({ store, config, encryption: s.encryption, createRateLimit: s.createRateLimit }),
-    ...keyRoutes({ db: store.db, feed: s.feed, verifier: s.verifier }),
+    ...keyRoutes({ store, feed: s.feed, verifier: s.verifier }),
     ...trustRoutes({ store, scoring: s.scoring, policies: s.policies, requireHashedIds, metrics: s.metrics, scores }),
     ...batchRoutes({ scoring: s.scoring, policies: s.policies, check: { requireHashedIds }, scores }),
     ...timelineRoutes({ store, requireHashedIds }),
@@ -118,8 +123,8 @@ export function routeTable(s: Services): RouteDefinition[] {
       requireHashedIds,
       metrics: s.metrics,
     }),
-    ...decisionRoutes({ db: store.db }),
-    ...bulkLabelRoutes({ db: store.db, budget: labels }),
+    ...decisionRoutes({ store }),
+    ...bulkLabelRoutes({ store, budget: labels }),
     ...policyRoutes({ store, feed: s.feed }),
     ...ruleRoutes({ store, feed: s.feed, createRateLimit: s.createRateLimit }),
     ...listRoutes({ store, feed: s.feed, requireHashedIds }),
@@ -127,10 +132,16 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...webhookRoutes({ store, encryption: s.encryption, allowPrivate: config.webhookAllowPrivate, ...s.webhooks }),
     ...networkRoutes(s.network),
     ...reviewRoutes({
-      db: store.db,
+      store,
       feed: s.feed,
       reviewListOpen: (environment, list) => reviewListOpen(s.policies.active(environment), list),
       chargeLabel: (request) => labels.charge(request, 1),
+    }),
+    ...deskRoutes({ store, createRateLimit: s.createRateLimit }),
+    ...auditLogRoutes({ store }),
+    ...changeRoutes({
+      store,
+      appliers: { ...ruleAppliers({ feed: s.feed }), ...policyAppliers({ store, feed: s.feed }) },
     }),
     ...docsRoutes({ document: s.openapi }),
   ];

@@ -1,25 +1,32 @@
-// The console's only link to the service: the public API, with a bearer token kept in memory for
-// this tab (never in localStorage, sessionStorage or a cookie). The credentials stay in memory too,
-// so the token is re-requested before it expires; signing out forgets both.
+// The console's only link to the service: the public API, with one of two credentials.
+// - A person (docs/api.md, "People") signs in with e-mail and password: the service keeps the
+//   session in an HttpOnly cookie, and the page keeps the session's CSRF token in memory and in
+//   sessionStorage (this tab only), sending it as X-CSRF-Token on every request that changes
+//   something. A reloaded page asks GET /api/v1/auth/session whether the session lives, and gets a
+//   fresh CSRF token with the answer.
+// - A machine (an API client) signs in with its id and secret: a bearer token kept in memory for
+//   this tab (never in storage or a cookie), re-requested before it expires; a reload forgets it.
 
 import type { TokenResponse } from './types.ts';
+import type { Change, LoginResponse, PersonRole, SessionInfo, User } from './people-types.ts';
 
 export interface Session {
-  clientId: string;
-  /** the client's name, as the header shows it */
-  clientName: string;
+  kind: 'person' | 'client';
+  /** who acts: the person's user id, or the client's id (what reviews and the audit log name) */
+  actorId: string;
+  /** the person's or the client's name, as the header shows it */
+  name: string;
   scopes: string[];
+  /** the machine role (service, operator, admin): a person's is derived from their role, as the service does */
   role: string;
-  /** test: every page shows test data only (test mode) */
+  /** a person's role (viewer, analyst, operator, admin) */
+  personRole?: PersonRole;
+  /** test: every page shows test data only (test mode); people always work on live data */
   environment: 'live' | 'test';
 }
 
-interface Secret {
-  clientId: string;
-  clientSecret: string;
-  token: string;
-  expiresAt: number;
-}
+type Credential =
+  { kind: 'client'; clientId: string; clientSecret: string; token: string } | { kind: 'person'; csrf: string };
 
 /** An RFC 9457 problem (or a network failure) as the pages show it. */
 export class ApiProblem extends Error {
@@ -30,18 +37,42 @@ export class ApiProblem extends Error {
     readonly errors: { field: string; message: string }[] = [],
     /** the problem's extension members (e.g. an activation's operating_point) */
     readonly extra: Record<string, unknown> = {},
+    /** seconds from Retry-After (a 429), when the answer had it */
+    readonly retryAfter?: number,
   ) {
     super(detail);
   }
 }
 
-let secret: Secret | undefined;
+/**
+ * A 202 with a pending change: four eyes holds the request (activating a rule or a policy, deleting
+ * a list) until a second person approves it. Thrown so no page takes it for the change applied.
+ */
+export class HeldForApproval extends ApiProblem {
+  constructor(readonly change: Change) {
+    super(202, 'pending_approval', "Waiting for a second person's approval.");
+  }
+}
+
+const CSRF_KEY = 'vouch.console.csrf';
+const ENDED = 'Your session has ended (30 idle minutes, 12 hours, or a change to your account): sign in again.';
+const SAFE = new Set(['GET', 'HEAD']);
+
+let credential: Credential | undefined;
 let session: Session | null = null;
+let ended: string | undefined;
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+let csrfRefresh: Promise<void> | undefined;
 const listeners = new Set<(s: Session | null) => void>();
 
 export const currentSession = (): Session | null => session;
 export const hasScope = (scope: string): boolean => session?.scopes.includes(scope) ?? false;
+/** Why the last session ended without the person signing out (expired, ended elsewhere), once. */
+export function takeEndedReason(): string | undefined {
+  const reason = ended;
+  ended = undefined;
+  return reason;
+}
 export function onSession(listener: (s: Session | null) => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
@@ -52,54 +83,209 @@ function publish(next: Session | null): void {
   for (const l of listeners) l(next);
 }
 
+// ---- what a principal may do: the service's own check (src/auth/authenticate.ts), so the pages show
+// only the actions that would be admitted. A person is admitted by role (src/lib/person-roles.ts).
+const PERSON_RANK: Record<PersonRole, number> = { viewer: 0, analyst: 1, operator: 2, admin: 3 };
+const MACHINE_RANK: Record<string, number> = { service: 0, operator: 1, admin: 2 };
+const ANALYST_SCOPES = new Set(['reviews:write', 'labels:write']);
+const ADMIN_SCOPES = new Set([
+  'users:read',
+  'users:write',
+  'settings:read',
+  'settings:write',
+  'keys:read',
+  'keys:write',
+  'webhooks:read',
+  'webhooks:write',
+  'network:admin',
+]);
+const READ_SCOPES = new Set(['audit:read', 'policy:read', 'rules:read', 'reviews:read', 'trust:read']);
+
+function personRoleNeeded(scope: string, role: 'operator' | 'admin' | undefined): PersonRole {
+  if (scope === 'audit:read') return 'viewer';
+  if (role === 'admin' || ADMIN_SCOPES.has(scope)) return 'admin';
+  if (ANALYST_SCOPES.has(scope)) return 'analyst';
+  if (role === 'operator' || !READ_SCOPES.has(scope)) return 'operator';
+  return 'viewer';
+}
+
+/** Whether a route declaring `scope` (and machine `role`) admits the signed-in principal. */
+export function may(scope: string, role?: 'operator' | 'admin'): boolean {
+  if (!session) return false;
+  if (session.personRole) return PERSON_RANK[session.personRole] >= PERSON_RANK[personRoleNeeded(scope, role)];
+  return hasScope(scope) && (!role || (MACHINE_RANK[session.role] ?? 0) >= MACHINE_RANK[role]!);
+}
+
+const machineRoleOf = (role: PersonRole): string =>
+  role === 'admin' ? 'admin' : role === 'viewer' ? 'service' : 'operator';
+
+const isPersonRole = (role: string): role is PersonRole => role in PERSON_RANK;
+
+// ---- signing in and out
+function rememberCsrf(csrf: string): void {
+  credential = { kind: 'person', csrf };
+  try {
+    sessionStorage.setItem(CSRF_KEY, csrf);
+  } catch {
+    // storage refused (a private window's quota): the token stays in memory, a reload asks for a new one
+  }
+}
+
+function forgetCsrf(): void {
+  try {
+    sessionStorage.removeItem(CSRF_KEY);
+  } catch {
+    // nothing stored
+  }
+}
+
+/** Whether this tab had a person's session before it was reloaded (worth waiting for, rather than a sign-in form). */
+export function hadPersonSession(): boolean {
+  try {
+    return sessionStorage.getItem(CSRF_KEY) !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** A person's session as GET /api/v1/auth/session describes it; undefined for a machine's answer. */
+function personSession(info: SessionInfo): Session | undefined {
+  if (info.actor.type !== 'user' || !isPersonRole(info.role)) return undefined;
+  return {
+    kind: 'person',
+    actorId: info.actor.id,
+    name: info.actor.name,
+    scopes: info.scopes,
+    role: machineRoleOf(info.role),
+    personRole: info.role,
+    environment: 'live',
+  };
+}
+
+/** Who the session cookie stands for, with a fresh CSRF token (it replaces the one before). */
+async function fetchSession(): Promise<{ next: Session; csrf: string } | undefined> {
+  const res = await send('GET', '/api/v1/auth/session', undefined, { kind: 'person', csrf: '' });
+  const info = (await res.json()) as SessionInfo;
+  const next = personSession(info);
+  return next && { next, csrf: info.csrf_token ?? '' };
+}
+
+async function loadPersonSession(): Promise<void> {
+  const found = await fetchSession();
+  if (!found) throw new ApiProblem(401, 'unauthenticated', 'This is not a console session.');
+  rememberCsrf(found.csrf);
+  publish(found.next);
+}
+
+/**
+ * On load: a person's session that outlived the reload (its cookie) is resumed with a fresh CSRF
+ * token; none (401) leaves the sign-in form. Someone who signed in meanwhile is kept.
+ */
+export async function resumeSession(): Promise<void> {
+  const found = await fetchSession().catch(() => undefined);
+  if (session) return;
+  if (!found) return forgetCsrf();
+  rememberCsrf(found.csrf);
+  publish(found.next);
+}
+
+/**
+ * A person signs in: the session cookie, the CSRF token, then who they are (role and scopes). One
+ * with a second factor also sends its code (a 401 naming `totp` asks for it).
+ */
+export async function signInPerson(
+  email: string,
+  password: string,
+  second: { totp?: string; recovery_code?: string } = {},
+): Promise<void> {
+  stopClient();
+  const res = await send('POST', '/api/v1/auth/login', { email, password, ...second }, undefined);
+  const body = (await res.json()) as LoginResponse;
+  rememberCsrf(body.csrf_token);
+  await loadPersonSession();
+}
+
+/** Accepts an invitation (sets the password), then signs in with it. */
+export async function acceptInvitation(token: string, password: string): Promise<void> {
+  const res = await send('POST', '/api/v1/auth/invitations/accept', { token, password }, undefined);
+  const user = (await res.json()) as User;
+  await signInPerson(user.email, password);
+}
+
 async function requestToken(clientId: string, clientSecret: string): Promise<void> {
   const res = await send('POST', '/api/v1/auth/token', { client_id: clientId, client_secret: clientSecret }, undefined);
   const body = (await res.json()) as TokenResponse;
-  secret = { clientId, clientSecret, token: body.access_token, expiresAt: Date.now() + body.expires_in * 1000 };
+  credential = { kind: 'client', clientId, clientSecret, token: body.access_token };
   clearTimeout(refreshTimer);
   // Renew at 80% of the lifetime, well before the service would refuse it.
   refreshTimer = setTimeout(
     () => {
-      requestToken(clientId, clientSecret).catch(() => signOut());
+      requestToken(clientId, clientSecret).catch(() => end('The client could no longer sign in: sign in again.'));
     },
     Math.max(1, body.expires_in * 0.8) * 1000,
   );
   publish({
-    clientId,
-    clientName: body.client_name,
+    kind: 'client',
+    actorId: clientId,
+    name: body.client_name,
     scopes: body.scopes,
     role: body.role,
     environment: body.environment,
   });
 }
 
-export function signIn(clientId: string, clientSecret: string): Promise<void> {
+/** A machine signs in with an API client's id and secret (kept in this tab's memory only). */
+export function signInClient(clientId: string, clientSecret: string): Promise<void> {
   return requestToken(clientId, clientSecret);
 }
 
-export function signOut(): void {
+function stopClient(): void {
   clearTimeout(refreshTimer);
-  secret = undefined;
+  refreshTimer = undefined;
+}
+
+/** The session ended without the person asking: the sign-in form says why. */
+function end(reason: string): void {
+  stopClient();
+  credential = undefined;
+  forgetCsrf();
+  ended = reason;
   publish(null);
 }
 
+/** Signs out: a person's session ends at the service too (logout), a client's token is forgotten. */
+export async function signOut(): Promise<void> {
+  const was = credential;
+  stopClient();
+  credential = undefined;
+  forgetCsrf();
+  if (was?.kind === 'person') {
+    // the cookie is cleared by the answer; a failure (the session had already ended) changes nothing here
+    await send('POST', '/api/v1/auth/logout', undefined, was).catch(() => undefined);
+  }
+  publish(null);
+}
+
+// ---- requests
 async function send(
   method: string,
   path: string,
   body: unknown,
-  token: string | undefined,
+  auth: Credential | undefined,
   accept = 'application/json',
 ): Promise<Response> {
   const headers: Record<string, string> = { accept };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
+  if (auth?.kind === 'client') headers.authorization = `Bearer ${auth.token}`;
+  if (auth?.kind === 'person' && auth.csrf && !SAFE.has(method)) headers['x-csrf-token'] = auth.csrf;
   let res: Response;
   try {
     res = await fetch(path, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: 'omit',
+      // a client's token is its only credential; a person's session is the cookie (and a sign-in sets it)
+      credentials: auth?.kind === 'client' ? 'omit' : 'same-origin',
       cache: 'no-store',
     });
   } catch {
@@ -118,37 +304,76 @@ async function send(
   } catch {
     // not a problem document (e.g. a proxy's page): fall back to the status line
   }
+  const retry = Number(res.headers.get('retry-after'));
   throw new ApiProblem(
     res.status,
     problem.code ?? 'error',
     problem.detail ?? problem.title ?? `${res.status} ${res.statusText}`,
     problem.errors ?? [],
     problem,
+    Number.isFinite(retry) && retry > 0 ? retry : undefined,
   );
 }
 
-/** Calls the API with the session's token; a 401 re-requests the token once (it may have just expired). */
+/** Whether a JSON body is a pending change (a 202 of four eyes), not some other accepted work. */
+function isChange(body: unknown): body is Change {
+  const b = body as Partial<Change> | null;
+  return typeof b?.id === 'string' && b.id.startsWith('chg_') && typeof b.kind === 'string';
+}
+
+/**
+ * Calls the API as the signed-in principal. A 202 with a pending change throws HeldForApproval;
+ * a 401 re-requests a client's token once, or ends a person's session (it expired).
+ */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await authed(method, path, body);
   const text = await res.text();
-  return (text ? JSON.parse(text) : undefined) as T;
+  const parsed = (text ? JSON.parse(text) : undefined) as unknown;
+  if (res.status === 202 && isChange(parsed)) throw new HeldForApproval(parsed);
+  return parsed as T;
 }
 
 export async function apiText(path: string, accept: string): Promise<string> {
   return (await authed('GET', path, undefined, accept)).text();
 }
 
+/** A 403 that names the CSRF token: another tab of this session took a fresh one (a reload). */
+const staleCsrf = (err: unknown): boolean =>
+  err instanceof ApiProblem && err.status === 403 && err.code === 'forbidden' && /csrf/i.test(err.detail);
+
 async function authed(method: string, path: string, body: unknown, accept?: string): Promise<Response> {
-  if (!secret) throw new ApiProblem(401, 'unauthenticated', 'Signed out: sign in again.');
+  const auth = credential;
+  if (!auth) throw new ApiProblem(401, 'unauthenticated', 'Signed out: sign in again.');
   try {
-    return await send(method, path, body, secret.token, accept);
+    return await send(method, path, body, auth, accept);
   } catch (err) {
-    if (!(err instanceof ApiProblem) || err.status !== 401 || !secret) throw err;
-    await requestToken(secret.clientId, secret.clientSecret).catch(() => {
-      signOut();
-      throw err;
-    });
-    return send(method, path, body, secret!.token, accept);
+    if (!(err instanceof ApiProblem)) throw err;
+    if (auth.kind === 'person') {
+      if (err.status === 401) {
+        if (credential === auth) end(ENDED);
+        throw err;
+      }
+      if (!staleCsrf(err)) throw err;
+      // Unless another request has fetched a fresh token since this one was sent, fetch one (once for all of them).
+      if (credential === auth) {
+        csrfRefresh ??= loadPersonSession().finally(() => (csrfRefresh = undefined));
+        await csrfRefresh.catch(() => {
+          end(ENDED);
+          throw err;
+        });
+      }
+      if (credential?.kind !== 'person') throw err;
+      return send(method, path, body, credential, accept);
+    }
+    if (err.status !== 401) throw err;
+    // The token may have just expired: re-request it, unless it was renewed since this request was sent.
+    if (credential === auth)
+      await requestToken(auth.clientId, auth.clientSecret).catch(() => {
+        end('The client could no longer sign in: sign in again.');
+        throw err;
+      });
+    if (credential?.kind !== 'client') throw err;
+    return send(method, path, body, credential, accept);
   }
 }
 

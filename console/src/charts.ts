@@ -44,3 +44,21 @@ export const EVERY_LABEL = {
     },
   },
 };
+
+/**
+ * Records on the canvas what a chart drew once it has drawn it: the number of categories and each
+ * dataset's label and values. The browser tests compare it with the data the page was given.
+ */
+export const recordDrawn: Plugin = {
+  id: 'recordDrawn',
+  afterDraw(chart) {
+    chart.canvas.dataset.drawn = JSON.stringify({
+      labels: chart.data.labels?.length ?? 0,
+      datasets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data })),
+    });
+  },
+};
+
+const dayFmt = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' });
+/** "2026-11-04" → "4 Nov" in the user's locale (a UTC day, as the API names it). */
+export const shortDay = (day: string | undefined): string => (day ? dayFmt.format(new Date(`${day}T00:00:00Z`)) : '');

@@ -1,9 +1,11 @@
-// The console's shell: sign-in, navigation that follows the token's scopes, and the page router.
+// The console's shell: sign-in (or an invitation), navigation that follows what the principal may
+// do (a person's role, a client's scopes and role), and the page router.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './styles.css';
-import { currentSession, hasScope, onSession, signIn, signOut, type Session } from './api.ts';
-import { ErrorBox, Field, Link, navigate, useAction, useRoute } from './ui.tsx';
+import { currentSession, hadPersonSession, may, onSession, resumeSession, signOut, type Session } from './api.ts';
+import { Link, Loading, navigate, useRoute } from './ui.tsx';
+import { Invitation, SignIn } from './signin.tsx';
 import { DecisionsPage } from './pages/decisions.tsx';
 import { DecisionPage } from './pages/decision-view.tsx';
 import { DisputesPage } from './pages/disputes.tsx';
@@ -17,9 +19,12 @@ import { RulesSection } from './pages/rules.tsx';
 import { ReviewsSection } from './pages/reviews.tsx';
 import { ReviewsNavName } from './pages/reviews-nav.tsx';
 import { DashboardPage } from './pages/dashboard.tsx';
+import { UsersPage } from './pages/users.tsx';
+import { AuditLogPage } from './pages/audit-log.tsx';
+import { ChangesPage } from './pages/changes.tsx';
 
-/** Navigation, in order, with the scope each page needs to be shown. */
-const PAGES: readonly { path: string; name: string; scope: string }[] = [
+/** Navigation, in order, with the scope (and the machine role) each page's first request needs. */
+const PAGES: readonly { path: string; name: string; scope: string; role?: 'operator' | 'admin' }[] = [
   // the landing page: the root, and where sign-in leads
   { path: '/', name: 'Dashboard', scope: 'audit:read' },
   { path: '/decisions', name: 'Decisions', scope: 'audit:read' },
@@ -28,70 +33,31 @@ const PAGES: readonly { path: string; name: string; scope: string }[] = [
   { path: '/policies', name: 'Policies', scope: 'policy:read' },
   { path: '/rules', name: 'Rules', scope: 'rules:read' },
   { path: '/reviews', name: 'Reviews', scope: 'reviews:read' },
+  { path: '/changes', name: 'Pending changes', scope: 'rules:read' },
+  // every person reads the audit log; of machines, admins
+  { path: '/audit-log', name: 'Audit log', scope: 'audit:read', role: 'admin' },
+  { path: '/users', name: 'Users', scope: 'users:read', role: 'admin' },
   { path: '/keys', name: 'Keys', scope: 'keys:read' },
   { path: '/webhooks', name: 'Webhooks', scope: 'webhooks:read' },
   { path: '/network', name: 'Network', scope: 'network:admin' },
 ];
 
-function SignIn() {
-  const [clientId, setClientId] = useState('');
-  const [clientSecret, setClientSecret] = useState('');
-  const { busy, error, run } = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void run(() => signIn(clientId.trim(), clientSecret));
-  };
-  return (
-    <main class="signin">
-      <h1>Vouch console</h1>
-      <p class="muted">
-        Sign in with an API client's credentials. They and the session stay in this page's memory only: reloading or
-        closing the page signs you out.
-      </p>
-      <form onSubmit={submit}>
-        <Field label="Client ID">
-          <input
-            name="client_id"
-            autoComplete="username"
-            required
-            value={clientId}
-            onInput={(e) => setClientId(e.currentTarget.value)}
-          />
-        </Field>
-        <Field label="Client secret">
-          <input
-            name="client_secret"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={clientSecret}
-            onInput={(e) => setClientSecret(e.currentTarget.value)}
-          />
-        </Field>
-        <ErrorBox error={error} what="Sign-in failed" />
-        <button class="primary" type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
-    </main>
-  );
-}
-
 function Shell({ session }: { session: Session }) {
   const path = useRoute();
-  const visible = PAGES.filter((p) => hasScope(p.scope));
+  const shown = (p: (typeof PAGES)[number]) => may(p.scope, p.role);
+  const visible = PAGES.filter(shown);
   const section = '/' + (path.split('/')[1] ?? '');
   const page = PAGES.find((p) => p.path === section);
   useEffect(() => {
     // The root, or a page this principal cannot see: go to the first page it can.
-    if ((!page || !hasScope(page.scope)) && visible[0]) navigate(visible[0].path);
+    if ((!page || !shown(page)) && visible[0]) navigate(visible[0].path);
   }, [path]);
   useEffect(() => {
     document.title = page ? `${page.name} · Vouch console` : 'Vouch console';
   }, [page]);
   const id = decodeURIComponent(path.split('/').slice(2).join('/'));
   let content;
-  if (!page || !hasScope(page.scope))
+  if (!page || !shown(page))
     content = visible.length ? null : <p>This client has none of the scopes the console's pages need.</p>;
   else if (page.path === '/') content = <DashboardPage />;
   else if (page.path === '/decisions') content = id ? <DecisionPage id={id} /> : <DecisionsPage />;
@@ -102,6 +68,9 @@ function Shell({ session }: { session: Session }) {
   else if (page.path === '/network') content = <NetworkPage />;
   else if (page.path === '/rules') content = <RulesSection rest={id} />;
   else if (page.path === '/reviews') content = <ReviewsSection rest={id} />;
+  else if (page.path === '/changes') content = <ChangesPage id={id || undefined} />;
+  else if (page.path === '/audit-log') content = <AuditLogPage />;
+  else if (page.path === '/users') content = <UsersPage />;
   else content = <WebhooksPage />;
   return (
     <>
@@ -127,10 +96,12 @@ function Shell({ session }: { session: Session }) {
               Test data
             </span>
           )}
-          <span class="muted" title={`${session.clientId}: ${session.scopes.join(' ')}`}>
-            <span class="client-name">{session.clientName}</span> · {session.role}
+          <span class="muted" title={`${session.actorId}: ${session.scopes.join(' ')}`}>
+            <span class="client-name">{session.name}</span> ·{' '}
+            <span class="role">{session.personRole ?? session.role}</span>
+            {session.kind === 'client' && <span class="sr-only"> (API client)</span>}
           </span>
-          <button type="button" onClick={() => signOut()}>
+          <button type="button" onClick={() => void signOut()}>
             Sign out
           </button>
         </div>
@@ -142,10 +113,38 @@ function Shell({ session }: { session: Session }) {
   );
 }
 
+/** The invitation token of /console/?invitation=TOKEN, if any. */
+const invitationToken = (): string | null => new URLSearchParams(location.search).get('invitation');
+
 function App() {
   const [session, setSession] = useState(currentSession());
-  useEffect(() => onSession(setSession), []);
-  return session ? <Shell session={session} /> : <SignIn />;
+  const [invitation, setInvitation] = useState(invitationToken);
+  // A tab that had a person's session waits for the answer (rather than flash the sign-in form).
+  const [checking, setChecking] = useState(hadPersonSession);
+  useEffect(() => {
+    const off = onSession(setSession);
+    void resumeSession().finally(() => setChecking(false));
+    return off;
+  }, []);
+  if (invitation)
+    return (
+      <Invitation
+        token={invitation}
+        onDone={() => {
+          // the token is spent (or not wanted): out of the address bar and the history
+          history.replaceState(null, '', '/console/');
+          setInvitation(null);
+        }}
+      />
+    );
+  if (session) return <Shell session={session} />;
+  if (checking)
+    return (
+      <main class="signin">
+        <Loading what="Checking your session" />
+      </main>
+    );
+  return <SignIn />;
 }
 
 render(<App />, document.getElementById('app')!);

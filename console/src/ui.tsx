@@ -3,7 +3,8 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import cc from 'currency-codes';
-import { ApiProblem } from './api.ts';
+import { ApiProblem, HeldForApproval } from './api.ts';
+import type { Change } from './people-types.ts';
 export { CheckboxGroup, Confirm, Field, FilterForm, SecretOnce } from './ui-forms.tsx';
 
 const BASE = '/console';
@@ -156,8 +157,39 @@ export const Loading = ({ what = 'Loading' }: { what?: string }) => (
   </p>
 );
 
+/** What a change held by four eyes is, in words: "activating rule rul_…". */
+export function changeWhat(c: Pick<Change, 'kind' | 'target'>): string {
+  const name = c.target.slice(c.target.indexOf(':') + 1);
+  if (c.kind === 'rule_activation') return `the change to rule ${name}`;
+  if (c.kind === 'policy_activation') return `activating policy ${name}`;
+  return `deleting list ${name}`;
+}
+
+/** What an action came to: done (a message), or held by four eyes (the pending change). */
+export function Done({ outcome }: { outcome: string | Change | undefined }) {
+  if (outcome === undefined) return null;
+  if (typeof outcome !== 'string') return <HeldNotice change={outcome} />;
+  return (
+    <p class="ok-msg" role="status">
+      {outcome}
+    </p>
+  );
+}
+
+/** A request four eyes holds (a 202): not applied yet, and where it waits. */
+function HeldNotice({ change }: { change: Change }) {
+  return (
+    <div class="held" role="status" data-testid="held-for-approval">
+      <strong>Waiting for a second person's approval.</strong> Nothing has changed yet: {changeWhat(change)} is pending
+      until another person approves it (by {fmtDate(change.expires_at)}) under{' '}
+      <Link to={`/changes/${encodeURIComponent(change.id)}`}>Pending changes</Link>.
+    </div>
+  );
+}
+
 export function ErrorBox({ error, what }: { error: ApiProblem | undefined; what?: string }) {
   if (!error) return null;
+  if (error instanceof HeldForApproval) return <HeldNotice change={error.change} />;
   return (
     <div class="error" role="alert">
       <strong>{what ?? 'Something went wrong'}</strong>

@@ -62,6 +62,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log: every change by a person or a client, newest first
+         * @description The audit log: every change by a person or a client, newest first. Requires the `audit:read` scope and role admin (an API key must have been issued with it).
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/invitations/accept": {
         parameters: {
             query?: never;
@@ -226,6 +246,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes held for a second person (four eyes), newest first; status= filters
+         * @description Changes held for a second person (four eyes), newest first; status= filters. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One change
+         * @description One change. Requires the `rules:read` scope (an API key must have been issued with it).
+         */
+        get: operations["getChange"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending change and apply it now, as its request would have (checked again); a person other than the requester only
+         * @description Approve a pending change and apply it now, as its request would have (checked again); a person other than the requester only. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        post: operations["approveChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/changes/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a pending change: it is never applied (the requester may reject their own, withdrawing it)
+         * @description Reject a pending change: it is never applied (the requester may reject their own, withdrawing it). Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         */
+        post: operations["rejectChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/decisions": {
         parameters: {
             query?: never;
@@ -280,6 +380,26 @@ export type paths = {
          * @description Label a score decision's outcome (fraud or legit); labelling again replaces it. Requires the `labels:write` scope (an API key must have been issued with it).
          */
         post: operations["labelDecision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/desk/day": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The desk's day per UTC day of the last `days` (default 30, at most 90): outcomes, fraud, reviews
+         * @description Per day: outcomes; fraud caught (labelled fraud, declined outright or by a review), fraud money passed by currency (labelled fraud, approved outright or by a review) and legit declined; reviews opened, resolved, resolved late and the median time to resolve; the backlog at the day's end. The backlog now; the top 10 rules by matches (from the rule statistics); each analyst's resolutions, median time and agreement with later event or API labels. Over the decisions and reviews the caller may see; at most 30 a minute per caller (429 with Retry-After beyond). Requires the `reviews:read` scope (an API key must have been issued with it).
+         */
+        get: operations["getDeskDay"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -434,7 +554,7 @@ export type paths = {
         post?: never;
         /**
          * Delete a list (its entries are kept for rule tests); 409 while an active or shadow rule names it, with those rules
-         * @description Delete a list (its entries are kept for rule tests); 409 while an active or shadow rule names it, with those rules. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         * @description With four eyes on lists (docs/api.md, "Four eyes"), the deletion waits for a second person: 202 with the pending change. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
          */
         delete: operations["deleteList"];
         options?: never;
@@ -653,7 +773,7 @@ export type paths = {
         put?: never;
         /**
          * Make this version the active policy on every instance; a large move of the operating point needs {"confirm": true}
-         * @description Make this version the active policy on every instance; a large move of the operating point needs {"confirm": true}. Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
+         * @description With four eyes on policies (docs/api.md, "Four eyes"), the activation waits for a second person: 202 with the pending change (after the operating-point check). Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).
          */
         post: operations["activatePolicy"];
         delete?: never;
@@ -977,7 +1097,7 @@ export type paths = {
         put?: never;
         /**
          * Create a rule (version 1), draft unless a status is given; its condition is type-checked
-         * @description Create a rule (version 1), draft unless a status is given; its condition is type-checked. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         * @description With four eyes on rules (docs/api.md, "Four eyes"), a rule created active is stored as a draft and its activation waits for a second person: 202 with the pending change. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
          */
         post: operations["createRule"];
         delete?: never;
@@ -1009,7 +1129,7 @@ export type paths = {
         head?: never;
         /**
          * Change a rule: a new version with the fields given (null clears action, cap, description); status moves between draft, shadow and active; reason is kept
-         * @description Change a rule: a new version with the fields given (null clears action, cap, description); status moves between draft, shadow and active; reason is kept. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
+         * @description With four eyes on rules (docs/api.md, "Four eyes"), a change that leaves the rule active with something new (activating it, or editing an active rule) waits for a second person: 202 with the pending change. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).
          */
         patch: operations["updateRule"];
         trace?: never;
@@ -1127,6 +1247,30 @@ export type paths = {
          */
         get: operations["listRuleVariables"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The environment's settings: what needs a second person (four eyes)
+         * @description The environment's settings: what needs a second person (four eyes). Requires the `settings:read` scope (an API key must have been issued with it).
+         */
+        get: operations["getSettings"];
+        /**
+         * Replace the environment's settings: four_eyes lists the areas whose changes need a second person
+         * @description Replace the environment's settings: four_eyes lists the areas whose changes need a second person. Requires the `settings:write` scope and role admin (an API key must have been issued with it).
+         */
+        put: operations["putSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1561,6 +1705,49 @@ export type components = {
         ActivatePolicyRequest: {
             confirm?: boolean;
         };
+        ActivatePolicyResponse: {
+            /** Format: date-time */
+            created_at: string;
+            decided_at: string | null;
+            decided_by: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
+            /**
+             * Format: date-time
+             * @description after this, the change can no longer be approved
+             */
+            expires_at: string;
+            /** @description chg_<26-char ULID> */
+            id: string;
+            /** @enum {string} */
+            kind: "rule_activation" | "policy_activation" | "list_deletion";
+            /** @description the decider's note */
+            note: string | null;
+            /** @description what approving applies: the fields of the request that asked for it */
+            payload: unknown;
+            /** @description who did it */
+            requested_by: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            };
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "expired";
+            /** @description what the change acts on: rule:<id>, policy:<version> or list:<name> */
+            target: string;
+        };
         AddListEntriesRequest: {
             /** Format: date-time */
             expires_at?: string;
@@ -1664,6 +1851,10 @@ export type components = {
             scopes: string[];
             /** @enum {string} */
             status: "active" | "expired" | "inactive";
+        };
+        ApproveChangeRequest: {
+            /** @description why (kept with the change and in the audit log) */
+            note?: string;
         };
         BacktestPolicyRequest: {
             /** Format: date-time */
@@ -2018,6 +2209,83 @@ export type components = {
             /** @description scores: the request's context.trade_id */
             trade_id: string | null;
         };
+        GetDeskDayResponse: {
+            /** @description who resolved reviews in the window, most first, at most 100 */
+            analysts: {
+                /** @description the share of those whose label agreed with the verdict (decline ↔ fraud); null when none */
+                agreement: number | null;
+                /** @description of their resolutions, those whose decision was later labelled by an event or the API */
+                checked: number;
+                /** @description the principal who resolved: a user id, a client id or an API key id */
+                id: string;
+                /** @description opened to their verdict, median */
+                median_minutes: number | null;
+                /** @description the person's or the client's (key's) name; the id when unknown */
+                name: string;
+                /** @description reviews they resolved in the window */
+                resolved: number;
+                type: "user" | "client";
+            }[];
+            backlog: {
+                /** @description opened to resolved, over the window's resolutions */
+                median_minutes_to_resolve: number | null;
+                /** @description unresolved reviews now */
+                open: number;
+                /** @description unresolved and past due_at */
+                overdue: number;
+                /** @description reviews resolved in the window */
+                resolved: number;
+                /** @description the window's resolutions made by their due_at; null when none */
+                resolved_on_time_share: number | null;
+            };
+            /** @description every UTC day of the window, oldest first */
+            days: {
+                /** @description score decisions of the day with this outcome */
+                approve: number;
+                /** @description the UTC day, YYYY-MM-DD */
+                day: string;
+                /** @description score decisions of the day with this outcome */
+                decline: number;
+                /** @description the day's decisions labelled fraud that were declined, outright or by their review's decline */
+                fraud_caught: number;
+                /** @description currency → the amount of the day's decisions labelled fraud that were approved, outright or by their review */
+                fraud_money_passed: {
+                    [key: string]: number;
+                };
+                /** @description score decisions of the day with this outcome */
+                hold: number;
+                /** @description the day's decisions labelled legit that were declined, outright or by their review's decline */
+                legit_declined: number;
+                /** @description opened to resolved, over the day's resolutions; null when none */
+                median_minutes_to_resolve: number | null;
+                /** @description unresolved reviews at the end of the day (now, for today) */
+                open_at_end: number;
+                /** @description of those, resolved after their due_at */
+                resolved_late: number;
+                /** @description score decisions of the day with this outcome */
+                review: number;
+                /** @description reviews opened that day */
+                reviews_opened: number;
+                /** @description reviews resolved that day */
+                reviews_resolved: number;
+            }[];
+            /** @description the window held more than 200,000 decisions with a matched rule: the hits count the newest */
+            rules_truncated: boolean;
+            /**
+             * Format: date-time
+             * @description the first UTC midnight of the window
+             */
+            since: string;
+            /** @description the active rules that matched most in the window, at most 10, most first */
+            top_rules: {
+                /** @description score decisions it matched */
+                hits: number;
+                name: string;
+                rule_id: string;
+            }[];
+            /** Format: date-time */
+            until: string;
+        };
         GetEntityResponse: {
             blocklisted: boolean;
             chargebacks: number;
@@ -2225,6 +2493,10 @@ export type components = {
             truncated: boolean;
             until: string;
         };
+        GetSettingsResponse: {
+            /** @description what needs a second person: rules (activating a rule), policies (activating a policy), lists (deleting a list) */
+            four_eyes: ("rules" | "policies" | "lists")[];
+        };
         GetTrustEntitiesEntityIdGraphResponse: {
             edges: {
                 from: string;
@@ -2369,6 +2641,84 @@ export type components = {
                 title: string;
                 type: string;
             })[];
+        };
+        ListAuditLogResponse: {
+            data: {
+                /** @description what was done, e.g. rule.updated, key.created, change.approved */
+                action: string;
+                /** @description who did it */
+                actor: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                };
+                /** @description the changed fields after (never a secret) */
+                after?: unknown;
+                /** Format: date-time */
+                at: string;
+                /** @description the changed fields before (never a secret) */
+                before?: unknown;
+                /** @description SHA-256 (hex) over prev_hash and this entry's fields */
+                hash: string;
+                /** @description aud_<26-char ULID> */
+                id: string;
+                /** @description the hash of the entry before it in the chain (64 zeros for the first) */
+                prev_hash: string;
+                /** @description what it was done to, e.g. rule:rul_… */
+                target: string | null;
+            }[];
+            next_cursor: string | null;
+        };
+        ListChangesResponse: {
+            data: {
+                /** Format: date-time */
+                created_at: string;
+                decided_at: string | null;
+                decided_by: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                } | null;
+                /**
+                 * Format: date-time
+                 * @description after this, the change can no longer be approved
+                 */
+                expires_at: string;
+                /** @description chg_<26-char ULID> */
+                id: string;
+                /** @enum {string} */
+                kind: "rule_activation" | "policy_activation" | "list_deletion";
+                /** @description the decider's note */
+                note: string | null;
+                /** @description what approving applies: the fields of the request that asked for it */
+                payload: unknown;
+                /** @description who did it */
+                requested_by: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                };
+                /** @enum {string} */
+                status: "pending" | "approved" | "rejected" | "expired";
+                /** @description what the change acts on: rule:<id>, policy:<version> or list:<name> */
+                target: string;
+            }[];
+            next_cursor: string | null;
         };
         ListDecisionsResponse: {
             data: {
@@ -3262,6 +3612,75 @@ export interface operations {
             };
         };
     };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description an action (rule.updated), or every action of a kind (rule.*) */
+                action?: string;
+                /** @description the actor's id: a user, a client, an API key, or cli */
+                actor?: string;
+                /** @description the next_cursor of the page before */
+                cursor?: string;
+                limit?: number;
+                /** @description entries at or after this time */
+                since?: string;
+                /** @description entries before this time */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAuditLogResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     acceptInvitation: {
         parameters: {
             query?: never;
@@ -3833,6 +4252,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisableTotpRequest"];
             };
         };
@@ -3914,6 +4338,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "492039"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisableTotpRequest"];
             };
         };
@@ -3929,6 +4358,336 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConfirmTotpResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                kind?: "rule_activation" | "policy_activation" | "list_deletion";
+                limit?: number;
+                status?: "pending" | "approved" | "rejected" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListChangesResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description chg_<26-char ULID> */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivatePolicyResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    approveChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description chg_<26-char ULID> */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Checked the backtest: fine to go live."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApproveChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivatePolicyResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rejectChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description chg_<26-char ULID> */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "note": "Too broad: it would hold every new account."
+                 *     }
+                 */
+                "application/json": components["schemas"]["ApproveChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivatePolicyResponse"];
                 };
             };
             /** @description RFC 9457 problem details */
@@ -4211,6 +4970,84 @@ export interface operations {
             /** @description RFC 9457 problem details */
             409: {
                 headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDeskDay: {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetDeskDayResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     /** @description The request id, also the `request_id` of a problem document */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -5216,6 +6053,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivatePolicyResponse"];
+                };
+            };
             /** @description Default Response */
             204: {
                 headers: {
@@ -6721,6 +7569,17 @@ export interface operations {
                     "application/json": components["schemas"]["CreatePolicyResponse"];
                 };
             };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivatePolicyResponse"];
+                };
+            };
             /** @description RFC 9457 problem details */
             400: {
                 headers: {
@@ -8204,6 +9063,17 @@ export interface operations {
                     "application/json": components["schemas"]["CreateRuleResponse"];
                 };
             };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivatePolicyResponse"];
+                };
+            };
             /** @description RFC 9457 problem details */
             400: {
                 headers: {
@@ -8435,6 +9305,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreateRuleResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActivatePolicyResponse"];
                 };
             };
             /** @description RFC 9457 problem details */
@@ -8963,6 +9844,155 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListRuleVariablesResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSettingsResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "four_eyes": [
+                 *         "rules",
+                 *         "policies",
+                 *         "lists"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["GetSettingsResponse"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSettingsResponse"];
                 };
             };
             /** @description RFC 9457 problem details */

@@ -48,7 +48,11 @@ export class ChainCheck {
 
   add(row: ChainEntry & { prev_hash: string; hash: string }): ChainBreak | null {
     if (row.seq !== this.expectedSeq)
-      return { seq: this.expectedSeq, reason: 'gap', detail: `entry ${this.expectedSeq} is missing (next is ${row.seq})` };
+      return {
+        seq: this.expectedSeq,
+        reason: 'gap',
+        detail: `entry ${this.expectedSeq} is missing (next is ${row.seq})`,
+      };
     if (row.prev_hash !== this.prevHash)
       return { seq: row.seq, reason: 'prev_hash', detail: `entry ${row.seq} does not follow the entry before it` };
     if (entryHash(row.prev_hash, row) !== row.hash)

@@ -12,11 +12,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
 import { ApiError, ProblemSchema, problemBody, type ProblemBody } from '../http/problem.ts';
 import { compileBodyValidator } from '../http/validation.ts';
-import type { Database } from '../store/schema.ts';
+import type { Store } from '../store/db.ts';
+import { principalAuditor, type AuditNote, type Auditor } from '../audit-log/auditor.ts';
 import { LabelBody, LabelSchema, labelDecision, type LabelRecord } from './labels.ts';
 
 const MAX_LABELS = 1000;
@@ -69,7 +69,7 @@ type Item = Static<typeof LabelItem>;
 const ROUTE_CONFIG = { scope: 'labels:write' as const, operationId: 'labelDecisions' };
 
 export interface BulkLabelOptions {
-  db: Kysely<Database>;
+  store: Store;
   /** labelBudget(): VOUCH_LABELS_PER_MINUTE per principal, on the app's rate-limit counters (shared by the host) */
   budget: LabelBudget;
 }
@@ -108,7 +108,8 @@ export function labelBudget(createRateLimit: FastifyInstance['createRateLimit'],
   };
 }
 
-export function bulkLabelRoutes({ db, budget }: BulkLabelOptions): RouteDefinition[] {
+export function bulkLabelRoutes({ store, budget }: BulkLabelOptions): RouteDefinition[] {
+  const { db } = store;
   const validate = compileBodyValidator(LabelItem);
   const charge = (request: FastifyRequest, items: number) => budget.charge(request, items);
 
@@ -128,6 +129,7 @@ export function bulkLabelRoutes({ db, budget }: BulkLabelOptions): RouteDefiniti
       },
       handler: async (request) => {
         const { principal } = request;
+        const audit = principalAuditor(store, principal);
         const labels = request.body.labels;
         await charge(request, labels.length);
         const problem = (err: ApiError): ProblemBody =>
@@ -141,6 +143,10 @@ export function bulkLabelRoutes({ db, budget }: BulkLabelOptions): RouteDefiniti
           results.push(
             ...(await db.transaction().execute(async (trx) => {
               const out: Array<LabelRecord | ProblemBody> = [];
+              // The chunk's audit entries go in at its end: the log's lock is the last a transaction
+              // takes, never held while waiting for a decision's row.
+              const notes: AuditNote[] = [];
+              const later: Auditor = async (_db, note) => void notes.push(note);
               for (const raw of chunk) {
                 const invalid = validate(raw);
                 if (invalid) {
@@ -149,13 +155,14 @@ export function bulkLabelRoutes({ db, budget }: BulkLabelOptions): RouteDefiniti
                 }
                 const item = raw as Item;
                 try {
-                  out.push(await labelDecision(trx, principal, item.decision_id, item.label, item.note ?? null));
+                  out.push(await labelDecision(trx, principal, item.decision_id, item.label, item.note ?? null, later));
                 } catch (err) {
                   // Anything but a refusal (a store failure) rolls this chunk back and ends the request.
                   if (!(err instanceof ApiError)) throw err;
                   out.push(problem(err));
                 }
               }
+              for (const note of notes) await audit(trx, note);
               return out;
             })),
           );

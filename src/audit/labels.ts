@@ -12,6 +12,7 @@ import { ownerFilter } from '../http/route.ts';
 import { ApiError } from '../http/problem.ts';
 import { RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage } from '../http/validation.ts';
 import { rawIdentifierInText } from '../lib/identifiers.ts';
+import type { Auditor } from '../audit-log/auditor.ts';
 
 /** What labelling one decision takes: POST /api/v1/decisions/{id}/label's body (OpenAPI: labelDecision). */
 export const LabelBody = Type.Object(
@@ -110,6 +111,8 @@ export async function labelDecision(
   id: string,
   label: 'fraud' | 'legit',
   note: string | null,
+  /** the label's audit log entry goes through it, in `db` (a transaction, for the two to commit together) */
+  audit?: Auditor,
 ): Promise<LabelRecord> {
   checkLabelNote(note ?? undefined);
   const row = await findDecision(db, id, principal);
@@ -121,7 +124,14 @@ export async function labelDecision(
       'A dispute analysis cannot be labelled; its outcome arrives as a dispute.resolved event.',
     );
   }
-  return applyApiLabel(db, row.id, label, note, principal.id);
+  const record = await applyApiLabel(db, row.id, label, note, principal.id);
+  await audit?.(db, {
+    action: 'decision.labelled',
+    target: `decision:${row.id}`,
+    before: { label: row.label, source: row.label === null ? null : (row.label_source ?? 'api') },
+    after: { label, source: 'api' },
+  });
+  return record;
 }
 
 async function applyApiLabel(

@@ -3,8 +3,10 @@
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { decodeTimeKey, encodeTimeKey, nextCursor, pageOf } from '../lib/pagination.ts';
 import { Type, type Static } from 'typebox';
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, DecisionsTable } from '../store/schema.ts';
+import type { Selectable } from 'kysely';
+import type { DecisionsTable } from '../store/schema.ts';
+import type { Store } from '../store/db.ts';
+import { principalAuditor } from '../audit-log/auditor.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import { findDecision, labelDecision, labelObject, LabelBody, LabelSchema } from './labels.ts';
@@ -119,7 +121,8 @@ function decisionRecord(row: Row): Static<typeof Decision> {
   };
 }
 
-export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinition[] {
+export function decisionRoutes({ store }: { store: Store }): RouteDefinition[] {
+  const { db } = store;
   return [
     defineRoute({
       method: 'GET',
@@ -204,7 +207,13 @@ export function decisionRoutes({ db }: { db: Kysely<Database> }): RouteDefinitio
         response: { 200: LabelSchema, 409: ProblemSchema, ...problems },
       },
       handler: async (request) => {
-        return labelDecision(db, request.principal, request.params.id, request.body.label, request.body.note ?? null);
+        const { principal, params, body } = request;
+        // The label and its audit entry commit together.
+        return db
+          .transaction()
+          .execute((trx) =>
+            labelDecision(trx, principal, params.id, body.label, body.note ?? null, principalAuditor(store, principal)),
+          );
       },
     }),
   ];

@@ -102,6 +102,8 @@ export async function deactivateClient(
   feed: RevocationFeed,
   id: string,
   log: AuthLog = silentLog,
+  /** runs in the deactivation's transaction when it changes the client (its audit entry) */
+  onDeactivated?: (trx: Kysely<Database>, client: ClientRecord) => Promise<void>,
 ): Promise<ClientRecord | undefined> {
   if (!CLIENT_ID.test(id)) return undefined;
   const now = Date.now();
@@ -113,7 +115,9 @@ export async function deactivateClient(
     await trx.updateTable('clients').set({ deactivated_at: now }).where('id', '=', id).execute();
     await feed.record(trx, 'client', id);
     changed = true;
-    return { ...row, deactivated_at: now };
+    const updated = { ...row, deactivated_at: now };
+    await onDeactivated?.(trx, toRecord(updated));
+    return updated;
   });
   if (updated) {
     await feed.announce('client', id);

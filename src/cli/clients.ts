@@ -6,6 +6,7 @@ import { ENVIRONMENTS, ROLES, SCOPES, isRole, isScope, type Environment, type Ro
 import { RevocationFeed } from '../auth/revocation.ts';
 import { loadConfig } from '../config/env.ts';
 import { CommandFailure, cliLog, withStore } from './support.ts';
+import { auditorFor, cliActor, loggableText } from '../audit-log/auditor.ts';
 
 function scopeList(raw: string): string[] {
   const scopes = raw
@@ -73,11 +74,25 @@ export function registerClientCommands(program: Command): void {
     .action(async (options: { name: string; role: Role; scopes: string[]; environment: Environment }) => {
       const config = loadConfig();
       await withStore(config, async (store) => {
-        const { client, secret } = await createClient(
-          store.db,
-          { name: options.name, role: options.role, scopes: options.scopes, environment: options.environment },
-          cliLog(config),
-        );
+        // The client and its audit entry (never the secret) commit together.
+        const { client, secret } = await store.db.transaction().execute(async (trx) => {
+          const created = await createClient(
+            trx,
+            { name: options.name, role: options.role, scopes: options.scopes, environment: options.environment },
+            cliLog(config),
+          );
+          const { client_id, name, role, scopes, environment } = created.client;
+          await auditorFor(
+            store,
+            environment,
+            cliActor(),
+          )(trx, {
+            action: 'client.created',
+            target: `client:${client_id}`,
+            after: { name: loggableText(name), role, scopes, environment },
+          });
+          return created;
+        });
         process.stdout.write(
           `client_id=${client.client_id}\nclient_secret=${secret}\n# the secret is shown once; store it now\n`,
         );
@@ -105,7 +120,18 @@ export function registerClientCommands(program: Command): void {
     .action(async (id: string) => {
       const config = loadConfig();
       await withStore(config, async (store) => {
-        const client = await deactivateClient(store.db, new RevocationFeed(store), id, cliLog(config));
+        const client = await deactivateClient(store.db, new RevocationFeed(store), id, cliLog(config), (trx, c) =>
+          auditorFor(
+            store,
+            c.environment,
+            cliActor(),
+          )(trx, {
+            action: 'client.deactivated',
+            target: `client:${c.client_id}`,
+            before: { status: 'active' },
+            after: { status: 'inactive' },
+          }),
+        );
         if (!client) throw new CommandFailure(`no client ${printable(id)}`);
         process.stdout.write(`${client.client_id} deactivated\n`);
       });

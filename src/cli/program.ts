@@ -11,6 +11,7 @@ import { registerPolicyCommands } from '../policies/cli.ts';
 import { registerNetworkCommands } from '../network/cli.ts';
 import { registerLabelCommands } from '../audit/cli.ts';
 import { registerReviewCommands } from '../reviews/cli.ts';
+import { registerAuditLogCommands } from '../audit-log/cli.ts';
 import { registerRuleCommands } from '../rules/cli.ts';
 import { registerClientCommands } from './clients.ts';
 import { registerUserCommands } from './users.ts';
@@ -136,6 +137,7 @@ export function buildProgram(): Command {
     partialFailure: (message) => new PartialFailure(message),
   });
   registerReviewCommands(program, { withStore });
+  registerAuditLogCommands(program, { withStore, failure: (message) => new CommandFailure(message) });
   registerRuleCommands(program, {
     withStore,
     usageError: (message) => new UsageError(message),

@@ -176,6 +176,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   webhooks: 'Event subscriptions and their deliveries',
   rules: 'Rules on top of the score: outcomes and caps, versions, shadow, checks and stats',
   lists: 'Typed lists the rules read, and their entries',
+  changes: 'Four eyes: the settings, and changes waiting for a second person',
   ops: 'Health, readiness and metrics',
 };
 

@@ -10,6 +10,7 @@ import { apiKeyPrefix, generateApiKey, type ApiKeyEnv } from './format.ts';
 import { sha256Hex } from '../lib/digest.ts';
 import { newId } from '../lib/ids.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
+import type { Auditor } from '../audit-log/auditor.ts';
 
 export type KeyRow = Database['api_keys'];
 export const KEY_STATUSES = ['active', 'expired', 'inactive'] as const;
@@ -193,6 +194,7 @@ export async function deactivateKey(
   refuse: Refusal = () => undefined,
   /** the principal deactivating it, named in the key.deactivated webhook */
   by = '',
+  audit?: Auditor,
 ): Promise<DeactivateOutcome> {
   const now = Date.now();
   const outcome = await db.transaction().execute(async (trx): Promise<DeactivateOutcome> => {
@@ -206,6 +208,12 @@ export async function deactivateKey(
     await trx.updateTable('api_keys').set({ deactivated_at: now }).where('id', '=', id).execute();
     await feed.record(trx, 'key', id);
     await announceKeyDeactivated(trx, row, now, by);
+    await audit?.(trx, {
+      action: 'key.deactivated',
+      target: `key:${id}`,
+      before: { status: keyStatus(row, now) },
+      after: { status: 'inactive' },
+    });
     return { kind: 'deactivated', row: { ...row, deactivated_at: now }, changed: true };
   });
   if (outcome.kind === 'deactivated' && outcome.changed) await feed.announce('key', id);

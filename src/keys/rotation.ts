@@ -6,6 +6,9 @@ import type { RevocationFeed } from '../auth/revocation.ts';
 import { parseScopes, type Role } from '../lib/principal.ts';
 import type { ApiKeyEnv } from './format.ts';
 import { insertKey, type KeyRow, type Refusal } from './repository.ts';
+import type { Auditor } from '../audit-log/auditor.ts';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Thrown inside a transaction to roll back its first (claiming) write. */
 class Refused extends Error {
@@ -35,6 +38,7 @@ export async function rotateKey(
   owner: string | undefined,
   graceSeconds: number,
   refuse: Refusal = () => undefined,
+  audit?: Auditor,
 ): Promise<RotateOutcome> {
   const now = Date.now();
   let outcome: RotateOutcome;
@@ -76,6 +80,12 @@ export async function rotateKey(
         },
         { rotation: true },
       );
+      await audit?.(trx, {
+        action: 'key.rotated',
+        target: `key:${id}`,
+        before: { expires_at: iso(old.expires_at) },
+        after: { expires_at: iso(newExpiry), successor: row.id, grace_period_seconds: graceSeconds },
+      });
       return { kind: 'rotated', row, key, old: { ...old, expires_at: newExpiry } };
     });
   } catch (err) {

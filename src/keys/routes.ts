@@ -7,14 +7,14 @@ import type { FastifyRequest } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { nextCursor } from '../lib/pagination.ts';
 import { Type } from 'typebox';
-import type { Kysely } from 'kysely';
-import type { Database } from '../store/schema.ts';
+import type { Store } from '../store/db.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { parseScopes, roleAtMost, type Environment, type Principal, type Role } from '../lib/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { KeyVerifier } from './verifier.ts';
 import { deactivateKey, findKey, insertKey, listKeys, toKeyRecord, type KeyRow } from './repository.ts';
 import { rotateKey } from './rotation.ts';
+import { loggableText, principalAuditor } from '../audit-log/auditor.ts';
 import {
   CONTROL_CHARS,
   CreateBody,
@@ -28,7 +28,7 @@ import {
 } from './route-schemas.ts';
 
 export interface KeyRouteOptions {
-  db: Kysely<Database>;
+  store: Store;
   feed: RevocationFeed;
   verifier: KeyVerifier;
 }
@@ -44,7 +44,8 @@ function environmentRefusal(principal: Principal, environment: string, action: s
   return undefined;
 }
 
-export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinition[] {
+export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefinition[] {
+  const { db } = store;
   const record = (row: KeyRow) => toKeyRecord(row, verifier.lastUsed(row.id));
   const notFound = () => new ApiError(404, 'not_found', 'No such key.');
 
@@ -119,13 +120,23 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
             });
           }
         }
-        const { row, key } = await insertKey(db, {
-          ownerClientId: principal.clientId,
-          name: body.name,
-          scopes: body.scopes,
-          role,
-          environment,
-          expiresAt,
+        // The key and its audit entry (never the secret) commit together.
+        const { row, key } = await db.transaction().execute(async (trx) => {
+          const created = await insertKey(trx, {
+            ownerClientId: principal.clientId,
+            name: body.name,
+            scopes: body.scopes,
+            role,
+            environment,
+            expiresAt,
+          });
+          const { name, scopes, expires_at, owner_client_id } = toKeyRecord(created.row);
+          await principalAuditor(store, principal)(trx, {
+            action: 'key.created',
+            target: `key:${created.row.id}`,
+            after: { name: loggableText(name), role, scopes, environment, expires_at, owner_client_id },
+          });
+          return created;
         });
         request.log.info(
           {
@@ -188,6 +199,7 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
               ? undefined
               : `A key with a higher role than the caller (${principal.role}) cannot be deactivated by it.`),
           principal.id,
+          principalAuditor(store, principal),
         );
         if (outcome.kind === 'not_found') throw notFound();
         if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
@@ -226,16 +238,24 @@ export function keyRoutes({ db, feed, verifier }: KeyRouteOptions): RouteDefinit
         const { principal } = request;
         // Rotation hands out a fresh secret with the old key's rights, so it is bound by the same
         // rule as creation: a key with scopes or a role the caller lacks cannot be rotated by it.
-        const outcome = await rotateKey(db, feed, id, ownerFilter(principal), grace, (old) => {
-          const crossing = environmentRefusal(principal, old.environment, 'rotate');
-          if (crossing !== undefined) return crossing;
-          const excess = parseScopes(old.scopes).filter((s) => !principal.scopes.has(s));
-          if (excess.length > 0)
-            return `A key holding scopes the caller lacks cannot be rotated by it: ${excess.join(', ')}.`;
-          if (!roleAtMost(old.role as Role, principal.role))
-            return `A key with a higher role than the caller (${principal.role}) cannot be rotated by it.`;
-          return undefined;
-        });
+        const outcome = await rotateKey(
+          db,
+          feed,
+          id,
+          ownerFilter(principal),
+          grace,
+          (old) => {
+            const crossing = environmentRefusal(principal, old.environment, 'rotate');
+            if (crossing !== undefined) return crossing;
+            const excess = parseScopes(old.scopes).filter((s) => !principal.scopes.has(s));
+            if (excess.length > 0)
+              return `A key holding scopes the caller lacks cannot be rotated by it: ${excess.join(', ')}.`;
+            if (!roleAtMost(old.role as Role, principal.role))
+              return `A key with a higher role than the caller (${principal.role}) cannot be rotated by it.`;
+            return undefined;
+          },
+          principalAuditor(store, principal),
+        );
         if (outcome.kind === 'not_found') throw notFound();
         if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
         if (outcome.kind === 'conflict')

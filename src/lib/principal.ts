@@ -104,4 +104,3 @@ export function actorOf(p: Principal): Actor {
     ? { type: 'user', id: p.id, name: p.name ?? p.id }
     : { type: 'client', id: p.id, name: p.name ?? p.id };
 }
-

@@ -21,9 +21,9 @@ import {
   type UserRow,
 } from './repository.ts';
 
-export const INVITATION_TTL_MS = 72 * 3_600_000;
+const INVITATION_TTL_MS = 72 * 3_600_000;
 /** Consecutive wrong passwords before the account locks, and for how long (ASVS 2.2.1). */
-export const LOCKOUT = { failures: 5, ms: 15 * 60_000 } as const;
+const LOCKOUT = { failures: 5, ms: 15 * 60_000 } as const;
 
 export type PeopleErrorKind =
   'conflict' | 'not_found' | 'invalid_invitation' | 'wrong_credentials' | 'locked' | 'second_factor_required';

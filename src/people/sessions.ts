@@ -15,9 +15,9 @@ import { isPersonRole, machineRoleOf, personScopes, type PersonRole } from '../l
 import { ApiError } from '../http/problem.ts';
 import { insertSession, revokeSession, sessionByToken, touchSession, userById } from './repository.ts';
 
-export const SESSION_COOKIE = 'vouch_session';
-export const SESSION_IDLE_MS = 30 * 60_000;
-export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
+const SESSION_COOKIE = 'vouch_session';
+const SESSION_IDLE_MS = 30 * 60_000;
+const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
 /** last_seen_at is written at most this often: a page's burst of requests is one write. */
 const TOUCH_EVERY_MS = 60_000;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -28,6 +28,10 @@ import { activationMove } from './activation.ts';
 import type { OperatingMove } from './operating.ts';
 import { environmentOption, print, type Env } from './cli-options.ts';
 import { registerJobCommands } from './cli-jobs.ts';
+import { auditorFor, cliActor } from '../audit-log/auditor.ts';
+
+/** A status change from the command line goes to the audit log as the host's operator's (docs/api.md, "Audit log"). */
+const cliAudit = (store: Store, environment: Environment) => auditorFor(store, environment, cliActor());
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 const describeMove = (m: OperatingMove): string =>
@@ -156,7 +160,7 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
           if (move.exceeds && !(await confirm(describeMove(move))))
             throw failure(`not activated: ${describeMove(move)}; pass --yes to activate it`);
         }
-        print(policyRecord(await activatePolicy(store, o.environment, version)));
+        print(policyRecord(await activatePolicy(store, o.environment, version, cliAudit(store, o.environment))));
       }),
     );
   policy
@@ -168,12 +172,12 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
     .action((version: string | undefined, o: Env & { off?: boolean }) =>
       run(async (store) => {
         if (o.off) {
-          const previous = await clearShadow(store, o.environment);
+          const previous = await clearShadow(store, o.environment, cliAudit(store, o.environment));
           process.stdout.write(previous ? `shadow mode ended (was ${previous})\n` : 'no shadow policy was set\n');
           return;
         }
         if (!version) throw usageError('name a version, or --off');
-        print(policyRecord(await shadowPolicy(store, o.environment, version)));
+        print(policyRecord(await shadowPolicy(store, o.environment, version, cliAudit(store, o.environment))));
       }),
     );
   policy

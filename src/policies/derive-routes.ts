@@ -10,7 +10,8 @@ import { validatePolicy } from '../model/policy-document.ts';
 import type { Policy } from '../model/policy.ts';
 import type { Store } from '../store/db.ts';
 import { mergePatch, MergePatchError } from '../lib/merge-patch.ts';
-import { insertPolicy, parseDocument } from './repository.ts';
+import { parseDocument } from './repository.ts';
+import { insertAudited } from './changes.ts';
 import { mapErrors, policyDetail, policyFieldErrors, requireRow } from './route-support.ts';
 import { Params, PolicyDetail, problems } from './schemas.ts';
 
@@ -43,7 +44,7 @@ export function policyDeriveRoutes({ store }: { store: Store }): RouteDefinition
         response: { 201: PolicyDetail, 409: ProblemSchema, ...problems },
       },
       handler: async (request, reply) => {
-        const { environment, id } = request.principal;
+        const { environment } = request.principal;
         const base = await requireRow(store, environment, request.params.version);
         let policy: Policy;
         try {
@@ -57,11 +58,10 @@ export function policyDeriveRoutes({ store }: { store: Store }): RouteDefinition
               : policyFieldErrors(message).map((e) => ({ ...e, field: `changes.${e.field}` }));
           throw new ApiError(400, 'validation_failed', 'The derived policy document is invalid.', { errors });
         }
-        const row = await insertPolicy(store.db, environment, {
+        const row = await insertAudited(store, request.principal, {
           policy,
           source: 'derived',
           parentVersion: base.version,
-          createdBy: id,
         }).catch(mapErrors);
         reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
         return policyDetail(row);

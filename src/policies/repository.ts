@@ -12,6 +12,7 @@ import type { Store } from '../store/db.ts';
 import { advisoryXactLock, notify } from '../store/locks.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
 import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
+import type { Auditor } from '../audit-log/auditor.ts';
 
 type PolicyStatus = 'active' | 'shadow' | 'candidate' | 'retired';
 type PolicySource = 'builtin' | 'file' | 'upload' | 'fit' | 'derived';
@@ -154,9 +155,18 @@ async function recordChange(
   await notify(store, trx, 'vouch_revocations');
 }
 
-/** Makes `version` the active policy; the previous one is retired. Returns the new row. */
-export async function activatePolicy(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
-  return store.db.transaction().execute(async (trx) => {
+/**
+ * Makes `version` the active policy; the previous one is retired. Returns the new row. In `within`
+ * when given (an approved four-eyes change runs in its approval's transaction), else in its own.
+ */
+export async function activatePolicy(
+  store: Store,
+  environment: Environment,
+  version: string,
+  audit?: Auditor,
+  within?: Transaction<Database>,
+): Promise<PolicyRow> {
+  const run = async (trx: Transaction<Database>): Promise<PolicyRow> => {
     await advisoryXactLock(store, trx, POLICY_LOCK);
     const row = await getPolicy(trx, environment, version);
     if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
@@ -174,12 +184,27 @@ export async function activatePolicy(store: Store, environment: Environment, ver
       source: row.source,
       activated_at: new Date().toISOString(),
     });
+    await audit?.(trx, policyNote('policy.activated', version, 'active', previous?.version ?? null, version));
     return { ...row, status: 'active' };
-  });
+  };
+  return within ? run(within) : store.db.transaction().execute(run);
 }
 
+/** A policy status change as the audit log keeps it: which version held the status before and after. */
+const policyNote = (action: string, version: string, status: string, before: string | null, after: string | null) => ({
+  action,
+  target: `policy:${version}`,
+  before: { [status]: before },
+  after: { [status]: after },
+});
+
 /** Makes `version` the shadow policy (the previous shadow goes back to candidate). */
-export async function shadowPolicy(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
+export async function shadowPolicy(
+  store: Store,
+  environment: Environment,
+  version: string,
+  audit?: Auditor,
+): Promise<PolicyRow> {
   return store.db.transaction().execute(async (trx) => {
     await advisoryXactLock(store, trx, POLICY_LOCK);
     const row = await getPolicy(trx, environment, version);
@@ -187,33 +212,45 @@ export async function shadowPolicy(store: Store, environment: Environment, versi
     if (row.status === 'active')
       throw new PolicyConflictError(`policy ${version} is the active policy; it cannot also be the shadow`);
     if (row.status === 'shadow') return row;
+    const previous = await shadowVersion(trx, environment);
     const inEnvironment = trx.updateTable('policies').where('environment', '=', environment);
     await inEnvironment.set({ status: 'candidate' }).where('status', '=', 'shadow').execute();
     await inEnvironment.set({ status: 'shadow' }).where('version', '=', version).execute();
     await recordChange(trx, store, environment, version);
+    await audit?.(trx, policyNote('policy.shadowed', version, 'shadow', previous ?? null, version));
     return { ...row, status: 'shadow' };
   });
 }
 
+async function shadowVersion(trx: Db, environment: Environment): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('policies')
+    .select('version')
+    .where('environment', '=', environment)
+    .where('status', '=', 'shadow')
+    .executeTakeFirst();
+  return row?.version;
+}
+
 /** Ends shadow mode; returns the version that was the shadow, if any. */
-export async function clearShadow(store: Store, environment: Environment): Promise<string | undefined> {
+export async function clearShadow(
+  store: Store,
+  environment: Environment,
+  audit?: Auditor,
+): Promise<string | undefined> {
   return store.db.transaction().execute(async (trx) => {
     await advisoryXactLock(store, trx, POLICY_LOCK);
-    const row = await trx
-      .selectFrom('policies')
-      .select('version')
-      .where('environment', '=', environment)
-      .where('status', '=', 'shadow')
-      .executeTakeFirst();
-    if (!row) return undefined;
+    const version = await shadowVersion(trx, environment);
+    if (version === undefined) return undefined;
     await trx
       .updateTable('policies')
       .set({ status: 'candidate' })
       .where('environment', '=', environment)
-      .where('version', '=', row.version)
+      .where('version', '=', version)
       .execute();
-    await recordChange(trx, store, environment, row.version);
-    return row.version;
+    await recordChange(trx, store, environment, version);
+    await audit?.(trx, policyNote('policy.shadow_cleared', version, 'shadow', version, null));
+    return version;
   });
 }
 
@@ -254,28 +291,4 @@ async function ensureEnvironmentPolicies(store: Store, environment: Environment,
       activate = fromFile ? configured.version : DEFAULT_POLICY.version;
   });
   if (activate) await activatePolicy(store, environment, activate);
-}
-
-/** A short line for lists: what the policy is and, for a fit, how it did on the holdout. */
-export function summary(row: PolicyRow): string {
-  const report = row.report
-    ? (JSON.parse(row.report) as {
-        labels?: { fraud: number; legit: number };
-        metrics?: { candidate?: { roc_auc: number | null } };
-      })
-    : undefined;
-  if (row.source === 'fit' && report?.labels) {
-    const auc = report.metrics?.candidate?.roc_auc;
-    return `fitted on ${report.labels.fraud} fraud and ${report.labels.legit} legit decisions from ${row.parent_version ?? 'the active policy'}; holdout ROC-AUC ${auc === null || auc === undefined ? 'n/a' : auc.toFixed(3)}`;
-  }
-  const doc = parseDocument(row);
-  const what =
-    {
-      builtin: 'the built-in policy',
-      file: 'loaded from VOUCH_POLICY_FILE',
-      upload: 'uploaded',
-      fit: 'fitted',
-      derived: `derived from ${row.parent_version ?? 'another version'}`,
-    }[row.source as PolicySource] ?? row.source;
-  return `${what}; bias ${doc.bias}, thresholds ${doc.thresholds.medium}/${doc.thresholds.high}/${doc.thresholds.critical}`;
 }

@@ -8,14 +8,7 @@ import type { Environment } from '../lib/principal.ts';
 import { JobConflictError, type JobStatus } from './jobs.ts';
 import { JobTurnError, type Claimant } from './job-turns.ts';
 import type { JobSchema, PolicyDetail, PolicyRecord } from './schemas.ts';
-import {
-  getPolicy,
-  parseDocument,
-  PolicyConflictError,
-  PolicyNotFoundError,
-  summary,
-  type PolicyRow,
-} from './repository.ts';
+import { getPolicy, parseDocument, PolicyConflictError, PolicyNotFoundError, type PolicyRow } from './repository.ts';
 
 export function policyRecord(row: PolicyRow): Static<typeof PolicyRecord> {
   return {
@@ -89,3 +82,36 @@ export const claimantOf = (request: FastifyRequest): Claimant => ({
   clientId: request.principal.clientId,
   admin: request.principal.role === 'admin',
 });
+
+/** A short line for lists: what the policy is and, for a fit, how it did on the holdout. */
+function summary(row: PolicyRow): string {
+  const report = row.report
+    ? (JSON.parse(row.report) as {
+        labels?: { fraud: number; legit: number };
+        metrics?: { candidate?: { roc_auc: number | null } };
+      })
+    : undefined;
+  if (row.source === 'fit' && report?.labels) {
+    const auc = report.metrics?.candidate?.roc_auc;
+    return `fitted on ${report.labels.fraud} fraud and ${report.labels.legit} legit decisions from ${row.parent_version ?? 'the active policy'}; holdout ROC-AUC ${auc === null || auc === undefined ? 'n/a' : auc.toFixed(3)}`;
+  }
+  const doc = parseDocument(row);
+  const words: Record<string, string> = {
+    builtin: 'the built-in policy',
+    file: 'loaded from VOUCH_POLICY_FILE',
+    upload: 'uploaded',
+    fit: 'fitted',
+    derived: `derived from ${row.parent_version ?? 'another version'}`,
+  };
+  const what = words[row.source] ?? row.source;
+  return `${what}; bias ${doc.bias}, thresholds ${doc.thresholds.medium}/${doc.thresholds.high}/${doc.thresholds.critical}`;
+}
+
+/** text/html listed before (or without) application/json. */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
+  const html = types.indexOf('text/html');
+  const json = types.findIndex((t) => t === 'application/json' || t === 'application/problem+json');
+  return html !== -1 && (json === -1 || html < json);
+}

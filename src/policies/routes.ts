@@ -27,7 +27,6 @@ import {
   activeRow,
   clearShadow,
   getPolicy,
-  insertPolicy,
   parseDocument,
   POLICY_FEED_KIND,
   sameFitCandidate,
@@ -38,6 +37,10 @@ import { fitEconomics } from './cost-fit.ts';
 import { parseTime } from '../http/validation.ts';
 import { policyReadRoutes } from './read-routes.ts';
 import { policyDeriveRoutes } from './derive-routes.ts';
+import { insertAudited } from './changes.ts';
+import { principalAuditor } from '../audit-log/auditor.ts';
+import { deferIfFourEyes } from '../changes/four-eyes.ts';
+import { ChangeSchema } from '../changes/schemas.ts';
 import {
   claimantOf,
   emptyIsObject,
@@ -45,6 +48,7 @@ import {
   policyDetail,
   policyFieldErrors,
   policyRecord,
+  prefersHtml,
   requireRow,
 } from './route-support.ts';
 
@@ -78,11 +82,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
           const errors = policyFieldErrors((err as Error).message);
           throw new ApiError(400, 'validation_failed', 'The policy document is invalid.', { errors });
         }
-        const row = await insertPolicy(db, request.principal.environment, {
-          policy,
-          source: 'upload',
-          createdBy: request.principal.id,
-        }).catch(mapErrors);
+        const row = await insertAudited(store, request.principal, { policy, source: 'upload' }).catch(mapErrors);
         reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
         return policyDetail(row);
       },
@@ -132,11 +132,10 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
             reply.header('location', `/api/v1/policies/${encodeURIComponent(same.version)}`);
             return policyDetail(same);
           }
-          const row = await insertPolicy(db, environment, {
+          const row = await insertAudited(store, request.principal, {
             policy,
             source: 'fit',
             parentVersion: baseRow.version,
-            createdBy: request.principal.id,
             report,
           });
           reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
@@ -190,12 +189,15 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
         tags,
         summary:
           'Make this version the active policy on every instance; a large move of the operating point needs {"confirm": true}',
+        description:
+          'With four eyes on policies (docs/api.md, "Four eyes"), the activation waits for a second person: 202 with the pending change (after the operating-point check). Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).',
         params: Params,
         body: ActivateBody,
-        response: { 200: PolicyDetail, 409: ConfirmProblem, ...problems },
+        response: { 200: PolicyDetail, 202: ChangeSchema, 409: ConfirmProblem, ...problems },
       },
-      handler: async (request) => {
-        const { environment } = request.principal;
+      handler: async (request, reply) => {
+        const { principal } = request;
+        const { environment } = principal;
         const next = await requireRow(store, environment, request.params.version);
         const current = await activeRow(db, environment);
         if (current && current.version !== next.version && request.body?.confirm !== true) {
@@ -210,8 +212,17 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
             );
           }
         }
-        const row = await activatePolicy(store, environment, request.params.version).catch(mapErrors);
-        await announce(request.principal.environment, row.version);
+        if (next.status !== 'active') {
+          const pending = await deferIfFourEyes(store, principal, {
+            kind: 'policy_activation',
+            target: `policy:${next.version}`,
+            payload: { version: next.version },
+          });
+          if (pending) return reply.code(202).header('location', `/api/v1/changes/${pending.id}`).send(pending);
+        }
+        const audit = principalAuditor(store, principal);
+        const row = await activatePolicy(store, environment, request.params.version, audit).catch(mapErrors);
+        await announce(environment, row.version);
         return policyDetail(row);
       },
     }),
@@ -229,7 +240,9 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
         response: { 200: PolicyDetail, 409: ProblemSchema, ...problems },
       },
       handler: async (request) => {
-        const row = await shadowPolicy(store, request.principal.environment, request.params.version).catch(mapErrors);
+        const { principal } = request;
+        const audit = principalAuditor(store, principal);
+        const row = await shadowPolicy(store, principal.environment, request.params.version, audit).catch(mapErrors);
         await announce(request.principal.environment, row.version);
         return policyDetail(row);
       },
@@ -248,7 +261,11 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
         },
       },
       handler: async (request) => {
-        const previous = await clearShadow(store, request.principal.environment);
+        const previous = await clearShadow(
+          store,
+          request.principal.environment,
+          principalAuditor(store, request.principal),
+        );
         if (previous) await announce(request.principal.environment, previous);
         return { shadow: null, previous: previous ?? null };
       },
@@ -281,13 +298,4 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       },
     }),
   ];
-}
-
-/** text/html listed before (or without) application/json. */
-function prefersHtml(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const types = accept.split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
-  const html = types.indexOf('text/html');
-  const json = types.findIndex((t) => t === 'application/json' || t === 'application/problem+json');
-  return html !== -1 && (json === -1 || html < json);
 }

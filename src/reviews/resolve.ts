@@ -11,6 +11,7 @@ import { ownerFilter } from '../http/route.ts';
 import { ApiError } from '../http/problem.ts';
 import { applyReviewLabel, checkLabelNote } from '../audit/labels.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
+import type { Auditor } from '../audit-log/auditor.ts';
 import { CLAIM_LAPSE_MS, reviewRecord, type ReviewRecord } from './schemas.ts';
 import { findReview, type Viewer } from './queue.ts';
 import { ListConflictError, ListNotFoundError, ListValueError, addListEntries } from '../rules/lists.ts';
@@ -27,6 +28,8 @@ export interface ResolveDeps {
   feed: RevocationFeed;
   /** whether the environment's active policy opens the list to reviewers (its `reviewLists`) */
   reviewListOpen: (environment: Environment, list: string) => boolean;
+  /** the resolution's audit log entry goes through it, in the resolution's transaction */
+  audit?: Auditor;
 }
 
 /**
@@ -112,7 +115,7 @@ export async function resolveReview(
       );
     }
     // An API or event label stays (src/audit/labels.ts): the review is resolved all the same.
-    if (label !== null) await applyReviewLabel(trx, row.decision_id, label, note, principal.id, now);
+    const labelled = label !== null && (await applyReviewLabel(trx, row.decision_id, label, note, principal.id, now));
     if (listName !== undefined) {
       const list = await trx
         .selectFrom('lists')
@@ -135,6 +138,18 @@ export async function resolveReview(
         now,
       ).catch(listError);
     }
+    // One entry for the resolution and what it did: the label it gave, the list it added the entity to.
+    await deps.audit?.(trx, {
+      action: 'review.resolved',
+      target: `review:${id}`,
+      after: {
+        status: 'resolved',
+        resolution: body.resolution,
+        decision: row.decision_id,
+        label: labelled ? label : null,
+        added_to_list: listName ?? null,
+      },
+    });
     await enqueueWebhookEvent(
       trx,
       principal.environment,

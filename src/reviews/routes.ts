@@ -7,6 +7,8 @@ import { Type } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
+import type { Store } from '../store/db.ts';
+import { principalAuditor } from '../audit-log/auditor.ts';
 import type { Environment, Principal } from '../lib/principal.ts';
 import { NoContent, defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
@@ -28,7 +30,7 @@ import { resolutionLabel, resolveReview } from './resolve.ts';
 import { reviewStats } from './stats.ts';
 
 export interface ReviewRouteOptions {
-  db: Kysely<Database>;
+  store: Store;
   feed: RevocationFeed;
   /** whether the environment's active policy opens a list to reviewers (its `reviewLists`) */
   reviewListOpen: (environment: Environment, list: string) => boolean;
@@ -76,7 +78,8 @@ async function detail(db: Kysely<Database>, v: Viewer, row: ReviewJoined) {
   };
 }
 
-export function reviewRoutes({ db, feed, reviewListOpen, chargeLabel }: ReviewRouteOptions): RouteDefinition[] {
+export function reviewRoutes({ store, feed, reviewListOpen, chargeLabel }: ReviewRouteOptions): RouteDefinition[] {
+  const { db } = store;
   return [
     defineRoute({
       method: 'GET',
@@ -243,7 +246,8 @@ export function reviewRoutes({ db, feed, reviewListOpen, chargeLabel }: ReviewRo
       handler: async (request) => {
         const v = viewer(request.principal);
         if (resolutionLabel(request.body) !== null) await chargeLabel(request);
-        const record = await resolveReview({ db, feed, reviewListOpen }, v, request.params.id, request.body);
+        const audit = principalAuditor(store, request.principal);
+        const record = await resolveReview({ db, feed, reviewListOpen, audit }, v, request.params.id, request.body);
         request.log.info(
           {
             event: 'review_resolved',

@@ -11,6 +11,7 @@ import { RevocationFeed } from '../auth/revocation.ts';
 import { loadConfig, type Config } from '../config/env.ts';
 import type { Store } from '../store/db.ts';
 import { addListEntries, ListValueError, normaliseValues } from './lists.ts';
+import { auditorFor, cliActor } from '../audit-log/auditor.ts';
 import { getList } from './list-reads.ts';
 import { listRules, parseBody } from './repository.ts';
 import { MAX_VALUES_PER_REQUEST, RULE_STATUSES, type ListKind, type RuleStatus } from './schemas.ts';
@@ -146,6 +147,7 @@ export async function importListFile(
     if (summary.failures.length < 100) summary.failures.push({ line, reason });
   };
   const feed = new RevocationFeed(store);
+  const audit = auditorFor(store, environment, cliActor());
   let batch: FileEntry[] = [];
   const inBatch = new Set<string>();
   const flush = async () => {
@@ -156,7 +158,7 @@ export async function importListFile(
       listName,
       batch.map((e) => e.value),
       by,
-      { entries: new Map(batch.map((e) => [e.value, e])), feed, ...options },
+      { entries: new Map(batch.map((e) => [e.value, e])), feed, audit, ...options },
       Date.now(),
     );
     summary.added += result.added;

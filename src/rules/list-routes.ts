@@ -4,20 +4,15 @@
 import { Type, type Static } from 'typebox';
 import { NoContent, defineRoute, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
-import { RAW_IDENTIFIER_DETAIL } from '../http/validation.ts';
 import { nextCursor } from '../lib/pagination.ts';
-import type { Environment } from '../lib/principal.ts';
+import type { Environment, Principal } from '../lib/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { Store } from '../store/db.ts';
-import {
-  addListEntries,
-  createList,
-  deleteList,
-  ListConflictError,
-  ListNotFoundError,
-  ListValueError,
-  removeListEntry,
-} from './lists.ts';
+import { addListEntries, createList, deleteList, removeListEntry } from './lists.ts';
+import { listErrors as mapErrors } from './route-support.ts';
+import { deferListDeletion } from './four-eyes.ts';
+import { principalAuditor } from '../audit-log/auditor.ts';
+import { ChangeSchema } from '../changes/schemas.ts';
 import { LIST_BOUND } from './list-bound.ts';
 import { HIDDEN_CHARACTERS_MESSAGE, hasHiddenCharacters } from '../lib/plain-text.ts';
 import { getList, listEntries, listLists, presentCounts, type ListRow } from './list-reads.ts';
@@ -48,29 +43,6 @@ function listView(row: ListRow, entries: number): Static<typeof ListSchema> {
   };
 }
 
-function mapErrors(err: unknown): never {
-  if (err instanceof ListNotFoundError)
-    throw new ApiError(
-      404,
-      'not_found',
-      err.message.startsWith('no list') ? 'No such list in this environment.' : 'No such entry on this list.',
-    );
-  if (err instanceof ListConflictError) {
-    throw new ApiError(409, 'conflict', err.message, err.rules.length > 0 ? { extensions: { rules: err.rules } } : {});
-  }
-  if (err instanceof ListValueError) {
-    if (err.raw.length > 0)
-      throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: err.raw });
-    throw new ApiError(
-      400,
-      'validation_failed',
-      `The values do not fit the list's kind: ${err.invalid[0]!.field} ${err.invalid[0]!.message}`,
-      { errors: err.invalid },
-    );
-  }
-  throw err;
-}
-
 const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
 const ConflictProblem = Type.Object({
   ...ProblemSchema.properties,
@@ -93,7 +65,12 @@ export function listRoutes({
   const db = store.db;
   const announce = (environment: Environment) => feed.announce(RULES_FEED_KIND, environment).catch(() => {});
   const tags = ['lists'];
-  const change = (environment: Environment, by: string) => ({ environment, by, now: Date.now() });
+  const change = (principal: Principal) => ({
+    environment: principal.environment,
+    by: principal.id,
+    now: Date.now(),
+    audit: principalAuditor(store, principal),
+  });
 
   async function requireList(environment: Environment, name: string): Promise<ListRow> {
     const row = await getList(db, environment, name);
@@ -113,14 +90,14 @@ export function listRoutes({
         response: { 201: ListSchema, 409: ProblemSchema, ...problems },
       },
       handler: async (request, reply) => {
-        const { environment, id } = request.principal;
+        const { principal } = request;
         const { description } = request.body;
         if (description !== undefined && hasHiddenCharacters(description, { lines: true }))
           throw new ApiError(400, 'validation_failed', `description ${HIDDEN_CHARACTERS_MESSAGE}.`, {
             errors: [{ field: 'description', message: HIDDEN_CHARACTERS_MESSAGE }],
           });
-        const row = await createList(db, feed, change(environment, id), request.body).catch(mapErrors);
-        await announce(environment);
+        const row = await createList(db, feed, change(principal), request.body).catch(mapErrors);
+        await announce(principal.environment);
         reply.code(201).header('location', `/api/v1/lists/${encodeURIComponent(row.name)}`);
         return listView(row, 0);
       },
@@ -174,13 +151,17 @@ export function listRoutes({
         tags,
         summary:
           'Delete a list (its entries are kept for rule tests); 409 while an active or shadow rule names it, with those rules',
+        description:
+          'With four eyes on lists (docs/api.md, "Four eyes"), the deletion waits for a second person: 202 with the pending change. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).',
         params: ListParams,
-        response: { 204: NoContent, 409: ConflictProblem, ...problems },
+        response: { 202: ChangeSchema, 204: NoContent, 409: ConflictProblem, ...problems },
       },
       handler: async (request, reply) => {
-        const { environment, id } = request.principal;
-        await deleteList(db, feed, change(environment, id), request.params.name).catch(mapErrors);
-        await announce(environment);
+        const { principal } = request;
+        const pending = await deferListDeletion(store, principal, request.params.name);
+        if (pending) return reply.code(202).header('location', `/api/v1/changes/${pending.id}`).send(pending);
+        await deleteList(db, feed, change(principal), request.params.name).catch(mapErrors);
+        await announce(principal.environment);
         return reply.code(204).send();
       },
     }),
@@ -216,7 +197,13 @@ export function listRoutes({
           request.params.name,
           values,
           id,
-          { reason: reason ?? null, expiresAt, feed, requireHashedIds },
+          {
+            reason: reason ?? null,
+            expiresAt,
+            feed,
+            requireHashedIds,
+            audit: principalAuditor(store, request.principal),
+          },
           now,
         ).catch(mapErrors);
         await announce(environment);
@@ -266,11 +253,9 @@ export function listRoutes({
         response: { 204: NoContent, ...problems },
       },
       handler: async (request, reply) => {
-        const { environment, id } = request.principal;
-        await removeListEntry(db, feed, change(environment, id), request.params.name, request.params.value).catch(
-          mapErrors,
-        );
-        await announce(environment);
+        const { principal } = request;
+        await removeListEntry(db, feed, change(principal), request.params.name, request.params.value).catch(mapErrors);
+        await announce(principal.environment);
         return reply.code(204).send();
       },
     }),

@@ -21,6 +21,8 @@ import { bumpRevision, ruleChange, RULES_FEED_KIND, type Db } from './revisions.
 import type { ListKind } from './schemas.ts';
 import { getList, type ListRow } from './list-reads.ts';
 import { charsOf, LIST_BOUND, moveHeld, overBound, type ListBound } from './list-bound.ts';
+import type { Auditor } from '../audit-log/auditor.ts';
+import { entriesAdded, entryRemoved, listCreated, listDeleted } from './audit-notes.ts';
 
 export class ListNotFoundError extends Error {}
 export class ListConflictError extends Error {
@@ -76,6 +78,8 @@ interface Change {
   environment: Environment;
   by: string;
   now: number;
+  /** the change's audit log entry goes through it, in the change's transaction */
+  audit?: Auditor;
 }
 
 type ListChange = 'created' | 'deleted' | 'entries_added' | 'entry_removed';
@@ -121,6 +125,7 @@ export async function createList(
     };
     await trx.insertInto('lists').values(row).execute();
     await listChanged(trx, c.environment, row, 'created', c.by, c.now);
+    await c.audit?.(trx, listCreated(row));
     return row;
   });
 }
@@ -143,6 +148,7 @@ export async function deleteList(
       );
     await trx.updateTable('lists').set({ deleted_at: c.now }).where('id', '=', row.id).execute();
     await listChanged(trx, c.environment, row, 'deleted', c.by, c.now);
+    await c.audit?.(trx, listDeleted(row));
     return { ...row, deleted_at: c.now };
   });
 }
@@ -157,6 +163,8 @@ interface AddOptions extends ValueOptions {
   feed?: Pick<RevocationFeed, 'record'>;
   /** the environment's bound (tests lower it); LIST_BOUND */
   bound?: ListBound;
+  /** the addition's audit log entry (counts, never values) goes through it */
+  audit?: Auditor;
 }
 
 /**
@@ -242,6 +250,7 @@ export async function addListEntries(
   }
   const result = { added: rows.length, already_present: wanted.length - rows.length };
   await listChanged(trx, environment, list, 'entries_added', by, now, result);
+  await options.audit?.(trx, entriesAdded(list, result.added, result.already_present));
   if (options.feed) await options.feed.record(trx, RULES_FEED_KIND, environment);
   // Without the feed object (a caller outside the app): the row alone; processes poll for it before each request.
   else
@@ -275,5 +284,6 @@ export async function removeListEntry(
     if (Number(done.numUpdatedRows) === 0) throw new ListNotFoundError(`${value} is not on list ${listName}`);
     await moveHeld(trx, list.id, -1, -stored.length);
     await listChanged(trx, c.environment, list, 'entry_removed', c.by, c.now, { removed: 1 });
+    await c.audit?.(trx, entryRemoved(list));
   });
 }

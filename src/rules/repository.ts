@@ -16,6 +16,8 @@ import { listsNamed, type ListKinds, type RuleBody } from './compile.ts';
 import type { RuleStatus } from './schemas.ts';
 import { ruleChange, type Db } from './revisions.ts';
 import { RULE_LIMITS } from './cel-env.ts';
+import type { Auditor } from '../audit-log/auditor.ts';
+import { ruleChanged, ruleCreated } from './audit-notes.ts';
 
 export type RuleRow = Selectable<RulesTable>;
 export type RuleVersionRow = Selectable<RuleVersionsTable>;
@@ -141,6 +143,10 @@ export interface Change {
   by: string;
   now: number;
   reason?: string | null;
+  /** the change's audit log entry goes through it, in the change's transaction */
+  audit?: Auditor;
+  /** an approved four-eyes change: the version it was asked for, else it conflicts (docs/api.md, "Four eyes") */
+  expectVersion?: number;
 }
 
 async function writeVersion(trx: Transaction<Database>, row: RuleRow, reason: string | null): Promise<void> {
@@ -217,12 +223,20 @@ export async function createRule(
     await trx.insertInto('rules').values(row).execute();
     await writeVersion(trx, row, c.reason ?? null);
     await announceWebhook(trx, row, 'created', null, c.reason ?? null);
+    await c.audit?.(trx, ruleCreated(row, c.reason ?? null));
     return row;
   });
 }
 
-interface RulePatch extends Partial<{ [K in keyof RuleBody]: RuleBody[K] | null }> {
+export interface RulePatch extends Partial<{ [K in keyof RuleBody]: RuleBody[K] | null }> {
   status?: RuleStatus;
+}
+
+/** The body a patch gives the rule: the fields given replace the current ones (null clears one). */
+export function patchedBody(current: Pick<RuleRow, 'body'>, fields: Omit<RulePatch, 'status'>): RuleBody {
+  const merged = { ...parseBody(current) } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) merged[k] = v;
+  return storedBody(merged as unknown as RuleBody);
 }
 
 /**
@@ -242,10 +256,12 @@ export async function updateRule(
     if (!current) throw new RuleNotFoundError(`no rule ${id}`);
     if (current.status === 'retired')
       throw new RuleConflictError(`rule ${id} is retired; a retired rule cannot change (create a new one)`);
+    if (c.expectVersion !== undefined && current.version !== c.expectVersion)
+      throw new RuleConflictError(
+        `rule ${id} has changed since this change was asked for (version ${c.expectVersion}, now ${current.version})`,
+      );
     const { status, ...fields } = patch;
-    const merged = { ...parseBody(current) } as Record<string, unknown>;
-    for (const [k, v] of Object.entries(fields)) if (v !== undefined) merged[k] = v;
-    const body = storedBody(merged as unknown as RuleBody);
+    const body = patchedBody(current, fields);
     if (check) check(body, await listKinds(trx, c.environment));
     if (status !== undefined && isLive(status) && !isLive(current.status)) await checkLiveRuleRoom(trx, c.environment);
     const row: RuleRow = {
@@ -271,6 +287,7 @@ export async function updateRule(
       .execute();
     await writeVersion(trx, row, c.reason ?? null);
     await announceWebhook(trx, row, status === 'retired' ? 'retired' : 'updated', current.status, c.reason ?? null);
+    await c.audit?.(trx, ruleChanged(current, row, c.reason ?? null));
     return row;
   });
 }

@@ -36,7 +36,8 @@ export async function currentRevision(db: Db, environment: Environment): Promise
 
 /**
  * Runs `change` as one rule or list change of the environment: the counter moved first, the feed
- * row recorded last, all in one transaction. The caller announces on the feed after it returns.
+ * row recorded last, all in one transaction: `db`'s when it is one (an approved four-eyes change
+ * runs in its approval's), else its own. The caller announces on the feed after it commits.
  */
 export async function ruleChange<T>(
   db: Kysely<Database>,
@@ -44,10 +45,11 @@ export async function ruleChange<T>(
   environment: Environment,
   change: (trx: Transaction<Database>, revision: number) => Promise<T>,
 ): Promise<T> {
-  return db.transaction().execute(async (trx) => {
+  const run = async (trx: Transaction<Database>) => {
     const revision = await bumpRevision(trx, environment);
     const result = await change(trx, revision);
     await feed.record(trx, RULES_FEED_KIND, environment);
     return result;
-  });
+  };
+  return db.isTransaction ? run(db as Transaction<Database>) : db.transaction().execute(run);
 }

@@ -7,26 +7,17 @@ import type { FastifyInstance } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
-import type { Environment } from '../lib/principal.ts';
+import type { Environment, Principal } from '../lib/principal.ts';
 import type { RevocationFeed } from '../auth/revocation.ts';
 import type { Store } from '../store/db.ts';
-import { SIGNAL_NAMES } from '../model/policy.ts';
-import { checkRule, type RuleBody } from './compile.ts';
-import type { RuleProblem } from './check-expression.ts';
-import {
-  createRule,
-  getRule,
-  listRules,
-  listVersions,
-  parseBody,
-  retireRule,
-  RuleConflictError,
-  RuleNotFoundError,
-  updateRule,
-  type BodyCheck,
-  type RuleRow,
-  type RuleVersionRow,
-} from './repository.ts';
+import type { RuleBody } from './compile.ts';
+import { createRule, getRule, listRules, listVersions, parseBody, retireRule, updateRule } from './repository.ts';
+import type { RuleRow, RuleVersionRow } from './repository.ts';
+import { checkOrThrow, ruleErrors as mapErrors } from './route-support.ts';
+import { deferRuleChange } from './four-eyes.ts';
+import { principalAuditor } from '../audit-log/auditor.ts';
+import { fourEyesHolds } from '../changes/four-eyes.ts';
+import { ChangeSchema } from '../changes/schemas.ts';
 import { RULES_FEED_KIND } from './revisions.ts';
 import {
   CreateRuleBody,
@@ -79,25 +70,8 @@ function versionView(row: RuleVersionRow): Static<typeof RuleVersionSchema> {
   };
 }
 
-const problemList = (problems: RuleProblem[]) => problems.map((p) => ({ field: p.field, message: p.message }));
-
-/** The engine's save-time check, as a 400 whose errors name the field and the line:column. */
-export const checkOrThrow: BodyCheck = (body, lists) => {
-  const problems = checkRule(body, SIGNAL_NAMES, lists);
-  if (problems.length > 0)
-    throw new ApiError(
-      400,
-      'validation_failed',
-      `The rule does not check: ${problems[0]!.field} ${problems[0]!.message}`,
-      { errors: problemList(problems) },
-    );
-};
-
-function mapErrors(err: unknown): never {
-  if (err instanceof RuleNotFoundError) throw new ApiError(404, 'not_found', 'No such rule in this environment.');
-  if (err instanceof RuleConflictError) throw new ApiError(409, 'conflict', err.message);
-  throw err;
-}
+// The rule and list tests build rules with the routes' check.
+export { checkOrThrow } from './route-support.ts';
 
 const Page = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
   Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
@@ -115,11 +89,12 @@ export function ruleRoutes({
   const db = store.db;
   const announce = (environment: Environment) => feed.announce(RULES_FEED_KIND, environment).catch(() => {});
   const tags = ['rules'];
-  const change = (environment: Environment, by: string, reason?: string | null) => ({
-    environment,
-    by,
+  const change = (principal: Principal, reason?: string | null) => ({
+    environment: principal.environment,
+    by: principal.id,
     now: Date.now(),
     reason: reason ?? null,
+    audit: principalAuditor(store, principal),
   });
 
   return [
@@ -130,14 +105,20 @@ export function ruleRoutes({
       schema: {
         tags,
         summary: 'Create a rule (version 1), draft unless a status is given; its condition is type-checked',
+        description:
+          'With four eyes on rules (docs/api.md, "Four eyes"), a rule created active is stored as a draft and its activation waits for a second person: 202 with the pending change. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).',
         body: CreateRuleBody,
-        response: { 201: RuleSchema, ...problems },
+        response: { 201: RuleSchema, 202: ChangeSchema, ...problems },
       },
       handler: async (request, reply) => {
         const { status = 'draft', ...body } = request.body;
-        const { environment, id } = request.principal;
-        const row = await createRule(db, feed, change(environment, id), body, status, checkOrThrow);
-        await announce(environment);
+        const { principal } = request;
+        const held = status === 'active' && (await fourEyesHolds(db, principal.environment, 'rule_activation'));
+        const row = await createRule(db, feed, change(principal), body, held ? 'draft' : status, checkOrThrow);
+        await announce(principal.environment);
+        // Held: the activation waits; should the setting have been turned off meanwhile, the draft is the answer.
+        const pending = held ? await deferRuleChange(store, principal, row.id, { status: 'active' }, null) : undefined;
+        if (pending) return reply.code(202).header('location', `/api/v1/changes/${pending.id}`).send(pending);
         reply.code(201).header('location', `/api/v1/rules/${encodeURIComponent(row.id)}`);
         return ruleView(row);
       },
@@ -191,26 +172,25 @@ export function ruleRoutes({
         tags,
         summary:
           'Change a rule: a new version with the fields given (null clears action, cap, description); status moves between draft, shadow and active; reason is kept',
+        description:
+          'With four eyes on rules (docs/api.md, "Four eyes"), a change that leaves the rule active with something new (activating it, or editing an active rule) waits for a second person: 202 with the pending change. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).',
         params: RuleIdParams,
         body: PatchRuleBody,
-        response: { 200: RuleSchema, 409: ProblemSchema, ...problems },
+        response: { 200: RuleSchema, 202: ChangeSchema, 409: ProblemSchema, ...problems },
       },
-      handler: async (request) => {
+      handler: async (request, reply) => {
         const { reason, ...patch } = request.body;
         if (Object.keys(patch).length === 0)
           throw new ApiError(400, 'validation_failed', 'Nothing to change.', {
             errors: [{ field: '(body)', message: 'must change at least one field' }],
           });
-        const { environment, id } = request.principal;
-        const row = await updateRule(
-          db,
-          feed,
-          change(environment, id, reason),
-          request.params.id,
-          patch,
-          checkOrThrow,
-        ).catch(mapErrors);
-        await announce(environment);
+        const { principal } = request;
+        const pending = await deferRuleChange(store, principal, request.params.id, patch, reason ?? null);
+        if (pending) return reply.code(202).header('location', `/api/v1/changes/${pending.id}`).send(pending);
+        const row = await updateRule(db, feed, change(principal, reason), request.params.id, patch, checkOrThrow).catch(
+          mapErrors,
+        );
+        await announce(principal.environment);
         return ruleView(row);
       },
     }),
@@ -227,11 +207,11 @@ export function ruleRoutes({
         response: { 200: RuleSchema, 409: ProblemSchema, ...problems },
       },
       handler: async (request) => {
-        const { environment, id } = request.principal;
-        const row = await retireRule(db, feed, change(environment, id, request.query.reason), request.params.id).catch(
+        const { principal } = request;
+        const row = await retireRule(db, feed, change(principal, request.query.reason), request.params.id).catch(
           mapErrors,
         );
-        await announce(environment);
+        await announce(principal.environment);
         return ruleView(row);
       },
     }),

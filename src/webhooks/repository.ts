@@ -146,6 +146,8 @@ export async function insertWebhookCapped(
   store: Store,
   row: Insertable<WebhooksTable>,
   max: number,
+  /** writes the audit entry in the same transaction */
+  audit?: (trx: Db) => Promise<void>,
 ): Promise<WebhookRow | undefined> {
   try {
     return await store.db.transaction().execute(async (trx) => {
@@ -158,6 +160,7 @@ export async function insertWebhookCapped(
         .where('owner_client_id', '=', row.owner_client_id)
         .executeTakeFirstOrThrow();
       if (Number(count) > max) throw new AtCap();
+      await audit?.(trx);
       return trx.selectFrom('webhooks').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     });
   } catch (err) {
@@ -200,12 +203,18 @@ export async function listWebhooks(
 }
 
 /** Deletes the webhook and its undelivered deliveries; the log of past ones goes with it. */
-export async function deleteWebhook(db: Kysely<Database>, id: string): Promise<void> {
+export async function deleteWebhook(
+  db: Kysely<Database>,
+  id: string,
+  /** writes the audit entry in the same transaction */
+  audit?: (trx: Db) => Promise<void>,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const deliveries = trx.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', id);
     await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
     await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
     await trx.deleteFrom('webhooks').where('id', '=', id).execute();
+    await audit?.(trx);
   });
 }
 

@@ -11,6 +11,7 @@ import type { KeyEncryption } from '../lib/envelope.ts';
 import { ApiError, ProblemSchema } from '../http/problem.ts';
 import { newId } from '../lib/ids.ts';
 import { checkDestination } from './ssrf.ts';
+import { principalAuditor } from '../audit-log/auditor.ts';
 import { generateWebhookSecret, sealSecret } from './signer.ts';
 import {
   deleteWebhook,
@@ -103,7 +104,12 @@ export function webhookRoutes({
           secret: sealSecret(secret, id, encryption.current),
           created_at: Date.now(),
         };
-        const stored = await insertWebhookCapped(store, row, maxPerClient);
+        const audit = principalAuditor(store, request.principal);
+        // The URL's origin only: a path or query may carry a token of the receiver's (a chat hook's).
+        const facts = { url_origin: check.url.origin, events, owner_client_id: row.owner_client_id };
+        const stored = await insertWebhookCapped(store, row, maxPerClient, (trx) =>
+          audit(trx, { action: 'webhook.created', target: `webhook:${id}`, after: facts }),
+        );
         if (!stored)
           throw new ApiError(
             409,
@@ -177,7 +183,16 @@ export function webhookRoutes({
       },
       handler: async (request) => {
         const row = await visible(request, request.params.webhook_id);
-        await deleteWebhook(db, row.id);
+        const audit = principalAuditor(store, request.principal);
+        const facts = { url_origin: new URL(row.url).origin, events: row.events.split(' ') };
+        await deleteWebhook(db, row.id, (trx) =>
+          audit(trx, {
+            action: 'webhook.deleted',
+            target: `webhook:${row.id}`,
+            before: facts,
+            after: { deleted: true },
+          }),
+        );
         request.log.info(
           { event: 'webhook_deleted', webhook_id: row.id, principal_id: request.principal.id },
           'webhook deleted',

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_ID, ADMIN_SECRET, startApp, type TestContext } from '../helpers/app.ts';
+import { person, type Person } from '../helpers/people.ts';
 import type { Config } from '../../src/config/env.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -77,13 +78,61 @@ export async function openTab(
   return { context, page, cspErrors };
 }
 
-/** Signs in on the page at `path` (a full load: the session lives in the tab's memory only). */
+/**
+ * Signs in as an API client on the page at `path` (a full load: a client's session lives in the tab's
+ * memory only), through the sign-in page's folded "Sign in as an API client (machines)".
+ */
 export async function signIn(page: Page, base: string, id = ADMIN_ID, secret = ADMIN_SECRET, path = ''): Promise<void> {
   await page.goto(`${base}/console${path}`);
+  await openClientSignIn(page);
   await page.getByLabel('Client ID').fill(id);
   await page.getByLabel('Client secret').fill(secret);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in as this client' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/** Unfolds the machines' sign-in form (once the sign-in page is up). */
+export async function openClientSignIn(page: Page): Promise<void> {
+  const folded = page.locator('details.client-signin');
+  await folded.waitFor();
+  if ((await folded.getAttribute('open')) === null) await folded.locator('summary').click();
+  await page.getByLabel('Client ID').waitFor();
+}
+
+/** Signs a person in with e-mail and password on the page at `path`, and waits for the console. */
+export async function signInWithPassword(
+  page: Page,
+  base: string,
+  who: { email: string; password: string },
+  path = '',
+): Promise<void> {
+  await page.goto(`${base}/console${path}`);
+  // a person still signed in in this browser (the session outlives a reload) signs out first
+  const signOut = page.getByRole('button', { name: 'Sign out' });
+  await page.getByLabel('E-mail').or(signOut).waitFor();
+  if (await signOut.isVisible()) {
+    await signOut.click();
+    await page.goto(`${base}/console${path}`);
+  }
+  await page.getByLabel('E-mail').fill(who.email);
+  await page.getByLabel('Password', { exact: true }).fill(who.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}
+
+/**
+ * A person of `role`, invited through the API by the bootstrap admin and with their password set
+ * (test/helpers/people.ts), signed in on the page at `path`: what a person at the desk does.
+ */
+export async function signInAsPerson(
+  page: Page,
+  server: Server,
+  role: 'viewer' | 'analyst' | 'operator' | 'admin',
+  path = '',
+): Promise<Person> {
+  const who = await person(server, role);
+  await signInWithPassword(page, server.base, who, path);
+  return who;
 }
 
 export const nav = (page: Page, name: string) =>

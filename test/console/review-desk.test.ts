@@ -91,6 +91,8 @@ describe('operator console: the review desk asks before it resolves, in chromium
     assert.ok(known && newcomer, 'both scores opened a review');
     browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
+    // these tests read the queue after each verdict: the desk's auto-advance (on by default) is off here
+    await page.addInitScript("localStorage.setItem('vouch.reviews.auto-advance', 'off')");
     await signIn(page, server.base);
   });
 

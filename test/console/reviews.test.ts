@@ -110,6 +110,8 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     overdueId = row!.review!.id;
     browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
+    // these tests read the queue after each verdict: the desk's auto-advance (on by default) is off here
+    await page.addInitScript("localStorage.setItem('vouch.reviews.auto-advance', 'off')");
     await signInAt(page, server.base);
   });
 

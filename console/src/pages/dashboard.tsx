@@ -2,11 +2,13 @@
 // midnight), the share scored high or critical, the disputes waiting for a human, and, for a
 // network admin, the network's state. Every figure is read from the public API; there is no
 // counting endpoint, so today's decisions are paged through up to a bound and a busier day says
-// "at least" rather than keeping the page (and the service) busy.
+// "at least" rather than keeping the page (and the service) busy. With reviews:read, the desk's day
+// follows: its figures and charts (desk-day.tsx, GET /api/v1/desk/day).
 import { api, hasScope, query } from '../api.ts';
 import type { Decision, DecisionList, DisputeResult, NetworkStatus, ScoreResult } from '../types.ts';
 import { ErrorBox, Link, Loader, Loading, fmtDate, fmtNumber, fmtPercent, useLoad } from '../ui.tsx';
 import { PerClientNote } from './decisions.tsx';
+import { DeskDaySection } from './desk-day.tsx';
 
 /** Pages of 100 read per kind at most: 1,000 decisions, a few hundred milliseconds of the service's time. */
 const MAX_PAGES = 10;
@@ -176,6 +178,7 @@ export function DashboardPage() {
       <p>
         <Link to="/decisions">All decisions</Link> · <Link to="/disputes">All disputes</Link>
       </p>
+      {hasScope('reviews:read') && <DeskDaySection />}
       {hasScope('network:admin') && <Network />}
     </section>
   );

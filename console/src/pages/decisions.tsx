@@ -189,8 +189,14 @@ function DecisionRow({ d }: { d: Decision }) {
   );
 }
 
-/** Whether the signed-in client sees only its own decisions: every role but admin does. */
-export const ownOnly = (): boolean => currentSession()?.role !== 'admin';
+/**
+ * Whether the signed-in client sees only its own decisions: every client role but admin does. A
+ * person sees the environment's, whatever their role (docs/api.md, "People").
+ */
+export const ownOnly = (): boolean => {
+  const s = currentSession();
+  return s?.kind === 'client' && s.role !== 'admin';
+};
 
 /** Decisions are recorded per client: a non-admin is told it sees its own client's only. */
 export function PerClientNote({ what }: { what: string }) {
@@ -198,7 +204,7 @@ export function PerClientNote({ what }: { what: string }) {
   if (!session || !ownOnly()) return null;
   return (
     <p class="note" role="note">
-      Decisions are recorded per client: <strong>{session.clientName}</strong> sees only the {what} made with its own
+      Decisions are recorded per client: <strong>{session.name}</strong> sees only the {what} made with its own
       credentials. To see another client's {what}, sign in as that client or as an admin client.
     </p>
   );

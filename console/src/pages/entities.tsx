@@ -1,6 +1,6 @@
 // Entities: look up a hashed id; its aggregates, linked identifiers, event timeline, and the decisions made about it.
 import { useState } from 'preact/hooks';
-import { api, currentSession, hasScope } from '../api.ts';
+import { api, hasScope, may } from '../api.ts';
 import { Empty, Field, Loader, fmtDate, fmtMoney, fmtNumber, navigate, useLoad } from '../ui.tsx';
 import { DecisionTable, useDecisionList } from './decisions.tsx';
 import { EntityTimeline } from './entity-timeline.tsx';
@@ -120,7 +120,7 @@ function EntityView({ id }: { id: string }) {
               </table>
             </div>
           )}
-          {currentSession()?.role !== 'service' && (
+          {may('trust:read', 'operator') && (
             <>
               <h2>Ring</h2>
               <EntityRing id={id} />

@@ -1,16 +1,31 @@
-// One list (docs/rules.md, "Lists"): its facts, the form that adds entries, its entries, and deleting it.
+// One list (docs/rules.md, "Lists"): its facts, the form that adds entries, adding them from a CSV file
+// (desk-csv.tsx), its entries, and deleting it.
 import { useState } from 'preact/hooks';
-import { hasScope } from '../api.ts';
-import { Confirm, Empty, ErrorBox, Link, Loader, fmtDate, fmtNumber, navigate, useAction, useLoad } from '../ui.tsx';
+import { HeldForApproval, hasScope } from '../api.ts';
+import type { Change } from '../people-types.ts';
+import {
+  Confirm,
+  Done,
+  Empty,
+  ErrorBox,
+  Link,
+  Loader,
+  fmtDate,
+  fmtNumber,
+  navigate,
+  useAction,
+  useLoad,
+} from '../ui.tsx';
 import { listsApi, type RuleList } from './rules-api.ts';
 import { KIND_HINT } from './lists.tsx';
 import { AddEntries, Entries } from './lists-entries.tsx';
+import { UploadEntries } from './desk-csv.tsx';
 
 export function ListPage({ name }: { name: string }) {
   const state = useLoad(() => listsApi.get(name), [name]);
   const [tick, setTick] = useState(0);
   const [deleting, setDeleting] = useState(false);
-  const [message, setMessage] = useState<string>();
+  const [message, setMessage] = useState<string | Change>();
   const write = hasScope('rules:write');
   const refresh = (m: string) => {
     setMessage(m);
@@ -68,19 +83,17 @@ export function ListPage({ name }: { name: string }) {
               <p class="muted">
                 In a condition: <code>{`in_list("${l.name}", …)`}</code>
               </p>
-              {message && (
-                <p class="ok-msg" role="status">
-                  {message}
-                </p>
-              )}
+              <Done outcome={message} />
               {write && <AddEntries list={l} onAdded={refresh} />}
+              {write && <UploadEntries list={l} onAdded={refresh} />}
               <Entries list={l} tick={tick} onRemoved={refresh} />
               {deleting && (
                 <DeleteList
                   list={l}
                   onClose={(done) => {
                     setDeleting(false);
-                    if (done) navigate('/rules/lists');
+                    if (typeof done !== 'boolean') setMessage(done);
+                    else if (done) navigate('/rules/lists');
                   }}
                 />
               )}
@@ -91,7 +104,8 @@ export function ListPage({ name }: { name: string }) {
     </section>
   );
 }
-function DeleteList({ list, onClose }: { list: RuleList; onClose: (done: boolean) => void }) {
+/** `onClose`: true once deleted, the pending change when four eyes holds the deletion. */
+function DeleteList({ list, onClose }: { list: RuleList; onClose: (done: boolean | Change) => void }) {
   const { busy, error, run } = useAction();
   return (
     <Confirm
@@ -102,7 +116,12 @@ function DeleteList({ list, onClose }: { list: RuleList; onClose: (done: boolean
       onCancel={() => onClose(false)}
       onConfirm={() =>
         void run(async () => {
-          await listsApi.remove(list.name);
+          try {
+            await listsApi.remove(list.name);
+          } catch (err) {
+            if (!(err instanceof HeldForApproval)) throw err;
+            return onClose(err.change);
+          }
           onClose(true);
         })
       }

@@ -4,8 +4,9 @@
 // the economics form or from a point of a fit's frontier is shown.
 // Uploading and fitting a candidate are in policy-candidates.tsx.
 import { useState } from 'preact/hooks';
-import { api, hasScope, type ApiProblem } from '../api.ts';
-import { Confirm, Empty, ErrorBox, Loader, Loading, fmtDate, navigate, toProblem, useLoad } from '../ui.tsx';
+import { api, may, type ApiProblem } from '../api.ts';
+import { Confirm, Done, Empty, ErrorBox, Loader, Loading, fmtDate, navigate, toProblem, useLoad } from '../ui.tsx';
+import type { Change } from '../people-types.ts';
 import { type PolicyList, type ShadowCleared } from '../types.ts';
 import { ReportView } from './policy-report.tsx';
 import { Activate, BacktestView, type Backtest } from './policy-activate.tsx';
@@ -22,10 +23,12 @@ export function PoliciesPage({ version }: { version?: string }) {
   const [activating, setActivating] = useState<string>();
   const [endingShadow, setEndingShadow] = useState<string>();
   const [report, setReport] = useState<string>();
-  const [message, setMessage] = useState<string>();
+  const [message, setMessage] = useState<string | Change>();
   const [error, setError] = useState<ApiProblem>();
   const [derived, setDerived] = useState<{ version: string; note: string }>();
-  const write = hasScope('policy:write');
+  const write = may('policy:write', 'operator');
+  // a backtest reads every decision and holds the job slot: an operator's act (docs/api.md, "Policies")
+  const backtests = may('policy:read', 'operator');
   const showDerived = (v: string, note: string) => {
     setDerived({ version: v, note });
     setReport(undefined);
@@ -57,11 +60,7 @@ export function PoliciesPage({ version }: { version?: string }) {
     <section aria-labelledby="h-policies">
       <h1 id="h-policies">Policies</h1>
       <ReviewLabelsNote policies={list.data} />
-      {message && (
-        <p class="ok-msg" role="status">
-          {message}
-        </p>
-      )}
+      <Done outcome={message} />
       <ErrorBox error={error} what="The action failed" />
       <Loader state={list} feature="Policy management">
         {(page) =>
@@ -98,13 +97,15 @@ export function PoliciesPage({ version }: { version?: string }) {
                       </td>
                       <td data-label="Created">{fmtDate(p.created_at)}</td>
                       <td data-label="" class="actions">
-                        <button
-                          type="button"
-                          aria-label={`Backtest ${p.version}`}
-                          onClick={() => runBacktest(p.version)}
-                        >
-                          Backtest
-                        </button>
+                        {backtests && (
+                          <button
+                            type="button"
+                            aria-label={`Backtest ${p.version}`}
+                            onClick={() => runBacktest(p.version)}
+                          >
+                            Backtest
+                          </button>
+                        )}
                         <button
                           type="button"
                           aria-label={`Report of ${p.version}`}
@@ -227,7 +228,8 @@ export function PoliciesPage({ version }: { version?: string }) {
           active={list.data?.data.find((p) => p.status === 'active')?.version}
           onClose={(done) => {
             setActivating(undefined);
-            if (done) {
+            if (typeof done !== 'boolean') setMessage(done);
+            else if (done) {
               setMessage(`Policy ${activating} is now active.`);
               list.reload();
             }

@@ -2,7 +2,8 @@
 // stored decisions (its backtest), and, when the share flagged high+ moves beyond the server's
 // limits (a 409 with operating_point), the move itself and a second click to confirm.
 import { useState } from 'preact/hooks';
-import { api, type ApiProblem } from '../api.ts';
+import { HeldForApproval, api, type ApiProblem } from '../api.ts';
+import type { Change } from '../people-types.ts';
 import { Confirm, ErrorBox, Loader, fmtNumber, fmtPercent, toProblem, useLoad } from '../ui.tsx';
 import { LEVELS } from '../types.ts';
 import { MetricsHead, MetricsRow, type Metrics } from './policy-report.tsx';
@@ -193,7 +194,7 @@ async function replayBoth(
 
 /**
  * Activation after a confirmation: the backtest's level changes, and a second click when the operating point moves (409
- * operating_point).
+ * operating_point). `onClose` gets true once active, the pending change when four eyes holds the activation.
  */
 export function Activate({
   version,
@@ -202,7 +203,7 @@ export function Activate({
 }: {
   version: string;
   active: string | undefined;
-  onClose: (done: boolean) => void;
+  onClose: (done: boolean | Change) => void;
 }) {
   const bt = useLoad(() => replayBoth(version, active), [version, active]);
   const [busy, setBusy] = useState(false);
@@ -222,6 +223,7 @@ export function Activate({
           await api('POST', `/api/v1/policies/${encodeURIComponent(version)}/activate`, move ? { confirm: true } : {});
           onClose(true);
         } catch (err) {
+          if (err instanceof HeldForApproval) return onClose(err.change);
           const problem = toProblem(err);
           const op = problem.extra?.operating_point as OperatingMove | undefined;
           if (problem.status === 409 && op && !move) {

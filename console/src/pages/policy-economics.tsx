@@ -3,7 +3,7 @@
 // version, activated the usual way.
 import './money.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, currentSession, hasScope } from '../api.ts';
+import { api, may } from '../api.ts';
 import { Loader, fmtMoney, fmtNumber, useLoad } from '../ui.tsx';
 import type { PolicyDetail } from '../types.ts';
 import { capacityWords, declineWords, economicsOf, fmtProbability, type Economics } from '../money.ts';
@@ -59,7 +59,7 @@ export function EconomicsPanel({
     setEditing(false);
     heading.current?.focus();
   }, [version]);
-  const write = hasScope('policy:write') && currentSession()?.role !== 'service';
+  const write = may('policy:write', 'operator');
   return (
     <section class="panel economics" aria-labelledby="h-economics">
       <div class="title-row">

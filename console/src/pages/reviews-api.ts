@@ -8,6 +8,8 @@ export type ReviewDetail = operations['getReview']['responses'][200]['content'][
 export type ReviewPage = components['schemas']['ListReviewsResponse'];
 export type ReviewStats = components['schemas']['GetReviewStatsResponse'];
 export type Resolve = components['schemas']['ResolveReviewRequest'];
+/** GET /api/v1/desk/day: the desk's day (the dashboard's charts, the queue's analyst figures). */
+export type DeskDay = components['schemas']['GetDeskDayResponse'];
 
 export interface ReviewFilters {
   status?: string;
@@ -26,6 +28,8 @@ export const reviewsApi = {
   /** the review claimed, or undefined when none is open (204) */
   next: () => api<Review | undefined>('POST', '/api/v1/reviews/next'),
   claim: (id: string) => api<Review>('POST', `/api/v1/reviews/${enc(id)}/claim`),
+  release: (id: string) => api<Review>('POST', `/api/v1/reviews/${enc(id)}/release`),
+  day: (days = 30) => api<DeskDay>('GET', `/api/v1/desk/day${query({ days })}`),
   resolve: (id: string, body: Resolve) => api<Review>('POST', `/api/v1/reviews/${enc(id)}/resolve`, body),
 };
 

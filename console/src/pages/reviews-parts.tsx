@@ -58,7 +58,7 @@ export function Due({ r }: { r: Review }) {
 
 /** Open, claimed by whom (and till when), or resolved and how. */
 export function ReviewStatus({ r }: { r: Review }) {
-  const me = currentSession()?.clientId;
+  const me = currentSession()?.actorId;
   if (r.status === 'resolved') {
     return (
       <>
@@ -74,7 +74,10 @@ export function ReviewStatus({ r }: { r: Review }) {
   }
   if (r.status === 'claimed')
     return (
-      <span class="badge status-claimed" title={`until ${fmtDate(r.claim_expires_at)}`}>
+      <span
+        class={r.assignee === me ? 'badge status-claimed' : 'badge status-claimed trunc'}
+        title={`${r.assignee === me ? '' : `${r.assignee} `}until ${fmtDate(r.claim_expires_at)}`}
+      >
         {r.assignee === me ? 'claimed by you' : `claimed by ${r.assignee}`}
       </span>
     );

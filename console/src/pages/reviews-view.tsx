@@ -3,9 +3,10 @@
 // waterfall and signals, the peers whose flags it carried, the entity's ring, its other reviews and
 // labels, and beside them the verdict (reviews-resolve.tsx). The labels, peers and other reviews it
 // shows beside the decision are in reviews-evidence.tsx. Keys: J/K the next/previous review of the
-// queue, A approve and D decline (each asking first), L the list, N claim next.
+// queue, A approve and D decline (each asking first), L the list, N claim next. After a verdict the
+// next review due is claimed and opened, unless its setting is off (desk-advance.tsx).
 import { useRef, useState } from 'preact/hooks';
-import { currentSession, hasScope, type ApiProblem } from '../api.ts';
+import { currentSession, hasScope, may, type ApiProblem } from '../api.ts';
 import {
   Empty,
   ErrorBox,
@@ -30,7 +31,8 @@ import { EntityReviews, Labels, Network } from './reviews-evidence.tsx';
 import { KeyLegend, useKeys, type KeyAction } from './reviews-keys.tsx';
 import { NO_VERDICT, ResolveConfirm, ResolveForm, Resolved, type Verdict } from './reviews-resolve.tsx';
 import { TradeContext } from './reviews-context.tsx';
-import { Due, ReviewStatus, flashOnQueue, span, useNext } from './reviews-parts.tsx';
+import { Due, ReviewStatus, span, takeFlash, useNext } from './reviews-parts.tsx';
+import { AutoAdvanceToggle, afterVerdict } from './desk-advance.tsx';
 
 export function ReviewPage({ id }: { id: string }) {
   const state = useLoad(() => reviewsApi.get(id), [id]);
@@ -55,13 +57,15 @@ export function ReviewPage({ id }: { id: string }) {
 
 function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
   const write = hasScope('reviews:write');
-  const me = currentSession()?.clientId;
+  const me = currentSession()?.actorId;
   const [verdict, setVerdict] = useState<Verdict>(NO_VERDICT);
   // the verdict asked for, awaiting its confirmation
   const [asking, setAsking] = useState<'approve' | 'decline'>();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiProblem>();
   const listRef = useRef<HTMLSelectElement>(null);
+  // what the previous review's verdict did, when the desk moved on to this one
+  const [message] = useState(takeFlash);
   const nextReview = useNext();
   const unresolved = r.status !== 'resolved';
   const heldByOther = r.status === 'claimed' && r.assignee !== me;
@@ -98,13 +102,12 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
         ...(verdict.list ? { add_to_list: verdict.list } : {}),
       });
       reviewsChanged();
-      flashOnQueue(
+      await afterVerdict(
         `Review ${done.id} ${resolution === 'decline' ? 'declined' : 'approved'}` +
           (done.label ? `: the decision is labelled ${done.label}` : '') +
           (done.added_to_list ? `, the entity added to ${done.added_to_list}` : '') +
           '.',
       );
-      navigate('/reviews');
     });
   };
   const go = (step: 1 | -1) => {
@@ -128,6 +131,11 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
   const signals = result.signals ?? [];
   return (
     <>
+      {message && (
+        <p class="ok-msg" role="status">
+          {message}
+        </p>
+      )}
       <dl class="facts review-facts">
         <div class={r.overdue ? 'overdue-box' : undefined}>
           <dt>Due</dt>
@@ -226,7 +234,7 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
           )}
           <SignalTable r={{ ...result, signals }} />
           <Network decisionId={r.decision_id} signals={signals} />
-          {hasScope('trust:read') && currentSession()?.role !== 'service' && (
+          {may('trust:read', 'operator') && (
             <>
               <h2>The entity's ring</h2>
               <EntityRing id={r.entity_id} />
@@ -257,6 +265,7 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
                     : undefined
                 }
               />
+              <AutoAdvanceToggle />
             </>
           ) : (
             <p class="note" role="note">

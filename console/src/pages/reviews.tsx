@@ -1,7 +1,8 @@
 // Reviews (docs/api.md, "Reviews"): the desk's queue, unresolved reviews due first with the overdue
 // ones in red, filters, a "Next" button that claims the review due first and opens it, and the
-// keyboard (J/K move, Enter open, N next). A review's page: reviews-view.tsx. A principal without
-// reviews:write sees the same queue without anything that claims or resolves.
+// keyboard (J/K move, Enter open, N next), reviews selected to assign to oneself or release at once
+// (desk-bulk.tsx), and each analyst's figures (desk-analysts.tsx). A review's page: reviews-view.tsx.
+// A principal without reviews:write sees the same queue without anything that claims or resolves.
 import './reviews.css';
 import { useState } from 'preact/hooks';
 import { hasScope, type ApiProblem } from '../api.ts';
@@ -25,6 +26,8 @@ import { KeyLegend, useKeys, type KeyAction } from './reviews-keys.tsx';
 import { ReviewPage } from './reviews-view.tsx';
 import { Due, ReviewStatus, takeFlash, useNext } from './reviews-parts.tsx';
 import { Breakable } from './rules-parts.tsx';
+import { BulkBar, useSelection } from './desk-bulk.tsx';
+import { AnalystFigures } from './desk-analysts.tsx';
 
 /** /reviews and /reviews/{id}: `rest` is what follows /reviews/. */
 export function ReviewsSection({ rest }: { rest: string }) {
@@ -90,6 +93,8 @@ function QueuePage() {
   rememberOrder(rows.map((r) => r.id));
   const at = Math.min(selected, Math.max(0, rows.length - 1));
   const { next, busy, error, none } = useNext();
+  // only unresolved reviews can be claimed or released
+  const selection = useSelection(rows.filter((r) => r.status !== 'resolved').map((r) => r.id));
   const loadMore = async () => {
     if (!cursor) return;
     try {
@@ -143,6 +148,7 @@ function QueuePage() {
       )}
       <ErrorBox error={error} what="Could not claim the next review" />
       {stats.data && <Figures s={stats.data} />}
+      <AnalystFigures />
       <QueueFilters
         draft={draft}
         setDraft={setDraft}
@@ -152,6 +158,15 @@ function QueuePage() {
         }}
       />
       <KeyLegend actions={keys} />
+      {write && (
+        <BulkBar
+          selection={selection}
+          onDone={() => {
+            first.reload();
+            stats.reload();
+          }}
+        />
+      )}
       <Loader state={first} feature="The review queue">
         {() =>
           rows.length === 0 ? (
@@ -167,6 +182,16 @@ function QueuePage() {
                   <caption class="sr-only">Reviews, due first; J and K move the selection, Enter opens it</caption>
                   <thead>
                     <tr>
+                      {write && (
+                        <th scope="col" class="select">
+                          <input
+                            type="checkbox"
+                            aria-label="Select every unresolved review shown"
+                            checked={selection.all}
+                            onChange={selection.toggleAll}
+                          />
+                        </th>
+                      )}
                       <th scope="col">Due</th>
                       <th scope="col">Review</th>
                       <th scope="col">Outcome</th>
@@ -192,6 +217,19 @@ function QueuePage() {
                         aria-current={i === at ? 'true' : undefined}
                         onClick={() => setSelected(i)}
                       >
+                        {write && (
+                          <td data-label="Select" class="select">
+                            {r.status !== 'resolved' && (
+                              <input
+                                type="checkbox"
+                                aria-label={`Select ${r.id}`}
+                                checked={selection.has(r.id)}
+                                onClick={(e) => e.stopPropagation()}
+                                onChange={(e) => selection.toggle(r.id, e.currentTarget.checked)}
+                              />
+                            )}
+                          </td>
+                        )}
                         <td data-label="Due">
                           <Due r={r} />
                         </td>

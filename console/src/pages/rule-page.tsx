@@ -2,7 +2,8 @@
 // (who, when, why).
 import { useState } from 'preact/hooks';
 import { hasScope, type ApiProblem } from '../api.ts';
-import { Empty, ErrorBox, Link, Loader, Loading, fmtDate, toProblem, useLoad } from '../ui.tsx';
+import { Done, Empty, ErrorBox, Link, Loader, Loading, fmtDate, toProblem, useLoad } from '../ui.tsx';
+import type { Change } from '../people-types.ts';
 import { parseStats, rulesApi, type Rule, type RuleTestResult, type RuleVersion } from './rules-api.ts';
 import { HitChart } from './rules-chart.tsx';
 import { Lifecycle } from './rules-lifecycle.tsx';
@@ -18,9 +19,9 @@ export function RulePage({ id }: { id: string }) {
   const state = useLoad(() => rulesApi.get(id), [id]);
   const stats = useStats();
   const [editing, setEditing] = useState(false);
-  const [message, setMessage] = useState<string>();
+  const [message, setMessage] = useState<string | Change>();
   const [versionsTick, setVersionsTick] = useState(0);
-  const changed = (m: string) => {
+  const changed = (m: string | Change) => {
     setMessage(m);
     setEditing(false);
     state.reload();
@@ -53,15 +54,12 @@ export function RulePage({ id }: { id: string }) {
                   <Lifecycle rule={r} onChanged={changed} />
                 </div>
               </div>
-              {message && (
-                <p class="ok-msg" role="status">
-                  {message}
-                </p>
-              )}
+              <Done outcome={message} />
               {editing ? (
                 <RuleEditor
                   rule={r}
                   onSaved={(s) => changed(`Saved version ${s.version} of ${s.name}.`)}
+                  onHeld={changed}
                   onCancel={() => setEditing(false)}
                 />
               ) : (

@@ -3,7 +3,8 @@
 // as a draft, or a saved one as its next version with the reason for the change.
 import { useRef, useState } from 'preact/hooks';
 import { ErrorBox, Field, Loading, toProblem, useAction } from '../ui.tsx';
-import type { ApiProblem } from '../api.ts';
+import { HeldForApproval, type ApiProblem } from '../api.ts';
+import type { Change } from '../people-types.ts';
 import { OUTCOMES, rulesApi, type Outcome, type Rule, type RuleBody, type RuleTestResult } from './rules-api.ts';
 import { CheckStatus, Problems, VariablesPanel, capValue, insertAt, useCheck } from './rules-condition.tsx';
 import { RuleTestView } from './rules-test.tsx';
@@ -53,10 +54,13 @@ function toBody(d: Draft): RuleBody {
 export function RuleEditor({
   rule,
   onSaved,
+  onHeld,
   onCancel,
 }: {
   rule?: Rule;
   onSaved: (r: Rule) => void;
+  /** four eyes holds the edit of an active rule: the pending change (else it shows in the form) */
+  onHeld?: (c: Change) => void;
   onCancel: () => void;
 }) {
   const [d, setD] = useState<Draft>(() => fromRule(rule));
@@ -99,8 +103,15 @@ export function RuleEditor({
         ...body,
         ...(d.reason.trim() ? { reason: d.reason.trim() } : {}),
       };
-      const saved = rule ? await rulesApi.update(rule.id, patch) : await rulesApi.create({ ...body, status: 'draft' });
-      onSaved(saved);
+      try {
+        const saved = rule
+          ? await rulesApi.update(rule.id, patch)
+          : await rulesApi.create({ ...body, status: 'draft' });
+        onSaved(saved);
+      } catch (err) {
+        if (!(err instanceof HeldForApproval) || !onHeld) throw err;
+        onHeld(err.change);
+      }
     });
   };
 

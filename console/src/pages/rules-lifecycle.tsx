@@ -1,7 +1,8 @@
 // A rule's lifecycle: draft → shadow (evaluated on every score, stored beside the outcome, changing
 // nothing) → active (it decides), and retire. Activating and retiring ask first.
 import { useState } from 'preact/hooks';
-import { hasScope } from '../api.ts';
+import { HeldForApproval, hasScope } from '../api.ts';
+import type { Change } from '../people-types.ts';
 import { Confirm, ErrorBox, Field, useAction } from '../ui.tsx';
 import { rulesApi, type Rule, type RuleStatus } from './rules-api.ts';
 
@@ -35,8 +36,11 @@ const WHAT: Record<string, string> = {
     'It stops being evaluated from the next score on. Its versions stay readable, and decisions keep naming the version they used.',
 };
 
-/** The lifecycle buttons of one rule; nothing for a principal without rules:write. */
-export function Lifecycle({ rule, onChanged }: { rule: Rule; onChanged: (message: string) => void }) {
+/**
+ * The lifecycle buttons of one rule; nothing for a principal without rules:write. `onChanged` gets
+ * what happened, or the pending change when four eyes holds an activation.
+ */
+export function Lifecycle({ rule, onChanged }: { rule: Rule; onChanged: (outcome: string | Change) => void }) {
   const [step, setStep] = useState<Step>();
   const [reason, setReason] = useState('');
   // settled: these buttons stay on screen after a change, for the next one
@@ -46,11 +50,17 @@ export function Lifecycle({ rule, onChanged }: { rule: Rule; onChanged: (message
   const act = (s: Step) =>
     run(async () => {
       const why = reason.trim() || undefined;
-      if (s.to === 'retired') await rulesApi.retire(rule.id, why);
-      else await rulesApi.update(rule.id, { status: s.to, ...(why ? { reason: why } : {}) });
+      let held: Change | undefined;
+      try {
+        if (s.to === 'retired') await rulesApi.retire(rule.id, why);
+        else await rulesApi.update(rule.id, { status: s.to, ...(why ? { reason: why } : {}) });
+      } catch (err) {
+        if (!(err instanceof HeldForApproval)) throw err;
+        held = err.change;
+      }
       setReason('');
       setStep(undefined);
-      onChanged(s.to === 'retired' ? `Rule ${rule.name} retired.` : `Rule ${rule.name} is now ${s.to}.`);
+      onChanged(held ?? (s.to === 'retired' ? `Rule ${rule.name} retired.` : `Rule ${rule.name} is now ${s.to}.`));
     });
   return (
     <>

@@ -4,7 +4,8 @@
 import './rules.css';
 import { useState } from 'preact/hooks';
 import { hasScope } from '../api.ts';
-import { Empty, ErrorBox, Link, Loader, fmtDate, navigate, useLoad } from '../ui.tsx';
+import { Done, Empty, ErrorBox, Link, Loader, fmtDate, navigate, useLoad } from '../ui.tsx';
+import type { Change } from '../people-types.ts';
 import { rulesApi, type Rule, type Stats } from './rules-api.ts';
 import { HitChart } from './rules-chart.tsx';
 import { Lifecycle } from './rules-lifecycle.tsx';
@@ -25,10 +26,10 @@ export function RulesSection({ rest }: { rest: string }) {
 function RulesPage() {
   const list = useLoad(() => rulesApi.list(), []);
   const stats = useStats();
-  const [message, setMessage] = useState<string>();
+  const [message, setMessage] = useState<string | Change>();
   const [showRetired, setShowRetired] = useState(false);
   const write = hasScope('rules:write');
-  const changed = (m: string) => {
+  const changed = (m: string | Change) => {
     setMessage(m);
     list.reload();
   };
@@ -48,11 +49,7 @@ function RulesPage() {
         an override approve beats all but a final decline, and a cap can only lower the safe amount. A shadow rule is
         evaluated on every score without changing it.
       </p>
-      {message && (
-        <p class="ok-msg" role="status">
-          {message}
-        </p>
-      )}
+      <Done outcome={message} />
       <ErrorBox error={stats.error} what="Could not load the rules' matches" />
       <Loader state={list} feature="The rules">
         {(page) => {
@@ -88,7 +85,7 @@ function RulesTable({
 }: {
   rules: Rule[];
   stats: Stats | undefined;
-  onChanged: (m: string) => void;
+  onChanged: (m: string | Change) => void;
 }) {
   const write = hasScope('rules:write');
   return (
