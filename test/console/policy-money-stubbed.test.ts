@@ -333,6 +333,10 @@ describe('console: policies decided by money, against contract-shaped responses'
 
   test('the economics form derives a candidate; a refused figure is named beside its field', async () => {
     const derived = await stubPolicies();
+    // the previous test's derive reloads the list as it ends: leave the page and come back, so the
+    // list is read again from this test's stubs whatever that reload answered
+    await go(page, '/rules');
+    await page.getByRole('heading', { name: 'Rules' }).first().waitFor();
     await go(page, '/policies');
     await page.getByRole('button', { name: 'Economics of p1' }).click();
     await page.getByRole('heading', { name: 'Economics of p1' }).waitFor();
