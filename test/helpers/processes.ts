@@ -59,18 +59,64 @@ export function groupMembers(pgid: number): number[] {
   return pids;
 }
 
-/** A TCP port on 127.0.0.1 that nothing listens on right now. */
-export function freePort(): Promise<number> {
+/** Binds `port` (0: the kernel's pick) on 127.0.0.1 and lets it go: the port, or undefined when it is taken. */
+function probePort(port: number): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.on('error', (err: NodeJS.ErrnoException) =>
+      port !== 0 && (err.code === 'EADDRINUSE' || err.code === 'EACCES') ? resolve(undefined) : reject(err),
+    );
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/**
+ * The ports freePort picks from: below the kernel's ephemeral range (ip_local_port_range), which
+ * is where the kernel finds the local port of every outgoing connection and of every listen(0).
+ * A port picked inside that range is free when picked but may be taken as the source port of
+ * some connection (this process's, another test file's, any process's) before the child process
+ * binds it, and the child then fails with EADDRINUSE; below the range only an explicit bind takes
+ * a port. Undefined when the range leaves no room below it (then the kernel picks).
+ */
+const PICKED_PORTS = ((): { low: number; high: number } | undefined => {
+  let first = 32768;
+  try {
+    first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    // not Linux: assume the IANA dynamic range starts above
+  }
+  const low = 20_000;
+  const high = Math.min(first, 32_768) - 1;
+  return Number.isFinite(high) && high - low >= 1000 ? { low, high } : undefined;
+})();
+
+/** Ports this process has handed out: each is given once, so two servers of one test never share one. */
+const handedOut = new Set<number>();
+
+/**
+ * A TCP port on 127.0.0.1 that nothing listens on right now, and that no outgoing connection will
+ * take meanwhile (see PICKED_PORTS): random, so test files running at once rarely try the same
+ * one, and checked by binding it.
+ */
+export async function freePort(): Promise<number> {
+  if (PICKED_PORTS) {
+    const { low, high } = PICKED_PORTS;
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const candidate = low + Math.floor(Math.random() * (high - low + 1));
+      if (handedOut.has(candidate)) continue;
+      const port = await probePort(candidate);
+      if (port !== undefined) {
+        handedOut.add(port);
+        return port;
+      }
+    }
+  }
+  return (await probePort(0))!;
 }
 
 /** Resolves true when a TCP connection to the port is refused (nothing listens). */
