@@ -1,5 +1,6 @@
 // Test harness: one app per suite on a fresh store, for every backend available. SQLite always;
-// PostgreSQL when VOUCH_TEST_POSTGRES_URL is set (each suite in a schema of its own).
+// PostgreSQL when VOUCH_TEST_POSTGRES_URL is set (each suite in a schema of its own, in a database
+// this test process has to itself: see postgresDatabase).
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +30,80 @@ export interface TestStore {
   drop(): Promise<void>;
 }
 
+/** Advisory-lock class of the database claims (two-key form, apart from any bigint key): 'vouc'. */
+const DATABASE_CLAIM = 0x766f7563;
+/** At most this many test processes on one server keep a database each; beyond, they share VOUCH_TEST_POSTGRES_URL. */
+const DATABASE_SLOTS = 32;
+/** The names freshStore and storeMigratedBefore give their schemas. */
+const TEST_SCHEMA = /^[tm]_[0-9a-f]{12}$/;
+
+let database: Promise<string> | undefined;
+
+/**
+ * The database this test process keeps its schemas in (a URL): one of a pool of databases next to
+ * VOUCH_TEST_POSTGRES_URL's (`<name>_p1`, `<name>_p2`, …, made on first use and kept), claimed for
+ * the life of the process by a session advisory lock in VOUCH_TEST_POSTGRES_URL's database. Test
+ * files running at once then never share a database, and what PostgreSQL keeps per database does
+ * not cross between them: Kysely's migrator reads the columns of every table in every schema of the
+ * database (a schema another file drops meanwhile fails it: `relation "t_….entities" does not
+ * exist`) and takes one database-wide migration lock; advisory locks and NOTIFY channels are
+ * database-wide too. The claim ends with the process, however it ends (the session closes), and
+ * the next claimant drops the schemas a killed process left. Without the right to create
+ * databases, every process shares VOUCH_TEST_POSTGRES_URL, as before.
+ */
+export function postgresDatabase(): Promise<string> {
+  database ??= claimDatabase(process.env.VOUCH_TEST_POSTGRES_URL!);
+  return database;
+}
+
+function databaseUrl(base: string, name: string): string {
+  const url = new URL(base);
+  url.pathname = `/${encodeURIComponent(name)}`;
+  return url.toString();
+}
+
+async function claimDatabase(shared: string): Promise<string> {
+  const claim = new pg.Client({ connectionString: shared });
+  // The claim must not crash the process if the server drops the session.
+  claim.on('error', () => {});
+  try {
+    await claim.connect();
+    const { rows } = await claim.query<{ name: string }>('select current_database() as name');
+    const prefix = rows[0]!.name;
+    for (let slot = 1; slot <= DATABASE_SLOTS; slot++) {
+      const lock = await claim.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [
+        DATABASE_CLAIM,
+        slot,
+      ]);
+      if (!lock.rows[0]!.ok) continue;
+      const name = `${prefix}_p${slot}`;
+      const exists = await claim.query('select 1 from pg_database where datname = $1', [name]);
+      if (exists.rowCount === 0) await claim.query(`create database "${name.replace(/"/g, '""')}"`);
+      const url = databaseUrl(shared, name);
+      await dropLeftovers(url);
+      // Held open until the process ends, without keeping it from ending.
+      claim.unref();
+      return url;
+    }
+  } catch {
+    // no right to create databases (or the pool is full): share the given one, as before
+  }
+  await claim.end().catch(() => {});
+  return shared;
+}
+
+/** Schemas in a database just claimed were left by a process that ended without dropping them. */
+async function dropLeftovers(url: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ nspname: string }>('select nspname from pg_namespace');
+    for (const { nspname } of rows) if (TEST_SCHEMA.test(nspname)) await c.query(`drop schema ${nspname} cascade`);
+  } finally {
+    await c.end();
+  }
+}
+
 /** A fresh, migrated store on the given backend. */
 export async function freshStore(backend: Backend): Promise<TestStore> {
   const tag = randomBytes(6).toString('hex');
@@ -45,7 +120,7 @@ export async function freshStore(backend: Backend): Promise<TestStore> {
       },
     };
   }
-  const base = process.env.VOUCH_TEST_POSTGRES_URL!;
+  const base = await postgresDatabase();
   const schema = `t_${tag}`;
   const admin = new pg.Client({ connectionString: base });
   await admin.connect();

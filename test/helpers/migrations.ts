@@ -7,7 +7,7 @@ import pg from 'pg';
 import { Migrator, type Kysely } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
-import type { Backend } from './app.ts';
+import { postgresDatabase, type Backend } from './app.ts';
 
 /** Every migration whose name sorts before `firstMissing` (e.g. '006') is applied; none after. */
 export async function storeMigratedBefore(
@@ -26,7 +26,7 @@ export async function storeMigratedBefore(
       for (const s of ['', '-wal', '-shm']) rmSync(path + s, { force: true });
     };
   } else {
-    const base = process.env.VOUCH_TEST_POSTGRES_URL!;
+    const base = await postgresDatabase();
     schema = `m_${tag}`;
     const admin = new pg.Client({ connectionString: base });
     await admin.connect();
