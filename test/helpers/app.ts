@@ -82,7 +82,7 @@ async function claimDatabase(shared: string): Promise<string> {
       const url = databaseUrl(shared, name);
       await dropLeftovers(url);
       // Held open until the process ends, without keeping it from ending.
-      claim.unref();
+      (claim as pg.Client & { unref(): void }).unref(); // pg has it, its types do not
       return url;
     }
   } catch {
