@@ -6,7 +6,7 @@
 //           src/app.ts, src/server.ts, src/store/db.ts), a database or Redis client, a socket
 //   system  other processes: test/helpers/processes.ts (vouch serve, CLIs, throwaway Redis and
 //           PostgreSQL, kill tests), node:child_process, Chromium (test/console/browser.ts,
-//           playwright-core)
+//           playwright-core; these are marked `browser`, and run one at a time)
 //
 // The strongest signal wins (system > api > unit). Only the test tree's own files are followed
 // (test/**/*.ts helpers); src/ is not, since importing a module starts nothing by itself. Type-only
@@ -64,7 +64,11 @@ export interface Placement {
   file: string;
   tier: Tier;
   why: string;
+  /** drives Chromium (test/console/browser.ts, playwright-core): a system file run one at a time */
+  browser: boolean;
 }
+
+const BROWSER = ['test/console/browser.ts', 'playwright-core'];
 
 function walk(dir: string, out: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -113,6 +117,7 @@ function importsOf(file: string): Dependency[] {
           .filter((n) => n && !n.startsWith('type '))
           .map((n) => n.split(/\s+as\s+/)[0]!)
       : undefined;
+    if (names?.length === 0) continue; // import { type A, type B } ...
     found.push(names ? { module, names } : { module });
   }
   return found;
@@ -132,14 +137,16 @@ function signalOf(dep: Dependency): { tier: Exclude<Tier, 'unit'>; what: string 
 }
 
 /** The strongest signal reachable from `file` through test-local modules, with the path to it. */
-function strongest(file: string): { tier: Tier; why: string } {
+function strongest(file: string): { tier: Tier; why: string; browser: boolean } {
   const rank = (t: Tier) => TIERS.indexOf(t);
   let best: { tier: Tier; why: string } = { tier: 'unit', why: 'imports no app, store, socket or process' };
+  let browser = false;
   const seen = new Set<string>();
   const visit = (mod: string, chain: string[]) => {
     if (seen.has(mod)) return;
     seen.add(mod);
     for (const dep of importsOf(mod)) {
+      if (BROWSER.includes(dep.module)) browser = true;
       const signal = signalOf(dep);
       if (signal && rank(signal.tier) > rank(best.tier))
         best = { tier: signal.tier, why: [...chain, signal.what].join(' → ') };
@@ -151,13 +158,14 @@ function strongest(file: string): { tier: Tier; why: string } {
     }
   };
   visit(file, []);
-  return best;
+  return { ...best, browser };
 }
 
 export function classify(file: string): Placement {
+  const found = strongest(file);
   const override = OVERRIDES[file];
-  if (override) return { file, tier: override.tier, why: `override: ${override.why}` };
-  return { file, ...strongest(file) };
+  if (override) return { file, tier: override.tier, why: `override: ${override.why}`, browser: found.browser };
+  return { file, ...found };
 }
 
 /**
@@ -206,10 +214,11 @@ const SLOW_FIRST: readonly string[] = [
   'test/trust/safe-amount.test.ts',
 ];
 
-export function tierFiles(tiers: readonly Tier[]): string[] {
+/** The files of the tiers; `browser` true or false keeps only the files that do (or do not) drive Chromium. */
+export function tierFiles(tiers: readonly Tier[], browser?: boolean): string[] {
   const files = testFiles()
     .map(classify)
-    .filter((p) => tiers.includes(p.tier))
+    .filter((p) => tiers.includes(p.tier) && (browser === undefined || p.browser === browser))
     .map((p) => p.file);
   const order = (f: string) => {
     const i = SLOW_FIRST.indexOf(f);
@@ -253,7 +262,8 @@ function main(argv: string[]): number {
   }
   if (command === 'show') {
     const placements = testFiles().map(classify);
-    for (const p of placements) console.log(`${p.tier.padEnd(6)} ${p.file}  (${p.why})`);
+    for (const p of placements)
+      console.log(`${p.tier.padEnd(6)} ${p.file}  (${p.why}${p.browser ? '; Chromium' : ''})`);
     for (const t of TIERS) console.log(`${t}: ${placements.filter((p) => p.tier === t).length}`);
     return 0;
   }

@@ -1,39 +1,53 @@
 // Runs the test tiers (scripts/test-tiers.ts) one after the other, each with node's test runner
-// at the concurrency it stays reliable at, and fails when any tier fails. The spec reporter names
-// every failing test (and its file) as it happens and again in a list at the end of its tier; the
-// last lines here say which tiers failed and how long each took.
+// at the concurrency it stays reliable at, and fails when any of them fails. The spec reporter
+// names every failing test (and its file) as it happens and again in a list at the end of its
+// run; the last lines here say which runs failed and how long each took.
 //
 //   tsx scripts/test.ts                  unit, api, system
 //   tsx scripts/test.ts api system       those tiers only
-//   tsx scripts/test.ts api -- <file>... those files of the tier (for a quick re-run)
+//   tsx scripts/test.ts api -- <file>... those files of the tier (a quick re-run)
 //
-// VOUCH_TEST_CONCURRENCY_<TIER> (e.g. VOUCH_TEST_CONCURRENCY_API=2) overrides a tier's concurrency.
+// VOUCH_TEST_CONCURRENCY_<UNIT|API|SYSTEM|BROWSER>=n overrides how many files of a run go at once.
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { TIERS, check, tierFiles, warnings, type Tier } from './test-tiers.ts';
 
+type Run = 'unit' | 'api' | 'system' | 'browser';
+
 /**
- * How many files of a tier run at once. unit: pure CPU, one a core and one more to cover each
- * file's start-up. api: in-process apps on a store; a file spends most of its time waiting on
- * PostgreSQL and timers, so more files than cores keep the cores busy. system: servers, CLIs and
- * Chromium with deadlines of their own (readiness, kill and drain timings) — two at once at most.
- * Measured on a 2-core machine; see the README's "Tests and checks".
+ * How many files of a run go at once (measured on a 2-core machine with PostgreSQL and Redis).
+ * unit: pure CPU, one a core and one more to cover each file's start-up. api: in-process apps on
+ * a store; a file spends much of its time waiting on PostgreSQL, timers and its own start-up, so
+ * twice the cores keep them busy. system: servers, CLIs and kill tests with deadlines of their own
+ * (readiness, drain and kill timings), one a core. browser: the system files that drive Chromium,
+ * whose pages wait at most 10 s for an element, one at a time (two at once, with the CLI tests
+ * beside them, ran out of that time on 2 cores).
  */
-function concurrency(tier: Tier): number {
-  const set = process.env[`VOUCH_TEST_CONCURRENCY_${tier.toUpperCase()}`];
+function concurrency(run: Run): number {
+  const set = process.env[`VOUCH_TEST_CONCURRENCY_${run.toUpperCase()}`];
   if (set && /^[1-9]\d*$/.test(set)) return Number(set);
   const cores = availableParallelism();
-  if (tier === 'unit') return Math.max(2, cores + 1);
-  if (tier === 'api') return Math.max(2, Math.min(cores + 1, 6));
-  return Math.min(2, Math.max(1, Math.floor(cores / 2)));
+  if (run === 'unit') return cores + 1;
+  if (run === 'api') return Math.min(2 * cores, 8);
+  if (run === 'system') return Math.min(cores, 4);
+  return 1;
 }
 
-function run(tier: Tier, files: string[]): Promise<number> {
+/** The runs of a tier: the system tier's Chromium files go on their own, after the others. */
+function runsOf(tier: Tier): { run: Run; label: string; files: string[] }[] {
+  if (tier !== 'system') return [{ run: tier, label: tier, files: tierFiles([tier]) }];
+  return [
+    { run: 'system', label: 'system', files: tierFiles(['system'], false) },
+    { run: 'browser', label: 'system (Chromium)', files: tierFiles(['system'], true) },
+  ];
+}
+
+function nodeTest(run: Run, files: string[]): Promise<number> {
   const args = [
     '--import',
     'tsx',
     '--test',
-    `--test-concurrency=${concurrency(tier)}`,
+    `--test-concurrency=${concurrency(run)}`,
     '--test-reporter=spec',
     ...files,
   ];
@@ -70,37 +84,39 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
 
-  const results: { tier: Tier; files: number; code: number; ms: number }[] = [];
+  const results: { label: string; files: number; code: number; ms: number }[] = [];
   for (const tier of tiers) {
-    let files = tierFiles([tier]);
-    if (only) files = files.filter((f) => only.some((o) => f === o || f.endsWith(o)));
-    // Never hand node --test an empty list: it would look for test files everywhere.
-    if (files.length === 0) {
-      if (!only) results.push({ tier, files: 0, code: 1, ms: 0 });
-      continue;
+    for (const { run, label, files: all } of runsOf(tier)) {
+      const files = only ? all.filter((f) => only.some((o) => f === o || f.endsWith(o))) : all;
+      // Never hand node --test an empty list: it would look for test files everywhere.
+      if (files.length === 0) continue;
+      console.log(`\n── ${label}: ${files.length} files, ${concurrency(run)} at a time ──\n`);
+      const started = performance.now();
+      // The console's browser tests build it when its build is older than its sources; built here
+      // once, files running at once never rebuild it under each other's server (the build empties
+      // console/dist first).
+      if (files.some((f) => f.startsWith('test/console/'))) {
+        const { ensureConsoleBuilt } = await import('../test/console/browser.ts');
+        ensureConsoleBuilt();
+      }
+      const code = await nodeTest(run, files);
+      results.push({ label, files: files.length, code, ms: performance.now() - started });
     }
-    console.log(`\n── ${tier}: ${files.length} files, ${concurrency(tier)} at a time ──\n`);
-    const started = performance.now();
-    // The console's browser tests build it when its build is older than its sources; built here
-    // once, files running at once never rebuild it under each other's server (the build empties
-    // console/dist first).
-    if (files.some((f) => f.startsWith('test/console/'))) {
-      const { ensureConsoleBuilt } = await import('../test/console/browser.ts');
-      ensureConsoleBuilt();
-    }
-    const code = await run(tier, files);
-    results.push({ tier, files: files.length, code, ms: performance.now() - started });
+  }
+  if (results.length === 0) {
+    console.error('test: no test files to run');
+    return 1;
   }
 
   console.log('');
   for (const r of results) {
-    const state = r.files === 0 ? 'NO FILES' : r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`;
-    console.log(`test: ${r.tier.padEnd(6)} ${String(r.files).padStart(3)} files  ${state}  ${seconds(r.ms)}`);
+    const state = r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`;
+    console.log(`test: ${r.label.padEnd(17)} ${String(r.files).padStart(3)} files  ${state}  ${seconds(r.ms)}`);
   }
   const failed = results.filter((r) => r.code !== 0);
   if (failed.length)
     console.log(
-      `test: failed: ${failed.map((r) => r.tier).join(', ')} (the failing tests are listed at the end of each tier's output above)`,
+      `test: FAILED: ${failed.map((r) => r.label).join(', ')} (the failing tests are listed at the end of each run above)`,
     );
   return failed.length ? 1 : 0;
 }
