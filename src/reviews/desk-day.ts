@@ -10,7 +10,7 @@ import type { Store } from '../store/db.ts';
 import type { Environment } from '../lib/principal.ts';
 import { chunks } from '../store/chunks.ts';
 import { ruleStatsOff } from '../rules/stats-thread.ts';
-import type { DeskDay } from './desk-routes.ts';
+import type { DeskDay } from './desk-schemas.ts';
 import { assembleDays, topRules, type DecisionGroup } from './desk-figures.ts';
 
 const DAY_MS = 86_400_000;

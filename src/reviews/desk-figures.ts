@@ -1,7 +1,7 @@
 // The desk's day, the pure part (docs/api.md, "Reviews", GET /api/v1/desk/day): the rows the store
 // grouped (desk-day.ts) as the response's figures, one row per UTC day, and the top rules.
 import type { RuleStats } from '../rules/stats.ts';
-import type { DeskDay } from './desk-routes.ts';
+import type { DeskDay } from './desk-schemas.ts';
 
 type DayFigures = DeskDay['days'][number];
 const DAY_MS = 86_400_000;
