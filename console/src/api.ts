@@ -8,7 +8,11 @@
 //   this tab (never in storage or a cookie), re-requested before it expires; a reload forgets it.
 
 import type { TokenResponse } from './types.ts';
-import type { Change, LoginResponse, PersonRole, SessionInfo, User } from './people-types.ts';
+import type { LoginResponse, PersonRole, SessionInfo, User } from './people-types.ts';
+import { isPersonRole, machineRoleOf } from '../../src/lib/person-roles.ts';
+import { ApiProblem, HeldForApproval, isChange } from './api-problems.ts';
+
+export { ApiProblem, HeldForApproval, query } from './api-problems.ts';
 
 export interface Session {
   kind: 'person' | 'client';
@@ -27,32 +31,6 @@ export interface Session {
 
 type Credential =
   { kind: 'client'; clientId: string; clientSecret: string; token: string } | { kind: 'person'; csrf: string };
-
-/** An RFC 9457 problem (or a network failure) as the pages show it. */
-export class ApiProblem extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly detail: string,
-    readonly errors: { field: string; message: string }[] = [],
-    /** the problem's extension members (e.g. an activation's operating_point) */
-    readonly extra: Record<string, unknown> = {},
-    /** seconds from Retry-After (a 429), when the answer had it */
-    readonly retryAfter?: number,
-  ) {
-    super(detail);
-  }
-}
-
-/**
- * A 202 with a pending change: four eyes holds the request (activating a rule or a policy, deleting
- * a list) until a second person approves it. Thrown so no page takes it for the change applied.
- */
-export class HeldForApproval extends ApiProblem {
-  constructor(readonly change: Change) {
-    super(202, 'pending_approval', "Waiting for a second person's approval.");
-  }
-}
 
 const CSRF_KEY = 'vouch.console.csrf';
 const ENDED = 'Your session has ended (30 idle minutes, 12 hours, or a change to your account): sign in again.';
@@ -82,44 +60,6 @@ function publish(next: Session | null): void {
   session = next;
   for (const l of listeners) l(next);
 }
-
-// ---- what a principal may do: the service's own check (src/auth/authenticate.ts), so the pages show
-// only the actions that would be admitted. A person is admitted by role (src/lib/person-roles.ts).
-const PERSON_RANK: Record<PersonRole, number> = { viewer: 0, analyst: 1, operator: 2, admin: 3 };
-const MACHINE_RANK: Record<string, number> = { service: 0, operator: 1, admin: 2 };
-const ANALYST_SCOPES = new Set(['reviews:write', 'labels:write']);
-const ADMIN_SCOPES = new Set([
-  'users:read',
-  'users:write',
-  'settings:read',
-  'settings:write',
-  'keys:read',
-  'keys:write',
-  'webhooks:read',
-  'webhooks:write',
-  'network:admin',
-]);
-const READ_SCOPES = new Set(['audit:read', 'policy:read', 'rules:read', 'reviews:read', 'trust:read']);
-
-function personRoleNeeded(scope: string, role: 'operator' | 'admin' | undefined): PersonRole {
-  if (scope === 'audit:read') return 'viewer';
-  if (role === 'admin' || ADMIN_SCOPES.has(scope)) return 'admin';
-  if (ANALYST_SCOPES.has(scope)) return 'analyst';
-  if (role === 'operator' || !READ_SCOPES.has(scope)) return 'operator';
-  return 'viewer';
-}
-
-/** Whether a route declaring `scope` (and machine `role`) admits the signed-in principal. */
-export function may(scope: string, role?: 'operator' | 'admin'): boolean {
-  if (!session) return false;
-  if (session.personRole) return PERSON_RANK[session.personRole] >= PERSON_RANK[personRoleNeeded(scope, role)];
-  return hasScope(scope) && (!role || (MACHINE_RANK[session.role] ?? 0) >= MACHINE_RANK[role]!);
-}
-
-const machineRoleOf = (role: PersonRole): string =>
-  role === 'admin' ? 'admin' : role === 'viewer' ? 'service' : 'operator';
-
-const isPersonRole = (role: string): role is PersonRole => role in PERSON_RANK;
 
 // ---- signing in and out
 function rememberCsrf(csrf: string): void {
@@ -315,12 +255,6 @@ async function send(
   );
 }
 
-/** Whether a JSON body is a pending change (a 202 of four eyes), not some other accepted work. */
-function isChange(body: unknown): body is Change {
-  const b = body as Partial<Change> | null;
-  return typeof b?.id === 'string' && b.id.startsWith('chg_') && typeof b.kind === 'string';
-}
-
 /**
  * Calls the API as the signed-in principal. A 202 with a pending change throws HeldForApproval;
  * a 401 re-requests a client's token once, or ends a person's session (it expired).
@@ -375,12 +309,4 @@ async function authed(method: string, path: string, body: unknown, accept?: stri
     if (credential?.kind !== 'client') throw err;
     return send(method, path, body, credential, accept);
   }
-}
-
-/** Builds a query string from the set members of `params`. */
-export function query(params: Record<string, string | number | undefined | null>): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
-  const s = q.toString();
-  return s ? `?${s}` : '';
 }

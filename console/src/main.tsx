@@ -3,7 +3,8 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import './styles.css';
-import { currentSession, hadPersonSession, may, onSession, resumeSession, signOut, type Session } from './api.ts';
+import { currentSession, hadPersonSession, onSession, resumeSession, signOut, type Session } from './api.ts';
+import { may } from './permissions.ts';
 import { Link, Loading, navigate, useRoute } from './ui.tsx';
 import { Invitation, SignIn } from './signin.tsx';
 import { DecisionsPage } from './pages/decisions.tsx';

@@ -2,8 +2,10 @@
 // "Four eyes"), written out here until the SDK's generated types (sdk/src/schema.d.ts) carry them;
 // then they should come from types.ts like the rest.
 
-export const PERSON_ROLES = ['viewer', 'analyst', 'operator', 'admin'] as const;
-export type PersonRole = (typeof PERSON_ROLES)[number];
+import { PERSON_ROLES, type PersonRole } from '../../src/lib/person-roles.ts';
+
+// the service's own list of roles, not a copy
+export { PERSON_ROLES, type PersonRole };
 
 /** What each role may do, as the invitation form and the users page explain it (docs/api.md, the table of roles). */
 export const ROLE_MAY: Record<PersonRole, string> = {

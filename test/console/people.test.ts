@@ -315,6 +315,11 @@ describe('people at the desk in chromium', { skip }, () => {
     let card = page.locator('article.change').first();
     await card.waitFor();
     assert.match(await card.innerText(), /Asked by Person \d+ on/);
+    // the diff's "before" comes from the rule as it is now, read after the card renders: wait for it
+    await card
+      .locator('.change-diff')
+      .getByText(/shadow\s*→\s*active/)
+      .waitFor();
     assert.match(await card.locator('.change-diff').innerText(), /shadow\s*→\s*active/);
     assert.match(await card.locator('.condition-diff').innerText(), /Condition \(unchanged\)\s+amount > 300\.0/);
     await card.getByRole('button', { name: 'Approve' }).click();

@@ -3,7 +3,8 @@
 // once) or someone rejects it. The requester may not approve their own, nor may a machine; the
 // page hides Approve then and says why. Admins also set which areas four eyes holds.
 import { useState } from 'preact/hooks';
-import { api, currentSession, may, query } from '../api.ts';
+import { api, currentSession, query } from '../api.ts';
+import { may } from '../permissions.ts';
 import {
   CHANGE_KINDS,
   FOUR_EYES_AREAS,

@@ -1,6 +1,7 @@
 // Entities: look up a hashed id; its aggregates, linked identifiers, event timeline, and the decisions made about it.
 import { useState } from 'preact/hooks';
-import { api, hasScope, may } from '../api.ts';
+import { api, hasScope } from '../api.ts';
+import { may } from '../permissions.ts';
 import { Empty, Field, Loader, fmtDate, fmtMoney, fmtNumber, navigate, useLoad } from '../ui.tsx';
 import { DecisionTable, useDecisionList } from './decisions.tsx';
 import { EntityTimeline } from './entity-timeline.tsx';

@@ -4,7 +4,8 @@
 // the economics form or from a point of a fit's frontier is shown.
 // Uploading and fitting a candidate are in policy-candidates.tsx.
 import { useState } from 'preact/hooks';
-import { api, may, type ApiProblem } from '../api.ts';
+import { api, type ApiProblem } from '../api.ts';
+import { may } from '../permissions.ts';
 import { Confirm, Done, Empty, ErrorBox, Loader, Loading, fmtDate, navigate, toProblem, useLoad } from '../ui.tsx';
 import type { Change } from '../people-types.ts';
 import { type PolicyList, type ShadowCleared } from '../types.ts';

@@ -3,7 +3,8 @@
 // version, activated the usual way.
 import './money.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, may } from '../api.ts';
+import { api } from '../api.ts';
+import { may } from '../permissions.ts';
 import { Loader, fmtMoney, fmtNumber, useLoad } from '../ui.tsx';
 import type { PolicyDetail } from '../types.ts';
 import { capacityWords, declineWords, economicsOf, fmtProbability, type Economics } from '../money.ts';

@@ -6,7 +6,8 @@
 // queue, A approve and D decline (each asking first), L the list, N claim next. After a verdict the
 // next review due is claimed and opened, unless its setting is off (desk-advance.tsx).
 import { useRef, useState } from 'preact/hooks';
-import { currentSession, hasScope, may, type ApiProblem } from '../api.ts';
+import { currentSession, hasScope, type ApiProblem } from '../api.ts';
+import { may } from '../permissions.ts';
 import {
   Empty,
   ErrorBox,
