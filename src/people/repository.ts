@@ -7,6 +7,29 @@ import type { UsersTable } from '../store/schema-people.ts';
 export type UserRow = Selectable<UsersTable>;
 type Db = Kysely<Database>;
 
+/** A new user's row: the given fields, and every credential column blank (no password, no second factor). */
+export function newUserRow(
+  fields: Pick<UserRow, 'id' | 'email' | 'name' | 'role' | 'status' | 'created_by'> &
+    Partial<Pick<UserRow, 'invitation_digest' | 'invitation_expires_at'>>,
+  now: number,
+): UserRow {
+  return {
+    password_hash: null,
+    invitation_digest: null,
+    invitation_expires_at: null,
+    failed_logins: 0,
+    locked_until: null,
+    totp_secret: null,
+    totp_pending: null,
+    totp_enabled_at: null,
+    totp_last_step: null,
+    recovery_codes: null,
+    ...fields,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 export function insertUser(db: Db, row: UserRow) {
   return db.insertInto('users').values(row).execute();
 }

@@ -13,6 +13,7 @@ import { disableTotp } from './totp.ts';
 import {
   countFailedLogin,
   insertUser,
+  newUserRow,
   revokeUserSessions,
   updateUser,
   userByEmail,
@@ -81,26 +82,20 @@ export async function inviteUser(
   const email = normaliseEmail(input.email);
   if (await userByEmail(store.db, email)) throw new PeopleError('conflict', `A user with e-mail ${email} exists.`);
   const invitation = newInvitation(now);
-  const row: UserRow = {
-    id: newId('usr'),
-    email,
-    name: input.name,
-    role: input.role,
-    status: 'invited',
-    password_hash: null,
-    invitation_digest: invitation.digest,
-    invitation_expires_at: invitation.expiresAt,
-    failed_logins: 0,
-    locked_until: null,
-    totp_secret: null,
-    totp_pending: null,
-    totp_enabled_at: null,
-    totp_last_step: null,
-    recovery_codes: null,
-    created_at: now,
-    created_by: JSON.stringify(actor),
-    updated_at: now,
-  };
+  const row = newUserRow(
+    {
+      id: newId('usr'),
+      email,
+      name: input.name,
+      role: input.role,
+      status: 'invited',
+      invitation_digest: invitation.digest,
+      invitation_expires_at: invitation.expiresAt,
+      created_by: JSON.stringify(actor),
+    },
+    now,
+  );
+
   try {
     await insertUser(store.db, row);
   } catch (err) {

@@ -13,7 +13,7 @@ import { newId } from '../lib/ids.ts';
 import type { Actor } from '../lib/principal.ts';
 import { isPersonRole, personRoleAtLeast, type PersonRole } from '../lib/person-roles.ts';
 import { recordAudit } from '../audit-log/repository.ts';
-import { insertUser, revokeUserSessions, updateUser, userByEmail, type UserRow } from './repository.ts';
+import { insertUser, newUserRow, revokeUserSessions, updateUser, userByEmail, type UserRow } from './repository.ts';
 import { normaliseEmail } from './service.ts';
 
 export const SSO_CALLBACK_PATH = '/api/v1/auth/sso/callback';
@@ -220,26 +220,18 @@ export async function signInPerson(store: Store, identity: SsoIdentity, now = Da
   if (existing) return followProvider(store, existing, identity, now);
   const id = newId('usr');
   const actor: Actor = { type: 'user', id, name: identity.name };
-  const row: UserRow = {
-    id,
-    email: identity.email,
-    name: identity.name,
-    role: identity.role,
-    status: 'active',
-    password_hash: null,
-    invitation_digest: null,
-    invitation_expires_at: null,
-    failed_logins: 0,
-    locked_until: null,
-    totp_secret: null,
-    totp_pending: null,
-    totp_enabled_at: null,
-    totp_last_step: null,
-    recovery_codes: null,
-    created_at: now,
-    created_by: JSON.stringify(actor),
-    updated_at: now,
-  };
+  const row = newUserRow(
+    {
+      id,
+      email: identity.email,
+      name: identity.name,
+      role: identity.role,
+      status: 'active',
+      created_by: JSON.stringify(actor),
+    },
+    now,
+  );
+
   try {
     await insertUser(store.db, row);
   } catch (err) {
