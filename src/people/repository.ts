@@ -139,3 +139,28 @@ export async function revokeUserSessions(db: Db, userId: string, at: number): Pr
     .where('revoked_at', 'is', null)
     .execute();
 }
+
+/**
+ * Takes a TOTP time step for a user when it is later than the last one taken: true for the one
+ * caller that moved it, so two sign-ins racing with one code cannot both pass.
+ */
+export async function takeTotpStep(db: Db, id: string, step: number): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ totp_last_step: step })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Replaces the recovery codes only if they are still `before`: a code is used up once, whoever races. */
+export async function swapRecoveryCodes(db: Db, id: string, before: string, after: string): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ recovery_codes: after })
+    .where('id', '=', id)
+    .where('recovery_codes', '=', before)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { open, seal, type KeyEncryption, type Purpose } from '../lib/envelope.ts';
 import { sha256Hex } from '../lib/digest.ts';
-import { updateUser, type UserRow } from './repository.ts';
+import { swapRecoveryCodes, takeTotpStep, updateUser, type UserRow } from './repository.ts';
 
 const PURPOSE: Purpose = { subkey: { salt: 'vouch-totp', info: 'person second factor' }, marked: true };
 const aad = (userId: string) => `totp:${userId}`;
@@ -81,15 +81,13 @@ export async function checkSecondFactor(
   if (given.recovery_code !== undefined) {
     const digests = JSON.parse(user.recovery_codes ?? '[]') as string[];
     const digest = sha256Hex(given.recovery_code.trim().toLowerCase());
-    if (!digests.includes(digest)) return false;
-    await updateUser(db, user.id, { recovery_codes: JSON.stringify(digests.filter((d) => d !== digest)) });
-    return true;
+    if (user.recovery_codes === null || !digests.includes(digest)) return false;
+    const left = JSON.stringify(digests.filter((d) => d !== digest));
+    return swapRecoveryCodes(db, user.id, user.recovery_codes, left);
   }
   const secret = user.totp_secret ? opened(user.totp_secret, user.id, enc) : undefined;
   const step = secret && given.totp ? stepOf(secret, user.email, given.totp, now) : undefined;
-  if (step === undefined || step <= (user.totp_last_step ?? -1)) return false;
-  await updateUser(db, user.id, { totp_last_step: step });
-  return true;
+  return step !== undefined && takeTotpStep(db, user.id, step);
 }
 
 /** Turns the second factor off (the person, with a valid code; or an admin resetting a lost device). */

@@ -48,10 +48,14 @@ describeEachBackend('second factor', (ctx) => {
     const asked = problem(await login({}), 401, 'unauthenticated');
     assert.match(JSON.stringify(asked.errors), /totp/);
     const now = codeAt(secret, Date.now());
-    assert.equal((await login({ totp: now })).statusCode, 200);
+    // two sign-ins racing with one code: exactly one passes (the step is taken atomically)
+    const raced = await Promise.all([login({ totp: now }), login({ totp: now })]);
+    assert.deepEqual(raced.map((r) => r.statusCode).sort(), [200, 401]);
     problem(await login({ totp: now }), 401, 'unauthenticated');
-    assert.equal((await login({ recovery_code: recovery[0]! })).statusCode, 200);
+    const spent = await Promise.all([login({ recovery_code: recovery[0]! }), login({ recovery_code: recovery[0]! })]);
+    assert.deepEqual(spent.map((r) => r.statusCode).sort(), [200, 401]);
     problem(await login({ recovery_code: recovery[0]! }), 401, 'unauthenticated');
+    assert.equal((await login({ recovery_code: recovery[1]! })).statusCode, 200);
 
     const admin = await ctx().token();
     const reset = await ctx().inject({
