@@ -5,12 +5,13 @@
 
 // The folders of src/ in floors, the ground first (docs/architecture.md). A folder imports only
 // folders on floors below its own, type-only imports included: two folders never import each
-// other, and the model's vocabulary (model/) stays below every feature.
+// other, the model's vocabulary (model/) stays below every feature, and HTTP (http/) sits above
+// the model: the domain throws lib/domain-errors.ts, which http/ maps to problems.
 const FLOORS = [
   ['lib', 'config'],
   ['store'],
-  ['http'],
   ['model'],
+  ['http'],
   ['audit-log'],
   ['auth', 'audit'],
   ['webhooks', 'people', 'changes'],

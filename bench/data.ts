@@ -89,3 +89,17 @@ export function* history(
   }
   if (batch.length > 0) yield batch;
 }
+
+/** A score request for one of `entities` entities, at a realistic amount (every bench scores the same shape). */
+export function scoreBody(random: () => number, entities: number) {
+  return {
+    entity_id: entityId(Math.floor(random() * entities)),
+    amount: Math.round(50 + random() * 500),
+    currency: 'USD',
+    context: {
+      counterparty_id: entityId(Math.floor(random() * entities)),
+      payment_method: 'bank_transfer',
+      side: 'sell',
+    },
+  };
+}

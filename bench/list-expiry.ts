@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../src/store/db.ts';
 import { RuleRegistry } from '../src/rules/registry.ts';
-import { RevocationFeed } from '../src/auth/revocation.ts';
+import { ChangeFeed } from '../src/store/change-feed.ts';
 import { addListEntries, createList } from '../src/rules/lists.ts';
 
 const total = Number(process.argv[2] ?? 200_000);
@@ -15,7 +15,7 @@ const batch = 1000;
 const dir = mkdtempSync(join(tmpdir(), 'vouch-bench-lists-'));
 const store = openStore(`sqlite:${join(dir, 'v.db')}`);
 await store.migrate();
-const feed = new RevocationFeed(store);
+const feed = new ChangeFeed(store);
 const registry = new RuleRegistry(store);
 const heapMb = () => {
   (globalThis as { gc?: () => void }).gc?.();

@@ -3,9 +3,13 @@
 // label on a few per cent, matched rules on some) and a 10,000-entry list with adds and removals
 // spread over the window, then tests a rule through the route's own path (the worker thread
 // reading over its own connection, keyset pages) and prints decisions/s, the CPU seconds of the
-// whole process (both threads), its peak RSS and the serving thread's event-loop delay. A test of
-// an empty window runs first, so the worker's start (seconds under tsx) is reported apart.
+// whole process (every thread), its peak RSS and the serving thread's event-loop delay. A test of
+// an empty window runs first, so the workers' start (seconds under tsx) is reported apart.
+// `--workers 1` replays the window in one worker (the figures before issue 42); the result's digest
+// shows that both give the same answer. `--postgres URL` copies the SQLite store's decisions and
+// list into that (empty or already copied) PostgreSQL database and tests there.
 //   npx tsx bench/rule-test.ts --decisions 1000000 [--db /tmp/vouch-rule-test-1000000.sqlite] [--rule NAME]
+//     [--workers 2] [--postgres postgres://postgres@127.0.0.1:5432/vouch_rule_test]
 // The store file is kept and reused by the next run of the same size.
 import { existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -13,11 +17,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
-import { openStore } from '../src/store/db.ts';
+import { openStore, type Store } from '../src/store/db.ts';
 import { DEFAULT_POLICY, SIGNAL_NAMES } from '../src/model/policy.ts';
 import { FEATURE_SET } from '../src/model/feature-vector.ts';
 import { storeSource } from '../src/store/readers.ts';
-import { runRuleTest } from '../src/rules/replay-thread.ts';
+import { REPLAY_WORKERS, runRuleTest } from '../src/rules/replay-thread.ts';
 import { UNSAVED_RULE_ID } from '../src/rules/replay.ts';
 import type { RuleBody } from '../src/rules/compile.ts';
 import { mulberry32, type Random } from './quality/prng.ts';
@@ -43,6 +47,8 @@ const { values: args } = parseArgs({
     decisions: { type: 'string', default: '1000000' },
     db: { type: 'string' },
     rule: { type: 'string', default: 'desk' },
+    workers: { type: 'string' },
+    postgres: { type: 'string' },
   },
 });
 const N = Number(args.decisions);
@@ -163,21 +169,56 @@ async function fill(): Promise<void> {
   db.close();
 }
 
+/** The SQLite store's decisions and list, copied into PostgreSQL once (a later run finds them there). */
+async function copyToPostgres(store: Store): Promise<void> {
+  const had = await store.db
+    .selectFrom('decisions')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirst();
+  if (Number(had?.n ?? 0) >= N) return;
+  const from = new BetterSqlite3(path, { readonly: true });
+  const chunk = 1000;
+  // a filled store's rowids run 1..N without gaps
+  const read = from.prepare('select * from decisions where rowid > ? order by rowid limit ?');
+  let last = 0;
+  for (;;) {
+    const rows = read.all(last, chunk) as Array<Record<string, unknown>>;
+    if (rows.length === 0) break;
+    last += rows.length;
+    await store.db
+      .insertInto('decisions')
+      .values(rows as never)
+      .execute();
+  }
+  for (const table of ['lists', 'list_entries'] as const) {
+    const rows = from.prepare(`select * from ${table}`).all() as never[];
+    for (let i = 0; i < rows.length; i += chunk)
+      await store.db
+        .insertInto(table)
+        .values(rows.slice(i, i + chunk))
+        .execute();
+  }
+  from.close();
+}
+
 const t0 = Date.now();
 if (!existsSync(path)) await fill();
-const filled = Date.now() - t0;
-const store = openStore(`sqlite:${path}`);
+const store = openStore(args.postgres ?? `sqlite:${path}`);
 await store.migrate();
+if (args.postgres) await copyToPostgres(store);
+const filled = Date.now() - t0;
 const source = storeSource(store)!;
 const body = RULES[args.rule!]!;
 const task = {
   rule: { id: UNSAVED_RULE_ID, version: 0, body },
   settings: { outcomes: { ...OUTCOME }, signalNames: SIGNAL_NAMES, disputePrior: DEFAULT_POLICY.disputePrior },
 };
-// A first test over an empty window starts the worker (under tsx, compiling the sources takes
+// A first test over an empty window starts the workers (under tsx, compiling the sources takes
 // seconds of CPU): the figures below are the test's own, as on a server that has run one before.
+// Its window is long enough to be cut in a slice per worker, so that every worker starts.
 const warm = Date.now();
-await runRuleTest('live', task, { source, environment: 'live', window: { since: 0, until: 1 } });
+const workers = args.workers === undefined ? undefined : Number(args.workers);
+await runRuleTest('live', task, { source, environment: 'live', window: { since: 0, until: 1000 } }, { workers });
 const warmup = (Date.now() - warm) / 1000;
 const rssBefore = process.memoryUsage().rss;
 let peakRss = rssBefore;
@@ -192,11 +233,12 @@ const cpuSeconds = () => {
   const d = process.cpuUsage(cpuStart);
   return Math.round((d.user + d.system) / 1e4) / 100;
 };
-const result = await runRuleTest('live', task, {
-  source,
-  environment: 'live',
-  window: { since: START, until: START + N * STEP + 1 },
-});
+const result = await runRuleTest(
+  'live',
+  task,
+  { source, environment: 'live', window: { since: START, until: START + N * STEP + 1 } },
+  { workers, timeMs: 3_600_000 },
+);
 const wall = (Date.now() - started) / 1000;
 delay.disable();
 clearInterval(sampler);
@@ -206,6 +248,8 @@ console.log(
   JSON.stringify(
     {
       rule: args.rule,
+      store: store.dialect,
+      workers: workers ?? REPLAY_WORKERS,
       decisions: result.decisions,
       cpu_s: cpuSeconds(),
       fill_s: filled / 1000,
@@ -223,6 +267,7 @@ console.log(
       outcomes: result.outcomes,
       amount_matched: result.amount_matched,
       example: result.examples[0],
+      result_sha256: createHash('sha256').update(JSON.stringify(result)).digest('hex'),
     },
     null,
     2,

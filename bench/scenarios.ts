@@ -4,7 +4,7 @@
 import autocannon, { type Options, type Result } from 'autocannon';
 import { runWrk, type WrkMode, type WrkResult } from './wrk.ts';
 import { openLoop, type OpenLoopResult } from './open-loop.ts';
-import { entityId, rng } from './data.ts';
+import { entityId, rng, scoreBody } from './data.ts';
 
 export type Load = 'wrk' | 'autocannon';
 export type Scenario = 'hello' | 'score' | 'hit' | 'dispute' | 'batch' | 'events';
@@ -24,19 +24,6 @@ export interface ScenarioOptions {
 export const BATCH = 100;
 
 /** A random score request (a cache miss): entity, amount and counterparty drawn from `random`. */
-export function scoreBody(random: () => number, entities: number) {
-  return {
-    entity_id: entityId(Math.floor(random() * entities)),
-    amount: Math.round(50 + random() * 500),
-    currency: 'USD',
-    context: {
-      counterparty_id: entityId(Math.floor(random() * entities)),
-      payment_method: 'bank_transfer',
-      side: 'sell',
-    },
-  };
-}
-
 function disputeBody(random: () => number, entities: number) {
   const b = Math.floor(random() * (entities - 1));
   return {

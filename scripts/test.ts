@@ -1,5 +1,6 @@
 // Runs the test tiers (scripts/test-tiers.ts) one after the other, each with node's test runner
-// at the concurrency it stays reliable at, and fails when any of them fails. The spec reporter
+// at the concurrency it stays reliable at, and fails when any of them fails. The test tree is
+// compiled once first (scripts/test-build.ts). The spec reporter
 // names every failing test (and its file) as it happens and again in a list at the end of its
 // run; the last lines here say which runs failed and how long each took.
 //
@@ -10,6 +11,7 @@
 // VOUCH_TEST_CONCURRENCY_<UNIT|API|SYSTEM|BROWSER>=n overrides how many files of a run go at once.
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { buildTestTree, compiled } from './test-build.ts';
 import { TIERS, check, tierFiles, warnings, type Tier } from './test-tiers.ts';
 
 type Run = 'unit' | 'api' | 'system' | 'browser';
@@ -42,17 +44,29 @@ function runsOf(tier: Tier): { run: Run; label: string; files: string[] }[] {
   ];
 }
 
-function nodeTest(run: Run, files: string[]): Promise<number> {
+/**
+ * A test still running after this fails, and its file's process then exits once its tests are
+ * done even if something holds the event loop: a hung test costs five minutes and a named failure,
+ * never the whole CI run (the longest test here takes ≈ 45 s under load).
+ */
+const TEST_TIMEOUT_MS = 300_000;
+
+/**
+ * node's test runner on a run's files, their compiled twins in .test-dist/ (scripts/test-build.ts),
+ * with source maps so a failure names the .ts line.
+ */
+function nodeTest(run: Run, files: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const args = [
-    '--import',
-    'tsx',
+    '--enable-source-maps',
     '--test',
+    `--test-timeout=${TEST_TIMEOUT_MS}`,
+    '--test-force-exit',
     `--test-concurrency=${concurrency(run)}`,
     '--test-reporter=spec',
-    ...files,
+    ...files.map(compiled),
   ];
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { stdio: 'inherit' });
+    const child = spawn(process.execPath, args, { stdio: 'inherit', env });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
@@ -85,13 +99,13 @@ async function main(argv: string[]): Promise<number> {
   }
 
   const results: { label: string; files: number; code: number; ms: number }[] = [];
+  let built = false;
   for (const tier of tiers) {
     for (const { run, label, files: all } of runsOf(tier)) {
       const files = only ? all.filter((f) => only.some((o) => f === o || f.endsWith(o))) : all;
       // Never hand node --test an empty list: it would look for test files everywhere.
       if (files.length === 0) continue;
       console.log(`\n── ${label}: ${files.length} files, ${concurrency(run)} at a time ──\n`);
-      const started = performance.now();
       // The console's browser tests build it when its build is older than its sources; built here
       // once, files running at once never rebuild it under each other's server (the build empties
       // console/dist first).
@@ -99,7 +113,16 @@ async function main(argv: string[]): Promise<number> {
         const { ensureConsoleBuilt } = await import('../test/console/browser.ts');
         ensureConsoleBuilt();
       }
-      const code = await nodeTest(run, files);
+      if (!built) {
+        const start = performance.now();
+        await buildTestTree();
+        console.log(`test: the test tree compiled into .test-dist/ in ${seconds(performance.now() - start)}`);
+        built = true;
+      }
+      // The servers and CLIs the system tier starts run the compiled tree's cli.js, not src through tsx.
+      const env = { ...process.env, VOUCH_TEST_BUILT_CLI: compiled('src/cli.ts') };
+      const started = performance.now();
+      const code = await nodeTest(run, files, env);
       results.push({ label, files: files.length, code, ms: performance.now() - started });
     }
   }

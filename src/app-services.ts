@@ -1,18 +1,19 @@
 // The services buildApp (app.ts) shares between the auth layer and the routes: signing keys and tokens, API keys,
-// the revocation feed that keeps every instance current, decisions, scoring, policies and rules. Each is started
-// here and closed with the app.
+// the change feed that keeps every instance current, decisions, scoring, policies and rules. Each is made here;
+// what runs in the background joins the app's list (lib/background.ts), in the order it must start.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/env.ts';
 import type { Store } from './store/db.ts';
 import { openRedis, type SharedRedis } from './store/redis.ts';
 import type { KeyEncryption } from './lib/envelope.ts';
-import { ENVIRONMENTS, type Environment } from './lib/principal.ts';
-import { RevocationFeed } from './auth/revocation.ts';
+import type { BackgroundServices } from './lib/background.ts';
+import { ChangeFeed } from './store/change-feed.ts';
+import { RevokedCredentials } from './auth/revocation.ts';
 import { KeyRing } from './auth/signing-keys.ts';
 import { resolveKeyEncryption } from './auth/kek.ts';
 import { TokenService } from './auth/tokens.ts';
 import { tokenIssuers } from './auth/issuer.ts';
-import { deactivatedClientIds, isClientActive } from './auth/clients.ts';
+import { isClientActive } from './auth/clients.ts';
 import { activePerson } from './people/sessions.ts';
 import { KeyVerifier } from './keys/verifier.ts';
 import type { Policy } from './model/policy.ts';
@@ -38,11 +39,13 @@ export interface ServiceOptions {
   givenRedis: SharedRedis | undefined;
   decisionCommit: DecisionCommit | undefined;
   decider: Decider | undefined;
+  /** started once the app is ready, stopped in reverse when it closes (app.ts) */
+  background: BackgroundServices;
 }
 
 export interface AppServices {
   redis: SharedRedis | undefined;
-  feed: RevocationFeed;
+  feed: ChangeFeed;
   keyEncryption: KeyEncryption;
   ring: KeyRing;
   tokens: TokenService;
@@ -58,10 +61,12 @@ export interface AppServices {
 
 export async function startServices(
   app: FastifyInstance,
-  { config, store, policy, givenRedis, decisionCommit, decider }: ServiceOptions,
+  { config, store, policy, givenRedis, decisionCommit, decider, background }: ServiceOptions,
 ): Promise<AppServices> {
   const redis = givenRedis ?? (config.redisUrl ? openRedis(config.redisUrl) : undefined);
-  const feed = new RevocationFeed(store);
+  const feed = new ChangeFeed(store, redis ? { publisher: redis.client, subscriber: redis.subscriber } : undefined);
+  // First: the state each service below reads when it starts is read after the feed's position.
+  background.add(feed);
   const keyEncryption = resolveKeyEncryption(config, store);
   const ring = new KeyRing(store.db, (config.tokenTtlSeconds + 60) * 1000, keyEncryption);
   const tokens = new TokenService(
@@ -71,17 +76,11 @@ export async function startServices(
     (id) => activePerson(store.db, id),
   );
   const verifier = new KeyVerifier(store.db, (id) => tokens.isClientDeactivated(id));
-  feed.on((kind, subject) => {
-    if (kind === 'client') tokens.markClientDeactivated(subject);
-    else if (kind === 'key') verifier.forget(subject);
-  });
+  background.add(new RevokedCredentials(feed, store.db, tokens, verifier));
+  background.add({ name: 'key usage', start: () => verifier.start(), stop: () => verifier.stop() });
   await ring.init();
   // Policies live in the store (docs/api.md, "Policies"); the given one is the configured (file) policy.
   await ensurePolicies(store, policy);
-  for (const id of await deactivatedClientIds(store.db)) tokens.markClientDeactivated(id);
-  await feed.start();
-  if (redis) await feed.attachRedis(redis.client, redis.subscriber);
-  verifier.start();
   const decisions = new DecisionWriter(store.db, decisionWebhooks, {
     ...(decisionCommit ? { commit: decisionCommit } : {}),
     ...(store.checkpointIfDue
@@ -109,17 +108,10 @@ export async function startServices(
     );
     await suspendRule(store.db, feed, { environment, by: 'vouch', now: Date.now(), reason }, rule.id, rule.version);
   });
-  const liveRules = new LiveRules(rules);
-  await liveRules.load();
-  feed.on((kind, subject) => {
-    if (kind === 'rules' && (ENVIRONMENTS as readonly string[]).includes(subject))
-      liveRules.changed(subject as Environment);
-    // An erasure rewrote an entity list's entry in place (trust/erasure-rules.ts): read the lists whole.
-    if (kind === 'entity') {
-      rules.rereadWhole();
-      for (const env of ENVIRONMENTS) liveRules.changed(env);
-    }
-  });
+  const reloadFailed = (name: string, err: unknown) =>
+    app.log.error({ event: 'reload_failed', reloader: name, err }, 'a reload failed; the last value loaded stays');
+  const liveRules = new LiveRules(rules, reloadFailed).follow(feed);
+  background.add(liveRules);
   const scoring = new ScoringService(
     store,
     policy.cacheTtlSeconds,
@@ -129,19 +121,12 @@ export async function startServices(
     decider ?? rules,
   );
   const policies = new PolicyRegistry(store, policy);
-  const live = new LivePolicies(policies);
-  await live.load();
-  feed.on((kind) => {
-    if (kind === 'policy') live.changed();
-  });
+  const live = new LivePolicies(policies, reloadFailed).follow(feed);
+  background.add(live);
   // An erasure on any instance: no cached score or profile computed from the erased data is served again.
-  feed.on((kind) => {
-    if (kind === 'entity') scoring.forget();
-  });
+  feed.on('entity', () => scoring.forget());
   app.addHook('onClose', async () => {
     await decisions.drain();
-    await verifier.stop().catch(() => {});
-    await feed.stop();
     if (redis && !givenRedis) await redis.close();
   });
   return {

@@ -7,15 +7,16 @@ import rateLimit from '@fastify/rate-limit';
 import type { Config } from './config/env.ts';
 import type { Store } from './store/db.ts';
 import errorHandling, { clientErrorHandler, frameworkErrorHandler, sendProblem } from './http/errors.ts';
-import { ApiError } from './http/problem.ts';
 import { installValidators } from './http/validation.ts';
+import { buildSerializer } from './http/serializers.ts';
 import { holdIdleConnections, limitConnections, trustedProxies } from './http/connections.ts';
 import { LeveledRequestLog, observability, requestId } from './http/observability.ts';
 import { swaggerPlugin, swaggerUiPlugin } from './http/docs.ts';
 import { asRouteOptions } from './http/route.ts';
-import { acceptFormsOnOauthRoutes } from './http/form-body.ts';
+import { acceptFormsOnOauthRoutes, refuseEncodedBodies } from './http/form-body.ts';
 import { routeTable } from './routes.ts';
 import { startServices } from './app-services.ts';
+import { BackgroundServices } from './lib/background.ts';
 import { missingUnscopedRoutes } from './http/public-routes.ts';
 import { REQUEST_EXAMPLES } from './openapi-examples.ts';
 import { ProblemSchema } from './http/problem.ts';
@@ -115,6 +116,7 @@ export async function buildApp({
     logController: new LeveledRequestLog(),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer } },
   });
   limitConnections(app, {
     maxConnections: config.maxConnections,
@@ -127,7 +129,21 @@ export async function buildApp({
   installValidators(app);
   app.addSchema(ProblemSchema);
 
-  const services = await startServices(app, { config, store, policy, givenRedis, decisionCommit, decider });
+  // What runs in the background, one list (lib/background.ts): started when the app is ready, stopped as it closes.
+  const background = new BackgroundServices();
+  app.addHook('onReady', () => background.start());
+  app.addHook('preClose', () =>
+    background.stop((name, err) => app.log.warn({ event: 'stop_failed', service: name, err }, 'could not stop')),
+  );
+  const services = await startServices(app, {
+    config,
+    store,
+    policy,
+    givenRedis,
+    decisionCommit,
+    decider,
+    background,
+  });
   const { redis, feed, keyEncryption, ring, tokens, verifier, decisions, scoring, policies } = services;
 
   await app.register(errorHandling);
@@ -136,18 +152,8 @@ export async function buildApp({
     observeRedis: redis?.observeCommands,
   });
   await registerCors(app, config.corsOrigins);
-  // A compressed body would reach the JSON parser as binary: refuse it plainly.
+  refuseEncodedBodies(app);
   // Callback hooks here and below: every request runs them, and an async hook costs a promise each.
-  app.addHook('preParsing', (request, _reply, payload, done) => {
-    const encoding = request.headers['content-encoding'];
-    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
-      done(
-        new ApiError(415, 'unsupported_media_type', 'Content-Encoding is not supported; send the body uncompressed.'),
-      );
-      return;
-    }
-    done(null, payload);
-  });
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -196,14 +202,14 @@ export async function buildApp({
   services.live.install(app);
   services.liveRules.install(app);
   services.rules.meter(ruleErrorCounter(app.metrics));
-  const webhooks = startWebhookWorker(app, {
+  const webhooks = startWebhookWorker(app, background, {
     store,
     encryption: keyEncryption,
     allowPrivate: config.webhookAllowPrivate,
     limits: config.webhooks,
     ...(webhookWorker ? { worker: webhookWorker } : {}),
   });
-  const network = await startNetwork(app, {
+  const network = await startNetwork(app, background, {
     store,
     encryption: keyEncryption,
     config,

@@ -14,7 +14,7 @@ import { problemRoutes } from './http/problem-pages.ts';
 import { docsRoutes } from './http/docs.ts';
 import type { KeyEncryption } from './lib/envelope.ts';
 import type { KeyRing } from './auth/signing-keys.ts';
-import type { RevocationFeed } from './auth/revocation.ts';
+import type { ChangeFeed } from './store/change-feed.ts';
 import type { TokenService } from './auth/tokens.ts';
 import { authRoutes } from './auth/routes.ts';
 import type { KeyVerifier } from './keys/verifier.ts';
@@ -63,7 +63,7 @@ export interface Services {
   /** the OpenAPI document, built from these routes once they are registered */
   openapi: () => unknown;
   encryption: KeyEncryption;
-  feed: RevocationFeed;
+  feed: ChangeFeed;
   ring: KeyRing;
   tokens: TokenService;
   verifier: KeyVerifier;

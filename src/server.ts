@@ -13,8 +13,10 @@ import { remoteIngestion } from './trust/ingest-host.ts';
 import { ingestThrough } from './trust/ingest.ts';
 import { buildApp } from './app.ts';
 import { createClient, findClient } from './auth/clients.ts';
+import { setClientScopes } from './auth/client-repository.ts';
 import { SCOPES } from './lib/principal.ts';
 import { createSigningKey, sealOrReplaceSigningKeys } from './auth/signing-keys.ts';
+import { currentSigningKid } from './auth/signing-key-repository.ts';
 import { resolveKeyEncryption } from './auth/kek.ts';
 import { type KeyEncryption } from './lib/envelope.ts';
 import { lineLog, silentLog, type AuthLog } from './auth/events.ts';
@@ -45,11 +47,7 @@ export async function ensureBootstrapAdmin(store: Store, config: Config, log?: A
     // The bootstrap admin holds every scope, including scopes added by an upgrade since it was made.
     const missing = SCOPES.filter((scope) => !existing.scopes.includes(scope));
     if (existing.role === 'admin' && existing.status === 'active' && missing.length > 0) {
-      await store.db
-        .updateTable('clients')
-        .set({ scopes: [...existing.scopes, ...missing].join(' ') })
-        .where('id', '=', id)
-        .execute();
+      await setClientScopes(store.db, id, [...existing.scopes, ...missing].join(' '));
       log?.info(
         { event: 'bootstrap_admin_scopes_added', client_id: id, scopes: missing.join(' ') },
         'bootstrap admin given the scopes added since it was created',
@@ -82,11 +80,7 @@ export async function ensureSigningKey(store: Store, enc: KeyEncryption, log: Au
     // Clear-text keys of an older store are sealed and replaced, keys under
     // VOUCH_SECRET_KEY_PREVIOUS resealed; a store sealed under another KEK stops the start here.
     const replaced = await sealOrReplaceSigningKeys(trx, enc, log);
-    const current = await trx
-      .selectFrom('signing_keys')
-      .select('kid')
-      .where('retired_at', 'is', null)
-      .executeTakeFirst();
+    const current = await currentSigningKid(trx);
     if (!current) await createSigningKey(trx, enc);
     return replaced;
   });
@@ -189,6 +183,15 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     process.on('message', (message) => {
       if (message === SHUTDOWN_MESSAGE) stop();
     });
+  }
+  try {
+    // The app's background services start here (lib/background.ts): a failure to start them is
+    // reported as itself, not as a failure to listen.
+    await app.ready();
+  } catch (err) {
+    graceful.uninstall();
+    await app.close().catch(() => {});
+    throw err;
   }
   try {
     await app.listen({ port: config.port, host: config.host });

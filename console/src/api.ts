@@ -11,6 +11,7 @@ import type { TokenResponse } from './types.ts';
 import type { LoginResponse, PersonRole, SessionInfo, User } from './people-types.ts';
 import { isPersonRole, machineRoleOf } from '../../src/lib/person-roles.ts';
 import { ApiProblem, HeldForApproval, isChange } from './api-problems.ts';
+import { send, type Credential } from './api-send.ts';
 
 export { ApiProblem, HeldForApproval, query } from './api-problems.ts';
 
@@ -29,12 +30,8 @@ export interface Session {
   environment: 'live' | 'test';
 }
 
-type Credential =
-  { kind: 'client'; clientId: string; clientSecret: string; token: string } | { kind: 'person'; csrf: string };
-
 const CSRF_KEY = 'vouch.console.csrf';
 const ENDED = 'Your session has ended (30 idle minutes, 12 hours, or a change to your account): sign in again.';
-const SAFE = new Set(['GET', 'HEAD']);
 
 let credential: Credential | undefined;
 let session: Session | null = null;
@@ -207,54 +204,6 @@ export async function signOut(): Promise<void> {
 }
 
 // ---- requests
-async function send(
-  method: string,
-  path: string,
-  body: unknown,
-  auth: Credential | undefined,
-  accept = 'application/json',
-): Promise<Response> {
-  const headers: Record<string, string> = { accept };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (auth?.kind === 'client') headers.authorization = `Bearer ${auth.token}`;
-  if (auth?.kind === 'person' && auth.csrf && !SAFE.has(method)) headers['x-csrf-token'] = auth.csrf;
-  let res: Response;
-  try {
-    res = await fetch(path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      // a client's token is its only credential; a person's session is the cookie (and a sign-in sets it)
-      credentials: auth?.kind === 'client' ? 'omit' : 'same-origin',
-      cache: 'no-store',
-    });
-  } catch {
-    throw new ApiProblem(0, 'network', 'The service could not be reached. Check the connection and retry.');
-  }
-  if (res.ok) return res;
-  let problem: {
-    code?: string;
-    detail?: string;
-    title?: string;
-    errors?: { field: string; message: string }[];
-    [k: string]: unknown;
-  } = {};
-  try {
-    problem = (await res.json()) as typeof problem;
-  } catch {
-    // not a problem document (e.g. a proxy's page): fall back to the status line
-  }
-  const retry = Number(res.headers.get('retry-after'));
-  throw new ApiProblem(
-    res.status,
-    problem.code ?? 'error',
-    problem.detail ?? problem.title ?? `${res.status} ${res.statusText}`,
-    problem.errors ?? [],
-    problem,
-    Number.isFinite(retry) && retry > 0 ? retry : undefined,
-  );
-}
-
 /**
  * Calls the API as the signed-in principal. A 202 with a pending change throws HeldForApproval;
  * a 401 re-requests a client's token once, or ends a person's session (it expired).

@@ -23,6 +23,7 @@ import { DashboardPage } from './pages/dashboard.tsx';
 import { UsersPage } from './pages/users.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { ChangesPage } from './pages/changes.tsx';
+import { AccountPage } from './pages/account.tsx';
 
 /** Navigation, in order, with the scope (and the machine role) each page's first request needs. */
 const PAGES: readonly { path: string; name: string; scope: string; role?: 'operator' | 'admin' }[] = [
@@ -49,16 +50,19 @@ function Shell({ session }: { session: Session }) {
   const visible = PAGES.filter(shown);
   const section = '/' + (path.split('/')[1] ?? '');
   const page = PAGES.find((p) => p.path === section);
+  // a person's own account (the second factor): reached from the name in the header, not the navigation
+  const account = section === '/account' && session.kind === 'person';
   useEffect(() => {
     // The root, or a page this principal cannot see: go to the first page it can.
-    if ((!page || !shown(page)) && visible[0]) navigate(visible[0].path);
+    if (!account && (!page || !shown(page)) && visible[0]) navigate(visible[0].path);
   }, [path]);
   useEffect(() => {
-    document.title = page ? `${page.name} · Vouch console` : 'Vouch console';
-  }, [page]);
+    document.title = account ? 'Your account · Vouch console' : page ? `${page.name} · Vouch console` : 'Vouch console';
+  }, [page, account]);
   const id = decodeURIComponent(path.split('/').slice(2).join('/'));
   let content;
-  if (!page || !shown(page))
+  if (account) content = <AccountPage />;
+  else if (!page || !shown(page))
     content = visible.length ? null : <p>This client has none of the scopes the console's pages need.</p>;
   else if (page.path === '/') content = <DashboardPage />;
   else if (page.path === '/decisions') content = id ? <DecisionPage id={id} /> : <DecisionsPage />;
@@ -98,8 +102,14 @@ function Shell({ session }: { session: Session }) {
             </span>
           )}
           <span class="muted" title={`${session.actorId}: ${session.scopes.join(' ')}`}>
-            <span class="client-name">{session.name}</span> ·{' '}
-            <span class="role">{session.personRole ?? session.role}</span>
+            {session.kind === 'person' ? (
+              <Link to="/account" class="client-name" title="Your account and second factor">
+                {session.name}
+              </Link>
+            ) : (
+              <span class="client-name">{session.name}</span>
+            )}{' '}
+            · <span class="role">{session.personRole ?? session.role}</span>
             {session.kind === 'client' && <span class="sr-only"> (API client)</span>}
           </span>
           <button type="button" onClick={() => void signOut()}>
@@ -123,6 +133,13 @@ function App() {
   // A tab that had a person's session waits for the answer (rather than flash the sign-in form).
   const [checking, setChecking] = useState(hadPersonSession);
   useEffect(() => {
+    // back from single sign-on (/console/?sso=1): the session is the cookie's; the marker leaves the address bar
+    const params = new URLSearchParams(location.search);
+    if (params.has('sso')) {
+      params.delete('sso');
+      const rest = params.toString();
+      history.replaceState(null, '', `${location.pathname}${rest ? `?${rest}` : ''}`);
+    }
     const off = onSession(setSession);
     void resumeSession().finally(() => setChecking(false));
     return off;

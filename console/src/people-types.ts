@@ -24,6 +24,8 @@ export interface User {
   /** a second factor (TOTP) is on */
   second_factor?: boolean;
   created_at: string;
+  /** who invited them, named as now; null for a person single sign-on created */
+  invited_by?: Actor | null;
 }
 
 export interface Invited extends User {

@@ -1,8 +1,11 @@
 // Signing in: a person with e-mail and password (docs/api.md, "People"); an API client with its id
 // and secret only under a collapsed, secondary option (machines, and tools that act as one). And the
 // invitation page, /console/?invitation=TOKEN: a new person sets a password, and is signed in.
+// "Sign in with SSO" shows only when the service has single sign-on (GET /api/v1/auth/sso); a
+// refused SSO round comes back as /console/?sso_error=<code>, said in words of our own (signin-sso.tsx).
 import { useState } from 'preact/hooks';
 import { acceptInvitation, signInClient, signInPerson, takeEndedReason, type ApiProblem } from './api.ts';
+import { SsoSignIn, takeSsoError } from './signin-sso.tsx';
 import { ErrorBox, Field, useAction } from './ui.tsx';
 
 const PASSWORD_MIN = 12;
@@ -51,6 +54,7 @@ export function SignIn() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [ended] = useState(takeEndedReason);
+  const [ssoError] = useState(takeSsoError);
   // the second factor: asked for once the password was right
   const [needsCode, setNeedsCode] = useState(false);
   const [recovery, setRecovery] = useState(false);
@@ -78,8 +82,14 @@ export function SignIn() {
           {ended}
         </p>
       )}
+      {ssoError && (
+        <div class="error" role="alert">
+          <strong>Single sign-on failed:</strong> {ssoError}
+        </div>
+      )}
       <form onSubmit={submit} aria-labelledby="h-signin">
         <h2 id="h-signin">Sign in</h2>
+        <SsoSignIn />
         <Field label="E-mail">
           <input
             name="email"
@@ -110,6 +120,8 @@ export function SignIn() {
             }
           >
             <input
+              // a fresh input per kind of code: the six digits' pattern must not linger on a recovery code
+              key={recovery ? 'recovery' : 'totp'}
               name="code"
               autoComplete="one-time-code"
               inputMode={recovery ? 'text' : 'numeric'}

@@ -1,5 +1,5 @@
-// Shared form pieces: a labelled field, a checkbox group, a page's filter form, a confirmation
-// dialog and a secret shown once.
+// Shared form pieces: a labelled field, a checkbox group, a page's filter form (and its draft),
+// a confirmation dialog and a secret shown once.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
@@ -46,7 +46,7 @@ export function CheckboxGroup<T extends string>({
 }
 
 /** A page's filter form: its fields, then "Apply filters" (submit) and "Clear". */
-export function FilterForm({
+function FilterForm({
   label,
   onApply,
   onClear,
@@ -76,6 +76,75 @@ export function FilterForm({
         </button>
       </div>
     </form>
+  );
+}
+
+/** What a draft filter form hands its fields: the handler that writes one filter into the draft. */
+export type SetFilter<F> = (k: keyof F) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => void;
+
+/**
+ * A filter's select: "Any" (the empty value) first, then each choice, a value shown as itself or a
+ * [value, label] pair.
+ */
+export function AnyOf({
+  value,
+  onChange,
+  choices,
+}: {
+  value: string;
+  onChange: (e: { currentTarget: HTMLSelectElement }) => void;
+  choices: ReadonlyArray<string | readonly [string, string]>;
+}) {
+  return (
+    <select value={value} onChange={onChange}>
+      <option value="">Any</option>
+      {choices.map((c) => {
+        const [v, label] = typeof c === 'string' ? [c, c] : c;
+        return (
+          <option key={v} value={v}>
+            {label}
+          </option>
+        );
+      })}
+    </select>
+  );
+}
+
+/** What a page hands its filter form: the draft, and how to change and apply it. */
+export interface DraftFilters<F> {
+  draft: F;
+  setDraft: (draft: F) => void;
+  apply: (filters: F) => void;
+}
+
+/**
+ * A list page's filters as a draft the operator edits, applied on submit; "Clear" empties the draft
+ * and applies `none` at once.
+ */
+export function DraftFilterForm<F extends object>({
+  label,
+  draft,
+  setDraft,
+  apply,
+  none,
+  children,
+}: DraftFilters<F> & {
+  label: string;
+  none: F;
+  children: (set: SetFilter<F>) => ComponentChildren;
+}) {
+  const set: SetFilter<F> = (k) => (e) => setDraft({ ...draft, [k]: e.currentTarget.value });
+  return (
+    <FilterForm
+      label={label}
+      onApply={() => apply(draft)}
+      onClear={() => {
+        setDraft(none);
+        apply(none);
+      }}
+    >
+      {children(set)}
+    </FilterForm>
   );
 }
 

@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import cc from 'currency-codes';
 import { ApiProblem, HeldForApproval } from './api.ts';
 import type { Change } from './people-types.ts';
-export { CheckboxGroup, Confirm, Field, FilterForm, SecretOnce } from './ui-forms.tsx';
+export { AnyOf, CheckboxGroup, Confirm, DraftFilterForm, Field, SecretOnce, type DraftFilters } from './ui-forms.tsx';
 
 const BASE = '/console';
 

@@ -209,7 +209,11 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Whether the caller's second factor is on (the console's account page), and since when
+         * @description Requires the `audit:read` scope (every person holds it); a person only, not a machine client.
+         */
+        get: operations["getTotp"];
         put?: never;
         /**
          * Start a second factor: a TOTP secret and its otpauth:// link, to confirm with a first code
@@ -1695,6 +1699,17 @@ export type components = {
             created_at: string;
             email: string;
             id: string;
+            /** @description who invited them, named as now (the command line: `vouch cli`); null for a person single sign-on created */
+            invited_by: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
             name: string;
             /** @enum {string} */
             role: "viewer" | "analyst" | "operator" | "admin";
@@ -1839,6 +1854,17 @@ export type components = {
         ApiKey: {
             /** Format: date-time */
             created_at: string;
+            /** @description who created the key (a rotation: who rotated its predecessor), named as now; null for keys made before 2026-11-29 */
+            created_by: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
             deactivated_at: string | null;
             environment: string;
             expires_at: string | null;
@@ -1899,6 +1925,8 @@ export type components = {
             amount: number | null;
             /** @description the principal holding the claim (while it has not lapsed), or who resolved it */
             assignee: string | null;
+            /** @description the assignee's name: the user's name for a person, the client's name for a machine client; null when no one holds it */
+            assignee_name: string | null;
             /** @description when the claim lapses (15 minutes after it was taken) unless resolved */
             claim_expires_at: string | null;
             claimed_at: string | null;
@@ -1929,6 +1957,17 @@ export type components = {
             resolution: ("approve" | "decline") | null;
             resolved_at: string | null;
             resolved_by: string | null;
+            /** @description `resolved_by` named as it is now: `{type, id, name}`; null while unresolved */
+            resolved_by_actor: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
             risk_level: string | null;
             /** @description the active rules that matched, with the values they read; [] when none */
             rules: unknown[];
@@ -1970,7 +2009,19 @@ export type components = {
         CreateListResponse: {
             /** Format: date-time */
             created_at: string;
+            /** @description the principal id that created it */
             created_by: string;
+            /** @description `created_by` named as it is now: `{type, id, name}` */
+            created_by_actor: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            };
             description: string | null;
             /** @description present entries: not removed and not expired */
             entries: number;
@@ -1982,9 +2033,32 @@ export type components = {
             [key: string]: unknown;
         };
         CreatePolicyResponse: {
+            /** @description who last made this version active, named as now; null if never, for activations before 2026-11-29, and at start-up */
+            activated_by: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
             /** Format: date-time */
             created_at: string;
+            /** @description the principal id that created it (a user, client or API key; `cli`); null for the built-in policy */
             created_by: string | null;
+            /** @description `created_by` named as it is now: `{type, id, name}`; null when created_by is */
+            created_by_actor: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
             document: unknown;
             parent_version: string | null;
             report: unknown;
@@ -2020,7 +2094,19 @@ export type components = {
             condition: string;
             /** Format: date-time */
             created_at: string;
+            /** @description the principal id that created it */
             created_by: string;
+            /** @description `created_by` named as it is now: `{type, id, name}` */
+            created_by_actor: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            };
             description: string | null;
             final: boolean;
             id: string;
@@ -2030,7 +2116,19 @@ export type components = {
             status: "draft" | "shadow" | "active" | "retired";
             /** Format: date-time */
             updated_at: string;
+            /** @description the principal id that made the current version */
             updated_by: string;
+            /** @description `updated_by` named as it is now: `{type, id, name}` */
+            updated_by_actor: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            };
             version: number;
         };
         CreateWebhookRequest: {
@@ -2135,6 +2233,17 @@ export type components = {
                 labelled_at: string;
                 /** @description the principal (api, review: the reviewer) or the client that sent the event (event) */
                 labelled_by: string | null;
+                /** @description `labelled_by` named as it is now: `{type, id, name}`; null when labelled_by is */
+                labelled_by_actor: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                } | null;
                 note?: string;
                 /** @description api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, "Reviews") */
                 source: "api" | "event" | "review";
@@ -2314,6 +2423,17 @@ export type components = {
         GetKeyResponse: {
             /** Format: date-time */
             created_at: string;
+            /** @description who created the key (a rotation: who rotated its predecessor), named as now; null for keys made before 2026-11-29 */
+            created_by: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
             deactivated_at: string | null;
             environment: string;
             expires_at: string | null;
@@ -2496,6 +2616,25 @@ export type components = {
         GetSettingsResponse: {
             /** @description what needs a second person: rules (activating a rule), policies (activating a policy), lists (deleting a list) */
             four_eyes: ("rules" | "policies" | "lists")[];
+            /** @description when the setting last changed; null if it has not since 2026-11-29 */
+            updated_at: string | null;
+            /** @description who last changed the setting, named as now; null if no one has since 2026-11-29 */
+            updated_by: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
+        };
+        GetTotpResponse: {
+            enabled: boolean;
+            enabled_at: string | null;
+            /** @description unused recovery codes; 0 when the factor is off */
+            recovery_codes_left: number;
         };
         GetTrustEntitiesEntityIdGraphResponse: {
             edges: {
@@ -2564,6 +2703,17 @@ export type components = {
                 token: string;
                 url: string;
             };
+            /** @description who invited them, named as now (the command line: `vouch cli`); null for a person single sign-on created */
+            invited_by: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
             name: string;
             /** @enum {string} */
             role: "viewer" | "analyst" | "operator" | "admin";
@@ -2608,6 +2758,17 @@ export type components = {
             labelled_at: string;
             /** @description the principal (api, review: the reviewer) or the client that sent the event (event) */
             labelled_by: string | null;
+            /** @description `labelled_by` named as it is now: `{type, id, name}`; null when labelled_by is */
+            labelled_by_actor: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
             note?: string;
             /** @description api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, "Reviews") */
             source: "api" | "event" | "review";
@@ -2624,6 +2785,17 @@ export type components = {
                 labelled_at: string;
                 /** @description the principal (api, review: the reviewer) or the client that sent the event (event) */
                 labelled_by: string | null;
+                /** @description `labelled_by` named as it is now: `{type, id, name}`; null when labelled_by is */
+                labelled_by_actor: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                } | null;
                 note?: string;
                 /** @description api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, "Reviews") */
                 source: "api" | "event" | "review";
@@ -2737,6 +2909,17 @@ export type components = {
                     labelled_at: string;
                     /** @description the principal (api, review: the reviewer) or the client that sent the event (event) */
                     labelled_by: string | null;
+                    /** @description `labelled_by` named as it is now: `{type, id, name}`; null when labelled_by is */
+                    labelled_by_actor: {
+                        /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description a person, or a machine client or API key
+                         * @enum {string}
+                         */
+                        type: "user" | "client";
+                    } | null;
                     note?: string;
                     /** @description api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, "Reviews") */
                     source: "api" | "event" | "review";
@@ -2835,7 +3018,19 @@ export type components = {
             data: {
                 /** Format: date-time */
                 added_at: string;
+                /** @description the principal id that added it (`vouch lists import --by`: the name given) */
                 added_by: string;
+                /** @description `added_by` named as it is now: `{type, id, name}` */
+                added_by_actor: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                };
                 expires_at: string | null;
                 reason: string | null;
                 value: string;
@@ -2846,7 +3041,19 @@ export type components = {
             data: {
                 /** Format: date-time */
                 created_at: string;
+                /** @description the principal id that created it */
                 created_by: string;
+                /** @description `created_by` named as it is now: `{type, id, name}` */
+                created_by_actor: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                };
                 description: string | null;
                 /** @description present entries: not removed and not expired */
                 entries: number;
@@ -2858,9 +3065,32 @@ export type components = {
         };
         ListPoliciesResponse: {
             data: {
+                /** @description who last made this version active, named as now; null if never, for activations before 2026-11-29, and at start-up */
+                activated_by: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                } | null;
                 /** Format: date-time */
                 created_at: string;
+                /** @description the principal id that created it (a user, client or API key; `cli`); null for the built-in policy */
                 created_by: string | null;
+                /** @description `created_by` named as it is now: `{type, id, name}`; null when created_by is */
+                created_by_actor: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                } | null;
                 parent_version: string | null;
                 /** @enum {string} */
                 source: "builtin" | "file" | "upload" | "fit" | "derived";
@@ -2882,7 +3112,19 @@ export type components = {
                 condition: string;
                 /** Format: date-time */
                 created_at: string;
+                /** @description the principal id that created it */
                 created_by: string;
+                /** @description `created_by` named as it is now: `{type, id, name}` */
+                created_by_actor: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                };
                 description: string | null;
                 final: boolean;
                 id: string;
@@ -2892,7 +3134,19 @@ export type components = {
                 status: "draft" | "shadow" | "active" | "retired";
                 /** Format: date-time */
                 updated_at: string;
+                /** @description the principal id that made the current version */
                 updated_by: string;
+                /** @description `updated_by` named as it is now: `{type, id, name}` */
+                updated_by_actor: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                };
                 version: number;
             }[];
             next_cursor: string | null;
@@ -2911,7 +3165,19 @@ export type components = {
                 cap: number | string | null;
                 /** Format: date-time */
                 changed_at: string;
+                /** @description the principal id that made this version (an approval: the requester) */
                 changed_by: string;
+                /** @description `changed_by` named as it is now: `{type, id, name}` */
+                changed_by_actor: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                };
                 condition: string;
                 description: string | null;
                 final: boolean;
@@ -2930,6 +3196,17 @@ export type components = {
                 created_at: string;
                 email: string;
                 id: string;
+                /** @description who invited them, named as now (the command line: `vouch cli`); null for a person single sign-on created */
+                invited_by: {
+                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                    id: string;
+                    name: string;
+                    /**
+                     * @description a person, or a machine client or API key
+                     * @enum {string}
+                     */
+                    type: "user" | "client";
+                } | null;
                 name: string;
                 /** @enum {string} */
                 role: "viewer" | "analyst" | "operator" | "admin";
@@ -3034,6 +3311,10 @@ export type components = {
             title: string;
             type: string;
         };
+        PutSettingsRequest: {
+            /** @description what needs a second person: rules (activating a rule), policies (activating a policy), lists (deleting a list) */
+            four_eyes: ("rules" | "policies" | "lists")[];
+        };
         RecordTrustEventsRequest: {
             events: {
                 amount?: number;
@@ -3099,6 +3380,8 @@ export type components = {
             amount: number | null;
             /** @description the principal holding the claim (while it has not lapsed), or who resolved it */
             assignee: string | null;
+            /** @description the assignee's name: the user's name for a person, the client's name for a machine client; null when no one holds it */
+            assignee_name: string | null;
             /** @description when the claim lapses (15 minutes after it was taken) unless resolved */
             claim_expires_at: string | null;
             claimed_at: string | null;
@@ -3129,6 +3412,17 @@ export type components = {
             resolution: ("approve" | "decline") | null;
             resolved_at: string | null;
             resolved_by: string | null;
+            /** @description `resolved_by` named as it is now: `{type, id, name}`; null while unresolved */
+            resolved_by_actor: {
+                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                id: string;
+                name: string;
+                /**
+                 * @description a person, or a machine client or API key
+                 * @enum {string}
+                 */
+                type: "user" | "client";
+            } | null;
             risk_level: string | null;
             /** @description the active rules that matched, with the values they read; [] when none */
             rules: unknown[];
@@ -3823,6 +4117,17 @@ export interface operations {
                             created_at: string;
                             email: string;
                             id: string;
+                            /** @description who invited them, named as now (the command line: `vouch cli`); null for a person single sign-on created */
+                            invited_by: {
+                                /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description a person, or a machine client or API key
+                                 * @enum {string}
+                                 */
+                                type: "user" | "client";
+                            } | null;
                             name: string;
                             /** @enum {string} */
                             role: "viewer" | "analyst" | "operator" | "admin";
@@ -3833,6 +4138,15 @@ export interface operations {
                     } | {
                         access_token: string;
                         expires_in: number;
+                        /**
+                         * @description the person's role
+                         * @enum {string}
+                         */
+                        role: "viewer" | "analyst" | "operator" | "admin";
+                        /** @description the scopes, space-separated (RFC 6749 §5.1) */
+                        scope: string;
+                        /** @description the person's scopes, from their role */
+                        scopes: string[];
                         /** @enum {string} */
                         token_type: "Bearer";
                     };
@@ -4152,6 +4466,85 @@ export interface operations {
                     "RateLimit-Reset"?: number;
                     /** @description Seconds to wait before retrying */
                     "Retry-After"?: number;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetTotpResponse"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            400: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            403: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            404: {
+                headers: {
+                    /** @description The request id, also the `request_id` of a problem document */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details */
+            409: {
+                headers: {
                     /** @description The request id, also the `request_id` of a problem document */
                     "X-Request-Id"?: string;
                     [name: string]: unknown;
@@ -8434,6 +8827,17 @@ export interface operations {
                                 labelled_at: string;
                                 /** @description the principal (api, review: the reviewer) or the client that sent the event (event) */
                                 labelled_by: string | null;
+                                /** @description `labelled_by` named as it is now: `{type, id, name}`; null when labelled_by is */
+                                labelled_by_actor: {
+                                    /** @description the user's id, or the client's or API key's id (`cli` for the command line) */
+                                    id: string;
+                                    name: string;
+                                    /**
+                                     * @description a person, or a machine client or API key
+                                     * @enum {string}
+                                     */
+                                    type: "user" | "client";
+                                } | null;
                                 note?: string;
                                 /** @description api: POST .../label; event: a chargeback, fraud report or lost dispute on the trade; review: a reviewer's resolution (docs/api.md, "Reviews") */
                                 source: "api" | "event" | "review";
@@ -9980,7 +10384,7 @@ export interface operations {
                  *       ]
                  *     }
                  */
-                "application/json": components["schemas"]["GetSettingsResponse"];
+                "application/json": components["schemas"]["PutSettingsRequest"];
             };
         };
         responses: {

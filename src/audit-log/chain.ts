@@ -8,6 +8,17 @@ import { createHash } from 'node:crypto';
 /** The hash before the first entry. */
 export const GENESIS = '0'.repeat(64);
 
+/** The actor's id inside the hashed actor (its stored JSON), or undefined when it holds none. */
+function actorIdOf(actor: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(actor);
+    const id = typeof parsed === 'object' && parsed !== null ? (parsed as { id?: unknown }).id : undefined;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An entry as it is hashed: the stored columns, JSON fields as their stored text. */
 export interface ChainEntry {
   seq: number;
@@ -29,7 +40,7 @@ export function entryHash(prevHash: string, e: ChainEntry): string {
 
 export interface ChainBreak {
   seq: number;
-  reason: 'gap' | 'prev_hash' | 'hash';
+  reason: 'gap' | 'prev_hash' | 'hash' | 'actor_id';
   detail: string;
 }
 
@@ -46,7 +57,11 @@ export class ChainCheck {
     this.prevHash = from.prevHash;
   }
 
-  add(row: ChainEntry & { prev_hash: string; hash: string }): ChainBreak | null {
+  /**
+   * `actor_id`, when given, is the column `?actor=` filters on: outside the hash, so it must equal
+   * the hashed actor's id, or an edit there would move an entry out of an auditor's search unseen.
+   */
+  add(row: ChainEntry & { prev_hash: string; hash: string; actor_id?: string }): ChainBreak | null {
     if (row.seq !== this.expectedSeq)
       return {
         seq: this.expectedSeq,
@@ -57,6 +72,8 @@ export class ChainCheck {
       return { seq: row.seq, reason: 'prev_hash', detail: `entry ${row.seq} does not follow the entry before it` };
     if (entryHash(row.prev_hash, row) !== row.hash)
       return { seq: row.seq, reason: 'hash', detail: `entry ${row.seq} was changed after it was written` };
+    if (row.actor_id !== undefined && row.actor_id !== actorIdOf(row.actor))
+      return { seq: row.seq, reason: 'actor_id', detail: `entry ${row.seq}'s actor_id does not match its actor` };
     this.expectedSeq++;
     this.prevHash = row.hash;
     this.checked++;

@@ -66,3 +66,35 @@ export async function recordAudit(store: Store, event: AuditEvent): Promise<void
 export function auditPage(db: Kysely<Database>, afterSeq: number, limit: number) {
   return db.selectFrom('audit_log').selectAll().where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
 }
+
+/** The filters of the audit-log page (docs/api.md, "Audit log"); `action` is one action or "kind.*". */
+export interface AuditFilter {
+  environment: Environment;
+  actor?: string;
+  action?: string;
+  from?: number;
+  to?: number;
+  /** the last seq of the page before */
+  beforeSeq?: number;
+}
+
+/** One page of an environment's entries, newest first: `limit` + 1 rows, the extra one telling there is more. */
+export function auditEntries(db: Kysely<Database>, filter: AuditFilter, limit: number) {
+  const { environment, actor, action, from, to, beforeSeq } = filter;
+  let q = db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('environment', '=', environment)
+    .orderBy('seq', 'desc')
+    .limit(limit + 1);
+  if (actor !== undefined) q = q.where('actor_id', '=', actor);
+  // A kind's actions as a range of the text ("rule." up to "rule/"): LIKE would read "_" as a wildcard.
+  if (action?.endsWith('.*')) {
+    const prefix = action.slice(0, -1);
+    q = q.where('action', '>=', prefix).where('action', '<', `${prefix.slice(0, -1)}/`);
+  } else if (action !== undefined) q = q.where('action', '=', action);
+  if (from !== undefined) q = q.where('at', '>=', from);
+  if (to !== undefined) q = q.where('at', '<', to);
+  if (beforeSeq !== undefined) q = q.where('seq', '<', beforeSeq);
+  return q.execute();
+}

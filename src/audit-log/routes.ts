@@ -4,12 +4,13 @@
 import { Type, type Static } from 'typebox';
 import type { Selectable } from 'kysely';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { ProblemSchema } from '../http/problem.ts';
+import { problemResponses } from '../http/problem.ts';
 import { parseTime } from '../http/validation.ts';
 import { nextCursor, pageOf } from '../lib/pagination.ts';
 import type { Store } from '../store/db.ts';
 import type { AuditLogTable } from '../store/schema-people.ts';
 import { AuditEntrySchema, parseActor } from './schemas.ts';
+import { auditEntries } from './repository.ts';
 
 const AuditQuery = Type.Object(
   {
@@ -35,7 +36,7 @@ const AuditQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema };
+const problems = problemResponses(400, 401, 403);
 
 /** Stored JSON (before/after) back to its value; a member only when the entry has it. */
 const json = (text: string | null): { value?: unknown } =>
@@ -80,22 +81,19 @@ export function auditLogRoutes({ store }: { store: Store }): RouteDefinition[] {
         const { actor, action, since, until, limit = 50, cursor } = request.query;
         const from = parseTime(since, 'since');
         const to = parseTime(until, 'until');
-        let q = store.db
-          .selectFrom('audit_log')
-          .selectAll()
-          .where('environment', '=', request.principal.environment)
-          .orderBy('seq', 'desc')
-          .limit(limit + 1);
-        if (actor !== undefined) q = q.where('actor_id', '=', actor);
-        // A kind's actions as a range of the text ("rule." up to "rule/"): LIKE would read "_" as a wildcard.
-        if (action?.endsWith('.*')) {
-          const prefix = action.slice(0, -1);
-          q = q.where('action', '>=', prefix).where('action', '<', `${prefix.slice(0, -1)}/`);
-        } else if (action !== undefined) q = q.where('action', '=', action);
-        if (from !== undefined) q = q.where('at', '>=', from);
-        if (to !== undefined) q = q.where('at', '<', to);
-        if (cursor !== undefined) q = q.where('seq', '<', Number(cursor));
-        const page = pageOf(await q.execute(), limit);
+        const rows = await auditEntries(
+          store.db,
+          {
+            environment: request.principal.environment,
+            actor,
+            action,
+            from,
+            to,
+            beforeSeq: cursor === undefined ? undefined : Number(cursor),
+          },
+          limit,
+        );
+        const page = pageOf(rows, limit);
         return { data: page.rows.map(entryView), next_cursor: nextCursor(page, (last) => String(last.seq)) };
       },
     }),

@@ -13,6 +13,16 @@ export const ActorSchema = Type.Object(
   { description: 'who did it' },
 );
 
+/**
+ * Who changed a record that keeps its actor's id (docs/api.md, "Audit log", "Who"): the `*_actor`
+ * sibling of a `*_by` id, or a `*_by` of its own; null where nobody did (yet) or it was not kept.
+ */
+export const nullableActor = (description: string) => Type.Union([ActorSchema, Type.Null()], { description });
+
+/** The `*_actor` sibling of a `*_by` id that is always there: the same principal, named as it is now. */
+export const actorSibling = (field: string) =>
+  Type.Object(ActorSchema.properties, { description: `\`${field}\` named as it is now: \`{type, id, name}\`` });
+
 /** The actor as stored (JSON text), checked field by field: a row written by hand cannot break a response. */
 export function parseActor(stored: string): Static<typeof ActorSchema> {
   const value = JSON.parse(stored) as Partial<Actor>;

@@ -13,10 +13,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
-import { ApiError, ProblemSchema, problemBody, type ProblemBody } from '../http/problem.ts';
+import { ProblemSchema, problemBodyOf, problemResponses, type ProblemBody } from '../http/problem.ts';
+import { Limited } from '../lib/domain-errors.ts';
 import { compileBodyValidator } from '../http/validation.ts';
 import type { Store } from '../store/db.ts';
 import { principalAuditor, type AuditNote, type Auditor } from '../audit-log/auditor.ts';
+import { resolveActors } from '../audit-log/actors.ts';
 import { LabelBody, LabelSchema, labelDecision, type LabelRecord } from './labels.ts';
 
 const MAX_LABELS = 1000;
@@ -54,14 +56,7 @@ const BulkResponse = Type.Object({
   }),
 });
 
-const problems = {
-  400: ProblemSchema,
-  401: ProblemSchema,
-  403: ProblemSchema,
-  413: ProblemSchema,
-  415: ProblemSchema,
-  429: ProblemSchema,
-};
+const problems = problemResponses(400, 401, 403, 413, 415, 429);
 
 type Item = Static<typeof LabelItem>;
 
@@ -97,11 +92,9 @@ export function labelBudget(createRateLimit: FastifyInstance['createRateLimit'],
       for (let i = 0; i < Math.ceil(items / LABELS_PER_UNIT); i++) {
         const result = await budget(request);
         if (result.isAllowed || !result.isExceeded) continue;
-        throw new ApiError(
-          429,
-          'rate_limited',
+        throw new Limited(
           `Label budget of ${units * LABELS_PER_UNIT} labels a minute exceeded (this request has ${items}); send it again when the window resets.`,
-          { headers: { 'retry-after': String(result.ttlInSeconds) } },
+          result.ttlInSeconds,
         );
       }
     },
@@ -130,10 +123,10 @@ export function bulkLabelRoutes({ store, budget }: BulkLabelOptions): RouteDefin
       handler: async (request) => {
         const { principal } = request;
         const audit = principalAuditor(store, principal);
+        // Every label of the batch is the caller's: its actor is read once (docs/api.md, "Audit log", "Who").
+        const actors = await resolveActors(db, [principal.id]);
         const labels = request.body.labels;
         await charge(request, labels.length);
-        const problem = (err: ApiError): ProblemBody =>
-          problemBody(err.status, err.code, err.detail, request.id, err.options.errors);
         const results: Array<LabelRecord | ProblemBody> = [];
         // In order, one after another: a decision labelled twice in a batch ends with the later label,
         // as two single calls would leave it.
@@ -150,16 +143,19 @@ export function bulkLabelRoutes({ store, budget }: BulkLabelOptions): RouteDefin
               for (const raw of chunk) {
                 const invalid = validate(raw);
                 if (invalid) {
-                  out.push(problem(invalid));
+                  out.push(problemBodyOf(invalid, request.id)!);
                   continue;
                 }
                 const item = raw as Item;
                 try {
-                  out.push(await labelDecision(trx, principal, item.decision_id, item.label, item.note ?? null, later));
+                  out.push(
+                    await labelDecision(trx, principal, item.decision_id, item.label, item.note ?? null, later, actors),
+                  );
                 } catch (err) {
                   // Anything but a refusal (a store failure) rolls this chunk back and ends the request.
-                  if (!(err instanceof ApiError)) throw err;
-                  out.push(problem(err));
+                  const problem = problemBodyOf(err, request.id);
+                  if (!problem) throw err;
+                  out.push(problem);
                 }
               }
               for (const note of notes) await audit(trx, note);

@@ -5,6 +5,7 @@ import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Database, DecisionsTable, ReviewsTable } from '../store/schema.ts';
 import { insertRows, insertRowsAtomically } from '../store/row-inserts.ts';
 import { GroupCommit, type Outcome } from '../lib/group-commit.ts';
+import { decisionByClaim, decisionRows, insertDecisions } from './decision-repository.ts';
 
 /**
  * The review a score's outcome opens (docs/api.md, "Reviews"): written in the same transaction as
@@ -74,36 +75,6 @@ const REVIEW_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof Insertable<ReviewsTable>>;
 
 const MAX_BATCH = 500;
-const COLUMNS = [
-  'id',
-  'kind',
-  'environment',
-  'principal_id',
-  'owner_client_id',
-  'subject_id',
-  'request_digest',
-  'result',
-  'policy_version',
-  'created_at',
-  'cache_key',
-  'cache_state',
-  // scores only (docs/api.md, "Outcomes and labels"): see src/audit/learning.ts
-  'features',
-  'feature_set',
-  'trade_id',
-  'risk_level',
-  'shadow_version',
-  'shadow_score',
-  'request',
-  'network_peers',
-  // scores only (029_rules_reviews): docs/rules.md
-  'outcome',
-  'rules',
-  'shadow_rules',
-  'rule_inputs',
-  // 032_decision_claims: a retry of a claim left pending finds its decision (http/idempotency.ts)
-  'claim',
-] as const;
 
 /** Work that must commit with some decisions (webhook events: src/webhooks/events.ts decisionWebhooks). */
 export interface DecisionHooks {
@@ -151,17 +122,14 @@ export class DecisionWriter {
     // Nothing to announce, on SQLite with the connection free: the group in one synchronous transaction.
     if (
       !announce &&
-      insertRowsAtomically(this.db, [
-        { table: 'decisions', columns: COLUMNS, rows },
-        { table: 'reviews', columns: REVIEW_COLUMNS, rows: reviews },
-      ])
+      insertRowsAtomically(this.db, [decisionRows(rows), { table: 'reviews', columns: REVIEW_COLUMNS, rows: reviews }])
     )
       return rows.map(() => ({ ok: true, result: undefined }));
     // The decisions, the reviews they open and their outbox rows commit together (or not at all):
     // no decision is ever stored without its review, nor a review without its decision. The inserts
     // are compiled once per chunk size (store/row-inserts.ts), not built per group.
     await this.db.transaction().execute(async (trx) => {
-      await insertRows(this.db, trx, 'decisions', COLUMNS, rows);
+      await insertDecisions(this.db, trx, rows);
       if (reviews.length > 0) await insertRows(this.db, trx, 'reviews', REVIEW_COLUMNS, reviews);
       if (announce) await hooks.write(trx, rows);
     });
@@ -183,10 +151,5 @@ export async function answeredClaim(
   environment: string,
   claim: string,
 ): Promise<{ kind: string; result: string } | undefined> {
-  return db
-    .selectFrom('decisions')
-    .select(['kind', 'result'])
-    .where('claim', '=', claim)
-    .where('environment', '=', environment)
-    .executeTakeFirst();
+  return decisionByClaim(db, environment, claim);
 }

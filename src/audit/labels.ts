@@ -9,10 +9,14 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, DecisionsTable } from '../store/schema.ts';
 import type { Environment, Principal } from '../lib/principal.ts';
 import { ownerFilter } from '../http/route.ts';
-import { ApiError } from '../http/problem.ts';
-import { RAW_IDENTIFIER_DETAIL, StringEnum, rawIdentifierMessage } from '../http/validation.ts';
+import { StringEnum } from '../http/validation.ts';
+import { Conflict, Invalid, NotFound, rawIdentifierMessage, rawIdentifierRejected } from '../lib/domain-errors.ts';
 import { rawIdentifierInText } from '../lib/identifiers.ts';
 import type { Auditor } from '../audit-log/auditor.ts';
+import { actorIn, resolveActors, type Actors } from '../audit-log/actors.ts';
+import { nullableActor } from '../audit-log/schemas.ts';
+import type { Actor } from '../lib/principal.ts';
+import { setApiLabel, setEventFraudLabel, setReviewLabel, visibleDecision } from './decision-repository.ts';
 
 /** What labelling one decision takes: POST /api/v1/decisions/{id}/label's body (OpenAPI: labelDecision). */
 export const LabelBody = Type.Object(
@@ -34,6 +38,7 @@ export const LabelSchema = Type.Object({
   labelled_by: Type.Union([Type.String(), Type.Null()], {
     description: 'the principal (api, review: the reviewer) or the client that sent the event (event)',
   }),
+  labelled_by_actor: nullableActor('`labelled_by` named as it is now: `{type, id, name}`; null when labelled_by is'),
   note: Type.Optional(Type.String()),
 });
 
@@ -45,6 +50,7 @@ export interface LabelRecord {
   source: LabelSource;
   labelled_at: string;
   labelled_by: string | null;
+  labelled_by_actor: Actor | null;
   note?: string;
 }
 
@@ -53,7 +59,11 @@ type LabelColumns = Pick<
   'id' | 'label' | 'label_source' | 'label_note' | 'labelled_at' | 'labelled_by'
 >;
 
-export function labelObject(row: LabelColumns): LabelRecord | null {
+/** The ids a page of labels names, for one resolveActors call (docs/api.md, "Audit log", "Who"). */
+export const labelActorIds = (rows: readonly Pick<LabelColumns, 'labelled_by'>[]) => rows.map((r) => r.labelled_by);
+
+/** The decision's label, its `labelled_by` named out of `actors` (resolveActors over the page's labelActorIds). */
+export function labelObject(row: LabelColumns, actors: Actors): LabelRecord | null {
   if (row.label !== 'fraud' && row.label !== 'legit') return null;
   return {
     decision_id: row.id,
@@ -61,6 +71,7 @@ export function labelObject(row: LabelColumns): LabelRecord | null {
     source: row.label_source === 'event' || row.label_source === 'review' ? row.label_source : 'api',
     labelled_at: new Date(Number(row.labelled_at ?? 0)).toISOString(),
     labelled_by: row.labelled_by ?? null,
+    labelled_by_actor: actorIn(actors, row.labelled_by),
     ...(row.label_note ? { note: row.label_note } : {}),
   };
 }
@@ -73,14 +84,11 @@ export function labelObject(row: LabelColumns): LabelRecord | null {
 export function checkLabelNote(note: string | undefined): void {
   if (note === undefined) return;
   const kind = rawIdentifierInText(note);
-  if (kind)
-    throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, {
-      errors: [{ field: 'note', message: rawIdentifierMessage(kind) }],
-    });
+  if (kind) throw rawIdentifierRejected([{ field: 'note', message: rawIdentifierMessage(kind) }]);
   if (/\p{Cc}/u.test(note)) {
-    throw new ApiError(400, 'validation_failed', 'note must not contain control characters.', {
-      errors: [{ field: 'note', message: 'must not contain control characters' }],
-    });
+    throw new Invalid('note must not contain control characters.', [
+      { field: 'note', message: 'must not contain control characters' },
+    ]);
   }
 }
 
@@ -94,15 +102,12 @@ export function findDecision(
   principal: Principal,
 ): Promise<Selectable<DecisionsTable> | undefined> {
   // Another environment's decision does not exist for the caller (test mode), admins included.
-  let q = db.selectFrom('decisions').selectAll().where('id', '=', id).where('environment', '=', principal.environment);
-  const owner = ownerFilter(principal);
-  if (owner !== undefined) q = q.where('owner_client_id', '=', owner);
-  return q.executeTakeFirst();
+  return visibleDecision(db, id, principal.environment, ownerFilter(principal));
 }
 
 /**
  * An operator's label on one score decision, as POST /api/v1/decisions/{id}/label answers it: the
- * label record, or an ApiError (404 unknown or not the caller's; 409 a dispute analysis). The bulk
+ * label record, or a domain error (404 unknown or not the caller's; 409 a dispute analysis). The bulk
  * route (bulk-labels.ts) calls it per item, so the two never disagree.
  */
 export async function labelDecision(
@@ -113,18 +118,17 @@ export async function labelDecision(
   note: string | null,
   /** the label's audit log entry goes through it, in `db` (a transaction, for the two to commit together) */
   audit?: Auditor,
+  /** the principal's actor, resolved once by a caller that labels many (bulk-labels.ts) */
+  actors?: Actors,
 ): Promise<LabelRecord> {
   checkLabelNote(note ?? undefined);
   const row = await findDecision(db, id, principal);
-  if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
+  if (!row) throw new NotFound('No such decision.');
   if (row.kind !== 'score') {
-    throw new ApiError(
-      409,
-      'conflict',
-      'A dispute analysis cannot be labelled; its outcome arrives as a dispute.resolved event.',
-    );
+    throw new Conflict('A dispute analysis cannot be labelled; its outcome arrives as a dispute.resolved event.');
   }
-  const record = await applyApiLabel(db, row.id, label, note, principal.id);
+  const named = actors ?? (await resolveActors(db, [principal.id]));
+  const record = await applyApiLabel(db, row.id, label, note, principal.id, named);
   await audit?.(db, {
     action: 'decision.labelled',
     target: `decision:${row.id}`,
@@ -140,14 +144,11 @@ async function applyApiLabel(
   label: 'fraud' | 'legit',
   note: string | null,
   by: string,
+  actors: Actors,
 ): Promise<LabelRecord> {
   const now = Date.now();
-  await db
-    .updateTable('decisions')
-    .set({ label, label_source: 'api', label_note: note, labelled_at: now, labelled_by: by })
-    .where('id', '=', id)
-    .execute();
-  return labelObject({ id, label, label_source: 'api', label_note: note, labelled_at: now, labelled_by: by })!;
+  await setApiLabel(db, id, label, note, by, now);
+  return labelObject({ id, label, label_source: 'api', label_note: note, labelled_at: now, labelled_by: by }, actors)!;
 }
 
 /** Event types that, carrying a trade_id, say the entity defrauded that trade. */
@@ -189,24 +190,8 @@ export async function labelFromEvents(
     const key = `${ev.entity_id}\0${ev.trade_id}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    let update = trx
-      .updateTable('decisions')
-      .set({
-        label: 'fraud',
-        label_source: 'event',
-        label_note: null,
-        labelled_at: now,
-        labelled_by: clientId === '' ? null : clientId,
-      })
-      .where('environment', '=', environment);
-    if (clientId !== '') update = update.where('owner_client_id', '=', clientId);
-    const result = await update
-      .where('subject_id', '=', ev.entity_id)
-      .where('trade_id', '=', ev.trade_id!)
-      .where('kind', '=', 'score')
-      // api labels stay; event and review labels give way to this one (see the head of this file)
-      .where((eb) => eb.or([eb('label_source', 'is', null), eb('label_source', 'in', ['event', 'review'])]))
-      .executeTakeFirst();
+    // api labels stay; event and review labels give way to this one (see the head of this file)
+    const result = await setEventFraudLabel(trx, environment, clientId, ev.entity_id, ev.trade_id!, now);
     labelled += Number(result.numUpdatedRows ?? 0);
   }
   return labelled;
@@ -225,11 +210,6 @@ export async function applyReviewLabel(
   by: string,
   now: number,
 ): Promise<boolean> {
-  const result = await trx
-    .updateTable('decisions')
-    .set({ label, label_source: 'review', label_note: note, labelled_at: now, labelled_by: by })
-    .where('id', '=', decisionId)
-    .where((eb) => eb.or([eb('label_source', 'is', null), eb('label_source', '=', 'review')]))
-    .executeTakeFirst();
+  const result = await setReviewLabel(trx, decisionId, label, note, by, now);
   return Number(result.numUpdatedRows ?? 0) > 0;
 }

@@ -7,11 +7,14 @@ import type { Selectable } from 'kysely';
 import type { DecisionsTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import { principalAuditor } from '../audit-log/auditor.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
-import { findDecision, labelDecision, labelObject, LabelBody, LabelSchema } from './labels.ts';
+import { listDecisions } from './decision-history-repository.ts';
+import { findDecision, labelActorIds, labelDecision, labelObject, LabelBody, LabelSchema } from './labels.ts';
+import { resolveActors, type Actors } from '../audit-log/actors.ts';
 import { MatchedRuleSchema } from '../model/outcome-schemas.ts';
 import { OUTCOMES, type MatchedRule, type ShadowMatch } from '../model/outcomes.ts';
+import { decodeFeatures } from '../model/feature-vector.ts';
 
 const ShadowRuleSchema = Type.Object({
   ...MatchedRuleSchema.properties,
@@ -91,9 +94,9 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
+const problems = problemResponses(400, 401, 403, 404);
 
-function decisionRecord(row: Row): Static<typeof Decision> {
+function decisionRecord(row: Row, actors: Actors): Static<typeof Decision> {
   return {
     id: row.id,
     kind: row.kind as 'score' | 'dispute_analysis',
@@ -104,12 +107,13 @@ function decisionRecord(row: Row): Static<typeof Decision> {
     policy_version: row.policy_version,
     created_at: new Date(Number(row.created_at)).toISOString(),
     trade_id: row.trade_id ?? null,
-    features: row.features ? (JSON.parse(row.features) as Record<string, number>) : null,
+    // stored as an array or as the object of names (model/feature-vector.ts): answered as the object
+    features: row.features ? (decodeFeatures(row.features) as Record<string, number>) : null,
     request: row.request ? (JSON.parse(row.request) as Record<string, unknown>) : null,
     network_peers: row.network_peers
       ? (JSON.parse(row.network_peers) as Array<{ id: string; name: string; contribution: number }>)
       : null,
-    label: labelObject(row),
+    label: labelObject(row, actors),
     outcome: (row.outcome ?? null) as Static<typeof Decision>['outcome'],
     rules: row.kind !== 'score' || !row.outcome ? null : row.rules ? (JSON.parse(row.rules) as MatchedRule[]) : [],
     shadow_rules:
@@ -132,12 +136,12 @@ export function decisionRoutes({ store }: { store: Store }): RouteDefinition[] {
         tags: ['audit'],
         summary: 'A stored score or dispute analysis, by decision_id or analysis_id',
         params: Params,
-        response: { 200: Decision, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+        response: { 200: Decision, ...problemResponses(401, 403, 404) },
       },
       handler: async (request) => {
         const row = await findDecision(db, request.params.id, request.principal);
-        if (!row) throw new ApiError(404, 'not_found', 'No such decision.');
-        return decisionRecord(row);
+        if (!row) throw new ApiError('not_found', 'No such decision.');
+        return decisionRecord(row, await resolveActors(db, labelActorIds([row])));
       },
     }),
 
@@ -157,39 +161,26 @@ export function decisionRoutes({ store }: { store: Store }): RouteDefinition[] {
       handler: async (request) => {
         const query = request.query;
         const limit = query.limit ?? 50;
-        let q = db.selectFrom('decisions').selectAll().where('environment', '=', request.principal.environment);
-        const owner = ownerFilter(request.principal);
-        if (owner !== undefined) q = q.where('owner_client_id', '=', owner);
-        if (query.kind) q = q.where('kind', '=', query.kind === 'score' ? 'score' : 'dispute_analysis');
-        if (query.entity_id !== undefined) q = q.where('kind', '=', 'score').where('subject_id', '=', query.entity_id);
-        if (query.label === 'none') q = q.where('label', 'is', null);
-        else if (query.label) q = q.where('label', '=', query.label);
         const since = query.since === undefined ? undefined : Date.parse(query.since);
         const until = query.until === undefined ? undefined : Date.parse(query.until);
         if (Number.isNaN(since) || Number.isNaN(until))
-          throw new ApiError(400, 'invalid_request', 'since and until must be RFC 3339 times.');
-        if (since !== undefined) q = q.where('created_at', '>=', since);
-        if (until !== undefined) q = q.where('created_at', '<', until);
-        const after = query.cursor ? decodeTimeKey(query.cursor) : undefined;
-        if (after)
-          q = q.where((eb) =>
-            eb.or([
-              eb('created_at', '<', after.at),
-              eb.and([eb('created_at', '=', after.at), eb('id', '<', after.key)]),
-            ]),
-          );
-        if (query.risk_level) q = q.where('risk_level', '=', query.risk_level);
-        if (query.outcome) q = q.where('outcome', '=', query.outcome);
-        const page = pageOf(
-          await q
-            .orderBy('created_at', 'desc')
-            .orderBy('id', 'desc')
-            .limit(limit + 1)
-            .execute(),
-          limit,
-        );
+          throw new ApiError('invalid_request', 'since and until must be RFC 3339 times.');
+        const filter = {
+          environment: request.principal.environment,
+          owner: ownerFilter(request.principal),
+          kind: query.kind ? (query.kind === 'score' ? ('score' as const) : ('dispute_analysis' as const)) : undefined,
+          entityId: query.entity_id,
+          label: query.label,
+          since,
+          until,
+          after: query.cursor ? decodeTimeKey(query.cursor) : undefined,
+          riskLevel: query.risk_level,
+          outcome: query.outcome,
+        };
+        const page = pageOf(await listDecisions(db, filter, limit + 1), limit);
+        const actors = await resolveActors(db, labelActorIds(page.rows));
         return {
-          data: page.rows.map(decisionRecord),
+          data: page.rows.map((row) => decisionRecord(row, actors)),
           next_cursor: nextCursor(page, (last) => encodeTimeKey({ at: Number(last.created_at), key: last.id })),
         };
       },
@@ -204,7 +195,7 @@ export function decisionRoutes({ store }: { store: Store }): RouteDefinition[] {
         summary: "Label a score decision's outcome (fraud or legit); labelling again replaces it",
         params: Params,
         body: LabelBody,
-        response: { 200: LabelSchema, 409: ProblemSchema, ...problems },
+        response: { 200: LabelSchema, ...problemResponses(409), ...problems },
       },
       handler: async (request) => {
         const { principal, params, body } = request;

@@ -4,11 +4,11 @@
 // other (docs/api.md, "Public routes").
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../http/problem.ts';
+import { Forbidden, Invalid, Limited, Unauthenticated } from '../lib/domain-errors.ts';
 import { undeclaredAccess, unscopedAccess } from '../http/public-routes.ts';
 import { OPERATOR_SCOPES, roleAtLeast, type Principal, type Role, type Scope } from '../lib/principal.ts';
 import type { TokenService } from './tokens.ts';
-import type { RevocationFeed } from './revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import { authEvents, type AuthEvents } from './events.ts';
 import { personRoleAtLeast, personRoleNeeded, type PersonRole } from '../lib/person-roles.ts';
 
@@ -22,6 +22,8 @@ declare module 'fastify' {
     scope?: Scope;
     /** the lowest role a route admits (checked with the scope, before idempotent replays and handlers) */
     role?: Role;
+    /** the lowest person role, where scope and role alone would admit people who should not (person-roles.ts) */
+    person?: PersonRole;
     /** the token endpoint: errors carry RFC 6749 members */
     oauth?: boolean;
   }
@@ -31,7 +33,7 @@ interface AuthOptions {
   tokens: TokenService;
   /** the API-key check (src/keys/verifier.ts), handed in so that auth does not import keys */
   keys: { verify(raw: string): Promise<Principal | undefined> };
-  feed: RevocationFeed;
+  feed: ChangeFeed;
   rateLimit: { perSecond: number; burst: number };
   /**
    * The console's session cookie (src/people/sessions.ts), handed in so that auth does not import
@@ -47,9 +49,9 @@ const BEARER_SCHEME = /^Bearer(?: |$)/i;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const BEARER_API_KEY = /^Bearer +(vch_\S*) *$/i;
 
-function unauthenticated(detail: string, tokenSent: boolean): ApiError {
+function unauthenticated(detail: string, tokenSent: boolean): Unauthenticated {
   const challenge = tokenSent ? 'Bearer realm="vouch", error="invalid_token"' : 'Bearer realm="vouch"';
-  return new ApiError(401, 'unauthenticated', detail, { headers: { 'www-authenticate': challenge } });
+  return new Unauthenticated(detail, { challenge });
 }
 
 /**
@@ -75,11 +77,11 @@ async function resolvePrincipal(request: FastifyRequest, options: AuthOptions, e
   const counts = credentialHeaderCounts(request);
   if (counts.authorization > 1 || counts.apiKey > 1) {
     events.failure(request, 'conflicting_credentials');
-    throw new ApiError(400, 'invalid_request', 'Send the Authorization or X-API-Key header once.');
+    throw new Invalid('Send the Authorization or X-API-Key header once.', undefined, 'invalid_request');
   }
   if (authorization !== undefined && apiKey !== undefined) {
     events.failure(request, 'conflicting_credentials');
-    throw new ApiError(400, 'invalid_request', 'Send either Authorization: Bearer or X-API-Key, not both.');
+    throw new Invalid('Send either Authorization: Bearer or X-API-Key, not both.', undefined, 'invalid_request');
   }
   await options.feed.poll();
   // Stripe and Unkey habits: an API key sent as a bearer credential is the same as X-API-Key.
@@ -97,7 +99,7 @@ async function resolvePrincipal(request: FastifyRequest, options: AuthOptions, e
     const person = await options.sessions.resolve(request);
     if (!person) {
       events.failure(request, 'invalid_session');
-      throw unauthenticated('The session has ended: sign in again.', false);
+      throw unauthenticated('The session has ended: sign in again.', true);
     }
     return person;
   }
@@ -169,19 +171,15 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
         .header('ratelimit-remaining', String(limit.remaining))
         .header('ratelimit-reset', reset);
       if (limit.isExceeded) {
-        throw new ApiError(
-          429,
-          'rate_limited',
+        throw new Limited(
           `Rate limit of ${options.rateLimit.perSecond}/s (burst ${options.rateLimit.burst}) exceeded.`,
-          {
-            headers: { 'retry-after': reset },
-          },
+          reset,
         );
       }
     }
     const role = request.routeOptions.config.role;
     const refusal = principal.personRole
-      ? personRefusal(principal.personRole, scope, role)
+      ? personRefusal(principal.personRole, scope, role, request.routeOptions.config.person)
       : !principal.scopes.has(scope)
         ? `This operation requires the ${scope} scope.`
         : role && !roleAtLeast(principal.role, role)
@@ -190,16 +188,21 @@ export default fp(async function authenticate(app: FastifyInstance, options: Aut
     if (refusal) {
       events.failure(request, 'insufficient_scope', { principal_id: principal.id, client_id: principal.clientId });
       // A missing role answers like a missing scope (docs/api.md, "Errors"): the challenge names the route's scope.
-      throw new ApiError(403, 'insufficient_scope', refusal, {
-        headers: { 'www-authenticate': `Bearer realm="vouch", error="insufficient_scope", scope="${scope}"` },
+      throw new Forbidden(refusal, 'insufficient_scope', {
+        challenge: `Bearer realm="vouch", error="insufficient_scope", scope="${scope}"`,
       });
     }
   });
 });
 
 /** A person is admitted by their role (docs/api.md, "People", the table of roles), not by a machine role. */
-function personRefusal(role: PersonRole, scope: Scope, routeRole: Role | undefined): string | undefined {
-  const needed = personRoleNeeded(scope, routeRole);
+function personRefusal(
+  role: PersonRole,
+  scope: Scope,
+  routeRole: Role | undefined,
+  floor: PersonRole | undefined,
+): string | undefined {
+  const needed = personRoleNeeded(scope, routeRole, floor);
   return personRoleAtLeast(role, needed)
     ? undefined
     : `This operation requires the ${scope} scope, which a person holds from the ${needed} role up.`;

@@ -3,8 +3,17 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { generateSecret, safeEqualHex, sha256Hex } from '../lib/digest.ts';
 import { parseScopes, type Environment, type Role } from '../lib/principal.ts';
-import type { RevocationFeed } from './revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import { silentLog, type AuthLog } from './events.ts';
+import {
+  clientDeactivatedAt,
+  clientRow,
+  clientRows,
+  deactivatedClientIdRows,
+  insertClient,
+  markClientDeactivated,
+  type ClientRow,
+} from './client-repository.ts';
 
 export interface ClientRecord {
   client_id: string;
@@ -18,7 +27,7 @@ export interface ClientRecord {
   deactivated_at: string | null;
 }
 
-type Row = Database['clients'];
+type Row = ClientRow;
 
 /** Every client id: generated `cli_…` ids and bootstrap ids (VOUCH_BOOTSTRAP_CLIENT_ID) alike. */
 const CLIENT_ID = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -61,7 +70,7 @@ export async function createClient(
     created_at: Date.now(),
     deactivated_at: null,
   };
-  await db.insertInto('clients').values(row).execute();
+  await insertClient(db, row);
   log.info(
     { event: 'client_created', client_id: row.id, role: row.role, scopes: row.scopes, environment: row.environment },
     'client created',
@@ -71,12 +80,12 @@ export async function createClient(
 
 export async function findClient(db: Kysely<Database>, id: string): Promise<ClientRecord | undefined> {
   if (!CLIENT_ID.test(id)) return undefined;
-  const row = await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await clientRow(db, id);
   return row && toRecord(row);
 }
 
 export async function listClients(db: Kysely<Database>): Promise<ClientRecord[]> {
-  const rows = await db.selectFrom('clients').selectAll().orderBy('created_at', 'asc').execute();
+  const rows = await clientRows(db);
   return rows.map(toRecord);
 }
 
@@ -86,9 +95,7 @@ export type ClientCheck =
 /** Checks a secret in constant time; an unknown id still pays for a hash so timing reveals nothing. */
 export async function checkClient(db: Kysely<Database>, id: string, secret: string): Promise<ClientCheck> {
   // Ids are [A-Za-z0-9_.-]; anything else cannot exist (and a NUL byte would make PostgreSQL fail).
-  const row = CLIENT_ID.test(id)
-    ? await db.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst()
-    : undefined;
+  const row = CLIENT_ID.test(id) ? await clientRow(db, id) : undefined;
   const presented = sha256Hex(secret);
   const ok = safeEqualHex(presented, row?.secret_hash ?? sha256Hex(`absent:${secret}`));
   if (!row) return { failure: 'unknown_client' };
@@ -99,7 +106,7 @@ export async function checkClient(db: Kysely<Database>, id: string, secret: stri
 
 export async function deactivateClient(
   db: Kysely<Database>,
-  feed: RevocationFeed,
+  feed: ChangeFeed,
   id: string,
   log: AuthLog = silentLog,
   /** runs in the deactivation's transaction when it changes the client (its audit entry) */
@@ -109,10 +116,10 @@ export async function deactivateClient(
   const now = Date.now();
   let changed = false;
   const updated = await db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('clients').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await clientRow(trx, id);
     if (!row) return undefined;
     if (row.deactivated_at !== null) return row;
-    await trx.updateTable('clients').set({ deactivated_at: now }).where('id', '=', id).execute();
+    await markClientDeactivated(trx, id, now);
     await feed.record(trx, 'client', id);
     changed = true;
     const updated = { ...row, deactivated_at: now };
@@ -130,11 +137,11 @@ export async function deactivateClient(
 /** Whether a token's subject is a client that exists and is active (tokens.ts caches the answer). */
 export async function isClientActive(db: Kysely<Database>, id: string): Promise<boolean> {
   if (!CLIENT_ID.test(id)) return false;
-  const row = await db.selectFrom('clients').select('deactivated_at').where('id', '=', id).executeTakeFirst();
+  const row = await clientDeactivatedAt(db, id);
   return row !== undefined && row.deactivated_at === null;
 }
 
 export async function deactivatedClientIds(db: Kysely<Database>): Promise<string[]> {
-  const rows = await db.selectFrom('clients').select('id').where('deactivated_at', 'is not', null).execute();
+  const rows = await deactivatedClientIdRows(db);
   return rows.map((r) => r.id);
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { ApiError, ProblemSchema, type FieldError } from '../http/problem.ts';
+import { ApiError, problemResponses, type FieldError } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { Metrics } from '../http/observability.ts';
@@ -56,7 +56,7 @@ const ServerMetadata = Type.Object(
   { description: 'RFC 8414 authorization server metadata' },
 );
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 413: ProblemSchema, 415: ProblemSchema, 429: ProblemSchema };
+const problems = problemResponses(400, 401, 413, 415, 429);
 
 export interface AuthRouteOptions {
   db: Kysely<Database>;
@@ -123,7 +123,7 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
       .header('ratelimit-limit', String(limit.max))
       .header('ratelimit-remaining', '0')
       .header('ratelimit-reset', reset);
-    return new ApiError(429, 'rate_limited', `Too many ${what} (limit ${limit.max} per minute); retry later.`, {
+    return new ApiError('rate_limited', `Too many ${what} (limit ${limit.max} per minute); retry later.`, {
       headers: { 'retry-after': reset },
     });
   }
@@ -182,7 +182,7 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
         if (!ipLimit.isAllowed && ipLimit.isExceeded) throw tooMany(ipLimit, reply, 'token requests');
         const body = request.body ?? {};
         if (body.grant_type !== undefined && body.grant_type !== 'client_credentials') {
-          throw new ApiError(400, 'validation_failed', 'Only the client_credentials grant is supported.', {
+          throw new ApiError('validation_failed', 'Only the client_credentials grant is supported.', {
             errors: [{ field: 'grant_type', message: 'must be client_credentials' }],
             oauthError: 'unsupported_grant_type',
           });
@@ -191,7 +191,7 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
         // Node keeps the first of repeated Authorization headers: which credential counts is ambiguous.
         if (credentialHeaderCounts(request).authorization > 1) {
           events.failure(request, 'conflicting_credentials');
-          throw new ApiError(400, 'invalid_request', 'Send the Authorization header once.');
+          throw new ApiError('invalid_request', 'Send the Authorization header once.');
         }
         // RFC 6749 §2.3: one authentication method per request. A client_id repeated in the body
         // (some libraries add it) names the same client and is tolerated; a secret or another id is not.
@@ -202,7 +202,6 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
         ) {
           events.failure(request, 'conflicting_credentials');
           throw new ApiError(
-            400,
             'invalid_request',
             'Send the client credentials either in HTTP Basic or in the body, not both.',
           );
@@ -213,7 +212,7 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
         if (!id) missing.push({ field: 'client_id', message: 'is required' });
         if (!secret) missing.push({ field: 'client_secret', message: 'is required' });
         if (missing.length > 0)
-          throw new ApiError(400, 'validation_failed', 'client_id and client_secret are required.', {
+          throw new ApiError('validation_failed', 'client_id and client_secret are required.', {
             errors: missing,
           });
         clientOf.set(request, id!);
@@ -239,7 +238,7 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
           const headers: Record<string, string> = basic
             ? { 'www-authenticate': 'Basic realm="vouch", error="invalid_client"' }
             : {};
-          throw new ApiError(401, 'invalid_client', 'Unknown client, wrong secret, or deactivated client.', {
+          throw new ApiError('invalid_client', 'Unknown client, wrong secret, or deactivated client.', {
             headers,
           });
         }
@@ -248,11 +247,7 @@ export function authRoutes(options: AuthRouteOptions): RouteDefinition[] {
           body.scope === undefined ? client.scopes : [...new Set(body.scope.split(' ').filter(Boolean))];
         const notHeld = requested.filter((s) => !client.scopes.includes(s));
         if (notHeld.length > 0 || requested.length === 0) {
-          throw new ApiError(
-            400,
-            'invalid_scope',
-            `The client does not hold: ${notHeld.join(' ') || '(empty scope)'}.`,
-          );
+          throw new ApiError('invalid_scope', `The client does not hold: ${notHeld.join(' ') || '(empty scope)'}.`);
         }
         const { token, expiresIn } = await options.tokens.issue(
           client.client_id,

@@ -8,6 +8,14 @@ import type { Database } from '../store/schema.ts';
 import { isClearText, seal, unseal } from './kek.ts';
 import { type KeyEncryption } from '../lib/envelope.ts';
 import { silentLog, type AuthLog } from './events.ts';
+import {
+  insertSigningKey,
+  resealPrivateKey,
+  retireCurrentSigningKeys,
+  sealedPrivateKeys,
+  sealedPrivateKeysByKid,
+  signingKeyRows,
+} from './signing-key-repository.ts';
 
 type Key = CryptoKey | KeyObject;
 
@@ -28,16 +36,13 @@ export async function createSigningKey(db: Kysely<Database>, enc: KeyEncryption)
   const kid = randomUUID();
   const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
   const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'EdDSA' };
-  await db
-    .insertInto('signing_keys')
-    .values({
-      kid,
-      private_jwk: seal(JSON.stringify(privateJwk), kid, enc.current),
-      public_jwk: JSON.stringify(publicJwk),
-      created_at: Date.now(),
-      retired_at: null,
-    })
-    .execute();
+  await insertSigningKey(db, {
+    kid,
+    private_jwk: seal(JSON.stringify(privateJwk), kid, enc.current),
+    public_jwk: JSON.stringify(publicJwk),
+    created_at: Date.now(),
+    retired_at: null,
+  });
   return kid;
 }
 
@@ -60,7 +65,7 @@ export async function rotateSigningKey(
     // would leave the store with keys under two KEKs, which no process could start with: it
     // fails here instead, before anything is written.
     await sealSigningKeys(trx, enc, log);
-    await trx.updateTable('signing_keys').set({ retired_at: now }).where('retired_at', 'is', null).execute();
+    await retireCurrentSigningKeys(trx, now);
     return createSigningKey(trx, enc);
   });
   for (const ring of ringsByDb.get(db) ?? []) ring.markStale();
@@ -79,11 +84,11 @@ export async function sealOrReplaceSigningKeys(
   enc: KeyEncryption,
   log: AuthLog = silentLog,
 ): Promise<boolean> {
-  const rows = await db.selectFrom('signing_keys').select('private_jwk').execute();
+  const rows = await sealedPrivateKeys(db);
   const clearText = rows.some((row) => isClearText(row.private_jwk));
   await sealSigningKeys(db, enc, log);
   if (clearText) {
-    await db.updateTable('signing_keys').set({ retired_at: Date.now() }).where('retired_at', 'is', null).execute();
+    await retireCurrentSigningKeys(db, Date.now());
     const kid = await createSigningKey(db, enc);
     log.info(
       { event: 'signing_key_replaced', kid, reason: 'clear_text_at_rest' },
@@ -100,18 +105,12 @@ export async function sealOrReplaceSigningKeys(
  * Throws SigningKeyDecryptionError when a row is sealed under a KEK this process does not have.
  */
 async function sealSigningKeys(db: Kysely<Database>, enc: KeyEncryption, log: AuthLog = silentLog): Promise<number> {
-  const rows = await db.selectFrom('signing_keys').select(['kid', 'private_jwk']).execute();
+  const rows = await sealedPrivateKeysByKid(db);
   let resealed = 0;
   for (const row of rows) {
     const { jwk, reseal } = unseal(row.private_jwk, row.kid, enc);
     if (!reseal) continue;
-    const result = await db
-      .updateTable('signing_keys')
-      .set({ private_jwk: seal(jwk, row.kid, enc.current) })
-      .where('kid', '=', row.kid)
-      .where('private_jwk', '=', row.private_jwk)
-      .executeTakeFirst();
-    resealed += Number(result.numUpdatedRows);
+    resealed += Number(await resealPrivateKey(db, row.kid, row.private_jwk, seal(jwk, row.kid, enc.current)));
   }
   if (resealed > 0)
     log.info(
@@ -166,7 +165,7 @@ export class KeyRing {
     this.loading ??= (async () => {
       try {
         this.stale = false;
-        const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'asc').execute();
+        const rows = await signingKeyRows(this.db);
         const keys = new Map<string, LoadedKey>();
         let current: LoadedKey | undefined;
         for (const row of rows) {

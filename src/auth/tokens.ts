@@ -55,7 +55,7 @@ export class TokenService {
   private readonly deactivatedClients = new Set<string>();
   /**
    * Clients the store said were active. Only positive answers are kept: a client created by
-   * another process must be usable at once. Deactivation (revocation feed) removes the entry.
+   * another process must be usable at once. Deactivation (change feed) removes the entry.
    */
   private readonly activeClients = new LRUCache<string, true>({ max: 10_000 });
 

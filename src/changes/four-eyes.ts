@@ -11,15 +11,24 @@ import { newId } from '../lib/ids.ts';
 import { auditorFor, namedActor, principalAuditor, type Auditor } from '../audit-log/auditor.ts';
 import {
   changeView,
+  decidePending,
   fourEyesAreas,
   getChange,
+  insertChange,
   markExpired,
   pendingChange,
   statusOf,
   storeFourEyesAreas,
   type PendingChange,
 } from './repository.ts';
-import { AREA_OF, PENDING_TTL_MS, type ChangeKind, type ChangeView, type FourEyesArea } from './schemas.ts';
+import {
+  AREA_OF,
+  FOUR_EYES_AREAS,
+  PENDING_TTL_MS,
+  type ChangeKind,
+  type ChangeView,
+  type FourEyesArea,
+} from './schemas.ts';
 
 /**
  * Applies an approved change as its request would have been applied, checked again now (the rule
@@ -41,7 +50,10 @@ export async function setFourEyes(
 ): Promise<FourEyesArea[]> {
   return store.db.transaction().execute(async (trx) => {
     const before = await fourEyesAreas(trx, principal.environment);
-    await storeFourEyesAreas(trx, principal.environment, areas);
+    const wanted = FOUR_EYES_AREAS.filter((a) => areas.includes(a));
+    // Who changed it is kept with it (docs/api.md, "Four eyes"), as the audit log keeps the change.
+    const changed = before.join() !== wanted.join() ? { by: principal.id, at: Date.now() } : undefined;
+    await storeFourEyesAreas(trx, principal.environment, wanted, changed);
     const after = await fourEyesAreas(trx, principal.environment);
     if (before.join() !== after.join())
       await principalAuditor(store, principal)(trx, {
@@ -100,7 +112,7 @@ export async function deferIfFourEyes(
       decided_at: null,
       note: null,
     };
-    await trx.insertInto('pending_changes').values(row).execute();
+    await insertChange(trx, row);
     const logRequest = auditorFor(store, principal.environment, actor);
     await logRequest(trx, {
       action: 'change.requested',
@@ -161,14 +173,13 @@ export async function decideChange(
     // The decision is the transaction's first write: of two deciders, the second waits here and
     // then finds it decided.
     const status = decision.approve ? 'approved' : 'rejected';
-    const done = await trx
-      .updateTable('pending_changes')
-      .set({ status, decided_by: JSON.stringify(decider), decided_at: now, note: decision.note })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .where('expires_at', '>', now)
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 0) return undefined;
+    const decided = await decidePending(
+      trx,
+      id,
+      { status, decidedBy: JSON.stringify(decider), note: decision.note },
+      now,
+    );
+    if (!decided) return undefined;
     // Applied before the decision's own entry: the audit log's lock is the last a transaction
     // takes (the applier takes its feature's locks first, as the same change made directly does).
     const afterCommit = decision.approve

@@ -24,26 +24,40 @@ export interface PendingChange {
 const settingName = (environment: Environment) => `four_eyes:${environment}`;
 
 export async function fourEyesAreas(db: Kysely<Database>, environment: Environment): Promise<FourEyesArea[]> {
-  const row = await db
-    .selectFrom('settings')
-    .select('value')
-    .where('name', '=', settingName(environment))
-    .executeTakeFirst();
-  if (!row) return [];
-  const stored = JSON.parse(row.value) as unknown;
-  return FOUR_EYES_AREAS.filter((a) => Array.isArray(stored) && stored.includes(a));
+  return (await fourEyesSetting(db, environment)).areas;
 }
 
+/** The setting as GET /api/v1/settings answers it: its areas, and who last changed it and when (ids). */
+export async function fourEyesSetting(
+  db: Kysely<Database>,
+  environment: Environment,
+): Promise<{ areas: FourEyesArea[]; updatedBy: string | null; updatedAt: number | null }> {
+  const row = await db
+    .selectFrom('settings')
+    .select(['value', 'updated_by', 'updated_at'])
+    .where('name', '=', settingName(environment))
+    .executeTakeFirst();
+  const stored = row ? (JSON.parse(row.value) as unknown) : [];
+  return {
+    areas: FOUR_EYES_AREAS.filter((a) => Array.isArray(stored) && stored.includes(a)),
+    updatedBy: row?.updated_by ?? null,
+    updatedAt: row?.updated_at === null || row?.updated_at === undefined ? null : Number(row.updated_at),
+  };
+}
+
+/** Stores the areas; `changed` (who changed them and when) is kept only when they changed. */
 export async function storeFourEyesAreas(
   db: Kysely<Database>,
   environment: Environment,
   areas: readonly FourEyesArea[],
+  changed?: { by: string; at: number },
 ): Promise<void> {
   const value = JSON.stringify(FOUR_EYES_AREAS.filter((a) => areas.includes(a)));
+  const who = changed ? { updated_by: changed.by, updated_at: changed.at } : {};
   await db
     .insertInto('settings')
-    .values({ name: settingName(environment), value })
-    .onConflict((oc) => oc.column('name').doUpdateSet({ value }))
+    .values({ name: settingName(environment), value, ...who })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value, ...who }))
     .execute();
 }
 
@@ -86,6 +100,30 @@ export function getChange(db: Kysely<Database>, environment: Environment, id: st
     .where('environment', '=', environment)
     .where('id', '=', id)
     .executeTakeFirst();
+}
+
+export async function insertChange(db: Kysely<Database>, row: ChangeRow): Promise<void> {
+  await db.insertInto('pending_changes').values(row).execute();
+}
+
+/**
+ * Decides a change still pending and not past its expiry: true when this call did. A conditional
+ * write, so of two deciders exactly one wins (four-eyes.ts).
+ */
+export async function decidePending(
+  db: Kysely<Database>,
+  id: string,
+  decision: { status: 'approved' | 'rejected'; decidedBy: string; note: string | null },
+  now: number,
+): Promise<boolean> {
+  const done = await db
+    .updateTable('pending_changes')
+    .set({ status: decision.status, decided_by: decision.decidedBy, decided_at: now, note: decision.note })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return Number(done.numUpdatedRows) !== 0;
 }
 
 /** Newest first; `status` as shown, so "pending" leaves out the ones past their expiry and "expired" takes them in. */

@@ -1,27 +1,30 @@
 // The environment's settings and its pending changes (docs/api.md, "Four eyes"): PUT/GET
 // /api/v1/settings, GET /api/v1/changes, and approving or rejecting one. What an approval
 // applies comes from the features (`appliers`, filled by the composition root), which sit above.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
 import type { Store } from '../store/db.ts';
 import { checkLabelNote } from '../audit/labels.ts';
 import { decideChange, setFourEyes, type ChangeAppliers } from './four-eyes.ts';
-import { changeView, fourEyesAreas, getChange, listChanges } from './repository.ts';
+import { changeView, fourEyesSetting, getChange, listChanges } from './repository.ts';
+import { resolveActor } from '../audit-log/actors.ts';
+import type { Environment } from '../lib/principal.ts';
 import {
   ChangeParams,
   ChangeQuery,
   ChangeSchema,
   DecideBody,
   SCOPE_OF,
+  SettingsAnswerSchema,
   SettingsSchema,
   type ChangeView,
 } from './schemas.ts';
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
-const notFound = () => new ApiError(404, 'not_found', 'No such change in this environment.');
+const problems = problemResponses(400, 401, 403, 404);
+const notFound = () => new ApiError('not_found', 'No such change in this environment.');
 const CHANGE_ID = /^chg_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export interface ChangeRouteOptions {
@@ -54,13 +57,23 @@ export function changeRoutes({ store, appliers }: ChangeRouteOptions): RouteDefi
     );
     if (outcome.kind === 'not_found') throw notFound();
     if (outcome.kind === 'insufficient_scope')
-      throw new ApiError(403, 'insufficient_scope', `Deciding on this change requires the ${outcome.scope} scope.`, {
+      throw new ApiError('insufficient_scope', `Deciding on this change requires the ${outcome.scope} scope.`, {
         headers: { 'www-authenticate': `Bearer realm="vouch", error="insufficient_scope", scope="${outcome.scope}"` },
       });
-    if (outcome.kind === 'forbidden') throw new ApiError(403, 'forbidden', outcome.detail);
-    if (outcome.kind === 'conflict') throw new ApiError(409, 'conflict', outcome.detail);
+    if (outcome.kind === 'forbidden') throw new ApiError('forbidden', outcome.detail);
+    if (outcome.kind === 'conflict') throw new ApiError('conflict', outcome.detail);
     await outcome.afterCommit();
     return outcome.change;
+  };
+
+  /** The setting, who last changed it named as now (docs/api.md, "Audit log", "Who"). */
+  const settingsAnswer = async (environment: Environment): Promise<Static<typeof SettingsAnswerSchema>> => {
+    const setting = await fourEyesSetting(db, environment);
+    return {
+      four_eyes: setting.areas,
+      updated_by: await resolveActor(db, setting.updatedBy),
+      updated_at: setting.updatedAt === null ? null : new Date(setting.updatedAt).toISOString(),
+    };
   };
 
   return [
@@ -71,9 +84,9 @@ export function changeRoutes({ store, appliers }: ChangeRouteOptions): RouteDefi
       schema: {
         tags,
         summary: "The environment's settings: what needs a second person (four eyes)",
-        response: { 200: SettingsSchema, ...problems },
+        response: { 200: SettingsAnswerSchema, ...problems },
       },
-      handler: async (request) => ({ four_eyes: await fourEyesAreas(db, request.principal.environment) }),
+      handler: async (request) => settingsAnswer(request.principal.environment),
     }),
 
     defineRoute({
@@ -84,9 +97,12 @@ export function changeRoutes({ store, appliers }: ChangeRouteOptions): RouteDefi
         tags,
         summary: "Replace the environment's settings: four_eyes lists the areas whose changes need a second person",
         body: SettingsSchema,
-        response: { 200: SettingsSchema, ...problems },
+        response: { 200: SettingsAnswerSchema, ...problems },
       },
-      handler: async (request) => ({ four_eyes: await setFourEyes(store, request.principal, request.body.four_eyes) }),
+      handler: async (request) => {
+        await setFourEyes(store, request.principal, request.body.four_eyes);
+        return settingsAnswer(request.principal.environment);
+      },
     }),
 
     defineRoute({
@@ -143,7 +159,7 @@ export function changeRoutes({ store, appliers }: ChangeRouteOptions): RouteDefi
           'Approve a pending change and apply it now, as its request would have (checked again); a person other than the requester only',
         params: ChangeParams,
         body: DecideBody,
-        response: { 200: ChangeSchema, 409: ProblemSchema, ...problems },
+        response: { 200: ChangeSchema, ...problemResponses(409), ...problems },
       },
       handler: async (request) => decide(request, request.params.id, true, request.body?.note),
     }),
@@ -160,7 +176,7 @@ export function changeRoutes({ store, appliers }: ChangeRouteOptions): RouteDefi
         summary: 'Reject a pending change: it is never applied (the requester may reject their own, withdrawing it)',
         params: ChangeParams,
         body: DecideBody,
-        response: { 200: ChangeSchema, 409: ProblemSchema, ...problems },
+        response: { 200: ChangeSchema, ...problemResponses(409), ...problems },
       },
       handler: async (request) => decide(request, request.params.id, false, request.body?.note),
     }),

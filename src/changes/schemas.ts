@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum } from '../http/validation.ts';
 import type { Scope } from '../lib/principal.ts';
-import { ActorSchema } from '../audit-log/schemas.ts';
+import { ActorSchema, nullableActor } from '../audit-log/schemas.ts';
 
 /** What four eyes may hold back, as PUT /api/v1/settings names it. */
 export const FOUR_EYES_AREAS = ['rules', 'policies', 'lists'] as const;
@@ -45,6 +45,15 @@ export const SettingsSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The setting as read (GET and PUT answer it): the areas, and who last changed them and when. */
+export const SettingsAnswerSchema = Type.Object({
+  four_eyes: SettingsSchema.properties.four_eyes,
+  updated_by: nullableActor('who last changed the setting, named as now; null if no one has since 2026-11-29'),
+  updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'when the setting last changed; null if it has not since 2026-11-29',
+  }),
+});
 
 export const ChangeSchema = Type.Object({
   id: Type.String({ description: 'chg_<26-char ULID>' }),

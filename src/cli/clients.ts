@@ -3,7 +3,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { createClient, deactivateClient, listClients, type ClientRecord } from '../auth/clients.ts';
 import { ENVIRONMENTS, ROLES, SCOPES, isRole, isScope, type Environment, type Role } from '../lib/principal.ts';
-import { RevocationFeed } from '../auth/revocation.ts';
+import { ChangeFeed } from '../store/change-feed.ts';
 import { loadConfig } from '../config/env.ts';
 import { CommandFailure, cliLog, withStore } from './support.ts';
 import { auditorFor, cliActor, loggableText } from '../audit-log/auditor.ts';
@@ -120,7 +120,7 @@ export function registerClientCommands(program: Command): void {
     .action(async (id: string) => {
       const config = loadConfig();
       await withStore(config, async (store) => {
-        const client = await deactivateClient(store.db, new RevocationFeed(store), id, cliLog(config), (trx, c) =>
+        const client = await deactivateClient(store.db, new ChangeFeed(store), id, cliLog(config), (trx, c) =>
           auditorFor(
             store,
             c.environment,

@@ -8,7 +8,8 @@ import type { Actor } from '../lib/principal.ts';
 import { isPersonRole, PERSON_ROLES, type PersonRole } from '../lib/person-roles.ts';
 import { CommandFailure, withStore } from './support.ts';
 import { listUsers } from '../people/repository.ts';
-import { changeUser, inviteUser, PeopleError, userView, type UserView } from '../people/service.ts';
+import { changeUser, inviteUser, inviterId, PeopleError, userViewWith, type UserView } from '../people/service.ts';
+import { resolveActors } from '../audit-log/actors.ts';
 
 /** What the log names as the actor of a command typed at the machine (the operating-system user when known). */
 function cliActor(env: NodeJS.ProcessEnv = process.env): Actor {
@@ -76,7 +77,8 @@ export function registerUserCommands(program: Command): void {
         const all: UserView[] = [];
         for (let after: string | undefined; ;) {
           const page = await listUsers(store.db, after, 500);
-          all.push(...page.map(userView));
+          const inviters = await resolveActors(store.db, page.map(inviterId));
+          all.push(...page.map((row) => userViewWith(row, inviters)));
           if (page.length < 500) break;
           after = page[page.length - 1]!.id;
         }

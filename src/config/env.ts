@@ -204,7 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxConnections,
     ),
     keepAliveTimeoutMs: integer(env, 'VOUCH_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
-    sqliteWalLimitBytes: integer(env, 'VOUCH_SQLITE_WAL_LIMIT_MB', 128, 1, 1_048_576) * 1024 * 1024,
+    sqliteWalLimitBytes: integer(env, 'VOUCH_SQLITE_WAL_LIMIT_MB', 1024, 1, 1_048_576) * 1024 * 1024,
     publicUrl: publicBase,
     corsOrigins: corsOrigins(env),
     webhookAllowPrivate: flag(env, 'VOUCH_WEBHOOK_ALLOW_PRIVATE'),

@@ -10,7 +10,7 @@
 import { disputeSettings, type DisputePolicy } from '../model/dispute-policy.ts';
 import { compareFlags, type Contribution, type Findings, type RiskFlag, type Severity, type Side } from './flags.ts';
 import { weighHistory } from './party-history.ts';
-import { applyRules, type RuleName } from './rules.ts';
+import { applyEscrowRules, type EscrowRuleName } from './escrow-rules.ts';
 import { weighEvidence } from './evidence-weighing.ts';
 import { HIGH_CONFIDENCE, missingEvidence } from './evidence.ts';
 import type { DisputeAnalysis, DisputeInput, Parties, Recommendation } from './types.ts';
@@ -33,7 +33,7 @@ export interface DisputeExplanation {
   /** why the recommendation is manual_review; empty when a decision was made */
   reviewReasons: string[];
   /** the escrow rule that decided, or null when the weighing of the evidence did */
-  rule: RuleName | null;
+  rule: EscrowRuleName | null;
 }
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
@@ -90,7 +90,7 @@ function decide(input: DisputeInput, parties: Parties, policy: DisputePolicy, no
   const modelRelease = reviewReasons.length === 0 && favoured === 'buyer';
 
   // The escrow rules read the model's flags, so they run after it and before the sort.
-  const outcome = applyRules(input, policy, now, acc);
+  const outcome = applyEscrowRules(input, policy, now, acc);
   let recommendation: Recommendation | null = null;
   if (outcome !== null) {
     const settings = disputeSettings(policy);

@@ -3,7 +3,7 @@
 // flag. The parties' records are weighed apart (party-history.ts).
 import type { DisputePolicy } from '../model/dispute-policy.ts';
 import { add, finite, raise, toward, type Findings } from './flags.ts';
-import { parseTime } from './rules.ts';
+import { timeOrNull } from './escrow-rules.ts';
 import type { DisputeInput } from './types.ts';
 
 const MINUTE = 60_000;
@@ -123,8 +123,8 @@ export function weighEvidence(input: DisputeInput, policy: DisputePolicy, now: n
     }
   }
 
-  const paidAt = parseTime(input.trade.paid_at);
-  const openedAt = parseTime(input.opened_at) ?? now;
+  const paidAt = timeOrNull(input.trade.paid_at);
+  const openedAt = timeOrNull(input.opened_at) ?? now;
   if (paidAt !== null) {
     const gap = openedAt - paidAt;
     if (gap >= 0 && gap < policy.fastDisputeMinutes * MINUTE) {

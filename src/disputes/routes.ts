@@ -3,7 +3,7 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { claimOf } from '../http/idempotency.ts';
 import type { Metrics } from '../http/observability.ts';
 import { Type } from 'typebox';
-import { ProblemSchema } from '../http/problem.ts';
+import { problemResponses } from '../http/problem.ts';
 import { newId } from '../lib/ids.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
 import type { ScoringService } from '../trust/scoring.ts';
@@ -76,12 +76,7 @@ export function disputeRoutes({
         body: AnalyzeBody,
         response: {
           200: AnalyzeResponse,
-          400: ProblemSchema,
-          401: ProblemSchema,
-          403: ProblemSchema,
-          413: ProblemSchema,
-          415: ProblemSchema,
-          429: ProblemSchema,
+          ...problemResponses(400, 401, 403, 413, 415, 429),
         },
       },
       handler: async (request, reply) => {

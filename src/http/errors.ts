@@ -4,8 +4,9 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, problemBody, type FieldError, type ProblemCode } from './problem.ts';
-import { schemaMismatch, toFieldErrors, type AjvLikeError } from './field-errors.ts';
+import { asProblem, problemBody, type FieldError, type ProblemCode } from './problem.ts';
+import { toFieldErrors, type AjvLikeError } from './field-errors.ts';
+import { schemaMismatch, type DomainError } from '../lib/domain-errors.ts';
 
 const STORE_DOWN_CODES = new Set([
   // the network: refused, reset, timed out, unresolvable (EAI_AGAIN: a container's name while its DNS entry is away),
@@ -257,28 +258,24 @@ export default fp(async function errorHandling(app: FastifyInstance) {
     return sendProblem(request, reply, 404, 'not_found', 'No such resource.');
   });
 
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) {
-      for (const [name, value] of Object.entries(error.options.headers ?? {})) reply.header(name, value);
+  app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
+    // docs/api.md, "Errors": a body that breaks the schema is validation_failed; a bad query
+    // parameter, path parameter or header is invalid_request. Both list the offending fields.
+    const { validation, validationContext: context } = error as FastifyError;
+    const fields = validation && toFieldErrors(context, validation as AjvLikeError[]);
+    const problem = asProblem(fields ? schemaMismatch(fields, context ?? 'request') : error);
+    if (problem) {
+      for (const [name, value] of Object.entries(problem.options.headers ?? {})) reply.header(name, value);
       return sendProblem(
         request,
         reply,
-        error.status,
-        error.code,
-        error.detail,
-        error.options.errors,
-        error.options.oauthError,
-        error.options.extensions,
+        problem.status,
+        problem.code,
+        problem.detail,
+        problem.options.errors,
+        problem.options.oauthError,
+        problem.options.extensions,
       );
-    }
-    if (error.validation) {
-      // docs/api.md, "Errors": a body that breaks the schema is validation_failed; a bad query
-      // parameter, path parameter or header is invalid_request. Both list the offending fields.
-      const problem = schemaMismatch(
-        toFieldErrors(error.validationContext, error.validation as AjvLikeError[]),
-        error.validationContext ?? 'request',
-      );
-      return sendProblem(request, reply, problem.status, problem.code, problem.detail, problem.options.errors);
     }
     if (isClientAbort(error as FastifyError, request)) {
       request.log.info({ code: (error as FastifyError).code }, 'client aborted the request');

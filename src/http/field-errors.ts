@@ -1,7 +1,8 @@
 // Validation failures as the fields they name: Ajv's errors made readable ("is required", "must be
-// one of: a, b"), one line per field, and the one problem every schema mismatch answers with
-// (docs/api.md, "Errors"): validation_failed for a body, invalid_request for anything else.
-import { ApiError, type FieldError } from './problem.ts';
+// one of: a, b"), one line per field. lib/domain-errors.ts `schemaMismatch` makes them the one
+// problem every schema mismatch answers with (docs/api.md, "Errors"): validation_failed for a body,
+// invalid_request for anything else.
+import type { FieldError } from '../lib/domain-errors.ts';
 
 export interface AjvLikeError {
   instancePath?: string;
@@ -58,37 +59,4 @@ export function toFieldErrors(context: string | undefined, errors: AjvLikeError[
     }
   }
   return out.slice(0, 50);
-}
-
-/**
- * The `detail` sentence for a list of field errors: every missing field is named (up to 20, then
- * a count), and the first three other problems, then how many more there are.
- */
-export function summarise(errors: FieldError[]): string {
-  const missing = errors.filter((e) => e.message === 'is required').map((e) => e.field);
-  const others = errors.filter((e) => e.message !== 'is required');
-  const parts: string[] = [];
-  if (missing.length === 1) parts.push(`missing field ${missing[0]}`);
-  else if (missing.length > 1) {
-    const named = missing.slice(0, 20).join(', ');
-    parts.push(
-      `${missing.length} missing fields: ${named}${missing.length > 20 ? ` and ${missing.length - 20} more` : ''}`,
-    );
-  }
-  for (const e of others.slice(0, 3)) parts.push(`${e.field} ${e.message}`);
-  if (others.length > 3) parts.push(`and ${others.length - 3} more (see errors)`);
-  return parts.join('; ');
-}
-
-/**
- * The problem for fields that break a schema; `context` is "body" or what else was checked (a path parameter, the
- * query).
- */
-export function schemaMismatch(errors: FieldError[], context: string): ApiError {
-  const listed = errors.slice(0, 50);
-  if (context === 'body')
-    return new ApiError(400, 'validation_failed', `The request does not match the schema: ${summarise(errors)}.`, {
-      errors: listed,
-    });
-  return new ApiError(400, 'invalid_request', `Invalid ${context}: ${summarise(errors)}.`, { errors: listed });
 }

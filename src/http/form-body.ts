@@ -1,7 +1,7 @@
 // application/x-www-form-urlencoded bodies, for the routes that declare `config.oauth` (the token
 // endpoint: RFC 6749 clients send forms). Every other route answers such a body 415, as it answers
 // any type but JSON. Repeated fields become arrays, so the schema refuses them rather than one
-// value silently winning.
+// value silently winning. A compressed body is refused too (415).
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './problem.ts';
 
@@ -23,10 +23,25 @@ export function acceptFormsOnOauthRoutes(app: FastifyInstance): void {
     { parseAs: 'string', bodyLimit: FORM_LIMIT },
     (request, body, done) => {
       if (!request.routeOptions.config.oauth) {
-        done(new ApiError(415, 'unsupported_media_type', 'Send the body as application/json.'), undefined);
+        done(new ApiError('unsupported_media_type', 'Send the body as application/json.'), undefined);
         return;
       }
       done(null, parseForm(body as string));
     },
   );
+}
+
+/**
+ * A compressed body would reach the JSON parser as binary: refuse it plainly. A callback hook:
+ * every request runs it, and an async hook costs a promise each.
+ */
+export function refuseEncodedBodies(app: FastifyInstance): void {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+      done(new ApiError('unsupported_media_type', 'Content-Encoding is not supported; send the body uncompressed.'));
+      return;
+    }
+    done(null, payload);
+  });
 }

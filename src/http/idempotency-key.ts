@@ -19,11 +19,7 @@ export function idempotencyKey(request: FastifyRequest): string | undefined {
   const raw = request.headers[HEADER];
   if (raw === undefined) return undefined;
   if (typeof raw !== 'string' || headerCount(request) > 1 || !VALID_KEY.test(raw)) {
-    throw new ApiError(
-      400,
-      'invalid_request',
-      'Idempotency-Key must be sent once, as 1-255 printable ASCII characters.',
-    );
+    throw new ApiError('invalid_request', 'Idempotency-Key must be sent once, as 1-255 printable ASCII characters.');
   }
   return raw;
 }
@@ -35,7 +31,7 @@ export function fingerprint(request: FastifyRequest): string {
     body = JSON.stringify(request.body ?? null);
   } catch {
     // A body nested deeper than the stack allows (a route without a body schema accepts any JSON).
-    throw new ApiError(400, 'invalid_request', 'The request body nests too deeply.');
+    throw new ApiError('invalid_request', 'The request body nests too deeply.');
   }
   return createHash('sha256')
     .update(request.method)

@@ -15,7 +15,16 @@ import type { Environment } from '../lib/principal.ts';
 import { ApiError } from './problem.ts';
 import { fingerprint, idempotencyKey } from './idempotency-key.ts';
 import { openResponse, sealResponse, type ClaimId } from './idempotency-seal.ts';
-import { rowOf } from './idempotency-rows.ts';
+import {
+  claimRow,
+  deleteClaimIfExpired,
+  deleteExpiredClaims,
+  deletePendingClaim,
+  insertPendingClaim,
+  settlePendingClaim,
+  storeClaimResponse,
+  takeOverPendingClaim,
+} from './idempotency-repository.ts';
 import { sha256Hex } from '../lib/digest.ts';
 
 declare module 'fastify' {
@@ -76,42 +85,11 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
   function purgeExpired(now: number): void {
     if (now - lastPurge < PURGE_EVERY_MS) return;
     lastPurge = now;
-    db.deleteFrom('idempotency_keys')
-      .where('expires_at', '<=', now)
-      .execute()
-      .catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
+    deleteExpiredClaims(db, now).catch((err: unknown) => app.log.warn({ err }, 'idempotency purge failed'));
   }
 
-  async function tryClaim(
-    { environment, clientId, principalId, key }: ClaimId,
-    print: string,
-    now: number,
-  ): Promise<boolean> {
-    const result = await db
-      .insertInto('idempotency_keys')
-      .values({
-        environment,
-        client_id: clientId,
-        principal_id: principalId,
-        idem_key: key,
-        fingerprint: print,
-        state: 'pending',
-        response: null,
-        created_at: now,
-        expires_at: now + ttlMs,
-      })
-      .onConflict((oc) => oc.columns(['environment', 'client_id', 'principal_id', 'idem_key']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
-  }
-
-  async function release(claim: Claim): Promise<void> {
-    await db
-      .deleteFrom('idempotency_keys')
-      .where(...rowOf(claim))
-      .where('state', '=', 'pending')
-      .execute();
-  }
+  const tryClaim = (id: ClaimId, print: string, now: number) => insertPendingClaim(db, id, print, now, now + ttlMs);
+  const release = (claim: Claim) => deletePendingClaim(db, claim);
 
   app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
     const { config } = request.routeOptions;
@@ -128,23 +106,14 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
         request.idempotencyClaim = { ...id, settled: false, digest: claimDigest(id) };
         return;
       }
-      const row = await db
-        .selectFrom('idempotency_keys')
-        .selectAll()
-        .where(...rowOf(id))
-        .executeTakeFirst();
+      const row = await claimRow(db, id);
       if (!row) continue;
       if (row.expires_at <= now) {
-        await db
-          .deleteFrom('idempotency_keys')
-          .where(...rowOf(id))
-          .where('expires_at', '<=', now)
-          .execute();
+        await deleteClaimIfExpired(db, id, now);
         continue;
       }
       if (row.fingerprint !== print) {
         throw new ApiError(
-          422,
           'idempotency_key_reused',
           'This Idempotency-Key was already used with another request; use a new key for a new request.',
         );
@@ -153,44 +122,28 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
         const answered = await options.recover?.(environment, claimDigest(id));
         if (answered) {
           const response = { ...answered, headers: { 'content-type': 'application/json; charset=utf-8' } };
-          await db
-            .updateTable('idempotency_keys')
-            .set({ state: 'done', response: sealResponse(response, id, encryption.current) })
-            .where(...rowOf(id))
-            .where('state', '=', 'pending')
-            .execute();
+          await settlePendingClaim(db, id, sealResponse(response, id, encryption.current));
           reply.code(response.status).header('content-type', response.headers['content-type']);
           reply.header('idempotent-replayed', 'true');
           return reply.send(response.body);
         }
         // A claim whose request died with its instance would block the key for 24 h: take it over.
         if (row.created_at < now - staleAfterMs) {
-          const taken = await db
-            .updateTable('idempotency_keys')
-            .set({ created_at: now })
-            .where(...rowOf(id))
-            .where('state', '=', 'pending')
-            .where('created_at', '=', row.created_at)
-            .executeTakeFirst();
-          if (Number(taken.numUpdatedRows) > 0) {
+          if (await takeOverPendingClaim(db, id, row.created_at, now)) {
             request.idempotencyClaim = { ...id, settled: false, digest: claimDigest(id) };
             return;
           }
           continue;
         }
-        throw new ApiError(
-          409,
-          'conflict',
-          'A request with this Idempotency-Key is still being processed; retry shortly.',
-          { headers: { 'retry-after': '1' } },
-        );
+        throw new ApiError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly.', {
+          headers: { 'retry-after': '1' },
+        });
       }
       const stored = row.response === null ? undefined : openResponse(row.response, id, encryption);
       if (!stored) {
         // Sealed under a key-encryption key this instance no longer has: the response cannot be
         // repeated, and running the operation again could duplicate it.
         throw new ApiError(
-          409,
           'conflict',
           'The response stored for this Idempotency-Key cannot be replayed here; use a new key.',
         );
@@ -200,7 +153,7 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
       reply.header('idempotent-replayed', 'true');
       return reply.send(stored.body);
     }
-    throw new ApiError(409, 'conflict', 'This Idempotency-Key is contended; retry shortly.', {
+    throw new ApiError('conflict', 'This Idempotency-Key is contended; retry shortly.', {
       headers: { 'retry-after': '1' },
     });
   });
@@ -236,11 +189,7 @@ export default fp(async function idempotency(app: FastifyInstance, options: Idem
         if (value !== undefined) headers[name] = String(value);
       }
       const body = typeof payload === 'string' ? payload : payload.toString('utf8');
-      await db
-        .updateTable('idempotency_keys')
-        .set({ state: 'done', response: sealResponse({ status, headers, body }, claim, encryption.current) })
-        .where(...rowOf(claim))
-        .execute();
+      await storeClaimResponse(db, claim, sealResponse({ status, headers, body }, claim, encryption.current));
     } catch (err) {
       // The operation ran: releasing the claim would let a retry run it again. The claim stays
       // pending (409 for a retry) until it is stale and taken over.

@@ -58,7 +58,7 @@ export function problemRoutes(): RouteDefinition[] {
       },
       handler: async (request, reply) => {
         const code = request.params.code;
-        if (!Object.hasOwn(PROBLEMS, code)) throw new ApiError(404, 'not_found', 'No such problem type.');
+        if (!Object.hasOwn(PROBLEMS, code)) throw new ApiError('not_found', 'No such problem type.');
         const info = PROBLEMS[code as ProblemCode];
         reply.header('cache-control', 'public, max-age=86400').header('vary', 'Accept');
         if (wantsJson(request))

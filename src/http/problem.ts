@@ -1,5 +1,8 @@
 // RFC 9457 problem details: the one error shape every endpoint answers with.
 import { Type } from 'typebox';
+import { DomainError, type DomainCode, type FieldError } from '../lib/domain-errors.ts';
+
+export type { FieldError };
 
 export type ProblemCode =
   | 'invalid_request'
@@ -150,11 +153,6 @@ export const PROBLEMS: Record<ProblemCode, ProblemInfo> = {
 /** Every code an error body can carry. */
 export const PROBLEM_CODES = Object.keys(PROBLEMS) as ProblemCode[];
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
-
 export interface ProblemOptions {
   errors?: FieldError[];
   headers?: Record<string, string>;
@@ -164,16 +162,55 @@ export interface ProblemOptions {
   extensions?: Record<string, unknown>;
 }
 
-/** An error a handler throws to answer with a problem document instead of a 500. */
+/**
+ * An error the HTTP layer or a route throws to answer with a problem document instead of a 500;
+ * its status is the catalogue's for its code. Features below the routes throw domain errors
+ * (lib/domain-errors.ts) instead, which `asProblem` maps.
+ */
 export class ApiError extends Error {
   constructor(
-    readonly status: number,
     readonly code: ProblemCode,
     readonly detail: string,
     readonly options: ProblemOptions = {},
   ) {
     super(detail);
   }
+
+  get status(): number {
+    return PROBLEMS[this.code].status;
+  }
+}
+
+// Every code a domain error carries has its page and its status here.
+const DOMAIN_CODES: Record<DomainCode, ProblemCode> = {
+  not_found: 'not_found',
+  conflict: 'conflict',
+  validation_failed: 'validation_failed',
+  invalid_request: 'invalid_request',
+  raw_identifier_rejected: 'raw_identifier_rejected',
+  rate_limited: 'rate_limited',
+  forbidden: 'forbidden',
+  insufficient_scope: 'insufficient_scope',
+  unauthenticated: 'unauthenticated',
+};
+
+/**
+ * The one place a domain error becomes a problem: its code, detail, field errors and extension
+ * members, a retry time as Retry-After and a challenge as WWW-Authenticate. Undefined for an error
+ * that is neither (a bug, a store outage: errors.ts classifies those).
+ */
+export function asProblem(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (!(err instanceof DomainError)) return undefined;
+  const { errors, retryAfterSeconds, challenge, extensions } = err.options;
+  const headers: Record<string, string> = {};
+  if (retryAfterSeconds !== undefined) headers['retry-after'] = String(retryAfterSeconds);
+  if (challenge !== undefined) headers['www-authenticate'] = challenge;
+  return new ApiError(DOMAIN_CODES[err.code], err.detail, {
+    ...(errors ? { errors } : {}),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(extensions ? { extensions } : {}),
+  });
 }
 
 export interface ProblemBody {
@@ -207,6 +244,15 @@ export function problemBody(
   return body;
 }
 
+/**
+ * The problem document for a refusal inside a batch (one item of a score or label batch), as the
+ * single call would have answered it; undefined when `err` is not a refusal.
+ */
+export function problemBodyOf(err: unknown, requestId: string): ProblemBody | undefined {
+  const problem = asProblem(err);
+  return problem && problemBody(problem.status, problem.code, problem.detail, requestId, problem.options.errors);
+}
+
 /** OpenAPI description of the problem document, shared by every route's error responses. */
 export const ProblemSchema = Type.Object(
   {
@@ -222,3 +268,11 @@ export const ProblemSchema = Type.Object(
   },
   { $id: 'Problem', description: 'RFC 9457 problem details' },
 );
+
+/**
+ * A route schema's error responses: each status given answers with the problem document. One
+ * call per route (or per group of routes that answer alike), spread into `response`.
+ */
+export function problemResponses<const S extends number>(...statuses: S[]): Record<S, typeof ProblemSchema> {
+  return Object.fromEntries(statuses.map((status) => [status, ProblemSchema])) as Record<S, typeof ProblemSchema>;
+}

@@ -24,12 +24,15 @@ import type {
 } from 'fastify';
 import { Type } from 'typebox';
 import type { Principal, Role, Scope } from '../lib/principal.ts';
+import type { PersonRole } from '../lib/person-roles.ts';
 
 interface RouteAccess {
   /** the scope the route requires; a route without one must be listed in http/public-routes.ts */
   scope?: Scope;
   /** the lowest role admitted, checked with the scope */
   role?: Role;
+  /** the lowest person role, where scope and role alone would admit people who should not (lib/person-roles.ts) */
+  person?: PersonRole;
   /** the token endpoint: its errors carry the RFC 6749 members */
   oauth?: boolean;
   /** a fixed operationId for the OpenAPI document (else derived from method and path) */

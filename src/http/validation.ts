@@ -5,28 +5,21 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
-import { ApiError, type FieldError } from './problem.ts';
-// errors.ts imports summarise from here; each module uses the other's functions only at call time.
-import { schemaMismatch, toFieldErrors } from './field-errors.ts';
-import { rawIdentifierIn, type RawIdentifierKind } from '../lib/identifiers.ts';
+import { ApiError } from './problem.ts';
+import { toFieldErrors } from './field-errors.ts';
+import {
+  rawIdentifierMessage,
+  rawIdentifierRejected,
+  schemaMismatch,
+  type FieldError,
+  type Invalid,
+} from '../lib/domain-errors.ts';
+import { NO_RAW_IDENTIFIER, PATTERN_MESSAGE, StringEnum } from '../lib/schema-keywords.ts';
+import { rawIdentifierIn } from '../lib/identifiers.ts';
 
-/** Schema keyword: this string is an identifier the caller must hash (entity ids, linked hashes). */
-export const NO_RAW_IDENTIFIER = 'x-no-raw-identifier';
-/** Schema keyword: the words to show when the schema's `pattern` does not match. */
-export const PATTERN_MESSAGE = 'x-error';
-
-const KIND_WORDS: Record<RawIdentifierKind, string> = {
-  iban: 'IBAN',
-  card: 'card number',
-  email: 'e-mail address',
-  phone: 'phone number',
-};
-
-/** The message for a raw identifier of `kind`; the value itself is never part of it. */
-export const rawIdentifierMessage = (kind: RawIdentifierKind) =>
-  `looks like a raw ${KIND_WORDS[kind]}; send a hash of it instead`;
-export const RAW_IDENTIFIER_DETAIL = 'Identifiers must be hashed by the caller before they are sent.';
+// The schema vocabulary and the raw-identifier words live in lib/ (the model uses them too); the
+// features import them from here, with the validator that reads them.
+export { PATTERN_MESSAGE, StringEnum, rawIdentifierMessage };
 
 function make(options: Options): Ajv {
   // verbose: the failing schema is needed to word a pattern error; the data it also attaches is
@@ -129,7 +122,7 @@ function wrap(validate: ValidateFunction): Validator {
         field: dotted(e.instancePath) || '(body)',
         message: e.message ?? 'looks like a raw identifier',
       }));
-      return { error: new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: fieldErrors }) };
+      return { error: rawIdentifierRejected(fieldErrors) };
     }
     // Only what errors.ts reads is kept: never the data (which may be long or sensitive).
     wrapped.errors = errors.map((e) => ({
@@ -155,39 +148,42 @@ export function compileBodyCheck(schema: object): (data: unknown) => FieldError[
   return (data) => {
     const result = validate(data);
     if (result === true) return [];
-    if (typeof result === 'object') return (result.error as ApiError).options.errors ?? [];
+    if (typeof result === 'object') return (result.error as Invalid).options.errors ?? [];
     return toFieldErrors(undefined, validate.errors ?? []);
   };
 }
 
 /**
- * A body check outside the route schema (each item of a score batch): the ApiError the route
+ * A body check outside the route schema (each item of a score batch): the error the route
  * would have answered with (raw identifiers first, then validation_failed), or undefined.
  */
-export function compileBodyValidator(schema: object): (data: unknown) => ApiError | undefined {
+export function compileBodyValidator(schema: object): (data: unknown) => Invalid | undefined {
   const validate = wrap(make({ coerceTypes: false, allErrors: true }).compile(schema));
   return (data) => {
     const result = validate(data);
     if (result === true) return undefined;
-    if (typeof result === 'object') return result.error as ApiError;
+    if (typeof result === 'object') return result.error as Invalid;
     return schemaMismatch(toFieldErrors('body', validate.errors ?? []), 'body');
   };
 }
 
+/**
+ * The two Ajv instances the routes' checks are compiled with, one a process: Ajv keeps what it
+ * compiled by schema object, and every app of a process declares the same route schemas, so an
+ * app built after the first (a second store, a test's fresh app) reuses the compiled checks
+ * instead of compiling some 400 again. A compiled check holds no state between calls (wrap).
+ */
+let routeCompilers: { strict: Ajv; coercing: Ajv } | undefined;
+
 export function installValidators(app: FastifyInstance): void {
-  const strict = make({ coerceTypes: false, allErrors: true });
-  const coercing = make({ coerceTypes: true, allErrors: false });
+  routeCompilers ??= {
+    strict: make({ coerceTypes: false, allErrors: true }),
+    coercing: make({ coerceTypes: true, allErrors: false }),
+  };
+  const { strict, coercing } = routeCompilers;
   app.setValidatorCompiler(
     ({ schema, httpPart }) => wrap((httpPart === 'body' ? strict : coercing).compile(schema as object)) as never,
   );
-}
-
-/**
- * A string that must be one of a fixed list: `{type: 'string', enum: [...]}` rather than a union
- * of literals, so OpenAPI shows an enum and a failure reads "must be one of: a, b, c".
- */
-export function StringEnum<const T extends readonly string[]>(values: T, options: object = {}) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
 /** A time in a request body or query (RFC 3339) as epoch ms; 400 naming `field` when it is not one. */
@@ -195,7 +191,7 @@ export function parseTime(value: string | undefined, field: string): number | un
   if (value === undefined) return undefined;
   const t = Date.parse(value);
   if (Number.isNaN(t))
-    throw new ApiError(400, 'validation_failed', `${field} must be an RFC 3339 time.`, {
+    throw new ApiError('validation_failed', `${field} must be an RFC 3339 time.`, {
       errors: [{ field, message: 'must be an RFC 3339 time' }],
     });
   return t;

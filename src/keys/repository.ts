@@ -1,16 +1,18 @@
 // API key records in the store. Only the SHA-256 of a key is kept; the key itself exists once,
 // in the creation response.
 import type { Kysely } from 'kysely';
-import { ApiError } from '../http/problem.ts';
+import { Conflict } from '../lib/domain-errors.ts';
 import type { Database } from '../store/schema.ts';
 import { announceKeyDeactivated } from '../webhooks/events.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import { parseScopes, type Role } from '../lib/principal.ts';
 import { apiKeyPrefix, generateApiKey, type ApiKeyEnv } from './format.ts';
 import { sha256Hex } from '../lib/digest.ts';
 import { newId } from '../lib/ids.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
 import type { Auditor } from '../audit-log/auditor.ts';
+import { actorIn, type Actors } from '../audit-log/actors.ts';
+import type { Actor } from '../lib/principal.ts';
 
 export type KeyRow = Database['api_keys'];
 export const KEY_STATUSES = ['active', 'expired', 'inactive'] as const;
@@ -29,6 +31,8 @@ export interface KeyRecord {
   expires_at: string | null;
   last_used_at: string | null;
   deactivated_at: string | null;
+  /** who created it, named as now (docs/api.md, "Audit log", "Who"); null for keys made before 2026-11-29 */
+  created_by: Actor | null;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -39,7 +43,8 @@ export function keyStatus(row: Pick<KeyRow, 'deactivated_at' | 'expires_at'>, no
   return 'active';
 }
 
-export function toKeyRecord(row: KeyRow, lastUsed?: number): KeyRecord {
+/** The key as answered; `actors` names its creator (resolveActors over the page's `created_by`). */
+export function toKeyRecord(row: KeyRow, lastUsed: number | undefined, actors: Actors): KeyRecord {
   const used = Math.max(row.last_used_at ?? 0, lastUsed ?? 0);
   return {
     id: row.id,
@@ -54,6 +59,7 @@ export function toKeyRecord(row: KeyRow, lastUsed?: number): KeyRecord {
     expires_at: iso(row.expires_at),
     last_used_at: used === 0 ? null : iso(used),
     deactivated_at: iso(row.deactivated_at),
+    created_by: actorIn(actors, row.created_by),
   };
 }
 
@@ -64,6 +70,8 @@ export interface NewKey {
   role: Role;
   environment: ApiKeyEnv;
   expiresAt: number | null;
+  /** the principal id creating it (a rotation: the rotator's) */
+  createdBy: string | null;
 }
 
 /**
@@ -96,9 +104,7 @@ async function ensureRoom(trx: Kysely<Database>, owner: string, rotation: boolea
     .executeTakeFirstOrThrow();
   // A rotation has already marked its key as rotated, so that key is among those counted.
   if (rotation ? Number(n) > MAX_ACTIVE_KEYS_PER_CLIENT : Number(n) >= MAX_ACTIVE_KEYS_PER_CLIENT) {
-    throw new ApiError(
-      409,
-      'conflict',
+    throw new Conflict(
       rotation
         ? `This client already has ${MAX_ACTIVE_KEYS_PER_CLIENT} rotated keys in their grace period; deactivate some of them or wait for them to expire, then rotate again.`
         : `This client already has ${MAX_ACTIVE_KEYS_PER_CLIENT} active API keys, the most it may hold; deactivate one first.`,
@@ -128,6 +134,7 @@ export async function insertKey(
     last_used_at: null,
     deactivated_at: null,
     rotated_at: null,
+    created_by: input.createdBy,
   };
   await db.insertInto('api_keys').values(row).execute();
   return { row, key };
@@ -142,6 +149,31 @@ export async function findKey(
   let query = db.selectFrom('api_keys').selectAll().where('id', '=', id);
   if (owner !== undefined) query = query.where('owner_client_id', '=', owner);
   return query.executeTakeFirst();
+}
+
+/**
+ * Claims a live key for rotation (rotated_at is null): true when this call set it. A conditional
+ * write, so of concurrent rotations exactly one claims the key (rotation.ts).
+ */
+export async function claimKeyRotation(
+  db: Kysely<Database>,
+  id: string,
+  owner: string | undefined,
+  now: number,
+): Promise<boolean> {
+  let claim = db
+    .updateTable('api_keys')
+    .set({ rotated_at: now })
+    .where('id', '=', id)
+    .where('rotated_at', 'is', null)
+    .where('deactivated_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+  if (owner !== undefined) claim = claim.where('owner_client_id', '=', owner);
+  return Number((await claim.executeTakeFirst()).numUpdatedRows) === 1;
+}
+
+export async function setKeyExpiry(db: Kysely<Database>, id: string, expiresAt: number | null): Promise<void> {
+  await db.updateTable('api_keys').set({ expires_at: expiresAt }).where('id', '=', id).execute();
 }
 
 export async function findKeyByHash(db: Kysely<Database>, hash: string): Promise<KeyRow | undefined> {
@@ -188,7 +220,7 @@ export type Refusal = (row: KeyRow) => string | undefined;
 
 export async function deactivateKey(
   db: Kysely<Database>,
-  feed: RevocationFeed,
+  feed: ChangeFeed,
   id: string,
   owner: string | undefined,
   refuse: Refusal = () => undefined,

@@ -2,10 +2,10 @@
 // key lives on through a grace period so that its holder can switch without an outage.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import { parseScopes, type Role } from '../lib/principal.ts';
 import type { ApiKeyEnv } from './format.ts';
-import { insertKey, type KeyRow, type Refusal } from './repository.ts';
+import { claimKeyRotation, findKey, insertKey, setKeyExpiry, type KeyRow, type Refusal } from './repository.ts';
 import type { Auditor } from '../audit-log/auditor.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -33,29 +33,21 @@ export type RotateOutcome =
  */
 export async function rotateKey(
   db: Kysely<Database>,
-  feed: RevocationFeed,
+  feed: ChangeFeed,
   id: string,
   owner: string | undefined,
   graceSeconds: number,
   refuse: Refusal = () => undefined,
   audit?: Auditor,
+  /** the principal rotating it: the successor's creator */
+  by: string | null = null,
 ): Promise<RotateOutcome> {
   const now = Date.now();
   let outcome: RotateOutcome;
   try {
     outcome = await db.transaction().execute(async (trx): Promise<RotateOutcome> => {
-      let claim = trx
-        .updateTable('api_keys')
-        .set({ rotated_at: now })
-        .where('id', '=', id)
-        .where('rotated_at', 'is', null)
-        .where('deactivated_at', 'is', null)
-        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
-      if (owner !== undefined) claim = claim.where('owner_client_id', '=', owner);
-      const claimed = Number((await claim.executeTakeFirst()).numUpdatedRows) === 1;
-      let query = trx.selectFrom('api_keys').selectAll().where('id', '=', id);
-      if (owner !== undefined) query = query.where('owner_client_id', '=', owner);
-      const old = await query.executeTakeFirst();
+      const claimed = await claimKeyRotation(trx, id, owner, now);
+      const old = await findKey(trx, id, owner);
       if (!old) return { kind: 'not_found' };
       const refusal = refuse(old);
       if (refusal !== undefined) {
@@ -65,7 +57,7 @@ export async function rotateKey(
       if (!claimed) return { kind: 'conflict' };
       const expiresAt = now + graceSeconds * 1000;
       const newExpiry = old.expires_at !== null && old.expires_at < expiresAt ? old.expires_at : expiresAt;
-      await trx.updateTable('api_keys').set({ expires_at: newExpiry }).where('id', '=', id).execute();
+      await setKeyExpiry(trx, id, newExpiry);
       await feed.record(trx, 'key', id);
       const { row, key } = await insertKey(
         trx,
@@ -77,6 +69,7 @@ export async function rotateKey(
           environment: old.environment as ApiKeyEnv,
           // The successor has the same expires_at (a rotation never extends a key's life).
           expiresAt: old.expires_at,
+          createdBy: by,
         },
         { rotation: true },
       );

@@ -1,9 +1,10 @@
 // The keys API's schemas (docs/api.md, "API keys") and the checks of an id and a name the schemas leave open.
 import { Type } from 'typebox';
-import { ProblemSchema } from '../http/problem.ts';
+import { problemResponses } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import { ENVIRONMENTS, ROLES, SCOPES } from '../lib/principal.ts';
 import { KEY_STATUSES } from './repository.ts';
+import { nullableActor } from '../audit-log/schemas.ts';
 
 export const KeyRecord = Type.Object(
   {
@@ -19,6 +20,9 @@ export const KeyRecord = Type.Object(
     expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
     deactivated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    created_by: nullableActor(
+      'who created the key (a rotation: who rotated its predecessor), named as now; null for keys made before 2026-11-29',
+    ),
   },
   { $id: 'ApiKey' },
 );
@@ -67,10 +71,4 @@ export const KEY_ID = /^key_[0-9A-HJKMNP-TV-Z]{26}$/;
 // eslint-disable-next-line no-control-regex
 export const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 
-export const problems = {
-  400: ProblemSchema,
-  401: ProblemSchema,
-  403: ProblemSchema,
-  404: ProblemSchema,
-  429: ProblemSchema,
-};
+export const problems = problemResponses(400, 401, 403, 404, 429);

@@ -8,10 +8,11 @@ import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts
 import { nextCursor } from '../lib/pagination.ts';
 import { Type } from 'typebox';
 import type { Store } from '../store/db.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import { parseScopes, roleAtMost, type Environment, type Principal, type Role } from '../lib/principal.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import type { KeyVerifier } from './verifier.ts';
+import { resolveActors, type Actors } from '../audit-log/actors.ts';
 import { deactivateKey, findKey, insertKey, listKeys, toKeyRecord, type KeyRow } from './repository.ts';
 import { rotateKey } from './rotation.ts';
 import { loggableText, principalAuditor } from '../audit-log/auditor.ts';
@@ -29,7 +30,7 @@ import {
 
 export interface KeyRouteOptions {
   store: Store;
-  feed: RevocationFeed;
+  feed: ChangeFeed;
   verifier: KeyVerifier;
 }
 
@@ -46,8 +47,10 @@ function environmentRefusal(principal: Principal, environment: string, action: s
 
 export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefinition[] {
   const { db } = store;
-  const record = (row: KeyRow) => toKeyRecord(row, verifier.lastUsed(row.id));
-  const notFound = () => new ApiError(404, 'not_found', 'No such key.');
+  const record = (row: KeyRow, actors: Actors) => toKeyRecord(row, verifier.lastUsed(row.id), actors);
+  /** One key as answered, its creator named (docs/api.md, "Audit log", "Who"). */
+  const one = async (row: KeyRow) => record(row, await resolveActors(db, [row.created_by]));
+  const notFound = () => new ApiError('not_found', 'No such key.');
 
   return [
     defineRoute({
@@ -72,7 +75,11 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
           limit,
           after: cursor,
         });
-        return { data: page.rows.map(record), next_cursor: nextCursor(page, (last) => last.id) };
+        const actors = await resolveActors(
+          db,
+          page.rows.map((r) => r.created_by),
+        );
+        return { data: page.rows.map((r) => record(r, actors)), next_cursor: nextCursor(page, (last) => last.id) };
       },
     }),
 
@@ -91,31 +98,26 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
         const body = request.body;
         const role: Role = body.role ?? 'service';
         if (CONTROL_CHARS.test(body.name)) {
-          throw new ApiError(400, 'validation_failed', 'name must not contain control characters.', {
+          throw new ApiError('validation_failed', 'name must not contain control characters.', {
             errors: [{ field: 'name', message: 'must not contain control characters' }],
           });
         }
         const excess = body.scopes.filter((s) => !principal.scopes.has(s));
         if (excess.length > 0)
-          throw new ApiError(
-            403,
-            'insufficient_scope',
-            `A key cannot hold scopes its creator lacks: ${excess.join(', ')}.`,
-          );
+          throw new ApiError('insufficient_scope', `A key cannot hold scopes its creator lacks: ${excess.join(', ')}.`);
         if (!roleAtMost(role, principal.role))
           throw new ApiError(
-            403,
             'insufficient_scope',
             `A key cannot have a higher role than its creator (${principal.role}).`,
           );
         const environment: Environment = body.environment ?? principal.environment;
         const crossing = environmentRefusal(principal, environment, 'create');
-        if (crossing !== undefined) throw new ApiError(403, 'insufficient_scope', crossing);
+        if (crossing !== undefined) throw new ApiError('insufficient_scope', crossing);
         let expiresAt: number | null = null;
         if (body.expires_at !== undefined) {
           expiresAt = Date.parse(body.expires_at);
           if (!(expiresAt > Date.now())) {
-            throw new ApiError(400, 'validation_failed', 'expires_at must be in the future.', {
+            throw new ApiError('validation_failed', 'expires_at must be in the future.', {
               errors: [{ field: 'expires_at', message: 'must be in the future' }],
             });
           }
@@ -129,8 +131,9 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
             role,
             environment,
             expiresAt,
+            createdBy: principal.id,
           });
-          const { name, scopes, expires_at, owner_client_id } = toKeyRecord(created.row);
+          const { name, scopes, expires_at, owner_client_id } = toKeyRecord(created.row, undefined, new Map());
           await principalAuditor(store, principal)(trx, {
             action: 'key.created',
             target: `key:${created.row.id}`,
@@ -150,7 +153,7 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
           'API key created',
         );
         reply.code(201).header('location', `/api/v1/keys/${row.id}`);
-        return { ...record(row), key };
+        return { ...(await one(row)), key };
       },
     }),
 
@@ -169,7 +172,7 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
         if (!KEY_ID.test(id)) throw notFound();
         const row = await findKey(db, id, ownerFilter(request.principal));
         if (!row) throw notFound();
-        return record(row);
+        return one(row);
       },
     }),
 
@@ -202,7 +205,7 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
           principalAuditor(store, principal),
         );
         if (outcome.kind === 'not_found') throw notFound();
-        if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
+        if (outcome.kind === 'forbidden') throw new ApiError('insufficient_scope', outcome.detail);
         if (outcome.changed)
           request.log.info(
             {
@@ -213,7 +216,7 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
             },
             'API key deactivated',
           );
-        return record(outcome.row);
+        return one(outcome.row);
       },
     }),
 
@@ -229,7 +232,7 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
         summary: 'Rotate an API key: a new key now, the old one expires after the grace period',
         params: KeyParams,
         body: RotateBody,
-        response: { 201: CreatedKey, 409: ProblemSchema, ...problems },
+        response: { 201: CreatedKey, ...problemResponses(409), ...problems },
       },
       handler: async (request, reply) => {
         const grace = request.body?.grace_period_seconds ?? 86400;
@@ -255,11 +258,12 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
             return undefined;
           },
           principalAuditor(store, principal),
+          principal.id,
         );
         if (outcome.kind === 'not_found') throw notFound();
-        if (outcome.kind === 'forbidden') throw new ApiError(403, 'insufficient_scope', outcome.detail);
+        if (outcome.kind === 'forbidden') throw new ApiError('insufficient_scope', outcome.detail);
         if (outcome.kind === 'conflict')
-          throw new ApiError(409, 'conflict', 'Only an active key that has not been rotated yet can be rotated.');
+          throw new ApiError('conflict', 'Only an active key that has not been rotated yet can be rotated.');
         request.log.info(
           {
             event: 'api_key_rotated',
@@ -272,7 +276,7 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
           'API key rotated',
         );
         reply.code(201).header('location', `/api/v1/keys/${outcome.row.id}`);
-        return { ...record(outcome.row), key: outcome.key };
+        return { ...(await one(outcome.row)), key: outcome.key };
       },
     }),
   ];

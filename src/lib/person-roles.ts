@@ -42,10 +42,13 @@ const READ_SCOPES: ReadonlySet<Scope> = new Set([
 ]);
 
 /**
- * The least person role a route of `scope` and machine `role` admits. The audit log is declared
- * admin for machines and read by every person (a viewer audits too).
+ * The least person role a route of `scope` and machine `role` admits, or the route's own `person`
+ * floor where its scope alone says too little: scoring is declared `trust:read`, which machines
+ * that only score hold, yet it makes a decision, so a person scores from operator up. The audit
+ * log is declared admin for machines and read by every person (a viewer audits too).
  */
-export function personRoleNeeded(scope: Scope, role: Role | undefined): PersonRole {
+export function personRoleNeeded(scope: Scope, role: Role | undefined, person?: PersonRole): PersonRole {
+  if (person !== undefined) return person;
   if (scope === 'audit:read') return 'viewer';
   if (role === 'admin' || ADMIN_SCOPES.has(scope)) return 'admin';
   if (ANALYST_SCOPES.has(scope)) return 'analyst';

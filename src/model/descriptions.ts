@@ -6,7 +6,7 @@ import type { SignalName } from './policy.ts';
 import type { LossReasonCounts } from './types.ts';
 import { describeRingFlagged, describeRingSize, type RingFacts } from './ring-signals.ts';
 
-/** The raw figures behind the signals, gathered by the model (model.ts prepare). */
+/** The raw figures behind the signals, gathered by the model (signal-model.ts, prepare). */
 export interface Facts {
   tradesCompleted: number;
   tradesCancelled: number;

@@ -73,6 +73,80 @@ function withInteractions(stored: FeatureRecord): FeatureRecord {
   return derived;
 }
 
+/**
+ * The order of the values in a stored vector (the decisions' `features` column, docs/api.md,
+ * "Outcomes and labels"): FROZEN and append-only. A stored array's i-th value is this list's i-th
+ * signal's, whatever order SIGNAL_NAMES takes later; a new signal is appended here, never
+ * inserted, and a shorter array (stored before it, or with trailing zeros left out) reads 0 for
+ * the names past its end. test/model/stored-feature-order.test.ts pins the list.
+ */
+export const STORED_FEATURE_ORDER = [
+  'completed_trades',
+  'dispute_rate',
+  'cancellation_rate',
+  'chargebacks',
+  'fraud_reports',
+  'blocklisted',
+  'new_account',
+  'cold_start',
+  'velocity_trades',
+  'velocity_volume',
+  'amount_vs_history',
+  'new_counterparty',
+  'payment_method_risk',
+  'cross_border',
+  'linked_flagged_entities',
+  'cash_out_burst',
+  'dormant_reactivation',
+  'young_account_reversible_method',
+  'shared_identifier_entities',
+  'new_counterparty_large_trade',
+  'network_flags',
+  'ring_flagged_entities',
+  'ring_size',
+  'reversible_new_counterparty',
+  'cross_border_new_counterparty',
+  'fraudulent_dispute_losses',
+] as const satisfies readonly SignalName[];
+
+/**
+ * A vector as the `features` column stores it: its values in STORED_FEATURE_ORDER as a JSON array
+ * (JSON keeps every double exactly), trailing zeros left out. About 70–100 bytes where the object
+ * of names was about 600 (issue 42).
+ */
+export function encodeFeatures(values: Readonly<Record<SignalName, number>>): string {
+  const out: number[] = STORED_FEATURE_ORDER.map((name) => values[name]);
+  // JSON writes -0 as 0, as the object form did: either reads back as 0
+  while (out.length > 0 && out[out.length - 1] === 0) out.pop();
+  return JSON.stringify(out);
+}
+
+/**
+ * A stored `features` text as the record of names → values, in either form: the array
+ * (encodeFeatures; a name past its end reads 0) or the object of names the column held before
+ * (returned as parsed, so a reader sees exactly what it stored). `feature_set` says what the
+ * values mean, whatever the form. Throws as JSON.parse does on text that is not JSON.
+ */
+export function decodeFeatures(text: string): FeatureRecord {
+  const parsed = JSON.parse(text) as unknown;
+  if (!Array.isArray(parsed)) return parsed as FeatureRecord;
+  const record: FeatureRecord = {};
+  for (let i = 0; i < STORED_FEATURE_ORDER.length; i++)
+    record[STORED_FEATURE_ORDER[i]!] = i < parsed.length ? (parsed[i] as number) : 0;
+  return record;
+}
+
+/** decodeFeatures for readers that skip what does not decode: null for null, non-JSON or a non-vector. */
+export function decodeFeaturesOrNull(text: string | null | undefined): FeatureRecord | null {
+  if (text === null || text === undefined) return null;
+  try {
+    const record = decodeFeatures(text);
+    return record !== null && typeof record === 'object' ? record : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The schema's range for every weight and for the bias (src/model/policy.ts). */
 export const WEIGHT_LIMIT = 100;
 
@@ -126,7 +200,7 @@ export function featureValues(
 
 /**
  * The columns docs/api.md, "Outcomes and labels" adds to a score decision: every signal's value
- * (`values`, the ones `result` was scored from; zeros included, JSON keeps full double precision),
+ * (`values`, the ones `result` was scored from, as encodeFeatures stores them: JSON keeps full double precision),
  * the trade id, the level for filtering, and the shadow policy's score replayed from the same
  * values (no extra store round trip).
  */
@@ -138,7 +212,7 @@ export function learningColumns(
 ) {
   const tradeId = request.context.trade_id;
   return {
-    features: JSON.stringify(values),
+    features: encodeFeatures(values),
     feature_set: FEATURE_SET,
     trade_id: typeof tradeId === 'string' ? tradeId : null,
     risk_level: result.riskLevel,

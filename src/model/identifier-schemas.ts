@@ -1,10 +1,9 @@
 // The identifier vocabulary every feature's schemas share: an id the caller hashed (never a raw
 // phone, e-mail, IBAN or card), timestamps and currencies, and the checks JSON Schema cannot
-// express (raw identifiers in free text, hashed-id mode), thrown as RFC 9457 problems.
+// express (raw identifiers in free text, hashed-id mode), thrown as domain errors (lib/domain-errors.ts).
 import { Type } from 'typebox';
-import { ApiError, type FieldError } from '../http/problem.ts';
-import { NO_RAW_IDENTIFIER, PATTERN_MESSAGE, RAW_IDENTIFIER_DETAIL, rawIdentifierMessage } from '../http/validation.ts';
-import { schemaMismatch } from '../http/field-errors.ts';
+import { rawIdentifierMessage, rawIdentifierRejected, schemaMismatch, type FieldError } from '../lib/domain-errors.ts';
+import { NO_RAW_IDENTIFIER, PATTERN_MESSAGE } from '../lib/schema-keywords.ts';
 import { isDigest, rawIdentifierIn } from '../lib/identifiers.ts';
 
 /** Options of the checks beyond the schema. */
@@ -71,8 +70,7 @@ export function hashedIdErrors(
 }
 
 export function throwRawIdentifiers(errors: FieldError[]): void {
-  if (errors.length > 0)
-    throw new ApiError(400, 'raw_identifier_rejected', RAW_IDENTIFIER_DETAIL, { errors: errors.slice(0, 50) });
+  if (errors.length > 0) throw rawIdentifierRejected(errors.slice(0, 50));
 }
 
 export function throwValidation(errors: FieldError[]): void {

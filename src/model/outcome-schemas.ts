@@ -1,7 +1,7 @@
 // The shapes of an outcome's parts in responses (docs/rules.md): a matched rule, as a score, a batch
 // item and a stored decision show it.
 import { Type } from 'typebox';
-import { StringEnum } from '../http/validation.ts';
+import { StringEnum } from '../lib/schema-keywords.ts';
 import { OUTCOMES } from './outcomes.ts';
 
 /** A matched rule as a score and its decision show it (model/outcomes.ts, MatchedRule). */

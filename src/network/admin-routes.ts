@@ -3,7 +3,7 @@
 import type { onRequestHookHandler } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type } from 'typebox';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { checkEntityParam } from '../model/identifier-schemas.ts';
 import type { NetworkIdentity } from './identity.ts';
@@ -14,12 +14,11 @@ import {
   PeerRecord,
   UpdatePeerBody,
   addPeer,
-  findPeer,
-  listPeers,
   removePeer,
   toPeerRecord,
   updatePeer,
 } from './peers.ts';
+import { findPeer, listPeers } from './peer-repository.ts';
 import type { PeerSyncResult } from './resolver.ts';
 import { entityNetworkIdentifiers, networkFlagsFor, type IdentifierRef } from './signal.ts';
 import { networkFlagsSignal } from '../model/network-signal.ts';
@@ -43,7 +42,7 @@ const ADMIN = { scope: 'network:admin', role: 'admin' } as const;
  * nor change it, and are answered as for a route that does not exist — before the body is read.
  */
 const liveOnly: onRequestHookHandler = async (request) => {
-  if (request.principal.environment !== 'live') throw new ApiError(404, 'not_found', 'No such resource.');
+  if (request.principal.environment !== 'live') throw new ApiError('not_found', 'No such resource.');
 };
 
 export function networkAdminRoutes({
@@ -54,7 +53,7 @@ export function networkAdminRoutes({
   name,
   onChanged,
 }: AdminRouteOptions): RouteDefinition[] {
-  const notFound = () => new ApiError(404, 'not_found', 'No such peer.');
+  const notFound = () => new ApiError('not_found', 'No such peer.');
   const peerOr404 = async (id: string) => {
     const row = PEER_ID.test(id) ? await findPeer(db, id) : undefined;
     if (!row) throw notFound();
@@ -84,7 +83,7 @@ export function networkAdminRoutes({
         operationId: 'createNetworkPeer',
         summary: 'Add a peer by URL and pinned signing key (nothing is sent to it before the next sync)',
         body: CreatePeerBody,
-        response: { 201: PeerRecord, 409: ProblemSchema, ...problems },
+        response: { 201: PeerRecord, ...problemResponses(409), ...problems },
       },
       handler: async (request, reply) => {
         let row;
@@ -92,8 +91,8 @@ export function networkAdminRoutes({
           row = await addPeer(db, identity.signingKey, request.body, urlPolicy);
         } catch (err) {
           if (!(err instanceof PeerInputError)) throw err;
-          if (err.conflict) throw new ApiError(409, 'conflict', 'A peer with this signing key already exists.');
-          throw new ApiError(400, 'validation_failed', `${err.field} ${err.message}.`, {
+          if (err.conflict) throw new ApiError('conflict', 'A peer with this signing key already exists.');
+          throw new ApiError('validation_failed', `${err.field} ${err.message}.`, {
             errors: [{ field: err.field, message: err.message }],
           });
         }

@@ -1,16 +1,10 @@
 // The schemas of the network admin API (docs/network.md, "Admin API"): its answers and what they are asked.
 import { Type } from 'typebox';
-import { ProblemSchema } from '../http/problem.ts';
+import { problemResponses } from '../http/problem.ts';
 import { EntityId } from '../model/identifier-schemas.ts';
 import { PeerRecord } from './peers.ts';
 
-export const problems = {
-  400: ProblemSchema,
-  401: ProblemSchema,
-  403: ProblemSchema,
-  404: ProblemSchema,
-  429: ProblemSchema,
-};
+export const problems = problemResponses(400, 401, 403, 404, 429);
 export const Params = Type.Object({ peer_id: Type.String({ description: 'peer_<26-char ULID>' }) });
 export const SyncResponse = Type.Object({
   peers: Type.Array(

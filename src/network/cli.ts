@@ -7,19 +7,12 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig, type Config } from '../config/env.ts';
 import { resolveKeyEncryption } from '../auth/kek.ts';
 import type { Store } from '../store/db.ts';
-import { announceNetworkChange, loadIdentity, servedName } from './identity.ts';
+import { loadIdentity } from './identity.ts';
+import { announceNetworkChange, servedName } from './publication-repository.ts';
 import { FLAG_KINDS, type FlagKind } from '../model/network-signal.ts';
-import {
-  PEER_ID,
-  PeerInputError,
-  addPeer,
-  findPeer,
-  listPeers,
-  removePeer,
-  toPeerRecord,
-  updatePeer,
-} from './peers.ts';
-import { settleQueue } from './pending.ts';
+import { PEER_ID, PeerInputError, addPeer, removePeer, toPeerRecord, updatePeer } from './peers.ts';
+import { findPeer, listPeers } from './peer-repository.ts';
+import { settleQueue } from './match-repository.ts';
 import { syncAll } from './resolver.ts';
 import { CALL_DEADLINE_MS, syncLimits } from './limits.ts';
 import { networkStatus } from './status.ts';

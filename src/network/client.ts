@@ -3,7 +3,7 @@
 // key and the answer must be signed by the peer's pinned key for this request's nonce.
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { pinnedLookup } from '../lib/pinned-lookup.ts';
 import { checkDestination, type UrlPolicy } from '../webhooks/ssrf.ts';
 import type { NetworkIdentity } from './identity.ts';
 import { parseOff } from './json-thread.ts';
@@ -60,13 +60,7 @@ export async function callPeer(
   const signedPath = `${url.pathname}${url.search}`;
   const headers = signRequest(identity, peer.signing_key, method, signedPath, body);
   const { address, family } = destination;
-  const lookup: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all)
-      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
-        { address, family },
-      ]);
-    else callback(null, address, family);
-  };
+  const lookup = pinnedLookup(address, family);
   const client = url.protocol === 'https:' ? https : http;
   const { status, text, responseHeaders } = await new Promise<{
     status: number;

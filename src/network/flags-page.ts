@@ -1,11 +1,11 @@
 // One page of GET /network/v1/flags (docs/network.md, "Publishing"), read from the stored set
 // (network_published): entries changed after `since`, in sequence order, each label cut down to
 // the kinds published to the calling peer and sealed for this answer. Nothing is recomputed here.
-import { sql } from 'kysely';
 import { fromB64, sealLabel, type Label } from './oprf.ts';
 import { type FlagKind } from '../model/network-signal.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 import { publishedKinds } from './peers.ts';
+import { publishedHead, publishedPage } from './publication-repository.ts';
 
 export interface FlagsPage {
   epoch: string;
@@ -43,29 +43,8 @@ export async function flagsPage(
   cursor: Cursor | undefined,
   limit: number,
 ): Promise<FlagsPage> {
-  const head =
-    since === 0
-      ? (cursor?.head ??
-        Number(
-          (
-            await db
-              .selectFrom('network_published')
-              .select(sql<number>`max(seq)`.as('m'))
-              .executeTakeFirst()
-          )?.m ?? 0,
-        ))
-      : undefined;
-  let query = db.selectFrom('network_published').select(['tag', 'label', 'label_key', 'seq']).where('seq', '>', since);
-  if (cursor)
-    query = query.where((eb) =>
-      eb.or([eb('seq', '>', cursor.seq), eb.and([eb('seq', '=', cursor.seq), eb('tag', '>', cursor.tag)])]),
-    );
-  if (since === 0) query = query.where('label', 'is not', null);
-  const rows = await query
-    .orderBy('seq')
-    .orderBy('tag')
-    .limit(limit + 1)
-    .execute();
+  const head = since === 0 ? (cursor?.head ?? (await publishedHead(db))) : undefined;
+  const rows = await publishedPage(db, since, cursor, since === 0, limit + 1);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   const kinds = new Set(publishedKinds(peer));

@@ -6,6 +6,7 @@ import { seal, unseal } from '../auth/kek.ts';
 import { type KeyEncryption } from '../lib/envelope.ts';
 import { b64, fromB64, generateOprfKey, type OprfKeyPair } from './oprf.ts';
 import type { NetworkDb } from './tables.ts';
+import { identityRow, identityRowOrThrow, insertIdentityIfAbsent, resealIdentity } from './publication-repository.ts';
 
 const SIGNING_KID = 'network-signing';
 const OPRF_KID = 'network-oprf';
@@ -66,26 +67,15 @@ function generateRow(enc: KeyEncryption) {
  * (the insert does nothing when another won). Rows sealed under a previous KEK are re-sealed.
  */
 export async function loadIdentity(db: NetworkDb, enc: KeyEncryption): Promise<NetworkIdentity> {
-  let row = await db.selectFrom('network_identity').selectAll().where('id', '=', 'self').executeTakeFirst();
+  let row = await identityRow(db);
   if (!row) {
-    await db
-      .insertInto('network_identity')
-      .values(generateRow(enc))
-      .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
-    row = await db.selectFrom('network_identity').selectAll().where('id', '=', 'self').executeTakeFirstOrThrow();
+    await insertIdentityIfAbsent(db, generateRow(enc));
+    row = await identityRowOrThrow(db);
   }
   const signing = unseal(row.signing_private, SIGNING_KID, enc);
   const secret = unseal(row.oprf_secret, OPRF_KID, enc);
   if (signing.reseal || secret.reseal) {
-    await db
-      .updateTable('network_identity')
-      .set({
-        signing_private: seal(signing.jwk, SIGNING_KID, enc.current),
-        oprf_secret: seal(secret.jwk, OPRF_KID, enc.current),
-      })
-      .where('id', '=', 'self')
-      .execute();
+    await resealIdentity(db, seal(signing.jwk, SIGNING_KID, enc.current), seal(secret.jwk, OPRF_KID, enc.current));
   }
   const privateKey = createPrivateKey({ key: JSON.parse(signing.jwk) as Record<string, string>, format: 'jwk' });
   return {
@@ -95,28 +85,4 @@ export async function loadIdentity(db: NetworkDb, enc: KeyEncryption): Promise<N
     oprfPublicKey: row.oprf_public,
     createdAt: Number(row.created_at),
   };
-}
-
-/**
- * What scores read from the network may have changed (a sync ran, a peer was changed or removed):
- * bumps the version every instance's cached scores and profiles are checked against
- * (src/trust/profile.ts), in whichever process made the change — the API's or the CLI's.
- */
-export async function announceNetworkChange(db: NetworkDb): Promise<void> {
-  await db
-    .updateTable('network_identity')
-    .set((eb) => ({ state_version: eb('state_version', '+', 1) }))
-    .where('id', '=', 'self')
-    .execute();
-}
-
-/** Stores the descriptor's name this deployment serves under, so another process (the CLI) shows the same. */
-export async function recordName(db: NetworkDb, name: string): Promise<void> {
-  await db.updateTable('network_identity').set({ name }).where('id', '=', 'self').where('name', '<>', name).execute();
-}
-
-/** The name the serving deployment last started with; `fallback` (the caller's configuration) before any did. */
-export async function servedName(db: NetworkDb, fallback: string): Promise<string> {
-  const row = await db.selectFrom('network_identity').select('name').where('id', '=', 'self').executeTakeFirst();
-  return row?.name || fallback;
 }

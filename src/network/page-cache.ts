@@ -4,9 +4,9 @@
 // the peer, its epoch, since, cursor, limit and the head of the published set (every change of
 // the set, a withdrawal or an erasure included, moves the head) — so a stale page is never
 // served; it lives CACHE_TTL_MS at most, and the cache holds CACHE_MAX_ENTRIES entries in all.
-import { sql } from 'kysely';
 import type { FlagsPage } from './flags-page.ts';
 import type { NetworkDb } from './tables.ts';
+import { publishedHead } from './publication-repository.ts';
 
 const CACHE_TTL_MS = 30_000;
 /** Flag entries held over all cached pages (~0.2 KB each): a few MB at most. */
@@ -37,14 +37,7 @@ export function pageCache(now: () => number = Date.now): PageCache {
   };
   return {
     async get(db, key, compute) {
-      const head = Number(
-        (
-          await db
-            .selectFrom('network_published')
-            .select(sql<number | string | null>`max(seq)`.as('m'))
-            .executeTakeFirst()
-        )?.m ?? 0,
-      );
+      const head = await publishedHead(db);
       const name = JSON.stringify([key.peerId, key.epoch, key.since, key.cursor ?? '', key.limit, head]);
       const hit = pages.get(name);
       if (hit && now() - hit.at <= CACHE_TTL_MS) return { page: hit.page, cached: true };

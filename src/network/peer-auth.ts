@@ -4,9 +4,10 @@
 // the request's nonce, a timestamp and the body digest, so a peer can trust what it pulled.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
-import { ApiError } from '../http/problem.ts';
+import { Forbidden, Unauthenticated } from '../lib/domain-errors.ts';
 import { ed25519PublicKey, signText, verifyText, type NetworkIdentity } from './identity.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
+import { insertNonce, peerBySigningKey } from './peer-repository.ts';
 
 export const HEADER = {
   key: 'vouch-peer-key',
@@ -90,10 +91,7 @@ declare module 'fastify' {
   }
 }
 
-const refuse = (detail: string) =>
-  new ApiError(401, 'unauthenticated', detail, {
-    headers: { 'www-authenticate': 'Vouch-Signature realm="vouch-network"' },
-  });
+const refuse = (detail: string) => new Unauthenticated(detail, { challenge: 'Vouch-Signature realm="vouch-network"' });
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
   const value = request.headers[name];
@@ -137,14 +135,14 @@ export function peerHooks(
           'A signed peer request is required (Vouch-Peer-Key, Vouch-Timestamp, Vouch-Nonce, Vouch-Signature).',
         );
       }
-      const peer = await db.selectFrom('network_peers').selectAll().where('signing_key', '=', key).executeTakeFirst();
+      const peer = await peerBySigningKey(db, key);
       if (!peer) {
         onRefused('unknown_peer');
         throw refuse('This key is not a peer of this deployment.');
       }
       if (peer.status !== 'active') {
         onRefused('suspended');
-        throw new ApiError(403, 'insufficient_scope', 'This peer is suspended by this deployment.');
+        throw new Forbidden('This peer is suspended by this deployment.', 'insufficient_scope');
       }
       if (Math.abs(Date.now() / 1000 - Number(timestamp)) > MAX_SKEW_SECONDS) {
         onRefused('stale');
@@ -173,12 +171,7 @@ export function peerHooks(
           "The request signature does not verify under this peer's pinned key for this deployment (requests are signed for their recipient's key).",
         );
       }
-      const inserted = await db
-        .insertInto('network_nonces')
-        .values({ peer_id: peer.id, nonce, expires_at: (Number(timestamp) + 2 * MAX_SKEW_SECONDS) * 1000 })
-        .onConflict((oc) => oc.columns(['peer_id', 'nonce']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) {
+      if (!(await insertNonce(db, peer.id, nonce, (Number(timestamp) + 2 * MAX_SKEW_SECONDS) * 1000))) {
         onRefused('replayed');
         throw refuse('This nonce was already used: the request is a replay.');
       }
@@ -203,9 +196,4 @@ export function peerHooks(
       onServed(request.routeOptions.url ?? '', reply.statusCode);
     },
   };
-}
-
-/** Forgets nonces past their window (they can no longer be replayed: the timestamp check refuses them). */
-export async function pruneNonces(db: NetworkDb): Promise<void> {
-  await db.deleteFrom('network_nonces').where('expires_at', '<', Date.now()).execute();
 }

@@ -4,7 +4,7 @@
 // without it). A flags page costs one unit per 1,000 entries asked, an evaluate batch one (its
 // elements are paid from the budget). Beyond: 429 with Retry-After.
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../http/problem.ts';
+import { Limited } from '../lib/domain-errors.ts';
 
 /** A sync is at most 100 pages of 1,000 entries and a few evaluate batches: one fits in a minute's allowance. */
 export const PEER_UNITS_PER_WINDOW = 120;
@@ -47,13 +47,9 @@ export function peerRate(onRefused: (reason: string) => void): PeerRate {
       { event: 'network_peer_rate_exceeded', peer_id: request.peer?.id },
       'peer request refused: request rate',
     );
-    return new ApiError(
-      429,
-      'rate_limited',
+    return new Limited(
       `This peer's request rate of ${PEER_UNITS_PER_WINDOW} units a minute (a flags page costs one per ${ENTRIES_PER_UNIT} entries asked) is used up.`,
-      {
-        headers: { 'retry-after': String(Math.max(1, retryAfterSeconds)) },
-      },
+      Math.max(1, retryAfterSeconds),
     );
   };
   return {

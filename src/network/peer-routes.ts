@@ -5,13 +5,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import type { PeerHooks } from './peer-auth.ts';
 import { Type } from 'typebox';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
 import { evaluateBlindedOff } from './oprf-thread.ts';
 import { flagsPage, parseCursor } from './flags-page.ts';
 import type { NetworkDb } from './tables.ts';
-import { consumeBudget } from './budget.ts';
+import { consumeBudget } from './budget-repository.ts';
 import { peerRate } from './peer-rate.ts';
 import { pageCache } from './page-cache.ts';
 
@@ -28,7 +28,7 @@ export interface PeerRouteOptions {
   hooks: PeerHooks;
 }
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema };
+const problems = problemResponses(400, 401, 403, 429);
 const ELEMENT = Type.String({
   pattern: '^[A-Za-z0-9_-]{43}$',
   description: 'a blinded ristretto255 element, base64url (32 bytes)',
@@ -155,7 +155,7 @@ export function peerRoutes({
       handler: async (request) => {
         const peer = request.peer!;
         const cursor = parseCursor(request.query.cursor);
-        if (cursor === null) throw new ApiError(400, 'invalid_request', 'cursor is not one this server gave.');
+        if (cursor === null) throw new ApiError('invalid_request', 'cursor is not one this server gave.');
         if (!cursor) {
           // A pull from its first page sees what changed a moment ago; a large change (100k new
           // flags is minutes of PRF work) goes on in the background and reaches later pages or pulls.
@@ -227,7 +227,6 @@ export function peerRoutes({
             'evaluate refused: budget of the last 24 hours',
           );
           throw new ApiError(
-            429,
             'rate_limited',
             `This peer's budget of ${budget} evaluations in any 24 hours is used up (${grant.used} used).`,
             { headers: { 'retry-after': String(grant.retryAfterSeconds) } },
@@ -238,7 +237,6 @@ export function peerRoutes({
         if ('bad' in answer) {
           metrics.refused('bad_element');
           throw new ApiError(
-            400,
             'validation_failed',
             'Every element must be a ristretto255 element (32 bytes, base64url) other than the identity; the batch was charged to the budget.',
             { errors: [{ field: `/elements/${answer.bad}`, message: 'must be a valid ristretto255 element' }] },

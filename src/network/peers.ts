@@ -6,8 +6,18 @@ import { checkDestination, type UrlPolicy } from '../webhooks/ssrf.ts';
 import { ed25519PublicKey } from './identity.ts';
 import { FLAG_KINDS, type FlagKind } from '../model/network-signal.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
-import { deletePeerData } from './chunks.ts';
-import { syncStateDb } from './sync-state.ts';
+import { deletePeerData } from './peer-data-repository.ts';
+import { deleteSyncState } from './peer-sync-repository.ts';
+import { deletePeerBudget } from './budget-repository.ts';
+import {
+  deletePeerNonces,
+  deletePeerRow,
+  findPeer,
+  insertPeer,
+  peerIdBySigningKey,
+  suspendPeer,
+  updatePeerColumns,
+} from './peer-repository.ts';
 
 const DEFAULT_BUDGET_PER_DAY = 2_000;
 const NO_CONTROL = {
@@ -103,29 +113,20 @@ export function toPeerRecord(row: NetworkPeersTable) {
   };
 }
 
-export async function listPeers(db: NetworkDb, status?: 'active'): Promise<NetworkPeersTable[]> {
-  let query = db.selectFrom('network_peers').selectAll().orderBy('created_at').orderBy('id');
-  if (status) query = query.where('status', '=', status);
-  return query.execute();
-}
-
-export const findPeer = (db: NetworkDb, id: string) =>
-  db.selectFrom('network_peers').selectAll().where('id', '=', id).executeTakeFirst();
-
 /**
  * Removes a peer and everything this deployment holds about it (pulled flags, resolutions,
  * matches). The peer is suspended first — its flags stop counting and its requests are refused at
- * once — then its rows go a chunk at a time in short transactions (chunks.ts), then the peer. A
+ * once — then its rows go a chunk at a time in short transactions (peer-data-repository.ts), then the peer. A
  * removal cut short leaves the peer suspended, and removing it again finishes.
  */
 export async function removePeer(db: NetworkDb, id: string): Promise<void> {
-  await db.updateTable('network_peers').set({ status: 'suspended' }).where('id', '=', id).execute();
+  await suspendPeer(db, id);
   await deletePeerData(db, id);
   await db.transaction().execute(async (trx) => {
-    for (const table of ['network_nonces', 'network_budget'] as const)
-      await trx.deleteFrom(table).where('peer_id', '=', id).execute();
-    await syncStateDb(trx).deleteFrom('network_peer_sync').where('peer_id', '=', id).execute();
-    await trx.deleteFrom('network_peers').where('id', '=', id).execute();
+    await deletePeerNonces(trx, id);
+    await deletePeerBudget(trx, id);
+    await deleteSyncState(trx, id);
+    await deletePeerRow(trx, id);
   });
   // A sync that was under way with the peer may have written after its chunks went.
   await deletePeerData(db, id);
@@ -165,8 +166,7 @@ export async function addPeer(
   if (input.signing_key === ownKey)
     throw new PeerInputError('signing_key', "must be another deployment's key, not this one's");
   const duplicate = () => new PeerInputError('signing_key', 'a peer with this signing key already exists', true);
-  if (await db.selectFrom('network_peers').select('id').where('signing_key', '=', input.signing_key).executeTakeFirst())
-    throw duplicate();
+  if (await peerIdBySigningKey(db, input.signing_key)) throw duplicate();
   const row: NetworkPeersTable = {
     id: newId('peer'),
     name: input.name,
@@ -186,7 +186,7 @@ export async function addPeer(
     created_at: Date.now(),
   };
   try {
-    await db.insertInto('network_peers').values(row).execute();
+    await insertPeer(db, row);
   } catch {
     // Two admins adding the same key at once: the unique key refuses the second.
     throw duplicate();
@@ -214,7 +214,6 @@ export async function updatePeer(
     ...(budget !== undefined ? { budget_per_day: budget } : {}),
     ...(nextPublish !== row.publish ? { publish: nextPublish, publish_epoch: Number(row.publish_epoch) + 1 } : {}),
   };
-  if (Object.keys(changes).length > 0)
-    await db.updateTable('network_peers').set(changes).where('id', '=', row.id).execute();
+  if (Object.keys(changes).length > 0) await updatePeerColumns(db, row.id, changes);
   return (await findPeer(db, row.id)) ?? row;
 }

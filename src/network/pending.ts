@@ -11,8 +11,10 @@
 // those, clients take turns (one identifier each in turn, the most recently named first); and a
 // client has at most `quota` rows still waiting for a peer — beyond it, what its requests name is
 // dropped (and counted) until the sync resolves some of its queue.
-import { sql } from 'kysely';
-import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
+import type { NetworkDb } from './tables.ts';
+import { anyActivePeer } from './peer-repository.ts';
+import { queuedAmong, upsertPending, waitingCount } from './match-repository.ts';
+import { linkedUnresolved, namedUnresolvedInTurns } from './entity-reads.ts';
 
 interface Pending {
   type: string;
@@ -86,12 +88,7 @@ export class PendingIdentifiers {
     const batch = [...this.buffer.values()];
     this.buffer = new Map();
     this.buffered = new Map();
-    const active = await this.db
-      .selectFrom('network_peers')
-      .select('id')
-      .where('status', '=', 'active')
-      .limit(1)
-      .executeTakeFirst();
+    const active = await anyActivePeer(this.db);
     if (!active) return;
     const now = Date.now();
     const byClient = new Map<string, Queued[]>();
@@ -114,11 +111,7 @@ export class PendingIdentifiers {
           seen_at: now,
         }));
         // A row another client queued first stays that client's: only its sighting is refreshed.
-        await this.db
-          .insertInto('network_pending')
-          .values(rows)
-          .onConflict((oc) => oc.columns(['id_type', 'hash', 'entity_id']).doUpdateSet({ seen_at: now }))
-          .execute();
+        await upsertPending(this.db, rows, now);
       }
       kept.push(...write);
     }
@@ -132,32 +125,13 @@ export class PendingIdentifiers {
    * and new ones while the client's rows waiting for a peer stay within the quota; the rest are over.
    */
   private async withinQuota(clientId: string, ids: Queued[]): Promise<{ write: Queued[]; over: number }> {
-    const waiting = Number(
-      (
-        await this.db
-          .selectFrom('network_pending')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('client_id', '=', clientId)
-          .where('queued', '=', 1)
-          .executeTakeFirst()
-      )?.n ?? 0,
-    );
+    const waiting = await waitingCount(this.db, clientId);
     const room = this.quota - waiting;
     if (ids.length <= room) return { write: ids, over: 0 };
     const stored = new Set<string>();
     for (let i = 0; i < ids.length; i += CHUNK) {
       const chunk = ids.slice(i, i + CHUNK);
-      const rows = await this.db
-        .selectFrom('network_pending')
-        .select(['id_type', 'hash', 'entity_id'])
-        .where((eb) =>
-          eb.or(
-            chunk.map((id) =>
-              eb.and([eb('id_type', '=', id.type), eb('hash', '=', id.hash), eb('entity_id', '=', id.entityId)]),
-            ),
-          ),
-        )
-        .execute();
+      const rows = await queuedAmong(this.db, chunk);
       for (const r of rows) stored.add(keyOf({ type: r.id_type, hash: r.hash, entityId: r.entity_id }));
     }
     const fresh = ids.filter((id) => !stored.has(keyOf(id)));
@@ -172,23 +146,6 @@ export class PendingIdentifiers {
 }
 
 /**
- * After a sync: a queued row stops counting against its client's quota once every active peer has
- * resolved it. Only rows still counted are looked at (at most the quota per client); a peer added
- * later resolves the others too, in turn, but they no longer hold their client's room.
- */
-export async function settleQueue(db: NetworkDb): Promise<void> {
-  await db
-    .updateTable('network_pending')
-    .set({ queued: 0 })
-    .where('queued', '=', 1)
-    .where(
-      sql<boolean>`not exists (select 1 from network_peers p where p.status = 'active' and not exists (
-      select 1 from network_resolved r where r.peer_id = p.id and r.id_type = network_pending.id_type and r.hash = network_pending.hash))`,
-    )
-    .execute();
-}
-
-/**
  * The next identifiers to have `peerId` evaluate, at most `limit`: first those events linked (live),
  * with the common entity hashing each live entity's own id, in key order; then those only score
  * requests named, the clients taking turns — each client's most recently named first — so no
@@ -199,38 +156,11 @@ export async function nextToResolve(
   peerId: string,
   { entityIds, limit }: { entityIds: boolean; limit: number },
 ): Promise<Array<{ id_type: string; hash: string }>> {
-  const unresolved = (type: string, hash: string) =>
-    sql<boolean>`not exists (select 1 from network_resolved r where r.peer_id = ${peerId} and r.id_type = ${sql.ref(type)} and r.hash = ${sql.ref(hash)})`;
-  const linked = db.selectFrom('identifiers as i').select(['i.id_type', 'i.hash']).where('i.environment', '=', 'live');
-  const held = entityIds
-    ? linked.union(
-        db
-          .selectFrom('entities as e')
-          .select([sql<string>`${ENTITY_TYPE}`.as('id_type'), 'e.entity_id as hash'])
-          .where('e.environment', '=', 'live'),
-      )
-    : linked;
-  const first = await db
-    .selectFrom(held.as('h'))
-    .select(['h.id_type', 'h.hash'])
-    .where(unresolved('h.id_type', 'h.hash'))
-    .orderBy('h.id_type')
-    .orderBy('h.hash')
-    .limit(limit)
-    .execute();
+  const first = await linkedUnresolved(db, peerId, entityIds, limit);
   if (first.length >= limit) return first;
-  const turns = await sql<{ id_type: string; hash: string }>`select t.id_type, t.hash from (
-      select q.id_type, q.hash, q.client_id, row_number() over (partition by q.client_id order by max(q.seen_at) desc, q.id_type, q.hash) as turn
-      from network_pending q
-      where ${unresolved('q.id_type', 'q.hash')}
-        and not exists (select 1 from identifiers i where i.environment = 'live' and i.id_type = q.id_type and i.hash = q.hash)
-      group by q.client_id, q.id_type, q.hash) t
-    order by t.turn, t.client_id, t.id_type, t.hash
-    limit ${limit - first.length}`.execute(db);
+  const turns = await namedUnresolvedInTurns(db, peerId, limit - first.length);
   // An identifier several clients named comes up in each one's turn: asked once.
   const seen = new Set(first.map((r) => `${r.id_type}\u0000${r.hash}`));
-  const rest = turns.rows.filter(
-    (r) => !seen.has(`${r.id_type}\u0000${r.hash}`) && seen.add(`${r.id_type}\u0000${r.hash}`),
-  );
+  const rest = turns.filter((r) => !seen.has(`${r.id_type}\u0000${r.hash}`) && seen.add(`${r.id_type}\u0000${r.hash}`));
   return [...first, ...rest];
 }

@@ -3,11 +3,19 @@
 // label each carries now, summed over its flagged live holders, and how that differs from the
 // entry stored for it.
 import { createHash } from 'node:crypto';
-import { sql } from 'kysely';
-import { PUBLISH_EVENT_TYPES } from '../store/migrations/020_network_incremental.ts';
 import type { Label } from './oprf.ts';
 import { type FlagKind } from '../model/network-signal.ts';
 import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
+import { publishedBySource } from './publication-repository.ts';
+import {
+  flaggedEntitiesAmong,
+  flaggedEntityIds,
+  flaggedHoldersOf,
+  flaggedIdentifiers,
+  identifiersLinkedSince,
+  identifiersOfEntities,
+  publishEventsSince,
+} from './entity-reads.ts';
 
 const QUERY_CHUNK = 200;
 
@@ -46,17 +54,6 @@ function addTo(label: Label, row: FlagRow): void {
   if (month > label.latest_month) label.latest_month = month;
 }
 
-const FLAG_COLUMNS = [
-  'e.fraud_reports',
-  'e.chargebacks',
-  'e.blocklisted',
-  'e.disputes_lost',
-  'e.flagged_at',
-  'e.last_event_at',
-] as const;
-/** The holder (entities as e) has a flag of a kind a label carries. */
-const FLAGGED_HOLDER = sql<boolean>`(e.fraud_reports > 0 or e.chargebacks > 0 or e.blocklisted = 1 or e.disputes_lost > 0)`;
-
 /** The labels `ids` carry now: summed over their flagged live holders (the `entity` type: that entity's own). */
 async function labelsFor(db: NetworkDb, ids: Identifier[], entityIds: boolean): Promise<Map<string, Label>> {
   const labels = new Map<string, Label>();
@@ -76,26 +73,10 @@ async function labelsFor(db: NetworkDb, ids: Identifier[], entityIds: boolean): 
     for (let i = 0; i < hashes.length; i += QUERY_CHUNK) {
       const chunk = hashes.slice(i, i + QUERY_CHUNK);
       if (idType === ENTITY_TYPE) {
-        const rows = await db
-          .selectFrom('entities as e')
-          .select(['e.entity_id', ...FLAG_COLUMNS])
-          .where('e.environment', '=', 'live')
-          .where('e.entity_id', 'in', chunk)
-          .where(FLAGGED_HOLDER)
-          .execute();
+        const rows = await flaggedEntitiesAmong(db, chunk);
         for (const row of rows) add({ idType, hash: row.entity_id }, row);
       } else {
-        const rows = await db
-          .selectFrom('identifiers as i')
-          .innerJoin('entities as e', (j) =>
-            j.onRef('e.environment', '=', 'i.environment').onRef('e.entity_id', '=', 'i.entity_id'),
-          )
-          .select(['i.hash', ...FLAG_COLUMNS])
-          .where('i.environment', '=', 'live')
-          .where('i.id_type', '=', idType)
-          .where('i.hash', 'in', chunk)
-          .where(FLAGGED_HOLDER)
-          .execute();
+        const rows = await flaggedHoldersOf(db, idType, chunk);
         for (const row of rows) add({ idType, hash: row.hash }, row);
       }
     }
@@ -112,11 +93,7 @@ export async function diff(db: NetworkDb, ids: Identifier[], entityIds: boolean)
   const sources = ids.map(sourceOf);
   const stored = new Map<string, { tag: string; label: string | null }>();
   for (let i = 0; i < sources.length; i += QUERY_CHUNK) {
-    const rows = await db
-      .selectFrom('network_published')
-      .select(['tag', 'source', 'label'])
-      .where('source', 'in', sources.slice(i, i + QUERY_CHUNK))
-      .execute();
+    const rows = await publishedBySource(db, sources.slice(i, i + QUERY_CHUNK));
     for (const row of rows) stored.set(row.source!, { tag: row.tag, label: row.label });
   }
   const fresh: Array<{ id: Identifier; source: string; label: string }> = [];
@@ -138,14 +115,7 @@ export async function changedSince(db: NetworkDb, since: number, entityIds: bool
   const ids = new Map<string, Identifier>();
   const put = (id: Identifier) => ids.set(keyOf(id), id);
   const entities = new Set<string>();
-  // The types as literals: SQLite uses the partial index (020) only when the query names the same list, not parameters.
-  const events = await db
-    .selectFrom('events')
-    .select(['entity_id', 'type', 'payload'])
-    .where('environment', '=', 'live')
-    .where(sql<boolean>`type in (${sql.join(PUBLISH_EVENT_TYPES.map((t) => sql.lit(t)))})`)
-    .where('ingested_at', '>=', since)
-    .execute();
+  const events = await publishEventsSince(db, since);
   for (const ev of events) {
     entities.add(ev.entity_id);
     // A dispute resolved in the entity's favour is a loss of its counterparty.
@@ -157,22 +127,12 @@ export async function changedSince(db: NetworkDb, since: number, entityIds: bool
       // a payload that is not JSON names no counterparty
     }
   }
-  const linked = await db
-    .selectFrom('identifiers')
-    .select(['id_type', 'hash'])
-    .where('environment', '=', 'live')
-    .where('created_at', '>=', since)
-    .execute();
+  const linked = await identifiersLinkedSince(db, since);
   for (const l of linked) put({ idType: l.id_type, hash: l.hash });
   const list = [...entities];
   for (let i = 0; i < list.length; i += QUERY_CHUNK) {
     const chunk = list.slice(i, i + QUERY_CHUNK);
-    const held = await db
-      .selectFrom('identifiers')
-      .select(['id_type', 'hash'])
-      .where('environment', '=', 'live')
-      .where('entity_id', 'in', chunk)
-      .execute();
+    const held = await identifiersOfEntities(db, chunk);
     for (const h of held) put({ idType: h.id_type, hash: h.hash });
     if (entityIds) for (const e of chunk) put({ idType: ENTITY_TYPE, hash: e });
   }
@@ -181,24 +141,10 @@ export async function changedSince(db: NetworkDb, since: number, entityIds: bool
 
 /** Every identifier the live history flags now (a refresh from the start). */
 export async function flaggedNow(db: NetworkDb, entityIds: boolean): Promise<Identifier[]> {
-  const rows = await db
-    .selectFrom('identifiers as i')
-    .innerJoin('entities as e', (j) =>
-      j.onRef('e.environment', '=', 'i.environment').onRef('e.entity_id', '=', 'i.entity_id'),
-    )
-    .select(['i.id_type', 'i.hash'])
-    .distinct()
-    .where('i.environment', '=', 'live')
-    .where(FLAGGED_HOLDER)
-    .execute();
+  const rows = await flaggedIdentifiers(db);
   const ids = rows.map((r) => ({ idType: r.id_type, hash: r.hash }));
   if (entityIds) {
-    const entities = await db
-      .selectFrom('entities as e')
-      .select('e.entity_id')
-      .where('e.environment', '=', 'live')
-      .where(FLAGGED_HOLDER)
-      .execute();
+    const entities = await flaggedEntityIds(db);
     for (const e of entities) ids.push({ idType: ENTITY_TYPE, hash: e.entity_id });
   }
   return ids;

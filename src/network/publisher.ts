@@ -10,14 +10,24 @@
 // when it is more than a few), each chunk written in its own short transaction. Pulls read the
 // stored set; they never recompute it.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { sql } from 'kysely';
 import type { Store } from '../store/db.ts';
-import { lockForUpdate } from '../store/locks.ts';
 import { ownEntries, prfInput } from './oprf.ts';
 import { ownEntriesOff } from './oprf-thread.ts';
 import type { NetworkIdentity } from './identity.ts';
 import { ENTITY_TYPE, networkDb, type NetworkDb } from './tables.ts';
 import { changedSince, diff, flaggedNow, type Identifier } from './publish-plan.ts';
+import {
+  countPublished,
+  lockPublishedSet,
+  markPublishedThrough,
+  publishedBefore,
+  publishedHead,
+  publishedThrough,
+  relabelPublished,
+  upsertPublished,
+  withdrawPublished,
+} from './publication-repository.ts';
+import { settingValue, storeSetting } from './entity-reads.ts';
 
 const CHUNK = 500;
 /** Up to this many new entries a chunk evaluates inline (a few ms each); more go to the worker thread. */
@@ -41,13 +51,6 @@ const write = (store: Store, ids: Identifier[], entityIds: boolean, prf: Prf) =>
     .transaction()
     .execute((trx) => writeIn(trx, store, ids, entityIds, prf));
 
-/**
- * The identity row orders the writers of the set, so sequence numbers commit in order (a store that
- * runs one write transaction at a time orders them without it).
- */
-const orderWriters = (trx: NetworkDb, store: Store) =>
-  lockForUpdate(store, trx.selectFrom('network_identity').select('id').where('id', '=', 'self')).execute();
-
 /** write, inside the caller's transaction. */
 async function writeIn(
   trx: NetworkDb,
@@ -56,29 +59,12 @@ async function writeIn(
   entityIds: boolean,
   prf: Prf,
 ): Promise<{ changed: number; complete: boolean }> {
-  await orderWriters(trx, store);
+  await lockPublishedSet(trx, store);
   const { fresh, relabel, withdraw } = await diff(trx, ids, entityIds);
-  let seq = Number(
-    (
-      await trx
-        .selectFrom('network_published')
-        .select(sql<number>`max(seq)`.as('m'))
-        .executeTakeFirst()
-    )?.m ?? 0,
-  );
+  let seq = await publishedHead(trx);
   const now = Date.now();
-  for (const tag of withdraw)
-    await trx
-      .updateTable('network_published')
-      .set({ source: null, id_type: null, label: null, label_key: null, seq: ++seq, updated_at: now })
-      .where('tag', '=', tag)
-      .execute();
-  for (const r of relabel)
-    await trx
-      .updateTable('network_published')
-      .set({ label: r.label, seq: ++seq, updated_at: now })
-      .where('tag', '=', r.tag)
-      .execute();
+  for (const tag of withdraw) await withdrawPublished(trx, tag, ++seq, now);
+  for (const r of relabel) await relabelPublished(trx, r.tag, r.label, ++seq, now);
   const rows = fresh.flatMap((f) => {
     const out = prf.get(f.source);
     return out
@@ -96,22 +82,7 @@ async function writeIn(
       : [];
   });
   // A tombstone of the same identifier (flagged again after a withdrawal) is brought back.
-  if (rows.length > 0) {
-    await trx
-      .insertInto('network_published')
-      .values(rows)
-      .onConflict((oc) =>
-        oc.column('tag').doUpdateSet((eb) => ({
-          source: eb.ref('excluded.source'),
-          id_type: eb.ref('excluded.id_type'),
-          label: eb.ref('excluded.label'),
-          label_key: eb.ref('excluded.label_key'),
-          seq: eb.ref('excluded.seq'),
-          updated_at: now,
-        })),
-      )
-      .execute();
-  }
+  if (rows.length > 0) await upsertPublished(trx, rows, now);
   return { changed: withdraw.length + relabel.length + rows.length, complete: rows.length === fresh.length };
 }
 
@@ -140,16 +111,8 @@ export async function refreshPublished(
 ): Promise<RefreshResult> {
   const db = networkDb(store.db);
   const started = Date.now();
-  const self = await db
-    .selectFrom('network_identity')
-    .select('published_through')
-    .where('id', '=', 'self')
-    .executeTakeFirstOrThrow();
-  const setting = await db
-    .selectFrom('settings')
-    .select('value')
-    .where('name', '=', ENTITY_IDS_SETTING)
-    .executeTakeFirst();
+  const self = await publishedThrough(db);
+  const setting = await settingValue(db, ENTITY_IDS_SETTING);
   const full = Number(self.published_through) === 0 || (setting?.value ?? '0') !== (entityIds ? '1' : '0');
   const ids = full
     ? await flaggedNow(db, entityIds)
@@ -176,53 +139,23 @@ export async function refreshPublished(
   }
   if (full) changed += await withdrawUnwanted(store, wanted, started);
   if (complete) {
-    await db.updateTable('network_identity').set({ published_through: started }).where('id', '=', 'self').execute();
-    await db
-      .insertInto('settings')
-      .values({ name: ENTITY_IDS_SETTING, value: entityIds ? '1' : '0' })
-      .onConflict((oc) => oc.column('name').doUpdateSet({ value: entityIds ? '1' : '0' }))
-      .execute();
+    await markPublishedThrough(db, started);
+    await storeSetting(db, ENTITY_IDS_SETTING, entityIds ? '1' : '0');
   }
-  const published = Number(
-    (
-      await db
-        .selectFrom('network_published')
-        .select(sql<number>`count(*)`.as('n'))
-        .where('label', 'is not', null)
-        .executeTakeFirst()
-    )?.n ?? 0,
-  );
+  const published = await countPublished(db);
   return { published, examined: ids.length, changed };
 }
 
 /** A refresh from the start: entries published before it began and no longer wanted become tombstones. */
 async function withdrawUnwanted(store: Store, wanted: Set<string>, started: number): Promise<number> {
   const db = networkDb(store.db);
-  const rows = await db
-    .selectFrom('network_published')
-    .select(['tag', 'source'])
-    .where('source', 'is not', null)
-    .where('updated_at', '<', started)
-    .execute();
+  const rows = await publishedBefore(db, started);
   const gone = rows.filter((r) => !wanted.has(r.source!)).map((r) => r.tag);
   for (let i = 0; i < gone.length; i += CHUNK) {
     await db.transaction().execute(async (trx) => {
-      await orderWriters(trx, store);
-      let seq = Number(
-        (
-          await trx
-            .selectFrom('network_published')
-            .select(sql<number>`max(seq)`.as('m'))
-            .executeTakeFirst()
-        )?.m ?? 0,
-      );
-      for (const tag of gone.slice(i, i + CHUNK)) {
-        await trx
-          .updateTable('network_published')
-          .set({ source: null, id_type: null, label: null, label_key: null, seq: ++seq, updated_at: Date.now() })
-          .where('tag', '=', tag)
-          .execute();
-      }
+      await lockPublishedSet(trx, store);
+      let seq = await publishedHead(trx);
+      for (const tag of gone.slice(i, i + CHUNK)) await withdrawPublished(trx, tag, ++seq, Date.now());
     });
   }
   return gone.length;

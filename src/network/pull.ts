@@ -7,9 +7,10 @@ import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { callPeer, PeerCallError, problemDetail, type CallLimits, type PeerAnswer } from './client.ts';
-import { deletePeerRows } from './chunks.ts';
+import { deletePeerFlags, deletePeerRows, storedTags, upsertPeerFlags } from './peer-data-repository.ts';
+import { setPullPosition } from './peer-repository.ts';
 import { DAILY_GROWTH_FLOOR, flagsPageBytes, retryAfterSeconds, SEALED_MAX_CHARS, SEALED_MIN_CHARS } from './limits.ts';
-import { writeSyncState, type PeerSyncState } from './sync-state.ts';
+import { writeSyncState, type PeerSyncState } from './peer-sync-repository.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 
 const DAY_MS = 86_400_000;
@@ -107,21 +108,6 @@ export function checkFlagsPage(body: Record<string, unknown>, limit: number): Fl
   return { epoch, since, next: typeof next === 'string' ? next : undefined, held, withdrawn, entries: entries.length };
 }
 
-/** Which of `tags` the peer's stored set holds (indexed lookups, 500 at a time). */
-async function storedTags(db: NetworkDb, peerId: string, tags: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (let i = 0; i < tags.length; i += 500) {
-    const rows = await db
-      .selectFrom('network_peer_flags')
-      .select('tag')
-      .where('peer_id', '=', peerId)
-      .where('tag', 'in', tags.slice(i, i + 500))
-      .execute();
-    for (const row of rows) found.add(row.tag);
-  }
-  return found;
-}
-
 /** Kept up to date page by page, so a pull that fails half-way still says what it applied. */
 export interface PullResult {
   pulled: number;
@@ -174,11 +160,7 @@ export async function pullFlags(
         growthAdded: 0,
       });
       await db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('network_peers')
-          .set({ flags_since: '', flags_cursor: '', flags_epoch: '' })
-          .where('id', '=', peer.id)
-          .execute();
+        await setPullPosition(trx, peer.id, { flags_since: '', flags_cursor: '', flags_epoch: '' });
         await writeSyncState(trx, peer.id, state);
       });
       since = '';
@@ -230,22 +212,9 @@ export async function pullFlags(
       : { flags_since: body.since, flags_cursor: '', flags_epoch: epoch };
     const withdrawn = [...body.withdrawn];
     await db.transaction().execute(async (trx) => {
-      for (let i = 0; i < withdrawn.length; i += 500)
-        await trx
-          .deleteFrom('network_peer_flags')
-          .where('peer_id', '=', peer.id)
-          .where('tag', 'in', withdrawn.slice(i, i + 500))
-          .execute();
-      for (let i = 0; i < held.length; i += 500) {
-        await trx
-          .insertInto('network_peer_flags')
-          .values(held.slice(i, i + 500))
-          .onConflict((oc) =>
-            oc.columns(['peer_id', 'tag']).doUpdateSet((eb) => ({ sealed: eb.ref('excluded.sealed') })),
-          )
-          .execute();
-      }
-      await trx.updateTable('network_peers').set(where).where('id', '=', peer.id).execute();
+      await deletePeerFlags(trx, peer.id, withdrawn);
+      await upsertPeerFlags(trx, held);
+      await setPullPosition(trx, peer.id, where);
       await writeSyncState(trx, peer.id, {
         ...state,
         flagsHeld: state.flagsHeld - gone + fresh,

@@ -4,21 +4,22 @@
 // pulled set and keep the labels that open (matches.ts). Runs in the background only; scoring reads
 // the stored matches. Peers are synced a few at once, each within its own deadline (docs/network.md, "A
 // peer's limits"), so a slow or hostile peer holds one slot and never the others.
-import { sql } from 'kysely';
 import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import { callPeer, PeerCallError, type CallLimits } from './client.ts';
-import { deletePeerRows } from './chunks.ts';
+import { deletePeerRows } from './peer-data-repository.ts';
 import type { NetworkIdentity } from './identity.ts';
 import { evaluateAnswerBytes, OPRF_KEY_HOLD_MS, PEER_SYNC_DEADLINE_MS, SYNC_CONCURRENCY } from './limits.ts';
 import type { NetworkMetrics } from './metrics.ts';
 import { b64, deriveLabelKey, deriveTag, ELEMENT_BYTES, fromB64, prfInput } from './oprf.ts';
 import { blindInputsOff, finalizeAllOff } from './oprf-thread.ts';
-import { listPeers } from './peers.ts';
-import { countMatches, matchResolved } from './matches.ts';
+import { listPeers, markPeerSynced, setPeerError, setPeerOprfKey } from './peer-repository.ts';
+import { matchResolved } from './matches.ts';
+import { countMatches, deletePendingSeenBefore, insertResolved } from './match-repository.ts';
 import { nextToResolve, PENDING_RETENTION_MS } from './pending.ts';
+import { forgetStaleEntityResolutions, forgetUnheldResolutions } from './entity-reads.ts';
 import { busy, expectOk, PeerBusy, pullFlags, type PullDeps, type PullResult } from './pull.ts';
-import { readSyncState, writeSyncState, type PeerSyncState } from './sync-state.ts';
-import { ENTITY_TYPE, type NetworkDb, type NetworkPeersTable } from './tables.ts';
+import { readSyncState, writeSyncState, type PeerSyncState } from './peer-sync-repository.ts';
+import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 
 const EVALUATE_BATCH = 1000;
 /** A page of a peer's flags: one signed call with its own deadline, well within it at any set size. */
@@ -90,8 +91,7 @@ async function readDescriptor(
   if (typeof oprf !== 'string' || !fromB64(oprf, ELEMENT_BYTES))
     throw new PeerCallError('descriptor: no valid oprf_public_key');
   if (oprf === peer.oprf_public || peer.oprf_public === null) {
-    if (peer.oprf_public === null)
-      await deps.db.updateTable('network_peers').set({ oprf_public: oprf }).where('id', '=', peer.id).execute();
+    if (peer.oprf_public === null) await setPeerOprfKey(deps.db, peer.id, oprf);
     state.oprfSeen = null;
     return { oprf };
   }
@@ -104,7 +104,7 @@ async function readDescriptor(
   }
   // The new key makes every stored resolution for this peer meaningless.
   await deletePeerRows(deps.db, 'network_resolved', peer.id);
-  await deps.db.updateTable('network_peers').set({ oprf_public: oprf }).where('id', '=', peer.id).execute();
+  await setPeerOprfKey(deps.db, peer.id, oprf);
   state.oprfSeen = null;
   return { oprf };
 }
@@ -124,46 +124,8 @@ async function resolvePending(
   const entityIds = deps.commonEntityIds === true;
   // Identifiers no longer held (erased, unlinked, no longer named by scores; entity ids when their
   // common hashing is off) are forgotten here too.
-  await db
-    .deleteFrom('network_resolved')
-    .where('peer_id', '=', peer.id)
-    .where('id_type', '<>', ENTITY_TYPE)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('identifiers as i')
-            .select(sql`1`.as('one'))
-            .where('i.environment', '=', 'live')
-            .whereRef('i.id_type', '=', 'network_resolved.id_type')
-            .whereRef('i.hash', '=', 'network_resolved.hash'),
-        ),
-      ),
-    )
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('network_pending as q')
-            .select(sql`1`.as('one'))
-            .whereRef('q.id_type', '=', 'network_resolved.id_type')
-            .whereRef('q.hash', '=', 'network_resolved.hash'),
-        ),
-      ),
-    )
-    .execute();
-  let stale = db.deleteFrom('network_resolved').where('peer_id', '=', peer.id).where('id_type', '=', ENTITY_TYPE);
-  if (entityIds) {
-    stale = stale.where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('entities as e')
-            .select(sql`1`.as('one'))
-            .where('e.environment', '=', 'live')
-            .whereRef('e.entity_id', '=', 'network_resolved.hash'),
-        ),
-      ),
-    );
-  }
-  await stale.execute();
+  await forgetUnheldResolutions(db, peer.id);
+  await forgetStaleEntityResolutions(db, peer.id, entityIds);
   const publicKey = fromB64(oprfPublic, ELEMENT_BYTES)!;
   for (let batch = 0; batch < MAX_BATCHES; batch++) {
     // What events linked first, then what only score requests named, the clients taking turns (pending.ts).
@@ -191,21 +153,18 @@ async function resolvePending(
     if (!outputs) throw new PeerCallError("evaluate: the proof does not verify under the peer's OPRF key");
     deps.metrics?.evaluations('asked', pending.length);
     const now = Date.now();
-    await db
-      .insertInto('network_resolved')
-      .values(
-        pending.map((p, i) => ({
-          peer_id: peer.id,
-          id_type: p.id_type,
-          hash: p.hash,
-          oprf_public: oprfPublic,
-          tag: deriveTag(outputs[i]!),
-          label_key: deriveLabelKey(outputs[i]!).toString('base64url'),
-          resolved_at: now,
-        })),
-      )
-      .onConflict((oc) => oc.columns(['peer_id', 'id_type', 'hash']).doNothing())
-      .execute();
+    await insertResolved(
+      db,
+      pending.map((p, i) => ({
+        peer_id: peer.id,
+        id_type: p.id_type,
+        hash: p.hash,
+        oprf_public: oprfPublic,
+        tag: deriveTag(outputs[i]!),
+        label_key: deriveLabelKey(outputs[i]!).toString('base64url'),
+        resolved_at: now,
+      })),
+    );
   }
 }
 
@@ -259,27 +218,20 @@ async function syncPeer(deps: SyncDeps, peer: NetworkPeersTable): Promise<PeerSy
     if (err instanceof PeerBusy && err.seconds > 0) state.callsAfter = Date.now() + err.seconds * 1000;
     const error = [...notes, err.message].join('; ');
     await writeSyncState(db, peer.id, state);
-    await db.updateTable('network_peers').set({ last_error: error }).where('id', '=', peer.id).execute();
+    await setPeerError(db, peer.id, error);
     deps.metrics?.synced('error', pull.pulled);
     return { id: peer.id, flags_pulled: pull.pulled, matched: await countMatches(db, peer.id), error };
   }
   const error = notes.length > 0 ? notes.join('; ') : null;
   await writeSyncState(db, peer.id, state);
-  await db
-    .updateTable('network_peers')
-    .set({ last_sync_at: Date.now(), last_error: error })
-    .where('id', '=', peer.id)
-    .execute();
+  await markPeerSynced(db, peer.id, Date.now(), error);
   deps.metrics?.synced(error ? 'error' : 'ok', pull.pulled);
   return { id: peer.id, flags_pulled: pull.pulled, matched, ...(error ? { error } : {}) };
 }
 
 /** One sync with every active peer, a few at once; results in the peers' order. */
 export async function syncAll(deps: SyncDeps): Promise<PeerSyncResult[]> {
-  await deps.db
-    .deleteFrom('network_pending')
-    .where('seen_at', '<', Date.now() - PENDING_RETENTION_MS)
-    .execute();
+  await deletePendingSeenBefore(deps.db, Date.now() - PENDING_RETENTION_MS);
   const peers = await listPeers(deps.db, 'active');
   const results: PeerSyncResult[] = new Array(peers.length);
   let next = 0;

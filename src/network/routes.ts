@@ -5,16 +5,17 @@
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../lib/envelope.ts';
+import type { BackgroundServices } from '../lib/background.ts';
 import type { Config } from '../config/env.ts';
-import { announceNetworkChange, loadIdentity, recordName } from './identity.ts';
+import { loadIdentity } from './identity.ts';
+import { announceNetworkChange, recordName, takeSyncLease } from './publication-repository.ts';
 import { networkMetrics } from './metrics.ts';
 import { networkDb } from './tables.ts';
 import { syncAll, type PeerSyncResult, type SyncDeps } from './resolver.ts';
 import { CALL_DEADLINE_MS, syncLimits } from './limits.ts';
 import { refreshPublished } from './publisher.ts';
-import { pruneNonces } from './peer-auth.ts';
-import { pruneBudgets } from './budget.ts';
-import { listPeers } from './peers.ts';
+import { pruneBudgets } from './budget-repository.ts';
+import { listPeers, pruneNonces } from './peer-repository.ts';
 import { peerHooks, type PeerHooks } from './peer-auth.ts';
 import { peerRoutes } from './peer-routes.ts';
 import { networkAdminRoutes } from './admin-routes.ts';
@@ -24,7 +25,8 @@ import type { UrlPolicy } from '../webhooks/ssrf.ts';
 import type { NetworkIdentity } from './identity.ts';
 import type { NetworkMetrics } from './metrics.ts';
 import type { NetworkDb } from './tables.ts';
-import { settleQueue, type PendingIdentifiers } from './pending.ts';
+import type { PendingIdentifiers } from './pending.ts';
+import { countAllMatches, settleQueue } from './match-repository.ts';
 
 export interface NetworkOptions {
   store: Store;
@@ -69,6 +71,7 @@ function serialised(run: () => Promise<PeerSyncResult[]>): () => Promise<PeerSyn
 
 export async function startNetwork(
   app: FastifyInstance,
+  background: BackgroundServices,
   {
     store,
     encryption,
@@ -130,16 +133,7 @@ export async function startNetwork(
     await pending.flush();
     const results = await syncAll(deps);
     await settleQueue(db);
-    metrics.setMatched(
-      Number(
-        (
-          await db
-            .selectFrom('network_matches')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirst()
-        )?.n ?? 0,
-      ),
-    );
+    metrics.setMatched(await countAllMatches(db));
     await changed();
     return results;
   });
@@ -150,13 +144,7 @@ export async function startNetwork(
   const tick = async () => {
     try {
       const now = Date.now();
-      const lease = await db
-        .updateTable('network_identity')
-        .set({ sync_lease_until: now + Math.floor(periodMs * 0.9) })
-        .where('id', '=', 'self')
-        .where('sync_lease_until', '<', now)
-        .executeTakeFirst();
-      if (Number(lease.numUpdatedRows) === 0) return;
+      if (!(await takeSyncLease(db, now, now + Math.floor(periodMs * 0.9)))) return;
       await pruneNonces(db);
       await pruneBudgets(db);
       // The published set is kept up to date between pulls too, while the deployment is in a network.
@@ -166,13 +154,16 @@ export async function startNetwork(
       app.log.warn({ event: 'network_sync_failed', err }, 'scheduled network sync failed');
     }
   };
-  app.addHook('onReady', async () => {
-    timer = setInterval(() => void tick(), periodMs);
-    timer.unref();
-  });
-  app.addHook('preClose', async () => {
-    if (timer) clearInterval(timer);
-    pending.stop();
+  background.add({
+    name: 'network sync',
+    start: () => {
+      timer = setInterval(() => void tick(), periodMs);
+      timer.unref();
+    },
+    stop: () => {
+      if (timer) clearInterval(timer);
+      pending.stop();
+    },
   });
   return {
     db,

@@ -7,9 +7,8 @@ import type { Label } from './oprf.ts';
 import { parseLabel } from './oprf.ts';
 import type { FlagKind, PeerFlag } from '../model/network-signal.ts';
 import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
-import { sql, type RawBuilder } from 'kysely';
-import type { Store } from '../store/db.ts';
-import { jsonRowsSql } from '../store/json-rows.ts';
+import { activeMatchesOf, pendingIdentifiersOf } from './match-repository.ts';
+import { liveIdentifiersOf } from './entity-reads.ts';
 
 export interface IdentifierRef {
   type: string;
@@ -48,33 +47,6 @@ function addMatch(byPeer: Map<string, PeerFlag>, row: MatchRow): void {
 const byPeerId = (byPeer: Map<string, PeerFlag>): PeerFlag[] =>
   [...byPeer.values()].sort((a, b) => a.peer_id.localeCompare(b.peer_id));
 
-/**
- * The score's read of the network, folded into the profile query (src/trust/profile.ts): the
- * matches of the active peers for the identifiers `keys` selects (rows of id_type, hash) and for
- * the entity's own id under the `entity` type (matched only with the common entity hashing on:
- * nothing is resolved under it otherwise), as one JSON array text — or null / '[]' when there are
- * none. Only the live environment takes part.
- */
-export function networkMatchesSql(
-  store: Store,
-  env: unknown,
-  keys: RawBuilder<unknown>,
-  entityId: unknown,
-): RawBuilder<string | null> {
-  const from = sql`from (${keys} union select cast(${sql.lit(ENTITY_TYPE)} as text), cast(${entityId} as text)) k
-      join network_matches nm on nm.id_type = k.id_type and nm.hash = k.hash
-      join network_peers np on np.id = nm.peer_id
-      where np.status = 'active' and ${env} = 'live'`;
-  const fields = { peer_id: sql`nm.peer_id`, name: sql`np.name`, weight: sql`np.weight`, label: sql`nm.label` };
-  return jsonRowsSql(store, fields, from);
-}
-
-/**
- * What scores read from the network changes with this number (bumped at every sync and peer
- * change): a cached score checks it with the store's versions (src/trust/profile.ts).
- */
-export const networkVersionSql = sql`(select max(ni.state_version) from network_identity ni)`;
-
 /** The JSON text networkMatchesSql returned, as the peers' flags; malformed entries are skipped. */
 export function parseNetworkMatches(text: string | null | undefined): PeerFlag[] {
   if (!text || text === '[]') return [];
@@ -107,13 +79,7 @@ export async function networkFlagsFor(
   const byPeer = new Map<string, PeerFlag>();
   for (let i = 0; i < identifiers.length; i += 200) {
     const chunk = identifiers.slice(i, i + 200);
-    const rows = await db
-      .selectFrom('network_matches as m')
-      .innerJoin('network_peers as p', 'p.id', 'm.peer_id')
-      .select(['m.peer_id', 'm.label', 'p.name', 'p.weight'])
-      .where('p.status', '=', 'active')
-      .where((eb) => eb.or(chunk.map((id) => eb.and([eb('m.id_type', '=', id.type), eb('m.hash', '=', id.hash)]))))
-      .execute();
+    const rows = await activeMatchesOf(db, chunk);
     rows.forEach((row) => addMatch(byPeer, row));
   }
   return byPeerId(byPeer);
@@ -130,19 +96,9 @@ export async function entityNetworkIdentifiers(
   db: NetworkDb,
   entityId: string,
 ): Promise<{ linked: IdentifierRef[]; named: IdentifierRef[] }> {
-  const stored = await db
-    .selectFrom('identifiers')
-    .select(['id_type as type', 'hash'])
-    .where('environment', '=', 'live')
-    .where('entity_id', '=', entityId)
-    .execute();
+  const stored = await liveIdentifiersOf(db, entityId);
   const linked = [...stored, { type: ENTITY_TYPE, hash: entityId }];
   const known = new Set(linked.map((l) => `${l.type}\u0000${l.hash}`));
-  const queued = await db
-    .selectFrom('network_pending')
-    .select(['id_type as type', 'hash'])
-    .where('entity_id', '=', entityId)
-    .distinct()
-    .execute();
+  const queued = await pendingIdentifiersOf(db, entityId);
   return { linked, named: queued.filter((q) => !known.has(`${q.type}\u0000${q.hash}`)) };
 }

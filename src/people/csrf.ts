@@ -6,14 +6,10 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { sha256Hex } from '../lib/digest.ts';
+import { setSessionCsrf } from './repository.ts';
 
 export async function rotateCsrf(db: Kysely<Database>, sessionToken: string): Promise<string> {
   const csrf = randomBytes(32).toString('base64url');
-  await db
-    .updateTable('user_sessions')
-    .set({ csrf_digest: sha256Hex(csrf) })
-    .where('token_digest', '=', sha256Hex(sessionToken))
-    .where('revoked_at', 'is', null)
-    .execute();
+  await setSessionCsrf(db, sha256Hex(sessionToken), sha256Hex(csrf));
   return csrf;
 }

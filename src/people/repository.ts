@@ -130,6 +130,16 @@ export async function revokeSession(db: Db, id: string, at: number): Promise<voi
     .execute();
 }
 
+/** A live session's new CSRF token (its digest), found by its session token's digest. */
+export async function setSessionCsrf(db: Db, tokenDigest: string, csrfDigest: string): Promise<void> {
+  await db
+    .updateTable('user_sessions')
+    .set({ csrf_digest: csrfDigest })
+    .where('token_digest', '=', tokenDigest)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
 /** Ends every session of a user (deactivation, a role change, a new password). */
 export async function revokeUserSessions(db: Db, userId: string, at: number): Promise<void> {
   await db

@@ -3,13 +3,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Store } from '../store/db.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { problemResponses } from '../http/problem.ts';
+import { Conflict, Invalid, Limited, NotFound, Unauthenticated } from '../lib/domain-errors.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { Principal } from '../lib/principal.ts';
 import { PERSON_ROLES } from '../lib/person-roles.ts';
 import type { KeyEncryption } from '../lib/envelope.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from './passwords.ts';
-import { PeopleError } from './service.ts';
+import { nullableActor } from '../audit-log/schemas.ts';
+import { LOCKOUT_FAILURES, PeopleError } from './service.ts';
 
 export const tags = ['people'];
 export const Role = StringEnum(PERSON_ROLES);
@@ -21,6 +23,9 @@ export const UserSchema = Type.Object({
   status: StringEnum(['invited', 'active', 'deactivated'] as const),
   second_factor: Type.Boolean(),
   created_at: Type.String({ format: 'date-time' }),
+  invited_by: nullableActor(
+    'who invited them, named as now (the command line: `vouch cli`); null for a person single sign-on created',
+  ),
 });
 export const Invited = Type.Object({
   ...UserSchema.properties,
@@ -34,32 +39,34 @@ export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254
 export const Password = Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX });
 export const Name = Type.String({ minLength: 1, maxLength: 120, pattern: '^[^\\p{Cc}]*$' });
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-export const problems = {
-  400: ProblemSchema,
-  401: ProblemSchema,
-  403: ProblemSchema,
-  404: ProblemSchema,
-  409: ProblemSchema,
-};
+export const problems = problemResponses(400, 401, 403, 404, 409);
 export const admin = (scope: 'users:read' | 'users:write') =>
   `Requires the \`${scope}\` scope and role admin (an API key must have been issued with it).`;
 
+/** A 401 names how to authenticate (RFC 9110 §11.6.1), as every other 401 of the API does. */
+const CHALLENGE = 'Bearer realm="vouch"';
+
 export function mapPeopleError(err: unknown, reply?: FastifyReply): never {
   if (!(err instanceof PeopleError)) throw err;
-  if (err.kind === 'conflict') throw new ApiError(409, 'conflict', err.message);
-  if (err.kind === 'not_found') throw new ApiError(404, 'not_found', err.message);
-  if (err.kind === 'invalid_invitation')
-    throw new ApiError(400, 'validation_failed', err.message, { errors: [{ field: 'token', message: err.message }] });
+  if (err.kind === 'conflict') throw new Conflict(err.message);
+  if (err.kind === 'not_found') throw new NotFound(err.message);
+  if (err.kind === 'invalid_invitation') throw new Invalid(err.message, [{ field: 'token', message: err.message }]);
   if (err.kind === 'second_factor_required')
-    throw new ApiError(401, 'unauthenticated', err.message, {
+    throw new Unauthenticated(err.message, {
       errors: [{ field: 'totp', message: 'required: send the six-digit code, or a recovery_code' }],
+      challenge: CHALLENGE,
     });
   if (err.kind === 'locked') {
     const seconds = String(Math.max(1, Math.ceil(((err.retryAt ?? Date.now()) - Date.now()) / 1000)));
-    reply?.header('retry-after', seconds);
-    throw new ApiError(429, 'rate_limited', err.message, { headers: { 'retry-after': seconds } });
+    // A 429 carries RateLimit-* as every other does (docs/api.md, "Errors"): the account's allowance is spent.
+    reply
+      ?.header('retry-after', seconds)
+      .header('ratelimit-limit', String(LOCKOUT_FAILURES))
+      .header('ratelimit-remaining', '0')
+      .header('ratelimit-reset', seconds);
+    throw new Limited(err.message, seconds);
   }
-  throw new ApiError(401, 'unauthenticated', err.message);
+  throw new Unauthenticated(err.message, { challenge: CHALLENGE });
 }
 
 export interface PeopleRouteOptions {

@@ -7,7 +7,8 @@ import { StringEnum } from '../http/validation.ts';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { actorOf } from '../lib/principal.ts';
 import { listUsers, userById } from './repository.ts';
-import { changeUser, inviteUser, userView } from './service.ts';
+import { changeUser, inviteUser, inviterId, namedUserView, userViewWith } from './service.ts';
+import { resolveActors } from '../audit-log/actors.ts';
 import {
   admin,
   IdParams,
@@ -81,7 +82,11 @@ export function peopleRoutes(options: PeopleRouteOptions): RouteDefinition[] {
         const limit = request.query.limit ?? 50;
         const rows = await listUsers(db, request.query.cursor, limit + 1);
         const page = rows.slice(0, limit);
-        return { data: page.map(userView), next_cursor: rows.length > limit ? page[page.length - 1]!.id : null };
+        const actors = await resolveActors(db, page.map(inviterId));
+        return {
+          data: page.map((row) => userViewWith(row, actors)),
+          next_cursor: rows.length > limit ? page[page.length - 1]!.id : null,
+        };
       },
     }),
 
@@ -98,8 +103,8 @@ export function peopleRoutes(options: PeopleRouteOptions): RouteDefinition[] {
       },
       handler: async (request) => {
         const row = await userById(db, request.params.id);
-        if (!row) throw new ApiError(404, 'not_found', 'No such user.');
-        return userView(row);
+        if (!row) throw new ApiError('not_found', 'No such user.');
+        return namedUserView(db, row);
       },
     }),
 

@@ -7,7 +7,11 @@ import { sha256Hex } from '../lib/digest.ts';
 import { newId } from '../lib/ids.ts';
 import type { Actor } from '../lib/principal.ts';
 import type { PersonRole } from '../lib/person-roles.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
 import { recordAudit } from '../audit-log/repository.ts';
+import { resolveActors, type Actors } from '../audit-log/actors.ts';
+import { parseActor } from '../audit-log/schemas.ts';
 import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.ts';
 import { disableTotp } from './totp.ts';
 import {
@@ -25,6 +29,8 @@ import {
 const INVITATION_TTL_MS = 72 * 3_600_000;
 /** Consecutive wrong passwords before the account locks, and for how long (ASVS 2.2.1). */
 const LOCKOUT = { failures: 5, ms: 15 * 60_000 } as const;
+/** The failures the lockout allows, for a 429's RateLimit-Limit. */
+export const LOCKOUT_FAILURES = LOCKOUT.failures;
 
 export type PeopleErrorKind =
   'conflict' | 'not_found' | 'invalid_invitation' | 'wrong_credentials' | 'locked' | 'second_factor_required';
@@ -51,9 +57,25 @@ export interface UserView {
   /** whether they sign in with a second factor (TOTP) */
   second_factor: boolean;
   created_at: string;
+  /** who invited them, named as now (docs/api.md, "Audit log", "Who"); null for one who came by single sign-on */
+  invited_by: Actor | null;
 }
 
-export function userView(row: UserRow): UserView {
+/**
+ * The inviter's principal id: `created_by` keeps the inviter's actor as it was then; a person
+ * single sign-on created is their own creator, and was invited by nobody.
+ */
+export function inviterId(row: Pick<UserRow, 'id' | 'created_by'>): string | null {
+  const { id } = parseActor(row.created_by);
+  return id === '' || id === row.id ? null : id;
+}
+
+/**
+ * A user as answered; `actors` (resolveActors over the page's inviterId) names the inviter as they
+ * are called now, else the name kept at the invitation stands.
+ */
+export function userViewWith(row: UserRow, actors: Actors | undefined): UserView {
+  const inviter = inviterId(row);
   return {
     id: row.id,
     email: row.email,
@@ -62,7 +84,13 @@ export function userView(row: UserRow): UserView {
     status: row.status as UserView['status'],
     second_factor: row.totp_enabled_at !== null,
     created_at: new Date(row.created_at).toISOString(),
+    invited_by: inviter === null ? null : (actors?.get(inviter) ?? parseActor(row.created_by)),
   };
+}
+
+/** One user as answered, the inviter named as now. */
+export async function namedUserView(db: Kysely<Database>, row: UserRow): Promise<UserView> {
+  return userViewWith(row, await resolveActors(db, [inviterId(row)]));
 }
 
 /** E-mail addresses compare case-insensitively (what a person types at sign-in is not their invitation's case). */
@@ -111,7 +139,7 @@ export async function inviteUser(
     after: { email, name: input.name, role: input.role },
     at: now,
   });
-  return { user: userView(row), token: invitation.token, expiresAt: invitation.expiresAt };
+  return { user: await namedUserView(store.db, row), token: invitation.token, expiresAt: invitation.expiresAt };
 }
 
 /** Sets the password of an invited user and activates them; the token works once. */
@@ -129,7 +157,7 @@ export async function acceptInvitation(store: Store, token: string, password: st
   });
   const actor: Actor = { type: 'user', id: row.id, name: row.name };
   await recordAudit(store, { environment: 'live', actor, action: 'user.activated', target: `user:${row.id}`, at: now });
-  return userView({ ...row, status: 'active' });
+  return namedUserView(store.db, { ...row, status: 'active' });
 }
 
 /**
@@ -206,12 +234,12 @@ export async function changeUser(
     before[key] = row[key];
     after[key] = value;
   }
-  if (Object.keys(after).length === 0) return userView(row);
+  if (Object.keys(after).length === 0) return namedUserView(store.db, row);
   await updateUser(store.db, id, next);
   // a new role or a deactivation ends the sessions that were opened under the old one
   if (after.role !== undefined || after.status === 'deactivated') await revokeUserSessions(store.db, id, now);
   const action =
     after.status === 'deactivated' ? 'user.deactivated' : after.role ? 'user.role_changed' : 'user.changed';
   await recordAudit(store, { environment: 'live', actor, action, target: `user:${id}`, before, after, at: now });
-  return userView({ ...row, ...next });
+  return namedUserView(store.db, { ...row, ...next });
 }

@@ -12,7 +12,7 @@ import { sha256Hex } from '../lib/digest.ts';
 import { newId } from '../lib/ids.ts';
 import type { Principal } from '../lib/principal.ts';
 import { isPersonRole, machineRoleOf, personScopes, type PersonRole } from '../lib/person-roles.ts';
-import { ApiError } from '../http/problem.ts';
+import { Forbidden } from '../lib/domain-errors.ts';
 import { insertSession, revokeSession, sessionByToken, touchSession, userById } from './repository.ts';
 
 const SESSION_COOKIE = 'vouch_session';
@@ -115,7 +115,7 @@ export async function resolveSession(
   if (!SAFE_METHODS.has(request.method)) {
     const csrf = request.headers['x-csrf-token'];
     if (typeof csrf !== 'string' || !sameDigest(csrf, row.csrf_digest))
-      throw new ApiError(403, 'forbidden', "This request needs the session's CSRF token in X-CSRF-Token.");
+      throw new Forbidden("This request needs the session's CSRF token in X-CSRF-Token.");
   }
   if (now - row.last_seen_at >= TOUCH_EVERY_MS) await touchSession(db, row.id, now);
   return { principal: personPrincipal({ id: row.user_id, name: row.name, role: row.role }), sessionId: row.id };

@@ -1,16 +1,20 @@
 // Signing in (docs/api.md, "People"): accepting an invitation, the login to a console session or
 // an access token (with the second factor where a person has one), signing out, and who is calling.
-// Login and accepting are public: they check their own credentials, behind a per-address limit.
+// Login and accepting are public: they check their own credentials, behind a per-address limit on
+// failures (docs/api.md, "People": a desk signing many people in from one office address is never
+// refused for succeeding).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import { StringEnum } from '../http/validation.ts';
 import { defineRoute, NoContent, type RouteDefinition } from '../http/route.ts';
 import { actorOf } from '../lib/principal.ts';
+import { LRUCache } from 'lru-cache';
 import { limitSource } from '../lib/source.ts';
+import { PERSON_ROLES, personScopes } from '../lib/person-roles.ts';
 import { recordAudit } from '../audit-log/repository.ts';
 import { revokeSession } from './repository.ts';
-import { acceptInvitation, checkLogin, userView } from './service.ts';
+import { acceptInvitation, checkLogin, namedUserView } from './service.ts';
 import {
   clearedSessionCookie,
   openSession,
@@ -36,6 +40,8 @@ import {
 export function signInRoutes(options: PeopleRouteOptions): RouteDefinition[] {
   const { store } = options;
   const { db } = store;
+  /** addresses over the failure limit → until when (bounded: a flood of addresses evicts the oldest) */
+  const blocked = new LRUCache<string, number>({ max: 10_000 });
   const perIp = options.createRateLimit({
     max: options.loginsPerMinute,
     timeWindow: 60_000,
@@ -54,13 +60,14 @@ export function signInRoutes(options: PeopleRouteOptions): RouteDefinition[] {
           { token: Type.String({ minLength: 1, maxLength: 200 }), password: Password },
           { additionalProperties: false },
         ),
-        response: { 200: UserSchema, 429: ProblemSchema, ...problems },
+        response: { 200: UserSchema, ...problemResponses(429), ...problems },
       },
       handler: async (request, reply) => {
-        await throttle(request, reply);
-        return acceptInvitation(store, request.body.token, request.body.password).catch((err: unknown) =>
-          mapPeopleError(err),
-        );
+        refuseIfBlocked(request, reply);
+        return acceptInvitation(store, request.body.token, request.body.password).catch(async (err: unknown) => {
+          await countFailure(request, reply);
+          return mapPeopleError(err);
+        });
       },
     }),
 
@@ -92,14 +99,17 @@ export function signInRoutes(options: PeopleRouteOptions): RouteDefinition[] {
               access_token: Type.String(),
               token_type: Type.Literal('Bearer'),
               expires_in: Type.Integer(),
+              scopes: Type.Array(Type.String(), { description: "the person's scopes, from their role" }),
+              role: StringEnum(PERSON_ROLES, { description: "the person's role" }),
+              scope: Type.String({ description: 'the scopes, space-separated (RFC 6749 §5.1)' }),
             }),
           ]),
-          429: ProblemSchema,
+          ...problemResponses(429),
           ...problems,
         },
       },
       handler: async (request, reply) => {
-        await throttle(request, reply);
+        refuseIfBlocked(request, reply);
         const { totp, recovery_code } = request.body;
         const row = await checkLogin(store, request.body.email, request.body.password, async (user) =>
           totp === undefined && recovery_code === undefined
@@ -107,8 +117,11 @@ export function signInRoutes(options: PeopleRouteOptions): RouteDefinition[] {
             : (await checkSecondFactor(db, user, { totp, recovery_code }, options.encryption))
               ? 'ok'
               : 'wrong',
-        ).catch((err: unknown) => mapPeopleError(err, reply));
-        const user = userView(row);
+        ).catch(async (err: unknown) => {
+          await countFailure(request, reply);
+          return mapPeopleError(err, reply);
+        });
+        const user = await namedUserView(db, row);
         const actor = { type: 'user' as const, id: user.id, name: user.name };
         if (request.body.token === true) {
           const issued = await options.issueToken(personPrincipal(user), origin(request));
@@ -119,7 +132,17 @@ export function signInRoutes(options: PeopleRouteOptions): RouteDefinition[] {
             target: `user:${user.id}`,
             after: { via: 'token' },
           });
-          return { access_token: issued.token, token_type: 'Bearer' as const, expires_in: issued.expiresIn };
+          // As the token endpoint answers (docs/api.md, "Tokens"): never cached.
+          reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+          const scopes = personScopes(user.role);
+          return {
+            access_token: issued.token,
+            token_type: 'Bearer' as const,
+            expires_in: issued.expiresIn,
+            scopes,
+            role: user.role,
+            scope: scopes.join(' '),
+          };
         }
         const session = await openSession(db, user.id, Date.now());
         await recordAudit(store, {
@@ -142,7 +165,7 @@ export function signInRoutes(options: PeopleRouteOptions): RouteDefinition[] {
       schema: {
         tags,
         summary: 'End this console session (and clear its cookie)',
-        response: { 204: NoContent, 403: ProblemSchema },
+        response: { 204: NoContent, ...problemResponses(403) },
       },
       handler: async (request, reply) => {
         const token = sessionToken(request);
@@ -198,12 +221,33 @@ export function signInRoutes(options: PeopleRouteOptions): RouteDefinition[] {
     }),
   ];
 
-  async function throttle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /**
+   * Only failures count towards the address's limit. Once over it, the address is refused here
+   * until its window ends, right password or not (the failure that crossed it says when); another
+   * instance refuses it at its own next failure, as the count is shared where the limiter's store is.
+   */
+  function refuseIfBlocked(request: FastifyRequest, reply: FastifyReply): void {
+    const until = blocked.get(limitSource(request.ip));
+    if (until === undefined || until <= Date.now()) return;
+    tooMany(reply, Math.ceil((until - Date.now()) / 1000));
+  }
+
+  async function countFailure(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const limit = await perIp(request);
     if (limit.isAllowed || !limit.isExceeded) return;
-    const reset = String(Math.max(1, limit.ttlInSeconds));
-    reply.header('retry-after', reset);
-    throw new ApiError(429, 'rate_limited', `Too many sign-in attempts from this address; retry in ${reset} s.`, {
+    const seconds = Math.max(1, limit.ttlInSeconds);
+    blocked.set(limitSource(request.ip), Date.now() + seconds * 1000);
+    tooMany(reply, seconds);
+  }
+
+  function tooMany(reply: FastifyReply, seconds: number): never {
+    const reset = String(Math.max(1, seconds));
+    reply
+      .header('retry-after', reset)
+      .header('ratelimit-limit', String(options.loginsPerMinute))
+      .header('ratelimit-remaining', '0')
+      .header('ratelimit-reset', reset);
+    throw new ApiError('rate_limited', `Too many failed sign-ins from this address; retry in ${reset} s.`, {
       headers: { 'retry-after': reset },
     });
   }

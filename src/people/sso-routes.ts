@@ -83,7 +83,7 @@ export function ssoRoutes(options: SsoRouteOptions): RouteDefinition[] {
     keyGenerator: (r) => `sso-ip:${limitSource(r.ip)}`,
   });
   const enabled = () => {
-    if (!sso) throw new ApiError(404, 'not_found', 'Single sign-on is not configured (VOUCH_OIDC_ISSUER).');
+    if (!sso) throw new ApiError('not_found', 'Single sign-on is not configured (VOUCH_OIDC_ISSUER).');
     return sso;
   };
 

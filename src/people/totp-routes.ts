@@ -1,6 +1,6 @@
-// A person's second factor over HTTP (docs/api.md, "People"): enrol (a secret to scan), confirm
-// with a first code (the recovery codes, once), and turn it off with a code. Only a person has one:
-// a machine's credentials get 403. All three are audited.
+// A person's second factor over HTTP (docs/api.md, "People"): whether it is on, enrol (a secret to
+// scan), confirm with a first code (the recovery codes, once), and turn it off with a code. Only a
+// person has one: a machine's credentials get 403. Turning it on and off is audited.
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../http/problem.ts';
@@ -21,7 +21,7 @@ export function totpRoutes(options: PeopleRouteOptions): RouteDefinition[] {
   async function person(request: FastifyRequest): Promise<UserRow> {
     const p = request.principal;
     const row = p.kind === 'user' ? await userById(db, p.id) : undefined;
-    if (!row) throw new ApiError(403, 'forbidden', 'Only a person has a second factor.');
+    if (!row) throw new ApiError('forbidden', 'Only a person has a second factor.');
     return row;
   }
   const audit = (request: FastifyRequest, action: string) =>
@@ -34,6 +34,34 @@ export function totpRoutes(options: PeopleRouteOptions): RouteDefinition[] {
 
   return [
     defineRoute({
+      method: 'GET',
+      url: '/api/v1/auth/totp',
+      config: { scope: 'audit:read', operationId: 'getTotp' },
+      schema: {
+        tags,
+        summary: "Whether the caller's second factor is on (the console's account page), and since when",
+        description,
+        response: {
+          200: Type.Object({
+            enabled: Type.Boolean(),
+            enabled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+            recovery_codes_left: Type.Integer({ description: 'unused recovery codes; 0 when the factor is off' }),
+          }),
+          ...problems,
+        },
+      },
+      handler: async (request) => {
+        const row = await person(request);
+        const on = row.totp_enabled_at !== null;
+        return {
+          enabled: on,
+          enabled_at: on ? new Date(Number(row.totp_enabled_at)).toISOString() : null,
+          recovery_codes_left: on ? (JSON.parse(row.recovery_codes ?? '[]') as unknown[]).length : 0,
+        };
+      },
+    }),
+
+    defineRoute({
       method: 'POST',
       url: '/api/v1/auth/totp',
       config: { scope: 'audit:read', operationId: 'enrollTotp' },
@@ -45,7 +73,7 @@ export function totpRoutes(options: PeopleRouteOptions): RouteDefinition[] {
       },
       handler: async (request) => {
         const row = await person(request);
-        if (row.totp_enabled_at !== null) throw new ApiError(409, 'conflict', 'The second factor is already on.');
+        if (row.totp_enabled_at !== null) throw new ApiError('conflict', 'The second factor is already on.');
         return enrollTotp(db, row, encryption);
       },
     }),
@@ -64,7 +92,7 @@ export function totpRoutes(options: PeopleRouteOptions): RouteDefinition[] {
       handler: async (request) => {
         const codes = await confirmTotp(db, await person(request), request.body.code, encryption);
         if (!codes)
-          throw new ApiError(400, 'validation_failed', 'That code does not match: try the current one.', {
+          throw new ApiError('validation_failed', 'That code does not match: try the current one.', {
             errors: [{ field: 'code', message: 'does not match the secret being enrolled' }],
           });
         await audit(request, 'user.second_factor_on');
@@ -89,7 +117,7 @@ export function totpRoutes(options: PeopleRouteOptions): RouteDefinition[] {
           row.totp_enabled_at === null ||
           !(await checkSecondFactor(db, row, { totp: request.body.code }, encryption))
         )
-          throw new ApiError(400, 'validation_failed', 'That code does not match.', {
+          throw new ApiError('validation_failed', 'That code does not match.', {
             errors: [{ field: 'code', message: 'does not match' }],
           });
         await disableTotp(db, row.id);

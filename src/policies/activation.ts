@@ -6,7 +6,8 @@ import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { Policy } from '../model/policy.ts';
 import { replayScore } from '../model/arithmetic.ts';
-import { replayableFeatures, type FeatureRecord } from '../model/feature-vector.ts';
+import { decodeFeatures, replayableFeatures, type FeatureRecord } from '../model/feature-vector.ts';
+import { recentScoreFeatures } from '../audit/decision-history-repository.ts';
 import { operatingMove, type OperatingMove } from './operating.ts';
 
 /** Recent decisions replayed: enough for a share to ±1 point, few enough to stay a short read. */
@@ -18,21 +19,13 @@ export async function activationMove(
   active: Policy,
   next: Policy,
 ): Promise<OperatingMove> {
-  const rows = await db
-    .selectFrom('decisions')
-    .select(['features', 'feature_set'])
-    .where('environment', '=', environment)
-    .where('kind', '=', 'score')
-    .where('features', 'is not', null)
-    .orderBy('created_at', 'desc')
-    .limit(SAMPLE)
-    .execute();
+  const rows = await recentScoreFeatures(db, environment, SAMPLE);
   const before: number[] = [];
   const after: number[] = [];
   for (const r of rows) {
     let stored: FeatureRecord;
     try {
-      stored = JSON.parse(r.features!) as FeatureRecord;
+      stored = decodeFeatures(r.features!);
     } catch {
       continue;
     }

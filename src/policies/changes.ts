@@ -3,11 +3,10 @@
 // approved activation is applied in its approval's transaction, as its request would have been.
 import type { Store } from '../store/db.ts';
 import type { Principal } from '../lib/principal.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import { principalAuditor } from '../audit-log/auditor.ts';
 import type { ChangeApplier } from '../changes/four-eyes.ts';
 import { activatePolicy, insertPolicy, POLICY_FEED_KIND, type NewPolicy, type PolicyRow } from './repository.ts';
-import { mapErrors } from './route-support.ts';
 
 const ACTIONS = { upload: 'policy.uploaded', fit: 'policy.fitted', derived: 'policy.derived' } as const;
 
@@ -29,13 +28,13 @@ export function insertAudited(
 }
 
 /** How an approved policy activation is applied: the version activated (it must still exist), then announced. */
-export function policyAppliers({ store, feed }: { store: Store; feed: RevocationFeed }): {
+export function policyAppliers({ store, feed }: { store: Store; feed: ChangeFeed }): {
   policy_activation: ChangeApplier;
 } {
   return {
     async policy_activation(trx, change, audit) {
       const { version } = change.payload as { version: string };
-      const row = await activatePolicy(store, change.environment, version, audit, trx).catch(mapErrors);
+      const row = await activatePolicy(store, change.environment, version, audit, trx);
       return async () => {
         await feed.announce(POLICY_FEED_KIND, `${change.environment}:${row.version}`).catch(() => {});
       };

@@ -1,6 +1,6 @@
 // `vouch policy …` (docs/api.md, "Policies"): the policy versions in the store, from a terminal. Commands act
 // on the store directly, as `vouch clients` does; an activation reaches running instances through
-// the revocation feed, like one made over HTTP. Output is JSON (or tab-separated for `list`).
+// the change feed, like one made over HTTP. Output is JSON (or tab-separated for `list`).
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Environment } from '../lib/principal.ts';
@@ -24,6 +24,7 @@ import {
   type PolicyRow,
 } from './repository.ts';
 import { policyDetail, policyRecord } from './route-support.ts';
+import { namePolicy } from './policy-actors.ts';
 import { activationMove } from './activation.ts';
 import type { OperatingMove } from './operating.ts';
 import { environmentOption, print, type Env } from './cli-options.ts';
@@ -76,7 +77,7 @@ export function registerPolicyCommands(program: Command, { withStore, usageError
   const row = async (store: Store, environment: Environment, version: string): Promise<PolicyRow> => {
     const found = await getPolicy(store.db, environment, version);
     if (!found) throw failure(`no policy version ${version}`);
-    return found;
+    return namePolicy(store.db, found);
   };
 
   const policy = program

@@ -5,14 +5,14 @@
 // or of the economics goes live the way every other change does).
 import { Type } from 'typebox';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import { validatePolicy } from '../model/policy-document.ts';
 import type { Policy } from '../model/policy.ts';
 import type { Store } from '../store/db.ts';
 import { mergePatch, MergePatchError } from '../lib/merge-patch.ts';
 import { parseDocument } from './repository.ts';
 import { insertAudited } from './changes.ts';
-import { mapErrors, policyDetail, policyFieldErrors, requireRow } from './route-support.ts';
+import { policyDetail, policyFieldErrors, requireRow } from './route-support.ts';
 import { Params, PolicyDetail, problems } from './schemas.ts';
 
 const DeriveBody = Type.Object(
@@ -41,7 +41,7 @@ export function policyDeriveRoutes({ store }: { store: Store }): RouteDefinition
         summary: 'A new candidate: this version with a few fields changed (a JSON merge patch), e.g. reviewSampleRate',
         params: Params,
         body: DeriveBody,
-        response: { 201: PolicyDetail, 409: ProblemSchema, ...problems },
+        response: { 201: PolicyDetail, ...problemResponses(409), ...problems },
       },
       handler: async (request, reply) => {
         const { environment } = request.principal;
@@ -56,13 +56,13 @@ export function policyDeriveRoutes({ store }: { store: Store }): RouteDefinition
             err instanceof MergePatchError
               ? [{ field: 'changes', message }]
               : policyFieldErrors(message).map((e) => ({ ...e, field: `changes.${e.field}` }));
-          throw new ApiError(400, 'validation_failed', 'The derived policy document is invalid.', { errors });
+          throw new ApiError('validation_failed', 'The derived policy document is invalid.', { errors });
         }
         const row = await insertAudited(store, request.principal, {
           policy,
           source: 'derived',
           parentVersion: base.version,
-        }).catch(mapErrors);
+        });
         reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
         return policyDetail(row);
       },

@@ -5,7 +5,7 @@
 import type { Policy } from '../model/policy.ts';
 import type { RiskLevel } from '../model/types.ts';
 import { BacktestTally, type BacktestResult } from './backtest.ts';
-import { replayableFeatures, type FeatureRecord } from '../model/feature-vector.ts';
+import { decodeFeatures, replayableFeatures, type FeatureRecord } from '../model/feature-vector.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import { LEFT_OUT, trainingExample } from './labels.ts';
 import { computeMetrics, type Label, type Metrics } from './metrics.ts';
@@ -17,7 +17,7 @@ import type { JobPhase } from './jobs.ts';
 import type { Economics } from '../model/economics.ts';
 import type { CostInputs } from './cost-fit.ts';
 
-/** A stored score decision as the store gives it; the feature vector still JSON text. */
+/** A stored score decision as the store gives it; the feature vector still its stored text (decodeFeatures). */
 export interface WireDecision {
   subject_id: string;
   created_at: number;
@@ -80,7 +80,7 @@ export interface JobWork<T> {
 
 /** The row's vector in the current definition, older definitions translated with `policy`'s settings. */
 const features = (row: WireDecision, policy: Policy): FeatureRecord =>
-  replayableFeatures(JSON.parse(row.features) as FeatureRecord, row.feature_set, policy.disputePrior);
+  replayableFeatures(decodeFeatures(row.features), row.feature_set, policy.disputePrior);
 /** The amount and currency a decision was asked about, for the money figures; nulls when unknown. */
 function requestMoney(row: Pick<WireDecision, 'request'>): { amount: number | null; currency: string | null } {
   if (row.request === null || row.request === undefined) return { amount: null, currency: null };

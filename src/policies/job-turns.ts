@@ -5,9 +5,12 @@
 // the slot frees, only that client (or an admin) may claim it, for as long as it keeps asking
 // (TURN_HOLD_MS after its last refused attempt). An admin's turn outranks a non-admin's, and an
 // admin never waits behind a non-admin's turn, so admins are not starved by the clients they run.
+// The statements are job-repository.ts's.
 import type { Kysely } from 'kysely';
 import type { Environment } from '../lib/principal.ts';
+import { Conflict } from '../lib/domain-errors.ts';
 import type { Database } from '../store/schema.ts';
+import { deleteTurn, turnRow, upsertTurn } from './job-repository.ts';
 
 /** Who asks for the slot; the CLI's jobs (the host's operator) name none and are never held back. */
 export interface Claimant {
@@ -18,22 +21,13 @@ export interface Claimant {
 /** A turn lapses this long after its client last asked: a client that gave up does not hold the slot. */
 export const TURN_HOLD_MS = 60_000;
 
-interface PolicyJobTurnsTable {
-  environment: string;
-  client_id: string;
-  admin: number;
-  reserved_at: number;
-}
-
-type TurnsDb = Kysely<Database & { policy_job_turns: PolicyJobTurnsTable }>;
-const turnsDb = (db: Kysely<Database>): TurnsDb => db.withTables<{ policy_job_turns: PolicyJobTurnsTable }>();
-
 /** The free slot is another client's turn. Maps to 409 conflict with Retry-After. */
-export class JobTurnError extends Error {
-  readonly code = 'conflict';
+// No job to name, a time to retry.
+export class JobTurnError extends Conflict {
   constructor(readonly retryAfterSeconds: number) {
     super(
       'The next fit or backtest of this environment is the turn of another client that was refused while the last one ran; try again later.',
+      { retryAfterSeconds },
     );
     this.name = 'JobTurnError';
   }
@@ -46,11 +40,7 @@ export async function checkTurn(
   claimant: Claimant,
   now: number,
 ): Promise<void> {
-  const row = await turnsDb(db)
-    .selectFrom('policy_job_turns')
-    .selectAll()
-    .where('environment', '=', environment)
-    .executeTakeFirst();
+  const row = await turnRow(db, environment);
   if (!row) return;
   const reservedAt = Number(row.reserved_at);
   if (reservedAt < now - TURN_HOLD_MS || row.client_id === claimant.clientId) return;
@@ -60,11 +50,7 @@ export async function checkTurn(
 
 /** The claimant got the slot: its turn, if it had one, is used up. */
 export async function endTurn(db: Kysely<Database>, environment: Environment, claimant: Claimant): Promise<void> {
-  await turnsDb(db)
-    .deleteFrom('policy_job_turns')
-    .where('environment', '=', environment)
-    .where('client_id', '=', claimant.clientId)
-    .execute();
+  await deleteTurn(db, environment, claimant.clientId);
 }
 
 /**
@@ -78,21 +64,5 @@ export async function awaitTurn(
   claimant: Claimant,
   now: number,
 ): Promise<void> {
-  const admin = claimant.admin ? 1 : 0;
-  await turnsDb(db)
-    .insertInto('policy_job_turns')
-    .values({ environment, client_id: claimant.clientId, admin, reserved_at: now })
-    .onConflict((oc) =>
-      oc
-        .column('environment')
-        .doUpdateSet({ client_id: claimant.clientId, admin, reserved_at: now })
-        .where((eb) =>
-          eb.or([
-            eb('policy_job_turns.reserved_at', '<', now - TURN_HOLD_MS),
-            eb('policy_job_turns.client_id', '=', claimant.clientId),
-            ...(claimant.admin ? [eb('policy_job_turns.admin', '=', 0)] : []),
-          ]),
-        ),
-    )
-    .execute();
+  await upsertTurn(db, environment, claimant, now, now - TURN_HOLD_MS);
 }

@@ -3,27 +3,17 @@
 // the memory. The lease is a row of policy_jobs keyed by the environment (migration 011):
 // inserting it is the claim, its holder refreshes heartbeat_at while it runs, and a row whose
 // heartbeat went stale (its instance died mid-job) may be taken over. The row also carries the
-// job's progress (migration 021), written with the heartbeat, so any instance can show it.
+// job's progress (migration 021), written with the heartbeat, so any instance can show it. The
+// statements are job-repository.ts's.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Environment } from '../lib/principal.ts';
+import { Conflict } from '../lib/domain-errors.ts';
 import type { Database } from '../store/schema.ts';
 import { awaitTurn, checkTurn, endTurn, type Claimant } from './job-turns.ts';
+import { beatJob, deleteJob, insertJob, jobHolder, takeOverJob } from './job-repository.ts';
 
 export type JobKind = 'fit' | 'backtest';
-
-interface PolicyJobsTable {
-  environment: string;
-  job_id: string;
-  kind: string;
-  started_at: number;
-  heartbeat_at: number;
-  phase: string;
-  decisions_read: number;
-  labelled: number;
-  total: number | null;
-  updated_at: number | null;
-}
 
 export type JobPhase = 'reading' | 'fitting' | 'reporting';
 
@@ -44,15 +34,13 @@ const progressColumns = (p: JobProgress, now: number) => ({
 });
 const START: JobProgress = { phase: 'reading', decisionsRead: 0, labelled: 0, total: null };
 
-type JobsDb = Kysely<Database & { policy_jobs: PolicyJobsTable }>;
-const jobsDb = (db: Kysely<Database>): JobsDb => db.withTables<{ policy_jobs: PolicyJobsTable }>();
-
 /** Another job holds the environment's lease. Maps to 409 conflict naming that job. */
-export class JobConflictError extends Error {
-  readonly code = 'conflict';
+// One fit or backtest per environment at a time (docs/decisions.md): the problem names the running job.
+export class JobConflictError extends Conflict {
   constructor(readonly running: { id: string; kind: string }) {
     super(
       `A ${running.kind} (job ${running.id}) is already running in this environment; try again when it has finished.`,
+      { extensions: { job: running } },
     );
     this.name = 'JobConflictError';
   }
@@ -84,21 +72,6 @@ export interface Job {
 }
 
 const newJobId = (): string => `job_${randomBytes(8).toString('hex')}`;
-
-async function holder(db: JobsDb, environment: Environment): Promise<PolicyJobsTable | undefined> {
-  const row = await db.selectFrom('policy_jobs').selectAll().where('environment', '=', environment).executeTakeFirst();
-  if (!row) return undefined;
-  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  return {
-    ...row,
-    started_at: Number(row.started_at),
-    heartbeat_at: Number(row.heartbeat_at),
-    decisions_read: Number(row.decisions_read),
-    labelled: Number(row.labelled),
-    total: num(row.total),
-    updated_at: num(row.updated_at),
-  };
-}
 
 /**
  * Claims the environment's lease, or throws JobConflictError naming the job that holds it. With a
@@ -132,32 +105,20 @@ async function claimLease(
   now: number,
   staleAfterMs: number,
 ): Promise<string> {
-  const db = jobsDb(store);
   const id = newJobId();
   // Each pass either claims the row or sees who holds it; a pass fails only when another claimant
   // moved the row between its two statements, so a few passes settle any race.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db
-      .insertInto('policy_jobs')
-      .values({ environment, job_id: id, kind, started_at: now, heartbeat_at: now, ...progressColumns(START, now) })
-      .onConflict((oc) => oc.column('environment').doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return id;
-    const current = await holder(db, environment);
+    const job = { job_id: id, kind, started_at: now, heartbeat_at: now, ...progressColumns(START, now) };
+    if (await insertJob(store, environment, job)) return id;
+    const current = await jobHolder(store, environment);
     if (!current) continue;
     if (current.heartbeat_at >= now - staleAfterMs)
       throw new JobConflictError({ id: current.job_id, kind: current.kind });
     // Conditional on the stale row itself: of two instances taking over at once, one wins.
-    const taken = await db
-      .updateTable('policy_jobs')
-      .set({ job_id: id, kind, started_at: now, heartbeat_at: now, ...progressColumns(START, now) })
-      .where('environment', '=', environment)
-      .where('job_id', '=', current.job_id)
-      .where('heartbeat_at', '=', current.heartbeat_at)
-      .executeTakeFirst();
-    if (Number(taken.numUpdatedRows) > 0) return id;
+    if (await takeOverJob(store, environment, current, job)) return id;
   }
-  const current = await holder(db, environment);
+  const current = await jobHolder(store, environment);
   throw new JobConflictError({ id: current?.job_id ?? 'unknown', kind: current?.kind ?? 'job' });
 }
 
@@ -169,21 +130,11 @@ export async function renewLease(
   now = Date.now(),
   progress?: JobProgress,
 ): Promise<boolean> {
-  const result = await jobsDb(store)
-    .updateTable('policy_jobs')
-    .set({ heartbeat_at: now, ...(progress ? progressColumns(progress, now) : {}) })
-    .where('environment', '=', environment)
-    .where('job_id', '=', id)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return beatJob(store, environment, id, { heartbeat_at: now, ...(progress ? progressColumns(progress, now) : {}) });
 }
 
 export async function releaseLease(store: Kysely<Database>, environment: Environment, id: string): Promise<void> {
-  await jobsDb(store)
-    .deleteFrom('policy_jobs')
-    .where('environment', '=', environment)
-    .where('job_id', '=', id)
-    .execute();
+  await deleteJob(store, environment, id);
 }
 
 /** The job holding the environment's lease, if any (for tests and operators). */
@@ -191,7 +142,7 @@ export async function runningJob(
   store: Kysely<Database>,
   environment: Environment,
 ): Promise<{ id: string; kind: string; startedAt: number } | undefined> {
-  const row = await holder(jobsDb(store), environment);
+  const row = await jobHolder(store, environment);
   return row ? { id: row.job_id, kind: row.kind, startedAt: row.started_at } : undefined;
 }
 
@@ -212,7 +163,7 @@ export async function jobStatus(
   now = Date.now(),
   staleAfterMs = DEFAULT_LEASE.staleAfterMs,
 ): Promise<JobStatus | undefined> {
-  const row = await holder(jobsDb(store), environment);
+  const row = await jobHolder(store, environment);
   if (!row || row.heartbeat_at < now - staleAfterMs) return undefined;
   return {
     id: row.job_id,
@@ -254,7 +205,7 @@ export async function withLease<T>(
     renew(latest)
       .then(async (held) => {
         if (held || lost.signal.aborted) return;
-        const now = await holder(jobsDb(db), environment);
+        const now = await jobHolder(db, environment);
         lost.abort(new JobConflictError({ id: now?.job_id ?? 'unknown', kind: now?.kind ?? 'job' }));
         // A failed heartbeat is retried at the next beat; only a lease seen taken ends the job.
       })

@@ -72,11 +72,7 @@ export function policyReadRoutes({ store }: { store: Store }): RouteDefinition[]
       handler: async (request) => {
         const job = await jobStatus(db, request.principal.environment);
         if (!job || job.id !== request.params.job_id)
-          throw new ApiError(
-            404,
-            'not_found',
-            'No such running job: it is unknown, of another environment, or finished.',
-          );
+          throw new ApiError('not_found', 'No such running job: it is unknown, of another environment, or finished.');
         return jobView(job);
       },
     }),

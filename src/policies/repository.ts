@@ -1,6 +1,6 @@
 // Policy versions in the store (docs/api.md, "Policies"). Exactly one is `active` and at most one `shadow`
 // (partial unique indexes hold that even against concurrent writers); every change of either is
-// written with a `policy` row in the revocation feed, in the same transaction, so every process
+// written with a `policy` row in the change feed, in the same transaction, so every process
 // reloads before its next request (src/policies/live.ts).
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import type { Kysely, Selectable, Transaction } from 'kysely';
@@ -9,22 +9,32 @@ import { DEFAULT_POLICY, type Policy } from '../model/policy.ts';
 import { validatePolicy } from '../model/policy-document.ts';
 import type { Database, PoliciesTable } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
-import { advisoryXactLock, notify } from '../store/locks.ts';
+import { advisoryXactLock } from '../store/locks.ts';
+import { recordChange } from '../store/change-feed.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
+import { Conflict, NotFound } from '../lib/domain-errors.ts';
 import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 import type { Auditor } from '../audit-log/auditor.ts';
+import { auditedActorId } from '../audit-log/actors.ts';
+import { namePolicies, namePolicy, type PolicyActors } from './policy-actors.ts';
 
 type PolicyStatus = 'active' | 'shadow' | 'candidate' | 'retired';
 type PolicySource = 'builtin' | 'file' | 'upload' | 'fit' | 'derived';
-export type PolicyRow = Selectable<PoliciesTable>;
+/** A stored version; a read that answers it names its actors (policy-actors.ts). */
+export type PolicyRow = Selectable<PoliciesTable> & PolicyActors;
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The feed's kind for policy changes (auth/revocation.ts). */
+/** The feed's kind for policy changes (store/change-feed.ts). */
 export const POLICY_FEED_KIND = 'policy';
 
-export class PolicyConflictError extends Error {}
-export class PolicyNotFoundError extends Error {}
+export class PolicyConflictError extends Conflict {}
+/** No such policy version; the message names it (the command line shows it), the detail does not. */
+export class PolicyNotFoundError extends NotFound {
+  constructor(message: string) {
+    super('No such policy version.', { message });
+  }
+}
 
 export function parseDocument(row: Pick<PolicyRow, 'document'>): Policy {
   return JSON.parse(row.document) as Policy;
@@ -63,6 +73,18 @@ export function activeRow(db: Db, environment: Environment): Promise<PolicyRow |
     .executeTakeFirst();
 }
 
+/** The environment's fitted candidates whose parent is `parent` (fit-candidates.ts). */
+export function fitCandidatesOf(db: Db, environment: Environment, parent: string) {
+  return db
+    .selectFrom('policies')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('source', '=', 'fit')
+    .where('status', '=', 'candidate')
+    .where('parent_version', '=', parent)
+    .execute();
+}
+
 export async function listPolicies(
   db: Db,
   environment: Environment,
@@ -77,14 +99,12 @@ export async function listPolicies(
         eb.and([eb('created_at', '=', after.at), eb('version', '<', after.version)]),
       ]),
     );
-  return pageOf(
-    await q
-      .orderBy('created_at', 'desc')
-      .orderBy('version', 'desc')
-      .limit(limit + 1)
-      .execute(),
-    limit,
-  );
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('version', 'desc')
+    .limit(limit + 1)
+    .execute();
+  return pageOf(await namePolicies(db, rows), limit);
 }
 
 export interface NewPolicy {
@@ -106,6 +126,7 @@ export async function insertPolicy(db: Db, environment: Environment, p: NewPolic
     parent_version: p.parentVersion ?? null,
     created_at: Date.now(),
     created_by: p.createdBy ?? null,
+    activated_by: null,
     document: JSON.stringify(p.policy),
     report: p.report === undefined ? null : JSON.stringify(p.report),
   };
@@ -116,43 +137,17 @@ export async function insertPolicy(db: Db, environment: Environment, p: NewPolic
     .returning('version')
     .execute();
   if (inserted.length === 0) throw new PolicyConflictError(`policy version ${p.policy.version} already exists`);
-  return row;
+  return namePolicy(db, { ...row });
 }
 
-/**
- * A fitted candidate of `parent` whose document is `policy`'s but for its version: a fit run again
- * on the same labels gives the same policy, and storing it twice only buries the first.
- */
-export async function sameFitCandidate(
-  db: Db,
-  environment: Environment,
-  parent: string,
-  policy: Policy,
-): Promise<PolicyRow | undefined> {
-  const rows = await db
-    .selectFrom('policies')
-    .selectAll()
-    .where('environment', '=', environment)
-    .where('source', '=', 'fit')
-    .where('status', '=', 'candidate')
-    .where('parent_version', '=', parent)
-    .execute();
-  const content = (p: Policy) => JSON.stringify({ ...p, version: '' });
-  const wanted = content(policy);
-  return rows.find((row) => content(parseDocument(row)) === wanted);
-}
-
-async function recordChange(
+/** On the change feed in the change's transaction: every process reloads its policies (live.ts). */
+function recordPolicyChange(
   trx: Transaction<Database>,
   store: Store,
   environment: Environment,
   version: string,
 ): Promise<void> {
-  await trx
-    .insertInto('revocations')
-    .values({ kind: POLICY_FEED_KIND, subject: `${environment}:${version}`, created_at: Date.now() })
-    .execute();
-  await notify(store, trx, 'vouch_revocations');
+  return recordChange(trx, POLICY_FEED_KIND, `${environment}:${version}`, store);
 }
 
 /**
@@ -170,12 +165,12 @@ export async function activatePolicy(
     await advisoryXactLock(store, trx, POLICY_LOCK);
     const row = await getPolicy(trx, environment, version);
     if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
-    if (row.status === 'active') return row;
+    if (row.status === 'active') return namePolicy(trx, row);
     const previous = await activeRow(trx, environment);
     const inEnvironment = trx.updateTable('policies').where('environment', '=', environment);
     await inEnvironment.set({ status: 'retired' }).where('status', '=', 'active').execute();
     await inEnvironment.set({ status: 'active' }).where('version', '=', version).execute();
-    await recordChange(trx, store, environment, version);
+    await recordPolicyChange(trx, store, environment, version);
     // Announced in the same transaction (the outbox), to every subscriber of that environment (docs/api.md,
     // "Integration").
     await enqueueWebhookEvent(trx, environment, 'policy.activated', {
@@ -185,7 +180,10 @@ export async function activatePolicy(
       activated_at: new Date().toISOString(),
     });
     await audit?.(trx, policyNote('policy.activated', version, 'active', previous?.version ?? null, version));
-    return { ...row, status: 'active' };
+    // Who activated it is who its entry names (a start-up activation writes none: null).
+    const by = audit ? ((await auditedActorId(trx, 'policy.activated', `policy:${version}`)) ?? null) : null;
+    await inEnvironment.set({ activated_by: by }).where('version', '=', version).execute();
+    return namePolicy(trx, { ...row, status: 'active', activated_by: by });
   };
   return within ? run(within) : store.db.transaction().execute(run);
 }
@@ -211,14 +209,14 @@ export async function shadowPolicy(
     if (!row) throw new PolicyNotFoundError(`no policy version ${version}`);
     if (row.status === 'active')
       throw new PolicyConflictError(`policy ${version} is the active policy; it cannot also be the shadow`);
-    if (row.status === 'shadow') return row;
+    if (row.status === 'shadow') return namePolicy(trx, row);
     const previous = await shadowVersion(trx, environment);
     const inEnvironment = trx.updateTable('policies').where('environment', '=', environment);
     await inEnvironment.set({ status: 'candidate' }).where('status', '=', 'shadow').execute();
     await inEnvironment.set({ status: 'shadow' }).where('version', '=', version).execute();
-    await recordChange(trx, store, environment, version);
+    await recordPolicyChange(trx, store, environment, version);
     await audit?.(trx, policyNote('policy.shadowed', version, 'shadow', previous ?? null, version));
-    return { ...row, status: 'shadow' };
+    return namePolicy(trx, { ...row, status: 'shadow' });
   });
 }
 
@@ -248,7 +246,7 @@ export async function clearShadow(
       .where('environment', '=', environment)
       .where('version', '=', version)
       .execute();
-    await recordChange(trx, store, environment, version);
+    await recordPolicyChange(trx, store, environment, version);
     await audit?.(trx, policyNote('policy.shadow_cleared', version, 'shadow', version, null));
     return version;
   });

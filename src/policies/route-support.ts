@@ -1,14 +1,16 @@
-// What the policy routes share: the records they answer with, the job view, and the mapping of the
-// repository's and the job slot's errors to problems.
+// What the policy routes share: the records they answer with, the job view, and the row a route
+// asked for. (The repository's and the job slot's errors are domain errors,
+// lib/domain-errors.ts: they reach the caller as problems with no mapping here.)
 import type { FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { Store } from '../store/db.ts';
-import { ApiError, type FieldError } from '../http/problem.ts';
+import { NotFound, type FieldError } from '../lib/domain-errors.ts';
 import type { Environment } from '../lib/principal.ts';
-import { JobConflictError, type JobStatus } from './jobs.ts';
-import { JobTurnError, type Claimant } from './job-turns.ts';
+import type { JobStatus } from './jobs.ts';
+import type { Claimant } from './job-turns.ts';
 import type { JobSchema, PolicyDetail, PolicyRecord } from './schemas.ts';
-import { getPolicy, parseDocument, PolicyConflictError, PolicyNotFoundError, type PolicyRow } from './repository.ts';
+import { getPolicy, parseDocument, type PolicyRow } from './repository.ts';
+import { namePolicy, policyActors } from './policy-actors.ts';
 
 export function policyRecord(row: PolicyRow): Static<typeof PolicyRecord> {
   return {
@@ -18,6 +20,7 @@ export function policyRecord(row: PolicyRow): Static<typeof PolicyRecord> {
     parent_version: row.parent_version,
     created_at: new Date(Number(row.created_at)).toISOString(),
     created_by: row.created_by,
+    ...policyActors(row),
     summary: summary(row),
   };
 }
@@ -47,8 +50,8 @@ export function policyFieldErrors(message: string): FieldError[] {
 
 export async function requireRow(store: Store, environment: Environment, version: string): Promise<PolicyRow> {
   const row = await getPolicy(store.db, environment, version);
-  if (!row) throw new ApiError(404, 'not_found', 'No such policy version.');
-  return row;
+  if (!row) throw new NotFound('No such policy version.');
+  return namePolicy(store.db, row);
 }
 
 export function jobView(job: JobStatus): Static<typeof JobSchema> {
@@ -63,18 +66,6 @@ export function jobView(job: JobStatus): Static<typeof JobSchema> {
     total: job.total,
     fraction: job.total === null ? null : job.total === 0 ? 1 : Math.min(1, job.decisionsRead / job.total),
   };
-}
-
-export function mapErrors(err: unknown): never {
-  if (err instanceof PolicyNotFoundError) throw new ApiError(404, 'not_found', 'No such policy version.');
-  if (err instanceof PolicyConflictError) throw new ApiError(409, 'conflict', err.message);
-  // One fit or backtest per environment at a time (docs/decisions.md): the problem names the running job.
-  if (err instanceof JobConflictError)
-    throw new ApiError(409, 'conflict', err.message, { extensions: { job: err.running } });
-  // The free slot is another waiting client's turn (job-turns.ts): no job to name, a time to retry.
-  if (err instanceof JobTurnError)
-    throw new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
-  throw err;
 }
 
 /** Who asks for the job slot, for its fair share (job-turns.ts): one turn per client, admins first. */

@@ -5,8 +5,8 @@ import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { type Policy } from '../model/policy.ts';
 import { validatePolicy } from '../model/policy-document.ts';
 import type { Store } from '../store/db.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import type { Environment } from '../lib/principal.ts';
 import { InsufficientLabelsError } from './fit.ts';
 import {
@@ -29,7 +29,6 @@ import {
   getPolicy,
   parseDocument,
   POLICY_FEED_KIND,
-  sameFitCandidate,
   shadowPolicy,
 } from './repository.ts';
 import { backtestFromStore, fitFromStore } from './service.ts';
@@ -37,24 +36,17 @@ import { fitEconomics } from './cost-fit.ts';
 import { parseTime } from '../http/validation.ts';
 import { policyReadRoutes } from './read-routes.ts';
 import { policyDeriveRoutes } from './derive-routes.ts';
+import { policyReportRoutes } from './report-routes.ts';
 import { insertAudited } from './changes.ts';
+import { sameFitCandidate } from './fit-candidates.ts';
 import { principalAuditor } from '../audit-log/auditor.ts';
 import { deferIfFourEyes } from '../changes/four-eyes.ts';
 import { ChangeSchema } from '../changes/schemas.ts';
-import {
-  claimantOf,
-  emptyIsObject,
-  mapErrors,
-  policyDetail,
-  policyFieldErrors,
-  policyRecord,
-  prefersHtml,
-  requireRow,
-} from './route-support.ts';
+import { claimantOf, emptyIsObject, policyDetail, policyFieldErrors, requireRow } from './route-support.ts';
 
 // The records are the CLI's too (cli.ts, cli-jobs.ts).
 
-export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFeed }): RouteDefinition[] {
+export function policyRoutes({ store, feed }: { store: Store; feed: ChangeFeed }): RouteDefinition[] {
   const db = store.db;
   const announce = (environment: Environment, version: string) =>
     feed.announce(POLICY_FEED_KIND, `${environment}:${version}`).catch(() => {});
@@ -72,7 +64,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
         tags,
         summary: 'Upload a policy document as a candidate',
         body: Type.Object({}, { additionalProperties: true }),
-        response: { 201: PolicyDetail, 409: ProblemSchema, ...problems },
+        response: { 201: PolicyDetail, ...problemResponses(409), ...problems },
       },
       handler: async (request, reply) => {
         let policy: Policy;
@@ -80,9 +72,9 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
           policy = validatePolicy(request.body, 'policy');
         } catch (err) {
           const errors = policyFieldErrors((err as Error).message);
-          throw new ApiError(400, 'validation_failed', 'The policy document is invalid.', { errors });
+          throw new ApiError('validation_failed', 'The policy document is invalid.', { errors });
         }
-        const row = await insertAudited(store, request.principal, { policy, source: 'upload' }).catch(mapErrors);
+        const row = await insertAudited(store, request.principal, { policy, source: 'upload' });
         reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
         return policyDetail(row);
       },
@@ -99,7 +91,13 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
         body: FitBody,
         description:
           'Answers 201 with a new candidate, or 200 with an existing fitted candidate of the same base when the fit gives the same policy again (no new labels). Requires the `policy:write` scope and role operator or admin (an API key must have been issued with it).',
-        response: { 200: PolicyDetail, 201: PolicyDetail, 409: JobConflictProblem, 422: ProblemSchema, ...problems },
+        response: {
+          200: PolicyDetail,
+          201: PolicyDetail,
+          409: JobConflictProblem,
+          ...problemResponses(422),
+          ...problems,
+        },
       },
       handler: async (request, reply) => {
         const body = request.body ?? {};
@@ -109,7 +107,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
           body.base_version !== undefined
             ? await requireRow(store, environment, body.base_version)
             : await activeRow(db, environment);
-        if (!baseRow) throw new ApiError(409, 'conflict', 'There is no active policy to fit from.');
+        if (!baseRow) throw new ApiError('conflict', 'There is no active policy to fit from.');
         const base = parseDocument(baseRow);
         const economics = fitEconomics(body, base);
         try {
@@ -141,8 +139,8 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
           reply.code(201).header('location', `/api/v1/policies/${encodeURIComponent(row.version)}`);
           return policyDetail(row);
         } catch (err) {
-          if (err instanceof InsufficientLabelsError) throw new ApiError(422, 'insufficient_labels', err.message);
-          return mapErrors(err);
+          if (err instanceof InsufficientLabelsError) throw new ApiError('insufficient_labels', err.message);
+          throw err;
         }
       },
     }),
@@ -176,7 +174,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
             return r ? parseDocument(r) : undefined;
           },
           { store, claimant: claimantOf(request) },
-        ).catch(mapErrors);
+        );
       },
     }),
 
@@ -205,7 +203,6 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
           if (move.exceeds) {
             const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
             throw new ApiError(
-              409,
               'conflict',
               `Activating ${next.version} moves the share of recent decisions flagged high or above from ${pct(move.before.share_flagged_high)} to ${pct(move.after.share_flagged_high)} (${move.decisions} decisions); send {"confirm": true} to activate it.`,
               { extensions: { operating_point: move } },
@@ -221,7 +218,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
           if (pending) return reply.code(202).header('location', `/api/v1/changes/${pending.id}`).send(pending);
         }
         const audit = principalAuditor(store, principal);
-        const row = await activatePolicy(store, environment, request.params.version, audit).catch(mapErrors);
+        const row = await activatePolicy(store, environment, request.params.version, audit);
         await announce(environment, row.version);
         return policyDetail(row);
       },
@@ -237,12 +234,12 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
         summary: 'Score every request with this policy too, stored and never returned',
         params: Params,
         body: EmptyBody,
-        response: { 200: PolicyDetail, 409: ProblemSchema, ...problems },
+        response: { 200: PolicyDetail, ...problemResponses(409), ...problems },
       },
       handler: async (request) => {
         const { principal } = request;
         const audit = principalAuditor(store, principal);
-        const row = await shadowPolicy(store, principal.environment, request.params.version, audit).catch(mapErrors);
+        const row = await shadowPolicy(store, principal.environment, request.params.version, audit);
         await announce(request.principal.environment, row.version);
         return policyDetail(row);
       },
@@ -271,31 +268,6 @@ export function policyRoutes({ store, feed }: { store: Store; feed: RevocationFe
       },
     }),
 
-    defineRoute({
-      method: 'GET',
-      url: '/api/v1/policies/:version/report',
-      config: { scope: 'policy:read' },
-      schema: {
-        tags,
-        summary: "A fitted policy's report: JSON, or with Accept: text/html a page of plots",
-        params: Params,
-        response: { 200: Type.Unknown(), ...problems },
-      },
-      handler: async (request, reply) => {
-        const row = await requireRow(store, request.principal.environment, request.params.version);
-        if (!row.report) throw new ApiError(404, 'not_found', 'This policy has no report: only fitted policies do.');
-        const report = JSON.parse(row.report) as unknown;
-        if (prefersHtml(request.headers.accept)) {
-          // Loaded on first use: vega is large, and most processes never draw a report.
-          const { reportHtml } = await import('./report-html.ts');
-          const html = await reportHtml(policyRecord(row), report as never);
-          return reply
-            .type('text/html; charset=utf-8')
-            .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-            .send(html);
-        }
-        return { version: row.version, report };
-      },
-    }),
+    ...policyReportRoutes({ store }),
   ];
 }

@@ -2,10 +2,12 @@
 // a schema cannot express (an operating target names exactly one limit). The OpenAPI document and
 // the SDK are generated from these.
 import { Type, type Static } from 'typebox';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ProblemSchema, problemResponses } from '../http/problem.ts';
+import { Invalid } from '../lib/domain-errors.ts';
 import { StringEnum } from '../http/validation.ts';
 import type { OperatingTarget } from './operating.ts';
 import { EconomicsSchema } from '../model/economics.ts';
+import { nullableActor } from '../audit-log/schemas.ts';
 
 const recordFields = {
   version: Type.String(),
@@ -13,7 +15,13 @@ const recordFields = {
   source: StringEnum(['builtin', 'file', 'upload', 'fit', 'derived'] as const),
   parent_version: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
-  created_by: Type.Union([Type.String(), Type.Null()]),
+  created_by: Type.Union([Type.String(), Type.Null()], {
+    description: 'the principal id that created it (a user, client or API key; `cli`); null for the built-in policy',
+  }),
+  created_by_actor: nullableActor('`created_by` named as it is now: `{type, id, name}`; null when created_by is'),
+  activated_by: nullableActor(
+    'who last made this version active, named as now; null if never, for activations before 2026-11-29, and at start-up',
+  ),
   summary: Type.String(),
 };
 export const PolicyRecord = Type.Object(recordFields);
@@ -48,14 +56,9 @@ export function checkTarget(target: Static<typeof TargetSchema> | undefined): Op
   if (target === undefined) return undefined;
   const given = LIMITS.filter((k) => target[k] !== undefined);
   if (given.length !== 1) {
-    throw new ApiError(
-      400,
-      'validation_failed',
-      'A target names exactly one of max_false_positive_rate, max_share_flagged, min_precision.',
-      {
-        errors: [{ field: 'target', message: `must have exactly one of ${LIMITS.join(', ')} (got ${given.length})` }],
-      },
-    );
+    throw new Invalid('A target names exactly one of max_false_positive_rate, max_share_flagged, min_precision.', [
+      { field: 'target', message: `must have exactly one of ${LIMITS.join(', ')} (got ${given.length})` },
+    ]);
   }
   return target;
 }
@@ -94,7 +97,7 @@ const MoveSchema = Type.Object({
 /** 409 when confirmation is needed: the problem plus the before/after figures. */
 export const ConfirmProblem = Type.Object({ ...ProblemSchema.properties, operating_point: Type.Optional(MoveSchema) });
 
-export const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
+export const problems = problemResponses(400, 401, 403, 404);
 
 /** A running fit or backtest and its progress (GET /api/v1/policy-jobs). */
 export const JobSchema = Type.Object({

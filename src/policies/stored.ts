@@ -7,6 +7,7 @@ import type { Database } from '../store/schema.ts';
 import { completionIndex } from './labels.ts';
 import { completionCutoff, type JobTask, type WireDecision } from './job-tasks.ts';
 import { reviewSampleRateOf } from '../model/outcome-policy.ts';
+import { countScoredWithFeatures, scoredWithFeaturesPage } from '../audit/decision-history-repository.ts';
 
 export interface Window {
   since?: number;
@@ -16,16 +17,8 @@ export interface Window {
 const PAGE = 2000;
 
 /** The score decisions a job over the window will read, counted once as it starts (its progress). */
-export async function countDecisions(db: Kysely<Database>, environment: Environment, window: Window): Promise<number> {
-  let q = db
-    .selectFrom('decisions')
-    .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
-    .where('environment', '=', environment)
-    .where('kind', '=', 'score')
-    .where('features', 'is not', null);
-  if (window.since !== undefined) q = q.where('created_at', '>=', window.since);
-  if (window.until !== undefined) q = q.where('created_at', '<', window.until);
-  return Number((await q.executeTakeFirstOrThrow()).n);
+export function countDecisions(db: Kysely<Database>, environment: Environment, window: Window): Promise<number> {
+  return countScoredWithFeatures(db, environment, window);
 }
 
 const num = (v: number | string | bigint | null | undefined): number | null =>
@@ -47,45 +40,7 @@ async function* storedDecisions(
   const rates = forFit ? await sampleRates(db, environment) : new Map<string, number>();
   let after: { at: number; id: string } | undefined;
   for (;;) {
-    let q = db
-      .selectFrom('decisions')
-      .leftJoin('reviews', (join) =>
-        join.onRef('reviews.decision_id', '=', 'decisions.id').on('reviews.environment', '=', environment),
-      )
-      .select([
-        'decisions.id',
-        'decisions.subject_id',
-        'decisions.created_at',
-        'decisions.features',
-        'decisions.feature_set',
-        'decisions.trade_id',
-        'decisions.risk_level',
-        'decisions.label',
-        'decisions.label_source',
-        'decisions.outcome',
-        'decisions.shadow_version',
-        'decisions.shadow_score',
-        'decisions.policy_version',
-        'decisions.request',
-        'reviews.reason as review_reason',
-        'reviews.sample_rate as review_sample_rate',
-        'reviews.resolution as review_resolution',
-      ])
-      .where('decisions.environment', '=', environment)
-      .where('decisions.kind', '=', 'score')
-      .where('decisions.features', 'is not', null);
-    if (window.since !== undefined) q = q.where('decisions.created_at', '>=', window.since);
-    if (window.until !== undefined) q = q.where('decisions.created_at', '<', window.until);
-    if (after) {
-      const { at, id } = after;
-      q = q.where((eb) =>
-        eb.or([
-          eb('decisions.created_at', '>', at),
-          eb.and([eb('decisions.created_at', '=', at), eb('decisions.id', '>', id)]),
-        ]),
-      );
-    }
-    const rows = await q.orderBy('decisions.created_at').orderBy('decisions.id').limit(PAGE).execute();
+    const rows = await scoredWithFeaturesPage(db, environment, window, after, PAGE);
     if (rows.length > 0) {
       yield rows.map((r) => ({
         subject_id: r.subject_id,

@@ -1,12 +1,14 @@
 // Claiming and releasing reviews (docs/api.md, "Reviews"). A claim is one conditional UPDATE whose
 // WHERE holds the state it was taken from (open, a lapsed claim, or the caller's own claim),
 // checked by the rows it changed, so of two principals claiming at once exactly one wins on either
-// store, with no lock held between statements.
+// store, with no lock held between statements. A claim or release that changed the review is an
+// audit-log entry (`review.claimed`, `review.released`) in the same transaction as the change.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { ownerFilter } from '../http/route.ts';
-import { CLAIM_LAPSE_MS, type ReviewJoined } from './schemas.ts';
-import { claimable, findReview, visibleReviews, type Viewer } from './queue.ts';
+import type { Auditor } from '../audit-log/auditor.ts';
+import type { ReviewJoined } from './schemas.ts';
+import { findReview } from './queue.ts';
+import { claimCandidates, claimRow, releaseRow, type Viewer } from './repository.ts';
 
 export type ClaimOutcome =
   { kind: 'claimed'; row: ReviewJoined } | { kind: 'not_found' } | { kind: 'held'; by: string } | { kind: 'resolved' };
@@ -21,25 +23,9 @@ export async function claimReview(
   viewer: Viewer,
   id: string,
   renew = true,
+  audit?: Auditor,
 ): Promise<ClaimOutcome> {
-  const { principal, now } = viewer;
-  let update = db
-    .updateTable('reviews')
-    .set({ status: 'claimed', assignee: principal.id, claimed_at: now })
-    .where('id', '=', id)
-    .where('environment', '=', principal.environment)
-    .where((eb) =>
-      eb.or([
-        eb('status', '=', 'open'),
-        eb.and([
-          eb('status', '=', 'claimed'),
-          eb.or([eb('claimed_at', '<=', now - CLAIM_LAPSE_MS), ...(renew ? [eb('assignee', '=', principal.id)] : [])]),
-        ]),
-      ]),
-    );
-  const owner = ownerFilter(principal);
-  if (owner !== undefined) update = update.where('owner_client_id', '=', owner);
-  const changed = Number((await update.executeTakeFirst()).numUpdatedRows ?? 0);
+  const changed = await audited(db, audit, 'review.claimed', id, (trx) => claimRow(trx, viewer, id, renew));
   const row = await findReview(db, viewer, id);
   if (!row) return { kind: 'not_found' };
   if (changed > 0) return { kind: 'claimed', row };
@@ -79,22 +65,16 @@ export async function claimNext(
   db: Kysely<Database>,
   viewer: Viewer,
   filter: NextFilter = {},
+  audit?: Auditor,
 ): Promise<ReviewJoined | undefined> {
   for (let pass = 0; pass < PASSES; pass++) {
-    let q = claimable(visibleReviews(db, viewer), viewer.now);
-    if (filter.outcome !== undefined) q = q.where('reviews.outcome', '=', filter.outcome);
-    if (filter.entityId !== undefined) q = q.where('reviews.entity_id', '=', filter.entityId);
-    const candidates = await q
-      .orderBy('reviews.due_at', 'asc')
-      .orderBy('reviews.id', 'asc')
-      .limit(CANDIDATES)
-      .execute();
+    const candidates = await claimCandidates(db, viewer, filter, CANDIDATES);
     if (candidates.length === 0) return undefined;
     const start = pass === 0 ? 0 : Math.floor(Math.random() * candidates.length);
     for (let i = 0; i < candidates.length; i++) {
       const candidate = candidates[(start + i) % candidates.length]!;
       // Only from a free state: a review this caller already holds (say, from another tab) is not "next".
-      const outcome = await claimReview(db, viewer, candidate.id, false);
+      const outcome = await claimReview(db, viewer, candidate.id, false, audit);
       if (outcome.kind === 'claimed') return outcome.row;
     }
   }
@@ -108,24 +88,35 @@ export type ReleaseOutcome =
  * Gives the viewer's claim back: the review is open again, for anyone's `next`. Only the holder
  * releases its claim (an admin any); a review already open (or whose claim lapsed) stays open.
  */
-export async function releaseReview(db: Kysely<Database>, viewer: Viewer, id: string): Promise<ReleaseOutcome> {
-  const { principal } = viewer;
-  const owner = ownerFilter(principal);
-  let update = db
-    .updateTable('reviews')
-    .set({ status: 'open', assignee: null, claimed_at: null })
-    .where('id', '=', id)
-    .where('environment', '=', principal.environment)
-    .where('status', '=', 'claimed');
-  // an admin (who sees every client's reviews) may free any claim; anyone else only its own
-  if (owner !== undefined)
-    update = update
-      .where('owner_client_id', '=', owner)
-      .where((eb) => eb.or([eb('assignee', '=', principal.id), eb('claimed_at', '<=', viewer.now - CLAIM_LAPSE_MS)]));
-  await update.execute();
+export async function releaseReview(
+  db: Kysely<Database>,
+  viewer: Viewer,
+  id: string,
+  audit?: Auditor,
+): Promise<ReleaseOutcome> {
+  await audited(db, audit, 'review.released', id, (trx) => releaseRow(trx, viewer, id));
   const row = await findReview(db, viewer, id);
   if (!row) return { kind: 'not_found' };
   if (row.status === 'resolved') return { kind: 'resolved' };
   if (row.status === 'claimed') return { kind: 'held', by: row.assignee ?? '' };
   return { kind: 'released', row };
+}
+
+/**
+ * Runs `change` (an UPDATE answering the rows it changed) and, when it changed the review, writes
+ * `action`'s entry in the same transaction; without an auditor, the UPDATE alone as before.
+ */
+async function audited(
+  db: Kysely<Database>,
+  audit: Auditor | undefined,
+  action: 'review.claimed' | 'review.released',
+  id: string,
+  change: (db: Kysely<Database>) => Promise<number>,
+): Promise<number> {
+  if (!audit) return change(db);
+  return db.transaction().execute(async (trx) => {
+    const changed = await change(trx);
+    if (changed > 0) await audit(trx, { action, target: `review:${id}` });
+    return changed;
+  });
 }

@@ -12,6 +12,7 @@ import { chunks } from '../store/chunks.ts';
 import { ruleStatsOff } from '../rules/stats-thread.ts';
 import type { DeskDay } from './desk-schemas.ts';
 import { assembleDays, topRules, type DecisionGroup } from './desk-figures.ts';
+import { decisionDayGroups, fraudPassedPage } from '../audit/decision-stats-repository.ts';
 
 const DAY_MS = 86_400_000;
 const MAX_ANALYSTS = 100;
@@ -33,19 +34,6 @@ const round4 = (n: number) => Math.round(n * 10_000) / 10_000;
 
 /** The UTC day number of a time column: integer division on both stores (times are never negative). */
 const dayNumber = (column: string): RawBuilder<number> => sql<number>`${sql.ref(column)} / ${sql.lit(DAY_MS)}`;
-
-/** The score decisions of the window the caller may see. */
-function decisionsOf(db: Db, w: Window) {
-  return db
-    .selectFrom('decisions')
-    .leftJoin('reviews', (j) =>
-      j.onRef('reviews.decision_id', '=', 'decisions.id').on('reviews.environment', '=', w.environment),
-    )
-    .where('decisions.environment', '=', w.environment)
-    .where('decisions.kind', '=', 'score')
-    .where('decisions.created_at', '>=', w.since)
-    .$if(w.owner !== undefined, (q) => q.where('decisions.owner_client_id', '=', w.owner!));
-}
 
 /** The reviews the caller may see. */
 function reviewsOf(db: Db, w: Window) {
@@ -97,12 +85,7 @@ async function medianMinutes(db: Db, w: Window, group: RawBuilder<unknown>): Pro
 
 /** Score decisions per day, outcome, label and their review's verdict: the outcomes and the labelled ones' fates. */
 async function decisionGroups(db: Db, w: Window): Promise<DecisionGroup[]> {
-  const day = dayNumber('decisions.created_at');
-  const columns = ['decisions.outcome', 'decisions.label', 'reviews.resolution'] as const;
-  const rows = await decisionsOf(db, w)
-    .select((eb) => [day.as('day'), ...columns, eb.fn.countAll<number>().as('n')])
-    .groupBy([day, ...columns])
-    .execute();
+  const rows = await decisionDayGroups(db, w);
   return rows.map((r) => ({
     day: num(r.day),
     outcome: r.outcome ?? null,
@@ -120,25 +103,7 @@ async function fraudPassed(db: Db, w: Window): Promise<Map<number, Map<string, n
   const out = new Map<number, Map<string, number>>();
   let after: { at: number; id: string } | undefined;
   for (;;) {
-    let q = decisionsOf(db, w)
-      .select(['decisions.id', 'decisions.created_at', 'decisions.request'])
-      .where('decisions.label', '=', 'fraud')
-      .where((eb) =>
-        eb.or([
-          eb('decisions.outcome', '=', 'approve'),
-          eb.and([eb('decisions.outcome', 'in', ['review', 'hold']), eb('reviews.resolution', '=', 'approve')]),
-        ]),
-      );
-    if (after) {
-      const { at, id } = after;
-      q = q.where((eb) =>
-        eb.or([
-          eb('decisions.created_at', '>', at),
-          eb.and([eb('decisions.created_at', '=', at), eb('decisions.id', '>', id)]),
-        ]),
-      );
-    }
-    const rows = await q.orderBy('decisions.created_at').orderBy('decisions.id').limit(PAGE).execute();
+    const rows = await fraudPassedPage(db, w, after, PAGE);
     for (const r of rows) {
       const money = requestMoney(r.request);
       if (!money) continue;

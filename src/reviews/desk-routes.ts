@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Store } from '../store/db.ts';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import { deskDay } from './desk-day.ts';
 import { DeskDaySchema, type DeskDay } from './desk-schemas.ts';
 
@@ -43,16 +43,13 @@ export function deskRoutes({
         querystring: DeskQuery,
         response: {
           200: DeskDaySchema,
-          400: ProblemSchema,
-          401: ProblemSchema,
-          403: ProblemSchema,
-          429: ProblemSchema,
+          ...problemResponses(400, 401, 403, 429),
         },
       },
       handler: async (request) => {
         const allowed = await budget(request);
         if (!allowed.isAllowed && allowed.isExceeded)
-          throw new ApiError(429, 'rate_limited', `At most ${PER_MINUTE} a minute; ask again when the window resets.`, {
+          throw new ApiError('rate_limited', `At most ${PER_MINUTE} a minute; ask again when the window resets.`, {
             headers: { 'retry-after': String(allowed.ttlInSeconds) },
           });
         const { environment } = request.principal;

@@ -5,16 +5,18 @@
 // resolving at once exactly one wins, the other gets 409.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import type { Environment } from '../lib/principal.ts';
-import { ownerFilter } from '../http/route.ts';
-import { ApiError } from '../http/problem.ts';
+import { Conflict, Forbidden, Invalid, NotFound } from '../lib/domain-errors.ts';
 import { applyReviewLabel, checkLabelNote } from '../audit/labels.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import type { Auditor } from '../audit-log/auditor.ts';
 import { CLAIM_LAPSE_MS, reviewRecord, type ReviewRecord } from './schemas.ts';
-import { findReview, type Viewer } from './queue.ts';
+import { findReview } from './queue.ts';
+import type { Viewer } from './repository.ts';
 import { ListConflictError, ListNotFoundError, ListValueError, addListEntries } from '../rules/lists.ts';
+import { listKind } from '../rules/list-repository.ts';
+import { resolveRow } from './repository.ts';
 
 export interface Resolution {
   resolution: 'approve' | 'decline';
@@ -25,7 +27,7 @@ export interface Resolution {
 
 export interface ResolveDeps {
   db: Kysely<Database>;
-  feed: RevocationFeed;
+  feed: ChangeFeed;
   /** whether the environment's active policy opens the list to reviewers (its `reviewLists`) */
   reviewListOpen: (environment: Environment, list: string) => boolean;
   /** the resolution's audit log entry goes through it, in the resolution's transaction */
@@ -38,23 +40,21 @@ export interface ResolveDeps {
  */
 function checkListWrite(deps: ResolveDeps, principal: Viewer['principal'], list: string): void {
   if (principal.scopes.has('rules:write') || deps.reviewListOpen(principal.environment, list)) return;
-  throw new ApiError(
-    403,
-    'insufficient_scope',
+  throw new Forbidden(
     'add_to_list needs the rules:write scope, or a list the active policy opens to reviewers (reviewLists).',
+    'insufficient_scope',
   );
 }
 
-/** What addListEntries refuses, as the list routes answer it. */
+/** What addListEntries refuses, said of the resolution's add_to_list field. */
 function listError(err: unknown): never {
   if (err instanceof ListNotFoundError) throw listProblem('names no list of this environment');
   if (err instanceof ListValueError) throw listProblem(`cannot hold this entity: ${err.message}`);
-  if (err instanceof ListConflictError) throw new ApiError(409, 'conflict', err.message);
+  if (err instanceof ListConflictError) throw new Conflict(err.message);
   throw err;
 }
 
-const listProblem = (message: string) =>
-  new ApiError(400, 'validation_failed', `add_to_list ${message}.`, { errors: [{ field: 'add_to_list', message }] });
+const listProblem = (message: string) => new Invalid(`add_to_list ${message}.`, [{ field: 'add_to_list', message }]);
 
 /**
  * The label a resolution gives: the one asked for, or fraud for a decline. An approve without a
@@ -79,51 +79,24 @@ export async function resolveReview(
   const listName = body.add_to_list;
 
   await db.transaction().execute(async (trx) => {
-    let update = trx
-      .updateTable('reviews')
-      .set({
-        status: 'resolved',
-        resolution: body.resolution,
-        resolution_label: label,
-        note,
-        added_to_list: listName ?? null,
-        resolved_at: now,
-        resolved_by: principal.id,
-        assignee: principal.id,
-      })
-      .where('id', '=', id)
-      .where('environment', '=', principal.environment)
-      .where('status', '<>', 'resolved')
-      .where((eb) =>
-        eb.or([
-          eb('status', '=', 'open'),
-          eb('claimed_at', '<=', now - CLAIM_LAPSE_MS),
-          eb('assignee', '=', principal.id),
-        ]),
-      );
-    const owner = ownerFilter(principal);
-    if (owner !== undefined) update = update.where('owner_client_id', '=', owner);
-    const changed = Number((await update.executeTakeFirst()).numUpdatedRows ?? 0);
+    const changed = await resolveRow(trx, viewer, id, {
+      resolution: body.resolution,
+      label,
+      note,
+      addedToList: listName ?? null,
+    });
     const row = await findReview(trx, viewer, id);
-    if (!row) throw new ApiError(404, 'not_found', 'No such review.');
+    if (!row) throw new NotFound('No such review.');
     if (changed === 0) {
-      if (row.status === 'resolved') throw new ApiError(409, 'conflict', 'This review is already resolved.');
-      throw new ApiError(
-        409,
-        'conflict',
+      if (row.status === 'resolved') throw new Conflict('This review is already resolved.');
+      throw new Conflict(
         `This review is claimed by ${row.assignee}; its claim lapses ${new Date(Number(row.claimed_at) + CLAIM_LAPSE_MS).toISOString()}.`,
       );
     }
     // An API or event label stays (src/audit/labels.ts): the review is resolved all the same.
     const labelled = label !== null && (await applyReviewLabel(trx, row.decision_id, label, note, principal.id, now));
     if (listName !== undefined) {
-      const list = await trx
-        .selectFrom('lists')
-        .select(['kind'])
-        .where('environment', '=', principal.environment)
-        .where('name', '=', listName)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
+      const list = await listKind(trx, principal.environment, listName);
       if (!list) throw listProblem('names no list of this environment');
       if (list.kind !== 'entity')
         throw listProblem(`names a list of kind ${list.kind}; the entity can only be added to an entity list`);

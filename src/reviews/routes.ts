@@ -6,12 +6,13 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import type { Store } from '../store/db.ts';
 import { principalAuditor } from '../audit-log/auditor.ts';
+import { resolveActors } from '../audit-log/actors.ts';
 import type { Environment, Principal } from '../lib/principal.ts';
 import { NoContent, defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
 import {
   ListQuery,
@@ -25,13 +26,16 @@ import {
   type ReviewJoined,
 } from './schemas.ts';
 import { claimNext, claimReview, QueueContendedError, releaseReview } from './claims.ts';
-import { cursorOf, decodeCursor, findReview, listReviews, visibleReviews, type Viewer } from './queue.ts';
+import { cursorOf, decodeCursor, findReview, listReviews } from './queue.ts';
+import { otherOpenReviews, type Viewer } from './repository.ts';
 import { resolutionLabel, resolveReview } from './resolve.ts';
 import { reviewStats } from './stats.ts';
+import { decisionById } from '../audit/decision-repository.ts';
+import { entityLabelCounts } from '../audit/decision-history-repository.ts';
 
 export interface ReviewRouteOptions {
   store: Store;
-  feed: RevocationFeed;
+  feed: ChangeFeed;
   /** whether the environment's active policy opens a list to reviewers (its `reviewLists`) */
   reviewListOpen: (environment: Environment, list: string) => boolean;
   /** a resolution that labels its decision spends one of the caller's labels a minute (429 beyond) */
@@ -39,40 +43,20 @@ export interface ReviewRouteOptions {
 }
 
 const Params = Type.Object({ id: Type.String({ maxLength: 64 }) });
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
-const notFound = () => new ApiError(404, 'not_found', 'No such review.');
+const problems = problemResponses(400, 401, 403, 404);
+const notFound = () => new ApiError('not_found', 'No such review.');
 const viewer = (principal: Principal): Viewer => ({ principal, now: Date.now() });
 
 /** What a review's page shows beside it: its decision, the entity's other open reviews, and the entity's labels. */
 async function detail(db: Kysely<Database>, v: Viewer, row: ReviewJoined) {
-  const decision = await db
-    .selectFrom('decisions')
-    .selectAll()
-    .where('id', '=', row.decision_id)
-    .executeTakeFirstOrThrow();
-  const others = await visibleReviews(db, v)
-    .where('reviews.entity_id', '=', row.entity_id)
-    .where('reviews.id', '<>', row.id)
-    .where('reviews.status', '<>', 'resolved')
-    .orderBy('reviews.due_at', 'asc')
-    .orderBy('reviews.id', 'asc')
-    .limit(20)
-    .execute();
-  let labels = db
-    .selectFrom('decisions')
-    .select((eb) => ['label', eb.fn.countAll<string | number>().as('n')])
-    .where('environment', '=', v.principal.environment)
-    .where('kind', '=', 'score')
-    .where('subject_id', '=', row.entity_id)
-    .where('label', 'is not', null)
-    .groupBy('label');
-  const owner = ownerFilter(v.principal);
-  if (owner !== undefined) labels = labels.where('owner_client_id', '=', owner);
+  const decision = await decisionById(db, row.decision_id);
+  const others = await otherOpenReviews(db, v, row.entity_id, row.id);
+  const labels = entityLabelCounts(db, v.principal.environment, row.entity_id, ownerFilter(v.principal));
   const counts = { fraud: 0, legit: 0 };
-  for (const l of await labels.execute()) if (l.label === 'fraud' || l.label === 'legit') counts[l.label] = Number(l.n);
+  for (const l of await labels) if (l.label === 'fraud' || l.label === 'legit') counts[l.label] = Number(l.n);
   return {
     ...reviewRecord(row, v.now),
-    decision: reviewDecision(decision),
+    decision: reviewDecision(decision, await resolveActors(db, [decision.labelled_by])),
     other_open_reviews: others.map((o) => reviewRecord(o, v.now)),
     entity_labels: counts,
   };
@@ -98,7 +82,7 @@ export function reviewRoutes({ store, feed, reviewListOpen, chargeLabel }: Revie
         const q = request.query;
         const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
         if (q.cursor !== undefined && !after)
-          throw new ApiError(400, 'validation_failed', 'cursor is not one this listing returned.', {
+          throw new ApiError('validation_failed', 'cursor is not one this listing returned.', {
             errors: [{ field: 'cursor', message: 'is not a cursor of this listing' }],
           });
         const v = viewer(request.principal);
@@ -160,7 +144,7 @@ export function reviewRoutes({ store, feed, reviewListOpen, chargeLabel }: Revie
         description:
           'Optional body `{"outcome", "entity_id"}`: the queue filters of GET /api/v1/reviews. 204 means no review is left to claim; 503 with Retry-After means every one this call tried went to other reviewers first (ask again). Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).',
         body: NextBody,
-        response: { 200: ReviewSchema, 204: NoContent, 503: ProblemSchema, ...problems },
+        response: { 200: ReviewSchema, 204: NoContent, ...problemResponses(503), ...problems },
       },
       preValidation: async (request) => {
         request.body ??= {};
@@ -168,9 +152,9 @@ export function reviewRoutes({ store, feed, reviewListOpen, chargeLabel }: Revie
       handler: async (request, reply) => {
         const v = viewer(request.principal);
         const filter = { outcome: request.body.outcome, entityId: request.body.entity_id };
-        const row = await claimNext(db, v, filter).catch((err: unknown) => {
+        const row = await claimNext(db, v, filter, principalAuditor(store, request.principal)).catch((err: unknown) => {
           if (err instanceof QueueContendedError)
-            throw new ApiError(503, 'unavailable', err.message, { headers: { 'retry-after': '1' } });
+            throw new ApiError('unavailable', err.message, { headers: { 'retry-after': '1' } });
           throw err;
         });
         if (!row) return reply.code(204).send();
@@ -190,14 +174,14 @@ export function reviewRoutes({ store, feed, reviewListOpen, chargeLabel }: Revie
         tags: ['reviews'],
         summary: 'Claim a review for 15 minutes (409 while another principal holds it)',
         params: Params,
-        response: { 200: ReviewSchema, 409: ProblemSchema, ...problems },
+        response: { 200: ReviewSchema, ...problemResponses(409), ...problems },
       },
       handler: async (request) => {
         const v = viewer(request.principal);
-        const outcome = await claimReview(db, v, request.params.id);
+        const outcome = await claimReview(db, v, request.params.id, true, principalAuditor(store, request.principal));
         if (outcome.kind === 'not_found') throw notFound();
-        if (outcome.kind === 'resolved') throw new ApiError(409, 'conflict', 'This review is already resolved.');
-        if (outcome.kind === 'held') throw new ApiError(409, 'conflict', `This review is claimed by ${outcome.by}.`);
+        if (outcome.kind === 'resolved') throw new ApiError('conflict', 'This review is already resolved.');
+        if (outcome.kind === 'held') throw new ApiError('conflict', `This review is claimed by ${outcome.by}.`);
         request.log.info(
           { event: 'review_claimed', review_id: outcome.row.id, principal_id: v.principal.id },
           'review claimed',
@@ -214,14 +198,14 @@ export function reviewRoutes({ store, feed, reviewListOpen, chargeLabel }: Revie
         tags: ['reviews'],
         summary: "Give a claim back: the review is open again for anyone's next (409 while another principal holds it)",
         params: Params,
-        response: { 200: ReviewSchema, 409: ProblemSchema, ...problems },
+        response: { 200: ReviewSchema, ...problemResponses(409), ...problems },
       },
       handler: async (request) => {
         const v = viewer(request.principal);
-        const outcome = await releaseReview(db, v, request.params.id);
+        const outcome = await releaseReview(db, v, request.params.id, principalAuditor(store, request.principal));
         if (outcome.kind === 'not_found') throw notFound();
-        if (outcome.kind === 'resolved') throw new ApiError(409, 'conflict', 'This review is already resolved.');
-        if (outcome.kind === 'held') throw new ApiError(409, 'conflict', `This review is claimed by ${outcome.by}.`);
+        if (outcome.kind === 'resolved') throw new ApiError('conflict', 'This review is already resolved.');
+        if (outcome.kind === 'held') throw new ApiError('conflict', `This review is claimed by ${outcome.by}.`);
         request.log.info(
           { event: 'review_released', review_id: outcome.row.id, principal_id: v.principal.id },
           'review released',
@@ -241,7 +225,7 @@ export function reviewRoutes({ store, feed, reviewListOpen, chargeLabel }: Revie
           "A resolution that labels the decision spends one label of the caller's budget (VOUCH_LABELS_PER_MINUTE, shared with POST /api/v1/labels): 429 rate_limited with Retry-After beyond it, and nothing is resolved. Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).",
         params: Params,
         body: ResolveBody,
-        response: { 200: ReviewSchema, 409: ProblemSchema, 429: ProblemSchema, ...problems },
+        response: { 200: ReviewSchema, ...problemResponses(409, 429), ...problems },
       },
       handler: async (request) => {
         const v = viewer(request.principal);

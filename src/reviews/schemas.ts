@@ -5,6 +5,10 @@ import { Type, type Static } from 'typebox';
 import { StringEnum } from '../http/validation.ts';
 import { LabelSchema, labelObject } from '../audit/labels.ts';
 import type { DecisionsTable, ReviewsTable } from '../store/schema.ts';
+import type { Actor } from '../lib/principal.ts';
+import { actorIn, type Actors } from '../audit-log/actors.ts';
+import { nullableActor } from '../audit-log/schemas.ts';
+import { decodeFeaturesOrNull } from '../model/feature-vector.ts';
 
 /** A claim not resolved within this long lapses: the review is open again for anyone. */
 export const CLAIM_LAPSE_MS = 15 * 60_000;
@@ -47,6 +51,10 @@ export const ReviewSchema = Type.Object(
     assignee: nullable(Type.String(), {
       description: 'the principal holding the claim (while it has not lapsed), or who resolved it',
     }),
+    assignee_name: nullable(Type.String(), {
+      description:
+        "the assignee's name: the user's name for a person, the client's name for a machine client; null when no one holds it",
+    }),
     claimed_at: nullable(time),
     claim_expires_at: nullable(time, {
       description: 'when the claim lapses (15 minutes after it was taken) unless resolved',
@@ -59,6 +67,7 @@ export const ReviewSchema = Type.Object(
     added_to_list: nullable(Type.String()),
     resolved_at: nullable(time),
     resolved_by: nullable(Type.String()),
+    resolved_by_actor: nullableActor('`resolved_by` named as it is now: `{type, id, name}`; null while unresolved'),
     owner_client_id: Type.String(),
   },
   { $id: 'Review' },
@@ -147,7 +156,13 @@ export const StatsSchema = Type.Object({
 });
 
 /** A review row joined with the decision columns its record shows. */
-export type ReviewJoined = ReviewsTable & Pick<DecisionsTable, 'result' | 'risk_level' | 'request' | 'rules'>;
+export type ReviewJoined = ReviewsTable &
+  Pick<DecisionsTable, 'result' | 'risk_level' | 'request' | 'rules'> & {
+    /** the name of whoever `resolved_by` (else `assignee`) names: a user's, else a client's (queue.ts) */
+    assignee_name?: string | null;
+    /** `resolved_by` named (queue.ts resolves a page's at once); else named by its id */
+    resolved_by_actor?: Actor | null;
+  };
 
 const iso = (ms: number | null | undefined) =>
   ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString();
@@ -188,6 +203,7 @@ export function reviewRecord(row: ReviewJoined, now: number): ReviewRecord {
     due_at: iso(row.due_at)!,
     overdue: !resolved && Number(row.due_at) < now,
     assignee: resolved ? (row.resolved_by ?? row.assignee) : held ? row.assignee : null,
+    assignee_name: resolved || held ? (row.assignee_name ?? null) : null,
     claimed_at: held ? iso(row.claimed_at) : null,
     claim_expires_at: held ? iso(Number(row.claimed_at) + CLAIM_LAPSE_MS) : null,
     resolution: resolved ? (row.resolution as ReviewRecord['resolution']) : null,
@@ -196,23 +212,25 @@ export function reviewRecord(row: ReviewJoined, now: number): ReviewRecord {
     added_to_list: row.added_to_list,
     resolved_at: iso(row.resolved_at),
     resolved_by: row.resolved_by,
+    resolved_by_actor: row.resolved_by_actor ?? actorIn(new Map(), row.resolved_by),
     owner_client_id: row.owner_client_id,
   };
 }
 
 /** The decision as a review's detail shows it. */
-export function reviewDecision(row: DecisionsTable): Static<typeof ReviewDecision> {
+export function reviewDecision(row: DecisionsTable, actors: Actors): Static<typeof ReviewDecision> {
   return {
     id: row.id,
     created_at: iso(row.created_at)!,
     policy_version: row.policy_version,
     outcome: row.outcome ?? null,
     result: parse<unknown>(row.result, null),
-    features: parse<Record<string, number> | null>(row.features, null),
+    // stored as an array or as the object of names (model/feature-vector.ts): shown as the object
+    features: decodeFeaturesOrNull(row.features) as Record<string, number> | null,
     request: parse<Record<string, unknown> | null>(row.request, null),
     rules: parse<unknown[]>(row.rules, []),
     shadow_rules: parse<unknown[]>(row.shadow_rules, []),
     trade_id: row.trade_id ?? null,
-    label: labelObject(row),
+    label: labelObject(row, actors),
   };
 }

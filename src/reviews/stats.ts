@@ -6,6 +6,7 @@ import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { Static } from 'typebox';
 import type { StatsSchema } from './schemas.ts';
+import { countReviewLabels } from '../audit/decision-history-repository.ts';
 
 export type ReviewStats = Static<typeof StatsSchema>;
 
@@ -81,13 +82,6 @@ async function reviewLabelsSinceLastFit(
     .where('environment', '=', environment)
     .where('source', '=', 'fit')
     .executeTakeFirst();
-  let q = db
-    .selectFrom('decisions')
-    .select((eb) => eb.fn.countAll<string | number>().as('n'))
-    .where('environment', '=', environment)
-    .where('kind', '=', 'score')
-    .where('label_source', '=', 'review');
-  if (fit?.at !== null && fit?.at !== undefined) q = q.where('labelled_at', '>', Number(fit.at));
-  if (owner !== undefined) q = q.where('owner_client_id', '=', owner);
-  return Number((await q.executeTakeFirst())?.n ?? 0);
+  const since = fit?.at !== null && fit?.at !== undefined ? Number(fit.at) : undefined;
+  return countReviewLabels(db, environment, since, owner);
 }

@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { Ring } from '../model/ring.ts';
+import { subjectsDecidedFor } from '../audit/decision-history-repository.ts';
 
 /**
  * Events read to learn which identifiers the client linked: past this many, the rest count as
@@ -36,14 +37,7 @@ async function entitiesSent(
       .where('entity_id', 'in', ids)
       .where('client_id', '=', clientId)
       .execute(),
-    db
-      .selectFrom('decisions')
-      .select('subject_id')
-      .distinct()
-      .where('environment', '=', env)
-      .where('subject_id', 'in', ids)
-      .where('owner_client_id', '=', clientId)
-      .execute(),
+    subjectsDecidedFor(db, env, clientId, ids),
   ]);
   return new Set([...events.map((r) => r.entity_id), ...decisions.map((r) => r.subject_id)]);
 }

@@ -4,7 +4,7 @@
 // environment's rows are read (docs/api.md, "Integration" test mode).
 import { Type } from 'typebox';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import type { Store } from '../store/db.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
@@ -13,7 +13,7 @@ import { readNeighbourhood } from './read.ts';
 import { redactRing, unredacted } from './redact.ts';
 import { ownerFilter } from '../http/route.ts';
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+const problems = problemResponses(400, 401, 403, 404, 429);
 
 /** The response's node cap; the read goes further so that `truncated` is known. */
 const GRAPH_MAX_NODES = 200;
@@ -117,7 +117,7 @@ export function ringRoutes({ store, policies, requireHashedIds = false }: RingRo
           .where('entity_id', '=', id)
           .executeTakeFirst();
         if (!root || Number(root.version) === 0)
-          throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
+          throw new ApiError('not_found', 'This entity has no recorded history.');
         const caps: RingCaps = {
           ...GRAPH_CAPS,
           depth: request.query.depth ?? 2,

@@ -3,7 +3,7 @@
 // entity ids, and the log, unlike the list, is never erased.
 import { loggableText, type AuditNote } from '../audit-log/auditor.ts';
 import type { RuleBody } from './compile.ts';
-import type { ListRow } from './list-reads.ts';
+import type { ListRow } from './list-repository.ts';
 
 interface RuleState {
   id: string;

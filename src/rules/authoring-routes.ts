@@ -3,14 +3,14 @@
 import { Type } from 'typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { Store } from '../store/db.ts';
 import { SIGNAL_NAMES } from '../model/policy.ts';
 import { checkRule, type RuleBody } from './compile.ts';
 import { inspectAst } from './engine-ast.ts';
 import { ruleEnvironment } from './cel-env.ts';
-import { listKinds } from './repository.ts';
+import { listKinds } from './list-repository.ts';
 import { CheckBody, FieldProblem, StatsQuery } from './schemas.ts';
 import { STATS_MAX_ROWS, variables, type RuleStats } from './stats.ts';
 import { ruleStatsOff } from './stats-thread.ts';
@@ -30,7 +30,7 @@ function readsOf(condition: string): string[] {
   }
 }
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
+const problems = problemResponses(400, 401, 403, 404);
 
 /** Rule statistics a principal may ask for a minute (each reads up to STATS_MAX_ROWS decisions). */
 const STATS_PER_MINUTE = 30;
@@ -58,7 +58,6 @@ export function ruleAuthoringRoutes({
     const allowed = await statsBudget(request);
     if (!allowed.isAllowed && allowed.isExceeded) {
       throw new ApiError(
-        429,
         'rate_limited',
         `At most ${STATS_PER_MINUTE} rule statistics a minute; ask again when the window resets.`,
         { headers: { 'retry-after': String(allowed.ttlInSeconds) } },
@@ -156,7 +155,7 @@ export function ruleAuthoringRoutes({
               }),
             ),
           }),
-          429: ProblemSchema,
+          ...problemResponses(429),
           ...problems,
         },
       },

@@ -6,6 +6,9 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from '@bufbuild/re2';
 import type { RuleFacts } from '../model/outcomes.ts';
+import { EntityObject, LazyActivation, SignalsObject, type Activation } from './predicate-activation.ts';
+
+export type { Activation };
 
 /**
  * Save-time bounds (docs/rules.md, "Limits" and "Cost"). cel-js has no run-time cost limit, so the
@@ -79,14 +82,19 @@ export function runProgram(
 }
 
 function inList(name: string, value: string): boolean {
+  return listCall(lookupNow, logNow, name, value);
+}
+
+/** One in_list call, as cel-js and a compiled predicate (predicate.ts) both make it: looked up, and recorded. */
+export function listCall(lookup: ListLookupFn, log: InListCall[] | null, name: string, value: string): boolean {
   // a lookup that throws is a bug of the caller's, not of the rule: count it as absent
   let result = false;
   try {
-    result = lookupNow(name, value) === true;
+    result = lookup(name, value) === true;
   } catch {
     result = false;
   }
-  if (logNow !== null && logNow.length < 20) logNow.push({ name, value, result });
+  if (log !== null && log.length < 20) log.push({ name, value, result });
   return result;
 }
 
@@ -112,31 +120,6 @@ function re2Matches(text: string, pattern: string): boolean {
   return compileRegex(pattern).test(text);
 }
 
-/** Entity facts as a CEL object type: a misspelt field is a save-time error. */
-class EntityObject {
-  account_age_days: number;
-  completed_trades: number;
-  chargebacks: number;
-  fraud_reports: number;
-  disputes_lost: number;
-  first_seen_at: unknown;
-  constructor(e: Partial<RuleFacts['entity']> | undefined) {
-    this.account_age_days = num(e?.account_age_days);
-    this.completed_trades = num(e?.completed_trades);
-    this.chargebacks = num(e?.chargebacks);
-    this.fraud_reports = num(e?.fraud_reports);
-    this.disputes_lost = num(e?.disputes_lost);
-    this.first_seen_at = e?.first_seen_at ?? null;
-  }
-}
-/**
- * Signals as a CEL object type with one double per signal of the policy, so `signals.nope` is
- * refused when saved. cel-js finds the type by `constructor` and reads fields with `obj[key]`, so
- * an activation's signals are one Object.assign over a per-environment prototype holding a 0 for
- * every signal — "0 when not present" without a store per name on every score.
- */
-class SignalsObject {}
-
 const ENTITY_FIELDS = {
   account_age_days: 'double',
   completed_trades: 'double',
@@ -145,6 +128,28 @@ const ENTITY_FIELDS = {
   disputes_lost: 'double',
   first_seen_at: 'dyn',
 } as const;
+
+/**
+ * The variables a condition reads and their CEL types (docs/rules.md, "Variables"): the one list of
+ * roots, which the environment registers, the AST walk (engine-ast.ts) and the console's examples
+ * (variables.ts) recognise, and the lazy activation (predicate-activation.ts) provides.
+ */
+const VARIABLE_TYPES = {
+  entity_id: 'string',
+  amount: 'double',
+  currency: 'string',
+  // double or null: `dyn`, so `amount_ref != null && amount_ref > 2` checks; a comparison with null is a run-time
+  // error (no match)
+  amount_ref: 'dyn',
+  context: 'map<string, dyn>',
+  entity: 'Entity',
+  signals: 'Signals',
+  score: 'double',
+  risk_level: 'string',
+  safe_amount: 'dyn',
+} as const satisfies Record<keyof LazyActivation & keyof RuleFacts, string>;
+
+export const VARIABLE_ROOTS: ReadonlySet<string> = new Set(Object.keys(VARIABLE_TYPES));
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -196,24 +201,13 @@ export function ruleEnvironment(signalNames: readonly string[]): RuleEnvironment
   })
     .registerType('Entity', { ctor: EntityObject, fields: { ...ENTITY_FIELDS } })
     .registerType('Signals', { ctor: SignalsObject, fields: Object.fromEntries(names.map((n) => [n, 'double'])) })
-    .registerVariable('entity_id', 'string')
-    .registerVariable('amount', 'double')
-    .registerVariable('currency', 'string')
-    // double or null: `dyn`, so `amount_ref != null && amount_ref > 2` checks; a comparison with null is a run-time
-    // error (no match)
-    .registerVariable('amount_ref', 'dyn')
-    .registerVariable('context', 'map<string, dyn>')
-    .registerVariable('entity', 'Entity')
-    .registerVariable('signals', 'Signals')
-    .registerVariable('score', 'double')
-    .registerVariable('risk_level', 'string')
-    .registerVariable('safe_amount', 'dyn')
     .registerFunction('in_list(string, string): bool', inList, {
       description: 'whether the value is on the named list',
     })
     .registerFunction('re2_matches(string, string): bool', re2Matches, {
       description: 'RE2 (linear-time) search of the text for the literal pattern',
     });
+  for (const [name, type] of Object.entries(VARIABLE_TYPES)) env.registerVariable(name, type);
   registerMixedNumbers(env);
   const signalDefaults = Object.create(SignalsObject.prototype) as Record<string, number>;
   for (const name of names) signalDefaults[name] = 0;
@@ -241,34 +235,10 @@ function registerMixedNumbers(env: Environment): void {
 }
 
 /**
- * What a condition sees. evaluateRules builds one per score and environment and shares it between
- * rules; nothing caches it by facts, since a caller (a replay) may reuse and refill a facts object.
+ * What a condition sees: built once per score and environment by evaluateRules and shared between
+ * rules, each root computed when a rule first reads it (predicate-activation.ts). Nothing caches
+ * it by facts, since a caller (a replay) may reuse and refill a facts object.
  */
-export type Activation = Record<string, unknown>;
-
 export function activationFor(renv: RuleEnvironment, facts: RuleFacts): Activation {
-  const signals = Object.create(renv.signalDefaults) as Record<string, unknown>;
-  if (facts.signals) Object.assign(signals, facts.signals);
-  const context = facts.context ?? {};
-  return {
-    entity_id: facts.entity_id,
-    amount: num(facts.amount),
-    currency: facts.currency,
-    amount_ref: facts.amount_ref == null ? null : num(facts.amount_ref),
-    // cel-js reads only own members of a plain object; anything else is copied into one without a prototype
-    context:
-      Object.getPrototypeOf(context) === Object.prototype
-        ? context
-        : Object.assign(Object.create(null) as Record<string, unknown>, context),
-    entity: new EntityObject(facts.entity),
-    signals,
-    score: num(facts.score),
-    risk_level: facts.risk_level,
-    safe_amount: facts.safe_amount == null ? null : num(facts.safe_amount),
-  };
-}
-
-/** CEL doubles are JS numbers; anything else (a stored string, undefined) becomes NaN, which compares false. */
-function num(v: unknown): number {
-  return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : Number.NaN;
+  return new LazyActivation(facts, renv.signalDefaults);
 }

@@ -7,13 +7,14 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Option, type Command } from 'commander';
 import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
-import { RevocationFeed } from '../auth/revocation.ts';
+import { ChangeFeed } from '../store/change-feed.ts';
 import { loadConfig, type Config } from '../config/env.ts';
 import type { Store } from '../store/db.ts';
 import { addListEntries, ListValueError, normaliseValues } from './lists.ts';
 import { auditorFor, cliActor } from '../audit-log/auditor.ts';
-import { getList } from './list-reads.ts';
-import { listRules, parseBody } from './repository.ts';
+import { getList } from './list-repository.ts';
+import { listRules } from './repository.ts';
+import { parseBody } from './rule-body.ts';
 import { MAX_VALUES_PER_REQUEST, RULE_STATUSES, type ListKind, type RuleStatus } from './schemas.ts';
 
 interface RulesCliSupport {
@@ -146,7 +147,7 @@ export async function importListFile(
     summary.rejected++;
     if (summary.failures.length < 100) summary.failures.push({ line, reason });
   };
-  const feed = new RevocationFeed(store);
+  const feed = new ChangeFeed(store);
   const audit = auditorFor(store, environment, cliActor());
   let batch: FileEntry[] = [];
   const inBatch = new Set<string>();

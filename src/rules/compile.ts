@@ -15,6 +15,7 @@ import {
 } from './cel-env.ts';
 import { inspectAst, lineColumn, resolvePath } from './engine-ast.ts';
 import { checkExpression, errorSummary, findListLiteral, type Checked, type RuleProblem } from './check-expression.ts';
+import { compilePredicate, runPredicate } from './predicate.ts';
 
 export interface RuleBody {
   name: string;
@@ -129,16 +130,33 @@ export function listsNamed(condition: string): string[] {
   }
 }
 
-/** Internal: evaluation against a prepared activation, so evaluateRules builds it once per score. */
-export const EVALUATE_WITH = new WeakMap<
-  CompiledRule,
-  { renv: RuleEnvironment; run: (activation: Activation, lists: ListLookup) => RuleEvaluation }
->();
+interface Internal {
+  renv: RuleEnvironment;
+  run: (activation: Activation, lists: ListLookup) => RuleEvaluation;
+  /** whether the condition runs as a compiled predicate (predicate.ts) or in cel-js */
+  compiled: boolean;
+}
+/** a property of each compiled rule, not enumerable (a rule's JSON and equality ignore it); cheaper than a map */
+const INTERNAL = Symbol('evaluate with');
 
-/** Compiles a stored rule version; throws an Error listing the problems when it does not check. */
+/** Internal: evaluation against a prepared activation, so evaluateRules builds it once per score. */
+export function internalOf(rule: CompiledRule): Internal | undefined {
+  return (rule as { [INTERNAL]?: Internal })[INTERNAL];
+}
+
+/** Whether a rule's condition runs as a compiled predicate (false: cel-js evaluates it). */
+export function isCompiledPredicate(rule: CompiledRule): boolean {
+  return internalOf(rule)?.compiled === true;
+}
+
+/**
+ * Compiles a stored rule version; throws an Error listing the problems when it does not check.
+ * `predicates: false` keeps every condition in cel-js (the benches' baseline in the same run).
+ */
 export function compileRule(
   stored: { id: string; version: number; status: 'active' | 'shadow'; body: RuleBody },
   signalNames: readonly string[],
+  options: { predicates?: boolean } = {},
 ): CompiledRule {
   const { body } = stored;
   const analysis = analyse(body, signalNames);
@@ -154,17 +172,22 @@ export function compileRule(
   const sites = condition.inspection.inLists;
 
   const records = condition.inspection.listNames.length > 0;
+  const predicate = options.predicates === false ? null : compilePredicate(condition.program.ast, renv.signalNames);
   const run = (activation: Activation, lists: ListLookup): RuleEvaluation => {
-    let matched: unknown;
     const inLists: InListCall[] | null = records ? [] : null;
-    try {
-      matched = runProgram(condition.program, activation, lists, inLists);
-    } catch (err) {
-      return { matched: false, reads: {}, cap: null, error: `condition: ${errorSummary(err)}` };
+    let matched: unknown = predicate === null ? undefined : runPredicate(predicate, activation, lists, inLists);
+    if (matched === undefined) {
+      // not compiled, or a case the predicate leaves to cel-js (an error: its message is cel-js's)
+      if (inLists !== null) inLists.length = 0;
+      try {
+        matched = runProgram(condition.program, activation, lists, inLists);
+      } catch (err) {
+        return { matched: false, reads: {}, cap: null, error: `condition: ${errorSummary(err)}` };
+      }
     }
     if (matched !== true) {
       return matched === false
-        ? { matched: false, reads: {}, cap: null }
+        ? NOT_MATCHED
         : { matched: false, reads: {}, cap: null, error: 'condition: did not return a bool' };
     }
     const reads = readsOf(activation, lists, inLists);
@@ -189,11 +212,11 @@ export function compileRule(
     inLists: readonly InListCall[] | null,
   ): Record<string, unknown> => {
     const reads: Record<string, unknown> = {};
-    for (const p of paths) reads[p.key] = plain(resolvePath(activation, p.segments));
+    for (const p of paths) reads[p.key] = plain(resolvePath(activation as unknown as Activated, p.segments));
     const covered = new Set<string>();
     for (const site of sites) {
       if (!site.path) continue;
-      const value = resolvePath(activation, site.path.segments);
+      const value = resolvePath(activation as unknown as Activated, site.path.segments);
       const result = typeof value === 'string' ? safeLookup(lists, site.list, value) : false;
       reads[`in_list(${site.list}, ${site.path.key})`] = result;
       if (typeof value === 'string') covered.add(`${site.list}\u0000${value}`);
@@ -229,9 +252,16 @@ export function compileRule(
       }
     },
   };
-  EVALUATE_WITH.set(rule, { renv, run });
+  const internal: Internal = { renv, run, compiled: predicate !== null };
+  Object.defineProperty(rule, INTERNAL, { value: internal });
   return rule;
 }
+
+/** The evaluation of every rule that did not match without an error: one object, never changed. */
+const NOT_MATCHED: RuleEvaluation = Object.freeze({ matched: false, reads: Object.freeze({}), cap: null });
+
+/** an activation as resolvePath walks it: its roots are getters (predicate-activation.ts) */
+type Activated = Record<string, unknown>;
 
 function safeLookup(lists: ListLookup, name: string, value: string): boolean {
   try {

@@ -12,7 +12,7 @@ import {
   type ShadowMatch,
 } from '../model/outcomes.ts';
 import { RULE_LIMITS, activationFor, type Activation, type RuleEnvironment } from './cel-env.ts';
-import { EVALUATE_WITH, type CompiledRule, type ListLookup, type RuleEvaluation } from './compile.ts';
+import { internalOf, type CompiledRule, type ListLookup, type RuleEvaluation } from './compile.ts';
 
 interface Matched {
   rule: CompiledRule;
@@ -98,7 +98,7 @@ function evaluateOne(
   lists: ListLookup,
   shared: { env: RuleEnvironment | null; activation: Activation | null },
 ): RuleEvaluation {
-  const internal = EVALUATE_WITH.get(rule);
+  const internal = internalOf(rule);
   if (!internal) return rule.evaluate(facts, lists);
   try {
     if (internal.renv !== shared.env || shared.activation === null) {

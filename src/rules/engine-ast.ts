@@ -3,21 +3,8 @@
 // chains), the list names in_list reads, the RE2 patterns to compile, and the variable paths the
 // condition reads — computed once when a rule is compiled, so `reads` costs nothing to locate.
 import type { ASTNode } from '@marcbachmann/cel-js';
-import { RULE_LIMITS, compileRegex } from './cel-env.ts';
+import { RULE_LIMITS, VARIABLE_ROOTS, compileRegex } from './cel-env.ts';
 import { PAYMENT_METHODS } from '../model/types.ts';
-
-const VARIABLE_NAMES: ReadonlySet<string> = new Set([
-  'entity_id',
-  'amount',
-  'currency',
-  'amount_ref',
-  'context',
-  'entity',
-  'signals',
-  'score',
-  'risk_level',
-  'safe_amount',
-]);
 
 /** Variables whose values the score request's schema fixes. */
 const ENUM_VARIABLES: ReadonlyMap<string, readonly string[]> = new Map([['context.payment_method', PAYMENT_METHODS]]);
@@ -80,7 +67,7 @@ export function inspectAst(root: ASTNode): Inspection {
       case 'value':
         return;
       case 'id':
-        if (VARIABLE_NAMES.has(node.args) && !bound.has(node.args)) addPath({ key: node.args, segments: [node.args] });
+        if (VARIABLE_ROOTS.has(node.args) && !bound.has(node.args)) addPath({ key: node.args, segments: [node.args] });
         return;
       case '.':
       case '.?':
@@ -230,7 +217,7 @@ function memberName(node: ASTNode): string | null {
 }
 
 function idPath(node: ASTNode, bound: ReadonlySet<string>): ReadPath | null {
-  if (node.op !== 'id' || !VARIABLE_NAMES.has(node.args) || bound.has(node.args)) return null;
+  if (node.op !== 'id' || !VARIABLE_ROOTS.has(node.args) || bound.has(node.args)) return null;
   return { key: node.args, segments: [node.args] };
 }
 

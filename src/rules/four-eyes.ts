@@ -6,14 +6,16 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import type { Principal } from '../lib/principal.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import { deferIfFourEyes, type ChangeApplier } from '../changes/four-eyes.ts';
 import type { ChangeView } from '../changes/schemas.ts';
-import { getRule, listKinds, patchedBody, rulesNamingList, updateRule, type RulePatch } from './repository.ts';
+import { getRule, rulesNamingList, updateRule } from './repository.ts';
+import { patchedBody, type RulePatch } from './rule-body.ts';
+import { listKinds } from './list-repository.ts';
 import { deleteList, ListConflictError, ListNotFoundError } from './lists.ts';
-import { getList } from './list-reads.ts';
+import { getList } from './list-repository.ts';
 import { RULES_FEED_KIND } from './revisions.ts';
-import { checkOrThrow, listErrors, ruleErrors } from './route-support.ts';
+import { checkOrThrow } from './route-support.ts';
 
 /** What an approval applies: the PATCH as it was sent, on the version it was sent for. */
 interface RuleActivationPayload {
@@ -64,16 +66,16 @@ export async function deferListDeletion(
     target: `list:${name}`,
     payload: { name },
     check: async () => {
-      if (!(await getList(store.db, principal.environment, name))) listErrors(new ListNotFoundError(`no list ${name}`));
+      if (!(await getList(store.db, principal.environment, name))) throw new ListNotFoundError(`no list ${name}`);
       const naming = await rulesNamingList(store.db, principal.environment, name);
       if (naming.length > 0)
-        listErrors(new ListConflictError(`list ${name} is named by ${naming.length} active or shadow rule(s)`, naming));
+        throw new ListConflictError(`list ${name} is named by ${naming.length} active or shadow rule(s)`, naming);
     },
   });
 }
 
 /** How an approved rule activation or list deletion is applied: as its request, by its requester, checked again. */
-export function ruleAppliers({ feed }: { feed: RevocationFeed }): {
+export function ruleAppliers({ feed }: { feed: ChangeFeed }): {
   rule_activation: ChangeApplier;
   list_deletion: ChangeApplier;
 } {
@@ -91,13 +93,13 @@ export function ruleAppliers({ feed }: { feed: RevocationFeed }): {
         audit,
         expectVersion: base_version,
       };
-      await updateRule(trx, feed, c, change.target.slice('rule:'.length), patch, checkOrThrow).catch(ruleErrors);
+      await updateRule(trx, feed, c, change.target.slice('rule:'.length), patch, checkOrThrow);
       return announced(change.environment);
     },
     async list_deletion(trx: Transaction<Database>, change, audit) {
       const { name } = change.payload as { name: string };
       const c = { environment: change.environment, by: change.requestedBy.id, now: Date.now(), audit };
-      await deleteList(trx, feed, c, name).catch(listErrors);
+      await deleteList(trx, feed, c, name);
       return announced(change.environment);
     },
   };

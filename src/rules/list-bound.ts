@@ -1,10 +1,11 @@
 // The bound on what an environment's lists hold (docs/api.md, "Rules and lists"): entries not
 // removed and their values' characters, counted by each list with its changes (031_list_held) so
 // an add checks a few list rows, never a count of entries; expired entries are swept, in slices,
-// only when an add would pass it.
+// only when an add would pass it. The statements are list-repository.ts's.
 import type { Environment } from '../lib/principal.ts';
 import { chunks } from '../store/chunks.ts';
 import type { Db } from './revisions.ts';
+import { expiredValues, heldByLists, liveListIds, moveHeld, removeAtExpiry } from './list-repository.ts';
 
 /**
  * What an environment's lists may hold over all their lists: present entries, and their values'
@@ -19,28 +20,6 @@ export interface ListBound {
   chars: number;
 }
 
-/**
- * What the environment's lists hold (entries not removed and their values' characters), from the
- * counts each list keeps with its changes (031_list_held): a few rows, never a count of entries.
- */
-async function held(db: Db, environment: Environment): Promise<{ entries: number; chars: number }> {
-  const row = await db
-    .selectFrom('lists')
-    .select((eb) => [eb.fn.sum<number>('held_entries').as('entries'), eb.fn.sum<number>('held_chars').as('chars')])
-    .where('environment', '=', environment)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return { entries: Number(row?.entries ?? 0), chars: Number(row?.chars ?? 0) };
-}
-
-export function moveHeld(db: Db, listId: string, entries: number, chars: number) {
-  return db
-    .updateTable('lists')
-    .set((eb) => ({ held_entries: eb('held_entries', '+', entries), held_chars: eb('held_chars', '+', chars) }))
-    .where('id', '=', listId)
-    .execute();
-}
-
 export const charsOf = (values: readonly string[]) => values.reduce((n, v) => n + v.length, 0);
 
 /**
@@ -49,35 +28,13 @@ export const charsOf = (values: readonly string[]) => values.reduce((n, v) => n 
  * would pass the bound, so its cost is paid once per expired entry.
  */
 async function sweepExpired(db: Db, environment: Environment, now: number): Promise<void> {
-  const lists = await db
-    .selectFrom('lists')
-    .select('id')
-    .where('environment', '=', environment)
-    .where('deleted_at', 'is', null)
-    .execute();
+  const lists = await liveListIds(db, environment);
   for (const { id } of lists) {
     // in slices, so the event loop serves between them
     for (;;) {
-      const values = (
-        await db
-          .selectFrom('list_entries')
-          .select('value')
-          .where('list_id', '=', id)
-          .where('removed_at', 'is', null)
-          .where('expires_at', 'is not', null)
-          .where('expires_at', '<=', now)
-          .limit(SWEEP_SLICE)
-          .execute()
-      ).map((r) => r.value);
+      const values = await expiredValues(db, id, now, SWEEP_SLICE);
       if (values.length === 0) break;
-      for (const part of chunks(values))
-        await db
-          .updateTable('list_entries')
-          .set((eb) => ({ removed_at: eb.ref('expires_at'), removed_by: EXPIRY }))
-          .where('list_id', '=', id)
-          .where('removed_at', 'is', null)
-          .where('value', 'in', part)
-          .execute();
+      for (const part of chunks(values)) await removeAtExpiry(db, id, part, EXPIRY);
       await moveHeld(db, id, -values.length, -charsOf(values));
       if (values.length < SWEEP_SLICE) break;
     }
@@ -92,7 +49,7 @@ const EXPIRY = 'expiry';
 /** Whether what the environment's lists hold passes either bound; expired entries are swept first. */
 export async function overBound(db: Db, environment: Environment, now: number, bound: ListBound): Promise<boolean> {
   const over = (h: { entries: number; chars: number }) => h.entries > bound.entries || h.chars > bound.chars;
-  if (!over(await held(db, environment))) return false;
+  if (!over(await heldByLists(db, environment))) return false;
   await sweepExpired(db, environment, now);
-  return over(await held(db, environment));
+  return over(await heldByLists(db, environment));
 }

@@ -3,19 +3,19 @@
 // deleted from the store). Every change reaches every instance before its next request (the feed).
 import { Type, type Static } from 'typebox';
 import { NoContent, defineRoute, type RouteDefinition } from '../http/route.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses, ProblemSchema } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
 import type { Environment, Principal } from '../lib/principal.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import type { Store } from '../store/db.ts';
 import { addListEntries, createList, deleteList, removeListEntry } from './lists.ts';
-import { listErrors as mapErrors } from './route-support.ts';
 import { deferListDeletion } from './four-eyes.ts';
 import { principalAuditor } from '../audit-log/auditor.ts';
+import { actorIn, resolveActors, type Actors } from '../audit-log/actors.ts';
 import { ChangeSchema } from '../changes/schemas.ts';
 import { LIST_BOUND } from './list-bound.ts';
 import { HIDDEN_CHARACTERS_MESSAGE, hasHiddenCharacters } from '../lib/plain-text.ts';
-import { getList, listEntries, listLists, presentCounts, type ListRow } from './list-reads.ts';
+import { getList, listEntries, listLists, presentCounts, type ListRow } from './list-repository.ts';
 import { RULES_FEED_KIND } from './revisions.ts';
 import {
   AddEntriesBody,
@@ -32,7 +32,8 @@ import {
 
 const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
 
-function listView(row: ListRow, entries: number): Static<typeof ListSchema> {
+/** A list as answered; `actors` names its creator (resolveActors over the page's, docs/api.md "Audit log"). */
+function listView(row: ListRow, entries: number, actors: Actors): Static<typeof ListSchema> {
   return {
     name: row.name,
     kind: row.kind as ListKind,
@@ -40,10 +41,11 @@ function listView(row: ListRow, entries: number): Static<typeof ListSchema> {
     entries,
     created_at: iso(row.created_at),
     created_by: row.created_by,
+    created_by_actor: actorIn(actors, row.created_by),
   };
 }
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
+const problems = problemResponses(400, 401, 403, 404);
 const ConflictProblem = Type.Object({
   ...ProblemSchema.properties,
   rules: Type.Optional(
@@ -59,7 +61,7 @@ export function listRoutes({
   requireHashedIds = false,
 }: {
   store: Store;
-  feed: RevocationFeed;
+  feed: ChangeFeed;
   requireHashedIds?: boolean;
 }): RouteDefinition[] {
   const db = store.db;
@@ -74,7 +76,7 @@ export function listRoutes({
 
   async function requireList(environment: Environment, name: string): Promise<ListRow> {
     const row = await getList(db, environment, name);
-    if (!row) throw new ApiError(404, 'not_found', 'No such list in this environment.');
+    if (!row) throw new ApiError('not_found', 'No such list in this environment.');
     return row;
   }
 
@@ -87,19 +89,19 @@ export function listRoutes({
         tags,
         summary: 'Create a typed list (entity, identifier, country, string or payment_method)',
         body: CreateListBody,
-        response: { 201: ListSchema, 409: ProblemSchema, ...problems },
+        response: { 201: ListSchema, ...problemResponses(409), ...problems },
       },
       handler: async (request, reply) => {
         const { principal } = request;
         const { description } = request.body;
         if (description !== undefined && hasHiddenCharacters(description, { lines: true }))
-          throw new ApiError(400, 'validation_failed', `description ${HIDDEN_CHARACTERS_MESSAGE}.`, {
+          throw new ApiError('validation_failed', `description ${HIDDEN_CHARACTERS_MESSAGE}.`, {
             errors: [{ field: 'description', message: HIDDEN_CHARACTERS_MESSAGE }],
           });
-        const row = await createList(db, feed, change(principal), request.body).catch(mapErrors);
+        const row = await createList(db, feed, change(principal), request.body);
         await announce(principal.environment);
         reply.code(201).header('location', `/api/v1/lists/${encodeURIComponent(row.name)}`);
-        return listView(row, 0);
+        return listView(row, 0, await resolveActors(db, [row.created_by]));
       },
     }),
 
@@ -124,8 +126,12 @@ export function listRoutes({
           page.rows.map((r) => r.id),
           Date.now(),
         );
+        const actors = await resolveActors(
+          db,
+          page.rows.map((r) => r.created_by),
+        );
         return {
-          data: page.rows.map((r) => listView(r, counts.get(r.id) ?? 0)),
+          data: page.rows.map((r) => listView(r, counts.get(r.id) ?? 0, actors)),
           next_cursor: nextCursor(page, (last) => last.name),
         };
       },
@@ -139,7 +145,7 @@ export function listRoutes({
       handler: async (request) => {
         const row = await requireList(request.principal.environment, request.params.name);
         const counts = await presentCounts(db, [row.id], Date.now());
-        return listView(row, counts.get(row.id) ?? 0);
+        return listView(row, counts.get(row.id) ?? 0, await resolveActors(db, [row.created_by]));
       },
     }),
 
@@ -160,7 +166,7 @@ export function listRoutes({
         const { principal } = request;
         const pending = await deferListDeletion(store, principal, request.params.name);
         if (pending) return reply.code(202).header('location', `/api/v1/changes/${pending.id}`).send(pending);
-        await deleteList(db, feed, change(principal), request.params.name).catch(mapErrors);
+        await deleteList(db, feed, change(principal), request.params.name);
         await announce(principal.environment);
         return reply.code(204).send();
       },
@@ -178,7 +184,7 @@ export function listRoutes({
         body: AddEntriesBody,
         response: {
           200: Type.Object({ added: Type.Integer(), already_present: Type.Integer() }),
-          409: ProblemSchema,
+          ...problemResponses(409),
           ...problems,
         },
       },
@@ -188,7 +194,7 @@ export function listRoutes({
         const now = Date.now();
         const expiresAt = expires_at === undefined ? null : Date.parse(expires_at);
         if (expiresAt !== null && !(expiresAt > now))
-          throw new ApiError(400, 'validation_failed', 'expires_at must be in the future.', {
+          throw new ApiError('validation_failed', 'expires_at must be in the future.', {
             errors: [{ field: 'expires_at', message: 'must be in the future' }],
           });
         const result = await addListEntries(
@@ -205,7 +211,7 @@ export function listRoutes({
             audit: principalAuditor(store, request.principal),
           },
           now,
-        ).catch(mapErrors);
+        );
         await announce(environment);
         return result;
       },
@@ -229,12 +235,17 @@ export function listRoutes({
         const row = await requireList(request.principal.environment, request.params.name);
         const { limit = 100, cursor } = request.query;
         const page = await listEntries(db, row.id, Date.now(), limit, cursor);
+        const actors = await resolveActors(
+          db,
+          page.rows.map((e) => e.added_by),
+        );
         return {
           data: page.rows.map((e) => ({
             value: e.value,
             reason: e.reason,
             added_at: iso(e.added_at),
             added_by: e.added_by,
+            added_by_actor: actorIn(actors, e.added_by),
             expires_at: e.expires_at === null ? null : iso(e.expires_at),
           })),
           next_cursor: nextCursor(page, (last) => last.value),
@@ -254,7 +265,7 @@ export function listRoutes({
       },
       handler: async (request, reply) => {
         const { principal } = request;
-        await removeListEntry(db, feed, change(principal), request.params.name, request.params.value).catch(mapErrors);
+        await removeListEntry(db, feed, change(principal), request.params.name, request.params.value);
         await announce(principal.environment);
         return reply.code(204).send();
       },

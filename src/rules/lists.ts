@@ -3,12 +3,13 @@
 // a rule test reads each list as it was at each decision's time (replay-lists.ts). A deleted list
 // keeps its entries for the same reason (deleted_at), and its name can be taken again. Every change
 // moves the environment's rule_revisions and records a `rules` feed row in its transaction
-// (revisions.ts ruleChange), so every instance applies it from its next request.
+// (revisions.ts ruleChange), so every instance applies it from its next request. The statements
+// are list-repository.ts's.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
-import type { FieldError } from '../http/problem.ts';
+import { recordChange, type ChangeFeed } from '../store/change-feed.ts';
+import { Conflict, Invalid, NotFound, RAW_IDENTIFIER_DETAIL, type FieldError } from '../lib/domain-errors.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
@@ -17,29 +18,54 @@ import { isCountryCode } from '../model/currency.ts';
 import { PAYMENT_METHODS } from '../model/types.ts';
 import { hashedIdErrors, rawIdentifierErrors } from '../model/identifier-schemas.ts';
 import { rulesNamingList } from './repository.ts';
-import { bumpRevision, ruleChange, RULES_FEED_KIND, type Db } from './revisions.ts';
+import { ruleChange, RULES_FEED_KIND, type Db } from './revisions.ts';
+import { bumpRevision } from './rule-revision-repository.ts';
 import type { ListKind } from './schemas.ts';
-import { getList, type ListRow } from './list-reads.ts';
-import { charsOf, LIST_BOUND, moveHeld, overBound, type ListBound } from './list-bound.ts';
+import {
+  endEntries,
+  entriesAddedSince,
+  getList,
+  insertEntries,
+  insertList,
+  markListDeleted,
+  moveHeld,
+  removePresentEntry,
+  unremovedEntries,
+  type ListRow,
+} from './list-repository.ts';
+import { charsOf, LIST_BOUND, overBound, type ListBound } from './list-bound.ts';
 import type { Auditor } from '../audit-log/auditor.ts';
 import { entriesAdded, entryRemoved, listCreated, listDeleted } from './audit-notes.ts';
 
-export class ListNotFoundError extends Error {}
-export class ListConflictError extends Error {
+/** No such list, or no such present entry on it; the message names which (the command line shows it). */
+export class ListNotFoundError extends NotFound {
+  constructor(message: string) {
+    const detail = message.startsWith('no list') ? 'No such list in this environment.' : 'No such entry on this list.';
+    super(detail, { message });
+  }
+}
+/** The list's state forbids the change; `rules`, the rules that name it, are the problem's extension. */
+export class ListConflictError extends Conflict {
   constructor(
     message: string,
     readonly rules: ReadonlyArray<{ id: string; name: string; status: string }> = [],
   ) {
-    super(message);
+    super(message, rules.length > 0 ? { extensions: { rules } } : {});
   }
 }
 /** Values a list of its kind cannot hold: raw identifiers (400 raw_identifier_rejected) or malformed values. */
-export class ListValueError extends Error {
+export class ListValueError extends Invalid {
   constructor(
     readonly raw: FieldError[],
     readonly invalid: FieldError[],
   ) {
-    super([...raw, ...invalid].map((e) => `${e.field} ${e.message}`).join('; '));
+    const [raws, first] = [raw.length > 0, invalid[0]];
+    super(
+      raws ? RAW_IDENTIFIER_DETAIL : `The values do not fit the list's kind: ${first?.field} ${first?.message}`,
+      raws ? raw : invalid,
+      raws ? 'raw_identifier_rejected' : 'validation_failed',
+      [...raw, ...invalid].map((e) => `${e.field} ${e.message}`).join('; '),
+    );
   }
 }
 
@@ -105,7 +131,7 @@ function listChanged(
 
 export async function createList(
   db: Kysely<Database>,
-  feed: Pick<RevocationFeed, 'record'>,
+  feed: Pick<ChangeFeed, 'record'>,
   c: Change,
   input: { name: string; kind: ListKind; description?: string },
 ): Promise<ListRow> {
@@ -123,7 +149,7 @@ export async function createList(
       held_entries: 0,
       held_chars: 0,
     };
-    await trx.insertInto('lists').values(row).execute();
+    await insertList(trx, row);
     await listChanged(trx, c.environment, row, 'created', c.by, c.now);
     await c.audit?.(trx, listCreated(row));
     return row;
@@ -133,7 +159,7 @@ export async function createList(
 /** Deletes the list (its entries stay, for rule tests); ListConflictError while an active or shadow rule names it. */
 export async function deleteList(
   db: Kysely<Database>,
-  feed: Pick<RevocationFeed, 'record'>,
+  feed: Pick<ChangeFeed, 'record'>,
   c: Change,
   name: string,
 ): Promise<ListRow> {
@@ -146,7 +172,7 @@ export async function deleteList(
         `list ${name} is named by ${naming.length} active or shadow rule(s): ${naming.map((r) => r.name).join(', ')}`,
         naming,
       );
-    await trx.updateTable('lists').set({ deleted_at: c.now }).where('id', '=', row.id).execute();
+    await markListDeleted(trx, row.id, c.now);
     await listChanged(trx, c.environment, row, 'deleted', c.by, c.now);
     await c.audit?.(trx, listDeleted(row));
     return { ...row, deleted_at: c.now };
@@ -160,7 +186,7 @@ interface AddOptions extends ValueOptions {
   /** a reason and expiry of each value's own, by the value as stored (a file's lines); else the two above */
   entries?: ReadonlyMap<string, { reason: string | null; expiresAt: number | null }>;
   /** records the feed row through it (with PostgreSQL's NOTIFY); else the row is written directly */
-  feed?: Pick<RevocationFeed, 'record'>;
+  feed?: Pick<ChangeFeed, 'record'>;
   /** the environment's bound (tests lower it); LIST_BOUND */
   bound?: ListBound;
   /** the addition's audit log entry (counts, never values) goes through it */
@@ -192,40 +218,19 @@ export async function addListEntries(
   const wanted = [...new Set(normaliseValues(list.kind as ListKind, values, options))];
   const present = new Map<string, number | null>();
   for (const part of chunks(wanted)) {
-    const rows = await trx
-      .selectFrom('list_entries')
-      .select(['value', 'expires_at', 'added_at'])
-      .where('list_id', '=', list.id)
-      .where('removed_at', 'is', null)
-      .where('value', 'in', part)
-      .execute();
+    const rows = await unremovedEntries(trx, list.id, part);
     for (const r of rows) present.set(r.value, r.expires_at === null ? null : Number(r.expires_at));
   }
   const expired = [...present].filter(([, exp]) => exp !== null && exp <= now).map(([v]) => v);
   // An expired entry ends at its expiry (replay reads the earlier of removal and expiry); the new one starts now.
-  for (const part of chunks(expired)) {
-    await trx
-      .updateTable('list_entries')
-      .set({ removed_at: now, removed_by: by, changed_revision: revision })
-      .where('list_id', '=', list.id)
-      .where('removed_at', 'is', null)
-      .where('value', 'in', part)
-      .execute();
-  }
+  for (const part of chunks(expired)) await endEntries(trx, list.id, part, by, revision, now);
   const renewed = new Set(expired);
   const fresh = wanted.filter((v) => !present.has(v) || renewed.has(v));
   // An entry of the value removed in this very millisecond holds (list, value, now): the new one
   // starts a millisecond later.
   const taken = new Map<string, number>();
   for (const part of chunks(fresh)) {
-    const rows = await trx
-      .selectFrom('list_entries')
-      .select(['value', (eb) => eb.fn.max('added_at').as('at')])
-      .where('list_id', '=', list.id)
-      .where('value', 'in', part)
-      .where('added_at', '>=', now)
-      .groupBy('value')
-      .execute();
+    const rows = await entriesAddedSince(trx, list.id, part, now);
     for (const r of rows) taken.set(r.value, Number(r.at) + 1);
   }
   const rows = fresh.map((value) => ({
@@ -239,7 +244,7 @@ export async function addListEntries(
     removed_by: null,
     changed_revision: revision,
   }));
-  for (const part of chunks(rows, 100)) await trx.insertInto('list_entries').values(part).execute();
+  for (const part of chunks(rows, 100)) await insertEntries(trx, part);
   await moveHeld(trx, list.id, rows.length - expired.length, charsOf(fresh) - charsOf(expired));
   const bound = options.bound ?? LIST_BOUND;
   if (rows.length > 0 && (await overBound(trx, environment, now, bound))) {
@@ -253,18 +258,14 @@ export async function addListEntries(
   await options.audit?.(trx, entriesAdded(list, result.added, result.already_present));
   if (options.feed) await options.feed.record(trx, RULES_FEED_KIND, environment);
   // Without the feed object (a caller outside the app): the row alone; processes poll for it before each request.
-  else
-    await trx
-      .insertInto('revocations')
-      .values({ kind: RULES_FEED_KIND, subject: environment, created_at: now })
-      .execute();
+  else await recordChange(trx, RULES_FEED_KIND, environment);
   return result;
 }
 
 /** Marks the value's present entry removed; ListNotFoundError when the list or a present entry is missing. */
 export async function removeListEntry(
   db: Kysely<Database>,
-  feed: Pick<RevocationFeed, 'record'>,
+  feed: Pick<ChangeFeed, 'record'>,
   c: Change,
   listName: string,
   value: string,
@@ -273,15 +274,8 @@ export async function removeListEntry(
     const list = await getList(trx, c.environment, listName);
     if (!list) throw new ListNotFoundError(`no list ${listName}`);
     const stored = list.kind === 'country' ? value.toUpperCase() : value;
-    const done = await trx
-      .updateTable('list_entries')
-      .set({ removed_at: c.now, removed_by: c.by, changed_revision: revision })
-      .where('list_id', '=', list.id)
-      .where('value', '=', stored)
-      .where('removed_at', 'is', null)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', c.now)]))
-      .executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 0) throw new ListNotFoundError(`${value} is not on list ${listName}`);
+    const done = await removePresentEntry(trx, list.id, stored, c.by, revision, c.now);
+    if (done === 0) throw new ListNotFoundError(`${value} is not on list ${listName}`);
     await moveHeld(trx, list.id, -1, -stored.length);
     await listChanged(trx, c.environment, list, 'entry_removed', c.by, c.now, { removed: 1 });
     await c.audit?.(trx, entryRemoved(list));

@@ -11,9 +11,10 @@ import { SIGNAL_NAMES } from '../model/policy.ts';
 import { compileRule, type CompiledRule, type ListLookup } from './compile.ts';
 import { evaluateRules, type RuleGuard } from './decide.ts';
 import { RULE_LIMITS } from './cel-env.ts';
-import { liveRules, parseBody } from './repository.ts';
-import { currentRevision } from './revisions.ts';
-import { entryChanges, liveLists, type EntryChange } from './list-reads.ts';
+import { liveRules } from './repository.ts';
+import { parseBody } from './rule-body.ts';
+import { currentRevision } from './rule-revision-repository.ts';
+import { entryChanges, liveLists, type EntryChange } from './list-repository.ts';
 import { MinHeap } from '../lib/min-heap.ts';
 
 interface Loaded {

@@ -4,6 +4,13 @@ import type { ASTNode } from '@marcbachmann/cel-js';
 import type { RuleBody } from './compile.ts';
 import { ruleEnvironment } from './cel-env.ts';
 
+/** What a rule test reads: the two large columns, and whether the rule reads `safe_amount` (replay.ts, StoredFacts). */
+export interface ColumnsRead {
+  features: boolean;
+  result: boolean;
+  safeAmount: boolean;
+}
+
 /**
  * Which of the two large columns a rule needs: the feature vector for `signals`, the score
  * response for `score` and `safe_amount`. Reading them is most of a test's cost (a stored score
@@ -11,7 +18,7 @@ import { ruleEnvironment } from './cel-env.ts';
  * condition and the cap counts, bound comprehension variables included: the answer may read a
  * column needlessly, never miss one. A body that does not parse needs both (it is refused anyway).
  */
-export function columnsRead(body: Pick<RuleBody, 'condition' | 'cap'>): { features: boolean; result: boolean } {
+export function columnsRead(body: Pick<RuleBody, 'condition' | 'cap'>): ColumnsRead {
   const names = new Set<string>();
   try {
     const env = ruleEnvironment([]).env;
@@ -29,7 +36,11 @@ export function columnsRead(body: Pick<RuleBody, 'condition' | 'cap'>): { featur
       }
     }
   } catch {
-    return { features: true, result: true };
+    return { features: true, result: true, safeAmount: true };
   }
-  return { features: names.has('signals'), result: names.has('score') || names.has('safe_amount') };
+  return {
+    features: names.has('signals'),
+    result: names.has('score') || names.has('safe_amount'),
+    safeAmount: names.has('safe_amount'),
+  };
 }

@@ -8,6 +8,7 @@ import type { Environment } from '../lib/principal.ts';
 import type { Database } from '../store/schema.ts';
 import type { ReplayRow } from './replay.ts';
 import type { ListEntryRow } from './replay-lists.ts';
+import { replayPage } from '../audit/decision-history-repository.ts';
 
 /** [since, until) in ms. */
 export interface ReplayWindow {
@@ -35,37 +36,7 @@ export async function* replayPages(
 ): AsyncGenerator<ReplayRow[]> {
   let after: { at: number; id: string } | undefined;
   for (;;) {
-    let q = db
-      .selectFrom('decisions')
-      .select([
-        'id',
-        'subject_id',
-        'created_at',
-        'request',
-        'feature_set',
-        'risk_level',
-        'outcome',
-        'rules',
-        'label',
-        'rule_inputs',
-      ])
-      .$if(read.features, (qb) => qb.select('features'))
-      .$if(read.result, (qb) => qb.select('result'))
-      .where('environment', '=', environment)
-      .where('kind', '=', 'score')
-      // The index range starts at the last page's end, not at the window's start: with the
-      // window's bound beside it (or the keyset as an OR alone), the planner may seek from the
-      // window's start and every page scans the index from there again (quadratic: 26 ms a page
-      // near the end of 100,000 decisions, and twice the read time over 200,000).
-      .where('created_at', '>=', after ? after.at : window.since)
-      .where('created_at', '<', window.until);
-    if (window.owner !== undefined) q = q.where('owner_client_id', '=', window.owner);
-    if (after) {
-      const { at, id } = after;
-      // With created_at >= at, "after (at, id)" is: a later time, or the same time and a later id.
-      q = q.where((eb) => eb.or([eb('created_at', '>', at), eb('id', '>', id)]));
-    }
-    const rows = await q.orderBy('created_at').orderBy('id').limit(page).execute();
+    const rows = await replayPage(db, environment, window, read, after, page);
     if (rows.length > 0) {
       yield rows.map((r) => ({
         id: r.id,

@@ -7,9 +7,23 @@
 import { OUTCOMES, type MatchedRule, type Outcome, type RuleFacts, type EntityFacts } from '../model/outcomes.ts';
 import type { CompiledRule, ListLookup } from './compile.ts';
 import type { evaluateRules } from './decide.ts';
-import { replayableFeatures, type FeatureRecord } from '../model/feature-vector.ts';
+import { decodeFeaturesOrNull, replayableFeatures, type FeatureRecord } from '../model/feature-vector.ts';
+import { storedContext, storedEntity } from '../model/stored-rule-inputs.ts';
 import type { Policy } from '../model/policy.ts';
 import type { ListHistory } from './replay-lists.ts';
+import { finite, numberIn, SAFE_AMOUNT, SCORE, storedRules } from './replay-text.ts';
+import { parseJsonObject as parse } from '../lib/json-object.ts';
+import {
+  emptyPart,
+  mergeParts,
+  MAX_EXAMPLES,
+  UNITS,
+  type RuleExample,
+  type RuleTestResult,
+  type TallyPart,
+} from './replay-merge.ts';
+
+export { MAX_EXAMPLES, type RuleTestResult } from './replay-merge.ts';
 
 /** A stored score decision as the store gives it: JSON columns still text (they cross to the worker). */
 export interface ReplayRow {
@@ -29,7 +43,10 @@ export interface ReplayRow {
   /** the matched active rules, MatchedRule[] JSON, null when none */
   rules: string | null;
   label: string | null;
-  /** {amount_ref, context, entity, safe_amount}; null for decisions made before rules existed */
+  /**
+   * {amount_ref, context, entity, safe_amount}, or its short form (model/stored-rule-inputs.ts);
+   * null for decisions made before rules existed
+   */
   rule_inputs: string | null;
 }
 
@@ -43,104 +60,100 @@ export interface ReplaySettings {
   exclude?: readonly Outcome[];
 }
 
-type LabelKey = 'fraud' | 'legit' | 'unlabelled';
-const LABEL_KEYS: readonly LabelKey[] = ['fraud', 'legit', 'unlabelled'];
-
-interface RuleExample {
-  decision_id: string;
-  created_at: string;
-  reads: Record<string, unknown>;
-  before: Outcome;
-  after: Outcome;
-  label: 'fraud' | 'legit' | null;
-  amount: number | null;
-  currency: string | null;
-}
-
-export interface RuleTestResult {
-  decisions: number;
-  matched: number;
-  /** decisions on which the condition failed at run time (counted as no match, as in a live score) */
-  errors: number;
-  /** decisions replayed without stored rule inputs (made before rules existed): what they lacked read as absent */
-  without_inputs: number;
-  /** decisions whose outcome the rule changes */
-  changed: number;
-  outcomes: { before: Record<Outcome, number>; after: Record<Outcome, number> };
-  labelled: { fraud: { matched: number; total: number }; legit: { matched: number; total: number } };
-  /** the matched decisions' amounts summed per currency (amounts of different currencies never add up) */
-  amount_matched: Record<string, number>;
-  /** `changed` and `amount_matched` of the fraud, legit and unlabelled decisions apart */
-  by_label: Record<LabelKey, { changed: number; amount_matched: Record<string, number> }>;
-  /** decisions left out because their outcome before was one the test excludes */
-  excluded: number;
-  /** what a reader of the figures should know (a list the rule reads was empty for some decisions) */
-  notes: string[];
-  /** the most recent matched decisions, newest first, with what the condition read */
-  examples: RuleExample[];
-}
-
-export const MAX_EXAMPLES = 20;
-/** The id a rule under test has when it is not stored yet: no stored decision names it. */
+/** The test's id of a rule that is not stored yet: no stored decision names it. */
 export const UNSAVED_RULE_ID = 'rule_under_test';
 
 const isOutcome = (v: unknown): v is Outcome => typeof v === 'string' && (OUTCOMES as readonly string[]).includes(v);
-const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-function parse(text: string | null): Record<string, unknown> | null {
-  if (text === null) return null;
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
+/**
+ * The facts a live score gave its rules, rebuilt from a stored decision; missing facts are absent.
+ * Each is decoded when first read: after reading the rows, decoding JSON is most of a test's work,
+ * and a condition that reads only `amount` and `entity` never parses the feature vector or the
+ * score response (docs/benchmarks.md, "Rule tests"). The rule's activation reads these getters
+ * (predicate-activation.ts); the precedence reads `safe_amount` for every decision, so it is
+ * decoded only when the rule reads it (`readsSafeAmount`, replay-columns.ts) and null otherwise.
+ */
+export class StoredFacts implements RuleFacts {
+  #request: Record<string, unknown> | undefined;
+  #inputs: Record<string, unknown> | null | undefined;
+  #context: Record<string, unknown> | undefined;
+  #signals: Record<string, number> | undefined;
+  #entity: EntityFacts | undefined;
+
+  constructor(
+    private readonly row: ReplayRow,
+    private readonly settings: ReplaySettings,
+    private readonly readsSafeAmount = true,
+  ) {}
+
+  private get request(): Record<string, unknown> {
+    return (this.#request ??= parse(this.row.request) ?? {});
+  }
+  private get inputs(): Record<string, unknown> | null {
+    if (this.#inputs === undefined) this.#inputs = parse(this.row.rule_inputs);
+    return this.#inputs;
+  }
+  get entity_id(): string {
+    return this.row.subject_id;
+  }
+  get amount(): number {
+    return finite(this.request.amount) ?? Number.NaN;
+  }
+  get currency(): string {
+    const c = this.request.currency;
+    return typeof c === 'string' ? c : '';
+  }
+  get amount_ref(): number | null {
+    return finite(this.inputs?.amount_ref);
+  }
+  get context(): Record<string, unknown> {
+    if (this.#context) return this.#context;
+    // The request summary keeps the context members an operator reads (side, payment method,
+    // countries, trade id): the short form stores only the others, and a decision made before rule
+    // inputs were stored has those.
+    const inputs = this.inputs;
+    const { amount: _a, currency: _c, ...summaryContext } = inputs?.context == null ? this.request : {};
+    return (this.#context = storedContext(inputs, summaryContext));
+  }
+  get entity(): EntityFacts {
+    // No entity facts: an empty object, so a condition reading one fails (no match) instead of
+    // reading an invented zero.
+    return (this.#entity ??= storedEntity(this.inputs, Number(this.row.created_at)) ?? ({} as EntityFacts));
+  }
+  get signals(): Record<string, number> {
+    if (this.#signals) return this.#signals;
+    // Today's definitions of the signals (features.ts), since the rule is written against them.
+    const stored = decodeFeaturesOrNull(this.row.features);
+    const values = stored ? replayableFeatures(stored, this.row.feature_set, this.settings.disputePrior) : null;
+    const signals: Record<string, number> = {};
+    if (values)
+      for (const name of this.settings.signalNames) signals[name] = finite(values[name as keyof FeatureRecord]) ?? 0;
+    return (this.#signals = signals);
+  }
+  get score(): number {
+    return numberIn(this.row.result, SCORE) ?? Number.NaN;
+  }
+  get risk_level(): string {
+    return this.row.risk_level ?? '';
+  }
+  get safe_amount(): number | null {
+    if (!this.readsSafeAmount) return null;
+    const inputs = this.inputs;
+    return inputs && 'safe_amount' in inputs ? finite(inputs.safe_amount) : numberIn(this.row.result, SAFE_AMOUNT);
+  }
+  /** The request's amount, null when it has none. */
+  get requestAmount(): number | null {
+    return finite(this.request.amount);
   }
 }
 
-// The score response is large (every signal with its description) and only two numbers of it are
-// needed: read them by pattern instead of parsing it. `"score":` and `"safe_amount":` can only
-// occur unescaped as keys (a string value escapes its quotes), and `score` comes right after
-// `entity_id`, so its first occurrence is the top-level one.
-const SCORE = /"score":(-?[0-9.eE+-]+)/;
-const SAFE_AMOUNT = /"safe_amount":(-?[0-9.eE+-]+|null)/;
-function numberIn(text: string | null, pattern: RegExp): number | null {
-  if (text === null) return null;
-  const m = pattern.exec(text);
-  if (!m || m[1] === 'null') return null;
-  return finite(Number(m[1]));
-}
-
-/** The facts a live score gave its rules, rebuilt from a stored decision; missing facts are absent. */
+/** The facts of a stored decision, whether it had rule inputs, and its amount. */
 export function factsOf(
   row: ReplayRow,
   settings: ReplaySettings,
-): { facts: RuleFacts; complete: boolean; amount: number | null } {
-  const request = parse(row.request) ?? {};
-  const inputs = parse(row.rule_inputs);
-  // Today's definitions of the signals (features.ts), since the rule is written against them.
-  const stored = parse(row.features) as FeatureRecord | null;
-  const values = stored ? replayableFeatures(stored, row.feature_set, settings.disputePrior) : null;
-  const signals: Record<string, number> = {};
-  if (values) for (const name of settings.signalNames) signals[name] = finite(values[name as keyof FeatureRecord]) ?? 0;
-  // Before rule inputs were stored, the request summary kept the context members an operator
-  // reads (side, payment method, countries, trade id): they are the context such a decision has.
-  const { amount: _a, currency: _c, ...summaryContext } = request;
-  const context = (inputs?.context as Record<string, unknown> | undefined) ?? summaryContext;
-  const facts: RuleFacts = {
-    entity_id: row.subject_id,
-    amount: finite(request.amount) ?? Number.NaN,
-    currency: typeof request.currency === 'string' ? request.currency : '',
-    amount_ref: finite(inputs?.amount_ref),
-    context,
-    // No entity facts: an empty object, so a condition reading one fails (no match) instead of
-    // reading an invented zero.
-    entity: (inputs?.entity as EntityFacts | undefined) ?? ({} as EntityFacts),
-    signals,
-    score: numberIn(row.result, SCORE) ?? Number.NaN,
-    risk_level: row.risk_level ?? '',
-    safe_amount: inputs && 'safe_amount' in inputs ? finite(inputs.safe_amount) : numberIn(row.result, SAFE_AMOUNT),
-  };
-  return { facts, complete: inputs !== null, amount: finite(request.amount) };
+): { facts: StoredFacts; complete: boolean; amount: number | null } {
+  const facts = new StoredFacts(row, settings);
+  return { facts, complete: row.rule_inputs !== null, amount: facts.requestAmount };
 }
 
 /** A stored matched rule, standing in for itself in the precedence: it matched, with its action. */
@@ -159,60 +172,18 @@ function asMatched(stored: MatchedRule): CompiledRule {
   } as CompiledRule;
 }
 
-function storedRules(text: string | null): MatchedRule[] {
-  if (text === null) return [];
-  try {
-    const v = JSON.parse(text) as unknown;
-    return Array.isArray(v)
-      ? (v as MatchedRule[]).filter((r) => r !== null && typeof r === 'object' && typeof r.id === 'string')
-      : [];
-  } catch {
-    return [];
-  }
-}
-
-const counts = (): Record<Outcome, number> =>
-  Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
-/**
- * Amounts are summed exactly, as integers of 10⁻⁸ (every currency's minor unit, BTC's included):
- * a float sum of a million two-decimal amounts shows its error (3018604.09000001).
- */
-const UNITS = 1e8;
 const units = (amount: number): bigint => BigInt(Math.round(amount * UNITS));
 
 /**
- * A rule test fed one decision at a time. The "after" outcome is the decision's outcome with the
- * tested rule active (docs/rules.md, precedence): the rule joins the rules that matched then, so an
- * override approve still loses to a stored final decline. When the decision's own rules include
- * the tested rule (an earlier version), that version is replaced, and the outcome is decided
- * again from the policy's outcome for the decision's risk level.
+ * A rule test fed one decision at a time, in the window's order. The "after" outcome is the
+ * decision's outcome with the tested rule active (docs/rules.md, precedence): the rule joins the
+ * rules that matched then, so an override approve still loses to a stored final decline. When the
+ * decision's own rules include the tested rule (an earlier version), that version is replaced, and
+ * the outcome is decided again from the policy's outcome for the decision's risk level.
  */
-/** Sums per currency, in units, as money: sorted by currency, never adding two currencies. */
-function money(sums: ReadonlyArray<[string, bigint]>): Record<string, number> {
-  const total = new Map<string, bigint>();
-  for (const [c, v] of sums) total.set(c, (total.get(c) ?? 0n) + v);
-  return Object.fromEntries([...total].sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => [c, Number(v) / UNITS]));
-}
-
 export class RuleTestTally {
-  private decisions = 0;
-  private matched = 0;
-  private errors = 0;
-  private withoutInputs = 0;
-  private changed = 0;
-  private readonly before = counts();
-  private readonly after = counts();
-  private readonly labelled = { fraud: { matched: 0, total: 0 }, legit: { matched: 0, total: 0 } };
-  private readonly amounts: Record<LabelKey, Map<string, bigint>> = {
-    fraud: new Map(),
-    legit: new Map(),
-    unlabelled: new Map(),
-  };
-  private readonly changedBy: Record<LabelKey, number> = { fraud: 0, legit: 0, unlabelled: 0 };
-  private excluded = 0;
-  private earliest = Infinity;
-  /** a ring of the last MAX_EXAMPLES matches */
-  private readonly examples: RuleExample[] = [];
+  private readonly tally: TallyPart;
+  /** the last MAX_EXAMPLES matches, a ring whose oldest entry is at nextExample once it is full */
   private nextExample = 0;
   private failed = false;
 
@@ -221,7 +192,11 @@ export class RuleTestTally {
     private readonly lists: ListHistory,
     private readonly settings: ReplaySettings,
     private readonly decide: typeof evaluateRules,
-  ) {}
+    /** whether the rule reads `safe_amount` (replay-columns.ts, columnsRead); true unless told */
+    private readonly readsSafeAmount = true,
+  ) {
+    this.tally = emptyPart(rule.lists.map((name) => [name, lists.firstEntryAt(name) ?? null]));
+  }
 
   private readonly onError = (): void => {
     this.failed = true;
@@ -232,15 +207,16 @@ export class RuleTestTally {
   }
 
   add(row: ReplayRow): void {
-    this.decisions++;
-    this.earliest = Math.min(this.earliest, row.created_at);
-    const { facts, complete, amount } = factsOf(row, this.settings);
-    if (!complete) this.withoutInputs++;
+    const t = this.tally;
+    t.decisions++;
+    if (row.created_at < t.earliest) t.earliest = row.created_at;
+    if (row.rule_inputs === null) t.without_inputs++;
     const before = isOutcome(row.outcome) ? row.outcome : this.policyOutcome(row);
     if (this.settings.exclude?.includes(before)) {
-      this.excluded++;
+      t.excluded++;
       return;
     }
+    const facts = new StoredFacts(row, this.settings, this.readsSafeAmount);
     const stored = row.outcome === null ? [] : storedRules(row.rules);
     const replaced = stored.some((r) => r.id === this.rule.id);
     const others = stored.filter((r) => r.id !== this.rule.id && r.action !== null).map(asMatched);
@@ -253,24 +229,24 @@ export class RuleTestTally {
       lookup,
       this.onError,
     );
-    if (this.failed) this.errors++;
+    if (this.failed) t.errors++;
     const match = verdict.rules.find((r) => r.id === this.rule.id);
     const after = match || replaced ? verdict.outcome : before;
-    this.before[before]++;
-    this.after[after]++;
+    t.before[before]++;
+    t.after[after]++;
     const label = row.label === 'fraud' || row.label === 'legit' ? row.label : null;
     if (after !== before) {
-      this.changed++;
-      this.changedBy[label ?? 'unlabelled']++;
+      t.changed++;
+      t.changed_by[label ?? 'unlabelled']++;
     }
-    if (label) this.labelled[label].total++;
+    if (label) t.labelled[label].total++;
     if (!match) return;
-    this.matched++;
-    if (label) this.labelled[label].matched++;
-    const currency = facts.currency === '' ? null : facts.currency;
-    if (currency !== null && amount !== null) {
-      const sums = this.amounts[label ?? 'unlabelled'];
-      sums.set(currency, (sums.get(currency) ?? 0n) + units(amount));
+    t.matched++;
+    if (label) t.labelled[label].matched++;
+    const money = { amount: facts.requestAmount, currency: facts.currency === '' ? null : facts.currency };
+    if (money.currency !== null && money.amount !== null) {
+      const sums = t.amounts[label ?? 'unlabelled'];
+      sums.set(money.currency, (sums.get(money.currency) ?? 0n) + units(money.amount));
     }
     const example: RuleExample = {
       decision_id: row.id,
@@ -279,53 +255,23 @@ export class RuleTestTally {
       before,
       after,
       label,
-      amount,
-      currency,
+      ...money,
     };
-    if (this.examples.length < MAX_EXAMPLES) this.examples.push(example);
-    else this.examples[this.nextExample] = example;
+    if (t.examples.length < MAX_EXAMPLES) t.examples.push(example);
+    else t.examples[this.nextExample] = example;
     this.nextExample = (this.nextExample + 1) % MAX_EXAMPLES;
   }
 
-  /** A list filled after the decisions it is tested on is why a list rule matches few or none. */
-  private notes(): string[] {
-    if (this.decisions === 0) return [];
-    const out: string[] = [];
-    for (const list of this.rule.lists) {
-      const first = this.lists.firstEntryAt(list);
-      if (first === undefined)
-        out.push(
-          `list "${list}" had no entries at any decision's time: each decision reads the lists as they were then`,
-        );
-      else if (first > this.earliest)
-        out.push(
-          `list "${list}" got its first entry at ${new Date(first).toISOString()}: decisions before it read it empty`,
-        );
-    }
-    return out;
+  /** The tally so far as a part (replay-merge.ts): its examples oldest first. */
+  part(): TallyPart {
+    const examples =
+      this.tally.examples.length < MAX_EXAMPLES
+        ? [...this.tally.examples]
+        : [...this.tally.examples.slice(this.nextExample), ...this.tally.examples.slice(0, this.nextExample)];
+    return { ...this.tally, examples };
   }
 
   result(): RuleTestResult {
-    // The ring's oldest entry is at nextExample once it is full: rotate, then newest first.
-    const ordered =
-      this.examples.length < MAX_EXAMPLES
-        ? [...this.examples]
-        : [...this.examples.slice(this.nextExample), ...this.examples.slice(0, this.nextExample)];
-    return {
-      decisions: this.decisions,
-      matched: this.matched,
-      errors: this.errors,
-      without_inputs: this.withoutInputs,
-      changed: this.changed,
-      outcomes: { before: { ...this.before }, after: { ...this.after } },
-      labelled: { fraud: { ...this.labelled.fraud }, legit: { ...this.labelled.legit } },
-      amount_matched: money(LABEL_KEYS.flatMap((k) => [...this.amounts[k]])),
-      by_label: Object.fromEntries(
-        LABEL_KEYS.map((k) => [k, { changed: this.changedBy[k], amount_matched: money([...this.amounts[k]]) }]),
-      ) as RuleTestResult['by_label'],
-      excluded: this.excluded,
-      notes: this.notes(),
-      examples: ordered.reverse(),
-    };
+    return mergeParts([this.part()], this.tally.lists);
   }
 }

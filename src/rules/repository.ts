@@ -3,52 +3,38 @@
 // or a list runs in one transaction that first moves the environment's rule_revisions counter —
 // which also serialises the environment's rule and list changes (the row's write lock), so a list
 // cannot be deleted while a rule naming it is saved — then writes the change, a `rules` row on
-// the revocation feed (every process reloads before its next request: revisions.ts, live.ts) and the
+// the change feed (every process reloads before its next request: revisions.ts, live.ts) and the
 // webhook.
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, RulesTable, RuleVersionsTable } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { newId } from '../lib/ids.ts';
+import { Conflict, NotFound } from '../lib/domain-errors.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
 import { listsNamed, type ListKinds, type RuleBody } from './compile.ts';
+import { listKinds } from './list-repository.ts';
 import type { RuleStatus } from './schemas.ts';
 import { ruleChange, type Db } from './revisions.ts';
 import { RULE_LIMITS } from './cel-env.ts';
 import type { Auditor } from '../audit-log/auditor.ts';
 import { ruleChanged, ruleCreated } from './audit-notes.ts';
+import { parseBody, patchedBody, storedBody, type RulePatch } from './rule-body.ts';
 
 export type RuleRow = Selectable<RulesTable>;
 export type RuleVersionRow = Selectable<RuleVersionsTable>;
 
-export class RuleNotFoundError extends Error {}
-export class RuleConflictError extends Error {}
+export class RuleConflictError extends Conflict {}
 
-export function parseBody(row: Pick<RuleRow, 'body'>): RuleBody {
-  return JSON.parse(row.body) as RuleBody;
-}
-
-/** The stored body: only the fields given, in a fixed order. */
-function storedBody(body: RuleBody): RuleBody {
-  const out: RuleBody = { name: body.name, condition: body.condition };
-  if (body.action !== undefined && body.action !== null) out.action = body.action;
-  if (body.override === true) out.override = true;
-  if (body.final === true) out.final = true;
-  if (body.cap !== undefined && body.cap !== null) out.cap = body.cap;
-  if (body.description !== undefined && body.description !== null) out.description = body.description;
-  return out;
-}
-
-/** The environment's lists (name → kind), which a condition's in_list may name. */
-export async function listKinds(db: Db, environment: Environment): Promise<ListKinds> {
-  const rows = await db
-    .selectFrom('lists')
-    .select(['name', 'kind'])
+/** A stored rule's current version and body, for POST /rules/{id}/test (test-routes.ts). */
+export function ruleToTest(db: Db, environment: Environment, id: string) {
+  return db
+    .selectFrom('rules')
+    .select(['id', 'version', 'body'])
     .where('environment', '=', environment)
-    .where('deleted_at', 'is', null)
-    .execute();
-  return new Map(rows.map((r) => [r.name, r.kind]));
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export function getRule(db: Db, environment: Environment, id: string): Promise<RuleRow | undefined> {
@@ -199,7 +185,7 @@ export type BodyCheck = (body: RuleBody, lists: ListKinds) => void;
 
 export async function createRule(
   db: Kysely<Database>,
-  feed: Pick<RevocationFeed, 'record'>,
+  feed: Pick<ChangeFeed, 'record'>,
   c: Change,
   body: RuleBody,
   status: RuleStatus,
@@ -228,24 +214,13 @@ export async function createRule(
   });
 }
 
-export interface RulePatch extends Partial<{ [K in keyof RuleBody]: RuleBody[K] | null }> {
-  status?: RuleStatus;
-}
-
-/** The body a patch gives the rule: the fields given replace the current ones (null clears one). */
-export function patchedBody(current: Pick<RuleRow, 'body'>, fields: Omit<RulePatch, 'status'>): RuleBody {
-  const merged = { ...parseBody(current) } as Record<string, unknown>;
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined) merged[k] = v;
-  return storedBody(merged as unknown as RuleBody);
-}
-
 /**
  * A new version: the fields given replace the current ones (null clears action, cap or
  * description). A retired rule is final (RuleConflictError); `retire` makes one.
  */
 export async function updateRule(
   db: Kysely<Database>,
-  feed: Pick<RevocationFeed, 'record'>,
+  feed: Pick<ChangeFeed, 'record'>,
   c: Change,
   id: string,
   patch: RulePatch,
@@ -253,7 +228,7 @@ export async function updateRule(
 ): Promise<RuleRow> {
   return ruleChange(db, feed, c.environment, async (trx) => {
     const current = await getRule(trx, c.environment, id);
-    if (!current) throw new RuleNotFoundError(`no rule ${id}`);
+    if (!current) throw new NotFound('No such rule in this environment.', { message: `no rule ${id}` });
     if (current.status === 'retired')
       throw new RuleConflictError(`rule ${id} is retired; a retired rule cannot change (create a new one)`);
     if (c.expectVersion !== undefined && current.version !== c.expectVersion)
@@ -294,7 +269,7 @@ export async function updateRule(
 
 export function retireRule(
   db: Kysely<Database>,
-  feed: Pick<RevocationFeed, 'record'>,
+  feed: Pick<ChangeFeed, 'record'>,
   c: Change,
   id: string,
 ): Promise<RuleRow> {

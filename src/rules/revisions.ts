@@ -1,38 +1,18 @@
 // The environment's rule revision (docs/api.md, "Rules and lists"): every change of a rule or a list
-// moves it first, in the change's transaction, and records a `rules` row on the revocation feed
+// moves it first, in the change's transaction, and records a `rules` row on the change feed
 // last, so that every process applies the change from its next request (live.ts).
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
+import { bumpRevision } from './rule-revision-repository.ts';
+
+// The registry reads the revision by this path; the counter's statements are rule-revision-repository.ts's.
 
 export type Db = Kysely<Database> | Transaction<Database>;
 
 /** The feed's kind for rule and list changes; its subject is the environment. */
 export const RULES_FEED_KIND = 'rules';
-
-/** Moves the environment's counter and returns its new value: the first write of every rule or list change. */
-export async function bumpRevision(trx: Db, environment: Environment): Promise<number> {
-  const row = await trx
-    .updateTable('rule_revisions')
-    .set((eb) => ({ revision: eb('revision', '+', 1) }))
-    .where('environment', '=', environment)
-    .returning('revision')
-    .executeTakeFirst();
-  if (row) return Number(row.revision);
-  // an environment the migration did not seed (it seeds live and test)
-  await trx.insertInto('rule_revisions').values({ environment, revision: 1 }).execute();
-  return 1;
-}
-
-export async function currentRevision(db: Db, environment: Environment): Promise<number> {
-  const row = await db
-    .selectFrom('rule_revisions')
-    .select('revision')
-    .where('environment', '=', environment)
-    .executeTakeFirst();
-  return Number(row?.revision ?? 0);
-}
 
 /**
  * Runs `change` as one rule or list change of the environment: the counter moved first, the feed
@@ -41,7 +21,7 @@ export async function currentRevision(db: Db, environment: Environment): Promise
  */
 export async function ruleChange<T>(
   db: Kysely<Database>,
-  feed: Pick<RevocationFeed, 'record'>,
+  feed: Pick<ChangeFeed, 'record'>,
   environment: Environment,
   change: (trx: Transaction<Database>, revision: number) => Promise<T>,
 ): Promise<T> {

@@ -5,17 +5,19 @@
 import { Type, type Static } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import { nextCursor } from '../lib/pagination.ts';
 import type { Environment, Principal } from '../lib/principal.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import type { Store } from '../store/db.ts';
 import type { RuleBody } from './compile.ts';
-import { createRule, getRule, listRules, listVersions, parseBody, retireRule, updateRule } from './repository.ts';
+import { createRule, getRule, listRules, listVersions, retireRule, updateRule } from './repository.ts';
+import { parseBody } from './rule-body.ts';
 import type { RuleRow, RuleVersionRow } from './repository.ts';
-import { checkOrThrow, ruleErrors as mapErrors } from './route-support.ts';
+import { checkOrThrow } from './route-support.ts';
 import { deferRuleChange } from './four-eyes.ts';
 import { principalAuditor } from '../audit-log/auditor.ts';
+import { actorIn, resolveActors, type Actors } from '../audit-log/actors.ts';
 import { fourEyesHolds } from '../changes/four-eyes.ts';
 import { ChangeSchema } from '../changes/schemas.ts';
 import { RULES_FEED_KIND } from './revisions.ts';
@@ -32,6 +34,7 @@ import {
 import { ruleAuthoringRoutes } from './authoring-routes.ts';
 
 const iso = (ms: number | string) => new Date(Number(ms)).toISOString();
+const ruleActorIds = (rows: readonly RuleRow[]) => rows.flatMap((r) => [r.created_by, r.updated_by]);
 
 function bodyView(body: RuleBody) {
   return {
@@ -45,7 +48,8 @@ function bodyView(body: RuleBody) {
   };
 }
 
-function ruleView(row: RuleRow): Static<typeof RuleSchema> {
+/** A rule as answered; `actors` names its `*_by` ids (resolveActors over the page's, docs/api.md "Audit log"). */
+function ruleView(row: RuleRow, actors: Actors): Static<typeof RuleSchema> {
   return {
     id: row.id,
     ...bodyView(parseBody(row)),
@@ -53,12 +57,14 @@ function ruleView(row: RuleRow): Static<typeof RuleSchema> {
     status: row.status as RuleStatus,
     created_at: iso(row.created_at),
     created_by: row.created_by,
+    created_by_actor: actorIn(actors, row.created_by),
     updated_at: iso(row.updated_at),
     updated_by: row.updated_by,
+    updated_by_actor: actorIn(actors, row.updated_by),
   };
 }
 
-function versionView(row: RuleVersionRow): Static<typeof RuleVersionSchema> {
+function versionView(row: RuleVersionRow, actors: Actors): Static<typeof RuleVersionSchema> {
   return {
     rule_id: row.rule_id,
     ...bodyView(JSON.parse(row.body) as RuleBody),
@@ -66,6 +72,7 @@ function versionView(row: RuleVersionRow): Static<typeof RuleVersionSchema> {
     status: row.status as RuleStatus,
     changed_at: iso(row.changed_at),
     changed_by: row.changed_by,
+    changed_by_actor: actorIn(actors, row.changed_by),
     reason: row.reason,
   };
 }
@@ -75,7 +82,7 @@ export { checkOrThrow } from './route-support.ts';
 
 const Page = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
   Type.Object({ data: Type.Array(item), next_cursor: Type.Union([Type.String(), Type.Null()]) });
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
+const problems = problemResponses(400, 401, 403, 404);
 
 export function ruleRoutes({
   store,
@@ -83,7 +90,7 @@ export function ruleRoutes({
   createRateLimit,
 }: {
   store: Store;
-  feed: RevocationFeed;
+  feed: ChangeFeed;
   createRateLimit: FastifyInstance['createRateLimit'];
 }): RouteDefinition[] {
   const db = store.db;
@@ -120,7 +127,7 @@ export function ruleRoutes({
         const pending = held ? await deferRuleChange(store, principal, row.id, { status: 'active' }, null) : undefined;
         if (pending) return reply.code(202).header('location', `/api/v1/changes/${pending.id}`).send(pending);
         reply.code(201).header('location', `/api/v1/rules/${encodeURIComponent(row.id)}`);
-        return ruleView(row);
+        return ruleView(row, await resolveActors(db, ruleActorIds([row])));
       },
     }),
 
@@ -141,7 +148,8 @@ export function ruleRoutes({
           limit,
           ...(cursor ? { after: cursor } : {}),
         });
-        return { data: page.rows.map(ruleView), next_cursor: nextCursor(page, (last) => last.id) };
+        const actors = await resolveActors(db, ruleActorIds(page.rows));
+        return { data: page.rows.map((r) => ruleView(r, actors)), next_cursor: nextCursor(page, (last) => last.id) };
       },
     }),
 
@@ -159,8 +167,8 @@ export function ruleRoutes({
       },
       handler: async (request) => {
         const row = await getRule(db, request.principal.environment, request.params.id);
-        if (!row) throw new ApiError(404, 'not_found', 'No such rule in this environment.');
-        return ruleView(row);
+        if (!row) throw new ApiError('not_found', 'No such rule in this environment.');
+        return ruleView(row, await resolveActors(db, ruleActorIds([row])));
       },
     }),
 
@@ -176,22 +184,20 @@ export function ruleRoutes({
           'With four eyes on rules (docs/api.md, "Four eyes"), a change that leaves the rule active with something new (activating it, or editing an active rule) waits for a second person: 202 with the pending change. Requires the `rules:write` scope and role operator or admin (an API key must have been issued with it).',
         params: RuleIdParams,
         body: PatchRuleBody,
-        response: { 200: RuleSchema, 202: ChangeSchema, 409: ProblemSchema, ...problems },
+        response: { 200: RuleSchema, 202: ChangeSchema, ...problemResponses(409), ...problems },
       },
       handler: async (request, reply) => {
         const { reason, ...patch } = request.body;
         if (Object.keys(patch).length === 0)
-          throw new ApiError(400, 'validation_failed', 'Nothing to change.', {
+          throw new ApiError('validation_failed', 'Nothing to change.', {
             errors: [{ field: '(body)', message: 'must change at least one field' }],
           });
         const { principal } = request;
         const pending = await deferRuleChange(store, principal, request.params.id, patch, reason ?? null);
         if (pending) return reply.code(202).header('location', `/api/v1/changes/${pending.id}`).send(pending);
-        const row = await updateRule(db, feed, change(principal, reason), request.params.id, patch, checkOrThrow).catch(
-          mapErrors,
-        );
+        const row = await updateRule(db, feed, change(principal, reason), request.params.id, patch, checkOrThrow);
         await announce(principal.environment);
-        return ruleView(row);
+        return ruleView(row, await resolveActors(db, ruleActorIds([row])));
       },
     }),
 
@@ -204,15 +210,13 @@ export function ruleRoutes({
         summary: 'Retire a rule: a last version, status retired, never evaluated again (final)',
         params: RuleIdParams,
         querystring: RetireQuery,
-        response: { 200: RuleSchema, 409: ProblemSchema, ...problems },
+        response: { 200: RuleSchema, ...problemResponses(409), ...problems },
       },
       handler: async (request) => {
         const { principal } = request;
-        const row = await retireRule(db, feed, change(principal, request.query.reason), request.params.id).catch(
-          mapErrors,
-        );
+        const row = await retireRule(db, feed, change(principal, request.query.reason), request.params.id);
         await announce(principal.environment);
-        return ruleView(row);
+        return ruleView(row, await resolveActors(db, ruleActorIds([row])));
       },
     }),
 
@@ -228,8 +232,12 @@ export function ruleRoutes({
       },
       handler: async (request) => {
         const rows = await listVersions(db, request.principal.environment, request.params.id);
-        if (rows.length === 0) throw new ApiError(404, 'not_found', 'No such rule in this environment.');
-        return { data: rows.map(versionView) };
+        if (rows.length === 0) throw new ApiError('not_found', 'No such rule in this environment.');
+        const actors = await resolveActors(
+          db,
+          rows.map((r) => r.changed_by),
+        );
+        return { data: rows.map((r) => versionView(r, actors)) };
       },
     }),
   ];

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { PATTERN_MESSAGE, StringEnum } from '../http/validation.ts';
 import { OUTCOMES } from '../model/outcomes.ts';
 import { RULE_LIMITS } from './cel-env.ts';
+import { actorSibling } from '../audit-log/schemas.ts';
 
 export const RULE_STATUSES = ['draft', 'shadow', 'active', 'retired'] as const;
 export type RuleStatus = (typeof RULE_STATUSES)[number];
@@ -96,16 +97,19 @@ export const RuleSchema = Type.Object({
   id: Type.String(),
   ...ruleShape,
   created_at: Time,
-  created_by: Type.String(),
+  created_by: Type.String({ description: 'the principal id that created it' }),
+  created_by_actor: actorSibling('created_by'),
   updated_at: Time,
-  updated_by: Type.String(),
+  updated_by: Type.String({ description: 'the principal id that made the current version' }),
+  updated_by_actor: actorSibling('updated_by'),
 });
 
 export const RuleVersionSchema = Type.Object({
   rule_id: Type.String(),
   ...ruleShape,
   changed_at: Time,
-  changed_by: Type.String(),
+  changed_by: Type.String({ description: 'the principal id that made this version (an approval: the requester)' }),
+  changed_by_actor: actorSibling('changed_by'),
   reason: Nullable(Type.String()),
 });
 
@@ -165,7 +169,8 @@ export const ListSchema = Type.Object({
   /** present entries (not removed, not expired) */
   entries: Type.Integer({ description: 'present entries: not removed and not expired' }),
   created_at: Time,
-  created_by: Type.String(),
+  created_by: Type.String({ description: 'the principal id that created it' }),
+  created_by_actor: actorSibling('created_by'),
 });
 
 export const ListsQuery = Type.Object(
@@ -194,7 +199,8 @@ export const EntrySchema = Type.Object({
   value: Type.String(),
   reason: Nullable(Type.String()),
   added_at: Time,
-  added_by: Type.String(),
+  added_by: Type.String({ description: 'the principal id that added it (`vouch lists import --by`: the name given)' }),
+  added_by_actor: actorSibling('added_by'),
   expires_at: Nullable(Time),
 });
 

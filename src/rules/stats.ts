@@ -1,61 +1,49 @@
 // What the console shows beside the rules (docs/api.md, "Rules and lists"): each variable with an
 // example value from the environment's most recent score decision, and each rule's matches per day.
-import { sql } from 'kysely';
 import type { Environment } from '../lib/principal.ts';
 import type { EntityFacts, MatchedRule, RuleFacts } from '../model/outcomes.ts';
 import { RULE_VARIABLES, variableExample } from './variables.ts';
 import type { Db } from './revisions.ts';
+import { latestScoreDecision, ruleMatchRows, scoredPerDay } from '../audit/decision-stats-repository.ts';
+import { decodeFeaturesOrNull } from '../model/feature-vector.ts';
+import { storedContext, storedEntity } from '../model/stored-rule-inputs.ts';
+import { parseJsonObject as parse } from '../lib/json-object.ts';
+import { finite } from './replay-text.ts';
 
 const DAY_MS = 86_400_000;
 /** The most decisions with a match the stats read: the newest first, so a busy window is cut at its oldest end. */
 export const STATS_MAX_ROWS = 200_000;
 
-const parse = (text: string | null | undefined): Record<string, unknown> | null => {
-  if (!text) return null;
-  try {
-    const v = JSON.parse(text) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-};
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-
-/** The facts a stored score decision gave its rules, from its columns (request, features, result, rule_inputs). */
+/**
+ * The facts a stored score decision gave its rules, from its columns (request, features, result, rule_inputs in
+ * either form: model/stored-rule-inputs.ts).
+ */
 async function latestFacts(
   db: Db,
   environment: Environment,
   signalNames: readonly string[],
   owner: string | undefined,
 ): Promise<RuleFacts | undefined> {
-  const row = await db
-    .selectFrom('decisions')
-    .select(['subject_id', 'request', 'features', 'result', 'risk_level', 'rule_inputs'])
-    .where('environment', '=', environment)
-    .where('kind', '=', 'score')
-    .$if(owner !== undefined, (q) => q.where('owner_client_id', '=', owner!))
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await latestScoreDecision(db, environment, owner);
   if (!row) return undefined;
   const request = parse(row.request) ?? {};
   const result = parse(row.result) ?? {};
-  const features = parse(row.features) ?? {};
+  const features: Record<string, unknown> = decodeFeaturesOrNull(row.features) ?? {};
   const inputs = parse(row.rule_inputs) ?? {};
   const signals: Record<string, number> = {};
-  for (const name of signalNames) signals[name] = num(features[name]) ?? 0;
+  for (const name of signalNames) signals[name] = finite(features[name]) ?? 0;
   const { amount: _amount, currency: _currency, ...summaryContext } = request;
   return {
     entity_id: row.subject_id,
-    amount: num(request.amount) ?? 0,
+    amount: finite(request.amount) ?? 0,
     currency: typeof request.currency === 'string' ? request.currency : '',
-    amount_ref: num(inputs.amount_ref),
-    context: (inputs.context as Record<string, unknown> | undefined) ?? summaryContext,
-    entity: (inputs.entity as EntityFacts | undefined) ?? ({} as EntityFacts),
+    amount_ref: finite(inputs.amount_ref),
+    context: storedContext(inputs, summaryContext),
+    entity: storedEntity(inputs, Number(row.created_at)) ?? ({} as EntityFacts),
     signals,
-    score: num(result.score) ?? 0,
+    score: finite(result.score) ?? 0,
     risk_level: typeof result.risk_level === 'string' ? result.risk_level : (row.risk_level ?? ''),
-    safe_amount: 'safe_amount' in inputs ? num(inputs.safe_amount) : num(result.safe_amount),
+    safe_amount: 'safe_amount' in inputs ? finite(inputs.safe_amount) : finite(result.safe_amount),
   };
 }
 
@@ -125,17 +113,7 @@ export async function ruleStats(
   owner: string | undefined,
 ): Promise<RuleStats> {
   const since = (Math.floor(now / DAY_MS) - days + 1) * DAY_MS;
-  const rows = await db
-    .selectFrom('decisions')
-    .select(['created_at', 'rules', 'shadow_rules'])
-    .where('environment', '=', environment)
-    .where('kind', '=', 'score')
-    .where('created_at', '>=', since)
-    .$if(owner !== undefined, (q) => q.where('owner_client_id', '=', owner!))
-    .where((eb) => eb.or([eb('rules', 'is not', null), eb('shadow_rules', 'is not', null)]))
-    .orderBy('created_at', 'desc')
-    .limit(STATS_MAX_ROWS + 1)
-    .execute();
+  const rows = await ruleMatchRows(db, environment, since, owner, STATS_MAX_ROWS + 1);
   const truncated = rows.length > STATS_MAX_ROWS;
   const byRule = new Map<string, { name: string; days: Map<string, { matched: number; shadow_matched: number }> }>();
   const count = (list: string | null | undefined, day: string, key: 'matched' | 'shadow_matched') => {
@@ -161,17 +139,7 @@ export async function ruleStats(
     count(row.rules, day, 'matched');
     count(row.shadow_rules, day, 'shadow_matched');
   }
-  // Integer division on both stores: the UTC day number (a literal, so select and group by are one expression).
-  const dayNumber = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
-  const perDay = await db
-    .selectFrom('decisions')
-    .select((eb) => [dayNumber.as('day'), eb.fn.countAll<number>().as('n')])
-    .where('environment', '=', environment)
-    .where('kind', '=', 'score')
-    .where('created_at', '>=', since)
-    .$if(owner !== undefined, (q) => q.where('owner_client_id', '=', owner!))
-    .groupBy(dayNumber)
-    .execute();
+  const perDay = await scoredPerDay(db, environment, since, owner);
   return {
     since: new Date(since).toISOString(),
     until: new Date(now).toISOString(),

@@ -3,7 +3,7 @@
 // update, so every instance reloads without it and the change is versioned and announced.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import { getRule, isLive, updateRule, type Change, type RuleRow } from './repository.ts';
 
 /**
@@ -12,7 +12,7 @@ import { getRule, isLive, updateRule, type Change, type RuleRow } from './reposi
  */
 export async function suspendRule(
   db: Kysely<Database>,
-  feed: Pick<RevocationFeed, 'record'>,
+  feed: Pick<ChangeFeed, 'record'>,
   c: Change,
   id: string,
   version: number,

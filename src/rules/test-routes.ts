@@ -6,7 +6,7 @@ import { parseTime } from '../http/validation.ts';
 import type { Static } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import type { Store } from '../store/db.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
@@ -15,7 +15,8 @@ import { outcomesOf } from '../model/outcome-policy.ts';
 import { storeSource } from '../store/readers.ts';
 import type { Outcome } from '../model/outcomes.ts';
 import { checkRule, listsNamed, type RuleBody } from './compile.ts';
-import { listKinds } from './repository.ts';
+import { ruleToTest } from './repository.ts';
+import { listKinds } from './list-repository.ts';
 import { UNSAVED_RULE_ID, type ReplaySettings, type RuleTestResult } from './replay.ts';
 import { columnsRead } from './replay-columns.ts';
 import { listHistoryRows, replayPages, type ReplayWindow } from './replay-store.ts';
@@ -41,32 +42,22 @@ const listsIn = (body: RuleBody): string[] => [
 
 const responses = {
   200: RuleTestSchema,
-  400: ProblemSchema,
-  401: ProblemSchema,
-  403: ProblemSchema,
-  404: ProblemSchema,
-  409: ProblemSchema,
-  503: ProblemSchema,
+  ...problemResponses(400, 401, 403, 404, 409, 503),
 };
 
 /** A crashed holder's lease outlives the test it ran by this much at most. */
 const LEASE_MARGIN_MS = 10_000;
 
 const busy = (err: RuleTestBusyError) =>
-  new ApiError(409, 'conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
+  new ApiError('conflict', err.message, { headers: { 'retry-after': String(err.retryAfterSeconds) } });
 
 /**
  * A stopped test is the caller's to change (a shorter window) or to retry: never a 500. Past its time
  * limit or failed in its worker: 503; cancelled: the caller is gone, 400 for the log.
  */
 function stopped(err: RuleTestStoppedError): ApiError {
-  if (err.reason === 'cancelled') return new ApiError(400, 'invalid_request', err.message);
-  return new ApiError(
-    503,
-    'unavailable',
-    err.message,
-    err.reason === 'failed' ? { headers: { 'retry-after': '5' } } : {},
-  );
+  if (err.reason === 'cancelled') return new ApiError('invalid_request', err.message);
+  return new ApiError('unavailable', err.message, err.reason === 'failed' ? { headers: { 'retry-after': '5' } } : {});
 }
 
 /** The window [since, until): by default the 30 days before now (or before `until`); at most 400 days. */
@@ -74,7 +65,7 @@ function testWindow(body: { since?: string; until?: string }, now: number, owner
   const until = parseTime(body.until, 'until') ?? now;
   const since = parseTime(body.since, 'since') ?? until - DEFAULT_DAYS * DAY_MS;
   const invalid = (field: string, message: string) =>
-    new ApiError(400, 'validation_failed', `${field} ${message}.`, { errors: [{ field, message }] });
+    new ApiError('validation_failed', `${field} ${message}.`, { errors: [{ field, message }] });
   if (since >= until) throw invalid('since', 'must be before until');
   if (until - since > MAX_DAYS * DAY_MS) throw invalid('since', `must be at most ${MAX_DAYS} days before until`);
   // a client replays its own decisions, as every other read of decisions (docs/api.md, "Whose data")
@@ -140,7 +131,6 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
     if (problems.length === 0) return;
     const errors = problems.map((p) => ({ field: `rule.${p.field}`, message: p.message }));
     throw new ApiError(
-      400,
       'validation_failed',
       `The rule does not check: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
       { errors },
@@ -192,13 +182,8 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
       handler: async (request, reply) => {
         const environment = request.principal.environment;
         const window = testWindow(request.body, Date.now(), ownerFilter(request.principal));
-        const row = await store.db
-          .selectFrom('rules')
-          .select(['id', 'version', 'body'])
-          .where('environment', '=', environment)
-          .where('id', '=', request.params.id)
-          .executeTakeFirst();
-        if (!row) throw new ApiError(404, 'not_found', 'No rule with this id in this environment.');
+        const row = await ruleToTest(store.db, environment, request.params.id);
+        if (!row) throw new ApiError('not_found', 'No rule with this id in this environment.');
         const body = JSON.parse(row.body) as RuleBody;
         // A stored rule may name a list deleted since: the test sees each list as it was, so any name passes here.
         checked(body, new Map(listsIn(body).map((n) => [n, 'string'])));

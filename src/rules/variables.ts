@@ -3,6 +3,7 @@
 // `dyn` so that `x != null && x > 2` type-checks. `signals.*` is expanded by the caller from the
 // policy's signal names.
 import type { RuleFacts } from '../model/outcomes.ts';
+import { VARIABLE_ROOTS } from './cel-env.ts';
 import { resolvePath } from './engine-ast.ts';
 
 export const RULE_VARIABLES: ReadonlyArray<{ name: string; type: string; description: string }> = [
@@ -56,19 +57,6 @@ export const RULE_VARIABLES: ReadonlyArray<{ name: string; type: string; descrip
     description: 'whether text contains a match of the RE2 pattern (a string literal; linear time)',
   },
 ];
-
-const VARIABLE_ROOTS = new Set([
-  'entity_id',
-  'amount',
-  'currency',
-  'amount_ref',
-  'context',
-  'entity',
-  'signals',
-  'score',
-  'risk_level',
-  'safe_amount',
-]);
 
 /**
  * The value `name` (a variable or a path such as `entity.account_age_days`, `signals.velocity_trades`,

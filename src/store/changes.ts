@@ -2,9 +2,9 @@
 // by this process's own entity writes and by commits of any other connection to the same SQLite
 // file that changed what cached reads depend on. PRAGMA data_version (a few microseconds) says that
 // another connection committed; the store_changes counter (024_change_counter: triggers on the
-// entities, identifier stats, network state and revocation feed) says whether that commit was one
-// of those, so commits that only stored decisions — the host writer's, nearly every turn — leave
-// the caches alone. PostgreSQL has no such signal, so there `supported` is false and callers ask
+// entities, identifier stats, network state and the change feed, change-feed.ts) says whether that
+// commit was one of those, so commits that only stored decisions — the host writer's, nearly every
+// turn — leave the caches alone. PostgreSQL has no such signal, so there `supported` is false and callers ask
 // the store.
 import type BetterSqlite3 from 'better-sqlite3';
 

@@ -67,8 +67,10 @@ parentPort.on('message', () => {
 
 /** How long a TRUNCATE checkpoint waits for the writer and readers before the next tick retries. */
 const TRUNCATE_WAIT_MS = 5;
+/** How long stop() waits for the thread's last checkpoint and close before it terminates the thread. */
+const STOP_WAIT_MS = 2000;
 /** VOUCH_SQLITE_WAL_LIMIT_MB's default. */
-const DEFAULT_WAL_LIMIT_BYTES = 128 * 1024 * 1024;
+export const DEFAULT_WAL_LIMIT_BYTES = 1024 * 1024 * 1024;
 
 export interface CheckpointerOptions {
   /** how often to checkpoint */
@@ -130,7 +132,17 @@ export function startCheckpointer(
         worker.once('exit', () => resolve());
       });
       worker.postMessage('stop');
-      await Promise.race([closed, new Promise((r) => setTimeout(r, 2000))]);
+      // The bound on a worker that never answers; cleared, or it would keep the process alive for
+      // its full 2 s after every stop (a server's exit, every test that stops one).
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STOP_WAIT_MS);
+      });
+      try {
+        await Promise.race([closed, bound]);
+      } finally {
+        clearTimeout(timer);
+      }
       await worker.terminate();
     },
   };

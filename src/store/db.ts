@@ -8,10 +8,9 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type LogEvent } from 'kyse
 import type { Database } from './schema.ts';
 import { migrate } from './migrations.ts';
 import { ChangeWatcher } from './changes.ts';
-import { startCheckpointer, type Checkpointer } from './checkpointer.ts';
-import { PREPARED_TEXTS } from './prepared.ts';
+import { DEFAULT_WAL_LIMIT_BYTES, startCheckpointer, type Checkpointer } from './checkpointer.ts';
+import { preparesHotShapes } from './prepared.ts';
 import { registerDirect } from './direct.ts';
-import { createHash } from 'node:crypto';
 import type { Dialect } from './dialect.ts';
 
 // BIGINT columns hold epoch milliseconds and counters, all well inside 2^53.
@@ -146,12 +145,14 @@ function openSqlite(
   handle.pragma('secure_delete = ON');
   // A 16 MiB page cache (default 2 MiB) keeps the hot aggregate pages of a large history in memory.
   handle.pragma('cache_size = -16384');
-  // Checkpoints run beside the serving connection, not inside its commits (checkpointer.ts); the
-  // WAL is cut back to 64 MiB whenever it is reset.
+  // Checkpoints run beside the serving connection, not inside its commits (checkpointer.ts). A WAL
+  // that starts over keeps its file up to the bound: cutting it back (64 MiB, as it once was) made
+  // the commit that restarts it truncate the file on the event loop, a 38–58 ms stall each time
+  // (docs/benchmarks.md, "Open loop").
   let checkpointer: Checkpointer | undefined;
   if (path !== ':memory:' && path !== '') {
     handle.pragma('wal_autocheckpoint = 0');
-    handle.pragma('journal_size_limit = 67108864');
+    handle.pragma(`journal_size_limit = ${Math.max(64 * 1024 * 1024, walLimitBytes ?? DEFAULT_WAL_LIMIT_BYTES)}`);
     if (checkpoints !== 'none') {
       checkpointer = startCheckpointer(path, () => handle.pragma('wal_autocheckpoint = 1000'), {
         ...(walLimitBytes === undefined ? {} : { walLimitBytes }),
@@ -227,33 +228,6 @@ function openSqlite(
       // Kysely closes the handle only if it ever ran a query: the direct path (direct.ts) may have run them all.
       if (handle.open) handle.close();
     },
-  };
-}
-
-const PREPARES = Symbol('vouch.prepares');
-const statementNames = new Map<string, string>();
-
-/**
- * Kysely sends every query as text; for the hot shapes (PREPARED_TEXTS) this client sends a named
- * statement instead, which node-postgres parses once per connection and then only binds: the
- * profile query's parse and plan cost PostgreSQL more than running it.
- */
-function preparesHotShapes(client: pg.PoolClient): void {
-  const target = client as pg.PoolClient & { [PREPARES]?: true };
-  if (target[PREPARES]) return;
-  target[PREPARES] = true;
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (
-    text: unknown,
-    values?: unknown,
-    ...rest: unknown[]
-  ) => {
-    if (typeof text !== 'string' || !Array.isArray(values) || !PREPARED_TEXTS.has(text))
-      return query(text, values, ...rest);
-    let name = statementNames.get(text);
-    if (!name)
-      statementNames.set(text, (name = `vouch_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
-    return query({ name, text, values }, ...rest);
   };
 }
 

@@ -6,6 +6,9 @@
 // transactions await between their statements), the caller goes through Kysely and waits its turn,
 // so it never reads another request's uncommitted writes nor writes into its transaction.
 
+/** Runs one statement inside a direct transaction: the rows of `text` (none for a statement that returns none). */
+export type DirectRun = (text: string, parameters: readonly unknown[]) => unknown[];
+
 export interface DirectSqlite {
   /** the rows of `text` (none for a statement that returns none); undefined when a transaction is open */
   run(text: string, parameters: readonly unknown[]): unknown[] | undefined;
@@ -13,7 +16,7 @@ export interface DirectSqlite {
    * Runs `work` in one transaction, synchronously, with `run` for its statements: all committed, or
    * none (a throw rolls back and is rethrown). False, and nothing run, when a transaction is open.
    */
-  atomically(work: (run: (text: string, parameters: readonly unknown[]) => void) => void): boolean;
+  atomically(work: (run: DirectRun) => void): boolean;
 }
 
 const direct = new WeakMap<object, DirectSqlite>();

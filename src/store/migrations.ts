@@ -31,6 +31,10 @@ import { decisionClaims } from './migrations/032_decision_claims.ts';
 import { ruleTestLeases } from './migrations/033_rule_test_leases.ts';
 import { people } from './migrations/034_people.ts';
 import { totp } from './migrations/035_totp.ts';
+import { withoutRowid } from './migrations/036_without_rowid.ts';
+import { keyOwners } from './migrations/037_key_owners.ts';
+import { recordActors } from './migrations/038_record_actors.ts';
+import { compactDecisions } from './migrations/039_compact_decisions.ts';
 import { jobProgress } from './migrations/021_job_progress.ts';
 
 function initial(dialect: Dialect): Migration {
@@ -214,6 +218,10 @@ export const MIGRATIONS: Record<string, (dialect: Dialect) => Migration> = {
   '033_rule_test_leases': ruleTestLeases,
   '034_people': people,
   '035_totp': totp,
+  '036_without_rowid': withoutRowid,
+  '037_key_owners': keyOwners,
+  '038_record_actors': recordActors,
+  '039_compact_decisions': compactDecisions,
 };
 
 class CodeMigrations implements MigrationProvider {

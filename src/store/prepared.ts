@@ -1,5 +1,7 @@
 // Compiles a query shape once and reuses its SQL text: building and compiling a Kysely query
 // costs more than running a point lookup, and the hot paths run the same few shapes.
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { directOf } from './direct.ts';
 
@@ -11,7 +13,7 @@ const SENTINEL = '\u0000vouch-arg:';
 
 /**
  * The SQL texts of every compiled hot shape. On PostgreSQL the store runs these as named prepared
- * statements (db.ts), so the server parses and plans each once per connection instead of per call.
+ * statements (preparesHotShapes below), so the server parses and plans each once per connection instead of per call.
  */
 export const PREPARED_TEXTS = new Set<string>();
 
@@ -61,4 +63,31 @@ export class PreparedQuery<A extends unknown[], R> {
     const result = await executor.executeQuery<R>(CompiledQuery.raw(text, parameters));
     return result.rows;
   }
+}
+
+const PREPARES = Symbol('vouch.prepares');
+const statementNames = new Map<string, string>();
+
+/**
+ * Kysely sends every query as text; for the hot shapes (PREPARED_TEXTS) this client (each new pool
+ * client, db.ts) sends a named statement instead, which node-postgres parses once per connection
+ * and then only binds: the profile query's parse and plan cost PostgreSQL more than running it.
+ */
+export function preparesHotShapes(client: pg.PoolClient): void {
+  const target = client as pg.PoolClient & { [PREPARES]?: true };
+  if (target[PREPARES]) return;
+  target[PREPARES] = true;
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (
+    text: unknown,
+    values?: unknown,
+    ...rest: unknown[]
+  ) => {
+    if (typeof text !== 'string' || !Array.isArray(values) || !PREPARED_TEXTS.has(text))
+      return query(text, values, ...rest);
+    let name = statementNames.get(text);
+    if (!name)
+      statementNames.set(text, (name = `vouch_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
+    return query({ name, text, values }, ...rest);
+  };
 }

@@ -1,5 +1,4 @@
 // Row types of every table, as Kysely sees them. Times are epoch milliseconds (BIGINT).
-import type { Generated } from 'kysely';
 import type {
   ListEntriesTable,
   ListsTable,
@@ -18,50 +17,7 @@ import type {
   WebhookFanoutsTable,
   WebhooksTable,
 } from './schema-webhooks.ts';
-
-interface ClientsTable {
-  /** 'live' | 'test' (009_environments): the partition every query of this table names */
-  environment: string;
-  id: string;
-  name: string;
-  secret_hash: string;
-  role: string;
-  scopes: string;
-  created_at: number;
-  deactivated_at: number | null;
-}
-
-interface ApiKeysTable {
-  id: string;
-  name: string;
-  prefix: string;
-  key_hash: string;
-  scopes: string;
-  role: string;
-  environment: string;
-  owner_client_id: string;
-  created_at: number;
-  expires_at: number | null;
-  last_used_at: number | null;
-  deactivated_at: number | null;
-  /** set once by the one rotation that made this key's successor (004_key_rotation) */
-  rotated_at: number | null;
-}
-
-interface SigningKeysTable {
-  kid: string;
-  private_jwk: string;
-  public_jwk: string;
-  created_at: number;
-  retired_at: number | null;
-}
-
-interface RevocationsTable {
-  seq: Generated<number>;
-  kind: string;
-  subject: string;
-  created_at: number;
-}
+import type { ApiKeysTable, ClientsTable, RevocationsTable, SigningKeysTable } from './schema-credentials.ts';
 
 interface EventsTable {
   /** 'live' | 'test' (009_environments): the partition every query of this table names */
@@ -178,7 +134,9 @@ export interface DecisionsTable {
   /** scores only: the store state (entity and identifier versions) it was computed from */
   cache_state: string | null;
   /**
-   * scores only (005_learning): every signal's value, JSON, full double precision (docs/api.md, "Outcomes and labels")
+   * scores only (005_learning): every signal's value, JSON, full double precision (docs/api.md, "Outcomes and labels"):
+   * an array in STORED_FEATURE_ORDER (039_compact_decisions), or the object of names rows kept before; read with
+   * decodeFeatures (src/model/feature-vector.ts)
    */
   features?: string | null;
   /**
@@ -213,7 +171,7 @@ export interface DecisionsTable {
   shadow_rules?: string | null;
   /**
    * scores only: what a rule reads that the features do not hold (amount_ref, context, entity facts, the policy's safe
-   * amount), JSON
+   * amount), JSON, less what the row holds (039_compact_decisions; src/model/stored-rule-inputs.ts reads either form)
    */
   rule_inputs?: string | null;
   /** (032) the digest of the Idempotency-Key claim the decision answered (http/idempotency.ts), or null */
@@ -232,6 +190,8 @@ export interface PoliciesTable {
   parent_version: string | null;
   created_at: number;
   created_by: string | null;
+  /** the principal id that last made it active (038_record_actors); null before, and for the built-in */
+  activated_by: string | null;
   /** the policy document, JSON */
   document: string;
   /** the fit report, JSON (fitted policies only) */
@@ -269,6 +229,9 @@ interface IdempotencyKeysTable {
 interface SettingsTable {
   name: string;
   value: string;
+  /** who last put it (a principal id) and when (038_record_actors); null for the generated values */
+  updated_by: string | null;
+  updated_at: number | null;
 }
 
 export interface Database {

@@ -10,8 +10,30 @@ export function zeroDeletedBytes(store: Store): void {
   store.sqlite?.pragma('secure_delete = ON');
 }
 
-/** SQLite: the WAL folded into the database file and truncated, so deleted rows' bytes leave it too. */
-export function foldWriteAheadLog(store: Store): void {
+/**
+ * SQLite: the WAL folded into the database file and truncated, so deleted rows' bytes leave it too.
+ * A reader on another connection (a rule test's worker, another process) that still holds an older
+ * snapshot keeps the checkpoint from finishing (it answers busy, and the WAL keeps its frames): it
+ * is tried again until those readers move on, a bounded number of times. False when it never finished
+ * (the next checkpoint folds the frames in).
+ */
+export async function foldWriteAheadLog(store: Store, attempts = 100): Promise<boolean> {
+  const db = store.sqlite;
+  if (!db) return true;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    try {
+      const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      if (!result || result.busy === 0) return true;
+    } catch {
+      // another process is checkpointing or writing: try again below
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
+/** The one-shot fold for a store being rewritten before it serves (no reader to wait for). */
+function foldNow(store: Store): void {
   try {
     store.sqlite?.pragma('wal_checkpoint(TRUNCATE)');
   } catch {
@@ -27,5 +49,5 @@ export function rewriteWithoutDeletedBytes(store: Store): void {
   if (!store.sqlite) return;
   zeroDeletedBytes(store);
   store.sqlite.exec('VACUUM');
-  foldWriteAheadLog(store);
+  foldNow(store);
 }

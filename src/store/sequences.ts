@@ -1,4 +1,4 @@
-// Reading a table in the order of its generated sequence (the revocation feed, auth/revocation.ts):
+// Reading a table in the order of its generated sequence (the change feed, change-feed.ts):
 // a reader remembers the highest value it has read and next reads above it.
 
 import type { Store } from './db.ts';

@@ -7,7 +7,7 @@ import { chunks } from '../store/chunks.ts';
 import { isFlagged, writeIdentifiers } from './linkage.ts';
 
 /** Buckets older than this cannot affect a velocity signal (a day) and are pruned. */
-const BUCKETS_KEPT = 150;
+export const BUCKETS_KEPT = 150;
 
 type Entity = EntitiesTable;
 
@@ -40,6 +40,21 @@ export function blankEntity(environment: Environment, id: string): Entity {
     disputes_lost_underpayment: 0,
     disputes_lost_no_payment: 0,
     d_disputes_lost_fraudulent: 0,
+  };
+}
+
+/** A stored entities row as the batch changes it. */
+export function entityFromRow(row: Entity): Entity {
+  return {
+    ...row,
+    version: Number(row.version),
+    fraud_reports: Number(row.fraud_reports),
+    blocklisted: Number(row.blocklisted),
+    // bigint columns come back as strings from PostgreSQL; += on them would concatenate
+    disputes_lost_third_party_payment: Number(row.disputes_lost_third_party_payment),
+    disputes_lost_fake_proof: Number(row.disputes_lost_fake_proof),
+    disputes_lost_underpayment: Number(row.disputes_lost_underpayment),
+    disputes_lost_no_payment: Number(row.disputes_lost_no_payment),
   };
 }
 
@@ -94,17 +109,7 @@ export async function loadState(
       .where('environment', '=', environment)
       .where('entity_id', 'in', ids)
       .execute()) {
-      const e = {
-        ...row,
-        version: Number(row.version),
-        fraud_reports: Number(row.fraud_reports),
-        blocklisted: Number(row.blocklisted),
-        // bigint columns come back as strings from PostgreSQL; += on them would concatenate
-        disputes_lost_third_party_payment: Number(row.disputes_lost_third_party_payment),
-        disputes_lost_fake_proof: Number(row.disputes_lost_fake_proof),
-        disputes_lost_underpayment: Number(row.disputes_lost_underpayment),
-        disputes_lost_no_payment: Number(row.disputes_lost_no_payment),
-      };
+      const e = entityFromRow(row);
       entities.set(row.entity_id, e);
       wasFlagged.set(row.entity_id, isFlagged(e));
     }

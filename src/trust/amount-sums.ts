@@ -1,8 +1,8 @@
 // The score and the log-odds of one entity and context as functions of the amount (docs/api.md,
 // "Trust scoring", safe_amount): the fixed terms summed or sorted once, the amount signals and the
-// pairs that move with them (docs/signals.md, "Pairs") re-evaluated at each amount. `exactScorer`
-// gives the live model's score to the last bit (its values, its bySize order, its rounding);
-// `fastLogOdds` sums in name order (a few ulps off), for the bisection and for p.
+// pairs that move with them (docs/signals.md, "Pairs") re-evaluated at each amount. The exact sum
+// gives the live model's score to the last bit (its values, its bySize order, its rounding); the
+// fast sum adds in name order (a few ulps off), for the search and for p (`fastLogOdds`).
 import type { Policy, SignalName } from '../model/policy.ts';
 import { bySize, logisticScore, modelValue, weightAt } from '../model/arithmetic.ts';
 import type { Prepared } from '../model/signal-model.ts';
@@ -23,8 +23,47 @@ const term = (policy: Policy, name: SignalName, raw: number): Term => {
   const weight = weightAt(policy, name, value);
   return { name, value, weight, size: Math.abs(weight * value) };
 };
+/** weight·value as scoreValues sums it, without building the term. */
+const contribution = (policy: Policy, name: SignalName, raw: number) => {
+  const value = modelValue(raw);
+  return weightAt(policy, name, value) * value;
+};
+
 /** bySize (model/arithmetic.ts) on precomputed sizes: larger first, ties by name. */
 const before = (a: Term, b: Term): boolean => (a.size !== b.size ? a.size > b.size : a.name < b.name);
+
+/**
+ * The fixed part, built once for both sums: its name-order sum (bias first) and, when `terms`, its
+ * non-zero terms in bySize order (the fast sum alone, for p, needs no terms).
+ */
+interface Fixed {
+  z: number;
+  sorted: Term[];
+  pairs: ReturnType<typeof pairParts>;
+}
+
+function fixedPart(prepared: Prepared, policy: Policy, terms: boolean): Fixed {
+  let z = policy.bias;
+  const sorted: Term[] = [];
+  for (const key in prepared.fixed) {
+    const name = key as keyof Prepared['fixed'];
+    if (!terms) {
+      z += contribution(policy, name, prepared.fixed[name]);
+      continue;
+    }
+    const t = term(policy, name, prepared.fixed[name]);
+    // the same product as contribution's, so the same sum
+    z += t.weight * t.value;
+    if (t.weight * t.value !== 0) sorted.push(t);
+  }
+  const pairs = pairParts(prepared, policy);
+  for (const p of pairs.fixed) {
+    z += p.weight * p.value;
+    if (terms && p.weight * p.value !== 0) sorted.push(p);
+  }
+  sorted.sort((a, b) => bySize(a, b));
+  return { z, sorted, pairs };
+}
 
 /**
  * The score exactly as computeSignals + scoreFromSignals give it: the same rounded values, the
@@ -32,16 +71,7 @@ const before = (a: Term, b: Term): boolean => (a.size !== b.size ? a.size > b.si
  * once and merging the three amount signals into them gives the very order computeSignals sorts
  * the whole list into, and so the same floating-point sum).
  */
-export function exactScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
-  const fixed: Term[] = [];
-  for (const key in prepared.fixed) {
-    const name = key as keyof Prepared['fixed'];
-    const t = term(policy, name, prepared.fixed[name]);
-    if (t.weight * t.value !== 0) fixed.push(t);
-  }
-  const pairs = pairParts(prepared, policy);
-  for (const p of pairs.fixed) if (p.weight * p.value !== 0) fixed.push(p);
-  fixed.sort((a, b) => bySize(a, b));
+function exactFrom(prepared: Prepared, policy: Policy, { sorted: fixed, pairs }: Fixed): (amount: number) => number {
   const values = [0, 0, 0];
   const moving: Term[] = [];
   return (amount) => {
@@ -97,28 +127,20 @@ function pairParts(
   return { fixed, moving };
 }
 
-const contribution = (policy: Policy, name: SignalName, raw: number) => {
-  const value = modelValue(raw);
-  return weightAt(policy, name, value) * value;
-};
+/** The fast log-odds two ways (see amountSums): of an amount, and of the amount signals' raw values. */
+interface Fast {
+  ofAmount: (amount: number) => number;
+  ofValues: (values: readonly number[]) => number;
+}
 
 /**
  * The log-odds with the fixed part summed once, in name order: the exact sum's up to a few ulps
  * (the order differs), so its rounded score can differ only on a rounding boundary. Used to find
  * the step quickly (then checked with the exact score), and as p's log-odds for decisions by money.
  */
-export function fastLogOdds(prepared: Prepared, policy: Policy): (amount: number) => number {
-  let fixedZ = policy.bias;
-  for (const key in prepared.fixed) {
-    const name = key as keyof Prepared['fixed'];
-    fixedZ += contribution(policy, name, prepared.fixed[name]);
-  }
-  const pairs = pairParts(prepared, policy);
-  for (const p of pairs.fixed) fixedZ += p.weight * p.value;
+function fastFrom(prepared: Prepared, policy: Policy, { z: fixedZ, pairs }: Fixed): Fast {
   const [a0, a1, a2] = AMOUNT_SIGNALS;
-  const v = [0, 0, 0];
-  return (amount) => {
-    amountValuesInto(prepared.terms, amount, v);
+  const ofValues = (v: readonly number[]): number => {
     let z =
       fixedZ + contribution(policy, a0, v[0]!) + contribution(policy, a1, v[1]!) + contribution(policy, a2, v[2]!);
     for (const p of pairs.moving) {
@@ -127,9 +149,32 @@ export function fastLogOdds(prepared: Prepared, policy: Policy): (amount: number
     }
     return z;
   };
+  const v = [0, 0, 0];
+  return {
+    ofValues,
+    ofAmount: (amount) => {
+      amountValuesInto(prepared.terms, amount, v);
+      return ofValues(v);
+    },
+  };
 }
 
-export function fastScorer(prepared: Prepared, policy: Policy): (amount: number) => number {
-  const z = fastLogOdds(prepared, policy);
-  return (amount) => logisticScore(z(amount));
+/** The fast log-odds of an amount (fastFrom): p's log-odds for decisions by money. */
+export function fastLogOdds(prepared: Prepared, policy: Policy): (amount: number) => number {
+  return fastFrom(prepared, policy, fixedPart(prepared, policy, false)).ofAmount;
+}
+
+/**
+ * Both sums over one pass of the fixed part: `exact`, the live model's score of an amount;
+ * `fast`, the fast log-odds of an amount; `fastOfValues`, the same fast sum bit for bit of the
+ * amount signals' raw values (amountValuesInto's order), chosen directly: the safe amount's closed
+ * form (safe-amount-closed.ts) steps through the 4-decimal values instead of amounts.
+ */
+export function amountSums(
+  prepared: Prepared,
+  policy: Policy,
+): { exact: (amount: number) => number; fast: (amount: number) => number; fastOfValues: Fast['ofValues'] } {
+  const fixed = fixedPart(prepared, policy, true);
+  const fast = fastFrom(prepared, policy, fixed);
+  return { exact: exactFrom(prepared, policy, fixed), fast: fast.ofAmount, fastOfValues: fast.ofValues };
 }

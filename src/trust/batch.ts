@@ -5,7 +5,7 @@
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type, type Static } from 'typebox';
 import type { Counter } from 'prom-client';
-import { ApiError, ProblemSchema, problemBody } from '../http/problem.ts';
+import { ProblemSchema, problemBodyOf, problemResponses } from '../http/problem.ts';
 import type { ScoringService } from './scoring.ts';
 import type { PolicyRegistry } from '../policies/registry.ts';
 import { ScoreResponse, type ScoreBody } from './schemas.ts';
@@ -36,14 +36,7 @@ const BatchResponse = Type.Object({
   }),
 });
 
-const problems = {
-  400: ProblemSchema,
-  401: ProblemSchema,
-  403: ProblemSchema,
-  413: ProblemSchema,
-  415: ProblemSchema,
-  429: ProblemSchema,
-};
+const problems = problemResponses(400, 401, 403, 413, 415, 429);
 
 export interface BatchOptions {
   scoring: ScoringService;
@@ -59,7 +52,7 @@ export function batchRoutes({ scoring, policies, check, scores }: BatchOptions):
     defineRoute({
       method: 'POST',
       url: '/api/v1/trust/score/batch',
-      config: { scope: 'trust:read' },
+      config: { scope: 'trust:read', person: 'operator' },
       bodyLimit: 1024 * 1024,
       schema: {
         tags: ['trust'],
@@ -75,16 +68,16 @@ export function batchRoutes({ scoring, policies, check, scores }: BatchOptions):
         // Read once: every item is checked and scored with the same policies.
         const live = policies.get(request.principal.environment);
         const { cryptoAssets } = live.active;
-        const problem = (index: number, err: ApiError) => {
-          results[index] = JSON.stringify(
-            problemBody(err.status, err.code, err.detail, request.id, err.options.errors),
-          );
+        // A refusal is the item's problem document; anything else fails the whole call.
+        const problem = (index: number, err: unknown) => {
+          const body = problemBodyOf(err, request.id);
+          if (!body) throw err;
+          results[index] = JSON.stringify(body);
         };
         request.body.requests.forEach((item, index) => {
           try {
             valid.push({ index, body: validate(item, cryptoAssets) });
           } catch (err) {
-            if (!(err instanceof ApiError)) throw err;
             problem(index, err);
           }
         });
@@ -100,7 +93,6 @@ export function batchRoutes({ scoring, policies, check, scores }: BatchOptions):
               results[index] = answer.json;
             } catch (err) {
               // A store failure fails the whole call (503/500) rather than answering a partial batch.
-              if (!(err instanceof ApiError)) throw err;
               problem(index, err);
             }
           }

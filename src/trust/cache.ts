@@ -138,35 +138,78 @@ export interface ScoreCacheLimits {
   maxEntries?: number;
   /** bound on the approximate bytes held by entries */
   maxBytes?: number;
+  /** the clock entries age by (tests move it); performance's by default */
+  clock?: { now(): number };
 }
 
+/**
+ * Keys the sweep looks at before it gives the event loop a turn. One key costs a lookup (and, when
+ * expired, a delete): well under a millisecond a slice, where one sweep over 16,000 entries took
+ * 11–42 ms under load (docs/benchmarks.md, "Hot path, round four").
+ */
+export const SWEEP_SLICE = 512;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class ScoreCache {
-  private readonly lru: LRUCache<string, CachedScore>;
+  private lru: LRUCache<string, CachedScore>;
+  /**
+   * The keys held, oldest first: what the sweep walks. lru-cache's own iterators skip expired
+   * entries (only its all-at-once purgeStale sees them), and a Set's iterator stays valid while
+   * entries come and go between slices.
+   */
+  private keys: Set<string>;
+  private readonly open: () => { lru: LRUCache<string, CachedScore>; keys: Set<string> };
+  private sweeping: Promise<void> | undefined;
 
   /** An entry holds one response (~1 KB of JSON, 2 KB as V8 holds it): 16,000 entries stay near 32 MB. */
-  constructor(ttlSeconds: number, { maxEntries = 16_000, maxBytes = 32 * 1024 * 1024 }: ScoreCacheLimits = {}) {
+  constructor(ttlSeconds: number, { maxEntries = 16_000, maxBytes = 32 * 1024 * 1024, clock }: ScoreCacheLimits = {}) {
     const ttl = Math.max(1, ttlSeconds * 1000);
-    this.lru = new LRUCache({
-      max: maxEntries,
-      maxSize: maxBytes,
-      sizeCalculation: (entry) => Math.max(1, entry.size),
-      ttl,
-      // Expired entries are dropped by a sweep once per TTL rather than a timer per entry
-      // (ttlAutopurge), which would cost a timer for every score computed.
-      ttlAutopurge: false,
-      noUpdateTTL: true,
-    });
+    this.open = () => {
+      const keys = new Set<string>();
+      const lru = new LRUCache<string, CachedScore>({
+        max: maxEntries,
+        maxSize: maxBytes,
+        sizeCalculation: (entry) => Math.max(1, entry.size),
+        ttl,
+        // Expired entries are dropped by a sweep once per TTL rather than a timer per entry
+        // (ttlAutopurge), which would cost a timer for every score computed.
+        ttlAutopurge: false,
+        noUpdateTTL: true,
+        // An evicted, deleted or expired entry leaves the sweep's keys too, so they are bounded as
+        // the entries are; a replaced value keeps its key.
+        dispose: (_entry, key, reason) => {
+          if (reason !== 'set') keys.delete(key);
+        },
+        // A moved clock is read at once rather than once a millisecond.
+        ...(clock ? { perf: clock, ttlResolution: 0 } : {}),
+      });
+      return { lru, keys };
+    };
+    ({ lru: this.lru, keys: this.keys } = this.open());
     // The sweep holds the cache weakly: a cache nobody uses any more is collected, and its sweep stops.
-    const ref = new WeakRef(this.lru);
+    const ref = new WeakRef(this);
     const timer: NodeJS.Timeout = setInterval(
       () => {
-        const lru = ref.deref();
-        if (lru) lru.purgeStale();
+        const cache = ref.deref();
+        if (cache) void cache.sweep();
         else clearInterval(timer);
       },
       Math.max(1000, ttl),
     );
     timer.unref();
+  }
+
+  /**
+   * Removes the expired entries, SWEEP_SLICE keys a turn, so the event loop is never held for the
+   * whole cache. Only frees memory sooner: get never answers an expired entry, and maxEntries and
+   * maxBytes bound what is held. A sweep asked for while one runs is that one.
+   */
+  sweep(): Promise<void> {
+    this.sweeping ??= sweepExpired(new WeakRef(this.lru), this.keys).finally(() => {
+      this.sweeping = undefined;
+    });
+    return this.sweeping;
   }
 
   get(key: string): CachedScore | undefined {
@@ -180,11 +223,15 @@ export class ScoreCache {
       2 * (entry.json.length + key.length + entry.entityId.length + entry.principalId.length + entry.state.length) +
       128;
     this.lru.set(key, { ...entry, size }, ttlMs === undefined ? undefined : { ttl: ttlMs });
+    // An entry too large to keep leaves a key here with no entry; the sweep drops it.
+    this.keys.add(key);
   }
 
   /** Drops every entry (an entity was erased: no score computed from its data may be served). */
   clear(): void {
-    this.lru.clear();
+    // A new, empty cache rather than lru-cache's clear, which visits every entry in one turn (up to
+    // 11 ms for 16,000). A sweep under way finishes on the old one, which is then garbage.
+    ({ lru: this.lru, keys: this.keys } = this.open());
   }
 
   get size(): number {
@@ -194,5 +241,27 @@ export class ScoreCache {
   /** approximate bytes held */
   get bytes(): number {
     return this.lru.calculatedSize;
+  }
+}
+
+/**
+ * One sweep: the keys held when it starts (later ones are fresh), a slice a turn. Holds the cache
+ * weakly between slices, as the timer does.
+ */
+async function sweepExpired(ref: WeakRef<LRUCache<string, CachedScore>>, keys: Set<string>): Promise<void> {
+  const walk = keys.values();
+  for (let left = keys.size; left > 0;) {
+    const lru = ref.deref();
+    if (!lru) return;
+    for (let n = 0; n < SWEEP_SLICE && left > 0; n++, left--) {
+      const next = walk.next();
+      if (next.done) return;
+      // has() is false for an expired or missing entry and, unlike get, leaves the order of use alone.
+      if (!lru.has(next.value)) {
+        lru.delete(next.value);
+        keys.delete(next.value);
+      }
+    }
+    await nextTurn();
   }
 }

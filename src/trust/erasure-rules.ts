@@ -9,8 +9,13 @@ import { sql, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import { containsJsonString, replaceDeep, replaceToken } from './erasure-text.ts';
+import {
+  DECISION_RULE_COLUMNS,
+  decisionRuleColumnsLike,
+  setDecisionRuleColumns,
+} from '../audit/decision-repository.ts';
 
-const RULE_COLUMNS = ['rules', 'shadow_rules', 'rule_inputs'] as const;
+const RULE_COLUMNS = DECISION_RULE_COLUMNS;
 
 export async function eraseFromRulesAndReviews(
   trx: Transaction<Database>,
@@ -75,12 +80,7 @@ export async function eraseFromRulesAndReviews(
   }
   const json = containsJsonString(id);
   // One pass over the environment's decisions for the three columns, not one per column.
-  const rows = await trx
-    .selectFrom('decisions')
-    .select(['id', 'rules', 'shadow_rules', 'rule_inputs'])
-    .where('environment', '=', env)
-    .where((eb) => eb.or(RULE_COLUMNS.map((column) => sql<boolean>`${sql.ref(column)} like ${json} escape '\\'`)))
-    .execute();
+  const rows = await decisionRuleColumnsLike(trx, env, json);
   for (const row of rows) {
     const changes: Partial<Record<(typeof RULE_COLUMNS)[number], string>> = {};
     for (const column of RULE_COLUMNS) {
@@ -95,7 +95,6 @@ export async function eraseFromRulesAndReviews(
       const text = JSON.stringify(replaceDeep(parsed, id, digest));
       if (text !== before) changes[column] = text;
     }
-    if (Object.keys(changes).length > 0)
-      await trx.updateTable('decisions').set(changes).where('id', '=', row.id).execute();
+    if (Object.keys(changes).length > 0) await setDecisionRuleColumns(trx, row.id, changes);
   }
 }

@@ -6,6 +6,12 @@ import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import { canonicalJson } from './cache.ts';
 import { containsJsonString, replaceDeep, replaceToken } from './erasure-text.ts';
+import {
+  decisionLabelNotesLike,
+  decisionResultsLike,
+  setDecisionLabelNote,
+  setDecisionResult,
+} from '../audit/decision-repository.ts';
 
 const CHUNK = 200;
 
@@ -43,16 +49,10 @@ export async function scrubLabelNotes(
   digest: string,
 ): Promise<void> {
   const pattern = `%${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows = await trx
-    .selectFrom('decisions')
-    .select(['id', 'label_note'])
-    .where('environment', '=', env)
-    .where(sql<boolean>`label_note like ${pattern} escape '\\'`)
-    .execute();
+  const rows = await decisionLabelNotesLike(trx, env, pattern);
   for (const row of rows) {
     const note = replaceToken(row.label_note ?? '', id, digest);
-    if (note !== row.label_note)
-      await trx.updateTable('decisions').set({ label_note: note }).where('id', '=', row.id).execute();
+    if (note !== row.label_note) await setDecisionLabelNote(trx, row.id, note);
   }
 }
 
@@ -78,12 +78,7 @@ export async function scrubJson(
           .where(sql<boolean>`payload like ${pattern} escape '\\'`)
           .execute()
       : table === 'decisions'
-        ? await trx
-            .selectFrom('decisions')
-            .select(['id', 'result as text'])
-            .where('environment', '=', env)
-            .where(sql<boolean>`result like ${pattern} escape '\\'`)
-            .execute()
+        ? await decisionResultsLike(trx, env, pattern)
         : await trx
             .selectFrom('webhook_events')
             .select(['id', 'data as text'])
@@ -110,11 +105,7 @@ export async function scrubJson(
         .where('event_id', '=', r.event_id)
         .execute();
     } else if (table === 'decisions') {
-      await trx
-        .updateTable('decisions')
-        .set({ result: text })
-        .where('id', '=', (row as { id: string }).id)
-        .execute();
+      await setDecisionResult(trx, (row as { id: string }).id, text);
     } else {
       await trx
         .updateTable('webhook_events')

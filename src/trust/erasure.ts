@@ -16,9 +16,10 @@ import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import { lockForUpdate } from '../store/locks.ts';
 import { foldWriteAheadLog, zeroDeletedBytes } from '../store/secure-delete.ts';
-import type { RevocationFeed } from '../auth/revocation.ts';
+import type { ChangeFeed } from '../store/change-feed.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
-import { ProblemSchema } from '../http/problem.ts';
+import { renameDecisionSubject } from '../audit/decision-repository.ts';
+import { problemResponses } from '../http/problem.ts';
 import { rewriteStoredResponses } from '../http/idempotency-rows.ts';
 import type { KeyEncryption } from '../lib/envelope.ts';
 import { newId } from '../lib/ids.ts';
@@ -100,7 +101,7 @@ interface ErasureResult {
 
 async function eraseEntity(
   store: Store,
-  feed: RevocationFeed,
+  feed: ChangeFeed,
   encryption: KeyEncryption,
   principal: Principal,
   id: string,
@@ -147,12 +148,7 @@ async function eraseEntity(
     await scrubCounterparties(trx, env, id, digest);
     // Other entities' events that name it (a trade's or dispute's counterparty), stored canonical.
     await scrubJson(trx, env, 'events', id, digest, true);
-    await trx
-      .updateTable('decisions')
-      .set({ subject_id: digest })
-      .where('environment', '=', env)
-      .where('subject_id', '=', id)
-      .execute();
+    await renameDecisionSubject(trx, env, id, digest);
     await scrubJson(trx, env, 'decisions', id, digest, false);
     // Webhook events not yet delivered (or kept in the log) name it too.
     await scrubJson(trx, env, 'webhook_events', id, digest, false);
@@ -198,7 +194,7 @@ async function eraseEntity(
     return count;
   });
   store.changes.localWrite();
-  foldWriteAheadLog(store);
+  await foldWriteAheadLog(store);
   await feed.announce('entity', digest);
   return { eventsDeleted, digest, erasureId };
 }
@@ -208,7 +204,7 @@ const ErasureResponse = Type.Object({ entity_id: Type.String(), events_deleted: 
 
 export interface ErasureRouteOptions {
   store: Store;
-  feed: RevocationFeed;
+  feed: ChangeFeed;
   decisions: DecisionWriter;
   encryption: KeyEncryption;
   requireHashedIds?: boolean;
@@ -233,10 +229,7 @@ export function erasureRoutes({
         params: Params,
         response: {
           200: ErasureResponse,
-          400: ProblemSchema,
-          401: ProblemSchema,
-          403: ProblemSchema,
-          429: ProblemSchema,
+          ...problemResponses(400, 401, 403, 429),
         },
       },
       handler: async (request) => {
@@ -245,7 +238,7 @@ export function erasureRoutes({
         checkEntityParam(id, { requireHashedIds });
         // Decisions this instance is still writing are committed first, so the scrub sees them.
         await decisions.drain();
-        // eraseEntity announces the erasure on the revocation feed, whose listener (app.ts) makes this
+        // eraseEntity announces the erasure on the change feed, whose listener (app-services.ts) makes this
         // instance forget its cached scores and profiles before it returns, as every other instance
         // does before its next request.
         const { eventsDeleted, digest, erasureId } = await eraseEntity(store, feed, encryption, principal, id);

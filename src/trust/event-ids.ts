@@ -80,40 +80,52 @@ export async function insertEventRows(
   for (const batch of chunks(ordered)) {
     const inserted = await trx
       .insertInto('events')
-      .values(
-        batch.map((i) => {
-          const ev = events[i]!;
-          return {
-            environment,
-            client_id: clientId,
-            event_id: ev.event_id,
-            entity_id: ev.entity_id,
-            type: ev.type,
-            occurred_at: Date.parse(ev.occurred_at),
-            payload: payloads[i]!,
-            ingested_at: now,
-          };
-        }),
-      )
+      .values(batch.map((i) => eventRow(environment, clientId, events[i]!, payloads[i]!, now)))
       .onConflict((oc) => oc.columns(['environment', 'client_id', 'event_id']).doNothing())
       .returning('event_id')
       .execute();
     for (const r of inserted) fresh.add(r.event_id);
   }
-  const conflicts: Array<{ index: number; eventId: string }> = [];
+  const stored: Array<{ event_id: string; payload: string }> = [];
   for (const ids of chunks([...first.keys()].filter((id) => !fresh.has(id)))) {
-    const stored = await trx
-      .selectFrom('events')
-      .select(['event_id', 'payload'])
-      .where('environment', '=', environment)
-      .where('client_id', '=', clientId)
-      .where('event_id', 'in', ids)
-      .execute();
-    for (const row of stored) {
-      const index = first.get(row.event_id)!;
-      if (!samePayload(row.payload, payloads[index]!)) conflicts.push({ index, eventId: row.event_id });
-    }
+    stored.push(
+      ...(await trx
+        .selectFrom('events')
+        .select(['event_id', 'payload'])
+        .where('environment', '=', environment)
+        .where('client_id', '=', clientId)
+        .where('event_id', 'in', ids)
+        .execute()),
+    );
+  }
+  throwConflicts(stored, first, payloads);
+  return fresh;
+}
+
+/** The events row of one event. */
+export function eventRow(environment: Environment, clientId: string, ev: TrustEvent, payload: string, now: number) {
+  return {
+    environment,
+    client_id: clientId,
+    event_id: ev.event_id,
+    entity_id: ev.entity_id,
+    type: ev.type,
+    occurred_at: Date.parse(ev.occurred_at),
+    payload,
+    ingested_at: now,
+  };
+}
+
+/** Throws EventConflictError naming every batch event whose id is stored with another payload. */
+export function throwConflicts(
+  stored: ReadonlyArray<{ event_id: string; payload: string }>,
+  first: ReadonlyMap<string, number>,
+  payloads: readonly string[],
+): void {
+  const conflicts: Array<{ index: number; eventId: string }> = [];
+  for (const row of stored) {
+    const index = first.get(row.event_id)!;
+    if (!samePayload(row.payload, payloads[index]!)) conflicts.push({ index, eventId: row.event_id });
   }
   if (conflicts.length > 0) throw new EventConflictError(conflicts.sort((a, b) => a.index - b.index));
-  return fresh;
 }

@@ -4,7 +4,8 @@
 // and the worker answers once that commit is over. A reused event_id comes back as the conflict
 // it is (409); anything else that fails the commit fails the batch's request with a 500.
 import { EventConflictError } from './event-ids.ts';
-import { commitPrepared, type IngestResult, type PreparedBatch } from './ingest.ts';
+import { commitPrepared } from './ingest.ts';
+import type { IngestResult, PreparedBatch } from './ingest-batch.ts';
 import type { Store } from '../store/db.ts';
 
 /** A prepared batch as it crosses the channel (JSON: the Map as its entries). */

@@ -9,7 +9,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { GroupCommit, type Outcome } from '../lib/group-commit.ts';
 
-export interface GroupCommitOptions {
+export interface GroupCommitOptions<B, R> {
   /**
    * Events per shared transaction. Scores wait for the write lock while a group runs, so a group
    * holds it no longer than the largest single request (1,000 events) did on its own.
@@ -17,10 +17,16 @@ export interface GroupCommitOptions {
   maxEvents?: number;
   /** run between two commits (store/db.ts checkpointIfDue) */
   between?: () => Promise<void>;
+  /**
+   * Stores and commits a group synchronously (SQLite's direct path, ingest-direct.ts) with the same
+   * savepoints; undefined when it cannot, and the group then runs in a Kysely transaction.
+   */
+  direct?: (batches: readonly B[]) => Array<Outcome<R>> | undefined;
 }
 
 export class GroupCommitQueue<B, R> {
   private readonly group: GroupCommit<B, R>;
+  private readonly direct: ((batches: readonly B[]) => Array<Outcome<R>> | undefined) | undefined;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -28,8 +34,9 @@ export class GroupCommitQueue<B, R> {
     private readonly run: (trx: Transaction<Database>, batch: B) => Promise<R>,
     /** called once per commit with the results it made durable */
     private readonly committed: (results: readonly R[]) => void,
-    { maxEvents = 1000, between }: GroupCommitOptions = {},
+    { maxEvents = 1000, between, direct }: GroupCommitOptions<B, R> = {},
   ) {
+    this.direct = direct;
     this.group = new GroupCommit((batches) => this.commit(batches), {
       maxWeight: maxEvents,
       ...(between ? { between } : {}),
@@ -48,7 +55,8 @@ export class GroupCommitQueue<B, R> {
 
   private async commit(batches: readonly B[]): Promise<Array<Outcome<R>>> {
     // The commit itself failing rejects here: nothing of the group is stored, and every request hears so.
-    const outcomes = await this.db.transaction().execute((trx) => this.runGroup(trx, batches));
+    const outcomes =
+      this.direct?.(batches) ?? (await this.db.transaction().execute((trx) => this.runGroup(trx, batches)));
     this.committed(outcomes.flatMap((o) => (o.ok ? [o.result] : [])));
     return outcomes;
   }

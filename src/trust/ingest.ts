@@ -10,27 +10,22 @@ import type { Store } from '../store/db.ts';
 import { retriedTransaction, writesRunOneAtATime } from '../store/write-concurrency.ts';
 import type { Policy } from '../model/policy.ts';
 import type { TrustEvent } from './schemas.ts';
-import type { Environment } from '../lib/principal.ts';
-import { batchEventIds, insertEventRows } from './event-ids.ts';
+import { insertEventRows } from './event-ids.ts';
 import { announceFlags, flagFacts } from '../webhooks/events.ts';
 import { GroupCommitQueue } from './ingest-queue.ts';
-import { loadState, writeState, type Pending } from './aggregate-state.ts';
-import { applyEvent, BUCKET_MS, DAY_MS, mirroredParty } from './apply-event.ts';
-
-export interface IngestResult {
-  accepted: number;
-  duplicates: number;
-}
-
-// Read by scoring and the offline quality bench, which knew them here before apply-event.ts held them.
-
-export interface IngestOptions {
-  /** the partition every row read and written belongs to (docs/api.md, "Integration" test mode) */
-  environment: Environment;
-  /** the client whose event ids these are; '' for events without a known owner (CLI import) */
-  clientId?: string;
-  now?: number;
-}
+import { loadState, writeState } from './aggregate-state.ts';
+import { BUCKET_MS } from './apply-event.ts';
+import {
+  acceptedInTimeOrder,
+  applyAccepted,
+  inIdOrder,
+  prepareBatch,
+  touchedEntities,
+  type IngestOptions,
+  type IngestResult,
+  type PreparedBatch,
+} from './ingest-batch.ts';
+import { commitDirectly } from './ingest-direct.ts';
 
 /**
  * Stores a batch, all or nothing. Event ids are the client's own: the same id with the same
@@ -38,7 +33,8 @@ export interface IngestOptions {
  * one the whole batch fails with EventConflictError and nothing is stored.
  *
  * Where the store runs one write transaction at a time (SQLite), batches that arrive together share
- * one transaction and one commit (ingest-queue.ts), each in its own savepoint; otherwise
+ * one transaction and one commit (ingest-queue.ts), each in its own savepoint, stored synchronously
+ * on the driver when nothing else holds the connection (ingest-direct.ts); otherwise
  * (PostgreSQL) each batch is its own transaction, run again when the server reports a deadlock or
  * serialization failure.
  */
@@ -87,47 +83,21 @@ function ingestQueue(store: Store): { submit(batch: PreparedBatch): Promise<Inge
         // Cached scores in this process are checked against this before they are served.
         if (results.some((r) => r.accepted > 0)) store.changes.localWrite();
       },
-      store.checkpointIfDue
-        ? {
-            between: async () => {
-              await store.checkpointIfDue!();
-            },
-          }
-        : {},
+      {
+        ...(store.checkpointIfDue
+          ? {
+              between: async () => {
+                await store.checkpointIfDue!();
+              },
+            }
+          : {}),
+        direct: (batches) => commitDirectly(store.db, batches),
+      },
     );
     queues.set(store, queue);
   }
   const q = queue;
   return { submit: (batch) => q.submit(batch, batch.events.length) };
-}
-
-/** One batch, checked and ready to store: what ingestInTransaction needs. */
-export interface PreparedBatch {
-  events: TrustEvent[];
-  payloads: string[];
-  first: Map<string, number>;
-  /** the policy's decay half-life */
-  halfLifeMs: number;
-  /** the policy's maxIdentifierFanout: entity.flagged never fans out through a hub */
-  fanout: number;
-  environment: Environment;
-  clientId: string;
-  now: number;
-}
-
-/** Throws EventConflictError when the batch uses one event_id for two different events. */
-function prepareBatch(events: TrustEvent[], policy: Policy, options: IngestOptions): PreparedBatch {
-  const { payloads, first } = batchEventIds(events);
-  return {
-    events,
-    payloads,
-    first,
-    halfLifeMs: policy.decayHalfLifeDays * DAY_MS,
-    fanout: policy.maxIdentifierFanout,
-    environment: options.environment,
-    clientId: options.clientId ?? '',
-    now: options.now ?? Date.now(),
-  };
 }
 
 /**
@@ -139,31 +109,13 @@ async function ingestInTransaction(
   batch: PreparedBatch,
   lockEntities: boolean,
 ): Promise<IngestResult> {
-  const { events, payloads, first, halfLifeMs, fanout, environment, clientId, now } = batch;
-  // Inserted in event_id order: concurrent batches sharing events lock them in the same order.
-  const ordered = [...first.values()].sort((a, b) =>
-    events[a]!.event_id < events[b]!.event_id ? -1 : events[a]!.event_id > events[b]!.event_id ? 1 : 0,
-  );
+  const { events, payloads, first, fanout, environment, clientId, now } = batch;
   // Throws EventConflictError: the batch's other events roll back with it.
-  const fresh = await insertEventRows(trx, environment, events, payloads, first, ordered, clientId, now);
-  const accepted = [...first.values()]
-    .filter((i) => fresh.has(events[i]!.event_id))
-    .map((i) => ({ ev: events[i]!, t: Date.parse(events[i]!.occurred_at) }))
-    .sort((a, b) => a.t - b.t);
+  const fresh = await insertEventRows(trx, environment, events, payloads, first, inIdOrder(batch), clientId, now);
+  const accepted = acceptedInTimeOrder(batch, fresh);
   if (accepted.length > 0) {
-    const entityIds = [
-      ...new Set(accepted.flatMap((a) => [a.ev.entity_id, mirroredParty(a.ev) ?? a.ev.entity_id])),
-    ].sort();
-    const state = await loadState(trx, environment, entityIds, lockEntities);
-    const pending: Pending = {
-      environment,
-      ...state,
-      buckets: new Map(),
-      counterparties: new Map(),
-      identifiers: new Map(),
-    };
-    for (const { ev, t } of accepted) applyEvent(pending, ev, t, now, halfLifeMs);
-    await writeState(trx, pending, Math.floor(now / BUCKET_MS));
+    const state = await loadState(trx, environment, touchedEntities(accepted), lockEntities);
+    await writeState(trx, applyAccepted({ environment, ...state }, accepted, batch), Math.floor(now / BUCKET_MS));
     // Outcome events label the decisions of their trade (docs/api.md, "Outcomes and labels"), in this transaction.
     await labelFromEvents(
       trx,

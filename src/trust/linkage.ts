@@ -24,53 +24,30 @@ export async function writeIdentifiers(
   wasFlagged: ReadonlyMap<string, boolean>,
   links: Iterable<IdentifiersTable>,
 ): Promise<void> {
-  const changed = [...entities.values()]
-    .filter((e) => isFlagged(e) !== wasFlagged.get(e.entity_id))
-    .map((e) => e.entity_id);
-  const deltas = new Map<
-    string,
-    {
-      environment: Environment;
-      id_type: string;
-      hash: string;
-      entities: number;
-      flagged_entities: number;
-      version: number;
-    }
-  >();
-  const delta = (idType: string, hash: string, entities: number, flagged: number) => {
-    const key = `${idType}\u0000${hash}`;
-    const d = deltas.get(key) ?? { environment, id_type: idType, hash, entities: 0, flagged_entities: 0, version: 1 };
-    d.entities += entities;
-    d.flagged_entities += flagged;
-    deltas.set(key, d);
-  };
+  const deltas = new IdentifierDeltas(environment, entities);
   // Read before the batch's new links are written: these are the links the entity already had.
-  for (const ids of chunks(changed)) {
-    const held = await trx
-      .selectFrom('identifiers')
-      .select(['id_type', 'hash', 'entity_id'])
-      .where('environment', '=', environment)
-      .where('entity_id', 'in', ids)
-      .execute();
-    for (const h of held) delta(h.id_type, h.hash, 0, isFlagged(entities.get(h.entity_id)!) ? 1 : -1);
+  for (const ids of chunks(flagChanged(entities, wasFlagged))) {
+    deltas.held(
+      await trx
+        .selectFrom('identifiers')
+        .select(['id_type', 'hash', 'entity_id'])
+        .where('environment', '=', environment)
+        .where('entity_id', 'in', ids)
+        .execute(),
+    );
   }
   for (const rows of chunks([...links])) {
     // Only links that are new count: one already stored returns nothing.
-    const added = await trx
-      .insertInto('identifiers')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['environment', 'id_type', 'hash', 'entity_id']).doNothing())
-      .returning(['id_type', 'hash', 'entity_id'])
-      .execute();
-    for (const a of added) delta(a.id_type, a.hash, 1, isFlagged(entities.get(a.entity_id)!) ? 1 : 0);
+    deltas.added(
+      await trx
+        .insertInto('identifiers')
+        .values(rows)
+        .onConflict((oc) => oc.columns(['environment', 'id_type', 'hash', 'entity_id']).doNothing())
+        .returning(['id_type', 'hash', 'entity_id'])
+        .execute(),
+    );
   }
-  // In key order, so concurrent batches lock shared rows in the same order.
-  const rows = [...deltas.entries()]
-    .filter(([, d]) => d.entities !== 0 || d.flagged_entities !== 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, d]) => d);
-  for (const batch of chunks(rows)) {
+  for (const batch of chunks(deltas.rows())) {
     await trx
       .insertInto('identifier_stats')
       .values(batch)
@@ -82,5 +59,65 @@ export async function writeIdentifiers(
         }),
       )
       .execute();
+  }
+}
+
+/** The batch's entities whose flagged status changed: each identifier they already held moves. */
+export const flagChanged = (entities: ReadonlyMap<string, Flaggable>, wasFlagged: ReadonlyMap<string, boolean>) =>
+  [...entities.values()].filter((e) => isFlagged(e) !== wasFlagged.get(e.entity_id)).map((e) => e.entity_id);
+
+type Link = Pick<IdentifiersTable, 'id_type' | 'hash' | 'entity_id'>;
+
+/** What a batch changes in identifier_stats (writeIdentifiers; the SQLite direct path, ingest-direct.ts). */
+export class IdentifierDeltas {
+  private readonly deltas = new Map<
+    string,
+    {
+      environment: Environment;
+      id_type: string;
+      hash: string;
+      entities: number;
+      flagged_entities: number;
+      version: number;
+    }
+  >();
+
+  constructor(
+    private readonly environment: Environment,
+    private readonly entities: ReadonlyMap<string, Flaggable>,
+  ) {}
+
+  private delta(idType: string, hash: string, entities: number, flagged: number): void {
+    const key = `${idType}\u0000${hash}`;
+    const d = this.deltas.get(key) ?? {
+      environment: this.environment,
+      id_type: idType,
+      hash,
+      entities: 0,
+      flagged_entities: 0,
+      // one more version for each row changed (an upsert adds it)
+      version: 1,
+    };
+    d.entities += entities;
+    d.flagged_entities += flagged;
+    this.deltas.set(key, d);
+  }
+
+  /** Links a flag-changed entity held before the batch: its identifiers' flagged count moves with it. */
+  held(links: readonly Link[]): void {
+    for (const h of links) this.delta(h.id_type, h.hash, 0, isFlagged(this.entities.get(h.entity_id)!) ? 1 : -1);
+  }
+
+  /** Links the batch stored that were new. */
+  added(links: readonly Link[]): void {
+    for (const a of links) this.delta(a.id_type, a.hash, 1, isFlagged(this.entities.get(a.entity_id)!) ? 1 : 0);
+  }
+
+  /** The identifier_stats changes, in key order, so concurrent batches lock shared rows in the same order. */
+  rows() {
+    return [...this.deltas.entries()]
+      .filter(([, d]) => d.entities !== 0 || d.flagged_entities !== 0)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, d]) => d);
   }
 }

@@ -6,7 +6,7 @@ import type { Metrics } from '../http/observability.ts';
 import type { Counter } from 'prom-client';
 import { Type } from 'typebox';
 import type { Store } from '../store/db.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import { ingestEvents } from './ingest.ts';
 import { EventConflictError } from './event-ids.ts';
 import type { ScoringService } from './scoring.ts';
@@ -15,14 +15,7 @@ import { documentedOnly, scoreValidator } from './score-validation.ts';
 import { EventsBody, ScoreBody, ScoreResponse, checkEvents } from './schemas.ts';
 import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
 
-const problems = {
-  400: ProblemSchema,
-  401: ProblemSchema,
-  403: ProblemSchema,
-  413: ProblemSchema,
-  415: ProblemSchema,
-  429: ProblemSchema,
-};
+const problems = problemResponses(400, 401, 403, 413, 415, 429);
 
 const EntityAggregates = Type.Object({
   entity_id: Type.String(),
@@ -91,7 +84,7 @@ export function trustRoutes({
         body: EventsBody,
         response: {
           200: Type.Object({ accepted: Type.Integer(), duplicates: Type.Integer() }),
-          409: ProblemSchema,
+          ...problemResponses(409),
           ...problems,
         },
       },
@@ -109,7 +102,6 @@ export function trustRoutes({
             .slice(0, 50)
             .map((c) => ({ field: `events.${c.index}.event_id`, message: 'was already used for a different event' }));
           throw new ApiError(
-            409,
             'conflict',
             `An event_id was reused with a different payload (${errors
               .map((e) => e.field)
@@ -127,7 +119,7 @@ export function trustRoutes({
     defineRoute({
       method: 'POST',
       url: '/api/v1/trust/score',
-      config: { scope: 'trust:read' },
+      config: { scope: 'trust:read', person: 'operator' },
       validatorCompiler: documentedOnly,
       schema: {
         tags: ['trust'],
@@ -155,7 +147,7 @@ export function trustRoutes({
         tags: ['trust'],
         summary: "An entity's recorded history aggregates (plain, undecayed counts)",
         params: EntityParams,
-        response: { 200: EntityAggregates, 404: ProblemSchema, ...problems },
+        response: { 200: EntityAggregates, ...problemResponses(404), ...problems },
       },
       handler: async (request) => {
         const id = request.params.entity_id;
@@ -167,8 +159,7 @@ export function trustRoutes({
           .where('environment', '=', environment)
           .where('entity_id', '=', id)
           .executeTakeFirst();
-        if (!row || Number(row.version) === 0)
-          throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
+        if (!row || Number(row.version) === 0) throw new ApiError('not_found', 'This entity has no recorded history.');
         const [currencies, identifiers] = await Promise.all([
           store.db
             .selectFrom('entity_currency')

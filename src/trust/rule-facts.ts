@@ -1,7 +1,8 @@
 // What a score hands its rules (docs/rules.md, "Variables"), built from what the score already
 // computed: no query, no second pass over the profile. Also the part of it a decision stores as
-// `rule_inputs` (what the features, the request and the result do not already hold), so a rule can
-// be replayed on a stored decision exactly, and the review a decision's outcome opens.
+// `rule_inputs` (what the features, the request and the result do not already hold, in the short
+// form of model/stored-rule-inputs.ts), so a rule can be replayed on a stored decision exactly, and
+// the review a decision's outcome opens.
 import type { Policy, SignalName } from '../model/policy.ts';
 import { newAccountsOf } from '../model/new-accounts.ts';
 import { decideByMoney } from '../model/economics.ts';
@@ -11,14 +12,12 @@ import { newId } from '../lib/ids.ts';
 import type { Decider, EntityFacts, Outcome, RuleFacts, RuleVerdict } from '../model/outcomes.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { EntityProfile, RiskLevel, ScoreRequest, ScoreResult } from '../model/types.ts';
+import { accountAgeDays, shortRuleInputs, summaryContextOf } from '../model/stored-rule-inputs.ts';
 
-const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
 /** Non-finite or negative counts from a damaged profile read as zero, as the model reads them. */
 const count = (x: number | undefined): number => (x !== undefined && Number.isFinite(x) && x > 0 ? x : 0);
-/** Four decimals, as signal values are kept: a stored fact reads back as the live one was. */
-const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
 
 /**
  * The entity as rules read it: the plain (undecayed) counts of its recorded history, and its age
@@ -29,7 +28,7 @@ export function entityFacts(profile: EntityProfile, now: number): EntityFacts {
   const first =
     profile.known && profile.firstSeenAt !== null && Number.isFinite(profile.firstSeenAt) ? profile.firstSeenAt : null;
   return {
-    account_age_days: first === null ? 0 : round4(Math.max(0, now - first) / DAY_MS),
+    account_age_days: accountAgeDays(first, now),
     completed_trades: count(profile.tradesCompleted),
     chargebacks: count(profile.chargebacks),
     fraud_reports: count(profile.fraudReports),
@@ -79,18 +78,19 @@ function policyOutcome(policy: Policy, level: RiskLevel): Outcome {
 /**
  * The decision's rule columns. `rule_inputs` holds what a replay needs beyond the stored features,
  * request and result: `{amount_ref, context, entity, safe_amount}` (the policy's safe amount,
- * before any rule's cap).
+ * before any rule's cap), less what the row holds (model/stored-rule-inputs.ts): the request
+ * summary's context members, the entity's age at the decision's time (`created_at` is `now`), the
+ * answered safe amount when no rule capped it.
  */
-function ruleColumns(facts: RuleFacts, verdict: RuleVerdict) {
+function ruleColumns(facts: RuleFacts, verdict: RuleVerdict, now: number) {
   return {
     outcome: verdict.outcome,
     rules: verdict.rules.length > 0 ? JSON.stringify(verdict.rules) : null,
     shadow_rules: verdict.shadow_rules.length > 0 ? JSON.stringify(verdict.shadow_rules) : null,
-    rule_inputs: JSON.stringify({
-      amount_ref: facts.amount_ref,
-      context: facts.context,
-      entity: facts.entity,
-      safe_amount: facts.safe_amount,
+    rule_inputs: shortRuleInputs(facts, {
+      summaryContext: summaryContextOf(facts.context),
+      answeredSafeAmount: verdict.safe_amount,
+      createdAt: now,
     }),
   };
 }
@@ -159,5 +159,10 @@ export function decideOutcome(decider: Decider, environment: Environment, scored
       )
     : undefined;
   const verdict = decider.decide(environment, facts, money?.outcome ?? policyOutcome(policy, result.riskLevel), now);
-  return { verdict, money, columns: ruleColumns(facts, verdict), review: reviewOpening(policy, verdict.outcome, now) };
+  return {
+    verdict,
+    money,
+    columns: ruleColumns(facts, verdict, now),
+    review: reviewOpening(policy, verdict.outcome, now),
+  };
 }

@@ -6,12 +6,14 @@
 // Math.round's half-up are all the real ones.
 //
 // Only the amount-dependent signals move with the amount, and each is non-decreasing in it, so the
-// score is a non-decreasing step function of the amount: a bisection over integer minor units,
-// re-evaluating only those signals on top of the rest summed once, finds the step (about fifty
-// evaluations of three logarithms); two full-model scores then confirm it.
+// score is a non-decreasing step function of the amount. The step is found on a fast sum (the rest
+// summed once): first by a closed form (safe-amount-closed.ts: the breakpoint of the 4-decimal
+// values, inverted into an amount and confirmed on the unit and the next, two or three fast
+// evaluations as a rule), else by a bisection over integer minor units (about fifty); two
+// full-model scores then confirm it.
 import cc from 'currency-codes';
 import type { Policy } from '../model/policy.ts';
-import { scoreFromSignals } from '../model/arithmetic.ts';
+import { logisticScore, scoreFromSignals } from '../model/arithmetic.ts';
 import { computeSignals, prepare, type Prepared } from '../model/signal-model.ts';
 import type { EntityProfile, ScoreRequest } from '../model/types.ts';
 import {
@@ -24,7 +26,8 @@ import {
   type Economics,
 } from '../model/economics.ts';
 import { newAccountsOf } from '../model/new-accounts.ts';
-import { exactScorer, fastLogOdds, fastScorer } from './amount-sums.ts';
+import { amountSums, fastLogOdds } from './amount-sums.ts';
+import { closedFormStep } from './safe-amount-closed.ts';
 
 /** ISO 4217 minor-unit digits by code (currency-codes searches its list on every call). */
 const isoDigits = new Map<string, number>();
@@ -130,9 +133,46 @@ export function safeAmount(profile: EntityProfile, request: ScoreRequest, policy
 }
 
 /**
+ * How the threshold's step was found (bench/safe-amount.ts counts them): by the closed form; by
+ * the bisection's first tests alone (null, 0 or the grid's end: no step inside the grid); by the
+ * bisection, the closed form not confirmed or not applicable; and, on top of either, again by a
+ * bisection on the exact score because the fast sum sat on a rounding boundary.
+ */
+export interface SafeAmountPaths {
+  closed: number;
+  ends: number;
+  bisection: number;
+  exactBisection: number;
+}
+
+/**
  * safeAmount from the prepared terms a score was computed with (model.ts, evaluate): no second pass over the profile.
  */
-export function safeAmountFrom(prepared: Prepared, currency: string, policy: Policy): number | null {
+export function safeAmountFrom(
+  prepared: Prepared,
+  currency: string,
+  policy: Policy,
+  paths?: SafeAmountPaths,
+): number | null {
+  return searched(prepared, currency, policy, true, paths);
+}
+
+/**
+ * safeAmountFrom without the closed form: the bisection alone, as before issue 42. The same answer on
+ * every input (test/trust/safe-amount-closed-form.test.ts checks it); kept as the reference and the
+ * bench's "before".
+ */
+export function safeAmountByBisection(prepared: Prepared, currency: string, policy: Policy): number | null {
+  return searched(prepared, currency, policy, false);
+}
+
+function searched(
+  prepared: Prepared,
+  currency: string,
+  policy: Policy,
+  closedForm: boolean,
+  paths?: SafeAmountPaths,
+): number | null {
   if (policy.economics) {
     const byCost = safeAmountByCost(prepared, currency, policy, policy.economics);
     if (byCost !== undefined) return byCost;
@@ -140,9 +180,9 @@ export function safeAmountFrom(prepared: Prepared, currency: string, policy: Pol
   const high = policy.thresholds.high;
   const scale = 10 ** minorUnitDigits(currency, policy.cryptoAssets);
   const at = (units: number) => units / scale;
-  const scoreAt = exactScorer(prepared, policy);
-  const exact = (amount: number) => scoreAt(amount) < high;
-  const fast = fastScorer(prepared, policy);
+  const sums = amountSums(prepared, policy);
+  const exact = (amount: number) => sums.exact(amount) < high;
+  const fastBelow = (amount: number) => logisticScore(sums.fast(amount)) < high;
   const t = prepared.terms;
   // Every amount signal is at its cap from ln a = mean + std·(tolerance + cap) on (the history's excess).
   // With a tier limit, the excess over the limit saturates from limit·e^(std·cap) on.
@@ -152,7 +192,15 @@ export function safeAmountFrom(prepared: Prepared, currency: string, policy: Pol
   );
   const top = t.hasHistory ? Math.min(MAX_UNITS, Math.max(2, Math.ceil(saturated * scale) + 1)) : MAX_UNITS;
 
-  const found = locate((amount) => fast(amount) < high, at, top);
+  // A unit the closed form confirms is the bisection's answer: the fast sum, non-decreasing in the
+  // amount, has exactly one step (safe-amount-closed.ts says when that holds to the bit).
+  const closed = closedForm ? closedFormStep(t, policy, sums.fastOfValues, fastBelow, scale, top) : undefined;
+  const found = closed ?? locate(fastBelow, at, top);
+  if (paths) {
+    if (closed !== undefined) paths.closed++;
+    else if (found === null || found === 0 || found === top) paths.ends++;
+    else paths.bisection++;
+  }
   // Checked with the exact score; in the rare case the fast sum sat on a rounding boundary, redo it exactly.
   const ok =
     found === null
@@ -162,6 +210,7 @@ export function safeAmountFrom(prepared: Prepared, currency: string, policy: Pol
         : found === top
           ? exact(at(top))
           : exact(at(found)) && !exact(at(found + 1));
+  if (!ok && paths) paths.exactBisection++;
   const units = ok ? found : locate(exact, at, top);
   return units === null ? null : at(units);
 }

@@ -5,7 +5,7 @@ import type { Policy } from '../model/policy.ts';
 import type { LivePolicy } from '../policies/registry.ts';
 import type { Environment, Principal } from '../lib/principal.ts';
 import type { DecisionWriter } from '../audit/decisions.ts';
-import { ApiError } from '../http/problem.ts';
+import { Invalid } from '../lib/domain-errors.ts';
 import { evaluate } from '../model/signal-model.ts';
 import { safeAmountFrom } from './safe-amount.ts';
 import { learningColumns } from '../model/feature-vector.ts';
@@ -18,6 +18,7 @@ import { MAX_LINKED_IDENTIFIERS as MAX_LINKED_PER_REQUEST } from './schemas.ts';
 import type { EntityProfile, LinkedIdentifier, ScoreContext, ScoreRequest, ScoreResult } from '../model/types.ts';
 import { POLICY_ONLY, type Decider } from '../model/outcomes.ts';
 import { decideOutcome } from './rule-facts.ts';
+import { SUMMARY_CONTEXT } from '../model/stored-rule-inputs.ts';
 
 type StoredScore = Omit<ScoreResponse, 'cached'>;
 
@@ -25,9 +26,8 @@ type StoredScore = Omit<ScoreResponse, 'cached'>;
 function requestSummary(body: ScoreBody): Record<string, unknown> {
   const context = (body.context ?? {}) as Record<string, unknown>;
   const summary: Record<string, unknown> = { amount: body.amount, currency: body.currency };
-  for (const name of ['side', 'payment_method', 'country', 'counterparty_country', 'trade_id'] as const) {
-    if (typeof context[name] === 'string') summary[name] = context[name];
-  }
+  // the members a stored decision's rule inputs leave out because this summary holds them
+  for (const name of SUMMARY_CONTEXT) if (typeof context[name] === 'string') summary[name] = context[name];
   return summary;
 }
 
@@ -40,9 +40,7 @@ function scoreRequest(body: ScoreBody): { request: ScoreRequest; linked: LinkedI
   const linked = context.linked_identifiers ?? [];
   if (linked.length > MAX_LINKED_PER_REQUEST) {
     const message = `must have at most ${MAX_LINKED_PER_REQUEST} items`;
-    throw new ApiError(400, 'validation_failed', `context.linked_identifiers ${message}.`, {
-      errors: [{ field: 'context.linked_identifiers', message }],
-    });
+    throw new Invalid(`context.linked_identifiers ${message}.`, [{ field: 'context.linked_identifiers', message }]);
   }
   const request = { entity_id: body.entity_id, amount: body.amount, currency: body.currency, context };
   return { request, linked };

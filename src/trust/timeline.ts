@@ -7,10 +7,11 @@ import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts
 import { nextCursor, pageOf } from '../lib/pagination.ts';
 import { Type, type Static } from 'typebox';
 import type { Store } from '../store/db.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { problemResponses } from '../http/problem.ts';
+import { Invalid, NotFound } from '../lib/domain-errors.ts';
 import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+const problems = problemResponses(400, 401, 403, 404, 429);
 
 const TimelineEvent = Type.Object({
   event_id: Type.String(),
@@ -62,9 +63,11 @@ function decodeCursor(cursor: string): Position {
   ) {
     return { at: parsed[0] as number, eventId: parsed[1], clientId: parsed[2] };
   }
-  throw new ApiError(400, 'invalid_request', 'Invalid query parameter: cursor is not one this endpoint returned.', {
-    errors: [{ field: 'cursor', message: 'is not a valid cursor' }],
-  });
+  throw new Invalid(
+    'Invalid query parameter: cursor is not one this endpoint returned.',
+    [{ field: 'cursor', message: 'is not a valid cursor' }],
+    'invalid_request',
+  );
 }
 
 const OPTIONAL = ['counterparty_id', 'trade_id', 'resolution', 'currency'] as const;
@@ -127,8 +130,7 @@ export function timelineRoutes({
           .where('environment', '=', environment)
           .where('entity_id', '=', id)
           .executeTakeFirst();
-        if (!entity || Number(entity.version) === 0)
-          throw new ApiError(404, 'not_found', 'This entity has no recorded history.');
+        if (!entity || Number(entity.version) === 0) throw new NotFound('This entity has no recorded history.');
         let q = store.db
           .selectFrom('events')
           .select(['client_id', 'event_id', 'type', 'occurred_at', 'payload'])

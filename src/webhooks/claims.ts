@@ -2,10 +2,19 @@
 // process or server takes it until the lease ends), then recorded, which also moves the endpoint's
 // circuit breaker. Claims skip endpoints whose circuit is open and endpoints or clients the caller
 // already has enough deliveries in flight for, so one slow endpoint cannot fill a worker.
-import { sql, type Kysely, type Transaction } from 'kysely';
+// The statements are delivery-repository.ts's.
+import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import { claimRows } from '../store/claims.ts';
+import {
+  closeCircuit,
+  countFailure,
+  dueDeliveriesQuery,
+  insertAttempt,
+  leaseDeliveries,
+  settleDelivery,
+} from './delivery-repository.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -56,24 +65,6 @@ function pick(candidates: Candidate[], limit: number, limits: ClaimLimits): Cand
   return picked;
 }
 
-function dueCandidates(db: Kysely<Database> | Transaction<Database>, now: number, window: number, limits: ClaimLimits) {
-  let query = db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-    .select(['d.id', 'd.webhook_id', 'd.event_id', 'd.attempts', 'w.owner_client_id', 'w.consecutive_failures'])
-    .where('d.status', '=', 'pending')
-    .where('d.next_attempt_at', '<=', now)
-    .where('d.lease_until', '<', now)
-    .where('w.paused_until', '<=', now)
-    .orderBy('d.next_attempt_at')
-    .limit(window);
-  if (limits.excludeWebhooks && limits.excludeWebhooks.length > 0)
-    query = query.where('d.webhook_id', 'not in', [...limits.excludeWebhooks]);
-  if (limits.excludeOwners && limits.excludeOwners.length > 0)
-    query = query.where('w.owner_client_id', 'not in', [...limits.excludeOwners]);
-  return query;
-}
-
 /**
  * Claims up to `limit` due deliveries for `leaseMs`: concurrent workers claim disjoint sets
  * (store/claims.ts says how each store keeps them apart).
@@ -92,20 +83,20 @@ export async function claimDue(
     store,
     {
       choose: async (db, skipLocked) =>
-        pick(await skipLocked(dueCandidates(db, now, window, limits)).execute(), limit, limits),
+        pick(
+          await skipLocked(
+            dueDeliveriesQuery(db, now, window, { webhooks: limits.excludeWebhooks, owners: limits.excludeOwners }),
+          ).execute(),
+          limit,
+          limits,
+        ),
       async take(db, picked) {
-        const leased = await db
-          .updateTable('webhook_deliveries')
-          .set({ lease_until: until })
-          .where(
-            'id',
-            'in',
-            picked.map((p) => p.id),
-          )
-          .where('status', '=', 'pending')
-          .where('lease_until', '<', now)
-          .returning('id')
-          .execute();
+        const leased = await leaseDeliveries(
+          db,
+          picked.map((p) => p.id),
+          until,
+          now,
+        );
         const ids = new Set(leased.map((r) => r.id));
         return picked.filter((p) => ids.has(p.id));
       },
@@ -155,48 +146,10 @@ export async function recordAttempt(
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const status = outcome.success ? 'succeeded' : nextAt === undefined ? 'failed' : 'pending';
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status,
-        attempts: sql`attempts + 1`,
-        next_attempt_at: nextAt ?? now,
-        lease_until: 0,
-        last_attempt_at: now,
-        last_status_code: outcome.statusCode,
-        last_error: outcome.error,
-        delivered_at: outcome.success ? now : null,
-      })
-      .where('id', '=', claim.id)
-      .where('lease_until', '=', claim.lease_until)
-      .execute();
+    await settleDelivery(trx, claim.id, claim.lease_until, status, outcome, nextAt, now);
     // The attempt happened whatever became of the lease: the log and the breaker record it.
-    await trx
-      .insertInto('webhook_attempts')
-      .values({
-        delivery_id: claim.id,
-        attempted_at: now,
-        status_code: outcome.statusCode,
-        error: outcome.error,
-        duration_ms: Math.round(outcome.durationMs),
-      })
-      .execute();
-    if (outcome.success) {
-      await trx
-        .updateTable('webhooks')
-        .set({ consecutive_failures: 0, paused_until: 0 })
-        .where('id', '=', claim.webhook_id)
-        .where('consecutive_failures', '>', 0)
-        .execute();
-    } else if (breaker) {
-      await trx
-        .updateTable('webhooks')
-        .set({
-          consecutive_failures: sql`consecutive_failures + 1`,
-          paused_until: sql`case when consecutive_failures + 1 >= ${breaker.failures} then ${now + breaker.cooldownMs} else paused_until end`,
-        })
-        .where('id', '=', claim.webhook_id)
-        .execute();
-    }
+    await insertAttempt(trx, claim.id, outcome, now);
+    if (outcome.success) await closeCircuit(trx, claim.webhook_id);
+    else if (breaker) await countFailure(trx, claim.webhook_id, breaker, now);
   });
 }

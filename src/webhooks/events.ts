@@ -4,38 +4,11 @@
 // itself.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { enqueueWebhookEvent, hasSubscribers, type WebhookEventType } from './repository.ts';
+import { enqueueWebhookEvent, hasSubscribers, webhooksMatchingAny, type WebhookEventType } from './repository.ts';
 import { coalesceFacts, insertFanout, type FlagFact } from './fanout.ts';
-import { PreparedQuery } from '../store/prepared.ts';
 
 export type { FlagFact };
 import type { Environment } from '../lib/principal.ts';
-
-/**
- * The webhooks that may subscribe to any of N event types, compiled once per N (at most four): this
- * runs at every commit of scores that announce something, where building and compiling the query
- * cost more than running it on a table of a few rows.
- */
-const subscriberQueries = new WeakMap<Kysely<Database>, Map<number, PreparedQuery<string[], SubscriberRow>>>();
-interface SubscriberRow {
-  environment: string;
-  events: string;
-}
-function subscribersQuery(db: Kysely<Database>, count: number): PreparedQuery<string[], SubscriberRow> {
-  let byCount = subscriberQueries.get(db);
-  if (!byCount) subscriberQueries.set(db, (byCount = new Map()));
-  let query = byCount.get(count);
-  if (!query) {
-    query = new PreparedQuery<string[], SubscriberRow>(db as never, count, (_db, ...patterns) =>
-      db
-        .selectFrom('webhooks')
-        .select(['environment', 'events'])
-        .where((eb) => eb.or(patterns.map((p) => eb('events', 'like', p as string)))),
-    );
-    byCount.set(count, query);
-  }
-  return query;
-}
 
 interface DecisionLike {
   id: string;
@@ -122,7 +95,10 @@ export const decisionWebhooks = {
     const wanted = rows.flatMap((r) => decisionEventTypes(r).map((type) => ({ environment: r.environment, type })));
     if (wanted.length === 0) return false;
     const types = [...new Set(wanted.map((w) => w.type))];
-    const hooks = await subscribersQuery(db, types.length).execute(...types.map((t) => `%${t}%`));
+    const hooks = await webhooksMatchingAny(
+      db,
+      types.map((t) => `%${t}%`),
+    );
     return wanted.some((w) =>
       hooks.some((h) => h.environment === w.environment && h.events.split(' ').includes(w.type)),
     );

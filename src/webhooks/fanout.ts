@@ -11,7 +11,16 @@ import { claimRows } from '../store/claims.ts';
 import type { Environment } from '../lib/principal.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
-import { writeEvents } from './repository.ts';
+import { existingWebhookIds, flaggedSubscriberCandidates, writeEvents } from './repository.ts';
+import {
+  deleteFanout,
+  insertFanoutRow,
+  leaseFanout,
+  oldestFreeFanoutQuery,
+  setFanoutProgress,
+  storeFanoutPlan,
+} from './fanout-repository.ts';
+import { identifierHolders, nonHubIdentifiersOf } from './entity-reads.ts';
 
 /**
  * Neighbour events one request may create, whatever the number of entities it flags. Beyond it
@@ -76,18 +85,13 @@ export async function insertFanout(
   fanout: number,
   now = Date.now(),
 ): Promise<void> {
-  await trx
-    .insertInto('webhook_fanouts')
-    .values({
-      id: newId('wfo'),
-      environment,
-      owner_client_id: clientId,
-      type: 'entity.flagged',
-      facts: JSON.stringify({ facts, fanout }),
-      plan: null,
-      created_at: now,
-    })
-    .execute();
+  await insertFanoutRow(trx, {
+    id: newId('wfo'),
+    environment,
+    owner_client_id: clientId,
+    facts: JSON.stringify({ facts, fanout }),
+    created_at: now,
+  });
 }
 
 /** Rows stored before the fanout was recorded hold the bare list: they take the built-in policy's. */
@@ -124,19 +128,7 @@ async function planEvents(
   const flagged = new Map(facts.map((f) => [f.entity_id, f]));
   const holders = new Map<string, { type: string; hash: string; flagged: string[] }>();
   for (const ids of chunks([...flagged.keys()])) {
-    const rows = await db
-      .selectFrom('identifiers as i')
-      .innerJoin('identifier_stats as s', (j) =>
-        j
-          .onRef('s.environment', '=', 'i.environment')
-          .onRef('s.id_type', '=', 'i.id_type')
-          .onRef('s.hash', '=', 'i.hash'),
-      )
-      .select(['i.id_type', 'i.hash', 'i.entity_id'])
-      .where('i.environment', '=', environment)
-      .where('i.entity_id', 'in', ids)
-      .where('s.entities', '<=', fanout)
-      .execute();
+    const rows = await nonHubIdentifiersOf(db, environment, ids, fanout);
     for (const r of rows) {
       const key = `${r.id_type}\u0000${r.hash}`;
       const h = holders.get(key) ?? { type: r.id_type, hash: r.hash, flagged: [] };
@@ -153,15 +145,7 @@ async function planEvents(
       break;
     }
     const limit = ident.flagged.length + MAX_NEIGHBOURS_PER_IDENTIFIER + 1;
-    const rows = await db
-      .selectFrom('identifiers')
-      .select('entity_id')
-      .where('environment', '=', environment)
-      .where('id_type', '=', ident.type)
-      .where('hash', '=', ident.hash)
-      .orderBy('entity_id')
-      .limit(limit)
-      .execute();
+    const rows = await identifierHolders(db, environment, ident.type, ident.hash, limit);
     const others = rows.map((r) => r.entity_id).filter((id) => !flagged.has(id));
     if (rows.length === limit || others.length > MAX_NEIGHBOURS_PER_IDENTIFIER) truncated = true;
     const source = flagged.get([...ident.flagged].sort()[0]!)!;
@@ -191,18 +175,8 @@ async function planEvents(
 async function claimFanout(store: Store, leaseMs: number, now: number) {
   const until = now + leaseMs;
   const [row] = await claimRows(store, {
-    choose: (db, skipLocked) =>
-      skipLocked(
-        db.selectFrom('webhook_fanouts').select('id').where('lease_until', '<', now).orderBy('created_at').limit(1),
-      ).execute(),
-    take: (db, [due]) =>
-      db
-        .updateTable('webhook_fanouts')
-        .set({ lease_until: until })
-        .where('id', '=', due!.id)
-        .where('lease_until', '<', now)
-        .returning(['id', 'environment', 'owner_client_id', 'facts', 'plan', 'progress', 'created_at'])
-        .execute(),
+    choose: (db, skipLocked) => skipLocked(oldestFreeFanoutQuery(db, now)).execute(),
+    take: (db, [due]) => leaseFanout(db, due!.id, until, now),
   });
   if (!row) return undefined;
   return {
@@ -230,51 +204,26 @@ export async function expandOneFanout(store: Store, leaseMs: number): Promise<bo
   let plan: Plan;
   if (claim.plan !== null) plan = JSON.parse(claim.plan) as Plan;
   else {
-    const hooks = await db
-      .selectFrom('webhooks')
-      .select(['id', 'events'])
-      .where('environment', '=', claim.environment)
-      .where('owner_client_id', '=', claim.owner)
-      .where('created_at', '<=', claim.created_at)
-      .where('events', 'like', '%entity.flagged%')
-      .execute();
+    const hooks = await flaggedSubscriberCandidates(db, claim.environment, claim.owner, claim.created_at);
     const webhooks = hooks.filter((w) => w.events.split(' ').includes('entity.flagged')).map((w) => w.id);
     const { facts, fanout } = parseFacts(claim.facts);
     plan = { webhooks, events: webhooks.length === 0 ? [] : await planEvents(db, claim.environment, facts, fanout) };
-    const stored = await db
-      .updateTable('webhook_fanouts')
-      .set({ plan: JSON.stringify(plan) })
-      .where('id', '=', claim.id)
-      .where('lease_until', '=', claim.lease)
-      .executeTakeFirst();
-    if (Number(stored.numUpdatedRows) === 0) return true;
+    if (!(await storeFanoutPlan(db, claim.id, claim.lease, JSON.stringify(plan)))) return true;
   }
   try {
     for (let from = claim.progress; ; from += SLICE) {
       const last = from + SLICE >= plan.events.length;
       await db.transaction().execute(async (trx) => {
-        const mine = last
-          ? await trx
-              .deleteFrom('webhook_fanouts')
-              .where('id', '=', claim.id)
-              .where('lease_until', '=', claim.lease)
-              .executeTakeFirst()
-          : await trx
-              .updateTable('webhook_fanouts')
-              .set({ progress: from + SLICE })
-              .where('id', '=', claim.id)
-              .where('lease_until', '=', claim.lease)
-              .executeTakeFirst();
-        const changed = 'numDeletedRows' in mine ? mine.numDeletedRows : mine.numUpdatedRows;
+        const changed = last
+          ? await deleteFanout(trx, claim.id, claim.lease)
+          : await setFanoutProgress(trx, claim.id, claim.lease, from + SLICE);
         if (Number(changed) === 0) throw new LeaseLost();
         const slice = plan.events.slice(from, from + SLICE);
         // A webhook deleted since the plan was made gets nothing.
         const alive =
           plan.webhooks.length === 0 || slice.length === 0
             ? []
-            : (await trx.selectFrom('webhooks').select('id').where('id', 'in', plan.webhooks).execute()).map(
-                (w) => w.id,
-              );
+            : (await existingWebhookIds(trx, plan.webhooks)).map((w) => w.id);
         if (alive.length > 0)
           await writeEvents(trx, claim.environment, 'entity.flagged', claim.owner, slice, alive, Date.now());
       });

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../lib/envelope.ts';
+import type { BackgroundServices } from '../lib/background.ts';
 import { DeliveryWorker, type DeliveryLimits, type WorkerOptions } from './worker.ts';
 
 export interface WebhooksOptions {
@@ -21,15 +22,24 @@ export interface WebhookServices {
   resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
 }
 
-export function startWebhookWorker(app: FastifyInstance, options: WebhooksOptions): WebhookServices {
+export function startWebhookWorker(
+  app: FastifyInstance,
+  background: BackgroundServices,
+  options: WebhooksOptions,
+): WebhookServices {
   const { maxPerClient = 20, ...limits } = options.limits ?? {};
   const worker = new DeliveryWorker(
     { store: options.store, encryption: options.encryption, allowPrivate: options.allowPrivate, log: app.log },
     { ...limits, ...options.worker },
   );
-  if (options.worker?.enabled !== false) app.addHook('onReady', async () => worker.start());
-  // preClose: in-flight deliveries finish (and are recorded) while the store is still open.
-  app.addHook('preClose', async () => worker.stop());
+  // Stopped as the app begins to close: deliveries in flight (a manual retry's too) finish, and are recorded,
+  // while the store is still open.
+  const enabled = options.worker?.enabled !== false;
+  background.add({
+    name: 'webhook deliveries',
+    start: () => (enabled ? worker.start() : undefined),
+    stop: () => worker.stop(),
+  });
   return {
     worker,
     maxPerClient,

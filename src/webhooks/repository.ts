@@ -1,15 +1,17 @@
-// Webhook storage: subscriptions (capped per client), the outbox (enqueueWebhookEvent, called
-// inside the transaction of the fact it announces; writeEvents for the fan-out worker), and the
-// delivery log. Claiming and recording attempts is in claims.ts.
+// Webhook storage: subscriptions (capped per client) and who subscribes to what, and the outbox
+// (enqueueWebhookEvent, called inside the transaction of the fact it announces; writeEvents for
+// the fan-out worker). Deliveries, their attempts and the delivery log are delivery-repository.ts's,
+// fan-out rows fanout-repository.ts's (issue 41 item 1, one owner per table).
 import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { WebhookDeliveriesTable, WebhooksTable } from '../store/schema-webhooks.ts';
+import type { WebhooksTable } from '../store/schema-webhooks.ts';
 import type { Store } from '../store/db.ts';
 import { advisoryXactLock } from '../store/locks.ts';
 import { chunks } from '../store/chunks.ts';
 import { newId } from '../lib/ids.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
 import type { Environment } from '../lib/principal.ts';
+import { PreparedQuery } from '../store/prepared.ts';
 
 export const WEBHOOK_EVENT_TYPES = [
   'decision.high_risk',
@@ -27,7 +29,6 @@ export const WEBHOOK_EVENT_TYPES = [
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export type WebhookRow = Selectable<WebhooksTable>;
-type DeliveryRow = WebhookDeliveriesTable;
 type Db = Kysely<Database> | Transaction<Database>;
 
 export interface EnqueueOptions {
@@ -218,71 +219,55 @@ export async function deleteWebhook(
   });
 }
 
-export interface DeliveryView extends DeliveryRow {
-  event_type: string;
-}
-
 /**
- * A webhook's deliveries. `environment` is the webhook's: enqueueing never pairs a webhook with
- * another environment's event, and this read does not rely on it.
+ * The webhooks that may subscribe to any of N event types, compiled once per N (at most four): this
+ * runs at every commit of scores that announce something, where building and compiling the query
+ * cost more than running it on a table of a few rows.
  */
-export async function listDeliveries(
-  db: Db,
-  environment: Environment,
-  webhookId: string,
-  limit: number,
-  after: string | undefined,
-): Promise<Page<DeliveryView>> {
-  let query = db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .selectAll('d')
-    .select('e.type as event_type')
-    .where('e.environment', '=', environment)
-    .where('d.webhook_id', '=', webhookId)
-    .orderBy('d.id', 'desc')
-    .limit(limit + 1);
-  if (after !== undefined) query = query.where('d.id', '<', after);
-  return pageOf(await query.execute(), limit);
+const subscriberQueries = new WeakMap<Kysely<Database>, Map<number, PreparedQuery<string[], SubscriberRow>>>();
+interface SubscriberRow {
+  environment: string;
+  events: string;
+}
+function subscribersQuery(db: Kysely<Database>, count: number): PreparedQuery<string[], SubscriberRow> {
+  let byCount = subscriberQueries.get(db);
+  if (!byCount) subscriberQueries.set(db, (byCount = new Map()));
+  let query = byCount.get(count);
+  if (!query) {
+    query = new PreparedQuery<string[], SubscriberRow>(db as never, count, (_db, ...patterns) =>
+      db
+        .selectFrom('webhooks')
+        .select(['environment', 'events'])
+        .where((eb) => eb.or(patterns.map((p) => eb('events', 'like', p as string)))),
+    );
+    byCount.set(count, query);
+  }
+  return query;
 }
 
-export async function findDelivery(
+/** Every webhook whose events match any of the LIKE `patterns` (a candidate: the caller checks the list). */
+export function webhooksMatchingAny(db: Kysely<Database>, patterns: string[]): Promise<SubscriberRow[]> {
+  return subscribersQuery(db, patterns.length).execute(...patterns);
+}
+
+/** The webhooks of `owner` that existed at `createdAt` and may subscribe to entity.flagged. */
+export async function flaggedSubscriberCandidates(
   db: Db,
   environment: Environment,
-  webhookId: string,
-  id: string,
-): Promise<DeliveryView | undefined> {
+  owner: string,
+  createdAt: number,
+): Promise<{ id: string; events: string }[]> {
   return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .selectAll('d')
-    .select('e.type as event_type')
-    .where('e.environment', '=', environment)
-    .where('d.webhook_id', '=', webhookId)
-    .where('d.id', '=', id)
-    .executeTakeFirst();
+    .selectFrom('webhooks')
+    .select(['id', 'events'])
+    .where('environment', '=', environment)
+    .where('owner_client_id', '=', owner)
+    .where('created_at', '<=', createdAt)
+    .where('events', 'like', '%entity.flagged%')
+    .execute();
 }
 
-/**
- * Manual retry: due now, whatever its state; false while a worker holds it (in flight). An
- * operator retrying by hand has likely fixed the endpoint, so an open circuit lets one probe
- * through now (the failure count stays: a failed probe pauses the endpoint again).
- */
-export async function scheduleRetry(db: Kysely<Database>, id: string, now = Date.now()): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const result = await trx
-      .updateTable('webhook_deliveries')
-      .set({ status: 'pending', next_attempt_at: now })
-      .where('id', '=', id)
-      .where('lease_until', '<', now)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return false;
-    await trx
-      .updateTable('webhooks')
-      .set({ paused_until: 0 })
-      .where('id', '=', (eb) => eb.selectFrom('webhook_deliveries').select('webhook_id').where('id', '=', id))
-      .where('paused_until', '>', 0)
-      .execute();
-    return true;
-  });
+/** Those of `ids` that still exist. */
+export async function existingWebhookIds(db: Db, ids: string[]): Promise<{ id: string }[]> {
+  return db.selectFrom('webhooks').select('id').where('id', 'in', ids).execute();
 }

@@ -8,20 +8,13 @@ import { nextCursor } from '../lib/pagination.ts';
 import { Type } from 'typebox';
 import type { Store } from '../store/db.ts';
 import type { KeyEncryption } from '../lib/envelope.ts';
-import { ApiError, ProblemSchema } from '../http/problem.ts';
+import { ApiError, problemResponses } from '../http/problem.ts';
 import { newId } from '../lib/ids.ts';
 import { checkDestination } from './ssrf.ts';
 import { principalAuditor } from '../audit-log/auditor.ts';
 import { generateWebhookSecret, sealSecret } from './signer.ts';
-import {
-  deleteWebhook,
-  findDelivery,
-  findWebhook,
-  insertWebhookCapped,
-  listDeliveries,
-  listWebhooks,
-  scheduleRetry,
-} from './repository.ts';
+import { deleteWebhook, findWebhook, insertWebhookCapped, listWebhooks } from './repository.ts';
+import { findDelivery, listDeliveries, scheduleRetry } from './delivery-repository.ts';
 import {
   CreateWebhookBody,
   CreatedWebhook,
@@ -33,7 +26,7 @@ import {
 } from './schemas.ts';
 import type { DeliveryWorker } from './worker.ts';
 
-const problems = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 429: ProblemSchema };
+const problems = problemResponses(400, 401, 403, 404, 429);
 const WebhookParams = Type.Object({ webhook_id: Type.String({ description: 'whk_<26-char ULID>' }) });
 const DeliveryParams = Type.Object({
   webhook_id: Type.String(),
@@ -62,7 +55,7 @@ export function webhookRoutes({
   resolve,
 }: WebhookRouteOptions): RouteDefinition[] {
   const { db } = store;
-  const notFound = () => new ApiError(404, 'not_found', 'No such webhook.');
+  const notFound = () => new ApiError('not_found', 'No such webhook.');
   const visible = async (request: FastifyRequest, id: string) => {
     if (!WEBHOOK_ID.test(id)) throw notFound();
     const row = await findWebhook(db, request.principal.environment, id, ownerFilter(request.principal));
@@ -79,7 +72,7 @@ export function webhookRoutes({
         tags: ['webhooks'],
         summary: 'Subscribe an endpoint to events (the signing secret is returned once)',
         body: CreateWebhookBody,
-        response: { 201: CreatedWebhook, 409: ProblemSchema, ...problems },
+        response: { 201: CreatedWebhook, ...problemResponses(409), ...problems },
       },
       handler: async (request, reply) => {
         const { url, events, description } = request.body;
@@ -89,7 +82,7 @@ export function webhookRoutes({
           ...(resolve ? { resolve } : {}),
         });
         if (!check.ok)
-          throw new ApiError(400, 'validation_failed', `url ${check.message}.`, {
+          throw new ApiError('validation_failed', `url ${check.message}.`, {
             errors: [{ field: 'url', message: check.message }],
           });
         const id = newId('whk');
@@ -112,7 +105,6 @@ export function webhookRoutes({
         );
         if (!stored)
           throw new ApiError(
-            409,
             'conflict',
             `This client already has ${maxPerClient} webhooks (live and test together), the most it may have; delete one first.`,
           );
@@ -231,7 +223,7 @@ export function webhookRoutes({
         tags: ['webhooks'],
         summary: 'Send a delivery again now (same webhook-id)',
         params: DeliveryParams,
-        response: { 202: DeliveryRecord, 409: ProblemSchema, ...problems },
+        response: { 202: DeliveryRecord, ...problemResponses(409), ...problems },
       },
       handler: async (request, reply) => {
         const row = await visible(request, request.params.webhook_id);
@@ -240,13 +232,9 @@ export function webhookRoutes({
           !DELIVERY_ID.test(deliveryId) ||
           !(await findDelivery(db, request.principal.environment, row.id, deliveryId))
         )
-          throw new ApiError(404, 'not_found', 'No such delivery.');
+          throw new ApiError('not_found', 'No such delivery.');
         if (!(await scheduleRetry(db, deliveryId)))
-          throw new ApiError(
-            409,
-            'conflict',
-            'This delivery is being attempted right now; retry when it has finished.',
-          );
+          throw new ApiError('conflict', 'This delivery is being attempted right now; retry when it has finished.');
         worker.kick();
         reply.code(202);
         return toDeliveryRecord((await findDelivery(db, request.principal.environment, row.id, deliveryId))!);

@@ -1,7 +1,8 @@
 // Request and response schemas of /api/v1/webhooks.
 import { Type } from 'typebox';
 import { PATTERN_MESSAGE, StringEnum } from '../http/validation.ts';
-import { WEBHOOK_EVENT_TYPES, type DeliveryView, type WebhookRow } from './repository.ts';
+import { WEBHOOK_EVENT_TYPES, type WebhookRow } from './repository.ts';
+import type { DeliveryView } from './delivery-repository.ts';
 
 export const WebhookRecord = Type.Object(
   {

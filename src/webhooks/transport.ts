@@ -6,7 +6,7 @@
 // turn webhooks into a scanner of the network the service runs in.
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { pinnedLookup } from '../lib/pinned-lookup.ts';
 import { checkDestination, type UrlPolicy } from './ssrf.ts';
 import type { AttemptOutcome } from './claims.ts';
 
@@ -80,13 +80,7 @@ async function attempt(
   if (signal.aborted) return { outcome: failure('timeout') };
   const { url, address, family } = destination;
   // The connection goes to the address just checked, never to a second DNS answer.
-  const lookup: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all)
-      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
-        { address, family },
-      ]);
-    else callback(null, address, family);
-  };
+  const lookup = pinnedLookup(address, family);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<PostResult>((resolve) => {
     const request = client.request(

@@ -16,6 +16,7 @@ import type { UrlPolicy } from './ssrf.ts';
 import { signedHeaders, unsealSecret } from './signer.ts';
 import { claimDue, recordAttempt, type AttemptOutcome, type Breaker, type ClaimedDelivery } from './claims.ts';
 import { expandOneFanout } from './fanout.ts';
+import { deliveryParts } from './delivery-repository.ts';
 import { postOnce } from './transport.ts';
 
 /**
@@ -203,14 +204,7 @@ export class DeliveryWorker {
 
   private async deliver(claim: ClaimedDelivery): Promise<void> {
     const { db } = this.deps.store;
-    const [webhook, event] = await Promise.all([
-      db
-        .selectFrom('webhooks')
-        .select(['id', 'url', 'secret', 'environment'])
-        .where('id', '=', claim.webhook_id)
-        .executeTakeFirst(),
-      db.selectFrom('webhook_events').selectAll().where('id', '=', claim.event_id).executeTakeFirst(),
-    ]);
+    const [webhook, event] = await deliveryParts(db, claim.webhook_id, claim.event_id);
     const started = performance.now();
     // Enqueueing pairs a webhook only with events of its environment; a delivery that pairs them
     // otherwise (a row written by hand, a future bug) must never carry test data to a live endpoint.

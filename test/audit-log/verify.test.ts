@@ -4,20 +4,18 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
 import { recordAudit } from '../../src/audit-log/repository.ts';
 import { verifyAuditLog } from '../../src/audit-log/verify.ts';
 import type { Environment } from '../../src/lib/principal.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/vouch.js', import.meta.url));
+import { VOUCH } from '../helpers/vouch-command.ts';
 
 function vouch(args: string[], databaseUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_')));
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [...VOUCH, ...args],
       { env: { ...env, VOUCH_DATABASE_URL: databaseUrl }, timeout: 60_000 },
       (err, stdout, stderr) => {
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
@@ -129,6 +127,25 @@ for (const backend of backends()) {
         assert.match(run.stdout, /4 entries check out before entry 5/);
       } finally {
         await fresh.store.db.updateTable('audit_log').set({ after: row.after }).where('seq', '=', 5).execute();
+      }
+      assert.equal((await verifyAuditLog(fresh.store.db)).broken, undefined);
+    });
+
+    test('an entry whose actor_id (the column ?actor= filters on) was edited: broken there, though it is outside the hash', async () => {
+      const row = await rowAt(6);
+      await fresh.store.db
+        .updateTable('audit_log')
+        .set({ actor_id: 'usr_someone_else' })
+        .where('seq', '=', 6)
+        .execute();
+      try {
+        const result = await verifyAuditLog(fresh.store.db, 4);
+        assert.deepEqual(
+          { seq: result.broken?.seq, id: result.broken?.id, reason: result.broken?.reason, checked: result.checked },
+          { seq: 6, id: ids[5], reason: 'actor_id', checked: 5 },
+        );
+      } finally {
+        await fresh.store.db.updateTable('audit_log').set({ actor_id: row.actor_id }).where('seq', '=', 6).execute();
       }
       assert.equal((await verifyAuditLog(fresh.store.db)).broken, undefined);
     });

@@ -7,7 +7,7 @@ import { SignJWT, generateKeyPair, type JWK } from 'jose';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeEachBackend, bearer, problem, ADMIN_ID } from '../helpers/app.ts';
 import { deactivateClient } from '../../src/auth/clients.ts';
-import { RevocationFeed } from '../../src/auth/revocation.ts';
+import { ChangeFeed } from '../../src/store/change-feed.ts';
 import { b64url, currentSigningKey, eventually, header, secondStore, signToken, tamper } from './support.ts';
 
 const KEYS = '/api/v1/keys';
@@ -176,7 +176,7 @@ describeEachBackend('bearer token attacks', (ctx) => {
 
     const other = secondStore(ctx().store);
     try {
-      await deactivateClient(other.db, new RevocationFeed(other), c.id);
+      await deactivateClient(other.db, new ChangeFeed(other), c.id);
     } finally {
       await other.close();
     }

@@ -9,7 +9,7 @@ import { backends, freshStore, testConfig, bearer, ADMIN_ID, ADMIN_SECRET, type 
 import { buildApp, loggerOptions } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { createClient, deactivateClient } from '../../src/auth/clients.ts';
-import { RevocationFeed } from '../../src/auth/revocation.ts';
+import { ChangeFeed } from '../../src/store/change-feed.ts';
 import { generateApiKey } from '../../src/keys/format.ts';
 
 const TOKEN = '/api/v1/auth/token';
@@ -141,8 +141,8 @@ for (const backend of backends()) {
         { name: 'n', role: 'service', scopes: ['keys:read'] },
         log,
       );
-      await deactivateClient(fresh.store.db, new RevocationFeed(fresh.store), client.client_id, log);
-      await deactivateClient(fresh.store.db, new RevocationFeed(fresh.store), client.client_id, log);
+      await deactivateClient(fresh.store.db, new ChangeFeed(fresh.store), client.client_id, log);
+      await deactivateClient(fresh.store.db, new ChangeFeed(fresh.store), client.client_id, log);
       assert.deepEqual(
         seen.map((d) => [d.event, d.client_id]),
         [

@@ -305,14 +305,14 @@ describeEachBackend('token endpoint', (ctx) => {
 
   test('deactivated client: 401 invalid_client', async () => {
     const { deactivateClient } = await import('../../src/auth/clients.ts');
-    const { RevocationFeed } = await import('../../src/auth/revocation.ts');
+    const { ChangeFeed } = await import('../../src/store/change-feed.ts');
     const c = await ctx().client(['keys:read']);
     assert.equal(
       (await ctx().inject({ method: 'POST', url: TOKEN, payload: { client_id: c.id, client_secret: c.secret } }))
         .statusCode,
       200,
     );
-    await deactivateClient(ctx().store.db, new RevocationFeed(ctx().store), c.id);
+    await deactivateClient(ctx().store.db, new ChangeFeed(ctx().store), c.id);
     const res = await ctx().inject({
       method: 'POST',
       url: TOKEN,

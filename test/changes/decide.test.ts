@@ -6,8 +6,8 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../helpers/app.ts';
 import { DEFAULT_POLICY } from '../../src/model/policy.ts';
-import { RevocationFeed } from '../../src/auth/revocation.ts';
-import { ApiError } from '../../src/http/problem.ts';
+import { ChangeFeed } from '../../src/store/change-feed.ts';
+import { Conflict } from '../../src/lib/domain-errors.ts';
 import type { Principal } from '../../src/lib/principal.ts';
 import { decideChange, deferIfFourEyes, type ChangeAppliers } from '../../src/changes/four-eyes.ts';
 import { ruleAppliers } from '../../src/rules/four-eyes.ts';
@@ -49,7 +49,7 @@ describeEachBackend('four eyes, decided by people', (ctx) => {
 
   before(async () => {
     const { store } = ctx();
-    const feed = new RevocationFeed(store);
+    const feed = new ChangeFeed(store);
     appliers = { ...ruleAppliers({ feed }), ...policyAppliers({ store, feed }) };
     admin = await makeKey(ctx(), 'admin', 'admin');
     operator = await makeKey(ctx(), 'asking operator', 'operator', [
@@ -131,7 +131,7 @@ describeEachBackend('four eyes, decided by people', (ctx) => {
     assert.equal((await call(operator, 'PATCH', `/api/v1/rules/${id}`, { name: 'renamed' })).statusCode, 200);
     await assert.rejects(
       decideChange(ctx().store, ana, change, approve, appliers),
-      (err: unknown) => err instanceof ApiError && err.status === 409,
+      (err: unknown) => err instanceof Conflict,
     );
     const row = (await call(operator, 'GET', `/api/v1/changes/${change}`)).json();
     assert.equal(row.status, 'pending');
@@ -155,7 +155,7 @@ describeEachBackend('four eyes, decided by people', (ctx) => {
     assert.equal(rule.statusCode, 201, rule.body);
     await assert.rejects(
       decideChange(ctx().store, ana, named, approve, appliers),
-      (err: unknown) => err instanceof ApiError && err.status === 409,
+      (err: unknown) => err instanceof Conflict,
     );
     assert.equal((await call(operator, 'GET', '/api/v1/lists/named-list')).statusCode, 200);
   });

@@ -60,18 +60,24 @@ describeEachBackend('four eyes over HTTP', (ctx) => {
 
   test('settings: empty by default; only an admin with settings:write changes them; 400 on an unknown area', async () => {
     const reader = await makeKey(ctx(), 'settings reader', 'service', ['settings:read']);
-    assert.deepEqual((await call(reader, 'GET', '/api/v1/settings')).json(), { four_eyes: [] });
+    const unset = { four_eyes: [], updated_by: null, updated_at: null };
+    assert.deepEqual((await call(reader, 'GET', '/api/v1/settings')).json(), unset);
     const opWithScope = await makeKey(ctx(), 'settings op', 'operator', ['settings:write']);
     problem(await call(opWithScope, 'PUT', '/api/v1/settings', { four_eyes: ['rules'] }), 403, 'insufficient_scope');
     problem(await call(admin, 'PUT', '/api/v1/settings', { four_eyes: ['reviews'] }), 400, 'validation_failed');
     problem(await call(admin, 'PUT', '/api/v1/settings', {}), 400, 'validation_failed');
     const put = await call(admin, 'PUT', '/api/v1/settings', { four_eyes: ['lists', 'rules', 'policies'] });
     assert.equal(put.statusCode, 200, put.body);
-    assert.deepEqual(put.json(), { four_eyes: ['rules', 'policies', 'lists'] });
+    const { updated_at, ...answer } = put.json() as { updated_at: string };
+    assert.deepEqual(answer, {
+      four_eyes: ['rules', 'policies', 'lists'],
+      updated_by: { type: 'client', id: admin.id, name: admin.name },
+    });
+    assert.ok(Date.parse(updated_at) > 0);
     assert.deepEqual((await call(reader, 'GET', '/api/v1/settings')).json(), put.json());
     // Per environment: test mode has its own.
     const testReader = await makeKey(ctx(), 'test reader', 'service', ['settings:read'], 'test');
-    assert.deepEqual((await call(testReader, 'GET', '/api/v1/settings')).json(), { four_eyes: [] });
+    assert.deepEqual((await call(testReader, 'GET', '/api/v1/settings')).json(), unset);
   });
 
   test('activating a rule: 202 with the pending change, the rule unchanged; a draft↔shadow move is not held', async () => {

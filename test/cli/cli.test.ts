@@ -8,15 +8,16 @@ import { execFile, spawn } from 'node:child_process';
 import { readFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { backends, freshStore, testConfig, type TestStore } from '../helpers/app.ts';
 import { buildApp } from '../../src/app.ts';
 import { sha256Hex } from '../../src/lib/digest.ts';
 import { eventually } from '../auth/support.ts';
 import { freePort, waitFor } from '../helpers/processes.ts';
+import { VOUCH } from '../helpers/vouch-command.ts';
+import { REPO_ROOT } from '../helpers/repo-root.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/vouch.js', import.meta.url));
+const BIN = join(REPO_ROOT, 'bin', 'vouch.js');
 
 interface Run {
   code: number;
@@ -32,7 +33,7 @@ function vouch(args: string[], env: Record<string, string>, stdin?: string): Pro
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      [BIN, ...args],
+      [...VOUCH, ...args],
       { env: { ...base, ...env }, timeout: 30_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;

@@ -20,11 +20,11 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
 import { freePort, waitFor } from '../helpers/processes.ts';
+import { REPO_ROOT } from '../helpers/repo-root.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = REPO_ROOT;
 const NOBODY = 65534;
 const ADMIN = { id: 'image-admin', secret: 'image-admin-secret-0123456789' };
 const skip =
@@ -183,7 +183,7 @@ test(
     });
     const code = await Promise.race([
       server.exited,
-      new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 60_000)),
+      new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 60_000).unref()),
     ]);
     if (code === 'running') await server.stop();
     assert.notEqual(code, 'running', 'the start fails rather than serving without a key');

@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { staleReason } from '../../scripts/build-if-stale.ts';
+import { REPO_ROOT } from '../helpers/repo-root.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = REPO_ROOT;
 
 function tree(files: Record<string, number>): string {
   const root = mkdtempSync(join(tmpdir(), 'vouch-build-'));

@@ -26,7 +26,7 @@ test('loadConfig with an empty environment: the docs/api.md, "Running it" defaul
   assert.equal(config.keepAliveTimeoutMs, 5000);
   assert.equal(config.maxConnections, 1024);
   assert.equal(config.maxConnectionsPerSource, 256);
-  assert.equal(config.sqliteWalLimitBytes, 128 * 1024 * 1024);
+  assert.equal(config.sqliteWalLimitBytes, 1024 * 1024 * 1024);
 });
 
 test('the default issuer is the public URL, else the listen address (IPv6 in brackets); VOUCH_ISSUER wins', () => {

@@ -1,17 +1,27 @@
 // Browser-test harness for the operator console: builds the console once when its build is missing
 // or older than its sources, starts a real server on a loopback port, and drives Debian's chromium.
+import { describe, before, after } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_ID, ADMIN_SECRET, startApp, type TestContext } from '../helpers/app.ts';
 import { person, type Person } from '../helpers/people.ts';
 import type { Config } from '../../src/config/env.ts';
+import { REPO_ROOT } from '../helpers/repo-root.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
-const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
+const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * `skip` for a browser suite: in CI a missing browser is a failure (the browser tests must run
+ * there); elsewhere it is said plainly.
+ */
+const BROWSER_SKIP: string | false =
+  existsSync(CHROMIUM) || process.env.CI
+    ? false
+    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
+const ROOT = REPO_ROOT;
 /** Where screenshots go: VOUCH_CONSOLE_SHOTS, or test-results/console. */
 export const SHOTS = process.env.VOUCH_CONSOLE_SHOTS ?? join(ROOT, 'test-results', 'console');
 
@@ -52,7 +62,55 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Serv
   return Object.assign(ctx, { base: `http://127.0.0.1:${port}` });
 }
 
-export async function launch(): Promise<Browser> {
+/** What a browser suite's tests get: Chromium, and the server the suite asked for. */
+export interface BrowserSuite {
+  browser: Browser;
+  /** the suite's server (throws for a suite that starts its own: `server: false`) */
+  server: Server;
+}
+
+/**
+ * A suite of console tests in Chromium: skipped, saying why, where Chromium is missing (never in CI);
+ * the console built once; a real server (`options.server`: its configuration, or false for a suite
+ * that starts its own) and Chromium started before the suite's own `before` hooks, and both closed
+ * after its own `after` hooks (node:test runs hooks in the order they are registered).
+ */
+export function describeInBrowser(name: string, body: (suite: () => BrowserSuite) => void): void;
+export function describeInBrowser(
+  name: string,
+  options: { server?: Partial<Config> | false },
+  body: (suite: () => BrowserSuite) => void,
+): void;
+export function describeInBrowser(
+  name: string,
+  second: { server?: Partial<Config> | false } | ((suite: () => BrowserSuite) => void),
+  third?: (suite: () => BrowserSuite) => void,
+): void {
+  const [options, body] = typeof second === 'function' ? [{}, second] : [second, third!];
+  let browser: Browser | undefined;
+  let server: Server | undefined;
+  const suite = (): BrowserSuite => ({
+    browser: browser!,
+    get server() {
+      if (!server) throw new Error(`${name}: this suite starts its own server (server: false)`);
+      return server;
+    },
+  });
+  describe(name, { skip: BROWSER_SKIP }, () => {
+    before(async () => {
+      ensureConsoleBuilt();
+      if (options.server !== false) server = await startServer(options.server);
+      browser = await launch();
+    });
+    body(suite);
+    after(async () => {
+      await browser?.close();
+      await server?.close();
+    });
+  });
+}
+
+async function launch(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 }

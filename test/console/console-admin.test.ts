@@ -1,34 +1,20 @@
 // The operator console's administration pages in chromium against a real server and store:
 // policies (summary, report, shadow, activation), keys and webhooks (deliveries with their last
 // response). Screenshots at 1400×900 and 390 px wide go to test-results/console.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { bearer } from '../helpers/app.ts';
 import { hash, postEvents, tradeHistory } from '../helpers/trust.ts';
 import type { Config } from '../../src/config/env.ts';
-import {
-  CHROMIUM,
-  ensureConsoleBuilt,
-  launch,
-  nav as navIn,
-  openTab,
-  shots,
-  signIn,
-  startServer,
-  until,
-  type Server,
-} from './browser.ts';
+import { describeInBrowser, nav as navIn, openTab, shots, signIn, until, type Server } from './browser.ts';
 
-// In CI a missing browser is a failure (the browser tests must run there); elsewhere it is said plainly.
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const HOOK_URL = 'http://127.0.0.1:9/vouch-hook'; // the discard port: nothing listens, so the connection is refused
 
-describe('operator console administration pages in chromium', { skip }, () => {
+// VOUCH_WEBHOOK_ALLOW_PRIVATE=1, so a loopback URL can be registered without DNS
+const SERVER = { webhookAllowPrivate: true } as Partial<Config>;
+
+describeInBrowser('operator console administration pages in chromium', { server: SERVER }, (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -40,22 +26,14 @@ describe('operator console administration pages in chromium', { skip }, () => {
   const nav = (name: string) => navIn(page, name);
 
   before(async () => {
-    ensureConsoleBuilt();
-    // VOUCH_WEBHOOK_ALLOW_PRIVATE=1, so a loopback URL can be registered without DNS
-    server = await startServer({ webhookAllowPrivate: true } as Partial<Config>);
+    ({ server, browser } = suite());
     admin = await server.token();
     await postEvents(server, admin, [
       ...tradeHistory(hash('admin-buyer'), 3, 10),
       ...tradeHistory(hash('admin-seller'), 5, 40),
     ]);
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
     await signIn(page, server.base);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test('Policies: each version with its summary; no report download for an unfitted policy; shadow ended after a confirmation; activation confirms with the backtest', async () => {

@@ -2,20 +2,17 @@
 // server and store: sign-in, decisions, disputes and entities, scopes, test mode, a phone-sized
 // window and the keyboard. Policies, keys and webhooks: console-admin.test.ts. Every page is
 // photographed at 1400×900 and at 390 px wide (test-results/console).
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_ID, ADMIN_SECRET, bearer } from '../helpers/app.ts';
 import { createClient } from '../../src/auth/clients.ts';
 import { person } from '../helpers/people.ts';
 import { event, hash, postEvents, tradeHistory } from '../helpers/trust.ts';
 import {
-  CHROMIUM,
+  describeInBrowser,
   NARROW,
   WIDE,
-  ensureConsoleBuilt,
-  launch,
   nav as navIn,
   openClientSignIn,
   openTab,
@@ -23,22 +20,17 @@ import {
   sidewaysOverflow,
   signIn as signInAt,
   type Server,
-  startServer,
   until,
 } from './browser.ts';
 
 // In CI a missing browser is a failure (the browser tests must run there); elsewhere it is said plainly.
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const NAV = ['Dashboard', 'Decisions', 'Disputes', 'Entities', 'Policies', 'Keys', 'Webhooks'];
 const RISKY = hash('console-risky-entity');
 const BUSY = hash('console-busy-entity');
 const BUYER = hash('console-buyer');
 const SELLER = hash('console-seller');
 
-describe('operator console in chromium', { skip }, () => {
+describeInBrowser('operator console in chromium', { server: { tokenTtlSeconds: 8 } }, (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -68,9 +60,8 @@ describe('operator console in chromium', { skip }, () => {
     });
 
   before(async () => {
-    ensureConsoleBuilt();
     // A short token lifetime, so the suite also sees the console renew its token.
-    server = await startServer({ tokenTtlSeconds: 8 });
+    ({ server, browser } = suite());
     admin = await server.token();
     await postEvents(server, admin, [
       ...tradeHistory(RISKY, 6, 30),
@@ -113,13 +104,7 @@ describe('operator console in chromium', { skip }, () => {
       evidence: { payment_reversed: true },
     });
 
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   const signIn = (id = ADMIN_ID, secret = ADMIN_SECRET, path = '') => signInAt(page, server.base, id, secret, path);
@@ -175,7 +160,12 @@ describe('operator console in chromium', { skip }, () => {
     assert.equal(await canvas.count(), 1);
     // every signal, the bias and the total are named on the chart's axis
     const signals = await page.locator('table tbody tr').count();
-    assert.equal(await canvas.getAttribute('data-drawn-labels'), String(signals + 2));
+    // the chart records its axis once drawn, after the page has rendered: wait for it
+    const labels = String(signals + 2);
+    await until(`the waterfall drawn with ${labels} names`, async () =>
+      (await canvas.getAttribute('data-drawn-labels')) === labels ? true : undefined,
+    );
+    assert.equal(await canvas.getAttribute('data-drawn-labels'), labels);
     assert.ok((await page.getByRole('cell', { name: /chargeback/ }).count()) > 0, 'chargeback signal listed');
     await page.getByRole('button', { name: 'Fraud' }).waitFor();
     await page.getByRole('button', { name: 'Legit' }).waitFor();
@@ -198,6 +188,13 @@ describe('operator console in chromium', { skip }, () => {
       (await api('GET', `/api/v1/decisions/${decisionId}`)).json().label.note,
       'card owner disputed the payment',
     );
+    // straight on to another decision, in the page: its own label, never the one just given
+    await page.evaluate(
+      `history.pushState(null, '', '/console/decisions/${notedId}'); window.dispatchEvent(new PopStateEvent('popstate'))`,
+    );
+    await page.locator('dl.facts').getByText('“paid out, bank confirmed”').waitFor();
+    await page.locator('dl.facts').getByText('legit', { exact: true }).waitFor();
+    assert.equal(await page.locator('dl.facts').getByText('fraud', { exact: true }).count(), 0);
     await nav('Decisions').click();
     await page.getByLabel('Label').selectOption('fraud');
     const filtered = page.waitForResponse((r) => r.url().includes('label=fraud'));

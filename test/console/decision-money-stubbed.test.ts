@@ -2,23 +2,18 @@
 // by money"), against contract-shaped responses: why the outcome is what it is in money (the costs
 // weighed, the probability of fraud), and what money alone chose when a matched rule decided
 // instead. Screenshots: VOUCH_CONSOLE_SHOTS or test-results/console.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
 import { ADMIN_ID } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
-import { CHROMIUM, ensureConsoleBuilt, launch, openTab, shots, signIn, startServer, type Server } from './browser.ts';
+import { describeInBrowser, openTab, shots, signIn, type Server } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const NOW = new Date().toISOString();
 const json = (route: Route, status: number, body: unknown) =>
   route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
 
-describe("console: a decision's reasons in money, against contract-shaped responses", { skip }, () => {
+describeInBrowser("console: a decision's reasons in money, against contract-shaped responses", (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -29,16 +24,9 @@ describe("console: a decision's reasons in money, against contract-shaped respon
     );
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
-    browser = await launch();
+    ({ server, browser } = suite());
     ({ page, cspErrors } = await openTab(browser, server.base));
     await signIn(page, server.base);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   /** A stored score decision with the money members, as GET /api/v1/decisions/{id} answers. */

@@ -2,29 +2,14 @@
 // GET /api/v1/desk/day, every chart draws the route's figures (the canvas records what it drew) and
 // has its table; then against a real server, the figures and the outcomes chart are the route's.
 // Screenshots (VOUCH_CONSOLE_SHOTS, or test-results/console): desk-dashboard, desk-dashboard-real.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
 import { bearer } from '../helpers/app.ts';
 import { seedReviews } from '../reviews/support.ts';
 import { ADMIN_ID } from '../helpers/app.ts';
-import {
-  CHROMIUM,
-  ensureConsoleBuilt,
-  launch,
-  openTab,
-  shots,
-  signIn,
-  startServer,
-  until,
-  type Server,
-} from './browser.ts';
+import { describeInBrowser, openTab, shots, signIn, until, type Server } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const DAY = 86_400_000;
 const json = (route: Route, body: unknown) =>
   route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
@@ -83,23 +68,16 @@ function deskDay() {
 
 type Drawn = { labels: number; datasets: Array<{ label: string; data: Array<number | null> }> };
 
-describe('the desk on the dashboard, in chromium', { skip }, () => {
+describeInBrowser('the desk on the dashboard, in chromium', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
   let cspErrors: string[] = [];
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
-    browser = await launch();
+    ({ server, browser } = suite());
     ({ page, cspErrors } = await openTab(browser, server.base));
     await signIn(page, server.base);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   /** What the chart named `name` drew, once it has drawn. */

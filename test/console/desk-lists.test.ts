@@ -3,19 +3,13 @@
 // in batches of 1,000; the batch the service refuses for one value goes again without it, and that
 // row is listed with its line. A file of one value per line, into a country list, the same way.
 // Screenshots (VOUCH_CONSOLE_SHOTS, or test-results/console): desk-csv-preview, desk-csv-done.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { bearer } from '../helpers/app.ts';
-import { CHROMIUM, ensureConsoleBuilt, launch, openTab, shots, signIn, startServer, type Server } from './browser.ts';
+import { describeInBrowser, openTab, shots, signIn, type Server } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
-
-describe('a list from a CSV file, in chromium', { skip }, () => {
+describeInBrowser('a list from a CSV file, in chromium', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -27,15 +21,13 @@ describe('a list from a CSV file, in chromium', { skip }, () => {
   let sent: Array<{ values: string[]; status: number }> = [];
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     admin = await server.token();
     for (const [name, kind] of [
       ['desk_csv', 'string'],
       ['desk_countries', 'country'],
     ])
       assert.equal((await api('POST', '/api/v1/lists', { name, kind })).statusCode, 201);
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
     await page.route('**/api/v1/lists/*/entries', async (route) => {
       if (route.request().method() !== 'POST') return route.fallback();
@@ -46,15 +38,12 @@ describe('a list from a CSV file, in chromium', { skip }, () => {
     await signIn(page, server.base);
   });
 
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
   const open = async (list: string) => {
     await page.evaluate(
       `history.pushState(null, '', '/console/rules/lists/${list}'); window.dispatchEvent(new PopStateEvent('popstate'))`,
     );
+    // the list before stays on screen (its upload form too) until this one is read
+    await page.getByRole('heading', { name: `List ${list}`, exact: true }).waitFor();
     await page.getByRole('heading', { name: 'Add entries from a CSV file' }).waitFor();
   };
 

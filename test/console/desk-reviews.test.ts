@@ -4,29 +4,13 @@
 // after a verdict the next review due is claimed and opened, or with the setting off the queue; and
 // each analyst's figures (a person by name, the console's client). Screenshots (VOUCH_CONSOLE_SHOTS,
 // or test-results/console): desk-reviews-bulk, desk-reviews.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_ID, bearer } from '../helpers/app.ts';
 import { person } from '../helpers/people.ts';
 import { HOUR, seedReviews } from '../reviews/support.ts';
-import {
-  CHROMIUM,
-  ensureConsoleBuilt,
-  launch,
-  openTab,
-  shots,
-  signIn,
-  startServer,
-  until,
-  type Server,
-} from './browser.ts';
-
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
+import { describeInBrowser, openTab, shots, signIn, until, type Server } from './browser.ts';
 
 interface ReviewJson {
   id: string;
@@ -35,7 +19,7 @@ interface ReviewJson {
   resolution: string | null;
 }
 
-describe('the review queue: bulk claims, auto-advance and analysts, in chromium', { skip }, () => {
+describeInBrowser('the review queue: bulk claims, auto-advance and analysts, in chromium', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -54,8 +38,7 @@ describe('the review queue: bulk claims, auto-advance and analysts, in chromium'
   const row = (id: string) => page.locator(`tr[data-review="${id}"]`);
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     admin = await server.token();
     const rows = await seedReviews(
       server.store.db,
@@ -94,14 +77,8 @@ describe('the review queue: bulk claims, auto-advance and analysts, in chromium'
       })
       .where('id', '=', done!.review!.id)
       .execute();
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
     await signIn(page, server.base, undefined, undefined, '/reviews');
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test('assign to me: each selected review claimed, 4 at a time; the one held by another reported; release gives them back', async () => {

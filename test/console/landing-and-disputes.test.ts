@@ -2,34 +2,19 @@
 // decisions; both lists show what was asked (amount, currency, reason); the decision-id field names
 // both id prefixes; a dispute whose buyer has no history opens without a failed request; and the
 // resolution form starts from the disputed trade. Screenshots: VOUCH_CONSOLE_SHOTS or test-results/console.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { bearer } from '../helpers/app.ts';
 import { event, hash, postEvents, tradeHistory } from '../helpers/trust.ts';
-import {
-  CHROMIUM,
-  ensureConsoleBuilt,
-  launch,
-  nav as navIn,
-  openTab,
-  shots,
-  signIn,
-  startServer,
-  type Server,
-} from './browser.ts';
+import { describeInBrowser, nav as navIn, openTab, shots, signIn, type Server } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const RISKY = hash('landing-risky');
 const CLEAN = hash('landing-clean');
 const NEW_BUYER = hash('landing-buyer-without-history');
 const SELLER = hash('landing-seller');
 
-describe('console landing page, lists and a dispute of a buyer without history', { skip }, () => {
+describeInBrowser('console landing page, lists and a dispute of a buyer without history', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -41,8 +26,7 @@ describe('console landing page, lists and a dispute of a buyer without history',
   const nav = (name: string) => navIn(page, name);
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     admin = await server.token();
     await postEvents(server, admin, [
       ...tradeHistory(RISKY, 2, 5),
@@ -74,16 +58,10 @@ describe('console landing page, lists and a dispute of a buyer without history',
     });
     assert.equal(analysed.statusCode, 200, analysed.body);
     analysisId = analysed.json().analysis_id;
-    browser = await launch();
     ({ page } = await openTab(browser, server.base));
     page.on('response', (r) => {
       if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`);
     });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test('sign-in lands on the dashboard: scores and dispute analyses today, the share scored high or critical', async () => {

@@ -4,29 +4,20 @@
 // requester's own change (no Approve, and why), a machine's view, the approval sent with the
 // session's CSRF token; 202 answers to a policy activation and a list deletion shown as waiting for
 // a second person; the audit log's filters and cursor. The session itself is a real person's.
-import { test, before, beforeEach, after, describe } from 'node:test';
+import { test, before, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
 import type { Person } from '../helpers/people.ts';
 import {
-  CHROMIUM,
-  ensureConsoleBuilt,
-  launch,
+  describeInBrowser,
   nav as navIn,
   openTab,
   shots,
   signIn,
   signInAsPerson,
-  startServer,
   until,
   type Server,
 } from './browser.ts';
-
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 
 const NOW = new Date().toISOString();
 const LATER = new Date(Date.now() + 72 * 3600_000).toISOString();
@@ -45,7 +36,7 @@ const policyDoc = (candidate: boolean, high: number) => ({
   thresholds: { medium: 30, high, critical: 85 },
 });
 
-describe('four eyes and the audit log against contract-shaped responses', { skip }, () => {
+describeInBrowser('four eyes and the audit log against contract-shaped responses', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -54,19 +45,12 @@ describe('four eyes and the audit log against contract-shaped responses', { skip
   const nav = (name: string) => navIn(page, name);
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
-    browser = await launch();
+    ({ server, browser } = suite());
     ({ page, cspErrors } = await openTab(browser, server.base));
   });
 
   beforeEach(async () => {
     await page.unrouteAll({ behavior: 'wait' });
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test("pending changes: a policy activation shows its thresholds and weights against the active policy's; another person's is approved with the CSRF token, one's own has no Approve and says why", async () => {
@@ -207,7 +191,10 @@ describe('four eyes and the audit log against contract-shaped responses', { skip
     assert.equal(await rule.getByRole('button', { name: 'Approve' }).count(), 0);
     assert.equal(await rule.getByRole('button', { name: 'Withdraw (reject)' }).count(), 1);
     // a list deletion a machine asked for: approvable by a person
-    assert.match(await cards.nth(2).innerText(), /Deletes the list mules \(entity, 12 entries\)/);
+    // the list's kind and size are read after the card renders: wait for them
+    const deletion = /Deletes the list mules \(entity, 12 entries\)/;
+    await cards.nth(2).filter({ hasText: deletion }).waitFor();
+    assert.match(await cards.nth(2).innerText(), deletion);
     assert.equal(await cards.nth(2).getByRole('button', { name: 'Approve' }).count(), 1);
     // an admin sets what four eyes holds
     assert.equal(await page.getByRole('checkbox', { name: 'policies' }).isChecked(), true);

@@ -3,34 +3,24 @@
 // a wrong password and a locked account; the users page; the audit log; what each role is offered;
 // and four eyes end to end (one operator's activation waits, another approves it). Photographed at
 // 1400×900 and 390 px wide as people-* (VOUCH_CONSOLE_SHOTS, else test-results/console).
-import { test, before, beforeEach, after, describe } from 'node:test';
+import { test, before, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { bearer } from '../helpers/app.ts';
 import { person } from '../helpers/people.ts';
 import { hash } from '../helpers/trust.ts';
 import {
-  CHROMIUM,
-  ensureConsoleBuilt,
-  launch,
+  describeInBrowser,
   nav as navIn,
   openTab,
   shots,
   signInAsPerson,
   signInWithPassword,
-  startServer,
   until,
   type Server,
 } from './browser.ts';
 
-// In CI a missing browser is a failure (the browser tests must run there); elsewhere it is said plainly.
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
-
-describe('people at the desk in chromium', { skip }, () => {
+describeInBrowser('people at the desk in chromium', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -49,8 +39,7 @@ describe('people at the desk in chromium', { skip }, () => {
   const header = async () => (await page.locator('header .who').innerText()).replace(/\s+/g, ' ');
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     admin = await server.token();
     const scored = await api('POST', '/api/v1/trust/score', {
       entity_id: hash('people-entity'),
@@ -67,18 +56,12 @@ describe('people at the desk in chromium', { skip }, () => {
     });
     assert.equal(rule.statusCode, 201, rule.body);
     ruleId = rule.json().id;
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
   });
 
   // each test starts signed out, whatever the one before left behind
   beforeEach(async () => {
     await page?.context().clearCookies();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test('an invited person sets a password on the invitation page, is signed in, stays so across a reload, and signs out', async () => {

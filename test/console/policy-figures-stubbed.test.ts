@@ -3,34 +3,26 @@
 // active policy beside the candidate, tables at 390 px neither cut off nor broken mid-word, a
 // webhook's URL whole, a safe amount of 0 explained, and network peers' parts adding up to the
 // signal. Screenshots: VOUCH_CONSOLE_SHOTS or test-results/console.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
 import { ADMIN_ID } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
 import {
-  CHROMIUM,
+  describeInBrowser,
   NARROW,
   WIDE,
   brokenHeaders,
-  ensureConsoleBuilt,
-  launch,
   nav as navIn,
   openTab,
   shot,
   shots,
   sidewaysOverflow,
   signIn,
-  startServer,
   until,
   type Server,
 } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const NOW = new Date().toISOString();
 const M = { roc_auc: 0.81, average_precision: 0.62, brier: 0.12, calibration_error: 0.04 };
 const json = (route: Route, status: number, body: unknown) =>
@@ -53,7 +45,7 @@ const level = (risk_level: string, min_score: number, flagged: number, precision
 const DIALOG_CUT = `[...document.querySelectorAll('dialog[open] .table-wrap')].filter((w) => w.scrollWidth > w.clientWidth || w.getBoundingClientRect().right > innerWidth).length
   + [...document.querySelectorAll('dialog[open]')].filter((d) => d.getBoundingClientRect().right > innerWidth || d.scrollWidth > d.clientWidth).length`;
 
-describe('console policy figures, narrow tables and details against contract-shaped responses', { skip }, () => {
+describeInBrowser('console policy figures, narrow tables and details against contract-shaped responses', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -61,16 +53,9 @@ describe('console policy figures, narrow tables and details against contract-sha
   const nav = (name: string) => navIn(page, name);
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
-    browser = await launch();
+    ({ server, browser } = suite());
     ({ page, cspErrors } = await openTab(browser, server.base));
     await signIn(page, server.base);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test('Policies: shaped signals drawn as curves; the fit sends an operating-point target; the activation shows the active policy beside the candidate, whole at 390 px', async () => {

@@ -3,35 +3,19 @@
 // review labels says something true before a fit (so far, none fitted), right after it (none since
 // that fit, which learned from the desk's labels) and after one more verdict. Screenshots
 // (VOUCH_CONSOLE_SHOTS, or test-results/console): 68-policy-label-sources, 69-policy-review-labels.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { bearer } from '../helpers/app.ts';
 import { event, hash, postEvents, tradeHistory } from '../helpers/trust.ts';
-import {
-  CHROMIUM,
-  ensureConsoleBuilt,
-  launch,
-  nav as navIn,
-  openTab,
-  shots,
-  signIn,
-  startServer,
-  until,
-  type Server,
-} from './browser.ts';
+import { describeInBrowser, nav as navIn, openTab, shots, signIn, until, type Server } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const FRAUD = Array.from({ length: 32 }, (_, i) => hash(`policy-labels-fraud-${i}`));
 const LEGIT = Array.from({ length: 32 }, (_, i) => hash(`policy-labels-legit-${i}`));
 // traders whose big trade a rule sends to review, and the desk declines
 const REVIEWED = Array.from({ length: 6 }, (_, i) => hash(`policy-labels-reviewed-${i}`));
 
-describe('operator console: a fit report by label source, and review labels since the last fit', { skip }, () => {
+describeInBrowser('operator console: a fit report by label source, and review labels since the last fit', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -63,8 +47,7 @@ describe('operator console: a fit report by label source, and review labels sinc
   };
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     admin = await server.token();
     await postEvents(server, admin, [
       ...FRAUD.flatMap((e) => [...tradeHistory(e, 2, 10), event('chargeback', e, { amount: 80, currency: 'USD' })]),
@@ -76,14 +59,8 @@ describe('operator console: a fit report by label source, and review labels sinc
     for (const e of FRAUD) await scoreAndLabel(e, 'fraud');
     for (const e of LEGIT) await scoreAndLabel(e, 'legit');
     for (const e of REVIEWED.slice(0, 5)) await decline(e);
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
     await signIn(page, server.base);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test('before any fit: the review labels so far, and that no policy was fitted', async () => {

@@ -3,32 +3,25 @@
 // whose point (clicked, or chosen from the list) derives a candidate with that point's economics; the
 // economics form derives one too, its field errors beside their fields. A decision's reasons in money:
 // decision-money-stubbed.test.ts. Screenshots: VOUCH_CONSOLE_SHOTS or test-results/console.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page, Route } from 'playwright-core';
 import { ADMIN_ID } from '../helpers/app.ts';
 import {
-  CHROMIUM,
+  describeInBrowser,
   NARROW,
   SHOTS,
   WIDE,
-  ensureConsoleBuilt,
-  launch,
   nav as navIn,
   openTab,
   shots,
   signIn,
-  startServer,
   until,
   type Server,
 } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const NOW = new Date().toISOString();
 const M = { roc_auc: 0.81, average_precision: 0.62, brier: 0.12, calibration_error: 0.04 };
 const json = (route: Route, status: number, body: unknown) =>
@@ -127,7 +120,7 @@ const record = (version: string, status: string, source: string, parent: string 
   summary: `${source} policy`,
 });
 
-describe('console: policies decided by money, against contract-shaped responses', { skip }, () => {
+describeInBrowser('console: policies decided by money, against contract-shaped responses', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -135,16 +128,9 @@ describe('console: policies decided by money, against contract-shaped responses'
   const nav = (name: string) => navIn(page, name);
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
-    browser = await launch();
+    ({ server, browser } = suite());
     ({ page, cspErrors } = await openTab(browser, server.base));
     await signIn(page, server.base);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   /** The policies: a hand-set active one, two cost fits; derived candidates appear as they are posted. */

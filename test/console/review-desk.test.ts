@@ -4,30 +4,22 @@
 // never seen is a plain "no history yet" rather than an error, and the note's placeholder is whole
 // at every width. Screenshots (VOUCH_CONSOLE_SHOTS, or test-results/console): 65-review-context,
 // 66-review-confirm, 67-review-new-entity.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { bearer } from '../helpers/app.ts';
 import { hash, postEvents, tradeHistory } from '../helpers/trust.ts';
 import {
-  CHROMIUM,
+  describeInBrowser,
   acrossWidths,
   clippedPlaceholders,
-  ensureConsoleBuilt,
-  launch,
   openTab,
   shot,
   shots,
   signIn,
-  startServer,
   type Server,
 } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const KNOWN = hash('review-desk-known');
 const NEWCOMER = hash('review-desk-never-seen');
 // markup in a stored member: shown as text, never parsed
@@ -43,7 +35,7 @@ interface ReviewJson {
   added_to_list: string | null;
 }
 
-describe('operator console: the review desk asks before it resolves, in chromium', { skip }, () => {
+describeInBrowser('operator console: the review desk asks before it resolves, in chromium', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -63,8 +55,7 @@ describe('operator console: the review desk asks before it resolves, in chromium
     page.evaluate('document.activeElement?.closest("dialog") ? document.activeElement.innerText : null');
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     admin = await server.token();
     await postEvents(server, admin, tradeHistory(KNOWN, 12, 60, 300));
     const rule = { name: 'big_trade', condition: 'amount > 1000.0', action: 'review', status: 'active' };
@@ -89,16 +80,10 @@ describe('operator console: the review desk asks before it resolves, in chromium
     known = open.find((r) => r.entity_id === KNOWN)!;
     newcomer = open.find((r) => r.entity_id === NEWCOMER)!;
     assert.ok(known && newcomer, 'both scores opened a review');
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
     // these tests read the queue after each verdict: the desk's auto-advance (on by default) is off here
     await page.addInitScript("localStorage.setItem('vouch.reviews.auto-advance', 'off')");
     await signIn(page, server.base);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test("a review shows the trade's context as its decision stored it, as text", async () => {

@@ -6,29 +6,14 @@
 // lowering the count, the policy page's review labels (no fit yet), and a reviews:read principal's
 // read-only queue. The confirmation itself: review-desk.test.ts.
 // Screenshots at 1400×900 and 390 px wide: 60-reviews-queue, 61-review, 62-review-resolved-queue.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_ID, ADMIN_SECRET, bearer } from '../helpers/app.ts';
 import { event, hash, postEvents, tradeHistory } from '../helpers/trust.ts';
 import { HOUR, seedReviews } from '../reviews/support.ts';
-import {
-  CHROMIUM,
-  ensureConsoleBuilt,
-  launch,
-  openTab,
-  shots,
-  signIn as signInAt,
-  startServer,
-  until,
-  type Server,
-} from './browser.ts';
+import { describeInBrowser, openTab, shots, signIn as signInAt, until, type Server } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const BUYER = hash('reviews-console-buyer');
 const MATE = hash('reviews-console-ring-mate');
 const WHALE = hash('reviews-console-whale');
@@ -46,7 +31,7 @@ interface ReviewJson {
   assignee: string | null;
 }
 
-describe('operator console: Reviews in chromium', { skip }, () => {
+describeInBrowser('operator console: Reviews in chromium', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -75,8 +60,7 @@ describe('operator console: Reviews in chromium', { skip }, () => {
     page.locator('table.review-queue tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-review')));
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     admin = await server.token();
     await postEvents(server, admin, [
       ...tradeHistory(BUYER, 30, 200, 1000),
@@ -108,16 +92,10 @@ describe('operator console: Reviews in chromium', { skip }, () => {
       { owner: ADMIN_ID, entity: SMALL, outcome: 'review', dueIn: -HOUR },
     ]);
     overdueId = row!.review!.id;
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
     // these tests read the queue after each verdict: the desk's auto-advance (on by default) is off here
     await page.addInitScript("localStorage.setItem('vouch.reviews.auto-advance', 'off')");
     await signInAt(page, server.base);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test('the navigation says how many are open; the queue lists them due first with the overdue one in red; J/K move, Enter opens', async () => {

@@ -1,29 +1,12 @@
 // The entity page's ring, legible (issue 29, item 21): edge labels at a readable size on screen,
 // no link drawn across an account's label (the flagged ones included), a legend, and a drawing
 // that fills its box rather than a third of it — at 1400 px and at 390 px wide.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { event, hash, postEvents } from '../helpers/trust.ts';
-import {
-  CHROMIUM,
-  NARROW,
-  WIDE,
-  ensureConsoleBuilt,
-  launch,
-  openTab,
-  shot,
-  signIn,
-  startServer,
-  until,
-  type Server,
-} from './browser.ts';
+import { describeInBrowser, NARROW, WIDE, openTab, shot, signIn, until, type Server } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const [A, B, C, D, E] = ['a', 'b', 'c', 'd', 'e'].map((x) => hash(`legible-ring-${x}`)) as [
   string,
   string,
@@ -34,14 +17,13 @@ const [A, B, C, D, E] = ['a', 'b', 'c', 'd', 'e'].map((x) => hash(`legible-ring-
 const link = (e: string, type: string, h: string) =>
   event('identifier.linked', e, { linked_identifiers: [{ type, hash: hash(h) }] });
 
-describe('the ring drawing is legible', { skip }, () => {
+describeInBrowser('the ring drawing is legible', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     const admin = await server.token();
     // A shares a device with B and a phone with D; B a bank account with C and an email with E;
     // C (two hops out) and D are flagged; a hub of 30 accounts is not followed
@@ -59,15 +41,9 @@ describe('the ring drawing is legible', { skip }, () => {
       event('fraud.reported', C, {}, 9 * 86_400_000),
       event('chargeback', D, { amount: 80, currency: 'USD' }),
     ]);
-    browser = await launch();
     ({ page } = await openTab(browser, server.base));
     await signIn(page, server.base, undefined, undefined, `/entities/${A}`);
     await page.getByRole('heading', { name: 'Ring' }).waitFor();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   for (const size of [WIDE, NARROW]) {

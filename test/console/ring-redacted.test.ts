@@ -1,39 +1,23 @@
 // The ring of a non-admin (docs/api.md, "Rings"): another client's account keeps its place in the
 // graph as `redacted-<n>`, and the console shows it without a link to a page that cannot exist.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { event, hash, postEvents } from '../helpers/trust.ts';
-import {
-  CHROMIUM,
-  WIDE,
-  ensureConsoleBuilt,
-  launch,
-  openTab,
-  shot,
-  signIn,
-  startServer,
-  type Server,
-} from './browser.ts';
+import { describeInBrowser, WIDE, openTab, shot, signIn, type Server } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const [OWN, OTHER] = ['own', 'other'].map((x) => hash(`redacted-ring-${x}`)) as [string, string];
 const link = (e: string, h: string) =>
   event('identifier.linked', e, { linked_identifiers: [{ type: 'device', hash: hash(h) }] });
 
-describe("a non-admin's ring in the console", { skip }, () => {
+describeInBrowser("a non-admin's ring in the console", (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
   let operator: { id: string; secret: string };
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     operator = await server.client(['trust:read', 'trust:write'], 'operator');
     const res = await server.inject({
       method: 'POST',
@@ -44,16 +28,10 @@ describe("a non-admin's ring in the console", { skip }, () => {
     // the operator's client sent OWN; the admin's client sent OTHER, which shares OWN's device
     await postEvents(server, own, [link(OWN, 'rr-device')]);
     await postEvents(server, await server.token(), [link(OTHER, 'rr-device')]);
-    browser = await launch();
     ({ page } = await openTab(browser, server.base));
     await page.setViewportSize(WIDE);
     await signIn(page, server.base, operator.id, operator.secret, `/entities/${OWN}`);
     await page.getByRole('heading', { name: 'Ring' }).waitFor();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test("another client's account is listed as redacted, with no link and no raw id", async () => {

@@ -1,40 +1,24 @@
 // The entity page's ring (docs/api.md, "Rings") in chromium: drawn with Cytoscape.js from the graph
 // endpoint, flagged accounts marked, hubs listed as not followed, each account a link to its page;
 // a service-role client is not shown the section. Screenshots in test-results/console/.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { event, hash, postEvents } from '../helpers/trust.ts';
-import {
-  CHROMIUM,
-  ensureConsoleBuilt,
-  launch,
-  openTab,
-  shots,
-  signIn,
-  startServer,
-  until,
-  type Server,
-} from './browser.ts';
+import { describeInBrowser, openTab, shots, signIn, until, type Server } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const [A, B, C, D] = ['a', 'b', 'c', 'd'].map((x) => hash(`console-ring-${x}`)) as [string, string, string, string];
 const link = (e: string, type: string, h: string) =>
   event('identifier.linked', e, { linked_identifiers: [{ type, hash: hash(h) }] });
 
-describe('the entity page draws the ring', { skip }, () => {
+describeInBrowser('the entity page draws the ring', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
   let cspErrors: string[] = [];
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     const admin = await server.token();
     await postEvents(server, admin, [
       link(A, 'device', 'ring-dev'),
@@ -48,13 +32,7 @@ describe('the entity page draws the ring', { skip }, () => {
       event('fraud.reported', C, {}, 9 * 86_400_000),
       event('chargeback', D, { amount: 80, currency: 'USD' }),
     ]);
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test('an admin sees the ring drawn and listed; a click on an account opens its page', async () => {
@@ -76,6 +54,8 @@ describe('the entity page draws the ring', { skip }, () => {
     await page.locator(`table.ring a[title="${B}"]`).click();
     await page.waitForURL(new RegExp(`/console/entities/${B}$`));
     await page.getByRole('heading', { name: 'Ring' }).waitFor();
+    // A's ring (three rows too) stays on screen until B's is read: wait for A listed in it
+    await page.locator(`table.ring a[title="${A}"]`).waitFor();
     await until("B's ring: A and C one hop away, D two", async () =>
       (await page.locator('table.ring tbody tr').count()) === 3 ? true : undefined,
     );

@@ -4,33 +4,25 @@
 // the rule editor's cap and a decision's label note showing their placeholders whole at every width.
 // Screenshots (VOUCH_CONSOLE_SHOTS, or test-results/console): 56-rules-actions, 57-rule-lifecycle,
 // 58-rule-editor-cap, 59-decision-note.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { bearer } from '../helpers/app.ts';
 import { hash, postEvents, tradeHistory } from '../helpers/trust.ts';
 import {
-  CHROMIUM,
+  describeInBrowser,
   NARROW,
   WIDE,
   acrossWidths,
   clippedPlaceholders,
-  ensureConsoleBuilt,
-  launch,
   nav as navIn,
   openTab,
   shots,
   signIn,
-  startServer,
   sidewaysOverflow,
   type Server,
 } from './browser.ts';
 
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the console's browser tests`;
 const TRADER = hash('rules-lifecycle-trader');
 const LONG = 'first_card_trade_over_limit_for_new_accounts_of_the_eu_desk';
 const RULES = [
@@ -53,7 +45,7 @@ const CUT_ACTIONS = `[...document.querySelectorAll('.rules-table tbody button')]
   return r.right > w.right + 0.5 || r.left < w.left - 0.5 || r.right > innerWidth;
 }).map((b) => b.closest('tr').dataset.rule + ': ' + b.innerText)`;
 
-describe('operator console: rule lifecycle, the rules table and placeholders in chromium', { skip }, () => {
+describeInBrowser('operator console: rule lifecycle, the rules table and placeholders in chromium', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -73,8 +65,7 @@ describe('operator console: rule lifecycle, the rules table and placeholders in 
     )?.status;
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     admin = await server.token();
     await postEvents(server, admin, tradeHistory(TRADER, 6, 30));
     assert.equal((await api('POST', '/api/v1/lists', { name: 'mules', kind: 'entity' })).statusCode, 201);
@@ -88,14 +79,8 @@ describe('operator console: rule lifecycle, the rules table and placeholders in 
       assert.equal(res.statusCode, 200, res.body);
       decisionId = res.json().decision_id;
     }
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base));
     await signIn(page, server.base);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test("a rule's page takes one lifecycle change after another without a reload", async () => {

@@ -2,29 +2,13 @@
 // OpenAPI document says), served by the browser's request interception: what a small real store
 // cannot easily produce (a hundred analyses, twenty fitted weights, each delivery failure category).
 // Sign-in and the console itself are the real server; console.test.ts runs the flows end to end.
-import { test, before, after, describe } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { Browser, Page, Route } from 'playwright-core';
 import { ADMIN_ID, bearer } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
-import {
-  CHROMIUM,
-  ensureConsoleBuilt,
-  launch,
-  openTab,
-  shots,
-  signIn,
-  startServer,
-  until,
-  type Server,
-} from './browser.ts';
+import { describeInBrowser, openTab, shots, signIn, until, type Server } from './browser.ts';
 
-// In CI a missing browser is a failure (the browser tests must run there); elsewhere it is said plainly.
-const skip =
-  existsSync(CHROMIUM) || process.env.CI
-    ? false
-    : `${CHROMIUM} is missing: install Debian's chromium package to run the console's browser tests`;
 const NOW = new Date().toISOString();
 const M = { roc_auc: 0.81, average_precision: 0.62, brier: 0.12, calibration_error: 0.04 };
 
@@ -40,7 +24,7 @@ const SIGNALS = Array.from(
 const json = (route: Route, status: number, body: unknown) =>
   route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
 
-describe('console pages against contract-shaped responses', { skip }, () => {
+describeInBrowser('console pages against contract-shaped responses', (suite) => {
   let server: Server;
   let browser: Browser;
   let page: Page;
@@ -48,8 +32,7 @@ describe('console pages against contract-shaped responses', { skip }, () => {
   let cspErrors: string[] = [];
 
   before(async () => {
-    ensureConsoleBuilt();
-    server = await startServer();
+    ({ server, browser } = suite());
     const admin = await server.token();
     const scored = await server.inject({
       method: 'POST',
@@ -58,14 +41,8 @@ describe('console pages against contract-shaped responses', { skip }, () => {
       payload: { entity_id: hash('stub-entity'), amount: 50, currency: 'EUR' },
     });
     decisionId = scored.json().decision_id;
-    browser = await launch();
     ({ page, cspErrors } = await openTab(browser, server.base, 'de-DE'));
     await signIn(page, server.base);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   const nav = (name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
@@ -293,7 +270,12 @@ describe('console pages against contract-shaped responses', { skip }, () => {
     await page.getByText('Weights before and after').waitFor();
     assert.equal(await page.locator('section.panel canvas').count(), 1);
     // all twenty signals are named on the chart's axis, not every other one
-    assert.equal(await page.locator('section.panel canvas').getAttribute('data-drawn-labels'), String(SIGNALS.length));
+    // the chart records its axis once drawn, after the report has rendered: wait for it
+    const weights = page.locator('section.panel canvas');
+    await until(`the weights drawn with ${SIGNALS.length} names`, async () =>
+      (await weights.getAttribute('data-drawn-labels')) === String(SIGNALS.length) ? true : undefined,
+    );
+    assert.equal(await weights.getAttribute('data-drawn-labels'), String(SIGNALS.length));
     assert.match(
       await page.getByRole('row').filter({ hasText: 'p2-fit' }).first().innerText(),
       /fitted on 120 fraud and 220 legit decisions/,

@@ -15,8 +15,9 @@ import { loadConfig } from '../../src/config/env.ts';
 import { DEFAULT_URL, MISSING_CREDENTIALS } from '../../examples/env.ts';
 import { connectionRefused, freePort, startServer, waitFor, type ServerProcess } from '../helpers/processes.ts';
 import { section, shellBlocks } from './readme.ts';
+import { REPO_ROOT } from '../helpers/repo-root.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = REPO_ROOT;
 const README_PORT = '8080';
 const SHIM = fileURLToPath(new URL('./curl-shim.mjs', import.meta.url));
 const [BLOCK, WEBHOOK_BLOCK] = shellBlocks(section('SDK and examples'));
@@ -53,7 +54,7 @@ function bash(script: string, env: NodeJS.ProcessEnv): Promise<Run> {
 }
 
 test('the README blocks run every example in examples/, and nothing else', () => {
-  const scripts = readdirSync(new URL('../../examples/', import.meta.url))
+  const scripts = readdirSync(join(ROOT, 'examples'))
     .filter((f) => f.endsWith('.ts') && f !== 'env.ts')
     .map((f) => f.slice(0, -3));
   const webhookLines = (WEBHOOK_BLOCK ?? '').split('\n');

@@ -2,7 +2,7 @@
 // PostgreSQL when VOUCH_TEST_POSTGRES_URL is set (each suite in a schema of its own, in a database
 // this test process has to itself: see postgresDatabase).
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, before, after } from 'node:test';
@@ -104,11 +104,33 @@ async function dropLeftovers(url: string): Promise<void> {
   }
 }
 
+let sqliteTemplate: Promise<string> | undefined;
+
+/**
+ * One SQLite file a process, migrated once and closed (its WAL folded in), that each fresh SQLite
+ * store starts as a copy of: running the migrations cost ≈ 0.2 s of CPU a store, copying the file
+ * a few ms. The store still runs `migrate()` on its copy, which finds nothing to do.
+ */
+function migratedSqliteTemplate(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const path = join(tmpdir(), `vouch-template-${process.pid}-${randomBytes(4).toString('hex')}.db`);
+    const store = openStore(`sqlite:${path}`);
+    await store.migrate();
+    await store.close();
+    process.once('exit', () => {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+    });
+    return path;
+  })();
+  return sqliteTemplate;
+}
+
 /** A fresh, migrated store on the given backend. */
 export async function freshStore(backend: Backend): Promise<TestStore> {
   const tag = randomBytes(6).toString('hex');
   if (backend === 'sqlite') {
     const path = join(tmpdir(), `vouch-test-${tag}.db`);
+    copyFileSync(await migratedSqliteTemplate(), path);
     const store = openStore(`sqlite:${path}`);
     await store.migrate();
     return {

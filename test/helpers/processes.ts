@@ -9,12 +9,12 @@ import { request as httpRequest } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { VOUCH_SOURCES } from './vouch-command.ts';
+import { REPO_ROOT } from './repo-root.ts';
 
 const execFileAsync = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = join(ROOT, 'src/cli.ts');
+const ROOT = REPO_ROOT;
 
 /** Every scale test fails rather than hangs: bounded well above its normal run (seconds). */
 export const TEST_TIMEOUT_MS = 120_000;
@@ -261,7 +261,7 @@ export async function runCli(
   timeoutMs = 60_000,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [...VOUCH_SOURCES, ...args], {
       cwd: ROOT,
       env: childEnv(env),
       timeout: timeoutMs,
@@ -285,11 +285,9 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     PORT: String(port),
     HOST: '127.0.0.1',
   });
-  const proc = spawnGroup(
-    process.execPath,
-    ['--import', 'tsx', CLI, 'serve', '--workers', String(options.workers ?? 1)],
-    { env },
-  );
+  const proc = spawnGroup(process.execPath, [...VOUCH_SOURCES, 'serve', '--workers', String(options.workers ?? 1)], {
+    env,
+  });
   const url = `http://127.0.0.1:${port}`;
   const server: ServerProcess = {
     port,

@@ -5,9 +5,19 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
-import { PROBLEMS, PROBLEM_CODES, type ProblemCode } from '../../src/http/problem.ts';
+import { PROBLEMS, PROBLEM_CODES, asProblem, type ProblemCode } from '../../src/http/problem.ts';
+import {
+  Conflict,
+  Forbidden,
+  Invalid,
+  Limited,
+  NotFound,
+  Unauthenticated,
+  type DomainError,
+} from '../../src/lib/domain-errors.ts';
+import { SRC_DIR } from '../helpers/repo-root.ts';
 
-const SRC = new URL('../../src/', import.meta.url).pathname;
+const SRC = SRC_DIR;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -16,31 +26,67 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Every (status, code) pair the source sends: `ApiError(409, 'conflict'`, `sendProblem(…, 503, 'unavailable'`, … */
-function emittedCodes(): Map<string, Set<number>> {
-  const found = new Map<string, Set<number>>();
+/**
+ * Every code the source names in an ApiError (`new ApiError('conflict'`), whose status is the
+ * catalogue's, and every (status, code) pair it still spells out (`sendProblem(…, 503, 'unavailable'`).
+ */
+function emittedCodes(): { codes: Set<string>; pairs: Map<string, Set<number>> } {
+  const codes = new Set<string>();
+  const pairs = new Map<string, Set<number>>();
   for (const file of sourceFiles(SRC)) {
-    for (const match of readFileSync(file, 'utf8').matchAll(/\b([1-5]\d\d),\s*'([a-z_]+)'/g)) {
-      const statuses = found.get(match[2]!) ?? new Set<number>();
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/new ApiError\(\s*'([a-z_]+)'/g)) codes.add(match[1]!);
+    for (const match of text.matchAll(/\b([1-5]\d\d),\s*'([a-z_]+)'/g)) {
+      const statuses = pairs.get(match[2]!) ?? new Set<number>();
       statuses.add(Number(match[1]));
-      found.set(match[2]!, statuses);
+      pairs.set(match[2]!, statuses);
+      codes.add(match[2]!);
     }
   }
-  return found;
+  return { codes, pairs };
 }
 
 describeEachBackend('problem type pages', (ctx) => {
   test('every code the source emits is a known problem type, sent with its documented status', () => {
-    const emitted = emittedCodes();
-    assert.ok(emitted.size >= 12, `the scan found only ${[...emitted.keys()].join(', ')}`);
-    for (const [code, statuses] of emitted) {
-      assert.ok(Object.hasOwn(PROBLEMS, code), `${code} is emitted but has no problem page`);
+    const { codes, pairs } = emittedCodes();
+    assert.ok(codes.size >= 12, `the scan found only ${[...codes].join(', ')}`);
+    for (const code of codes) assert.ok(Object.hasOwn(PROBLEMS, code), `${code} is emitted but has no problem page`);
+    for (const [code, statuses] of pairs) {
       assert.deepEqual(
         [...statuses],
         [PROBLEMS[code as ProblemCode].status],
         `${code} is sent with ${[...statuses].join(', ')}`,
       );
     }
+  });
+
+  test('a domain error becomes the problem its code names: the status in the catalogue, its fields, its headers', () => {
+    const cases: Array<[DomainError, number, Record<string, string> | undefined]> = [
+      [new NotFound('No such thing.'), 404, undefined],
+      [new Conflict('Busy.', { retryAfterSeconds: 3, extensions: { job: 'j1' } }), 409, { 'retry-after': '3' }],
+      [new Invalid('x must be y.', [{ field: 'x', message: 'must be y' }]), 400, undefined],
+      [new Limited('Slow down.', '7'), 429, { 'retry-after': '7' }],
+      [
+        new Forbidden('No.', 'insufficient_scope', { challenge: 'Bearer realm="vouch"' }),
+        403,
+        { 'www-authenticate': 'Bearer realm="vouch"' },
+      ],
+      [new Unauthenticated('Who?'), 401, undefined],
+    ];
+    for (const [err, status, headers] of cases) {
+      const problem = asProblem(err);
+      assert.ok(problem, err.code);
+      assert.equal(problem.status, status, err.code);
+      assert.equal(problem.status, PROBLEMS[problem.code].status, err.code);
+      assert.equal(problem.code, err.code);
+      assert.equal(problem.detail, err.detail);
+      assert.deepEqual(problem.options.headers, headers, err.code);
+      assert.deepEqual(problem.options.errors, err.options.errors, err.code);
+    }
+    assert.deepEqual(asProblem(new Conflict('Busy.', { extensions: { job: 'j1' } }))?.options.extensions, {
+      job: 'j1',
+    });
+    assert.equal(asProblem(new Error('a bug')), undefined);
   });
 
   test('GET /problems/<code> for every code: 200 HTML naming the title, status and code, without credentials', async () => {

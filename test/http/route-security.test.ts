@@ -18,6 +18,7 @@ interface ProtectedRoute {
   url: string;
   scope: Scope;
   role: Role | undefined;
+  person: PersonRole | undefined;
 }
 
 const ULID = '01HZY8Q5W6J9V2N4K7M3P5R8T1';
@@ -47,6 +48,7 @@ function protectedRoutes(table: readonly RouteDefinition[]): ProtectedRoute[] {
       url: definition.url,
       scope,
       role: definition.config?.role,
+      person: definition.config?.person,
     }));
   });
 }
@@ -168,7 +170,7 @@ describeEachBackend('every route that declares a scope', (ctx) => {
     }
     for (const route of routes()) {
       await t.test(route.name, async () => {
-        const needed = personRoleNeeded(route.scope, route.role);
+        const needed = personRoleNeeded(route.scope, route.role, route.person);
         for (const role of PERSON_ROLES) {
           const res = await call(ctx(), route, bearer(tokens.get(role)!));
           if (!personRoleAtLeast(role, needed)) assertRefusedForScope(res, route, `person ${role}`);

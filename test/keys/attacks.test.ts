@@ -6,7 +6,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { describeEachBackend, bearer, problem, ADMIN_ID } from '../helpers/app.ts';
 import { generateApiKey } from '../../src/keys/format.ts';
 import { deactivateKey } from '../../src/keys/repository.ts';
-import { RevocationFeed } from '../../src/auth/revocation.ts';
+import { ChangeFeed } from '../../src/store/change-feed.ts';
 import { eventually, header, secondStore } from '../auth/support.ts';
 
 const KEYS = '/api/v1/keys';
@@ -48,7 +48,7 @@ describeEachBackend('API key attacks', (ctx) => {
     assert.equal((await withKey(k.key)).statusCode, 200);
     const other = secondStore(ctx().store);
     try {
-      await deactivateKey(other.db, new RevocationFeed(other), k.id, undefined);
+      await deactivateKey(other.db, new ChangeFeed(other), k.id, undefined);
     } finally {
       await other.close();
     }

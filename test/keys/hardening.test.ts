@@ -7,7 +7,7 @@ import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
 import { generateApiKey } from '../../src/keys/format.ts';
 import { rotateKey } from '../../src/keys/rotation.ts';
 import { KeyVerifier } from '../../src/keys/verifier.ts';
-import { RevocationFeed } from '../../src/auth/revocation.ts';
+import { ChangeFeed } from '../../src/store/change-feed.ts';
 import { secondStore } from '../auth/support.ts';
 
 const KEYS = '/api/v1/keys';
@@ -129,9 +129,9 @@ describeEachBackend('API key hardening', (ctx, backend) => {
       const other = secondStore(ctx().store);
       try {
         const outcomes = await Promise.all([
-          rotateKey(ctx().store.db, new RevocationFeed(ctx().store), old.id, undefined, 600),
-          rotateKey(other.db, new RevocationFeed(other), old.id, undefined, 600),
-          rotateKey(other.db, new RevocationFeed(other), old.id, undefined, 600),
+          rotateKey(ctx().store.db, new ChangeFeed(ctx().store), old.id, undefined, 600),
+          rotateKey(other.db, new ChangeFeed(other), old.id, undefined, 600),
+          rotateKey(other.db, new ChangeFeed(other), old.id, undefined, 600),
         ]);
         assert.deepEqual(outcomes.map((o) => o.kind).sort(), ['conflict', 'conflict', 'rotated']);
       } finally {

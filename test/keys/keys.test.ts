@@ -9,6 +9,7 @@ import { SCOPES } from '../../src/lib/principal.ts';
 const KEYS = '/api/v1/keys';
 const RECORD_FIELDS = [
   'created_at',
+  'created_by',
   'deactivated_at',
   'environment',
   'expires_at',

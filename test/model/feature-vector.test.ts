@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
 import { evaluate, scoreEntity } from '../../src/model/signal-model.ts';
 import type { EntityProfile, ScoreRequest } from '../../src/model/types.ts';
-import { featureValues, learningColumns, signalBounds, toVector } from '../../src/model/feature-vector.ts';
+import {
+  decodeFeatures,
+  featureValues,
+  learningColumns,
+  signalBounds,
+  toVector,
+} from '../../src/model/feature-vector.ts';
 import { replayScore } from '../../src/model/arithmetic.ts';
 import fc from 'fast-check';
 import { anyPolicy, NOW as ANY_NOW, profileArb, requestArb } from '../helpers/profiles.ts';
@@ -90,7 +96,10 @@ describe('featureValues: the values of the reference written from the docs', () 
     const { result, values } = evaluate(profile, request, DEFAULT_POLICY, NOW);
     const shadow = { ...DEFAULT_POLICY, version: 'shadow', bias: DEFAULT_POLICY.bias - 20 };
     const columns = learningColumns(values, request, result, shadow);
-    assert.deepStrictEqual(JSON.parse(columns.features), referenceFeatureValues(profile, request, DEFAULT_POLICY, NOW));
+    assert.deepStrictEqual(
+      decodeFeatures(columns.features),
+      referenceFeatureValues(profile, request, DEFAULT_POLICY, NOW),
+    );
     assert.equal(columns.shadow_version, 'shadow');
     assert.equal(columns.shadow_score, scoreEntity(profile, request, shadow, NOW).score);
     assert.notEqual(columns.shadow_score, result.score);

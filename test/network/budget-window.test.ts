@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachBackend } from '../helpers/app.ts';
-import { consumeBudget, pruneBudgets, usedInWindow } from '../../src/network/budget.ts';
+import { consumeBudget, pruneBudgets, usedInWindow } from '../../src/network/budget-repository.ts';
 import { networkDb } from '../../src/network/tables.ts';
 
 const MIN = 60_000;

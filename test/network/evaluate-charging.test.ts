@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
-import { usedInWindow } from '../../src/network/budget.ts';
+import { usedInWindow } from '../../src/network/budget-repository.ts';
 import { evaluateBlindedOff } from '../../src/network/oprf-thread.ts';
 import { generateOprfKey } from '../../src/network/oprf.ts';
 import { networkDb } from '../../src/network/tables.ts';

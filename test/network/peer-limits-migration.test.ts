@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { syncStateDb } from '../../src/network/sync-state.ts';
+import { syncStateDb } from '../../src/network/peer-sync-repository.ts';
 import { networkDb } from '../../src/network/tables.ts';
 import { backends } from '../helpers/app.ts';
 import { storeMigratedBefore } from '../helpers/migrations.ts';

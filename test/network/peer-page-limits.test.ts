@@ -9,7 +9,7 @@ import { resolveKeyEncryption } from '../../src/auth/kek.ts';
 import { loadIdentity, type NetworkIdentity } from '../../src/network/identity.ts';
 import { networkMetrics } from '../../src/network/metrics.ts';
 import { syncAll, type SyncDeps } from '../../src/network/resolver.ts';
-import { syncStateDb } from '../../src/network/sync-state.ts';
+import { syncStateDb } from '../../src/network/peer-sync-repository.ts';
 import { networkDb, type NetworkDb } from '../../src/network/tables.ts';
 import { backends, bearer, startApp, testConfig, type TestContext } from '../helpers/app.ts';
 import { hostilePeer, junkEntry, type HostilePeer } from './hostile-peer.ts';

@@ -5,7 +5,7 @@
 // its key at every sync gets nothing re-sent.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { syncStateDb } from '../../src/network/sync-state.ts';
+import { syncStateDb } from '../../src/network/peer-sync-repository.ts';
 import { networkDb, type NetworkDb } from '../../src/network/tables.ts';
 import { backends, bearer, startApp, testConfig, type TestContext } from '../helpers/app.ts';
 import { hostilePeer, type HostilePeer } from './hostile-peer.ts';

@@ -9,6 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { backends, bearer, startApp, testConfig, type TestContext } from '../helpers/app.ts';
 import { createClient } from '../../src/auth/clients.ts';
 import { networkDb } from '../../src/network/tables.ts';
+import { resolveKeyEncryption } from '../../src/auth/kek.ts';
+import { loadIdentity } from '../../src/network/identity.ts';
+import { refreshPublished } from '../../src/network/publisher.ts';
 
 type App = TestContext & { close(): Promise<void> };
 const at = () => new Date(Date.now() - 60_000).toISOString();
@@ -79,6 +82,11 @@ for (const backend of backends()) {
           },
         ],
       });
+      // A's published set made now, as its scheduled tick would: B's first pull would otherwise
+      // start A's first refresh and wait at most 3 s for it (src/network/peer-routes.ts), a margin
+      // a starved CPU can miss (the flags page then served empty).
+      const identityOfA = await loadIdentity(networkDb(A.store.db), resolveKeyEncryption(A.config, A.store));
+      await refreshPublished(A.store, identityOfA, { entityIds: A.config.network.commonEntityIds });
     });
     after(async () => {
       await B?.close();

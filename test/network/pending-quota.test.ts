@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { bearer, describeEachBackend } from '../helpers/app.ts';
 import { loadConfig } from '../../src/config/env.ts';
 import { ConfigError } from '../../src/config/env-values.ts';
-import { PendingIdentifiers, settleQueue } from '../../src/network/pending.ts';
+import { PendingIdentifiers } from '../../src/network/pending.ts';
+import { settleQueue } from '../../src/network/match-repository.ts';
 import { networkDb } from '../../src/network/tables.ts';
 import { standInPeer } from './support.ts';
 

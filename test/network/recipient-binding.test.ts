@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
-import { usedInWindow } from '../../src/network/budget.ts';
+import { usedInWindow } from '../../src/network/budget-repository.ts';
 import { networkDb } from '../../src/network/tables.ts';
 import { recipientKey, signedInject, standInPeer } from './support.ts';
 

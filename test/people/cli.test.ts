@@ -7,10 +7,9 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openStore } from '../../src/store/db.ts';
+import { VOUCH } from '../helpers/vouch-command.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/vouch.js', import.meta.url));
 let dir = '';
 let url = '';
 
@@ -19,7 +18,7 @@ function vouch(args: string[]): Promise<{ code: number; stdout: string; stderr: 
   return new Promise((resolve) =>
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [...VOUCH, ...args],
       { env: { ...env, VOUCH_DATABASE_URL: url, VOUCH_PUBLIC_URL: 'https://desk.example' }, timeout: 60_000 },
       (err, stdout, stderr) =>
         resolve({

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { SIGNAL_NAMES } from '../../src/model/policy.ts';
 import { modelValue, replayScore, riskLevelFor, scoreValues } from '../../src/model/arithmetic.ts';
 import { backtest } from '../../src/policies/backtest.ts';
-import { learningColumns, type FeatureRecord } from '../../src/model/feature-vector.ts';
+import { decodeFeatures, learningColumns, type FeatureRecord } from '../../src/model/feature-vector.ts';
 import { evaluate } from '../../src/model/signal-model.ts';
 import { anyPolicy, NOW, policyArb, profileArb, requestArb } from '../helpers/profiles.ts';
 
@@ -18,7 +18,7 @@ describe('one arithmetic for the live score and every replay', () => {
         const { result, values } = evaluate(profile, request, deciding, NOW);
         // What the decision row keeps, read back as the backtest reads it.
         const columns = learningColumns(values, request, result, other);
-        const stored = JSON.parse(columns.features) as FeatureRecord;
+        const stored = decodeFeatures(columns.features) as FeatureRecord;
 
         assert.equal(replayScore(deciding, stored), result.score);
         const tally = backtest(deciding, [{ features: stored, riskLevel: result.riskLevel }]);

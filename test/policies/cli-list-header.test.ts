@@ -3,11 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { backends, freshStore } from '../helpers/app.ts';
 import { DEFAULT_POLICY } from '../../src/model/policy.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/vouch.js', import.meta.url));
+import { VOUCH } from '../helpers/vouch-command.ts';
 
 for (const backend of backends()) {
   test(`policy list: a header line naming the columns, then one row per version [${backend}]`, async (t) => {
@@ -17,7 +15,7 @@ for (const backend of backends()) {
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
-        [BIN, 'policy', 'list'],
+        [...VOUCH, 'policy', 'list'],
         { env: { ...base, VOUCH_DATABASE_URL: fresh.url }, timeout: 60_000 },
         (err, out, stderr) => (err ? reject(new Error(stderr)) : resolve(out)),
       );

@@ -6,26 +6,29 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
 import { DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { fitCandidate } from '../../src/policies/report.ts';
 import { plotData } from '../../src/policies/plots.ts';
 import { insertPolicy } from '../../src/policies/repository.ts';
 import { splitByEntity } from '../../src/policies/split.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/vouch.js', import.meta.url));
+import { VOUCH } from '../helpers/vouch-command.ts';
 
 function vouch(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_')));
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...base, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({
-        code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
-        stdout: String(stdout),
-        stderr: String(stderr),
-      });
-    });
+    execFile(
+      process.execPath,
+      [...VOUCH, ...args],
+      { env: { ...base, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({
+          code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+          stdout: String(stdout),
+          stderr: String(stderr),
+        });
+      },
+    );
   });
 }
 

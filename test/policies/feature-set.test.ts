@@ -4,7 +4,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_POLICY, SIGNAL_NAMES, type Policy } from '../../src/model/policy.ts';
-import { FEATURE_SET, replayableFeatures, type FeatureRecord } from '../../src/model/feature-vector.ts';
+import { decodeFeatures, FEATURE_SET, replayableFeatures, type FeatureRecord } from '../../src/model/feature-vector.ts';
 import { backtestFromStore } from '../../src/policies/service.ts';
 import { describeEachBackend } from '../helpers/app.ts';
 import { hash, score } from '../helpers/trust.ts';
@@ -62,7 +62,7 @@ describeEachBackend('stored feature vectors and their definition', (ctx) => {
       .where('id', '=', res.json().decision_id)
       .executeTakeFirstOrThrow();
     assert.equal(Number(row.feature_set), FEATURE_SET);
-    const stored = JSON.parse(row.features!) as FeatureRecord;
+    const stored = decodeFeatures(row.features!);
     assert.equal(stored.dispute_rate, 0);
     assert.equal(stored.cold_start, 1);
   });

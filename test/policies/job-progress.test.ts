@@ -4,7 +4,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { backends, problem, ADMIN_ID, type TestStore } from '../helpers/app.ts';
 import { type Store } from '../../src/store/db.ts';
@@ -16,8 +15,8 @@ import { acquireLease, jobStatus, renewLease } from '../../src/policies/jobs.ts'
 import type { Environment } from '../../src/lib/principal.ts';
 import { sql } from 'kysely';
 import { storeMigratedBefore } from '../helpers/migrations.ts';
+import { VOUCH } from '../helpers/vouch-command.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/vouch.js', import.meta.url));
 const DECISIONS = 4_500; // three pages of the reader: the hold comes after the first
 const AT = Date.UTC(2026, 0, 1);
 
@@ -141,7 +140,7 @@ for (const backend of backends()) {
             ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VOUCH_'))),
             VOUCH_DATABASE_URL: fresh.url,
           };
-          execFile(process.execPath, [BIN, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+          execFile(process.execPath, [...VOUCH, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
             resolve({
               code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
               stdout: String(stdout),

@@ -8,7 +8,7 @@ import { backends, problem, ADMIN_ID, type TestStore } from '../helpers/app.ts';
 import { type Store } from '../../src/store/db.ts';
 import { twoInstances, type TwoInstances } from '../helpers/instances.ts';
 import { DEFAULT_POLICY, SIGNAL_NAMES } from '../../src/model/policy.ts';
-import { FEATURE_SET } from '../../src/model/feature-vector.ts';
+import { decodeFeatures, FEATURE_SET } from '../../src/model/feature-vector.ts';
 import { backtest } from '../../src/policies/backtest.ts';
 import { fitCandidate, type LabelledDecision } from '../../src/policies/report.ts';
 import { holdNextJob } from '../../src/policies/job-thread.ts';
@@ -107,7 +107,7 @@ const expectedBacktest = async (store: Store, environment: Environment) =>
   backtest(
     DEFAULT_POLICY,
     (await stored(store, environment)).map((r) => ({
-      features: JSON.parse(r.features!),
+      features: decodeFeatures(r.features!),
       label: r.label === 'fraud' ? 1 : r.label === 'legit' ? 0 : null,
       riskLevel: r.risk_level as 'low',
     })),
@@ -230,7 +230,8 @@ for (const backend of backends()) {
         // The source as the report counts it: this test's labels are the API's; the rest legit assumed from a completed
         // trade.
         const source = r.label ? ('api' as const) : ('assumed' as const);
-        if (label !== null) labelled.push({ entityId: r.subject_id, features: JSON.parse(r.features!), label, source });
+        if (label !== null)
+          labelled.push({ entityId: r.subject_id, features: decodeFeatures(r.features!), label, source });
       }
       assert.ok(labelled.length > LIVE_DECISIONS / 3, 'completed trades added legit labels');
       const { policy, report } = fitCandidate(labelled, DEFAULT_POLICY, {

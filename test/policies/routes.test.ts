@@ -8,6 +8,7 @@ import { hash, score, postEvents, event, tradeHistory } from '../helpers/trust.t
 import { bodies, JSON_TYPE, wellBehaved } from '../helpers/fuzz.ts';
 import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
 import { backtest } from '../../src/policies/backtest.ts';
+import { decodeFeatures } from '../../src/model/feature-vector.ts';
 import type { Role } from '../../src/lib/principal.ts';
 
 async function login(ctx: TestContext, scopes: string[], role: Role = 'service') {
@@ -301,7 +302,7 @@ describeEachBackend('policies API', (ctx) => {
     const expected = backtest(
       body.document,
       stored.map((r) => ({
-        features: JSON.parse(r.features!),
+        features: decodeFeatures(r.features!),
         label: r.label === 'fraud' ? 1 : r.label === 'legit' ? 0 : null,
         riskLevel: r.risk_level as 'low',
       })),

@@ -6,6 +6,7 @@ import { describeEachBackend, bearer, problem } from '../helpers/app.ts';
 import { hash, score, postEvents, tradeHistory } from '../helpers/trust.ts';
 import { DEFAULT_POLICY, type Policy } from '../../src/model/policy.ts';
 import { replayScore } from '../../src/model/arithmetic.ts';
+import { decodeFeatures } from '../../src/model/feature-vector.ts';
 import { referenceScoreFromSignals } from '../helpers/reference-model.ts';
 
 const shaped = (version: string, shapes: unknown): Policy =>
@@ -94,7 +95,7 @@ describeEachBackend('shaped policies over HTTP', (ctx) => {
         .select(['features'])
         .where('id', '=', body.decision_id)
         .executeTakeFirstOrThrow();
-      assert.equal(replayScore(policy, JSON.parse(row.features!)), body.score);
+      assert.equal(replayScore(policy, decodeFeatures(row.features!)), body.score);
     } finally {
       assert.equal(
         (await call('POST', `/api/v1/policies/${DEFAULT_POLICY.version}/activate`, operator)).statusCode,

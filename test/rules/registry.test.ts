@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Counter, Registry } from 'prom-client';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
 import { hash } from '../helpers/trust.ts';
-import { RevocationFeed } from '../../src/auth/revocation.ts';
+import { ChangeFeed } from '../../src/store/change-feed.ts';
 import { RuleRegistry } from '../../src/rules/registry.ts';
 import { createRule } from '../../src/rules/repository.ts';
 import { addListEntries, createList, deleteList, ListConflictError, removeListEntry } from '../../src/rules/lists.ts';
@@ -54,13 +54,13 @@ async function heldIn(db: TestStore['store']['db']): Promise<{ entries: number; 
 for (const backend of backends()) {
   describe(`rule registry and list import [${backend}]`, () => {
     let fresh: TestStore;
-    let feed: RevocationFeed;
+    let feed: ChangeFeed;
     let dir = '';
     const change = () => ({ environment: 'live' as const, by: 'tester', now: Date.now() });
 
     before(async () => {
       fresh = await freshStore(backend);
-      feed = new RevocationFeed(fresh.store);
+      feed = new ChangeFeed(fresh.store);
       dir = mkdtempSync(join(tmpdir(), 'vouch-lists-'));
     });
     after(async () => {

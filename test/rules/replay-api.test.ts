@@ -14,6 +14,7 @@ import {
 import { SIGNAL_NAMES, DEFAULT_POLICY } from '../../src/model/policy.ts';
 import { listHistoryRows, replayPages } from '../../src/rules/replay-store.ts';
 import { columnsRead } from '../../src/rules/replay-columns.ts';
+import { listWithHistory } from './list-history.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -208,44 +209,10 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     const w = windowOf(4);
     const at = (h: number) => w.since + h * HOUR;
     const db = ctx().store.db;
-    await db
-      .insertInto('lists')
-      .values({
-        id: 'lst_mules',
-        environment: 'live',
-        name: 'mules',
-        kind: 'entity',
-        description: null,
-        created_at: w.since - DAY,
-        created_by: 'x',
-        deleted_at: null,
-      })
-      .execute();
-    await db
-      .insertInto('list_entries')
-      .values([
-        {
-          list_id: 'lst_mules',
-          value: 'ent-late',
-          added_at: at(10),
-          added_by: 'x',
-          reason: null,
-          expires_at: null,
-          removed_at: null,
-          removed_by: null,
-        },
-        {
-          list_id: 'lst_mules',
-          value: 'ent-gone',
-          added_at: at(0),
-          added_by: 'x',
-          reason: null,
-          expires_at: null,
-          removed_at: at(10),
-          removed_by: 'x',
-        },
-      ])
-      .execute();
+    await listWithHistory(db, 'mules', w.since - DAY, [
+      { value: 'ent-late', addedAt: at(10) },
+      { value: 'ent-gone', addedAt: at(0), removedAt: at(10) },
+    ]);
     await insert(ctx(), [
       { id: 'dec_d_late_before', entity: 'ent-late', at: at(5) },
       { id: 'dec_d_late_after', entity: 'ent-late', at: at(15) },
@@ -263,32 +230,7 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     assert.deepEqual(body.examples[0].reads, { entity_id: 'ent-late', 'in_list(mules, entity_id)': true });
     assert.deepEqual(body.notes, []);
     // a list filled after the decisions: the figures say why it matched none
-    await db
-      .insertInto('lists')
-      .values({
-        id: 'lst_fresh',
-        environment: 'live',
-        name: 'fresh',
-        kind: 'entity',
-        description: null,
-        created_at: at(20),
-        created_by: 'x',
-        deleted_at: null,
-      })
-      .execute();
-    await db
-      .insertInto('list_entries')
-      .values({
-        list_id: 'lst_fresh',
-        value: 'ent-late',
-        added_at: at(20),
-        added_by: 'x',
-        reason: null,
-        expires_at: null,
-        removed_at: null,
-        removed_by: null,
-      })
-      .execute();
+    await listWithHistory(db, 'fresh', at(20), [{ value: 'ent-late', addedAt: at(20) }]);
     const fresh = (await testRule({ condition: 'in_list("fresh", entity_id)' }, w)).json();
     assert.equal(fresh.matched, 0);
     assert.deepEqual(fresh.notes, [
@@ -426,34 +368,7 @@ describeEachBackend('testing a rule on the past', (ctx) => {
     const w = windowOf(6);
     const at = (h: number) => w.since + h * HOUR;
     const db = ctx().store.db;
-    await db
-      .insertInto('lists')
-      .values({
-        id: 'lst_fed',
-        environment: 'live',
-        name: 'fed',
-        kind: 'entity',
-        description: null,
-        created_at: w.since,
-        created_by: 'x',
-        deleted_at: null,
-      })
-      .execute();
-    await db
-      .insertInto('list_entries')
-      .values([
-        {
-          list_id: 'lst_fed',
-          value: 'ent-f',
-          added_at: at(2),
-          added_by: 'x',
-          reason: null,
-          expires_at: at(4),
-          removed_at: null,
-          removed_by: null,
-        },
-      ])
-      .execute();
+    await listWithHistory(db, 'fed', w.since, [{ value: 'ent-f', addedAt: at(2), expiresAt: at(4) }]);
     await insert(ctx(), [
       { id: 'dec_f1', entity: 'ent-f', at: at(1) },
       { id: 'dec_f2', entity: 'ent-f', at: at(3) },

@@ -5,7 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { backends, freshStore, type TestStore } from '../helpers/app.ts';
-import { RevocationFeed } from '../../src/auth/revocation.ts';
+import { ChangeFeed } from '../../src/store/change-feed.ts';
 import { RuleRegistry } from '../../src/rules/registry.ts';
 import { RuleConflictError, createRule, getRule, updateRule } from '../../src/rules/repository.ts';
 import { suspendRule } from '../../src/rules/suspension.ts';
@@ -15,12 +15,12 @@ import { checkOrThrow } from '../../src/rules/routes.ts';
 for (const backend of backends()) {
   describe(`rule suspension and the live-rule bound [${backend}]`, () => {
     let fresh: TestStore;
-    let feed: RevocationFeed;
+    let feed: ChangeFeed;
     const change = (environment: 'live' | 'test' = 'live') => ({ environment, by: 'tester', now: Date.now() });
 
     before(async () => {
       fresh = await freshStore(backend);
-      feed = new RevocationFeed(fresh.store);
+      feed = new ChangeFeed(fresh.store);
     });
     after(async () => {
       await fresh?.drop();

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { isStoreUnavailable } from '../../src/http/errors.ts';
-import { RevocationFeed } from '../../src/auth/revocation.ts';
+import { ChangeFeed } from '../../src/store/change-feed.ts';
 import { deactivateKey } from '../../src/keys/repository.ts';
 import { hash, event, tradeHistory } from '../helpers/trust.ts';
 import {
@@ -553,7 +553,7 @@ describe('PostgreSQL faults (a throwaway cluster)', { skip: postgresUnavailable(
         } finally {
           await probe.end();
         }
-        const feed = new RevocationFeed(other);
+        const feed = new ChangeFeed(other);
         await deactivateKey(other.db, feed, unused.id, undefined);
         const started = performance.now();
         let res = await call(base, 'POST', '/api/v1/trust/score', { headers: apiKey(unused.key), body: request });

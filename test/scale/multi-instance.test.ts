@@ -301,7 +301,7 @@ describe(
 async function expectCleanExit(server: ServerProcess): Promise<void> {
   const exit = await Promise.race([
     server.exited,
-    new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000)),
+    new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000).unref()),
   ]);
   assert.notEqual(exit, 'timeout', `the primary did not exit after the signal:\n${server.output()}`);
   assert.deepEqual(exit, { code: 0, signal: null }, server.output());

@@ -8,20 +8,20 @@ import assert from 'node:assert/strict';
 import { freshStore, type TestStore } from '../helpers/app.ts';
 import { sleep, TEST_TIMEOUT_MS } from '../helpers/processes.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
-import { RevocationFeed, type RevocationKind } from '../../src/auth/revocation.ts';
+import { ChangeFeed, type ChangeKind } from '../../src/store/change-feed.ts';
 
 describe('revocation feed on SQLite: two processes on one file', () => {
   let fresh: TestStore;
   let other: Store;
-  let feed: RevocationFeed;
-  const seen: [RevocationKind, string][] = [];
+  let feed: ChangeFeed;
+  const seen: [ChangeKind, string][] = [];
 
   before(async () => {
     fresh = await freshStore('sqlite');
     // Worker 2 (`fresh.store`) and worker 1 (`other`): separate connections, as separate processes have.
     other = openStore(fresh.url);
-    feed = new RevocationFeed(fresh.store);
-    feed.on((kind, subject) => seen.push([kind, subject]));
+    feed = new ChangeFeed(fresh.store);
+    feed.on('key', (subject, kind) => seen.push([kind, subject]));
     await feed.start();
   });
 
@@ -35,7 +35,7 @@ describe('revocation feed on SQLite: two processes on one file', () => {
     "a revocation committed by another process is applied even when the score cache's poll saw the change first",
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const writer = new RevocationFeed(other);
+      const writer = new ChangeFeed(other);
       await other.db.transaction().execute((trx) => writer.record(trx, 'key', 'key_one'));
       // The change watcher polls at most once a millisecond.
       await sleep(5);
@@ -53,14 +53,14 @@ describe(
   { skip: process.env.VOUCH_TEST_POSTGRES_URL ? false : 'VOUCH_TEST_POSTGRES_URL is not set' },
   () => {
     let fresh: TestStore;
-    let feed: RevocationFeed;
-    const seen: [RevocationKind, string][] = [];
+    let feed: ChangeFeed;
+    const seen: [ChangeKind, string][] = [];
 
     before(async () => {
       fresh = await freshStore('postgres');
       // "Instance B": learns of revocations written by others.
-      feed = new RevocationFeed(fresh.store);
-      feed.on((kind, subject) => seen.push([kind, subject]));
+      feed = new ChangeFeed(fresh.store);
+      feed.on('key', (subject, kind) => seen.push([kind, subject]));
       await feed.start();
     });
 
@@ -74,11 +74,11 @@ describe(
       { timeout: TEST_TIMEOUT_MS },
       async () => {
         // An instance whose LISTEN connection is down (no pgConfig: it never listens) and without Redis.
-        const deaf = new RevocationFeed({ ...fresh.store, pgConfig: undefined });
+        const deaf = new ChangeFeed({ ...fresh.store, pgConfig: undefined });
         const heard: string[] = [];
-        deaf.on((_kind, subject) => heard.push(subject));
+        deaf.on('key', (subject) => heard.push(subject));
         await deaf.start();
-        const writer = new RevocationFeed(fresh.store);
+        const writer = new ChangeFeed(fresh.store);
         for (const subject of ['key_a', 'key_b', 'key_c']) {
           await fresh.store.db.transaction().execute((trx) => writer.record(trx, 'key', subject));
           // What authenticate does before each request.
@@ -97,7 +97,7 @@ describe(
       'a revocation that commits after a higher seq was read is still applied, once',
       { timeout: TEST_TIMEOUT_MS },
       async () => {
-        const writer = new RevocationFeed(fresh.store);
+        const writer = new ChangeFeed(fresh.store);
         // The feed has heard the earlier tests' revocations too (by NOTIFY): only these two matter here.
         const mine = () => seen.filter(([, subject]) => subject === 'key_fast' || subject === 'key_slow');
         let release!: () => void;

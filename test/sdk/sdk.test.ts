@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { startApp, type TestContext } from '../helpers/app.ts';
 import { signedHeaders, generateWebhookSecret } from '../../src/webhooks/signer.ts';
 import { createVouchClient, VouchError, type VouchClient } from '../../sdk/src/index.ts';
@@ -14,6 +14,7 @@ import * as scoreExample from '../../examples/score-before-release.ts';
 import * as outcomesExample from '../../examples/feed-outcomes.ts';
 import * as disputeExample from '../../examples/analyze-dispute.ts';
 import * as webhookExample from '../../examples/verify-webhook.ts';
+import { REPO_ROOT } from '../helpers/repo-root.ts';
 
 const SCOPES = ['trust:read', 'trust:write', 'dispute:analyze', 'audit:read', 'labels:write'];
 
@@ -344,7 +345,7 @@ describe('SDK against a real server', () => {
   test('an example runs as a script, configured by VOUCH_* variables', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('../../examples/score-before-release.ts', import.meta.url))],
+      ['--import', 'tsx', join(REPO_ROOT, 'examples', 'score-before-release.ts')],
       {
         env: {
           PATH: process.env.PATH ?? '',

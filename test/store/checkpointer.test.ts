@@ -29,7 +29,8 @@ test('a commit leaves the checkpoint to the worker: automatic checkpoints are of
   const store = openStore(`sqlite:${path}`);
   try {
     assert.equal(store.sqlite!.pragma('wal_autocheckpoint', { simple: true }), 0);
-    assert.equal(store.sqlite!.pragma('journal_size_limit', { simple: true }), 64 * 1024 * 1024);
+    // The WAL's file is kept up to its bound when it starts over: no truncation inside a commit.
+    assert.equal(store.sqlite!.pragma('journal_size_limit', { simple: true }), 1024 * 1024 * 1024);
   } finally {
     await store.close();
     cleanup();
@@ -234,6 +235,20 @@ test('a cluster worker whose primary checkpoints starts no checkpointer and leav
     assert.equal(await store.checkpointIfDue!(), false);
   } finally {
     await store.close();
+    cleanup();
+  }
+});
+
+test('stopping a checkpointer leaves no timer behind to keep the process alive', async () => {
+  const { path, cleanup, writer } = walWith(10);
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const before = timers();
+  const checkpointer = startCheckpointer(path, () => {}, { intervalMs: 20 });
+  try {
+    await checkpointer.stop();
+    assert.equal(timers(), before, 'a timer of stop() is still pending');
+  } finally {
+    writer.close();
     cleanup();
   }
 });

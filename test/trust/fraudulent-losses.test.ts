@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { DEFAULT_POLICY, SIGNAL_NAMES, type SignalName } from '../../src/model/policy.ts';
 import { fitSignalWeights } from '../../src/policies/signal-fit.ts';
 import { evaluate } from '../../src/model/signal-model.ts';
+import { decodeFeatures } from '../../src/model/feature-vector.ts';
 import type { EntityProfile } from '../../src/model/types.ts';
 import { describeEachBackend } from '../helpers/app.ts';
 import { anyPolicy, NOW, profileArb, requestArb, veteranProfile } from '../helpers/profiles.ts';
@@ -122,7 +123,7 @@ describeEachBackend('fraudulent_dispute_losses from ingest to score', (ctx) => {
       .select(['features'])
       .where('id', '=', body.decision_id)
       .executeTakeFirstOrThrow();
-    assert.equal((JSON.parse(row.features!) as Record<string, number>).fraudulent_dispute_losses, signal.value);
+    assert.equal(decodeFeatures(row.features!).fraudulent_dispute_losses, signal.value);
     const loser = await score(ctx(), token, { entity_id: counterparty, amount: 100, currency: 'USD', context: {} });
     const mirrored = (loser.json() as { signals: Array<{ name: string; description: string }> }).signals.find(
       (s) => s.name === 'fraudulent_dispute_losses',

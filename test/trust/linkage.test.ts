@@ -37,18 +37,6 @@ async function versions(store: Store): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.entity_id, Number(r.version)]));
 }
 
-/** Median time of `run` over `n` calls, in ms. */
-async function median(n: number, run: () => Promise<unknown>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await run();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(n / 2)]!;
-}
-
 describeEachBackend('identifier fan-out', (ctx) => {
   before(async () => {
     const store = ctx().store;
@@ -102,20 +90,33 @@ describeEachBackend('identifier fan-out', (ctx) => {
     assert.equal((await load(CONTROL, [HUB])).profile.linkedFlaggedEntities, FLAGGED + 1);
   });
 
-  test(`scoring a holder of an identifier shared by ${DEGREE} costs about what a holder of one shared by 2 does`, async () => {
+  // How long the two take is the bench's business (no test asserts a duration); what keeps them
+  // alike is that the signal is read from the identifier's one stats row, never from its holders.
+  test(`scoring a holder of an identifier shared by ${DEGREE} reads the identifier's stats row, not its holders`, async () => {
     const store = ctx().store;
-    const now = Date.now();
-    const hub = () =>
-      loadProfile(store, { environment: 'live', entityId: holder(DEGREE - 2), currency: 'USD', linked: [HUB], now });
-    const pair = () =>
-      loadProfile(store, { environment: 'live', entityId: CONTROL, currency: 'USD', linked: [PAIR], now });
-    await hub();
-    await pair();
-    const [h, p] = [await median(31, hub), await median(31, pair)];
-    // Before identifier_stats the hub's query read every holder (measured on this test: SQLite
-    // 2.7 ms vs 0.04 ms, PostgreSQL 9.6 ms vs 1.3 ms); now both are one primary-key lookup.
-    console.log(`# fan-out: hub ${h.toFixed(3)} ms, pair ${p.toFixed(3)} ms`);
-    assert.ok(h < 2 * p + 0.5, `hub ${h.toFixed(3)} ms vs pair ${p.toFixed(3)} ms`);
+    const hubStats = () =>
+      store.db
+        .updateTable('identifier_stats')
+        .where('environment', '=', 'live')
+        .where('id_type', '=', HUB.type)
+        .where('hash', '=', HUB.hash);
+    const load = () =>
+      loadProfile(store, {
+        environment: 'live',
+        entityId: holder(DEGREE - 2),
+        currency: 'USD',
+        linked: [HUB],
+        now: Date.now(),
+      });
+    assert.equal((await load()).profile.linkedFlaggedEntities, FLAGGED);
+    // A count no scan of the holders could produce: only the stats row can be its source.
+    await hubStats().set({ flagged_entities: 7777 }).execute();
+    try {
+      assert.equal((await load()).profile.linkedFlaggedEntities, 7777);
+    } finally {
+      await hubStats().set({ flagged_entities: FLAGGED }).execute();
+    }
+    assert.equal((await load()).profile.linkedFlaggedEntities, FLAGGED);
   });
 
   test('blocklisting and unblocklisting move the flagged count both ways; the stats equal a rebuild from scratch', async () => {

@@ -7,6 +7,7 @@ import { bearer, describeEachBackend } from '../helpers/app.ts';
 import { event, hash, postEvents, score } from '../helpers/trust.ts';
 import { SIGNAL_NAMES } from '../../src/model/policy.ts';
 import { AT_LEVEL, CAP, TestDecider } from './outcomes-support.ts';
+import { storedContext, storedEntity } from '../../src/model/stored-rule-inputs.ts';
 
 const DEFAULTS = { low: 'approve', medium: 'approve', high: 'review', critical: 'decline' } as const;
 const RESPONSE_MEMBERS = [
@@ -38,17 +39,20 @@ describeEachBackend('outcomes without rules: the policy decides', (ctx) => {
       assert.deepEqual(body.rules, []);
       const row = await ctx()
         .store.db.selectFrom('decisions')
-        .select(['outcome', 'rules', 'shadow_rules', 'rule_inputs', 'result'])
+        .select(['outcome', 'rules', 'shadow_rules', 'rule_inputs', 'result', 'request', 'created_at'])
         .where('id', '=', body.decision_id)
         .executeTakeFirstOrThrow();
       assert.equal(row.outcome, body.outcome);
       assert.equal(row.rules, null);
       assert.equal(row.shadow_rules, null);
+      // the short form (src/model/stored-rule-inputs.ts): the summary holds this context, the time the
+      // entity's age, the answer the policy's safe amount
       const inputs = JSON.parse(row.rule_inputs!);
-      assert.deepEqual(Object.keys(inputs).sort(), ['amount_ref', 'context', 'entity', 'safe_amount']);
+      assert.deepEqual(Object.keys(inputs).sort(), ['amount_ref', 'entity']);
       assert.equal(inputs.amount_ref, request.amount / 1000, 'USD reference amount 1000');
-      assert.deepEqual(inputs.context, request.context);
-      assert.deepEqual(inputs.entity, {
+      const { amount: _a, currency: _cur, ...summary } = JSON.parse(row.request!);
+      assert.deepEqual(storedContext(inputs, summary), request.context);
+      assert.deepEqual(storedEntity(inputs, Number(row.created_at)), {
         account_age_days: 0,
         completed_trades: 0,
         chargebacks: 0,
@@ -56,7 +60,11 @@ describeEachBackend('outcomes without rules: the policy decides', (ctx) => {
         disputes_lost: 0,
         first_seen_at: null,
       });
-      assert.equal(inputs.safe_amount, body.safe_amount, 'no rule: the policy safe amount is the answer');
+      assert.equal(
+        JSON.parse(row.result).safe_amount,
+        body.safe_amount,
+        'no rule: the policy safe amount is the answer',
+      );
       const { cached: _c, ...stored } = body;
       assert.deepEqual(JSON.parse(row.result), stored, 'the stored JSON is the response');
     }
@@ -159,7 +167,7 @@ describeEachBackend(
       assert.equal(
         JSON.parse(row.rule_inputs!).safe_amount,
         policySafe,
-        'rule_inputs keeps the policy safe amount, before caps',
+        'rule_inputs keeps the policy safe amount, before caps (the answer holds the cap)',
       );
     });
 

@@ -4,8 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { ApiError } from '../../src/http/problem.ts';
-import { summarise } from '../../src/http/field-errors.ts';
+import { DomainError, summarise } from '../../src/lib/domain-errors.ts';
 import { isCountryCode } from '../../src/model/currency.ts';
 import { checkEvents, checkScoreBody, dateErrors, eventErrors, type TrustEvent } from '../../src/trust/schemas.ts';
 import { contextBoundErrors, contextRawIdentifierErrors } from '../../src/trust/context-checks.ts';
@@ -18,11 +17,11 @@ const ev = (over: Partial<TrustEvent> = {}): TrustEvent => ({
   occurred_at: new Date().toISOString(),
   ...over,
 });
-const thrown = (fn: () => void): ApiError => {
+const thrown = (fn: () => void): DomainError => {
   try {
     fn();
   } catch (err) {
-    if (err instanceof ApiError) return err;
+    if (err instanceof DomainError) return err;
     throw err;
   }
   throw new Error('did not throw');

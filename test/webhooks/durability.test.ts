@@ -84,15 +84,24 @@ for (const backend of backends()) {
     ).json();
     const ids = await backlog(world, 8);
     // A worker claims five and is killed before it sends anything (or records anything).
+    const claimedAt = Date.now();
     const claimed = await claimDue(world.fresh.store, 5, 3000);
     assert.equal(claimed.length, 5);
     await world.spawn(FAST_WORKER);
-    await receiver.waitFor((r) => r.length >= 3);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal(receiver.received.length, 3, 'leased deliveries wait for their lease');
     await receiver.waitFor((r) => r.length >= 8, 15_000);
     await new Promise((r) => setTimeout(r, 200));
     exactlyOnce(receiver, ids, hook.secret);
+    // Judged by when each arrived, not by a count at some moment: a loaded machine may take longer
+    // than the lease to send the three free ones, and that is no fault.
+    const leased = new Set(claimed.map((c) => c.event_id));
+    const early = receiver.received.filter(
+      (r) => leased.has(String(r.headers['webhook-id'])) && r.at < claimedAt + 3000,
+    );
+    assert.deepEqual(
+      early.map((r) => r.headers['webhook-id']),
+      [],
+      'leased deliveries wait for their lease',
+    );
   });
 
   test(`two servers on one store working the same backlog deliver each event once [${backend}]`, async (t) => {

@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, currentSession, query, type ApiProblem } from '../api.ts';
 import { CompactDiff } from '../diff.tsx';
 import type { AuditEntry, Paged } from '../people-types.ts';
-import { Empty, ErrorBox, Field, FilterForm, Loader, fmtDate, localToIso, toProblem, useLoad } from '../ui.tsx';
+import { DraftFilterForm, Empty, ErrorBox, Field, Loader, fmtDate, localToIso, toProblem, useLoad } from '../ui.tsx';
 import './people.css';
 
 interface Filters {
@@ -67,8 +67,6 @@ export function AuditLogPage() {
     }
     setBusy(false);
   };
-  const set = (k: keyof Filters) => (e: { currentTarget: HTMLInputElement }) =>
-    setDraft({ ...draft, [k]: e.currentTarget.value });
   const actions = [...new Set([...COMMON_ACTIONS, ...rows.map((r) => r.action)])].sort();
   const me = currentSession()?.actorId;
   const filtered = key !== JSON.stringify(NONE);
@@ -79,25 +77,35 @@ export function AuditLogPage() {
         Every change by a person or a client, newest first: sign-ins, people, rules, lists, policies, keys, settings and
         approvals. Entries are chained by hash; <code>vouch audit verify</code> checks the chain.
       </p>
-      <FilterForm label="Filter the audit log" onApply={() => apply(draft)} onClear={() => apply(NONE)}>
-        <Field label="Actor">
-          <input name="actor" value={draft.actor} placeholder="usr_… or a client id" onInput={set('actor')} />
-        </Field>
-        <Field label="Action">
-          <input name="action" list="audit-actions" value={draft.action} placeholder="rule.*" onInput={set('action')} />
-          <datalist id="audit-actions">
-            {actions.map((a) => (
-              <option key={a} value={a} />
-            ))}
-          </datalist>
-        </Field>
-        <Field label="Since">
-          <input name="since" type="datetime-local" value={draft.since} onInput={set('since')} />
-        </Field>
-        <Field label="Until">
-          <input name="until" type="datetime-local" value={draft.until} onInput={set('until')} />
-        </Field>
-      </FilterForm>
+      <DraftFilterForm label="Filter the audit log" draft={draft} setDraft={setDraft} apply={apply} none={NONE}>
+        {(set) => (
+          <>
+            <Field label="Actor">
+              <input name="actor" value={draft.actor} placeholder="usr_… or a client id" onInput={set('actor')} />
+            </Field>
+            <Field label="Action">
+              <input
+                name="action"
+                list="audit-actions"
+                value={draft.action}
+                placeholder="rule.*"
+                onInput={set('action')}
+              />
+              <datalist id="audit-actions">
+                {actions.map((a) => (
+                  <option key={a} value={a} />
+                ))}
+              </datalist>
+            </Field>
+            <Field label="Since">
+              <input name="since" type="datetime-local" value={draft.since} onInput={set('since')} />
+            </Field>
+            <Field label="Until">
+              <input name="until" type="datetime-local" value={draft.until} onInput={set('until')} />
+            </Field>
+          </>
+        )}
+      </DraftFilterForm>
       <p class="muted small filters-help">
         Actor: a user's or client's id, or pick a name in the table. Action: one action (<code>user.login</code>), or
         every action of a kind (<code>rule.*</code>).

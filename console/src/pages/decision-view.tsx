@@ -19,6 +19,7 @@ import { SignalTable, Waterfall } from '../waterfall.tsx';
 import { NetworkPeers, SafeAmount, type ScoreRequest } from './decision-facts.tsx';
 import { DecisionRules, OutcomeBadge, outcomeOf } from './decision-rules.tsx';
 import { MoneyWhy } from './decision-money.tsx';
+import { whoName } from './actors.ts';
 
 export function DecisionPage({ id }: { id: string }) {
   const state = useLoad(() => api<Decision>('GET', `/api/v1/decisions/${encodeURIComponent(id)}`), [id]);
@@ -43,7 +44,8 @@ export function DecisionPage({ id }: { id: string }) {
                 <Link to={`/disputes/${encodeURIComponent(d.id)}`}>open it on the Disputes page</Link>.
               </p>
             ) : (
-              <ScoreView d={d} />
+              // keyed by the decision: its label and note are state, never carried to the next one
+              <ScoreView key={d.id} d={d} />
             )
           }
         </Loader>
@@ -174,8 +176,9 @@ function LabelFact({ label }: { label: Label }) {
   return (
     <>
       <span class={`badge label-${label.label}`}>{label.label}</span>{' '}
-      <small class="muted">
-        ({label.source}, {fmtDate(label.labelled_at)})
+      <small class="muted" title={label.labelled_by ?? undefined}>
+        ({label.source}, {fmtDate(label.labelled_at)}
+        {label.labelled_by && `, by ${whoName(label.labelled_by_actor, label.labelled_by)}`})
       </small>
       {label.note && <p class="label-note">“{label.note}”</p>}
     </>

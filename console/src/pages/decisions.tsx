@@ -47,10 +47,39 @@ export function useDecisionList(params: Record<string, string | undefined>) {
   return { first, rows, cursor, loadMore, more };
 }
 
+/** A form that opens one record's page by the id typed in (a decision, a dispute analysis). */
+export function OpenById({
+  label,
+  placeholder,
+  button,
+  under,
+}: {
+  label: string;
+  placeholder: string;
+  button: string;
+  /** the pages' path: the record opens at `${under}/${id}` */
+  under: string;
+}) {
+  const [openId, setOpenId] = useState('');
+  return (
+    <form
+      class="row open-by-id"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (openId.trim()) navigate(`${under}/${encodeURIComponent(openId.trim())}`);
+      }}
+    >
+      <Field label={label}>
+        <input value={openId} placeholder={placeholder} onInput={(e) => setOpenId(e.currentTarget.value)} />
+      </Field>
+      <button type="submit">{button}</button>
+    </form>
+  );
+}
+
 export function DecisionsPage() {
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
-  const [openId, setOpenId] = useState('');
   const list = useDecisionList({
     kind: filters.kind || undefined,
     risk_level: filters.risk_level || undefined,
@@ -65,18 +94,7 @@ export function DecisionsPage() {
     <section aria-labelledby="h-decisions">
       <h1 id="h-decisions">Decisions</h1>
       <PerClientNote what="decisions" />
-      <form
-        class="row open-by-id"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (openId.trim()) navigate(`/decisions/${encodeURIComponent(openId.trim())}`);
-        }}
-      >
-        <Field label="Decision ID">
-          <input value={openId} placeholder="dec_… or dan_…" onInput={(e) => setOpenId(e.currentTarget.value)} />
-        </Field>
-        <button type="submit">Open decision</button>
-      </form>
+      <OpenById label="Decision ID" placeholder="dec_… or dan_…" button="Open decision" under="/decisions" />
       <DecisionFilters draft={draft} setDraft={setDraft} apply={setFilters} />
       <DecisionTable
         list={list}

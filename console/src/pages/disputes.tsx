@@ -1,9 +1,8 @@
 // Disputes: one row per dispute (its latest analysis, and how many there were), the ones waiting
 // for a human (`manual_review`) first, every page of them through next_cursor.
-import { useState } from 'preact/hooks';
-import { Empty, ErrorBox, Field, LevelBadge, Link, Loader, fmtDate, fmtNumber, fmtPercent, navigate } from '../ui.tsx';
+import { Empty, ErrorBox, LevelBadge, Link, Loader, fmtDate, fmtNumber, fmtPercent } from '../ui.tsx';
 import { SEVERITIES, type Decision, type DisputeResult } from '../types.ts';
-import { PerClientNote, ownOnly, useDecisionList } from './decisions.tsx';
+import { OpenById, PerClientNote, ownOnly, useDecisionList } from './decisions.tsx';
 import { disputeRequest, tradeAmount, words } from './decision-facts.tsx';
 import { Recommendation } from './dispute.tsx';
 
@@ -27,28 +26,12 @@ function byDispute(analyses: readonly Decision[]): DisputeRow[] {
 }
 
 export function DisputesPage() {
-  const [openId, setOpenId] = useState('');
   const list = useDecisionList({ kind: 'dispute' });
   return (
     <section aria-labelledby="h-disputes">
       <h1 id="h-disputes">Disputes</h1>
       <PerClientNote what="dispute analyses" />
-      <form
-        class="row open-by-id"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (openId.trim()) navigate(`/disputes/${encodeURIComponent(openId.trim())}`);
-        }}
-      >
-        <Field label="Analysis ID">
-          <input
-            value={openId}
-            placeholder="dan_… (an analysis_id)"
-            onInput={(e) => setOpenId(e.currentTarget.value)}
-          />
-        </Field>
-        <button type="submit">Open analysis</button>
-      </form>
+      <OpenById label="Analysis ID" placeholder="dan_… (an analysis_id)" button="Open analysis" under="/disputes" />
       <Loader state={list.first} feature="The list of dispute analyses">
         {() => {
           const rows = byDispute(list.rows);

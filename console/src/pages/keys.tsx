@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { api, currentSession, hasScope, query } from '../api.ts';
 import type { Key, KeyList, KeyWithSecret } from '../types.ts';
 import {
+  AnyOf,
   CheckboxGroup,
   Confirm,
   Empty,
@@ -15,6 +16,7 @@ import {
   useAction,
   useLoad,
 } from '../ui.tsx';
+import { ConfirmDelete } from '../confirm-delete.tsx';
 
 const ROLES = ['service', 'operator', 'admin'];
 
@@ -59,12 +61,15 @@ export function KeysPage() {
       )}
       <div class="filters">
         <Field label="Status">
-          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-            <option value="">Any</option>
-            <option value="active">Active</option>
-            <option value="expired">Expired</option>
-            <option value="inactive">Inactive</option>
-          </select>
+          <AnyOf
+            value={status}
+            onChange={(e) => setStatus(e.currentTarget.value)}
+            choices={[
+              ['active', 'Active'],
+              ['expired', 'Expired'],
+              ['inactive', 'Inactive'],
+            ]}
+          />
         </Field>
       </div>
       <Loader state={list} feature="Key management">
@@ -114,7 +119,10 @@ export function KeysPage() {
                         <td data-label="Scopes" class="scopes">
                           {k.scopes.join(' ')}
                         </td>
-                        <td data-label="Created">{fmtDate(k.created_at)}</td>
+                        <td data-label="Created">
+                          {fmtDate(k.created_at)}
+                          {k.created_by && <small class="muted by"> by {k.created_by.name}</small>}
+                        </td>
                         <td data-label="Expires">{fmtDate(k.expires_at)}</td>
                         <td data-label="Last used">{fmtDate(k.last_used_at)}</td>
                         {write && (
@@ -244,27 +252,22 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: KeyWithSecret) => v
 }
 
 function Deactivate({ k, onClose }: { k: Key; onClose: (changed: boolean) => void }) {
-  const { busy, error, run } = useAction();
   return (
-    <Confirm
+    <ConfirmDelete
       title={`Deactivate “${k.name}”?`}
       confirmLabel="Deactivate"
-      danger
-      busy={busy}
+      failed="Could not deactivate"
       onCancel={() => onClose(false)}
-      onConfirm={() =>
-        run(async () => {
-          await api('DELETE', `/api/v1/keys/${encodeURIComponent(k.id)}`);
-          onClose(true);
-        })
-      }
+      remove={async () => {
+        await api('DELETE', `/api/v1/keys/${encodeURIComponent(k.id)}`);
+        onClose(true);
+      }}
     >
       <p>
         The key <span class="mono">{k.prefix}…</span> will be refused on its very next request, on every instance. This
         cannot be undone.
       </p>
-      <ErrorBox error={error} what="Could not deactivate" />
-    </Confirm>
+    </ConfirmDelete>
   );
 }
 

@@ -3,19 +3,9 @@
 import { useState } from 'preact/hooks';
 import { HeldForApproval, hasScope } from '../api.ts';
 import type { Change } from '../people-types.ts';
-import {
-  Confirm,
-  Done,
-  Empty,
-  ErrorBox,
-  Link,
-  Loader,
-  fmtDate,
-  fmtNumber,
-  navigate,
-  useAction,
-  useLoad,
-} from '../ui.tsx';
+import { Done, Empty, Link, Loader, fmtDate, fmtNumber, navigate, useLoad } from '../ui.tsx';
+import { ConfirmDelete } from '../confirm-delete.tsx';
+import { whoName } from './actors.ts';
 import { listsApi, type RuleList } from './rules-api.ts';
 import { KIND_HINT } from './lists.tsx';
 import { AddEntries, Entries } from './lists-entries.tsx';
@@ -70,7 +60,12 @@ export function ListPage({ name }: { name: string }) {
                   <dt>Created</dt>
                   <dd>
                     {fmtDate(l.created_at)}
-                    {l.created_by && <small class="muted"> by {l.created_by}</small>}
+                    {l.created_by && (
+                      <small class="muted" title={l.created_by}>
+                        {' '}
+                        by {whoName(l.created_by_actor, l.created_by)}
+                      </small>
+                    )}
                   </dd>
                 </div>
                 {l.description && (
@@ -106,31 +101,26 @@ export function ListPage({ name }: { name: string }) {
 }
 /** `onClose`: true once deleted, the pending change when four eyes holds the deletion. */
 function DeleteList({ list, onClose }: { list: RuleList; onClose: (done: boolean | Change) => void }) {
-  const { busy, error, run } = useAction();
   return (
-    <Confirm
+    <ConfirmDelete
       title={`Delete the list ${list.name}?`}
       confirmLabel="Delete list"
-      danger
-      busy={busy}
+      failed="Could not delete the list"
       onCancel={() => onClose(false)}
-      onConfirm={() =>
-        void run(async () => {
-          try {
-            await listsApi.remove(list.name);
-          } catch (err) {
-            if (!(err instanceof HeldForApproval)) throw err;
-            return onClose(err.change);
-          }
-          onClose(true);
-        })
-      }
+      remove={async () => {
+        try {
+          await listsApi.remove(list.name);
+        } catch (err) {
+          if (!(err instanceof HeldForApproval)) throw err;
+          return onClose(err.change);
+        }
+        onClose(true);
+      }}
     >
       <p>
         Rules can no longer read it. A list that an active or shadow rule names cannot be deleted: retire the rule
         first.
       </p>
-      <ErrorBox error={error} what="Could not delete the list" />
-    </Confirm>
+    </ConfirmDelete>
   );
 }

@@ -2,7 +2,6 @@
 import { useState } from 'preact/hooks';
 import { hasScope, type ApiProblem } from '../api.ts';
 import {
-  Confirm,
   Empty,
   ErrorBox,
   Field,
@@ -14,8 +13,10 @@ import {
   useAction,
   useLoad,
 } from '../ui.tsx';
+import { ConfirmDelete } from '../confirm-delete.tsx';
 import { listsApi, type ListEntry, type RuleList } from './rules-api.ts';
 import { KIND_HINT } from './lists.tsx';
+import { whoName } from './actors.ts';
 
 export function AddEntries({ list, onAdded }: { list: RuleList; onAdded: (m: string) => void }) {
   const [text, setText] = useState('');
@@ -126,7 +127,12 @@ export function Entries({ list, tick, onRemoved }: { list: RuleList; tick: numbe
                         <td data-label="Reason">{e.reason || <span class="muted">none</span>}</td>
                         <td data-label="Added">
                           {fmtDate(e.added_at)}
-                          {e.added_by && <small class="muted by"> by {e.added_by}</small>}
+                          {e.added_by && (
+                            <small class="muted by" title={e.added_by}>
+                              {' '}
+                              by {whoName(e.added_by_actor, e.added_by)}
+                            </small>
+                          )}
                         </td>
                         <td data-label="Expires">
                           {e.expires_at ? fmtDate(e.expires_at) : <span class="muted">never</span>}
@@ -176,26 +182,21 @@ export function Entries({ list, tick, onRemoved }: { list: RuleList; tick: numbe
 }
 
 function RemoveEntry({ list, entry, onClose }: { list: RuleList; entry: ListEntry; onClose: (done?: string) => void }) {
-  const { busy, error, run } = useAction();
   return (
-    <Confirm
+    <ConfirmDelete
       title="Remove this entry?"
       confirmLabel="Remove"
-      danger
-      busy={busy}
+      failed="Could not remove"
       onCancel={() => onClose()}
-      onConfirm={() =>
-        void run(async () => {
-          await listsApi.removeEntry(list.name, entry.value);
-          onClose(entry.value);
-        })
-      }
+      remove={async () => {
+        await listsApi.removeEntry(list.name, entry.value);
+        onClose(entry.value);
+      }}
     >
       <p>
         <span class="mono value-cell">{entry.value}</span> leaves <span class="mono">{list.name}</span> from the next
         score on. The entry stays on record, so tests on earlier decisions still see it.
       </p>
-      <ErrorBox error={error} what="Could not remove" />
-    </Confirm>
+    </ConfirmDelete>
   );
 }

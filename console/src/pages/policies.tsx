@@ -6,7 +6,8 @@
 import { useState } from 'preact/hooks';
 import { api, type ApiProblem } from '../api.ts';
 import { may } from '../permissions.ts';
-import { Confirm, Done, Empty, ErrorBox, Loader, Loading, fmtDate, navigate, toProblem, useLoad } from '../ui.tsx';
+import { Done, Empty, ErrorBox, Loader, Loading, fmtDate, navigate, toProblem, useLoad } from '../ui.tsx';
+import { ConfirmDelete } from '../confirm-delete.tsx';
 import type { Change } from '../people-types.ts';
 import { type PolicyList, type ShadowCleared } from '../types.ts';
 import { ReportView } from './policy-report.tsx';
@@ -14,6 +15,7 @@ import { Activate, BacktestView, type Backtest } from './policy-activate.tsx';
 import { Fit, Upload } from './policy-candidates.tsx';
 import { ReviewLabelsNote } from './policy-labels.tsx';
 import { EconomicsPanel } from './policy-economics.tsx';
+import { whoName } from './actors.ts';
 
 const policyPath = (version: string) => `/policies/${encodeURIComponent(version)}`;
 
@@ -89,6 +91,9 @@ export function PoliciesPage({ version }: { version?: string }) {
                       </td>
                       <td data-label="Status">
                         <span class={`badge status-${p.status}`}>{p.status}</span>
+                        {p.status === 'active' && p.activated_by && (
+                          <small class="muted by"> by {p.activated_by.name}</small>
+                        )}
                       </td>
                       <td data-label="Summary" class="summary">
                         {p.summary}
@@ -96,7 +101,15 @@ export function PoliciesPage({ version }: { version?: string }) {
                       <td data-label="Parent" class="mono">
                         {p.parent_version ?? '—'}
                       </td>
-                      <td data-label="Created">{fmtDate(p.created_at)}</td>
+                      <td data-label="Created">
+                        {fmtDate(p.created_at)}
+                        {p.created_by && (
+                          <small class="muted by" title={p.created_by}>
+                            {' '}
+                            by {whoName(p.created_by_actor, p.created_by)}
+                          </small>
+                        )}
+                      </td>
                       <td data-label="" class="actions">
                         {backtests && (
                           <button
@@ -243,31 +256,21 @@ export function PoliciesPage({ version }: { version?: string }) {
 
 /** Ends shadow mode (DELETE /api/v1/policies/shadow) after a confirmation. */
 function EndShadow({ version, onClose }: { version: string; onClose: (done: boolean) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiProblem>();
   return (
-    <Confirm
+    <ConfirmDelete
       title={`End the shadow run of ${version}?`}
       confirmLabel="End shadow"
-      danger
-      busy={busy}
+      failed="Could not end the shadow run"
       onCancel={() => onClose(false)}
-      onConfirm={async () => {
-        setBusy(true);
-        try {
-          await api<ShadowCleared>('DELETE', '/api/v1/policies/shadow');
-          onClose(true);
-        } catch (err) {
-          setError(toProblem(err));
-          setBusy(false);
-        }
+      remove={async () => {
+        await api<ShadowCleared>('DELETE', '/api/v1/policies/shadow');
+        onClose(true);
       }}
     >
       <p>
         Scores stop being computed under it beside the active policy; decisions already made keep their shadow scores.
         The active policy is unchanged.
       </p>
-      <ErrorBox error={error} what="Could not end the shadow run" />
-    </Confirm>
+    </ConfirmDelete>
   );
 }

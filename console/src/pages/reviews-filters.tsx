@@ -1,5 +1,5 @@
 // The review queue's filters: a draft the operator edits, applied on submit, and what the API is asked.
-import { Field, FilterForm } from '../ui.tsx';
+import { AnyOf, DraftFilterForm, Field, type DraftFilters } from '../ui.tsx';
 import type { ReviewFilters } from './reviews-api.ts';
 
 /** "unresolved" is no status asked, the resolved rows (listed after the unresolved ones) left out. */
@@ -30,49 +30,36 @@ export function apiFilters(f: Filters): ReviewFilters {
 }
 
 /** The queue's filter form. */
-export function QueueFilters({
-  draft,
-  setDraft,
-  apply,
-}: {
-  draft: Filters;
-  setDraft: (draft: Filters) => void;
-  apply: (filters: Filters) => void;
-}) {
-  const set = (k: keyof Filters) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
-    setDraft({ ...draft, [k]: e.currentTarget.value });
+export function QueueFilters(props: DraftFilters<Filters>) {
+  const { draft } = props;
   return (
-    <FilterForm
-      label="Filter reviews"
-      onApply={() => apply(draft)}
-      onClear={() => {
-        setDraft(DEFAULT);
-        apply(DEFAULT);
-      }}
-    >
-      <Field label="Status">
-        <select value={draft.status} onChange={set('status')}>
-          {(Object.keys(STATUSES) as StatusChoice[]).map((s) => (
-            <option key={s} value={s}>
-              {STATUSES[s]}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Outcome">
-        <select value={draft.outcome} onChange={set('outcome')}>
-          <option value="">Any</option>
-          <option value="review">review</option>
-          <option value="hold">hold</option>
-          <option value="approve">approve (sampled)</option>
-        </select>
-      </Field>
-      <Field label="Assignee">
-        <input value={draft.assignee} placeholder="a client id, or me" onInput={set('assignee')} />
-      </Field>
-      <Field label="Entity">
-        <input value={draft.entity_id} placeholder="hashed entity id" onInput={set('entity_id')} />
-      </Field>
-    </FilterForm>
+    <DraftFilterForm label="Filter reviews" none={DEFAULT} {...props}>
+      {(set) => (
+        <>
+          <Field label="Status">
+            <select value={draft.status} onChange={set('status')}>
+              {(Object.keys(STATUSES) as StatusChoice[]).map((s) => (
+                <option key={s} value={s}>
+                  {STATUSES[s]}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Outcome">
+            <AnyOf
+              value={draft.outcome}
+              onChange={set('outcome')}
+              choices={['review', 'hold', ['approve', 'approve (sampled)']]}
+            />
+          </Field>
+          <Field label="Assignee">
+            <input value={draft.assignee} placeholder="a client id, or me" onInput={set('assignee')} />
+          </Field>
+          <Field label="Entity">
+            <input value={draft.entity_id} placeholder="hashed entity id" onInput={set('entity_id')} />
+          </Field>
+        </>
+      )}
+    </DraftFilterForm>
   );
 }

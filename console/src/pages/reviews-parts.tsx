@@ -57,6 +57,9 @@ export function Due({ r }: { r: Review }) {
 }
 
 /** Open, claimed by whom (and till when), or resolved and how. */
+/** Who holds or resolved a review, by name (a person's, or a machine client's); the id when the name is unknown. */
+export const claimant = (r: Pick<Review, 'assignee' | 'assignee_name'>): string => r.assignee_name ?? r.assignee ?? '';
+
 export function ReviewStatus({ r }: { r: Review }) {
   const me = currentSession()?.actorId;
   if (r.status === 'resolved') {
@@ -75,10 +78,10 @@ export function ReviewStatus({ r }: { r: Review }) {
   if (r.status === 'claimed')
     return (
       <span
-        class={r.assignee === me ? 'badge status-claimed' : 'badge status-claimed trunc'}
-        title={`${r.assignee === me ? '' : `${r.assignee} `}until ${fmtDate(r.claim_expires_at)}`}
+        class={r.assignee === me ? 'badge status-claimed' : 'badge status-claimed claimant'}
+        title={`${r.assignee === me ? '' : `${claimant(r)} (${r.assignee}) `}until ${fmtDate(r.claim_expires_at)}`}
       >
-        {r.assignee === me ? 'claimed by you' : `claimed by ${r.assignee}`}
+        {r.assignee === me ? 'claimed by you' : `claimed by ${claimant(r)}`}
       </span>
     );
   return <span class="badge status-open">open</span>;

@@ -9,7 +9,7 @@ import { hasScope, type ApiProblem } from '../api.ts';
 import { Confirm, ErrorBox, Field, fmtDate, useLoad } from '../ui.tsx';
 import { listsApi } from './rules-api.ts';
 import type { Review } from './reviews-api.ts';
-import { ReviewStatus } from './reviews-parts.tsx';
+import { ReviewStatus, claimant } from './reviews-parts.tsx';
 
 export interface Verdict {
   label: '' | 'fraud' | 'legit';
@@ -184,7 +184,9 @@ export function Resolved({ r }: { r: Review }) {
     <div class="panel resolved" role="status">
       <h2>Resolved</h2>
       <p>
-        <ReviewStatus r={r} /> by <span class="mono">{r.resolved_by}</span>, {fmtDate(r.resolved_at)}
+        <ReviewStatus r={r} /> by{' '}
+        <span title={r.resolved_by ?? undefined}>{r.resolved_by_actor?.name ?? claimant(r)}</span>,{' '}
+        {fmtDate(r.resolved_at)}
       </p>
       {r.note && <p class="label-note">“{r.note}”</p>}
       {r.added_to_list && (

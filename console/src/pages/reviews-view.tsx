@@ -32,7 +32,7 @@ import { EntityReviews, Labels, Network } from './reviews-evidence.tsx';
 import { KeyLegend, useKeys, type KeyAction } from './reviews-keys.tsx';
 import { NO_VERDICT, ResolveConfirm, ResolveForm, Resolved, type Verdict } from './reviews-resolve.tsx';
 import { TradeContext } from './reviews-context.tsx';
-import { Due, ReviewStatus, span, takeFlash, useNext } from './reviews-parts.tsx';
+import { Due, ReviewStatus, claimant, span, takeFlash, useNext } from './reviews-parts.tsx';
 import { AutoAdvanceToggle, afterVerdict } from './desk-advance.tsx';
 
 export function ReviewPage({ id }: { id: string }) {
@@ -261,7 +261,7 @@ function ReviewView({ r, reload }: { r: ReviewDetail; reload: () => void }) {
                 listRef={listRef}
                 disabled={
                   heldByOther
-                    ? `Claimed by ${r.assignee} until ${fmtDate(r.claim_expires_at)}: ` +
+                    ? `Claimed by ${claimant(r)} until ${fmtDate(r.claim_expires_at)}: ` +
                       'it can be resolved once the claim lapses.'
                     : undefined
                 }

@@ -5,7 +5,7 @@
 // A principal without reviews:write sees the same queue without anything that claims or resolves.
 import './reviews.css';
 import { useState } from 'preact/hooks';
-import { hasScope, type ApiProblem } from '../api.ts';
+import { currentSession, hasScope, type ApiProblem } from '../api.ts';
 import {
   Empty,
   ErrorBox,
@@ -134,7 +134,10 @@ function QueuePage() {
       <p class="muted intro">
         Scores whose outcome is <em>review</em> or <em>hold</em>, and the sampled approvals, wait here, due first. A
         verdict labels the decision (source <em>review</em>), so the desk's work is what the next fit learns from.
-        {!write && ' This client may read the queue (reviews:read) but not claim or resolve (reviews:write).'}
+        {!write &&
+          (currentSession()?.kind === 'person'
+            ? ' Your role reads the queue; working reviews (claiming, verdicts) is for analysts and above.'
+            : ' This client may read the queue (reviews:read) but not claim or resolve (reviews:write).')}
       </p>
       {message && (
         <p class="ok-msg" role="status">

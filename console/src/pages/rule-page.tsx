@@ -10,6 +10,7 @@ import { Lifecycle } from './rules-lifecycle.tsx';
 import { RuleEditor, TEST_DAYS, testSince } from './rules-editor.tsx';
 import { RuleTestView } from './rules-test.tsx';
 import { ActionText, Breakable, StatusBadge } from './rules-parts.tsx';
+import { whoName } from './actors.ts';
 
 /** Every rule's matches over the last 30 days, for the rules list and a rule's page. */
 export function useStats() {
@@ -97,7 +98,12 @@ function RuleFacts({ r }: { r: Rule }) {
           <dt>Updated</dt>
           <dd>
             {fmtDate(r.updated_at ?? r.created_at)}
-            {r.updated_by && <small class="muted"> by {r.updated_by}</small>}
+            {r.updated_by && (
+              <small class="muted" title={r.updated_by}>
+                {' '}
+                by {whoName(r.updated_by_actor, r.updated_by)}
+              </small>
+            )}
           </dd>
         </div>
         {r.description && (
@@ -179,8 +185,8 @@ function Versions({ id, tick }: { id: string; tick: number }) {
                         <StatusBadge status={v.status} />
                       </td>
                       <td data-label="When">{fmtDate(v.changed_at)}</td>
-                      <td data-label="Who" class="mono who-cell">
-                        {v.changed_by ?? '—'}
+                      <td data-label="Who" class="who-cell" title={v.changed_by}>
+                        {whoName(v.changed_by_actor, v.changed_by) ?? '—'}
                       </td>
                       <td data-label="Why">{v.reason || <span class="muted">none given</span>}</td>
                       <td data-label="Rule">

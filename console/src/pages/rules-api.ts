@@ -1,6 +1,7 @@
 // The shapes of the rules and lists API (docs/api.md, "Rules and lists") as the console reads them,
 // and the calls the Rules and Lists pages make.
 import { api, query } from '../api.ts';
+import type { ActorRef } from './actors.ts';
 
 export const OUTCOMES = ['approve', 'review', 'hold', 'decline'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -26,8 +27,10 @@ export interface Rule extends RuleBody {
   status: RuleStatus;
   created_at?: string | number;
   created_by?: string;
+  created_by_actor?: ActorRef;
   updated_at?: string | number;
   updated_by?: string;
+  updated_by_actor?: ActorRef;
 }
 
 export interface RuleVersion extends RuleBody {
@@ -35,6 +38,7 @@ export interface RuleVersion extends RuleBody {
   status: RuleStatus;
   changed_at?: string | number;
   changed_by?: string;
+  changed_by_actor?: ActorRef;
   reason?: string | null;
 }
 
@@ -103,6 +107,7 @@ export interface RuleList {
   entries?: number;
   created_at?: string | number;
   created_by?: string;
+  created_by_actor?: ActorRef;
 }
 
 export interface ListEntry {
@@ -110,6 +115,7 @@ export interface ListEntry {
   reason?: string | null;
   added_at?: string | number;
   added_by?: string;
+  added_by_actor?: ActorRef;
   expires_at?: string | number | null;
 }
 

@@ -14,6 +14,7 @@ import { ListsPage } from './lists.tsx';
 import { ListPage } from './list-page.tsx';
 import { RulePage, useStats } from './rule-page.tsx';
 import { ActionText, Breakable, RulesTabs, StatusBadge } from './rules-parts.tsx';
+import { whoName } from './actors.ts';
 
 /** /rules, /rules/new, /rules/{id}, /rules/lists, /rules/lists/{name}: `rest` is what follows /rules/. */
 export function RulesSection({ rest }: { rest: string }) {
@@ -132,7 +133,12 @@ function RulesTable({
               </td>
               <td data-label="Updated" class="updated">
                 <span class="nowrap">{fmtDate(r.updated_at ?? r.created_at)}</span>
-                {r.updated_by && <small class="muted by"> by {r.updated_by}</small>}
+                {r.updated_by && (
+                  <small class="muted by" title={r.updated_by}>
+                    {' '}
+                    by {whoName(r.updated_by_actor, r.updated_by)}
+                  </small>
+                )}
               </td>
               {write && (
                 <td data-label="" class="actions">

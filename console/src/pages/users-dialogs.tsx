@@ -139,3 +139,29 @@ export function SetStatus({
     </Confirm>
   );
 }
+
+/** An admin turns off another person's second factor (a lost device): the password alone, then they enrol again. */
+export function ResetSecondFactor({ user, onClose }: { user: User; onClose: (done?: User) => void }) {
+  const { busy, error, run } = useAction();
+  return (
+    <Confirm
+      title={`Reset the second factor of ${user.name}?`}
+      confirmLabel="Reset second factor"
+      danger
+      busy={busy}
+      onCancel={() => onClose()}
+      onConfirm={() =>
+        void run(async () =>
+          onClose(await api<User>('PATCH', `/api/v1/users/${enc(user.id)}`, { second_factor: 'off' })),
+        )
+      }
+    >
+      <p>
+        {user.name} ({user.email}) then signs in with the password alone, and should turn a new second factor on from
+        “Your account”. Do this only once you are sure who asked for it (a lost phone, say): the audit log records it
+        under your name.
+      </p>
+      <ErrorBox error={error} what="Could not reset the second factor" />
+    </Confirm>
+  );
+}

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, currentSession, hasScope, query, type ApiProblem } from '../api.ts';
 import type { Invited, Paged, User } from '../people-types.ts';
 import { Empty, ErrorBox, Loader, SecretOnce, fmtDate, toProblem, useLoad } from '../ui.tsx';
-import { ChangeRole, InviteForm, SetStatus } from './users-dialogs.tsx';
+import { ChangeRole, InviteForm, ResetSecondFactor, SetStatus } from './users-dialogs.tsx';
 import './people.css';
 
 const PAGE = 100;
@@ -14,7 +14,7 @@ export function UsersPage() {
   const [extra, setExtra] = useState<{ rows: User[]; cursor: string | null; error?: ApiProblem }>();
   const [inviting, setInviting] = useState(false);
   const [invited, setInvited] = useState<Invited>();
-  const [action, setAction] = useState<{ kind: 'role' | 'deactivate' | 'reactivate'; user: User }>();
+  const [action, setAction] = useState<{ kind: 'role' | 'deactivate' | 'reactivate' | 'second-factor'; user: User }>();
   const [message, setMessage] = useState<string>();
   const write = hasScope('users:write');
   const me = currentSession()?.actorId;
@@ -114,8 +114,19 @@ export function UsersPage() {
                         <td data-label="Role">{u.role}</td>
                         <td data-label="Status">
                           <span class={`badge user-${u.status}`}>{u.status}</span>
+                          {u.second_factor && (
+                            <>
+                              {' '}
+                              <span class="badge second-factor" title="Signs in with a second factor (TOTP)">
+                                2FA
+                              </span>
+                            </>
+                          )}
                         </td>
-                        <td data-label="Since">{fmtDate(u.created_at)}</td>
+                        <td data-label="Since">
+                          {fmtDate(u.created_at)}
+                          {u.invited_by && <small class="muted by"> invited by {u.invited_by.name}</small>}
+                        </td>
                         {write && (
                           <td data-label="" class="actions">
                             {u.id === me ? (
@@ -137,6 +148,15 @@ export function UsersPage() {
                                 >
                                   Change role
                                 </button>
+                                {u.second_factor && (
+                                  <button
+                                    type="button"
+                                    aria-label={`Reset second factor of ${u.name}`}
+                                    onClick={() => setAction({ kind: 'second-factor', user: u })}
+                                  >
+                                    Reset second factor
+                                  </button>
+                                )}
                                 <button
                                   type="button"
                                   class="danger"
@@ -171,6 +191,20 @@ export function UsersPage() {
             setAction(undefined);
             if (done) {
               setMessage(`${done.name} is now ${done.role}; their sessions ended, so they sign in again.`);
+              refresh();
+            }
+          }}
+        />
+      )}
+      {action?.kind === 'second-factor' && (
+        <ResetSecondFactor
+          user={action.user}
+          onClose={(done) => {
+            setAction(undefined);
+            if (done) {
+              setMessage(
+                `${done.name}'s second factor is off: they sign in with their password, then turn it on again.`,
+              );
               refresh();
             }
           }}

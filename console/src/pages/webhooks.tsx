@@ -4,7 +4,6 @@ import { api, hasScope, type ApiProblem } from '../api.ts';
 import type { Delivery, DeliveryList, Webhook, WebhookEvent, WebhookList, WebhookWithSecret } from '../types.ts';
 import {
   CheckboxGroup,
-  Confirm,
   Empty,
   ErrorBox,
   Field,
@@ -15,6 +14,7 @@ import {
   useAction,
   useLoad,
 } from '../ui.tsx';
+import { ConfirmDelete } from '../confirm-delete.tsx';
 
 const EVENTS: readonly WebhookEvent[] = [
   'decision.high_risk',
@@ -261,25 +261,20 @@ function Deliveries({ id }: { id: string }) {
 }
 
 function DeleteWebhook({ w, onClose }: { w: Webhook; onClose: (changed: boolean) => void }) {
-  const { busy, error, run } = useAction();
   return (
-    <Confirm
+    <ConfirmDelete
       title="Delete this webhook?"
       confirmLabel="Delete"
-      danger
-      busy={busy}
+      failed="Could not delete"
       onCancel={() => onClose(false)}
-      onConfirm={() =>
-        run(async () => {
-          await api('DELETE', `/api/v1/webhooks/${encodeURIComponent(w.id)}`);
-          onClose(true);
-        })
-      }
+      remove={async () => {
+        await api('DELETE', `/api/v1/webhooks/${encodeURIComponent(w.id)}`);
+        onClose(true);
+      }}
     >
       <p>
         No further events will be sent to <span class="mono">{w.url}</span>.
       </p>
-      <ErrorBox error={error} what="Could not delete" />
-    </Confirm>
+    </ConfirmDelete>
   );
 }

@@ -1,5 +1,7 @@
 // What the syncing side keeps per peer to bound the peer (migration 025_network_peer_limits;
 // docs/network.md, "A peer's limits"). One row per peer, created at its first sync, removed with it.
+// This file owns network_peer_sync (issue 41 item 1, one owner per table); each function takes the
+// executor: a Kysely instance or a transaction.
 import type { Kysely } from 'kysely';
 import type { NetworkDb } from './tables.ts';
 
@@ -75,4 +77,9 @@ export async function writeSyncState(db: NetworkDb | Kysely<never>, peerId: stri
     .values({ peer_id: peerId, ...row })
     .onConflict((oc) => oc.column('peer_id').doUpdateSet(row))
     .execute();
+}
+
+/** A removed peer's state (peers.ts: removePeer, in its transaction). */
+export async function deleteSyncState(trx: NetworkDb, peerId: string): Promise<void> {
+  await syncStateDb(trx).deleteFrom('network_peer_sync').where('peer_id', '=', peerId).execute();
 }

@@ -4,6 +4,8 @@
 // the slot, YYYY-MM-DDTHH:M); a request is granted when the current slot's count and the 24 hours
 // of slots before it leave room, so what was spent is given back 24 h to 24 h 10 min later —
 // never at a fixed reset (a UTC-midnight reset let a peer spend two days' budget in minutes).
+// This file owns network_budget (issue 41 item 1, one owner per table); each function takes the
+// executor: a Kysely instance or a transaction.
 import { sql } from 'kysely';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';
 
@@ -106,4 +108,9 @@ export async function usedInWindow(db: NetworkDb, peerId: string, now = Date.now
     .where('day', '>=', windowStart(now))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** A removed peer's counts (peers.ts: removePeer, in its transaction). */
+export async function deletePeerBudget(trx: NetworkDb, peerId: string): Promise<void> {
+  await trx.deleteFrom('network_budget').where('peer_id', '=', peerId).execute();
 }

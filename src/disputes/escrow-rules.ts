@@ -5,7 +5,7 @@ import { finite, raise, type Findings } from './flags.ts';
 import { disputeSettings, type DisputePolicy } from '../model/dispute-policy.ts';
 import type { DisputeInput, Recommendation } from './types.ts';
 
-export type RuleName =
+export type EscrowRuleName =
   | 'payment_reversed'
   | 'third_party_payment'
   | 'underpayment'
@@ -15,8 +15,8 @@ export type RuleName =
   | 'trade_expired_unpaid'
   | 'buyer_unresponsive';
 
-export interface RuleOutcome {
-  rule: RuleName;
+export interface EscrowRuleOutcome {
+  rule: EscrowRuleName;
   recommendation: Recommendation;
   /** clear: mechanically clear; claim: rests on one party's unevidenced claim; review: the facts conflict */
   basis: 'clear' | 'claim' | 'review';
@@ -29,14 +29,20 @@ export interface RuleOutcome {
 const MINUTE = 60_000;
 const STRENGTH = { clear: 0, claim: 1, review: 2 } as const;
 
-export const parseTime = (s: string | undefined): number | null => {
+/** A time in the dispute's input as epoch ms, or null when absent or not a time (the analyser weighs what it has). */
+export const timeOrNull = (s: string | undefined): number | null => {
   if (s === undefined) return null;
   const t = Date.parse(s);
   return Number.isNaN(t) ? null : t;
 };
 
 /** Applies the rules to the findings of the model (whose flags must already be raised). */
-export function applyRules(input: DisputeInput, policy: DisputePolicy, now: number, acc: Findings): RuleOutcome | null {
+export function applyEscrowRules(
+  input: DisputeInput,
+  policy: DisputePolicy,
+  now: number,
+  acc: Findings,
+): EscrowRuleOutcome | null {
   const e = input.evidence ?? {};
   const settings = disputeSettings(policy);
   const limit = policy.unresponsiveMinutes;
@@ -61,7 +67,7 @@ export function applyRules(input: DisputeInput, policy: DisputePolicy, now: numb
   const againstBuyer = (sev: string) => acc.flags.some((f) => f.against === 'buyer' && f.severity === sev);
   const buyerCritical = againstBuyer('critical');
   const buyerHigh = againstBuyer('high');
-  const out: RuleOutcome[] = [];
+  const out: EscrowRuleOutcome[] = [];
 
   // A reversal overrides any earlier confirmation: the seller no longer has the money.
   if (e.payment_reversed === true || (input.reason === 'payment_reversed' && e.payment_reversed !== false)) {
@@ -160,8 +166,8 @@ export function applyRules(input: DisputeInput, policy: DisputePolicy, now: numb
       );
       out.push({ rule: 'payment_not_marked', recommendation: 'return_to_seller', basis: 'clear' });
     }
-    const created = parseTime(input.trade.created_at);
-    const opened = parseTime(input.opened_at) ?? now;
+    const created = timeOrNull(input.trade.created_at);
+    const opened = timeOrNull(input.opened_at) ?? now;
     const window = settings.paymentWindowMinutes;
     if (unmarked && created !== null && opened - created > window * MINUTE) {
       raise(
