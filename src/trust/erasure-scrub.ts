@@ -12,33 +12,25 @@ import {
   setDecisionLabelNote,
   setDecisionResult,
 } from '../audit/decision-repository.ts';
+import { fanoutsLike, revokeFanoutLeases, rewriteFanout } from '../webhooks/fanout-repository.ts';
 
 const CHUNK = 200;
 
-/** Flag fan-outs not yet expanded into webhook events name the entity in their facts and plan. */
+/**
+ * Flag fan-outs not yet expanded into webhook events name the entity in their facts and plan. Every
+ * lease of the environment is taken back first: a worker's plan read before the erasure is never
+ * written, and its row is planned again from what the erasure left.
+ */
 export async function scrubFanouts(
   trx: Transaction<Database>,
   env: Environment,
   id: string,
   digest: string,
 ): Promise<void> {
-  const pattern = containsJsonString(id);
-  const rows = await trx
-    .selectFrom('webhook_fanouts')
-    .select(['id', 'facts', 'plan'])
-    .where('environment', '=', env)
-    .where((eb) =>
-      eb.or([sql<boolean>`facts like ${pattern} escape '\\'`, sql<boolean>`plan like ${pattern} escape '\\'`]),
-    )
-    .execute();
-  for (const row of rows) {
-    const rewrite = (text: string) => JSON.stringify(replaceDeep(JSON.parse(text), id, digest));
-    await trx
-      .updateTable('webhook_fanouts')
-      .set({ facts: rewrite(row.facts), plan: row.plan === null ? null : rewrite(row.plan) })
-      .where('id', '=', row.id)
-      .execute();
-  }
+  await revokeFanoutLeases(trx, env);
+  const rewrite = (text: string) => JSON.stringify(replaceDeep(JSON.parse(text), id, digest));
+  for (const row of await fanoutsLike(trx, env, containsJsonString(id)))
+    await rewriteFanout(trx, row.id, rewrite(row.facts), row.plan === null ? null : rewrite(row.plan));
 }
 
 /** Label notes that name the id (operators write free text) name the digest instead. */

@@ -150,9 +150,11 @@ async function eraseEntity(
     await scrubJson(trx, env, 'events', id, digest, true);
     await renameDecisionSubject(trx, env, id, digest);
     await scrubJson(trx, env, 'decisions', id, digest, false);
+    // Fan-outs first: their leases are taken back, so an expansion in flight either committed its
+    // webhook events before this point (rewritten just below) or writes none from its old plan.
+    await scrubFanouts(trx, env, id, digest);
     // Webhook events not yet delivered (or kept in the log) name it too.
     await scrubJson(trx, env, 'webhook_events', id, digest, false);
-    await scrubFanouts(trx, env, id, digest);
     await scrubLabelNotes(trx, env, id, digest);
     await eraseFromRulesAndReviews(trx, env, id, digest);
     await rewriteStoredResponses(trx, encryption, env, (body) => {

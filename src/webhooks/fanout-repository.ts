@@ -1,7 +1,7 @@
 // The webhook_fanouts table's reads and writes (issue 41 item 1, one owner per table): fanout.ts
 // keeps the planning and the expansion's slices and calls these. Each takes the executor: a Kysely
 // instance or a transaction; a claim's candidates come back unexecuted, for store/claims.ts to lock.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 
@@ -71,4 +71,31 @@ export async function setFanoutProgress(trx: Db, id: string, lease: number, prog
     .where('lease_until', '=', lease)
     .executeTakeFirst();
   return result.numUpdatedRows;
+}
+
+/**
+ * Takes every fan-out lease of the environment back (an erasure, trust/erasure.ts): a worker holding
+ * a plan read before the erasure loses its lease, so it can write nothing from that plan, and the
+ * next claim reads the rewritten row. Every row of the environment is locked until the caller commits,
+ * so no claim can start a plan from the data being erased.
+ */
+export async function revokeFanoutLeases(trx: Db, environment: Environment): Promise<void> {
+  await trx.updateTable('webhook_fanouts').set({ lease_until: 0 }).where('environment', '=', environment).execute();
+}
+
+/** The environment's fan-out rows whose facts or plan match the LIKE `pattern` (escape character `\`). */
+export async function fanoutsLike(trx: Db, environment: Environment, pattern: string) {
+  return trx
+    .selectFrom('webhook_fanouts')
+    .select(['id', 'facts', 'plan'])
+    .where('environment', '=', environment)
+    .where((eb) =>
+      eb.or([sql<boolean>`facts like ${pattern} escape '\\'`, sql<boolean>`plan like ${pattern} escape '\\'`]),
+    )
+    .execute();
+}
+
+/** Replaces a fan-out row's facts and plan. */
+export async function rewriteFanout(trx: Db, id: string, facts: string, plan: string | null): Promise<void> {
+  await trx.updateTable('webhook_fanouts').set({ facts, plan }).where('id', '=', id).execute();
 }
