@@ -18,7 +18,6 @@ const NOT_YET_OWNED = [
   'src/rings/read.ts',
   'src/rings/redact.ts',
   'src/rings/routes.ts',
-  'src/rules/replay-store.ts',
   'src/trust/aggregate-state.ts',
   'src/trust/answer-cache.ts',
   'src/trust/erasure-rules.ts',

@@ -1,13 +1,12 @@
 // What a rule test reads from the store (docs/rules.md, "Testing a rule"): the environment's score
 // decisions of the window a page at a time, oldest first, by keyset on (created_at, id) — the
-// index decisions_created serves it, each read is short, and only the pages in flight are held —
-// and the entries, present or not, of the lists the rule names. Used by the worker over its own
+// index decisions_created serves it, each read is short, and only the pages in flight are held
+// (the entries of the lists the rule names come from list-history-repository.ts). Used by the worker over its own
 // connection, or by the main thread when the store cannot be opened twice (in-memory SQLite).
 import type { Kysely } from 'kysely';
 import type { Environment } from '../lib/principal.ts';
 import type { Database } from '../store/schema.ts';
 import type { ReplayRow } from './replay.ts';
-import type { ListEntryRow } from './replay-lists.ts';
 import { replayPage } from '../audit/decision-history-repository.ts';
 
 /** [since, until) in ms. */
@@ -57,38 +56,4 @@ export async function* replayPages(
     const last = rows[rows.length - 1]!;
     after = { at: Number(last.created_at), id: last.id };
   }
-}
-
-/**
- * Every entry ever made, in the environment, to a list of one of these names — deleted lists'
- * included, with their deletion time, since a decision made before the deletion saw them.
- */
-export async function listHistoryRows(
-  db: Kysely<Database>,
-  environment: Environment,
-  names: readonly string[],
-): Promise<ListEntryRow[]> {
-  if (names.length === 0) return [];
-  const rows = await db
-    .selectFrom('list_entries')
-    .innerJoin('lists', 'lists.id', 'list_entries.list_id')
-    .select([
-      'lists.name as list',
-      'list_entries.value',
-      'list_entries.added_at',
-      'list_entries.removed_at',
-      'list_entries.expires_at',
-      'lists.deleted_at as list_deleted_at',
-    ])
-    .where('lists.environment', '=', environment)
-    .where('lists.name', 'in', [...names])
-    .execute();
-  return rows.map((r) => ({
-    list: r.list,
-    value: r.value,
-    added_at: Number(r.added_at),
-    removed_at: num(r.removed_at),
-    expires_at: num(r.expires_at),
-    list_deleted_at: num(r.list_deleted_at),
-  }));
 }

@@ -11,7 +11,8 @@ import { evaluateRules } from './decide.ts';
 import { ListHistory } from './replay-lists.ts';
 import { RuleTestTally } from './replay.ts';
 import { columnsRead, type ColumnsRead } from './replay-columns.ts';
-import { listHistoryRows, replayPages } from './replay-store.ts';
+import { replayPages } from './replay-store.ts';
+import { listHistoryRows } from './list-history-repository.ts';
 import { openReader } from '../store/readers.ts';
 import type { ReplayTask, ToReplayWorker, FromReplayWorker } from './replay-thread.ts';
 

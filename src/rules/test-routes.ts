@@ -19,7 +19,8 @@ import { ruleToTest } from './repository.ts';
 import { listKinds } from './list-repository.ts';
 import { UNSAVED_RULE_ID, type ReplaySettings, type RuleTestResult } from './replay.ts';
 import { columnsRead } from './replay-columns.ts';
-import { listHistoryRows, replayPages, type ReplayWindow } from './replay-store.ts';
+import { replayPages, type ReplayWindow } from './replay-store.ts';
+import { listHistoryRows } from './list-history-repository.ts';
 import {
   RULE_TEST_LIMITS,
   RuleTestBusyError,

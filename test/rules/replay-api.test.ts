@@ -12,7 +12,8 @@ import {
   type ReplayTask,
 } from '../../src/rules/replay-thread.ts';
 import { SIGNAL_NAMES, DEFAULT_POLICY } from '../../src/model/policy.ts';
-import { listHistoryRows, replayPages } from '../../src/rules/replay-store.ts';
+import { replayPages } from '../../src/rules/replay-store.ts';
+import { listHistoryRows } from '../../src/rules/list-history-repository.ts';
 import { columnsRead } from '../../src/rules/replay-columns.ts';
 import { listWithHistory } from './list-history.ts';
 

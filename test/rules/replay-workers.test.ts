@@ -7,7 +7,8 @@ import { describeEachBackend } from '../helpers/app.ts';
 import { storeSource } from '../../src/store/readers.ts';
 import { runRuleTest, type ReplayTask } from '../../src/rules/replay-thread.ts';
 import { SIGNAL_NAMES, DEFAULT_POLICY } from '../../src/model/policy.ts';
-import { listHistoryRows, replayPages } from '../../src/rules/replay-store.ts';
+import { replayPages } from '../../src/rules/replay-store.ts';
+import { listHistoryRows } from '../../src/rules/list-history-repository.ts';
 import { columnsRead } from '../../src/rules/replay-columns.ts';
 import { listWithHistory } from './list-history.ts';
 
