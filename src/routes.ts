@@ -106,6 +106,7 @@ export function routeTable(s: Services): RouteDefinition[] {
       publicUrl: config.publicUrl,
       createRateLimit: s.createRateLimit,
       loginsPerMinute: config.rateLimit.tokenFailuresPerMinute,
+      passwordCost: config.passwordCost,
       encryption: s.encryption,
       issueToken: (p, origin) => s.tokens.issue(p.id, p.role, [...p.scopes], p.environment, origin, p.personRole),
     }),

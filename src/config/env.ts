@@ -25,6 +25,11 @@ export interface Config {
   bootstrapClientId: string | undefined;
   bootstrapClientSecret: string | undefined;
   tokenTtlSeconds: number;
+  /**
+   * VOUCH_PASSWORD_COST: scrypt's work factor for people's passwords, log2 N (r = 8, p = 1), 15–20,
+   * default 17 (OWASP's floor for scrypt: 128 MiB a hash)
+   */
+  passwordCost: number;
   issuer: string;
   /**
    * also accepted as `iss`: the old default, `vouch`, while VOUCH_ISSUER is unset (tokens issued
@@ -174,6 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapClientId,
     bootstrapClientSecret,
     tokenTtlSeconds: integer(env, 'VOUCH_TOKEN_TTL_SECONDS', 900, 60, 86400),
+    passwordCost: integer(env, 'VOUCH_PASSWORD_COST', 17, 15, 20),
     // A URL by default: discovery-based OAuth clients (openid-client) require the issuer to be
     // the URL they discovered it from (docs/operations.md, "OAuth discovery and token checks").
     issuer: text(env, 'VOUCH_ISSUER', publicBase ?? listenUrl(host, port)),

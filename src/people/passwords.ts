@@ -1,10 +1,12 @@
 // Passwords (docs/api.md, "People"): scrypt from node:crypto, a memory-hard hash (OWASP's password
-// storage guidance lists it beside argon2id), so no native package is needed. N = 2^15, r = 8, p = 1
-// costs 32 MiB and tens of milliseconds a check, off the event loop (the async form runs on libuv's
-// pool). The stored form names its parameters, so they can rise later without breaking old hashes.
+// storage guidance lists it beside argon2id), so no native package is needed. N = 2^cost, r = 8,
+// p = 1; the cost is VOUCH_PASSWORD_COST, 17 by default (OWASP's floor for scrypt: 128 MiB and a few
+// hundred milliseconds a check), off the event loop (the async form runs on libuv's pool). The stored
+// form names its parameters: a hash made at a lower cost still verifies, and is made again at the
+// current cost at the person's next sign-in (needsRehash).
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-const PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
+const params = (cost: number) => ({ N: 2 ** cost, r: 8, p: 1 });
 const KEY_LENGTH = 32;
 /** 128·N·r bytes and a margin: Node refuses to exceed maxmem. */
 const maxmem = (o: { N: number; r: number }) => 128 * o.N * o.r * 2;
@@ -20,11 +22,19 @@ function derive(password: string, salt: Buffer, o: { N: number; r: number; p: nu
   );
 }
 
-/** `scrypt$N$r$p$salt$hash`, salt and hash base64url. */
-export async function hashPassword(password: string): Promise<string> {
+/** `scrypt$N$r$p$salt$hash`, salt and hash base64url, at N = 2^cost. */
+export async function hashPassword(password: string, cost: number): Promise<string> {
+  const o = params(cost);
   const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const key = await derive(password, salt, o);
+  return ['scrypt', o.N, o.r, o.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/** Whether a stored hash was made with less work than `cost` asks for (it is made again at sign-in). */
+export function needsRehash(stored: string, cost: number): boolean {
+  const [kind, n, r, p] = stored.split('$');
+  const o = params(cost);
+  return kind !== 'scrypt' || Number(n) < o.N || Number(r) < o.r || Number(p) < o.p;
 }
 
 /** Whether `password` matches `stored`; false for a malformed stored value. Constant time in the comparison. */
@@ -37,5 +47,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-/** A hash no password matches, checked when the e-mail is unknown so a login takes as long either way. */
-export const DUMMY_HASH = `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${'A'.repeat(22)}$${'A'.repeat(43)}`;
+/**
+ * A hash no password matches at `cost`, checked when the e-mail is unknown so a login takes as long
+ * either way.
+ */
+export function dummyHash(cost: number): string {
+  const o = params(cost);
+  return `scrypt$${o.N}$${o.r}$${o.p}$${'A'.repeat(22)}$${'A'.repeat(43)}`;
+}

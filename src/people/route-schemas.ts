@@ -75,6 +75,8 @@ export interface PeopleRouteOptions {
   createRateLimit: FastifyInstance['createRateLimit'];
   /** sign-in attempts a minute from one address (any account) */
   loginsPerMinute: number;
+  /** scrypt's work factor for passwords, log2 N (VOUCH_PASSWORD_COST) */
+  passwordCost: number;
   /** seals and opens the second factor's secrets */
   encryption: KeyEncryption;
   /** a person's access token (`"token": true`) */

@@ -12,7 +12,7 @@ import type { Database } from '../store/schema.ts';
 import { recordAudit } from '../audit-log/repository.ts';
 import { resolveActors, type Actors } from '../audit-log/actors.ts';
 import { parseActor } from '../audit-log/schemas.ts';
-import { DUMMY_HASH, hashPassword, verifyPassword } from './passwords.ts';
+import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { disableTotp } from './totp.ts';
 import {
   countFailedLogin,
@@ -142,12 +142,18 @@ export async function inviteUser(
   return { user: await namedUserView(store.db, row), token: invitation.token, expiresAt: invitation.expiresAt };
 }
 
-/** Sets the password of an invited user and activates them; the token works once. */
-export async function acceptInvitation(store: Store, token: string, password: string, now = Date.now()) {
+/** Sets the password of an invited user (hashed at `passwordCost`) and activates them; the token works once. */
+export async function acceptInvitation(
+  store: Store,
+  token: string,
+  password: string,
+  passwordCost: number,
+  now = Date.now(),
+) {
   const row = await userByInvitation(store.db, sha256Hex(token));
   if (!row || row.status !== 'invited' || (row.invitation_expires_at ?? 0) <= now)
     throw new PeopleError('invalid_invitation', 'The invitation is unknown, used or expired: ask for a new one.');
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await hashPassword(password, passwordCost);
   await updateUser(store.db, row.id, {
     password_hash: passwordHash,
     status: 'active',
@@ -169,6 +175,8 @@ export async function checkLogin(
   store: Store,
   emailInput: string,
   password: string,
+  /** the hash's work factor now (VOUCH_PASSWORD_COST): a hash made with less is made again on success */
+  passwordCost: number,
   /** the second factor, for a person who has one: a missing one asks for it, a wrong one counts as a failure */
   secondFactor?: (row: UserRow) => Promise<'ok' | 'missing' | 'wrong'>,
   now = Date.now(),
@@ -177,7 +185,7 @@ export async function checkLogin(
   const row = await userByEmail(store.db, email);
   if (row && row.locked_until !== null && row.locked_until > now)
     throw new PeopleError('locked', 'Too many failed sign-ins: the account is locked for a while.', row.locked_until);
-  const ok = await verifyPassword(password, row?.password_hash ?? DUMMY_HASH);
+  const ok = await verifyPassword(password, row?.password_hash ?? dummyHash(passwordCost));
   const second = row && ok && row.status === 'active' && row.totp_enabled_at !== null && secondFactor;
   const factor = second ? await second(row) : 'ok';
   if (factor === 'missing') throw new PeopleError('second_factor_required', 'This account needs its second factor.');
@@ -195,8 +203,13 @@ export async function checkLogin(
     });
     throw new PeopleError('wrong_credentials', 'Wrong e-mail or password.');
   }
-  if (row.failed_logins > 0 || row.locked_until !== null)
-    await updateUser(store.db, row.id, { failed_logins: 0, locked_until: null });
+  const rehash = row.password_hash !== null && needsRehash(row.password_hash, passwordCost);
+  if (row.failed_logins > 0 || row.locked_until !== null || rehash)
+    await updateUser(store.db, row.id, {
+      failed_logins: 0,
+      locked_until: null,
+      ...(rehash ? { password_hash: await hashPassword(password, passwordCost) } : {}),
+    });
   return row;
 }
 

@@ -64,10 +64,12 @@ export function signInRoutes(options: PeopleRouteOptions): RouteDefinition[] {
       },
       handler: async (request, reply) => {
         refuseIfBlocked(request, reply);
-        return acceptInvitation(store, request.body.token, request.body.password).catch(async (err: unknown) => {
-          await countFailure(request, reply);
-          return mapPeopleError(err);
-        });
+        return acceptInvitation(store, request.body.token, request.body.password, options.passwordCost).catch(
+          async (err: unknown) => {
+            await countFailure(request, reply);
+            return mapPeopleError(err);
+          },
+        );
       },
     }),
 
@@ -111,12 +113,17 @@ export function signInRoutes(options: PeopleRouteOptions): RouteDefinition[] {
       handler: async (request, reply) => {
         refuseIfBlocked(request, reply);
         const { totp, recovery_code } = request.body;
-        const row = await checkLogin(store, request.body.email, request.body.password, async (user) =>
-          totp === undefined && recovery_code === undefined
-            ? 'missing'
-            : (await checkSecondFactor(db, user, { totp, recovery_code }, options.encryption))
-              ? 'ok'
-              : 'wrong',
+        const row = await checkLogin(
+          store,
+          request.body.email,
+          request.body.password,
+          options.passwordCost,
+          async (user) =>
+            totp === undefined && recovery_code === undefined
+              ? 'missing'
+              : (await checkSecondFactor(db, user, { totp, recovery_code }, options.encryption))
+                ? 'ok'
+                : 'wrong',
         ).catch(async (err: unknown) => {
           await countFailure(request, reply);
           return mapPeopleError(err, reply);
