@@ -4,6 +4,7 @@
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import type { Database, DecisionsTable, ReviewsTable } from '../store/schema.ts';
 import { insertRows, insertRowsAtomically } from '../store/row-inserts.ts';
+import { insertRowsInOneStatement } from '../store/statement-inserts.ts';
 import { GroupCommit, type Outcome } from '../lib/group-commit.ts';
 import { decisionByClaim, decisionRows, insertDecisions } from './decision-repository.ts';
 
@@ -119,18 +120,28 @@ export class DecisionWriter {
     const announcing = hooks ? rows.filter((r) => hooks.relevant(r)) : [];
     const announce = hooks !== undefined && announcing.length > 0 && (await hooks.anySubscriber(this.db, announcing));
     const reviews = rows.filter((r) => r.review).map(reviewRow);
-    // Nothing to announce, on SQLite with the connection free: the group in one synchronous transaction.
-    if (
-      !announce &&
-      insertRowsAtomically(this.db, [decisionRows(rows), { table: 'reviews', columns: REVIEW_COLUMNS, rows: reviews }])
-    )
-      return rows.map(() => ({ ok: true, result: undefined }));
+    const groups = [decisionRows(rows), { table: 'reviews', columns: REVIEW_COLUMNS, rows: reviews } as const];
+    if (!announce) {
+      // Nothing to announce, on SQLite with the connection free: the group in one synchronous transaction.
+      if (insertRowsAtomically(this.db, groups)) return rows.map(() => ({ ok: true, result: undefined }));
+      // On PostgreSQL: the decisions and their reviews in one statement, its own transaction (one round trip).
+      const statement = insertRowsInOneStatement(this.db, groups);
+      if (statement) {
+        await statement;
+        return rows.map(() => ({ ok: true, result: undefined }));
+      }
+    }
     // The decisions, the reviews they open and their outbox rows commit together (or not at all):
     // no decision is ever stored without its review, nor a review without its decision. The inserts
-    // are compiled once per chunk size (store/row-inserts.ts), not built per group.
+    // are compiled once per chunk size (store/row-inserts.ts), not built per group; on PostgreSQL the
+    // decisions and reviews are one statement of the transaction.
     await this.db.transaction().execute(async (trx) => {
-      await insertDecisions(this.db, trx, rows);
-      if (reviews.length > 0) await insertRows(this.db, trx, 'reviews', REVIEW_COLUMNS, reviews);
+      const statement = insertRowsInOneStatement(this.db, groups, trx);
+      if (statement) await statement;
+      else {
+        await insertDecisions(this.db, trx, rows);
+        if (reviews.length > 0) await insertRows(this.db, trx, 'reviews', REVIEW_COLUMNS, reviews);
+      }
       if (announce) await hooks.write(trx, rows);
     });
     return rows.map(() => ({ ok: true, result: undefined }));
