@@ -13,7 +13,7 @@ const FLOORS = [
   ['model'],
   ['http'],
   ['audit-log'],
-  ['auth', 'audit'],
+  ['auth', 'audit', 'entities'],
   ['webhooks', 'people', 'changes'],
   ['keys', 'network', 'policies'],
   ['rings'],
@@ -51,9 +51,17 @@ module.exports = {
       comment: 'http, store and config serve every feature: a feature they need belongs in lib/ or is passed in.',
       from: { path: '^src/(http|store|config)/' },
       to: {
-        path: '^src/(auth|keys|trust|disputes|audit|audit-log|people|changes|policies|webhooks|network|console|rules|reviews)/',
+        path: '^src/(auth|keys|trust|disputes|audit|audit-log|entities|people|changes|policies|webhooks|network|console|rules|reviews)/',
         dependencyTypesNot: ['type-only'],
       },
+    },
+    {
+      name: 'entities-imports-only-the-ground',
+      severity: 'error',
+      comment:
+        "The entity tables' owner serves every feature above it: it reads and writes rows, and imports only lib, config, store and model.",
+      from: { path: '^src/entities/' },
+      to: { path: '^src/', pathNot: '^src/(entities|lib|config|store|model)/' },
     },
     {
       name: 'lib-imports-nothing-of-vouch',
@@ -66,7 +74,9 @@ module.exports = {
       severity: 'error',
       comment:
         'Rules and reviews build on scoring, policies and audit; those reach them only through seams the composition root fills (trust/outcomes.ts Decider).',
-      from: { path: '^src/(auth|keys|trust|disputes|audit|policies|webhooks|network|rings|http|store|config|lib)/' },
+      from: {
+        path: '^src/(auth|keys|trust|disputes|audit|entities|policies|webhooks|network|rings|http|store|config|lib)/',
+      },
       to: { path: '^src/(rules|reviews)/' },
     },
     {

@@ -1,6 +1,8 @@
-// Pending changes in the store (migration 034_people, pending_changes) and the four-eyes setting
-// (the settings table, one row per environment). A change's expiry is read, not swept: one past
-// its expires_at is expired wherever it is shown, and stored so when someone tries to decide it.
+// Pending changes in the store (migration 034_people, pending_changes) and the settings table (one
+// row per name): the four-eyes setting (one per environment) and the other features' settings
+// (settingValue, storeSetting, ensureSetting: the network's, erasure's salt). A change's expiry is
+// read, not swept: one past its expires_at is expired wherever it is shown, and stored so when
+// someone tries to decide it.
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { PendingChangesTable } from '../store/schema-people.ts';
@@ -59,6 +61,30 @@ export async function storeFourEyesAreas(
     .values({ name: settingName(environment), value, ...who })
     .onConflict((oc) => oc.column('name').doUpdateSet({ value, ...who }))
     .execute();
+}
+
+/** A setting's stored value. */
+export async function settingValue(db: Kysely<Database>, name: string) {
+  return db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirst();
+}
+
+export async function storeSetting(db: Kysely<Database>, name: string, value: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ name, value })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value }))
+    .execute();
+}
+
+/** The setting's stored value, `value` stored first when it has none (the first caller's wins). */
+export async function ensureSetting(db: Kysely<Database>, name: string, value: string): Promise<string> {
+  await db
+    .insertInto('settings')
+    .values({ name, value })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const row = await db.selectFrom('settings').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+  return row.value;
 }
 
 export const statusOf = (row: Pick<ChangeRow, 'status' | 'expires_at'>, now: number): ChangeStatus =>

@@ -7,7 +7,7 @@ import { withdrawErased } from './publisher.ts';
 import type { Identifier } from './publish-plan.ts';
 import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
 import { deletePendingOf, forgetIdentifier } from './match-repository.ts';
-import { identifierStillHeld } from './entity-reads.ts';
+import { identifierStillHeld } from './entity-join-repository.ts';
 
 export async function eraseFromNetwork(
   trx: NetworkDb,

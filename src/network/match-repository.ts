@@ -2,7 +2,7 @@
 // table): those queued for resolution (network_pending), the peers' resolutions of them
 // (network_resolved) and the matches scoring reads (network_matches). pending.ts, resolver.ts,
 // matches.ts, signal.ts and erasure.ts keep the rules and call these; the queries that join these
-// tables to the entity tables are in entity-reads.ts. Each takes the executor: a Kysely instance or
+// tables to the entity tables are in entity-join-repository.ts. Each takes the executor: a Kysely instance or
 // a transaction.
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Store } from '../store/db.ts';

@@ -14,7 +14,7 @@
 import type { NetworkDb } from './tables.ts';
 import { anyActivePeer } from './peer-repository.ts';
 import { queuedAmong, upsertPending, waitingCount } from './match-repository.ts';
-import { linkedUnresolved, namedUnresolvedInTurns } from './entity-reads.ts';
+import { linkedUnresolved, namedUnresolvedInTurns } from './entity-join-repository.ts';
 
 interface Pending {
   type: string;

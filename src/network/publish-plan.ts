@@ -5,17 +5,16 @@
 import { createHash } from 'node:crypto';
 import type { Label } from './oprf.ts';
 import { type FlagKind } from '../model/network-signal.ts';
-import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
+import { ENTITY_TYPE, type NetworkDb, storeTables } from './tables.ts';
 import { publishedBySource } from './publication-repository.ts';
+import { flaggedEntitiesAmong, flaggedEntityIds } from '../entities/entity-repository.ts';
+import { publishEventsSince } from '../entities/event-repository.ts';
 import {
-  flaggedEntitiesAmong,
-  flaggedEntityIds,
   flaggedHoldersOf,
   flaggedIdentifiers,
   identifiersLinkedSince,
   identifiersOfEntities,
-  publishEventsSince,
-} from './entity-reads.ts';
+} from '../entities/identifier-repository.ts';
 
 const QUERY_CHUNK = 200;
 
@@ -73,10 +72,10 @@ async function labelsFor(db: NetworkDb, ids: Identifier[], entityIds: boolean): 
     for (let i = 0; i < hashes.length; i += QUERY_CHUNK) {
       const chunk = hashes.slice(i, i + QUERY_CHUNK);
       if (idType === ENTITY_TYPE) {
-        const rows = await flaggedEntitiesAmong(db, chunk);
+        const rows = await flaggedEntitiesAmong(storeTables(db), chunk);
         for (const row of rows) add({ idType, hash: row.entity_id }, row);
       } else {
-        const rows = await flaggedHoldersOf(db, idType, chunk);
+        const rows = await flaggedHoldersOf(storeTables(db), idType, chunk);
         for (const row of rows) add({ idType, hash: row.hash }, row);
       }
     }
@@ -115,7 +114,7 @@ export async function changedSince(db: NetworkDb, since: number, entityIds: bool
   const ids = new Map<string, Identifier>();
   const put = (id: Identifier) => ids.set(keyOf(id), id);
   const entities = new Set<string>();
-  const events = await publishEventsSince(db, since);
+  const events = await publishEventsSince(storeTables(db), since);
   for (const ev of events) {
     entities.add(ev.entity_id);
     // A dispute resolved in the entity's favour is a loss of its counterparty.
@@ -127,12 +126,12 @@ export async function changedSince(db: NetworkDb, since: number, entityIds: bool
       // a payload that is not JSON names no counterparty
     }
   }
-  const linked = await identifiersLinkedSince(db, since);
+  const linked = await identifiersLinkedSince(storeTables(db), since);
   for (const l of linked) put({ idType: l.id_type, hash: l.hash });
   const list = [...entities];
   for (let i = 0; i < list.length; i += QUERY_CHUNK) {
     const chunk = list.slice(i, i + QUERY_CHUNK);
-    const held = await identifiersOfEntities(db, chunk);
+    const held = await identifiersOfEntities(storeTables(db), chunk);
     for (const h of held) put({ idType: h.id_type, hash: h.hash });
     if (entityIds) for (const e of chunk) put({ idType: ENTITY_TYPE, hash: e });
   }
@@ -141,10 +140,10 @@ export async function changedSince(db: NetworkDb, since: number, entityIds: bool
 
 /** Every identifier the live history flags now (a refresh from the start). */
 export async function flaggedNow(db: NetworkDb, entityIds: boolean): Promise<Identifier[]> {
-  const rows = await flaggedIdentifiers(db);
+  const rows = await flaggedIdentifiers(storeTables(db));
   const ids = rows.map((r) => ({ idType: r.id_type, hash: r.hash }));
   if (entityIds) {
-    const entities = await flaggedEntityIds(db);
+    const entities = await flaggedEntityIds(storeTables(db));
     for (const e of entities) ids.push({ idType: ENTITY_TYPE, hash: e.entity_id });
   }
   return ids;

@@ -14,7 +14,7 @@ import type { Store } from '../store/db.ts';
 import { ownEntries, prfInput } from './oprf.ts';
 import { ownEntriesOff } from './oprf-thread.ts';
 import type { NetworkIdentity } from './identity.ts';
-import { ENTITY_TYPE, networkDb, type NetworkDb } from './tables.ts';
+import { ENTITY_TYPE, networkDb, type NetworkDb, storeTables } from './tables.ts';
 import { changedSince, diff, flaggedNow, type Identifier } from './publish-plan.ts';
 import {
   countPublished,
@@ -27,7 +27,7 @@ import {
   upsertPublished,
   withdrawPublished,
 } from './publication-repository.ts';
-import { settingValue, storeSetting } from './entity-reads.ts';
+import { settingValue, storeSetting } from '../changes/repository.ts';
 
 const CHUNK = 500;
 /** Up to this many new entries a chunk evaluates inline (a few ms each); more go to the worker thread. */
@@ -112,7 +112,7 @@ export async function refreshPublished(
   const db = networkDb(store.db);
   const started = Date.now();
   const self = await publishedThrough(db);
-  const setting = await settingValue(db, ENTITY_IDS_SETTING);
+  const setting = await settingValue(storeTables(db), ENTITY_IDS_SETTING);
   const full = Number(self.published_through) === 0 || (setting?.value ?? '0') !== (entityIds ? '1' : '0');
   const ids = full
     ? await flaggedNow(db, entityIds)
@@ -140,7 +140,7 @@ export async function refreshPublished(
   if (full) changed += await withdrawUnwanted(store, wanted, started);
   if (complete) {
     await markPublishedThrough(db, started);
-    await storeSetting(db, ENTITY_IDS_SETTING, entityIds ? '1' : '0');
+    await storeSetting(storeTables(db), ENTITY_IDS_SETTING, entityIds ? '1' : '0');
   }
   const published = await countPublished(db);
   return { published, examined: ids.length, changed };

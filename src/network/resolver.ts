@@ -16,7 +16,7 @@ import { listPeers, markPeerSynced, setPeerError, setPeerOprfKey } from './peer-
 import { matchResolved } from './matches.ts';
 import { countMatches, deletePendingSeenBefore, insertResolved } from './match-repository.ts';
 import { nextToResolve, PENDING_RETENTION_MS } from './pending.ts';
-import { forgetStaleEntityResolutions, forgetUnheldResolutions } from './entity-reads.ts';
+import { forgetStaleEntityResolutions, forgetUnheldResolutions } from './entity-join-repository.ts';
 import { busy, expectOk, PeerBusy, pullFlags, type PullDeps, type PullResult } from './pull.ts';
 import { readSyncState, writeSyncState, type PeerSyncState } from './peer-sync-repository.ts';
 import type { NetworkDb, NetworkPeersTable } from './tables.ts';

@@ -6,9 +6,9 @@
 import type { Label } from './oprf.ts';
 import { parseLabel } from './oprf.ts';
 import type { FlagKind, PeerFlag } from '../model/network-signal.ts';
-import { ENTITY_TYPE, type NetworkDb } from './tables.ts';
+import { ENTITY_TYPE, type NetworkDb, storeTables } from './tables.ts';
 import { activeMatchesOf, pendingIdentifiersOf } from './match-repository.ts';
-import { liveIdentifiersOf } from './entity-reads.ts';
+import { liveIdentifiersOf } from '../entities/identifier-repository.ts';
 
 export interface IdentifierRef {
   type: string;
@@ -96,7 +96,7 @@ export async function entityNetworkIdentifiers(
   db: NetworkDb,
   entityId: string,
 ): Promise<{ linked: IdentifierRef[]; named: IdentifierRef[] }> {
-  const stored = await liveIdentifiersOf(db, entityId);
+  const stored = await liveIdentifiersOf(storeTables(db), entityId);
   const linked = [...stored, { type: ENTITY_TYPE, hash: entityId }];
   const known = new Set(linked.map((l) => `${l.type}\u0000${l.hash}`));
   const queued = await pendingIdentifiersOf(db, entityId);

@@ -134,3 +134,10 @@ export type NetworkTables = {
 export type NetworkDb = Kysely<Database & NetworkTables>;
 
 export const networkDb = (db: Kysely<Database>): NetworkDb => db.withTables<NetworkTables>();
+
+/**
+ * The same executor seen with the store's tables only, for the entity tables' and settings' owners
+ * (src/entities/, changes/repository.ts), which do not know the network's tables: the network's
+ * tables are an addition to `Database`, so nothing is lost.
+ */
+export const storeTables = (db: NetworkDb): Kysely<Database> => db as unknown as Kysely<Database>;

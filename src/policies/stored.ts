@@ -8,6 +8,8 @@ import { completionIndex } from './labels.ts';
 import { completionCutoff, type JobTask, type WireDecision } from './job-tasks.ts';
 import { reviewSampleRateOf } from '../model/outcome-policy.ts';
 import { countScoredWithFeatures, scoredWithFeaturesPage } from '../audit/decision-history-repository.ts';
+import { tradeCompletionsOf } from '../entities/event-repository.ts';
+import { policyDocumentsOf } from './policy-document-repository.ts';
 
 export interface Window {
   since?: number;
@@ -82,11 +84,7 @@ async function* storedDecisions(
  * rate says whether an unreviewed approval was passed over by the draw). Policies are few.
  */
 async function sampleRates(db: Kysely<Database>, environment: Environment): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('policies')
-    .select(['version', 'document'])
-    .where('environment', '=', environment)
-    .execute();
+  const rows = await policyDocumentsOf(db, environment);
   const rates = new Map<string, number>();
   for (const row of rows) {
     try {
@@ -117,13 +115,7 @@ async function* withCompletions(
     const events: { type: string; entity_id: string; trade_id?: string }[] = [];
     for (let i = 0; i < entities.length; i += 500) {
       const chunk = entities.slice(i, i + 500);
-      const found = await db
-        .selectFrom('events')
-        .select(['entity_id', 'payload'])
-        .where('environment', '=', environment)
-        .where('type', '=', 'trade.completed')
-        .where('entity_id', 'in', chunk)
-        .execute();
+      const found = await tradeCompletionsOf(db, environment, chunk);
       for (const e of found) {
         const tradeId = (JSON.parse(e.payload) as { trade_id?: unknown }).trade_id;
         if (typeof tradeId === 'string')

@@ -1,12 +1,11 @@
 // The store's answers to the ring plan (src/rings/graph.ts): indexed reads only — an entity's
 // identifiers through identifiers_entity, an identifier's holders and stats by primary key — each
 // bounded by the plan's per-hop limit, so a read costs the same in a 5,000-entity component as in
-// a ring of five. The joins are written as CROSS JOIN with their conditions in WHERE: SQLite then
-// keeps `identifiers`, sought by its keys, as the outer loop rather than scanning `entities` for a
-// long IN list; PostgreSQL plans both forms alike.
+// a ring of five. The queries are the entity tables' owner's (src/entities/neighbour-repository.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
+import { ringHoldersAmong, ringIdentifiersOf, ringStatsAmong } from '../entities/neighbour-repository.ts';
 import {
   collect,
   keyOf,
@@ -41,20 +40,7 @@ function pairFilter(ids: readonly IdentifierKey[]) {
 
 async function answer(db: Kysely<Database>, env: Environment, r: RingRequest): Promise<RingResponse> {
   if (r.kind === 'identifiers') {
-    const rows = await db
-      .selectFrom('identifiers as i')
-      .crossJoin('identifier_stats as s')
-      .whereRef('s.environment', '=', 'i.environment')
-      .whereRef('s.id_type', '=', 'i.id_type')
-      .whereRef('s.hash', '=', 'i.hash')
-      .select(['i.id_type', 'i.hash', 'i.entity_id', 's.entities'])
-      .where('i.environment', '=', env)
-      .where('i.entity_id', 'in', r.entityIds)
-      .orderBy('i.entity_id')
-      .orderBy('i.id_type')
-      .orderBy('i.hash')
-      .limit(r.limit)
-      .execute();
+    const rows = await ringIdentifiersOf(db, env, r.entityIds, r.limit);
     return rows.map((x): HeldIdentifier => ({
       idType: x.id_type,
       hash: x.hash,
@@ -64,45 +50,12 @@ async function answer(db: Kysely<Database>, env: Environment, r: RingRequest): P
   }
   const f = pairFilter(r.identifiers);
   if (r.kind === 'stats') {
-    const rows = await db
-      .selectFrom('identifier_stats')
-      .select(['id_type', 'hash', 'entities'])
-      .where('environment', '=', env)
-      .where('id_type', 'in', f.types)
-      .where('hash', 'in', f.hashes)
-      .execute();
+    const rows = await ringStatsAmong(db, env, f.types, f.hashes);
     return rows
       .filter(f.wanted)
       .map((x): HeldIdentifier => ({ idType: x.id_type, hash: x.hash, entityId: '', holders: n(x.entities) }));
   }
-  const rows = await db
-    .selectFrom('identifiers as i')
-    .crossJoin('identifier_stats as s')
-    .crossJoin('entities as e')
-    .whereRef('s.environment', '=', 'i.environment')
-    .whereRef('s.id_type', '=', 'i.id_type')
-    .whereRef('s.hash', '=', 'i.hash')
-    .whereRef('e.environment', '=', 'i.environment')
-    .whereRef('e.entity_id', '=', 'i.entity_id')
-    .select([
-      'i.id_type',
-      'i.hash',
-      'i.entity_id',
-      's.entities',
-      'e.fraud_reports',
-      'e.blocklisted',
-      'e.chargebacks',
-      'e.disputes_lost',
-      'e.flagged_at',
-    ])
-    .where('i.environment', '=', env)
-    .where('i.id_type', 'in', f.types)
-    .where('i.hash', 'in', f.hashes)
-    .orderBy('i.id_type')
-    .orderBy('i.hash')
-    .orderBy('i.entity_id')
-    .limit(r.limit)
-    .execute();
+  const rows = await ringHoldersAmong(db, env, f.types, f.hashes, r.limit);
   return rows.filter(f.wanted).map((x) => {
     const entity: RingEntity = {
       entityId: x.entity_id,

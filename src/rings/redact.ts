@@ -10,6 +10,7 @@ import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { Ring } from '../model/ring.ts';
 import { subjectsDecidedFor } from '../audit/decision-history-repository.ts';
+import { entitiesWithEventsFrom, linkingPayloadsFrom } from '../entities/event-repository.ts';
 
 /**
  * Events read to learn which identifiers the client linked: past this many, the rest count as
@@ -29,14 +30,7 @@ async function entitiesSent(
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const [events, decisions] = await Promise.all([
-    db
-      .selectFrom('events')
-      .select('entity_id')
-      .distinct()
-      .where('environment', '=', env)
-      .where('entity_id', 'in', ids)
-      .where('client_id', '=', clientId)
-      .execute(),
+    entitiesWithEventsFrom(db, env, clientId, ids),
     subjectsDecidedFor(db, env, clientId, ids),
   ]);
   return new Set([...events.map((r) => r.entity_id), ...decisions.map((r) => r.subject_id)]);
@@ -51,15 +45,7 @@ async function identifiersSent(
 ): Promise<Set<string>> {
   const out = new Set<string>();
   if (entities.length === 0) return out;
-  const rows = await db
-    .selectFrom('events')
-    .select('payload')
-    .where('environment', '=', env)
-    .where('entity_id', 'in', entities)
-    .where('client_id', '=', clientId)
-    .where('payload', 'like', '%"linked_identifiers"%')
-    .limit(LINK_EVENTS_READ)
-    .execute();
+  const rows = await linkingPayloadsFrom(db, env, clientId, entities, LINK_EVENTS_READ);
   for (const { payload } of rows) {
     let links: unknown;
     try {

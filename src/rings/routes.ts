@@ -12,6 +12,7 @@ import { flagsOf, walkRing, type RingCaps } from './graph.ts';
 import { readNeighbourhood } from './read.ts';
 import { redactRing, unredacted } from './redact.ts';
 import { ownerFilter } from '../http/route.ts';
+import { ringRootOf } from '../entities/entity-repository.ts';
 
 const problems = problemResponses(400, 401, 403, 404, 429);
 
@@ -110,12 +111,7 @@ export function ringRoutes({ store, policies, requireHashedIds = false }: RingRo
         const id = request.params.entity_id;
         checkEntityParam(id, { requireHashedIds });
         const { environment } = request.principal;
-        const root = await store.db
-          .selectFrom('entities')
-          .select(['version', 'fraud_reports', 'blocklisted', 'chargebacks', 'disputes_lost', 'flagged_at'])
-          .where('environment', '=', environment)
-          .where('entity_id', '=', id)
-          .executeTakeFirst();
+        const root = await ringRootOf(store.db, environment, id);
         if (!root || Number(root.version) === 0)
           throw new ApiError('not_found', 'This entity has no recorded history.');
         const caps: RingCaps = {

@@ -1,10 +1,19 @@
 // The aggregate rows an event batch reads and writes back (ingest.ts): entities, their per-currency
-// amount statistics, ten-minute velocity buckets, counterparty pair counts and linked identifiers.
-import { sql, type Transaction } from 'kysely';
+// amount statistics, ten-minute velocity buckets, counterparty pair counts and linked identifiers,
+// through their owner's repositories (src/entities/).
+import type { Transaction } from 'kysely';
 import type { Database, EntitiesTable, EntityCurrencyTable } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import { chunks } from '../store/chunks.ts';
 import { isFlagged, writeIdentifiers } from './linkage.ts';
+import { entitiesIn, insertBlankEntities, upsertEntities } from '../entities/entity-repository.ts';
+import {
+  addCounterparties,
+  addHourly,
+  currenciesOf,
+  pruneHourly,
+  upsertCurrencies,
+} from '../entities/aggregate-repository.ts';
 
 /** Buckets older than this cannot affect a velocity signal (a day) and are pruned. */
 export const BUCKETS_KEPT = 150;
@@ -87,38 +96,24 @@ export async function loadState(
   entityIds: string[],
   lock: boolean,
 ): Promise<Pick<Pending, 'entities' | 'currencies' | 'wasFlagged'>> {
-  for (const ids of chunks(entityIds)) {
-    const insert = trx.insertInto('entities').values(ids.map((id) => blankEntity(environment, id)));
-    // An upsert locks new and existing rows alike, in the order of its VALUES list.
-    if (lock)
-      await insert
-        .onConflict((oc) =>
-          oc.columns(['environment', 'entity_id']).doUpdateSet((eb) => ({ version: eb.ref('entities.version') })),
-        )
-        .execute();
-    else await insert.onConflict((oc) => oc.columns(['environment', 'entity_id']).doNothing()).execute();
-  }
+  // An upsert (with lock) locks new and existing rows alike, in the order of its VALUES list.
+  for (const ids of chunks(entityIds))
+    await insertBlankEntities(
+      trx,
+      ids.map((id) => blankEntity(environment, id)),
+      lock,
+    );
   const entities = new Map<string, Entity>();
   const currencies = new Map<string, EntityCurrencyTable>();
   const wasFlagged = new Map<string, boolean>();
   for (const ids of chunks(entityIds)) {
     // Placeholder rows are overwritten before commit.
-    for (const row of await trx
-      .selectFrom('entities')
-      .selectAll()
-      .where('environment', '=', environment)
-      .where('entity_id', 'in', ids)
-      .execute()) {
+    for (const row of await entitiesIn(trx, environment, ids)) {
       const e = entityFromRow(row);
       entities.set(row.entity_id, e);
       wasFlagged.set(row.entity_id, isFlagged(e));
     }
-    const cur = await trx
-      .selectFrom('entity_currency')
-      .selectAll()
-      .where('environment', '=', environment)
-      .where('entity_id', 'in', ids)
-      .execute();
+    const cur = await currenciesOf(trx, environment, ids);
     for (const c of cur) currencies.set(`${c.entity_id}\u0000${c.currency}`, c);
   }
   return { entities, currencies, wasFlagged };
@@ -126,65 +121,11 @@ export async function loadState(
 
 export async function writeState(trx: Transaction<Database>, p: Pending, nowBucket: number): Promise<void> {
   const entities = [...p.entities.values()].map((e) => ({ ...e, version: e.version + 1 }));
-  for (const rows of chunks(entities, 100)) {
-    await trx
-      .insertInto('entities')
-      .values(rows)
-      .onConflict((oc) =>
-        oc.columns(['environment', 'entity_id']).doUpdateSet((eb) => {
-          const cols = Object.keys(rows[0]!).filter((k) => k !== 'entity_id' && k !== 'environment') as Array<
-            keyof Entity
-          >;
-          return Object.fromEntries(cols.map((c) => [c, eb.ref(`excluded.${c}`)]));
-        }),
-      )
-      .execute();
-  }
-  for (const rows of chunks([...p.currencies.values()])) {
-    await trx
-      .insertInto('entity_currency')
-      .values(rows)
-      .onConflict((oc) =>
-        oc.columns(['environment', 'entity_id', 'currency']).doUpdateSet((eb) => ({
-          trades: eb.ref('excluded.trades'),
-          volume: eb.ref('excluded.volume'),
-          log_mean: eb.ref('excluded.log_mean'),
-          log_m2: eb.ref('excluded.log_m2'),
-        })),
-      )
-      .execute();
-  }
-  for (const rows of chunks([...p.buckets.values()])) {
-    await trx
-      .insertInto('entity_hourly')
-      .values(rows)
-      .onConflict((oc) =>
-        oc.columns(['environment', 'entity_id', 'bucket', 'currency']).doUpdateSet({
-          trades: sql`entity_hourly.trades + excluded.trades`,
-          volume: sql`entity_hourly.volume + excluded.volume`,
-        }),
-      )
-      .execute();
-  }
+  for (const rows of chunks(entities, 100)) await upsertEntities(trx, rows);
+  for (const rows of chunks([...p.currencies.values()])) await upsertCurrencies(trx, rows);
+  for (const rows of chunks([...p.buckets.values()])) await addHourly(trx, rows);
   const touched = [...new Set([...p.buckets.values()].map((b) => b.entity_id))];
-  for (const ids of chunks(touched)) {
-    await trx
-      .deleteFrom('entity_hourly')
-      .where('environment', '=', p.environment)
-      .where('entity_id', 'in', ids)
-      .where('bucket', '<', nowBucket - BUCKETS_KEPT)
-      .execute();
-  }
-  for (const rows of chunks([...p.counterparties.values()])) {
-    await trx
-      .insertInto('entity_counterparties')
-      .values(rows)
-      .onConflict((oc) =>
-        oc.columns(['environment', 'entity_id', 'counterparty_id']).doUpdateSet({
-          trades: sql`entity_counterparties.trades + excluded.trades`,
-        }),
-      )
-      .execute();
-  }
+  for (const ids of chunks(touched)) await pruneHourly(trx, p.environment, ids, nowBucket - BUCKETS_KEPT);
+  for (const rows of chunks([...p.counterparties.values()])) await addCounterparties(trx, rows);
   await writeIdentifiers(trx, p.environment, p.entities, p.wasFlagged, p.identifiers.values());
 }

@@ -1,7 +1,7 @@
 // What an erasure (erasure.ts) rewrites rather than deletes: rows that name the erased id beside
 // other data — other entities' events, counterparty rows, decisions, webhook events and fan-outs,
 // label notes — name its digest instead. A LIKE finds candidate rows; the replacement is exact.
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import { canonicalJson } from './cache.ts';
@@ -13,6 +13,13 @@ import {
   setDecisionResult,
 } from '../audit/decision-repository.ts';
 import { fanoutsLike, revokeFanoutLeases, rewriteFanout } from '../webhooks/fanout-repository.ts';
+import { setWebhookEventData, webhookEventsLike } from '../webhooks/repository.ts';
+import { eventsLike, setEventPayload } from '../entities/event-repository.ts';
+import {
+  addCounterparties,
+  counterpartyRowsNaming,
+  deleteCounterpartyRowsNaming,
+} from '../entities/aggregate-repository.ts';
 
 const CHUNK = 200;
 
@@ -63,20 +70,10 @@ export async function scrubJson(
   const pattern = containsJsonString(id);
   const rows =
     table === 'events'
-      ? await trx
-          .selectFrom('events')
-          .select(['client_id', 'event_id', 'payload as text'])
-          .where('environment', '=', env)
-          .where(sql<boolean>`payload like ${pattern} escape '\\'`)
-          .execute()
+      ? await eventsLike(trx, env, pattern)
       : table === 'decisions'
         ? await decisionResultsLike(trx, env, pattern)
-        : await trx
-            .selectFrom('webhook_events')
-            .select(['id', 'data as text'])
-            .where('environment', '=', env)
-            .where(sql<boolean>`data like ${pattern} escape '\\'`)
-            .execute();
+        : await webhookEventsLike(trx, env, pattern);
   for (const row of rows) {
     let parsed: unknown;
     try {
@@ -89,21 +86,11 @@ export async function scrubJson(
     if (text === row.text) continue;
     if (table === 'events') {
       const r = row as { client_id: string; event_id: string };
-      await trx
-        .updateTable('events')
-        .set({ payload: text })
-        .where('environment', '=', env)
-        .where('client_id', '=', r.client_id)
-        .where('event_id', '=', r.event_id)
-        .execute();
+      await setEventPayload(trx, env, r.client_id, r.event_id, text);
     } else if (table === 'decisions') {
       await setDecisionResult(trx, (row as { id: string }).id, text);
     } else {
-      await trx
-        .updateTable('webhook_events')
-        .set({ data: text })
-        .where('id', '=', (row as { id: string }).id)
-        .execute();
+      await setWebhookEventData(trx, (row as { id: string }).id, text);
     }
   }
 }
@@ -115,29 +102,12 @@ export async function scrubCounterparties(
   id: string,
   digest: string,
 ): Promise<void> {
-  const rows = await trx
-    .selectFrom('entity_counterparties')
-    .selectAll()
-    .where('environment', '=', env)
-    .where('counterparty_id', '=', id)
-    .execute();
+  const rows = await counterpartyRowsNaming(trx, env, id);
   for (let i = 0; i < rows.length; i += CHUNK) {
     const batch = rows
       .slice(i, i + CHUNK)
       .map((r) => ({ environment: env, entity_id: r.entity_id, counterparty_id: digest, trades: Number(r.trades) }));
-    await trx
-      .insertInto('entity_counterparties')
-      .values(batch)
-      .onConflict((oc) =>
-        oc.columns(['environment', 'entity_id', 'counterparty_id']).doUpdateSet({
-          trades: sql`entity_counterparties.trades + excluded.trades`,
-        }),
-      )
-      .execute();
+    await addCounterparties(trx, batch);
   }
-  await trx
-    .deleteFrom('entity_counterparties')
-    .where('environment', '=', env)
-    .where('counterparty_id', '=', id)
-    .execute();
+  await deleteCounterpartyRowsNaming(trx, env, id);
 }

@@ -11,7 +11,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type } from 'typebox';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import { lockForUpdate } from '../store/locks.ts';
@@ -31,23 +31,19 @@ import { scrubCounterparties, scrubFanouts, scrubJson, scrubLabelNotes } from '.
 import { eraseFromRulesAndReviews } from './erasure-rules.ts';
 import { isFlagged } from './linkage.ts';
 import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
+import { ensureSetting } from '../changes/repository.ts';
+import { deleteEntity, entityFlagsQuery } from '../entities/entity-repository.ts';
+import { deleteEntityEvents } from '../entities/event-repository.ts';
+import { deleteLinksOf, dropIdentifierHolder, identifiersHeldBy } from '../entities/identifier-repository.ts';
+import { deleteAggregatesOf } from '../entities/aggregate-repository.ts';
+import { insertErasure } from './erasure-repository.ts';
 import type { Environment, Principal } from '../lib/principal.ts';
 
 const SALT_SETTING = 'erasure_salt';
 
 /** The deployment's salt, created once (the first erasure) and shared by every instance through the store. */
 async function erasureSalt(db: Kysely<Database>): Promise<string> {
-  await db
-    .insertInto('settings')
-    .values({ name: SALT_SETTING, value: randomBytes(32).toString('hex') })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('settings')
-    .select('value')
-    .where('name', '=', SALT_SETTING)
-    .executeTakeFirstOrThrow();
-  return row.value;
+  return ensureSetting(db, SALT_SETTING, randomBytes(32).toString('hex'));
 }
 
 /**
@@ -68,28 +64,9 @@ async function removeIdentifiers(
   id: string,
   flagged: boolean,
 ): Promise<Array<{ id_type: string; hash: string }>> {
-  const held = await trx
-    .selectFrom('identifiers')
-    .select(['id_type', 'hash'])
-    .where('environment', '=', env)
-    .where('entity_id', '=', id)
-    .orderBy('id_type')
-    .orderBy('hash')
-    .execute();
-  for (const h of held) {
-    await trx
-      .updateTable('identifier_stats')
-      .set({
-        entities: sql`entities - 1`,
-        flagged_entities: flagged ? sql`flagged_entities - 1` : sql`flagged_entities`,
-        version: sql`version + 1`,
-      })
-      .where('environment', '=', env)
-      .where('id_type', '=', h.id_type)
-      .where('hash', '=', h.hash)
-      .execute();
-  }
-  await trx.deleteFrom('identifiers').where('environment', '=', env).where('entity_id', '=', id).execute();
+  const held = await identifiersHeldBy(trx, env, id);
+  for (const h of held) await dropIdentifierHolder(trx, env, h.id_type, h.hash, flagged);
+  await deleteLinksOf(trx, env, id);
   return held;
 }
 
@@ -115,27 +92,14 @@ async function eraseEntity(
   const eventsDeleted = await store.db.transaction().execute(async (trx) => {
     // The entity row is locked first, as ingestion locks it, so a concurrent batch for this entity
     // runs entirely before or entirely after the erasure.
-    const row = await lockForUpdate(
-      store,
-      trx
-        .selectFrom('entities')
-        .select(['fraud_reports', 'blocklisted'])
-        .where('environment', '=', env)
-        .where('entity_id', '=', id),
-    ).executeTakeFirst();
+    const row = await lockForUpdate(store, entityFlagsQuery(trx, env, id)).executeTakeFirst();
     const flagged = row
       ? isFlagged({ fraud_reports: Number(row.fraud_reports), blocklisted: Number(row.blocklisted) })
       : false;
-    const deleted = await trx
-      .deleteFrom('events')
-      .where('environment', '=', env)
-      .where('entity_id', '=', id)
-      .executeTakeFirst();
+    const deleted = await deleteEntityEvents(trx, env, id);
     const held = await removeIdentifiers(trx, env, id, flagged);
-    for (const table of ['entity_currency', 'entity_hourly', 'entity_counterparties'] as const) {
-      await trx.deleteFrom(table).where('environment', '=', env).where('entity_id', '=', id).execute();
-    }
-    await trx.deleteFrom('entities').where('environment', '=', env).where('entity_id', '=', id).execute();
+    await deleteAggregatesOf(trx, env, id);
+    await deleteEntity(trx, env, id);
     // Only the live environment takes part in the network (docs/network.md): its published
     // entries, queued identifiers and peers' answers about it go now, not at the next sync.
     if (env === 'live')
@@ -166,18 +130,15 @@ async function eraseEntity(
     });
     const count = Number(deleted.numDeletedRows);
     const erasedAt = Date.now();
-    await trx
-      .insertInto('erasures')
-      .values({
-        id: erasureId,
-        environment: env,
-        entity_digest: digest,
-        principal_id: principal.id,
-        client_id: principal.clientId,
-        events_deleted: count,
-        erased_at: erasedAt,
-      })
-      .execute();
+    await insertErasure(trx, {
+      id: erasureId,
+      environment: env,
+      entity_digest: digest,
+      principal_id: principal.id,
+      client_id: principal.clientId,
+      events_deleted: count,
+      erased_at: erasedAt,
+    });
     // Every client's data about the entity went, so every subscriber of the environment hears of it.
     await enqueueWebhookEvent(
       trx,

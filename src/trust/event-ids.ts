@@ -7,6 +7,7 @@ import { chunks } from '../store/chunks.ts';
 import { canonicalJson } from './cache.ts';
 import type { TrustEvent } from './schemas.ts';
 import type { Environment } from '../lib/principal.ts';
+import { insertNewEvents, storedPayloads } from '../entities/event-repository.ts';
 
 /** An event id this client already used for a different event (or twice in one batch, differently). */
 export class EventConflictError extends Error {
@@ -78,25 +79,15 @@ export async function insertEventRows(
 ): Promise<Set<string>> {
   const fresh = new Set<string>();
   for (const batch of chunks(ordered)) {
-    const inserted = await trx
-      .insertInto('events')
-      .values(batch.map((i) => eventRow(environment, clientId, events[i]!, payloads[i]!, now)))
-      .onConflict((oc) => oc.columns(['environment', 'client_id', 'event_id']).doNothing())
-      .returning('event_id')
-      .execute();
+    const inserted = await insertNewEvents(
+      trx,
+      batch.map((i) => eventRow(environment, clientId, events[i]!, payloads[i]!, now)),
+    );
     for (const r of inserted) fresh.add(r.event_id);
   }
   const stored: Array<{ event_id: string; payload: string }> = [];
   for (const ids of chunks([...first.keys()].filter((id) => !fresh.has(id)))) {
-    stored.push(
-      ...(await trx
-        .selectFrom('events')
-        .select(['event_id', 'payload'])
-        .where('environment', '=', environment)
-        .where('client_id', '=', clientId)
-        .where('event_id', 'in', ids)
-        .execute()),
-    );
+    stored.push(...(await storedPayloads(trx, environment, clientId, ids)));
   }
   throwConflicts(stored, first, payloads);
   return fresh;

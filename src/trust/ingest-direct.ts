@@ -15,10 +15,10 @@
 import type { Kysely } from 'kysely';
 import type { Database, EntitiesTable, EntityCurrencyTable, IdentifiersTable } from '../store/schema.ts';
 import { directOf, type DirectRun } from '../store/direct.ts';
-import { PreparedQuery } from '../store/prepared.ts';
+import type { PreparedQuery } from '../store/prepared.ts';
+import { directStatements } from '../entities/direct-repository.ts';
 import { runRows } from '../store/row-inserts.ts';
 import type { Outcome } from '../lib/group-commit.ts';
-import type { Environment } from '../lib/principal.ts';
 import { eventRow, throwConflicts } from './event-ids.ts';
 import { blankEntity, BUCKETS_KEPT, entityFromRow, type Pending } from './aggregate-state.ts';
 import { BUCKET_MS } from './apply-event.ts';
@@ -46,63 +46,6 @@ const ENTITY_COLUMNS = Object.keys(blankEntity('live', ''));
 const ENTITY_KEY = ['environment', 'entity_id'];
 
 type Link = Pick<IdentifiersTable, 'id_type' | 'hash' | 'entity_id'>;
-
-/** The point reads and the prune (environment, entity or event id, …), compiled once per store. */
-interface Statements {
-  storedPayload: PreparedQuery<[string, string, string], { event_id: string; payload: string }>;
-  entity: PreparedQuery<[string, string], EntitiesTable>;
-  currencies: PreparedQuery<[string, string], EntityCurrencyTable>;
-  held: PreparedQuery<[string, string], Link>;
-  prune: PreparedQuery<[string, string, number], never>;
-}
-const compiled = new WeakMap<Kysely<Database>, Statements>();
-
-function statementsOf(db: Kysely<Database>): Statements {
-  let s = compiled.get(db);
-  if (s) return s;
-  // Placeholders stand for the arguments (prepared.ts): the builder's types do not matter here.
-  const env = (v: unknown) => v as Environment;
-  s = {
-    storedPayload: new PreparedQuery(db as never, 3, (_db, e, client, id) =>
-      db
-        .selectFrom('events')
-        .select(['event_id', 'payload'])
-        .where('environment', '=', env(e))
-        .where('client_id', '=', client as string)
-        .where('event_id', '=', id as string),
-    ),
-    entity: new PreparedQuery(db as never, 2, (_db, e, id) =>
-      db
-        .selectFrom('entities')
-        .selectAll()
-        .where('environment', '=', env(e))
-        .where('entity_id', '=', id as string),
-    ),
-    currencies: new PreparedQuery(db as never, 2, (_db, e, id) =>
-      db
-        .selectFrom('entity_currency')
-        .selectAll()
-        .where('environment', '=', env(e))
-        .where('entity_id', '=', id as string),
-    ),
-    held: new PreparedQuery(db as never, 2, (_db, e, id) =>
-      db
-        .selectFrom('identifiers')
-        .select(['id_type', 'hash', 'entity_id'])
-        .where('environment', '=', env(e))
-        .where('entity_id', '=', id as string),
-    ),
-    prune: new PreparedQuery(db as never, 3, (_db, e, id, before) =>
-      db
-        .deleteFrom('entity_hourly')
-        .where('environment', '=', env(e))
-        .where('entity_id', '=', id as string)
-        .where('bucket', '<', before as number),
-    ),
-  } as Statements;
-  compiled.set(db, s);
-  return s;
-}
 
 /**
  * Stores `batches` as one group on the direct path: each batch's outcome, once committed; undefined,
@@ -139,7 +82,7 @@ export function commitDirectly(
 }
 
 function ingestOne(db: Kysely<Database>, run: DirectRun, batch: PreparedBatch): IngestResult {
-  const s = statementsOf(db);
+  const s = directStatements(db);
   const one = <A extends unknown[], R>(query: PreparedQuery<A, R>, ...args: A): R[] => {
     const { text, parameters } = query.bind(...args);
     return run(text, parameters) as R[];

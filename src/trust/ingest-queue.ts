@@ -5,8 +5,9 @@
 // own savepoint, after the ones before it, so it sees their rows exactly as if they had committed
 // first, and a batch that fails (a reused event_id, say) rolls back alone and fails only its own
 // request. No batch is answered before the commit that holds it.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
+import { inSavepoint } from '../store/savepoints.ts';
 import { GroupCommit, type Outcome } from '../lib/group-commit.ts';
 
 export interface GroupCommitOptions<B, R> {
@@ -65,18 +66,7 @@ export class GroupCommitQueue<B, R> {
     // A group of one needs no savepoint: its failure rolls the transaction back.
     if (batches.length === 1) return [{ ok: true, result: await this.run(trx, batches[0]!) }];
     const outcomes: Array<Outcome<R>> = [];
-    for (const batch of batches) {
-      await sql`savepoint vouch_batch`.execute(trx);
-      try {
-        const result = await this.run(trx, batch);
-        await sql`release savepoint vouch_batch`.execute(trx);
-        outcomes.push({ ok: true, result });
-      } catch (error) {
-        await sql`rollback to savepoint vouch_batch`.execute(trx);
-        await sql`release savepoint vouch_batch`.execute(trx);
-        outcomes.push({ ok: false, error });
-      }
-    }
+    for (const batch of batches) outcomes.push(await inSavepoint(trx, () => this.run(trx, batch)));
     return outcomes;
   }
 }

@@ -2,10 +2,11 @@
 // many of them are flagged (fraud-reported or blocklisted), and a version that cached scores of its
 // holders check (profile.ts). It replaces walking every holder of an identifier, which made one
 // device hash shared by 20,000 accounts cost a score 350 ms and a fraud batch seconds.
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database, EntitiesTable, IdentifiersTable } from '../store/schema.ts';
 import { chunks } from '../store/chunks.ts';
 import type { Environment } from '../lib/principal.ts';
+import { addIdentifierStats, insertNewLinks, linksOf } from '../entities/identifier-repository.ts';
 
 type Flaggable = Pick<EntitiesTable, 'entity_id' | 'fraud_reports' | 'blocklisted'>;
 
@@ -27,39 +28,11 @@ export async function writeIdentifiers(
   const deltas = new IdentifierDeltas(environment, entities);
   // Read before the batch's new links are written: these are the links the entity already had.
   for (const ids of chunks(flagChanged(entities, wasFlagged))) {
-    deltas.held(
-      await trx
-        .selectFrom('identifiers')
-        .select(['id_type', 'hash', 'entity_id'])
-        .where('environment', '=', environment)
-        .where('entity_id', 'in', ids)
-        .execute(),
-    );
+    deltas.held(await linksOf(trx, environment, ids));
   }
-  for (const rows of chunks([...links])) {
-    // Only links that are new count: one already stored returns nothing.
-    deltas.added(
-      await trx
-        .insertInto('identifiers')
-        .values(rows)
-        .onConflict((oc) => oc.columns(['environment', 'id_type', 'hash', 'entity_id']).doNothing())
-        .returning(['id_type', 'hash', 'entity_id'])
-        .execute(),
-    );
-  }
-  for (const batch of chunks(deltas.rows())) {
-    await trx
-      .insertInto('identifier_stats')
-      .values(batch)
-      .onConflict((oc) =>
-        oc.columns(['environment', 'id_type', 'hash']).doUpdateSet({
-          entities: sql`identifier_stats.entities + excluded.entities`,
-          flagged_entities: sql`identifier_stats.flagged_entities + excluded.flagged_entities`,
-          version: sql`identifier_stats.version + 1`,
-        }),
-      )
-      .execute();
-  }
+  // Only links that are new count: one already stored returns nothing.
+  for (const rows of chunks([...links])) deltas.added(await insertNewLinks(trx, rows));
+  for (const batch of chunks(deltas.rows())) await addIdentifierStats(trx, batch);
 }
 
 /** The batch's entities whose flagged status changed: each identifier they already held moves. */

@@ -14,6 +14,9 @@ import type { PolicyRegistry } from '../policies/registry.ts';
 import { documentedOnly, scoreValidator } from './score-validation.ts';
 import { EventsBody, ScoreBody, ScoreResponse, checkEvents } from './schemas.ts';
 import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
+import { entityRow } from '../entities/entity-repository.ts';
+import { currencyVolumes } from '../entities/aggregate-repository.ts';
+import { identifiersWithHolders } from '../entities/identifier-repository.ts';
 
 const problems = problemResponses(400, 401, 403, 413, 415, 429);
 
@@ -153,37 +156,12 @@ export function trustRoutes({
         const id = request.params.entity_id;
         checkEntityParam(id, { requireHashedIds });
         const { environment } = request.principal;
-        const row = await store.db
-          .selectFrom('entities')
-          .selectAll()
-          .where('environment', '=', environment)
-          .where('entity_id', '=', id)
-          .executeTakeFirst();
+        const row = await entityRow(store.db, environment, id);
         if (!row || Number(row.version) === 0) throw new ApiError('not_found', 'This entity has no recorded history.');
         const [currencies, identifiers] = await Promise.all([
-          store.db
-            .selectFrom('entity_currency')
-            .select(['currency', 'volume'])
-            .where('environment', '=', environment)
-            .where('entity_id', '=', id)
-            .orderBy('currency')
-            .execute(),
+          currencyVolumes(store.db, environment, id),
           // The sharing count comes from identifier_stats in the same query: no scan of the other holders.
-          store.db
-            .selectFrom('identifiers')
-            .leftJoin('identifier_stats', (join) =>
-              join
-                .onRef('identifier_stats.environment', '=', 'identifiers.environment')
-                .onRef('identifier_stats.id_type', '=', 'identifiers.id_type')
-                .onRef('identifier_stats.hash', '=', 'identifiers.hash'),
-            )
-            .select(['identifiers.id_type', 'identifiers.hash', 'identifier_stats.entities'])
-            .where('identifiers.environment', '=', environment)
-            .where('identifiers.entity_id', '=', id)
-            .orderBy('identifiers.id_type')
-            .orderBy('identifiers.hash')
-            .limit(100)
-            .execute(),
+          identifiersWithHolders(store.db, environment, id, 100),
         ]);
         const iso = (ms: number) => new Date(Number(ms)).toISOString();
         return {

@@ -10,6 +10,8 @@ import type { Store } from '../store/db.ts';
 import { problemResponses } from '../http/problem.ts';
 import { Invalid, NotFound } from '../lib/domain-errors.ts';
 import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
+import { entityVersion } from '../entities/entity-repository.ts';
+import { eventsPage } from '../entities/event-repository.ts';
 
 const problems = problemResponses(400, 401, 403, 404, 429);
 
@@ -124,40 +126,10 @@ export function timelineRoutes({
         const { limit = 50, cursor } = request.query;
         const after = cursor === undefined ? undefined : decodeCursor(cursor);
         const { environment } = request.principal;
-        const entity = await store.db
-          .selectFrom('entities')
-          .select('version')
-          .where('environment', '=', environment)
-          .where('entity_id', '=', id)
-          .executeTakeFirst();
+        const entity = await entityVersion(store.db, environment, id);
         if (!entity || Number(entity.version) === 0) throw new NotFound('This entity has no recorded history.');
-        let q = store.db
-          .selectFrom('events')
-          .select(['client_id', 'event_id', 'type', 'occurred_at', 'payload'])
-          .where('environment', '=', environment)
-          .where('entity_id', '=', id);
-        const owner = ownerFilter(request.principal);
-        if (owner !== undefined) q = q.where('client_id', '=', owner);
-        if (after) {
-          q = q.where((eb) =>
-            eb.or([
-              eb('occurred_at', '<', after.at),
-              eb.and([eb('occurred_at', '=', after.at), eb('event_id', '<', after.eventId)]),
-              eb.and([
-                eb('occurred_at', '=', after.at),
-                eb('event_id', '=', after.eventId),
-                eb('client_id', '<', after.clientId),
-              ]),
-            ]),
-          );
-        }
         const page = pageOf(
-          await q
-            .orderBy('occurred_at', 'desc')
-            .orderBy('event_id', 'desc')
-            .orderBy('client_id', 'desc')
-            .limit(limit + 1)
-            .execute(),
+          await eventsPage(store.db, environment, id, ownerFilter(request.principal), after, limit + 1),
           limit,
         );
         return {

@@ -20,7 +20,7 @@ import {
   setFanoutProgress,
   storeFanoutPlan,
 } from './fanout-repository.ts';
-import { identifierHolders, nonHubIdentifiersOf } from './entity-reads.ts';
+import { identifierHolders, nonHubIdentifiersOf } from '../entities/neighbour-repository.ts';
 
 /**
  * Neighbour events one request may create, whatever the number of entities it flags. Beyond it

@@ -2,7 +2,7 @@
 // (enqueueWebhookEvent, called inside the transaction of the fact it announces; writeEvents for
 // the fan-out worker). Deliveries, their attempts and the delivery log are delivery-repository.ts's,
 // fan-out rows fanout-repository.ts's (issue 41 item 1, one owner per table).
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { WebhooksTable } from '../store/schema-webhooks.ts';
 import type { Store } from '../store/db.ts';
@@ -270,4 +270,18 @@ export async function flaggedSubscriberCandidates(
 /** Those of `ids` that still exist. */
 export async function existingWebhookIds(db: Db, ids: string[]): Promise<{ id: string }[]> {
   return db.selectFrom('webhooks').select('id').where('id', 'in', ids).execute();
+}
+
+/** The webhook events whose data matches the LIKE `pattern` (escaped with a backslash), as `text`. */
+export function webhookEventsLike(db: Db, environment: Environment, pattern: string) {
+  return db
+    .selectFrom('webhook_events')
+    .select(['id', 'data as text'])
+    .where('environment', '=', environment)
+    .where(sql<boolean>`data like ${pattern} escape '\\'`)
+    .execute();
+}
+
+export async function setWebhookEventData(db: Db, id: string, data: string): Promise<void> {
+  await db.updateTable('webhook_events').set({ data }).where('id', '=', id).execute();
 }
