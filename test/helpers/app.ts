@@ -1,12 +1,11 @@
 // Test harness: one app per suite on a fresh store, for every backend available. SQLite always;
-// PostgreSQL when VOUCH_TEST_POSTGRES_URL is set (each suite in a schema of its own, in a database
-// this test process has to itself: see postgresDatabase).
+// PostgreSQL when VOUCH_TEST_POSTGRES_URL is set (each suite in a database of its own, a copy of
+// one migrated template: see test/helpers/pg-stores.ts).
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, before, after } from 'node:test';
-import pg from 'pg';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config/env.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
@@ -14,6 +13,7 @@ import { buildApp, type AppOptions } from '../../src/app.ts';
 import { ensureBootstrapAdmin } from '../../src/server.ts';
 import { createClient } from '../../src/auth/clients.ts';
 import type { Role } from '../../src/lib/principal.ts';
+import { newPostgresHome } from './pg-stores.ts';
 
 export const ADMIN_ID = 'admin-test';
 export const ADMIN_SECRET = 'admin-test-secret-0123456789';
@@ -28,80 +28,6 @@ export interface TestStore {
   url: string;
   store: Store;
   drop(): Promise<void>;
-}
-
-/** Advisory-lock class of the database claims (two-key form, apart from any bigint key): 'vouc'. */
-const DATABASE_CLAIM = 0x766f7563;
-/** At most this many test processes on one server keep a database each; beyond, they share VOUCH_TEST_POSTGRES_URL. */
-const DATABASE_SLOTS = 32;
-/** The names freshStore and storeMigratedBefore give their schemas. */
-const TEST_SCHEMA = /^[tm]_[0-9a-f]{12}$/;
-
-let database: Promise<string> | undefined;
-
-/**
- * The database this test process keeps its schemas in (a URL): one of a pool of databases next to
- * VOUCH_TEST_POSTGRES_URL's (`<name>_p1`, `<name>_p2`, …, made on first use and kept), claimed for
- * the life of the process by a session advisory lock in VOUCH_TEST_POSTGRES_URL's database. Test
- * files running at once then never share a database, and what PostgreSQL keeps per database does
- * not cross between them: Kysely's migrator reads the columns of every table in every schema of the
- * database (a schema another file drops meanwhile fails it: `relation "t_….entities" does not
- * exist`) and takes one database-wide migration lock; advisory locks and NOTIFY channels are
- * database-wide too. The claim ends with the process, however it ends (the session closes), and
- * the next claimant drops the schemas a killed process left. Without the right to create
- * databases, every process shares VOUCH_TEST_POSTGRES_URL, as before.
- */
-export function postgresDatabase(): Promise<string> {
-  database ??= claimDatabase(process.env.VOUCH_TEST_POSTGRES_URL!);
-  return database;
-}
-
-function databaseUrl(base: string, name: string): string {
-  const url = new URL(base);
-  url.pathname = `/${encodeURIComponent(name)}`;
-  return url.toString();
-}
-
-async function claimDatabase(shared: string): Promise<string> {
-  const claim = new pg.Client({ connectionString: shared });
-  // The claim must not crash the process if the server drops the session.
-  claim.on('error', () => {});
-  try {
-    await claim.connect();
-    const { rows } = await claim.query<{ name: string }>('select current_database() as name');
-    const prefix = rows[0]!.name;
-    for (let slot = 1; slot <= DATABASE_SLOTS; slot++) {
-      const lock = await claim.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [
-        DATABASE_CLAIM,
-        slot,
-      ]);
-      if (!lock.rows[0]!.ok) continue;
-      const name = `${prefix}_p${slot}`;
-      const exists = await claim.query('select 1 from pg_database where datname = $1', [name]);
-      if (exists.rowCount === 0) await claim.query(`create database "${name.replace(/"/g, '""')}"`);
-      const url = databaseUrl(shared, name);
-      await dropLeftovers(url);
-      // Held open until the process ends, without keeping it from ending.
-      (claim as pg.Client & { unref(): void }).unref(); // pg has it, its types do not
-      return url;
-    }
-  } catch {
-    // no right to create databases (or the pool is full): share the given one, as before
-  }
-  await claim.end().catch(() => {});
-  return shared;
-}
-
-/** Schemas in a database just claimed were left by a process that ended without dropping them. */
-async function dropLeftovers(url: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const { rows } = await c.query<{ nspname: string }>('select nspname from pg_namespace');
-    for (const { nspname } of rows) if (TEST_SCHEMA.test(nspname)) await c.query(`drop schema ${nspname} cascade`);
-  } finally {
-    await c.end();
-  }
 }
 
 let sqliteTemplate: Promise<string> | undefined;
@@ -127,9 +53,8 @@ function migratedSqliteTemplate(): Promise<string> {
 
 /** A fresh, migrated store on the given backend. */
 export async function freshStore(backend: Backend): Promise<TestStore> {
-  const tag = randomBytes(6).toString('hex');
   if (backend === 'sqlite') {
-    const path = join(tmpdir(), `vouch-test-${tag}.db`);
+    const path = join(tmpdir(), `vouch-test-${randomBytes(6).toString('hex')}.db`);
     copyFileSync(await migratedSqliteTemplate(), path);
     const store = openStore(`sqlite:${path}`);
     await store.migrate();
@@ -142,24 +67,23 @@ export async function freshStore(backend: Backend): Promise<TestStore> {
       },
     };
   }
-  const base = await postgresDatabase();
-  const schema = `t_${tag}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const store = openStore(base, { schema, poolSize: 5 });
+  // A database of its own, which the server copies from a template database migrated once
+  // (test/helpers/pg-stores.ts): ≈ 0.1–0.3 s a store where migrating a schema took 0.4 s alone and
+  // ≈ 2 s with four test processes at once. Replaying the template schema's DDL in one round trip
+  // (the other candidate) still costs the server the DDL: 0.6–0.9 s, and a schema per store shares
+  // its database's migrator view, advisory locks and NOTIFY channels with other suites. Without the
+  // right to create databases, a schema of its own migrated from scratch, as before.
+  const home = await newPostgresHome(true);
+  const store = openStore(home.url, { ...(home.schema ? { schema: home.schema } : {}), poolSize: 5 });
+  // Nothing to do on a copy of the template: run anyway, so a stale or broken template is noticed.
   await store.migrate();
-  const sep = base.includes('?') ? '&' : '?';
+  const sep = home.url.includes('?') ? '&' : '?';
   return {
-    url: `${base}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    url: home.schema ? `${home.url}${sep}options=${encodeURIComponent(`-c search_path=${home.schema}`)}` : home.url,
     store,
     async drop() {
       await store.close();
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
+      await home.drop();
     },
   };
 }
@@ -178,7 +102,13 @@ export interface TestContext {
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
-    ...loadConfig({ VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN_ID, VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET }),
+    ...loadConfig({
+      VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN_ID,
+      VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET,
+      // The floor the setting accepts: the same code at a quarter of the default's work, since the
+      // people tests sign in hundreds of times (test/people/password-cost.test.ts checks the default).
+      VOUCH_PASSWORD_COST: '15',
+    }),
     rateLimit: { perSecond: 100_000, burst: 200_000, tokenPerMinute: 100_000, tokenFailuresPerMinute: 100_000 },
     ...overrides,
   };

@@ -3,11 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { Migrator, type Kysely } from 'kysely';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
-import { postgresDatabase, type Backend } from './app.ts';
+import type { Backend } from './app.ts';
+import { newPostgresHome } from './pg-stores.ts';
 
 /** Every migration whose name sorts before `firstMissing` (e.g. '006') is applied; none after. */
 export async function storeMigratedBefore(
@@ -26,19 +26,13 @@ export async function storeMigratedBefore(
       for (const s of ['', '-wal', '-shm']) rmSync(path + s, { force: true });
     };
   } else {
-    const base = await postgresDatabase();
-    schema = `m_${tag}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    store = openStore(base, { schema, poolSize: 2 });
+    // An empty database of its own (test/helpers/pg-stores.ts), or an empty schema.
+    const home = await newPostgresHome(false);
+    schema = home.schema ?? 'public';
+    store = openStore(home.url, { ...(home.schema ? { schema } : {}), poolSize: 2 });
     drop = async () => {
       await store.close();
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
+      await home.drop();
     };
   }
   const before = Object.fromEntries(

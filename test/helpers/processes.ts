@@ -281,6 +281,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     VOUCH_BOOTSTRAP_CLIENT_ID: ADMIN.id,
     VOUCH_BOOTSTRAP_CLIENT_SECRET: ADMIN.secret,
     VOUCH_TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
+    VOUCH_PASSWORD_COST: '15',
     ...options.env,
     PORT: String(port),
     HOST: '127.0.0.1',
