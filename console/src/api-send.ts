@@ -9,15 +9,16 @@ export type Credential =
 /** Methods that change nothing, so need no CSRF token. */
 const SAFE = new Set(['GET', 'HEAD']);
 
+/** Sends `json` (a body already encoded as JSON, or none) to `path` with the credential's headers. */
 export async function send(
   method: string,
   path: string,
-  body: unknown,
+  json: string | undefined,
   auth: Credential | undefined,
   accept = 'application/json',
 ): Promise<Response> {
   const headers: Record<string, string> = { accept };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (json !== undefined) headers['content-type'] = 'application/json';
   if (auth?.kind === 'client') headers.authorization = `Bearer ${auth.token}`;
   if (auth?.kind === 'person' && auth.csrf && !SAFE.has(method)) headers['x-csrf-token'] = auth.csrf;
   let res: Response;
@@ -25,7 +26,7 @@ export async function send(
     res = await fetch(path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: json,
       // a client's token is its only credential; a person's session is the cookie (and a sign-in sets it)
       credentials: auth?.kind === 'client' ? 'omit' : 'same-origin',
       cache: 'no-store',

@@ -10,10 +10,10 @@
 import type { TokenResponse } from './types.ts';
 import type { LoginResponse, PersonRole, SessionInfo, User } from './people-types.ts';
 import { isPersonRole, machineRoleOf } from '../../src/lib/person-roles.ts';
-import { ApiProblem, HeldForApproval, isChange } from './api-problems.ts';
+import { ApiProblem } from './api-problems.ts';
 import { send, type Credential } from './api-send.ts';
 
-export { ApiProblem, HeldForApproval, query } from './api-problems.ts';
+export { ApiProblem, HeldForApproval } from './api-problems.ts';
 
 export interface Session {
   kind: 'person' | 'client';
@@ -136,7 +136,7 @@ export async function signInPerson(
   second: { totp?: string; recovery_code?: string } = {},
 ): Promise<void> {
   stopClient();
-  const res = await send('POST', '/api/v1/auth/login', { email, password, ...second }, undefined);
+  const res = await send('POST', '/api/v1/auth/login', JSON.stringify({ email, password, ...second }), undefined);
   const body = (await res.json()) as LoginResponse;
   rememberCsrf(body.csrf_token);
   await loadPersonSession();
@@ -144,13 +144,14 @@ export async function signInPerson(
 
 /** Accepts an invitation (sets the password), then signs in with it. */
 export async function acceptInvitation(token: string, password: string): Promise<void> {
-  const res = await send('POST', '/api/v1/auth/invitations/accept', { token, password }, undefined);
+  const res = await send('POST', '/api/v1/auth/invitations/accept', JSON.stringify({ token, password }), undefined);
   const user = (await res.json()) as User;
   await signInPerson(user.email, password);
 }
 
 async function requestToken(clientId: string, clientSecret: string): Promise<void> {
-  const res = await send('POST', '/api/v1/auth/token', { client_id: clientId, client_secret: clientSecret }, undefined);
+  const secret = JSON.stringify({ client_id: clientId, client_secret: clientSecret });
+  const res = await send('POST', '/api/v1/auth/token', secret, undefined);
   const body = (await res.json()) as TokenResponse;
   credential = { kind: 'client', clientId, clientSecret, token: body.access_token };
   clearTimeout(refreshTimer);
@@ -203,19 +204,8 @@ export async function signOut(): Promise<void> {
   publish(null);
 }
 
-// ---- requests
-/**
- * Calls the API as the signed-in principal. A 202 with a pending change throws HeldForApproval;
- * a 401 re-requests a client's token once, or ends a person's session (it expired).
- */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await authed(method, path, body);
-  const text = await res.text();
-  const parsed = (text ? JSON.parse(text) : undefined) as unknown;
-  if (res.status === 202 && isChange(parsed)) throw new HeldForApproval(parsed);
-  return parsed as T;
-}
-
+// ---- requests (the typed calls: api-client.ts)
+/** An answer that is not JSON (the policy report's HTML), as the signed-in principal. */
 export async function apiText(path: string, accept: string): Promise<string> {
   return (await authed('GET', path, undefined, accept)).text();
 }
@@ -224,11 +214,20 @@ export async function apiText(path: string, accept: string): Promise<string> {
 const staleCsrf = (err: unknown): boolean =>
   err instanceof ApiProblem && err.status === 403 && err.code === 'forbidden' && /csrf/i.test(err.detail);
 
-async function authed(method: string, path: string, body: unknown, accept?: string): Promise<Response> {
+/**
+ * One request as the signed-in principal (`json`: the body, already encoded). A 401 re-requests a
+ * client's token once, or ends a person's session (it expired); a stale CSRF token is renewed once.
+ */
+export async function authed(
+  method: string,
+  path: string,
+  json: string | undefined,
+  accept?: string,
+): Promise<Response> {
   const auth = credential;
   if (!auth) throw new ApiProblem(401, 'unauthenticated', 'Signed out: sign in again.');
   try {
-    return await send(method, path, body, auth, accept);
+    return await send(method, path, json, auth, accept);
   } catch (err) {
     if (!(err instanceof ApiProblem)) throw err;
     if (auth.kind === 'person') {
@@ -246,7 +245,7 @@ async function authed(method: string, path: string, body: unknown, accept?: stri
         });
       }
       if (credential?.kind !== 'person') throw err;
-      return send(method, path, body, credential, accept);
+      return send(method, path, json, credential, accept);
     }
     if (err.status !== 401) throw err;
     // The token may have just expired: re-request it, unless it was renewed since this request was sent.
@@ -256,6 +255,6 @@ async function authed(method: string, path: string, body: unknown, accept?: stri
         throw err;
       });
     if (credential?.kind !== 'client') throw err;
-    return send(method, path, body, credential, accept);
+    return send(method, path, json, credential, accept);
   }
 }

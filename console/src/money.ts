@@ -1,7 +1,7 @@
 // Decisions by money (docs/api.md, "Decisions by money") as the console reads them: a policy's
 // economics, a cost fit's desk figures and frontier, and a score's expected costs. The OpenAPI
 // document types a policy's document and report as `unknown`, so their shapes are written here.
-import { api } from './api.ts';
+import { vouch } from './api-client.ts';
 import { fmtMoney, fmtNumber, fmtPercent } from './ui.tsx';
 import type { PolicyDetail } from './types.ts';
 
@@ -134,9 +134,9 @@ export function economicsAt(e: Economics, p: FrontierPoint): Economics {
  * patch: a member set to null is removed, so its default applies).
  */
 export const deriveEconomics = (from: string, version: string, economics: Record<string, unknown>) =>
-  api<PolicyDetail>('POST', `/api/v1/policies/${encodeURIComponent(from)}/derive`, {
-    version,
-    changes: { economics },
+  vouch.POST('/api/v1/policies/{version}/derive', {
+    params: { path: { version: from } },
+    body: { version, changes: { economics } },
   });
 
 /** A free version name for a derived candidate: the base's, a word and the time (versions are ≤ 64 characters). */

@@ -88,8 +88,3 @@ export interface Change {
   decided_at?: string | null;
   note?: string | null;
 }
-
-export interface Paged<T> {
-  data: T[];
-  next_cursor: string | null;
-}

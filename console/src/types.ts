@@ -11,32 +11,23 @@ type Created<Op extends keyof operations> = operations[Op]['responses'] extends 
 
 export type TokenResponse = Schemas['IssueTokenResponse'];
 export type Decision = Schemas['GetDecisionResponse'];
-export type DecisionList = Schemas['ListDecisionsResponse'];
 export type Label = Schemas['LabelDecisionResponse'];
 export type ScoreResult = Schemas['ScoreTrustResponse'];
 export type Signal = ScoreResult['signals'][number];
 export type DisputeResult = Schemas['AnalyzeDisputeResponse'];
 export type Party = DisputeResult['parties']['buyer'];
-export type Entity = Schemas['GetEntityResponse'];
 export type EntityEvent = Schemas['ListEntityEventsResponse']['data'][number];
-export type EntityEventList = Schemas['ListEntityEventsResponse'];
-export type EventsSent = Schemas['RecordTrustEventsResponse'];
 export type Key = Schemas['ApiKey'];
-export type KeyList = Schemas['ListKeysResponse'];
 export type KeyWithSecret = Created<'createKey'>;
+export type NewKey = Schemas['CreateKeyRequest'];
+export type KeyStatus = NonNullable<NonNullable<operations['listKeys']['parameters']['query']>['status']>;
 export type PolicyList = Schemas['ListPoliciesResponse'];
 export type PolicyDetail = Schemas['CreatePolicyResponse'];
-export type ShadowCleared = Schemas['ClearShadowPolicyResponse'];
 export type Webhook = Schemas['Webhook'];
-export type WebhookList = Schemas['ListWebhooksResponse'];
-export type WebhookWithSecret = Created<'createWebhook'>;
 export type Delivery = Schemas['WebhookDelivery'];
-export type DeliveryList = Schemas['ListWebhookDeliveriesResponse'];
 export type WebhookEvent = Schemas['CreateWebhookRequest']['events'][number];
-export type NetworkStatus = Schemas['GetNetworkStatusResponse'];
-export type NetworkPeerStatus = NetworkStatus['peers'][number];
+export type NetworkPeerStatus = Schemas['GetNetworkStatusResponse']['peers'][number];
 export type NetworkSync = Schemas['PostNetworkSyncResponse'];
-export type NetworkPeer = Schemas['NetworkPeer'];
 
 export const isDispute = (d: Decision): boolean => d.kind === 'dispute_analysis';
 export const LEVELS = ['low', 'medium', 'high', 'critical'] as const;

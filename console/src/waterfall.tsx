@@ -2,9 +2,10 @@
 // contribution (weight × value, in log-odds) moves the total, which σ turns into the score.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { BarController, BarElement, CategoryScale, Chart, LinearScale, Tooltip } from 'chart.js';
-import { api, hasScope } from './api.ts';
+import { hasScope } from './api.ts';
+import { vouch } from './api-client.ts';
 import { fmtNumber } from './ui.tsx';
-import type { PolicyDetail, ScoreResult, Signal } from './types.ts';
+import type { ScoreResult, Signal } from './types.ts';
 import { EVERY_LABEL, countDrawnLabels, rowsStyle } from './charts.ts';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip);
@@ -30,7 +31,8 @@ function useBias(
   useEffect(() => {
     let live = true;
     if (!hasScope('policy:read')) return;
-    api<PolicyDetail>('GET', `/api/v1/policies/${encodeURIComponent(policyVersion)}`)
+    vouch
+      .GET('/api/v1/policies/{version}', { params: { path: { version: policyVersion } } })
       .then((p) => {
         // the document is `unknown` in the OpenAPI document: only its bias is read
         const bias = (p.document as { bias?: unknown } | null)?.bias;

@@ -4,7 +4,8 @@
 // a current code. An admin who resets someone else's does so from the users page.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, currentSession } from '../api.ts';
+import { currentSession } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { ErrorBox, Field, Loader, fmtDate, fmtNumber, useAction, useLoad } from '../ui.tsx';
 import './people.css';
 
@@ -19,7 +20,7 @@ const grouped = (secret: string) => secret.replace(/(.{4})(?!$)/g, '$1 ');
 
 export function AccountPage() {
   const session = currentSession();
-  const state = useLoad(() => api<SecondFactor>('GET', '/api/v1/auth/totp'), []);
+  const state = useLoad(() => vouch.GET('/api/v1/auth/totp'), []);
   const [codes, setCodes] = useState<string[]>();
   const [message, setMessage] = useState<string>();
   return (
@@ -79,7 +80,7 @@ function TurnOn({ onOn }: { onOn: (codes: string[]) => void }) {
           class="primary"
           type="button"
           disabled={start.busy}
-          onClick={() => void start.run(async () => setEnrolment(await api('POST', '/api/v1/auth/totp')))}
+          onClick={() => void start.run(async () => setEnrolment(await vouch.POST('/api/v1/auth/totp')))}
         >
           Turn on a second factor
         </button>
@@ -92,9 +93,7 @@ function TurnOn({ onOn }: { onOn: (codes: string[]) => void }) {
       hint="The six digits the app shows now."
       failed="Not turned on"
       submit="Confirm and turn on"
-      onCode={async (code) =>
-        onOn((await api<{ recovery_codes: string[] }>('POST', '/api/v1/auth/totp/confirm', { code })).recovery_codes)
-      }
+      onCode={async (code) => onOn((await vouch.POST('/api/v1/auth/totp/confirm', { body: { code } })).recovery_codes)}
       steps={
         <li>
           <p>
@@ -214,7 +213,7 @@ function TurnOff({ factor, onOff }: { factor: SecondFactor; onOff: () => void })
         submit="Turn off the second factor"
         danger
         onCode={async (code) => {
-          await api('DELETE', '/api/v1/auth/totp', { code });
+          await vouch.DELETE('/api/v1/auth/totp', { body: { code } });
           onOff();
         }}
       />

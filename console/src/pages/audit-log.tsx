@@ -2,9 +2,10 @@
 // action and time, a page at a time by cursor; each entry's change as a compact diff. Every person
 // reads it; of machines, admins.
 import { useState } from 'preact/hooks';
-import { api, currentSession, query, type ApiProblem } from '../api.ts';
+import { currentSession, type ApiProblem } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { CompactDiff } from '../diff.tsx';
-import type { AuditEntry, Paged } from '../people-types.ts';
+import type { AuditEntry } from '../people-types.ts';
 import { DraftFilterForm, Empty, ErrorBox, Field, Loader, fmtDate, localToIso, toProblem, useLoad } from '../ui.tsx';
 import './people.css';
 
@@ -18,17 +19,18 @@ const NONE: Filters = { actor: '', action: '', since: '', until: '' };
 const PAGE = 50;
 
 const listAudit = (f: Filters, cursor?: string | null) =>
-  api<Paged<AuditEntry>>(
-    'GET',
-    `/api/v1/audit-log${query({
-      actor: f.actor.trim(),
-      action: f.action.trim(),
-      since: localToIso(f.since),
-      until: localToIso(f.until),
-      limit: PAGE,
-      cursor,
-    })}`,
-  );
+  vouch.GET('/api/v1/audit-log', {
+    params: {
+      query: {
+        actor: f.actor.trim(),
+        action: f.action.trim(),
+        since: localToIso(f.since),
+        until: localToIso(f.until),
+        limit: PAGE,
+        cursor: cursor ?? undefined,
+      },
+    },
+  });
 
 /** A few actions to start from; the list also offers every action already on screen. */
 const COMMON_ACTIONS = [

@@ -3,14 +3,16 @@
 // list a deletion removes. Read from the change's payload (what its request asked for) and the current
 // state; a decided change shows only what was asked.
 import type { ComponentChildren } from 'preact';
-import { api, hasScope } from '../api.ts';
+import { hasScope } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { CompactDiff } from '../diff.tsx';
 import type { Change } from '../people-types.ts';
-import type { PolicyDetail, PolicyList } from '../types.ts';
+import type { PolicyDetail } from '../types.ts';
 import { Link, Loader, fmtNumber, useLoad } from '../ui.tsx';
 import { listsApi, rulesApi, type RuleBody, type RuleStatus } from './rules-api.ts';
 
 const enc = encodeURIComponent;
+const policy = (version: string) => vouch.GET('/api/v1/policies/{version}', { params: { path: { version } } });
 const nameOf = (target: string): string => target.slice(target.indexOf(':') + 1);
 
 interface RulePayload {
@@ -117,15 +119,9 @@ function PolicyDiff({ change }: { change: Change }) {
   const pending = change.status === 'pending';
   const state = useLoad(async () => {
     if (!pending || !hasScope('policy:read')) return undefined;
-    const [next, list] = await Promise.all([
-      api<PolicyDetail>('GET', `/api/v1/policies/${enc(version)}`),
-      api<PolicyList>('GET', '/api/v1/policies'),
-    ]);
+    const [next, list] = await Promise.all([policy(version), vouch.GET('/api/v1/policies')]);
     const active = list.data.find((p) => p.status === 'active');
-    const current =
-      active && active.version !== version
-        ? await api<PolicyDetail>('GET', `/api/v1/policies/${enc(active.version)}`)
-        : undefined;
+    const current = active && active.version !== version ? await policy(active.version) : undefined;
     return { next, current };
   }, [version, pending]);
   const link = <Link to={`/policies/${enc(version)}`}>{version}</Link>;

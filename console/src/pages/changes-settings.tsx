@@ -1,6 +1,6 @@
 // Four eyes' setting (docs/api.md, "Four eyes"; admins): which areas wait for a second person.
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { may } from '../permissions.ts';
 import { FOUR_EYES_AREAS, type FourEyesArea } from '../people-types.ts';
 import { CheckboxGroup, ErrorBox, Loader, useAction, useLoad } from '../ui.tsx';
@@ -13,7 +13,7 @@ const AREA_NAME: Record<FourEyesArea, string> = {
 
 /** Which areas four eyes holds (settings:read to see, an admin's settings:write to change). */
 export function FourEyesSettings() {
-  const state = useLoad(() => api<{ four_eyes: FourEyesArea[] }>('GET', '/api/v1/settings'), []);
+  const state = useLoad(() => vouch.GET('/api/v1/settings'), []);
   const [draft, setDraft] = useState<FourEyesArea[]>();
   const { busy, error, run } = useAction({ settle: true });
   const [saved, setSaved] = useState(false);
@@ -30,9 +30,7 @@ export function FourEyesSettings() {
                 e.preventDefault();
                 setSaved(false);
                 void run(async () => {
-                  const next = await api<{ four_eyes: FourEyesArea[] }>('PUT', '/api/v1/settings', {
-                    four_eyes: chosen,
-                  });
+                  const next = await vouch.PUT('/api/v1/settings', { body: { four_eyes: chosen } });
                   setDraft(next.four_eyes);
                   setSaved(true);
                 });

@@ -3,16 +3,17 @@
 // once) or someone rejects it. The requester may not approve their own, nor may a machine; the
 // page hides Approve then and says why. Admins also set which areas four eyes holds.
 import { useState } from 'preact/hooks';
-import { api, currentSession, query } from '../api.ts';
+import { currentSession } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { may } from '../permissions.ts';
-import { CHANGE_KINDS, type Change, type ChangeKind, type Paged } from '../people-types.ts';
+import { CHANGE_KINDS, type Change, type ChangeKind } from '../people-types.ts';
 import { Confirm, Empty, ErrorBox, Field, Link, Loader, changeWhat, fmtDate, useAction, useLoad } from '../ui.tsx';
 import { ChangeDiff } from './change-diff.tsx';
 import { FourEyesSettings } from './changes-settings.tsx';
 import './people.css';
 
-const enc = encodeURIComponent;
 const STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
+type Status = (typeof STATUSES)[number];
 
 const KIND_NAME: Record<ChangeKind, string> = {
   rule_activation: 'Rule activation',
@@ -29,12 +30,20 @@ function kindName(c: Change): string {
 
 /** `id`: one change (/changes/{id}, where a held request links to). */
 export function ChangesPage({ id }: { id?: string }) {
-  const [status, setStatus] = useState<string>('pending');
-  const [kind, setKind] = useState('');
+  const [status, setStatus] = useState<Status | ''>('pending');
+  const [kind, setKind] = useState<ChangeKind | ''>('');
   const [message, setMessage] = useState<string>();
-  const one = useLoad(async () => (id ? api<Change>('GET', `/api/v1/changes/${enc(id)}`) : undefined), [id]);
+  const one = useLoad(
+    async () => (id ? vouch.GET('/api/v1/changes/{id}', { params: { path: { id } } }) : undefined),
+    [id],
+  );
   const list = useLoad(
-    async () => (id ? undefined : api<Paged<Change>>('GET', `/api/v1/changes${query({ status, kind, limit: 100 })}`)),
+    async () =>
+      id
+        ? undefined
+        : vouch.GET('/api/v1/changes', {
+            params: { query: { status: status || undefined, kind: kind || undefined, limit: 100 } },
+          }),
     [id, status, kind],
   );
   const decided = (c: Change) => {
@@ -77,7 +86,7 @@ export function ChangesPage({ id }: { id?: string }) {
         <>
           <div class="filters">
             <Field label="Status">
-              <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+              <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status | '')}>
                 {STATUSES.map((s) => (
                   <option key={s} value={s}>
                     {s}
@@ -87,7 +96,7 @@ export function ChangesPage({ id }: { id?: string }) {
               </select>
             </Field>
             <Field label="Kind">
-              <select name="kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+              <select name="kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as ChangeKind | '')}>
                 <option value="">any</option>
                 {CHANGE_KINDS.map((k) => (
                   <option key={k} value={k}>
@@ -215,8 +224,9 @@ function Decide({ change, approve, onClose }: { change: Change; approve: boolean
       onConfirm={() =>
         void run(async () =>
           onClose(
-            await api<Change>('POST', `/api/v1/changes/${enc(change.id)}/${approve ? 'approve' : 'reject'}`, {
-              ...(note.trim() ? { note: note.trim() } : {}),
+            await vouch.POST(approve ? '/api/v1/changes/{id}/approve' : '/api/v1/changes/{id}/reject', {
+              params: { path: { id: change.id } },
+              body: note.trim() ? { note: note.trim() } : {},
             }),
           ),
         )

@@ -4,8 +4,9 @@
 // counting endpoint, so today's decisions are paged through up to a bound and a busier day says
 // "at least" rather than keeping the page (and the service) busy. With reviews:read, the desk's day
 // follows: its figures and charts (desk-day.tsx, GET /api/v1/desk/day).
-import { api, hasScope, query } from '../api.ts';
-import type { Decision, DecisionList, DisputeResult, NetworkStatus, ScoreResult } from '../types.ts';
+import { hasScope } from '../api.ts';
+import { vouch } from '../api-client.ts';
+import type { Decision, DisputeResult, ScoreResult } from '../types.ts';
 import { ErrorBox, Link, Loader, Loading, fmtDate, fmtNumber, fmtPercent, useLoad } from '../ui.tsx';
 import { PerClientNote } from './decisions.tsx';
 import { DeskDaySection } from './desk-day.tsx';
@@ -29,7 +30,9 @@ async function today(kind: 'score' | 'dispute', since: string): Promise<Today> {
   const rows: Decision[] = [];
   let cursor: string | null | undefined;
   for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await api<DecisionList>('GET', `/api/v1/decisions${query({ kind, since, limit: 100, cursor })}`);
+    const page = await vouch.GET('/api/v1/decisions', {
+      params: { query: { kind, since, limit: 100, cursor: cursor ?? undefined } },
+    });
     rows.push(...page.data);
     cursor = page.next_cursor;
     if (!cursor) return { rows, more: false };
@@ -97,7 +100,7 @@ function Disputes({ t }: { t: Today }) {
 
 /** The network in one card: peers active, the latest sync, the peers whose last attempt failed. */
 function Network() {
-  const state = useLoad(() => api<NetworkStatus>('GET', '/api/v1/network/status'), []);
+  const state = useLoad(() => vouch.GET('/api/v1/network/status'), []);
   if (state.error && [403, 404].includes(state.error.status)) return null;
   return (
     <section class="panel" aria-labelledby="h-dash-network">

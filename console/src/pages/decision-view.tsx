@@ -1,6 +1,7 @@
 // One decision: the score's facts, labelling it, the rules that fired and why the score is what it is.
 import { useState } from 'preact/hooks';
-import { api, hasScope } from '../api.ts';
+import { hasScope } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import {
   Empty,
   ErrorBox,
@@ -22,7 +23,7 @@ import { MoneyWhy } from './decision-money.tsx';
 import { whoName } from './actors.ts';
 
 export function DecisionPage({ id }: { id: string }) {
-  const state = useLoad(() => api<Decision>('GET', `/api/v1/decisions/${encodeURIComponent(id)}`), [id]);
+  const state = useLoad(() => vouch.GET('/api/v1/decisions/{id}', { params: { path: { id } } }), [id]);
   return (
     <section aria-labelledby="h-decision">
       <p>
@@ -63,9 +64,9 @@ function ScoreView({ d }: { d: Decision }) {
   const send = (value: 'fraud' | 'legit') =>
     run(async () =>
       setLabel(
-        await api<Label>('POST', `/api/v1/decisions/${encodeURIComponent(d.id)}/label`, {
-          label: value,
-          ...(note.trim() ? { note: note.trim() } : {}),
+        await vouch.POST('/api/v1/decisions/{id}/label', {
+          params: { path: { id: d.id } },
+          body: { label: value, ...(note.trim() ? { note: note.trim() } : {}) },
         }),
       ),
     );

@@ -1,6 +1,8 @@
 // Decisions: the audit trail of scores and analyses, filterable; one decision's page is decision-view.tsx.
 import { useState } from 'preact/hooks';
-import { api, currentSession, query, type ApiProblem } from '../api.ts';
+import { currentSession, type ApiProblem } from '../api.ts';
+import { vouch } from '../api-client.ts';
+import type { operations } from '../../../sdk/src/schema.d.ts';
 import {
   Empty,
   ErrorBox,
@@ -15,13 +17,16 @@ import {
   toProblem,
   useLoad,
 } from '../ui.tsx';
-import { isDispute, type Decision, type DecisionList, type DisputeResult, type ScoreResult } from '../types.ts';
+import { isDispute, type Decision, type DisputeResult, type ScoreResult } from '../types.ts';
 import { tradeAmount, words, disputeRequest } from './decision-facts.tsx';
 import { OutcomeBadge, outcomeOf } from './decision-rules.tsx';
 import { DecisionFilters, NO_FILTERS, type Filters } from './decisions-filters.tsx';
 
 /** A paginated decision list for the given API filters; used by Decisions, Disputes and Entities. */
-export function useDecisionList(params: Record<string, string | undefined>) {
+/** What GET /api/v1/decisions filters on. */
+type DecisionQuery = Omit<NonNullable<operations['listDecisions']['parameters']['query']>, 'cursor' | 'limit'>;
+
+export function useDecisionList(params: DecisionQuery) {
   const [extra, setExtra] = useState<{
     key: string;
     rows: Decision[];
@@ -30,7 +35,7 @@ export function useDecisionList(params: Record<string, string | undefined>) {
     busy?: boolean;
   }>();
   const key = JSON.stringify(params);
-  const first = useLoad(() => api<DecisionList>('GET', `/api/v1/decisions${query({ ...params, limit: 50 })}`), [key]);
+  const first = useLoad(() => vouch.GET('/api/v1/decisions', { params: { query: { ...params, limit: 50 } } }), [key]);
   const more = extra?.key === key ? extra : undefined;
   const rows = [...(first.data?.data ?? []), ...(more?.rows ?? [])];
   const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
@@ -38,7 +43,7 @@ export function useDecisionList(params: Record<string, string | undefined>) {
     if (!cursor) return;
     setExtra({ key, rows: more?.rows ?? [], cursor, busy: true });
     try {
-      const page = await api<DecisionList>('GET', `/api/v1/decisions${query({ ...params, limit: 50, cursor })}`);
+      const page = await vouch.GET('/api/v1/decisions', { params: { query: { ...params, limit: 50, cursor } } });
       setExtra({ key, rows: [...(more?.rows ?? []), ...page.data], cursor: page.next_cursor });
     } catch (err) {
       setExtra({ key, rows: more?.rows ?? [], cursor, error: toProblem(err) });
@@ -80,6 +85,7 @@ export function OpenById({
 export function DecisionsPage() {
   const [draft, setDraft] = useState<Filters>(NO_FILTERS);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  // the filter form's choices are the API's values
   const list = useDecisionList({
     kind: filters.kind || undefined,
     risk_level: filters.risk_level || undefined,
@@ -88,7 +94,7 @@ export function DecisionsPage() {
     entity_id: filters.entity_id.trim() || undefined,
     since: localToIso(filters.since),
     until: localToIso(filters.until),
-  });
+  } as DecisionQuery);
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
   return (
     <section aria-labelledby="h-decisions">

@@ -1,8 +1,8 @@
 // Whether a dispute was resolved, and recording the resolution as a dispute.resolved event naming both parties.
 import { useState } from 'preact/hooks';
-import { api, query } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { ErrorBox, Field, fmtDate, toProblem, useAction } from '../ui.tsx';
-import type { DisputeResult, Entity, EntityEventList, EventsSent } from '../types.ts';
+import type { DisputeResult } from '../types.ts';
 
 type Side = 'buyer' | 'seller';
 export interface Resolution {
@@ -29,20 +29,18 @@ export async function findResolution(r: DisputeResult): Promise<Resolution | nul
     ['buyer', 'seller'],
   ] as const) {
     if (isNew(loser) && !isNew(winner)) {
-      const other = await api<Entity>(
-        'GET',
-        `/api/v1/trust/entities/${encodeURIComponent(r.parties[winner].entity_id)}`,
-      ).catch((err: unknown) => {
-        if (toProblem(err).status === 404) return null;
-        throw err;
-      });
+      const other = await vouch
+        .GET('/api/v1/trust/entities/{entity_id}', { params: { path: { entity_id: r.parties[winner].entity_id } } })
+        .catch((err: unknown) => {
+          if (toProblem(err).status === 404) return null;
+          throw err;
+        });
       if (!other || other.disputes_won === 0) continue;
     }
     try {
-      const page = await api<EntityEventList>(
-        'GET',
-        `/api/v1/trust/entities/${encodeURIComponent(r.parties[loser].entity_id)}/events${query({ limit: 100 })}`,
-      );
+      const page = await vouch.GET('/api/v1/trust/entities/{entity_id}/events', {
+        params: { path: { entity_id: r.parties[loser].entity_id }, query: { limit: 100 } },
+      });
       const found = page.data.find((e) => e.event_id === eventId);
       if (found) return { winner, at: found.occurred_at };
     } catch (err) {
@@ -88,15 +86,15 @@ export function Resolve({
     const at = new Date().toISOString();
     const event = {
       event_id: resolutionEventId(r.dispute_id),
-      type: 'dispute.resolved',
+      type: 'dispute.resolved' as const,
       entity_id: loser.entity_id,
       counterparty_id: other.entity_id,
       occurred_at: at,
-      resolution: 'against',
+      resolution: 'against' as const,
       ...(tradeId.trim() ? { trade_id: tradeId.trim() } : {}),
     };
     void run(async () => {
-      await api<EventsSent>('POST', '/api/v1/trust/events', { events: [event] });
+      await vouch.POST('/api/v1/trust/events', { body: { events: [event] } });
       onResolved({ winner, at });
     });
   };

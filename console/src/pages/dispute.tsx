@@ -1,7 +1,8 @@
 // One dispute analysis: its recommendation, flags, parties and missing evidence; whether it was
 // resolved (dispute-resolution.tsx) and recording the resolution.
 import { useState } from 'preact/hooks';
-import { api, hasScope } from '../api.ts';
+import { hasScope } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import {
   Empty,
   ErrorBox,
@@ -22,7 +23,7 @@ export const Recommendation = ({ r }: { r: DisputeResult }) => (
   <span class={`badge rec-${r.recommendation}`}>{r.recommendation.replace(/_/g, ' ')}</span>
 );
 export function DisputePage({ id }: { id: string }) {
-  const state = useLoad(() => api<Decision>('GET', `/api/v1/decisions/${encodeURIComponent(id)}`), [id]);
+  const state = useLoad(() => vouch.GET('/api/v1/decisions/{id}', { params: { path: { id } } }), [id]);
   return (
     <section aria-labelledby="h-dispute">
       <p>

@@ -1,12 +1,12 @@
 // Entities: look up a hashed id; its aggregates, linked identifiers, event timeline, and the decisions made about it.
 import { useState } from 'preact/hooks';
-import { api, hasScope } from '../api.ts';
+import { hasScope } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { may } from '../permissions.ts';
 import { Empty, Field, Loader, fmtDate, fmtMoney, fmtNumber, navigate, useLoad } from '../ui.tsx';
 import { DecisionTable, useDecisionList } from './decisions.tsx';
 import { EntityTimeline } from './entity-timeline.tsx';
 import { EntityRing } from './entity-ring.tsx';
-import type { Entity } from '../types.ts';
 
 export function EntitiesPage({ id }: { id: string }) {
   const [draft, setDraft] = useState(id);
@@ -34,7 +34,10 @@ export function EntitiesPage({ id }: { id: string }) {
 }
 
 function EntityView({ id }: { id: string }) {
-  const state = useLoad(() => api<Entity>('GET', `/api/v1/trust/entities/${encodeURIComponent(id)}`), [id]);
+  const state = useLoad(
+    () => vouch.GET('/api/v1/trust/entities/{entity_id}', { params: { path: { entity_id: id } } }),
+    [id],
+  );
   if (state.error?.status === 404)
     return (
       <Empty>

@@ -4,9 +4,8 @@
 // followed). Every account is a link to its own page, in the drawing and in the table beside it.
 // The drawing is in entity-ring-drawing.tsx.
 import { useState } from 'preact/hooks';
-import { api, query } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { Empty, Link, Loader, fmtNumber, useLoad } from '../ui.tsx';
-import type { EntityGraph } from '../types.ts';
 import { RingDrawing, short } from './entity-ring-drawing.tsx';
 
 const FLAG_WORDS: Record<string, string> = {
@@ -19,7 +18,8 @@ const FLAG_WORDS: Record<string, string> = {
 export function EntityRing({ id }: { id: string }) {
   const [depth, setDepth] = useState(2);
   const state = useLoad(
-    () => api<EntityGraph>('GET', `/api/v1/trust/entities/${encodeURIComponent(id)}/graph${query({ depth })}`),
+    () =>
+      vouch.GET('/api/v1/trust/entities/{entity_id}/graph', { params: { path: { entity_id: id }, query: { depth } } }),
     [id, depth],
   );
   if (state.error?.status === 403) return <Empty>Rings are shown to operator and admin principals only.</Empty>;

@@ -1,17 +1,20 @@
 // The Entities page's timeline: the entity's events newest first, 50 at a time (GET
 // /api/v1/trust/entities/{id}/events). A non-admin sees its own client's events only.
 import { useState } from 'preact/hooks';
-import { api, query, type ApiProblem } from '../api.ts';
-import type { EntityEvent, EntityEventList } from '../types.ts';
+import { type ApiProblem } from '../api.ts';
+import { vouch } from '../api-client.ts';
+import type { EntityEvent } from '../types.ts';
 import { Empty, ErrorBox, Link, Loader, fmtDate, fmtMoney, toProblem, useLoad } from '../ui.tsx';
 
 const RESOLUTIONS: Record<string, string> = { in_favor: 'in its favour', against: 'against it' };
 const short = (s: string) => (s.length > 14 ? `${s.slice(0, 12)}…` : s);
 
 export function EntityTimeline({ id }: { id: string }) {
-  const url = (cursor?: string) =>
-    `/api/v1/trust/entities/${encodeURIComponent(id)}/events${query({ limit: 50, cursor })}`;
-  const first = useLoad(() => api<EntityEventList>('GET', url()), [id]);
+  const events = (cursor?: string) =>
+    vouch.GET('/api/v1/trust/entities/{entity_id}/events', {
+      params: { path: { entity_id: id }, query: { limit: 50, cursor } },
+    });
+  const first = useLoad(() => events(), [id]);
   const [extra, setExtra] = useState<{
     id: string;
     rows: EntityEvent[];
@@ -25,7 +28,7 @@ export function EntityTimeline({ id }: { id: string }) {
     if (!cursor) return;
     setExtra({ id, rows: more?.rows ?? [], cursor, busy: true });
     try {
-      const page = await api<EntityEventList>('GET', url(cursor));
+      const page = await events(cursor);
       setExtra({ id, rows: [...(more?.rows ?? []), ...page.data], cursor: page.next_cursor });
     } catch (err) {
       setExtra({ id, rows: more?.rows ?? [], cursor, error: toProblem(err) });

@@ -1,7 +1,8 @@
 // API keys: list, create (secret shown once), rotate, deactivate.
 import { useState } from 'preact/hooks';
-import { api, currentSession, hasScope, query } from '../api.ts';
-import type { Key, KeyList, KeyWithSecret } from '../types.ts';
+import { currentSession, hasScope } from '../api.ts';
+import { vouch } from '../api-client.ts';
+import type { Key, KeyStatus, KeyWithSecret, NewKey } from '../types.ts';
 import {
   AnyOf,
   CheckboxGroup,
@@ -20,17 +21,23 @@ import { ConfirmDelete } from '../confirm-delete.tsx';
 
 const ROLES = ['service', 'operator', 'admin'];
 
+/** A page of keys, those of `status` when one is chosen. */
+const keysPage = (status: KeyStatus | '', cursor?: string | null) =>
+  vouch.GET('/api/v1/keys', {
+    params: { query: { status: status || undefined, limit: 50, cursor: cursor ?? undefined } },
+  });
+
 export function KeysPage() {
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<KeyStatus | ''>('');
   const [rows, setRows] = useState<{ key: string; extra: Key[]; cursor?: string | null }>({ key: '', extra: [] });
   const [secret, setSecret] = useState<{ label: string; value: string }>();
   const [action, setAction] = useState<{ kind: 'rotate' | 'deactivate'; key: Key }>();
   const [creating, setCreating] = useState(false);
-  const list = useLoad(() => api<KeyList>('GET', `/api/v1/keys${query({ status, limit: 50 })}`), [status]);
+  const list = useLoad(() => keysPage(status), [status]);
   const more = rows.key === status ? rows : { key: status, extra: [] as Key[], cursor: undefined };
   const cursor = more.cursor === undefined ? list.data?.next_cursor : more.cursor;
   const loadMore = async () => {
-    const page = await api<KeyList>('GET', `/api/v1/keys${query({ status, limit: 50, cursor })}`);
+    const page = await keysPage(status, cursor);
     setRows({ key: status, extra: [...more.extra, ...page.data], cursor: page.next_cursor });
   };
   const refresh = () => {
@@ -63,7 +70,7 @@ export function KeysPage() {
         <Field label="Status">
           <AnyOf
             value={status}
-            onChange={(e) => setStatus(e.currentTarget.value)}
+            onChange={(e) => setStatus(e.currentTarget.value as KeyStatus | '')}
             choices={[
               ['active', 'Active'],
               ['expired', 'Expired'],
@@ -199,14 +206,12 @@ function CreateKey({ onCreated, onCancel }: { onCreated: (k: KeyWithSecret) => v
   const { busy, error, run } = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
+    // the form offers the API's scopes, roles and environments
+    const chosen = { scopes, role, environment } as Pick<NewKey, 'scopes' | 'role' | 'environment'>;
     void run(async () =>
       onCreated(
-        await api<KeyWithSecret>('POST', '/api/v1/keys', {
-          name,
-          scopes,
-          role,
-          environment,
-          ...(expires ? { expires_at: localToIso(expires) } : {}),
+        await vouch.POST('/api/v1/keys', {
+          body: { name, ...chosen, ...(expires ? { expires_at: localToIso(expires) } : {}) },
         }),
       ),
     );
@@ -259,7 +264,7 @@ function Deactivate({ k, onClose }: { k: Key; onClose: (changed: boolean) => voi
       failed="Could not deactivate"
       onCancel={() => onClose(false)}
       remove={async () => {
-        await api('DELETE', `/api/v1/keys/${encodeURIComponent(k.id)}`);
+        await vouch.DELETE('/api/v1/keys/{key_id}', { params: { path: { key_id: k.id } } });
         onClose(true);
       }}
     >
@@ -283,8 +288,9 @@ function Rotate({ k, onClose }: { k: Key; onClose: (created?: KeyWithSecret) => 
       onConfirm={() =>
         run(async () =>
           onClose(
-            await api<KeyWithSecret>('POST', `/api/v1/keys/${encodeURIComponent(k.id)}/rotate`, {
-              grace_period_seconds: Number(grace),
+            await vouch.POST('/api/v1/keys/{key_id}/rotate', {
+              params: { path: { key_id: k.id } },
+              body: { grace_period_seconds: Number(grace) },
             }),
           ),
         )

@@ -2,8 +2,9 @@
 // peer's state, last sync, flags pulled and matched, and budget used in the last 24 hours; sync now, suspend or
 // activate a peer. Admins only (scope network:admin).
 import { useState } from 'preact/hooks';
-import { api, type ApiProblem } from '../api.ts';
-import type { NetworkPeer, NetworkPeerStatus, NetworkStatus, NetworkSync } from '../types.ts';
+import { type ApiProblem } from '../api.ts';
+import { vouch } from '../api-client.ts';
+import type { NetworkPeerStatus, NetworkSync } from '../types.ts';
 import { Empty, ErrorBox, Loader, fmtDate, fmtNumber, toProblem, useLoad } from '../ui.tsx';
 
 /** "1,234 / 10,000" and the share, for the budget column. */
@@ -37,7 +38,7 @@ function LastSync({ p, result }: { p: NetworkPeerStatus; result?: NetworkSync['p
 }
 
 export function NetworkPage() {
-  const status = useLoad(() => api<NetworkStatus>('GET', '/api/v1/network/status'), []);
+  const status = useLoad(() => vouch.GET('/api/v1/network/status'), []);
   const [syncing, setSyncing] = useState(false);
   const [synced, setSynced] = useState<NetworkSync>();
   const [changing, setChanging] = useState<string>();
@@ -46,7 +47,7 @@ export function NetworkPage() {
     setSyncing(true);
     setError(undefined);
     try {
-      setSynced(await api<NetworkSync>('POST', '/api/v1/network/sync'));
+      setSynced(await vouch.POST('/api/v1/network/sync'));
       status.reload();
     } catch (err) {
       setError(toProblem(err));
@@ -58,7 +59,10 @@ export function NetworkPage() {
     setChanging(p.id);
     setError(undefined);
     try {
-      await api<NetworkPeer>('PATCH', `/api/v1/network/peers/${encodeURIComponent(p.id)}`, { status: next });
+      await vouch.PATCH('/api/v1/network/peers/{peer_id}', {
+        params: { path: { peer_id: p.id } },
+        body: { status: next },
+      });
       status.reload();
     } catch (err) {
       setError(toProblem(err));

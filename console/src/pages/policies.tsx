@@ -4,14 +4,14 @@
 // the economics form or from a point of a fit's frontier is shown.
 // Uploading and fitting a candidate are in policy-candidates.tsx.
 import { useState } from 'preact/hooks';
-import { api, type ApiProblem } from '../api.ts';
+import { type ApiProblem } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { may } from '../permissions.ts';
 import { Done, Empty, ErrorBox, Loader, Loading, fmtDate, navigate, toProblem, useLoad } from '../ui.tsx';
 import { ConfirmDelete } from '../confirm-delete.tsx';
 import type { Change } from '../people-types.ts';
-import { type PolicyList, type ShadowCleared } from '../types.ts';
 import { ReportView } from './policy-report.tsx';
-import { Activate, BacktestView, type Backtest } from './policy-activate.tsx';
+import { Activate, BacktestView, backtestOf, type Backtest } from './policy-activate.tsx';
 import { Fit, Upload } from './policy-candidates.tsx';
 import { ReviewLabelsNote } from './policy-labels.tsx';
 import { EconomicsPanel } from './policy-economics.tsx';
@@ -21,7 +21,7 @@ const policyPath = (version: string) => `/policies/${encodeURIComponent(version)
 
 /** `version`: the version whose economics are open (the path /policies/{version}). */
 export function PoliciesPage({ version }: { version?: string }) {
-  const list = useLoad(() => api<PolicyList>('GET', '/api/v1/policies'), []);
+  const list = useLoad(() => vouch.GET('/api/v1/policies'), []);
   const [backtest, setBacktest] = useState<{ version: string; result?: Backtest; error?: ApiProblem }>();
   const [activating, setActivating] = useState<string>();
   const [endingShadow, setEndingShadow] = useState<string>();
@@ -43,7 +43,7 @@ export function PoliciesPage({ version }: { version?: string }) {
     try {
       setBacktest({
         version,
-        result: await api<Backtest>('POST', `/api/v1/policies/${encodeURIComponent(version)}/backtest`, {}),
+        result: await backtestOf(version),
       });
     } catch (err) {
       setBacktest({ version, error: toProblem(err) });
@@ -52,7 +52,7 @@ export function PoliciesPage({ version }: { version?: string }) {
   const shadow = async (version: string) => {
     setError(undefined);
     try {
-      await api('POST', `/api/v1/policies/${encodeURIComponent(version)}/shadow`, {});
+      await vouch.POST('/api/v1/policies/{version}/shadow', { params: { path: { version } }, body: {} });
       setMessage(`Policy ${version} now runs in shadow beside the active one.`);
       list.reload();
     } catch (err) {
@@ -263,7 +263,7 @@ function EndShadow({ version, onClose }: { version: string; onClose: (done: bool
       failed="Could not end the shadow run"
       onCancel={() => onClose(false)}
       remove={async () => {
-        await api<ShadowCleared>('DELETE', '/api/v1/policies/shadow');
+        await vouch.DELETE('/api/v1/policies/shadow');
         onClose(true);
       }}
     >

@@ -2,7 +2,8 @@
 // stored decisions (its backtest), and, when the share flagged high+ moves beyond the server's
 // limits (a 409 with operating_point), the move itself and a second click to confirm.
 import { useState } from 'preact/hooks';
-import { HeldForApproval, api, type ApiProblem } from '../api.ts';
+import { HeldForApproval, type ApiProblem } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import type { Change } from '../people-types.ts';
 import { Confirm, ErrorBox, Loader, fmtNumber, fmtPercent, toProblem, useLoad } from '../ui.tsx';
 import { LEVELS } from '../types.ts';
@@ -187,10 +188,13 @@ async function replayBoth(
   version: string,
   active: string | undefined,
 ): Promise<{ candidate: Backtest; active?: Backtest }> {
-  const replay = (v: string) => api<Backtest>('POST', `/api/v1/policies/${encodeURIComponent(v)}/backtest`, {});
-  const candidate = await replay(version);
-  return active && active !== version ? { candidate, active: await replay(active) } : { candidate };
+  const candidate = await backtestOf(version);
+  return active && active !== version ? { candidate, active: await backtestOf(active) } : { candidate };
 }
+
+/** POST .../backtest over the default window (its answer is `unknown` in the OpenAPI document). */
+export const backtestOf = async (version: string): Promise<Backtest> =>
+  (await vouch.POST('/api/v1/policies/{version}/backtest', { params: { path: { version } }, body: {} })) as Backtest;
 
 /**
  * Activation after a confirmation: the backtest's level changes, and a second click when the operating point moves (409
@@ -220,7 +224,10 @@ export function Activate({
       onConfirm={async () => {
         setBusy(true);
         try {
-          await api('POST', `/api/v1/policies/${encodeURIComponent(version)}/activate`, move ? { confirm: true } : {});
+          await vouch.POST('/api/v1/policies/{version}/activate', {
+            params: { path: { version } },
+            body: move ? { confirm: true } : {},
+          });
           onClose(true);
         } catch (err) {
           if (err instanceof HeldForApproval) return onClose(err.change);

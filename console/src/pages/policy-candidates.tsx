@@ -1,8 +1,11 @@
 // New candidate policies: uploading a policy document, and fitting weights to the labelled decisions.
 import { useState } from 'preact/hooks';
-import { api, type ApiProblem } from '../api.ts';
+import { type ApiProblem } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { ErrorBox, Field, localToIso, toProblem } from '../ui.tsx';
-import type { PolicyDetail } from '../types.ts';
+import type { components } from '../../../sdk/src/schema.d.ts';
+
+type PolicyDocument = components['schemas']['CreatePolicyRequest'];
 
 export function Upload({ onDone }: { onDone: (version: string) => void }) {
   const [text, setText] = useState('');
@@ -20,7 +23,7 @@ export function Upload({ onDone }: { onDone: (version: string) => void }) {
     }
     setBusy(true);
     try {
-      const p = await api<PolicyDetail>('POST', '/api/v1/policies', doc);
+      const p = await vouch.POST('/api/v1/policies', { body: doc as PolicyDocument }); // checked by the service
       setText('');
       onDone(p.version);
     } catch (err) {
@@ -76,11 +79,13 @@ export function Fit({ onDone }: { onDone: (version: string) => void }) {
     // no limit chosen: no target, and the server keeps the base policy's share flagged at high
     const target = limit ? { level, [limit]: Number(percent) / 100 } : undefined;
     try {
-      const p = await api<PolicyDetail>('POST', '/api/v1/policies/fit', {
-        since: localToIso(since),
-        until: localToIso(until),
-        holdout_fraction: Number(holdout),
-        ...(target ? { target } : {}),
+      const p = await vouch.POST('/api/v1/policies/fit', {
+        body: {
+          since: localToIso(since),
+          until: localToIso(until),
+          holdout_fraction: Number(holdout),
+          ...(target ? { target } : {}),
+        },
       });
       onDone(p.version);
     } catch (err) {

@@ -3,10 +3,9 @@
 // version, activated the usual way.
 import './money.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { may } from '../permissions.ts';
 import { Loader, fmtMoney, fmtNumber, useLoad } from '../ui.tsx';
-import type { PolicyDetail } from '../types.ts';
 import { capacityWords, declineWords, economicsOf, fmtProbability, type Economics } from '../money.ts';
 import { EditEconomics } from './policy-economics-form.tsx';
 
@@ -52,7 +51,7 @@ export function EconomicsPanel({
   onClose: () => void;
   onDerived: (version: string) => void;
 }) {
-  const state = useLoad(() => api<PolicyDetail>('GET', `/api/v1/policies/${encodeURIComponent(version)}`), [version]);
+  const state = useLoad(() => vouch.GET('/api/v1/policies/{version}', { params: { path: { version } } }), [version]);
   const [editing, setEditing] = useState(false);
   const heading = useRef<HTMLHeadingElement>(null);
   // the panel opens below the versions: focus brings it into view and tells a screen reader it opened

@@ -1,9 +1,10 @@
 // Where a fit's labels came from (docs/api.md, "Policies": the report's `label_sources` and
 // `sampling`), and the Policies page's line on the review labels given since the last fit.
 import { useEffect, useState } from 'preact/hooks';
-import { api, hasScope } from '../api.ts';
+import { hasScope } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { fmtDate, fmtNumber } from '../ui.tsx';
-import type { PolicyDetail, PolicyList } from '../types.ts';
+import type { PolicyList } from '../types.ts';
 import { reviewsApi } from './reviews-api.ts';
 
 export type LabelSources = Record<string, number>;
@@ -72,7 +73,7 @@ export function ReviewLabelsNote({ policies }: { policies: PolicyList | undefine
     if (!hasScope('reviews:read') || !policies) return;
     let live = true;
     const report = fit
-      ? api<PolicyDetail>('GET', `/api/v1/policies/${encodeURIComponent(fit.version)}`).then(
+      ? vouch.GET('/api/v1/policies/{version}', { params: { path: { version: fit.version } } }).then(
           (p) => (p.report as { label_sources?: LabelSources } | null)?.label_sources?.review,
           () => undefined,
         )

@@ -1,10 +1,10 @@
 // A policy's fit report, drawn from its JSON (metrics, thresholds, weights), with the
 // self-contained HTML report (the plots) offered as a download.
 import { useState } from 'preact/hooks';
-import { api, apiText, type ApiProblem } from '../api.ts';
+import { apiText, type ApiProblem } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { Empty, ErrorBox, Loader, fmtNumber, fmtPercent, toProblem, useLoad } from '../ui.tsx';
 import { WeightsChart } from '../weights.tsx';
-import type { PolicyDetail } from '../types.ts';
 import { ShapesView, type Shape, type Shapes } from '../shapes.tsx';
 import { LabelSourcesView, type LabelSources, type Sampling } from './policy-labels.tsx';
 import type { CostReport } from '../money.ts';
@@ -112,7 +112,7 @@ export function ReportView({
   /** a candidate derived from a point of the frontier */
   onDerived: (version: string, from: string) => void;
 }) {
-  const state = useLoad(() => api<PolicyDetail>('GET', `/api/v1/policies/${encodeURIComponent(version)}`), [version]);
+  const state = useLoad(() => vouch.GET('/api/v1/policies/{version}', { params: { path: { version } } }), [version]);
   const [error, setError] = useState<ApiProblem>();
   // The HTML report is self-contained (inline plots): it is downloaded and opened as a file, since
   // this page's Content-Security-Policy (nothing inline) would also apply to it in a frame or tab.

@@ -1,36 +1,31 @@
 // The review queue's API (docs/api.md, "Reviews") as the console calls it, with its shapes taken
 // from the SDK's generated types. The navigation's count: reviews-nav.tsx.
-import { api, query } from '../api.ts';
+import { noBody, vouch } from '../api-client.ts';
 import type { components, operations } from '../../../sdk/src/schema.d.ts';
 
 export type Review = components['schemas']['Review'];
 export type ReviewDetail = operations['getReview']['responses'][200]['content']['application/json'];
-export type ReviewPage = components['schemas']['ListReviewsResponse'];
 export type ReviewStats = components['schemas']['GetReviewStatsResponse'];
 export type Resolve = components['schemas']['ResolveReviewRequest'];
 /** GET /api/v1/desk/day: the desk's day (the dashboard's charts, the queue's analyst figures). */
 export type DeskDay = components['schemas']['GetDeskDayResponse'];
 
-export interface ReviewFilters {
-  status?: string;
-  outcome?: string;
-  assignee?: string;
-  entity_id?: string;
-}
+/** The queue's filters, as GET /api/v1/reviews takes them. */
+export type ReviewFilters = Omit<NonNullable<operations['listReviews']['parameters']['query']>, 'cursor' | 'limit'>;
 
-const enc = encodeURIComponent;
+const review = (id: string) => ({ params: { path: { id } } });
 
 export const reviewsApi = {
   list: (f: ReviewFilters, cursor?: string | null, limit = 50) =>
-    api<ReviewPage>('GET', `/api/v1/reviews${query({ ...f, limit, cursor })}`),
-  get: (id: string) => api<ReviewDetail>('GET', `/api/v1/reviews/${enc(id)}`),
-  stats: () => api<ReviewStats>('GET', '/api/v1/reviews/stats'),
-  /** the review claimed, or undefined when none is open (204) */
-  next: () => api<Review | undefined>('POST', '/api/v1/reviews/next'),
-  claim: (id: string) => api<Review>('POST', `/api/v1/reviews/${enc(id)}/claim`),
-  release: (id: string) => api<Review>('POST', `/api/v1/reviews/${enc(id)}/release`),
-  day: (days = 30) => api<DeskDay>('GET', `/api/v1/desk/day${query({ days })}`),
-  resolve: (id: string, body: Resolve) => api<Review>('POST', `/api/v1/reviews/${enc(id)}/resolve`, body),
+    vouch.GET('/api/v1/reviews', { params: { query: { ...f, limit, cursor: cursor ?? undefined } } }),
+  get: (id: string) => vouch.GET('/api/v1/reviews/{id}', review(id)),
+  stats: () => vouch.GET('/api/v1/reviews/stats'),
+  /** the review claimed, or undefined when none is open (204); no filters are sent */
+  next: () => vouch.POST('/api/v1/reviews/next', noBody),
+  claim: (id: string) => vouch.POST('/api/v1/reviews/{id}/claim', review(id)),
+  release: (id: string) => vouch.POST('/api/v1/reviews/{id}/release', review(id)),
+  day: (days = 30) => vouch.GET('/api/v1/desk/day', { params: { query: { days } } }),
+  resolve: (id: string, body: Resolve) => vouch.POST('/api/v1/reviews/{id}/resolve', { ...review(id), body }),
 };
 
 // ---- the queue's order, as last listed: J/K on a review's page move through it

@@ -1,8 +1,9 @@
 // What a reviewer reads beside the decision: its labels, the network peers behind its flags, and the
 // entity's other reviews.
-import { api, hasScope } from '../api.ts';
+import { hasScope } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { Empty, ErrorBox, Link, fmtDate, fmtMoney, fmtNumber, useLoad } from '../ui.tsx';
-import type { Decision, ScoreResult } from '../types.ts';
+import type { ScoreResult } from '../types.ts';
 import { NetworkPeers } from './decision-facts.tsx';
 import { OutcomeBadge } from './decision-rules.tsx';
 import { reviewsApi, type ReviewDetail } from './reviews-api.ts';
@@ -44,7 +45,9 @@ export function Labels({ r }: { r: ReviewDetail }) {
 export function Network({ decisionId, signals }: { decisionId: string; signals: ScoreResult['signals'] }) {
   const state = useLoad(
     async () =>
-      hasScope('audit:read') ? api<Decision>('GET', `/api/v1/decisions/${encodeURIComponent(decisionId)}`) : undefined,
+      hasScope('audit:read')
+        ? vouch.GET('/api/v1/decisions/{id}', { params: { path: { id: decisionId } } })
+        : undefined,
     [decisionId],
   );
   const peers = state.data?.network_peers ?? [];

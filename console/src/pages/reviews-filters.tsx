@@ -23,7 +23,8 @@ export const DEFAULT: Filters = { status: 'unresolved', outcome: '', assignee: '
 export function apiFilters(f: Filters): ReviewFilters {
   return {
     status: f.status === 'unresolved' || f.status === '' ? undefined : f.status,
-    outcome: f.outcome || undefined,
+    // the form's choices are the API's outcomes (a value from an edited URL is sent as it is, and refused)
+    outcome: (f.outcome || undefined) as ReviewFilters['outcome'],
     assignee: f.assignee.trim() || undefined,
     entity_id: f.entity_id.trim() || undefined,
   };

@@ -1,6 +1,7 @@
 // The shapes of the rules and lists API (docs/api.md, "Rules and lists") as the console reads them,
 // and the calls the Rules and Lists pages make.
-import { api, query } from '../api.ts';
+import { vouch } from '../api-client.ts';
+import type { components } from '../../../sdk/src/schema.d.ts';
 import type { ActorRef } from './actors.ts';
 
 export const OUTCOMES = ['approve', 'review', 'hold', 'decline'] as const;
@@ -20,6 +21,11 @@ export interface RuleBody {
   cap?: number | string | null;
   description?: string | null;
 }
+
+/** What POST /api/v1/rules/test tries (the form's rule: members left empty are left out). */
+export type NewRule = components['schemas']['TestRuleRequest']['rule'];
+type CreateRule = components['schemas']['CreateRuleRequest'];
+type UpdateRule = components['schemas']['UpdateRuleRequest'];
 
 export interface Rule extends RuleBody {
   id: string;
@@ -119,44 +125,38 @@ export interface ListEntry {
   expires_at?: string | number | null;
 }
 
-export interface Page<T> {
-  data: T[];
-  next_cursor?: string | null;
-}
-
-const enc = encodeURIComponent;
+const rule = (id: string) => ({ params: { path: { id } } });
+const list = (name: string) => ({ params: { path: { name } } });
 
 export const rulesApi = {
-  list: () => api<Page<Rule>>('GET', '/api/v1/rules?limit=200'),
-  get: (id: string) => api<Rule>('GET', `/api/v1/rules/${enc(id)}`),
-  versions: (id: string) => api<Page<RuleVersion>>('GET', `/api/v1/rules/${enc(id)}/versions`),
-  create: (body: RuleBody & { status?: RuleStatus }) => api<Rule>('POST', '/api/v1/rules', body),
-  update: (
-    id: string,
-    body: { [K in keyof RuleBody]?: RuleBody[K] | null } & { status?: RuleStatus; reason?: string },
-  ) => api<Rule>('PATCH', `/api/v1/rules/${enc(id)}`, body),
+  list: () => vouch.GET('/api/v1/rules', { params: { query: { limit: 200 } } }),
+  get: (id: string) => vouch.GET('/api/v1/rules/{id}', rule(id)),
+  versions: (id: string) => vouch.GET('/api/v1/rules/{id}/versions', rule(id)),
+  create: (body: CreateRule) => vouch.POST('/api/v1/rules', { body }),
+  update: (id: string, body: UpdateRule) => vouch.PATCH('/api/v1/rules/{id}', { ...rule(id), body }),
   retire: (id: string, reason?: string) =>
-    api<Rule | undefined>('DELETE', `/api/v1/rules/${enc(id)}${query({ reason })}`),
+    vouch.DELETE('/api/v1/rules/{id}', { params: { path: { id }, query: { reason } } }),
   check: (condition: string, cap?: number | string) =>
-    api<RuleCheck>('POST', '/api/v1/rules/check', { condition, ...(cap !== undefined ? { cap } : {}) }),
-  variables: () => api<{ data: RuleVariable[] }>('GET', '/api/v1/rules/variables'),
-  stats: (days: number) => api<unknown>('GET', `/api/v1/rules/stats${query({ days })}`),
-  test: (rule: RuleBody, since: string) => api<RuleTestResult>('POST', '/api/v1/rules/test', { rule, since }),
-  testSaved: (id: string, since: string) => api<RuleTestResult>('POST', `/api/v1/rules/${enc(id)}/test`, { since }),
+    vouch.POST('/api/v1/rules/check', { body: { condition, ...(cap !== undefined ? { cap } : {}) } }),
+  variables: () => vouch.GET('/api/v1/rules/variables'),
+  stats: (days: number) => vouch.GET('/api/v1/rules/stats', { params: { query: { days } } }),
+  test: (body: NewRule, since: string) => vouch.POST('/api/v1/rules/test', { body: { rule: body, since } }),
+  testSaved: (id: string, since: string) => vouch.POST('/api/v1/rules/{id}/test', { ...rule(id), body: { since } }),
 };
 
 export const listsApi = {
-  list: () => api<Page<RuleList>>('GET', '/api/v1/lists?limit=200'),
-  get: (name: string) => api<RuleList>('GET', `/api/v1/lists/${enc(name)}`),
-  create: (body: { name: string; kind: ListKind; description?: string }) =>
-    api<RuleList>('POST', '/api/v1/lists', body),
-  remove: (name: string) => api<unknown>('DELETE', `/api/v1/lists/${enc(name)}`),
+  list: () => vouch.GET('/api/v1/lists', { params: { query: { limit: 200 } } }),
+  get: (name: string) => vouch.GET('/api/v1/lists/{name}', list(name)),
+  create: (body: { name: string; kind: ListKind; description?: string }) => vouch.POST('/api/v1/lists', { body }),
+  remove: (name: string) => vouch.DELETE('/api/v1/lists/{name}', list(name)),
   entries: (name: string, cursor?: string | null) =>
-    api<Page<ListEntry>>('GET', `/api/v1/lists/${enc(name)}/entries${query({ limit: 50, cursor })}`),
+    vouch.GET('/api/v1/lists/{name}/entries', {
+      params: { path: { name }, query: { limit: 50, cursor: cursor ?? undefined } },
+    }),
   add: (name: string, body: { values: string[]; reason?: string; expires_at?: string }) =>
-    api<{ added: number; already_present: number }>('POST', `/api/v1/lists/${enc(name)}/entries`, body),
+    vouch.POST('/api/v1/lists/{name}/entries', { ...list(name), body }),
   removeEntry: (name: string, value: string) =>
-    api<unknown>('DELETE', `/api/v1/lists/${enc(name)}/entries/${enc(value)}`),
+    vouch.DELETE('/api/v1/lists/{name}/entries/{value}', { params: { path: { name, value } } }),
 };
 
 export interface Stats {

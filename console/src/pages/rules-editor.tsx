@@ -5,7 +5,7 @@ import { useRef, useState } from 'preact/hooks';
 import { ErrorBox, Field, Loading, toProblem, useAction } from '../ui.tsx';
 import { HeldForApproval, type ApiProblem } from '../api.ts';
 import type { Change } from '../people-types.ts';
-import { OUTCOMES, rulesApi, type Outcome, type Rule, type RuleBody, type RuleTestResult } from './rules-api.ts';
+import { OUTCOMES, rulesApi, type NewRule, type Outcome, type Rule, type RuleTestResult } from './rules-api.ts';
 import { CheckStatus, Problems, VariablesPanel, capValue, insertAt, useCheck } from './rules-condition.tsx';
 import { RuleTestView } from './rules-test.tsx';
 
@@ -38,7 +38,7 @@ const fromRule = (r: Rule | undefined): Draft => ({
 });
 
 /** The body the API takes: members left empty are left out (override only with approve, final only with decline). */
-function toBody(d: Draft): RuleBody {
+function toBody(d: Draft): NewRule {
   const cap = capValue(d.cap);
   return {
     name: d.name.trim(),

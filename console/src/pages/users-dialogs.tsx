@@ -1,11 +1,12 @@
 // The users page's forms and dialogs (docs/api.md, "People"): invite a person, change a role,
 // deactivate or reactivate.
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { vouch } from '../api-client.ts';
 import { PERSON_ROLES, ROLE_MAY, type Invited, type PersonRole, type User } from '../people-types.ts';
 import { Confirm, ErrorBox, Field, useAction } from '../ui.tsx';
 
-const enc = encodeURIComponent;
+/** The path of one person's calls. */
+const of = (user: User) => ({ params: { path: { id: user.id } } });
 
 function RoleSelect({
   value,
@@ -37,7 +38,7 @@ export function InviteForm({ onInvited, onCancel }: { onInvited: (u: Invited) =>
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () =>
-      onInvited(await api<Invited>('POST', '/api/v1/users', { email: email.trim(), name: name.trim(), role })),
+      onInvited(await vouch.POST('/api/v1/users', { body: { email: email.trim(), name: name.trim(), role } })),
     );
   };
   return (
@@ -85,7 +86,7 @@ export function ChangeRole({ user, onClose }: { user: User; onClose: (done?: Use
       busy={busy || role === user.role}
       onCancel={() => onClose()}
       onConfirm={() =>
-        void run(async () => onClose(await api<User>('PATCH', `/api/v1/users/${enc(user.id)}`, { role })))
+        void run(async () => onClose(await vouch.PATCH('/api/v1/users/{id}', { ...of(user), body: { role } })))
       }
     >
       <p>
@@ -118,8 +119,8 @@ export function SetStatus({
         void run(async () =>
           onClose(
             deactivate
-              ? await api<User>('DELETE', `/api/v1/users/${enc(user.id)}`)
-              : await api<User>('PATCH', `/api/v1/users/${enc(user.id)}`, { status: 'active' }),
+              ? await vouch.DELETE('/api/v1/users/{id}', of(user))
+              : await vouch.PATCH('/api/v1/users/{id}', { ...of(user), body: { status: 'active' } }),
           ),
         )
       }
@@ -152,7 +153,7 @@ export function ResetSecondFactor({ user, onClose }: { user: User; onClose: (don
       onCancel={() => onClose()}
       onConfirm={() =>
         void run(async () =>
-          onClose(await api<User>('PATCH', `/api/v1/users/${enc(user.id)}`, { second_factor: 'off' })),
+          onClose(await vouch.PATCH('/api/v1/users/{id}', { ...of(user), body: { second_factor: 'off' } })),
         )
       }
     >

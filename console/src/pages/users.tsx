@@ -1,8 +1,9 @@
 // Users (docs/api.md, "People"; admins): the people of this deployment with their role and status;
 // invite one (the one-time link shown once, to copy and send), change a role, deactivate.
 import { useState } from 'preact/hooks';
-import { api, currentSession, hasScope, query, type ApiProblem } from '../api.ts';
-import type { Invited, Paged, User } from '../people-types.ts';
+import { currentSession, hasScope, type ApiProblem } from '../api.ts';
+import { vouch } from '../api-client.ts';
+import type { Invited, User } from '../people-types.ts';
 import { Empty, ErrorBox, Loader, SecretOnce, fmtDate, toProblem, useLoad } from '../ui.tsx';
 import { ChangeRole, InviteForm, ResetSecondFactor, SetStatus } from './users-dialogs.tsx';
 import './people.css';
@@ -10,7 +11,7 @@ import './people.css';
 const PAGE = 100;
 
 export function UsersPage() {
-  const list = useLoad(() => api<Paged<User>>('GET', `/api/v1/users${query({ limit: PAGE })}`), []);
+  const list = useLoad(() => vouch.GET('/api/v1/users', { params: { query: { limit: PAGE } } }), []);
   const [extra, setExtra] = useState<{ rows: User[]; cursor: string | null; error?: ApiProblem }>();
   const [inviting, setInviting] = useState(false);
   const [invited, setInvited] = useState<Invited>();
@@ -26,7 +27,9 @@ export function UsersPage() {
   };
   const loadMore = async () => {
     try {
-      const page = await api<Paged<User>>('GET', `/api/v1/users${query({ limit: PAGE, cursor })}`);
+      const page = await vouch.GET('/api/v1/users', {
+        params: { query: { limit: PAGE, cursor: cursor ?? undefined } },
+      });
       setExtra({ rows: [...(extra?.rows ?? []), ...page.data], cursor: page.next_cursor });
     } catch (err) {
       setExtra({ rows: extra?.rows ?? [], cursor, error: toProblem(err) });

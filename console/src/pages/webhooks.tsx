@@ -1,7 +1,8 @@
 // Webhooks: list, create (signing secret shown once), delete, and each endpoint's deliveries with retry.
 import { useState } from 'preact/hooks';
-import { api, hasScope, type ApiProblem } from '../api.ts';
-import type { Delivery, DeliveryList, Webhook, WebhookEvent, WebhookList, WebhookWithSecret } from '../types.ts';
+import { hasScope, type ApiProblem } from '../api.ts';
+import { emptyBody, vouch } from '../api-client.ts';
+import type { Delivery, Webhook, WebhookEvent } from '../types.ts';
 import {
   CheckboxGroup,
   Empty,
@@ -47,7 +48,7 @@ function lastResponse(d: Delivery): string {
 }
 
 export function WebhooksPage() {
-  const list = useLoad(() => api<WebhookList>('GET', '/api/v1/webhooks'), []);
+  const list = useLoad(() => vouch.GET('/api/v1/webhooks'), []);
   const [creating, setCreating] = useState(false);
   const [secret, setSecret] = useState<string>();
   const [removing, setRemoving] = useState<Webhook>();
@@ -151,10 +152,8 @@ function CreateWebhook({ onCreated, onCancel }: { onCreated: (secret: string) =>
   const submit = (e: Event) => {
     e.preventDefault();
     void run(async () => {
-      const created = await api<WebhookWithSecret>('POST', '/api/v1/webhooks', {
-        url,
-        events,
-        ...(description ? { description } : {}),
+      const created = await vouch.POST('/api/v1/webhooks', {
+        body: { url, events, ...(description ? { description } : {}) },
       });
       onCreated(created.secret);
     });
@@ -183,13 +182,19 @@ function CreateWebhook({ onCreated, onCancel }: { onCreated: (secret: string) =>
 }
 
 function Deliveries({ id }: { id: string }) {
-  const list = useLoad(() => api<DeliveryList>('GET', `/api/v1/webhooks/${encodeURIComponent(id)}/deliveries`), [id]);
+  const list = useLoad(
+    () => vouch.GET('/api/v1/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: id } } }),
+    [id],
+  );
   const [error, setError] = useState<ApiProblem>();
   const [retried, setRetried] = useState<string>();
   const retry = async (d: Delivery) => {
     setError(undefined);
     try {
-      await api('POST', `/api/v1/webhooks/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(d.id)}/retry`, {});
+      await vouch.POST('/api/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/retry', {
+        params: { path: { webhook_id: id, delivery_id: d.id } },
+        ...emptyBody,
+      });
       setRetried(d.id);
       list.reload();
     } catch (err) {
@@ -268,7 +273,7 @@ function DeleteWebhook({ w, onClose }: { w: Webhook; onClose: (changed: boolean)
       failed="Could not delete"
       onCancel={() => onClose(false)}
       remove={async () => {
-        await api('DELETE', `/api/v1/webhooks/${encodeURIComponent(w.id)}`);
+        await vouch.DELETE('/api/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: w.id } } });
         onClose(true);
       }}
     >
