@@ -43,6 +43,8 @@ import { deskRoutes } from './reviews/desk-routes.ts';
 import { auditLogRoutes } from './audit-log/routes.ts';
 import { changeRoutes } from './changes/routes.ts';
 import { ruleAppliers } from './rules/four-eyes.ts';
+import { eraseFromEntityLists } from './rules/list-erasure-repository.ts';
+import { eraseFromReviews } from './reviews/repository.ts';
 import { policyAppliers } from './policies/changes.ts';
 import { peopleRoutes } from './people/routes.ts';
 import { ssoRoutes } from './people/sso-routes.ts';
@@ -116,7 +118,15 @@ export function routeTable(s: Services): RouteDefinition[] {
     ...batchRoutes({ scoring: s.scoring, policies: s.policies, check: { requireHashedIds }, scores }),
     ...timelineRoutes({ store, requireHashedIds }),
     ...ringRoutes({ store, policies: s.policies, requireHashedIds }),
-    ...erasureRoutes({ store, feed: s.feed, decisions: s.decisions, encryption: s.encryption, requireHashedIds }),
+    ...erasureRoutes({
+      store,
+      feed: s.feed,
+      decisions: s.decisions,
+      encryption: s.encryption,
+      // what the features above trust hold about an erased entity, rewritten in its transaction, in this order
+      erasers: [eraseFromEntityLists, eraseFromReviews],
+      requireHashedIds,
+    }),
     ...disputeRoutes({
       scoring: s.scoring,
       policies: s.policies,

@@ -39,3 +39,8 @@ export async function deactivatedClientIdRows(db: Kysely<Database>): Promise<{ i
 export async function setClientScopes(db: Kysely<Database>, id: string, scopes: string): Promise<void> {
   await db.updateTable('clients').set({ scopes }).where('id', '=', id).execute();
 }
+
+/** The names of the clients among `ids` (at most a chunk of them: store/chunks.ts). */
+export function clientNamesIn(db: Kysely<Database>, ids: readonly string[]) {
+  return db.selectFrom('clients').select(['id', 'name']).where('id', 'in', ids).execute();
+}

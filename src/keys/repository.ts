@@ -265,3 +265,8 @@ export async function recordKeyUsage(db: Kysely<Database>, usage: Map<string, nu
     }
   });
 }
+
+/** The names of the API keys among `ids` (at most a chunk of them: store/chunks.ts). */
+export function keyNamesIn(db: Kysely<Database>, ids: readonly string[]) {
+  return db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', ids).execute();
+}

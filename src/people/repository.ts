@@ -174,3 +174,8 @@ export async function swapRecoveryCodes(db: Db, id: string, before: string, afte
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** The names of the users among `ids` (at most a chunk of them: store/chunks.ts). */
+export function userNamesIn(db: Db, ids: readonly string[]) {
+  return db.selectFrom('users').select(['id', 'name']).where('id', 'in', ids).execute();
+}

@@ -3,10 +3,11 @@
 // the caller's environment and, unless it is an admin, to its client: another client's review
 // does not exist for it. The page's read joins decisions, users and clients for what a record
 // shows and names, so it stays one query.
-import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Principal } from '../lib/principal.ts';
+import type { Environment, Principal } from '../lib/principal.ts';
 import { ownerFilter } from '../http/route.ts';
+import { replaceToken } from '../trust/erasure-text.ts';
 import { CLAIM_LAPSE_MS, type ReviewJoined, type ReviewStatus } from './schemas.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -250,4 +251,34 @@ export async function resolveRow(db: Db, viewer: Viewer, id: string, fields: Res
   const owner = ownerFilter(principal);
   if (owner !== undefined) update = update.where('owner_client_id', '=', owner);
   return Number((await update.executeTakeFirst()).numUpdatedRows ?? 0);
+}
+
+/**
+ * An erasure (docs/api.md, "Erasure"), in its transaction: the erased id becomes its digest in the
+ * environment's reviews and, as a whole token, in their notes. Handed to the erasure
+ * (trust/erasure.ts) by the composition root (src/routes.ts).
+ */
+export async function eraseFromReviews(
+  trx: Transaction<Database>,
+  env: Environment,
+  id: string,
+  digest: string,
+): Promise<void> {
+  await trx
+    .updateTable('reviews')
+    .set({ entity_id: digest })
+    .where('environment', '=', env)
+    .where('entity_id', '=', id)
+    .execute();
+  const pattern = `%${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const notes = await trx
+    .selectFrom('reviews')
+    .select(['id', 'note'])
+    .where('environment', '=', env)
+    .where(sql<boolean>`note like ${pattern} escape '\\'`)
+    .execute();
+  for (const row of notes) {
+    const note = replaceToken(row.note ?? '', id, digest);
+    if (note !== row.note) await trx.updateTable('reviews').set({ note }).where('id', '=', row.id).execute();
+  }
 }

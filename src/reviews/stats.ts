@@ -1,12 +1,15 @@
 // The queue's figures (docs/api.md, "Reviews", GET /api/v1/reviews/stats), for the console and
-// `vouch reviews stats`: counts grouped in the store, and the median from the last day's
-// resolutions only (a day of a desk's work is small; the median is taken here, portably).
+// `vouch reviews stats`: counts grouped in the store (review-stats-repository.ts), and the median
+// from the last day's resolutions only (a day of a desk's work is small; the median is taken here,
+// portably).
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import type { Static } from 'typebox';
 import type { StatsSchema } from './schemas.ts';
 import { countReviewLabels } from '../audit/decision-history-repository.ts';
+import { latestFitAt } from '../policies/policy-document-repository.ts';
+import { overdueCount, resolvedSince, reviewCounts } from './review-stats-repository.ts';
 
 export type ReviewStats = Static<typeof StatsSchema>;
 
@@ -20,23 +23,9 @@ export async function reviewStats(
   owner: string | undefined,
   now: number,
 ): Promise<ReviewStats> {
-  let base = db.selectFrom('reviews').where('environment', '=', environment);
-  if (owner !== undefined) base = base.where('owner_client_id', '=', owner);
-
-  const grouped = await base
-    .select((eb) => ['outcome', 'status', 'resolution', eb.fn.countAll<string | number>().as('n')])
-    .groupBy(['outcome', 'status', 'resolution'])
-    .execute();
-  const overdue = await base
-    .select((eb) => eb.fn.countAll<string | number>().as('n'))
-    .where('status', '<>', 'resolved')
-    .where('due_at', '<', now)
-    .executeTakeFirst();
-  const lastDay = await base
-    .select(['opened_at', 'resolved_at'])
-    .where('status', '=', 'resolved')
-    .where('resolved_at', '>=', now - DAY_MS)
-    .execute();
+  const grouped = await reviewCounts(db, environment, owner);
+  const overdue = await overdueCount(db, environment, owner, now);
+  const lastDay = await resolvedSince(db, environment, owner, now - DAY_MS);
 
   const byOutcome = Object.fromEntries(OUTCOMES.map((o) => [o, { open: 0, resolved: 0 }])) as ReviewStats['by_outcome'];
   const agreement = { approve: 0, decline: 0 };
@@ -76,12 +65,7 @@ async function reviewLabelsSinceLastFit(
   environment: Environment,
   owner: string | undefined,
 ): Promise<number> {
-  const fit = await db
-    .selectFrom('policies')
-    .select((eb) => eb.fn.max('created_at').as('at'))
-    .where('environment', '=', environment)
-    .where('source', '=', 'fit')
-    .executeTakeFirst();
+  const fit = await latestFitAt(db, environment);
   const since = fit?.at !== null && fit?.at !== undefined ? Number(fit.at) : undefined;
   return countReviewLabels(db, environment, since, owner);
 }

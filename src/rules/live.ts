@@ -30,7 +30,7 @@ export class LiveRules extends Reloader<Environment> {
     feed.on(RULES_FEED_KIND, (subject) => {
       if ((ENVIRONMENTS as readonly string[]).includes(subject)) this.changed(subject as Environment);
     });
-    // An erasure rewrote an entity list's entry in place (trust/erasure-rules.ts): read the lists whole.
+    // An erasure rewrote an entity list's entry in place (list-erasure-repository.ts): read the lists whole.
     feed.on('entity', () => {
       this.registry.rereadWhole();
       this.changed();

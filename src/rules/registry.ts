@@ -130,7 +130,7 @@ export class RuleRegistry implements Decider {
    */
   /**
    * The next reload of each environment reads its list entries whole, not by delta: an erasure
-   * rewrites an entry's value in place (trust/erasure-rules.ts), which a delta cannot express.
+   * rewrites an entry's value in place (list-erasure-repository.ts), which a delta cannot express.
    */
   rereadWhole(): void {
     for (const env of ENVIRONMENTS) this.whole.add(env);

@@ -28,3 +28,15 @@ export async function currentRevision(db: Db, environment: Environment): Promise
     .executeTakeFirst();
   return Number(row?.revision ?? 0);
 }
+
+/**
+ * Moves the environment's counter without reading it back: an erasure's rewrite of an entity
+ * list's entries (list-erasure-repository.ts), which every score's cache key must see.
+ */
+export async function moveRevision(trx: Db, environment: Environment): Promise<void> {
+  await trx
+    .updateTable('rule_revisions')
+    .set((eb) => ({ revision: eb('revision', '+', 1) }))
+    .where('environment', '=', environment)
+    .execute();
+}

@@ -1,16 +1,20 @@
 // What an erasure (erasure.ts) rewrites rather than deletes: rows that name the erased id beside
-// other data — other entities' events, counterparty rows, decisions, webhook events and fan-outs,
-// label notes — name its digest instead. A LIKE finds candidate rows; the replacement is exact.
+// other data — other entities' events, counterparty rows, decisions (and what they stored for their
+// rules), webhook events and fan-outs, label notes — name its digest instead. A LIKE finds
+// candidate rows; the replacement is exact.
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import { canonicalJson } from './cache.ts';
 import { containsJsonString, replaceDeep, replaceToken } from './erasure-text.ts';
 import {
+  DECISION_RULE_COLUMNS,
   decisionLabelNotesLike,
   decisionResultsLike,
+  decisionRuleColumnsLike,
   setDecisionLabelNote,
   setDecisionResult,
+  setDecisionRuleColumns,
 } from '../audit/decision-repository.ts';
 import { fanoutsLike, revokeFanoutLeases, rewriteFanout } from '../webhooks/fanout-repository.ts';
 import { setWebhookEventData, webhookEventsLike } from '../webhooks/repository.ts';
@@ -52,6 +56,36 @@ export async function scrubLabelNotes(
   for (const row of rows) {
     const note = replaceToken(row.label_note ?? '', id, digest);
     if (note !== row.label_note) await setDecisionLabelNote(trx, row.id, note);
+  }
+}
+
+/**
+ * What a score decision stored for its rules (the matched and shadow rules' reads, the rule inputs'
+ * context) names the digest: one pass over the environment's decisions for the three columns, not
+ * one per column.
+ */
+export async function scrubDecisionRules(
+  trx: Transaction<Database>,
+  env: Environment,
+  id: string,
+  digest: string,
+): Promise<void> {
+  const rows = await decisionRuleColumnsLike(trx, env, containsJsonString(id));
+  for (const row of rows) {
+    const changes: Partial<Record<(typeof DECISION_RULE_COLUMNS)[number], string>> = {};
+    for (const column of DECISION_RULE_COLUMNS) {
+      const before = row[column];
+      if (before === null || before === undefined) continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(before);
+      } catch {
+        continue;
+      }
+      const text = JSON.stringify(replaceDeep(parsed, id, digest));
+      if (text !== before) changes[column] = text;
+    }
+    if (Object.keys(changes).length > 0) await setDecisionRuleColumns(trx, row.id, changes);
   }
 }
 

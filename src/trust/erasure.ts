@@ -1,13 +1,14 @@
 // Erasure of an entity (docs/api.md, "Erasure"; GDPR art. 17), an admin action: its events, aggregates and identifier
 // links go in one transaction; decisions stay for audit with the id replaced by a salted digest (HMAC-SHA256 under a
 // per-deployment salt kept in the store), and so do other entities' rows that name it as a counterparty, label notes
-// and stored idempotent responses, and what the desk's rules, lists and reviews hold about it (erasure-rules.ts). Its
-// entries in the network's published set are withdrawn in the same transaction. The same transaction records the
-// erasure (who, when, how much; the digest, never the id) and announces it to every `entity.erased` subscriber of the
-// environment. Every instance drops its cached scores before its next request: the erasure travels on the revocation
-// feed, which each authenticated request polls first. Everything is within the caller's environment (docs/api.md,
-// "Integration" test mode): erasing a test entity leaves the live entity of the same id, its events and its decisions
-// as they were, and vice versa.
+// and stored idempotent responses, and what the desk's lists, reviews and rules hold about it: the features above
+// trust hand in their erasers (`erasers`, from src/routes.ts), and what decisions stored for their rules is
+// erasure-scrub.ts's. Its entries in the network's published set are withdrawn in the same transaction. The same
+// transaction records the erasure (who, when, how much; the digest, never the id) and announces it to every
+// `entity.erased` subscriber of the environment. Every instance drops its cached scores before its next request: the
+// erasure travels on the revocation feed, which each authenticated request polls first. Everything is within the
+// caller's environment (docs/api.md, "Integration" test mode): erasing a test entity leaves the live entity of the
+// same id, its events and its decisions as they were, and vice versa.
 import { createHmac, randomBytes } from 'node:crypto';
 import { defineRoute, type RouteDefinition } from '../http/route.ts';
 import { Type } from 'typebox';
@@ -27,8 +28,7 @@ import { enqueueWebhookEvent } from '../webhooks/repository.ts';
 import { eraseFromNetwork } from '../network/erasure.ts';
 import { networkDb } from '../network/tables.ts';
 import { replaceToken, replaceTokensDeep } from './erasure-text.ts';
-import { scrubCounterparties, scrubFanouts, scrubJson, scrubLabelNotes } from './erasure-scrub.ts';
-import { eraseFromRulesAndReviews } from './erasure-rules.ts';
+import { scrubCounterparties, scrubDecisionRules, scrubFanouts, scrubJson, scrubLabelNotes } from './erasure-scrub.ts';
 import { isFlagged } from './linkage.ts';
 import { EntityId, checkEntityParam } from '../model/identifier-schemas.ts';
 import { ensureSetting } from '../changes/repository.ts';
@@ -70,6 +70,12 @@ async function removeIdentifiers(
   return held;
 }
 
+/**
+ * What a feature above trust holds about an erased entity (the desk's entity lists, its reviews), rewritten by the
+ * feature's own repository in the erasure's transaction: the id becomes its digest.
+ */
+type EntityEraser = (trx: Transaction<Database>, environment: Environment, id: string, digest: string) => Promise<void>;
+
 interface ErasureResult {
   eventsDeleted: number;
   digest: string;
@@ -80,6 +86,7 @@ async function eraseEntity(
   store: Store,
   feed: ChangeFeed,
   encryption: KeyEncryption,
+  erasers: readonly EntityEraser[],
   principal: Principal,
   id: string,
 ): Promise<ErasureResult> {
@@ -120,7 +127,10 @@ async function eraseEntity(
     // Webhook events not yet delivered (or kept in the log) name it too.
     await scrubJson(trx, env, 'webhook_events', id, digest, false);
     await scrubLabelNotes(trx, env, id, digest);
-    await eraseFromRulesAndReviews(trx, env, id, digest);
+    // The features above trust, in the order handed in (entity lists, then reviews); then what
+    // score decisions stored for their rules.
+    for (const erase of erasers) await erase(trx, env, id, digest);
+    await scrubDecisionRules(trx, env, id, digest);
     await rewriteStoredResponses(trx, encryption, env, (body) => {
       try {
         return JSON.stringify(replaceTokensDeep(JSON.parse(body), id, digest));
@@ -170,6 +180,8 @@ export interface ErasureRouteOptions {
   feed: ChangeFeed;
   decisions: DecisionWriter;
   encryption: KeyEncryption;
+  /** the erasers of the features above trust (src/routes.ts: the rules' entity lists, then the reviews), in order */
+  erasers: readonly EntityEraser[];
   requireHashedIds?: boolean;
 }
 
@@ -178,6 +190,7 @@ export function erasureRoutes({
   feed,
   decisions,
   encryption,
+  erasers,
   requireHashedIds = false,
 }: ErasureRouteOptions): RouteDefinition[] {
   return [
@@ -204,7 +217,7 @@ export function erasureRoutes({
         // eraseEntity announces the erasure on the change feed, whose listener (app-services.ts) makes this
         // instance forget its cached scores and profiles before it returns, as every other instance
         // does before its next request.
-        const { eventsDeleted, digest, erasureId } = await eraseEntity(store, feed, encryption, principal, id);
+        const { eventsDeleted, digest, erasureId } = await eraseEntity(store, feed, encryption, erasers, principal, id);
         request.log.info(
           {
             event: 'entity_erased',
