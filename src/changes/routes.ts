@@ -149,10 +149,7 @@ export function changeRoutes({ store, appliers }: ChangeRouteOptions): RouteDefi
     defineRoute({
       method: 'POST',
       url: '/api/v1/changes/:id/approve',
-      preValidation: async (request: FastifyRequest) => {
-        request.body ??= {};
-      },
-      config: { scope: 'rules:write', role: 'operator', operationId: 'approveChange' },
+      config: { scope: 'rules:write', role: 'operator', operationId: 'approveChange', bodyOptional: true },
       schema: {
         tags,
         summary:
@@ -167,10 +164,7 @@ export function changeRoutes({ store, appliers }: ChangeRouteOptions): RouteDefi
     defineRoute({
       method: 'POST',
       url: '/api/v1/changes/:id/reject',
-      preValidation: async (request: FastifyRequest) => {
-        request.body ??= {};
-      },
-      config: { scope: 'rules:write', role: 'operator', operationId: 'rejectChange' },
+      config: { scope: 'rules:write', role: 'operator', operationId: 'rejectChange', bodyOptional: true },
       schema: {
         tags,
         summary: 'Reject a pending change: it is never applied (the requester may reject their own, withdrawing it)',

@@ -79,7 +79,12 @@ const canonical = (value: unknown): string =>
   );
 
 /** Completes the generated document (see the file comment). Exported for the tests. */
-function completeDocument(doc: Json, publicUrl?: string, examples: Record<string, unknown> = {}): Json {
+function completeDocument(
+  doc: Json,
+  publicUrl?: string,
+  examples: Record<string, unknown> = {},
+  optionalBodies: ReadonlySet<string> = new Set(),
+): Json {
   const components = (doc.components ??= {}) as Json;
   const schemas = (components.schemas ??= {}) as Record<string, Json>;
   // Components named by their $id/title rather than def-N.
@@ -123,7 +128,8 @@ function completeDocument(doc: Json, publicUrl?: string, examples: Record<string
       const operationId = (op.operationId as string | undefined) ?? operationIdFor(method, path);
       op.operationId = operationId;
       op.security ??= [];
-      const body = op.requestBody as { content?: Record<string, Json> } | undefined;
+      const body = op.requestBody as { content?: Record<string, Json>; required?: boolean } | undefined;
+      if (body && optionalBodies.has(operationId)) body.required = false;
       for (const media of Object.values(body?.content ?? {})) {
         media.schema = refTo(media.schema as Json, `${pascal(operationId)}Request`);
         if (examples[operationId] !== undefined) media.example = examples[operationId];
@@ -209,6 +215,9 @@ export interface SwaggerOptions {
 }
 
 export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance, options: SwaggerOptions) {
+  // operationIds of the routes whose body may be left out (route config bodyOptional), gathered as
+  // routes are documented, for completeDocument
+  const optionalBodies = new Set<string>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -242,11 +251,13 @@ export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance
       },
     },
     transform: ({ schema, url, route }) => {
-      const config = route.config as { scope?: string; role?: string; operationId?: string } | undefined;
+      const config = route.config as
+        { scope?: string; role?: string; operationId?: string; bodyOptional?: boolean } | undefined;
       if (!schema) return { schema, url };
       const method = Array.isArray(route.method) ? route.method[0]! : route.method;
       const openapiUrl = url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
       const extra: Json = { operationId: config?.operationId ?? operationIdFor(method, openapiUrl) };
+      if (config?.bodyOptional) optionalBodies.add(extra.operationId as string);
       // An API key carries its scopes itself: OpenAPI lists scopes for OAuth requirements only, so the
       // key's requirement is plain and the description names the scope and role.
       extra.security = config?.scope ? [{ oauth2: [config.scope] }, { apiKey: [] }] : [];
@@ -258,6 +269,7 @@ export const swaggerPlugin = fp(async function swaggerSetup(app: FastifyInstance
         (documentObject as { openapiObject: Json }).openapiObject,
         options.publicUrl,
         options.examples,
+        optionalBodies,
       ) as never,
   });
 });

@@ -37,6 +37,11 @@ interface RouteAccess {
   oauth?: boolean;
   /** a fixed operationId for the OpenAPI document (else derived from method and path) */
   operationId?: string;
+  /**
+   * the body may be left out, and then reads as `{}`: a POST whose fields are all optional; the
+   * OpenAPI document marks its request body optional (docs/api.md names each such route)
+   */
+  bodyOptional?: boolean;
 }
 
 interface RouteFields {
@@ -111,9 +116,16 @@ export function defineRoute(definition: RouteDefinition): RouteDefinition {
 /** The schema of a 204: documented as null, sent without a payload (`reply.code(204).send()`). */
 export const NoContent = Type.Unsafe<undefined>(Type.Null());
 
+/** A left-out body is `{}`, so the route's schema (every field optional) checks it as one. */
+const emptyBody: preValidationHookHandler = async (request) => {
+  request.body ??= {};
+};
+
 /** The table's entries as Fastify registers them. */
 export function asRouteOptions(definition: RouteDefinition): RouteOptions {
-  return definition;
+  if (!definition.config?.bodyOptional) return definition;
+  const own = definition.preValidation;
+  return { ...definition, preValidation: own ? [emptyBody, own] : emptyBody };
 }
 
 /**

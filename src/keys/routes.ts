@@ -3,7 +3,6 @@
 // listing is not partitioned by environment (each record names its own); but a test principal can
 // never obtain or disturb a live credential: it creates and rotates only test keys, and
 // deactivates only test keys. A live principal may manage both (that is how test keys are made).
-import type { FastifyRequest } from 'fastify';
 import { defineRoute, ownerFilter, type RouteDefinition } from '../http/route.ts';
 import { nextCursor } from '../lib/pagination.ts';
 import { Type } from 'typebox';
@@ -223,10 +222,7 @@ export function keyRoutes({ store, feed, verifier }: KeyRouteOptions): RouteDefi
     defineRoute({
       method: 'POST',
       url: '/api/v1/keys/:key_id/rotate',
-      config: { scope: 'keys:write' },
-      preValidation: async (request: FastifyRequest) => {
-        request.body ??= {};
-      },
+      config: { scope: 'keys:write', bodyOptional: true },
       schema: {
         tags: ['keys'],
         summary: 'Rotate an API key: a new key now, the old one expires after the grace period',

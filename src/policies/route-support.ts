@@ -33,11 +33,6 @@ export function policyDetail(row: PolicyRow): Static<typeof PolicyDetail> {
   };
 }
 
-/** No body, or an empty one, is `{}` (docs/api.md, "Policies": "no body, or {}"). */
-export async function emptyIsObject(request: FastifyRequest): Promise<void> {
-  request.body ??= {};
-}
-
 /** validatePolicy's one-line message, split into the fields it names. */
 export function policyFieldErrors(message: string): FieldError[] {
   const body = message.replace(/^invalid [^:]*: /, '').replace(/ \(and \d+ more\)$/, '');

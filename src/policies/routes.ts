@@ -42,7 +42,7 @@ import { sameFitCandidate } from './fit-candidates.ts';
 import { principalAuditor } from '../audit-log/auditor.ts';
 import { deferIfFourEyes } from '../changes/four-eyes.ts';
 import { ChangeSchema } from '../changes/schemas.ts';
-import { claimantOf, emptyIsObject, policyDetail, policyFieldErrors, requireRow } from './route-support.ts';
+import { claimantOf, policyDetail, policyFieldErrors, requireRow } from './route-support.ts';
 
 // The records are the CLI's too (cli.ts, cli-jobs.ts).
 
@@ -83,8 +83,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: ChangeFeed }
     defineRoute({
       method: 'POST',
       url: '/api/v1/policies/fit',
-      preValidation: emptyIsObject,
-      config: { scope: 'policy:write', role: 'operator' },
+      config: { scope: 'policy:write', role: 'operator', bodyOptional: true },
       schema: {
         tags,
         summary: 'Fit a candidate policy to the labelled score decisions',
@@ -148,10 +147,9 @@ export function policyRoutes({ store, feed }: { store: Store; feed: ChangeFeed }
     defineRoute({
       method: 'POST',
       url: '/api/v1/policies/:version/backtest',
-      preValidation: emptyIsObject,
       // A backtest reads every decision of the environment and holds its one job slot: an
       // operator's act, like a fit, not a service key's (docs/api.md, "Policies").
-      config: { scope: 'policy:read', role: 'operator' },
+      config: { scope: 'policy:read', role: 'operator', bodyOptional: true },
       schema: {
         tags,
         summary: 'Replay a policy on the stored score decisions',
@@ -181,8 +179,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: ChangeFeed }
     defineRoute({
       method: 'POST',
       url: '/api/v1/policies/:version/activate',
-      preValidation: emptyIsObject,
-      config: { scope: 'policy:write', role: 'operator' },
+      config: { scope: 'policy:write', role: 'operator', bodyOptional: true },
       schema: {
         tags,
         summary:
@@ -227,8 +224,7 @@ export function policyRoutes({ store, feed }: { store: Store; feed: ChangeFeed }
     defineRoute({
       method: 'POST',
       url: '/api/v1/policies/:version/shadow',
-      preValidation: emptyIsObject,
-      config: { scope: 'policy:write', role: 'operator' },
+      config: { scope: 'policy:write', role: 'operator', bodyOptional: true },
       schema: {
         tags,
         summary: 'Score every request with this policy too, stored and never returned',

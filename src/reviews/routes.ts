@@ -137,7 +137,7 @@ export function reviewRoutes({ store, feed, reviewListOpen, chargeLabel }: Revie
     defineRoute({
       method: 'POST',
       url: '/api/v1/reviews/next',
-      config: { scope: 'reviews:write', role: 'operator', operationId: 'claimNextReview' },
+      config: { scope: 'reviews:write', role: 'operator', operationId: 'claimNextReview', bodyOptional: true },
       schema: {
         tags: ['reviews'],
         summary: 'Claim the open review due first, of those the filters keep (204 when none is open)',
@@ -145,9 +145,6 @@ export function reviewRoutes({ store, feed, reviewListOpen, chargeLabel }: Revie
           'Optional body `{"outcome", "entity_id"}`: the queue filters of GET /api/v1/reviews. 204 means no review is left to claim; 503 with Retry-After means every one this call tried went to other reviewers first (ask again). Requires the `reviews:write` scope and role operator or admin (an API key must have been issued with it).',
         body: NextBody,
         response: { 200: ReviewSchema, 204: NoContent, ...problemResponses(503), ...problems },
-      },
-      preValidation: async (request) => {
-        request.body ??= {};
       },
       handler: async (request, reply) => {
         const v = viewer(request.principal);

@@ -169,16 +169,13 @@ export function ruleTestRoutes({ store, policies }: { store: Store; policies: Po
     defineRoute({
       method: 'POST',
       url: '/api/v1/rules/:id/test',
-      config: { scope: 'rules:read', operationId: 'testStoredRule' },
+      config: { scope: 'rules:read', operationId: 'testStoredRule', bodyOptional: true },
       schema: {
         tags,
         summary: "Test a stored rule's current version on the stored score decisions of a window",
         params: IdParams,
         body: SavedTestBody,
         response: responses,
-      },
-      preValidation: async (request) => {
-        request.body ??= {};
       },
       handler: async (request, reply) => {
         const environment = request.principal.environment;

@@ -9,7 +9,7 @@ interface Operation {
   operationId?: string;
   summary?: string;
   security?: Record<string, string[]>[];
-  requestBody?: { content: Record<string, { example?: unknown; schema?: unknown }> };
+  requestBody?: { required?: boolean; content: Record<string, { example?: unknown; schema?: unknown }> };
   responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
 }
 interface Doc {
@@ -84,6 +84,32 @@ describe('OpenAPI document', () => {
       for (const [type, media] of Object.entries(op.requestBody?.content ?? {}))
         assert.ok(media.example !== undefined, `${name} ${type} has no example`);
     }
+  });
+
+  test('a body that may be left out (read as {}) is documented optional; every other body is required', async () => {
+    const optional = operations(doc)
+      .filter(({ op }) => op.requestBody && op.requestBody.required !== true)
+      .map(({ name }) => name)
+      .sort();
+    assert.deepEqual(optional, [
+      'POST /api/v1/changes/{id}/approve',
+      'POST /api/v1/changes/{id}/reject',
+      'POST /api/v1/keys/{key_id}/rotate',
+      'POST /api/v1/policies/fit',
+      'POST /api/v1/policies/{version}/activate',
+      'POST /api/v1/policies/{version}/backtest',
+      'POST /api/v1/policies/{version}/shadow',
+      'POST /api/v1/reviews/next',
+      'POST /api/v1/rules/{id}/test',
+    ]);
+    // and the service takes them without one: a claim of the next review with no body at all
+    const token = await ctx!.token(['reviews:read', 'reviews:write'], 'operator');
+    const res = await ctx!.inject({
+      method: 'POST',
+      url: '/api/v1/reviews/next',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(res.statusCode, 204, res.body);
   });
 
   test('OAuth2 client credentials and the X-API-Key header, each with its scope on every protected operation', () => {
