@@ -73,8 +73,11 @@ describeInBrowser('three people at the desk, end to end in chromium', (suite) =>
   });
 
   test('an admin turns four eyes on for rules in the settings', async () => {
+    // the page asks the service whether it has single sign-on; the answer is read before the check
+    const asked = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/auth/sso');
     await page.goto(`${server.base}/console`);
     await page.getByLabel('E-mail').waitFor();
+    await (await asked).finished();
     // this server has no single sign-on: the sign-in page does not offer it
     assert.equal(await page.getByRole('link', { name: 'Sign in with SSO' }).count(), 0);
     await signInWithPassword(page, server.base, people.ada, '/changes');
