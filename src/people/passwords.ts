@@ -30,11 +30,38 @@ export async function hashPassword(password: string, cost: number): Promise<stri
   return ['scrypt', o.N, o.r, o.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
-/** Whether a stored hash was made with less work than `cost` asks for (it is made again at sign-in). */
+/** Whether a stored hash was made at another cost than `cost` (it is made again at the next sign-in). */
 export function needsRehash(stored: string, cost: number): boolean {
   const [kind, n, r, p] = stored.split('$');
   const o = params(cost);
-  return kind !== 'scrypt' || Number(n) < o.N || Number(r) < o.r || Number(p) < o.p;
+  return kind !== 'scrypt' || Number(n) !== o.N || Number(r) !== o.r || Number(p) !== o.p;
+}
+
+/**
+ * The N of each padding hash a check of a hash stored at `storedN` needs to cost what one at
+ * N = 2^cost does: the powers of two from storedN up to 2^cost, which sum with storedN to 2^cost
+ * (scrypt's time is linear in N). None for a hash at the cost or above, or a malformed one.
+ */
+export function paddingCosts(storedN: number, cost: number): number[] {
+  const target = 2 ** cost;
+  if (!Number.isInteger(storedN) || storedN <= 0 || (storedN & (storedN - 1)) !== 0) return [];
+  const out: number[] = [];
+  for (let n = storedN; n < target; n *= 2) out.push(n);
+  return out;
+}
+
+const PAD_SALT = Buffer.alloc(16);
+
+/**
+ * verifyPassword with at least the work of a hash at `cost`: a hash stored before the setting rose
+ * is checked and then padded (paddingCosts), so a known account's wrong password takes as long as
+ * an unknown address's check against dummyHash(cost), and a sign-in's time says nothing of whether
+ * the account exists, whenever its password was set.
+ */
+export async function verifyPasswordAtCost(password: string, stored: string, cost: number): Promise<boolean> {
+  const ok = await verifyPassword(password, stored);
+  for (const N of paddingCosts(Number(stored.split('$')[1]), cost)) await derive('', PAD_SALT, { N, r: 8, p: 1 });
+  return ok;
 }
 
 /** Whether `password` matches `stored`; false for a malformed stored value. Constant time in the comparison. */

@@ -12,7 +12,7 @@ import type { Database } from '../store/schema.ts';
 import { recordAudit } from '../audit-log/repository.ts';
 import { resolveActors, type Actors } from '../audit-log/actors.ts';
 import { parseActor } from '../audit-log/schemas.ts';
-import { dummyHash, hashPassword, needsRehash, verifyPassword } from './passwords.ts';
+import { dummyHash, hashPassword, needsRehash, verifyPasswordAtCost } from './passwords.ts';
 import { disableTotp } from './totp.ts';
 import {
   countFailedLogin,
@@ -185,7 +185,7 @@ export async function checkLogin(
   const row = await userByEmail(store.db, email);
   if (row && row.locked_until !== null && row.locked_until > now)
     throw new PeopleError('locked', 'Too many failed sign-ins: the account is locked for a while.', row.locked_until);
-  const ok = await verifyPassword(password, row?.password_hash ?? dummyHash(passwordCost));
+  const ok = await verifyPasswordAtCost(password, row?.password_hash ?? dummyHash(passwordCost), passwordCost);
   const second = row && ok && row.status === 'active' && row.totp_enabled_at !== null && secondFactor;
   const factor = second ? await second(row) : 'ok';
   if (factor === 'missing') throw new PeopleError('second_factor_required', 'This account needs its second factor.');

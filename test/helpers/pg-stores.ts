@@ -166,7 +166,7 @@ async function dropLeftovers(claim: Claim): Promise<void> {
  * sources are dropped then (a copy from one being dropped waits, then fails; copyTemplate rebuilds).
  */
 async function built(claim: Claim): Promise<string> {
-  const name = `${claim.templates}${migrationsHash()}`;
+  const name = `${claim.templates}${SOURCES_HASH}`;
   const c = new pg.Client({ connectionString: claim.shared });
   c.on('error', () => {});
   await c.connect();
@@ -219,3 +219,9 @@ function migrationsHash(): string {
   }
   return hash.digest('hex').slice(0, 12);
 }
+
+/**
+ * Read once, as this process loads (with the migrations it will run): a migration edited later
+ * names a template this process never builds from its older code.
+ */
+const SOURCES_HASH = migrationsHash();

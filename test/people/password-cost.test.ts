@@ -5,7 +5,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachBackend } from '../helpers/app.ts';
 import { person } from '../helpers/people.ts';
-import { dummyHash, hashPassword, needsRehash, verifyPassword } from '../../src/people/passwords.ts';
+import {
+  dummyHash,
+  hashPassword,
+  needsRehash,
+  paddingCosts,
+  verifyPassword,
+  verifyPasswordAtCost,
+} from '../../src/people/passwords.ts';
 import { checkLogin } from '../../src/people/service.ts';
 import { loadConfig } from '../../src/config/env.ts';
 
@@ -24,8 +31,22 @@ test('a hash names N = 2^cost, r = 8, p = 1, verifies its password only, and ask
   assert.equal(needsRehash(stored, 15), false);
   assert.equal(needsRehash(stored, 16), true);
   assert.equal(needsRehash('bcrypt$whatever', 15), true);
+  // a lowered setting rehashes downward too, so every check costs the same again
+  assert.equal(needsRehash(await hashPassword('correct horse battery', 16), 15), true);
   assert.equal(await verifyPassword('', dummyHash(15)), false);
   assert.match(dummyHash(16), /^scrypt\$65536\$8\$1\$/);
+});
+
+test('a check of a hash stored at a lower cost is padded to the work of one at the current cost', async () => {
+  // unknown e-mail: one hash at 2^17; known, stored at 2^15: 2^15 + 2^15 + 2^16 = 2^17
+  assert.deepEqual(paddingCosts(2 ** 15, 17), [2 ** 15, 2 ** 16]);
+  assert.equal(2 ** 15 + paddingCosts(2 ** 15, 17).reduce((a, b) => a + b, 0), 2 ** 17);
+  assert.deepEqual(paddingCosts(2 ** 17, 17), []);
+  assert.deepEqual(paddingCosts(2 ** 18, 17), []);
+  for (const bad of [NaN, 0, -4, 3 * 2 ** 14]) assert.deepEqual(paddingCosts(bad, 17), []);
+  const stored = await hashPassword('correct horse battery', 15);
+  assert.equal(await verifyPasswordAtCost('correct horse battery', stored, 16), true);
+  assert.equal(await verifyPasswordAtCost('wrong horse battery', stored, 16), false);
 });
 
 describeEachBackend(
