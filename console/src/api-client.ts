@@ -72,11 +72,5 @@ export const vouch = {
   DELETE: call('delete'),
 };
 
-/**
- * The init of a POST sent without a body where the API takes an optional one that the OpenAPI
- * document marks required (POST /api/v1/reviews/next: no filters). No body and no Content-Type go out.
- */
-export const noBody = { body: undefined as never };
-
 /** The init of a POST the console has always sent `{}` where the document takes no body (sent as before). */
 export const emptyBody = { body: {} as never };

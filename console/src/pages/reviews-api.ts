@@ -1,6 +1,6 @@
 // The review queue's API (docs/api.md, "Reviews") as the console calls it, with its shapes taken
 // from the SDK's generated types. The navigation's count: reviews-nav.tsx.
-import { noBody, vouch } from '../api-client.ts';
+import { vouch } from '../api-client.ts';
 import type { components, operations } from '../../../sdk/src/schema.d.ts';
 
 export type Review = components['schemas']['Review'];
@@ -21,7 +21,7 @@ export const reviewsApi = {
   get: (id: string) => vouch.GET('/api/v1/reviews/{id}', review(id)),
   stats: () => vouch.GET('/api/v1/reviews/stats'),
   /** the review claimed, or undefined when none is open (204); no filters are sent */
-  next: () => vouch.POST('/api/v1/reviews/next', noBody),
+  next: () => vouch.POST('/api/v1/reviews/next'),
   claim: (id: string) => vouch.POST('/api/v1/reviews/{id}/claim', review(id)),
   release: (id: string) => vouch.POST('/api/v1/reviews/{id}/release', review(id)),
   day: (days = 30) => vouch.GET('/api/v1/desk/day', { params: { query: { days } } }),
