@@ -4,10 +4,11 @@
 // (docs/api.md, "Erasure"). Each function takes the executor, the store or the caller's
 // transaction, so the callers' transactions are unchanged; reads over many decisions are in
 // decision-history-repository.ts and decision-stats-repository.ts.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import { insertRows, type RowGroup } from '../store/row-inserts.ts';
+import { likeEscaped } from '../store/like.ts';
 
 type Db = Kysely<Database>;
 
@@ -164,7 +165,7 @@ export function decisionResultsLike(trx: Db, env: Environment, pattern: string) 
     .selectFrom('decisions')
     .select(['id', 'result as text'])
     .where('environment', '=', env)
-    .where(sql<boolean>`result like ${pattern} escape '\\'`)
+    .where(likeEscaped('result', pattern))
     .execute();
 }
 
@@ -178,7 +179,7 @@ export function decisionLabelNotesLike(trx: Db, env: Environment, pattern: strin
     .selectFrom('decisions')
     .select(['id', 'label_note'])
     .where('environment', '=', env)
-    .where(sql<boolean>`label_note like ${pattern} escape '\\'`)
+    .where(likeEscaped('label_note', pattern))
     .execute();
 }
 
@@ -195,9 +196,7 @@ export function decisionRuleColumnsLike(trx: Db, env: Environment, pattern: stri
     .selectFrom('decisions')
     .select(['id', 'rules', 'shadow_rules', 'rule_inputs'])
     .where('environment', '=', env)
-    .where((eb) =>
-      eb.or(DECISION_RULE_COLUMNS.map((column) => sql<boolean>`${sql.ref(column)} like ${pattern} escape '\\'`)),
-    )
+    .where((eb) => eb.or(DECISION_RULE_COLUMNS.map((column) => likeEscaped(column, pattern))))
     .execute();
 }
 

@@ -8,6 +8,7 @@ import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import { PUBLISH_EVENT_TYPES } from '../store/migrations/020_network_incremental.ts';
+import { likeEscaped } from '../store/like.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -43,7 +44,7 @@ export function eventsLike(trx: Db, environment: Environment, pattern: string) {
     .selectFrom('events')
     .select(['client_id', 'event_id', 'payload as text'])
     .where('environment', '=', environment)
-    .where(sql<boolean>`payload like ${pattern} escape '\\'`)
+    .where(likeEscaped('payload', pattern))
     .execute();
 }
 

@@ -3,12 +3,13 @@
 // the caller's environment and, unless it is an admin, to its client: another client's review
 // does not exist for it. The page's read joins decisions, users and clients for what a record
 // shows and names, so it stays one query.
-import { sql, type Kysely, type SelectQueryBuilder, type Transaction } from 'kysely';
+import type { Kysely, SelectQueryBuilder, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment, Principal } from '../lib/principal.ts';
 import { ownerFilter } from '../http/route.ts';
 import { replaceToken } from '../trust/erasure-text.ts';
 import { CLAIM_LAPSE_MS, type ReviewJoined, type ReviewStatus } from './schemas.ts';
+import { containsPattern, likeEscaped } from '../store/like.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type Query = SelectQueryBuilder<Database, 'reviews' | 'decisions', ReviewJoined>;
@@ -270,12 +271,12 @@ export async function eraseFromReviews(
     .where('environment', '=', env)
     .where('entity_id', '=', id)
     .execute();
-  const pattern = `%${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const pattern = containsPattern(id);
   const notes = await trx
     .selectFrom('reviews')
     .select(['id', 'note'])
     .where('environment', '=', env)
-    .where(sql<boolean>`note like ${pattern} escape '\\'`)
+    .where(likeEscaped('note', pattern))
     .execute();
   for (const row of notes) {
     const note = replaceToken(row.note ?? '', id, digest);

@@ -24,6 +24,7 @@ import {
   counterpartyRowsNaming,
   deleteCounterpartyRowsNaming,
 } from '../entities/aggregate-repository.ts';
+import { containsPattern } from '../store/like.ts';
 
 const CHUNK = 200;
 
@@ -51,7 +52,7 @@ export async function scrubLabelNotes(
   id: string,
   digest: string,
 ): Promise<void> {
-  const pattern = `%${id.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const pattern = containsPattern(id);
   const rows = await decisionLabelNotesLike(trx, env, pattern);
   for (const row of rows) {
     const note = replaceToken(row.label_note ?? '', id, digest);

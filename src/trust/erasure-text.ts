@@ -1,5 +1,6 @@
 // Text and JSON rewriting for erasure (docs/api.md, "Erasure"): the id replaced by its digest
 // wherever a stored value names it, exactly (JSON strings) or as a whole token (free text).
+import { containsPattern } from '../store/like.ts';
 
 /** Every string equal to `from`, anywhere in a JSON value, replaced by `to`. */
 export function replaceDeep(value: unknown, from: string, to: string): unknown {
@@ -34,5 +35,5 @@ export function replaceTokensDeep(value: unknown, from: string, to: string): unk
 
 /** A LIKE pattern matching text that contains the id as a JSON string (escape character `\`). */
 export function containsJsonString(id: string): string {
-  return `%${JSON.stringify(id).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return containsPattern(JSON.stringify(id));
 }

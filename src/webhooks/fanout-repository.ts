@@ -1,9 +1,10 @@
 // The webhook_fanouts table's reads and writes (issue 41 item 1, one owner per table): fanout.ts
 // keeps the planning and the expansion's slices and calls these. Each takes the executor: a Kysely
 // instance or a transaction; a claim's candidates come back unexecuted, for store/claims.ts to lock.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
+import { likeEscaped } from '../store/like.ts';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -89,9 +90,7 @@ export async function fanoutsLike(trx: Db, environment: Environment, pattern: st
     .selectFrom('webhook_fanouts')
     .select(['id', 'facts', 'plan'])
     .where('environment', '=', environment)
-    .where((eb) =>
-      eb.or([sql<boolean>`facts like ${pattern} escape '\\'`, sql<boolean>`plan like ${pattern} escape '\\'`]),
-    )
+    .where((eb) => eb.or([likeEscaped('facts', pattern), likeEscaped('plan', pattern)]))
     .execute();
 }
 

@@ -2,7 +2,7 @@
 // (enqueueWebhookEvent, called inside the transaction of the fact it announces; writeEvents for
 // the fan-out worker). Deliveries, their attempts and the delivery log are delivery-repository.ts's,
 // fan-out rows fanout-repository.ts's (issue 41 item 1, one owner per table).
-import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { WebhooksTable } from '../store/schema-webhooks.ts';
 import type { Store } from '../store/db.ts';
@@ -12,6 +12,7 @@ import { newId } from '../lib/ids.ts';
 import { pageOf, type Page } from '../lib/pagination.ts';
 import type { Environment } from '../lib/principal.ts';
 import { PreparedQuery } from '../store/prepared.ts';
+import { likeEscaped } from '../store/like.ts';
 
 export const WEBHOOK_EVENT_TYPES = [
   'decision.high_risk',
@@ -278,7 +279,7 @@ export function webhookEventsLike(db: Db, environment: Environment, pattern: str
     .selectFrom('webhook_events')
     .select(['id', 'data as text'])
     .where('environment', '=', environment)
-    .where(sql<boolean>`data like ${pattern} escape '\\'`)
+    .where(likeEscaped('data', pattern))
     .execute();
 }
 
