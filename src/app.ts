@@ -14,6 +14,7 @@ import { LeveledRequestLog, observability, requestId } from './http/observabilit
 import { swaggerPlugin, swaggerUiPlugin } from './http/docs.ts';
 import { asRouteOptions } from './http/route.ts';
 import { acceptFormsOnOauthRoutes, refuseEncodedBodies } from './http/form-body.ts';
+import './actor-directory.ts';
 import { routeTable } from './routes.ts';
 import { startServices } from './app-services.ts';
 import { BackgroundServices } from './lib/background.ts';

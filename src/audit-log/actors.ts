@@ -2,11 +2,35 @@
 // principal's id only (a rule's `updated_by`, a list entry's `added_by`, a policy's
 // `activated_by`, …), and a read answers it as an actor `{type, id, name}` resolved here, at read
 // time, so a renamed person or key shows their current name (docs/decisions.md, 2026-11-29).
-// One query per table for a whole page of ids, never one per record.
+// One query per table for a whole page of ids, never one per record. The tables that hold names
+// (clients, API keys, users) belong to features above the audit log; their owners' lookups are
+// handed in once by the composition root (src/actor-directory.ts), see docs/architecture.md.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Actor } from '../lib/principal.ts';
 import { chunks } from '../store/chunks.ts';
+
+/** One table's names: the ids of `ids` it holds, each with its name (at most a chunk of ids: store/chunks.ts). */
+export interface NameSource {
+  type: Actor['type'];
+  namesIn(db: Kysely<Database>, ids: readonly string[]): Promise<{ id: string; name: string }[]>;
+}
+
+let directory: readonly NameSource[] | undefined;
+
+/**
+ * The name sources, read in this order (a later source's name wins for an id two of them hold).
+ * Set once per process by the composition root; the sources are pure lookups over the `db` each
+ * call passes, so every app and store of a process shares them.
+ */
+export function useActorNames(sources: readonly NameSource[]): void {
+  directory = sources;
+}
+
+function nameSources(): readonly NameSource[] {
+  if (!directory) throw new Error('actor names are not wired: import src/actor-directory.ts in the entry point');
+  return directory;
+}
 
 /** What the command line records as its principal (auditor.ts cliActor); the account is not kept. */
 const CLI_ACTOR_ID = 'cli';
@@ -32,12 +56,10 @@ export async function resolveActors(
   // In turn, not at once: `db` may be a transaction, which holds one connection. A page's ids are
   // few distinct principals, so one slice is the usual case.
   for (const slice of chunks(rest)) {
-    const clients = await db.selectFrom('clients').select(['id', 'name']).where('id', 'in', slice).execute();
-    const keys = await db.selectFrom('api_keys').select(['id', 'name']).where('id', 'in', slice).execute();
-    const users = await db.selectFrom('users').select(['id', 'name']).where('id', 'in', slice).execute();
-    for (const c of clients) actors.set(c.id, { type: 'client', id: c.id, name: c.name });
-    for (const k of keys) actors.set(k.id, { type: 'client', id: k.id, name: k.name });
-    for (const u of users) actors.set(u.id, { type: 'user', id: u.id, name: u.name });
+    for (const source of nameSources()) {
+      for (const row of await source.namesIn(db, slice))
+        actors.set(row.id, { type: source.type, id: row.id, name: row.name });
+    }
   }
   for (const id of rest) if (!actors.has(id)) actors.set(id, unknownActor(id));
   return actors;
@@ -56,26 +78,4 @@ export async function resolveActor(db: Kysely<Database>, id: string): Promise<Ac
 export async function resolveActor(db: Kysely<Database>, id: string | null | undefined): Promise<Actor | null>;
 export async function resolveActor(db: Kysely<Database>, id: string | null | undefined): Promise<Actor | null> {
   return actorIn(await resolveActors(db, [id]), id);
-}
-
-/**
- * The principal id the newest entry of `action` on `target` names: read back inside the change's
- * own transaction right after its entry is written, it is who made the change, whichever way it
- * came (a request, an approval on behalf of its requester, the command line), so a record keeps the
- * same actor its audit entry does. Undefined when the change wrote no entry.
- */
-export async function auditedActorId(
-  db: Kysely<Database>,
-  action: string,
-  target: string,
-): Promise<string | undefined> {
-  const entry = await db
-    .selectFrom('audit_log')
-    .select('actor_id')
-    .where('action', '=', action)
-    .where('target', '=', target)
-    .orderBy('seq', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return entry?.actor_id;
 }

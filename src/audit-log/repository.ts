@@ -98,3 +98,25 @@ export function auditEntries(db: Kysely<Database>, filter: AuditFilter, limit: n
   if (beforeSeq !== undefined) q = q.where('seq', '<', beforeSeq);
   return q.execute();
 }
+
+/**
+ * The principal id the newest entry of `action` on `target` names: read back inside the change's
+ * own transaction right after its entry is written, it is who made the change, whichever way it
+ * came (a request, an approval on behalf of its requester, the command line), so a record keeps the
+ * same actor its audit entry does. Undefined when the change wrote no entry.
+ */
+export async function auditedActorId(
+  db: Kysely<Database>,
+  action: string,
+  target: string,
+): Promise<string | undefined> {
+  const entry = await db
+    .selectFrom('audit_log')
+    .select('actor_id')
+    .where('action', '=', action)
+    .where('target', '=', target)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return entry?.actor_id;
+}

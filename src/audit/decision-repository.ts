@@ -1,10 +1,11 @@
 // The `decisions` table's owner for its writes and single reads (issue 41, "one owner per table"):
 // the group commit's insert (decisions.ts), a claim's answer, one decision as a caller may see it,
 // the three label writers (labels.ts: api > event > review) and what an erasure rewrites
-// (docs/api.md, "Erasure"). Each function takes the executor, the store or the caller's
-// transaction, so the callers' transactions are unchanged; reads over many decisions are in
-// decision-history-repository.ts and decision-stats-repository.ts.
-import type { Kysely, Transaction } from 'kysely';
+// (docs/api.md, "Erasure"), and the shared score cache's read of one decision (scoreAnswerSql).
+// Each function takes the executor, the store or the caller's transaction, so the callers'
+// transactions are unchanged; reads over many decisions are in decision-history-repository.ts and
+// decision-stats-repository.ts.
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';
 import { insertRows, type RowGroup } from '../store/row-inserts.ts';
@@ -75,6 +76,31 @@ export function visibleDecision(db: Db, id: string, environment: string, owner: 
   let q = db.selectFrom('decisions').selectAll().where('id', '=', id).where('environment', '=', environment);
   if (owner !== undefined) q = q.where('owner_client_id', '=', owner);
   return q.executeTakeFirst();
+}
+
+/** What the shared score cache checks of a stored decision before adopting it (trust/answer-cache.ts). */
+export interface ScoreAnswerRow {
+  principal_id: string;
+  cache_key: string | null;
+  cache_state: string | null;
+  result: string;
+}
+
+/**
+ * The score decision `id` of `env` with, in the same statement, the store state its answer must
+ * still match: `state` is the entity tables' owner's columns and joins for that read
+ * (entities/profile-repository.ts stateFragments), handed in by the caller. The arguments are
+ * placeholders of a statement compiled once (store/prepared.ts).
+ */
+export function scoreAnswerSql<S>(
+  env: unknown,
+  id: unknown,
+  state: { columns: RawBuilder<S>; joins: RawBuilder<unknown> },
+): RawBuilder<ScoreAnswerRow & S> {
+  return sql<ScoreAnswerRow & S>`
+        select d.principal_id, d.cache_key, d.cache_state, d.result, ${state.columns}
+        from decisions d ${state.joins}
+        where d.id = ${id} and d.kind = 'score' and d.environment = ${env}`;
 }
 
 /** The decision `id`, which the caller knows exists (a review's). */

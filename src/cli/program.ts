@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import '../actor-directory.ts';
 import { loadConfig, type Config } from '../config/env.ts';
 import { listClients } from '../auth/clients.ts';
 import { SCOPES, ENVIRONMENTS, type Environment } from '../lib/principal.ts';

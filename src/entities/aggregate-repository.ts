@@ -4,8 +4,8 @@
 // writes them back (trust/aggregate-state.ts), the entity route reads the volumes, erasure deletes
 // an entity's and renames the counterparty rows naming it. Each function takes the executor, a
 // Kysely instance or the caller's transaction, so the callers' transactions are unchanged. The
-// SQLite direct path's prepared statements (trust/ingest-direct.ts) and the profile's prepared
-// reads (trust/profile.ts, trust/profile-cache.ts) keep their compiled shapes where they are.
+// SQLite direct path's prepared statements (trust/ingest-direct.ts) keep their compiled shapes
+// where they are; the profile's reads are built by entities/profile-repository.ts.
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import type { Database, EntityCurrencyTable } from '../store/schema.ts';
 import type { Environment } from '../lib/principal.ts';

@@ -192,11 +192,11 @@ export async function settleQueue(db: NetworkDb): Promise<void> {
 }
 
 /**
- * The score's read of the network, folded into the profile query (src/trust/profile.ts): the
- * matches of the active peers for the identifiers `keys` selects (rows of id_type, hash) and for
- * the entity's own id under the `entity` type (matched only with the common entity hashing on:
- * nothing is resolved under it otherwise), as one JSON array text — or null / '[]' when there are
- * none. Only the live environment takes part.
+ * The score's read of the network, folded into the profile query (src/entities/profile-repository.ts,
+ * composed by src/trust/profile.ts): the matches of the active peers for the identifiers `keys`
+ * selects (rows of id_type, hash) and for the entity's own id under the `entity` type (matched
+ * only with the common entity hashing on: nothing is resolved under it otherwise), as one JSON
+ * array text — or null / '[]' when there are none. Only the live environment takes part.
  */
 export function networkMatchesSql(
   store: Store,

@@ -40,7 +40,7 @@ export async function resealIdentity(db: NetworkDb, signingPrivate: string, oprf
 /**
  * What scores read from the network may have changed (a sync ran, a peer was changed or removed):
  * bumps the version every instance's cached scores and profiles are checked against
- * (src/trust/profile.ts), in whichever process made the change — the API's or the CLI's.
+ * (src/entities/profile-repository.ts), in whichever process made the change — the API's or the CLI's.
  */
 export async function announceNetworkChange(db: NetworkDb): Promise<void> {
   await db
@@ -191,6 +191,6 @@ export async function publishedPage(
 
 /**
  * What scores read from the network changes with this number (bumped at every sync and peer
- * change): a cached score checks it with the store's versions (src/trust/profile.ts).
+ * change): a cached score checks it with the store's versions (src/entities/profile-repository.ts).
  */
 export const networkVersionSql = sql`(select max(ni.state_version) from network_identity ni)`;

@@ -15,7 +15,7 @@ import { pageOf, type Page } from '../lib/pagination.ts';
 import { Conflict, NotFound } from '../lib/domain-errors.ts';
 import { ENVIRONMENTS, type Environment } from '../lib/principal.ts';
 import type { Auditor } from '../audit-log/auditor.ts';
-import { auditedActorId } from '../audit-log/actors.ts';
+import { auditedActorId } from '../audit-log/repository.ts';
 import { namePolicies, namePolicy, type PolicyActors } from './policy-actors.ts';
 
 type PolicyStatus = 'active' | 'shadow' | 'candidate' | 'retired';

@@ -10,7 +10,6 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Store } from '../store/db.ts';
 import type { Environment } from '../lib/principal.ts';
-import { chunks } from '../store/chunks.ts';
 import { ruleStatsOff } from '../rules/stats-thread.ts';
 import type { DeskDay } from './desk-schemas.ts';
 import { assembleDays, topRules, type DecisionGroup } from './desk-figures.ts';
@@ -24,9 +23,7 @@ import {
   type MedianGroup,
   type ReviewWindow,
 } from './review-stats-repository.ts';
-import { userNamesIn } from '../people/repository.ts';
-import { clientNamesIn } from '../auth/client-repository.ts';
-import { keyNamesIn } from '../keys/repository.ts';
+import { actorIn, resolveActors } from '../audit-log/actors.ts';
 
 const DAY_MS = 86_400_000;
 const MAX_ANALYSTS = 100;
@@ -116,20 +113,6 @@ async function backlogNow(db: Db, w: Window) {
   return { open: num(row?.open), overdue: num(row?.overdue) };
 }
 
-/**
- * Who a principal id is: a person (users) by name, else a machine client or API key by its name. The
- * people repository reads users one by one; this reads the analysts' names in one query per table.
- */
-async function principalNames(db: Db, ids: string[]): Promise<Map<string, { name: string; type: 'user' | 'client' }>> {
-  const out = new Map<string, { name: string; type: 'user' | 'client' }>();
-  for (const part of chunks(ids)) {
-    for (const u of await userNamesIn(db, part)) out.set(u.id, { name: u.name, type: 'user' });
-    for (const c of await clientNamesIn(db, part)) if (!out.has(c.id)) out.set(c.id, { name: c.name, type: 'client' });
-    for (const k of await keyNamesIn(db, part)) if (!out.has(k.id)) out.set(k.id, { name: k.name, type: 'client' });
-  }
-  return out;
-}
-
 /** The desk's day over the last `days` UTC days (today included); `owner` undefined: every client's. */
 export async function deskDay(
   store: Store,
@@ -150,9 +133,9 @@ export async function deskDay(
   const medians = await medianMinutes(db, w, 'day');
   const overall = (await medianMinutes(db, w, 'all')).get('0') ?? null;
   const analysts = await analystResolutions(db, w, MAX_ANALYSTS);
-  const names = await principalNames(
+  const names = await resolveActors(
     db,
-    analysts.map((a) => a.resolved_by!),
+    analysts.map((a) => a.resolved_by),
   );
   const analystMedians = await medianMinutes(db, w, 'analyst');
   const stats = await rules;
@@ -173,10 +156,11 @@ export async function deskDay(
     analysts: analysts.map((a) => {
       const id = a.resolved_by!;
       const checked = num(a.checked);
+      const { name, type } = actorIn(names, id);
       return {
         id,
-        name: names.get(id)?.name ?? id,
-        type: names.get(id)?.type ?? 'client',
+        name,
+        type,
         resolved: num(a.resolved),
         median_minutes: analystMedians.get(id) ?? null,
         checked,

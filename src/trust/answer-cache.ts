@@ -1,12 +1,13 @@
 // The scores already answered, looked up before a score is computed and remembered after: this
 // instance's cache (cache.ts) and, when configured, the pointer other instances share in Redis.
 // An entry answers only while the store state it was computed from is still current (cache.ts).
-import { sql } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Store } from '../store/db.ts';
 import type { Environment, Principal } from '../lib/principal.ts';
 import { PreparedQuery } from '../store/prepared.ts';
-import { currentState, STATE_COLUMNS, stateJoins, stateOf } from './profile.ts';
+import { currentState, networkParts, stateOf } from './profile.ts';
+import { stateFragments, type StateRow } from '../entities/profile-repository.ts';
+import { scoreAnswerSql, type ScoreAnswerRow } from '../audit/decision-repository.ts';
 import { ScoreCache, type CachedScore } from './cache.ts';
 import type { ScoreResponse } from './schemas.ts';
 import type { LinkedIdentifier } from '../model/types.ts';
@@ -15,15 +16,8 @@ type StoredScore = Omit<ScoreResponse, 'cached'>;
 
 const DECISION_ID = /^dec_[0-9A-Z]{26}$/;
 
-interface SharedRow {
-  principal_id: string;
-  cache_key: string | null;
-  cache_state: string | null;
-  result: string;
-  version: number | null;
-  linked_version: number | string | null;
-  net_version: number | string | null;
-}
+/** The stored decision and, read with it, the store's current state (see LoadedProfile.state). */
+type SharedRow = ScoreAnswerRow & StateRow;
 
 /** What one score request is looked up by: the caller, the entity and the identifiers its state covers. */
 export interface AnswerLookup {
@@ -134,10 +128,7 @@ export class AnswerCache {
     if (!query) {
       const db = this.store.db;
       query = new PreparedQuery(db as never, 3 + 2 * linked.length, (_db, env, id, entity, ...pairs) =>
-        sql<SharedRow>`
-        select d.principal_id, d.cache_key, d.cache_state, d.result, ${STATE_COLUMNS}
-        from decisions d ${stateJoins(env, entity, pairs)}
-        where d.id = ${id} and d.kind = 'score' and d.environment = ${env}`.compile(db),
+        scoreAnswerSql(env, id, stateFragments(networkParts(this.store), env, entity, pairs)).compile(db),
       );
       this.sharedQueries.set(linked.length, query);
     }

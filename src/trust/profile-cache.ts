@@ -19,7 +19,6 @@
 // A request that names identifiers of its own reads the store (the row sums over them too). The
 // counterparty's trade count is the one figure that depends on the request: on SQLite a different
 // counterparty costs one primary-key read.
-import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Store } from '../store/db.ts';
 import { PreparedQuery } from '../store/prepared.ts';
@@ -27,18 +26,17 @@ import type { Environment } from '../lib/principal.ts';
 import type { Ring } from '../model/ring.ts';
 import { BUCKET_MS } from './apply-event.ts';
 import {
-  counterpartyTradesSql,
   loadProfile,
+  networkParts,
   profileFromRow,
   readProfileRow,
   readRing,
-  STATE_COLUMNS,
-  stateJoins,
   stateOf,
   type LoadedProfile,
   type ProfileQuery,
   type ProfileRow,
 } from './profile.ts';
+import { counterpartyTradesSql, stateAndCounterpartySql } from '../entities/profile-repository.ts';
 
 /**
  * Entries kept per process: ≈ 0.9 KB each with its key and slot (bench/profile-cache-memory.ts),
@@ -156,7 +154,7 @@ async function counterpartyTrades(
   let query = counterpartyQueries.get(store);
   if (!query) {
     query = new PreparedQuery(store.db as never, 3, (_db, env, id, counterparty) =>
-      sql<{ trades: number }>`${counterpartyTradesSql(env, id, counterparty)}`.compile(store.db),
+      counterpartyTradesSql(env, id, counterparty).compile(store.db),
     );
     counterpartyQueries.set(store, query);
   }
@@ -184,9 +182,7 @@ async function readCheck(
   let query = checkQueries.get(store);
   if (!query) {
     query = new PreparedQuery(store.db as never, 3, (_db, env, id, counterparty) =>
-      sql<CheckRow>`
-      select ${STATE_COLUMNS}, (${counterpartyTradesSql(env, id, counterparty)}) as counterparty_trades
-      from (select 1 as one) q ${stateJoins(env, id, [])}`.compile(store.db),
+      stateAndCounterpartySql(networkParts(store), env, id, counterparty).compile(store.db),
     );
     checkQueries.set(store, query);
   }

@@ -1,8 +1,7 @@
 // Loads everything the model needs about one entity in a single round trip: the aggregates, the
-// currency statistics, velocity buckets, the counterparty count and flagged neighbours. Neighbours
-// are counted from identifier_stats, one row per identifier, so an identifier shared by twenty
-// thousand entities costs what one shared by two does.
-import { sql } from 'kysely';
+// currency statistics, velocity buckets, the counterparty count and flagged neighbours. The
+// statements are their tables' owners' (entities/profile-repository.ts, with the network's parts
+// from network/); this file composes them, compiles each once per store and shape, and maps the row.
 import type { Store } from '../store/db.ts';
 import { PreparedQuery } from '../store/prepared.ts';
 import type { DecayedCounts, EntityProfile, LinkedIdentifier } from '../model/types.ts';
@@ -14,46 +13,15 @@ import { networkVersionSql } from '../network/publication-repository.ts';
 import { readNeighbourhood, SCORE_CAPS } from '../rings/read.ts';
 import { walkRing } from '../rings/graph.ts';
 import type { Ring } from '../model/ring.ts';
+import {
+  profileSql,
+  stateSql,
+  type NetworkParts,
+  type ProfileRow,
+  type StateRow,
+} from '../entities/profile-repository.ts';
 
-export interface ProfileRow {
-  version: number | null;
-  first_seen_at: number | null;
-  last_event_at: number | null;
-  trades_completed: number | null;
-  trades_cancelled: number | null;
-  disputes_opened: number | null;
-  disputes_won: number | null;
-  disputes_lost: number | null;
-  chargebacks: number | null;
-  fraud_reports: number | null;
-  blocklisted: number | null;
-  decay_at: number | null;
-  d_trades_completed: number | null;
-  d_trades_cancelled: number | null;
-  d_disputes_lost: number | null;
-  d_chargebacks: number | null;
-  d_fraud_reports: number | null;
-  d_disputes_lost_fraudulent: number | null;
-  c_trades: number | null;
-  c_volume: number | null;
-  c_log_mean: number | null;
-  c_log_m2: number | null;
-  trades_hour: number | null;
-  trades_day: number | null;
-  volume_day: number | null;
-  counterparty_trades: number | null;
-  linked_flagged: number | null;
-  linked_holders: number | null;
-  last_trade_at: number | null;
-  linked_version: number | null;
-  own_identifiers: number | null;
-  disputes_lost_third_party_payment: number | null;
-  disputes_lost_fake_proof: number | null;
-  disputes_lost_underpayment: number | null;
-  disputes_lost_no_payment: number | null;
-  network: string | null;
-  net_version: number | string | null;
-}
+export type { ProfileRow };
 
 export interface LoadedProfile {
   profile: EntityProfile;
@@ -93,40 +61,13 @@ export const stateOf = (
 ): string => `${n(row?.version)}.${n(row?.linked_version)}.${n(row?.net_version)}`;
 
 /**
- * The identifiers a score looks at: the entity's stored ones and those the request names
- * (`pairs` are [type, hash, type, hash, ...] placeholders). UNION drops repeats. `env` is a bound
- * argument like the others, so one compiled shape serves both environments.
+ * The network's parts of the entity statements (its owner's fragments): its version, which every
+ * state check reads, and its matches, which the profile statement reads.
  */
-function identifierKeys(env: unknown, id: unknown, pairs: unknown[]) {
-  const viaRequest = Array.from(
-    { length: pairs.length / 2 },
-    (_, i) => sql`
-    union select cast(${pairs[2 * i]} as text), cast(${pairs[2 * i + 1]} as text)`,
-  );
-  return sql`select m.id_type, m.hash from identifiers m where m.environment = ${env} and m.entity_id = ${id}${sql.join(viaRequest, sql``)}`;
-}
-
-/** Flagged holders and the version sum over those identifiers: one stats row each, by primary key. */
-function linkage(env: unknown, id: unknown, pairs: unknown[]) {
-  return sql`(select coalesce(sum(s.flagged_entities), 0) as flagged, coalesce(sum(s.entities), 0) as holders, coalesce(sum(s.version), 0) as version
-      from (${identifierKeys(env, id, pairs)}) k join identifier_stats s on s.environment = ${env} and s.id_type = k.id_type and s.hash = k.hash)`;
-}
-
-/**
- * What LoadedProfile.state is read from, for a query to select and join: the entity's version (as
- * e), the version sum of the identifiers the score looks at (as l) and the network's version. The
- * state checks of cached scores (here and trust/scoring.ts) and of cached profiles
- * (trust/profile-cache.ts) all read it this way.
- */
-export const STATE_COLUMNS = sql`e.version, l.version as linked_version, ${networkVersionSql} as net_version`;
-export function stateJoins(env: unknown, id: unknown, pairs: unknown[]) {
-  return sql`left join entities e on e.environment = ${env} and e.entity_id = ${id}
-      cross join ${linkage(env, id, pairs)} l`;
-}
-
-/** The entity's completed trades with one counterparty (no row: none). */
-export const counterpartyTradesSql = (env: unknown, id: unknown, counterparty: unknown) =>
-  sql`select cp.trades from entity_counterparties cp where cp.environment = ${env} and cp.entity_id = ${id} and cp.counterparty_id = ${counterparty}`;
+export const networkParts = (store: Store): NetworkParts => ({
+  version: networkVersionSql,
+  matches: (env, keys, entityId) => networkMatchesSql(store, env, keys, entityId),
+});
 
 const profileShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], ProfileRow>>>();
 
@@ -139,24 +80,10 @@ function profileQuery(store: Store, linked: number): PreparedQuery<unknown[], Pr
     query = new PreparedQuery<unknown[], ProfileRow>(
       store.db as never,
       6 + 2 * linked,
-      (_db, env, id, currency, counterparty, hourFrom, dayFrom, ...pairs) => {
-        return sql<ProfileRow>`
-        select ${STATE_COLUMNS}, e.first_seen_at, e.last_event_at, e.trades_completed, e.trades_cancelled,
-          e.disputes_opened, e.disputes_won, e.disputes_lost, e.chargebacks, e.fraud_reports, e.blocklisted,
-          e.last_trade_at, e.decay_at, e.d_trades_completed, e.d_trades_cancelled, e.d_disputes_lost, e.d_chargebacks, e.d_fraud_reports, e.d_disputes_lost_fraudulent,
-          e.disputes_lost_third_party_payment, e.disputes_lost_fake_proof, e.disputes_lost_underpayment, e.disputes_lost_no_payment,
-          c.trades as c_trades, c.volume as c_volume, c.log_mean as c_log_mean, c.log_m2 as c_log_m2,
-          (select cast(sum(h.trades) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${hourFrom}) as trades_hour,
-          (select cast(sum(h.trades) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${dayFrom}) as trades_day,
-          (select cast(sum(h.volume) as double precision) from entity_hourly h where h.environment = ${env} and h.entity_id = ${id} and h.bucket >= ${dayFrom} and h.currency = ${currency}) as volume_day,
-          (${counterpartyTradesSql(env, id, counterparty)}) as counterparty_trades,
-          l.flagged as linked_flagged, l.holders as linked_holders,
-          (select count(*) from identifiers o where o.environment = ${env} and o.entity_id = ${id}) as own_identifiers,
-          ${networkMatchesSql(store, env, identifierKeys(env, id, pairs), id)} as network
-        from (select 1 as one) q ${stateJoins(env, id, pairs)}
-        left join entity_currency c on c.environment = ${env} and c.entity_id = ${id} and c.currency = ${currency}
-      `.compile(store.db);
-      },
+      (_db, env, id, currency, counterparty, hourFrom, dayFrom, ...pairs) =>
+        profileSql(networkParts(store), { env, id, currency, counterparty, hourFrom, dayFrom, pairs }).compile(
+          store.db,
+        ),
     );
     shapes.set(linked, query);
   }
@@ -255,7 +182,6 @@ export function profileFromRow(row: ProfileRow, q: ProfileQuery, ring: Ring | nu
   };
 }
 
-type StateRow = { version: number | null; linked_version: number | null; net_version: number | null };
 const stateShapes = new WeakMap<Store, Map<number, PreparedQuery<unknown[], StateRow>>>();
 
 /**
@@ -273,8 +199,7 @@ export async function currentState(
   let query = shapes.get(linked.length);
   if (!query) {
     query = new PreparedQuery(store.db as never, 2 + 2 * linked.length, (_db, env, id, ...pairs) =>
-      sql<StateRow>`
-      select ${STATE_COLUMNS} from (select 1 as one) q ${stateJoins(env, id, pairs)}`.compile(store.db),
+      stateSql(networkParts(store), env, id, pairs).compile(store.db),
     );
     shapes.set(linked.length, query);
   }
