@@ -8,10 +8,12 @@
 //   tsx scripts/test.ts api system       those tiers only
 //   tsx scripts/test.ts api -- <file>... those files of the tier (a quick re-run)
 //
-// VOUCH_TEST_CONCURRENCY_<UNIT|API|SYSTEM|BROWSER>=n overrides how many files of a run go at once.
+// VOUCH_TEST_CONCURRENCY_<UNIT|API|SYSTEM|BROWSER>=n overrides how many processes of a run go at
+// once; VOUCH_TEST_FILES_PER_PROCESS_<UNIT|API>=n how many files share a process (1: each its own).
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { buildTestTree, compiled } from './test-build.ts';
+import { writeGroups } from './test-groups.ts';
 import { TIERS, check, tierFiles, warnings, type Tier } from './test-tiers.ts';
 
 type Run = 'unit' | 'api' | 'system' | 'browser';
@@ -35,6 +37,22 @@ function concurrency(run: Run): number {
   return 1;
 }
 
+/**
+ * How many files share a process (scripts/test-groups.ts): the unit and api tiers' files start
+ * nothing outside their process, so they run several to a process (about 24 api groups keep four
+ * processes busy to the end with the heaviest started first); the Chromium files, one process at a
+ * time anyway, five to a process sharing one Chromium (test/console/browser.ts); the other system
+ * files start servers and CLIs with deadlines of their own, one file to a process as before.
+ */
+function filesPerProcess(run: Run): number {
+  const set = process.env[`VOUCH_TEST_FILES_PER_PROCESS_${run.toUpperCase()}`];
+  if (set && /^[1-9]\d*$/.test(set)) return Number(set);
+  if (run === 'unit') return 10;
+  if (run === 'api') return 7;
+  if (run === 'browser') return 5;
+  return 1;
+}
+
 /** The runs of a tier: the system tier's Chromium files go on their own, after the others. */
 function runsOf(tier: Tier): { run: Run; label: string; files: string[] }[] {
   if (tier !== 'system') return [{ run: tier, label: tier, files: tierFiles([tier]) }];
@@ -55,7 +73,11 @@ const TEST_TIMEOUT_MS = 300_000;
  * node's test runner on a run's files, their compiled twins in .test-dist/ (scripts/test-build.ts),
  * with source maps so a failure names the .ts line.
  */
-function nodeTest(run: Run, files: string[], env: NodeJS.ProcessEnv): Promise<number> {
+function nodeTest(run: Run, files: string[], env: NodeJS.ProcessEnv, grouped: boolean): Promise<number> {
+  const perProcess = grouped ? filesPerProcess(run) : 1;
+  const entries = perProcess > 1 ? writeGroups(run, files, perProcess) : files.map(compiled);
+  if (perProcess > 1)
+    console.log(`test: ${files.length} files in ${entries.length} processes (.test-dist/groups/${run}-*.test.js)\n`);
   const args = [
     '--enable-source-maps',
     '--test',
@@ -63,7 +85,7 @@ function nodeTest(run: Run, files: string[], env: NodeJS.ProcessEnv): Promise<nu
     '--test-force-exit',
     `--test-concurrency=${concurrency(run)}`,
     '--test-reporter=spec',
-    ...files.map(compiled),
+    ...entries,
   ];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { stdio: 'inherit', env });
@@ -105,7 +127,7 @@ async function main(argv: string[]): Promise<number> {
       const files = only ? all.filter((f) => only.some((o) => f === o || f.endsWith(o))) : all;
       // Never hand node --test an empty list: it would look for test files everywhere.
       if (files.length === 0) continue;
-      console.log(`\n── ${label}: ${files.length} files, ${concurrency(run)} at a time ──\n`);
+      console.log(`\n── ${label}: ${files.length} files, ${concurrency(run)} processes at a time ──\n`);
       // The console's browser tests build it when its build is older than its sources; built here
       // once, files running at once never rebuild it under each other's server (the build empties
       // console/dist first).
@@ -122,7 +144,8 @@ async function main(argv: string[]): Promise<number> {
       // The servers and CLIs the system tier starts run the compiled tree's cli.js, not src through tsx.
       const env = { ...process.env, VOUCH_TEST_BUILT_CLI: compiled('src/cli.ts') };
       const started = performance.now();
-      const code = await nodeTest(run, files, env);
+      // A quick re-run of named files gives each its own process, as a file runs alone.
+      const code = await nodeTest(run, files, env, only === undefined);
       results.push({ label, files: files.length, code, ms: performance.now() - started });
     }
   }

@@ -104,15 +104,26 @@ export function describeInBrowser(
     });
     body(suite);
     after(async () => {
-      await browser?.close();
+      // The suite's tabs, not the browser: the next file of the process uses it (see launch).
+      for (const context of browser?.contexts() ?? []) await context.close();
       await server?.close();
     });
   });
 }
 
+let shared: Promise<Browser> | undefined;
+
+/**
+ * One Chromium a process: the files of a group (scripts/test-groups.ts) share it, each suite in
+ * contexts of its own, and Playwright ends it when the process exits. A browser that went away
+ * (a crash) is launched again for the next suite.
+ */
 async function launch(): Promise<Browser> {
+  const current = await shared?.catch(() => undefined);
+  if (current?.isConnected()) return current;
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  shared = chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  return shared;
 }
 
 /** The desktop size every page is checked at, and the phone width. */
