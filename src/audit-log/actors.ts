@@ -41,10 +41,11 @@ const unknownActor = (id: string): Actor => ({ type: 'client', id, name: id });
 export type Actors = ReadonlyMap<string, Actor>;
 
 /**
- * The actors of every id given, one query per table (users, API keys, clients); `db` may be a
- * transaction. A deactivated user or key is still found by name; null and undefined are skipped.
+ * The actors of the ids some table holds (the name sources', and the command line's), one query
+ * per source; `db` may be a transaction. A deactivated user or key is still found by name; null
+ * and undefined are skipped, and an id no table holds is left out.
  */
-export async function resolveActors(
+export async function knownActors(
   db: Kysely<Database>,
   ids: Iterable<string | null | undefined>,
 ): Promise<Map<string, Actor>> {
@@ -52,7 +53,6 @@ export async function resolveActors(
   const actors = new Map<string, Actor>();
   if (wanted.includes(CLI_ACTOR_ID)) actors.set(CLI_ACTOR_ID, { type: 'client', id: CLI_ACTOR_ID, name: 'vouch cli' });
   const rest = wanted.filter((id) => id !== CLI_ACTOR_ID);
-  if (rest.length === 0) return actors;
   // In turn, not at once: `db` may be a transaction, which holds one connection. A page's ids are
   // few distinct principals, so one slice is the usual case.
   for (const slice of chunks(rest)) {
@@ -61,7 +61,17 @@ export async function resolveActors(
         actors.set(row.id, { type: source.type, id: row.id, name: row.name });
     }
   }
-  for (const id of rest) if (!actors.has(id)) actors.set(id, unknownActor(id));
+  return actors;
+}
+
+/** The actors of every id given (knownActors), an id no table holds named by itself. */
+export async function resolveActors(
+  db: Kysely<Database>,
+  ids: Iterable<string | null | undefined>,
+): Promise<Map<string, Actor>> {
+  const wanted = [...ids];
+  const actors = await knownActors(db, wanted);
+  for (const id of wanted) if (id && !actors.has(id)) actors.set(id, unknownActor(id));
   return actors;
 }
 

@@ -8,7 +8,7 @@ import type { Store } from '../store/db.ts';
 import { actorOf, type Actor, type Environment, type Principal } from '../lib/principal.ts';
 import { rawIdentifierInText } from '../lib/identifiers.ts';
 import { appendAudit } from './repository.ts';
-import { resolveActor } from './actors.ts';
+import { knownActors } from './actors.ts';
 
 /** What one change says about itself; before/after name the changed fields (no secrets, no raw identifiers). */
 export interface AuditNote {
@@ -47,9 +47,9 @@ export function auditorFor(store: Pick<Store, 'dialect'>, environment: Environme
 export async function namedActor(db: Kysely<Database>, principal: Principal): Promise<Actor> {
   const actor = actorOf(principal);
   if (principal.name !== undefined || principal.kind === 'user') return actor;
-  const found = await resolveActor(db, principal.id);
   // An id no table holds (a deleted client) keeps the principal's own description.
-  return found.name !== found.id ? { ...actor, name: found.name } : actor;
+  const found = (await knownActors(db, [principal.id])).get(principal.id);
+  return found ? { ...actor, name: found.name } : actor;
 }
 
 /** The auditor of a request's principal, in its environment; the name is read once, when first needed. */
