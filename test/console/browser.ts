@@ -231,15 +231,23 @@ export async function sidewaysOverflow(page: Page): Promise<number> {
 
 /**
  * The visible table headers with a word wider than the header's box, i.e. broken inside the word
- * ("Confi-dence"): headers may wrap between words only.
+ * ("Confi-dence"): headers may wrap between words only. Each run of text is measured in its own
+ * element's font (an id in a small monospace line is narrower than the header's bold label), and a
+ * run its element cuts short with an ellipsis (.trunc) cannot break, so it is left out.
  */
 export async function brokenHeaders(page: Page): Promise<string[]> {
   return page.evaluate(`[...document.querySelectorAll('th')].filter((th) => th.getClientRects().length > 0 && th.offsetParent !== null).filter((th) => {
     const style = getComputedStyle(th);
-    const ctx = document.createElement('canvas').getContext('2d');
-    ctx.font = style.font;
     const room = th.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-    return th.innerText.split(/\\s+/).some((w) => ctx.measureText(w).width > room + 1);
+    const ctx = document.createElement('canvas').getContext('2d');
+    const texts = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+      const own = getComputedStyle(node.parentElement);
+      if (own.textOverflow === 'ellipsis' && own.whiteSpace === 'nowrap') continue;
+      ctx.font = own.font;
+      if (node.textContent.split(/\\s+/).some((w) => ctx.measureText(w).width > room + 1)) return true;
+    }
+    return false;
   }).map((th) => th.innerText)`) as Promise<string[]>;
 }
 
