@@ -58,4 +58,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/readyz',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # One worker per core unless VOUCH_WORKERS or --workers says otherwise; SIGTERM drains (up to 10 s).
-CMD ["node", "--max-old-space-size=1024", "dist/cli.js", "serve"]
+CMD ["node", "--max-old-space-size=1024", "--single-threaded-gc", "dist/cli.js", "serve"]
