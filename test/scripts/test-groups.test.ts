@@ -1,3 +1,5 @@
+// How the test runner shares processes among files (scripts/test-groups.ts): balance puts every file
+// in one group, heaviest group first, with the weights spread across the groups.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
