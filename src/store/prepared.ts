@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { directOf } from './direct.ts';
+import { dialectOf, type Dialect } from './dialect.ts';
 
 interface Compilable<R> {
   compile(): CompiledQuery<R>;
@@ -12,10 +13,11 @@ interface Compilable<R> {
 const SENTINEL = '\u0000vouch-arg:';
 
 /**
- * The SQL texts of every compiled hot shape. On PostgreSQL the store runs these as named prepared
- * statements (preparesHotShapes below), so the server parses and plans each once per connection instead of per call.
+ * The SQL texts of every compiled hot shape, by the dialect they were compiled for (a process may
+ * hold stores of both). On PostgreSQL the store runs its texts as named prepared statements
+ * (preparesHotShapes below), so the server parses and plans each once per connection instead of per call.
  */
-export const PREPARED_TEXTS = new Set<string>();
+export const PREPARED_TEXTS: Readonly<Record<Dialect, Set<string>>> = { sqlite: new Set(), postgres: new Set() };
 
 /**
  * `build` receives placeholder arguments and returns a query; every parameter of the compiled
@@ -41,7 +43,7 @@ export class PreparedQuery<A extends unknown[], R> {
       return index;
     });
     this.text = compiled.sql;
-    PREPARED_TEXTS.add(compiled.sql);
+    PREPARED_TEXTS[dialectOf(this.db)].add(compiled.sql);
   }
 
   /** The statement's text and its parameters for `args`, to run elsewhere (direct.ts). */
@@ -83,7 +85,7 @@ export function preparesHotShapes(client: pg.PoolClient): void {
     values?: unknown,
     ...rest: unknown[]
   ) => {
-    if (typeof text !== 'string' || !Array.isArray(values) || !PREPARED_TEXTS.has(text))
+    if (typeof text !== 'string' || !Array.isArray(values) || !PREPARED_TEXTS.postgres.has(text))
       return query(text, values, ...rest);
     let name = statementNames.get(text);
     if (!name)

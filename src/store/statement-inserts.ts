@@ -11,7 +11,8 @@
 // read by json_populate_recordset against the table's own row type, so the text is the same however
 // many rows a group holds: one named prepared statement (prepared.ts), parsed and planned once per
 // connection.
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { dialectOf } from './dialect.ts';
 import { PreparedQuery } from './prepared.ts';
 import type { RowGroup } from './row-inserts.ts';
 import type { Database } from './schema.ts';
@@ -19,11 +20,6 @@ import type { Database } from './schema.ts';
 type Executor = { executeQuery: Kysely<never>['executeQuery'] };
 
 const statements = new WeakMap<Kysely<Database>, Map<string, PreparedQuery<string[], unknown>>>();
-
-/** Whether `db` is a PostgreSQL store: the writers that call this hold only the store's Kysely instance. */
-function isPostgres(db: Kysely<Database>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 function statement(db: Kysely<Database>, groups: readonly RowGroup[]): PreparedQuery<string[], unknown> {
   let byKey = statements.get(db);
@@ -74,7 +70,7 @@ export function insertRowsInOneStatement(
   groups: readonly RowGroup[],
   executor: Executor = db,
 ): Promise<void> | undefined {
-  if (!isPostgres(db) || groups.length === 0) return undefined;
+  if (dialectOf(db) !== 'postgres' || groups.length === 0) return undefined;
   if (groups.some((g) => g.onConflict || g.returning)) throw new Error('one statement: plain inserts only');
   return statement(db, groups)
     .executeIn(executor, ...groups.map(rowsJson))
