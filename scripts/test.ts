@@ -9,7 +9,7 @@
 //   tsx scripts/test.ts api -- <file>... those files of the tier (a quick re-run)
 //
 // VOUCH_TEST_CONCURRENCY_<UNIT|API|SYSTEM|BROWSER>=n overrides how many processes of a run go at
-// once; VOUCH_TEST_FILES_PER_PROCESS_<UNIT|API>=n how many files share a process (1: each its own).
+// once; VOUCH_TEST_FILES_PER_PROCESS_<UNIT|API|BROWSER>=n how many files share a process (1: each its own).
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { buildTestTree, compiled } from './test-build.ts';
@@ -17,6 +17,12 @@ import { writeGroups } from './test-groups.ts';
 import { TIERS, check, tierFiles, warnings, type Tier } from './test-tiers.ts';
 
 type Run = 'unit' | 'api' | 'system' | 'browser';
+
+/** VOUCH_TEST_<setting>_<RUN> when it is a positive integer (anything else leaves the default). */
+function countFromEnv(setting: string, run: Run): number | undefined {
+  const set = process.env[`VOUCH_TEST_${setting}_${run.toUpperCase()}`];
+  return set && /^[1-9]\d*$/.test(set) ? Number(set) : undefined;
+}
 
 /**
  * How many files of a run go at once (measured on a 2-core machine with PostgreSQL and Redis).
@@ -29,8 +35,8 @@ type Run = 'unit' | 'api' | 'system' | 'browser';
  * beside them, ran out of that time on 2 cores).
  */
 function concurrency(run: Run): number {
-  const set = process.env[`VOUCH_TEST_CONCURRENCY_${run.toUpperCase()}`];
-  if (set && /^[1-9]\d*$/.test(set)) return Number(set);
+  const set = countFromEnv('CONCURRENCY', run);
+  if (set !== undefined) return set;
   const cores = availableParallelism();
   if (run === 'unit') return cores + 1;
   if (run === 'api') return Math.min(cores, 8);
@@ -46,8 +52,8 @@ function concurrency(run: Run): number {
  * files start servers and CLIs with deadlines of their own, one file to a process as before.
  */
 function filesPerProcess(run: Run): number {
-  const set = process.env[`VOUCH_TEST_FILES_PER_PROCESS_${run.toUpperCase()}`];
-  if (set && /^[1-9]\d*$/.test(set)) return Number(set);
+  const set = countFromEnv('FILES_PER_PROCESS', run);
+  if (set !== undefined) return set;
   if (run === 'unit') return 10;
   if (run === 'api') return 7;
   if (run === 'browser') return 5;
