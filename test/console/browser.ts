@@ -100,11 +100,11 @@ export function describeInBrowser(
     before(async () => {
       ensureConsoleBuilt();
       if (options.server !== false) server = await startServer(options.server);
-      browser = await launch();
+      browser = await sharedChromium();
     });
     body(suite);
     after(async () => {
-      // The suite's tabs, not the browser: the next file of the process uses it (see launch).
+      // The suite's tabs, not the browser: the next file of the process uses it (sharedChromium).
       for (const context of browser?.contexts() ?? []) await context.close();
       await server?.close();
     });
@@ -118,7 +118,7 @@ let shared: Promise<Browser> | undefined;
  * contexts of its own, and Playwright ends it when the process exits. A browser that went away
  * (a crash) is launched again for the next suite.
  */
-async function launch(): Promise<Browser> {
+export async function sharedChromium(): Promise<Browser> {
   const current = await shared?.catch(() => undefined);
   if (current?.isConnected()) return current;
   const { chromium } = await import('playwright-core');
@@ -233,18 +233,25 @@ export async function sidewaysOverflow(page: Page): Promise<number> {
  * The visible table headers with a word wider than the header's box, i.e. broken inside the word
  * ("Confi-dence"): headers may wrap between words only. Each run of text is measured in its own
  * element's font (an id in a small monospace line is narrower than the header's bold label), and a
- * run its element cuts short with an ellipsis (.trunc) cannot break, so it is left out.
+ * run that an element of the header cuts short with an ellipsis (.trunc) cannot break, so it is left out.
  */
 export async function brokenHeaders(page: Page): Promise<string[]> {
   return page.evaluate(`[...document.querySelectorAll('th')].filter((th) => th.getClientRects().length > 0 && th.offsetParent !== null).filter((th) => {
     const style = getComputedStyle(th);
     const room = th.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
     const ctx = document.createElement('canvas').getContext('2d');
+    // text-overflow is not inherited: the element that cuts the run short may be an ancestor.
+    const cutShort = (el) => {
+      for (; el && el !== th; el = el.parentElement) {
+        const s = getComputedStyle(el);
+        if (s.textOverflow === 'ellipsis' && s.whiteSpace === 'nowrap' && s.overflowX !== 'visible') return true;
+      }
+      return false;
+    };
     const texts = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
     for (let node = texts.nextNode(); node; node = texts.nextNode()) {
-      const own = getComputedStyle(node.parentElement);
-      if (own.textOverflow === 'ellipsis' && own.whiteSpace === 'nowrap') continue;
-      ctx.font = own.font;
+      if (cutShort(node.parentElement)) continue;
+      ctx.font = getComputedStyle(node.parentElement).font;
       if (node.textContent.split(/\\s+/).some((w) => ctx.measureText(w).width > room + 1)) return true;
     }
     return false;

@@ -190,7 +190,10 @@ describeInBrowser('the review queue: bulk claims, auto-advance and analysts, in 
         if (id) {
           const line = document.createElement('div');
           line.className = 'mono small muted trunc';
-          line.append(id);
+          // in a span of its own: the ellipsis is the enclosing line's
+          const span = document.createElement('span');
+          span.append(id);
+          line.append(span);
           th.append(line);
         }
         row.append(th);
